@@ -1,0 +1,41 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "rollout",
+    products: [
+        .executable(name: "rollout", targets: ["rollout"]),
+        .library(name: "RolloutModel", targets: ["RolloutModel"]),
+    ],
+    targets: [
+        // C libraries from Debian, reached through pkg-config.
+        .systemLibrary(name: "CGit2", pkgConfig: "libgit2", providers: [.apt(["libgit2-dev"])]),
+        .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+
+        // SHA-256 and (later) Ed25519 over OpenSSL's libcrypto.
+        .target(name: "RolloutCrypto", dependencies: ["CCrypto"]),
+        // The pure model: packs, JSON, versions, locales, policy, lint. No I/O, no libgit2.
+        .target(name: "RolloutModel", dependencies: ["RolloutCrypto"]),
+        // The only code that touches libgit2.
+        .target(
+            name: "RolloutStore",
+            dependencies: ["CGit2", "RolloutModel"],
+            plugins: ["EmbedTemplate"]
+        ),
+        // Commands, argument parsing, output. Testable without a process.
+        .target(name: "RolloutCLI", dependencies: ["RolloutModel", "RolloutStore"]),
+        .executableTarget(name: "rollout", dependencies: ["RolloutCLI"]),
+
+        // Build-time: embeds repo-template/ into RolloutStore so an installed binary needs no data files.
+        .executableTarget(name: "embed-template", path: "Sources/embed-template"),
+        .plugin(name: "EmbedTemplate", capability: .buildTool(), dependencies: ["embed-template"]),
+
+        .testTarget(name: "RolloutModelTests", dependencies: ["RolloutModel"]),
+        .testTarget(
+            name: "RolloutEndToEndTests",
+            dependencies: ["RolloutModel"],
+            exclude: []
+        ),
+    ],
+    swiftLanguageModes: [.v5]
+)

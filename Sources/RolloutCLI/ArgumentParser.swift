@@ -1,0 +1,185 @@
+import RolloutModel
+
+/// One option a command accepts: `--name`, `--name VALUE` or `--name=VALUE`.
+public struct OptionSpec: Sendable {
+    public let name: String
+    /// nil for a flag; the placeholder shown in help for an option that takes a value.
+    public let valueName: String?
+    public let repeatable: Bool
+    public let help: String
+
+    public static func flag(_ name: String, _ help: String) -> OptionSpec {
+        OptionSpec(name: name, valueName: nil, repeatable: false, help: help)
+    }
+
+    public static func value(_ name: String, _ valueName: String, _ help: String, repeatable: Bool = false) -> OptionSpec {
+        OptionSpec(name: name, valueName: valueName, repeatable: repeatable, help: help)
+    }
+}
+
+/// Options every command takes.
+let globalOptions: [OptionSpec] = [
+    .value("repo", "DIR", "the pack repository (default: ROLLOUT_REPO, else found from the working directory like git)"),
+    .flag("json", "print one JSON document on stdout; errors go to stderr as JSON"),
+    .value("actor", "NAME", "who is making the change (default: ROLLOUT_ACTOR, else git config user.name and user.email)"),
+    .flag("no-color", "never colour the output (NO_COLOR in the environment does the same)"),
+    .flag("help", "show help for the command"),
+]
+
+/// What the parser found on the command line for one command.
+public struct Invocation {
+    public let command: CommandSpec
+    public var positionals: [String] = []
+    var values: [String: [String]] = [:]
+    var flags: Set<String> = []
+
+    public func flag(_ name: String) -> Bool { flags.contains(name) }
+    public func value(_ name: String) -> String? { values[name]?.last }
+    public func values(_ name: String) -> [String] { values[name] ?? [] }
+
+    public var json: Bool { flag("json") }
+}
+
+/// The table-driven parser: finds the command from the leading words, then reads options from the
+/// command's table plus the global table in one loop. `--` ends options.
+struct ArgumentParser {
+    let commands: [CommandSpec]
+
+    enum Outcome {
+        case run(Invocation)
+        case help([String])
+        case version(json: Bool)
+    }
+
+    func parse(_ arguments: [String]) throws -> Outcome {
+        var path: [String] = []
+        var index = 0
+        var sawJSON = false
+        // Leading words select the command; global flags may come before them.
+        while index < arguments.count {
+            let word = arguments[index]
+            if word == "--version" || word == "-V" { return .version(json: sawJSON || arguments.contains("--json")) }
+            if word == "--help" || word == "-h" { return .help(path) }
+            if word == "--json" {
+                sawJSON = true
+                index += 1
+                continue
+            }
+            if word.hasPrefix("-") { break }
+            let candidate = path + [word]
+            if commands.contains(where: { $0.path.starts(with: candidate) }) {
+                path = candidate
+                index += 1
+                if commands.contains(where: { $0.path == path }) && !commands.contains(where: { $0.path.count > path.count && $0.path.starts(with: path) }) {
+                    break
+                }
+                continue
+            }
+            break
+        }
+        if path == ["help"] { return .help(Array(arguments[index...]).filter { !$0.hasPrefix("-") }) }
+        if path == ["version"] { return .version(json: sawJSON || arguments.contains("--json")) }
+        guard let command = commands.first(where: { $0.path == path }) else {
+            if path.isEmpty {
+                guard index < arguments.count else { return .help([]) }
+                let word = arguments[index]
+                if word.hasPrefix("-") { throw RolloutError.usage("unknown option \(word) before a command; run rollout help") }
+                let names = Set(commands.map { $0.path[0] })
+                throw RolloutError.usage("unknown command \"\(word)\"" + suggestion(word, among: names) + "; see rollout help")
+            }
+            let group = path.joined(separator: " ")
+            let subcommands = commands.filter { $0.path.starts(with: path) }.map { $0.path[path.count] }
+            if index < arguments.count, !arguments[index].hasPrefix("-") {
+                let word = arguments[index]
+                throw RolloutError.usage("unknown command \"\(group) \(word)\"" + suggestion(word, among: Set(subcommands)) + "; see rollout help \(group)")
+            }
+            throw RolloutError.usage("\(group) needs a subcommand: \(subcommands.joined(separator: ", ")); run rollout help \(group)")
+        }
+        var invocation = Invocation(command: command)
+        if sawJSON { invocation.flags.insert("json") }
+        let table = command.options + globalOptions
+        var optionsEnded = false
+        while index < arguments.count {
+            let argument = arguments[index]
+            index += 1
+            if optionsEnded || !argument.hasPrefix("-") || argument == "-" {
+                invocation.positionals.append(argument)
+                continue
+            }
+            if argument == "--" {
+                optionsEnded = true
+                continue
+            }
+            if argument == "-h" { return .help(command.path) }
+            guard argument.hasPrefix("--") else {
+                throw RolloutError.usage("unknown option \(argument) for rollout \(command.name); options are spelled --name")
+            }
+            var name = String(argument.dropFirst(2))
+            var inlineValue: String?
+            if let equals = name.firstIndex(of: "=") {
+                inlineValue = String(name[name.index(after: equals)...])
+                name = String(name[..<equals])
+            }
+            guard let spec = table.first(where: { $0.name == name }) else {
+                let known = Set(table.map(\.name))
+                throw RolloutError.usage("unknown option --\(name) for rollout \(command.name)" + suggestion(name, among: known, prefix: "--") + "; see rollout help \(command.name)")
+            }
+            if spec.name == "help" { return .help(command.path) }
+            if let valueName = spec.valueName {
+                let value: String
+                if let inlineValue {
+                    value = inlineValue
+                } else {
+                    guard index < arguments.count else {
+                        throw RolloutError.usage("option --\(name) needs a value (\(valueName))")
+                    }
+                    value = arguments[index]
+                    index += 1
+                }
+                if !spec.repeatable, invocation.values[name] != nil {
+                    throw RolloutError.usage("option --\(name) is given twice")
+                }
+                invocation.values[name, default: []].append(value)
+            } else {
+                if inlineValue != nil { throw RolloutError.usage("option --\(name) takes no value") }
+                invocation.flags.insert(name)
+            }
+        }
+        let count = invocation.positionals.count
+        if count < command.arguments.minimum {
+            let missing = command.arguments.names.dropFirst(count).first ?? "ARGUMENT"
+            throw RolloutError.usage("rollout \(command.name) needs \(missing); usage: rollout \(command.usage)")
+        }
+        if let maximum = command.arguments.maximum, count > maximum {
+            throw RolloutError.usage("rollout \(command.name) takes at most \(maximum) argument\(maximum == 1 ? "" : "s"), got \(count): \(invocation.positionals.joined(separator: " ")); usage: rollout \(command.usage)")
+        }
+        return .run(invocation)
+    }
+}
+
+/// " (did you mean --json?)" when one known name is close to what was typed.
+func suggestion(_ typed: String, among names: Set<String>, prefix: String = "") -> String {
+    let scored = names.map { ($0, editDistance(typed, $0)) }.filter { $0.1 <= max(1, typed.count / 3) }
+    guard let best = scored.min(by: { ($0.1, $0.0) < ($1.1, $1.0) }) else {
+        if let started = names.sorted().first(where: { $0.hasPrefix(typed) && !typed.isEmpty }) {
+            return " (did you mean \(prefix)\(started)?)"
+        }
+        return ""
+    }
+    return " (did you mean \(prefix)\(best.0)?)"
+}
+
+func editDistance(_ a: String, _ b: String) -> Int {
+    let a = Array(a), b = Array(b)
+    if a.isEmpty { return b.count }
+    if b.isEmpty { return a.count }
+    var previous = Array(0...b.count)
+    for i in 1...a.count {
+        var current = [i] + Array(repeating: 0, count: b.count)
+        for j in 1...b.count {
+            current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
+        }
+        previous = current
+    }
+    return previous[b.count]
+}

@@ -1,0 +1,106 @@
+import Foundation
+import RolloutModel
+import RolloutStore
+
+/// Everything a command needs from the outside world, built once and passed in, so commands run
+/// the same in a process and in a test.
+public struct CommandContext {
+    public var environment: [String: String]
+    public var workingDirectory: String
+    public var stdoutIsTerminal: Bool
+    /// The wall clock; `ROLLOUT_NOW` (ISO 8601) overrides it for reproducible demos and tests.
+    public var systemClock: () -> Timestamp
+    /// Progress and warnings for people, on stderr.
+    public var diagnostics: (String) -> Void
+
+    public static func live() -> CommandContext {
+        CommandContext(
+            environment: ProcessInfo.processInfo.environment,
+            workingDirectory: FileManager.default.currentDirectoryPath,
+            stdoutIsTerminal: isatty(STDOUT_FILENO) == 1,
+            systemClock: { Timestamp(seconds: Int64(Date().timeIntervalSince1970)) },
+            diagnostics: { FileHandle.standardError.write(Data($0.utf8)) })
+    }
+
+    func repository(_ invocation: Invocation) throws -> PackRepository {
+        try PackRepository.discover(
+            explicit: invocation.value("repo"), environment: environment["ROLLOUT_REPO"], workingDirectory: workingDirectory)
+    }
+
+    /// The repository if one can be found; nil (not an error) when none exists and none was named.
+    func optionalRepository(_ invocation: Invocation) throws -> PackRepository? {
+        do {
+            return try repository(invocation)
+        } catch RolloutError.missing(let message) {
+            if invocation.value("repo") != nil || !(environment["ROLLOUT_REPO"] ?? "").isEmpty {
+                throw RolloutError.missing(message)
+            }
+            return nil
+        }
+    }
+
+    /// Who is acting: `--actor`, then `ROLLOUT_ACTOR`, then git config `user.name`/`user.email`
+    /// (repository, then global), then the login name.
+    func actor(_ invocation: Invocation, repository: PackRepository?) throws -> Actor {
+        if let flag = invocation.value("actor") {
+            guard !flag.trimmingCharacters(in: .whitespaces).isEmpty else { throw RolloutError.usage("--actor may not be empty") }
+            return Actor(flag)
+        }
+        if let env = environment["ROLLOUT_ACTOR"], !env.trimmingCharacters(in: .whitespaces).isEmpty { return Actor(env) }
+        if let git = repository?.git, let name = try? git.config("user.name"), !name.isEmpty {
+            return Actor(name: name, email: (try? git.config("user.email")) ?? "")
+        }
+        if repository == nil, let name = GitRepository.defaultConfig("user.name"), !name.isEmpty {
+            return Actor(name: name, email: GitRepository.defaultConfig("user.email") ?? "")
+        }
+        let login = [environment["USER"], environment["LOGNAME"]].compactMap { $0 }.first { !$0.isEmpty }
+        return Actor(name: login ?? "unknown", email: "")
+    }
+
+    func now() throws -> Timestamp {
+        if let text = environment["ROLLOUT_NOW"], !text.isEmpty {
+            guard let time = Timestamp(iso8601: text) else {
+                throw RolloutError.usage("ROLLOUT_NOW=\(text) is not an ISO 8601 time such as 2026-11-30T09:00:00Z")
+            }
+            return time
+        }
+        return systemClock()
+    }
+
+    func absolutePath(_ path: String) -> String {
+        path.hasPrefix("/") ? path : URL(fileURLWithPath: workingDirectory).appendingPathComponent(path).standardizedFileURL.path
+    }
+
+    /// Reads a file named on the command line. Refuses files over `limit` bytes before reading them.
+    func readFile(_ path: String, limit: Int? = nil, describedAs what: String = "file") throws -> [UInt8] {
+        let absolute = absolutePath(path)
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: absolute, isDirectory: &isDirectory) else {
+            throw RolloutError.missing("\(path): no such \(what)")
+        }
+        guard !isDirectory.boolValue else { throw RolloutError.usage("\(path) is a directory, not a \(what)") }
+        if let limit, let size = (try? FileManager.default.attributesOfItem(atPath: absolute))?[.size] as? Int, size > limit {
+            throw RolloutError.badInput("\(path): \(what) is \(ByteCount.describe(size)), over the limit of \(ByteCount.describe(limit)) (policy limits.maxPackBytes)")
+        }
+        guard let data = FileManager.default.contents(atPath: absolute) else {
+            throw RolloutError.missing("\(path): cannot read the \(what) (permission denied?)")
+        }
+        return [UInt8](data)
+    }
+
+    func style(_ invocation: Invocation?) -> Style {
+        let noColor = !(environment["NO_COLOR"] ?? "").isEmpty || environment["TERM"] == "dumb" || invocation?.flag("no-color") == true
+        return Style(enabled: stdoutIsTerminal && !noColor)
+    }
+}
+
+extension CommandContext {
+    /// Replaces a file atomically (write a temporary file beside it, then rename).
+    func writeFile(_ path: String, _ bytes: [UInt8]) throws {
+        do {
+            try Data(bytes).write(to: URL(fileURLWithPath: absolutePath(path)), options: .atomic)
+        } catch {
+            throw RolloutError.badInput("\(path): cannot write: \(error.localizedDescription)")
+        }
+    }
+}

@@ -1,0 +1,48 @@
+import RolloutModel
+
+/// One subcommand: its words, help, option table, arguments and what it does.
+public struct CommandSpec {
+    public struct Arguments {
+        public let names: [String]
+        public let minimum: Int
+        /// nil: any number.
+        public let maximum: Int?
+
+        public static let none = Arguments(names: [], minimum: 0, maximum: 0)
+        public static func exactly(_ names: String...) -> Arguments { Arguments(names: names, minimum: names.count, maximum: names.count) }
+        public static func optional(_ name: String) -> Arguments { Arguments(names: [name], minimum: 0, maximum: 1) }
+        public static func oneOrMore(_ name: String) -> Arguments { Arguments(names: [name], minimum: 1, maximum: nil) }
+    }
+
+    public let path: [String]
+    public let usage: String
+    public let summary: String
+    public let discussion: String
+    public let options: [OptionSpec]
+    public let arguments: Arguments
+    public let run: (Invocation, CommandContext) throws -> CommandOutput
+
+    public var name: String { path.joined(separator: " ") }
+}
+
+/// What a command produced: the JSON document for `--json`, the text for people, and the exit code
+/// (0, or 1 when a check said no).
+public struct CommandOutput {
+    public var json: JSONValue
+    public var text: String
+    public var exitCode: Int32
+
+    public init(json: JSONValue, text: String, exitCode: Int32 = 0) {
+        self.json = json
+        self.text = text
+        self.exitCode = exitCode
+    }
+}
+
+/// Every command, in the order `rollout help` lists them.
+public let allCommands: [CommandSpec] = [
+    InitCommand.spec,
+    PackCommands.lint, PackCommands.add, PackCommands.list, PackCommands.show, PackCommands.diff, PackCommands.checksum,
+    PolicyCommands.show, PolicyCommands.set,
+    HelpCommand.spec, HelpCommand.version,
+]

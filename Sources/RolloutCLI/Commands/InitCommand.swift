@@ -1,0 +1,40 @@
+import RolloutModel
+import RolloutStore
+
+enum InitCommand {
+    static let spec = CommandSpec(
+        path: ["init"], usage: "init [DIR] [--policy FILE]",
+        summary: "create a pack repository (a bare git repository) seeded from repo-template/",
+        discussion: """
+            DIR defaults to .rollout in the working directory, where discovery finds it from any
+            subdirectory, the way git finds .git. The first commit holds policy.json (the template's,
+            or --policy FILE after validation) and a README for whoever finds the repository.
+            """,
+        options: [.value("policy", "FILE", "start with this policy.json instead of the template's")],
+        arguments: .optional("DIR"),
+        run: run)
+
+    static func run(_ invocation: Invocation, _ context: CommandContext) throws -> CommandOutput {
+        let directory = context.absolutePath(invocation.positionals.first ?? ".rollout")
+        var files = RepositoryTemplate.files
+        if let policyPath = invocation.value("policy") {
+            let bytes = try context.readFile(policyPath, describedAs: "policy file")
+            _ = try Policy.parse(bytes, source: policyPath)
+            files.removeAll { $0.path == StateLayout.policy }
+            files.append((StateLayout.policy, bytes))
+        }
+        guard files.contains(where: { $0.path == StateLayout.policy }) else {
+            throw RolloutError.internal("this rollout was built without repo-template/policy.json")
+        }
+        _ = try Policy.parse(files.first { $0.path == StateLayout.policy }!.bytes, source: "repo-template/policy.json")
+        let actor = try context.actor(invocation, repository: nil)
+        let (repository, commit) = try PackRepository.create(at: directory, files: files, actor: actor, time: try context.now())
+        let style = context.style(invocation)
+        let text = """
+            Created the pack repository \(style.bold(repository.path)) (commit \(commit.short)).
+            Next: rollout pack add FILE.json...   (git log works there too)
+
+            """
+        return CommandOutput(json: ["path": .string(repository.path), "commit": .string(commit.hex)], text: text)
+    }
+}

@@ -1,0 +1,60 @@
+import Foundation
+import RolloutModel
+import RolloutStore
+
+public enum RolloutCLI {
+    public static let version = "0.1.0"
+
+    /// The process entry point: run, print, exit with the documented code.
+    public static func main() -> Never {
+        let context = CommandContext.live()
+        let result = run(Array(CommandLine.arguments.dropFirst()), context: context)
+        FileHandle.standardOutput.write(Data(result.stdout.utf8))
+        FileHandle.standardError.write(Data(result.stderr.utf8))
+        exit(result.exitCode)
+    }
+
+    public struct Result {
+        public var exitCode: Int32
+        public var stdout: String
+        public var stderr: String
+    }
+
+    /// Parses, runs one command, and turns its outcome into an exit code: the only place that does.
+    public static func run(_ arguments: [String], context: CommandContext) -> Result {
+        let json = arguments.contains("--json")
+        let parser = ArgumentParser(commands: allCommands)
+        do {
+            switch try parser.parse(arguments) {
+            case .help(let path):
+                let output = try HelpCommand.render(path, style: context.style(nil))
+                return Result(exitCode: 0, stdout: json ? JSONWriter.prettyString(output.json) : output.text, stderr: "")
+            case .version(let json):
+                let output = HelpCommand.versionOutput()
+                return Result(exitCode: 0, stdout: json ? JSONWriter.prettyString(output.json) : output.text, stderr: "")
+            case .run(let invocation):
+                let output = try invocation.command.run(invocation, context)
+                let stdout = invocation.json ? JSONWriter.prettyString(output.json) : output.text
+                return Result(exitCode: output.exitCode, stdout: stdout, stderr: "")
+            }
+        } catch let error as RolloutError {
+            return failure(error, json: json, style: context.style(nil))
+        } catch let error as GitError {
+            return failure(.internal("git: \(error.description)"), json: json, style: context.style(nil))
+        } catch {
+            return failure(.internal("unexpected error: \(error)"), json: json, style: context.style(nil))
+        }
+    }
+
+    static func failure(_ error: RolloutError, json: Bool, style: Style) -> Result {
+        let text: String
+        if json {
+            text = JSONWriter.prettyString(["error": ["code": .string(error.code), "message": .string(error.message)]])
+        } else {
+            var message = "rollout: \(error.message)\n"
+            if case .internal = error { message += "rollout: this is a bug; please report it with the command you ran\n" }
+            text = message
+        }
+        return Result(exitCode: error.exitCode, stdout: "", stderr: text)
+    }
+}

@@ -1,0 +1,69 @@
+import CCrypto
+
+/// SHA-256 through OpenSSL's libcrypto.
+public enum SHA256 {
+    public static let byteCount = 32
+
+    public static func digest<Bytes: Sequence>(_ bytes: Bytes) -> [UInt8] where Bytes.Element == UInt8 {
+        if let result = bytes.withContiguousStorageIfAvailable({ digest(buffer: UnsafeRawBufferPointer($0)) }) {
+            return result
+        }
+        return Array(bytes).withUnsafeBytes { digest(buffer: $0) }
+    }
+
+    public static func hex<Bytes: Sequence>(_ bytes: Bytes) -> String where Bytes.Element == UInt8 {
+        Hex.encode(digest(bytes))
+    }
+
+    private static func digest(buffer: UnsafeRawBufferPointer) -> [UInt8] {
+        var out = [UInt8](repeating: 0, count: byteCount)
+        var length: UInt32 = 0
+        let ok = out.withUnsafeMutableBufferPointer { outBuffer in
+            EVP_Digest(buffer.baseAddress, buffer.count, outBuffer.baseAddress, &length, EVP_sha256(), nil)
+        }
+        // EVP_Digest with a built-in digest only fails when memory runs out; there is nothing to recover.
+        precondition(ok == 1 && length == UInt32(byteCount), "EVP_Digest(SHA-256) failed")
+        return out
+    }
+}
+
+/// Streaming SHA-256, for inputs that should not be held in memory at once.
+public final class SHA256Hasher {
+    private let context: OpaquePointer
+
+    public init() {
+        guard let ctx = EVP_MD_CTX_new(), EVP_DigestInit_ex(ctx, EVP_sha256(), nil) == 1 else {
+            preconditionFailure("EVP_DigestInit_ex(SHA-256) failed")
+        }
+        context = ctx
+    }
+
+    deinit { EVP_MD_CTX_free(context) }
+
+    public func update(_ buffer: UnsafeRawBufferPointer) {
+        guard buffer.count > 0 else { return }
+        precondition(EVP_DigestUpdate(context, buffer.baseAddress, buffer.count) == 1, "EVP_DigestUpdate failed")
+    }
+
+    public func finalize() -> [UInt8] {
+        var out = [UInt8](repeating: 0, count: SHA256.byteCount)
+        var length: UInt32 = 0
+        let ok = out.withUnsafeMutableBufferPointer { EVP_DigestFinal_ex(context, $0.baseAddress, &length) }
+        precondition(ok == 1, "EVP_DigestFinal_ex failed")
+        return out
+    }
+}
+
+public enum Hex {
+    private static let digits = Array("0123456789abcdef".utf8)
+
+    public static func encode<Bytes: Sequence>(_ bytes: Bytes) -> String where Bytes.Element == UInt8 {
+        var out = [UInt8]()
+        out.reserveCapacity(bytes.underestimatedCount * 2)
+        for byte in bytes {
+            out.append(digits[Int(byte >> 4)])
+            out.append(digits[Int(byte & 0x0f)])
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+}

@@ -1,0 +1,316 @@
+/// Where and why a document is not acceptable JSON.
+public struct JSONParseError: Error, Equatable, Sendable {
+    public let message: String
+    public let line: Int
+    public let column: Int
+
+    public var description: String { "line \(line), column \(column): \(message)" }
+}
+
+/// An RFC 8259 parser that refuses everything two parsers could disagree on: duplicate object keys,
+/// invalid UTF-8, lone surrogate escapes, control characters in strings, trailing content, and nesting
+/// deeper than `maximumDepth`. A leading UTF-8 byte order mark is skipped (editors on Windows write one).
+public struct StrictJSONParser {
+    public static let maximumDepth = 64
+
+    public static func parse(_ bytes: [UInt8]) throws -> JSONValue {
+        try bytes.withUnsafeBufferPointer { buffer in
+            var parser = Cursor(bytes: buffer)
+            if buffer.count >= 3, buffer[0] == 0xEF, buffer[1] == 0xBB, buffer[2] == 0xBF { parser.index = 3 }
+            parser.skipWhitespace()
+            let value = try parser.parseValue(depth: 0)
+            parser.skipWhitespace()
+            if parser.index != buffer.count {
+                throw parser.error("unexpected content after the end of the document")
+            }
+            return value
+        }
+    }
+
+    public static func parse(_ text: String) throws -> JSONValue { try parse(Array(text.utf8)) }
+
+    private struct Cursor {
+        let bytes: UnsafeBufferPointer<UInt8>
+        var index = 0
+
+        init(bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
+
+        func error(_ message: String, at offset: Int? = nil) -> JSONParseError {
+            let end = min(offset ?? index, bytes.count)
+            var line = 1
+            var lineStart = 0
+            for i in 0..<end where bytes[i] == 0x0A {
+                line += 1
+                lineStart = i + 1
+            }
+            // Columns count characters, not bytes, so they match what an editor shows.
+            var column = 1
+            for i in lineStart..<end where bytes[i] & 0xC0 != 0x80 { column += 1 }
+            return JSONParseError(message: message, line: line, column: column)
+        }
+
+        mutating func skipWhitespace() {
+            while index < bytes.count {
+                switch bytes[index] {
+                case 0x20, 0x09, 0x0A, 0x0D: index += 1
+                default: return
+                }
+            }
+        }
+
+        func describeByte(_ byte: UInt8) -> String {
+            if byte >= 0x21 && byte < 0x7F { return "'\(Character(Unicode.Scalar(byte)))'" }
+            return "byte 0x" + String(byte, radix: 16, uppercase: true)
+        }
+
+        mutating func parseValue(depth: Int) throws -> JSONValue {
+            guard index < bytes.count else { throw error("unexpected end of document") }
+            switch bytes[index] {
+            case UInt8(ascii: "{"): return try parseObject(depth: depth + 1)
+            case UInt8(ascii: "["): return try parseArray(depth: depth + 1)
+            case UInt8(ascii: "\""): return .string(try parseString())
+            case UInt8(ascii: "t"): try expectLiteral("true"); return .bool(true)
+            case UInt8(ascii: "f"): try expectLiteral("false"); return .bool(false)
+            case UInt8(ascii: "n"): try expectLiteral("null"); return .null
+            case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return .number(try parseNumber())
+            default: throw error("unexpected \(describeByte(bytes[index])) where a value should start")
+            }
+        }
+
+        mutating func expectLiteral(_ literal: StaticString) throws {
+            let count = literal.utf8CodeUnitCount
+            let matches = index + count <= bytes.count
+                && (0..<count).allSatisfy { bytes[index + $0] == literal.utf8Start[$0] }
+            guard matches else { throw error("invalid literal (expected \(literal))") }
+            index += count
+        }
+
+        mutating func parseObject(depth: Int) throws -> JSONValue {
+            guard depth <= StrictJSONParser.maximumDepth else {
+                throw error("nesting deeper than \(StrictJSONParser.maximumDepth) levels")
+            }
+            index += 1
+            var object: [String: JSONValue] = [:]
+            var keyLines: [String: Int] = [:]
+            skipWhitespace()
+            if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
+                index += 1
+                return .object(object)
+            }
+            while true {
+                skipWhitespace()
+                guard index < bytes.count else { throw error("unexpected end of document inside an object") }
+                guard bytes[index] == UInt8(ascii: "\"") else {
+                    throw error("expected a quoted key, found \(describeByte(bytes[index]))")
+                }
+                let keyOffset = index
+                let key = try parseString()
+                if let firstLine = keyLines[key] {
+                    throw error("duplicate key \"\(key)\" (first defined on line \(firstLine))", at: keyOffset)
+                }
+                keyLines[key] = error("", at: keyOffset).line
+                skipWhitespace()
+                guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else {
+                    throw error("expected ':' after key \"\(key)\"")
+                }
+                index += 1
+                skipWhitespace()
+                object[key] = try parseValue(depth: depth)
+                skipWhitespace()
+                guard index < bytes.count else { throw error("unexpected end of document inside an object") }
+                if bytes[index] == UInt8(ascii: ",") {
+                    index += 1
+                    continue
+                }
+                if bytes[index] == UInt8(ascii: "}") {
+                    index += 1
+                    return .object(object)
+                }
+                throw error("expected ',' or '}' in an object, found \(describeByte(bytes[index]))")
+            }
+        }
+
+        mutating func parseArray(depth: Int) throws -> JSONValue {
+            guard depth <= StrictJSONParser.maximumDepth else {
+                throw error("nesting deeper than \(StrictJSONParser.maximumDepth) levels")
+            }
+            index += 1
+            var array: [JSONValue] = []
+            skipWhitespace()
+            if index < bytes.count, bytes[index] == UInt8(ascii: "]") {
+                index += 1
+                return .array(array)
+            }
+            while true {
+                skipWhitespace()
+                array.append(try parseValue(depth: depth))
+                skipWhitespace()
+                guard index < bytes.count else { throw error("unexpected end of document inside an array") }
+                if bytes[index] == UInt8(ascii: ",") {
+                    index += 1
+                    continue
+                }
+                if bytes[index] == UInt8(ascii: "]") {
+                    index += 1
+                    return .array(array)
+                }
+                throw error("expected ',' or ']' in an array, found \(describeByte(bytes[index]))")
+            }
+        }
+
+        mutating func parseNumber() throws -> JSONNumber {
+            let start = index
+            var isInteger = true
+            if bytes[index] == UInt8(ascii: "-") { index += 1 }
+            guard index < bytes.count, isDigit(bytes[index]) else { throw error("invalid number") }
+            if bytes[index] == UInt8(ascii: "0") {
+                index += 1
+                if index < bytes.count, isDigit(bytes[index]) { throw error("numbers may not have leading zeros") }
+            } else {
+                while index < bytes.count, isDigit(bytes[index]) { index += 1 }
+            }
+            if index < bytes.count, bytes[index] == UInt8(ascii: ".") {
+                isInteger = false
+                index += 1
+                guard index < bytes.count, isDigit(bytes[index]) else { throw error("invalid number: digits must follow '.'") }
+                while index < bytes.count, isDigit(bytes[index]) { index += 1 }
+            }
+            if index < bytes.count, bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") {
+                isInteger = false
+                index += 1
+                if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") { index += 1 }
+                guard index < bytes.count, isDigit(bytes[index]) else { throw error("invalid number: digits must follow the exponent") }
+                while index < bytes.count, isDigit(bytes[index]) { index += 1 }
+            }
+            let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
+            guard let value = Double(text), value.isFinite else {
+                throw error("number \(text) is out of range", at: start)
+            }
+            return JSONNumber(value: value, integerValue: isInteger ? Int(text) : nil)
+        }
+
+        func isDigit(_ byte: UInt8) -> Bool { byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") }
+
+        mutating func parseString() throws -> String {
+            index += 1
+            let start = index
+            var scalars: String.UnicodeScalarView? = nil
+            var runStart = start
+            while true {
+                guard index < bytes.count else { throw error("unterminated string", at: start - 1) }
+                let byte = bytes[index]
+                if byte == UInt8(ascii: "\"") {
+                    if var built = scalars {
+                        appendRun(&built, from: runStart, to: index)
+                        index += 1
+                        return String(built)
+                    }
+                    let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
+                    index += 1
+                    return text
+                }
+                if byte == UInt8(ascii: "\\") {
+                    var built = scalars ?? String.UnicodeScalarView()
+                    appendRun(&built, from: runStart, to: index)
+                    built.append(try parseEscape())
+                    scalars = built
+                    runStart = index
+                    continue
+                }
+                if byte < 0x20 {
+                    throw error("control character \(describeByte(byte)) inside a string must be escaped")
+                }
+                if byte < 0x80 {
+                    index += 1
+                } else {
+                    try skipUTF8Sequence()
+                }
+            }
+        }
+
+        func appendRun(_ view: inout String.UnicodeScalarView, from: Int, to: Int) {
+            guard from < to else { return }
+            view.append(contentsOf: String(decoding: UnsafeBufferPointer(rebasing: bytes[from..<to]), as: UTF8.self).unicodeScalars)
+        }
+
+        /// Validates one multi-byte UTF-8 sequence (RFC 3629: no overlongs, no surrogates, nothing above U+10FFFF).
+        mutating func skipUTF8Sequence() throws {
+            let lead = bytes[index]
+            let length: Int
+            var lower: UInt8 = 0x80
+            var upper: UInt8 = 0xBF
+            switch lead {
+            case 0xC2...0xDF: length = 2
+            case 0xE0: length = 3; lower = 0xA0
+            case 0xE1...0xEC, 0xEE...0xEF: length = 3
+            case 0xED: length = 3; upper = 0x9F
+            case 0xF0: length = 4; lower = 0x90
+            case 0xF1...0xF3: length = 4
+            case 0xF4: length = 4; upper = 0x8F
+            default: throw error("invalid UTF-8 (\(describeByte(lead)))")
+            }
+            guard index + length <= bytes.count else { throw error("invalid UTF-8 (truncated sequence)") }
+            let second = bytes[index + 1]
+            guard second >= lower && second <= upper else { throw error("invalid UTF-8 (\(describeByte(lead)) followed by \(describeByte(second)))") }
+            for k in 2..<max(2, length) where bytes[index + k] & 0xC0 != 0x80 {
+                throw error("invalid UTF-8 (bad continuation \(describeByte(bytes[index + k])))")
+            }
+            index += length
+        }
+
+        mutating func parseEscape() throws -> Unicode.Scalar {
+            index += 1
+            guard index < bytes.count else { throw error("unterminated escape") }
+            let byte = bytes[index]
+            index += 1
+            switch byte {
+            case UInt8(ascii: "\""): return "\""
+            case UInt8(ascii: "\\"): return "\\"
+            case UInt8(ascii: "/"): return "/"
+            case UInt8(ascii: "b"): return "\u{08}"
+            case UInt8(ascii: "f"): return "\u{0C}"
+            case UInt8(ascii: "n"): return "\n"
+            case UInt8(ascii: "r"): return "\r"
+            case UInt8(ascii: "t"): return "\t"
+            case UInt8(ascii: "u"):
+                let first = try parseHex4()
+                if (0xD800...0xDBFF).contains(first) {
+                    guard index + 1 < bytes.count, bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u") else {
+                        throw error("unpaired surrogate \\u\(String(first, radix: 16, uppercase: true)) is not a character")
+                    }
+                    index += 2
+                    let second = try parseHex4()
+                    guard (0xDC00...0xDFFF).contains(second) else {
+                        throw error("unpaired surrogate \\u\(String(first, radix: 16, uppercase: true)) is not a character")
+                    }
+                    let value = 0x10000 + ((first - 0xD800) << 10) + (second - 0xDC00)
+                    return Unicode.Scalar(value)!
+                }
+                guard let scalar = Unicode.Scalar(first) else {
+                    throw error("unpaired surrogate \\u\(String(first, radix: 16, uppercase: true)) is not a character")
+                }
+                return scalar
+            default:
+                throw error("invalid escape \\\(Character(Unicode.Scalar(byte)))", at: index - 2)
+            }
+        }
+
+        mutating func parseHex4() throws -> UInt32 {
+            guard index + 4 <= bytes.count else { throw error("truncated \\u escape") }
+            var value: UInt32 = 0
+            for _ in 0..<4 {
+                let byte = bytes[index]
+                let digit: UInt32
+                switch byte {
+                case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = UInt32(byte - UInt8(ascii: "0"))
+                case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = UInt32(byte - UInt8(ascii: "a") + 10)
+                case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = UInt32(byte - UInt8(ascii: "A") + 10)
+                default: throw error("invalid hex digit in \\u escape")
+                }
+                value = value << 4 | digit
+                index += 1
+            }
+            return value
+        }
+    }
+}

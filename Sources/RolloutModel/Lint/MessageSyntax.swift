@@ -1,0 +1,326 @@
+/// Reads one translated string the way the apps will: `{{name}}` templates (seed 002), printf
+/// specifiers (`%@`, `%d`, `%1$s`), and ICU MessageFormat arguments including plural and select.
+/// It returns the placeholders the string uses and the syntax errors it has.
+///
+/// Placeholders are normalised for comparison across languages: `{{version}}`, `{name}` (ICU, of any
+/// argument type), and `%N$c` for printf, where N is the explicit or implied position and c the
+/// conversion with `i`/`u`/`D`/`U` folded into `d`.
+public struct MessageSyntax: Equatable, Sendable {
+    public var placeholders: Set<String> = []
+    public var errors: [String] = []
+
+    public static let pluralCategories: Set<String> = ["zero", "one", "two", "few", "many", "other"]
+    static let simpleArgumentTypes: Set<String> = ["number", "date", "time", "spellout", "ordinal", "duration"]
+
+    public static func analyse(_ text: String) -> MessageSyntax {
+        var scanner = Scanner(scalars: Array(text.unicodeScalars))
+        scanner.parseMessage(inPlural: false, nested: false, depth: 0)
+        return scanner.result
+    }
+
+    private struct Scanner {
+        let scalars: [Unicode.Scalar]
+        var index = 0
+        var result = MessageSyntax()
+        var nextImplicitPosition = 1
+
+        init(scalars: [Unicode.Scalar]) { self.scalars = scalars }
+
+        func peek(_ offset: Int = 0) -> Unicode.Scalar? {
+            index + offset < scalars.count ? scalars[index + offset] : nil
+        }
+
+        mutating func fail(_ message: String) {
+            if !result.errors.contains(message) { result.errors.append(message) }
+        }
+
+        /// Parses message text until the end, or until the `}` closing a nested message (not consumed).
+        mutating func parseMessage(inPlural: Bool, nested: Bool, depth: Int) {
+            guard depth < 16 else {
+                fail("ICU message nested more than 16 levels deep")
+                index = scalars.count
+                return
+            }
+            while let c = peek() {
+                switch c {
+                case "{":
+                    if peek(1) == "{" {
+                        parseTemplate()
+                    } else {
+                        parseArgument(depth: depth)
+                    }
+                case "}":
+                    if nested { return }
+                    fail("unmatched '}' at character \(index + 1)")
+                    index += 1
+                case "'":
+                    parseApostrophe(inPlural: inPlural)
+                case "%":
+                    parsePrintf()
+                default:
+                    index += 1
+                }
+            }
+            if nested { fail("unclosed '{' in an ICU plural or select case") }
+        }
+
+        /// `{{name}}`, the template placeholder of seed 002 (`Đã có phiên bản {{version}}`).
+        mutating func parseTemplate() {
+            let start = index
+            index += 2
+            var name = ""
+            while let c = peek(), c != "}" {
+                name.unicodeScalars.append(c)
+                index += 1
+            }
+            guard peek() == "}", peek(1) == "}" else {
+                fail("unclosed '{{' at character \(start + 1)")
+                index = scalars.count
+                return
+            }
+            index += 2
+            let trimmed = name.trimmingSpaces
+            guard !trimmed.isEmpty, trimmed.unicodeScalars.allSatisfy(Scanner.isNameScalar) else {
+                fail("'{{\(name)}}' is not a template placeholder such as {{version}}")
+                return
+            }
+            result.placeholders.insert("{{\(trimmed)}}")
+        }
+
+        /// ICU's default apostrophe mode: `''` is a literal apostrophe; `'` starts quoted text only
+        /// before `{`, `}` (or `#` in a plural); any other apostrophe is just a character, so "l'app" is fine.
+        mutating func parseApostrophe(inPlural: Bool) {
+            guard let next = peek(1) else {
+                index += 1
+                return
+            }
+            if next == "'" {
+                index += 2
+                return
+            }
+            guard next == "{" || next == "}" || (inPlural && next == "#") else {
+                index += 1
+                return
+            }
+            index += 1
+            while let c = peek() {
+                if c == "'" {
+                    if peek(1) == "'" {
+                        index += 2
+                        continue
+                    }
+                    index += 1
+                    return
+                }
+                index += 1
+            }
+        }
+
+        mutating func parsePrintf() {
+            guard let next = peek(1) else {
+                index += 1
+                return
+            }
+            if next == "%" {
+                index += 2
+                return
+            }
+            var i = index + 1
+            func digits() -> String {
+                var s = ""
+                while i < scalars.count, ("0"..."9").contains(scalars[i]) {
+                    s.unicodeScalars.append(scalars[i])
+                    i += 1
+                }
+                return s
+            }
+            var position: Int?
+            let lead = digits()
+            if !lead.isEmpty, i < scalars.count, scalars[i] == "$" {
+                position = Int(lead)
+                i += 1
+            } else {
+                i = index + 1
+            }
+            while i < scalars.count, "-+#0".unicodeScalars.contains(scalars[i]) { i += 1 }
+            _ = digits()
+            if i < scalars.count, scalars[i] == "." {
+                i += 1
+                _ = digits()
+            }
+            while i < scalars.count, "hlLqjzt".unicodeScalars.contains(scalars[i]) { i += 1 }
+            guard i < scalars.count, "@dDiuUxXoOfFeEgGaAcCsSp".unicodeScalars.contains(scalars[i]) else {
+                index += 1  // a literal percent sign, as in "50% off"
+                return
+            }
+            var conversion = Character(scalars[i])
+            if "iuDU".contains(conversion) { conversion = "d" }
+            let resolved: Int
+            if let position {
+                resolved = position
+            } else {
+                resolved = nextImplicitPosition
+                nextImplicitPosition += 1
+            }
+            result.placeholders.insert("%\(resolved)$\(conversion)")
+            index = i + 1
+        }
+
+        mutating func skipSpaces() {
+            while let c = peek(), c.properties.isWhitespace { index += 1 }
+        }
+
+        mutating func readName() -> String {
+            var name = ""
+            while let c = peek(), Scanner.isNameScalar(c) {
+                name.unicodeScalars.append(c)
+                index += 1
+            }
+            return name
+        }
+
+        static func isNameScalar(_ c: Unicode.Scalar) -> Bool {
+            c.isASCII && (c.properties.isAlphabetic || ("0"..."9").contains(c) || c == "_" || c == "." || c == "-")
+        }
+
+        mutating func parseArgument(depth: Int) {
+            let start = index
+            index += 1
+            skipSpaces()
+            let name = readName()
+            skipSpaces()
+            guard !name.isEmpty else {
+                fail("ICU argument at character \(start + 1) has no name")
+                recover()
+                return
+            }
+            result.placeholders.insert("{\(name)}")
+            guard let c = peek() else {
+                fail("unclosed ICU argument '{\(name)'")
+                return
+            }
+            if c == "}" {
+                index += 1
+                return
+            }
+            guard c == "," else {
+                fail("ICU argument '{\(name)' must continue with ',' or '}'")
+                recover()
+                return
+            }
+            index += 1
+            skipSpaces()
+            let type = readName()
+            skipSpaces()
+            switch type {
+            case "plural", "selectordinal":
+                parseCases(argument: name, kind: type, depth: depth)
+            case "select":
+                parseCases(argument: name, kind: type, depth: depth)
+            case _ where MessageSyntax.simpleArgumentTypes.contains(type):
+                if peek() == "," {
+                    index += 1
+                    while let s = peek(), s != "}", s != "{" { index += 1 }
+                }
+                guard peek() == "}" else {
+                    fail("ICU argument '{\(name), \(type)' is not closed")
+                    recover()
+                    return
+                }
+                index += 1
+            case "":
+                fail("ICU argument '{\(name),' has no type")
+                recover()
+            default:
+                fail("ICU argument '{\(name), \(type)' has an unknown type (plural, select, selectordinal, number, date, time)")
+                recover()
+            }
+        }
+
+        mutating func parseCases(argument: String, kind: String, depth: Int) {
+            guard peek() == "," else {
+                fail("ICU \(kind) '{\(argument), \(kind)' needs ',' and its cases")
+                recover()
+                return
+            }
+            index += 1
+            skipSpaces()
+            if kind != "select", peek() == "o", String(String.UnicodeScalarView(scalars[index..<min(index + 7, scalars.count)])) == "offset:" {
+                index += 7
+                skipSpaces()
+                _ = readName()
+            }
+            var selectors: Set<String> = []
+            while true {
+                skipSpaces()
+                guard let c = peek() else {
+                    fail("ICU \(kind) '{\(argument)' is not closed")
+                    return
+                }
+                if c == "}" {
+                    index += 1
+                    break
+                }
+                var selector = ""
+                if c == "=" {
+                    index += 1
+                    selector = "=" + readName()
+                    if selector == "=" || !selector.dropFirst().allSatisfy({ $0.isNumber }) {
+                        fail("ICU \(kind) '{\(argument)' has an invalid explicit value '\(selector)'")
+                    }
+                } else {
+                    selector = readName()
+                    if selector.isEmpty {
+                        fail("ICU \(kind) '{\(argument)' has text where a case name should be")
+                        recover()
+                        return
+                    }
+                    if kind != "select", !MessageSyntax.pluralCategories.contains(selector) {
+                        fail("ICU \(kind) '{\(argument)' has unknown category '\(selector)' (zero, one, two, few, many, other or =N)")
+                    }
+                }
+                if !selectors.insert(selector).inserted {
+                    fail("ICU \(kind) '{\(argument)' repeats the case '\(selector)'")
+                }
+                skipSpaces()
+                guard peek() == "{" else {
+                    fail("ICU \(kind) '{\(argument)' case '\(selector)' must be followed by {message}")
+                    recover()
+                    return
+                }
+                index += 1
+                parseMessage(inPlural: kind != "select", nested: true, depth: depth + 1)
+                guard peek() == "}" else { return }
+                index += 1
+            }
+            if selectors.isEmpty {
+                fail("ICU \(kind) '{\(argument)' has no cases")
+            } else if !selectors.contains("other") {
+                fail("ICU \(kind) '{\(argument)' has no 'other' case, which every \(kind) needs")
+            }
+        }
+
+        /// After an error, skip to the end of the current argument so one mistake gives one message.
+        mutating func recover() {
+            var depth = 1
+            while let c = peek() {
+                index += 1
+                if c == "{" { depth += 1 }
+                if c == "}" {
+                    depth -= 1
+                    if depth == 0 { return }
+                }
+            }
+        }
+    }
+}
+
+extension String {
+    public var trimmingSpaces: String {
+        let scalars = unicodeScalars
+        guard let first = scalars.firstIndex(where: { !$0.properties.isWhitespace }),
+            let last = scalars.lastIndex(where: { !$0.properties.isWhitespace })
+        else { return "" }
+        return String(scalars[first...last])
+    }
+}

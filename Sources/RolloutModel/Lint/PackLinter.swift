@@ -1,0 +1,215 @@
+/// One thing lint found. Errors stop a pack from being stored; warnings are reported and recorded.
+public struct LintFinding: Equatable, Sendable {
+    public enum Severity: String, Sendable { case error, warning }
+
+    public let severity: Severity
+    /// A stable rule name (docs/pack-format.md lists them all).
+    public let rule: String
+    public let pack: PackID
+    public let key: String?
+    public let message: String
+
+    public init(severity: Severity, rule: String, pack: PackID, key: String?, message: String) {
+        self.severity = severity
+        self.rule = rule
+        self.pack = pack
+        self.key = key
+        self.message = message
+    }
+
+    public var jsonValue: JSONValue {
+        var object: [String: JSONValue] = [
+            "severity": .string(severity.rawValue), "rule": .string(rule), "pack": .string(pack.description),
+            "message": .string(message),
+        ]
+        if let key { object["key"] = .string(key) }
+        return .object(object)
+    }
+}
+
+public struct LintOptions: Equatable, Sendable {
+    /// Who approved changes to protected keys (`--approved-by`).
+    public var approvedBy: String?
+    /// Keys may disappear since the previous version (`--allow-removed-keys`).
+    public var allowRemovedKeys: Bool
+
+    public init(approvedBy: String? = nil, allowRemovedKeys: Bool = false) {
+        self.approvedBy = approvedBy
+        self.allowRemovedKeys = allowRemovedKeys
+    }
+}
+
+/// Every rule of DESIGN.md "Packs" that needs more than the file itself: the repository's policy and
+/// the packs already stored (or added in the same batch).
+public struct PackLinter {
+    public let policy: Policy
+    public let catalog: PackCatalog
+    public let options: LintOptions
+    /// Rules that need history are skipped when there is no repository (standalone `pack lint`).
+    public let hasHistory: Bool
+
+    public init(policy: Policy, catalog: PackCatalog, options: LintOptions = LintOptions(), hasHistory: Bool = true) {
+        self.policy = policy
+        self.catalog = catalog
+        self.options = options
+        self.hasHistory = hasHistory
+    }
+
+    /// Lints `batch` as if all of it were added at once, in (locale, contentVersion) order.
+    public func lint(_ batch: [Pack]) throws -> [LintFinding] {
+        let all = OverlayCatalog(base: catalog, adding: batch)
+        var findings: [LintFinding] = []
+        var seen: Set<PackID> = []
+        for pack in batch.sorted(by: { $0.id < $1.id }) {
+            if !seen.insert(pack.id).inserted {
+                findings.append(error(pack, "duplicate-in-batch", nil, "\(pack.id) is given twice in one batch"))
+                continue
+            }
+            findings += lintContent(pack)
+            findings += try lintAgainstHistory(pack, all: all)
+        }
+        return findings
+    }
+
+    private func error(_ pack: Pack, _ rule: String, _ key: String?, _ message: String) -> LintFinding {
+        LintFinding(severity: .error, rule: rule, pack: pack.id, key: key, message: message)
+    }
+
+    private func warning(_ pack: Pack, _ rule: String, _ key: String?, _ message: String) -> LintFinding {
+        LintFinding(severity: .warning, rule: rule, pack: pack.id, key: key, message: message)
+    }
+
+    /// Rules that need only the pack and the policy.
+    func lintContent(_ pack: Pack) -> [LintFinding] {
+        var findings: [LintFinding] = []
+        if pack.strings.count > policy.limits.maxKeys {
+            findings.append(error(pack, "too-many-keys", nil, "\(pack.strings.count) keys, over the policy limit of \(policy.limits.maxKeys)"))
+        }
+        if pack.strings.isEmpty {
+            findings.append(error(pack, "empty-pack", nil, "the pack has no strings; a device would fall back for every key"))
+        }
+        for key in policy.requiredKeys where pack.strings[key] == nil {
+            findings.append(error(pack, "required-key", key, "required key \"\(key)\" is missing (policy requiredKeys)"))
+        }
+        for key in pack.strings.keys.sorted() {
+            let value = pack.strings[key]!
+            if let problem = Self.keyProblem(key) {
+                findings.append(error(pack, "bad-key", key, problem))
+            }
+            if value.unicodeScalars.allSatisfy({ $0.properties.isWhitespace }) {
+                findings.append(error(pack, "empty-value", key, value.isEmpty ? "value is empty" : "value is only whitespace"))
+                continue
+            }
+            if value.utf8.count > policy.limits.maxValueBytes {
+                findings.append(error(pack, "value-too-long", key, "value is \(value.utf8.count) bytes, over the policy limit of \(policy.limits.maxValueBytes)"))
+            }
+            for problem in TextSafety.check(value) {
+                switch problem.kind {
+                case .controlCharacter:
+                    findings.append(error(pack, "control-character", key, "value contains a \(problem.detail)"))
+                case .executable:
+                    findings.append(error(pack, "executable-content", key, "value contains \(problem.detail); packs carry text only"))
+                case .secret:
+                    findings.append(error(pack, "secret", key, "value looks like \(problem.detail); packs are public, never put secrets in them"))
+                }
+            }
+            for message in MessageSyntax.analyse(value).errors {
+                findings.append(error(pack, "message-syntax", key, message))
+            }
+        }
+        return findings
+    }
+
+    static func keyProblem(_ key: String) -> String? {
+        if key.isEmpty { return "a key may not be empty" }
+        if key.utf8.count > 512 { return "key is longer than 512 bytes" }
+        if key.unicodeScalars.contains(where: { TextSafety.forbiddenScalarName($0) != nil || $0 == "\n" || $0 == "\t" }) {
+            return "key contains a control character"
+        }
+        if key.unicodeScalars.first!.properties.isWhitespace || key.unicodeScalars.last!.properties.isWhitespace {
+            return "key begins or ends with whitespace"
+        }
+        return nil
+    }
+
+    /// Rules that compare the pack with what the repository already holds.
+    func lintAgainstHistory(_ pack: Pack, all: OverlayCatalog) throws -> [LintFinding] {
+        var findings: [LintFinding] = []
+        if let newest = try catalog.contentVersions(of: pack.locale).last, newest >= pack.contentVersion {
+            findings.append(error(pack, "content-version", nil,
+                "contentVersion \(pack.contentVersion) is not greater than the newest stored \(pack.locale)@\(newest); publish the change as \(pack.locale)@\(newest + 1)"))
+        }
+
+        let previous = try all.previousPack(of: pack.locale, before: pack.contentVersion)
+        if let previous {
+            let removed = previous.strings.keys.filter { pack.strings[$0] == nil }.sorted()
+            if !removed.isEmpty && !options.allowRemovedKeys {
+                let shown = removed.prefix(5).joined(separator: ", ") + (removed.count > 5 ? ", ..." : "")
+                findings.append(error(pack, "removed-keys", removed.first,
+                    "\(removed.count) key(s) removed since \(previous.id): \(shown); devices on this pack would fall back for them. Pass --allow-removed-keys if that is intended"))
+            }
+        }
+
+        var protectedChanges: [String] = []
+        let keys = Set(pack.strings.keys).union(previous?.strings.keys ?? [:].keys)
+        for key in keys.sorted() where policy.isProtected(key) != nil && pack.strings[key] != previous?.strings[key] {
+            protectedChanges.append(key)
+        }
+        if !protectedChanges.isEmpty && (options.approvedBy ?? "").trimmingSpaces.isEmpty {
+            for key in protectedChanges {
+                let pattern = policy.isProtected(key)!.pattern
+                let what = previous?.strings[key] == nil ? "adds" : (pack.strings[key] == nil ? "removes" : "changes")
+                findings.append(error(pack, "protected-key", key,
+                    "\(what) protected key \"\(key)\" (policy protectedKeys \(pattern)); it may not change over the air without --approved-by NAME"))
+            }
+        }
+
+        if let fallback = pack.fallbackLocale, hasHistory, try all.contentVersions(of: fallback).isEmpty {
+            findings.append(error(pack, "fallback-chain", nil,
+                "fallbackLocale \(fallback) has no pack in the repository; add a \(fallback) pack first (or in the same batch)"))
+        }
+        let chain: [String]
+        do {
+            chain = try FallbackChain.locales(for: pack.locale, defaultLocale: policy.defaultLocale, catalog: NewestOverride(base: all, pack: pack))
+        } catch let cycle as FallbackChain.Cycle {
+            findings.append(error(pack, "fallback-chain", nil, "fallback chain has a cycle: \(cycle.locales.joined(separator: " -> "))"))
+            return findings
+        }
+        findings += try placeholderParity(pack, chain: chain.filter { $0 != pack.locale }, catalog: all)
+        return findings
+    }
+
+    /// Each key must use the same placeholders as the first locale down its fallback chain that has it.
+    func placeholderParity(_ pack: Pack, chain: [String], catalog: PackCatalog) throws -> [LintFinding] {
+        let references = try chain.compactMap { try catalog.newestPack(of: $0) }
+        guard !references.isEmpty else { return [] }
+        var findings: [LintFinding] = []
+        for key in pack.strings.keys.sorted() {
+            guard let reference = references.first(where: { $0.strings[key] != nil }) else { continue }
+            let mine = MessageSyntax.analyse(pack.strings[key]!).placeholders
+            let theirs = MessageSyntax.analyse(reference.strings[key]!).placeholders
+            guard mine != theirs else { continue }
+            var parts: [String] = []
+            let missing = theirs.subtracting(mine).sorted()
+            let extra = mine.subtracting(theirs).sorted()
+            if !missing.isEmpty { parts.append("missing \(missing.joined(separator: " "))") }
+            if !extra.isEmpty { parts.append("has \(extra.joined(separator: " ")) that \(reference.locale) does not") }
+            findings.append(error(pack, "placeholders", key,
+                "placeholders differ from \(reference.id): \(parts.joined(separator: "; "))"))
+        }
+        return findings
+    }
+}
+
+/// Makes `pack` the newest of its locale while the chain is computed, as it will be once stored.
+private struct NewestOverride: PackCatalog {
+    let base: PackCatalog
+    let pack: Pack
+
+    func contentVersions(of locale: String) throws -> [Int] {
+        let versions = try base.contentVersions(of: locale)
+        return locale == pack.locale ? versions.filter { $0 < pack.contentVersion } + [pack.contentVersion] : versions
+    }
+
+    func pack(_ id: PackID) throws -> Pack? { id == pack.id ? pack : try base.pack(id) }
+}

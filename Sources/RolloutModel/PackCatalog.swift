@@ -1,0 +1,90 @@
+/// Read access to the packs a repository holds, as the linter and the fallback chain need it.
+/// The store implements it over a git tree; tests implement it over a dictionary.
+public protocol PackCatalog {
+    /// Content versions of `locale`, ascending; empty when the locale has no pack.
+    func contentVersions(of locale: String) throws -> [Int]
+    func pack(_ id: PackID) throws -> Pack?
+}
+
+extension PackCatalog {
+    public func newestPack(of locale: String) throws -> Pack? {
+        guard let newest = try contentVersions(of: locale).last else { return nil }
+        return try pack(PackID(locale: locale, contentVersion: newest))
+    }
+
+    /// The newest pack of `locale` older than `version`: what a new version is compared with.
+    public func previousPack(of locale: String, before version: Int) throws -> Pack? {
+        guard let previous = try contentVersions(of: locale).last(where: { $0 < version }) else { return nil }
+        return try pack(PackID(locale: locale, contentVersion: previous))
+    }
+}
+
+/// A catalog with some packs laid over it: lets a batch be linted as if it were already stored.
+public struct OverlayCatalog: PackCatalog {
+    public let base: PackCatalog
+    public let overlay: [PackID: Pack]
+
+    public init(base: PackCatalog, adding packs: [Pack]) {
+        self.base = base
+        self.overlay = Dictionary(packs.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+    }
+
+    public func contentVersions(of locale: String) throws -> [Int] {
+        let added = overlay.keys.filter { $0.locale == locale }.map(\.contentVersion)
+        return Array(Set(try base.contentVersions(of: locale) + added)).sorted()
+    }
+
+    public func pack(_ id: PackID) throws -> Pack? {
+        if let pack = overlay[id] { return pack }
+        return try base.pack(id)
+    }
+}
+
+/// An in-memory catalog, for standalone lint and for tests.
+public struct MemoryCatalog: PackCatalog {
+    public var packs: [PackID: Pack]
+
+    public init(_ packs: [Pack] = []) { self.packs = Dictionary(packs.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a }) }
+
+    public func contentVersions(of locale: String) throws -> [Int] {
+        packs.keys.filter { $0.locale == locale }.map(\.contentVersion).sorted()
+    }
+
+    public func pack(_ id: PackID) throws -> Pack? { packs[id] }
+}
+
+/// The order in which a device looks for a key (DESIGN.md, client library): the locale itself, its
+/// less specific forms that have packs (`tr-TR` then `tr`), then the `fallbackLocale` declared by the
+/// newest pack of the locale it came from (or, if that declares none, of its nearest parent), and so
+/// on; finally the policy's default locale; after the list, the strings bundled in the app.
+public enum FallbackChain {
+    public struct Cycle: Error, Equatable {
+        public let locales: [String]
+    }
+
+    public static func locales(for locale: String, defaultLocale: String, catalog: PackCatalog) throws -> [String] {
+        var chain: [String] = []
+        var followed: [String] = []
+        func add(_ candidate: String) throws {
+            if !chain.contains(candidate), !(try catalog.contentVersions(of: candidate).isEmpty) { chain.append(candidate) }
+        }
+        var current: String? = locale
+        while let here = current {
+            if followed.contains(here) { throw Cycle(locales: followed + [here]) }
+            followed.append(here)
+            try add(here)
+            let parents = (try? LocaleTag.parse(here))?.truncationParents ?? []
+            for parent in parents { try add(parent) }
+            var next: String?
+            for candidate in [here] + parents {
+                if let declared = try catalog.newestPack(of: candidate)?.fallbackLocale {
+                    next = declared
+                    break
+                }
+            }
+            current = next
+        }
+        try add(defaultLocale)
+        return chain
+    }
+}

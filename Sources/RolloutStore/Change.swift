@@ -1,0 +1,52 @@
+import RolloutModel
+
+/// One change to the state: the files it writes or removes and the commit message that records it.
+/// Trailers are the machine-readable audit record (`Rollout-Action: pack-add`); see docs/architecture.md.
+public struct Change {
+    public var summary: String
+    public var trailers: [(name: String, value: String)]
+    public var writes: [(path: String, bytes: [UInt8])]
+    public var removals: [String]
+
+    public init(summary: String, trailers: [(name: String, value: String)] = [], writes: [(path: String, bytes: [UInt8])] = [], removals: [String] = []) {
+        self.summary = summary
+        self.trailers = trailers
+        self.writes = writes
+        self.removals = removals
+    }
+
+    /// The commit message: summary, a blank line, then one `Rollout-Name: value` trailer per line.
+    /// Values are folded onto one line so a reason with a newline cannot forge another trailer.
+    public func message(actor: String) -> String {
+        var lines = [Change.oneLine(summary), ""]
+        var all = trailers
+        all.append(("Actor", actor))
+        for (name, value) in all {
+            lines.append("Rollout-\(name): \(Change.oneLine(value))")
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    static func oneLine(_ text: String) -> String {
+        text.split(whereSeparator: { $0.isNewline }).joined(separator: " ").trimmingCharacters(in: " \t")
+    }
+
+    /// Parses the `Rollout-*` trailers of a commit message back into (name, value) pairs.
+    public static func trailers(of message: String) -> [(name: String, value: String)] {
+        message.split(separator: "\n").compactMap { line in
+            guard line.hasPrefix("Rollout-"), let colon = line.firstIndex(of: ":") else { return nil }
+            let name = line[line.index(line.startIndex, offsetBy: 8)..<colon]
+            let value = line[line.index(after: colon)...].trimmingCharacters(in: " ")
+            return (String(name), value)
+        }
+    }
+}
+
+extension StringProtocol {
+    func trimmingCharacters(in set: String) -> String {
+        var s = Substring(self)
+        while let f = s.first, set.contains(f) { s.removeFirst() }
+        while let l = s.last, set.contains(l) { s.removeLast() }
+        return String(s)
+    }
+}

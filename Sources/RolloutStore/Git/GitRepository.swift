@@ -1,0 +1,286 @@
+import CGit2
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A git object id (SHA-1), as a value.
+public struct ObjectID: Hashable, Sendable, CustomStringConvertible {
+    public let bytes: [UInt8]
+
+    init(_ oid: git_oid) {
+        var copy = oid
+        bytes = withUnsafeBytes(of: &copy.id) { Array($0) }
+    }
+
+    public init?(hex: String) {
+        var oid = git_oid()
+        guard hex.utf8.count == 40, git_oid_fromstr(&oid, hex) == 0 else { return nil }
+        self.init(oid)
+    }
+
+    var raw: git_oid {
+        var oid = git_oid()
+        withUnsafeMutableBytes(of: &oid.id) { $0.copyBytes(from: bytes) }
+        return oid
+    }
+
+    public var hex: String { bytes.map { String($0, radix: 16).leftPadded(2) }.joined() }
+    public var description: String { hex }
+    public var short: String { String(hex.prefix(12)) }
+}
+
+extension String {
+    func leftPadded(_ width: Int) -> String { count >= width ? self : String(repeating: "0", count: width - count) + self }
+}
+
+public struct GitSignature: Sendable {
+    public let name: String
+    public let email: String
+    /// Seconds since the epoch, UTC.
+    public let time: Int64
+}
+
+public struct GitCommit: Sendable {
+    public let id: ObjectID
+    public let tree: ObjectID
+    public let parents: [ObjectID]
+    public let message: String
+    public let author: GitSignature
+}
+
+public struct GitTreeEntry: Sendable {
+    public let name: String
+    public let id: ObjectID
+    public let isTree: Bool
+}
+
+/// The one owner of libgit2 handles. Every handle is freed before the call that made it returns;
+/// only the repository handle lives as long as this object.
+public final class GitRepository {
+    let handle: OpaquePointer
+    public let path: String
+
+    private init(handle: OpaquePointer) {
+        self.handle = handle
+        self.path = String(cString: git_repository_path(handle))
+    }
+
+    deinit { git_repository_free(handle) }
+
+    public static func openBare(_ path: String) throws -> GitRepository {
+        Git.initialized
+        var repo: OpaquePointer?
+        try Git.check(git_repository_open_bare(&repo, path), "opening git repository \(path)")
+        return GitRepository(handle: repo!)
+    }
+
+    /// Creates a bare repository whose HEAD names `refs/heads/<initialBranch>`. Refuses an existing one.
+    public static func createBare(_ path: String, initialBranch: String) throws -> GitRepository {
+        Git.initialized
+        var options = rollout_git_repository_init_options()
+        options.flags = GIT_REPOSITORY_INIT_BARE.rawValue | GIT_REPOSITORY_INIT_MKPATH.rawValue | GIT_REPOSITORY_INIT_NO_REINIT.rawValue
+        var repo: OpaquePointer?
+        try initialBranch.withCString { branch in
+            options.initial_head = branch
+            try Git.check(git_repository_init_ext(&repo, path, &options), "creating bare repository \(path)")
+        }
+        return GitRepository(handle: repo!)
+    }
+
+    // MARK: configuration
+
+    public func setConfig(_ name: String, _ value: String) throws {
+        var config: OpaquePointer?
+        try Git.check(git_repository_config(&config, handle), "opening repository config")
+        defer { git_config_free(config) }
+        try Git.check(git_config_set_string(config, name, value), "setting \(name)")
+    }
+
+    /// A value from the repository's config, falling back to the user's global and system config as git does.
+    public func config(_ name: String) throws -> String? {
+        var config: OpaquePointer?
+        try Git.check(git_repository_config_snapshot(&config, handle), "reading repository config")
+        defer { git_config_free(config) }
+        var buffer = git_buf()
+        defer { git_buf_dispose(&buffer) }
+        let result = git_config_get_string_buf(&buffer, config, name)
+        if result == GIT_ENOTFOUND.rawValue { return nil }
+        try Git.check(result, "reading \(name)")
+        return String(cString: buffer.ptr)
+    }
+
+    /// A value from the user's global and system git config, for when there is no repository yet.
+    public static func defaultConfig(_ name: String) -> String? {
+        Git.initialized
+        var config: OpaquePointer?
+        guard git_config_open_default(&config) == 0 else { return nil }
+        defer { git_config_free(config) }
+        var buffer = git_buf()
+        defer { git_buf_dispose(&buffer) }
+        guard git_config_get_string_buf(&buffer, config, name) == 0 else { return nil }
+        return String(cString: buffer.ptr)
+    }
+
+    // MARK: references
+
+    public func referenceTarget(_ name: String) throws -> ObjectID? {
+        var oid = git_oid()
+        let result = git_reference_name_to_id(&oid, handle, name)
+        if result == GIT_ENOTFOUND.rawValue { return nil }
+        try Git.check(result, "reading \(name)")
+        return ObjectID(oid)
+    }
+
+    /// Moves `name` to `target` only if it still points at `expected` (nil: only if it does not exist).
+    /// Returns false when another writer got there first or holds the lock.
+    public func compareAndSwap(_ name: String, to target: ObjectID, expected: ObjectID?, message: String) throws -> Bool {
+        var new = target.raw
+        var reference: OpaquePointer?
+        let result: Int32
+        if var old = expected?.raw {
+            result = git_reference_create_matching(&reference, handle, name, &new, 1, &old, message)
+        } else {
+            result = git_reference_create(&reference, handle, name, &new, 0, message)
+        }
+        defer { git_reference_free(reference) }
+        do {
+            try Git.check(result, "updating \(name)")
+        } catch let error as GitError where error.isLostRace {
+            if error.isLocked { throw error }
+            return false
+        }
+        return true
+    }
+
+    // MARK: objects
+
+    public func writeBlob(_ bytes: [UInt8]) throws -> ObjectID {
+        var oid = git_oid()
+        let result = bytes.withUnsafeBytes { git_blob_create_from_buffer(&oid, handle, $0.baseAddress, $0.count) }
+        try Git.check(result, "writing a blob")
+        return ObjectID(oid)
+    }
+
+    public func readBlob(_ id: ObjectID) throws -> [UInt8] {
+        var oid = id.raw
+        var blob: OpaquePointer?
+        try Git.check(git_blob_lookup(&blob, handle, &oid), "reading blob \(id.short)")
+        defer { git_blob_free(blob) }
+        let size = Int(git_blob_rawsize(blob))
+        guard size > 0, let content = git_blob_rawcontent(blob) else { return [] }
+        return Array(UnsafeRawBufferPointer(start: content, count: size))
+    }
+
+    public func commit(_ id: ObjectID) throws -> GitCommit {
+        var oid = id.raw
+        var commit: OpaquePointer?
+        try Git.check(git_commit_lookup(&commit, handle, &oid), "reading commit \(id.short)")
+        defer { git_commit_free(commit) }
+        let parents = (0..<git_commit_parentcount(commit)).compactMap { index in
+            git_commit_parent_id(commit, index).map { ObjectID($0.pointee) }
+        }
+        let author = git_commit_author(commit)!.pointee
+        return GitCommit(
+            id: id,
+            tree: ObjectID(git_commit_tree_id(commit)!.pointee),
+            parents: parents,
+            message: String(cString: git_commit_message(commit)),
+            author: GitSignature(name: String(cString: author.name), email: String(cString: author.email), time: author.when.time))
+    }
+
+    /// The entry at `path` (slash-separated) below `tree`, or nil.
+    public func treeEntry(_ tree: ObjectID, path: String) throws -> GitTreeEntry? {
+        var treeOid = tree.raw
+        var treeHandle: OpaquePointer?
+        try Git.check(git_tree_lookup(&treeHandle, handle, &treeOid), "reading tree \(tree.short)")
+        defer { git_tree_free(treeHandle) }
+        var entry: OpaquePointer?
+        let result = git_tree_entry_bypath(&entry, treeHandle, path)
+        if result == GIT_ENOTFOUND.rawValue { return nil }
+        try Git.check(result, "looking up \(path)")
+        defer { git_tree_entry_free(entry) }
+        return GitTreeEntry(
+            name: String(cString: git_tree_entry_name(entry)), id: ObjectID(git_tree_entry_id(entry)!.pointee),
+            isTree: git_tree_entry_type(entry) == GIT_OBJECT_TREE)
+    }
+
+    /// The entries of the tree `tree` itself.
+    public func treeEntries(_ tree: ObjectID) throws -> [GitTreeEntry] {
+        var treeOid = tree.raw
+        var treeHandle: OpaquePointer?
+        try Git.check(git_tree_lookup(&treeHandle, handle, &treeOid), "reading tree \(tree.short)")
+        defer { git_tree_free(treeHandle) }
+        return (0..<git_tree_entrycount(treeHandle)).map { index in
+            let entry = git_tree_entry_byindex(treeHandle, index)
+            return GitTreeEntry(
+                name: String(cString: git_tree_entry_name(entry)), id: ObjectID(git_tree_entry_id(entry)!.pointee),
+                isTree: git_tree_entry_type(entry) == GIT_OBJECT_TREE)
+        }
+    }
+
+    /// A new tree: `base` (or the empty tree) with blobs written at `upserts` and `removals` deleted.
+    /// Only the trees on the changed paths are rewritten; everything else is shared.
+    public func updatedTree(base: ObjectID?, upserts: [(path: String, blob: ObjectID)], removals: [String]) throws -> ObjectID {
+        var baseHandle: OpaquePointer?
+        if var baseOid = base?.raw {
+            try Git.check(git_tree_lookup(&baseHandle, handle, &baseOid), "reading tree")
+        }
+        defer { git_tree_free(baseHandle) }
+        let paths = upserts.map(\.path) + removals
+        let cPaths = paths.map { strdup($0)! }
+        defer { cPaths.forEach { free($0) } }
+        var updates: [git_tree_update] = []
+        for (index, upsert) in upserts.enumerated() {
+            var update = git_tree_update()
+            update.action = GIT_TREE_UPDATE_UPSERT
+            update.id = upsert.blob.raw
+            update.filemode = GIT_FILEMODE_BLOB
+            update.path = UnsafePointer(cPaths[index])
+            updates.append(update)
+        }
+        for index in removals.indices {
+            var update = git_tree_update()
+            update.action = GIT_TREE_UPDATE_REMOVE
+            update.path = UnsafePointer(cPaths[upserts.count + index])
+            updates.append(update)
+        }
+        var out = git_oid()
+        try Git.check(git_tree_create_updated(&out, handle, baseHandle, updates.count, updates), "writing the new tree")
+        return ObjectID(out)
+    }
+
+    /// Writes a commit object without moving any ref (the caller publishes it by compare-and-swap).
+    public func createCommit(tree: ObjectID, parents: [ObjectID], message: String, author: GitSignature) throws -> ObjectID {
+        var signature: UnsafeMutablePointer<git_signature>?
+        // libgit2 refuses an empty email; an actor given as a bare name is recorded with "-".
+        let email = author.email.isEmpty ? "-" : author.email
+        try Git.check(git_signature_new(&signature, author.name, email, author.time, 0), "making the commit signature")
+        defer { git_signature_free(signature) }
+        var treeOid = tree.raw
+        var treeHandle: OpaquePointer?
+        try Git.check(git_tree_lookup(&treeHandle, handle, &treeOid), "reading tree")
+        defer { git_tree_free(treeHandle) }
+        var parentHandles: [OpaquePointer?] = []
+        defer { parentHandles.forEach { git_commit_free($0) } }
+        for parent in parents {
+            var oid = parent.raw
+            var commit: OpaquePointer?
+            try Git.check(git_commit_lookup(&commit, handle, &oid), "reading parent commit \(parent.short)")
+            parentHandles.append(commit)
+        }
+        var out = git_oid()
+        try Git.check(
+            git_commit_create(&out, handle, nil, signature, signature, "UTF-8", message, treeHandle, parentHandles.count, &parentHandles),
+            "writing the commit")
+        return ObjectID(out)
+    }
+}
+
+extension GitRepository {
+    /// The libgit2 this binary runs with, as `major.minor.revision`.
+    public static var libraryVersion: String {
+        var major: Int32 = 0, minor: Int32 = 0, revision: Int32 = 0
+        git_libgit2_version(&major, &minor, &revision)
+        return "\(major).\(minor).\(revision)"
+    }
+}

@@ -1,0 +1,121 @@
+import RolloutModel
+
+/// A pack file read from disk and parsed, with the name it was given on the command line.
+public struct PackInput {
+    public let source: String
+    public let parsed: ParsedPack
+
+    public init(source: String, parsed: ParsedPack) {
+        self.source = source
+        self.parsed = parsed
+    }
+
+    public var pack: Pack { parsed.pack }
+}
+
+/// What `pack add` (or a dry run of it, `pack lint`) decided about each input.
+public struct PackAddPlan {
+    /// Packs that would be stored, in (locale, contentVersion) order.
+    public var new: [PackInput] = []
+    /// Packs already stored with identical content: nothing to do.
+    public var unchanged: [PackID] = []
+    /// Inputs that reuse an existing id for different content (packs are immutable).
+    public var conflicts: [LintFinding] = []
+    public var findings: [LintFinding] = []
+
+    public var errors: [LintFinding] { conflicts + findings.filter { $0.severity == .error } }
+    public var warnings: [LintFinding] { findings.filter { $0.severity == .warning } }
+}
+
+public enum PackOperations {
+    /// Classifies and lints `inputs` against `snapshot` (or, without a repository, against nothing).
+    public static func plan(_ inputs: [PackInput], snapshot: Snapshot?, options: LintOptions) throws -> PackAddPlan {
+        let policy = try snapshot?.policy() ?? Policy()
+        var plan = PackAddPlan()
+        var chosen: [PackID: PackInput] = [:]
+        for input in inputs {
+            let pack = input.pack
+            if input.parsed.byteCount > policy.limits.maxPackBytes {
+                throw RolloutError.badInput(
+                    "\(input.source): pack is \(ByteCount.describe(input.parsed.byteCount)), over the limit of \(ByteCount.describe(policy.limits.maxPackBytes)) (policy limits.maxPackBytes)")
+            }
+            if let stored = try snapshot?.pack(pack.id) {
+                if stored.checksum == pack.checksum {
+                    if !plan.unchanged.contains(pack.id) { plan.unchanged.append(pack.id) }
+                } else {
+                    plan.conflicts.append(LintFinding(
+                        severity: .error, rule: "immutable", pack: pack.id, key: nil,
+                        message: "\(input.source): \(pack.id) already exists with different content (stored \(stored.checksum), this file \(pack.checksum)). Packs are immutable: publish the change as a new contentVersion"))
+                }
+                continue
+            }
+            if let earlier = chosen[pack.id] {
+                if earlier.pack.checksum != pack.checksum {
+                    plan.conflicts.append(LintFinding(
+                        severity: .error, rule: "duplicate-in-batch", pack: pack.id, key: nil,
+                        message: "\(input.source) and \(earlier.source) both define \(pack.id) with different content"))
+                }
+                continue
+            }
+            chosen[pack.id] = input
+        }
+        plan.new = chosen.values.sorted { $0.pack.id < $1.pack.id }
+        let linter = PackLinter(policy: policy, catalog: snapshot ?? MemoryCatalog(), options: options, hasHistory: snapshot != nil)
+        plan.findings = try linter.lint(plan.new.map(\.pack))
+        return plan
+    }
+
+    /// Stores `inputs` in one commit, all or nothing. Identical re-adds are no-ops; anything that fails
+    /// lint or reuses an id refuses the whole batch and changes nothing.
+    public static func add(
+        _ inputs: [PackInput], to repository: PackRepository, options: LintOptions, reason: String?, actor: Actor, time: @escaping () -> Timestamp
+    ) throws -> PackRepository.Applied<PackAddPlan> {
+        try repository.apply(actor: actor, time: time) { snapshot in
+            let plan = try plan(inputs, snapshot: snapshot, options: options)
+            if !plan.errors.isEmpty {
+                throw RolloutError.badInput(refusal(plan.errors))
+            }
+            guard !plan.new.isEmpty else { return (nil, plan) }
+            let now = time()
+            var writes: [(path: String, bytes: [UInt8])] = []
+            for input in plan.new {
+                let stored = input.pack.storedBytes
+                let record = PackRecord(pack: input.pack, storedBytes: stored.count, addedBy: actor.description, addedAt: now, approvedBy: options.approvedBy)
+                writes.append((StateLayout.pack(input.pack.id), stored))
+                writes.append((StateLayout.packRecord(input.pack.id), JSONWriter.pretty(record.jsonValue)))
+            }
+            let ids = plan.new.map(\.pack.id)
+            var trailers: [(name: String, value: String)] = [("Action", "pack-add")]
+            for locale in Set(ids.map(\.locale)).sorted() { trailers.append(("Locale", locale)) }
+            for id in ids { trailers.append(("Pack", id.description)) }
+            if let approvedBy = options.approvedBy { trailers.append(("Approved-By", approvedBy)) }
+            if options.allowRemovedKeys { trailers.append(("Allow-Removed-Keys", "true")) }
+            if let reason { trailers.append(("Reason", reason)) }
+            let change = Change(summary: "pack add " + ids.map(\.description).joined(separator: ", "), trailers: trailers, writes: writes)
+            return (change, plan)
+        }
+    }
+
+    static func refusal(_ errors: [LintFinding]) -> String {
+        let lines = errors.map { finding -> String in
+            let key = finding.key.map { " \"\($0)\"" } ?? ""
+            return "  \(finding.pack)\(key): \(finding.message) [\(finding.rule)]"
+        }
+        return "refused, nothing was stored (\(errors.count) problem\(errors.count == 1 ? "" : "s")):\n" + lines.joined(separator: "\n")
+    }
+
+    /// Replaces the policy, validating it first.
+    public static func setPolicy(
+        _ bytes: [UInt8], source: String, in repository: PackRepository, reason: String?, actor: Actor, time: @escaping () -> Timestamp
+    ) throws -> PackRepository.Applied<Policy> {
+        let policy = try Policy.parse(bytes, source: source)
+        return try repository.apply(actor: actor, time: time) { snapshot in
+            let current = try snapshot.policy()
+            guard current != policy else { return (nil, policy) }
+            var trailers: [(name: String, value: String)] = [("Action", "policy-set")]
+            if let reason { trailers.append(("Reason", reason)) }
+            let change = Change(summary: "policy set", trailers: trailers, writes: [(StateLayout.policy, JSONWriter.pretty(policy.jsonValue))])
+            return (change, policy)
+        }
+    }
+}

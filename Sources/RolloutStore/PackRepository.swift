@@ -1,0 +1,166 @@
+import Foundation
+import RolloutModel
+
+/// The pack repository: a bare git repository with one state ref. Every change is one commit,
+/// written objects first and then published by compare-and-swap of the ref; a lost race re-reads
+/// the new tip and runs the operation again (docs/architecture.md, "The commit protocol").
+public final class PackRepository {
+    public let git: GitRepository
+    /// The repository directory (the bare repository itself).
+    public let path: String
+
+    /// How many times an operation is re-applied after losing the race for the ref.
+    public static let maximumAttempts = 60
+
+    private init(git: GitRepository) {
+        self.git = git
+        var path = git.path
+        while path.count > 1 && path.hasSuffix("/") { path.removeLast() }
+        self.path = path
+    }
+
+    // MARK: opening
+
+    /// Opens the rollout repository at `path`, or says precisely why it is not one.
+    public static func open(_ path: String) throws -> PackRepository {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue else {
+            throw RolloutError.missing("no rollout repository at \(path): the directory does not exist; create one with rollout init \(path)")
+        }
+        let git: GitRepository
+        do {
+            git = try GitRepository.openBare(path)
+        } catch let error as GitError {
+            throw RolloutError.missing("no rollout repository at \(path): \(error.message)")
+        }
+        guard try git.config(StateLayout.formatConfigKey) == StateLayout.formatVersion else {
+            throw RolloutError.missing("\(path) is a git repository but not a rollout repository (no \(StateLayout.formatConfigKey) in its config)")
+        }
+        return PackRepository(git: git)
+    }
+
+    /// Finds the repository the way git finds `.git`: `explicit` (from `--repo`), else `environment`
+    /// (`ROLLOUT_REPO`), else the working directory and each parent, where either the directory is a
+    /// rollout repository itself or holds one named `.rollout`.
+    public static func discover(explicit: String?, environment: String?, workingDirectory: String) throws -> PackRepository {
+        if let explicit, !explicit.isEmpty { return try open(absolute(explicit, from: workingDirectory)) }
+        if let environment, !environment.isEmpty { return try open(absolute(environment, from: workingDirectory)) }
+        var directory = URL(fileURLWithPath: workingDirectory).standardizedFileURL
+        while true {
+            for candidate in [directory.appendingPathComponent(".rollout"), directory] where looksLikeRepository(candidate.path) {
+                if let repository = try? open(candidate.path) { return repository }
+            }
+            let parent = directory.deletingLastPathComponent()
+            if parent.path == directory.path { break }
+            directory = parent
+        }
+        throw RolloutError.missing(
+            "no rollout repository in \(workingDirectory) or any parent; create one with rollout init, or name one with --repo DIR or ROLLOUT_REPO")
+    }
+
+    static func absolute(_ path: String, from workingDirectory: String) -> String {
+        path.hasPrefix("/") ? path : URL(fileURLWithPath: workingDirectory).appendingPathComponent(path).standardizedFileURL.path
+    }
+
+    private static func looksLikeRepository(_ path: String) -> Bool {
+        FileManager.default.fileExists(atPath: path + "/HEAD") && FileManager.default.fileExists(atPath: path + "/objects")
+    }
+
+    // MARK: creating
+
+    /// Creates a new bare repository at `path` holding `files` in its first commit.
+    public static func create(at path: String, files: [(path: String, bytes: [UInt8])], actor: Actor, time: Timestamp) throws -> (PackRepository, ObjectID) {
+        if let contents = try? FileManager.default.contentsOfDirectory(atPath: path), !contents.isEmpty {
+            throw RolloutError.usage("\(path) already exists and is not empty; rollout init needs a new or empty directory")
+        }
+        if FileManager.default.fileExists(atPath: path), (try? FileManager.default.contentsOfDirectory(atPath: path)) == nil {
+            throw RolloutError.usage("\(path) exists and is not a directory")
+        }
+        let existed = FileManager.default.fileExists(atPath: path)
+        // A failed init leaves nothing behind: not a half-made repository, not a new directory.
+        func undo() {
+            if existed {
+                for item in (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? [] {
+                    try? FileManager.default.removeItem(atPath: path + "/" + item)
+                }
+            } else {
+                try? FileManager.default.removeItem(atPath: path)
+            }
+        }
+        let git: GitRepository
+        do {
+            git = try GitRepository.createBare(path, initialBranch: StateLayout.stateBranch)
+            // The reflog keeps every position of the state ref: evidence if history is ever rewritten.
+            try git.setConfig("core.logAllRefUpdates", "always")
+            try git.setConfig(StateLayout.formatConfigKey, StateLayout.formatVersion)
+        } catch let error as GitError {
+            undo()
+            throw RolloutError.badInput("cannot create a repository at \(path): \(error.message)")
+        }
+        let repository = PackRepository(git: git)
+        let change = Change(summary: "init: new pack repository", trailers: [("Action", "init")], writes: files)
+        do {
+            let commit = try repository.apply(actor: actor, time: { time }) { _ in (change, ()) }.commit!
+            return (repository, commit)
+        } catch {
+            undo()
+            throw error
+        }
+    }
+
+    // MARK: reading and changing
+
+    public func snapshot() throws -> Snapshot {
+        try Snapshot(repository: git, commit: git.referenceTarget(StateLayout.stateRef))
+    }
+
+    public struct Applied<Result> {
+        /// The new commit, or nil when the operation decided nothing needed to change.
+        public let commit: ObjectID?
+        public let result: Result
+        /// 1 when the first try landed; more when other writers were faster.
+        public let attempts: Int
+    }
+
+    /// Runs `operation` on the current tip and publishes the change it returns as one commit.
+    /// `operation` may run several times (once per lost race) and must derive everything from the
+    /// snapshot it is given, so each run re-validates against the state it will be applied to.
+    public func apply<Result>(
+        actor: Actor, time: () -> Timestamp, _ operation: (Snapshot) throws -> (Change?, Result)
+    ) throws -> Applied<Result> {
+        var lockedAttempts = 0
+        for attempt in 1...PackRepository.maximumAttempts {
+            let tip = try git.referenceTarget(StateLayout.stateRef)
+            let snapshot = try Snapshot(repository: git, commit: tip)
+            let (change, result) = try operation(snapshot)
+            guard let change else { return Applied(commit: nil, result: result, attempts: attempt) }
+            let commit = try write(change, on: snapshot, actor: actor, time: time())
+            do {
+                let message = "rollout: \(change.summary)"
+                if try git.compareAndSwap(StateLayout.stateRef, to: commit, expected: tip, message: message) {
+                    return Applied(commit: commit, result: result, attempts: attempt)
+                }
+            } catch let error as GitError where error.isLocked {
+                lockedAttempts += 1
+            }
+            // Another writer moved the ref (or holds its lock): back off a little, with jitter, and re-apply.
+            usleep(UInt32.random(in: 200...(1000 * UInt32(min(attempt, 20)))))
+        }
+        let lock = "\(path)/\(StateLayout.stateRef).lock"
+        if lockedAttempts == PackRepository.maximumAttempts {
+            throw RolloutError.conflict(
+                "\(lock) stayed locked through \(lockedAttempts) attempts. If no rollout or git command is running, a crashed one left it: remove it with rm \(lock)")
+        }
+        throw RolloutError.conflict(
+            "other writers kept changing the repository; gave up after \(PackRepository.maximumAttempts) attempts. Nothing was changed: try again")
+    }
+
+    /// Writes the change's blobs, tree and commit. Nothing is visible until the ref moves.
+    private func write(_ change: Change, on snapshot: Snapshot, actor: Actor, time: Timestamp) throws -> ObjectID {
+        let upserts = try change.writes.map { (path: $0.path, blob: try git.writeBlob($0.bytes)) }
+        let tree = try git.updatedTree(base: snapshot.tree, upserts: upserts, removals: change.removals)
+        let signature = GitSignature(name: actor.name, email: actor.email, time: time.seconds)
+        return try git.createCommit(
+            tree: tree, parents: snapshot.commit.map { [$0] } ?? [], message: change.message(actor: actor.description), author: signature)
+    }
+}

@@ -1,0 +1,83 @@
+import RolloutModel
+
+/// A read-only view of the state at one commit. Every read in an operation goes through one
+/// snapshot, so an operation never sees half of one change and half of another.
+public final class Snapshot: PackCatalog {
+    public let repository: GitRepository
+    /// nil only for a repository whose state ref does not exist yet.
+    public let commit: ObjectID?
+    public let tree: ObjectID?
+    private var packCache: [PackID: Pack] = [:]
+    private var versionCache: [String: [Int]] = [:]
+
+    init(repository: GitRepository, commit: ObjectID?) throws {
+        self.repository = repository
+        self.commit = commit
+        self.tree = try commit.map { try repository.commit($0).tree }
+    }
+
+    /// The bytes of the file at `path`, or nil.
+    public func file(_ path: String) throws -> [UInt8]? {
+        guard let tree, let entry = try repository.treeEntry(tree, path: path), !entry.isTree else { return nil }
+        return try repository.readBlob(entry.id)
+    }
+
+    /// Names in the directory at `path` with whether each is a directory; empty if there is none.
+    public func directory(_ path: String) throws -> [GitTreeEntry] {
+        guard let tree else { return [] }
+        guard let entry = try repository.treeEntry(tree, path: path), entry.isTree else { return [] }
+        return try repository.treeEntries(entry.id)
+    }
+
+    public func policy() throws -> Policy {
+        guard let bytes = try file(StateLayout.policy) else {
+            throw RolloutError.internal("the repository has no \(StateLayout.policy); it was not made by rollout init")
+        }
+        return try Policy.parse(bytes, source: StateLayout.policy)
+    }
+
+    /// Locales with at least one pack, sorted.
+    public func locales() throws -> [String] {
+        try directory(StateLayout.packsDirectory).filter(\.isTree).map(\.name).sorted()
+    }
+
+    public func contentVersions(of locale: String) throws -> [Int] {
+        if let cached = versionCache[locale] { return cached }
+        let versions = try directory(StateLayout.packDirectory(locale)).compactMap { entry in
+            entry.isTree ? nil : StateLayout.contentVersion(fromFileName: entry.name)
+        }.sorted()
+        versionCache[locale] = versions
+        return versions
+    }
+
+    public func storedPackBytes(_ id: PackID) throws -> [UInt8]? { try file(StateLayout.pack(id)) }
+
+    public func pack(_ id: PackID) throws -> Pack? {
+        if let cached = packCache[id] { return cached }
+        guard let bytes = try storedPackBytes(id) else { return nil }
+        let parsed: ParsedPack
+        do {
+            parsed = try PackParser.parse(bytes, source: StateLayout.pack(id), maximumBytes: Int.max)
+        } catch let error as RolloutError {
+            throw RolloutError.internal("stored pack \(id) is damaged: \(error.message); run rollout verify")
+        }
+        packCache[id] = parsed.pack
+        return parsed.pack
+    }
+
+    public func record(_ id: PackID) throws -> PackRecord? {
+        guard let bytes = try file(StateLayout.packRecord(id)) else { return nil }
+        return try PackRecord.parse(bytes, path: StateLayout.packRecord(id))
+    }
+
+    /// The pack `id`, or a `missing` error that says which versions exist.
+    public func requirePack(_ id: PackID) throws -> Pack {
+        if let pack = try pack(id) { return pack }
+        let versions = try contentVersions(of: id.locale)
+        if versions.isEmpty {
+            let known = try locales()
+            throw RolloutError.missing("no pack \(id): the repository has no \(id.locale) packs" + (known.isEmpty ? "" : " (locales: \(known.joined(separator: ", ")))"))
+        }
+        throw RolloutError.missing("no pack \(id); \(id.locale) has versions \(versions.map(String.init).joined(separator: ", "))")
+    }
+}

@@ -1,0 +1,102 @@
+import RolloutModel
+
+/// Where things live in the state tree (docs/architecture.md, "Tree layout").
+public enum StateLayout {
+    /// The one state ref. A branch, so `git log` and `git show` in the bare repository just work.
+    public static let stateBranch = "main"
+    public static let stateRef = "refs/heads/\(stateBranch)"
+    /// Set in the repository's git config by `rollout init`; discovery looks for it.
+    public static let formatConfigKey = "rollout.format"
+    public static let formatVersion = "1"
+
+    public static let policy = "policy.json"
+    public static let readme = "README.md"
+    public static let packsDirectory = "packs"
+
+    public static func packDirectory(_ locale: String) -> String { "\(packsDirectory)/\(locale)" }
+    public static func pack(_ id: PackID) -> String { "\(packDirectory(id.locale))/\(id.contentVersion).json" }
+    public static func packRecord(_ id: PackID) -> String { "\(packDirectory(id.locale))/\(id.contentVersion).meta.json" }
+
+    /// `17.json` gives 17; anything else (including `17.meta.json`) gives nil.
+    static func contentVersion(fromFileName name: String) -> Int? {
+        guard name.hasSuffix(".json") else { return nil }
+        let stem = name.dropLast(5)
+        guard !stem.isEmpty, stem.allSatisfy({ $0.isASCII && $0.isNumber }), stem.first != "0" else { return nil }
+        return Int(stem)
+    }
+}
+
+/// What the repository records about a pack besides its bytes: the index `pack list` reads.
+public struct PackRecord: Equatable, Sendable {
+    public let id: PackID
+    public let checksum: String
+    public let minAppVersion: String
+    public let fallbackLocale: String?
+    public let keys: Int
+    public let bytes: Int
+    public let addedBy: String
+    public let addedAt: Timestamp
+    public let approvedBy: String?
+
+    public init(pack: Pack, storedBytes: Int, addedBy: String, addedAt: Timestamp, approvedBy: String?) {
+        id = pack.id
+        checksum = pack.checksum
+        minAppVersion = pack.minAppVersion.description
+        fallbackLocale = pack.fallbackLocale
+        keys = pack.strings.count
+        bytes = storedBytes
+        self.addedBy = addedBy
+        self.addedAt = addedAt
+        self.approvedBy = approvedBy
+    }
+
+    public var jsonValue: JSONValue {
+        var object: [String: JSONValue] = [
+            "pack": .string(id.description), "locale": .string(id.locale), "contentVersion": .integer(id.contentVersion),
+            "checksum": .string(checksum), "minAppVersion": .string(minAppVersion), "keys": .integer(keys),
+            "bytes": .integer(bytes), "addedBy": .string(addedBy), "addedAt": .string(addedAt.description),
+        ]
+        if let fallbackLocale { object["fallbackLocale"] = .string(fallbackLocale) }
+        if let approvedBy { object["approvedBy"] = .string(approvedBy) }
+        return .object(object)
+    }
+
+    static func parse(_ bytes: [UInt8], path: String) throws -> PackRecord {
+        let value: JSONValue
+        do {
+            value = try StrictJSONParser.parse(bytes)
+        } catch let error as JSONParseError {
+            throw RolloutError.internal("\(path) in the repository is damaged: \(error.description)")
+        }
+        guard let o = value.objectValue, let pack = o["pack"]?.stringValue, let id = try? PackID.parse(pack),
+            let checksum = o["checksum"]?.stringValue, let minApp = o["minAppVersion"]?.stringValue,
+            let keys = o["keys"]?.integerValue, let size = o["bytes"]?.integerValue, let by = o["addedBy"]?.stringValue,
+            let atText = o["addedAt"]?.stringValue, let at = Timestamp(iso8601: atText)
+        else { throw RolloutError.internal("\(path) in the repository is damaged: a field is missing or has the wrong type") }
+        return PackRecord(
+            id: id, checksum: checksum, minAppVersion: minApp, fallbackLocale: o["fallbackLocale"]?.stringValue, keys: keys,
+            bytes: size, addedBy: by, addedAt: at, approvedBy: o["approvedBy"]?.stringValue)
+    }
+
+    private init(
+        id: PackID, checksum: String, minAppVersion: String, fallbackLocale: String?, keys: Int, bytes: Int, addedBy: String,
+        addedAt: Timestamp, approvedBy: String?
+    ) {
+        self.id = id
+        self.checksum = checksum
+        self.minAppVersion = minAppVersion
+        self.fallbackLocale = fallbackLocale
+        self.keys = keys
+        self.bytes = bytes
+        self.addedBy = addedBy
+        self.addedAt = addedAt
+        self.approvedBy = approvedBy
+    }
+}
+
+/// The files `rollout init` seeds a repository with: repo-template/, compiled in at build time.
+public enum RepositoryTemplate {
+    public static var files: [(path: String, bytes: [UInt8])] {
+        EmbeddedTemplate.files.map { (path: $0.name, bytes: Array($0.text.utf8)) }
+    }
+}

@@ -1,0 +1,3 @@
+import RolloutCLI
+
+RolloutCLI.main()
