@@ -31,11 +31,9 @@ let package = Package(
         .plugin(name: "EmbedTemplate", capability: .buildTool(), dependencies: ["embed-template"]),
 
         .testTarget(name: "RolloutModelTests", dependencies: ["RolloutModel"]),
-        .testTarget(
-            name: "RolloutEndToEndTests",
-            dependencies: ["RolloutModel"],
-            exclude: []
-        ),
+        .testTarget(name: "RolloutCLITests", dependencies: ["RolloutCLI"]),
+        // Drives the built `rollout` binary on real git repositories in temporary directories.
+        .testTarget(name: "RolloutEndToEndTests", dependencies: ["rollout", "RolloutModel"]),
     ],
     swiftLanguageModes: [.v5]
 )

@@ -26,7 +26,8 @@ public struct LocaleTag: Hashable, Comparable, Sendable, CustomStringConvertible
         guard let first = parts.first, text.utf8.count <= 64, parts.allSatisfy({ !$0.isEmpty && $0.allSatisfy(isAlphanumeric) }) else {
             throw ParseError.invalid(text)
         }
-        guard (2...3).contains(first.count) || (5...8).contains(first.count), first.allSatisfy(isLetter) else {
+        // ISO 639 codes only: BCP 47 reserves 4-8 letter language subtags and none are registered.
+        guard (2...3).contains(first.count), first.allSatisfy(isLetter) else {
             throw ParseError.invalid(text)
         }
         var index = 1

@@ -30,7 +30,7 @@ public struct PackAddPlan {
 public enum PackOperations {
     /// Classifies and lints `inputs` against `snapshot` (or, without a repository, against nothing).
     public static func plan(_ inputs: [PackInput], snapshot: Snapshot?, options: LintOptions) throws -> PackAddPlan {
-        let policy = try snapshot?.policy() ?? Policy()
+        let policy = try snapshot?.policy() ?? RepositoryTemplate.policy()
         var plan = PackAddPlan()
         var chosen: [PackID: PackInput] = [:]
         for input in inputs {

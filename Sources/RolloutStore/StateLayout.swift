@@ -99,4 +99,12 @@ public enum RepositoryTemplate {
     public static var files: [(path: String, bytes: [UInt8])] {
         EmbeddedTemplate.files.map { (path: $0.name, bytes: Array($0.text.utf8)) }
     }
+
+    /// The template's policy: what a new repository starts with, and what standalone lint applies.
+    public static func policy() throws -> Policy {
+        guard let bytes = files.first(where: { $0.path == StateLayout.policy })?.bytes else {
+            throw RolloutError.internal("this rollout was built without repo-template/policy.json")
+        }
+        return try Policy.parse(bytes, source: "repo-template/policy.json")
+    }
 }

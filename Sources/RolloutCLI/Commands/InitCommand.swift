@@ -23,10 +23,7 @@ enum InitCommand {
             files.removeAll { $0.path == StateLayout.policy }
             files.append((StateLayout.policy, bytes))
         }
-        guard files.contains(where: { $0.path == StateLayout.policy }) else {
-            throw RolloutError.internal("this rollout was built without repo-template/policy.json")
-        }
-        _ = try Policy.parse(files.first { $0.path == StateLayout.policy }!.bytes, source: "repo-template/policy.json")
+        _ = try RepositoryTemplate.policy()
         let actor = try context.actor(invocation, repository: nil)
         let (repository, commit) = try PackRepository.create(at: directory, files: files, actor: actor, time: try context.now())
         let style = context.style(invocation)

@@ -53,7 +53,7 @@ enum PackCommands {
         run: { invocation, context in
             let repository = try context.optionalRepository(invocation)
             let snapshot = try repository?.snapshot()
-            let inputs = try readPacks(invocation.positionals, context: context, policy: try snapshot?.policy() ?? Policy())
+            let inputs = try readPacks(invocation.positionals, context: context, policy: try snapshot?.policy() ?? RepositoryTemplate.policy())
             let plan = try PackOperations.plan(inputs, snapshot: snapshot, options: try options(invocation))
             let style = context.style(invocation)
             var text = ""
@@ -72,7 +72,7 @@ enum PackCommands {
                 text += "\(id)  \(input.source)  \(status)\n"
             }
             for finding in plan.conflicts + plan.findings { text += finding.render(style) + "\n" }
-            if repository == nil { text += style.dim("(no repository: history, fallback and policy rules used defaults)") + "\n" }
+            if repository == nil { text += style.dim("(no repository found: checked against the template policy; history and fallback rules need one)") + "\n" }
             let errors = plan.errors.count
             text += errors == 0 ? "lint passed\n" : "lint failed: \(errors) error\(errors == 1 ? "" : "s")\n"
             let json: JSONValue = [

@@ -150,10 +150,13 @@ public struct PackLinter {
             }
         }
 
+        // A locale's first pack is reviewed as a whole; after that, protected text changes only with approval.
         var protectedChanges: [String] = []
-        let keys = Set(pack.strings.keys).union(previous?.strings.keys ?? [:].keys)
-        for key in keys.sorted() where policy.isProtected(key) != nil && pack.strings[key] != previous?.strings[key] {
-            protectedChanges.append(key)
+        if let previous {
+            let keys = Set(pack.strings.keys).union(previous.strings.keys)
+            for key in keys.sorted() where policy.isProtected(key) != nil && pack.strings[key] != previous.strings[key] {
+                protectedChanges.append(key)
+            }
         }
         if !protectedChanges.isEmpty && (options.approvedBy ?? "").trimmingSpaces.isEmpty {
             for key in protectedChanges {

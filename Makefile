@@ -1,0 +1,50 @@
+# rollout: the two commands that work on a fresh Debian machine with only the Swift toolchain.
+#   make demo   installs what is missing, builds, and runs the quickstart on a scratch repository
+#   make test   installs what is missing, builds, and runs every test
+
+SHELL := /bin/bash
+DEBIAN_PACKAGES := libgit2-dev libssl-dev pkg-config git
+SWIFT_BUILD_FLAGS ?=
+
+.PHONY: all deps build release demo test bench-pack-add clean
+
+all: build
+
+# Installs missing Debian packages with apt-get (as root, or through sudo when it is there).
+deps:
+	@missing=""; \
+	for p in $(DEBIAN_PACKAGES); do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  echo "Installing Debian packages:$$missing"; \
+	  if [ "$$(id -u)" -eq 0 ]; then SUDO=""; else SUDO="sudo"; fi; \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing >/dev/null; \
+	fi
+
+build: deps
+	swift build $(SWIFT_BUILD_FLAGS)
+
+release: deps
+	swift build -c release $(SWIFT_BUILD_FLAGS)
+
+demo: build
+	@./scripts/quickstart.sh "$$(swift build $(SWIFT_BUILD_FLAGS) --show-bin-path)/rollout"
+
+# Swift Testing is switched off: every test here is XCTest, and the runner's closing line must count them.
+test: build
+	swift test --disable-swift-testing $(SWIFT_BUILD_FLAGS) 2>&1 | tee .build/test.log; \
+	status=$${PIPESTATUS[0]}; \
+	summary=$$(grep -E "^[[:space:]]*Executed [0-9]+ tests?, with [0-9]+ failures?" .build/test.log | tail -1); \
+	if [ -n "$$summary" ]; then \
+	  total=$$(sed -E 's/.*Executed ([0-9]+) tests?.*/\1/' <<<"$$summary"); \
+	  failed=$$(sed -E 's/.*with ([0-9]+) failures?.*/\1/' <<<"$$summary"); \
+	  echo "tests: $$((total - failed)) passed, $$failed failed"; \
+	fi; \
+	exit $$status
+
+bench-pack-add: release
+	./bench/pack-add/run.sh "$$(swift build -c release --show-bin-path)/rollout"
+
+clean:
+	rm -rf .build

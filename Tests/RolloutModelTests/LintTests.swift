@@ -1,0 +1,191 @@
+import XCTest
+@testable import RolloutModel
+
+final class MessageSyntaxTests: XCTestCase {
+    func testPlaceholdersOfEveryStyleAreFoundAndNormalised() {
+        XCTAssertEqual(MessageSyntax.analyse("Đã có phiên bản {{version}}").placeholders, ["{{version}}"])
+        XCTAssertEqual(MessageSyntax.analyse("Hello, {name}! {count, plural, one {# file} other {# files}}").placeholders, ["{name}", "{count}"])
+        XCTAssertEqual(MessageSyntax.analyse("%@ sent %d photos").placeholders, ["%1$@", "%2$d"])
+        XCTAssertEqual(MessageSyntax.analyse("%2$d photos from %1$@").placeholders, ["%1$@", "%2$d"], "positions make order free")
+        XCTAssertEqual(MessageSyntax.analyse("%i and %u").placeholders, ["%1$d", "%2$d"])
+        XCTAssertEqual(MessageSyntax.analyse("%.2f%% off").placeholders, ["%1$f"])
+        XCTAssertEqual(MessageSyntax.analyse("{{ version }}").placeholders, ["{{version}}"])
+    }
+
+    func testLiteralPercentSignsAndApostrophesAreText() {
+        XCTAssertEqual(MessageSyntax.analyse("Winter sale: 20% off every plan").placeholders, [])
+        XCTAssertEqual(MessageSyntax.analyse("Kış indirimi: %20 indirim").placeholders, [], "Turkish puts % before the number")
+        XCTAssertTrue(MessageSyntax.analyse("L'application n'est pas à jour").errors.isEmpty)
+        XCTAssertEqual(MessageSyntax.analyse("Write '{name}' literally").placeholders, [], "an apostrophe before { quotes it")
+        XCTAssertEqual(MessageSyntax.analyse("It''s {name}").placeholders, ["{name}"])
+    }
+
+    func testICUSyntaxErrors() {
+        let cases: [(String, String)] = [
+            ("{count, plural, one {# file}}", "no 'other' case"),
+            ("{count, plural, one {# file} other {# files}", "is not closed"),
+            ("{count, plural, one {# file} lots {# x} other {# files}}", "unknown category 'lots'"),
+            ("{count, plural, one {a} one {b} other {c}}", "repeats the case 'one'"),
+            ("{count, plural, =x {a} other {c}}", "invalid explicit value"),
+            ("{gender, select, male {he} female {she}}", "no 'other' case"),
+            ("{count, plurl, other {x}}", "unknown type"),
+            ("{}", "has no name"),
+            ("a } b", "unmatched '}'"),
+            ("{{version}", "unclosed '{{'"),
+            ("{{ver sion}}", "is not a template placeholder"),
+        ]
+        for (text, message) in cases {
+            let errors = MessageSyntax.analyse(text).errors
+            XCTAssertTrue(errors.contains { $0.contains(message) }, "\(text): \(errors)")
+        }
+        for good in ["{count, plural, =0 {none} one {# file} other {# files}}", "{n, selectordinal, one {#st} two {#nd} few {#rd} other {#th}}",
+                     "{g, select, male {{name} is here} other {they are here}}", "{d, date, short}", "{n, number}", "{count, plural, offset:1 other {#}}"] {
+            XCTAssertEqual(MessageSyntax.analyse(good).errors, [], good)
+        }
+    }
+}
+
+final class TextSafetyTests: XCTestCase {
+    func testTextInEveryScriptIsFine() {
+        for text in ["Hoş geldin", "Chào mừng", "مرحبا\u{200F}", "שלום \u{2067}x\u{2069}", "こんにちは", "Line one\nLine two\tTabbed", "<b>bold</b> and <a href=\"https://example.com\">link</a>"] {
+            XCTAssertEqual(TextSafety.check(text), [], text)
+        }
+    }
+
+    func testExecutableContentIsFound() {
+        for text in ["<script>x</script>", "<SCRIPT src=x>", "javascript:alert(1)", "<img src=x onerror=alert(1)>", "<svg/onload=alert(1)>", "<iframe src=x>", "data:text/html;base64,xx"] {
+            XCTAssertEqual(TextSafety.check(text).map(\.kind), [.executable], text)
+        }
+        XCTAssertEqual(TextSafety.check("Tap once to continue"), [], "the word 'once' is not an event handler")
+    }
+
+    func testSecretsAreFound() {
+        let secrets = [
+            "AKIAIOSFODNN7EXAMPLE", "AIzaSyA-1234567890abcdefghijklmnopqrstu", "ghp_" + String(repeating: "a1", count: 18),
+            "sk_live_" + String(repeating: "x", count: 24), "-----BEGIN PRIVATE KEY-----\nabc\n-----END PRIVATE KEY-----",
+            "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0In0.sig_nature-abc", "xoxb-123456789012-abcdefghij",
+        ]
+        for secret in secrets {
+            XCTAssertEqual(TextSafety.check("token: \(secret)").map(\.kind), [.secret], secret)
+        }
+        XCTAssertEqual(TextSafety.check("Use code AKIA to save"), [], "a prefix alone is not a key")
+    }
+
+    func testControlAndOverrideCharacters() {
+        XCTAssertEqual(TextSafety.check("a\u{0}b").map(\.detail), ["control character U+0000"])
+        XCTAssertEqual(TextSafety.check("a\u{202E}b").map(\.detail), ["bidirectional override U+202E"])
+        XCTAssertEqual(TextSafety.check("a\u{85}b").map(\.kind), [.controlCharacter])
+    }
+}
+
+final class PackLinterTests: XCTestCase {
+    let en = Pack(locale: "en-US", contentVersion: 1, minAppVersion: AppVersion("4.0")!, strings: [
+        "update.body": "Version {{version}} is available", "legal.terms": "Terms", "cart.items": "%d items",
+    ])
+    let tr1 = Pack(locale: "tr", contentVersion: 1, minAppVersion: AppVersion("4.0")!, fallbackLocale: "en-US", strings: [
+        "update.body": "{{version}} yayında", "legal.terms": "Koşullar", "cart.items": "%d ürün",
+    ])
+
+    private var policy: Policy {
+        Policy(defaultLocale: "en-US", requiredKeys: ["update.body"], protectedKeys: [KeyPattern("legal.*")!])
+    }
+
+    private func rules(_ pack: Pack, existing: [Pack]? = nil, options: LintOptions = LintOptions()) throws -> [String] {
+        let linter = PackLinter(policy: policy, catalog: MemoryCatalog(existing ?? [en, tr1]), options: options)
+        return try linter.lint([pack]).filter { $0.severity == .error }.map(\.rule)
+    }
+
+    private func tr(_ version: Int, _ changes: [String: String?], fallback: String? = "en-US") -> Pack {
+        var strings = tr1.strings
+        for (key, value) in changes { strings[key] = value }
+        return Pack(locale: "tr", contentVersion: version, minAppVersion: AppVersion("4.0")!, fallbackLocale: fallback, strings: strings)
+    }
+
+    func testACleanNewVersionPasses() throws {
+        XCTAssertEqual(try rules(tr(2, ["cart.items": "Sepette %d ürün"])), [])
+    }
+
+    func testEachRule() throws {
+        XCTAssertEqual(try rules(tr(1, [:])), ["content-version"], "same version number again")
+        XCTAssertEqual(try rules(tr(2, ["update.body": nil])), ["required-key", "removed-keys"])
+        XCTAssertEqual(try rules(tr(2, ["update.body": "Yeni sürüm"])), ["placeholders"])
+        XCTAssertEqual(try rules(tr(2, ["cart.items": "%@ ürün"])), ["placeholders"])
+        XCTAssertEqual(try rules(tr(2, ["legal.terms": "Yeni koşullar"])), ["protected-key"])
+        XCTAssertEqual(try rules(tr(2, ["legal.terms": "Yeni koşullar"]), options: LintOptions(approvedBy: "Legal")), [])
+        XCTAssertEqual(try rules(tr(2, ["cart.items": nil]), options: LintOptions(allowRemovedKeys: true)), [])
+        XCTAssertEqual(try rules(tr(2, ["x": ""])), ["empty-value"])
+        XCTAssertEqual(try rules(tr(2, ["x": "<script>"])), ["executable-content"])
+        XCTAssertEqual(try rules(tr(2, ["x": "AKIAIOSFODNN7EXAMPLE"])), ["secret"])
+        XCTAssertEqual(try rules(tr(2, ["x": "{n, plural, one {#}}"])), ["message-syntax"])
+        XCTAssertEqual(try rules(tr(2, [" x": "a"])), ["bad-key"])
+        XCTAssertEqual(try rules(tr(2, [:], fallback: "de-DE")), ["fallback-chain"])
+    }
+
+    func testAFirstPackMayCarryProtectedKeysButLaterChangesNeedApproval() throws {
+        XCTAssertEqual(try rules(tr1, existing: [en]), [])
+        XCTAssertEqual(try rules(tr(2, ["legal.terms": nil]), options: LintOptions(allowRemovedKeys: true)), ["protected-key"])
+    }
+
+    func testPlaceholderParityFollowsTheFallbackChain() throws {
+        // tr-TR falls back to tr (its truncation parent), so it is compared with tr, not en-US.
+        let trTR = Pack(locale: "tr-TR", contentVersion: 1, minAppVersion: AppVersion("4.8")!, fallbackLocale: "en-US", strings: [
+            "update.body": "{{version}} çıktı", "cart.items": "%d",
+        ])
+        XCTAssertEqual(try rules(trTR), [])
+        let chain = try FallbackChain.locales(for: "tr-TR", defaultLocale: "en-US", catalog: MemoryCatalog([en, tr1, trTR]))
+        XCTAssertEqual(chain, ["tr-TR", "tr", "en-US"])
+    }
+
+    func testACycleIsFound() throws {
+        let en2 = Pack(locale: "en-US", contentVersion: 2, minAppVersion: AppVersion("4.0")!, fallbackLocale: "tr", strings: en.strings)
+        let linter = PackLinter(policy: policy, catalog: MemoryCatalog([en, tr1]))
+        let findings = try linter.lint([en2])
+        XCTAssertEqual(findings.map(\.rule), ["fallback-chain"])
+        XCTAssertTrue(findings[0].message.contains("en-US -> tr -> en-US"), findings[0].message)
+    }
+
+    func testABatchIsLintedAsOneWithItsOwnChain() throws {
+        let linter = PackLinter(policy: policy, catalog: MemoryCatalog())
+        XCTAssertEqual(try linter.lint([tr1, en]).filter { $0.severity == .error }, [])
+        XCTAssertEqual(try linter.lint([tr1]).map(\.rule), ["fallback-chain"], "tr alone: en-US is missing")
+    }
+
+    func testLimitsFromPolicy() throws {
+        var small = policy
+        small.limits = PolicyLimits(maxPackBytes: 1 << 20, maxKeys: 2, maxValueBytes: 10)
+        let linter = PackLinter(policy: small, catalog: MemoryCatalog([en]))
+        let found = try linter.lint([tr(1, ["x": String(repeating: "a", count: 11)])]).map(\.rule)
+        XCTAssertTrue(found.contains("too-many-keys"), "\(found)")
+        XCTAssertTrue(found.contains("value-too-long"), "\(found)")
+    }
+}
+
+final class PolicyTests: XCTestCase {
+    func testMissingFieldsTakeDefaultsAndUnknownOnesAreRefused() throws {
+        let policy = try Policy.parse(Array(#"{"requiredKeys": ["a"]}"#.utf8), source: "p.json")
+        XCTAssertEqual(policy.defaultLocale, "en-US")
+        XCTAssertEqual(policy.limits, .default)
+        XCTAssertEqual(policy.gates, .default)
+        XCTAssertThrowsError(try Policy.parse(Array(#"{"requiredkeys": ["a"]}"#.utf8), source: "p.json")) { error in
+            XCTAssertTrue("\(error)".contains("unknown field \"requiredkeys\""), "\(error)")
+        }
+        XCTAssertThrowsError(try Policy.parse(Array(#"{"gates": {"confidence": 1.5}}"#.utf8), source: "p.json"))
+        XCTAssertThrowsError(try Policy.parse(Array(#"{"defaultLocale": "english"}"#.utf8), source: "p.json"))
+    }
+
+    func testRoundTripsThroughItsJSON() throws {
+        let policy = Policy(defaultLocale: "tr-TR", requiredKeys: ["x"], protectedKeys: [KeyPattern("legal.*")!])
+        XCTAssertEqual(try Policy.parse(JSONWriter.pretty(policy.jsonValue), source: "p"), policy)
+    }
+
+    func testKeyPatterns() {
+        let legal = KeyPattern("legal.*")!
+        XCTAssertTrue(legal.matches("legal.terms"))
+        XCTAssertTrue(legal.matches("legal.terms.v2"))
+        XCTAssertFalse(legal.matches("legalese"))
+        XCTAssertFalse(legal.matches("home.legal.x"))
+        XCTAssertTrue(KeyPattern("*.price")!.matches("checkout.cart.price"))
+        XCTAssertTrue(KeyPattern("a?c")!.matches("abc"))
+        XCTAssertNil(KeyPattern("has space"))
+    }
+}
