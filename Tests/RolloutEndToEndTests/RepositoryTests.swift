@@ -152,3 +152,21 @@ final class RepositoryTests: XCTestCase {
         XCTAssertTrue(again.stdout.contains("nothing to do"), again.stdout)
     }
 }
+
+final class LockTests: XCTestCase {
+    /// A writer killed while holding the ref lock leaves `main.lock`; the next writer must say so and how to fix it.
+    func testAStaleRefLockIsReportedWithTheCommandThatClearsIt() throws {
+        let w = try Workspace()
+        XCTAssertEqual(try w.rollout("init").status, 0)
+        let before = try w.stateTip()
+        let lock = w.repository + "/refs/heads/main.lock"
+        XCTAssertTrue(FileManager.default.createFile(atPath: lock, contents: Data()))
+        let blocked = try w.rollout("pack", "add", Fixtures.examplePack("en-US@1"))
+        XCTAssertEqual(blocked.status, 75, blocked.output)
+        XCTAssertTrue(blocked.stderr.contains("rm \(lock)"), blocked.stderr)
+        XCTAssertEqual(try w.stateTip(), before)
+
+        try FileManager.default.removeItem(atPath: lock)
+        XCTAssertEqual(try w.rollout("pack", "add", Fixtures.examplePack("en-US@1")).status, 0)
+    }
+}

@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# The quickstart: a real walkthrough on a scratch repository. `make demo` runs it.
+# Usage: scripts/quickstart.sh [PATH-TO-ROLLOUT]
+set -euo pipefail
+ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+ROLLOUT="${1:-$ROOT/.build/debug/rollout}"
+SCRATCH="$(mktemp -d "${TMPDIR:-/tmp}/rollout-demo.XXXXXX")"
+trap 'rm -rf "$SCRATCH"' EXIT
+export ROLLOUT_ACTOR="${ROLLOUT_ACTOR:-Demo Release Manager <release@example.com>}"
+cd "$SCRATCH"
+
+step() { printf '\n\033[1m$ rollout %s\033[0m\n' "$*"; "$ROLLOUT" "$@"; }
+expect_refusal() {
+  printf '\n\033[1m$ rollout %s\033[0m   # expected to be refused\n' "$*"
+  set +e; "$ROLLOUT" "$@"; local status=$?; set -e
+  echo "(exit $status)"
+  [ "$status" -ne 0 ] || { echo "quickstart: expected a refusal" >&2; exit 1; }
+}
+
+step init
+cp "$ROOT"/examples/packs/*.json .
+step pack lint *.json
+step pack add en-US@1.json tr@1.json tr-TR@17.json tr-TR@18.json vi-VN@3.json --reason "first packs"
+step pack add tr-TR@18.json
+step pack list
+step pack show tr-TR@18
+step pack diff tr-TR@17 tr-TR@18
+
+# Packs are immutable: editing tr-TR@18 in place is refused, the fix is tr-TR@19.
+sed -e 's/Hoş geldin/Merhaba/' -e '/"checksum"/d' tr-TR@18.json > edited.json
+expect_refusal pack add edited.json
+
+printf '\n\033[1m$ git --git-dir .rollout log --format=...\033[0m   # the history is the audit log\n'
+git --git-dir .rollout log --format='%h %ad %s%n%(trailers:key=Rollout-Actor,key=Rollout-Reason)' --date=iso-strict
+git --git-dir .rollout fsck --strict --no-dangling && echo "git fsck: clean"
