@@ -38,18 +38,6 @@ public struct PackRecord: Equatable, Sendable {
     public let addedAt: Timestamp
     public let approvedBy: String?
 
-    public init(pack: Pack, storedBytes: Int, addedBy: String, addedAt: Timestamp, approvedBy: String?) {
-        id = pack.id
-        checksum = pack.checksum
-        minAppVersion = pack.minAppVersion.description
-        fallbackLocale = pack.fallbackLocale
-        keys = pack.strings.count
-        bytes = storedBytes
-        self.addedBy = addedBy
-        self.addedAt = addedAt
-        self.approvedBy = approvedBy
-    }
-
     public var jsonValue: JSONValue {
         var object: [String: JSONValue] = [
             "pack": .string(id.description), "locale": .string(id.locale), "contentVersion": .integer(id.contentVersion),
@@ -77,20 +65,13 @@ public struct PackRecord: Equatable, Sendable {
             id: id, checksum: checksum, minAppVersion: minApp, fallbackLocale: o["fallbackLocale"]?.stringValue, keys: keys,
             bytes: size, addedBy: by, addedAt: at, approvedBy: o["approvedBy"]?.stringValue)
     }
+}
 
-    private init(
-        id: PackID, checksum: String, minAppVersion: String, fallbackLocale: String?, keys: Int, bytes: Int, addedBy: String,
-        addedAt: Timestamp, approvedBy: String?
-    ) {
-        self.id = id
-        self.checksum = checksum
-        self.minAppVersion = minAppVersion
-        self.fallbackLocale = fallbackLocale
-        self.keys = keys
-        self.bytes = bytes
-        self.addedBy = addedBy
-        self.addedAt = addedAt
-        self.approvedBy = approvedBy
+extension PackRecord {
+    public init(pack: Pack, storedBytes: Int, addedBy: String, addedAt: Timestamp, approvedBy: String?) {
+        self.init(
+            id: pack.id, checksum: pack.checksum, minAppVersion: pack.minAppVersion.description, fallbackLocale: pack.fallbackLocale,
+            keys: pack.strings.count, bytes: storedBytes, addedBy: addedBy, addedAt: addedAt, approvedBy: approvedBy)
     }
 }
 
