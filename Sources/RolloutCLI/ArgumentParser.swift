@@ -54,15 +54,21 @@ struct ArgumentParser {
     func parse(_ arguments: [String]) throws -> Outcome {
         var path: [String] = []
         var index = 0
-        var sawJSON = false
-        // Leading words select the command; global flags may come before them.
+        // Global options given before the command (`rollout --repo DIR pack add ...`), re-read below.
+        var leading: [String] = []
+        // Leading words select the command; global options may come before them.
         while index < arguments.count {
             let word = arguments[index]
-            if word == "--version" || word == "-V" { return .version(json: sawJSON || arguments.contains("--json")) }
+            if word == "--version" || word == "-V" { return .version(json: arguments.contains("--json")) }
             if word == "--help" || word == "-h" { return .help(path) }
-            if word == "--json" {
-                sawJSON = true
+            let name = String(word.drop { $0 == "-" }.prefix { $0 != "=" })
+            if word.hasPrefix("--"), let spec = globalOptions.first(where: { $0.name == name }) {
+                leading.append(word)
                 index += 1
+                if spec.valueName != nil, !word.contains("="), index < arguments.count {
+                    leading.append(arguments[index])
+                    index += 1
+                }
                 continue
             }
             if word.hasPrefix("-") { break }
@@ -78,7 +84,7 @@ struct ArgumentParser {
             break
         }
         if path == ["help"] { return .help(Array(arguments[index...]).filter { !$0.hasPrefix("-") }) }
-        if path == ["version"] { return .version(json: sawJSON || arguments.contains("--json")) }
+        if path == ["version"] { return .version(json: arguments.contains("--json")) }
         guard let command = commands.first(where: { $0.path == path }) else {
             if path.isEmpty {
                 guard index < arguments.count else { return .help([]) }
@@ -96,11 +102,12 @@ struct ArgumentParser {
             throw RolloutError.usage("\(group) needs a subcommand: \(subcommands.joined(separator: ", ")); run rollout help \(group)")
         }
         var invocation = Invocation(command: command)
-        if sawJSON { invocation.flags.insert("json") }
         let table = command.options + globalOptions
         var optionsEnded = false
-        while index < arguments.count {
-            let argument = arguments[index]
+        let rest = leading + arguments[index...]
+        index = 0
+        while index < rest.count {
+            let argument = rest[index]
             index += 1
             if optionsEnded || !argument.hasPrefix("-") || argument == "-" {
                 invocation.positionals.append(argument)
@@ -130,10 +137,10 @@ struct ArgumentParser {
                 if let inlineValue {
                     value = inlineValue
                 } else {
-                    guard index < arguments.count else {
+                    guard index < rest.count else {
                         throw RolloutError.usage("option --\(name) needs a value (\(valueName))")
                     }
-                    value = arguments[index]
+                    value = rest[index]
                     index += 1
                 }
                 if !spec.repeatable, invocation.values[name] != nil {

@@ -1,8 +1,9 @@
 /// An app version compared numerically by dotted components: `4.10 > 4.9`, `1.5 == 1.5.0`.
 /// Anything that is not digits separated by single dots is not a version.
 public struct AppVersion: Comparable, Hashable, Sendable, CustomStringConvertible {
-    /// The components as written, so `description` round-trips the user's text.
     public let components: [Int]
+    /// The text as written ("4.08" stays "4.08"), so a pack's checksum covers what its file says.
+    public let description: String
 
     public static let maximumComponents = 8
     /// Components above this are refused rather than overflowing.
@@ -32,11 +33,13 @@ public struct AppVersion: Comparable, Hashable, Sendable, CustomStringConvertibl
         parts.append(current)
         guard parts.count <= AppVersion.maximumComponents else { return nil }
         components = parts
+        description = text
     }
 
     public init(components: [Int]) {
         precondition(!components.isEmpty && components.allSatisfy { $0 >= 0 })
         self.components = components
+        self.description = components.map(String.init).joined(separator: ".")
     }
 
     /// Components with trailing zeros removed: the identity used for equality and hashing.
@@ -59,6 +62,4 @@ public struct AppVersion: Comparable, Hashable, Sendable, CustomStringConvertibl
         }
         return false
     }
-
-    public var description: String { components.map(String.init).joined(separator: ".") }
 }

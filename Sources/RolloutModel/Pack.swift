@@ -180,7 +180,10 @@ public enum PackParser {
     }
 
     private static func describe(_ value: JSONValue) -> String {
-        if case .number(let n) = value, n.integerValue == nil { return "the non-integer number \(JSONWriter.formatNumber(n.value))" }
+        if case .number(let n) = value, n.integerValue == nil {
+            let digits = n.literal.drop { $0 == "-" }
+            return digits.allSatisfy(\.isNumber) ? "\(n.literal), which is too large" : "the number \(n.literal)"
+        }
         return value.kindName
     }
 }
@@ -191,5 +194,14 @@ public enum ByteCount {
         if bytes < 1024 * 1024 { return "\(bytes / 1024) KiB" }
         let mib = Double(bytes) / (1024 * 1024)
         return mib == mib.rounded() ? "\(Int(mib)) MiB" : "\((mib * 10).rounded() / 10) MiB"
+    }
+}
+
+extension String {
+    /// Byte-for-byte equality. Swift's `==` treats canonically equivalent text as equal ("ş" composed
+    /// and decomposed), but a pack's bytes, its checksum and other platforms' parsers do not.
+    public func isSameText(as other: String?) -> Bool {
+        guard let other else { return false }
+        return utf8.elementsEqual(other.utf8)
     }
 }

@@ -20,7 +20,7 @@ public struct PackDiff: Equatable, Sendable {
         added = new.strings.keys.filter { old.strings[$0] == nil }.sorted().map { ($0, new.strings[$0]!) }
         removed = old.strings.keys.filter { new.strings[$0] == nil }.sorted().map { ($0, old.strings[$0]!) }
         changed = new.strings.keys.sorted().compactMap { key in
-            guard let before = old.strings[key], before != new.strings[key]! else { return nil }
+            guard let before = old.strings[key], !before.isSameText(as: new.strings[key]) else { return nil }
             return Change(key: key, from: before, to: new.strings[key]!)
         }
         var fields: [(String, String?, String?)] = []

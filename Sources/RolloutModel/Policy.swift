@@ -9,9 +9,11 @@ public struct Policy: Equatable, Sendable {
     public var gates: GatePolicy
 
     public static let currentVersion = 1
+    /// Protection is on unless a policy says otherwise: a missing `protectedKeys` means these.
+    public static let defaultProtectedKeys = [KeyPattern("legal.*")!, KeyPattern("checkout.*")!]
 
     public init(
-        defaultLocale: String = "en-US", requiredKeys: [String] = [], protectedKeys: [KeyPattern] = [],
+        defaultLocale: String = "en-US", requiredKeys: [String] = [], protectedKeys: [KeyPattern] = Policy.defaultProtectedKeys,
         limits: PolicyLimits = .default, gates: GatePolicy = .default
     ) {
         self.defaultLocale = defaultLocale
@@ -43,7 +45,7 @@ public struct Policy: Equatable, Sendable {
             throw RolloutError.badInput("\(source): defaultLocale: \(error.message)")
         }
         policy.requiredKeys = try reader.stringArray("requiredKeys", default: [])
-        policy.protectedKeys = try reader.stringArray("protectedKeys", default: []).map { pattern in
+        policy.protectedKeys = try reader.stringArray("protectedKeys", default: Policy.defaultProtectedKeys.map(\.pattern)).map { pattern in
             guard let parsed = KeyPattern(pattern) else {
                 throw RolloutError.badInput("\(source): protectedKeys: \"\(pattern)\" is not a key pattern (use * and ?, for example legal.*)")
             }
@@ -137,15 +139,15 @@ public struct GatePolicy: Equatable, Sendable {
     var jsonValue: JSONValue {
         func rate(_ g: RateGate) -> JSONValue {
             [
-                "maxRelativeIncrease": .number(JSONNumber(value: g.maxRelativeIncrease, integerValue: nil)),
-                "maxAbsoluteIncrease": .number(JSONNumber(value: g.maxAbsoluteIncrease, integerValue: nil)),
+                "maxRelativeIncrease": .number(JSONNumber(g.maxRelativeIncrease)),
+                "maxAbsoluteIncrease": .number(JSONNumber(g.maxAbsoluteIncrease)),
                 "minSamples": .integer(g.minSamples),
             ]
         }
         return [
             "crash": rate(crash),
             "fallback": rate(fallback),
-            "confidence": .number(JSONNumber(value: confidence, integerValue: nil)),
+            "confidence": .number(JSONNumber(confidence)),
         ]
     }
 }

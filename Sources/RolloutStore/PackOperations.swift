@@ -104,7 +104,7 @@ public enum PackOperations {
         return "refused, nothing was stored (\(errors.count) problem\(errors.count == 1 ? "" : "s")):\n" + lines.joined(separator: "\n")
     }
 
-    /// Replaces the policy, validating it first.
+    /// Replaces the policy with `bytes` as written (the author's layout survives), validating it first.
     public static func setPolicy(
         _ bytes: [UInt8], source: String, in repository: PackRepository, reason: String?, actor: Actor, time: @escaping () -> Timestamp
     ) throws -> PackRepository.Applied<Policy> {
@@ -114,7 +114,7 @@ public enum PackOperations {
             guard current != policy else { return (nil, policy) }
             var trailers: [(name: String, value: String)] = [("Action", "policy-set")]
             if let reason { trailers.append(("Reason", reason)) }
-            let change = Change(summary: "policy set", trailers: trailers, writes: [(StateLayout.policy, JSONWriter.pretty(policy.jsonValue))])
+            let change = Change(summary: "policy set", trailers: trailers, writes: [(StateLayout.policy, bytes)])
             return (change, policy)
         }
     }

@@ -33,7 +33,8 @@ public final class PackRepository {
         } catch let error as GitError {
             throw RolloutError.missing("no rollout repository at \(path): \(error.message)")
         }
-        guard try git.config(StateLayout.formatConfigKey) == StateLayout.formatVersion else {
+        // Only the repository's own config counts: a marker in ~/.gitconfig must not make every repository ours.
+        guard try git.localConfig(StateLayout.formatConfigKey) == StateLayout.formatVersion else {
             throw RolloutError.missing("\(path) is a git repository but not a rollout repository (no \(StateLayout.formatConfigKey) in its config)")
         }
         return PackRepository(git: git)
@@ -135,6 +136,7 @@ public final class PackRepository {
             let (change, result) = try operation(snapshot)
             guard let change else { return Applied(commit: nil, result: result, attempts: attempt) }
             let commit = try write(change, on: snapshot, actor: actor, time: time())
+            try git.setReflogIdentity(GitSignature(name: actor.name, email: actor.email, time: 0))
             do {
                 let message = "rollout: \(change.summary)"
                 if try git.compareAndSwap(StateLayout.stateRef, to: commit, expected: tip, message: message) {

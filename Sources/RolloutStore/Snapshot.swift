@@ -59,7 +59,7 @@ public final class Snapshot: PackCatalog {
         do {
             parsed = try PackParser.parse(bytes, source: StateLayout.pack(id), maximumBytes: Int.max)
         } catch let error as RolloutError {
-            throw RolloutError.internal("stored pack \(id) is damaged: \(error.message); run rollout verify")
+            throw RolloutError.internal("stored pack \(id) is damaged: \(error.message); check the repository with git fsck")
         }
         packCache[id] = parsed.pack
         return parsed.pack

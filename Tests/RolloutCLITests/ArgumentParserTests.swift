@@ -38,6 +38,11 @@ final class ArgumentParserTests: XCTestCase {
         XCTAssertTrue(try invocation(["--json", "pack", "list"]).json)
         XCTAssertTrue(try invocation(["pack", "list", "--json"]).json)
         XCTAssertEqual(try invocation(["pack", "list", "--repo", "/r"]).value("repo"), "/r")
+        let before = try invocation(["--repo", "/r", "--actor=Ana", "pack", "add", "a.json"])
+        XCTAssertEqual(before.command.name, "pack add")
+        XCTAssertEqual(before.value("repo"), "/r")
+        XCTAssertEqual(before.value("actor"), "Ana")
+        XCTAssertEqual(before.positionals, ["a.json"])
     }
 
     func testDoubleDashEndsOptions() throws {

@@ -166,6 +166,14 @@ final class PackCommandTests: XCTestCase {
         XCTAssertEqual(try w.rollout("pack", "lint", source, in: w.scratch.path("elsewhere")).status, 0)
     }
 
+    func testTypeErrorsQuoteWhatTheFileSays() throws {
+        let w = try Workspace()
+        let big = try w.scratch.write("big.json", #"{"locale":"tr","schemaVersion":2,"contentVersion":99999999999999999999,"minAppVersion":"4","strings":{"a":"b"}}"#)
+        XCTAssertTrue(try w.rollout("pack", "lint", big).stderr.contains("99999999999999999999, which is too large"))
+        let fraction = try w.scratch.write("one.json", #"{"locale":"tr","schemaVersion":2,"contentVersion":1.0,"minAppVersion":"4","strings":{"a":"b"}}"#)
+        XCTAssertTrue(try w.rollout("pack", "lint", fraction).stderr.contains("found the number 1.0"))
+    }
+
     func testMissingPacksAndFilesAreExit66() throws {
         let w = try Workspace()
         try w.initWithExamples()

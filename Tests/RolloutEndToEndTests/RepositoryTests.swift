@@ -79,6 +79,9 @@ final class RepositoryTests: XCTestCase {
         let plain = try w.rollout("pack", "list", "--repo", w.scratch.path("plain.git"))
         XCTAssertEqual(plain.status, 66, plain.output)
         XCTAssertTrue(plain.stderr.contains("not a rollout repository"), plain.stderr)
+        // Not even when the user's global git config carries the marker.
+        try w.scratch.write("home/.gitconfig", "[rollout]\n\tformat = 1\n")
+        XCTAssertEqual(try w.rollout("pack", "list", "--repo", w.scratch.path("plain.git")).status, 66)
     }
 
     func testActorComesFromFlagThenEnvironmentThenGitConfig() throws {

@@ -121,6 +121,16 @@ final class PackLinterTests: XCTestCase {
         XCTAssertEqual(try rules(tr(2, [:], fallback: "de-DE")), ["fallback-chain"])
     }
 
+    func testAChangeOfUnicodeNormalisationIsAChange() throws {
+        // "ş" composed (U+015F) and decomposed (s + U+0327) are equal to Swift's == but not byte for byte.
+        let composed = tr(2, ["legal.terms": "\u{015F}artlar"])
+        let decomposed = tr(3, ["legal.terms": "s\u{0327}artlar"])
+        let linter = PackLinter(policy: policy, catalog: MemoryCatalog([en, tr1, composed]), options: LintOptions())
+        XCTAssertEqual(try linter.lint([decomposed]).map(\.rule), ["protected-key"])
+        XCTAssertEqual(PackDiff(from: composed, to: decomposed).changed.map(\.key), ["legal.terms"])
+        XCTAssertNotEqual(composed.checksum, tr(2, ["legal.terms": "s\u{0327}artlar"]).checksum)
+    }
+
     func testAFirstPackMayCarryProtectedKeysButLaterChangesNeedApproval() throws {
         XCTAssertEqual(try rules(tr1, existing: [en]), [])
         XCTAssertEqual(try rules(tr(2, ["legal.terms": nil]), options: LintOptions(allowRemovedKeys: true)), ["protected-key"])

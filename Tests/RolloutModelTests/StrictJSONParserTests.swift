@@ -23,7 +23,7 @@ final class StrictJSONParserTests: XCTestCase {
         let value = try StrictJSONParser.parse(#"{"a": [1, -2.5e3, true, false, null, "x\n\u00e7\ud83d\ude00"], "b": {}}"#)
         guard case .object(let o) = value, case .array(let items) = o["a"] else { return XCTFail("\(value)") }
         XCTAssertEqual(items[0].integerValue, 1)
-        XCTAssertEqual(items[1], .number(JSONNumber(value: -2500, integerValue: nil)))
+        XCTAssertEqual(items[1], .number(JSONNumber(-2500.0)))
         XCTAssertNil(items[1].integerValue, "an exponent means it was not written as an integer")
         XCTAssertEqual(items[2], .bool(true))
         XCTAssertEqual(items[4], .null)
@@ -40,6 +40,17 @@ final class StrictJSONParserTests: XCTestCase {
 
     func testDuplicatesAreFoundAfterEscapesAreDecoded() {
         XCTAssertEqual(error(#"{"é": 1, "\u00e9": 2}"#)?.message, "duplicate key \"é\" (first defined on line 1)")
+    }
+
+    func testKeysEqualOnlyUpToNormalisationAreRefusedAndSaidSo() {
+        XCTAssertEqual(error("{\"caf\u{E9}\": 1, \"cafe\u{301}\": 2}")?.message,
+                       "duplicate key \"cafe\u{301}\" (first defined on line 1 as the same text in another Unicode normalisation form)")
+    }
+
+    func testNumbersKeepTheirText() throws {
+        guard case .number(let n) = try StrictJSONParser.parse("99999999999999999999") else { return XCTFail() }
+        XCTAssertNil(n.integerValue, "too large for Int")
+        XCTAssertEqual(n.literal, "99999999999999999999")
     }
 
     func testInvalidUTF8IsRefused() {

@@ -10,6 +10,7 @@ final class AppVersionTests: XCTestCase {
         XCTAssertLessThan(AppVersion("4.8")!, AppVersion("4.8.1")!)
         XCTAssertEqual(AppVersion("04.8")!, AppVersion("4.8")!)
         XCTAssertEqual(AppVersion("4.8.0")!.description, "4.8.0", "the text round-trips")
+        XCTAssertEqual(AppVersion("4.08")!.description, "4.08", "as written, so a checksum covers the file's text")
     }
 
     func testAnythingButDigitsAndDotsIsNotAVersion() {

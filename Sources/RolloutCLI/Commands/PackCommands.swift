@@ -143,7 +143,7 @@ enum PackCommands {
                 for version in try snapshot.contentVersions(of: locale) {
                     let id = PackID(locale: locale, contentVersion: version)
                     guard let record = try snapshot.record(id) else {
-                        throw RolloutError.internal("\(StateLayout.packRecord(id)) is missing from the repository; run rollout verify")
+                        throw RolloutError.internal("\(StateLayout.packRecord(id)) is missing from the repository; check the repository with git fsck")
                     }
                     records.append(record)
                 }

@@ -45,19 +45,29 @@ public enum JSONValue: Equatable, Sendable {
     }
 }
 
-/// A JSON number: its IEEE 754 value (what RFC 8785 serialises) and whether the text was a plain integer.
+/// A JSON number: its IEEE 754 value (what RFC 8785 serialises), its integer value when the text was
+/// a plain integer that fits, and the text itself for messages.
 public struct JSONNumber: Equatable, Sendable {
     public let value: Double
     public let integerValue: Int?
+    public let literal: String
 
     public init(_ value: Int) {
         self.value = Double(value)
         self.integerValue = value
+        self.literal = String(value)
     }
 
-    public init(value: Double, integerValue: Int?) {
+    public init(_ value: Double) {
+        self.value = value
+        self.integerValue = nil
+        self.literal = JSONWriter.formatNumber(value)
+    }
+
+    public init(value: Double, integerValue: Int?, literal: String) {
         self.value = value
         self.integerValue = integerValue
+        self.literal = literal
     }
 
     public static func == (lhs: JSONNumber, rhs: JSONNumber) -> Bool { lhs.value == rhs.value }

@@ -105,8 +105,10 @@ public struct StrictJSONParser {
                 }
                 let keyOffset = index
                 let key = try parseString()
-                if let firstLine = keyLines[key] {
-                    throw error("duplicate key \"\(key)\" (first defined on line \(firstLine))", at: keyOffset)
+                if let first = keyLines.index(forKey: key) {
+                    let (earlier, firstLine) = keyLines[first]
+                    let how = earlier.isSameText(as: key) ? "" : " as the same text in another Unicode normalisation form"
+                    throw error("duplicate key \"\(key)\" (first defined on line \(firstLine)\(how))", at: keyOffset)
                 }
                 keyLines[key] = error("", at: keyOffset).line
                 skipWhitespace()
@@ -186,7 +188,7 @@ public struct StrictJSONParser {
             guard let value = Double(text), value.isFinite else {
                 throw error("number \(text) is out of range", at: start)
             }
-            return JSONNumber(value: value, integerValue: isInteger ? Int(text) : nil)
+            return JSONNumber(value: value, integerValue: isInteger ? Int(text) : nil, literal: text)
         }
 
         func isDigit(_ byte: UInt8) -> Bool { byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") }

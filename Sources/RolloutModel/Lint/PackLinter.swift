@@ -55,16 +55,12 @@ public struct PackLinter {
         self.hasHistory = hasHistory
     }
 
-    /// Lints `batch` as if all of it were added at once, in (locale, contentVersion) order.
+    /// Lints `batch` as if all of it were added at once, in (locale, contentVersion) order. Ids in a
+    /// batch are unique (`PackOperations.plan` refuses a batch that repeats one with other content).
     public func lint(_ batch: [Pack]) throws -> [LintFinding] {
         let all = OverlayCatalog(base: catalog, adding: batch)
         var findings: [LintFinding] = []
-        var seen: Set<PackID> = []
         for pack in batch.sorted(by: { $0.id < $1.id }) {
-            if !seen.insert(pack.id).inserted {
-                findings.append(error(pack, "duplicate-in-batch", nil, "\(pack.id) is given twice in one batch"))
-                continue
-            }
             findings += lintContent(pack)
             findings += try lintAgainstHistory(pack, all: all)
         }
@@ -154,7 +150,7 @@ public struct PackLinter {
         var protectedChanges: [String] = []
         if let previous {
             let keys = Set(pack.strings.keys).union(previous.strings.keys)
-            for key in keys.sorted() where policy.isProtected(key) != nil && pack.strings[key] != previous.strings[key] {
+            for key in keys.sorted() where policy.isProtected(key) != nil && !(pack.strings[key]?.isSameText(as: previous.strings[key]) ?? false) {
                 protectedChanges.append(key)
             }
         }

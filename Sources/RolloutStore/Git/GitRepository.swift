@@ -109,6 +109,29 @@ public final class GitRepository {
         return String(cString: buffer.ptr)
     }
 
+    /// A value from this repository's own config file only, ignoring the user's global config.
+    public func localConfig(_ name: String) throws -> String? {
+        var config: OpaquePointer?
+        try Git.check(git_repository_config_snapshot(&config, handle), "reading repository config")
+        defer { git_config_free(config) }
+        var local: OpaquePointer?
+        let opened = git_config_open_level(&local, config, GIT_CONFIG_LEVEL_LOCAL)
+        if opened == GIT_ENOTFOUND.rawValue { return nil }
+        try Git.check(opened, "reading the repository's own config")
+        defer { git_config_free(local) }
+        var buffer = git_buf()
+        defer { git_buf_dispose(&buffer) }
+        let result = git_config_get_string_buf(&buffer, local, name)
+        if result == GIT_ENOTFOUND.rawValue { return nil }
+        try Git.check(result, "reading \(name)")
+        return String(cString: buffer.ptr)
+    }
+
+    /// The identity libgit2 writes into the reflog for ref updates made through this handle.
+    public func setReflogIdentity(_ signature: GitSignature) throws {
+        try Git.check(git_repository_set_ident(handle, signature.name, signature.email.isEmpty ? "-" : signature.email), "setting the reflog identity")
+    }
+
     /// A value from the user's global and system git config, for when there is no repository yet.
     public static func defaultConfig(_ name: String) -> String? {
         Git.initialized
