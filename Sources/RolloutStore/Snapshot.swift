@@ -65,6 +65,21 @@ public final class Snapshot: PackCatalog {
         return parsed.pack
     }
 
+    /// The locale's plan, or nil when nothing was ever promoted for it.
+    public func plan(_ locale: String) throws -> Plan? {
+        guard let bytes = try file(StateLayout.plan(locale)) else { return nil }
+        do {
+            return try Plan.parse(bytes, source: StateLayout.plan(locale))
+        } catch let error as RolloutError {
+            throw RolloutError.internal("the plan of \(locale) is damaged: \(error.message); check the repository with git fsck")
+        }
+    }
+
+    /// Locales that have a plan, sorted.
+    public func plannedLocales() throws -> [String] {
+        try directory(StateLayout.plansDirectory).filter { !$0.isTree && $0.name.hasSuffix(".json") }.map { String($0.name.dropLast(5)) }.sorted()
+    }
+
     public func record(_ id: PackID) throws -> PackRecord? {
         guard let bytes = try file(StateLayout.packRecord(id)) else { return nil }
         return try PackRecord.parse(bytes, path: StateLayout.packRecord(id))

@@ -13,6 +13,9 @@ public enum StateLayout {
     public static let readme = "README.md"
     public static let packsDirectory = "packs"
 
+    public static let plansDirectory = "plans"
+
+    public static func plan(_ locale: String) -> String { "\(plansDirectory)/\(locale).json" }
     public static func packDirectory(_ locale: String) -> String { "\(packsDirectory)/\(locale)" }
     public static func pack(_ id: PackID) -> String { "\(packDirectory(id.locale))/\(id.contentVersion).json" }
     public static func packRecord(_ id: PackID) -> String { "\(packDirectory(id.locale))/\(id.contentVersion).meta.json" }

@@ -1,0 +1,186 @@
+import RolloutModel
+import RolloutStore
+
+/// promote, status, resolve and simulate: staging packs and knowing who gets what.
+enum PlanCommands {
+    static func parseRegions(_ values: [String]) throws -> [String]? {
+        guard !values.isEmpty else { return nil }
+        let codes = try values.flatMap { value in try value.split(separator: ",").map { try Region.parse(String($0).trimmingSpaces) } }
+        return codes.contains(Region.any) ? [Region.any] : Array(Set(codes)).sorted()
+    }
+
+    static func parseVersion(_ text: String, flag: String) throws -> AppVersion {
+        guard let version = AppVersion(text) else {
+            throw RolloutError.usage("\(flag) \"\(text)\" is not a numeric app version such as 4.8.1")
+        }
+        return version
+    }
+
+    static func parseLocale(_ text: String) throws -> String {
+        do {
+            return try LocaleTag.parse(text).description
+        } catch let error as LocaleTag.ParseError {
+            throw RolloutError.usage(error.message)
+        }
+    }
+
+    /// "TR >=4.8: tr-TR@17 100% -> tr-TR@18 10%, tr-TR@17 90%" for every piece that changes.
+    static func describeChanges(_ before: Plan, _ after: Plan) -> [(segment: String, before: String, after: String)] {
+        SegmentShares.changes(from: before.targeting, to: after.targeting).map { change in
+            ("\(change.after.regions) \(change.after.versions)", change.before.describe(locale: after.locale), change.after.describe(locale: after.locale))
+        }
+    }
+
+    static let promote = CommandSpec(
+        path: ["promote"],
+        usage: "promote PACK --to PERCENT [--region R]... [--app-version RANGE] [--reason TEXT] [--dry-run]",
+        summary: "stage a pack to a share of devices by percent, region and app version; 100% everywhere makes it the baseline",
+        discussion: """
+            The first promote of a version creates its rules with a fresh salt; promoting it again changes
+            the share and keeps the salt, so devices already in stay in. Without --region/--app-version a
+            later promote moves every rule of the candidate to the new share; with them it sets (or adds)
+            the rule for exactly that targeting, so regions can carry different shares. --to 100% with no
+            region or version limit completes the rollout: the pack becomes the baseline and the old one
+            is kept as last known good. Lowering a share needs --reason. Refused (exit 1): a blocked
+            version, a version older than the baseline, or a second candidate while one is staged (finish
+            it with --to 100%, or take it back with rollout revert LOCALE). Devices below the pack's
+            minAppVersion never get it. See docs/targeting.md.
+            """,
+        options: [
+            .value("to", "PERCENT", "share of devices: 10%, 10, 0.25% (steps of 0.01%)"),
+            .value("region", "R", "ISO 3166-1 region such as TR, or a comma list, or * for every region", repeatable: true),
+            .value("app-version", "RANGE", "app versions: >=4.8, \">=4.8 <5\", 4.8.x, =4.8.1"),
+            .value("reason", "TEXT", "why (recorded in the commit; required when lowering a share)"),
+            .flag("dry-run", "print what would change for each segment and write nothing"),
+        ],
+        arguments: .exactly("PACK"),
+        run: { invocation, context in
+            let id = try PackID.parse(invocation.positionals[0])
+            guard let shareText = invocation.value("to") else { throw RolloutError.usage("rollout promote needs --to PERCENT, for example --to 10%") }
+            let request = PromoteRequest(
+                pack: id, share: try Percent.parse(shareText), regions: try parseRegions(invocation.values("region")),
+                versions: try invocation.value("app-version").map(VersionRange.parse), reason: invocation.value("reason"))
+            let repository = try context.repository(invocation)
+            let now = try context.now()
+            let dryRun = invocation.flag("dry-run")
+            let applied = try PlanOperations.promote(
+                request, in: repository, dryRun: dryRun, actor: try context.actor(invocation, repository: repository), time: { now })
+            let outcome = applied.result
+            let changes = describeChanges(outcome.before, outcome.after)
+            let style = context.style(invocation)
+            var text: String
+            switch (outcome.kind, dryRun) {
+            case (.unchanged, _): text = "\(id) is already at that share there: nothing to do.\n"
+            case (.completed, true): text = "Dry run: \(id) would become the baseline of \(id.locale). Nothing was written.\n"
+            case (.staged, true): text = "Dry run: promoting \(id) to \(request.share) would change:\n"
+            case (.completed, false): text = "\(style.green("completed")) \(id) is now the baseline of \(id.locale)" + (applied.commit.map { " (commit \($0.short))" } ?? "") + ".\n"
+            case (.staged, false): text = "\(style.green("promoted")) \(id) to \(request.share)" + (applied.commit.map { " (commit \($0.short))" } ?? "") + ":\n"
+            }
+            var table = Table("SEGMENT", "BEFORE", "AFTER")
+            for change in changes { table.add(change.segment, change.before, change.after) }
+            if !changes.isEmpty { text += table.render(style) }
+            let json: JSONValue = [
+                "action": .string(outcome.kind.rawValue), "dryRun": .bool(dryRun), "pack": .string(id.description),
+                "commit": applied.commit.map { .string($0.hex) } ?? .null,
+                "plan": outcome.after.jsonValue,
+                "changes": .array(changes.map { ["segment": .string($0.segment), "before": .string($0.before), "after": .string($0.after)] }),
+            ]
+            return CommandOutput(json: json, text: text)
+        })
+
+    static let status = CommandSpec(
+        path: ["status"], usage: "status [LOCALE]",
+        summary: "the baseline, staged rules and shares, blocked versions and last change of each locale",
+        discussion: "", options: [], arguments: .optional("LOCALE"),
+        run: { invocation, context in
+            let snapshot = try context.repository(invocation).snapshot()
+            let style = context.style(invocation)
+            if let locale = try invocation.positionals.first.map(parseLocale) {
+                guard let plan = try snapshot.plan(locale) else {
+                    let versions = try snapshot.contentVersions(of: locale)
+                    if versions.isEmpty { throw RolloutError.missing("no \(locale) packs and no plan; add packs with rollout pack add") }
+                    return CommandOutput(
+                        json: ["locale": .string(locale), "plan": .null],
+                        text: "\(locale): nothing promoted yet; devices use their bundled strings. Start with rollout promote \(locale)@\(versions.last!) --to 1%\n")
+                }
+                return CommandOutput(json: ["locale": .string(locale), "plan": plan.jsonValue], text: describe(plan, style))
+            }
+            let plans = try snapshot.plannedLocales().compactMap { try snapshot.plan($0) }
+            var table = Table("LOCALE", "BASELINE", "STAGED", "BLOCKED", "LAST CHANGE")
+            for plan in plans {
+                let staged = plan.rules.map { "@\($0.pack.contentVersion) \($0.share) \($0.regionsLabel) \($0.versions)" }.joined(separator: "; ")
+                let last = plan.lastChange.map { "\($0.time) \($0.action) by \($0.actor)" } ?? "-"
+                table.add(plan.locale, plan.baseline.map { "@\($0.contentVersion)" } ?? "-", staged.isEmpty ? "-" : staged,
+                          plan.blocked.isEmpty ? "-" : plan.blocked.map { "@\($0)" }.joined(separator: ","), cell(last, width: 70))
+            }
+            let text = plans.isEmpty ? "Nothing promoted yet. Stage a pack with rollout promote LOCALE@VERSION --to 1%.\n" : table.render(style)
+            return CommandOutput(json: ["plans": .array(plans.map(\.jsonValue))], text: text)
+        })
+
+    static func describe(_ plan: Plan, _ style: Style) -> String {
+        var text = "\(style.bold(plan.locale))\n"
+        text += "  baseline        \(plan.baseline.map { "\(plan.locale)@\($0.contentVersion) (minAppVersion \($0.minAppVersion))" } ?? "none: devices use bundled strings")\n"
+        if !plan.previousBaselines.isEmpty {
+            text += "  last known good \(plan.previousBaselines.map { "@\($0.contentVersion)" }.joined(separator: ", "))\n"
+        }
+        text += "  blocked         \(plan.blocked.isEmpty ? "none" : plan.blocked.map { "@\($0)" }.joined(separator: ", "))\n"
+        if let last = plan.lastChange {
+            text += "  last change     \(last.time) \(last.action) by \(last.actor)" + (last.reason.map { ": \($0)" } ?? "") + "\n"
+        }
+        if plan.rules.isEmpty {
+            text += "  staged          nothing\n"
+        } else {
+            var rules = Table("  PACK", "REGIONS", "APP VERSIONS", "SHARE", "SALT")
+            for rule in plan.rules {
+                rules.add("  \(plan.locale)@\(rule.pack.contentVersion)", rule.regionsLabel, rule.versions.description, rule.share.description, rule.salt)
+            }
+            text += "\n" + rules.render(style)
+            var shares = Table("  SEGMENT", "DEVICES GET")
+            for piece in SegmentShares.of(plan, region: Region.any, versions: .all).pieces {
+                shares.add("  \(piece.regions) \(piece.versions)", piece.describe(locale: plan.locale))
+            }
+            text += "\n" + shares.render(style)
+        }
+        return text
+    }
+
+    static let resolve = CommandSpec(
+        path: ["resolve"], usage: "resolve --locale L --region R --app-version V --install-id ID",
+        summary: "which pack one device gets, and why, for its locale and each step of its fallback chain",
+        discussion: "The same resolution function as the published manifests and the client library (docs/targeting.md).",
+        options: [
+            .value("locale", "L", "the device's locale, for example tr-TR"),
+            .value("region", "R", "the device's ISO 3166-1 region, for example TR"),
+            .value("app-version", "V", "the app's version, for example 4.8.1"),
+            .value("install-id", "ID", "the install id the device keeps"),
+        ],
+        arguments: .none,
+        run: { invocation, context in
+            func required(_ name: String) throws -> String {
+                guard let value = invocation.value(name), !value.isEmpty else { throw RolloutError.usage("rollout resolve needs --\(name)") }
+                return value
+            }
+            let locale = try parseLocale(try required("locale"))
+            let region = try Region.parse(try required("region"))
+            guard region != Region.any else { throw RolloutError.usage("--region names the device's own region, not *") }
+            let version = try parseVersion(try required("app-version"), flag: "--app-version")
+            let installID = try required("install-id")
+            let snapshot = try context.repository(invocation).snapshot()
+            let chain = try FallbackChain.locales(for: locale, defaultLocale: try snapshot.policy().defaultLocale, catalog: snapshot)
+            guard !chain.isEmpty else { throw RolloutError.missing("no packs for \(locale) or any locale it falls back to") }
+            var steps: [JSONValue] = []
+            var text = ""
+            for step in chain {
+                let plan = try snapshot.plan(step) ?? Plan(locale: step)
+                let resolution = Resolution.resolve(plan, region: region, appVersion: version, installID: installID)
+                let label = resolution.outcome.label(locale: step)
+                text += "\(context.style(invocation).bold(step)): \(label)\n" + resolution.trace.map { "  \($0)\n" }.joined()
+                steps.append(["locale": .string(step), "result": .string(label), "trace": .array(resolution.trace.map { .string($0) })])
+            }
+            text += "A key is looked up in " + chain.joined(separator: ", then ") + ", then the app's bundled strings.\n"
+            return CommandOutput(
+                json: ["locale": .string(locale), "region": .string(region), "appVersion": .string(version.description),
+                       "installId": .string(installID), "chain": .array(steps)],
+                text: text)
+        })
+}

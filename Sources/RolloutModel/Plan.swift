@@ -1,0 +1,173 @@
+/// What one locale's devices receive (DESIGN.md, "Versions, segments, targeting"): a baseline, the
+/// baselines before it (last known good), staged rules, and blocked content versions. Self-contained:
+/// each pack reference carries its `minAppVersion`, so resolution needs nothing but the plan.
+public struct Plan: Equatable, Sendable {
+    public struct PackRef: Equatable, Hashable, Sendable {
+        public let contentVersion: Int
+        public let minAppVersion: AppVersion
+
+        public init(contentVersion: Int, minAppVersion: AppVersion) {
+            self.contentVersion = contentVersion
+            self.minAppVersion = minAppVersion
+        }
+    }
+
+    /// A staged share of one pack for some regions and app versions.
+    public struct Rule: Equatable, Sendable {
+        public var pack: PackRef
+        /// Sorted region codes; empty means every region.
+        public var regions: [String]
+        public var versions: VersionRange
+        public var share: Percent
+        /// Per rollout: every rule of one candidate shares it, so its devices stay in as shares grow.
+        public var salt: String
+
+        public init(pack: PackRef, regions: [String], versions: VersionRange, share: Percent, salt: String) {
+            self.pack = pack
+            self.regions = regions.sorted()
+            self.versions = versions
+            self.share = share
+            self.salt = salt
+        }
+
+        public func matches(region: String, version: AppVersion) -> Bool {
+            (regions.isEmpty || regions.contains(region)) && versions.contains(version)
+        }
+
+        /// Same targeting (regions and versions), whatever the share.
+        public func targetsSame(as other: Rule) -> Bool { regions == other.regions && versions == other.versions }
+
+        public var regionsLabel: String { regions.isEmpty ? "*" : regions.joined(separator: ",") }
+    }
+
+    /// Who last changed the plan and why: shown by `status` without walking history.
+    public struct LastChange: Equatable, Sendable {
+        public let action: String
+        public let actor: String
+        public let time: Timestamp
+        public let reason: String?
+
+        public init(action: String, actor: String, time: Timestamp, reason: String?) {
+            self.action = action
+            self.actor = actor
+            self.time = time
+            self.reason = reason
+        }
+    }
+
+    public var locale: String
+    public var baseline: PackRef?
+    /// Earlier baselines, newest first: where a revert goes, and what a device too old for the
+    /// current baseline still runs.
+    public var previousBaselines: [PackRef]
+    public var rules: [Rule]
+    public var blocked: [Int]
+    public var lastChange: LastChange?
+
+    public init(locale: String, baseline: PackRef? = nil, previousBaselines: [PackRef] = [], rules: [Rule] = [], blocked: [Int] = [], lastChange: LastChange? = nil) {
+        self.locale = locale
+        self.baseline = baseline
+        self.previousBaselines = previousBaselines
+        self.rules = []
+        self.blocked = blocked.sorted()
+        self.lastChange = lastChange
+        setRules(rules)
+    }
+
+    /// Keeps rules in resolution order: region-specific before every-region, narrower version ranges
+    /// before wider ones, then by regions and range text so the order never depends on history.
+    public mutating func setRules(_ rules: [Rule]) {
+        self.rules = rules.sorted { a, b in
+            let ka = (a.regions.isEmpty ? 1 : 0, a.versions.breadth, a.regionsLabel, a.versions.description, a.pack.contentVersion)
+            let kb = (b.regions.isEmpty ? 1 : 0, b.versions.breadth, b.regionsLabel, b.versions.description, b.pack.contentVersion)
+            return ka < kb
+        }
+    }
+
+    /// The pack now being staged, if any (at most one at a time).
+    public var candidate: PackRef? { rules.first?.pack }
+
+    public func isBlocked(_ contentVersion: Int) -> Bool { blocked.contains(contentVersion) }
+
+    /// Baselines newest first, current one included.
+    public var baselines: [PackRef] { (baseline.map { [$0] } ?? []) + previousBaselines }
+
+    /// Only what decides what devices get: the plan without its last-change note.
+    public var targeting: Plan {
+        var copy = self
+        copy.lastChange = nil
+        return copy
+    }
+}
+
+// MARK: JSON
+
+extension Plan {
+    public var jsonValue: JSONValue {
+        func ref(_ r: PackRef) -> JSONValue { ["contentVersion": .integer(r.contentVersion), "minAppVersion": .string(r.minAppVersion.description)] }
+        var object: [String: JSONValue] = [
+            "locale": .string(locale),
+            "baseline": baseline.map(ref) ?? .null,
+            "previousBaselines": .array(previousBaselines.map(ref)),
+            "rules": .array(rules.map { rule in
+                [
+                    "pack": ref(rule.pack), "regions": .array(rule.regions.map { .string($0) }),
+                    "appVersions": .string(rule.versions.description), "basisPoints": .integer(rule.share.basisPoints),
+                    "salt": .string(rule.salt),
+                ]
+            }),
+            "blocked": .array(blocked.map { .integer($0) }),
+        ]
+        if let lastChange {
+            var change: [String: JSONValue] = [
+                "action": .string(lastChange.action), "actor": .string(lastChange.actor), "time": .string(lastChange.time.description),
+            ]
+            if let reason = lastChange.reason { change["reason"] = .string(reason) }
+            object["lastChange"] = .object(change)
+        }
+        return .object(object)
+    }
+
+    public static func parse(_ bytes: [UInt8], source: String) throws -> Plan {
+        let value: JSONValue
+        do {
+            value = try StrictJSONParser.parse(bytes)
+        } catch let error as JSONParseError {
+            throw RolloutError.badInput("\(source):\(error.line):\(error.column): \(error.message)")
+        }
+        return try parse(value, source: source)
+    }
+
+    public static func parse(_ value: JSONValue, source: String) throws -> Plan {
+        func fail(_ why: String) -> RolloutError { .badInput("\(source): \(why)") }
+        guard let o = value.objectValue, let locale = o["locale"]?.stringValue else { throw fail("a plan needs a locale") }
+        func ref(_ v: JSONValue?, _ what: String) throws -> PackRef {
+            guard let r = v?.objectValue, let cv = r["contentVersion"]?.integerValue, let text = r["minAppVersion"]?.stringValue,
+                let minApp = AppVersion(text)
+            else { throw fail("\(what) must be {contentVersion, minAppVersion}") }
+            return PackRef(contentVersion: cv, minAppVersion: minApp)
+        }
+        let baseline: PackRef? = (o["baseline"] == nil || o["baseline"] == .null) ? nil : try ref(o["baseline"], "baseline")
+        let previous = try (o["previousBaselines"]?.arrayValue ?? []).map { try ref($0, "previousBaselines[]") }
+        let rules = try (o["rules"]?.arrayValue ?? []).map { item -> Rule in
+            guard let r = item.objectValue, let bp = r["basisPoints"]?.integerValue, (0...10_000).contains(bp),
+                let salt = r["salt"]?.stringValue, let rangeText = r["appVersions"]?.stringValue,
+                let regions = r["regions"]?.arrayValue?.compactMap(\.stringValue)
+            else { throw fail("a rule needs pack, regions, appVersions, basisPoints and salt") }
+            let range: VersionRange
+            do { range = try VersionRange.parse(rangeText) } catch { throw fail("rule appVersions \"\(rangeText)\" is not a range") }
+            return Rule(pack: try ref(r["pack"], "rule pack"), regions: regions, versions: range, share: Percent(basisPoints: bp), salt: salt)
+        }
+        let blocked = try (o["blocked"]?.arrayValue ?? []).map { item -> Int in
+            guard let v = item.integerValue else { throw fail("blocked holds content versions") }
+            return v
+        }
+        var lastChange: LastChange?
+        if let c = o["lastChange"]?.objectValue, let action = c["action"]?.stringValue, let actor = c["actor"]?.stringValue,
+            let timeText = c["time"]?.stringValue, let time = Timestamp(iso8601: timeText)
+        {
+            lastChange = LastChange(action: action, actor: actor, time: time, reason: c["reason"]?.stringValue)
+        }
+        return Plan(locale: locale, baseline: baseline, previousBaselines: previous, rules: rules, blocked: blocked, lastChange: lastChange)
+    }
+}

@@ -1,0 +1,177 @@
+/// What a device gets from one locale's plan, and why (docs/targeting.md, "Resolution"). This one
+/// function serves `rollout resolve`, `simulate`, the manifest checks and the client library.
+public struct Resolution: Equatable, Sendable {
+    public enum Outcome: Hashable, Sendable, Comparable {
+        /// A pack of the plan's locale, by content version.
+        case pack(Int)
+        /// Nothing from this locale: the device uses the next locale of its chain, then its bundled strings.
+        case bundled
+
+        public func label(locale: String) -> String {
+            switch self {
+            case .pack(let version): return "\(locale)@\(version)"
+            case .bundled: return "bundled"
+            }
+        }
+    }
+
+    public let outcome: Outcome
+    /// One line per rule or baseline considered, in order.
+    public let trace: [String]
+
+    /// Resolves one device. `appVersion` nil means the app reported something that is not a numeric
+    /// version: such a device matches nothing and keeps its bundled strings.
+    public static func resolve(_ plan: Plan, region: String, appVersion: AppVersion?, installID: String) -> Resolution {
+        var trace: [String] = []
+        guard let version = appVersion else {
+            trace.append("app version is not numeric: nothing matches, bundled strings")
+            return Resolution(outcome: .bundled, trace: trace)
+        }
+        if let rule = plan.rules.first(where: { $0.matches(region: region, version: version) }) {
+            let id = "\(plan.locale)@\(rule.pack.contentVersion)"
+            let label = "rule \(id) [regions \(rule.regionsLabel), versions \(rule.versions), \(rule.share)]"
+            let bucket = Bucketing.bucket(installID: installID, salt: rule.salt)
+            if plan.isBlocked(rule.pack.contentVersion) {
+                trace.append("\(label): \(id) is blocked")
+            } else if version < rule.pack.minAppVersion {
+                trace.append("\(label): app \(version) is below its minAppVersion \(rule.pack.minAppVersion)")
+            } else if bucket >= rule.share.basisPoints {
+                trace.append("\(label): bucket \(bucket) is not below \(rule.share.basisPoints), not in the share")
+            } else {
+                trace.append("\(label): bucket \(bucket) < \(rule.share.basisPoints), in the share")
+                return Resolution(outcome: .pack(rule.pack.contentVersion), trace: trace)
+            }
+        } else if !plan.rules.isEmpty {
+            trace.append("no staged rule targets region \(region) on app \(version)")
+        }
+        return baseline(plan, version: version, trace: trace)
+    }
+
+    static func baseline(_ plan: Plan, version: AppVersion, trace: [String]) -> Resolution {
+        var trace = trace
+        for (index, ref) in plan.baselines.enumerated() {
+            let id = "\(plan.locale)@\(ref.contentVersion)"
+            let which = index == 0 ? "baseline" : "earlier baseline"
+            if plan.isBlocked(ref.contentVersion) {
+                trace.append("\(which) \(id) is blocked")
+            } else if version < ref.minAppVersion {
+                trace.append("\(which) \(id) needs app \(ref.minAppVersion), device has \(version)")
+            } else {
+                trace.append("\(which) \(id)")
+                return Resolution(outcome: .pack(ref.contentVersion), trace: trace)
+            }
+        }
+        trace.append(plan.baselines.isEmpty ? "no baseline: bundled strings" : "no baseline this app can run: bundled strings")
+        return Resolution(outcome: .bundled, trace: trace)
+    }
+}
+
+/// The shares a segment's devices receive: what `log --segment` and `promote --dry-run` show.
+public struct SegmentShares: Equatable, Sendable {
+    public struct Piece: Equatable, Sendable {
+        /// Region codes this piece covers: one code, or "*" / "other regions" for the rest.
+        public let regions: String
+        /// The app versions of the segment this piece covers ("4.8.x", ">=4.8.2").
+        public let versions: String
+        /// Basis points per outcome, largest first; they add up to 10,000.
+        public let shares: [(outcome: Resolution.Outcome, basisPoints: Int)]
+
+        public static func == (lhs: Piece, rhs: Piece) -> Bool {
+            lhs.regions == rhs.regions && lhs.versions == rhs.versions
+                && lhs.shares.map(\.outcome) == rhs.shares.map(\.outcome) && lhs.shares.map(\.basisPoints) == rhs.shares.map(\.basisPoints)
+        }
+
+        public func describe(locale: String) -> String {
+            shares.map { "\($0.outcome.label(locale: locale)) \(Percent(basisPoints: $0.basisPoints))" }.joined(separator: ", ")
+        }
+    }
+
+    public let pieces: [Piece]
+
+    /// The shares for devices in `region` (or every region, "*") on versions in `versions`.
+    /// Where rules or minAppVersions split the segment, each part is its own piece.
+    public static func of(_ plan: Plan, region: String, versions: VersionRange) -> SegmentShares {
+        SegmentShares(pieces: split([plan], region: region, versions: versions).map { Piece(regions: $0.regions, versions: $0.versions, shares: $0.shares[0]) })
+    }
+
+    /// Where `before` and `after` differ, piece by piece: what `promote --dry-run` prints.
+    public static func changes(from before: Plan, to after: Plan, region: String = Region.any, versions: VersionRange = .all) -> [(before: Piece, after: Piece)] {
+        split([before, after], region: region, versions: versions).compactMap { part in
+            let old = Piece(regions: part.regions, versions: part.versions, shares: part.shares[0])
+            let new = Piece(regions: part.regions, versions: part.versions, shares: part.shares[1])
+            return old == new ? nil : (old, new)
+        }
+    }
+
+    private typealias Shares = [(outcome: Resolution.Outcome, basisPoints: Int)]
+
+    /// Splits the segment into pieces inside which every plan resolves uniformly.
+    private static func split(_ plans: [Plan], region: String, versions: VersionRange) -> [(regions: String, versions: String, shares: [Shares])] {
+        let regionGroups: [(label: String, code: String?)]
+        if region == Region.any {
+            let named = Set(plans.flatMap { $0.rules.flatMap(\.regions) }).sorted()
+            regionGroups = named.map { ($0, $0) } + [(named.isEmpty ? "*" : "other regions", nil)]
+        } else {
+            regionGroups = [(region, region)]
+        }
+        var points: [AppVersion] = []
+        for point in plans.flatMap({ samplePoints($0, within: versions) }).sorted() where !points.contains(point) { points.append(point) }
+        func same(_ a: [Shares], _ b: [Shares]) -> Bool {
+            a.count == b.count && zip(a, b).allSatisfy { $0.map(\.outcome) == $1.map(\.outcome) && $0.map(\.basisPoints) == $1.map(\.basisPoints) }
+        }
+        var result: [(regions: String, versions: String, shares: [Shares])] = []
+        for group in regionGroups {
+            var groupPieces: [(start: AppVersion, shares: [Shares])] = []
+            for point in points {
+                let shares = plans.map { sharesAt($0, regionCode: group.code, version: point) }
+                if let last = groupPieces.last, same(last.shares, shares) { continue }
+                groupPieces.append((point, shares))
+            }
+            for (index, piece) in groupPieces.enumerated() {
+                let label: String
+                if groupPieces.count == 1 {
+                    label = versions.description
+                } else if index + 1 < groupPieces.count {
+                    label = ">=\(piece.start) <\(groupPieces[index + 1].start)"
+                } else {
+                    label = ">=\(piece.start)" + (versions.upper.map { $0.inclusive ? " <=\($0.version)" : " <\($0.version)" } ?? "")
+                }
+                result.append((group.label, label, piece.shares))
+            }
+        }
+        return result
+    }
+
+    /// Versions inside `range` at which resolution can change: its start, every rule bound and
+    /// minAppVersion inside it, and the first version after each exclusive lower bound.
+    static func samplePoints(_ plan: Plan, within range: VersionRange) -> [AppVersion] {
+        var points: [AppVersion] = [range.lower?.version ?? AppVersion(components: [0])]
+        if let lower = range.lower, !lower.inclusive { points[0] = justAfter(lower.version) }
+        var candidates = plan.rules.flatMap { $0.versions.boundaries + [$0.pack.minAppVersion] } + plan.baselines.map(\.minAppVersion)
+        candidates += plan.rules.compactMap { rule in rule.versions.lower.flatMap { $0.inclusive ? nil : justAfter($0.version) } }
+        for candidate in candidates where range.contains(candidate) { points.append(candidate) }
+        var unique: [AppVersion] = []
+        for point in points.sorted() where !unique.contains(point) { unique.append(point) }
+        return unique
+    }
+
+    static func justAfter(_ version: AppVersion) -> AppVersion {
+        let padded = version.components + Array(repeating: 0, count: max(0, AppVersion.maximumComponents - 1 - version.components.count))
+        return AppVersion(components: Array(padded.prefix(AppVersion.maximumComponents - 1)) + [1])
+    }
+
+    static func sharesAt(_ plan: Plan, regionCode: String?, version: AppVersion) -> [(outcome: Resolution.Outcome, basisPoints: Int)] {
+        let fallback = Resolution.baseline(plan, version: version, trace: []).outcome
+        let rule = plan.rules.first { rule in
+            (regionCode.map { rule.regions.isEmpty || rule.regions.contains($0) } ?? rule.regions.isEmpty) && rule.versions.contains(version)
+        }
+        var shares: [Resolution.Outcome: Int] = [:]
+        if let rule, !plan.isBlocked(rule.pack.contentVersion), version >= rule.pack.minAppVersion, rule.share.basisPoints > 0 {
+            shares[.pack(rule.pack.contentVersion), default: 0] += rule.share.basisPoints
+            if rule.share.basisPoints < Bucketing.buckets { shares[fallback, default: 0] += Bucketing.buckets - rule.share.basisPoints }
+        } else {
+            shares[fallback] = Bucketing.buckets
+        }
+        return shares.sorted { ($0.value, $1.key) > ($1.value, $0.key) }.map { (outcome: $0.key, basisPoints: $0.value) }
+    }
+}

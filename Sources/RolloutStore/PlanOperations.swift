@@ -1,0 +1,113 @@
+import RolloutModel
+
+/// What `promote` asked for.
+public struct PromoteRequest {
+    public let pack: PackID
+    public let share: Percent
+    /// nil: no --region given; [] would never be passed (`*` means every region and is given as ["*"]).
+    public let regions: [String]?
+    public let versions: VersionRange?
+    public let reason: String?
+
+    public init(pack: PackID, share: Percent, regions: [String]?, versions: VersionRange?, reason: String?) {
+        self.pack = pack
+        self.share = share
+        self.regions = regions
+        self.versions = versions
+        self.reason = reason
+    }
+
+    var hasTargeting: Bool { regions != nil || versions != nil }
+    /// Regions as stored in a rule: empty for every region.
+    var ruleRegions: [String] { (regions ?? []).contains(Region.any) ? [] : (regions ?? []).sorted() }
+}
+
+/// The outcome of a promote, applied or (with --dry-run) only computed.
+public struct PromoteOutcome {
+    public enum Kind: String { case staged = "promote", completed = "complete", unchanged }
+    public let kind: Kind
+    public let before: Plan
+    public let after: Plan
+}
+
+public enum PlanOperations {
+    /// Computes the plan `request` leads to from `plan`, or refuses it with the reason and the way out.
+    public static func promoted(_ plan: Plan, pack: Pack, request: PromoteRequest, parentCommit: String) throws -> (Plan, PromoteOutcome.Kind) {
+        let id = request.pack
+        let ref = Plan.PackRef(contentVersion: id.contentVersion, minAppVersion: pack.minAppVersion)
+        if plan.isBlocked(id.contentVersion) {
+            throw RolloutError.checkFailed("\(id) is blocked: it was reverted and no device may get it again. Publish the fix as a new version (\(id.locale)@\((plan.blocked.max() ?? id.contentVersion) + 1) or later)")
+        }
+        if let baseline = plan.baseline, id.contentVersion < baseline.contentVersion {
+            throw RolloutError.checkFailed("\(id) is older than the baseline \(id.locale)@\(baseline.contentVersion); to go back, use rollout revert \(id.locale) --to \(id.contentVersion)")
+        }
+        if let candidate = plan.candidate, candidate.contentVersion != id.contentVersion {
+            let staged = plan.rules.map { "\($0.share) in \($0.regionsLabel) \($0.versions)" }.joined(separator: "; ")
+            throw RolloutError.checkFailed(
+                "\(id.locale)@\(candidate.contentVersion) is still staged (\(staged)). Finish it first with rollout promote \(id.locale)@\(candidate.contentVersion) --to 100%, or take it back with rollout revert \(id.locale)")
+        }
+        if plan.baseline?.contentVersion == id.contentVersion {
+            if request.share == .full && plan.rules.isEmpty { return (plan, .unchanged) }
+            throw RolloutError.checkFailed("\(id) is already the baseline: every device that can run it has it")
+        }
+
+        var next = plan
+        let everyone = request.share == .full && request.ruleRegions.isEmpty && (request.versions?.isAll ?? true)
+        if everyone {
+            next.setRules([])
+            if let old = plan.baseline { next.previousBaselines = [old] + plan.previousBaselines }
+            next.baseline = ref
+            return (next, .completed)
+        }
+
+        let salt = plan.rules.first?.salt ?? Bucketing.salt(locale: id.locale, contentVersion: id.contentVersion, parent: parentCommit)
+        var rules = plan.rules
+        if !request.hasTargeting && !rules.isEmpty {
+            // No targeting given: the whole candidate moves to the new share, keeping each rule's targeting.
+            for index in rules.indices { rules[index].share = request.share }
+        } else {
+            let wanted = Plan.Rule(pack: ref, regions: request.ruleRegions, versions: request.versions ?? .all, share: request.share, salt: salt)
+            if let index = rules.firstIndex(where: { $0.targetsSame(as: wanted) }) {
+                rules[index].share = request.share
+            } else {
+                rules.append(wanted)
+            }
+        }
+        let lowered = plan.rules.contains { old in rules.contains { $0.targetsSame(as: old) && $0.share < old.share } }
+        if lowered && (request.reason ?? "").trimmingSpaces.isEmpty {
+            throw RolloutError.usage("lowering the share of \(id) takes devices back off it; say why with --reason TEXT")
+        }
+        next.setRules(rules)
+        if next.targeting == plan.targeting { return (plan, .unchanged) }
+        return (next, .staged)
+    }
+
+    /// Runs a promote on the repository (or, with `dryRun`, only computes it).
+    public static func promote(
+        _ request: PromoteRequest, in repository: PackRepository, dryRun: Bool, actor: Actor, time: @escaping () -> Timestamp
+    ) throws -> PackRepository.Applied<PromoteOutcome> {
+        try repository.apply(actor: actor, time: time) { snapshot in
+            let pack = try snapshot.requirePack(request.pack)
+            let locale = request.pack.locale
+            let before = try snapshot.plan(locale) ?? Plan(locale: locale)
+            var (after, kind) = try promoted(before, pack: pack, request: request, parentCommit: snapshot.commit?.hex ?? "")
+            if kind == .unchanged || dryRun {
+                return (nil, PromoteOutcome(kind: dryRun ? kind : .unchanged, before: before, after: after))
+            }
+            after.lastChange = Plan.LastChange(action: kind.rawValue, actor: actor.description, time: time(), reason: request.reason)
+            var trailers: [(name: String, value: String)] = [
+                ("Action", kind.rawValue), ("Locale", locale), ("Pack", request.pack.description), ("Percent", request.share.description),
+            ]
+            if kind == .staged {
+                trailers.append(("Regions", request.regions.map { $0.joined(separator: ",") } ?? "unchanged"))
+                trailers.append(("Versions", request.versions?.description ?? "unchanged"))
+            }
+            if let reason = request.reason { trailers.append(("Reason", reason)) }
+            let summary = kind == .completed
+                ? "complete \(request.pack): the baseline of \(locale)"
+                : "promote \(request.pack) to \(request.share)" + (request.regions.map { " in \($0.joined(separator: ","))" } ?? "") + (request.versions.map { " on \($0)" } ?? "")
+            let change = Change(summary: summary, trailers: trailers, writes: [(StateLayout.plan(locale), JSONWriter.pretty(after.jsonValue))])
+            return (change, PromoteOutcome(kind: kind, before: before, after: after))
+        }
+    }
+}
