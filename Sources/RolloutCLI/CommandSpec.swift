@@ -43,7 +43,7 @@ public struct CommandOutput {
 public let allCommands: [CommandSpec] = [
     InitCommand.spec,
     PackCommands.lint, PackCommands.add, PackCommands.list, PackCommands.show, PackCommands.diff, PackCommands.checksum,
-    PlanCommands.promote, PlanCommands.status, PlanCommands.resolve, SimulateCommand.spec,
+    PlanCommands.promote, PlanCommands.status, PlanCommands.resolve, SimulateCommand.spec, LogCommand.spec,
     PolicyCommands.show, PolicyCommands.set,
     HelpCommand.spec, HelpCommand.version,
 ]
