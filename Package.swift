@@ -31,6 +31,7 @@ let package = Package(
         .plugin(name: "EmbedTemplate", capability: .buildTool(), dependencies: ["embed-template"]),
 
         .testTarget(name: "RolloutModelTests", dependencies: ["RolloutModel"]),
+        .testTarget(name: "RolloutStoreTests", dependencies: ["RolloutStore"]),
         .testTarget(name: "RolloutCLITests", dependencies: ["RolloutCLI"]),
         // Drives the built `rollout` binary on real git repositories in temporary directories.
         .testTarget(name: "RolloutEndToEndTests", dependencies: ["rollout", "RolloutModel"]),

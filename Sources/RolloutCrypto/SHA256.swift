@@ -15,7 +15,19 @@ public enum SHA256 {
         Hex.encode(digest(bytes))
     }
 
-    private static func digest(buffer: UnsafeRawBufferPointer) -> [UInt8] {
+    /// The first 8 bytes of the digest as a big-endian integer, computed without allocating.
+    public static func leadingUInt64(_ buffer: UnsafeRawBufferPointer) -> UInt64 {
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: byteCount) { out in
+            var length: UInt32 = 0
+            let ok = EVP_Digest(buffer.baseAddress, buffer.count, out.baseAddress, &length, EVP_sha256(), nil)
+            precondition(ok == 1 && length == UInt32(byteCount), "EVP_Digest(SHA-256) failed")
+            var value: UInt64 = 0
+            for index in 0..<8 { value = value << 8 | UInt64(out[index]) }
+            return value
+        }
+    }
+
+    public static func digest(buffer: UnsafeRawBufferPointer) -> [UInt8] {
         var out = [UInt8](repeating: 0, count: byteCount)
         var length: UInt32 = 0
         let ok = out.withUnsafeMutableBufferPointer { outBuffer in

@@ -12,12 +12,18 @@ public enum Bucketing {
     public static let buckets = 10_000
 
     public static func bucket(installID: String, salt: String) -> Int {
-        var input = Array(salt.utf8)
-        input.append(0)
-        input.append(contentsOf: installID.utf8)
-        let digest = SHA256.digest(input)
-        var value: UInt64 = 0
-        for byte in digest.prefix(8) { value = value << 8 | UInt64(byte) }
+        let saltBytes = salt.utf8
+        let idBytes = installID.utf8
+        let count = saltBytes.count + 1 + idBytes.count
+        // Built on the stack: this runs once per device in simulations and on every refresh on a device.
+        let value = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: count) { input -> UInt64 in
+            var index = 0
+            for byte in saltBytes { input[index] = byte; index += 1 }
+            input[index] = 0
+            index += 1
+            for byte in idBytes { input[index] = byte; index += 1 }
+            return SHA256.leadingUInt64(UnsafeRawBufferPointer(input))
+        }
         return Int(value % UInt64(buckets))
     }
 

@@ -38,6 +38,11 @@ public struct Plan: Equatable, Sendable {
         public func targetsSame(as other: Rule) -> Bool { regions == other.regions && versions == other.versions }
 
         public var regionsLabel: String { regions.isEmpty ? "*" : regions.joined(separator: ",") }
+
+        /// "10% in TR on >=4.8", "5% in every region on every app version".
+        public var summary: String {
+            "\(share) in \(regions.isEmpty ? "every region" : regions.joined(separator: ",")) on \(versions.isAll ? "every app version" : versions.description)"
+        }
     }
 
     /// Who last changed the plan and why: shown by `status` without walking history.

@@ -23,46 +23,60 @@ public struct Resolution: Equatable, Sendable {
     /// version: such a device matches nothing and keeps its bundled strings.
     public static func resolve(_ plan: Plan, region: String, appVersion: AppVersion?, installID: String) -> Resolution {
         var trace: [String] = []
+        let outcome = evaluate(plan, region: region, appVersion: appVersion, installID: installID) { trace.append($0()) }
+        return Resolution(outcome: outcome, trace: trace)
+    }
+
+    /// The outcome alone, without building the explanation: for simulations and devices.
+    public static func outcome(_ plan: Plan, region: String, appVersion: AppVersion?, installID: String) -> Outcome {
+        evaluate(plan, region: region, appVersion: appVersion, installID: installID) { _ in }
+    }
+
+    /// The resolution algorithm of docs/targeting.md, step by step. `note` receives each step's
+    /// explanation lazily, so callers that do not want one pay nothing for it.
+    private static func evaluate(
+        _ plan: Plan, region: String, appVersion: AppVersion?, installID: String, note: (() -> String) -> Void
+    ) -> Outcome {
         guard let version = appVersion else {
-            trace.append("app version is not numeric: nothing matches, bundled strings")
-            return Resolution(outcome: .bundled, trace: trace)
+            note { "app version is not numeric: nothing matches, bundled strings" }
+            return .bundled
         }
         if let rule = plan.rules.first(where: { $0.matches(region: region, version: version) }) {
             let id = "\(plan.locale)@\(rule.pack.contentVersion)"
-            let label = "rule \(id) [regions \(rule.regionsLabel), versions \(rule.versions), \(rule.share)]"
-            let bucket = Bucketing.bucket(installID: installID, salt: rule.salt)
+            let label = { "rule \(id) [regions \(rule.regionsLabel), versions \(rule.versions), \(rule.share)]" }
             if plan.isBlocked(rule.pack.contentVersion) {
-                trace.append("\(label): \(id) is blocked")
+                note { "\(label()): \(id) is blocked" }
             } else if version < rule.pack.minAppVersion {
-                trace.append("\(label): app \(version) is below its minAppVersion \(rule.pack.minAppVersion)")
-            } else if bucket >= rule.share.basisPoints {
-                trace.append("\(label): bucket \(bucket) is not below \(rule.share.basisPoints), not in the share")
+                note { "\(label()): app \(version) is below its minAppVersion \(rule.pack.minAppVersion)" }
             } else {
-                trace.append("\(label): bucket \(bucket) < \(rule.share.basisPoints), in the share")
-                return Resolution(outcome: .pack(rule.pack.contentVersion), trace: trace)
+                let bucket = Bucketing.bucket(installID: installID, salt: rule.salt)
+                if bucket < rule.share.basisPoints {
+                    note { "\(label()): bucket \(bucket) < \(rule.share.basisPoints), in the share" }
+                    return .pack(rule.pack.contentVersion)
+                }
+                note { "\(label()): bucket \(bucket) is not below \(rule.share.basisPoints), not in the share" }
             }
         } else if !plan.rules.isEmpty {
-            trace.append("no staged rule targets region \(region) on app \(version)")
+            note { "no staged rule targets region \(region) on app \(version)" }
         }
-        return baseline(plan, version: version, trace: trace)
+        return baseline(plan, version: version, note: note)
     }
 
-    static func baseline(_ plan: Plan, version: AppVersion, trace: [String]) -> Resolution {
-        var trace = trace
+    static func baseline(_ plan: Plan, version: AppVersion, note: (() -> String) -> Void = { _ in }) -> Outcome {
         for (index, ref) in plan.baselines.enumerated() {
             let id = "\(plan.locale)@\(ref.contentVersion)"
             let which = index == 0 ? "baseline" : "earlier baseline"
             if plan.isBlocked(ref.contentVersion) {
-                trace.append("\(which) \(id) is blocked")
+                note { "\(which) \(id) is blocked" }
             } else if version < ref.minAppVersion {
-                trace.append("\(which) \(id) needs app \(ref.minAppVersion), device has \(version)")
+                note { "\(which) \(id) needs app \(ref.minAppVersion), device has \(version)" }
             } else {
-                trace.append("\(which) \(id)")
-                return Resolution(outcome: .pack(ref.contentVersion), trace: trace)
+                note { "\(which) \(id)" }
+                return .pack(ref.contentVersion)
             }
         }
-        trace.append(plan.baselines.isEmpty ? "no baseline: bundled strings" : "no baseline this app can run: bundled strings")
-        return Resolution(outcome: .bundled, trace: trace)
+        note { plan.baselines.isEmpty ? "no baseline: bundled strings" : "no baseline this app can run: bundled strings" }
+        return .bundled
     }
 }
 
@@ -161,7 +175,7 @@ public struct SegmentShares: Equatable, Sendable {
     }
 
     static func sharesAt(_ plan: Plan, regionCode: String?, version: AppVersion) -> [(outcome: Resolution.Outcome, basisPoints: Int)] {
-        let fallback = Resolution.baseline(plan, version: version, trace: []).outcome
+        let fallback = Resolution.baseline(plan, version: version)
         let rule = plan.rules.first { rule in
             (regionCode.map { rule.regions.isEmpty || rule.regions.contains($0) } ?? rule.regions.isEmpty) && rule.versions.contains(version)
         }

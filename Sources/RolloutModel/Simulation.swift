@@ -56,7 +56,7 @@ public enum Simulation {
         return zip(mix, counts).map { segment, count in
             var tally: [Resolution.Outcome: Int] = [:]
             for _ in 0..<count {
-                let outcome = Resolution.resolve(plan, region: segment.region, appVersion: segment.appVersion, installID: generator.next()).outcome
+                let outcome = Resolution.outcome(plan, region: segment.region, appVersion: segment.appVersion, installID: generator.next())
                 tally[outcome, default: 0] += 1
             }
             let expected = SegmentShares.sharesAt(plan, regionCode: segment.region, version: segment.appVersion)

@@ -41,16 +41,16 @@ public enum PlanOperations {
         if let baseline = plan.baseline, id.contentVersion < baseline.contentVersion {
             throw RolloutError.checkFailed("\(id) is older than the baseline \(id.locale)@\(baseline.contentVersion); to go back, use rollout revert \(id.locale) --to \(id.contentVersion)")
         }
-        if let candidate = plan.candidate, candidate.contentVersion != id.contentVersion {
-            let staged = plan.rules.map { "\($0.share) in \($0.regionsLabel) \($0.versions)" }.joined(separator: "; ")
-            throw RolloutError.checkFailed(
-                "\(id.locale)@\(candidate.contentVersion) is still staged (\(staged)). Finish it first with rollout promote \(id.locale)@\(candidate.contentVersion) --to 100%, or take it back with rollout revert \(id.locale)")
-        }
         if plan.baseline?.contentVersion == id.contentVersion {
             if request.share == .full && plan.rules.isEmpty { return (plan, .unchanged) }
             throw RolloutError.checkFailed("\(id) is already the baseline: every device that can run it has it")
         }
 
+        if let candidate = plan.candidate, candidate.contentVersion != id.contentVersion {
+            let staged = plan.rules.map(\.summary).joined(separator: "; ")
+            throw RolloutError.checkFailed(
+                "\(id.locale)@\(candidate.contentVersion) is still staged (\(staged)). Finish it first with rollout promote \(id.locale)@\(candidate.contentVersion) --to 100%, or take it back with rollout revert \(id.locale)")
+        }
         var next = plan
         let everyone = request.share == .full && request.ruleRegions.isEmpty && (request.versions?.isAll ?? true)
         if everyone {

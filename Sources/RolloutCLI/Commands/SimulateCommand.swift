@@ -85,7 +85,10 @@ enum SimulateCommand {
     static func parseMix(_ bytes: [UInt8], source: String) throws -> [Simulation.Segment] {
         var text = String(decoding: bytes, as: UTF8.self)
         if text.hasPrefix("\u{FEFF}") { text.removeFirst() }
-        let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map { $0.hasSuffix("\r") ? $0.dropLast() : $0 }
+        // Split on the scalar: in Swift "\r\n" is one Character, so splitting Characters on "\n" misses it.
+        let lines = text.unicodeScalars.split(separator: "\n", omittingEmptySubsequences: false).map { line in
+            Substring(String(String.UnicodeScalarView(line.last == "\r" ? line.dropLast() : line[...])))
+        }
         guard let header = lines.first, !header.isEmpty else { throw RolloutError.badInput("\(source): empty file; the first line must name region, app_version, weight") }
         let names = header.split(separator: ",", omittingEmptySubsequences: false).map { String($0).trimmingSpaces.lowercased() }
         func column(_ name: String) throws -> Int {

@@ -1,0 +1,72 @@
+import XCTest
+import RolloutModel
+@testable import RolloutStore
+
+/// The rules of promote, on plans directly (the end-to-end tests drive the same through the binary).
+final class PromoteRulesTests: XCTestCase {
+    let pack18 = Pack(locale: "tr-TR", contentVersion: 18, minAppVersion: AppVersion("4.8.0")!, strings: ["a": "b"])
+    let v17 = Plan.PackRef(contentVersion: 17, minAppVersion: AppVersion("4.8.0")!)
+
+    func request(_ share: String, regions: [String]? = nil, versions: String? = nil, reason: String? = nil, version: Int = 18) throws -> PromoteRequest {
+        PromoteRequest(pack: PackID(locale: "tr-TR", contentVersion: version), share: try Percent.parse(share), regions: regions,
+                       versions: try versions.map(VersionRange.parse), reason: reason)
+    }
+
+    func testABlockedVersionIsRefusedWithTheWayOut() throws {
+        let plan = Plan(locale: "tr-TR", baseline: v17, blocked: [18])
+        XCTAssertThrowsError(try PlanOperations.promoted(plan, pack: pack18, request: try request("10%"), parentCommit: "p")) { error in
+            guard case RolloutError.checkFailed(let message) = error else { return XCTFail("\(error)") }
+            XCTAssertTrue(message.contains("tr-TR@18 is blocked"), message)
+            XCTAssertTrue(message.contains("tr-TR@19"), message)
+        }
+    }
+
+    func testRepromotingKeepsTheSaltAndTheTargeting() throws {
+        let start = Plan(locale: "tr-TR", baseline: v17)
+        let (first, kind) = try PlanOperations.promoted(start, pack: pack18, request: try request("10%", regions: ["TR"], versions: ">=4.8"), parentCommit: "p1")
+        XCTAssertEqual(kind, .staged)
+        let (second, _) = try PlanOperations.promoted(first, pack: pack18, request: try request("50%"), parentCommit: "p2")
+        XCTAssertEqual(second.rules.count, 1)
+        XCTAssertEqual(second.rules[0].salt, first.rules[0].salt, "devices already in stay in")
+        XCTAssertEqual(second.rules[0].regions, ["TR"])
+        XCTAssertEqual(second.rules[0].share.basisPoints, 5000)
+        // A different region gets its own rule with the same salt and its own share.
+        let (third, _) = try PlanOperations.promoted(second, pack: pack18, request: try request("5%", regions: ["DE"]), parentCommit: "p3")
+        XCTAssertEqual(third.rules.map(\.regionsLabel).sorted(), ["DE", "TR"])
+        XCTAssertEqual(Set(third.rules.map(\.salt)), [first.rules[0].salt])
+    }
+
+    func testANewCandidateGetsAFreshSalt() throws {
+        let a = try PlanOperations.promoted(Plan(locale: "tr-TR", baseline: v17), pack: pack18, request: try request("10%"), parentCommit: "p1").0
+        let b = try PlanOperations.promoted(Plan(locale: "tr-TR", baseline: v17), pack: pack18, request: try request("10%"), parentCommit: "p2").0
+        XCTAssertNotEqual(a.rules[0].salt, b.rules[0].salt)
+    }
+
+    func testHundredPercentEverywhereCompletesAndKeepsTheLastKnownGood() throws {
+        let staged = try PlanOperations.promoted(Plan(locale: "tr-TR", baseline: v17), pack: pack18, request: try request("10%", regions: ["TR"]), parentCommit: "p").0
+        let (done, kind) = try PlanOperations.promoted(staged, pack: pack18, request: try request("100%"), parentCommit: "p")
+        XCTAssertEqual(kind, .completed)
+        XCTAssertEqual(done.baseline?.contentVersion, 18)
+        XCTAssertEqual(done.previousBaselines.map(\.contentVersion), [17])
+        XCTAssertTrue(done.rules.isEmpty)
+        // 100% for one region is a rule, not a completion.
+        let (regional, regionalKind) = try PlanOperations.promoted(staged, pack: pack18, request: try request("100%", regions: ["TR"]), parentCommit: "p")
+        XCTAssertEqual(regionalKind, .staged)
+        XCTAssertEqual(regional.baseline?.contentVersion, 17)
+    }
+
+    func testLoweringNeedsAReasonAndASecondCandidateIsRefused() throws {
+        let staged = try PlanOperations.promoted(Plan(locale: "tr-TR", baseline: v17), pack: pack18, request: try request("10%"), parentCommit: "p").0
+        XCTAssertThrowsError(try PlanOperations.promoted(staged, pack: pack18, request: try request("5%"), parentCommit: "p")) { error in
+            XCTAssertEqual((error as? RolloutError)?.exitCode, 64)
+        }
+        XCTAssertNoThrow(try PlanOperations.promoted(staged, pack: pack18, request: try request("5%", reason: "too fast"), parentCommit: "p"))
+        let pack19 = Pack(locale: "tr-TR", contentVersion: 19, minAppVersion: AppVersion("4.8.0")!, strings: ["a": "c"])
+        XCTAssertThrowsError(try PlanOperations.promoted(staged, pack: pack19, request: try request("5%", version: 19), parentCommit: "p")) { error in
+            guard case RolloutError.checkFailed(let message) = error else { return XCTFail("\(error)") }
+            XCTAssertTrue(message.contains("tr-TR@18 is still staged"), message)
+            XCTAssertTrue(message.contains("rollout promote tr-TR@18 --to 100%"), message)
+            XCTAssertTrue(message.contains("rollout revert tr-TR"), message)
+        }
+    }
+}
