@@ -147,11 +147,12 @@ public enum PackParser {
         }
         var strings: [String: String] = [:]
         strings.reserveCapacity(stringValues.count)
-        for key in JSONWriter.sortedKeys(stringValues) {
-            guard let text = stringValues[key]!.stringValue else {
-                throw fail("strings[\"\(key)\"] must be a string, found \(describe(stringValues[key]!))")
-            }
-            strings[key] = text
+        var wrongTypes: [String] = []
+        for (key, value) in stringValues {
+            if let text = value.stringValue { strings[key] = text } else { wrongTypes.append(key) }
+        }
+        if let key = wrongTypes.min() {
+            throw fail("strings[\"\(key)\"] must be a string, found \(describe(stringValues[key]!))")
         }
 
         let pack = Pack(

@@ -91,7 +91,8 @@ public struct StrictJSONParser {
             }
             index += 1
             var object: [String: JSONValue] = [:]
-            var keyLines: [String: Int] = [:]
+            // Where each key starts; the line number is worked out only if a duplicate needs it.
+            var keyOffsets: [String: Int] = [:]
             skipWhitespace()
             if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
                 index += 1
@@ -105,12 +106,12 @@ public struct StrictJSONParser {
                 }
                 let keyOffset = index
                 let key = try parseString()
-                if let first = keyLines.index(forKey: key) {
-                    let (earlier, firstLine) = keyLines[first]
+                if let first = keyOffsets.index(forKey: key) {
+                    let (earlier, firstOffset) = keyOffsets[first]
                     let how = earlier.isSameText(as: key) ? "" : " as the same text in another Unicode normalisation form"
-                    throw error("duplicate key \"\(key)\" (first defined on line \(firstLine)\(how))", at: keyOffset)
+                    throw error("duplicate key \"\(key)\" (first defined on line \(error("", at: firstOffset).line)\(how))", at: keyOffset)
                 }
-                keyLines[key] = error("", at: keyOffset).line
+                keyOffsets[key] = keyOffset
                 skipWhitespace()
                 guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else {
                     throw error("expected ':' after key \"\(key)\"")
