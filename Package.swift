@@ -30,6 +30,9 @@ let package = Package(
         .executableTarget(name: "embed-template", path: "Sources/embed-template"),
         .plugin(name: "EmbedTemplate", capability: .buildTool(), dependencies: ["embed-template"]),
 
+        // Benchmarks that need to run inside one process (docs/performance.md).
+        .executableTarget(name: "rollout-bench-resolve", dependencies: ["RolloutModel", "RolloutCrypto"], path: "bench/resolve"),
+
         .testTarget(name: "RolloutModelTests", dependencies: ["RolloutModel"]),
         .testTarget(name: "RolloutStoreTests", dependencies: ["RolloutStore"]),
         .testTarget(name: "RolloutCLITests", dependencies: ["RolloutCLI"]),

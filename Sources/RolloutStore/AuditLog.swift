@@ -27,28 +27,33 @@ public struct AuditEntry: Sendable {
         return SegmentShares.of(change.before, region: region, versions: versions) != SegmentShares.of(change.after, region: region, versions: versions)
     }
 
-    var jsonValue: JSONValue {
+    /// The index line: the plan is referenced by its git blob ids, not copied.
+    func indexLine(planBlobs: (before: String?, after: String)?) -> [UInt8] {
         var object: [String: JSONValue] = [
             "seq": .integer(sequence), "commit": .string(commit), "time": .integer(Int(time.seconds)), "actor": .string(actor),
             "action": .string(action), "summary": .string(summary), "locales": .array(locales.map { .string($0) }),
             "packs": .array(packs.map { .string($0) }),
         ]
         if let reason { object["reason"] = .string(reason) }
-        if let change = planChange {
-            object["plan"] = ["locale": .string(change.locale), "before": change.before.targeting.jsonValue, "after": change.after.targeting.jsonValue]
+        if let change = planChange, let blobs = planBlobs {
+            object["plan"] = ["locale": .string(change.locale), "before": blobs.before.map { .string($0) } ?? .null, "after": .string(blobs.after)]
         }
-        return .object(object)
+        var line = JSONWriter.canonical(.object(object))
+        line.append(0x0A)
+        return line
     }
 
-    static func parse(_ line: Substring) -> AuditEntry? {
+    /// Reads an index line back; `loadPlan` turns a blob id into the plan it holds.
+    static func parse(_ line: Substring, loadPlan: (String) -> Plan?) -> AuditEntry? {
         guard let value = try? StrictJSONParser.parse(Array(line.utf8)), let o = value.objectValue,
             let seq = o["seq"]?.integerValue, let commit = o["commit"]?.stringValue, let time = o["time"]?.integerValue,
             let actor = o["actor"]?.stringValue, let action = o["action"]?.stringValue, let summary = o["summary"]?.stringValue
         else { return nil }
         var change: PlanChange?
-        if let plan = o["plan"]?.objectValue, let locale = plan["locale"]?.stringValue, let before = plan["before"], let after = plan["after"] {
-            guard let b = try? Plan.parse(before, source: "index"), let a = try? Plan.parse(after, source: "index") else { return nil }
-            change = PlanChange(locale: locale, before: b, after: a)
+        if let plan = o["plan"]?.objectValue, let locale = plan["locale"]?.stringValue, let after = plan["after"]?.stringValue {
+            guard let afterPlan = loadPlan(after) else { return nil }
+            let beforePlan = plan["before"]?.stringValue.flatMap(loadPlan) ?? Plan(locale: locale)
+            change = PlanChange(locale: locale, before: beforePlan, after: afterPlan)
         }
         return AuditEntry(
             sequence: seq, commit: commit, time: Timestamp(seconds: Int64(time)), actor: actor, action: action, summary: summary,
@@ -61,15 +66,18 @@ public struct AuditEntry: Sendable {
 /// "what did TR on 4.8 get" does not mean reading every commit ever made.
 ///
 /// The index lives in `<repository>/rollout/log-index/` and is only a cache: it is derived from the
-/// history alone, brought up to date before every query, and rebuilt from scratch when it is missing,
-/// damaged, or the history it indexed is no longer the history of the state ref.
-/// Files: `all.jsonl` (every change), `locale-<L>.jsonl`, `region-<R>.jsonl` (changes that altered
-/// what devices in R get), `region-_other.jsonl` (changes that altered regions no rule names),
-/// and `HEAD` (`<commit> <count>`: what is indexed).
+/// history alone, brought up to date before every query, and rebuilt from scratch when it is missing
+/// or the history it indexed is no longer the history of the state ref. Files:
+/// - `changes.jsonl`: one line per commit, oldest first (plans referenced by blob id, not copied);
+/// - `locale-<L>.idx`: `<seq> <offset>` of each change naming locale L;
+/// - `region-<R>.idx`: changes that altered what devices in region R receive;
+/// - `region-_other.idx`: changes that altered regions no rule of the plan names;
+/// - `HEAD`: `<commit> <count>`, what is indexed.
 public final class AuditLog {
     let repository: PackRepository
     public let directory: String
     static let flushEvery = 2_000
+    private var planCache: [String: Plan] = [:]
 
     public init(repository: PackRepository) {
         self.repository = repository
@@ -98,39 +106,37 @@ public final class AuditLog {
 
     public func query(_ query: Query) throws -> Result {
         let indexed = try refresh()
-        var files: [String]
+        let changes = ChangesFile(path: directory + "/changes.jsonl")
+        var cursors: [IndexCursor]
         if let segment = query.segment, segment.region != Region.any {
-            files = ["region-\(segment.region).jsonl", "region-_other.jsonl"]
+            cursors = ["region-\(segment.region).idx", "region-_other.idx"].map { IndexCursor(pointers: directory + "/" + $0, changes: changes) }
         } else if let locale = query.locale ?? query.pack?.locale {
-            files = ["locale-\(locale).jsonl"]
+            cursors = [IndexCursor(pointers: directory + "/locale-\(locale).idx", changes: changes)]
         } else {
-            files = ["all.jsonl"]
+            cursors = [IndexCursor(changes: changes)]
         }
-        let readers = files.map { ReverseLineReader(path: directory + "/" + $0) }
-        var heads: [AuditEntry?] = readers.map { next($0, below: indexed + 1) }
+        var heads: [(sequence: Int, line: Substring)?] = cursors.map { $0.next(below: indexed + 1) }
         var results: [AuditEntry] = []
         var lastSequence = Int.max
-        while true {
-            guard let pick = heads.indices.filter({ heads[$0] != nil }).max(by: { heads[$0]!.sequence < heads[$1]!.sequence }) else { break }
-            let entry = heads[pick]!
-            heads[pick] = next(readers[pick], below: entry.sequence)
-            guard entry.sequence < lastSequence else { continue }
-            lastSequence = entry.sequence
-            guard matches(entry, query) else { continue }
+        while let pick = heads.indices.filter({ heads[$0] != nil }).max(by: { heads[$0]!.sequence < heads[$1]!.sequence }) {
+            let (sequence, line) = heads[pick]!
+            heads[pick] = cursors[pick].next(below: sequence)
+            guard sequence < lastSequence else { continue }
+            lastSequence = sequence
+            guard let entry = AuditEntry.parse(line, loadPlan: loadPlan), matches(entry, query) else { continue }
             if let limit = query.limit, results.count == limit { return Result(entries: results, truncated: true) }
             results.append(entry)
         }
         return Result(entries: results, truncated: false)
     }
 
-    /// The next entry of a file, newest first, skipping anything at or above `below` (duplicates
-    /// and lines appended by an update that had not finished when this query started).
-    private func next(_ reader: ReverseLineReader, below: Int) -> AuditEntry? {
-        while let line = reader.next() {
-            guard let entry = AuditEntry.parse(line) else { continue }
-            if entry.sequence < below { return entry }
+    private func loadPlan(_ blob: String) -> Plan? {
+        if let cached = planCache[blob] { return cached }
+        guard let id = ObjectID(hex: blob), let bytes = try? repository.git.readBlob(id), let plan = try? Plan.parse(bytes, source: blob) else {
+            return nil
         }
-        return nil
+        planCache[blob] = plan
+        return plan
     }
 
     private func matches(_ entry: AuditEntry, _ query: Query) -> Bool {
@@ -170,60 +176,62 @@ public final class AuditLog {
         }
         if cursor == nil && indexedCommit != nil {
             try reset()
-            (indexedCommit, count) = (nil, 0)
+            count = 0
         }
-        var buffers: [String: [UInt8]] = [:]
-        var processed = 0
-        for id in pending.reversed() {
+        var batch = Batch()
+        for (position, id) in pending.reversed().enumerated() {
             count += 1
-            let entry = try makeEntry(id, sequence: count)
-            var line = JSONWriter.canonical(entry.jsonValue)
-            line.append(0x0A)
-            for file in files(for: entry) { buffers[file, default: []].append(contentsOf: line) }
-            processed += 1
-            if processed % AuditLog.flushEvery == 0 || processed == pending.count {
-                try flush(buffers)
-                buffers = [:]
+            let (entry, blobs) = try makeEntry(id, sequence: count)
+            batch.add(entry.indexLine(planBlobs: blobs), sequence: count, pointers: files(for: entry))
+            if (position + 1) % AuditLog.flushEvery == 0 || position + 1 == pending.count {
+                try batch.flush(to: directory)
+                batch = Batch()
                 try writeHead(commit: id.hex, count: count)
             }
         }
         return count
     }
 
+    /// The pointer files a change belongs in.
     private func files(for entry: AuditEntry) -> [String] {
-        var files = ["all.jsonl"] + entry.locales.map { "locale-\($0).jsonl" }
+        var files = entry.locales.map { "locale-\($0).idx" }
         if let change = entry.planChange {
             var regions: Set<String> = []
             for piece in SegmentShares.changes(from: change.before, to: change.after) {
                 regions.insert(Region.assigned.contains(piece.after.regions) ? piece.after.regions : "_other")
             }
-            files += regions.sorted().map { "region-\($0).jsonl" }
+            files += regions.sorted().map { "region-\($0).idx" }
         }
         return files
     }
 
-    private func makeEntry(_ id: ObjectID, sequence: Int) throws -> AuditEntry {
+    private func makeEntry(_ id: ObjectID, sequence: Int) throws -> (AuditEntry, (before: String?, after: String)?) {
         let commit = try repository.git.commit(id)
         let trailers = Change.trailers(of: commit.message)
         func values(_ name: String) -> [String] { trailers.filter { $0.name == name }.map(\.value) }
         let locales = values("Locale")
         var planChange: AuditEntry.PlanChange?
+        var blobs: (before: String?, after: String)?
         for locale in locales {
             let path = StateLayout.plan(locale)
             let after = try repository.git.treeEntry(commit.tree, path: path)
             let parentTree = try commit.parents.first.map { try repository.git.commit($0).tree }
             let before = try parentTree.flatMap { try repository.git.treeEntry($0, path: path) }
             guard let after, after.id != before?.id else { continue }
-            let afterPlan = try Plan.parse(repository.git.readBlob(after.id), source: path)
-            let beforePlan = try before.map { try Plan.parse(repository.git.readBlob($0.id), source: path) } ?? Plan(locale: locale)
+            guard let afterPlan = loadPlan(after.id.hex) else {
+                throw RolloutError.internal("\(path) at commit \(id.short) is damaged; check the repository with git fsck")
+            }
+            let beforePlan = before.flatMap { loadPlan($0.id.hex) } ?? Plan(locale: locale)
             planChange = AuditEntry.PlanChange(locale: locale, before: beforePlan, after: afterPlan)
+            blobs = (before?.id.hex, after.id.hex)
         }
         let summary = commit.message.split(separator: "\n", omittingEmptySubsequences: false).first.map(String.init) ?? ""
-        return AuditEntry(
+        let entry = AuditEntry(
             sequence: sequence, commit: id.hex, time: Timestamp(seconds: commit.author.time),
             actor: values("Actor").first ?? "\(commit.author.name) <\(commit.author.email)>",
             action: values("Action").first ?? "unknown", summary: summary, reason: values("Reason").first,
             locales: locales, packs: values("Pack"), planChange: planChange)
+        return (entry, blobs)
     }
 
     private func readHead() -> (String?, Int) {
@@ -238,37 +246,131 @@ public final class AuditLog {
     }
 
     private func reset() throws {
-        for name in try FileManager.default.contentsOfDirectory(atPath: directory) where name.hasSuffix(".jsonl") || name == "HEAD" {
+        for name in try FileManager.default.contentsOfDirectory(atPath: directory) where name != "lock" {
             try FileManager.default.removeItem(atPath: directory + "/" + name)
         }
     }
+}
 
-    private func flush(_ buffers: [String: [UInt8]]) throws {
-        for (file, bytes) in buffers {
-            let path = directory + "/" + file
-            let fd = open(path, O_CREAT | O_WRONLY | O_APPEND | O_CLOEXEC, 0o644)
-            guard fd >= 0 else { throw RolloutError.internal("cannot write \(path)") }
-            defer { close(fd) }
-            // An update killed mid-line leaves a partial line: start on a fresh one (readers skip the fragment).
-            let size = lseek(fd, 0, SEEK_END)
-            var prefix: [UInt8] = []
-            if size > 0 {
-                let reader = open(path, O_RDONLY | O_CLOEXEC)
-                var last: UInt8 = 0
-                if reader >= 0 {
-                    _ = pread(reader, &last, 1, size - 1)
-                    close(reader)
-                }
-                if last != 0x0A { prefix = [0x0A] }
-            }
-            let data = prefix + bytes
-            var written = 0
-            while written < data.count {
-                let n = data[written...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-                guard n > 0 else { throw RolloutError.internal("cannot write \(path)") }
-                written += n
+/// Index lines waiting to be appended: the change lines, and for each pointer file its `<seq> <n>`
+/// lines, where n is the change's position in this batch until `flush` turns it into a byte offset.
+private struct Batch {
+    var changes: [UInt8] = []
+    var lineStarts: [Int] = []
+    var pointers: [String: [(sequence: Int, line: Int)]] = [:]
+
+    mutating func add(_ line: [UInt8], sequence: Int, pointers files: [String]) {
+        lineStarts.append(changes.count)
+        changes.append(contentsOf: line)
+        for file in files { pointers[file, default: []].append((sequence, lineStarts.count - 1)) }
+    }
+
+    func flush(to directory: String) throws {
+        guard !changes.isEmpty else { return }
+        let base = try append(changes, to: directory + "/changes.jsonl")
+        for (file, items) in pointers {
+            var text = ""
+            for item in items { text += "\(item.sequence) \(base + lineStarts[item.line])\n" }
+            _ = try append(Array(text.utf8), to: directory + "/" + file)
+        }
+    }
+
+    /// Appends, first finishing any line a killed update left half-written; returns where `bytes` start.
+    private func append(_ bytes: [UInt8], to path: String) throws -> Int {
+        let fd = open(path, O_CREAT | O_RDWR | O_APPEND | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw RolloutError.internal("cannot write \(path)") }
+        defer { close(fd) }
+        var size = Int(lseek(fd, 0, SEEK_END))
+        var data = bytes
+        if size > 0 {
+            var last: UInt8 = 0
+            _ = pread(fd, &last, 1, off_t(size - 1))
+            if last != 0x0A {
+                data.insert(0x0A, at: 0)
+                size += 1
             }
         }
+        var written = 0
+        while written < data.count {
+            let n = data[written...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+            guard n > 0 else { throw RolloutError.internal("cannot write \(path)") }
+            written += n
+        }
+        return size
+    }
+}
+
+/// Random access to `changes.jsonl` by byte offset.
+final class ChangesFile {
+    let path: String
+    private let fd: Int32
+
+    init(path: String) {
+        self.path = path
+        fd = open(path, O_RDONLY | O_CLOEXEC)
+    }
+
+    deinit { if fd >= 0 { close(fd) } }
+
+    /// The line starting at `offset`, or nil past the end.
+    func line(at offset: Int) -> Substring? {
+        guard fd >= 0 else { return nil }
+        var bytes: [UInt8] = []
+        var position = offset
+        while true {
+            var chunk = [UInt8](repeating: 0, count: 4096)
+            let n = chunk.withUnsafeMutableBytes { pread(fd, $0.baseAddress, 4096, off_t(position)) }
+            guard n > 0 else { break }
+            if let newline = chunk[..<n].firstIndex(of: 0x0A) {
+                bytes += chunk[..<newline]
+                break
+            }
+            bytes += chunk[..<n]
+            position += n
+        }
+        return bytes.isEmpty ? nil : Substring(String(decoding: bytes, as: UTF8.self))
+    }
+}
+
+/// Walks one index newest first: a pointer file (`<seq> <offset>` lines), or changes.jsonl itself.
+final class IndexCursor {
+    private let reader: ReverseLineReader
+    private let changes: ChangesFile
+    private let direct: Bool
+
+    init(pointers path: String, changes: ChangesFile) {
+        reader = ReverseLineReader(path: path)
+        self.changes = changes
+        direct = false
+    }
+
+    init(changes: ChangesFile) {
+        reader = ReverseLineReader(path: changes.path)
+        self.changes = changes
+        direct = true
+    }
+
+    /// The next change below `below` (skipping duplicates and anything newer than the query's start).
+    func next(below: Int) -> (sequence: Int, line: Substring)? {
+        while let line = reader.next() {
+            if direct {
+                guard let sequence = IndexCursor.sequence(of: line), sequence < below else { continue }
+                return (sequence, line)
+            }
+            let parts = line.split(separator: " ")
+            guard parts.count == 2, let sequence = Int(parts[0]), let offset = Int(parts[1]), sequence < below,
+                let change = changes.line(at: offset), IndexCursor.sequence(of: change) == sequence
+            else { continue }
+            return (sequence, change)
+        }
+        return nil
+    }
+
+    /// The `seq` of a change line, read without parsing the whole line (canonical JSON puts it last
+    /// among the short members; a full parse follows for the lines that are used).
+    static func sequence(of line: Substring) -> Int? {
+        guard let range = line.range(of: "\"seq\":") else { return nil }
+        return Int(line[range.upperBound...].prefix { $0.isNumber })
     }
 }
 

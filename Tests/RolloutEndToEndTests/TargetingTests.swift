@@ -238,9 +238,9 @@ final class TargetingTests: XCTestCase {
         try FileManager.default.removeItem(atPath: w.repository + "/rollout/log-index")
         XCTAssertEqual(try w.rollout("log", "--segment", "TR/4.8", "--json").stdout, first)
         // Damaged: a garbage line is skipped.
-        let handle = try XCTUnwrap(FileHandle(forWritingAtPath: w.repository + "/rollout/log-index/region-TR.jsonl"))
+        let handle = try XCTUnwrap(FileHandle(forWritingAtPath: w.repository + "/rollout/log-index/region-TR.idx"))
         handle.seekToEndOfFile()
-        handle.write(Data("{not json\n".utf8))
+        handle.write(Data("12 not-a-pointer\n99999 123456789\n".utf8))
         try handle.close()
         XCTAssertEqual(try w.rollout("log", "--segment", "TR/4.8", "--json").stdout, first)
         // History rewritten behind the tool's back: the index follows the state ref, not its own memory.
