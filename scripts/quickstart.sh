@@ -30,6 +30,18 @@ step pack diff tr-TR@17 tr-TR@18
 sed -e 's/Hoş geldin/Merhaba/' -e '/"checksum"/d' tr-TR@18.json > edited.json
 expect_refusal pack add edited.json
 
+# Stage: tr-TR@17 for everyone, then tr-TR@18 to 10% of Turkish devices on 4.8 and later.
+step promote tr-TR@17 --to 100% --reason "first tr-TR baseline"
+step promote en-US@1 --to 100%
+step promote tr@1 --to 100%
+step promote tr-TR@18 --to 10% --region TR --app-version '>=4.8' --dry-run
+step promote tr-TR@18 --to 10% --region TR --app-version '>=4.8' --reason "typo fix"
+step status tr-TR
+step resolve --locale tr-TR --region TR --app-version 4.8.1 --install-id 5F0C2A7E-1111-2222-3333-444455556666
+step simulate tr-TR --devices 100000
+step promote tr-TR@18 --to 50% --reason "no complaints after a day"
+step log --segment TR/4.8
+
 printf '\n\033[1m$ git --git-dir .rollout log --format=...\033[0m   # the history is the audit log\n'
 git --git-dir .rollout log --format='%h %ad %s%n%(trailers:key=Rollout-Actor,key=Rollout-Reason)' --date=iso-strict
 git --git-dir .rollout fsck --strict --no-dangling && echo "git fsck: clean"

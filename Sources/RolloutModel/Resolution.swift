@@ -146,7 +146,8 @@ public struct SegmentShares: Equatable, Sendable {
                 if groupPieces.count == 1 {
                     label = versions.description
                 } else if index + 1 < groupPieces.count {
-                    label = ">=\(piece.start) <\(groupPieces[index + 1].start)"
+                    let from = piece.start == AppVersion(components: [0]) ? "" : ">=\(piece.start) "
+                    label = from + "<\(groupPieces[index + 1].start)"
                 } else {
                     label = ">=\(piece.start)" + (versions.upper.map { $0.inclusive ? " <=\($0.version)" : " <\($0.version)" } ?? "")
                 }
