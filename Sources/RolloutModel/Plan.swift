@@ -35,13 +35,16 @@ public struct Plan: Equatable, Sendable {
         }
 
         /// Same targeting (regions and versions), whatever the share.
-        public func targetsSame(as other: Rule) -> Bool { regions == other.regions && versions == other.versions }
+        public func targetsSame(as other: Rule) -> Bool { regions == other.regions && versions.sameVersions(as: other.versions) }
 
         public var regionsLabel: String { regions.isEmpty ? "*" : regions.joined(separator: ",") }
 
         /// "10% in TR on >=4.8", "5% in every region on every app version".
-        public var summary: String {
-            "\(share) in \(regions.isEmpty ? "every region" : regions.joined(separator: ",")) on \(versions.isAll ? "every app version" : versions.description)"
+        public var summary: String { "\(share) in \(target)" }
+
+        /// "TR on >=4.8", "every region on every app version".
+        public var target: String {
+            "\(regions.isEmpty ? "every region" : regions.joined(separator: ",")) on \(versions.isAll ? "every app version" : versions.description)"
         }
     }
 

@@ -80,6 +80,32 @@ public struct Resolution: Equatable, Sendable {
     }
 }
 
+extension Plan {
+    /// A rule no device can reach first (an earlier rule always matches before it), and the rule
+    /// that shadows it; nil when every rule decides for some device.
+    public func unreachableRule() -> (rule: Rule, shadowedBy: Rule?)? {
+        let named = Set(rules.flatMap(\.regions))
+        let unnamed = Region.assigned.sorted().first { !named.contains($0) }!
+        for rule in rules {
+            let regions = rule.regions.isEmpty ? named.sorted() + [unnamed] : rule.regions
+            var reached = false
+            var shadow: Rule?
+            for region in regions where !reached {
+                for version in SegmentShares.samplePoints(self, within: rule.versions) where rule.versions.contains(version) {
+                    let first = rules.first { $0.matches(region: region, version: version) }
+                    if first?.targetsSame(as: rule) == true {
+                        reached = true
+                        break
+                    }
+                    shadow = shadow ?? first
+                }
+            }
+            if !reached { return (rule, shadow) }
+        }
+        return nil
+    }
+}
+
 /// The shares a segment's devices receive: what `log --segment` and `promote --dry-run` show.
 public struct SegmentShares: Equatable, Sendable {
     public struct Piece: Equatable, Sendable {
@@ -164,6 +190,7 @@ public struct SegmentShares: Equatable, Sendable {
         if let lower = range.lower, !lower.inclusive { points[0] = justAfter(lower.version) }
         var candidates = plan.rules.flatMap { $0.versions.boundaries + [$0.pack.minAppVersion] } + plan.baselines.map(\.minAppVersion)
         candidates += plan.rules.compactMap { rule in rule.versions.lower.flatMap { $0.inclusive ? nil : justAfter($0.version) } }
+        candidates += plan.rules.compactMap { rule in rule.versions.upper.flatMap { $0.inclusive ? justAfter($0.version) : nil } }
         for candidate in candidates where range.contains(candidate) { points.append(candidate) }
         var unique: [AppVersion] = []
         for point in points.sorted() where !unique.contains(point) { unique.append(point) }

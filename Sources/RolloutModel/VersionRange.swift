@@ -31,6 +31,9 @@ public struct VersionRange: Equatable, Hashable, Sendable, CustomStringConvertib
 
     public var isAll: Bool { lower == nil && upper == nil }
 
+    /// The same set of versions, however it is written (`4.8.x` and `>=4.8 <4.9`, `>=4.8` and `>=4.8.0`).
+    public func sameVersions(as other: VersionRange) -> Bool { lower == other.lower && upper == other.upper }
+
     /// `4.8` as a segment: every 4.8.x, that is `>=4.8 <4.9`.
     public static func prefix(_ version: AppVersion) -> VersionRange {
         var next = version.components
@@ -57,6 +60,7 @@ public struct VersionRange: Equatable, Hashable, Sendable, CustomStringConvertib
         for part in parts {
             let op = String(part.prefix { "<>=".contains($0) })
             let rest = String(part.dropFirst(op.count))
+            if rest.isEmpty { throw bad("has the operator \"\(op)\" with no version after it (write \(op)4.8, without a space)") }
             guard let version = AppVersion(rest) else {
                 if op.isEmpty, AppVersion(part) == nil { throw bad("is not a range") }
                 throw bad("has \"\(rest)\", which is not a numeric version")

@@ -19,24 +19,28 @@ public struct AuditEntry: Sendable {
     public let reason: String?
     public let locales: [String]
     public let packs: [String]
-    public let planChange: PlanChange?
+    /// Every plan the commit changed (one for anything rollout writes; a commit made by hand may change several).
+    public let planChanges: [PlanChange]
 
-    /// Whether this change altered what devices in `region` (or "*") on `versions` receive.
-    public func affects(region: String, versions: VersionRange) -> Bool {
-        guard let change = planChange else { return false }
-        return SegmentShares.of(change.before, region: region, versions: versions) != SegmentShares.of(change.after, region: region, versions: versions)
+    /// The plan changes that altered what devices in `region` (or "*") on `versions` receive.
+    public func changes(affecting region: String, versions: VersionRange) -> [PlanChange] {
+        planChanges.filter { change in
+            SegmentShares.of(change.before, region: region, versions: versions) != SegmentShares.of(change.after, region: region, versions: versions)
+        }
     }
 
     /// The index line: the plan is referenced by its git blob ids, not copied.
-    func indexLine(planBlobs: (before: String?, after: String)?) -> [UInt8] {
+    func indexLine(planBlobs: [(before: String?, after: String)]) -> [UInt8] {
         var object: [String: JSONValue] = [
             "seq": .integer(sequence), "commit": .string(commit), "time": .integer(Int(time.seconds)), "actor": .string(actor),
             "action": .string(action), "summary": .string(summary), "locales": .array(locales.map { .string($0) }),
             "packs": .array(packs.map { .string($0) }),
         ]
         if let reason { object["reason"] = .string(reason) }
-        if let change = planChange, let blobs = planBlobs {
-            object["plan"] = ["locale": .string(change.locale), "before": blobs.before.map { .string($0) } ?? .null, "after": .string(blobs.after)]
+        if !planChanges.isEmpty {
+            object["plans"] = .array(zip(planChanges, planBlobs).map { change, blobs in
+                ["locale": .string(change.locale), "before": blobs.before.map { .string($0) } ?? .null, "after": .string(blobs.after)]
+            })
         }
         var line = JSONWriter.canonical(.object(object))
         line.append(0x0A)
@@ -49,16 +53,18 @@ public struct AuditEntry: Sendable {
             let seq = o["seq"]?.integerValue, let commit = o["commit"]?.stringValue, let time = o["time"]?.integerValue,
             let actor = o["actor"]?.stringValue, let action = o["action"]?.stringValue, let summary = o["summary"]?.stringValue
         else { return nil }
-        var change: PlanChange?
-        if let plan = o["plan"]?.objectValue, let locale = plan["locale"]?.stringValue, let after = plan["after"]?.stringValue {
-            guard let afterPlan = loadPlan(after) else { return nil }
+        var changes: [PlanChange] = []
+        for item in o["plans"]?.arrayValue ?? [] {
+            guard let plan = item.objectValue, let locale = plan["locale"]?.stringValue, let after = plan["after"]?.stringValue,
+                let afterPlan = loadPlan(after)
+            else { return nil }
             let beforePlan = plan["before"]?.stringValue.flatMap(loadPlan) ?? Plan(locale: locale)
-            change = PlanChange(locale: locale, before: beforePlan, after: afterPlan)
+            changes.append(PlanChange(locale: locale, before: beforePlan, after: afterPlan))
         }
         return AuditEntry(
             sequence: seq, commit: commit, time: Timestamp(seconds: Int64(time)), actor: actor, action: action, summary: summary,
             reason: o["reason"]?.stringValue, locales: o["locales"]?.arrayValue?.compactMap(\.stringValue) ?? [],
-            packs: o["packs"]?.arrayValue?.compactMap(\.stringValue) ?? [], planChange: change)
+            packs: o["packs"]?.arrayValue?.compactMap(\.stringValue) ?? [], planChanges: changes)
     }
 }
 
@@ -78,6 +84,7 @@ public final class AuditLog {
     public let directory: String
     static let flushEvery = 2_000
     private var planCache: [String: Plan] = [:]
+    private var planTreeCache: [ObjectID: [String: String]] = [:]
 
     public init(repository: PackRepository) {
         self.repository = repository
@@ -145,8 +152,7 @@ public final class AuditLog {
         if let locale = query.locale, !entry.locales.contains(locale) { return false }
         if let pack = query.pack, !entry.packs.contains(pack.description) { return false }
         if let segment = query.segment {
-            if let locale = query.locale, entry.planChange?.locale != locale { return false }
-            return entry.affects(region: segment.region, versions: segment.versions)
+            return entry.changes(affecting: segment.region, versions: segment.versions).contains { query.locale == nil || $0.locale == query.locale }
         }
         return true
     }
@@ -174,7 +180,8 @@ public final class AuditLog {
             pending.append(id)
             cursor = try repository.git.commit(id).parents.first
         }
-        if cursor == nil && indexedCommit != nil {
+        if indexedCommit == nil || cursor == nil {
+            // Nothing usable indexed (none yet, another format, a missing file) or a rewritten history.
             try reset()
             count = 0
         }
@@ -195,54 +202,72 @@ public final class AuditLog {
     /// The pointer files a change belongs in.
     private func files(for entry: AuditEntry) -> [String] {
         var files = entry.locales.map { "locale-\($0).idx" }
-        if let change = entry.planChange {
-            var regions: Set<String> = []
+        var regions: Set<String> = []
+        for change in entry.planChanges {
             for piece in SegmentShares.changes(from: change.before, to: change.after) {
                 regions.insert(Region.assigned.contains(piece.after.regions) ? piece.after.regions : "_other")
             }
-            files += regions.sorted().map { "region-\($0).idx" }
         }
-        return files
+        return files + regions.sorted().map { "region-\($0).idx" }
     }
 
-    private func makeEntry(_ id: ObjectID, sequence: Int) throws -> (AuditEntry, (before: String?, after: String)?) {
+    private func makeEntry(_ id: ObjectID, sequence: Int) throws -> (AuditEntry, [(before: String?, after: String)]) {
         let commit = try repository.git.commit(id)
         let trailers = Change.trailers(of: commit.message)
         func values(_ name: String) -> [String] { trailers.filter { $0.name == name }.map(\.value) }
-        let locales = values("Locale")
-        var planChange: AuditEntry.PlanChange?
-        var blobs: (before: String?, after: String)?
-        for locale in locales {
-            let path = StateLayout.plan(locale)
-            let after = try repository.git.treeEntry(commit.tree, path: path)
-            let parentTree = try commit.parents.first.map { try repository.git.commit($0).tree }
-            let before = try parentTree.flatMap { try repository.git.treeEntry($0, path: path) }
-            guard let after, after.id != before?.id else { continue }
-            guard let afterPlan = loadPlan(after.id.hex) else {
-                throw RolloutError.internal("\(path) at commit \(id.short) is damaged; check the repository with git fsck")
+        // Plan changes come from the trees, not the trailers, so a commit made behind rollout's back shows too.
+        let parentTree = try commit.parents.first.map { try repository.git.commit($0).tree }
+        let after = try planBlobs(in: commit.tree)
+        let before = try parentTree.map(planBlobs) ?? [:]
+        var planChanges: [AuditEntry.PlanChange] = []
+        var blobs: [(before: String?, after: String)] = []
+        for (locale, blob) in after.sorted(by: { $0.key < $1.key }) where before[locale] != blob {
+            guard let afterPlan = loadPlan(blob) else {
+                throw RolloutError.internal("\(StateLayout.plan(locale)) at commit \(id.short) is damaged; check the repository with git fsck")
             }
-            let beforePlan = before.flatMap { loadPlan($0.id.hex) } ?? Plan(locale: locale)
-            planChange = AuditEntry.PlanChange(locale: locale, before: beforePlan, after: afterPlan)
-            blobs = (before?.id.hex, after.id.hex)
+            let beforePlan = before[locale].flatMap(loadPlan) ?? Plan(locale: locale)
+            planChanges.append(AuditEntry.PlanChange(locale: locale, before: beforePlan, after: afterPlan))
+            blobs.append((before[locale], blob))
         }
+        var locales = values("Locale")
+        for change in planChanges where !locales.contains(change.locale) { locales.append(change.locale) }
         let summary = commit.message.split(separator: "\n", omittingEmptySubsequences: false).first.map(String.init) ?? ""
         let entry = AuditEntry(
             sequence: sequence, commit: id.hex, time: Timestamp(seconds: commit.author.time),
             actor: values("Actor").first ?? "\(commit.author.name) <\(commit.author.email)>",
             action: values("Action").first ?? "unknown", summary: summary, reason: values("Reason").first,
-            locales: locales, packs: values("Pack"), planChange: planChange)
+            locales: locales, packs: values("Pack"), planChanges: planChanges)
         return (entry, blobs)
     }
 
+    /// locale -> blob id of each plan file in `tree`, remembered per `plans/` tree (most commits share it).
+    private func planBlobs(in tree: ObjectID) throws -> [String: String] {
+        guard let directory = try repository.git.treeEntry(tree, path: StateLayout.plansDirectory), directory.isTree else { return [:] }
+        if let cached = planTreeCache[directory.id] { return cached }
+        var blobs: [String: String] = [:]
+        for entry in try repository.git.treeEntries(directory.id) where !entry.isTree && entry.name.hasSuffix(".json") {
+            blobs[String(entry.name.dropLast(5))] = entry.id.hex
+        }
+        planTreeCache = [directory.id: blobs]
+        return blobs
+    }
+
+    /// The index format: an index in any other format (or missing its changes file) is rebuilt.
+    static let format = "rollout-log-index-2"
+
     private func readHead() -> (String?, Int) {
-        guard let text = try? String(contentsOfFile: directory + "/HEAD", encoding: .utf8) else { return (nil, 0) }
+        guard let text = try? String(contentsOfFile: directory + "/HEAD", encoding: .utf8),
+            FileManager.default.fileExists(atPath: directory + "/changes.jsonl")
+        else { return (nil, 0) }
         let parts = text.split(separator: " ")
-        guard parts.count == 2, parts[0].count == 40, let count = Int(parts[1].trimmingCharacters(in: .whitespacesAndNewlines)) else { return (nil, 0) }
-        return (String(parts[0]), count)
+        guard parts.count == 3, parts[0] == AuditLog.format, parts[1].count == 40,
+            let count = Int(parts[2].trimmingCharacters(in: .whitespacesAndNewlines))
+        else { return (nil, 0) }
+        return (String(parts[1]), count)
     }
 
     private func writeHead(commit: String, count: Int) throws {
-        try Data("\(commit) \(count)\n".utf8).write(to: URL(fileURLWithPath: directory + "/HEAD"), options: .atomic)
+        try Data("\(AuditLog.format) \(commit) \(count)\n".utf8).write(to: URL(fileURLWithPath: directory + "/HEAD"), options: .atomic)
     }
 
     private func reset() throws {

@@ -66,11 +66,14 @@ public enum PlanOperations {
             // No targeting given: the whole candidate moves to the new share, keeping each rule's targeting.
             for index in rules.indices { rules[index].share = request.share }
         } else {
-            let wanted = Plan.Rule(pack: ref, regions: request.ruleRegions, versions: request.versions ?? .all, share: request.share, salt: salt)
-            if let index = rules.firstIndex(where: { $0.targetsSame(as: wanted) }) {
-                rules[index].share = request.share
-            } else {
-                rules.append(wanted)
+            // One rule per region, so TR and DE can later move independently.
+            for regions in request.ruleRegions.isEmpty ? [[]] : request.ruleRegions.map({ [$0] }) {
+                let wanted = Plan.Rule(pack: ref, regions: regions, versions: request.versions ?? .all, share: request.share, salt: salt)
+                if let index = rules.firstIndex(where: { $0.targetsSame(as: wanted) }) {
+                    rules[index].share = request.share
+                } else {
+                    rules.append(wanted)
+                }
             }
         }
         let lowered = plan.rules.contains { old in rules.contains { $0.targetsSame(as: old) && $0.share < old.share } }
@@ -79,6 +82,12 @@ public enum PlanOperations {
         }
         next.setRules(rules)
         if next.targeting == plan.targeting { return (plan, .unchanged) }
+        if let (dead, winner) = next.unreachableRule() {
+            throw RolloutError.checkFailed(
+                "a rule for \(dead.target) would never apply: "
+                    + (winner.map { "the rule for \($0.target) (\($0.share)) already decides those devices" } ?? "other rules already decide those devices")
+                    + ". Change that rule's share instead, or target versions it does not cover")
+        }
         return (next, .staged)
     }
 
@@ -99,8 +108,11 @@ public enum PlanOperations {
                 ("Action", kind.rawValue), ("Locale", locale), ("Pack", request.pack.description), ("Percent", request.share.description),
             ]
             if kind == .staged {
-                trailers.append(("Regions", request.regions.map { $0.joined(separator: ",") } ?? "unchanged"))
-                trailers.append(("Versions", request.versions?.description ?? "unchanged"))
+                // What the change targeted: the flags given, every region/version when a new rule was
+                // made without them, or every staged rule when only the share moved.
+                let movedAll = !request.hasTargeting && !before.rules.isEmpty
+                trailers.append(("Regions", movedAll ? "all staged rules" : (request.regions?.joined(separator: ",") ?? "*")))
+                trailers.append(("Versions", movedAll ? "all staged rules" : (request.versions?.description ?? "*")))
             }
             if let reason = request.reason { trailers.append(("Reason", reason)) }
             let summary = kind == .completed

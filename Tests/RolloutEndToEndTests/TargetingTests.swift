@@ -51,8 +51,8 @@ final class TargetingTests: XCTestCase {
         XCTAssertEqual((after["rules"] as? [Any])?.count, 0)
         XCTAssertEqual(try packOf(w, id: "tr-TR", region: "DE", installID: "anyone"), "tr-TR@18")
 
-        let trailers = try w.git("log", "-1", "--skip=1", "--format=%(trailers:key=Rollout-Action,key=Rollout-Percent,key=Rollout-Pack,valueonly,separator=|)").stdout
-        XCTAssertEqual(trailers.trimmingCharacters(in: .whitespacesAndNewlines), "promote|tr-TR@18|50%")
+        let trailers = try w.git("log", "-1", "--skip=1", "--format=%(trailers:key=Rollout-Action,key=Rollout-Percent,key=Rollout-Pack,key=Rollout-Regions,valueonly,separator=|)").stdout
+        XCTAssertEqual(trailers.trimmingCharacters(in: .whitespacesAndNewlines), "promote|tr-TR@18|50%|all staged rules")
         try w.assertFsckClean()
     }
 
@@ -225,6 +225,38 @@ final class TargetingTests: XCTestCase {
         XCTAssertEqual(try w.rollout("log", "--since", "last week").status, 64)
     }
 
+    func testAPlanChangedBehindRolloutsBackStillShowsInTheLog() throws {
+        let w = try Workspace()
+        try w.initWithExamples()
+        XCTAssertEqual(try w.rollout("promote", "tr-TR@17", "--to", "100%").status, 0)
+        XCTAssertEqual(try w.rollout("promote", "tr-TR@18", "--to", "10%", "--region", "TR").status, 0)
+        XCTAssertEqual(try w.rollout("log", "--segment", "TR/4.8").status, 0, "index built before the rogue commit")
+        // Someone edits plans/tr-TR.json with plain git: 10% becomes 90%, with no trailers at all.
+        let plan = try w.git("show", "main:plans/tr-TR.json").stdout.replacingOccurrences(of: "\"basisPoints\": 1000", with: "\"basisPoints\": 9000")
+        try w.scratch.write("plan.json", plan)
+        let blob = try w.git("hash-object", "-w", w.scratch.path("plan.json")).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        var env = w.environment
+        env["GIT_INDEX_FILE"] = w.scratch.path("index")
+        env["GIT_DIR"] = w.repository
+        func git(_ arguments: String...) throws -> String {
+            let result = try Processes.run("/usr/bin/env", ["git"] + arguments, in: w.root, environment: env)
+            XCTAssertEqual(result.status, 0, result.output)
+            return result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        _ = try git("read-tree", "main")
+        _ = try git("update-index", "--cacheinfo", "100644,\(blob),plans/tr-TR.json")
+        let tree = try git("write-tree")
+        let commit = try git("-c", "user.name=Rogue", "-c", "user.email=rogue@example.com", "commit-tree", tree, "-p", "main", "-m", "quick fix")
+        _ = try git("update-ref", "refs/heads/main", commit)
+
+        let log = try w.json(try w.rollout("log", "--segment", "TR/4.8", "--json"))
+        let newest = try XCTUnwrap((log["changes"] as? [[String: Any]])?.first)
+        XCTAssertEqual(newest["commit"] as? String, commit)
+        XCTAssertEqual(newest["action"] as? String, "unknown")
+        XCTAssertEqual(newest["actor"] as? String, "Rogue <rogue@example.com>")
+        XCTAssertEqual(newest["locales"] as? [String], ["tr-TR"])
+    }
+
     func testTheLogIndexIsACacheRebuiltFromHistory() throws {
         let w = try Workspace()
         try w.initWithExamples()
@@ -234,8 +266,10 @@ final class TargetingTests: XCTestCase {
         let first = try w.rollout("log", "--segment", "TR/4.8", "--json").stdout
         XCTAssertTrue(first.contains("promote tr-TR@18"))
 
-        // Deleted: rebuilt, same answer.
+        // Deleted, in whole or in part: rebuilt, same answer.
         try FileManager.default.removeItem(atPath: w.repository + "/rollout/log-index")
+        XCTAssertEqual(try w.rollout("log", "--segment", "TR/4.8", "--json").stdout, first)
+        try FileManager.default.removeItem(atPath: w.repository + "/rollout/log-index/changes.jsonl")
         XCTAssertEqual(try w.rollout("log", "--segment", "TR/4.8", "--json").stdout, first)
         // Damaged: a garbage line is skipped.
         let handle = try XCTUnwrap(FileHandle(forWritingAtPath: w.repository + "/rollout/log-index/region-TR.idx"))

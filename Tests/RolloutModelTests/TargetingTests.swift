@@ -173,6 +173,15 @@ final class SegmentSharesTests: XCTestCase {
         XCTAssertEqual(SegmentShares.of(p, region: "DE", versions: .prefix(AppVersion("4.8")!)).pieces.map { $0.describe(locale: "tr-TR") }, ["tr-TR@17 100%"])
     }
 
+    func testAnInclusiveUpperBoundEndsItsPiece() throws {
+        let p = Plan(locale: "tr-TR", baseline: Plan.PackRef(contentVersion: 17, minAppVersion: AppVersion("4.0")!),
+                     rules: [Plan.Rule(pack: Plan.PackRef(contentVersion: 18, minAppVersion: AppVersion("4.0")!), regions: ["TR"],
+                                       versions: try VersionRange.parse("=4.8.1"), share: Percent(basisPoints: 1000), salt: "s")])
+        let pieces = SegmentShares.of(p, region: "TR", versions: .prefix(AppVersion("4.8")!)).pieces
+        XCTAssertEqual(pieces.map { $0.describe(locale: "tr-TR") }, ["tr-TR@17 100%", "tr-TR@17 90%, tr-TR@18 10%", "tr-TR@17 100%"])
+        XCTAssertEqual(Resolution.outcome(p, region: "TR", appVersion: AppVersion("4.8.2"), installID: "x"), .pack(17))
+    }
+
     func testSimulationConvergesOnTheExpectedShares() throws {
         let p = Plan(locale: "tr-TR", baseline: Plan.PackRef(contentVersion: 17, minAppVersion: AppVersion("4.0")!),
                      rules: [Plan.Rule(pack: Plan.PackRef(contentVersion: 18, minAppVersion: AppVersion("4.0")!), regions: ["TR"],

@@ -36,6 +36,36 @@ final class PromoteRulesTests: XCTestCase {
         XCTAssertEqual(Set(third.rules.map(\.salt)), [first.rules[0].salt])
     }
 
+    func testTargetingIsComparedByMeaningNotSpelling() throws {
+        let start = Plan(locale: "tr-TR", baseline: v17)
+        let first = try PlanOperations.promoted(start, pack: pack18, request: try request("10%", regions: ["TR"], versions: "4.8.x"), parentCommit: "p").0
+        let second = try PlanOperations.promoted(first, pack: pack18, request: try request("20%", regions: ["TR"], versions: ">=4.8.0 <4.9"), parentCommit: "p").0
+        XCTAssertEqual(second.rules.count, 1, "4.8.x and >=4.8.0 <4.9 are the same versions")
+        XCTAssertEqual(second.rules[0].share.basisPoints, 2000)
+        XCTAssertThrowsError(try PlanOperations.promoted(second, pack: pack18, request: try request("5%", regions: ["TR"], versions: ">=4.8 <4.9"), parentCommit: "p"),
+                             "lowering through another spelling still needs a reason")
+    }
+
+    func testSeveralRegionsMakeOneRuleEachThatMoveIndependently() throws {
+        let start = Plan(locale: "tr-TR", baseline: v17)
+        let both = try PlanOperations.promoted(start, pack: pack18, request: try request("10%", regions: ["DE", "TR"]), parentCommit: "p").0
+        XCTAssertEqual(both.rules.map(\.regions), [["DE"], ["TR"]])
+        let moved = try PlanOperations.promoted(both, pack: pack18, request: try request("30%", regions: ["TR"]), parentCommit: "p").0
+        XCTAssertEqual(moved.rules.map(\.share.basisPoints), [1000, 3000])
+    }
+
+    func testARuleThatCouldNeverApplyIsRefused() throws {
+        let start = Plan(locale: "tr-TR", baseline: v17)
+        let wide = try PlanOperations.promoted(start, pack: pack18, request: try request("10%", regions: ["TR"], versions: ">=4.8"), parentCommit: "p").0
+        XCTAssertThrowsError(try PlanOperations.promoted(wide, pack: pack18, request: try request("50%", regions: ["TR"], versions: ">=4.9"), parentCommit: "p")) { error in
+            guard case RolloutError.checkFailed(let message) = error else { return XCTFail("\(error)") }
+            XCTAssertTrue(message.contains("a rule for TR on >=4.9 would never apply"), message)
+            XCTAssertTrue(message.contains("the rule for TR on >=4.8 (10%)"), message)
+        }
+        // A narrower window inside it is reachable: it sorts first.
+        XCTAssertNoThrow(try PlanOperations.promoted(wide, pack: pack18, request: try request("50%", regions: ["TR"], versions: "4.9.x"), parentCommit: "p"))
+    }
+
     func testANewCandidateGetsAFreshSalt() throws {
         let a = try PlanOperations.promoted(Plan(locale: "tr-TR", baseline: v17), pack: pack18, request: try request("10%"), parentCommit: "p1").0
         let b = try PlanOperations.promoted(Plan(locale: "tr-TR", baseline: v17), pack: pack18, request: try request("10%"), parentCommit: "p2").0

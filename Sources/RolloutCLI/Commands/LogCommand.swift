@@ -68,15 +68,18 @@ enum LogCommand {
             var item = entryJSON(entry)
             text += "\(style.bold(entry.time.description))  \(style.yellow(String(entry.commit.prefix(12))))  \(entry.action)  \(entry.actor)\n"
             text += "    \(entry.summary)" + (entry.reason.map { " (\"\($0)\")" } ?? "") + "\n"
-            if let segment = query.segment, let change = entry.planChange {
-                let pieces = SegmentShares.of(change.after, region: segment.region, versions: segment.versions).pieces
-                for piece in pieces {
-                    text += "    \(style.green("\(piece.regions) \(piece.versions)")): \(piece.describe(locale: change.locale))\n"
+            if let segment = query.segment {
+                var shares: [JSONValue] = []
+                for change in entry.changes(affecting: segment.region, versions: segment.versions) where query.locale == nil || change.locale == query.locale {
+                    for piece in SegmentShares.of(change.after, region: segment.region, versions: segment.versions).pieces {
+                        text += "    \(style.green("\(piece.regions) \(piece.versions)")): \(piece.describe(locale: change.locale))\n"
+                        let packs: [JSONValue] = piece.shares.map {
+                            ["pack": .string($0.outcome.label(locale: change.locale)), "basisPoints": .integer($0.basisPoints)]
+                        }
+                        shares.append(["locale": .string(change.locale), "regions": .string(piece.regions), "versions": .string(piece.versions), "packs": .array(packs)])
+                    }
                 }
-                item["shares"] = .array(pieces.map { piece in
-                    ["regions": .string(piece.regions), "versions": .string(piece.versions),
-                     "packs": .array(piece.shares.map { ["pack": .string($0.outcome.label(locale: change.locale)), "basisPoints": .integer($0.basisPoints)] })]
-                })
+                item["shares"] = .array(shares)
             }
             json.append(.object(item))
         }
@@ -92,7 +95,7 @@ enum LogCommand {
             "locales": .array(entry.locales.map { .string($0) }), "packs": .array(entry.packs.map { .string($0) }),
             "reason": entry.reason.map { .string($0) } ?? .null,
         ]
-        if let change = entry.planChange { item["plan"] = change.after.targeting.jsonValue }
+        item["plans"] = .array(entry.planChanges.map { $0.after.targeting.jsonValue })
         return item
     }
 }
