@@ -44,6 +44,7 @@ public let allCommands: [CommandSpec] = [
     InitCommand.spec,
     PackCommands.lint, PackCommands.add, PackCommands.list, PackCommands.show, PackCommands.diff, PackCommands.checksum,
     PlanCommands.promote, PlanCommands.status, PlanCommands.resolve, SimulateCommand.spec, LogCommand.spec,
+    RevertCommands.revert, RevertCommands.rollbacks,
     PolicyCommands.show, PolicyCommands.set,
     HelpCommand.spec, HelpCommand.version,
 ]

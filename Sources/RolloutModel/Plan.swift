@@ -48,6 +48,24 @@ public struct Plan: Equatable, Sendable {
         }
     }
 
+    /// A segment the candidate was taken back from by a scoped revert: its devices skip the rules.
+    public struct Withdrawal: Equatable, Sendable {
+        /// A region code, or `*` for every region.
+        public let region: String
+        public let versions: VersionRange
+
+        public init(region: String, versions: VersionRange) {
+            self.region = region
+            self.versions = versions
+        }
+
+        public func matches(region device: String, version: AppVersion) -> Bool {
+            (region == Region.any || region == device) && versions.contains(version)
+        }
+
+        public var label: String { "\(region)/\(versions)" }
+    }
+
     /// Who last changed the plan and why: shown by `status` without walking history.
     public struct LastChange: Equatable, Sendable {
         public let action: String
@@ -70,16 +88,33 @@ public struct Plan: Equatable, Sendable {
     public var previousBaselines: [PackRef]
     public var rules: [Rule]
     public var blocked: [Int]
+    /// Segments a scoped revert took the candidate back from.
+    public var withdrawals: [Withdrawal]
+    /// The kill switch (`revert --to bundled`): every device uses the strings bundled in the app.
+    public var bundledOnly: Bool
+    /// Bumped by every change to the plan: the sequence of the published manifest that carries it.
+    public var sequence: Int
     public var lastChange: LastChange?
 
-    public init(locale: String, baseline: PackRef? = nil, previousBaselines: [PackRef] = [], rules: [Rule] = [], blocked: [Int] = [], lastChange: LastChange? = nil) {
+    public init(
+        locale: String, baseline: PackRef? = nil, previousBaselines: [PackRef] = [], rules: [Rule] = [], blocked: [Int] = [],
+        withdrawals: [Withdrawal] = [], bundledOnly: Bool = false, sequence: Int = 0, lastChange: LastChange? = nil
+    ) {
         self.locale = locale
         self.baseline = baseline
         self.previousBaselines = previousBaselines
         self.rules = []
         self.blocked = blocked.sorted()
+        self.withdrawals = withdrawals
+        self.bundledOnly = bundledOnly
+        self.sequence = sequence
         self.lastChange = lastChange
         setRules(rules)
+    }
+
+    /// Whether a scoped revert took the candidate back from this device's segment.
+    public func isWithdrawn(region: String, version: AppVersion) -> Bool {
+        withdrawals.contains { $0.matches(region: region, version: version) }
     }
 
     /// Keeps rules in resolution order: region-specific before every-region, narrower version ranges
@@ -100,10 +135,11 @@ public struct Plan: Equatable, Sendable {
     /// Baselines newest first, current one included.
     public var baselines: [PackRef] { (baseline.map { [$0] } ?? []) + previousBaselines }
 
-    /// Only what decides what devices get: the plan without its last-change note.
+    /// Only what decides what devices get: the plan without its last-change note and sequence.
     public var targeting: Plan {
         var copy = self
         copy.lastChange = nil
+        copy.sequence = 0
         return copy
     }
 }
@@ -125,6 +161,9 @@ extension Plan {
                 ]
             }),
             "blocked": .array(blocked.map { .integer($0) }),
+            "withdrawn": .array(withdrawals.map { ["region": .string($0.region), "appVersions": .string($0.versions.description)] }),
+            "bundledOnly": .bool(bundledOnly),
+            "sequence": .integer(sequence),
         ]
         if let lastChange {
             var change: [String: JSONValue] = [
@@ -170,12 +209,20 @@ extension Plan {
             guard let v = item.integerValue else { throw fail("blocked holds content versions") }
             return v
         }
+        let withdrawals = try (o["withdrawn"]?.arrayValue ?? []).map { item -> Withdrawal in
+            guard let w = item.objectValue, let region = w["region"]?.stringValue, let text = w["appVersions"]?.stringValue,
+                let range = try? VersionRange.parse(text)
+            else { throw fail("a withdrawn segment needs region and appVersions") }
+            return Withdrawal(region: region, versions: range)
+        }
         var lastChange: LastChange?
         if let c = o["lastChange"]?.objectValue, let action = c["action"]?.stringValue, let actor = c["actor"]?.stringValue,
             let timeText = c["time"]?.stringValue, let time = Timestamp(iso8601: timeText)
         {
             lastChange = LastChange(action: action, actor: actor, time: time, reason: c["reason"]?.stringValue)
         }
-        return Plan(locale: locale, baseline: baseline, previousBaselines: previous, rules: rules, blocked: blocked, lastChange: lastChange)
+        return Plan(
+            locale: locale, baseline: baseline, previousBaselines: previous, rules: rules, blocked: blocked, withdrawals: withdrawals,
+            bundledOnly: o["bundledOnly"]?.boolValue ?? false, sequence: o["sequence"]?.integerValue ?? 0, lastChange: lastChange)
     }
 }

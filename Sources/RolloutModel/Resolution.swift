@@ -41,7 +41,13 @@ public struct Resolution: Equatable, Sendable {
             note { "app version is not numeric: nothing matches, bundled strings" }
             return .bundled
         }
-        if let rule = plan.rules.first(where: { $0.matches(region: region, version: version) }) {
+        if plan.bundledOnly {
+            note { "the kill switch is on: every device uses its bundled strings" }
+            return .bundled
+        }
+        if let withdrawal = plan.withdrawals.first(where: { $0.matches(region: region, version: version) }) {
+            note { "the staged pack was taken back from \(withdrawal.label) by a revert" }
+        } else if let rule = plan.rules.first(where: { $0.matches(region: region, version: version) }) {
             let id = "\(plan.locale)@\(rule.pack.contentVersion)"
             let label = { "rule \(id) [regions \(rule.regionsLabel), versions \(rule.versions), \(rule.share)]" }
             if plan.isBlocked(rule.pack.contentVersion) {
@@ -149,7 +155,7 @@ public struct SegmentShares: Equatable, Sendable {
     private static func split(_ plans: [Plan], region: String, versions: VersionRange) -> [(regions: String, versions: String, shares: [Shares])] {
         let regionGroups: [(label: String, code: String?)]
         if region == Region.any {
-            let named = Set(plans.flatMap { $0.rules.flatMap(\.regions) }).sorted()
+            let named = Set(plans.flatMap { $0.rules.flatMap(\.regions) + $0.withdrawals.map(\.region).filter { $0 != Region.any } }).sorted()
             regionGroups = named.map { ($0, $0) } + [(named.isEmpty ? "*" : "other regions", nil)]
         } else {
             regionGroups = [(region, region)]
@@ -189,6 +195,8 @@ public struct SegmentShares: Equatable, Sendable {
         var points: [AppVersion] = [range.lower?.version ?? AppVersion(components: [0])]
         if let lower = range.lower, !lower.inclusive { points[0] = justAfter(lower.version) }
         var candidates = plan.rules.flatMap { $0.versions.boundaries + [$0.pack.minAppVersion] } + plan.baselines.map(\.minAppVersion)
+        candidates += plan.withdrawals.flatMap(\.versions.boundaries)
+        candidates += plan.withdrawals.compactMap { w in w.versions.upper.flatMap { $0.inclusive ? justAfter($0.version) : nil } }
         candidates += plan.rules.compactMap { rule in rule.versions.lower.flatMap { $0.inclusive ? nil : justAfter($0.version) } }
         candidates += plan.rules.compactMap { rule in rule.versions.upper.flatMap { $0.inclusive ? justAfter($0.version) : nil } }
         for candidate in candidates where range.contains(candidate) { points.append(candidate) }
@@ -203,7 +211,12 @@ public struct SegmentShares: Equatable, Sendable {
     }
 
     static func sharesAt(_ plan: Plan, regionCode: String?, version: AppVersion) -> [(outcome: Resolution.Outcome, basisPoints: Int)] {
+        if plan.bundledOnly { return [(.bundled, Bucketing.buckets)] }
         let fallback = Resolution.baseline(plan, version: version)
+        let withdrawn = plan.withdrawals.contains { w in
+            (w.region == Region.any || (regionCode.map { $0 == w.region } ?? false)) && w.versions.contains(version)
+        }
+        if withdrawn { return [(fallback, Bucketing.buckets)] }
         let rule = plan.rules.first { rule in
             (regionCode.map { rule.regions.isEmpty || rule.regions.contains($0) } ?? rule.regions.isEmpty) && rule.versions.contains(version)
         }

@@ -41,7 +41,7 @@ public enum PlanOperations {
         if let baseline = plan.baseline, id.contentVersion < baseline.contentVersion {
             throw RolloutError.checkFailed("\(id) is older than the baseline \(id.locale)@\(baseline.contentVersion); to go back, use rollout revert \(id.locale) --to \(id.contentVersion)")
         }
-        if plan.baseline?.contentVersion == id.contentVersion {
+        if plan.baseline?.contentVersion == id.contentVersion && !plan.bundledOnly {
             if request.share == .full && plan.rules.isEmpty { return (plan, .unchanged) }
             throw RolloutError.checkFailed("\(id) is already the baseline: every device that can run it has it")
         }
@@ -53,9 +53,15 @@ public enum PlanOperations {
         }
         var next = plan
         let everyone = request.share == .full && request.ruleRegions.isEmpty && (request.versions?.isAll ?? true)
+        if plan.bundledOnly && !everyone {
+            throw RolloutError.checkFailed(
+                "the kill switch of \(id.locale) is on: every device uses its bundled strings, so a staged share would reach nobody. Turn it off by completing a pack: rollout promote \(id) --to 100%")
+        }
         if everyone {
             next.setRules([])
-            if let old = plan.baseline { next.previousBaselines = [old] + plan.previousBaselines }
+            next.withdrawals = []
+            next.bundledOnly = false
+            if let old = plan.baseline, old.contentVersion != ref.contentVersion { next.previousBaselines = [old] + plan.previousBaselines }
             next.baseline = ref
             return (next, .completed)
         }
@@ -104,6 +110,7 @@ public enum PlanOperations {
                 return (nil, PromoteOutcome(kind: dryRun ? kind : .unchanged, before: before, after: after))
             }
             after.lastChange = Plan.LastChange(action: kind.rawValue, actor: actor.description, time: time(), reason: request.reason)
+            after.sequence = before.sequence + 1
             var trailers: [(name: String, value: String)] = [
                 ("Action", kind.rawValue), ("Locale", locale), ("Pack", request.pack.description), ("Percent", request.share.description),
             ]

@@ -14,6 +14,11 @@ public enum StateLayout {
     public static let packsDirectory = "packs"
 
     public static let plansDirectory = "plans"
+    public static let rollbacksDirectory = "rollbacks"
+
+    public static func rollbackDirectory(_ locale: String) -> String { "\(rollbacksDirectory)/\(locale)" }
+    /// `tr-TR/3` is stored at `rollbacks/tr-TR/3.json`.
+    public static func rollback(_ id: String) -> String { "\(rollbacksDirectory)/\(id).json" }
 
     public static func plan(_ locale: String) -> String { "\(plansDirectory)/\(locale).json" }
     public static func packDirectory(_ locale: String) -> String { "\(packsDirectory)/\(locale)" }

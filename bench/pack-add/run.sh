@@ -126,6 +126,16 @@ unset GIT_INDEX_FILE
 commits=$(git -C "$REPO" rev-list --count main)
 [ "$commits" -eq $((VERSIONS + 2)) ] || fail "rollout repository has $commits commits, expected $((VERSIONS + 2))"
 meta rollout_commits "$commits"
+# Where the loose bytes are: compressed size on disk by object type; and the one tree that grows with
+# history (packs/tr-TR, two entries per version for rollout: N.json and N.meta.json; one for the peer).
+by_type() {
+  git --git-dir="$1" cat-file --batch-all-objects --batch-check='%(objecttype) %(objectsize:disk)' |
+    awk '{bytes[$1] += $2; count[$1]++} END {printf "blob %d %d, tree %d %d, commit %d %d", count["blob"], bytes["blob"], count["tree"], bytes["tree"], count["commit"], bytes["commit"]}'
+}
+meta rollout_loose_by_type "$(by_type "$REPO")"
+meta peer_loose_by_type "$(by_type "$PEER")"
+meta rollout_locale_tree_bytes "$(git -C "$REPO" cat-file -s "main:packs/tr-TR")"
+meta peer_locale_tree_bytes "$(git -C "$PEER" cat-file -s "main:packs/tr-TR")"
 
 echo "measuring repository sizes (git gc --aggressive on copies)" >&2
 meta rollout_repo_bytes "$(du -sb "$REPO" | cut -f1)"

@@ -86,6 +86,12 @@ def main(meta_path, times_path, result_path):
     add("  git peer repository, as left       %10s  %12d B  rollout/peer %.2fx" % (mib(peer), peer, loose / peer))
     add("  git peer, copy after gc --aggressive %8s  %12d B  rollout-gc/peer-gc %.2fx"
         % (mib(peer_gc), peer_gc, packed / peer_gc))
+    add("")
+    add("loose objects by type (count, bytes on disk)")
+    add("  rollout  %s" % meta["rollout_loose_by_type"])
+    add("  peer     %s" % meta["peer_loose_by_type"])
+    add("  packs/tr-TR tree at the end: rollout %s B, peer %s B (grows with every version)"
+        % (meta["rollout_locale_tree_bytes"], meta["peer_locale_tree_bytes"]))
     summary = "\n".join(lines)
     print(summary)
 

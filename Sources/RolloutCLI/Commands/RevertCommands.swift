@@ -1,0 +1,92 @@
+import RolloutModel
+import RolloutStore
+
+enum RevertCommands {
+    static let revert = CommandSpec(
+        path: ["revert"], usage: "revert LOCALE [--segment REGION/VERSION] [--to VERSION|bundled] [--reason TEXT] [--no-block]",
+        summary: "take devices back: withdraw the staged pack (or the baseline), block it, and write a rollback manifest",
+        discussion: """
+            Without --segment every staged rule of the locale is withdrawn; if nothing is staged the
+            baseline itself goes back to the previous known good one. The version taken away joins the
+            blocked list, so no device picks it up again and it cannot be promoted again (--no-block,
+            with --reason, keeps it promotable). --segment TR/4.8 takes back only that segment: its
+            devices return to the baseline while other segments keep the staged pack (nothing is
+            blocked, since others still receive it). --to 16 makes an explicit earlier version the
+            baseline; --to bundled is the kill switch: every device uses the strings bundled in the app
+            until a pack is completed again with promote --to 100%. A revert that would change nothing
+            says so and writes nothing. Each revert writes one rollback manifest (rollout rollbacks).
+            """,
+        options: [
+            .value("segment", "REGION/VERSION", "only this segment goes back, for example TR/4.8"),
+            .value("to", "VERSION", "an explicit earlier content version (16 or tr-TR@16), or bundled"),
+            .value("reason", "TEXT", "why (recorded in the commit and the rollback manifest)"),
+            .flag("no-block", "do not block the reverted version (needs --reason)"),
+        ],
+        arguments: .exactly("LOCALE"),
+        run: run)
+
+    static func run(_ invocation: Invocation, _ context: CommandContext) throws -> CommandOutput {
+        let locale = try PlanCommands.parseLocale(invocation.positionals[0])
+        let reason = invocation.value("reason")
+        if invocation.flag("no-block") && (reason ?? "").trimmingSpaces.isEmpty {
+            throw RolloutError.usage("--no-block leaves the reverted version promotable; say why with --reason TEXT")
+        }
+        let request = RevertRequest(
+            locale: locale, segment: try invocation.value("segment").map(LogCommand.parseSegment),
+            target: try invocation.value("to").map(RevertTarget.parse) ?? .lastKnownGood, reason: reason, block: !invocation.flag("no-block"))
+        let repository = try context.repository(invocation)
+        let now = try context.now()
+        let applied = try RevertOperations.revert(request, in: repository, actor: try context.actor(invocation, repository: repository), time: { now })
+        let outcome = applied.result
+        let style = context.style(invocation)
+        guard let manifest = outcome.manifest, let commit = applied.commit else {
+            return CommandOutput(
+                json: ["changed": false, "locale": .string(locale), "plan": outcome.before.jsonValue],
+                text: "Nothing to revert: that would not change what any \(locale) device receives. Nothing was written.\n")
+        }
+        var text = "\(style.green("reverted")) \(locale) (commit \(commit.short)); rollback manifest \(manifest.id):\n"
+        var table = Table("SEGMENT", "BEFORE", "AFTER")
+        for change in PlanCommands.describeChanges(outcome.before, outcome.after) { table.add(change.segment, change.before, change.after) }
+        text += table.render(style)
+        if !outcome.newlyBlocked.isEmpty {
+            text += "blocked: " + outcome.newlyBlocked.map { "\(locale)@\($0)" }.joined(separator: ", ") + " (no device may receive it again)\n"
+        }
+        text += "Devices follow at the next publish (manifest sequence \(outcome.after.sequence)): rollout publish --out DIR --key KEY\n"
+        return CommandOutput(
+            json: ["changed": true, "commit": .string(commit.hex), "rollback": manifest.document, "plan": outcome.after.jsonValue], text: text)
+    }
+
+    static let rollbacks = CommandSpec(
+        path: ["rollbacks"], usage: "rollbacks [LOCALE | ID]",
+        summary: "list rollback manifests (newest first), or show one by id (tr-TR/3)",
+        discussion: "Rollback manifests are immutable JSON documents in the repository at rollbacks/<locale>/<n>.json.",
+        options: [], arguments: .optional("LOCALE|ID"),
+        run: { invocation, context in
+            let snapshot = try context.repository(invocation).snapshot()
+            if let argument = invocation.positionals.first, argument.contains("/") {
+                guard let bytes = try snapshot.file(StateLayout.rollback(argument)) else {
+                    throw RolloutError.missing("no rollback manifest \(argument); list them with rollout rollbacks")
+                }
+                let document = try StrictJSONParser.parse(bytes)
+                return CommandOutput(json: document, text: String(decoding: bytes, as: UTF8.self))
+            }
+            let locales = try invocation.positionals.first.map { [try PlanCommands.parseLocale($0)] }
+                ?? snapshot.directory(StateLayout.rollbacksDirectory).filter(\.isTree).map(\.name)
+            var documents: [JSONValue] = []
+            for locale in locales {
+                for entry in try snapshot.directory(StateLayout.rollbackDirectory(locale)) where !entry.isTree {
+                    documents.append(try StrictJSONParser.parse(try snapshot.repository.readBlob(entry.id)))
+                }
+            }
+            documents.sort { ($0.objectValue?["time"]?.stringValue ?? "", $0.objectValue?["id"]?.stringValue ?? "") > ($1.objectValue?["time"]?.stringValue ?? "", $1.objectValue?["id"]?.stringValue ?? "") }
+            var table = Table("ID", "TIME", "SCOPE", "TARGET", "BLOCKED", "BY", "REASON")
+            for document in documents {
+                let o = document.objectValue ?? [:]
+                table.add(o["id"]?.stringValue ?? "?", o["time"]?.stringValue ?? "?", o["scope"]?.stringValue ?? "?", o["target"]?.stringValue ?? "?",
+                          (o["blocked"]?.arrayValue ?? []).compactMap(\.stringValue).joined(separator: ","), cell(o["actor"]?.stringValue ?? "?", width: 30),
+                          cell(o["reason"]?.stringValue ?? "-", width: 40))
+            }
+            let text = documents.isEmpty ? "No rollbacks.\n" : table.render(context.style(invocation))
+            return CommandOutput(json: ["rollbacks": .array(documents)], text: text)
+        })
+}
