@@ -22,8 +22,10 @@ let package = Package(
             dependencies: ["CGit2", "RolloutModel"],
             plugins: ["EmbedTemplate"]
         ),
+        // Publishing the static site devices download, and checking one as a device would.
+        .target(name: "RolloutPublish", dependencies: ["RolloutModel", "RolloutStore", "RolloutCrypto"]),
         // Commands, argument parsing, output. Testable without a process.
-        .target(name: "RolloutCLI", dependencies: ["RolloutModel", "RolloutStore"]),
+        .target(name: "RolloutCLI", dependencies: ["RolloutModel", "RolloutStore", "RolloutPublish", "RolloutCrypto"]),
         .executableTarget(name: "rollout", dependencies: ["RolloutCLI"]),
 
         // Build-time: embeds repo-template/ into RolloutStore so an installed binary needs no data files.
