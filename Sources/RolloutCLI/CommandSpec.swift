@@ -45,6 +45,7 @@ public let allCommands: [CommandSpec] = [
     PackCommands.lint, PackCommands.add, PackCommands.list, PackCommands.show, PackCommands.diff, PackCommands.checksum,
     PlanCommands.promote, PlanCommands.status, PlanCommands.resolve, SimulateCommand.spec, LogCommand.spec,
     RevertCommands.revert, RevertCommands.rollbacks,
+    PublishCommands.keysGenerate, PublishCommands.publish, PublishCommands.verifySite,
     PolicyCommands.show, PolicyCommands.set,
     HelpCommand.spec, HelpCommand.version,
 ]

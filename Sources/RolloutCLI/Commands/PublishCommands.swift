@@ -1,0 +1,116 @@
+import Foundation
+import RolloutCrypto
+import RolloutModel
+import RolloutPublish
+import RolloutStore
+
+enum PublishCommands {
+    static let keysGenerate = CommandSpec(
+        path: ["keys", "generate"], usage: "keys generate --out FILE",
+        summary: "make an Ed25519 signing key (PEM, mode 0600) and print the public key the app embeds",
+        discussion: """
+            Keep the private key out of the repository: whoever holds it can sign what devices accept.
+            The public key is printed as ed25519:BASE64 (the 32 raw bytes); give it to the app and to
+            rollout verify-site --public-key. An existing file is never overwritten.
+            """,
+        options: [.value("out", "FILE", "where to write the private key")], arguments: .none,
+        run: { invocation, context in
+            guard let out = invocation.value("out") else { throw RolloutError.usage("rollout keys generate needs --out FILE") }
+            let path = context.absolutePath(out)
+            guard !FileManager.default.fileExists(atPath: path) else {
+                throw RolloutError.usage("\(out) already exists; rollout never overwrites a key. Choose another file or remove it first")
+            }
+            let key = try Ed25519.PrivateKey.generate()
+            // Created with 0600 from the start: never readable by others, not even for a moment.
+            guard FileManager.default.createFile(atPath: path, contents: Data(key.pem.utf8), attributes: [.posixPermissions: 0o600]) else {
+                throw RolloutError.badInput("\(out): cannot write the key")
+            }
+            let publicKey = key.publicKey.description
+            return CommandOutput(
+                json: ["privateKeyFile": .string(path), "publicKey": .string(publicKey)],
+                text: "Wrote the private key to \(out) (mode 0600; keep it secret).\nPublic key (embed it in the app): \(publicKey)\n")
+        })
+
+    static func loadKey(_ path: String, context: CommandContext) throws -> Ed25519.PrivateKey {
+        let bytes = try context.readFile(path, describedAs: "key file")
+        do {
+            return try Ed25519.PrivateKey.pem(String(decoding: bytes, as: UTF8.self))
+        } catch let error as Ed25519.Failure {
+            throw RolloutError.badInput("\(path): \(error.description); make one with rollout keys generate --out FILE")
+        }
+    }
+
+    static let publish = CommandSpec(
+        path: ["publish"], usage: "publish --out DIR --key FILE",
+        summary: "write the signed static site devices download: index, per-locale manifests, immutable packs",
+        discussion: """
+            DIR can be served by any CDN. The same state gives the same bytes; files already there with
+            the same bytes are not rewritten, so a second publish after one locale changed writes only
+            that locale's manifest, its new packs and the index. Packs of blocked versions are removed.
+            Cache rules and every field: docs/manifest.md.
+            """,
+        options: [.value("out", "DIR", "the site directory"), .value("key", "FILE", "the Ed25519 private key (rollout keys generate)")],
+        arguments: .none,
+        run: { invocation, context in
+            guard let out = invocation.value("out") else { throw RolloutError.usage("rollout publish needs --out DIR") }
+            guard let keyPath = invocation.value("key") else { throw RolloutError.usage("rollout publish needs --key FILE (rollout keys generate --out FILE makes one)") }
+            let key = try loadKey(keyPath, context: context)
+            let snapshot = try context.repository(invocation).snapshot()
+            let report = try Publisher(snapshot: snapshot, key: key).publish(to: context.absolutePath(out))
+            var text = "Published \(report.locales.count) locale(s) to \(out): index sequence \(report.indexSequence); "
+            text += "\(report.written.count) file(s) written (\(ByteCount.describe(report.bytesWritten))), \(report.unchanged) unchanged"
+            text += report.removed.isEmpty ? ".\n" : ", \(report.removed.count) blocked pack file(s) removed.\n"
+            var table = Table("LOCALE", "SEQUENCE")
+            for (locale, sequence) in report.locales { table.add(locale, "\(sequence)") }
+            if !report.locales.isEmpty { text += table.render(context.style(invocation)) }
+            return CommandOutput(
+                json: [
+                    "out": .string(context.absolutePath(out)), "indexSequence": .integer(report.indexSequence),
+                    "written": .array(report.written.map { .string($0) }), "unchanged": .integer(report.unchanged),
+                    "removed": .array(report.removed.map { .string($0) }), "bytesWritten": .integer(report.bytesWritten),
+                    "locales": .object(Dictionary(uniqueKeysWithValues: report.locales.map { ($0.locale, JSONValue.integer($0.sequence)) })),
+                ],
+                text: text)
+        })
+
+    static let verifySite = CommandSpec(
+        path: ["verify-site"], usage: "verify-site DIR --public-key KEY",
+        summary: "check a published site as a device would, and against the repository when there is one",
+        discussion: """
+            Checks every signature, that each manifest's sequence matches the index, every pack's size,
+            sha256, checksum, identity and schema, that no blocked version is listed, served or left on
+            the site, and (when a repository is found, or named with --repo) that devices resolving from
+            the site over a grid of regions, versions and install ids get exactly what the repository
+            says. Exit 1 with every problem, each naming its file.
+            """,
+        options: [.value("public-key", "KEY", "ed25519:BASE64, as rollout keys generate printed it, or a file holding it")],
+        arguments: .exactly("DIR"),
+        run: { invocation, context in
+            guard let keyText = invocation.value("public-key") else { throw RolloutError.usage("rollout verify-site needs --public-key KEY") }
+            var keyValue = keyText
+            if !keyText.hasPrefix(Ed25519.publicKeyPrefix), FileManager.default.fileExists(atPath: context.absolutePath(keyText)) {
+                keyValue = String(decoding: try context.readFile(keyText, describedAs: "public key file"), as: UTF8.self).trimmingSpaces
+            }
+            guard let publicKey = Ed25519.PublicKey(keyValue) else {
+                throw RolloutError.usage("--public-key \"\(keyText)\" is not an Ed25519 public key such as ed25519:BASE64")
+            }
+            let directory = context.absolutePath(invocation.positionals[0])
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue else {
+                throw RolloutError.missing("\(invocation.positionals[0]): no such site directory")
+            }
+            let snapshot = try context.optionalRepository(invocation)?.snapshot()
+            let report = SiteVerifier(directory: directory, publicKey: publicKey).verify(against: snapshot)
+            let ok = report.problems.isEmpty
+            var text = ok ? "site ok: " : "site has \(report.problems.count) problem(s):\n" + report.problems.map { "  \($0)\n" }.joined()
+            text += "\(report.manifests) manifest(s), \(report.packs) pack(s) checked, index sequence \(report.indexSequence)"
+            text += snapshot == nil ? "; no repository to compare with.\n" : "; \(report.resolutions) resolutions agree with the repository" + (ok ? ".\n" : " (until the first difference).\n")
+            return CommandOutput(
+                json: [
+                    "ok": .bool(ok), "problems": .array(report.problems.map { .string($0) }), "manifests": .integer(report.manifests),
+                    "packs": .integer(report.packs), "resolutions": .integer(report.resolutions), "indexSequence": .integer(report.indexSequence),
+                    "comparedWithRepository": .bool(snapshot != nil),
+                ],
+                text: text, exitCode: ok ? 0 : 1)
+        })
+}

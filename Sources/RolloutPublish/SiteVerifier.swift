@@ -1,0 +1,181 @@
+import Foundation
+import RolloutCrypto
+import RolloutModel
+import RolloutStore
+
+/// Checks a published site the way a device would (signatures, sequences, pack digests, checksums,
+/// schema, blocked versions), and, given the repository, that devices resolving from the site get
+/// exactly what `rollout resolve` says.
+public struct SiteVerifier {
+    public struct Report {
+        public var problems: [String] = []
+        public var manifests = 0
+        public var packs = 0
+        public var resolutions = 0
+        public var indexSequence = 0
+    }
+
+    public let directory: String
+    public let publicKey: Ed25519.PublicKey
+
+    public init(directory: String, publicKey: Ed25519.PublicKey) {
+        self.directory = directory
+        self.publicKey = publicKey
+    }
+
+    private func read(_ path: String) -> [UInt8]? {
+        FileManager.default.contents(atPath: directory + "/" + path).map { [UInt8]($0) }
+    }
+
+    /// A signed file: its bytes when the signature beside it verifies; a problem otherwise.
+    private func signed(_ path: String, _ report: inout Report) -> [UInt8]? {
+        guard let bytes = read(path) else {
+            report.problems.append("\(path): missing")
+            return nil
+        }
+        guard let signature = read(SiteLayout.signature(of: path)) else {
+            report.problems.append("\(SiteLayout.signature(of: path)): missing, so \(path) cannot be trusted")
+            return nil
+        }
+        guard DetachedSignature.verify(signature, over: bytes, with: publicKey) else {
+            report.problems.append("\(path): the signature in \(SiteLayout.signature(of: path)) does not verify with \(publicKey): the file or its signature was changed, or another key signed it")
+            return nil
+        }
+        return bytes
+    }
+
+    public func verify(against snapshot: Snapshot?, installIDs: Int = 200) -> Report {
+        var report = Report()
+        guard let indexBytes = signed(SiteLayout.index, &report) else { return report }
+        let index: SiteIndex
+        do {
+            index = try SiteIndex.parse(indexBytes, source: SiteLayout.index)
+        } catch {
+            report.problems.append("\(error)")
+            return report
+        }
+        report.indexSequence = index.sequence
+        var manifests: [String: LocaleManifest] = [:]
+        for (locale, entry) in index.locales.sorted(by: { $0.key < $1.key }) {
+            guard let bytes = signed(entry.manifest, &report) else { continue }
+            let manifest: LocaleManifest
+            do {
+                manifest = try LocaleManifest.parse(bytes, source: entry.manifest)
+            } catch {
+                report.problems.append("\(error)")
+                continue
+            }
+            report.manifests += 1
+            if manifest.locale != locale { report.problems.append("\(entry.manifest): is for \(manifest.locale), the index lists it for \(locale)") }
+            if manifest.sequence != entry.sequence {
+                report.problems.append("\(entry.manifest): sequence \(manifest.sequence), but the index says \(entry.sequence): a stale or replayed manifest")
+            }
+            for missing in entry.chain where index.locales[missing] == nil {
+                report.problems.append("\(SiteLayout.index): the chain of \(locale) names \(missing), which has no manifest")
+            }
+            checkPacks(manifest, path: entry.manifest, &report)
+            manifests[locale] = manifest
+        }
+        let total = manifests.values.reduce(0) { $0 + $1.sequence }
+        if total != index.sequence && manifests.count == index.locales.count {
+            report.problems.append("\(SiteLayout.index): sequence \(index.sequence) does not match its manifests (\(total))")
+        }
+        for (locale, manifest) in manifests.sorted(by: { $0.key < $1.key }) {
+            checkBlockedUnreachable(manifest, &report)
+            if let snapshot { compare(manifest, locale: locale, with: snapshot, installIDs: installIDs, &report) }
+        }
+        return report
+    }
+
+    /// Every pack a manifest names must be there, byte for byte, and be the pack it claims to be.
+    private func checkPacks(_ manifest: LocaleManifest, path: String, _ report: inout Report) {
+        for (version, entry) in manifest.packs.sorted(by: { $0.key < $1.key }) {
+            let id = PackID(locale: manifest.locale, contentVersion: version)
+            guard let bytes = read(entry.url) else {
+                report.problems.append("\(entry.url): missing (named by \(path) for \(id))")
+                continue
+            }
+            report.packs += 1
+            guard bytes.count == entry.bytes, SHA256.hex(bytes) == entry.sha256 else {
+                report.problems.append("\(entry.url): its bytes do not match the size and sha256 in \(path)")
+                continue
+            }
+            do {
+                let pack = try PackParser.parse(bytes, source: entry.url, maximumBytes: Int.max).pack
+                if pack.id != id { report.problems.append("\(entry.url): holds \(pack.id), \(path) expects \(id)") }
+                if pack.checksum != entry.checksum { report.problems.append("\(entry.url): checksum \(pack.checksum), \(path) expects \(entry.checksum)") }
+                if pack.minAppVersion.description != entry.minAppVersion {
+                    report.problems.append("\(entry.url): minAppVersion \(pack.minAppVersion), \(path) says \(entry.minAppVersion)")
+                }
+                if !Pack.supportedSchemaVersions.contains(entry.schemaVersion) {
+                    report.problems.append("\(path): \(id) has schemaVersion \(entry.schemaVersion), which devices do not understand")
+                }
+            } catch {
+                report.problems.append("\(error)")
+            }
+        }
+        for ref in manifest.plan.baselines + manifest.plan.rules.map(\.pack) where !manifest.plan.isBlocked(ref.contentVersion) {
+            if manifest.packs[ref.contentVersion] == nil {
+                report.problems.append("\(path): the plan names \(manifest.locale)@\(ref.contentVersion) but the manifest has no pack for it")
+            }
+        }
+    }
+
+    /// No blocked version may be listed, served by resolution, or left on the site.
+    private func checkBlockedUnreachable(_ manifest: LocaleManifest, _ report: inout Report) {
+        let path = SiteLayout.manifest(manifest.locale)
+        for version in manifest.plan.blocked {
+            if manifest.packs[version] != nil { report.problems.append("\(path): lists blocked version \(manifest.locale)@\(version)") }
+            let folder = directory + "/packs/\(manifest.locale)"
+            for name in (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [] where name.hasPrefix("\(version).") {
+                report.problems.append("packs/\(manifest.locale)/\(name): blocked version \(manifest.locale)@\(version) is still on the site")
+            }
+        }
+        for (region, version) in grid(manifest.plan, manifest.plan) {
+            for index in 0..<20 {
+                if case .pack(let v) = Resolution.outcome(manifest.plan, region: region, appVersion: version, installID: "blocked-check-\(index)"),
+                    manifest.plan.isBlocked(v)
+                {
+                    report.problems.append("\(path): a device in \(region) on \(version) resolves to blocked \(manifest.locale)@\(v)")
+                }
+            }
+        }
+    }
+
+    /// Regions and versions where the two plans' behaviour can differ.
+    private func grid(_ a: Plan, _ b: Plan) -> [(String, AppVersion)] {
+        let named = Set((a.rules + b.rules).flatMap(\.regions) + (a.withdrawals + b.withdrawals).map(\.region)).subtracting([Region.any])
+        let regions = named.sorted() + [Region.assigned.sorted().first { !named.contains($0) }!]
+        let versions = Simulation.defaultMix(for: a, otherRegion: "ZZ").map(\.appVersion) + Simulation.defaultMix(for: b, otherRegion: "ZZ").map(\.appVersion)
+        var unique: [AppVersion] = []
+        for v in versions.sorted() where !unique.contains(v) { unique.append(v) }
+        return regions.flatMap { region in unique.map { (region, $0) } }
+    }
+
+    /// Devices resolving from the site must get exactly what the repository says.
+    private func compare(_ manifest: LocaleManifest, locale: String, with snapshot: Snapshot, installIDs: Int, _ report: inout Report) {
+        let path = SiteLayout.manifest(locale)
+        guard let plan = (try? snapshot.plan(locale)) ?? nil else {
+            report.problems.append("\(path): the repository has no plan for \(locale)")
+            return
+        }
+        if plan.sequence != manifest.sequence {
+            report.problems.append("\(path): sequence \(manifest.sequence) but the repository is at \(plan.sequence): the site is stale, publish again")
+            return
+        }
+        var generator = InstallIDGenerator(seed: 7)
+        let ids = (0..<installIDs).map { _ in generator.next() }
+        for (region, version) in grid(plan, manifest.plan) {
+            for id in ids {
+                report.resolutions += 1
+                let site = Resolution.outcome(manifest.plan, region: region, appVersion: version, installID: id)
+                let repository = Resolution.outcome(plan, region: region, appVersion: version, installID: id)
+                if site != repository {
+                    report.problems.append(
+                        "\(path): device \(id) in \(region) on \(version) gets \(site.label(locale: locale)) from the site but \(repository.label(locale: locale)) from the repository")
+                    return
+                }
+            }
+        }
+    }
+}
