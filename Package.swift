@@ -39,7 +39,7 @@ let package = Package(
         .testTarget(name: "RolloutStoreTests", dependencies: ["RolloutStore"]),
         .testTarget(name: "RolloutCLITests", dependencies: ["RolloutCLI"]),
         // Drives the built `rollout` binary on real git repositories in temporary directories.
-        .testTarget(name: "RolloutEndToEndTests", dependencies: ["rollout", "RolloutModel"]),
+        .testTarget(name: "RolloutEndToEndTests", dependencies: ["rollout", "RolloutModel", "RolloutCrypto"]),
     ],
     swiftLanguageModes: [.v5]
 )

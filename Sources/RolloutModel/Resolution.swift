@@ -99,7 +99,7 @@ extension Plan {
             for region in regions where !reached {
                 for version in SegmentShares.samplePoints(self, within: rule.versions) where rule.versions.contains(version) {
                     let first = rules.first { $0.matches(region: region, version: version) }
-                    if first?.targetsSame(as: rule) == true {
+                    if first?.targetsSame(as: rule) == true && version >= rule.pack.minAppVersion {
                         reached = true
                         break
                     }
@@ -178,10 +178,12 @@ public struct SegmentShares: Equatable, Sendable {
                 if groupPieces.count == 1 {
                     label = versions.description
                 } else if index + 1 < groupPieces.count {
-                    let from = piece.start == AppVersion(components: [0]) ? "" : ">=\(piece.start) "
-                    label = from + "<\(groupPieces[index + 1].start)"
+                    let from = piece.start == AppVersion(components: [0]) ? "" : startLabel(piece.start) + " "
+                    let next = groupPieces[index + 1].start
+                    let to = startLabel(next).hasPrefix(">=") ? "<\(next)" : "<=" + startLabel(next).dropFirst()
+                    label = from + to
                 } else {
-                    label = ">=\(piece.start)" + (versions.upper.map { $0.inclusive ? " <=\($0.version)" : " <\($0.version)" } ?? "")
+                    label = startLabel(piece.start) + (versions.upper.map { $0.inclusive ? " <=\($0.version)" : " <\($0.version)" } ?? "")
                 }
                 result.append((group.label, label, piece.shares))
             }
@@ -203,6 +205,17 @@ public struct SegmentShares: Equatable, Sendable {
         var unique: [AppVersion] = []
         for point in points.sorted() where !unique.contains(point) { unique.append(point) }
         return unique
+    }
+
+    /// How a piece's first version reads: `>4.8.1` for the point just after 4.8.1.
+    static func startLabel(_ version: AppVersion) -> String {
+        let c = version.components
+        if c.count == AppVersion.maximumComponents, c.last == 1, c.dropLast().count > 1 {
+            var base = Array(c.dropLast())
+            while base.count > 1, base.last == 0 { base.removeLast() }
+            return ">" + base.map(String.init).joined(separator: ".")
+        }
+        return ">=\(version)"
     }
 
     static func justAfter(_ version: AppVersion) -> AppVersion {

@@ -27,10 +27,19 @@ public enum Simulation {
     /// region they do not (`otherRegion`), at every version where the plan's behaviour can change.
     public static func defaultMix(for plan: Plan, otherRegion: String) -> [Segment] {
         let regions = Set(plan.rules.flatMap(\.regions)).sorted() + [otherRegion]
-        var versions = SegmentShares.samplePoints(plan, within: .all).filter { $0 != AppVersion(components: [0]) }
+        var versions = SegmentShares.samplePoints(plan, within: .all).filter { $0 != AppVersion(components: [0]) }.map(readable)
         if let lowest = versions.first, let below = predecessor(lowest) { versions.insert(below, at: 0) }
         if versions.isEmpty { versions = [AppVersion(components: [1, 0])] }
         return regions.flatMap { region in versions.map { Segment(region: region, appVersion: $0, weight: 1) } }
+    }
+
+    /// The point just after 4.8.1 (4.8.1.0.0.0.0.1) as a device would report one: 4.8.2.
+    static func readable(_ version: AppVersion) -> AppVersion {
+        let label = SegmentShares.startLabel(version)
+        guard label.hasPrefix(">"), !label.hasPrefix(">="), let base = AppVersion(String(label.dropFirst())) else { return version }
+        var components = base.components
+        components[components.count - 1] += 1
+        return AppVersion(components: components)
     }
 
     /// A version just below `version`, or nil at 0: 4.8 gives 4.7, 4.0 gives 3.

@@ -115,12 +115,18 @@ public final class AuditLog {
         let indexed = try refresh()
         let changes = ChangesFile(path: directory + "/changes.jsonl")
         var cursors: [IndexCursor]
+        var pointerFiles: [String] = []
         if let segment = query.segment, segment.region != Region.any {
-            cursors = ["region-\(segment.region).idx", "region-_other.idx"].map { IndexCursor(pointers: directory + "/" + $0, changes: changes) }
+            pointerFiles = ["region-\(segment.region).idx", "region-_other.idx"]
         } else if let locale = query.locale ?? query.pack?.locale {
-            cursors = [IndexCursor(pointers: directory + "/locale-\(locale).idx", changes: changes)]
-        } else {
+            pointerFiles = ["locale-\(locale).idx"]
+        }
+        // A pointer file that should exist may have been deleted: reading every change is always right.
+        let present = pointerFiles.filter { FileManager.default.fileExists(atPath: directory + "/" + $0) }
+        if present.isEmpty || (present.count < pointerFiles.count && pointerFiles.first.map { !present.contains($0) } == true) {
             cursors = [IndexCursor(changes: changes)]
+        } else {
+            cursors = present.map { IndexCursor(pointers: directory + "/" + $0, changes: changes) }
         }
         var heads: [(sequence: Int, line: Substring)?] = cursors.map { $0.next(below: indexed + 1) }
         var results: [AuditEntry] = []

@@ -92,8 +92,10 @@ public enum PlanOperations {
             throw RolloutError.checkFailed(
                 "a rule for \(dead.target) would never apply: "
                     + (winner.map { "the rule for \($0.target) (\($0.share)) already decides those devices" } ?? "other rules already decide those devices")
-                    + ". Change that rule's share instead, or target versions it does not cover")
+                    + ". Use targeting that does not overlap it, or change the share of the rule that decides")
         }
+        // Nothing any device would notice (same shares everywhere): nothing to record.
+        if SegmentShares.changes(from: plan.targeting, to: next.targeting).isEmpty { return (plan, .unchanged) }
         return (next, .staged)
     }
 

@@ -72,7 +72,7 @@ enum LogCommand {
                 var shares: [JSONValue] = []
                 for change in entry.changes(affecting: segment.region, versions: segment.versions) where query.locale == nil || change.locale == query.locale {
                     for piece in SegmentShares.of(change.after, region: segment.region, versions: segment.versions).pieces {
-                        text += "    \(style.green("\(piece.regions) \(piece.versions)")): \(piece.describe(locale: change.locale))\n"
+                        text += "    \(style.green("\(change.locale) \(piece.regions) \(piece.versions)")): \(piece.describe(locale: change.locale))\n"
                         let packs: [JSONValue] = piece.shares.map {
                             ["pack": .string($0.outcome.label(locale: change.locale)), "basisPoints": .integer($0.basisPoints)]
                         }

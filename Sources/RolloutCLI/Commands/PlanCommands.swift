@@ -39,12 +39,13 @@ enum PlanCommands {
             The first promote of a version creates its rules with a fresh salt; promoting it again changes
             the share and keeps the salt, so devices already in stay in. Without --region/--app-version a
             later promote moves every rule of the candidate to the new share; with them it sets (or adds)
-            the rule for exactly that targeting, so regions can carry different shares. --to 100% with no
-            region or version limit completes the rollout: the pack becomes the baseline and the old one
-            is kept as last known good. Lowering a share needs --reason. Refused (exit 1): a blocked
-            version, a version older than the baseline, or a second candidate while one is staged (finish
-            it with --to 100%, or take it back with rollout revert LOCALE). Devices below the pack's
-            minAppVersion never get it. See docs/targeting.md.
+            one rule per region for that targeting (ranges compare by meaning: 4.8.x is >=4.8 <4.9), so
+            regions can carry different shares. --to 100% with no region or version limit completes the
+            rollout: the pack becomes the baseline and the old one is kept as last known good. Lowering a
+            share needs --reason. Refused (exit 1): a blocked version, a version older than the baseline,
+            a second candidate while one is staged (finish it with --to 100%, or take it back with
+            rollout revert LOCALE), and a rule no device could ever reach because another rule decides
+            first. Devices below the pack's minAppVersion never get it. See docs/targeting.md.
             """,
         options: [
             .value("to", "PERCENT", "share of devices: 10%, 10, 0.25% (steps of 0.01%)"),
