@@ -42,6 +42,19 @@ step simulate tr-TR --devices 100000
 step promote tr-TR@18 --to 50% --reason "no complaints after a day"
 step log --segment TR/4.8
 
+# The bad day: take it back, block it, write down why; publish what devices download, signed.
+printf '\n\033[1m$ rollout keys generate --out signing.key\033[0m\n'
+KEYS_JSON="$("$ROLLOUT" keys generate --out signing.key --json)"
+PUBLIC_KEY="$(printf '%s\n' "$KEYS_JSON" | sed -n 's/.*"publicKey": "\([^"]*\)".*/\1/p')"
+echo "public key for the app: $PUBLIC_KEY"
+step publish --out site --key signing.key
+step revert tr-TR --reason "crash spike on 4.8"
+step rollbacks
+step publish --out site --key signing.key
+step verify-site site --public-key "$PUBLIC_KEY"
+step resolve --locale tr-TR --region TR --app-version 4.8.1 --install-id 5F0C2A7E-1111-2222-3333-444455556666
+step log --segment TR/4.8 --limit 2
+
 printf '\n\033[1m$ git --git-dir .rollout log --format=...\033[0m   # the history is the audit log\n'
-git --git-dir .rollout log --format='%h %ad %s%n%(trailers:key=Rollout-Actor,key=Rollout-Reason)' --date=iso-strict
+git --git-dir .rollout log -n 3 --format='%h %ad %s%n%(trailers:key=Rollout-Actor,key=Rollout-Reason)' --date=iso-strict
 git --git-dir .rollout fsck --strict --no-dangling && echo "git fsck: clean"
