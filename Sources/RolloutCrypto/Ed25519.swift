@@ -83,7 +83,7 @@ public enum Ed25519 {
         /// Parses `ed25519:BASE64` (or the bare base64).
         public init?(_ text: String) {
             let body = text.hasPrefix(publicKeyPrefix) ? String(text.dropFirst(publicKeyPrefix.count)) : text
-            guard let raw = Base64.decode(body.trimmingCharacters(in: " \n\r\t")) else { return nil }
+            guard let raw = Base64.decode(body.filter { !$0.isWhitespace }) else { return nil }
             self.init(raw: raw)
         }
 
@@ -146,14 +146,5 @@ public enum Base64 {
         }
         let padding = chars.suffix(2).filter { $0 == UInt8(ascii: "=") }.count
         return Array(out.dropLast(padding))
-    }
-}
-
-extension String {
-    func trimmingCharacters(in set: String) -> String {
-        var s = Substring(self)
-        while let f = s.first, set.contains(f) { s.removeFirst() }
-        while let l = s.last, set.contains(l) { s.removeLast() }
-        return String(s)
     }
 }

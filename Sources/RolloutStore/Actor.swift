@@ -1,12 +1,14 @@
+import RolloutModel
+
 /// Who made a change: `Jane Doe <jane@example.com>`, or just a name.
 public struct Actor: Equatable, Sendable, CustomStringConvertible {
     public let name: String
     public let email: String
 
     public init(_ text: String) {
-        let trimmed = text.trimmingCharacters(in: " \t")
+        let trimmed = text.trimmingSpaces
         if let open = trimmed.lastIndex(of: "<"), trimmed.hasSuffix(">") {
-            let name = trimmed[..<open].trimmingCharacters(in: " ")
+            let name = String(trimmed[..<open]).trimmingSpaces
             let email = String(trimmed[trimmed.index(after: open)..<trimmed.index(before: trimmed.endIndex)])
             self.name = name.isEmpty ? email : name
             self.email = email

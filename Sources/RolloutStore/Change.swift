@@ -28,7 +28,7 @@ public struct Change {
     }
 
     static func oneLine(_ text: String) -> String {
-        text.split(whereSeparator: { $0.isNewline }).joined(separator: " ").trimmingCharacters(in: " \t")
+        text.split(whereSeparator: { $0.isNewline }).joined(separator: " ").trimmingSpaces
     }
 
     /// Parses the `Rollout-*` trailers of a commit message back into (name, value) pairs.
@@ -36,17 +36,8 @@ public struct Change {
         message.split(separator: "\n").compactMap { line in
             guard line.hasPrefix("Rollout-"), let colon = line.firstIndex(of: ":") else { return nil }
             let name = line[line.index(line.startIndex, offsetBy: 8)..<colon]
-            let value = line[line.index(after: colon)...].trimmingCharacters(in: " ")
+            let value = String(line[line.index(after: colon)...]).trimmingSpaces
             return (String(name), value)
         }
-    }
-}
-
-extension StringProtocol {
-    func trimmingCharacters(in set: String) -> String {
-        var s = Substring(self)
-        while let f = s.first, set.contains(f) { s.removeFirst() }
-        while let l = s.last, set.contains(l) { s.removeLast() }
-        return String(s)
     }
 }

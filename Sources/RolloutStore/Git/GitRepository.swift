@@ -101,6 +101,11 @@ public final class GitRepository {
         var config: OpaquePointer?
         try Git.check(git_repository_config_snapshot(&config, handle), "reading repository config")
         defer { git_config_free(config) }
+        return try GitRepository.string(name, in: config)
+    }
+
+    /// `name` from an open config, nil when it is not set.
+    private static func string(_ name: String, in config: OpaquePointer?) throws -> String? {
         var buffer = git_buf()
         defer { git_buf_dispose(&buffer) }
         let result = git_config_get_string_buf(&buffer, config, name)
@@ -119,12 +124,7 @@ public final class GitRepository {
         if opened == GIT_ENOTFOUND.rawValue { return nil }
         try Git.check(opened, "reading the repository's own config")
         defer { git_config_free(local) }
-        var buffer = git_buf()
-        defer { git_buf_dispose(&buffer) }
-        let result = git_config_get_string_buf(&buffer, local, name)
-        if result == GIT_ENOTFOUND.rawValue { return nil }
-        try Git.check(result, "reading \(name)")
-        return String(cString: buffer.ptr)
+        return try GitRepository.string(name, in: local)
     }
 
     /// The identity libgit2 writes into the reflog for ref updates made through this handle.
@@ -138,10 +138,7 @@ public final class GitRepository {
         var config: OpaquePointer?
         guard git_config_open_default(&config) == 0 else { return nil }
         defer { git_config_free(config) }
-        var buffer = git_buf()
-        defer { git_buf_dispose(&buffer) }
-        guard git_config_get_string_buf(&buffer, config, name) == 0 else { return nil }
-        return String(cString: buffer.ptr)
+        return try? string(name, in: config)
     }
 
     // MARK: references
