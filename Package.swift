@@ -22,10 +22,12 @@ let package = Package(
             dependencies: ["CGit2", "RolloutModel"],
             plugins: ["EmbedTemplate"]
         ),
+        // Metrics: the streaming CSV reader, ingest, rollups.
+        .target(name: "RolloutIngest", dependencies: ["RolloutModel", "RolloutStore", "RolloutCrypto"]),
         // Publishing the static site devices download, and checking one as a device would.
         .target(name: "RolloutPublish", dependencies: ["RolloutModel", "RolloutStore", "RolloutCrypto"]),
         // Commands, argument parsing, output. Testable without a process.
-        .target(name: "RolloutCLI", dependencies: ["RolloutModel", "RolloutStore", "RolloutPublish", "RolloutCrypto"]),
+        .target(name: "RolloutCLI", dependencies: ["RolloutModel", "RolloutStore", "RolloutPublish", "RolloutIngest", "RolloutCrypto"]),
         .executableTarget(name: "rollout", dependencies: ["RolloutCLI"]),
 
         // Build-time: embeds repo-template/ into RolloutStore so an installed binary needs no data files.
@@ -37,6 +39,7 @@ let package = Package(
 
         .testTarget(name: "RolloutModelTests", dependencies: ["RolloutModel"]),
         .testTarget(name: "RolloutStoreTests", dependencies: ["RolloutStore"]),
+        .testTarget(name: "RolloutIngestTests", dependencies: ["RolloutIngest"]),
         .testTarget(name: "RolloutCLITests", dependencies: ["RolloutCLI"]),
         // Drives the built `rollout` binary on real git repositories in temporary directories.
         .testTarget(name: "RolloutEndToEndTests", dependencies: ["rollout", "RolloutModel", "RolloutCrypto"]),

@@ -71,14 +71,21 @@ public struct CommandContext {
         path.hasPrefix("/") ? path : URL(fileURLWithPath: workingDirectory).appendingPathComponent(path).standardizedFileURL.path
     }
 
-    /// Reads a file named on the command line. Refuses files over `limit` bytes before reading them.
-    func readFile(_ path: String, limit: Int? = nil, describedAs what: String = "file") throws -> [UInt8] {
+    /// Checks that a file named on the command line exists and is not a directory; returns its absolute path.
+    @discardableResult
+    func requireFile(_ path: String, describedAs what: String = "file") throws -> String {
         let absolute = absolutePath(path)
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: absolute, isDirectory: &isDirectory) else {
             throw RolloutError.missing("\(path): no such \(what)")
         }
         guard !isDirectory.boolValue else { throw RolloutError.usage("\(path) is a directory, not a \(what)") }
+        return absolute
+    }
+
+    /// Reads a file named on the command line. Refuses files over `limit` bytes before reading them.
+    func readFile(_ path: String, limit: Int? = nil, describedAs what: String = "file") throws -> [UInt8] {
+        let absolute = try requireFile(path, describedAs: what)
         if let limit, let size = (try? FileManager.default.attributesOfItem(atPath: absolute))?[.size] as? Int, size > limit {
             throw RolloutError.badInput("\(path): \(what) is \(ByteCount.describe(size)), over the limit of \(ByteCount.describe(limit)) (policy limits.maxPackBytes)")
         }

@@ -46,6 +46,7 @@ public let allCommands: [CommandSpec] = [
     PlanCommands.promote, PlanCommands.status, PlanCommands.resolve, SimulateCommand.spec, LogCommand.spec,
     RevertCommands.revert, RevertCommands.rollbacks,
     PublishCommands.keysGenerate, PublishCommands.publish, PublishCommands.verifySite,
+    MetricsCommands.ingest, MetricsCommands.show,
     PolicyCommands.show, PolicyCommands.set,
     HelpCommand.spec, HelpCommand.version,
 ]

@@ -40,7 +40,8 @@ CHANGES_PER_VERSION = 3
 
 LANGUAGES = ["en", "tr", "vi", "de", "fr", "es", "it", "pt", "ja", "ko", "zh", "ar", "ru", "pl", "nl", "sv", "da", "fi", "nb", "cs"]
 COUNTRIES = ["US", "TR", "VN", "DE", "FR", "ES", "IT", "BR", "JP", "KR"]
-ALL_LOCALES = [f"{language}-{country}" for language in LANGUAGES for country in COUNTRIES]
+# Country by country, so a smaller run (LOCALES=20) still has every language and script.
+ALL_LOCALES = [f"{language}-{country}" for country in COUNTRIES for language in LANGUAGES]
 assert len(ALL_LOCALES) == 200 and ALL_LOCALES[0] == "en-US"
 LOCALES = ALL_LOCALES[:LOCALE_COUNT]
 

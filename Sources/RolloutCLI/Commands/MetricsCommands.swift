@@ -1,0 +1,112 @@
+import RolloutIngest
+import RolloutModel
+import RolloutStore
+
+enum MetricsCommands {
+    static let ingest = CommandSpec(
+        path: ["metrics", "ingest"], usage: "metrics ingest --kind crash|fallback FILE... [--map NAME=COLUMN]... [--skip-invalid]",
+        summary: "stream metrics CSVs into the repository's rollups, each file all or nothing, with its provenance",
+        discussion: """
+            A crash CSV has date, locale, pack, region, app_version, sessions, crashes; a fallback CSV has
+            lookups and fallbacks instead. Header required, any column order, extra columns ignored,
+            RFC 4180 quoting, CRLF and a UTF-8 BOM accepted; pack is tr-TR@18, or a content version with
+            the locale column. --map lookups=string_reads reads another column name. Every bad row is
+            reported with its line number and the file is refused (exit 65), unless --skip-invalid keeps
+            the good rows. The same file twice changes nothing; rows that overlap data already ingested
+            (same date, pack, region and app version) refuse the file rather than count twice.
+            See docs/metrics.md.
+            """,
+        options: [
+            .value("kind", "KIND", "crash or fallback"),
+            .value("map", "NAME=COLUMN", "read column COLUMN as NAME", repeatable: true),
+            .flag("skip-invalid", "ingest the valid rows and list the others"),
+        ],
+        arguments: .oneOrMore("FILE"),
+        run: { invocation, context in
+            guard let kindText = invocation.value("kind") else { throw RolloutError.usage("rollout metrics ingest needs --kind crash or --kind fallback") }
+            guard let kind = MetricKind(rawValue: kindText) else { throw RolloutError.usage("--kind \"\(kindText)\" is neither crash nor fallback") }
+            var mapping: [String: String] = [:]
+            let known = Set(MetricKind.keyColumns + [kind.columns.total, kind.columns.events])
+            for item in invocation.values("map") {
+                let parts = item.split(separator: "=", maxSplits: 1).map { String($0).trimmingSpaces }
+                guard parts.count == 2, !parts[1].isEmpty, known.contains(parts[0]) else {
+                    throw RolloutError.usage("--map \"\(item)\" must be NAME=COLUMN with NAME one of \(known.sorted().joined(separator: ", "))")
+                }
+                mapping[parts[0]] = parts[1]
+            }
+            let repository = try context.repository(invocation)
+            let actor = try context.actor(invocation, repository: repository)
+            let now = try context.now()
+            var text = ""
+            var results: [JSONValue] = []
+            for file in invocation.positionals {
+                let path = try context.requireFile(file, describedAs: "metrics file")
+                let request = MetricsIngest.Request(path: path, name: file, kind: kind, mapping: mapping, skipInvalid: invocation.flag("skip-invalid"))
+                let outcome = try MetricsIngest.ingest(request, into: repository, actor: actor, time: { now })
+                let reading = outcome.reading
+                if let earlier = outcome.alreadyIngested {
+                    text += "\(file): already ingested (\(reading.digest.prefix(19))…, by \(earlier.actor) at \(earlier.time)); nothing to do\n"
+                } else {
+                    text += "\(file): \(reading.rows - reading.badRowCount) rows ingested into \(outcome.rollupsWritten) rollup(s) for \(reading.locales.joined(separator: ", "))\n"
+                    for bad in reading.badRows { text += "  skipped \(file):\(bad.line): \(bad.message)\n" }
+                    if reading.badRowCount > reading.badRows.count { text += "  ... \(reading.badRowCount - reading.badRows.count) more skipped\n" }
+                }
+                results.append([
+                    "file": .string(file), "digest": .string(reading.digest), "rows": .integer(reading.rows),
+                    "skipped": .array(reading.badRows.map { ["line": .integer($0.line), "message": .string($0.message)] }),
+                    "skippedCount": .integer(reading.badRowCount), "alreadyIngested": .bool(outcome.alreadyIngested != nil),
+                    "locales": .array(reading.locales.map { .string($0) }),
+                ])
+            }
+            return CommandOutput(json: ["files": .array(results)], text: text)
+        })
+
+    static let show = CommandSpec(
+        path: ["metrics", "show"], usage: "metrics show LOCALE [--pack P] [--segment REGION/VERSION]",
+        summary: "crash and fallback counts and rates per pack and segment (region, app-version family)",
+        discussion: "", options: [
+            .value("pack", "P", "only this pack, for example tr-TR@18"),
+            .value("segment", "REGION/VERSION", "only this segment, for example TR/4.8"),
+        ],
+        arguments: .exactly("LOCALE"),
+        run: { invocation, context in
+            let locale = try PlanCommands.parseLocale(invocation.positionals[0])
+            let pack = try invocation.value("pack").map(PackID.parse)
+            let segment = try invocation.value("segment").map(LogCommand.parseSegment)
+            let snapshot = try context.repository(invocation).snapshot()
+            struct Row: Hashable { let version: Int; let region: String; let family: String }
+            var sums: [Row: [MetricKind: MetricCounts]] = [:]
+            var dates: Set<String> = []
+            for kind in MetricKind.allCases {
+                for rollup in try MetricsLayout.rollups(kind, locale: locale, in: snapshot) {
+                    for (key, counts) in rollup.counts {
+                        guard let version = AppVersion(key.appVersion) else { continue }
+                        if let pack, pack.contentVersion != key.contentVersion || pack.locale != locale { continue }
+                        if let segment, segment.region != Region.any && segment.region != key.region || !segment.versions.contains(version) { continue }
+                        let family = version.components.prefix(2).map(String.init).joined(separator: ".")
+                        let row = Row(version: key.contentVersion, region: key.region, family: family)
+                        sums[row, default: [:]][kind, default: MetricCounts(total: 0, events: 0)] = sums[row, default: [:]][kind, default: MetricCounts(total: 0, events: 0)] + counts
+                        dates.insert(rollup.date)
+                    }
+                }
+            }
+            func rate(_ c: MetricCounts?) -> String { c?.rate.map { String(format: "%.3f%%", $0 * 100) } ?? "-" }
+            var table = Table("PACK", "SEGMENT", "SESSIONS", "CRASHES", "CRASH RATE", "LOOKUPS", "FALLBACKS", "FALLBACK RATE")
+            var json: [JSONValue] = []
+            for row in sums.keys.sorted(by: { ($0.version, $0.region, $0.family) < ($1.version, $1.region, $1.family) }) {
+                let crash = sums[row]?[.crash]
+                let fallback = sums[row]?[.fallback]
+                table.add("\(locale)@\(row.version)", "\(row.region)/\(row.family)", crash.map { "\($0.total)" } ?? "-", crash.map { "\($0.events)" } ?? "-",
+                          rate(crash), fallback.map { "\($0.total)" } ?? "-", fallback.map { "\($0.events)" } ?? "-", rate(fallback))
+                json.append([
+                    "pack": .string("\(locale)@\(row.version)"), "region": .string(row.region), "appVersions": .string("\(row.family).x"),
+                    "sessions": .integer(crash?.total ?? 0), "crashes": .integer(crash?.events ?? 0),
+                    "lookups": .integer(fallback?.total ?? 0), "fallbacks": .integer(fallback?.events ?? 0),
+                ])
+            }
+            let span = dates.sorted()
+            let text = sums.isEmpty ? "No metrics for \(locale) yet; ingest some with rollout metrics ingest --kind crash FILE.\n"
+                : "\(locale), \(span.first!) to \(span.last!):\n" + table.render(context.style(invocation))
+            return CommandOutput(json: ["locale": .string(locale), "rows": .array(json), "dates": .array(span.map { .string($0) })], text: text)
+        })
+}

@@ -1,0 +1,101 @@
+import Foundation
+import XCTest
+
+/// rollout metrics ingest and show on real repositories.
+final class MetricsIngestTests: XCTestCase {
+    static let examples = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("examples/metrics").path
+
+    func testIngestIsIdempotentRecordsProvenanceAndNeverCountsTwice() throws {
+        let w = try Workspace()
+        try w.initWithExamples()
+        let file = Self.examples + "/crashes-spike-TR-4.8.csv"
+        let first = try w.rollout("metrics", "ingest", "--kind", "crash", file, "--json")
+        XCTAssertEqual(first.status, 0, first.output)
+        let tip = try w.stateTip()
+        let again = try w.rollout("metrics", "ingest", "--kind", "crash", file)
+        XCTAssertEqual(again.status, 0, again.output)
+        XCTAssertTrue(again.stdout.contains("already ingested"), again.stdout)
+        XCTAssertEqual(try w.stateTip(), tip, "the same file twice changes nothing")
+
+        let overlap = try w.rollout("metrics", "ingest", "--kind", "crash", Self.examples + "/crashes-healthy.csv")
+        XCTAssertEqual(overlap.status, 65, overlap.output)
+        XCTAssertTrue(overlap.stderr.contains("overlap data already ingested"), overlap.stderr)
+        XCTAssertEqual(try w.stateTip(), tip)
+
+        let digest = try XCTUnwrap((try w.json(first)["files"] as? [[String: Any]])?.first?["digest"] as? String)
+        let provenance = try w.git("show", "main:metrics/ingests/\(digest.dropFirst(7)).json").stdout
+        XCTAssertTrue(provenance.contains("\"rows\": 32"), provenance)
+        XCTAssertTrue(provenance.contains("Test Runner"), provenance)
+        XCTAssertEqual(try w.git("log", "-1", "--format=%(trailers:key=Rollout-Action,valueonly,separator=)").stdout.trimmingCharacters(in: .whitespacesAndNewlines), "metrics-ingest")
+
+        let shown = try w.json(try w.rollout("metrics", "show", "tr-TR", "--pack", "tr-TR@18", "--segment", "TR/4.8", "--json"))
+        let rows = try XCTUnwrap(shown["rows"] as? [[String: Any]])
+        XCTAssertEqual(rows.count, 1)
+        XCTAssertEqual(rows[0]["sessions"] as? Int, 36_000)
+        XCTAssertEqual(rows[0]["crashes"] as? Int, 214)
+    }
+
+    func testBadFilesNameTheLineAndChangeNothing() throws {
+        let w = try Workspace()
+        try w.initWithExamples()
+        let tip = try w.stateTip()
+        let header = "date,locale,pack,region,app_version,sessions,crashes\n"
+        let good = "2026-11-28,tr-TR,tr-TR@18,TR,4.8.1,100,1\n"
+        let cases: [(String, String, Int32, String)] = [
+            ("no-header.csv", good, 65, "the header lacks"),
+            ("columns.csv", header + good + "2026-11-28,tr-TR,tr-TR@18,TR,4.8.1,100\n", 65, "columns.csv:3: 6 fields, the header has 7"),
+            ("quote.csv", header + good + "2026-11-28,tr-TR,\"tr-TR@18,TR,4.8.1,100,1\n", 65, "quote.csv:3: a quoted field is never closed"),
+            ("nul.csv", header + good + "2026-11-28,tr-TR,tr-TR@18,TR,4.8.1,1\u{0}0,1\n", 65, "nul.csv:3: NUL byte"),
+            ("negative.csv", header + good + "2026-11-28,tr-TR,tr-TR@18,TR,4.8.1,-5,1\n", 65, "negative.csv:3: sessions \"-5\""),
+            ("more-crashes.csv", header + "2026-11-28,tr-TR,tr-TR@18,TR,4.8.1,10,11\n", 65, "more-crashes.csv:2: crashes 11 > sessions 10"),
+            ("date.csv", header + "2026-02-30,tr-TR,tr-TR@18,TR,4.8.1,10,1\n", 65, "date.csv:2: date \"2026-02-30\""),
+            ("pack.csv", header + "2026-11-28,tr-TR,tr-TR@99,TR,4.8.1,10,1\n", 65, "pack.csv:2: unknown pack tr-TR@99"),
+            ("version.csv", header + "2026-11-28,tr-TR,tr-TR@18,TR,4.8-beta,10,1\n", 65, "version.csv:2: app_version \"4.8-beta\""),
+            ("region.csv", header + "2026-11-28,tr-TR,tr-TR@18,Turkey,4.8.1,10,1\n", 65, "region.csv:2: region \"Turkey\""),
+            ("empty.csv", "", 65, "empty file"),
+        ]
+        for (name, content, status, message) in cases {
+            let path = try w.scratch.write(name, content)
+            let result = try w.rollout("metrics", "ingest", "--kind", "crash", path)
+            XCTAssertEqual(result.status, status, "\(name): \(result.output)")
+            XCTAssertTrue(result.stderr.contains(message), "\(name): expected \(message) in \(result.stderr)")
+            XCTAssertEqual(try w.stateTip(), tip, "\(name) changed the repository")
+        }
+        // A 2 GB line is refused at 1 MiB, without reading the rest into memory.
+        let long = w.scratch.path("long.csv")
+        FileManager.default.createFile(atPath: long, contents: Data(header.utf8))
+        let handle = try XCTUnwrap(FileHandle(forWritingAtPath: long))
+        handle.seekToEndOfFile()
+        handle.write(Data(repeating: UInt8(ascii: "7"), count: 3 << 20))
+        try handle.close()
+        let refused = try w.rollout("metrics", "ingest", "--kind", "crash", long)
+        XCTAssertEqual(refused.status, 65, refused.output)
+        XCTAssertTrue(refused.stderr.contains("long.csv:2: the record starting on this line is longer than 1 MiB"), refused.stderr)
+        XCTAssertEqual(try w.rollout("metrics", "ingest", "--kind", "crashes", long).status, 64)
+        XCTAssertEqual(try w.rollout("metrics", "ingest", "--kind", "crash", w.scratch.path("missing.csv")).status, 66)
+    }
+
+    func testOtherColumnNamesOrderQuotingAndSkippingBadRows() throws {
+        let w = try Workspace()
+        try w.initWithExamples()
+        let path = try w.scratch.write("export.csv", """
+            \u{FEFF}string_reads,app_version,region,"pack",date,locale,misses,extra\r
+            1000,4.8.1,TR,18,2026-11-28,tr-TR,4,x\r
+            500,"4.8.2",TR,tr-TR@18,2026-11-28,,2,"a, b"\r
+            100,4.8.2,TR,tr-TR@18,2026-11-28,,200,\r
+
+            """)
+        let strict = try w.rollout("metrics", "ingest", "--kind", "fallback", "--map", "lookups=string_reads", "--map", "fallbacks=misses", path)
+        XCTAssertEqual(strict.status, 65, strict.output)
+        XCTAssertTrue(strict.stderr.contains("export.csv:4: fallbacks 200 > lookups 100"), strict.stderr)
+        let lenient = try w.rollout("metrics", "ingest", "--kind", "fallback", "--map", "lookups=string_reads", "--map", "fallbacks=misses", "--skip-invalid", path)
+        XCTAssertEqual(lenient.status, 0, lenient.output)
+        XCTAssertTrue(lenient.stdout.contains("2 rows ingested"), lenient.stdout)
+        XCTAssertTrue(lenient.stdout.contains("skipped"), lenient.stdout)
+        let shown = try XCTUnwrap(try w.json(try w.rollout("metrics", "show", "tr-TR", "--json"))["rows"] as? [[String: Any]])
+        XCTAssertEqual(shown.first?["lookups"] as? Int, 1500)
+        XCTAssertEqual(shown.first?["fallbacks"] as? Int, 6)
+        XCTAssertEqual(try w.rollout("metrics", "ingest", "--kind", "fallback", "--map", "bogus=x", path).status, 64)
+    }
+}
