@@ -45,12 +45,13 @@ public struct Publisher {
                 guard let bytes = try snapshot.storedPackBytes(id) else {
                     throw RolloutError.internal("the plan of \(locale) names \(id), which the repository does not hold; check it with git fsck")
                 }
-                let pack = try PackParser.parse(bytes, source: StateLayout.pack(id), maximumBytes: Int.max).pack
+                let parsed = try PackParser.parse(bytes, source: StateLayout.pack(id), maximumBytes: Int.max)
                 let digest = SHA256.hex(bytes)
                 let url = SiteLayout.pack(id, sha256: digest)
+                // Stored packs carry their checksum, which parsing just verified: no need to compute it again.
                 packs[version] = LocaleManifest.PackEntry(
-                    url: url, bytes: bytes.count, sha256: digest, checksum: pack.checksum, minAppVersion: pack.minAppVersion.description,
-                    schemaVersion: pack.schemaVersion)
+                    url: url, bytes: bytes.count, sha256: digest, checksum: parsed.declaredChecksum ?? parsed.pack.checksum,
+                    minAppVersion: parsed.pack.minAppVersion.description, schemaVersion: parsed.pack.schemaVersion)
                 packFiles.append((url, bytes))
             }
             let manifest = LocaleManifest(locale: locale, sequence: plan.sequence, time: plan.lastChange?.time ?? tipTime, plan: plan, packs: packs)
@@ -82,7 +83,7 @@ public struct Publisher {
         let fm = FileManager.default
         for (path, bytes) in files {
             let full = directory + "/" + path
-            if let existing = fm.contents(atPath: full), existing.elementsEqual(bytes) {
+            if let existing = fm.contents(atPath: full), existing.count == bytes.count, existing == Data(bytes) {
                 report.unchanged += 1
                 continue
             }
