@@ -24,13 +24,69 @@ public struct Publisher {
         self.key = key
     }
 
+    /// One file of the site. Pack bytes are loaded only if the file has to be written.
+    public struct SiteFile {
+        public let path: String
+        /// Packs live at paths named by their digest: an existing file of the right size is theirs.
+        public let immutable: Bool
+        public let size: Int
+        public let bytes: () throws -> [UInt8]
+    }
+
+    /// What publishing needs to know about a stored pack, cached by its git blob id in
+    /// `<repository>/rollout/publish-cache` (content-addressed, so never stale).
+    struct PackFacts {
+        let sha256: String
+        let bytes: Int
+        let checksum: String
+        let minAppVersion: String
+        let schemaVersion: Int
+
+        var line: String { "\(sha256) \(bytes) \(checksum) \(minAppVersion) \(schemaVersion)" }
+
+        init(sha256: String, bytes: Int, checksum: String, minAppVersion: String, schemaVersion: Int) {
+            self.sha256 = sha256
+            self.bytes = bytes
+            self.checksum = checksum
+            self.minAppVersion = minAppVersion
+            self.schemaVersion = schemaVersion
+        }
+
+        init?(line: Substring) {
+            let p = line.split(separator: " ")
+            guard p.count == 5, let bytes = Int(p[1]), let schema = Int(p[4]) else { return nil }
+            self.init(sha256: String(p[0]), bytes: bytes, checksum: String(p[2]), minAppVersion: String(p[3]), schemaVersion: schema)
+        }
+    }
+
+    var cachePath: String { snapshot.repository.path + "rollout/publish-cache" }
+
+    func loadCache() -> [String: PackFacts] {
+        guard let text = try? String(contentsOfFile: cachePath, encoding: .utf8) else { return [:] }
+        var cache: [String: PackFacts] = [:]
+        for line in text.split(separator: "\n") {
+            guard let space = line.firstIndex(of: " "), let facts = PackFacts(line: line[line.index(after: space)...]) else { continue }
+            cache[String(line[..<space])] = facts
+        }
+        return cache
+    }
+
+    func saveCache(_ cache: [String: PackFacts]) {
+        let text = cache.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value.line)\n" }.joined()
+        try? FileManager.default.createDirectory(atPath: (cachePath as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        try? Data(text.utf8).write(to: URL(fileURLWithPath: cachePath), options: .atomic)
+    }
+
     /// Every file of the site, in the order it must be written: packs, then manifests, then the index,
     /// so a device that reads the index finds everything it points at. Also the pack files to remove.
-    public func files() throws -> (files: [(path: String, bytes: [UInt8])], remove: Set<String>, index: SiteIndex) {
+    public func files() throws -> (files: [SiteFile], remove: Set<String>, index: SiteIndex) {
+        let snapshot = self.snapshot
         let policy = try snapshot.policy()
         let tipTime = try snapshot.commit.map { Timestamp(seconds: try snapshot.repository.commit($0).author.time) } ?? Timestamp(seconds: 0)
-        var packFiles: [(String, [UInt8])] = []
-        var manifestFiles: [(String, [UInt8])] = []
+        var cache = loadCache()
+        let cached = cache.count
+        var packFiles: [SiteFile] = []
+        var manifestFiles: [SiteFile] = []
         var entries: [String: SiteIndex.Entry] = [:]
         var blockedVersions: [String: [Int]] = [:]
         let locales = try snapshot.plannedLocales()
@@ -42,35 +98,50 @@ public struct Publisher {
             var packs: [Int: LocaleManifest.PackEntry] = [:]
             for version in versions.sorted() {
                 let id = PackID(locale: locale, contentVersion: version)
-                guard let bytes = try snapshot.storedPackBytes(id) else {
+                guard let blob = try snapshot.storedPackBlob(id) else {
                     throw RolloutError.internal("the plan of \(locale) names \(id), which the repository does not hold; check it with git fsck")
                 }
-                let parsed = try PackParser.parse(bytes, source: StateLayout.pack(id), maximumBytes: Int.max)
-                let digest = SHA256.hex(bytes)
-                let url = SiteLayout.pack(id, sha256: digest)
-                // Stored packs carry their checksum, which parsing just verified: no need to compute it again.
+                let facts: PackFacts
+                if let known = cache[blob.hex] {
+                    facts = known
+                } else {
+                    let bytes = try snapshot.repository.readBlob(blob)
+                    let parsed = try PackParser.parse(bytes, source: StateLayout.pack(id), maximumBytes: Int.max)
+                    // Stored packs carry their checksum, which parsing just verified.
+                    facts = PackFacts(
+                        sha256: SHA256.hex(bytes), bytes: bytes.count, checksum: parsed.declaredChecksum ?? parsed.pack.checksum,
+                        minAppVersion: parsed.pack.minAppVersion.description, schemaVersion: parsed.pack.schemaVersion)
+                    cache[blob.hex] = facts
+                }
+                let url = SiteLayout.pack(id, sha256: facts.sha256)
                 packs[version] = LocaleManifest.PackEntry(
-                    url: url, bytes: bytes.count, sha256: digest, checksum: parsed.declaredChecksum ?? parsed.pack.checksum,
-                    minAppVersion: parsed.pack.minAppVersion.description, schemaVersion: parsed.pack.schemaVersion)
-                packFiles.append((url, bytes))
+                    url: url, bytes: facts.bytes, sha256: facts.sha256, checksum: facts.checksum, minAppVersion: facts.minAppVersion,
+                    schemaVersion: facts.schemaVersion)
+                packFiles.append(SiteFile(path: url, immutable: true, size: facts.bytes) { try snapshot.repository.readBlob(blob) })
             }
             let manifest = LocaleManifest(locale: locale, sequence: plan.sequence, time: plan.lastChange?.time ?? tipTime, plan: plan, packs: packs)
             let bytes = manifest.bytes
             let path = SiteLayout.manifest(locale)
-            manifestFiles.append((path, bytes))
-            manifestFiles.append((SiteLayout.signature(of: path), DetachedSignature.encode(key.sign(bytes))))
+            let signature = DetachedSignature.encode(key.sign(bytes))
+            manifestFiles.append(SiteFile(path: path, immutable: false, size: bytes.count) { bytes })
+            manifestFiles.append(SiteFile(path: SiteLayout.signature(of: path), immutable: false, size: signature.count) { signature })
             let chain = try FallbackChain.locales(for: locale, defaultLocale: policy.defaultLocale, catalog: snapshot).filter { locales.contains($0) }
             entries[locale] = SiteIndex.Entry(sequence: plan.sequence, manifest: path, chain: chain)
         }
+        if cache.count != cached { saveCache(cache) }
         // The index moves whenever any manifest does: the sum of the plans' sequences only grows.
         let index = SiteIndex(
             sequence: entries.values.reduce(0) { $0 + $1.sequence }, time: tipTime, defaultLocale: policy.defaultLocale, locales: entries)
         let indexBytes = index.bytes
+        let indexSignature = DetachedSignature.encode(key.sign(indexBytes))
         var remove: Set<String> = []
         for (locale, blocked) in blockedVersions {
             for version in blocked { remove.insert("packs/\(locale)/\(version).") }
         }
-        let all = packFiles + manifestFiles + [(SiteLayout.index, indexBytes), (SiteLayout.signature(of: SiteLayout.index), DetachedSignature.encode(key.sign(indexBytes)))]
+        let all = packFiles + manifestFiles + [
+            SiteFile(path: SiteLayout.index, immutable: false, size: indexBytes.count) { indexBytes },
+            SiteFile(path: SiteLayout.signature(of: SiteLayout.index), immutable: false, size: indexSignature.count) { indexSignature },
+        ]
         return (all, remove, index)
     }
 
@@ -81,9 +152,15 @@ public struct Publisher {
         report.indexSequence = index.sequence
         report.locales = index.locales.map { ($0.key, $0.value.sequence) }.sorted { $0.0 < $1.0 }
         let fm = FileManager.default
-        for (path, bytes) in files {
-            let full = directory + "/" + path
-            if let existing = fm.contents(atPath: full), existing.count == bytes.count, existing == Data(bytes) {
+        for file in files {
+            let full = directory + "/" + file.path
+            let existingSize = (try? fm.attributesOfItem(atPath: full))?[.size] as? Int
+            if file.immutable, existingSize == file.size {
+                report.unchanged += 1
+                continue
+            }
+            let bytes = try file.bytes()
+            if !file.immutable, existingSize == bytes.count, let existing = fm.contents(atPath: full), existing == Data(bytes) {
                 report.unchanged += 1
                 continue
             }
@@ -94,7 +171,7 @@ public struct Publisher {
             } catch {
                 throw RolloutError.badInput("cannot write \(full): \(error.localizedDescription)")
             }
-            report.written.append(path)
+            report.written.append(file.path)
             report.bytesWritten += bytes.count
         }
         // Blocked packs leave the site, so not even a stale manifest in some cache can fetch them.

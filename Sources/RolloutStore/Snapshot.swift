@@ -52,6 +52,13 @@ public final class Snapshot: PackCatalog {
 
     public func storedPackBytes(_ id: PackID) throws -> [UInt8]? { try file(StateLayout.pack(id)) }
 
+    /// The git blob id of a stored pack: its bytes are a function of this id, so anything derived
+    /// from them can be cached under it.
+    public func storedPackBlob(_ id: PackID) throws -> ObjectID? {
+        guard let tree, let entry = try repository.treeEntry(tree, path: StateLayout.pack(id)), !entry.isTree else { return nil }
+        return entry.id
+    }
+
     public func pack(_ id: PackID) throws -> Pack? {
         if let cached = packCache[id] { return cached }
         guard let bytes = try storedPackBytes(id) else { return nil }
