@@ -44,22 +44,22 @@ public struct CommandContext {
     func actor(_ invocation: Invocation, repository: PackRepository?) throws -> Actor {
         if let flag = invocation.value("actor") {
             guard !flag.trimmingCharacters(in: .whitespaces).isEmpty else { throw RolloutError.usage("--actor may not be empty") }
-            return Actor(flag)
+            return try Actor.parse(flag, from: "--actor")
         }
-        if let env = environment["ROLLOUT_ACTOR"], !env.trimmingCharacters(in: .whitespaces).isEmpty { return Actor(env) }
+        if let env = environment["ROLLOUT_ACTOR"], !env.trimmingCharacters(in: .whitespaces).isEmpty { return try Actor.parse(env, from: "ROLLOUT_ACTOR") }
         if let git = repository?.git, let name = try? git.config("user.name"), !name.isEmpty {
-            return Actor(name: name, email: (try? git.config("user.email")) ?? "")
+            return try Actor(validating: name, email: (try? git.config("user.email")) ?? "", from: "git config user.name/user.email")
         }
         if repository == nil, let name = GitRepository.defaultConfig("user.name"), !name.isEmpty {
-            return Actor(name: name, email: GitRepository.defaultConfig("user.email") ?? "")
+            return try Actor(validating: name, email: GitRepository.defaultConfig("user.email") ?? "", from: "git config user.name/user.email")
         }
         let login = [environment["USER"], environment["LOGNAME"]].compactMap { $0 }.first { !$0.isEmpty }
-        return Actor(name: login ?? "unknown", email: "")
+        return try Actor(validating: login ?? "unknown", email: "", from: "the login name")
     }
 
     func now() throws -> Timestamp {
         if let text = environment["ROLLOUT_NOW"], !text.isEmpty {
-            guard let time = Timestamp(iso8601: text) else {
+            guard let time = Timestamp(iso8601: text), time.seconds >= 0 else {
                 throw RolloutError.usage("ROLLOUT_NOW=\(text) is not an ISO 8601 time such as 2026-11-30T09:00:00Z")
             }
             return time

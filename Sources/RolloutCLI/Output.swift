@@ -42,8 +42,19 @@ func cell(_ text: String, width: Int = 60) -> String {
 }
 
 extension String {
+    /// Text from users (reasons, actors, strings) made safe to print: newlines and tabs shown as
+    /// symbols, every other control character (an escape sequence could rewrite the terminal) as U+FFFD.
     var replacingNewlines: String {
-        String(map { $0 == "\n" ? "⏎" : ($0 == "\t" ? "⇥" : $0) })
+        var out = String.UnicodeScalarView()
+        for scalar in unicodeScalars {
+            switch scalar.value {
+            case 0x0A: out.append("⏎")
+            case 0x09: out.append("⇥")
+            case 0..<0x20, 0x7F...0x9F: out.append("\u{FFFD}")
+            default: out.append(scalar)
+            }
+        }
+        return String(out)
     }
 }
 

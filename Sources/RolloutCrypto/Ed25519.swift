@@ -145,6 +145,9 @@ public enum Base64 {
             out.append(values[group + 2] << 6 | values[group + 3])
         }
         let padding = chars.suffix(2).filter { $0 == UInt8(ascii: "=") }.count
+        // Canonical only: the bits padding discards must be zero, so one text means one byte string.
+        if padding == 1, values[values.count - 2] & 0x03 != 0 { return nil }
+        if padding == 2, values[values.count - 3] & 0x0F != 0 { return nil }
         return Array(out.dropLast(padding))
     }
 }

@@ -158,9 +158,12 @@ public struct SiteIndex: Equatable, Sendable {
 public enum DetachedSignature {
     public static func encode(_ signature: [UInt8]) -> [UInt8] { Array((Base64.encode(signature) + "\n").utf8) }
 
+    /// Only the exact form `encode` writes is accepted: any other byte in the file, even one that
+    /// decodes to the same signature, is a changed file.
     public static func verify(_ signatureFile: [UInt8], over bytes: [UInt8], with key: Ed25519.PublicKey) -> Bool {
-        let text = String(decoding: signatureFile, as: UTF8.self)
-        guard let signature = Base64.decode(text.hasSuffix("\n") ? String(text.dropLast()) : text) else { return false }
+        guard signatureFile.last == 0x0A, let signature = Base64.decode(String(decoding: signatureFile.dropLast(), as: UTF8.self)),
+            encode(signature) == signatureFile
+        else { return false }
         return key.verify(signature, for: bytes)
     }
 }

@@ -17,10 +17,13 @@ public struct PackDiff: Equatable, Sendable {
     public init(from old: Pack, to new: Pack) {
         from = old.id
         to = new.id
-        added = new.strings.keys.filter { old.strings[$0] == nil }.sorted().map { ($0, new.strings[$0]!) }
-        removed = old.strings.keys.filter { new.strings[$0] == nil }.sorted().map { ($0, old.strings[$0]!) }
+        // Keys and values compare byte for byte (Swift's == would merge canonically equivalent keys).
+        let oldByBytes = Dictionary(old.strings.map { (Array($0.key.utf8), $0.value) }, uniquingKeysWith: { a, _ in a })
+        let newByBytes = Dictionary(new.strings.map { (Array($0.key.utf8), $0.value) }, uniquingKeysWith: { a, _ in a })
+        added = new.strings.filter { oldByBytes[Array($0.key.utf8)] == nil }.map { ($0.key, $0.value) }.sorted { $0.0 < $1.0 }
+        removed = old.strings.filter { newByBytes[Array($0.key.utf8)] == nil }.map { ($0.key, $0.value) }.sorted { $0.0 < $1.0 }
         changed = new.strings.keys.sorted().compactMap { key in
-            guard let before = old.strings[key], !before.isSameText(as: new.strings[key]) else { return nil }
+            guard let before = oldByBytes[Array(key.utf8)], !before.isSameText(as: new.strings[key]) else { return nil }
             return Change(key: key, from: before, to: new.strings[key]!)
         }
         var fields: [(String, String?, String?)] = []

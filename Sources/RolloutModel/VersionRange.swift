@@ -31,6 +31,24 @@ public struct VersionRange: Equatable, Hashable, Sendable, CustomStringConvertib
 
     public var isAll: Bool { lower == nil && upper == nil }
 
+    /// Whether some version is in both ranges.
+    public func overlaps(_ other: VersionRange) -> Bool {
+        func tighterLower(_ a: Bound?, _ b: Bound?) -> Bound? {
+            guard let a else { return b }
+            guard let b else { return a }
+            if a.version != b.version { return a.version > b.version ? a : b }
+            return a.inclusive ? b : a
+        }
+        func tighterUpper(_ a: Bound?, _ b: Bound?) -> Bound? {
+            guard let a else { return b }
+            guard let b else { return a }
+            if a.version != b.version { return a.version < b.version ? a : b }
+            return a.inclusive ? b : a
+        }
+        guard let low = tighterLower(lower, other.lower), let high = tighterUpper(upper, other.upper) else { return true }
+        return low.version < high.version || (low.version == high.version && low.inclusive && high.inclusive)
+    }
+
     /// The same set of versions, however it is written (`4.8.x` and `>=4.8 <4.9`, `>=4.8` and `>=4.8.0`).
     public func sameVersions(as other: VersionRange) -> Bool { lower == other.lower && upper == other.upper }
 

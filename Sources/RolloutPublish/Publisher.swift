@@ -88,6 +88,7 @@ public struct Publisher {
         var packFiles: [SiteFile] = []
         var manifestFiles: [SiteFile] = []
         var entries: [String: SiteIndex.Entry] = [:]
+        var manifestTimes: [Timestamp] = []
         var blockedVersions: [String: [Int]] = [:]
         let locales = try snapshot.plannedLocales()
         for locale in locales {
@@ -120,18 +121,21 @@ public struct Publisher {
                 packFiles.append(SiteFile(path: url, immutable: true, size: facts.bytes) { try snapshot.repository.readBlob(blob) })
             }
             let manifest = LocaleManifest(locale: locale, sequence: plan.sequence, time: plan.lastChange?.time ?? tipTime, plan: plan, packs: packs)
+            manifestTimes.append(manifest.time)
             let bytes = manifest.bytes
             let path = SiteLayout.manifest(locale)
             let signature = DetachedSignature.encode(key.sign(bytes))
             manifestFiles.append(SiteFile(path: path, immutable: false, size: bytes.count) { bytes })
             manifestFiles.append(SiteFile(path: SiteLayout.signature(of: path), immutable: false, size: signature.count) { signature })
-            let chain = try FallbackChain.locales(for: locale, defaultLocale: policy.defaultLocale, catalog: snapshot).filter { locales.contains($0) }
+            let chain = try FallbackChain.locales(for: locale, defaultLocale: policy.defaultLocale, catalog: BaselineCatalog(snapshot)).filter { locales.contains($0) }
             entries[locale] = SiteIndex.Entry(sequence: plan.sequence, manifest: path, chain: chain)
         }
         if cache.count != cached { saveCache(cache) }
         // The index moves whenever any manifest does: the sum of the plans' sequences only grows.
+        // Its time is the newest plan change, not the tip: unrelated commits leave its bytes alone.
+        let indexTime = manifestTimes.max() ?? Timestamp(seconds: 0)
         let index = SiteIndex(
-            sequence: entries.values.reduce(0) { $0 + $1.sequence }, time: tipTime, defaultLocale: policy.defaultLocale, locales: entries)
+            sequence: entries.values.reduce(0) { $0 + $1.sequence }, time: indexTime, defaultLocale: policy.defaultLocale, locales: entries)
         let indexBytes = index.bytes
         let indexSignature = DetachedSignature.encode(key.sign(indexBytes))
         var remove: Set<String> = []

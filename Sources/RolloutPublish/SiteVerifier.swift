@@ -44,7 +44,8 @@ public struct SiteVerifier {
         return bytes
     }
 
-    public func verify(against snapshot: Snapshot?, installIDs: Int = 200) -> Report {
+    /// `minimumSequence`: the newest index sequence a device has already accepted; an older site is a replay.
+    public func verify(against snapshot: Snapshot?, minimumSequence: Int? = nil, installIDs: Int = 200) -> Report {
         var report = Report()
         guard let indexBytes = signed(SiteLayout.index, &report) else { return report }
         let index: SiteIndex
@@ -55,6 +56,18 @@ public struct SiteVerifier {
             return report
         }
         report.indexSequence = index.sequence
+        if let minimumSequence, index.sequence < minimumSequence {
+            report.problems.append("\(SiteLayout.index): sequence \(index.sequence) is older than \(minimumSequence), which was already accepted: a replayed site")
+        }
+        if let snapshot, let planned = try? snapshot.plannedLocales() {
+            for locale in planned where index.locales[locale] == nil {
+                report.problems.append("\(SiteLayout.index): does not list \(locale), which the repository plans: the site is stale, publish again")
+            }
+            let expected = planned.reduce(0) { $0 + ((try? snapshot.plan($1))??.sequence ?? 0) }
+            if expected != index.sequence {
+                report.problems.append("\(SiteLayout.index): sequence \(index.sequence) but the repository is at \(expected): the site is stale, publish again")
+            }
+        }
         var manifests: [String: LocaleManifest] = [:]
         for (locale, entry) in index.locales.sorted(by: { $0.key < $1.key }) {
             guard let bytes = signed(entry.manifest, &report) else { continue }

@@ -111,7 +111,31 @@ public final class AuditLog {
         public let truncated: Bool
     }
 
+    /// Answers from the index, then re-reads every change it returns from its commit, so what is
+    /// shown is always what the history says. If the index disagrees with the history anywhere (it
+    /// was damaged or edited), it is rebuilt from the history and the query runs again.
     public func query(_ query: Query) throws -> Result {
+        let answer = try indexedQuery(query)
+        var checked: [AuditEntry] = []
+        for entry in answer.entries {
+            guard let id = ObjectID(hex: entry.commit), let fresh = try? makeEntry(id, sequence: entry.sequence).0,
+                fresh.locales == entry.locales, fresh.packs == entry.packs, fresh.reason == entry.reason, fresh.actor == entry.actor,
+                fresh.summary == entry.summary, fresh.time == entry.time, matches(fresh, query)
+            else {
+                try rebuild()
+                return try indexedQuery(query)
+            }
+            checked.append(fresh)
+        }
+        return Result(entries: checked, truncated: answer.truncated)
+    }
+
+    /// Throws the index away; the next refresh rebuilds it from the history.
+    func rebuild() throws {
+        if FileManager.default.fileExists(atPath: directory) { try reset() }
+    }
+
+    private func indexedQuery(_ query: Query) throws -> Result {
         let indexed = try refresh()
         let changes = ChangesFile(path: directory + "/changes.jsonl")
         var cursors: [IndexCursor]

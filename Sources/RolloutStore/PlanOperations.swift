@@ -38,7 +38,7 @@ public enum PlanOperations {
         if plan.isBlocked(id.contentVersion) {
             throw RolloutError.checkFailed("\(id) is blocked: it was reverted and no device may get it again. Publish the fix as a new version (\(id.locale)@\((plan.blocked.max() ?? id.contentVersion) + 1) or later)")
         }
-        if let baseline = plan.baseline, id.contentVersion < baseline.contentVersion {
+        if let baseline = plan.baseline, id.contentVersion < baseline.contentVersion, !plan.bundledOnly {
             throw RolloutError.checkFailed("\(id) is older than the baseline \(id.locale)@\(baseline.contentVersion); to go back, use rollout revert \(id.locale) --to \(id.contentVersion)")
         }
         if plan.baseline?.contentVersion == id.contentVersion && !plan.bundledOnly {
@@ -87,6 +87,15 @@ public enum PlanOperations {
             throw RolloutError.usage("lowering the share of \(id) takes devices back off it; say why with --reason TEXT")
         }
         next.setRules(rules)
+        if request.hasTargeting {
+            // Targeting a segment again takes it back from a scoped revert.
+            let regions = request.ruleRegions
+            let versions = request.versions ?? .all
+            next.withdrawals.removeAll { w in
+                (regions.isEmpty || w.region == Region.any || regions.contains(w.region))
+                    && w.versions.overlaps(versions)
+            }
+        }
         if next.targeting == plan.targeting { return (plan, .unchanged) }
         if let (dead, winner) = next.unreachableRule() {
             throw RolloutError.checkFailed(

@@ -9,11 +9,18 @@ public enum RevertTarget: Equatable {
     /// The kill switch: every device uses the strings bundled in the app.
     case bundled
 
-    public static func parse(_ text: String) throws -> RevertTarget {
+    public static func parse(_ text: String, locale: String) throws -> RevertTarget {
         if text == "bundled" { return .bundled }
-        let digits = text.split(separator: "@").last.map(String.init) ?? text
+        var digits = text
+        if text.contains("@") {
+            guard let id = try? PackID.parse(text) else {
+                throw RolloutError.usage("--to \"\(text)\" is not a content version (16, or \(locale)@16) or bundled")
+            }
+            guard id.locale == locale else { throw RolloutError.usage("--to \(text) is a \(id.locale) pack; reverting \(locale) needs a \(locale) version") }
+            digits = String(id.contentVersion)
+        }
         guard let version = Int(digits), version >= 1, digits.allSatisfy(\.isNumber) else {
-            throw RolloutError.usage("--to \"\(text)\" is not a content version (16, or tr-TR@16) or bundled")
+            throw RolloutError.usage("--to \"\(text)\" is not a content version (16, or \(locale)@16) or bundled")
         }
         return .version(version)
     }
@@ -111,6 +118,15 @@ public enum RevertOperations {
                 throw RolloutError.checkFailed("\(locale)@\(version) is blocked: a revert cannot go back to a version that was itself reverted")
             }
             let served = [plan.candidate?.contentVersion, plan.bundledOnly ? nil : plan.baseline?.contentVersion].compactMap { $0 }
+            if plan.bundledOnly {
+                // Out of the kill switch, back to a version that is not blocked.
+                next.setRules([])
+                next.withdrawals = []
+                next.bundledOnly = false
+                next.baseline = Plan.PackRef(contentVersion: version, minAppVersion: minApp)
+                next.previousBaselines = plan.previousBaselines.filter { $0.contentVersion < version }
+                return (next, [])
+            }
             guard let newest = served.max(), version < newest || (version == plan.baseline?.contentVersion && plan.candidate != nil) else {
                 if plan.baseline?.contentVersion == version && plan.candidate == nil && !plan.bundledOnly { return (plan, []) }
                 throw RolloutError.checkFailed("\(locale)@\(version) is not earlier than what devices receive now; to move forward, use rollout promote")

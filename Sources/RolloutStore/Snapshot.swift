@@ -103,3 +103,21 @@ public final class Snapshot: PackCatalog {
         throw RolloutError.missing("no pack \(id); \(id.locale) has versions \(versions.map(String.init).joined(separator: ", "))")
     }
 }
+
+/// The packs devices can actually be served: for each locale with a plan, its baseline (or, before
+/// its first completion, its staged pack). Fallback chains for devices are built over this, so adding
+/// a pack changes nothing until it is promoted.
+public struct BaselineCatalog: PackCatalog {
+    public let snapshot: Snapshot
+
+    public init(_ snapshot: Snapshot) { self.snapshot = snapshot }
+
+    public func contentVersions(of locale: String) throws -> [Int] {
+        guard let plan = try snapshot.plan(locale), let served = plan.baseline ?? plan.candidate else { return [] }
+        return [served.contentVersion]
+    }
+
+    public func pack(_ id: PackID) throws -> Pack? {
+        try contentVersions(of: id.locale).contains(id.contentVersion) ? snapshot.pack(id) : nil
+    }
+}

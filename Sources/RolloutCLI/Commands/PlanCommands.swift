@@ -125,8 +125,12 @@ enum PlanCommands {
             text += "  last known good \(plan.previousBaselines.map { "@\($0.contentVersion)" }.joined(separator: ", "))\n"
         }
         text += "  blocked         \(plan.blocked.isEmpty ? "none" : plan.blocked.map { "@\($0)" }.joined(separator: ", "))\n"
+        if !plan.withdrawals.isEmpty {
+            text += "  withdrawn       \(plan.withdrawals.map(\.label).joined(separator: ", ")) (scoped reverts; promote with that targeting to re-include)\n"
+        }
+        if plan.bundledOnly { text += "  kill switch     on: every device uses its bundled strings\n" }
         if let last = plan.lastChange {
-            text += "  last change     \(last.time) \(last.action) by \(last.actor)" + (last.reason.map { ": \($0)" } ?? "") + "\n"
+            text += "  last change     \(last.time) \(last.action) by \(last.actor.replacingNewlines)" + (last.reason.map { ": \($0.replacingNewlines)" } ?? "") + "\n"
         }
         if plan.rules.isEmpty {
             text += "  staged          nothing\n"
@@ -167,7 +171,8 @@ enum PlanCommands {
             let version = try parseVersion(try required("app-version"), flag: "--app-version")
             let installID = try required("install-id")
             let snapshot = try context.repository(invocation).snapshot()
-            let chain = try FallbackChain.locales(for: locale, defaultLocale: try snapshot.policy().defaultLocale, catalog: snapshot)
+            // Devices follow the chain of what was promoted, not of packs merely added.
+            let chain = try FallbackChain.locales(for: locale, defaultLocale: try snapshot.policy().defaultLocale, catalog: BaselineCatalog(snapshot))
             guard !chain.isEmpty else { throw RolloutError.missing("no packs for \(locale) or any locale it falls back to") }
             var steps: [JSONValue] = []
             var text = ""

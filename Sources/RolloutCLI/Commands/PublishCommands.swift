@@ -21,10 +21,15 @@ enum PublishCommands {
                 throw RolloutError.usage("\(out) already exists; rollout never overwrites a key. Choose another file or remove it first")
             }
             let key = try Ed25519.PrivateKey.generate()
-            // Created with 0600 from the start: never readable by others, not even for a moment.
-            guard FileManager.default.createFile(atPath: path, contents: Data(key.pem.utf8), attributes: [.posixPermissions: 0o600]) else {
-                throw RolloutError.badInput("\(out): cannot write the key")
-            }
+            // O_EXCL with mode 0600: never readable by others, not even for a moment, and never replacing
+            // a file that appeared since the check above.
+            let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+            guard fd >= 0 else { throw RolloutError.usage("\(out): cannot create the key file (\(String(cString: strerror(errno))))") }
+            let pem = Array(key.pem.utf8)
+            let written = pem.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+            let synced = fsync(fd) == 0
+            close(fd)
+            guard written == pem.count, synced else { throw RolloutError.badInput("\(out): could not write the whole key") }
             let publicKey = key.publicKey.description
             return CommandOutput(
                 json: ["privateKeyFile": .string(path), "publicKey": .string(publicKey)],
@@ -83,7 +88,10 @@ enum PublishCommands {
             the site over a grid of regions, versions and install ids get exactly what the repository
             says. Exit 1 with every problem, each naming its file.
             """,
-        options: [.value("public-key", "KEY", "ed25519:BASE64, as rollout keys generate printed it, or a file holding it")],
+        options: [
+            .value("public-key", "KEY", "ed25519:BASE64, as rollout keys generate printed it, or a file holding it"),
+            .value("min-sequence", "N", "refuse an index older than N (the newest sequence a device already accepted)"),
+        ],
         arguments: .exactly("DIR"),
         run: { invocation, context in
             guard let keyText = invocation.value("public-key") else { throw RolloutError.usage("rollout verify-site needs --public-key KEY") }
@@ -100,7 +108,11 @@ enum PublishCommands {
                 throw RolloutError.missing("\(invocation.positionals[0]): no such site directory")
             }
             let snapshot = try context.optionalRepository(invocation)?.snapshot()
-            let report = SiteVerifier(directory: directory, publicKey: publicKey).verify(against: snapshot)
+            let minimum = try invocation.value("min-sequence").map { text -> Int in
+                guard let n = Int(text), n >= 0 else { throw RolloutError.usage("--min-sequence \"\(text)\" must be a whole number") }
+                return n
+            }
+            let report = SiteVerifier(directory: directory, publicKey: publicKey).verify(against: snapshot, minimumSequence: minimum)
             let ok = report.problems.isEmpty
             var text = ok ? "site ok: " : "site has \(report.problems.count) problem(s):\n" + report.problems.map { "  \($0)\n" }.joined()
             text += "\(report.manifests) manifest(s), \(report.packs) pack(s) checked, index sequence \(report.indexSequence)"

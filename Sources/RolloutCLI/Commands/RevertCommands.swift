@@ -33,7 +33,7 @@ enum RevertCommands {
         }
         let request = RevertRequest(
             locale: locale, segment: try invocation.value("segment").map(LogCommand.parseSegment),
-            target: try invocation.value("to").map(RevertTarget.parse) ?? .lastKnownGood, reason: reason, block: !invocation.flag("no-block"))
+            target: try invocation.value("to").map { try RevertTarget.parse($0, locale: locale) } ?? .lastKnownGood, reason: reason, block: !invocation.flag("no-block"))
         let repository = try context.repository(invocation)
         let now = try context.now()
         let applied = try RevertOperations.revert(request, in: repository, actor: try context.actor(invocation, repository: repository), time: { now })

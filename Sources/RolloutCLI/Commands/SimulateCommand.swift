@@ -115,8 +115,8 @@ enum SimulateCommand {
             guard let version = AppVersion(fields[v]) else {
                 throw RolloutError.badInput("\(source):\(number): app_version \"\(fields[v])\" is not a numeric version")
             }
-            guard let weight = Double(fields[w]), weight.isFinite, weight >= 0 else {
-                throw RolloutError.badInput("\(source):\(number): weight \"\(fields[w])\" is not a non-negative number")
+            guard let weight = Double(fields[w]), weight.isFinite, weight >= 0, weight <= 1e12 else {
+                throw RolloutError.badInput("\(source):\(number): weight \"\(fields[w])\" is not a number from 0 to 10^12")
             }
             segments.append(Simulation.Segment(region: region, appVersion: version, weight: weight))
         }

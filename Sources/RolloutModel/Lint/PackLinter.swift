@@ -138,7 +138,9 @@ public struct PackLinter {
 
         let previous = try all.previousPack(of: pack.locale, before: pack.contentVersion)
         if let previous {
-            let removed = previous.strings.keys.filter { pack.strings[$0] == nil }.sorted()
+            // Keys compare byte for byte, like every other client: "ş" composed and decomposed are two keys.
+            let current = Set(pack.strings.keys.map { Array($0.utf8) })
+            let removed = previous.strings.keys.filter { !current.contains(Array($0.utf8)) }.sorted()
             if !removed.isEmpty && !options.allowRemovedKeys {
                 let shown = removed.prefix(5).joined(separator: ", ") + (removed.count > 5 ? ", ..." : "")
                 findings.append(error(pack, "removed-keys", removed.first,
