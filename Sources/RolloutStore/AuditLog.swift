@@ -231,7 +231,7 @@ public final class AuditLog {
 
     /// The pointer files a change belongs in.
     private func files(for entry: AuditEntry) -> [String] {
-        var files = entry.locales.map { "locale-\($0).idx" }
+        let files = entry.locales.map { "locale-\($0).idx" }
         var regions: Set<String> = []
         for change in entry.planChanges {
             for piece in SegmentShares.changes(from: change.before, to: change.after) {
