@@ -115,7 +115,13 @@ public final class AuditLog {
     /// shown is always what the history says. If the index disagrees with the history anywhere (it
     /// was damaged or edited), it is rebuilt from the history and the query runs again.
     public func query(_ query: Query) throws -> Result {
-        let answer = try indexedQuery(query)
+        let answer: Result
+        do {
+            answer = try indexedQuery(query)
+        } catch is IndexUnavailable {
+            // A read-only repository (an auditor's mount): walk the history itself, slower but the same answer.
+            return try walkingQuery(query)
+        }
         var checked: [AuditEntry] = []
         for entry in answer.entries {
             guard let id = ObjectID(hex: entry.commit), let fresh = try? makeEntry(id, sequence: entry.sequence).0,
@@ -128,6 +134,27 @@ public final class AuditLog {
             checked.append(fresh)
         }
         return Result(entries: checked, truncated: answer.truncated)
+    }
+
+    /// The index directory cannot be created or written (a read-only repository).
+    struct IndexUnavailable: Error {}
+
+    /// The same query without the index: every first-parent commit, newest first.
+    private func walkingQuery(_ query: Query) throws -> Result {
+        var ids: [ObjectID] = []
+        var cursor = try repository.git.referenceTarget(StateLayout.stateRef)
+        while let id = cursor {
+            ids.append(id)
+            cursor = try repository.git.commit(id).parents.first
+        }
+        var results: [AuditEntry] = []
+        for (offset, id) in ids.enumerated() {
+            let entry = try makeEntry(id, sequence: ids.count - offset).0
+            guard matches(entry, query) else { continue }
+            if let limit = query.limit, results.count == limit { return Result(entries: results, truncated: true) }
+            results.append(entry)
+        }
+        return Result(entries: results, truncated: false)
     }
 
     /// Throws the index away; the next refresh rebuilds it from the history.
@@ -193,9 +220,16 @@ public final class AuditLog {
     @discardableResult
     public func refresh() throws -> Int {
         guard let tip = try repository.git.referenceTarget(StateLayout.stateRef) else { return 0 }
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        do {
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        } catch {
+            throw IndexUnavailable()
+        }
         let lock = open(directory + "/lock", O_CREAT | O_RDWR | O_CLOEXEC, 0o644)
-        guard lock >= 0 else { throw RolloutError.internal("cannot open \(directory)/lock") }
+        guard lock >= 0, access(directory, W_OK) == 0 else {
+            if lock >= 0 { close(lock) }
+            throw IndexUnavailable()
+        }
         defer { close(lock) }
         // flock is released by the kernel if this process dies: no stale lock to clean up.
         flock(lock, LOCK_EX)

@@ -93,6 +93,19 @@ final class HardeningTests: XCTestCase {
         XCTAssertFalse(log.stdout.contains("approved by CTO"), log.stdout)
     }
 
+    func testTheLogWorksWhereItsIndexCannotBeWritten() throws {
+        let w = try Workspace()
+        try promoted(w)
+        XCTAssertEqual(try w.rollout("promote", "tr-TR@18", "--to", "10%", "--region", "TR", "--reason", "typo fix").status, 0)
+        let indexed = try w.rollout("log", "--segment", "TR/4.8", "--json").stdout
+        // Where the index lives is now a file: it cannot be created, as on a read-only mount.
+        try FileManager.default.removeItem(atPath: w.repository + "/rollout")
+        XCTAssertTrue(FileManager.default.createFile(atPath: w.repository + "/rollout", contents: Data("not a directory".utf8)))
+        let walked = try w.rollout("log", "--segment", "TR/4.8", "--json")
+        XCTAssertEqual(walked.status, 0, walked.output)
+        XCTAssertEqual(walked.stdout, indexed)
+    }
+
     func testEscapeSequencesNeverReachTheTerminal() throws {
         let w = try Workspace()
         try promoted(w)
