@@ -113,7 +113,7 @@ public struct CSVReader {
                     guard byte == 0x0A else { throw Failure(line: line, message: "text after a closing quote") }
                     try endRecord(record)
                 }
-                if recordBytes.count > CSVReader.maximumRecordBytes {
+                if recordBytes.count + fieldEnds.count > CSVReader.maximumRecordBytes {
                     throw Failure(line: recordLine, message: "the record starting on this line is longer than \(CSVReader.maximumRecordBytes >> 20) MiB; a metrics row is a few dozen bytes")
                 }
             }

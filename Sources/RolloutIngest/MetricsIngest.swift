@@ -149,8 +149,11 @@ public enum MetricsIngest {
                     return reject(line, "\(eventsName) \"\(text(fields[columns.events]))\" is not a whole number of 0 or more")
                 }
                 guard events <= total else { return reject(line, "\(eventsName) \(events) > \(totalName) \(total)") }
-                let key = AggregateKey(locale: locale, day: day, key: MetricRollup.Key(contentVersion: version, region: region, appVersion: app.description))
-                totals[key, default: MetricCounts(total: 0, events: 0)] = totals[key, default: MetricCounts(total: 0, events: 0)] + MetricCounts(total: total, events: events)
+                let key = AggregateKey(locale: locale, day: day, key: MetricRollup.Key(contentVersion: version, region: region, appVersion: app.normalized))
+                guard let sum = (totals[key] ?? MetricCounts(total: 0, events: 0)).adding(MetricCounts(total: total, events: events)) else {
+                    return reject(line, "the counts for \(locale)@\(version) \(region) \(app) on this date add up past what can be counted")
+                }
+                totals[key] = sum
             }
         } catch let failure as CSVReader.Failure {
             throw RolloutError.badInput("\(request.name):\(failure.line): \(failure.message)")
@@ -177,11 +180,13 @@ public enum MetricsIngest {
     static func parseCount(_ bytes: ArraySlice<UInt8>) -> Int? {
         var value = 0
         var digits = 0
-        for byte in bytes where byte != 0x20 {
+        // Spaces around the number are tolerated; inside it they are not ("1 0 0" is not 100).
+        let trimmed = bytes.drop { $0 == 0x20 }.reversed().drop { $0 == 0x20 }.reversed()
+        for byte in trimmed {
             guard byte >= 0x30 && byte <= 0x39 else { return nil }
             value = value * 10 + Int(byte - 0x30)
             digits += 1
-            guard digits <= 15 else { return nil }
+            guard digits <= 12 else { return nil }
         }
         return digits > 0 ? value : nil
     }
@@ -189,7 +194,7 @@ public enum MetricsIngest {
     /// Reads `request`'s file and commits its rollups and provenance; the same file twice is a no-op.
     public static func ingest(_ request: Request, into repository: PackRepository, actor: Actor, time: @escaping () -> Timestamp) throws -> Outcome {
         let reading = try read(request, snapshot: try repository.snapshot())
-        let provenancePath = MetricsLayout.provenance(reading.digest)
+        let provenancePath = MetricsLayout.provenance(reading.digest, kind: request.kind)
         let applied = try repository.apply(actor: actor, time: time) { snapshot in
             if let bytes = try snapshot.file(provenancePath), let o = (try? StrictJSONParser.parse(bytes))?.objectValue {
                 let earlier = Provenance(
@@ -197,8 +202,12 @@ public enum MetricsIngest {
                     rows: o["rows"]?.integerValue ?? 0, actor: o["actor"]?.stringValue ?? "?", time: o["time"]?.stringValue ?? "?")
                 return (nil, Outcome(reading: reading, alreadyIngested: earlier, rollupsWritten: 0))
             }
+            if reading.totals.isEmpty {
+                return (nil, Outcome(reading: reading, alreadyIngested: nil, rollupsWritten: 0))
+            }
             var rollups: [String: MetricRollup] = [:]
             var overlaps: [String] = []
+            var overlapCount = 0
             let short = String(reading.digest.dropFirst(7).prefix(12))
             let ordered = reading.totals.sorted { ($0.key.locale, $0.key.day, $0.key.key) < ($1.key.locale, $1.key.day, $1.key.key) }
             for (aggregate, counts) in ordered {
@@ -208,6 +217,7 @@ public enum MetricsIngest {
                         ?? MetricRollup(kind: request.kind, locale: aggregate.locale, day: aggregate.day)
                 }
                 if rollups[path]!.counts[aggregate.key] != nil {
+                    overlapCount += 1
                     if overlaps.count < 10 {
                         let source = rollups[path]!.sources[aggregate.key] ?? "?"
                         overlaps.append("  \(rollups[path]!.date) \(aggregate.locale)@\(aggregate.key.contentVersion) \(aggregate.key.region) \(aggregate.key.appVersion): already ingested from sha256:\(source)…")
@@ -219,7 +229,8 @@ public enum MetricsIngest {
             }
             if !overlaps.isEmpty {
                 throw RolloutError.badInput(
-                    "\(request.name): rows overlap data already ingested for the same date, pack, region and app version; nothing was ingested (counts are never added twice):\n" + overlaps.joined(separator: "\n"))
+                    "\(request.name): \(overlapCount) row group(s) overlap data already ingested for the same date, pack, region and app version; nothing was ingested (counts are never added twice):\n"
+                        + overlaps.joined(separator: "\n") + (overlapCount > overlaps.count ? "\n  ... and \(overlapCount - overlaps.count) more" : ""))
             }
             let now = time()
             let provenance: JSONValue = [
@@ -251,7 +262,8 @@ public enum MetricsLayout {
         "\(rollupDirectory(kind, locale: locale))/\(Timestamp(seconds: Int64(day) * 86_400).description.prefix(10)).json"
     }
 
-    public static func provenance(_ digest: String) -> String { "\(directory)/ingests/\(digest.dropFirst(7)).json" }
+    /// One file may hold both kinds of columns: what was ingested is the file read as one kind.
+    public static func provenance(_ digest: String, kind: MetricKind) -> String { "\(directory)/ingests/\(digest.dropFirst(7)).\(kind.rawValue).json" }
 
     /// Every rollup of `kind` for `locale` in `snapshot`.
     public static func rollups(_ kind: MetricKind, locale: String, in snapshot: Snapshot) throws -> [MetricRollup] {

@@ -51,6 +51,9 @@ public struct AppVersion: Comparable, Hashable, Sendable, CustomStringConvertibl
 
     public static func == (lhs: AppVersion, rhs: AppVersion) -> Bool { lhs.significant == rhs.significant }
 
+    /// One spelling per version: trailing zero components dropped (4.8.0 and 4.08 are both 4.8).
+    public var normalized: String { significant.map(String.init).joined(separator: ".") }
+
     public func hash(into hasher: inout Hasher) { hasher.combine(Array(significant)) }
 
     public static func < (lhs: AppVersion, rhs: AppVersion) -> Bool {

@@ -25,8 +25,11 @@ public struct MetricCounts: Equatable, Sendable {
         self.events = events
     }
 
-    public static func + (lhs: MetricCounts, rhs: MetricCounts) -> MetricCounts {
-        MetricCounts(total: lhs.total + rhs.total, events: lhs.events + rhs.events)
+    /// The sum, or nil if it would overflow.
+    public func adding(_ other: MetricCounts) -> MetricCounts? {
+        let (total, o1) = self.total.addingReportingOverflow(other.total)
+        let (events, o2) = self.events.addingReportingOverflow(other.events)
+        return o1 || o2 ? nil : MetricCounts(total: total, events: events)
     }
 
     public var rate: Double? { total > 0 ? Double(events) / Double(total) : nil }

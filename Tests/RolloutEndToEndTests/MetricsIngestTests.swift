@@ -24,7 +24,7 @@ final class MetricsIngestTests: XCTestCase {
         XCTAssertEqual(try w.stateTip(), tip)
 
         let digest = try XCTUnwrap((try w.json(first)["files"] as? [[String: Any]])?.first?["digest"] as? String)
-        let provenance = try w.git("show", "main:metrics/ingests/\(digest.dropFirst(7)).json").stdout
+        let provenance = try w.git("show", "main:metrics/ingests/\(digest.dropFirst(7)).crash.json").stdout
         XCTAssertTrue(provenance.contains("\"rows\": 32"), provenance)
         XCTAssertTrue(provenance.contains("Test Runner"), provenance)
         XCTAssertEqual(try w.git("log", "-1", "--format=%(trailers:key=Rollout-Action,valueonly,separator=)").stdout.trimmingCharacters(in: .whitespacesAndNewlines), "metrics-ingest")
@@ -74,6 +74,42 @@ final class MetricsIngestTests: XCTestCase {
         XCTAssertTrue(refused.stderr.contains("long.csv:2: the record starting on this line is longer than 1 MiB"), refused.stderr)
         XCTAssertEqual(try w.rollout("metrics", "ingest", "--kind", "crashes", long).status, 64)
         XCTAssertEqual(try w.rollout("metrics", "ingest", "--kind", "crash", w.scratch.path("missing.csv")).status, 66)
+    }
+
+    func testTheSameVersionWrittenTwoWaysIsOneSegmentAndOneFileCanBeBothKinds() throws {
+        let w = try Workspace()
+        try w.initWithExamples()
+        let a = try w.scratch.write("a.csv", "date,locale,pack,region,app_version,sessions,crashes,lookups,fallbacks\n2026-11-11,tr-TR,tr-TR@18,TR,4.8,100,1,1000,2\n")
+        let b = try w.scratch.write("b.csv", "date,locale,pack,region,app_version,sessions,crashes\n2026-11-11,tr-TR,tr-TR@18,TR,4.8.0,100,1\n")
+        XCTAssertEqual(try w.rollout("metrics", "ingest", "--kind", "crash", a).status, 0)
+        let both = try w.rollout("metrics", "ingest", "--kind", "fallback", a)
+        XCTAssertEqual(both.status, 0, both.output)
+        XCTAssertTrue(both.stdout.contains("1 rows ingested"), both.stdout)
+        let twice = try w.rollout("metrics", "ingest", "--kind", "crash", b)
+        XCTAssertEqual(twice.status, 65, "4.8 and 4.8.0 are the same version: \(twice.output)")
+        XCTAssertTrue(twice.stderr.contains("overlap"), twice.stderr)
+    }
+
+    func testHostileSizesAreRefusedNotCrashedOn() throws {
+        let w = try Workspace()
+        try w.initWithExamples()
+        let header = "date,locale,pack,region,app_version,sessions,crashes\n"
+        let commas = try w.scratch.write("commas.csv", header + String(repeating: ",", count: 2 << 20) + "\n")
+        let refused = try w.rollout("metrics", "ingest", "--kind", "crash", commas)
+        XCTAssertEqual(refused.status, 65, refused.output)
+        XCTAssertTrue(refused.stderr.contains("commas.csv:2: the record starting on this line is longer than 1 MiB"), refused.stderr)
+        let row = "2026-11-12,tr-TR,tr-TR@18,TR,4.8.1,999999999999,0\n"
+        let huge = try w.scratch.write("huge.csv", header + String(repeating: row, count: 10_000_000 / 1000))
+        let overflow = try w.rollout("metrics", "ingest", "--kind", "crash", huge)
+        XCTAssertEqual(overflow.status, 0, "10,000 rows of 10^12 still fit: \(overflow.output)")
+        let tooMany = try w.scratch.write("digits.csv", header + "2026-11-13,tr-TR,tr-TR@18,TR,4.8.1,9999999999999,0\n")
+        XCTAssertEqual(try w.rollout("metrics", "ingest", "--kind", "crash", tooMany).status, 65)
+        // A later bad file does not hide that an earlier one landed.
+        let good = try w.scratch.write("good.csv", header + "2026-11-14,tr-TR,tr-TR@18,TR,4.8.1,10,0\n")
+        let bad = try w.scratch.write("bad.csv", header + "2026-11-15,tr-TR,tr-TR@99,TR,4.8.1,10,0\n")
+        let mixed = try w.rollout("metrics", "ingest", "--kind", "crash", good, bad)
+        XCTAssertEqual(mixed.status, 65, mixed.output)
+        XCTAssertTrue(mixed.stderr.contains("already ingested by this command, and kept: \(good)"), mixed.stderr)
     }
 
     func testOtherColumnNamesOrderQuotingAndSkippingBadRows() throws {

@@ -39,12 +39,27 @@ enum MetricsCommands {
             let now = try context.now()
             var text = ""
             var results: [JSONValue] = []
-            for file in invocation.positionals {
-                let path = try context.requireFile(file, describedAs: "metrics file")
+            let paths = try invocation.positionals.map { try context.requireFile($0, describedAs: "metrics file") }
+            var done: [String] = []
+            for (file, path) in zip(invocation.positionals, paths) {
                 let request = MetricsIngest.Request(path: path, name: file, kind: kind, mapping: mapping, skipInvalid: invocation.flag("skip-invalid"))
-                let outcome = try MetricsIngest.ingest(request, into: repository, actor: actor, time: { now })
+                let outcome: MetricsIngest.Outcome
+                do {
+                    outcome = try MetricsIngest.ingest(request, into: repository, actor: actor, time: { now })
+                } catch let error as RolloutError where !done.isEmpty {
+                    // Each file is all or nothing on its own: say which ones before it did land.
+                    let note = "\n(already ingested by this command, and kept: \(done.joined(separator: ", ")))"
+                    switch error {
+                    case .badInput(let m): throw RolloutError.badInput(m + note)
+                    case .conflict(let m): throw RolloutError.conflict(m + note)
+                    default: throw error
+                    }
+                }
+                done.append(file)
                 let reading = outcome.reading
-                if let earlier = outcome.alreadyIngested {
+                if outcome.alreadyIngested == nil && outcome.rollupsWritten == 0 {
+                    text += "\(file): no data rows; nothing to do\n"
+                } else if let earlier = outcome.alreadyIngested {
                     text += "\(file): already ingested (\(reading.digest.prefix(19))…, by \(earlier.actor) at \(earlier.time)); nothing to do\n"
                 } else {
                     text += "\(file): \(reading.rows - reading.badRowCount) rows ingested into \(outcome.rollupsWritten) rollup(s) for \(reading.locales.joined(separator: ", "))\n"
@@ -85,7 +100,10 @@ enum MetricsCommands {
                         if let segment, segment.region != Region.any && segment.region != key.region || !segment.versions.contains(version) { continue }
                         let family = version.components.prefix(2).map(String.init).joined(separator: ".")
                         let row = Row(version: key.contentVersion, region: key.region, family: family)
-                        sums[row, default: [:]][kind, default: MetricCounts(total: 0, events: 0)] = sums[row, default: [:]][kind, default: MetricCounts(total: 0, events: 0)] + counts
+                        guard let sum = (sums[row]?[kind] ?? MetricCounts(total: 0, events: 0)).adding(counts) else {
+                            throw RolloutError.badInput("the \(kind.rawValue) counts of \(locale)@\(row.version) in \(row.region)/\(row.family) add up past what can be counted")
+                        }
+                        sums[row, default: [:]][kind] = sum
                         dates.insert(rollup.date)
                     }
                 }
