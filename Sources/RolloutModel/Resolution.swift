@@ -99,11 +99,14 @@ extension Plan {
             for region in regions where !reached {
                 for version in SegmentShares.samplePoints(self, within: rule.versions) where rule.versions.contains(version) {
                     let first = rules.first { $0.matches(region: region, version: version) }
-                    if first?.targetsSame(as: rule) == true && version >= rule.pack.minAppVersion {
-                        reached = true
-                        break
+                    if first?.targetsSame(as: rule) == true {
+                        if version >= rule.pack.minAppVersion {
+                            reached = true
+                            break
+                        }
+                    } else {
+                        shadow = shadow ?? first
                     }
-                    shadow = shadow ?? first
                 }
             }
             if !reached { return (rule, shadow) }

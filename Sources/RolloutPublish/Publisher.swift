@@ -127,7 +127,10 @@ public struct Publisher {
             let signature = DetachedSignature.encode(key.sign(bytes))
             manifestFiles.append(SiteFile(path: path, immutable: false, size: bytes.count) { bytes })
             manifestFiles.append(SiteFile(path: SiteLayout.signature(of: path), immutable: false, size: signature.count) { signature })
-            let chain = try FallbackChain.locales(for: locale, defaultLocale: policy.defaultLocale, catalog: BaselineCatalog(snapshot)).filter { locales.contains($0) }
+            // The kill switch sends a locale's devices to their bundled strings: no fallback locale either.
+            let chain = plan.bundledOnly
+                ? [locale]
+                : try FallbackChain.locales(for: locale, defaultLocale: policy.defaultLocale, catalog: BaselineCatalog(snapshot)).filter { locales.contains($0) }
             entries[locale] = SiteIndex.Entry(sequence: plan.sequence, manifest: path, chain: chain)
         }
         if cache.count != cached { saveCache(cache) }
@@ -135,7 +138,7 @@ public struct Publisher {
         // Its time is the newest plan change, not the tip: unrelated commits leave its bytes alone.
         let indexTime = manifestTimes.max() ?? Timestamp(seconds: 0)
         let index = SiteIndex(
-            sequence: entries.values.reduce(0) { $0 + $1.sequence }, time: indexTime, defaultLocale: policy.defaultLocale, locales: entries)
+            sequence: try snapshot.indexSequence(), time: indexTime, defaultLocale: policy.defaultLocale, locales: entries)
         let indexBytes = index.bytes
         let indexSignature = DetachedSignature.encode(key.sign(indexBytes))
         var remove: Set<String> = []

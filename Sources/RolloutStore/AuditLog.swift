@@ -117,7 +117,12 @@ public final class AuditLog {
     public func query(_ query: Query) throws -> Result {
         let answer: Result
         do {
-            answer = try indexedQuery(query)
+            do {
+                answer = try indexedQuery(query)
+            } catch is IndexDamaged {
+                try rebuild()
+                answer = try indexedQuery(query)
+            }
         } catch is IndexUnavailable {
             // A read-only repository (an auditor's mount): walk the history itself, slower but the same answer.
             return try walkingQuery(query)
@@ -138,6 +143,24 @@ public final class AuditLog {
 
     /// The index directory cannot be created or written (a read-only repository).
     struct IndexUnavailable: Error {}
+    /// A file of the index is shorter than the index wrote it.
+    struct IndexDamaged: Error {}
+
+    /// `sizes`: the length each index file had after the last update.
+    private func readSizes() -> [String: Int] {
+        guard let text = try? String(contentsOfFile: directory + "/sizes", encoding: .utf8) else { return [:] }
+        var sizes: [String: Int] = [:]
+        for line in text.split(separator: "\n") {
+            let parts = line.split(separator: " ")
+            if parts.count == 2, let size = Int(parts[1]) { sizes[String(parts[0])] = size }
+        }
+        return sizes
+    }
+
+    private func writeSizes(_ sizes: [String: Int]) throws {
+        let text = sizes.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)\n" }.joined()
+        try Data(text.utf8).write(to: URL(fileURLWithPath: directory + "/sizes"), options: .atomic)
+    }
 
     /// The same query without the index: every first-parent commit, newest first.
     private func walkingQuery(_ query: Query) throws -> Result {
@@ -172,12 +195,17 @@ public final class AuditLog {
         } else if let locale = query.locale ?? query.pack?.locale {
             pointerFiles = ["locale-\(locale).idx"]
         }
-        // A pointer file that should exist may have been deleted: reading every change is always right.
-        let present = pointerFiles.filter { FileManager.default.fileExists(atPath: directory + "/" + $0) }
-        if present.isEmpty || (present.count < pointerFiles.count && pointerFiles.first.map { !present.contains($0) } == true) {
+        if pointerFiles.isEmpty {
             cursors = [IndexCursor(changes: changes)]
         } else {
-            cursors = present.map { IndexCursor(pointers: directory + "/" + $0, changes: changes) }
+            // Every file must be at least as long as the index says it wrote: a deleted or cut file is
+            // damage, and the index is rebuilt from the history rather than trusted.
+            let expected = readSizes()
+            for file in pointerFiles + ["changes.jsonl"] {
+                let actual = ((try? FileManager.default.attributesOfItem(atPath: directory + "/" + file))?[.size] as? Int) ?? 0
+                if actual < expected[file] ?? 0 { throw IndexDamaged() }
+            }
+            cursors = pointerFiles.map { IndexCursor(pointers: directory + "/" + $0, changes: changes) }
         }
         var heads: [(sequence: Int, line: Substring)?] = cursors.map { $0.next(below: indexed + 1) }
         var results: [AuditEntry] = []
@@ -255,7 +283,9 @@ public final class AuditLog {
             let (entry, blobs) = try makeEntry(id, sequence: count)
             batch.add(entry.indexLine(planBlobs: blobs), sequence: count, pointers: files(for: entry))
             if (position + 1) % AuditLog.flushEvery == 0 || position + 1 == pending.count {
-                try batch.flush(to: directory)
+                var sizes = readSizes()
+                for (file, size) in try batch.flush(to: directory) { sizes[file] = size }
+                try writeSizes(sizes)
                 batch = Batch()
                 try writeHead(commit: id.hex, count: count)
             }
@@ -354,14 +384,19 @@ private struct Batch {
         for file in files { pointers[file, default: []].append((sequence, lineStarts.count - 1)) }
     }
 
-    func flush(to directory: String) throws {
-        guard !changes.isEmpty else { return }
+    /// Appends everything; returns each file's length afterwards.
+    func flush(to directory: String) throws -> [String: Int] {
+        guard !changes.isEmpty else { return [:] }
+        var sizes: [String: Int] = [:]
         let base = try append(changes, to: directory + "/changes.jsonl")
+        sizes["changes.jsonl"] = base + changes.count
         for (file, items) in pointers {
             var text = ""
             for item in items { text += "\(item.sequence) \(base + lineStarts[item.line])\n" }
-            _ = try append(Array(text.utf8), to: directory + "/" + file)
+            let bytes = Array(text.utf8)
+            sizes[file] = try append(bytes, to: directory + "/" + file) + bytes.count
         }
+        return sizes
     }
 
     /// Appends, first finishing any line a killed update left half-written; returns where `bytes` start.

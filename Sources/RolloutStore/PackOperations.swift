@@ -114,7 +114,12 @@ public enum PackOperations {
             guard current != policy else { return (nil, policy) }
             var trailers: [(name: String, value: String)] = [("Action", "policy-set")]
             if let reason { trailers.append(("Reason", reason)) }
-            let change = Change(summary: "policy set", trailers: trailers, writes: [(StateLayout.policy, bytes)])
+            var writes: [(path: String, bytes: [UInt8])] = [(StateLayout.policy, bytes)]
+            if policy.defaultLocale != current.defaultLocale {
+                // Fallback chains end at the default locale: the published index changes, so its sequence must move.
+                writes.append((StateLayout.siteSequence, Array("\(try snapshot.siteSequence() + 1)\n".utf8)))
+            }
+            let change = Change(summary: "policy set", trailers: trailers, writes: writes)
             return (change, policy)
         }
     }

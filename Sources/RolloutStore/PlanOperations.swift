@@ -61,7 +61,13 @@ public enum PlanOperations {
             next.setRules([])
             next.withdrawals = []
             next.bundledOnly = false
-            if let old = plan.baseline, old.contentVersion != ref.contentVersion { next.previousBaselines = [old] + plan.previousBaselines }
+            // Last known good means older: after the kill switch a completion may go back to an earlier version.
+            var previous: [Plan.PackRef] = []
+            for candidate in (plan.baseline.map { [$0] } ?? []) + plan.previousBaselines
+            where candidate.contentVersion < ref.contentVersion && !previous.contains(candidate) {
+                previous.append(candidate)
+            }
+            next.previousBaselines = previous
             next.baseline = ref
             return (next, .completed)
         }
@@ -100,7 +106,8 @@ public enum PlanOperations {
         if let (dead, winner) = next.unreachableRule() {
             throw RolloutError.checkFailed(
                 "a rule for \(dead.target) would never apply: "
-                    + (winner.map { "the rule for \($0.target) (\($0.share)) already decides those devices" } ?? "other rules already decide those devices")
+                    + (winner.map { "the rule for \($0.target) (\($0.share)) already decides those devices, and the rest are below \(id)'s minAppVersion \(pack.minAppVersion)" }
+                        ?? "every device it would reach is below \(id)'s minAppVersion \(pack.minAppVersion)")
                     + ". Use targeting that does not overlap it, or change the share of the rule that decides")
         }
         // Nothing any device would notice (same shares everywhere): nothing to record.

@@ -82,6 +82,17 @@ public final class Snapshot: PackCatalog {
         }
     }
 
+    /// The part of the published index's sequence that no plan accounts for.
+    public func siteSequence() throws -> Int {
+        guard let bytes = try file(StateLayout.siteSequence) else { return 0 }
+        return Int(String(decoding: bytes, as: UTF8.self).trimmingSpaces) ?? 0
+    }
+
+    /// The sequence the published index carries: every plan's sequence plus the site's own.
+    public func indexSequence() throws -> Int {
+        try plannedLocales().reduce(try siteSequence()) { $0 + ((try plan($1))?.sequence ?? 0) }
+    }
+
     /// Locales that have a plan, sorted.
     public func plannedLocales() throws -> [String] {
         try directory(StateLayout.plansDirectory).filter { !$0.isTree && $0.name.hasSuffix(".json") }.map { String($0.name.dropLast(5)) }.sorted()

@@ -46,6 +46,45 @@ final class HardeningTests: XCTestCase {
         XCTAssertTrue(resolved.stdout.contains("vi-VN, then en-US, then"), resolved.stdout)
     }
 
+    func testTheKillSwitchEndsTheChainAndAWayBackKeepsOnlyOlderBaselines() throws {
+        let w = try Workspace()
+        try promoted(w)
+        XCTAssertEqual(try w.rollout("promote", "tr-TR@18", "--to", "100%").status, 0)
+        XCTAssertEqual(try w.rollout("revert", "tr-TR", "--to", "bundled", "--no-block", "--reason", "kill").status, 0)
+        let killed = try w.rollout("resolve", "--locale", "tr-TR", "--region", "TR", "--app-version", "4.9", "--install-id", "x")
+        XCTAssertTrue(killed.stdout.contains("A key is looked up in tr-TR, then the app's bundled strings"), killed.stdout)
+        XCTAssertTrue(try w.rollout("status").stdout.contains("bundled (kill switch)"))
+        XCTAssertEqual(try w.rollout("promote", "tr-TR@17", "--to", "100%").status, 0)
+        let plan = try XCTUnwrap(try w.json(try w.rollout("status", "tr-TR", "--json"))["plan"] as? [String: Any])
+        XCTAssertEqual((plan["previousBaselines"] as? [[String: Any]])?.compactMap { $0["contentVersion"] as? Int }, [],
+                       "18 is newer than 17: it is not a last known good to go back to")
+        let logged = try XCTUnwrap((try w.json(try w.rollout("log", "--limit", "1", "--json"))["changes"] as? [[String: Any]])?.first)
+        XCTAssertEqual(((logged["plans"] as? [[String: Any]])?.first?["sequence"] as? Int), plan["sequence"] as? Int)
+    }
+
+    func testADeletedIndexFileIsRebuiltNotTrusted() throws {
+        let w = try Workspace()
+        try promoted(w)
+        XCTAssertEqual(try w.rollout("promote", "tr-TR@18", "--to", "10%", "--region", "TR").status, 0)
+        let full = try w.rollout("log", "--segment", "TR/4.8", "--json").stdout
+        XCTAssertTrue(full.contains("complete tr-TR@17"))
+        for file in ["region-_other.idx", "region-TR.idx"] {
+            try FileManager.default.removeItem(atPath: w.repository + "/rollout/log-index/" + file)
+            XCTAssertEqual(try w.rollout("log", "--segment", "TR/4.8", "--json").stdout, full, file)
+        }
+    }
+
+    func testANewDefaultLocaleMovesThePublishedSequence() throws {
+        let w = try Workspace()
+        try promoted(w)
+        XCTAssertEqual(try w.rollout("keys", "generate", "--out", w.scratch.path("k.pem")).status, 0)
+        let first = try w.json(try w.rollout("publish", "--out", w.scratch.path("site"), "--key", w.scratch.path("k.pem"), "--json"))
+        try w.scratch.write("policy.json", #"{"defaultLocale": "tr"}"#)
+        XCTAssertEqual(try w.rollout("policy", "set", w.scratch.path("policy.json")).status, 0)
+        let second = try w.json(try w.rollout("publish", "--out", w.scratch.path("site"), "--key", w.scratch.path("k.pem"), "--json"))
+        XCTAssertGreaterThan(second["indexSequence"] as? Int ?? 0, first["indexSequence"] as? Int ?? 0)
+    }
+
     func testSignatureFilesMustBeExactlyWhatPublishWrote() throws {
         let w = try Workspace()
         try promoted(w)

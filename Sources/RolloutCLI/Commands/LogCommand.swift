@@ -95,7 +95,11 @@ enum LogCommand {
             "locales": .array(entry.locales.map { .string($0) }), "packs": .array(entry.packs.map { .string($0) }),
             "reason": entry.reason.map { .string($0) } ?? .null,
         ]
-        item["plans"] = .array(entry.planChanges.map { $0.after.targeting.jsonValue })
+        item["plans"] = .array(entry.planChanges.map { change in
+            var plan = change.after
+            plan.lastChange = nil
+            return plan.jsonValue
+        })
         return item
     }
 }

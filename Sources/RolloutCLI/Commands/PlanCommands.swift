@@ -111,7 +111,8 @@ enum PlanCommands {
             for plan in plans {
                 let staged = plan.rules.map { "@\($0.pack.contentVersion) \($0.share) \($0.regionsLabel) \($0.versions)" }.joined(separator: "; ")
                 let last = plan.lastChange.map { "\($0.time) \($0.action) by \($0.actor)" } ?? "-"
-                table.add(plan.locale, plan.baseline.map { "@\($0.contentVersion)" } ?? "-", staged.isEmpty ? "-" : staged,
+                let baseline = plan.bundledOnly ? "bundled (kill switch)" : plan.baseline.map { "@\($0.contentVersion)" } ?? "-"
+                table.add(plan.locale, baseline, staged.isEmpty ? "-" : staged,
                           plan.blocked.isEmpty ? "-" : plan.blocked.map { "@\($0)" }.joined(separator: ","), cell(last, width: 70))
             }
             let text = plans.isEmpty ? "Nothing promoted yet. Stage a pack with rollout promote LOCALE@VERSION --to 1%.\n" : table.render(style)
@@ -176,14 +177,18 @@ enum PlanCommands {
             guard !chain.isEmpty else { throw RolloutError.missing("no packs for \(locale) or any locale it falls back to") }
             var steps: [JSONValue] = []
             var text = ""
+            var followed: [String] = []
             for step in chain {
                 let plan = try snapshot.plan(step) ?? Plan(locale: step)
+                followed.append(step)
                 let resolution = Resolution.resolve(plan, region: region, appVersion: version, installID: installID)
                 let label = resolution.outcome.label(locale: step)
                 text += "\(context.style(invocation).bold(step)): \(label)\n" + resolution.trace.map { "  \($0)\n" }.joined()
                 steps.append(["locale": .string(step), "result": .string(label), "trace": .array(resolution.trace.map { .string($0) })])
+                // The kill switch ends the chain: the device goes straight to its bundled strings.
+                if plan.bundledOnly && step == locale { break }
             }
-            text += "A key is looked up in " + chain.joined(separator: ", then ") + ", then the app's bundled strings.\n"
+            text += "A key is looked up in " + followed.joined(separator: ", then ") + ", then the app's bundled strings.\n"
             return CommandOutput(
                 json: ["locale": .string(locale), "region": .string(region), "appVersion": .string(version.description),
                        "installId": .string(installID), "chain": .array(steps)],
