@@ -9,11 +9,8 @@
 set -euo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 ROOT="$(cd "$HERE/../.." && pwd)"
-BIN="${1:-}"
-if [ -z "$BIN" ]; then
-  (cd "$ROOT" && swift build -c release >&2)
-  BIN="$(cd "$ROOT" && swift build -c release --show-bin-path)/rollout"
-fi
+# shellcheck source=bench/rollout-binary.sh
+source "$ROOT/bench/rollout-binary.sh"
 SMALL="${SMALL:-1000}"
 LARGE="${LARGE:-100000}"
 RUNS="${RUNS:-15}"

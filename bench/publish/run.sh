@@ -18,12 +18,8 @@
 set -euo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 ROOT="$(cd "$HERE/../.." && pwd)"
-BIN="${1:-}"
-if [ -z "$BIN" ]; then
-  (cd "$ROOT" && swift build -c release >&2)
-  BIN="$(cd "$ROOT" && swift build -c release --show-bin-path)/rollout"
-fi
-BIN="$(cd "$(dirname "$BIN")" && pwd)/$(basename "$BIN")"
+# shellcheck source=bench/rollout-binary.sh
+source "$ROOT/bench/rollout-binary.sh"
 LOCALES="${LOCALES:-200}"
 VERSIONS="${VERSIONS:-50}"
 RUNS="${RUNS:-3}"
