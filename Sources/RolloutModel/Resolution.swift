@@ -89,13 +89,14 @@ public struct Resolution: Equatable, Sendable {
 extension Plan {
     /// A rule no device can reach first (an earlier rule always matches before it), and the rule
     /// that shadows it; nil when every rule decides for some device.
-    public func unreachableRule() -> (rule: Rule, shadowedBy: Rule?)? {
+    public func unreachableRule() -> (rule: Rule, shadowedBy: Rule?, tooOld: Bool)? {
         let named = Set(rules.flatMap(\.regions))
         let unnamed = Region.assigned.sorted().first { !named.contains($0) }!
         for rule in rules {
             let regions = rule.regions.isEmpty ? named.sorted() + [unnamed] : rule.regions
             var reached = false
             var shadow: Rule?
+            var tooOld = false
             for region in regions where !reached {
                 for version in SegmentShares.samplePoints(self, within: rule.versions) where rule.versions.contains(version) {
                     let first = rules.first { $0.matches(region: region, version: version) }
@@ -104,12 +105,13 @@ extension Plan {
                             reached = true
                             break
                         }
+                        tooOld = true
                     } else {
                         shadow = shadow ?? first
                     }
                 }
             }
-            if !reached { return (rule, shadow) }
+            if !reached { return (rule, shadow, tooOld) }
         }
         return nil
     }

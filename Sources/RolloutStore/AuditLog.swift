@@ -7,6 +7,9 @@ public struct AuditEntry: Sendable {
         public let locale: String
         public let before: Plan
         public let after: Plan
+        /// The git blob ids of the plan file before and after (nil before: the plan is new).
+        public let beforeBlob: String?
+        public let afterBlob: String
     }
 
     /// Position in the first-parent history, 1 for the first commit.
@@ -59,7 +62,7 @@ public struct AuditEntry: Sendable {
                 let afterPlan = loadPlan(after)
             else { return nil }
             let beforePlan = plan["before"]?.stringValue.flatMap(loadPlan) ?? Plan(locale: locale)
-            changes.append(PlanChange(locale: locale, before: beforePlan, after: afterPlan))
+            changes.append(PlanChange(locale: locale, before: beforePlan, after: afterPlan, beforeBlob: plan["before"]?.stringValue, afterBlob: after))
         }
         return AuditEntry(
             sequence: seq, commit: commit, time: Timestamp(seconds: Int64(time)), actor: actor, action: action, summary: summary,
@@ -129,10 +132,7 @@ public final class AuditLog {
         }
         var checked: [AuditEntry] = []
         for entry in answer.entries {
-            guard let id = ObjectID(hex: entry.commit), let fresh = try? makeEntry(id, sequence: entry.sequence).0,
-                fresh.locales == entry.locales, fresh.packs == entry.packs, fresh.reason == entry.reason, fresh.actor == entry.actor,
-                fresh.summary == entry.summary, fresh.time == entry.time, matches(fresh, query)
-            else {
+            guard let id = ObjectID(hex: entry.commit), let fresh = try? confirmed(entry, id) else {
                 try rebuild()
                 return try indexedQuery(query)
             }
@@ -178,6 +178,28 @@ public final class AuditLog {
             results.append(entry)
         }
         return Result(entries: results, truncated: false)
+    }
+
+    /// The entry as its commit says it, or nil when the index disagrees with the commit: the message
+    /// fields are re-read from the commit, and each plan change's blobs are checked against the trees
+    /// of the commit and its parent (blob ids are content addresses, so the plans follow).
+    private func confirmed(_ entry: AuditEntry, _ id: ObjectID) throws -> AuditEntry? {
+        let commit = try repository.git.commit(id)
+        let trailers = Change.trailers(of: commit.message)
+        func values(_ name: String) -> [String] { trailers.filter { $0.name == name }.map(\.value) }
+        let summary = commit.message.split(separator: "\n", omittingEmptySubsequences: false).first.map(String.init) ?? ""
+        let actor = values("Actor").first ?? "\(commit.author.name) <\(commit.author.email)>"
+        guard summary == entry.summary, actor == entry.actor, values("Reason").first == entry.reason, values("Pack") == entry.packs,
+            values("Action").first ?? "unknown" == entry.action, Timestamp(seconds: commit.author.time) == entry.time
+        else { return nil }
+        let parentTree = try commit.parents.first.map { try repository.git.commit($0).tree }
+        for change in entry.planChanges {
+            let path = StateLayout.plan(change.locale)
+            guard try repository.git.treeEntry(commit.tree, path: path)?.id.hex == change.afterBlob,
+                try parentTree.flatMap({ try repository.git.treeEntry($0, path: path) })?.id.hex == change.beforeBlob
+            else { return nil }
+        }
+        return entry
     }
 
     /// Throws the index away; the next refresh rebuilds it from the history.
@@ -265,6 +287,12 @@ public final class AuditLog {
 
         var (indexedCommit, count) = readHead()
         if indexedCommit == tip.hex { return count }
+        // A file shorter than recorded (deleted or cut) would otherwise be recreated holding only the
+        // new changes: start over instead.
+        let damaged = readSizes().contains { file, size in
+            (((try? FileManager.default.attributesOfItem(atPath: directory + "/" + file))?[.size] as? Int) ?? 0) < size
+        }
+        if damaged { (indexedCommit, count) = (nil, 0) }
         // Walk back from the tip to what is indexed; if it is not there, history was rewritten: start over.
         var pending: [ObjectID] = []
         var cursor: ObjectID? = tip
@@ -273,7 +301,7 @@ public final class AuditLog {
             cursor = try repository.git.commit(id).parents.first
         }
         if indexedCommit == nil || cursor == nil {
-            // Nothing usable indexed (none yet, another format, a missing file) or a rewritten history.
+            // Nothing usable indexed (none yet, another format, a damaged file) or a rewritten history.
             try reset()
             count = 0
         }
@@ -320,7 +348,7 @@ public final class AuditLog {
                 throw RolloutError.internal("\(StateLayout.plan(locale)) at commit \(id.short) is damaged; check the repository with git fsck")
             }
             let beforePlan = before[locale].flatMap(loadPlan) ?? Plan(locale: locale)
-            planChanges.append(AuditEntry.PlanChange(locale: locale, before: beforePlan, after: afterPlan))
+            planChanges.append(AuditEntry.PlanChange(locale: locale, before: beforePlan, after: afterPlan, beforeBlob: before[locale], afterBlob: blob))
             blobs.append((before[locale], blob))
         }
         var locales = values("Locale")

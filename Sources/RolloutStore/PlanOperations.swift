@@ -64,7 +64,7 @@ public enum PlanOperations {
             // Last known good means older: after the kill switch a completion may go back to an earlier version.
             var previous: [Plan.PackRef] = []
             for candidate in (plan.baseline.map { [$0] } ?? []) + plan.previousBaselines
-            where candidate.contentVersion < ref.contentVersion && !previous.contains(candidate) {
+            where candidate.contentVersion < ref.contentVersion && !plan.isBlocked(candidate.contentVersion) && !previous.contains(candidate) {
                 previous.append(candidate)
             }
             next.previousBaselines = previous
@@ -103,12 +103,12 @@ public enum PlanOperations {
             }
         }
         if next.targeting == plan.targeting { return (plan, .unchanged) }
-        if let (dead, winner) = next.unreachableRule() {
+        if let (dead, winner, tooOld) = next.unreachableRule() {
+            let minApp = "below \(id)'s minAppVersion \(pack.minAppVersion)"
+            var why = winner.map { "the rule for \($0.target) (\($0.share)) already decides those devices" } ?? "every device it would reach is \(minApp)"
+            if winner != nil && tooOld { why += ", and the rest are \(minApp)" }
             throw RolloutError.checkFailed(
-                "a rule for \(dead.target) would never apply: "
-                    + (winner.map { "the rule for \($0.target) (\($0.share)) already decides those devices, and the rest are below \(id)'s minAppVersion \(pack.minAppVersion)" }
-                        ?? "every device it would reach is below \(id)'s minAppVersion \(pack.minAppVersion)")
-                    + ". Use targeting that does not overlap it, or change the share of the rule that decides")
+                "a rule for \(dead.target) would never apply: \(why). Use targeting that does not overlap it, or change the share of the rule that decides")
         }
         // Nothing any device would notice (same shares everywhere): nothing to record.
         if SegmentShares.changes(from: plan.targeting, to: next.targeting).isEmpty { return (plan, .unchanged) }

@@ -72,6 +72,11 @@ final class HardeningTests: XCTestCase {
             try FileManager.default.removeItem(atPath: w.repository + "/rollout/log-index/" + file)
             XCTAssertEqual(try w.rollout("log", "--segment", "TR/4.8", "--json").stdout, full, file)
         }
+        // Deleted, then a new change in that region before anyone reads: still every change.
+        try FileManager.default.removeItem(atPath: w.repository + "/rollout/log-index/region-TR.idx")
+        XCTAssertEqual(try w.rollout("promote", "tr-TR@18", "--to", "20%").status, 0)
+        let after = try XCTUnwrap(try w.json(try w.rollout("log", "--segment", "TR/4.8", "--json"))["changes"] as? [[String: Any]])
+        XCTAssertEqual(after.compactMap { $0["summary"] as? String }.filter { $0.hasPrefix("promote tr-TR@18") }.count, 2, "\(after)")
     }
 
     func testANewDefaultLocaleMovesThePublishedSequence() throws {
