@@ -135,3 +135,37 @@ final class MetricsIngestTests: XCTestCase {
         XCTAssertEqual(try w.rollout("metrics", "ingest", "--kind", "fallback", "--map", "bogus=x", path).status, 64)
     }
 }
+
+/// rollout health on the example metrics: the TR/4.8 crash spike is caught, the healthy files pass.
+final class HealthCommandTests: XCTestCase {
+    private func staged(_ crashes: String) throws -> Workspace {
+        let w = try Workspace()
+        try w.initWithExamples()
+        XCTAssertEqual(try w.rollout("promote", "tr-TR@17", "--to", "100%").status, 0)
+        XCTAssertEqual(try w.rollout("promote", "tr-TR@18", "--to", "10%", "--region", "TR", "--app-version", ">=4.8").status, 0)
+        XCTAssertEqual(try w.rollout("metrics", "ingest", "--kind", "crash", MetricsIngestTests.examples + "/" + crashes).status, 0)
+        XCTAssertEqual(try w.rollout("metrics", "ingest", "--kind", "fallback", MetricsIngestTests.examples + "/fallbacks-healthy.csv").status, 0)
+        return w
+    }
+
+    func testACrashSpikeConfinedToOneSegmentIsUnhealthyWithItsNumbers() throws {
+        let w = try staged("crashes-spike-TR-4.8.csv")
+        let result = try w.rollout("health", "tr-TR", "--json")
+        XCTAssertEqual(result.status, 1, "unhealthy is a check that said no: \(result.output)")
+        let report = try w.json(result)
+        XCTAssertEqual(report["verdict"] as? String, "unhealthy")
+        let checks = try XCTUnwrap(report["checks"] as? [[String: Any]])
+        let bad = checks.filter { $0["verdict"] as? String == "unhealthy" }
+        XCTAssertEqual(bad.map { "\($0["segment"]!) \($0["metric"]!)" }, ["TR/4.8 crash"])
+        XCTAssertEqual(bad.first?["candidate"] as? [Int], [214, 36_000])
+        XCTAssertGreaterThan(bad.first?["lowerBound"] as? Double ?? 0, bad.first?["tolerance"] as? Double ?? 1)
+    }
+
+    func testHealthyMetricsAreHealthyAndNothingStagedIsMissing() throws {
+        let w = try staged("crashes-healthy.csv")
+        let result = try w.rollout("health", "tr-TR")
+        XCTAssertEqual(result.status, 0, result.output)
+        XCTAssertTrue(result.stdout.hasPrefix("tr-TR@18 against tr-TR@17: healthy"), result.stdout)
+        XCTAssertEqual(try w.rollout("health", "vi-VN").status, 66)
+    }
+}

@@ -1,0 +1,98 @@
+import Foundation
+
+/// Health of a staged pack against its baseline (docs/health.md): per segment and metric, an
+/// anytime-valid confidence sequence on the difference of rates, so checking every hour for weeks
+/// keeps its error rate, with the error budget split over every segment and metric (Bonferroni), so
+/// a regression in one small segment cannot hide in the average.
+public enum Health {
+    public enum Verdict: String, Sendable, Comparable {
+        case healthy, insufficientData = "insufficient-data", unhealthy
+
+        private var rank: Int { self == .healthy ? 0 : (self == .insufficientData ? 1 : 2) }
+        public static func < (a: Verdict, b: Verdict) -> Bool { a.rank < b.rank }
+    }
+
+    /// One metric in one segment.
+    public struct Check: Sendable {
+        public let segment: String
+        public let kind: MetricKind
+        public let candidate: MetricCounts
+        public let baseline: MetricCounts
+        /// Largest increase tolerated here: max(absolute, relative x baseline rate).
+        public let tolerance: Double
+        /// Anytime-valid bounds on candidate rate - baseline rate (nil without enough data).
+        public let lower: Double?
+        public let upper: Double?
+        public let verdict: Verdict
+
+        public var difference: Double? {
+            guard let c = candidate.rate, let b = baseline.rate else { return nil }
+            return c - b
+        }
+    }
+
+    public struct Report: Sendable {
+        public let verdict: Verdict
+        public let checks: [Check]
+        /// The error budget of each check (1 - confidence, split over the checks).
+        public let alphaPerCheck: Double
+    }
+
+    /// Judges every segment for both metrics. A check is unhealthy when even the most favourable end
+    /// of its confidence sequence is worse than the tolerance; insufficient-data when either arm has
+    /// fewer samples than the gate's minimum. The overall verdict is unhealthy if any check is, healthy
+    /// if every check with enough data is healthy and at least one has enough data.
+    public static func evaluate(
+        _ segments: [(label: String, candidate: [MetricKind: MetricCounts], baseline: [MetricKind: MetricCounts])], gates: GatePolicy
+    ) -> Report {
+        let measured = segments.flatMap { segment in MetricKind.allCases.filter { segment.candidate[$0] != nil }.map { (segment, $0) } }
+        let alpha = (1 - gates.confidence) / Double(max(1, measured.count))
+        var checks: [Check] = []
+        for (segment, kind) in measured {
+            let gate = kind == .crash ? gates.crash : gates.fallback
+            let candidate = segment.candidate[kind] ?? MetricCounts(total: 0, events: 0)
+            let baseline = segment.baseline[kind] ?? MetricCounts(total: 0, events: 0)
+            let baseRate = baseline.rate ?? 0
+            let tolerance = max(gate.maxAbsoluteIncrease, gate.maxRelativeIncrease * baseRate)
+            guard candidate.total >= gate.minSamples, baseline.total >= gate.minSamples,
+                let (lower, upper) = bounds(candidate: candidate, baseline: baseline, alpha: alpha, plannedSamples: gate.minSamples)
+            else {
+                checks.append(Check(segment: segment.label, kind: kind, candidate: candidate, baseline: baseline, tolerance: tolerance,
+                                    lower: nil, upper: nil, verdict: .insufficientData))
+                continue
+            }
+            let verdict: Verdict = lower > tolerance ? .unhealthy : .healthy
+            checks.append(Check(segment: segment.label, kind: kind, candidate: candidate, baseline: baseline, tolerance: tolerance,
+                                lower: lower, upper: upper, verdict: verdict))
+        }
+        let verdict: Verdict
+        if checks.contains(where: { $0.verdict == .unhealthy }) {
+            verdict = .unhealthy
+        } else if checks.contains(where: { $0.verdict == .healthy }) {
+            verdict = .healthy
+        } else {
+            verdict = .insufficientData
+        }
+        return Report(verdict: verdict, checks: checks, alphaPerCheck: alpha)
+    }
+
+    /// A one-sided-per-end, time-uniform confidence sequence for p1 - p0 (the asymptotic normal-mixture
+    /// boundary of Waudby-Smith et al., "Time-uniform central limit theory"): valid at every sample
+    /// size at once, so it may be looked at after every ingest. `plannedSamples` tunes where it is
+    /// tightest. Each end has error at most alpha.
+    public static func bounds(candidate: MetricCounts, baseline: MetricCounts, alpha: Double, plannedSamples: Int) -> (Double, Double)? {
+        guard candidate.total > 0, baseline.total > 0 else { return nil }
+        let n1 = Double(candidate.total), n0 = Double(baseline.total)
+        let p1 = Double(candidate.events) / n1, p0 = Double(baseline.events) / n0
+        // A floor on the variance so that zero events do not make the bound collapse.
+        let floor1 = max(p1 * (1 - p1), 1 / n1), floor0 = max(p0 * (1 - p0), 1 / n0)
+        let variance = floor1 / n1 + floor0 / n0
+        // Intrinsic time: the effective number of samples of the difference.
+        let t = (floor1 + floor0) / variance
+        let logTerm = -2 * log(alpha)
+        let rho2 = (logTerm + log(logTerm + 1)) / Double(max(1, plannedSamples))
+        let radius = (variance * 2 * (t * rho2 + 1) / (t * rho2) * log((t * rho2 + 1).squareRoot() / alpha)).squareRoot()
+        let d = p1 - p0
+        return (d - radius, d + radius)
+    }
+}
