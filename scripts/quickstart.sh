@@ -39,7 +39,11 @@ step promote tr-TR@18 --to 10% --region TR --app-version '>=4.8' --reason "typo 
 step status tr-TR
 step resolve --locale tr-TR --region TR --app-version 4.8.1 --install-id 5F0C2A7E-1111-2222-3333-444455556666
 step simulate tr-TR --devices 100000
-step promote tr-TR@18 --to 50% --reason "no complaints after a day"
+# Widening needs evidence: ingest a day of crash and fallback counts, check health, then grow.
+step metrics ingest --kind crash "$ROOT/examples/metrics/crashes-healthy.csv"
+step metrics ingest --kind fallback "$ROOT/examples/metrics/fallbacks-healthy.csv"
+step health tr-TR
+step promote tr-TR@18 --to 50% --reason "healthy after four days"
 step log --segment TR/4.8
 
 # The bad day: take it back, block it, write down why; publish what devices download, signed.

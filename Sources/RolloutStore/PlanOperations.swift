@@ -116,17 +116,33 @@ public enum PlanOperations {
     }
 
     /// Runs a promote on the repository (or, with `dryRun`, only computes it).
+    /// Whether `after` gives the staged pack to more devices than `before` did, in a rollout that was
+    /// already staged (the first stage of a pack has nothing to be measured against yet).
+    public static func widens(_ before: Plan, _ after: Plan, kind: PromoteOutcome.Kind) -> Bool {
+        guard !before.rules.isEmpty else { return false }
+        if kind == .completed { return true }
+        return after.rules.contains { rule in
+            guard let old = before.rules.first(where: { $0.targetsSame(as: rule) }) else { return true }
+            return rule.share > old.share
+        }
+    }
+
+    /// `gate` runs inside the operation, on the snapshot the change will apply to; it may refuse, or
+    /// return a note (an override) that is recorded in the commit.
     public static func promote(
-        _ request: PromoteRequest, in repository: PackRepository, dryRun: Bool, actor: Actor, time: @escaping () -> Timestamp
+        _ request: PromoteRequest, in repository: PackRepository, dryRun: Bool, actor: Actor, time: @escaping () -> Timestamp,
+        gate: (Snapshot, Plan, Plan, PromoteOutcome.Kind) throws -> String? = { _, _, _, _ in nil }
     ) throws -> PackRepository.Applied<PromoteOutcome> {
         try repository.apply(actor: actor, time: time) { snapshot in
             let pack = try snapshot.requirePack(request.pack)
             let locale = request.pack.locale
             let before = try snapshot.plan(locale) ?? Plan(locale: locale)
             var (after, kind) = try promoted(before, pack: pack, request: request, parentCommit: snapshot.commit?.hex ?? "")
-            if kind == .unchanged || dryRun {
-                return (nil, PromoteOutcome(kind: dryRun ? kind : .unchanged, before: before, after: after))
+            if kind == .unchanged {
+                return (nil, PromoteOutcome(kind: .unchanged, before: before, after: after))
             }
+            let override = try gate(snapshot, before, after, kind)
+            if dryRun { return (nil, PromoteOutcome(kind: kind, before: before, after: after)) }
             after.lastChange = Plan.LastChange(action: kind.rawValue, actor: actor.description, time: time(), reason: request.reason)
             after.sequence = before.sequence + 1
             var trailers: [(name: String, value: String)] = [
@@ -139,6 +155,7 @@ public enum PlanOperations {
                 trailers.append(("Regions", movedAll ? "all staged rules" : (request.regions?.joined(separator: ",") ?? "*")))
                 trailers.append(("Versions", movedAll ? "all staged rules" : (request.versions?.description ?? "*")))
             }
+            if let override { trailers.append(("Forced", override)) }
             if let reason = request.reason { trailers.append(("Reason", reason)) }
             let summary = kind == .completed
                 ? "complete \(request.pack): the baseline of \(locale)"

@@ -74,7 +74,7 @@ final class HardeningTests: XCTestCase {
         }
         // Deleted, then a new change in that region before anyone reads: still every change.
         try FileManager.default.removeItem(atPath: w.repository + "/rollout/log-index/region-TR.idx")
-        XCTAssertEqual(try w.rollout("promote", "tr-TR@18", "--to", "20%").status, 0)
+        XCTAssertEqual(try w.rollout("promote", "tr-TR@18", "--to", "20%", "--force", "--reason", "test").status, 0)
         let after = try XCTUnwrap(try w.json(try w.rollout("log", "--segment", "TR/4.8", "--json"))["changes"] as? [[String: Any]])
         XCTAssertEqual(after.compactMap { $0["summary"] as? String }.filter { $0.hasPrefix("promote tr-TR@18") }.count, 2, "\(after)")
     }
@@ -167,7 +167,7 @@ final class HardeningTests: XCTestCase {
         XCTAssertEqual(try w.rollout("promote", "tr-TR@18", "--to", "100%", "--region", "TR").status, 0)
         XCTAssertEqual(try w.rollout("revert", "tr-TR", "--segment", "TR/4.8", "--reason", "seg").status, 0)
         XCTAssertTrue(try w.rollout("status", "tr-TR").stdout.contains("withdrawn       TR/4.8.x"))
-        let again = try w.rollout("promote", "tr-TR@18", "--to", "100%", "--region", "TR", "--app-version", "4.8.x", "--reason", "fixed")
+        let again = try w.rollout("promote", "tr-TR@18", "--to", "100%", "--region", "TR", "--app-version", "4.8.x", "--reason", "fixed", "--force")
         XCTAssertEqual(again.status, 0, again.output)
         let resolved = try w.rollout("resolve", "--locale", "tr-TR", "--region", "TR", "--app-version", "4.8.1", "--install-id", "x")
         XCTAssertTrue(resolved.stdout.contains("tr-TR: tr-TR@18"), resolved.stdout)

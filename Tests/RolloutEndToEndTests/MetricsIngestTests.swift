@@ -169,3 +169,35 @@ final class HealthCommandTests: XCTestCase {
         XCTAssertEqual(try w.rollout("health", "vi-VN").status, 66)
     }
 }
+
+/// promote widens a staged rollout only when it is healthy.
+final class PromoteGateTests: XCTestCase {
+    func testWideningNeedsHealthOrARecordedOverride() throws {
+        let w = try Workspace()
+        try w.initWithExamples()
+        XCTAssertEqual(try w.rollout("promote", "tr-TR@17", "--to", "100%").status, 0)
+        XCTAssertEqual(try w.rollout("promote", "tr-TR@18", "--to", "10%", "--region", "TR", "--app-version", ">=4.8").status, 0, "the first stage needs no metrics")
+        XCTAssertEqual(try w.rollout("metrics", "ingest", "--kind", "crash", MetricsIngestTests.examples + "/crashes-spike-TR-4.8.csv").status, 0)
+        let tip = try w.stateTip()
+        let refused = try w.rollout("promote", "tr-TR@18", "--to", "50%")
+        XCTAssertEqual(refused.status, 1, refused.output)
+        XCTAssertTrue(refused.stderr.contains("tr-TR@18 is unhealthy (TR/4.8 crash: 214/36000 against 607/324000)"), refused.stderr)
+        XCTAssertEqual(try w.stateTip(), tip)
+        XCTAssertEqual(try w.rollout("promote", "tr-TR@18", "--to", "50%", "--force").status, 64, "--force needs a reason")
+        XCTAssertEqual(try w.rollout("promote", "tr-TR@18", "--to", "5%", "--reason", "smaller").status, 0, "lowering is never gated")
+        let forced = try w.rollout("promote", "tr-TR@18", "--to", "50%", "--force", "--reason", "crash is in an unrelated SDK")
+        XCTAssertEqual(forced.status, 0, forced.output)
+        XCTAssertEqual(try w.git("log", "-1", "--format=%(trailers:key=Rollout-Forced,valueonly,separator=)").stdout.trimmingCharacters(in: .whitespacesAndNewlines),
+                       "health was unhealthy")
+    }
+
+    func testAHealthyRolloutWidensWithoutAnOverride() throws {
+        let w = try Workspace()
+        try w.initWithExamples()
+        XCTAssertEqual(try w.rollout("promote", "tr-TR@17", "--to", "100%").status, 0)
+        XCTAssertEqual(try w.rollout("promote", "tr-TR@18", "--to", "10%", "--region", "TR", "--app-version", ">=4.8").status, 0)
+        XCTAssertEqual(try w.rollout("metrics", "ingest", "--kind", "crash", MetricsIngestTests.examples + "/crashes-healthy.csv").status, 0)
+        let widened = try w.rollout("promote", "tr-TR@18", "--to", "50%")
+        XCTAssertEqual(widened.status, 0, widened.output)
+    }
+}

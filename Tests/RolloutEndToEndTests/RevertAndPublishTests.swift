@@ -82,7 +82,7 @@ final class RevertAndPublishTests: XCTestCase {
 
     func testAScopedRevertMovesOnlyThatSegment() throws {
         let (w, key) = try staged()
-        XCTAssertEqual(try w.rollout("promote", "tr-TR@18", "--to", "100%", "--region", "DE").status, 0)
+        XCTAssertEqual(try w.rollout("promote", "tr-TR@18", "--to", "100%", "--region", "DE", "--force", "--reason", "test").status, 0)
         XCTAssertEqual(try w.rollout("revert", "tr-TR", "--segment", "TR/4.8", "--reason", "crashes on 4.8 only").status, 0)
         _ = try publish(w)
         let plan = try manifest(w, "tr-TR", publicKey: key).plan
@@ -136,7 +136,7 @@ final class RevertAndPublishTests: XCTestCase {
 
     func testTheKillSwitchAndAnExplicitTarget() throws {
         let (w, key) = try staged()
-        XCTAssertEqual(try w.rollout("promote", "tr-TR@18", "--to", "100%").status, 0)
+        XCTAssertEqual(try w.rollout("promote", "tr-TR@18", "--to", "100%", "--force", "--reason", "test").status, 0)
         // tr-TR@18 is now the baseline and tr-TR@17 the last known good: an explicit --to 17.
         let back = try w.rollout("revert", "tr-TR", "--to", "17", "--reason", "wording")
         XCTAssertEqual(back.status, 0, back.output)
@@ -163,7 +163,7 @@ final class RevertAndPublishTests: XCTestCase {
             XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: w.scratch.path("site/" + file))),
                            try Data(contentsOf: URL(fileURLWithPath: w.scratch.path("elsewhere/" + file))), "\(file): same state, same bytes")
         }
-        XCTAssertEqual(try w.rollout("promote", "tr-TR@18", "--to", "50%").status, 0)
+        XCTAssertEqual(try w.rollout("promote", "tr-TR@18", "--to", "50%", "--force", "--reason", "test").status, 0)
         let third = try publish(w)
         XCTAssertEqual(Set(third["written"] as? [String] ?? []), ["manifests/tr-TR.json", "manifests/tr-TR.json.sig", "index.json", "index.json.sig"])
         XCTAssertGreaterThan(third["indexSequence"] as? Int ?? 0, first["indexSequence"] as? Int ?? 0)
@@ -171,7 +171,7 @@ final class RevertAndPublishTests: XCTestCase {
         XCTAssertEqual(index.locales["tr-TR"]?.chain, ["tr-TR", "tr", "en-US"])
         XCTAssertEqual(try w.rollout("verify-site", w.scratch.path("site"), "--public-key", key).status, 0)
         // A site published before the last change is stale: verify-site says so.
-        XCTAssertEqual(try w.rollout("promote", "tr-TR@18", "--to", "60%").status, 0)
+        XCTAssertEqual(try w.rollout("promote", "tr-TR@18", "--to", "60%", "--force", "--reason", "test").status, 0)
         let stale = try w.rollout("verify-site", w.scratch.path("site"), "--public-key", key)
         XCTAssertEqual(stale.status, 1, stale.output)
         XCTAssertTrue(stale.stdout.contains("the site is stale"), stale.stdout)

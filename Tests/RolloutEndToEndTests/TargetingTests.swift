@@ -25,7 +25,9 @@ final class TargetingTests: XCTestCase {
         XCTAssertGreaterThan(inAtTen.count, 4)
         XCTAssertLessThan(inAtTen.count, 35)
 
-        XCTAssertEqual(try w.rollout("promote", "tr-TR@18", "--to", "50%").status, 0)
+        // No metrics yet, so health is insufficient-data: widening needs an explicit, recorded override.
+        XCTAssertEqual(try w.rollout("promote", "tr-TR@18", "--to", "50%").status, 1)
+        XCTAssertEqual(try w.rollout("promote", "tr-TR@18", "--to", "50%", "--force", "--reason", "no metrics pipeline yet").status, 0)
         ids.shuffle()
         var inAtFifty: Set<String> = []
         for id in ids where try packOf(w, id: "tr-TR", installID: id) == "tr-TR@18" { inAtFifty.insert(id) }
@@ -42,7 +44,7 @@ final class TargetingTests: XCTestCase {
         XCTAssertEqual(rules[0]["regions"] as? [String], ["TR"])
         XCTAssertEqual(rules[0]["appVersions"] as? String, ">=4.8")
 
-        let done = try w.rollout("promote", "tr-TR@18", "--to", "100%")
+        let done = try w.rollout("promote", "tr-TR@18", "--to", "100%", "--force", "--reason", "no metrics pipeline yet")
         XCTAssertEqual(done.status, 0, done.output)
         XCTAssertTrue(done.stdout.contains("now the baseline"), done.stdout)
         let after = try XCTUnwrap(try w.json(try w.rollout("status", "tr-TR", "--json"))["plan"] as? [String: Any])
@@ -53,6 +55,8 @@ final class TargetingTests: XCTestCase {
 
         let trailers = try w.git("log", "-1", "--skip=1", "--format=%(trailers:key=Rollout-Action,key=Rollout-Percent,key=Rollout-Pack,key=Rollout-Regions,valueonly,separator=|)").stdout
         XCTAssertEqual(trailers.trimmingCharacters(in: .whitespacesAndNewlines), "promote|tr-TR@18|50%|all staged rules")
+        XCTAssertEqual(try w.git("log", "-1", "--skip=1", "--format=%(trailers:key=Rollout-Forced,valueonly,separator=)").stdout.trimmingCharacters(in: .whitespacesAndNewlines),
+                       "health was insufficient-data")
         try w.assertFsckClean()
     }
 
@@ -132,7 +136,7 @@ final class TargetingTests: XCTestCase {
         let trace = try w.rollout(["resolve"] + device + ["--install-id", "a"])
         XCTAssertTrue(trace.stdout.contains("below its minAppVersion 4.9"), trace.stdout)
         // Completing it keeps devices on 4.8 on the last baseline they can run.
-        XCTAssertEqual(try w.rollout("promote", "tr-TR@19", "--to", "100%").status, 0)
+        XCTAssertEqual(try w.rollout("promote", "tr-TR@19", "--to", "100%", "--force", "--reason", "test").status, 0)
         XCTAssertEqual(try packOf(w, id: "tr-TR", version: "4.8.5", installID: "a"), "tr-TR@17")
         XCTAssertEqual(try packOf(w, id: "tr-TR", version: "4.7", installID: "a"), "bundled")
     }
@@ -194,10 +198,10 @@ final class TargetingTests: XCTestCase {
         w.environment["ROLLOUT_NOW"] = "2026-11-10T10:00:00Z"
         XCTAssertEqual(try w.rollout("promote", "tr-TR@18", "--to", "10%", "--region", "TR", "--app-version", ">=4.8", "--reason", "typo fix").status, 0)
         w.environment["ROLLOUT_NOW"] = "2026-11-11T10:00:00Z"
-        XCTAssertEqual(try w.rollout("promote", "tr-TR@18", "--to", "30%", "--region", "DE").status, 0)
+        XCTAssertEqual(try w.rollout("promote", "tr-TR@18", "--to", "30%", "--region", "DE", "--force", "--reason", "test").status, 0)
         XCTAssertEqual(try w.rollout("promote", "vi-VN@3", "--to", "50%", "--region", "VN").status, 0)
         w.environment["ROLLOUT_NOW"] = "2026-11-12T10:00:00Z"
-        XCTAssertEqual(try w.rollout("promote", "tr-TR@18", "--to", "50%", "--region", "TR", "--app-version", ">=4.8").status, 0)
+        XCTAssertEqual(try w.rollout("promote", "tr-TR@18", "--to", "50%", "--region", "TR", "--app-version", ">=4.8", "--force", "--reason", "test").status, 0)
 
         let log = try w.json(try w.rollout("log", "--segment", "TR/4.8", "--json"))
         let changes = try XCTUnwrap(log["changes"] as? [[String: Any]])

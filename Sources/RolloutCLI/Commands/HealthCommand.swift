@@ -21,7 +21,7 @@ enum HealthCommand {
             guard let plan = try snapshot.plan(locale), let candidate = plan.candidate, let baseline = plan.baseline else {
                 throw RolloutError.missing("\(locale) has nothing staged against a baseline: health compares a staged pack with its baseline")
             }
-            let report = try evaluate(locale: locale, candidate: candidate.contentVersion, baseline: baseline.contentVersion, snapshot: snapshot)
+            let report = try HealthCheck.evaluate(locale: locale, candidate: candidate.contentVersion, baseline: baseline.contentVersion, snapshot: snapshot)
             var table = Table("SEGMENT", "METRIC", "CANDIDATE", "BASELINE", "DIFFERENCE", "BOUND", "TOLERANCE", "VERDICT")
             func pct(_ v: Double?) -> String { v.map { String(format: "%.3f%%", $0 * 100) } ?? "-" }
             for check in report.checks {
@@ -51,35 +51,4 @@ enum HealthCommand {
             ]
             return CommandOutput(json: json, text: text, exitCode: report.verdict == .unhealthy ? 1 : 0)
         })
-
-    /// Sums both packs per segment (region and app-version family) over the dates both have data for.
-    static func evaluate(locale: String, candidate: Int, baseline: Int, snapshot: Snapshot) throws -> Health.Report {
-        var segments: [String: (candidate: [MetricKind: MetricCounts], baseline: [MetricKind: MetricCounts])] = [:]
-        for kind in MetricKind.allCases {
-            for rollup in try MetricsLayout.rollups(kind, locale: locale, in: snapshot) {
-                var bySegment: [String: (c: MetricCounts?, b: MetricCounts?)] = [:]
-                for (key, counts) in rollup.counts where key.contentVersion == candidate || key.contentVersion == baseline {
-                    guard let version = AppVersion(key.appVersion) else { continue }
-                    let label = "\(key.region)/" + version.components.prefix(2).map(String.init).joined(separator: ".")
-                    var entry = bySegment[label] ?? (nil, nil)
-                    if key.contentVersion == candidate {
-                        entry.c = (entry.c ?? MetricCounts(total: 0, events: 0)).adding(counts)
-                    } else {
-                        entry.b = (entry.b ?? MetricCounts(total: 0, events: 0)).adding(counts)
-                    }
-                    bySegment[label] = entry
-                }
-                // Only dates where both arms were measured in the segment: the same days, the same conditions.
-                for (label, entry) in bySegment {
-                    guard let c = entry.c, let b = entry.b else { continue }
-                    var segment = segments[label] ?? ([:], [:])
-                    segment.candidate[kind] = (segment.candidate[kind] ?? MetricCounts(total: 0, events: 0)).adding(c)
-                    segment.baseline[kind] = (segment.baseline[kind] ?? MetricCounts(total: 0, events: 0)).adding(b)
-                    segments[label] = segment
-                }
-            }
-        }
-        let ordered = segments.keys.sorted().map { (label: $0, candidate: segments[$0]!.candidate, baseline: segments[$0]!.baseline) }
-        return Health.evaluate(ordered, gates: try snapshot.policy().gates)
-    }
 }

@@ -1,3 +1,4 @@
+import RolloutIngest
 import RolloutModel
 import RolloutStore
 
@@ -53,6 +54,7 @@ enum PlanCommands {
             .value("app-version", "RANGE", "app versions: >=4.8, \">=4.8 <5\", 4.8.x, =4.8.1"),
             .value("reason", "TEXT", "why (recorded in the commit; required when lowering a share)"),
             .flag("dry-run", "print what would change for each segment and write nothing"),
+            .flag("force", "widen even though health is not healthy (needs --reason; recorded)"),
         ],
         arguments: .exactly("PACK"),
         run: { invocation, context in
@@ -64,8 +66,23 @@ enum PlanCommands {
             let repository = try context.repository(invocation)
             let now = try context.now()
             let dryRun = invocation.flag("dry-run")
+            let force = invocation.flag("force")
+            if force && (request.reason ?? "").trimmingSpaces.isEmpty {
+                throw RolloutError.usage("--force overrides the health gate; say why with --reason TEXT")
+            }
             let applied = try PlanOperations.promote(
-                request, in: repository, dryRun: dryRun, actor: try context.actor(invocation, repository: repository), time: { now })
+                request, in: repository, dryRun: dryRun, actor: try context.actor(invocation, repository: repository), time: { now }
+            ) { snapshot, before, after, kind in
+                // Widening a staged rollout needs it to be healthy (docs/health.md).
+                guard PlanOperations.widens(before, after, kind: kind), let report = try HealthCheck.evaluate(before, snapshot: snapshot),
+                    report.verdict != .healthy
+                else { return nil }
+                if force { return "health was \(report.verdict.rawValue)" }
+                let worst = report.checks.first { $0.verdict == report.verdict }
+                let detail = worst.map { " (\($0.segment) \($0.kind.rawValue): \($0.candidate.events)/\($0.candidate.total) against \($0.baseline.events)/\($0.baseline.total))" } ?? ""
+                throw RolloutError.checkFailed(
+                    "\(id) is \(report.verdict.rawValue)\(detail): a rollout widens only when healthy. See rollout health \(id.locale); override with --force --reason TEXT")
+            }
             let outcome = applied.result
             let changes = describeChanges(outcome.before, outcome.after)
             let style = context.style(invocation)

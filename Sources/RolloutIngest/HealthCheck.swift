@@ -1,0 +1,66 @@
+import RolloutModel
+import RolloutStore
+
+/// Health of a locale's staged pack from the metrics the repository holds (docs/health.md).
+public enum HealthCheck {
+    /// Sums both packs per segment (region and app-version family) over the dates both have data for.
+    public static func evaluate(locale: String, candidate: Int, baseline: Int, snapshot: Snapshot) throws -> Health.Report {
+        var segments: [String: (candidate: [MetricKind: MetricCounts], baseline: [MetricKind: MetricCounts])] = [:]
+        for kind in MetricKind.allCases {
+            for rollup in try MetricsLayout.rollups(kind, locale: locale, in: snapshot) {
+                var bySegment: [String: (c: MetricCounts?, b: MetricCounts?)] = [:]
+                for (key, counts) in rollup.counts where key.contentVersion == candidate || key.contentVersion == baseline {
+                    guard let version = AppVersion(key.appVersion) else { continue }
+                    let label = "\(key.region)/" + version.components.prefix(2).map(String.init).joined(separator: ".")
+                    var entry = bySegment[label] ?? (nil, nil)
+                    if key.contentVersion == candidate {
+                        entry.c = (entry.c ?? MetricCounts(total: 0, events: 0)).adding(counts)
+                    } else {
+                        entry.b = (entry.b ?? MetricCounts(total: 0, events: 0)).adding(counts)
+                    }
+                    bySegment[label] = entry
+                }
+                // Only dates where both arms were measured in the segment: the same days, the same conditions.
+                for (label, entry) in bySegment {
+                    guard let c = entry.c, let b = entry.b else { continue }
+                    var segment = segments[label] ?? ([:], [:])
+                    segment.candidate[kind] = (segment.candidate[kind] ?? MetricCounts(total: 0, events: 0)).adding(c)
+                    segment.baseline[kind] = (segment.baseline[kind] ?? MetricCounts(total: 0, events: 0)).adding(b)
+                    segments[label] = segment
+                }
+            }
+        }
+        let ordered = segments.keys.sorted().map { (label: $0, candidate: segments[$0]!.candidate, baseline: segments[$0]!.baseline) }
+        return Health.evaluate(ordered, gates: try snapshot.policy().gates)
+    }
+
+    /// The health of `plan`'s staged pack, or nil when nothing is staged against a baseline.
+    public static func evaluate(_ plan: Plan, snapshot: Snapshot) throws -> Health.Report? {
+        guard let candidate = plan.candidate, let baseline = plan.baseline else { return nil }
+        return try evaluate(locale: plan.locale, candidate: candidate.contentVersion, baseline: baseline.contentVersion, snapshot: snapshot)
+    }
+
+    /// What a rollback manifest records as evidence: the decisive numbers and where they came from.
+    public static func evidence(_ report: Health.Report, locale: String, snapshot: Snapshot) throws -> JSONValue {
+        var sources: [JSONValue] = []
+        for entry in try snapshot.directory(MetricsLayout.directory + "/ingests") where !entry.isTree {
+            guard let o = (try? StrictJSONParser.parse(try snapshot.repository.readBlob(entry.id)))?.objectValue,
+                (o["locales"]?.arrayValue ?? []).contains(.string(locale))
+            else { continue }
+            sources.append(["file": o["file"] ?? .null, "digest": o["digest"] ?? .null, "kind": o["kind"] ?? .null, "rows": o["rows"] ?? .null])
+        }
+        return [
+            "verdict": .string(report.verdict.rawValue),
+            "checks": .array(report.checks.map { check in
+                [
+                    "segment": .string(check.segment), "metric": .string(check.kind.rawValue),
+                    "candidate": [.integer(check.candidate.events), .integer(check.candidate.total)],
+                    "baseline": [.integer(check.baseline.events), .integer(check.baseline.total)],
+                    "lowerBound": check.lower.map { .number(JSONNumber($0)) } ?? .null,
+                    "tolerance": .number(JSONNumber(check.tolerance)), "verdict": .string(check.verdict.rawValue),
+                ]
+            }),
+            "sources": .array(sources),
+        ]
+    }
+}
