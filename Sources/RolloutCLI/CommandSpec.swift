@@ -46,7 +46,7 @@ public let allCommands: [CommandSpec] = [
     PlanCommands.promote, PlanCommands.status, PlanCommands.resolve, SimulateCommand.spec, LogCommand.spec,
     RevertCommands.revert, RevertCommands.rollbacks,
     PublishCommands.keysGenerate, PublishCommands.publish, PublishCommands.verifySite,
-    MetricsCommands.ingest, MetricsCommands.show, HealthCommand.spec,
+    MetricsCommands.ingest, MetricsCommands.show, HealthCommand.spec, GuardCommand.spec,
     PolicyCommands.show, PolicyCommands.set,
     HelpCommand.spec, HelpCommand.version,
 ]

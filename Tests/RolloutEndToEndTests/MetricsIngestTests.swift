@@ -201,3 +201,39 @@ final class PromoteGateTests: XCTestCase {
         XCTAssertEqual(widened.status, 0, widened.output)
     }
 }
+
+/// rollout guard: the control loop reverts what is unhealthy, with the evidence, and holds the rest.
+final class GuardTests: XCTestCase {
+    func testGuardRevertsTheUnhealthyWithEvidenceAndHoldsOnInsufficientData() throws {
+        let w = try Workspace()
+        try w.initWithExamples()
+        for id in ["tr-TR@17", "en-US@1"] { XCTAssertEqual(try w.rollout("promote", id, "--to", "100%").status, 0) }
+        XCTAssertEqual(try w.rollout("promote", "tr-TR@18", "--to", "10%", "--region", "TR", "--app-version", ">=4.8").status, 0)
+        let en2 = try w.scratch.write("en-US@2.json", try String(contentsOfFile: Fixtures.examplePack("en-US@1"), encoding: .utf8)
+            .replacingOccurrences(of: "\"contentVersion\": 1", with: "\"contentVersion\": 2")
+            .replacingOccurrences(of: "\"Welcome\"", with: "\"Welcome back\"")
+            .split(separator: "\n").filter { !$0.contains("\"checksum\"") }.joined(separator: "\n"))
+        XCTAssertEqual(try w.rollout("pack", "add", en2).status, 0)
+        XCTAssertEqual(try w.rollout("promote", "en-US@2", "--to", "5%").status, 0)
+        XCTAssertEqual(try w.rollout("metrics", "ingest", "--kind", "crash", MetricsIngestTests.examples + "/crashes-spike-TR-4.8.csv").status, 0)
+
+        let tip = try w.stateTip()
+        let report = try w.rollout("guard", "--json")
+        XCTAssertEqual(report.status, 1, "unhealthy and left in place: \(report.output)")
+        XCTAssertEqual(try w.stateTip(), tip, "without --auto-revert guard changes nothing")
+
+        let acted = try w.json(try w.rollout("guard", "--auto-revert", "--json"))
+        let rows = try XCTUnwrap(acted["locales"] as? [[String: Any]])
+        XCTAssertEqual(rows.first { $0["locale"] as? String == "tr-TR" }?["rollback"] as? String, "tr-TR/1")
+        XCTAssertEqual(rows.first { $0["locale"] as? String == "en-US" }?["verdict"] as? String, "insufficient-data")
+        XCTAssertEqual(rows.first { $0["locale"] as? String == "en-US" }?["rollback"] is NSNull, true, "never acts on insufficient data")
+
+        let manifest = try w.json(try w.rollout("rollbacks", "tr-TR/1", "--json"))
+        let evidence = try XCTUnwrap(manifest["evidence"] as? [String: Any])
+        XCTAssertEqual(evidence["verdict"] as? String, "unhealthy")
+        XCTAssertEqual((evidence["sources"] as? [[String: Any]])?.first?["file"] as? String, MetricsIngestTests.examples + "/crashes-spike-TR-4.8.csv")
+        XCTAssertTrue((manifest["blocked"] as? [String])?.contains("tr-TR@18") == true)
+        XCTAssertEqual(try w.rollout("guard").status, 0, "nothing unhealthy is left")
+        XCTAssertTrue(try w.rollout("log", "--segment", "TR/4.8", "--limit", "1").stdout.contains("guard: tr-TR@18 unhealthy (TR/4.8 crash)"))
+    }
+}

@@ -1,3 +1,4 @@
+import RolloutIngest
 import RolloutModel
 import RolloutStore
 
@@ -36,7 +37,14 @@ enum RevertCommands {
             target: try invocation.value("to").map { try RevertTarget.parse($0, locale: locale) } ?? .lastKnownGood, reason: reason, block: !invocation.flag("no-block"))
         let repository = try context.repository(invocation)
         let now = try context.now()
-        let applied = try RevertOperations.revert(request, in: repository, actor: try context.actor(invocation, repository: repository), time: { now })
+        // The evidence available now: health figures and their metrics sources, or "none" without metrics.
+        let snapshot = try repository.snapshot()
+        var evidence: JSONValue = .string("none")
+        if let plan = try snapshot.plan(locale), let report = try HealthCheck.evaluate(plan, snapshot: snapshot), !report.checks.isEmpty {
+            evidence = try HealthCheck.evidence(report, locale: locale, snapshot: snapshot)
+        }
+        let applied = try RevertOperations.revert(
+            request, in: repository, evidence: evidence, actor: try context.actor(invocation, repository: repository), time: { now })
         let outcome = applied.result
         let style = context.style(invocation)
         guard let manifest = outcome.manifest, let commit = applied.commit else {
