@@ -47,6 +47,7 @@ public let allCommands: [CommandSpec] = [
     RevertCommands.revert, RevertCommands.rollbacks,
     PublishCommands.keysGenerate, PublishCommands.publish, PublishCommands.verifySite,
     MetricsCommands.ingest, MetricsCommands.show, HealthCommand.spec, GuardCommand.spec,
+    PauseCommands.spec(true), PauseCommands.spec(false),
     PolicyCommands.show, PolicyCommands.set,
     HelpCommand.spec, HelpCommand.version,
 ]

@@ -66,6 +66,38 @@ public struct Plan: Equatable, Sendable {
         public var label: String { "\(region)/\(versions)" }
     }
 
+    /// A scheduled ramp (`promote --ramp`): `guard` moves the staged pack to the next share once the
+    /// current step has lasted `every` seconds and health is healthy.
+    public struct Ramp: Equatable, Sendable {
+        public var steps: [Percent]
+        public var every: Int64
+        /// Index into `steps` of the share in force.
+        public var step: Int
+        public var since: Timestamp
+        public var paused: Bool
+
+        public init(steps: [Percent], every: Int64, step: Int, since: Timestamp, paused: Bool = false) {
+            self.steps = steps
+            self.every = every
+            self.step = step
+            self.since = since
+            self.paused = paused
+        }
+
+        /// The named presets: `7day` is the 1/2/5/10/20/50/100 schedule app stores use, a day a step.
+        public static let presets: [String: (steps: [Int], every: Int64)] = [
+            "7day": ([100, 200, 500, 1000, 2000, 5000, 10_000], 86_400),
+        ]
+
+        public var next: Percent? { step + 1 < steps.count ? steps[step + 1] : nil }
+        public func due(at now: Timestamp) -> Bool { !paused && next != nil && now.seconds - since.seconds >= every }
+
+        var jsonValue: JSONValue {
+            ["steps": .array(steps.map { .integer($0.basisPoints) }), "every": .integer(Int(every)), "step": .integer(step),
+             "since": .string(since.description), "paused": .bool(paused)]
+        }
+    }
+
     /// Who last changed the plan and why: shown by `status` without walking history.
     public struct LastChange: Equatable, Sendable {
         public let action: String
@@ -94,6 +126,8 @@ public struct Plan: Equatable, Sendable {
     public var bundledOnly: Bool
     /// Bumped by every change to the plan: the sequence of the published manifest that carries it.
     public var sequence: Int
+    /// The staged pack's schedule, if it has one.
+    public var ramp: Ramp?
     public var lastChange: LastChange?
 
     public init(
@@ -109,6 +143,7 @@ public struct Plan: Equatable, Sendable {
         self.bundledOnly = bundledOnly
         self.sequence = sequence
         self.lastChange = lastChange
+        self.ramp = nil
         setRules(rules)
     }
 
@@ -165,6 +200,7 @@ extension Plan {
             "bundledOnly": .bool(bundledOnly),
             "sequence": .integer(sequence),
         ]
+        if let ramp { object["ramp"] = ramp.jsonValue }
         if let lastChange {
             var change: [String: JSONValue] = [
                 "action": .string(lastChange.action), "actor": .string(lastChange.actor), "time": .string(lastChange.time.description),
@@ -221,8 +257,16 @@ extension Plan {
         {
             lastChange = LastChange(action: action, actor: actor, time: time, reason: c["reason"]?.stringValue)
         }
-        return Plan(
+        var plan = Plan(
             locale: locale, baseline: baseline, previousBaselines: previous, rules: rules, blocked: blocked, withdrawals: withdrawals,
             bundledOnly: o["bundledOnly"]?.boolValue ?? false, sequence: o["sequence"]?.integerValue ?? 0, lastChange: lastChange)
+        if let r = o["ramp"]?.objectValue {
+            guard let steps = r["steps"]?.arrayValue?.compactMap(\.integerValue), !steps.isEmpty, steps.allSatisfy({ (0...10_000).contains($0) }),
+                let every = r["every"]?.integerValue, let step = r["step"]?.integerValue, steps.indices.contains(step),
+                let sinceText = r["since"]?.stringValue, let since = Timestamp(iso8601: sinceText)
+            else { throw fail("a ramp needs steps, every, step, since and paused") }
+            plan.ramp = Ramp(steps: steps.map { Percent(basisPoints: $0) }, every: Int64(every), step: step, since: since, paused: r["paused"]?.boolValue ?? false)
+        }
+        return plan
     }
 }

@@ -8,13 +8,16 @@ public struct PromoteRequest {
     public let regions: [String]?
     public let versions: VersionRange?
     public let reason: String?
+    /// `--ramp`: the shares to move through, and how long each lasts at least (seconds).
+    public let ramp: (steps: [Percent], every: Int64)?
 
-    public init(pack: PackID, share: Percent, regions: [String]?, versions: VersionRange?, reason: String?) {
+    public init(pack: PackID, share: Percent, regions: [String]?, versions: VersionRange?, reason: String?, ramp: (steps: [Percent], every: Int64)? = nil) {
         self.pack = pack
         self.share = share
         self.regions = regions
         self.versions = versions
         self.reason = reason
+        self.ramp = ramp
     }
 
     var hasTargeting: Bool { regions != nil || versions != nil }
@@ -61,6 +64,7 @@ public enum PlanOperations {
             next.setRules([])
             next.withdrawals = []
             next.bundledOnly = false
+            next.ramp = nil
             // Last known good means older: after the kill switch a completion may go back to an earlier version.
             var previous: [Plan.PackRef] = []
             for candidate in (plan.baseline.map { [$0] } ?? []) + plan.previousBaselines
@@ -93,6 +97,8 @@ public enum PlanOperations {
             throw RolloutError.usage("lowering the share of \(id) takes devices back off it; say why with --reason TEXT")
         }
         next.setRules(rules)
+        // A ramp given here starts now; a promote by hand takes the rollout off any schedule it had.
+        next.ramp = request.ramp.map { Plan.Ramp(steps: $0.steps, every: $0.every, step: 0, since: Timestamp(seconds: 0)) }
         if request.hasTargeting {
             // Targeting a segment again takes it back from a scoped revert.
             let regions = request.ruleRegions
@@ -145,6 +151,7 @@ public enum PlanOperations {
             if dryRun { return (nil, PromoteOutcome(kind: kind, before: before, after: after)) }
             after.lastChange = Plan.LastChange(action: kind.rawValue, actor: actor.description, time: time(), reason: request.reason)
             after.sequence = before.sequence + 1
+            if after.ramp != nil { after.ramp!.since = time() }
             var trailers: [(name: String, value: String)] = [
                 ("Action", kind.rawValue), ("Locale", locale), ("Pack", request.pack.description), ("Percent", request.share.description),
             ]
@@ -156,12 +163,74 @@ public enum PlanOperations {
                 trailers.append(("Versions", movedAll ? "all staged rules" : (request.versions?.description ?? "*")))
             }
             if let override { trailers.append(("Forced", override)) }
+            if let ramp = request.ramp {
+                trailers.append(("Ramp", ramp.steps.map(\.description).joined(separator: ",") + " every \(ramp.every)s"))
+            }
             if let reason = request.reason { trailers.append(("Reason", reason)) }
             let summary = kind == .completed
                 ? "complete \(request.pack): the baseline of \(locale)"
                 : "promote \(request.pack) to \(request.share)" + (request.regions.map { " in \($0.joined(separator: ","))" } ?? "") + (request.versions.map { " on \($0)" } ?? "")
             let change = Change(summary: summary, trailers: trailers, writes: [(StateLayout.plan(locale), JSONWriter.pretty(after.jsonValue))])
             return (change, PromoteOutcome(kind: kind, before: before, after: after))
+        }
+    }
+
+    /// Moves a scheduled ramp to its next step if it is due (guard's job): completes the rollout when
+    /// the next step is 100% with no region or version limit. `gate` decides whether health allows it.
+    public static func advanceRamp(
+        locale: String, in repository: PackRepository, actor: Actor, time: @escaping () -> Timestamp, gate: (Snapshot, Plan) throws -> Bool
+    ) throws -> PackRepository.Applied<PromoteOutcome?> {
+        try repository.apply(actor: actor, time: time) { snapshot in
+            guard let before = try snapshot.plan(locale), let ramp = before.ramp, ramp.due(at: time()), let candidate = before.candidate,
+                let share = ramp.next, try gate(snapshot, before)
+            else { return (nil, nil) }
+            let id = PackID(locale: locale, contentVersion: candidate.contentVersion)
+            let pack = try snapshot.requirePack(id)
+            let unrestricted = before.rules.allSatisfy { $0.regions.isEmpty && $0.versions.isAll }
+            var moved = before
+            var kind = PromoteOutcome.Kind.staged
+            if share == .full && unrestricted {
+                (moved, kind) = try promoted(before, pack: pack, request: PromoteRequest(pack: id, share: .full, regions: nil, versions: nil, reason: nil), parentCommit: "")
+            } else {
+                var rules = before.rules
+                for index in rules.indices { rules[index].share = share }
+                moved.setRules(rules)
+                moved.ramp = ramp
+                moved.ramp!.step += 1
+                moved.ramp!.since = time()
+            }
+            moved.sequence = before.sequence + 1
+            moved.lastChange = Plan.LastChange(action: "ramp", actor: actor.description, time: time(), reason: "scheduled step \(ramp.step + 2) of \(ramp.steps.count)")
+            let trailers: [(name: String, value: String)] = [
+                ("Action", "ramp"), ("Locale", locale), ("Pack", id.description), ("Percent", share.description),
+                ("Reason", "scheduled ramp step \(ramp.step + 2) of \(ramp.steps.count), healthy"),
+            ]
+            let summary = kind == .completed ? "ramp \(id) to 100%: the baseline of \(locale)" : "ramp \(id) to \(share)"
+            let change = Change(summary: summary, trailers: trailers, writes: [(StateLayout.plan(locale), JSONWriter.pretty(moved.jsonValue))])
+            return (change, PromoteOutcome(kind: kind, before: before, after: moved))
+        }
+    }
+
+    /// Holds (or releases) a scheduled ramp by hand.
+    public static func setPaused(
+        _ paused: Bool, locale: String, reason: String?, in repository: PackRepository, actor: Actor, time: @escaping () -> Timestamp
+    ) throws -> PackRepository.Applied<Plan> {
+        try repository.apply(actor: actor, time: time) { snapshot in
+            guard let before = try snapshot.plan(locale), let ramp = before.ramp else {
+                throw RolloutError.checkFailed("\(locale) has no scheduled ramp to \(paused ? "pause" : "resume"); start one with promote --ramp")
+            }
+            guard ramp.paused != paused else { return (nil, before) }
+            var after = before
+            after.ramp!.paused = paused
+            // A resumed step lasts its full time again from now.
+            if !paused { after.ramp!.since = time() }
+            after.sequence = before.sequence + 1
+            let action = paused ? "pause" : "resume"
+            after.lastChange = Plan.LastChange(action: action, actor: actor.description, time: time(), reason: reason)
+            var trailers: [(name: String, value: String)] = [("Action", action), ("Locale", locale)]
+            if let reason { trailers.append(("Reason", reason)) }
+            let change = Change(summary: "\(action) the ramp of \(locale)", trailers: trailers, writes: [(StateLayout.plan(locale), JSONWriter.pretty(after.jsonValue))])
+            return (change, after)
         }
     }
 }

@@ -144,6 +144,7 @@ public enum RevertOperations {
             next.bundledOnly = true
             block = [plan.candidate?.contentVersion, plan.baseline?.contentVersion].compactMap { $0 }
         }
+        if next.rules.isEmpty { next.ramp = nil }
         if request.block {
             next.blocked = Array(Set(plan.blocked + block)).sorted()
         } else {

@@ -237,3 +237,57 @@ final class GuardTests: XCTestCase {
         XCTAssertTrue(try w.rollout("log", "--segment", "TR/4.8", "--limit", "1").stdout.contains("guard: tr-TR@18 unhealthy (TR/4.8 crash)"))
     }
 }
+
+/// Scheduled ramps: guard is the control loop, driven here by ROLLOUT_NOW, never by sleeping.
+final class RampTests: XCTestCase {
+    func testGuardAdvancesAHealthyRampOnScheduleHoldsWhenPausedAndCompletes() throws {
+        let w = try Workspace()
+        try w.initWithExamples()
+        func at(_ time: String, _ arguments: String...) throws -> RunResult { try w.rollout(arguments, env: ["ROLLOUT_NOW": time]) }
+        func share() throws -> Int? {
+            let plan = try XCTUnwrap(try w.json(try w.rollout("status", "tr-TR", "--json"))["plan"] as? [String: Any])
+            return (plan["rules"] as? [[String: Any]])?.first?["basisPoints"] as? Int
+        }
+        XCTAssertEqual(try at("2026-11-24T00:00:00Z", "promote", "tr-TR@17", "--to", "100%").status, 0)
+        let started = try at("2026-11-25T00:00:00Z", "promote", "tr-TR@18", "--ramp", "1,5,10,100", "--every", "24h")
+        XCTAssertEqual(started.status, 0, started.output)
+        XCTAssertEqual(try share(), 100)
+        XCTAssertEqual(try w.rollout("metrics", "ingest", "--kind", "crash", MetricsIngestTests.examples + "/crashes-healthy.csv").status, 0)
+
+        XCTAssertEqual(try at("2026-11-25T12:00:00Z", "guard").status, 0)
+        XCTAssertEqual(try share(), 100, "a step lasts its full time")
+        XCTAssertTrue(try at("2026-11-26T00:00:00Z", "guard").stdout.contains("ramp advanced to 5%"))
+        XCTAssertEqual(try share(), 500)
+
+        XCTAssertEqual(try at("2026-11-26T01:00:00Z", "pause", "tr-TR", "--reason", "holiday freeze").status, 0)
+        XCTAssertTrue(try at("2026-11-28T00:00:00Z", "guard").stdout.contains("ramp paused"))
+        XCTAssertEqual(try share(), 500)
+        XCTAssertEqual(try at("2026-11-28T00:00:00Z", "resume", "tr-TR").status, 0)
+        XCTAssertEqual(try at("2026-11-28T12:00:00Z", "guard").status, 0)
+        XCTAssertEqual(try share(), 500, "after resume the step lasts its full time again")
+        XCTAssertEqual(try at("2026-11-29T00:00:00Z", "guard").status, 0)
+        XCTAssertEqual(try share(), 1000)
+        XCTAssertEqual(try at("2026-11-30T00:00:00Z", "guard").status, 0)
+        let plan = try XCTUnwrap(try w.json(try w.rollout("status", "tr-TR", "--json"))["plan"] as? [String: Any])
+        XCTAssertEqual((plan["baseline"] as? [String: Any])?["contentVersion"] as? Int, 18, "the last step completes the rollout")
+        let steps = try XCTUnwrap(try w.json(try w.rollout("log", "--locale", "tr-TR", "--json"))["changes"] as? [[String: Any]])
+            .filter { $0["action"] as? String == "ramp" }
+        XCTAssertEqual(steps.count, 3, "every advance is an ordinary recorded change")
+    }
+
+    func testARampWithoutDataHoldsAndBadRampsAreUsageErrors() throws {
+        let w = try Workspace()
+        try w.initWithExamples()
+        XCTAssertEqual(try w.rollout("promote", "tr-TR@17", "--to", "100%").status, 0)
+        XCTAssertEqual(try w.rollout(["promote", "tr-TR@18", "--ramp", "7day"], env: ["ROLLOUT_NOW": "2026-11-01T00:00:00Z"]).status, 0)
+        let held = try w.rollout(["guard"], env: ["ROLLOUT_NOW": "2026-11-10T00:00:00Z"])
+        XCTAssertTrue(held.stdout.contains("ramp held: not enough data yet"), held.stdout)
+        for (ramp, message) in [("5,1", "increasing"), ("10", "at least two"), ("weekly", "preset"), ("1,150", "\"150\"")] {
+            let result = try w.rollout("promote", "tr-TR@18", "--ramp", ramp)
+            XCTAssertEqual(result.status, 64, "\(ramp): \(result.output)")
+            XCTAssertTrue(result.stderr.contains(message), "\(ramp): \(result.stderr)")
+        }
+        XCTAssertEqual(try w.rollout("promote", "tr-TR@18", "--ramp", "1,5", "--every", "soon").status, 64)
+        XCTAssertEqual(try w.rollout("pause", "vi-VN").status, 1, "no ramp there")
+    }
+}

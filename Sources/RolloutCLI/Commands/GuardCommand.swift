@@ -6,7 +6,7 @@ import RolloutStore
 enum GuardCommand {
     static let spec = CommandSpec(
         path: ["guard"], usage: "guard [--auto-revert]",
-        summary: "check every staged rollout's health; with --auto-revert, revert the unhealthy ones",
+        summary: "check every staged rollout's health, advance scheduled ramps that are due and healthy, revert the unhealthy with --auto-revert",
         discussion: """
             For each locale with a pack staged against a baseline: healthy and insufficient-data are left
             alone (guard never acts on insufficient data); unhealthy is reported, and with --auto-revert
@@ -43,6 +43,23 @@ enum GuardCommand {
                         unhealthyLeft = true
                     }
                 }
+                if report.verdict != .unhealthy, let ramp = plan.ramp {
+                    let now = try context.now()
+                    if ramp.paused {
+                        action = "ramp paused"
+                    } else if ramp.due(at: now) {
+                        if report.verdict == .healthy {
+                            let applied = try PlanOperations.advanceRamp(
+                                locale: locale, in: repository, actor: try context.actor(invocation, repository: repository), time: { now }
+                            ) { snapshot, plan in try HealthCheck.evaluate(plan, snapshot: snapshot)?.verdict == .healthy }
+                            action = applied.result.map { "ramp advanced to \($0.after.rules.first?.share.description ?? "100%, completed")" } ?? "ramp not advanced"
+                        } else {
+                            action = "ramp held: not enough data yet"
+                        }
+                    } else if let next = ramp.next {
+                        action += "; ramp to \(next) after \(Timestamp(seconds: ramp.since.seconds + ramp.every))"
+                    }
+                }
                 table.add(locale, "\(locale)@\(candidate.contentVersion)", report.verdict.rawValue, action)
                 results.append([
                     "locale": .string(locale), "candidate": .string("\(locale)@\(candidate.contentVersion)"),
@@ -52,4 +69,24 @@ enum GuardCommand {
             let text = results.isEmpty ? "Nothing is staged against a baseline: nothing to guard.\n" : table.render(context.style(invocation))
             return CommandOutput(json: ["locales": .array(results), "unhealthyLeft": .bool(unhealthyLeft)], text: text, exitCode: unhealthyLeft ? 1 : 0)
         })
+}
+
+enum PauseCommands {
+    static func spec(_ paused: Bool) -> CommandSpec {
+        CommandSpec(
+            path: [paused ? "pause" : "resume"], usage: "\(paused ? "pause" : "resume") LOCALE [--reason TEXT]",
+            summary: paused ? "hold a scheduled ramp where it is" : "let a held ramp go on (its current step lasts its full time again)",
+            discussion: "", options: [.value("reason", "TEXT", "why (recorded)")], arguments: .exactly("LOCALE"),
+            run: { invocation, context in
+                let locale = try PlanCommands.parseLocale(invocation.positionals[0])
+                let repository = try context.repository(invocation)
+                let now = try context.now()
+                let applied = try PlanOperations.setPaused(
+                    paused, locale: locale, reason: invocation.value("reason"), in: repository,
+                    actor: try context.actor(invocation, repository: repository), time: { now })
+                let text = applied.commit == nil ? "The ramp of \(locale) is already \(paused ? "paused" : "running").\n"
+                    : "The ramp of \(locale) is \(paused ? "paused" : "running again").\n"
+                return CommandOutput(json: ["locale": .string(locale), "changed": .bool(applied.commit != nil), "plan": applied.result.jsonValue], text: text)
+            })
+    }
 }

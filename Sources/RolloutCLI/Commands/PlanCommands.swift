@@ -55,14 +55,22 @@ enum PlanCommands {
             .value("reason", "TEXT", "why (recorded in the commit; required when lowering a share)"),
             .flag("dry-run", "print what would change for each segment and write nothing"),
             .flag("force", "widen even though health is not healthy (needs --reason; recorded)"),
+            .value("ramp", "STEPS", "a schedule guard follows: shares like 1,5,10,25,50,100, or the preset 7day"),
+            .value("every", "DURATION", "how long each ramp step lasts at least: 24h, 30m, 2d (default 24h; 7day: 1 day)"),
         ],
         arguments: .exactly("PACK"),
         run: { invocation, context in
             let id = try PackID.parse(invocation.positionals[0])
-            guard let shareText = invocation.value("to") else { throw RolloutError.usage("rollout promote needs --to PERCENT, for example --to 10%") }
+            let ramp = try invocation.value("ramp").map { try parseRamp($0, every: invocation.value("every")) }
+            if ramp == nil, invocation.value("every") != nil { throw RolloutError.usage("--every sets the step time of a --ramp") }
+            guard let shareText = invocation.value("to") ?? ramp.map({ $0.steps[0].description }) else {
+                throw RolloutError.usage("rollout promote needs --to PERCENT, for example --to 10%")
+            }
+            let share = try Percent.parse(shareText)
+            if let ramp, share != ramp.steps[0] { throw RolloutError.usage("--to \(share) is not the ramp's first step \(ramp.steps[0])") }
             let request = PromoteRequest(
-                pack: id, share: try Percent.parse(shareText), regions: try parseRegions(invocation.values("region")),
-                versions: try invocation.value("app-version").map(VersionRange.parse), reason: invocation.value("reason"))
+                pack: id, share: share, regions: try parseRegions(invocation.values("region")),
+                versions: try invocation.value("app-version").map(VersionRange.parse), reason: invocation.value("reason"), ramp: ramp)
             let repository = try context.repository(invocation)
             let now = try context.now()
             let dryRun = invocation.flag("dry-run")
@@ -106,6 +114,41 @@ enum PlanCommands {
             return CommandOutput(json: json, text: text)
         })
 
+    /// `1,5,10,25,50,100` or a preset name, and `--every` (24h, 30m, 2d, seconds).
+    static func parseRamp(_ text: String, every: String?) throws -> (steps: [Percent], every: Int64) {
+        var steps: [Percent]
+        var seconds: Int64 = 86_400
+        if let preset = Plan.Ramp.presets[text] {
+            steps = preset.steps.map { Percent(basisPoints: $0) }
+            seconds = preset.every
+        } else if !text.contains(","), text.contains(where: \.isLetter) {
+            throw RolloutError.usage("--ramp \"\(text)\" is not a preset (\(Plan.Ramp.presets.keys.sorted().joined(separator: ", "))) nor shares such as 1,5,10,25,50,100")
+        } else {
+            steps = try text.split(separator: ",", omittingEmptySubsequences: false).map { try Percent.parse(String($0).trimmingSpaces) }
+        }
+        guard steps.count >= 2, zip(steps, steps.dropFirst()).allSatisfy({ $0 < $1 }) else {
+            throw RolloutError.usage("--ramp \"\(text)\" needs at least two increasing shares, such as 1,5,10,25,50,100, or a preset (\(Plan.Ramp.presets.keys.sorted().joined(separator: ", ")))")
+        }
+        if let every {
+            seconds = try parseDuration(every)
+        }
+        return (steps, seconds)
+    }
+
+    static func parseDuration(_ text: String) throws -> Int64 {
+        let units: [Character: Int64] = ["s": 1, "m": 60, "h": 3600, "d": 86_400]
+        var digits = text
+        var unit: Int64 = 1
+        if let last = text.last, let factor = units[last] {
+            digits = String(text.dropLast())
+            unit = factor
+        }
+        guard let value = Int64(digits), value > 0, digits.allSatisfy(\.isNumber), value <= 365 * 86_400 / unit else {
+            throw RolloutError.usage("duration \"\(text)\" is not like 24h, 30m, 2d or 3600")
+        }
+        return value * unit
+    }
+
     static let status = CommandSpec(
         path: ["status"], usage: "status [LOCALE]",
         summary: "the baseline, staged rules and shares, blocked versions and last change of each locale",
@@ -147,6 +190,10 @@ enum PlanCommands {
             text += "  withdrawn       \(plan.withdrawals.map(\.label).joined(separator: ", ")) (scoped reverts; promote with that targeting to re-include)\n"
         }
         if plan.bundledOnly { text += "  kill switch     on: every device uses its bundled strings\n" }
+        if let ramp = plan.ramp {
+            let next = ramp.next.map { "next \($0) after \(Timestamp(seconds: ramp.since.seconds + ramp.every))" } ?? "last step"
+            text += "  ramp            \(ramp.steps.map(\.description).joined(separator: " > ")), at \(ramp.steps[ramp.step]); \(ramp.paused ? "paused" : next)\n"
+        }
         if let last = plan.lastChange {
             text += "  last change     \(last.time) \(last.action) by \(last.actor.replacingNewlines)" + (last.reason.map { ": \($0.replacingNewlines)" } ?? "") + "\n"
         }
