@@ -8,6 +8,8 @@ public struct CommandContext {
     public var environment: [String: String]
     public var workingDirectory: String
     public var stdoutIsTerminal: Bool
+    /// Progress lines are drawn only for people watching a terminal.
+    public var stderrIsTerminal: Bool = false
     /// The wall clock; `ROLLOUT_NOW` (ISO 8601) overrides it for reproducible demos and tests.
     public var systemClock: () -> Timestamp
     /// Progress and warnings for people, on stderr.
@@ -18,6 +20,7 @@ public struct CommandContext {
             environment: ProcessInfo.processInfo.environment,
             workingDirectory: FileManager.default.currentDirectoryPath,
             stdoutIsTerminal: isatty(STDOUT_FILENO) == 1,
+            stderrIsTerminal: isatty(STDERR_FILENO) == 1,
             systemClock: { Timestamp(seconds: Int64(Date().timeIntervalSince1970)) },
             diagnostics: { FileHandle.standardError.write(Data($0.utf8)) })
     }

@@ -13,13 +13,16 @@ public enum MetricsIngest {
         /// Canonical column name -> the file's column name (`--map lookups=string_reads`).
         public let mapping: [String: String]
         public let skipInvalid: Bool
+        /// Called with the bytes read so far, after each chunk (for a progress line).
+        public let progress: (Int) -> Void
 
-        public init(path: String, name: String, kind: MetricKind, mapping: [String: String], skipInvalid: Bool) {
+        public init(path: String, name: String, kind: MetricKind, mapping: [String: String], skipInvalid: Bool, progress: @escaping (Int) -> Void = { _ in }) {
             self.path = path
             self.name = name
             self.kind = kind
             self.mapping = mapping
             self.skipInvalid = skipInvalid
+            self.progress = progress
         }
     }
 
@@ -81,7 +84,12 @@ public enum MetricsIngest {
 
         let byteCount: Int
         do {
-            byteCount = try CSVReader.read(path: request.path, chunk: { chunk in chunk.withUnsafeBytes { hasher.update($0) } }) { fields, line in
+            var seen = 0
+            byteCount = try CSVReader.read(path: request.path, chunk: { chunk in
+                chunk.withUnsafeBytes { hasher.update($0) }
+                seen += chunk.count
+                request.progress(seen)
+            }) { fields, line in
                 guard let names = header else {
                     let found = fields.map { text($0).trimmingSpaces.lowercased() }
                     var index: [String: Int] = [:]

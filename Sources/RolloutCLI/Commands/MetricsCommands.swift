@@ -1,3 +1,4 @@
+import Foundation
 import RolloutIngest
 import RolloutModel
 import RolloutStore
@@ -42,7 +43,18 @@ enum MetricsCommands {
             let paths = try invocation.positionals.map { try context.requireFile($0, describedAs: "metrics file") }
             var done: [String] = []
             for (file, path) in zip(invocation.positionals, paths) {
-                let request = MetricsIngest.Request(path: path, name: file, kind: kind, mapping: mapping, skipInvalid: invocation.flag("skip-invalid"))
+                // A progress line on a terminal for files big enough to wait for.
+                let size = ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int) ?? 0
+                var shown = -1
+                let progress: (Int) -> Void = { read in
+                    guard context.stderrIsTerminal, size >= 64 << 20 else { return }
+                    let percent = read * 100 / size
+                    guard percent != shown else { return }
+                    shown = percent
+                    context.diagnostics("\r\(file): \(percent)% of \(ByteCount.describe(size))" + (read >= size ? "\n" : ""))
+                }
+                let request = MetricsIngest.Request(
+                    path: path, name: file, kind: kind, mapping: mapping, skipInvalid: invocation.flag("skip-invalid"), progress: progress)
                 let outcome: MetricsIngest.Outcome
                 do {
                     outcome = try MetricsIngest.ingest(request, into: repository, actor: actor, time: { now })
