@@ -74,6 +74,17 @@ public enum MetricsIngest {
         var bad: [(Int, String)] = []
         var badCount = 0
         var knownPacks: [String: Set<Int>] = [:]
+        var dayCache: [[UInt8]: Int?] = [:]
+        var packCache: [[UInt8]: Result<(locale: String, version: Int), PackProblem>] = [:]
+        var regionCache: [[UInt8]: String?] = [:]
+        var appCache: [[UInt8]: String?] = [:]
+        func cached<V>(_ cache: inout [[UInt8]: V?], _ bytes: ArraySlice<UInt8>, _ make: () -> V?) -> V? {
+            let key = Array(bytes)
+            if let hit = cache[key] { return hit }
+            let value = make()
+            cache[key] = .some(value)
+            return value
+        }
         let (totalName, eventsName) = request.kind.columns
 
         func text(_ bytes: ArraySlice<UInt8>) -> String { String(decoding: bytes, as: UTF8.self) }
@@ -116,40 +127,38 @@ public enum MetricsIngest {
                 guard fields.count == fieldCount else {
                     return reject(line, "\(fields.count) fields, the header has \(fieldCount)")
                 }
-                guard let day = parseDay(fields[columns.date]) else {
+                // Dates, packs, regions and versions repeat on nearly every row: each distinct spelling is
+                // parsed and validated once, then looked up by its bytes.
+                guard let day = cached(&dayCache, fields[columns.date], { parseDay(fields[columns.date]) }) else {
                     return reject(line, "date \"\(text(fields[columns.date]))\" is not YYYY-MM-DD")
                 }
-                let packText = text(fields[columns.pack]).trimmingSpaces
-                let localeText = columns.locale.map { text(fields[$0]).trimmingSpaces }
-                var locale: String
-                var version: Int
-                if let at = packText.firstIndex(of: "@") {
-                    guard let id = try? PackID.parse(packText) else { return reject(line, "pack \"\(packText)\" is not LOCALE@VERSION") }
-                    if let localeText, !localeText.isEmpty, localeText != id.locale {
-                        return reject(line, "pack \(packText) is not a \(localeText) pack")
-                    }
-                    _ = at
-                    locale = id.locale
-                    version = id.contentVersion
+                var packKey = Array(fields[columns.pack])
+                if let l = columns.locale { packKey.append(0); packKey.append(contentsOf: fields[l]) }
+                let resolvedPack: Result<(locale: String, version: Int), PackProblem>
+                if let known = packCache[packKey] {
+                    resolvedPack = known
                 } else {
-                    guard let localeText, !localeText.isEmpty else {
-                        return reject(line, "pack \"\(packText)\" is a bare content version; it needs the locale column (or write it as tr-TR@18)")
-                    }
-                    guard let v = Int(packText), v >= 1 else { return reject(line, "pack \"\(packText)\" is neither LOCALE@VERSION nor a content version") }
-                    guard (try? LocaleTag.parse(localeText)) != nil else { return reject(line, "locale \"\(localeText)\" is not a BCP 47 locale such as tr-TR") }
-                    locale = localeText
-                    version = v
+                    resolvedPack = resolvePack(text(fields[columns.pack]).trimmingSpaces, localeText: columns.locale.map { text(fields[$0]).trimmingSpaces })
+                    packCache[packKey] = resolvedPack
+                }
+                let locale: String
+                let version: Int
+                switch resolvedPack {
+                case .failure(let problem): return reject(line, problem.message)
+                case .success(let found): (locale, version) = found
                 }
                 if knownPacks[locale] == nil { knownPacks[locale] = Set((try? snapshot.contentVersions(of: locale)) ?? []) }
                 guard knownPacks[locale]!.contains(version) else {
                     return reject(line, "unknown pack \(locale)@\(version): the repository does not hold it")
                 }
-                let regionText = text(fields[columns.region]).trimmingSpaces
-                guard let region = try? Region.parse(regionText), region != Region.any else {
-                    return reject(line, "region \"\(regionText)\" is not an ISO 3166-1 alpha-2 code")
+                guard let region = cached(&regionCache, fields[columns.region], {
+                    (try? Region.parse(text(fields[columns.region]).trimmingSpaces)).flatMap { $0 == Region.any ? nil : $0 }
+                }) else {
+                    return reject(line, "region \"\(text(fields[columns.region]).trimmingSpaces)\" is not an ISO 3166-1 alpha-2 code")
                 }
-                let appText = text(fields[columns.app]).trimmingSpaces
-                guard let app = AppVersion(appText) else { return reject(line, "app_version \"\(appText)\" is not a numeric version") }
+                guard let app = cached(&appCache, fields[columns.app], { AppVersion(text(fields[columns.app]).trimmingSpaces)?.normalized }) else {
+                    return reject(line, "app_version \"\(text(fields[columns.app]).trimmingSpaces)\" is not a numeric version")
+                }
                 guard let total = parseCount(fields[columns.total]) else {
                     return reject(line, "\(totalName) \"\(text(fields[columns.total]))\" is not a whole number of 0 or more")
                 }
@@ -157,7 +166,7 @@ public enum MetricsIngest {
                     return reject(line, "\(eventsName) \"\(text(fields[columns.events]))\" is not a whole number of 0 or more")
                 }
                 guard events <= total else { return reject(line, "\(eventsName) \(events) > \(totalName) \(total)") }
-                let key = AggregateKey(locale: locale, day: day, key: MetricRollup.Key(contentVersion: version, region: region, appVersion: app.normalized))
+                let key = AggregateKey(locale: locale, day: day, key: MetricRollup.Key(contentVersion: version, region: region, appVersion: app))
                 guard let sum = (totals[key] ?? MetricCounts(total: 0, events: 0)).adding(MetricCounts(total: total, events: events)) else {
                     return reject(line, "the counts for \(locale)@\(version) \(region) \(app) on this date add up past what can be counted")
                 }
@@ -175,6 +184,29 @@ public enum MetricsIngest {
                 "\(request.name): \(badCount) of \(rows) rows are invalid; nothing was ingested (--skip-invalid keeps the good rows):\n\(listed)\(more)")
         }
         return reading
+    }
+
+    struct PackProblem: Error {
+        let message: String
+    }
+
+    /// The pack column (and the locale column, if any) of a row, checked.
+    static func resolvePack(_ packText: String, localeText: String?) -> Result<(locale: String, version: Int), PackProblem> {
+        if packText.contains("@") {
+            guard let id = try? PackID.parse(packText) else { return .failure(PackProblem(message: "pack \"\(packText)\" is not LOCALE@VERSION")) }
+            if let localeText, !localeText.isEmpty, localeText != id.locale {
+                return .failure(PackProblem(message: "pack \(packText) is not a \(localeText) pack"))
+            }
+            return .success((id.locale, id.contentVersion))
+        }
+        guard let localeText, !localeText.isEmpty else {
+            return .failure(PackProblem(message: "pack \"\(packText)\" is a bare content version; it needs the locale column (or write it as tr-TR@18)"))
+        }
+        guard let v = Int(packText), v >= 1 else { return .failure(PackProblem(message: "pack \"\(packText)\" is neither LOCALE@VERSION nor a content version")) }
+        guard (try? LocaleTag.parse(localeText)) != nil else {
+            return .failure(PackProblem(message: "locale \"\(localeText)\" is not a BCP 47 locale such as tr-TR"))
+        }
+        return .success((localeText, v))
     }
 
     /// "2026-11-28" as days since the epoch, without allocating.

@@ -1,0 +1,235 @@
+#!/usr/bin/env bash
+# bench/ingest: `rollout metrics ingest --kind crash` of a generated crash CSV of SIZE_MB megabytes
+# (default 1100: at least 1 GB), against peers run in the same invocation on the same file:
+#   DuckDB   (Python package, `SET threads=1`) reading the file with read_csv, columns typed
+#            VARCHAR x5 + BIGINT x2, and computing SUM(sessions), SUM(crashes) and COUNT(*)
+#            GROUP BY date, locale, pack, region, app_version into a table: the same sums, grouped
+#            the same way (rollout's keys are the same, with x.y.0 app versions spelled x.y);
+#   wc -l    on the same file: the floor (reading the bytes and finding the line ends).
+# Goals: rollout at least as fast as DuckDB on one thread (rollout/DuckDB <= 1.0), and rollout's
+# peak RSS under 100 MB (10^8 bytes) whatever the file size; rollout also ingests a file of half the
+# size (same keys, half the rows) to show whether memory follows the file size.
+# Each of wc -l, DuckDB, rollout on the full file and rollout on the half file runs RUNS times,
+# interleaved round by round; rollout ingests into a fresh copy (cp -a) of the same initialized
+# repository every time, so "already ingested" never short-circuits. Wall time is measured with
+# time.perf_counter around the process (start-up included for every tool); CPU time and peak RSS
+# come from /usr/bin/time -v. sha256sum of the file is timed too, for information only (ingest must
+# hash the file for its provenance record; DuckDB and wc do not). The files are read from the page
+# cache (they were just written, and wc -l reads the file first in every round).
+# Checks: rollout's sums are compared with DuckDB's, group by group (every rollup read back from
+# the repository) and in total (`rollout metrics show LOCALE --json` summed over the locales).
+#
+# Usage: bench/ingest/run.sh [ROLLOUT_BINARY]      SIZE_MB=1100 RUNS=3
+# Exits 1 if a goal fails, 3 if the sums differ or a command fails.
+set -euo pipefail
+HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+ROOT="$(cd "$HERE/../.." && pwd)"
+# shellcheck source=bench/rollout-binary.sh
+source "$ROOT/bench/rollout-binary.sh"
+SIZE_MB="${SIZE_MB:-1100}"
+RUNS="${RUNS:-3}"
+WORK="$(mktemp -d "${TMPDIR:-/tmp}/rollout-bench-ingest.XXXXXX")"
+trap 'rm -rf "$WORK"' EXIT
+export ROLLOUT_ACTOR="bench <bench@example.invalid>"
+unset ROLLOUT_REPO ROLLOUT_NOW
+mkdir -p "$ROOT/bench/out"
+OUT="$ROOT/bench/out/ingest-$(date -u +%Y%m%dT%H%M%SZ).txt"
+cd "$WORK"   # no .rollout above a mktemp directory
+
+if [ ! -x /usr/bin/time ]; then
+  echo "installing Debian's time package for /usr/bin/time -v" >&2
+  { apt-get update -qq && apt-get install -y -qq time; } >&2
+fi
+if ! python3 -c 'import duckdb' 2>/dev/null; then
+  echo "installing duckdb (pip)" >&2
+  python3 -m pip install --quiet duckdb >&2
+fi
+
+# The repository every ingest starts from: init + the example packs (en-US@1, tr@1, tr-TR@17,
+# tr-TR@18, vi-VN@3), copied afresh for each ingest.
+"$BIN" init "$WORK/base.git" >/dev/null
+"$BIN" --repo "$WORK/base.git" pack add "$ROOT"/examples/packs/*.json >/dev/null
+
+# The DuckDB peer, one process per run. argv: CSV [GROUPS_OUT]; prints JSON facts on stdout.
+cat >"$WORK/duck.py" <<'PY'
+import json, sys, time
+import duckdb
+path = sys.argv[1]
+con = duckdb.connect()
+con.execute("SET threads=1")
+quoted = "'" + path.replace("'", "''") + "'"
+t = time.perf_counter()
+con.execute(f"""
+CREATE TABLE g AS
+SELECT date, locale, pack, region, app_version, SUM(sessions) AS sessions, SUM(crashes) AS crashes, COUNT(*) AS n
+FROM read_csv({quoted}, header = true, delim = ',', quote = '"', auto_detect = false,
+    columns = {{'date': 'VARCHAR', 'locale': 'VARCHAR', 'pack': 'VARCHAR', 'region': 'VARCHAR',
+               'app_version': 'VARCHAR', 'sessions': 'BIGINT', 'crashes': 'BIGINT'}})
+GROUP BY date, locale, pack, region, app_version""")
+query = time.perf_counter() - t
+groups, rows, sessions, crashes = con.execute("SELECT count(*), sum(n), sum(sessions), sum(crashes) FROM g").fetchone()
+if len(sys.argv) > 2:
+    con.execute(f"COPY g TO '{sys.argv[2]}' (HEADER, DELIMITER ',')")
+print(json.dumps({"query_ms": query * 1000, "groups": groups, "rows": int(rows), "sessions": int(sessions), "crashes": int(crashes),
+                  "version": duckdb.__version__}))
+PY
+
+python3 - "$BIN" "$WORK" "$HERE/generate.py" "$SIZE_MB" "$RUNS" "$ROOT" <<'PY' | tee "$OUT"
+import json, os, re, shutil, statistics, subprocess, sys, time, datetime
+BIN, WORK, GENERATE, SIZE_MB, RUNS, ROOT = sys.argv[1], sys.argv[2], sys.argv[3], float(sys.argv[4]), int(sys.argv[5]), sys.argv[6]
+sys.stdout.reconfigure(line_buffering=True)
+failures = []
+
+def loadavg():
+    return " ".join(open("/proc/loadavg").read().split()[:3])
+
+def sh(*cmd):
+    return subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
+
+def generate(name, size_mb):
+    path = os.path.join(WORK, name)
+    t = time.perf_counter()
+    err = subprocess.run([sys.executable, GENERATE, path], env=dict(os.environ, SIZE_MB=str(size_mb)),
+                         check=True, capture_output=True, text=True).stderr
+    m = re.search(r": (\d+) bytes, (\d+) data rows, .* = (\d+) keys", err)
+    print(f"generated {name}: {int(m[1]):,} bytes, {int(m[2]):,} data rows, {int(m[3]):,} distinct keys "
+          f"(SIZE_MB={size_mb:g}, {time.perf_counter() - t:.0f} s)")
+    return path, int(m[1]), int(m[2]), int(m[3])
+
+def timed(cmd, stdout_path):
+    """Runs cmd under /usr/bin/time -v; returns wall ms (perf_counter), CPU ms (user+sys) and peak RSS KiB."""
+    tfile = os.path.join(WORK, "time.txt")
+    with open(stdout_path, "wb") as out, open(stdout_path + ".err", "wb") as err:
+        t = time.perf_counter()
+        code = subprocess.run(["/usr/bin/time", "-v", "-o", tfile] + cmd, stdout=out, stderr=err).returncode
+        wall = (time.perf_counter() - t) * 1000
+    text = open(tfile).read()
+    if code != 0:
+        sys.stdout.write(open(stdout_path + ".err").read())
+        print(f"FAIL: exit {code}: {' '.join(cmd)}")
+        sys.exit(3)
+    user = float(re.search(r"User time \(seconds\): ([\d.]+)", text)[1])
+    system = float(re.search(r"System time \(seconds\): ([\d.]+)", text)[1])
+    rss = int(re.search(r"Maximum resident set size \(kbytes\): (\d+)", text)[1])
+    return {"wall": wall, "cpu": (user + system) * 1000, "rss": rss}
+
+print(f"bench/ingest  {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%dT%H:%M:%SZ}  {sh(BIN, '--version').strip()}  "
+      f"source {sh('git', '-C', ROOT, 'describe', '--always', '--dirty').strip()}")
+cpu = re.search(r"model name\s*: (.*)", open("/proc/cpuinfo").read())[1]
+mem = int(re.search(r"MemTotal:\s+(\d+)", open("/proc/meminfo").read())[1]) / 2**20
+print(f"machine: {os.cpu_count()} cores, {cpu}, {mem:.1f} GiB; load average at start {loadavg()}")
+print(f"binary: {BIN}")
+full, full_bytes, full_rows, keys = generate("crashes.csv", SIZE_MB)
+half, half_bytes, half_rows, half_keys = generate("crashes-half.csv", SIZE_MB / 2)
+duck_script = os.path.join(WORK, "duck.py")
+base = os.path.join(WORK, "base.git")
+
+def ingest(path, repo, stdout):
+    if os.path.exists(repo):
+        shutil.rmtree(repo)
+    shutil.copytree(base, repo, symlinks=True)   # cp -a: a fresh repository each time
+    return timed([BIN, "--repo", repo, "metrics", "ingest", "--kind", "crash", path], stdout)
+
+steps = ["wc", "sha256sum", "duckdb", "rollout", "rollout_half"]
+results = {s: [] for s in steps}
+duck_facts = None
+for r in range(1, RUNS + 1):
+    load = loadavg()
+    out = os.path.join(WORK, f"out-{r}")
+    results["wc"].append(timed(["wc", "-l", full], out + ".wc"))
+    wc_lines = int(open(out + ".wc").read().split()[0])
+    results["sha256sum"].append(timed(["sha256sum", full], out + ".sha"))
+    results["duckdb"].append(timed([sys.executable, duck_script, full], out + ".duck"))
+    duck_facts = json.loads(open(out + ".duck").read())
+    repo = os.path.join(WORK, "check.git" if r == 1 else "repo.git")   # the first full ingest is checked below
+    results["rollout"].append(ingest(full, repo, out + ".rollout"))
+    said = open(out + ".rollout").read().strip()
+    results["rollout_half"].append(ingest(half, os.path.join(WORK, "half.git"), out + ".half"))
+    said_half = open(out + ".half").read().strip()
+    line = f"round {r} (load {load} -> {loadavg()}):"
+    for s in steps:
+        x = results[s][-1]
+        extra = f" (query {duck_facts['query_ms']:,.0f})" if s == "duckdb" else ""
+        line += f"  {s} {x['wall']:,.0f} ms{extra} cpu {x['cpu']:,.0f} rss {x['rss'] / 1024:,.1f} MiB;"
+    print(line.rstrip(";"))
+    if r == 1:
+        print(f"  wc -l: {wc_lines:,} lines; DuckDB {duck_facts['version']}: {duck_facts['groups']:,} groups over {duck_facts['rows']:,} rows, "
+              f"sessions {duck_facts['sessions']:,}, crashes {duck_facts['crashes']:,}")
+        print(f"  rollout: {said}")
+        print(f"  rollout, half file: {said_half}")
+    for text, rows in ((said, full_rows), (said_half, half_rows)):
+        if not re.search(rf": {rows} rows ingested", text):
+            failures.append(f"rollout did not report {rows} rows ingested: {text}")
+    if wc_lines != full_rows + 1 or duck_facts["rows"] != full_rows:
+        failures.append(f"row counts disagree: wc -l {wc_lines}, DuckDB {duck_facts['rows']}, generated {full_rows} + header")
+
+# Check: the same sums, group by group and in total.
+groups_csv = os.path.join(WORK, "groups.csv")
+subprocess.run([sys.executable, duck_script, full, groups_csv], check=True, stdout=subprocess.DEVNULL)
+def normalized(version):
+    parts = [int(p) for p in version.split(".")]
+    while len(parts) > 1 and parts[-1] == 0:
+        parts.pop()
+    return ".".join(map(str, parts))
+expected = {}
+import csv
+with open(groups_csv, newline="") as f:
+    for row in csv.DictReader(f):
+        locale, version = row["pack"].split("@")
+        assert locale == row["locale"]
+        key = (locale, row["date"], f"{int(version)}|{row['region'].upper()}|{normalized(row['app_version'])}")
+        expected[key] = (int(row["sessions"]), int(row["crashes"]))
+repo = os.path.join(WORK, "check.git")
+found = {}
+listing = sh("git", "--git-dir", repo, "ls-tree", "-r", "main", "metrics/crash")
+blobs = [(l.split()[2], l.split("\t")[1]) for l in listing.splitlines()]
+batch = subprocess.run(["git", "--git-dir", repo, "cat-file", "--batch"], input=("\n".join(b for b, _ in blobs) + "\n").encode(),
+                       capture_output=True, check=True).stdout
+at = 0
+for blob, path in blobs:
+    header_end = batch.index(b"\n", at)
+    size = int(batch[at:header_end].split()[2])
+    rollup = json.loads(batch[header_end + 1:header_end + 1 + size])
+    at = header_end + 1 + size + 1
+    for k, (sessions, crashes, _source) in rollup["counts"].items():
+        found[(rollup["locale"], rollup["date"], k)] = (sessions, crashes)
+differ = [k for k in expected.keys() | found.keys() if expected.get(k) != found.get(k)]
+shown = {"sessions": 0, "crashes": 0}
+for locale in sorted({k[0] for k in expected}):
+    for row in json.loads(sh(BIN, "--repo", repo, "metrics", "show", locale, "--json"))["rows"]:
+        shown["sessions"] += row["sessions"]
+        shown["crashes"] += row["crashes"]
+print(f"check: {len(found):,} rollup entries in {len(blobs)} rollups against {len(expected):,} DuckDB groups: "
+      f"{'all equal' if not differ else f'{len(differ):,} differ, e.g. {sorted(differ)[:3]}'}; metrics show totals "
+      f"sessions {shown['sessions']:,}, crashes {shown['crashes']:,} against DuckDB {duck_facts['sessions']:,}, {duck_facts['crashes']:,}: "
+      f"{'equal' if (shown['sessions'], shown['crashes']) == (duck_facts['sessions'], duck_facts['crashes']) else 'DIFFERENT'}")
+if differ or (shown["sessions"], shown["crashes"]) != (duck_facts["sessions"], duck_facts["crashes"]):
+    failures.append("rollout's sums differ from DuckDB's")
+
+med = {s: {m: statistics.median(x[m] for x in results[s]) for m in ("wall", "cpu", "rss")} for s in steps}
+mib = lambda kib: kib / 1024
+print(f"medians of {RUNS} ({full_bytes / 1e6:,.0f} MB file, {full_rows:,} rows, {keys:,} keys; half file {half_bytes / 1e6:,.0f} MB, {half_rows:,} rows, {half_keys:,} keys):")
+names = {"wc": "wc -l", "sha256sum": "sha256sum (information)", "duckdb": "DuckDB, 1 thread", "rollout": "rollout metrics ingest",
+         "rollout_half": "rollout metrics ingest, half file"}
+for s in steps:
+    m = med[s]
+    size = half_bytes if s == "rollout_half" else full_bytes
+    print(f"  {names[s]:<34} wall {m['wall']:>10,.0f} ms  cpu {m['cpu']:>10,.0f} ms  peak RSS {mib(m['rss']):>7,.1f} MiB  "
+          f"{size / 1e6 / (m['wall'] / 1000):>7,.1f} MB/s")
+ratio_duck = med["rollout"]["wall"] / med["duckdb"]["wall"]
+print(f"ratio rollout / DuckDB (wall): {ratio_duck:.2f}x (cpu {med['rollout']['cpu'] / med['duckdb']['cpu']:.2f}x)")
+print(f"ratio rollout / wc -l (wall): {med['rollout']['wall'] / med['wc']['wall']:.1f}x (cpu {med['rollout']['cpu'] / med['wc']['cpu']:.1f}x)")
+print(f"ratio DuckDB / wc -l (wall): {med['duckdb']['wall'] / med['wc']['wall']:.1f}x")
+print(f"ratio rollout half file / full file: wall {med['rollout_half']['wall'] / med['rollout']['wall']:.2f}x, "
+      f"peak RSS {med['rollout_half']['rss'] / med['rollout']['rss']:.2f}x")
+goal_speed = ratio_duck <= 1.0
+peak = max(x["rss"] for s in ("rollout", "rollout_half") for x in results[s]) * 1024
+goal_memory = peak < 100_000_000
+print(f"goal rollout / DuckDB <= 1.0 (one thread): {'PASS' if goal_speed else 'FAIL'} ({ratio_duck:.2f}x)")
+print(f"goal rollout peak RSS < 100 MB whatever the file size: {'PASS' if goal_memory else 'FAIL'} "
+      f"(largest {peak / 1e6:,.1f} MB = {peak / 2**20:,.1f} MiB; DuckDB {mib(med['duckdb']['rss']):,.1f} MiB)")
+print(f"load average at end: {loadavg()}")
+for f in failures:
+    print(f"FAIL: {f}")
+sys.exit(3 if failures else (0 if goal_speed and goal_memory else 1))
+PY
