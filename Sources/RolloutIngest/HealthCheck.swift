@@ -4,7 +4,9 @@ import RolloutStore
 /// Health of a locale's staged pack from the metrics the repository holds (docs/health.md).
 public enum HealthCheck {
     /// Sums both packs per segment (region and app-version family) over the dates both have data for.
-    public static func evaluate(locale: String, candidate: Int, baseline: Int, snapshot: Snapshot) throws -> Health.Report {
+    public static func evaluate(
+        locale: String, candidate: Int, baseline: Int, snapshot: Snapshot, skip: (String) -> Bool = { _ in false }
+    ) throws -> Health.Report {
         var segments: [String: (candidate: [MetricKind: MetricCounts], baseline: [MetricKind: MetricCounts])] = [:]
         for kind in MetricKind.allCases {
             for rollup in try MetricsLayout.rollups(kind, locale: locale, in: snapshot) {
@@ -30,14 +32,31 @@ public enum HealthCheck {
                 }
             }
         }
-        let ordered = segments.keys.sorted().map { (label: $0, candidate: segments[$0]!.candidate, baseline: segments[$0]!.baseline) }
+        let ordered = segments.keys.sorted().filter { !skip($0) }.map { (label: $0, candidate: segments[$0]!.candidate, baseline: segments[$0]!.baseline) }
         return Health.evaluate(ordered, gates: try snapshot.policy().gates)
     }
 
-    /// The health of `plan`'s staged pack, or nil when nothing is staged against a baseline.
+    /// The health of `plan`'s staged pack, or nil when nothing is staged against a baseline. Segments
+    /// a scoped revert already took the pack back from are not judged again.
     public static func evaluate(_ plan: Plan, snapshot: Snapshot) throws -> Health.Report? {
         guard let candidate = plan.candidate, let baseline = plan.baseline else { return nil }
-        return try evaluate(locale: plan.locale, candidate: candidate.contentVersion, baseline: baseline.contentVersion, snapshot: snapshot)
+        return try evaluate(locale: plan.locale, candidate: candidate.contentVersion, baseline: baseline.contentVersion, snapshot: snapshot) { label in
+            let parts = label.split(separator: "/")
+            guard parts.count == 2, let family = AppVersion(String(parts[1])) else { return false }
+            return plan.isWithdrawn(region: String(parts[0]), version: family)
+        }
+    }
+
+    /// The newest date (days since the epoch) with metrics for `pack`, or nil.
+    public static func newestDay(of pack: PackID, snapshot: Snapshot) throws -> Int? {
+        var newest: Int?
+        for kind in MetricKind.allCases {
+            for rollup in try MetricsLayout.rollups(kind, locale: pack.locale, in: snapshot)
+            where rollup.counts.keys.contains(where: { $0.contentVersion == pack.contentVersion }) {
+                newest = max(newest ?? rollup.day, rollup.day)
+            }
+        }
+        return newest
     }
 
     /// What a rollback manifest records as evidence: the decisive numbers and where they came from.

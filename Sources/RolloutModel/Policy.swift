@@ -99,7 +99,7 @@ public struct GatePolicy: Equatable, Sendable {
         public var maxRelativeIncrease: Double
         /// Largest accepted increase in absolute rate (0.001 = 0.1 percentage points).
         public var maxAbsoluteIncrease: Double
-        /// Fewer events than this in either arm means insufficient data.
+        /// Fewer exposures (sessions, or lookups) than this in either arm means insufficient data.
         public var minSamples: Int
     }
 

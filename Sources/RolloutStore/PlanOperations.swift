@@ -116,8 +116,8 @@ public enum PlanOperations {
             throw RolloutError.checkFailed(
                 "a rule for \(dead.target) would never apply: \(why). Use targeting that does not overlap it, or change the share of the rule that decides")
         }
-        // Nothing any device would notice (same shares everywhere): nothing to record.
-        if SegmentShares.changes(from: plan.targeting, to: next.targeting).isEmpty { return (plan, .unchanged) }
+        // Nothing any device would notice (same shares everywhere) and no schedule to start: nothing to record.
+        if request.ramp == nil && SegmentShares.changes(from: plan.targeting, to: next.targeting).isEmpty { return (plan, .unchanged) }
         return (next, .staged)
     }
 
@@ -127,6 +127,8 @@ public enum PlanOperations {
     public static func widens(_ before: Plan, _ after: Plan, kind: PromoteOutcome.Kind) -> Bool {
         guard !before.rules.isEmpty else { return false }
         if kind == .completed { return true }
+        // Taking a segment back from a scoped revert gives it the staged pack again.
+        if after.withdrawals.count < before.withdrawals.count { return true }
         return after.rules.contains { rule in
             guard let old = before.rules.first(where: { $0.targetsSame(as: rule) }) else { return true }
             return rule.share > old.share

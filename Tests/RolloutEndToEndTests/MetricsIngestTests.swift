@@ -189,6 +189,10 @@ final class PromoteGateTests: XCTestCase {
         XCTAssertEqual(forced.status, 0, forced.output)
         XCTAssertEqual(try w.git("log", "-1", "--format=%(trailers:key=Rollout-Forced,valueonly,separator=)").stdout.trimmingCharacters(in: .whitespacesAndNewlines),
                        "health was unhealthy")
+        // Taking TR/4.8 back, then targeting it again, is widening too: gated.
+        XCTAssertEqual(try w.rollout("revert", "tr-TR", "--segment", "TR/4.8", "--reason", "spike").status, 0)
+        XCTAssertEqual(try w.rollout("guard").status, 0, "the withdrawn segment is not judged again")
+        XCTAssertEqual(try w.rollout("promote", "tr-TR@18", "--to", "50%", "--region", "TR", "--app-version", ">=4.8").status, 1)
     }
 
     func testAHealthyRolloutWidensWithoutAnOverride() throws {
@@ -249,25 +253,26 @@ final class RampTests: XCTestCase {
             return (plan["rules"] as? [[String: Any]])?.first?["basisPoints"] as? Int
         }
         XCTAssertEqual(try at("2026-11-24T00:00:00Z", "promote", "tr-TR@17", "--to", "100%").status, 0)
-        let started = try at("2026-11-25T00:00:00Z", "promote", "tr-TR@18", "--ramp", "1,5,10,100", "--every", "24h")
+        let started = try at("2026-11-25T00:00:00Z", "promote", "tr-TR@18", "--ramp", "1,5,10,100", "--every", "12h")
         XCTAssertEqual(started.status, 0, started.output)
         XCTAssertEqual(try share(), 100)
+        // The example metrics cover 2026-11-25 to 2026-11-28.
         XCTAssertEqual(try w.rollout("metrics", "ingest", "--kind", "crash", MetricsIngestTests.examples + "/crashes-healthy.csv").status, 0)
 
-        XCTAssertEqual(try at("2026-11-25T12:00:00Z", "guard").status, 0)
+        XCTAssertEqual(try at("2026-11-25T06:00:00Z", "guard").status, 0)
         XCTAssertEqual(try share(), 100, "a step lasts its full time")
-        XCTAssertTrue(try at("2026-11-26T00:00:00Z", "guard").stdout.contains("ramp advanced to 5%"))
+        XCTAssertTrue(try at("2026-11-25T12:00:00Z", "guard").stdout.contains("ramp advanced to 5%"))
         XCTAssertEqual(try share(), 500)
 
-        XCTAssertEqual(try at("2026-11-26T01:00:00Z", "pause", "tr-TR", "--reason", "holiday freeze").status, 0)
-        XCTAssertTrue(try at("2026-11-28T00:00:00Z", "guard").stdout.contains("ramp paused"))
+        XCTAssertEqual(try at("2026-11-25T13:00:00Z", "pause", "tr-TR", "--reason", "holiday freeze").status, 0)
+        XCTAssertTrue(try at("2026-11-26T12:00:00Z", "guard").stdout.contains("ramp paused"))
         XCTAssertEqual(try share(), 500)
-        XCTAssertEqual(try at("2026-11-28T00:00:00Z", "resume", "tr-TR").status, 0)
-        XCTAssertEqual(try at("2026-11-28T12:00:00Z", "guard").status, 0)
+        XCTAssertEqual(try at("2026-11-26T12:00:00Z", "resume", "tr-TR").status, 0)
+        XCTAssertEqual(try at("2026-11-26T18:00:00Z", "guard").status, 0)
         XCTAssertEqual(try share(), 500, "after resume the step lasts its full time again")
-        XCTAssertEqual(try at("2026-11-29T00:00:00Z", "guard").status, 0)
+        XCTAssertEqual(try at("2026-11-27T00:00:00Z", "guard").status, 0)
         XCTAssertEqual(try share(), 1000)
-        XCTAssertEqual(try at("2026-11-30T00:00:00Z", "guard").status, 0)
+        XCTAssertEqual(try at("2026-11-27T12:00:00Z", "guard").status, 0)
         let plan = try XCTUnwrap(try w.json(try w.rollout("status", "tr-TR", "--json"))["plan"] as? [String: Any])
         XCTAssertEqual((plan["baseline"] as? [String: Any])?["contentVersion"] as? Int, 18, "the last step completes the rollout")
         let steps = try XCTUnwrap(try w.json(try w.rollout("log", "--locale", "tr-TR", "--json"))["changes"] as? [[String: Any]])
@@ -289,5 +294,10 @@ final class RampTests: XCTestCase {
         }
         XCTAssertEqual(try w.rollout("promote", "tr-TR@18", "--ramp", "1,5", "--every", "soon").status, 64)
         XCTAssertEqual(try w.rollout("pause", "vi-VN").status, 1, "no ramp there")
+        // Metrics from before a step began do not move it on.
+        XCTAssertEqual(try w.rollout("metrics", "ingest", "--kind", "crash", MetricsIngestTests.examples + "/crashes-healthy.csv").status, 0)
+        XCTAssertEqual(try w.rollout(["promote", "tr-TR@18", "--ramp", "1,5", "--every", "1d"], env: ["ROLLOUT_NOW": "2026-12-01T00:00:00Z"]).status, 0)
+        let stale = try w.rollout(["guard"], env: ["ROLLOUT_NOW": "2026-12-03T00:00:00Z"])
+        XCTAssertTrue(stale.stdout.contains("ramp held: no metrics since this step began"), stale.stdout)
     }
 }

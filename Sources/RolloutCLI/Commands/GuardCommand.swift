@@ -48,7 +48,12 @@ enum GuardCommand {
                     if ramp.paused {
                         action = "ramp paused"
                     } else if ramp.due(at: now) {
-                        if report.verdict == .healthy {
+                        // The step must have been measured: metrics dated on or after the day it began.
+                        let fresh = (try HealthCheck.newestDay(of: PackID(locale: locale, contentVersion: candidate.contentVersion), snapshot: snapshot))
+                            .map { Int64($0) * 86_400 >= ramp.since.seconds - ramp.since.seconds % 86_400 } ?? false
+                        if report.verdict == .healthy && !fresh {
+                            action = "ramp held: no metrics since this step began"
+                        } else if report.verdict == .healthy {
                             let applied = try PlanOperations.advanceRamp(
                                 locale: locale, in: repository, actor: try context.actor(invocation, repository: repository), time: { now }
                             ) { snapshot, plan in try HealthCheck.evaluate(plan, snapshot: snapshot)?.verdict == .healthy }

@@ -34,7 +34,7 @@ enum PlanCommands {
 
     static let promote = CommandSpec(
         path: ["promote"],
-        usage: "promote PACK --to PERCENT [--region R]... [--app-version RANGE] [--reason TEXT] [--dry-run]",
+        usage: "promote PACK --to PERCENT [--region R]... [--app-version RANGE] [--reason TEXT] [--dry-run] [--force] [--ramp STEPS --every DURATION]",
         summary: "stage a pack to a share of devices by percent, region and app version; 100% everywhere makes it the baseline",
         discussion: """
             The first promote of a version creates its rules with a fresh salt; promoting it again changes
@@ -81,8 +81,11 @@ enum PlanCommands {
             let applied = try PlanOperations.promote(
                 request, in: repository, dryRun: dryRun, actor: try context.actor(invocation, repository: repository), time: { now }
             ) { snapshot, before, after, kind in
-                // Widening a staged rollout needs it to be healthy (docs/health.md).
-                guard PlanOperations.widens(before, after, kind: kind), let report = try HealthCheck.evaluate(before, snapshot: snapshot),
+                // Widening a staged rollout needs it to be healthy (docs/health.md), judged on every segment
+                // it will reach: a segment taken back by a scoped revert counts again once re-targeted.
+                var judged = before
+                judged.withdrawals = after.withdrawals
+                guard PlanOperations.widens(before, after, kind: kind), let report = try HealthCheck.evaluate(judged, snapshot: snapshot),
                     report.verdict != .healthy
                 else { return nil }
                 if force { return "health was \(report.verdict.rawValue)" }
