@@ -69,7 +69,7 @@ with open(path, "w", encoding="ascii", newline="\n") as out:
     for day_index, date in enumerate(dates):
         day_end = min(target, written + per_day) if day_index < len(dates) - 1 else target
         shards = 0
-        while written < day_end:
+        while written < day_end or not shards:
             lines = []
             for suffix, mean, risk in keys:
                 if shards and random_() < 0.2:

@@ -218,7 +218,8 @@ for s in steps:
           f"{size / 1e6 / (m['wall'] / 1000):>7,.1f} MB/s")
 ratio_duck = med["rollout"]["wall"] / med["duckdb"]["wall"]
 print(f"ratio rollout / DuckDB (wall): {ratio_duck:.2f}x (cpu {med['rollout']['cpu'] / med['duckdb']['cpu']:.2f}x)")
-print(f"ratio rollout / wc -l (wall): {med['rollout']['wall'] / med['wc']['wall']:.1f}x (cpu {med['rollout']['cpu'] / med['wc']['cpu']:.1f}x)")
+wc_cpu = f" (cpu {med['rollout']['cpu'] / med['wc']['cpu']:.1f}x)" if med["wc"]["cpu"] > 0 else ""
+print(f"ratio rollout / wc -l (wall): {med['rollout']['wall'] / med['wc']['wall']:.1f}x{wc_cpu}")
 print(f"ratio DuckDB / wc -l (wall): {med['duckdb']['wall'] / med['wc']['wall']:.1f}x")
 print(f"ratio rollout half file / full file: wall {med['rollout_half']['wall'] / med['rollout']['wall']:.2f}x, "
       f"peak RSS {med['rollout_half']['rss'] / med['rollout']['rss']:.2f}x")
