@@ -9,6 +9,7 @@ public final class Snapshot: PackCatalog {
     public let tree: ObjectID?
     private var packCache: [PackID: Pack] = [:]
     private var versionCache: [String: [Int]] = [:]
+    private var planCache: [String: Plan?] = [:]
 
     init(repository: GitRepository, commit: ObjectID?) throws {
         self.repository = repository
@@ -74,9 +75,15 @@ public final class Snapshot: PackCatalog {
 
     /// The locale's plan, or nil when nothing was ever promoted for it.
     public func plan(_ locale: String) throws -> Plan? {
-        guard let bytes = try file(StateLayout.plan(locale)) else { return nil }
+        if let cached = planCache[locale] { return cached }
+        guard let bytes = try file(StateLayout.plan(locale)) else {
+            planCache[locale] = .some(nil)
+            return nil
+        }
         do {
-            return try Plan.parse(bytes, source: StateLayout.plan(locale))
+            let plan = try Plan.parse(bytes, source: StateLayout.plan(locale))
+            planCache[locale] = plan
+            return plan
         } catch let error as RolloutError {
             throw RolloutError.internal("the plan of \(locale) is damaged: \(error.message); check the repository with git fsck")
         }
