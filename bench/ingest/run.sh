@@ -114,11 +114,11 @@ def timed(cmd, stdout_path):
     return {"wall": wall, "cpu": (user + system) * 1000, "rss": rss}
 
 print(f"bench/ingest  {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%dT%H:%M:%SZ}  {sh(BIN, '--version').strip()}  "
-      f"source {sh('git', '-C', ROOT, 'describe', '--always', '--dirty').strip()}")
+      f"tree {sh('git', '-C', ROOT, 'describe', '--always', '--dirty').strip()}")
 cpu = re.search(r"model name\s*: (.*)", open("/proc/cpuinfo").read())[1]
 mem = int(re.search(r"MemTotal:\s+(\d+)", open("/proc/meminfo").read())[1]) / 2**20
 print(f"machine: {os.cpu_count()} cores, {cpu}, {mem:.1f} GiB; load average at start {loadavg()}")
-print(f"binary: {BIN}")
+print(f"binary: {BIN} (built {datetime.datetime.fromtimestamp(os.path.getmtime(BIN), datetime.timezone.utc):%Y-%m-%dT%H:%M:%SZ})")
 full, full_bytes, full_rows, keys = generate("crashes.csv", SIZE_MB)
 half, half_bytes, half_rows, half_keys = generate("crashes-half.csv", SIZE_MB / 2)
 duck_script = os.path.join(WORK, "duck.py")
