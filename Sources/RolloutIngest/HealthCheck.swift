@@ -13,7 +13,7 @@ public enum HealthCheck {
                 var bySegment: [String: (c: MetricCounts?, b: MetricCounts?)] = [:]
                 for (key, counts) in rollup.counts where key.contentVersion == candidate || key.contentVersion == baseline {
                     guard let version = AppVersion(key.appVersion) else { continue }
-                    let label = "\(key.region)/" + version.components.prefix(2).map(String.init).joined(separator: ".")
+                    let label = "\(key.region)/\(version.family)"
                     var entry = bySegment[label] ?? (nil, nil)
                     if key.contentVersion == candidate {
                         entry.c = (entry.c ?? MetricCounts(total: 0, events: 0)).adding(counts)

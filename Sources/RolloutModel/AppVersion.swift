@@ -51,6 +51,9 @@ public struct AppVersion: Comparable, Hashable, Sendable, CustomStringConvertibl
 
     public static func == (lhs: AppVersion, rhs: AppVersion) -> Bool { lhs.significant == rhs.significant }
 
+    /// The app-version family a segment names: the first two components (4.8.1 is in 4.8).
+    public var family: String { components.prefix(2).map(String.init).joined(separator: ".") }
+
     /// One spelling per version: trailing zero components dropped (4.8.0 and 4.08 are both 4.8).
     public var normalized: String { significant.map(String.init).joined(separator: ".") }
 

@@ -110,7 +110,7 @@ enum MetricsCommands {
                         guard let version = AppVersion(key.appVersion) else { continue }
                         if let pack, pack.contentVersion != key.contentVersion || pack.locale != locale { continue }
                         if let segment, segment.region != Region.any && segment.region != key.region || !segment.versions.contains(version) { continue }
-                        let family = version.components.prefix(2).map(String.init).joined(separator: ".")
+                        let family = version.family
                         let row = Row(version: key.contentVersion, region: key.region, family: family)
                         guard let sum = (sums[row]?[kind] ?? MetricCounts(total: 0, events: 0)).adding(counts) else {
                             throw RolloutError.badInput("the \(kind.rawValue) counts of \(locale)@\(row.version) in \(row.region)/\(row.family) add up past what can be counted")
