@@ -185,12 +185,9 @@ public final class AuditLog {
     /// of the commit and its parent (blob ids are content addresses, so the plans follow).
     private func confirmed(_ entry: AuditEntry, _ id: ObjectID) throws -> AuditEntry? {
         let commit = try repository.git.commit(id)
-        let trailers = Change.trailers(of: commit.message)
-        func values(_ name: String) -> [String] { trailers.filter { $0.name == name }.map(\.value) }
-        let summary = commit.message.split(separator: "\n", omittingEmptySubsequences: false).first.map(String.init) ?? ""
-        let actor = values("Actor").first ?? "\(commit.author.name) <\(commit.author.email)>"
-        guard summary == entry.summary, actor == entry.actor, values("Reason").first == entry.reason, values("Pack") == entry.packs,
-            values("Action").first ?? "unknown" == entry.action, Timestamp(seconds: commit.author.time) == entry.time
+        let record = CommitRecord(commit)
+        guard record.summary == entry.summary, record.actor == entry.actor, record.reason == entry.reason, record.packs == entry.packs,
+            record.action == entry.action, record.time == entry.time
         else { return nil }
         let parentTree = try commit.parents.first.map { try repository.git.commit($0).tree }
         for change in entry.planChanges {
@@ -335,8 +332,7 @@ public final class AuditLog {
 
     private func makeEntry(_ id: ObjectID, sequence: Int) throws -> (AuditEntry, [(before: String?, after: String)]) {
         let commit = try repository.git.commit(id)
-        let trailers = Change.trailers(of: commit.message)
-        func values(_ name: String) -> [String] { trailers.filter { $0.name == name }.map(\.value) }
+        let record = CommitRecord(commit)
         // Plan changes come from the trees, not the trailers, so a commit made behind rollout's back shows too.
         let parentTree = try commit.parents.first.map { try repository.git.commit($0).tree }
         let after = try planBlobs(in: commit.tree)
@@ -351,15 +347,36 @@ public final class AuditLog {
             planChanges.append(AuditEntry.PlanChange(locale: locale, before: beforePlan, after: afterPlan, beforeBlob: before[locale], afterBlob: blob))
             blobs.append((before[locale], blob))
         }
-        var locales = values("Locale")
+        var locales = record.locales
         for change in planChanges where !locales.contains(change.locale) { locales.append(change.locale) }
-        let summary = commit.message.split(separator: "\n", omittingEmptySubsequences: false).first.map(String.init) ?? ""
         let entry = AuditEntry(
-            sequence: sequence, commit: id.hex, time: Timestamp(seconds: commit.author.time),
-            actor: values("Actor").first ?? "\(commit.author.name) <\(commit.author.email)>",
-            action: values("Action").first ?? "unknown", summary: summary, reason: values("Reason").first,
-            locales: locales, packs: values("Pack"), planChanges: planChanges)
+            sequence: sequence, commit: id.hex, time: record.time, actor: record.actor, action: record.action, summary: record.summary,
+            reason: record.reason, locales: locales, packs: record.packs, planChanges: planChanges)
         return (entry, blobs)
+    }
+
+    /// What a commit's message and author say about the change: read the same way when indexing and
+    /// when confirming what the index returned.
+    private struct CommitRecord {
+        let summary: String
+        let actor: String
+        let action: String
+        let reason: String?
+        let locales: [String]
+        let packs: [String]
+        let time: Timestamp
+
+        init(_ commit: GitCommit) {
+            let trailers = Change.trailers(of: commit.message)
+            func values(_ name: String) -> [String] { trailers.filter { $0.name == name }.map(\.value) }
+            summary = commit.message.split(separator: "\n", omittingEmptySubsequences: false).first.map(String.init) ?? ""
+            actor = values("Actor").first ?? "\(commit.author.name) <\(commit.author.email)>"
+            action = values("Action").first ?? "unknown"
+            reason = values("Reason").first
+            locales = values("Locale")
+            packs = values("Pack")
+            time = Timestamp(seconds: commit.author.time)
+        }
     }
 
     /// locale -> blob id of each plan file in `tree`, remembered per `plans/` tree (most commits share it).
