@@ -3,10 +3,33 @@ import Glibc
 #endif
 import RolloutModel
 
+/// One record's fields, borrowed from the reader's buffer: valid only during the call that receives it.
+public struct CSVRecord {
+    @usableFromInline let base: UnsafePointer<UInt8>
+    /// start0, end0, start1, end1, ... as offsets from `base`.
+    @usableFromInline let bounds: UnsafePointer<Int>
+    public let count: Int
+
+    @inlinable @inline(__always)
+    public subscript(index: Int) -> UnsafeBufferPointer<UInt8> {
+        let start = bounds[2 &* index]
+        return UnsafeBufferPointer(start: base + start, count: bounds[2 &* index &+ 1] &- start)
+    }
+}
+
+/// Receives each record of a file. Generic rather than a closure, so the reader's loop and the
+/// receiver's code are compiled together.
+public protocol CSVRecordSink {
+    mutating func record(_ fields: CSVRecord, line: Int) throws
+}
+
 /// A streaming RFC 4180 reader over raw bytes: constant memory whatever the file size. Fields may be
 /// quoted (`"a ""b"", c"`), records end in LF or CRLF, a UTF-8 byte order mark at the start is
 /// skipped. NUL bytes, an unclosed quote, and records longer than `maximumRecordBytes` are errors
 /// that name the line.
+///
+/// Records without a quote (nearly all of a metrics export) are never copied: their fields are
+/// ranges of the read buffer. A record with a quote is decoded into a scratch buffer.
 public struct CSVReader {
     public struct Failure: Error, Equatable {
         public let line: Int
@@ -14,136 +37,318 @@ public struct CSVReader {
     }
 
     public static let maximumRecordBytes = 1 << 20
-    static let chunk = 1 << 20
+    public static let chunk = 1 << 20
 
-    /// Reads `path`, calling `record` with each record's fields (valid until the next call) and the
-    /// line it started on. Returns the number of bytes read.
+    /// Reads `path` with `chunk`-byte reads, handing `sink` each record and the line it starts on,
+    /// and `onChunk` each chunk's bytes as read. Returns the number of bytes read.
     @discardableResult
-    public static func read(
-        path: String, chunk onChunk: (ArraySlice<UInt8>) -> Void = { _ in }, record: (_ fields: [ArraySlice<UInt8>], _ line: Int) throws -> Void
+    public static func read<Sink: CSVRecordSink>(
+        path: String, chunk: Int = CSVReader.chunk, sink: inout Sink, onChunk: (UnsafeRawBufferPointer) -> Void = { _ in }
     ) throws -> Int {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw RolloutError.missing("\(path): cannot open (\(String(cString: strerror(errno))))") }
         defer { close(fd) }
-        var parser = Parser()
-        var buffer = [UInt8](repeating: 0, count: chunk)
-        var total = 0
-        while true {
-            let n = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, chunk) }
-            guard n >= 0 else { throw RolloutError.badInput("\(path): read failed (\(String(cString: strerror(errno))))") }
-            if n == 0 { break }
-            total += n
-            onChunk(buffer[0..<n])
-            try parser.feed(buffer[0..<n], record: record)
-        }
-        try parser.finish(record: record)
-        return total
-    }
-
-    /// Parses bytes already in memory (for tests and small inputs).
-    public static func parse(_ bytes: [UInt8], record: (_ fields: [ArraySlice<UInt8>], _ line: Int) throws -> Void) throws {
-        var parser = Parser()
-        try parser.feed(bytes[...], record: record)
-        try parser.finish(record: record)
-    }
-
-    /// The state machine over bytes; fields are slices of one record buffer that is reused.
-    struct Parser {
-        enum State { case fieldStart, unquoted, quoted, quoteInQuoted, carriageReturnAfterQuote }
-
-        var state = State.fieldStart
-        var recordBytes: [UInt8] = []
-        var fieldStarts: [Int] = [0]
-        var fieldEnds: [Int] = []
-        var line = 1
-        var recordLine = 1
-        var checkedBOM = false
-
-        init() { recordBytes.reserveCapacity(4096) }
-
-        mutating func feed(_ bytes: ArraySlice<UInt8>, record: ([ArraySlice<UInt8>], Int) throws -> Void) throws {
-            var index = bytes.startIndex
-            if !checkedBOM {
-                if bytes.count >= 3, bytes[index] == 0xEF, bytes[index + 1] == 0xBB, bytes[index + 2] == 0xBF { index += 3 }
-                checkedBOM = true
+        let tokenizer = Tokenizer(chunk: chunk)
+        return try tokenizer.run(sink: &sink, onChunk: onChunk) { into, count in
+            while true {
+                let n = Glibc.read(fd, into, count)
+                if n >= 0 { return n }
+                if errno != EINTR { throw RolloutError.badInput("\(path): read failed (\(String(cString: strerror(errno))))") }
             }
-            while index < bytes.endIndex {
-                let byte = bytes[index]
-                index += 1
-                if byte == 0 { throw Failure(line: line, message: "NUL byte; a metrics CSV is text") }
+        }
+    }
+
+    /// Parses bytes already in memory, `chunk` bytes at a time (for tests and small inputs).
+    public static func parse<Sink: CSVRecordSink>(_ bytes: [UInt8], chunk: Int = CSVReader.chunk, sink: inout Sink) throws {
+        var offset = 0
+        let tokenizer = Tokenizer(chunk: chunk)
+        try bytes.withUnsafeBufferPointer { source in
+            _ = try tokenizer.run(sink: &sink, onChunk: { _ in }) { into, count in
+                let n = min(count, source.count - offset)
+                if n > 0 { into.update(from: source.baseAddress! + offset, count: n) }
+                offset += n
+                return n
+            }
+        }
+    }
+
+    /// The same, handing each record to a closure as an array of fields (for tests).
+    public static func parse(_ bytes: [UInt8], chunk: Int = CSVReader.chunk, record: ([ArraySlice<UInt8>], Int) throws -> Void) throws {
+        try withoutActuallyEscaping(record) { record in
+            struct Collect: CSVRecordSink {
+                let record: ([ArraySlice<UInt8>], Int) throws -> Void
+                mutating func record(_ fields: CSVRecord, line: Int) throws {
+                    try record((0..<fields.count).map { Array(fields[$0])[...] }, line)
+                }
+            }
+            var sink = Collect(record: record)
+            try parse(bytes, chunk: chunk, sink: &sink)
+        }
+    }
+
+    enum QuoteState { case fieldStart, unquoted, quoted, quoteInQuoted, carriageReturnAfterQuote }
+
+    /// Owns the read buffer, the scratch buffer for quoted records, and the field bounds.
+    final class Tokenizer {
+        let chunk: Int
+        let capacity: Int
+        let buffer: UnsafeMutablePointer<UInt8>
+        var scratch: UnsafeMutablePointer<UInt8>?
+        var bounds: UnsafeMutablePointer<Int>
+        var boundsCapacity = 64
+        /// The line the next record starts on.
+        var line = 1
+
+        init(chunk: Int) {
+            self.chunk = max(1, chunk)
+            capacity = CSVReader.maximumRecordBytes + self.chunk + 1
+            buffer = .allocate(capacity: capacity)
+            bounds = .allocate(capacity: boundsCapacity)
+        }
+
+        deinit {
+            buffer.deallocate()
+            scratch?.deallocate()
+            bounds.deallocate()
+        }
+
+        func growBounds() {
+            let grown = UnsafeMutablePointer<Int>.allocate(capacity: boundsCapacity * 2)
+            grown.update(from: bounds, count: boundsCapacity)
+            bounds.deallocate()
+            bounds = grown
+            boundsCapacity *= 2
+        }
+
+        func tooLong(_ line: Int) -> Failure {
+            Failure(line: line, message: "the record starting on this line is longer than \(CSVReader.maximumRecordBytes >> 20) MiB; a metrics row is a few dozen bytes")
+        }
+
+        func run<Sink: CSVRecordSink>(
+            sink: inout Sink, onChunk: (UnsafeRawBufferPointer) -> Void, fill: (UnsafeMutablePointer<UInt8>, Int) throws -> Int
+        ) throws -> Int {
+            var filled = 0
+            var start = 0
+            var total = 0
+            var endOfFile = false
+            var checkedBOM = false
+            while true {
+                let n = try fill(buffer + filled, min(chunk, capacity - filled))
+                if n == 0 {
+                    endOfFile = true
+                } else {
+                    onChunk(UnsafeRawBufferPointer(start: buffer + filled, count: n))
+                    total += n
+                    filled += n
+                }
+                if !checkedBOM {
+                    guard filled >= 3 || endOfFile else { continue }
+                    if filled >= 3, buffer[0] == 0xEF, buffer[1] == 0xBB, buffer[2] == 0xBF { start = 3 }
+                    checkedBOM = true
+                }
+                start = try records(from: start, to: filled, endOfFile: endOfFile, sink: &sink)
+                if endOfFile { return total }
+                // Keep the unfinished record and read the rest of it after it.
+                let rest = filled - start
+                if rest > CSVReader.maximumRecordBytes { throw tooLong(line) }
+                if start > 0 && rest > 0 { memmove(buffer, buffer + start, rest) }
+                filled = rest
+                start = 0
+            }
+        }
+
+        /// Hands `sink` every complete record in buffer[start..<end] (and at the end of the file, the
+        /// last one without its line feed); returns where the unfinished record starts.
+        @inline(__always)
+        func records<Sink: CSVRecordSink>(from start: Int, to end: Int, endOfFile: Bool, sink: inout Sink) throws -> Int {
+            // The hot state in locals: a class's stored properties are checked for exclusive access
+            // on every use.
+            let buffer = self.buffer
+            var bounds = self.bounds
+            var boundsCapacity = self.boundsCapacity
+            var line = self.line
+            defer { self.line = line }
+            var recordStart = start
+            @inline(__always) func mark(_ field: Int, _ from: Int, _ to: Int) {
+                if 2 &* field &+ 2 > boundsCapacity {
+                    growBounds()
+                    bounds = self.bounds
+                    boundsCapacity = self.boundsCapacity
+                }
+                bounds[2 &* field] = from &- recordStart
+                bounds[2 &* field &+ 1] = to &- recordStart
+            }
+            try {
+                records: while recordStart < end {
+                    var i = recordStart
+                    var fieldStart = i
+                    var fields = 0
+                    while true {
+                        i = Tokenizer.nextSpecial(buffer, from: i, to: end)
+                        if i == end { break }
+                        // Comparisons, not a switch: a jump table here costs a mispredicted
+                        // indirect branch per field.
+                        let byte = buffer[i]
+                        if byte == 0x2C {
+                            mark(fields, fieldStart, i)
+                            fields &+= 1
+                            i &+= 1
+                            fieldStart = i
+                        } else if byte == 0x0A {
+                            var fieldEnd = i
+                            if fieldEnd > fieldStart && buffer[fieldEnd &- 1] == 0x0D { fieldEnd &-= 1 }
+                            if i &- recordStart > CSVReader.maximumRecordBytes { throw tooLong(line) }
+                            mark(fields, fieldStart, fieldEnd)
+                            fields &+= 1
+                            // A line with nothing on it is not a record.
+                            if fields > 1 || fieldEnd > fieldStart {
+                                try sink.record(CSVRecord(base: buffer + recordStart, bounds: bounds, count: fields), line: line)
+                            }
+                            line &+= 1
+                            recordStart = i &+ 1
+                            continue records
+                        } else if byte == 0x22 {
+                            self.line = line
+                            let next = try quotedRecord(from: recordStart, to: end, endOfFile: endOfFile, sink: &sink)
+                            line = self.line
+                            bounds = self.bounds
+                            boundsCapacity = self.boundsCapacity
+                            guard let next else { return }
+                            recordStart = next
+                            continue records
+                        } else {
+                            throw Failure(line: line, message: "NUL byte; a metrics CSV is text")
+                        }
+                    }
+                    // No line feed before the end of what was read.
+                    guard endOfFile else { return }
+                    var fieldEnd = end
+                    if fieldEnd > fieldStart && buffer[fieldEnd &- 1] == 0x0D { fieldEnd &-= 1 }
+                    if end &- recordStart > CSVReader.maximumRecordBytes { throw tooLong(line) }
+                    mark(fields, fieldStart, fieldEnd)
+                    fields &+= 1
+                    if fields > 1 || fieldEnd > fieldStart {
+                        try sink.record(CSVRecord(base: buffer + recordStart, bounds: bounds, count: fields), line: line)
+                    }
+                    line &+= 1
+                    recordStart = end
+                }
+            }()
+            return recordStart
+        }
+
+        /// Where the next comma, line feed, quote or NUL is in buffer[from..<to] (or `to`), eight bytes
+        /// at a time: in each word, a byte equal to one of them becomes a zero byte, and the lowest
+        /// zero byte is found exactly by the borrow trick ((v - 0x01..) & ~v & 0x80..).
+        @inline(__always)
+        static func nextSpecial(_ buffer: UnsafeMutablePointer<UInt8>, from start: Int, to end: Int) -> Int {
+            let ones: UInt64 = 0x0101_0101_0101_0101
+            let highs: UInt64 = 0x8080_8080_8080_8080
+            @inline(__always) func zeros(_ v: UInt64) -> UInt64 { (v &- ones) & ~v & highs }
+            let raw = UnsafeRawPointer(buffer)
+            var i = start
+            while i &+ 8 <= end {
+                let word = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: i, as: UInt64.self))
+                let found = zeros(word ^ (ones &* 0x2C)) | zeros(word ^ (ones &* 0x0A)) | zeros(word ^ (ones &* 0x22)) | zeros(word)
+                if found != 0 { return i &+ found.trailingZeroBitCount >> 3 }
+                i &+= 8
+            }
+            while i < end {
+                let byte = buffer[i]
+                if byte == 0x2C || byte == 0x0A || byte == 0x22 || byte == 0 { return i }
+                i &+= 1
+            }
+            return end
+        }
+
+        /// The slow path, for a record with a quote in it: decodes the record into the scratch buffer
+        /// and hands it on. Returns where the next record starts, or nil if the record is unfinished.
+        func quotedRecord<Sink: CSVRecordSink>(from start: Int, to end: Int, endOfFile: Bool, sink: inout Sink) throws -> Int? {
+            if scratch == nil { scratch = .allocate(capacity: CSVReader.maximumRecordBytes + 1) }
+            let out = scratch!
+            var length = 0
+            var fields = 0
+            var fieldStart = 0
+            var state = QuoteState.fieldStart
+            var newlines = 0
+            var i = start
+            func endField() {
+                if 2 &* fields &+ 2 > boundsCapacity { growBounds() }
+                bounds[2 &* fields] = fieldStart
+                bounds[2 &* fields &+ 1] = length
+                fields &+= 1
+                fieldStart = length
+                state = .fieldStart
+            }
+            func append(_ byte: UInt8) throws {
+                guard length < CSVReader.maximumRecordBytes else { throw tooLong(line) }
+                out[length] = byte
+                length &+= 1
+            }
+            func finish(next: Int) throws -> Int {
+                endField()
+                // A line with nothing on it is not a record.
+                if fields > 1 || bounds[1] > bounds[0] {
+                    try sink.record(CSVRecord(base: out, bounds: bounds, count: fields), line: line)
+                }
+                line &+= 1 &+ newlines
+                return next
+            }
+            while i < end {
+                let byte = buffer[i]
+                i &+= 1
+                if i &- start > CSVReader.maximumRecordBytes { throw tooLong(line) }
+                if byte == 0 { throw Failure(line: line + newlines, message: "NUL byte; a metrics CSV is text") }
                 switch state {
                 case .fieldStart, .unquoted:
                     switch byte {
-                    case UInt8(ascii: ","):
+                    case 0x2C:
                         endField()
                     case 0x0A:
-                        if state == .unquoted, recordBytes.last == 0x0D { recordBytes.removeLast() }
-                        try endRecord(record)
-                    case UInt8(ascii: "\""):
+                        if state == .unquoted, length > fieldStart, out[length &- 1] == 0x0D { length &-= 1 }
+                        return try finish(next: i)
+                    case 0x22:
                         guard state == .fieldStart else {
-                            throw Failure(line: line, message: "a quote inside an unquoted field; quote the whole field and double the quote (\"\")")
+                            throw Failure(line: line + newlines, message: "a quote inside an unquoted field; quote the whole field and double the quote (\"\")")
                         }
                         state = .quoted
                     default:
-                        recordBytes.append(byte)
+                        try append(byte)
                         state = .unquoted
                     }
                 case .quoted:
-                    if byte == UInt8(ascii: "\"") {
+                    if byte == 0x22 {
                         state = .quoteInQuoted
                     } else {
-                        if byte == 0x0A { line += 1 }
-                        recordBytes.append(byte)
+                        if byte == 0x0A { newlines &+= 1 }
+                        try append(byte)
                     }
                 case .quoteInQuoted:
                     switch byte {
-                    case UInt8(ascii: "\""):
-                        recordBytes.append(byte)
+                    case 0x22:
+                        try append(byte)
                         state = .quoted
-                    case UInt8(ascii: ","):
+                    case 0x2C:
                         endField()
                     case 0x0A:
-                        try endRecord(record)
+                        return try finish(next: i)
                     case 0x0D:
                         state = .carriageReturnAfterQuote
                     default:
-                        throw Failure(line: line, message: "text after a closing quote")
+                        throw Failure(line: line + newlines, message: "text after a closing quote")
                     }
                 case .carriageReturnAfterQuote:
-                    guard byte == 0x0A else { throw Failure(line: line, message: "text after a closing quote") }
-                    try endRecord(record)
-                }
-                if recordBytes.count + fieldEnds.count > CSVReader.maximumRecordBytes {
-                    throw Failure(line: recordLine, message: "the record starting on this line is longer than \(CSVReader.maximumRecordBytes >> 20) MiB; a metrics row is a few dozen bytes")
+                    guard byte == 0x0A else { throw Failure(line: line + newlines, message: "text after a closing quote") }
+                    return try finish(next: i)
                 }
             }
-        }
-
-        mutating func endField() {
-            fieldEnds.append(recordBytes.count)
-            fieldStarts.append(recordBytes.count)
-            state = .fieldStart
-        }
-
-        mutating func endRecord(_ record: ([ArraySlice<UInt8>], Int) throws -> Void) throws {
-            endField()
-            let fields = (0..<fieldEnds.count).map { recordBytes[fieldStarts[$0]..<fieldEnds[$0]] }
-            // A line with nothing on it is not a record.
-            if !(fields.count == 1 && fields[0].isEmpty) { try record(fields, recordLine) }
-            recordBytes.removeAll(keepingCapacity: true)
-            fieldStarts = [0]
-            fieldEnds.removeAll(keepingCapacity: true)
-            line += 1
-            recordLine = line
-        }
-
-        mutating func finish(record: ([ArraySlice<UInt8>], Int) throws -> Void) throws {
+            guard endOfFile else { return nil }
             switch state {
-            case .quoted: throw Failure(line: recordLine, message: "a quoted field is never closed")
-            case .fieldStart where recordBytes.isEmpty && fieldEnds.isEmpty: return
+            case .quoted: throw Failure(line: line, message: "a quoted field is never closed")
+            case .carriageReturnAfterQuote: return try finish(next: end)
             default:
-                if recordBytes.last == 0x0D { recordBytes.removeLast() }
-                try endRecord(record)
+                if state == .unquoted, length > fieldStart, out[length &- 1] == 0x0D { length &-= 1 }
+                return try finish(next: end)
             }
         }
     }

@@ -26,12 +26,6 @@ public enum MetricsIngest {
         }
     }
 
-    struct AggregateKey: Hashable {
-        let locale: String
-        let day: Int
-        let key: MetricRollup.Key
-    }
-
     /// What one file holds, after reading and validating it (nothing written yet).
     public struct Reading {
         public let digest: String
@@ -39,10 +33,10 @@ public enum MetricsIngest {
         public let rows: Int
         public let badRows: [(line: Int, message: String)]
         public let badRowCount: Int
-        let totals: [AggregateKey: MetricCounts]
+        let sums: RowSums
 
-        public var locales: [String] { Array(Set(totals.keys.map(\.locale))).sorted() }
-        public var days: [Int] { Array(Set(totals.keys.map(\.day))).sorted() }
+        public var locales: [String] { sums.locales }
+        public var days: [Int] { sums.days }
     }
 
     public struct Outcome {
@@ -66,122 +60,27 @@ public enum MetricsIngest {
     /// Streams and validates the file against the packs `snapshot` holds.
     public static func read(_ request: Request, snapshot: Snapshot) throws -> Reading {
         let hasher = SHA256Hasher()
-        var header: [String: Int]? = nil
-        var columns: (date: Int, locale: Int?, pack: Int, region: Int, app: Int, total: Int, events: Int) = (0, nil, 0, 0, 0, 0, 0)
-        var fieldCount = 0
-        var totals: [AggregateKey: MetricCounts] = [:]
-        var rows = 0
-        var bad: [(Int, String)] = []
-        var badCount = 0
-        var knownPacks: [String: Set<Int>] = [:]
-        var dayCache: [[UInt8]: Int?] = [:]
-        var packCache: [[UInt8]: Result<(locale: String, version: Int), PackProblem>] = [:]
-        var regionCache: [[UInt8]: String?] = [:]
-        var appCache: [[UInt8]: String?] = [:]
-        func cached<V>(_ cache: inout [[UInt8]: V?], _ bytes: ArraySlice<UInt8>, _ make: () -> V?) -> V? {
-            let key = Array(bytes)
-            if let hit = cache[key] { return hit }
-            let value = make()
-            cache[key] = .some(value)
-            return value
-        }
-        let (totalName, eventsName) = request.kind.columns
-
-        func text(_ bytes: ArraySlice<UInt8>) -> String { String(decoding: bytes, as: UTF8.self) }
-        func reject(_ line: Int, _ message: String) {
-            badCount += 1
-            if bad.count < shownBadRows { bad.append((line, message)) }
-        }
-
+        var rows = RowReader(request: request, snapshot: snapshot)
+        var seen = 0
         let byteCount: Int
         do {
-            var seen = 0
-            byteCount = try CSVReader.read(path: request.path, chunk: { chunk in
-                chunk.withUnsafeBytes { hasher.update($0) }
+            byteCount = try CSVReader.read(path: request.path, sink: &rows) { chunk in
+                hasher.update(chunk)
                 seen += chunk.count
                 request.progress(seen)
-            }) { fields, line in
-                guard let names = header else {
-                    let found = fields.map { text($0).trimmingSpaces.lowercased() }
-                    var index: [String: Int] = [:]
-                    for (i, name) in found.enumerated() where index[name] == nil { index[name] = i }
-                    func column(_ canonical: String) throws -> Int? {
-                        let name = (request.mapping[canonical] ?? canonical).lowercased()
-                        return index[name]
-                    }
-                    let required = ["date", "pack", "region", "app_version", totalName, eventsName]
-                    let missing = try required.filter { try column($0) == nil }
-                    if !missing.isEmpty {
-                        let described = missing.map { name in request.mapping[name].map { "\(name) (mapped to \($0))" } ?? name }
-                        throw RolloutError.badInput(
-                            "\(request.name):\(line): the header lacks \(described.joined(separator: ", ")) (found: \(found.joined(separator: ", "))); a \(request.kind.rawValue) CSV needs date, locale, pack, region, app_version, \(totalName), \(eventsName); --map NAME=COLUMN renames")
-                    }
-                    columns = (try column("date")!, try column("locale"), try column("pack")!, try column("region")!, try column("app_version")!,
-                               try column(totalName)!, try column(eventsName)!)
-                    fieldCount = found.count
-                    header = index
-                    return
-                }
-                _ = names
-                rows += 1
-                guard fields.count == fieldCount else {
-                    return reject(line, "\(fields.count) fields, the header has \(fieldCount)")
-                }
-                // Dates, packs, regions and versions repeat on nearly every row: each distinct spelling is
-                // parsed and validated once, then looked up by its bytes.
-                guard let day = cached(&dayCache, fields[columns.date], { parseDay(fields[columns.date]) }) else {
-                    return reject(line, "date \"\(text(fields[columns.date]))\" is not YYYY-MM-DD")
-                }
-                var packKey = Array(fields[columns.pack])
-                if let l = columns.locale { packKey.append(0); packKey.append(contentsOf: fields[l]) }
-                let resolvedPack: Result<(locale: String, version: Int), PackProblem>
-                if let known = packCache[packKey] {
-                    resolvedPack = known
-                } else {
-                    resolvedPack = resolvePack(text(fields[columns.pack]).trimmingSpaces, localeText: columns.locale.map { text(fields[$0]).trimmingSpaces })
-                    packCache[packKey] = resolvedPack
-                }
-                let locale: String
-                let version: Int
-                switch resolvedPack {
-                case .failure(let problem): return reject(line, problem.message)
-                case .success(let found): (locale, version) = found
-                }
-                if knownPacks[locale] == nil { knownPacks[locale] = Set((try? snapshot.contentVersions(of: locale)) ?? []) }
-                guard knownPacks[locale]!.contains(version) else {
-                    return reject(line, "unknown pack \(locale)@\(version): the repository does not hold it")
-                }
-                guard let region = cached(&regionCache, fields[columns.region], {
-                    (try? Region.parse(text(fields[columns.region]).trimmingSpaces)).flatMap { $0 == Region.any ? nil : $0 }
-                }) else {
-                    return reject(line, "region \"\(text(fields[columns.region]).trimmingSpaces)\" is not an ISO 3166-1 alpha-2 code")
-                }
-                guard let app = cached(&appCache, fields[columns.app], { AppVersion(text(fields[columns.app]).trimmingSpaces)?.normalized }) else {
-                    return reject(line, "app_version \"\(text(fields[columns.app]).trimmingSpaces)\" is not a numeric version")
-                }
-                guard let total = parseCount(fields[columns.total]) else {
-                    return reject(line, "\(totalName) \"\(text(fields[columns.total]))\" is not a whole number of 0 or more")
-                }
-                guard let events = parseCount(fields[columns.events]) else {
-                    return reject(line, "\(eventsName) \"\(text(fields[columns.events]))\" is not a whole number of 0 or more")
-                }
-                guard events <= total else { return reject(line, "\(eventsName) \(events) > \(totalName) \(total)") }
-                let key = AggregateKey(locale: locale, day: day, key: MetricRollup.Key(contentVersion: version, region: region, appVersion: app))
-                guard let sum = (totals[key] ?? MetricCounts(total: 0, events: 0)).adding(MetricCounts(total: total, events: events)) else {
-                    return reject(line, "the counts for \(locale)@\(version) \(region) \(app) on this date add up past what can be counted")
-                }
-                totals[key] = sum
             }
         } catch let failure as CSVReader.Failure {
             throw RolloutError.badInput("\(request.name):\(failure.line): \(failure.message)")
         }
-        guard header != nil else { throw RolloutError.badInput("\(request.name): empty file; the first line must be a header") }
-        let reading = Reading(digest: "sha256:" + Hex.encode(hasher.finalize()), bytes: byteCount, rows: rows, badRows: bad, badRowCount: badCount, totals: totals)
-        if badCount > 0 && !request.skipInvalid {
-            let listed = bad.map { "  \(request.name):\($0.0): \($0.1)" }.joined(separator: "\n")
-            let more = badCount > bad.count ? "\n  ... and \(badCount - bad.count) more" : ""
+        guard rows.columns != nil else { throw RolloutError.badInput("\(request.name): empty file; the first line must be a header") }
+        let reading = Reading(
+            digest: "sha256:" + Hex.encode(hasher.finalize()), bytes: byteCount, rows: rows.rows, badRows: rows.bad, badRowCount: rows.badCount,
+            sums: rows.sums)
+        if rows.badCount > 0 && !request.skipInvalid {
+            let listed = rows.bad.map { "  \(request.name):\($0.line): \($0.message)" }.joined(separator: "\n")
+            let more = rows.badCount > rows.bad.count ? "\n  ... and \(rows.badCount - rows.bad.count) more" : ""
             throw RolloutError.badInput(
-                "\(request.name): \(badCount) of \(rows) rows are invalid; nothing was ingested (--skip-invalid keeps the good rows):\n\(listed)\(more)")
+                "\(request.name): \(rows.badCount) of \(rows.rows) rows are invalid; nothing was ingested (--skip-invalid keeps the good rows):\n\(listed)\(more)")
         }
         return reading
     }
@@ -209,26 +108,28 @@ public enum MetricsIngest {
         return .success((localeText, v))
     }
 
-    /// "2026-11-28" as days since the epoch, without allocating.
-    static func parseDay(_ bytes: ArraySlice<UInt8>) -> Int? {
-        guard bytes.count == 10 else { return nil }
-        let b = Array(bytes)
-        guard b[4] == UInt8(ascii: "-"), b[7] == UInt8(ascii: "-") else { return nil }
-        return Timestamp(iso8601: String(decoding: b, as: UTF8.self)).map { Int($0.seconds / 86_400) }
+    /// "2026-11-28" as days since the epoch.
+    static func parseDay(_ bytes: UnsafeBufferPointer<UInt8>) -> Int? {
+        guard bytes.count == 10, bytes[4] == UInt8(ascii: "-"), bytes[7] == UInt8(ascii: "-") else { return nil }
+        return Timestamp(iso8601: String(decoding: bytes, as: UTF8.self)).map { Int($0.seconds / 86_400) }
     }
 
-    static func parseCount(_ bytes: ArraySlice<UInt8>) -> Int? {
+    /// A whole number of at most 12 digits; spaces around it are tolerated, inside it they are not
+    /// ("1 0 0" is not 100).
+    @inline(__always)
+    static func parseCount(_ bytes: UnsafeBufferPointer<UInt8>) -> Int? {
+        var start = 0
+        var end = bytes.count
+        while start < end && bytes[start] == 0x20 { start &+= 1 }
+        while end > start && bytes[end &- 1] == 0x20 { end &-= 1 }
+        guard end > start && end &- start <= 12 else { return nil }
         var value = 0
-        var digits = 0
-        // Spaces around the number are tolerated; inside it they are not ("1 0 0" is not 100).
-        let trimmed = bytes.drop { $0 == 0x20 }.reversed().drop { $0 == 0x20 }.reversed()
-        for byte in trimmed {
-            guard byte >= 0x30 && byte <= 0x39 else { return nil }
-            value = value * 10 + Int(byte - 0x30)
-            digits += 1
-            guard digits <= 12 else { return nil }
+        for i in start..<end {
+            let digit = bytes[i] &- 0x30
+            guard digit <= 9 else { return nil }
+            value = value &* 10 &+ Int(digit)
         }
-        return digits > 0 ? value : nil
+        return value
     }
 
     /// Reads `request`'s file and commits its rollups and provenance; the same file twice is a no-op.
@@ -242,35 +143,45 @@ public enum MetricsIngest {
                     rows: o["rows"]?.integerValue ?? 0, actor: o["actor"]?.stringValue ?? "?", time: o["time"]?.stringValue ?? "?")
                 return (nil, Outcome(reading: reading, alreadyIngested: earlier, rollupsWritten: 0))
             }
-            if reading.totals.isEmpty {
+            if reading.sums.count == 0 {
                 return (nil, Outcome(reading: reading, alreadyIngested: nil, rollupsWritten: 0))
             }
-            var rollups: [String: MetricRollup] = [:]
+            // First every overlap with what is stored, so that a refused file writes nothing at all;
+            // then one rollup file at a time, its blob written at once, so that memory holds one
+            // rollup, not all of them.
+            let groups = reading.sums.groups()
             var overlaps: [String] = []
             var overlapCount = 0
-            let short = String(reading.digest.dropFirst(7).prefix(12))
-            let ordered = reading.totals.sorted { ($0.key.locale, $0.key.day, $0.key.key) < ($1.key.locale, $1.key.day, $1.key.key) }
-            for (aggregate, counts) in ordered {
-                let path = MetricsLayout.rollup(request.kind, locale: aggregate.locale, day: aggregate.day)
-                if rollups[path] == nil {
-                    rollups[path] = try snapshot.file(path).map { try MetricRollup.parse($0, source: path) }
-                        ?? MetricRollup(kind: request.kind, locale: aggregate.locale, day: aggregate.day)
-                }
-                if rollups[path]!.counts[aggregate.key] != nil {
+            for group in groups {
+                let path = MetricsLayout.rollup(request.kind, locale: group.locale, day: group.day)
+                guard let bytes = try snapshot.file(path) else { continue }
+                let stored = try MetricRollup.parse(bytes, source: path)
+                for entry in group.entries {
+                    let key = reading.sums.decode(reading.sums.keys[entry]).key
+                    guard stored.counts[key] != nil else { continue }
                     overlapCount += 1
                     if overlaps.count < 10 {
-                        let source = rollups[path]!.sources[aggregate.key] ?? "?"
-                        overlaps.append("  \(rollups[path]!.date) \(aggregate.locale)@\(aggregate.key.contentVersion) \(aggregate.key.region) \(aggregate.key.appVersion): already ingested from sha256:\(source)…")
+                        overlaps.append("  \(stored.date) \(group.locale)@\(key.contentVersion) \(key.region) \(key.appVersion): already ingested from sha256:\(stored.sources[key] ?? "?")…")
                     }
-                    continue
                 }
-                rollups[path]!.counts[aggregate.key] = counts
-                rollups[path]!.sources[aggregate.key] = short
             }
             if !overlaps.isEmpty {
                 throw RolloutError.badInput(
                     "\(request.name): \(overlapCount) row group(s) overlap data already ingested for the same date, pack, region and app version; nothing was ingested (counts are never added twice):\n"
                         + overlaps.joined(separator: "\n") + (overlapCount > overlaps.count ? "\n  ... and \(overlapCount - overlaps.count) more" : ""))
+            }
+            let short = String(reading.digest.dropFirst(7).prefix(12))
+            var blobs: [(path: String, blob: ObjectID)] = []
+            for group in groups {
+                let path = MetricsLayout.rollup(request.kind, locale: group.locale, day: group.day)
+                var rollup = try snapshot.file(path).map { try MetricRollup.parse($0, source: path) }
+                    ?? MetricRollup(kind: request.kind, locale: group.locale, day: group.day)
+                for entry in group.entries {
+                    let key = reading.sums.decode(reading.sums.keys[entry]).key
+                    rollup.counts[key] = MetricCounts(total: reading.sums.totals[entry], events: reading.sums.events[entry])
+                    rollup.sources[key] = short
+                }
+                blobs.append((path, try snapshot.repository.writeBlob(JSONWriter.pretty(rollup.jsonValue))))
             }
             let now = time()
             let provenance: JSONValue = [
@@ -280,13 +191,13 @@ public enum MetricsIngest {
                 "dates": .array(reading.days.map { .string(String(Timestamp(seconds: Int64($0) * 86_400).description.prefix(10))) }),
                 "actor": .string(actor.description), "time": .string(now.description),
             ]
-            var writes: [(path: String, bytes: [UInt8])] = rollups.sorted { $0.key < $1.key }.map { ($0.key, JSONWriter.pretty($0.value.jsonValue)) }
-            writes.append((provenancePath, JSONWriter.pretty(provenance)))
+            let writes = [(path: provenancePath, bytes: JSONWriter.pretty(provenance))]
             var trailers: [(name: String, value: String)] = [("Action", "metrics-ingest")]
             for locale in reading.locales { trailers.append(("Locale", locale)) }
             trailers += [("Metrics-Kind", request.kind.rawValue), ("Metrics-File", request.name), ("Metrics-Digest", reading.digest), ("Metrics-Rows", "\(reading.rows)")]
-            let change = Change(summary: "metrics ingest \(request.kind.rawValue) \(request.name) (\(reading.rows) rows)", trailers: trailers, writes: writes)
-            return (change, Outcome(reading: reading, alreadyIngested: nil, rollupsWritten: rollups.count))
+            let change = Change(
+                summary: "metrics ingest \(request.kind.rawValue) \(request.name) (\(reading.rows) rows)", trailers: trailers, writes: writes, blobs: blobs)
+            return (change, Outcome(reading: reading, alreadyIngested: nil, rollupsWritten: blobs.count))
         }
         return applied.result
     }

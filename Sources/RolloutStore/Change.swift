@@ -6,12 +6,18 @@ public struct Change {
     public var summary: String
     public var trailers: [(name: String, value: String)]
     public var writes: [(path: String, bytes: [UInt8])]
+    /// Files whose blobs the operation already wrote (to hold one large file in memory at a time).
+    public var blobs: [(path: String, blob: ObjectID)]
     public var removals: [String]
 
-    public init(summary: String, trailers: [(name: String, value: String)] = [], writes: [(path: String, bytes: [UInt8])] = [], removals: [String] = []) {
+    public init(
+        summary: String, trailers: [(name: String, value: String)] = [], writes: [(path: String, bytes: [UInt8])] = [],
+        blobs: [(path: String, blob: ObjectID)] = [], removals: [String] = []
+    ) {
         self.summary = summary
         self.trailers = trailers
         self.writes = writes
+        self.blobs = blobs
         self.removals = removals
     }
 

@@ -159,7 +159,7 @@ public final class PackRepository {
 
     /// Writes the change's blobs, tree and commit. Nothing is visible until the ref moves.
     private func write(_ change: Change, on snapshot: Snapshot, actor: Actor, time: Timestamp) throws -> ObjectID {
-        let upserts = try change.writes.map { (path: $0.path, blob: try git.writeBlob($0.bytes)) }
+        let upserts = try change.writes.map { (path: $0.path, blob: try git.writeBlob($0.bytes)) } + change.blobs
         let tree = try git.updatedTree(base: snapshot.tree, upserts: upserts, removals: change.removals)
         let signature = GitSignature(name: actor.name, email: actor.email, time: time.seconds)
         return try git.createCommit(

@@ -1,0 +1,425 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import RolloutModel
+import RolloutStore
+
+/// The per-row work of `metrics ingest`: the header, validation, and the sums, on borrowed bytes.
+///
+/// Dates, packs, regions and app versions repeat on nearly every row of an export, so each distinct
+/// spelling of each is parsed and validated once (`SpellingTable`) and becomes a small integer; a
+/// row's key is four of those packed into one `UInt64`, summed in an open-addressing table
+/// (`RowSums`). Nothing is allocated per row. Memory follows the number of distinct keys, about
+/// 40 bytes each, never the size of the file.
+struct RowReader: CSVRecordSink {
+    struct Columns {
+        let date: Int
+        let locale: Int?
+        let pack: Int
+        let region: Int
+        let app: Int
+        let total: Int
+        let events: Int
+        let count: Int
+    }
+
+    let request: MetricsIngest.Request
+    let snapshot: Snapshot
+    let totalName: String
+    let eventsName: String
+    var columns: Columns?
+    var rows = 0
+    var bad: [(line: Int, message: String)] = []
+    var badCount = 0
+    var sums = RowSums()
+
+    /// Each column's distinct spellings and what each means.
+    var dates = Column()
+    var packs = Column()
+    var regions = Column()
+    var apps = Column()
+    var problems: [String] = []
+    var knownPacks: [String: Set<Int>] = [:]
+
+    init(request: MetricsIngest.Request, snapshot: Snapshot) {
+        self.request = request
+        self.snapshot = snapshot
+        (totalName, eventsName) = request.kind.columns
+    }
+
+    static func text(_ bytes: UnsafeBufferPointer<UInt8>) -> String { String(decoding: bytes, as: UTF8.self) }
+
+    mutating func reject(_ line: Int, _ message: String) {
+        badCount += 1
+        if bad.count < MetricsIngest.shownBadRows { bad.append((line, message)) }
+    }
+
+    mutating func problem(_ message: String) -> Int32 {
+        problems.append(message)
+        return -Int32(problems.count)
+    }
+
+    mutating func record(_ fields: CSVRecord, line: Int) throws {
+        guard let columns else { return try readHeader(fields, line: line) }
+        rows &+= 1
+        guard fields.count == columns.count else { return reject(line, "\(fields.count) fields, the header has \(columns.count)") }
+
+        let dateBytes = fields[columns.date]
+        var day: Int32
+        switch dates.find(dateBytes) {
+        case .known(let meaning): day = meaning
+        case .unknown(let slot):
+            day = try dayMeaning(dateBytes)
+            dates.remember(dateBytes, at: slot, meaning: day)
+        }
+        guard day >= 0 else { return reject(line, problems[Int(-day - 1)]) }
+
+        let packBytes = fields[columns.pack]
+        let localeBytes = columns.locale.map { fields[$0] }
+        var pack: Int32
+        switch packs.find(packBytes, localeBytes) {
+        case .known(let meaning): pack = meaning
+        case .unknown(let slot):
+            pack = try packMeaning(packBytes, locale: localeBytes)
+            packs.remember(packBytes, localeBytes, at: slot, meaning: pack)
+        }
+        guard pack >= 0 else { return reject(line, problems[Int(-pack - 1)]) }
+
+        let regionBytes = fields[columns.region]
+        var region: Int32
+        switch regions.find(regionBytes) {
+        case .known(let meaning): region = meaning
+        case .unknown(let slot):
+            region = try regionMeaning(regionBytes)
+            regions.remember(regionBytes, at: slot, meaning: region)
+        }
+        guard region >= 0 else { return reject(line, problems[Int(-region - 1)]) }
+
+        let appBytes = fields[columns.app]
+        var app: Int32
+        switch apps.find(appBytes) {
+        case .known(let meaning): app = meaning
+        case .unknown(let slot):
+            app = try appMeaning(appBytes)
+            apps.remember(appBytes, at: slot, meaning: app)
+        }
+        guard app >= 0 else { return reject(line, problems[Int(-app - 1)]) }
+
+        guard let total = MetricsIngest.parseCount(fields[columns.total]) else {
+            return reject(line, "\(totalName) \"\(RowReader.text(fields[columns.total]))\" is not a whole number of 0 or more")
+        }
+        guard let events = MetricsIngest.parseCount(fields[columns.events]) else {
+            return reject(line, "\(eventsName) \"\(RowReader.text(fields[columns.events]))\" is not a whole number of 0 or more")
+        }
+        guard events <= total else { return reject(line, "\(eventsName) \(events) > \(totalName) \(total)") }
+        let key = RowSums.key(day: day, pack: pack, region: region, app: app)
+        guard sums.add(key, total: total, events: events) else {
+            let decoded = sums.decode(key)
+            return reject(line, "the counts for \(decoded.locale)@\(decoded.key.contentVersion) \(decoded.key.region) \(decoded.key.appVersion) on this date add up past what can be counted")
+        }
+    }
+
+    // What a spelling means: an index into the column's distinct values in `sums` (0 or more), or
+    // -1 - the index in `problems` of the message that says why it is invalid.
+
+    mutating func dayMeaning(_ bytes: UnsafeBufferPointer<UInt8>) throws -> Int32 {
+        guard let day = MetricsIngest.parseDay(bytes) else { return problem("date \"\(RowReader.text(bytes))\" is not YYYY-MM-DD") }
+        return try sums.dayIndex(day)
+    }
+
+    mutating func packMeaning(_ packBytes: UnsafeBufferPointer<UInt8>, locale localeBytes: UnsafeBufferPointer<UInt8>?) throws -> Int32 {
+        switch MetricsIngest.resolvePack(RowReader.text(packBytes).trimmingSpaces, localeText: localeBytes.map { RowReader.text($0).trimmingSpaces }) {
+        case .failure(let problem):
+            return self.problem(problem.message)
+        case .success(let (locale, version)):
+            if knownPacks[locale] == nil { knownPacks[locale] = Set((try? snapshot.contentVersions(of: locale)) ?? []) }
+            guard knownPacks[locale]!.contains(version) else { return problem("unknown pack \(locale)@\(version): the repository does not hold it") }
+            return try sums.packIndex(PackID(locale: locale, contentVersion: version))
+        }
+    }
+
+    mutating func regionMeaning(_ bytes: UnsafeBufferPointer<UInt8>) throws -> Int32 {
+        let text = RowReader.text(bytes).trimmingSpaces
+        guard let region = (try? Region.parse(text)).flatMap({ $0 == Region.any ? nil : $0 }) else {
+            return problem("region \"\(text)\" is not an ISO 3166-1 alpha-2 code")
+        }
+        return try sums.regionIndex(region)
+    }
+
+    mutating func appMeaning(_ bytes: UnsafeBufferPointer<UInt8>) throws -> Int32 {
+        let text = RowReader.text(bytes).trimmingSpaces
+        guard let version = AppVersion(text)?.normalized else { return problem("app_version \"\(text)\" is not a numeric version") }
+        return try sums.appIndex(version)
+    }
+
+    mutating func readHeader(_ fields: CSVRecord, line: Int) throws {
+        let found = (0..<fields.count).map { RowReader.text(fields[$0]).trimmingSpaces.lowercased() }
+        var index: [String: Int] = [:]
+        for (i, name) in found.enumerated() where index[name] == nil { index[name] = i }
+        func column(_ canonical: String) -> Int? { index[(request.mapping[canonical] ?? canonical).lowercased()] }
+        let required = ["date", "pack", "region", "app_version", totalName, eventsName]
+        let missing = required.filter { column($0) == nil }
+        if !missing.isEmpty {
+            let described = missing.map { name in request.mapping[name].map { "\(name) (mapped to \($0))" } ?? name }
+            throw RolloutError.badInput(
+                "\(request.name):\(line): the header lacks \(described.joined(separator: ", ")) (found: \(found.joined(separator: ", "))); a \(request.kind.rawValue) CSV needs date, locale, pack, region, app_version, \(totalName), \(eventsName); --map NAME=COLUMN renames")
+        }
+        columns = Columns(
+            date: column("date")!, locale: column("locale"), pack: column("pack")!, region: column("region")!, app: column("app_version")!,
+            total: column(totalName)!, events: column(eventsName)!, count: found.count)
+    }
+}
+
+/// One column's distinct spellings and their meanings. Past `SpellingTable.limit` spellings (a
+/// file of garbage under --skip-invalid), nothing more is remembered: each new spelling is worked
+/// out again every time it appears.
+struct Column {
+    enum Lookup {
+        case known(Int32)
+        case unknown(SpellingTable.Slot?)
+    }
+
+    private var spellings = SpellingTable()
+    private var meanings: [Int32] = []
+
+    /// `bytes`, or `bytes` and `more` (two columns that together make one spelling).
+    @inline(__always)
+    func find(_ bytes: UnsafeBufferPointer<UInt8>, _ more: UnsafeBufferPointer<UInt8>? = nil) -> Lookup {
+        switch spellings.find(bytes, more) {
+        case .found(let id): return .known(meanings[id])
+        case .absent(let slot): return .unknown(spellings.count < SpellingTable.limit ? slot : nil)
+        }
+    }
+
+    mutating func remember(_ bytes: UnsafeBufferPointer<UInt8>, _ more: UnsafeBufferPointer<UInt8>? = nil, at slot: SpellingTable.Slot?, meaning: Int32) {
+        guard let slot else { return }
+        spellings.insert(bytes, more, at: slot)
+        meanings.append(meaning)
+    }
+}
+
+/// Dense ids for the distinct byte strings of one column, in an open-addressing table over one
+/// byte arena. A spelling made of two columns is stored as the first, a NUL (which the reader
+/// never lets through), and the second.
+struct SpellingTable {
+    static let limit = 1 << 16
+
+    struct Slot {
+        let index: Int
+        let hash: UInt64
+    }
+
+    enum Lookup {
+        case found(Int)
+        case absent(Slot)
+    }
+
+    private var slots = [Int32](repeating: -1, count: 64)
+    private var hashes: [UInt64] = []
+    /// Spelling i is arena[ends[i - 1]..<ends[i]] (from 0 for the first).
+    private var ends: [Int] = []
+    private var arena: [UInt8] = []
+
+    var count: Int { hashes.count }
+
+    /// Eight bytes at a time: a field is a few bytes long, and this runs four times a row.
+    @inline(__always)
+    static func hash(_ bytes: UnsafeBufferPointer<UInt8>, seed: UInt64) -> UInt64 {
+        let k: UInt64 = 0x9E37_79B9_7F4A_7C15
+        var h = (seed ^ UInt64(bytes.count)) &* k
+        guard let base = bytes.baseAddress else { return h ^ h >> 32 }
+        let raw = UnsafeRawPointer(base)
+        let n = bytes.count
+        var i = 0
+        while i &+ 8 <= n {
+            h = (h ^ raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)) &* k
+            h ^= h >> 31
+            i &+= 8
+        }
+        if i < n {
+            var tail: UInt64 = 0
+            var shift: UInt64 = 0
+            while i < n {
+                tail |= UInt64(base[i]) << shift
+                shift &+= 8
+                i &+= 1
+            }
+            h = (h ^ tail) &* k
+        }
+        return h ^ h >> 32
+    }
+
+    @inline(__always)
+    static func hash(_ bytes: UnsafeBufferPointer<UInt8>, _ more: UnsafeBufferPointer<UInt8>?) -> UInt64 {
+        let h = hash(bytes, seed: 0)
+        guard let more else { return h }
+        return hash(more, seed: h)
+    }
+
+    @inline(__always)
+    static func equal(_ a: UnsafePointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Bool {
+        let n = b.count
+        guard n > 0 else { return true }
+        if n > 16 { return memcmp(a, b.baseAddress!, n) == 0 }
+        var i = 0
+        while i < n {
+            if a[i] != b[i] { return false }
+            i &+= 1
+        }
+        return true
+    }
+
+    @inline(__always)
+    func find(_ bytes: UnsafeBufferPointer<UInt8>, _ more: UnsafeBufferPointer<UInt8>?) -> Lookup {
+        let h = SpellingTable.hash(bytes, more)
+        let length = bytes.count &+ (more.map { $0.count &+ 1 } ?? 0)
+        let mask = slots.count &- 1
+        var slot = Int(truncatingIfNeeded: h) & mask
+        return arena.withUnsafeBufferPointer { arena in
+            while true {
+                let id = Int(slots[slot])
+                if id < 0 { return .absent(Slot(index: slot, hash: h)) }
+                if hashes[id] == h {
+                    let start = id == 0 ? 0 : ends[id &- 1]
+                    if ends[id] &- start == length {
+                        if length == 0 { return .found(id) }
+                        let stored = arena.baseAddress! + start
+                        if SpellingTable.equal(stored, bytes)
+                            && (more.map { stored[bytes.count] == 0 && SpellingTable.equal(stored + bytes.count + 1, $0) } ?? true)
+                        {
+                            return .found(id)
+                        }
+                    }
+                }
+                slot = (slot &+ 1) & mask
+            }
+        }
+    }
+
+    /// Adds the spelling (absent, at `slot` as `find` said) as the next id.
+    mutating func insert(_ bytes: UnsafeBufferPointer<UInt8>, _ more: UnsafeBufferPointer<UInt8>?, at slot: Slot) {
+        slots[slot.index] = Int32(hashes.count)
+        hashes.append(slot.hash)
+        arena.append(contentsOf: bytes)
+        if let more {
+            arena.append(0)
+            arena.append(contentsOf: more)
+        }
+        ends.append(arena.count)
+        if hashes.count * 2 > slots.count {
+            let mask = slots.count * 2 - 1
+            var grown = [Int32](repeating: -1, count: slots.count * 2)
+            for (id, h) in hashes.enumerated() {
+                var s = Int(truncatingIfNeeded: h) & mask
+                while grown[s] >= 0 { s = (s + 1) & mask }
+                grown[s] = Int32(id)
+            }
+            slots = grown
+        }
+    }
+}
+
+/// Sums of (total, events) per date x pack x region x app version, each an index into this
+/// table's lists of distinct values, packed 16 bits each into one key.
+struct RowSums {
+    /// Each of the four values may have this many distinct values in one file.
+    static let limit = 1 << 16
+
+    private(set) var dayValues: [Int] = []
+    private(set) var packValues: [PackID] = []
+    private(set) var regionValues: [String] = []
+    private(set) var appValues: [String] = []
+    private var dayIndices: [Int: Int32] = [:]
+    private var packIndices: [PackID: Int32] = [:]
+    private var regionIndices: [String: Int32] = [:]
+    private var appIndices: [String: Int32] = [:]
+
+    private var slots = [Int32](repeating: -1, count: 1024)
+    private var shift = 64 - 10
+    private(set) var keys: [UInt64] = []
+    private(set) var totals: [Int] = []
+    private(set) var events: [Int] = []
+
+    var count: Int { keys.count }
+
+    private static func index<K: Hashable>(_ value: K, _ indices: inout [K: Int32], _ list: inout [K], what: String) throws -> Int32 {
+        if let known = indices[value] { return known }
+        guard list.count < limit else {
+            throw RolloutError.badInput("more than \(limit) distinct \(what) in one file; split it into smaller files (by date, for example)")
+        }
+        let index = Int32(list.count)
+        list.append(value)
+        indices[value] = index
+        return index
+    }
+
+    mutating func dayIndex(_ day: Int) throws -> Int32 { try RowSums.index(day, &dayIndices, &dayValues, what: "dates") }
+    mutating func regionIndex(_ region: String) throws -> Int32 { try RowSums.index(region, &regionIndices, &regionValues, what: "regions") }
+    mutating func appIndex(_ version: String) throws -> Int32 { try RowSums.index(version, &appIndices, &appValues, what: "app versions") }
+    mutating func packIndex(_ pack: PackID) throws -> Int32 { try RowSums.index(pack, &packIndices, &packValues, what: "packs") }
+
+    @inline(__always)
+    static func key(day: Int32, pack: Int32, region: Int32, app: Int32) -> UInt64 {
+        UInt64(day) << 48 | UInt64(pack) << 32 | UInt64(region) << 16 | UInt64(app)
+    }
+
+    func decode(_ key: UInt64) -> (day: Int, locale: String, key: MetricRollup.Key) {
+        let pack = packValues[Int(key >> 32 & 0xFFFF)]
+        return (dayValues[Int(key >> 48)], pack.locale,
+                MetricRollup.Key(contentVersion: pack.contentVersion, region: regionValues[Int(key >> 16 & 0xFFFF)], appVersion: appValues[Int(key & 0xFFFF)]))
+    }
+
+    /// Adds one row's counts; false (and nothing changed) if the sum would overflow.
+    @inline(__always)
+    mutating func add(_ key: UInt64, total: Int, events: Int) -> Bool {
+        let mask = slots.count &- 1
+        var slot = Int(truncatingIfNeeded: (key &* 0x9E37_79B9_7F4A_7C15) >> UInt64(shift))
+        while true {
+            let entry = Int(slots[slot])
+            if entry < 0 { break }
+            if keys[entry] == key {
+                let (t, o1) = totals[entry].addingReportingOverflow(total)
+                let (e, o2) = self.events[entry].addingReportingOverflow(events)
+                if o1 || o2 { return false }
+                totals[entry] = t
+                self.events[entry] = e
+                return true
+            }
+            slot = (slot &+ 1) & mask
+        }
+        slots[slot] = Int32(keys.count)
+        keys.append(key)
+        totals.append(total)
+        self.events.append(events)
+        if keys.count * 2 > slots.count { grow() }
+        return true
+    }
+
+    private mutating func grow() {
+        shift -= 1
+        var grown = [Int32](repeating: -1, count: slots.count * 2)
+        let mask = grown.count - 1
+        for (entry, key) in keys.enumerated() {
+            var slot = Int(truncatingIfNeeded: (key &* 0x9E37_79B9_7F4A_7C15) >> UInt64(shift))
+            while grown[slot] >= 0 { slot = (slot + 1) & mask }
+            grown[slot] = Int32(entry)
+        }
+        slots = grown
+    }
+
+    /// The locales and days that have sums (not merely a valid spelling somewhere).
+    var locales: [String] { Array(Set(Set(keys.map { $0 >> 32 & 0xFFFF }).map { packValues[Int($0)].locale })).sorted() }
+    var days: [Int] { Set(keys.map { $0 >> 48 }).map { dayValues[Int($0)] }.sorted() }
+
+    /// The entries grouped by rollup file (locale, day), in order of locale then day.
+    func groups() -> [(locale: String, day: Int, entries: [Int])] {
+        var byGroup: [UInt32: [Int]] = [:]
+        for (entry, key) in keys.enumerated() {
+            byGroup[UInt32(key >> 48) << 16 | UInt32(key >> 32 & 0xFFFF), default: []].append(entry)
+        }
+        return byGroup.map { group, entries in (packValues[Int(group & 0xFFFF)].locale, dayValues[Int(group >> 16)], entries) }
+            .reduce(into: [String: [Int: [Int]]]()) { merged, group in merged[group.0, default: [:]][group.1, default: []] += group.2 }
+            .sorted { $0.key < $1.key }
+            .flatMap { locale, days in days.sorted { $0.key < $1.key }.map { (locale, $0.key, $0.value) } }
+    }
+}
