@@ -6,6 +6,8 @@ let package = Package(
     products: [
         .executable(name: "rollout", targets: ["rollout"]),
         .library(name: "RolloutModel", targets: ["RolloutModel"]),
+        // What an app embeds: packs and manifests on the device. Never libgit2.
+        .library(name: "RolloutClient", targets: ["RolloutClient"]),
     ],
     targets: [
         // C libraries from Debian, reached through pkg-config.
@@ -26,6 +28,8 @@ let package = Package(
         .target(name: "RolloutIngest", dependencies: ["RolloutModel", "RolloutStore", "RolloutCrypto"]),
         // Publishing the static site devices download, and checking one as a device would.
         .target(name: "RolloutPublish", dependencies: ["RolloutModel", "RolloutStore", "RolloutCrypto"]),
+        // The device side (docs/client.md): the pure model and crypto, nothing of the repository.
+        .target(name: "RolloutClient", dependencies: ["RolloutModel", "RolloutCrypto"]),
         // Commands, argument parsing, output. Testable without a process.
         .target(name: "RolloutCLI", dependencies: ["RolloutModel", "RolloutStore", "RolloutPublish", "RolloutIngest", "RolloutCrypto"]),
         .executableTarget(name: "rollout", dependencies: ["RolloutCLI"]),
@@ -41,8 +45,9 @@ let package = Package(
         .testTarget(name: "RolloutStoreTests", dependencies: ["RolloutStore"]),
         .testTarget(name: "RolloutIngestTests", dependencies: ["RolloutIngest"]),
         .testTarget(name: "RolloutCLITests", dependencies: ["RolloutCLI"]),
+        .testTarget(name: "RolloutClientTests", dependencies: ["RolloutClient", "RolloutModel", "RolloutCrypto"]),
         // Drives the built `rollout` binary on real git repositories in temporary directories.
-        .testTarget(name: "RolloutEndToEndTests", dependencies: ["rollout", "RolloutModel", "RolloutCrypto"]),
+        .testTarget(name: "RolloutEndToEndTests", dependencies: ["rollout", "RolloutModel", "RolloutCrypto", "RolloutClient"]),
     ],
     swiftLanguageModes: [.v5]
 )

@@ -1,0 +1,157 @@
+import Foundation
+
+/// Fills a string's placeholders, in the forms packs use (docs/pack-format.md): `{name}` and
+/// `{{name}}` by name, `%@` / `%d` in order and `%1$@` / `%2$d` by position (the arguments named
+/// "1", "2", ...), and ICU `{n, plural, ...}` and `{x, select, ...}`. A placeholder without an
+/// argument stays as written, so a missing argument shows in testing instead of vanishing.
+enum MessageFormat {
+    static func format(_ text: String, _ arguments: [String: String], language: String) -> String {
+        guard !arguments.isEmpty, text.contains(where: { $0 == "{" || $0 == "%" }) else { return text }
+        var sequential = 0
+        return render(Array(text), arguments, language: language, number: nil, sequential: &sequential)
+    }
+
+    private static func render(_ s: [Character], _ arguments: [String: String], language: String, number: String?, sequential: inout Int) -> String {
+        var out = ""
+        var i = 0
+        while i < s.count {
+            let c = s[i]
+            if c == "{" && i + 1 < s.count && s[i + 1] == "{", let close = find("}}", in: s, from: i + 2) {
+                let name = String(s[(i + 2)..<close]).trimmingCharacters(in: .whitespaces)
+                out += arguments[name] ?? String(s[i..<(close + 2)])
+                i = close + 2
+            } else if c == "{", let close = matchingBrace(s, from: i) {
+                out += argument(Array(s[(i + 1)..<close]), arguments, language: language, original: String(s[i...close]))
+                i = close + 1
+            } else if c == "#", let number {
+                out += number
+                i += 1
+            } else if c == "%", i + 1 < s.count {
+                // %@ %d %s, or %1$@ with a position.
+                var j = i + 1
+                var position = ""
+                while j < s.count, s[j].isASCII, s[j].isNumber { position.append(s[j]); j += 1 }
+                if !position.isEmpty, j < s.count, s[j] == "$" { j += 1 } else { j = i + 1; position = "" }
+                if j < s.count, "@dsif".contains(s[j]) {
+                    if position.isEmpty { sequential += 1; position = String(sequential) }
+                    out += arguments[position] ?? String(s[i...j])
+                    i = j + 1
+                } else {
+                    out.append(c)
+                    i += 1
+                }
+            } else {
+                out.append(c)
+                i += 1
+            }
+        }
+        return out
+    }
+
+    private static func argument(_ body: [Character], _ arguments: [String: String], language: String, original: String) -> String {
+        let parts = split(body, limit: 3)
+        let name = parts[0].trimmingCharacters(in: .whitespaces)
+        guard let value = arguments[name] else { return original }
+        guard parts.count == 3 else { return value }
+        let kind = parts[1].trimmingCharacters(in: .whitespaces)
+        let options = cases(Array(parts[2]))
+        var sequential = 0
+        switch kind {
+        case "plural":
+            guard let n = Int(value) else { return value }
+            let chosen = options["=\(n)"] ?? options[pluralCategory(n, language: language)] ?? options["other"]
+            return chosen.map { render($0, arguments, language: language, number: value, sequential: &sequential) } ?? value
+        case "select":
+            let chosen = options[value] ?? options["other"]
+            return chosen.map { render($0, arguments, language: language, number: nil, sequential: &sequential) } ?? value
+        default:
+            return value
+        }
+    }
+
+    /// `one {# item} other {# items}` as [selector: body].
+    private static func cases(_ s: [Character]) -> [String: [Character]] {
+        var result: [String: [Character]] = [:]
+        var i = 0
+        while i < s.count {
+            while i < s.count, s[i].isWhitespace { i += 1 }
+            var selector = ""
+            while i < s.count, s[i] != "{", !s[i].isWhitespace { selector.append(s[i]); i += 1 }
+            while i < s.count, s[i].isWhitespace { i += 1 }
+            guard i < s.count, s[i] == "{", let close = matchingBrace(s, from: i) else { break }
+            if result[selector] == nil { result[selector] = Array(s[(i + 1)..<close]) }
+            i = close + 1
+        }
+        return result
+    }
+
+    private static func split(_ s: [Character], limit: Int) -> [String] {
+        var parts: [String] = []
+        var depth = 0
+        var current = ""
+        for c in s {
+            if c == "{" { depth += 1 }
+            if c == "}" { depth -= 1 }
+            if c == ",", depth == 0, parts.count < limit - 1 {
+                parts.append(current)
+                current = ""
+            } else {
+                current.append(c)
+            }
+        }
+        parts.append(current)
+        return parts
+    }
+
+    private static func matchingBrace(_ s: [Character], from start: Int) -> Int? {
+        var depth = 0
+        for i in start..<s.count {
+            if s[i] == "{" { depth += 1 }
+            if s[i] == "}" {
+                depth -= 1
+                if depth == 0 { return i }
+            }
+        }
+        return nil
+    }
+
+    private static func find(_ needle: String, in s: [Character], from start: Int) -> Int? {
+        let n = Array(needle)
+        guard s.count >= n.count, start <= s.count - n.count else { return nil }
+        for i in start...(s.count - n.count) where Array(s[i..<(i + n.count)]) == n { return i }
+        return nil
+    }
+
+    /// The CLDR cardinal plural category of a whole number, for the languages whose rules differ
+    /// from English; every other language uses "one" for 1.
+    static func pluralCategory(_ n: Int, language: String) -> String {
+        let n = abs(n)
+        let mod10 = n % 10
+        let mod100 = n % 100
+        switch language {
+        case "ja", "zh", "ko", "vi", "th", "id", "ms", "my", "lo", "km":
+            return "other"
+        case "fr", "pt":
+            return n <= 1 ? "one" : "other"
+        case "ru", "uk", "be":
+            if mod10 == 1 && mod100 != 11 { return "one" }
+            if (2...4).contains(mod10) && !(12...14).contains(mod100) { return "few" }
+            return "many"
+        case "pl":
+            if n == 1 { return "one" }
+            if (2...4).contains(mod10) && !(12...14).contains(mod100) { return "few" }
+            return "many"
+        case "cs", "sk":
+            return n == 1 ? "one" : (2...4).contains(n) ? "few" : "other"
+        case "ar":
+            if n == 0 { return "zero" }
+            if n == 1 { return "one" }
+            if n == 2 { return "two" }
+            if (3...10).contains(mod100) { return "few" }
+            if (11...99).contains(mod100) { return "many" }
+            return "other"
+        default:
+            return n == 1 ? "one" : "other"
+        }
+    }
+}

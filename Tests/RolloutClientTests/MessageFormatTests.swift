@@ -1,0 +1,51 @@
+import XCTest
+@testable import RolloutClient
+
+/// Placeholders as packs write them, filled the way an app expects.
+final class MessageFormatTests: XCTestCase {
+    private func format(_ text: String, _ arguments: [String: String], _ language: String = "en") -> String {
+        MessageFormat.format(text, arguments, language: language)
+    }
+
+    func testNamedAndPositionalPlaceholders() {
+        XCTAssertEqual(format("Merhaba, {name}!", ["name": "Ada"]), "Merhaba, Ada!")
+        XCTAssertEqual(format("{{version}} sürümü yayında", ["version": "4.9"]), "4.9 sürümü yayında")
+        XCTAssertEqual(format("Sepetinde %d ürün var", ["1": "3"]), "Sepetinde 3 ürün var")
+        XCTAssertEqual(format("%2$@ then %1$@", ["1": "a", "2": "b"]), "b then a")
+        XCTAssertEqual(format("%@ and %@", ["1": "x", "2": "y"]), "x and y")
+        XCTAssertEqual(format("Kış indirimi: %20", ["1": "x"]), "Kış indirimi: %20", "a percent sign that is not a placeholder stays")
+        XCTAssertEqual(format("Hello {name}", [:]), "Hello {name}", "no arguments: the text as written")
+        XCTAssertEqual(format("Hello {name}", ["other": "x"]), "Hello {name}", "a missing argument stays visible")
+    }
+
+    func testPluralAndSelect() {
+        let files = "{count, plural, =0 {no files} one {# file} other {# files}}"
+        XCTAssertEqual(format(files, ["count": "0"]), "no files")
+        XCTAssertEqual(format(files, ["count": "1"]), "1 file")
+        XCTAssertEqual(format(files, ["count": "12"]), "12 files")
+        let arabic = "{n, plural, zero {صفر} one {واحد} two {اثنان} few {# قليل} many {# كثير} other {# آخر}}"
+        XCTAssertEqual(format(arabic, ["n": "0"], "ar"), "صفر")
+        XCTAssertEqual(format(arabic, ["n": "2"], "ar"), "اثنان")
+        XCTAssertEqual(format(arabic, ["n": "5"], "ar"), "5 قليل")
+        XCTAssertEqual(format(arabic, ["n": "11"], "ar"), "11 كثير")
+        XCTAssertEqual(format(arabic, ["n": "100"], "ar"), "100 آخر")
+        XCTAssertEqual(MessageFormat.pluralCategory(21, language: "ru"), "one")
+        XCTAssertEqual(MessageFormat.pluralCategory(22, language: "ru"), "few")
+        XCTAssertEqual(MessageFormat.pluralCategory(11, language: "ru"), "many")
+        XCTAssertEqual(MessageFormat.pluralCategory(1, language: "ja"), "other")
+        XCTAssertEqual(format("{g, select, female {Her} male {His} other {Their}} turn, {name}", ["g": "female", "name": "Ada"]), "Her turn, Ada")
+        XCTAssertEqual(format("{g, select, female {Her} other {Their}} turn", ["g": "x"]), "Their turn")
+    }
+}
+
+/// The one-file form a cached pack takes: a torn file is never mistaken for a whole one.
+final class PackSlotTests: XCTestCase {
+    func testRoundTripAndEveryTruncationIsRefused() {
+        let slot = PackSlot(manifest: Array("{\"m\":1}".utf8), signature: Array("sig\n".utf8), pack: Array("{\"p\":2}".utf8))
+        XCTAssertEqual(PackSlot(slot.bytes), slot)
+        for cut in 0..<slot.bytes.count {
+            XCTAssertNil(PackSlot(Array(slot.bytes.prefix(cut))), "cut at \(cut)")
+        }
+        XCTAssertNil(PackSlot(slot.bytes + [0x20]), "trailing bytes")
+    }
+}

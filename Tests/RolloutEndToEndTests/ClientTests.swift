@@ -1,0 +1,331 @@
+import Foundation
+import RolloutModel
+import XCTest
+@testable import RolloutClient
+
+/// A published site served from a directory, as a CDN would serve it: the client's requests for
+/// https://cdn.example.com/site/PATH read SITE/PATH. It can go offline, hang, or alter a file.
+final class SiteTransport: RolloutTransport, @unchecked Sendable {
+    private let lock = NSLock()
+    private var root: String
+    private var offline = false
+    private var hanging = false
+    private var alterations: [String: @Sendable ([UInt8]) -> [UInt8]] = [:]
+    private(set) var fetched: [String] = []
+
+    init(root: String) { self.root = root }
+
+    func serve(_ root: String) { lock.withLock { self.root = root } }
+    func setOffline(_ value: Bool) { lock.withLock { offline = value } }
+    func setHanging(_ value: Bool) { lock.withLock { hanging = value } }
+    func alter(_ path: String, _ change: (@Sendable ([UInt8]) -> [UInt8])?) { lock.withLock { alterations[path] = change } }
+    func clearLog() { lock.withLock { fetched = [] } }
+
+    func fetch(_ url: URL) async throws -> Data {
+        let path = String(url.path.dropFirst("/site/".count))
+        let (root, offline, hanging, alteration) = lock.withLock { () -> (String, Bool, Bool, (@Sendable ([UInt8]) -> [UInt8])?) in
+            fetched.append(path)
+            return (self.root, self.offline, self.hanging, alterations[path])
+        }
+        if hanging {
+            // A server that accepts the connection and never answers, and ignores cancellation.
+            while true { try? await Task.sleep(nanoseconds: 50_000_000) }
+        }
+        if offline { throw URLError(.notConnectedToInternet) }
+        guard let data = FileManager.default.contents(atPath: root + "/" + path) else { throw URLError(.fileDoesNotExist) }
+        return alteration.map { Data($0([UInt8](data))) } ?? data
+    }
+}
+
+/// A repository with en-US@1, tr@1 and tr-TR@17 as baselines, a signing key and a published site.
+final class ClientWorld {
+    static let manifestURL = URL(string: "https://cdn.example.com/site/index.json")!
+    /// What the app bundles: English complete, Turkish without the banner, with its own spellings
+    /// so a test can tell bundled text from a pack's.
+    static let bundled: [String: [String: String]] = [
+        "en-US": ["home.title": "Welcome (bundled)", "home.banner": "Sale (bundled)", "checkout.retry": "Try again (bundled)", "only.bundled": "From the app"],
+        "tr-TR": ["home.title": "Hoş geldin (paket içi)", "checkout.retry": "Tekrar dene (paket içi)"],
+    ]
+
+    let w: Workspace
+    let publicKey: String
+    let transport: SiteTransport
+
+    init(baselines: [String] = ["en-US@1", "tr@1", "tr-TR@17", "vi-VN@3"]) throws {
+        w = try Workspace()
+        try w.initWithExamples()
+        for id in baselines { XCTAssertEqual(try w.rollout("promote", id, "--to", "100%").status, 0) }
+        let keys = try w.json(try w.rollout("keys", "generate", "--out", w.scratch.path("signing.key"), "--json"))
+        publicKey = try XCTUnwrap(keys["publicKey"] as? String)
+        transport = SiteTransport(root: w.scratch.path("site"))
+        try publish()
+    }
+
+    func publish(_ site: String = "site", file: StaticString = #filePath, line: UInt = #line) throws {
+        let result = try w.rollout("publish", "--out", w.scratch.path(site), "--key", w.scratch.path("signing.key"))
+        XCTAssertEqual(result.status, 0, result.output, file: file, line: line)
+    }
+
+    func rollout(_ arguments: String..., file: StaticString = #filePath, line: UInt = #line) throws {
+        let result = try w.rollout(arguments)
+        XCTAssertEqual(result.status, 0, result.output, file: file, line: line)
+    }
+
+    func cache(_ device: String) -> URL { URL(fileURLWithPath: w.scratch.path("devices/\(device)")) }
+
+    func client(
+        _ device: String = "phone", locale: String = "tr-TR", region: String = "TR", app: String = "4.8.1", installID: String? = nil,
+        timeout: TimeInterval = 15, schemaVersions: Set<Int>? = nil
+    ) -> RolloutClient {
+        var options = RolloutClient.Options()
+        options.transport = transport
+        options.installID = installID ?? "install-\(device)"
+        options.timeout = timeout
+        if let schemaVersions { options.schemaVersions = schemaVersions }
+        return RolloutClient(
+            bundled: ClientWorld.bundled, cacheDirectory: cache(device), manifestURL: ClientWorld.manifestURL, publicKey: publicKey,
+            appVersion: app, region: region, locale: locale, options: options)
+    }
+}
+
+extension PackID {
+    init(_ text: String) { self = try! PackID.parse(text) }
+}
+
+/// The device side of the seed's cases: start-up, refresh, activation, fallback, tampering,
+/// rollback on the device, and a process killed mid-write.
+final class ClientTests: XCTestCase {
+    func testStartUpUsesBundledStringsAndNeverWaitsForTheNetwork() async throws {
+        let world = try ClientWorld()
+        world.transport.setHanging(true)
+        let began = Date()
+        let client = world.client(timeout: 0.3)
+        XCTAssertEqual(client.string("home.title"), "Hoş geldin (paket içi)")
+        XCTAssertEqual(client.string("home.banner"), "Sale (bundled)", "a key the Turkish bundle lacks comes from the default locale")
+        XCTAssertLessThan(Date().timeIntervalSince(began), 0.3, "the first string does not wait for the network")
+        let result = await client.refresh()
+        guard case .failed(let why) = result else { return XCTFail("\(result)") }
+        XCTAssertTrue(why.contains("timed out"), why)
+        XCTAssertNil(client.activePack)
+        XCTAssertEqual(client.string("home.title"), "Hoş geldin (paket içi)")
+    }
+
+    func testRefreshStagesVerifiedPacksThatActivateOnlyWhenTheAppSays() async throws {
+        let world = try ClientWorld()
+        let client = world.client()
+        let result = await client.refresh()
+        XCTAssertEqual(result, .staged(staged: [PackID("tr-TR@17"), PackID("tr@1"), PackID("en-US@1")], dropped: []))
+        XCTAssertEqual(client.string("home.title"), "Hoş geldin (paket içi)", "staged is not active")
+        XCTAssertEqual(Set(client.pendingPacks), [PackID("en-US@1"), PackID("tr-TR@17"), PackID("tr@1")])
+        XCTAssertEqual(Set(client.activatePending()), [PackID("en-US@1"), PackID("tr-TR@17"), PackID("tr@1")])
+        XCTAssertEqual(client.string("home.title"), "Hoş gledin", "tr-TR@17, typo and all")
+        XCTAssertEqual(client.string("home.banner"), "Winter sale: 20% off every plan", "tr-TR@17 and tr@1 lack it: en-US@1 has it")
+        XCTAssertEqual(client.string("only.bundled"), "From the app")
+        let refreshed1 = await client.refresh()
+        XCTAssertEqual(refreshed1, .upToDate(dropped: []), "nothing new: nothing downloaded")
+
+        // The next launch, offline: the cached packs at once.
+        world.transport.setOffline(true)
+        let relaunched = world.client()
+        XCTAssertEqual(relaunched.activePack, PackID("tr-TR@17"))
+        XCTAssertEqual(relaunched.string("home.title"), "Hoş gledin")
+        guard case .failed = await relaunched.refresh() else { return XCTFail("offline must fail quietly") }
+        XCTAssertEqual(relaunched.string("home.title"), "Hoş gledin", "offline keeps the current pack")
+    }
+
+    func testAPendingPackBecomesActiveAtTheNextStart() async throws {
+        let world = try ClientWorld()
+        _ = await world.client().refresh()
+        let relaunched = world.client()
+        XCTAssertEqual(relaunched.activePack, PackID("tr-TR@17"))
+        XCTAssertEqual(relaunched.pendingPacks, [])
+    }
+
+    func testPlaceholdersAndKeysThatExistNowhere() async throws {
+        let world = try ClientWorld()
+        let client = world.client()
+        _ = await client.refresh()
+        client.activatePending()
+        XCTAssertEqual(client.string("profile.greeting", ["name": "Ada"]), "Merhaba, Ada!")
+        XCTAssertEqual(client.string("cart.items", ["1": "3"]), "Sepetinde 3 ürün var")
+        XCTAssertEqual(client.string("files.count", ["count": "2"]), "2 dosya")
+        XCTAssertEqual(client.string("no.such.key", fallback: "Devam"), "Devam")
+        XCTAssertEqual(client.string("no.such.key"), "…", "never empty, never the key name")
+    }
+
+    func testTheLocaleChangesAndStringsAreReadAgain() async throws {
+        let world = try ClientWorld()
+        let client = world.client()
+        _ = await client.refresh()
+        client.activatePending()
+        XCTAssertEqual(client.string("home.title"), "Hoş gledin")
+        let english = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: Fixtures.examplePack("en-US@1")))) as! [String: Any]
+        client.setLocale("vi-VN")
+        XCTAssertEqual(client.string("home.title"), (english["strings"] as! [String: String])["home.title"], "no Vietnamese yet: the next locale of its chain, en-US@1, at once")
+        let refreshed2 = await client.refresh()
+        XCTAssertEqual(refreshed2, .staged(staged: [PackID("vi-VN@3")], dropped: []), "en-US@1 is already active")
+        client.activatePending()
+        let vietnamese = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: Fixtures.examplePack("vi-VN@3")))) as! [String: Any]
+        XCTAssertEqual(client.string("home.title"), (vietnamese["strings"] as! [String: String])["home.title"])
+        client.setLocale("tr-TR")
+        XCTAssertEqual(client.string("home.title"), "Hoş gledin", "back to Turkish from the cache, without the network")
+    }
+
+    func testAPackForANewerSchemaIsRefused() async throws {
+        let world = try ClientWorld()
+        // An app build that understands schema 1 only meets today's schema 2 packs.
+        let old = world.client(schemaVersions: [1])
+        guard case .failed(let why) = await old.refresh() else { return XCTFail("a newer schema must be refused") }
+        XCTAssertTrue(why.contains("schemaVersion 2"), why)
+        XCTAssertEqual(old.pendingPacks, [])
+        XCTAssertEqual(old.string("home.title"), "Hoş geldin (paket içi)")
+    }
+
+    func testAnEmptyOrAlteredDownloadIsRefusedAndTheLastGoodPackStays() async throws {
+        let world = try ClientWorld()
+        let client = world.client()
+        _ = await client.refresh()
+        client.activatePending()
+        try world.rollout("promote", "tr-TR@18", "--to", "100%", "--force", "--reason", "typo fix")
+        try world.publish()
+        let manifest = try LocaleManifest.parse([UInt8](Data(contentsOf: URL(fileURLWithPath: world.w.scratch.path("site/manifests/tr-TR.json")))), source: "m")
+        let packURL = try XCTUnwrap(manifest.packs[18]).url
+
+        let cases: [(String, String, @Sendable ([UInt8]) -> [UInt8])] = [
+            ("empty pack file", packURL, { _ in [] }),
+            ("one byte of the pack", packURL, { var b = $0; b[b.count / 2] ^= 0x01; return b }),
+            ("one byte of the manifest", "manifests/tr-TR.json", { var b = $0; b[b.count / 3] ^= 0x01; return b }),
+            ("one byte of the manifest's signature", "manifests/tr-TR.json.sig", { var b = $0; b[4] = b[4] == 0x41 ? 0x42 : 0x41; return b }),
+            ("one byte of the index", "index.json", { var b = $0; b[b.count / 2] ^= 0x01; return b }),
+        ]
+        for (label, path, change) in cases {
+            world.transport.alter(path, change)
+            let result = await client.refresh()
+            guard case .failed = result else { return XCTFail("\(label): \(result)") }
+            XCTAssertEqual(client.pendingPacks, [], label)
+            XCTAssertEqual(client.string("home.title"), "Hoş gledin", "\(label): the last good pack stays")
+            world.transport.alter(path, nil)
+        }
+        let refreshed3 = await client.refresh()
+        XCTAssertEqual(refreshed3, .staged(staged: [PackID("tr-TR@18")], dropped: []))
+        client.activatePending()
+        XCTAssertEqual(client.string("home.title"), "Hoş geldin")
+    }
+
+    func testAReplayedOlderSiteIsRefused() async throws {
+        let world = try ClientWorld()
+        try FileManager.default.copyItem(atPath: world.w.scratch.path("site"), toPath: world.w.scratch.path("old-site"))
+        try world.rollout("promote", "tr-TR@18", "--to", "100%", "--force", "--reason", "typo fix")
+        try world.publish()
+        let client = world.client()
+        _ = await client.refresh()
+        client.activatePending()
+        XCTAssertEqual(client.activePack, PackID("tr-TR@18"))
+        world.transport.serve(world.w.scratch.path("old-site"))
+        guard case .failed(let why) = await client.refresh() else { return XCTFail("an older index must be refused") }
+        XCTAssertTrue(why.contains("older"), why)
+        XCTAssertEqual(client.pendingPacks, [], "the old site's tr-TR@17 is not staged")
+        XCTAssertEqual(client.string("home.title"), "Hoş geldin")
+        // A device that never saw the new site takes the old one: replay protection is per device.
+        let refreshed4 = await world.client("fresh").refresh()
+        XCTAssertEqual(refreshed4, .staged(staged: [PackID("tr-TR@17"), PackID("tr@1"), PackID("en-US@1")], dropped: []))
+    }
+
+    func testARevertDropsTheBlockedPackAtOnceAndItNeverComesBack() async throws {
+        let world = try ClientWorld()
+        let client = world.client()
+        _ = await client.refresh()
+        client.activatePending()
+        try world.rollout("promote", "tr-TR@18", "--to", "100%", "--force", "--reason", "typo fix")
+        try world.publish()
+        _ = await client.refresh()
+        client.activatePending()
+        XCTAssertEqual(client.activePack, PackID("tr-TR@18"))
+        let slot18 = try XCTUnwrap(FileManager.default.contents(atPath: world.cache("phone").path + "/packs/tr-TR/active"))
+
+        try world.rollout("revert", "tr-TR", "--reason", "crash spike")
+        try world.publish()
+        // Offline, the device cannot know yet.
+        world.transport.setOffline(true)
+        XCTAssertEqual(world.client().activePack, PackID("tr-TR@18"))
+        world.transport.setOffline(false)
+        let relaunched = world.client()
+        world.transport.clearLog()
+        let result = await relaunched.refresh()
+        XCTAssertEqual(result, .staged(staged: [PackID("tr-TR@17")], dropped: [PackID("tr-TR@18")]))
+        XCTAssertFalse(world.transport.fetched.contains { $0.hasPrefix("packs/") }, "tr-TR@17 came from the cache: \(world.transport.fetched)")
+        XCTAssertEqual(relaunched.activePack, PackID("tr-TR@17"), "a blocked pack goes at once, without waiting for activatePending")
+        XCTAssertEqual(relaunched.string("home.title"), "Hoş gledin")
+
+        // A copy of the blocked pack still in the cache (a backup restored, a stale file) is never used.
+        try Data(slot18).write(to: URL(fileURLWithPath: world.cache("phone").path + "/packs/tr-TR/pending"))
+        world.transport.setOffline(true)
+        let offline = world.client()
+        XCTAssertEqual(offline.activePack, PackID("tr-TR@17"))
+        XCTAssertFalse(FileManager.default.fileExists(atPath: world.cache("phone").path + "/packs/tr-TR/pending"), "deleted from the cache")
+    }
+
+    func testAPackTheAppMarksFailedIsNeverActivatedAgain() async throws {
+        let world = try ClientWorld()
+        let client = world.client()
+        _ = await client.refresh()
+        client.activatePending()
+        try world.rollout("promote", "tr-TR@18", "--to", "100%", "--force", "--reason", "typo fix")
+        try world.publish()
+        _ = await client.refresh()
+        client.activatePending()
+        XCTAssertEqual(client.activePack, PackID("tr-TR@18"))
+
+        XCTAssertEqual(client.markActivePackFailed(), PackID("tr-TR@18"))
+        XCTAssertEqual(client.activePack, PackID("tr-TR@17"), "the last good pack returns at once")
+        XCTAssertEqual(client.string("home.title"), "Hoş gledin")
+        let refreshed5 = await client.refresh()
+        XCTAssertEqual(refreshed5, .upToDate(dropped: []), "the manifest still offers 18: not downloaded again")
+        XCTAssertEqual(client.activatePending(), [])
+        XCTAssertEqual(world.client().activePack, PackID("tr-TR@17"), "and not at the next start either")
+        XCTAssertEqual(client.markActivePackFailed(), PackID("tr-TR@17"))
+        XCTAssertNil(client.activePack, "no good pack left: the bundled strings")
+        XCTAssertEqual(client.string("home.title"), "Hoş geldin (paket içi)")
+    }
+
+    /// The process dies at every byte of a refresh that downloads tr-TR@18 (the pack file, the
+    /// device state) and at every rename of its activation. Each time the app starts again on
+    /// tr-TR@17 or tr-TR@18, whole, and the next refresh finishes the job.
+    func testKilledAtEveryByteOfADownloadTheDeviceStartsOnAWholePack() async throws {
+        let world = try ClientWorld()
+        let setup = world.client("base")
+        _ = await setup.refresh()
+        setup.activatePending()
+        try world.rollout("promote", "tr-TR@18", "--to", "100%", "--force", "--reason", "typo fix")
+        try world.publish()
+        let base = world.cache("base").path
+        let device = world.cache("phone").path
+
+        var cut = 0
+        var cuts = 0
+        while true {
+            try? FileManager.default.removeItem(atPath: device)
+            try FileManager.default.copyItem(atPath: base, toPath: device)
+            let dying = world.client()
+            dying.storageBudget = cut
+            _ = await dying.refresh()
+            dying.activatePending()
+            let finished = (dying.storageBudget ?? 0) > 0
+            let reopened = world.client()
+            let title = reopened.string("home.title")
+            XCTAssertTrue(title == "Hoş gledin" || title == "Hoş geldin", "cut at \(cut): \(title)")
+            XCTAssertTrue([PackID("tr-TR@17"), PackID("tr-TR@18")].contains(reopened.activePack), "cut at \(cut): \(String(describing: reopened.activePack))")
+            let leftovers = try FileManager.default.subpathsOfDirectory(atPath: device).filter { $0.contains(".tmp-") }
+            XCTAssertEqual(leftovers, [], "cut at \(cut): temporary files are cleared at start")
+            if cut % 211 == 0 || finished {
+                _ = await reopened.refresh()
+                reopened.activatePending()
+                XCTAssertEqual(reopened.activePack, PackID("tr-TR@18"), "cut at \(cut): the next refresh finishes the job")
+            }
+            cuts += 1
+            if finished { break }
+            cut += 1
+        }
+        XCTAssertGreaterThan(cuts, 1000, "the pack and the state were cut at every byte")
+    }
+}
