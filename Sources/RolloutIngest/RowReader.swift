@@ -60,6 +60,15 @@ struct RowReader: CSVRecordSink {
     }
 
     mutating func record(_ fields: CSVRecord, line: Int) throws {
+        do {
+            try row(fields, line: line)
+        } catch let tooMany as RowSums.TooMany {
+            throw RolloutError.badInput("\(request.name):\(line): \(tooMany.message); nothing was ingested")
+        }
+    }
+
+    @inline(__always)
+    mutating func row(_ fields: CSVRecord, line: Int) throws {
         guard let columns else { return try readHeader(fields, line: line) }
         rows &+= 1
         guard fields.count == columns.count else { return reject(line, "\(fields.count) fields, the header has \(columns.count)") }
@@ -325,6 +334,10 @@ struct RowSums {
     /// Each of the four values may have this many distinct values in one file.
     static let limit = 1 << 16
 
+    struct TooMany: Error {
+        let message: String
+    }
+
     private(set) var dayValues: [Int] = []
     private(set) var packValues: [PackID] = []
     private(set) var regionValues: [String] = []
@@ -345,7 +358,7 @@ struct RowSums {
     private static func index<K: Hashable>(_ value: K, _ indices: inout [K: Int32], _ list: inout [K], what: String) throws -> Int32 {
         if let known = indices[value] { return known }
         guard list.count < limit else {
-            throw RolloutError.badInput("more than \(limit) distinct \(what) in one file; split it into smaller files (by date, for example)")
+            throw TooMany(message: "more than \(limit) distinct \(what) in one file; split it into smaller files (by date, for example)")
         }
         let index = Int32(list.count)
         list.append(value)

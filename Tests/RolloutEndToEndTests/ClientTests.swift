@@ -75,9 +75,10 @@ final class ClientWorld {
 
     func client(
         _ device: String = "phone", locale: String = "tr-TR", region: String = "TR", app: String = "4.8.1", installID: String? = nil,
-        timeout: TimeInterval = 15, schemaVersions: Set<Int>? = nil
+        timeout: TimeInterval = 15, schemaVersions: Set<Int>? = nil, now: Date? = nil
     ) -> RolloutClient {
         var options = RolloutClient.Options()
+        if let now { options.now = { now } }
         options.transport = transport
         options.installID = installID ?? "install-\(device)"
         options.timeout = timeout
