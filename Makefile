@@ -3,7 +3,9 @@
 #   make test   installs what is missing, builds, and runs every test
 
 SHELL := /bin/bash
-DEBIAN_PACKAGES := libgit2-dev libssl-dev pkg-config git
+# libcurl4: FoundationNetworking (the client's URLSession transport); python3: the loopback HTTP
+# server the client test fetches a real site from.
+DEBIAN_PACKAGES := libgit2-dev libssl-dev pkg-config git libcurl4 python3
 SWIFT_BUILD_FLAGS ?=
 
 .PHONY: all deps build release demo test bench-pack-add clean

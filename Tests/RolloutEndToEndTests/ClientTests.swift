@@ -134,6 +134,44 @@ final class ClientTests: XCTestCase {
         XCTAssertEqual(relaunched.string("home.title"), "Hoş gledin", "offline keeps the current pack")
     }
 
+    /// The default transport, URLSession, against a real HTTP server on loopback serving the site.
+    func testRefreshOverHTTPWithURLSession() async throws {
+        let world = try ClientWorld()
+        let server = Process()
+        server.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        server.arguments = ["python3", "-u", "-m", "http.server", "0", "--bind", "127.0.0.1", "--directory", world.w.scratch.path("site")]
+        let output = Pipe()
+        server.standardOutput = output
+        server.standardError = FileHandle.nullDevice
+        try server.run()
+        defer {
+            // SIGKILL: a child spawned from the test's threads inherits their blocked SIGTERM. And not
+            // waitUntilExit: it waits on a run loop that an async test's thread does not run.
+            kill(server.processIdentifier, SIGKILL)
+            for _ in 0..<100 where server.isRunning { usleep(20_000) }
+        }
+        // "Serving HTTP on 127.0.0.1 port 43817 (http://127.0.0.1:43817/) ..."
+        var banner = ""
+        while !banner.contains("\n") { banner += String(decoding: output.fileHandleForReading.availableData, as: UTF8.self) }
+        let port = try XCTUnwrap(banner.split(separator: " ").firstIndex(of: "port").map { banner.split(separator: " ")[$0 + 1] }, banner)
+
+        var options = RolloutClient.Options()
+        options.installID = "http-device"
+        options.timeout = 10
+        let client = RolloutClient(
+            bundled: ClientWorld.bundled, cacheDirectory: world.cache("http"), manifestURL: URL(string: "http://127.0.0.1:\(port)/index.json")!,
+            publicKey: world.publicKey, appVersion: "4.8.1", region: "TR", locale: "tr-TR", options: options)
+        let result = await client.refresh()
+        XCTAssertEqual(result, .staged(staged: [PackID("tr-TR@17"), PackID("tr@1"), PackID("en-US@1")], dropped: []))
+        client.activatePending()
+        XCTAssertEqual(client.string("home.title"), "Hoş gledin")
+        let missing = RolloutClient(
+            bundled: ClientWorld.bundled, cacheDirectory: world.cache("http404"), manifestURL: URL(string: "http://127.0.0.1:\(port)/nothing/index.json")!,
+            publicKey: world.publicKey, appVersion: "4.8.1", region: "TR", locale: "tr-TR", options: options)
+        guard case .failed(let why) = await missing.refresh() else { return XCTFail("a 404 must fail quietly") }
+        XCTAssertTrue(why.contains("404"), why)
+    }
+
     func testAPendingPackBecomesActiveAtTheNextStart() async throws {
         let world = try ClientWorld()
         _ = await world.client().refresh()
