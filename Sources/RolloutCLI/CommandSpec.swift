@@ -45,7 +45,7 @@ public let allCommands: [CommandSpec] = [
     PackCommands.lint, PackCommands.add, PackCommands.list, PackCommands.show, PackCommands.diff, PackCommands.checksum,
     PlanCommands.promote, PlanCommands.status, PlanCommands.resolve, SimulateCommand.spec, LogCommand.spec,
     RevertCommands.revert, RevertCommands.rollbacks,
-    PublishCommands.keysGenerate, PublishCommands.publish, PublishCommands.verifySite,
+    PublishCommands.keysGenerate, PublishCommands.publish, PublishCommands.verifySite, VerifyCommand.spec,
     MetricsCommands.ingest, MetricsCommands.show, HealthCommand.spec, GuardCommand.spec,
     PauseCommands.spec(true), PauseCommands.spec(false),
     PolicyCommands.show, PolicyCommands.set,

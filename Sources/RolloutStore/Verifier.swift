@@ -1,0 +1,242 @@
+import Foundation
+import RolloutModel
+
+/// `rollout verify`: proves the repository is intact, from its first commit to its tip
+/// (docs/reliability.md). Every problem names the commit and the path.
+public enum Verifier {
+    public struct Problem: Equatable, Sendable {
+        /// The commit the problem is in (short id), or nil for the tip's files and the repository.
+        public let commit: String?
+        public let path: String?
+        public let message: String
+    }
+
+    public struct Report: Sendable {
+        public var problems: [Problem] = []
+        /// Stale lock files, with the command that clears each; not damage, but they block writes.
+        public var locks: [(path: String, clear: String)] = []
+        public var commits = 0
+        public var packs = 0
+        public var plans = 0
+        public var rollbacks = 0
+        public var reflogEntries = 0
+
+        public var isIntact: Bool { problems.isEmpty }
+    }
+
+    /// Paths whose content may never change once written.
+    static func isImmutable(_ path: String) -> Bool {
+        let parts = path.split(separator: "/")
+        switch parts.first {
+        case "packs": return parts.count == 3
+        case "rollbacks": return parts.count == 3
+        case "metrics": return parts.count == 3 && parts[1] == "ingests"
+        default: return false
+        }
+    }
+
+    /// The actions rollout records, and the files each may touch (`locale` is Rollout-Locale).
+    static func allowed(_ action: String, locale: String?, path: String) -> Bool {
+        switch action {
+        case "pack-add": return path.hasPrefix("packs/")
+        case "policy-set": return path == StateLayout.policy || path == StateLayout.siteSequence
+        case "promote", "complete", "ramp", "pause", "resume":
+            return locale.map { path == StateLayout.plan($0) } ?? false
+        case "revert":
+            return locale.map { path == StateLayout.plan($0) || path.hasPrefix(StateLayout.rollbackDirectory($0) + "/") } ?? false
+        case "metrics-ingest": return path.hasPrefix("metrics/")
+        default: return false
+        }
+    }
+
+    public static func verify(_ repository: PackRepository) throws -> Report {
+        let git = repository.git
+        var report = Report()
+        for lock in ["\(StateLayout.stateRef).lock", "packed-refs.lock", "index.lock", "config.lock"] {
+            let path = "\(repository.path)/\(lock)"
+            if FileManager.default.fileExists(atPath: path) { report.locks.append((path, "rm \(path)")) }
+        }
+        guard let tip = try git.referenceTarget(StateLayout.stateRef) else {
+            report.problems.append(Problem(commit: nil, path: nil, message: "\(StateLayout.stateRef) does not exist: not a rollout repository, or its history was removed"))
+            return report
+        }
+
+        // The history, oldest first, along first parents.
+        var chain: [GitCommit] = []
+        var next: ObjectID? = tip
+        var seen: Set<ObjectID> = []
+        while let id = next {
+            guard seen.insert(id).inserted else { break }
+            let commit = try git.commit(id)
+            chain.append(commit)
+            next = commit.parents.first
+        }
+        chain.reverse()
+        report.commits = chain.count
+
+        // Every tip the tool ever set must still be in the history: otherwise it was rewritten.
+        let reflog = (try? git.reflog(StateLayout.stateRef)) ?? []
+        report.reflogEntries = reflog.count
+        let lost = reflog.filter { !seen.contains($0.target) }
+        if let newest = lost.last {
+            let others = Set(lost.map(\.target)).count - 1
+            report.problems.append(Problem(
+                commit: newest.target.short, path: nil,
+                message: "the history was rewritten: \(newest.target.short) (\"\(newest.message)\") was the tip once and is no longer part of \(StateLayout.stateBranch)"
+                    + (others > 0 ? ", nor are \(others) earlier tip(s)" : "")))
+        }
+
+        var rollbackAdded: [String: String] = [:]  // rollback path -> commit that added it
+        var previousTree: ObjectID? = nil
+        for (index, commit) in chain.enumerated() {
+            let short = commit.id.short
+            func problem(_ path: String?, _ message: String) { report.problems.append(Problem(commit: short, path: path, message: message)) }
+            if index > 0 && commit.parents.count != 1 {
+                problem(nil, "has \(commit.parents.count) parents; rollout's history is one line of single-parent commits")
+            }
+            let trailers = Change.trailers(of: commit.message)
+            func values(_ name: String) -> [String] { trailers.filter { $0.name == name }.map(\.value) }
+            let changes = try diff(git, previousTree, commit.tree)
+            previousTree = commit.tree
+
+            for change in changes where change.old != nil && isImmutable(change.path) {
+                problem(change.path, change.new == nil ? "was deleted; it may never change once written" : "changed content; it may never change once written")
+            }
+            guard let action = values("Action").first else {
+                problem(nil, "has no Rollout-Action trailer: a commit made outside rollout (\(commit.message.split(separator: "\n").first ?? ""))")
+                continue
+            }
+            if values("Actor").isEmpty { problem(nil, "has no Rollout-Actor trailer") }
+            if action == "init" {
+                if index != 0 { problem(nil, "is an init commit in the middle of the history") }
+                continue
+            }
+            let locale = values("Locale").first
+            for change in changes where !allowed(action, locale: locale, path: change.path) {
+                problem(change.path, "a \(action)\(locale.map { " of \($0)" } ?? "") commit may not touch this file")
+            }
+            switch action {
+            case "pack-add":
+                let added = Set(changes.filter { $0.old == nil && $0.path.hasSuffix(".json") && !$0.path.hasSuffix(".meta.json") }.map(\.path))
+                let named = Set(values("Pack").compactMap { try? PackID.parse($0) }.map(StateLayout.pack))
+                for path in added.subtracting(named).sorted() { problem(path, "added, but not named in a Rollout-Pack trailer") }
+                for path in named.subtracting(added).sorted() { problem(path, "named in a Rollout-Pack trailer, but not added") }
+            case "promote", "complete", "ramp", "pause", "resume":
+                if let locale, !changes.contains(where: { $0.path == StateLayout.plan(locale) }) {
+                    problem(StateLayout.plan(locale), "a \(action) of \(locale) that does not change its plan")
+                }
+            case "revert":
+                guard let locale, let id = values("Rollback").first else {
+                    problem(nil, "a revert without Rollout-Locale and Rollout-Rollback trailers")
+                    break
+                }
+                let path = StateLayout.rollback(id)
+                if !id.hasPrefix(locale + "/") { problem(path, "Rollout-Rollback \(id) is not a rollback of \(locale)") }
+                if changes.contains(where: { $0.path == path && $0.old == nil }) {
+                    rollbackAdded[path] = short
+                } else {
+                    problem(path, "Rollout-Rollback names it, but this revert did not add it")
+                }
+            case "policy-set", "metrics-ingest":
+                break
+            default:
+                problem(nil, "has the unknown action \(action)")
+            }
+        }
+
+        // The tip's files.
+        let snapshot = try Snapshot(repository: git, commit: tip)
+        func problem(_ path: String, _ message: String) { report.problems.append(Problem(commit: tip.short, path: path, message: message)) }
+        var packs: [String: Set<Int>] = [:]
+        for locale in try snapshot.locales() {
+            for version in try snapshot.contentVersions(of: locale) {
+                let id = PackID(locale: locale, contentVersion: version)
+                let path = StateLayout.pack(id)
+                report.packs += 1
+                guard let bytes = try snapshot.file(path) else { continue }
+                packs[locale, default: []].insert(version)
+                do {
+                    let parsed = try PackParser.parse(bytes, source: path, maximumBytes: Int.max)
+                    if parsed.declaredChecksum == nil { problem(path, "has no checksum") }
+                    if parsed.pack.id != id { problem(path, "holds \(parsed.pack.id), not \(id)") }
+                    if let record = try? snapshot.record(id) {
+                        if record.checksum != parsed.pack.checksum { problem(StateLayout.packRecord(id), "records checksum \(record.checksum), the pack's is \(parsed.pack.checksum)") }
+                    } else {
+                        problem(StateLayout.packRecord(id), "is missing or damaged")
+                    }
+                } catch let error as RolloutError {
+                    problem(path, error.message.hasPrefix(path + ": ") ? String(error.message.dropFirst(path.count + 2)) : error.message)
+                }
+            }
+        }
+        for locale in try snapshot.plannedLocales() {
+            let path = StateLayout.plan(locale)
+            report.plans += 1
+            let plan: Plan
+            do {
+                guard let parsed = try snapshot.plan(locale) else { continue }
+                plan = parsed
+            } catch let error as RolloutError {
+                problem(path, error.message)
+                continue
+            }
+            let stored = packs[locale] ?? []
+            for ref in plan.baselines where !stored.contains(ref.contentVersion) {
+                problem(path, "names \(locale)@\(ref.contentVersion) as a baseline; the repository does not hold it")
+            }
+            if let baseline = plan.baseline, plan.isBlocked(baseline.contentVersion) {
+                problem(path, "its baseline \(locale)@\(baseline.contentVersion) is blocked")
+            }
+            for rule in plan.rules {
+                if !stored.contains(rule.pack.contentVersion) { problem(path, "a rule gives \(locale)@\(rule.pack.contentVersion); the repository does not hold it") }
+                if plan.isBlocked(rule.pack.contentVersion) { problem(path, "a rule gives \(locale)@\(rule.pack.contentVersion), which is blocked") }
+            }
+        }
+        for locale in try snapshot.directory(StateLayout.rollbacksDirectory).filter(\.isTree).map(\.name) {
+            let entries = try snapshot.directory(StateLayout.rollbackDirectory(locale)).filter { !$0.isTree }
+            let numbers = entries.compactMap { Int($0.name.dropLast(5)) }.sorted()
+            report.rollbacks += entries.count
+            if !numbers.isEmpty && numbers != Array(1...numbers.count) {
+                problem(StateLayout.rollbackDirectory(locale), "rollback manifests are numbered \(numbers.map(String.init).joined(separator: ", ")); a revert's record is missing")
+            }
+            for entry in entries {
+                let path = "\(StateLayout.rollbackDirectory(locale))/\(entry.name)"
+                let document = (try? StrictJSONParser.parse(try git.readBlob(entry.id)))?.objectValue
+                if document == nil || document?["id"]?.stringValue != "\(locale)/\(entry.name.dropLast(5))" {
+                    problem(path, "is not the rollback manifest its name says")
+                }
+                if rollbackAdded[path] == nil { problem(path, "was not written by a revert commit of this history") }
+            }
+        }
+        return report
+    }
+
+    struct PathChange {
+        let path: String
+        let old: ObjectID?
+        let new: ObjectID?
+    }
+
+    /// The files that differ between two trees, descending only into subtrees that differ.
+    static func diff(_ git: GitRepository, _ old: ObjectID?, _ new: ObjectID?, prefix: String = "") throws -> [PathChange] {
+        if old == new { return [] }
+        let before = try old.map { try git.treeEntries($0) } ?? []
+        let after = try new.map { try git.treeEntries($0) } ?? []
+        var byName: [String: (old: GitTreeEntry?, new: GitTreeEntry?)] = [:]
+        for entry in before { byName[entry.name, default: (nil, nil)].old = entry }
+        for entry in after { byName[entry.name, default: (nil, nil)].new = entry }
+        var changes: [PathChange] = []
+        for name in byName.keys.sorted() {
+            let (o, n) = byName[name]!
+            if o?.id == n?.id && o?.isTree == n?.isTree { continue }
+            let path = prefix + name
+            let oldTree = o?.isTree == true ? o?.id : nil
+            let newTree = n?.isTree == true ? n?.id : nil
+            if oldTree != nil || newTree != nil { changes += try diff(git, oldTree, newTree, prefix: path + "/") }
+            let oldBlob = o?.isTree == false ? o?.id : nil
+            let newBlob = n?.isTree == false ? n?.id : nil
+            if oldBlob != nil || newBlob != nil { changes.append(PathChange(path: path, old: oldBlob, new: newBlob)) }
+        }
+        return changes
+    }
+}

@@ -1,0 +1,98 @@
+import Foundation
+import XCTest
+
+/// rollout verify on intact repositories, and on histories changed behind rollout's back.
+final class VerifyTests: XCTestCase {
+    /// A repository with packs, baselines, a staged rollout, metrics and a revert.
+    private func busyRepository() throws -> Workspace {
+        let w = try Workspace()
+        try w.initWithExamples()
+        for id in ["en-US@1", "tr@1", "tr-TR@17"] { XCTAssertEqual(try w.rollout("promote", id, "--to", "100%").status, 0) }
+        XCTAssertEqual(try w.rollout("promote", "tr-TR@18", "--to", "10%", "--region", "TR", "--reason", "typo fix").status, 0)
+        XCTAssertEqual(try w.rollout("metrics", "ingest", "--kind", "crash", MetricsIngestTests.examples + "/crashes-spike-TR-4.8.csv").status, 0)
+        XCTAssertEqual(try w.rollout("revert", "tr-TR", "--reason", "crash spike").status, 0)
+        return w
+    }
+
+    private func git(_ w: Workspace, _ arguments: [String], env: [String: String] = [:]) throws -> String {
+        let result = try Processes.run(
+            "/usr/bin/env", ["git", "--git-dir", w.repository] + arguments, in: w.root, environment: w.environment.merging(env) { $1 })
+        XCTAssertEqual(result.status, 0, result.output)
+        return result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    private func problems(_ result: RunResult) throws -> [[String: Any]] {
+        let object = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any], result.output)
+        return try XCTUnwrap(object["problems"] as? [[String: Any]])
+    }
+
+    func testAnIntactRepositoryVerifies() throws {
+        let w = try busyRepository()
+        let result = try w.rollout("verify", "--json")
+        XCTAssertEqual(result.status, 0, result.output)
+        let report = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+        XCTAssertEqual(report["ok"] as? Bool, true)
+        XCTAssertEqual(report["packs"] as? Int, 5)
+        XCTAssertEqual(report["rollbacks"] as? Int, 1)
+        XCTAssertEqual(report["commits"] as? Int, 8)
+        XCTAssertTrue(try w.rollout("verify").stdout.hasPrefix("repository intact: 8 commit(s), 5 pack(s)"))
+    }
+
+    func testAPackChangedByACommitOutsideRolloutIsReported() throws {
+        let w = try busyRepository()
+        let index = w.scratch.path("tmp-index")
+        _ = try git(w, ["read-tree", "main"], env: ["GIT_INDEX_FILE": index])
+        let pack = try git(w, ["show", "main:packs/tr-TR/17.json"]).replacingOccurrences(of: "Hoş gledin", with: "Hoş geldin")
+        let blob = try git(w, ["hash-object", "-w", try w.scratch.write("17.json", pack + "\n")])
+        _ = try git(w, ["update-index", "--cacheinfo", "100644,\(blob),packs/tr-TR/17.json"], env: ["GIT_INDEX_FILE": index])
+        let tree = try git(w, ["write-tree"], env: ["GIT_INDEX_FILE": index])
+        let identity = ["GIT_AUTHOR_NAME": "Someone", "GIT_AUTHOR_EMAIL": "someone@example.com", "GIT_COMMITTER_NAME": "Someone", "GIT_COMMITTER_EMAIL": "someone@example.com"]
+        let commit = try git(w, ["commit-tree", tree, "-p", "main", "-m", "fix the typo in place"], env: identity)
+        _ = try git(w, ["update-ref", "refs/heads/main", commit])
+
+        let result = try w.rollout("verify", "--json")
+        XCTAssertEqual(result.status, 1, result.output)
+        let found = try problems(result).map { "\($0["commit"] as? String ?? "-") \($0["path"] as? String ?? "-") \($0["message"] as! String)" }
+        let short = String(commit.prefix(12))
+        XCTAssertTrue(found.contains { $0.hasPrefix("\(short) - has no Rollout-Action trailer") }, "\(found)")
+        XCTAssertTrue(found.contains { $0.hasPrefix("\(short) packs/tr-TR/17.json changed content") }, "\(found)")
+        XCTAssertTrue(found.contains { $0.contains("packs/tr-TR/17.json checksum mismatch") }, "\(found)")
+        XCTAssertEqual(found.count, 3, "\(found)")
+    }
+
+    func testARevertRemovedFromTheHistoryIsReported() throws {
+        let w = try busyRepository()
+        let revert = try git(w, ["rev-parse", "main"])
+        _ = try git(w, ["update-ref", "refs/heads/main", "main~1"])
+        let result = try w.rollout("verify")
+        XCTAssertEqual(result.status, 1, result.output)
+        XCTAssertTrue(
+            result.stdout.contains("the history was rewritten: \(revert.prefix(12)) (\"rollout: revert tr-TR to last-known-good\") was the tip once and is no longer part of main"),
+            result.stdout)
+    }
+
+    func testAHistoryRewrittenWithAMutatedPackIsReported() throws {
+        let w = try busyRepository()
+        let exported = try Processes.run("/usr/bin/env", ["git", "--git-dir", w.repository, "fast-export", "--reencode=no", "main"], in: w.root, environment: w.environment)
+        XCTAssertEqual(exported.status, 0, exported.stderr)
+        // Same length, so the stream stays valid: the pack is mutated in the commit that added it and in every later one.
+        let stream = try w.scratch.write("stream", exported.stdout.replacingOccurrences(of: "Hoş gledin", with: "Hoş gledim"))
+        let imported = try Processes.run("/bin/sh", ["-c", "git --git-dir \(w.repository) fast-import --force --quiet < \(stream)"], in: w.root, environment: w.environment)
+        XCTAssertEqual(imported.status, 0, imported.output)
+
+        let result = try w.rollout("verify", "--json")
+        XCTAssertEqual(result.status, 1, result.output)
+        let messages = try problems(result).map { $0["message"] as! String }
+        XCTAssertTrue(messages.contains { $0.hasPrefix("the history was rewritten") }, "\(messages)")
+        XCTAssertTrue(messages.contains { $0.hasPrefix("checksum mismatch") }, "\(messages)")
+    }
+
+    func testAStaleLockIsReportedWithTheCommandThatClearsIt() throws {
+        let w = try busyRepository()
+        let lock = w.repository + "/refs/heads/main.lock"
+        XCTAssertTrue(FileManager.default.createFile(atPath: lock, contents: Data()))
+        let result = try w.rollout("verify")
+        XCTAssertEqual(result.status, 0, "a lock is not damage: \(result.output)")
+        XCTAssertTrue(result.stdout.contains("clear it with: rm \(lock)"), result.stdout)
+    }
+}
