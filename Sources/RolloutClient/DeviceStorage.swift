@@ -132,7 +132,7 @@ struct PackSlot: Equatable {
         guard let newline = bytes.prefix(80).firstIndex(of: 0x0A) else { return nil }
         let header = String(decoding: bytes[..<newline], as: UTF8.self).split(separator: " ")
         guard header.count == 4, header[0] == PackSlot.magic, let m = Int(header[1]), let s = Int(header[2]), let p = Int(header[3]),
-            m >= 0, s >= 0, p >= 0, bytes.count == newline + 1 + m + s + p
+            m >= 0, s >= 0, p >= 0, m <= bytes.count, s <= bytes.count, p <= bytes.count, bytes.count == newline + 1 + m + s + p
         else { return nil }
         let start = newline + 1
         manifest = Array(bytes[start..<start + m])

@@ -125,7 +125,7 @@ enum MessageFormat {
     /// The CLDR cardinal plural category of a whole number, for the languages whose rules differ
     /// from English; every other language uses "one" for 1.
     static func pluralCategory(_ n: Int, language: String) -> String {
-        let n = abs(n)
+        let n = n == Int.min ? Int.max : abs(n)
         let mod10 = n % 10
         let mod100 = n % 100
         switch language {

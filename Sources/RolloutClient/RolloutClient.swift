@@ -29,13 +29,16 @@ public final class RolloutClient: @unchecked Sendable {
 
     /// What a refresh did, for logs and tests; the user never sees it.
     public enum RefreshResult: Equatable, Sendable {
-        /// New packs are verified and waiting for `activatePending()`; `dropped` were blocked or
-        /// withdrawn and are gone already.
+        /// New packs are verified and waiting for `activatePending()`; `dropped` were blocked, or
+        /// their locale now gives this device nothing, and are gone already.
         case staged(staged: [PackID], dropped: [PackID])
         /// Nothing to download; `dropped` as above.
         case upToDate(dropped: [PackID])
-        /// Nothing changed: the network, a time-out, a bad signature, a stale or replayed
-        /// manifest, a damaged pack. The current packs stay.
+        /// The index and manifests were accepted (blocks and kill switches took effect), but the
+        /// packs of some locales could not be fetched or verified; those locales keep what they have.
+        case partial(staged: [PackID], dropped: [PackID], failures: [String])
+        /// Nothing changed: the network, a time-out, a bad signature, a stale or replayed index or
+        /// manifest. The current packs stay.
         case failed(String)
         /// Another refresh was already running.
         case busy
@@ -100,20 +103,24 @@ public final class RolloutClient: @unchecked Sendable {
 
     /// A locale's packs at start: a pending pack becomes active now (this is the next launch), an
     /// active pack that no longer verifies gives way to the previous one, and anything blocked,
-    /// failed or damaged is deleted.
+    /// failed, killed or damaged is deleted. A bad active pack is deleted before a pending one is
+    /// promoted, so that it never becomes the "previous" (last good) pack.
     private func start(_ locale: String) {
         let dir = "packs/\(locale)"
+        let current = verifiedSlot("\(dir)/active", locale: locale)
+        if current == nil { try? storage.remove("\(dir)/active") }
         if let pending = verifiedSlot("\(dir)/pending", locale: locale) {
-            _ = pending
-            try? promotePending(locale)
+            if (try? promotePending(locale)) != nil {
+                active[locale] = pending
+                return
+            }
         } else {
             try? storage.remove("\(dir)/pending")
         }
-        if let pack = verifiedSlot("\(dir)/active", locale: locale) {
-            active[locale] = pack
+        if let current, storage.exists("\(dir)/active") {
+            active[locale] = current
             return
         }
-        try? storage.remove("\(dir)/active")
         if let previous = verifiedSlot("\(dir)/previous", locale: locale), (try? storage.rename("\(dir)/previous", "\(dir)/active")) != nil {
             active[locale] = previous
         } else {
@@ -172,8 +179,10 @@ public final class RolloutClient: @unchecked Sendable {
         guard let app = appVersion, pack.minAppVersion <= app else {
             throw TransportError("\(locale)@\(version) needs app \(pack.minAppVersion), this is \(appVersionText)")
         }
-        let blocked = lock.withLock { state.blocked[locale, default: []].contains(version) || state.failed.contains(pack.id.description) }
-        if blocked { throw TransportError("\(pack.id) is blocked or failed on this device") }
+        let refused = lock.withLock {
+            state.blocked[locale, default: []].contains(version) || state.failed.contains(pack.id.description) || state.killed.contains(locale)
+        }
+        if refused { throw TransportError("\(pack.id) is blocked, failed or under its locale's kill switch on this device") }
         return pack
     }
 
@@ -189,30 +198,35 @@ public final class RolloutClient: @unchecked Sendable {
         return chain
     }
 
-    /// The text for `key`: each locale of the chain (its active pack, then its bundled strings),
-    /// then the default locale's bundled strings, then `fallback`. Never empty and never the key:
-    /// a key the app does not bundle at all and has no fallback for shows "…".
+    /// The text for `key`: the active pack of each locale of the chain, in order; then the app's
+    /// bundled strings of each locale of the chain, then of the default locale; then `fallback`.
+    /// Never empty and never the key: a key the app does not bundle at all and has no fallback
+    /// for shows "…".
     public func string(_ key: String, _ arguments: [String: String] = [:], fallback: String? = nil) -> String {
         let (text, language) = lock.withLock { () -> (String, String) in
-            let own = active[locale]
+            let chain = chain(for: locale)
             var found: String?
             var fromOwnPack = false
-            for candidate in chain(for: locale) {
+            for candidate in chain {
                 if let value = active[candidate]?.pack.strings[key], !value.isEmpty {
                     found = value
                     fromOwnPack = candidate == locale
                     break
                 }
-                if let value = bundled[candidate]?[key], !value.isEmpty {
-                    found = value
-                    break
+            }
+            if found == nil {
+                for candidate in chain + [options.defaultLocale] {
+                    if let value = bundled[candidate]?[key], !value.isEmpty {
+                        found = value
+                        break
+                    }
                 }
             }
-            if found == nil, let value = bundled[options.defaultLocale]?[key], !value.isEmpty { found = value }
-            if let own { counters.lookup(pack: own.id, day: day(), fellBack: !fromOwnPack) }
+            if let own = active[locale] { counters.lookup(pack: own.id, day: day(), fellBack: !fromOwnPack) }
             return (found ?? fallback.flatMap { $0.isEmpty ? nil : $0 } ?? "…", String(locale.split(separator: "-").first ?? ""))
         }
-        return MessageFormat.format(text, arguments, language: language)
+        let formatted = MessageFormat.format(text, arguments, language: language)
+        return formatted.isEmpty ? text : formatted
     }
 
     /// Switches the device's locale; the next `string` reads the new chain. A refresh fetches the
@@ -239,8 +253,8 @@ public final class RolloutClient: @unchecked Sendable {
     /// Fetches the index and the manifests of the device's chain, verifies them, resolves each
     /// locale's plan for this device and downloads what it resolves to into the pending slot.
     /// Blocked packs, and packs of a locale the device should no longer get anything from, are
-    /// dropped at once, from memory and from the cache. Never throws; never changes anything on
-    /// a failure.
+    /// dropped at once, from memory and from the cache, as soon as the index and manifests verify.
+    /// Never throws; an index or manifest that fails changes nothing.
     @discardableResult
     public func refresh() async -> RefreshResult {
         let begin: (String, Int, Bool) = lock.withLock {
@@ -294,46 +308,29 @@ public final class RolloutClient: @unchecked Sendable {
             manifests.append((name, bytes, signature, manifest))
         }
 
-        // What each locale resolves to for this device, downloaded and verified.
-        var staged: [(locale: String, slot: PackSlot, id: PackID)] = []
+        // What each locale resolves to for this device.
         var resolved: [String: Resolution.Outcome] = [:]
         for item in manifests {
-            let plan = item.manifest.plan
-            let outcome = Resolution.outcome(plan, region: region, appVersion: appVersion, installID: installID)
-            resolved[item.locale] = outcome
-            guard case .pack(let version) = outcome else { continue }
-            let id = PackID(locale: item.locale, contentVersion: version)
-            let (have, failed) = lock.withLock { (active[item.locale]?.id, state.failed.contains(id.description)) }
-            if have == id || failed { continue }
-            if let pending = verifiedSlot("packs/\(item.locale)/pending", locale: item.locale), pending.id == id { continue }
-            // Back to the pack it had before (a revert): it is in the cache, verified by the
-            // signed manifest that delivered it.
-            let previous = "packs/\(item.locale)/previous"
-            if let cached = verifiedSlot(previous, locale: item.locale), cached.id == id, let bytes = storage.read(previous), let slot = PackSlot(bytes) {
-                staged.append((item.locale, slot, id))
-                continue
-            }
-            guard let entry = item.manifest.packs[version] else { throw TransportError("\(item.locale): the plan gives \(id), the manifest does not list it") }
-            guard !entry.url.contains(".."), !entry.url.hasPrefix("/") else { throw TransportError("\(id): unsafe url \(entry.url)") }
-            let bytes = try await fetch(siteURL(entry.url))
-            _ = try check(bytes, entry: entry, locale: item.locale, version: version)
-            staged.append((item.locale, PackSlot(manifest: item.bytes, signature: item.signature, pack: bytes), id))
+            resolved[item.locale] = Resolution.outcome(item.manifest.plan, region: region, appVersion: appVersion, installID: installID)
         }
 
-        // The verified packs into their pending slots (each one file, one rename), then the device's
-        // memory, then away with what the manifests now forbid.
-        for item in staged { try storage.write("packs/\(item.locale)/pending", item.slot.bytes) }
-        return try lock.withLock { () throws -> RefreshResult in
+        // The device's memory first, and away with what the manifests now forbid: a revert or a
+        // kill switch takes effect even if a download below fails.
+        var dropped: [PackID] = []
+        try lock.withLock {
             guard state.indexSequence <= index.sequence else { throw TransportError("a newer index was accepted meanwhile") }
             var next = state
             next.indexSequence = index.sequence
             next.chains = index.locales.mapValues(\.chain)
-            for item in manifests { next.blocked[item.locale] = item.manifest.plan.blocked.sorted() }
+            for item in manifests {
+                next.blocked[item.locale] = item.manifest.plan.blocked.sorted()
+                if item.manifest.plan.bundledOnly { next.killed.insert(item.locale) } else { next.killed.remove(item.locale) }
+            }
             try storage.write(DeviceState.file, next.bytes)
             state = next
-            var dropped: [PackID] = []
             for item in manifests {
                 let outcome = resolved[item.locale]
+                let killed = item.manifest.plan.bundledOnly
                 for slot in ["previous", "pending", "active"] {
                     let name = "packs/\(item.locale)/\(slot)"
                     guard let bytes = storage.read(name), let stored = PackSlot(bytes) else { continue }
@@ -341,12 +338,12 @@ public final class RolloutClient: @unchecked Sendable {
                     let blocked = version.map { item.manifest.plan.isBlocked($0) } ?? true
                     let gone: Bool
                     switch slot {
-                    // A locale that gives this device nothing (its kill switch, a device too old
-                    // for every pack) takes its active pack away too.
-                    case "active": gone = blocked || outcome == .bundled
+                    // A locale that gives this device nothing (an app too old for every pack) takes
+                    // its active pack away too.
+                    case "active": gone = blocked || killed || outcome == .bundled
                     // A pending pack the plan no longer gives this device is stale.
-                    case "pending": gone = blocked || version.map { outcome != .pack($0) } ?? true
-                    default: gone = blocked
+                    case "pending": gone = blocked || killed || version.map { outcome != .pack($0) } ?? true
+                    default: gone = blocked || killed
                     }
                     guard gone else { continue }
                     try storage.remove(name)
@@ -355,14 +352,53 @@ public final class RolloutClient: @unchecked Sendable {
                         active[item.locale] = nil
                     }
                 }
-                // The active pack was just taken away: with nothing on screen to keep consistent,
-                // its replacement becomes active now.
-                if active[item.locale] == nil, dropped.contains(where: { $0.locale == item.locale }), storage.exists("packs/\(item.locale)/pending") {
-                    try activate(item.locale)
-                }
             }
-            return staged.isEmpty ? .upToDate(dropped: dropped) : .staged(staged: staged.map(\.id), dropped: dropped)
         }
+
+        // Then the packs, each locale on its own: one that fails keeps what it has.
+        var staged: [(locale: String, pack: LoadedPack)] = []
+        var failures: [String] = []
+        for item in manifests {
+            guard case .pack(let version) = resolved[item.locale] else { continue }
+            let id = PackID(locale: item.locale, contentVersion: version)
+            let (have, failed) = lock.withLock { (active[item.locale]?.id, state.failed.contains(id.description)) }
+            if have == id || failed { continue }
+            if let pending = verifiedSlot("packs/\(item.locale)/pending", locale: item.locale), pending.id == id { continue }
+            do {
+                // Back to the pack it had before (a revert): it is in the cache, verified by the
+                // signed manifest that delivered it.
+                let previous = "packs/\(item.locale)/previous"
+                if let bytes = storage.read(previous), let slot = PackSlot(bytes), let cached = try? verify(slot, locale: item.locale), cached.id == id {
+                    try storage.write("packs/\(item.locale)/pending", slot.bytes)
+                    staged.append((item.locale, cached))
+                    continue
+                }
+                guard let entry = item.manifest.packs[version] else { throw TransportError("\(item.locale): the plan gives \(id), the manifest does not list it") }
+                guard !entry.url.contains(".."), !entry.url.hasPrefix("/") else { throw TransportError("\(id): unsafe url \(entry.url)") }
+                let bytes = try await fetch(siteURL(entry.url))
+                let slot = PackSlot(manifest: item.bytes, signature: item.signature, pack: bytes)
+                let pack = try verify(slot, locale: item.locale)
+                guard pack.id == id else { throw TransportError("\(entry.url) holds \(pack.id), not \(id)") }
+                try storage.write("packs/\(item.locale)/pending", slot.bytes)
+                staged.append((item.locale, pack))
+            } catch let crash as DeviceStorage.SimulatedCrash {
+                throw crash
+            } catch {
+                failures.append("\(id): \(error)")
+            }
+        }
+
+        // A locale whose active pack was just taken away has nothing on screen to keep
+        // consistent: its replacement becomes active now.
+        try lock.withLock {
+            for item in staged where active[item.locale] == nil && dropped.contains(where: { $0.locale == item.locale }) {
+                try promotePending(item.locale)
+                active[item.locale] = item.pack
+            }
+        }
+        let ids = staged.map(\.pack.id)
+        if !failures.isEmpty { return .partial(staged: ids, dropped: dropped, failures: failures) }
+        return ids.isEmpty ? .upToDate(dropped: dropped) : .staged(staged: ids, dropped: dropped)
     }
 
     // MARK: - Activation and device-side rollback
@@ -372,28 +408,26 @@ public final class RolloutClient: @unchecked Sendable {
     /// that became active.
     @discardableResult
     public func activatePending() -> [PackID] {
-        lock.withLock {
+        // Verified outside the lock, so that `string` never waits for the checks.
+        var ready: [(locale: String, bytes: [UInt8], pack: LoadedPack)] = []
+        for locale in storage.children("packs") {
+            let name = "packs/\(locale)/pending"
+            guard let bytes = storage.read(name) else { continue }
+            if let slot = PackSlot(bytes), let pack = try? verify(slot, locale: locale) {
+                ready.append((locale, bytes, pack))
+            } else {
+                try? storage.remove(name)
+            }
+        }
+        return lock.withLock {
             var activated: [PackID] = []
-            for locale in storage.children("packs") where storage.exists("packs/\(locale)/pending") {
-                if (try? activate(locale)) != nil, let id = active[locale]?.id { activated.append(id) }
+            for item in ready where storage.read("packs/\(item.locale)/pending") == item.bytes {
+                guard (try? promotePending(item.locale)) != nil else { continue }
+                active[item.locale] = item.pack
+                activated.append(item.pack.id)
             }
             return activated.sorted()
         }
-    }
-
-    /// Under the lock.
-    private func activate(_ locale: String) throws {
-        let name = "packs/\(locale)/pending"
-        guard let bytes = storage.read(name), let slot = PackSlot(bytes) else { return try storage.remove(name) }
-        let pack: LoadedPack
-        do {
-            pack = try verify(slot, locale: locale)
-        } catch {
-            try? storage.remove(name)
-            throw error
-        }
-        try promotePending(locale)
-        active[locale] = pack
     }
 
     /// The app says the active pack of its locale is bad (it crashed at start with it, a screen
@@ -429,7 +463,10 @@ public final class RolloutClient: @unchecked Sendable {
 
     // MARK: - Counters
 
-    private func day() -> String { String(Timestamp(seconds: Int64(options.now().timeIntervalSince1970)).description.prefix(10)) }
+    private func day() -> String {
+        let seconds = options.now().timeIntervalSince1970
+        return String(Timestamp(seconds: seconds.isFinite ? Int64(max(0, min(seconds, 253_402_300_799))) : 0).description.prefix(10))
+    }
 
     /// One app session with the current pack (call it once per launch or foreground session).
     public func recordSession() {
@@ -467,6 +504,8 @@ struct DeviceState: Equatable {
     var blocked: [String: [Int]] = [:]
     /// Packs the app marked failed (`tr-TR@18`).
     var failed: Set<String> = []
+    /// Locales whose kill switch was on in the last manifest seen: nothing of theirs is used.
+    var killed: Set<String> = []
 
     init() {}
 
@@ -479,6 +518,7 @@ struct DeviceState: Equatable {
         self.chains = chains.mapValues { $0.arrayValue?.compactMap(\.stringValue) ?? [] }
         self.blocked = blocked.mapValues { $0.arrayValue?.compactMap(\.integerValue) ?? [] }
         self.failed = Set(failed.compactMap(\.stringValue))
+        killed = Set(o["killed"]?.arrayValue?.compactMap(\.stringValue) ?? [])
     }
 
     var bytes: [UInt8] {
@@ -487,6 +527,7 @@ struct DeviceState: Equatable {
             "chains": .object(chains.mapValues { .array($0.map { .string($0) }) }),
             "blocked": .object(blocked.mapValues { .array($0.map { .integer($0) }) }),
             "failed": .array(failed.sorted().map { .string($0) }),
+            "killed": .array(killed.sorted().map { .string($0) }),
         ])
     }
 }

@@ -56,7 +56,8 @@ func withTimeout<T: Sendable>(_ seconds: TimeInterval, _ operation: @escaping @S
             do { once.resume(.success(try await operation())) } catch { once.resume(.failure(error)) }
         }
         timer = Task {
-            try? await Task.sleep(nanoseconds: UInt64(max(0, seconds) * 1_000_000_000))
+            let limited = seconds.isFinite ? min(max(0, seconds), 86_400) : 86_400
+            try? await Task.sleep(nanoseconds: UInt64(limited * 1_000_000_000))
             once.resume(.failure(TransportError("timed out after \(seconds) s")))
         }
     }

@@ -132,10 +132,19 @@ final class ClientFleetTests: XCTestCase {
             XCTAssertEqual(pack, want, "\(device.segment) \(device.installID)")
             if pack != want { break }
         }
-        let survivors = devices.filter { device in
-            FileManager.default.subpaths(atPath: world.cache("d\(device.index)").path)?.contains { $0.hasPrefix("packs/tr-TR/") } == true
-                && (try? String(contentsOfFile: world.cache("d\(device.index)").path + "/state.json", encoding: .utf8))?.contains("18") != true
+        var checked = 0
+        for device in devices where device.app != "4.7.0" {
+            let cache = world.cache("d\(device.index)").path
+            let state = try XCTUnwrap(DeviceState(FileManager.default.contents(atPath: cache + "/state.json").map { [UInt8]($0) }))
+            XCTAssertEqual(state.blocked["tr-TR"], [18], device.installID)
+            for slot in ["active", "pending", "previous"] {
+                guard let bytes = FileManager.default.contents(atPath: cache + "/packs/tr-TR/" + slot) else { continue }
+                let pack = try PackParser.parse(try XCTUnwrap(PackSlot([UInt8](bytes))).pack, source: slot)
+                XCTAssertNotEqual(pack.pack.contentVersion, 18, "\(device.installID) \(slot)")
+            }
+            checked += 1
         }
-        XCTAssertEqual(survivors.count, 0, "every device with tr-TR packs has 18 on its blocked list")
+        let survivors = devices.count - checked - 1500
+        XCTAssertEqual(survivors, 0, "every device on 4.8 was checked: 18 on its blocked list, in none of its slots")
     }
 }
