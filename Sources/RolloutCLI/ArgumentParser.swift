@@ -22,6 +22,7 @@ let globalOptions: [OptionSpec] = [
     .value("repo", "DIR", "the pack repository (default: ROLLOUT_REPO, else found from the working directory like git)"),
     .flag("json", "print one JSON document on stdout; errors go to stderr as JSON"),
     .value("actor", "NAME", "who is making the change (default: ROLLOUT_ACTOR, else git config user.name and user.email)"),
+    .flag("offline", "keep the change in this repository even if it has a remote; rollout sync pushes it later (also ROLLOUT_OFFLINE=1)"),
     .flag("no-color", "never colour the output (NO_COLOR in the environment does the same)"),
     .flag("help", "show help for the command"),
 ]

@@ -26,8 +26,10 @@ public struct CommandContext {
     }
 
     func repository(_ invocation: Invocation) throws -> PackRepository {
-        try PackRepository.discover(
+        let repository = try PackRepository.discover(
             explicit: invocation.value("repo"), environment: environment["ROLLOUT_REPO"], workingDirectory: workingDirectory)
+        repository.offline = invocation.flag("offline") || ["1", "true", "yes"].contains(environment["ROLLOUT_OFFLINE"]?.lowercased() ?? "")
+        return repository
     }
 
     /// The repository if one can be found; nil (not an error) when none exists and none was named.

@@ -11,6 +11,12 @@ public final class PackRepository {
 
     /// How many times an operation is re-applied after losing the race for the ref.
     public static let maximumAttempts = 60
+    /// How many times an operation is re-applied after another writer pushed to the remote first.
+    public static let maximumRemoteAttempts = 60
+
+    /// When set, changes stay in this repository even if it has a remote; `rollout sync` pushes
+    /// them later (`--offline`).
+    public var offline = false
 
     private init(git: GitRepository) {
         self.git = git
@@ -129,6 +135,9 @@ public final class PackRepository {
     public func apply<Result>(
         actor: Actor, time: () -> Timestamp, _ operation: (Snapshot) throws -> (Change?, Result)
     ) throws -> Applied<Result> {
+        if !offline, let remote = try syncRemote() {
+            return try applyThroughRemote(remote, actor: actor, time: time, operation)
+        }
         var lockedAttempts = 0
         for attempt in 1...PackRepository.maximumAttempts {
             let tip = try git.referenceTarget(StateLayout.stateRef)
@@ -158,7 +167,7 @@ public final class PackRepository {
     }
 
     /// Writes the change's blobs, tree and commit. Nothing is visible until the ref moves.
-    private func write(_ change: Change, on snapshot: Snapshot, actor: Actor, time: Timestamp) throws -> ObjectID {
+    func write(_ change: Change, on snapshot: Snapshot, actor: Actor, time: Timestamp) throws -> ObjectID {
         let upserts = try change.writes.map { (path: $0.path, blob: try git.writeBlob($0.bytes)) } + change.blobs
         let tree = try git.updatedTree(base: snapshot.tree, upserts: upserts, removals: change.removals)
         let signature = GitSignature(name: actor.name, email: actor.email, time: time.seconds)

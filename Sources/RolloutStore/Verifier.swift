@@ -77,7 +77,14 @@ public enum Verifier {
         // Every tip the tool ever set must still be in the history: otherwise it was rewritten.
         let reflog = (try? git.reflog(StateLayout.stateRef)) ?? []
         report.reflogEntries = reflog.count
-        let lost = reflog.filter { !seen.contains($0.target) }
+        // Commits `rollout sync` replayed on a remote's newer tip, or dropped with --discard-local,
+        // are kept under refs/rollout/: their old tips were moved away from on purpose.
+        var accounted: Set<ObjectID> = []
+        for (_, target) in try git.references(prefix: "refs/rollout/replayed/") + git.references(prefix: "refs/rollout/discarded/") {
+            var next: ObjectID? = target
+            while let id = next, !seen.contains(id), accounted.insert(id).inserted { next = try git.commit(id).parents.first }
+        }
+        let lost = reflog.filter { !seen.contains($0.target) && !accounted.contains($0.target) }
         if let newest = lost.last {
             let others = Set(lost.map(\.target)).count - 1
             report.problems.append(Problem(

@@ -185,6 +185,143 @@ public final class GitRepository {
         }
     }
 
+    // MARK: remotes
+
+    /// Adds a remote named `name` fetching every branch into refs/remotes/<name>/.
+    public func addRemote(_ name: String, url: String) throws {
+        var remote: OpaquePointer?
+        try Git.check(git_remote_create(&remote, handle, name, url), "adding remote \(name)")
+        git_remote_free(remote)
+    }
+
+    /// The URL of remote `name`, or nil if there is no such remote.
+    public func remoteURL(_ name: String) throws -> String? {
+        var remote: OpaquePointer?
+        let result = git_remote_lookup(&remote, handle, name)
+        if result == GIT_ENOTFOUND.rawValue || result == GIT_EINVALIDSPEC.rawValue { return nil }
+        try Git.check(result, "reading remote \(name)")
+        defer { git_remote_free(remote) }
+        return git_remote_url(remote).map { String(cString: $0) }
+    }
+
+    public func remoteNames() throws -> [String] {
+        var names = git_strarray()
+        try Git.check(git_remote_list(&names, handle), "listing remotes")
+        defer { git_strarray_dispose(&names) }
+        return (0..<names.count).compactMap { names.strings[$0].map { String(cString: $0) } }
+    }
+
+    /// Fetches `refspec` from remote `name`.
+    public func fetch(remote name: String, refspec: String) throws {
+        var remote: OpaquePointer?
+        try Git.check(git_remote_lookup(&remote, handle, name), "reading remote \(name)")
+        defer { git_remote_free(remote) }
+        try Git.check(rollout_git_fetch(remote, refspec), "fetching from \(name)")
+    }
+
+    /// Pushes `refspec` to remote `name`. Returns nil when the remote took it, or the reason the
+    /// remote gave for refusing the ref (for example "non-fast-forward" or "fetch first").
+    public func push(remote name: String, refspec: String) throws -> String? {
+        var remote: OpaquePointer?
+        try Git.check(git_remote_lookup(&remote, handle, name), "reading remote \(name)")
+        defer { git_remote_free(remote) }
+        var outcome = rollout_push_outcome()
+        do {
+            try Git.check(rollout_git_push(remote, refspec, &outcome), "pushing to \(name)")
+        } catch let error as GitError where error.code == GIT_ENONFASTFORWARD.rawValue {
+            // libgit2 saw from the remote's advertisement that the push is not a fast-forward.
+            return "fetch first: \(error.message)"
+        }
+        guard outcome.rejected != 0 else { return nil }
+        return withUnsafeBytes(of: outcome.status) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+    }
+
+    /// Points `name` at `target` unconditionally (for refs only rollout writes).
+    public func setReference(_ name: String, to target: ObjectID, message: String) throws {
+        var new = target.raw
+        var reference: OpaquePointer?
+        try Git.check(git_reference_create(&reference, handle, name, &new, 1, message), "updating \(name)")
+        git_reference_free(reference)
+    }
+
+    public func deleteReference(_ name: String) throws {
+        var reference: OpaquePointer?
+        let result = git_reference_lookup(&reference, handle, name)
+        if result == GIT_ENOTFOUND.rawValue { return }
+        try Git.check(result, "reading \(name)")
+        defer { git_reference_free(reference) }
+        try Git.check(git_reference_delete(reference), "deleting \(name)")
+    }
+
+    /// The names of the references that start with `prefix`, and their targets.
+    public func references(prefix: String) throws -> [(name: String, target: ObjectID)] {
+        var names = git_strarray()
+        try Git.check(git_reference_list(&names, handle), "listing references")
+        defer { git_strarray_dispose(&names) }
+        return try (0..<names.count).compactMap { names.strings[$0].map { String(cString: $0) } }
+            .filter { $0.hasPrefix(prefix) }.sorted()
+            .compactMap { name in try referenceTarget(name).map { (name, $0) } }
+    }
+
+    /// Copies `commit` and every object it needs that `target` lacks into `target`'s object
+    /// database, stopping at commits and trees `target` already has.
+    public func copyObjects(of commit: ObjectID, to target: GitRepository) throws {
+        var source: OpaquePointer?
+        var destination: OpaquePointer?
+        try Git.check(git_repository_odb(&source, handle), "opening the object database")
+        defer { git_odb_free(source) }
+        try Git.check(git_repository_odb(&destination, target.handle), "opening the remote's object database")
+        defer { git_odb_free(destination) }
+        func has(_ id: ObjectID) -> Bool {
+            var oid = id.raw
+            return git_odb_exists(destination, &oid) == 1
+        }
+        func copy(_ id: ObjectID) throws {
+            var oid = id.raw
+            var object: OpaquePointer?
+            try Git.check(git_odb_read(&object, source, &oid), "reading object \(id.short)")
+            defer { git_odb_object_free(object) }
+            var written = git_oid()
+            try Git.check(
+                git_odb_write(&written, destination, git_odb_object_data(object), git_odb_object_size(object), git_odb_object_type(object)),
+                "writing object \(id.short) to the remote")
+        }
+        func copyTree(_ id: ObjectID) throws {
+            if has(id) { return }
+            for entry in try treeEntries(id) {
+                if entry.isTree { try copyTree(entry.id) } else if !has(entry.id) { try copy(entry.id) }
+            }
+            try copy(id)
+        }
+        var pending: [ObjectID] = [commit]
+        while let id = pending.popLast() {
+            if has(id) { continue }
+            let parsed = try self.commit(id)
+            try copyTree(parsed.tree)
+            pending += parsed.parents
+            try copy(id)
+        }
+    }
+
+    /// True when `commit` has `ancestor` in its history (a commit is not its own descendant).
+    public func isDescendant(_ commit: ObjectID, of ancestor: ObjectID) throws -> Bool {
+        var c = commit.raw
+        var a = ancestor.raw
+        let result = git_graph_descendant_of(handle, &c, &a)
+        try Git.check(result < 0 ? result : 0, "comparing \(commit.short) with \(ancestor.short)")
+        return result == 1
+    }
+
+    public func mergeBase(_ a: ObjectID, _ b: ObjectID) throws -> ObjectID? {
+        var out = git_oid()
+        var one = a.raw
+        var two = b.raw
+        let result = git_merge_base(&out, handle, &one, &two)
+        if result == GIT_ENOTFOUND.rawValue { return nil }
+        try Git.check(result, "finding the common ancestor of \(a.short) and \(b.short)")
+        return ObjectID(out)
+    }
+
     // MARK: objects
 
     public func writeBlob(_ bytes: [UInt8]) throws -> ObjectID {

@@ -1,0 +1,100 @@
+import Foundation
+import RolloutModel
+import RolloutStore
+
+/// Shared repositories on a git server: remote add/list, clone, sync (docs/teams.md).
+enum RemoteCommands {
+    static let add = CommandSpec(
+        path: ["remote", "add"], usage: "remote add NAME URL",
+        summary: "add a git remote; the first one becomes the remote every change is pushed to",
+        discussion: """
+            URL is anything libgit2 fetches from and pushes to: a path, file://, git://, ssh
+            (git@host:path) or https. Once a repository has its remote, every change is applied on
+            the remote's tip and pushed, re-applied if another writer was faster; --offline keeps a
+            change local until rollout sync.
+            """,
+        options: [],
+        arguments: .exactly("NAME", "URL"),
+        run: { invocation, context in
+            let repository = try context.repository(invocation)
+            let (name, given) = (invocation.positionals[0], invocation.positionals[1])
+            let url = PackRepositoryURL.normalize(given, context)
+            let primary = try repository.addRemote(name, url: url)
+            let text = "Added remote \(name) \(url)" + (primary ? "; changes are now pushed there (rollout sync pushes what is already here).\n" : ".\n")
+            return CommandOutput(json: ["name": .string(name), "url": .string(url), "pushTarget": .bool(primary)], text: text)
+        })
+
+    static let list = CommandSpec(
+        path: ["remote", "list"], usage: "remote list",
+        summary: "the remotes, and which one changes are pushed to",
+        discussion: "", options: [], arguments: .none,
+        run: { invocation, context in
+            let repository = try context.repository(invocation)
+            let primary = try repository.syncRemote()
+            let remotes = try repository.git.remoteNames().map { ($0, try repository.git.remoteURL($0) ?? "") }
+            let text = remotes.isEmpty ? "No remotes; changes stay in this repository.\n"
+                : remotes.map { "\($0.0)\t\($0.1)\($0.0 == primary ? "\t(changes are pushed here)" : "")\n" }.joined()
+            return CommandOutput(
+                json: ["remotes": .array(remotes.map { ["name": .string($0.0), "url": .string($0.1), "pushTarget": .bool($0.0 == primary)] })], text: text)
+        })
+
+    static let clone = CommandSpec(
+        path: ["clone"], usage: "clone URL [DIR]",
+        summary: "make a local repository from a shared one; the shared one becomes origin",
+        discussion: "DIR defaults to .rollout in the working directory, where discovery finds it.",
+        options: [],
+        arguments: .init(names: ["URL", "DIR"], minimum: 1, maximum: 2),
+        run: { invocation, context in
+            let url = PackRepositoryURL.normalize(invocation.positionals[0], context)
+            let directory = context.absolutePath(invocation.positionals.count > 1 ? invocation.positionals[1] : ".rollout")
+            let repository = try PackRepository.clone(url: url, into: directory)
+            let tip = try repository.snapshot().commit
+            return CommandOutput(
+                json: ["path": .string(repository.path), "origin": .string(url), "commit": tip.map { .string($0.hex) } ?? .null],
+                text: "Cloned \(url) into \(repository.path) (at \(tip?.short ?? "?")); changes made here are pushed to origin.\n")
+        })
+
+    static let sync = CommandSpec(
+        path: ["sync"], usage: "sync [--discard-local]",
+        summary: "bring this repository up to date with its remote, and push what was done offline",
+        discussion: """
+            Offline changes are pushed as they are when the remote did not move, and replayed on the
+            remote's newer changes when they touch different files (another locale's plan, new
+            packs). When both sides changed the same file, nothing is done and the two changes are
+            named. --discard-local takes the remote's state and keeps the local changes only under
+            refs/rollout/discarded/, for the record.
+            """,
+        options: [.flag("discard-local", "take the remote's state; the local-only changes are set aside")],
+        arguments: .none,
+        run: { invocation, context in
+            let repository = try context.repository(invocation)
+            if invocation.flag("discard-local") {
+                let dropped = try repository.discardLocal()
+                return CommandOutput(
+                    json: ["discarded": .integer(dropped)],
+                    text: dropped == 0 ? "Nothing to discard; up to date.\n" : "Set aside \(dropped) local change(s) under refs/rollout/discarded/; this repository now matches its remote.\n")
+            }
+            let outcome = try repository.sync()
+            var text: String
+            if outcome.pulled == 0 && outcome.pushed == 0 {
+                text = "Up to date with \(outcome.remote).\n"
+            } else {
+                text = ""
+                if outcome.pulled > 0 { text += "Pulled \(outcome.pulled) change(s) from \(outcome.remote).\n" }
+                if outcome.pushed > 0 {
+                    text += "Pushed \(outcome.pushed) change(s) to \(outcome.remote)" + (outcome.replayed > 0 ? ", replayed on its newer changes.\n" : ".\n")
+                }
+            }
+            return CommandOutput(
+                json: ["remote": .string(outcome.remote), "pulled": .integer(outcome.pulled), "pushed": .integer(outcome.pushed), "replayed": .integer(outcome.replayed)],
+                text: text)
+        })
+}
+
+enum PackRepositoryURL {
+    /// A relative local path is made absolute, so the remote still works from another directory.
+    static func normalize(_ url: String, _ context: CommandContext) -> String {
+        guard PackRepository.isLocalPath(url), !url.hasPrefix("file://") else { return url }
+        return context.absolutePath(url)
+    }
+}

@@ -1,0 +1,273 @@
+import Foundation
+import RolloutModel
+
+/// A shared repository on an ordinary git server (docs/teams.md). The server is the distributed
+/// engine: every change is applied on the remote's tip and pushed; a push the remote refuses
+/// because another writer was faster is re-fetched, re-applied (and so re-validated) and pushed
+/// again. The remote's ref moves only by compare-and-swap: receive-pack checks the old value for
+/// git://, ssh and https, and for a remote that is a local path, whose libgit2 transport does not,
+/// rollout pushes to a private ref and moves the branch itself with a compare-and-swap.
+extension PackRepository {
+    /// The git config key naming the remote changes are pushed to.
+    public static let remoteConfigKey = "rollout.remote"
+
+    public func syncRemote() throws -> String? {
+        guard let name = try git.localConfig(PackRepository.remoteConfigKey), !name.isEmpty else { return nil }
+        return name
+    }
+
+    static func trackingRef(_ remote: String) -> String { "refs/remotes/\(remote)/\(StateLayout.stateBranch)" }
+
+    /// `rollout remote add`: the first remote added becomes the one changes are pushed to.
+    public func addRemote(_ name: String, url: String) throws -> Bool {
+        guard name.range(of: "^[A-Za-z0-9][A-Za-z0-9._-]*$", options: .regularExpression) != nil else {
+            throw RolloutError.usage("\"\(name)\" is not a remote name: letters, digits, '.', '_' and '-'")
+        }
+        if let existing = try git.remoteURL(name) {
+            throw RolloutError.usage("remote \(name) already exists (\(existing))")
+        }
+        do {
+            try git.addRemote(name, url: url)
+        } catch let error as GitError {
+            throw RolloutError.usage("cannot add remote \(name) \(url): \(error.message)")
+        }
+        if try syncRemote() == nil {
+            try git.setConfig(PackRepository.remoteConfigKey, name)
+            return true
+        }
+        return false
+    }
+
+    /// Fetches the remote's state branch; its tip, or nil when the remote has none yet.
+    func fetchTip(_ remote: String) throws -> ObjectID? {
+        do {
+            try git.fetch(remote: remote, refspec: "+\(StateLayout.stateRef):\(PackRepository.trackingRef(remote))")
+        } catch let error as GitError {
+            let url = (try? git.remoteURL(remote)) ?? nil
+            throw RolloutError.conflict(
+                "cannot fetch from \(remote) (\(url ?? "?")): \(error.message). Nothing was changed: try again, or work with --offline and run rollout sync later")
+        }
+        return try git.referenceTarget(PackRepository.trackingRef(remote))
+    }
+
+    public static func isLocalPath(_ url: String) -> Bool {
+        if url.hasPrefix("file://") { return true }
+        if url.contains("://") { return false }
+        // scp-like ssh syntax: host:path
+        if let colon = url.firstIndex(of: ":"), !url[..<colon].contains("/") { return false }
+        return true
+    }
+
+    /// Pushes `commit` as the remote's state branch if, and only if, the branch is still
+    /// `expected`. Returns nil when it landed, or why the remote refused it.
+    func push(_ commit: ObjectID, to remote: String, expected: ObjectID?) throws -> String? {
+        let outgoing = "refs/rollout/outgoing/\(UUID().uuidString)"
+        try git.setReference(outgoing, to: commit, message: "rollout: outgoing")
+        defer { try? git.deleteReference(outgoing) }
+        do {
+            guard let url = try git.remoteURL(remote) else { throw RolloutError.missing("remote \(remote) is gone from the configuration") }
+            if PackRepository.isLocalPath(url) {
+                // libgit2's local transport moves refs without checking their old value: copy the
+                // objects into the remote's object database, then compare-and-swap the branch there.
+                let path = url.hasPrefix("file://") ? String(url.dropFirst(7)) : url
+                let target = try GitRepository.openBare(path)
+                try git.copyObjects(of: commit, to: target)
+                do {
+                    return try target.compareAndSwap(StateLayout.stateRef, to: commit, expected: expected, message: "rollout: push")
+                        ? nil : "fetch first: another writer moved \(StateLayout.stateBranch)"
+                } catch let error as GitError where error.isLocked {
+                    return "fetch first: \(StateLayout.stateBranch) is locked by another writer"
+                }
+            }
+            return try git.push(remote: remote, refspec: "\(outgoing):\(StateLayout.stateRef)")
+        } catch let error as GitError {
+            throw RolloutError.conflict("cannot push to \(remote): \(error.message). The change was not published: try again")
+        }
+    }
+
+    /// The commits after `base` up to `tip`, oldest first, along first parents.
+    func commits(from base: ObjectID?, to tip: ObjectID) throws -> [GitCommit] {
+        var chain: [GitCommit] = []
+        var next: ObjectID? = tip
+        while let id = next, id != base {
+            let commit = try git.commit(id)
+            chain.append(commit)
+            next = commit.parents.first
+        }
+        return chain.reversed()
+    }
+
+    func applyThroughRemote<Result>(
+        _ remote: String, actor: Actor, time: () -> Timestamp, _ operation: (Snapshot) throws -> (Change?, Result)
+    ) throws -> Applied<Result> {
+        var refusals: [String] = []
+        for attempt in 1...PackRepository.maximumRemoteAttempts {
+            let remoteTip = try fetchTip(remote)
+            let localTip = try git.referenceTarget(StateLayout.stateRef)
+            if localTip != remoteTip {
+                if let localTip, try remoteTip.map({ try !git.isDescendant($0, of: localTip) }) ?? true {
+                    let unpushed = try commits(from: remoteTip.flatMap { try? git.mergeBase(localTip, $0) }, to: localTip).count
+                    throw RolloutError.conflict(
+                        "this repository holds \(unpushed) change(s) that \(remote) does not have (made with --offline, or the remote was reset): run rollout sync first. Nothing was changed")
+                }
+                // Behind the remote: catch up first (another process of this clone may do the same).
+                _ = try git.compareAndSwap(StateLayout.stateRef, to: remoteTip!, expected: localTip, message: "rollout: fast-forward to \(remote)")
+            }
+            let snapshot = try Snapshot(repository: git, commit: remoteTip)
+            let (change, result) = try operation(snapshot)
+            guard let change else { return Applied(commit: nil, result: result, attempts: attempt) }
+            let commit = try write(change, on: snapshot, actor: actor, time: time())
+            if let refused = try push(commit, to: remote, expected: remoteTip) {
+                refusals.append(refused)
+                // Exponential back-off with full jitter: writers that keep colliding spread out.
+                usleep(UInt32.random(in: 0...(10_000 << UInt32(min(attempt, 5)))))
+                continue
+            }
+            // It is on the remote: the local branch and the tracking ref follow. If another process
+            // of this clone moved the branch meanwhile, the next fetch brings it up to date.
+            try git.setReflogIdentity(GitSignature(name: actor.name, email: actor.email, time: 0))
+            _ = try? git.compareAndSwap(StateLayout.stateRef, to: commit, expected: remoteTip, message: "rollout: \(change.summary)")
+            try git.setReference(PackRepository.trackingRef(remote), to: commit, message: "rollout: pushed")
+            return Applied(commit: commit, result: result, attempts: attempt)
+        }
+        throw RolloutError.conflict(
+            "other writers kept pushing to \(remote) first: \(PackRepository.maximumRemoteAttempts) attempts were refused (last: \(refusals.last ?? "?")). Nothing was changed: try again")
+    }
+
+    public struct SyncOutcome: Sendable {
+        public let remote: String
+        /// Changes the remote had that this repository did not.
+        public let pulled: Int
+        /// Changes this repository had that the remote did not, now pushed.
+        public let pushed: Int
+        /// Of those, how many were replayed on top of the remote's newer changes.
+        public let replayed: Int
+    }
+
+    /// `rollout sync`: brings this repository up to date with its remote and pushes what was done
+    /// offline. Offline changes made while the remote moved on are replayed on its tip, commit by
+    /// commit, when no file they touch was changed on the remote too; otherwise nothing is done
+    /// and the conflict is named.
+    public func sync() throws -> SyncOutcome {
+        guard let remote = try syncRemote() else {
+            throw RolloutError.usage("this repository has no remote to sync with: add one with rollout remote add origin URL")
+        }
+        for _ in 1...PackRepository.maximumRemoteAttempts {
+            let remoteTip = try fetchTip(remote)
+            let localTip = try git.referenceTarget(StateLayout.stateRef)
+            if localTip == remoteTip { return SyncOutcome(remote: remote, pulled: 0, pushed: 0, replayed: 0) }
+            guard let localTip else {
+                guard try git.compareAndSwap(StateLayout.stateRef, to: remoteTip!, expected: nil, message: "rollout: sync from \(remote)") else { continue }
+                return SyncOutcome(remote: remote, pulled: try commits(from: nil, to: remoteTip!).count, pushed: 0, replayed: 0)
+            }
+            if let remoteTip, try git.isDescendant(remoteTip, of: localTip) {
+                guard try git.compareAndSwap(StateLayout.stateRef, to: remoteTip, expected: localTip, message: "rollout: sync from \(remote)") else { continue }
+                return SyncOutcome(remote: remote, pulled: try commits(from: localTip, to: remoteTip).count, pushed: 0, replayed: 0)
+            }
+            if try remoteTip == nil || git.isDescendant(localTip, of: remoteTip!) {
+                if try push(localTip, to: remote, expected: remoteTip) != nil { continue }
+                try git.setReference(PackRepository.trackingRef(remote), to: localTip, message: "rollout: pushed")
+                return SyncOutcome(remote: remote, pulled: 0, pushed: try commits(from: remoteTip, to: localTip).count, replayed: 0)
+            }
+            // Both moved on. Replay the local commits on the remote's tip, if they touch nothing
+            // the remote changed.
+            let remoteTipID = remoteTip!
+            guard let base = try git.mergeBase(localTip, remoteTipID) else {
+                throw RolloutError.conflict("this repository and \(remote) share no history: they are different rollout repositories. Nothing was changed")
+            }
+            let local = try commits(from: base, to: localTip)
+            let theirs = try commits(from: base, to: remoteTipID)
+            let baseTree = try git.commit(base).tree
+            var changedThere: [String: GitCommit] = [:]
+            var tree = baseTree
+            for commit in theirs {
+                for change in try Verifier.diff(git, tree, commit.tree) where changedThere[change.path] == nil { changedThere[change.path] = commit }
+                tree = commit.tree
+            }
+            var tip = remoteTipID
+            var tipTree = try git.commit(remoteTipID).tree
+            var parentTree = baseTree
+            for commit in local {
+                let changes = try Verifier.diff(git, parentTree, commit.tree)
+                parentTree = commit.tree
+                if let clash = changes.first(where: { changedThere[$0.path] != nil }), let other = changedThere[clash.path] {
+                    let mine = commit.message.split(separator: "\n").first.map(String.init) ?? commit.id.short
+                    let their = other.message.split(separator: "\n").first.map(String.init) ?? other.id.short
+                    throw RolloutError.conflict(
+                        "cannot replay \"\(mine)\" (\(commit.id.short)), made offline: \(clash.path) was also changed on \(remote) by \"\(their)\" (\(other.id.short)). Nothing was changed. Look at both with rollout log; to drop the offline changes and take the remote's, run rollout sync --discard-local, then redo what is still needed")
+                }
+                tipTree = try git.updatedTree(
+                    base: tipTree, upserts: changes.compactMap { change in change.new.map { (path: change.path, blob: $0) } },
+                    removals: changes.filter { $0.new == nil }.map(\.path))
+                tip = try git.createCommit(tree: tipTree, parents: [tip], message: commit.message, author: commit.author)
+            }
+            if try push(tip, to: remote, expected: remoteTipID) != nil { continue }
+            // The replaced commits stay reachable, so verify can tell a replay from a rewrite.
+            try git.setReference("refs/rollout/replayed/\(localTip.hex)", to: localTip, message: "rollout: sync replayed these on \(remote)")
+            guard try git.compareAndSwap(StateLayout.stateRef, to: tip, expected: localTip, message: "rollout: sync replayed \(local.count) change(s) on \(remote)") else {
+                throw RolloutError.conflict("this repository changed while rollout sync ran; the replayed changes are on \(remote): run rollout sync again")
+            }
+            try git.setReference(PackRepository.trackingRef(remote), to: tip, message: "rollout: pushed")
+            return SyncOutcome(remote: remote, pulled: theirs.count, pushed: local.count, replayed: local.count)
+        }
+        throw RolloutError.conflict("other writers kept pushing to \(remote) first; nothing was changed: try rollout sync again")
+    }
+
+    /// `rollout sync --discard-local`: the remote's state wins; the local-only commits are kept
+    /// under refs/rollout/discarded/ for the record.
+    public func discardLocal() throws -> Int {
+        guard let remote = try syncRemote() else { throw RolloutError.usage("this repository has no remote to sync with") }
+        guard let remoteTip = try fetchTip(remote) else { throw RolloutError.conflict("\(remote) has no state yet; there is nothing to take from it") }
+        let localTip = try git.referenceTarget(StateLayout.stateRef)
+        guard let localTip, localTip != remoteTip else { return 0 }
+        let base = try git.mergeBase(localTip, remoteTip)
+        let dropped = try commits(from: base, to: localTip).count
+        try git.setReference("refs/rollout/discarded/\(localTip.hex)", to: localTip, message: "rollout: sync --discard-local")
+        guard try git.compareAndSwap(StateLayout.stateRef, to: remoteTip, expected: localTip, message: "rollout: sync --discard-local from \(remote)") else {
+            throw RolloutError.conflict("this repository changed while rollout sync ran: run it again")
+        }
+        return dropped
+    }
+
+    /// `rollout clone URL DIR`: a new bare repository holding the remote's state, with the remote
+    /// as `origin`.
+    public static func clone(url: String, into path: String) throws -> PackRepository {
+        if let contents = try? FileManager.default.contentsOfDirectory(atPath: path), !contents.isEmpty {
+            throw RolloutError.usage("\(path) already exists and is not empty; rollout clone needs a new or empty directory")
+        }
+        let existed = FileManager.default.fileExists(atPath: path)
+        func undo() {
+            if existed {
+                for item in (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? [] { try? FileManager.default.removeItem(atPath: path + "/" + item) }
+            } else {
+                try? FileManager.default.removeItem(atPath: path)
+            }
+        }
+        do {
+            let git: GitRepository
+            do {
+                git = try GitRepository.createBare(path, initialBranch: StateLayout.stateBranch)
+                try git.setConfig("core.logAllRefUpdates", "always")
+                try git.setConfig(StateLayout.formatConfigKey, StateLayout.formatVersion)
+            } catch let error as GitError {
+                throw RolloutError.badInput("cannot create a repository at \(path): \(error.message)")
+            }
+            let repository = try PackRepository.open(path)
+            _ = try repository.addRemote("origin", url: url)
+            guard let tip = try repository.fetchTip("origin") else {
+                throw RolloutError.missing("\(url) has no \(StateLayout.stateRef): not a rollout repository, or an empty one (start one with rollout init, rollout remote add origin URL, rollout sync)")
+            }
+            let snapshot = try Snapshot(repository: git, commit: tip)
+            guard try snapshot.file(StateLayout.policy) != nil else {
+                throw RolloutError.badInput("\(url) is a git repository but not a rollout repository (no \(StateLayout.policy) in \(StateLayout.stateBranch))")
+            }
+            guard try git.compareAndSwap(StateLayout.stateRef, to: tip, expected: nil, message: "rollout: clone from \(url)") else {
+                throw RolloutError.conflict("\(path) changed while rollout clone ran")
+            }
+            return repository
+        } catch {
+            undo()
+            throw error
+        }
+    }
+}

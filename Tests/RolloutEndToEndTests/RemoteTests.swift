@@ -1,0 +1,196 @@
+import Foundation
+import XCTest
+
+/// A real git daemon on loopback, started and stopped by the test, with receive-pack enabled.
+final class GitDaemon {
+    let root: String
+    let port: Int
+    private let process: Process
+
+    init(root: String) throws {
+        self.root = root
+        var lastError = ""
+        for _ in 0..<20 {
+            let port = Int.random(in: 20_000...60_000)
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            process.arguments = [
+                "git", "daemon", "--reuseaddr", "--export-all", "--enable=receive-pack", "--base-path=\(root)",
+                "--listen=127.0.0.1", "--port=\(port)", root,
+            ]
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            // Ready when it answers; gone if the port was taken.
+            for _ in 0..<100 {
+                if !process.isRunning { break }
+                let probe = try Processes.run("/usr/bin/env", ["git", "ls-remote", "git://127.0.0.1:\(port)/nothing"], in: root, environment: ["PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin"])
+                if probe.stderr.contains("access denied") || probe.stderr.contains("does not appear") || probe.status == 0 || probe.stderr.contains("not exported") {
+                    self.port = port
+                    self.process = process
+                    return
+                }
+                lastError = probe.stderr
+                usleep(50_000)
+            }
+            kill(process.processIdentifier, SIGKILL)
+        }
+        throw NSError(domain: "GitDaemon", code: 1, userInfo: [NSLocalizedDescriptionKey: "git daemon did not start: \(lastError)"])
+    }
+
+    func url(_ name: String) -> String { "git://127.0.0.1:\(port)/\(name)" }
+
+    func stop() {
+        // SIGKILL: a child spawned from the test's threads inherits their blocked SIGTERM.
+        kill(process.processIdentifier, SIGKILL)
+        for _ in 0..<100 where process.isRunning { usleep(20_000) }
+    }
+}
+
+/// Shared repositories: clones on a real git daemon and on a local path, racing each other.
+final class RemoteTests: XCTestCase {
+    /// A shared repository with the example packs, one more version of en-US, tr and vi-VN, and a
+    /// baseline for every locale.
+    private func shared(_ w: Workspace) throws -> String {
+        let path = w.scratch.path("server/shared.git")
+        XCTAssertEqual(try w.rollout("init", path).status, 0)
+        var packs = Fixtures.allExamplePacks
+        for (name, version) in [("en-US@1", 2), ("tr@1", 2), ("vi-VN@3", 4)] {
+            var pack = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: Fixtures.examplePack(name)))) as! [String: Any]
+            pack["contentVersion"] = version
+            pack["checksum"] = nil
+            var strings = pack["strings"] as! [String: String]
+            strings["settings.title"] = (strings["settings.title"] ?? "") + " ✓"
+            pack["strings"] = strings
+            packs.append(try w.scratch.write("\(name.split(separator: "@")[0])@\(version).json", Data(JSONSerialization.data(withJSONObject: pack))))
+        }
+        let added = try w.rollout(["--repo", path, "pack", "add"] + packs)
+        XCTAssertEqual(added.status, 0, added.output)
+        for id in ["en-US@1", "tr@1", "tr-TR@17", "vi-VN@3"] { XCTAssertEqual(try w.rollout("--repo", path, "promote", id, "--to", "100%").status, 0) }
+        return path
+    }
+
+    private func actions(_ w: Workspace, _ repository: String) throws -> [String] {
+        try Processes.run(
+            "/usr/bin/env", ["git", "--git-dir", repository, "log", "--format=%(trailers:key=Rollout-Action,valueonly,separator=)|%(trailers:key=Rollout-Locale,valueonly,separator=)|%p"],
+            in: w.root, environment: w.environment
+        ).stdout.split(separator: "\n").map(String.init)
+    }
+
+    /// Four clones, each promoting and reverting its own locale 50 times, all at once.
+    private func fourClonesAtOnce(url: (String) -> String, serverRepository: String, w: Workspace, rounds: Int) throws {
+        let before = try actions(w, serverRepository).count
+        let work = [("en-US", "en-US@2"), ("tr", "tr@2"), ("tr-TR", "tr-TR@18"), ("vi-VN", "vi-VN@4")]
+        for index in work.indices {
+            let clone = try w.rollout("clone", url("shared.git"), w.scratch.path("clone\(index)"))
+            XCTAssertEqual(clone.status, 0, clone.output)
+        }
+        let environment = w.environment
+        let failures = simultaneously(work.count) { index -> [String] in
+            let (locale, pack) = work[index]
+            var failed: [String] = []
+            for round in 0..<rounds {
+                let arguments = round % 2 == 0
+                    ? ["promote", pack, "--to", "\(round + 1)%", "--force", "--reason", "round \(round)"]
+                    : ["revert", locale, "--no-block", "--reason", "round \(round)"]
+                let result = try! Processes.run(
+                    Processes.rolloutBinary, ["--repo", "\(w.scratch.path("clone\(index)"))"] + arguments, in: w.root, environment: environment)
+                if result.status != 0 { failed.append("\(locale) round \(round): exit \(result.status): \(result.stderr)") }
+            }
+            return failed
+        }
+        XCTAssertEqual(failures.flatMap { $0 }, [], "every operation lands")
+
+        let log = try actions(w, serverRepository)
+        XCTAssertEqual(log.count, before + work.count * rounds, "each operation exactly once on the remote")
+        for (locale, _) in work {
+            XCTAssertEqual(log.filter { $0.hasPrefix("promote|\(locale)|") }.count, (rounds + 1) / 2, locale)
+            XCTAssertEqual(log.filter { $0.hasPrefix("revert|\(locale)|") }.count, rounds / 2, locale)
+        }
+        XCTAssertTrue(log.dropLast().allSatisfy { $0.split(separator: "|", omittingEmptySubsequences: false).last!.split(separator: " ").count == 1 }, "one line of single-parent commits")
+        let verified = try w.rollout("--repo", serverRepository, "verify")
+        XCTAssertEqual(verified.status, 0, verified.output)
+        for index in work.indices {
+            let synced = try w.rollout("--repo", w.scratch.path("clone\(index)"), "sync")
+            XCTAssertEqual(synced.status, 0, synced.output)
+            XCTAssertEqual(try w.rollout("--repo", w.scratch.path("clone\(index)"), "verify").status, 0)
+        }
+        let fsck = try Processes.run("/usr/bin/env", ["git", "--git-dir", serverRepository, "fsck", "--strict", "--no-dangling"], in: w.root, environment: w.environment)
+        XCTAssertEqual(fsck.status, 0, fsck.output)
+    }
+
+    func testFourClonesOnAGitDaemonLoseNothing() throws {
+        let w = try Workspace()
+        let repository = try shared(w)
+        let daemon = try GitDaemon(root: w.scratch.path("server"))
+        defer { daemon.stop() }
+        try fourClonesAtOnce(url: daemon.url, serverRepository: repository, w: w, rounds: 50)
+    }
+
+    /// libgit2's local-path transport does not compare-and-swap: rollout guards it.
+    func testFourClonesOnALocalPathLoseNothing() throws {
+        let w = try Workspace()
+        let repository = try shared(w)
+        try fourClonesAtOnce(url: { w.scratch.path("server/\($0)") }, serverRepository: repository, w: w, rounds: 20)
+    }
+
+    /// Two clones revert the same staged rollout at the same moment, over and over: each time one
+    /// revert lands, and the other, re-applied on the winner's tip, finds nothing left to revert.
+    func testTwoClonesRacingOnOneLocale() throws {
+        let w = try Workspace()
+        let repository = try shared(w)
+        let daemon = try GitDaemon(root: w.scratch.path("server"))
+        defer { daemon.stop() }
+        for index in 0..<2 { XCTAssertEqual(try w.rollout("clone", daemon.url("shared.git"), w.scratch.path("racer\(index)")).status, 0) }
+        let environment = w.environment
+        for round in 0..<6 {
+            let staged = try w.rollout("--repo", w.scratch.path("racer0"), "promote", "tr-TR@18", "--to", "10%", "--force", "--reason", "round \(round)")
+            XCTAssertEqual(staged.status, 0, staged.output)
+            let before = try actions(w, repository).count
+            let results = simultaneously(2) { index in
+                try! Processes.run(
+                    Processes.rolloutBinary, ["--repo", w.scratch.path("racer\(index)"), "revert", "tr-TR", "--no-block", "--reason", "race \(round)", "--json"],
+                    in: w.root, environment: environment)
+            }
+            let log = try actions(w, repository)
+            XCTAssertEqual(log.count, before + 1, "round \(round): exactly one revert landed: \(results.map(\.output))")
+            XCTAssertTrue(log[0].hasPrefix("revert|tr-TR|"))
+            // The loser re-applied the revert on the winner's tip and found nothing staged.
+            let statuses = results.map(\.status).sorted()
+            XCTAssertEqual(statuses.first, 0, "\(results.map(\.output))")
+            XCTAssertTrue(statuses.allSatisfy { $0 == 0 || $0 == 1 }, "\(results.map(\.output))")
+        }
+        XCTAssertEqual(try w.rollout("--repo", repository, "verify").status, 0)
+    }
+
+    func testOfflineWorkIsReplayedOrRefusedByName() throws {
+        let w = try Workspace()
+        let repository = try shared(w)
+        for name in ["a", "b"] { XCTAssertEqual(try w.rollout("clone", repository, w.scratch.path(name)).status, 0) }
+        let a = w.scratch.path("a"), b = w.scratch.path("b")
+        // Offline in a, on tr-TR; meanwhile b changes vi-VN on the remote.
+        XCTAssertEqual(try w.rollout("--repo", a, "--offline", "promote", "tr-TR@18", "--to", "5%", "--force", "--reason", "offline").status, 0)
+        XCTAssertEqual(try w.rollout("--repo", b, "promote", "vi-VN@4", "--to", "5%", "--force", "--reason", "online").status, 0)
+        let blocked = try w.rollout("--repo", a, "promote", "en-US@2", "--to", "5%", "--force", "--reason", "x")
+        XCTAssertEqual(blocked.status, 75, blocked.output)
+        XCTAssertTrue(blocked.stderr.contains("run rollout sync first"), blocked.stderr)
+        let synced = try w.rollout("--repo", a, "sync")
+        XCTAssertEqual(synced.status, 0, synced.output)
+        XCTAssertTrue(synced.stdout.contains("Pushed 1 change(s) to origin, replayed"), synced.stdout)
+        XCTAssertEqual(try actions(w, repository).prefix(2).map { $0.split(separator: "|").prefix(2).joined(separator: "|") }, ["promote|tr-TR", "promote|vi-VN"])
+        XCTAssertEqual(try w.rollout("--repo", a, "verify").status, 0, "a replay is not a rewrite")
+
+        // Offline in a and online in b, on the same locale: refused by name, nothing changed.
+        XCTAssertEqual(try w.rollout("--repo", a, "--offline", "revert", "tr-TR", "--no-block", "--reason", "offline").status, 0)
+        XCTAssertEqual(try w.rollout("--repo", b, "promote", "tr-TR@18", "--to", "20%", "--force", "--reason", "online").status, 0)
+        let serverTip = try actions(w, repository)
+        let refused = try w.rollout("--repo", a, "sync")
+        XCTAssertEqual(refused.status, 75, refused.output)
+        XCTAssertTrue(refused.stderr.contains("plans/tr-TR.json was also changed on origin"), refused.stderr)
+        XCTAssertEqual(try actions(w, repository), serverTip, "the remote is unchanged")
+        let discarded = try w.rollout("--repo", a, "sync", "--discard-local")
+        XCTAssertEqual(discarded.status, 0, discarded.output)
+        XCTAssertEqual(try w.rollout("--repo", a, "verify").status, 0)
+        XCTAssertEqual(try w.rollout("--repo", a, "status", "tr-TR", "--json").status, 0)
+    }
+}
