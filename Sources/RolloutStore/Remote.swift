@@ -40,6 +40,12 @@ extension PackRepository {
 
     /// Fetches the remote's state branch; its tip, or nil when the remote has none yet.
     func fetchTip(_ remote: String) throws -> ObjectID? {
+        if let url = try git.remoteURL(remote), PackRepository.isLocalPath(url) {
+            let path = url.hasPrefix("file://") ? String(url.dropFirst(7)) : url
+            guard FileManager.default.fileExists(atPath: path) else {
+                throw RolloutError.missing("remote \(remote) is \(path), which does not exist; check it with rollout remote list")
+            }
+        }
         do {
             try git.fetch(remote: remote, refspec: "+\(StateLayout.stateRef):\(PackRepository.trackingRef(remote))")
         } catch let error as GitError {
