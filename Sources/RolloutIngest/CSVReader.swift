@@ -178,6 +178,18 @@ public struct CSVReader {
                 bounds[2 &* field] = from &- recordStart
                 bounds[2 &* field &+ 1] = to &- recordStart
             }
+            /// The record's last field ends at `end` (its line feed, or the end of the file), without
+            /// the CR of a CRLF; a line with nothing on it is not a record.
+            @inline(__always) func finish(_ fields: Int, _ fieldStart: Int, at end: Int) throws {
+                var fieldEnd = end
+                if fieldEnd > fieldStart && buffer[fieldEnd &- 1] == 0x0D { fieldEnd &-= 1 }
+                if end &- recordStart > CSVReader.maximumRecordBytes { throw tooLong(line) }
+                mark(fields, fieldStart, fieldEnd)
+                if fields > 0 || fieldEnd > fieldStart {
+                    try sink.record(CSVRecord(base: buffer + recordStart, bounds: bounds, count: fields &+ 1), line: line)
+                }
+                line &+= 1
+            }
             try {
                 records: while recordStart < end {
                     var i = recordStart
@@ -195,16 +207,7 @@ public struct CSVReader {
                             i &+= 1
                             fieldStart = i
                         } else if byte == 0x0A {
-                            var fieldEnd = i
-                            if fieldEnd > fieldStart && buffer[fieldEnd &- 1] == 0x0D { fieldEnd &-= 1 }
-                            if i &- recordStart > CSVReader.maximumRecordBytes { throw tooLong(line) }
-                            mark(fields, fieldStart, fieldEnd)
-                            fields &+= 1
-                            // A line with nothing on it is not a record.
-                            if fields > 1 || fieldEnd > fieldStart {
-                                try sink.record(CSVRecord(base: buffer + recordStart, bounds: bounds, count: fields), line: line)
-                            }
-                            line &+= 1
+                            try finish(fields, fieldStart, at: i)
                             recordStart = i &+ 1
                             continue records
                         } else if byte == 0x22 {
@@ -222,15 +225,7 @@ public struct CSVReader {
                     }
                     // No line feed before the end of what was read.
                     guard endOfFile else { return }
-                    var fieldEnd = end
-                    if fieldEnd > fieldStart && buffer[fieldEnd &- 1] == 0x0D { fieldEnd &-= 1 }
-                    if end &- recordStart > CSVReader.maximumRecordBytes { throw tooLong(line) }
-                    mark(fields, fieldStart, fieldEnd)
-                    fields &+= 1
-                    if fields > 1 || fieldEnd > fieldStart {
-                        try sink.record(CSVRecord(base: buffer + recordStart, bounds: bounds, count: fields), line: line)
-                    }
-                    line &+= 1
+                    try finish(fields, fieldStart, at: end)
                     recordStart = end
                 }
             }()

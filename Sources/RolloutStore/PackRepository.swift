@@ -83,26 +83,13 @@ public final class PackRepository {
         if FileManager.default.fileExists(atPath: path), (try? FileManager.default.contentsOfDirectory(atPath: path)) == nil {
             throw RolloutError.usage("\(path) exists and is not a directory")
         }
-        let existed = FileManager.default.fileExists(atPath: path)
-        // A failed init leaves nothing behind: not a half-made repository, not a new directory.
-        func undo() {
-            if existed {
-                for item in (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? [] {
-                    try? FileManager.default.removeItem(atPath: path + "/" + item)
-                }
-            } else {
-                try? FileManager.default.removeItem(atPath: path)
-            }
-        }
+        let undo = PackRepository.undoer(path)
         let git: GitRepository
         do {
-            git = try GitRepository.createBare(path, initialBranch: StateLayout.stateBranch)
-            // The reflog keeps every position of the state ref: evidence if history is ever rewritten.
-            try git.setConfig("core.logAllRefUpdates", "always")
-            try git.setConfig(StateLayout.formatConfigKey, StateLayout.formatVersion)
-        } catch let error as GitError {
+            git = try PackRepository.createBare(path)
+        } catch {
             undo()
-            throw RolloutError.badInput("cannot create a repository at \(path): \(error.message)")
+            throw error
         }
         let repository = PackRepository(git: git)
         let change = Change(summary: "init: new pack repository", trailers: [("Action", "init")], writes: files)
@@ -112,6 +99,34 @@ public final class PackRepository {
         } catch {
             undo()
             throw error
+        }
+    }
+
+    /// What takes a failed init or clone back: nothing left behind, not a half-made repository,
+    /// not a new directory.
+    static func undoer(_ path: String) -> () -> Void {
+        let existed = FileManager.default.fileExists(atPath: path)
+        return {
+            if existed {
+                for item in (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? [] {
+                    try? FileManager.default.removeItem(atPath: path + "/" + item)
+                }
+            } else {
+                try? FileManager.default.removeItem(atPath: path)
+            }
+        }
+    }
+
+    /// An empty bare repository marked as rollout's, keeping a reflog of every position of the
+    /// state ref (evidence if the history is ever rewritten).
+    static func createBare(_ path: String) throws -> GitRepository {
+        do {
+            let git = try GitRepository.createBare(path, initialBranch: StateLayout.stateBranch)
+            try git.setConfig("core.logAllRefUpdates", "always")
+            try git.setConfig(StateLayout.formatConfigKey, StateLayout.formatVersion)
+            return git
+        } catch let error as GitError {
+            throw RolloutError.badInput("cannot create a repository at \(path): \(error.message)")
         }
     }
 

@@ -241,23 +241,9 @@ extension PackRepository {
         if let contents = try? FileManager.default.contentsOfDirectory(atPath: path), !contents.isEmpty {
             throw RolloutError.usage("\(path) already exists and is not empty; rollout clone needs a new or empty directory")
         }
-        let existed = FileManager.default.fileExists(atPath: path)
-        func undo() {
-            if existed {
-                for item in (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? [] { try? FileManager.default.removeItem(atPath: path + "/" + item) }
-            } else {
-                try? FileManager.default.removeItem(atPath: path)
-            }
-        }
+        let undo = PackRepository.undoer(path)
         do {
-            let git: GitRepository
-            do {
-                git = try GitRepository.createBare(path, initialBranch: StateLayout.stateBranch)
-                try git.setConfig("core.logAllRefUpdates", "always")
-                try git.setConfig(StateLayout.formatConfigKey, StateLayout.formatVersion)
-            } catch let error as GitError {
-                throw RolloutError.badInput("cannot create a repository at \(path): \(error.message)")
-            }
+            let git = try PackRepository.createBare(path)
             let repository = try PackRepository.open(path)
             _ = try repository.addRemote("origin", url: url)
             guard let tip = try repository.fetchTip("origin") else {

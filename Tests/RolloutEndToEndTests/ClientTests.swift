@@ -70,6 +70,22 @@ final class ClientWorld {
         XCTAssertEqual(result.status, 0, result.output, file: file, line: line)
     }
 
+    /// tr-TR@18 promoted to everyone and published.
+    func promoteEighteen(file: StaticString = #filePath, line: UInt = #line) throws {
+        try rollout("promote", "tr-TR@18", "--to", "100%", "--force", "--reason", "typo fix", file: file, line: line)
+        try publish(file: file, line: line)
+    }
+
+    /// A device that took tr-TR@17, then tr-TR@18 (so 17 is its previous pack).
+    func deviceOnEighteen(_ device: String = "phone") async throws -> RolloutClient {
+        let client = self.client(device)
+        await client.refreshAndActivate()
+        try promoteEighteen()
+        await client.refreshAndActivate()
+        XCTAssertEqual(client.activePack, PackID("tr-TR@18"))
+        return client
+    }
+
     func cache(_ device: String) -> URL { URL(fileURLWithPath: w.scratch.path("devices/\(device)")) }
 
     func client(
@@ -85,6 +101,13 @@ final class ClientWorld {
         return RolloutClient(
             bundled: ClientWorld.bundled, cacheDirectory: cache(device), manifestURL: ClientWorld.manifestURL, publicKey: publicKey,
             appVersion: app, region: region, locale: locale, options: options)
+    }
+}
+
+extension RolloutClient {
+    func refreshAndActivate() async {
+        _ = await refresh()
+        activatePending()
     }
 }
 
@@ -185,8 +208,7 @@ final class ClientTests: XCTestCase {
     func testPlaceholdersAndKeysThatExistNowhere() async throws {
         let world = try ClientWorld()
         let client = world.client()
-        _ = await client.refresh()
-        client.activatePending()
+        await client.refreshAndActivate()
         XCTAssertEqual(client.string("profile.greeting", ["name": "Ada"]), "Merhaba, Ada!")
         XCTAssertEqual(client.string("cart.items", ["1": "3"]), "Sepetinde 3 ürün var")
         XCTAssertEqual(client.string("files.count", ["count": "2"]), "2 dosya")
@@ -197,8 +219,7 @@ final class ClientTests: XCTestCase {
     func testTheLocaleChangesAndStringsAreReadAgain() async throws {
         let world = try ClientWorld()
         let client = world.client()
-        _ = await client.refresh()
-        client.activatePending()
+        await client.refreshAndActivate()
         XCTAssertEqual(client.string("home.title"), "Hoş gledin")
         let english = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: Fixtures.examplePack("en-US@1")))) as! [String: Any]
         client.setLocale("vi-VN")
@@ -229,10 +250,8 @@ final class ClientTests: XCTestCase {
     func testAnEmptyOrAlteredDownloadIsRefusedAndTheLastGoodPackStays() async throws {
         let world = try ClientWorld()
         let client = world.client()
-        _ = await client.refresh()
-        client.activatePending()
-        try world.rollout("promote", "tr-TR@18", "--to", "100%", "--force", "--reason", "typo fix")
-        try world.publish()
+        await client.refreshAndActivate()
+        try world.promoteEighteen()
         let manifest = try LocaleManifest.parse([UInt8](Data(contentsOf: URL(fileURLWithPath: world.w.scratch.path("site/manifests/tr-TR.json")))), source: "m")
         let packURL = try XCTUnwrap(manifest.packs[18]).url
 
@@ -264,11 +283,9 @@ final class ClientTests: XCTestCase {
     func testAReplayedOlderSiteIsRefused() async throws {
         let world = try ClientWorld()
         try FileManager.default.copyItem(atPath: world.w.scratch.path("site"), toPath: world.w.scratch.path("old-site"))
-        try world.rollout("promote", "tr-TR@18", "--to", "100%", "--force", "--reason", "typo fix")
-        try world.publish()
+        try world.promoteEighteen()
         let client = world.client()
-        _ = await client.refresh()
-        client.activatePending()
+        await client.refreshAndActivate()
         XCTAssertEqual(client.activePack, PackID("tr-TR@18"))
         world.transport.serve(world.w.scratch.path("old-site"))
         guard case .failed(let why) = await client.refresh() else { return XCTFail("an older index must be refused") }
@@ -285,13 +302,7 @@ final class ClientTests: XCTestCase {
 
     func testARevertDropsTheBlockedPackAtOnceAndItNeverComesBack() async throws {
         let world = try ClientWorld()
-        let client = world.client()
-        _ = await client.refresh()
-        client.activatePending()
-        try world.rollout("promote", "tr-TR@18", "--to", "100%", "--force", "--reason", "typo fix")
-        try world.publish()
-        _ = await client.refresh()
-        client.activatePending()
+        let client = try await world.deviceOnEighteen()
         XCTAssertEqual(client.activePack, PackID("tr-TR@18"))
         let slot18 = try XCTUnwrap(FileManager.default.contents(atPath: world.cache("phone").path + "/packs/tr-TR/active"))
 
@@ -319,13 +330,7 @@ final class ClientTests: XCTestCase {
 
     func testTheKillSwitchTakesEveryPackOfTheLocaleAwayAndTheyStayAway() async throws {
         let world = try ClientWorld()
-        let client = world.client()
-        _ = await client.refresh()
-        client.activatePending()
-        try world.rollout("promote", "tr-TR@18", "--to", "100%", "--force", "--reason", "typo fix")
-        try world.publish()
-        _ = await client.refresh()
-        client.activatePending()
+        let client = try await world.deviceOnEighteen()
         XCTAssertEqual(client.activePack, PackID("tr-TR@18"), "with tr-TR@17 kept as the previous pack")
 
         try world.rollout("revert", "tr-TR", "--to", "bundled", "--reason", "the translations are wrong everywhere")
@@ -343,13 +348,7 @@ final class ClientTests: XCTestCase {
 
     func testADamagedCachedPackIsNotUsed() async throws {
         let world = try ClientWorld()
-        let client = world.client()
-        _ = await client.refresh()
-        client.activatePending()
-        try world.rollout("promote", "tr-TR@18", "--to", "100%", "--force", "--reason", "typo fix")
-        try world.publish()
-        _ = await client.refresh()
-        client.activatePending()
+        let client = try await world.deviceOnEighteen()
         world.transport.setOffline(true)
         let path = world.cache("phone").path + "/packs/tr-TR/active"
         var bytes = try XCTUnwrap(FileManager.default.contents(atPath: path))
@@ -362,13 +361,7 @@ final class ClientTests: XCTestCase {
 
     func testAPackTheAppMarksFailedIsNeverActivatedAgain() async throws {
         let world = try ClientWorld()
-        let client = world.client()
-        _ = await client.refresh()
-        client.activatePending()
-        try world.rollout("promote", "tr-TR@18", "--to", "100%", "--force", "--reason", "typo fix")
-        try world.publish()
-        _ = await client.refresh()
-        client.activatePending()
+        let client = try await world.deviceOnEighteen()
         XCTAssertEqual(client.activePack, PackID("tr-TR@18"))
 
         XCTAssertEqual(client.markActivePackFailed(), PackID("tr-TR@18"))
@@ -391,8 +384,7 @@ final class ClientTests: XCTestCase {
         let setup = world.client("base")
         _ = await setup.refresh()
         setup.activatePending()
-        try world.rollout("promote", "tr-TR@18", "--to", "100%", "--force", "--reason", "typo fix")
-        try world.publish()
+        try world.promoteEighteen()
         let base = world.cache("base").path
         let device = world.cache("phone").path
 
@@ -429,13 +421,7 @@ final class ClientTests: XCTestCase {
     /// cut, once the device has recorded the block, tr-TR@18 is never active again.
     func testKilledWhileAcceptingARevertTheBlockedPackNeverReturns() async throws {
         let world = try ClientWorld()
-        let setup = world.client("base")
-        _ = await setup.refresh()
-        setup.activatePending()
-        try world.rollout("promote", "tr-TR@18", "--to", "100%", "--force", "--reason", "typo fix")
-        try world.publish()
-        _ = await setup.refresh()
-        setup.activatePending()
+        let setup = try await world.deviceOnEighteen("base")
         XCTAssertEqual(setup.activePack, PackID("tr-TR@18"))
         try world.rollout("revert", "tr-TR", "--reason", "crash spike")
         try world.publish()
