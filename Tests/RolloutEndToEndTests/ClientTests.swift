@@ -86,6 +86,18 @@ final class ClientWorld {
         return client
     }
 
+    /// The device "phone" starts from a copy of the cache at `base`, refreshes and activates, and
+    /// dies after `cut` units of writing. True when it finished before the cut.
+    func dyingRefresh(from base: String, cut: Int) async throws -> Bool {
+        let device = cache("phone").path
+        try? FileManager.default.removeItem(atPath: device)
+        try FileManager.default.copyItem(atPath: base, toPath: device)
+        let dying = client()
+        dying.storageBudget = cut
+        await dying.refreshAndActivate()
+        return (dying.storageBudget ?? 0) > 0
+    }
+
     func cache(_ device: String) -> URL { URL(fileURLWithPath: w.scratch.path("devices/\(device)")) }
 
     func client(
@@ -382,8 +394,7 @@ final class ClientTests: XCTestCase {
     func testKilledAtEveryByteOfADownloadTheDeviceStartsOnAWholePack() async throws {
         let world = try ClientWorld()
         let setup = world.client("base")
-        _ = await setup.refresh()
-        setup.activatePending()
+        await setup.refreshAndActivate()
         try world.promoteEighteen()
         let base = world.cache("base").path
         let device = world.cache("phone").path
@@ -391,13 +402,7 @@ final class ClientTests: XCTestCase {
         var cut = 0
         var cuts = 0
         while true {
-            try? FileManager.default.removeItem(atPath: device)
-            try FileManager.default.copyItem(atPath: base, toPath: device)
-            let dying = world.client()
-            dying.storageBudget = cut
-            _ = await dying.refresh()
-            dying.activatePending()
-            let finished = (dying.storageBudget ?? 0) > 0
+            let finished = try await world.dyingRefresh(from: base, cut: cut)
             let reopened = world.client()
             let title = reopened.string("home.title")
             XCTAssertTrue(title == "Hoş gledin" || title == "Hoş geldin", "cut at \(cut): \(title)")
@@ -432,13 +437,7 @@ final class ClientTests: XCTestCase {
         var cut = 0
         var blockedAndActive = 0
         while true {
-            try? FileManager.default.removeItem(atPath: device)
-            try FileManager.default.copyItem(atPath: base, toPath: device)
-            let dying = world.client()
-            dying.storageBudget = cut
-            _ = await dying.refresh()
-            dying.activatePending()
-            let finished = (dying.storageBudget ?? 0) > 0
+            let finished = try await world.dyingRefresh(from: base, cut: cut)
             world.transport.setOffline(true)
             let reopened = world.client()
             world.transport.setOffline(false)
