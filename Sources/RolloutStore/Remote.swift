@@ -140,6 +140,15 @@ extension PackRepository {
             "other writers kept pushing to \(remote) first: \(PackRepository.maximumRemoteAttempts) attempts were refused (last: \(refusals.last ?? "?")). Nothing was changed: try again")
     }
 
+    /// Before acting on the shared state without changing it (guard's checks, publish): fetch,
+    /// and fast-forward when this repository is only behind. Offline, or without a remote, nothing.
+    public func catchUp() throws {
+        guard !offline, let remote = try syncRemote(), let remoteTip = try fetchTip(remote) else { return }
+        let localTip = try git.referenceTarget(StateLayout.stateRef)
+        if let localTip, try localTip == remoteTip || !git.isDescendant(remoteTip, of: localTip) { return }
+        _ = try git.compareAndSwap(StateLayout.stateRef, to: remoteTip, expected: localTip, message: "rollout: fast-forward to \(remote)")
+    }
+
     public struct SyncOutcome: Sendable {
         public let remote: String
         /// Changes the remote had that this repository did not.

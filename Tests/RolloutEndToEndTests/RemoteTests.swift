@@ -193,4 +193,20 @@ final class RemoteTests: XCTestCase {
         XCTAssertEqual(try w.rollout("--repo", a, "verify").status, 0)
         XCTAssertEqual(try w.rollout("--repo", a, "status", "tr-TR", "--json").status, 0)
     }
+
+    /// A CI job's clone that is behind publishes and guards the shared state, not its stale copy.
+    func testPublishAndGuardCatchUpFirst() throws {
+        let w = try Workspace()
+        let repository = try shared(w)
+        for name in ["laptop", "ci"] { XCTAssertEqual(try w.rollout("clone", repository, w.scratch.path(name)).status, 0) }
+        XCTAssertEqual(try w.rollout("--repo", w.scratch.path("laptop"), "promote", "tr-TR@18", "--to", "10%", "--force", "--reason", "typo fix").status, 0)
+        XCTAssertEqual(try w.rollout("keys", "generate", "--out", w.scratch.path("signing.key")).status, 0)
+        let published = try w.rollout("--repo", w.scratch.path("ci"), "publish", "--out", w.scratch.path("site"), "--key", w.scratch.path("signing.key"))
+        XCTAssertEqual(published.status, 0, published.output)
+        let manifest = try String(contentsOfFile: w.scratch.path("site/manifests/tr-TR.json"), encoding: .utf8)
+        XCTAssertTrue(manifest.contains("\"18\":{"), "the laptop's promote is published: \(manifest)")
+        let guarded = try w.rollout("--repo", w.scratch.path("ci"), "guard", "--json")
+        XCTAssertTrue([0, 1].contains(guarded.status), guarded.output)
+        XCTAssertTrue(guarded.stdout.contains("tr-TR@18"), "guard sees the staged rollout: \(guarded.stdout)")
+    }
 }

@@ -17,6 +17,7 @@ enum GuardCommand {
         arguments: .none,
         run: { invocation, context in
             let repository = try context.repository(invocation)
+            try repository.catchUp()
             let snapshot = try repository.snapshot()
             let autoRevert = invocation.flag("auto-revert")
             var table = Table("LOCALE", "STAGED", "VERDICT", "ACTION")

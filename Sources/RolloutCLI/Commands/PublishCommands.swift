@@ -60,7 +60,9 @@ enum PublishCommands {
             guard let out = invocation.value("out") else { throw RolloutError.usage("rollout publish needs --out DIR") }
             guard let keyPath = invocation.value("key") else { throw RolloutError.usage("rollout publish needs --key FILE (rollout keys generate --out FILE makes one)") }
             let key = try loadKey(keyPath, context: context)
-            let snapshot = try context.repository(invocation).snapshot()
+            let repository = try context.repository(invocation)
+            try repository.catchUp()
+            let snapshot = try repository.snapshot()
             let report = try Publisher(snapshot: snapshot, key: key).publish(to: context.absolutePath(out))
             var text = "Published \(report.locales.count) locale(s) to \(out): index sequence \(report.indexSequence); "
             text += "\(report.written.count) file(s) written (\(ByteCount.describe(report.bytesWritten))), \(report.unchanged) unchanged"
