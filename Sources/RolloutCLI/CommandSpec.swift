@@ -49,5 +49,5 @@ public let allCommands: [CommandSpec] = [
     MetricsCommands.ingest, MetricsCommands.show, HealthCommand.spec, GuardCommand.spec,
     PauseCommands.spec(true), PauseCommands.spec(false),
     PolicyCommands.show, PolicyCommands.set,
-    HelpCommand.spec, HelpCommand.version,
+    CompletionCommand.spec, HelpCommand.spec, HelpCommand.version,
 ]

@@ -22,6 +22,11 @@ public enum RolloutCLI {
 
     /// Parses, runs one command, and turns its outcome into an exit code: the only place that does.
     public static func run(_ arguments: [String], context: CommandContext) -> Result {
+        // What the completion scripts call: candidates, one per line, never an error.
+        if arguments.first == "__complete" {
+            let candidates = CompletionCommand.candidates(Array(arguments.dropFirst()), context: context)
+            return Result(exitCode: 0, stdout: candidates.map { $0 + "\n" }.joined(), stderr: "")
+        }
         let json = arguments.contains("--json")
         let parser = ArgumentParser(commands: allCommands)
         do {
