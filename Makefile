@@ -50,3 +50,11 @@ bench-pack-add: release
 
 clean:
 	rm -rf .build
+
+# The quickstart's report rendered by headless Chromium (Debian's chromium) to build/demo/report.png.
+.PHONY: report-png
+report-png: build
+	@command -v chromium >/dev/null || { SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq chromium >/dev/null; }
+	@ROLLOUT_DEMO_DIR=build/demo ./scripts/quickstart.sh "$$(swift build $(SWIFT_BUILD_FLAGS) --show-bin-path)/rollout" >/dev/null 2>&1
+	@chromium --headless --no-sandbox --disable-gpu --hide-scrollbars --window-size=900,2600 --screenshot=build/demo/report.png "file://$$(pwd)/build/demo/report.html" 2>/dev/null
+	@echo "build/demo/report.png"

@@ -4,12 +4,26 @@
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 ROLLOUT="${1:-$ROOT/.build/debug/rollout}"
-SCRATCH="$(mktemp -d "${TMPDIR:-/tmp}/rollout-demo.XXXXXX")"
-trap 'rm -rf "$SCRATCH"' EXIT
+# The scratch directory stays, so the report can be opened afterwards (ROLLOUT_DEMO_DIR names it).
+if [ -n "${ROLLOUT_DEMO_DIR:-}" ]; then
+  rm -rf "$ROLLOUT_DEMO_DIR"; mkdir -p "$ROLLOUT_DEMO_DIR"; SCRATCH="$(cd "$ROLLOUT_DEMO_DIR" && pwd)"
+else
+  SCRATCH="$(mktemp -d "${TMPDIR:-/tmp}/rollout-demo.XXXXXX")"
+fi
 export ROLLOUT_ACTOR="${ROLLOUT_ACTOR:-Demo Release Manager <release@example.com>}"
 cd "$SCRATCH"
 
-step() { printf '\n\033[1m$ rollout %s\033[0m\n' "$*"; "$ROLLOUT" "$@"; }
+# A clock that moves: each step happens an hour (or a day) after the one before, so the history
+# and the report read like a real week.
+CLOCK=1795766400  # 2026-11-28T00:00:00Z minus a few days
+tick() { CLOCK=$((CLOCK + ${1:-3600})); export ROLLOUT_NOW="$(date -u -d "@$CLOCK" +%Y-%m-%dT%H:%M:%SZ)"; }
+step() { tick; printf '\n\033[1m$ rollout %s\033[0m\n' "$*"; "$ROLLOUT" "$@"; }
+says_no() {  # a command whose answer is "no" (exit 1): show it and go on
+  tick; printf '\n\033[1m$ rollout %s\033[0m\n' "$*"
+  set +e; "$ROLLOUT" "$@"; local status=$?; set -e
+  echo "(exit $status)"
+  [ "$status" -eq 1 ] || { echo "quickstart: expected exit 1" >&2; exit 1; }
+}
 expect_refusal() {
   printf '\n\033[1m$ rollout %s\033[0m   # expected to be refused\n' "$*"
   set +e; "$ROLLOUT" "$@"; local status=$?; set -e
@@ -19,46 +33,35 @@ expect_refusal() {
 
 step init
 cp "$ROOT"/examples/packs/*.json .
-step pack lint *.json
 step pack add en-US@1.json tr@1.json tr-TR@17.json tr-TR@18.json vi-VN@3.json --reason "first packs"
-step pack add tr-TR@18.json
-step pack list
-step pack show tr-TR@18
 step pack diff tr-TR@17 tr-TR@18
+for id in en-US@1 tr@1 tr-TR@17; do step promote "$id" --to 100% --reason "baseline"; done
 
-# Packs are immutable: editing tr-TR@18 in place is refused, the fix is tr-TR@19.
-sed -e 's/Hoş geldin/Merhaba/' -e '/"checksum"/d' tr-TR@18.json > edited.json
-expect_refusal pack add edited.json
-
-# Stage: tr-TR@17 for everyone, then tr-TR@18 to 10% of Turkish devices on 4.8 and later.
-step promote tr-TR@17 --to 100% --reason "first tr-TR baseline"
-step promote en-US@1 --to 100%
-step promote tr@1 --to 100%
-step promote tr-TR@18 --to 10% --region TR --app-version '>=4.8' --dry-run
+# Stage the fix for 10% of Turkish devices on 4.8 and later, and see who gets it.
 step promote tr-TR@18 --to 10% --region TR --app-version '>=4.8' --reason "typo fix"
 step status tr-TR
-step resolve --locale tr-TR --region TR --app-version 4.8.1 --install-id 5F0C2A7E-1111-2222-3333-444455556666
 step simulate tr-TR --devices 100000
-# Widening needs evidence: ingest a day of crash and fallback counts, check health, then grow.
-step metrics ingest --kind crash "$ROOT/examples/metrics/crashes-healthy.csv"
+step resolve --locale tr-TR --region TR --app-version 4.8.1 --install-id DEMO-DEVICE-0026
+
+# A day of metrics arrives: crashes jump in TR on 4.8 with tr-TR@18, and only there.
+tick 86400
+step metrics ingest --kind crash "$ROOT/examples/metrics/crashes-spike-TR-4.8.csv"
 step metrics ingest --kind fallback "$ROOT/examples/metrics/fallbacks-healthy.csv"
-step health tr-TR
-step promote tr-TR@18 --to 50% --reason "healthy after four days"
+says_no health tr-TR
+says_no promote tr-TR@18 --to 50%
+step guard --auto-revert
+step rollbacks tr-TR
 step log --segment TR/4.8
 
-# The bad day: take it back, block it, write down why; publish what devices download, signed.
+# What devices download: signed, and every device is back on tr-TR@17.
 printf '\n\033[1m$ rollout keys generate --out signing.key\033[0m\n'
 KEYS_JSON="$("$ROLLOUT" keys generate --out signing.key --json)"
 PUBLIC_KEY="$(printf '%s\n' "$KEYS_JSON" | sed -n 's/.*"publicKey": "\([^"]*\)".*/\1/p')"
 echo "public key for the app: $PUBLIC_KEY"
 step publish --out site --key signing.key
-step revert tr-TR --reason "crash spike on 4.8"
-step rollbacks
-step publish --out site --key signing.key
 step verify-site site --public-key "$PUBLIC_KEY"
-step resolve --locale tr-TR --region TR --app-version 4.8.1 --install-id 5F0C2A7E-1111-2222-3333-444455556666
-step log --segment TR/4.8 --limit 2
+step resolve --locale tr-TR --region TR --app-version 4.8.1 --install-id DEMO-DEVICE-0026
+step report tr-TR --out report.html
+step verify
 
-printf '\n\033[1m$ git --git-dir .rollout log --format=...\033[0m   # the history is the audit log\n'
-git --git-dir .rollout log -n 3 --format='%h %ad %s%n%(trailers:key=Rollout-Actor,key=Rollout-Reason)' --date=iso-strict
-git --git-dir .rollout fsck --strict --no-dangling && echo "git fsck: clean"
+printf '\nThe report: %s\nThe scratch repository: %s/.rollout (delete %s when done)\n' "$SCRATCH/report.html" "$SCRATCH" "$SCRATCH"

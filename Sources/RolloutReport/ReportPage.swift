@@ -167,8 +167,9 @@ public enum ReportPage {
             let v = plot.ys.lowerBound + Double(i) / 4 * (plot.ys.upperBound - plot.ys.lowerBound)
             parts.append("<line class=\"grid\" x1=\"\(left)\" y1=\(q(plot.y(v))) x2=\"\(width - right)\" y2=\(q(plot.y(v)))/><text class=\"tick\" x=\"\(left - 6)\" y=\(q(plot.y(v) + 4)) text-anchor=\"end\">\(escape(yLabel(v)))</text>")
         }
-        for v in xTicks {
-            parts.append("<text class=\"tick\" x=\(q(plot.x(v))) y=\"\(height - bottom + 16)\" text-anchor=\"middle\">\(escape(xLabel(v)))</text>")
+        for (index, v) in xTicks.enumerated() {
+            let anchor = index == 0 ? "start" : index == xTicks.count - 1 ? "end" : "middle"
+            parts.append("<text class=\"tick\" x=\(q(plot.x(v))) y=\"\(height - bottom + 16)\" text-anchor=\"\(anchor)\">\(escape(xLabel(v)))</text>")
         }
         return parts
     }
@@ -315,10 +316,13 @@ public enum ReportPage {
         ol.timeline{list-style:none;padding:0}.timeline-entry{padding:3px 0;border-bottom:1px dotted #e3e6eb}.timeline-entry time{color:#5f6b7a;font-variant-numeric:tabular-nums}
         .action{font-weight:600}.action-revert .action,.action-revert{color:#c0262d}q{font-style:italic;margin-left:6px}code{font-size:12px;color:#5f6b7a;margin-left:6px}
         svg.chart{width:100%;height:auto;display:block;margin:6px 0 12px}.axis{stroke:#5f6b7a}.grid{stroke:#eceff3}.tick{font-size:11px;fill:#5f6b7a}
-        .series{fill:none;stroke-width:2}.candidate{stroke:#c0262d;fill:#c0262d}.baseline{stroke:#2d6cdf;fill:#2d6cdf}.legend{font-size:12px;stroke:none}
-        .difference{stroke:#1d2330}.band{fill:#c0262d;fill-opacity:.15;stroke:none}.gate{fill:none;stroke:#8a6d00;stroke-dasharray:6 4;stroke-width:2}.legend.gate{fill:#8a6d00}
+        polyline.series{fill:none;stroke-width:2}text.legend{font-size:12px;stroke:none;font-weight:600}
+        polyline.candidate{stroke:#c0262d}circle.candidate,text.candidate{fill:#c0262d}polyline.baseline{stroke:#2d6cdf}text.baseline{fill:#2d6cdf}
+        polyline.difference{stroke:#1d2330}polygon.band{fill:#c0262d;fill-opacity:.15;stroke:none}text.band{fill:#8c4a4e}
+        polyline.gate{fill:none;stroke:#8a6d00;stroke-dasharray:6 4;stroke-width:2}text.gate{fill:#8a6d00}
         .zero{stroke:#5f6b7a;stroke-dasharray:2 3}.event{fill:#2d6cdf}.event.action-revert{fill:#c0262d}.event.action-ramp,.event.action-pause,.event.action-resume{fill:#8a6d00}
-        .share-0{stroke:#2d6cdf;fill:#2d6cdf}.share-1{stroke:#1b7f3b;fill:#1b7f3b}.share-2{stroke:#8a6d00;fill:#8a6d00}.share-3{stroke:#6b3fa0;fill:#6b3fa0}
+        polyline.share-0{stroke:#2d6cdf}polyline.share-1{stroke:#1b7f3b}polyline.share-2{stroke:#8a6d00}polyline.share-3{stroke:#6b3fa0}
+        text.share-0{fill:#2d6cdf}text.share-1{fill:#1b7f3b}text.share-2{fill:#8a6d00}text.share-3{fill:#6b3fa0}
         pre{background:#f6f7f9;padding:8px;font-size:11px;overflow-x:auto;white-space:pre-wrap}
         @media print{body{margin:0;max-width:none}section{break-inside:avoid-page}pre{white-space:pre-wrap}a{color:inherit}}
         """
