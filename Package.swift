@@ -28,12 +28,14 @@ let package = Package(
         .target(name: "RolloutIngest", dependencies: ["RolloutModel", "RolloutStore", "RolloutCrypto"]),
         // Publishing the static site devices download, and checking one as a device would.
         .target(name: "RolloutPublish", dependencies: ["RolloutModel", "RolloutStore", "RolloutCrypto"]),
+        // `rollout pack import`: String Catalogs, Android resources, i18next and ARB (docs/import.md).
+        .target(name: "RolloutImport", dependencies: ["RolloutModel"]),
         // `rollout report`: the one-page HTML report with inline SVG charts (docs/report.md).
         .target(name: "RolloutReport", dependencies: ["RolloutModel", "RolloutStore", "RolloutIngest"]),
         // The device side (docs/client.md): the pure model and crypto, nothing of the repository.
         .target(name: "RolloutClient", dependencies: ["RolloutModel", "RolloutCrypto"]),
         // Commands, argument parsing, output. Testable without a process.
-        .target(name: "RolloutCLI", dependencies: ["RolloutModel", "RolloutStore", "RolloutPublish", "RolloutIngest", "RolloutCrypto", "RolloutReport"]),
+        .target(name: "RolloutCLI", dependencies: ["RolloutModel", "RolloutStore", "RolloutPublish", "RolloutIngest", "RolloutCrypto", "RolloutReport", "RolloutImport"]),
         .executableTarget(name: "rollout", dependencies: ["RolloutCLI"]),
 
         // Build-time: embeds repo-template/ into RolloutStore so an installed binary needs no data files.

@@ -42,7 +42,7 @@ public struct CommandOutput {
 /// Every command, in the order `rollout help` lists them.
 public let allCommands: [CommandSpec] = [
     InitCommand.spec, RemoteCommands.clone, RemoteCommands.add, RemoteCommands.list, RemoteCommands.sync,
-    PackCommands.lint, PackCommands.add, PackCommands.list, PackCommands.show, PackCommands.diff, PackCommands.checksum,
+    PackCommands.lint, PackCommands.add, ImportCommand.spec, PackCommands.list, PackCommands.show, PackCommands.diff, PackCommands.checksum,
     PlanCommands.promote, PlanCommands.status, PlanCommands.resolve, SimulateCommand.spec, LogCommand.spec,
     RevertCommands.revert, RevertCommands.rollbacks,
     PublishCommands.keysGenerate, PublishCommands.publish, PublishCommands.verifySite, VerifyCommand.spec,

@@ -96,7 +96,7 @@ public enum PackOperations {
         }
     }
 
-    static func refusal(_ errors: [LintFinding]) -> String {
+    public static func refusal(_ errors: [LintFinding]) -> String {
         let lines = errors.map { finding -> String in
             let key = finding.key.map { " \"\($0)\"" } ?? ""
             return "  \(finding.pack)\(key): \(finding.message) [\(finding.rule)]"

@@ -1,0 +1,124 @@
+import Foundation
+import RolloutModel
+
+/// The pack's canonical form for what catalogs write in many ways (docs/import.md): printf
+/// arguments become numbered ICU arguments that keep their position and type (`%1$@`, `%s` -> `{0}`;
+/// `%2$d`, `%lld` -> `{1, number}`), `{{name}}` becomes `{name}`, and `%%` becomes `%`. Plural forms
+/// become one ICU `plural` whose argument the forms count with `#`.
+public enum Placeholders {
+    /// One printf conversion found in a string.
+    struct Conversion {
+        let range: Range<Int>
+        /// 0-based argument index.
+        let argument: Int
+        let numeric: Bool
+    }
+
+    static let numericConversions: Set<Character> = ["d", "i", "u", "f", "F", "e", "E", "g", "G", "x", "X", "o", "a", "A"]
+
+    /// The printf conversions of `text` (Apple's and Java's flavours), in order, with their argument
+    /// index: explicit (`%2$d`) or sequential.
+    static func conversions(_ text: [Character]) -> [Conversion] {
+        var found: [Conversion] = []
+        var sequential = 0
+        var i = 0
+        while i < text.count {
+            guard text[i] == "%" else { i += 1; continue }
+            let start = i
+            var j = i + 1
+            guard j < text.count else { break }
+            if text[j] == "%" { i = j + 1; continue }
+            var position: Int? = nil
+            var digits = ""
+            while j < text.count, text[j].isASCII, text[j].isNumber { digits.append(text[j]); j += 1 }
+            if !digits.isEmpty, j < text.count, text[j] == "$" {
+                position = Int(digits)
+                j += 1
+            } else {
+                j = start + 1
+            }
+            // Flags, width, precision, length modifiers.
+            while j < text.count, "-+ #0123456789.".contains(text[j]) { j += 1 }
+            while j < text.count, "hlqLzjt".contains(text[j]) { j += 1 }
+            guard j < text.count else { break }
+            let conversion = text[j]
+            guard conversion == "@" || conversion == "s" || conversion == "S" || conversion == "c" || conversion == "C" || numericConversions.contains(conversion) else {
+                i = start + 1
+                continue
+            }
+            let argument: Int
+            if let position, position >= 1 {
+                argument = position - 1
+            } else {
+                argument = sequential
+                sequential += 1
+            }
+            found.append(Conversion(range: start..<(j + 1), argument: argument, numeric: numericConversions.contains(conversion)))
+            i = j + 1
+        }
+        return found
+    }
+
+    /// `text` with its printf conversions and `{{name}}` templates in canonical ICU form. With
+    /// `pluralArgument`, that argument's conversion becomes `#` (inside a plural form).
+    public static func canonical(_ text: String, pluralArgument: Int? = nil) -> String {
+        let characters = Array(text)
+        var out = ""
+        var cursor = 0
+        for conversion in conversions(characters) {
+            out += unescapePercents(String(characters[cursor..<conversion.range.lowerBound]))
+            if conversion.argument == pluralArgument {
+                out += "#"
+            } else {
+                out += conversion.numeric ? "{\(conversion.argument), number}" : "{\(conversion.argument)}"
+            }
+            cursor = conversion.range.upperBound
+        }
+        out += unescapePercents(String(characters[cursor...]))
+        return templates(out)
+    }
+
+    /// `%%` is a literal percent sign in printf strings.
+    static func unescapePercents(_ text: String) -> String { text.replacingOccurrences(of: "%%", with: "%") }
+
+    /// `{{name}}` (i18next, and the seed's templates) to ICU `{name}`.
+    public static func templates(_ text: String) -> String {
+        var out = ""
+        var rest = Substring(text)
+        while let open = rest.range(of: "{{") {
+            guard let close = rest[open.upperBound...].range(of: "}}") else { break }
+            let name = rest[open.upperBound..<close.lowerBound].trimmingCharacters(in: .whitespaces)
+            out += rest[..<open.lowerBound]
+            if !name.isEmpty, name.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" || $0 == "." || $0 == "-" }) {
+                out += "{\(name)}"
+            } else {
+                out += rest[open.lowerBound..<close.upperBound]
+            }
+            rest = rest[close.upperBound...]
+        }
+        return out + rest
+    }
+
+    /// The argument a set of plural forms counts: the first numeric printf argument found in them.
+    static func countedArgument(_ forms: [String]) -> Int? {
+        for form in forms {
+            if let numeric = conversions(Array(form)).first(where: \.numeric) { return numeric.argument }
+        }
+        return nil
+    }
+
+    /// Plural forms (category -> text) as one ICU plural in canonical form. `argument` names the
+    /// counted argument when the forms use a named one (i18next's count); otherwise the forms' first
+    /// numeric printf argument is counted, written `#` inside each form.
+    public static func plural(_ forms: [String: String], namedArgument: String? = nil) -> String {
+        let order = ["zero", "one", "two", "few", "many", "other"]
+        let sorted = forms.keys.sorted { (order.firstIndex(of: $0) ?? 99, $0) < (order.firstIndex(of: $1) ?? 99, $1) }
+        if let namedArgument {
+            let cases = sorted.map { key in "\(key) {\(templates(forms[key]!).replacingOccurrences(of: "{\(namedArgument)}", with: "#"))}" }
+            return "{\(namedArgument), plural, \(cases.joined(separator: " "))}"
+        }
+        let counted = countedArgument(sorted.map { forms[$0]! }) ?? 0
+        let cases = sorted.map { key in "\(key) {\(canonical(forms[key]!, pluralArgument: counted))}" }
+        return "{\(counted), plural, \(cases.joined(separator: " "))}"
+    }
+}
