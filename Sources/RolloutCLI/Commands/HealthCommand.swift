@@ -19,7 +19,7 @@ enum HealthCommand {
             let locale = try PlanCommands.parseLocale(invocation.positionals[0])
             let snapshot = try context.repository(invocation).snapshot()
             guard let plan = try snapshot.plan(locale), let candidate = plan.candidate, let baseline = plan.baseline else {
-                throw RolloutError.missing("\(locale) has nothing staged against a baseline: health compares a staged pack with its baseline")
+                throw RolloutError.missing("\(locale) has nothing staged against a baseline: health compares a staged pack with its baseline. Stage one with rollout promote \(locale)@N --to 5%, or see rollout status \(locale)")
             }
             let report = try HealthCheck.evaluate(locale: locale, candidate: candidate.contentVersion, baseline: baseline.contentVersion, snapshot: snapshot)
             var table = Table("SEGMENT", "METRIC", "CANDIDATE", "BASELINE", "DIFFERENCE", "BOUND", "TOLERANCE", "VERDICT")

@@ -32,6 +32,11 @@ enum LogCommand {
         guard parts.count <= 2, !parts[0].isEmpty else {
             throw RolloutError.usage("segment \"\(text)\" is not REGION/VERSION, for example TR/4.8 or */4.8")
         }
+        if parts.count == 1, let separator = text.firstIndex(where: { $0 == "-" || $0 == ":" || $0 == " " || $0 == "_" }),
+            AppVersion(String(text[text.index(after: separator)...])) != nil {
+            let suggestion = "\(text[..<separator])/\(text[text.index(after: separator)...])"
+            throw RolloutError.usage("segment \"\(text)\" is not REGION/VERSION (did you mean \(suggestion)?)")
+        }
         let region = try Region.parse(parts[0])
         guard parts.count == 2, parts[1] != "*", !parts[1].isEmpty else { return (region, .all) }
         let prefix = parts[1].hasSuffix(".x") ? String(parts[1].dropLast(2)) : parts[1]
