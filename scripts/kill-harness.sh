@@ -34,7 +34,7 @@
 set -uo pipefail
 
 if [ $# -lt 1 ] || [ $# -gt 2 ] || [ "${1:-}" = "-h" ] || [ "${1:-}" = "--help" ]; then
-  sed -n '2,4p' "$0" | sed 's/^# \{0,1\}//' >&2
+  sed -n '2,5p' "$0" | sed 's/^# \{0,1\}//' >&2
   exit 64
 fi
 BIN="$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"
@@ -78,7 +78,8 @@ IN="$WORK/in"
 BASE="$WORK/base"
 mkdir -p "$IN" "$BASE"
 say "kill-harness: $BIN, $RUNS runs, seed $SEED, scratch $WORK"
-say "  source: $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo '?'), $("$BIN" --version 2>/dev/null || echo 'rollout ?')"
+BIN_SOURCE="$(git -C "$(dirname "$BIN")/../.." rev-parse --short HEAD 2>/dev/null || echo 'unknown')"
+say "  binary: $("$BIN" --version 2>/dev/null || echo 'rollout ?'), built from $(cd "$(dirname "$BIN")/../.." && pwd) at $BIN_SOURCE; examples from $ROOT"
 
 python3 - "$IN" <<'PY' || die "cannot generate the inputs"
 import json, sys
@@ -411,7 +412,7 @@ ELAPSED=$(( ($(now_us) - START) / 1000000 ))
 # Summary.
 
 say ""
-say "Kill harness: $RUNS runs in ${ELAPSED} s (seed $SEED), $BIN"
+say "Kill harness: $RUNS runs in ${ELAPSED} s (seed $SEED), $BIN (source $BIN_SOURCE), $(date -u +%Y-%m-%d)"
 say ""
 say "| operation | unkilled ms (first → last) | runs | kill landed | finished first | before | after | site: previous / complete / partial | stale locks: verify reported / cleared / the operation named it | temp files left | failures |"
 say "|---|---:|---:|---:|---:|---:|---:|---|---|---:|---:|"
@@ -429,22 +430,22 @@ say "| **total** | | **${T[0]}** | **${T[1]}** | **${T[2]}** | **${T[3]}** | **$
 say ""
 if [ ${#LOCK_KINDS[@]} -gt 0 ]; then
   say "Stale locks reported by rollout verify (each removed with the rm command it printed):"
-  for k in "${!LOCK_KINDS[@]}"; do say "  ${LOCK_KINDS[$k]}x $k"; done
+  for k in "${!LOCK_KINDS[@]}"; do printf '%s\n' "$k"; done | sort | while read -r k; do say "  ${LOCK_KINDS[$k]}x $k"; done
 fi
 if [ ${#PARTIAL_KINDS[@]} -gt 0 ]; then
   say "Partial sites a killed publish left, and what a device would say about each (the next publish completed every one not listed under FAILURES):"
-  for k in "${!PARTIAL_KINDS[@]}"; do say "  ${PARTIAL_KINDS[$k]}x $k"; done
+  for k in "${!PARTIAL_KINDS[@]}"; do printf '%s\n' "$k"; done | sort | while read -r k; do say "  ${PARTIAL_KINDS[$k]}x $k"; done
 fi
 if [ ${#TEMP_KINDS[@]} -gt 0 ]; then
   say "Temporary files left by killed runs (rollout never removes them; verify, verify-site and fsck do not mention them):"
-  for k in "${!TEMP_KINDS[@]}"; do say "  ${TEMP_KINDS[$k]}x $k"; done
+  for k in "${!TEMP_KINDS[@]}"; do printf '%s\n' "$k"; done | sort | while read -r k; do say "  ${TEMP_KINDS[$k]}x $k"; done
 fi
 fsck_notes=0; for v in "${ALL_VARIANTS[@]}"; do fsck_notes=$((fsck_notes + FSCKNOTE[$v])); done
 [ "$fsck_notes" -eq 0 ] || say "git fsck exited 0 but printed something in $fsck_notes run(s) (see $LOG)"
 say ""
 if [ "${T[12]}" -gt 0 ]; then
   say "FAILURES: ${T[12]} run(s) left a repository that fails verify or fsck, an in-between state, an unreported lock, or an unusable repository:"
-  for k in "${!FAILURE_KINDS[@]}"; do say "  ${FAILURE_KINDS[$k]}x $k"; done
+  for k in "${!FAILURE_KINDS[@]}"; do printf '%s\n' "$k"; done | sort | while read -r k; do say "  ${FAILURE_KINDS[$k]}x $k"; done
   say "First failures (each kept with why.txt):"
   for f in "${FAILURE_LIST[@]:0:10}"; do say "  $f"; done
   cp "$LOG" "$FAILURES/runs.log" 2>/dev/null

@@ -22,9 +22,10 @@ public enum Region {
 
     /// Normalises `tr` to `TR` and refuses anything that is not an assigned code.
     public static func parse(_ text: String) throws -> String {
-        let upper = text.uppercased()
         if text == any { return any }
-        guard assigned.contains(upper) else {
+        // Two ASCII letters first: "ß".uppercased() is "SS" and "ﬁ".uppercased() is "FI".
+        let upper = text.uppercased()
+        guard text.utf8.count == 2, text.utf8.allSatisfy({ ($0 >= 0x41 && $0 <= 0x5A) || ($0 >= 0x61 && $0 <= 0x7A) }), assigned.contains(upper) else {
             throw RolloutError.usage("region \"\(text)\" is not an ISO 3166-1 alpha-2 code such as TR, VN or US (or * for every region)")
         }
         return upper

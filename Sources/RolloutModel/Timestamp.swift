@@ -50,7 +50,10 @@ public struct Timestamp: Comparable, Hashable, Sendable, CustomStringConvertible
             chars[22] == UInt8(ascii: ":"), let oh = number(20, 2), let om = number(23, 2), oh < 24, om < 60
         else { return nil }
         let offset = oh * 3600 + om * 60
-        self.seconds = sign == UInt8(ascii: "+") ? total - offset : total + offset
+        let seconds = sign == UInt8(ascii: "+") ? total - offset : total + offset
+        // An offset can carry 0000-01-01 or 9999-12-31 out of the years a timestamp can be written in.
+        guard (Timestamp.days(fromCivil: 0, 1, 1) * 86_400...Timestamp.days(fromCivil: 9999, 12, 31) * 86_400 + 86_399).contains(seconds) else { return nil }
+        self.seconds = seconds
     }
 
     static func daysIn(month: Int64, year: Int64) -> Int64 {

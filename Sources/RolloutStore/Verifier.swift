@@ -20,6 +20,8 @@ public enum Verifier {
         public var plans = 0
         public var rollbacks = 0
         public var reflogEntries = 0
+        /// Ref updates a killed process left half done (the ref never moved): not damage.
+        public var interruptedUpdates = 0
 
         public var isIntact: Bool { problems.isEmpty }
     }
@@ -84,7 +86,17 @@ public enum Verifier {
             var next: ObjectID? = target
             while let id = next, !seen.contains(id), accounted.insert(id).inserted { next = try git.commit(id).parents.first }
         }
-        let lost = reflog.filter { !seen.contains($0.target) && !accounted.contains($0.target) }
+        // libgit2 appends the reflog entry before it renames the ref's lock into place: a process
+        // killed between the two leaves an entry for a commit that never became the tip. The ref's
+        // next update then starts from the same old value again (or, if there was none, the ref is
+        // still there): that is an interrupted update, not a rewrite.
+        func interrupted(_ index: Int) -> Bool {
+            let entry = reflog[index]
+            if index + 1 < reflog.count { return reflog[index + 1].previous == entry.previous && reflog[index + 1].previous != entry.target }
+            return tip == entry.previous
+        }
+        report.interruptedUpdates = reflog.indices.filter { !seen.contains(reflog[$0].target) && interrupted($0) }.count
+        let lost = reflog.indices.filter { !seen.contains(reflog[$0].target) && !accounted.contains(reflog[$0].target) && !interrupted($0) }.map { reflog[$0] }
         if let newest = lost.last {
             let others = Set(lost.map(\.target)).count - 1
             report.problems.append(Problem(

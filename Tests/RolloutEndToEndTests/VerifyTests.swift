@@ -95,4 +95,29 @@ final class VerifyTests: XCTestCase {
         XCTAssertEqual(result.status, 0, "a lock is not damage: \(result.output)")
         XCTAssertTrue(result.stdout.contains("clear it with: rm \(lock)"), result.stdout)
     }
+
+    /// libgit2 writes the reflog entry before it renames the ref's lock into place. A process
+    /// killed between the two leaves an entry for a commit that never became the tip (found by the
+    /// kill harness): an interrupted update, not a rewritten history.
+    func testAnUpdateKilledBeforeItsRenameIsNotARewrite() throws {
+        let w = try busyRepository()
+        let tip = try git(w, ["rev-parse", "main"])
+        let identity = ["GIT_AUTHOR_NAME": "Killed", "GIT_AUTHOR_EMAIL": "k@example.com", "GIT_COMMITTER_NAME": "Killed", "GIT_COMMITTER_EMAIL": "k@example.com"]
+        let orphan = try git(w, ["commit-tree", try git(w, ["rev-parse", "main^{tree}"]), "-p", tip, "-m", "promote that never landed"], env: identity)
+        let log = w.repository + "/logs/refs/heads/main"
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
+        handle.seekToEndOfFile()
+        handle.write(Data("\(tip) \(orphan) Killed <k@example.com> 1796000000 +0000\trollout: promote tr-TR@18 to 50% in TR\n".utf8))
+        try handle.close()
+        let lock = w.repository + "/refs/heads/main.lock"
+        XCTAssertTrue(FileManager.default.createFile(atPath: lock, contents: Data((orphan + "\n").utf8)))
+
+        let killed = try w.rollout("verify")
+        XCTAssertEqual(killed.status, 0, killed.output)
+        XCTAssertTrue(killed.stdout.contains("clear it with: rm \(lock)"), killed.stdout)
+        try FileManager.default.removeItem(atPath: lock)
+        XCTAssertEqual(try w.rollout("metrics", "ingest", "--kind", "fallback", MetricsIngestTests.examples + "/fallbacks-healthy.csv").status, 0)
+        let after = try w.rollout("verify")
+        XCTAssertEqual(after.status, 0, "the next update starts from the old tip again: \(after.output)")
+    }
 }

@@ -172,8 +172,8 @@ public final class GitRepository {
         return true
     }
 
-    /// The reflog of `name`, oldest first: each entry's new target and message.
-    public func reflog(_ name: String) throws -> [(target: ObjectID, message: String)] {
+    /// The reflog of `name`, oldest first: each entry's previous and new target and message.
+    public func reflog(_ name: String) throws -> [(previous: ObjectID?, target: ObjectID, message: String)] {
         var log: OpaquePointer?
         try Git.check(git_reflog_read(&log, handle, name), "reading the reflog of \(name)")
         defer { git_reflog_free(log) }
@@ -181,7 +181,9 @@ public final class GitRepository {
         // Index 0 is the newest entry.
         return (0..<count).reversed().compactMap { index in
             guard let entry = git_reflog_entry_byindex(log, index), let target = git_reflog_entry_id_new(entry) else { return nil }
-            return (ObjectID(target.pointee), git_reflog_entry_message(entry).map { String(cString: $0) } ?? "")
+            let previous = git_reflog_entry_id_old(entry).map { ObjectID($0.pointee) }
+            return (previous?.hex.allSatisfy { $0 == "0" } == true ? nil : previous, ObjectID(target.pointee),
+                    git_reflog_entry_message(entry).map { String(cString: $0) } ?? "")
         }
     }
 

@@ -1,0 +1,28 @@
+import XCTest
+@testable import RolloutModel
+
+/// What the libFuzzer targets (fuzz/, docs/reliability.md) found, kept as regression tests.
+final class FuzzFindingsTests: XCTestCase {
+    /// "ß".uppercased() is "SS" (South Sudan) and "ﬁ".uppercased() is "FI" (Finland).
+    func testARegionIsTwoASCIILetters() {
+        XCTAssertThrowsError(try Region.parse("ß"))
+        XCTAssertThrowsError(try Region.parse("ﬁ"))
+        XCTAssertEqual(try Region.parse("tr"), "TR")
+        XCTAssertEqual(try Region.parse("ss"), "SS")
+    }
+
+    /// An offset must not carry a timestamp out of the years it can be written in.
+    func testATimestampStaysWithinYearsZeroTo9999() {
+        XCTAssertNil(Timestamp(iso8601: "0000-01-01T00:00:00+01:00"))
+        XCTAssertNil(Timestamp(iso8601: "9999-12-31T23:59:59-01:00"))
+        XCTAssertNotNil(Timestamp(iso8601: "0000-01-01T01:00:00+01:00"))
+        XCTAssertEqual(Timestamp(iso8601: "9999-12-31T22:59:59-01:00")?.description, "9999-12-31T23:59:59Z")
+    }
+
+    /// Integers beyond 2^53 are not the same number in every parser, nor after RFC 8785.
+    func testIntegersBeyondTwoToThe53AreRefused() throws {
+        XCTAssertThrowsError(try StrictJSONParser.parse(Array("{\"sequence\": 9007199254740993}".utf8)))
+        XCTAssertThrowsError(try StrictJSONParser.parse(Array("[9223372036854775807]".utf8)))
+        XCTAssertEqual(try StrictJSONParser.parse(Array("[9007199254740991]".utf8)).arrayValue?.first?.integerValue, 9_007_199_254_740_991)
+    }
+}
