@@ -48,9 +48,13 @@ final class StrictJSONParserTests: XCTestCase {
     }
 
     func testNumbersKeepTheirText() throws {
-        guard case .number(let n) = try StrictJSONParser.parse("99999999999999999999") else { return XCTFail() }
-        XCTAssertNil(n.integerValue, "too large for Int")
-        XCTAssertEqual(n.literal, "99999999999999999999")
+        guard case .number(let n) = try StrictJSONParser.parse("1.50e300") else { return XCTFail() }
+        XCTAssertNil(n.integerValue)
+        XCTAssertEqual(n.literal, "1.50e300")
+        // An integer no parser reads exactly (beyond 2^53, RFC 7493) is refused, not rounded.
+        XCTAssertThrowsError(try StrictJSONParser.parse("99999999999999999999")) { error in
+            XCTAssertTrue("\(error)".contains("beyond 2^53 - 1"), "\(error)")
+        }
     }
 
     func testInvalidUTF8IsRefused() {
