@@ -91,9 +91,10 @@ extension Plan {
     /// that shadows it; nil when every rule decides for some device.
     public func unreachableRule() -> (rule: Rule, shadowedBy: Rule?, tooOld: Bool)? {
         let named = Set(rules.flatMap(\.regions))
-        let unnamed = Region.assigned.sorted().first { !named.contains($0) }!
+        // A region no rule names stands for all of them; when rules name every region there is none.
+        let unnamed = Region.assigned.sorted().first { !named.contains($0) }
         for rule in rules {
-            let regions = rule.regions.isEmpty ? named.sorted() + [unnamed] : rule.regions
+            let regions = rule.regions.isEmpty ? named.sorted() + (unnamed.map { [$0] } ?? []) : rule.regions
             var reached = false
             var shadow: Rule?
             var tooOld = false

@@ -25,4 +25,12 @@ final class FuzzFindingsTests: XCTestCase {
         XCTAssertThrowsError(try StrictJSONParser.parse(Array("[9223372036854775807]".utf8)))
         XCTAssertEqual(try StrictJSONParser.parse(Array("[9007199254740991]".utf8)).arrayValue?.first?.integerValue, 9_007_199_254_740_991)
     }
+
+    /// Rules that name every assigned region leave no "other" region to stand for the rest.
+    func testUnreachableRuleWhenRulesNameEveryRegion() throws {
+        let every = Region.assigned.sorted().map { "\"\($0)\"" }.joined(separator: ",")
+        let json = "{\"locale\":\"tr\",\"rules\":[{\"appVersions\":\"*\",\"basisPoints\":100,\"pack\":{\"contentVersion\":2,\"minAppVersion\":\"1\"},\"regions\":[\(every)],\"salt\":\"s\"},{\"appVersions\":\"*\",\"basisPoints\":100,\"pack\":{\"contentVersion\":2,\"minAppVersion\":\"1\"},\"regions\":[],\"salt\":\"s\"}]}"
+        let plan = try Plan.parse(Array(json.utf8), source: "plan.json")
+        XCTAssertEqual(plan.unreachableRule()?.rule.regions, [], "the catch-all rule after one naming every region is never reached")
+    }
 }
