@@ -11,8 +11,10 @@ public final class PackRepository {
 
     /// How many times an operation is re-applied after losing the race for the ref.
     public static let maximumAttempts = 60
-    /// How many times an operation is re-applied after another writer pushed to the remote first.
-    public static let maximumRemoteAttempts = 60
+    /// How long an operation keeps re-applying itself while other writers push to the remote
+    /// first (and at most how many times): a busy remote delays a change, it does not refuse it.
+    public static let remoteRetryBudget: Double = 120
+    public static let maximumRemoteAttempts = 1000
 
     /// When set, changes stay in this repository even if it has a remote; `rollout sync` pushes
     /// them later (`--offline`).

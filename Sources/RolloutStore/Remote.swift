@@ -107,7 +107,9 @@ extension PackRepository {
         _ remote: String, actor: Actor, time: () -> Timestamp, _ operation: (Snapshot) throws -> (Change?, Result)
     ) throws -> Applied<Result> {
         var refusals: [String] = []
+        let started = Date()
         for attempt in 1...PackRepository.maximumRemoteAttempts {
+            if attempt > 1 && Date().timeIntervalSince(started) > PackRepository.remoteRetryBudget { break }
             let remoteTip = try fetchTip(remote)
             let localTip = try git.referenceTarget(StateLayout.stateRef)
             if localTip != remoteTip {
@@ -125,8 +127,9 @@ extension PackRepository {
             let commit = try write(change, on: snapshot, actor: actor, time: time())
             if let refused = try push(commit, to: remote, expected: remoteTip) {
                 refusals.append(refused)
-                // Exponential back-off with full jitter: writers that keep colliding spread out.
-                usleep(UInt32.random(in: 0...(10_000 << UInt32(min(attempt, 5)))))
+                // Exponential back-off with full jitter, capped low: writers that keep colliding
+                // spread out, and one that lost often does not sit out while fresh ones win.
+                usleep(UInt32.random(in: 0...(5_000 << UInt32(min(attempt, 4)))))
                 continue
             }
             // It is on the remote: the local branch and the tracking ref follow. If another process
@@ -137,7 +140,7 @@ extension PackRepository {
             return Applied(commit: commit, result: result, attempts: attempt)
         }
         throw RolloutError.conflict(
-            "other writers kept pushing to \(remote) first: \(PackRepository.maximumRemoteAttempts) attempts were refused (last: \(refusals.last ?? "?")). Nothing was changed: try again")
+            "other writers kept pushing to \(remote) first: \(refusals.count) attempts in \(Int(Date().timeIntervalSince(started))) s were refused (last: \(refusals.last ?? "?")). Nothing was changed: try again")
     }
 
     /// Before acting on the shared state without changing it (guard's checks, publish): fetch,
@@ -167,7 +170,12 @@ extension PackRepository {
         guard let remote = try syncRemote() else {
             throw RolloutError.usage("this repository has no remote to sync with: add one with rollout remote add origin URL")
         }
-        for _ in 1...PackRepository.maximumRemoteAttempts {
+        let started = Date()
+        for attempt in 1...PackRepository.maximumRemoteAttempts {
+            if attempt > 1 {
+                if Date().timeIntervalSince(started) > PackRepository.remoteRetryBudget { break }
+                usleep(UInt32.random(in: 0...80_000))
+            }
             let remoteTip = try fetchTip(remote)
             let localTip = try git.referenceTarget(StateLayout.stateRef)
             if localTip == remoteTip { return SyncOutcome(remote: remote, pulled: 0, pushed: 0, replayed: 0) }
