@@ -58,3 +58,11 @@ report-png: build
 	@ROLLOUT_DEMO_DIR=build/demo ./scripts/quickstart.sh "$$(swift build $(SWIFT_BUILD_FLAGS) --show-bin-path)/rollout" >/dev/null 2>&1
 	@chromium --headless --no-sandbox --disable-gpu --hide-scrollbars --window-size=900,2600 --screenshot=build/demo/report.png "file://$$(pwd)/build/demo/report.html" 2>/dev/null
 	@echo "build/demo/report.png"
+
+# libFuzzer targets (fuzz/, docs/reliability.md "Fuzzing"): builds them with swiftc outside .build
+# and runs each for FUZZ_SECONDS (default 600); FUZZ_TARGETS picks some of pack csv versions manifest.
+FUZZ_SECONDS ?= 600
+FUZZ_TARGETS ?=
+.PHONY: fuzz
+fuzz: deps
+	FUZZ_SECONDS=$(FUZZ_SECONDS) ./fuzz/run.sh $(FUZZ_TARGETS)

@@ -19,10 +19,17 @@ final class FuzzFindingsTests: XCTestCase {
         XCTAssertEqual(Timestamp(iso8601: "9999-12-31T22:59:59-01:00")?.description, "9999-12-31T23:59:59Z")
     }
 
-    /// Integers beyond 2^53 are not the same number in every parser, nor after RFC 8785.
-    func testIntegersBeyondTwoToThe53AreRefused() throws {
-        XCTAssertThrowsError(try StrictJSONParser.parse(Array("{\"sequence\": 9007199254740993}".utf8)))
-        XCTAssertThrowsError(try StrictJSONParser.parse(Array("[9223372036854775807]".utf8)))
+    /// Integers beyond 2^53 are not the same number in every parser, nor after RFC 8785: a
+    /// manifest's sequence or a blocked version that large is refused, and a number such as 1e20
+    /// keeps a canonical form that parses back to itself.
+    func testIntegersBeyondTwoToThe53AreNotIntegers() throws {
+        let manifest = #"{"format":"rollout-manifest/1","locale":"tr","packs":{},"plan":{"locale":"tr"},"sequence":9007199254740993,"time":"2026-11-20"}"#
+        XCTAssertThrowsError(try LocaleManifest.parse(Array(manifest.utf8), source: "m"))
+        XCTAssertThrowsError(try Plan.parse(Array(#"{"locale":"tr","blocked":[9223372036854775807]}"#.utf8), source: "p"))
+        let big = try StrictJSONParser.parse("1e20")
+        let canonical = JSONWriter.canonical(big)
+        XCTAssertEqual(String(decoding: canonical, as: UTF8.self), "100000000000000000000")
+        XCTAssertEqual(JSONWriter.canonical(try StrictJSONParser.parse(canonical)), canonical, "a fixed point")
         XCTAssertEqual(try StrictJSONParser.parse(Array("[9007199254740991]".utf8)).arrayValue?.first?.integerValue, 9_007_199_254_740_991)
     }
 

@@ -190,11 +190,10 @@ public struct StrictJSONParser {
                 throw error("number \(text) is out of range", at: start)
             }
             // I-JSON (RFC 7493): an integer beyond 2^53 is not the same number in every parser, and
-            // the canonical form (RFC 8785) writes numbers as IEEE doubles.
-            if isInteger, value.magnitude > 9_007_199_254_740_991 {
-                throw error("integer \(text) is beyond 2^53 - 1, the largest a JSON parser reads exactly", at: start)
-            }
-            return JSONNumber(value: value, integerValue: isInteger ? Int(text) : nil, literal: text)
+            // the canonical form (RFC 8785) writes numbers as IEEE doubles. It stays a number, but no
+            // field that wants an integer accepts it.
+            let exact = isInteger && value.magnitude <= 9_007_199_254_740_991
+            return JSONNumber(value: value, integerValue: exact ? Int(text) : nil, literal: text)
         }
 
         func isDigit(_ byte: UInt8) -> Bool { byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") }
