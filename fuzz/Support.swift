@@ -1,7 +1,4 @@
 // Shared by every fuzz target (compiled into each one by fuzz/run.sh).
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// An invariant the product promises. A failure stops the run: libFuzzer saves the input as a crash.
 @inline(never)
@@ -26,9 +23,3 @@ func show<Bytes: Collection>(_ bytes: Bytes) -> String where Bytes.Element == UI
 
 func show(_ text: String) -> String { show(Array(text.utf8)) }
 
-/// Known findings not yet fixed (docs/reliability.md, "Findings") are skipped so that a long run
-/// can look for new ones; FUZZ_STRICT=1 turns them back into failures.
-let strict: Bool = {
-    guard let value = getenv("FUZZ_STRICT") else { return false }
-    return String(cString: value) == "1"
-}()

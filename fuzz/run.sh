@@ -7,7 +7,6 @@
 #   FUZZ_SECONDS=60 fuzz/run.sh  one minute each (default 600)
 #   FUZZ_BUILD=0 fuzz/run.sh     reuse the binaries already built
 #   FUZZ_RUN=0 fuzz/run.sh       build only
-#   FUZZ_STRICT=1 fuzz/run.sh    also stop on known findings the targets otherwise skip (F5)
 #   FUZZ_SOURCES=DIR fuzz/run.sh build the product sources in DIR/Sources (for example an export of
 #                                one commit made with git archive) instead of this checkout's
 #
