@@ -203,7 +203,8 @@ public enum Verifier {
             for ref in plan.baselines where !stored.contains(ref.contentVersion) {
                 problem(path, "names \(locale)@\(ref.contentVersion) as a baseline; the repository does not hold it")
             }
-            if let baseline = plan.baseline, plan.isBlocked(baseline.contentVersion) {
+            // The kill switch keeps the baseline it blocked on record (it serves nothing while on).
+            if let baseline = plan.baseline, plan.isBlocked(baseline.contentVersion), !plan.bundledOnly {
                 problem(path, "its baseline \(locale)@\(baseline.contentVersion) is blocked")
             }
             for rule in plan.rules {
