@@ -12,6 +12,9 @@ public struct AuditEntry: Sendable {
         public let afterBlob: String
     }
 
+    /// The action that records a publish: when the state it names reached devices.
+    public static let publishAction = "publish"
+
     /// Position in the first-parent history, 1 for the first commit.
     public let sequence: Int
     public let commit: String
@@ -170,14 +173,13 @@ public final class AuditLog {
             ids.append(id)
             cursor = try repository.git.commit(id).parents.first
         }
-        var results: [AuditEntry] = []
+        var results = Collector(query: query)
         for (offset, id) in ids.enumerated() {
             let entry = try makeEntry(id, sequence: ids.count - offset).0
             guard matches(entry, query) else { continue }
-            if let limit = query.limit, results.count == limit { return Result(entries: results, truncated: true) }
-            results.append(entry)
+            guard results.add(entry) else { return Result(entries: results.entries, truncated: true) }
         }
-        return Result(entries: results, truncated: false)
+        return Result(entries: results.entries, truncated: false)
     }
 
     /// The entry as its commit says it, or nil when the index disagrees with the commit: the message
@@ -210,7 +212,7 @@ public final class AuditLog {
         var cursors: [IndexCursor]
         var pointerFiles: [String] = []
         if let segment = query.segment, segment.region != Region.any {
-            pointerFiles = ["region-\(segment.region).idx", "region-_other.idx"]
+            pointerFiles = ["region-\(segment.region).idx", "region-_other.idx", "publish.idx"]
         } else if let locale = query.locale ?? query.pack?.locale {
             pointerFiles = ["locale-\(locale).idx"]
         }
@@ -227,7 +229,7 @@ public final class AuditLog {
             cursors = pointerFiles.map { IndexCursor(pointers: directory + "/" + $0, changes: changes) }
         }
         var heads: [(sequence: Int, line: Substring)?] = cursors.map { $0.next(below: indexed + 1) }
-        var results: [AuditEntry] = []
+        var results = Collector(query: query)
         var lastSequence = Int.max
         while let pick = heads.indices.filter({ heads[$0] != nil }).max(by: { heads[$0]!.sequence < heads[$1]!.sequence }) {
             let (sequence, line) = heads[pick]!
@@ -235,10 +237,38 @@ public final class AuditLog {
             guard sequence < lastSequence else { continue }
             lastSequence = sequence
             guard let entry = AuditEntry.parse(line, loadPlan: loadPlan), matches(entry, query) else { continue }
-            if let limit = query.limit, results.count == limit { return Result(entries: results, truncated: true) }
-            results.append(entry)
+            guard results.add(entry) else { return Result(entries: results.entries, truncated: true) }
         }
-        return Result(entries: results, truncated: false)
+        return Result(entries: results.entries, truncated: false)
+    }
+
+    /// Gathers matches newest first, up to the limit. Under --segment a publish is kept only when it
+    /// is the first after a listed change: the moment that change reached devices.
+    private struct Collector {
+        let query: Query
+        var entries: [AuditEntry] = []
+        /// Walking back in time, the oldest publish seen since the last listed change.
+        var publish: AuditEntry?
+
+        /// False when the limit is reached and `entry` was not taken.
+        mutating func add(_ entry: AuditEntry) -> Bool {
+            guard query.segment != nil else { return append(entry) }
+            if entry.action == AuditEntry.publishAction {
+                publish = entry
+                return true
+            }
+            if let publish {
+                self.publish = nil
+                guard append(publish) else { return false }
+            }
+            return append(entry)
+        }
+
+        private mutating func append(_ entry: AuditEntry) -> Bool {
+            if let limit = query.limit, entries.count >= limit { return false }
+            entries.append(entry)
+            return true
+        }
     }
 
     private func loadPlan(_ blob: String) -> Plan? {
@@ -256,6 +286,7 @@ public final class AuditLog {
         if let locale = query.locale, !entry.locales.contains(locale) { return false }
         if let pack = query.pack, !entry.packs.contains(pack.description) { return false }
         if let segment = query.segment {
+            if entry.action == AuditEntry.publishAction { return true }
             return entry.changes(affecting: segment.region, versions: segment.versions).contains { query.locale == nil || $0.locale == query.locale }
         }
         return true
@@ -320,7 +351,8 @@ public final class AuditLog {
 
     /// The pointer files a change belongs in.
     private func files(for entry: AuditEntry) -> [String] {
-        let files = entry.locales.map { "locale-\($0).idx" }
+        var files = entry.locales.map { "locale-\($0).idx" }
+        if entry.action == AuditEntry.publishAction { files.append("publish.idx") }
         var regions: Set<String> = []
         for change in entry.planChanges {
             for piece in SegmentShares.changes(from: change.before, to: change.after) {

@@ -47,6 +47,8 @@ public enum Verifier {
         case "revert":
             return locale.map { path == StateLayout.plan($0) || path.hasPrefix(StateLayout.rollbackDirectory($0) + "/") } ?? false
         case "metrics-ingest": return path.hasPrefix("metrics/")
+        // A publish records what reached devices; it changes no file.
+        case "publish": return false
         default: return false
         }
     }
@@ -155,6 +157,11 @@ public enum Verifier {
                     rollbackAdded[path] = short
                 } else {
                     problem(path, "Rollout-Rollback names it, but this revert did not add it")
+                }
+            case "publish":
+                // The state a publish names is the one it was recorded on: the commit's parent.
+                if values("Published-State").first != commit.parents.first?.hex {
+                    problem(nil, "a publish whose Rollout-Published-State is not its parent commit")
                 }
             case "policy-set", "metrics-ingest":
                 break
