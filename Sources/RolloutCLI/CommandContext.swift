@@ -47,10 +47,8 @@ public struct CommandContext {
     /// Who is acting: `--actor`, then `ROLLOUT_ACTOR`, then git config `user.name`/`user.email`
     /// (repository, then global), then the login name.
     func actor(_ invocation: Invocation, repository: PackRepository?) throws -> Actor {
-        if let flag = invocation.value("actor") {
-            guard !flag.trimmingCharacters(in: .whitespaces).isEmpty else { throw RolloutError.usage("--actor may not be empty") }
-            return try Actor.parse(flag, from: "--actor")
-        }
+        // An empty --actor never gets here: the parser refuses empty values.
+        if let flag = invocation.value("actor") { return try Actor.parse(flag, from: "--actor") }
         if let env = environment["ROLLOUT_ACTOR"], !env.trimmingCharacters(in: .whitespaces).isEmpty { return try Actor.parse(env, from: "ROLLOUT_ACTOR") }
         if let git = repository?.git, let name = try? git.config("user.name"), !name.isEmpty {
             return try Actor(validating: name, email: (try? git.config("user.email")) ?? "", from: "git config user.name/user.email")

@@ -7,11 +7,8 @@ enum PackCommands {
         .flag("allow-removed-keys", "accept keys that the previous version had and this one drops"),
     ]
 
-    static func options(_ invocation: Invocation) throws -> LintOptions {
-        if let approver = invocation.value("approved-by"), approver.trimmingSpaces.isEmpty {
-            throw RolloutError.usage("--approved-by needs a name")
-        }
-        return LintOptions(approvedBy: invocation.value("approved-by"), allowRemovedKeys: invocation.flag("allow-removed-keys"))
+    static func options(_ invocation: Invocation) -> LintOptions {
+        LintOptions(approvedBy: invocation.value("approved-by"), allowRemovedKeys: invocation.flag("allow-removed-keys"))
     }
 
     /// Reads and parses every file; reports all unreadable or malformed files at once.
@@ -54,7 +51,7 @@ enum PackCommands {
             let repository = try context.optionalRepository(invocation)
             let snapshot = try repository?.snapshot()
             let inputs = try readPacks(invocation.positionals, context: context, policy: try snapshot?.policy() ?? RepositoryTemplate.policy())
-            let plan = try PackOperations.plan(inputs, snapshot: snapshot, options: try options(invocation))
+            let plan = try PackOperations.plan(inputs, snapshot: snapshot, options: options(invocation))
             let style = context.style(invocation)
             var text = ""
             for input in inputs {
@@ -101,7 +98,7 @@ enum PackCommands {
             let actor = try context.actor(invocation, repository: repository)
             let now = try context.now()
             let applied = try PackOperations.add(
-                inputs, to: repository, options: try options(invocation), reason: invocation.value("reason"), actor: actor, time: { now })
+                inputs, to: repository, options: options(invocation), reason: invocation.value("reason"), actor: actor, time: { now })
             let plan = applied.result
             let style = context.style(invocation)
             var text = ""
