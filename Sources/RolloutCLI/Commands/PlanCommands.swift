@@ -200,7 +200,7 @@ enum PlanCommands {
             text += "  ramp            \(ramp.steps.map(\.description).joined(separator: " > ")), at \(ramp.steps[ramp.step]); \(ramp.paused ? "paused" : next)\n"
         }
         if let last = plan.lastChange {
-            text += "  last change     \(last.time) \(last.action) by \(last.actor.replacingNewlines)" + (last.reason.map { ": \($0.replacingNewlines)" } ?? "") + "\n"
+            text += "  last change     \(last.time) \(last.action) by \(last.actor.oneLine)" + (last.reason.map { ": \($0.oneLine)" } ?? "") + "\n"
         }
         if plan.rules.isEmpty {
             text += "  staged          nothing\n"
