@@ -12,8 +12,11 @@ public struct CommandContext {
     public var stderrIsTerminal: Bool = false
     /// The wall clock; `ROLLOUT_NOW` (ISO 8601) overrides it for reproducible demos and tests.
     public var systemClock: () -> Timestamp
-    /// Progress and warnings for people, on stderr.
+    /// Progress and warnings for people, on stderr. Commands write through `progress(_:finished:)`,
+    /// which applies the escaping rule.
     public var diagnostics: (String) -> Void
+    /// Makes this run's colour marks unforgeable (see `Style`).
+    var styleToken = String(UInt64.random(in: .min ... .max), radix: 36)
 
     public static func live() -> CommandContext {
         CommandContext(
@@ -47,10 +50,8 @@ public struct CommandContext {
     /// Who is acting: `--actor`, then `ROLLOUT_ACTOR`, then git config `user.name`/`user.email`
     /// (repository, then global), then the login name.
     func actor(_ invocation: Invocation, repository: PackRepository?) throws -> Actor {
-        if let flag = invocation.value("actor") {
-            guard !flag.trimmingCharacters(in: .whitespaces).isEmpty else { throw RolloutError.usage("--actor may not be empty") }
-            return try Actor.parse(flag, from: "--actor")
-        }
+        // An empty --actor never gets here: the parser refuses empty values.
+        if let flag = invocation.value("actor") { return try Actor.parse(flag, from: "--actor") }
         if let env = environment["ROLLOUT_ACTOR"], !env.trimmingCharacters(in: .whitespaces).isEmpty { return try Actor.parse(env, from: "ROLLOUT_ACTOR") }
         if let git = repository?.git, let name = try? git.config("user.name"), !name.isEmpty {
             return try Actor(validating: name, email: (try? git.config("user.email")) ?? "", from: "git config user.name/user.email")
@@ -102,7 +103,13 @@ public struct CommandContext {
 
     func style(_ invocation: Invocation?) -> Style {
         let noColor = !(environment["NO_COLOR"] ?? "").isEmpty || environment["TERM"] == "dumb" || invocation?.flag("no-color") == true
-        return Style(enabled: stdoutIsTerminal && !noColor)
+        return Style(enabled: stdoutIsTerminal && !noColor, token: styleToken)
+    }
+
+    /// One progress line redrawn in place on stderr: `\r` is ours, the line's text is shown by the
+    /// escaping rule like all human output.
+    func progress(_ line: String, finished: Bool) {
+        diagnostics("\r" + line.oneLine + (finished ? "\n" : ""))
     }
 }
 

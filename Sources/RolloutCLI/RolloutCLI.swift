@@ -32,14 +32,16 @@ public enum RolloutCLI {
         do {
             switch try parser.parse(arguments) {
             case .help(let path):
-                let output = try HelpCommand.render(path, style: context.style(nil))
-                return Result(exitCode: 0, stdout: json ? JSONWriter.prettyString(output.json) : output.text, stderr: "")
+                let style = context.style(nil)
+                let output = try HelpCommand.render(path, style: style)
+                return Result(exitCode: 0, stdout: json ? JSONWriter.prettyString(output.json) : style.terminal(output.text), stderr: "")
             case .version(let json):
                 let output = HelpCommand.versionOutput()
-                return Result(exitCode: 0, stdout: json ? JSONWriter.prettyString(output.json) : output.text, stderr: "")
+                return Result(exitCode: 0, stdout: json ? JSONWriter.prettyString(output.json) : context.style(nil).terminal(output.text), stderr: "")
             case .run(let invocation):
                 let output = try invocation.command.run(invocation, context)
-                let stdout = invocation.json ? JSONWriter.prettyString(output.json) : output.text
+                // The one place human output is rendered: escaped by construction (Style.terminal).
+                let stdout = invocation.json ? JSONWriter.prettyString(output.json) : context.style(invocation).terminal(output.text)
                 return Result(exitCode: output.exitCode, stdout: stdout, stderr: "")
             }
         } catch let error as RolloutError {
@@ -58,7 +60,7 @@ public enum RolloutCLI {
         } else {
             var message = "rollout: \(error.message)\n"
             if case .internal = error { message += "rollout: this is a bug; please report it with the command you ran\n" }
-            text = message
+            text = style.terminal(message)
         }
         return Result(exitCode: error.exitCode, stdout: "", stderr: text)
     }

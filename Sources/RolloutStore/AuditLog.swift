@@ -168,7 +168,7 @@ public final class AuditLog {
     /// The same query without the index: every first-parent commit, newest first.
     private func walkingQuery(_ query: Query) throws -> Result {
         var ids: [ObjectID] = []
-        var cursor = try repository.git.referenceTarget(StateLayout.stateRef)
+        var cursor: ObjectID? = try repository.stateTip()
         while let id = cursor {
             ids.append(id)
             cursor = try repository.git.commit(id).parents.first
@@ -297,7 +297,7 @@ public final class AuditLog {
     /// Brings the index up to the tip of the state ref; returns how many changes it holds.
     @discardableResult
     public func refresh() throws -> Int {
-        guard let tip = try repository.git.referenceTarget(StateLayout.stateRef) else { return 0 }
+        let tip = try repository.stateTip()
         do {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         } catch {
