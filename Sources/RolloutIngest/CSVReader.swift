@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import RolloutModel
+import RolloutStore
 
 /// One record's fields, borrowed from the reader's buffer: valid only during the call that receives it.
 public struct CSVRecord {
@@ -45,15 +46,14 @@ public struct CSVReader {
     public static func read<Sink: CSVRecordSink>(
         path: String, chunk: Int = CSVReader.chunk, sink: inout Sink, onChunk: (UnsafeRawBufferPointer) -> Void = { _ in }
     ) throws -> Int {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw RolloutError.missing("\(path): cannot open (\(String(cString: strerror(errno))))") }
+        let fd = try LocalFile.openForReading(path, name: path, describedAs: "metrics file")
         defer { close(fd) }
         let tokenizer = Tokenizer(chunk: chunk)
         return try tokenizer.run(sink: &sink, onChunk: onChunk) { into, count in
             while true {
                 let n = Glibc.read(fd, into, count)
                 if n >= 0 { return n }
-                if errno != EINTR { throw RolloutError.badInput("\(path): read failed (\(String(cString: strerror(errno))))") }
+                if errno != EINTR { throw RolloutError.fileFailure("read", path, errno: errno) }
             }
         }
     }
