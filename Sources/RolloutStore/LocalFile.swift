@@ -71,15 +71,54 @@ public enum LocalFile {
     }
 
     /// Replaces `path` with `bytes` atomically: a temporary file beside it is written, flushed to
-    /// disk and renamed over it, so a full disk leaves the old file (or none), never a cut one.
+    /// disk and renamed over it, so a full disk leaves the old file (or none), never a cut one. A
+    /// symbolic link is followed (its target is replaced, not the link). A device or named pipe
+    /// (`/dev/stdout`, `/dev/full`) is written into, as a shell redirection would, never replaced.
     public static func replace(_ path: String, with bytes: [UInt8], name: String, mode: mode_t = 0o666) throws {
-        let temporary = try writeTemporary(beside: path, bytes, name: name, mode: mode)
-        guard rename(temporary, path) == 0 else {
+        var target = path
+        var info = stat()
+        if stat(path, &info) == 0 {
+            switch info.st_mode & S_IFMT {
+            case S_IFREG:
+                if let resolved = realpath(path, nil) {
+                    target = String(cString: resolved)
+                    free(resolved)
+                }
+            case S_IFDIR:
+                throw RolloutError.usage("\(name) is a directory; name a file to write")
+            default:
+                return try writeInPlace(path, bytes, name: name)
+            }
+        }
+        let temporary = try writeTemporary(beside: target, bytes, name: name, mode: mode)
+        guard rename(temporary, target) == 0 else {
             let code = errno
             unlink(temporary)
             throw RolloutError.fileFailure("write", name, errno: code)
         }
-        syncDirectory(of: path)
+        syncDirectory(of: target)
+    }
+
+    /// Writes into an existing device or named pipe. O_NONBLOCK makes a pipe nobody reads fail
+    /// (ENXIO) instead of waiting forever; the writes themselves block as usual.
+    private static func writeInPlace(_ path: String, _ bytes: [UInt8], name: String) throws {
+        let fd = open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC)
+        guard fd >= 0 else { throw RolloutError.fileFailure("write", name, errno: errno) }
+        defer { close(fd) }
+        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)
+        if let code = writeAll(fd, bytes) { throw RolloutError.fileFailure("write", name, errno: code) }
+    }
+
+    /// Writes every byte; returns the errno of a failed write.
+    private static func writeAll(_ fd: Int32, _ bytes: [UInt8]) -> Int32? {
+        var written = 0
+        while written < bytes.count {
+            let n = bytes[written...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+            if n < 0 && errno == EINTR { continue }
+            guard n > 0 else { return n < 0 ? errno : EIO }
+            written += n
+        }
+        return nil
     }
 
     /// Creates `path` holding `bytes`, never replacing anything there: the bytes go to a temporary
@@ -105,17 +144,7 @@ public enum LocalFile {
         let temporary = (directory.isEmpty ? "" : directory + "/") + ".\(base).tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
         guard fd >= 0 else { throw RolloutError.fileFailure("write", name, errno: errno) }
-        var failure: Int32 = 0
-        var written = 0
-        while written < bytes.count {
-            let n = bytes[written...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-            if n < 0 && errno == EINTR { continue }
-            guard n > 0 else {
-                failure = n < 0 ? errno : EIO
-                break
-            }
-            written += n
-        }
+        var failure = writeAll(fd, bytes) ?? 0
         if failure == 0 && fsync(fd) != 0 { failure = errno }
         if close(fd) != 0 && failure == 0 { failure = errno }
         guard failure == 0 else {
