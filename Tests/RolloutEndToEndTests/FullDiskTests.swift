@@ -228,3 +228,18 @@ final class FullDisk {
         return process.terminationStatus
     }
 }
+
+/// Foundation's error text ("The operation could not be completed. (NSXMLParserErrorDomain error
+/// 76.)") names a framework, not the file or what is wrong with it.
+final class FoundationErrorTextTests: XCTestCase {
+    func testAMalformedAndroidFileNamesItsPlaceNotAFoundationDomain() throws {
+        let w = try Workspace()
+        XCTAssertEqual(try w.rollout("init").status, 0)
+        let file = try w.scratch.write("res/values/strings.xml", "<resources><string name=\"a\">x</strin></resources>")
+        let result = try w.rollout("pack", "import", "--format", "android", w.scratch.path("res"), "--content-version", "2", "--dry-run")
+        XCTAssertEqual(result.status, 65, result.output)
+        XCTAssertTrue(result.stderr.contains("\(file):1:"), result.stderr)
+        XCTAssertTrue(result.stderr.contains("not well-formed XML"), result.stderr)
+        XCTAssertFalse(result.stderr.contains("Domain"), result.stderr)
+    }
+}
