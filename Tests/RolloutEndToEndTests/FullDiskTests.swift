@@ -69,6 +69,19 @@ final class FullDiskTests: XCTestCase {
             XCTAssertEqual(try w.rollout("log").stdout, answers[0], "\(mechanism): the same answer as from the index")
             XCTAssertEqual(try w.rollout("log", "--locale", "tr-TR").stdout, answers[1], "\(mechanism): the index is whole after the disk was full")
             XCTAssertEqual(try w.rollout("verify").status, 0)
+
+            // Where a real mount is possible, a read-only one too (an auditor's copy): log answers, a change is EROFS.
+            if mechanism == .tmpfs {
+                XCTAssertEqual(try w.rollout("promote", "tr-TR@18", "--to", "10%", "--region", "TR", "--reason", "wider").status, 0)
+                try disk.remount(readOnly: true)
+                let log = try w.rollout("log", "--locale", "tr-TR")
+                XCTAssertEqual(log.status, 0, log.output)
+                XCTAssertTrue(log.stdout.contains("wider"), log.stdout)
+                let refused = try w.rollout("promote", "tr-TR@18", "--to", "20%", "--region", "TR")
+                XCTAssertEqual(refused.status, 74, refused.output)
+                XCTAssertTrue(refused.stderr.contains("Read-only file system (EROFS)"), refused.stderr)
+                try disk.remount(readOnly: false)
+            }
         }
     }
 
@@ -185,6 +198,13 @@ final class FullDisk {
     func free() throws {
         full = false
         if mechanism == .tmpfs { try FileManager.default.removeItem(atPath: workspace.work + "/.filler") }
+    }
+
+    /// Mounts the tmpfs read-only or read-write again.
+    func remount(readOnly: Bool) throws {
+        guard let mountPoint, Self.shell("mount -o remount,\(readOnly ? "ro" : "rw") '\(mountPoint)'") == 0 else {
+            throw NSError(domain: "FullDisk", code: 2, userInfo: [NSLocalizedDescriptionKey: "cannot remount \(workspace.work)"])
+        }
     }
 
     func release() {
