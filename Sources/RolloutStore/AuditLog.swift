@@ -166,7 +166,7 @@ public final class AuditLog {
     /// Replaces one small file of the index; any failure makes the index unavailable, not the query.
     private func writeIndexFile(_ name: String, _ text: String) throws {
         do {
-            try LocalFile.replace(directory + "/" + name, with: Array(text.utf8), name: directory + "/" + name, mode: 0o644)
+            try LocalFile.replace(directory + "/" + name, with: Array(text.utf8), name: directory + "/" + name, mode: 0o644, durable: false)
         } catch {
             throw IndexUnavailable()
         }

@@ -74,7 +74,8 @@ public enum LocalFile {
     /// disk and renamed over it, so a full disk leaves the old file (or none), never a cut one. A
     /// symbolic link is followed (its target is replaced, not the link). A device or named pipe
     /// (`/dev/stdout`, `/dev/full`) is written into, as a shell redirection would, never replaced.
-    public static func replace(_ path: String, with bytes: [UInt8], name: String, mode: mode_t = 0o666) throws {
+    /// `durable: false` skips the flushes, for caches that are rebuilt if lost.
+    public static func replace(_ path: String, with bytes: [UInt8], name: String, mode: mode_t = 0o666, durable: Bool = true) throws {
         var target = path
         var info = stat()
         if stat(path, &info) == 0 {
@@ -90,13 +91,13 @@ public enum LocalFile {
                 return try writeInPlace(path, bytes, name: name)
             }
         }
-        let temporary = try writeTemporary(beside: target, bytes, name: name, mode: mode)
+        let temporary = try writeTemporary(beside: target, bytes, name: name, mode: mode, durable: durable)
         guard rename(temporary, target) == 0 else {
             let code = errno
             unlink(temporary)
             throw RolloutError.fileFailure("write", name, errno: code)
         }
-        syncDirectory(of: target)
+        if durable { syncDirectory(of: target) }
     }
 
     /// Writes into an existing device or named pipe. O_NONBLOCK makes a pipe nobody reads fail
@@ -137,15 +138,15 @@ public enum LocalFile {
     }
 
     /// A new file (O_EXCL, `mode` from the start) in the directory of `path`, holding `bytes` and
-    /// flushed to disk; removed again if anything fails.
-    private static func writeTemporary(beside path: String, _ bytes: [UInt8], name: String, mode: mode_t) throws -> String {
+    /// flushed to disk unless `durable` is false; removed again if anything fails.
+    private static func writeTemporary(beside path: String, _ bytes: [UInt8], name: String, mode: mode_t, durable: Bool = true) throws -> String {
         let directory = (path as NSString).deletingLastPathComponent
         let base = (path as NSString).lastPathComponent
         let temporary = (directory.isEmpty ? "" : directory + "/") + ".\(base).tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
         guard fd >= 0 else { throw RolloutError.fileFailure("write", name, errno: errno) }
         var failure = writeAll(fd, bytes) ?? 0
-        if failure == 0 && fsync(fd) != 0 { failure = errno }
+        if failure == 0 && durable && fsync(fd) != 0 { failure = errno }
         if close(fd) != 0 && failure == 0 { failure = errno }
         guard failure == 0 else {
             unlink(temporary)
