@@ -2,7 +2,6 @@
 import Glibc
 #endif
 import RolloutModel
-import RolloutStore
 
 /// One record's fields, borrowed from the reader's buffer: valid only during the call that receives it.
 public struct CSVRecord {
@@ -46,8 +45,13 @@ public struct CSVReader {
     public static func read<Sink: CSVRecordSink>(
         path: String, chunk: Int = CSVReader.chunk, sink: inout Sink, onChunk: (UnsafeRawBufferPointer) -> Void = { _ in }
     ) throws -> Int {
-        let fd = try LocalFile.openForReading(path, name: path, describedAs: "metrics file")
+        // O_NONBLOCK: a named pipe opens at once (then is refused) instead of waiting for a writer.
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+        guard fd >= 0 else { throw RolloutError.fileFailure("read", path, errno: errno) }
         defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { throw RolloutError.fileFailure("read", path, errno: errno) }
+        if let refusal = RolloutError.notARegularFile(path, mode: info.st_mode, describedAs: "metrics file") { throw refusal }
         let tokenizer = Tokenizer(chunk: chunk)
         return try tokenizer.run(sink: &sink, onChunk: onChunk) { into, count in
             while true {

@@ -136,9 +136,19 @@ extension RolloutError {
         ELOOP: "ELOOP", EDQUOT: "EDQUOT", ESTALE: "ESTALE", ENOTSUP: "ENOTSUP",
     ]
 
-    /// A path that names something other than a regular file: a named pipe, a device, a socket.
-    /// Reading one would block or never end, so it is refused before it is opened.
-    public static func notARegularFile(_ path: String, is kind: String, describedAs what: String) -> RolloutError {
-        .missing("\(path) is \(kind), not a regular file; give the \(what) itself")
+    /// Nil for a regular file (`mode` from stat); otherwise why it is refused as the `what` named
+    /// on the command line. A named pipe, device or socket would block or never end if read, so it is
+    /// refused before it is read: `export.csv is a named pipe, not a regular file` (66).
+    public static func notARegularFile(_ path: String, mode: mode_t, describedAs what: String) -> RolloutError? {
+        let kind: String
+        switch mode & S_IFMT {
+        case S_IFREG: return nil
+        case S_IFDIR: return .usage("\(path) is a directory, not a \(what)")
+        case S_IFIFO: kind = "a named pipe"
+        case S_IFCHR, S_IFBLK: kind = "a device"
+        case S_IFSOCK: kind = "a socket"
+        default: kind = "not a file"
+        }
+        return .missing("\(path) is \(kind), not a regular file; give the \(what) itself")
     }
 }

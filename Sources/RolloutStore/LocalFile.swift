@@ -22,14 +22,7 @@ public enum LocalFile {
     }
 
     static func requireRegular(_ mode: mode_t, name: String, describedAs what: String) throws {
-        switch mode & S_IFMT {
-        case S_IFREG: return
-        case S_IFDIR: throw RolloutError.usage("\(name) is a directory, not a \(what)")
-        case S_IFIFO: throw RolloutError.notARegularFile(name, is: "a named pipe", describedAs: what)
-        case S_IFCHR, S_IFBLK: throw RolloutError.notARegularFile(name, is: "a device", describedAs: what)
-        case S_IFSOCK: throw RolloutError.notARegularFile(name, is: "a socket", describedAs: what)
-        default: throw RolloutError.notARegularFile(name, is: "not a file", describedAs: what)
-        }
+        if let refusal = RolloutError.notARegularFile(name, mode: mode, describedAs: what) { throw refusal }
     }
 
     /// Opens a regular file for reading; the caller closes the descriptor. O_NONBLOCK keeps a named
