@@ -77,28 +77,23 @@ public struct CommandContext {
         path.hasPrefix("/") ? path : URL(fileURLWithPath: workingDirectory).appendingPathComponent(path).standardizedFileURL.path
     }
 
-    /// Checks that a file named on the command line exists and is not a directory; returns its absolute path.
+    /// Checks that a file named on the command line is a regular file (not a directory, a named
+    /// pipe or a device), without opening it; returns its absolute path.
     @discardableResult
     func requireFile(_ path: String, describedAs what: String = "file") throws -> String {
         let absolute = absolutePath(path)
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: absolute, isDirectory: &isDirectory) else {
-            throw RolloutError.missing("\(path): no such \(what)")
-        }
-        guard !isDirectory.boolValue else { throw RolloutError.usage("\(path) is a directory, not a \(what)") }
+        try LocalFile.requireRegular(absolute, name: path, describedAs: what)
         return absolute
     }
 
     /// Reads a file named on the command line. Refuses files over `limit` bytes before reading them.
     func readFile(_ path: String, limit: Int? = nil, describedAs what: String = "file") throws -> [UInt8] {
-        let absolute = try requireFile(path, describedAs: what)
-        if let limit, let size = (try? FileManager.default.attributesOfItem(atPath: absolute))?[.size] as? Int, size > limit {
-            throw RolloutError.badInput("\(path): \(what) is \(ByteCount.describe(size)), over the limit of \(ByteCount.describe(limit)) (policy limits.maxPackBytes)")
+        try LocalFile.read(absolutePath(path), name: path, describedAs: what) { size in
+            if let limit, size > limit {
+                throw RolloutError.badInput(
+                    "\(path): \(what) is \(ByteCount.describe(size)), over the limit of \(ByteCount.describe(limit)) (policy limits.maxPackBytes)")
+            }
         }
-        guard let data = FileManager.default.contents(atPath: absolute) else {
-            throw RolloutError.missing("\(path): cannot read the \(what) (permission denied?)")
-        }
-        return [UInt8](data)
     }
 
     func style(_ invocation: Invocation?) -> Style {
@@ -114,12 +109,8 @@ public struct CommandContext {
 }
 
 extension CommandContext {
-    /// Replaces a file atomically (write a temporary file beside it, then rename).
+    /// Replaces a file atomically (write a temporary file beside it, flush it, then rename).
     func writeFile(_ path: String, _ bytes: [UInt8]) throws {
-        do {
-            try Data(bytes).write(to: URL(fileURLWithPath: absolutePath(path)), options: .atomic)
-        } catch {
-            throw RolloutError.badInput("\(path): cannot write: \(error.localizedDescription)")
-        }
+        try LocalFile.replace(absolutePath(path), with: bytes, name: path)
     }
 }

@@ -47,10 +47,21 @@ public enum RolloutCLI {
         } catch let error as RolloutError {
             return failure(error, json: json, style: context.style(nil))
         } catch let error as GitError {
-            return failure(.internal("git: \(error.description)"), json: json, style: context.style(nil))
+            // A full or failing disk under the repository is an I/O error (74), anything else a bug.
+            return failure(error.rolloutError, json: json, style: context.style(nil))
         } catch {
-            return failure(.internal("unexpected error: \(error)"), json: json, style: context.style(nil))
+            return failure(unexpected(error), json: json, style: context.style(nil))
         }
+    }
+
+    /// An error nothing turned into a `RolloutError`: a file error from Foundation is an I/O error
+    /// naming its path and cause (never its error domain); anything else is a bug.
+    static func unexpected(_ error: Error) -> RolloutError {
+        let info = (error as NSError).userInfo
+        if RolloutError.posixCode(of: error) != nil, let path = info[NSFilePathErrorKey] as? String ?? (info[NSURLErrorKey] as? URL)?.path {
+            return RolloutError.fileFailure("read or write", path, error: error)
+        }
+        return .internal("unexpected error: \(error)")
     }
 
     static func failure(_ error: RolloutError, json: Bool, style: Style) -> Result {

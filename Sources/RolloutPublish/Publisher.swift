@@ -195,7 +195,7 @@ public struct Publisher {
                 // Write beside, then rename: a reader never sees half a file.
                 try Data(bytes).write(to: URL(fileURLWithPath: full), options: .atomic)
             } catch {
-                throw RolloutError.badInput("cannot write \(full): \(error.localizedDescription)")
+                throw RolloutError.fileFailure("write", full, error: error)
             }
             report.written.append(file.path)
             report.bytesWritten += bytes.count

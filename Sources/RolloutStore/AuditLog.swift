@@ -121,30 +121,31 @@ public final class AuditLog {
     /// shown is always what the history says. If the index disagrees with the history anywhere (it
     /// was damaged or edited), it is rebuilt from the history and the query runs again.
     public func query(_ query: Query) throws -> Result {
-        let answer: Result
         do {
+            let answer: Result
             do {
                 answer = try indexedQuery(query)
             } catch is IndexDamaged {
                 try rebuild()
                 answer = try indexedQuery(query)
             }
+            var checked: [AuditEntry] = []
+            for entry in answer.entries {
+                guard let id = ObjectID(hex: entry.commit), let fresh = try? confirmed(entry, id) else {
+                    try rebuild()
+                    return try indexedQuery(query)
+                }
+                checked.append(fresh)
+            }
+            return Result(entries: checked, truncated: answer.truncated)
         } catch is IndexUnavailable {
-            // A read-only repository (an auditor's mount): walk the history itself, slower but the same answer.
+            // A read-only repository (an auditor's mount) or a full disk: the index is only a cache, so
+            // walk the history itself, slower but the same answer. A read never fails for want of space.
             return try walkingQuery(query)
         }
-        var checked: [AuditEntry] = []
-        for entry in answer.entries {
-            guard let id = ObjectID(hex: entry.commit), let fresh = try? confirmed(entry, id) else {
-                try rebuild()
-                return try indexedQuery(query)
-            }
-            checked.append(fresh)
-        }
-        return Result(entries: checked, truncated: answer.truncated)
     }
 
-    /// The index directory cannot be created or written (a read-only repository).
+    /// The index directory cannot be created or written (a read-only repository, a full disk).
     struct IndexUnavailable: Error {}
     /// A file of the index is shorter than the index wrote it.
     struct IndexDamaged: Error {}
@@ -162,7 +163,16 @@ public final class AuditLog {
 
     private func writeSizes(_ sizes: [String: Int]) throws {
         let text = sizes.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)\n" }.joined()
-        try Data(text.utf8).write(to: URL(fileURLWithPath: directory + "/sizes"), options: .atomic)
+        try writeIndexFile("sizes", text)
+    }
+
+    /// Replaces one small file of the index; any failure makes the index unavailable, not the query.
+    private func writeIndexFile(_ name: String, _ text: String) throws {
+        do {
+            try LocalFile.replace(directory + "/" + name, with: Array(text.utf8), name: directory + "/" + name, mode: 0o644, durable: false)
+        } catch {
+            throw IndexUnavailable()
+        }
     }
 
     /// The same query without the index: every first-parent commit, newest first.
@@ -438,12 +448,16 @@ public final class AuditLog {
     }
 
     private func writeHead(commit: String, count: Int) throws {
-        try Data("\(AuditLog.format) \(commit) \(count)\n".utf8).write(to: URL(fileURLWithPath: directory + "/HEAD"), options: .atomic)
+        try writeIndexFile("HEAD", "\(AuditLog.format) \(commit) \(count)\n")
     }
 
     private func reset() throws {
-        for name in try FileManager.default.contentsOfDirectory(atPath: directory) where name != "lock" {
-            try FileManager.default.removeItem(atPath: directory + "/" + name)
+        do {
+            for name in try FileManager.default.contentsOfDirectory(atPath: directory) where name != "lock" {
+                try FileManager.default.removeItem(atPath: directory + "/" + name)
+            }
+        } catch {
+            throw AuditLog.IndexUnavailable()
         }
     }
 }
@@ -477,11 +491,14 @@ private struct Batch {
     }
 
     /// Appends, first finishing any line a killed update left half-written; returns where `bytes` start.
+    /// A write that fails (a full disk) cuts the file back to where it was and makes the index
+    /// unavailable for this query.
     private func append(_ bytes: [UInt8], to path: String) throws -> Int {
         let fd = open(path, O_CREAT | O_RDWR | O_APPEND | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw RolloutError.internal("cannot write \(path)") }
+        guard fd >= 0 else { throw AuditLog.IndexUnavailable() }
         defer { close(fd) }
-        var size = Int(lseek(fd, 0, SEEK_END))
+        let original = Int(lseek(fd, 0, SEEK_END))
+        var size = original
         var data = bytes
         if size > 0 {
             var last: UInt8 = 0
@@ -494,7 +511,11 @@ private struct Batch {
         var written = 0
         while written < data.count {
             let n = data[written...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-            guard n > 0 else { throw RolloutError.internal("cannot write \(path)") }
+            if n < 0 && errno == EINTR { continue }
+            guard n > 0 else {
+                _ = ftruncate(fd, off_t(original))
+                throw AuditLog.IndexUnavailable()
+            }
             written += n
         }
         return size

@@ -140,7 +140,7 @@ public final class PackRepository {
             try git.setConfig("core.logAllRefUpdates", "always")
             try git.setConfig(StateLayout.formatConfigKey, StateLayout.formatVersion)
             return git
-        } catch let error as GitError {
+        } catch let error as GitError where !error.isIOFailure {
             throw RolloutError.badInput("cannot create a repository at \(path): \(error.message)")
         }
     }

@@ -21,15 +21,12 @@ enum PublishCommands {
                 throw RolloutError.usage("\(out) already exists; rollout never overwrites a key. Choose another file or remove it first")
             }
             let key = try Ed25519.PrivateKey.generate()
-            // O_EXCL with mode 0600: never readable by others, not even for a moment, and never replacing
-            // a file that appeared since the check above.
-            let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-            guard fd >= 0 else { throw RolloutError.usage("\(out): cannot create the key file (\(String(cString: strerror(errno))))") }
-            let pem = Array(key.pem.utf8)
-            let written = pem.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-            let synced = fsync(fd) == 0
-            close(fd)
-            guard written == pem.count, synced else { throw RolloutError.badInput("\(out): could not write the whole key") }
+            // Written beside the target with mode 0600 and linked into place: never readable by others,
+            // never replacing a file that appeared since the check above, and a full disk leaves no
+            // empty key file behind to block the retry.
+            guard try LocalFile.create(path, with: Array(key.pem.utf8), name: out, mode: 0o600) else {
+                throw RolloutError.usage("\(out) already exists; rollout never overwrites a key. Choose another file or remove it first")
+            }
             let publicKey = key.publicKey.description
             return CommandOutput(
                 json: ["privateKeyFile": .string(path), "publicKey": .string(publicKey)],
