@@ -95,7 +95,7 @@ public enum PublishOperation {
         do {
             try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
         } catch {
-            throw RolloutError.badInput("cannot create the site directory \(path): \((error as NSError).localizedFailureReason ?? error.localizedDescription)")
+            throw RolloutError.fileFailure("create the site directory", path, error: error)
         }
     }
 }
@@ -108,12 +108,12 @@ struct SiteLock {
     init(_ directory: String) throws {
         let path = directory + "/" + PublishOperation.lockFile
         fd = open(path, O_CREAT | O_RDWR | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw RolloutError.badInput("cannot open \(path): \(String(cString: strerror(errno)))") }
+        guard fd >= 0 else { throw RolloutError.fileFailure("open", path, errno: errno) }
         while flock(fd, LOCK_EX) != 0 {
             guard errno == EINTR else {
-                let cause = String(cString: strerror(errno))
+                let code = errno
                 close(fd)
-                throw RolloutError.badInput("cannot lock \(path): \(cause)")
+                throw RolloutError.fileFailure("lock", path, errno: code)
             }
         }
     }
@@ -214,7 +214,7 @@ struct SiteHistory {
         do {
             try Data(JSONWriter.pretty(.object(object))).write(to: URL(fileURLWithPath: path), options: .atomic)
         } catch {
-            throw RolloutError.badInput("cannot write \(path): \((error as NSError).localizedFailureReason ?? error.localizedDescription)")
+            throw RolloutError.fileFailure("write", path, error: error)
         }
     }
 }

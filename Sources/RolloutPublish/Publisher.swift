@@ -205,7 +205,7 @@ public struct Publisher {
             do {
                 try fm.removeItem(atPath: directory + "/" + path)
             } catch {
-                throw RolloutError.badInput("cannot remove \(directory)/\(path): \(error.localizedDescription)")
+                throw RolloutError.fileFailure("remove", directory + "/" + path, error: error)
             }
             report.removed.append(path)
         }

@@ -60,7 +60,6 @@ enum PublishCommands {
         arguments: .none,
         run: { invocation, context in
             guard let out = invocation.value("out") else { throw RolloutError.usage("rollout publish needs --out DIR") }
-            guard !out.isEmpty else { throw RolloutError.usage("--out may not be empty: name the site directory") }
             guard let keyPath = invocation.value("key") else { throw RolloutError.usage("rollout publish needs --key FILE (rollout keys generate --out FILE makes one)") }
             let key = try loadKey(keyPath, context: context)
             let repository = try context.repository(invocation)
