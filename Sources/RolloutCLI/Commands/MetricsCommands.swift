@@ -112,10 +112,7 @@ enum MetricsCommands {
                         if let segment, segment.region != Region.any && segment.region != key.region || !segment.versions.contains(version) { continue }
                         let family = version.family
                         let row = Row(version: key.contentVersion, region: key.region, family: family)
-                        guard let sum = (sums[row]?[kind] ?? MetricCounts(total: 0, events: 0)).adding(counts) else {
-                            throw RolloutError.badInput("the \(kind.rawValue) counts of \(locale)@\(row.version) in \(row.region)/\(row.family) add up past what can be counted")
-                        }
-                        sums[row, default: [:]][kind] = sum
+                        sums[row, default: [:]][kind] = try (sums[row]?[kind] ?? .zero).adding(counts, kind: kind, pack: "\(locale)@\(row.version)")
                         dates.insert(rollup.date)
                     }
                 }
