@@ -32,7 +32,7 @@ public enum Verifier {
         switch parts.first {
         case "packs": return parts.count == 3
         case "rollbacks": return parts.count == 3
-        case "metrics": return parts.count == 3 && parts[1] == "ingests"
+        case "metrics": return parts.count == 3 && (parts[1] == "ingests" || parts[1] == "retractions")
         default: return false
         }
     }
@@ -46,7 +46,7 @@ public enum Verifier {
             return locale.map { path == StateLayout.plan($0) } ?? false
         case "revert":
             return locale.map { path == StateLayout.plan($0) || path.hasPrefix(StateLayout.rollbackDirectory($0) + "/") } ?? false
-        case "metrics-ingest": return path.hasPrefix("metrics/")
+        case "metrics-ingest", "metrics-retract": return MetricsVerifier.allowed(action, path: path)
         default: return false
         }
     }
@@ -106,6 +106,7 @@ public enum Verifier {
         }
 
         var rollbackAdded: [String: String] = [:]  // rollback path -> commit that added it
+        var metrics = MetricsVerifier()
         var previousTree: ObjectID? = nil
         for (index, commit) in chain.enumerated() {
             let short = commit.id.short
@@ -156,7 +157,9 @@ public enum Verifier {
                 } else {
                     problem(path, "Rollout-Rollback names it, but this revert did not add it")
                 }
-            case "policy-set", "metrics-ingest":
+            case "metrics-ingest", "metrics-retract":
+                try metrics.check(commit: short, action: action, trailers: trailers, changes: changes, git: git, problem: problem)
+            case "policy-set":
                 break
             default:
                 problem(nil, "has the unknown action \(action)")
@@ -211,6 +214,7 @@ public enum Verifier {
                 if plan.isBlocked(rule.pack.contentVersion) { problem(path, "a rule gives \(locale)@\(rule.pack.contentVersion), which is blocked") }
             }
         }
+        try metrics.checkTip(snapshot, problem: problem)
         for locale in try snapshot.directory(StateLayout.rollbacksDirectory).filter(\.isTree).map(\.name) {
             let entries = try snapshot.directory(StateLayout.rollbackDirectory(locale)).filter { !$0.isTree }
             let numbers = entries.compactMap { Int($0.name.dropLast(5)) }.sorted()
