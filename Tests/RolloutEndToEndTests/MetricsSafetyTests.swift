@@ -92,17 +92,146 @@ final class GuardPerLocaleTests: XCTestCase {
     }
 }
 
-/// Writes metrics the way a version without the range check could have: an ingest commit, with its
-/// provenance and trailers, whose rollup holds counts beyond 2^53 - 1.
-enum OldVersion {
-    static let hex = String(repeating: "ab", count: 32)
+final class MetricsRetractTests: XCTestCase {
+    static let spike = MetricsIngestTests.examples + "/crashes-spike-TR-4.8.csv"
 
-    static func ingest(_ w: Workspace, locale: String, counts: [String: String]) throws {
+    private func trailers(_ w: Workspace, _ name: String) throws -> [String] {
+        try w.git("log", "-1", "--format=%(trailers:key=Rollout-\(name),valueonly,separator=|)").stdout
+            .trimmingCharacters(in: .whitespacesAndNewlines).split(separator: "|").map(String.init)
+    }
+
+    func testRetractTakesOneFilesCountsOutInOneRecordedCommitAndTheFileMayComeBack() throws {
+        let w = try Workspace()
+        try w.initWithExamples()
+        XCTAssertEqual(try w.rollout("promote", "tr-TR@17", "--to", "100%").status, 0)
+        XCTAssertEqual(try w.rollout("promote", "tr-TR@18", "--to", "10%", "--region", "TR", "--app-version", ">=4.8").status, 0)
+        XCTAssertEqual(try w.rollout("metrics", "ingest", "--kind", "crash", Self.spike).status, 0)
+        XCTAssertEqual(try w.rollout("metrics", "ingest", "--kind", "fallback", MetricsIngestTests.examples + "/fallbacks-healthy.csv").status, 0)
+        XCTAssertEqual(try w.rollout("health", "tr-TR").status, 1, "the spike makes it unhealthy")
+        let tip = try w.stateTip()
+
+        let noReason = try w.rollout("metrics", "retract", Self.spike)
+        XCTAssertEqual(noReason.status, 64, noReason.output)
+        XCTAssertTrue(noReason.stderr.contains("--reason"), noReason.stderr)
+        XCTAssertEqual(try w.stateTip(), tip)
+
+        let retracted = try w.rollout("metrics", "retract", Self.spike, "--reason", "exported twice by mistake", "--json")
+        XCTAssertEqual(retracted.status, 0, retracted.output)
+        XCTAssertEqual(try w.json(retracted)["entries"] as? Int, 32)
+        XCTAssertEqual(try w.git("rev-parse", "main~1").stdout.trimmingCharacters(in: .whitespacesAndNewlines), tip, "one commit")
+        XCTAssertEqual(try trailers(w, "Action"), ["metrics-retract"])
+        XCTAssertEqual(try trailers(w, "Locale"), ["tr-TR"])
+        XCTAssertEqual(try trailers(w, "Metrics-Kind"), ["crash"])
+        XCTAssertEqual(try trailers(w, "Reason"), ["exported twice by mistake"])
+        let digest = try trailers(w, "Metrics-Digest").first ?? ""
+        XCTAssertTrue(digest.hasPrefix("sha256:759c754d8def"), digest)
+        XCTAssertTrue(try w.rollout("log", "--limit", "1").stdout.contains("metrics-retract"))
+        XCTAssertTrue(try w.git("cat-file", "-e", "main:metrics/retractions/\(digest.dropFirst(7)).crash.json").status == 0, "its own record")
+        XCTAssertTrue(try w.git("cat-file", "-e", "main:metrics/ingests/\(digest.dropFirst(7)).crash.json").status == 0, "the ingest record stays")
+
+        let shown = try w.json(try w.rollout("metrics", "show", "tr-TR", "--pack", "tr-TR@18", "--json"))
+        XCTAssertEqual((shown["rows"] as? [[String: Any]])?.map { $0["sessions"] as? Int }, [0, 0], "no crash data is left")
+        XCTAssertNotEqual(try w.rollout("health", "tr-TR").status, 1, "the spike is gone")
+        let verified = try w.rollout("verify")
+        XCTAssertEqual(verified.status, 0, verified.output)
+
+        let twice = try w.rollout("metrics", "retract", Self.spike, "--reason", "again")
+        XCTAssertEqual(twice.status, 1, twice.output)
+        XCTAssertTrue(twice.stderr.contains("already retracted"), twice.stderr)
+        let unknown = try w.rollout("metrics", "retract", "sha256:000000000000", "--reason", "x")
+        XCTAssertEqual(unknown.status, 66, unknown.output)
+        XCTAssertEqual(try w.rollout("metrics", "retract", "sha256:759c75", "--reason", "x").status, 64, "a prefix needs 12 hex digits")
+
+        // The same file may come back: counted again, under a second ingest record.
+        let again = try w.rollout("metrics", "ingest", "--kind", "crash", Self.spike)
+        XCTAssertEqual(again.status, 0, again.output)
+        XCTAssertTrue(again.stdout.contains("32 rows ingested"), again.stdout)
+        XCTAssertTrue(try w.git("cat-file", "-e", "main:metrics/ingests/\(digest.dropFirst(7)).crash.2.json").status == 0)
+        XCTAssertEqual(try w.rollout("health", "tr-TR").status, 1)
+        XCTAssertEqual(try w.rollout("verify").status, 0)
+    }
+
+    func testAFileThatIsGoneIsRetractedByItsDigest() throws {
+        let w = try Workspace()
+        try w.initWithExamples()
+        let copy = try w.scratch.write("export.csv", try String(contentsOfFile: Self.spike, encoding: .utf8))
+        XCTAssertEqual(try w.rollout("metrics", "ingest", "--kind", "crash", copy).status, 0)
+        try FileManager.default.removeItem(atPath: copy)
+        let gone = try w.rollout("metrics", "retract", copy, "--reason", "x")
+        XCTAssertEqual(gone.status, 66, gone.output)
+        XCTAssertTrue(gone.stderr.contains("give its digest as sha256:HEX"), gone.stderr)
+        let byDigest = try w.rollout("metrics", "retract", "sha256:759c754d8def", "--reason", "wrong export")
+        XCTAssertEqual(byDigest.status, 0, byDigest.output)
+        XCTAssertEqual(try w.git("ls-tree", "-r", "--name-only", "main", "metrics/crash").stdout, "", "rollups left empty are removed")
+        XCTAssertEqual(try w.rollout("verify").status, 0)
+    }
+
+    func testOutOfRangeDataAnOlderVersionStoredIsFoundByVerifyAndRetracted() throws {
+        let w = try Workspace()
+        try w.initWithExamples()
+        XCTAssertEqual(try w.rollout("metrics", "ingest", "--kind", "crash", Self.spike).status, 0)
+        try OldVersion.ingest(w, locale: "tr-TR", counts: ["18|TR|4.8.1": "18014398509481984"])
+        let damaged = try w.rollout("verify")
+        XCTAssertEqual(damaged.status, 1, damaged.output)
+        XCTAssertTrue(damaged.output.contains("metrics/crash/tr-TR/2026-11-20.json"), damaged.output)
+        XCTAssertTrue(damaged.output.contains("18014398509481984"), damaged.output)
+
+        let retracted = try w.rollout("metrics", "retract", "sha256:\(OldVersion.hex.prefix(12))", "--reason", "counts beyond 2^53")
+        XCTAssertEqual(retracted.status, 0, retracted.output)
+        XCTAssertEqual(try w.rollout("metrics", "show", "tr-TR").status, 0)
+        let verified = try w.rollout("verify")
+        XCTAssertEqual(verified.status, 0, verified.output)
+    }
+}
+
+final class MetricsProvenanceVerifyTests: XCTestCase {
+    func testRollupsChangedOutsideIngestAndRecordsThatDisagreeWithTheirCommitAreReported() throws {
+        let w = try Workspace()
+        try w.initWithExamples()
+        XCTAssertEqual(try w.rollout("metrics", "ingest", "--kind", "crash", MetricsRetractTests.spike).status, 0)
+        let rollup = try w.git("show", "main:metrics/crash/tr-TR/2026-11-28.json").stdout.replacingOccurrences(of: "54000", with: "5400")
+        try PlainGit.commit(w, files: ["metrics/crash/tr-TR/2026-11-28.json": rollup], message: "policy tweak\n\nRollout-Action: policy-set\nRollout-Actor: Someone <s@example.com>\n")
+        let edited = try w.rollout("verify")
+        XCTAssertEqual(edited.status, 1, edited.output)
+        XCTAssertTrue(edited.output.contains("metrics/crash/tr-TR/2026-11-28.json") && edited.output.contains("a policy-set commit may not touch this file"), edited.output)
+
+        let w2 = try Workspace()
+        try w2.initWithExamples()
+        try OldVersion.ingest(w2, locale: "tr-TR", counts: ["18|TR|4.8.1": "10"], trailerDigest: "sha256:" + String(repeating: "cd", count: 32))
+        let mismatched = try w2.rollout("verify")
+        XCTAssertEqual(mismatched.status, 1, mismatched.output)
+        XCTAssertTrue(mismatched.output.contains("must add exactly its record"), mismatched.output)
+        XCTAssertTrue(mismatched.output.contains("was not written by a metrics commit of this history"), mismatched.output)
+    }
+}
+
+/// Commits with plain git, as someone working behind rollout's back (or an older version) would.
+enum PlainGit {
+    static func commit(_ w: Workspace, files: [String: String], message: String) throws {
         func git(_ arguments: [String], env: [String: String] = [:]) throws -> String {
             let result = try Processes.run("/usr/bin/env", ["git", "--git-dir", w.repository] + arguments, in: w.root, environment: w.environment.merging(env) { $1 })
             XCTAssertEqual(result.status, 0, result.output)
             return result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         }
+        let index = w.scratch.path("plain-index-\(UUID().uuidString)")
+        _ = try git(["read-tree", "main"], env: ["GIT_INDEX_FILE": index])
+        for (path, text) in files.sorted(by: { $0.key < $1.key }) {
+            let blob = try git(["hash-object", "-w", try w.scratch.write("plain-\(UUID().uuidString).json", text)])
+            _ = try git(["update-index", "--add", "--cacheinfo", "100644,\(blob),\(path)"], env: ["GIT_INDEX_FILE": index])
+        }
+        let tree = try git(["write-tree"], env: ["GIT_INDEX_FILE": index])
+        let identity = ["GIT_AUTHOR_NAME": "Old", "GIT_AUTHOR_EMAIL": "old@example.com", "GIT_COMMITTER_NAME": "Old", "GIT_COMMITTER_EMAIL": "old@example.com"]
+        let commit = try git(["commit-tree", tree, "-p", "main", "-m", message], env: identity)
+        _ = try git(["update-ref", "refs/heads/main", commit])
+    }
+}
+
+/// Writes metrics the way a version without the range check could have: an ingest commit, with its
+/// provenance and trailers, whose rollup holds counts beyond 2^53 - 1.
+enum OldVersion {
+    static let hex = String(repeating: "ab", count: 32)
+
+    static func ingest(_ w: Workspace, locale: String, counts: [String: String], trailerDigest: String? = nil) throws {
         let short = String(hex.prefix(12))
         let entries = counts.keys.sorted().map { "    \"\($0)\": [\(counts[$0]!), 1, \"\(short)\"]" }.joined(separator: ",\n")
         let rollup = """
@@ -122,13 +251,6 @@ enum OldVersion {
              "kind": "crash", "locales": ["\(locale)"], "rows": \(counts.count), "skippedRows": 0, "time": "2026-11-21T00:00:00Z"}
 
             """
-        let index = w.scratch.path("old-index-\(locale)")
-        _ = try git(["read-tree", "main"], env: ["GIT_INDEX_FILE": index])
-        for (path, text) in [("metrics/crash/\(locale)/2026-11-20.json", rollup), ("metrics/ingests/\(hex).crash.json", provenance)] {
-            let blob = try git(["hash-object", "-w", try w.scratch.write("old-\(UUID().uuidString).json", text)])
-            _ = try git(["update-index", "--add", "--cacheinfo", "100644,\(blob),\(path)"], env: ["GIT_INDEX_FILE": index])
-        }
-        let tree = try git(["write-tree"], env: ["GIT_INDEX_FILE": index])
         let message = """
             metrics ingest crash old.csv (\(counts.count) rows)
 
@@ -136,13 +258,11 @@ enum OldVersion {
             Rollout-Locale: \(locale)
             Rollout-Metrics-Kind: crash
             Rollout-Metrics-File: old.csv
-            Rollout-Metrics-Digest: sha256:\(hex)
+            Rollout-Metrics-Digest: \(trailerDigest ?? "sha256:" + hex)
             Rollout-Metrics-Rows: \(counts.count)
             Rollout-Actor: Old Version <old@example.com>
 
             """
-        let identity = ["GIT_AUTHOR_NAME": "Old", "GIT_AUTHOR_EMAIL": "old@example.com", "GIT_COMMITTER_NAME": "Old", "GIT_COMMITTER_EMAIL": "old@example.com"]
-        let commit = try git(["commit-tree", tree, "-p", "main", "-m", message], env: identity)
-        _ = try git(["update-ref", "refs/heads/main", commit])
+        try PlainGit.commit(w, files: ["metrics/crash/\(locale)/2026-11-20.json": rollup, "metrics/ingests/\(hex).crash.json": provenance], message: message)
     }
 }
