@@ -46,7 +46,7 @@ public let allCommands: [CommandSpec] = [
     PlanCommands.promote, PlanCommands.status, PlanCommands.resolve, SimulateCommand.spec, LogCommand.spec,
     RevertCommands.revert, RevertCommands.rollbacks,
     PublishCommands.keysGenerate, PublishCommands.publish, PublishCommands.verifySite, VerifyCommand.spec,
-    MetricsCommands.ingest, MetricsCommands.show, HealthCommand.spec, GuardCommand.spec, ReportCommand.spec,
+    MetricsCommands.ingest, MetricsCommands.retract, MetricsCommands.show, HealthCommand.spec, GuardCommand.spec, ReportCommand.spec,
     PauseCommands.spec(true), PauseCommands.spec(false),
     PolicyCommands.show, PolicyCommands.set,
     CompletionCommand.spec, HelpCommand.spec, HelpCommand.version,

@@ -15,10 +15,11 @@ public enum HealthCheck {
                     guard let version = AppVersion(key.appVersion) else { continue }
                     let label = "\(key.region)/\(version.family)"
                     var entry = bySegment[label] ?? (nil, nil)
+                    let pack = "\(locale)@\(key.contentVersion)"
                     if key.contentVersion == candidate {
-                        entry.c = (entry.c ?? MetricCounts(total: 0, events: 0)).adding(counts)
+                        entry.c = try (entry.c ?? .zero).adding(counts, kind: kind, pack: pack)
                     } else {
-                        entry.b = (entry.b ?? MetricCounts(total: 0, events: 0)).adding(counts)
+                        entry.b = try (entry.b ?? .zero).adding(counts, kind: kind, pack: pack)
                     }
                     bySegment[label] = entry
                 }
@@ -26,8 +27,8 @@ public enum HealthCheck {
                 for (label, entry) in bySegment {
                     guard let c = entry.c, let b = entry.b else { continue }
                     var segment = segments[label] ?? ([:], [:])
-                    segment.candidate[kind] = (segment.candidate[kind] ?? MetricCounts(total: 0, events: 0)).adding(c)
-                    segment.baseline[kind] = (segment.baseline[kind] ?? MetricCounts(total: 0, events: 0)).adding(b)
+                    segment.candidate[kind] = try (segment.candidate[kind] ?? .zero).adding(c, kind: kind, pack: "\(locale)@\(candidate)")
+                    segment.baseline[kind] = try (segment.baseline[kind] ?? .zero).adding(b, kind: kind, pack: "\(locale)@\(baseline)")
                     segments[label] = segment
                 }
             }
@@ -62,7 +63,11 @@ public enum HealthCheck {
     /// What a rollback manifest records as evidence: the decisive numbers and where they came from.
     public static func evidence(_ report: Health.Report, locale: String, snapshot: Snapshot) throws -> JSONValue {
         var sources: [JSONValue] = []
-        for entry in try snapshot.directory(MetricsLayout.directory + "/ingests") where !entry.isTree {
+        for entry in try snapshot.directory(MetricsLayout.ingestsDirectory) where !entry.isTree {
+            // A retracted ingest is no longer evidence.
+            if let record = MetricsLayout.parseRecordName(entry.name),
+                try snapshot.file(MetricsLayout.retraction(record.digest, kind: record.kind, generation: record.generation)) != nil
+            { continue }
             guard let o = (try? StrictJSONParser.parse(try snapshot.repository.readBlob(entry.id)))?.objectValue,
                 (o["locales"]?.arrayValue ?? []).contains(.string(locale))
             else { continue }

@@ -34,6 +34,8 @@ public enum MetricsIngest {
         public let badRows: [(line: Int, message: String)]
         public let badRowCount: Int
         let sums: RowSums
+        /// The commit whose stored totals the counts were checked against.
+        let checkedAgainst: ObjectID?
 
         public var locales: [String] { sums.locales }
         public var days: [Int] { sums.days }
@@ -75,7 +77,7 @@ public enum MetricsIngest {
         guard rows.columns != nil else { throw RolloutError.badInput("\(request.name): empty file; the first line must be a header") }
         let reading = Reading(
             digest: "sha256:" + Hex.encode(hasher.finalize()), bytes: byteCount, rows: rows.rows, badRows: rows.bad, badRowCount: rows.badCount,
-            sums: rows.sums)
+            sums: rows.sums, checkedAgainst: snapshot.commit)
         if rows.badCount > 0 && !request.skipInvalid {
             let listed = rows.bad.map { "  \(request.name):\($0.line): \($0.message)" }.joined(separator: "\n")
             let more = rows.badCount > rows.bad.count ? "\n  ... and \(rows.badCount - rows.bad.count) more" : ""
@@ -137,14 +139,19 @@ public enum MetricsIngest {
     /// Reads `request`'s file and commits its rollups and provenance; the same file twice is a no-op.
     public static func ingest(_ request: Request, into repository: PackRepository, actor: Actor, time: @escaping () -> Timestamp) throws -> Outcome {
         let reading = try read(request, snapshot: try repository.snapshot())
-        let provenancePath = MetricsLayout.provenance(reading.digest, kind: request.kind)
         let applied = try repository.apply(actor: actor, time: time) { snapshot in
-            if let bytes = try snapshot.file(provenancePath), let o = (try? StrictJSONParser.parse(bytes))?.objectValue {
+            let history = try MetricsLayout.history(reading.digest, kind: request.kind, in: snapshot)
+            if history.isActive, let bytes = try snapshot.file(MetricsLayout.provenance(reading.digest, kind: request.kind, generation: history.ingests)),
+                let o = (try? StrictJSONParser.parse(bytes))?.objectValue
+            {
                 let earlier = Provenance(
                     digest: reading.digest, file: o["file"]?.stringValue ?? "?", kind: o["kind"]?.stringValue ?? "?",
                     rows: o["rows"]?.integerValue ?? 0, actor: o["actor"]?.stringValue ?? "?", time: o["time"]?.stringValue ?? "?")
                 return (nil, Outcome(reading: reading, alreadyIngested: earlier, rollupsWritten: 0))
             }
+            let provenancePath = MetricsLayout.provenance(reading.digest, kind: request.kind, generation: history.ingests + 1)
+            try checkShortDigest(reading, kind: request.kind, name: request.name, snapshot: snapshot)
+            if snapshot.commit != reading.checkedAgainst { try checkRange(reading, kind: request.kind, name: request.name, snapshot: snapshot) }
             if reading.sums.count == 0 {
                 return (nil, Outcome(reading: reading, alreadyIngested: nil, rollupsWritten: 0))
             }
@@ -197,31 +204,35 @@ public enum MetricsIngest {
             var trailers: [(name: String, value: String)] = [("Action", "metrics-ingest")]
             for locale in reading.locales { trailers.append(("Locale", locale)) }
             trailers += [("Metrics-Kind", request.kind.rawValue), ("Metrics-File", request.name), ("Metrics-Digest", reading.digest), ("Metrics-Rows", "\(reading.rows)")]
+            if history.ingests > 0 { trailers.append(("Metrics-Generation", "\(history.ingests + 1)")) }
             let change = Change(
                 summary: "metrics ingest \(request.kind.rawValue) \(request.name) (\(reading.rows) rows)", trailers: trailers, writes: writes, blobs: blobs)
             return (change, Outcome(reading: reading, alreadyIngested: nil, rollupsWritten: blobs.count))
         }
         return applied.result
     }
-}
 
-/// Where metrics live in the state tree.
-public enum MetricsLayout {
-    public static let directory = "metrics"
-
-    public static func rollupDirectory(_ kind: MetricKind, locale: String) -> String { "\(directory)/\(kind.rawValue)/\(locale)" }
-
-    public static func rollup(_ kind: MetricKind, locale: String, day: Int) -> String {
-        "\(rollupDirectory(kind, locale: locale))/\(Timestamp(seconds: Int64(day) * 86_400).description.prefix(10)).json"
+    /// A rollup entry names its file by the first 12 hex digits of its digest, and a retraction
+    /// removes the entries that name it: so no two ingested files of one kind may share those digits
+    /// (a chance of one in 2^48 per pair, refused rather than assumed away).
+    static func checkShortDigest(_ reading: Reading, kind: MetricKind, name: String, snapshot: Snapshot) throws {
+        let short = String(reading.digest.dropFirst(7).prefix(12))
+        if let other = try MetricsLayout.ingestedDigests(startingWith: short, in: snapshot).first(where: { $0.kind == kind && $0.digest != reading.digest }) {
+            throw RolloutError.badInput(
+                "\(name): its digest \(reading.digest) starts with the same 12 hex digits as the ingested file \(other.digest), and rollups tell files apart by them; change the file (a trailing newline will do) and ingest it again")
+        }
     }
 
-    /// One file may hold both kinds of columns: what was ingested is the file read as one kind.
-    public static func provenance(_ digest: String, kind: MetricKind) -> String { "\(directory)/ingests/\(digest.dropFirst(7)).\(kind.rawValue).json" }
-
-    /// Every rollup of `kind` for `locale` in `snapshot`.
-    public static func rollups(_ kind: MetricKind, locale: String, in snapshot: Snapshot) throws -> [MetricRollup] {
-        try snapshot.directory(rollupDirectory(kind, locale: locale)).filter { !$0.isTree }.map { entry in
-            try MetricRollup.parse(try snapshot.repository.readBlob(entry.id), source: rollupDirectory(kind, locale: locale) + "/" + entry.name)
+    /// The file was checked against an older commit: check its packs' sums again against what is
+    /// stored now, so that an ingest that landed meanwhile cannot carry a sum out of range.
+    static func checkRange(_ reading: Reading, kind: MetricKind, name: String, snapshot: Snapshot) throws {
+        var stored: [String: MetricTotals] = [:]
+        for (pack, added) in reading.sums.packTotals.sorted(by: { $0.key < $1.key }) {
+            if stored[pack.locale] == nil { stored[pack.locale] = try MetricsLayout.totals(kind, locale: pack.locale, in: snapshot) }
+            guard added <= MetricCounts.maximum - stored[pack.locale]!.total(of: pack.contentVersion) else {
+                throw RolloutError.conflict(
+                    "\(name): the \(kind.columns.total) of \(pack) ingested since this file was read leave no room for its counts within \(MetricCounts.maximum); nothing was ingested; run the command again to see the rows")
+            }
         }
     }
 }

@@ -40,6 +40,12 @@ struct RowReader: CSVRecordSink {
     var apps = Column()
     var problems: [String] = []
     var knownPacks: [String: Set<Int>] = [:]
+    /// Per pack (its index in `sums`): how much its exposures may still add up to, and what this
+    /// file has added so far. Exposures bound events, so this keeps every sum of the pack's counts
+    /// a reader computes within the one range (MetricCounts.maximum).
+    var packRoom: [Int] = []
+    var packAdded: [Int] = []
+    var storedTotals: [String: MetricTotals] = [:]
 
     init(request: MetricsIngest.Request, snapshot: Snapshot) {
         self.request = request
@@ -121,6 +127,8 @@ struct RowReader: CSVRecordSink {
             return reject(line, "\(eventsName) \"\(RowReader.text(fields[columns.events]))\" is not a whole number of 0 or more")
         }
         guard events <= total else { return reject(line, "\(eventsName) \(events) > \(totalName) \(total)") }
+        guard total <= packRoom[Int(pack)] &- packAdded[Int(pack)] else { return reject(line, outOfRange(pack: pack)) }
+        packAdded[Int(pack)] &+= total
         let key = RowSums.key(day: day, pack: pack, region: region, app: app)
         guard sums.add(key, total: total, events: events) else {
             let decoded = sums.decode(key)
@@ -143,8 +151,21 @@ struct RowReader: CSVRecordSink {
         case .success(let (locale, version)):
             if knownPacks[locale] == nil { knownPacks[locale] = Set((try? snapshot.contentVersions(of: locale)) ?? []) }
             guard knownPacks[locale]!.contains(version) else { return problem("unknown pack \(locale)@\(version): the repository does not hold it") }
-            return try sums.packIndex(PackID(locale: locale, contentVersion: version))
+            let index = try sums.packIndex(PackID(locale: locale, contentVersion: version))
+            if Int(index) == packRoom.count {
+                if storedTotals[locale] == nil { storedTotals[locale] = try MetricsLayout.totals(request.kind, locale: locale, in: snapshot) }
+                packRoom.append(MetricCounts.maximum - storedTotals[locale]!.total(of: version))
+                packAdded.append(0)
+            }
+            return index
         }
+    }
+
+    func outOfRange(pack: Int32) -> String {
+        let id = sums.packValues[Int(pack)]
+        let stored = storedTotals[id.locale]?.total(of: id.contentVersion) ?? 0
+        return "the \(totalName) of \(id) would add up past \(MetricCounts.maximum), the most rollout counts exactly"
+            + (stored > 0 ? " (\(stored) already stored)" : "") + "; split the export or check its counts"
     }
 
     mutating func regionMeaning(_ bytes: UnsafeBufferPointer<UInt8>) throws -> Int32 {
@@ -382,7 +403,8 @@ struct RowSums {
                 MetricRollup.Key(contentVersion: pack.contentVersion, region: regionValues[Int(key >> 16 & 0xFFFF)], appVersion: appValues[Int(key & 0xFFFF)]))
     }
 
-    /// Adds one row's counts; false (and nothing changed) if the sum would overflow.
+    /// Adds one row's counts; false (and nothing changed) if the sum would overflow. (The reader keeps
+    /// each pack's sum, and so every key's, within MetricCounts.maximum before it gets here.)
     @inline(__always)
     mutating func add(_ key: UInt64, total: Int, events: Int) -> Bool {
         let mask = slots.count &- 1
@@ -418,6 +440,13 @@ struct RowSums {
             grown[slot] = Int32(entry)
         }
         slots = grown
+    }
+
+    /// Each pack's exposures in this file.
+    var packTotals: [PackID: Int] {
+        var totals: [PackID: Int] = [:]
+        for (entry, key) in keys.enumerated() { totals[packValues[Int(key >> 32 & 0xFFFF)], default: 0] += self.totals[entry] }
+        return totals
     }
 
     /// The locales and days that have sums (not merely a valid spelling somewhere).

@@ -20,16 +20,33 @@ public struct MetricCounts: Equatable, Sendable {
     public var total: Int
     public var events: Int
 
+    /// The one range of a count (docs/metrics.md, "One range for every count"): 2^53 - 1, the largest
+    /// integer the strict JSON parser reads back exactly (I-JSON, docs/reliability.md F3 and F5).
+    /// Ingest keeps every stored count, and every pack's sum over all its dates, regions and app
+    /// versions, within it; every sum a reader computes is part of such a sum.
+    public static let maximum = 9_007_199_254_740_991
+    public static let zero = MetricCounts(total: 0, events: 0)
+
     public init(total: Int, events: Int) {
         self.total = total
         self.events = events
     }
 
-    /// The sum, or nil if it would overflow.
+    public var isInRange: Bool { (0...MetricCounts.maximum).contains(total) && (0...MetricCounts.maximum).contains(events) }
+
+    /// The sum, or nil if it would leave the range.
     public func adding(_ other: MetricCounts) -> MetricCounts? {
         let (total, o1) = self.total.addingReportingOverflow(other.total)
         let (events, o2) = self.events.addingReportingOverflow(other.events)
-        return o1 || o2 ? nil : MetricCounts(total: total, events: events)
+        let sum = MetricCounts(total: total, events: events)
+        return o1 || o2 || !sum.isInRange ? nil : sum
+    }
+
+    /// The sum, for a reader: MetricsLayout checked every pack's sum, so this throws only on counts
+    /// read without that check.
+    public func adding(_ other: MetricCounts, kind: MetricKind, pack: String) throws -> MetricCounts {
+        guard let sum = adding(other) else { throw RolloutError.metricsSumOutOfRange(kind: kind, pack: pack, origins: []) }
+        return sum
     }
 
     public var rate: Double? { total > 0 ? Double(events) / Double(total) : nil }
@@ -82,8 +99,16 @@ public struct MetricRollup: Equatable, Sendable {
         ]
     }
 
-    public static func parse(_ bytes: [UInt8], source: String) throws -> MetricRollup {
+    /// Reads a stored rollup. Counts are read exactly from their digits, so that a count an older
+    /// version stored out of range is reported as such (with the file to retract) rather than as
+    /// damage; `checkingRange: false` keeps it, for retracting it.
+    public static func parse(_ bytes: [UInt8], source: String, checkingRange: Bool = true) throws -> MetricRollup {
         func fail(_ why: String) -> RolloutError { .internal("\(source) is damaged: \(why); check the repository with git fsck") }
+        func count(_ value: JSONValue) -> Int? {
+            guard case .number(let n) = value else { return nil }
+            if let exact = n.integerValue { return exact }
+            return n.literal.utf8.allSatisfy { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") } ? Int(n.literal) : nil
+        }
         guard let o = (try? StrictJSONParser.parse(bytes))?.objectValue, let kindText = o["kind"]?.stringValue, let kind = MetricKind(rawValue: kindText),
             let locale = o["locale"]?.stringValue, let dateText = o["date"]?.stringValue, let date = Timestamp(iso8601: dateText),
             let values = o["counts"]?.objectValue
@@ -93,12 +118,61 @@ public struct MetricRollup: Equatable, Sendable {
         for (text, value) in values {
             let parts = text.split(separator: "|", omittingEmptySubsequences: false)
             guard parts.count == 3, let version = Int(parts[0]), let triple = value.arrayValue, triple.count == 3,
-                let total = triple[0].integerValue, let events = triple[1].integerValue, let source = triple[2].stringValue
+                let total = count(triple[0]), let events = count(triple[1]), let origin = triple[2].stringValue
             else { throw fail("bad entry \(text)") }
             let key = Key(contentVersion: version, region: String(parts[1]), appVersion: String(parts[2]))
-            counts[key] = MetricCounts(total: total, events: events)
-            sources[key] = source
+            let entry = MetricCounts(total: total, events: events)
+            if checkingRange && !entry.isInRange { throw RolloutError.metricsCountOutOfRange(source, entry: text, counts: entry, kind: kind, origin: origin) }
+            counts[key] = entry
+            sources[key] = origin
         }
         return MetricRollup(kind: kind, locale: locale, day: Int(date.seconds / 86_400), counts: counts, sources: sources)
+    }
+}
+
+/// Per content version, one kind's counts of one locale summed over every stored date, region and
+/// app version: the largest sum any reader computes, so the one that must stay in range.
+public struct MetricTotals: Sendable {
+    public private(set) var byVersion: [Int: MetricCounts] = [:]
+    /// The sources (short digests) that contributed to each version, for the message when a sum is out of range.
+    private var origins: [Int: Set<String>] = [:]
+    public let kind: MetricKind
+    public let locale: String
+
+    public init(kind: MetricKind, locale: String) {
+        self.kind = kind
+        self.locale = locale
+    }
+
+    public mutating func add(_ rollup: MetricRollup) throws {
+        for (key, counts) in rollup.counts {
+            origins[key.contentVersion, default: []].insert(rollup.sources[key] ?? "")
+            guard let sum = (byVersion[key.contentVersion] ?? .zero).adding(counts) else {
+                throw RolloutError.metricsSumOutOfRange(
+                    kind: kind, pack: "\(locale)@\(key.contentVersion)", origins: (origins[key.contentVersion] ?? []).sorted())
+            }
+            byVersion[key.contentVersion] = sum
+        }
+    }
+
+    public func total(of version: Int) -> Int { byVersion[version]?.total ?? 0 }
+}
+
+extension RolloutError {
+    static let retractHint = "an older rollout accepted it; take that data out with rollout metrics retract"
+
+    /// A stored count beyond the one range (written by a version that did not check it).
+    public static func metricsCountOutOfRange(_ path: String, entry: String, counts: MetricCounts, kind: MetricKind, origin: String) -> RolloutError {
+        .badInput(
+            "\(path): \(entry) holds \(counts.total) \(kind.columns.total) and \(counts.events) \(kind.columns.events), outside 0 to \(MetricCounts.maximum), "
+                + "the counts rollout reads exactly (docs/metrics.md); \(retractHint) sha256:\(origin)")
+    }
+
+    /// Stored counts of one pack whose sum is beyond the one range.
+    public static func metricsSumOutOfRange(kind: MetricKind, pack: String, origins: [String]) -> RolloutError {
+        let files = origins.map { "sha256:\($0)" }.joined(separator: ", ")
+        return .badInput(
+            "the stored \(kind.rawValue) counts of \(pack) add up past \(MetricCounts.maximum), the most rollout counts exactly (docs/metrics.md); "
+                + (files.isEmpty ? "\(retractHint) (rollout log lists the ingests)" : "\(retractHint) and one of: \(files)"))
     }
 }

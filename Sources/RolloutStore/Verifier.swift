@@ -32,7 +32,7 @@ public enum Verifier {
         switch parts.first {
         case "packs": return parts.count == 3
         case "rollbacks": return parts.count == 3
-        case "metrics": return parts.count == 3 && parts[1] == "ingests"
+        case "metrics": return parts.count == 3 && (parts[1] == "ingests" || parts[1] == "retractions")
         default: return false
         }
     }
@@ -46,7 +46,7 @@ public enum Verifier {
             return locale.map { path == StateLayout.plan($0) } ?? false
         case "revert":
             return locale.map { path == StateLayout.plan($0) || path.hasPrefix(StateLayout.rollbackDirectory($0) + "/") } ?? false
-        case "metrics-ingest": return path.hasPrefix("metrics/")
+        case "metrics-ingest", "metrics-retract": return MetricsVerifier.allowed(action, path: path)
         // A publish records what reached devices; it changes no file.
         case "publish": return false
         default: return false
@@ -108,6 +108,7 @@ public enum Verifier {
         }
 
         var rollbackAdded: [String: String] = [:]  // rollback path -> commit that added it
+        var metrics = MetricsVerifier()
         var previousTree: ObjectID? = nil
         for (index, commit) in chain.enumerated() {
             let short = commit.id.short
@@ -163,7 +164,9 @@ public enum Verifier {
                 if values("Published-State").first != commit.parents.first?.hex {
                     problem(nil, "a publish whose Rollout-Published-State is not its parent commit")
                 }
-            case "policy-set", "metrics-ingest":
+            case "metrics-ingest", "metrics-retract":
+                try metrics.check(commit: short, action: action, trailers: trailers, changes: changes, git: git, problem: problem)
+            case "policy-set":
                 break
             default:
                 problem(nil, "has the unknown action \(action)")
@@ -219,6 +222,7 @@ public enum Verifier {
                 if plan.isBlocked(rule.pack.contentVersion) { problem(path, "a rule gives \(locale)@\(rule.pack.contentVersion), which is blocked") }
             }
         }
+        try metrics.checkTip(snapshot, problem: problem)
         for locale in try snapshot.directory(StateLayout.rollbacksDirectory).filter(\.isTree).map(\.name) {
             let entries = try snapshot.directory(StateLayout.rollbackDirectory(locale)).filter { !$0.isTree }
             let numbers = entries.compactMap { Int($0.name.dropLast(5)) }.sorted()

@@ -116,7 +116,8 @@ final class MetricsIngestTests: XCTestCase {
         let row = "2026-11-12,tr-TR,tr-TR@18,TR,4.8.1,999999999999,0\n"
         let huge = try w.scratch.write("huge.csv", header + String(repeating: row, count: 10_000_000 / 1000))
         let overflow = try w.rollout("metrics", "ingest", "--kind", "crash", huge)
-        XCTAssertEqual(overflow.status, 0, "10,000 rows of 10^12 still fit: \(overflow.output)")
+        XCTAssertEqual(overflow.status, 65, "10,000 rows of 10^12 add up past 2^53 - 1: \(overflow.output)")
+        XCTAssertTrue(overflow.stderr.contains("huge.csv:9009: the sessions of tr-TR@18 would add up past 9007199254740991"), overflow.stderr)
         let tooMany = try w.scratch.write("digits.csv", header + "2026-11-13,tr-TR,tr-TR@18,TR,4.8.1,9999999999999,0\n")
         XCTAssertEqual(try w.rollout("metrics", "ingest", "--kind", "crash", tooMany).status, 65)
         // A later bad file does not hide that an earlier one landed.

@@ -11,69 +11,26 @@ enum GuardCommand {
             For each locale with a pack staged against a baseline: healthy and insufficient-data are left
             alone (guard never acts on insufficient data); unhealthy is reported, and with --auto-revert
             reverted to the last known good pack with the health figures and metrics sources attached to
-            the rollback manifest as evidence. Exit 1 when an unhealthy rollout is left in place.
+            the rollback manifest as evidence. A locale that cannot be evaluated (damaged or out-of-range
+            metrics, for example) is reported with verdict error and its message; the others are still
+            guarded. Exit 1 when an unhealthy rollout is left in place or a locale could not be guarded.
             """,
         options: [.flag("auto-revert", "revert each unhealthy rollout")],
         arguments: .none,
         run: { invocation, context in
             let repository = try context.repository(invocation)
-            try repository.catchUp()
-            let snapshot = try repository.snapshot()
-            let autoRevert = invocation.flag("auto-revert")
+            let outcome = try GuardLoop.run(
+                repository, autoRevert: invocation.flag("auto-revert"), actor: { try context.actor(invocation, repository: repository) }, now: try context.now())
             var table = Table("LOCALE", "STAGED", "VERDICT", "ACTION")
-            var results: [JSONValue] = []
-            var unhealthyLeft = false
-            for locale in try snapshot.plannedLocales() {
-                guard let plan = try snapshot.plan(locale), let candidate = plan.candidate, let report = try HealthCheck.evaluate(plan, snapshot: snapshot)
-                else { continue }
-                var action = report.verdict == .insufficientData ? "hold: not enough data yet" : "none"
-                var rollback: JSONValue = .null
-                if report.verdict == .unhealthy {
-                    if autoRevert {
-                        let worst = report.checks.first { $0.verdict == .unhealthy }.map { "\($0.segment) \($0.kind.rawValue)" } ?? "health"
-                        let request = RevertRequest(
-                            locale: locale, segment: nil, target: .lastKnownGood, reason: "guard: \(locale)@\(candidate.contentVersion) unhealthy (\(worst))", block: true)
-                        let now = try context.now()
-                        let applied = try RevertOperations.revert(
-                            request, in: repository, evidence: try HealthCheck.evidence(report, locale: locale, snapshot: snapshot),
-                            actor: try context.actor(invocation, repository: repository), time: { now })
-                        action = applied.result.manifest.map { "reverted: rollback \($0.id)" } ?? "already reverted"
-                        rollback = applied.result.manifest.map { .string($0.id) } ?? .null
-                    } else {
-                        action = "unhealthy: run rollout revert \(locale), or guard --auto-revert"
-                        unhealthyLeft = true
-                    }
-                }
-                if report.verdict != .unhealthy, let ramp = plan.ramp {
-                    let now = try context.now()
-                    if ramp.paused {
-                        action = "ramp paused"
-                    } else if ramp.due(at: now) {
-                        // The step must have been measured: metrics dated on or after the day it began.
-                        let fresh = (try HealthCheck.newestDay(of: PackID(locale: locale, contentVersion: candidate.contentVersion), snapshot: snapshot))
-                            .map { Int64($0) * 86_400 >= ramp.since.seconds - ramp.since.seconds % 86_400 } ?? false
-                        if report.verdict == .healthy && !fresh {
-                            action = "ramp held: no metrics since this step began"
-                        } else if report.verdict == .healthy {
-                            let applied = try PlanOperations.advanceRamp(
-                                locale: locale, in: repository, actor: try context.actor(invocation, repository: repository), time: { now }
-                            ) { snapshot, plan in try HealthCheck.evaluate(plan, snapshot: snapshot)?.verdict == .healthy }
-                            action = applied.result.map { "ramp advanced to \($0.after.rules.first?.share.description ?? "100%, completed")" } ?? "ramp not advanced"
-                        } else {
-                            action = "ramp held: not enough data yet"
-                        }
-                    } else if let next = ramp.next {
-                        action += "; ramp to \(next) after \(Timestamp(seconds: ramp.since.seconds + ramp.every))"
-                    }
-                }
-                table.add(locale, "\(locale)@\(candidate.contentVersion)", report.verdict.rawValue, action)
-                results.append([
-                    "locale": .string(locale), "candidate": .string("\(locale)@\(candidate.contentVersion)"),
-                    "verdict": .string(report.verdict.rawValue), "action": .string(action), "rollback": rollback,
-                ])
-            }
-            let text = results.isEmpty ? "Nothing is staged against a baseline: nothing to guard.\n" : table.render(context.style(invocation))
-            return CommandOutput(json: ["locales": .array(results), "unhealthyLeft": .bool(unhealthyLeft)], text: text, exitCode: unhealthyLeft ? 1 : 0)
+            for row in outcome.rows { table.add(row.locale, row.candidate?.description ?? "-", row.verdict, row.action) }
+            var text = outcome.rows.isEmpty ? "Nothing is staged against a baseline: nothing to guard.\n" : table.render(context.style(invocation))
+            for row in outcome.rows { if let error = row.error { text += "\(row.locale) was not guarded: \(error)\n" } }
+            return CommandOutput(
+                json: [
+                    "locales": .array(outcome.rows.map(\.jsonValue)), "unhealthyLeft": .bool(outcome.unhealthyLeft),
+                    "failed": .array(outcome.failed.map { .string($0) }),
+                ],
+                text: text, exitCode: outcome.exitCode)
         })
 }
 

@@ -88,6 +88,58 @@ enum MetricsCommands {
             return CommandOutput(json: ["files": .array(results)], text: text)
         })
 
+    static let retract = CommandSpec(
+        path: ["metrics", "retract"], usage: "metrics retract SOURCE --reason TEXT [--kind crash|fallback]",
+        summary: "take one ingested file's counts out of the rollups, in one recorded commit",
+        discussion: """
+            SOURCE is the ingested file (found by its SHA-256, as ingest recorded it) or its digest,
+            sha256:HEX, where a unique prefix of 12 or more hex digits will do: the file need not exist
+            any more. --kind is needed only for a file ingested as both kinds. The retraction is recorded
+            under metrics/retractions/ and in the log; the same file may be ingested again afterwards.
+            Exit 1 when it was already retracted, 66 when no such file was ingested. See docs/metrics.md.
+            """,
+        options: [
+            .value("reason", "TEXT", "why (required; recorded in the commit and the retraction record)"),
+            .value("kind", "KIND", "crash or fallback, for a file ingested as both"),
+        ],
+        arguments: .exactly("SOURCE"),
+        run: { invocation, context in
+            guard let reason = invocation.value("reason"), !reason.trimmingSpaces.isEmpty else {
+                throw RolloutError.usage("rollout metrics retract needs --reason TEXT: say why the data is taken out")
+            }
+            let kind = try invocation.value("kind").map { text in
+                guard let kind = MetricKind(rawValue: text) else { throw RolloutError.usage("--kind \"\(text)\" is neither crash nor fallback") }
+                return kind
+            }
+            let source = invocation.positionals[0]
+            let path = context.absolutePath(source)
+            var isDirectory: ObjCBool = false
+            let digest: String
+            if !source.hasPrefix("sha256:") && FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) {
+                guard !isDirectory.boolValue else { throw RolloutError.usage("\(source) is a directory, not a metrics file") }
+                digest = try MetricsRetract.digest(ofFile: path, named: source)
+            } else if source.hasPrefix("sha256:") {
+                digest = source
+            } else {
+                throw RolloutError.missing("\(source): no such metrics file; once the file is gone, give its digest as sha256:HEX (rollout log shows it)")
+            }
+            let repository = try context.repository(invocation)
+            let now = try context.now()
+            let applied = try MetricsRetract.retract(
+                MetricsRetract.Request(digest: digest, source: source, kind: kind, reason: reason), from: repository,
+                actor: try context.actor(invocation, repository: repository), time: { now })
+            let outcome = applied.result
+            let text = "\(outcome.file) (\(outcome.digest.prefix(19))…, \(outcome.kind.rawValue)): retracted \(outcome.entries) entries from \(outcome.rollups.count) rollup(s)"
+                + (outcome.locales.isEmpty ? "" : " of \(outcome.locales.joined(separator: ", "))") + "\n"
+            return CommandOutput(
+                json: [
+                    "digest": .string(outcome.digest), "kind": .string(outcome.kind.rawValue), "file": .string(outcome.file),
+                    "locales": .array(outcome.locales.map { .string($0) }), "rollups": .object(outcome.rollups.mapValues { .integer($0) }),
+                    "entries": .integer(outcome.entries), "commit": applied.commit.map { .string($0.description) } ?? .null,
+                ],
+                text: text)
+        })
+
     static let show = CommandSpec(
         path: ["metrics", "show"], usage: "metrics show LOCALE [--pack P] [--segment REGION/VERSION]",
         summary: "crash and fallback counts and rates per pack and segment (region, app-version family)",
@@ -112,10 +164,7 @@ enum MetricsCommands {
                         if let segment, segment.region != Region.any && segment.region != key.region || !segment.versions.contains(version) { continue }
                         let family = version.family
                         let row = Row(version: key.contentVersion, region: key.region, family: family)
-                        guard let sum = (sums[row]?[kind] ?? MetricCounts(total: 0, events: 0)).adding(counts) else {
-                            throw RolloutError.badInput("the \(kind.rawValue) counts of \(locale)@\(row.version) in \(row.region)/\(row.family) add up past what can be counted")
-                        }
-                        sums[row, default: [:]][kind] = sum
+                        sums[row, default: [:]][kind] = try (sums[row]?[kind] ?? .zero).adding(counts, kind: kind, pack: "\(locale)@\(row.version)")
                         dates.insert(rollup.date)
                     }
                 }

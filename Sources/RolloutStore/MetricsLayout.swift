@@ -1,0 +1,100 @@
+import RolloutModel
+
+/// Where metrics live in the state tree (docs/metrics.md, "What is committed").
+public enum MetricsLayout {
+    public static let directory = "metrics"
+    public static let ingestsDirectory = "\(directory)/ingests"
+    public static let retractionsDirectory = "\(directory)/retractions"
+
+    public static func rollupDirectory(_ kind: MetricKind, locale: String) -> String { "\(directory)/\(kind.rawValue)/\(locale)" }
+
+    public static func rollup(_ kind: MetricKind, locale: String, day: Int) -> String {
+        "\(rollupDirectory(kind, locale: locale))/\(Timestamp(seconds: Int64(day) * 86_400).description.prefix(10)).json"
+    }
+
+    /// The record of the `generation`-th ingest (from 1) of a file read as `kind`. One file may hold
+    /// both kinds of columns: what was ingested is the file read as one kind. The first ingest keeps
+    /// the name records always had; an ingest after a retraction adds its number, because a record,
+    /// once written, never changes or disappears.
+    public static func provenance(_ digest: String, kind: MetricKind, generation: Int = 1) -> String {
+        "\(ingestsDirectory)/\(recordName(digest, kind: kind, generation: generation))"
+    }
+
+    /// The record of the `generation`-th retraction: it undoes the ingest of the same generation.
+    public static func retraction(_ digest: String, kind: MetricKind, generation: Int = 1) -> String {
+        "\(retractionsDirectory)/\(recordName(digest, kind: kind, generation: generation))"
+    }
+
+    static func recordName(_ digest: String, kind: MetricKind, generation: Int) -> String {
+        let hex = digest.hasPrefix("sha256:") ? String(digest.dropFirst(7)) : digest
+        return generation == 1 ? "\(hex).\(kind.rawValue).json" : "\(hex).\(kind.rawValue).\(generation).json"
+    }
+
+    /// A record's file name read back: `HEX.KIND.json` or `HEX.KIND.N.json` (N >= 2).
+    public static func parseRecordName(_ name: String) -> (digest: String, kind: MetricKind, generation: Int)? {
+        let parts = name.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+        guard parts.count == 3 || parts.count == 4, parts.last == "json", parts[0].count == 64,
+            isHex(parts[0]), let kind = MetricKind(rawValue: parts[1])
+        else { return nil }
+        if parts.count == 3 { return ("sha256:" + parts[0], kind, 1) }
+        guard let n = Int(parts[2]), n >= 2, String(n) == parts[2] else { return nil }
+        return ("sha256:" + parts[0], kind, n)
+    }
+
+    /// Lowercase hexadecimal digits only, as digests are written.
+    public static func isHex<S: StringProtocol>(_ text: S) -> Bool {
+        text.utf8.allSatisfy { ($0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9")) || ($0 >= UInt8(ascii: "a") && $0 <= UInt8(ascii: "f")) }
+    }
+
+    /// How often a file was ingested as `kind`, and how often retracted: it counts while the first
+    /// is larger (by one).
+    public struct History: Equatable, Sendable {
+        public let ingests: Int
+        public let retractions: Int
+        public var isActive: Bool { ingests > retractions }
+    }
+
+    public static func history(_ digest: String, kind: MetricKind, in snapshot: Snapshot) throws -> History {
+        var ingests = 0
+        while try snapshot.file(provenance(digest, kind: kind, generation: ingests + 1)) != nil { ingests += 1 }
+        var retractions = 0
+        while try snapshot.file(retraction(digest, kind: kind, generation: retractions + 1)) != nil { retractions += 1 }
+        return History(ingests: ingests, retractions: retractions)
+    }
+
+    /// The digests (with their kind) of every ingest record, active or retracted, whose name starts with `hexPrefix`.
+    public static func ingestedDigests(startingWith hexPrefix: String, in snapshot: Snapshot) throws -> [(digest: String, kind: MetricKind)] {
+        var found: [String: (digest: String, kind: MetricKind)] = [:]
+        for entry in try snapshot.directory(ingestsDirectory) where !entry.isTree && entry.name.hasPrefix(hexPrefix) {
+            guard let record = parseRecordName(entry.name) else { continue }
+            found["\(record.digest).\(record.kind.rawValue)"] = (record.digest, record.kind)
+        }
+        return found.keys.sorted().map { found[$0]! }
+    }
+
+    /// Calls `body` with every rollup of `kind` for `locale`, one at a time, each count checked, and
+    /// returns the per-pack totals: a sum out of the one range throws (with the files to retract)
+    /// before any reader adds it up.
+    @discardableResult
+    public static func forEachRollup(_ kind: MetricKind, locale: String, in snapshot: Snapshot, _ body: (MetricRollup) throws -> Void) throws -> MetricTotals {
+        var totals = MetricTotals(kind: kind, locale: locale)
+        for entry in try snapshot.directory(rollupDirectory(kind, locale: locale)) where !entry.isTree {
+            let rollup = try MetricRollup.parse(try snapshot.repository.readBlob(entry.id), source: rollupDirectory(kind, locale: locale) + "/" + entry.name)
+            try totals.add(rollup)
+            try body(rollup)
+        }
+        return totals
+    }
+
+    /// Every rollup of `kind` for `locale` in `snapshot`, checked as `forEachRollup` does.
+    public static func rollups(_ kind: MetricKind, locale: String, in snapshot: Snapshot) throws -> [MetricRollup] {
+        var all: [MetricRollup] = []
+        try forEachRollup(kind, locale: locale, in: snapshot) { all.append($0) }
+        return all
+    }
+
+    /// Per pack of `locale`, its stored `kind` counts summed over every date, region and app version.
+    public static func totals(_ kind: MetricKind, locale: String, in snapshot: Snapshot) throws -> MetricTotals {
+        try forEachRollup(kind, locale: locale, in: snapshot) { _ in }
+    }
+}

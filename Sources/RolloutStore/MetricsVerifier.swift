@@ -1,0 +1,116 @@
+import RolloutModel
+
+/// The metrics part of `rollout verify` (docs/reliability.md): every rollup reads back exactly and
+/// within the one range, and every provenance record agrees with the commit that added it.
+struct MetricsVerifier {
+    typealias Report = (_ path: String?, _ message: String) -> Void
+
+    /// Provenance record path -> the commit (short id) that added it.
+    private var recordAdded: [String: String] = [:]
+
+    static func isRollup(_ path: String) -> Bool { MetricKind.allCases.contains { path.hasPrefix("\(MetricsLayout.directory)/\($0.rawValue)/") } }
+
+    /// The files a metrics commit may touch: rollups, and the records of its own kind of action.
+    static func allowed(_ action: String, path: String) -> Bool {
+        switch action {
+        case "metrics-ingest": return isRollup(path) || path.hasPrefix(MetricsLayout.ingestsDirectory + "/")
+        case "metrics-retract": return isRollup(path) || path.hasPrefix(MetricsLayout.retractionsDirectory + "/")
+        default: return false
+        }
+    }
+
+    /// One metrics-ingest or metrics-retract commit: it adds exactly the record its trailers name, and
+    /// touches rollups only of that kind and of the locales it names.
+    mutating func check(commit short: String, action: String, trailers: [(name: String, value: String)], changes: [Verifier.PathChange], git: GitRepository, problem: Report) throws {
+        func values(_ name: String) -> [String] { trailers.filter { $0.name == name }.map(\.value) }
+        let retracting = action == "metrics-retract"
+        let directory = retracting ? MetricsLayout.retractionsDirectory : MetricsLayout.ingestsDirectory
+        guard let digest = values("Metrics-Digest").first, let kind = values("Metrics-Kind").first.flatMap(MetricKind.init(rawValue:)) else {
+            problem(nil, "a \(action) without Rollout-Metrics-Digest and Rollout-Metrics-Kind trailers")
+            return
+        }
+        let added = changes.filter { $0.old == nil && $0.path.hasPrefix(directory + "/") }
+        guard added.count == 1, let change = added.first, let name = MetricsLayout.parseRecordName(String(change.path.dropFirst(directory.count + 1))),
+            name.digest == digest, name.kind == kind
+        else {
+            problem(MetricsLayout.provenance(digest, kind: kind), "a \(action) of \(digest) (\(kind.rawValue)) must add exactly its record under \(directory)/; it added \(added.map(\.path))")
+            return
+        }
+        recordAdded[change.path] = short
+        if let new = change.new {
+            let record = (try? StrictJSONParser.parse(try git.readBlob(new)))?.objectValue
+            if record?["digest"]?.stringValue != digest || record?["kind"]?.stringValue != kind.rawValue {
+                problem(change.path, "does not record the digest and kind its commit's trailers name")
+            }
+            if let file = values("Metrics-File").first, record?["file"]?.stringValue != file {
+                problem(change.path, "records another file than its commit's Rollout-Metrics-File (\(file))")
+            }
+        }
+        if retracting {
+            let ingest = MetricsLayout.provenance(digest, kind: kind, generation: name.generation)
+            if recordAdded[ingest] == nil { problem(change.path, "retracts \(ingest), which no earlier ingest of this history added") }
+        } else if name.generation > 1, recordAdded[MetricsLayout.retraction(digest, kind: kind, generation: name.generation - 1)] == nil {
+            problem(change.path, "ingests \(digest) again, but its earlier ingest was never retracted")
+        }
+        let locales = Set(values("Locale"))
+        for rollup in changes.map(\.path) where Self.isRollup(rollup) {
+            let parts = rollup.split(separator: "/")
+            if parts.count != 4 || parts[1] != kind.rawValue || !locales.contains(String(parts[2])) {
+                problem(rollup, "a \(action) of \(kind.rawValue) data of \(locales.sorted().joined(separator: ", ")) may not touch this rollup")
+            }
+        }
+    }
+
+    /// The tip: every record was added by its commit and names itself; every rollup parses, holds
+    /// counts within the one range (each, and each pack's sum), and names an ingest still counted.
+    func checkTip(_ snapshot: Snapshot, problem: (String, String) -> Void) throws {
+        var active: [MetricKind: [String: Set<String>]] = [:]  // kind -> short digest -> digests
+        for directory in [MetricsLayout.ingestsDirectory, MetricsLayout.retractionsDirectory] {
+            for entry in try snapshot.directory(directory) {
+                let path = "\(directory)/\(entry.name)"
+                guard !entry.isTree, let name = MetricsLayout.parseRecordName(entry.name) else {
+                    problem(path, "is not a provenance record rollout writes (HEX.KIND.json)")
+                    continue
+                }
+                if recordAdded[path] == nil { problem(path, "was not written by a metrics commit of this history") }
+                let record = (try? StrictJSONParser.parse(try snapshot.repository.readBlob(entry.id)))?.objectValue
+                if record?["digest"]?.stringValue != name.digest || record?["kind"]?.stringValue != name.kind.rawValue {
+                    problem(path, "does not record the digest and kind its name says")
+                }
+                if directory == MetricsLayout.ingestsDirectory,
+                    try snapshot.file(MetricsLayout.retraction(name.digest, kind: name.kind, generation: name.generation)) == nil
+                {
+                    active[name.kind, default: [:]][String(name.digest.dropFirst(7).prefix(12)), default: []].insert(name.digest)
+                }
+            }
+        }
+        for kind in MetricKind.allCases {
+            for (prefix, digests) in active[kind] ?? [:] where digests.count > 1 {
+                problem(MetricsLayout.ingestsDirectory, "\(digests.sorted().joined(separator: " and ")) share the short digest \(prefix) their rollup entries name")
+            }
+            let kindDirectory = "\(MetricsLayout.directory)/\(kind.rawValue)"
+            for locale in try snapshot.directory(kindDirectory) {
+                guard locale.isTree else {
+                    problem("\(kindDirectory)/\(locale.name)", "is not a rollup rollout writes (\(kindDirectory)/LOCALE/DATE.json)")
+                    continue
+                }
+                var totals = MetricTotals(kind: kind, locale: locale.name)
+                for entry in try snapshot.directory("\(kindDirectory)/\(locale.name)") {
+                    let path = "\(kindDirectory)/\(locale.name)/\(entry.name)"
+                    do {
+                        let rollup = try MetricRollup.parse(try snapshot.repository.readBlob(entry.id), source: path)
+                        if rollup.kind != kind || rollup.locale != locale.name || "\(rollup.date).json" != entry.name {
+                            problem(path, "holds the \(rollup.kind.rawValue) rollup of \(rollup.locale) on \(rollup.date), not what its path says")
+                        }
+                        for origin in Set(rollup.sources.values).sorted() where active[kind]?[origin] == nil {
+                            problem(path, "has counts from sha256:\(origin)…, which no ingest still counted recorded")
+                        }
+                        try totals.add(rollup)
+                    } catch let error as RolloutError {
+                        problem(path, error.message.hasPrefix(path + ": ") ? String(error.message.dropFirst(path.count + 2)) : error.message)
+                    }
+                }
+            }
+        }
+    }
+}
