@@ -41,13 +41,18 @@ public enum MetricsRetract {
 
     /// The digest of a file's bytes, as ingest computes it.
     public static func digest(ofFile path: String, named name: String) throws -> String {
-        guard let handle = FileHandle(forReadingAtPath: path) else { throw RolloutError.badInput("\(name): cannot be read (permission denied?)") }
-        defer { try? handle.close() }
+        let fd = try LocalFile.openForReading(path, name: name, describedAs: "metrics file")
+        defer { close(fd) }
         let hasher = SHA256Hasher()
+        var buffer = [UInt8](repeating: 0, count: 1 << 20)
         while true {
-            let chunk = handle.readData(ofLength: 1 << 20)
-            if chunk.isEmpty { break }
-            chunk.withUnsafeBytes { hasher.update($0) }
+            let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if n == 0 { break }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw RolloutError.fileFailure("read", name, errno: errno)
+            }
+            buffer.withUnsafeBytes { hasher.update(UnsafeRawBufferPointer(rebasing: $0[0..<n])) }
         }
         return "sha256:" + Hex.encode(hasher.finalize())
     }
