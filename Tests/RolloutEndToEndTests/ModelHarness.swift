@@ -195,6 +195,7 @@ final class ModelRun {
     var durations: [Kind: [Double]] = [:]
     var log: [String] = []
     var currentKind = Kind.promote
+    var knownDamage: [String: Set<String>] = [:]
 
     static let locales = ["en-US", "tr", "tr-TR", "vi-VN"]
     static let regions = ["TR", "DE", "VN", "US", "CY"]
@@ -397,8 +398,9 @@ final class ModelRun {
             let certain = !offline && view.stored[locale]?.last == version - 1
             let editable = original.keys.filter { !$0.hasPrefix("checkout.") && !$0.hasPrefix("legal.") && !(original[$0]!.contains("{") || original[$0]!.contains("%")) }.sorted()
             if let keyName = editable.isEmpty ? nil : rng.pick(editable) { strings[keyName] = original[keyName]! + " · v\(version)" }
-            if rng.chance(0.3) { strings["model.k\(version)"] = rng.pick(["Güncel \(version)", "Đã xong \(version)", "Done \(version) ✓", "Fertig \(version)"]) }
+            // Only a key the previous version had can be removed (not one this version adds).
             let added = strings.keys.filter { $0.hasPrefix("model.") }.sorted()
+            if rng.chance(0.3) { strings["model.k\(version)"] = rng.pick(["Güncel \(version)", "Đã xong \(version)", "Done \(version) ✓", "Fertig \(version)"]) }
             if !added.isEmpty, rng.chance(0.15) {
                 strings[rng.pick(added)] = nil
                 if certain, rng.chance(0.2) {
@@ -662,6 +664,11 @@ final class ModelRun {
         if result.status != 0 {
             let problems = ((try? JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])?["problems"] as? [[String: Any]])?
                 .compactMap { problem in (problem["path"] as? String).map { "\($0): " } .map { $0 + (problem["message"] as? String ?? "") } } ?? []
+            // Damage stays until someone repairs it: each problem is a violation once, on the step
+            // that made it, not again on every later step.
+            let fresh = problems.filter { !knownDamage[repository, default: []].contains($0) }
+            knownDamage[repository, default: []].formUnion(problems)
+            if !problems.isEmpty && fresh.isEmpty { return }
             violation(step: step, what: "rollout verify failed on \(repository == remote ? "the remote" : "a clone"): \(problems.isEmpty ? "exit \(result.status)" : problems.joined(separator: "; "))",
                       command: "rollout --repo \(repository) verify", result: result)
         }
