@@ -133,6 +133,9 @@ struct ModelStats {
     var violations: [String] = []
     /// One line per distinct kind of violation (numbers and paths left out), with its count.
     var kinds: [String: Int] = [:]
+    /// Seconds spent in the steps, and in the checks and reads around them, per command.
+    var stepSeconds = 0.0
+    var checkSeconds: [String: Double] = [:]
 
     mutating func merge(_ other: ModelStats) {
         seeds += other.seeds
@@ -146,6 +149,8 @@ struct ModelStats {
         skippedKinds.formUnion(other.skippedKinds)
         violations += other.violations
         kinds.merge(other.kinds, uniquingKeysWith: +)
+        stepSeconds += other.stepSeconds
+        checkSeconds.merge(other.checkSeconds, uniquingKeysWith: +)
     }
 
     var summary: String {
@@ -154,6 +159,7 @@ struct ModelStats {
             let codes = (exitCodes[kind] ?? [:]).sorted { $0.key < $1.key }.map { "\($0.key):\($0.value)" }.joined(separator: " ")
             lines.append("model: kind \(kind) steps \(perKind[kind]!) exits \(codes)")
         }
+        lines.append("model: seconds in steps \(Int(stepSeconds)), in checks " + checkSeconds.sorted { $0.value > $1.value }.map { "\($0.key) \(Int($0.value))" }.joined(separator: ", "))
         for (kind, count) in kinds.sorted(by: { $0.key < $1.key }) { lines.append("model: violation x\(count): \(kind)") }
         for kind in skippedKinds.sorted() { lines.append("model: kind \(kind) skipped: the binary does not have it") }
         return lines.joined(separator: "\n")
@@ -195,7 +201,17 @@ final class ModelRun {
     var durations: [Kind: [Double]] = [:]
     var log: [String] = []
     var currentKind = Kind.promote
-    var knownDamage: [String: Set<String>] = [:]
+    var knownDamage: Set<String> = []
+    var verifiedTips: [String: String] = [:]
+    /// Model keys ever generated per locale: a pack without one of them needs --allow-removed-keys.
+    var generatedKeys: [String: Set<String>] = [:]
+
+    /// The state ref's commit, read from the file (or packed-refs) without starting a process.
+    func tip(_ repository: String) -> String {
+        if let text = try? String(contentsOfFile: repository + "/refs/heads/main", encoding: .utf8) { return text.trimmingCharacters(in: .whitespacesAndNewlines) }
+        let packed = (try? String(contentsOfFile: repository + "/packed-refs", encoding: .utf8)) ?? ""
+        return packed.split(separator: "\n").first { $0.hasSuffix(" refs/heads/main") }.map { String($0.prefix(40)) } ?? ""
+    }
 
     static let locales = ["en-US", "tr", "tr-TR", "vi-VN"]
     static let regions = ["TR", "DE", "VN", "US", "CY"]
@@ -226,7 +242,10 @@ final class ModelRun {
     func rollout(_ arguments: [String], cwd: String? = nil) throws -> StepOutcome {
         var env = environment
         env["ROLLOUT_NOW"] = nowText
-        return try KilledRunner.run(binary, arguments, in: cwd ?? outside, environment: env)
+        let result = try KilledRunner.run(binary, arguments, in: cwd ?? outside, environment: env)
+        let command = arguments.first == "--repo" ? arguments.dropFirst(2).first : arguments.first
+        stats.checkSeconds[command ?? "", default: 0] += result.seconds
+        return result
     }
 
     func setUp() throws {
@@ -314,7 +333,7 @@ final class ModelRun {
     func chooseKind() -> Kind {
         let weights: [(Kind, Int)] = [
             (.packAdd, 9), (.promote, 22), (.revert, 12), (.ingest, 14), (.retract, retractAvailable ? 4 : 0), (.guardRevert, 8),
-            (.publish, 14), (.sync, 9), (.badRequest, 4),
+            (.publish, 14), (.sync, 12), (.badRequest, 4),
         ]
         var roll = Int.random(in: 0..<weights.reduce(0) { $0 + $1.1 }, using: &rng)
         for (kind, weight) in weights {
@@ -328,7 +347,7 @@ final class ModelRun {
         var kind = chooseKind()
         if kind == .retract && ingested.isEmpty { kind = .ingest }
         let clone = Int.random(in: 0..<clones.count, using: &rng)
-        let offline = kind != .sync && rng.chance(0.15)
+        let offline = kind != .sync && rng.chance(0.12)
         currentKind = kind
         var planned = try plan(kind, clone: clone, offline: offline, step: step)
         planned.arguments = ["--repo", clones[clone]] + (offline ? ["--offline"] : []) + planned.arguments
@@ -339,6 +358,7 @@ final class ModelRun {
         var env = environment
         env["ROLLOUT_NOW"] = nowText
         let result = try KilledRunner.run(binary, planned.arguments, in: outside, environment: env, killAfter: killAfter)
+        stats.stepSeconds += result.seconds
         if killAfter != nil { stats.killsAttempted += 1 }
         if result.killed { stats.killsLanded += 1 } else if killAfter == nil, result.status >= 0 {
             if durations[kind, default: []].count < 5 { durations[kind, default: []].append(result.seconds) }
@@ -362,8 +382,14 @@ final class ModelRun {
             }
             if planned.kind == .ingest, result.status == 0, let ingest = planned.ingest { ingested.append(ingest) }
         }
-        for repository in touched + [remote] { try checkVerify(step: step, repository: repository) }
-        try refreshView(packs: planned.kind == .packAdd || planned.kind == .sync)
+        // verify answers the same for the same history: a repository is verified again when its
+        // tip moved, or after a kill (which may leave a lock without moving anything).
+        let remoteMoved = tip(remote) != verifiedTips[remote]
+        for repository in touched + [remote] where result.killed || tip(repository) != verifiedTips[repository] {
+            try checkVerify(step: step, repository: repository)
+            verifiedTips[repository] = tip(repository)
+        }
+        if remoteMoved { try refreshView(packs: planned.kind == .packAdd || planned.kind == .sync || result.killed) }
         if planned.kind == .publish { try checkSite(step: step, clone: clones[clone], result: result, before: siteBefore) }
         if planned.kind == .guardRevert, !result.killed, [0, 1].contains(result.status) { try checkGuard(step: step, clone: clones[clone], result: result) }
     }
@@ -400,25 +426,33 @@ final class ModelRun {
             if let keyName = editable.isEmpty ? nil : rng.pick(editable) { strings[keyName] = original[keyName]! + " · v\(version)" }
             // Only a key the previous version had can be removed (not one this version adds).
             let added = strings.keys.filter { $0.hasPrefix("model.") }.sorted()
-            if rng.chance(0.3) { strings["model.k\(version)"] = rng.pick(["Güncel \(version)", "Đã xong \(version)", "Done \(version) ✓", "Fertig \(version)"]) }
+            if rng.chance(0.3) {
+                strings["model.k\(version)"] = rng.pick(["Güncel \(version)", "Đã xong \(version)", "Done \(version) ✓", "Fertig \(version)"])
+                generatedKeys[locale, default: []].insert("model.k\(version)")
+            }
+            var removes = false, protectedChange = false
             if !added.isEmpty, rng.chance(0.15) {
                 strings[rng.pick(added)] = nil
+                removes = true
                 if certain, rng.chance(0.2) {
                     allowed = [65, 75]
                     note = "removes a key without --allow-removed-keys"
-                } else {
-                    arguments.append("--allow-removed-keys")
                 }
             }
             if rng.chance(0.1) {
                 strings["checkout.pay"] = (original["checkout.pay"] ?? "{amount}") + " · v\(version)"
+                protectedChange = true
                 if certain, note.isEmpty, rng.chance(0.3) {
                     allowed = [65, 75]
                     note = "changes a protected key without --approved-by"
-                } else {
-                    arguments += ["--approved-by", "Model Approver"]
                 }
             }
+            // The stored previous version may be older than the strings these came from (a pack add
+            // that was killed or refused): compare with everything ever generated, not this step only.
+            if note != "removes a key without --allow-removed-keys",
+               removes || !generatedKeys[locale, default: []].isSubset(of: Set(strings.keys)) { arguments.append("--allow-removed-keys") }
+            if note != "changes a protected key without --approved-by",
+               protectedChange || strings["checkout.pay"] != original["checkout.pay"] { arguments += ["--approved-by", "Model Approver"] }
             var pack = packTemplates[locale]!
             pack["contentVersion"] = version
             pack["checksum"] = nil
@@ -666,8 +700,8 @@ final class ModelRun {
                 .compactMap { problem in (problem["path"] as? String).map { "\($0): " } .map { $0 + (problem["message"] as? String ?? "") } } ?? []
             // Damage stays until someone repairs it: each problem is a violation once, on the step
             // that made it, not again on every later step.
-            let fresh = problems.filter { !knownDamage[repository, default: []].contains($0) }
-            knownDamage[repository, default: []].formUnion(problems)
+            let fresh = problems.filter { !knownDamage.contains($0) }
+            knownDamage.formUnion(problems)
             if !problems.isEmpty && fresh.isEmpty { return }
             violation(step: step, what: "rollout verify failed on \(repository == remote ? "the remote" : "a clone"): \(problems.isEmpty ? "exit \(result.status)" : problems.joined(separator: "; "))",
                       command: "rollout --repo \(repository) verify", result: result)
