@@ -4,7 +4,7 @@
 #
 # Usage: scripts/model-test.sh [SEEDS] [STEPS]     (defaults: 1-50 and 400, i.e. 20,000 steps)
 #   SEEDS  "1-50", "7" or "3,9,12"; STEPS: steps per seed.
-#   MODEL_KILL_RATE (default 0.05) and MODEL_KEEP_GOING=1 (record every violation and go on,
+#   MODEL_KILL_RATE (default 0.05), MODEL_JOBS (seeds at once, default 2) and MODEL_KEEP_GOING=1 (record every violation and go on,
 #   to list distinct findings) pass through from the environment.
 #
 # Prints the summary: seeds, steps, steps and exit codes per step kind, kills landed, stale
@@ -25,7 +25,7 @@ swift build --build-tests 2>&1 | tail -1
 LOG="$ROOT/.build/model-test.log"
 started=$(date +%s)
 set +e
-ROLLOUT_BIN="$BIN" MODEL_SEEDS="$SEEDS" MODEL_STEPS="$STEPS" MODEL_KILL_RATE="${MODEL_KILL_RATE:-0.05}" \
+ROLLOUT_BIN="$BIN" MODEL_SEEDS="$SEEDS" MODEL_STEPS="$STEPS" MODEL_KILL_RATE="${MODEL_KILL_RATE:-0.05}" MODEL_JOBS="${MODEL_JOBS:-2}" \
   swift test --skip-build --disable-swift-testing --filter ModelBasedTests >"$LOG" 2>&1
 status=$?
 set -e

@@ -13,29 +13,46 @@ final class ModelBasedTests: XCTestCase {
         let retract = try Self.binaryHasRetract()
         var total = ModelStats()
         if !retract { total.skippedKinds.insert("retract") }
-        for seed in knobs.seeds {
-            let run = try ModelRun(seed: seed, knobs: knobs, retractAvailable: retract)
-            do {
-                try run.run()
-            } catch {
-                run.stats.violations.append("seed \(seed): the harness stopped: \(error)")
+        // Seeds are independent: MODEL_JOBS of them run at once (the long run uses one per core).
+        let jobs = max(1, min(knobs.jobs, knobs.seeds.count))
+        let finished = simultaneously(jobs) { job -> [(UInt64, ModelStats, String)] in
+            stride(from: job, to: knobs.seeds.count, by: jobs).map { index -> (UInt64, ModelStats, String) in
+                let seed = knobs.seeds[index]
+                let run: ModelRun
+                do {
+                    run = try ModelRun(seed: seed, knobs: knobs, retractAvailable: retract)
+                } catch {
+                    var stats = ModelStats()
+                    stats.violations = ["seed \(seed): the harness could not start: \(error)"]
+                    return (seed, stats, "")
+                }
+                do {
+                    try run.run()
+                } catch {
+                    run.stats.violations.append("seed \(seed): the harness stopped: \(error)")
+                }
+                if run.stats.violations.isEmpty {
+                    try? FileManager.default.removeItem(atPath: run.root)
+                    return (seed, run.stats, "")
+                }
+                // Keep everything, and say how to get it back.
+                let report = """
+                    model: VIOLATION in seed \(seed) after \(run.stats.steps) step(s); scratch kept at \(run.root)
+                    model: replay with MODEL_SEEDS=\(seed) MODEL_STEPS=\(run.stats.steps) MODEL_KILL_RATE=\(knobs.killRate) \
+                    swift test --disable-swift-testing --filter ModelBasedTests
+                    \(run.stats.violations.joined(separator: "\n"))
+                    model: the steps so far (remote \(run.remote), clones \(run.clones.joined(separator: " ")), site \(run.site)):
+                    \(run.log.joined(separator: "\n"))
+                    """
+                return (seed, run.stats, report)
             }
-            total.merge(run.stats)
-            if run.stats.violations.isEmpty {
-                try? FileManager.default.removeItem(atPath: run.root)
-                continue
+        }.flatMap { $0 }.sorted { $0.0 < $1.0 }
+        for (_, stats, report) in finished {
+            total.merge(stats)
+            if !report.isEmpty {
+                print(report)
+                XCTFail(report)
             }
-            // Keep everything, and say how to get it back.
-            let report = """
-                model: VIOLATION in seed \(seed) after \(run.stats.steps) step(s); scratch kept at \(run.root)
-                model: replay with MODEL_SEEDS=\(seed) MODEL_STEPS=\(run.stats.steps) MODEL_KILL_RATE=\(knobs.killRate) \
-                swift test --disable-swift-testing --filter ModelBasedTests
-                \(run.stats.violations.joined(separator: "\n"))
-                model: the steps so far (remote \(run.remote), clones \(run.clones.joined(separator: " ")), site \(run.site)):
-                \(run.log.joined(separator: "\n"))
-                """
-            print(report)
-            XCTFail(report)
         }
         print(total.summary)
         print("model: wall time \(String(format: "%.1f", Date().timeIntervalSince(started))) s, binary \(Processes.rolloutBinary)")

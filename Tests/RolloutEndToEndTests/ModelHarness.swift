@@ -6,7 +6,7 @@ import XCTest
 // step, and the invariant checks run after every step.
 
 /// The knobs, from the environment: MODEL_SEEDS ("1-50", "7" or "3,9"), MODEL_STEPS (per seed),
-/// MODEL_KILL_RATE (the share of steps killed at a random moment), MODEL_CLONES (2 or 3).
+/// MODEL_KILL_RATE (the share of steps killed at a random moment).
 struct ModelKnobs {
     var seeds: [UInt64] = [1, 2]
     var steps = 40
@@ -14,6 +14,8 @@ struct ModelKnobs {
     /// MODEL_KEEP_GOING=1: record every violation and go on (to list distinct findings) instead of
     /// stopping the seed at the first one.
     var keepGoing = false
+    /// MODEL_JOBS: seeds run at once (default 1; the long run uses 2, one per core).
+    var jobs = 1
 
     static func fromEnvironment(_ env: [String: String] = ProcessInfo.processInfo.environment) -> ModelKnobs {
         var knobs = ModelKnobs()
@@ -27,6 +29,7 @@ struct ModelKnobs {
         if let text = env["MODEL_STEPS"], let steps = Int(text), steps > 0 { knobs.steps = steps }
         if let text = env["MODEL_KILL_RATE"], let rate = Double(text), rate >= 0, rate <= 1 { knobs.killRate = rate }
         knobs.keepGoing = env["MODEL_KEEP_GOING"] == "1"
+        if let text = env["MODEL_JOBS"], let jobs = Int(text), jobs > 0 { knobs.jobs = jobs }
         return knobs
     }
 }
@@ -702,9 +705,10 @@ final class ModelRun {
             // that made it, not again on every later step.
             let fresh = problems.filter { !knownDamage.contains($0) }
             knownDamage.formUnion(problems)
-            if !problems.isEmpty && fresh.isEmpty { return }
-            violation(step: step, what: "rollout verify failed on \(repository == remote ? "the remote" : "a clone"): \(problems.isEmpty ? "exit \(result.status)" : problems.joined(separator: "; "))",
-                      command: "rollout --repo \(repository) verify", result: result)
+            for problem in problems.isEmpty ? ["exit \(result.status)"] : fresh {
+                violation(step: step, what: "rollout verify failed on \(repository == remote ? "the remote" : "a clone"): \(problem)",
+                          command: "rollout --repo \(repository) verify", result: result)
+            }
         }
     }
 
