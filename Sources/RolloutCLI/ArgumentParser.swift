@@ -6,14 +6,20 @@ public struct OptionSpec: Sendable {
     /// nil for a flag; the placeholder shown in help for an option that takes a value.
     public let valueName: String?
     public let repeatable: Bool
+    /// A comma list (`--region TR,DE`): the parser splits it, and refuses empty items.
+    public let isList: Bool
     public let help: String
 
     public static func flag(_ name: String, _ help: String) -> OptionSpec {
-        OptionSpec(name: name, valueName: nil, repeatable: false, help: help)
+        OptionSpec(name: name, valueName: nil, repeatable: false, isList: false, help: help)
     }
 
     public static func value(_ name: String, _ valueName: String, _ help: String, repeatable: Bool = false) -> OptionSpec {
-        OptionSpec(name: name, valueName: valueName, repeatable: repeatable, help: help)
+        OptionSpec(name: name, valueName: valueName, repeatable: repeatable, isList: false, help: help)
+    }
+
+    public static func list(_ name: String, _ valueName: String, _ help: String, repeatable: Bool = false) -> OptionSpec {
+        OptionSpec(name: name, valueName: valueName, repeatable: repeatable, isList: true, help: help)
     }
 }
 
@@ -32,11 +38,14 @@ public struct Invocation {
     public let command: CommandSpec
     public var positionals: [String] = []
     var values: [String: [String]] = [:]
+    var lists: [String: [String]] = [:]
     var flags: Set<String> = []
 
     public func flag(_ name: String) -> Bool { flags.contains(name) }
     public func value(_ name: String) -> String? { values[name]?.last }
     public func values(_ name: String) -> [String] { values[name] ?? [] }
+    /// The items of a list option over all its occurrences, trimmed, none empty.
+    public func list(_ name: String) -> [String] { lists[name] ?? [] }
 
     public var json: Bool { flag("json") }
 }
@@ -147,7 +156,9 @@ struct ArgumentParser {
                 if !spec.repeatable, invocation.values[name] != nil {
                     throw RolloutError.usage("option --\(name) is given twice")
                 }
+                try Self.requireValue(value, of: spec)
                 invocation.values[name, default: []].append(value)
+                if spec.isList { invocation.lists[name, default: []] += try Self.listItems(value, of: spec) }
             } else {
                 if inlineValue != nil { throw RolloutError.usage("option --\(name) takes no value") }
                 invocation.flags.insert(name)
@@ -162,6 +173,26 @@ struct ArgumentParser {
             throw RolloutError.usage("rollout \(command.name) takes at most \(maximum) argument\(maximum == 1 ? "" : "s"), got \(count): \(invocation.positionals.joined(separator: " ")); usage: rollout \(command.usage)")
         }
         return .run(invocation)
+    }
+}
+
+extension ArgumentParser {
+    /// An unset shell variable (`--region "$REGION"`) must never widen a change, so an empty value is
+    /// a usage error for every option that takes one, never "the default" or "everything".
+    static func requireValue(_ value: String, of spec: OptionSpec) throws {
+        guard value.trimmingSpaces.isEmpty else { return }
+        let shown = value.isEmpty ? "" : " (\"\(value)\" is only spaces)"
+        throw RolloutError.usage("option --\(spec.name) is empty\(shown); give \(spec.valueName ?? "a value") or leave the option out")
+    }
+
+    /// The one place a comma list is split: items are trimmed, and an empty item (`TR,,DE`, `,TR`,
+    /// `TR, `) is a usage error naming its position, for the same reason as an empty value.
+    static func listItems(_ value: String, of spec: OptionSpec) throws -> [String] {
+        let items = value.split(separator: ",", omittingEmptySubsequences: false).map { String($0).trimmingSpaces }
+        if let empty = items.firstIndex(where: \.isEmpty) {
+            throw RolloutError.usage("option --\(spec.name) \"\(value)\": item \(empty + 1) of \(items.count) is empty; separate the items with single commas")
+        }
+        return items
     }
 }
 

@@ -12,8 +12,11 @@ public struct CommandContext {
     public var stderrIsTerminal: Bool = false
     /// The wall clock; `ROLLOUT_NOW` (ISO 8601) overrides it for reproducible demos and tests.
     public var systemClock: () -> Timestamp
-    /// Progress and warnings for people, on stderr.
+    /// Progress and warnings for people, on stderr. Commands write through `progress(_:finished:)`,
+    /// which applies the escaping rule.
     public var diagnostics: (String) -> Void
+    /// Makes this run's colour marks unforgeable (see `Style`).
+    var styleToken = String(UInt64.random(in: .min ... .max), radix: 36)
 
     public static func live() -> CommandContext {
         CommandContext(
@@ -47,10 +50,8 @@ public struct CommandContext {
     /// Who is acting: `--actor`, then `ROLLOUT_ACTOR`, then git config `user.name`/`user.email`
     /// (repository, then global), then the login name.
     func actor(_ invocation: Invocation, repository: PackRepository?) throws -> Actor {
-        if let flag = invocation.value("actor") {
-            guard !flag.trimmingCharacters(in: .whitespaces).isEmpty else { throw RolloutError.usage("--actor may not be empty") }
-            return try Actor.parse(flag, from: "--actor")
-        }
+        // An empty --actor never gets here: the parser refuses empty values.
+        if let flag = invocation.value("actor") { return try Actor.parse(flag, from: "--actor") }
         if let env = environment["ROLLOUT_ACTOR"], !env.trimmingCharacters(in: .whitespaces).isEmpty { return try Actor.parse(env, from: "ROLLOUT_ACTOR") }
         if let git = repository?.git, let name = try? git.config("user.name"), !name.isEmpty {
             return try Actor(validating: name, email: (try? git.config("user.email")) ?? "", from: "git config user.name/user.email")
@@ -76,43 +77,40 @@ public struct CommandContext {
         path.hasPrefix("/") ? path : URL(fileURLWithPath: workingDirectory).appendingPathComponent(path).standardizedFileURL.path
     }
 
-    /// Checks that a file named on the command line exists and is not a directory; returns its absolute path.
+    /// Checks that a file named on the command line is a regular file (not a directory, a named
+    /// pipe or a device), without opening it; returns its absolute path.
     @discardableResult
     func requireFile(_ path: String, describedAs what: String = "file") throws -> String {
         let absolute = absolutePath(path)
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: absolute, isDirectory: &isDirectory) else {
-            throw RolloutError.missing("\(path): no such \(what)")
-        }
-        guard !isDirectory.boolValue else { throw RolloutError.usage("\(path) is a directory, not a \(what)") }
+        try LocalFile.requireRegular(absolute, name: path, describedAs: what)
         return absolute
     }
 
     /// Reads a file named on the command line. Refuses files over `limit` bytes before reading them.
     func readFile(_ path: String, limit: Int? = nil, describedAs what: String = "file") throws -> [UInt8] {
-        let absolute = try requireFile(path, describedAs: what)
-        if let limit, let size = (try? FileManager.default.attributesOfItem(atPath: absolute))?[.size] as? Int, size > limit {
-            throw RolloutError.badInput("\(path): \(what) is \(ByteCount.describe(size)), over the limit of \(ByteCount.describe(limit)) (policy limits.maxPackBytes)")
+        try LocalFile.read(absolutePath(path), name: path, describedAs: what) { size in
+            if let limit, size > limit {
+                throw RolloutError.badInput(
+                    "\(path): \(what) is \(ByteCount.describe(size)), over the limit of \(ByteCount.describe(limit)) (policy limits.maxPackBytes)")
+            }
         }
-        guard let data = FileManager.default.contents(atPath: absolute) else {
-            throw RolloutError.missing("\(path): cannot read the \(what) (permission denied?)")
-        }
-        return [UInt8](data)
     }
 
     func style(_ invocation: Invocation?) -> Style {
         let noColor = !(environment["NO_COLOR"] ?? "").isEmpty || environment["TERM"] == "dumb" || invocation?.flag("no-color") == true
-        return Style(enabled: stdoutIsTerminal && !noColor)
+        return Style(enabled: stdoutIsTerminal && !noColor, token: styleToken)
+    }
+
+    /// One progress line redrawn in place on stderr: `\r` is ours, the line's text is shown by the
+    /// escaping rule like all human output.
+    func progress(_ line: String, finished: Bool) {
+        diagnostics("\r" + line.oneLine + (finished ? "\n" : ""))
     }
 }
 
 extension CommandContext {
-    /// Replaces a file atomically (write a temporary file beside it, then rename).
+    /// Replaces a file atomically (write a temporary file beside it, flush it, then rename).
     func writeFile(_ path: String, _ bytes: [UInt8]) throws {
-        do {
-            try Data(bytes).write(to: URL(fileURLWithPath: absolutePath(path)), options: .atomic)
-        } catch {
-            throw RolloutError.badInput("\(path): cannot write: \(error.localizedDescription)")
-        }
+        try LocalFile.replace(absolutePath(path), with: bytes, name: path)
     }
 }

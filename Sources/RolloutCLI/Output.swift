@@ -1,15 +1,48 @@
 import RolloutModel
 
 /// ANSI styling, switched off unless stdout is a terminal and NO_COLOR is unset.
+///
+/// Colour is marked, not written: every human text passes through `VisibleText` before it is
+/// printed, which shows any ESC as `\u{1B}`, so `Style` wraps text in marks that rule leaves alone
+/// and `terminal(_:)` turns only those marks into ANSI codes afterwards. A mark carries a token
+/// made fresh for each run, so text from a user cannot forge one.
 public struct Style {
     public let enabled: Bool
+    let token: String
 
-    private func wrap(_ code: String, _ text: String) -> String { enabled ? "\u{1B}[\(code)m\(text)\u{1B}[0m" : text }
+    init(enabled: Bool, token: String) {
+        self.enabled = enabled
+        self.token = token
+    }
+
+    private var opening: String { "\u{E000}\(token);" }
+    private static let closing = "\u{E001}"
+
+    private func wrap(_ code: String, _ text: String) -> String {
+        enabled ? "\(opening)\(code)\(Self.closing)\(text)\(opening)0\(Self.closing)" : text
+    }
     func bold(_ text: String) -> String { wrap("1", text) }
     func dim(_ text: String) -> String { wrap("2", text) }
     func red(_ text: String) -> String { wrap("31", text) }
     func green(_ text: String) -> String { wrap("32", text) }
     func yellow(_ text: String) -> String { wrap("33", text) }
+
+    /// What a person's terminal receives: the one escaping rule over all of the text, then this
+    /// run's colour marks as ANSI codes.
+    func terminal(_ text: String) -> String {
+        let visible = VisibleText.escape(text, lineBreaks: .kept)
+        guard enabled, visible.contains(opening) else { return visible }
+        let pieces = visible.components(separatedBy: opening)
+        var out = pieces[0]
+        for piece in pieces.dropFirst() {
+            guard let end = piece.range(of: Self.closing) else {
+                out += piece
+                continue
+            }
+            out += "\u{1B}[\(piece[..<end.lowerBound])m" + piece[end.upperBound...]
+        }
+        return out
+    }
 }
 
 /// A text table with columns aligned on character width.
@@ -21,7 +54,10 @@ struct Table {
 
     mutating func add(_ cells: String...) { rows.append(cells) }
 
+    /// Cells are user text on one line: `VisibleText` shows their newlines and controls before the
+    /// widths are measured, so columns stay aligned.
     func render(_ style: Style) -> String {
+        let rows = self.rows.map { $0.map(\.oneLine) }
         var widths = headers.map(\.count)
         for row in rows {
             for (i, cell) in row.enumerated() { widths[i] = max(widths[i], cell.count) }
@@ -37,31 +73,14 @@ struct Table {
 
 /// Shortens text for a table cell, keeping it on one line.
 func cell(_ text: String, width: Int = 60) -> String {
-    let flat = text.replacingNewlines
+    let flat = text.oneLine
     return flat.count <= width ? flat : String(flat.prefix(width - 1)) + "…"
-}
-
-extension String {
-    /// Text from users (reasons, actors, strings) made safe to print: newlines and tabs shown as
-    /// symbols, every other control character (an escape sequence could rewrite the terminal) as U+FFFD.
-    var replacingNewlines: String {
-        var out = String.UnicodeScalarView()
-        for scalar in unicodeScalars {
-            switch scalar.value {
-            case 0x0A: out.append("⏎")
-            case 0x09: out.append("⇥")
-            case 0..<0x20, 0x7F...0x9F: out.append("\u{FFFD}")
-            default: out.append(scalar)
-            }
-        }
-        return String(out)
-    }
 }
 
 extension LintFinding {
     func render(_ style: Style) -> String {
         let label = severity == .error ? style.red("error") : style.yellow("warning")
-        let key = self.key.map { " \"\($0)\"" } ?? ""
-        return "\(label): \(pack)\(key): \(message) [\(rule)]"
+        let key = self.key.map { " \"\($0.oneLine)\"" } ?? ""
+        return "\(label): \(pack)\(key): \(message.oneLine) [\(rule)]"
     }
 }

@@ -32,23 +32,36 @@ public enum RolloutCLI {
         do {
             switch try parser.parse(arguments) {
             case .help(let path):
-                let output = try HelpCommand.render(path, style: context.style(nil))
-                return Result(exitCode: 0, stdout: json ? JSONWriter.prettyString(output.json) : output.text, stderr: "")
+                let style = context.style(nil)
+                let output = try HelpCommand.render(path, style: style)
+                return Result(exitCode: 0, stdout: json ? JSONWriter.prettyString(output.json) : style.terminal(output.text), stderr: "")
             case .version(let json):
                 let output = HelpCommand.versionOutput()
-                return Result(exitCode: 0, stdout: json ? JSONWriter.prettyString(output.json) : output.text, stderr: "")
+                return Result(exitCode: 0, stdout: json ? JSONWriter.prettyString(output.json) : context.style(nil).terminal(output.text), stderr: "")
             case .run(let invocation):
                 let output = try invocation.command.run(invocation, context)
-                let stdout = invocation.json ? JSONWriter.prettyString(output.json) : output.text
+                // The one place human output is rendered: escaped by construction (Style.terminal).
+                let stdout = invocation.json ? JSONWriter.prettyString(output.json) : context.style(invocation).terminal(output.text)
                 return Result(exitCode: output.exitCode, stdout: stdout, stderr: "")
             }
         } catch let error as RolloutError {
             return failure(error, json: json, style: context.style(nil))
         } catch let error as GitError {
-            return failure(.internal("git: \(error.description)"), json: json, style: context.style(nil))
+            // A full or failing disk under the repository is an I/O error (74), anything else a bug.
+            return failure(error.rolloutError, json: json, style: context.style(nil))
         } catch {
-            return failure(.internal("unexpected error: \(error)"), json: json, style: context.style(nil))
+            return failure(unexpected(error), json: json, style: context.style(nil))
         }
+    }
+
+    /// An error nothing turned into a `RolloutError`: a file error from Foundation is an I/O error
+    /// naming its path and cause (never its error domain); anything else is a bug.
+    static func unexpected(_ error: Error) -> RolloutError {
+        let info = (error as NSError).userInfo
+        if RolloutError.posixCode(of: error) != nil, let path = info[NSFilePathErrorKey] as? String ?? (info[NSURLErrorKey] as? URL)?.path {
+            return RolloutError.fileFailure("read or write", path, error: error)
+        }
+        return .internal("unexpected error: \(error)")
     }
 
     static func failure(_ error: RolloutError, json: Bool, style: Style) -> Result {
@@ -58,7 +71,7 @@ public enum RolloutCLI {
         } else {
             var message = "rollout: \(error.message)\n"
             if case .internal = error { message += "rollout: this is a bug; please report it with the command you ran\n" }
-            text = message
+            text = style.terminal(message)
         }
         return Result(exitCode: error.exitCode, stdout: "", stderr: text)
     }

@@ -170,7 +170,7 @@ public enum CatalogImporter {
             let parser = XMLParser(data: Data(try bytes(file)))
             parser.delegate = reader
             guard parser.parse() else {
-                throw RolloutError.badInput("\(file):\(parser.lineNumber): \(parser.parserError.map { "\($0.localizedDescription)" } ?? "not well-formed XML")")
+                throw RolloutError.badInput("\(file):\(parser.lineNumber):\(parser.columnNumber): \(AndroidStrings.describe(parser.parserError))")
             }
             for (key, text) in reader.strings { result.add(tag, key, Placeholders.canonical(AndroidStrings.unescape(text))) }
             for (key, forms) in reader.plurals { result.add(tag, key, Placeholders.plural(forms.mapValues(AndroidStrings.unescape))) }
@@ -194,6 +194,14 @@ public enum CatalogImporter {
     }
 
     final class AndroidStrings: NSObject, XMLParserDelegate {
+        /// The parser's complaint without Foundation's error domain, which tells a person nothing. The
+        /// number is the parser's own (libxml2's on Linux) and differs between platforms, so it is
+        /// given only to search for; the line and column say where.
+        static func describe(_ error: Error?) -> String {
+            guard let error = error as NSError? else { return "not well-formed XML" }
+            return "not well-formed XML (XML parser error \(error.code))"
+        }
+
         let file: String
         var strings: [(String, String)] = []
         var plurals: [(String, [String: String])] = []

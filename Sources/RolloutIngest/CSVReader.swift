@@ -45,15 +45,19 @@ public struct CSVReader {
     public static func read<Sink: CSVRecordSink>(
         path: String, chunk: Int = CSVReader.chunk, sink: inout Sink, onChunk: (UnsafeRawBufferPointer) -> Void = { _ in }
     ) throws -> Int {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw RolloutError.missing("\(path): cannot open (\(String(cString: strerror(errno))))") }
+        // O_NONBLOCK: a named pipe opens at once (then is refused) instead of waiting for a writer.
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+        guard fd >= 0 else { throw RolloutError.fileFailure("read", path, errno: errno) }
         defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { throw RolloutError.fileFailure("read", path, errno: errno) }
+        if let refusal = RolloutError.notARegularFile(path, mode: info.st_mode, describedAs: "metrics file") { throw refusal }
         let tokenizer = Tokenizer(chunk: chunk)
         return try tokenizer.run(sink: &sink, onChunk: onChunk) { into, count in
             while true {
                 let n = Glibc.read(fd, into, count)
                 if n >= 0 { return n }
-                if errno != EINTR { throw RolloutError.badInput("\(path): read failed (\(String(cString: strerror(errno))))") }
+                if errno != EINTR { throw RolloutError.fileFailure("read", path, errno: errno) }
             }
         }
     }

@@ -111,6 +111,8 @@ public enum MetricsIngest {
     /// "2026-11-28" as days since the epoch.
     static func parseDay(_ bytes: UnsafeBufferPointer<UInt8>) -> Int? {
         guard bytes.count == 10, bytes[4] == UInt8(ascii: "-"), bytes[7] == UInt8(ascii: "-") else { return nil }
+        // Dates run from 0001-01-01 (docs/metrics.md): there is no year 0.
+        guard bytes[0..<4].contains(where: { $0 != UInt8(ascii: "0") }) else { return nil }
         return Timestamp(iso8601: String(decoding: bytes, as: UTF8.self)).map { Int($0.seconds / 86_400) }
     }
 

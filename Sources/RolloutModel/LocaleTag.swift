@@ -10,6 +10,7 @@ public struct LocaleTag: Hashable, Comparable, Sendable, CustomStringConvertible
     public enum ParseError: Error, Equatable {
         case invalid(String)
         case notCanonical(String, canonical: String)
+        case repeatedVariant(String, variant: String)
 
         public var message: String {
             switch self {
@@ -17,6 +18,8 @@ public struct LocaleTag: Hashable, Comparable, Sendable, CustomStringConvertible
                 return "\"\(text)\" is not a BCP 47 locale such as tr-TR, tr, zh-Hant-TW"
             case .notCanonical(let text, let canonical):
                 return "locale \"\(text)\" must be written \"\(canonical)\""
+            case .repeatedVariant(let text, let variant):
+                return "locale \"\(text)\" has the variant \(variant) twice; BCP 47 (RFC 5646) allows each variant once"
             }
         }
     }
@@ -49,6 +52,7 @@ public struct LocaleTag: Hashable, Comparable, Sendable, CustomStringConvertible
             let v = parts[index]
             let isVariant = (5...8).contains(v.count) || (v.count == 4 && isDigit(v.first!))
             guard isVariant else { throw ParseError.invalid(text) }
+            guard !variants.contains(v.lowercased()) else { throw ParseError.repeatedVariant(text, variant: v.lowercased()) }
             variants.append(v.lowercased())
             index += 1
         }

@@ -58,26 +58,35 @@ public struct MemoryCatalog: PackCatalog {
 /// newest pack of the locale it came from (or, if that declares none, of its nearest parent), and so
 /// on; finally the policy's default locale; after the list, the strings bundled in the app.
 public enum FallbackChain {
+    /// The loop itself, in the order it is followed, starting and ending at the same locale
+    /// (`es -> es-ES -> es`), without the steps that led into it.
     public struct Cycle: Error, Equatable {
         public let locales: [String]
     }
 
     public static func locales(for locale: String, defaultLocale: String, catalog: PackCatalog) throws -> [String] {
         var chain: [String] = []
-        var followed: [String] = []
         func add(_ candidate: String) throws {
             if !chain.contains(candidate), !(try catalog.contentVersions(of: candidate).isEmpty) { chain.append(candidate) }
         }
+        // Every locale the search steps through: the fallbacks followed and the less specific form
+        // whose declaration was taken (es-ES -> es when only es declares one). Each one decides the
+        // next step on its own, so reaching one twice is a loop.
+        var path: [String] = []
+        func step(_ to: String) throws {
+            if let start = path.firstIndex(of: to) { throw Cycle(locales: Array(path[start...]) + [to]) }
+            path.append(to)
+        }
         var current: String? = locale
         while let here = current {
-            if followed.contains(here) { throw Cycle(locales: followed + [here]) }
-            followed.append(here)
+            try step(here)
             try add(here)
             let parents = (try? LocaleTag.parse(here))?.truncationParents ?? []
             for parent in parents { try add(parent) }
             var next: String?
             for candidate in [here] + parents {
                 if let declared = try catalog.newestPack(of: candidate)?.fallbackLocale {
+                    if candidate != here { try step(candidate) }
                     next = declared
                     break
                 }

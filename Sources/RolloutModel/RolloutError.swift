@@ -1,5 +1,7 @@
+import Foundation
+
 /// Every failure a user can see. Each case carries the sentence a person reads, and maps to one
-/// documented exit code (see DESIGN.md, "Exit codes"); the mapping lives here and nowhere else.
+/// documented exit code (docs/architecture.md, "Exit codes"); the mapping lives here and nowhere else.
 public enum RolloutError: Error, Equatable, Sendable {
     /// A check said no: unhealthy, lint failed, verify found damage.
     case checkFailed(String)
@@ -11,6 +13,9 @@ public enum RolloutError: Error, Equatable, Sendable {
     case missing(String)
     /// A conflict that survived the retries, or a remote that refused.
     case conflict(String)
+    /// The operating system could not read or write a file: a full disk, an I/O error, a read-only
+    /// file system. Not a bug; the message names the path and the cause.
+    case io(String)
     /// A bug.
     case `internal`(String)
 
@@ -21,6 +26,7 @@ public enum RolloutError: Error, Equatable, Sendable {
         case .badInput: return 65
         case .missing: return 66
         case .conflict: return 75
+        case .io: return 74
         case .internal: return 70
         }
     }
@@ -33,13 +39,15 @@ public enum RolloutError: Error, Equatable, Sendable {
         case .badInput: return "bad-input"
         case .missing: return "missing"
         case .conflict: return "conflict"
+        case .io: return "io-error"
         case .internal: return "internal"
         }
     }
 
     public var message: String {
         switch self {
-        case .checkFailed(let m), .usage(let m), .badInput(let m), .missing(let m), .conflict(let m), .internal(let m):
+        case .checkFailed(let m), .usage(let m), .badInput(let m), .missing(let m), .conflict(let m), .io(let m),
+            .internal(let m):
             return m
         }
     }
@@ -47,4 +55,100 @@ public enum RolloutError: Error, Equatable, Sendable {
 
 extension RolloutError: CustomStringConvertible {
     public var description: String { message }
+}
+
+// MARK: file failures
+
+/// The one mapping from an operating-system failure to what a person reads. Every read or write of a
+/// file (the operator's files, the site, the repository through libgit2) that fails in the kernel
+/// goes through here, so the same errno always gives the same code, cause and next step.
+extension RolloutError {
+    /// A failed file operation: `operation` is the verb ("read", "write", "create"), `path` the name
+    /// the person gave. No such file, or an input that may not be read, is `missing` (66, as
+    /// sysexits' EX_NOINPUT); every other cause is `io` (74, EX_IOERR).
+    public static func fileFailure(_ operation: String, _ path: String, errno code: Int32) -> RolloutError {
+        switch code {
+        case ENOENT, ENOTDIR: return .missing("cannot \(operation) \(path): \(cause(errno: code))")
+        case EACCES where operation == "read", EPERM where operation == "read":
+            return .missing("cannot \(operation) \(path): \(cause(errno: code))\(nextStep(errno: code))")
+        default: return .io("cannot \(operation) \(path): \(cause(errno: code))\(nextStep(errno: code))")
+        }
+    }
+
+    /// The same for an error thrown by Foundation: its POSIX cause, never a Foundation error domain
+    /// or number (an `NSCocoaErrorDomain error 512` tells a person nothing).
+    public static func fileFailure(_ operation: String, _ path: String, error: Error) -> RolloutError {
+        if let error = error as? RolloutError { return error }
+        guard let code = posixCode(of: error) else {
+            return .io("cannot \(operation) \(path): the operating system reported a failure but not its cause; check that the path is writable and the disk has space")
+        }
+        return fileFailure(operation, path, errno: code)
+    }
+
+    /// What a person reads for an errno, with its symbolic name to search for:
+    /// "No space left on device (ENOSPC)".
+    public static func cause(errno code: Int32) -> String {
+        let text = String(cString: strerror(code))
+        return errnoNames[code].map { "\(text) (\($0))" } ?? text
+    }
+
+    /// The errno of a failure Foundation reports: POSIX errors themselves, the POSIX error underneath
+    /// a Cocoa file error, or the Cocoa file error codes that stand for one.
+    public static func posixCode(of error: Error) -> Int32? {
+        let error = error as NSError
+        if error.domain == NSPOSIXErrorDomain { return Int32(error.code) }
+        if let underlying = error.userInfo[NSUnderlyingErrorKey] as? NSError, underlying.domain == NSPOSIXErrorDomain {
+            return Int32(underlying.code)
+        }
+        guard error.domain == NSCocoaErrorDomain else { return nil }
+        switch CocoaError.Code(rawValue: error.code) {
+        case .fileNoSuchFile, .fileReadNoSuchFile: return ENOENT
+        case .fileWriteOutOfSpace: return ENOSPC
+        case .fileWriteVolumeReadOnly: return EROFS
+        case .fileReadNoPermission, .fileWriteNoPermission: return EACCES
+        case .fileWriteFileExists: return EEXIST
+        case .fileReadTooLarge: return EFBIG
+        case .fileWriteInvalidFileName, .fileReadInvalidFileName: return ENAMETOOLONG
+        default: return nil
+        }
+    }
+
+    /// The causes that mean the disk, not rollout, failed: what libgit2 failures are checked against.
+    public static let ioErrnos: Set<Int32> = [ENOSPC, EDQUOT, EFBIG, EIO, EROFS, EACCES, EPERM, ENXIO, EMFILE, ENFILE]
+
+    public static func nextStep(errno code: Int32) -> String {
+        switch code {
+        case ENOSPC, EDQUOT: return "; free space on that disk and run the command again"
+        case EFBIG: return "; the file would pass a size limit (ulimit -f or the file system's); raise it and run the command again"
+        case EROFS: return "; the file system is mounted read-only; remount it read-write or use another path"
+        case EACCES, EPERM: return "; check the permissions of the file and its directory"
+        case EIO: return "; the disk reported an error: check it (dmesg) before trying again"
+        case EMFILE, ENFILE: return "; too many open files: raise the limit (ulimit -n) and run the command again"
+        default: return ""
+        }
+    }
+
+    static let errnoNames: [Int32: String] = [
+        EPERM: "EPERM", ENOENT: "ENOENT", EIO: "EIO", ENXIO: "ENXIO", EBADF: "EBADF", EAGAIN: "EAGAIN", ENOMEM: "ENOMEM",
+        EACCES: "EACCES", EBUSY: "EBUSY", EEXIST: "EEXIST", EXDEV: "EXDEV", ENODEV: "ENODEV", ENOTDIR: "ENOTDIR",
+        EISDIR: "EISDIR", EINVAL: "EINVAL", ENFILE: "ENFILE", EMFILE: "EMFILE", ETXTBSY: "ETXTBSY", EFBIG: "EFBIG",
+        ENOSPC: "ENOSPC", ESPIPE: "ESPIPE", EROFS: "EROFS", EMLINK: "EMLINK", EPIPE: "EPIPE", ENAMETOOLONG: "ENAMETOOLONG",
+        ELOOP: "ELOOP", EDQUOT: "EDQUOT", ESTALE: "ESTALE", ENOTSUP: "ENOTSUP",
+    ]
+
+    /// Nil for a regular file (`mode` from stat); otherwise why it is refused as the `what` named
+    /// on the command line. A named pipe, device or socket would block or never end if read, so it is
+    /// refused before it is read: `export.csv is a named pipe, not a regular file` (66).
+    public static func notARegularFile(_ path: String, mode: mode_t, describedAs what: String) -> RolloutError? {
+        let kind: String
+        switch mode & S_IFMT {
+        case S_IFREG: return nil
+        case S_IFDIR: return .usage("\(path) is a directory, not a \(what)")
+        case S_IFIFO: kind = "a named pipe"
+        case S_IFCHR, S_IFBLK: kind = "a device"
+        case S_IFSOCK: kind = "a socket"
+        default: kind = "not a file"
+        }
+        return .missing("\(path) is \(kind), not a regular file; give the \(what) itself")
+    }
 }

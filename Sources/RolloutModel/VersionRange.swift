@@ -148,7 +148,9 @@ public struct Percent: Equatable, Hashable, Comparable, Sendable, CustomStringCo
         guard fraction.count <= 2 || fraction.dropFirst(2).allSatisfy({ $0 == "0" }) else {
             throw bad("is finer than 0.01%, the smallest step a device can be bucketed at")
         }
-        guard pieces[0].count <= 3, let whole = Int(pieces[0]) else { throw bad("is over 100%") }
+        // Leading zeros say nothing (00010% is 10%); what is left has at most three digits up to 100.
+        let digits = pieces[0].drop { $0 == "0" }
+        guard digits.count <= 3, let whole = Int(digits.isEmpty ? "0" : String(digits)) else { throw bad("is over 100%") }
         let hundredths = Int((fraction + "00").prefix(2))!
         let basisPoints = whole * 100 + hundredths
         guard basisPoints <= 10_000 else { throw bad("is over 100%") }

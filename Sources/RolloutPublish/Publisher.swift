@@ -61,25 +61,41 @@ public struct Publisher {
 
     var cachePath: String { snapshot.repository.path + "rollout/publish-cache" }
 
+    /// The cache lives outside the history, where anyone with write access to the repository
+    /// directory can edit it, and what it holds gets signed: each line carries an HMAC whose key
+    /// only the holder of the signing key can derive (Ed25519 signatures are deterministic). A line
+    /// that does not verify, or was made with another key, is ignored and the pack read again.
+    var cacheKey: [UInt8] { SHA256.digest(key.sign(Array("rollout publish-cache/1".utf8))) }
+
     func loadCache() -> [String: PackFacts] {
         guard let text = try? String(contentsOfFile: cachePath, encoding: .utf8) else { return [:] }
+        let macKey = cacheKey
         var cache: [String: PackFacts] = [:]
         for line in text.split(separator: "\n") {
-            guard let space = line.firstIndex(of: " "), let facts = PackFacts(line: line[line.index(after: space)...]) else { continue }
-            cache[String(line[..<space])] = facts
+            guard let lastSpace = line.lastIndex(of: " ") else { continue }
+            let body = line[..<lastSpace]
+            guard HMACSHA256.hex(key: macKey, message: Array(body.utf8)) == line[line.index(after: lastSpace)...],
+                let space = body.firstIndex(of: " "), let facts = PackFacts(line: body[body.index(after: space)...])
+            else { continue }
+            cache[String(body[..<space])] = facts
         }
         return cache
     }
 
     func saveCache(_ cache: [String: PackFacts]) {
-        let text = cache.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value.line)\n" }.joined()
+        let macKey = cacheKey
+        let text = cache.sorted { $0.key < $1.key }.map { blob, facts -> String in
+            let body = "\(blob) \(facts.line)"
+            return "\(body) \(HMACSHA256.hex(key: macKey, message: Array(body.utf8)))\n"
+        }.joined()
+        // Only a cache: a repository that cannot be written (a read-only mount) publishes without it.
         try? FileManager.default.createDirectory(atPath: (cachePath as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
         try? Data(text.utf8).write(to: URL(fileURLWithPath: cachePath), options: .atomic)
     }
 
     /// Every file of the site, in the order it must be written: packs, then manifests, then the index,
     /// so a device that reads the index finds everything it points at. Also the pack files to remove.
-    public func files() throws -> (files: [SiteFile], remove: Set<String>, index: SiteIndex) {
+    public func files() throws -> (files: [SiteFile], remove: [String], index: SiteIndex) {
         let snapshot = self.snapshot
         let policy = try snapshot.policy()
         let tipTime = try snapshot.commit.map { Timestamp(seconds: try snapshot.repository.commit($0).author.time) } ?? Timestamp(seconds: 0)
@@ -89,11 +105,10 @@ public struct Publisher {
         var manifestFiles: [SiteFile] = []
         var entries: [String: SiteIndex.Entry] = [:]
         var manifestTimes: [Timestamp] = []
-        var blockedVersions: [String: [Int]] = [:]
+        var remove: [String] = []
         let locales = try snapshot.plannedLocales()
         for locale in locales {
             guard let plan = try snapshot.plan(locale) else { continue }
-            blockedVersions[locale] = plan.blocked
             var versions = Set(plan.baselines.map(\.contentVersion) + plan.rules.map(\.pack.contentVersion))
             versions.subtract(plan.blocked)
             var packs: [Int: LocaleManifest.PackEntry] = [:]
@@ -102,23 +117,18 @@ public struct Publisher {
                 guard let blob = try snapshot.storedPackBlob(id) else {
                     throw RolloutError.internal("the plan of \(locale) names \(id), which the repository does not hold; check it with git fsck")
                 }
-                let facts: PackFacts
-                if let known = cache[blob.hex] {
-                    facts = known
-                } else {
-                    let bytes = try snapshot.repository.readBlob(blob)
-                    let parsed = try PackParser.parse(bytes, source: StateLayout.pack(id), maximumBytes: Int.max)
-                    // Stored packs carry their checksum, which parsing just verified.
-                    facts = PackFacts(
-                        sha256: SHA256.hex(bytes), bytes: bytes.count, checksum: parsed.declaredChecksum ?? parsed.pack.checksum,
-                        minAppVersion: parsed.pack.minAppVersion.description, schemaVersion: parsed.pack.schemaVersion)
-                    cache[blob.hex] = facts
-                }
+                let facts = try self.facts(id, blob: blob, cache: &cache)
                 let url = SiteLayout.pack(id, sha256: facts.sha256)
                 packs[version] = LocaleManifest.PackEntry(
                     url: url, bytes: facts.bytes, sha256: facts.sha256, checksum: facts.checksum, minAppVersion: facts.minAppVersion,
                     schemaVersion: facts.schemaVersion)
                 packFiles.append(SiteFile(path: url, immutable: true, size: facts.bytes) { try snapshot.repository.readBlob(blob) })
+            }
+            // Blocked packs leave the site: exactly the files a publish of them wrote, nothing else.
+            for version in plan.blocked {
+                let id = PackID(locale: locale, contentVersion: version)
+                guard let blob = try snapshot.storedPackBlob(id) else { continue }
+                remove.append(SiteLayout.pack(id, sha256: try self.facts(id, blob: blob, cache: &cache).sha256))
             }
             let manifest = LocaleManifest(locale: locale, sequence: plan.sequence, time: plan.lastChange?.time ?? tipTime, plan: plan, packs: packs)
             manifestTimes.append(manifest.time)
@@ -141,10 +151,6 @@ public struct Publisher {
             sequence: try snapshot.indexSequence(), time: indexTime, defaultLocale: policy.defaultLocale, locales: entries)
         let indexBytes = index.bytes
         let indexSignature = DetachedSignature.encode(key.sign(indexBytes))
-        var remove: Set<String> = []
-        for (locale, blocked) in blockedVersions {
-            for version in blocked { remove.insert("packs/\(locale)/\(version).") }
-        }
         let all = packFiles + manifestFiles + [
             SiteFile(path: SiteLayout.index, immutable: false, size: indexBytes.count) { indexBytes },
             SiteFile(path: SiteLayout.signature(of: SiteLayout.index), immutable: false, size: indexSignature.count) { indexSignature },
@@ -152,9 +158,22 @@ public struct Publisher {
         return (all, remove, index)
     }
 
-    /// Writes the site into `directory`, creating it if needed.
-    public func publish(to directory: String) throws -> Report {
-        let (files, removePrefixes, index) = try files()
+    /// What publishing needs to know about one stored pack: from the authenticated cache, or read,
+    /// parsed (which verifies its checksum) and remembered.
+    func facts(_ id: PackID, blob: ObjectID, cache: inout [String: PackFacts]) throws -> PackFacts {
+        if let known = cache[blob.hex] { return known }
+        let bytes = try snapshot.repository.readBlob(blob)
+        let parsed = try PackParser.parse(bytes, source: StateLayout.pack(id), maximumBytes: Int.max)
+        let facts = PackFacts(
+            sha256: SHA256.hex(bytes), bytes: bytes.count, checksum: parsed.declaredChecksum ?? parsed.pack.checksum,
+            minAppVersion: parsed.pack.minAppVersion.description, schemaVersion: parsed.pack.schemaVersion)
+        cache[blob.hex] = facts
+        return facts
+    }
+
+    /// Writes the site into `directory`, which must exist. Callers hold the site's lock
+    /// (`PublishOperation`): this alone does not protect against a concurrent publish.
+    public func write(_ files: [SiteFile], removing removePaths: [String], index: SiteIndex, to directory: String) throws -> Report {
         var report = Report()
         report.indexSequence = index.sequence
         report.locales = index.locales.map { ($0.key, $0.value.sequence) }.sorted { $0.0 < $1.0 }
@@ -176,19 +195,19 @@ public struct Publisher {
                 // Write beside, then rename: a reader never sees half a file.
                 try Data(bytes).write(to: URL(fileURLWithPath: full), options: .atomic)
             } catch {
-                throw RolloutError.badInput("cannot write \(full): \(error.localizedDescription)")
+                throw RolloutError.fileFailure("write", full, error: error)
             }
             report.written.append(file.path)
             report.bytesWritten += bytes.count
         }
         // Blocked packs leave the site, so not even a stale manifest in some cache can fetch them.
-        for prefix in removePrefixes.sorted() {
-            let folder = directory + "/" + (prefix as NSString).deletingLastPathComponent
-            let stem = (prefix as NSString).lastPathComponent
-            for name in (try? fm.contentsOfDirectory(atPath: folder)) ?? [] where name.hasPrefix(stem) && name.hasSuffix(".json") {
-                try fm.removeItem(atPath: folder + "/" + name)
-                report.removed.append((prefix as NSString).deletingLastPathComponent + "/" + name)
+        for path in removePaths.sorted() where fm.fileExists(atPath: directory + "/" + path) {
+            do {
+                try fm.removeItem(atPath: directory + "/" + path)
+            } catch {
+                throw RolloutError.fileFailure("remove", directory + "/" + path, error: error)
             }
+            report.removed.append(path)
         }
         return report
     }

@@ -291,9 +291,12 @@ public enum ReportPage {
         mutating func line(_ s: String) { text += s + "\n" }
     }
 
+    /// The one builder for text in the page: the escaping rule for human output first (so the page
+    /// is well-formed XML for any input: XML 1.0 forbids most C0 controls and U+FFFE/U+FFFF, and a
+    /// reader sees a control as `\u{1B}` rather than not at all), then XML's five entities.
     static func escape(_ s: String) -> String {
         var out = ""
-        for c in s {
+        for c in VisibleText.escape(s, lineBreaks: .kept) {
             switch c {
             case "&": out += "&amp;"
             case "<": out += "&lt;"

@@ -12,6 +12,9 @@ public struct AuditEntry: Sendable {
         public let afterBlob: String
     }
 
+    /// The action that records a publish: when the state it names reached devices.
+    public static let publishAction = "publish"
+
     /// Position in the first-parent history, 1 for the first commit.
     public let sequence: Int
     public let commit: String
@@ -118,30 +121,31 @@ public final class AuditLog {
     /// shown is always what the history says. If the index disagrees with the history anywhere (it
     /// was damaged or edited), it is rebuilt from the history and the query runs again.
     public func query(_ query: Query) throws -> Result {
-        let answer: Result
         do {
+            let answer: Result
             do {
                 answer = try indexedQuery(query)
             } catch is IndexDamaged {
                 try rebuild()
                 answer = try indexedQuery(query)
             }
+            var checked: [AuditEntry] = []
+            for entry in answer.entries {
+                guard let id = ObjectID(hex: entry.commit), let fresh = try? confirmed(entry, id) else {
+                    try rebuild()
+                    return try indexedQuery(query)
+                }
+                checked.append(fresh)
+            }
+            return Result(entries: checked, truncated: answer.truncated)
         } catch is IndexUnavailable {
-            // A read-only repository (an auditor's mount): walk the history itself, slower but the same answer.
+            // A read-only repository (an auditor's mount) or a full disk: the index is only a cache, so
+            // walk the history itself, slower but the same answer. A read never fails for want of space.
             return try walkingQuery(query)
         }
-        var checked: [AuditEntry] = []
-        for entry in answer.entries {
-            guard let id = ObjectID(hex: entry.commit), let fresh = try? confirmed(entry, id) else {
-                try rebuild()
-                return try indexedQuery(query)
-            }
-            checked.append(fresh)
-        }
-        return Result(entries: checked, truncated: answer.truncated)
     }
 
-    /// The index directory cannot be created or written (a read-only repository).
+    /// The index directory cannot be created or written (a read-only repository, a full disk).
     struct IndexUnavailable: Error {}
     /// A file of the index is shorter than the index wrote it.
     struct IndexDamaged: Error {}
@@ -159,25 +163,33 @@ public final class AuditLog {
 
     private func writeSizes(_ sizes: [String: Int]) throws {
         let text = sizes.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)\n" }.joined()
-        try Data(text.utf8).write(to: URL(fileURLWithPath: directory + "/sizes"), options: .atomic)
+        try writeIndexFile("sizes", text)
+    }
+
+    /// Replaces one small file of the index; any failure makes the index unavailable, not the query.
+    private func writeIndexFile(_ name: String, _ text: String) throws {
+        do {
+            try LocalFile.replace(directory + "/" + name, with: Array(text.utf8), name: directory + "/" + name, mode: 0o644, durable: false)
+        } catch {
+            throw IndexUnavailable()
+        }
     }
 
     /// The same query without the index: every first-parent commit, newest first.
     private func walkingQuery(_ query: Query) throws -> Result {
         var ids: [ObjectID] = []
-        var cursor = try repository.git.referenceTarget(StateLayout.stateRef)
+        var cursor: ObjectID? = try repository.stateTip()
         while let id = cursor {
             ids.append(id)
             cursor = try repository.git.commit(id).parents.first
         }
-        var results: [AuditEntry] = []
+        var results = Collector(query: query)
         for (offset, id) in ids.enumerated() {
             let entry = try makeEntry(id, sequence: ids.count - offset).0
             guard matches(entry, query) else { continue }
-            if let limit = query.limit, results.count == limit { return Result(entries: results, truncated: true) }
-            results.append(entry)
+            guard results.add(entry) else { return Result(entries: results.entries, truncated: true) }
         }
-        return Result(entries: results, truncated: false)
+        return Result(entries: results.entries, truncated: false)
     }
 
     /// The entry as its commit says it, or nil when the index disagrees with the commit: the message
@@ -210,7 +222,7 @@ public final class AuditLog {
         var cursors: [IndexCursor]
         var pointerFiles: [String] = []
         if let segment = query.segment, segment.region != Region.any {
-            pointerFiles = ["region-\(segment.region).idx", "region-_other.idx"]
+            pointerFiles = ["region-\(segment.region).idx", "region-_other.idx", "publish.idx"]
         } else if let locale = query.locale ?? query.pack?.locale {
             pointerFiles = ["locale-\(locale).idx"]
         }
@@ -227,7 +239,7 @@ public final class AuditLog {
             cursors = pointerFiles.map { IndexCursor(pointers: directory + "/" + $0, changes: changes) }
         }
         var heads: [(sequence: Int, line: Substring)?] = cursors.map { $0.next(below: indexed + 1) }
-        var results: [AuditEntry] = []
+        var results = Collector(query: query)
         var lastSequence = Int.max
         while let pick = heads.indices.filter({ heads[$0] != nil }).max(by: { heads[$0]!.sequence < heads[$1]!.sequence }) {
             let (sequence, line) = heads[pick]!
@@ -235,10 +247,38 @@ public final class AuditLog {
             guard sequence < lastSequence else { continue }
             lastSequence = sequence
             guard let entry = AuditEntry.parse(line, loadPlan: loadPlan), matches(entry, query) else { continue }
-            if let limit = query.limit, results.count == limit { return Result(entries: results, truncated: true) }
-            results.append(entry)
+            guard results.add(entry) else { return Result(entries: results.entries, truncated: true) }
         }
-        return Result(entries: results, truncated: false)
+        return Result(entries: results.entries, truncated: false)
+    }
+
+    /// Gathers matches newest first, up to the limit. Under --segment a publish is kept only when it
+    /// is the first after a listed change: the moment that change reached devices.
+    private struct Collector {
+        let query: Query
+        var entries: [AuditEntry] = []
+        /// Walking back in time, the oldest publish seen since the last listed change.
+        var publish: AuditEntry?
+
+        /// False when the limit is reached and `entry` was not taken.
+        mutating func add(_ entry: AuditEntry) -> Bool {
+            guard query.segment != nil else { return append(entry) }
+            if entry.action == AuditEntry.publishAction {
+                publish = entry
+                return true
+            }
+            if let publish {
+                self.publish = nil
+                guard append(publish) else { return false }
+            }
+            return append(entry)
+        }
+
+        private mutating func append(_ entry: AuditEntry) -> Bool {
+            if let limit = query.limit, entries.count >= limit { return false }
+            entries.append(entry)
+            return true
+        }
     }
 
     private func loadPlan(_ blob: String) -> Plan? {
@@ -256,6 +296,7 @@ public final class AuditLog {
         if let locale = query.locale, !entry.locales.contains(locale) { return false }
         if let pack = query.pack, !entry.packs.contains(pack.description) { return false }
         if let segment = query.segment {
+            if entry.action == AuditEntry.publishAction { return true }
             return entry.changes(affecting: segment.region, versions: segment.versions).contains { query.locale == nil || $0.locale == query.locale }
         }
         return true
@@ -266,7 +307,7 @@ public final class AuditLog {
     /// Brings the index up to the tip of the state ref; returns how many changes it holds.
     @discardableResult
     public func refresh() throws -> Int {
-        guard let tip = try repository.git.referenceTarget(StateLayout.stateRef) else { return 0 }
+        let tip = try repository.stateTip()
         do {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         } catch {
@@ -320,7 +361,8 @@ public final class AuditLog {
 
     /// The pointer files a change belongs in.
     private func files(for entry: AuditEntry) -> [String] {
-        let files = entry.locales.map { "locale-\($0).idx" }
+        var files = entry.locales.map { "locale-\($0).idx" }
+        if entry.action == AuditEntry.publishAction { files.append("publish.idx") }
         var regions: Set<String> = []
         for change in entry.planChanges {
             for piece in SegmentShares.changes(from: change.before, to: change.after) {
@@ -406,12 +448,16 @@ public final class AuditLog {
     }
 
     private func writeHead(commit: String, count: Int) throws {
-        try Data("\(AuditLog.format) \(commit) \(count)\n".utf8).write(to: URL(fileURLWithPath: directory + "/HEAD"), options: .atomic)
+        try writeIndexFile("HEAD", "\(AuditLog.format) \(commit) \(count)\n")
     }
 
     private func reset() throws {
-        for name in try FileManager.default.contentsOfDirectory(atPath: directory) where name != "lock" {
-            try FileManager.default.removeItem(atPath: directory + "/" + name)
+        do {
+            for name in try FileManager.default.contentsOfDirectory(atPath: directory) where name != "lock" {
+                try FileManager.default.removeItem(atPath: directory + "/" + name)
+            }
+        } catch {
+            throw AuditLog.IndexUnavailable()
         }
     }
 }
@@ -445,11 +491,14 @@ private struct Batch {
     }
 
     /// Appends, first finishing any line a killed update left half-written; returns where `bytes` start.
+    /// A write that fails (a full disk) cuts the file back to where it was and makes the index
+    /// unavailable for this query.
     private func append(_ bytes: [UInt8], to path: String) throws -> Int {
         let fd = open(path, O_CREAT | O_RDWR | O_APPEND | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw RolloutError.internal("cannot write \(path)") }
+        guard fd >= 0 else { throw AuditLog.IndexUnavailable() }
         defer { close(fd) }
-        var size = Int(lseek(fd, 0, SEEK_END))
+        let original = Int(lseek(fd, 0, SEEK_END))
+        var size = original
         var data = bytes
         if size > 0 {
             var last: UInt8 = 0
@@ -462,7 +511,11 @@ private struct Batch {
         var written = 0
         while written < data.count {
             let n = data[written...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-            guard n > 0 else { throw RolloutError.internal("cannot write \(path)") }
+            if n < 0 && errno == EINTR { continue }
+            guard n > 0 else {
+                _ = ftruncate(fd, off_t(original))
+                throw AuditLog.IndexUnavailable()
+            }
             written += n
         }
         return size

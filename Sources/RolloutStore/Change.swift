@@ -33,7 +33,7 @@ public struct Change {
         return lines.joined(separator: "\n") + "\n"
     }
 
-    static func oneLine(_ text: String) -> String {
+    public static func oneLine(_ text: String) -> String {
         text.split(whereSeparator: { $0.isNewline }).joined(separator: " ").trimmingSpaces
     }
 

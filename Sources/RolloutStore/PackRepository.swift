@@ -32,8 +32,11 @@ public final class PackRepository {
     /// Opens the rollout repository at `path`, or says precisely why it is not one.
     public static func open(_ path: String) throws -> PackRepository {
         var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue else {
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
             throw RolloutError.missing("no rollout repository at \(path): the directory does not exist; create one with rollout init \(path)")
+        }
+        guard isDirectory.boolValue else {
+            throw RolloutError.missing("no rollout repository at \(path): it is a file, not a directory; name the repository directory (the one rollout init made, such as .rollout)")
         }
         let git: GitRepository
         do {
@@ -42,8 +45,18 @@ public final class PackRepository {
             throw RolloutError.missing("no rollout repository at \(path): \(error.message)")
         }
         // Only the repository's own config counts: a marker in ~/.gitconfig must not make every repository ours.
-        guard try git.localConfig(StateLayout.formatConfigKey) == StateLayout.formatVersion else {
-            throw RolloutError.missing("\(path) is a git repository but not a rollout repository (no \(StateLayout.formatConfigKey) in its config)")
+        let key = StateLayout.formatConfigKey
+        switch try git.localConfig(key) {
+        case StateLayout.formatVersion?:
+            break
+        case nil:
+            throw RolloutError.missing("\(path) is a git repository but not a rollout repository (no \(key) in its config)")
+        case let other?:
+            let newer = Int(other).map { $0 > Int(StateLayout.formatVersion)! } ?? false
+            throw RolloutError.missing(
+                newer
+                    ? "\(path) was made by a newer rollout (\(key)=\(other)); this rollout reads format \(StateLayout.formatVersion) only: upgrade rollout to use it"
+                    : "\(path) has \(key)=\(other), which no rollout writes (this one reads format \(StateLayout.formatVersion)); the config was edited or damaged")
         }
         return PackRepository(git: git)
     }
@@ -96,7 +109,7 @@ public final class PackRepository {
         let repository = PackRepository(git: git)
         let change = Change(summary: "init: new pack repository", trailers: [("Action", "init")], writes: files)
         do {
-            let commit = try repository.apply(actor: actor, time: { time }) { _ in (change, ()) }.commit!
+            let commit = try repository.apply(actor: actor, time: { time }, firstCommit: true) { _ in (change, ()) }.commit!
             return (repository, commit)
         } catch {
             undo()
@@ -127,7 +140,7 @@ public final class PackRepository {
             try git.setConfig("core.logAllRefUpdates", "always")
             try git.setConfig(StateLayout.formatConfigKey, StateLayout.formatVersion)
             return git
-        } catch let error as GitError {
+        } catch let error as GitError where !error.isIOFailure {
             throw RolloutError.badInput("cannot create a repository at \(path): \(error.message)")
         }
     }
@@ -135,7 +148,32 @@ public final class PackRepository {
     // MARK: reading and changing
 
     public func snapshot() throws -> Snapshot {
-        try Snapshot(repository: git, commit: git.referenceTarget(StateLayout.stateRef))
+        try Snapshot(repository: git, commit: stateTip())
+    }
+
+    /// The commit the state ref points at. Only `init` starts without one: for every other command a
+    /// missing state ref means the history was deleted, and reading it as "nothing yet" would hide that.
+    public func stateTip() throws -> ObjectID {
+        guard let tip = try git.referenceTarget(StateLayout.stateRef) else {
+            let ref = StateLayout.stateRef
+            let restore = lastStatePosition().map { "restore it with git --git-dir \(path) update-ref \(ref) \($0) (its last position, from the reflog \(path)/logs/HEAD)" }
+                ?? "restore it from the reflog (\(path)/logs/HEAD) with git update-ref \(ref) COMMIT"
+            throw RolloutError.missing(
+                "\(path) has no \(ref), the ref that holds every change: it was deleted (git update-ref -d, or a damaged copy), so nothing can be read or changed; \(restore), or clone the repository again from a remote (rollout clone URL DIR); then run rollout verify")
+        }
+        return tip
+    }
+
+    /// The commit the state ref last pointed at, from HEAD's reflog (kept when the ref is deleted).
+    private func lastStatePosition() -> String? {
+        guard let log = FileManager.default.contents(atPath: path + "/logs/HEAD") else { return nil }
+        let zero = String(repeating: "0", count: 40)
+        for line in String(decoding: log, as: UTF8.self).split(separator: "\n").reversed() {
+            let ids = line.split(separator: " ").prefix(2).map(String.init)
+            guard ids.count == 2 else { continue }
+            if let id = [ids[1], ids[0]].first(where: { $0 != zero && $0.count == 40 && $0.allSatisfy(\.isHexDigit) }) { return id }
+        }
+        return nil
     }
 
     public struct Applied<Result> {
@@ -150,14 +188,16 @@ public final class PackRepository {
     /// `operation` may run several times (once per lost race) and must derive everything from the
     /// snapshot it is given, so each run re-validates against the state it will be applied to.
     public func apply<Result>(
-        actor: Actor, time: () -> Timestamp, _ operation: (Snapshot) throws -> (Change?, Result)
+        actor: Actor, time: () -> Timestamp, firstCommit: Bool = false, _ operation: (Snapshot) throws -> (Change?, Result)
     ) throws -> Applied<Result> {
         if !offline, let remote = try syncRemote() {
             return try applyThroughRemote(remote, actor: actor, time: time, operation)
         }
         var lockedAttempts = 0
         for attempt in 1...PackRepository.maximumAttempts {
-            let tip = try git.referenceTarget(StateLayout.stateRef)
+            // Only init writes a first commit; any other change on a repository without one would
+            // start a new history that silently drops the old one.
+            let tip = firstCommit ? try git.referenceTarget(StateLayout.stateRef) : try stateTip()
             let snapshot = try Snapshot(repository: git, commit: tip)
             let (change, result) = try operation(snapshot)
             guard let change else { return Applied(commit: nil, result: result, attempts: attempt) }

@@ -47,6 +47,8 @@ public enum Verifier {
         case "revert":
             return locale.map { path == StateLayout.plan($0) || path.hasPrefix(StateLayout.rollbackDirectory($0) + "/") } ?? false
         case "metrics-ingest": return path.hasPrefix("metrics/")
+        // A publish records what reached devices; it changes no file.
+        case "publish": return false
         default: return false
         }
     }
@@ -156,6 +158,11 @@ public enum Verifier {
                 } else {
                     problem(path, "Rollout-Rollback names it, but this revert did not add it")
                 }
+            case "publish":
+                // The state a publish names is the one it was recorded on: the commit's parent.
+                if values("Published-State").first != commit.parents.first?.hex {
+                    problem(nil, "a publish whose Rollout-Published-State is not its parent commit")
+                }
             case "policy-set", "metrics-ingest":
                 break
             default:
@@ -203,7 +210,8 @@ public enum Verifier {
             for ref in plan.baselines where !stored.contains(ref.contentVersion) {
                 problem(path, "names \(locale)@\(ref.contentVersion) as a baseline; the repository does not hold it")
             }
-            if let baseline = plan.baseline, plan.isBlocked(baseline.contentVersion) {
+            // The kill switch keeps the baseline it blocked on record (it serves nothing while on).
+            if let baseline = plan.baseline, plan.isBlocked(baseline.contentVersion), !plan.bundledOnly {
                 problem(path, "its baseline \(locale)@\(baseline.contentVersion) is blocked")
             }
             for rule in plan.rules {

@@ -51,8 +51,40 @@ final class ArgumentParserTests: XCTestCase {
         XCTAssertFalse(i.json)
     }
 
-    func testAnEmptyValueAfterEqualsIsStillAValue() throws {
-        XCTAssertEqual(try invocation(["pack", "add", "a", "--reason="]).value("reason"), "")
+    /// Every option of every command that takes a value, given '' (as an unset shell variable
+    /// gives it), as `--x ''`, `--x=` and `--x '  '`, is a usage error naming the flag: a new option
+    /// cannot miss the rule.
+    func testAnEmptyValueIsAUsageErrorForEveryOptionOfEveryCommand() throws {
+        var checked = 0
+        // help and version read no option values; every other command does.
+        for command in allCommands where !["help", "version"].contains(command.name) {
+            for option in command.options + globalOptions where option.valueName != nil {
+                for form in [["--\(option.name)", ""], ["--\(option.name)="], ["--\(option.name)", "  "]] {
+                    let arguments = command.path + form
+                    let message = usageMessage(arguments)
+                    XCTAssertNotNil(message, "\(arguments) must be refused")
+                    XCTAssertTrue(message?.hasPrefix("option --\(option.name) is empty") == true, "\(arguments): \(message ?? "accepted")")
+                    checked += 1
+                }
+            }
+        }
+        XCTAssertGreaterThan(checked, 100, "the walk reached the option tables")
+    }
+
+    func testAListRefusesEmptyItemsNamingThePosition() throws {
+        XCTAssertEqual(try invocation(["promote", "tr-TR@18", "--region", " TR , DE", "--region=FR"]).list("region"), ["TR", "DE", "FR"])
+        XCTAssertEqual(
+            usageMessage(["promote", "tr-TR@18", "--region", "TR,,"]),
+            "option --region \"TR,,\": item 2 of 3 is empty; separate the items with single commas")
+        XCTAssertTrue(usageMessage(["promote", "tr-TR@18", "--region", ",TR"])?.contains("item 1 of 2 is empty") == true)
+        XCTAssertTrue(usageMessage(["promote", "tr-TR@18", "--region=TR, ,DE"])?.contains("item 2 of 3 is empty") == true)
+        XCTAssertTrue(usageMessage(["promote", "tr-TR@18", "--to", "1%", "--ramp", "1,5,,10"])?.contains("--ramp") == true)
+        // Every list option goes through the same check.
+        for command in allCommands {
+            for option in command.options where option.isList {
+                XCTAssertTrue(usageMessage(command.path + ["--\(option.name)", "A,"])?.contains("item 2 of 2 is empty") == true, "\(command.name) --\(option.name)")
+            }
+        }
     }
 
     func testPreciseUsageErrors() {

@@ -72,7 +72,9 @@ final class RevertAndPublishTests: XCTestCase {
         let stored = try w.git("show", "main:rollbacks/tr-TR/1.json").stdout
         XCTAssertEqual(try w.rollout("rollbacks", "tr-TR/1").stdout, stored)
         XCTAssertTrue(try w.rollout("rollbacks").stdout.contains("tr-TR/1"))
-        let trailers = try w.git("log", "-1", "--format=%(trailers:key=Rollout-Action,key=Rollout-Blocked,key=Rollout-Rollback,valueonly,separator=|)").stdout
+        // The revert, then the publish that recorded it reaching devices.
+        let trailers = try w.git("log", "-1", "main~1", "--format=%(trailers:key=Rollout-Action,key=Rollout-Blocked,key=Rollout-Rollback,valueonly,separator=|)").stdout
+        XCTAssertEqual(try w.git("log", "-1", "--format=%(trailers:key=Rollout-Action,valueonly)").stdout.trimmingCharacters(in: .whitespacesAndNewlines), "publish")
         XCTAssertEqual(trailers.trimmingCharacters(in: .whitespacesAndNewlines), "revert|tr-TR@18|tr-TR/1")
         // And the blocked version can never be promoted again.
         let again = try w.rollout("promote", "tr-TR@18", "--to", "1%")

@@ -38,6 +38,26 @@ final class VerifyTests: XCTestCase {
         XCTAssertTrue(try w.rollout("verify").stdout.hasPrefix("repository intact: 8 commit(s), 5 pack(s)"))
     }
 
+    /// The kill switch blocks the baseline it takes off devices; an incident must never break a
+    /// CI gate on verify, nor does coming back from it.
+    func testTheKillSwitchAndTheWayBackVerify() throws {
+        let w = try busyRepository()
+        XCTAssertEqual(try w.rollout("revert", "tr-TR", "--to", "bundled", "--reason", "kill switch").status, 0)
+        var result = try w.rollout("verify")
+        XCTAssertEqual(result.status, 0, result.output)
+        XCTAssertEqual(try w.rollout("revert", "en-US", "--to", "bundled", "--reason", "kill switch").status, 0)
+        result = try w.rollout("verify")
+        XCTAssertEqual(result.status, 0, result.output)
+        let fixed = try w.scratch.write("tr-TR@19.json", try String(contentsOfFile: Fixtures.examplePack("tr-TR@18"), encoding: .utf8)
+            .replacingOccurrences(of: "\"contentVersion\": 18", with: "\"contentVersion\": 19")
+            .split(separator: "\n").filter { !$0.contains("\"checksum\"") }.joined(separator: "\n"))
+        XCTAssertEqual(try w.rollout("pack", "add", fixed).status, 0)
+        result = try w.rollout("promote", "tr-TR@19", "--to", "100%", "--force", "--reason", "fixed")
+        XCTAssertEqual(result.status, 0, result.output)
+        result = try w.rollout("verify")
+        XCTAssertEqual(result.status, 0, result.output)
+    }
+
     func testAPackChangedByACommitOutsideRolloutIsReported() throws {
         let w = try busyRepository()
         let index = w.scratch.path("tmp-index")

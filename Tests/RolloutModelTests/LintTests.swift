@@ -154,6 +154,22 @@ final class PackLinterTests: XCTestCase {
         XCTAssertTrue(findings[0].message.contains("en-US -> tr -> en-US"), findings[0].message)
     }
 
+    /// es declares es-ES, and es-ES (declaring nothing) takes es's declaration: the loop is
+    /// es -> es-ES -> es, printed in the order it is followed, whichever locale reaches it.
+    func testACycleThroughALessSpecificLocaleIsPrintedInOrder() throws {
+        let es = Pack(locale: "es", contentVersion: 1, minAppVersion: AppVersion("4.0")!, fallbackLocale: "es-ES", strings: en.strings)
+        let esES = Pack(locale: "es-ES", contentVersion: 1, minAppVersion: AppVersion("4.0")!, strings: en.strings)
+        let esMX = Pack(locale: "es-MX", contentVersion: 1, minAppVersion: AppVersion("4.0")!, fallbackLocale: "es", strings: en.strings)
+        let catalog = MemoryCatalog([en, es, esES, esMX])
+        for (locale, loop) in [("es", ["es", "es-ES", "es"]), ("es-ES", ["es-ES", "es", "es-ES"]), ("es-MX", ["es", "es-ES", "es"])] {
+            XCTAssertThrowsError(try FallbackChain.locales(for: locale, defaultLocale: "en-US", catalog: catalog), locale) { error in
+                XCTAssertEqual((error as? FallbackChain.Cycle)?.locales, loop, locale)
+            }
+        }
+        let findings = try PackLinter(policy: policy, catalog: MemoryCatalog([en])).lint([es, esES])
+        XCTAssertEqual(findings.map(\.message), ["fallback chain has a cycle: es -> es-ES -> es", "fallback chain has a cycle: es-ES -> es -> es-ES"])
+    }
+
     func testABatchIsLintedAsOneWithItsOwnChain() throws {
         let linter = PackLinter(policy: policy, catalog: MemoryCatalog())
         XCTAssertEqual(try linter.lint([tr1, en]).filter { $0.severity == .error }, [])

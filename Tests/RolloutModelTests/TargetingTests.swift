@@ -37,7 +37,9 @@ final class VersionRangeTests: XCTestCase {
 
 final class PercentTests: XCTestCase {
     func testAcceptedSpellingsInBasisPoints() throws {
-        let cases: [(String, Int)] = [("10%", 1000), ("10", 1000), ("0.25%", 25), ("100%", 10_000), ("0", 0), ("0.5", 50), ("33.33%", 3333), ("1.50%", 150), ("7.000%", 700)]
+        let cases: [(String, Int)] = [("10%", 1000), ("10", 1000), ("0.25%", 25), ("100%", 10_000), ("0", 0), ("0.5", 50), ("33.33%", 3333), ("1.50%", 150), ("7.000%", 700),
+            // Leading zeros are not "over 100%" (issue 12): 00010% is 10%.
+            ("00010%", 1000), ("0100", 10_000), ("000", 0), ("000.25%", 25)]
         for (text, bp) in cases { XCTAssertEqual(try Percent.parse(text).basisPoints, bp, text) }
     }
 
@@ -46,6 +48,7 @@ final class PercentTests: XCTestCase {
             XCTAssertThrowsError(try Percent.parse(text), text)
         }
         XCTAssertThrowsError(try Percent.parse("0.001%")) { XCTAssertTrue("\($0)".contains("finer than 0.01%")) }
+        XCTAssertThrowsError(try Percent.parse("000101%")) { XCTAssertTrue("\($0)".contains("is over 100%")) }
     }
 
     func testDescription() {

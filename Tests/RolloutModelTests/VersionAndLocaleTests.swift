@@ -53,6 +53,15 @@ final class LocaleTagTests: XCTestCase {
         XCTAssertThrowsError(try LocaleTag.parse("zh-hant-tw"))
     }
 
+    func testRefusesARepeatedVariantInAnyCase() throws {
+        for text in ["de-1996-1996", "de-DE-1996-1996", "ca-ES-valencia-VALENCIA", "sl-rozaj-biske-rozaj"] {
+            XCTAssertThrowsError(try LocaleTag.parse(text), text) { error in
+                XCTAssertTrue((error as? LocaleTag.ParseError)?.message.contains("twice") == true, "\(text): \(error)")
+            }
+        }
+        XCTAssertEqual(try LocaleTag.parse("sl-rozaj-biske").variants, ["rozaj", "biske"], "different variants stay allowed")
+    }
+
     func testRefusesPathsAndGarbage() {
         for text in ["", "../tr", "tr/TR", "tr_TR", "t", "tr-", "-TR", "tr-TR-", "tr TR", "trTR", "x-private", "123", "tr-TR-a", "türk"] {
             XCTAssertThrowsError(try LocaleTag.parse(text), text)

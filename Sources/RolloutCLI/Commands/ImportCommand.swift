@@ -99,7 +99,7 @@ enum ImportCommand {
             throw RolloutError.badInput("\(invocation.positionals[0]): no locale has a string to import\(catalog.skipped.isEmpty ? "" : " (\(catalog.skipped.count) left out: \(catalog.skipped.prefix(3).map { "\($0.locale) \($0.key): \($0.reason)" }.joined(separator: "; ")))")")
         }
 
-        let options = try PackCommands.options(invocation)
+        let options = PackCommands.options(invocation)
         let plan: PackAddPlan
         var commit: ObjectID? = nil
         if invocation.flag("dry-run") {

@@ -71,8 +71,8 @@ enum LogCommand {
         var json: [JSONValue] = []
         for entry in result.entries {
             var item = entryJSON(entry)
-            text += "\(style.bold(entry.time.description))  \(style.yellow(String(entry.commit.prefix(12))))  \(entry.action.replacingNewlines)  \(entry.actor.replacingNewlines)\n"
-            text += "    \(entry.summary.replacingNewlines)" + (entry.reason.map { " (\"\($0.replacingNewlines)\")" } ?? "") + "\n"
+            text += "\(style.bold(entry.time.description))  \(style.yellow(String(entry.commit.prefix(12))))  \(entry.action.oneLine)  \(entry.actor.oneLine)\n"
+            text += "    \(entry.summary.oneLine)" + (entry.reason.map { " (\"\($0.oneLine)\")" } ?? "") + "\n"
             if let segment = query.segment {
                 var shares: [JSONValue] = []
                 for change in entry.changes(affecting: segment.region, versions: segment.versions) where query.locale == nil || change.locale == query.locale {

@@ -51,7 +51,7 @@ enum MetricsCommands {
                     let percent = read * 100 / size
                     guard percent != shown else { return }
                     shown = percent
-                    context.diagnostics("\r\(file): \(percent)% of \(ByteCount.describe(size))" + (read >= size ? "\n" : ""))
+                    context.progress("\(file): \(percent)% of \(ByteCount.describe(size))", finished: read >= size)
                 }
                 let request = MetricsIngest.Request(
                     path: path, name: file, kind: kind, mapping: mapping, skipInvalid: invocation.flag("skip-invalid"), progress: progress)
@@ -70,12 +70,12 @@ enum MetricsCommands {
                 done.append(file)
                 let reading = outcome.reading
                 if outcome.alreadyIngested == nil && outcome.rollupsWritten == 0 {
-                    text += "\(file): no data rows; nothing to do\n"
+                    text += "\(file.oneLine): no data rows; nothing to do\n"
                 } else if let earlier = outcome.alreadyIngested {
-                    text += "\(file): already ingested (\(reading.digest.prefix(19))…, by \(earlier.actor) at \(earlier.time)); nothing to do\n"
+                    text += "\(file.oneLine): already ingested (\(reading.digest.prefix(19))…, by \(earlier.actor) at \(earlier.time)); nothing to do\n"
                 } else {
-                    text += "\(file): \(reading.rows - reading.badRowCount) rows ingested into \(outcome.rollupsWritten) rollup(s) for \(reading.locales.joined(separator: ", "))\n"
-                    for bad in reading.badRows { text += "  skipped \(file):\(bad.line): \(bad.message)\n" }
+                    text += "\(file.oneLine): \(reading.rows - reading.badRowCount) rows ingested into \(outcome.rollupsWritten) rollup(s) for \(reading.locales.joined(separator: ", "))\n"
+                    for bad in reading.badRows { text += "  skipped \(file.oneLine):\(bad.line): \(bad.message)\n" }
                     if reading.badRowCount > reading.badRows.count { text += "  ... \(reading.badRowCount - reading.badRows.count) more skipped\n" }
                 }
                 results.append([

@@ -7,11 +7,8 @@ enum PackCommands {
         .flag("allow-removed-keys", "accept keys that the previous version had and this one drops"),
     ]
 
-    static func options(_ invocation: Invocation) throws -> LintOptions {
-        if let approver = invocation.value("approved-by"), approver.trimmingSpaces.isEmpty {
-            throw RolloutError.usage("--approved-by needs a name")
-        }
-        return LintOptions(approvedBy: invocation.value("approved-by"), allowRemovedKeys: invocation.flag("allow-removed-keys"))
+    static func options(_ invocation: Invocation) -> LintOptions {
+        LintOptions(approvedBy: invocation.value("approved-by"), allowRemovedKeys: invocation.flag("allow-removed-keys"))
     }
 
     /// Reads and parses every file; reports all unreadable or malformed files at once.
@@ -21,7 +18,7 @@ enum PackCommands {
         for path in paths {
             do {
                 let bytes = try context.readFile(path, limit: policy.limits.maxPackBytes, describedAs: "pack file")
-                inputs.append(PackInput(source: path, parsed: try PackParser.parse(bytes, source: path, maximumBytes: policy.limits.maxPackBytes)))
+                inputs.append(PackInput(source: path, parsed: try PackParser.parse(bytes, source: path.oneLine, maximumBytes: policy.limits.maxPackBytes)))
             } catch let error as RolloutError {
                 problems.append(error)
             }
@@ -54,7 +51,7 @@ enum PackCommands {
             let repository = try context.optionalRepository(invocation)
             let snapshot = try repository?.snapshot()
             let inputs = try readPacks(invocation.positionals, context: context, policy: try snapshot?.policy() ?? RepositoryTemplate.policy())
-            let plan = try PackOperations.plan(inputs, snapshot: snapshot, options: try options(invocation))
+            let plan = try PackOperations.plan(inputs, snapshot: snapshot, options: options(invocation))
             let style = context.style(invocation)
             var text = ""
             for input in inputs {
@@ -69,7 +66,7 @@ enum PackCommands {
                 } else {
                     status = style.green("ok")
                 }
-                text += "\(id)  \(input.source)  \(status)\n"
+                text += "\(id)  \(input.source.oneLine)  \(status)\n"
             }
             for finding in plan.conflicts + plan.findings { text += finding.render(style) + "\n" }
             if repository == nil { text += style.dim("(no repository found: checked against the template policy; history and fallback rules need one)") + "\n" }
@@ -101,7 +98,7 @@ enum PackCommands {
             let actor = try context.actor(invocation, repository: repository)
             let now = try context.now()
             let applied = try PackOperations.add(
-                inputs, to: repository, options: try options(invocation), reason: invocation.value("reason"), actor: actor, time: { now })
+                inputs, to: repository, options: options(invocation), reason: invocation.value("reason"), actor: actor, time: { now })
             let plan = applied.result
             let style = context.style(invocation)
             var text = ""
@@ -176,7 +173,7 @@ enum PackCommands {
                 if let approver = record.approvedBy { rows.append(("approved by", approver)) }
             }
             let width = rows.map(\.0.count).max()!
-            for (name, value) in rows { text += "  \(name)\(String(repeating: " ", count: width - name.count))  \(value)\n" }
+            for (name, value) in rows { text += "  \(name)\(String(repeating: " ", count: width - name.count))  \(value.oneLine)\n" }
             var json = record?.jsonValue.objectValue ?? [:]
             json["pack"] = .string(id.description)
             json["schemaVersion"] = .integer(pack.schemaVersion)
@@ -202,9 +199,9 @@ enum PackCommands {
             let style = context.style(invocation)
             var text = "\(style.bold("\(from) -> \(to)")): \(diff.added.count) added, \(diff.removed.count) removed, \(diff.changed.count) changed\n"
             for field in diff.fields { text += "  \(field.name): \(field.from ?? "-") -> \(field.to ?? "-")\n" }
-            for (key, value) in diff.added { text += style.green("+ \(key)") + "  \(cell(value))\n" }
-            for (key, value) in diff.removed { text += style.red("- \(key)") + "  \(cell(value))\n" }
-            for change in diff.changed { text += style.yellow("~ \(change.key)") + "  \(cell(change.from, width: 40)) -> \(cell(change.to, width: 40))\n" }
+            for (key, value) in diff.added { text += style.green("+ \(key.oneLine)") + "  \(cell(value))\n" }
+            for (key, value) in diff.removed { text += style.red("- \(key.oneLine)") + "  \(cell(value))\n" }
+            for change in diff.changed { text += style.yellow("~ \(change.key.oneLine)") + "  \(cell(change.from, width: 40)) -> \(cell(change.to, width: 40))\n" }
             return CommandOutput(json: diff.jsonValue, text: text)
         })
 
@@ -226,7 +223,7 @@ enum PackCommands {
                 if invocation.flag("write") {
                     try context.writeFile(path, pack.storedBytes)
                 }
-                text += "\(pack.checksum)  \(path)\n"
+                text += "\(pack.checksum)  \(path.oneLine)\n"
                 results.append(["file": .string(path), "pack": .string(pack.id.description), "checksum": .string(pack.checksum)])
             }
             return CommandOutput(json: ["checksums": .array(results)], text: text)

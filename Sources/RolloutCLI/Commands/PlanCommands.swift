@@ -4,9 +4,10 @@ import RolloutStore
 
 /// promote, status, resolve and simulate: staging packs and knowing who gets what.
 enum PlanCommands {
-    static func parseRegions(_ values: [String]) throws -> [String]? {
-        guard !values.isEmpty else { return nil }
-        let codes = try values.flatMap { value in try value.split(separator: ",").map { try Region.parse(String($0).trimmingSpaces) } }
+    /// `--region` items, already split and checked by the parser (no item is empty).
+    static func parseRegions(_ items: [String]) throws -> [String]? {
+        guard !items.isEmpty else { return nil }
+        let codes = try items.map(Region.parse)
         return codes.contains(Region.any) ? [Region.any] : Array(Set(codes)).sorted()
     }
 
@@ -50,18 +51,18 @@ enum PlanCommands {
             """,
         options: [
             .value("to", "PERCENT", "share of devices: 10%, 10, 0.25% (steps of 0.01%)"),
-            .value("region", "R", "ISO 3166-1 region such as TR, or a comma list, or * for every region", repeatable: true),
+            .list("region", "R", "ISO 3166-1 region such as TR, or a comma list, or * for every region", repeatable: true),
             .value("app-version", "RANGE", "app versions: >=4.8, \">=4.8 <5\", 4.8.x, =4.8.1"),
             .value("reason", "TEXT", "why (recorded in the commit; required when lowering a share)"),
             .flag("dry-run", "print what would change for each segment and write nothing"),
             .flag("force", "widen even though health is not healthy (needs --reason; recorded)"),
-            .value("ramp", "STEPS", "a schedule guard follows: shares like 1,5,10,25,50,100, or the preset 7day"),
+            .list("ramp", "STEPS", "a schedule guard follows: shares like 1,5,10,25,50,100, or the preset 7day"),
             .value("every", "DURATION", "how long each ramp step lasts at least: 24h, 30m, 2d (default 24h; 7day: 1 day)"),
         ],
         arguments: .exactly("PACK"),
         run: { invocation, context in
             let id = try PackID.parse(invocation.positionals[0])
-            let ramp = try invocation.value("ramp").map { try parseRamp($0, every: invocation.value("every")) }
+            let ramp = try invocation.value("ramp").map { try parseRamp($0, steps: invocation.list("ramp"), every: invocation.value("every")) }
             if ramp == nil, invocation.value("every") != nil { throw RolloutError.usage("--every sets the step time of a --ramp") }
             guard let shareText = invocation.value("to") ?? ramp.map({ $0.steps[0].description }) else {
                 throw RolloutError.usage("rollout promote needs --to PERCENT, for example --to 10%")
@@ -69,7 +70,7 @@ enum PlanCommands {
             let share = try Percent.parse(shareText)
             if let ramp, share != ramp.steps[0] { throw RolloutError.usage("--to \(share) is not the ramp's first step \(ramp.steps[0])") }
             let request = PromoteRequest(
-                pack: id, share: share, regions: try parseRegions(invocation.values("region")),
+                pack: id, share: share, regions: try parseRegions(invocation.list("region")),
                 versions: try invocation.value("app-version").map(VersionRange.parse), reason: invocation.value("reason"), ramp: ramp)
             let repository = try context.repository(invocation)
             let now = try context.now()
@@ -117,8 +118,9 @@ enum PlanCommands {
             return CommandOutput(json: json, text: text)
         })
 
-    /// `1,5,10,25,50,100` or a preset name, and `--every` (24h, 30m, 2d, seconds).
-    static func parseRamp(_ text: String, every: String?) throws -> (steps: [Percent], every: Int64) {
+    /// `1,5,10,25,50,100` or a preset name, and `--every` (24h, 30m, 2d, seconds). `items` are the
+    /// list the parser split from `text`.
+    static func parseRamp(_ text: String, steps items: [String], every: String?) throws -> (steps: [Percent], every: Int64) {
         var steps: [Percent]
         var seconds: Int64 = 86_400
         if let preset = Plan.Ramp.presets[text] {
@@ -127,7 +129,7 @@ enum PlanCommands {
         } else if !text.contains(","), text.contains(where: \.isLetter) {
             throw RolloutError.usage("--ramp \"\(text)\" is not a preset (\(Plan.Ramp.presets.keys.sorted().joined(separator: ", "))) nor shares such as 1,5,10,25,50,100")
         } else {
-            steps = try text.split(separator: ",", omittingEmptySubsequences: false).map { try Percent.parse(String($0).trimmingSpaces) }
+            steps = try items.map(Percent.parse)
         }
         guard steps.count >= 2, zip(steps, steps.dropFirst()).allSatisfy({ $0 < $1 }) else {
             throw RolloutError.usage("--ramp \"\(text)\" needs at least two increasing shares, such as 1,5,10,25,50,100, or a preset (\(Plan.Ramp.presets.keys.sorted().joined(separator: ", ")))")
@@ -198,7 +200,7 @@ enum PlanCommands {
             text += "  ramp            \(ramp.steps.map(\.description).joined(separator: " > ")), at \(ramp.steps[ramp.step]); \(ramp.paused ? "paused" : next)\n"
         }
         if let last = plan.lastChange {
-            text += "  last change     \(last.time) \(last.action) by \(last.actor.replacingNewlines)" + (last.reason.map { ": \($0.replacingNewlines)" } ?? "") + "\n"
+            text += "  last change     \(last.time) \(last.action) by \(last.actor.oneLine)" + (last.reason.map { ": \($0.oneLine)" } ?? "") + "\n"
         }
         if plan.rules.isEmpty {
             text += "  staged          nothing\n"

@@ -21,15 +21,12 @@ enum PublishCommands {
                 throw RolloutError.usage("\(out) already exists; rollout never overwrites a key. Choose another file or remove it first")
             }
             let key = try Ed25519.PrivateKey.generate()
-            // O_EXCL with mode 0600: never readable by others, not even for a moment, and never replacing
-            // a file that appeared since the check above.
-            let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-            guard fd >= 0 else { throw RolloutError.usage("\(out): cannot create the key file (\(String(cString: strerror(errno))))") }
-            let pem = Array(key.pem.utf8)
-            let written = pem.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-            let synced = fsync(fd) == 0
-            close(fd)
-            guard written == pem.count, synced else { throw RolloutError.badInput("\(out): could not write the whole key") }
+            // Written beside the target with mode 0600 and linked into place: never readable by others,
+            // never replacing a file that appeared since the check above, and a full disk leaves no
+            // empty key file behind to block the retry.
+            guard try LocalFile.create(path, with: Array(key.pem.utf8), name: out, mode: 0o600) else {
+                throw RolloutError.usage("\(out) already exists; rollout never overwrites a key. Choose another file or remove it first")
+            }
             let publicKey = key.publicKey.description
             return CommandOutput(
                 json: ["privateKeyFile": .string(path), "publicKey": .string(publicKey)],
@@ -46,36 +43,46 @@ enum PublishCommands {
     }
 
     static let publish = CommandSpec(
-        path: ["publish"], usage: "publish --out DIR --key FILE",
-        summary: "write the signed static site devices download: index, per-locale manifests, immutable packs",
+        path: ["publish"], usage: "publish --out DIR --key FILE [--destination NAME]",
+        summary: "write the signed static site devices download (index, per-locale manifests, immutable packs) and record it",
         discussion: """
             DIR can be served by any CDN. The same state gives the same bytes; files already there with
-            the same bytes are not rewritten, so a second publish after one locale changed writes only
-            that locale's manifest, its new packs and the index. Packs of blocked versions are removed.
-            Cache rules and every field: docs/manifest.md.
+            the same bytes are not rewritten. Packs of blocked versions are removed. Publishes into one
+            DIR wait for each other. A site newer than this repository's state, or published from
+            another history, is refused (exit 1) and left as it is. Each publish is recorded in the
+            history (and pushed) with the state it published, its index sequence and NAME (default: DIR),
+            so rollout log shows when a change reached devices. Cache rules and every field: docs/manifest.md.
             """,
-        options: [.value("out", "DIR", "the site directory"), .value("key", "FILE", "the Ed25519 private key (rollout keys generate)")],
+        options: [
+            .value("out", "DIR", "the site directory"), .value("key", "FILE", "the Ed25519 private key (rollout keys generate)"),
+            .value("destination", "NAME", "what the record calls the site, for example the CDN URL it is uploaded to (default: DIR)"),
+        ],
         arguments: .none,
         run: { invocation, context in
             guard let out = invocation.value("out") else { throw RolloutError.usage("rollout publish needs --out DIR") }
             guard let keyPath = invocation.value("key") else { throw RolloutError.usage("rollout publish needs --key FILE (rollout keys generate --out FILE makes one)") }
             let key = try loadKey(keyPath, context: context)
             let repository = try context.repository(invocation)
-            try repository.catchUp()
-            let snapshot = try repository.snapshot()
-            let report = try Publisher(snapshot: snapshot, key: key).publish(to: context.absolutePath(out))
+            let directory = context.absolutePath(out)
+            let now = try context.now()
+            let outcome = try PublishOperation.publish(
+                PublishOperation.Request(directory: directory, destination: invocation.value("destination") ?? directory, key: key),
+                in: repository, actor: try context.actor(invocation, repository: repository), time: { now })
+            let report = outcome.report
             var text = "Published \(report.locales.count) locale(s) to \(out): index sequence \(report.indexSequence); "
             text += "\(report.written.count) file(s) written (\(ByteCount.describe(report.bytesWritten))), \(report.unchanged) unchanged"
             text += report.removed.isEmpty ? ".\n" : ", \(report.removed.count) blocked pack file(s) removed.\n"
             var table = Table("LOCALE", "SEQUENCE")
             for (locale, sequence) in report.locales { table.add(locale, "\(sequence)") }
             if !report.locales.isEmpty { text += table.render(context.style(invocation)) }
+            if let record = outcome.record { text += "Recorded as commit \(record.short).\n" }
             return CommandOutput(
                 json: [
-                    "out": .string(context.absolutePath(out)), "indexSequence": .integer(report.indexSequence),
+                    "out": .string(directory), "indexSequence": .integer(report.indexSequence),
                     "written": .array(report.written.map { .string($0) }), "unchanged": .integer(report.unchanged),
                     "removed": .array(report.removed.map { .string($0) }), "bytesWritten": .integer(report.bytesWritten),
                     "locales": .object(Dictionary(uniqueKeysWithValues: report.locales.map { ($0.locale, JSONValue.integer($0.sequence)) })),
+                    "state": outcome.state.map { .string($0.hex) } ?? .null, "record": outcome.record.map { .string($0.hex) } ?? .null,
                 ],
                 text: text)
         })

@@ -33,7 +33,7 @@ enum RemoteCommands {
             let primary = try repository.syncRemote()
             let remotes = try repository.git.remoteNames().map { ($0, try repository.git.remoteURL($0) ?? "") }
             let text = remotes.isEmpty ? "No remotes; changes stay in this repository.\n"
-                : remotes.map { "\($0.0)\t\($0.1)\($0.0 == primary ? "\t(changes are pushed here)" : "")\n" }.joined()
+                : remotes.map { "\($0.0.oneLine)  \($0.1.oneLine)\($0.0 == primary ? "  (changes are pushed here)" : "")\n" }.joined()
             return CommandOutput(
                 json: ["remotes": .array(remotes.map { ["name": .string($0.0), "url": .string($0.1), "pushTarget": .bool($0.0 == primary)] })], text: text)
         })

@@ -21,11 +21,7 @@ enum ReportCommand {
             let repository = try context.repository(invocation)
             let summary = try ReportPage.render(locale: locale, repository: repository, now: try context.now())
             let path = context.absolutePath(out)
-            do {
-                try Data(summary.html.utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
-            } catch {
-                throw RolloutError.missing("\(out): cannot write the report (\(error.localizedDescription))")
-            }
+            try context.writeFile(out, Array(summary.html.utf8))
             return CommandOutput(
                 json: ["path": .string(path), "bytes": .integer(summary.html.utf8.count), "timelineEntries": .integer(summary.timelineEntries), "charts": .integer(summary.charts)],
                 text: "Wrote the \(locale) report to \(path) (\(ByteCount.describe(summary.html.utf8.count)), \(summary.charts) chart(s), \(summary.timelineEntries) change(s)).\n")

@@ -1,4 +1,6 @@
 import CGit2
+import Foundation
+import RolloutModel
 
 /// A libgit2 failure: the negative return code, libgit2's error class and message, and what we were doing.
 public struct GitError: Error, CustomStringConvertible {
@@ -6,6 +8,11 @@ public struct GitError: Error, CustomStringConvertible {
     public let errorClass: Int32
     public let message: String
     public let operation: String
+    /// The repository the operation was on, when it was on one.
+    public var repository: String? = nil
+    /// `errno` as it was when libgit2 returned: the cause when libgit2 gives none (it sometimes
+    /// reports a failed write as class 0, "unknown error").
+    public var systemErrno: Int32 = 0
 
     public var description: String { "\(operation) failed: \(message) (libgit2 error \(code), class \(errorClass))" }
 
@@ -15,6 +22,31 @@ public struct GitError: Error, CustomStringConvertible {
         code == GIT_ELOCKED.rawValue || code == GIT_EMODIFIED.rawValue || code == GIT_EEXISTS.rawValue
     }
     public var isLocked: Bool { code == GIT_ELOCKED.rawValue }
+
+    /// The disk failed rather than rollout or the repository's contents: libgit2's class
+    /// GIT_ERROR_OS, or a cause such as ENOSPC, EIO, EROFS or EDQUOT in its message or in errno.
+    public var isIOFailure: Bool { ioErrno != nil || errorClass == GIT_ERROR_OS.rawValue }
+
+    /// The errno of an I/O failure, when it can be told: libgit2 ends an OS error's message with
+    /// strerror; when it says nothing (class 0), errno as the failed call left it.
+    public var ioErrno: Int32? {
+        if let named = RolloutError.ioErrnos.sorted().first(where: { message.hasSuffix(String(cString: strerror($0))) }) { return named }
+        let unexplained = errorClass == GIT_ERROR_OS.rawValue || errorClass == 0
+        return unexplained && RolloutError.ioErrnos.contains(systemErrno) ? systemErrno : nil
+    }
+
+    /// What a person reads: a failure of the disk is an I/O error (74) naming the repository and the
+    /// cause; anything else libgit2 reports is a bug (70). The one mapping for every command.
+    public var rolloutError: RolloutError {
+        guard isIOFailure else { return .internal("git: \(description)") }
+        var place = "a repository"
+        if var directory = repository {
+            while directory.count > 1 && directory.hasSuffix("/") { directory.removeLast() }
+            place = "the repository \(directory)"
+        }
+        guard let errno = ioErrno else { return .io("I/O error in \(place) while \(operation): \(message)") }
+        return .io("I/O error in \(place) while \(operation): \(RolloutError.cause(errno: errno))\(RolloutError.nextStep(errno: errno))")
+    }
 }
 
 enum Git {
@@ -29,14 +61,16 @@ enum Git {
     /// Converts a libgit2 return code into a thrown `GitError`, reading `git_error_last()` only right
     /// after the failure it describes.
     @discardableResult
-    static func check(_ result: Int32, _ operation: @autoclosure () -> String) throws -> Int32 {
+    static func check(_ result: Int32, _ operation: @autoclosure () -> String, repository: String? = nil) throws -> Int32 {
         guard result < 0 else { return result }
+        let systemErrno = errno
         var message = "unknown error"
         var errorClass: Int32 = 0
         if let last = git_error_last() {
             message = String(cString: last.pointee.message)
             errorClass = last.pointee.klass
         }
-        throw GitError(code: result, errorClass: errorClass, message: message, operation: operation())
+        throw GitError(
+            code: result, errorClass: errorClass, message: message, operation: operation(), repository: repository, systemErrno: systemErrno)
     }
 }

@@ -67,10 +67,16 @@ public final class GitRepository {
 
     deinit { git_repository_free(handle) }
 
+    /// `Git.check` naming this repository, so a failure of its disk says where it happened.
+    @discardableResult
+    func check(_ result: Int32, _ operation: @autoclosure () -> String) throws -> Int32 {
+        try Git.check(result, operation(), repository: path)
+    }
+
     public static func openBare(_ path: String) throws -> GitRepository {
         Git.initialized
         var repo: OpaquePointer?
-        try Git.check(git_repository_open_bare(&repo, path), "opening git repository \(path)")
+        try Git.check(git_repository_open_bare(&repo, path), "opening git repository \(path)", repository: path)
         return GitRepository(handle: repo!)
     }
 
@@ -82,7 +88,7 @@ public final class GitRepository {
         var repo: OpaquePointer?
         try initialBranch.withCString { branch in
             options.initial_head = branch
-            try Git.check(git_repository_init_ext(&repo, path, &options), "creating bare repository \(path)")
+            try Git.check(git_repository_init_ext(&repo, path, &options), "creating bare repository \(path)", repository: path)
         }
         return GitRepository(handle: repo!)
     }
@@ -91,15 +97,15 @@ public final class GitRepository {
 
     public func setConfig(_ name: String, _ value: String) throws {
         var config: OpaquePointer?
-        try Git.check(git_repository_config(&config, handle), "opening repository config")
+        try check(git_repository_config(&config, handle), "opening repository config")
         defer { git_config_free(config) }
-        try Git.check(git_config_set_string(config, name, value), "setting \(name)")
+        try check(git_config_set_string(config, name, value), "setting \(name)")
     }
 
     /// A value from the repository's config, falling back to the user's global and system config as git does.
     public func config(_ name: String) throws -> String? {
         var config: OpaquePointer?
-        try Git.check(git_repository_config_snapshot(&config, handle), "reading repository config")
+        try check(git_repository_config_snapshot(&config, handle), "reading repository config")
         defer { git_config_free(config) }
         return try GitRepository.string(name, in: config)
     }
@@ -117,19 +123,19 @@ public final class GitRepository {
     /// A value from this repository's own config file only, ignoring the user's global config.
     public func localConfig(_ name: String) throws -> String? {
         var config: OpaquePointer?
-        try Git.check(git_repository_config_snapshot(&config, handle), "reading repository config")
+        try check(git_repository_config_snapshot(&config, handle), "reading repository config")
         defer { git_config_free(config) }
         var local: OpaquePointer?
         let opened = git_config_open_level(&local, config, GIT_CONFIG_LEVEL_LOCAL)
         if opened == GIT_ENOTFOUND.rawValue { return nil }
-        try Git.check(opened, "reading the repository's own config")
+        try check(opened, "reading the repository's own config")
         defer { git_config_free(local) }
         return try GitRepository.string(name, in: local)
     }
 
     /// The identity libgit2 writes into the reflog for ref updates made through this handle.
     public func setReflogIdentity(_ signature: GitSignature) throws {
-        try Git.check(git_repository_set_ident(handle, signature.name, signature.email.isEmpty ? "-" : signature.email), "setting the reflog identity")
+        try check(git_repository_set_ident(handle, signature.name, signature.email.isEmpty ? "-" : signature.email), "setting the reflog identity")
     }
 
     /// A value from the user's global and system git config, for when there is no repository yet.
@@ -147,7 +153,7 @@ public final class GitRepository {
         var oid = git_oid()
         let result = git_reference_name_to_id(&oid, handle, name)
         if result == GIT_ENOTFOUND.rawValue { return nil }
-        try Git.check(result, "reading \(name)")
+        try check(result, "reading \(name)")
         return ObjectID(oid)
     }
 
@@ -164,7 +170,7 @@ public final class GitRepository {
         }
         defer { git_reference_free(reference) }
         do {
-            try Git.check(result, "updating \(name)")
+            try check(result, "updating \(name)")
         } catch let error as GitError where error.isLostRace {
             if error.isLocked { throw error }
             return false
@@ -175,7 +181,7 @@ public final class GitRepository {
     /// The reflog of `name`, oldest first: each entry's previous and new target and message.
     public func reflog(_ name: String) throws -> [(previous: ObjectID?, target: ObjectID, message: String)] {
         var log: OpaquePointer?
-        try Git.check(git_reflog_read(&log, handle, name), "reading the reflog of \(name)")
+        try check(git_reflog_read(&log, handle, name), "reading the reflog of \(name)")
         defer { git_reflog_free(log) }
         let count = git_reflog_entrycount(log)
         // Index 0 is the newest entry.
@@ -192,7 +198,7 @@ public final class GitRepository {
     /// Adds a remote named `name` fetching every branch into refs/remotes/<name>/.
     public func addRemote(_ name: String, url: String) throws {
         var remote: OpaquePointer?
-        try Git.check(git_remote_create(&remote, handle, name, url), "adding remote \(name)")
+        try check(git_remote_create(&remote, handle, name, url), "adding remote \(name)")
         git_remote_free(remote)
     }
 
@@ -201,14 +207,14 @@ public final class GitRepository {
         var remote: OpaquePointer?
         let result = git_remote_lookup(&remote, handle, name)
         if result == GIT_ENOTFOUND.rawValue || result == GIT_EINVALIDSPEC.rawValue { return nil }
-        try Git.check(result, "reading remote \(name)")
+        try check(result, "reading remote \(name)")
         defer { git_remote_free(remote) }
         return git_remote_url(remote).map { String(cString: $0) }
     }
 
     public func remoteNames() throws -> [String] {
         var names = git_strarray()
-        try Git.check(git_remote_list(&names, handle), "listing remotes")
+        try check(git_remote_list(&names, handle), "listing remotes")
         defer { git_strarray_dispose(&names) }
         return (0..<names.count).compactMap { names.strings[$0].map { String(cString: $0) } }
     }
@@ -216,20 +222,20 @@ public final class GitRepository {
     /// Fetches `refspec` from remote `name`.
     public func fetch(remote name: String, refspec: String) throws {
         var remote: OpaquePointer?
-        try Git.check(git_remote_lookup(&remote, handle, name), "reading remote \(name)")
+        try check(git_remote_lookup(&remote, handle, name), "reading remote \(name)")
         defer { git_remote_free(remote) }
-        try Git.check(rollout_git_fetch(remote, refspec), "fetching from \(name)")
+        try check(rollout_git_fetch(remote, refspec), "fetching from \(name)")
     }
 
     /// Pushes `refspec` to remote `name`. Returns nil when the remote took it, or the reason the
     /// remote gave for refusing the ref (for example "non-fast-forward" or "fetch first").
     public func push(remote name: String, refspec: String) throws -> String? {
         var remote: OpaquePointer?
-        try Git.check(git_remote_lookup(&remote, handle, name), "reading remote \(name)")
+        try check(git_remote_lookup(&remote, handle, name), "reading remote \(name)")
         defer { git_remote_free(remote) }
         var outcome = rollout_push_outcome()
         do {
-            try Git.check(rollout_git_push(remote, refspec, &outcome), "pushing to \(name)")
+            try check(rollout_git_push(remote, refspec, &outcome), "pushing to \(name)")
         } catch let error as GitError where error.code == GIT_ENONFASTFORWARD.rawValue {
             // libgit2 saw from the remote's advertisement that the push is not a fast-forward.
             return "fetch first: \(error.message)"
@@ -242,7 +248,7 @@ public final class GitRepository {
     public func setReference(_ name: String, to target: ObjectID, message: String) throws {
         var new = target.raw
         var reference: OpaquePointer?
-        try Git.check(git_reference_create(&reference, handle, name, &new, 1, message), "updating \(name)")
+        try check(git_reference_create(&reference, handle, name, &new, 1, message), "updating \(name)")
         git_reference_free(reference)
     }
 
@@ -250,15 +256,15 @@ public final class GitRepository {
         var reference: OpaquePointer?
         let result = git_reference_lookup(&reference, handle, name)
         if result == GIT_ENOTFOUND.rawValue { return }
-        try Git.check(result, "reading \(name)")
+        try check(result, "reading \(name)")
         defer { git_reference_free(reference) }
-        try Git.check(git_reference_delete(reference), "deleting \(name)")
+        try check(git_reference_delete(reference), "deleting \(name)")
     }
 
     /// The names of the references that start with `prefix`, and their targets.
     public func references(prefix: String) throws -> [(name: String, target: ObjectID)] {
         var names = git_strarray()
-        try Git.check(git_reference_list(&names, handle), "listing references")
+        try check(git_reference_list(&names, handle), "listing references")
         defer { git_strarray_dispose(&names) }
         return try (0..<names.count).compactMap { names.strings[$0].map { String(cString: $0) } }
             .filter { $0.hasPrefix(prefix) }.sorted()
@@ -270,9 +276,9 @@ public final class GitRepository {
     public func copyObjects(of commit: ObjectID, to target: GitRepository) throws {
         var source: OpaquePointer?
         var destination: OpaquePointer?
-        try Git.check(git_repository_odb(&source, handle), "opening the object database")
+        try check(git_repository_odb(&source, handle), "opening the object database")
         defer { git_odb_free(source) }
-        try Git.check(git_repository_odb(&destination, target.handle), "opening the remote's object database")
+        try target.check(git_repository_odb(&destination, target.handle), "opening the remote's object database")
         defer { git_odb_free(destination) }
         func has(_ id: ObjectID) -> Bool {
             var oid = id.raw
@@ -281,10 +287,10 @@ public final class GitRepository {
         func copy(_ id: ObjectID) throws {
             var oid = id.raw
             var object: OpaquePointer?
-            try Git.check(git_odb_read(&object, source, &oid), "reading object \(id.short)")
+            try check(git_odb_read(&object, source, &oid), "reading object \(id.short)")
             defer { git_odb_object_free(object) }
             var written = git_oid()
-            try Git.check(
+            try target.check(
                 git_odb_write(&written, destination, git_odb_object_data(object), git_odb_object_size(object), git_odb_object_type(object)),
                 "writing object \(id.short) to the remote")
         }
@@ -310,7 +316,7 @@ public final class GitRepository {
         var c = commit.raw
         var a = ancestor.raw
         let result = git_graph_descendant_of(handle, &c, &a)
-        try Git.check(result < 0 ? result : 0, "comparing \(commit.short) with \(ancestor.short)")
+        try check(result < 0 ? result : 0, "comparing \(commit.short) with \(ancestor.short)")
         return result == 1
     }
 
@@ -320,7 +326,7 @@ public final class GitRepository {
         var two = b.raw
         let result = git_merge_base(&out, handle, &one, &two)
         if result == GIT_ENOTFOUND.rawValue { return nil }
-        try Git.check(result, "finding the common ancestor of \(a.short) and \(b.short)")
+        try check(result, "finding the common ancestor of \(a.short) and \(b.short)")
         return ObjectID(out)
     }
 
@@ -329,14 +335,14 @@ public final class GitRepository {
     public func writeBlob(_ bytes: [UInt8]) throws -> ObjectID {
         var oid = git_oid()
         let result = bytes.withUnsafeBytes { git_blob_create_from_buffer(&oid, handle, $0.baseAddress, $0.count) }
-        try Git.check(result, "writing a blob")
+        try check(result, "writing a blob")
         return ObjectID(oid)
     }
 
     public func readBlob(_ id: ObjectID) throws -> [UInt8] {
         var oid = id.raw
         var blob: OpaquePointer?
-        try Git.check(git_blob_lookup(&blob, handle, &oid), "reading blob \(id.short)")
+        try check(git_blob_lookup(&blob, handle, &oid), "reading blob \(id.short)")
         defer { git_blob_free(blob) }
         let size = Int(git_blob_rawsize(blob))
         guard size > 0, let content = git_blob_rawcontent(blob) else { return [] }
@@ -346,7 +352,7 @@ public final class GitRepository {
     public func commit(_ id: ObjectID) throws -> GitCommit {
         var oid = id.raw
         var commit: OpaquePointer?
-        try Git.check(git_commit_lookup(&commit, handle, &oid), "reading commit \(id.short)")
+        try check(git_commit_lookup(&commit, handle, &oid), "reading commit \(id.short)")
         defer { git_commit_free(commit) }
         let parents = (0..<git_commit_parentcount(commit)).compactMap { index in
             git_commit_parent_id(commit, index).map { ObjectID($0.pointee) }
@@ -364,12 +370,12 @@ public final class GitRepository {
     public func treeEntry(_ tree: ObjectID, path: String) throws -> GitTreeEntry? {
         var treeOid = tree.raw
         var treeHandle: OpaquePointer?
-        try Git.check(git_tree_lookup(&treeHandle, handle, &treeOid), "reading tree \(tree.short)")
+        try check(git_tree_lookup(&treeHandle, handle, &treeOid), "reading tree \(tree.short)")
         defer { git_tree_free(treeHandle) }
         var entry: OpaquePointer?
         let result = git_tree_entry_bypath(&entry, treeHandle, path)
         if result == GIT_ENOTFOUND.rawValue { return nil }
-        try Git.check(result, "looking up \(path)")
+        try check(result, "looking up \(path)")
         defer { git_tree_entry_free(entry) }
         return GitTreeEntry(
             name: String(cString: git_tree_entry_name(entry)), id: ObjectID(git_tree_entry_id(entry)!.pointee),
@@ -380,7 +386,7 @@ public final class GitRepository {
     public func treeEntries(_ tree: ObjectID) throws -> [GitTreeEntry] {
         var treeOid = tree.raw
         var treeHandle: OpaquePointer?
-        try Git.check(git_tree_lookup(&treeHandle, handle, &treeOid), "reading tree \(tree.short)")
+        try check(git_tree_lookup(&treeHandle, handle, &treeOid), "reading tree \(tree.short)")
         defer { git_tree_free(treeHandle) }
         return (0..<git_tree_entrycount(treeHandle)).map { index in
             let entry = git_tree_entry_byindex(treeHandle, index)
@@ -395,7 +401,7 @@ public final class GitRepository {
     public func updatedTree(base: ObjectID?, upserts: [(path: String, blob: ObjectID)], removals: [String]) throws -> ObjectID {
         var baseHandle: OpaquePointer?
         if var baseOid = base?.raw {
-            try Git.check(git_tree_lookup(&baseHandle, handle, &baseOid), "reading tree")
+            try check(git_tree_lookup(&baseHandle, handle, &baseOid), "reading tree")
         }
         defer { git_tree_free(baseHandle) }
         let paths = upserts.map(\.path) + removals
@@ -417,7 +423,7 @@ public final class GitRepository {
             updates.append(update)
         }
         var out = git_oid()
-        try Git.check(git_tree_create_updated(&out, handle, baseHandle, updates.count, updates), "writing the new tree")
+        try check(git_tree_create_updated(&out, handle, baseHandle, updates.count, updates), "writing the new tree")
         return ObjectID(out)
     }
 
@@ -426,22 +432,22 @@ public final class GitRepository {
         var signature: UnsafeMutablePointer<git_signature>?
         // libgit2 refuses an empty email; an actor given as a bare name is recorded with "-".
         let email = author.email.isEmpty ? "-" : author.email
-        try Git.check(git_signature_new(&signature, author.name, email, author.time, 0), "making the commit signature")
+        try check(git_signature_new(&signature, author.name, email, author.time, 0), "making the commit signature")
         defer { git_signature_free(signature) }
         var treeOid = tree.raw
         var treeHandle: OpaquePointer?
-        try Git.check(git_tree_lookup(&treeHandle, handle, &treeOid), "reading tree")
+        try check(git_tree_lookup(&treeHandle, handle, &treeOid), "reading tree")
         defer { git_tree_free(treeHandle) }
         var parentHandles: [OpaquePointer?] = []
         defer { parentHandles.forEach { git_commit_free($0) } }
         for parent in parents {
             var oid = parent.raw
             var commit: OpaquePointer?
-            try Git.check(git_commit_lookup(&commit, handle, &oid), "reading parent commit \(parent.short)")
+            try check(git_commit_lookup(&commit, handle, &oid), "reading parent commit \(parent.short)")
             parentHandles.append(commit)
         }
         var out = git_oid()
-        try Git.check(
+        try check(
             git_commit_create(&out, handle, nil, signature, signature, "UTF-8", message, treeHandle, parentHandles.count, &parentHandles),
             "writing the commit")
         return ObjectID(out)

@@ -1,0 +1,220 @@
+import Foundation
+import RolloutCrypto
+import RolloutModel
+import RolloutStore
+
+/// `rollout publish` as one operation (docs/manifest.md, "rollout publish"): serialised per site
+/// directory, refused when the site already holds a newer or another history's state, written in
+/// the order devices need, and recorded in the repository's history like any change.
+public enum PublishOperation {
+    public struct Request {
+        /// The site directory (absolute).
+        public let directory: String
+        /// What the record calls the site: the operator's name for it, or the directory.
+        public let destination: String
+        public let key: Ed25519.PrivateKey
+
+        public init(directory: String, destination: String, key: Ed25519.PrivateKey) {
+            self.directory = directory
+            self.destination = destination
+            self.key = key
+        }
+    }
+
+    public struct Outcome {
+        public let report: Publisher.Report
+        /// The state commit whose site was written.
+        public let state: ObjectID?
+        /// The commit that records the publish, or nil when the tip already recorded this very publish.
+        public let record: ObjectID?
+    }
+
+    /// Kept beside the site, outside what devices read (a CDN sync excludes dot files): the lock
+    /// that serialises publishes into one directory, and the state the site was last written from.
+    public static let lockFile = ".rollout-publish.lock"
+    public static let markerFile = ".rollout-publish.json"
+    static let markerFormat = "rollout-publish/1"
+
+    public static func publish(_ request: Request, in repository: PackRepository, actor: Actor, time: () -> Timestamp) throws -> Outcome {
+        if repository.offline, try repository.syncRemote() != nil {
+            throw RolloutError.usage(
+                "publish does not run --offline: it records what reached devices on the shared remote, and publishes only the state every clone can see. Run rollout sync, then publish")
+        }
+        let existed = FileManager.default.fileExists(atPath: request.directory)
+        try createDirectory(request.directory)
+        let lock = try SiteLock(request.directory)
+        defer { lock.release() }
+        let applied: PackRepository.Applied<(Publisher.Report, ObjectID?)>
+        do {
+            applied = try apply(request, in: repository, actor: actor, time: time)
+        } catch {
+            // A refused or failed publish into a new directory leaves no directory behind.
+            if !existed { try? FileManager.default.removeItem(atPath: request.directory) }
+            throw error
+        }
+        return Outcome(report: applied.result.0, state: applied.result.1, record: applied.commit)
+    }
+
+    static func apply(
+        _ request: Request, in repository: PackRepository, actor: Actor, time: () -> Timestamp
+    ) throws -> PackRepository.Applied<(Publisher.Report, ObjectID?)> {
+        try repository.apply(actor: actor, time: time) { snapshot -> (Change?, (Publisher.Report, ObjectID?)) in
+            let publisher = Publisher(snapshot: snapshot, key: request.key)
+            let (files, remove, index) = try publisher.files()
+            try SiteHistory.read(request.directory).check(against: snapshot, index: index, files: files, directory: request.directory)
+            // The marker first: a publish killed half way leaves a site that names the newest state
+            // it may hold, so an older clone is refused even then.
+            try SiteHistory.writeMarker(request.directory, state: snapshot.commit, sequence: index.sequence)
+            let report = try publisher.write(files, removing: remove, index: index, to: request.directory)
+            return (try recordChange(request, snapshot: snapshot, index: index), (report, snapshot.commit))
+        }
+    }
+
+    /// The commit that records a publish; nil when the tip already records this same publish.
+    static func recordChange(_ request: Request, snapshot: Snapshot, index: SiteIndex) throws -> Change? {
+        guard let state = snapshot.commit else { return nil }
+        let tip = Change.trailers(of: try snapshot.repository.commit(state).message)
+        func tipValue(_ name: String) -> String? { tip.first { $0.name == name }?.value }
+        if tipValue("Action") == "publish", tipValue("Destination") == Change.oneLine(request.destination),
+            tipValue("Site-Sequence") == String(index.sequence)
+        {
+            return nil
+        }
+        var trailers: [(name: String, value: String)] = [("Action", "publish")]
+        trailers += index.locales.keys.sorted().map { ("Locale", $0) }
+        trailers += [("Published-State", state.hex), ("Site-Sequence", String(index.sequence)), ("Destination", request.destination)]
+        return Change(summary: "publish index sequence \(index.sequence) to \(request.destination)", trailers: trailers)
+    }
+
+    static func createDirectory(_ path: String) throws {
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) {
+            guard isDirectory.boolValue else { throw RolloutError.usage("--out \(path) exists and is not a directory") }
+            return
+        }
+        do {
+            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        } catch {
+            throw RolloutError.fileFailure("create the site directory", path, error: error)
+        }
+    }
+}
+
+/// An exclusive flock on the site's lock file. The kernel releases it when the process dies, so a
+/// killed publish never leaves a lock behind; a second publish waits for the first to finish.
+struct SiteLock {
+    let fd: Int32
+
+    init(_ directory: String) throws {
+        let path = directory + "/" + PublishOperation.lockFile
+        fd = open(path, O_CREAT | O_RDWR | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw RolloutError.fileFailure("open", path, errno: errno) }
+        while flock(fd, LOCK_EX) != 0 {
+            guard errno == EINTR else {
+                let code = errno
+                close(fd)
+                throw RolloutError.fileFailure("lock", path, errno: code)
+            }
+        }
+    }
+
+    func release() {
+        flock(fd, LOCK_UN)
+        close(fd)
+    }
+}
+
+/// What a site directory already holds, read before publishing into it: the state it was written
+/// from (the marker), its index and manifests.
+struct SiteHistory {
+    var markerState: String?
+    var markerSequence: Int?
+    var index: SiteIndex?
+    var manifests: [String: LocaleManifest] = [:]
+
+    static func read(_ directory: String) throws -> SiteHistory {
+        var history = SiteHistory()
+        let markerPath = directory + "/" + PublishOperation.markerFile
+        if let bytes = FileManager.default.contents(atPath: markerPath) {
+            guard let object = (try? StrictJSONParser.parse([UInt8](bytes)))?.objectValue,
+                object["format"]?.stringValue == PublishOperation.markerFormat
+            else {
+                throw RolloutError.badInput(
+                    "\(markerPath) is not a publish record rollout wrote (\"format\": \"\(PublishOperation.markerFormat)\"); it says which state the site holds, so publish will not guess. Restore it, or publish into a new directory")
+            }
+            history.markerState = object["state"]?.stringValue
+            history.markerSequence = object["sequence"]?.integerValue
+        }
+        // The signed files are read as a device would parse them; an unreadable one is overwritten.
+        if let bytes = FileManager.default.contents(atPath: directory + "/" + SiteLayout.index),
+            let index = try? SiteIndex.parse([UInt8](bytes), source: SiteLayout.index)
+        {
+            history.index = index
+            for (locale, entry) in index.locales {
+                if let bytes = FileManager.default.contents(atPath: directory + "/" + entry.manifest),
+                    let manifest = try? LocaleManifest.parse([UInt8](bytes), source: entry.manifest)
+                {
+                    history.manifests[locale] = manifest
+                }
+            }
+        }
+        return history
+    }
+
+    /// Refuses a publish that would take the site back in time, onto another history, or expose a
+    /// pack the site already withdrew.
+    func check(against snapshot: Snapshot, index new: SiteIndex, files: [Publisher.SiteFile], directory: String) throws {
+        let ours = "this repository's state \(snapshot.commit?.short ?? "(empty)") (index sequence \(new.sequence))"
+        let wayOut = "Publish from a clone that is up to date (rollout sync), or from the repository that published this site"
+        if let state = markerState {
+            let sequence = markerSequence.map { " (index sequence \($0))" } ?? ""
+            guard let id = ObjectID(hex: state), (try? snapshot.repository.commit(id)) != nil else {
+                throw RolloutError.checkFailed(
+                    "refused: \(directory) was published from state \(state.prefix(12))\(sequence), which this repository does not have: it is behind, or another repository. Publishing \(ours) could roll devices back. \(wayOut). Nothing was written")
+            }
+            if let tip = snapshot.commit, id != tip, try !snapshot.repository.isDescendant(tip, of: id) {
+                throw RolloutError.checkFailed(
+                    "refused: \(directory) was published from state \(state.prefix(12))\(sequence), which is not in the history of \(ours): this repository diverged from the one that published the site. \(wayOut). Nothing was written")
+            }
+        }
+        guard let old = index else { return }
+        if old.sequence > new.sequence {
+            throw RolloutError.checkFailed(
+                "refused: \(directory) holds index sequence \(old.sequence), newer than \(ours): publishing would roll devices back. \(wayOut). Nothing was written")
+        }
+        for (locale, entry) in old.locales.sorted(by: { $0.key < $1.key }) {
+            guard let mine = new.locales[locale] else {
+                throw RolloutError.checkFailed(
+                    "refused: \(directory) publishes \(locale), which \(ours) has no plan for: it is another repository's site. \(wayOut). Nothing was written")
+            }
+            if entry.sequence > mine.sequence {
+                throw RolloutError.checkFailed(
+                    "refused: \(directory) has \(locale) at manifest sequence \(entry.sequence), newer than \(ours) has (\(mine.sequence)): publishing would roll devices back. \(wayOut). Nothing was written")
+            }
+            guard let manifest = manifests[locale] else { continue }
+            let newManifest = files.first { $0.path == SiteLayout.manifest(locale) }
+            if entry.sequence == mine.sequence, markerState == nil, let newManifest, try newManifest.bytes() != manifest.bytes {
+                throw RolloutError.checkFailed(
+                    "refused: \(directory) has \(locale) at manifest sequence \(entry.sequence) with another plan than \(ours) has at the same sequence: the site comes from another history. \(wayOut). Nothing was written")
+            }
+            let plan = try snapshot.plan(locale)
+            let served = Set((plan?.baselines.map(\.contentVersion) ?? []) + (plan?.rules.map(\.pack.contentVersion) ?? []))
+                .subtracting(plan?.blocked ?? [])
+            if let again = manifest.plan.blocked.sorted().first(where: served.contains) {
+                throw RolloutError.checkFailed(
+                    "refused: \(directory) withdrew \(locale)@\(again) (blocked by a revert), and \(ours) would serve it again. \(wayOut). Nothing was written")
+            }
+        }
+    }
+
+    static func writeMarker(_ directory: String, state: ObjectID?, sequence: Int) throws {
+        var object: [String: JSONValue] = ["format": .string(PublishOperation.markerFormat), "sequence": .integer(sequence)]
+        object["state"] = state.map { .string($0.hex) } ?? .null
+        let path = directory + "/" + PublishOperation.markerFile
+        do {
+            try Data(JSONWriter.pretty(.object(object))).write(to: URL(fileURLWithPath: path), options: .atomic)
+        } catch {
+            throw RolloutError.fileFailure("write", path, error: error)
+        }
+    }
+}
