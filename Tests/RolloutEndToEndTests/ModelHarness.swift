@@ -755,7 +755,10 @@ final class ModelRun {
             }
             highestSequence = max(highestSequence, sequence)
         }
-        // No pack the remote's newest plans block is listed by a manifest or left under packs/.
+        // No pack the remote's newest plans block is listed by a manifest or left under packs/. A
+        // refused publish leaves the site as it was, which may predate a later block: the next
+        // publish that goes through must remove it, so only a site this step wrote is judged.
+        guard published || after != before else { return }
         for (locale, plan) in view.plans where !plan.blocked.isEmpty {
             var served: [Int] = []
             if let data = FileManager.default.contents(atPath: site + "/manifests/\(locale).json"),
