@@ -138,7 +138,7 @@ public enum MetricsIngest {
 
     /// Reads `request`'s file and commits its rollups and provenance; the same file twice is a no-op.
     public static func ingest(_ request: Request, into repository: PackRepository, actor: Actor, time: @escaping () -> Timestamp) throws -> Outcome {
-        let reading = try read(request, snapshot: try repository.snapshot())
+        let reading = try read(request, snapshot: try repository.snapshotForChange())
         let applied = try repository.apply(actor: actor, time: time) { snapshot in
             let history = try MetricsLayout.history(reading.digest, kind: request.kind, in: snapshot)
             if history.isActive, let bytes = try snapshot.file(MetricsLayout.provenance(reading.digest, kind: request.kind, generation: history.ingests)),

@@ -211,10 +211,6 @@ struct SiteHistory {
         var object: [String: JSONValue] = ["format": .string(PublishOperation.markerFormat), "sequence": .integer(sequence)]
         object["state"] = state.map { .string($0.hex) } ?? .null
         let path = directory + "/" + PublishOperation.markerFile
-        do {
-            try Data(JSONWriter.pretty(.object(object))).write(to: URL(fileURLWithPath: path), options: .atomic)
-        } catch {
-            throw RolloutError.fileFailure("write", path, error: error)
-        }
+        try LocalFile.replace(path, with: JSONWriter.pretty(.object(object)), name: path)
     }
 }

@@ -190,13 +190,14 @@ public struct Publisher {
                 report.unchanged += 1
                 continue
             }
+            let folder = (full as NSString).deletingLastPathComponent
             do {
-                try fm.createDirectory(atPath: (full as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-                // Write beside, then rename: a reader never sees half a file.
-                try Data(bytes).write(to: URL(fileURLWithPath: full), options: .atomic)
+                try fm.createDirectory(atPath: folder, withIntermediateDirectories: true)
             } catch {
-                throw RolloutError.fileFailure("write", full, error: error)
+                throw RolloutError.fileFailure("create", folder, error: error)
             }
+            // Write beside, flush, then rename: a reader never sees half a file, nor a crash an empty one.
+            try LocalFile.replace(full, with: bytes, name: full)
             report.written.append(file.path)
             report.bytesWritten += bytes.count
         }

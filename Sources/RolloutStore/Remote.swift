@@ -110,17 +110,7 @@ extension PackRepository {
         let started = Date()
         for attempt in 1...PackRepository.maximumRemoteAttempts {
             if attempt > 1 && Date().timeIntervalSince(started) > PackRepository.remoteRetryBudget { break }
-            let remoteTip = try fetchTip(remote)
-            let localTip = try git.referenceTarget(StateLayout.stateRef)
-            if localTip != remoteTip {
-                if let localTip, try remoteTip.map({ try !git.isDescendant($0, of: localTip) }) ?? true {
-                    let unpushed = try commits(from: remoteTip.flatMap { try? git.mergeBase(localTip, $0) }, to: localTip).count
-                    throw RolloutError.conflict(
-                        "this repository holds \(unpushed) change(s) that \(remote) does not have (made with --offline, or the remote was reset): run rollout sync first. Nothing was changed")
-                }
-                // Behind the remote: catch up first (another process of this clone may do the same).
-                _ = try git.compareAndSwap(StateLayout.stateRef, to: remoteTip!, expected: localTip, message: "rollout: fast-forward to \(remote)")
-            }
+            let remoteTip = try catchUpForChange(remote)
             let snapshot = try Snapshot(repository: git, commit: remoteTip)
             let (change, result) = try operation(snapshot)
             guard let change else { return Applied(commit: nil, result: result, attempts: attempt) }
@@ -141,6 +131,32 @@ extension PackRepository {
         }
         throw RolloutError.conflict(
             "other writers kept pushing to \(remote) first: \(refusals.count) attempts in \(Int(Date().timeIntervalSince(started))) s were refused (last: \(refusals.last ?? "?")). Nothing was changed: try again")
+    }
+
+    /// The state a change is prepared against, before `apply` re-validates it on the remote's tip:
+    /// caught up first, so a clone that is behind never refuses (or judges) its input by a state the
+    /// remote has moved past (a metrics row for a pack another clone added, a newer policy); and a
+    /// clone holding changes the remote does not have is told to sync before anything is read.
+    public func snapshotForChange() throws -> Snapshot {
+        if !offline, let remote = try syncRemote() { _ = try catchUpForChange(remote) }
+        return try snapshot()
+    }
+
+    /// Fetches the remote's tip and fast-forwards to it; refuses when this repository holds changes
+    /// the remote does not have, since a change made now would be applied to a state this clone has
+    /// not seen. Returns the remote's tip.
+    func catchUpForChange(_ remote: String) throws -> ObjectID? {
+        let remoteTip = try fetchTip(remote)
+        let localTip = try git.referenceTarget(StateLayout.stateRef)
+        guard localTip != remoteTip else { return remoteTip }
+        if let localTip, try remoteTip.map({ try !git.isDescendant($0, of: localTip) }) ?? true {
+            let unpushed = try commits(from: remoteTip.flatMap { try? git.mergeBase(localTip, $0) }, to: localTip).count
+            throw RolloutError.conflict(
+                "this repository holds \(unpushed) change(s) that \(remote) does not have (made with --offline, or the remote was reset): run rollout sync first. Nothing was changed")
+        }
+        // Behind the remote: catch up first (another process of this clone may do the same).
+        _ = try git.compareAndSwap(StateLayout.stateRef, to: remoteTip!, expected: localTip, message: "rollout: fast-forward to \(remote)")
+        return remoteTip
     }
 
     /// Before acting on the shared state without changing it (guard's checks, publish): fetch,

@@ -46,6 +46,34 @@ final class FullDiskTests: XCTestCase {
         }
     }
 
+    /// A site on a full disk: 74 naming the site and the cause, no record in the history, and the
+    /// next publish with room completes a site devices accept.
+    func testPublishOnAFullDiskExit74AndRecordsNothing() throws {
+        for mechanism in FullDisk.available {
+            let w = try Workspace()
+            let disk = try FullDisk(mechanism, workspace: w)
+            defer { disk.release() }
+            try w.initWithExamples()
+            for id in ["en-US@1", "tr@1", "tr-TR@17"] { XCTAssertEqual(try w.rollout("promote", id, "--to", "100%").status, 0) }
+            let keys = try w.json(try w.rollout("keys", "generate", "--out", w.scratch.path("signing.key"), "--json"))
+            let publicKey = try XCTUnwrap(keys["publicKey"] as? String)
+            let tip = try w.stateTip()
+
+            try disk.fill()
+            let result = try disk.rollout(["publish", "--out", w.work + "/site", "--key", w.scratch.path("signing.key")])
+            XCTAssertEqual(result.status, 74, "\(mechanism): \(result.output)")
+            XCTAssertTrue(result.stderr.contains(w.work + "/site"), "\(mechanism): names the site: \(result.stderr)")
+            XCTAssertTrue(result.stderr.contains(disk.cause), "\(mechanism): names the cause: \(result.stderr)")
+            XCTAssertEqual(try w.stateTip(), tip, "\(mechanism): a publish that failed is not recorded")
+
+            try disk.free()
+            let retried = try w.rollout("publish", "--out", w.work + "/site", "--key", w.scratch.path("signing.key"))
+            XCTAssertEqual(retried.status, 0, "\(mechanism): \(retried.output)")
+            XCTAssertEqual(try w.rollout("verify-site", w.work + "/site", "--public-key", publicKey).status, 0)
+            XCTAssertEqual(try w.rollout("verify").status, 0)
+        }
+    }
+
     func testLogStillAnswersOnAFullDisk() throws {
         for mechanism in FullDisk.available {
             let w = try Workspace()

@@ -194,6 +194,24 @@ final class RemoteTests: XCTestCase {
         XCTAssertEqual(try w.rollout("--repo", a, "status", "tr-TR", "--json").status, 0)
     }
 
+    /// A clone that is behind prepares a change against the remote's state, not its stale copy:
+    /// metrics for a pack another clone added are ingested, not refused as an unknown pack.
+    func testAWriteInAStaleCloneJudgesItsInputByTheRemotesState() throws {
+        let w = try Workspace()
+        let repository = try shared(w)
+        for name in ["a", "b"] { XCTAssertEqual(try w.rollout("clone", repository, w.scratch.path(name)).status, 0) }
+        var pack = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: Fixtures.examplePack("tr@1")))) as! [String: Any]
+        pack["contentVersion"] = 3
+        pack["checksum"] = nil
+        let file = try w.scratch.write("tr@3.json", Data(JSONSerialization.data(withJSONObject: pack)))
+        XCTAssertEqual(try w.rollout("--repo", w.scratch.path("a"), "pack", "add", file).status, 0)
+        let csv = try w.scratch.write(
+            "crashes.csv", "date,locale,pack,region,app_version,sessions,crashes\n2026-11-20,tr,tr@3,TR,4.8.0,1000,1\n")
+        let ingested = try w.rollout("--repo", w.scratch.path("b"), "metrics", "ingest", "--kind", "crash", csv)
+        XCTAssertEqual(ingested.status, 0, ingested.output)
+        XCTAssertEqual(try w.rollout("--repo", w.scratch.path("b"), "verify").status, 0)
+    }
+
     /// A CI job's clone that is behind publishes and guards the shared state, not its stale copy.
     func testPublishAndGuardCatchUpFirst() throws {
         let w = try Workspace()

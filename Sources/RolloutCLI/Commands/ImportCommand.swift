@@ -62,7 +62,7 @@ enum ImportCommand {
         let only = try Set(invocation.values("locale").map { try PlanCommands.parseLocale($0) })
 
         let repository = try context.repository(invocation)
-        let snapshot = try repository.snapshot()
+        let snapshot = try repository.snapshotForChange()
         var catalog = try CatalogImporter.read(path, format: format, sourceLocale: sourceFlag ?? "en-US")
         // The development language: named, or the catalog's, or the English the catalog has.
         let source = sourceFlag ?? catalog.sourceLocale ?? ["en-US", "en"].first { catalog.strings[$0] != nil } ?? "en-US"

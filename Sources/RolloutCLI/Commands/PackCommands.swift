@@ -94,7 +94,7 @@ enum PackCommands {
         arguments: .oneOrMore("FILE"),
         run: { invocation, context in
             let repository = try context.repository(invocation)
-            let inputs = try readPacks(invocation.positionals, context: context, policy: try repository.snapshot().policy())
+            let inputs = try readPacks(invocation.positionals, context: context, policy: try repository.snapshotForChange().policy())
             let actor = try context.actor(invocation, repository: repository)
             let now = try context.now()
             let applied = try PackOperations.add(

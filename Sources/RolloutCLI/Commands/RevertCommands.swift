@@ -38,7 +38,7 @@ enum RevertCommands {
         let repository = try context.repository(invocation)
         let now = try context.now()
         // The evidence available now: health figures and their metrics sources, or "none" without metrics.
-        let snapshot = try repository.snapshot()
+        let snapshot = try repository.snapshotForChange()
         var evidence: JSONValue = .string("none")
         if let plan = try snapshot.plan(locale), let report = try HealthCheck.evaluate(plan, snapshot: snapshot), !report.checks.isEmpty {
             evidence = try HealthCheck.evidence(report, locale: locale, snapshot: snapshot)
