@@ -57,11 +57,12 @@ struct RowReader: CSVRecordSink {
 
     mutating func reject(_ line: Int, _ message: String) {
         badCount += 1
-        if bad.count < MetricsIngest.shownBadRows { bad.append((line, message)) }
+        // A row's message is one line of output: a newline inside a quoted field must not fake another.
+        if bad.count < MetricsIngest.shownBadRows { bad.append((line, message.oneLine)) }
     }
 
     mutating func problem(_ message: String) -> Int32 {
-        problems.append(message)
+        problems.append(message.oneLine)
         return -Int32(problems.count)
     }
 

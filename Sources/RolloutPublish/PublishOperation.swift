@@ -40,33 +40,34 @@ public enum PublishOperation {
             throw RolloutError.usage(
                 "publish does not run --offline: it records what reached devices on the shared remote, and publishes only the state every clone can see. Run rollout sync, then publish")
         }
-        let existed = FileManager.default.fileExists(atPath: request.directory)
-        try createDirectory(request.directory)
         let lock = try SiteLock(request.directory)
         defer { lock.release() }
-        let applied: PackRepository.Applied<(Publisher.Report, ObjectID?)>
+        // Decided under the lock: whether this publish found the directory as it made it. Only
+        // then may a failed publish take it away; another publish that filled it first keeps it.
+        let fresh = ((try? FileManager.default.contentsOfDirectory(atPath: request.directory)) ?? []).allSatisfy { $0 == lockFile }
+        var written: (state: ObjectID?, sequence: Int)? = nil
         do {
-            applied = try apply(request, in: repository, actor: actor, time: time)
+            let applied = try repository.apply(actor: actor, time: time) { snapshot -> (Change?, (Publisher.Report, ObjectID?)) in
+                let publisher = Publisher(snapshot: snapshot, key: request.key)
+                let (files, remove, index) = try publisher.files()
+                try SiteHistory.read(request.directory).check(against: snapshot, index: index, files: files, directory: request.directory)
+                // The marker first: a publish killed half way leaves a site that names the newest
+                // state it may hold, so an older clone is refused even then.
+                try SiteHistory.writeMarker(request.directory, state: snapshot.commit, sequence: index.sequence)
+                written = (snapshot.commit, index.sequence)
+                let report = try publisher.write(files, removing: remove, index: index, to: request.directory)
+                return (try recordChange(request, snapshot: snapshot, index: index), (report, snapshot.commit))
+            }
+            return Outcome(report: applied.result.0, state: applied.result.1, record: applied.commit)
         } catch {
-            // A refused or failed publish into a new directory leaves no directory behind.
-            if !existed { try? FileManager.default.removeItem(atPath: request.directory) }
-            throw error
-        }
-        return Outcome(report: applied.result.0, state: applied.result.1, record: applied.commit)
-    }
-
-    static func apply(
-        _ request: Request, in repository: PackRepository, actor: Actor, time: () -> Timestamp
-    ) throws -> PackRepository.Applied<(Publisher.Report, ObjectID?)> {
-        try repository.apply(actor: actor, time: time) { snapshot -> (Change?, (Publisher.Report, ObjectID?)) in
-            let publisher = Publisher(snapshot: snapshot, key: request.key)
-            let (files, remove, index) = try publisher.files()
-            try SiteHistory.read(request.directory).check(against: snapshot, index: index, files: files, directory: request.directory)
-            // The marker first: a publish killed half way leaves a site that names the newest state
-            // it may hold, so an older clone is refused even then.
-            try SiteHistory.writeMarker(request.directory, state: snapshot.commit, sequence: index.sequence)
-            let report = try publisher.write(files, removing: remove, index: index, to: request.directory)
-            return (try recordChange(request, snapshot: snapshot, index: index), (report, snapshot.commit))
+            if fresh && written == nil {
+                try? FileManager.default.removeItem(atPath: request.directory)
+                throw error
+            }
+            // The site is written before its record: say so, rather than "nothing was changed".
+            guard let written, case .conflict(let message) = error as? RolloutError else { throw error }
+            throw RolloutError.conflict(
+                "\(request.directory) was written from state \(written.state?.short ?? "(empty)") (index sequence \(written.sequence)), but the record of that publish did not reach the history: \(message). Run rollout publish again to record it")
         }
     }
 
@@ -85,19 +86,6 @@ public enum PublishOperation {
         trailers += [("Published-State", state.hex), ("Site-Sequence", String(index.sequence)), ("Destination", request.destination)]
         return Change(summary: "publish index sequence \(index.sequence) to \(request.destination)", trailers: trailers)
     }
-
-    static func createDirectory(_ path: String) throws {
-        var isDirectory: ObjCBool = false
-        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) {
-            guard isDirectory.boolValue else { throw RolloutError.usage("--out \(path) exists and is not a directory") }
-            return
-        }
-        do {
-            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-        } catch {
-            throw RolloutError.fileFailure("create the site directory", path, error: error)
-        }
-    }
 }
 
 /// An exclusive flock on the site's lock file. The kernel releases it when the process dies, so a
@@ -105,16 +93,41 @@ public enum PublishOperation {
 struct SiteLock {
     let fd: Int32
 
+    /// Creates the directory if needed and locks it. A lock taken on a file that a failed publish
+    /// removed (with its new directory) while this one waited is taken again on the new one.
     init(_ directory: String) throws {
         let path = directory + "/" + PublishOperation.lockFile
-        fd = open(path, O_CREAT | O_RDWR | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw RolloutError.fileFailure("open", path, errno: errno) }
-        while flock(fd, LOCK_EX) != 0 {
-            guard errno == EINTR else {
-                let code = errno
-                close(fd)
-                throw RolloutError.fileFailure("lock", path, errno: code)
+        while true {
+            try SiteLock.makeDirectories(directory)
+            let fd = open(path, O_CREAT | O_RDWR | O_CLOEXEC, 0o644)
+            guard fd >= 0 else { throw RolloutError.fileFailure("open", path, errno: errno) }
+            while flock(fd, LOCK_EX) != 0 {
+                guard errno == EINTR else {
+                    let code = errno
+                    close(fd)
+                    throw RolloutError.fileFailure("lock", path, errno: code)
+                }
             }
+            var held = stat(), named = stat()
+            if fstat(fd, &held) == 0, stat(path, &named) == 0, held.st_ino == named.st_ino, held.st_dev == named.st_dev {
+                self.fd = fd
+                return
+            }
+            close(fd)
+        }
+    }
+
+    /// `mkdir -p`, with the cause of a failure from errno (a file in the way is ENOTDIR or EEXIST).
+    static func makeDirectories(_ directory: String) throws {
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory) {
+            guard isDirectory.boolValue else { throw RolloutError.usage("--out \(directory) exists and is not a directory") }
+            return
+        }
+        let parent = (directory as NSString).deletingLastPathComponent
+        if !parent.isEmpty && parent != directory { try makeDirectories(parent) }
+        guard mkdir(directory, 0o755) == 0 || errno == EEXIST else {
+            throw RolloutError.fileFailure("create the site directory", directory, errno: errno)
         }
     }
 

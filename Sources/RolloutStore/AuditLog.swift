@@ -15,6 +15,11 @@ public struct AuditEntry: Sendable {
     /// The action that records a publish: when the state it names reached devices.
     public static let publishAction = "publish"
 
+    /// Where a publish wrote, as its summary (`publish index sequence N to DEST`) names it.
+    var publishDestination: String {
+        summary.range(of: " to ").map { String(summary[$0.upperBound...]) } ?? summary
+    }
+
     /// Position in the first-parent history, 1 for the first commit.
     public let sequence: Int
     public let commit: String
@@ -253,24 +258,24 @@ public final class AuditLog {
     }
 
     /// Gathers matches newest first, up to the limit. Under --segment a publish is kept only when it
-    /// is the first after a listed change: the moment that change reached devices.
+    /// is the first to its destination after a listed change: when that change reached that site.
     private struct Collector {
         let query: Query
         var entries: [AuditEntry] = []
-        /// Walking back in time, the oldest publish seen since the last listed change.
-        var publish: AuditEntry?
+        /// Walking back in time, per destination, the oldest publish seen since the last listed change.
+        var publishes: [String: AuditEntry] = [:]
 
         /// False when the limit is reached and `entry` was not taken.
         mutating func add(_ entry: AuditEntry) -> Bool {
             guard query.segment != nil else { return append(entry) }
             if entry.action == AuditEntry.publishAction {
-                publish = entry
+                publishes[entry.publishDestination] = entry
                 return true
             }
-            if let publish {
-                self.publish = nil
+            for publish in publishes.values.sorted(by: { $0.sequence > $1.sequence }) {
                 guard append(publish) else { return false }
             }
+            publishes = [:]
             return append(entry)
         }
 

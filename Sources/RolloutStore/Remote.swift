@@ -226,9 +226,14 @@ extension PackRepository {
             var tip = remoteTipID
             var tipTree = try git.commit(remoteTipID).tree
             var parentTree = baseTree
+            var replayed = 0
             for commit in local {
                 let changes = try Verifier.diff(git, parentTree, commit.tree)
                 parentTree = commit.tree
+                // A publish record names the state it published as its parent: on another parent it
+                // would claim a publish that never happened. It stays under refs/rollout/replayed/.
+                if Change.trailers(of: commit.message).contains(where: { $0.name == "Action" && $0.value == "publish" }) { continue }
+                replayed += 1
                 if let clash = changes.first(where: { changedThere[$0.path] != nil }), let other = changedThere[clash.path] {
                     let mine = commit.message.split(separator: "\n").first.map(String.init) ?? commit.id.short
                     let their = other.message.split(separator: "\n").first.map(String.init) ?? other.id.short
@@ -243,11 +248,11 @@ extension PackRepository {
             if try push(tip, to: remote, expected: remoteTipID) != nil { continue }
             // The replaced commits stay reachable, so verify can tell a replay from a rewrite.
             try git.setReference("refs/rollout/replayed/\(localTip.hex)", to: localTip, message: "rollout: sync replayed these on \(remote)")
-            guard try git.compareAndSwap(StateLayout.stateRef, to: tip, expected: localTip, message: "rollout: sync replayed \(local.count) change(s) on \(remote)") else {
+            guard try git.compareAndSwap(StateLayout.stateRef, to: tip, expected: localTip, message: "rollout: sync replayed \(replayed) change(s) on \(remote)") else {
                 throw RolloutError.conflict("this repository changed while rollout sync ran; the replayed changes are on \(remote): run rollout sync again")
             }
             try git.setReference(PackRepository.trackingRef(remote), to: tip, message: "rollout: pushed")
-            return SyncOutcome(remote: remote, pulled: theirs.count, pushed: local.count, replayed: local.count)
+            return SyncOutcome(remote: remote, pulled: theirs.count, pushed: replayed, replayed: replayed)
         }
         throw RolloutError.conflict("other writers kept pushing to \(remote) first; nothing was changed: try rollout sync again")
     }

@@ -21,6 +21,21 @@ final class EmptyValueTests: XCTestCase {
         XCTAssertEqual(chain.first?["result"] as? String, "tr-TR@17", "no device outside TR was moved: \(resolved)")
     }
 
+    /// `--segment "TR/$V"` with V unset must not take back every version in TR.
+    func testASegmentWithAnEmptyVersionIsRefusedNotWidened() throws {
+        let w = try Workspace()
+        try w.initWithExamples()
+        XCTAssertEqual(try w.rollout("promote", "tr-TR@17", "--to", "100%").status, 0)
+        XCTAssertEqual(try w.rollout("promote", "tr-TR@18", "--to", "10%", "--region", "TR").status, 0)
+        let tip = try w.stateTip()
+        for arguments in [["revert", "tr-TR", "--segment", "TR/", "--reason", "x"], ["log", "--segment", "TR/ "], ["metrics", "show", "tr-TR", "--segment", "TR/"]] {
+            let result = try w.rollout(arguments)
+            XCTAssertEqual(result.status, 64, "\(arguments): \(result.output)")
+            XCTAssertTrue(result.stderr.contains("empty version"), "\(arguments): \(result.stderr)")
+        }
+        XCTAssertEqual(try w.stateTip(), tip)
+    }
+
     func testEmptyValuesOfOtherOptionsAreUsageErrorsNamingTheFlag() throws {
         let w = try Workspace()
         try w.initWithExamples()

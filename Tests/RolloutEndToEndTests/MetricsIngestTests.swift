@@ -224,18 +224,22 @@ final class PromoteGateTests: XCTestCase {
 
 /// rollout guard: the control loop reverts what is unhealthy, with the evidence, and holds the rest.
 final class GuardTests: XCTestCase {
-    func testGuardRevertsTheUnhealthyWithEvidenceAndHoldsOnInsufficientData() throws {
+    /// tr-TR@18 at 10% in TR on >=4.8 with the crash spike ingested (unhealthy), and en-US@2 at 5%
+    /// with no metrics (insufficient data).
+    static func twoStagedLocales() throws -> Workspace {
         let w = try Workspace()
         try w.initWithExamples()
         for id in ["tr-TR@17", "en-US@1"] { XCTAssertEqual(try w.rollout("promote", id, "--to", "100%").status, 0) }
         XCTAssertEqual(try w.rollout("promote", "tr-TR@18", "--to", "10%", "--region", "TR", "--app-version", ">=4.8").status, 0)
-        let en2 = try w.scratch.write("en-US@2.json", try String(contentsOfFile: Fixtures.examplePack("en-US@1"), encoding: .utf8)
-            .replacingOccurrences(of: "\"contentVersion\": 1", with: "\"contentVersion\": 2")
-            .replacingOccurrences(of: "\"Welcome\"", with: "\"Welcome back\"")
-            .split(separator: "\n").filter { !$0.contains("\"checksum\"") }.joined(separator: "\n"))
+        let en2 = try w.packVariant(of: "en-US@1", version: 2, replacing: [("\"Welcome\"", "\"Welcome back\"")])
         XCTAssertEqual(try w.rollout("pack", "add", en2).status, 0)
         XCTAssertEqual(try w.rollout("promote", "en-US@2", "--to", "5%").status, 0)
         XCTAssertEqual(try w.rollout("metrics", "ingest", "--kind", "crash", MetricsIngestTests.examples + "/crashes-spike-TR-4.8.csv").status, 0)
+        return w
+    }
+
+    func testGuardRevertsTheUnhealthyWithEvidenceAndHoldsOnInsufficientData() throws {
+        let w = try GuardTests.twoStagedLocales()
 
         let tip = try w.stateTip()
         let report = try w.rollout("guard", "--json")

@@ -59,17 +59,7 @@ final class MetricsRangeTests: XCTestCase {
 
 final class GuardPerLocaleTests: XCTestCase {
     func testALocaleGuardCannotEvaluateIsReportedAndTheOthersAreStillReverted() throws {
-        let w = try Workspace()
-        try w.initWithExamples()
-        for id in ["tr-TR@17", "en-US@1"] { XCTAssertEqual(try w.rollout("promote", id, "--to", "100%").status, 0) }
-        XCTAssertEqual(try w.rollout("promote", "tr-TR@18", "--to", "10%", "--region", "TR", "--app-version", ">=4.8").status, 0)
-        let en2 = try w.scratch.write("en-US@2.json", try String(contentsOfFile: Fixtures.examplePack("en-US@1"), encoding: .utf8)
-            .replacingOccurrences(of: "\"contentVersion\": 1", with: "\"contentVersion\": 2")
-            .replacingOccurrences(of: "\"Welcome\"", with: "\"Welcome back\"")
-            .split(separator: "\n").filter { !$0.contains("\"checksum\"") }.joined(separator: "\n"))
-        XCTAssertEqual(try w.rollout("pack", "add", en2).status, 0)
-        XCTAssertEqual(try w.rollout("promote", "en-US@2", "--to", "5%").status, 0)
-        XCTAssertEqual(try w.rollout("metrics", "ingest", "--kind", "crash", MetricsIngestTests.examples + "/crashes-spike-TR-4.8.csv").status, 0)
+        let w = try GuardTests.twoStagedLocales()
         // en-US sorts first: its metrics, out of range, must not stop guard before tr-TR.
         try OldVersion.ingest(w, locale: "en-US", counts: ["2|US|4.8.1": "18014398509481984", "1|US|4.8.1": "100"])
 

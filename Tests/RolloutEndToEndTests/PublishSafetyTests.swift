@@ -131,18 +131,21 @@ final class PublishSafetyTests: XCTestCase {
         XCTAssertTrue(record.contains("Rollout-Published-State: \(parent)\n"), record)
 
         XCTAssertEqual(try w.rollout("promote", "tr-TR@18", "--to", "50%", "--region", "TR", "--app-version", ">=4.8", "--force", "--reason", "test").status, 0)
+        XCTAssertEqual(try publish(w, site: "staging", "--destination", "staging").status, 0)
         XCTAssertEqual(try w.rollout("promote", "tr-TR@18", "--to", "50%", "--region", "DE", "--force", "--reason", "test").status, 0)
         XCTAssertEqual(try publish(w, site: "site", "--destination", "https://cdn.example.com/l10n").status, 0)
         let log = try w.rollout("log", "--segment", "TR/4.8", "--locale", "tr-TR")
         XCTAssertEqual(log.status, 0, log.output)
-        // Newest first: the publish that carried the 50% change, the change, the publish that carried 10%, 10%.
+        // Newest first: the publishes that carried the 50% change to each site (the CDN, then staging
+        // earlier), the change, the publish that carried 10%, 10%.
         let summaries = log.stdout.split(separator: "\n").filter { $0.hasPrefix("    ") && !$0.hasPrefix("    tr-TR ") }.map { $0.trimmingCharacters(in: .whitespaces) }
-        XCTAssertEqual(summaries.count, 5, log.stdout)
+        XCTAssertEqual(summaries.count, 6, log.stdout)
         XCTAssertTrue(summaries[0].hasPrefix("publish index sequence") && summaries[0].hasSuffix("to https://cdn.example.com/l10n"), log.stdout)
-        XCTAssertTrue(summaries[1].hasPrefix("promote tr-TR@18 to 50% in TR"), log.stdout)
-        XCTAssertTrue(summaries[2].hasPrefix("publish index sequence") && summaries[2].hasSuffix("to \(w.scratch.path("site"))"), log.stdout)
-        XCTAssertTrue(summaries[3].hasPrefix("promote tr-TR@18 to 10% in TR"), log.stdout)
-        XCTAssertTrue(summaries[4].hasPrefix("complete tr-TR@17"), log.stdout)
+        XCTAssertTrue(summaries[1].hasPrefix("publish index sequence") && summaries[1].hasSuffix("to staging"), log.stdout)
+        XCTAssertTrue(summaries[2].hasPrefix("promote tr-TR@18 to 50% in TR"), log.stdout)
+        XCTAssertTrue(summaries[3].hasPrefix("publish index sequence") && summaries[3].hasSuffix("to \(w.scratch.path("site"))"), log.stdout)
+        XCTAssertTrue(summaries[4].hasPrefix("promote tr-TR@18 to 10% in TR"), log.stdout)
+        XCTAssertTrue(summaries[5].hasPrefix("complete tr-TR@17"), log.stdout)
         XCTAssertFalse(log.stdout.contains("in DE"), "the DE change did not alter TR: \(log.stdout)")
         XCTAssertEqual(try w.rollout("verify").status, 0)
     }
@@ -176,6 +179,55 @@ final class PublishSafetyTests: XCTestCase {
             XCTAssertEqual(check.status, 0, check.output)
         }
         XCTAssertEqual(try w.rollout("verify").status, 0)
+    }
+
+    /// Two repositories publish into one new directory at once: one is refused, and its failure
+    /// never takes away the site the other one wrote (and recorded).
+    func testAFailedPublishNeverRemovesASiteAnotherPublishWrote() throws {
+        let (w, key) = try published()
+        // Another team's repository (rollout's commits are deterministic: the same actor in the same
+        // second would make the same first commits, one history).
+        let other = w.scratch.path("other.rollout"), team = ["ROLLOUT_ACTOR": "Other Team <other@example.com>"]
+        XCTAssertEqual(try w.rollout("init", other, env: team).status, 0)
+        XCTAssertEqual(try w.rollout(["--repo", other, "pack", "add"] + Fixtures.allExamplePacks, env: team).status, 0)
+        XCTAssertEqual(try w.rollout("--repo", other, "promote", "en-US@1", "--to", "100%", env: team).status, 0)
+        let environment = w.environment, binary = Processes.rolloutBinary, work = w.work, keyPath = w.scratch.path("signing.key")
+        for round in 0..<8 {
+            let site = w.scratch.path("race-\(round)")
+            let statuses = simultaneously(2) { index in
+                let repository = index == 0 ? work + "/.rollout" : other
+                let arguments = ["--repo", repository, "publish", "--out", site, "--key", keyPath]
+                return (try? Processes.run(binary, arguments, in: work, environment: environment).status) ?? -1
+            }
+            XCTAssertEqual(statuses.sorted(), [0, 1], "round \(round): one lands, the other is refused")
+            // As a device sees it: outside any repository.
+            let check = try w.rollout("verify-site", site, "--public-key", key, in: w.scratch.path("home"))
+            XCTAssertEqual(check.status, 0, "round \(round): \(check.output)")
+        }
+    }
+
+    /// A publish recorded in a repository without a remote is not replayed by sync onto changes it
+    /// never published: every clone still verifies, and log does not claim the change went live.
+    func testSyncDoesNotReplayAPublishRecordOntoNewerChanges() throws {
+        let (w, _) = try published()
+        let copy = w.scratch.path("copy.rollout"), remote = w.scratch.path("remote.git"), clone = w.scratch.path("clone")
+        XCTAssertEqual(try Processes.run("/bin/cp", ["-a", w.repository, copy], in: w.root, environment: w.environment).status, 0)
+        XCTAssertEqual(try Processes.run("/usr/bin/env", ["git", "init", "-q", "--bare", remote], in: w.root, environment: w.environment).status, 0)
+        XCTAssertEqual(try w.rollout("remote", "add", "origin", remote).status, 0)
+        XCTAssertEqual(try w.rollout("sync").status, 0)
+        XCTAssertEqual(try w.rollout("clone", remote, clone).status, 0)
+        XCTAssertEqual(try w.rollout("--repo", clone, "promote", "tr-TR@18", "--to", "20%", "--region", "TR", "--app-version", ">=4.8", "--force", "--reason", "wider").status, 0)
+        // The copy publishes on its own, then joins the remote.
+        XCTAssertEqual(try publish(w, repo: copy, site: "copy-site", "--destination", "copy-site").status, 0)
+        XCTAssertEqual(try w.rollout("--repo", copy, "remote", "add", "origin", remote).status, 0)
+        let synced = try w.rollout("--repo", copy, "sync")
+        XCTAssertEqual(synced.status, 0, synced.output)
+        for repository in [copy, clone] {
+            if repository == clone { XCTAssertEqual(try w.rollout("--repo", clone, "sync").status, 0) }
+            let verify = try w.rollout("--repo", repository, "verify")
+            XCTAssertEqual(verify.status, 0, verify.output)
+            XCTAssertFalse(try w.rollout("--repo", repository, "log", "--segment", "TR/4.8").stdout.contains("copy-site"))
+        }
     }
 
     func testPublishRemovesOnlyTheFilesItWrote() throws {

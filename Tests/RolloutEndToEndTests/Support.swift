@@ -150,6 +150,16 @@ final class Workspace {
         XCTAssertEqual(added.status, 0, added.output, file: file, line: line)
     }
 
+    /// A new version of an example pack, written to the scratch directory without its checksum
+    /// (pack add computes it): `contentVersion` set to `version`, each `changes` pair replaced.
+    func packVariant(of name: String, version: Int, replacing changes: [(String, String)] = []) throws -> String {
+        let id = name.split(separator: "@")[0]
+        var text = try String(contentsOfFile: Fixtures.examplePack(name), encoding: .utf8)
+            .replacingOccurrences(of: "\"contentVersion\": \(name.split(separator: "@")[1])", with: "\"contentVersion\": \(version)")
+        for (old, new) in changes { text = text.replacingOccurrences(of: old, with: new) }
+        return try scratch.write("\(id)@\(version).json", text.split(separator: "\n").filter { !$0.contains("\"checksum\"") }.joined(separator: "\n"))
+    }
+
     /// The commit the state ref points at.
     func stateTip() throws -> String {
         try git("rev-parse", "refs/heads/main").stdout.trimmingCharacters(in: .whitespacesAndNewlines)

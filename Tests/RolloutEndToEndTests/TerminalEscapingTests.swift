@@ -124,6 +124,19 @@ final class TerminalEscapingTests: XCTestCase {
         XCTAssertTrue(message?.hasPrefix(name) == true, "--json names the exact file: \(json.stderr)")
     }
 
+    /// A quoted CSV field may hold a newline; in a row's message it must not start a line that
+    /// looks like rollout's own.
+    func testANewlineInAQuotedCSVFieldCannotFakeALineOfOutput() throws {
+        let w = try Workspace()
+        try w.initWithExamples()
+        try w.scratch.write(
+            "work/m.csv", "date,locale,pack,region,app_version,sessions,crashes\n2026-11-25,tr-TR,\"tr-TR@99\nm.csv:3: everything fine\",TR,4.8.1,10,1\n")
+        let result = try w.rollout("metrics", "ingest", "--kind", "crash", "m.csv")
+        XCTAssertEqual(result.status, 65, result.output)
+        XCTAssertFalse(result.stderr.split(separator: "\n").contains { $0.hasPrefix("m.csv:3: everything fine") }, result.stderr)
+        XCTAssertTrue(result.stderr.contains(#"tr-TR@99\nm.csv:3"#), result.stderr)
+    }
+
     func testTheReportIsWellFormedXMLForAReasonWithEveryControlCharacter() throws {
         let w = try Workspace()
         try w.initWithExamples()

@@ -36,7 +36,7 @@ enum HelpCommand {
             text += "  \(command.name)\(String(repeating: " ", count: width - command.name.count))  \(command.summary)\n"
         }
         text += "\n\(style.bold("Options for every command:"))\n" + optionLines(globalOptions)
-        text += "\nExit codes: 0 done, 1 a check said no, 64 usage, 65 bad input, 66 missing, 75 conflict (try again), 70 bug.\n"
+        text += "\nExit codes: 0 done, 1 a check said no, 64 usage, 65 bad input, 66 missing, 74 I/O error (disk full or failing), 75 conflict (try again), 70 bug.\n"
         text += "Run rollout help COMMAND for details, for example rollout help pack add.\n"
         let json: JSONValue = [
             "commands": .array(only.map { ["name": .string($0.name), "usage": .string($0.usage), "summary": .string($0.summary)] })

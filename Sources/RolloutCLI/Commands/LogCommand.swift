@@ -38,7 +38,11 @@ enum LogCommand {
             throw RolloutError.usage("segment \"\(text)\" is not REGION/VERSION (did you mean \(suggestion)?)")
         }
         let region = try Region.parse(parts[0])
-        guard parts.count == 2, parts[1] != "*", !parts[1].isEmpty else { return (region, .all) }
+        // "TR/$V" with V unset must not widen to every version.
+        if parts.count == 2 && parts[1].trimmingSpaces.isEmpty {
+            throw RolloutError.usage("segment \"\(text)\" has an empty version: give one (\(parts[0])/4.8), * for every version, or leave out the slash")
+        }
+        guard parts.count == 2, parts[1] != "*" else { return (region, .all) }
         let prefix = parts[1].hasSuffix(".x") ? String(parts[1].dropLast(2)) : parts[1]
         guard let version = AppVersion(prefix) else {
             throw RolloutError.usage("segment \"\(text)\": \"\(parts[1])\" is not an app-version prefix such as 4.8")
