@@ -131,6 +131,8 @@ struct ModelStats {
     var killsLanded = 0
     var killsAttempted = 0
     var locksCleared = 0
+    /// Killed publishes that left a partial site for the next publish to complete.
+    var partialSites = 0
     var discardedSyncs = 0
     var skippedKinds: Set<String> = []
     var violations: [String] = []
@@ -148,6 +150,7 @@ struct ModelStats {
         killsLanded += other.killsLanded
         killsAttempted += other.killsAttempted
         locksCleared += other.locksCleared
+        partialSites += other.partialSites
         discardedSyncs += other.discardedSyncs
         skippedKinds.formUnion(other.skippedKinds)
         violations += other.violations
@@ -157,7 +160,7 @@ struct ModelStats {
     }
 
     var summary: String {
-        var lines = ["model: seeds \(seeds), steps \(steps), kills landed \(killsLanded) of \(killsAttempted) attempted, stale locks cleared \(locksCleared), sync --discard-local \(discardedSyncs), violations \(violations.count)"]
+        var lines = ["model: seeds \(seeds), steps \(steps), kills landed \(killsLanded) of \(killsAttempted) attempted, stale locks cleared \(locksCleared), partial sites a killed publish left \(partialSites), sync --discard-local \(discardedSyncs), violations \(violations.count)"]
         for kind in perKind.keys.sorted() {
             let codes = (exitCodes[kind] ?? [:]).sorted { $0.key < $1.key }.map { "\($0.key):\($0.value)" }.joined(separator: " ")
             lines.append("model: kind \(kind) steps \(perKind[kind]!) exits \(codes)")
@@ -477,7 +480,7 @@ final class ModelRun {
                 // Out of the kill switch the documented way: complete a pack that is not blocked.
                 let good = stored.filter { !plan.blocked.contains($0) }
                 version = good.last ?? stored.last ?? 1
-                return Planned(kind: kind, clone: clone, offline: offline, arguments: ["promote", "\(locale)@\(version)", "--to", "100%"] + reason(step), allowed: writes, note: "leave the kill switch")
+                return Planned(kind: kind, clone: clone, offline: offline, arguments: ["promote", "\(locale)@\(version)", "--to", "100%"] + reason(step), allowed: writes.union(stale), note: "leave the kill switch")
             } else if let staged = plan.staged, rng.chance(0.85) {
                 version = staged
             } else if !newer.isEmpty {
@@ -734,6 +737,16 @@ final class ModelRun {
         guard FileManager.default.fileExists(atPath: site + "/index.json") else { return }
         let published = !result.killed && result.status == 0
         let after = siteDigest()
+        // A publish killed half way may leave a partial site (a new manifest beside its old
+        // signature, a blocked pack not yet removed): devices refuse that round and keep their packs,
+        // and the next publish that exits 0 must leave a whole site (checked below when it runs).
+        if result.killed && !published && after != before {
+            stats.partialSites += 1
+            if let sequence = indexSequence(), sequence < highestSequence {
+                violation(step: step, what: "the site's index sequence went back from \(highestSequence) to \(sequence)", command: "publish from \(clone)", result: result)
+            }
+            return
+        }
         if published || after != before {
             // The device view: no repository anywhere, as an app would check it.
             let device = try rollout(["verify-site", site, "--public-key", publicKey])
