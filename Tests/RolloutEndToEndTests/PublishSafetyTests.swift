@@ -153,18 +153,19 @@ final class PublishSafetyTests: XCTestCase {
     func testTwoPublishesIntoOneDirectoryWaitForEachOther() throws {
         let (w, key) = try published()
         // A publish holding the lock (flock(1) takes the same kind of lock): the next one waits.
+        // The holder marks when it has the lock and, just before it lets go, that it is done.
         let lockFile = w.scratch.path("site/.rollout-publish.lock")
+        let held = w.scratch.path("held"), done = w.scratch.path("done")
         let holder = Process()
         holder.executableURL = URL(fileURLWithPath: "/usr/bin/flock")
-        holder.arguments = [lockFile, "sleep", "3"]
+        holder.arguments = [lockFile, "/bin/sh", "-c", "touch '\(held)'; sleep 1; touch '\(done)'"]
         try holder.run()
-        Thread.sleep(forTimeInterval: 0.5)
+        while !FileManager.default.fileExists(atPath: held) { Thread.sleep(forTimeInterval: 0.02) }
         XCTAssertEqual(try w.rollout("revert", "tr-TR", "--reason", "crash spike").status, 0)
-        let started = Date()
         let result = try publish(w)
-        holder.waitUntilExit()
         XCTAssertEqual(result.status, 0, result.output)
-        XCTAssertGreaterThan(Date().timeIntervalSince(started), 1.5, "the publish waited for the lock")
+        XCTAssertTrue(FileManager.default.fileExists(atPath: done), "the publish waited until the lock was let go")
+        holder.waitUntilExit()
 
         // Rounds of a changing state with two publishes each into the same directory at once:
         // every site after a round is one a device accepts, and matches the repository.
