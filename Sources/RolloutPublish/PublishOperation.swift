@@ -40,11 +40,13 @@ public enum PublishOperation {
             throw RolloutError.usage(
                 "publish does not run --offline: it records what reached devices on the shared remote, and publishes only the state every clone can see. Run rollout sync, then publish")
         }
+        // A directory the operator made (a mount point, say) is never taken away.
+        let existed = FileManager.default.fileExists(atPath: request.directory)
         let lock = try SiteLock(request.directory)
         defer { lock.release() }
         // Decided under the lock: whether this publish found the directory as it made it. Only
         // then may a failed publish take it away; another publish that filled it first keeps it.
-        let fresh = ((try? FileManager.default.contentsOfDirectory(atPath: request.directory)) ?? []).allSatisfy { $0 == lockFile }
+        let fresh = !existed && ((try? FileManager.default.contentsOfDirectory(atPath: request.directory)) ?? []).allSatisfy { $0 == lockFile }
         var written: (state: ObjectID?, sequence: Int)? = nil
         do {
             let applied = try repository.apply(actor: actor, time: time) { snapshot -> (Change?, (Publisher.Report, ObjectID?)) in

@@ -108,12 +108,17 @@ final class PublishSafetyTests: XCTestCase {
         XCTAssertEqual(offline.status, 64, offline.output)
         XCTAssertTrue(offline.stderr.contains("rollout sync"), offline.stderr)
         XCTAssertFalse(FileManager.default.fileExists(atPath: w.scratch.path("cdn-3")), "a refused publish leaves no directory")
+
         // Work done offline and not yet pushed is not published either.
         XCTAssertEqual(try w.rollout("--repo", ci, "--offline", "revert", "en-US", "--to", "bundled", "--reason", "offline").status, 0)
         let unpushed = try publish(w, repo: ci, site: "cdn-3")
         XCTAssertEqual(unpushed.status, 75, unpushed.output)
         XCTAssertTrue(unpushed.stderr.contains("run rollout sync first"), unpushed.stderr)
         XCTAssertFalse(FileManager.default.fileExists(atPath: w.scratch.path("cdn-3")))
+        // An empty directory the operator made (a mount point) stays.
+        try FileManager.default.createDirectory(atPath: w.scratch.path("mounted"), withIntermediateDirectories: true)
+        XCTAssertEqual(try publish(w, repo: ci, site: "mounted").status, 75)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: w.scratch.path("mounted")))
     }
 
     func testEachPublishIsRecordedAndTheLogShowsWhenAChangeWentLive() throws {
