@@ -44,16 +44,7 @@ public enum MetricsRetract {
         let fd = try LocalFile.openForReading(path, name: name, describedAs: "metrics file")
         defer { close(fd) }
         let hasher = SHA256Hasher()
-        var buffer = [UInt8](repeating: 0, count: 1 << 20)
-        while true {
-            let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            if n == 0 { break }
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw RolloutError.fileFailure("read", name, errno: errno)
-            }
-            buffer.withUnsafeBytes { hasher.update(UnsafeRawBufferPointer(rebasing: $0[0..<n])) }
-        }
+        try LocalFile.readChunks(fd, name: name, chunkBytes: 1 << 20) { hasher.update($0) }
         return "sha256:" + Hex.encode(hasher.finalize())
     }
 

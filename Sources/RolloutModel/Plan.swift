@@ -170,6 +170,12 @@ public struct Plan: Equatable, Sendable {
     /// Baselines newest first, current one included.
     public var baselines: [PackRef] { (baseline.map { [$0] } ?? []) + previousBaselines }
 
+    /// The content versions a published manifest lists: every baseline and staged pack that is
+    /// not blocked (docs/manifest.md).
+    public var publishedVersions: Set<Int> {
+        Set(baselines.map(\.contentVersion) + rules.map(\.pack.contentVersion)).subtracting(blocked)
+    }
+
     /// Only what decides what devices get: the plan without its last-change note and sequence.
     public var targeting: Plan {
         var copy = self

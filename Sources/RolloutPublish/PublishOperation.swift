@@ -78,12 +78,12 @@ public enum PublishOperation {
         guard let state = snapshot.commit else { return nil }
         let tip = Change.trailers(of: try snapshot.repository.commit(state).message)
         func tipValue(_ name: String) -> String? { tip.first { $0.name == name }?.value }
-        if tipValue("Action") == "publish", tipValue("Destination") == Change.oneLine(request.destination),
+        if tipValue("Action") == AuditEntry.publishAction, tipValue("Destination") == Change.oneLine(request.destination),
             tipValue("Site-Sequence") == String(index.sequence)
         {
             return nil
         }
-        var trailers: [(name: String, value: String)] = [("Action", "publish")]
+        var trailers: [(name: String, value: String)] = [("Action", AuditEntry.publishAction)]
         trailers += index.locales.keys.sorted().map { ("Locale", $0) }
         trailers += [("Published-State", state.hex), ("Site-Sequence", String(index.sequence)), ("Destination", request.destination)]
         return Change(summary: "publish index sequence \(index.sequence) to \(request.destination)", trailers: trailers)
@@ -212,9 +212,7 @@ struct SiteHistory {
                 throw RolloutError.checkFailed(
                     "refused: \(directory) has \(locale) at manifest sequence \(entry.sequence) with another plan than \(ours) has at the same sequence: the site comes from another history. \(wayOut). Nothing was written")
             }
-            let plan = try snapshot.plan(locale)
-            let served = Set((plan?.baselines.map(\.contentVersion) ?? []) + (plan?.rules.map(\.pack.contentVersion) ?? []))
-                .subtracting(plan?.blocked ?? [])
+            let served = try snapshot.plan(locale)?.publishedVersions ?? []
             if let again = manifest.plan.blocked.sorted().first(where: served.contains) {
                 throw RolloutError.checkFailed(
                     "refused: \(directory) withdrew \(locale)@\(again) (blocked by a revert), and \(ours) would serve it again. \(wayOut). Nothing was written")

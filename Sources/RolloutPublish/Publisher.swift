@@ -109,10 +109,8 @@ public struct Publisher {
         let locales = try snapshot.plannedLocales()
         for locale in locales {
             guard let plan = try snapshot.plan(locale) else { continue }
-            var versions = Set(plan.baselines.map(\.contentVersion) + plan.rules.map(\.pack.contentVersion))
-            versions.subtract(plan.blocked)
             var packs: [Int: LocaleManifest.PackEntry] = [:]
-            for version in versions.sorted() {
+            for version in plan.publishedVersions.sorted() {
                 let id = PackID(locale: locale, contentVersion: version)
                 guard let blob = try snapshot.storedPackBlob(id) else {
                     throw RolloutError.internal("the plan of \(locale) names \(id), which the repository does not hold; check it with git fsck")

@@ -51,15 +51,21 @@ public enum LocalFile {
         guard fstat(fd, &info) == 0 else { throw RolloutError.fileFailure("read", name, errno: errno) }
         try limit(Int(info.st_size))
         var bytes: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 1 << 16)
+        try readChunks(fd, name: name, chunkBytes: 1 << 16) { bytes.append(contentsOf: $0) }
+        return bytes
+    }
+
+    /// Reads `fd` to its end, handing each chunk to `body` (valid only during the call).
+    public static func readChunks(_ fd: Int32, name: String, chunkBytes: Int, _ body: (UnsafeRawBufferPointer) throws -> Void) throws {
+        var buffer = [UInt8](repeating: 0, count: chunkBytes)
         while true {
             let n = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
-            if n == 0 { return bytes }
+            if n == 0 { return }
             if n < 0 {
                 if errno == EINTR { continue }
                 throw RolloutError.fileFailure("read", name, errno: errno)
             }
-            bytes.append(contentsOf: buffer[0..<n])
+            try buffer.withUnsafeBytes { try body(UnsafeRawBufferPointer(rebasing: $0[0..<n])) }
         }
     }
 

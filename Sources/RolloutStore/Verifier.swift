@@ -48,7 +48,7 @@ public enum Verifier {
             return locale.map { path == StateLayout.plan($0) || path.hasPrefix(StateLayout.rollbackDirectory($0) + "/") } ?? false
         case "metrics-ingest", "metrics-retract": return MetricsVerifier.allowed(action, path: path)
         // A publish records what reached devices; it changes no file.
-        case "publish": return false
+        case AuditEntry.publishAction: return false
         default: return false
         }
     }
@@ -159,7 +159,7 @@ public enum Verifier {
                 } else {
                     problem(path, "Rollout-Rollback names it, but this revert did not add it")
                 }
-            case "publish":
+            case AuditEntry.publishAction:
                 // The state a publish names is the one it was recorded on: the commit's parent.
                 if values("Published-State").first != commit.parents.first?.hex {
                     problem(nil, "a publish whose Rollout-Published-State is not its parent commit")
