@@ -150,8 +150,10 @@ struct SiteHistory {
     static func read(_ directory: String) throws -> SiteHistory {
         var history = SiteHistory()
         let markerPath = directory + "/" + PublishOperation.markerFile
-        if let bytes = FileManager.default.contents(atPath: markerPath) {
-            guard let object = (try? StrictJSONParser.parse([UInt8](bytes)))?.objectValue,
+        // A record that is there but cannot be read stops the publish: it is what refuses a stale state.
+        if FileManager.default.fileExists(atPath: markerPath) {
+            let bytes = try LocalFile.read(markerPath, name: markerPath, describedAs: "publish record")
+            guard let object = (try? StrictJSONParser.parse(bytes))?.objectValue,
                 object["format"]?.stringValue == PublishOperation.markerFormat
             else {
                 throw RolloutError.badInput(
