@@ -191,6 +191,8 @@ public struct GitTransport: Sendable {
             .filter { line in
                 !line.isEmpty && line != "remote:" && !line.hasPrefix("To ") && !line.hasPrefix("hint:")
                     && !line.contains("failed to push some refs")
+                    // git's advice after any ssh failure, even a refused connection.
+                    && line != "Please make sure you have the correct access rights" && line != "and the repository exists."
                     && !["Counting objects", "Compressing objects", "Writing objects", "Total ", "Enumerating objects", "Delta compression"].contains { line.contains($0) }
             }
     }
