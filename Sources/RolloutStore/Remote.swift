@@ -135,10 +135,10 @@ extension PackRepository {
                 "\(what) the server refused the change.\(said)Nothing was changed on \(remote). When \(StateLayout.stateBranch) is protected, push as a user it allows (docs/teams.md, \"A protected main\")")
         case .hostKey:
             return .unavailable(
-                "\(what) ssh does not trust the server's host key: it is unknown, or it changed.\(said)Nothing was changed. Check the key, add it to known_hosts (ssh-keyscan), or let ssh accept a new server's key on first use with GIT_SSH_COMMAND='ssh -o StrictHostKeyChecking=accept-new' (docs/teams.md, \"ssh\")")
+                "\(what) ssh does not trust the server's host key: it is unknown, or it changed.\(said)Nothing was changed. Check the key, add it to known_hosts (ssh-keyscan), or let ssh accept a new server's key on first use with GIT_SSH_COMMAND='ssh -o StrictHostKeyChecking=accept-new' (docs/teams.md, \"A deploy key over ssh\")")
         case .certificate:
             return .unavailable(
-                "\(what) the server's TLS certificate did not verify.\(said)Nothing was changed. For a server with an internal CA, give git the CA's certificate: git config --global http.sslCAInfo /path/to/ca.pem, or GIT_SSL_CAINFO (docs/teams.md, \"A private CA\")")
+                "\(what) the server's TLS certificate did not verify.\(said)Nothing was changed. For a server with an internal CA, give git the CA's certificate: git config --global http.sslCAInfo /path/to/ca.pem, or GIT_SSL_CAINFO (docs/teams.md, \"An internal CA\")")
         case .notFound:
             return .missing("\(what) there is no repository there.\(said)Nothing was changed. Check the URL with rollout remote list")
         case .transient:
