@@ -168,7 +168,9 @@ extension PackRepository {
         let started = Date()
         for attempt in 1...PackRepository.maximumRemoteAttempts {
             if attempt > 1 && Date().timeIntervalSince(started) > PackRepository.remoteRetryBudget { break }
-            let remoteTip = try catchUpForChange(remote)
+            let prepared = preparedRemoteTip
+            preparedRemoteTip = nil
+            let remoteTip = try prepared.flatMap { $0.remote == remote && attempt == 1 ? $0.tip : nil } ?? catchUpForChange(remote)
             let snapshot = try Snapshot(repository: git, commit: remoteTip)
             let (change, result) = try operation(snapshot)
             guard let change else { return Applied(commit: nil, result: result, attempts: attempt) }
@@ -184,7 +186,7 @@ extension PackRepository {
             // of this clone moved the branch meanwhile, the next fetch brings it up to date.
             try git.setReflogIdentity(GitSignature(name: actor.name, email: actor.email, time: 0))
             _ = try? git.compareAndSwap(StateLayout.stateRef, to: commit, expected: remoteTip, message: "rollout: \(change.summary)")
-            try git.setReference(PackRepository.trackingRef(remote), to: commit, message: "rollout: pushed")
+            try? git.setReference(PackRepository.trackingRef(remote), to: commit, message: "rollout: pushed")
             return Applied(commit: commit, result: result, attempts: attempt)
         }
         throw RolloutError.conflict(
@@ -196,7 +198,7 @@ extension PackRepository {
     /// remote has moved past (a metrics row for a pack another clone added, a newer policy); and a
     /// clone holding changes the remote does not have is told to sync before anything is read.
     public func snapshotForChange() throws -> Snapshot {
-        if !offline, let remote = try syncRemote() { _ = try catchUpForChange(remote) }
+        if !offline, let remote = try syncRemote() { preparedRemoteTip = (remote, try catchUpForChange(remote)) }
         return try snapshot()
     }
 
@@ -263,7 +265,7 @@ extension PackRepository {
             }
             if try remoteTip == nil || git.isDescendant(localTip, of: remoteTip!) {
                 if try push(localTip, to: remote, expected: remoteTip) != nil { continue }
-                try git.setReference(PackRepository.trackingRef(remote), to: localTip, message: "rollout: pushed")
+                try? git.setReference(PackRepository.trackingRef(remote), to: localTip, message: "rollout: pushed")
                 return SyncOutcome(remote: remote, pulled: 0, pushed: try commits(from: remoteTip, to: localTip).count, replayed: 0)
             }
             // Both moved on. Replay the local commits on the remote's tip, if they touch nothing
@@ -309,7 +311,7 @@ extension PackRepository {
             guard try git.compareAndSwap(StateLayout.stateRef, to: tip, expected: localTip, message: "rollout: sync replayed \(replayed) change(s) on \(remote)") else {
                 throw RolloutError.conflict("this repository changed while rollout sync ran; the replayed changes are on \(remote): run rollout sync again")
             }
-            try git.setReference(PackRepository.trackingRef(remote), to: tip, message: "rollout: pushed")
+            try? git.setReference(PackRepository.trackingRef(remote), to: tip, message: "rollout: pushed")
             return SyncOutcome(remote: remote, pulled: theirs.count, pushed: replayed, replayed: replayed)
         }
         throw RolloutError.conflict("other writers kept pushing to \(remote) first; nothing was changed: try rollout sync again")
