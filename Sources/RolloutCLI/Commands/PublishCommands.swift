@@ -66,7 +66,8 @@ enum PublishCommands {
             let directory = context.absolutePath(out)
             let now = try context.now()
             let outcome = try PublishOperation.publish(
-                PublishOperation.Request(directory: directory, destination: invocation.value("destination") ?? directory, key: key),
+                // The record is history: a credential in an upload URL never reaches it (docs/teams.md, "Credentials").
+                PublishOperation.Request(directory: directory, destination: RemoteURL.redacted(invocation.value("destination") ?? directory), key: key),
                 in: repository, actor: try context.actor(invocation, repository: repository), time: { now })
             let report = outcome.report
             var text = "Published \(report.locales.count) locale(s) to \(out): index sequence \(report.indexSequence); "
