@@ -56,7 +56,7 @@ public enum MetricsRetract {
         }
         let found = try MetricsLayout.ingestedDigests(startingWith: hex, in: snapshot).filter { request.kind == nil || $0.kind == request.kind }
         let digests = Set(found.map(\.digest))
-        guard let digest = digests.first else {
+        guard !digests.isEmpty else {
             throw RolloutError.missing("\(request.source): no file with this digest was ingested\(request.kind.map { " as \($0.rawValue)" } ?? ""); rollout log lists the ingests with their digests")
         }
         guard digests.count == 1 else {
