@@ -15,4 +15,21 @@ static inline git_repository_init_options rollout_git_repository_init_options(vo
     git_repository_init_options o = GIT_REPOSITORY_INIT_OPTIONS_INIT;
     return o;
 }
+/* Not libgit2, but the same module as the store that needs it: glibc declares
+   posix_spawn_file_actions_addclosefrom_np (2.34 and later) only under _GNU_SOURCE, which Swift's
+   Glibc module does not set. The store's git subprocess closes every inherited descriptor above
+   stderr, so nothing git starts and leaves running holds rollout's caller (docs/teams.md). */
+#include <spawn.h>
+#if defined(__linux__) && defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 34))
+extern int posix_spawn_file_actions_addclosefrom_np(posix_spawn_file_actions_t *, int);
+static inline int rollout_spawn_close_from(posix_spawn_file_actions_t *actions, int from) {
+    return posix_spawn_file_actions_addclosefrom_np(actions, from);
+}
+#else
+static inline int rollout_spawn_close_from(void *actions, int from) {
+    (void)actions;
+    (void)from;
+    return 0;
+}
+#endif
 #endif

@@ -146,6 +146,9 @@ extension PackRepository {
                 "\(what) the connection failed \(attempts) time(s).\(said)Nothing was changed: try again, or work with --offline and run rollout sync later")
         case .other:
             return .unavailable("\(what) git refused.\(said)Nothing was changed. git ls-remote \(url) shows the same failure")
+        case .noGit:
+            return .unavailable(
+                "\(what) \(failure.lines.joined(separator: "; ")). rollout runs the system git for every fetch and push: install git 2.29 or later (apt-get install git). Nothing was changed (docs/teams.md, \"How rollout talks to the server\")")
         }
     }
 

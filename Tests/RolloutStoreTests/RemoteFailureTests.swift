@@ -128,7 +128,7 @@ final class RemoteFailureTests: XCTestCase {
         let repository = try PackRepository.open(scratch)
         _ = try repository.addRemote("origin", url: "https://bot:tok3nValue@git.example.com/p.git")
         let expected: [(GitTransport.FailureKind, Int32)] = [
-            (.authentication, 77), (.refusedByServer, 77), (.hostKey, 69), (.certificate, 69), (.notFound, 66), (.transient, 75), (.other, 69),
+            (.authentication, 77), (.refusedByServer, 77), (.hostKey, 69), (.certificate, 69), (.notFound, 66), (.transient, 75), (.other, 69), (.noGit, 69),
         ]
         for (kind, code) in expected {
             let error = repository.remoteFailure(.init(kind: kind, lines: ["fatal: something"]), "push to", "origin", attempts: 1)

@@ -40,6 +40,8 @@ public struct GitTransport: Sendable {
         case transient
         /// Anything else git refused: a URL it cannot speak, a local configuration it rejects.
         case other
+        /// git itself could not be run.
+        case noGit
     }
 
     public struct Failure: Error, Sendable {
@@ -96,65 +98,14 @@ public struct GitTransport: Sendable {
 
     // MARK: running git
 
-    struct Run {
-        let status: Int32
-        let stdout: String
-        let stderr: String
-    }
-
-    func git(_ arguments: [String]) throws -> Run {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    func git(_ arguments: [String]) throws -> Subprocess.Result {
         // No automatic gc or maintenance: rollout's pushes and fetches stay as fast as they were,
         // and a background repack never races another rollout process on this repository.
-        process.arguments = ["git", "-c", "gc.auto=0", "-c", "maintenance.auto=false", "--git-dir=\(gitDirectory)"] + arguments
-        process.environment = environment
-        process.standardInput = FileHandle.nullDevice
-        let out = Pipe()
-        let err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
+        let command = ["git", "-c", "gc.auto=0", "-c", "maintenance.auto=false", "--git-dir=\(gitDirectory)"] + arguments
         do {
-            try process.run()
-        } catch {
-            throw Failure(kind: .other, lines: ["cannot run git: \(error.localizedDescription)"])
-        }
-        // Both pipes are drained at once, so a child that writes a lot to one never blocks.
-        let stderrData = LockedData()
-        let reader = Thread { stderrData.set(err.fileHandleForReading.readDataToEndOfFile()) }
-        reader.start()
-        let stdoutData = out.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        while !stderrData.done { usleep(1_000) }
-        let run = Run(
-            status: process.terminationStatus, stdout: String(decoding: stdoutData, as: UTF8.self),
-            stderr: String(decoding: stderrData.value, as: UTF8.self))
-        // env(1) exits 127 when it cannot find git.
-        if run.status == 127 && run.stderr.contains("git") && run.stderr.contains("No such file") {
-            throw Failure(kind: .other, lines: ["git is not installed (rollout runs it for every fetch and push): install git, for example apt-get install git"])
-        }
-        return run
-    }
-
-    private final class LockedData: @unchecked Sendable {
-        private let lock = NSLock()
-        private var data = Data()
-        private var finished = false
-        func set(_ value: Data) {
-            lock.lock()
-            data = value
-            finished = true
-            lock.unlock()
-        }
-        var done: Bool {
-            lock.lock()
-            defer { lock.unlock() }
-            return finished
-        }
-        var value: Data {
-            lock.lock()
-            defer { lock.unlock() }
-            return data
+            return try Subprocess.run(command, environment: environment)
+        } catch let failure as Subprocess.LaunchFailure {
+            throw Failure(kind: .noGit, lines: [failure.reason])
         }
     }
 

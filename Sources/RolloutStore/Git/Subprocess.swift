@@ -1,0 +1,106 @@
+import CGit2
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// Runs one program to its end and returns what it wrote: how rollout runs git.
+///
+/// Not Foundation's `Process`: on Linux it hands every child a socket and takes the socket's
+/// closing for the child's exit, so a program that outlives git and keeps its descriptors (a
+/// credential helper's daemon, an ssh master connection) would hold rollout until it exits, and one
+/// that closes them early (sshd) makes it wait on a process still running. Here the child's output
+/// goes to unlinked temporary files, never pipes, only the child itself is waited for, and it
+/// inherits no descriptor but the three standard ones.
+enum Subprocess {
+    struct Result {
+        let status: Int32
+        let stdout: String
+        let stderr: String
+    }
+
+    struct LaunchFailure: Error {
+        let reason: String
+    }
+
+    /// Runs `arguments[0]`, looked up in PATH, with `environment`, stdin from /dev/null.
+    static func run(_ arguments: [String], environment: [String: String]) throws -> Result {
+        let stdout = try scratchFile()
+        defer { close(stdout) }
+        let stderr = try scratchFile()
+        defer { close(stderr) }
+
+        #if os(Linux)
+            var actions = posix_spawn_file_actions_t()
+            var attributes = posix_spawnattr_t()
+        #else
+            var actions: posix_spawn_file_actions_t? = nil
+            var attributes: posix_spawnattr_t? = nil
+        #endif
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_adddup2(&actions, stdout, 1)
+        posix_spawn_file_actions_adddup2(&actions, stderr, 2)
+        // Nothing rollout inherited (its caller's pipes and sockets) reaches git, or what git leaves running.
+        _ = rollout_spawn_close_from(&actions, 3)
+
+        // The child starts with no blocked signals and default handlers: rollout's threads may
+        // block some, and an ignored SIGPIPE would be inherited across exec.
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var empty = sigset_t()
+        sigemptyset(&empty)
+        posix_spawnattr_setsigmask(&attributes, &empty)
+        var defaults = sigset_t()
+        sigemptyset(&defaults)
+        for signal in [SIGPIPE, SIGINT, SIGTERM, SIGHUP, SIGQUIT] { sigaddset(&defaults, signal) }
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+
+        let argv = arguments.map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer { envp.forEach { free($0) } }
+        var pid: pid_t = 0
+        let spawned = posix_spawnp(&pid, arguments[0], &actions, &attributes, argv, envp)
+        guard spawned == 0 else {
+            throw LaunchFailure(reason: "cannot run \(arguments[0]): \(String(cString: strerror(spawned)))")
+        }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) == -1 {
+            guard errno == EINTR else { throw LaunchFailure(reason: "cannot wait for \(arguments[0]): \(String(cString: strerror(errno)))") }
+        }
+        let exitCode = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
+        return Result(status: exitCode, stdout: try contents(stdout), stderr: try contents(stderr))
+    }
+
+    /// A temporary file no other process can find: created, then unlinked at once.
+    private static func scratchFile() throws -> Int32 {
+        let directory = ProcessInfo.processInfo.environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
+        var template = Array("\(directory)/rollout-git-XXXXXX".utf8CString)
+        let descriptor = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+        guard descriptor >= 0 else { throw LaunchFailure(reason: "cannot create a temporary file in \(directory): \(String(cString: strerror(errno)))") }
+        template.withUnsafeBufferPointer { _ = unlink($0.baseAddress!) }
+        // Close-on-exec: no other child inherits it (the spawned one gets its own copy as 1 or 2).
+        _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC)
+        return descriptor
+    }
+
+    private static func contents(_ descriptor: Int32) throws -> String {
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        var offset: off_t = 0
+        while true {
+            let count = buffer.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, $0.count, offset) }
+            if count < 0 && errno == EINTR { continue }
+            guard count > 0 else { break }
+            bytes += buffer[..<count]
+            offset += off_t(count)
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+}
