@@ -65,6 +65,9 @@ public enum RolloutCLI {
     }
 
     static func failure(_ error: RolloutError, json: Bool, style: Style) -> Result {
+        // The last line of defence for docs/teams.md's "no credential is printed": whatever an error
+        // quotes (a URL, git's or a server's words), no URL in it keeps its userinfo.
+        let error = error.withMessage { RemoteURL.redactingURLs(in: $0) }
         let text: String
         if json {
             text = JSONWriter.prettyString(["error": ["code": .string(error.code), "message": .string(error.message)]])

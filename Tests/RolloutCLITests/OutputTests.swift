@@ -32,3 +32,17 @@ final class OutputTests: XCTestCase {
         }
     }
 }
+
+/// docs/teams.md, "Credentials": no error a person or a script reads carries a URL's credential,
+/// whatever it quotes.
+final class ErrorRedactionTests: XCTestCase {
+    func testNoErrorPrintsAURLsCredentialInTextOrJSON() {
+        let error = RolloutError.permission("cannot push to origin (https://x-access-token:ghs_S3CRET@github.com/m/p.git): fatal: Authentication failed for 'https://ghs_S3CRET@github.com/m/p.git/'")
+        for json in [false, true] {
+            let result = RolloutCLI.failure(error, json: json, style: Style(enabled: false, token: "t"))
+            XCTAssertEqual(result.exitCode, 77)
+            XCTAssertFalse(result.stderr.contains("ghs_S3CRET"), result.stderr)
+            XCTAssertTrue(result.stderr.contains("https://github.com/m/p.git"), result.stderr)
+        }
+    }
+}
