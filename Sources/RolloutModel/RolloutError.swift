@@ -11,8 +11,15 @@ public enum RolloutError: Error, Equatable, Sendable {
     case badInput(String)
     /// Missing: file, repository, pack, locale.
     case missing(String)
-    /// A conflict that survived the retries, or a remote that refused.
+    /// A conflict that survived the retries, or a remote that could not be reached for a while:
+    /// trying again may work (docs/teams.md, "When the remote fails").
     case conflict(String)
+    /// The remote refused who you are or what you did: no or wrong credentials, no access, a server
+    /// hook refusing the push. Trying again as is cannot work.
+    case permission(String)
+    /// The remote cannot be used as configured: a host key or certificate that does not verify, a
+    /// URL git cannot speak, git itself missing. Trying again as is cannot work.
+    case unavailable(String)
     /// The operating system could not read or write a file: a full disk, an I/O error, a read-only
     /// file system. Not a bug; the message names the path and the cause.
     case io(String)
@@ -26,6 +33,8 @@ public enum RolloutError: Error, Equatable, Sendable {
         case .badInput: return 65
         case .missing: return 66
         case .conflict: return 75
+        case .permission: return 77
+        case .unavailable: return 69
         case .io: return 74
         case .internal: return 70
         }
@@ -39,6 +48,8 @@ public enum RolloutError: Error, Equatable, Sendable {
         case .badInput: return "bad-input"
         case .missing: return "missing"
         case .conflict: return "conflict"
+        case .permission: return "permission"
+        case .unavailable: return "unavailable"
         case .io: return "io-error"
         case .internal: return "internal"
         }
@@ -46,9 +57,25 @@ public enum RolloutError: Error, Equatable, Sendable {
 
     public var message: String {
         switch self {
-        case .checkFailed(let m), .usage(let m), .badInput(let m), .missing(let m), .conflict(let m), .io(let m),
-            .internal(let m):
+        case .checkFailed(let m), .usage(let m), .badInput(let m), .missing(let m), .conflict(let m), .permission(let m),
+            .unavailable(let m), .io(let m), .internal(let m):
             return m
+        }
+    }
+
+    /// The same kind of error (and so the same exit code) with its message rewritten: a command
+    /// that adds what it had already done when a later step failed.
+    public func withMessage(_ rewrite: (String) -> String) -> RolloutError {
+        switch self {
+        case .checkFailed(let m): return .checkFailed(rewrite(m))
+        case .usage(let m): return .usage(rewrite(m))
+        case .badInput(let m): return .badInput(rewrite(m))
+        case .missing(let m): return .missing(rewrite(m))
+        case .conflict(let m): return .conflict(rewrite(m))
+        case .permission(let m): return .permission(rewrite(m))
+        case .unavailable(let m): return .unavailable(rewrite(m))
+        case .io(let m): return .io(rewrite(m))
+        case .internal(let m): return .internal(rewrite(m))
         }
     }
 }

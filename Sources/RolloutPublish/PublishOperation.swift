@@ -67,9 +67,14 @@ public enum PublishOperation {
                 throw error
             }
             // The site is written before its record: say so, rather than "nothing was changed".
-            guard let written, case .conflict(let message) = error as? RolloutError else { throw error }
-            throw RolloutError.conflict(
-                "\(request.directory) was written from state \(written.state?.short ?? "(empty)") (index sequence \(written.sequence)), but the record of that publish did not reach the history: \(message). Run rollout publish again to record it")
+            guard let written, let error = error as? RolloutError else { throw error }
+            switch error {
+            case .conflict, .permission, .unavailable:
+                throw error.withMessage {
+                    "\(request.directory) was written from state \(written.state?.short ?? "(empty)") (index sequence \(written.sequence)), but the record of that publish did not reach the history: \($0). Run rollout publish again to record it"
+                }
+            default: throw error
+            }
         }
     }
 

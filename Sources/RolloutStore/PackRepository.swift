@@ -20,6 +20,11 @@ public final class PackRepository {
     /// them later (`--offline`).
     public var offline = false
 
+    /// The remote tip `snapshotForChange` just caught up to: the first attempt of the change it
+    /// prepares starts from it instead of fetching again (the push's compare-and-swap still refuses
+    /// it if the remote moved since).
+    var preparedRemoteTip: (remote: String, tip: ObjectID?)?
+
     private init(git: GitRepository) {
         self.git = git
         var path = git.path

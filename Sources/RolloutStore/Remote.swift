@@ -24,12 +24,13 @@ extension PackRepository {
             throw RolloutError.usage("\"\(name)\" is not a remote name: letters, digits, '.', '_' and '-'")
         }
         if let existing = try git.remoteURL(name) {
-            throw RolloutError.usage("remote \(name) already exists (\(existing))")
+            throw RolloutError.usage("remote \(name) already exists (\(RemoteURL.redacted(existing)))")
         }
         do {
             try git.addRemote(name, url: url)
         } catch let error as GitError {
-            throw RolloutError.usage("cannot add remote \(name) \(url): \(error.message)")
+            throw RolloutError.usage(
+                "cannot add remote \(name) \(RemoteURL.redacted(url)): \(RemoteURL.redactingURLs(in: error.message, secrets: RemoteURL.credentials(in: url)))")
         }
         if try syncRemote() == nil {
             try git.setConfig(PackRepository.remoteConfigKey, name)
@@ -38,7 +39,26 @@ extension PackRepository {
         return false
     }
 
-    /// Fetches the remote's state branch; its tip, or nil when the remote has none yet.
+    /// How rollout reaches a remote: the system git (docs/teams.md, "How rollout talks to the server").
+    var transport: GitTransport { GitTransport(gitDirectory: path) }
+
+    /// How many times a fetch or push that failed in a way that may pass (a dropped connection, a
+    /// 5xx) is tried before exit 75.
+    static let transientAttempts = 3
+
+    /// The credentials in a remote's configured URLs, so no message repeats them.
+    func secrets(of remote: String) throws -> [String] {
+        let urls = [try git.remoteURL(remote), try git.config("remote.\(remote).pushurl")].compactMap { $0 }
+        return urls.flatMap(RemoteURL.credentials(in:))
+    }
+
+    /// The remote's URL as messages show it.
+    func shownURL(_ remote: String) -> String {
+        ((try? git.remoteURL(remote)) ?? nil).map(RemoteURL.redacted) ?? "?"
+    }
+
+    /// Fetches the remote's state branch; its tip, or nil when the remote has none yet. A transient
+    /// failure is tried again; every other failure is reported at once (`remoteFailure`).
     func fetchTip(_ remote: String) throws -> ObjectID? {
         if let url = try git.remoteURL(remote), PackRepository.isLocalPath(url) {
             let path = url.hasPrefix("file://") ? String(url.dropFirst(7)) : url
@@ -46,14 +66,25 @@ extension PackRepository {
                 throw RolloutError.missing("remote \(remote) is \(path), which does not exist; check it with rollout remote list")
             }
         }
-        do {
-            try git.fetch(remote: remote, refspec: "+\(StateLayout.stateRef):\(PackRepository.trackingRef(remote))")
-        } catch let error as GitError {
-            let url = (try? git.remoteURL(remote)) ?? nil
-            throw RolloutError.conflict(
-                "cannot fetch from \(remote) (\(url ?? "?")): \(error.message). Nothing was changed: try again, or work with --offline and run rollout sync later")
+        // A ref of its own per fetch: processes of one clone fetching at once never contend for a lock.
+        let incoming = "refs/rollout/incoming/\(UUID().uuidString)"
+        defer { try? git.deleteReference(incoming) }
+        let secrets = try secrets(of: remote)
+        for attempt in 1...PackRepository.transientAttempts {
+            do {
+                guard try transport.fetch(remote: remote, source: StateLayout.stateRef, into: incoming, secrets: secrets) else { return nil }
+                break
+            } catch let failure as GitTransport.Failure {
+                guard failure.kind == .transient, attempt < PackRepository.transientAttempts else {
+                    throw remoteFailure(failure, "fetch from", remote, attempts: attempt)
+                }
+                usleep(UInt32(250_000 * attempt * attempt))
+            }
         }
-        return try git.referenceTarget(PackRepository.trackingRef(remote))
+        guard let tip = try git.referenceTarget(incoming) else { return nil }
+        // For people reading the clone with git; another process of this clone may be setting it too.
+        try? git.setReference(PackRepository.trackingRef(remote), to: tip, message: "rollout: fetch")
+        return tip
     }
 
     public static func isLocalPath(_ url: String) -> Bool {
@@ -65,29 +96,56 @@ extension PackRepository {
     }
 
     /// Pushes `commit` as the remote's state branch if, and only if, the branch is still
-    /// `expected`. Returns nil when it landed, or why the remote refused it.
+    /// `expected`. Returns nil when it landed, or why the remote refused it because another writer
+    /// was faster. A push that failed in a way that may pass is checked before it is tried again:
+    /// the server may have taken it before the connection dropped.
     func push(_ commit: ObjectID, to remote: String, expected: ObjectID?) throws -> String? {
-        let outgoing = "refs/rollout/outgoing/\(UUID().uuidString)"
-        try git.setReference(outgoing, to: commit, message: "rollout: outgoing")
-        defer { try? git.deleteReference(outgoing) }
-        do {
-            guard let url = try git.remoteURL(remote) else { throw RolloutError.missing("remote \(remote) is gone from the configuration") }
-            if PackRepository.isLocalPath(url) {
-                // libgit2's local transport moves refs without checking their old value: copy the
-                // objects into the remote's object database, then compare-and-swap the branch there.
-                let path = url.hasPrefix("file://") ? String(url.dropFirst(7)) : url
-                let target = try GitRepository.openBare(path)
-                try git.copyObjects(of: commit, to: target)
-                do {
-                    return try target.compareAndSwap(StateLayout.stateRef, to: commit, expected: expected, message: "rollout: push")
-                        ? nil : "fetch first: another writer moved \(StateLayout.stateBranch)"
-                } catch let error as GitError where error.isLocked {
-                    return "fetch first: \(StateLayout.stateBranch) is locked by another writer"
+        let secrets = try secrets(of: remote)
+        for attempt in 1...PackRepository.transientAttempts {
+            do {
+                switch try transport.push(commit.hex, to: remote, ref: StateLayout.stateRef, expected: expected?.hex, secrets: secrets) {
+                case .landed: return nil
+                case .refMoved(let why): return "another writer moved \(StateLayout.stateBranch) (\(why))"
                 }
+            } catch let failure as GitTransport.Failure {
+                guard failure.kind == .transient, attempt < PackRepository.transientAttempts else {
+                    throw remoteFailure(failure, "push to", remote, attempts: attempt)
+                }
+                usleep(UInt32(250_000 * attempt * attempt))
+                let tip = try fetchTip(remote)
+                if tip == commit { return nil }
+                if tip != expected { return "another writer moved \(StateLayout.stateBranch)" }
             }
-            return try git.push(remote: remote, refspec: "\(outgoing):\(StateLayout.stateRef)")
-        } catch let error as GitError {
-            throw RolloutError.conflict("cannot push to \(remote): \(error.message). The change was not published: try again")
+        }
+        throw RolloutError.internal("the push to \(remote) ended without an outcome")
+    }
+
+    /// The one mapping from a failed fetch or push to what a person reads, with its exit code
+    /// (docs/teams.md, "When the remote fails"): only a failure that may pass is 75.
+    func remoteFailure(_ failure: GitTransport.Failure, _ doing: String, _ remote: String, attempts: Int) -> RolloutError {
+        let url = shownURL(remote)
+        let said = failure.lines.isEmpty ? " git said nothing." : " git said:\n" + failure.lines.map { "  \($0)" }.joined(separator: "\n") + "\n"
+        let what = "cannot \(doing) \(remote) (\(url)):"
+        switch failure.kind {
+        case .authentication:
+            return .permission(
+                "\(what) the server did not accept the credentials git gave it, or git found none.\(said)Nothing was changed. rollout authenticates exactly as git does: set up what git ls-remote \(url) needs (a credential helper, GIT_ASKPASS, http.extraheader, an ssh key) and run the command again (docs/teams.md, \"Credentials\")")
+        case .refusedByServer:
+            return .permission(
+                "\(what) the server refused the change.\(said)Nothing was changed on \(remote). When \(StateLayout.stateBranch) is protected, push as a user it allows (docs/teams.md, \"A protected main\")")
+        case .hostKey:
+            return .unavailable(
+                "\(what) ssh does not trust the server's host key: it is unknown, or it changed.\(said)Nothing was changed. Check the key, add it to known_hosts (ssh-keyscan), or let ssh accept a new server's key on first use with GIT_SSH_COMMAND='ssh -o StrictHostKeyChecking=accept-new' (docs/teams.md, \"A deploy key over ssh\")")
+        case .certificate:
+            return .unavailable(
+                "\(what) the server's TLS certificate did not verify.\(said)Nothing was changed. For a server with an internal CA, give git the CA's certificate: git config --global http.sslCAInfo /path/to/ca.pem, or GIT_SSL_CAINFO (docs/teams.md, \"An internal CA\")")
+        case .notFound:
+            return .missing("\(what) there is no repository there.\(said)Nothing was changed. Check the URL with rollout remote list")
+        case .transient:
+            return .conflict(
+                "\(what) the connection failed \(attempts) time(s).\(said)Nothing was changed: try again, or work with --offline and run rollout sync later")
+        case .other:
+            return .unavailable("\(what) git refused.\(said)Nothing was changed. git ls-remote \(url) shows the same failure")
         }
     }
 
@@ -110,7 +168,9 @@ extension PackRepository {
         let started = Date()
         for attempt in 1...PackRepository.maximumRemoteAttempts {
             if attempt > 1 && Date().timeIntervalSince(started) > PackRepository.remoteRetryBudget { break }
-            let remoteTip = try catchUpForChange(remote)
+            let prepared = preparedRemoteTip
+            preparedRemoteTip = nil
+            let remoteTip = try prepared.flatMap { $0.remote == remote && attempt == 1 ? $0.tip : nil } ?? catchUpForChange(remote)
             let snapshot = try Snapshot(repository: git, commit: remoteTip)
             let (change, result) = try operation(snapshot)
             guard let change else { return Applied(commit: nil, result: result, attempts: attempt) }
@@ -126,7 +186,7 @@ extension PackRepository {
             // of this clone moved the branch meanwhile, the next fetch brings it up to date.
             try git.setReflogIdentity(GitSignature(name: actor.name, email: actor.email, time: 0))
             _ = try? git.compareAndSwap(StateLayout.stateRef, to: commit, expected: remoteTip, message: "rollout: \(change.summary)")
-            try git.setReference(PackRepository.trackingRef(remote), to: commit, message: "rollout: pushed")
+            try? git.setReference(PackRepository.trackingRef(remote), to: commit, message: "rollout: pushed")
             return Applied(commit: commit, result: result, attempts: attempt)
         }
         throw RolloutError.conflict(
@@ -138,7 +198,7 @@ extension PackRepository {
     /// remote has moved past (a metrics row for a pack another clone added, a newer policy); and a
     /// clone holding changes the remote does not have is told to sync before anything is read.
     public func snapshotForChange() throws -> Snapshot {
-        if !offline, let remote = try syncRemote() { _ = try catchUpForChange(remote) }
+        if !offline, let remote = try syncRemote() { preparedRemoteTip = (remote, try catchUpForChange(remote)) }
         return try snapshot()
     }
 
@@ -205,7 +265,7 @@ extension PackRepository {
             }
             if try remoteTip == nil || git.isDescendant(localTip, of: remoteTip!) {
                 if try push(localTip, to: remote, expected: remoteTip) != nil { continue }
-                try git.setReference(PackRepository.trackingRef(remote), to: localTip, message: "rollout: pushed")
+                try? git.setReference(PackRepository.trackingRef(remote), to: localTip, message: "rollout: pushed")
                 return SyncOutcome(remote: remote, pulled: 0, pushed: try commits(from: remoteTip, to: localTip).count, replayed: 0)
             }
             // Both moved on. Replay the local commits on the remote's tip, if they touch nothing
@@ -251,7 +311,7 @@ extension PackRepository {
             guard try git.compareAndSwap(StateLayout.stateRef, to: tip, expected: localTip, message: "rollout: sync replayed \(replayed) change(s) on \(remote)") else {
                 throw RolloutError.conflict("this repository changed while rollout sync ran; the replayed changes are on \(remote): run rollout sync again")
             }
-            try git.setReference(PackRepository.trackingRef(remote), to: tip, message: "rollout: pushed")
+            try? git.setReference(PackRepository.trackingRef(remote), to: tip, message: "rollout: pushed")
             return SyncOutcome(remote: remote, pulled: theirs.count, pushed: replayed, replayed: replayed)
         }
         throw RolloutError.conflict("other writers kept pushing to \(remote) first; nothing was changed: try rollout sync again")
@@ -284,14 +344,15 @@ extension PackRepository {
             let git = try PackRepository.createBare(path)
             let repository = try PackRepository.open(path)
             _ = try repository.addRemote("origin", url: url)
+            let shown = RemoteURL.redacted(url)
             guard let tip = try repository.fetchTip("origin") else {
-                throw RolloutError.missing("\(url) has no \(StateLayout.stateRef): not a rollout repository, or an empty one (start one with rollout init, rollout remote add origin URL, rollout sync)")
+                throw RolloutError.missing("\(shown) has no \(StateLayout.stateRef): not a rollout repository, or an empty one (start one with rollout init, rollout remote add origin URL, rollout sync)")
             }
             let snapshot = try Snapshot(repository: git, commit: tip)
             guard try snapshot.file(StateLayout.policy) != nil else {
-                throw RolloutError.badInput("\(url) is a git repository but not a rollout repository (no \(StateLayout.policy) in \(StateLayout.stateBranch))")
+                throw RolloutError.badInput("\(shown) is a git repository but not a rollout repository (no \(StateLayout.policy) in \(StateLayout.stateBranch))")
             }
-            guard try git.compareAndSwap(StateLayout.stateRef, to: tip, expected: nil, message: "rollout: clone from \(url)") else {
+            guard try git.compareAndSwap(StateLayout.stateRef, to: tip, expected: nil, message: "rollout: clone from \(shown)") else {
                 throw RolloutError.conflict("\(path) changed while rollout clone ran")
             }
             return repository

@@ -60,12 +60,7 @@ enum MetricsCommands {
                     outcome = try MetricsIngest.ingest(request, into: repository, actor: actor, time: { now })
                 } catch let error as RolloutError where !done.isEmpty {
                     // Each file is all or nothing on its own: say which ones before it did land.
-                    let note = "\n(already ingested by this command, and kept: \(done.joined(separator: ", ")))"
-                    switch error {
-                    case .badInput(let m): throw RolloutError.badInput(m + note)
-                    case .conflict(let m): throw RolloutError.conflict(m + note)
-                    default: throw error
-                    }
+                    throw error.withMessage { $0 + "\n(already ingested by this command, and kept: \(done.joined(separator: ", ")))" }
                 }
                 done.append(file)
                 let reading = outcome.reading

@@ -8,10 +8,13 @@ enum RemoteCommands {
         path: ["remote", "add"], usage: "remote add NAME URL",
         summary: "add a git remote; the first one becomes the remote every change is pushed to",
         discussion: """
-            URL is anything libgit2 fetches from and pushes to: a path, file://, git://, ssh
-            (git@host:path) or https. Once a repository has its remote, every change is applied on
-            the remote's tip and pushed, re-applied if another writer was faster; --offline keeps a
-            change local until rollout sync.
+            URL is anything git clone takes: a path, file://, git://, ssh (git@host:path) or
+            https. rollout runs git for every fetch and push, so credential helpers, GIT_ASKPASS,
+            http.extraheader, ssh config and keys work as they do for git. Once a repository has
+            its remote, every change is applied on the remote's tip and pushed, re-applied if
+            another writer was faster; --offline keeps a change local until rollout sync. A
+            credential written in the URL stays in the repository's config, as git keeps it, and is
+            never printed; a credential helper keeps it out of files.
             """,
         options: [],
         arguments: .exactly("NAME", "URL"),
@@ -20,8 +23,12 @@ enum RemoteCommands {
             let (name, given) = (invocation.positionals[0], invocation.positionals[1])
             let url = PackRepositoryURL.normalize(given, context)
             let primary = try repository.addRemote(name, url: url)
-            let text = "Added remote \(name) \(url)" + (primary ? "; changes are now pushed there (rollout sync pushes what is already here).\n" : ".\n")
-            return CommandOutput(json: ["name": .string(name), "url": .string(url), "pushTarget": .bool(primary)], text: text)
+            let shown = RemoteURL.redacted(url)
+            var text = "Added remote \(name) \(shown)" + (primary ? "; changes are now pushed there (rollout sync pushes what is already here).\n" : ".\n")
+            if !RemoteURL.credentials(in: url).isEmpty {
+                text += "The URL holds a credential: it is kept in \(repository.path)/config, as git keeps it, and never printed. A credential helper keeps it out of files (docs/teams.md, \"Credentials\").\n"
+            }
+            return CommandOutput(json: ["name": .string(name), "url": .string(shown), "pushTarget": .bool(primary)], text: text)
         })
 
     static let list = CommandSpec(
@@ -31,7 +38,7 @@ enum RemoteCommands {
         run: { invocation, context in
             let repository = try context.repository(invocation)
             let primary = try repository.syncRemote()
-            let remotes = try repository.git.remoteNames().map { ($0, try repository.git.remoteURL($0) ?? "") }
+            let remotes = try repository.git.remoteNames().map { ($0, RemoteURL.redacted(try repository.git.remoteURL($0) ?? "")) }
             let text = remotes.isEmpty ? "No remotes; changes stay in this repository.\n"
                 : remotes.map { "\($0.0.oneLine)  \($0.1.oneLine)\($0.0 == primary ? "  (changes are pushed here)" : "")\n" }.joined()
             return CommandOutput(
@@ -50,8 +57,8 @@ enum RemoteCommands {
             let repository = try PackRepository.clone(url: url, into: directory)
             let tip = try repository.snapshot().commit
             return CommandOutput(
-                json: ["path": .string(repository.path), "origin": .string(url), "commit": tip.map { .string($0.hex) } ?? .null],
-                text: "Cloned \(url) into \(repository.path) (at \(tip?.short ?? "?")); changes made here are pushed to origin.\n")
+                json: ["path": .string(repository.path), "origin": .string(RemoteURL.redacted(url)), "commit": tip.map { .string($0.hex) } ?? .null],
+                text: "Cloned \(RemoteURL.redacted(url)) into \(repository.path) (at \(tip?.short ?? "?")); changes made here are pushed to origin.\n")
         })
 
     static let sync = CommandSpec(

@@ -219,31 +219,6 @@ public final class GitRepository {
         return (0..<names.count).compactMap { names.strings[$0].map { String(cString: $0) } }
     }
 
-    /// Fetches `refspec` from remote `name`.
-    public func fetch(remote name: String, refspec: String) throws {
-        var remote: OpaquePointer?
-        try check(git_remote_lookup(&remote, handle, name), "reading remote \(name)")
-        defer { git_remote_free(remote) }
-        try check(rollout_git_fetch(remote, refspec), "fetching from \(name)")
-    }
-
-    /// Pushes `refspec` to remote `name`. Returns nil when the remote took it, or the reason the
-    /// remote gave for refusing the ref (for example "non-fast-forward" or "fetch first").
-    public func push(remote name: String, refspec: String) throws -> String? {
-        var remote: OpaquePointer?
-        try check(git_remote_lookup(&remote, handle, name), "reading remote \(name)")
-        defer { git_remote_free(remote) }
-        var outcome = rollout_push_outcome()
-        do {
-            try check(rollout_git_push(remote, refspec, &outcome), "pushing to \(name)")
-        } catch let error as GitError where error.code == GIT_ENONFASTFORWARD.rawValue {
-            // libgit2 saw from the remote's advertisement that the push is not a fast-forward.
-            return "fetch first: \(error.message)"
-        }
-        guard outcome.rejected != 0 else { return nil }
-        return withUnsafeBytes(of: outcome.status) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-    }
-
     /// Points `name` at `target` unconditionally (for refs only rollout writes).
     public func setReference(_ name: String, to target: ObjectID, message: String) throws {
         var new = target.raw
@@ -269,46 +244,6 @@ public final class GitRepository {
         return try (0..<names.count).compactMap { names.strings[$0].map { String(cString: $0) } }
             .filter { $0.hasPrefix(prefix) }.sorted()
             .compactMap { name in try referenceTarget(name).map { (name, $0) } }
-    }
-
-    /// Copies `commit` and every object it needs that `target` lacks into `target`'s object
-    /// database, stopping at commits and trees `target` already has.
-    public func copyObjects(of commit: ObjectID, to target: GitRepository) throws {
-        var source: OpaquePointer?
-        var destination: OpaquePointer?
-        try check(git_repository_odb(&source, handle), "opening the object database")
-        defer { git_odb_free(source) }
-        try target.check(git_repository_odb(&destination, target.handle), "opening the remote's object database")
-        defer { git_odb_free(destination) }
-        func has(_ id: ObjectID) -> Bool {
-            var oid = id.raw
-            return git_odb_exists(destination, &oid) == 1
-        }
-        func copy(_ id: ObjectID) throws {
-            var oid = id.raw
-            var object: OpaquePointer?
-            try check(git_odb_read(&object, source, &oid), "reading object \(id.short)")
-            defer { git_odb_object_free(object) }
-            var written = git_oid()
-            try target.check(
-                git_odb_write(&written, destination, git_odb_object_data(object), git_odb_object_size(object), git_odb_object_type(object)),
-                "writing object \(id.short) to the remote")
-        }
-        func copyTree(_ id: ObjectID) throws {
-            if has(id) { return }
-            for entry in try treeEntries(id) {
-                if entry.isTree { try copyTree(entry.id) } else if !has(entry.id) { try copy(entry.id) }
-            }
-            try copy(id)
-        }
-        var pending: [ObjectID] = [commit]
-        while let id = pending.popLast() {
-            if has(id) { continue }
-            let parsed = try self.commit(id)
-            try copyTree(parsed.tree)
-            pending += parsed.parents
-            try copy(id)
-        }
     }
 
     /// True when `commit` has `ancestor` in its history (a commit is not its own descendant).

@@ -1,0 +1,140 @@
+import Foundation
+import XCTest
+import RolloutModel
+@testable import RolloutStore
+
+/// The one classification of what git and the server said when a fetch or push failed
+/// (docs/teams.md, "When the remote fails"): a CI job that retries on 75 must never retry a wrong
+/// password, a host key or a hook refusal, and must retry a dropped connection. The messages are
+/// the ones git 2.39, OpenSSH and the common servers print.
+final class RemoteFailureTests: XCTestCase {
+    private func kind(_ stderr: String) -> GitTransport.FailureKind {
+        GitTransport.classify(GitTransport.messageLines(stderr, secrets: []))
+    }
+
+    func testCredentialFailuresArePermanentPermissionFailures() {
+        for stderr in [
+            "fatal: Authentication failed for 'https://git.example.com/mobile/packs.git/'",
+            "fatal: could not read Username for 'https://git.example.com': terminal prompts disabled",
+            "fatal: could not read Password for 'https://bot@git.example.com': No such device or address",
+            "remote: HTTP Basic: Access denied\nfatal: Authentication failed for 'https://gitlab.example.com/m/p.git/'",
+            "remote: Permission to mobile/packs.git denied to ci-bot.\nfatal: unable to access 'https://github.com/mobile/packs.git/': The requested URL returned error: 403",
+            "fatal: unable to access 'http://127.0.0.1:8080/shared.git/': The requested URL returned error: 401",
+            "git@127.0.0.1: Permission denied (publickey).\nfatal: Could not read from remote repository.\n\nPlease make sure you have the correct access rights\nand the repository exists.",
+            "Received disconnect from 10.0.0.5 port 22:2: Too many authentication failures\nfatal: Could not read from remote repository.",
+            "fatal: detected dubious ownership in repository at '/srv/packs.git'",
+        ] {
+            XCTAssertEqual(kind(stderr), .authentication, stderr)
+        }
+    }
+
+    func testUntrustedServersAreNeitherRetriedNorPermissionFailures() {
+        XCTAssertEqual(kind("No ED25519 host key is known for [127.0.0.1]:2222 and you have requested strict checking.\nHost key verification failed.\nfatal: Could not read from remote repository."), .hostKey)
+        XCTAssertEqual(kind("@@@@@@@@@@@\n@    WARNING: REMOTE HOST IDENTIFICATION HAS CHANGED!     @\nHost key verification failed."), .hostKey)
+        for stderr in [
+            "fatal: unable to access 'https://127.0.0.1:8443/shared.git/': SSL certificate problem: unable to get local issuer certificate",
+            "fatal: unable to access 'https://git.internal/p.git/': server certificate verification failed. CAfile: none CRLfile: none",
+            "fatal: unable to access 'https://127.0.0.1:8443/x.git/': SSL: no alternative certificate subject name matches target host name '127.0.0.1'",
+            "fatal: unable to access 'https://expired.example/x.git/': SSL certificate problem: certificate has expired",
+        ] {
+            XCTAssertEqual(kind(stderr), .certificate, stderr)
+        }
+    }
+
+    func testARepositoryThatIsNotThereIsMissing() {
+        for stderr in [
+            "remote: Repository not found.\nfatal: repository 'https://github.com/mobile/nope.git/' not found",
+            "fatal: unable to access 'http://127.0.0.1:8080/nope.git/': The requested URL returned error: 404",
+            "fatal: '/srv/nope.git' does not appear to be a git repository\nfatal: Could not read from remote repository.",
+            "fatal: remote error: access denied or repository not exported: /nope.git",
+        ] {
+            XCTAssertEqual(kind(stderr), .notFound, stderr)
+        }
+    }
+
+    func testAFailureThatMayPassIsTransient() {
+        for stderr in [
+            "fatal: unable to access 'https://git.example.com/p.git/': Could not resolve host: git.example.com",
+            "fatal: unable to access 'http://127.0.0.1:9/x.git/': Failed to connect to 127.0.0.1 port 9 after 0 ms: Couldn't connect to server",
+            "ssh: connect to host 127.0.0.1 port 2222: Connection refused\nfatal: Could not read from remote repository.",
+            "error: RPC failed; HTTP 502 curl 22 The requested URL returned error: 502\nfatal: the remote end hung up unexpectedly",
+            "fatal: unable to access 'https://git.example.com/p.git/': The requested URL returned error: 503",
+            "fetch-pack: unexpected disconnect while reading sideband packet\nfatal: early EOF",
+            "kex_exchange_identification: read: Connection reset by peer",
+            "fatal: unable to access 'https://git.example.com/p.git/': Operation timed out after 300000 milliseconds with 0 out of 0 bytes received",
+        ] {
+            XCTAssertEqual(kind(stderr), .transient, stderr)
+        }
+    }
+
+    func testWhatNobodyRecognisesIsNotCalledTemporary() {
+        XCTAssertEqual(kind("fatal: unable to find remote helper for 'gopher'"), .other)
+        XCTAssertEqual(kind(""), .other)
+    }
+
+    /// receive-pack refuses a ref for a lost race (its lock, an old value that moved) and for a
+    /// hook; only the first is "another writer was faster".
+    func testALostRaceIsToldFromAHookRefusal() {
+        XCTAssertTrue(GitTransport.isLostRace("[remote rejected] (failed to lock)"))
+        XCTAssertTrue(GitTransport.isLostRace("[remote rejected] (cannot lock ref 'refs/heads/main': is at 1a2b but expected 3c4d)"))
+        XCTAssertTrue(GitTransport.isLostRace("[rejected] (stale info)"))
+        XCTAssertFalse(GitTransport.isLostRace("[remote rejected] (pre-receive hook declined)"))
+        XCTAssertFalse(GitTransport.isLostRace("[remote rejected] (protected branch hook declined)"))
+    }
+
+    func testNoCredentialSurvivesInAURLOrInText() {
+        XCTAssertEqual(RemoteURL.redacted("https://x-access-token:ghs_abc123def@github.com/m/p.git"), "https://github.com/m/p.git")
+        XCTAssertEqual(RemoteURL.redacted("https://ghp_onlyAToken@github.com/m/p.git"), "https://github.com/m/p.git")
+        XCTAssertEqual(RemoteURL.redacted("https://oauth2:glpat-XYZ@gitlab.com/m/p.git"), "https://gitlab.com/m/p.git")
+        XCTAssertEqual(RemoteURL.redacted("ssh://git@git.example.com:2222/m/p.git"), "ssh://git@git.example.com:2222/m/p.git", "an ssh account is not a secret")
+        XCTAssertEqual(RemoteURL.redacted("ssh://git:hunter22@git.example.com/m/p.git"), "ssh://git.example.com/m/p.git")
+        XCTAssertEqual(RemoteURL.redacted("git@github.com:m/p.git"), "git@github.com:m/p.git")
+        XCTAssertEqual(RemoteURL.redacted("/srv/packs.git"), "/srv/packs.git")
+
+        let secrets = RemoteURL.credentials(in: "https://bot:p%40ss%2Fword@git.example.com/p.git")
+        XCTAssertEqual(Set(secrets), ["bot", "p%40ss%2Fword", "p@ss/word"])
+        let text = "remote: your password p@ss/word is old\nfatal: Authentication failed for 'https://bot:p%40ss%2Fword@git.example.com/p.git/'"
+        let lines = GitTransport.messageLines(text, secrets: secrets)
+        XCTAssertFalse(lines.joined().contains("p@ss/word"), "\(lines)")
+        XCTAssertFalse(lines.joined().contains("p%40ss"), "\(lines)")
+        XCTAssertTrue(lines.contains("fatal: Authentication failed for 'https://git.example.com/p.git/'"), "\(lines)")
+        XCTAssertEqual(RemoteURL.credentials(in: "git@github.com:m/p.git"), [])
+        XCTAssertEqual(RemoteURL.credentials(in: "ssh://git@host/p.git"), [])
+    }
+
+    /// git runs with the user's settings but never on another repository: rollout inside a git
+    /// hook inherits GIT_DIR and friends. Its messages are in English so they can be classified.
+    func testGitRunsOnThisRepositoryWithTheUsersSettings() {
+        let environment = GitTransport.environment(from: [
+            "GIT_DIR": "/elsewhere/.git", "GIT_OBJECT_DIRECTORY": "/elsewhere/objects", "GIT_ASKPASS": "/usr/bin/askpass",
+            "LC_ALL": "de_DE.UTF-8", "LANGUAGE": "de", "HOME": "/home/ci", "GIT_SSH_COMMAND": "ssh -i key",
+        ])
+        XCTAssertNil(environment["GIT_DIR"])
+        XCTAssertNil(environment["GIT_OBJECT_DIRECTORY"])
+        XCTAssertEqual(environment["GIT_ASKPASS"], "/usr/bin/askpass")
+        XCTAssertEqual(environment["GIT_SSH_COMMAND"], "ssh -i key")
+        XCTAssertEqual(environment["HOME"], "/home/ci")
+        XCTAssertNil(environment["LC_ALL"])
+        XCTAssertEqual(environment["LC_CTYPE"], "de_DE.UTF-8", "file names keep the user's encoding")
+        XCTAssertEqual(environment["LC_MESSAGES"], "C")
+        XCTAssertNil(environment["LANGUAGE"])
+    }
+
+    /// Each kind has its own exit code; only what may pass is 75.
+    func testEachKindHasItsDocumentedExitCode() throws {
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("remote-failure-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: scratch) }
+        _ = try PackRepository.createBare(scratch)
+        let repository = try PackRepository.open(scratch)
+        _ = try repository.addRemote("origin", url: "https://bot:tok3nValue@git.example.com/p.git")
+        let expected: [(GitTransport.FailureKind, Int32)] = [
+            (.authentication, 77), (.refusedByServer, 77), (.hostKey, 69), (.certificate, 69), (.notFound, 66), (.transient, 75), (.other, 69),
+        ]
+        for (kind, code) in expected {
+            let error = repository.remoteFailure(.init(kind: kind, lines: ["fatal: something"]), "push to", "origin", attempts: 1)
+            XCTAssertEqual(error.exitCode, code, "\(kind)")
+            XCTAssertTrue(error.message.contains("https://git.example.com/p.git"), error.message)
+            XCTAssertFalse(error.message.contains("tok3nValue"), error.message)
+        }
+    }
+}
