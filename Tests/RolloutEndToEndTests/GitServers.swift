@@ -6,45 +6,55 @@ struct ServerError: Error, CustomStringConvertible {
     let description: String
 }
 
-/// Starts a helper process with its stdout and stderr in files (never pipes: a chatty server
-/// must not block on a full pipe), and kills it with SIGKILL: a child spawned from the test's
-/// threads inherits their blocked SIGTERM (see GitDaemon).
+/// Starts a server with its stdout and stderr in files (never pipes: a chatty server must not
+/// block on a full pipe), and kills it with SIGKILL: a child spawned from the test's threads
+/// inherits their blocked SIGTERM (see GitDaemon).
+///
+/// The server runs under a waiting `sh`: Foundation notices a child's exit when the child's copy
+/// of a descriptor it hands down closes, and sshd closes every inherited descriptor at start. Run
+/// directly, it would look exited at once and Foundation would block waiting for it, so that no
+/// later process (the rollout under test) is ever seen to exit.
 private final class ServerProcess {
-    let process = Process()
+    private let shell = Process()
+    private let pidFile: String
     let stdoutFile: String
     let stderrFile: String
 
-    init(_ arguments: [String], logs prefix: String, environment: [String: String]? = nil) throws {
+    init(_ arguments: [String], logs prefix: String) throws {
         stdoutFile = prefix + ".stdout"
         stderrFile = prefix + ".stderr"
+        pidFile = prefix + ".pid"
         FileManager.default.createFile(atPath: stdoutFile, contents: nil)
         FileManager.default.createFile(atPath: stderrFile, contents: nil)
-        process.executableURL = URL(fileURLWithPath: arguments[0])
-        process.arguments = Array(arguments.dropFirst())
-        if let environment { process.environment = environment }
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: stdoutFile))
-        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: stderrFile))
-        try process.run()
+        shell.executableURL = URL(fileURLWithPath: "/bin/sh")
+        shell.arguments = ["-c", "\"$0\" \"$@\" & echo $! > '\(pidFile)'; wait"] + arguments
+        shell.standardInput = FileHandle.nullDevice
+        shell.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: stdoutFile))
+        shell.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: stderrFile))
+        try shell.run()
     }
 
     var stdout: String { (try? String(contentsOfFile: stdoutFile, encoding: .utf8)) ?? "" }
     var stderr: String { (try? String(contentsOfFile: stderrFile, encoding: .utf8)) ?? "" }
 
-    /// Polls `ready` for up to ten seconds while the process lives.
+    /// Polls `ready` for up to ten seconds while the server lives.
     func wait(until ready: () -> Bool) -> Bool {
         for _ in 0..<500 {
             if ready() { return true }
-            if !process.isRunning { return false }
+            if !shell.isRunning { return false }
             usleep(20_000)
         }
         return false
     }
 
     func stop() {
-        guard process.isRunning else { return }
-        kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
+        guard shell.isRunning else { return }
+        for _ in 0..<100 where !FileManager.default.fileExists(atPath: pidFile) { usleep(10_000) }
+        if let text = try? String(contentsOfFile: pidFile, encoding: .utf8), let pid = pid_t(text.trimmingCharacters(in: .whitespacesAndNewlines)) {
+            kill(pid, SIGKILL)
+        }
+        kill(shell.processIdentifier, SIGKILL)
+        shell.waitUntilExit()
     }
 }
 

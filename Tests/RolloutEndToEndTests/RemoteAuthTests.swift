@@ -106,8 +106,12 @@ final class RemoteAuthTests: XCTestCase {
 
     private let promote = ["promote", "en-US@2", "--to", "10%", "--force", "--reason", "widen en-US"]
 
-    private func httpServer(_ s: Session, mode: HTTPGitServer.Mode = .private, users: [String: String], forbidden: [String] = [], headers: [String: String] = [:], tls: TestCertificates? = nil) throws -> HTTPGitServer {
-        try HTTPGitServer(root: s.w.scratch.path("server"), state: s.w.scratch.path("http"), mode: mode, users: users, forbidden: forbidden, headers: headers, tls: tls)
+    private func httpServer(
+        _ s: Session, mode: HTTPGitServer.Mode = .private, users: [String: String], forbidden: [String] = [], headers: [String: String] = [:],
+        tls: TestCertificates? = nil
+    ) throws -> HTTPGitServer {
+        try HTTPGitServer(
+            root: s.w.scratch.path("server"), state: s.w.scratch.path("http"), mode: mode, users: users, forbidden: forbidden, headers: headers, tls: tls)
     }
 
     private func assertPromoteLands(_ s: Session, clone: String, repository: String, file: StaticString = #filePath, line: UInt = #line) throws {
@@ -321,10 +325,7 @@ final class RemoteAuthTests: XCTestCase {
         XCTAssertLessThan(seconds, atOnce)
         XCTAssertEqual(try server.requests().filter { $0.status == 403 }.count, 1, "asked once")
         XCTAssertEqual(try s.refs(repository), before)
-
-        let (cloneRefused, _) = try s.timed("clone", server.url("shared.git", user: "mallory", password: password), s.w.scratch.path("refused"))
-        XCTAssertEqual(cloneRefused.status, 77, cloneRefused.output)
-        try s.assertNothingLeaked(clones: [clone, s.w.scratch.path("refused")])
+        try s.assertNothingLeaked(clones: [clone])
     }
 
     // MARK: HTTPS with an internal CA
@@ -505,13 +506,14 @@ final class RemoteAuthTests: XCTestCase {
         try s.assertNothingLeaked(clones: (0..<3).map { s.w.scratch.path("clone\($0)") })
     }
 
+    /// Fewer rounds than over HTTP: every operation opens two or more ssh connections.
     func testClonesRacingOverSSHLoseNothing() throws {
         let s = try Session()
         let repository = try shared(s.w)
         let server = try sshServer(s, authorized: ["deploy"])
         defer { server.stop() }
         s.secrets = keyLines(try server.privateKey("deploy"))
-        try fourClonesAtOnce(url: { server.url(s.w.scratch.path("server/\($0)"), as: "deploy") }, serverRepository: repository, w: s.w, rounds: 6, clones: 3)
+        try fourClonesAtOnce(url: { server.url(s.w.scratch.path("server/\($0)"), as: "deploy") }, serverRepository: repository, w: s.w, rounds: 4, clones: 3)
         try s.assertNothingLeaked(clones: (0..<3).map { s.w.scratch.path("clone\($0)") })
     }
 }
