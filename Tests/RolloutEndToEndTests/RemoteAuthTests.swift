@@ -140,6 +140,29 @@ final class RemoteAuthTests: XCTestCase {
         try s.assertNothingLeaked(clones: [clone])
     }
 
+    /// The "token in a CI variable" recipe: a helper for that server only, reading the variable
+    /// when git asks, so the token is in no file at all.
+    func testACredentialHelperReadingACIVariableAuthenticates() throws {
+        let s = try Session()
+        let repository = try shared(s.w)
+        let token = secret("glpat")
+        let server = try httpServer(s, users: ["oauth2": token])
+        defer { server.stop() }
+        try s.gitConfig("[credential \"\(server.origin)\"]\n\thelper = \"!f() { echo username=oauth2; echo \\\"password=$PACKS_TOKEN\\\"; }; f\"")
+        s.secrets = [token, basic("oauth2", token)]
+        let env = ["PACKS_TOKEN": token]
+
+        let clone = s.w.scratch.path("clone")
+        let cloned = try s.rollout("clone", server.url("shared.git"), clone, env: env)
+        XCTAssertEqual(cloned.status, 0, cloned.output)
+        let before = try actions(s.w, repository).count
+        let promoted = try s.rollout(["--repo", clone] + promote, env: env)
+        XCTAssertEqual(promoted.status, 0, promoted.output)
+        XCTAssertEqual(try actions(s.w, repository).count, before + 1)
+        XCTAssertFalse(try server.requests().contains { $0.user != "oauth2" && $0.status == 200 })
+        try s.assertNothingLeaked(clones: [clone, s.home])
+    }
+
     func testGitAskpassAuthenticatesCloneAndPromote() throws {
         let s = try Session()
         let repository = try shared(s.w)
@@ -349,7 +372,7 @@ final class RemoteAuthTests: XCTestCase {
         let clone = s.w.scratch.path("clone")
         let cloned = try s.rollout("clone", server.url("shared.git"), clone, env: ["GIT_SSL_CAINFO": certificates.authorityFile])
         XCTAssertEqual(cloned.status, 0, cloned.output)
-        try s.gitConfig("[http]\n\tsslCAInfo = \(certificates.authorityFile)")
+        try s.gitConfig("[http \"\(server.origin)\"]\n\tsslCAInfo = \(certificates.authorityFile)")
         try assertPromoteLands(s, clone: clone, repository: repository)
         XCTAssertTrue(try server.requests().contains { $0.isPush && $0.status == 200 }, server.errors)
         try s.assertNothingLeaked(clones: [clone, s.w.scratch.path("untrusted")])
@@ -371,7 +394,8 @@ final class RemoteAuthTests: XCTestCase {
         s.secrets = keyLines(try server.privateKey("deploy"))
 
         let clone = s.w.scratch.path("clone")
-        let cloned = try s.rollout("clone", server.url(repository, as: "deploy"), clone)
+        // The scp-like form of the recipe: ALIAS:PATH.
+        let cloned = try s.rollout("clone", "\(server.alias("deploy")):\(repository)", clone)
         XCTAssertEqual(cloned.status, 0, cloned.output)
         try assertPromoteLands(s, clone: clone, repository: repository)
         let offline = try s.rollout("--repo", clone, "--offline", "promote", "tr-TR@18", "--to", "5%", "--force", "--reason", "offline")
