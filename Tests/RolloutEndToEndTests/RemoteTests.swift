@@ -49,76 +49,6 @@ final class GitDaemon {
 
 /// Shared repositories: clones on a real git daemon and on a local path, racing each other.
 final class RemoteTests: XCTestCase {
-    /// A shared repository with the example packs, one more version of en-US, tr and vi-VN, and a
-    /// baseline for every locale.
-    private func shared(_ w: Workspace) throws -> String {
-        let path = w.scratch.path("server/shared.git")
-        XCTAssertEqual(try w.rollout("init", path).status, 0)
-        var packs = Fixtures.allExamplePacks
-        for (name, version) in [("en-US@1", 2), ("tr@1", 2), ("vi-VN@3", 4)] {
-            var pack = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: Fixtures.examplePack(name)))) as! [String: Any]
-            pack["contentVersion"] = version
-            pack["checksum"] = nil
-            var strings = pack["strings"] as! [String: String]
-            strings["settings.title"] = (strings["settings.title"] ?? "") + " ✓"
-            pack["strings"] = strings
-            packs.append(try w.scratch.write("\(name.split(separator: "@")[0])@\(version).json", Data(JSONSerialization.data(withJSONObject: pack))))
-        }
-        let added = try w.rollout(["--repo", path, "pack", "add"] + packs)
-        XCTAssertEqual(added.status, 0, added.output)
-        for id in ["en-US@1", "tr@1", "tr-TR@17", "vi-VN@3"] { XCTAssertEqual(try w.rollout("--repo", path, "promote", id, "--to", "100%").status, 0) }
-        return path
-    }
-
-    private func actions(_ w: Workspace, _ repository: String) throws -> [String] {
-        try Processes.run(
-            "/usr/bin/env", ["git", "--git-dir", repository, "log", "--format=%(trailers:key=Rollout-Action,valueonly,separator=)|%(trailers:key=Rollout-Locale,valueonly,separator=)|%p"],
-            in: w.root, environment: w.environment
-        ).stdout.split(separator: "\n").map(String.init)
-    }
-
-    /// Four clones, each promoting and reverting its own locale 50 times, all at once.
-    private func fourClonesAtOnce(url: (String) -> String, serverRepository: String, w: Workspace, rounds: Int) throws {
-        let before = try actions(w, serverRepository).count
-        let work = [("en-US", "en-US@2"), ("tr", "tr@2"), ("tr-TR", "tr-TR@18"), ("vi-VN", "vi-VN@4")]
-        for index in work.indices {
-            let clone = try w.rollout("clone", url("shared.git"), w.scratch.path("clone\(index)"))
-            XCTAssertEqual(clone.status, 0, clone.output)
-        }
-        let environment = w.environment
-        let failures = simultaneously(work.count) { index -> [String] in
-            let (locale, pack) = work[index]
-            var failed: [String] = []
-            for round in 0..<rounds {
-                let arguments = round % 2 == 0
-                    ? ["promote", pack, "--to", "\(round + 1)%", "--force", "--reason", "round \(round)"]
-                    : ["revert", locale, "--no-block", "--reason", "round \(round)"]
-                let result = try! Processes.run(
-                    Processes.rolloutBinary, ["--repo", "\(w.scratch.path("clone\(index)"))"] + arguments, in: w.root, environment: environment)
-                if result.status != 0 { failed.append("\(locale) round \(round): exit \(result.status): \(result.stderr)") }
-            }
-            return failed
-        }
-        XCTAssertEqual(failures.flatMap { $0 }, [], "every operation lands")
-
-        let log = try actions(w, serverRepository)
-        XCTAssertEqual(log.count, before + work.count * rounds, "each operation exactly once on the remote")
-        for (locale, _) in work {
-            XCTAssertEqual(log.filter { $0.hasPrefix("promote|\(locale)|") }.count, (rounds + 1) / 2, locale)
-            XCTAssertEqual(log.filter { $0.hasPrefix("revert|\(locale)|") }.count, rounds / 2, locale)
-        }
-        XCTAssertTrue(log.dropLast().allSatisfy { $0.split(separator: "|", omittingEmptySubsequences: false).last!.split(separator: " ").count == 1 }, "one line of single-parent commits")
-        let verified = try w.rollout("--repo", serverRepository, "verify")
-        XCTAssertEqual(verified.status, 0, verified.output)
-        for index in work.indices {
-            let synced = try w.rollout("--repo", w.scratch.path("clone\(index)"), "sync")
-            XCTAssertEqual(synced.status, 0, synced.output)
-            XCTAssertEqual(try w.rollout("--repo", w.scratch.path("clone\(index)"), "verify").status, 0)
-        }
-        let fsck = try Processes.run("/usr/bin/env", ["git", "--git-dir", serverRepository, "fsck", "--strict", "--no-dangling"], in: w.root, environment: w.environment)
-        XCTAssertEqual(fsck.status, 0, fsck.output)
-    }
-
     func testFourClonesOnAGitDaemonLoseNothing() throws {
         let w = try Workspace()
         let repository = try shared(w)
@@ -226,5 +156,79 @@ final class RemoteTests: XCTestCase {
         let guarded = try w.rollout("--repo", w.scratch.path("ci"), "guard", "--json")
         XCTAssertTrue([0, 1].contains(guarded.status), guarded.output)
         XCTAssertTrue(guarded.stdout.contains("tr-TR@18"), "guard sees the staged rollout: \(guarded.stdout)")
+    }
+}
+
+/// The shared-repository setup and the racing clones, also used by RemoteAuthTests.
+extension XCTestCase {
+    /// A shared repository with the example packs, one more version of en-US, tr and vi-VN, and a
+    /// baseline for every locale.
+    func shared(_ w: Workspace) throws -> String {
+        let path = w.scratch.path("server/shared.git")
+        XCTAssertEqual(try w.rollout("init", path).status, 0)
+        var packs = Fixtures.allExamplePacks
+        for (name, version) in [("en-US@1", 2), ("tr@1", 2), ("vi-VN@3", 4)] {
+            var pack = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: Fixtures.examplePack(name)))) as! [String: Any]
+            pack["contentVersion"] = version
+            pack["checksum"] = nil
+            var strings = pack["strings"] as! [String: String]
+            strings["settings.title"] = (strings["settings.title"] ?? "") + " ✓"
+            pack["strings"] = strings
+            packs.append(try w.scratch.write("\(name.split(separator: "@")[0])@\(version).json", Data(JSONSerialization.data(withJSONObject: pack))))
+        }
+        let added = try w.rollout(["--repo", path, "pack", "add"] + packs)
+        XCTAssertEqual(added.status, 0, added.output)
+        for id in ["en-US@1", "tr@1", "tr-TR@17", "vi-VN@3"] { XCTAssertEqual(try w.rollout("--repo", path, "promote", id, "--to", "100%").status, 0) }
+        return path
+    }
+
+    func actions(_ w: Workspace, _ repository: String) throws -> [String] {
+        try Processes.run(
+            "/usr/bin/env", ["git", "--git-dir", repository, "log", "--format=%(trailers:key=Rollout-Action,valueonly,separator=)|%(trailers:key=Rollout-Locale,valueonly,separator=)|%p"],
+            in: w.root, environment: w.environment
+        ).stdout.split(separator: "\n").map(String.init)
+    }
+
+    /// Four clones (or the first `clones`), each promoting and reverting its own locale `rounds`
+    /// times, all at once.
+    func fourClonesAtOnce(url: (String) -> String, serverRepository: String, w: Workspace, rounds: Int, clones: Int = 4) throws {
+        let before = try actions(w, serverRepository).count
+        let work = Array([("en-US", "en-US@2"), ("tr", "tr@2"), ("tr-TR", "tr-TR@18"), ("vi-VN", "vi-VN@4")].prefix(clones))
+        for index in work.indices {
+            let clone = try w.rollout("clone", url("shared.git"), w.scratch.path("clone\(index)"))
+            XCTAssertEqual(clone.status, 0, clone.output)
+        }
+        let environment = w.environment
+        let failures = simultaneously(work.count) { index -> [String] in
+            let (locale, pack) = work[index]
+            var failed: [String] = []
+            for round in 0..<rounds {
+                let arguments = round % 2 == 0
+                    ? ["promote", pack, "--to", "\(round + 1)%", "--force", "--reason", "round \(round)"]
+                    : ["revert", locale, "--no-block", "--reason", "round \(round)"]
+                let result = try! Processes.run(
+                    Processes.rolloutBinary, ["--repo", "\(w.scratch.path("clone\(index)"))"] + arguments, in: w.root, environment: environment)
+                if result.status != 0 { failed.append("\(locale) round \(round): exit \(result.status): \(result.stderr)") }
+            }
+            return failed
+        }
+        XCTAssertEqual(failures.flatMap { $0 }, [], "every operation lands")
+
+        let log = try actions(w, serverRepository)
+        XCTAssertEqual(log.count, before + work.count * rounds, "each operation exactly once on the remote")
+        for (locale, _) in work {
+            XCTAssertEqual(log.filter { $0.hasPrefix("promote|\(locale)|") }.count, (rounds + 1) / 2, locale)
+            XCTAssertEqual(log.filter { $0.hasPrefix("revert|\(locale)|") }.count, rounds / 2, locale)
+        }
+        XCTAssertTrue(log.dropLast().allSatisfy { $0.split(separator: "|", omittingEmptySubsequences: false).last!.split(separator: " ").count == 1 }, "one line of single-parent commits")
+        let verified = try w.rollout("--repo", serverRepository, "verify")
+        XCTAssertEqual(verified.status, 0, verified.output)
+        for index in work.indices {
+            let synced = try w.rollout("--repo", w.scratch.path("clone\(index)"), "sync")
+            XCTAssertEqual(synced.status, 0, synced.output)
+            XCTAssertEqual(try w.rollout("--repo", w.scratch.path("clone\(index)"), "verify").status, 0)
+        }
+        let fsck = try Processes.run("/usr/bin/env", ["git", "--git-dir", serverRepository, "fsck", "--strict", "--no-dangling"], in: w.root, environment: w.environment)
+        XCTAssertEqual(fsck.status, 0, fsck.output)
     }
 }
