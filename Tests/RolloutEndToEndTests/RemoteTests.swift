@@ -10,12 +10,17 @@ final class GitDaemon {
     init(root: String) throws {
         self.root = root
         var lastError = ""
+        // git-daemon itself, not `git daemon`: git would run it as a child, which the SIGKILL in
+        // stop() would leave running after the test.
+        let execPath = try Processes.run(
+            "/usr/bin/env", ["git", "--exec-path"], in: root, environment: ["PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin"]
+        ).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         for _ in 0..<20 {
             let port = Int.random(in: 20_000...60_000)
             let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            process.executableURL = URL(fileURLWithPath: execPath + "/git-daemon")
             process.arguments = [
-                "git", "daemon", "--reuseaddr", "--export-all", "--enable=receive-pack", "--base-path=\(root)",
+                "--reuseaddr", "--export-all", "--enable=receive-pack", "--base-path=\(root)",
                 "--listen=127.0.0.1", "--port=\(port)", root,
             ]
             process.standardOutput = FileHandle.nullDevice
