@@ -68,12 +68,8 @@ public enum PublishOperation {
             }
             // The site is written before its record: say so, rather than "nothing was changed".
             guard let written, let error = error as? RolloutError else { throw error }
-            switch error {
-            case .conflict, .permission, .unavailable:
-                throw error.withMessage {
-                    "\(request.directory) was written from state \(written.state?.short ?? "(empty)") (index sequence \(written.sequence)), but the record of that publish did not reach the history: \($0). Run rollout publish again to record it"
-                }
-            default: throw error
+            throw error.withMessage {
+                "\(request.directory) was written from state \(written.state?.short ?? "(empty)") (index sequence \(written.sequence)), but the record of that publish did not reach the history: \($0). Run rollout publish again to record it"
             }
         }
     }

@@ -4,9 +4,9 @@ import RolloutModel
 /// A shared repository on an ordinary git server (docs/teams.md). The server is the distributed
 /// engine: every change is applied on the remote's tip and pushed; a push the remote refuses
 /// because another writer was faster is re-fetched, re-applied (and so re-validated) and pushed
-/// again. The remote's ref moves only by compare-and-swap: receive-pack checks the old value for
-/// git://, ssh and https, and for a remote that is a local path, whose libgit2 transport does not,
-/// rollout pushes to a private ref and moves the branch itself with a compare-and-swap.
+/// again. The remote's ref moves only by compare-and-swap: the system git pushes with
+/// --force-with-lease, and receive-pack checks the old value under its lock, for every kind of
+/// URL, a local path included (`GitTransport`).
 extension PackRepository {
     /// The git config key naming the remote changes are pushed to.
     public static let remoteConfigKey = "rollout.remote"
@@ -40,7 +40,10 @@ extension PackRepository {
     }
 
     /// How rollout reaches a remote: the system git (docs/teams.md, "How rollout talks to the server").
-    var transport: GitTransport { GitTransport(gitDirectory: path) }
+    var transport: GitTransport {
+        let configured = ["http.lowSpeedLimit", "http.lowSpeedTime"].contains { ((try? git.config($0)) ?? nil) != nil }
+        return GitTransport(gitDirectory: path, userLimitsSpeed: configured)
+    }
 
     /// How many times a fetch or push that failed in a way that may pass (a dropped connection, a
     /// 5xx) is tried before exit 75.
@@ -97,25 +100,39 @@ extension PackRepository {
 
     /// Pushes `commit` as the remote's state branch if, and only if, the branch is still
     /// `expected`. Returns nil when it landed, or why the remote refused it because another writer
-    /// was faster. A push that failed in a way that may pass is checked before it is tried again:
-    /// the server may have taken it before the connection dropped.
+    /// was faster. After a push that failed in a way that may pass, or that the server refused in
+    /// words of its own, the branch itself says what happened: a push the server took before the
+    /// connection dropped counts as landed (never applied twice), a branch that moved is a lost
+    /// race, and a branch still at `expected` means the push did not land.
     func push(_ commit: ObjectID, to remote: String, expected: ObjectID?) throws -> String? {
         let secrets = try secrets(of: remote)
         for attempt in 1...PackRepository.transientAttempts {
+            let failure: GitTransport.Failure
             do {
                 switch try transport.push(commit.hex, to: remote, ref: StateLayout.stateRef, expected: expected?.hex, secrets: secrets) {
                 case .landed: return nil
                 case .refMoved(let why): return "another writer moved \(StateLayout.stateBranch) (\(why))"
+                case .rejected(let refusal):
+                    let tip = try fetchTip(remote)
+                    if tip != expected { return "another writer moved \(StateLayout.stateBranch)" }
+                    throw remoteFailure(refusal, "push to", remote, attempts: attempt)
                 }
-            } catch let failure as GitTransport.Failure {
-                guard failure.kind == .transient, attempt < PackRepository.transientAttempts else {
-                    throw remoteFailure(failure, "push to", remote, attempts: attempt)
-                }
-                usleep(UInt32(250_000 * attempt * attempt))
-                let tip = try fetchTip(remote)
-                if tip == commit { return nil }
-                if tip != expected { return "another writer moved \(StateLayout.stateBranch)" }
+            } catch let caught as GitTransport.Failure where caught.kind == .transient {
+                failure = caught
+            } catch let caught as GitTransport.Failure {
+                throw remoteFailure(caught, "push to", remote, attempts: attempt)
             }
+            usleep(UInt32(250_000 * attempt * attempt))
+            let tip: ObjectID?
+            do {
+                tip = try fetchTip(remote)
+            } catch {
+                throw RolloutError.conflict(
+                    "cannot push to \(remote) (\(shownURL(remote))): the connection failed, and whether the push landed cannot be told now: \(failure.lines.joined(separator: "; ")). Run rollout sync when \(remote) answers: it brings the change here if it landed (then it is done), and changes nothing if it did not (then run the command again)")
+            }
+            if let tip, try tip == commit || git.isDescendant(tip, of: commit) { return nil }
+            if tip != expected { return "another writer moved \(StateLayout.stateBranch)" }
+            if attempt == PackRepository.transientAttempts { throw remoteFailure(failure, "push to", remote, attempts: attempt) }
         }
         throw RolloutError.internal("the push to \(remote) ended without an outcome")
     }
@@ -140,7 +157,8 @@ extension PackRepository {
             return .unavailable(
                 "\(what) the server's TLS certificate did not verify.\(said)Nothing was changed. For a server with an internal CA, give git the CA's certificate: git config --global http.sslCAInfo /path/to/ca.pem, or GIT_SSL_CAINFO (docs/teams.md, \"An internal CA\")")
         case .notFound:
-            return .missing("\(what) there is no repository there.\(said)Nothing was changed. Check the URL with rollout remote list")
+            return .missing(
+                "\(what) there is no repository there, or none this identity may see (GitHub and GitLab answer so for a private repository).\(said)Nothing was changed. Check the URL with rollout remote list, and the credentials git uses (docs/teams.md, \"Credentials\")")
         case .transient:
             return .conflict(
                 "\(what) the connection failed \(attempts) time(s).\(said)Nothing was changed: try again, or work with --offline and run rollout sync later")

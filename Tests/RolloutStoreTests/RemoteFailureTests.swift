@@ -9,7 +9,7 @@ import RolloutModel
 /// the ones git 2.39, OpenSSH and the common servers print.
 final class RemoteFailureTests: XCTestCase {
     private func kind(_ stderr: String) -> GitTransport.FailureKind {
-        GitTransport.classify(GitTransport.messageLines(stderr, secrets: []))
+        GitTransport.classify(GitTransport.messageLines(stderr))
     }
 
     func testCredentialFailuresArePermanentPermissionFailures() {
@@ -22,7 +22,13 @@ final class RemoteFailureTests: XCTestCase {
             "fatal: unable to access 'http://127.0.0.1:8080/shared.git/': The requested URL returned error: 401",
             "git@127.0.0.1: Permission denied (publickey).\nfatal: Could not read from remote repository.\n\nPlease make sure you have the correct access rights\nand the repository exists.",
             "Received disconnect from 10.0.0.5 port 22:2: Too many authentication failures\nfatal: Could not read from remote repository.",
-            "fatal: detected dubious ownership in repository at '/srv/packs.git'",
+            "error: RPC failed; HTTP 401 curl 22 The requested URL returned error: 401\nfatal: the remote end hung up unexpectedly",
+            "ERROR: The key you are authenticating with has been marked as read only.\nfatal: Could not read from remote repository.",
+            "remote: \nremote: ========================================================================\nremote: \nremote: ERROR: You are not allowed to push code to this project.\nfatal: Could not read from remote repository.",
+            "remote: The project you were looking for could not be found or you don't have permission to view it.\nfatal: repository 'https://gitlab.com/m/p.git/' not found",
+            "remote: Public key authentication failed.\nfatal: Could not read from remote repository.",
+            "Gitea: User permission denied for writing\nfatal: Could not read from remote repository.",
+            "fatal: unable to access 'https://git.example.com/p.git/': Received HTTP code 407 from proxy after CONNECT",
         ] {
             XCTAssertEqual(kind(stderr), .authentication, stderr)
         }
@@ -47,6 +53,7 @@ final class RemoteFailureTests: XCTestCase {
             "fatal: unable to access 'http://127.0.0.1:8080/nope.git/': The requested URL returned error: 404",
             "fatal: '/srv/nope.git' does not appear to be a git repository\nfatal: Could not read from remote repository.",
             "fatal: remote error: access denied or repository not exported: /nope.git",
+            "fatal: unable to access 'https://git.example.com/gone.git/': The requested URL returned error: 410",
         ] {
             XCTAssertEqual(kind(stderr), .notFound, stderr)
         }
@@ -62,6 +69,14 @@ final class RemoteFailureTests: XCTestCase {
             "fetch-pack: unexpected disconnect while reading sideband packet\nfatal: early EOF",
             "kex_exchange_identification: read: Connection reset by peer",
             "fatal: unable to access 'https://git.example.com/p.git/': Operation timed out after 300000 milliseconds with 0 out of 0 bytes received",
+            "error: RPC failed; curl 56 GnuTLS recv error (-110): The TLS connection was non-properly terminated.\nfatal: early EOF",
+            "fatal: unable to access 'https://github.com/m/p.git/': gnutls_handshake() failed: The TLS connection was non-properly terminated.",
+            "fatal: unable to access 'https://github.com/m/p.git/': OpenSSL SSL_read: SSL_ERROR_SYSCALL, errno 104",
+            "error: RPC failed; curl 92 HTTP/2 stream 5 was not closed cleanly: CANCEL (err 8)",
+            "fatal: unable to access 'https://github.com/m/p.git/': The requested URL returned error: 429",
+            "fatal: unable to access 'https://git.example.com/p.git/': Received HTTP code 503 from proxy after CONNECT",
+            "Connection to git.example.com closed by remote host.\nfatal: Could not read from remote repository.",
+            "error: RPC failed; curl 28 Operation too slow. Less than 1000 bytes/sec transferred the last 60 seconds",
         ] {
             XCTAssertEqual(kind(stderr), .transient, stderr)
         }
@@ -70,6 +85,12 @@ final class RemoteFailureTests: XCTestCase {
     func testWhatNobodyRecognisesIsNotCalledTemporary() {
         XCTAssertEqual(kind("fatal: unable to find remote helper for 'gopher'"), .other)
         XCTAssertEqual(kind(""), .other)
+        // A body over the server's limit will be over it next time too.
+        XCTAssertEqual(kind("error: RPC failed; HTTP 413 curl 22 The requested URL returned error: 413\nfatal: the remote end hung up unexpectedly"), .other)
+        XCTAssertEqual(kind("fatal: unable to access 'https://git.example.com/p.git/': The requested URL returned error: 501"), .other)
+        // A missing ssh is not a missing repository, nor a local config problem a credential.
+        XCTAssertEqual(kind("sh: 1: ssh: not found\nfatal: Could not read from remote repository."), .other)
+        XCTAssertEqual(kind("fatal: detected dubious ownership in repository at '/srv/packs.git'"), .other)
     }
 
     /// receive-pack refuses a ref for a lost race (its lock, an old value that moved) and for a
@@ -92,14 +113,24 @@ final class RemoteFailureTests: XCTestCase {
         XCTAssertEqual(RemoteURL.redacted("/srv/packs.git"), "/srv/packs.git")
 
         let secrets = RemoteURL.credentials(in: "https://bot:p%40ss%2Fword@git.example.com/p.git")
-        XCTAssertEqual(Set(secrets), ["bot", "p%40ss%2Fword", "p@ss/word"])
+        XCTAssertEqual(secrets, ["p%40ss%2Fword", "p@ss/word"], "the password, not the account")
+        XCTAssertEqual(RemoteURL.credentials(in: "https://ghp_tokenAsUser@github.com/m/p.git"), ["ghp_tokenAsUser"])
         let text = "remote: your password p@ss/word is old\nfatal: Authentication failed for 'https://bot:p%40ss%2Fword@git.example.com/p.git/'"
-        let lines = GitTransport.messageLines(text, secrets: secrets)
-        XCTAssertFalse(lines.joined().contains("p@ss/word"), "\(lines)")
-        XCTAssertFalse(lines.joined().contains("p%40ss"), "\(lines)")
-        XCTAssertTrue(lines.contains("fatal: Authentication failed for 'https://git.example.com/p.git/'"), "\(lines)")
+        let failure = GitTransport.Failure(GitTransport.messageLines(text), secrets: secrets)
+        XCTAssertEqual(failure.kind, .authentication)
+        XCTAssertFalse(failure.lines.joined().contains("p@ss/word"), "\(failure.lines)")
+        XCTAssertFalse(failure.lines.joined().contains("p%40ss"), "\(failure.lines)")
+        XCTAssertTrue(failure.lines.contains("fatal: Authentication failed for 'https://git.example.com/p.git/'"), "\(failure.lines)")
         XCTAssertEqual(RemoteURL.credentials(in: "git@github.com:m/p.git"), [])
         XCTAssertEqual(RemoteURL.credentials(in: "ssh://git@host/p.git"), [])
+
+        // A raw '@' or quote in a password, and a password typed into an scp-like address.
+        XCTAssertEqual(RemoteURL.redacted("https://bot:p@ss@git.example.com/x.git"), "https://git.example.com/x.git")
+        XCTAssertEqual(RemoteURL.redacted("https://bot:it's\"q@git.example.com/x.git"), "https://git.example.com/x.git")
+        XCTAssertEqual(RemoteURL.redacted("deploy:s3cretPass@git.example.com:m/p.git"), "git.example.com:m/p.git")
+        XCTAssertEqual(RemoteURL.credentials(in: "deploy:s3cretPass@git.example.com:m/p.git"), ["s3cretPass"])
+        XCTAssertEqual(RemoteURL.redacted("/srv/repos/team@2026/packs.git"), "/srv/repos/team@2026/packs.git")
+        XCTAssertEqual(RemoteURL.redacted("HTTPS://tok3nValue@[::1]:8443/p.git"), "HTTPS://[::1]:8443/p.git")
     }
 
     /// git runs with the user's settings but never on another repository: rollout inside a git
@@ -128,7 +159,8 @@ final class RemoteFailureTests: XCTestCase {
         let repository = try PackRepository.open(scratch)
         _ = try repository.addRemote("origin", url: "https://bot:tok3nValue@git.example.com/p.git")
         let expected: [(GitTransport.FailureKind, Int32)] = [
-            (.authentication, 77), (.refusedByServer, 77), (.hostKey, 69), (.certificate, 69), (.notFound, 66), (.transient, 75), (.other, 69), (.noGit, 69),
+            (.authentication, 77), (.refusedByServer, 77), (.hostKey, 69), (.certificate, 69), (.notFound, 66), (.transient, 75), (.other, 69),
+            (.noGit, 69),
         ]
         for (kind, code) in expected {
             let error = repository.remoteFailure(.init(kind: kind, lines: ["fatal: something"]), "push to", "origin", attempts: 1)

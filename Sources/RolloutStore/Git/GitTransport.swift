@@ -17,9 +17,13 @@ public struct GitTransport: Sendable {
     /// repository, with git's messages in English so they can be classified.
     let environment: [String: String]
 
-    public init(gitDirectory: String, environment: [String: String] = ProcessInfo.processInfo.environment) {
+    /// Whether the user set git's low-speed limit (config or environment); rollout sets one if not.
+    let limitsSpeed: Bool
+
+    public init(gitDirectory: String, environment: [String: String] = ProcessInfo.processInfo.environment, userLimitsSpeed: Bool = false) {
         self.gitDirectory = gitDirectory
         self.environment = GitTransport.environment(from: environment)
+        limitsSpeed = userLimitsSpeed || environment["GIT_HTTP_LOW_SPEED_LIMIT"] != nil || environment["GIT_HTTP_LOW_SPEED_TIME"] != nil
     }
 
     /// What a failed network operation was, as far as git's message tells: the one classification
@@ -48,13 +52,28 @@ public struct GitTransport: Sendable {
         public let kind: FailureKind
         /// What git and the server said, credentials removed, one line each.
         public let lines: [String]
+
+        /// Classified by what git said, as it said it; shown with every credential removed.
+        init(_ raw: [String], secrets: [String], kind: FailureKind? = nil) {
+            self.kind = kind ?? GitTransport.classify(raw)
+            lines = raw.map { RemoteURL.redactingURLs(in: $0, secrets: secrets) }
+        }
+
+        init(kind: FailureKind, lines: [String]) {
+            self.kind = kind
+            self.lines = lines
+        }
     }
 
-    public enum PushOutcome: Equatable, Sendable {
+    public enum PushOutcome: Sendable {
         /// The branch is now the pushed commit.
         case landed
         /// The branch was not the expected commit any more: another writer was faster.
         case refMoved(String)
+        /// The server refused the update for a reason of its own (a hook, a protected branch, or
+        /// a race in words this classification does not know): the caller looks at the branch to
+        /// tell which.
+        case rejected(Failure)
     }
 
     /// Fetches `source` (a ref on the remote) into the local ref `destination`. Returns false when
@@ -65,22 +84,24 @@ public struct GitTransport: Sendable {
             "+\(source):\(destination)",
         ])
         if run.status == 0 { return true }
-        let lines = GitTransport.messageLines(run.stderr, secrets: secrets)
+        let lines = GitTransport.messageLines(run.stderr)
         if lines.contains(where: { $0.contains("couldn't find remote ref") }) { return false }
-        throw Failure(kind: GitTransport.classify(lines), lines: lines)
+        throw Failure(lines, secrets: secrets)
     }
 
     /// Pushes `commit` as `ref` on the remote if, and only if, the remote's `ref` is `expected`
     /// (absent when nil).
     public func push(_ commit: String, to remote: String, ref: String, expected: String?, secrets: [String]) throws -> PushOutcome {
+        // --no-verify: a pre-push hook (a global core.hooksPath) guards a person's pushes from their
+        // work tree, not the state rollout has already checked.
         let run = try git([
-            "push", "--porcelain", "--no-follow-tags", "--force-with-lease=\(ref):\(expected ?? "")", remote, "\(commit):\(ref)",
+            "push", "--porcelain", "--no-verify", "--no-follow-tags", "--force-with-lease=\(ref):\(expected ?? "")", remote, "\(commit):\(ref)",
         ])
-        let lines = GitTransport.messageLines(run.stderr, secrets: secrets)
+        let lines = GitTransport.messageLines(run.stderr)
         // Porcelain: "FLAG<TAB>FROM:TO<TAB>SUMMARY (REASON)" for the ref, whatever the exit status
         // (git may fail to update its own tracking ref after the remote took the push).
         let status = run.stdout.split(separator: "\n").first { $0.split(separator: "\t").count >= 3 && $0.contains(":\(ref)\t") }
-        guard let status else { throw Failure(kind: GitTransport.classify(lines), lines: lines) }
+        guard let status else { throw Failure(lines, secrets: secrets) }
         let fields = status.split(separator: "\t", omittingEmptySubsequences: false)
         let summary = RemoteURL.redactingURLs(in: String(fields[2]), secrets: secrets)
         switch fields[0] {
@@ -90,9 +111,12 @@ public struct GitTransport: Sendable {
         case "!" where summary.hasPrefix("[remote rejected]") && GitTransport.isLostRace(summary):
             return .refMoved(summary)
         case "!" where summary.hasPrefix("[remote failure]"):
-            throw Failure(kind: .transient, lines: lines + [summary])
+            throw Failure(lines + [summary], secrets: secrets, kind: .transient)
+        case "!" where summary.contains("unpacker error") || summary.contains("missing necessary objects"):
+            // The server could not store the objects (its disk, its limits): not who you are.
+            throw Failure(lines + ["\(ref): \(summary)"], secrets: secrets, kind: .other)
         default:
-            throw Failure(kind: .refusedByServer, lines: lines + ["\(ref): \(summary)"])
+            return .rejected(Failure(lines + ["\(ref): \(summary)"], secrets: secrets, kind: .refusedByServer))
         }
     }
 
@@ -101,11 +125,15 @@ public struct GitTransport: Sendable {
     func git(_ arguments: [String]) throws -> Subprocess.Result {
         // No automatic gc or maintenance: rollout's pushes and fetches stay as fast as they were,
         // and a background repack never races another rollout process on this repository.
-        let command = ["git", "-c", "gc.auto=0", "-c", "maintenance.auto=false", "--git-dir=\(gitDirectory)"] + arguments
+        var command = ["git", "-c", "gc.auto=0", "-c", "maintenance.auto=false"]
+        // A connection that stalls fails (and is tried again) instead of holding a CI job until
+        // its own timeout: unless the user chose a limit, under 1 KB/s for 60 s is a failure.
+        if !limitsSpeed { command += ["-c", "http.lowSpeedLimit=1000", "-c", "http.lowSpeedTime=60"] }
+        command += ["--git-dir=\(gitDirectory)"] + arguments
         do {
             return try Subprocess.run(command, environment: environment)
         } catch let failure as Subprocess.LaunchFailure {
-            throw Failure(kind: .noGit, lines: [failure.reason])
+            throw Failure(kind: failure.notFound ? .noGit : .transient, lines: [failure.reason])
         }
     }
 
@@ -134,11 +162,11 @@ public struct GitTransport: Sendable {
 
     // MARK: reading git's messages
 
-    /// git's stderr as lines a person can read: progress and blank lines dropped, credentials
-    /// removed.
-    static func messageLines(_ stderr: String, secrets: [String]) -> [String] {
+    /// git's stderr as lines a person can read, as git wrote them (`Failure` removes credentials
+    /// after classifying): progress, advice and blank lines dropped.
+    static func messageLines(_ stderr: String) -> [String] {
         stderr.split(whereSeparator: { $0 == "\n" || $0 == "\r" || $0 == "\r\n" })
-            .map { RemoteURL.redactingURLs(in: $0.trimmingCharacters(in: .whitespaces), secrets: secrets) }
+            .map { $0.trimmingCharacters(in: .whitespaces) }
             .filter { line in
                 !line.isEmpty && line != "remote:" && !line.hasPrefix("To ") && !line.hasPrefix("hint:")
                     && !line.contains("failed to push some refs")
@@ -156,32 +184,66 @@ public struct GitTransport: Sendable {
 
     /// The one classification of git's messages. Permanent causes are looked for first: ssh prints
     /// "Permission denied" and then the same "Could not read from remote repository" as a dropped
-    /// connection.
+    /// connection. An HTTP status, when git gives one, decides before the wording does.
     static func classify(_ lines: [String]) -> FailureKind {
         let text = lines.joined(separator: "\n")
         func has(_ needles: String...) -> Bool { needles.contains { text.localizedCaseInsensitiveContains($0) } }
         if has("Host key verification failed", "REMOTE HOST IDENTIFICATION HAS CHANGED", "host key is known") { return .hostKey }
-        if has("SSL certificate problem", "server certificate verification failed", "certificate verify failed", "unable to get local issuer", "self-signed certificate", "self signed certificate", "no alternative certificate subject name", "does not match target host name", "certificate has expired")
+        if has(
+            "SSL certificate problem", "server certificate verification failed", "certificate verify failed", "unable to get local issuer",
+            "self-signed certificate", "self signed certificate", "no alternative certificate subject name", "does not match target host name",
+            "certificate has expired")
         {
             return .certificate
         }
+        // git's own answer to a repository another user owns: its message says what to run.
+        if has("dubious ownership") { return .other }
         // git daemon's answer for a path it does not serve, before "Access denied" below.
         if has("access denied or repository not exported") { return .notFound }
         if has(
-            "Authentication failed", "could not read Username", "could not read Password", "Access denied", "returned error: 401", "returned error: 403",
-            "Permission denied (", "Permission denied, please try again", "Permission to ", "Too many authentication failures", "Invalid username or password",
-            "dubious ownership")
+            "Authentication failed", "could not read Username", "could not read Password", "terminal prompts disabled", "Access denied",
+            "Permission denied (", "Permission denied, please try again", "Permission to ", "User permission denied", "permission denied for",
+            "Too many authentication failures", "Invalid username or password", "Public key authentication failed", "marked as read only",
+            "not allowed to push", "you don't have permission", "you do not have permission")
         {
             return .authentication
         }
-        if has("returned error: 404", "Repository not found", "does not appear to be a git repository", "not found") { return .notFound }
+        if let status = httpStatus(text) {
+            switch status {
+            case 401, 403, 407: return .authentication
+            case 404, 410: return .notFound
+            // A server or proxy that failed for now; 501 and 505 say what it will never do.
+            case 408, 429, 500, 502, 503, 504, 520...527: return .transient
+            default: return .other
+            }
+        }
+        if has("Repository not found", "does not appear to be a git repository", "could not be found")
+            || text.range(of: "repository '[^']*' not found", options: .regularExpression) != nil
+        {
+            return .notFound
+        }
         if has(
-            "Could not resolve host", "Temporary failure in name resolution", "Connection refused", "Failed to connect", "timed out", "Connection reset",
-            "Connection closed", "early EOF", "hung up unexpectedly", "RPC failed", "returned error: 50", "transfer closed", "unexpected disconnect",
-            "Broken pipe", "kex_exchange_identification", "Network is unreachable", "No route to host", "Empty reply from server")
+            "Could not resolve host", "Could not resolve proxy", "Temporary failure in name resolution", "Connection refused", "Failed to connect",
+            "timed out", "Operation too slow", "Connection reset", "Connection closed", "closed by remote host", "early EOF", "hung up unexpectedly",
+            "RPC failed", "transfer closed", "unexpected disconnect", "Broken pipe", "kex_exchange_identification", "Network is unreachable",
+            "No route to host", "Empty reply from server", "SSL_ERROR_SYSCALL", "gnutls_handshake() failed", "GnuTLS recv error",
+            "unexpected eof while reading", "was not closed cleanly")
         {
             return .transient
         }
         return .other
+    }
+
+    /// The HTTP status git reports: "The requested URL returned error: 503", "RPC failed; HTTP 413",
+    /// a proxy's "Received HTTP code 407 from proxy after CONNECT".
+    static func httpStatus(_ text: String) -> Int? {
+        for pattern in ["returned error: ([0-9]{3})", "RPC failed; HTTP ([0-9]{3})", "Received HTTP code ([0-9]{3})"] {
+            guard let expression = try? NSRegularExpression(pattern: pattern),
+                let match = expression.firstMatch(in: text, range: NSRange(text.startIndex..., in: text)),
+                let range = Range(match.range(at: 1), in: text)
+            else { continue }
+            return Int(text[range])
+        }
+        return nil
     }
 }

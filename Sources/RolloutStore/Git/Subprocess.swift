@@ -24,6 +24,8 @@ enum Subprocess {
 
     struct LaunchFailure: Error {
         let reason: String
+        /// The program is not there (not installed, not in PATH).
+        var notFound = false
     }
 
     /// Runs `arguments[0]`, looked up in PATH, with `environment`, stdin from /dev/null.
@@ -50,6 +52,9 @@ enum Subprocess {
 
         // The child starts with no blocked signals and default handlers: rollout's threads may
         // block some, and an ignored SIGPIPE would be inherited across exec.
+        // Inherited from a parent that ignores it, an ignored SIGCHLD makes the kernel reap children
+        // at once and waitpid fail: rollout waits for git, so it takes the default back.
+        signal(SIGCHLD, SIG_DFL)
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
         var empty = sigset_t()
@@ -57,9 +62,14 @@ enum Subprocess {
         posix_spawnattr_setsigmask(&attributes, &empty)
         var defaults = sigset_t()
         sigemptyset(&defaults)
-        for signal in [SIGPIPE, SIGINT, SIGTERM, SIGHUP, SIGQUIT] { sigaddset(&defaults, signal) }
+        for signal in [SIGPIPE, SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGCHLD] { sigaddset(&defaults, signal) }
         posix_spawnattr_setsigdefault(&attributes, &defaults)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        var flags = POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF
+        #if canImport(Darwin)
+            // Only what the file actions set up is inherited (glibc: the closefrom above).
+            flags |= POSIX_SPAWN_CLOEXEC_DEFAULT
+        #endif
+        posix_spawnattr_setflags(&attributes, Int16(flags))
 
         let argv = arguments.map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
@@ -68,7 +78,7 @@ enum Subprocess {
         var pid: pid_t = 0
         let spawned = posix_spawnp(&pid, arguments[0], &actions, &attributes, argv, envp)
         guard spawned == 0 else {
-            throw LaunchFailure(reason: "cannot run \(arguments[0]): \(String(cString: strerror(spawned)))")
+            throw LaunchFailure(reason: "cannot run \(arguments[0]): \(String(cString: strerror(spawned)))", notFound: spawned == ENOENT)
         }
         var status: Int32 = 0
         while waitpid(pid, &status, 0) == -1 {
@@ -85,9 +95,13 @@ enum Subprocess {
         let descriptor = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
         guard descriptor >= 0 else { throw LaunchFailure(reason: "cannot create a temporary file in \(directory): \(String(cString: strerror(errno)))") }
         template.withUnsafeBufferPointer { _ = unlink($0.baseAddress!) }
-        // Close-on-exec: no other child inherits it (the spawned one gets its own copy as 1 or 2).
-        _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC)
-        return descriptor
+        // Above 2 (rollout may have been started with a standard descriptor closed, and mkstemp would
+        // then return it), and close-on-exec: only the spawned git gets it, as its 1 or 2.
+        let moved = fcntl(descriptor, F_DUPFD_CLOEXEC, 3)
+        let cause = errno
+        close(descriptor)
+        guard moved >= 0 else { throw LaunchFailure(reason: "cannot create a temporary file in \(directory): \(String(cString: strerror(cause)))") }
+        return moved
     }
 
     private static func contents(_ descriptor: Int32) throws -> String {
