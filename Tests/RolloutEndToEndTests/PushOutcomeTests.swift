@@ -61,8 +61,11 @@ final class PushOutcomeTests: XCTestCase {
                 exit 1
                 """)
         let before = try log(w, shared)
-        let promoted = try w.rollout("--repo", clone, "promote", "tr-TR@18", "--to", "10%", "--force", "--reason", "once")
+        let promoted = try w.rollout("--repo", clone, "promote", "tr-TR@18", "--to", "10%", "--force", "--reason", "once", "--json")
         XCTAssertEqual(promoted.status, 0, promoted.output)
+        // The command reports the commit that landed, not a re-application that found nothing to do.
+        let landed = try w.git("rev-parse", "refs/heads/main~1", repository: shared).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        XCTAssertEqual(try w.json(promoted)["commit"] as? String, landed, promoted.stdout)
         let after = try log(w, shared)
         XCTAssertEqual(after.count, before.count + 2, "the promote once, and the other writer's commit: \(after)")
         XCTAssertEqual(after.filter { $0.hasPrefix("promote tr-TR@18") }.count, 1, "\(after)")
