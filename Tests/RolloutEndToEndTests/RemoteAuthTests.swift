@@ -148,7 +148,10 @@ final class RemoteAuthTests: XCTestCase {
         let token = secret("glpat")
         let server = try httpServer(s, users: ["oauth2": token])
         defer { server.stop() }
-        try s.gitConfig("[credential \"\(server.origin)\"]\n\thelper = \"!f() { echo username=oauth2; echo \\\"password=$PACKS_TOKEN\\\"; }; f\"")
+        // The recipe as docs/teams.md writes it, under a global `store` helper that must not get
+        // the token: the empty helper resets the list, and the recipe's helper answers only `get`.
+        try s.gitConfig("[credential]\n\thelper = store")
+        try s.gitConfig("[credential \"\(server.origin)\"]\n\thelper =\n\thelper = \"!f() { test \\\"$1\\\" = get && echo username=oauth2 && echo \\\"password=$PACKS_TOKEN\\\"; }; f\"")
         s.secrets = [token, basic("oauth2", token)]
         let env = ["PACKS_TOKEN": token]
 
