@@ -114,9 +114,22 @@ final class RemoteAuthTests: XCTestCase {
             root: s.w.scratch.path("server"), state: s.w.scratch.path("http"), mode: mode, users: users, forbidden: forbidden, headers: headers, tls: tls)
     }
 
-    private func assertPromoteLands(_ s: Session, clone: String, repository: String, file: StaticString = #filePath, line: UInt = #line) throws {
+    /// Clones `url` with `env` and checks that a promote in the clone lands on the server.
+    private func cloneAndPromote(
+        _ s: Session, _ url: String, repository: String, env: [String: String] = [:], file: StaticString = #filePath, line: UInt = #line
+    ) throws -> String {
+        let clone = s.w.scratch.path("clone")
+        let cloned = try s.rollout("clone", url, clone, env: env)
+        XCTAssertEqual(cloned.status, 0, cloned.output, file: file, line: line)
+        try assertPromoteLands(s, clone: clone, repository: repository, env: env, file: file, line: line)
+        return clone
+    }
+
+    private func assertPromoteLands(
+        _ s: Session, clone: String, repository: String, env: [String: String] = [:], file: StaticString = #filePath, line: UInt = #line
+    ) throws {
         let before = try actions(s.w, repository).count
-        let promoted = try s.rollout(["--repo", clone] + promote)
+        let promoted = try s.rollout(["--repo", clone] + promote, env: env)
         XCTAssertEqual(promoted.status, 0, promoted.output, file: file, line: line)
         XCTAssertEqual(try actions(s.w, repository).count, before + 1, "the promote is on the server", file: file, line: line)
     }
@@ -132,10 +145,7 @@ final class RemoteAuthTests: XCTestCase {
         try s.storeCredentials(["http://alice:\(password)@127.0.0.1:\(server.port)"])
         s.secrets = [password, basic("alice", password)]
 
-        let clone = s.w.scratch.path("clone")
-        let cloned = try s.rollout("clone", server.url("shared.git"), clone)
-        XCTAssertEqual(cloned.status, 0, cloned.output)
-        try assertPromoteLands(s, clone: clone, repository: repository)
+        let clone = try cloneAndPromote(s, server.url("shared.git"), repository: repository)
         XCTAssertTrue(try server.requests().contains { $0.isPush && $0.user == "alice" && $0.status == 200 })
         try s.assertNothingLeaked(clones: [clone])
     }
@@ -155,13 +165,7 @@ final class RemoteAuthTests: XCTestCase {
         s.secrets = [token, basic("oauth2", token)]
         let env = ["PACKS_TOKEN": token]
 
-        let clone = s.w.scratch.path("clone")
-        let cloned = try s.rollout("clone", server.url("shared.git"), clone, env: env)
-        XCTAssertEqual(cloned.status, 0, cloned.output)
-        let before = try actions(s.w, repository).count
-        let promoted = try s.rollout(["--repo", clone] + promote, env: env)
-        XCTAssertEqual(promoted.status, 0, promoted.output)
-        XCTAssertEqual(try actions(s.w, repository).count, before + 1)
+        let clone = try cloneAndPromote(s, server.url("shared.git"), repository: repository, env: env)
         XCTAssertFalse(try server.requests().contains { $0.user != "oauth2" && $0.status == 200 })
         try s.assertNothingLeaked(clones: [clone, s.home])
     }
@@ -176,14 +180,7 @@ final class RemoteAuthTests: XCTestCase {
         try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: askpass)
         s.secrets = [password, basic("alice", password)]
 
-        let clone = s.w.scratch.path("clone")
-        let env = ["GIT_ASKPASS": askpass]
-        let cloned = try s.rollout("clone", server.url("shared.git"), clone, env: env)
-        XCTAssertEqual(cloned.status, 0, cloned.output)
-        let before = try actions(s.w, repository).count
-        let promoted = try s.rollout(["--repo", clone] + promote, env: env)
-        XCTAssertEqual(promoted.status, 0, promoted.output)
-        XCTAssertEqual(try actions(s.w, repository).count, before + 1)
+        let clone = try cloneAndPromote(s, server.url("shared.git"), repository: repository, env: ["GIT_ASKPASS": askpass])
         try s.assertNothingLeaked(clones: [clone])
     }
 
@@ -201,13 +198,7 @@ final class RemoteAuthTests: XCTestCase {
             "GIT_CONFIG_VALUE_0": "AUTHORIZATION: basic \(basic("x-access-token", token))",
         ]
 
-        let clone = s.w.scratch.path("clone")
-        let cloned = try s.rollout("clone", server.url("shared.git"), clone, env: env)
-        XCTAssertEqual(cloned.status, 0, cloned.output)
-        let before = try actions(s.w, repository).count
-        let promoted = try s.rollout(["--repo", clone] + promote, env: env)
-        XCTAssertEqual(promoted.status, 0, promoted.output)
-        XCTAssertEqual(try actions(s.w, repository).count, before + 1)
+        let clone = try cloneAndPromote(s, server.url("shared.git"), repository: repository, env: env)
         let synced = try s.rollout("--repo", clone, "sync", env: env)
         XCTAssertEqual(synced.status, 0, synced.output)
         try s.assertNothingLeaked(clones: [clone])
@@ -222,10 +213,7 @@ final class RemoteAuthTests: XCTestCase {
         try s.gitConfig("[http]\n\textraheader = Authorization: Bearer \(token)")
         s.secrets = [token]
 
-        let clone = s.w.scratch.path("clone")
-        let cloned = try s.rollout("clone", server.url("shared.git"), clone)
-        XCTAssertEqual(cloned.status, 0, cloned.output)
-        try assertPromoteLands(s, clone: clone, repository: repository)
+        let clone = try cloneAndPromote(s, server.url("shared.git"), repository: repository)
         XCTAssertTrue(try server.requests().contains { $0.isPush && $0.user == "ci" })
         try s.assertNothingLeaked(clones: [clone])
     }
