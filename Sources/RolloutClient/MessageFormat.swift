@@ -4,9 +4,11 @@ import Foundation
 /// `{{name}}` by name, `%@` / `%d` in order and `%1$@` / `%2$d` by position (the arguments named
 /// "1", "2", ...), and ICU `{n, plural, ...}` and `{x, select, ...}`. A placeholder without an
 /// argument stays as written, so a missing argument shows in testing instead of vanishing.
+/// Apostrophes follow ICU's default mode: `''` is one apostrophe, and `'` before `{`, `}` (or `#`
+/// in a plural) quotes text up to the next lone `'`; any other apostrophe is itself.
 enum MessageFormat {
     static func format(_ text: String, _ arguments: [String: String], language: String) -> String {
-        guard !arguments.isEmpty, text.contains(where: { $0 == "{" || $0 == "%" }) else { return text }
+        guard text.contains(where: { $0 == "{" || $0 == "%" || $0 == "'" }) else { return text }
         var sequential = 0
         return render(Array(text), arguments, language: language, number: nil, sequential: &sequential)
     }
@@ -16,7 +18,11 @@ enum MessageFormat {
         var i = 0
         while i < s.count {
             let c = s[i]
-            if c == "{" && i + 1 < s.count && s[i + 1] == "{", let close = find("}}", in: s, from: i + 2) {
+            if c == "'" {
+                let (literal, next) = apostrophe(s, at: i, inPlural: number != nil)
+                out += literal
+                i = next
+            } else if c == "{" && i + 1 < s.count && s[i + 1] == "{", let close = find("}}", in: s, from: i + 2) {
                 let name = String(s[(i + 2)..<close]).trimmingCharacters(in: .whitespaces)
                 out += arguments[name] ?? String(s[i..<(close + 2)])
                 i = close + 2
@@ -48,10 +54,56 @@ enum MessageFormat {
         return out
     }
 
+    /// The text an apostrophe at `i` stands for, and where the text after it starts.
+    private static func apostrophe(_ s: [Character], at i: Int, inPlural: Bool) -> (String, Int) {
+        guard i + 1 < s.count else { return ("'", i + 1) }
+        let next = s[i + 1]
+        if next == "'" { return ("'", i + 2) }
+        guard next == "{" || next == "}" || (inPlural && next == "#") else { return ("'", i + 1) }
+        var literal = ""
+        var j = i + 1
+        while j < s.count {
+            if s[j] == "'" {
+                if j + 1 < s.count && s[j + 1] == "'" {
+                    literal.append("'")
+                    j += 2
+                    continue
+                }
+                return (literal, j + 1)
+            }
+            literal.append(s[j])
+            j += 1
+        }
+        return (literal, j)
+    }
+
+    /// Where the quoted text an apostrophe at `i` starts ends (its closing apostrophe), or `i` when
+    /// the apostrophe quotes nothing: brace matching must not count a quoted `'{'`.
+    private static func quotedEnd(_ s: [Character], at i: Int) -> Int {
+        guard i + 1 < s.count else { return i }
+        if s[i + 1] == "'" { return i + 1 }
+        guard s[i + 1] == "{" || s[i + 1] == "}" || s[i + 1] == "#" else { return i }
+        var j = i + 1
+        while j < s.count {
+            if s[j] == "'" {
+                if j + 1 < s.count && s[j + 1] == "'" {
+                    j += 2
+                    continue
+                }
+                return j
+            }
+            j += 1
+        }
+        return s.count - 1
+    }
+
     private static func argument(_ body: [Character], _ arguments: [String: String], language: String, original: String) -> String {
         let parts = split(body, limit: 3)
         let name = parts[0].trimmingCharacters(in: .whitespaces)
         guard let value = arguments[name] else { return original }
+        if parts.count == 3, parts[1].trimmingCharacters(in: .whitespaces) == "number" {
+            return number(value, skeleton: parts[2].trimmingCharacters(in: .whitespaces))
+        }
         guard parts.count == 3 else { return value }
         let kind = parts[1].trimmingCharacters(in: .whitespaces)
         let options = cases(Array(parts[2]))
@@ -67,6 +119,15 @@ enum MessageFormat {
         default:
             return value
         }
+    }
+
+    /// A number with an ICU skeleton's fraction digits (`::.00`: exactly two, as printf's `%.2f`);
+    /// any other style leaves the value as given.
+    private static func number(_ value: String, skeleton: String) -> String {
+        guard skeleton.hasPrefix("::."), let number = Double(value) else { return value }
+        let digits = skeleton.dropFirst(3).prefix { $0 == "0" }.count
+        guard digits == skeleton.count - 3 else { return value }
+        return String(format: "%.\(digits)f", locale: Locale(identifier: "en_US_POSIX"), number)
     }
 
     /// `one {# item} other {# items}` as [selector: body].
@@ -89,7 +150,16 @@ enum MessageFormat {
         var parts: [String] = []
         var depth = 0
         var current = ""
-        for c in s {
+        var i = 0
+        while i < s.count {
+            let c = s[i]
+            if c == "'" {
+                let end = quotedEnd(s, at: i)
+                current += String(s[i...end])
+                i = end + 1
+                continue
+            }
+            defer { i += 1 }
             if c == "{" { depth += 1 }
             if c == "}" { depth -= 1 }
             if c == ",", depth == 0, parts.count < limit - 1 {
@@ -105,7 +175,13 @@ enum MessageFormat {
 
     private static func matchingBrace(_ s: [Character], from start: Int) -> Int? {
         var depth = 0
-        for i in start..<s.count {
+        var i = start
+        while i < s.count {
+            if s[i] == "'" {
+                i = quotedEnd(s, at: i) + 1
+                continue
+            }
+            defer { i += 1 }
             if s[i] == "{" { depth += 1 }
             if s[i] == "}" {
                 depth -= 1

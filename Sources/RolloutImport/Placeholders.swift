@@ -59,14 +59,33 @@ public enum Placeholders {
         return found
     }
 
-    /// `text` with its printf conversions and `{{name}}` templates in canonical ICU form. With
-    /// `pluralArgument`, that argument's conversion becomes `#` (inside a plural form).
+    /// Literal text (what a catalog means to show as it is) in ICU form: an apostrophe doubled, and
+    /// `{`, `}` (and `#` inside a plural form) quoted, so that ICU's apostrophe rules give back
+    /// exactly this text (docs/import.md, "Apostrophes").
+    public static func literal(_ text: String, inPlural: Bool = false) -> String {
+        guard text.contains(where: { $0 == "'" || $0 == "{" || $0 == "}" || (inPlural && $0 == "#") }) else { return text }
+        var out = ""
+        for c in text {
+            switch c {
+            case "'": out += "''"
+            case "{", "}": out += "'\(c)'"
+            case "#" where inPlural: out += "'#'"
+            default: out.append(c)
+            }
+        }
+        return out
+    }
+
+    /// `text` (a printf-style string: Android, Apple) in canonical ICU form: its printf conversions
+    /// become ICU arguments and everything else is literal text. With `pluralArgument`, that
+    /// argument's conversion becomes `#` (inside a plural form).
     public static func canonical(_ text: String, pluralArgument: Int? = nil) -> String {
         let characters = Array(text)
+        let inPlural = pluralArgument != nil
         var out = ""
         var cursor = 0
         for conversion in conversions(characters) {
-            out += unescapePercents(String(characters[cursor..<conversion.range.lowerBound]))
+            out += literal(unescapePercents(String(characters[cursor..<conversion.range.lowerBound])), inPlural: inPlural)
             if conversion.argument == pluralArgument {
                 out += "#"
             } else {
@@ -74,29 +93,30 @@ public enum Placeholders {
             }
             cursor = conversion.range.upperBound
         }
-        out += unescapePercents(String(characters[cursor...]))
-        return templates(out)
+        out += literal(unescapePercents(String(characters[cursor...])), inPlural: inPlural)
+        return out
     }
 
     /// `%%` is a literal percent sign in printf strings.
     static func unescapePercents(_ text: String) -> String { text.replacingOccurrences(of: "%%", with: "%") }
 
-    /// `{{name}}` (i18next, and the seed's templates) to ICU `{name}`.
-    public static func templates(_ text: String) -> String {
+    /// An i18next string: `{{name}}` becomes ICU `{name}`, and everything else is literal text
+    /// (an apostrophe, a lone brace, a `%` are shown as they are).
+    public static func templates(_ text: String, inPlural: Bool = false) -> String {
         var out = ""
         var rest = Substring(text)
         while let open = rest.range(of: "{{") {
             guard let close = rest[open.upperBound...].range(of: "}}") else { break }
             let name = rest[open.upperBound..<close.lowerBound].trimmingCharacters(in: .whitespaces)
-            out += rest[..<open.lowerBound]
+            out += literal(String(rest[..<open.lowerBound]), inPlural: inPlural)
             if !name.isEmpty, name.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" || $0 == "." || $0 == "-" }) {
                 out += "{\(name)}"
             } else {
-                out += rest[open.lowerBound..<close.upperBound]
+                out += literal(String(rest[open.lowerBound..<close.upperBound]), inPlural: inPlural)
             }
             rest = rest[close.upperBound...]
         }
-        return out + rest
+        return out + literal(String(rest), inPlural: inPlural)
     }
 
     /// The argument a set of plural forms counts: the first numeric printf argument found in them.
@@ -114,7 +134,7 @@ public enum Placeholders {
         let order = ["zero", "one", "two", "few", "many", "other"]
         let sorted = forms.keys.sorted { (order.firstIndex(of: $0) ?? 99, $0) < (order.firstIndex(of: $1) ?? 99, $1) }
         if let namedArgument {
-            let cases = sorted.map { key in "\(key) {\(templates(forms[key]!).replacingOccurrences(of: "{\(namedArgument)}", with: "#"))}" }
+            let cases = sorted.map { key in "\(key) {\(templates(forms[key]!, inPlural: true).replacingOccurrences(of: "{\(namedArgument)}", with: "#"))}" }
             return "{\(namedArgument), plural, \(cases.joined(separator: " "))}"
         }
         let counted = countedArgument(sorted.map { forms[$0]! }) ?? 0

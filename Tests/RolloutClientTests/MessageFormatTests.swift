@@ -49,3 +49,32 @@ final class PackSlotTests: XCTestCase {
         XCTAssertNil(PackSlot(slot.bytes + [0x20]), "trailing bytes")
     }
 }
+
+/// ICU's apostrophes, as the importers write them (docs/import.md): what a device shows is what the
+/// source catalog meant.
+final class MessageFormatApostropheTests: XCTestCase {
+    private func format(_ text: String, _ arguments: [String: String] = [:], _ language: String = "fr") -> String {
+        MessageFormat.format(text, arguments, language: language)
+    }
+
+    func testADoubledApostropheIsOneAndALoneOneIsItself() {
+        XCTAssertEqual(format("qu''{0, number} minute pour l''épisode", ["0": "3"]), "qu'3 minute pour l'épisode")
+        XCTAssertEqual(format("l''app"), "l'app", "even with no argument at all")
+        XCTAssertEqual(format("l'app {0}", ["0": "x"]), "l'app x", "an apostrophe before a letter is itself")
+    }
+
+    func testQuotedBracesAndHashAreText() {
+        XCTAssertEqual(format("'{'name'}' is {0}", ["0": "Ada"]), "{name} is Ada")
+        XCTAssertEqual(format("{0, plural, one {# fichier '#'1} other {# fichiers '#'2}}", ["0": "3"]), "3 fichiers #2")
+        XCTAssertEqual(format("{0, plural, one {l''épisode #} other {les épisodes #}}", ["0": "1"]), "l'épisode 1")
+    }
+
+    func testAQuotedBraceDoesNotEndAPluralCase() {
+        XCTAssertEqual(format("{0, plural, one {a '}' b} other {c '{' d #}}", ["0": "2"], "en"), "c { d 2")
+    }
+
+    func testAFixedPrecisionSkeletonKeepsPrintfsDigits() {
+        XCTAssertEqual(format("{0, number, ::.00} km", ["0": "3.14159"]), "3.14 km")
+        XCTAssertEqual(format("{0, number} km", ["0": "3.14159"]), "3.14159 km")
+    }
+}

@@ -102,18 +102,40 @@ public struct MessageSyntax: Equatable, Sendable {
                 index += 1
                 return
             }
+            let start = index
             index += 1
+            var quoted = String.UnicodeScalarView()
+            defer { checkQuoted(quoted, at: start, inPlural: inPlural) }
             while let c = peek() {
                 if c == "'" {
                     if peek(1) == "'" {
+                        quoted.append(c)
                         index += 2
                         continue
                     }
                     index += 1
                     return
                 }
+                quoted.append(c)
                 index += 1
             }
+        }
+
+        /// Text an apostrophe quoted must not hold an argument (`{0}`, `{name}`) or, in a plural,
+        /// `#` with more text: that is an apostrophe meant literally (`l'{0}`, `qu'# minute`) which
+        /// ICU turns into quoting, so the argument is shown as its own source text, or never. A lone
+        /// quoted `'{'`, `'}'` or `'#'` is the deliberate escape and passes (docs/import.md).
+        mutating func checkQuoted(_ quoted: String.UnicodeScalarView, at start: Int, inPlural: Bool) {
+            let text = Array(quoted)
+            let holdsArgument = text.indices.contains { i in
+                text[i] == "{" && i + 1 < text.count && (Scanner.isNameScalar(text[i + 1]) || ("0"..."9").contains(text[i + 1]))
+            }
+            let holdsCount = inPlural && text.contains("#") && text.count > 1
+            guard holdsArgument || holdsCount else { return }
+            let what = holdsArgument ? "an argument" : "the plural count #"
+            fail(
+                "the apostrophe at character \(start + 1) quotes \(what) as text, so it is never filled in: write '' for an apostrophe that is part of the text (l''{0}), or quote only the character meant literally ('{')"
+            )
         }
 
         mutating func parsePrintf() {
