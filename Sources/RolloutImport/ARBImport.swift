@@ -6,7 +6,7 @@ extension CatalogImporter {
 
     /// `app_en.arb`, `app_tr_TR.arb` (or `@@locale` inside): values are ICU already; `@key` and
     /// `@@` entries are metadata.
-    static func arb(_ path: String) throws -> CatalogImport {
+    static func arb(_ path: String, useEscaping: Bool?) throws -> CatalogImport {
         var isDirectory: ObjCBool = false
         _ = FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory)
         let files = isDirectory.boolValue

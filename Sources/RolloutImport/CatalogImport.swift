@@ -31,23 +31,45 @@ public struct CatalogImport: Sendable {
         public let reason: String
     }
 
+    /// A file or folder of the catalog that was not read, and why: nothing is dropped silently.
+    public struct SkippedFile: Sendable, Equatable {
+        public let path: String
+        public let reason: String
+    }
+
     /// Locale -> key -> text, canonical.
     public var strings: [String: [String: String]] = [:]
     public var skipped: [Skipped] = []
+    public var skippedFiles: [SkippedFile] = []
     /// The catalog's development language, when it says (xcstrings' sourceLanguage).
     public var sourceLocale: String?
 
     mutating func add(_ locale: String, _ key: String, _ text: String) { strings[locale, default: [:]][key] = text }
     mutating func skip(_ locale: String, _ key: String, _ reason: String) { skipped.append(Skipped(locale: locale, key: key, reason: reason)) }
+    mutating func skipFile(_ path: String, _ reason: String) { skippedFiles.append(SkippedFile(path: path, reason: reason)) }
+}
+
+/// How to read a catalog, beyond its path and format.
+public struct ImportOptions: Sendable {
+    /// The locale of Android's `values/` and of a catalog that does not name its language.
+    public var sourceLocale: String
+    /// ARB: whether apostrophes are ICU escaping (gen-l10n's `use-escaping: true`). nil: as the
+    /// project's l10n.yaml says, else off, gen-l10n's default.
+    public var arbUseEscaping: Bool?
+
+    public init(sourceLocale: String, arbUseEscaping: Bool? = nil) {
+        self.sourceLocale = sourceLocale
+        self.arbUseEscaping = arbUseEscaping
+    }
 }
 
 public enum CatalogImporter {
-    public static func read(_ path: String, format: CatalogFormat, sourceLocale: String) throws -> CatalogImport {
+    public static func read(_ path: String, format: CatalogFormat, options: ImportOptions) throws -> CatalogImport {
         switch format {
         case .xcstrings: return try xcstrings(path)
-        case .android: return try android(path, sourceLocale: sourceLocale)
+        case .android: return try android(path, sourceLocale: options.sourceLocale)
         case .i18next: return try i18next(path)
-        case .arb: return try arb(path)
+        case .arb: return try arb(path, useEscaping: options.arbUseEscaping)
         }
     }
 

@@ -63,7 +63,7 @@ enum ImportCommand {
 
         let repository = try context.repository(invocation)
         let snapshot = try repository.snapshotForChange()
-        var catalog = try CatalogImporter.read(path, format: format, sourceLocale: sourceFlag ?? "en-US")
+        var catalog = try CatalogImporter.read(path, format: format, options: ImportOptions(sourceLocale: sourceFlag ?? "en-US"))
         // The development language: named, or the catalog's, or the English the catalog has.
         let source = sourceFlag ?? catalog.sourceLocale ?? ["en-US", "en"].first { catalog.strings[$0] != nil } ?? "en-US"
         if !only.isEmpty {
