@@ -29,6 +29,12 @@ public struct CatalogImport: Sendable {
         public let locale: String
         public let key: String
         public let reason: String
+
+        public init(locale: String, key: String, reason: String) {
+            self.locale = locale
+            self.key = key
+            self.reason = reason
+        }
     }
 
     /// A file or folder of the catalog that was not read, and why: nothing is dropped silently.

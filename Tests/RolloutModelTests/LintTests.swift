@@ -215,3 +215,24 @@ final class PolicyTests: XCTestCase {
         XCTAssertNil(KeyPattern("has space"))
     }
 }
+
+/// docs/import.md, "Apostrophes": an apostrophe meant as text that ICU reads as quoting hides an
+/// argument or the plural count; lint says so instead of storing a string that never shows it.
+final class SwallowedArgumentTests: XCTestCase {
+    private func errors(_ text: String) -> [String] { MessageSyntax.analyse(text).errors }
+
+    func testAnApostropheBeforeAnArgumentOrTheCountIsRefused() {
+        XCTAssertTrue(errors("qu'{0, number} minute pour l'épisode").contains { $0.contains("quotes an argument") }, "\(errors("qu'{0, number} minute"))")
+        XCTAssertTrue(errors("l'{name} app").contains { $0.contains("quotes an argument") })
+        XCTAssertTrue(errors("{0, plural, one {l'# épisode} other {# épisodes}}").contains { $0.contains("plural count") })
+    }
+
+    func testTheImportersEscapesAndPlainApostrophesPass() {
+        for text in [
+            "qu''{0, number} minute pour l''épisode", "l'app", "'{'name'}' is literal", "{0, plural, one {'#'1 file} other {# files}}",
+            "It''s {count}", "{0, plural, one {l''épisode} other {les # épisodes}}",
+        ] {
+            XCTAssertEqual(errors(text), [], text)
+        }
+    }
+}

@@ -8,15 +8,18 @@ import RolloutStore
 enum ImportCommand {
     static let spec = CommandSpec(
         path: ["pack", "import"],
-        usage: "pack import PATH --content-version N [--format xcstrings|android|i18next|arb] [--min-app-version V] [--source-locale L] [--locale L]... [--dry-run]",
+        usage:
+            "pack import PATH --content-version N [--format xcstrings|android|i18next|arb] [--min-app-version V] [--source-locale L] [--locale L]... [--skip-invalid] [--arb-use-escaping] [--dry-run]",
         summary: "make one pack per locale from an Xcode String Catalog, Android res/, i18next JSON or Flutter ARB files",
         discussion: """
             Placeholders and plurals become the pack's canonical ICU form, keeping each argument's
             position and type (%1$@ and %s -> {0}, %2$d and %lld -> {1, number}, {{name}} -> {name},
             plural forms -> {0, plural, one {# file} other {# files}}), so placeholder lint compares
             locales imported from different formats. Strings marked stale, needing review, not
-            translated or not translatable are left out and listed. The packs then go through the same
-            lint as rollout pack add, all or nothing, in one commit. --dry-run lints and writes nothing.
+            translated or not translatable are left out and listed, as is every file or folder that is
+            not a locale. The packs then go through the same lint as rollout pack add, all or nothing,
+            in one commit; with --skip-invalid, every string lint refuses is left out instead (and
+            listed, with the rule), and the rest is imported. --dry-run lints and writes nothing.
             minAppVersion is --min-app-version, else the newest stored pack's of each locale. The
             fallback locale is the language for a regional locale (tr-TR -> tr) when that locale is
             imported or stored, else the source locale.
@@ -28,6 +31,8 @@ enum ImportCommand {
             .value("source-locale", "L", "the locale of Android's values/ and the catalog's development language (default: the catalog's, else en-US)"),
             .value("locale", "L", "import only this locale (repeatable)", repeatable: true),
             .flag("dry-run", "lint the packs and show them; write nothing"),
+            .flag("skip-invalid", "leave out each string lint refuses, list it, and import the rest"),
+            .flag("arb-use-escaping", "ARB: apostrophes are ICU escaping, as with use-escaping: true in l10n.yaml"),
             .value("reason", "TEXT", "why (recorded in the commit)"),
         ],
         arguments: .exactly("PATH"),
@@ -63,7 +68,9 @@ enum ImportCommand {
 
         let repository = try context.repository(invocation)
         let snapshot = try repository.snapshotForChange()
-        var catalog = try CatalogImporter.read(path, format: format, options: ImportOptions(sourceLocale: sourceFlag ?? "en-US"))
+        var catalog = try CatalogImporter.read(
+            path, format: format,
+            options: ImportOptions(sourceLocale: sourceFlag ?? "en-US", arbUseEscaping: invocation.flag("arb-use-escaping") ? true : nil))
         // The development language: named, or the catalog's, or the English the catalog has.
         let source = sourceFlag ?? catalog.sourceLocale ?? ["en-US", "en"].first { catalog.strings[$0] != nil } ?? "en-US"
         if !only.isEmpty {
@@ -72,34 +79,53 @@ enum ImportCommand {
         }
         let stored = Set(try snapshot.locales())
         let imported = Set(catalog.strings.keys)
-        var inputs: [PackInput] = []
+        let maximumBytes = try snapshot.policy().limits.maxPackBytes
         var emptyLocales: [String] = []
-        for locale in catalog.strings.keys.sorted() {
-            let strings = catalog.strings[locale]!
-            if strings.isEmpty { emptyLocales.append(locale); continue }
-            var minApp = minimum
-            if minApp == nil, let newest = try snapshot.contentVersions(of: locale).max() {
-                minApp = try snapshot.pack(PackID(locale: locale, contentVersion: newest))?.minAppVersion
+        /// One pack input per locale that has strings left.
+        func packInputs() throws -> [PackInput] {
+            var inputs: [PackInput] = []
+            emptyLocales = []
+            for locale in catalog.strings.keys.sorted() {
+                let strings = catalog.strings[locale]!
+                if strings.isEmpty { emptyLocales.append(locale); continue }
+                var minApp = minimum
+                if minApp == nil, let newest = try snapshot.contentVersions(of: locale).max() {
+                    minApp = try snapshot.pack(PackID(locale: locale, contentVersion: newest))?.minAppVersion
+                }
+                guard let minApp else {
+                    throw RolloutError.usage("\(locale) has no stored pack to take minAppVersion from: give --min-app-version V (the oldest app version these strings suit)")
+                }
+                let language = String(locale.split(separator: "-").first ?? "")
+                let fallback: String?
+                if language != locale && (imported.contains(language) || stored.contains(language)) {
+                    fallback = language
+                } else {
+                    fallback = locale == source ? nil : source
+                }
+                let pack = Pack(locale: locale, contentVersion: contentVersion, minAppVersion: minApp, fallbackLocale: fallback, strings: strings)
+                let name = "\(invocation.positionals[0]) (\(locale))"
+                inputs.append(PackInput(source: name, parsed: try PackParser.parse(pack.storedBytes, source: name, maximumBytes: maximumBytes)))
             }
-            guard let minApp else {
-                throw RolloutError.usage("\(locale) has no stored pack to take minAppVersion from: give --min-app-version V (the oldest app version these strings suit)")
+            return inputs
+        }
+        let options = PackCommands.options(invocation)
+        var inputs = try packInputs()
+        if invocation.flag("skip-invalid") {
+            // Leaving a string out can change what lint says of another locale's (the fallback
+            // chain compares them): lint again until only problems of whole packs are left.
+            for _ in 0..<8 {
+                let refused = try PackOperations.plan(inputs, snapshot: snapshot, options: options).errors.filter { $0.key != nil }
+                guard !refused.isEmpty else { break }
+                for finding in refused {
+                    catalog.strings[finding.pack.locale]?[finding.key!] = nil
+                    catalog.skipped.append(.init(locale: finding.pack.locale, key: finding.key!, reason: "lint \(finding.rule): \(finding.message)"))
+                }
+                inputs = try packInputs()
             }
-            let language = String(locale.split(separator: "-").first ?? "")
-            let fallback: String?
-            if language != locale && (imported.contains(language) || stored.contains(language)) {
-                fallback = language
-            } else {
-                fallback = locale == source ? nil : source
-            }
-            let pack = Pack(locale: locale, contentVersion: contentVersion, minAppVersion: minApp, fallbackLocale: fallback, strings: strings)
-            let name = "\(invocation.positionals[0]) (\(locale))"
-            inputs.append(PackInput(source: name, parsed: try PackParser.parse(pack.storedBytes, source: name, maximumBytes: try snapshot.policy().limits.maxPackBytes)))
         }
         guard !inputs.isEmpty else {
             throw RolloutError.badInput("\(invocation.positionals[0]): no locale has a string to import\(catalog.skipped.isEmpty ? "" : " (\(catalog.skipped.count) left out: \(catalog.skipped.prefix(3).map { "\($0.locale) \($0.key): \($0.reason)" }.joined(separator: "; ")))")")
         }
-
-        let options = PackCommands.options(invocation)
         let plan: PackAddPlan
         var commit: ObjectID? = nil
         if invocation.flag("dry-run") {
@@ -119,12 +145,15 @@ enum ImportCommand {
         }
         for id in plan.unchanged { text += "unchanged \(id): identical to the stored pack\n" }
         for locale in emptyLocales { text += "no strings left for \(locale): no pack made\n" }
-        if !catalog.skipped.isEmpty {
-            text += "left out \(catalog.skipped.count) string(s):\n"
-            for skipped in catalog.skipped.sorted(by: { ($0.locale, $0.key) < ($1.locale, $1.key) }).prefix(50) {
-                text += "  \(skipped.locale) \(skipped.key): \(skipped.reason)\n"
+        if !catalog.skipped.isEmpty || !catalog.skippedFiles.isEmpty {
+            text += "left out \(catalog.skipped.count) string(s) and \(catalog.skippedFiles.count) file(s), listed on stderr\n"
+            // Every one, on stderr: a person reads the summary, a script keeps the list.
+            var listing = ""
+            for file in catalog.skippedFiles.sorted(by: { $0.path < $1.path }) { listing += "left out \(file.path.oneLine): \(file.reason.oneLine)\n" }
+            for skipped in catalog.skipped.sorted(by: { ($0.locale, $0.key) < ($1.locale, $1.key) }) {
+                listing += "left out \(skipped.locale) \(skipped.key.oneLine): \(skipped.reason.oneLine)\n"
             }
-            if catalog.skipped.count > 50 { text += "  ... and \(catalog.skipped.count - 50) more (--json lists them all)\n" }
+            if !invocation.json { context.diagnostics(listing) }
         }
         for warning in plan.warnings { text += warning.render(style) + "\n" }
         if let commit { text += "commit \(commit.short)\n" }
@@ -134,6 +163,7 @@ enum ImportCommand {
                 "added": .array(plan.new.map { ["pack": .string($0.pack.id.description), "keys": .integer($0.pack.strings.count), "checksum": .string($0.pack.checksum), "fallbackLocale": $0.pack.fallbackLocale.map { .string($0) } ?? .null] }),
                 "unchanged": .array(plan.unchanged.map { .string($0.description) }),
                 "skipped": .array(catalog.skipped.map { ["locale": .string($0.locale), "key": .string($0.key), "reason": .string($0.reason)] }),
+                "skippedFiles": .array(catalog.skippedFiles.map { ["path": .string($0.path), "reason": .string($0.reason)] }),
                 "warnings": .array(plan.warnings.map(\.jsonValue)),
                 "commit": commit.map { .string($0.hex) } ?? .null,
             ],
