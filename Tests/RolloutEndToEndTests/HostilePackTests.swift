@@ -11,6 +11,18 @@ final class HostilePackTests: XCTestCase {
         let why: String
     }
 
+    /// A blank value is deliberate in real catalogs (an empty suffix, a spacer) and a device shows
+    /// it as it is: stored, with a warning that says so (docs/pack-format.md, "empty-value").
+    func testABlankValueIsStoredWithAWarning() throws {
+        for file in ["empty-value.json", "whitespace-value.json"] {
+            let w = try Workspace()
+            try w.initWithExamples()
+            let added = try w.rollout("pack", "add", Fixtures.directory + "/accepted/" + file)
+            XCTAssertEqual(added.status, 0, "\(file): \(added.output)")
+            XCTAssertTrue(added.output.contains("empty-value"), "\(file): the warning names the rule: \(added.output)")
+        }
+    }
+
     func testEveryHostilePackIsRefusedAndTheRepositoryDoesNotChange() throws {
         let data = try Data(contentsOf: URL(fileURLWithPath: Fixtures.directory + "/hostile/catalogue.json"))
         let cases = try JSONDecoder().decode([Case].self, from: data)

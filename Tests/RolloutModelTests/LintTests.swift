@@ -113,12 +113,35 @@ final class PackLinterTests: XCTestCase {
         XCTAssertEqual(try rules(tr(2, ["legal.terms": "Yeni koşullar"])), ["protected-key"])
         XCTAssertEqual(try rules(tr(2, ["legal.terms": "Yeni koşullar"]), options: LintOptions(approvedBy: "Legal")), [])
         XCTAssertEqual(try rules(tr(2, ["cart.items": nil]), options: LintOptions(allowRemovedKeys: true)), [])
-        XCTAssertEqual(try rules(tr(2, ["x": ""])), ["empty-value"])
+        XCTAssertEqual(try rules(tr(2, ["x": ""])), [], "a blank value is a warning: platforms show it")
         XCTAssertEqual(try rules(tr(2, ["x": "<script>"])), ["executable-content"])
         XCTAssertEqual(try rules(tr(2, ["x": "AKIAIOSFODNN7EXAMPLE"])), ["secret"])
         XCTAssertEqual(try rules(tr(2, ["x": "{n, plural, one {#}}"])), ["message-syntax"])
-        XCTAssertEqual(try rules(tr(2, [" x": "a"])), ["bad-key"])
+        XCTAssertEqual(try rules(tr(2, [" x ": "a", "": "b", "two\nlines": "c", String(repeating: "k", count: 600): "d"])), [], "keys Xcode accepts")
+        XCTAssertEqual(try rules(tr(2, ["x\u{1B}[2J": "a"])), ["bad-key"])
         XCTAssertEqual(try rules(tr(2, [:], fallback: "de-DE")), ["fallback-chain"])
+    }
+
+    /// docs/pack-format.md, "placeholders": refused only where a device would go wrong.
+    func testPlaceholderDifferencesAreRefusedOnlyWhereADeviceGoesWrong() throws {
+        let count = "{0, plural, one {# photo} other {# photos}}"
+        func differences(_ source: String, _ translation: String, locale: String = "ko") throws -> [LintFinding.Severity] {
+            let english = Pack(locale: "en-US", contentVersion: 1, minAppVersion: AppVersion("4.0")!, fallbackLocale: nil, strings: ["k": source])
+            let other = Pack(locale: locale, contentVersion: 1, minAppVersion: AppVersion("4.0")!, fallbackLocale: "en-US", strings: ["k": translation])
+            let linter = PackLinter(policy: policy, catalog: MemoryCatalog([english]), options: LintOptions())
+            return try linter.lint([other]).filter { $0.rule == "placeholders" }.map(\.severity)
+        }
+        XCTAssertEqual(try differences(count, "사진"), [.warning], "Korean leaves the count unshown")
+        XCTAssertEqual(try differences(count, "{0, plural, other {사진}}"), [])
+        XCTAssertEqual(try differences("Photos", "{0} fotoğraf", locale: "tr"), [.warning], "the app passes argument 0 to every locale")
+        XCTAssertEqual(try differences("Version {{version}} is out", "Yeni sürüm", locale: "tr"), [.error], "seed 002: the version number is lost")
+        XCTAssertEqual(try differences("Hi", "Merhaba {name}", locale: "tr"), [.error], "a name the app does not pass shows raw")
+        XCTAssertEqual(try differences("%d photos", "%@ fotoğraf", locale: "tr"), [.error], "%d became %@")
+    }
+
+    func testRightToLeftEmbeddingsPassAndOverridesDoNot() throws {
+        XCTAssertEqual(try rules(tr(2, ["x": "\u{202B}مرحبا \u{202A}Rollout\u{202C}\u{202C}"])), [])
+        XCTAssertEqual(try rules(tr(2, ["x": "\u{202E}txet desrever"])), ["control-character"])
     }
 
     func testAChangeOfUnicodeNormalisationIsAChange() throws {

@@ -7,6 +7,9 @@
 /// conversion with `i`/`u`/`D`/`U` folded into `d`.
 public struct MessageSyntax: Equatable, Sendable {
     public var placeholders: Set<String> = []
+    /// The placeholders that choose a plural form (`{count}` of `{count, plural, ...}`): counts a
+    /// language with one form may leave unshown.
+    public var counts: Set<String> = []
     public var errors: [String] = []
 
     public static let pluralCategories: Set<String> = ["zero", "one", "two", "few", "many", "other"]
@@ -164,14 +167,18 @@ public struct MessageSyntax: Equatable, Sendable {
             } else {
                 i = index + 1
             }
-            while i < scalars.count, "-+#0".unicodeScalars.contains(scalars[i]) { i += 1 }
+            // Zero-padding and width (%02d) only: a '-', '+' or space after '%' is far more often
+            // text ("50% off", i18next's "{{percent}}%-ot") than a flag a UI string needs.
+            while i < scalars.count, "#0".unicodeScalars.contains(scalars[i]) { i += 1 }
             _ = digits()
             if i < scalars.count, scalars[i] == "." {
                 i += 1
                 _ = digits()
             }
             while i < scalars.count, "hlLqjzt".unicodeScalars.contains(scalars[i]) { i += 1 }
-            guard i < scalars.count, "@dDiuUxXoOfFeEgGaAcCsSp".unicodeScalars.contains(scalars[i]) else {
+            // The conversions apps pass UI text through (and RolloutClient fills): objects, strings,
+            // integers, decimals. "%o", "%e" and the like are read as text ("100%ekstra").
+            guard i < scalars.count, "@dDiuUfFsS".unicodeScalars.contains(scalars[i]) else {
                 index += 1  // a literal percent sign, as in "50% off"
                 return
             }
@@ -236,6 +243,7 @@ public struct MessageSyntax: Equatable, Sendable {
             skipSpaces()
             switch type {
             case "plural", "selectordinal":
+                result.counts.insert("{\(name)}")
                 parseCases(argument: name, kind: type, depth: depth)
             case "select":
                 parseCases(argument: name, kind: type, depth: depth)

@@ -93,7 +93,8 @@ public struct PackLinter {
                 findings.append(error(pack, "bad-key", key, problem))
             }
             if value.unicodeScalars.allSatisfy({ $0.properties.isWhitespace }) {
-                findings.append(error(pack, "empty-value", key, value.isEmpty ? "value is empty" : "value is only whitespace"))
+                // Deliberate in real catalogs (an empty suffix, a spacer); a device shows it as it is.
+                findings.append(warning(pack, "empty-value", key, value.isEmpty ? "value is empty: devices show nothing for it" : "value is only whitespace"))
                 continue
             }
             if value.utf8.count > policy.limits.maxValueBytes {
@@ -116,15 +117,12 @@ public struct PackLinter {
         return findings
     }
 
+    /// Keys are what apps look strings up by, byte for byte, so whatever Xcode and Android accept
+    /// is accepted (an empty key, spaces at the ends, a newline, a long English sentence); only
+    /// what could rewrite a terminal or reorder a reader's view is refused (docs/pack-format.md).
     static func keyProblem(_ key: String) -> String? {
-        if key.isEmpty { return "a key may not be empty" }
-        if key.utf8.count > 512 { return "key is longer than 512 bytes" }
-        if key.unicodeScalars.contains(where: { TextSafety.forbiddenScalarName($0) != nil || $0 == "\n" || $0 == "\t" }) {
-            return "key contains a control character"
-        }
-        if key.unicodeScalars.first!.properties.isWhitespace || key.unicodeScalars.last!.properties.isWhitespace {
-            return "key begins or ends with whitespace"
-        }
+        if key.utf8.count > 4096 { return "key is longer than 4096 bytes" }
+        if let name = key.unicodeScalars.lazy.compactMap(TextSafety.forbiddenScalarName).first { return "key contains a \(name)" }
         return nil
     }
 
@@ -180,7 +178,15 @@ public struct PackLinter {
         return findings
     }
 
-    /// Each key must use the same placeholders as the first locale down its fallback chain that has it.
+    /// `{name}` and `{{name}}`, as MessageSyntax normalises them; not `{0}` or `%1$d`.
+    static func isNamed(_ placeholder: String) -> Bool {
+        let inner = placeholder.filter { $0 != "{" && $0 != "}" }
+        return placeholder.hasPrefix("{") && !inner.isEmpty && !inner.allSatisfy { $0.isNumber }
+    }
+
+    /// Each key should use the same placeholders as the first locale down its fallback chain that
+    /// has it: a difference is a warning, and an error only for a named placeholder the app does
+    /// not pass.
     func placeholderParity(_ pack: Pack, chain: [String], catalog: PackCatalog) throws -> [LintFinding] {
         let references = try chain.compactMap { try catalog.newestPack(of: $0) }
         guard !references.isEmpty else { return [] }
@@ -188,14 +194,23 @@ public struct PackLinter {
         for key in pack.strings.keys.sorted() {
             guard let reference = references.first(where: { $0.strings[key] != nil }) else { continue }
             let mine = MessageSyntax.analyse(pack.strings[key]!).placeholders
-            let theirs = MessageSyntax.analyse(reference.strings[key]!).placeholders
+            let reading = MessageSyntax.analyse(reference.strings[key]!)
+            let theirs = reading.placeholders
             guard mine != theirs else { continue }
             var parts: [String] = []
             let missing = theirs.subtracting(mine).sorted()
             let extra = mine.subtracting(theirs).sorted()
             if !missing.isEmpty { parts.append("missing \(missing.joined(separator: " "))") }
             if !extra.isEmpty { parts.append("has \(extra.joined(separator: " ")) that \(reference.locale) does not") }
-            findings.append(error(pack, "placeholders", key,
+            // What a device does decides (docs/pack-format.md, "placeholders"). Refused: a value the
+            // source shows and the translation drops (seed 002's version number), and a name the
+            // app never passes (shown as raw text). A warning: a plural count a language with one
+            // form leaves unshown (Korean, Japanese), and a numbered argument only the translation
+            // uses (the app passes it to every locale).
+            let dropped = missing.filter { !reading.counts.contains($0) }
+            let unsupplied = extra.filter(Self.isNamed)
+            let finding: (Pack, String, String?, String) -> LintFinding = dropped.isEmpty && unsupplied.isEmpty ? warning : error
+            findings.append(finding(pack, "placeholders", key,
                 "placeholders differ from \(reference.id): \(parts.joined(separator: "; "))"))
         }
         return findings

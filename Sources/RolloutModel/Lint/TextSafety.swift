@@ -31,9 +31,10 @@ public enum TextSafety {
         if v < 0x20 || (0x7F...0x9F).contains(v) {
             return "control character U+" + hex4(v)
         }
-        // Embedding and override controls reorder what a reader sees (the "Trojan Source" trick).
-        // Isolates (U+2066-2069) and the directional marks stay allowed: RTL translations need them.
-        if (0x202A...0x202E).contains(v) { return "bidirectional override U+" + hex4(v) }
+        // Overrides reverse what a reader sees (the "Trojan Source" trick). Embeddings and their
+        // closing PDF (U+202A-202C), isolates (U+2066-2069) and the directional marks stay allowed:
+        // Arabic and Persian translations use them, and every platform renders them.
+        if v == 0x202D || v == 0x202E { return "bidirectional override U+" + hex4(v) }
         return nil
     }
 
