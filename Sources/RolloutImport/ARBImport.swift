@@ -4,32 +4,239 @@ import RolloutModel
 extension CatalogImporter {
     // MARK: Flutter ARB
 
-    /// `app_en.arb`, `app_tr_TR.arb` (or `@@locale` inside): values are ICU already; `@key` and
-    /// `@@` entries are metadata.
+    /// `app_en.arb`, `app_pt_BR.arb` (or `@@locale` inside), read as Flutter's gen-l10n reads them
+    /// (docs/import.md, "ARB"): apostrophes are text unless the project's l10n.yaml (or
+    /// `useEscaping`) turns `use-escaping` on; `@key` and `@@` entries are metadata.
     static func arb(_ path: String, useEscaping: Bool?) throws -> CatalogImport {
-        var isDirectory: ObjCBool = false
-        _ = FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory)
-        let files = isDirectory.boolValue
-            ? ((try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []).filter { $0.hasSuffix(".arb") }.sorted().map { "\(path)/\($0)" }
-            : [path]
-        guard !files.isEmpty else { throw RolloutError.missing("\(path): no .arb files in it") }
         var result = CatalogImport()
+        var files: [String] = []
+        if isDirectory(path) {
+            for entry in entries(path) {
+                let full = "\(path)/\(entry)"
+                if entry.hasSuffix(".arb"), !isDirectory(full) { files.append(full) } else { result.skipFile(full, "not an .arb file") }
+            }
+        } else {
+            files = [path]
+        }
+        guard !files.isEmpty else { throw RolloutError.missing("\(path): no .arb files in it") }
+        let escaping = useEscaping ?? ARBProject.useEscaping(near: isDirectory(path) ? path : (path as NSString).deletingLastPathComponent)
         for file in files {
             let object = try json(file)
-            let stem = ((file as NSString).lastPathComponent as NSString).deletingPathExtension
-            let suffix = stem.split(separator: "_").dropFirst().joined(separator: "-")
-            guard let name = object["@@locale"]?.stringValue ?? (suffix.isEmpty ? nil : suffix) else {
-                throw RolloutError.badInput("\(file): no @@locale and no locale in the file name (app_tr_TR.arb)")
+            guard let tag = ARBProject.locale(of: file, declared: object["@@locale"]?.stringValue) else {
+                result.skipFile(file, "no @@locale, and the file name does not end in a locale (app_pt_BR.arb)")
+                continue
             }
-            let tag = try locale(name.replacingOccurrences(of: "_", with: "-"), in: file)
             for (key, value) in object where !key.hasPrefix("@") {
                 guard let text = value.stringValue else { result.skip(tag, key, "not a string"); continue }
                 if object["@\(key)"]?.objectValue?["x-state"]?.stringValue == "needs-review" { result.skip(tag, key, "needs review"); continue }
-                // Flutter's gen-l10n reads ARB without ICU escaping unless l10n.yaml turns it on: an
-                // apostrophe there is the character itself (docs/import.md, "Apostrophes").
-                result.add(tag, key, text.replacingOccurrences(of: "'", with: "''"))
+                do {
+                    let message = try ARBMessage.parse(text, useEscaping: escaping)
+                    result.add(tag, key, try message.icu(language: tag))
+                } catch let error as ARBMessage.Refusal {
+                    result.skip(tag, key, error.message)
+                }
             }
         }
         return result
+    }
+}
+
+/// What a Flutter project says about its ARB files.
+enum ARBProject {
+    /// gen-l10n's `use-escaping` from the l10n.yaml in `directory` or up to three folders above it
+    /// (it sits at the project root, ARB files usually in lib/l10n); off when none says.
+    static func useEscaping(near directory: String) -> Bool {
+        var folder = directory
+        for _ in 0...3 {
+            if let data = FileManager.default.contents(atPath: "\(folder)/l10n.yaml"), let yaml = String(data: data, encoding: .utf8) {
+                for line in yaml.split(whereSeparator: \.isNewline) {
+                    let setting = line.split(separator: "#", maxSplits: 1).first.map(String.init) ?? ""
+                    let parts = setting.split(separator: ":", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+                    if parts.count == 2, parts[0] == "use-escaping" { return parts[1] == "true" }
+                }
+                return false
+            }
+            folder = (folder as NSString).deletingLastPathComponent
+        }
+        return false
+    }
+
+    /// `@@locale`, else the file name after its first `_` (`app_zh_Hant_TW.arb`), else the whole
+    /// name (`pt_BR.arb`), as gen-l10n reads them; nil when neither is a locale.
+    static func locale(of file: String, declared: String?) -> String? {
+        if let declared { return CatalogImporter.canonicalLocale(declared) }
+        let stem = ((file as NSString).lastPathComponent as NSString).deletingPathExtension
+        if let underscore = stem.firstIndex(of: "_"), let tag = CatalogImporter.canonicalLocale(String(stem[stem.index(after: underscore)...])) { return tag }
+        return CatalogImporter.canonicalLocale(stem)
+    }
+}
+
+/// An ARB message as gen-l10n's parser reads it: text, `{name}`, `{n, plural, ...}`,
+/// `{x, select, ...}` and `{d, date, ::skeleton}` (Flutter's message_parser.dart grammar).
+indirect enum ARBMessage {
+    case text(String)
+    case placeholder(String)
+    case plural(String, [(selector: String, message: [ARBMessage])])
+    case select(String, [(selector: String, message: [ARBMessage])])
+    case argument(String, type: String, skeleton: String)
+
+    struct Refusal: Error {
+        let message: String
+    }
+
+    static func parse(_ text: String, useEscaping: Bool) throws -> [ARBMessage] {
+        var parser = Parser(s: Array(text), useEscaping: useEscaping)
+        let message = try parser.message(nested: false)
+        return message
+    }
+
+    struct Parser {
+        let s: [Character]
+        let useEscaping: Bool
+        var i = 0
+
+        func fail(_ what: String) -> Refusal {
+            Refusal(message: "gen-l10n cannot read it: \(what) at character \(min(i, s.count) + 1)")
+        }
+
+        mutating func message(nested: Bool) throws -> [ARBMessage] {
+            var parts: [ARBMessage] = []
+            var text = ""
+            while i < s.count {
+                let c = s[i]
+                if c == "{" {
+                    if !text.isEmpty { parts.append(.text(text)); text = "" }
+                    parts.append(try expression())
+                } else if c == "}" {
+                    guard nested else { throw fail("a '}' that closes nothing") }
+                    break
+                } else if c == "'" && useEscaping {
+                    // use-escaping: '...' is text as it is, '' an apostrophe; a quote right after
+                    // another keeps its apostrophe ('a''b' is a'b), as gen-l10n's lexer does.
+                    guard let close = s[(i + 1)...].firstIndex(of: "'") else { throw fail("an apostrophe that is never closed (use-escaping is on)") }
+                    if close == i + 1 {
+                        text += "'"
+                    } else {
+                        if i > 1 && s[i - 1] == "'" { text += "'" }
+                        text += String(s[(i + 1)..<close])
+                    }
+                    i = close + 1
+                } else {
+                    text.append(c)
+                    i += 1
+                }
+            }
+            if nested && i >= s.count { throw fail("a '{' that is never closed") }
+            if !text.isEmpty { parts.append(.text(text)) }
+            return parts
+        }
+
+        mutating func spaces() { while i < s.count, s[i].isWhitespace { i += 1 } }
+
+        mutating func word() -> String {
+            var w = ""
+            while i < s.count, s[i].isASCII, s[i].isLetter || s[i].isNumber || s[i] == "_" || s[i] == "|" { w.append(s[i]); i += 1 }
+            return w
+        }
+
+        mutating func expect(_ c: Character) throws {
+            spaces()
+            guard i < s.count, s[i] == c else { throw fail("expected '\(c)'") }
+            i += 1
+        }
+
+        /// `{` ... `}`, from the opening brace.
+        mutating func expression() throws -> ARBMessage {
+            i += 1
+            spaces()
+            let name = word()
+            guard !name.isEmpty else { throw fail("a '{' without a placeholder name (a lone brace is syntax in ARB)") }
+            spaces()
+            if i < s.count, s[i] == "}" { i += 1; return .placeholder(name) }
+            try expect(",")
+            spaces()
+            let kind = word()
+            try expect(",")
+            switch kind {
+            case "plural", "select":
+                var cases: [(selector: String, message: [ARBMessage])] = []
+                while true {
+                    spaces()
+                    guard i < s.count else { throw fail("a '{' that is never closed") }
+                    if s[i] == "}" { i += 1; break }
+                    var selector = ""
+                    if s[i] == "=" {
+                        i += 1
+                        spaces()
+                        selector = "=" + word()
+                    } else {
+                        selector = word()
+                    }
+                    guard selector != "", selector != "=" else { throw fail("a \(kind) case without a name") }
+                    try expect("{")
+                    let body = try message(nested: true)
+                    try expect("}")
+                    cases.append((selector, body))
+                }
+                return kind == "plural" ? .plural(name, cases) : .select(name, cases)
+            case "date", "time":
+                spaces()
+                var skeleton = ""
+                while i < s.count, s[i] != "}" { skeleton.append(s[i]); i += 1 }
+                try expect("}")
+                return .argument(name, type: kind, skeleton: skeleton.trimmingCharacters(in: .whitespaces))
+            default:
+                throw fail("\"\(kind)\" is not plural, select, date or time")
+            }
+        }
+    }
+}
+
+extension Array where Element == ARBMessage {
+    /// The canonical ICU form of what gen-l10n shows: text literal (apostrophes doubled, braces and
+    /// a plural's `#` quoted, since Dart's intl never reads `#`), and plural cases as Dart's intl
+    /// chooses them: `zero`/`=0`, `one`/`=1`, `two`/`=2` are the same case there and take the exact
+    /// number first, then the CLDR category of that name.
+    func icu(language: String, inPlural: Bool = false) throws -> String {
+        var out = ""
+        for part in self {
+            switch part {
+            case .text(let text):
+                out += ICULiteral.text(text, inPlural: inPlural)
+            case .placeholder(let name):
+                out += "{\(name)}"
+            case .argument(let name, let type, let skeleton):
+                out += "{\(name), \(type), \(skeleton)}"
+            case .select(let name, let cases):
+                let body = try cases.map { "\($0.selector) {\(try $0.message.icu(language: language, inPlural: inPlural))}" }
+                out += "{\(name), select, \(body.joined(separator: " "))}"
+            case .plural(let name, let cases):
+                let exact = ["=0": "zero", "=1": "one", "=2": "two"]
+                var seen: Set<String> = []
+                var body: [String] = []
+                for (selector, message) in cases {
+                    let category = exact[selector] ?? selector
+                    guard MessageSyntax.pluralCategories.contains(category) else {
+                        throw ARBMessage.Refusal(message: "gen-l10n cannot read it: plural case \"\(selector)\" is not zero, one, two, few, many, other, =0, =1 or =2")
+                    }
+                    guard seen.insert(category).inserted else { continue }
+                    let text = try message.icu(language: language, inPlural: true)
+                    let hasCategory: Bool
+                    switch category {
+                    case "zero": hasCategory = PluralLanguages.hasZero(language)
+                    case "one": hasCategory = PluralLanguages.hasOne(language)
+                    case "two": hasCategory = PluralLanguages.hasTwo(language)
+                    default: hasCategory = true
+                    }
+                    let number = exact.first { $0.value == category }?.key
+                    // The exact number where the category alone would not take it.
+                    if let number, !hasCategory { body.append("\(number) {\(text)}") }
+                    if hasCategory { body.append("\(category) {\(text)}") }
+                }
+                if !seen.contains("other") { throw ARBMessage.Refusal(message: "gen-l10n cannot read it: a plural without an other case") }
+                out += "{\(name), plural, \(body.joined(separator: " "))}"
+            }
+        }
+        return out
     }
 }

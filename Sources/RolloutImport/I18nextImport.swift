@@ -2,34 +2,42 @@ import Foundation
 import RolloutModel
 
 extension CatalogImporter {
-    // MARK: i18next JSON v4
+    // MARK: i18next JSON
 
     /// `locales/<lng>/<namespace>.json` (keys prefixed with the namespace unless it is
-    /// `translation`) or `locales/<lng>.json`. Nested objects join with ".". `_zero`..`_other`
-    /// suffixes are plural forms of `count`; `{{name}}` becomes `{name}`.
+    /// `translation`) or `locales/<lng>.json`, as i18next reads them (docs/import.md, "i18next").
+    /// Folder and file names are locales in any spelling i18next apps use (`pt_BR`, `zh-Hant`);
+    /// anything else in the folder is listed as left out.
     static func i18next(_ path: String) throws -> CatalogImport {
+        var result = CatalogImport()
         var files: [(locale: String, prefix: String, file: String)] = []
-        var isDirectory: ObjCBool = false
-        _ = FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory)
-        if !isDirectory.boolValue {
+        if !isDirectory(path) {
             let stem = ((path as NSString).lastPathComponent as NSString).deletingPathExtension
             files = [(try locale(stem, in: path), "", path)]
         } else {
-            for entry in ((try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []).sorted() {
+            for entry in entries(path) {
                 let full = "\(path)/\(entry)"
-                if entry.hasSuffix(".json") {
-                    files.append((try locale(String(entry.dropLast(5)), in: full), "", full))
-                } else if let tag = try? LocaleTag.parse(entry).description {
-                    for file in ((try? FileManager.default.contentsOfDirectory(atPath: full)) ?? []).sorted() where file.hasSuffix(".json") {
+                if isDirectory(full) {
+                    guard let tag = canonicalLocale(entry) else {
+                        result.skipFile(full, "not a locale folder (such as pt-BR, pt_BR or zh-Hant)")
+                        continue
+                    }
+                    for file in entries(full) {
+                        guard file.hasSuffix(".json"), !isDirectory("\(full)/\(file)") else {
+                            result.skipFile("\(full)/\(file)", "not a namespace file (<namespace>.json)")
+                            continue
+                        }
                         let namespace = String(file.dropLast(5))
                         files.append((tag, namespace == "translation" ? "" : namespace + ".", "\(full)/\(file)"))
                     }
+                } else if entry.hasSuffix(".json"), let tag = canonicalLocale(String(entry.dropLast(5))) {
+                    files.append((tag, "", full))
+                } else {
+                    result.skipFile(full, entry.hasSuffix(".json") ? "not named for a locale (such as pt-BR.json)" : "not an i18next .json file")
                 }
             }
         }
         guard !files.isEmpty else { throw RolloutError.missing("\(path): no i18next JSON files in it") }
-        var result = CatalogImport()
-        let categories = ["zero", "one", "two", "few", "many", "other"]
         for (tag, prefix, file) in files {
             var flat: [String: String] = [:]
             func walk(_ value: JSONValue, _ key: String) {
@@ -42,18 +50,189 @@ extension CatalogImporter {
                 }
             }
             walk(.object(try json(file)), "")
-            var plurals: [String: [String: String]] = [:]
-            for (key, text) in flat {
-                if let category = categories.first(where: { key.hasSuffix("_" + $0) }) {
-                    plurals[String(key.dropLast(category.count + 1)), default: [:]][category] = text
-                } else {
-                    result.add(tag, prefix + key, Placeholders.templates(text))
+            for entry in I18nextKeys.group(flat, language: tag) {
+                switch entry {
+                case .text(let key, let text):
+                    switch I18nextText.convert(text) {
+                    case .success(let icu): result.add(tag, prefix + key, icu)
+                    case .failure(let reason): result.skip(tag, prefix + key, reason.message)
+                    }
+                case .plural(let key, let forms):
+                    switch I18nextText.plural(forms, language: tag) {
+                    case .success(let icu): result.add(tag, prefix + key, icu)
+                    case .failure(let reason): result.skip(tag, prefix + key, reason.message)
+                    }
+                case .leftOut(let key, let reason):
+                    result.skip(tag, prefix + key, reason)
                 }
-            }
-            for (key, forms) in plurals {
-                result.add(tag, prefix + key, forms["other"] == nil ? Placeholders.templates(forms.values.first!) : Placeholders.plural(forms, namedArgument: "count"))
             }
         }
         return result
     }
+
+    static func isDirectory(_ path: String) -> Bool {
+        var isDirectory: ObjCBool = false
+        return FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && isDirectory.boolValue
+    }
+
+    static func entries(_ path: String) -> [String] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []).sorted()
+    }
+}
+
+/// A namespace's flat keys sorted into plain strings and plural forms, as i18next looks them up.
+enum I18nextKeys {
+    enum Entry: Equatable {
+        case text(key: String, text: String)
+        /// Category (`zero`...`other`) -> text, or `=0` for i18next's `_zero`, which a count of 0
+        /// takes in every language.
+        case plural(key: String, forms: [String: String])
+        case leftOut(key: String, reason: String)
+    }
+
+    static let categories = ["zero", "one", "two", "few", "many", "other"]
+
+    /// The forms i18next's JSON v3 wrote as `key_0`...`key_5`: the index is the language's plural
+    /// rule's result, in the order of i18next v3's rule sets.
+    static let numberedForms: [String: [String]] = {
+        var table: [String: [String]] = ["ar": ["zero", "one", "two", "few", "many", "other"], "cs": ["one", "few", "other"], "sk": ["one", "few", "other"], "pl": ["one", "few", "many"]]
+        for language in ["be", "bs", "hr", "ru", "sr", "uk"] { table[language] = ["one", "few", "many"] }
+        return table
+    }()
+
+    static func group(_ flat: [String: String], language: String) -> [Entry] {
+        var entries: [Entry] = []
+        var used: Set<String> = []
+        var plurals: [String: [String: String]] = [:]
+        // v4: `_one`...`_other` are forms of a key only when its `_other` exists.
+        for (key, text) in flat {
+            for category in categories where key.hasSuffix("_" + category) {
+                let base = String(key.dropLast(category.count + 1))
+                if base.hasSuffix("_ordinal"), flat[base + "_other"] != nil {
+                    entries.append(.leftOut(key: key, reason: "an ordinal plural form (_ordinal_\(category)): ordinals are not imported"))
+                    used.insert(key)
+                } else if flat[base + "_other"] != nil {
+                    plurals[base, default: [:]][category] = text
+                    used.insert(key)
+                }
+            }
+        }
+        // v3: `key` and `key_plural`, or `key_0`...`key_5` by the language's rule set.
+        let languageCode = String(language.split(separator: "-").first ?? "")
+        for (key, text) in flat where key.hasSuffix("_plural") && !used.contains(key) {
+            let base = String(key.dropLast(7))
+            guard let singular = flat[base], plurals[base] == nil else { continue }
+            plurals[base] = ["one": singular, "other": text]
+            used.formUnion([key, base])
+        }
+        for key in flat.keys where key.hasSuffix("_0") && !used.contains(key) {
+            let base = String(key.dropLast(2))
+            guard flat[base + "_1"] != nil, plurals[base] == nil else { continue }
+            let numbered = (0...5).map { "\(base)_\($0)" }.filter { flat[$0] != nil }
+            guard let forms = numberedForms[languageCode], numbered.count <= forms.count else {
+                for key in numbered { entries.append(.leftOut(key: key, reason: "an i18next v3 numbered plural form, for a language (\(languageCode)) whose v3 rule set is not known here: write it in v4 form (_one, _other)")) }
+                used.formUnion(numbered)
+                continue
+            }
+            var mapped: [String: String] = [:]
+            for (index, category) in forms.enumerated() { if let form = flat["\(base)_\(index)"] { mapped[category] = form } }
+            mapped["other"] = mapped["other"] ?? flat["\(base)_\(forms.count - 1)"]
+            plurals[base] = mapped
+            used.formUnion(numbered)
+        }
+        for (base, forms) in plurals {
+            if flat[base] != nil, !used.contains(base) {
+                entries.append(.leftOut(key: base, reason: "the key is also the name of plural forms (\(base)_other); the plural is imported under it"))
+                used.insert(base)
+            }
+            entries.append(.plural(key: base, forms: forms))
+        }
+        for (key, text) in flat where !used.contains(key) { entries.append(.text(key: key, text: text)) }
+        return entries
+    }
+}
+
+/// i18next's interpolation in ICU form: `{{name}}` (and unescaped `{{- name}}`) become `{name}`,
+/// `{{count}}` in a plural form becomes `#`, and every other character is literal text, which
+/// i18next never reads as syntax (an apostrophe, a lone brace, `#`, `%`).
+enum I18nextText {
+    struct LeftOut: Error, Equatable {
+        let message: String
+    }
+
+    static func convert(_ text: String, countedArgument: String? = nil) -> Result<String, LeftOut> {
+        if text.contains("$t(") {
+            return .failure(LeftOut(message: "nests another key with $t(...), which the pack form cannot"))
+        }
+        let inPlural = countedArgument != nil
+        var out = ""
+        var rest = Substring(text)
+        while let open = rest.range(of: "{{"), let close = rest[open.upperBound...].range(of: "}}") {
+            out += ICULiteral.text(String(rest[..<open.lowerBound]), inPlural: inPlural)
+            var name = rest[open.upperBound..<close.lowerBound].trimmingCharacters(in: .whitespaces)
+            if name.hasPrefix("-") { name = String(name.dropFirst()).trimmingCharacters(in: .whitespaces) }
+            if name.contains(",") {
+                return .failure(LeftOut(message: "formats a value ({{\(name)}}) with an i18next formatter, which the pack form does not have"))
+            }
+            guard !name.isEmpty, name.unicodeScalars.allSatisfy({ $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "_.-".unicodeScalars.contains($0)) }) else {
+                return .failure(LeftOut(message: "{{\(name)}} is not an argument name the pack form can hold (letters, digits, _ . -)"))
+            }
+            out += name == countedArgument ? "#" : "{\(name)}"
+            rest = rest[close.upperBound...]
+        }
+        return .success(out + ICULiteral.text(String(rest), inPlural: inPlural))
+    }
+
+    /// Plural forms of `count` as one ICU plural. i18next takes `_zero` for a count of 0 in every
+    /// language (and for the CLDR zero category where the language has one): `=0` where it has not.
+    static func plural(_ forms: [String: String], language: String) -> Result<String, LeftOut> {
+        var cases: [String] = []
+        for category in I18nextKeys.categories {
+            guard let form = forms[category] else { continue }
+            let selector = category == "zero" && !PluralLanguages.hasZero(language) ? "=0" : category
+            switch convert(form, countedArgument: "count") {
+            case .success(let icu): cases.append("\(selector) {\(icu)}")
+            case .failure(let reason): return .failure(reason)
+            }
+        }
+        return .success("{count, plural, \(cases.joined(separator: " "))}")
+    }
+}
+
+/// Literal text in ICU form: an apostrophe doubled, and each run of `{`, `}` (and `#` inside a
+/// plural) quoted as one, so that no quoted run ever touches another (`{{` is `'{{'`: quoting each
+/// brace, `'{''{'`, would read as `{'{`).
+enum ICULiteral {
+    static func text(_ text: String, inPlural: Bool) -> String {
+        guard text.contains(where: { $0 == "'" || $0 == "{" || $0 == "}" || $0 == "#" }) else { return text }
+        var out = ""
+        var run = ""
+        for c in text {
+            if c == "{" || c == "}" || (inPlural && c == "#") {
+                run.append(c)
+                continue
+            }
+            if !run.isEmpty { out += "'\(run)'"; run = "" }
+            out += c == "'" ? "''" : String(c)
+        }
+        if !run.isEmpty { out += "'\(run)'" }
+        return out
+    }
+}
+
+/// Which CLDR plural categories a language has, where import must know: i18next's `_zero` and
+/// ARB's `zero`/`one`/`two` take the exact numbers 0, 1, 2 in every language, and the category
+/// where the language has one (CLDR plurals.xml).
+enum PluralLanguages {
+    static let withZero: Set<String> = ["ar", "ars", "blo", "cy", "ksh", "lag", "lv", "prg"]
+    static let withoutOne: Set<String> = [
+        "bm", "bo", "dz", "hnj", "id", "ig", "ii", "ja", "jbo", "jv", "kde", "kea", "km", "ko", "lkt", "lo", "ms", "my", "nqo", "osa", "sah", "ses",
+        "sg", "su", "th", "to", "tpi", "vi", "wo", "yo", "yue", "zh",
+    ]
+    static let withTwo: Set<String> = ["ar", "ars", "br", "cy", "dsb", "ga", "gd", "gv", "he", "hsb", "iu", "kw", "mt", "naq", "sat", "se", "sl", "sma", "smi", "smj", "smn", "sms"]
+
+    static func code(_ locale: String) -> String { String(locale.split(separator: "-").first ?? "") }
+    static func hasZero(_ locale: String) -> Bool { withZero.contains(code(locale)) }
+    static func hasOne(_ locale: String) -> Bool { !withoutOne.contains(code(locale)) }
+    static func hasTwo(_ locale: String) -> Bool { withTwo.contains(code(locale)) }
 }
