@@ -202,7 +202,7 @@ extension Array where Element == ARBMessage {
         for part in self {
             switch part {
             case .text(let text):
-                out += ICULiteral.text(text, inPlural: inPlural)
+                out += Placeholders.literal(text, inPlural: inPlural)
             case .placeholder(let name):
                 out += "{\(name)}"
             case .argument(let name, let type, let skeleton):

@@ -19,7 +19,7 @@ public enum CatalogFormat: String, CaseIterable, Sendable {
         let children = (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []
         if children.contains(where: { $0 == "values" || $0.hasPrefix("values-") }) { return .android }
         if children.contains(where: { $0.hasSuffix(".arb") }) { return .arb }
-        if children.contains(where: { $0.hasSuffix(".json") }) || children.contains(where: { (try? LocaleTag.parse($0)) != nil }) { return .i18next }
+        if children.contains(where: { $0.hasSuffix(".json") }) || children.contains(where: { CatalogImporter.canonicalLocale($0) != nil }) { return .i18next }
         return nil
     }
 }

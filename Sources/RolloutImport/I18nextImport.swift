@@ -168,7 +168,7 @@ enum I18nextText {
         var out = ""
         var rest = Substring(text)
         while let open = rest.range(of: "{{"), let close = rest[open.upperBound...].range(of: "}}") {
-            out += ICULiteral.text(String(rest[..<open.lowerBound]), inPlural: inPlural)
+            out += Placeholders.literal(String(rest[..<open.lowerBound]), inPlural: inPlural)
             var name = rest[open.upperBound..<close.lowerBound].trimmingCharacters(in: .whitespaces)
             if name.hasPrefix("-") { name = String(name.dropFirst()).trimmingCharacters(in: .whitespaces) }
             if name.contains(",") {
@@ -180,7 +180,7 @@ enum I18nextText {
             out += name == countedArgument ? "#" : "{\(name)}"
             rest = rest[close.upperBound...]
         }
-        return .success(out + ICULiteral.text(String(rest), inPlural: inPlural))
+        return .success(out + Placeholders.literal(String(rest), inPlural: inPlural))
     }
 
     /// Plural forms of `count` as one ICU plural. i18next takes `_zero` for a count of 0 in every
@@ -197,42 +197,4 @@ enum I18nextText {
         }
         return .success("{count, plural, \(cases.joined(separator: " "))}")
     }
-}
-
-/// Literal text in ICU form: an apostrophe doubled, and each run of `{`, `}` (and `#` inside a
-/// plural) quoted as one, so that no quoted run ever touches another (`{{` is `'{{'`: quoting each
-/// brace, `'{''{'`, would read as `{'{`).
-enum ICULiteral {
-    static func text(_ text: String, inPlural: Bool) -> String {
-        guard text.contains(where: { $0 == "'" || $0 == "{" || $0 == "}" || $0 == "#" }) else { return text }
-        var out = ""
-        var run = ""
-        for c in text {
-            if c == "{" || c == "}" || (inPlural && c == "#") {
-                run.append(c)
-                continue
-            }
-            if !run.isEmpty { out += "'\(run)'"; run = "" }
-            out += c == "'" ? "''" : String(c)
-        }
-        if !run.isEmpty { out += "'\(run)'" }
-        return out
-    }
-}
-
-/// Which CLDR plural categories a language has, where import must know: i18next's `_zero` and
-/// ARB's `zero`/`one`/`two` take the exact numbers 0, 1, 2 in every language, and the category
-/// where the language has one (CLDR plurals.xml).
-enum PluralLanguages {
-    static let withZero: Set<String> = ["ar", "ars", "blo", "cy", "ksh", "lag", "lv", "prg"]
-    static let withoutOne: Set<String> = [
-        "bm", "bo", "dz", "hnj", "id", "ig", "ii", "ja", "jbo", "jv", "kde", "kea", "km", "ko", "lkt", "lo", "ms", "my", "nqo", "osa", "sah", "ses",
-        "sg", "su", "th", "to", "tpi", "vi", "wo", "yo", "yue", "zh",
-    ]
-    static let withTwo: Set<String> = ["ar", "ars", "br", "cy", "dsb", "ga", "gd", "gv", "he", "hsb", "iu", "kw", "mt", "naq", "sat", "se", "sl", "sma", "smi", "smj", "smn", "sms"]
-
-    static func code(_ locale: String) -> String { String(locale.split(separator: "-").first ?? "") }
-    static func hasZero(_ locale: String) -> Bool { withZero.contains(code(locale)) }
-    static func hasOne(_ locale: String) -> Bool { !withoutOne.contains(code(locale)) }
-    static func hasTwo(_ locale: String) -> Bool { withTwo.contains(code(locale)) }
 }

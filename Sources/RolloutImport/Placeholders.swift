@@ -62,16 +62,35 @@ public enum Placeholders {
     /// Literal text (what a catalog means to show as it is) in ICU form: an apostrophe doubled, and
     /// `{`, `}` (and `#` inside a plural form) quoted, so that ICU's apostrophe rules give back
     /// exactly this text (docs/import.md, "Apostrophes").
+    ///
+    /// A run of special characters (with any apostrophes among them) is quoted as one span: two
+    /// spans side by side would read as an apostrophe inside one (`'{''{'` is "{'{"), and an
+    /// apostrophe between two would close the quote early.
     public static func literal(_ text: String, inPlural: Bool = false) -> String {
-        guard text.contains(where: { $0 == "'" || $0 == "{" || $0 == "}" || (inPlural && $0 == "#") }) else { return text }
+        func special(_ c: Character) -> Bool { c == "{" || c == "}" || (inPlural && c == "#") }
+        guard text.contains(where: { $0 == "'" || special($0) }) else { return text }
+        let characters = Array(text)
         var out = ""
-        for c in text {
-            switch c {
-            case "'": out += "''"
-            case "{", "}": out += "'\(c)'"
-            case "#" where inPlural: out += "'#'"
-            default: out.append(c)
+        var i = 0
+        while i < characters.count {
+            guard special(characters[i]) else {
+                out += characters[i] == "'" ? "''" : String(characters[i])
+                i += 1
+                continue
             }
+            // The run: specials, and apostrophes that have another special after them.
+            var end = i + 1
+            while end < characters.count {
+                if special(characters[end]) {
+                    end += 1
+                } else if characters[end] == "'", let next = characters[end...].firstIndex(where: { $0 != "'" }), special(characters[next]) {
+                    end = next
+                } else {
+                    break
+                }
+            }
+            out += "'" + characters[i..<end].map { $0 == "'" ? "''" : String($0) }.joined() + "'"
+            i = end
         }
         return out
     }

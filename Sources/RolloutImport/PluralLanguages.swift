@@ -1,0 +1,18 @@
+import Foundation
+
+/// Which CLDR plural categories a language has, where import must know: i18next's `_zero` and
+/// ARB's `zero`/`one`/`two` take the exact numbers 0, 1, 2 in every language, and the category
+/// where the language has one (CLDR plurals.xml).
+enum PluralLanguages {
+    static let withZero: Set<String> = ["ar", "ars", "blo", "cy", "ksh", "lag", "lv", "prg"]
+    static let withoutOne: Set<String> = [
+        "bm", "bo", "dz", "hnj", "id", "ig", "ii", "ja", "jbo", "jv", "kde", "kea", "km", "ko", "lkt", "lo", "ms", "my", "nqo", "osa", "sah", "ses",
+        "sg", "su", "th", "to", "tpi", "vi", "wo", "yo", "yue", "zh",
+    ]
+    static let withTwo: Set<String> = ["ar", "ars", "br", "cy", "dsb", "ga", "gd", "gv", "he", "hsb", "iu", "kw", "mt", "naq", "sat", "se", "sl", "sma", "smi", "smj", "smn", "sms"]
+
+    static func code(_ locale: String) -> String { String(locale.split(separator: "-").first ?? "") }
+    static func hasZero(_ locale: String) -> Bool { withZero.contains(code(locale)) }
+    static func hasOne(_ locale: String) -> Bool { !withoutOne.contains(code(locale)) }
+    static func hasTwo(_ locale: String) -> Bool { withTwo.contains(code(locale)) }
+}
