@@ -43,7 +43,7 @@ extension CatalogImporter {
                 for (key, reason) in reader.skipped { result.skip(tag, key, reason) }
                 for (key, value) in reader.values {
                     let text: String
-                    do { text = try value.icu() } catch let refusal as PrintfRefusal {
+                    do { text = try value.icu(language: tag) } catch let refusal as PrintfRefusal {
                         result.skip(tag, key, refusal.reason)
                         continue
                     }
@@ -116,14 +116,14 @@ extension CatalogImporter {
             case plural([String: String])
 
             /// The value in canonical ICU form.
-            func icu() throws -> String {
+            func icu(language: String) throws -> String {
                 switch self {
                 case .string(let raw, formatted: false):
                     return Placeholders.literal(AndroidStrings.unescape(raw))
                 case .string(let raw, formatted: true):
                     return try Placeholders.printfICU(AndroidStrings.unescape(raw), dialect: .java)
                 case .plural(let forms):
-                    return try Placeholders.printfPlural(forms.mapValues(AndroidStrings.unescape), dialect: .java)
+                    return try Placeholders.printfPlural(forms.mapValues(AndroidStrings.unescape), dialect: .java, language: language)
                 }
             }
         }

@@ -45,6 +45,9 @@ public enum Placeholders {
     /// The CLDR plural categories in CLDR order, the order ICU plurals are written in.
     static let pluralOrder = ["zero", "one", "two", "few", "many", "other"]
 
+    /// CLDR: in these languages every whole number is one, few or many; other is for fractions.
+    static let otherOnlyForFractions: Set<String> = ["pl", "ru", "uk", "be"]
+
     static func pluralCategories<S: Sequence>(_ categories: S) -> [String] where S.Element == String {
         categories.sorted { (pluralOrder.firstIndex(of: $0) ?? 99, $0) < (pluralOrder.firstIndex(of: $1) ?? 99, $1) }
     }
@@ -175,7 +178,13 @@ extension Placeholders {
     /// is `counted`, else the first number the forms show; it is written `#` in each form. ICU
     /// needs an `other` form (as Android and Apple fall back to it), so forms without one are refused.
     /// With `counted`, a conversion without a position in a form is that argument.
-    public static func printfPlural(_ forms: [String: String], dialect: PrintfDialect, counted: Int? = nil) throws -> String {
+    /// A language in which no whole number is `other` (it is for fractions), so a catalog may leave
+    /// `other` out: `many` stands for it, as a whole-number count never reaches it.
+    public static func printfPlural(_ forms: [String: String], dialect: PrintfDialect, counted: Int? = nil, language: String? = nil) throws -> String {
+        var forms = forms
+        if forms["other"] == nil, let many = forms["many"], let language, otherOnlyForFractions.contains(String(language.prefix { $0 != "-" })) {
+            forms["other"] = many
+        }
         guard forms["other"] != nil else {
             throw PrintfRefusal(reason: "its plural forms (\(pluralCategories(forms.keys).joined(separator: ", "))) have no \"other\", the form every count falls back to")
         }

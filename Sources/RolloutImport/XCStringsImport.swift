@@ -26,7 +26,7 @@ extension CatalogImporter {
                 if stale { result.skip(tag, key, "stale: no longer in the source code"); continue }
                 guard let localization = value.objectValue else { continue }
                 do {
-                    if let text = try xcstringsText(localization) { result.add(tag, key, text) }
+                    if let text = try xcstringsText(localization, language: tag) { result.add(tag, key, text) }
                 } catch let reason as SkipReason {
                     result.skip(tag, key, reason.text)
                 } catch let refusal as PrintfRefusal {
@@ -44,7 +44,7 @@ extension CatalogImporter {
     /// takes the next argument in order like any conversion, unless its substitution names one
     /// (`argNum`); inside a substitution's forms, `%arg` and a conversion without a position (`%lld`)
     /// are the substitution's argument.
-    static func xcstringsText(_ localization: [String: JSONValue]) throws -> String? {
+    static func xcstringsText(_ localization: [String: JSONValue], language: String) throws -> String? {
         func unit(_ value: JSONValue?) throws -> String? {
             guard let unit = value?.objectValue?["stringUnit"]?.objectValue, let text = unit["value"]?.stringValue else { return nil }
             switch unit["state"]?.stringValue ?? "translated" {
@@ -66,7 +66,7 @@ extension CatalogImporter {
         }
         guard let main = try unit(.object(localization)) else {
             guard let forms = try pluralForms(localization["variations"]), !forms.isEmpty else { return nil }
-            return try Placeholders.printfPlural(forms, dialect: .apple)
+            return try Placeholders.printfPlural(forms, dialect: .apple, language: language)
         }
         let substitutions = localization["substitutions"]?.objectValue ?? [:]
         return try Placeholders.icu(Placeholders.printf(main, dialect: .apple)) { name, position in
@@ -79,7 +79,7 @@ extension CatalogImporter {
             let argument = substitution["argNum"]?.integerValue.map { $0 - 1 } ?? position
             let specifier = substitution["formatSpecifier"]?.stringValue ?? "lld"
             let written = forms.mapValues { $0.replacingOccurrences(of: "%arg", with: "%\(argument + 1)$\(specifier)") }
-            return try Placeholders.printfPlural(written, dialect: .apple, counted: argument)
+            return try Placeholders.printfPlural(written, dialect: .apple, counted: argument, language: language)
         }
     }
 }
