@@ -32,6 +32,7 @@ extension CatalogImporter {
         folders.sort { (legacySpelling($0.folder) ? 0 : 1, $0.folder) < (legacySpelling($1.folder) ? 0 : 1, $1.folder) }
         guard !folders.isEmpty else { throw RolloutError.missing("\(path): no values*/ folder with strings in it") }
         var readFrom: [String: [String: String]] = [:]  // locale -> key -> folder
+        var plurals: [String: Set<String>] = [:]  // locale -> its keys that are plurals
         for (tag, folder, files) in folders {
             for file in files {
                 let reader = AndroidStrings()
@@ -52,7 +53,19 @@ extension CatalogImporter {
                         continue
                     }
                     readFrom[tag, default: [:]][key] = folder
+                    if case .plural = value { plurals[tag, default: []].insert(key) }
                     result.add(tag, key, text)
+                }
+            }
+        }
+        // A <string> and a <plurals> of one name are two resources to Android: a translation that
+        // gives the other kind translates nothing the app asks for.
+        if let source = result.strings[sourceLocale] {
+            let sourcePlurals = plurals[sourceLocale] ?? []
+            for (tag, strings) in result.strings where tag != sourceLocale {
+                for key in strings.keys where source[key] != nil && sourcePlurals.contains(key) != (plurals[tag] ?? []).contains(key) {
+                    result.strings[tag]?[key] = nil
+                    result.skip(tag, key, sourcePlurals.contains(key) ? "a <string> here, <plurals> in values/: Android reads values/'s plurals" : "<plurals> here, a <string> in values/: Android reads values/'s string")
                 }
             }
         }
