@@ -107,6 +107,9 @@ extension CatalogImporter {
             tag = canonicalLocale(parts.count == 2 ? "\(language)-\(parts[1].dropFirst())" : String(language))
         }
         guard let tag else { return .leftOut("\(folder): \(qualifier) is not a locale") }
+        if tag == "und" || tag.hasPrefix("und-") {
+            return .leftOut("\(folder): und is the undetermined language, which no device asks for")
+        }
         if tag == "en-XA" || tag == "ar-XB" {
             return .leftOut("\(folder): a pseudolocale, which Android generates to test layouts, not a translation")
         }
