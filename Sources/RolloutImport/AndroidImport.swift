@@ -7,50 +7,116 @@ import RolloutModel
 extension CatalogImporter {
     // MARK: Android resources
 
-    /// `res/values/strings.xml` is the source locale; `values-tr`, `values-tr-rTR`, `values-b+sr+Latn`
-    /// the others. Other qualifiers (`values-night`, `values-v21`) are not locales and are skipped.
+    /// `res/values/` is the source locale; `values-tr`, `values-tr-rTR`, `values-b+sr+Latn` the
+    /// others, every `.xml` file in them read as aapt reads it. A folder whose qualifiers are not
+    /// just a locale (`values-night`, `values-v21`, `values-fr-land`) or a pseudolocale is listed as
+    /// left out, with the reason.
     static func android(_ path: String, sourceLocale: String) throws -> CatalogImport {
-        var files: [(locale: String, file: String)] = []
-        if path.hasSuffix(".xml") {
-            files = [(sourceLocale, path)]
-        } else {
-            for folder in ((try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []).sorted() {
-                let file = "\(path)/\(folder)/strings.xml"
-                guard FileManager.default.fileExists(atPath: file), let tag = androidLocale(folder, source: sourceLocale) else { continue }
-                files.append((tag, file))
-            }
-        }
-        guard !files.isEmpty else { throw RolloutError.missing("\(path): no values*/strings.xml in it") }
         var result = CatalogImport()
         result.sourceLocale = sourceLocale
-        for (tag, file) in files {
-            let reader = AndroidStrings(file: file)
-            let parser = XMLParser(data: Data(try bytes(file)))
-            parser.delegate = reader
-            guard parser.parse() else {
-                throw RolloutError.badInput("\(file):\(parser.lineNumber):\(parser.columnNumber): \(AndroidStrings.describe(parser.parserError))")
+        var folders: [(locale: String, folder: String, files: [String])] = []
+        if path.hasSuffix(".xml") {
+            folders = [(sourceLocale, "values", [path])]
+        } else {
+            for folder in ((try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []) where folder == "values" || folder.hasPrefix("values-") {
+                let files = ((try? FileManager.default.contentsOfDirectory(atPath: "\(path)/\(folder)")) ?? []).filter { $0.hasSuffix(".xml") }.sorted().map { "\(path)/\(folder)/\($0)" }
+                switch androidLocale(folder, source: sourceLocale) {
+                case .locale(let tag): folders.append((tag, folder, files))
+                case .leftOut(let reason):
+                    if files.contains(where: holdsStrings) { result.skipFile("\(path)/\(folder)", reason) }
+                }
             }
-            for (key, text) in reader.strings { result.add(tag, key, Placeholders.canonical(AndroidStrings.unescape(text))) }
-            for (key, forms) in reader.plurals { result.add(tag, key, Placeholders.plural(forms.mapValues(AndroidStrings.unescape))) }
-            for (key, reason) in reader.skipped { result.skip(tag, key, reason) }
+        }
+        // Java, and so Android, names Hebrew, Indonesian and Yiddish iw, in, ji: a device reads
+        // values-iw, so where values-he says otherwise, values-iw's text is the one kept.
+        folders.sort { (legacySpelling($0.folder) ? 0 : 1, $0.folder) < (legacySpelling($1.folder) ? 0 : 1, $1.folder) }
+        guard !folders.isEmpty else { throw RolloutError.missing("\(path): no values*/ folder with strings in it") }
+        var readFrom: [String: [String: String]] = [:]  // locale -> key -> folder
+        var plurals: [String: Set<String>] = [:]  // locale -> its keys that are plurals
+        for (tag, folder, files) in folders {
+            for file in files {
+                let reader = AndroidStrings()
+                let parser = XMLParser(data: Data(try bytes(file)))
+                parser.delegate = reader
+                guard parser.parse() else {
+                    throw RolloutError.badInput("\(file):\(parser.lineNumber):\(parser.columnNumber): \(AndroidStrings.describe(parser.parserError))")
+                }
+                for (key, reason) in reader.skipped { result.skip(tag, key, reason) }
+                for (key, value) in reader.values {
+                    let text: String
+                    do { text = try value.icu(language: tag) } catch let refusal as PrintfRefusal {
+                        result.skip(tag, key, refusal.reason)
+                        continue
+                    }
+                    if let earlier = readFrom[tag]?[key], earlier != folder {
+                        if result.strings[tag]?[key] != text { result.skip(tag, key, "\(folder) differs from \(earlier), which Android reads for \(tag)") }
+                        continue
+                    }
+                    readFrom[tag, default: [:]][key] = folder
+                    if case .plural = value { plurals[tag, default: []].insert(key) }
+                    result.add(tag, key, text)
+                }
+            }
+        }
+        // A <string> and a <plurals> of one name are two resources to Android: a translation that
+        // gives the other kind translates nothing the app asks for.
+        if let source = result.strings[sourceLocale] {
+            let sourcePlurals = plurals[sourceLocale] ?? []
+            for (tag, strings) in result.strings where tag != sourceLocale {
+                for key in strings.keys where source[key] != nil && sourcePlurals.contains(key) != (plurals[tag] ?? []).contains(key) {
+                    result.strings[tag]?[key] = nil
+                    result.skip(tag, key, sourcePlurals.contains(key) ? "a <string> here, <plurals> in values/: Android reads values/'s plurals" : "<plurals> here, a <string> in values/: Android reads values/'s string")
+                }
+            }
         }
         return result
     }
 
-    static func androidLocale(_ folder: String, source: String) -> String? {
-        if folder == "values" { return source }
-        guard folder.hasPrefix("values-") else { return nil }
-        let qualifier = String(folder.dropFirst(7))
-        if qualifier.hasPrefix("b+") {
-            return canonicalLocale(qualifier.dropFirst(2).replacingOccurrences(of: "+", with: "-"))
-        }
-        let parts = qualifier.split(separator: "-")
-        guard let language = parts.first, language.count == 2 || language.count == 3, language.allSatisfy({ $0.isLowercase }) else { return nil }
-        var tag = String(language)
-        if parts.count > 1, parts[1].hasPrefix("r"), parts[1].count == 3 { tag += "-" + parts[1].dropFirst() }
-        return canonicalLocale(tag)
+    enum AndroidFolder: Equatable {
+        case locale(String)
+        case leftOut(String)
     }
 
+    static func legacySpelling(_ folder: String) -> Bool {
+        legacyLanguages.keys.contains { folder == "values-\($0)" || folder.hasPrefix("values-\($0)-") }
+    }
+
+    /// Whether an Android resource file defines strings (a folder of colours or styles loses none).
+    static func holdsStrings(_ file: String) -> Bool {
+        guard let data = FileManager.default.contents(atPath: file) else { return false }
+        let text = String(decoding: data, as: UTF8.self)
+        return text.contains("<string") || text.contains("<plurals")
+    }
+
+    /// The locale of a `values-*` folder as aapt reads its qualifiers: `tr`, `tr-rTR`, `b+sr+Latn`,
+    /// `b+es+419`; anything more (`-night`, `-v21`, `-land`, `-sw600dp`) is not a locale alone.
+    static func androidLocale(_ folder: String, source: String) -> AndroidFolder {
+        if folder == "values" { return .locale(source) }
+        let qualifier = String(folder.dropFirst("values-".count))
+        let tag: String?
+        if qualifier.hasPrefix("b+") {
+            tag = canonicalLocale(qualifier.dropFirst(2).replacingOccurrences(of: "+", with: "-"))
+        } else {
+            let parts = qualifier.split(separator: "-", omittingEmptySubsequences: false)
+            let language = parts[0]
+            let isLanguage = (2...3).contains(language.count) && language.allSatisfy { $0.isASCII && $0.isLowercase }
+            let isRegion = parts.count == 2 && parts[1].count == 3 && parts[1].hasPrefix("r") && parts[1].dropFirst().allSatisfy { $0.isASCII && ($0.isUppercase || $0.isNumber) }
+            guard isLanguage, parts.count == 1 || isRegion else {
+                return .leftOut("\(folder): its qualifiers (\(qualifier)) are not only a locale; strings for a screen size, mode or API level are not imported")
+            }
+            tag = canonicalLocale(parts.count == 2 ? "\(language)-\(parts[1].dropFirst())" : String(language))
+        }
+        guard let tag else { return .leftOut("\(folder): \(qualifier) is not a locale") }
+        if tag == "und" || tag.hasPrefix("und-") {
+            return .leftOut("\(folder): und is the undetermined language, which no device asks for")
+        }
+        if tag == "en-XA" || tag == "ar-XB" {
+            return .leftOut("\(folder): a pseudolocale, which Android generates to test layouts, not a translation")
+        }
+        return .locale(tag)
+    }
+
+    /// The strings and plurals of one Android resource file, as aapt reads them.
     final class AndroidStrings: NSObject, XMLParserDelegate {
         /// The parser's complaint without Foundation's error domain, which tells a person nothing. The
         /// number is the parser's own (libxml2's on Linux) and differs between platforms, so it is
@@ -60,38 +126,61 @@ extension CatalogImporter {
             return "not well-formed XML (XML parser error \(error.code))"
         }
 
-        let file: String
-        var strings: [(String, String)] = []
-        var plurals: [(String, [String: String])] = []
+        /// A value as written in the file (escapes and quotes not yet read).
+        enum Value {
+            case string(String, formatted: Bool)
+            case plural([String: String])
+
+            /// The value in canonical ICU form.
+            func icu(language: String) throws -> String {
+                switch self {
+                case .string(let raw, formatted: false):
+                    return Placeholders.literal(AndroidStrings.unescape(raw))
+                case .string(let raw, formatted: true):
+                    return try Placeholders.printfICU(AndroidStrings.unescape(raw), dialect: .java)
+                case .plural(let forms):
+                    return try Placeholders.printfPlural(forms.mapValues(AndroidStrings.unescape), dialect: .java, language: language)
+                }
+            }
+        }
+
+        var values: [(String, Value)] = []
         var skipped: [(String, String)] = []
         private var name: String?
+        private var formatted = true
         private var quantity: String?
         private var forms: [String: String] = [:]
         private var text = ""
         private var depth = 0
         private var inString = false
 
-        init(file: String) { self.file = file }
-
         func parser(_ parser: XMLParser, didStartElement element: String, namespaceURI: String?, qualifiedName: String?, attributes: [String: String] = [:]) {
             depth += 1
+            guard depth == 2 || (depth == 3 && element == "item") else { return }  // deeper: <xliff:g>, <b>: their text is the string's
             switch element {
-            case "string" where depth == 2:
+            case "string", "plurals":
                 name = attributes["name"]
-                if attributes["translatable"] == "false" { skipped.append((name ?? "?", "marked translatable=\"false\"")); name = nil }
+                formatted = attributes["formatted"] != "false"
                 text = ""
-                inString = name != nil
-            case "plurals" where depth == 2:
-                name = attributes["name"]
                 forms = [:]
-            case "item" where depth == 3 && name != nil:
+                inString = element == "string" && name != nil
+                if attributes["translatable"] == "false" {
+                    skipped.append((name ?? "?", "marked translatable=\"false\""))
+                    name = nil
+                    inString = false
+                } else if let product = attributes["product"], product != "default", let key = name {
+                    skipped.append((key, "the variant for product \"\(product)\"; a build for it is not what devices get by default"))
+                    name = nil
+                    inString = false
+                }
+            case "item" where name != nil:
                 quantity = attributes["quantity"]
                 text = ""
                 inString = true
-            case "string-array" where depth == 2:
+            case "string-array", "array", "integer-array":
                 skipped.append((attributes["name"] ?? "?", "string arrays are not imported"))
             default:
-                break  // <xliff:g> and other inline markup: their text is part of the string
+                break
             }
         }
 
@@ -100,54 +189,83 @@ extension CatalogImporter {
 
         func parser(_ parser: XMLParser, didEndElement element: String, namespaceURI: String?, qualifiedName: String?) {
             defer { depth -= 1 }
-            switch element {
-            case "string" where depth == 2:
-                if let name { strings.append((name, text)) }
+            switch (element, depth) {
+            case ("string", 2):
+                if let name { add(name, .string(text, formatted: formatted)) }
                 name = nil
                 inString = false
-            case "item" where depth == 3:
+            case ("item", 3):
                 if let quantity { forms[quantity] = text }
                 quantity = nil
                 inString = false
-            case "plurals" where depth == 2:
-                if let name, !forms.isEmpty { plurals.append((name, forms)) }
+            case ("plurals", 2):
+                if let name, !forms.isEmpty { add(name, .plural(forms)) }
                 name = nil
             default:
                 break
             }
         }
 
-        /// Android's escapes: a value in double quotes keeps its spaces; \' \" \\ \n \t \@ \? and \uXXXX.
+        /// A value that is a reference (`@string/other`) is that resource, resolved by aapt for the
+        /// app: it has no text of its own to import.
+        private func add(_ key: String, _ value: Value) {
+            let raw: [String]
+            switch value {
+            case .string(let text, _): raw = [text]
+            case .plural(let forms): raw = Array(forms.values)
+            }
+            if let reference = raw.map({ $0.trimmingCharacters(in: .whitespacesAndNewlines) }).first(where: { $0.hasPrefix("@") || $0.hasPrefix("?") }), reference.contains("/") {
+                skipped.append((key, "a reference to \(reference), not text"))
+                return
+            }
+            values.append((key, value))
+        }
+
+        /// A value as aapt reads it: `"` starts or ends a quoted run (kept as written, spaces and
+        /// all) and is itself dropped; outside quotes, runs of white space are one space and the
+        /// ends are trimmed; `\'` `\"` `\\` `\@` `\?` are the character, `\n` `\t` `\uXXXX` what
+        /// they name.
         static func unescape(_ raw: String) -> String {
-            var value = raw
-            let quoted = value.count >= 2 && value.hasPrefix("\"") && value.hasSuffix("\"")
-            if quoted {
-                value = String(value.dropFirst().dropLast())
-            } else {
-                value = value.split(whereSeparator: { $0 == " " || $0 == "\n" || $0 == "\t" }).joined(separator: " ")
+            var out: [Character] = []
+            var quoted = false
+            /// How many characters at the end of `out` are collapsible space (from outside quotes).
+            var collapsible = 0
+            var start = true
+            var characters = Array(raw)[...]
+            func append(_ c: Character) {
+                out.append(c)
+                collapsible = 0
+                start = false
             }
-            var out = ""
-            var characters = Array(value)[...]
             while let c = characters.popFirst() {
-                guard c == "\\", let next = characters.popFirst() else {
-                    if c != "\"" || quoted { out.append(c) }
-                    continue
-                }
-                switch next {
-                case "n": out.append("\n")
-                case "t": out.append("\t")
-                case "u":
-                    let hex = String(characters.prefix(4))
-                    if hex.count == 4, let scalar = UInt32(hex, radix: 16).flatMap(Unicode.Scalar.init) {
-                        out.unicodeScalars.append(scalar)
-                        characters = characters.dropFirst(4)
-                    } else {
-                        out.append("u")
+                if c == "\\" {
+                    guard let next = characters.popFirst() else { break }
+                    switch next {
+                    case "n": append("\n")
+                    case "t": append("\t")
+                    case "u":
+                        let hex = String(characters.prefix(4))
+                        if hex.count == 4, let scalar = UInt32(hex, radix: 16).flatMap(Unicode.Scalar.init) {
+                            append(Character(scalar))
+                            characters = characters.dropFirst(4)
+                        } else {
+                            append("u")
+                        }
+                    default: append(next)
                     }
-                default: out.append(next)
+                } else if c == "\"" {
+                    quoted.toggle()
+                } else if !quoted, c.isWhitespace {
+                    if collapsible == 0, !start {
+                        out.append(" ")
+                        collapsible = 1
+                    }
+                } else {
+                    append(c)
                 }
             }
-            return out
+            if collapsible > 0 { out.removeLast(collapsible) }
+            return String(out)
         }
     }
 }

@@ -6,59 +6,6 @@ import RolloutModel
 /// `%2$d`, `%lld` -> `{1, number}`), `{{name}}` becomes `{name}`, and `%%` becomes `%`. Plural forms
 /// become one ICU `plural` whose argument the forms count with `#`.
 public enum Placeholders {
-    /// One printf conversion found in a string.
-    struct Conversion {
-        let range: Range<Int>
-        /// 0-based argument index.
-        let argument: Int
-        let numeric: Bool
-    }
-
-    static let numericConversions: Set<Character> = ["d", "i", "u", "f", "F", "e", "E", "g", "G", "x", "X", "o", "a", "A"]
-
-    /// The printf conversions of `text` (Apple's and Java's flavours), in order, with their argument
-    /// index: explicit (`%2$d`) or sequential.
-    static func conversions(_ text: [Character]) -> [Conversion] {
-        var found: [Conversion] = []
-        var sequential = 0
-        var i = 0
-        while i < text.count {
-            guard text[i] == "%" else { i += 1; continue }
-            let start = i
-            var j = i + 1
-            guard j < text.count else { break }
-            if text[j] == "%" { i = j + 1; continue }
-            var position: Int? = nil
-            var digits = ""
-            while j < text.count, text[j].isASCII, text[j].isNumber { digits.append(text[j]); j += 1 }
-            if !digits.isEmpty, j < text.count, text[j] == "$" {
-                position = Int(digits)
-                j += 1
-            } else {
-                j = start + 1
-            }
-            // Flags, width, precision, length modifiers.
-            while j < text.count, "-+ #0123456789.".contains(text[j]) { j += 1 }
-            while j < text.count, "hlqLzjt".contains(text[j]) { j += 1 }
-            guard j < text.count else { break }
-            let conversion = text[j]
-            guard conversion == "@" || conversion == "s" || conversion == "S" || conversion == "c" || conversion == "C" || numericConversions.contains(conversion) else {
-                i = start + 1
-                continue
-            }
-            let argument: Int
-            if let position, position >= 1 {
-                argument = position - 1
-            } else {
-                argument = sequential
-                sequential += 1
-            }
-            found.append(Conversion(range: start..<(j + 1), argument: argument, numeric: numericConversions.contains(conversion)))
-            i = j + 1
-        }
-        return found
-    }
-
     /// Literal text (what a catalog means to show as it is) in ICU form: an apostrophe doubled, and
     /// `{`, `}` (and `#` inside a plural form) quoted, so that ICU's apostrophe rules give back
     /// exactly this text (docs/import.md, "Apostrophes").
@@ -95,30 +42,6 @@ public enum Placeholders {
         return out
     }
 
-    /// `text` (a printf-style string: Android, Apple) in canonical ICU form: its printf conversions
-    /// become ICU arguments and everything else is literal text. With `pluralArgument`, that
-    /// argument's conversion becomes `#` (inside a plural form).
-    public static func canonical(_ text: String, pluralArgument: Int? = nil) -> String {
-        let characters = Array(text)
-        let inPlural = pluralArgument != nil
-        var out = ""
-        var cursor = 0
-        for conversion in conversions(characters) {
-            out += literal(unescapePercents(String(characters[cursor..<conversion.range.lowerBound])), inPlural: inPlural)
-            if conversion.argument == pluralArgument {
-                out += "#"
-            } else {
-                out += conversion.numeric ? "{\(conversion.argument), number}" : "{\(conversion.argument)}"
-            }
-            cursor = conversion.range.upperBound
-        }
-        out += literal(unescapePercents(String(characters[cursor...])), inPlural: inPlural)
-        return out
-    }
-
-    /// `%%` is a literal percent sign in printf strings.
-    static func unescapePercents(_ text: String) -> String { text.replacingOccurrences(of: "%%", with: "%") }
-
     /// An i18next string: `{{name}}` becomes ICU `{name}`, and everything else is literal text
     /// (an apostrophe, a lone brace, a `%` are shown as they are).
     public static func templates(_ text: String, inPlural: Bool = false) -> String {
@@ -138,26 +61,255 @@ public enum Placeholders {
         return out + literal(String(rest), inPlural: inPlural)
     }
 
-    /// The argument a set of plural forms counts: the first numeric printf argument found in them.
-    static func countedArgument(_ forms: [String]) -> Int? {
-        for form in forms {
-            if let numeric = conversions(Array(form)).first(where: \.numeric) { return numeric.argument }
-        }
-        return nil
+    /// The CLDR plural categories in CLDR order, the order ICU plurals are written in.
+    static let pluralOrder = ["zero", "one", "two", "few", "many", "other"]
+
+    /// CLDR: in these languages every whole number is one, few or many; other is for fractions.
+    static let otherOnlyForFractions: Set<String> = ["pl", "ru", "uk", "be"]
+
+    static func pluralCategories<S: Sequence>(_ categories: S) -> [String] where S.Element == String {
+        categories.sorted { (pluralOrder.firstIndex(of: $0) ?? 99, $0) < (pluralOrder.firstIndex(of: $1) ?? 99, $1) }
     }
 
-    /// Plural forms (category -> text) as one ICU plural in canonical form. `argument` names the
-    /// counted argument when the forms use a named one (i18next's count); otherwise the forms' first
-    /// numeric printf argument is counted, written `#` inside each form.
-    public static func plural(_ forms: [String: String], namedArgument: String? = nil) -> String {
-        let order = ["zero", "one", "two", "few", "many", "other"]
-        let sorted = forms.keys.sorted { (order.firstIndex(of: $0) ?? 99, $0) < (order.firstIndex(of: $1) ?? 99, $1) }
-        if let namedArgument {
-            let cases = sorted.map { key in "\(key) {\(templates(forms[key]!, inPlural: true).replacingOccurrences(of: "{\(namedArgument)}", with: "#"))}" }
-            return "{\(namedArgument), plural, \(cases.joined(separator: " "))}"
+    /// i18next plural forms (category -> text) as one ICU plural of the named argument (its
+    /// `count`), written `#` inside each form.
+    public static func plural(_ forms: [String: String], namedArgument: String) -> String {
+        let cases = pluralCategories(forms.keys).map { key in "\(key) {\(templates(forms[key]!, inPlural: true).replacingOccurrences(of: "{\(namedArgument)}", with: "#"))}" }
+        return "{\(namedArgument), plural, \(cases.joined(separator: " "))}"
+    }
+}
+
+// MARK: printf-style strings (Android's Java String.format, Apple's printf)
+
+/// Whose printf a string is written for: the conversions and flags each accepts differ.
+public enum PrintfDialect: Sendable {
+    /// java.util.Formatter, as Android's `getString(id, args...)` uses it.
+    case java
+    /// Apple's `String(format:)` and String Catalogs (`%@`, `%lld`, `%#@name@`).
+    case apple
+}
+
+/// Why a printf string has no faithful ICU form; the string is left out with this reason.
+public struct PrintfRefusal: Error, Equatable, Sendable {
+    public let reason: String
+    public init(reason: String) { self.reason = reason }
+}
+
+extension Placeholders {
+    /// One piece of a printf string.
+    public enum PrintfPiece: Equatable, Sendable {
+        /// Text shown as it is (`%%` already read as `%`).
+        case text(String)
+        /// A conversion: the 0-based argument and how it is shown.
+        case argument(Int, PrintfValue)
+        /// An Apple substitution token `%#@name@`, standing for the argument it takes.
+        case substitution(String, Int)
+    }
+
+    public enum PrintfValue: Equatable, Sendable {
+        case text
+        case integer
+        /// A decimal with a fixed number of fraction digits (`%.2f`; `%f` is six).
+        case decimal(Int)
+    }
+
+    /// `text` read as `dialect`'s printf: text and conversions, each conversion with its argument
+    /// (explicit `%2$d`, or the next in order; Java's `%<s` the previous one). A `%` that starts no
+    /// conversion (`50% off`, a trailing `%`) is text, as the platform shows a string it does not
+    /// format. Throws for a conversion whose output ICU cannot reproduce (width, padding, flags,
+    /// hexadecimal, scientific, dates).
+    /// `unnumbered`, when given, is the argument every conversion without a position takes (a String
+    /// Catalog substitution's forms: `%lld` there is the substitution's own argument).
+    public static func printf(_ text: String, dialect: PrintfDialect, unnumbered: Int? = nil) throws -> [PrintfPiece] {
+        let s = Array(text)
+        var pieces: [PrintfPiece] = []
+        var literal = ""
+        var sequential = 0
+        var previous: Int? = nil
+        func flush() {
+            if !literal.isEmpty { pieces.append(.text(literal)); literal = "" }
         }
-        let counted = countedArgument(sorted.map { forms[$0]! }) ?? 0
-        let cases = sorted.map { key in "\(key) {\(canonical(forms[key]!, pluralArgument: counted))}" }
-        return "{\(counted), plural, \(cases.joined(separator: " "))}"
+        var i = 0
+        while i < s.count {
+            guard s[i] == "%", i + 1 < s.count else { literal.append(s[i]); i += 1; continue }
+            if s[i + 1] == "%" { literal.append("%"); i += 2; continue }
+            if dialect == .java, s[i + 1] == "n" { literal.append("\n"); i += 2; continue }
+            guard let spec = PrintfSpec.parse(s, at: i, dialect: dialect) else { literal.append("%"); i += 1; continue }
+            let spelled = String(s[i..<spec.end])
+            let argument: Int
+            if let position = spec.position {
+                argument = position - 1
+            } else if spec.relative {
+                guard let previous else { throw PrintfRefusal(reason: "\(spelled) repeats a previous argument, and there is none") }
+                argument = previous
+            } else if let unnumbered {
+                argument = unnumbered
+            } else {
+                argument = sequential
+                sequential += 1
+            }
+            previous = argument
+            flush()
+            if let name = spec.substitution {
+                pieces.append(.substitution(name, argument))
+            } else {
+                pieces.append(.argument(argument, try spec.value(spelled, dialect: dialect)))
+            }
+            i = spec.end
+        }
+        flush()
+        return pieces
+    }
+
+    /// A printf string in canonical ICU form: arguments become `{0}`, `{1, number}` or
+    /// `{1, number, ::.00}`, everything else literal text. `pluralArgument`'s conversion is written
+    /// `#` (the string is a plural form); `substitution` gives a `%#@name@` token's ICU text.
+    public static func icu(_ pieces: [PrintfPiece], pluralArgument: Int? = nil, substitution: (String, Int) throws -> String = { name, _ in throw PrintfRefusal(reason: "%#@\(name)@ names no substitution") }) throws -> String {
+        var out = ""
+        for piece in pieces {
+            switch piece {
+            case .text(let text):
+                out += literal(text, inPlural: pluralArgument != nil)
+            case .argument(let argument, let value) where argument == pluralArgument:
+                if case .decimal(let digits) = value {
+                    throw PrintfRefusal(reason: "the counted number is written with \(digits) decimals, which an ICU plural's # does not keep")
+                }
+                out += "#"
+            case .argument(let argument, .text):
+                out += "{\(argument)}"
+            case .argument(let argument, .integer):
+                out += "{\(argument), number}"
+            case .argument(let argument, .decimal(let digits)):
+                out += "{\(argument), number, ::.\(String(repeating: "0", count: digits))}"
+            case .substitution(let name, let argument):
+                out += try substitution(name, argument)
+            }
+        }
+        return out
+    }
+
+    /// A printf string (no plural, no substitution) in canonical ICU form.
+    public static func printfICU(_ text: String, dialect: PrintfDialect) throws -> String {
+        try icu(printf(text, dialect: dialect))
+    }
+
+    /// printf plural forms (category -> text) as one ICU plural, in CLDR order. The counted argument
+    /// is `counted`, else the first number the forms show; it is written `#` in each form. ICU
+    /// needs an `other` form (as Android and Apple fall back to it), so forms without one are refused.
+    /// With `counted`, a conversion without a position in a form is that argument.
+    /// A language in which no whole number is `other` (it is for fractions), so a catalog may leave
+    /// `other` out: `many` stands for it, as a whole-number count never reaches it.
+    public static func printfPlural(_ forms: [String: String], dialect: PrintfDialect, counted: Int? = nil, language: String? = nil) throws -> String {
+        var forms = forms
+        if forms["other"] == nil, let many = forms["many"], let language, otherOnlyForFractions.contains(String(language.prefix { $0 != "-" })) {
+            forms["other"] = many
+        }
+        guard forms["other"] != nil else {
+            throw PrintfRefusal(reason: "its plural forms (\(pluralCategories(forms.keys).joined(separator: ", "))) have no \"other\", the form every count falls back to")
+        }
+        let categories = pluralCategories(forms.keys)
+        let parsed = try categories.map { try printf(forms[$0]!, dialect: dialect, unnumbered: counted) }
+        let argument = counted ?? parsed.lazy.flatMap { $0 }.compactMap { piece -> Int? in
+            if case .argument(let argument, let value) = piece, value != .text { return argument }
+            return nil
+        }.first ?? 0
+        let cases = try zip(categories, parsed).map { category, pieces in "\(category) {\(try icu(pieces, pluralArgument: argument))}" }
+        return "{\(argument), plural, \(cases.joined(separator: " "))}"
+    }
+}
+
+/// One printf conversion specification: `%` [position `$`] [flags] [width] [`.` precision]
+/// [length] conversion.
+struct PrintfSpec {
+    var position: Int?
+    var relative = false
+    var flags = ""
+    var width = ""
+    var precision: Int?
+    var conversion: Character = "@"
+    var substitution: String?
+    var end = 0
+
+    static let javaConversions: Set<Character> = ["s", "S", "c", "C", "d", "o", "x", "X", "e", "E", "f", "g", "G", "a", "A", "b", "B", "h", "H", "t", "T"]
+    static let appleConversions: Set<Character> = ["@", "s", "S", "c", "C", "d", "D", "i", "u", "U", "o", "O", "x", "X", "e", "E", "f", "F", "g", "G", "a", "A", "p"]
+
+    /// The specification starting at `s[start]` (a `%`), or nil when the `%` starts none and is text.
+    /// A `%` followed by a space is text: catalogs write `50% off`, never the space flag.
+    static func parse(_ s: [Character], at start: Int, dialect: PrintfDialect) -> PrintfSpec? {
+        var spec = PrintfSpec()
+        var j = start + 1
+        func digits() -> String {
+            var text = ""
+            while j < s.count, s[j].isASCII, s[j].isNumber { text.append(s[j]); j += 1 }
+            return text
+        }
+        guard j < s.count, s[j] != " " else { return nil }
+        let lead = digits()
+        if !lead.isEmpty, j < s.count, s[j] == "$" {
+            spec.position = Int(lead)
+            guard (spec.position ?? 0) >= 1 else { return nil }
+            j += 1
+        } else {
+            j = start + 1
+        }
+        if dialect == .apple, j + 1 < s.count, s[j] == "#", s[j + 1] == "@" {
+            guard let close = s[(j + 2)...].firstIndex(of: "@"), close > j + 2 else { return nil }
+            spec.substitution = String(s[(j + 2)..<close])
+            spec.end = close + 1
+            return spec
+        }
+        let flagSet: Set<Character> = dialect == .java ? ["-", "#", "+", " ", "0", ",", "(", "<"] : ["-", "+", " ", "#", "0", "'"]
+        while j < s.count, flagSet.contains(s[j]) {
+            if s[j] == "<" { spec.relative = true } else { spec.flags.append(s[j]) }
+            j += 1
+        }
+        spec.width = digits()
+        if j < s.count, s[j] == "." {
+            j += 1
+            let precision = digits()
+            guard !precision.isEmpty || dialect == .apple else { return nil }
+            spec.precision = Int(precision) ?? 0
+        }
+        if dialect == .apple {
+            while j < s.count, "hlqLzjt".contains(s[j]) { j += 1 }
+        }
+        guard j < s.count else { return nil }
+        let conversion = s[j]
+        guard (dialect == .java ? javaConversions : appleConversions).contains(conversion) else { return nil }
+        if dialect == .java, conversion == "t" || conversion == "T" {
+            j += 1  // a date conversion has a suffix letter
+        }
+        spec.conversion = conversion
+        spec.end = min(j + 1, s.count)
+        return spec
+    }
+
+    /// How the argument is shown, or why ICU cannot show it the same way.
+    func value(_ spelled: String, dialect: PrintfDialect) throws -> Placeholders.PrintfValue {
+        func refuse(_ why: String) -> PrintfRefusal { PrintfRefusal(reason: "\(spelled): \(why), which the ICU form cannot keep") }
+        let textual: Set<Character> = dialect == .java ? ["s", "c"] : ["@", "s", "S", "c", "C"]
+        let integral: Set<Character> = dialect == .java ? ["d"] : ["d", "D", "i", "u", "U"]
+        if textual.contains(conversion) || integral.contains(conversion) || conversion == "f" || conversion == "F" {
+            if !flags.isEmpty { throw refuse("the flag \(flags) changes how it is written") }
+            if !width.isEmpty { throw refuse("a width of \(width) pads it") }
+        }
+        if textual.contains(conversion) {
+            if precision != nil { throw refuse("a precision cuts the text short") }
+            return .text
+        }
+        if integral.contains(conversion) {
+            if precision != nil { throw refuse("a precision pads the number with zeros") }
+            return .integer
+        }
+        switch conversion {
+        case "f", "F": return .decimal(precision ?? 6)
+        case "x", "X", "o", "O": throw refuse("a hexadecimal or octal number")
+        case "e", "E", "g", "G", "a", "A": throw refuse("a number in scientific notation")
+        case "S", "C": throw refuse("the text in capitals")
+        case "t", "T": throw refuse("a date or time")
+        case "b", "B": throw refuse("a true/false value")
+        case "h", "H": throw refuse("a hash code")
+        default: throw refuse("a pointer")
+        }
     }
 }

@@ -7,20 +7,30 @@ extension CatalogImporter {
     static func xcstrings(_ path: String) throws -> CatalogImport {
         let root = try json(path)
         var result = CatalogImport()
-        result.sourceLocale = try root["sourceLanguage"]?.stringValue.map { try locale($0, in: path) }
+        let source = try root["sourceLanguage"]?.stringValue.map { try locale($0, in: path) }
+        result.sourceLocale = source
         guard let strings = root["strings"]?.objectValue else { throw RolloutError.badInput("\(path): a String Catalog has a \"strings\" object") }
         for key in strings.keys.sorted() {
             guard let entry = strings[key]?.objectValue else { continue }
             let stale = entry["extractionState"]?.stringValue == "stale"
-            if entry["shouldTranslate"]?.boolValue == false { continue }
-            for (name, value) in entry["localizations"]?.objectValue ?? [:] {
+            let localizations = entry["localizations"]?.objectValue ?? [:]
+            if entry["shouldTranslate"]?.boolValue == false {
+                if let source { result.skip(source, key, "marked shouldTranslate false") }
+                continue
+            }
+            if let source, !stale, !localizations.keys.contains(where: { (try? locale($0, in: path)) == source }) {
+                result.skip(source, key, "no \(source) value: the key is the text the app shows")
+            }
+            for (name, value) in localizations {
                 let tag = try locale(name, in: path)
                 if stale { result.skip(tag, key, "stale: no longer in the source code"); continue }
                 guard let localization = value.objectValue else { continue }
                 do {
-                    if let text = try xcstringsText(localization, key: key) { result.add(tag, key, text) }
+                    if let text = try xcstringsText(localization, language: tag) { result.add(tag, key, text) }
                 } catch let reason as SkipReason {
                     result.skip(tag, key, reason.text)
+                } catch let refusal as PrintfRefusal {
+                    result.skip(tag, key, refusal.reason)
                 }
             }
         }
@@ -30,8 +40,11 @@ extension CatalogImporter {
     struct SkipReason: Error { let text: String }
 
     /// A localization's text: a string unit, plural variations, or substitutions (each with its own
-    /// plural variations) woven into the main string.
-    static func xcstringsText(_ localization: [String: JSONValue], key: String) throws -> String? {
+    /// plural variations) woven into the main string, numbered as Xcode numbers them: a `%#@name@`
+    /// takes the next argument in order like any conversion, unless its substitution names one
+    /// (`argNum`); inside a substitution's forms, `%arg` and a conversion without a position (`%lld`)
+    /// are the substitution's argument.
+    static func xcstringsText(_ localization: [String: JSONValue], language: String) throws -> String? {
         func unit(_ value: JSONValue?) throws -> String? {
             guard let unit = value?.objectValue?["stringUnit"]?.objectValue, let text = unit["value"]?.stringValue else { return nil }
             switch unit["state"]?.stringValue ?? "translated" {
@@ -51,27 +64,22 @@ extension CatalogImporter {
             for (category, value) in plural { if let text = try unit(value) { forms[category] = text } }
             return forms
         }
-        var main: String
-        if let text = try unit(.object(localization)) {
-            main = text
-        } else if let forms = try pluralForms(localization["variations"]) {
-            return forms.isEmpty ? nil : Placeholders.plural(forms)
-        } else {
-            return nil
+        guard let main = try unit(.object(localization)) else {
+            guard let forms = try pluralForms(localization["variations"]), !forms.isEmpty else { return nil }
+            return try Placeholders.printfPlural(forms, dialect: .apple, language: language)
         }
-        // `%#@files@` names a substitution: an argument with plural forms of its own.
-        var tokens: [(String, String)] = []
-        for (name, value) in localization["substitutions"]?.objectValue ?? [:] {
-            guard let substitution = value.objectValue, let forms = try pluralForms(substitution["variations"]) else { continue }
-            let argument = (substitution["argNum"]?.integerValue ?? 1) - 1
+        let substitutions = localization["substitutions"]?.objectValue ?? [:]
+        return try Placeholders.icu(Placeholders.printf(main, dialect: .apple)) { name, position in
+            guard let substitution = substitutions[name]?.objectValue else {
+                throw SkipReason(text: "%#@\(name)@ names no substitution")
+            }
+            guard let forms = try pluralForms(substitution["variations"]), !forms.isEmpty else {
+                throw SkipReason(text: "the substitution \(name) has no plural forms")
+            }
+            let argument = substitution["argNum"]?.integerValue.map { $0 - 1 } ?? position
             let specifier = substitution["formatSpecifier"]?.stringValue ?? "lld"
             let written = forms.mapValues { $0.replacingOccurrences(of: "%arg", with: "%\(argument + 1)$\(specifier)") }
-            let token = "\u{E000}\(tokens.count)\u{E001}"
-            main = main.replacingOccurrences(of: "%#@\(name)@", with: token)
-            tokens.append((token, Placeholders.plural(written)))
+            return try Placeholders.printfPlural(written, dialect: .apple, counted: argument, language: language)
         }
-        var text = Placeholders.canonical(main)
-        for (token, plural) in tokens { text = text.replacingOccurrences(of: token, with: plural) }
-        return text
     }
 }

@@ -1,0 +1,115 @@
+import Foundation
+import XCTest
+@testable import RolloutClient
+
+/// rollout pack import of a String Catalog shaped like real apps' (Tests/Fixtures/import/
+/// xcstrings-shapes): what the device shows from the imported ICU text is what the app shows from
+/// the catalog through Foundation (docs/import.md, "String Catalogs").
+final class ImportStringCatalogTests: XCTestCase {
+    static let catalog = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Fixtures/import/xcstrings-shapes/Localizable.xcstrings").path
+
+    private func imported() throws -> (Workspace, [String: Any]) {
+        let w = try Workspace()
+        XCTAssertEqual(try w.rollout("init").status, 0)
+        let result = try w.rollout("pack", "import", Self.catalog, "--content-version", "1", "--min-app-version", "4.0", "--json")
+        XCTAssertEqual(result.status, 0, result.output)
+        return (w, try w.json(result))
+    }
+
+    private func strings(_ w: Workspace, _ id: String) throws -> [String: String] {
+        let shown = try w.json(try w.rollout("pack", "show", id, "--strings", "--json"))
+        return try XCTUnwrap(shown["strings"] as? [String: String], "\(shown)")
+    }
+
+    /// What `String(format:)` gives for the conversions catalogs use (`%@`, `%lld`, `%.Nf`, `%%`,
+    /// numbered `%2$@`), with Xcode's substitutions: `%#@name@` takes the next argument unless its
+    /// substitution names one (`argNum`), and picks that count's form, where `%arg` or an unnumbered
+    /// conversion is that argument.
+    static func appleFormat(_ format: String, _ args: [String], substitutions: [String: (argNum: Int?, forms: [String: String])] = [:], category: (Int) -> String = { $0 == 1 ? "one" : "other" }) -> String {
+        var out = ""
+        var s = Array(format)[...]
+        var next = 0
+        while let c = s.popFirst() {
+            guard c == "%", let first = s.first else { out.append(c); continue }
+            if first == "%" { s.removeFirst(); out += "%"; continue }
+            var index: Int? = nil
+            let digits = String(s.prefix { $0.isNumber })
+            if !digits.isEmpty, s.dropFirst(digits.count).first == "$" {
+                index = Int(digits)! - 1
+                s = s.dropFirst(digits.count + 1)
+            }
+            if s.first == "#" {
+                let name = String(s.dropFirst(2).prefix { $0 != "@" })
+                s = s.dropFirst(name.count + 3)
+                let substitution = substitutions[name]!
+                let argument = substitution.argNum.map { $0 - 1 } ?? index ?? next
+                if index == nil { next += 1 }
+                let form = substitution.forms[category(Int(args[argument])!)] ?? substitution.forms["other"]!
+                out += appleFormat(form.replacingOccurrences(of: "%arg", with: "%\(argument + 1)$lld").replacingOccurrences(of: "%lld", with: "%\(argument + 1)$lld"), args)
+                continue
+            }
+            var precision: Int? = nil
+            if s.first == "." {
+                let p = String(s.dropFirst().prefix { $0.isNumber })
+                precision = Int(p)
+                s = s.dropFirst(p.count + 1)
+            }
+            while let l = s.first, "lqh".contains(l) { s.removeFirst() }
+            let conversion = s.removeFirst()
+            let argument = args[index ?? next]
+            if index == nil { next += 1 }
+            out += conversion == "f" ? String(format: "%.\(precision ?? 6)f", Double(argument)!) : argument
+        }
+        return out
+    }
+
+    private func device(_ text: String?, _ args: [String], language: String) -> String? {
+        text.map { MessageFormat.format($0, Dictionary(uniqueKeysWithValues: args.enumerated().map { ("\($0.offset)", $0.element) }), language: language) }
+    }
+
+    func testSubstitutionsTakeTheArgumentsXcodeGivesThem() throws {
+        let (w, _) = try imported()
+        let en = try strings(w, "en@1"), de = try strings(w, "de@1"), fr = try strings(w, "fr@1")
+        XCTAssertEqual(en["%lld files in %lld folders"], "{0, plural, one {# file} other {# files}} in {1, plural, one {# folder} other {# folders}}",
+                       "two substitutions without argNum count two different arguments")
+        let files = (argNum: Int?.none, forms: ["one": "%arg file", "other": "%arg files"])
+        let folders = (argNum: Int?.none, forms: ["one": "%arg folder", "other": "%arg folders"])
+        for args in [["1", "3"], ["5", "1"]] {
+            XCTAssertEqual(device(en["%lld files in %lld folders"], args, language: "en"), Self.appleFormat("%#@files@ in %#@folders@", args, substitutions: ["files": files, "folders": folders]))
+        }
+        XCTAssertEqual(device(de["%lld files in %lld folders"], ["1", "3"], language: "de"), "1 Datei in 3 Ordnern")
+        XCTAssertEqual(en["%@ shared %lld photos"], "{0} shared {1, plural, one {# photo} other {# photos}}")
+        XCTAssertEqual(fr["%@ shared %lld photos"], "{1, plural, one {# photo} other {# photos}} partagées par {0}", "argNum 2 wins; its %lld forms count it")
+        let photos = (argNum: Int?(2), forms: ["one": "%lld photo", "other": "%lld photos"])
+        XCTAssertEqual(device(fr["%@ shared %lld photos"], ["Ada", "4"], language: "fr"), Self.appleFormat("%#@photos@ partagées par %1$@", ["Ada", "4"], substitutions: ["photos": photos], category: { $0 <= 1 ? "one" : "other" }))
+    }
+
+    func testApostrophesBracesAndPrecisionShowAsFoundationShowsThem() throws {
+        let (w, _) = try imported()
+        let en = try strings(w, "en@1"), fr = try strings(w, "fr@1"), de = try strings(w, "de@1")
+        let cases: [(String?, String, [String], String)] = [
+            (en["Download %.1f%% done, %@'s {draft}"], "Download %.1f%% done, %@'s {draft}", ["42.25", "Ada"], "en"),
+            (fr["Download %.1f%% done, %@'s {draft}"], "Téléchargement : %.1f %% fait, l'{ébauche} de %@", ["42.25", "Ada"], "fr"),
+            (en["Total: %1$.2f of %2$.2f"], "Total: %1$.2f of %2$.2f", ["3", "9.5"], "en"),
+            (de["Total: %1$.2f of %2$.2f"], "Gesamt: %2$.2f von %1$.2f", ["3", "9.5"], "de"),
+            (fr["Don't stop"], "N'arrêtez pas", [], "fr"),
+        ]
+        for (stored, value, args, language) in cases {
+            XCTAssertEqual(device(stored, args, language: language), Self.appleFormat(value, args), "\(value) stored as \(stored ?? "nothing")")
+        }
+        XCTAssertEqual(en["Download %.1f%% done, %@'s {draft}"], "Download {0, number, ::.0}% done, {1}''s '{'draft'}'")
+    }
+
+    func testPluralsAndWhatIsLeftOut() throws {
+        let (w, report) = try imported()
+        let skipped = (report["skipped"] as? [[String: String]] ?? []).map { "\($0["locale"]!) \($0["key"]!): \($0["reason"]!)" }.sorted()
+        XCTAssertEqual(skipped, [
+            "en Don't stop: no en value: the key is the text the app shows",
+            "en Padded %3d: %3d: a width of 3 pads it, which the ICU form cannot keep",
+        ])
+        XCTAssertEqual(try strings(w, "ja@1")["%lld items"], "{0, plural, other {# 個}}")
+        let ru = try strings(w, "ru@1")["%lld items"]
+        XCTAssertEqual(ru, "{0, plural, one {# элемент} few {# элемента} many {# элементов} other {# элементов}}")
+        XCTAssertEqual(device(ru, ["22"], language: "ru"), "22 элемента")
+    }
+}
