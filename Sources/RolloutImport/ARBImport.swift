@@ -26,6 +26,11 @@ extension CatalogImporter {
                 result.skipFile(file, "no @@locale, and the file name does not end in a locale (app_pt_BR.arb)")
                 continue
             }
+            if !object.keys.contains(where: { !$0.hasPrefix("@") }) {
+                // A file with nothing in it makes no pack, and is said so.
+                result.skipFile(file, "no strings in it")
+                continue
+            }
             for (key, value) in object where !key.hasPrefix("@") {
                 guard let text = value.stringValue else { result.skip(tag, key, "not a string"); continue }
                 if object["@\(key)"]?.objectValue?["x-state"]?.stringValue == "needs-review" { result.skip(tag, key, "needs review"); continue }

@@ -39,6 +39,11 @@ extension CatalogImporter {
         }
         guard !files.isEmpty else { throw RolloutError.missing("\(path): no i18next JSON files in it") }
         for (tag, prefix, file) in files {
+            let before = (result.strings[tag]?.count ?? 0, result.skipped.count)
+            defer {
+                // A file with nothing in it makes no pack, and is said so.
+                if (result.strings[tag]?.count ?? 0, result.skipped.count) == before { result.skipFile(file, "no strings in it") }
+            }
             var flat: [String: String] = [:]
             func walk(_ value: JSONValue, _ key: String) {
                 if let object = value.objectValue {
@@ -104,21 +109,27 @@ enum I18nextKeys {
         var entries: [Entry] = []
         var used: Set<String> = []
         var plurals: [String: [String: String]] = [:]
-        // v4: `_one`...`_other` are forms of a key only when its `_other` exists.
+        let languageCode = String(language.split(separator: "-").first ?? "")
+        // v4: `_one`...`_other` are forms of a key only when its `_other` exists, or, in a language
+        // whose `other` is only for fractions (Polish, Russian, Ukrainian, Belarusian), its `_many`:
+        // i18next finds every whole-number count among one, few and many there, and `many`
+        // stands for `other` in the pack.
+        let fractionsOnly = Placeholders.otherOnlyForFractions.contains(languageCode)
+        func isPlural(_ base: String) -> Bool { flat[base + "_other"] != nil || (fractionsOnly && flat[base + "_many"] != nil) }
         for (key, text) in flat {
             for category in categories where key.hasSuffix("_" + category) {
                 let base = String(key.dropLast(category.count + 1))
-                if base.hasSuffix("_ordinal"), flat[base + "_other"] != nil {
+                if base.hasSuffix("_ordinal"), isPlural(base) {
                     entries.append(.leftOut(key: key, reason: "an ordinal plural form (_ordinal_\(category)): ordinals are not imported"))
                     used.insert(key)
-                } else if flat[base + "_other"] != nil {
+                } else if isPlural(base) {
                     plurals[base, default: [:]][category] = text
                     used.insert(key)
                 }
             }
         }
+        for (base, forms) in plurals where forms["other"] == nil { plurals[base]!["other"] = forms["many"] }
         // v3: `key` and `key_plural`, or `key_0`...`key_5` by the language's rule set.
-        let languageCode = String(language.split(separator: "-").first ?? "")
         for (key, text) in flat where key.hasSuffix("_plural") && !used.contains(key) {
             let base = String(key.dropLast(7))
             guard let singular = flat[base], plurals[base] == nil else { continue }

@@ -9,25 +9,13 @@ final class ImportARBTests: XCTestCase {
     static let off = ImportTests.fixtures + "/arb-shapes/off/lib/l10n"
     static let on = ImportTests.fixtures + "/arb-shapes/on/lib/l10n"
 
-    private func imported(_ path: String, _ extra: [String] = [], file: StaticString = #filePath, line: UInt = #line) throws -> (Workspace, [String: Any]) {
-        let w = try Workspace()
-        XCTAssertEqual(try w.rollout("init").status, 0)
-        let result = try w.rollout(["pack", "import", path, "--content-version", "1", "--min-app-version", "4.0", "--json"] + extra)
-        XCTAssertEqual(result.status, 0, result.output, file: file, line: line)
-        return (w, try w.json(result, file: file, line: line))
-    }
-
-    private func strings(_ w: Workspace, _ id: String) throws -> [String: String] {
-        try XCTUnwrap(try w.json(try w.rollout("pack", "show", id, "--strings", "--json"))["strings"] as? [String: String])
-    }
-
     private func arb(_ name: String) throws -> [String: Any] {
         let data = try XCTUnwrap(FileManager.default.contents(atPath: "\(Self.off)/\(name)"))
         return try XCTUnwrap(try JSONSerialization.jsonObject(with: data) as? [String: Any])
     }
 
     func testLocalesFromFileNamesAndAFileWithoutOneIsListed() throws {
-        let (_, report) = try imported(Self.off)
+        let (_, report) = try importCatalog(Self.off)
         XCTAssertEqual((report["added"] as? [[String: Any]])?.compactMap { $0["pack"] as? String }, ["en@1", "es-419@1", "fr@1", "ja@1", "pt-BR@1", "zh-Hant-TW@1"], "app_pt_BR, intl_zh_Hant_TW, and @@locale es_419 over app_es")
         let files = (report["skippedFiles"] as? [[String: String]] ?? []).map { "\(($0["path"]! as NSString).lastPathComponent): \($0["reason"]!)" }.sorted()
         XCTAssertEqual(files, ["l10n.dart: not an .arb file", "strings.arb: no @@locale, and the file name does not end in a locale (app_pt_BR.arb)"])
@@ -42,14 +30,14 @@ final class ImportARBTests: XCTestCase {
     /// use-escaping off (gen-l10n's default): every apostrophe is itself, so `'{type}'` is a
     /// placeholder between apostrophes, and `#` in a plural is text (Dart's intl never reads it).
     func testWithEscapingOffApostrophesAndHashAreText() throws {
-        let (w, _) = try imported(Self.off)
-        let en = try strings(w, "en@1"), fr = try strings(w, "fr@1")
+        let (w, _) = try importCatalog(Self.off)
+        let en = try packStrings(w, "en@1"), fr = try packStrings(w, "fr@1")
         XCTAssertEqual(en["quoted"], "Delete ''{type}''? It''s gone for good.")
         XCTAssertEqual(fr["quoted"], "Supprimer l''{type} « ''{type}'' » ? C''est définitif.", "a valid translation is imported, not refused")
         XCTAssertEqual(en["files"], "{count, plural, =0 {No files} one {One file in ''{folder}''} other {{count} files '#' {folder}}}")
         XCTAssertEqual(en["hash"], "Item #{number} of {total}", "typed placeholders stay plain; @@x- metadata is not a string")
         for (file, id, language) in [("app_en.arb", "en@1", "en"), ("app_fr.arb", "fr@1", "fr"), ("app_pt_BR.arb", "pt-BR@1", "pt")] {
-            let source = try arb(file), stored = try strings(w, id)
+            let source = try arb(file), stored = try packStrings(w, id)
             for (key, arguments) in [("quoted", ["type": "photo"]), ("hash", ["number": "3", "total": "12"]), ("role", ["gender": "female"]), ("role", ["gender": "x"])] {
                 guard let text = source[key] as? String else { continue }
                 XCTAssertEqual(MessageFormat.format(stored[key]!, arguments, language: language), Self.genL10n(text, arguments, language: language), "\(id) \(key)")
@@ -60,10 +48,10 @@ final class ImportARBTests: XCTestCase {
     /// Dart's Intl.pluralLogic takes `=0`/`zero`, `=1`/`one`, `=2`/`two` for the exact number
     /// first, in every language, then the CLDR category.
     func testPluralCasesArePickedAsDartPicksThem() throws {
-        let (w, _) = try imported(Self.off)
-        XCTAssertEqual(try strings(w, "ja@1")["files"], "{count, plural, =1 {1 つのファイル} other {{count} 個のファイル '#' {folder}}}", "Japanese has no one category: the exact 1 is kept")
+        let (w, _) = try importCatalog(Self.off)
+        XCTAssertEqual(try packStrings(w, "ja@1")["files"], "{count, plural, =1 {1 つのファイル} other {{count} 個のファイル '#' {folder}}}", "Japanese has no one category: the exact 1 is kept")
         for (file, id, language) in [("app_en.arb", "en@1", "en"), ("app_fr.arb", "fr@1", "fr"), ("app_ja.arb", "ja@1", "ja"), ("intl_zh_Hant_TW.arb", "zh-Hant-TW@1", "zh")] {
-            let text = try XCTUnwrap(try arb(file)["files"] as? String), stored = try XCTUnwrap(try strings(w, id)["files"])
+            let text = try XCTUnwrap(try arb(file)["files"] as? String), stored = try XCTUnwrap(try packStrings(w, id)["files"])
             for n in [0, 1, 2, 5, 21] {
                 let arguments = ["count": String(n), "folder": "Docs"]
                 XCTAssertEqual(MessageFormat.format(stored, arguments, language: language), Self.genL10n(text, arguments, language: language), "\(id) files, count \(n)")
@@ -74,8 +62,8 @@ final class ImportARBTests: XCTestCase {
     /// use-escaping: true in the project's l10n.yaml (two folders above the ARB files): ICU
     /// quoting as gen-l10n reads it, `'{name}'` is text and `''` an apostrophe.
     func testEscapingOnFromTheProjectsL10nYaml() throws {
-        let (w, report) = try imported(Self.on)
-        let en = try strings(w, "en@1"), fr = try strings(w, "fr@1")
+        let (w, report) = try importCatalog(Self.on)
+        let en = try packStrings(w, "en@1"), fr = try packStrings(w, "fr@1")
         XCTAssertEqual(MessageFormat.format(en["braces"]!, ["name": "Ada"], language: "en"), "Write {name} to show Ada")
         XCTAssertEqual(MessageFormat.format(en["apostrophe"]!, ["name": "Ada"], language: "en"), "It's Ada's turn")
         XCTAssertEqual(MessageFormat.format(en["adjacent"]!, [:], language: "en"), "a'b", "a quote right after a quote keeps its apostrophe, as gen-l10n's lexer does")
@@ -84,8 +72,8 @@ final class ImportARBTests: XCTestCase {
     }
 
     func testTheFlagTurnsEscapingOnForAProjectWithoutL10nYaml() throws {
-        let (w, report) = try imported(Self.off, ["--arb-use-escaping"])
-        XCTAssertEqual(MessageFormat.format(try strings(w, "pt-BR@1")["quoted"]!, ["type": "photo"], language: "pt"), "Apagar {type}? Não dá pra desfazer.")
+        let (w, report) = try importCatalog(Self.off, ["--arb-use-escaping"])
+        XCTAssertEqual(MessageFormat.format(try packStrings(w, "pt-BR@1")["quoted"]!, ["type": "photo"], language: "pt"), "Apagar {type}? Não dá pra desfazer.")
         XCTAssertTrue((report["skipped"] as? [[String: String]] ?? []).contains { $0["locale"] == "en" && $0["key"] == "quoted" && $0["reason"]!.contains("never closed") })
     }
 

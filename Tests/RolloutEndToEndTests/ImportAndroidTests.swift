@@ -8,18 +8,7 @@ import XCTest
 final class ImportAndroidTests: XCTestCase {
     static let res = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Fixtures/import/android-shapes/res").path
 
-    private func imported() throws -> (Workspace, [String: Any]) {
-        let w = try Workspace()
-        XCTAssertEqual(try w.rollout("init").status, 0)
-        let result = try w.rollout("pack", "import", Self.res, "--content-version", "1", "--min-app-version", "4.0", "--source-locale", "en", "--json")
-        XCTAssertEqual(result.status, 0, result.output)
-        return (w, try w.json(result))
-    }
-
-    private func strings(_ w: Workspace, _ id: String) throws -> [String: String] {
-        let shown = try w.json(try w.rollout("pack", "show", id, "--strings", "--json"))
-        return try XCTUnwrap(shown["strings"] as? [String: String], "\(shown)")
-    }
+    private func imported() throws -> (Workspace, [String: Any]) { try importCatalog(Self.res, ["--source-locale", "en"]) }
 
     /// What `String.format(value, args)` gives for the conversions Android strings use: `%%`, `%n`,
     /// `%s`, `%d`, `%.Nf`, numbered (`%2$s`) or in order.
@@ -51,14 +40,9 @@ final class ImportAndroidTests: XCTestCase {
         return out
     }
 
-    /// The device's rendering of an imported string, its arguments named "0", "1", ... as the pack's.
-    private func device(_ text: String?, _ args: [String], language: String) -> String? {
-        text.map { MessageFormat.format($0, Dictionary(uniqueKeysWithValues: args.enumerated().map { ("\($0.offset)", $0.element) }), language: language) }
-    }
-
     func testApostrophesBracesAndNumbersShowAsAndroidShowsThem() throws {
         let (w, _) = try imported()
-        let en = try strings(w, "en@1"), fr = try strings(w, "fr@1"), ca = try strings(w, "ca@1")
+        let en = try packStrings(w, "en@1"), fr = try packStrings(w, "fr@1"), ca = try packStrings(w, "ca@1")
         // (stored text, the value as aapt compiles it, arguments): Android shows javaFormat of it.
         let cases: [(String?, String, [String], String)] = [
             (fr["minutes"], "qu'%1$d minute pour l'épisode", ["1"], "fr"),
@@ -77,7 +61,7 @@ final class ImportAndroidTests: XCTestCase {
             (en["joined"], "<b>%1$s</b> joined", ["Ada"], "en"),
         ]
         for (stored, value, args, language) in cases {
-            XCTAssertEqual(device(stored, args, language: language), Self.javaFormat(value, args), "\(value) stored as \(stored ?? "nothing")")
+            XCTAssertEqual(deviceText(stored, args, language: language), Self.javaFormat(value, args), "\(value) stored as \(stored ?? "nothing")")
         }
         XCTAssertEqual(fr["minutes"], "qu''{0, number} minute pour l''épisode", "the number is not quoted away")
         XCTAssertEqual(en["progress"], "{0, number, ::.00} MB of {1, number, ::.0} MB")
@@ -93,7 +77,7 @@ final class ImportAndroidTests: XCTestCase {
         let packs = (report["added"] as? [[String: Any]])?.compactMap { $0["pack"] as? String }
         XCTAssertEqual(packs, ["ca@1", "en@1", "es-419@1", "fr@1", "he@1", "id@1", "pl@1", "pt-BR@1", "sr-Latn@1", "yi@1"],
                        "iw, in, ji are he, id, yi; night, v21, land, sw600dp and the pseudolocales are not translations")
-        XCTAssertEqual(try strings(w, "he@1")["minutes"], "{0, number} דקה לפרק")
+        XCTAssertEqual(try packStrings(w, "he@1")["minutes"], "{0, number} דקה לפרק")
         XCTAssertEqual(try w.json(try w.rollout("pack", "show", "pt-BR@1", "--json"))["fallbackLocale"] as? String, "en")
     }
 
@@ -108,13 +92,13 @@ final class ImportAndroidTests: XCTestCase {
             "en title_ref: a reference to @string/minutes, not text",
             "fr episodes: its plural forms (one) have no \"other\", the form every count falls back to",
         ])
-        let en = try strings(w, "en@1"), pl = try strings(w, "pl@1")
+        let en = try packStrings(w, "en@1"), pl = try packStrings(w, "pl@1")
         XCTAssertEqual(en["episodes"], "{0, plural, one {# episode} other {# episodes}}")
         // Polish whole numbers are one, few or many: Android never asks for other, so many stands in.
         XCTAssertEqual(pl["episodes"], "{0, plural, one {# odcinek} few {# odcinki} many {# odcinków} other {# odcinków}}")
         for n in [1, 3, 5, 22, 25] {
             let form = n == 1 ? "odcinek" : [2, 3, 4].contains(n % 10) && !(12...14).contains(n % 100) ? "odcinki" : "odcinków"
-            XCTAssertEqual(device(pl["episodes"], ["\(n)"], language: "pl"), "\(n) \(form)")
+            XCTAssertEqual(deviceText(pl["episodes"], ["\(n)"], language: "pl"), "\(n) \(form)")
         }
     }
 

@@ -9,15 +9,7 @@ final class ImportI18nextTests: XCTestCase {
     static let locales = ImportTests.fixtures + "/i18next-shapes/locales"
 
     private func imported(file: StaticString = #filePath, line: UInt = #line) throws -> (Workspace, [String: Any]) {
-        let w = try Workspace()
-        XCTAssertEqual(try w.rollout("init").status, 0)
-        let result = try w.rollout("pack", "import", Self.locales, "--format", "i18next", "--content-version", "1", "--min-app-version", "4.0", "--skip-invalid", "--json")
-        XCTAssertEqual(result.status, 0, result.output, file: file, line: line)
-        return (w, try w.json(result, file: file, line: line))
-    }
-
-    private func strings(_ w: Workspace, _ id: String) throws -> [String: String] {
-        try XCTUnwrap(try w.json(try w.rollout("pack", "show", id, "--strings", "--json"))["strings"] as? [String: String])
+        try importCatalog(Self.locales, ["--format", "i18next", "--skip-invalid"], file: file, line: line)
     }
 
     private func resource(_ locale: String) throws -> [String: Any] {
@@ -48,7 +40,7 @@ final class ImportI18nextTests: XCTestCase {
 
     func testApostrophesBracesAndHashAreTextAsI18nextShowsThem() throws {
         let (w, _) = try imported()
-        let en = try strings(w, "en-US@1")
+        let en = try packStrings(w, "en-US@1")
         XCTAssertEqual(en["apostrophe"], "Don''t lose ''{name}'' – it''s {name}''s file")
         XCTAssertEqual(en["braces"], "Use '{'braces'}' as they are: '{' '}' '}}' '{{'", "a run of braces is quoted as one")
         XCTAssertEqual(en["files"], "{count, plural, =0 {No files} one {# file} other {# files '#' {folder}}}")
@@ -58,7 +50,7 @@ final class ImportI18nextTests: XCTestCase {
             ("pt_BR", "apostrophe", ["name": "Ada"]), ("zh-Hant", "greeting", ["name": "Ada"]),
         ] {
             let id = locale.replacingOccurrences(of: "_", with: "-") + "@1"
-            let stored = try XCTUnwrap(try strings(w, id)[key], "\(id) \(key)")
+            let stored = try XCTUnwrap(try packStrings(w, id)[key], "\(id) \(key)")
             XCTAssertEqual(MessageFormat.format(stored, arguments, language: String(locale.prefix(2))), Self.i18next(try resource(locale)[key] as! String, arguments), "\(id) \(key)")
         }
     }
@@ -67,25 +59,25 @@ final class ImportI18nextTests: XCTestCase {
         let (w, _) = try imported()
         for (locale, language) in [("en_US", "en"), ("pt_BR", "pt"), ("ar", "ar"), ("zh-Hant", "zh"), ("ru", "ru")] {
             let id = locale.replacingOccurrences(of: "_", with: "-") + "@1"
-            let stored = try XCTUnwrap(try strings(w, id)["files"], id)
+            let stored = try XCTUnwrap(try packStrings(w, id)["files"], id)
             let json = try resource(locale)
             for n in [0, 1, 2, 3, 5, 11, 21, 100, 1_000_000] {
                 let arguments = ["count": String(n), "folder": "Docs"]
                 XCTAssertEqual(MessageFormat.format(stored, arguments, language: language), Self.i18nextPlural(json, "files", arguments, language: language), "\(id) files, count \(n)")
             }
         }
-        let en = try strings(w, "en-US@1")
+        let en = try packStrings(w, "en-US@1")
         XCTAssertEqual(en["lonely_one"], "just a key named lonely_one", "_one without a sibling _other is an ordinary key")
         XCTAssertEqual(en["friend_male"], "He is a friend", "a context suffix is an ordinary key")
-        XCTAssertEqual(try strings(w, "ru@1")["files"], "{count, plural, one {# файл в {folder}} few {# файла в {folder}} many {# файлов в {folder}} other {# файлов в {folder}}}", "v3 _0 _1 _2 by Russian's rule set")
+        XCTAssertEqual(try packStrings(w, "ru@1")["files"], "{count, plural, one {# файл в {folder}} few {# файла в {folder}} many {# файлов в {folder}} other {# файлов в {folder}}}", "v3 _0 _1 _2 by Russian's rule set")
     }
 
     /// `{{percent}}%-ot` (Hungarian): the % is text, in i18next and in the pack.
     func testALiteralPercentStaysText() throws {
         let (w, report) = try imported()
-        XCTAssertEqual(MessageFormat.format(try strings(w, "en-US@1")["percent"]!, ["percent": "20"], language: "en"), "20% off")
+        XCTAssertEqual(MessageFormat.format(try packStrings(w, "en-US@1")["percent"]!, ["percent": "20"], language: "en"), "20% off")
         XCTAssertFalse((report["skipped"] as? [[String: String]] ?? []).contains(where: { $0["locale"] == "hu" }), "lint reads %-o as text")
-        XCTAssertEqual(MessageFormat.format(try strings(w, "hu@1")["percent"]!, ["percent": "20"], language: "hu"), "20%-ot kapsz")
+        XCTAssertEqual(MessageFormat.format(try packStrings(w, "hu@1")["percent"]!, ["percent": "20"], language: "hu"), "20%-ot kapsz")
     }
 
     // MARK: i18next, for reference
@@ -118,5 +110,19 @@ final class ImportI18nextTests: XCTestCase {
         }
         let text = candidates.lazy.compactMap { json[$0] as? String }.first!
         return i18next(text, arguments)
+    }
+
+    /// Polish, Russian, Ukrainian: every whole-number count is one, few or many, so a catalog that
+    /// writes no `_other` is still a plural (`many` stands for `other`); and an empty locale file is
+    /// said to be left out, not passed over.
+    func testAPluralWithoutOtherWhereOnlyFractionsNeedItAndAnEmptyFile() throws {
+        let (w, report) = try importCatalog(ImportTests.fixtures + "/i18next-shapes/plural-without-other", ["--format", "i18next"])
+        let pl = try packStrings(w, "pl@1")
+        XCTAssertEqual(pl.keys.sorted(), ["files"], "no literal files_few key")
+        for (count, shown) in [("1", "1 plik"), ("3", "3 pliki"), ("5", "5 plików"), ("22", "22 pliki"), ("112", "112 plików")] {
+            XCTAssertEqual(MessageFormat.format(pl["files"]!, ["count": count], language: "pl"), shown)
+        }
+        let files = (report["skippedFiles"] as? [[String: String]] ?? []).map { "\(($0["path"]! as NSString).pathComponents.suffix(2).joined(separator: "/")): \($0["reason"]!)" }
+        XCTAssertEqual(files, ["sv/translation.json: no strings in it"])
     }
 }

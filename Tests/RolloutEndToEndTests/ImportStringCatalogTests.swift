@@ -8,18 +8,7 @@ import XCTest
 final class ImportStringCatalogTests: XCTestCase {
     static let catalog = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Fixtures/import/xcstrings-shapes/Localizable.xcstrings").path
 
-    private func imported() throws -> (Workspace, [String: Any]) {
-        let w = try Workspace()
-        XCTAssertEqual(try w.rollout("init").status, 0)
-        let result = try w.rollout("pack", "import", Self.catalog, "--content-version", "1", "--min-app-version", "4.0", "--json")
-        XCTAssertEqual(result.status, 0, result.output)
-        return (w, try w.json(result))
-    }
-
-    private func strings(_ w: Workspace, _ id: String) throws -> [String: String] {
-        let shown = try w.json(try w.rollout("pack", "show", id, "--strings", "--json"))
-        return try XCTUnwrap(shown["strings"] as? [String: String], "\(shown)")
-    }
+    private func imported() throws -> (Workspace, [String: Any]) { try importCatalog(Self.catalog, []) }
 
     /// What `String(format:)` gives for the conversions catalogs use (`%@`, `%lld`, `%.Nf`, `%%`,
     /// numbered `%2$@`), with Xcode's substitutions: `%#@name@` takes the next argument unless its
@@ -63,30 +52,26 @@ final class ImportStringCatalogTests: XCTestCase {
         return out
     }
 
-    private func device(_ text: String?, _ args: [String], language: String) -> String? {
-        text.map { MessageFormat.format($0, Dictionary(uniqueKeysWithValues: args.enumerated().map { ("\($0.offset)", $0.element) }), language: language) }
-    }
-
     func testSubstitutionsTakeTheArgumentsXcodeGivesThem() throws {
         let (w, _) = try imported()
-        let en = try strings(w, "en@1"), de = try strings(w, "de@1"), fr = try strings(w, "fr@1")
+        let en = try packStrings(w, "en@1"), de = try packStrings(w, "de@1"), fr = try packStrings(w, "fr@1")
         XCTAssertEqual(en["%lld files in %lld folders"], "{0, plural, one {# file} other {# files}} in {1, plural, one {# folder} other {# folders}}",
                        "two substitutions without argNum count two different arguments")
         let files = (argNum: Int?.none, forms: ["one": "%arg file", "other": "%arg files"])
         let folders = (argNum: Int?.none, forms: ["one": "%arg folder", "other": "%arg folders"])
         for args in [["1", "3"], ["5", "1"]] {
-            XCTAssertEqual(device(en["%lld files in %lld folders"], args, language: "en"), Self.appleFormat("%#@files@ in %#@folders@", args, substitutions: ["files": files, "folders": folders]))
+            XCTAssertEqual(deviceText(en["%lld files in %lld folders"], args, language: "en"), Self.appleFormat("%#@files@ in %#@folders@", args, substitutions: ["files": files, "folders": folders]))
         }
-        XCTAssertEqual(device(de["%lld files in %lld folders"], ["1", "3"], language: "de"), "1 Datei in 3 Ordnern")
+        XCTAssertEqual(deviceText(de["%lld files in %lld folders"], ["1", "3"], language: "de"), "1 Datei in 3 Ordnern")
         XCTAssertEqual(en["%@ shared %lld photos"], "{0} shared {1, plural, one {# photo} other {# photos}}")
         XCTAssertEqual(fr["%@ shared %lld photos"], "{1, plural, one {# photo} other {# photos}} partagées par {0}", "argNum 2 wins; its %lld forms count it")
         let photos = (argNum: Int?(2), forms: ["one": "%lld photo", "other": "%lld photos"])
-        XCTAssertEqual(device(fr["%@ shared %lld photos"], ["Ada", "4"], language: "fr"), Self.appleFormat("%#@photos@ partagées par %1$@", ["Ada", "4"], substitutions: ["photos": photos], category: { $0 <= 1 ? "one" : "other" }))
+        XCTAssertEqual(deviceText(fr["%@ shared %lld photos"], ["Ada", "4"], language: "fr"), Self.appleFormat("%#@photos@ partagées par %1$@", ["Ada", "4"], substitutions: ["photos": photos], category: { $0 <= 1 ? "one" : "other" }))
     }
 
     func testApostrophesBracesAndPrecisionShowAsFoundationShowsThem() throws {
         let (w, _) = try imported()
-        let en = try strings(w, "en@1"), fr = try strings(w, "fr@1"), de = try strings(w, "de@1")
+        let en = try packStrings(w, "en@1"), fr = try packStrings(w, "fr@1"), de = try packStrings(w, "de@1")
         let cases: [(String?, String, [String], String)] = [
             (en["Download %.1f%% done, %@'s {draft}"], "Download %.1f%% done, %@'s {draft}", ["42.25", "Ada"], "en"),
             (fr["Download %.1f%% done, %@'s {draft}"], "Téléchargement : %.1f %% fait, l'{ébauche} de %@", ["42.25", "Ada"], "fr"),
@@ -95,7 +80,7 @@ final class ImportStringCatalogTests: XCTestCase {
             (fr["Don't stop"], "N'arrêtez pas", [], "fr"),
         ]
         for (stored, value, args, language) in cases {
-            XCTAssertEqual(device(stored, args, language: language), Self.appleFormat(value, args), "\(value) stored as \(stored ?? "nothing")")
+            XCTAssertEqual(deviceText(stored, args, language: language), Self.appleFormat(value, args), "\(value) stored as \(stored ?? "nothing")")
         }
         XCTAssertEqual(en["Download %.1f%% done, %@'s {draft}"], "Download {0, number, ::.0}% done, {1}''s '{'draft'}'")
     }
@@ -107,9 +92,9 @@ final class ImportStringCatalogTests: XCTestCase {
             "en Don't stop: no en value: the key is the text the app shows",
             "en Padded %3d: %3d: a width of 3 pads it, which the ICU form cannot keep",
         ])
-        XCTAssertEqual(try strings(w, "ja@1")["%lld items"], "{0, plural, other {# 個}}")
-        let ru = try strings(w, "ru@1")["%lld items"]
+        XCTAssertEqual(try packStrings(w, "ja@1")["%lld items"], "{0, plural, other {# 個}}")
+        let ru = try packStrings(w, "ru@1")["%lld items"]
         XCTAssertEqual(ru, "{0, plural, one {# элемент} few {# элемента} many {# элементов} other {# элементов}}")
-        XCTAssertEqual(device(ru, ["22"], language: "ru"), "22 элемента")
+        XCTAssertEqual(deviceText(ru, ["22"], language: "ru"), "22 элемента")
     }
 }

@@ -7,31 +7,18 @@ import XCTest
 final class ImportTests: XCTestCase {
     static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Fixtures/import").path
 
-    private func imported(_ path: String, _ extra: [String] = [], file: StaticString = #filePath, line: UInt = #line) throws -> (Workspace, [String: Any]) {
-        let w = try Workspace()
-        XCTAssertEqual(try w.rollout("init").status, 0)
-        let result = try w.rollout(["pack", "import", path, "--content-version", "1", "--min-app-version", "4.0", "--json"] + extra)
-        XCTAssertEqual(result.status, 0, result.output, file: file, line: line)
-        return (w, try w.json(result, file: file, line: line))
-    }
-
-    private func strings(_ w: Workspace, _ id: String) throws -> [String: String] {
-        let shown = try w.json(try w.rollout("pack", "show", id, "--strings", "--json"))
-        return try XCTUnwrap(shown["strings"] as? [String: String], "\(shown)")
-    }
-
     private func skipped(_ report: [String: Any]) -> [String] {
         (report["skipped"] as? [[String: String]] ?? []).map { "\($0["locale"]!) \($0["key"]!): \($0["reason"]!)" }.sorted()
     }
 
     func testStringCatalogPluralsSubstitutionsAndStates() throws {
-        let (w, report) = try imported(Self.fixtures + "/Localizable.xcstrings")
+        let (w, report) = try importCatalog(Self.fixtures + "/Localizable.xcstrings")
         XCTAssertEqual((report["added"] as? [[String: Any]])?.compactMap { $0["pack"] as? String }, ["ar@1", "en@1", "tr@1"])
         XCTAssertEqual(skipped(report), [
             "ar home.banner: needs review", "en legal.old_terms: stale: no longer in the source code",
             "tr home.banner: not translated", "tr legal.old_terms: stale: no longer in the source code",
         ])
-        let en = try strings(w, "en@1"), ar = try strings(w, "ar@1"), tr = try strings(w, "tr@1")
+        let en = try packStrings(w, "en@1"), ar = try packStrings(w, "ar@1"), tr = try packStrings(w, "tr@1")
         XCTAssertEqual(en["files.count"], "{0, plural, one {# file} other {# files}}")
         XCTAssertEqual(ar["files.count"], "{0, plural, zero {لا ملفات} one {ملف واحد} two {ملفان} few {# ملفات} many {# ملفًا} other {# ملف}}", "Arabic's six categories, in CLDR order")
         XCTAssertEqual(en["photos.summary"], "{0} has {1, plural, one {# photo} other {# photos}}")
@@ -44,10 +31,10 @@ final class ImportTests: XCTestCase {
     }
 
     func testAndroidResourcesEscapesPluralsAndPositionalArguments() throws {
-        let (w, report) = try imported(Self.fixtures + "/android/res", ["--source-locale", "en"])
+        let (w, report) = try importCatalog(Self.fixtures + "/android/res", ["--source-locale", "en"])
         XCTAssertEqual((report["added"] as? [[String: Any]])?.compactMap { $0["pack"] as? String }, ["ar@1", "en@1", "tr-TR@1"], "values-night is not a locale")
         XCTAssertEqual(skipped(report), ["en app_name: marked translatable=\"false\"", "en tabs: string arrays are not imported"])
-        let en = try strings(w, "en@1"), tr = try strings(w, "tr-TR@1"), ar = try strings(w, "ar@1")
+        let en = try packStrings(w, "en@1"), tr = try packStrings(w, "tr-TR@1"), ar = try packStrings(w, "ar@1")
         XCTAssertEqual(en["sync_status"], "{0} synced {1, number} files")
         XCTAssertEqual(tr["sync_status"], "{0}, {1, number} dosyayı eşitledi")
         XCTAssertEqual(en["checkout_pay"], "Pay {0}", "the text inside <xliff:g> is kept")
@@ -63,9 +50,9 @@ final class ImportTests: XCTestCase {
     }
 
     func testI18nextNamespacesNestingAndPlurals() throws {
-        let (w, report) = try imported(Self.fixtures + "/i18next/locales")
+        let (w, report) = try importCatalog(Self.fixtures + "/i18next/locales")
         XCTAssertEqual(report["sourceLocale"] as? String, "en")
-        let en = try strings(w, "en@1"), ar = try strings(w, "ar@1")
+        let en = try packStrings(w, "en@1"), ar = try packStrings(w, "ar@1")
         XCTAssertEqual(en["home.subtitle"], "Hello, {name}!")
         XCTAssertEqual(en["settings.title"], "Settings", "a namespace other than translation prefixes its keys")
         XCTAssertEqual(en["files"], "{count, plural, one {# file} other {# files}}")
@@ -74,16 +61,16 @@ final class ImportTests: XCTestCase {
     }
 
     func testArbKeepsICUAndLeavesOutWhatNeedsReview() throws {
-        let (w, report) = try imported(Self.fixtures + "/arb")
+        let (w, report) = try importCatalog(Self.fixtures + "/arb")
         XCTAssertEqual(skipped(report), ["tr-TR greeting: needs review"])
         // gen-l10n's grammar, written back in canonical spacing.
-        XCTAssertEqual(try strings(w, "en@1")["filesCount"], "{count, plural, =0 {No files} one {{count} file} other {{count} files}}")
-        XCTAssertEqual(try strings(w, "tr-TR@1").keys.sorted(), ["filesCount", "homeTitle"])
+        XCTAssertEqual(try packStrings(w, "en@1")["filesCount"], "{count, plural, =0 {No files} one {{count} file} other {{count} files}}")
+        XCTAssertEqual(try packStrings(w, "tr-TR@1").keys.sorted(), ["filesCount", "homeTitle"])
     }
 
     /// Placeholders compared across formats: English from a String Catalog, Turkish from Android.
     func testPlaceholderLintWorksAcrossFormats() throws {
-        let (w, _) = try imported(Self.fixtures + "/Localizable.xcstrings")
+        let (w, _) = try importCatalog(Self.fixtures + "/Localizable.xcstrings")
         let good = w.scratch.path("good/res/values-tr-rTR")
         try FileManager.default.createDirectory(atPath: good, withIntermediateDirectories: true)
         _ = try w.scratch.write("good/res/values-tr-rTR/strings.xml", """

@@ -71,8 +71,8 @@ enum KilledRunner {
         process.environment = environment
         let base = FileManager.default.temporaryDirectory.appendingPathComponent("model-\(UUID().uuidString)")
         let outURL = base.appendingPathExtension("out"), errURL = base.appendingPathExtension("err")
-        FileManager.default.createFile(atPath: outURL.path, contents: nil)
-        FileManager.default.createFile(atPath: errURL.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
         defer {
             try? FileManager.default.removeItem(at: outURL)
             try? FileManager.default.removeItem(at: errURL)
