@@ -10,40 +10,10 @@ final class ImportAndroidTests: XCTestCase {
 
     private func imported() throws -> (Workspace, [String: Any]) { try importCatalog(Self.res, ["--source-locale", "en"]) }
 
-    /// What `String.format(value, args)` gives for the conversions Android strings use: `%%`, `%n`,
-    /// `%s`, `%d`, `%.Nf`, numbered (`%2$s`) or in order.
-    static func javaFormat(_ format: String, _ args: [String]) -> String {
-        var out = ""
-        var s = Array(format)[...]
-        var next = 0
-        while let c = s.popFirst() {
-            guard c == "%", let first = s.first else { out.append(c); continue }
-            if first == "%" { s.removeFirst(); out += "%"; continue }
-            if first == "n" { s.removeFirst(); out += "\n"; continue }
-            var index: Int? = nil
-            let digits = String(s.prefix { $0.isNumber })
-            if !digits.isEmpty, s.dropFirst(digits.count).first == "$" {
-                index = Int(digits)! - 1
-                s = s.dropFirst(digits.count + 1)
-            }
-            var precision: Int? = nil
-            if s.first == "." {
-                let p = String(s.dropFirst().prefix { $0.isNumber })
-                precision = Int(p)
-                s = s.dropFirst(p.count + 1)
-            }
-            let conversion = s.removeFirst()
-            let argument = args[index ?? next]
-            if index == nil { next += 1 }
-            out += conversion == "f" ? String(format: "%.\(precision ?? 6)f", Double(argument)!) : argument
-        }
-        return out
-    }
-
     func testApostrophesBracesAndNumbersShowAsAndroidShowsThem() throws {
         let (w, _) = try imported()
         let en = try packStrings(w, "en@1"), fr = try packStrings(w, "fr@1"), ca = try packStrings(w, "ca@1")
-        // (stored text, the value as aapt compiles it, arguments): Android shows javaFormat of it.
+        // (stored text, the value as aapt compiles it, arguments): Android shows String.format of it (referencePrintf).
         let cases: [(String?, String, [String], String)] = [
             (fr["minutes"], "qu'%1$d minute pour l'épisode", ["1"], "fr"),
             (ca["of_count"], "d'%d", ["3"], "ca"),
@@ -61,7 +31,7 @@ final class ImportAndroidTests: XCTestCase {
             (en["joined"], "<b>%1$s</b> joined", ["Ada"], "en"),
         ]
         for (stored, value, args, language) in cases {
-            XCTAssertEqual(deviceText(stored, args, language: language), Self.javaFormat(value, args), "\(value) stored as \(stored ?? "nothing")")
+            XCTAssertEqual(deviceText(stored, args, language: language), referencePrintf(value, args, java: true), "\(value) stored as \(stored ?? "nothing")")
         }
         XCTAssertEqual(fr["minutes"], "qu''{0, number} minute pour l''épisode", "the number is not quoted away")
         XCTAssertEqual(en["progress"], "{0, number, ::.00} MB of {1, number, ::.0} MB")

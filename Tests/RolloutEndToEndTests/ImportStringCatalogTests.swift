@@ -10,48 +10,6 @@ final class ImportStringCatalogTests: XCTestCase {
 
     private func imported() throws -> (Workspace, [String: Any]) { try importCatalog(Self.catalog, []) }
 
-    /// What `String(format:)` gives for the conversions catalogs use (`%@`, `%lld`, `%.Nf`, `%%`,
-    /// numbered `%2$@`), with Xcode's substitutions: `%#@name@` takes the next argument unless its
-    /// substitution names one (`argNum`), and picks that count's form, where `%arg` or an unnumbered
-    /// conversion is that argument.
-    static func appleFormat(_ format: String, _ args: [String], substitutions: [String: (argNum: Int?, forms: [String: String])] = [:], category: (Int) -> String = { $0 == 1 ? "one" : "other" }) -> String {
-        var out = ""
-        var s = Array(format)[...]
-        var next = 0
-        while let c = s.popFirst() {
-            guard c == "%", let first = s.first else { out.append(c); continue }
-            if first == "%" { s.removeFirst(); out += "%"; continue }
-            var index: Int? = nil
-            let digits = String(s.prefix { $0.isNumber })
-            if !digits.isEmpty, s.dropFirst(digits.count).first == "$" {
-                index = Int(digits)! - 1
-                s = s.dropFirst(digits.count + 1)
-            }
-            if s.first == "#" {
-                let name = String(s.dropFirst(2).prefix { $0 != "@" })
-                s = s.dropFirst(name.count + 3)
-                let substitution = substitutions[name]!
-                let argument = substitution.argNum.map { $0 - 1 } ?? index ?? next
-                if index == nil { next += 1 }
-                let form = substitution.forms[category(Int(args[argument])!)] ?? substitution.forms["other"]!
-                out += appleFormat(form.replacingOccurrences(of: "%arg", with: "%\(argument + 1)$lld").replacingOccurrences(of: "%lld", with: "%\(argument + 1)$lld"), args)
-                continue
-            }
-            var precision: Int? = nil
-            if s.first == "." {
-                let p = String(s.dropFirst().prefix { $0.isNumber })
-                precision = Int(p)
-                s = s.dropFirst(p.count + 1)
-            }
-            while let l = s.first, "lqh".contains(l) { s.removeFirst() }
-            let conversion = s.removeFirst()
-            let argument = args[index ?? next]
-            if index == nil { next += 1 }
-            out += conversion == "f" ? String(format: "%.\(precision ?? 6)f", Double(argument)!) : argument
-        }
-        return out
-    }
-
     func testSubstitutionsTakeTheArgumentsXcodeGivesThem() throws {
         let (w, _) = try imported()
         let en = try packStrings(w, "en@1"), de = try packStrings(w, "de@1"), fr = try packStrings(w, "fr@1")
@@ -60,13 +18,13 @@ final class ImportStringCatalogTests: XCTestCase {
         let files = (argNum: Int?.none, forms: ["one": "%arg file", "other": "%arg files"])
         let folders = (argNum: Int?.none, forms: ["one": "%arg folder", "other": "%arg folders"])
         for args in [["1", "3"], ["5", "1"]] {
-            XCTAssertEqual(deviceText(en["%lld files in %lld folders"], args, language: "en"), Self.appleFormat("%#@files@ in %#@folders@", args, substitutions: ["files": files, "folders": folders]))
+            XCTAssertEqual(deviceText(en["%lld files in %lld folders"], args, language: "en"), referencePrintf("%#@files@ in %#@folders@", args, substitutions: ["files": files, "folders": folders]))
         }
         XCTAssertEqual(deviceText(de["%lld files in %lld folders"], ["1", "3"], language: "de"), "1 Datei in 3 Ordnern")
         XCTAssertEqual(en["%@ shared %lld photos"], "{0} shared {1, plural, one {# photo} other {# photos}}")
         XCTAssertEqual(fr["%@ shared %lld photos"], "{1, plural, one {# photo} other {# photos}} partagées par {0}", "argNum 2 wins; its %lld forms count it")
         let photos = (argNum: Int?(2), forms: ["one": "%lld photo", "other": "%lld photos"])
-        XCTAssertEqual(deviceText(fr["%@ shared %lld photos"], ["Ada", "4"], language: "fr"), Self.appleFormat("%#@photos@ partagées par %1$@", ["Ada", "4"], substitutions: ["photos": photos], category: { $0 <= 1 ? "one" : "other" }))
+        XCTAssertEqual(deviceText(fr["%@ shared %lld photos"], ["Ada", "4"], language: "fr"), referencePrintf("%#@photos@ partagées par %1$@", ["Ada", "4"], substitutions: ["photos": photos], category: { $0 <= 1 ? "one" : "other" }))
     }
 
     func testApostrophesBracesAndPrecisionShowAsFoundationShowsThem() throws {
@@ -80,7 +38,7 @@ final class ImportStringCatalogTests: XCTestCase {
             (fr["Don't stop"], "N'arrêtez pas", [], "fr"),
         ]
         for (stored, value, args, language) in cases {
-            XCTAssertEqual(deviceText(stored, args, language: language), Self.appleFormat(value, args), "\(value) stored as \(stored ?? "nothing")")
+            XCTAssertEqual(deviceText(stored, args, language: language), referencePrintf(value, args), "\(value) stored as \(stored ?? "nothing")")
         }
         XCTAssertEqual(en["Download %.1f%% done, %@'s {draft}"], "Download {0, number, ::.0}% done, {1}''s '{'draft'}'")
     }

@@ -23,3 +23,51 @@ func packStrings(_ w: Workspace, _ id: String) throws -> [String: String] {
 func deviceText(_ text: String?, _ args: [String], language: String) -> String? {
     text.map { MessageFormat.format($0, Dictionary(uniqueKeysWithValues: args.enumerated().map { ("\($0.offset)", $0.element) }), language: language) }
 }
+
+/// A reference printf, written to the platforms' rules, that import tests compare the device's
+/// rendering with: Java's `String.format` (`java`: `%n` is a line break) and Foundation's
+/// `String(format:)` (length modifiers, and Xcode's substitutions: `%#@name@` takes the next
+/// argument unless its substitution names one, `argNum`, and picks that count's form, where `%arg`
+/// or an unnumbered conversion is that argument). Conversions: `%%`, `%s`, `%@`, `%d`, `%lld`,
+/// `%.Nf`, numbered (`%2$s`) or in order.
+func referencePrintf(
+    _ format: String, _ args: [String], java: Bool = false, substitutions: [String: (argNum: Int?, forms: [String: String])] = [:],
+    category: (Int) -> String = { $0 == 1 ? "one" : "other" }
+) -> String {
+    var out = ""
+    var s = Array(format)[...]
+    var next = 0
+    while let c = s.popFirst() {
+        guard c == "%", let first = s.first else { out.append(c); continue }
+        if first == "%" { s.removeFirst(); out += "%"; continue }
+        if java && first == "n" { s.removeFirst(); out += "\n"; continue }
+        var index: Int? = nil
+        let digits = String(s.prefix { $0.isNumber })
+        if !digits.isEmpty, s.dropFirst(digits.count).first == "$" {
+            index = Int(digits)! - 1
+            s = s.dropFirst(digits.count + 1)
+        }
+        if !java, s.first == "#" {
+            let name = String(s.dropFirst(2).prefix { $0 != "@" })
+            s = s.dropFirst(name.count + 3)
+            let substitution = substitutions[name]!
+            let argument = substitution.argNum.map { $0 - 1 } ?? index ?? next
+            if index == nil { next += 1 }
+            let form = substitution.forms[category(Int(args[argument])!)] ?? substitution.forms["other"]!
+            out += referencePrintf(form.replacingOccurrences(of: "%arg", with: "%\(argument + 1)$lld").replacingOccurrences(of: "%lld", with: "%\(argument + 1)$lld"), args)
+            continue
+        }
+        var precision: Int? = nil
+        if s.first == "." {
+            let p = String(s.dropFirst().prefix { $0.isNumber })
+            precision = Int(p)
+            s = s.dropFirst(p.count + 1)
+        }
+        while !java, let l = s.first, "lqh".contains(l) { s.removeFirst() }
+        let conversion = s.removeFirst()
+        let argument = args[index ?? next]
+        if index == nil { next += 1 }
+        out += conversion == "f" ? String(format: "%.\(precision ?? 6)f", Double(argument)!) : argument
+    }
+    return out
+}
