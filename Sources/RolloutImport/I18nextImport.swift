@@ -114,7 +114,7 @@ enum I18nextKeys {
         // whose `other` is only for fractions (Polish, Russian, Ukrainian, Belarusian), its `_many`:
         // i18next finds every whole-number count among one, few and many there, and `many`
         // stands for `other` in the pack.
-        let fractionsOnly = Placeholders.otherOnlyForFractions.contains(languageCode)
+        let fractionsOnly = PluralLanguages.otherOnlyForFractions.contains(languageCode)
         func isPlural(_ base: String) -> Bool { flat[base + "_other"] != nil || (fractionsOnly && flat[base + "_many"] != nil) }
         for (key, text) in flat {
             for category in categories where key.hasSuffix("_" + category) {

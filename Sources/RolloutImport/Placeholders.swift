@@ -1,10 +1,10 @@
 import Foundation
 import RolloutModel
 
-/// The pack's canonical form for what catalogs write in many ways (docs/import.md): printf
-/// arguments become numbered ICU arguments that keep their position and type (`%1$@`, `%s` -> `{0}`;
-/// `%2$d`, `%lld` -> `{1, number}`), `{{name}}` becomes `{name}`, and `%%` becomes `%`. Plural forms
-/// become one ICU `plural` whose argument the forms count with `#`.
+/// The pack's canonical form for what catalogs write in many ways (docs/import.md): literal text
+/// escaped for ICU (every format), and printf arguments as numbered ICU arguments that keep their
+/// position and type (`%1$@`, `%s` -> `{0}`; `%2$d`, `%lld` -> `{1, number}`; `%%` -> `%`), plural
+/// forms as one ICU `plural` whose argument the forms count with `#`.
 public enum Placeholders {
     /// Literal text (what a catalog means to show as it is) in ICU form: an apostrophe doubled, and
     /// `{`, `}` (and `#` inside a plural form) quoted, so that ICU's apostrophe rules give back
@@ -42,40 +42,11 @@ public enum Placeholders {
         return out
     }
 
-    /// An i18next string: `{{name}}` becomes ICU `{name}`, and everything else is literal text
-    /// (an apostrophe, a lone brace, a `%` are shown as they are).
-    public static func templates(_ text: String, inPlural: Bool = false) -> String {
-        var out = ""
-        var rest = Substring(text)
-        while let open = rest.range(of: "{{") {
-            guard let close = rest[open.upperBound...].range(of: "}}") else { break }
-            let name = rest[open.upperBound..<close.lowerBound].trimmingCharacters(in: .whitespaces)
-            out += literal(String(rest[..<open.lowerBound]), inPlural: inPlural)
-            if !name.isEmpty, name.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" || $0 == "." || $0 == "-" }) {
-                out += "{\(name)}"
-            } else {
-                out += literal(String(rest[open.lowerBound..<close.upperBound]), inPlural: inPlural)
-            }
-            rest = rest[close.upperBound...]
-        }
-        return out + literal(String(rest), inPlural: inPlural)
-    }
-
     /// The CLDR plural categories in CLDR order, the order ICU plurals are written in.
     static let pluralOrder = ["zero", "one", "two", "few", "many", "other"]
 
-    /// CLDR: in these languages every whole number is one, few or many; other is for fractions.
-    static let otherOnlyForFractions: Set<String> = ["pl", "ru", "uk", "be"]
-
     static func pluralCategories<S: Sequence>(_ categories: S) -> [String] where S.Element == String {
         categories.sorted { (pluralOrder.firstIndex(of: $0) ?? 99, $0) < (pluralOrder.firstIndex(of: $1) ?? 99, $1) }
-    }
-
-    /// i18next plural forms (category -> text) as one ICU plural of the named argument (its
-    /// `count`), written `#` inside each form.
-    public static func plural(_ forms: [String: String], namedArgument: String) -> String {
-        let cases = pluralCategories(forms.keys).map { key in "\(key) {\(templates(forms[key]!, inPlural: true).replacingOccurrences(of: "{\(namedArgument)}", with: "#"))}" }
-        return "{\(namedArgument), plural, \(cases.joined(separator: " "))}"
     }
 }
 
@@ -201,7 +172,7 @@ extension Placeholders {
     /// `other` out: `many` stands for it, as a whole-number count never reaches it.
     public static func printfPlural(_ forms: [String: String], dialect: PrintfDialect, counted: Int? = nil, language: String? = nil) throws -> String {
         var forms = forms
-        if forms["other"] == nil, let many = forms["many"], let language, otherOnlyForFractions.contains(String(language.prefix { $0 != "-" })) {
+        if forms["other"] == nil, let many = forms["many"], let language, PluralLanguages.otherOnlyForFractions.contains(String(language.prefix { $0 != "-" })) {
             forms["other"] = many
         }
         guard forms["other"] != nil else {

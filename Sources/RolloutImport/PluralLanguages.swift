@@ -11,6 +11,10 @@ enum PluralLanguages {
     ]
     static let withTwo: Set<String> = ["ar", "ars", "br", "cy", "dsb", "ga", "gd", "gv", "he", "hsb", "iu", "kw", "mt", "naq", "sat", "se", "sl", "sma", "smi", "smj", "smn", "sms"]
 
+    /// In these languages every whole number is one, few or many; `other` is for fractions, so a
+    /// catalog may leave it out and `many` stands for it.
+    static let otherOnlyForFractions: Set<String> = ["pl", "ru", "uk", "be"]
+
     static func code(_ locale: String) -> String { String(locale.split(separator: "-").first ?? "") }
     static func hasZero(_ locale: String) -> Bool { withZero.contains(code(locale)) }
     static func hasOne(_ locale: String) -> Bool { !withoutOne.contains(code(locale)) }
