@@ -1,24 +1,29 @@
 import Foundation
+import RolloutModel
 
 /// Fills a string's placeholders, in the forms packs use (docs/pack-format.md): `{name}` and
 /// `{{name}}` by name, `%@` / `%d` in order and `%1$@` / `%2$d` by position (the arguments named
 /// "1", "2", ...), and ICU `{n, plural, ...}` and `{x, select, ...}`. A placeholder without an
 /// argument stays as written, so a missing argument shows in testing instead of vanishing.
-/// Apostrophes follow ICU's default mode: `''` is one apostrophe, and `'` before `{`, `}` (or `#`
-/// in a plural) quotes text up to the next lone `'`; any other apostrophe is itself.
+/// Apostrophes and percent signs read as `MessageStyle` says, the rule lint uses too: ICU's
+/// default apostrophe mode (`''` is one apostrophe; `'` before `{`, `}` or a plural's `#` quotes
+/// text up to the next lone `'`) except in a string with `{{name}}` templates, and printf only in a
+/// string without ICU arguments.
 enum MessageFormat {
     static func format(_ text: String, _ arguments: [String: String], language: String) -> String {
         guard text.contains(where: { $0 == "{" || $0 == "%" || $0 == "'" }) else { return text }
         var sequential = 0
-        return render(Array(text), arguments, language: language, number: nil, sequential: &sequential)
+        return render(Array(text), arguments, language: language, number: nil, style: MessageStyle(text), sequential: &sequential)
     }
 
-    private static func render(_ s: [Character], _ arguments: [String: String], language: String, number: String?, sequential: inout Int) -> String {
+    private static func render(
+        _ s: [Character], _ arguments: [String: String], language: String, number: String?, style: MessageStyle, sequential: inout Int
+    ) -> String {
         var out = ""
         var i = 0
         while i < s.count {
             let c = s[i]
-            if c == "'" {
+            if c == "'", style.icuApostrophes {
                 let (literal, next) = apostrophe(s, at: i, inPlural: number != nil)
                 out += literal
                 i = next
@@ -26,13 +31,13 @@ enum MessageFormat {
                 let name = String(s[(i + 2)..<close]).trimmingCharacters(in: .whitespaces)
                 out += arguments[name] ?? String(s[i..<(close + 2)])
                 i = close + 2
-            } else if c == "{", let close = matchingBrace(s, from: i) {
-                out += argument(Array(s[(i + 1)..<close]), arguments, language: language, original: String(s[i...close]))
+            } else if c == "{", let close = matchingBrace(s, from: i, quoting: style.icuApostrophes) {
+                out += argument(Array(s[(i + 1)..<close]), arguments, language: language, style: style, original: String(s[i...close]))
                 i = close + 1
             } else if c == "#", let number {
                 out += number
                 i += 1
-            } else if c == "%", i + 1 < s.count {
+            } else if c == "%", style.printf, i + 1 < s.count {
                 // %@ %d %s, or %1$@ with a position.
                 var j = i + 1
                 var position = ""
@@ -97,41 +102,44 @@ enum MessageFormat {
         return s.count - 1
     }
 
-    private static func argument(_ body: [Character], _ arguments: [String: String], language: String, original: String) -> String {
-        let parts = split(body, limit: 3)
+    private static func argument(_ body: [Character], _ arguments: [String: String], language: String, style: MessageStyle, original: String) -> String {
+        let parts = split(body, limit: 3, quoting: style.icuApostrophes)
         let name = parts[0].trimmingCharacters(in: .whitespaces)
         guard let value = arguments[name] else { return original }
         if parts.count == 3, parts[1].trimmingCharacters(in: .whitespaces) == "number" {
-            return number(value, skeleton: parts[2].trimmingCharacters(in: .whitespaces))
+            return number(value, skeleton: parts[2].trimmingCharacters(in: .whitespaces), language: language)
         }
         guard parts.count == 3 else { return value }
         let kind = parts[1].trimmingCharacters(in: .whitespaces)
-        let options = cases(Array(parts[2]))
+        let options = cases(Array(parts[2]), quoting: style.icuApostrophes)
         var sequential = 0
         switch kind {
         case "plural":
             guard let n = Int(value) else { return value }
             let chosen = options["=\(n)"] ?? options[pluralCategory(n, language: language)] ?? options["other"]
-            return chosen.map { render($0, arguments, language: language, number: value, sequential: &sequential) } ?? value
+            return chosen.map { render($0, arguments, language: language, number: value, style: style, sequential: &sequential) } ?? value
         case "select":
             let chosen = options[value] ?? options["other"]
-            return chosen.map { render($0, arguments, language: language, number: nil, sequential: &sequential) } ?? value
+            return chosen.map { render($0, arguments, language: language, number: nil, style: style, sequential: &sequential) } ?? value
         default:
             return value
         }
     }
 
-    /// A number with an ICU skeleton's fraction digits (`::.00`: exactly two, as printf's `%.2f`);
-    /// any other style leaves the value as given.
-    private static func number(_ value: String, skeleton: String) -> String {
+    /// A number with an ICU skeleton's fraction digits (`::.00`: exactly two, as printf's `%.2f`),
+    /// with the language's decimal separator and no grouping, as Android's and Apple's formatting in
+    /// that locale writes it (3,50 in French); any other style leaves the value as given.
+    private static func number(_ value: String, skeleton: String, language: String) -> String {
         guard skeleton.hasPrefix("::."), let number = Double(value) else { return value }
         let digits = skeleton.dropFirst(3).prefix { $0 == "0" }.count
         guard digits == skeleton.count - 3 else { return value }
-        return String(format: "%.\(digits)f", locale: Locale(identifier: "en_US_POSIX"), number)
+        let plain = String(format: "%.\(digits)f", locale: Locale(identifier: "en_US_POSIX"), number)
+        let separator = Locale(identifier: language).decimalSeparator ?? "."
+        return separator == "." ? plain : plain.replacingOccurrences(of: ".", with: separator)
     }
 
     /// `one {# item} other {# items}` as [selector: body].
-    private static func cases(_ s: [Character]) -> [String: [Character]] {
+    private static func cases(_ s: [Character], quoting: Bool) -> [String: [Character]] {
         var result: [String: [Character]] = [:]
         var i = 0
         while i < s.count {
@@ -139,21 +147,21 @@ enum MessageFormat {
             var selector = ""
             while i < s.count, s[i] != "{", !s[i].isWhitespace { selector.append(s[i]); i += 1 }
             while i < s.count, s[i].isWhitespace { i += 1 }
-            guard i < s.count, s[i] == "{", let close = matchingBrace(s, from: i) else { break }
+            guard i < s.count, s[i] == "{", let close = matchingBrace(s, from: i, quoting: quoting) else { break }
             if result[selector] == nil { result[selector] = Array(s[(i + 1)..<close]) }
             i = close + 1
         }
         return result
     }
 
-    private static func split(_ s: [Character], limit: Int) -> [String] {
+    private static func split(_ s: [Character], limit: Int, quoting: Bool) -> [String] {
         var parts: [String] = []
         var depth = 0
         var current = ""
         var i = 0
         while i < s.count {
             let c = s[i]
-            if c == "'" {
+            if c == "'", quoting {
                 let end = quotedEnd(s, at: i)
                 current += String(s[i...end])
                 i = end + 1
@@ -173,11 +181,11 @@ enum MessageFormat {
         return parts
     }
 
-    private static func matchingBrace(_ s: [Character], from start: Int) -> Int? {
+    private static func matchingBrace(_ s: [Character], from start: Int, quoting: Bool) -> Int? {
         var depth = 0
         var i = start
         while i < s.count {
-            if s[i] == "'" {
+            if s[i] == "'", quoting {
                 i = quotedEnd(s, at: i) + 1
                 continue
             }

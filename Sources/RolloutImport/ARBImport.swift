@@ -213,7 +213,8 @@ extension Array where Element == ARBMessage {
             case .argument(let name, let type, let skeleton):
                 out += "{\(name), \(type), \(skeleton)}"
             case .select(let name, let cases):
-                let body = try cases.map { "\($0.selector) {\(try $0.message.icu(language: language, inPlural: inPlural))}" }
+                // A select's cases are not a plural's, even inside one: # is text there for the client and lint.
+                let body = try cases.map { "\($0.selector) {\(try $0.message.icu(language: language, inPlural: false))}" }
                 out += "{\(name), select, \(body.joined(separator: " "))}"
             case .plural(let name, let cases):
                 let exact = ["=0": "zero", "=1": "one", "=2": "two"]

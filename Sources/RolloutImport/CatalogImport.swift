@@ -50,7 +50,15 @@ public struct CatalogImport: Sendable {
     /// The catalog's development language, when it says (xcstrings' sourceLanguage).
     public var sourceLocale: String?
 
-    mutating func add(_ locale: String, _ key: String, _ text: String) { strings[locale, default: [:]][key] = text }
+    /// A key two sources give one locale (`pt_BR/` and `pt-BR/`, `app_en.arb` and `intl_en.arb`):
+    /// the first is kept and the second listed, never overwritten silently.
+    mutating func add(_ locale: String, _ key: String, _ text: String) {
+        if let first = strings[locale]?[key] {
+            if first != text { skip(locale, key, "given twice for \(locale) (two files or folders name this locale): the first is kept") }
+            return
+        }
+        strings[locale, default: [:]][key] = text
+    }
     mutating func skip(_ locale: String, _ key: String, _ reason: String) { skipped.append(Skipped(locale: locale, key: key, reason: reason)) }
     mutating func skipFile(_ path: String, _ reason: String) { skippedFiles.append(SkippedFile(path: path, reason: reason)) }
 }
@@ -110,6 +118,12 @@ public enum CatalogImporter {
         var parts = spelling.replacingOccurrences(of: "_", with: "-").split(separator: "-", omittingEmptySubsequences: false).map(String.init)
         guard let language = parts.first?.lowercased(), !language.isEmpty else { return nil }
         parts[0] = legacyLanguages[language] ?? language
-        return try? LocaleTag.parse(parts.joined(separator: "-")).description
+        do {
+            return try LocaleTag.parse(parts.joined(separator: "-")).description
+        } catch LocaleTag.ParseError.notCanonical(_, let canonical) {
+            return canonical  // pt-br, zh-hans: catalogs do not always write canonical case
+        } catch {
+            return nil
+        }
     }
 }

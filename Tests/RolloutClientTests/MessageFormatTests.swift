@@ -73,8 +73,17 @@ final class MessageFormatApostropheTests: XCTestCase {
         XCTAssertEqual(format("{0, plural, one {a '}' b} other {c '{' d #}}", ["0": "2"], "en"), "c { d 2")
     }
 
+    /// MessageStyle: a `{{name}}` string keeps its apostrophes as packs in that form always showed
+    /// them, and a string with ICU arguments reads no printf.
+    func testTemplateStringsKeepApostrophesAndICUStringsReadNoPrintf() {
+        XCTAssertEqual(format("Supprimer '{{name}}' ?", ["name": "Doc"]), "Supprimer 'Doc' ?")
+        XCTAssertEqual(format("{0, number}%ige Steigerung bei {1}", ["0": "5", "1": "x"], "de"), "5%ige Steigerung bei x", "%i is text here")
+        XCTAssertEqual(format("%d files, l'{{name}}", ["1": "5", "name": "x"], "fr"), "5 files, l'x", "printf is still read in a string without ICU arguments")
+    }
+
     func testAFixedPrecisionSkeletonKeepsPrintfsDigits() {
-        XCTAssertEqual(format("{0, number, ::.00} km", ["0": "3.14159"]), "3.14 km")
+        XCTAssertEqual(format("{0, number, ::.00} km", ["0": "3.14159"]), "3,14 km", "French writes a decimal comma, as Android and iOS do in French")
+        XCTAssertEqual(format("{0, number, ::.00} km", ["0": "1234.5"], "en"), "1234.50 km", "no grouping, as printf")
         XCTAssertEqual(format("{0, number} km", ["0": "3.14159"]), "3.14159 km")
     }
 }

@@ -31,7 +31,7 @@ final class ImportAndroidTests: XCTestCase {
             (en["joined"], "<b>%1$s</b> joined", ["Ada"], "en"),
         ]
         for (stored, value, args, language) in cases {
-            XCTAssertEqual(deviceText(stored, args, language: language), referencePrintf(value, args, java: true), "\(value) stored as \(stored ?? "nothing")")
+            XCTAssertEqual(deviceText(stored, args, language: language), referencePrintf(value, args, java: true, language: language), "\(value) stored as \(stored ?? "nothing")")
         }
         XCTAssertEqual(fr["minutes"], "qu''{0, number} minute pour l''épisode", "the number is not quoted away")
         XCTAssertEqual(en["progress"], "{0, number, ::.00} MB of {1, number, ::.0} MB")

@@ -37,3 +37,20 @@ final class ImportSkipInvalidTests: XCTestCase {
         XCTAssertEqual(skipped, ["tr greet"])
     }
 }
+
+/// Locale folders in any case a catalog writes them, and two folders for one locale: nothing is
+/// overwritten silently (docs/import.md, "Locales").
+final class ImportLocaleSpellingTests: XCTestCase {
+    func testLowerCaseSpellingsAreLocalesAndASecondFolderForOneLocaleIsListed() throws {
+        let w = try Workspace()
+        XCTAssertEqual(try w.rollout("init").status, 0)
+        _ = try w.scratch.write("locales/en/translation.json", #"{"title": "Title", "save": "Save"}"#)
+        _ = try w.scratch.write("locales/pt-br/translation.json", #"{"title": "Título", "save": "Salvar"}"#)
+        _ = try w.scratch.write("locales/pt_BR/translation.json", #"{"title": "Titulo"}"#)
+        let imported = try w.json(try w.rollout(
+            "pack", "import", w.scratch.path("locales"), "--content-version", "1", "--min-app-version", "4.0", "--source-locale", "en", "--json"))
+        XCTAssertEqual((imported["added"] as? [[String: Any]])?.compactMap { $0["pack"] as? String }, ["en@1", "pt-BR@1"])
+        let skipped = (imported["skipped"] as? [[String: String]] ?? []).map { "\($0["locale"]!) \($0["key"]!)" }
+        XCTAssertEqual(skipped, ["pt-BR title"], "the second folder's different title is listed, not written over the first")
+    }
+}

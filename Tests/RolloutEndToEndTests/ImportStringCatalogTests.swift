@@ -24,7 +24,7 @@ final class ImportStringCatalogTests: XCTestCase {
         XCTAssertEqual(en["%@ shared %lld photos"], "{0} shared {1, plural, one {# photo} other {# photos}}")
         XCTAssertEqual(fr["%@ shared %lld photos"], "{1, plural, one {# photo} other {# photos}} partagées par {0}", "argNum 2 wins; its %lld forms count it")
         let photos = (argNum: Int?(2), forms: ["one": "%lld photo", "other": "%lld photos"])
-        XCTAssertEqual(deviceText(fr["%@ shared %lld photos"], ["Ada", "4"], language: "fr"), referencePrintf("%#@photos@ partagées par %1$@", ["Ada", "4"], substitutions: ["photos": photos], category: { $0 <= 1 ? "one" : "other" }))
+        XCTAssertEqual(deviceText(fr["%@ shared %lld photos"], ["Ada", "4"], language: "fr"), referencePrintf("%#@photos@ partagées par %1$@", ["Ada", "4"], language: "fr", substitutions: ["photos": photos], category: { $0 <= 1 ? "one" : "other" }))
     }
 
     func testApostrophesBracesAndPrecisionShowAsFoundationShowsThem() throws {
@@ -38,7 +38,7 @@ final class ImportStringCatalogTests: XCTestCase {
             (fr["Don't stop"], "N'arrêtez pas", [], "fr"),
         ]
         for (stored, value, args, language) in cases {
-            XCTAssertEqual(deviceText(stored, args, language: language), referencePrintf(value, args), "\(value) stored as \(stored ?? "nothing")")
+            XCTAssertEqual(deviceText(stored, args, language: language), referencePrintf(value, args, language: language), "\(value) stored as \(stored ?? "nothing")")
         }
         XCTAssertEqual(en["Download %.1f%% done, %@'s {draft}"], "Download {0, number, ::.0}% done, {1}''s '{'draft'}'")
     }

@@ -29,9 +29,10 @@ func deviceText(_ text: String?, _ args: [String], language: String) -> String? 
 /// `String(format:)` (length modifiers, and Xcode's substitutions: `%#@name@` takes the next
 /// argument unless its substitution names one, `argNum`, and picks that count's form, where `%arg`
 /// or an unnumbered conversion is that argument). Conversions: `%%`, `%s`, `%@`, `%d`, `%lld`,
-/// `%.Nf`, numbered (`%2$s`) or in order.
+/// `%.Nf`, numbered (`%2$s`) or in order. Decimals in `language`'s form, as `getString(id, args)`
+/// and `String(localized:)` write them in the app's locale.
 func referencePrintf(
-    _ format: String, _ args: [String], java: Bool = false, substitutions: [String: (argNum: Int?, forms: [String: String])] = [:],
+    _ format: String, _ args: [String], java: Bool = false, language: String = "en", substitutions: [String: (argNum: Int?, forms: [String: String])] = [:],
     category: (Int) -> String = { $0 == 1 ? "one" : "other" }
 ) -> String {
     var out = ""
@@ -54,7 +55,8 @@ func referencePrintf(
             let argument = substitution.argNum.map { $0 - 1 } ?? index ?? next
             if index == nil { next += 1 }
             let form = substitution.forms[category(Int(args[argument])!)] ?? substitution.forms["other"]!
-            out += referencePrintf(form.replacingOccurrences(of: "%arg", with: "%\(argument + 1)$lld").replacingOccurrences(of: "%lld", with: "%\(argument + 1)$lld"), args)
+            out += referencePrintf(
+                form.replacingOccurrences(of: "%arg", with: "%\(argument + 1)$lld").replacingOccurrences(of: "%lld", with: "%\(argument + 1)$lld"), args, language: language)
             continue
         }
         var precision: Int? = nil
@@ -67,7 +69,10 @@ func referencePrintf(
         let conversion = s.removeFirst()
         let argument = args[index ?? next]
         if index == nil { next += 1 }
-        out += conversion == "f" ? String(format: "%.\(precision ?? 6)f", Double(argument)!) : argument
+        // printf's %f: no grouping, the locale's decimal separator.
+        let decimal = String(format: "%.\(precision ?? 6)f", locale: Locale(identifier: "en_US_POSIX"), Double(argument) ?? 0)
+            .replacingOccurrences(of: ".", with: Locale(identifier: language).decimalSeparator ?? ".")
+        out += conversion == "f" ? decimal : argument
     }
     return out
 }

@@ -133,7 +133,9 @@ final class PackLinterTests: XCTestCase {
         }
         XCTAssertEqual(try differences(count, "사진"), [.warning], "Korean leaves the count unshown")
         XCTAssertEqual(try differences(count, "{0, plural, other {사진}}"), [])
-        XCTAssertEqual(try differences("Photos", "{0} fotoğraf", locale: "tr"), [.warning], "the app passes argument 0 to every locale")
+        XCTAssertEqual(try differences("{1} photos", "{0} kişinin {1} fotoğrafı", locale: "tr"), [.warning], "the source skips argument 0, which the app passes")
+        XCTAssertEqual(try differences("Delete", "{0, number}件を削除", locale: "ja"), [.error], "an argument past all the source's may not be passed at all")
+        XCTAssertEqual(try differences(count, "Dateien", locale: "de"), [.error], "German has a one form: dropping the count is a change")
         XCTAssertEqual(try differences("Version {{version}} is out", "Yeni sürüm", locale: "tr"), [.error], "seed 002: the version number is lost")
         XCTAssertEqual(try differences("Hi", "Merhaba {name}", locale: "tr"), [.error], "a name the app does not pass shows raw")
         XCTAssertEqual(try differences("%d photos", "%@ fotoğraf", locale: "tr"), [.error], "%d became %@")
@@ -254,6 +256,7 @@ final class SwallowedArgumentTests: XCTestCase {
         for text in [
             "qu''{0, number} minute pour l''épisode", "l'app", "'{'name'}' is literal", "{0, plural, one {'#'1 file} other {# files}}",
             "It''s {count}", "{0, plural, one {l''épisode} other {les # épisodes}}",
+            "{0, plural, other {# posts in '##'dev}}", "{count, plural, other {# items '{#}'}}", "Supprimer '{{name}}' ?",
         ] {
             XCTAssertEqual(errors(text), [], text)
         }

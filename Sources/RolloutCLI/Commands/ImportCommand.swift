@@ -38,6 +38,13 @@ enum ImportCommand {
         arguments: .exactly("PATH"),
         run: run)
 
+    /// The lint rules a string fails on its own, so leaving that string out is the fix
+    /// (docs/pack-format.md, "Rules"). Rules about a pack against history (removed, required or
+    /// protected keys) are not: leaving a string out cannot satisfy them, and they still refuse.
+    static let perStringRules: Set<String> = [
+        "bad-key", "value-too-long", "control-character", "executable-content", "secret", "message-syntax", "placeholders",
+    ]
+
     static func run(_ invocation: Invocation, _ context: CommandContext) throws -> CommandOutput {
         let path = context.absolutePath(invocation.positionals[0])
         guard FileManager.default.fileExists(atPath: path) else { throw RolloutError.missing("\(invocation.positionals[0]): no such file or directory") }
@@ -78,13 +85,14 @@ enum ImportCommand {
             catalog.skipped = catalog.skipped.filter { only.contains($0.locale) }
         }
         let stored = Set(try snapshot.locales())
-        let imported = Set(catalog.strings.keys)
         let maximumBytes = try snapshot.policy().limits.maxPackBytes
         var emptyLocales: [String] = []
         /// One pack input per locale that has strings left.
         func packInputs() throws -> [PackInput] {
             var inputs: [PackInput] = []
             emptyLocales = []
+            // The locales that still make a pack: a regional locale falls back to its language only then.
+            let imported = Set(catalog.strings.filter { !$0.value.isEmpty }.keys)
             for locale in catalog.strings.keys.sorted() {
                 let strings = catalog.strings[locale]!
                 if strings.isEmpty { emptyLocales.append(locale); continue }
@@ -114,7 +122,9 @@ enum ImportCommand {
             // Leaving a string out can change what lint says of another locale's (the fallback
             // chain compares them): lint again until only problems of whole packs are left.
             for _ in 0..<8 {
-                let refused = try PackOperations.plan(inputs, snapshot: snapshot, options: options).errors.filter { $0.key != nil }
+                let refused = try PackOperations.plan(inputs, snapshot: snapshot, options: options).errors.filter {
+                    $0.key != nil && ImportCommand.perStringRules.contains($0.rule)
+                }
                 guard !refused.isEmpty else { break }
                 for finding in refused {
                     catalog.strings[finding.pack.locale]?[finding.key!] = nil
@@ -124,7 +134,7 @@ enum ImportCommand {
             }
         }
         guard !inputs.isEmpty else {
-            throw RolloutError.badInput("\(invocation.positionals[0]): no locale has a string to import\(catalog.skipped.isEmpty ? "" : " (\(catalog.skipped.count) left out: \(catalog.skipped.prefix(3).map { "\($0.locale) \($0.key): \($0.reason)" }.joined(separator: "; ")))")")
+            throw RolloutError.badInput("\(invocation.positionals[0]): no locale has a string to import\(catalog.skipped.isEmpty ? "" : " (\(catalog.skipped.count) left out: \(catalog.skipped.prefix(3).map { "\($0.locale) \($0.key.oneLine): \($0.reason.oneLine)" }.joined(separator: "; ")))")")
         }
         let plan: PackAddPlan
         var commit: ObjectID? = nil

@@ -16,7 +16,7 @@ public struct MessageSyntax: Equatable, Sendable {
     static let simpleArgumentTypes: Set<String> = ["number", "date", "time", "spellout", "ordinal", "duration"]
 
     public static func analyse(_ text: String) -> MessageSyntax {
-        var scanner = Scanner(scalars: Array(text.unicodeScalars))
+        var scanner = Scanner(scalars: Array(text.unicodeScalars), style: MessageStyle(text))
         scanner.parseMessage(inPlural: false, nested: false, depth: 0)
         return scanner.result
     }
@@ -27,7 +27,13 @@ public struct MessageSyntax: Equatable, Sendable {
         var result = MessageSyntax()
         var nextImplicitPosition = 1
 
-        init(scalars: [Unicode.Scalar]) { self.scalars = scalars }
+        /// How this string's apostrophes and percent signs read (the client's rule too).
+        let style: MessageStyle
+
+        init(scalars: [Unicode.Scalar], style: MessageStyle) {
+            self.scalars = scalars
+            self.style = style
+        }
 
         func peek(_ offset: Int = 0) -> Unicode.Scalar? {
             index + offset < scalars.count ? scalars[index + offset] : nil
@@ -56,9 +62,9 @@ public struct MessageSyntax: Equatable, Sendable {
                     if nested { return }
                     fail("unmatched '}' at character \(index + 1)")
                     index += 1
-                case "'":
+                case "'" where style.icuApostrophes:
                     parseApostrophe(inPlural: inPlural)
-                case "%":
+                case "%" where style.printf:
                     parsePrintf()
                 default:
                     index += 1
@@ -133,7 +139,8 @@ public struct MessageSyntax: Equatable, Sendable {
             let holdsArgument = text.indices.contains { i in
                 text[i] == "{" && i + 1 < text.count && (Scanner.isNameScalar(text[i + 1]) || ("0"..."9").contains(text[i + 1]))
             }
-            let holdsCount = inPlural && text.contains("#") && text.count > 1
+            // `'##'` and `'{#}'` are the importers' escapes of literal runs: only text beside the # is a count's.
+            let holdsCount = inPlural && text.contains("#") && text.contains { !"{}#'".unicodeScalars.contains($0) }
             guard holdsArgument || holdsCount else { return }
             let what = holdsArgument ? "an argument" : "the plural count #"
             fail(

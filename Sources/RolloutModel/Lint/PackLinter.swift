@@ -93,8 +93,9 @@ public struct PackLinter {
                 findings.append(error(pack, "bad-key", key, problem))
             }
             if value.unicodeScalars.allSatisfy({ $0.properties.isWhitespace }) {
-                // Deliberate in real catalogs (an empty suffix, a spacer); a device shows it as it is.
-                findings.append(warning(pack, "empty-value", key, value.isEmpty ? "value is empty: devices show nothing for it" : "value is only whitespace"))
+                // Deliberate in real catalogs, and harmless: RolloutClient treats it as missing.
+                findings.append(warning(pack, "empty-value", key,
+                    "value is \(value.isEmpty ? "empty" : "only whitespace"): devices fall back to the next locale for it, as for a missing key (a string a device shows is never empty, docs/client.md)"))
                 continue
             }
             if value.utf8.count > policy.limits.maxValueBytes {
@@ -178,6 +179,15 @@ public struct PackLinter {
         return findings
     }
 
+    /// The 0-based argument a numbered placeholder takes: `{1}` and `%2$d` both take the second.
+    static func argumentIndex(_ placeholder: String) -> Int? {
+        if placeholder.hasPrefix("{"), let n = Int(placeholder.dropFirst().dropLast()) { return n }
+        if placeholder.hasPrefix("%"), let dollar = placeholder.firstIndex(of: "$"), let n = Int(placeholder[placeholder.index(after: placeholder.startIndex)..<dollar]) {
+            return n - 1
+        }
+        return nil
+    }
+
     /// `{name}` and `{{name}}`, as MessageSyntax normalises them; not `{0}` or `%1$d`.
     static func isNamed(_ placeholder: String) -> Bool {
         let inner = placeholder.filter { $0 != "{" && $0 != "}" }
@@ -203,12 +213,14 @@ public struct PackLinter {
             if !missing.isEmpty { parts.append("missing \(missing.joined(separator: " "))") }
             if !extra.isEmpty { parts.append("has \(extra.joined(separator: " ")) that \(reference.locale) does not") }
             // What a device does decides (docs/pack-format.md, "placeholders"). Refused: a value the
-            // source shows and the translation drops (seed 002's version number), and a name the
-            // app never passes (shown as raw text). A warning: a plural count a language with one
-            // form leaves unshown (Korean, Japanese), and a numbered argument only the translation
-            // uses (the app passes it to every locale).
-            let dropped = missing.filter { !reading.counts.contains($0) }
-            let unsupplied = extra.filter(Self.isNamed)
+            // source shows and the translation drops (seed 002's version number), a name the app
+            // never passes (shown as raw text), and a numbered argument past all the source's. A
+            // warning: a plural count a language with one form leaves unshown (Korean, Japanese),
+            // and a numbered argument the source skips (the app passes it, the source does not show it).
+            let dropped = missing.filter { !(reading.counts.contains($0) && PluralLanguages.hasOneForm(pack.locale)) }
+            // A numbered argument past every one the source shows may not be passed at all.
+            let highest = theirs.compactMap(Self.argumentIndex).max() ?? -1
+            let unsupplied = extra.filter { Self.isNamed($0) || (Self.argumentIndex($0) ?? -1) > highest }
             let finding: (Pack, String, String?, String) -> LintFinding = dropped.isEmpty && unsupplied.isEmpty ? warning : error
             findings.append(finding(pack, "placeholders", key,
                 "placeholders differ from \(reference.id): \(parts.joined(separator: "; "))"))
