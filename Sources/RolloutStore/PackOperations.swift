@@ -98,8 +98,7 @@ public enum PackOperations {
 
     public static func refusal(_ errors: [LintFinding]) -> String {
         let lines = errors.map { finding -> String in
-            // A key may hold a newline (Xcode accepts one): it must not start a line of the refusal.
-            let key = finding.key.map { " \"\($0.oneLine)\"" } ?? ""
+            let key = finding.key.map { " \"\($0)\"" } ?? ""
             return "  \(finding.pack)\(key): \(finding.message) [\(finding.rule)]"
         }
         return "refused, nothing was stored (\(errors.count) problem\(errors.count == 1 ? "" : "s")):\n" + lines.joined(separator: "\n")

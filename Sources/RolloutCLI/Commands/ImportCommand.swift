@@ -134,7 +134,7 @@ enum ImportCommand {
             }
         }
         guard !inputs.isEmpty else {
-            throw RolloutError.badInput("\(invocation.positionals[0]): no locale has a string to import\(catalog.skipped.isEmpty ? "" : " (\(catalog.skipped.count) left out: \(catalog.skipped.prefix(3).map { "\($0.locale) \($0.key.oneLine): \($0.reason.oneLine)" }.joined(separator: "; ")))")")
+            throw RolloutError.badInput("\(invocation.positionals[0]): no locale has a string to import\(catalog.skipped.isEmpty ? "" : " (\(catalog.skipped.count) left out: \(catalog.skipped.prefix(3).map { "\($0.locale) \($0.key): \($0.reason)" }.joined(separator: "; ")))")")
         }
         let plan: PackAddPlan
         var commit: ObjectID? = nil
