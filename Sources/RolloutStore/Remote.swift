@@ -49,6 +49,9 @@ extension PackRepository {
     /// 5xx) is tried before exit 75.
     static let transientAttempts = 3
 
+    /// The pause before trying a transient failure again: a quarter of a second, then a second.
+    static func pauseBeforeRetry(_ attempt: Int) { usleep(UInt32(250_000 * attempt * attempt)) }
+
     /// The credentials in a remote's configured URLs, so no message repeats them.
     func secrets(of remote: String) throws -> [String] {
         let urls = [try git.remoteURL(remote), try git.config("remote.\(remote).pushurl")].compactMap { $0 }
@@ -81,7 +84,7 @@ extension PackRepository {
                 guard failure.kind == .transient, attempt < PackRepository.transientAttempts else {
                     throw remoteFailure(failure, "fetch from", remote, attempts: attempt)
                 }
-                usleep(UInt32(250_000 * attempt * attempt))
+                PackRepository.pauseBeforeRetry(attempt)
             }
         }
         guard let tip = try git.referenceTarget(incoming) else { return nil }
@@ -106,15 +109,15 @@ extension PackRepository {
     /// race, and a branch still at `expected` means the push did not land.
     func push(_ commit: ObjectID, to remote: String, expected: ObjectID?) throws -> String? {
         let secrets = try secrets(of: remote)
+        let moved = "another writer moved \(StateLayout.stateBranch)"
         for attempt in 1...PackRepository.transientAttempts {
             let failure: GitTransport.Failure
             do {
                 switch try transport.push(commit.hex, to: remote, ref: StateLayout.stateRef, expected: expected?.hex, secrets: secrets) {
                 case .landed: return nil
-                case .refMoved(let why): return "another writer moved \(StateLayout.stateBranch) (\(why))"
+                case .refMoved(let why): return "\(moved) (\(why))"
                 case .rejected(let refusal):
-                    let tip = try fetchTip(remote)
-                    if tip != expected { return "another writer moved \(StateLayout.stateBranch)" }
+                    guard try branch(of: remote, holds: commit, expected: expected) == .unchanged else { return moved }
                     throw remoteFailure(refusal, "push to", remote, attempts: attempt)
                 }
             } catch let caught as GitTransport.Failure where caught.kind == .transient {
@@ -122,19 +125,33 @@ extension PackRepository {
             } catch let caught as GitTransport.Failure {
                 throw remoteFailure(caught, "push to", remote, attempts: attempt)
             }
-            usleep(UInt32(250_000 * attempt * attempt))
-            let tip: ObjectID?
+            PackRepository.pauseBeforeRetry(attempt)
+            let outcome: BranchOutcome
             do {
-                tip = try fetchTip(remote)
+                outcome = try branch(of: remote, holds: commit, expected: expected)
             } catch {
                 throw RolloutError.conflict(
                     "cannot push to \(remote) (\(shownURL(remote))): the connection failed, and whether the push landed cannot be told now: \(failure.lines.joined(separator: "; ")). Run rollout sync when \(remote) answers: it brings the change here if it landed (then it is done), and changes nothing if it did not (then run the command again)")
             }
-            if let tip, try tip == commit || git.isDescendant(tip, of: commit) { return nil }
-            if tip != expected { return "another writer moved \(StateLayout.stateBranch)" }
-            if attempt == PackRepository.transientAttempts { throw remoteFailure(failure, "push to", remote, attempts: attempt) }
+            switch outcome {
+            case .landed: return nil
+            case .moved: return moved
+            case .unchanged where attempt == PackRepository.transientAttempts: throw remoteFailure(failure, "push to", remote, attempts: attempt)
+            case .unchanged: continue
+            }
         }
         throw RolloutError.internal("the push to \(remote) ended without an outcome")
+    }
+
+    enum BranchOutcome { case landed, moved, unchanged }
+
+    /// What the remote's branch says of a push git could not report on: it holds `commit` (also
+    /// under a later writer's commit, so the change is never applied twice), another writer moved
+    /// it, or it is still `expected`.
+    func branch(of remote: String, holds commit: ObjectID, expected: ObjectID?) throws -> BranchOutcome {
+        let tip = try fetchTip(remote)
+        if let tip, try tip == commit || git.isDescendant(tip, of: commit) { return .landed }
+        return tip == expected ? .unchanged : .moved
     }
 
     /// The one mapping from a failed fetch or push to what a person reads, with its exit code

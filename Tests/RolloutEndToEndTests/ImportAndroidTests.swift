@@ -53,7 +53,7 @@ final class ImportAndroidTests: XCTestCase {
 
     func testWhatCannotBeKeptIsLeftOutWithItsReason() throws {
         let (w, report) = try imported()
-        let skipped = (report["skipped"] as? [[String: String]] ?? []).map { "\($0["locale"]!) \($0["key"]!): \($0["reason"]!)" }.sorted()
+        let skipped = skippedEntries(report)
         XCTAssertEqual(skipped, [
             "en app_name: marked translatable=\"false\"",
             "en hex: %1$x: a hexadecimal or octal number, which the ICU form cannot keep",

@@ -19,6 +19,11 @@ func packStrings(_ w: Workspace, _ id: String) throws -> [String: String] {
     return try XCTUnwrap(shown["strings"] as? [String: String], "\(shown)")
 }
 
+/// The strings an import's `--json` report says it left out, as "locale key: reason", sorted.
+func skippedEntries(_ report: [String: Any]) -> [String] {
+    (report["skipped"] as? [[String: String]] ?? []).map { "\($0["locale"]!) \($0["key"]!): \($0["reason"]!)" }.sorted()
+}
+
 /// What a device shows for an imported string, its arguments named "0", "1", ... as the pack's.
 func deviceText(_ text: String?, _ args: [String], language: String) -> String? {
     text.map { MessageFormat.format($0, Dictionary(uniqueKeysWithValues: args.enumerated().map { ("\($0.offset)", $0.element) }), language: language) }
