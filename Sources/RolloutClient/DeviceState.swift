@@ -1,0 +1,42 @@
+import RolloutModel
+
+/// What the device remembers between launches, in `state.json`.
+struct DeviceState: Equatable {
+    static let file = "state.json"
+    static let format = "rollout-device/1"
+
+    /// The index sequence last accepted: an older index is a replay.
+    var indexSequence = 0
+    /// Each locale's chain from the last index, so a locale switched offline reads the right chain.
+    var chains: [String: [String]] = [:]
+    /// Content versions the manifests block, per locale: never used again, even offline.
+    var blocked: [String: [Int]] = [:]
+    /// Packs the app marked failed (`tr-TR@18`).
+    var failed: Set<String> = []
+    /// Locales whose kill switch was on in the last manifest seen: nothing of theirs is used.
+    var killed: Set<String> = []
+
+    init() {}
+
+    init?(_ bytes: [UInt8]?) {
+        guard let bytes, let o = (try? StrictJSONParser.parse(bytes))?.objectValue, o["format"]?.stringValue == DeviceState.format,
+            let sequence = o["indexSequence"]?.integerValue, let chains = o["chains"]?.objectValue, let blocked = o["blocked"]?.objectValue,
+            let failed = o["failed"]?.arrayValue
+        else { return nil }
+        indexSequence = sequence
+        self.chains = chains.mapValues { $0.arrayValue?.compactMap(\.stringValue) ?? [] }
+        self.blocked = blocked.mapValues { $0.arrayValue?.compactMap(\.integerValue) ?? [] }
+        self.failed = Set(failed.compactMap(\.stringValue))
+        killed = Set(o["killed"]?.arrayValue?.compactMap(\.stringValue) ?? [])
+    }
+
+    var bytes: [UInt8] {
+        JSONWriter.pretty([
+            "format": .string(DeviceState.format), "indexSequence": .integer(indexSequence),
+            "chains": .object(chains.mapValues { .array($0.map { .string($0) }) }),
+            "blocked": .object(blocked.mapValues { .array($0.map { .integer($0) }) }),
+            "failed": .array(failed.sorted().map { .string($0) }),
+            "killed": .array(killed.sorted().map { .string($0) }),
+        ])
+    }
+}
