@@ -10,44 +10,75 @@ import XCTest
 final class ApplePlatformTests: XCTestCase {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
-    /// RolloutCrypto is compiled against Tests/AppleStandIns/CryptoKit.swift (CryptoKit's public
-    /// signatures, over OpenSSL) with no OpenSSL module on the search path, so only its
-    /// `#if canImport(CryptoKit)` branch can compile; RolloutModel is built on it and RolloutClient
-    /// type-checked against it; then the SHA-256, Ed25519, HMAC, pack checksum and bucketing vectors
-    /// run through that build.
+    /// RolloutCrypto compiled against Tests/AppleStandIns/CryptoKit.swift (CryptoKit's public
+    /// signatures, over OpenSSL) with no OpenSSL module on the search path, so that only its
+    /// `#if canImport(CryptoKit)` branch can compile; RolloutModel built on it; RolloutClient's module
+    /// and symbol graph; and the vector runner. Built once, in a scratch directory, for the tests below.
+    static let appleBuild = Result(catching: { try buildAgainstTheCryptoKitStandIn() })
+
+    override class func tearDown() {
+        if case .success(let directory) = appleBuild { try? FileManager.default.removeItem(atPath: directory) }
+        super.tearDown()
+    }
+
+    /// The SHA-256, Ed25519, HMAC, pack checksum and bucketing vectors through the CryptoKit branch:
+    /// the bytes an iPhone computes are the bytes the server computed.
     func testTheCryptoKitBranchBuildsWithoutOpenSSLAndPassesTheVectors() throws {
-        let swiftc = try XCTUnwrap(Self.findSwiftc(), "swiftc is not on PATH: the Apple-branch build cannot run")
-        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("rollout-apple-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: scratch) }
-        let out = scratch.path
+        let out = try Self.appleBuild.get()
+        XCTAssertFalse(FileManager.default.fileExists(atPath: "\(out)/CCrypto.swiftmodule"))
+        let report = try Self.run("\(out)/crypto-vectors", [Self.root.appendingPathComponent("Tests/Fixtures").path])
+        XCTAssertTrue(report.hasSuffix(" checks, 0 failed\n"), report)
+        XCTAssertGreaterThanOrEqual(Int(report.split(separator: " ").first ?? "") ?? 0, 60, report)
+    }
+
+    /// `make docs` in miniature: the DocC catalog converts with RolloutClient's symbol graph, every
+    /// link resolving (a renamed method breaks it here first).
+    func testTheDocCCatalogBuildsWithEveryLinkResolved() throws {
+        let out = try Self.appleBuild.get()
+        let docc = try XCTUnwrap(Self.findTool("docc"), "docc is not on PATH (it ships with the Swift toolchain)")
+        try Self.run(
+            docc,
+            [
+                "convert", Self.root.appendingPathComponent("Sources/RolloutClient/RolloutClient.docc").path,
+                "--additional-symbol-graph-dir", "\(out)/symbol-graphs", "--output-path", "\(out)/RolloutClient.doccarchive",
+                "--fallback-display-name", "RolloutClient", "--fallback-bundle-identifier", "rollout.RolloutClient", "--warnings-as-errors",
+            ])
+        for page in ["rolloutclient", "rolloutclient/gettingstarted", "rolloutclient/rolloutclient/string(_:_:fallback:)"] {
+            XCTAssertTrue(FileManager.default.fileExists(atPath: "\(out)/RolloutClient.doccarchive/documentation/\(page)/index.html"), page)
+        }
+    }
+
+    static func buildAgainstTheCryptoKitStandIn() throws -> String {
+        guard let swiftc = findTool("swiftc") else { throw CommandFailed(description: "swiftc is not on PATH: the Apple-branch build cannot run") }
+        let out = FileManager.default.temporaryDirectory.appendingPathComponent("rollout-apple-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: "\(out)/symbol-graphs", withIntermediateDirectories: true)
         let root = Self.root.path
 
-        func library(_ module: String, _ sources: [String], extra: [String] = []) -> [String] {
-            ["-parse-as-library", "-emit-module", "-emit-library", "-static", "-wmo", "-module-name", module, "-I", out]
-                + extra + sources + ["-emit-module-path", "\(out)/\(module).swiftmodule", "-o", "\(out)/lib\(module).a"]
+        func module(_ name: String, _ sources: [String], extra: [String] = []) -> [String] {
+            ["-parse-as-library", "-emit-module", "-wmo", "-module-name", name, "-I", out] + extra + sources
+                + ["-emit-module-path", "\(out)/\(name).swiftmodule"]
+        }
+        func library(_ name: String, _ sources: [String], extra: [String] = []) -> [String] {
+            module(name, sources, extra: extra) + ["-emit-library", "-static", "-o", "\(out)/lib\(name).a"]
         }
         // Built resilient, as Apple's frameworks are; the OpenSSL it runs on stays an internal import.
-        try Self.run(
+        try run(
             swiftc,
             library(
                 "CryptoKit", ["\(root)/Tests/AppleStandIns/CryptoKit.swift"],
                 extra: ["-enable-library-evolution", "-suppress-warnings", "-I", "\(root)/Sources/CCrypto"]))
-        XCTAssertFalse(FileManager.default.fileExists(atPath: "\(out)/CCrypto.swiftmodule"))
-        try Self.run(swiftc, library("RolloutCrypto", try Self.swiftFiles("Sources/RolloutCrypto")))
-        try Self.run(swiftc, library("RolloutModel", try Self.swiftFiles("Sources/RolloutModel")))
-
-        let clientCheck = try Self.start(
-            swiftc, ["-parse-as-library", "-typecheck", "-module-name", "RolloutClient", "-I", out] + (try Self.swiftFiles("Sources/RolloutClient")))
-        try Self.run(
+        try run(swiftc, library("RolloutCrypto", try swiftFiles("Sources/RolloutCrypto")))
+        try run(swiftc, library("RolloutModel", try swiftFiles("Sources/RolloutModel")))
+        let client = try start(
+            swiftc,
+            module("RolloutClient", try swiftFiles("Sources/RolloutClient"))
+                + ["-emit-symbol-graph", "-emit-symbol-graph-dir", "\(out)/symbol-graphs"])
+        try run(
             swiftc,
             ["-module-name", "CryptoVectors", "-I", out, "\(root)/Tests/AppleStandIns/main.swift", "-L", out]
                 + ["-lRolloutModel", "-lRolloutCrypto", "-lCryptoKit", "-lcrypto", "-o", "\(out)/crypto-vectors"])
-        try Self.finish(clientCheck)
-
-        let report = try Self.run("\(out)/crypto-vectors", ["\(root)/Tests/Fixtures"])
-        XCTAssertTrue(report.hasSuffix(" checks, 0 failed\n"), report)
-        XCTAssertGreaterThanOrEqual(Int(report.split(separator: "\n").last?.split(separator: " ").first ?? "") ?? 0, 60, report)
+        try finish(client)
+        return out
     }
 
     /// The same Ed25519 and SHA-256 vectors on the OpenSSL branch, the one this build uses: the two
@@ -146,9 +177,9 @@ final class ApplePlatformTests: XCTestCase {
         return walker.compactMap { $0 as? String }.filter { $0.hasSuffix(".swift") }.sorted().map { "\(base)/\($0)" }
     }
 
-    static func findSwiftc() -> String? {
+    static func findTool(_ name: String) -> String? {
         let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin"
-        return path.split(separator: ":").map { "\($0)/swiftc" }.first { FileManager.default.isExecutableFile(atPath: $0) }
+        return path.split(separator: ":").map { "\($0)/\(name)" }.first { FileManager.default.isExecutableFile(atPath: $0) }
     }
 
     static func bytes(hex: String) -> [UInt8] {
