@@ -13,7 +13,8 @@ final class ApplePlatformTests: XCTestCase {
     /// RolloutCrypto compiled against Tests/AppleStandIns/CryptoKit.swift (CryptoKit's public
     /// signatures, over OpenSSL) with no OpenSSL module on the search path, so that only its
     /// `#if canImport(CryptoKit)` branch can compile; RolloutModel built on it; RolloutClient's module
-    /// and symbol graph; and the vector runner. Built once, in a scratch directory, for the tests below.
+    /// and symbol graph, with the Darwin branch of its platform imports taken (Tests/AppleStandIns/
+    /// Darwin.swift); and the vector runner. Built once, in a scratch directory, for the tests below.
     static let appleBuild = Result(catching: { try buildAgainstTheCryptoKitStandIn() })
 
     override class func tearDown() {
@@ -51,7 +52,9 @@ final class ApplePlatformTests: XCTestCase {
     static func buildAgainstTheCryptoKitStandIn() throws -> String {
         guard let swiftc = findTool("swiftc") else { throw CommandFailed(description: "swiftc is not on PATH: the Apple-branch build cannot run") }
         let out = FileManager.default.temporaryDirectory.appendingPathComponent("rollout-apple-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: "\(out)/symbol-graphs", withIntermediateDirectories: true)
+        for folder in ["symbol-graphs", "darwin"] {
+            try FileManager.default.createDirectory(atPath: "\(out)/\(folder)", withIntermediateDirectories: true)
+        }
         let root = Self.root.path
 
         func module(_ name: String, _ sources: [String], extra: [String] = []) -> [String] {
@@ -67,11 +70,16 @@ final class ApplePlatformTests: XCTestCase {
             library(
                 "CryptoKit", ["\(root)/Tests/AppleStandIns/CryptoKit.swift"],
                 extra: ["-enable-library-evolution", "-suppress-warnings", "-I", "\(root)/Sources/CCrypto"]))
+        let darwin = try start(
+            swiftc, ["-parse-as-library", "-emit-module", "-module-name", "Darwin", "\(root)/Tests/AppleStandIns/Darwin.swift"]
+                + ["-emit-module-path", "\(out)/darwin/Darwin.swiftmodule"])
         try run(swiftc, library("RolloutCrypto", try swiftFiles("Sources/RolloutCrypto")))
         try run(swiftc, library("RolloutModel", try swiftFiles("Sources/RolloutModel")))
+        try finish(darwin)
+        // With Darwin's branch of every platform #if taken.
         let client = try start(
             swiftc,
-            module("RolloutClient", try swiftFiles("Sources/RolloutClient"))
+            module("RolloutClient", try swiftFiles("Sources/RolloutClient"), extra: ["-I", "\(out)/darwin"])
                 + ["-emit-symbol-graph", "-emit-symbol-graph-dir", "\(out)/symbol-graphs"])
         try run(
             swiftc,
