@@ -9,7 +9,7 @@ SHELL := /bin/bash
 DEBIAN_PACKAGES := libgit2-dev libssl-dev pkg-config git libcurl4 python3 openssh-server openssh-client
 SWIFT_BUILD_FLAGS ?=
 
-.PHONY: all deps build release demo test bench-pack-add clean
+.PHONY: all deps build release demo test bench-pack-add clean docs
 
 all: build
 
@@ -51,6 +51,23 @@ bench-pack-add: release
 
 clean:
 	rm -rf .build
+
+# DocC documentation of RolloutClient, the library an app embeds (docs/client.md), as a static site in
+# .build/docs/RolloutClient.doccarchive. SwiftPM's docc plugin is not a dependency: the client is built
+# on its own scratch path (the main build keeps its flags) with its symbol graph, then docc converts
+# the catalog. Broken links fail the build.
+DOCC ?= docc
+DOCS_SCRATCH := .build/docc
+docs: deps
+	swift build --scratch-path $(DOCS_SCRATCH) --target RolloutClient $(SWIFT_BUILD_FLAGS) \
+	  -Xswiftc -emit-symbol-graph -Xswiftc -emit-symbol-graph-dir -Xswiftc $(CURDIR)/$(DOCS_SCRATCH)/symbol-graphs
+	rm -rf $(DOCS_SCRATCH)/client-graphs .build/docs/RolloutClient.doccarchive
+	mkdir -p $(DOCS_SCRATCH)/client-graphs .build/docs
+	cp $(DOCS_SCRATCH)/symbol-graphs/RolloutClient*.symbols.json $(DOCS_SCRATCH)/client-graphs/
+	$(DOCC) convert Sources/RolloutClient/RolloutClient.docc --additional-symbol-graph-dir $(DOCS_SCRATCH)/client-graphs \
+	  --output-path .build/docs/RolloutClient.doccarchive --fallback-display-name RolloutClient \
+	  --fallback-bundle-identifier rollout.RolloutClient --warnings-as-errors
+	@echo ".build/docs/RolloutClient.doccarchive (serve it with any static web server: python3 -m http.server -d .build/docs/RolloutClient.doccarchive, then /documentation/rolloutclient)"
 
 # The quickstart's report rendered by headless Chromium (Debian's chromium) to build/demo/report.png.
 .PHONY: report-png

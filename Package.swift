@@ -3,6 +3,10 @@ import PackageDescription
 
 let package = Package(
     name: "rollout",
+    // What an app can embed RolloutClient in (docs/client.md "Apple platforms"): the Swift concurrency
+    // runtime ships in the OS from these releases on, and with it AsyncStream and URLSession's async
+    // API, without the back-deployment library.
+    platforms: [.iOS(.v15), .macOS(.v12), .tvOS(.v15), .watchOS(.v8), .visionOS(.v1)],
     products: [
         .executable(name: "rollout", targets: ["rollout"]),
         .library(name: "RolloutModel", targets: ["RolloutModel"]),
@@ -14,8 +18,12 @@ let package = Package(
         .systemLibrary(name: "CGit2", pkgConfig: "libgit2", providers: [.apt(["libgit2-dev"])]),
         .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
 
-        // SHA-256 and (later) Ed25519 over OpenSSL's libcrypto.
-        .target(name: "RolloutCrypto", dependencies: ["CCrypto"]),
+        // SHA-256 and Ed25519: CryptoKit on Apple platforms, OpenSSL's libcrypto everywhere else, so an
+        // app needs no C library. Signing (the publisher's) exists only over OpenSSL.
+        .target(
+            name: "RolloutCrypto",
+            dependencies: [.target(name: "CCrypto", condition: .when(platforms: [.linux, .android, .windows, .openbsd, .wasi]))]
+        ),
         // The pure model: packs, JSON, versions, locales, policy, lint. No I/O, no libgit2.
         .target(name: "RolloutModel", dependencies: ["RolloutCrypto"]),
         // The only code that touches libgit2.

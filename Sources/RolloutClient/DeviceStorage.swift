@@ -1,7 +1,16 @@
 import Foundation
-#if canImport(Glibc)
+#if canImport(Darwin)
+import Darwin
+#elseif canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
 #endif
+
+// The C library's write(2) and rename(2), named apart: inside DeviceStorage, `write` and `rename`
+// are its own methods.
+private func systemWrite(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) -> Int { write(fd, bytes.baseAddress, bytes.count) }
+private func systemRename(_ from: String, _ to: String) -> Int32 { rename(from, to) }
 
 /// The client's cache directory: whole files written beside their final name, flushed, and renamed
 /// into place, so that a process killed at any moment leaves either the old file or the new one.
@@ -57,7 +66,7 @@ final class DeviceStorage: @unchecked Sendable {
             defer { close(fd) }
             let allowed = try spend(bytes.count)
             while written < allowed {
-                let n = bytes[written..<allowed].withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+                let n = bytes[written..<allowed].withUnsafeBytes { systemWrite(fd, $0) }
                 if n < 0 && errno == EINTR { continue }
                 guard n > 0 else { throw TransportError("\(temporary): \(String(cString: strerror(errno)))") }
                 written += n
@@ -71,7 +80,7 @@ final class DeviceStorage: @unchecked Sendable {
             throw error
         }
         _ = try spend(1)
-        guard Glibc.rename(temporary, final) == 0 else {
+        guard systemRename(temporary, final) == 0 else {
             unlink(temporary)
             throw TransportError("\(final): \(String(cString: strerror(errno)))")
         }
@@ -80,7 +89,7 @@ final class DeviceStorage: @unchecked Sendable {
 
     func rename(_ from: String, _ to: String) throws {
         _ = try spend(1)
-        guard Glibc.rename(path(from), path(to)) == 0 else { throw TransportError("\(path(from)): \(String(cString: strerror(errno)))") }
+        guard systemRename(path(from), path(to)) == 0 else { throw TransportError("\(path(from)): \(String(cString: strerror(errno)))") }
         syncDirectory((path(to) as NSString).deletingLastPathComponent)
     }
 

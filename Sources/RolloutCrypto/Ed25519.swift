@@ -1,6 +1,12 @@
+#if canImport(CryptoKit)
+import CryptoKit
+import Foundation
+#else
 import CCrypto
+#endif
 
-/// Ed25519 signatures through OpenSSL's libcrypto (RFC 8032): the signatures on published manifests.
+/// Ed25519 signatures (RFC 8032): the signatures on published manifests. A device verifies with
+/// CryptoKit where it exists (Apple platforms) and with OpenSSL's libcrypto elsewhere.
 public enum Ed25519 {
     public static let publicKeyBytes = 32
     public static let signatureBytes = 64
@@ -11,7 +17,10 @@ public enum Ed25519 {
         public let description: String
     }
 
-    /// A private key, held by libcrypto.
+    #if !canImport(CryptoKit)
+    /// A private key, held by libcrypto. Signing is the publisher's (`rollout keys generate`,
+    /// `rollout publish`), which runs where OpenSSL is: CryptoKit's Ed25519 signatures are randomized,
+    /// and the publish cache's key needs RFC 8032's deterministic ones (docs/client.md "Apple platforms").
     public final class PrivateKey {
         fileprivate let key: OpaquePointer
 
@@ -71,6 +80,7 @@ public enum Ed25519 {
             return signature
         }
     }
+    #endif
 
     public struct PublicKey: Equatable, Sendable, CustomStringConvertible {
         public let raw: [UInt8]
@@ -90,6 +100,10 @@ public enum Ed25519 {
         public var description: String { publicKeyPrefix + Base64.encode(raw) }
 
         public func verify(_ signature: [UInt8], for message: [UInt8]) -> Bool {
+            #if canImport(CryptoKit)
+            guard signature.count == signatureBytes, let key = try? Curve25519.Signing.PublicKey(rawRepresentation: raw) else { return false }
+            return key.isValidSignature(signature, for: message)
+            #else
             guard signature.count == signatureBytes,
                 let key = raw.withUnsafeBufferPointer({ EVP_PKEY_new_raw_public_key(EVP_PKEY_ED25519, nil, $0.baseAddress, $0.count) })
             else { return false }
@@ -100,6 +114,7 @@ public enum Ed25519 {
             return message.withUnsafeBufferPointer { m in
                 signature.withUnsafeBufferPointer { s in EVP_DigestVerify(context, s.baseAddress, s.count, m.baseAddress, m.count) }
             } == 1
+            #endif
         }
     }
 }

@@ -1,6 +1,13 @@
+#if canImport(CryptoKit)
+import CryptoKit
+import Foundation
+#else
 import CCrypto
+#endif
 
-/// SHA-256 through OpenSSL's libcrypto.
+/// SHA-256: Apple's CryptoKit where it exists (Apple platforms, no C library to ship), OpenSSL's
+/// libcrypto elsewhere. Both give the same bytes; docs/client.md "Apple platforms" says how the
+/// CryptoKit branch is run on Linux.
 public enum SHA256 {
     public static let byteCount = 32
 
@@ -17,7 +24,12 @@ public enum SHA256 {
 
     /// The first 8 bytes of the digest as a big-endian integer, computed without allocating.
     public static func leadingUInt64(_ buffer: UnsafeRawBufferPointer) -> UInt64 {
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: byteCount) { out in
+        #if canImport(CryptoKit)
+        var value: UInt64 = 0
+        for byte in CryptoKit.SHA256.hash(data: buffer).prefix(8) { value = value << 8 | UInt64(byte) }
+        return value
+        #else
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: byteCount) { out in
             var length: UInt32 = 0
             let ok = EVP_Digest(buffer.baseAddress, buffer.count, out.baseAddress, &length, EVP_sha256(), nil)
             precondition(ok == 1 && length == UInt32(byteCount), "EVP_Digest(SHA-256) failed")
@@ -25,9 +37,13 @@ public enum SHA256 {
             for index in 0..<8 { value = value << 8 | UInt64(out[index]) }
             return value
         }
+        #endif
     }
 
     public static func digest(buffer: UnsafeRawBufferPointer) -> [UInt8] {
+        #if canImport(CryptoKit)
+        return Array(CryptoKit.SHA256.hash(data: buffer))
+        #else
         var out = [UInt8](repeating: 0, count: byteCount)
         var length: UInt32 = 0
         let ok = out.withUnsafeMutableBufferPointer { outBuffer in
@@ -36,11 +52,23 @@ public enum SHA256 {
         // EVP_Digest with a built-in digest only fails when memory runs out; there is nothing to recover.
         precondition(ok == 1 && length == UInt32(byteCount), "EVP_Digest(SHA-256) failed")
         return out
+        #endif
     }
 }
 
 /// Streaming SHA-256, for inputs that should not be held in memory at once.
 public final class SHA256Hasher {
+    #if canImport(CryptoKit)
+    private var hasher = CryptoKit.SHA256()
+
+    public init() {}
+
+    public func update(_ buffer: UnsafeRawBufferPointer) {
+        hasher.update(bufferPointer: buffer)
+    }
+
+    public func finalize() -> [UInt8] { Array(hasher.finalize()) }
+    #else
     private let context: OpaquePointer
 
     public init() {
@@ -64,6 +92,7 @@ public final class SHA256Hasher {
         precondition(ok == 1, "EVP_DigestFinal_ex failed")
         return out
     }
+    #endif
 }
 
 public enum Hex {

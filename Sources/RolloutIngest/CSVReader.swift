@@ -1,7 +1,14 @@
-#if canImport(Glibc)
+#if canImport(Darwin)
+import Darwin
+#elseif canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
 #endif
 import RolloutModel
+
+// The C library's read(2): inside CSVReader, `read` is its own method.
+private func systemRead(_ fd: Int32, _ buffer: UnsafeMutableRawPointer?, _ count: Int) -> Int { read(fd, buffer, count) }
 
 /// One record's fields, borrowed from the reader's buffer: valid only during the call that receives it.
 public struct CSVRecord {
@@ -55,7 +62,7 @@ public struct CSVReader {
         let tokenizer = Tokenizer(chunk: chunk)
         return try tokenizer.run(sink: &sink, onChunk: onChunk) { into, count in
             while true {
-                let n = Glibc.read(fd, into, count)
+                let n = systemRead(fd, into, count)
                 if n >= 0 { return n }
                 if errno != EINTR { throw RolloutError.fileFailure("read", path, errno: errno) }
             }

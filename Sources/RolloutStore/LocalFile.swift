@@ -1,8 +1,15 @@
 import Foundation
-#if canImport(Glibc)
+#if canImport(Darwin)
+import Darwin
+#elseif canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
 #endif
 import RolloutModel
+
+// The C library's read(2): inside LocalFile, `read` is its own method.
+private func systemRead(_ fd: Int32, _ buffer: UnsafeMutableRawPointer?, _ count: Int) -> Int { read(fd, buffer, count) }
 
 /// The operator's own files (packs, metrics exports, keys, reports, the site), read and written with
 /// POSIX calls so that every failure has an errno, which `RolloutError.fileFailure` turns into what a
@@ -59,7 +66,7 @@ public enum LocalFile {
     public static func readChunks(_ fd: Int32, name: String, chunkBytes: Int, _ body: (UnsafeRawBufferPointer) throws -> Void) throws {
         var buffer = [UInt8](repeating: 0, count: chunkBytes)
         while true {
-            let n = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+            let n = buffer.withUnsafeMutableBytes { systemRead(fd, $0.baseAddress, $0.count) }
             if n == 0 { return }
             if n < 0 {
                 if errno == EINTR { continue }

@@ -1,6 +1,10 @@
 import CGit2
-#if canImport(Glibc)
+#if canImport(Darwin)
+import Darwin
+#elseif canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
 #endif
 
 /// A git object id (SHA-1), as a value.

@@ -5,6 +5,8 @@ import Foundation
     import Glibc
 #elseif canImport(Darwin)
     import Darwin
+#elseif canImport(Musl)
+    import Musl
 #endif
 
 /// Runs one program to its end and returns what it wrote: how rollout runs git.
