@@ -46,6 +46,7 @@ public let allCommands: [CommandSpec] = [
     PlanCommands.promote, PlanCommands.status, PlanCommands.resolve, SimulateCommand.spec, LogCommand.spec,
     RevertCommands.revert, RevertCommands.rollbacks,
     PublishCommands.keysGenerate, PublishCommands.publish, PublishCommands.verifySite, VerifyCommand.spec,
+    ConformanceCommand.write,
     MetricsCommands.ingest, MetricsCommands.retract, MetricsCommands.show, HealthCommand.spec, GuardCommand.spec, ReportCommand.spec,
     PauseCommands.spec(true), PauseCommands.spec(false),
     PolicyCommands.show, PolicyCommands.set,

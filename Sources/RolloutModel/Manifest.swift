@@ -7,6 +7,84 @@ public enum SiteLayout {
     /// Packs live under paths that include their digest: the bytes at a path never change.
     public static func pack(_ id: PackID, sha256: String) -> String { "packs/\(id.locale)/\(id.contentVersion).\(sha256.prefix(16)).json" }
     public static func signature(of path: String) -> String { path + ".sig" }
+
+    /// The one pack URL a device accepts for a manifest entry: exactly the path `pack(_:sha256:)`
+    /// names, for a canonical locale and a lowercase hex SHA-256. Anything else (absolute, `..`,
+    /// another host, another digest) is refused, so a signed manifest can only point inside the
+    /// site and at the bytes it vouches for (docs/manifest.md, "Pack URLs").
+    public static func isSafePackURL(_ url: String, for id: PackID, sha256: String) -> Bool {
+        guard Wire.isSHA256Hex(sha256), id.contentVersion >= 1, (try? LocaleTag.parse(id.locale)) != nil else { return false }
+        return url == pack(id, sha256: sha256)
+    }
+}
+
+/// The wire rules shared by the index and the manifests (docs/manifest.md, "Wire rules"): members
+/// a device does not know are ignored; a member it knows must have its documented type, or the
+/// whole document is refused.
+enum Wire {
+    /// Integers on the wire fit a JavaScript number exactly.
+    static let maximumInteger = 9_007_199_254_740_991
+
+    indirect enum Kind {
+        case string, bool
+        case integer(min: Int)
+        case array(Kind)
+        case nullable(Kind)
+        /// An object whose known members have these kinds; other members are ignored.
+        case object([String: Kind])
+        /// An object of any member names, each of this kind.
+        case map(Kind)
+    }
+
+    static func check(_ value: JSONValue, _ kind: Kind, at path: String) throws {
+        func fail(_ expected: String) -> RolloutError { .badInput("\(path) must be \(expected), not \(value.kindName)") }
+        switch kind {
+        case .string: guard value.stringValue != nil else { throw fail("a string") }
+        case .bool: guard value.boolValue != nil else { throw fail("a boolean") }
+        case .integer(let min):
+            guard let n = value.integerValue, n >= min, n <= maximumInteger else { throw fail("an integer from \(min) to 2^53-1") }
+        case .array(let item):
+            guard let items = value.arrayValue else { throw fail("an array") }
+            for (i, element) in items.enumerated() { try check(element, item, at: "\(path)[\(i)]") }
+        case .nullable(let inner):
+            if value != .null { try check(value, inner, at: path) }
+        case .object(let members):
+            guard let o = value.objectValue else { throw fail("an object") }
+            for (name, member) in members.sorted(by: { $0.key < $1.key }) {
+                if let v = o[name] { try check(v, member, at: "\(path).\(name)") }
+            }
+        case .map(let item):
+            guard let o = value.objectValue else { throw fail("an object") }
+            for (name, v) in o.sorted(by: { $0.key < $1.key }) { try check(v, item, at: "\(path).\(name)") }
+        }
+    }
+
+    static func isSHA256Hex(_ text: String) -> Bool {
+        text.utf8.count == 64 && text.utf8.allSatisfy { (48...57).contains($0) || (97...102).contains($0) }
+    }
+
+    private static let packRef: Kind = .object(["contentVersion": .integer(min: 1), "minAppVersion": .string])
+    static let plan: Kind = .object([
+        "locale": .string, "baseline": .nullable(packRef), "previousBaselines": .array(packRef),
+        "rules": .array(.object([
+            "pack": packRef, "regions": .array(.string), "appVersions": .string, "basisPoints": .integer(min: 0), "salt": .string,
+        ])),
+        "blocked": .array(.integer(min: 1)), "withdrawn": .array(.object(["region": .string, "appVersions": .string])),
+        "bundledOnly": .bool, "sequence": .integer(min: 0),
+    ])
+    static let manifest: Kind = .object([
+        "format": .string, "locale": .string, "sequence": .integer(min: 0), "time": .string, "plan": plan,
+        "packs": .map(.object([
+            "url": .string, "bytes": .integer(min: 0), "sha256": .string, "checksum": .string, "minAppVersion": .string,
+            "schemaVersion": .integer(min: 1),
+        ])),
+    ])
+    static let index: Kind = .object([
+        "format": .string, "sequence": .integer(min: 0), "time": .string, "defaultLocale": .string,
+        "locales": .map(.object([
+            "sequence": .integer(min: 0), "manifest": .string, "chain": .array(.string), "fallbackChain": .array(.string),
+        ])),
+    ])
 }
 
 /// One locale's published manifest: its plan, in the form `Resolution` reads, and where each pack is.
@@ -38,13 +116,41 @@ public struct LocaleManifest: Equatable, Sendable {
     public let time: Timestamp
     public let plan: Plan
     public let packs: [Int: PackEntry]
+    /// App-version ranges of the published plan this device could not read (a newer publisher's
+    /// syntax). They never give a device the staged pack: such a rule matches no device, such a
+    /// withdrawn segment covers every app version of its region. `verify-site` reports them.
+    public let unreadableRanges: [String]
 
-    public init(locale: String, sequence: Int, time: Timestamp, plan: Plan, packs: [Int: PackEntry]) {
+    public init(locale: String, sequence: Int, time: Timestamp, plan: Plan, packs: [Int: PackEntry], unreadableRanges: [String] = []) {
         self.locale = locale
         self.sequence = sequence
         self.time = time
         self.plan = plan
         self.packs = packs
+        self.unreadableRanges = unreadableRanges
+    }
+
+    /// The plan as this device reads it: a rule whose range it cannot parse is left out (it matches
+    /// no device, so resolution is the same), and a withdrawn segment whose range it cannot parse
+    /// covers every version (`*`). Fail safe: a range the device cannot read never gives it the
+    /// staged pack, and never takes away a block, a kill switch or a baseline.
+    public static func readableRanges(_ plan: JSONValue) -> (JSONValue, [String]) {
+        guard var o = plan.objectValue else { return (plan, []) }
+        var unreadable: [String] = []
+        func readable(_ item: JSONValue) -> Bool {
+            guard let text = item.objectValue?["appVersions"]?.stringValue, (try? VersionRange.parse(text)) == nil else { return true }
+            unreadable.append(text)
+            return false
+        }
+        if let rules = o["rules"]?.arrayValue { o["rules"] = .array(rules.filter(readable)) }
+        if let withdrawn = o["withdrawn"]?.arrayValue {
+            o["withdrawn"] = .array(withdrawn.map { item in
+                guard !readable(item), var w = item.objectValue else { return item }
+                w["appVersions"] = "*"
+                return .object(w)
+            })
+        }
+        return (.object(o), unreadable)
     }
 
     public var jsonValue: JSONValue {
@@ -74,22 +180,29 @@ public struct LocaleManifest: Equatable, Sendable {
         let value: JSONValue
         do { value = try StrictJSONParser.parse(bytes) } catch let e as JSONParseError { throw fail(e.description) }
         guard let o = value.objectValue, o["format"]?.stringValue == format else { throw fail("not a \(format) document") }
-        guard let locale = o["locale"]?.stringValue, let sequence = o["sequence"]?.integerValue, sequence >= 0,
+        do { try Wire.check(value, Wire.manifest, at: "manifest") } catch let e as RolloutError { throw fail(e.message) }
+        guard let locale = o["locale"]?.stringValue, let sequence = o["sequence"]?.integerValue,
             let timeText = o["time"]?.stringValue, let time = Timestamp(iso8601: timeText), let planValue = o["plan"],
             let packValues = o["packs"]?.objectValue
         else { throw fail("a manifest needs locale, sequence, time, plan and packs") }
-        let plan = try Plan.parse(planValue, source: "\(source): plan")
+        let (readable, unreadable) = readableRanges(planValue)
+        let plan = try Plan.parse(readable, source: "\(source): plan")
         guard plan.locale == locale else { throw fail("the plan is for \(plan.locale), the manifest for \(locale)") }
         var packs: [Int: PackEntry] = [:]
         for (key, item) in packValues {
-            guard let version = Int(key), let p = item.objectValue, let url = p["url"]?.stringValue, let size = p["bytes"]?.integerValue,
-                let sha = p["sha256"]?.stringValue, let checksum = p["checksum"]?.stringValue, let minApp = p["minAppVersion"]?.stringValue,
-                let schema = p["schemaVersion"]?.integerValue
-            else { throw fail("pack entry \"\(key)\" needs url, bytes, sha256, checksum, minAppVersion and schemaVersion") }
-            guard !url.contains(".."), !url.hasPrefix("/") else { throw fail("pack entry \"\(key)\" has the unsafe url \(url)") }
+            guard let version = Int(key), String(version) == key, version >= 1, let p = item.objectValue, let url = p["url"]?.stringValue,
+                let size = p["bytes"]?.integerValue, let sha = p["sha256"]?.stringValue, let checksum = p["checksum"]?.stringValue,
+                let minApp = p["minAppVersion"]?.stringValue, let schema = p["schemaVersion"]?.integerValue
+            else { throw fail("pack entry \"\(key)\" needs a content version as its name, and url, bytes, sha256, checksum, minAppVersion and schemaVersion") }
+            guard SiteLayout.isSafePackURL(url, for: PackID(locale: locale, contentVersion: version), sha256: sha) else {
+                throw fail("pack entry \"\(key)\" has the url \(url); a device only fetches \(SiteLayout.pack(PackID(locale: locale, contentVersion: version), sha256: sha))")
+            }
+            guard checksum.hasPrefix("sha256:"), Wire.isSHA256Hex(String(checksum.dropFirst(7))), AppVersion(minApp) != nil else {
+                throw fail("pack entry \"\(key)\" needs a sha256: checksum and a numeric minAppVersion")
+            }
             packs[version] = PackEntry(url: url, bytes: size, sha256: sha, checksum: checksum, minAppVersion: minApp, schemaVersion: schema)
         }
-        return LocaleManifest(locale: locale, sequence: sequence, time: time, plan: plan, packs: packs)
+        return LocaleManifest(locale: locale, sequence: sequence, time: time, plan: plan, packs: packs, unreadableRanges: unreadable)
     }
 }
 
@@ -100,11 +213,15 @@ public struct SiteIndex: Equatable, Sendable {
         public let manifest: String
         /// The locales a device of this locale reads, in order, before its bundled strings.
         public let chain: [String]
+        /// The chain as if this locale's kill switch were off, for devices whose own locale is not
+        /// listed and falls back to this one; written only when it differs from `chain`.
+        public let fallbackChain: [String]?
 
-        public init(sequence: Int, manifest: String, chain: [String]) {
+        public init(sequence: Int, manifest: String, chain: [String], fallbackChain: [String]? = nil) {
             self.sequence = sequence
             self.manifest = manifest
             self.chain = chain
+            self.fallbackChain = fallbackChain == chain ? nil : fallbackChain
         }
     }
 
@@ -127,7 +244,11 @@ public struct SiteIndex: Equatable, Sendable {
             "format": .string(SiteIndex.format), "sequence": .integer(sequence), "time": .string(time.description),
             "defaultLocale": .string(defaultLocale),
             "locales": .object(locales.mapValues { entry in
-                ["sequence": .integer(entry.sequence), "manifest": .string(entry.manifest), "chain": .array(entry.chain.map { .string($0) })]
+                var o: [String: JSONValue] = [
+                    "sequence": .integer(entry.sequence), "manifest": .string(entry.manifest), "chain": .array(entry.chain.map { .string($0) }),
+                ]
+                if let fallbackChain = entry.fallbackChain { o["fallbackChain"] = .array(fallbackChain.map { .string($0) }) }
+                return .object(o)
             }),
         ]
     }
@@ -139,6 +260,7 @@ public struct SiteIndex: Equatable, Sendable {
         let value: JSONValue
         do { value = try StrictJSONParser.parse(bytes) } catch let e as JSONParseError { throw fail(e.description) }
         guard let o = value.objectValue, o["format"]?.stringValue == format else { throw fail("not a \(format) document") }
+        do { try Wire.check(value, Wire.index, at: "index") } catch let e as RolloutError { throw fail(e.message) }
         guard let sequence = o["sequence"]?.integerValue, let timeText = o["time"]?.stringValue, let time = Timestamp(iso8601: timeText),
             let defaultLocale = o["defaultLocale"]?.stringValue, let localeValues = o["locales"]?.objectValue
         else { throw fail("an index needs sequence, time, defaultLocale and locales") }
@@ -147,10 +269,32 @@ public struct SiteIndex: Equatable, Sendable {
             guard let e = item.objectValue, let seq = e["sequence"]?.integerValue, let manifest = e["manifest"]?.stringValue,
                 let chain = e["chain"]?.arrayValue?.compactMap(\.stringValue)
             else { throw fail("locale \(locale) needs sequence, manifest and chain") }
+            guard (try? LocaleTag.parse(locale)) != nil else { throw fail("lists \"\(locale)\", which is not a canonical BCP 47 locale") }
             guard manifest == SiteLayout.manifest(locale) else { throw fail("locale \(locale) points at \(manifest), not \(SiteLayout.manifest(locale))") }
-            locales[locale] = Entry(sequence: seq, manifest: manifest, chain: chain)
+            let fallbackChain = e["fallbackChain"]?.arrayValue?.compactMap(\.stringValue)
+            locales[locale] = Entry(sequence: seq, manifest: manifest, chain: chain, fallbackChain: fallbackChain)
         }
         return SiteIndex(sequence: sequence, time: time, defaultLocale: defaultLocale, locales: locales)
+    }
+
+    /// The locales a device set to `locale` fetches and reads, in order, before its bundled strings
+    /// (docs/manifest.md, "The chain of a device"):
+    ///
+    /// 1. a listed locale: its `chain`;
+    /// 2. otherwise the nearest shorter form that is listed (drop the last `-` subtag, repeatedly:
+    ///    `tr-CY` gives `tr`): its `fallbackChain` when present, else its `chain`;
+    /// 3. otherwise `defaultLocale` alone, when it is listed;
+    /// 4. otherwise nothing: the bundled strings.
+    ///
+    /// An index written before `fallbackChain` existed gives the shorter form's `chain` in step 2.
+    public func chain(for locale: String) -> [String] {
+        if let entry = locales[locale] { return entry.chain }
+        var shorter = locale
+        while let cut = shorter.lastIndex(of: "-") {
+            shorter = String(shorter[..<cut])
+            if let entry = locales[shorter] { return entry.fallbackChain ?? entry.chain }
+        }
+        return locales[defaultLocale] == nil ? [] : [defaultLocale]
     }
 }
 

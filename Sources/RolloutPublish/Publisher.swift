@@ -135,11 +135,8 @@ public struct Publisher {
             let signature = DetachedSignature.encode(key.sign(bytes))
             manifestFiles.append(SiteFile(path: path, immutable: false, size: bytes.count) { bytes })
             manifestFiles.append(SiteFile(path: SiteLayout.signature(of: path), immutable: false, size: signature.count) { signature })
-            // The kill switch sends a locale's devices to their bundled strings: no fallback locale either.
-            let chain = plan.bundledOnly
-                ? [locale]
-                : try FallbackChain.locales(for: locale, defaultLocale: policy.defaultLocale, catalog: BaselineCatalog(snapshot)).filter { locales.contains($0) }
-            entries[locale] = SiteIndex.Entry(sequence: plan.sequence, manifest: path, chain: chain)
+            let chains = try Self.chains(locale, plan: plan, snapshot: snapshot, defaultLocale: policy.defaultLocale, published: locales)
+            entries[locale] = SiteIndex.Entry(sequence: plan.sequence, manifest: path, chain: chains.chain, fallbackChain: chains.fallbackChain)
         }
         if cache.count != cached { saveCache(cache) }
         // The index moves whenever any manifest does: the sum of the plans' sequences only grows.
@@ -154,6 +151,31 @@ public struct Publisher {
             SiteFile(path: SiteLayout.signature(of: SiteLayout.index), immutable: false, size: indexSignature.count) { indexSignature },
         ]
         return (all, remove, index)
+    }
+
+    /// A published locale's chain, and the chain as if its kill switch were off (what devices of an
+    /// unlisted locale that falls back to it read, docs/manifest.md "The chain of a device").
+    static func chains(
+        _ locale: String, plan: Plan, snapshot: Snapshot, defaultLocale: String, published: [String]
+    ) throws -> (chain: [String], fallbackChain: [String]) {
+        let full = try FallbackChain.locales(for: locale, defaultLocale: defaultLocale, catalog: BaselineCatalog(snapshot)).filter { published.contains($0) }
+        // The kill switch sends a locale's own devices to their bundled strings: no fallback locale either.
+        return (plan.bundledOnly ? [locale] : full, full)
+    }
+
+    /// The index's chains for the repository's current state, without reading a pack: what
+    /// `rollout resolve` walks, so that it always agrees with the device (`SiteIndex.chain(for:)`).
+    public static func chainIndex(_ snapshot: Snapshot) throws -> SiteIndex {
+        let policy = try snapshot.policy()
+        let locales = try snapshot.plannedLocales()
+        var entries: [String: SiteIndex.Entry] = [:]
+        for locale in locales {
+            guard let plan = try snapshot.plan(locale) else { continue }
+            let chains = try chains(locale, plan: plan, snapshot: snapshot, defaultLocale: policy.defaultLocale, published: locales)
+            entries[locale] = SiteIndex.Entry(
+                sequence: plan.sequence, manifest: SiteLayout.manifest(locale), chain: chains.chain, fallbackChain: chains.fallbackChain)
+        }
+        return SiteIndex(sequence: try snapshot.indexSequence(), time: Timestamp(seconds: 0), defaultLocale: policy.defaultLocale, locales: entries)
     }
 
     /// What publishing needs to know about one stored pack: from the authenticated cache, or read,

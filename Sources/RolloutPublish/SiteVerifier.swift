@@ -82,8 +82,12 @@ public struct SiteVerifier {
             if manifest.sequence != entry.sequence {
                 report.problems.append("\(entry.manifest): sequence \(manifest.sequence), but the index says \(entry.sequence): a stale or replayed manifest")
             }
-            for missing in entry.chain where index.locales[missing] == nil {
+            for missing in entry.chain + (entry.fallbackChain ?? []) where index.locales[missing] == nil {
                 report.problems.append("\(SiteLayout.index): the chain of \(locale) names \(missing), which has no manifest")
+            }
+            for range in manifest.unreadableRanges {
+                report.problems.append(
+                    "\(entry.manifest): devices cannot read the app-version range \"\(range)\": its rule reaches no device, its withdrawn segment covers every version")
             }
             checkPacks(manifest, path: entry.manifest, &report)
             manifests[locale] = manifest

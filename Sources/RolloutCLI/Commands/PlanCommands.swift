@@ -1,5 +1,6 @@
 import RolloutIngest
 import RolloutModel
+import RolloutPublish
 import RolloutStore
 
 /// promote, status, resolve and simulate: staging packs and knowing who gets what.
@@ -241,8 +242,8 @@ enum PlanCommands {
             let version = try parseVersion(try required("app-version"), flag: "--app-version")
             let installID = try required("install-id")
             let snapshot = try context.repository(invocation).snapshot()
-            // Devices follow the chain of what was promoted, not of packs merely added.
-            let chain = try FallbackChain.locales(for: locale, defaultLocale: try snapshot.policy().defaultLocale, catalog: BaselineCatalog(snapshot))
+            // Exactly the chain a device reads from the index the next publish writes, listed or not.
+            let chain = try Publisher.chainIndex(snapshot).chain(for: locale)
             guard !chain.isEmpty else { throw RolloutError.missing("no packs for \(locale) or any locale it falls back to") }
             var steps: [JSONValue] = []
             var text = ""

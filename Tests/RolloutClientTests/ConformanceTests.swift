@@ -1,0 +1,186 @@
+import Foundation
+import RolloutClient
+import RolloutCrypto
+import RolloutModel
+import XCTest
+
+/// The Swift client passes the conformance kit every port must pass (docs/conformance.md):
+/// Tests/Fixtures/conformance, as `rollout conformance write` generates it.
+final class ConformanceTests: XCTestCase {
+    private func vectors(_ name: String) throws -> [String: JSONValue] {
+        let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Fixtures/conformance/\(name)")
+        return try XCTUnwrap(StrictJSONParser.parse([UInt8](try Data(contentsOf: url))).objectValue, name)
+    }
+
+    private func list(_ value: JSONValue?) -> [JSONValue] { value?.arrayValue ?? [] }
+    private func text(_ value: JSONValue?) -> String { value?.stringValue ?? "" }
+    private func texts(_ value: JSONValue?) -> [String] { list(value).compactMap(\.stringValue) }
+    private func bytes(_ value: JSONValue?) -> [UInt8] { Base64.decode(text(value)) ?? [] }
+
+    func testEveryDeviceLandsInTheBucketTheVectorsSay() throws {
+        let cases = list(try vectors("bucketing.json")["vectors"])
+        XCTAssertGreaterThan(cases.count, 40)
+        for v in cases.compactMap(\.objectValue) {
+            XCTAssertEqual(Bucketing.bucket(installID: text(v["installId"]), salt: text(v["salt"])), v["bucket"]?.integerValue, "\(v)")
+        }
+    }
+
+    func testVersionsAndRangesParseAndCompareAsTheVectorsSay() throws {
+        let file = try vectors("version-ranges.json")
+        for v in list(file["versions"]).compactMap(\.objectValue) {
+            let parsed = AppVersion(text(v["text"]))
+            XCTAssertEqual(parsed != nil, v["valid"]?.boolValue, "version \(text(v["text"]))")
+            if let parsed { XCTAssertEqual(parsed.normalized, text(v["normalized"])) }
+        }
+        for v in list(file["compare"]).compactMap(\.objectValue) {
+            let a = try XCTUnwrap(AppVersion(text(v["a"])))
+            let b = try XCTUnwrap(AppVersion(text(v["b"])))
+            XCTAssertEqual(a < b ? -1 : (a == b ? 0 : 1), v["order"]?.integerValue, "\(a) vs \(b)")
+        }
+        for v in list(file["ranges"]).compactMap(\.objectValue) {
+            let range = try? VersionRange.parse(text(v["text"]))
+            XCTAssertEqual(range != nil, v["valid"]?.boolValue, "range \(text(v["text"]))")
+            guard let range else { continue }
+            for probe in texts(v["contains"]) { XCTAssertTrue(range.contains(AppVersion(probe)!), "\(range) contains \(probe)") }
+            for probe in texts(v["excludes"]) { XCTAssertFalse(range.contains(AppVersion(probe)!), "\(range) excludes \(probe)") }
+        }
+    }
+
+    func testEveryPlanResolvesAsTheVectorsSayIncludingRangesADeviceCannotRead() throws {
+        let file = try vectors("resolution.json")
+        var plans: [String: Plan] = [:]
+        for (name, wire) in file["plans"]?.objectValue ?? [:] {
+            plans[name] = try Plan.parse(LocaleManifest.readableRanges(wire).0, source: name)
+        }
+        let cases = list(file["cases"]).compactMap(\.objectValue)
+        XCTAssertGreaterThan(cases.count, 300)
+        for c in cases {
+            let plan = try XCTUnwrap(plans[text(c["plan"])])
+            let outcome = Resolution.outcome(plan, region: text(c["region"]), appVersion: AppVersion(text(c["appVersion"])), installID: text(c["installId"]))
+            let expected: Resolution.Outcome = c["contentVersion"]?.integerValue.map { .pack($0) } ?? .bundled
+            XCTAssertEqual(outcome, expected, "\(c)")
+        }
+    }
+
+    func testTheChainOfListedAndUnlistedLocales() throws {
+        let file = try vectors("chains.json")
+        for c in list(file["cases"]).compactMap(\.objectValue) {
+            let wire = try XCTUnwrap(file["indexes"]?.objectValue?[text(c["index"])]?.objectValue)
+            var entries: [String: SiteIndex.Entry] = [:]
+            for (locale, item) in wire["locales"]?.objectValue ?? [:] {
+                let o = item.objectValue ?? [:]
+                entries[locale] = SiteIndex.Entry(
+                    sequence: 1, manifest: SiteLayout.manifest(locale), chain: texts(o["chain"]), fallbackChain: o["fallbackChain"].map(texts))
+            }
+            let index = SiteIndex(sequence: 1, time: Timestamp(seconds: 0), defaultLocale: text(wire["defaultLocale"]), locales: entries)
+            XCTAssertEqual(index.chain(for: text(c["locale"])), texts(c["chain"]), "\(text(c["index"])) \(text(c["locale"]))")
+        }
+    }
+
+    func testOnlyTheExactSignatureFormVerifies() throws {
+        let file = try vectors("signatures.json")
+        let key = try XCTUnwrap(Ed25519.PublicKey(text(file["publicKey"])))
+        let other = try XCTUnwrap(Ed25519.PublicKey(text(file["otherPublicKey"])))
+        let cases = list(file["cases"]).compactMap(\.objectValue)
+        XCTAssertGreaterThan(cases.count, 10)
+        for c in cases {
+            XCTAssertEqual(DetachedSignature.verify(bytes(c["sig"]), over: bytes(c["file"]), with: key), c["valid"]?.boolValue, text(c["name"]))
+        }
+        let good = try XCTUnwrap(cases.first { text($0["name"]) == "good" })
+        XCTAssertFalse(DetachedSignature.verify(bytes(good["sig"]), over: bytes(good["file"]), with: other), "the good signature under another key")
+    }
+
+    func testIndexesAndManifestsAreAcceptedOrRefusedAsTheWireRulesSay() throws {
+        for c in list(try vectors("documents.json")["cases"]).compactMap(\.objectValue) {
+            let document = Array(text(c["document"]).utf8)
+            let accepted = text(c["kind"]) == "index"
+                ? (try? SiteIndex.parse(document, source: "index.json")) != nil
+                : (try? LocaleManifest.parse(document, source: "manifests/tr-TR.json")) != nil
+            XCTAssertEqual(accepted, c["accepted"]?.boolValue, "\(text(c["kind"])): \(text(c["name"]))")
+        }
+    }
+
+    private func client(bundled: [String: [String: String]], site: SiteTransport, publicKey: String, device: [String: JSONValue], locale: String? = nil) -> RolloutClient {
+        var options = RolloutClient.Options()
+        options.transport = site
+        options.installID = text(device["installId"])
+        options.defaultLocale = text(device["defaultLocale"])
+        let cache = FileManager.default.temporaryDirectory.appendingPathComponent("conformance-\(UUID().uuidString)")
+        addTeardownBlock { try? FileManager.default.removeItem(at: cache) }
+        return RolloutClient(
+            bundled: bundled, cacheDirectory: cache, manifestURL: URL(string: "https://site.example/app/index.json")!, publicKey: publicKey,
+            appVersion: text(device["appVersion"]), region: text(device["region"]), locale: locale ?? text(device["locale"]), options: options)
+    }
+
+    private func bundled(_ value: JSONValue?) -> [String: [String: String]] {
+        (value?.objectValue ?? [:]).mapValues { ($0.objectValue ?? [:]).mapValues { $0.stringValue ?? "" } }
+    }
+
+    func testPlaceholdersAndPluralsFormatAsTheVectorsSay() throws {
+        for c in list(try vectors("formatting.json")["cases"]).compactMap(\.objectValue) {
+            let language = text(c["language"])
+            let device = client(
+                bundled: [language: ["message": text(c["message"])]], site: SiteTransport(nil), publicKey: "", device: ["defaultLocale": .string(language)],
+                locale: language)
+            let arguments = (c["arguments"]?.objectValue ?? [:]).mapValues { $0.stringValue ?? "" }
+            XCTAssertEqual(device.string("message", arguments), text(c["expected"]), "\(text(c["message"])) \(arguments)")
+        }
+    }
+
+    func testEachLocaleOfTheChainGivesItsPackThenItsBundledStrings() async throws {
+        let file = try vectors("lookup.json")
+        let site = SiteTransport(file["site"])
+        for c in list(file["cases"]).compactMap(\.objectValue) {
+            let device = client(
+                bundled: bundled(file["bundled"]), site: site, publicKey: text(file["publicKey"]), device: file["device"]?.objectValue ?? [:],
+                locale: text(c["locale"]))
+            let result = await device.refresh()
+            guard case .staged = result else { return XCTFail("\(text(c["name"])): \(result)") }
+            device.activatePending()
+            XCTAssertEqual(device.string(text(c["key"])), text(c["expected"]), text(c["name"]))
+        }
+    }
+
+    func testRefreshRoundsGiveTheDeviceTheStringsTheVectorsSay() async throws {
+        let file = try vectors("refresh.json")
+        let site = SiteTransport(nil)
+        let device = client(bundled: bundled(file["bundled"]), site: site, publicKey: text(file["publicKey"]), device: file["device"]?.objectValue ?? [:])
+        let rounds = list(file["rounds"]).compactMap(\.objectValue)
+        XCTAssertGreaterThan(rounds.count, 5)
+        for round in rounds {
+            site.serve(round["site"])
+            let result = await device.refresh()
+            let kind: String
+            switch result {
+            case .staged, .upToDate: kind = "accepted"
+            case .partial: kind = "partial"
+            default: kind = "refused"
+            }
+            XCTAssertEqual(kind, text(round["result"]), "\(text(round["name"])): \(result)")
+            device.activatePending()
+            for (key, expected) in round["strings"]?.objectValue ?? [:] {
+                XCTAssertEqual(device.string(key), expected.stringValue, "\(text(round["name"])): \(key)")
+            }
+        }
+    }
+}
+
+/// A site served from a vector's `site` member (path to base64 bytes) under any base URL.
+final class SiteTransport: RolloutTransport, @unchecked Sendable {
+    private let lock = NSLock()
+    private var files: [String: Data] = [:]
+
+    init(_ site: JSONValue?) { serve(site) }
+
+    func serve(_ site: JSONValue?) {
+        let decoded = (site?.objectValue ?? [:]).compactMapValues { $0.stringValue.flatMap(Base64.decode).map { Data($0) } }
+        lock.withLock { files = decoded }
+    }
+
+    func fetch(_ url: URL) async throws -> Data {
+        let path = url.path.replacingOccurrences(of: "/app/", with: "", options: .anchored)
+        guard let data = lock.withLock({ files[path] }) else { throw TransportError("\(url): 404") }
+        return data
+    }
+}
