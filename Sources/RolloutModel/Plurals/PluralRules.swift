@@ -86,10 +86,9 @@ public struct PluralRules: Equatable, Sendable {
         }
     }
 
-    /// A few numbers of `category`, for messages: whole numbers first, then `…` unless that is all.
-    public func examples(of category: PluralCategory, limit: Int = 4) -> String {
-        let found = Self.samples.lazy.filter { self.category(for: $0.operands) == category }.prefix(limit).map(\.text)
-        return found.joined(separator: ", ") + (exactValues(of: category) == nil ? ", …" : "")
+    /// Up to four numbers of `category`, for messages: whole numbers first, then `…` unless that is all.
+    public func examples(of category: PluralCategory) -> String {
+        Self.exampleTable[ruleSet][category] ?? ""
     }
 
     // MARK: The generated table, parsed once
@@ -122,6 +121,18 @@ public struct PluralRules: Equatable, Sendable {
     static let wholeNumberCategoryTable: [Set<PluralCategory>] = parsed.indices.map { set in
         let rules = PluralRules(ruleSet: set)
         return Set(samples.lazy.filter { $0.operands.v == 0 }.map { rules.category(for: $0.operands) })
+    }
+
+    static let exampleTable: [[PluralCategory: String]] = parsed.indices.map { set in
+        let rules = PluralRules(ruleSet: set)
+        var found: [PluralCategory: [String]] = [:]
+        for sample in samples {
+            let category = rules.category(for: sample.operands)
+            if found[category, default: []].count < 4 { found[category, default: []].append(sample.text) }
+        }
+        return found.reduce(into: [:]) { table, entry in
+            table[entry.key] = entry.value.joined(separator: ", ") + (rules.exactValues(of: entry.key) == nil ? ", …" : "")
+        }
     }
 
     private init(ruleSet: Int) {
