@@ -36,6 +36,42 @@ final class MessageFormatTests: XCTestCase {
         XCTAssertEqual(format("{g, select, female {Her} male {His} other {Their}} turn, {name}", ["g": "female", "name": "Ada"]), "Her turn, Ada")
         XCTAssertEqual(format("{g, select, female {Her} other {Their}} turn", ["g": "x"]), "Their turn")
     }
+
+    /// Issue 15: every language CLDR has, with its own forms (the hand-written rules fell back to
+    /// English for Croatian, Romanian, Welsh...), through what an app calls.
+    func testEveryLanguageChoosesItsOwnForm() {
+        let all = "{n, plural, zero {zero} one {one} two {two} few {few} many {many} other {other}}"
+        let cases: [(String, String, String)] = [
+            ("hr", "21", "one"), ("sr", "21", "one"), ("ro", "2", "few"), ("lt", "21", "one"), ("lv", "0", "zero"),
+            ("sl", "2", "two"), ("he", "2", "two"), ("ga", "5", "few"), ("cy", "6", "many"), ("mt", "3", "few"),
+            ("pt-PT", "0", "other"), ("pt-BR", "0", "one"), ("fr", "1000000", "many"), ("es", "1000000", "many"),
+            ("it", "1000000", "many"), ("pt", "1000000", "many"), ("ja", "1", "other"), ("ru", "21", "one"),
+        ]
+        for (language, n, form) in cases {
+            XCTAssertEqual(format(all, ["n": n], language), form, "\(language) \(n)")
+        }
+    }
+
+    /// A decimal count chooses by the digits the app passes (docs/pack-format.md, "Plural forms"),
+    /// and `#` shows them with the language's decimal separator.
+    func testADecimalCountChoosesByItsVisibleDigits() {
+        let km = "{d, plural, one {# kilometre} other {# kilometres}}"
+        XCTAssertEqual(format(km, ["d": "1"]), "1 kilometre")
+        XCTAssertEqual(format(km, ["d": "1.5"]), "1.5 kilometres")
+        XCTAssertEqual(format(km, ["d": "1.0"]), "1.0 kilometres", "English: one is 1 with no visible fraction")
+        let fr = "{d, plural, one {# kilomètre} many {# de kilomètres} other {# kilomètres}}"
+        XCTAssertEqual(format(fr, ["d": "1.5"], "fr"), "1,5 kilomètre", "French: one is 0 to 1.99...")
+        XCTAssertEqual(format(fr, ["d": "2.5"], "fr"), "2,5 kilomètres")
+        XCTAssertEqual(format(fr, ["d": "1000000"], "fr"), "1000000 de kilomètres")
+        let ru = "{d, plural, one {# километр} few {# километра} many {# километров} other {# километра}}"
+        XCTAssertEqual(format(ru, ["d": "2.5"], "ru"), "2,5 километра", "Russian fractions take other")
+        XCTAssertEqual(format(ru, ["d": "5"], "ru"), "5 километров")
+        let exact = "{n, plural, =0 {none} =1 {just one} other {# files}}"
+        XCTAssertEqual(format(exact, ["n": "1.0"]), "just one", "=1 matches the value, as in ICU")
+        XCTAssertEqual(format(exact, ["n": "0.00"]), "none")
+        XCTAssertEqual(format(exact, ["n": "-1"]), "-1 files")
+        XCTAssertEqual(format(km, ["d": "1,5"]), "1,5", "not a number the rules can read: the value as given")
+    }
 }
 
 /// The one-file form a cached pack takes: a torn file is never mistaken for a whole one.
