@@ -59,6 +59,18 @@ public struct CatalogImport: Sendable {
         }
         strings[locale, default: [:]][key] = text
     }
+    /// Leaves out, and lists, every key `patterns` match: bundle-only keys stay in the app and are
+    /// never in a pack (docs/import.md, "Bundle-only keys").
+    public mutating func leaveOut(bundleOnly patterns: KeyPatterns) {
+        for locale in strings.keys.sorted() {
+            for key in strings[locale]!.keys.sorted() {
+                guard let pattern = patterns.firstMatch(key) else { continue }
+                strings[locale]![key] = nil
+                skip(locale, key, "bundle-only (policy bundleOnlyKeys \(pattern)): it stays in the app")
+            }
+        }
+    }
+
     mutating func skip(_ locale: String, _ key: String, _ reason: String) { skipped.append(Skipped(locale: locale, key: key, reason: reason)) }
     mutating func skipFile(_ path: String, _ reason: String) { skippedFiles.append(SkippedFile(path: path, reason: reason)) }
 }
@@ -108,22 +120,7 @@ public enum CatalogImporter {
         return tag
     }
 
-    /// Language codes ISO 639 withdrew that Java, and so Android, still write: devices ask for
-    /// the current ones (docs/import.md, "Locales").
-    static let legacyLanguages = ["iw": "he", "in": "id", "ji": "yi", "jw": "jv", "mo": "ro"]
-
     /// A locale as catalogs spell it (`pt_BR`, `nb_NO`, `zh_Hant_TW`, `iw`) in canonical BCP 47
     /// (`pt-BR`, `nb-NO`, `zh-Hant-TW`, `he`); nil when it is not a locale.
-    public static func canonicalLocale(_ spelling: String) -> String? {
-        var parts = spelling.replacingOccurrences(of: "_", with: "-").split(separator: "-", omittingEmptySubsequences: false).map(String.init)
-        guard let language = parts.first?.lowercased(), !language.isEmpty else { return nil }
-        parts[0] = legacyLanguages[language] ?? language
-        do {
-            return try LocaleTag.parse(parts.joined(separator: "-")).description
-        } catch LocaleTag.ParseError.notCanonical(_, let canonical) {
-            return canonical  // pt-br, zh-hans: catalogs do not always write canonical case
-        } catch {
-            return nil
-        }
-    }
+    public static func canonicalLocale(_ spelling: String) -> String? { LocaleTag.canonical(spelling: spelling) }
 }

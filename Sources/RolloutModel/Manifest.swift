@@ -78,6 +78,7 @@ enum Wire {
             "url": .string, "bytes": .integer(min: 0), "sha256": .string, "checksum": .string, "minAppVersion": .string,
             "schemaVersion": .integer(min: 1),
         ])),
+        "bundleOnly": .array(.string),
     ])
     static let index: Kind = .object([
         "format": .string, "sequence": .integer(min: 0), "time": .string, "defaultLocale": .string,
@@ -120,8 +121,16 @@ public struct LocaleManifest: Equatable, Sendable {
     /// syntax). They never give a device the staged pack: such a rule matches no device, such a
     /// withdrawn segment covers every app version of its region. `verify-site` reports them.
     public let unreadableRanges: [String]
+    /// The policy's bundle-only key patterns: a device never shows a key they match from a pack
+    /// (docs/policy.md). Absent from the manifest when there are none, as in manifests written
+    /// before the field existed.
+    public let bundleOnly: KeyPatterns
 
-    public init(locale: String, sequence: Int, time: Timestamp, plan: Plan, packs: [Int: PackEntry], unreadableRanges: [String] = []) {
+    public init(
+        locale: String, sequence: Int, time: Timestamp, plan: Plan, packs: [Int: PackEntry], unreadableRanges: [String] = [],
+        bundleOnly: KeyPatterns = .none
+    ) {
+        self.bundleOnly = bundleOnly
         self.locale = locale
         self.sequence = sequence
         self.time = time
@@ -156,7 +165,7 @@ public struct LocaleManifest: Equatable, Sendable {
     public var jsonValue: JSONValue {
         var planJSON = plan.jsonValue.objectValue ?? [:]
         planJSON["lastChange"] = nil
-        return [
+        var object: [String: JSONValue] = [
             "format": .string(LocaleManifest.format),
             "locale": .string(locale),
             "sequence": .integer(sequence),
@@ -170,6 +179,8 @@ public struct LocaleManifest: Equatable, Sendable {
                 ] as JSONValue)
             })),
         ]
+        if !bundleOnly.isEmpty { object["bundleOnly"] = .array(bundleOnly.spellings.map { .string($0) }) }
+        return .object(object)
     }
 
     /// The bytes that are published and signed: RFC 8785 canonical JSON.
@@ -202,7 +213,15 @@ public struct LocaleManifest: Equatable, Sendable {
             }
             packs[version] = PackEntry(url: url, bytes: size, sha256: sha, checksum: checksum, minAppVersion: minApp, schemaVersion: schema)
         }
-        return LocaleManifest(locale: locale, sequence: sequence, time: time, plan: plan, packs: packs, unreadableRanges: unreadable)
+        var bundleOnly = KeyPatterns.none
+        if let value = o["bundleOnly"] {
+            let spellings = value.arrayValue?.compactMap(\.stringValue)
+            guard let spellings, spellings.count == value.arrayValue?.count, let patterns = KeyPatterns(spellings: spellings) else {
+                throw fail("bundleOnly must be an array of key patterns")
+            }
+            bundleOnly = patterns
+        }
+        return LocaleManifest(locale: locale, sequence: sequence, time: time, plan: plan, packs: packs, unreadableRanges: unreadable, bundleOnly: bundleOnly)
     }
 }
 

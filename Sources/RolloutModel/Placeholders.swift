@@ -1,5 +1,4 @@
 import Foundation
-import RolloutModel
 
 /// The pack's canonical form for what catalogs write in many ways (docs/import.md): literal text
 /// escaped for ICU (every format), and printf arguments as numbered ICU arguments that keep their
