@@ -8,14 +8,14 @@
 # (tr-TR@18 promoted to 100%, then reverted, each followed by `rollout publish`), so the client's
 # refreshes alternate between up to date, changing, and refused (a site caught mid-publish).
 #
-# Usage: bench/client-reads/run.sh [ROLLOUT_BINARY]      SECONDS=10
+# Usage: bench/client-reads/run.sh [ROLLOUT_BINARY]      PHASE_SECONDS=10
 # Exits 1 if the goal fails.
 set -euo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 ROOT="$(cd "$HERE/../.." && pwd)"
 # shellcheck source=bench/rollout-binary.sh
 source "$ROOT/bench/rollout-binary.sh"
-SECONDS_A_PHASE="${SECONDS:-10}"
+SECONDS_A_PHASE="${PHASE_SECONDS:-10}"
 (cd "$ROOT" && swift build -c release --product rollout-bench-client-reads >&2)
 BENCH="$(cd "$ROOT" && swift build -c release --show-bin-path)/rollout-bench-client-reads"
 
