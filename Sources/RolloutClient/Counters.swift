@@ -17,6 +17,13 @@ struct Counters {
         if fellBack { counts[Key(day: day, pack: pack), default: [0, 0, 0, 0]][3] += 1 }
     }
 
+    /// Adds another set of counts (the client keeps one per shard, see Tally).
+    mutating func add(_ other: Counters) {
+        for (key, values) in other.counts {
+            counts[key] = zip(counts[key, default: [0, 0, 0, 0]], values).map { $0 + $1 }
+        }
+    }
+
     func csv(_ kind: MetricKind, region: String, appVersion: String) -> String {
         let (total, events) = kind.columns
         let (t, e) = kind == .crash ? (0, 1) : (2, 3)

@@ -3,7 +3,7 @@
 // URLSessionTransport), against the named peer: a plain dictionary lookup behind a lock, run by the
 // same reader threads in the same process (docs/performance.md, "Client reads while refreshing").
 //
-// Eight reader threads read in bursts (50 calls, then 200 µs idle: a screen being built, not a busy
+// Eight reader threads read in bursts (50 calls, then 2 ms idle: a screen being built, not a busy
 // loop that would measure the scheduler of a two-core machine), timing each call. Three phases of
 // SECONDS each, in this order: the peer; the client idle; the client while a writer thread loops
 // refresh(force: true) (up to date, or changing while run.sh republishes the site), activatePending()
@@ -21,7 +21,7 @@ guard arguments.count >= 2 else {
 let site = URL(fileURLWithPath: arguments[0]).appendingPathComponent("index.json")
 let publicKey = arguments[1]
 let seconds = arguments.count > 2 ? Double(arguments[2]) ?? 10 : 10
-let readers = 8
+let readers = ProcessInfo.processInfo.environment["READERS"].flatMap { Int($0) } ?? 8
 
 /// Call durations in nanoseconds: 100 ns buckets up to 100 µs, then 10 µs buckets up to 1 s.
 struct Histogram {
@@ -69,8 +69,11 @@ final class Flag: @unchecked Sendable {
 /// Runs `read` on eight threads for `seconds`, while `writer` (if any) runs on a ninth.
 func measure(_ read: @escaping @Sendable (Int) -> String, writer: (@Sendable (Flag) -> Void)? = nil) -> Histogram {
     let stop = Flag()
-    let lock = NSLock()
-    var total = Histogram()
+    final class Total: @unchecked Sendable {
+        let lock = NSLock()
+        var histogram = Histogram()
+    }
+    let total = Total()
     let group = DispatchGroup()
     for thread in 0..<readers {
         group.enter()
@@ -85,10 +88,10 @@ func measure(_ read: @escaping @Sendable (Int) -> String, writer: (@Sendable (Fl
                     local.add(DispatchTime.now().uptimeNanoseconds - begin)
                     i &+= 1
                 }
-                usleep(200)
+                usleep(2000)
             }
             if sink == 0 { print("no text read") }
-            lock.withLock { total.merge(local) }
+            total.lock.withLock { total.histogram.merge(local) }
             group.leave()
         }
     }
@@ -102,7 +105,7 @@ func measure(_ read: @escaping @Sendable (Int) -> String, writer: (@Sendable (Fl
     Thread.sleep(forTimeInterval: seconds)
     stop.set()
     group.wait()
-    return total
+    return total.histogram
 }
 
 let keys = ["home.title", "home.banner", "checkout.retry", "profile.greeting", "files.count", "cart.items", "no.such.key"]
@@ -160,7 +163,7 @@ let busy = measure({ i in client.string(keys[i % keys.count], arguments0[i % key
 }
 
 func ms(_ ns: UInt64) -> String { String(format: "%.3f", Double(ns) / 1_000_000) }
-print("readers: \(readers) threads, bursts of 50 calls then 200 µs idle, \(seconds) s a phase")
+print("readers: \(readers) threads, bursts of 50 calls then 2 ms idle, \(seconds) s a phase")
 print("writer: \(writes.flips) rounds of refresh(force: true) + activatePending + setLocale: \(writes.results.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))")
 print("what                                 calls       p50 ms   p99 ms   p99.9 ms  max ms")
 for (label, h) in [("peer: dictionary behind a lock", peer), ("string(), client idle", idle), ("string(), while refreshing", busy)] {
