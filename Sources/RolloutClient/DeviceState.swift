@@ -15,6 +15,10 @@ struct DeviceState: Equatable {
     var failed: Set<String> = []
     /// Locales whose kill switch was on in the last manifest seen: nothing of theirs is used.
     var killed: Set<String> = []
+    /// Counts not exported yet (docs/client.md#counters).
+    var counters = Counters()
+    /// The crash-loop guard's memory (docs/client.md#activation-and-rollback-on-the-device).
+    var launch = LaunchState()
 
     init() {}
 
@@ -28,6 +32,9 @@ struct DeviceState: Equatable {
         self.blocked = blocked.mapValues { $0.arrayValue?.compactMap(\.integerValue) ?? [] }
         self.failed = Set(failed.compactMap(\.stringValue))
         killed = Set(o["killed"]?.arrayValue?.compactMap(\.stringValue) ?? [])
+        // Absent in a state written before they existed: no counts, the guard not armed yet.
+        counters = Counters(json: o["counters"])
+        launch = LaunchState(json: o["launch"])
     }
 
     var bytes: [UInt8] {
@@ -37,6 +44,7 @@ struct DeviceState: Equatable {
             "blocked": .object(blocked.mapValues { .array($0.map { .integer($0) }) }),
             "failed": .array(failed.sorted().map { .string($0) }),
             "killed": .array(killed.sorted().map { .string($0) }),
+            "counters": counters.json, "launch": launch.json,
         ])
     }
 }

@@ -23,6 +23,14 @@ public final class RolloutClient: @unchecked Sendable {
         public var now: @Sendable () -> Date = { Date() }
         /// Pack schema versions this build of the app understands.
         public var schemaVersions: Set<Int> = Pack.supportedSchemaVersions
+        /// Failed launches (ended before `markLaunchSucceeded()`) after which a pack activated
+        /// since the last successful launch is rolled back (docs/client.md#activation-and-rollback-on-the-device).
+        public var launchAttempts = 2
+        /// Constructing the client is a process start, for the crash-loop guard. False for a
+        /// client that only inspects the cache (a status command).
+        public var countsLaunch = true
+        /// Tests: the storage budget from the first write of `init` (see DeviceStorage.budget).
+        var storageBudget: Int?
 
         public init() {}
     }
@@ -50,23 +58,24 @@ public final class RolloutClient: @unchecked Sendable {
     }
 
     /// Recursive: verification reads the device's memory and runs both inside and outside it.
-    private let lock = NSRecursiveLock()
+    let lock = NSRecursiveLock()
     private let bundled: [String: [String: String]]
-    private let storage: DeviceStorage
+    let storage: DeviceStorage
     private let manifestURL: URL
     private let publicKey: Ed25519.PublicKey?
-    private let appVersionText: String
+    let appVersionText: String
     private let appVersion: AppVersion?
-    private let region: String
-    private let options: Options
+    let region: String
+    let options: Options
     public let installID: String
 
     // Guarded by `lock`.
-    private var locale: String
-    private var state: DeviceState
-    private var active: [String: LoadedPack] = [:]
+    var locale: String
+    var state: DeviceState
+    var active: [String: LoadedPack] = [:]
     private var refreshing = false
-    private var counters = Counters()
+    var launchSession = LaunchSession()
+    var counterSaving = CounterSaving()
 
     /// Never fails and never touches the network: a key that does not parse or a damaged cache
     /// only means the device runs on its bundled strings until a refresh succeeds.
@@ -83,6 +92,7 @@ public final class RolloutClient: @unchecked Sendable {
         self.region = region.uppercased()
         self.locale = locale
         self.options = options
+        storage.budget = options.storageBudget
         try? FileManager.default.createDirectory(at: cacheDirectory, withIntermediateDirectories: true)
         storage.removeTemporaries()
         state = DeviceState(storage.read(DeviceState.file)) ?? DeviceState()
@@ -94,9 +104,11 @@ public final class RolloutClient: @unchecked Sendable {
             installID = UUID().uuidString
             try? storage.write("install-id", Array(installID.utf8))
         }
+        if options.countsLaunch { beginLaunch() }
         for cached in storage.children("packs") {
             start(cached)
         }
+        if options.countsLaunch { finishLaunchStart() }
     }
 
     // MARK: - Start-up
@@ -139,7 +151,7 @@ public final class RolloutClient: @unchecked Sendable {
     /// The slot at `name`, if every check passes: the manifest's signature, the pack's digest and
     /// size as that manifest lists them, strict parsing, the checksum, locale, a schema this app
     /// understands, its minAppVersion, and neither blocked nor marked failed on this device.
-    private func verifiedSlot(_ name: String, locale: String) -> LoadedPack? {
+    func verifiedSlot(_ name: String, locale: String) -> LoadedPack? {
         guard let bytes = storage.read(name), let slot = PackSlot(bytes) else { return nil }
         return try? verify(slot, locale: locale)
     }
@@ -222,7 +234,7 @@ public final class RolloutClient: @unchecked Sendable {
                     }
                 }
             }
-            if let own = active[locale] { counters.lookup(pack: own.id, day: day(), fellBack: !fromOwnPack) }
+            countLookup(fellBack: !fromOwnPack)
             return (found ?? fallback.flatMap { $0.isEmpty ? nil : $0 } ?? "…", String(locale.split(separator: "-").first ?? ""))
         }
         let formatted = MessageFormat.format(text, arguments, language: language)
@@ -426,6 +438,7 @@ public final class RolloutClient: @unchecked Sendable {
                 active[item.locale] = item.pack
                 activated.append(item.pack.id)
             }
+            if !activated.isEmpty { saveState() }
             return activated.sorted()
         }
     }
@@ -459,34 +472,5 @@ public final class RolloutClient: @unchecked Sendable {
     var storageBudget: Int? {
         get { lock.withLock { storage.budget } }
         set { lock.withLock { storage.budget = newValue } }
-    }
-
-    // MARK: - Counters
-
-    private func day() -> String {
-        let seconds = options.now().timeIntervalSince1970
-        return String(Timestamp(seconds: seconds.isFinite ? Int64(max(0, min(seconds, 253_402_300_799))) : 0).description.prefix(10))
-    }
-
-    /// One app session with the current pack (call it once per launch or foreground session).
-    public func recordSession() {
-        lock.withLock { if let own = active[locale] { counters.session(pack: own.id, day: day()) } }
-    }
-
-    /// A crash the app's crash reporter attributes to this session.
-    public func recordCrash() {
-        lock.withLock { if let own = active[locale] { counters.crash(pack: own.id, day: day()) } }
-    }
-
-    /// The counters as a metrics CSV that `rollout metrics ingest --kind KIND` reads: a header and
-    /// one row per day and pack (docs/metrics.md). Rows for the bundled strings are not written:
-    /// there is no pack to attribute them to.
-    public func metricsCSV(_ kind: MetricKind) -> String {
-        lock.withLock { counters.csv(kind, region: region, appVersion: appVersionText) }
-    }
-
-    /// Forgets the counters (after they were exported).
-    public func resetCounters() {
-        lock.withLock { counters = Counters() }
     }
 }
