@@ -37,6 +37,18 @@ extension ClientWorld {
     }
 }
 
+/// Where to cut a process that writes `total` units (bytes, renames, removals: DeviceStorage.budget):
+/// every unit within 3 of each boundary (the ends of each write, the renames), every 37th between,
+/// and `total + 1`, a process that finishes.
+enum KillSweep {
+    static func cuts(total: Int, boundaries: [Int]) -> [Int] {
+        var cuts = Set(stride(from: 0, through: total, by: 37))
+        for boundary in boundaries { cuts.formUnion(max(0, boundary - 3)...min(total, boundary + 3)) }
+        cuts.insert(total + 1)
+        return cuts.sorted()
+    }
+}
+
 enum CounterDays {
     static func date(_ day: String) -> Date { ISO8601DateFormatter().date(from: "\(day)T10:00:00Z")! }
 }
@@ -191,10 +203,10 @@ final class CrashLoopTests: XCTestCase {
         XCTAssertEqual(fourth.launchStatus.launchAttempts, 3)
     }
 
-    /// The process dies at every unit of the start-up that rolls tr-TR@18 back (the state file that
-    /// records it, the slots that move, the launch record written after): whatever the cut, the next
-    /// start is on tr-TR@17, tr-TR@18 is failed once, and its two failed launches are counted once.
-    func testKilledAtEveryByteOfTheRollbackTheNextStartFinishesIt() async throws {
+    /// The process dies along the start-up that rolls tr-TR@18 back: the state file that records
+    /// it, the slots that move, the launch record written after. Whatever the cut, the next start is
+    /// on tr-TR@17, tr-TR@18 is failed once, and its two failed launches are counted once.
+    func testKilledAlongTheRollbackTheNextStartFinishesIt() async throws {
         let world = try ClientWorld()
         _ = try await world.deviceWithEighteenPending()
         _ = world.launch()
@@ -202,30 +214,32 @@ final class CrashLoopTests: XCTestCase {
         let device = world.cache("phone").path
         let base = world.w.scratch.path("base-device")
         try FileManager.default.copyItem(atPath: device, toPath: base)
-        let stateBytes = try XCTUnwrap(FileManager.default.contents(atPath: device + "/state.json")).count
 
-        var cut = 0
-        var died = 0
-        while true {
+        // A launch that finishes, to measure it: the rollback's state file (S1 bytes), its rename,
+        // tr-TR@18's removal, tr-TR@17's rename into the active slot, the launch record (S2 bytes)
+        // and its rename.
+        let measuring = world.launch(budget: 1 << 40)
+        let total = (1 << 40) - (measuring.storageBudget ?? 0)
+        let s2 = try XCTUnwrap(FileManager.default.contents(atPath: device + "/state.json")).count
+        let s1 = total - 4 - s2
+        XCTAssertGreaterThan(s1, 500)
+        for cut in KillSweep.cuts(total: total, boundaries: [0, s1, s1 + 3, total - 1]) {
             try FileManager.default.removeItem(atPath: device)
             try FileManager.default.copyItem(atPath: base, toPath: device)
             let dying = world.launch(budget: cut)
-            let finished = (dying.storageBudget ?? 0) > 0
+            XCTAssertEqual((dying.storageBudget ?? 0) > 0, cut > total, "cut at \(cut)")
             let reopened = world.launch()
             XCTAssertEqual(reopened.activePack, PackID("tr-TR@17"), "cut at \(cut)")
             XCTAssertEqual(reopened.launchStatus.rolledBack, [PackID("tr-TR@18")], "cut at \(cut)")
             XCTAssertEqual(reopened.launchStatus.rollbacks, 1, "cut at \(cut)")
             let rows = reopened.metricsCSV(.crash).split(separator: "\n")
             XCTAssertTrue(rows.contains("2026-11-28,tr-TR,tr-TR@18,TR,4.8.1,2,2"), "cut at \(cut): \(rows)")
-            // The dying launch itself counts once it recorded itself: it died on tr-TR@17.
-            XCTAssertTrue(rows.count == 2 || rows.contains("2026-11-28,tr-TR,tr-TR@17,TR,4.8.1,1,1"), "cut at \(cut): \(rows)")
+            // The dying launch counts once it recorded itself (its last write): it died on tr-TR@17.
+            let own: [String] = cut >= total ? ["2026-11-28,tr-TR,tr-TR@17,TR,4.8.1,1,1"] : []
+            XCTAssertEqual(rows.filter { $0.contains("tr-TR@17") }.map(String.init), own, "cut at \(cut)")
             let leftovers = try FileManager.default.subpathsOfDirectory(atPath: device).filter { $0.contains(".tmp-") }
             XCTAssertEqual(leftovers, [], "cut at \(cut)")
-            if !finished { died += 1 }
-            if finished { break }
-            cut += cut < stateBytes + 8 ? 1 : 7
         }
-        XCTAssertGreaterThan(died, stateBytes, "the state file was cut at every byte")
         let last = world.launch()
         last.markLaunchSucceeded()
         let refreshed = await last.refresh()
