@@ -120,23 +120,38 @@ extension RolloutClient {
     }
 
     /// One lookup, from `string`: counted in memory; every `CounterSaving.lookups` lookups (and at
-    /// most once per `CounterSaving.interval`) a save is scheduled off the caller's thread, so
-    /// `string` itself never touches the disk. Caller holds `lock`.
+    /// most once per `CounterSaving.interval`) a save is scheduled. Caller holds `lock`.
     func countLookup(fellBack: Bool) {
         guard active[locale] != nil else { return }
         count(.lookup(fellBack: fellBack))
         counterSaving.unsaved += 1
-        guard counterSaving.unsaved >= counterSaving.lookups, !counterSaving.scheduled,
+        if counterSaving.unsaved >= counterSaving.lookups,
             ProcessInfo.processInfo.systemUptime - counterSaving.lastSave >= counterSaving.interval
-        else { return }
+        {
+            scheduleSave()
+        }
+    }
+
+    /// Writes the state on the client's own serial queue, off the caller's thread: neither `string`
+    /// nor `recordSession` waits for the disk. One save at a time is scheduled, and it writes
+    /// everything counted until it runs. Caller holds `lock`.
+    func scheduleSave() {
+        guard !counterSaving.scheduled else { return }
         counterSaving.scheduled = true
-        DispatchQueue.global(qos: .utility).async { [weak self] in
+        counterSaving.queue.async { [weak self] in
             guard let self else { return }
             self.lock.withLock {
                 self.counterSaving.scheduled = false
+                // A cache directory deleted meanwhile (an uninstall, a test's scratch) is not recreated.
+                guard FileManager.default.fileExists(atPath: self.storage.directory) else { return }
                 self.saveState()
             }
         }
+    }
+
+    /// Tests: returns once the saves scheduled so far have run.
+    func waitForSaves() {
+        lock.withLock { counterSaving.queue }.sync {}
     }
 
     /// Writes the device state (counters and launch record included) if it can; caller holds
@@ -150,21 +165,21 @@ extension RolloutClient {
     }
 
     /// One app session with the current pack (call it once per launch or foreground session).
-    /// Saved at once.
+    /// Saved at once, in the background.
     public func recordSession() {
         lock.withLock {
             count(.session)
             state.launch.open?.session = true
-            saveState()
+            scheduleSave()
         }
     }
 
     /// A crash the app's crash reporter attributes to this session, after `markLaunchSucceeded()`
-    /// (the client counts a launch that never got there itself). Saved at once.
+    /// (the client counts a launch that never got there itself). Saved at once, in the background.
     public func recordCrash() {
         lock.withLock {
             count(.crash)
-            saveState()
+            scheduleSave()
         }
     }
 
@@ -194,6 +209,8 @@ extension RolloutClient {
 
 /// When lookups counted in memory are saved (docs/client.md#counters).
 struct CounterSaving {
+    /// Where saves run, one at a time.
+    let queue = DispatchQueue(label: "RolloutClient.counters")
     /// Lookups counted since the state was last written.
     var unsaved = 0
     var scheduled = false

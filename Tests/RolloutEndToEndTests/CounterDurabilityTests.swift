@@ -31,10 +31,12 @@ final class CounterDurabilityTests: XCTestCase {
         for _ in 0..<20 { _ = app.string("home.title") }
         for _ in 0..<3 { _ = app.string("only.bundled") }  // in no pack: a fallback
         app.recordCrash()
+        app.waitForSaves()  // a few milliseconds in an app
         // The process is killed: from here on nothing it counts reaches the disk.
         app.storageBudget = 0
         app.recordSession()
         for _ in 0..<500 { _ = app.string("home.title") }
+        app.waitForSaves()
 
         clock.set("2026-11-28")
         let next = world.launch(now: { clock.now })
@@ -42,6 +44,7 @@ final class CounterDurabilityTests: XCTestCase {
         next.recordSession()
         for _ in 0..<7 { _ = next.string("home.title") }
         next.recordSession()  // saves the lookups before it too
+        next.waitForSaves()
         let crash = next.metricsCSV(.crash)
         XCTAssertEqual(
             crash,
@@ -91,6 +94,7 @@ final class CounterDurabilityTests: XCTestCase {
         let old = world.launch(app: "4.8.1")
         await old.refreshAndActivate()
         old.recordSession()
+        old.waitForSaves()
         let updated = world.launch(app: "4.8.2")
         updated.recordSession()
         XCTAssertEqual(
@@ -113,6 +117,7 @@ final class CounterDurabilityTests: XCTestCase {
             clock.set(String(day))
             app.recordSession()
         }
+        app.waitForSaves()
         let rows = world.launch().metricsCSV(.crash).split(separator: "\n").dropFirst()
         XCTAssertEqual(rows.count, Counters.maximumRows)
         XCTAssertEqual(rows.first.map { String($0.prefix(10)) }, String(days[10]), "the oldest days went first")
@@ -143,6 +148,7 @@ final class CounterDurabilityTests: XCTestCase {
         await first.refreshAndActivate()
         first.markLaunchSucceeded()
         first.recordSession()
+        first.waitForSaves()
         let device = world.cache("phone").path
         let base = world.w.scratch.path("base-device")
         try FileManager.default.copyItem(atPath: device, toPath: base)
@@ -158,6 +164,7 @@ final class CounterDurabilityTests: XCTestCase {
             let dying = world.launch(countsLaunch: false)
             dying.storageBudget = cut
             dying.recordSession()
+            dying.waitForSaves()
             let finished = (dying.storageBudget ?? 0) > 0
             XCTAssertEqual(finished, cut > units, "cut at \(cut)")
             let reopened = world.launch(countsLaunch: false)
