@@ -56,9 +56,7 @@ struct Counters: Equatable {
             rows[key, default: Counts()].lookups += 1
             if fellBack { rows[key, default: Counts()].fallbacks += 1 }
         }
-        if isNew && rows.count > Counters.maximumRows {
-            for old in rows.keys.sorted().prefix(rows.count - Counters.maximumRows) { rows[old] = nil }
-        }
+        if isNew { trim() }
     }
 
     /// The CSV `rollout metrics ingest --kind KIND` reads (docs/metrics.md): a header, then one
@@ -73,6 +71,26 @@ struct Counters: Equatable {
             text += "\(key.day),\(key.pack.locale),\(key.pack),\(key.region),\(key.appVersion),\(total),\(min(happened, total))\n"
         }
         return text
+    }
+
+    /// Adds counts kept in memory (see Tally) under this process's region and app version.
+    mutating func add(_ tally: [Tally.Key: Counts], region: String, appVersion: String) {
+        for (key, counts) in tally {
+            let row = Key(day: key.day, pack: key.pack, region: region, appVersion: appVersion)
+            let isNew = rows[row] == nil
+            var sum = rows[row, default: Counts()]
+            sum.sessions += counts.sessions
+            sum.crashes += counts.crashes
+            sum.lookups += counts.lookups
+            sum.fallbacks += counts.fallbacks
+            rows[row] = sum
+            if isNew { trim() }
+        }
+    }
+
+    private mutating func trim() {
+        guard rows.count > Counters.maximumRows else { return }
+        for old in rows.keys.sorted().prefix(rows.count - Counters.maximumRows) { rows[old] = nil }
     }
 
     // MARK: - In state.json
@@ -105,6 +123,120 @@ struct Counters: Equatable {
     }
 }
 
+/// What this process counted and has not written yet, in shards behind locks of their own, each
+/// held for one dictionary update: `string` counts every lookup without touching the writers' lock,
+/// and readers on different threads rarely meet on a shard. The region and app version are this
+/// process's, added when the counts join the device state. The day is formatted once per UTC day
+/// and shard, not per call.
+final class Tally: @unchecked Sendable {
+    struct Key: Hashable {
+        let day: String
+        let pack: PackID
+    }
+
+    private final class Shard: @unchecked Sendable {
+        let lock = NSLock()
+        var counts: [Key: Counters.Counts] = [:]
+        var lookups = 0
+        var day: (start: Int64, text: String) = (-1, "")
+
+        func dayText(_ date: Date) -> String {
+            let raw = date.timeIntervalSince1970
+            let seconds = raw.isFinite ? Int64(max(0, min(raw, 253_402_300_799))) : 0
+            let start = seconds - seconds % 86_400
+            if start != day.start { day = (start, String(Timestamp(seconds: start).description.prefix(10))) }
+            return day.text
+        }
+    }
+
+    private let shards = (0..<16).map { _ in Shard() }
+
+    private func withShard<T>(_ body: (Shard) -> T) -> T {
+        let shard = shards[Int(UInt(bitPattern: ObjectIdentifier(Thread.current).hashValue) % UInt(shards.count))]
+        shard.lock.lock()
+        defer { shard.lock.unlock() }
+        return body(shard)
+    }
+
+    /// Returns the lookups this thread's shard holds unwritten, for the save trigger.
+    func lookup(pack: PackID, at date: Date, fellBack: Bool) -> Int {
+        withShard { shard in
+            let key = Key(day: shard.dayText(date), pack: pack)
+            shard.counts[key, default: Counters.Counts()].lookups += 1
+            if fellBack { shard.counts[key, default: Counters.Counts()].fallbacks += 1 }
+            shard.lookups += 1
+            return shard.lookups
+        }
+    }
+
+    func session(pack: PackID, at date: Date) {
+        withShard { $0.counts[Key(day: $0.dayText(date), pack: pack), default: Counters.Counts()].sessions += 1 }
+    }
+
+    func crash(pack: PackID, at date: Date) {
+        withShard { $0.counts[Key(day: $0.dayText(date), pack: pack), default: Counters.Counts()].crashes += 1 }
+    }
+
+    /// Lookups not written yet, over every shard.
+    var unsavedLookups: Int {
+        shards.reduce(0) { total, shard in
+            shard.lock.lock()
+            defer { shard.lock.unlock() }
+            return total + shard.lookups
+        }
+    }
+
+    /// Every shard's counts, summed; with `empty`, the shards are emptied in the same step.
+    func take(emptying empty: Bool) -> [Key: Counters.Counts] {
+        var total: [Key: Counters.Counts] = [:]
+        for shard in shards {
+            shard.lock.lock()
+            for (key, counts) in shard.counts {
+                var sum = total[key, default: Counters.Counts()]
+                sum.sessions += counts.sessions
+                sum.crashes += counts.crashes
+                sum.lookups += counts.lookups
+                sum.fallbacks += counts.fallbacks
+                total[key] = sum
+            }
+            if empty {
+                shard.counts = [:]
+                shard.lookups = 0
+            }
+            shard.lock.unlock()
+        }
+        return total
+    }
+}
+
+/// When the counts are written (docs/client.md#counters), with a lock of its own so that `string`
+/// never takes the writers' lock to decide.
+final class CounterSaver: @unchecked Sendable {
+    private let lock = NSLock()
+    /// Where saves run, one at a time, off the caller's thread.
+    let queue = DispatchQueue(label: "RolloutClient.counters")
+    private var scheduled = false
+    /// `systemUptime` of the last write.
+    private var lastSave: TimeInterval = 0
+    /// A save is scheduled after this many unwritten lookups...
+    var lookups = 1000
+    /// ...but not sooner than this many seconds after the last one.
+    var interval: TimeInterval = 10
+
+    /// True when the caller should schedule a save now (and the saver counts it as scheduled).
+    func claim(unsavedLookups: Int?) -> Bool {
+        lock.withLock {
+            if scheduled { return false }
+            if let unsavedLookups, unsavedLookups < lookups || ProcessInfo.processInfo.systemUptime - lastSave < interval { return false }
+            scheduled = true
+            return true
+        }
+    }
+
+    func started() { lock.withLock { scheduled = false } }
+    func saved() { lock.withLock { lastSave = ProcessInfo.processInfo.systemUptime } }
+}
+
 extension RolloutClient {
     /// The day counters are recorded under (UTC), from `Options.now`.
     func counterDay() -> String {
@@ -112,75 +244,65 @@ extension RolloutClient {
         return String(Timestamp(seconds: seconds.isFinite ? Int64(max(0, min(seconds, 253_402_300_799))) : 0).description.prefix(10))
     }
 
-    /// Counts `event` against the active pack of the device's own locale (nothing on the bundled
-    /// strings: there is no pack to attribute it to). Caller holds `lock`.
-    func count(_ event: Counters.Event) {
-        guard let own = active[locale] else { return }
-        state.counters.record(event, Counters.Key(day: counterDay(), pack: own.id, region: region, appVersion: appVersionText))
+    /// One lookup, from `string`, against the pack it was attributed to. Every 64th lookup of a
+    /// shard checks whether `CounterSaver.lookups` are unwritten (and the last save is
+    /// `CounterSaver.interval` old): then a save is scheduled.
+    func countLookup(_ pack: PackID, fellBack: Bool) {
+        let shardLookups = tally.lookup(pack: pack, at: options.now(), fellBack: fellBack)
+        if shardLookups % 64 == 0, counterSaver.claim(unsavedLookups: tally.unsavedLookups) { dispatchSave() }
     }
 
-    /// One lookup, from `string`: counted in memory; every `CounterSaving.lookups` lookups (and at
-    /// most once per `CounterSaving.interval`) a save is scheduled. Caller holds `lock`.
-    func countLookup(fellBack: Bool) {
-        guard active[locale] != nil else { return }
-        count(.lookup(fellBack: fellBack))
-        counterSaving.unsaved += 1
-        if counterSaving.unsaved >= counterSaving.lookups,
-            ProcessInfo.processInfo.systemUptime - counterSaving.lastSave >= counterSaving.interval
-        {
-            scheduleSave()
-        }
-    }
-
-    /// Writes the state on the client's own serial queue, off the caller's thread: neither `string`
-    /// nor `recordSession` waits for the disk. One save at a time is scheduled, and it writes
-    /// everything counted until it runs. Caller holds `lock`.
+    /// Writes the counts on the client's own serial queue: neither `string` nor `recordSession`
+    /// waits for the disk, and calls in a burst share one write.
     func scheduleSave() {
-        guard !counterSaving.scheduled else { return }
-        counterSaving.scheduled = true
-        counterSaving.queue.async { [weak self] in
+        if counterSaver.claim(unsavedLookups: nil) { dispatchSave() }
+    }
+
+    private func dispatchSave() {
+        counterSaver.queue.async { [weak self] in
             guard let self else { return }
-            self.lock.withLock {
-                self.counterSaving.scheduled = false
-                // A cache directory deleted meanwhile (an uninstall, a test's scratch) is not recreated.
-                guard FileManager.default.fileExists(atPath: self.storage.directory) else { return }
-                self.saveState()
-            }
+            self.counterSaver.started()
+            // A cache directory deleted meanwhile (an uninstall, a test's scratch) is not recreated.
+            guard FileManager.default.fileExists(atPath: self.storage.directory) else { return }
+            self.lock.withLock { _ = self.saveState() }
         }
     }
 
     /// Tests: returns once the saves scheduled so far have run.
     func waitForSaves() {
-        lock.withLock { counterSaving.queue }.sync {}
+        counterSaver.queue.sync {}
     }
 
-    /// Writes the device state (counters and launch record included) if it can; caller holds
-    /// `lock`. A failed write keeps the counts in memory for the next save.
+    /// Moves what the tally holds into the device state, applies `change`, and writes the state if
+    /// that changed it. The memory keeps the counts even when the write fails (a full disk): the
+    /// next save writes them. Caller holds `lock`.
     @discardableResult
-    func saveState() -> Bool {
-        guard (try? storage.write(DeviceState.file, state.bytes)) != nil else { return false }
-        counterSaving.unsaved = 0
-        counterSaving.lastSave = ProcessInfo.processInfo.systemUptime
+    func saveState(_ change: (inout DeviceState) -> Void = { _ in }) -> Bool {
+        var next = state
+        next.counters.add(tally.take(emptying: true), region: region, appVersion: appVersionText)
+        change(&next)
+        guard next != state else { return true }
+        state = next
+        guard (try? storage.write(DeviceState.file, next.bytes)) != nil else { return false }
+        counterSaver.saved()
         return true
     }
 
     /// One app session with the current pack (call it once per launch or foreground session).
     /// Saved at once, in the background.
     public func recordSession() {
-        lock.withLock {
-            count(.session)
-            state.launch.open?.session = true
-            scheduleSave()
-        }
+        guard let own = snapshot.current.ownPack else { return }
+        tally.session(pack: own, at: options.now())
+        lock.withLock { state.launch.open?.session = true }
+        scheduleSave()
     }
 
     /// A crash the app's crash reporter attributes to this session, after `markLaunchSucceeded()`
     /// (the client counts a launch that never got there itself). Saved at once, in the background.
     public func recordCrash() {
-        lock.withLock {
-            count(.crash)
-            scheduleSave()
-        }
+        guard let own = snapshot.current.ownPack else { return }
+        tally.crash(pack: own, at: options.now())
+        scheduleSave()
     }
 
     /// The counters as a metrics CSV that `rollout metrics ingest --kind KIND` reads: a header and
@@ -188,36 +310,26 @@ extension RolloutClient {
     /// earlier processes not reset yet. Rows for the bundled strings are not written: there is no
     /// pack to attribute them to.
     public func metricsCSV(_ kind: MetricKind) -> String {
-        lock.withLock { state.counters.csv(kind) }
+        // Under the writers' lock, which a save holds while it moves the tally into the state.
+        let counters = lock.withLock { () -> Counters in
+            var counters = state.counters
+            counters.add(tally.take(emptying: false), region: region, appVersion: appVersionText)
+            return counters
+        }
+        return counters.csv(kind)
     }
 
     /// Forgets the counters (after they were exported), on disk too.
     public func resetCounters() {
         lock.withLock {
-            state.counters = Counters()
-            saveState()
+            saveState { $0.counters = Counters() }
         }
     }
 
-    /// Saves the counters now, for a process about to end (a command-line tool, the app going to
+    /// Writes the counters now, for a process about to end (a command-line tool, the app going to
     /// the background). Returns false when the state file could not be written.
     @discardableResult
     public func saveCounters() -> Bool {
         lock.withLock { saveState() }
     }
-}
-
-/// When lookups counted in memory are saved (docs/client.md#counters).
-struct CounterSaving {
-    /// Where saves run, one at a time.
-    let queue = DispatchQueue(label: "RolloutClient.counters")
-    /// Lookups counted since the state was last written.
-    var unsaved = 0
-    var scheduled = false
-    /// `systemUptime` of the last write.
-    var lastSave: TimeInterval = 0
-    /// A save is scheduled after this many unsaved lookups...
-    var lookups = 1000
-    /// ...but not sooner than this many seconds after the last one.
-    var interval: TimeInterval = 10
 }

@@ -195,6 +195,5 @@ extension RolloutClient {
         // Unwritten (a full disk), this launch is not counted: never a reason to stop the app.
         guard (try? storage.write(DeviceState.file, next.bytes)) != nil else { return }
         state = next
-        counterSaving.unsaved = 0
     }
 }

@@ -124,20 +124,20 @@ final class CounterDurabilityTests: XCTestCase {
         XCTAssertEqual(rows.last.map { String($0.prefix(10)) }, String(days.last!))
     }
 
-    /// Lookups are saved off the caller's thread every `CounterSaving.lookups` lookups: a process
-    /// killed loses fewer than that.
+    /// Lookups are saved off the caller's thread once about `CounterSaver.lookups` are unwritten (a
+    /// thread checks every 64th of its lookups): a process killed loses fewer than that.
     func testLookupsAreSavedInTheBackgroundAfterAThousand() async throws {
         let world = try ClientWorld()
         let app = world.launch()
         await app.refreshAndActivate()
-        app.counterSaving.interval = 0
-        for _ in 0..<999 { _ = app.string("home.title") }
-        try await Task.sleep(nanoseconds: 200_000_000)
-        XCTAssertEqual(world.launch().metricsCSV(.fallback), "date,locale,pack,region,app_version,lookups,fallbacks\n", "999 unsaved")
-        _ = app.string("home.title")
-        let saved = "date,locale,pack,region,app_version,lookups,fallbacks\n2026-11-28,tr-TR,tr-TR@17,TR,4.8.1,1000,0\n"
-        for _ in 0..<100 where world.launch().metricsCSV(.fallback) != saved { try await Task.sleep(nanoseconds: 20_000_000) }
-        XCTAssertEqual(world.launch().metricsCSV(.fallback), saved)
+        app.counterSaver.interval = 0
+        for _ in 0..<1000 { _ = app.string("home.title") }
+        app.waitForSaves()
+        XCTAssertEqual(world.launch().metricsCSV(.fallback), "date,locale,pack,region,app_version,lookups,fallbacks\n", "checked at 960: not yet")
+        for _ in 0..<24 { _ = app.string("home.title") }
+        app.waitForSaves()
+        XCTAssertEqual(
+            world.launch().metricsCSV(.fallback), "date,locale,pack,region,app_version,lookups,fallbacks\n2026-11-28,tr-TR,tr-TR@17,TR,4.8.1,1024,0\n")
     }
 
     /// The process dies along the state file a session writes: the next start has the

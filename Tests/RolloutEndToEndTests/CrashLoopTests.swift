@@ -16,6 +16,7 @@ extension ClientWorld {
         options.launchAttempts = attempts
         options.countsLaunch = countsLaunch
         options.storageBudget = budget
+        options.minimumRefreshInterval = 0
         options.now = now
         return RolloutClient(
             bundled: ClientWorld.bundled, cacheDirectory: cache(device), manifestURL: ClientWorld.manifestURL, publicKey: publicKey,
