@@ -321,9 +321,7 @@ extension RolloutClient {
 
     /// Forgets the counters (after they were exported), on disk too.
     public func resetCounters() {
-        lock.withLock {
-            saveState { $0.counters = Counters() }
-        }
+        lock.withLock { _ = saveState { $0.counters = Counters() } }
     }
 
     /// Writes the counters now, for a process about to end (a command-line tool, the app going to
