@@ -21,7 +21,7 @@ guard arguments.count >= 2 else {
 let site = URL(fileURLWithPath: arguments[0]).appendingPathComponent("index.json")
 let publicKey = arguments[1]
 let seconds = arguments.count > 2 ? Double(arguments[2]) ?? 10 : 10
-let readers = 8
+let readers = ProcessInfo.processInfo.environment["READERS"].flatMap { Int($0) } ?? 8
 
 /// Call durations in nanoseconds: 100 ns buckets up to 100 µs, then 10 µs buckets up to 1 s.
 struct Histogram {

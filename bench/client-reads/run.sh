@@ -5,8 +5,8 @@
 #
 # Sets up a repository with the example packs (en-US@1, tr@1, tr-TR@17, vi-VN@3 at 100%), a signing
 # key and a published site, then runs the bench while this script republishes the site in a loop
-# (tr-TR@18 promoted to 100%, then reverted, each followed by `rollout publish`), so the client's
-# refreshes alternate between up to date, changing, and refused (a site caught mid-publish).
+# (a new vi-VN content version at 100%, then `rollout publish`), so the client's refreshes are up
+# to date, changing (as vi-VN), or refused (a site caught mid-publish).
 #
 # Usage: bench/client-reads/run.sh [ROLLOUT_BINARY]      PHASE_SECONDS=10
 # Exits 1 if the goal fails.
@@ -20,7 +20,7 @@ SECONDS_A_PHASE="${PHASE_SECONDS:-10}"
 BENCH="$(cd "$ROOT" && swift build -c release --show-bin-path)/rollout-bench-client-reads"
 
 WORK="$(mktemp -d)"
-trap 'kill "$PUBLISHER" 2>/dev/null || true; rm -rf "$WORK"' EXIT
+trap 'kill "$PUBLISHER" 2>/dev/null || true; wait 2>/dev/null || true; rm -rf "$WORK"' EXIT
 cd "$WORK"
 export ROLLOUT_ACTOR="Bench <bench@example.com>" HOME="$WORK" GIT_CONFIG_NOSYSTEM=1
 "$BIN" init >/dev/null
@@ -30,11 +30,17 @@ KEY="$("$BIN" keys generate --out "$WORK/signing.key" --json | python3 -c 'impor
 "$BIN" publish --out "$WORK/site" --key "$WORK/signing.key" >/dev/null
 
 (
+  version=4
   while true; do
-    "$BIN" promote tr-TR@18 --to 100% --force --reason bench >/dev/null 2>&1 || true
+    # A new vi-VN content version each round, at 100%: the device gets it whenever it refreshes
+    # as vi-VN, and every round moves the index sequence for tr-TR too.
+    python3 -c 'import json, sys
+p = json.load(open(sys.argv[1])); p["contentVersion"] = int(sys.argv[2]); p.pop("checksum", None)
+json.dump(p, open(sys.argv[3], "w"), ensure_ascii=False)' "$ROOT/examples/packs/vi-VN@3.json" "$version" "$WORK/vi.json"
+    "$BIN" pack add "$WORK/vi.json" >/dev/null 2>&1 || true
+    "$BIN" promote "vi-VN@$version" --to 100% >/dev/null 2>&1 || true
     "$BIN" publish --out "$WORK/site" --key "$WORK/signing.key" >/dev/null 2>&1 || true
-    "$BIN" revert tr-TR --reason bench >/dev/null 2>&1 || true
-    "$BIN" publish --out "$WORK/site" --key "$WORK/signing.key" >/dev/null 2>&1 || true
+    version=$((version + 1))
   done
 ) &
 PUBLISHER=$!
