@@ -24,6 +24,10 @@ struct DeviceState: Equatable {
     /// Each locale's bundle-only key patterns from the last manifest seen: a cached pack that
     /// came with an older manifest never shows those keys either.
     var bundleOnly: [String: [String]] = [:]
+    /// Counts not exported yet (docs/client.md#counters).
+    var counters = Counters()
+    /// The crash-loop guard's memory (docs/client.md#activation-and-rollback-on-the-device).
+    var launch = LaunchState()
 
     init() {}
 
@@ -40,6 +44,9 @@ struct DeviceState: Equatable {
         lastRefresh = o["lastRefresh"]?.integerValue.map(Int64.init)
         staged = Set(o["staged"]?.arrayValue?.compactMap(\.stringValue) ?? [])
         bundleOnly = o["bundleOnly"]?.objectValue?.mapValues { $0.arrayValue?.compactMap(\.stringValue) ?? [] } ?? [:]
+        // Absent in a state written before they existed: no counts, the guard not armed yet.
+        counters = Counters(json: o["counters"])
+        launch = LaunchState(json: o["launch"])
     }
 
     var bytes: [UInt8] {
@@ -50,6 +57,7 @@ struct DeviceState: Equatable {
             "failed": .array(failed.sorted().map { .string($0) }),
             "killed": .array(killed.sorted().map { .string($0) }),
             "staged": .array(staged.sorted().map { .string($0) }),
+            "counters": counters.json, "launch": launch.json,
         ]
         if let lastRefresh { members["lastRefresh"] = .integer(Int(lastRefresh)) }
         if !bundleOnly.isEmpty { members["bundleOnly"] = .object(bundleOnly.mapValues { .array($0.map { .string($0) }) }) }

@@ -26,6 +26,14 @@ public final class RolloutClient: @unchecked Sendable {
         /// Seconds after a refresh round before `refresh()` asks the network again (kept across
         /// launches in `state.json`); `refresh(force: true)` ignores it.
         public var minimumRefreshInterval: TimeInterval = 4 * 3600
+        /// Failed launches (ended before `markLaunchSucceeded()`) after which a pack activated
+        /// since the last successful launch is rolled back (docs/client.md#activation-and-rollback-on-the-device).
+        public var launchAttempts = 2
+        /// Constructing the client is a process start, for the crash-loop guard. False for a
+        /// client that only inspects the cache (a status command).
+        public var countsLaunch = true
+        /// Tests: the storage budget from the first write of `init` (see DeviceStorage.budget).
+        var storageBudget: Int?
 
         public init() {}
     }
@@ -74,15 +82,16 @@ public final class RolloutClient: @unchecked Sendable {
     let lock = NSRecursiveLock()
     let snapshot = SnapshotCell(.empty)
     let tally = Tally()
+    let counterSaver = CounterSaver()
     let observers = Observers()
     private let bundled: [String: [String: String]]
     let storage: DeviceStorage
     private let manifestURL: URL
     private let publicKey: Ed25519.PublicKey?
-    private let appVersionText: String
+    let appVersionText: String
     private let appVersion: AppVersion?
-    private let region: String
-    private let options: Options
+    let region: String
+    let options: Options
     public let installID: String
 
     // Guarded by `lock`; after changing `locale`, `state` or `active`, call `publish()` before
@@ -91,6 +100,7 @@ public final class RolloutClient: @unchecked Sendable {
     var state: DeviceState
     var active: [String: LoadedPack] = [:]
     private var refreshing = false
+    var launchSession = LaunchSession()
 
     /// Never fails and never touches the network: a key that does not parse or a damaged cache
     /// only means the device runs on its bundled strings until a refresh succeeds.
@@ -107,6 +117,7 @@ public final class RolloutClient: @unchecked Sendable {
         self.region = region.uppercased()
         self.locale = locale
         self.options = options
+        storage.budget = options.storageBudget
         try? FileManager.default.createDirectory(at: cacheDirectory, withIntermediateDirectories: true)
         storage.removeTemporaries()
         state = DeviceState(storage.read(DeviceState.file)) ?? DeviceState()
@@ -119,11 +130,13 @@ public final class RolloutClient: @unchecked Sendable {
             try? storage.write("install-id", Array(installID.utf8))
         }
         lock.withLock {
+            if options.countsLaunch { beginLaunch() }
             for cached in storage.children("packs") {
                 start(cached)
             }
             // Every committed pending pack is active now, or was refused: none is pending any more.
             if !state.staged.isEmpty { try? save { $0.staged = [] } }
+            if options.countsLaunch { finishLaunchStart() }
             publish()
         }
     }
@@ -190,7 +203,7 @@ public final class RolloutClient: @unchecked Sendable {
     /// The slot at `name`, if every check passes: the manifest's signature, the pack's digest and
     /// size as that manifest lists them, strict parsing, the checksum, locale, a schema this app
     /// understands, its minAppVersion, and neither blocked nor marked failed on this device.
-    private func verifiedSlot(_ name: String, locale: String) -> LoadedPack? {
+    func verifiedSlot(_ name: String, locale: String) -> LoadedPack? {
         guard let bytes = storage.read(name), let slot = PackSlot(bytes) else { return nil }
         return try? verify(slot, locale: locale)
     }
@@ -272,7 +285,7 @@ public final class RolloutClient: @unchecked Sendable {
         if found == nil, let value = bundled[options.defaultLocale]?[key], !value.isEmpty { found = value }
         // A fallback is any text that did not come from the own locale's pack, the own locale's
         // bundled text included: the counter measures the pack (docs/client.md, Counters).
-        if let own = view.ownPack { tally.lookup(pack: own, at: options.now(), fellBack: !fromOwnPack) }
+        if let own = view.ownPack { countLookup(own, fellBack: !fromOwnPack) }
         let text = found ?? fallback.flatMap { $0.isEmpty ? nil : $0 } ?? "…"
         let formatted = MessageFormat.format(text, arguments, language: view.language)
         return formatted.isEmpty ? text : formatted
@@ -518,7 +531,8 @@ public final class RolloutClient: @unchecked Sendable {
                 active[item.locale] = item.pack
                 activated.append(item.pack.id)
             }
-            try? save { $0.staged.subtract(activated.map(\.description)) }
+            // The counts so far are written with it (docs/client.md#counters).
+            saveState { $0.staged.subtract(activated.map(\.description)) }
             publish()
             return activated.sorted()
         }
@@ -564,29 +578,5 @@ public final class RolloutClient: @unchecked Sendable {
     func storedID(_ name: String) -> PackID? {
         guard let bytes = storage.read(name), let slot = PackSlot(bytes) else { return nil }
         return (try? PackParser.parse(slot.pack, source: name, maximumBytes: Int.max, verifyChecksum: false))?.pack.id
-    }
-
-    // MARK: - Counters
-
-    /// One app session with the current pack (call it once per launch or foreground session).
-    public func recordSession() {
-        if let own = snapshot.current.ownPack { tally.session(pack: own, at: options.now()) }
-    }
-
-    /// A crash the app's crash reporter attributes to this session.
-    public func recordCrash() {
-        if let own = snapshot.current.ownPack { tally.crash(pack: own, at: options.now()) }
-    }
-
-    /// The counters as a metrics CSV that `rollout metrics ingest --kind KIND` reads: a header and
-    /// one row per day and pack (docs/metrics.md). Rows for the bundled strings are not written:
-    /// there is no pack to attribute them to.
-    public func metricsCSV(_ kind: MetricKind) -> String {
-        tally.csv(kind, region: region, appVersion: appVersionText)
-    }
-
-    /// Forgets the counters (after they were exported).
-    public func resetCounters() {
-        tally.reset()
     }
 }

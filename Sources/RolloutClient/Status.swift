@@ -37,6 +37,8 @@ extension RolloutClient {
         public var indexSequence: Int
         /// When the last refresh round whose index and manifests verified began.
         public var lastRefresh: Date?
+        /// The crash-loop guard: packs awaiting a successful launch, failed launches, rollbacks.
+        public var launch: LaunchStatus
     }
 
     /// A consistent picture of the device: its memory, and the slots in its cache.
@@ -55,6 +57,6 @@ extension RolloutClient {
         return Status(
             locale: locale, chain: chain, packs: packs, failed: state.failed.compactMap { try? PackID.parse($0) }.sorted(),
             blocked: state.blocked.filter { !$0.value.isEmpty }, killed: state.killed.sorted(), indexSequence: state.indexSequence,
-            lastRefresh: state.lastRefresh.map { Date(timeIntervalSince1970: TimeInterval($0)) })
+            lastRefresh: state.lastRefresh.map { Date(timeIntervalSince1970: TimeInterval($0)) }, launch: launchStatus)
     }
 }
