@@ -1,0 +1,85 @@
+import Foundation
+import RolloutClient
+import RolloutModel
+
+/// What one `rollout device` action returned, and how it is shown: plain short text for people,
+/// one JSON document with `--json` (shapes in docs/device.md).
+enum DeviceOutcome {
+    case refreshed(RolloutClient.RefreshResult)
+    case activated([PackID])
+    case text(key: String, String)
+    case launched
+    case launchSucceeded
+    case status
+    case metrics(MetricKind, String)
+
+    func output(device: DeviceSetup, client: RolloutClient, style: Style) -> CommandOutput {
+        switch self {
+        case .refreshed(let result):
+            let report = RefreshReport(result)
+            var json = report.json
+            json["action"] = "refresh"
+            return CommandOutput(json: .object(json), text: report.text, exitCode: report.ok ? 0 : 1)
+        case .activated(let packs):
+            let text = packs.isEmpty ? "Nothing was pending.\n" : "Active now: \(list(packs)).\n"
+            return CommandOutput(json: ["action": "activate", "activated": ids(packs)], text: text)
+        case .text(let key, let text):
+            return CommandOutput(
+                json: ["action": "get", "key": .string(key), "text": .string(text), "activePack": id(client.activePack)], text: text + "\n")
+        case .launched:
+            let status = DeviceStatus(client)
+            var json = status.launchJSON
+            json["action"] = "launch"
+            return CommandOutput(json: .object(json), text: status.launchText)
+        case .launchSucceeded:
+            let active = client.activePack
+            let text = "Launch succeeded" + (active.map { " with \($0)" } ?? " on the bundled strings") + ".\n"
+            return CommandOutput(json: ["action": "launch-succeeded", "activePack": id(active)], text: text)
+        case .status:
+            let status = DeviceStatus(client)
+            var json = status.json
+            json["action"] = "status"
+            return CommandOutput(json: .object(json), text: status.text(style))
+        case .metrics(let kind, let csv):
+            return CommandOutput(json: ["action": "metrics", "kind": .string(kind.rawValue), "csv": .string(csv)], text: csv)
+        }
+    }
+}
+
+func id(_ pack: PackID?) -> JSONValue { pack.map { .string($0.description) } ?? .null }
+func ids(_ packs: [PackID]) -> JSONValue { .array(packs.map { .string($0.description) }) }
+func list(_ packs: [PackID]) -> String { packs.map(\.description).joined(separator: ", ") }
+
+/// The client's `RefreshResult` as a verdict, a sentence and a document.
+struct RefreshReport {
+    let ok: Bool
+    let text: String
+    let json: [String: JSONValue]
+
+    init(_ result: RolloutClient.RefreshResult) {
+        func dropped(_ packs: [PackID]) -> String { packs.isEmpty ? "" : " Dropped: \(list(packs)).\n" }
+        switch result {
+        case .staged(let staged, let gone):
+            ok = true
+            text = "Staged \(list(staged)): active after activate or the next launch.\n" + dropped(gone)
+            json = ["result": "staged", "ok": true, "staged": ids(staged), "dropped": ids(gone)]
+        case .upToDate(let gone):
+            ok = true
+            text = "Up to date.\n" + dropped(gone)
+            json = ["result": "upToDate", "ok": true, "staged": [], "dropped": ids(gone)]
+        case .partial(let staged, let gone, let failures):
+            ok = false
+            text = "Partly failed:\n" + failures.map { "  \($0)\n" }.joined()
+                + (staged.isEmpty ? "" : "Staged \(list(staged)).\n") + dropped(gone)
+            json = ["result": "partial", "ok": false, "staged": ids(staged), "dropped": ids(gone), "failures": .array(failures.map { .string($0) })]
+        case .failed(let reason):
+            ok = false
+            text = "Refresh failed: \(reason)\nThe device keeps what it had.\n"
+            json = ["result": "failed", "ok": false, "reason": .string(reason)]
+        case .busy:
+            ok = true
+            text = "Another refresh was running.\n"
+            json = ["result": "busy", "ok": true]
+        }
+    }
+}

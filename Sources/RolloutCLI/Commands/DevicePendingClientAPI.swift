@@ -1,0 +1,68 @@
+// PENDING-MERGE (issue 15): stand-ins for RolloutClient API that other parts add, so that
+// `rollout device` builds before their branches land. Delete each block when its branch is merged;
+// nothing else in the device command changes. Each stand-in does the least that compiles.
+import Foundation
+import RolloutClient
+import RolloutModel
+
+// PENDING-MERGE h-bundled (helper F): BundledStrings(directory:) and RolloutClient(bundled: BundledStrings, ...).
+struct BundledStrings {
+    var strings: [String: [String: String]] = [:]
+
+    init(directory: URL) throws {
+        for name in try FileManager.default.contentsOfDirectory(atPath: directory.path) where name.hasSuffix(".json") {
+            let data = try Data(contentsOf: directory.appendingPathComponent(name))
+            strings[String(name.dropLast(5))] = try JSONSerialization.jsonObject(with: data) as? [String: String] ?? [:]
+        }
+    }
+}
+
+extension RolloutClient {
+    convenience init(
+        bundled: BundledStrings, cacheDirectory: URL, manifestURL: URL, publicKey: String,
+        appVersion: String, region: String, locale: String, options: Options
+    ) {
+        self.init(
+            bundled: bundled.strings, cacheDirectory: cacheDirectory, manifestURL: manifestURL, publicKey: publicKey,
+            appVersion: appVersion, region: region, locale: locale, options: options)
+    }
+}
+
+// PENDING-MERGE h-launch (helper B): Options.countsLaunch, markLaunchSucceeded().
+extension RolloutClient.Options {
+    var countsLaunch: Bool {
+        get { true }
+        set {}
+    }
+}
+
+extension RolloutClient {
+    func markLaunchSucceeded() {}
+}
+
+// PENDING-MERGE h-client (helper A): refresh(force:), status; RefreshReport then shows .tooSoon(retryAfter:).
+extension RolloutClient {
+    func refresh(force: Bool) async -> RefreshResult { await refresh() }
+
+    struct Status {
+        struct Slots {
+            var active: PackID?
+            var pending: PackID?
+            var previous: PackID?
+        }
+        var locale: String
+        var locales: [String: Slots]
+        var failed: [PackID]
+        var blocked: [String: [Int]]
+        var killed: [String]
+        var indexSequence: Int
+        var lastRefresh: Date?
+    }
+
+    var status: Status {
+        var locales: [String: Status.Slots] = [:]
+        for pack in activePacks { locales[pack.locale, default: Status.Slots()].active = pack }
+        for pack in pendingPacks { locales[pack.locale, default: Status.Slots()].pending = pack }
+        return Status(locale: currentLocale, locales: locales, failed: [], blocked: [:], killed: [], indexSequence: 0, lastRefresh: nil)
+    }
+}
