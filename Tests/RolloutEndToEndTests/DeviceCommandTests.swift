@@ -193,7 +193,7 @@ final class DeviceCommandTests: XCTestCase {
         try world.update("phone")
         XCTAssertEqual(try world.device("phone", "launch").status, 0)
         XCTAssertEqual(try world.text("phone", "home.title"), "Hoş gledin")
-        XCTAssertEqual(try world.text("phone", "home.banner"), "İndirim (paket içi)")
+        XCTAssertEqual(try world.text("phone", "only.bundled"), "From the app", "a fallback: not from tr-TR@17")
         let crash = try world.device("phone", "metrics", "crash")
         XCTAssertEqual(crash.status, 0, crash.output)
         XCTAssertTrue(crash.stdout.hasPrefix("date,locale,pack,region,app_version,sessions,crashes\n"), crash.stdout)
