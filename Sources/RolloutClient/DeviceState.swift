@@ -15,6 +15,12 @@ struct DeviceState: Equatable {
     var failed: Set<String> = []
     /// Locales whose kill switch was on in the last manifest seen: nothing of theirs is used.
     var killed: Set<String> = []
+    /// When the last refresh round whose index and manifests verified began (UTC seconds): the
+    /// minimum refresh interval holds across launches.
+    var lastRefresh: Int64?
+    /// The pending packs a refresh round committed (`tr-TR@18`): a pending file not listed here is
+    /// what a killed round left half-staged, and is never activated (docs/client.md, Refresh).
+    var staged: Set<String> = []
 
     init() {}
 
@@ -28,15 +34,20 @@ struct DeviceState: Equatable {
         self.blocked = blocked.mapValues { $0.arrayValue?.compactMap(\.integerValue) ?? [] }
         self.failed = Set(failed.compactMap(\.stringValue))
         killed = Set(o["killed"]?.arrayValue?.compactMap(\.stringValue) ?? [])
+        lastRefresh = o["lastRefresh"]?.integerValue.map(Int64.init)
+        staged = Set(o["staged"]?.arrayValue?.compactMap(\.stringValue) ?? [])
     }
 
     var bytes: [UInt8] {
-        JSONWriter.pretty([
+        var members: [String: JSONValue] = [
             "format": .string(DeviceState.format), "indexSequence": .integer(indexSequence),
             "chains": .object(chains.mapValues { .array($0.map { .string($0) }) }),
             "blocked": .object(blocked.mapValues { .array($0.map { .integer($0) }) }),
             "failed": .array(failed.sorted().map { .string($0) }),
             "killed": .array(killed.sorted().map { .string($0) }),
-        ])
+            "staged": .array(staged.sorted().map { .string($0) }),
+        ]
+        if let lastRefresh { members["lastRefresh"] = .integer(Int(lastRefresh)) }
+        return JSONWriter.pretty(.object(members))
     }
 }

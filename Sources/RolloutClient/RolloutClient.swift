@@ -23,6 +23,9 @@ public final class RolloutClient: @unchecked Sendable {
         public var now: @Sendable () -> Date = { Date() }
         /// Pack schema versions this build of the app understands.
         public var schemaVersions: Set<Int> = Pack.supportedSchemaVersions
+        /// Seconds after a refresh round before `refresh()` asks the network again (kept across
+        /// launches in `state.json`); `refresh(force: true)` ignores it.
+        public var minimumRefreshInterval: TimeInterval = 4 * 3600
 
         public init() {}
     }
@@ -42,6 +45,8 @@ public final class RolloutClient: @unchecked Sendable {
         case failed(String)
         /// Another refresh was already running.
         case busy
+        /// The last round was less than `Options.minimumRefreshInterval` ago: no request was made.
+        case tooSoon(retryAfter: TimeInterval)
     }
 
     struct LoadedPack {
@@ -49,10 +54,16 @@ public final class RolloutClient: @unchecked Sendable {
         var id: PackID { pack.id }
     }
 
-    /// Recursive: verification reads the device's memory and runs both inside and outside it.
-    private let lock = NSRecursiveLock()
+    /// The writers' lock: refresh, activation, rollback, a locale change and start-up take it to
+    /// change the device's memory and files. Readers never take it: `string(_:)` reads the
+    /// immutable snapshot the writers publish. Recursive: verification reads the device's memory
+    /// and runs both inside and outside it.
+    let lock = NSRecursiveLock()
+    let snapshot = SnapshotCell(.empty)
+    let tally = Tally()
+    let observers = Observers()
     private let bundled: [String: [String: String]]
-    private let storage: DeviceStorage
+    let storage: DeviceStorage
     private let manifestURL: URL
     private let publicKey: Ed25519.PublicKey?
     private let appVersionText: String
@@ -61,12 +72,12 @@ public final class RolloutClient: @unchecked Sendable {
     private let options: Options
     public let installID: String
 
-    // Guarded by `lock`.
-    private var locale: String
-    private var state: DeviceState
-    private var active: [String: LoadedPack] = [:]
+    // Guarded by `lock`; after changing `locale`, `state` or `active`, call `publish()` before
+    // letting go of it.
+    var locale: String
+    var state: DeviceState
+    var active: [String: LoadedPack] = [:]
     private var refreshing = false
-    private var counters = Counters()
 
     /// Never fails and never touches the network: a key that does not parse or a damaged cache
     /// only means the device runs on its bundled strings until a refresh succeeds.
@@ -94,8 +105,13 @@ public final class RolloutClient: @unchecked Sendable {
             installID = UUID().uuidString
             try? storage.write("install-id", Array(installID.utf8))
         }
-        for cached in storage.children("packs") {
-            start(cached)
+        lock.withLock {
+            for cached in storage.children("packs") {
+                start(cached)
+            }
+            // Every committed pending pack is active now, or was refused: none is pending any more.
+            if !state.staged.isEmpty { try? save { $0.staged = [] } }
+            publish()
         }
     }
 
@@ -109,7 +125,7 @@ public final class RolloutClient: @unchecked Sendable {
         let dir = "packs/\(locale)"
         let current = verifiedSlot("\(dir)/active", locale: locale)
         if current == nil { try? storage.remove("\(dir)/active") }
-        if let pending = verifiedSlot("\(dir)/pending", locale: locale) {
+        if let pending = committedPending(locale) {
             if (try? promotePending(locale)) != nil {
                 active[locale] = pending
                 return
@@ -134,6 +150,28 @@ public final class RolloutClient: @unchecked Sendable {
         let dir = "packs/\(locale)"
         if storage.exists("\(dir)/active") { try storage.rename("\(dir)/active", "\(dir)/previous") }
         try storage.rename("\(dir)/pending", "\(dir)/active")
+    }
+
+    /// The pending pack of `locale`, if it verifies and a refresh round committed it (a round
+    /// killed before its commit leaves pending files that are never used).
+    private func committedPending(_ locale: String) -> LoadedPack? {
+        guard let pending = verifiedSlot("packs/\(locale)/pending", locale: locale) else { return nil }
+        return lock.withLock { state.staged.contains(pending.id.description) } ? pending : nil
+    }
+
+    /// Writes the state with `change` applied, if that changes it, and keeps it in memory once it
+    /// is on disk. Call with `lock` held.
+    func save(_ change: (inout DeviceState) -> Void) throws {
+        var next = state
+        change(&next)
+        guard next != state else { return }
+        try storage.write(DeviceState.file, next.bytes)
+        state = next
+    }
+
+    /// Publishes what `string(_:)` reads from the device's memory now. Call with `lock` held.
+    func publish() {
+        snapshot.replace(LookupSnapshot(locale: locale, chain: chain(for: locale), active: active.mapValues(\.pack)))
     }
 
     /// The slot at `name`, if every check passes: the manifest's signature, the pack's digest and
@@ -190,7 +228,7 @@ public final class RolloutClient: @unchecked Sendable {
 
     /// The locales a key is looked up in, in order, before the default locale's bundled strings:
     /// the published chain, or until the first refresh, the locale, its language and the default.
-    private func chain(for locale: String) -> [String] {
+    func chain(for locale: String) -> [String] {
         if let published = state.chains[locale] { return published }
         var chain = [locale]
         if let language = locale.split(separator: "-").first.map(String.init), language != locale { chain.append(language) }
@@ -198,86 +236,134 @@ public final class RolloutClient: @unchecked Sendable {
         return chain
     }
 
-    /// The text for `key`: the active pack of each locale of the chain, in order; then the app's
-    /// bundled strings of each locale of the chain, then of the default locale; then `fallback`.
-    /// Never empty and never the key: a key the app does not bundle at all and has no fallback
-    /// for shows "…".
+    /// The text for `key`: for each locale of the chain, its active pack and then the app's
+    /// bundled strings of that same locale, before the next locale; then the default locale's
+    /// bundled strings; then `fallback`. So a screen stays in one language while the app bundles
+    /// it. Never empty and never the key: a key the app does not bundle at all and has no fallback
+    /// for shows "…". Reads one immutable snapshot: never waits on disk, network or a refresh.
     public func string(_ key: String, _ arguments: [String: String] = [:], fallback: String? = nil) -> String {
-        let (text, language) = lock.withLock { () -> (String, String) in
-            let chain = chain(for: locale)
-            var found: String?
-            var fromOwnPack = false
-            for candidate in chain {
-                if let value = active[candidate]?.pack.strings[key], !value.isEmpty {
-                    found = value
-                    fromOwnPack = candidate == locale
-                    break
-                }
+        let view = snapshot.current
+        var found: String?
+        var fromOwnPack = false
+        for candidate in view.chain {
+            if let value = view.packs[candidate]?[key], !value.isEmpty {
+                found = value
+                fromOwnPack = candidate == view.locale
+                break
             }
-            if found == nil {
-                for candidate in chain + [options.defaultLocale] {
-                    if let value = bundled[candidate]?[key], !value.isEmpty {
-                        found = value
-                        break
-                    }
-                }
+            if let value = bundled[candidate]?[key], !value.isEmpty {
+                found = value
+                break
             }
-            if let own = active[locale] { counters.lookup(pack: own.id, day: day(), fellBack: !fromOwnPack) }
-            return (found ?? fallback.flatMap { $0.isEmpty ? nil : $0 } ?? "…", String(locale.split(separator: "-").first ?? ""))
         }
-        let formatted = MessageFormat.format(text, arguments, language: language)
+        if found == nil, let value = bundled[options.defaultLocale]?[key], !value.isEmpty { found = value }
+        // A fallback is any text that did not come from the own locale's pack, the own locale's
+        // bundled text included: the counter measures the pack (docs/client.md, Counters).
+        if let own = view.ownPack { tally.lookup(pack: own, at: options.now(), fellBack: !fromOwnPack) }
+        let text = found ?? fallback.flatMap { $0.isEmpty ? nil : $0 } ?? "…"
+        let formatted = MessageFormat.format(text, arguments, language: view.language)
         return formatted.isEmpty ? text : formatted
     }
 
     /// Switches the device's locale; the next `string` reads the new chain. A refresh fetches the
     /// new locale's packs.
     public func setLocale(_ newLocale: String) {
-        lock.withLock { locale = newLocale }
+        let changed = lock.withLock { () -> Bool in
+            guard newLocale != locale else { return false }
+            locale = newLocale
+            publish()
+            return true
+        }
+        if changed { announce([Change(reason: .localeChanged, packs: [], locale: newLocale)]) }
     }
 
-    public var currentLocale: String { lock.withLock { locale } }
+    public var currentLocale: String { snapshot.current.locale }
 
     /// The active pack of each locale that has one.
-    public var activePacks: [PackID] { lock.withLock { active.values.map(\.id).sorted() } }
+    public var activePacks: [PackID] { snapshot.current.activePacks.values.sorted() }
 
     /// The pack in use for the device's own locale, if any (nil: bundled strings).
-    public var activePack: PackID? { lock.withLock { active[locale]?.id } }
+    public var activePack: PackID? { snapshot.current.ownPack }
 
-    /// Packs verified and waiting for `activatePending()`.
+    /// Packs a refresh round verified and committed, waiting for `activatePending()`.
     public var pendingPacks: [PackID] {
-        storage.children("packs").compactMap { locale in verifiedSlot("packs/\(locale)/pending", locale: locale)?.id }.sorted()
+        storage.children("packs").compactMap { committedPending($0)?.id }.sorted()
     }
 
     // MARK: - Refresh
 
     /// Fetches the index and the manifests of the device's chain, verifies them, resolves each
-    /// locale's plan for this device and downloads what it resolves to into the pending slot.
-    /// Blocked packs, and packs of a locale the device should no longer get anything from, are
-    /// dropped at once, from memory and from the cache, as soon as the index and manifests verify.
-    /// Never throws; an index or manifest that fails changes nothing.
+    /// locale's plan for this device and downloads what it resolves to into the pending slots: one
+    /// round that stages every new pack or none (docs/client.md, Refresh). Blocked packs, and packs
+    /// of a locale the device should no longer get anything from, are dropped at once, from memory
+    /// and from the cache, as soon as the index and every manifest verify. Within
+    /// `Options.minimumRefreshInterval` of the last round, returns `.tooSoon` without a request,
+    /// unless `force`. Never throws; an index or manifest that fails changes nothing.
     @discardableResult
-    public func refresh() async -> RefreshResult {
-        let begin: (String, Int, Bool) = lock.withLock {
-            defer { refreshing = true }
-            return (locale, state.indexSequence, refreshing)
+    public func refresh(force: Bool = false) async -> RefreshResult {
+        let now = options.now()
+        enum Begin { case busy, tooSoon(TimeInterval), go(locale: String, lastSequence: Int) }
+        let begin = lock.withLock { () -> Begin in
+            if refreshing { return .busy }
+            if !force, let last = state.lastRefresh {
+                // A clock set back makes the interval over: the device would otherwise wait for it.
+                let elapsed = now.timeIntervalSince1970 - TimeInterval(last)
+                if elapsed >= 0 && elapsed < options.minimumRefreshInterval { return .tooSoon(options.minimumRefreshInterval - elapsed) }
+            }
+            refreshing = true
+            return .go(locale: locale, lastSequence: state.indexSequence)
         }
-        if begin.2 { return .busy }
-        defer { lock.withLock { refreshing = false } }
-        do {
-            return try await refresh(locale: begin.0, lastSequence: begin.1)
-        } catch {
-            return .failed(String(describing: error))
+        switch begin {
+        case .busy: return .busy
+        case .tooSoon(let wait): return .tooSoon(retryAfter: wait)
+        case .go(let locale, let lastSequence):
+            defer { lock.withLock { refreshing = false } }
+            var changes: [Change] = []
+            defer { announce(changes) }
+            do {
+                return try await refresh(locale: locale, lastSequence: lastSequence, at: now, changes: &changes)
+            } catch {
+                return .failed(String(describing: error))
+            }
         }
     }
 
     private func fetch(_ url: URL) async throws -> [UInt8] {
+        if let why = refusal(of: url) { throw TransportError(why) }
         let transport = options.transport
         return [UInt8](try await withTimeout(options.timeout) { try await transport.fetch(url) })
     }
 
     private func siteURL(_ path: String) -> URL { manifestURL.deletingLastPathComponent().appendingPathComponent(path) }
 
-    private func refresh(locale: String, lastSequence: Int) async throws -> RefreshResult {
+    private struct FetchedManifest {
+        let locale: String
+        let bytes: [UInt8]
+        let signature: [UInt8]
+        let manifest: LocaleManifest
+        let outcome: Resolution.Outcome
+    }
+
+    /// The slots of a manifest's locale it forbids: every slot of a locale under its kill switch,
+    /// a blocked (or unreadable) pack in any slot, the active pack of a locale that gives this
+    /// device nothing (an app too old for every pack), and a pending pack the plan no longer gives.
+    private func forbiddenSlots(_ item: FetchedManifest) -> [(locale: String, slot: String, id: PackID?)] {
+        ["previous", "pending", "active"].compactMap { slot in
+            let name = "packs/\(item.locale)/\(slot)"
+            guard storage.exists(name) else { return nil }
+            let id = storedID(name)
+            let blocked = id.map { item.manifest.plan.isBlocked($0.contentVersion) } ?? true
+            let gone: Bool
+            switch slot {
+            case "active": gone = item.outcome == .bundled
+            case "pending": gone = id.map { item.outcome != .pack($0.contentVersion) } ?? true
+            default: gone = false
+            }
+            return blocked || item.manifest.plan.bundledOnly || gone ? (item.locale, slot, id) : nil
+        }
+    }
+
+    private func refresh(locale: String, lastSequence: Int, at now: Date, changes: inout [Change]) async throws -> RefreshResult {
         guard let publicKey else { throw TransportError("the public key given to RolloutClient is not ed25519:BASE64") }
         let indexBytes = try await fetch(manifestURL)
         let indexSignature = try await fetch(manifestURL.appendingPathExtension("sig"))
@@ -291,7 +377,7 @@ public final class RolloutClient: @unchecked Sendable {
         let chain = index.locales[locale]?.chain ?? []
 
         // Every manifest of the chain first: a refresh acts on one consistent publish or not at all.
-        var manifests: [(locale: String, bytes: [UInt8], signature: [UInt8], manifest: LocaleManifest)] = []
+        var manifests: [FetchedManifest] = []
         for name in chain {
             guard let entry = index.locales[name], entry.manifest == SiteLayout.manifest(name) else {
                 throw TransportError("index.json: the chain of \(locale) names \(name), which it does not list")
@@ -305,72 +391,49 @@ public final class RolloutClient: @unchecked Sendable {
             guard manifest.locale == name, manifest.sequence == entry.sequence else {
                 throw TransportError("\(entry.manifest): sequence \(manifest.sequence) for \(manifest.locale), the index says \(entry.sequence) for \(name) (a cache mixed two publishes)")
             }
-            manifests.append((name, bytes, signature, manifest))
+            let outcome = Resolution.outcome(manifest.plan, region: region, appVersion: appVersion, installID: installID)
+            manifests.append(FetchedManifest(locale: name, bytes: bytes, signature: signature, manifest: manifest, outcome: outcome))
         }
 
-        // What each locale resolves to for this device.
-        var resolved: [String: Resolution.Outcome] = [:]
-        for item in manifests {
-            resolved[item.locale] = Resolution.outcome(item.manifest.plan, region: region, appVersion: appVersion, installID: installID)
-        }
-
-        // The device's memory first, and away with what the manifests now forbid: a revert or a
-        // kill switch takes effect even if a download below fails.
-        var dropped: [PackID] = []
-        try lock.withLock {
+        // 1. What the verified index and manifests say takes effect now, even if a download below
+        // fails: the sequence, the chains, the blocks and kill switches, and away with the packs
+        // they forbid.
+        let dropped = try lock.withLock { () throws -> [PackID] in
             guard state.indexSequence <= index.sequence else { throw TransportError("a newer index was accepted meanwhile") }
-            var next = state
-            next.indexSequence = index.sequence
-            next.chains = index.locales.mapValues(\.chain)
-            for item in manifests {
-                next.blocked[item.locale] = item.manifest.plan.blocked.sorted()
-                if item.manifest.plan.bundledOnly { next.killed.insert(item.locale) } else { next.killed.remove(item.locale) }
-            }
-            try storage.write(DeviceState.file, next.bytes)
-            state = next
-            for item in manifests {
-                let outcome = resolved[item.locale]
-                let killed = item.manifest.plan.bundledOnly
-                for slot in ["previous", "pending", "active"] {
-                    let name = "packs/\(item.locale)/\(slot)"
-                    guard let bytes = storage.read(name), let stored = PackSlot(bytes) else { continue }
-                    let version = (try? PackParser.parse(stored.pack, source: name, maximumBytes: Int.max, verifyChecksum: false))?.pack.contentVersion
-                    let blocked = version.map { item.manifest.plan.isBlocked($0) } ?? true
-                    let gone: Bool
-                    switch slot {
-                    // A locale that gives this device nothing (an app too old for every pack) takes
-                    // its active pack away too.
-                    case "active": gone = blocked || killed || outcome == .bundled
-                    // A pending pack the plan no longer gives this device is stale.
-                    case "pending": gone = blocked || killed || version.map { outcome != .pack($0) } ?? true
-                    default: gone = blocked || killed
-                    }
-                    guard gone else { continue }
-                    try storage.remove(name)
-                    if let version, slot == "active" {
-                        dropped.append(PackID(locale: item.locale, contentVersion: version))
-                        active[item.locale] = nil
-                    }
+            let removals = manifests.flatMap(forbiddenSlots)
+            try save { next in
+                next.indexSequence = index.sequence
+                next.chains = index.locales.mapValues(\.chain)
+                next.lastRefresh = Int64(now.timeIntervalSince1970.rounded(.down))
+                next.staged.subtract(removals.filter { $0.slot == "pending" }.compactMap { $0.id?.description })
+                for item in manifests {
+                    next.blocked[item.locale] = item.manifest.plan.blocked.sorted()
+                    if item.manifest.plan.bundledOnly { next.killed.insert(item.locale) } else { next.killed.remove(item.locale) }
                 }
             }
+            for removal in removals {
+                try storage.remove("packs/\(removal.locale)/\(removal.slot)")
+                if removal.slot == "active" { active[removal.locale] = nil }
+            }
+            publish()
+            return removals.filter { $0.slot == "active" }.compactMap(\.id)
         }
+        if !dropped.isEmpty { changes.append(Change(reason: .dropped, packs: dropped, locale: locale)) }
 
-        // Then the packs, each locale on its own: one that fails keeps what it has.
-        var staged: [(locale: String, pack: LoadedPack)] = []
+        // 2. The packs the plans give this device, all downloaded and verified before any is staged.
+        var ready: [(locale: String, slot: PackSlot, pack: LoadedPack)] = []
         var failures: [String] = []
         for item in manifests {
-            guard case .pack(let version) = resolved[item.locale] else { continue }
+            guard case .pack(let version) = item.outcome else { continue }
             let id = PackID(locale: item.locale, contentVersion: version)
             let (have, failed) = lock.withLock { (active[item.locale]?.id, state.failed.contains(id.description)) }
             if have == id || failed { continue }
-            if let pending = verifiedSlot("packs/\(item.locale)/pending", locale: item.locale), pending.id == id { continue }
+            if let pending = committedPending(item.locale), pending.id == id { continue }
             do {
                 // Back to the pack it had before (a revert): it is in the cache, verified by the
                 // signed manifest that delivered it.
-                let previous = "packs/\(item.locale)/previous"
-                if let bytes = storage.read(previous), let slot = PackSlot(bytes), let cached = try? verify(slot, locale: item.locale), cached.id == id {
-                    try storage.write("packs/\(item.locale)/pending", slot.bytes)
-                    staged.append((item.locale, cached))
+                if let bytes = storage.read("packs/\(item.locale)/previous"), let slot = PackSlot(bytes), let cached = try? verify(slot, locale: item.locale), cached.id == id {
+                    ready.append((item.locale, slot, cached))
                     continue
                 }
                 guard let entry = item.manifest.packs[version] else { throw TransportError("\(item.locale): the plan gives \(id), the manifest does not list it") }
@@ -379,55 +442,74 @@ public final class RolloutClient: @unchecked Sendable {
                 let slot = PackSlot(manifest: item.bytes, signature: item.signature, pack: bytes)
                 let pack = try verify(slot, locale: item.locale)
                 guard pack.id == id else { throw TransportError("\(entry.url) holds \(pack.id), not \(id)") }
-                try storage.write("packs/\(item.locale)/pending", slot.bytes)
-                staged.append((item.locale, pack))
-            } catch let crash as DeviceStorage.SimulatedCrash {
-                throw crash
+                ready.append((item.locale, slot, pack))
             } catch {
                 failures.append("\(id): \(error)")
             }
         }
-
-        // A locale whose active pack was just taken away has nothing on screen to keep
-        // consistent: its replacement becomes active now.
-        try lock.withLock {
-            for item in staged where active[item.locale] == nil && dropped.contains(where: { $0.locale == item.locale }) {
-                try promotePending(item.locale)
-                active[item.locale] = item.pack
-            }
+        if !failures.isEmpty {
+            return .partial(staged: [], dropped: dropped, failures: failures + ready.map { "\($0.pack.id): not staged, another pack of the round failed" })
         }
-        let ids = staged.map(\.pack.id)
-        if !failures.isEmpty { return .partial(staged: ids, dropped: dropped, failures: failures) }
+
+        // 3. The commit: every pending file written, then the state that lists them. A process
+        // killed before the state is written leaves pending files no start or activation uses.
+        let activated = try lock.withLock { () throws -> [PackID] in
+            do {
+                for item in ready { try storage.write("packs/\(item.locale)/pending", item.slot.bytes) }
+                try save { $0.staged.formUnion(ready.map(\.pack.id.description)) }
+            } catch let crash as DeviceStorage.SimulatedCrash {
+                throw crash
+            } catch {
+                throw TransportError("the packs could not be staged: \(error)")
+            }
+            // A locale whose active pack was just taken away has nothing on screen to keep
+            // consistent: its replacement becomes active now.
+            var activated: [PackID] = []
+            for item in ready where active[item.locale] == nil && dropped.contains(where: { $0.locale == item.locale }) {
+                try promotePending(item.locale)
+                try save { $0.staged.remove(item.pack.id.description) }
+                active[item.locale] = item.pack
+                activated.append(item.pack.id)
+            }
+            publish()
+            return activated
+        }
+        if !activated.isEmpty { changes.append(Change(reason: .activated, packs: activated, locale: locale)) }
+        let ids = ready.map(\.pack.id)
         return ids.isEmpty ? .upToDate(dropped: dropped) : .staged(staged: ids, dropped: dropped)
     }
 
     // MARK: - Activation and device-side rollback
 
-    /// Makes every pending pack active. Call it at a safe moment (a new screen, the app coming to
-    /// the foreground); a pending pack also becomes active at the next start. Returns the packs
-    /// that became active.
+    /// Makes every pending pack a refresh round committed active. Call it at a safe moment (a new
+    /// screen, the app coming to the foreground); a pending pack also becomes active at the next
+    /// start. Returns the packs that became active.
     @discardableResult
     public func activatePending() -> [PackID] {
-        // Verified outside the lock, so that `string` never waits for the checks.
+        // Verified outside the lock: the checks are the slow part.
         var ready: [(locale: String, bytes: [UInt8], pack: LoadedPack)] = []
         for locale in storage.children("packs") {
             let name = "packs/\(locale)/pending"
             guard let bytes = storage.read(name) else { continue }
-            if let slot = PackSlot(bytes), let pack = try? verify(slot, locale: locale) {
+            if let slot = PackSlot(bytes), let pack = try? verify(slot, locale: locale), lock.withLock({ state.staged.contains(pack.id.description) }) {
                 ready.append((locale, bytes, pack))
             } else {
-                try? storage.remove(name)
+                lock.withLock { _ = try? storage.remove(name) }
             }
         }
-        return lock.withLock {
+        let activated = lock.withLock { () -> [PackID] in
             var activated: [PackID] = []
             for item in ready where storage.read("packs/\(item.locale)/pending") == item.bytes {
                 guard (try? promotePending(item.locale)) != nil else { continue }
                 active[item.locale] = item.pack
                 activated.append(item.pack.id)
             }
+            try? save { $0.staged.subtract(activated.map(\.description)) }
+            publish()
             return activated.sorted()
         }
+        if !activated.isEmpty { announce([Change(reason: .activated, packs: activated, locale: currentLocale)]) }
+        return activated
     }
 
     /// The app says the active pack of its locale is bad (it crashed at start with it, a screen
@@ -435,24 +517,27 @@ public final class RolloutClient: @unchecked Sendable {
     /// the bundled strings) returns at once.
     @discardableResult
     public func markActivePackFailed() -> PackID? {
-        lock.withLock {
+        let bad = lock.withLock { () -> (PackID, String)? in
             guard let bad = active[locale] else { return nil }
-            var next = state
-            next.failed.insert(bad.id.description)
-            guard (try? storage.write(DeviceState.file, next.bytes)) != nil else { return nil }
-            state = next
+            guard (try? save({ $0.failed.insert(bad.id.description) })) != nil else { return nil }
             let dir = "packs/\(locale)"
             active[locale] = nil
             try? storage.remove("\(dir)/active")
             for slot in ["previous", "pending"] where storage.exists("\(dir)/\(slot)") {
-                if let candidate = verifiedSlot("\(dir)/\(slot)", locale: locale), (try? storage.rename("\(dir)/\(slot)", "\(dir)/active")) != nil {
+                if let candidate = slot == "pending" ? committedPending(locale) : verifiedSlot("\(dir)/\(slot)", locale: locale),
+                    (try? storage.rename("\(dir)/\(slot)", "\(dir)/active")) != nil
+                {
                     active[locale] = candidate
                     break
                 }
                 try? storage.remove("\(dir)/\(slot)")
             }
-            return bad.id
+            publish()
+            return (bad.id, locale)
         }
+        guard let (id, locale) = bad else { return nil }
+        announce([Change(reason: .rolledBack, packs: [id], locale: locale)])
+        return id
     }
 
     /// Tests: how many more bytes the process may write before it "dies" (see DeviceStorage).
@@ -461,32 +546,33 @@ public final class RolloutClient: @unchecked Sendable {
         set { lock.withLock { storage.budget = newValue } }
     }
 
-    // MARK: - Counters
-
-    private func day() -> String {
-        let seconds = options.now().timeIntervalSince1970
-        return String(Timestamp(seconds: seconds.isFinite ? Int64(max(0, min(seconds, 253_402_300_799))) : 0).description.prefix(10))
+    /// The id of the pack stored in a slot, read without verifying it (start-up and refresh do that).
+    func storedID(_ name: String) -> PackID? {
+        guard let bytes = storage.read(name), let slot = PackSlot(bytes) else { return nil }
+        return (try? PackParser.parse(slot.pack, source: name, maximumBytes: Int.max, verifyChecksum: false))?.pack.id
     }
+
+    // MARK: - Counters
 
     /// One app session with the current pack (call it once per launch or foreground session).
     public func recordSession() {
-        lock.withLock { if let own = active[locale] { counters.session(pack: own.id, day: day()) } }
+        if let own = snapshot.current.ownPack { tally.session(pack: own, at: options.now()) }
     }
 
     /// A crash the app's crash reporter attributes to this session.
     public func recordCrash() {
-        lock.withLock { if let own = active[locale] { counters.crash(pack: own.id, day: day()) } }
+        if let own = snapshot.current.ownPack { tally.crash(pack: own, at: options.now()) }
     }
 
     /// The counters as a metrics CSV that `rollout metrics ingest --kind KIND` reads: a header and
     /// one row per day and pack (docs/metrics.md). Rows for the bundled strings are not written:
     /// there is no pack to attribute them to.
     public func metricsCSV(_ kind: MetricKind) -> String {
-        lock.withLock { counters.csv(kind, region: region, appVersion: appVersionText) }
+        tally.csv(kind, region: region, appVersion: appVersionText)
     }
 
     /// Forgets the counters (after they were exported).
     public func resetCounters() {
-        lock.withLock { counters = Counters() }
+        tally.reset()
     }
 }

@@ -24,42 +24,120 @@ public struct URLSessionTransport: RolloutTransport, @unchecked Sendable {
         self.session = session
     }
 
+    /// A `file:` URL is read from disk (a site in a directory, for `rollout device` and tests);
+    /// anything else goes through the session. Cancelling the calling task cancels the request.
     public func fetch(_ url: URL) async throws -> Data {
-        try await withCheckedThrowingContinuation { continuation in
-            var request = URLRequest(url: url)
-            // A CDN may serve a stale manifest; the sequence checks catch that, and a revalidation
-            // costs one round trip.
-            request.cachePolicy = .reloadRevalidatingCacheData
-            session.dataTask(with: request) { data, response, error in
-                if let error { return continuation.resume(throwing: error) }
-                if let http = response as? HTTPURLResponse, http.statusCode != 200 {
-                    return continuation.resume(throwing: TransportError("\(url): HTTP \(http.statusCode)"))
-                }
-                continuation.resume(returning: data ?? Data())
-            }.resume()
+        if url.isFileURL {
+            guard let data = FileManager.default.contents(atPath: url.path) else { throw TransportError("\(url.path): no such file") }
+            return data
         }
+        var request = URLRequest(url: url)
+        // A CDN may serve a stale manifest; the sequence checks catch that, and a revalidation
+        // costs one round trip.
+        request.cachePolicy = .reloadRevalidatingCacheData
+        let box = TaskBox()
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                let task = session.dataTask(with: request) { data, response, error in
+                    if let error { return continuation.resume(throwing: error) }
+                    if let http = response as? HTTPURLResponse, http.statusCode != 200 {
+                        return continuation.resume(throwing: TransportError("\(url): HTTP \(http.statusCode)"))
+                    }
+                    continuation.resume(returning: data ?? Data())
+                }
+                box.start(task)
+            }
+        } onCancel: {
+            box.cancel()
+        }
+    }
+}
+
+/// The data task of one fetch, cancelled whether the cancellation comes before or after it starts.
+private final class TaskBox: @unchecked Sendable {
+    private let lock = NSLock()
+    private var task: URLSessionDataTask?
+    private var cancelled = false
+
+    func start(_ task: URLSessionDataTask) {
+        let cancelNow = lock.withLock {
+            self.task = task
+            return cancelled
+        }
+        task.resume()
+        if cancelNow { task.cancel() }
+    }
+
+    func cancel() {
+        let task = lock.withLock {
+            cancelled = true
+            return self.task
+        }
+        task?.cancel()
+    }
+}
+
+/// Which URLs a device fetches (docs/client.md, Refresh): `https:` anywhere, `http:` only to a
+/// loopback host, `file:` (a site in a local directory). Nil when `url` may be fetched, else why not.
+func refusal(of url: URL) -> String? {
+    switch url.scheme?.lowercased() {
+    case "https", "file": return nil
+    case "http":
+        let host = (url.host ?? "").lowercased().trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
+        if host == "localhost" || host == "::1" { return nil }
+        let octets = host.split(separator: ".", omittingEmptySubsequences: false)
+        if octets.count == 4, octets[0] == "127", octets.allSatisfy({ UInt8($0) != nil }) { return nil }
+        return "\(url.absoluteString): plain http is allowed only to a loopback host (127.0.0.0/8, ::1, localhost); use https"
+    default:
+        return "\(url.absoluteString): only https (http to a loopback host, or a file URL) is fetched"
     }
 }
 
 /// Runs `operation`, giving up after `seconds` even if the operation ignores cancellation (a
 /// transport that hangs must not hold a refresh forever).
 func withTimeout<T: Sendable>(_ seconds: TimeInterval, _ operation: @escaping @Sendable () async throws -> T) async throws -> T {
-    var work: Task<Void, Never>?
-    var timer: Task<Void, Never>?
-    defer {
-        work?.cancel()
-        timer?.cancel()
+    let tasks = TimedTasks()
+    // Whichever way this ends (the operation, the timer, or the caller's task cancelled), both
+    // tasks are cancelled: the transport's request with them.
+    defer { tasks.cancel() }
+    return try await withTaskCancellationHandler {
+        try await withCheckedThrowingContinuation { continuation in
+            let once = Once(continuation)
+            tasks.start(
+                work: Task {
+                    do { once.resume(.success(try await operation())) } catch { once.resume(.failure(error)) }
+                },
+                timer: Task {
+                    let limited = seconds.isFinite ? min(max(0, seconds), 86_400) : 86_400
+                    try? await Task.sleep(nanoseconds: UInt64(limited * 1_000_000_000))
+                    once.resume(.failure(TransportError(Task.isCancelled ? "cancelled" : "timed out after \(seconds) s")))
+                })
+        }
+    } onCancel: {
+        tasks.cancel()
     }
-    return try await withCheckedThrowingContinuation { continuation in
-        let once = Once(continuation)
-        work = Task {
-            do { once.resume(.success(try await operation())) } catch { once.resume(.failure(error)) }
+}
+
+/// The operation's task and its timer, cancelled together.
+private final class TimedTasks: @unchecked Sendable {
+    private let lock = NSLock()
+    private var tasks: [Task<Void, Never>] = []
+    private var cancelled = false
+
+    func start(work: Task<Void, Never>, timer: Task<Void, Never>) {
+        let cancelNow = lock.withLock {
+            tasks = [work, timer]
+            return cancelled
         }
-        timer = Task {
-            let limited = seconds.isFinite ? min(max(0, seconds), 86_400) : 86_400
-            try? await Task.sleep(nanoseconds: UInt64(limited * 1_000_000_000))
-            once.resume(.failure(TransportError("timed out after \(seconds) s")))
+        if cancelNow { cancel() }
+    }
+
+    func cancel() {
+        let all = lock.withLock {
+            cancelled = true
+            return tasks
         }
+        for task in all { task.cancel() }
     }
 }
 

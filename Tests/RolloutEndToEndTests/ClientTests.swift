@@ -109,6 +109,8 @@ final class ClientWorld {
         options.transport = transport
         options.installID = installID ?? "install-\(device)"
         options.timeout = timeout
+        // Tests refresh many times a minute; the interval has tests of its own (RefreshPolicyTests).
+        options.minimumRefreshInterval = 0
         if let schemaVersions { options.schemaVersions = schemaVersions }
         return RolloutClient(
             bundled: ClientWorld.bundled, cacheDirectory: cache(device), manifestURL: ClientWorld.manifestURL, publicKey: publicKey,
@@ -156,8 +158,8 @@ final class ClientTests: XCTestCase {
         XCTAssertEqual(Set(client.activatePending()), [PackID("en-US@1"), PackID("tr-TR@17"), PackID("tr@1")])
         XCTAssertEqual(client.string("home.title"), "Hoş gledin", "tr-TR@17, typo and all")
         XCTAssertEqual(
-            client.string("home.banner"), "Winter sale: 20% off every plan",
-            "tr-TR@17 and tr@1 lack it: the packs of the chain come before the bundled strings (docs/manifest.md), so en-US@1's")
+            client.string("home.banner"), "İndirim (paket içi)",
+            "tr-TR@17 lacks it and the app bundles it in Turkish: the own locale's bundled text comes before the next locale (docs/client.md, Lookup)")
         XCTAssertEqual(client.string("only.bundled"), "From the app")
         let refreshed1 = await client.refresh()
         XCTAssertEqual(refreshed1, .upToDate(dropped: []), "nothing new: nothing downloaded")
@@ -385,7 +387,7 @@ final class ClientTests: XCTestCase {
         XCTAssertEqual(world.client().activePack, PackID("tr-TR@17"), "and not at the next start either")
         XCTAssertEqual(client.markActivePackFailed(), PackID("tr-TR@17"))
         XCTAssertNil(client.activePack, "no good tr-TR pack left")
-        XCTAssertEqual(client.string("home.title"), "Hoş geldin", "the next pack of the chain, tr@1")
+        XCTAssertEqual(client.string("home.title"), "Hoş geldin (paket içi)", "no tr-TR pack: the app's bundled Turkish, before tr@1")
     }
 
     /// The process dies at every byte of a refresh that downloads tr-TR@18 (the pack file, the
