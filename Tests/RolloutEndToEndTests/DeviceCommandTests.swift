@@ -53,8 +53,8 @@ final class DeviceWorld {
     }
 
     func activePack(_ name: String, locale: String = "tr-TR", file: StaticString = #filePath, line: UInt = #line) throws -> String? {
-        let locales = try status(name, file: file, line: line)["locales"] as? [String: [String: Any]]
-        return locales?[locale]?["active"] as? String
+        let packs = try status(name, file: file, line: line)["packs"] as? [String: [String: Any]]
+        return packs?[locale]?["active"] as? String
     }
 
     /// Refresh (forced: one invocation follows another within seconds), then activate, as an app does.

@@ -80,6 +80,11 @@ struct RefreshReport {
             ok = true
             text = "Another refresh was running.\n"
             json = ["result": "busy", "ok": true]
+        case .tooSoon(let retryAfter):
+            ok = true
+            let seconds = Int(retryAfter.rounded(.up))
+            text = "Too soon: the last refresh was less than the minimum interval ago; next one in \(seconds) s (or --force).\n"
+            json = ["result": "tooSoon", "ok": true, "retryAfter": .integer(seconds)]
         }
     }
 }

@@ -39,30 +39,3 @@ extension RolloutClient.Options {
 extension RolloutClient {
     func markLaunchSucceeded() {}
 }
-
-// PENDING-MERGE h-client (helper A): refresh(force:), status; RefreshReport then shows .tooSoon(retryAfter:).
-extension RolloutClient {
-    func refresh(force: Bool) async -> RefreshResult { await refresh() }
-
-    struct Status {
-        struct Slots {
-            var active: PackID?
-            var pending: PackID?
-            var previous: PackID?
-        }
-        var locale: String
-        var locales: [String: Slots]
-        var failed: [PackID]
-        var blocked: [String: [Int]]
-        var killed: [String]
-        var indexSequence: Int
-        var lastRefresh: Date?
-    }
-
-    var status: Status {
-        var locales: [String: Status.Slots] = [:]
-        for pack in activePacks { locales[pack.locale, default: Status.Slots()].active = pack }
-        for pack in pendingPacks { locales[pack.locale, default: Status.Slots()].pending = pack }
-        return Status(locale: currentLocale, locales: locales, failed: [], blocked: [:], killed: [], indexSequence: 0, lastRefresh: nil)
-    }
-}

@@ -31,13 +31,14 @@ struct DeviceStatus {
         self.counters = counters
     }
 
-    var locales: [String] { status.locales.keys.sorted() }
+    var locales: [String] { status.packs.keys.sorted() }
 
     var json: [String: JSONValue] {
         var json: [String: JSONValue] = [
             "locale": .string(status.locale), "installID": .string(installID), "indexSequence": .integer(status.indexSequence),
             "lastRefresh": status.lastRefresh.map { .string(timestamp($0)) } ?? .null,
-            "locales": .object(Dictionary(uniqueKeysWithValues: status.locales.map { locale, slots in
+            "chain": .array(status.chain.map { .string($0) }),
+            "packs": .object(Dictionary(uniqueKeysWithValues: status.packs.map { locale, slots in
                 (locale, JSONValue.object(["active": id(slots.active), "pending": id(slots.pending), "previous": id(slots.previous)]))
             })),
             "failed": ids(status.failed),
@@ -53,14 +54,15 @@ struct DeviceStatus {
     }
 
     func text(_ style: Style) -> String {
-        var text = "Device \(status.locale), install id \(installID); index sequence \(status.indexSequence)"
+        var text = "Device \(status.locale) (looks up \(status.chain.joined(separator: ", "))), install id \(installID)\n"
+        text += "Index sequence \(status.indexSequence)"
         text += status.lastRefresh.map { ", last refresh \(timestamp($0)).\n" } ?? ", never refreshed.\n"
         if locales.isEmpty {
             text += "No packs: the bundled strings.\n"
         } else {
             var table = Table("LOCALE", "ACTIVE", "PENDING", "PREVIOUS")
             for locale in locales {
-                let slots = status.locales[locale]!
+                let slots = status.packs[locale]!
                 table.add(locale, slots.active?.description ?? "-", slots.pending?.description ?? "-", slots.previous?.description ?? "-")
             }
             text += table.render(style)
@@ -85,11 +87,11 @@ struct DeviceStatus {
     }
 
     var launchJSON: [String: JSONValue] {
-        ["activePack": id(status.locales[status.locale]?.active), "failed": ids(status.failed)]
+        ["activePack": id(status.packs[status.locale]?.active), "failed": ids(status.failed)]
     }
 
     var launchText: String {
-        let active = status.locales[status.locale]?.active
+        let active = status.packs[status.locale]?.active
         var text = "Launched" + (active.map { " with \($0)" } ?? " on the bundled strings") + ".\n"
         if !status.failed.isEmpty { text += "Failed (never activated again): \(list(status.failed)).\n" }
         return text
