@@ -106,8 +106,12 @@ final class DeviceCommandTests: XCTestCase {
     /// Needs crash-loop protection (part 4: Options.countsLaunch, markLaunchSucceeded).
     func testAPackThatCrashesEveryLaunchIsRolledBackByTheDevice() throws {
         let world = try DeviceWorld()
-        try world.update("crashy")
-        try world.update("healthy")
+        for phone in ["crashy", "healthy"] {
+            try world.update(phone)
+            // The app has reached its first screen on this install before: the guard is armed.
+            XCTAssertEqual(try world.device(phone, "launch").status, 0)
+            XCTAssertEqual(try world.device(phone, "launch-succeeded").status, 0)
+        }
         try world.rollout("promote", "tr-TR@18", "--to", "100%", "--force", "--reason", "the bad pack")
         try world.publish()
         try world.update("crashy")
@@ -123,7 +127,9 @@ final class DeviceCommandTests: XCTestCase {
         }
         XCTAssertEqual(after.first, "tr-TR@18", "one launch without success is not yet a crash loop")
         XCTAssertEqual(after.last, "tr-TR@17", "the previous pack is back after the launches that never succeeded: \(after)")
-        XCTAssertEqual(try world.status("crashy")["failed"] as? [String], ["tr-TR@18"])
+        let status = try world.status("crashy")
+        XCTAssertEqual(status["failed"] as? [String], ["tr-TR@18"])
+        XCTAssertEqual((status["launch"] as? [String: Any])?["rolledBack"] as? [String], ["tr-TR@18"])
         XCTAssertEqual(try world.text("crashy", "home.title"), "Hoş gledin")
         // Never again, even though the site still offers it.
         try world.update("crashy")

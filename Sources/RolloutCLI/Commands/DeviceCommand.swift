@@ -41,6 +41,8 @@ enum DeviceCommand {
             let device = try DeviceSetup.parse(invocation, context: context)
             let client = try device.client(countsLaunch: action == .launch)
             let outcome = action.run(on: client)
+            // The process ends here, as an app's does in the background: what it counted is kept.
+            _ = client.saveCounters()
             return outcome.output(device: device, client: client, style: context.style(invocation))
         })
 }

@@ -28,9 +28,10 @@ enum DeviceOutcome {
                 json: ["action": "get", "key": .string(key), "text": .string(text), "activePack": id(client.activePack)], text: text + "\n")
         case .launched:
             let status = DeviceStatus(client)
-            var json = status.launchJSON
-            json["action"] = "launch"
-            return CommandOutput(json: .object(json), text: status.launchText)
+            let json: JSONValue = [
+                "action": "launch", "activePack": id(client.activePack), "failed": ids(status.status.failed), "launch": status.launchJSON,
+            ]
+            return CommandOutput(json: json, text: status.launched)
         case .launchSucceeded:
             let active = client.activePack
             let text = "Launch succeeded" + (active.map { " with \($0)" } ?? " on the bundled strings") + ".\n"

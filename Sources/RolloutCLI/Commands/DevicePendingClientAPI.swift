@@ -28,7 +28,7 @@ extension RolloutClient {
     }
 }
 
-// PENDING-MERGE h-launch (helper B): Options.countsLaunch, markLaunchSucceeded().
+// PENDING-MERGE h-launch (helper B): Options.countsLaunch, markLaunchSucceeded(), saveCounters(), launchStatus.
 extension RolloutClient.Options {
     var countsLaunch: Bool {
         get { true }
@@ -38,4 +38,18 @@ extension RolloutClient.Options {
 
 extension RolloutClient {
     func markLaunchSucceeded() {}
+    func saveCounters() -> Bool { true }
+
+    struct LaunchStatus {
+        var armed = false
+        var awaitingSuccess: [PackID] = []
+        var launchesSinceActivation = 0
+        var failedLaunches = 0
+        var launchAttempts = 2
+        var previousLaunchFailed = false
+        var rolledBack: [PackID] = []
+        var rollbacks = 0
+    }
+
+    var launchStatus: LaunchStatus { LaunchStatus() }
 }

@@ -6,6 +6,7 @@ import RolloutModel
 /// reads them, through `metricsCSV`).
 struct DeviceStatus {
     let status: RolloutClient.Status
+    let launch: RolloutClient.LaunchStatus
     let installID: String
     let counters: [MetricKind: [CounterRow]]
 
@@ -18,6 +19,7 @@ struct DeviceStatus {
 
     init(_ client: RolloutClient) {
         status = client.status
+        launch = client.launchStatus
         installID = client.installID
         var counters: [MetricKind: [CounterRow]] = [:]
         for kind in MetricKind.allCases {
@@ -44,6 +46,7 @@ struct DeviceStatus {
             "failed": ids(status.failed),
             "blocked": .object(status.blocked.mapValues { .array($0.sorted().map { .integer($0) }) }),
             "killed": .array(status.killed.sorted().map { .string($0) }),
+            "launch": launchJSON,
         ]
         json["counters"] = .object(Dictionary(uniqueKeysWithValues: counters.map { kind, rows in
             (kind.rawValue, JSONValue.array(rows.map { row in
@@ -73,6 +76,7 @@ struct DeviceStatus {
             text += "Blocked: " + blocked.keys.sorted().map { "\($0) " + blocked[$0]!.sorted().map(String.init).joined(separator: ", ") }.joined(separator: "; ") + ".\n"
         }
         if !status.killed.isEmpty { text += "Under a kill switch: \(status.killed.sorted().joined(separator: ", ")).\n" }
+        text += launchText
         let rows = MetricKind.allCases.flatMap { kind in (counters[kind] ?? []).map { (kind, $0) } }
         if rows.isEmpty {
             text += "Counters: none.\n"
@@ -86,15 +90,35 @@ struct DeviceStatus {
         return text
     }
 
-    var launchJSON: [String: JSONValue] {
-        ["activePack": id(status.packs[status.locale]?.active), "failed": ids(status.failed)]
+    /// The crash-loop guard (docs/client.md#activation-and-rollback-on-the-device).
+    var launchJSON: JSONValue {
+        [
+            "armed": .bool(launch.armed), "awaitingSuccess": ids(launch.awaitingSuccess),
+            "launchesSinceActivation": .integer(launch.launchesSinceActivation), "failedLaunches": .integer(launch.failedLaunches),
+            "launchAttempts": .integer(launch.launchAttempts), "previousLaunchFailed": .bool(launch.previousLaunchFailed),
+            "rolledBack": ids(launch.rolledBack), "rollbacks": .integer(launch.rollbacks),
+        ]
     }
 
     var launchText: String {
+        guard launch.armed else { return "Crash-loop guard: not armed until the first launch-succeeded.\n" }
+        var text = "Crash-loop guard: "
+        if launch.awaitingSuccess.isEmpty {
+            text += "every active pack has reached launch-succeeded.\n"
+        } else {
+            text += "\(list(launch.awaitingSuccess)) on trial, \(launch.failedLaunches) of \(launch.launchAttempts) failed launches"
+            text += " (\(launch.launchesSinceActivation) launch(es) since activation).\n"
+        }
+        if !launch.rolledBack.isEmpty { text += "Rolled back by the guard: \(list(launch.rolledBack)).\n" }
+        return text
+    }
+
+    /// What `launch` prints: the pack the app starts with, and what the guard did.
+    var launched: String {
         let active = status.packs[status.locale]?.active
         var text = "Launched" + (active.map { " with \($0)" } ?? " on the bundled strings") + ".\n"
-        if !status.failed.isEmpty { text += "Failed (never activated again): \(list(status.failed)).\n" }
-        return text
+        if launch.previousLaunchFailed { text += "The previous launch never reached launch-succeeded: counted as a crash.\n" }
+        return text + launchText
     }
 }
 
