@@ -5,6 +5,9 @@ import RolloutModel
 /// `{{name}}` by name, `%@` / `%d` in order and `%1$@` / `%2$d` by position (the arguments named
 /// "1", "2", ...), and ICU `{n, plural, ...}` and `{x, select, ...}`. A placeholder without an
 /// argument stays as written, so a missing argument shows in testing instead of vanishing.
+/// A plural's count is its argument's text, digits as the app shows them ("1.50"): an `=N` case
+/// equal to it in value, else the case of its CLDR category in the language (`PluralRules`, where
+/// "1.5" is `other` in English and `one` in French), else `other` (docs/pack-format.md, "Plural forms").
 /// Apostrophes and percent signs read as `MessageStyle` says, the rule lint uses too: ICU's
 /// default apostrophe mode (`''` is one apostrophe; `'` before `{`, `}` or a plural's `#` quotes
 /// text up to the next lone `'`) except in a string with `{{name}}` templates, and printf only in a
@@ -115,15 +118,26 @@ enum MessageFormat {
         var sequential = 0
         switch kind {
         case "plural":
-            guard let n = Int(value) else { return value }
-            let chosen = options["=\(n)"] ?? options[pluralCategory(n, language: language)] ?? options["other"]
-            return chosen.map { render($0, arguments, language: language, number: value, style: style, sequential: &sequential) } ?? value
+            guard let count = PluralOperands(value) else { return value }
+            let exact = options.keys.sorted().first { $0.hasPrefix("=") && PluralOperands(String($0.dropFirst()))?.isNumericallyEqual(to: count) == true }
+            let category = PluralRules(locale: language).category(for: count).rawValue
+            let chosen = exact.flatMap { options[$0] } ?? options[category] ?? options["other"]
+            let shown = decimal(value, language: language)
+            return chosen.map { render($0, arguments, language: language, number: shown, style: style, sequential: &sequential) } ?? value
         case "select":
             let chosen = options[value] ?? options["other"]
             return chosen.map { render($0, arguments, language: language, number: nil, style: style, sequential: &sequential) } ?? value
         default:
             return value
         }
+    }
+
+    /// A plural's count as `#` shows it: the digits as passed, with the language's decimal
+    /// separator (1,5 in French) and no grouping, as `number` writes a skeleton's digits.
+    private static func decimal(_ value: String, language: String) -> String {
+        guard value.contains(".") else { return value }
+        let separator = Locale(identifier: language).decimalSeparator ?? "."
+        return separator == "." ? value : value.replacingOccurrences(of: ".", with: separator)
     }
 
     /// A number with an ICU skeleton's fraction digits (`::.00`: exactly two, as printf's `%.2f`),
@@ -206,36 +220,8 @@ enum MessageFormat {
         return nil
     }
 
-    /// The CLDR cardinal plural category of a whole number, for the languages whose rules differ
-    /// from English; every other language uses "one" for 1.
+    /// The CLDR cardinal plural category of a whole number in `language` (`PluralRules`).
     static func pluralCategory(_ n: Int, language: String) -> String {
-        let n = n == Int.min ? Int.max : abs(n)
-        let mod10 = n % 10
-        let mod100 = n % 100
-        switch language {
-        case "ja", "zh", "ko", "vi", "th", "id", "ms", "my", "lo", "km":
-            return "other"
-        case "fr", "pt":
-            return n <= 1 ? "one" : "other"
-        case "ru", "uk", "be":
-            if mod10 == 1 && mod100 != 11 { return "one" }
-            if (2...4).contains(mod10) && !(12...14).contains(mod100) { return "few" }
-            return "many"
-        case "pl":
-            if n == 1 { return "one" }
-            if (2...4).contains(mod10) && !(12...14).contains(mod100) { return "few" }
-            return "many"
-        case "cs", "sk":
-            return n == 1 ? "one" : (2...4).contains(n) ? "few" : "other"
-        case "ar":
-            if n == 0 { return "zero" }
-            if n == 1 { return "one" }
-            if n == 2 { return "two" }
-            if (3...10).contains(mod100) { return "few" }
-            if (11...99).contains(mod100) { return "many" }
-            return "other"
-        default:
-            return n == 1 ? "one" : "other"
-        }
+        PluralRules(locale: language).category(for: PluralOperands(n)).rawValue
     }
 }

@@ -227,14 +227,8 @@ extension Array where Element == ARBMessage {
                     }
                     guard seen.insert(category).inserted else { continue }
                     let text = try message.icu(language: language, inPlural: true)
-                    let hasCategory: Bool
-                    switch category {
-                    case "zero": hasCategory = PluralLanguages.hasZero(language)
-                    case "one": hasCategory = PluralLanguages.hasOne(language)
-                    case "two": hasCategory = PluralLanguages.hasTwo(language)
-                    default: hasCategory = true
-                    }
                     let number = exact.first { $0.value == category }?.key
+                    let hasCategory = number == nil || PluralRules(locale: language).categories.contains { $0.rawValue == category }
                     // The exact number where the category alone would not take it.
                     if let number, !hasCategory { body.append("\(number) {\(text)}") }
                     if hasCategory { body.append("\(category) {\(text)}") }

@@ -78,7 +78,7 @@ extension CatalogImporter {
     }
 
     static func legacySpelling(_ folder: String) -> Bool {
-        legacyLanguages.keys.contains { folder == "values-\($0)" || folder.hasPrefix("values-\($0)-") }
+        LocaleTag.legacyLanguages.keys.contains { folder == "values-\($0)" || folder.hasPrefix("values-\($0)-") }
     }
 
     /// Whether an Android resource file defines strings (a folder of colours or styles loses none).

@@ -108,22 +108,7 @@ public enum CatalogImporter {
         return tag
     }
 
-    /// Language codes ISO 639 withdrew that Java, and so Android, still write: devices ask for
-    /// the current ones (docs/import.md, "Locales").
-    static let legacyLanguages = ["iw": "he", "in": "id", "ji": "yi", "jw": "jv", "mo": "ro"]
-
     /// A locale as catalogs spell it (`pt_BR`, `nb_NO`, `zh_Hant_TW`, `iw`) in canonical BCP 47
     /// (`pt-BR`, `nb-NO`, `zh-Hant-TW`, `he`); nil when it is not a locale.
-    public static func canonicalLocale(_ spelling: String) -> String? {
-        var parts = spelling.replacingOccurrences(of: "_", with: "-").split(separator: "-", omittingEmptySubsequences: false).map(String.init)
-        guard let language = parts.first?.lowercased(), !language.isEmpty else { return nil }
-        parts[0] = legacyLanguages[language] ?? language
-        do {
-            return try LocaleTag.parse(parts.joined(separator: "-")).description
-        } catch LocaleTag.ParseError.notCanonical(_, let canonical) {
-            return canonical  // pt-br, zh-hans: catalogs do not always write canonical case
-        } catch {
-            return nil
-        }
-    }
+    public static func canonicalLocale(_ spelling: String) -> String? { LocaleTag.canonical(spelling: spelling) }
 }

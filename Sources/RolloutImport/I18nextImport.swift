@@ -114,7 +114,7 @@ enum I18nextKeys {
         // whose `other` is only for fractions (Polish, Russian, Ukrainian, Belarusian), its `_many`:
         // i18next finds every whole-number count among one, few and many there, and `many`
         // stands for `other` in the pack.
-        let fractionsOnly = PluralLanguages.otherOnlyForFractions.contains(languageCode)
+        let fractionsOnly = !PluralRules(locale: language).wholeNumberCategories.contains(.other)
         func isPlural(_ base: String) -> Bool { flat[base + "_other"] != nil || (fractionsOnly && flat[base + "_many"] != nil) }
         for (key, text) in flat {
             for category in categories where key.hasSuffix("_" + category) {
@@ -200,7 +200,7 @@ enum I18nextText {
         var cases: [String] = []
         for category in I18nextKeys.categories {
             guard let form = forms[category] else { continue }
-            let selector = category == "zero" && !PluralLanguages.hasZero(language) ? "=0" : category
+            let selector = category == "zero" && !PluralRules(locale: language).categories.contains(.zero) ? "=0" : category
             switch convert(form, countedArgument: "count") {
             case .success(let icu): cases.append("\(selector) {\(icu)}")
             case .failure(let reason): return .failure(reason)

@@ -38,8 +38,13 @@ public struct LocaleManifest: Equatable, Sendable {
     public let time: Timestamp
     public let plan: Plan
     public let packs: [Int: PackEntry]
+    /// The policy's bundle-only key patterns: a device never shows a key they match from a pack
+    /// (docs/policy.md). Absent from the manifest when there are none, as in manifests written
+    /// before the field existed.
+    public let bundleOnly: KeyPatterns
 
-    public init(locale: String, sequence: Int, time: Timestamp, plan: Plan, packs: [Int: PackEntry]) {
+    public init(locale: String, sequence: Int, time: Timestamp, plan: Plan, packs: [Int: PackEntry], bundleOnly: KeyPatterns = .none) {
+        self.bundleOnly = bundleOnly
         self.locale = locale
         self.sequence = sequence
         self.time = time
@@ -50,7 +55,7 @@ public struct LocaleManifest: Equatable, Sendable {
     public var jsonValue: JSONValue {
         var planJSON = plan.jsonValue.objectValue ?? [:]
         planJSON["lastChange"] = nil
-        return [
+        var object: [String: JSONValue] = [
             "format": .string(LocaleManifest.format),
             "locale": .string(locale),
             "sequence": .integer(sequence),
@@ -64,6 +69,8 @@ public struct LocaleManifest: Equatable, Sendable {
                 ] as JSONValue)
             })),
         ]
+        if !bundleOnly.isEmpty { object["bundleOnly"] = .array(bundleOnly.spellings.map { .string($0) }) }
+        return .object(object)
     }
 
     /// The bytes that are published and signed: RFC 8785 canonical JSON.
@@ -89,7 +96,15 @@ public struct LocaleManifest: Equatable, Sendable {
             guard !url.contains(".."), !url.hasPrefix("/") else { throw fail("pack entry \"\(key)\" has the unsafe url \(url)") }
             packs[version] = PackEntry(url: url, bytes: size, sha256: sha, checksum: checksum, minAppVersion: minApp, schemaVersion: schema)
         }
-        return LocaleManifest(locale: locale, sequence: sequence, time: time, plan: plan, packs: packs)
+        var bundleOnly = KeyPatterns.none
+        if let value = o["bundleOnly"] {
+            let spellings = value.arrayValue?.compactMap(\.stringValue)
+            guard let spellings, spellings.count == value.arrayValue?.count, let patterns = KeyPatterns(spellings: spellings) else {
+                throw fail("bundleOnly must be an array of key patterns")
+            }
+            bundleOnly = patterns
+        }
+        return LocaleManifest(locale: locale, sequence: sequence, time: time, plan: plan, packs: packs, bundleOnly: bundleOnly)
     }
 }
 

@@ -5,6 +5,9 @@ public struct Policy: Equatable, Sendable {
     public var defaultLocale: String
     public var requiredKeys: [String]
     public var protectedKeys: [KeyPattern]
+    /// Keys that stay in the app: no pack may carry them, imports leave them out, and a device
+    /// never shows them from a pack (docs/policy.md).
+    public var bundleOnlyKeys: KeyPatterns
     public var limits: PolicyLimits
     public var gates: GatePolicy
 
@@ -14,8 +17,9 @@ public struct Policy: Equatable, Sendable {
 
     public init(
         defaultLocale: String = "en-US", requiredKeys: [String] = [], protectedKeys: [KeyPattern] = Policy.defaultProtectedKeys,
-        limits: PolicyLimits = .default, gates: GatePolicy = .default
+        bundleOnlyKeys: KeyPatterns = .none, limits: PolicyLimits = .default, gates: GatePolicy = .default
     ) {
+        self.bundleOnlyKeys = bundleOnlyKeys
         self.defaultLocale = defaultLocale
         self.requiredKeys = requiredKeys
         self.protectedKeys = protectedKeys
@@ -51,6 +55,12 @@ public struct Policy: Equatable, Sendable {
             }
             return parsed
         }
+        let bundleOnly = try reader.stringArray("bundleOnlyKeys", default: [])
+        guard let bundleOnlyKeys = KeyPatterns(spellings: bundleOnly) else {
+            let bad = bundleOnly.first { KeyPattern($0) == nil }!
+            throw RolloutError.badInput("\(source): bundleOnlyKeys: \"\(bad)\" is not a key pattern (use * and ?, for example legal.*)")
+        }
+        policy.bundleOnlyKeys = bundleOnlyKeys
         if let limits = try reader.object("limits") {
             var r = try ObjectReader(limits, path: "\(source): limits")
             let d = PolicyLimits.default
@@ -73,6 +83,7 @@ public struct Policy: Equatable, Sendable {
             "defaultLocale": .string(defaultLocale),
             "requiredKeys": .array(requiredKeys.map { .string($0) }),
             "protectedKeys": .array(protectedKeys.map { .string($0.pattern) }),
+            "bundleOnlyKeys": .array(bundleOnlyKeys.spellings.map { .string($0) }),
             "limits": [
                 "maxPackBytes": .integer(limits.maxPackBytes),
                 "maxKeys": .integer(limits.maxKeys),
@@ -150,41 +161,6 @@ public struct GatePolicy: Equatable, Sendable {
             "confidence": .number(JSONNumber(confidence)),
         ]
     }
-}
-
-/// A glob over string keys: `*` matches any run of characters (dots included), `?` exactly one.
-public struct KeyPattern: Equatable, Sendable, CustomStringConvertible {
-    public let pattern: String
-    private let characters: [Character]
-
-    public init?(_ pattern: String) {
-        guard !pattern.isEmpty, !pattern.contains(where: { $0.isWhitespace }) else { return nil }
-        self.pattern = pattern
-        self.characters = Array(pattern)
-    }
-
-    public var description: String { pattern }
-
-    public func matches(_ key: String) -> Bool {
-        let text = Array(key)
-        var p = 0, t = 0
-        var star = -1, mark = 0
-        while t < text.count {
-            if p < characters.count && (characters[p] == "?" || characters[p] == text[t]) {
-                p += 1; t += 1
-            } else if p < characters.count && characters[p] == "*" {
-                star = p; mark = t; p += 1
-            } else if star >= 0 {
-                p = star + 1; mark += 1; t = mark
-            } else {
-                return false
-            }
-        }
-        while p < characters.count && characters[p] == "*" { p += 1 }
-        return p == characters.count
-    }
-
-    public static func == (lhs: KeyPattern, rhs: KeyPattern) -> Bool { lhs.pattern == rhs.pattern }
 }
 
 /// Reads an object's members by name, reporting wrong types with the member's path, and refusing

@@ -128,7 +128,8 @@ public struct Publisher {
                 guard let blob = try snapshot.storedPackBlob(id) else { continue }
                 remove.append(SiteLayout.pack(id, sha256: try self.facts(id, blob: blob, cache: &cache).sha256))
             }
-            let manifest = LocaleManifest(locale: locale, sequence: plan.sequence, time: plan.lastChange?.time ?? tipTime, plan: plan, packs: packs)
+            let manifest = LocaleManifest(
+                locale: locale, sequence: plan.sequence, time: plan.lastChange?.time ?? tipTime, plan: plan, packs: packs, bundleOnly: policy.bundleOnlyKeys)
             manifestTimes.append(manifest.time)
             let bytes = manifest.bytes
             let path = SiteLayout.manifest(locale)

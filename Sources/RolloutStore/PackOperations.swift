@@ -115,8 +115,9 @@ public enum PackOperations {
             var trailers: [(name: String, value: String)] = [("Action", "policy-set")]
             if let reason { trailers.append(("Reason", reason)) }
             var writes: [(path: String, bytes: [UInt8])] = [(StateLayout.policy, bytes)]
-            if policy.defaultLocale != current.defaultLocale {
-                // Fallback chains end at the default locale: the published index changes, so its sequence must move.
+            if policy.defaultLocale != current.defaultLocale || policy.bundleOnlyKeys != current.bundleOnlyKeys {
+                // Fallback chains end at the default locale, and every manifest carries the
+                // bundle-only patterns: the published site changes, so its sequence must move.
                 writes.append((StateLayout.siteSequence, Array("\(try snapshot.siteSequence() + 1)\n".utf8)))
             }
             let change = Change(summary: "policy set", trailers: trailers, writes: writes)

@@ -10,7 +10,15 @@ public struct MessageSyntax: Equatable, Sendable {
     /// The placeholders that choose a plural form (`{count}` of `{count, plural, ...}`): counts a
     /// language with one form may leave unshown.
     public var counts: Set<String> = []
+    /// Each plural argument (`{count, plural, ...}`, not `selectordinal`) with its case selectors
+    /// (`one`, `=0`, ...), in the order written: the categories it covers (lint's plural-forms).
+    public var plurals: [PluralCases] = []
     public var errors: [String] = []
+
+    public struct PluralCases: Equatable, Sendable {
+        public var argument: String
+        public var selectors: [String]
+    }
 
     public static let pluralCategories: Set<String> = ["zero", "one", "two", "few", "many", "other"]
     static let simpleArgumentTypes: Set<String> = ["number", "date", "time", "spellout", "ordinal", "duration"]
@@ -288,6 +296,7 @@ public struct MessageSyntax: Equatable, Sendable {
                 _ = readName()
             }
             var selectors: Set<String> = []
+            var written: [String] = []
             while true {
                 skipSpaces()
                 guard let c = peek() else {
@@ -319,6 +328,7 @@ public struct MessageSyntax: Equatable, Sendable {
                 if !selectors.insert(selector).inserted {
                     fail("ICU \(kind) '{\(argument)' repeats the case '\(selector)'")
                 }
+                written.append(selector)
                 skipSpaces()
                 guard peek() == "{" else {
                     fail("ICU \(kind) '{\(argument)' case '\(selector)' must be followed by {message}")
@@ -330,6 +340,7 @@ public struct MessageSyntax: Equatable, Sendable {
                 guard peek() == "}" else { return }
                 index += 1
             }
+            if kind == "plural" { result.plurals.append(PluralCases(argument: argument, selectors: written)) }
             if selectors.isEmpty {
                 fail("ICU \(kind) '{\(argument)' has no cases")
             } else if !selectors.contains("other") {

@@ -111,11 +111,29 @@ public struct PackLinter {
                     findings.append(error(pack, "secret", key, "value looks like \(problem.detail); packs are public, never put secrets in them"))
                 }
             }
-            for message in MessageSyntax.analyse(value).errors {
+            let syntax = MessageSyntax.analyse(value)
+            for message in syntax.errors {
                 findings.append(error(pack, "message-syntax", key, message))
             }
+            findings += pluralForms(pack, key, syntax)
         }
         return findings
+    }
+
+    /// A plural should have a case for every category its language uses (CLDR's rules, the table
+    /// RolloutClient formats with); an `=N` case for each number a category holds stands in for it
+    /// (`=2` for Hebrew `two`). A warning: a device shows the `other` case for those numbers, a
+    /// readable sentence in the wrong grammatical form (docs/pack-format.md, "Plural forms").
+    func pluralForms(_ pack: Pack, _ key: String, _ syntax: MessageSyntax) -> [LintFinding] {
+        guard syntax.errors.isEmpty, !syntax.plurals.isEmpty else { return [] }
+        let rules = PluralRules(locale: pack.locale)
+        return syntax.plurals.compactMap { plural in
+            let missing = rules.missingCategories(cases: plural.selectors)
+            guard !missing.isEmpty else { return nil }
+            let cases = missing.map { "\($0.rawValue) (\(rules.examples(of: $0)))" }.joined(separator: ", ")
+            return warning(pack, "plural-forms", key,
+                "{\(plural.argument), plural} has no case for \(cases), which \(pack.locale) uses: a device shows the other case for those numbers")
+        }
     }
 
     /// Keys are what apps look strings up by, byte for byte, so whatever Xcode and Android accept
@@ -217,7 +235,7 @@ public struct PackLinter {
             // never passes (shown as raw text), and a numbered argument past all the source's. A
             // warning: a plural count a language with one form leaves unshown (Korean, Japanese),
             // and a numbered argument the source skips (the app passes it, the source does not show it).
-            let dropped = missing.filter { !(reading.counts.contains($0) && PluralLanguages.hasOneForm(pack.locale)) }
+            let dropped = missing.filter { !(reading.counts.contains($0) && PluralRules(locale: pack.locale).hasOneForm) }
             // A numbered argument past every one the source shows may not be passed at all.
             let highest = theirs.compactMap(Self.argumentIndex).max() ?? -1
             let unsupplied = extra.filter { Self.isNamed($0) || (Self.argumentIndex($0) ?? -1) > highest }

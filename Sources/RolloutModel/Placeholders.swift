@@ -1,5 +1,4 @@
 import Foundation
-import RolloutModel
 
 /// The pack's canonical form for what catalogs write in many ways (docs/import.md): literal text
 /// escaped for ICU (every format), and printf arguments as numbered ICU arguments that keep their
@@ -172,7 +171,7 @@ extension Placeholders {
     /// `other` out: `many` stands for it, as a whole-number count never reaches it.
     public static func printfPlural(_ forms: [String: String], dialect: PrintfDialect, counted: Int? = nil, language: String? = nil) throws -> String {
         var forms = forms
-        if forms["other"] == nil, let many = forms["many"], let language, PluralLanguages.otherOnlyForFractions.contains(String(language.prefix { $0 != "-" })) {
+        if forms["other"] == nil, let many = forms["many"], let language, !PluralRules(locale: language).wholeNumberCategories.contains(.other) {
             forms["other"] = many
         }
         guard forms["other"] != nil else {
