@@ -250,7 +250,7 @@ enum AppleStringsFile {
             var forms: [String: JSONValue] = [:]
             for category in ["zero", "one", "two", "few", "many", "other"] {
                 guard let text = variable[category] as? String else { continue }
-                let selector = category == "zero" && !PluralLanguages.hasZero(language) ? "=0" : category
+                let selector = category == "zero" && !PluralRules(locale: language).categories.contains(.zero) ? "=0" : category
                 forms[selector] = ["stringUnit": ["value": .string(text)]]
             }
             var substitution: [String: JSONValue] = ["variations": ["plural": .object(forms)]]

@@ -39,11 +39,19 @@ enum DeviceCommand {
         run: { invocation, context in
             let action = try DeviceAction.parse(invocation)
             let device = try DeviceSetup.parse(invocation, context: context)
-            let client = try device.client(countsLaunch: action == .launch)
+            let (client, problems) = device.client(countsLaunch: action == .launch)
+            if !invocation.json {
+                for problem in problems { context.diagnostics("warning: --bundled: \(problem.oneLine)\n") }
+            }
             let outcome = action.run(on: client)
             // The process ends here, as an app's does in the background: what it counted is kept.
             _ = client.saveCounters()
-            return outcome.output(device: device, client: client, style: context.style(invocation))
+            var output = outcome.output(client: client, style: context.style(invocation))
+            if case .status = outcome, case .object(var json) = output.json {
+                json["bundledProblems"] = .array(problems.map { .string($0) })
+                output.json = .object(json)
+            }
+            return output
         })
 }
 

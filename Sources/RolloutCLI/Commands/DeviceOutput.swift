@@ -13,7 +13,7 @@ enum DeviceOutcome {
     case status
     case metrics(MetricKind, String)
 
-    func output(device: DeviceSetup, client: RolloutClient, style: Style) -> CommandOutput {
+    func output(client: RolloutClient, style: Style) -> CommandOutput {
         switch self {
         case .refreshed(let result):
             let report = RefreshReport(result)

@@ -5,29 +5,6 @@ import Foundation
 import RolloutClient
 import RolloutModel
 
-// PENDING-MERGE h-bundled (helper F): BundledStrings(directory:) and RolloutClient(bundled: BundledStrings, ...).
-struct BundledStrings {
-    var strings: [String: [String: String]] = [:]
-
-    init(directory: URL) throws {
-        for name in try FileManager.default.contentsOfDirectory(atPath: directory.path) where name.hasSuffix(".json") {
-            let data = try Data(contentsOf: directory.appendingPathComponent(name))
-            strings[String(name.dropLast(5))] = try JSONSerialization.jsonObject(with: data) as? [String: String] ?? [:]
-        }
-    }
-}
-
-extension RolloutClient {
-    convenience init(
-        bundled: BundledStrings, cacheDirectory: URL, manifestURL: URL, publicKey: String,
-        appVersion: String, region: String, locale: String, options: Options
-    ) {
-        self.init(
-            bundled: bundled.strings, cacheDirectory: cacheDirectory, manifestURL: manifestURL, publicKey: publicKey,
-            appVersion: appVersion, region: region, locale: locale, options: options)
-    }
-}
-
 // PENDING-MERGE h-launch (helper B): Options.countsLaunch, markLaunchSucceeded(), saveCounters(), launchStatus.
 extension RolloutClient.Options {
     var countsLaunch: Bool {

@@ -93,29 +93,19 @@ struct DeviceSetup {
     }
 
     /// The device, started: with `countsLaunch` only for `launch`, so that looking at a device
-    /// (get, status) is not a process start that could roll a pack back.
-    func client(countsLaunch: Bool) throws -> RolloutClient {
+    /// (get, status) is not a process start that could roll a pack back. Also returns what could
+    /// not be read of the bundled strings (the device runs without those texts, as the app would).
+    func client(countsLaunch: Bool) -> (RolloutClient, [String]) {
         var options = RolloutClient.Options()
         options.transport = transport
         options.installID = installID
         options.countsLaunch = countsLaunch
         let now = self.now
         options.now = { now }
-        if let bundledDirectory {
-            let bundled: BundledStrings
-            do {
-                bundled = try BundledStrings(directory: bundledDirectory)
-            } catch let error as RolloutError {
-                throw error
-            } catch {
-                throw RolloutError.badInput("--bundled \(bundledDirectory.path): \(error)")
-            }
-            return RolloutClient(
-                bundled: bundled, cacheDirectory: stateDirectory, manifestURL: manifestURL, publicKey: publicKey,
-                appVersion: appVersion, region: region, locale: locale, options: options)
-        }
-        return RolloutClient(
-            bundled: [:], cacheDirectory: stateDirectory, manifestURL: manifestURL, publicKey: publicKey,
+        let bundled = bundledDirectory.map { BundledStrings(directory: $0) } ?? BundledStrings()
+        let client = RolloutClient(
+            bundled: bundled, cacheDirectory: stateDirectory, manifestURL: manifestURL, publicKey: publicKey,
             appVersion: appVersion, region: region, locale: locale, options: options)
+        return (client, bundled.problems.map(\.description))
     }
 }
