@@ -16,7 +16,7 @@ enum DeviceOutcome {
     func output(client: RolloutClient, style: Style) -> CommandOutput {
         switch self {
         case .refreshed(let result):
-            let report = RefreshReport(result)
+            let report = RefreshReport(result, active: Set(client.status.packs.values.compactMap(\.active)))
             var json = report.json
             json["action"] = "refresh"
             return CommandOutput(json: .object(json), text: report.text, exitCode: report.ok ? 0 : 1)
@@ -57,22 +57,28 @@ struct RefreshReport {
     let text: String
     let json: [String: JSONValue]
 
-    init(_ result: RolloutClient.RefreshResult) {
-        func dropped(_ packs: [PackID]) -> String { packs.isEmpty ? "" : " Dropped: \(list(packs)).\n" }
+    /// `active`: the packs active after the refresh. A pack that replaced one the refresh dropped
+    /// is active at once (docs/client.md, Refresh), and is shown so.
+    init(_ result: RolloutClient.RefreshResult, active: Set<PackID>) {
+        func dropped(_ packs: [PackID]) -> String { packs.isEmpty ? "" : "Dropped: \(list(packs)).\n" }
+        func staged(_ packs: [PackID]) -> String {
+            let now = packs.filter(active.contains), waiting = packs.filter { !active.contains($0) }
+            return (waiting.isEmpty ? "" : "Staged \(list(waiting)): active at activate, or at the device's next start.\n")
+                + (now.isEmpty ? "" : "Active now: \(list(now)), in place of a dropped pack.\n")
+        }
         switch result {
-        case .staged(let staged, let gone):
+        case .staged(let packs, let gone):
             ok = true
-            text = "Staged \(list(staged)): active after activate or the next launch.\n" + dropped(gone)
-            json = ["result": "staged", "ok": true, "staged": ids(staged), "dropped": ids(gone)]
+            text = dropped(gone) + staged(packs)
+            json = ["result": "staged", "ok": true, "staged": ids(packs), "dropped": ids(gone)]
         case .upToDate(let gone):
             ok = true
-            text = "Up to date.\n" + dropped(gone)
+            text = dropped(gone) + "Up to date.\n"
             json = ["result": "upToDate", "ok": true, "staged": [], "dropped": ids(gone)]
-        case .partial(let staged, let gone, let failures):
+        case .partial(let packs, let gone, let failures):
             ok = false
-            text = "Partly failed:\n" + failures.map { "  \($0)\n" }.joined()
-                + (staged.isEmpty ? "" : "Staged \(list(staged)).\n") + dropped(gone)
-            json = ["result": "partial", "ok": false, "staged": ids(staged), "dropped": ids(gone), "failures": .array(failures.map { .string($0) })]
+            text = "Partly failed:\n" + failures.map { "  \($0)\n" }.joined() + dropped(gone) + staged(packs)
+            json = ["result": "partial", "ok": false, "staged": ids(packs), "dropped": ids(gone), "failures": .array(failures.map { .string($0) })]
         case .failed(let reason):
             ok = false
             text = "Refresh failed: \(reason)\nThe device keeps what it had.\n"
