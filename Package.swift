@@ -52,6 +52,8 @@ let package = Package(
         .testTarget(name: "RolloutClientTests", dependencies: ["RolloutClient", "RolloutModel", "RolloutCrypto"]),
         // Drives the built `rollout` binary on real git repositories in temporary directories.
         .testTarget(name: "RolloutEndToEndTests", dependencies: ["rollout", "RolloutModel", "RolloutCrypto", "RolloutClient"]),
+        // string() while the client refreshes (docs/performance.md).
+        .executableTarget(name: "rollout-bench-client-reads", dependencies: ["RolloutClient"], path: "bench/client-reads", exclude: ["run.sh"]),
     ],
     swiftLanguageModes: [.v5]
 )

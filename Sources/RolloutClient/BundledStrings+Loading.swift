@@ -11,7 +11,10 @@ extension BundledStrings {
             problem(bundle.bundlePath, "the bundle has no resources folder")
             return
         }
-        load(directory: resources, baseLocale: bundle.developmentLocalization ?? "en", table: table, readsJSON: false)
+        // Read from Info.plist: swift-corelibs-foundation's `developmentLocalization` traps in a
+        // bundle without one.
+        let development = bundle.infoDictionary?["CFBundleDevelopmentRegion"] as? String
+        load(directory: resources, baseLocale: development ?? "en", table: table, readsJSON: false)
     }
 
     /// A folder of `LOCALE.json` files (one object of key -> text each) or `*.lproj` folders
@@ -62,7 +65,6 @@ extension BundledStrings {
         let source = root["sourceLanguage"]?.stringValue.flatMap(Self.locale)
         for key in entries.keys.sorted() {
             let localizations = entries[key]?.objectValue?["localizations"]?.objectValue ?? [:]
-            var sourceHasValue = false
             for spelling in localizations.keys.sorted() {
                 guard let locale = Self.locale(spelling) else {
                     problem(name, key, "\"\(spelling)\" is not a locale")
@@ -72,7 +74,6 @@ extension BundledStrings {
                 do {
                     if let text = try StringCatalogText.icu(localization, language: locale, anyState: true) {
                         add(locale, key, text, file: name)
-                        if locale == source { sourceHasValue = true }
                     }
                 } catch let skip as StringCatalogText.Skip {
                     problem(name, key, "\(locale): \(skip.reason)")
@@ -82,7 +83,7 @@ extension BundledStrings {
                     problem(name, key, "\(locale): \(error)")
                 }
             }
-            if let source, !sourceHasValue {
+            if let source, !localizations.keys.contains(where: { Self.locale($0) == source }) {
                 add(source, key, printfText(key, file: name, key: key), file: name)
             }
         }

@@ -21,6 +21,9 @@ struct DeviceState: Equatable {
     /// The pending packs a refresh round committed (`tr-TR@18`): a pending file not listed here is
     /// what a killed round left half-staged, and is never activated (docs/client.md, Refresh).
     var staged: Set<String> = []
+    /// Each locale's bundle-only key patterns from the last manifest seen: a cached pack that
+    /// came with an older manifest never shows those keys either.
+    var bundleOnly: [String: [String]] = [:]
 
     init() {}
 
@@ -36,6 +39,7 @@ struct DeviceState: Equatable {
         killed = Set(o["killed"]?.arrayValue?.compactMap(\.stringValue) ?? [])
         lastRefresh = o["lastRefresh"]?.integerValue.map(Int64.init)
         staged = Set(o["staged"]?.arrayValue?.compactMap(\.stringValue) ?? [])
+        bundleOnly = o["bundleOnly"]?.objectValue?.mapValues { $0.arrayValue?.compactMap(\.stringValue) ?? [] } ?? [:]
     }
 
     var bytes: [UInt8] {
@@ -48,6 +52,7 @@ struct DeviceState: Equatable {
             "staged": .array(staged.sorted().map { .string($0) }),
         ]
         if let lastRefresh { members["lastRefresh"] = .integer(Int(lastRefresh)) }
+        if !bundleOnly.isEmpty { members["bundleOnly"] = .object(bundleOnly.mapValues { .array($0.map { .string($0) }) }) }
         return JSONWriter.pretty(.object(members))
     }
 }

@@ -51,7 +51,20 @@ public final class RolloutClient: @unchecked Sendable {
 
     struct LoadedPack {
         let pack: Pack
+        /// The bundle-only patterns of the signed manifest that delivered the pack.
+        var bundleOnly = KeyPatterns.none
         var id: PackID { pack.id }
+
+        /// The pack as a device may show it: without the keys the app keeps in its bundle (the
+        /// patterns of its own manifest and of the latest one, `latest`), even if the pack has them
+        /// (docs/policy.md, "Bundle-only keys").
+        func shown(_ latest: [String]?) -> Pack {
+            let patterns = KeyPatterns(bundleOnly.patterns + (latest ?? []).compactMap(KeyPattern.init))
+            guard !patterns.isEmpty else { return pack }
+            var shown = pack
+            shown.strings = patterns.removing(from: pack.strings)
+            return shown
+        }
     }
 
     /// The writers' lock: refresh, activation, rollback, a locale change and start-up take it to
@@ -171,7 +184,7 @@ public final class RolloutClient: @unchecked Sendable {
 
     /// Publishes what `string(_:)` reads from the device's memory now. Call with `lock` held.
     func publish() {
-        snapshot.replace(LookupSnapshot(locale: locale, chain: chain(for: locale), active: active.mapValues(\.pack)))
+        snapshot.replace(LookupSnapshot(locale: locale, chain: chain(for: locale), active: active.mapValues { $0.shown(state.bundleOnly[$0.pack.locale]) }))
     }
 
     /// The slot at `name`, if every check passes: the manifest's signature, the pack's digest and
@@ -195,7 +208,7 @@ public final class RolloutClient: @unchecked Sendable {
         }
         let pack = try check(slot.pack, entry: entry, locale: locale, version: version)
         if manifest.plan.isBlocked(version) { throw TransportError("\(locale)@\(version) is blocked") }
-        return LoadedPack(pack: pack)
+        return LoadedPack(pack: pack, bundleOnly: manifest.bundleOnly)
     }
 
     /// The checks every pack passes before it is stored or used.
@@ -408,6 +421,7 @@ public final class RolloutClient: @unchecked Sendable {
                 next.staged.subtract(removals.filter { $0.slot == "pending" }.compactMap { $0.id?.description })
                 for item in manifests {
                     next.blocked[item.locale] = item.manifest.plan.blocked.sorted()
+                    next.bundleOnly[item.locale] = item.manifest.bundleOnly.isEmpty ? nil : item.manifest.bundleOnly.spellings
                     if item.manifest.plan.bundledOnly { next.killed.insert(item.locale) } else { next.killed.remove(item.locale) }
                 }
             }

@@ -59,6 +59,18 @@ public struct CatalogImport: Sendable {
         }
         strings[locale, default: [:]][key] = text
     }
+    /// Leaves out, and lists, every key `patterns` match: bundle-only keys stay in the app and are
+    /// never in a pack (docs/import.md, "Bundle-only keys").
+    public mutating func leaveOut(bundleOnly patterns: KeyPatterns) {
+        for locale in strings.keys.sorted() {
+            for key in strings[locale]!.keys.sorted() {
+                guard let pattern = patterns.firstMatch(key) else { continue }
+                strings[locale]![key] = nil
+                skip(locale, key, "bundle-only (policy bundleOnlyKeys \(pattern)): it stays in the app")
+            }
+        }
+    }
+
     mutating func skip(_ locale: String, _ key: String, _ reason: String) { skipped.append(Skipped(locale: locale, key: key, reason: reason)) }
     mutating func skipFile(_ path: String, _ reason: String) { skippedFiles.append(SkippedFile(path: path, reason: reason)) }
 }

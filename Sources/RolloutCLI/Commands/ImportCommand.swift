@@ -84,8 +84,10 @@ enum ImportCommand {
             catalog.strings = catalog.strings.filter { only.contains($0.key) }
             catalog.skipped = catalog.skipped.filter { only.contains($0.locale) }
         }
+        let policy = try snapshot.policy()
+        catalog.leaveOut(bundleOnly: policy.bundleOnlyKeys)
         let stored = Set(try snapshot.locales())
-        let maximumBytes = try snapshot.policy().limits.maxPackBytes
+        let maximumBytes = policy.limits.maxPackBytes
         var emptyLocales: [String] = []
         /// One pack input per locale that has strings left.
         func packInputs() throws -> [PackInput] {

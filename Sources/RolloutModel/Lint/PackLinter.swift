@@ -62,6 +62,7 @@ public struct PackLinter {
         var findings: [LintFinding] = []
         for pack in batch.sorted(by: { $0.id < $1.id }) {
             findings += lintContent(pack)
+            findings += bundleOnlyKeys(pack)
             findings += try lintAgainstHistory(pack, all: all)
         }
         return findings
@@ -136,6 +137,17 @@ public struct PackLinter {
         }
     }
 
+    /// Keys the policy keeps in the app (`bundleOnlyKeys`) are never in a pack: a device shows the
+    /// app's bundled text for them whatever a pack says (docs/policy.md, "Bundle-only keys").
+    func bundleOnlyKeys(_ pack: Pack) -> [LintFinding] {
+        pack.strings.keys.sorted().compactMap { key in
+            policy.bundleOnlyKeys.firstMatch(key).map { pattern in
+                error(pack, "bundle-only-key", key,
+                    "key \"\(key)\" is bundle-only (policy bundleOnlyKeys \(pattern)): it stays in the app and may not be in a pack; remove it")
+            }
+        }
+    }
+
     /// Keys are what apps look strings up by, byte for byte, so whatever Xcode and Android accept
     /// is accepted (an empty key, spaces at the ends, a newline, a long English sentence); only
     /// what could rewrite a terminal or reorder a reader's view is refused (docs/pack-format.md).
@@ -157,7 +169,8 @@ public struct PackLinter {
         if let previous {
             // Keys compare byte for byte, like every other client: "ş" composed and decomposed are two keys.
             let current = Set(pack.strings.keys.map { Array($0.utf8) })
-            let removed = previous.strings.keys.filter { !current.contains(Array($0.utf8)) }.sorted()
+            // A bundle-only key leaves the packs for good: its removal is the fix, not a mistake.
+            let removed = previous.strings.keys.filter { !current.contains(Array($0.utf8)) && !policy.bundleOnlyKeys.matches($0) }.sorted()
             if !removed.isEmpty && !options.allowRemovedKeys {
                 let shown = removed.prefix(5).joined(separator: ", ") + (removed.count > 5 ? ", ..." : "")
                 findings.append(error(pack, "removed-keys", removed.first,
@@ -169,7 +182,9 @@ public struct PackLinter {
         var protectedChanges: [String] = []
         if let previous {
             let keys = Set(pack.strings.keys).union(previous.strings.keys)
-            for key in keys.sorted() where policy.isProtected(key) != nil && !(pack.strings[key]?.isSameText(as: previous.strings[key]) ?? false) {
+            for key in keys.sorted() where policy.isProtected(key) != nil && !policy.bundleOnlyKeys.matches(key)
+                && !(pack.strings[key]?.isSameText(as: previous.strings[key]) ?? false)
+            {
                 protectedChanges.append(key)
             }
         }
