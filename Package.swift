@@ -43,7 +43,7 @@ let package = Package(
         // The device side (docs/client.md): the pure model and crypto, nothing of the repository.
         .target(name: "RolloutClient", dependencies: ["RolloutModel", "RolloutCrypto"]),
         // Commands, argument parsing, output. Testable without a process.
-        .target(name: "RolloutCLI", dependencies: ["RolloutModel", "RolloutStore", "RolloutPublish", "RolloutIngest", "RolloutCrypto", "RolloutReport", "RolloutImport"]),
+        .target(name: "RolloutCLI", dependencies: ["RolloutModel", "RolloutStore", "RolloutPublish", "RolloutIngest", "RolloutCrypto", "RolloutReport", "RolloutImport", "RolloutClient"]),
         .executableTarget(name: "rollout", dependencies: ["RolloutCLI"]),
 
         // Build-time: embeds repo-template/ into RolloutStore so an installed binary needs no data files.

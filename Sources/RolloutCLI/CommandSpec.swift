@@ -50,5 +50,6 @@ public let allCommands: [CommandSpec] = [
     MetricsCommands.ingest, MetricsCommands.retract, MetricsCommands.show, HealthCommand.spec, GuardCommand.spec, ReportCommand.spec,
     PauseCommands.spec(true), PauseCommands.spec(false),
     PolicyCommands.show, PolicyCommands.set,
+    DeviceCommand.spec,
     CompletionCommand.spec, HelpCommand.spec, HelpCommand.version,
 ]

@@ -119,6 +119,9 @@ enum CompletionCommand {
         case "PACK", "FROM", "TO": return filter(packs(before, context: context), current)
         case "SHELL": return filter(["bash", "fish", "zsh"], current)
         case "COMMAND": return filter(Array(Set(commands.map { $0.path[0] })).sorted(), current)
+        case "ACTION": return filter(DeviceAction.names, current)
+        case "ARGUMENT" where command.path == ["device"]:
+            return plain.last == "metrics" ? filter(MetricKind.allCases.map(\.rawValue), current) : []
         case "": return []
         default: return [filesMarker]
         }
@@ -139,7 +142,7 @@ enum CompletionCommand {
             }
         case "to": return ["1%", "5%", "10%", "25%", "50%", "100%"]
         case "ramp": return ["7day"]
-        case "repo", "key", "out", "mix", "policy", "public-key": return [filesMarker]
+        case "repo", "key", "out", "mix", "policy", "public-key", "state", "site", "bundled": return [filesMarker]
         default: return []
         }
     }

@@ -1,0 +1,151 @@
+import Foundation
+import RolloutClient
+import RolloutModel
+
+/// `rollout device`: the real client library as one device, from a shell (docs/device.md). Parses
+/// the device and the action, runs the action on a `RolloutClient`, renders what it returned.
+enum DeviceCommand {
+    static let spec = CommandSpec(
+        path: ["device"],
+        usage: "device --state DIR --site URL|DIR --public-key KEY [--bundled DIR] --locale L --region R --app-version V [--install-id ID] ACTION [ARGUMENT]",
+        summary: "run the client library as one device against a published site: what a user in TR on 4.8.1 sees",
+        discussion: """
+            ACTION is one of:
+              refresh [--force]        fetch and verify the site, stage the packs this device resolves to
+              activate                 make the staged packs active (the app does it at a safe moment)
+              get KEY [--arg N=V]...   the text the app shows for KEY
+              launch                   a process start: a staged pack becomes active; a pack that missed
+                                       launch-succeeded in too many launches in a row is rolled back
+              launch-succeeded         the app's first screen is usable
+              status                   active, pending, previous, failed and blocked packs, and the counters
+              metrics crash|fallback   the counters as the CSV rollout metrics ingest reads
+            The state directory is the device: the same --state DIR across invocations is the same phone
+            across launches. --site takes the directory rollout publish wrote, or its https:// URL (http://
+            only on loopback). Exit 1 when a refresh failed; the device keeps what it had. See docs/device.md.
+            """,
+        options: [
+            .value("state", "DIR", "the device's cache directory, created if missing; reuse it to keep the same device"),
+            .value("site", "URL|DIR", "the published site: a directory, or the URL of the site or of its index.json"),
+            .value("public-key", "KEY", "ed25519:BASE64, as rollout keys generate printed it, or a file holding it"),
+            .value("bundled", "DIR", "the app's bundled strings: LOCALE.json files (key to string) or *.lproj folders"),
+            .value("locale", "L", "the device's locale, for example tr-TR"),
+            .value("region", "R", "the device's ISO 3166-1 region, for example TR"),
+            .value("app-version", "V", "the app's marketing version, for example 4.8.1"),
+            .value("install-id", "ID", "the id that places the device in percent rollouts (default: a random one kept in --state)"),
+            .flag("force", "refresh: ignore the minimum interval between refreshes"),
+            .value("arg", "NAME=VALUE", "get: a placeholder's value", repeatable: true),
+        ],
+        arguments: CommandSpec.Arguments(names: ["ACTION", "ARGUMENT"], minimum: 1, maximum: 2),
+        run: { invocation, context in
+            let action = try DeviceAction.parse(invocation)
+            let device = try DeviceSetup.parse(invocation, context: context)
+            let (client, problems) = device.client(countsLaunch: action == .launch)
+            if !invocation.json {
+                for problem in problems { context.diagnostics("warning: --bundled: \(problem.oneLine)\n") }
+            }
+            let outcome = action.run(on: client)
+            // The process ends here, as an app's does in the background: what it counted is kept.
+            _ = client.saveCounters()
+            var output = outcome.output(client: client, style: context.style(invocation))
+            if case .status = outcome, case .object(var json) = output.json {
+                json["bundledProblems"] = .array(problems.map { .string($0) })
+                output.json = .object(json)
+            }
+            return output
+        })
+}
+
+/// What `rollout device` is asked to do, checked before the device starts.
+enum DeviceAction: Equatable {
+    case refresh(force: Bool)
+    case activate
+    case get(key: String, arguments: [String: String])
+    case launch
+    case launchSucceeded
+    case status
+    case metrics(MetricKind)
+
+    static let names = ["refresh", "activate", "get", "launch", "launch-succeeded", "status", "metrics"]
+
+    static func parse(_ invocation: Invocation) throws -> DeviceAction {
+        let name = invocation.positionals[0]
+        let argument = invocation.positionals.count > 1 ? invocation.positionals[1] : nil
+        if invocation.flag("force"), name != "refresh" { throw RolloutError.usage("--force goes with rollout device refresh, not \(name)") }
+        if !invocation.values("arg").isEmpty, name != "get" { throw RolloutError.usage("--arg goes with rollout device get KEY, not \(name)") }
+        let action: DeviceAction
+        switch name {
+        case "refresh": action = .refresh(force: invocation.flag("force"))
+        case "activate": action = .activate
+        case "launch": action = .launch
+        case "launch-succeeded": action = .launchSucceeded
+        case "status": action = .status
+        case "get":
+            guard let key = argument else { throw RolloutError.usage("rollout device get needs KEY; usage: rollout device ... get KEY [--arg NAME=VALUE]...") }
+            return .get(key: key, arguments: try arguments(invocation.values("arg")))
+        case "metrics":
+            guard let kind = argument.flatMap(MetricKind.init(rawValue:)) else {
+                let given = argument.map { " \"\($0)\"" } ?? ""
+                throw RolloutError.usage("rollout device metrics needs crash or fallback\(given.isEmpty ? "" : ", not" + given)")
+            }
+            return .metrics(kind)
+        default:
+            throw RolloutError.usage("unknown device action \"\(name)\"" + suggestion(name, among: Set(names)) + "; choose \(names.joined(separator: ", "))")
+        }
+        if let argument { throw RolloutError.usage("rollout device \(name) takes no argument, got \"\(argument)\"") }
+        return action
+    }
+
+    /// `--arg NAME=VALUE`, each name once; the value may hold `=` and may be empty.
+    static func arguments(_ values: [String]) throws -> [String: String] {
+        var result: [String: String] = [:]
+        for value in values {
+            guard let equals = value.firstIndex(of: "="), equals != value.startIndex else {
+                throw RolloutError.usage("--arg \"\(value)\" is not NAME=VALUE, for example --arg name=Ayşe")
+            }
+            let name = String(value[..<equals])
+            guard result[name] == nil else { throw RolloutError.usage("--arg \(name) is given twice") }
+            result[name] = String(value[value.index(after: equals)...])
+        }
+        return result
+    }
+
+    /// Runs the action on the device. Nothing here throws: the client never fails loudly, and what
+    /// went wrong is in its results.
+    func run(on client: RolloutClient) -> DeviceOutcome {
+        switch self {
+        case .refresh(let force):
+            return .refreshed(waitFor { await client.refresh(force: force) })
+        case .activate:
+            return .activated(client.activatePending())
+        case .get(let key, let arguments):
+            return .text(key: key, client.string(key, arguments))
+        case .launch:
+            // Constructing the client with countsLaunch was the launch; the app records the session.
+            client.recordSession()
+            return .launched
+        case .launchSucceeded:
+            client.markLaunchSucceeded()
+            return .launchSucceeded
+        case .status:
+            return .status
+        case .metrics(let kind):
+            return .metrics(kind, client.metricsCSV(kind))
+        }
+    }
+}
+
+/// Runs async client work to its end from the synchronous command layer.
+func waitFor<T: Sendable>(_ operation: @escaping @Sendable () async -> T) -> T {
+    let box = ResultBox<T>()
+    let done = DispatchSemaphore(value: 0)
+    Task.detached {
+        box.value = await operation()
+        done.signal()
+    }
+    done.wait()
+    return box.value!
+}
+
+private final class ResultBox<T>: @unchecked Sendable {
+    var value: T?
+}
