@@ -9,6 +9,10 @@ struct DeviceState: Equatable {
     var indexSequence = 0
     /// Each locale's chain from the last index, so a locale switched offline reads the right chain.
     var chains: [String: [String]] = [:]
+    /// The chains of kill-switched locales as if the switch were off, and the index's default
+    /// locale: what `SiteIndex.chain(for:)` needs for a locale the index does not list.
+    var fallbackChains: [String: [String]] = [:]
+    var defaultLocale: String?
     /// Content versions the manifests block, per locale: never used again, even offline.
     var blocked: [String: [Int]] = [:]
     /// Packs the app marked failed (`tr-TR@18`).
@@ -43,6 +47,8 @@ struct DeviceState: Equatable {
         killed = Set(o["killed"]?.arrayValue?.compactMap(\.stringValue) ?? [])
         lastRefresh = o["lastRefresh"]?.integerValue.map(Int64.init)
         staged = Set(o["staged"]?.arrayValue?.compactMap(\.stringValue) ?? [])
+        fallbackChains = o["fallbackChains"]?.objectValue?.mapValues { $0.arrayValue?.compactMap(\.stringValue) ?? [] } ?? [:]
+        defaultLocale = o["defaultLocale"]?.stringValue
         bundleOnly = o["bundleOnly"]?.objectValue?.mapValues { $0.arrayValue?.compactMap(\.stringValue) ?? [] } ?? [:]
         // Absent in a state written before they existed: no counts, the guard not armed yet.
         counters = Counters(json: o["counters"])
@@ -59,6 +65,8 @@ struct DeviceState: Equatable {
             "staged": .array(staged.sorted().map { .string($0) }),
             "counters": counters.json, "launch": launch.json,
         ]
+        if !fallbackChains.isEmpty { members["fallbackChains"] = .object(fallbackChains.mapValues { .array($0.map { .string($0) }) }) }
+        if let defaultLocale { members["defaultLocale"] = .string(defaultLocale) }
         if let lastRefresh { members["lastRefresh"] = .integer(Int(lastRefresh)) }
         if !bundleOnly.isEmpty { members["bundleOnly"] = .object(bundleOnly.mapValues { .array($0.map { .string($0) }) }) }
         return JSONWriter.pretty(.object(members))

@@ -1,15 +1,14 @@
 import Foundation
 
 extension RolloutClient {
-    /// A client whose bundled strings are the app's own catalogs, loaded with `BundledStrings`
-    /// (`BundledStrings(bundle: .main)` at launch). A locale the bundle has no table of its own for
-    /// reads its shorter form's (`en-US` reads `en.lproj`), as iOS does.
+    /// A client given the bundled strings as a dictionary (locale -> key -> text) the app already
+    /// holds; `BundledStrings(bundle: .main)` reads them from the app's own catalogs instead.
     public convenience init(
-        bundled: BundledStrings, cacheDirectory: URL, manifestURL: URL, publicKey: String, appVersion: String, region: String,
-        locale: String, options: Options = Options()
+        bundled: [String: [String: String]], cacheDirectory: URL, manifestURL: URL, publicKey: String, appVersion: String,
+        region: String, locale: String, options: Options = Options()
     ) {
         self.init(
-            bundled: bundled.expanded(for: [locale, options.defaultLocale]), cacheDirectory: cacheDirectory, manifestURL: manifestURL,
-            publicKey: publicKey, appVersion: appVersion, region: region, locale: locale, options: options)
+            bundled: BundledStrings(bundled), cacheDirectory: cacheDirectory, manifestURL: manifestURL, publicKey: publicKey,
+            appVersion: appVersion, region: region, locale: locale, options: options)
     }
 }

@@ -29,8 +29,9 @@ public final class RolloutClient: @unchecked Sendable {
         /// Failed launches (ended before `markLaunchSucceeded()`) after which a pack activated
         /// since the last successful launch is rolled back (docs/client.md#activation-and-rollback-on-the-device).
         public var launchAttempts = 2
-        /// Constructing the client is a process start, for the crash-loop guard. False for a
-        /// client that only inspects the cache (a status command).
+        /// Constructing the client is a process start: it counts for the crash-loop guard and
+        /// activates the packs a refresh staged. False for a client that only inspects the cache
+        /// (`rollout device status`): it counts nothing and leaves staged packs waiting.
         public var countsLaunch = true
         /// Tests: the storage budget from the first write of `init` (see DeviceStorage.budget).
         var storageBudget: Int?
@@ -84,7 +85,7 @@ public final class RolloutClient: @unchecked Sendable {
     let tally = Tally()
     let counterSaver = CounterSaver()
     let observers = Observers()
-    private let bundled: [String: [String: String]]
+    private let bundled: BundledStrings
     let storage: DeviceStorage
     private let manifestURL: URL
     private let publicKey: Ed25519.PublicKey?
@@ -105,7 +106,7 @@ public final class RolloutClient: @unchecked Sendable {
     /// Never fails and never touches the network: a key that does not parse or a damaged cache
     /// only means the device runs on its bundled strings until a refresh succeeds.
     public init(
-        bundled: [String: [String: String]], cacheDirectory: URL, manifestURL: URL, publicKey: String,
+        bundled: BundledStrings, cacheDirectory: URL, manifestURL: URL, publicKey: String,
         appVersion: String, region: String, locale: String, options: Options = Options()
     ) {
         self.bundled = bundled
@@ -135,7 +136,7 @@ public final class RolloutClient: @unchecked Sendable {
                 start(cached)
             }
             // Every committed pending pack is active now, or was refused: none is pending any more.
-            if !state.staged.isEmpty { try? save { $0.staged = [] } }
+            if options.countsLaunch, !state.staged.isEmpty { try? save { $0.staged = [] } }
             if options.countsLaunch { finishLaunchStart() }
             publish()
         }
@@ -152,7 +153,9 @@ public final class RolloutClient: @unchecked Sendable {
         let current = verifiedSlot("\(dir)/active", locale: locale)
         if current == nil { try? storage.remove("\(dir)/active") }
         if let pending = committedPending(locale) {
-            if (try? promotePending(locale)) != nil {
+            // Only a launch activates what a refresh staged: a client made to look at the cache
+            // (`countsLaunch == false`, `rollout device status`) leaves it waiting.
+            if options.countsLaunch, (try? promotePending(locale)) != nil {
                 active[locale] = pending
                 return
             }
@@ -197,7 +200,13 @@ public final class RolloutClient: @unchecked Sendable {
 
     /// Publishes what `string(_:)` reads from the device's memory now. Call with `lock` held.
     func publish() {
-        snapshot.replace(LookupSnapshot(locale: locale, chain: chain(for: locale), active: active.mapValues { $0.shown(state.bundleOnly[$0.pack.locale]) }))
+        let chain = chain(for: locale)
+        // Each locale's bundled table resolved once here (`en-US` reads `en.lproj`), not per lookup.
+        var tables: [String: [String: String]] = [:]
+        for name in chain + [options.defaultLocale] { tables[name] = bundled.table(for: name) }
+        snapshot.replace(
+            LookupSnapshot(
+                locale: locale, chain: chain, active: active.mapValues { $0.shown(state.bundleOnly[$0.pack.locale]) }, bundled: tables))
     }
 
     /// The slot at `name`, if every check passes: the manifest's signature, the pack's digest and
@@ -253,13 +262,23 @@ public final class RolloutClient: @unchecked Sendable {
     // MARK: - Strings
 
     /// The locales a key is looked up in, in order, before the default locale's bundled strings:
-    /// the published chain, or until the first refresh, the locale, its language and the default.
+    /// the device's own locale first, then the chain the last index gives it (`SiteIndex.chain(for:)`,
+    /// docs/manifest.md "The chain of a device"), or until the first refresh, its language and the
+    /// default. The own locale comes first even when the index does not list it, so that an app
+    /// that bundles a language the site does not publish shows it before another language's pack.
     func chain(for locale: String) -> [String] {
-        if let published = state.chains[locale] { return published }
-        var chain = [locale]
-        if let language = locale.split(separator: "-").first.map(String.init), language != locale { chain.append(language) }
-        if !chain.contains(options.defaultLocale) { chain.append(options.defaultLocale) }
-        return chain
+        var chain: [String]
+        if state.indexSequence > 0 || !state.chains.isEmpty {
+            chain = SiteIndex.chain(
+                for: locale, chains: state.chains, fallbackChains: state.fallbackChains,
+                defaultLocale: state.defaultLocale ?? options.defaultLocale)
+        } else {
+            chain = [locale]
+            chain += (try? LocaleTag.parse(locale))?.truncationParents ?? []
+            chain.append(options.defaultLocale)
+        }
+        chain.removeAll { $0 == locale }
+        return [locale] + chain.reduce(into: [String]()) { kept, next in if !kept.contains(next) { kept.append(next) } }
     }
 
     /// The text for `key`: for each locale of the chain, its active pack and then the app's
@@ -277,12 +296,12 @@ public final class RolloutClient: @unchecked Sendable {
                 fromOwnPack = candidate == view.locale
                 break
             }
-            if let value = bundled[candidate]?[key], !value.isEmpty {
+            if let value = view.bundled[candidate]?[key], !value.isEmpty {
                 found = value
                 break
             }
         }
-        if found == nil, let value = bundled[options.defaultLocale]?[key], !value.isEmpty { found = value }
+        if found == nil, let value = view.bundled[options.defaultLocale]?[key], !value.isEmpty { found = value }
         // A fallback is any text that did not come from the own locale's pack, the own locale's
         // bundled text included: the counter measures the pack (docs/client.md, Counters).
         if let own = view.ownPack { countLookup(own, fellBack: !fromOwnPack) }
@@ -400,7 +419,7 @@ public final class RolloutClient: @unchecked Sendable {
         guard index.sequence >= lastSequence else {
             throw TransportError("index.json: sequence \(index.sequence) is older than \(lastSequence), already seen (a stale cache or a replay)")
         }
-        let chain = index.locales[locale]?.chain ?? []
+        let chain = index.chain(for: locale)
 
         // Every manifest of the chain first: a refresh acts on one consistent publish or not at all.
         var manifests: [FetchedManifest] = []
@@ -430,6 +449,8 @@ public final class RolloutClient: @unchecked Sendable {
             try save { next in
                 next.indexSequence = index.sequence
                 next.chains = index.locales.mapValues(\.chain)
+                next.fallbackChains = index.locales.compactMapValues(\.fallbackChain)
+                next.defaultLocale = index.defaultLocale
                 next.lastRefresh = Int64(now.timeIntervalSince1970.rounded(.down))
                 next.staged.subtract(removals.filter { $0.slot == "pending" }.compactMap { $0.id?.description })
                 for item in manifests {

@@ -17,7 +17,11 @@ final class LookupSnapshot: Sendable {
     /// The active pack of each locale that has one.
     let activePacks: [String: PackID]
 
-    init(locale: String, chain: [String], active: [String: Pack]) {
+    /// The app's bundled strings of each locale of the chain and of the default locale.
+    let bundled: [String: [String: String]]
+
+    init(locale: String, chain: [String], active: [String: Pack], bundled: [String: [String: String]] = [:]) {
+        self.bundled = bundled
         self.locale = locale
         self.language = String(locale.split(separator: "-").first ?? "")
         self.chain = chain

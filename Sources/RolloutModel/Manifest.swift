@@ -307,13 +307,23 @@ public struct SiteIndex: Equatable, Sendable {
     ///
     /// An index written before `fallbackChain` existed gives the shorter form's `chain` in step 2.
     public func chain(for locale: String) -> [String] {
-        if let entry = locales[locale] { return entry.chain }
+        SiteIndex.chain(
+            for: locale, chains: locales.mapValues(\.chain), fallbackChains: locales.compactMapValues(\.fallbackChain),
+            defaultLocale: defaultLocale)
+    }
+
+    /// The same rule over what a device keeps of the last index it accepted, so that a locale
+    /// switched offline reads the chain a refresh would give it.
+    public static func chain(
+        for locale: String, chains: [String: [String]], fallbackChains: [String: [String]], defaultLocale: String
+    ) -> [String] {
+        if let chain = chains[locale] { return chain }
         var shorter = locale
         while let cut = shorter.lastIndex(of: "-") {
             shorter = String(shorter[..<cut])
-            if let entry = locales[shorter] { return entry.fallbackChain ?? entry.chain }
+            if let chain = chains[shorter] { return fallbackChains[shorter] ?? chain }
         }
-        return locales[defaultLocale] == nil ? [] : [defaultLocale]
+        return chains[defaultLocale] == nil ? [] : [defaultLocale]
     }
 }
 

@@ -135,7 +135,7 @@ final class ConformanceTests: XCTestCase {
             let device = client(
                 bundled: bundled(file["bundled"]), site: site, publicKey: text(file["publicKey"]), device: file["device"]?.objectValue ?? [:],
                 locale: text(c["locale"]))
-            let result = await device.refresh()
+            let result = await device.refresh(force: true)
             guard case .staged = result else { return XCTFail("\(text(c["name"])): \(result)") }
             device.activatePending()
             XCTAssertEqual(device.string(text(c["key"])), text(c["expected"]), text(c["name"]))
@@ -150,7 +150,7 @@ final class ConformanceTests: XCTestCase {
         XCTAssertGreaterThan(rounds.count, 5)
         for round in rounds {
             site.serve(round["site"])
-            let result = await device.refresh()
+            let result = await device.refresh(force: true)
             let kind: String
             switch result {
             case .staged, .upToDate: kind = "accepted"
