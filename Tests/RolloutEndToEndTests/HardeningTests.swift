@@ -43,7 +43,7 @@ final class HardeningTests: XCTestCase {
             .split(separator: "\n").filter { !$0.contains("\"checksum\"") }.joined(separator: "\n"))
         XCTAssertEqual(try w.rollout("pack", "add", vi4).status, 0)
         let resolved = try w.rollout("resolve", "--locale", "vi-VN", "--region", "VN", "--app-version", "4.9", "--install-id", "x")
-        XCTAssertTrue(resolved.stdout.contains("vi-VN, then en-US, then"), resolved.stdout)
+        XCTAssertTrue(resolved.stdout.contains("vi-VN, then en-US (in each"), resolved.stdout)
     }
 
     func testTheKillSwitchEndsTheChainAndAWayBackKeepsOnlyOlderBaselines() throws {
@@ -52,7 +52,7 @@ final class HardeningTests: XCTestCase {
         XCTAssertEqual(try w.rollout("promote", "tr-TR@18", "--to", "100%").status, 0)
         XCTAssertEqual(try w.rollout("revert", "tr-TR", "--to", "bundled", "--no-block", "--reason", "kill").status, 0)
         let killed = try w.rollout("resolve", "--locale", "tr-TR", "--region", "TR", "--app-version", "4.9", "--install-id", "x")
-        XCTAssertTrue(killed.stdout.contains("A key is looked up in tr-TR, then the app's bundled strings"), killed.stdout)
+        XCTAssertTrue(killed.stdout.contains("A key is looked up in tr-TR (in each, the pack, then the app's bundled strings of that locale)"), killed.stdout)
         XCTAssertTrue(try w.rollout("status").stdout.contains("bundled (kill switch)"))
         XCTAssertEqual(try w.rollout("promote", "tr-TR@17", "--to", "100%").status, 0)
         let plan = try XCTUnwrap(try w.json(try w.rollout("status", "tr-TR", "--json"))["plan"] as? [String: Any])

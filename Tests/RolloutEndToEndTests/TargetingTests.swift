@@ -150,7 +150,7 @@ final class TargetingTests: XCTestCase {
         XCTAssertTrue(result.stdout.contains("tr-TR: tr-TR@17"), result.stdout)
         XCTAssertTrue(result.stdout.contains("tr: tr@1"), result.stdout)
         XCTAssertTrue(result.stdout.contains("en-US: en-US@1"), result.stdout)
-        XCTAssertTrue(result.stdout.contains("tr-TR, then tr, then en-US, then the app's bundled strings"), result.stdout)
+        XCTAssertTrue(result.stdout.contains("tr-TR, then tr, then en-US (in each, the pack, then the app's bundled strings of that locale)"), result.stdout)
         for (flag, bad) in [("--app-version", "4.8-beta"), ("--region", "XX"), ("--locale", "tr_TR")] {
             var arguments = ["resolve"] + device + ["--install-id", "x"]
             arguments[arguments.firstIndex(of: flag)! + 1] = bad

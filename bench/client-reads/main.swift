@@ -72,7 +72,7 @@ final class Flag: @unchecked Sendable {
 /// The calling thread's context switches so far: voluntary (it blocked: a lock, the disk) and
 /// involuntary (the scheduler gave its core to another thread). Linux's RUSAGE_THREAD; elsewhere
 /// nothing is told apart.
-func contextSwitches() -> (voluntary: Int, involuntary: Int) {
+@Sendable func contextSwitches() -> (voluntary: Int, involuntary: Int) {
     #if os(Linux)
         var usage = rusage()
         getrusage(__rusage_who_t(1), &usage)  // RUSAGE_THREAD, which Glibc's module does not export

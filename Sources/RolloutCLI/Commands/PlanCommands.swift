@@ -258,7 +258,9 @@ enum PlanCommands {
                 // The kill switch ends the chain: the device goes straight to its bundled strings.
                 if plan.bundledOnly && step == locale { break }
             }
-            text += "A key is looked up in " + followed.joined(separator: ", then ") + ", then the app's bundled strings.\n"
+            // The device's lookup order (docs/client.md, Lookup): each locale's pack, then the app's
+            // own strings of that locale, before the next locale.
+            text += "A key is looked up in " + followed.joined(separator: ", then ") + " (in each, the pack, then the app's bundled strings of that locale).\n"
             return CommandOutput(
                 json: ["locale": .string(locale), "region": .string(region), "appVersion": .string(version.description),
                        "installId": .string(installID), "chain": .array(steps)],
