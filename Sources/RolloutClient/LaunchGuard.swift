@@ -17,6 +17,9 @@ struct LaunchState: Equatable {
         var appVersion: String
         /// The app recorded a session during it: a failed launch then counts only its crash.
         var session = false
+        /// Each locale's active pack when it began: what its `markLaunchSucceeded()` confirms (a
+        /// pack activated later in the process has not been through a start yet).
+        var active: [String: String] = [:]
     }
 
     struct Trial: Equatable {
@@ -28,12 +31,17 @@ struct LaunchState: Equatable {
 
     /// Packs rolled back by the guard kept for `status`, most recent last.
     static let maximumRolledBack = 32
+    /// Packs a successful launch confirmed, kept so that one coming back (a revert to the baseline)
+    /// is not on trial again.
+    static let maximumGood = 64
 
     /// The app has called `markLaunchSucceeded()` once on this install: until then the guard
     /// neither counts launches nor rolls anything back.
     var armed = false
     /// Each locale's active pack at the last successful launch (`tr-TR` -> `tr-TR@17`).
     var confirmed: [String: String] = [:]
+    /// Packs a successful launch ever confirmed, most recent last.
+    var good: [String] = []
     /// Packs on trial (`tr-TR@18`), pruned at each start to the active ones.
     var trial: [String: Trial] = [:]
     var open: OpenLaunch?
@@ -48,6 +56,7 @@ struct LaunchState: Equatable {
         guard let o = json?.objectValue else { return }
         armed = o["armed"]?.boolValue ?? false
         confirmed = (o["confirmed"]?.objectValue ?? [:]).compactMapValues(\.stringValue)
+        good = o["good"]?.arrayValue?.compactMap(\.stringValue) ?? []
         trial = (o["trial"]?.objectValue ?? [:]).compactMapValues { value in
             guard let t = value.objectValue, let launches = t["launches"]?.integerValue, let failures = t["failures"]?.integerValue else { return nil }
             return Trial(launches: launches, failures: failures)
@@ -55,7 +64,9 @@ struct LaunchState: Equatable {
         if let l = o["open"]?.objectValue, let locale = l["locale"]?.stringValue, let day = l["day"]?.stringValue,
             let region = l["region"]?.stringValue, let appVersion = l["appVersion"]?.stringValue
         {
-            open = OpenLaunch(locale: locale, day: day, region: region, appVersion: appVersion, session: l["session"]?.boolValue ?? false)
+            open = OpenLaunch(
+                locale: locale, day: day, region: region, appVersion: appVersion, session: l["session"]?.boolValue ?? false,
+                active: (l["active"]?.objectValue ?? [:]).compactMapValues(\.stringValue))
         }
         rolledBack = o["rolledBack"]?.arrayValue?.compactMap(\.stringValue) ?? []
         rollbacks = o["rollbacks"]?.integerValue ?? rolledBack.count
@@ -63,7 +74,7 @@ struct LaunchState: Equatable {
 
     var json: JSONValue {
         var o: [String: JSONValue] = [
-            "armed": .bool(armed), "confirmed": .object(confirmed.mapValues { .string($0) }),
+            "armed": .bool(armed), "confirmed": .object(confirmed.mapValues { .string($0) }), "good": .array(good.map { .string($0) }),
             "trial": .object(trial.mapValues { .object(["launches": .integer($0.launches), "failures": .integer($0.failures)]) }),
             "rolledBack": .array(rolledBack.map { .string($0) }), "rollbacks": .integer(rollbacks),
         ]
@@ -71,9 +82,23 @@ struct LaunchState: Equatable {
             o["open"] = .object([
                 "locale": .string(open.locale), "day": .string(open.day), "region": .string(open.region),
                 "appVersion": .string(open.appVersion), "session": .bool(open.session),
+                "active": .object(open.active.mapValues { .string($0) }),
             ])
         }
         return .object(o)
+    }
+
+    /// A pack is on trial while no successful launch has confirmed it: it differs from its
+    /// locale's pack at the last one, and no earlier one confirmed it either.
+    func onTrial(_ id: PackID) -> Bool {
+        confirmed[id.locale] != id.description && !good.contains(id.description)
+    }
+
+    /// A successful launch that began with `active`: those packs are good, the rest stay on trial.
+    mutating func confirm(_ active: [String: String]) {
+        confirmed = active
+        good = Array((good.filter { !active.values.contains($0) } + active.values.sorted()).suffix(LaunchState.maximumGood))
+        trial = trial.filter { id, _ in (try? PackID.parse(id)).map(onTrial) ?? false }
     }
 }
 
@@ -83,6 +108,8 @@ struct LaunchSession {
     var succeeded = false
     /// The launch before this one ended before `markLaunchSucceeded()`.
     var previousLaunchFailed = false
+    /// The packs this start rolled back (announced once `init` is done).
+    var rolledBack: [PackID] = []
 }
 
 extension RolloutClient {
@@ -111,7 +138,7 @@ extension RolloutClient {
 
     public var launchStatus: LaunchStatus {
         lock.withLock {
-            let awaiting = state.launch.armed ? active.values.map(\.id).filter { state.launch.confirmed[$0.locale] != $0.description }.sorted() : []
+            let awaiting = state.launch.armed ? active.values.map(\.id).filter(state.launch.onTrial).sorted() : []
             let trials = awaiting.compactMap { state.launch.trial[$0.description] }
             return LaunchStatus(
                 armed: state.launch.armed, succeeded: launchSession.succeeded, awaitingSuccess: awaiting,
@@ -121,17 +148,26 @@ extension RolloutClient {
         }
     }
 
-    /// The app's first screen is usable: every active pack is confirmed good, and the guard is
-    /// armed from now on. Call it once per launch, as soon as the first screen works; a pack
-    /// activated later in this process stays on trial until a later launch calls it.
+    /// The app's first screen is usable: the packs this launch began with are confirmed good, and
+    /// the guard is armed from now on. Call it as soon as the first screen works. Only the first
+    /// call of a launch counts, and a pack activated after the launch began (`activatePending()`)
+    /// stays on trial until a later launch that begins with it succeeds: calling it again (a
+    /// root view appearing twice) never vouches for a pack that has not been through a start.
     public func markLaunchSucceeded() {
         lock.withLock {
             launchSession.succeeded = true
             var next = state
-            next.launch.armed = true
-            next.launch.open = nil
-            next.launch.confirmed = active.mapValues(\.id.description)
-            next.launch.trial = [:]
+            if !next.launch.armed {
+                // The first call on this install: nothing was on trial; what is active now is good.
+                next.launch.armed = true
+                next.launch.open = nil
+                next.launch.confirm(active.mapValues(\.id.description))
+            } else if let open = next.launch.open {
+                next.launch.open = nil
+                next.launch.confirm(open.active)
+            } else {
+                return  // this launch succeeded already, or was never recorded (a full disk)
+            }
             guard next != state, (try? storage.write(DeviceState.file, next.bytes)) != nil else { return }
             state = next
         }
@@ -155,7 +191,7 @@ extension RolloutClient {
             if let pack = verifiedSlot("packs/\(locale)/active", locale: locale) { actives[locale] = pack.id }
         }
         var rollBack: [PackID] = []
-        for (locale, id) in actives.sorted(by: { $0.key < $1.key }) where next.launch.confirmed[locale] != id.description {
+        for (_, id) in actives.sorted(by: { $0.key < $1.key }) where next.launch.onTrial(id) {
             // A pack activated during the launch that died has that launch as its first.
             var trial = next.launch.trial[id.description] ?? LaunchState.Trial(launches: 1, failures: 0)
             trial.failures += 1
@@ -177,6 +213,7 @@ extension RolloutClient {
         // pack from the cache without remembering never to take it again.
         if !rollBack.isEmpty { guard (try? storage.write(DeviceState.file, next.bytes)) != nil else { return } }
         state = next
+        launchSession.rolledBack = rollBack
     }
 
     /// After the cached packs are started: this launch is recorded as open (until
@@ -185,13 +222,14 @@ extension RolloutClient {
         guard state.launch.armed else { return }
         var next = state
         var trial: [String: LaunchState.Trial] = [:]
-        for pack in active.values where next.launch.confirmed[pack.id.locale] != pack.id.description {
+        for pack in active.values where next.launch.onTrial(pack.id) {
             var t = next.launch.trial[pack.id.description] ?? LaunchState.Trial()
             t.launches += 1
             trial[pack.id.description] = t
         }
         next.launch.trial = trial
-        next.launch.open = LaunchState.OpenLaunch(locale: locale, day: counterDay(), region: region, appVersion: appVersionText)
+        next.launch.open = LaunchState.OpenLaunch(
+            locale: locale, day: counterDay(), region: region, appVersion: appVersionText, active: active.mapValues(\.id.description))
         // Unwritten (a full disk), this launch is not counted: never a reason to stop the app.
         guard (try? storage.write(DeviceState.file, next.bytes)) != nil else { return }
         state = next

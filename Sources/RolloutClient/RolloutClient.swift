@@ -140,6 +140,8 @@ public final class RolloutClient: @unchecked Sendable {
             if options.countsLaunch { finishLaunchStart() }
             publish()
         }
+        // An observer registered before the client was made (NotificationCenter) learns of it.
+        if !launchSession.rolledBack.isEmpty { announce([Change(reason: .rolledBack, packs: launchSession.rolledBack, locale: locale)]) }
     }
 
     // MARK: - Start-up
@@ -362,9 +364,11 @@ public final class RolloutClient: @unchecked Sendable {
         case .busy: return .busy
         case .tooSoon(let wait): return .tooSoon(retryAfter: wait)
         case .go(let locale, let lastSequence):
-            defer { lock.withLock { refreshing = false } }
             var changes: [Change] = []
+            // Announced after `refreshing` is cleared (defers run last first): an observer that
+            // refreshes again on a change is not told `.busy`.
             defer { announce(changes) }
+            defer { lock.withLock { refreshing = false } }
             do {
                 return try await refresh(locale: locale, lastSequence: lastSequence, at: now, changes: &changes)
             } catch {
@@ -390,8 +394,10 @@ public final class RolloutClient: @unchecked Sendable {
     }
 
     /// The slots of a manifest's locale it forbids: every slot of a locale under its kill switch,
-    /// a blocked (or unreadable) pack in any slot, the active pack of a locale that gives this
-    /// device nothing (an app too old for every pack), and a pending pack the plan no longer gives.
+    /// a blocked (or unreadable) pack in any slot, and the active pack of a locale that gives this
+    /// device nothing (an app too old for every pack). A pending pack the plan has moved past is
+    /// not forbidden: it belongs to an earlier committed round, and only this round's commit
+    /// replaces it (a round that fails leaves the earlier one whole).
     private func forbiddenSlots(_ item: FetchedManifest) -> [(locale: String, slot: String, id: PackID?)] {
         ["previous", "pending", "active"].compactMap { slot in
             let name = "packs/\(item.locale)/\(slot)"
@@ -401,7 +407,7 @@ public final class RolloutClient: @unchecked Sendable {
             let gone: Bool
             switch slot {
             case "active": gone = item.outcome == .bundled
-            case "pending": gone = id.map { item.outcome != .pack($0.contentVersion) } ?? true
+            case "pending": gone = id == nil
             default: gone = false
             }
             return blocked || item.manifest.plan.bundledOnly || gone ? (item.locale, slot, id) : nil
@@ -501,14 +507,29 @@ public final class RolloutClient: @unchecked Sendable {
 
         // 3. The commit: every pending file written, then the state that lists them. A process
         // killed before the state is written leaves pending files no start or activation uses.
+        // A pending pack of an earlier round that this round's plan moved past (another version, the
+        // active one, or nothing) goes in the same commit.
+        let superseded = manifests.compactMap { item -> PackID? in
+            guard let old = storedID("packs/\(item.locale)/pending") else { return nil }
+            if ready.contains(where: { $0.locale == item.locale }) { return old }
+            let keep = item.outcome == .pack(old.contentVersion) && lock.withLock { active[item.locale]?.id != old }
+            return keep ? nil : old
+        }
+        var stagingFailure: String?
         let activated = try lock.withLock { () throws -> [PackID] in
             do {
                 for item in ready { try storage.write("packs/\(item.locale)/pending", item.slot.bytes) }
-                try save { $0.staged.formUnion(ready.map(\.pack.id.description)) }
+                for old in superseded where !ready.contains(where: { $0.locale == old.locale }) { try storage.remove("packs/\(old.locale)/pending") }
+                try save {
+                    $0.staged.subtract(superseded.map(\.description))
+                    $0.staged.formUnion(ready.map(\.pack.id.description))
+                }
             } catch let crash as DeviceStorage.SimulatedCrash {
                 throw crash
             } catch {
-                throw TransportError("the packs could not be staged: \(error)")
+                // The index and manifests took effect in step 1; only the packs did not.
+                stagingFailure = "the packs could not be staged: \(error)"
+                return []
             }
             // A locale whose active pack was just taken away has nothing on screen to keep
             // consistent: its replacement becomes active now.
@@ -522,6 +543,7 @@ public final class RolloutClient: @unchecked Sendable {
             publish()
             return activated
         }
+        if let stagingFailure { return .partial(staged: [], dropped: dropped, failures: [stagingFailure]) }
         if !activated.isEmpty { changes.append(Change(reason: .activated, packs: activated, locale: locale)) }
         let ids = ready.map(\.pack.id)
         return ids.isEmpty ? .upToDate(dropped: dropped) : .staged(staged: ids, dropped: dropped)
@@ -539,10 +561,17 @@ public final class RolloutClient: @unchecked Sendable {
         for locale in storage.children("packs") {
             let name = "packs/\(locale)/pending"
             guard let bytes = storage.read(name) else { continue }
-            if let slot = PackSlot(bytes), let pack = try? verify(slot, locale: locale), lock.withLock({ state.staged.contains(pack.id.description) }) {
+            let verified = PackSlot(bytes).flatMap { try? verify($0, locale: locale) }
+            if let pack = verified, lock.withLock({ state.staged.contains(pack.id.description) }) {
                 ready.append((locale, bytes, pack))
             } else {
-                lock.withLock { _ = try? storage.remove(name) }
+                // Removed only if still the file read above, and still not committed: a refresh may
+                // have written and committed this slot meanwhile.
+                lock.withLock {
+                    guard storage.read(name) == bytes else { return }
+                    if let pack = verified, state.staged.contains(pack.id.description) { return }
+                    _ = try? storage.remove(name)
+                }
             }
         }
         let activated = lock.withLock { () -> [PackID] in

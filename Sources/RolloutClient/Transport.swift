@@ -16,11 +16,18 @@ public struct TransportError: Error, CustomStringConvertible {
 }
 
 /// Fetches with URLSession. Any status but 200 is an error; the client applies its own time-out
-/// on top of the session's.
+/// on top of the session's. A redirect is followed only to a URL the client would fetch itself
+/// (`https:`, or `http:` to a loopback host; never `file:`): the default session refuses the
+/// others before any request leaves, and whatever session the app gives, a response that arrived
+/// from such a URL is refused.
 public struct URLSessionTransport: RolloutTransport, @unchecked Sendable {
     let session: URLSession
 
-    public init(session: URLSession = .shared) {
+    /// The session the default transport uses: URLSession's default configuration, with the
+    /// redirect rule above.
+    public static let defaultSession = URLSession(configuration: .default, delegate: RedirectRule(), delegateQueue: nil)
+
+    public init(session: URLSession = URLSessionTransport.defaultSession) {
         self.session = session
     }
 
@@ -40,6 +47,9 @@ public struct URLSessionTransport: RolloutTransport, @unchecked Sendable {
             try await withCheckedThrowingContinuation { continuation in
                 let task = session.dataTask(with: request) { data, response, error in
                     if let error { return continuation.resume(throwing: error) }
+                    if let final = response?.url, final != url, let why = refusal(ofRedirectTo: final) {
+                        return continuation.resume(throwing: TransportError("\(url): redirected: \(why)"))
+                    }
                     if let http = response as? HTTPURLResponse, http.statusCode != 200 {
                         return continuation.resume(throwing: TransportError("\(url): HTTP \(http.statusCode)"))
                     }
@@ -50,6 +60,17 @@ public struct URLSessionTransport: RolloutTransport, @unchecked Sendable {
         } onCancel: {
             box.cancel()
         }
+    }
+}
+
+/// Follows a redirect only to a URL `refusal(ofRedirectTo:)` allows; otherwise the redirect
+/// response itself is the answer, which is not a 200 and so fails the fetch.
+final class RedirectRule: NSObject, URLSessionTaskDelegate, @unchecked Sendable {
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse, newRequest request: URLRequest,
+        completionHandler: @escaping (URLRequest?) -> Void
+    ) {
+        completionHandler(request.url.flatMap { refusal(ofRedirectTo: $0) } == nil && request.url != nil ? request : nil)
     }
 }
 
@@ -83,13 +104,29 @@ func refusal(of url: URL) -> String? {
     switch url.scheme?.lowercased() {
     case "https", "file": return nil
     case "http":
-        let host = (url.host ?? "").lowercased().trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
-        if host == "localhost" || host == "::1" { return nil }
-        let octets = host.split(separator: ".", omittingEmptySubsequences: false)
-        if octets.count == 4, octets[0] == "127", octets.allSatisfy({ UInt8($0) != nil }) { return nil }
+        if isLoopback(url.host ?? "") { return nil }
         return "\(url.absoluteString): plain http is allowed only to a loopback host (127.0.0.0/8, ::1, localhost); use https"
     default:
         return "\(url.absoluteString): only https (http to a loopback host, or a file URL) is fetched"
+    }
+}
+
+/// Where a server may send the device: what `refusal(of:)` allows, except a file.
+func refusal(ofRedirectTo url: URL) -> String? {
+    url.isFileURL ? "\(url.absoluteString): a server cannot send the device to a file" : refusal(of: url)
+}
+
+/// `localhost`, `::1`, or an IPv4 literal in 127.0.0.0/8 written as the system reads it without a
+/// lookup: four decimal octets of at most 255, no leading zeros (`127.0.0.08` is a name a
+/// resolver answers, not an address), nothing after them (`127.0.0.1.evil.com`).
+func isLoopback(_ host: String) -> Bool {
+    let host = host.lowercased()
+    if host == "localhost" || host == "::1" || host == "[::1]" { return true }
+    let octets = host.split(separator: ".", omittingEmptySubsequences: false)
+    guard octets.count == 4, octets[0] == "127" else { return false }
+    return octets.allSatisfy { octet in
+        !octet.isEmpty && octet.count <= 3 && octet.allSatisfy { $0.isASCII && $0.isNumber } && (octet == "0" || octet.first != "0")
+            && Int(octet)! <= 255
     }
 }
 
