@@ -4,8 +4,9 @@ import RolloutModel
 extension BundledStrings {
     /// Every `*.lproj/Localizable.strings` and `.stringsdict` of the app's bundle (text or binary
     /// property lists, as Xcode copies or compiles them). `Base.lproj` fills the gaps of the
-    /// bundle's development language.
-    public init(bundle: Bundle, table: String = "Localizable") {
+    /// bundle's development language. `device` picks the variant of a device rule (`iphone`, `ipad`,
+    /// `mac`, ...; `other` when the catalog has none for it), as the app shows it on that device.
+    public init(bundle: Bundle, table: String = "Localizable", device: String = BundledStrings.currentDevice) {
         self.init()
         guard let resources = bundle.resourceURL else {
             problem(bundle.bundlePath, "the bundle has no resources folder")
@@ -14,15 +15,15 @@ extension BundledStrings {
         // Read from Info.plist: swift-corelibs-foundation's `developmentLocalization` traps in a
         // bundle without one.
         let development = bundle.infoDictionary?["CFBundleDevelopmentRegion"] as? String
-        load(directory: resources, baseLocale: development ?? "en", table: table, readsJSON: false)
+        load(directory: resources, baseLocale: development ?? "en", table: table, readsJSON: false, device: device)
     }
 
     /// A folder of `LOCALE.json` files (one object of key -> text each) or `*.lproj` folders
     /// holding `Localizable.strings` / `.stringsdict`, or both; what `rollout device --bundled DIR`
-    /// reads. `Base.lproj` fills the gaps of `baseLocale`.
-    public init(directory: URL, baseLocale: String = "en", table: String = "Localizable") {
+    /// reads. `Base.lproj` fills the gaps of `baseLocale`; `device` as for `init(bundle:)`.
+    public init(directory: URL, baseLocale: String = "en", table: String = "Localizable", device: String = BundledStrings.currentDevice) {
         self.init()
-        load(directory: directory, baseLocale: baseLocale, table: table, readsJSON: true)
+        load(directory: directory, baseLocale: baseLocale, table: table, readsJSON: true, device: device)
     }
 
     /// A JSON catalog: one file `{"tr": {"key": "text"}, ...}`, or a folder of `LOCALE.json` files.
@@ -31,7 +32,7 @@ extension BundledStrings {
         self.init()
         var isDirectory: ObjCBool = false
         if FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory), isDirectory.boolValue {
-            load(directory: url, baseLocale: "en", table: "", readsJSON: true, readsLproj: false)
+            load(directory: url, baseLocale: "en", table: "", readsJSON: true, readsLproj: false, device: Self.currentDevice)
             return
         }
         let name = url.lastPathComponent
@@ -50,8 +51,9 @@ extension BundledStrings {
 
     /// An Xcode String Catalog, as Xcode builds it into the app: every localization with a value
     /// (whatever its review state), plural variations and substitutions as ICU plurals; a key
-    /// without a value in the source language is its own text there, as the app shows it.
-    public init(xcstrings url: URL) {
+    /// without a value in the source language is its own text there, as the app shows it. Device
+    /// variations give `device`'s, else `other`'s (a key with neither is listed).
+    public init(xcstrings url: URL, device: String = BundledStrings.currentDevice) {
         self.init()
         let name = url.lastPathComponent
         guard let root = json(url, file: name)?.objectValue else {
@@ -70,8 +72,16 @@ extension BundledStrings {
                     problem(name, key, "\"\(spelling)\" is not a locale")
                     continue
                 }
-                guard let localization = localizations[spelling]?.objectValue else { continue }
+                guard var localization = localizations[spelling]?.objectValue else { continue }
                 do {
+                    if let devices = localization["variations"]?.objectValue?["device"]?.objectValue {
+                        guard let variant = (devices[device] ?? devices["other"])?.objectValue else {
+                            problem(name, key, "\(locale): no device variation for \(device), and no \"other\"")
+                            continue
+                        }
+                        // Substitutions stay beside the variations: the variant's text names them.
+                        localization = variant.merging(localization.filter { $0.key == "substitutions" }) { own, _ in own }
+                    }
                     if let text = try StringCatalogText.icu(localization, language: locale, anyState: true) {
                         add(locale, key, text, file: name)
                     }
@@ -89,6 +99,31 @@ extension BundledStrings {
         }
     }
 
+    /// The device kind this process runs on, as device rules and String Catalog device variations
+    /// name it: `mac`, `appletv`, `applewatch`, `applevision`, on iOS `iphone`, `ipad` or `ipod`
+    /// (from the hardware model, as UIKit is not linked); `other` elsewhere (Linux, `rollout device`).
+    public static var currentDevice: String {
+        #if os(macOS) || targetEnvironment(macCatalyst)
+        return "mac"
+        #elseif os(tvOS)
+        return "appletv"
+        #elseif os(watchOS)
+        return "applewatch"
+        #elseif os(visionOS)
+        return "applevision"
+        #elseif os(iOS)
+        var system = utsname()
+        uname(&system)
+        var model = withUnsafeBytes(of: &system.machine) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+        if let simulated = ProcessInfo.processInfo.environment["SIMULATOR_MODEL_IDENTIFIER"] { model = simulated }
+        if model.hasPrefix("iPad") { return "ipad" }
+        if model.hasPrefix("iPod") { return "ipod" }
+        return "iphone"
+        #else
+        return "other"
+        #endif
+    }
+
     // MARK: - Folders
 
     /// Names older projects gave `.lproj` folders.
@@ -100,7 +135,7 @@ extension BundledStrings {
         LocaleTag.canonical(spelling: legacyFolderNames[spelling] ?? spelling)
     }
 
-    mutating func load(directory: URL, baseLocale: String, table: String, readsJSON: Bool, readsLproj: Bool = true) {
+    mutating func load(directory: URL, baseLocale: String, table: String, readsJSON: Bool, readsLproj: Bool = true, device: String) {
         let names: [String]
         do {
             names = try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted()
@@ -115,10 +150,10 @@ extension BundledStrings {
                 let spelling = String(name.dropLast(6))
                 if spelling == "Base" {
                     var loaded = BundledStrings()
-                    loaded.loadLproj(url, locale: Self.locale(baseLocale) ?? "en", table: table, folder: name)
+                    loaded.loadLproj(url, locale: Self.locale(baseLocale) ?? "en", table: table, folder: name, device: device)
                     base = loaded
                 } else if let locale = Self.locale(spelling) {
-                    loadLproj(url, locale: locale, table: table, folder: name)
+                    loadLproj(url, locale: locale, table: table, folder: name, device: device)
                 } else {
                     problem(name, "not a locale folder (tr.lproj, pt-BR.lproj, zh-Hans.lproj, Base.lproj)")
                 }
@@ -135,14 +170,20 @@ extension BundledStrings {
     }
 
     /// One `.lproj` folder: the `.stringsdict` plurals first, then the `.strings` keys it does not
-    /// have (Foundation prefers the `.stringsdict` entry for a key both define).
-    mutating func loadLproj(_ url: URL, locale: String, table: String, folder: String) {
+    /// have (Foundation prefers the `.stringsdict` entry for a key both define; a device rule with no
+    /// variant for `device` leaves the key to the `.strings` file).
+    mutating func loadLproj(_ url: URL, locale: String, table: String, folder: String, device: String) {
         var plurals: [String: String] = [:]
+        var noVariant: [String] = []
         let dictFile = "\(folder)/\(table).stringsdict"
         if let root = propertyList(url.appendingPathComponent("\(table).stringsdict"), file: dictFile) {
             for key in root.keys.sorted() {
                 do {
-                    plurals[key] = try AppleStringsFile.stringsdictEntry(root[key]!, language: locale)
+                    if let text = try AppleStringsFile.stringsdictEntry(root[key]!, language: locale, device: device) {
+                        plurals[key] = text
+                    } else {
+                        noVariant.append(key)
+                    }
                 } catch let refusal as PrintfRefusal {
                     problem(dictFile, key, refusal.reason)
                 } catch let skip as StringCatalogText.Skip {
@@ -154,7 +195,10 @@ extension BundledStrings {
         }
         for key in plurals.keys.sorted() { add(locale, key, plurals[key]!, file: dictFile) }
         let stringsFile = "\(folder)/\(table).strings"
-        guard let root = propertyList(url.appendingPathComponent("\(table).strings"), file: stringsFile) else { return }
+        let root = propertyList(url.appendingPathComponent("\(table).strings"), file: stringsFile) ?? [:]
+        for key in noVariant where root[key] == nil {
+            problem(dictFile, key, "no device variant for \(device), no \"other\", and no .strings value")
+        }
         for key in root.keys.sorted() where plurals[key] == nil {
             guard let value = root[key] as? String else {
                 problem(stringsFile, key, "the value is not a string")
@@ -232,38 +276,64 @@ extension BundledStrings {
 
 /// `Localizable.stringsdict` entries, as Foundation reads them.
 enum AppleStringsFile {
+    /// The device kinds a `NSStringDeviceSpecificRuleType` rule (or a String Catalog device
+    /// variation) names: `iphone`, `ipad`, `ipod`, `mac`, `appletv`, `applewatch`, `applevision`.
+    static let deviceKinds: Set<String> = ["iphone", "ipad", "ipod", "mac", "appletv", "applewatch", "applevision"]
+
     /// One entry (`NSStringLocalizedFormatKey` and its variables) as the ICU plural a String
-    /// Catalog substitution gives: the same argument numbering, through the same converter. A
-    /// `zero` form is for the number 0 in every language, as Foundation takes it: `=0` where the
-    /// language has no CLDR zero category.
-    static func stringsdictEntry(_ entry: Any, language: String) throws -> String {
+    /// Catalog substitution gives: a `%#@name@` takes the next argument in order unless it has a
+    /// position, and a conversion without a position in a form is the counted argument. A form may
+    /// use another variable (`%2$#@accounts@`, as Foundation allows): it is an ICU plural inside
+    /// the form. A `zero` form is for the number 0 in every language, as Foundation takes it: `=0`
+    /// where the language has no CLDR zero category. A device rule (`NSStringDeviceSpecificRuleType`,
+    /// what Xcode compiles a String Catalog's device variations into) gives `device`'s variant, else
+    /// `other`; nil when it has neither (Foundation then reads the `.strings` value, where Xcode
+    /// writes the fallback).
+    static func stringsdictEntry(_ entry: Any, language: String, device: String) throws -> String? {
         guard let entry = entry as? [String: Any] else { throw StringCatalogText.Skip("the entry is not a dictionary") }
+        if let rule = entry["NSStringDeviceSpecificRuleType"] {
+            guard let variants = rule as? [String: Any] else { throw StringCatalogText.Skip("NSStringDeviceSpecificRuleType is not a dictionary") }
+            guard let variant = variants[device] ?? variants["other"] else { return nil }
+            if let text = variant as? String { return try Placeholders.printfICU(text, dialect: .apple) }
+            return try stringsdictEntry(variant, language: language, device: device)
+        }
         guard let format = entry["NSStringLocalizedFormatKey"] as? String else {
             throw StringCatalogText.Skip("the entry has no NSStringLocalizedFormatKey")
         }
-        var substitutions: [String: JSONValue] = [:]
-        for (name, value) in entry where name != "NSStringLocalizedFormatKey" {
-            guard let variable = value as? [String: Any] else { continue }
-            let rule = variable["NSStringFormatSpecTypeKey"] as? String
-            guard rule == "NSStringPluralRuleType" else {
-                throw StringCatalogText.Skip("the variable \(name) is \(rule ?? "of no rule type"); only NSStringPluralRuleType is read")
-            }
-            var forms: [String: JSONValue] = [:]
-            for category in ["zero", "one", "two", "few", "many", "other"] {
-                guard let text = variable[category] as? String else { continue }
-                let selector = category == "zero" && !PluralRules(locale: language).categories.contains(.zero) ? "=0" : category
-                forms[selector] = ["stringUnit": ["value": .string(text)]]
-            }
-            var substitution: [String: JSONValue] = ["variations": ["plural": .object(forms)]]
-            if let type = variable["NSStringFormatValueTypeKey"] as? String { substitution["formatSpecifier"] = .string(type) }
-            substitutions[name] = .object(substitution)
+        return try Placeholders.icu(Placeholders.printf(format, dialect: .apple)) { name, argument in
+            try variable(name, argument: argument, entry: entry, language: language, within: [])
         }
-        let localization: [String: JSONValue] = [
-            "stringUnit": ["value": .string(format)], "substitutions": .object(substitutions),
-        ]
-        guard let text = try StringCatalogText.icu(localization, language: language, anyState: true) else {
-            throw StringCatalogText.Skip("the entry has no text")
+    }
+
+    /// The variable `name` of `entry`, counting `argument`, as an ICU plural; `within` are the
+    /// variables it is nested in (a form that names one of them again is refused, not followed).
+    static func variable(_ name: String, argument: Int, entry: [String: Any], language: String, within: [String]) throws -> String {
+        guard !within.contains(name) else { throw StringCatalogText.Skip("the variable \(name) uses itself") }
+        guard let variable = entry[name] as? [String: Any] else { throw StringCatalogText.Skip("%#@\(name)@ names no variable of the entry") }
+        let rule = variable["NSStringFormatSpecTypeKey"] as? String
+        guard rule == "NSStringPluralRuleType" else {
+            throw StringCatalogText.Skip("the variable \(name) is \(rule ?? "of no rule type"); only NSStringPluralRuleType is read")
         }
-        return text
+        let rules = PluralRules(locale: language)
+        var forms: [String: String] = [:]
+        for category in ["zero", "one", "two", "few", "many", "other"] {
+            guard let text = variable[category] as? String else { continue }
+            forms[category == "zero" && !rules.categories.contains(.zero) ? "=0" : category] = text
+        }
+        // A language in which no whole number is `other` may leave it out: `many` stands for it.
+        if forms["other"] == nil, let many = forms["many"], !rules.wholeNumberCategories.contains(.other) { forms["other"] = many }
+        guard forms["other"] != nil else {
+            throw PrintfRefusal(reason: "the variable \(name) has no \"other\" form, the form every count falls back to")
+        }
+        let order = ["zero", "one", "two", "few", "many", "other"]
+        let selectors = forms.keys.sorted { (order.firstIndex(of: $0) ?? 99, $0) < (order.firstIndex(of: $1) ?? 99, $1) }
+        let cases = try selectors.map { selector in
+            let pieces = try Placeholders.printf(forms[selector]!, dialect: .apple, unnumbered: argument)
+            let text = try Placeholders.icu(pieces, pluralArgument: argument) { inner, position in
+                try self.variable(inner, argument: position, entry: entry, language: language, within: within + [name])
+            }
+            return "\(selector) {\(text)}"
+        }
+        return "{\(argument), plural, \(cases.joined(separator: " "))}"
     }
 }

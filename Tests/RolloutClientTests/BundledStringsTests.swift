@@ -141,6 +141,61 @@ final class BundledStringsTests: XCTestCase {
         XCTAssertEqual(missing.problems.count, 1)
     }
 
+    // MARK: - Shapes from real catalogs (docs/client.md, "Real catalogs")
+
+    static let shapes = fixtures.appendingPathComponent("shapes")
+
+    /// A form that uses another variable by position (`%2$#@devices@`), as DuckDuckGo's
+    /// catalogs do in 25 languages: it was left out, and the app showed nothing for the key.
+    func testAStringsdictFormMayUseAnotherVariable() {
+        let strings = BundledStrings(directory: Self.shapes, device: "other")
+        XCTAssertEqual(shown(strings, "en", "delete.body", ["0": "1", "1": "1"]), "Your note will be deleted from this device.")
+        XCTAssertEqual(shown(strings, "en", "delete.body", ["0": "5", "1": "3"]), "Your 5 notes will be deleted from 3 devices.")
+        XCTAssertEqual(shown(strings, "en", "delete.body", ["0": "2", "1": "1"]), "Your 2 notes will be deleted from this device.")
+        XCTAssertEqual(shown(strings, "lv", "delete.body", ["0": "0", "1": "0"]), "0 piezīmes tiks dzēstas no 0 ierīcēm.")
+        XCTAssertEqual(shown(strings, "lv", "delete.body", ["0": "21", "1": "1"]), "21 piezīme tiks dzēsta no 1 ierīces.")
+        XCTAssertNil(strings["en"]?["loop"], "a variable that names itself")
+        XCTAssertEqual(strings.problems.filter { $0.key == "loop" }.count, 1, "\(strings.problems)")
+    }
+
+    /// `NSStringDeviceSpecificRuleType`, what Xcode compiles String Catalog device variations into:
+    /// the device's variant, else `other`, else the `.strings` fallback Xcode writes beside it.
+    func testDeviceRulesGiveTheDevicesVariant() {
+        XCTAssertEqual(BundledStrings.currentDevice, "other", "Linux, where rollout device runs")
+        let phone = BundledStrings(directory: Self.shapes, device: "iphone")
+        XCTAssertEqual(shown(phone, "en", "hint", ["0": "Ada"]), "Tap Ada to open it")
+        XCTAssertEqual(shown(phone, "en", "hint.other"), "Choose this")
+        XCTAssertEqual(shown(phone, "en", "synced", ["0": "1"]), "1 photo on this iPhone")
+        XCTAssertEqual(shown(phone, "en", "synced", ["0": "3"]), "3 photos on this iPhone")
+        XCTAssertNil(phone["en"]?["mac.only"])
+        XCTAssertEqual(phone.problems.compactMap(\.key).sorted(), ["loop", "mac.only"], "\(phone.problems)")
+
+        let tablet = BundledStrings(directory: Self.shapes, device: "ipad")
+        XCTAssertEqual(shown(tablet, "en", "hint", ["0": "Ada"]), "Open Ada", "no variant: the .strings fallback, as Foundation reads it")
+        XCTAssertEqual(shown(tablet, "en", "synced", ["0": "3"]), "3 photos synced")
+
+        let mac = BundledStrings(directory: Self.shapes, device: "mac")
+        XCTAssertEqual(shown(mac, "en", "hint", ["0": "Ada"]), "Click Ada to open it")
+        XCTAssertEqual(shown(mac, "en", "mac.only"), "Menu bar")
+        XCTAssertEqual(mac.problems.compactMap(\.key), ["loop"])
+    }
+
+    /// String Catalog device variations, as Ice Cubes has them: they were left out in every language.
+    func testStringCatalogDeviceVariations() {
+        let url = Self.fixtures.appendingPathComponent("shapes.xcstrings")
+        let phone = BundledStrings(xcstrings: url, device: "iphone")
+        XCTAssertEqual(shown(phone, "en", "hint", ["0": "Ada"]), "Tap Ada to open it")
+        XCTAssertEqual(shown(phone, "tr", "hint", ["0": "Ada"]), "Açmak için Ada öğesine dokun")
+        XCTAssertEqual(shown(phone, "en", "synced", ["0": "1"]), "1 photo on this iPhone", "substitutions stay beside the variations")
+        XCTAssertEqual(phone.problems, [])
+
+        let other = BundledStrings(xcstrings: url)
+        XCTAssertEqual(shown(other, "en", "hint", ["0": "Ada"]), "Open Ada")
+        XCTAssertEqual(shown(other, "en", "synced", ["0": "3"]), "3 photos synced")
+        XCTAssertNil(other["tr"]?["hint"], "no variant for this device, and no other")
+        XCTAssertEqual(other.problems.map(\.key), ["hint"])
+    }
+
     func testAClientStartsOnTheBundleItLoaded() throws {
         var options = RolloutClient.Options()
         options.installID = "phone"
