@@ -6,7 +6,11 @@ extension BundledStrings {
     /// property lists, as Xcode copies or compiles them). `Base.lproj` fills the gaps of the
     /// bundle's development language. `device` picks the variant of a device rule (`iphone`, `ipad`,
     /// `mac`, ...; `other` when the catalog has none for it), as the app shows it on that device.
-    public init(bundle: Bundle, table: String = "Localizable", device: String = BundledStrings.currentDevice) {
+    /// `locales`, when given, limits the reading to the tables those locales can show (each, its
+    /// shorter forms and `Base.lproj`): an app with 90,000 strings in 34 languages reads one or two
+    /// of them at launch (`[deviceLocale, "en-US"]`), and makes a new `BundledStrings` when the
+    /// user picks another language.
+    public init(bundle: Bundle, table: String = "Localizable", device: String = BundledStrings.currentDevice, locales: [String]? = nil) {
         self.init()
         guard let resources = bundle.resourceURL else {
             problem(bundle.bundlePath, "the bundle has no resources folder")
@@ -15,15 +19,19 @@ extension BundledStrings {
         // Read from Info.plist: swift-corelibs-foundation's `developmentLocalization` traps in a
         // bundle without one.
         let development = bundle.infoDictionary?["CFBundleDevelopmentRegion"] as? String
-        load(directory: resources, baseLocale: development ?? "en", table: table, readsJSON: false, device: device)
+        load(directory: resources, baseLocale: development ?? "en", table: table, readsJSON: false, device: device, locales: locales)
     }
 
     /// A folder of `LOCALE.json` files (one object of key -> text each) or `*.lproj` folders
     /// holding `Localizable.strings` / `.stringsdict`, or both; what `rollout device --bundled DIR`
-    /// reads. `Base.lproj` fills the gaps of `baseLocale`; `device` as for `init(bundle:)`.
-    public init(directory: URL, baseLocale: String = "en", table: String = "Localizable", device: String = BundledStrings.currentDevice) {
+    /// reads. `Base.lproj` fills the gaps of `baseLocale`; `device` and `locales` as for
+    /// `init(bundle:)`.
+    public init(
+        directory: URL, baseLocale: String = "en", table: String = "Localizable", device: String = BundledStrings.currentDevice,
+        locales: [String]? = nil
+    ) {
         self.init()
-        load(directory: directory, baseLocale: baseLocale, table: table, readsJSON: true, device: device)
+        load(directory: directory, baseLocale: baseLocale, table: table, readsJSON: true, device: device, locales: locales)
     }
 
     /// A JSON catalog: one file `{"tr": {"key": "text"}, ...}`, or a folder of `LOCALE.json` files.
@@ -135,7 +143,15 @@ extension BundledStrings {
         LocaleTag.canonical(spelling: legacyFolderNames[spelling] ?? spelling)
     }
 
-    mutating func load(directory: URL, baseLocale: String, table: String, readsJSON: Bool, readsLproj: Bool = true, device: String) {
+    mutating func load(
+        directory: URL, baseLocale: String, table: String, readsJSON: Bool, readsLproj: Bool = true, device: String, locales wanted: [String]? = nil
+    ) {
+        // A table is wanted when it is one of `wanted` or a shorter form of one (`tr` for `tr-TR`).
+        let wanted = wanted?.map { Self.locale($0) ?? $0 }
+        func skipped(_ locale: String) -> Bool {
+            guard let wanted else { return false }
+            return !wanted.contains { $0 == locale || $0.hasPrefix(locale + "-") }
+        }
         let names: [String]
         do {
             names = try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted()
@@ -153,6 +169,7 @@ extension BundledStrings {
                     loaded.loadLproj(url, locale: Self.locale(baseLocale) ?? "en", table: table, folder: name, device: device)
                     base = loaded
                 } else if let locale = Self.locale(spelling) {
+                    if skipped(locale) { continue }
                     loadLproj(url, locale: locale, table: table, folder: name, device: device)
                 } else {
                     problem(name, "not a locale folder (tr.lproj, pt-BR.lproj, zh-Hans.lproj, Base.lproj)")
@@ -162,6 +179,7 @@ extension BundledStrings {
                     problem(name, "not a LOCALE.json file (tr.json, pt-BR.json)")
                     continue
                 }
+                if skipped(locale) { continue }
                 if let value = json(url, file: name) { addTable(value, locale: locale, file: name) }
             }
         }

@@ -77,6 +77,17 @@ final class BundledStringsTests: XCTestCase {
         XCTAssertEqual(shown(strings, "ru", "files", ["0": "21"]), "21 файл")
     }
 
+    /// An app with many languages reads only the tables its locales can show at launch.
+    func testOnlyTheTablesOfTheGivenLocalesAreRead() {
+        let strings = BundledStrings(directory: Self.app, locales: ["tr-TR", "en-US"])
+        XCTAssertEqual(strings.locales, ["en", "tr"], "tr for tr-TR, en for en-US and Base; not pt-BR or zh-Hans")
+        XCTAssertEqual(strings.text("home.title", locale: "tr-TR"), BundledStrings(directory: Self.app).text("home.title", locale: "tr-TR"))
+        XCTAssertEqual(strings["en"]?["only.base"], "From Base")
+        XCTAssertEqual(BundledStrings(directory: Self.app, locales: ["pt_BR"]).locales, ["en", "pt-BR"], "Base fills en; pt_BR spelled as a device may")
+        let folder = Self.fixtures.appendingPathComponent("json-folder")
+        XCTAssertEqual(BundledStrings(directory: folder, locales: ["tr-TR"]).locales, ["tr-TR"])
+    }
+
     func testLocaleFolderNamesAreCanonicalAndBaseFillsTheDevelopmentLanguage() {
         let strings = BundledStrings(directory: Self.app)
         XCTAssertEqual(strings.locales, ["en", "pt-BR", "tr", "zh-Hans"], "de.lproj does not parse: no de")
