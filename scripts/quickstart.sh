@@ -61,6 +61,15 @@ echo "public key for the app: $PUBLIC_KEY"
 step publish --out site --key signing.key
 step verify-site site --public-key "$PUBLIC_KEY"
 step resolve --locale tr-TR --region TR --app-version 4.8.1 --install-id DEMO-DEVICE-0026
+# The same device, run by the real client library (docs/device.md): the app bundles one Turkish
+# string the packs do not have yet, and the device shows it between the tr-TR pack and English.
+mkdir -p bundled
+printf '{"welcome.new": "Yeni: çevrimdışı mod (uygulama içi)"}\n' > bundled/tr-TR.json
+DEVICE=(device --state phone --site site --public-key "$PUBLIC_KEY" --bundled bundled --locale tr-TR --region TR --app-version 4.8.1 --install-id DEMO-DEVICE-0026)
+step "${DEVICE[@]}" refresh
+step "${DEVICE[@]}" activate
+step "${DEVICE[@]}" get checkout.pay --arg "amount=42,00 TL"
+step "${DEVICE[@]}" get welcome.new
 step report tr-TR --out report.html
 step verify
 
