@@ -35,7 +35,12 @@ public struct URLSessionTransport: RolloutTransport, @unchecked Sendable {
     /// anything else goes through the session. Cancelling the calling task cancels the request.
     public func fetch(_ url: URL) async throws -> Data {
         if url.isFileURL {
-            guard let data = FileManager.default.contents(atPath: url.path) else { throw TransportError("\(url.path): no such file") }
+            // A missing or unreadable file is an error, as a 404 is over the network.
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory), !isDirectory.boolValue else {
+                throw TransportError("\(url.path): no such file")
+            }
+            guard let data = FileManager.default.contents(atPath: url.path) else { throw TransportError("\(url.path): cannot be read") }
             return data
         }
         var request = URLRequest(url: url)
@@ -70,7 +75,8 @@ final class RedirectRule: NSObject, URLSessionTaskDelegate, @unchecked Sendable 
         _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse, newRequest request: URLRequest,
         completionHandler: @escaping (URLRequest?) -> Void
     ) {
-        completionHandler(request.url.flatMap { refusal(ofRedirectTo: $0) } == nil && request.url != nil ? request : nil)
+        guard let url = request.url, refusal(ofRedirectTo: url) == nil else { return completionHandler(nil) }
+        completionHandler(request)
     }
 }
 

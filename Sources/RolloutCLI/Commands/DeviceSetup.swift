@@ -8,7 +8,6 @@ import RolloutModel
 struct DeviceSetup {
     let stateDirectory: URL
     let manifestURL: URL
-    let transport: any RolloutTransport
     let publicKey: String
     let bundledDirectory: URL?
     let locale: String
@@ -30,8 +29,8 @@ struct DeviceSetup {
         if FileManager.default.fileExists(atPath: state, isDirectory: &isDirectory), !isDirectory.boolValue {
             throw RolloutError.usage("--state \(try required("state")) is a file; give the device's directory (created if missing)")
         }
-        let (manifestURL, transport) = try site(try required("site"), context: context)
-        let publicKey = try DeviceSetup.publicKey(try required("public-key"), context: context)
+        let manifestURL = try site(try required("site"), context: context)
+        let publicKey = try PublishCommands.publicKeyOption(try required("public-key"), context: context).description
         let bundled = try invocation.value("bundled").map { text -> URL in
             let path = context.absolutePath(text)
             var isDirectory: ObjCBool = false
@@ -52,21 +51,21 @@ struct DeviceSetup {
         let appVersion = try required("app-version")
         _ = try PlanCommands.parseVersion(appVersion, flag: "--app-version")
         return DeviceSetup(
-            stateDirectory: URL(fileURLWithPath: state, isDirectory: true), manifestURL: manifestURL, transport: transport,
+            stateDirectory: URL(fileURLWithPath: state, isDirectory: true), manifestURL: manifestURL,
             publicKey: publicKey, bundledDirectory: bundled, locale: locale, region: region, appVersion: appVersion,
             installID: invocation.value("install-id"), now: Date(timeIntervalSince1970: TimeInterval(try context.now().seconds)))
     }
 
     /// A directory is served through `file:` URLs; a URL names the site's directory or its
-    /// `index.json`. The client decides which URLs it accepts (docs/client.md): an `http:` URL to
-    /// another host fails the refresh, with the client's reason.
-    static func site(_ text: String, context: CommandContext) throws -> (URL, any RolloutTransport) {
+    /// `index.json`. The client's default transport reads both, and the client decides which URLs
+    /// it accepts (docs/client.md): an `http:` URL to another host fails the refresh, with its reason.
+    static func site(_ text: String, context: CommandContext) throws -> URL {
         if let scheme = text.range(of: "://").map({ text[..<$0.lowerBound].lowercased() }) {
             guard ["https", "http", "file"].contains(scheme), let url = URL(string: text), url.host != nil || scheme == "file" else {
                 throw RolloutError.usage("--site \(text) is not an https:// URL or a directory")
             }
             let index = url.pathExtension == "json" ? url : url.appendingPathComponent("index.json")
-            return (index, scheme == "file" ? FileTransport() : URLSessionTransport())
+            return index
         }
         let path = context.absolutePath(text)
         var isDirectory: ObjCBool = false
@@ -74,22 +73,7 @@ struct DeviceSetup {
             throw RolloutError.missing("--site \(text): no such directory; give the directory rollout publish --out wrote, or the site's URL")
         }
         let directory = URL(fileURLWithPath: path, isDirectory: isDirectory.boolValue)
-        return (isDirectory.boolValue ? directory.appendingPathComponent("index.json") : directory, FileTransport())
-    }
-
-    /// `ed25519:BASE64`, or a file holding it (as `rollout keys generate` printed it).
-    static func publicKey(_ text: String, context: CommandContext) throws -> String {
-        var value = text
-        if !text.hasPrefix(Ed25519.publicKeyPrefix), FileManager.default.fileExists(atPath: context.absolutePath(text)) {
-            value = String(decoding: try context.readFile(text, describedAs: "public key file"), as: UTF8.self).trimmingSpaces
-            if value.contains("PRIVATE KEY") {
-                throw RolloutError.usage("--public-key \(text) holds a private key; give the public key rollout keys generate printed (ed25519:BASE64)")
-            }
-        }
-        guard let key = Ed25519.PublicKey(value) else {
-            throw RolloutError.usage("--public-key \"\(text)\" is not an Ed25519 public key such as ed25519:BASE64")
-        }
-        return key.description
+        return isDirectory.boolValue ? directory.appendingPathComponent("index.json") : directory
     }
 
     /// The device, started: with `countsLaunch` only for `launch`, so that looking at a device
@@ -97,7 +81,6 @@ struct DeviceSetup {
     /// not be read of the bundled strings (the device runs without those texts, as the app would).
     func client(countsLaunch: Bool) -> (RolloutClient, [String]) {
         var options = RolloutClient.Options()
-        options.transport = transport
         options.installID = installID
         options.countsLaunch = countsLaunch
         let now = self.now

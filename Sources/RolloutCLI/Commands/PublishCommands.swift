@@ -5,6 +5,22 @@ import RolloutPublish
 import RolloutStore
 
 enum PublishCommands {
+    /// `--public-key`: `ed25519:BASE64`, or a file holding it (as `rollout keys generate` printed
+    /// it); verify-site and rollout device read it the same way.
+    static func publicKeyOption(_ text: String, context: CommandContext) throws -> Ed25519.PublicKey {
+        var value = text
+        if !text.hasPrefix(Ed25519.publicKeyPrefix), FileManager.default.fileExists(atPath: context.absolutePath(text)) {
+            value = String(decoding: try context.readFile(text, describedAs: "public key file"), as: UTF8.self).trimmingSpaces
+            if value.contains("PRIVATE KEY") {
+                throw RolloutError.usage("--public-key \(text) holds a private key; give the public key rollout keys generate printed (ed25519:BASE64)")
+            }
+        }
+        guard let key = Ed25519.PublicKey(value) else {
+            throw RolloutError.usage("--public-key \"\(text)\" is not an Ed25519 public key such as ed25519:BASE64")
+        }
+        return key
+    }
+
     static let keysGenerate = CommandSpec(
         path: ["keys", "generate"], usage: "keys generate --out FILE",
         summary: "make an Ed25519 signing key (PEM, mode 0600) and print the public key the app embeds",
@@ -105,13 +121,7 @@ enum PublishCommands {
         arguments: .exactly("DIR"),
         run: { invocation, context in
             guard let keyText = invocation.value("public-key") else { throw RolloutError.usage("rollout verify-site needs --public-key KEY") }
-            var keyValue = keyText
-            if !keyText.hasPrefix(Ed25519.publicKeyPrefix), FileManager.default.fileExists(atPath: context.absolutePath(keyText)) {
-                keyValue = String(decoding: try context.readFile(keyText, describedAs: "public key file"), as: UTF8.self).trimmingSpaces
-            }
-            guard let publicKey = Ed25519.PublicKey(keyValue) else {
-                throw RolloutError.usage("--public-key \"\(keyText)\" is not an Ed25519 public key such as ed25519:BASE64")
-            }
+            let publicKey = try publicKeyOption(keyText, context: context)
             let directory = context.absolutePath(invocation.positionals[0])
             var isDirectory: ObjCBool = false
             guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue else {
