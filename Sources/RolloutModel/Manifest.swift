@@ -7,6 +7,12 @@ public enum SiteLayout {
     /// Packs live under paths that include their digest: the bytes at a path never change.
     public static func pack(_ id: PackID, sha256: String) -> String { "packs/\(id.locale)/\(id.contentVersion).\(sha256.prefix(16)).json" }
     public static func signature(of path: String) -> String { path + ".sig" }
+    /// The signatures that name their keys (docs/keys.md): what a device on a key list reads.
+    public static func signatures(of path: String) -> String { path + ".sigs" }
+    /// The newest key list, signed by the root keys.
+    public static let keys = "keys.json"
+    /// The key list of a version at which the root keys changed, kept for devices that trust older roots.
+    public static func keys(version: Int) -> String { "keys/\(version).json" }
 
     /// The one pack URL a device accepts for a manifest entry: exactly the path `pack(_:sha256:)`
     /// names, for a canonical locale and a lowercase hex SHA-256. Anything else (absolute, `..`,
@@ -81,7 +87,7 @@ enum Wire {
         "bundleOnly": .array(.string),
     ])
     static let index: Kind = .object([
-        "format": .string, "sequence": .integer(min: 0), "time": .string, "defaultLocale": .string,
+        "format": .string, "sequence": .integer(min: 0), "time": .string, "expires": .string, "defaultLocale": .string,
         "locales": .map(.object([
             "sequence": .integer(min: 0), "manifest": .string, "chain": .array(.string), "fallbackChain": .array(.string),
         ])),
@@ -248,18 +254,22 @@ public struct SiteIndex: Equatable, Sendable {
 
     public let sequence: Int
     public let time: Timestamp
+    /// After this a device does not switch to this index (docs/keys.md, "Expiry"); absent in sites
+    /// published without `--expires` and before it existed.
+    public let expires: Timestamp?
     public let defaultLocale: String
     public let locales: [String: Entry]
 
-    public init(sequence: Int, time: Timestamp, defaultLocale: String, locales: [String: Entry]) {
+    public init(sequence: Int, time: Timestamp, expires: Timestamp? = nil, defaultLocale: String, locales: [String: Entry]) {
         self.sequence = sequence
         self.time = time
+        self.expires = expires
         self.defaultLocale = defaultLocale
         self.locales = locales
     }
 
     public var jsonValue: JSONValue {
-        [
+        var members: [String: JSONValue] = [
             "format": .string(SiteIndex.format), "sequence": .integer(sequence), "time": .string(time.description),
             "defaultLocale": .string(defaultLocale),
             "locales": .object(locales.mapValues { entry in
@@ -270,6 +280,8 @@ public struct SiteIndex: Equatable, Sendable {
                 return .object(o)
             }),
         ]
+        if let expires { members["expires"] = .string(expires.description) }
+        return .object(members)
     }
 
     public var bytes: [UInt8] { JSONWriter.canonical(jsonValue) }
@@ -283,6 +295,11 @@ public struct SiteIndex: Equatable, Sendable {
         guard let sequence = o["sequence"]?.integerValue, let timeText = o["time"]?.stringValue, let time = Timestamp(iso8601: timeText),
             let defaultLocale = o["defaultLocale"]?.stringValue, let localeValues = o["locales"]?.objectValue
         else { throw fail("an index needs sequence, time, defaultLocale and locales") }
+        var expires: Timestamp?
+        if let text = o["expires"]?.stringValue {
+            guard let t = Timestamp(iso8601: text) else { throw fail("expires \"\(text)\" is not an ISO 8601 time") }
+            expires = t
+        }
         var locales: [String: Entry] = [:]
         for (locale, item) in localeValues {
             guard let e = item.objectValue, let seq = e["sequence"]?.integerValue, let manifest = e["manifest"]?.stringValue,
@@ -293,7 +310,7 @@ public struct SiteIndex: Equatable, Sendable {
             let fallbackChain = e["fallbackChain"]?.arrayValue?.compactMap(\.stringValue)
             locales[locale] = Entry(sequence: seq, manifest: manifest, chain: chain, fallbackChain: fallbackChain)
         }
-        return SiteIndex(sequence: sequence, time: time, defaultLocale: defaultLocale, locales: locales)
+        return SiteIndex(sequence: sequence, time: time, expires: expires, defaultLocale: defaultLocale, locales: locales)
     }
 
     /// The locales a device set to `locale` fetches and reads, in order, before its bundled strings

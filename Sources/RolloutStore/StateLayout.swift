@@ -16,6 +16,11 @@ public enum StateLayout {
     public static let packsDirectory = "packs"
 
     public static let plansDirectory = "plans"
+    /// Every signed key list (docs/keys.md): `keys/<version>.json` and its signatures beside it,
+    /// `keys/<version>.json.sigs`. Written once, never changed; the newest is the one in force.
+    public static let keysDirectory = "keys"
+    public static func keyList(_ version: Int) -> String { "\(keysDirectory)/\(version).json" }
+    public static func keyListSignatures(_ version: Int) -> String { keyList(version) + ".sigs" }
     public static let rollbacksDirectory = "rollbacks"
 
     public static func rollbackDirectory(_ locale: String) -> String { "\(rollbacksDirectory)/\(locale)" }
