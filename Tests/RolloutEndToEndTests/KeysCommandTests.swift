@@ -253,6 +253,21 @@ final class KeysCommandTests: XCTestCase {
         try assertVerifies(w)
     }
 
+    /// The new key is written only after the list passed every check, and removed again when the
+    /// commit itself fails (here: a lock a crashed process left on the state ref).
+    func testACommitThatFailsTakesTheNewKeyFileWithIt() throws {
+        let (w, _) = try initialized()
+        let before = (try w.stateTip(), try snapshotKeys(w))
+        let lock = w.repository + "/refs/heads/main.lock"
+        try Data().write(to: URL(fileURLWithPath: lock))
+        let result = try w.rollout("keys", "rotate", "--root", key(w, "root.key"))
+        try assertUnchanged(w, result, status: 75, says: "stayed locked", since: before)
+        try FileManager.default.removeItem(atPath: lock)
+        let retried = try w.rollout("keys", "rotate", "--root", key(w, "root.key"))
+        XCTAssertEqual(retried.status, 0, retried.output)
+        XCTAssertEqual(keyFiles(w), ["publish-1.key", "publish-2.key", "root.key"])
+    }
+
     func testCommandsOnARepositoryWithoutAKeyListSayHowToStart() throws {
         let w = try workspace()
         let tip = try w.stateTip()

@@ -10,8 +10,10 @@ enum KeysCommands {
     static let exitCodes = """
         Exit codes: 64 usage (a missing or malformed flag, a key file that already exists); 65 a --root
         file that is not a root of the repository's key list, too few roots for its threshold, an
-        unknown key id, or a list devices would refuse; 66 a missing file, or a repository without a
-        key list (run rollout keys init). Nothing is written unless the command succeeds.
+        unknown key id, a list devices would refuse, or (keys init) a repository that already has a
+        key list; 66 a missing file, or a repository without a key list (run rollout keys init); 75
+        the repository is locked or busy (try again). Nothing is written unless the command succeeds:
+        no key file and no commit.
         """
 
     // MARK: keys generate
