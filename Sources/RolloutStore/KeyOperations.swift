@@ -43,6 +43,18 @@ public enum KeyRefusal {
             "key list version \(list.version) needs \(list.roots.threshold) of its \(list.roots.keys.count) root keys to sign the next one; --root gave \(Set(given.map(\.id)).count) (\(names)). Give one --root FILE per root key")
     }
 
+    public static func alreadyRevoked(_ id: String, _ revocation: KeyList.Revocation) -> RolloutError {
+        .badInput("\(id) is already revoked (\(revocation.reason), \(revocation.time)); nothing to do")
+    }
+
+    public static func revokingARoot(_ id: String) -> RolloutError {
+        .badInput("\(id) is a root key; replace it with rollout keys rotate-root (without --keep \(id)), signed by the other roots")
+    }
+
+    public static func keptNotARoot(_ text: String, list: KeyList) -> RolloutError {
+        .badInput("--keep \(text) is not a root key of key list version \(list.version); its roots are \(list.roots.ids.joined(separator: ", "))")
+    }
+
     public static func unknownKey(_ text: String, list: KeyList) -> RolloutError {
         .badInput("no key of key list version \(list.version) has the id \(text); rollout keys list shows the ids")
     }
@@ -64,62 +76,72 @@ public enum KeyRefusal {
     }
 }
 
-/// The key list's life (docs/keys.md, "Operations"): each operation is a pure change of the newest
-/// `KeyList`, signed by the root keys at hand, checked with the very check a device makes
-/// (`KeyChain.accept` against the previous list), and committed as `keys/<version>.json` + `.sigs`.
-public enum KeyOperations {
-    /// How long a new publishing key is valid unless `--expires` says otherwise.
-    public static let defaultPublishingLifetime: Int64 = 365 * 86_400
-
-    // MARK: The changes, as pure functions of the list.
-
+/// One change to the key list, as a command asks for it: the typed form of `Rollout-Key-Event`.
+/// Key ids may be given as a unique start of at least 8 hex digits; they are resolved against the
+/// list the change is applied to.
+public enum KeyChange {
     /// Version 1: the roots, the threshold of them that signs a list, and the first publishing key.
-    public static func initial(
-        roots: [Ed25519.PublicKey], threshold: Int, publishing: Ed25519.PublicKey, now: Timestamp, expires: Timestamp
-    ) -> KeyList {
-        KeyList(
-            version: 1, time: now, roots: KeyList.Roots(keys: roots, threshold: threshold),
-            publishing: [publishing.keyID: KeyList.PublishingKey(publicKey: publishing, created: now, expires: expires)], revoked: [:],
-            rootChanges: [1])
-    }
-
+    case initialize(roots: [Ed25519.PublicKey], threshold: Int, publishing: Ed25519.PublicKey, expires: Timestamp)
     /// A new publishing key; every other one is retired by `retireBy` (it stays listed, so what it
     /// signed stays valid on devices, but signs nothing new after that).
-    public static func rotated(_ list: KeyList, adding key: Ed25519.PublicKey, now: Timestamp, expires: Timestamp, retireBy: Timestamp) -> KeyList {
-        var next = successor(of: list, now: now)
-        for (id, old) in list.publishing { next.publishing[id]?.expires = min(old.expires, retireBy) }
-        next.publishing[key.keyID] = KeyList.PublishingKey(publicKey: key, created: now, expires: expires)
-        return next
-    }
-
-    /// The publishing key `id` moved to `revoked`, for good: no later list may drop it.
-    public static func revoked(_ list: KeyList, keyID id: String, reason: String, now: Timestamp) throws -> KeyList {
-        if list.revoked[id] != nil { throw RolloutError.badInput("\(id) is already revoked (\(list.revoked[id]!.reason)); nothing to do") }
-        if list.roots.keys[id] != nil {
-            throw RolloutError.badInput("\(id) is a root key; replace it with rollout keys rotate-root (without --keep \(id)), signed by the other roots")
-        }
-        guard list.publishing[id] != nil else { throw KeyRefusal.unknownKey(id, list: list) }
-        var next = successor(of: list, now: now)
-        next.publishing[id] = nil
-        next.revoked[id] = KeyList.Revocation(time: now, reason: reason)
-        return next
-    }
-
+    case rotate(adding: Ed25519.PublicKey, expires: Timestamp, retireBy: Timestamp)
+    /// A publishing key moved to `revoked`, for good: no later list may drop it.
+    case revoke(key: String, reason: String)
     /// New root keys plus the kept ones, with `threshold` (default: the old one, at most the number
     /// of roots); the version is recorded in `rootChanges` so devices can walk to it.
-    public static func rootRotated(_ list: KeyList, newRoots: [Ed25519.PublicKey], keep: [String], threshold: Int?, now: Timestamp) throws -> KeyList {
-        var roots = newRoots
-        for id in keep {
-            guard let key = list.roots.keys[id] else {
-                throw RolloutError.badInput("--keep \(id) is not a root key of key list version \(list.version); its roots are \(list.roots.ids.joined(separator: ", "))")
-            }
-            roots.append(key)
+    case rotateRoot(newRoots: [Ed25519.PublicKey], keep: [String], threshold: Int?)
+
+    public var event: KeyEvent {
+        switch self {
+        case .initialize: return .initialize
+        case .rotate: return .rotate
+        case .revoke: return .revoke
+        case .rotateRoot: return .rotateRoot
         }
-        var next = successor(of: list, now: now)
-        let count = Set(roots.map(\.keyID)).count
-        next.roots = KeyList.Roots(keys: roots, threshold: threshold ?? min(list.roots.threshold, count))
-        next.rootChanges.append(next.version)
-        return next
+    }
+
+    var reason: String? {
+        if case .revoke(_, let reason) = self { return reason }
+        return nil
+    }
+
+    /// The next key list: a pure function of the previous one (nil before `keys init`) and the time.
+    public func applied(to previous: KeyList?, now: Timestamp) throws -> KeyList {
+        switch (self, previous) {
+        case (.initialize(let roots, let threshold, let publishing, let expires), nil):
+            return KeyList(
+                version: 1, time: now, roots: KeyList.Roots(keys: roots, threshold: threshold),
+                publishing: [publishing.keyID: KeyList.PublishingKey(publicKey: publishing, created: now, expires: expires)], revoked: [:],
+                rootChanges: [1])
+        case (.initialize, let held?):
+            throw KeyRefusal.alreadyInitialized(version: held.version)
+        case (_, nil):
+            throw KeyRefusal.noKeyList()
+        case (.rotate(let key, let expires, let retireBy), let list?):
+            var next = KeyChange.successor(of: list, now: now)
+            for (id, old) in list.publishing { next.publishing[id]?.expires = min(old.expires, retireBy) }
+            next.publishing[key.keyID] = KeyList.PublishingKey(publicKey: key, created: now, expires: expires)
+            return next
+        case (.revoke(let text, let reason), let list?):
+            let id = try KeyChange.resolve(text, in: list)
+            if let revocation = list.revoked[id] { throw KeyRefusal.alreadyRevoked(id, revocation) }
+            if list.roots.keys[id] != nil { throw KeyRefusal.revokingARoot(id) }
+            var next = KeyChange.successor(of: list, now: now)
+            next.publishing[id] = nil
+            next.revoked[id] = KeyList.Revocation(time: now, reason: Change.oneLine(reason))
+            return next
+        case (.rotateRoot(let newRoots, let keep, let threshold), let list?):
+            var roots = newRoots
+            for text in keep {
+                let id = try KeyChange.resolve(text, in: list)
+                guard let key = list.roots.keys[id] else { throw KeyRefusal.keptNotARoot(text, list: list) }
+                roots.append(key)
+            }
+            var next = KeyChange.successor(of: list, now: now)
+            next.roots = KeyList.Roots(keys: roots, threshold: threshold ?? min(list.roots.threshold, Set(roots.map(\.keyID)).count))
+            next.rootChanges.append(next.version)
+            return next
+        }
     }
 
     private static func successor(of list: KeyList, now: Timestamp) -> KeyList {
@@ -140,8 +162,17 @@ public enum KeyOperations {
         guard matches.count == 1 else { throw KeyRefusal.ambiguousKey(text, matches: matches) }
         return first
     }
+}
 
-    // MARK: Signing, checking and committing.
+/// The key list's life (docs/keys.md, "Operations"): each `KeyChange` of the newest list is signed
+/// by the root keys at hand, checked with the very check a device makes (`KeyChain.accept` against
+/// the previous list), and committed as `keys/<version>.json` + `.sigs`.
+public enum KeyOperations {
+    /// How long a new publishing key is valid unless `--expires` says otherwise.
+    public static let defaultPublishingLifetime: Int64 = 365 * 86_400
+
+    /// The `Rollout-Action` of a key list commit.
+    public static let action = "keys"
 
     /// A new key list, signed and checked, ready to commit.
     public struct Prepared {
@@ -151,68 +182,58 @@ public enum KeyOperations {
         public let file: SignedFile
         /// The ids of the root keys that signed it.
         public let signers: [String]
+
+        /// The keys the change is about (recorded as `Rollout-Key`): those whose role it changed,
+        /// or that it added. A key it dropped (a replaced root) is not among them.
+        public var keyIDs: [String] {
+            let all = Set(list.roots.keys.keys).union(list.publishing.keys).union(list.revoked.keys)
+            return all.filter { list.role(of: $0) != previous?.role(of: $0) }.sorted()
+        }
     }
 
-    /// Builds the next key list from the repository's newest with `change`, signs it with the
-    /// `roots` given (each must be a root of the newest list, enough of them for its threshold)
-    /// and `newRoots` (keys made for this list: init's and rotate-root's), and checks it as a
-    /// device would. Throws, having written nothing, for anything a device would refuse.
-    public static func prepare(
-        _ event: KeyEvent, on snapshot: Snapshot, roots: [KeyFile], newRoots: [KeyFile], change: (KeyList?) throws -> KeyList
-    ) throws -> Prepared {
+    /// Applies `change` to the repository's newest key list, signs the result with the `roots`
+    /// given (each must be a root of the newest list, enough of them for its threshold) and
+    /// `newRoots` (keys made for this list: init's and rotate-root's), and checks it as a device
+    /// would. Throws, having written nothing, for anything a device would refuse.
+    public static func prepare(_ change: KeyChange, on snapshot: Snapshot, roots: [KeyFile], newRoots: [KeyFile], now: Timestamp) throws -> Prepared {
         let previous = try snapshot.currentKeyList()?.list
-        switch (event, previous) {
-        case (.initialize, let held?): throw KeyRefusal.alreadyInitialized(version: held.version)
-        case (.initialize, nil): break
-        case (_, nil): throw KeyRefusal.noKeyList()
-        case (_, let held?):
+        if let held = previous, change.event != .initialize {
             if let stranger = roots.first(where: { held.roots.keys[$0.id] == nil }) { throw KeyRefusal.notARoot(stranger, list: held) }
             if Set(roots.map(\.id)).count < held.roots.threshold { throw KeyRefusal.tooFewRoots(roots, list: held) }
         }
-        let list = try change(previous)
-        guard list.version == (previous?.version ?? 0) + 1 else {
-            throw RolloutError.internal("a key operation made version \(list.version) after version \(previous?.version ?? 0)")
-        }
+        let list = try change.applied(to: previous, now: now)
         if let problem = list.problem { throw KeyRefusal.invalid(problem) }
         var keys: [Ed25519.PrivateKey] = []
         for file in roots + newRoots where !keys.contains(where: { $0.publicKey.keyID == file.id }) { keys.append(file.key) }
         let bytes = list.bytes
-        let signatures = SignatureSet.signing(bytes, with: keys)
-        let file = SignedFile(path: StateLayout.keyList(list.version), bytes: bytes, signatures: signatures.bytes)
+        let file = SignedFile(path: StateLayout.keyList(list.version), bytes: bytes, signatures: SignatureSet.signing(bytes, with: keys).bytes)
         // The device's own check: a list that passes it is one every device holding `previous` takes.
-        let anchor = KeyChain.Anchor(roots: previous?.roots ?? list.roots, list: previous)
         do {
-            let accepted = try KeyChain.accept(file, rotations: [:], anchor: anchor)
+            let accepted = try KeyChain.accept(file, rotations: [:], anchor: KeyChain.Anchor(roots: previous?.roots ?? list.roots, list: previous))
             guard accepted == list else { throw RolloutError.internal("the key chain accepted another list than the one signed") }
         } catch let failure as TrustFailure {
             throw KeyRefusal.untrusted(failure)
         }
-        return Prepared(event: event, list: list, previous: previous, file: file, signers: keys.map(\.publicKey.keyID).sorted())
+        return Prepared(event: change.event, list: list, previous: previous, file: file, signers: keys.map(\.publicKey.keyID).sorted())
     }
 
     /// `prepare` on the repository's tip, committed as one `keys` change (re-checked if another
-    /// writer moved the tip first). `keyIDs` are the keys the event is about, recorded in trailers.
+    /// writer moved the tip first).
     public static func commit(
-        _ event: KeyEvent, in repository: PackRepository, roots: [KeyFile], newRoots: [KeyFile], keyIDs: [String], reason: String?,
-        actor: Actor, time: @escaping () -> Timestamp, change: @escaping (KeyList?) throws -> KeyList
+        _ change: KeyChange, in repository: PackRepository, roots: [KeyFile], newRoots: [KeyFile], actor: Actor, now: Timestamp
     ) throws -> PackRepository.Applied<Prepared> {
-        try repository.apply(actor: actor, time: time) { snapshot in
-            let prepared = try prepare(event, on: snapshot, roots: roots, newRoots: newRoots, change: change)
+        try repository.apply(actor: actor, time: { now }) { snapshot in
+            let prepared = try prepare(change, on: snapshot, roots: roots, newRoots: newRoots, now: now)
             let version = prepared.list.version
-            var trailers: [(name: String, value: String)] = [
-                ("Action", KeyOperations.action), ("Keys-Version", "\(version)"), ("Key-Event", event.rawValue),
-            ]
-            for id in keyIDs { trailers.append(("Key", id)) }
-            if let reason { trailers.append(("Reason", reason)) }
-            let change = Change(
-                summary: "keys \(event.rawValue): key list version \(version)", trailers: trailers,
+            var trailers: [(name: String, value: String)] = [("Action", action), ("Keys-Version", "\(version)"), ("Key-Event", change.event.rawValue)]
+            for id in prepared.keyIDs { trailers.append(("Key", id)) }
+            if let reason = change.reason { trailers.append(("Reason", reason)) }
+            let commit = Change(
+                summary: "keys \(change.event.rawValue): key list version \(version)", trailers: trailers,
                 writes: [(StateLayout.keyList(version), prepared.file.bytes), (StateLayout.keyListSignatures(version), prepared.file.signatures)])
-            return (change, prepared)
+            return (commit, prepared)
         }
     }
-
-    /// The `Rollout-Action` of a key list commit.
-    public static let action = "keys"
 }
 
 /// One key of a key list as `rollout keys list` shows it.

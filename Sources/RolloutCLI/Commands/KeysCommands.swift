@@ -86,16 +86,11 @@ enum KeysCommands {
             }
             let publishing = try adopted ?? Ed25519.PrivateKey.generate()
             let newFiles = roots + (adopted == nil ? [NewKey(name: join(out, "publish-1.key"), path: join(directory, "publish-1.key"), key: publishing)] : [])
-            let rootFiles = roots.map { KeyFile(name: $0.name, key: $0.key) }
-            let change: (KeyList?) throws -> KeyList = { _ in
-                KeyOperations.initial(
-                    roots: roots.map(\.key.publicKey), threshold: threshold, publishing: publishing.publicKey, now: now,
-                    expires: Timestamp(seconds: now.seconds + lifetime))
-            }
+            let change = KeyChange.initialize(
+                roots: roots.map(\.key.publicKey), threshold: threshold, publishing: publishing.publicKey, expires: Timestamp(seconds: now.seconds + lifetime))
             let applied = try commit(
-                .initialize, repository: repository, roots: [], newRoots: rootFiles, newFiles: newFiles, directory: directory,
-                keyIDs: rootFiles.map(\.id) + [publishing.publicKey.keyID], reason: nil, invocation: invocation, context: context, now: now,
-                change: change)
+                change, repository: repository, roots: [], newRoots: roots.map(\.file), newFiles: newFiles, directory: directory,
+                invocation: invocation, context: context, now: now)
             let list = applied.result.list
             var text = "Committed key list version 1\(applied.commit.map { " (commit \($0.short))" } ?? "").\n"
             text += "Root keys (build these into the app; \(threshold) of \(count) must sign each key list):\n"
@@ -150,14 +145,11 @@ enum KeysCommands {
             let out = invocation.value("out") ?? join((invocation.values("root")[0] as NSString).deletingLastPathComponent, "publish-\(version).key")
             let key = try Ed25519.PrivateKey.generate()
             let newFile = NewKey(name: out, path: context.absolutePath(out), key: key)
+            let change = KeyChange.rotate(
+                adding: key.publicKey, expires: Timestamp(seconds: now.seconds + lifetime), retireBy: Timestamp(seconds: now.seconds + overlap))
             let applied = try commit(
-                .rotate, repository: repository, roots: roots, newRoots: [], newFiles: [newFile], directory: nil, keyIDs: [key.publicKey.keyID],
-                reason: nil, invocation: invocation, context: context, now: now,
-                change: { previous in
-                    KeyOperations.rotated(
-                        previous!, adding: key.publicKey, now: now, expires: Timestamp(seconds: now.seconds + lifetime),
-                        retireBy: Timestamp(seconds: now.seconds + overlap))
-                })
+                change, repository: repository, roots: roots, newRoots: [], newFiles: [newFile], directory: nil, invocation: invocation,
+                context: context, now: now)
             let list = applied.result.list
             let retired = list.publishing.keys.filter { $0 != key.publicKey.keyID }.sorted()
             var text = "Committed key list version \(list.version)\(applied.commit.map { " (commit \($0.short))" } ?? "").\n"
@@ -200,21 +192,21 @@ enum KeysCommands {
             }
             let repository = try context.repository(invocation)
             let now = try context.now()
-            let id = try KeyOperations.resolve(invocation.positionals[0], in: try requireKeyList(repository))
             let applied = try commit(
-                .revoke, repository: repository, roots: roots, newRoots: [], newFiles: [], directory: nil, keyIDs: [id], reason: reason,
-                invocation: invocation, context: context, now: now,
-                change: { previous in try KeyOperations.revoked(previous!, keyID: id, reason: Change.oneLine(reason), now: now) })
+                .revoke(key: invocation.positionals[0], reason: reason), repository: repository, roots: roots, newRoots: [], newFiles: [],
+                directory: nil, invocation: invocation, context: context, now: now)
             let list = applied.result.list
+            let id = applied.result.keyIDs.first ?? invocation.positionals[0]
+            let revocation = list.revoked[id] ?? KeyList.Revocation(time: now, reason: reason)
             let active = list.publishing.filter { $0.value.expires > now }.keys.sorted()
-            var text = "Committed key list version \(list.version)\(applied.commit.map { " (commit \($0.short))" } ?? ""): \(id) revoked (\(Change.oneLine(reason))).\n"
+            var text = "Committed key list version \(list.version)\(applied.commit.map { " (commit \($0.short))" } ?? ""): \(id) revoked (\(revocation.reason)).\n"
             text += active.isEmpty
                 ? "No publishing key is left: make one with rollout keys rotate --root FILE, then publish with it.\n"
                 : "Publish again now, with \(active.joined(separator: " or ")), so devices take the new key list.\n"
             return CommandOutput(
                 json: [
                     "version": .integer(list.version), "commit": applied.commit.map { .string($0.hex) } ?? .null, "revoked": .string(id),
-                    "reason": .string(Change.oneLine(reason)), "time": .string(list.revoked[id]!.time.description),
+                    "reason": .string(revocation.reason), "time": .string(revocation.time.description),
                 ],
                 text: text)
         })
@@ -252,21 +244,16 @@ enum KeysCommands {
             let threshold = try invocation.value("threshold").map { _ in try number(invocation, "threshold", default: 1, range: 1...KeyList.maximumRoots) }
             let repository = try context.repository(invocation)
             let now = try context.now()
-            let current = try requireKeyList(repository)
-            let keep = try invocation.values("keep").map { try KeyOperations.resolve($0, in: current) }
             var newRoots: [NewKey] = []
             for out in outs {
                 let path = context.absolutePath(out)
                 guard !newRoots.contains(where: { $0.path == path }) else { throw RolloutError.usage("--out \(out) is given twice") }
                 newRoots.append(NewKey(name: out, path: path, key: try Ed25519.PrivateKey.generate()))
             }
-            let newRootFiles = newRoots.map { KeyFile(name: $0.name, key: $0.key) }
+            let change = KeyChange.rotateRoot(newRoots: newRoots.map(\.key.publicKey), keep: invocation.values("keep"), threshold: threshold)
             let applied = try commit(
-                .rotateRoot, repository: repository, roots: roots, newRoots: newRootFiles, newFiles: newRoots, directory: nil,
-                keyIDs: newRootFiles.map(\.id), reason: nil, invocation: invocation, context: context, now: now,
-                change: { previous in
-                    try KeyOperations.rootRotated(previous!, newRoots: newRoots.map(\.key.publicKey), keep: keep, threshold: threshold, now: now)
-                })
+                change, repository: repository, roots: roots, newRoots: newRoots.map(\.file), newFiles: newRoots, directory: nil,
+                invocation: invocation, context: context, now: now)
             let list = applied.result.list
             var text = "Committed key list version \(list.version)\(applied.commit.map { " (commit \($0.short))" } ?? ""): \(list.roots.threshold) of \(list.roots.keys.count) root keys sign from now on.\n"
             text += "Root keys (build these into the next app version):\n"
@@ -340,6 +327,8 @@ enum KeysCommands {
         let name: String
         let path: String
         let key: Ed25519.PrivateKey
+
+        var file: KeyFile { KeyFile(name: name, key: key) }
     }
 
     static func keyFileExists(_ name: String) -> RolloutError {
@@ -374,12 +363,11 @@ enum KeysCommands {
     /// Checks the new list on the current tip (nothing written), then writes the new key files,
     /// then commits (re-checked on the tip it lands on); a failed commit removes the key files.
     static func commit(
-        _ event: KeyEvent, repository: PackRepository, roots: [KeyFile], newRoots: [KeyFile], newFiles: [NewKey], directory: String?,
-        keyIDs: [String], reason: String?, invocation: Invocation, context: CommandContext, now: Timestamp,
-        change: @escaping (KeyList?) throws -> KeyList
+        _ change: KeyChange, repository: PackRepository, roots: [KeyFile], newRoots: [KeyFile], newFiles: [NewKey], directory: String?,
+        invocation: Invocation, context: CommandContext, now: Timestamp
     ) throws -> PackRepository.Applied<KeyOperations.Prepared> {
         let actor = try context.actor(invocation, repository: repository)
-        _ = try KeyOperations.prepare(event, on: try repository.snapshot(), roots: roots, newRoots: newRoots, change: change)
+        _ = try KeyOperations.prepare(change, on: try repository.snapshot(), roots: roots, newRoots: newRoots, now: now)
         for file in newFiles where FileManager.default.fileExists(atPath: file.path) { throw keyFileExists(file.name) }
         if let directory {
             do {
@@ -390,9 +378,7 @@ enum KeysCommands {
         }
         let written = try writeNewKeys(newFiles)
         do {
-            return try KeyOperations.commit(
-                event, in: repository, roots: roots, newRoots: newRoots, keyIDs: keyIDs, reason: reason.map(Change.oneLine), actor: actor,
-                time: { now }, change: change)
+            return try KeyOperations.commit(change, in: repository, roots: roots, newRoots: newRoots, actor: actor, now: now)
         } catch {
             removeKeys(written)
             throw error
