@@ -7,7 +7,7 @@ import RolloutStore
 /// command reads its files, calls one `KeyOperations` function and writes the new private keys
 /// only after the new list has passed the device's check, removing them again if the commit fails.
 enum KeysCommands {
-    static let exitCodes = """
+    static let exitCodes = "\n" + """
         Exit codes: 64 usage (a missing or malformed flag, a key file that already exists); 65 a --root
         file that is not a root of the repository's key list, too few roots for its threshold, an
         unknown key id, a list devices would refuse, or (keys init) a repository that already has a
