@@ -256,6 +256,32 @@ final class PublishTrustTests: XCTestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: w.scratch.path("fresh")))
     }
 
+    /// Devices that accepted a key list refuse an older one: a repository whose list is behind the
+    /// site's (a clone rewound, the publish record gone) must not take it back.
+    func testASiteKeyListIsNeverTakenBack() throws {
+        let w = try world()
+        let first = try w.stateTip()
+        XCTAssertEqual(try w.rollout("keys", "rotate", "--root", w.scratch.path("keys/root.key"), "--overlap", "30d").status, 0)
+        XCTAssertEqual(try publish(w, key: "publish-2.key").status, 0)
+        XCTAssertEqual(try w.git("update-ref", "refs/heads/main", first).status, 0)
+        try FileManager.default.removeItem(atPath: w.scratch.path("site/.rollout-publish.json"))
+        let site = try contents(w.scratch.path("site"))
+        let refused = try publish(w)
+        XCTAssertEqual(refused.status, 1, refused.output)
+        XCTAssertTrue(refused.stderr.contains("holds key list version 2, newer than this repository's version 1"), refused.stderr)
+        XCTAssertEqual(try contents(w.scratch.path("site")), site)
+    }
+
+    func testRootKeysWithAThresholdVerify() throws {
+        let w = try world(keysInit: ["--roots", "3", "--threshold", "2"])
+        XCTAssertEqual(try publish(w).status, 0)
+        let roots = try (1...3).map { try root(w, "root-\($0).key") }
+        let result = try verify(w, roots: roots, ["--threshold", "2"])
+        XCTAssertEqual(result.status, 0, result.output)
+        XCTAssertTrue(result.stdout.contains("(2 of 3) -> keys.json version 1"), result.stdout)
+        XCTAssertEqual(try verify(w, roots: Array(roots.prefix(1))).status, 0, "the list is signed by enough of its own roots")
+    }
+
     func testTheLegacySignatureIsByTheKeyAppsPinOrReported() throws {
         let w = try Workspace()
         w.environment["ROLLOUT_NOW"] = Self.start
