@@ -76,7 +76,7 @@ public enum PublishOperation {
                 let now = time()
                 // Checked before anything is written: a key devices would refuse never signs a site.
                 let keyList = try snapshot.currentKeyList()?.list
-                let signingKey = try keyList.map { try check(request.key.publicKey, list: $0, now: now) }
+                let signer = try keyList.map { try signingKey(request.key.publicKey, list: $0, now: now) }
                 let lifetime = request.lifetime ?? (keyList == nil ? nil : defaultLifetime)
                 let publisher = Publisher(
                     snapshot: snapshot, key: request.key, legacyKey: request.legacyKey,
@@ -90,7 +90,7 @@ public enum PublishOperation {
                 written = (snapshot.commit, index.sequence)
                 var report = try publisher.write(files, removing: remove, index: index, to: request.directory)
                 report.keysVersion = keyList?.version
-                return (try recordChange(request, snapshot: snapshot, index: index), (report, snapshot.commit, signingKey))
+                return (try recordChange(request, snapshot: snapshot, index: index), (report, snapshot.commit, signer))
             }
             return Outcome(report: applied.result.0, state: applied.result.1, record: applied.commit, signingKey: applied.result.2)
         } catch {
@@ -109,7 +109,7 @@ public enum PublishOperation {
     /// Whether `key` may sign a site under `list`: a listed publishing key, not revoked, not expired
     /// at `now` (what `KeyChain.publisher` asks of the site a device fetches). Throws naming the key
     /// and why; tells whether it expires within `warningPeriod`.
-    public static func check(_ key: Ed25519.PublicKey, list: KeyList, now: Timestamp) throws -> SigningKey {
+    public static func signingKey(_ key: Ed25519.PublicKey, list: KeyList, now: Timestamp) throws -> SigningKey {
         let id = key.keyID
         if let revocation = list.revoked[id] { throw RolloutError.revokedSigningKey(id, revocation, keysVersion: list.version) }
         if list.roots.keys[id] != nil { throw RolloutError.rootSigningKey(id, keysVersion: list.version) }
