@@ -174,6 +174,18 @@ extension ConformanceVectors {
         shortIndexSig.files["index.json.sigs"] = SignatureSet([.init(keyID: indexSigs.entries[0].keyID, signature: Array(indexSigs.entries[0].signature.prefix(63)))]).bytes
         var manySigs = site([(v1, [k.root1])])
         manySigs.files["index.json.sigs"] = SignatureSet(Array(repeating: indexSigs.entries[0], count: SignatureSet.maximumEntries + 1)).bytes
+        // The signature's base64 with a padding bit set: the same 64 bytes to a lax decoder, not the canonical text.
+        var looseBase64 = site([(v1, [k.root1])])
+        let canonical = Array(Base64.encode(indexSigs.entries[0].signature).utf8)
+        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
+        var loose = canonical
+        loose[loose.count - 3] = alphabet[alphabet.firstIndex(of: loose[loose.count - 3])! ^ 1]
+        looseBase64.files["index.json.sigs"] = Array(
+            String(decoding: indexSigs.bytes, as: UTF8.self).replacingOccurrences(
+                of: String(decoding: canonical, as: UTF8.self), with: String(decoding: loose, as: UTF8.self)).utf8)
+        var duplicateMember = site([(v1, [k.root1])])
+        duplicateMember.files["index.json.sigs"] = Array(
+            String(decoding: indexSigs.bytes, as: UTF8.self).replacingOccurrences(of: "{\"format\"", with: "{\"format\":\"x\",\"format\"").utf8)
         var changedIndex = site([(v1, [k.root1])])
         changedIndex.files["index.json"] = trustIndex(6, expires: week).bytes
         var misnamed = site([(v1, [k.root1])])
@@ -251,6 +263,8 @@ extension ConformanceVectors {
             ("damaged keys.json.sigs: cut short", fresh(), damagedKeysSigs, .refused("damaged", keysVersion: nil)),
             ("damaged index.json.sigs: a 63-byte signature", fresh(), shortIndexSig, .refused("damaged", keysVersion: 1)),
             ("index.json.sigs with more signatures than a device reads", fresh(), manySigs, .refused("damaged", keysVersion: 1)),
+            ("index.json.sigs: a signature whose base64 has a padding bit set", fresh(), looseBase64, .refused("damaged", keysVersion: 1)),
+            ("index.json.sigs: a member given twice", fresh(), duplicateMember, .refused("damaged", keysVersion: 1)),
             ("damaged keys.json: a key listed under another key's id", fresh(), misnamed, .refused("damaged", keysVersion: nil)),
         ]
         var out: [JSONValue] = []

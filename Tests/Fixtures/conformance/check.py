@@ -247,7 +247,8 @@ def parse_key_list(data):
 
 
 def parse_signatures(data):
-    """FILE.sigs, format rollout-signatures/1: [(keyid, raw signature)], at most 16."""
+    """FILE.sigs, format rollout-signatures/1: [(keyid, raw signature)], at most 16, each signature
+    the canonical base64 (padding, zero padding bits) of 64 bytes."""
     o = strict_json(data)
     damaged_unless(isinstance(o, dict) and o.get("format") == "rollout-signatures/1" and isinstance(o.get("signatures"), list))
     damaged_unless(len(o["signatures"]) <= 16)
@@ -258,7 +259,7 @@ def parse_signatures(data):
             raw = base64.b64decode(e["sig"], validate=True)
         except ValueError:
             raise Refused("damaged")
-        damaged_unless(len(raw) == 64)
+        damaged_unless(len(raw) == 64 and base64.b64encode(raw).decode() == e["sig"])
         entries.append((e["keyid"], raw))
     return entries
 
