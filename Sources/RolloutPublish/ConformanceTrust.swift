@@ -186,6 +186,9 @@ extension ConformanceVectors {
         var duplicateMember = site([(v1, [k.root1])])
         duplicateMember.files["index.json.sigs"] = Array(
             String(decoding: indexSigs.bytes, as: UTF8.self).replacingOccurrences(of: "{\"format\"", with: "{\"format\":\"x\",\"format\"").utf8)
+        var missingRootChange = site([(v1, [k.root1]), (rot2, [k.root1, k.root4]), (rot3, [k.root4])], by: [k.publish2])
+        missingRootChange.files["keys/2.json"] = nil
+        missingRootChange.files["keys/2.json.sigs"] = nil
         var changedIndex = site([(v1, [k.root1])])
         changedIndex.files["index.json"] = trustIndex(6, expires: week).bytes
         var misnamed = site([(v1, [k.root1])])
@@ -215,8 +218,14 @@ extension ConformanceVectors {
              .refused("index-without-expiry", keysVersion: 1)),
             ("expired key: the index signed by a publishing key past its expiry", holding(v1), site([(v2, [k.root1])]),
              .refused("expired-key", keysVersion: 2)),
+            ("an expired key and then a root key: the first reason found is given", holding(v1), site([(v2, [k.root1])], by: [k.publish1, k.root1]),
+             .refused("expired-key", keysVersion: 2)),
             ("revoked key: key list 2 revokes the key that signed the index; the device keeps list 2", holding(v1), site([(v2r, [k.root1])]),
              .refused("revoked-key", keysVersion: 2)),
+            ("a revoked key is the reason given before a root key's signature", holding(v1), site([(v2r, [k.root1])], by: [k.root1, k.publish1]),
+             .refused("revoked-key", keysVersion: 2)),
+            ("a revoked key's signature beside a good one: the good one vouches", holding(v1), site([(v2r, [k.root1])], by: [k.publish1, k.publish2]),
+             .accepted(keysVersion: 2, indexSequence: 5)),
             ("replayed key list: the device holds list 2, the site serves list 1", holding(v2r), site([(v1, [k.root1])]),
              .refused("keys-replayed", keysVersion: 2)),
             ("two key lists with one version", holding(v2r), site([(v2, [k.root1])], by: [k.publish2]), .refused("keys-conflict", keysVersion: 2)),
@@ -248,6 +257,8 @@ extension ConformanceVectors {
             ("two root changes: an app with root 4 built in skips keys/1.json, which it cannot check", fresh([k.root4]),
              site([(v1, [k.root1]), (rot2, [k.root1, k.root4]), (rot3, [k.root4]), (rot4, [k.root4, k.root5]), (rot5, [k.root5])], by: [k.publish2]),
              .accepted(keysVersion: 5, indexSequence: 5)),
+            ("a root change missing from the site: the device cannot reach the new root", fresh(), missingRootChange,
+             .refused("not-signed-by-trusted-roots", keysVersion: nil)),
             ("a root change the old root did not sign is not walked", fresh(),
              site([(v1, [k.root1]), (forged2, [k.stranger]), (forged3, [k.stranger])], by: [k.publish2]),
              .refused("not-signed-by-trusted-roots", keysVersion: nil)),
