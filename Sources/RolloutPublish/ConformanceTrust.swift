@@ -276,6 +276,9 @@ extension ConformanceVectors {
             ("index.json.sigs with more signatures than a device reads", fresh(), manySigs, .refused("damaged", keysVersion: 1)),
             ("index.json.sigs: a signature whose base64 has a padding bit set", fresh(), looseBase64, .refused("damaged", keysVersion: 1)),
             ("index.json.sigs: a member given twice", fresh(), duplicateMember, .refused("damaged", keysVersion: 1)),
+            ("a key list with more root changes than a device walks", fresh(),
+             site([(keyList(66, roots: [k.stranger], publishing: [(k.publish1, year)], rootChanges: Array(1...65)), [k.stranger])]),
+             .refused("damaged", keysVersion: nil)),
             ("damaged keys.json: a key listed under another key's id", fresh(), misnamed, .refused("damaged", keysVersion: nil)),
         ]
         var out: [JSONValue] = []

@@ -147,12 +147,19 @@ final class KeyChainTests: XCTestCase {
         XCTAssertNoThrow(try KeyList.parse(Array(revokedNotAnID.utf8), source: "keys.json"), "a revoked id needs no public key")
     }
 
-    func testADeviceReadsAtMost16RootsAnd256Keys() {
+    func testADeviceReadsAtMost16RootsAnd256KeysAndWalksAtMost64RootChanges() {
         let seventeen = (1...17).map { Self.key("many \($0)") }
         XCTAssertThrowsError(try KeyList.parse(list(1, roots: seventeen).bytes, source: "keys.json")) { error in
             XCTAssertTrue("\(error)".contains("more keys than a device reads"), "\(error)")
         }
         XCTAssertNoThrow(try KeyList.parse(list(1, roots: Array(seventeen.prefix(16))).bytes, source: "keys.json"))
+        // An unsigned list's root changes are fetched before it is trusted: their number is bounded.
+        XCTAssertNoThrow(try KeyList.parse(list(64, roots: [root1], rootChanges: Array(1...64)).bytes, source: "keys.json"))
+        let endless = list(66, roots: [root1], rootChanges: Array(1...65))
+        XCTAssertThrowsError(try KeyList.parse(endless.bytes, source: "keys.json")) { error in
+            XCTAssertTrue("\(error)".contains("lists 65 root changes; a device walks at most 64"), "\(error)")
+        }
+        XCTAssertEqual(KeyChain.rotationsNeeded(file(endless, [stranger]), anchor: anchor([root1])), [])
     }
 
     // MARK: - SignatureSet

@@ -224,7 +224,7 @@ def parse_key_list(data):
     damaged_unless(is_int(o.get("version"), 1) and isinstance(roots, dict) and is_int(roots.get("threshold"), 1)
                    and isinstance(roots.get("keys"), dict) and isinstance(publishing, dict) and isinstance(revoked, dict)
                    and isinstance(o.get("rootChanges"), list) and all(is_int(v, 1) for v in o["rootChanges"]))
-    damaged_unless(len(roots["keys"]) <= 16 and len(roots["keys"]) + len(publishing) + len(revoked) <= 256)
+    damaged_unless(len(roots["keys"]) <= 16 and len(roots["keys"]) + len(publishing) + len(revoked) <= 256 and len(o["rootChanges"]) <= 64)
     keys = {"version": o["version"], "time": seconds(o.get("time")), "threshold": roots["threshold"], "rootChanges": o["rootChanges"]}
     keys["roots"] = {kid: public_key(text, kid) for kid, text in roots["keys"].items()}
     keys["publishing"] = {}
