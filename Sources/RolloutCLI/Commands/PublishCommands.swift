@@ -21,34 +21,6 @@ enum PublishCommands {
         return key
     }
 
-    static let keysGenerate = CommandSpec(
-        path: ["keys", "generate"], usage: "keys generate --out FILE",
-        summary: "make an Ed25519 signing key (PEM, mode 0600) and print the public key the app embeds",
-        discussion: """
-            Keep the private key out of the repository: whoever holds it can sign what devices accept.
-            The public key is printed as ed25519:BASE64 (the 32 raw bytes); give it to the app and to
-            rollout verify-site --public-key. An existing file is never overwritten.
-            """,
-        options: [.value("out", "FILE", "where to write the private key")], arguments: .none,
-        run: { invocation, context in
-            guard let out = invocation.value("out") else { throw RolloutError.usage("rollout keys generate needs --out FILE") }
-            let path = context.absolutePath(out)
-            guard !FileManager.default.fileExists(atPath: path) else {
-                throw RolloutError.usage("\(out) already exists; rollout never overwrites a key. Choose another file or remove it first")
-            }
-            let key = try Ed25519.PrivateKey.generate()
-            // Written beside the target with mode 0600 and linked into place: never readable by others,
-            // never replacing a file that appeared since the check above, and a full disk leaves no
-            // empty key file behind to block the retry.
-            guard try LocalFile.create(path, with: Array(key.pem.utf8), name: out, mode: 0o600) else {
-                throw RolloutError.usage("\(out) already exists; rollout never overwrites a key. Choose another file or remove it first")
-            }
-            let publicKey = key.publicKey.description
-            return CommandOutput(
-                json: ["privateKeyFile": .string(path), "publicKey": .string(publicKey)],
-                text: "Wrote the private key to \(out) (mode 0600; keep it secret).\nPublic key (embed it in the app): \(publicKey)\n")
-        })
-
     static func loadKey(_ path: String, context: CommandContext) throws -> Ed25519.PrivateKey {
         let bytes = try context.readFile(path, describedAs: "key file")
         do {
