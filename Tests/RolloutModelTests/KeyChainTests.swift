@@ -37,7 +37,7 @@ final class KeyChainTests: XCTestCase {
     }
 
     private func sigs(_ bytes: [UInt8], _ keys: [Ed25519.PrivateKey]) -> [UInt8] {
-        SignatureSet(keys.map { .init(keyID: $0.publicKey.keyID, signature: $0.sign(bytes)) }).bytes
+        SignatureSet.signing(bytes, with: keys).bytes
     }
 
     private func file(_ list: KeyList, _ keys: [Ed25519.PrivateKey], path: String = "keys.json") -> SignedFile {
