@@ -1,0 +1,174 @@
+import Foundation
+import RolloutCrypto
+import RolloutModel
+import XCTest
+
+/// The key lifecycle (docs/keys.md) against inputs its authors did not write: key files that are
+/// not Ed25519 private keys, roots given twice, a stale clone publishing, times at the end of the
+/// calendar, hand-edited site files. Each refusal names the file or flag, exits with the code the
+/// command's help gives, and leaves the repository, the key directory and the site as they were.
+final class HostileKeysTests: XCTestCase {
+    static let now = "2026-12-01T09:00:00Z"
+
+    /// A repository with the example packs, en-US promoted, and key list version 1 in `keys/`.
+    private func world(now: String = HostileKeysTests.now, keysInit extra: [String] = []) throws -> Workspace {
+        let w = try Workspace()
+        w.environment["ROLLOUT_NOW"] = now
+        try w.initWithExamples()
+        XCTAssertEqual(try w.rollout("promote", "en-US@1", "--to", "100%").status, 0)
+        let made = try w.rollout(["keys", "init", "--out", w.scratch.path("keys")] + extra)
+        XCTAssertEqual(made.status, 0, made.output)
+        return w
+    }
+
+    private func keyPath(_ w: Workspace, _ name: String) -> String { w.scratch.path("keys/" + name) }
+
+    private func publicKey(_ path: String) throws -> Ed25519.PublicKey {
+        try Ed25519.PrivateKey.pem(try String(contentsOfFile: path, encoding: .utf8)).publicKey
+    }
+
+    /// What must not move when a command is refused: the state commit, the key directory, the site.
+    private struct Fingerprint: Equatable {
+        let tip: String
+        let keys: [String]
+        let site: [String: Data]
+    }
+
+    private func fingerprint(_ w: Workspace, site: String? = nil) throws -> Fingerprint {
+        let keys = ((try? FileManager.default.contentsOfDirectory(atPath: w.scratch.path("keys"))) ?? []).sorted()
+        return Fingerprint(tip: try w.stateTip(), keys: keys, site: site.map(contents) ?? [:])
+    }
+
+    private func contents(_ directory: String) -> [String: Data] {
+        var files: [String: Data] = [:]
+        guard let enumerator = FileManager.default.enumerator(atPath: directory) else { return files }
+        while let path = enumerator.nextObject() as? String {
+            if let data = FileManager.default.contents(atPath: directory + "/" + path) { files[path] = data }
+        }
+        return files
+    }
+
+    private func openssl(_ arguments: String..., in w: Workspace) throws {
+        let result = try Processes.run("/usr/bin/env", ["openssl"] + arguments, in: w.root, environment: w.environment)
+        XCTAssertEqual(result.status, 0, "openssl \(arguments): \(result.output)")
+    }
+
+    private func assertRefused(
+        _ result: RunResult, status: Int32, naming words: [String], file: StaticString = #filePath, line: UInt = #line
+    ) {
+        XCTAssertEqual(result.status, status, result.output, file: file, line: line)
+        for word in words { XCTAssertTrue(result.stderr.contains(word), "expected \"\(word)\" in: \(result.stderr)", file: file, line: line) }
+    }
+
+    // MARK: key files that are not what --root expects
+
+    func testKeyFilesThatAreNotEd25519PrivateKeysAreRefusedByNameAndChangeNothing() throws {
+        let w = try world()
+        let bad = w.scratch.path("bad")
+        try FileManager.default.createDirectory(atPath: bad + "/a-directory", withIntermediateDirectories: true)
+        try openssl("pkey", "-in", keyPath(w, "root.key"), "-pubout", "-out", bad + "/public.pem", in: w)
+        try openssl("genpkey", "-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:1024", "-out", bad + "/rsa.pem", in: w)
+        try openssl("genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out", bad + "/p256.pem", in: w)
+        try openssl("genpkey", "-algorithm", "X25519", "-out", bad + "/x25519.pem", in: w)
+        try openssl("genpkey", "-algorithm", "ed25519", "-out", bad + "/stranger.pem", in: w)
+        try w.scratch.write("bad/empty", "")
+        try FileManager.default.createSymbolicLink(atPath: bad + "/zero", withDestinationPath: "/dev/zero")
+        let before = try fingerprint(w)
+        let cases: [(String, Int32, String)] = [
+            ("public.pem", 65, "not a PEM private key"), ("rsa.pem", 65, "not an Ed25519 key"), ("p256.pem", 65, "not an Ed25519 key"),
+            ("x25519.pem", 65, "not an Ed25519 key"), ("empty", 65, "not a PEM private key"), ("a-directory", 64, "is a directory"),
+            ("zero", 66, "is a device"), ("missing.pem", 66, "no such key file"), ("stranger.pem", 65, "is not a root key of key list version 1"),
+        ]
+        for (name, status, why) in cases {
+            for command in [["rotate"], ["revoke", "00000000", "--reason", "x"], ["rotate-root", "--out", w.scratch.path("new-root.key")]] {
+                let result = try w.rollout(["keys"] + command + ["--root", bad + "/" + name])
+                assertRefused(result, status: status, naming: [bad + "/" + name, why])
+                XCTAssertEqual(try fingerprint(w), before, "\(command) --root \(name)")
+                XCTAssertFalse(FileManager.default.fileExists(atPath: w.scratch.path("new-root.key")), name)
+            }
+        }
+    }
+
+    func testARootKeyFileWithWindowsLineEndingsSigns() throws {
+        let w = try world()
+        let pem = try String(contentsOfFile: keyPath(w, "root.key"), encoding: .utf8)
+        try w.scratch.write("root-crlf.key", pem.replacingOccurrences(of: "\n", with: "\r\n"))
+        let rotated = try w.rollout("keys", "rotate", "--root", w.scratch.path("root-crlf.key"), "--out", keyPath(w, "publish-2.key"))
+        XCTAssertEqual(rotated.status, 0, rotated.output)
+        XCTAssertEqual(try w.rollout("verify").status, 0)
+    }
+
+    func testTheSameRootGivenTwiceOrCopiedCountsOnceTowardsTheThreshold() throws {
+        let w = try world(keysInit: ["--roots", "3", "--threshold", "2"])
+        let root1 = keyPath(w, "root-1.key")
+        let copy = w.scratch.path("copy-of-root-1.key")
+        try FileManager.default.copyItem(atPath: root1, toPath: copy)
+        let before = try fingerprint(w)
+        for second in [root1, copy, w.scratch.path("keys/../keys/root-1.key")] {
+            let result = try w.rollout("keys", "rotate", "--root", root1, "--root", second)
+            assertRefused(result, status: 65, naming: ["needs 2 of its 3 root keys", "--root gave 1"])
+            XCTAssertEqual(try fingerprint(w), before)
+        }
+        XCTAssertEqual(try w.rollout("keys", "rotate", "--root", root1, "--root", keyPath(w, "root-3.key")).status, 0)
+    }
+
+    func testAThresholdAboveTheRootsIsRefusedBeforeAnyKeyIsWritten() throws {
+        let w = try Workspace()
+        w.environment["ROLLOUT_NOW"] = Self.now
+        try w.initWithExamples()
+        let result = try w.rollout("keys", "init", "--out", w.scratch.path("keys"), "--roots", "2", "--threshold", "3")
+        assertRefused(result, status: 64, naming: ["--threshold 3", "--roots is 2"])
+        XCTAssertFalse(FileManager.default.fileExists(atPath: w.scratch.path("keys")))
+        XCTAssertEqual(try w.rollout("keys", "list").status, 66)
+
+        let v = try world(keysInit: ["--roots", "2"])
+        let before = try fingerprint(v)
+        let rotated = try v.rollout(
+            "keys", "rotate-root", "--root", keyPath(v, "root-1.key"), "--out", keyPath(v, "root-3.key"), "--threshold", "5")
+        assertRefused(rotated, status: 65, naming: ["needs 5 root signature(s) but lists 1 root key(s)"])
+        XCTAssertEqual(try fingerprint(v), before)
+    }
+
+    func testAKeptRootWithoutItsPrivateKeyCannotMeetTheNewThreshold() throws {
+        let w = try world(keysInit: ["--roots", "2", "--threshold", "1"])
+        let kept = try publicKey(keyPath(w, "root-2.key")).keyID
+        let before = try fingerprint(w)
+        let result = try w.rollout(
+            "keys", "rotate-root", "--root", keyPath(w, "root-1.key"), "--out", keyPath(w, "root-3.key"), "--keep", kept, "--threshold", "2")
+        assertRefused(result, status: 65, naming: ["keys/2.json", "signed by 1 of the root keys it lists, 2 needed"])
+        XCTAssertEqual(try fingerprint(w), before)
+        let signed = try w.rollout(
+            "keys", "rotate-root", "--root", keyPath(w, "root-1.key"), "--root", keyPath(w, "root-2.key"), "--out", keyPath(w, "root-3.key"),
+            "--keep", kept, "--threshold", "2")
+        XCTAssertEqual(signed.status, 0, signed.output)
+    }
+
+    func testRevokingTheOnlyPublishingKeyLeavesNothingToPublishWith() throws {
+        let w = try world()
+        let site = w.scratch.path("site")
+        XCTAssertEqual(try w.rollout("publish", "--out", site, "--key", keyPath(w, "publish-1.key")).status, 0)
+        let id = try publicKey(keyPath(w, "publish-1.key")).keyID
+        let revoked = try w.rollout("keys", "revoke", id, "--root", keyPath(w, "root.key"), "--reason", "laptop lost")
+        XCTAssertEqual(revoked.status, 0, revoked.output)
+        XCTAssertTrue(revoked.stdout.contains("No publishing key is left"), revoked.stdout)
+        let before = try fingerprint(w, site: site)
+        let again = try w.rollout("publish", "--out", site, "--key", keyPath(w, "publish-1.key"))
+        assertRefused(again, status: 65, naming: [id, "revoked", "laptop lost", "Nothing was written"])
+        XCTAssertEqual(try fingerprint(w, site: site), before)
+    }
+
+    func testControlCharactersInARevocationReasonAreShownEscaped() throws {
+        let w = try world()
+        let id = try publicKey(keyPath(w, "publish-1.key")).keyID
+        let reason = "evil\u{1B}]0;pwned\u{07}\u{1B}[31mRED\nsecond line"
+        let revoked = try w.rollout("keys", "revoke", id, "--root", keyPath(w, "root.key"), "--reason", reason)
+        XCTAssertEqual(revoked.status, 0, revoked.output)
+        let listed = try w.rollout("keys", "list")
+        for output in [revoked.stdout, listed.stdout] {
+            XCTAssertFalse(output.contains("\u{1B}"), output)
+            XCTAssertFalse(output.contains("\u{07}"), output)
+        }
+        XCTAssertTrue(listed.stdout.contains("RED second line"), "the newline is folded into one line: \(listed.stdout)")
+        XCTAssertEqual(try w.rollout("verify").status, 0)
+    }
+}
