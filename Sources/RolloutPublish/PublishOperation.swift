@@ -78,9 +78,8 @@ public enum PublishOperation {
                 let keyList = try snapshot.currentKeyList()?.list
                 let signer = try keyList.map { try signingKey(request.key.publicKey, list: $0, now: now) }
                 let lifetime = request.lifetime ?? (keyList == nil ? nil : defaultLifetime)
-                let publisher = Publisher(
-                    snapshot: snapshot, key: request.key, legacyKey: request.legacyKey,
-                    expires: lifetime.map { Timestamp(seconds: now.seconds + $0) })
+                let expires = try lifetime.map { try KeyOperations.expiry(after: now, lifetime: $0) }
+                let publisher = Publisher(snapshot: snapshot, key: request.key, legacyKey: request.legacyKey, expires: expires)
                 let (files, remove, index) = try publisher.files()
                 try SiteHistory.read(request.directory).check(
                     against: snapshot, index: index, keysVersion: keyList?.version, files: files, directory: request.directory)

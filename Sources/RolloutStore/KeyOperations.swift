@@ -174,6 +174,18 @@ public enum KeyOperations {
     /// The `Rollout-Action` of a key list commit.
     public static let action = "keys"
 
+    /// `lifetime` seconds after `now`: when a new publishing key or an index expires. A time past
+    /// 9999-12-31T23:59:59Z has no four-digit ISO 8601 form, so no device could read the key list
+    /// or index carrying it: refused as a usage error naming `flag`, before anything is written.
+    public static func expiry(after now: Timestamp, lifetime: Int64, flag: String = "--expires") throws -> Timestamp {
+        let expires = Timestamp(seconds: now.seconds + lifetime)
+        guard Timestamp(iso8601: expires.description) == expires else {
+            throw RolloutError.usage(
+                "\(flag) \(TimeSpan.describe(lifetime)) from \(now) ends past 9999-12-31T23:59:59Z, the last time a device can read; give a shorter \(flag). Nothing was written")
+        }
+        return expires
+    }
+
     /// A new key list, signed and checked, ready to commit.
     public struct Prepared {
         public let event: KeyEvent

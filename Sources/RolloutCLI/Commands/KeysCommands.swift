@@ -87,7 +87,8 @@ enum KeysCommands {
             let publishing = try adopted ?? Ed25519.PrivateKey.generate()
             let newFiles = roots + (adopted == nil ? [NewKey(name: join(out, "publish-1.key"), path: join(directory, "publish-1.key"), key: publishing)] : [])
             let change = KeyChange.initialize(
-                roots: roots.map(\.key.publicKey), threshold: threshold, publishing: publishing.publicKey, expires: Timestamp(seconds: now.seconds + lifetime))
+                roots: roots.map(\.key.publicKey), threshold: threshold, publishing: publishing.publicKey,
+                expires: try KeyOperations.expiry(after: now, lifetime: lifetime))
             let applied = try commit(
                 change, repository: repository, roots: [], newRoots: roots.map(\.file), newFiles: newFiles, directory: directory,
                 invocation: invocation, context: context, now: now)
@@ -146,7 +147,8 @@ enum KeysCommands {
             let key = try Ed25519.PrivateKey.generate()
             let newFile = NewKey(name: out, path: context.absolutePath(out), key: key)
             let change = KeyChange.rotate(
-                adding: key.publicKey, expires: Timestamp(seconds: now.seconds + lifetime), retireBy: Timestamp(seconds: now.seconds + overlap))
+                adding: key.publicKey, expires: try KeyOperations.expiry(after: now, lifetime: lifetime),
+                retireBy: Timestamp(seconds: now.seconds + overlap))
             let applied = try commit(
                 change, repository: repository, roots: roots, newRoots: [], newFiles: [newFile], directory: nil, invocation: invocation,
                 context: context, now: now)
