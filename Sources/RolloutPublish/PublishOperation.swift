@@ -82,7 +82,7 @@ public enum PublishOperation {
                 let publisher = Publisher(snapshot: snapshot, key: request.key, legacyKey: request.legacyKey, expires: expires)
                 let (files, remove, index) = try publisher.files()
                 try SiteHistory.read(request.directory).check(
-                    against: snapshot, index: index, keysVersion: keyList?.version, files: files, directory: request.directory)
+                    against: snapshot, index: index, keys: keyList, files: files, directory: request.directory)
                 // The marker first: a publish killed half way leaves a site that names the newest
                 // state it may hold, so an older clone is refused even then.
                 try SiteHistory.writeMarker(request.directory, state: snapshot.commit, sequence: index.sequence)
@@ -191,8 +191,8 @@ struct SiteLock {
 struct SiteHistory {
     var markerState: String?
     var markerSequence: Int?
-    /// The version of the site's `keys.json`, when it has one that parses.
-    var keysVersion: Int?
+    /// The site's `keys.json`, when it has one that parses.
+    var keys: KeyList?
     var index: SiteIndex?
     var manifests: [String: LocaleManifest] = [:]
 
@@ -213,7 +213,7 @@ struct SiteHistory {
         }
         // The signed files are read as a device would parse them; an unreadable one is overwritten.
         if let bytes = FileManager.default.contents(atPath: directory + "/" + SiteLayout.keys) {
-            history.keysVersion = (try? KeyList.parse([UInt8](bytes), source: SiteLayout.keys))?.version
+            history.keys = try? KeyList.parse([UInt8](bytes), source: SiteLayout.keys)
         }
         if let bytes = FileManager.default.contents(atPath: directory + "/" + SiteLayout.index),
             let index = try? SiteIndex.parse([UInt8](bytes), source: SiteLayout.index)
@@ -232,13 +232,19 @@ struct SiteHistory {
 
     /// Refuses a publish that would take the site back in time (its state or its key list), onto
     /// another history, or expose a pack the site already withdrew.
-    func check(against snapshot: Snapshot, index new: SiteIndex, keysVersion: Int?, files: [Publisher.SiteFile], directory: String) throws {
+    func check(against snapshot: Snapshot, index new: SiteIndex, keys repositoryKeys: KeyList?, files: [Publisher.SiteFile], directory: String) throws {
         let ours = "this repository's state \(snapshot.commit?.short ?? "(empty)") (index sequence \(new.sequence))"
         let wayOut = "Publish from a clone that is up to date (rollout sync), or from the repository that published this site"
         // Devices that accepted the site's key list refuse an older one: they would take no update again.
-        if let held = self.keysVersion, held > keysVersion ?? 0 {
+        if let held = keys?.version, held > repositoryKeys?.version ?? 0 {
             throw RolloutError.checkFailed(
-                "refused: \(directory) holds key list version \(held), newer than \(keysVersion.map { "this repository's version \($0)" } ?? "this repository, which has no key list"): devices that accepted it would refuse the site. \(wayOut). Nothing was written")
+                "refused: \(directory) holds key list version \(held), newer than \(repositoryKeys.map { "this repository's version \($0.version)" } ?? "this repository, which has no key list"): devices that accepted it would refuse the site. \(wayOut). Nothing was written")
+        }
+        // Another list with the same version (a clone that changed its keys apart, its site record
+        // lost): devices that accepted the site's refuse ours for good (keys-conflict).
+        if let held = keys, let repositoryKeys, held.version == repositoryKeys.version, held != repositoryKeys {
+            throw RolloutError.checkFailed(
+                "refused: \(directory)/\(SiteLayout.keys) is another key list with version \(held.version) than this repository's: devices that accepted it would refuse every site from here (keys-conflict). \(wayOut). Nothing was written")
         }
         if let state = markerState {
             let sequence = markerSequence.map { " (index sequence \($0))" } ?? ""
