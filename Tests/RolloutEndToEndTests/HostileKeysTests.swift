@@ -171,4 +171,96 @@ final class HostileKeysTests: XCTestCase {
         XCTAssertTrue(listed.stdout.contains("RED second line"), "the newline is folded into one line: \(listed.stdout)")
         XCTAssertEqual(try w.rollout("verify").status, 0)
     }
+    // MARK: a stale or diverged clone publishing
+
+    /// Two clones of one repository, each at key list version 1; `work` publishes the site.
+    private func clones() throws -> (Workspace, clone: String) {
+        let w = try world()
+        let clone = w.scratch.path("clone")
+        try FileManager.default.createDirectory(atPath: clone, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: w.repository, toPath: clone + "/.rollout")
+        return (w, clone)
+    }
+
+    func testASiteWhoseKeyListIsNewerThanTheRepositoryIsNotTakenBack() throws {
+        let (w, clone) = try clones()
+        let site = w.scratch.path("site")
+        XCTAssertEqual(try w.rollout("keys", "rotate", "--root", keyPath(w, "root.key"), "--out", keyPath(w, "publish-2.key")).status, 0)
+        XCTAssertEqual(try w.rollout("publish", "--out", site, "--key", keyPath(w, "publish-2.key")).status, 0)
+        // The stale clone still lists publish-1 as active; the site's record is lost (a CDN copy).
+        try FileManager.default.removeItem(atPath: site + "/.rollout-publish.json")
+        let before = contents(site)
+        let stale = try w.rollout("publish", "--out", site, "--key", keyPath(w, "publish-1.key"), in: clone)
+        assertRefused(stale, status: 1, naming: ["holds key list version 2, newer than this repository's version 1", "Nothing was written"])
+        XCTAssertEqual(contents(site), before)
+    }
+
+    func testADivergedCloneDoesNotReplaceTheSiteKeyListOfTheSameVersion() throws {
+        let (w, clone) = try clones()
+        let site = w.scratch.path("site")
+        XCTAssertEqual(try w.rollout("keys", "rotate", "--root", keyPath(w, "root.key"), "--out", keyPath(w, "publish-2.key")).status, 0)
+        XCTAssertEqual(try w.rollout("publish", "--out", site, "--key", keyPath(w, "publish-2.key")).status, 0)
+        // The clone makes its own version 2; devices that took the site's version 2 would refuse it
+        // (keys-conflict) on every refresh from then on.
+        let forked = try w.rollout("keys", "rotate", "--root", keyPath(w, "root.key"), "--out", keyPath(w, "publish-2b.key"), in: clone)
+        XCTAssertEqual(forked.status, 0, forked.output)
+        try FileManager.default.removeItem(atPath: site + "/.rollout-publish.json")
+        let before = contents(site)
+        let cloneTip = try w.git("rev-parse", "main", repository: clone + "/.rollout").stdout
+        let result = try w.rollout("publish", "--out", site, "--key", keyPath(w, "publish-2b.key"), in: clone)
+        assertRefused(result, status: 1, naming: ["keys.json is another key list with version 2", "keys-conflict", "Nothing was written"])
+        XCTAssertEqual(contents(site), before)
+        XCTAssertEqual(try w.git("rev-parse", "main", repository: clone + "/.rollout").stdout, cloneTip)
+        let root = try publicKey(keyPath(w, "root.key")).description
+        XCTAssertEqual(try w.rollout("verify-site", site, "--root-key", root).status, 0)
+    }
+
+    // MARK: the clock at its edges
+
+    func testAnIndexExpiringAtTheEndOfTheCalendarIsRefusedNotWrittenUnreadable() throws {
+        let w = try world(now: "9999-12-31T00:00:00Z", keysInit: ["--expires", "12h"])
+        let site = w.scratch.path("site")
+        let before = try fingerprint(w)
+        for extra in [[], ["--expires", "1d"]] {
+            let result = try w.rollout(["publish", "--out", site, "--key", keyPath(w, "publish-1.key")] + extra)
+            assertRefused(result, status: 64, naming: ["--expires", "past 9999-12-31T23:59:59Z"])
+            XCTAssertFalse(FileManager.default.fileExists(atPath: site + "/index.json"))
+            XCTAssertEqual(try fingerprint(w), before)
+        }
+        let fits = try w.rollout("publish", "--out", site, "--key", keyPath(w, "publish-1.key"), "--expires", "30m")
+        XCTAssertEqual(fits.status, 0, fits.output)
+        let root = try publicKey(keyPath(w, "root.key")).description
+        let verified = try w.rollout("verify-site", site, "--root-key", root)
+        XCTAssertEqual(verified.status, 0, verified.output)
+    }
+
+    func testAKeyExpiringAfterTheEndOfTheCalendarIsRefusedByTheFlagItComesFrom() throws {
+        let w = try Workspace()
+        w.environment["ROLLOUT_NOW"] = "9999-06-01T00:00:00Z"
+        try w.initWithExamples()
+        let made = try w.rollout("keys", "init", "--out", w.scratch.path("keys"))
+        assertRefused(made, status: 64, naming: ["--expires 365 days", "past 9999-12-31T23:59:59Z"])
+        XCTAssertFalse(FileManager.default.fileExists(atPath: w.scratch.path("keys")))
+        XCTAssertEqual(try w.rollout("keys", "init", "--out", w.scratch.path("keys"), "--expires", "4w").status, 0)
+        let before = try fingerprint(w)
+        let rotated = try w.rollout("keys", "rotate", "--root", keyPath(w, "root.key"), "--expires", "52w")
+        assertRefused(rotated, status: 64, naming: ["--expires 52 weeks", "past 9999-12-31T23:59:59Z"])
+        XCTAssertEqual(try fingerprint(w), before)
+    }
+
+    func testAnIndexOrKeyExpiringExactlyNowIsExpiredEverywhere() throws {
+        let w = try world()
+        let site = w.scratch.path("site")
+        XCTAssertEqual(try w.rollout("publish", "--out", site, "--key", keyPath(w, "publish-1.key"), "--expires", "30m").status, 0)
+        let root = try publicKey(keyPath(w, "root.key")).description
+        let atExpiry = try w.rollout(["verify-site", site, "--root-key", root], env: ["ROLLOUT_NOW": "2026-12-01T09:30:00Z"])
+        XCTAssertEqual(atExpiry.status, 1, atExpiry.output)
+        XCTAssertTrue(atExpiry.stdout.contains("index.json: expired at 2026-12-01T09:30:00Z"), atExpiry.stdout)
+        XCTAssertEqual(try w.rollout(["verify-site", site, "--root-key", root], env: ["ROLLOUT_NOW": "2026-12-01T09:29:59Z"]).status, 0)
+
+        // rotate with no overlap retires the old key at this very second: publish refuses it now.
+        XCTAssertEqual(try w.rollout("keys", "rotate", "--root", keyPath(w, "root.key"), "--out", keyPath(w, "publish-2.key")).status, 0)
+        let old = try w.rollout("publish", "--out", site, "--key", keyPath(w, "publish-1.key"))
+        assertRefused(old, status: 65, naming: ["expired at 2026-12-01T09:00:00Z (now 2026-12-01T09:00:00Z)"])
+    }
 }
