@@ -263,4 +263,106 @@ final class HostileKeysTests: XCTestCase {
         let old = try w.rollout("publish", "--out", site, "--key", keyPath(w, "publish-1.key"))
         assertRefused(old, status: 65, naming: ["expired at 2026-12-01T09:00:00Z (now 2026-12-01T09:00:00Z)"])
     }
+    // MARK: a site edited by hand
+
+    /// A published site under a key list, and the root key an app builds in.
+    private func publishedSite() throws -> (Workspace, site: String, root: String) {
+        let w = try world()
+        let site = w.scratch.path("site")
+        let published = try w.rollout("publish", "--out", site, "--key", keyPath(w, "publish-1.key"))
+        XCTAssertEqual(published.status, 0, published.output)
+        return (w, site, try publicKey(keyPath(w, "root.key")).description)
+    }
+
+    private func edit(_ path: String, _ change: (inout [String: Any]) -> Void) throws {
+        var object = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path))) as? [String: Any])
+        change(&object)
+        try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]).write(to: URL(fileURLWithPath: path))
+    }
+
+    func testHandEditedKeyListsAndSignaturesAreEachRefusedByNameAndTheSiteLeftAlone() throws {
+        let (w, site, root) = try publishedSite()
+        let pristine = contents(site)
+        let sigs = site + "/keys.json.sigs"
+        let cases: [(String, () throws -> Void, String)] = [
+            ("an unknown member", { try self.edit(site + "/keys.json") { $0["mirrors"] = ["https://evil.example"] } },
+             "keys.json: signed by 0 of the root keys this device trusts"),
+            ("a member given twice", {
+                var text = try String(contentsOfFile: site + "/keys.json", encoding: .utf8)
+                text.removeLast()
+                try (text + ",\"version\":99}").write(toFile: site + "/keys.json", atomically: true, encoding: .utf8)
+            }, "duplicate key \"version\""),
+            ("1000 root changes", { try self.edit(site + "/keys.json") { $0["rootChanges"] = Array(1...1000) } },
+             "keys.json: lists 1000 root changes; a device walks at most 64"),
+            ("a time in the future", { try self.edit(site + "/keys.json") { $0["time"] = "2099-01-01T00:00:00Z" } },
+             "keys.json: signed by 0 of the root keys this device trusts"),
+            ("the signatures of another file", { try FileManager.default.removeItem(atPath: sigs); try FileManager.default.copyItem(atPath: site + "/index.json.sigs", toPath: sigs) },
+             "keys.json: signed by"),
+            ("17 signatures", { try self.edit(sigs) { $0["signatures"] = Array(repeating: ($0["signatures"] as! [Any])[0], count: 17) } },
+             "keys.json.sigs: holds 17 signatures; at most 16 are read"),
+            ("a key id in upper case", { try self.edit(sigs) { object in
+                var entries = object["signatures"] as! [[String: Any]]
+                entries[0]["keyid"] = (entries[0]["keyid"] as! String).uppercased()
+                object["signatures"] = entries
+            } }, "is not a key id (16 lowercase hex digits)"),
+            ("keys.json a symlink to /dev/zero", { try FileManager.default.removeItem(atPath: site + "/keys.json"); try FileManager.default.createSymbolicLink(atPath: site + "/keys.json", withDestinationPath: "/dev/zero") },
+             "keys.json"),
+        ]
+        for (name, damage, expected) in cases {
+            try damage()
+            let damaged = contents(site)
+            let result = try w.rollout("verify-site", site, "--root-key", root)
+            XCTAssertEqual(result.status, 1, "\(name): \(result.output)")
+            XCTAssertTrue(result.stdout.contains(expected), "\(name): expected \"\(expected)\" in \(result.stdout)")
+            XCTAssertEqual(contents(site), damaged, "verify-site changes nothing (\(name))")
+            try FileManager.default.removeItem(atPath: site)
+            try FileManager.default.createDirectory(atPath: site, withIntermediateDirectories: true)
+            for (path, data) in pristine {
+                try FileManager.default.createDirectory(atPath: (site + "/" + path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+                try data.write(to: URL(fileURLWithPath: site + "/" + path))
+            }
+        }
+        XCTAssertEqual(try w.rollout("verify-site", site, "--root-key", root).status, 0)
+    }
+
+    func testVerifySiteTakesOneKindOfTrustAndSaysWhatASiteOfTheOtherKindLacks() throws {
+        let (w, site, root) = try publishedSite()
+        let both = try w.rollout("verify-site", site, "--root-key", root, "--public-key", root)
+        assertRefused(both, status: 64, naming: ["--public-key and --root-key are alternatives"])
+        // The legacy .sig of a key-list site is by the publishing key, not by a root.
+        let asPinned = try w.rollout("verify-site", site, "--public-key", root)
+        XCTAssertEqual(asPinned.status, 1, asPinned.output)
+        XCTAssertTrue(asPinned.stdout.contains("index.json.sig does not verify with \(root)"), asPinned.stdout)
+        let publishing = try publicKey(keyPath(w, "publish-1.key")).description
+        XCTAssertEqual(try w.rollout("verify-site", site, "--public-key", publishing).status, 0)
+        let tooMany = try w.rollout("verify-site", site, "--root-key", root, "--root-key", root, "--threshold", "2")
+        assertRefused(tooMany, status: 64, naming: ["--threshold 2 needs at least 2 different --root-key"])
+
+        let v = try Workspace()
+        v.environment["ROLLOUT_NOW"] = Self.now
+        try v.initWithExamples()
+        XCTAssertEqual(try v.rollout("promote", "en-US@1", "--to", "100%").status, 0)
+        XCTAssertEqual(try v.rollout("keys", "generate", "--out", v.scratch.path("pin.key")).status, 0)
+        let pinnedSite = v.scratch.path("site")
+        XCTAssertEqual(try v.rollout("publish", "--out", pinnedSite, "--key", v.scratch.path("pin.key")).status, 0)
+        let pin = try publicKey(v.scratch.path("pin.key")).description
+        let asRoots = try v.rollout("verify-site", pinnedSite, "--root-key", pin)
+        XCTAssertEqual(asRoots.status, 1, asRoots.output)
+        XCTAssertTrue(asRoots.stdout.contains("keys.json: a device on root keys trusts nothing on this site without it"), asRoots.stdout)
+        XCTAssertEqual(try v.rollout("verify-site", pinnedSite, "--public-key", pin).status, 0)
+    }
+
+    func testTwoPublishesRacingWithDifferentExpiriesLeaveOneWholeSite() throws {
+        let (w, site, root) = try publishedSite()
+        let key = keyPath(w, "publish-1.key")
+        let results = simultaneously(2) { index in
+            try! w.rollout("publish", "--out", site, "--key", key, "--expires", index == 0 ? "1h" : "30d")
+        }
+        for result in results { XCTAssertEqual(result.status, 0, result.output) }
+        let index = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: site + "/index.json"))) as? [String: Any])
+        XCTAssertTrue(["2026-12-01T10:00:00Z", "2026-12-31T09:00:00Z"].contains(index["expires"] as? String ?? ""), "\(index)")
+        let verified = try w.rollout("verify-site", site, "--root-key", root)
+        XCTAssertEqual(verified.status, 0, verified.output)
+        XCTAssertEqual(try w.rollout("verify").status, 0)
+    }
 }
