@@ -365,4 +365,42 @@ final class HostileKeysTests: XCTestCase {
         XCTAssertEqual(verified.status, 0, verified.output)
         XCTAssertEqual(try w.rollout("verify").status, 0)
     }
+    // MARK: a full disk
+
+    func testKeyChangesOnAFullDiskExit74AndLeaveTheRepositoryAndTheKeysAsTheyWere() throws {
+        for mechanism in FullDisk.available {
+            let w = try Workspace()
+            w.environment["ROLLOUT_NOW"] = Self.now
+            let disk = try FullDisk(mechanism, workspace: w)
+            defer { disk.release() }
+            try w.initWithExamples()
+            let keys = w.work + "/keys"
+            XCTAssertEqual(try w.rollout("keys", "init", "--out", keys, "--roots", "2").status, 0)
+            let publishing = try publicKey(keys + "/publish-1.key").keyID
+            let listing = { ((try? FileManager.default.contentsOfDirectory(atPath: keys)) ?? []).sorted() }
+            let tip = try w.stateTip()
+            let before = listing()
+
+            try disk.fill()
+            let attempts: [[String]] = [
+                ["keys", "rotate", "--root", keys + "/root-1.key"],
+                ["keys", "revoke", publishing, "--root", keys + "/root-1.key", "--reason", "laptop lost"],
+                ["keys", "rotate-root", "--root", keys + "/root-1.key", "--out", keys + "/root-3.key", "--keep", try publicKey(keys + "/root-2.key").keyID],
+            ]
+            for arguments in attempts {
+                let result = try disk.rollout(arguments)
+                XCTAssertEqual(result.status, 74, "\(mechanism) \(arguments): \(result.output)")
+                XCTAssertTrue(result.stderr.contains(disk.cause), "\(mechanism): names the cause: \(result.stderr)")
+                XCTAssertEqual(try w.stateTip(), tip, "\(mechanism) \(arguments) moved the state")
+                XCTAssertEqual(listing(), before, "\(mechanism) \(arguments) left a key file")
+            }
+            try disk.free()
+            XCTAssertEqual(try w.rollout("verify").status, 0)
+            for arguments in attempts {
+                let retried = try w.rollout(arguments)
+                XCTAssertEqual(retried.status, 0, "\(mechanism) retry of \(arguments): \(retried.output)")
+            }
+            XCTAssertEqual(try w.rollout("verify").status, 0)
+        }
+    }
 }
