@@ -119,7 +119,9 @@ public enum KeyChange {
             throw KeyRefusal.noKeyList()
         case (.rotate(let key, let expires, let retireBy), let list?):
             var next = KeyChange.successor(of: list, now: now)
-            for (id, old) in list.publishing { next.publishing[id]?.expires = min(old.expires, retireBy) }
+            // A clock behind the old key's creation (an offline root machine's) retires it as made,
+            // never before: a key expiring before it was created is a list no device takes.
+            for (id, old) in list.publishing { next.publishing[id]?.expires = min(old.expires, max(retireBy, old.created)) }
             next.publishing[key.keyID] = KeyList.PublishingKey(publicKey: key, created: now, expires: expires)
             return next
         case (.revoke(let text, let reason), let list?):
