@@ -403,4 +403,21 @@ final class HostileKeysTests: XCTestCase {
             XCTAssertEqual(try w.rollout("verify").status, 0)
         }
     }
+    func testARotationOnAMachineWhoseClockIsBehindRetiresTheOldKeyAsItWasMade() throws {
+        let w = try world()
+        let old = try publicKey(keyPath(w, "publish-1.key")).keyID
+        // The offline root machine's clock is a day behind the one that made version 1.
+        let rotated = try w.rollout(
+            ["keys", "rotate", "--root", keyPath(w, "root.key"), "--out", keyPath(w, "publish-2.key")], env: ["ROLLOUT_NOW": "2026-11-30T09:00:00Z"])
+        XCTAssertEqual(rotated.status, 0, rotated.output)
+        let listed = try w.json(try w.rollout("keys", "list", "--json"))
+        let rows = try XCTUnwrap(listed["keys"] as? [[String: Any]])
+        let retired = try XCTUnwrap(rows.first { $0["id"] as? String == old })
+        XCTAssertEqual(retired["expires"] as? String, "2026-12-01T09:00:00Z", "retired when it was made, not before")
+        XCTAssertEqual(retired["status"] as? String, "retired (expired)")
+        XCTAssertEqual(try w.rollout("verify").status, 0)
+        let site = w.scratch.path("site")
+        XCTAssertEqual(try w.rollout("publish", "--out", site, "--key", keyPath(w, "publish-2.key")).status, 0)
+        assertRefused(try w.rollout("publish", "--out", site, "--key", keyPath(w, "publish-1.key")), status: 65, naming: [old, "expired"])
+    }
 }
