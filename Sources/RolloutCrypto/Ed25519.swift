@@ -43,9 +43,15 @@ public enum Ed25519 {
             let key: OpaquePointer? = bytes.withUnsafeBytes { buffer in
                 guard let bio = BIO_new_mem_buf(buffer.baseAddress, Int32(buffer.count)) else { return nil }
                 defer { BIO_free(bio) }
-                return PEM_read_bio_PrivateKey(bio, nil, nil, nil)
+                // No passphrase, ever: OpenSSL's default would prompt on the terminal, and hang a CI job that has one.
+                return PEM_read_bio_PrivateKey(bio, nil, { _, _, _, _ in 0 }, nil)
             }
-            guard let key else { throw Failure(description: "not a PEM private key") }
+            guard let key else {
+                if text.contains("ENCRYPTED") {
+                    throw Failure(description: "the key is encrypted with a passphrase; rollout reads unencrypted keys (openssl pkey -in FILE -out PLAIN, kept where only the publisher can read it)")
+                }
+                throw Failure(description: "not a PEM private key")
+            }
             guard EVP_PKEY_get_id(key) == EVP_PKEY_ED25519 else {
                 EVP_PKEY_free(key)
                 throw Failure(description: "the key is not an Ed25519 key")

@@ -157,6 +157,27 @@ final class HostileKeysTests: XCTestCase {
         XCTAssertEqual(try fingerprint(w, site: site), before)
     }
 
+    func testAnEncryptedKeyIsNamedAsSuchAndNeverPromptsForAPassphrase() throws {
+        let w = try world()
+        let encrypted = w.scratch.path("encrypted.key")
+        try openssl("genpkey", "-algorithm", "ed25519", "-aes256", "-pass", "pass:secret", "-out", encrypted, in: w)
+        let before = try fingerprint(w)
+        // No terminal to prompt on, and stdin closed: OpenSSL's default callback would ask for a passphrase.
+        let rotated = try w.rollout("keys", "rotate", "--root", encrypted)
+        assertRefused(rotated, status: 65, naming: ["encrypted.key", "encrypted with a passphrase", "openssl pkey"])
+        XCTAssertFalse(rotated.output.contains("pass phrase"), rotated.output)
+        XCTAssertEqual(try fingerprint(w), before)
+    }
+
+    func testARevocationReasonEveryDeviceWouldDownloadForGoodIsKeptShort() throws {
+        let w = try world()
+        let id = try publicKey(keyPath(w, "publish-1.key")).keyID
+        let before = try fingerprint(w)
+        let long = try w.rollout("keys", "revoke", id, "--root", keyPath(w, "root.key"), "--reason", String(repeating: "x", count: 10_000))
+        assertRefused(long, status: 64, naming: ["--reason is 10000 bytes", "at most 200"])
+        XCTAssertEqual(try fingerprint(w), before)
+    }
+
     func testControlCharactersInARevocationReasonAreShownEscaped() throws {
         let w = try world()
         let id = try publicKey(keyPath(w, "publish-1.key")).keyID
@@ -297,7 +318,8 @@ final class HostileKeysTests: XCTestCase {
             ("a time in the future", { try self.edit(site + "/keys.json") { $0["time"] = "2099-01-01T00:00:00Z" } },
              "keys.json: signed by 0 of the root keys this device trusts"),
             ("the signatures of another file", { try FileManager.default.removeItem(atPath: sigs); try FileManager.default.copyItem(atPath: site + "/index.json.sigs", toPath: sigs) },
-             "keys.json: signed by"),
+             // Not "a publishing key, which may not sign this file": that signature is over another file.
+             "keys.json: signed by 0 of the root keys this device trusts"),
             ("17 signatures", { try self.edit(sigs) { $0["signatures"] = Array(repeating: ($0["signatures"] as! [Any])[0], count: 17) } },
              "keys.json.sigs: holds 17 signatures; at most 16 are read"),
             ("a key id in upper case", { try self.edit(sigs) { object in

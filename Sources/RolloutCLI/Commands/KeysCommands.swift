@@ -192,6 +192,10 @@ enum KeysCommands {
             guard let reason = invocation.value("reason") else {
                 throw RolloutError.usage("rollout keys revoke needs --reason TEXT (for example --reason \"laptop lost\")")
             }
+            // Every device downloads the key list on every refresh, revocations included, for good.
+            guard reason.utf8.count <= 200 else {
+                throw RolloutError.usage("--reason is \(reason.utf8.count) bytes; at most 200 go into the key list every device downloads (say the rest in the commit's history elsewhere)")
+            }
             let repository = try context.repository(invocation)
             let now = try context.now()
             let applied = try commit(

@@ -174,9 +174,12 @@ public enum KeyChain {
         let signatures = try signatures(file)
         let signed = signatures.signers(of: file.bytes, among: roots.keys)
         guard signed.count >= roots.threshold else {
-            // A publishing key's signature on a key list is the wrong role, said as such.
-            let byPublishing = signatures.entries.first { list.publishing[$0.keyID] != nil && roots.keys[$0.keyID] == nil }
-            if signed.isEmpty, let entry = byPublishing { throw TrustFailure.wrongRole(file: file.path, keyID: entry.keyID, role: "publishing") }
+            // A publishing key's signature on a key list is the wrong role, said as such: only when
+            // that signature is over this file (another file's signatures are just unknown).
+            let publishing = list.publishing.filter { roots.keys[$0.key] == nil }.mapValues(\.publicKey)
+            if signed.isEmpty, let id = signatures.signers(of: file.bytes, among: publishing).sorted().first {
+                throw TrustFailure.wrongRole(file: file.path, keyID: id, role: "publishing")
+            }
             throw TrustFailure.rootsDidNotSign(file: file.path, signed: signed.sorted(), threshold: roots.threshold, roots: roots.ids)
         }
     }

@@ -297,7 +297,8 @@ def accept_key_list(site, roots, threshold, held, scratch):
                 roots, threshold = step["roots"], step["threshold"]
     trusted = signers(entries, site["keys.json"], roots, scratch)
     if len(trusted) < threshold:
-        if not trusted and any(kid in latest["publishing"] and kid not in roots for kid, _ in entries):
+        publishing = {kid: entry[0] for kid, entry in latest["publishing"].items() if kid not in roots}
+        if not trusted and signers(entries, site["keys.json"], publishing, scratch):
             raise Refused("wrong-role")
         raise Refused("not-signed-by-trusted-roots")
     if len(signers(entries, site["keys.json"], latest["roots"], scratch)) < latest["threshold"]:
