@@ -39,10 +39,7 @@ struct DeviceSetup {
         }
         let manifestURL = try site(try required("site"), context: context)
         let keys = try self.keys(invocation, context: context)
-        let minimum = try invocation.value("min-sequence").map { text -> Int in
-            guard let n = Int(text), n >= 0 else { throw RolloutError.usage("--min-sequence \"\(text)\" must be a whole number") }
-            return n
-        }
+        let minimum = try PublishCommands.countOption(invocation, "min-sequence", minimum: 0)
         let bundled = try invocation.value("bundled").map { text -> URL in
             let path = context.absolutePath(text)
             var isDirectory: ObjCBool = false
@@ -69,28 +66,16 @@ struct DeviceSetup {
     }
 
     /// `--public-key KEY` (an app that pins one key) or `--root-key KEY...` with `--threshold N`
-    /// (an app that trusts the site's key list): one of the two.
+    /// (an app that trusts the site's key list), read as verify-site reads them.
     static func keys(_ invocation: Invocation, context: CommandContext) throws -> Keys {
-        let roots = invocation.values("root-key")
-        let threshold = try invocation.value("threshold").map { text -> Int in
-            guard let n = Int(text), n >= 1 else { throw RolloutError.usage("--threshold \"\(text)\" must be a whole number, 1 or more") }
-            return n
+        if invocation.value("public-key") == nil, invocation.values("root-key").isEmpty {
+            throw RolloutError.usage("rollout device needs --root-key KEY (an app on a key list) or --public-key KEY (an app that pins one key); see rollout help device")
         }
-        if let pinned = invocation.value("public-key") {
-            guard roots.isEmpty, threshold == nil else {
-                throw RolloutError.usage("--public-key (an app that pins one key) and --root-key (an app on a key list) are alternatives; give one")
-            }
-            return .pinned(try PublishCommands.publicKeyOption(pinned, context: context).description)
+        switch try PublishCommands.siteTrust(invocation, context: context) {
+        case .pinned(let key): return .pinned(key.description)
+        case .roots(let roots):
+            return .roots(RolloutClient.Trust(rootKeys: roots.ids.compactMap { roots.keys[$0]?.description }, threshold: roots.threshold))
         }
-        guard !roots.isEmpty else {
-            throw RolloutError.usage("rollout device needs --root-key KEY (repeatable) or --public-key KEY; see rollout help device")
-        }
-        let keys = try roots.map { try PublishCommands.publicKeyOption($0, context: context).description }
-        let distinct = Set(keys).count
-        if let threshold, threshold > distinct {
-            throw RolloutError.usage("--threshold \(threshold) needs at least \(threshold) distinct --root-key, got \(distinct)")
-        }
-        return .roots(RolloutClient.Trust(rootKeys: keys, threshold: threshold ?? 1))
     }
 
     /// A directory is served through `file:` URLs; a URL names the site's directory or its
