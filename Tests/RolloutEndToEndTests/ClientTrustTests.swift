@@ -1,0 +1,273 @@
+import Foundation
+import RolloutCrypto
+import RolloutModel
+import XCTest
+@testable import RolloutClient
+
+extension ClientWorld {
+    var keysDirectory: String { w.scratch.path("keys") }
+
+    /// `rollout keys rotate`: a new publishing key, the old one retired now; publish signs with the new one.
+    func rotatePublishingKey(root: String = "root.key", file: StaticString = #filePath, line: UInt = #line) throws {
+        let version = try XCTUnwrap(try w.json(try w.rollout("keys", "list", "--json"))["version"] as? Int) + 1
+        try rollout("keys", "rotate", "--root", "\(keysDirectory)/\(root)", file: file, line: line)
+        signingKey = "\(keysDirectory)/publish-\(version).key"
+        XCTAssertTrue(FileManager.default.fileExists(atPath: signingKey), signingKey, file: file, line: line)
+    }
+
+    func revoke(_ publicKey: String, reason: String, file: StaticString = #filePath, line: UInt = #line) throws {
+        let id = try XCTUnwrap(Ed25519.PublicKey(publicKey)).keyID
+        try rollout("keys", "revoke", id, "--root", "\(keysDirectory)/root.key", "--reason", reason, file: file, line: line)
+    }
+
+    /// The key list the repository holds now, as the next publish puts it on the site.
+    func siteKeys(_ site: String = "site") throws -> KeyList {
+        try KeyList.parse([UInt8](Data(contentsOf: URL(fileURLWithPath: w.scratch.path("\(site)/keys.json")))), source: "keys.json")
+    }
+
+    func siteSequence(_ site: String = "site") throws -> Int {
+        try SiteIndex.parse([UInt8](Data(contentsOf: URL(fileURLWithPath: w.scratch.path("\(site)/index.json")))), source: "index.json").sequence
+    }
+
+    /// What the device holds on disk, read as its next start reads it.
+    func storedState(_ device: String = "phone") -> DeviceState? {
+        DeviceState(FileManager.default.contents(atPath: cache(device).path + "/state.json").map { [UInt8]($0) })
+    }
+
+    /// The key ids whose signatures vouch for the manifest stored with a slot's pack (none: a
+    /// legacy `.sig`, or no slot).
+    func slotSigners(_ name: String, _ device: String = "phone") -> [String] {
+        guard let bytes = FileManager.default.contents(atPath: cache(device).path + "/" + name), let slot = PackSlot([UInt8](bytes)),
+            let set = try? SignatureSet.parse(slot.signature, source: name)
+        else { return [] }
+        return set.entries.map(\.keyID)
+    }
+
+    /// Serves `files` (site path to bytes) in place of the published ones: an attacker's CDN.
+    func serve(_ files: [String: [UInt8]]) {
+        for (path, bytes) in files { transport.alter(path, { _ in bytes }) }
+    }
+
+    func files(_ site: String, _ paths: [String]) throws -> [String: [UInt8]] {
+        var files: [String: [UInt8]] = [:]
+        for path in paths { files[path] = [UInt8](try Data(contentsOf: URL(fileURLWithPath: w.scratch.path("\(site)/\(path)")))) }
+        return files
+    }
+}
+
+/// The device on a key list (docs/client.md, "Keys and expiry"; docs/keys.md): what it accepts,
+/// what it refuses, and that what it learned holds after the app is started again.
+final class ClientTrustTests: XCTestCase {
+    static let signedFiles = ["keys.json", "keys.json.sigs", "index.json", "index.json.sigs", "manifests/tr-TR.json", "manifests/tr-TR.json.sigs",
+        "manifests/tr.json", "manifests/tr.json.sigs", "manifests/en-US.json", "manifests/en-US.json.sigs"]
+
+    func testANewPublishingKeyReachesDevicesWithoutAnAppUpdate() async throws {
+        let world = try ClientWorld(signing: .keyList)
+        let client = world.client()
+        await client.refreshAndActivate()
+        XCTAssertEqual(client.status.keysVersion, 1)
+        XCTAssertEqual(world.slotSigners("packs/tr-TR/active"), [try XCTUnwrap(Ed25519.PublicKey(world.publicKey)).keyID])
+
+        try world.rotatePublishingKey()
+        try world.promoteEighteen()
+        let result = await client.refresh()
+        XCTAssertEqual(result, .staged(staged: [PackID("tr-TR@18")], dropped: []))
+        let newKey = try XCTUnwrap(Ed25519.PublicKey(ClientWorld.publicKey(of: world.signingKey))).keyID
+
+        let relaunched = world.client()
+        XCTAssertEqual(relaunched.activePack, PackID("tr-TR@18"))
+        XCTAssertEqual(relaunched.status.keysVersion, 2, "the rotated list is kept across launches")
+        XCTAssertEqual(world.slotSigners("packs/tr-TR/active"), [newKey])
+        XCTAssertEqual(
+            relaunched.status.packs["tr-TR"]?.previous, PackID("tr-TR@17"),
+            "the retired key still vouches for the pack it delivered: expiry stops new sites, not cached packs")
+        world.transport.setOffline(true)
+        XCTAssertEqual(world.client().activePack, PackID("tr-TR@18"))
+    }
+
+    /// What someone holding publishing key 1 can serve: a site it signed while it was valid, with
+    /// tr-TR@18 (published to `leaked-site`; the repository reverts it).
+    private func siteSignedByKeyOne(_ world: ClientWorld) throws -> [String: [UInt8]] {
+        try world.rollout("promote", "tr-TR@18", "--to", "100%", "--force", "--reason", "the attacker's change")
+        try world.publish("leaked-site")
+        try world.rollout("revert", "tr-TR", "--reason", "not ours")
+        return try world.files("leaked-site", ClientTrustTests.signedFiles)
+    }
+
+    /// The team rotates and revokes publishing key 1. A device that saw the revocation drops what
+    /// only key 1 vouched for, takes it again as key 2 signed it, and refuses a site signed by key 1,
+    /// now and after it starts again.
+    func testARevokedKeysNewSiteIsRefusedByADeviceThatSawTheRevocation() async throws {
+        let world = try ClientWorld(signing: .keyList)
+        let firstKey = try XCTUnwrap(Ed25519.PublicKey(world.publicKey)).keyID
+        let client = world.client()
+        await client.refreshAndActivate()
+        let keyOneSite = try siteSignedByKeyOne(world)
+
+        try world.rotatePublishingKey()
+        try world.revoke(world.publicKey, reason: "laptop lost")
+        try world.publish()
+        let accepted = await client.refresh()
+        guard case .staged(let staged, let dropped) = accepted else { return XCTFail("\(accepted)") }
+        XCTAssertEqual(Set(dropped), [PackID("tr-TR@17"), PackID("tr@1"), PackID("en-US@1")], "every pack only key 1 vouched for goes at once")
+        XCTAssertEqual(Set(staged), [PackID("tr-TR@17"), PackID("tr@1"), PackID("en-US@1")], "and comes back, vouched for by key 2")
+        XCTAssertEqual(client.activePack, PackID("tr-TR@17"), "at once: its locale had nothing left on screen")
+        XCTAssertEqual(client.status.keysVersion, 3)
+
+        // Key 1's site, served with today's key list.
+        var attack = keyOneSite
+        attack.merge(try world.files("site", ["keys.json", "keys.json.sigs"])) { $1 }
+        world.serve(attack)
+        for (label, device) in [("running", client), ("relaunched", world.client())] {
+            guard case .failed(let why) = await device.refresh() else { return XCTFail("\(label): a revoked key's site must be refused") }
+            XCTAssertTrue(why.contains("revoked publishing key") && why.contains("laptop lost"), "\(label): \(why)")
+            XCTAssertEqual(device.activePack, PackID("tr-TR@17"), label)
+            XCTAssertEqual(device.pendingPacks, [], label)
+        }
+        world.transport.setOffline(true)
+        let relaunched = world.client()
+        XCTAssertEqual(relaunched.status.keysVersion, 3)
+        XCTAssertEqual(relaunched.activePack, PackID("tr-TR@17"))
+        for slot in ["active", "previous", "pending"] {
+            XCTAssertFalse(world.slotSigners("packs/tr-TR/\(slot)").contains(firstKey), "\(slot): nothing only key 1 vouched for is kept")
+        }
+    }
+
+    /// A publishing key leaks and is revoked. The attacker serves a site it signed with the key list
+    /// it was valid under (a replay) or with the current one (the key is revoked): both refused, by
+    /// the device before and after it starts again, and by a device that never ran before.
+    func testALeakedThenRevokedKeysSiteIsRefused() async throws {
+        let world = try ClientWorld(signing: .keyList)
+        let leaked = try siteSignedByKeyOne(world)
+        try world.rotatePublishingKey()
+        try world.revoke(world.publicKey, reason: "leaked")
+        try world.publish()
+        let client = world.client()
+        await client.refreshAndActivate()
+        XCTAssertEqual(client.status.keysVersion, 3)
+
+        world.serve(leaked)
+        for (label, device) in [("running", client), ("relaunched", world.client())] {
+            guard case .failed(let why) = await device.refresh() else { return XCTFail("\(label): a replayed key list must be refused") }
+            XCTAssertTrue(why.contains("keys.json: version 1 is older than version 3"), "\(label): \(why)")
+            XCTAssertEqual(device.activePack, PackID("tr-TR@17"), label)
+        }
+        var withCurrentKeys = leaked
+        withCurrentKeys.merge(try world.files("site", ["keys.json", "keys.json.sigs"])) { $1 }
+        world.serve(withCurrentKeys)
+        for (label, device) in [("running", client), ("relaunched", world.client()), ("new", world.client("new"))] {
+            guard case .failed(let why) = await device.refresh() else { return XCTFail("\(label): a revoked key's site must be refused") }
+            XCTAssertTrue(why.contains("revoked publishing key") && why.contains("(leaked)"), "\(label): \(why)")
+            XCTAssertEqual(device.pendingPacks, [], label)
+        }
+        world.transport.setOffline(true)
+        let relaunched = world.client()
+        XCTAssertEqual(relaunched.activePack, PackID("tr-TR@17"))
+        XCTAssertEqual(relaunched.status.keysVersion, 3)
+        XCTAssertNil(world.client("new").activePack)
+    }
+
+    /// The site stops being refreshed (or something serves an old copy): past the index's expiry the
+    /// device refuses it, even with new packs in it, keeps its packs, and says it is stale, across
+    /// launches; a publish with a later expiry ends it.
+    func testAnExpiredIndexIsRefusedWhileTheDeviceKeepsItsPacks() async throws {
+        let world = try ClientWorld(signing: .keyList)
+        let client = world.client()
+        await client.refreshAndActivate()
+        XCTAssertFalse(client.status.isStale)
+        let expires = try XCTUnwrap(client.status.indexExpires)
+        XCTAssertEqual(expires.timeIntervalSinceNow, 7 * 86_400, accuracy: 120, "publish's default: 7 days")
+
+        try world.rollout("promote", "tr-TR@18", "--to", "100%", "--force", "--reason", "typo fix")
+        try world.publish("site", ["--expires", "1h"])
+        let later = Date().addingTimeInterval(8 * 86_400)
+        let stale = world.client(now: later)
+        XCTAssertTrue(stale.status.isStale, "the index it accepted expired")
+        XCTAssertEqual(stale.activePack, PackID("tr-TR@17"))
+        guard case .failed(let why) = await stale.refresh() else { return XCTFail("an expired index must be refused") }
+        XCTAssertTrue(why.contains("index.json: expired at"), why)
+        XCTAssertEqual(stale.pendingPacks, [], "tr-TR@18 is not staged")
+
+        world.transport.setOffline(true)
+        let relaunched = world.client(now: later)
+        XCTAssertEqual(relaunched.activePack, PackID("tr-TR@17"), "the packs stay in use")
+        XCTAssertEqual(relaunched.string("home.title"), "Hoş gledin")
+        XCTAssertTrue(relaunched.status.isStale)
+        XCTAssertEqual(relaunched.status.indexExpires, expires)
+        world.transport.setOffline(false)
+
+        try world.publish("site", ["--expires", "30d"])
+        let refreshed = await relaunched.refresh()
+        XCTAssertEqual(refreshed, .staged(staged: [PackID("tr-TR@18")], dropped: []))
+        XCTAssertFalse(world.client(now: later).status.isStale, "fresh again, across a launch")
+        XCTAssertEqual(world.client(now: later).activePack, PackID("tr-TR@18"))
+    }
+
+    /// An app built with the minimum sequence of the site it shipped with: a fresh install shown an
+    /// older copy of the site (with a pack blocked since) refuses it, and takes the current one.
+    func testAFreshInstallWithABuiltInMinimumSequenceRefusesAnOldSite() async throws {
+        let world = try ClientWorld(signing: .keyList)
+        try FileManager.default.copyItem(atPath: world.w.scratch.path("site"), toPath: world.w.scratch.path("old-site"))
+        try world.promoteEighteen()
+        world.minimumIndexSequence = try world.siteSequence()
+        XCTAssertGreaterThan(world.minimumIndexSequence, try world.siteSequence("old-site"))
+
+        world.transport.serve(world.w.scratch.path("old-site"))
+        let fresh = world.client()
+        guard case .failed(let why) = await fresh.refresh() else { return XCTFail("an older site than the app must be refused") }
+        XCTAssertTrue(why.contains("the minimum built into this app"), why)
+        XCTAssertEqual(fresh.pendingPacks, [])
+        let relaunched = world.client()
+        XCTAssertNil(relaunched.activePack)
+        XCTAssertEqual(relaunched.status.indexSequence, 0)
+        guard case .failed = await relaunched.refresh() else { return XCTFail("and again after a relaunch") }
+
+        world.transport.serve(world.w.scratch.path("site"))
+        await relaunched.refreshAndActivate()
+        XCTAssertEqual(world.client().activePack, PackID("tr-TR@18"))
+        XCTAssertEqual(world.client().status.indexSequence, world.minimumIndexSequence)
+    }
+
+    /// The root key is replaced (`keys rotate-root`), then the publishing key under the new root. A
+    /// device built with the old root walks keys/2.json to the new one; an app built with the new
+    /// root reads keys.json alone; after a relaunch both refuse a key list signed by the old root only.
+    func testARotatedRootIsWalkedByOldAppsAndBuiltIntoNewOnes() async throws {
+        let world = try ClientWorld(signing: .keyList)
+        let oldApp = world.client()
+        await oldApp.refreshAndActivate()
+        try world.rollout("keys", "rotate-root", "--root", "\(world.keysDirectory)/root.key", "--out", "\(world.keysDirectory)/root-2.key")
+        try world.rotatePublishingKey(root: "root-2.key")
+        try world.promoteEighteen()
+        XCTAssertEqual(try world.siteKeys().version, 3)
+        XCTAssertEqual(try world.siteKeys().rootChanges, [1, 2])
+
+        world.transport.clearLog()
+        let walked = await oldApp.refresh()
+        XCTAssertEqual(walked, .staged(staged: [PackID("tr-TR@18")], dropped: []))
+        XCTAssertTrue(world.transport.fetched.contains("keys/2.json"), "\(world.transport.fetched)")
+        XCTAssertEqual(world.client().status.keysVersion, 3, "the new roots are kept across launches")
+
+        let newRoot = try ClientWorld.publicKey(of: "\(world.keysDirectory)/root-2.key")
+        world.rootKeys = [newRoot]
+        world.transport.clearLog()
+        await world.client("new-app").refreshAndActivate()
+        XCTAssertFalse(world.transport.fetched.contains("keys/2.json"), "signed by the roots it built in: nothing to walk")
+        XCTAssertEqual(world.client("new-app").activePack, PackID("tr-TR@18"))
+
+        // Whoever kept the old root signs a list of their own: version 4, the old root its only root.
+        let oldRoot = try Ed25519.PrivateKey.pem(String(contentsOfFile: "\(world.keysDirectory)/root.key", encoding: .utf8))
+        var forged = try world.siteKeys()
+        forged.version = 4
+        forged.roots = KeyList.Roots(keys: [oldRoot.publicKey], threshold: 1)
+        forged.rootChanges = [1, 2, 4]
+        let bytes = forged.bytes
+        world.serve(["keys.json": bytes, "keys.json.sigs": SignatureSet([.init(keyID: oldRoot.publicKey.keyID, signature: oldRoot.sign(bytes))]).bytes])
+        for device in ["phone", "new-app"] {
+            let relaunched = world.client(device)
+            guard case .failed(let why) = await relaunched.refresh() else { return XCTFail("\(device): the old root's list must be refused") }
+            XCTAssertTrue(why.contains("keys.json: signed by 0 of the root keys this device trusts"), "\(device): \(why)")
+            XCTAssertEqual(world.client(device).status.keysVersion, 3, device)
+            XCTAssertEqual(world.client(device).activePack, PackID("tr-TR@18"), device)
+        }
+    }
+}
