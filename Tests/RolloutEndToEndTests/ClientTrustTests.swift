@@ -270,4 +270,84 @@ final class ClientTrustTests: XCTestCase {
             XCTAssertEqual(world.client(device).activePack, PackID("tr-TR@18"), device)
         }
     }
+
+    // MARK: - The kill sweeps, with the key list in the state
+
+    /// `ClientTests.testKilledAtEveryByteOfADownloadTheDeviceStartsOnAWholePack` on a key list: every
+    /// 37th unit, and every unit near the end of each write (a full sweep takes minutes).
+    func testKilledDuringADownloadOnAKeyListTheDeviceStartsOnAWholePack() async throws {
+        let world = try ClientWorld(signing: .keyList)
+        let base = try await world.deviceBeforeEighteen()
+        let total = try await world.unitsWritten(from: base)
+        let slot = try XCTUnwrap(FileManager.default.contents(atPath: world.cache("phone").path + "/packs/tr-TR/active")).count
+        let state = try XCTUnwrap(FileManager.default.contents(atPath: world.cache("phone").path + "/state.json")).count
+        // The writes: the state (index accepted), tr-TR@18's pending slot, the state (committed), two
+        // renames, the state (activated), each with its rename. The state's size varies by a few bytes.
+        let ends = [state, state + 1 + slot, 2 * state + 2 + slot, total - state - 1, total - 1]
+        let cuts = KillSweep.cuts(total: total, boundaries: ends.flatMap { [$0 - 12, $0 - 6, $0, $0 + 6, $0 + 12] })
+        let made = try await world.killedDuringTheDownloadOfEighteen(from: base, cuts: cuts, checkEvery: 5)
+        XCTAssertEqual(made, cuts.count)
+        XCTAssertGreaterThan(total, 3 * state, "\(total) units")
+    }
+
+    /// `ClientTests.testKilledWhileAcceptingARevertTheBlockedPackNeverReturns` on a key list: every
+    /// 5th byte of the state that records the block.
+    func testKilledWhileAcceptingARevertOnAKeyListTheBlockedPackNeverReturns() async throws {
+        try await ClientWorld(signing: .keyList).killedWhileAcceptingARevert(stateStep: 5)
+    }
+
+    /// `CrashLoopTests.testKilledAlongTheRollbackTheNextStartFinishesIt` on a key list.
+    func testKilledAlongTheRollbackOnAKeyListTheNextStartFinishesIt() async throws {
+        try await ClientWorld(signing: .keyList).killedAlongTheRollback()
+    }
+
+    /// The process dies along a refresh that accepts a key list revoking publishing key 1 (the state
+    /// that records it, the slots it drops, the packs fetched again as key 2 signed them, their
+    /// activation). After each cut the device holds the old list or the new one; holding the new
+    /// one, it never starts on a pack only key 1 vouched for; and the next refresh finishes the job.
+    func testKilledWhileAcceptingARevocationTheRevokedKeysPacksAreNeverUsed() async throws {
+        let world = try ClientWorld(signing: .keyList)
+        let revoked = try XCTUnwrap(Ed25519.PublicKey(world.publicKey)).keyID
+        await world.client("base").refreshAndActivate()
+        try world.rotatePublishingKey()
+        try world.revoke(world.publicKey, reason: "laptop lost")
+        try world.publish()
+        let base = world.cache("base").path
+        let total = try await world.unitsWritten(from: base)
+        let state = try XCTUnwrap(FileManager.default.contents(atPath: world.cache("phone").path + "/state.json")).count
+        // The list is saved first (a state of about `state` bytes), then three slots are removed.
+        let cuts = KillSweep.cuts(total: total, boundaries: [0] + stride(from: state - 40, through: state + 8, by: 6))
+        let device = world.cache("phone").path
+        var sawBoth = (old: false, new: false)
+        for cut in cuts {
+            try FileManager.default.removeItem(atPath: device)
+            try FileManager.default.copyItem(atPath: base, toPath: device)
+            let dying = world.client()
+            dying.storageBudget = cut
+            await dying.refreshAndActivate()
+
+            world.transport.setOffline(true)
+            let reopened = world.client()
+            world.transport.setOffline(false)
+            let held = world.storedState()?.keyList?.version
+            XCTAssertTrue(held == 1 || held == 3, "cut at \(cut): holds version \(String(describing: held))")
+            if held == 3 {
+                sawBoth.new = true
+                for locale in reopened.status.packs.keys.sorted() where reopened.status.packs[locale]?.active != nil {
+                    let signers = world.slotSigners("packs/\(locale)/active")
+                    XCTAssertFalse(signers.isEmpty || signers.contains(revoked), "cut at \(cut): \(locale) starts on a pack vouched for by \(signers)")
+                }
+            } else {
+                sawBoth.old = true
+                XCTAssertEqual(reopened.activePack, PackID("tr-TR@17"), "cut at \(cut): nothing recorded, nothing changed")
+            }
+            let leftovers = try FileManager.default.subpathsOfDirectory(atPath: device).filter { $0.contains(".tmp-") }
+            XCTAssertEqual(leftovers, [], "cut at \(cut)")
+            await reopened.refreshAndActivate()
+            XCTAssertEqual(reopened.activePack, PackID("tr-TR@17"), "cut at \(cut): the next refresh finishes the job")
+            XCTAssertEqual(reopened.status.keysVersion, 3, "cut at \(cut)")
+            XCTAssertFalse(world.slotSigners("packs/tr-TR/active").contains(revoked), "cut at \(cut)")
+        }
+        XCTAssertTrue(sawBoth.old && sawBoth.new, "cuts before and after the list was saved")
+    }
 }
