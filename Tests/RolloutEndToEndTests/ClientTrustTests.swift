@@ -284,7 +284,7 @@ final class ClientTrustTests: XCTestCase {
         // The writes: the state (index accepted), tr-TR@18's pending slot, the state (committed), two
         // renames, the state (activated), each with its rename. The state's size varies by a few bytes.
         let ends = [state, state + 1 + slot, 2 * state + 2 + slot, total - state - 1, total - 1]
-        let cuts = KillSweep.cuts(total: total, boundaries: ends.flatMap { [$0 - 12, $0 - 6, $0, $0 + 6, $0 + 12] })
+        let cuts = KillSweep.cuts(total: total, boundaries: ends.flatMap { [$0 - 12, $0 - 6, $0, $0 + 6, $0 + 12] }.filter { (0...total).contains($0) })
         let made = try await world.killedDuringTheDownloadOfEighteen(from: base, cuts: cuts, checkEvery: 5)
         XCTAssertEqual(made, cuts.count)
         XCTAssertGreaterThan(total, 3 * state, "\(total) units")
@@ -305,6 +305,7 @@ final class ClientTrustTests: XCTestCase {
     /// that records it, the slots it drops, the packs fetched again as key 2 signed them, their
     /// activation). After each cut the device holds the old list or the new one; holding the new
     /// one, it never starts on a pack only key 1 vouched for; and the next refresh finishes the job.
+    /// A full sweep takes minutes: every unit near the list's write, every 97th after.
     func testKilledWhileAcceptingARevocationTheRevokedKeysPacksAreNeverUsed() async throws {
         let world = try ClientWorld(signing: .keyList)
         let revoked = try XCTUnwrap(Ed25519.PublicKey(world.publicKey)).keyID
@@ -314,9 +315,14 @@ final class ClientTrustTests: XCTestCase {
         try world.publish()
         let base = world.cache("base").path
         let total = try await world.unitsWritten(from: base)
-        let state = try XCTUnwrap(FileManager.default.contents(atPath: world.cache("phone").path + "/state.json")).count
-        // The list is saved first (a state of about `state` bytes), then three slots are removed.
-        let cuts = KillSweep.cuts(total: total, boundaries: [0] + stride(from: state - 40, through: state + 8, by: 6))
+        // The first write is the state that records the list (`listSaved` bytes, then its rename),
+        // then the removal of the three slots key 1 vouched for: every unit there; every 97th of the
+        // downloads and activations that follow.
+        var saved = try XCTUnwrap(world.storedState("base"))
+        saved.keyList = try world.siteKeys()
+        let listSaved = saved.bytes.count
+        let cuts = Set(max(0, listSaved - 40)...min(total, listSaved + 6))
+            .union(stride(from: 0, through: total, by: 97)).union([total + 1]).sorted()
         let device = world.cache("phone").path
         var sawBoth = (old: false, new: false)
         for cut in cuts {
@@ -331,6 +337,7 @@ final class ClientTrustTests: XCTestCase {
             world.transport.setOffline(false)
             let held = world.storedState()?.keyList?.version
             XCTAssertTrue(held == 1 || held == 3, "cut at \(cut): holds version \(String(describing: held))")
+            XCTAssertEqual(held == 3, cut > listSaved, "cut at \(cut): the list is the first write, whole or not at all")
             if held == 3 {
                 sawBoth.new = true
                 for locale in reopened.status.packs.keys.sorted() where reopened.status.packs[locale]?.active != nil {
