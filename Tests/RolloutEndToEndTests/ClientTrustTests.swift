@@ -271,6 +271,106 @@ final class ClientTrustTests: XCTestCase {
         }
     }
 
+    /// An app that pinned a key moves to a key list (docs/client.md, "Moving an app from a pinned
+    /// key"): the team adopts the pinned key as publishing key 1, the next app version builds in the
+    /// root key and the old key as `pinnedKey`. The packs the old version cached stay in use at once,
+    /// stay after the device takes the list, and go only when the list revokes that key.
+    func testAnAppThatPinnedAKeyMovesToTheKeyListAndKeepsItsPacks() async throws {
+        let world = try ClientWorld()
+        await world.client().refreshAndActivate()
+        XCTAssertEqual(world.client().activePack, PackID("tr-TR@17"))
+
+        try world.rollout("keys", "init", "--out", world.keysDirectory, "--adopt", world.signingKey)
+        try world.publish()
+        let pinnedApp = world.client("old-app")
+        await pinnedApp.refreshAndActivate()
+        XCTAssertEqual(pinnedApp.activePack, PackID("tr-TR@17"), "a site on a key list still serves apps that pin the key")
+        XCTAssertNil(pinnedApp.status.keysVersion)
+
+        let root = try ClientWorld.publicKey(of: "\(world.keysDirectory)/root.key")
+        func updatedApp() -> RolloutClient {
+            var options = RolloutClient.Options()
+            options.transport = world.transport
+            options.installID = "install-phone"
+            options.minimumRefreshInterval = 0
+            return RolloutClient(
+                bundled: ClientWorld.bundled, cacheDirectory: world.cache("phone"), manifestURL: ClientWorld.manifestURL,
+                trust: RolloutClient.Trust(rootKeys: [root], pinnedKey: world.publicKey), appVersion: "4.8.1", region: "TR", locale: "tr-TR",
+                options: options)
+        }
+        world.transport.setOffline(true)
+        XCTAssertEqual(updatedApp().activePack, PackID("tr-TR@17"), "before any refresh: the pinned key vouches for the cached packs")
+        world.transport.setOffline(false)
+        world.transport.clearLog()
+        let updated = updatedApp()
+        let result = await updated.refresh()
+        XCTAssertEqual(result, .upToDate(dropped: []), "publishing key 1 is the pinned key: nothing to fetch again")
+        XCTAssertFalse(world.transport.fetched.contains { $0.hasPrefix("packs/") }, "\(world.transport.fetched)")
+        XCTAssertEqual(updated.status.keysVersion, 1)
+        world.transport.setOffline(true)
+        XCTAssertEqual(updatedApp().activePack, PackID("tr-TR@17"), "and after a relaunch, on the list")
+        world.transport.setOffline(false)
+
+        try world.rotatePublishingKey()
+        try world.revoke(world.publicKey, reason: "retired with the old app")
+        try world.publish()
+        let revoked = await updatedApp().refresh()
+        guard case .staged(let staged, let dropped) = revoked else { return XCTFail("\(revoked)") }
+        XCTAssertEqual(Set(dropped), [PackID("tr-TR@17"), PackID("tr@1"), PackID("en-US@1")], "the revoked key vouched for them all")
+        XCTAssertEqual(Set(staged), Set(dropped), "fetched again, vouched for by key 2")
+        world.transport.setOffline(true)
+        let relaunched = updatedApp()
+        XCTAssertEqual(relaunched.activePack, PackID("tr-TR@17"))
+        XCTAssertEqual(relaunched.status.keysVersion, 3)
+        XCTAssertEqual(world.slotSigners("packs/tr-TR/active"), [try XCTUnwrap(Ed25519.PublicKey(ClientWorld.publicKey(of: world.signingKey))).keyID])
+    }
+
+    /// The key list in state.json is damaged (a disk error, a bad backup): the device holds none. The
+    /// packs it vouched for are not used, and the next refresh takes the list again from the roots
+    /// the app built in.
+    func testADamagedKeyListInTheStateIsNone() async throws {
+        let world = try ClientWorld(signing: .keyList)
+        await world.client().refreshAndActivate()
+        let path = world.cache("phone").path + "/state.json"
+        var state = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path))) as? [String: Any])
+        XCTAssertNotNil(state["keyList"] as? String)
+        state["keyList"] = (state["keyList"] as! String).replacingOccurrences(of: "\"version\":1", with: "\"version\":0")
+        try JSONSerialization.data(withJSONObject: state).write(to: URL(fileURLWithPath: path))
+
+        world.transport.setOffline(true)
+        let damaged = world.client()
+        XCTAssertNil(damaged.status.keysVersion)
+        XCTAssertNil(damaged.activePack, "no list: nothing vouches for the packs")
+        XCTAssertEqual(damaged.status.indexSequence, try world.siteSequence(), "the rest of the state is read")
+        world.transport.setOffline(false)
+        await damaged.refreshAndActivate()
+        XCTAssertEqual(world.client().status.keysVersion, 1)
+        XCTAssertEqual(world.client().activePack, PackID("tr-TR@17"))
+    }
+
+    /// Keys an app cannot use (not a key, no roots, a threshold the roots cannot meet) verify
+    /// nothing: every refresh fails and says why, and the app runs on its bundled strings.
+    func testTrustThatCannotBeUsedVerifiesNothing() async throws {
+        let world = try ClientWorld(signing: .keyList)
+        let cases: [(RolloutClient.Trust, String)] = [
+            (RolloutClient.Trust(rootKeys: ["ed25519:nope"]), "is not ed25519:BASE64"),
+            (RolloutClient.Trust(rootKeys: []), "needs 1 of 0"),
+            (RolloutClient.Trust(rootKeys: world.rootKeys, threshold: 2), "needs 2 of 1"),
+            (RolloutClient.Trust(rootKeys: world.rootKeys, threshold: 0), "needs 0 of 1"),
+            (RolloutClient.Trust(rootKeys: world.rootKeys, pinnedKey: "pinned"), "pinned key"),
+        ]
+        for (trust, why) in cases {
+            var options = RolloutClient.Options()
+            options.transport = world.transport
+            let client = RolloutClient(
+                bundled: ClientWorld.bundled, cacheDirectory: world.cache("unusable"), manifestURL: ClientWorld.manifestURL, trust: trust,
+                appVersion: "4.8.1", region: "TR", locale: "tr-TR", options: options)
+            guard case .failed(let reason) = await client.refresh(force: true) else { return XCTFail("\(trust) must verify nothing") }
+            XCTAssertTrue(reason.contains(why), "\(trust): \(reason)")
+            XCTAssertEqual(client.string("home.title"), "Hoş geldin (paket içi)")
+        }
+    }
+
     // MARK: - The kill sweeps, with the key list in the state
 
     /// `ClientTests.testKilledAtEveryByteOfADownloadTheDeviceStartsOnAWholePack` on a key list: every
