@@ -449,8 +449,9 @@ public final class RolloutClient: @unchecked Sendable {
     /// the root-change lists it takes to get there from the roots this device trusts, accepted by
     /// `KeyChain.accept`. A newer list is saved at once, so that its revocations hold even if the
     /// site then fails, and the cached slots it no longer vouches for are deleted (the active
-    /// packs among them are returned). A process killed between the two finds the slots refused
-    /// at its next start, by the list it saved.
+    /// packs among them are returned); a locale whose active pack went falls back on its previous
+    /// one, as at start-up. A process killed between the writes finds the slots refused at its
+    /// next start, by the list it saved.
     private func acceptKeyList(roots: KeyList.Roots) async throws -> (list: KeyList, dropped: [PackID]) {
         let held = lock.withLock { state.keyList }
         let anchor = KeyChain.Anchor(roots: roots, list: held)
@@ -475,6 +476,11 @@ public final class RolloutClient: @unchecked Sendable {
                     try storage.remove(name)
                     if slot == "active", let pack = active.removeValue(forKey: locale) { dropped.append(pack.id) }
                 }
+                let dir = "packs/\(locale)"
+                if !storage.exists("\(dir)/active"), let previous = verifiedSlot("\(dir)/previous", locale: locale) {
+                    try storage.rename("\(dir)/previous", "\(dir)/active")
+                    active[locale] = previous
+                }
             }
             publish()
             return dropped
@@ -485,13 +491,13 @@ public final class RolloutClient: @unchecked Sendable {
     private func refresh(locale: String, lastSequence: Int, at now: Date, changes: inout [Change]) async throws -> RefreshResult {
         let time = Timestamp(seconds: Int64(now.timeIntervalSince1970.rounded(.down)))
         var list: KeyList?
-        var revoked: [PackID] = []
+        var unvouched: [PackID] = []
         switch signatureCheck {
         case .unusable(let why): throw TransportError(why)
         case .pinned: break
         case .roots(let roots, _):
-            (list, revoked) = try await acceptKeyList(roots: roots)
-            if !revoked.isEmpty { changes.append(Change(reason: .dropped, packs: revoked, locale: locale)) }
+            (list, unvouched) = try await acceptKeyList(roots: roots)
+            if !unvouched.isEmpty { changes.append(Change(reason: .dropped, packs: unvouched, locale: locale)) }
         }
         let indexBytes = try await fetch(manifestURL)
         let indexSignature = try await fetch(
@@ -548,7 +554,7 @@ public final class RolloutClient: @unchecked Sendable {
             return removals.filter { $0.slot == "active" }.compactMap(\.id)
         }
         if !forbidden.isEmpty { changes.append(Change(reason: .dropped, packs: forbidden, locale: locale)) }
-        let dropped = revoked + forbidden
+        let dropped = unvouched + forbidden
 
         // 2. The packs the plans give this device, all downloaded and verified before any is staged.
         var ready: [(locale: String, slot: PackSlot, pack: LoadedPack)] = []
