@@ -8,9 +8,12 @@ extension ClientWorld {
     var keysDirectory: String { w.scratch.path("keys") }
 
     /// `rollout keys rotate`: a new publishing key, the old one retired now; publish signs with the new one.
-    func rotatePublishingKey(root: String = "root.key", file: StaticString = #filePath, line: UInt = #line) throws {
+    func rotatePublishingKey(root: String = "root.key", overlap: String = "0s", file: StaticString = #filePath, line: UInt = #line) throws {
         let version = try XCTUnwrap(try w.json(try w.rollout("keys", "list", "--json"))["version"] as? Int) + 1
-        try rollout("keys", "rotate", "--root", "\(keysDirectory)/\(root)", file: file, line: line)
+        var arguments = ["keys", "rotate", "--root", "\(keysDirectory)/\(root)"]
+        if overlap != "0s" { arguments += ["--overlap", overlap] }
+        let result = try w.rollout(arguments)
+        XCTAssertEqual(result.status, 0, result.output, file: file, line: line)
         signingKey = "\(keysDirectory)/publish-\(version).key"
         XCTAssertTrue(FileManager.default.fileExists(atPath: signingKey), signingKey, file: file, line: line)
     }
@@ -131,6 +134,37 @@ final class ClientTrustTests: XCTestCase {
         for slot in ["active", "previous", "pending"] {
             XCTAssertFalse(world.slotSigners("packs/tr-TR/\(slot)").contains(firstKey), "\(slot): nothing only key 1 vouched for is kept")
         }
+    }
+
+    /// The active pack came with a key that is then revoked, the previous one with the key that
+    /// stays: the previous pack is back at once, and the active one returns, signed by the key that
+    /// stays, when the app activates it.
+    func testARevokedKeysActivePackGivesWayToThePreviousOneAtOnce() async throws {
+        let world = try ClientWorld(signing: .keyList)
+        let keyOne = world.signingKey
+        try world.rotatePublishingKey(overlap: "30d")
+        let keyTwo = world.signingKey
+        try world.publish()
+        let client = world.client()
+        await client.refreshAndActivate()
+        world.signingKey = keyOne
+        try world.promoteEighteen()
+        await client.refreshAndActivate()
+        XCTAssertEqual(client.activePack, PackID("tr-TR@18"))
+        XCTAssertEqual(client.status.packs["tr-TR"]?.previous, PackID("tr-TR@17"))
+
+        world.signingKey = keyTwo
+        try world.revoke(try ClientWorld.publicKey(of: keyOne), reason: "laptop lost")
+        try world.publish()
+        let result = await client.refresh()
+        guard case .staged(let staged, let dropped) = result else { return XCTFail("\(result)") }
+        XCTAssertTrue(dropped.contains(PackID("tr-TR@18")), "\(dropped)")
+        XCTAssertTrue(staged.contains(PackID("tr-TR@18")), "\(staged)")
+        XCTAssertEqual(client.activePack, PackID("tr-TR@17"), "the previous pack, which the key that stays vouched for, at once")
+        world.transport.setOffline(true)
+        let relaunched = world.client()
+        XCTAssertEqual(relaunched.activePack, PackID("tr-TR@18"), "the pack signed again by key 2, at the next start")
+        XCTAssertEqual(world.slotSigners("packs/tr-TR/active"), [try XCTUnwrap(Ed25519.PublicKey(ClientWorld.publicKey(of: keyTwo))).keyID])
     }
 
     /// A publishing key leaks and is revoked. The attacker serves a site it signed with the key list
