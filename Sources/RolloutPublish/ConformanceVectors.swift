@@ -5,9 +5,10 @@ import RolloutModel
 /// The conformance kit (docs/conformance.md): JSON test vectors a client port (Kotlin, JavaScript)
 /// runs to prove it does what a device does. The expected values come from the model functions
 /// the Swift client uses (bucketing, ranges, resolution, the index's chain, parsing, signatures) or,
-/// for lookup order, formatting and refresh rounds, from the rules docs/manifest.md states; the
-/// Swift client's tests consume every file, and Tests/Fixtures/conformance/check.py re-derives the
-/// bucketing, range and signature vectors without any Swift code.
+/// for lookup order, formatting and refresh rounds, from the rules docs/manifest.md states, and for
+/// trust from `KeyChain`; the Swift client's tests consume every file, and
+/// Tests/Fixtures/conformance/check.py re-derives the bucketing, range, signature and trust vectors
+/// without any Swift code.
 ///
 /// Deterministic: the signing keys come from fixed seeds, so the same source gives the same bytes.
 public enum ConformanceVectors {
@@ -25,6 +26,7 @@ public enum ConformanceVectors {
             "formatting.json": JSONWriter.pretty(formatting()),
             "lookup.json": JSONWriter.pretty(lookup(key: key)),
             "refresh.json": JSONWriter.pretty(refresh(key: key)),
+            "trust.json": JSONWriter.pretty(try trust()),
         ]
     }
 

@@ -101,6 +101,49 @@ final class ConformanceTests: XCTestCase {
         }
     }
 
+    /// A device on a key list, in the order docs/conformance.md gives: the key list (walking root
+    /// changes when the roots it trusts did not sign it), then the index's publishing key at `now`,
+    /// then the index's sequence and expiry.
+    func testEveryTrustCaseIsDecidedAsTheVectorsSay() throws {
+        let cases = list(try vectors("trust.json")["cases"]).compactMap(\.objectValue)
+        XCTAssertGreaterThan(cases.count, 25)
+        for c in cases {
+            let name = text(c["name"])
+            let device = c["device"]?.objectValue ?? [:]
+            let roots = KeyList.Roots(keys: texts(device["rootKeys"]).compactMap { Ed25519.PublicKey($0) }, threshold: device["threshold"]?.integerValue ?? 1)
+            let held = try device["keyList"]?.stringValue.map { try KeyList.parse(bytes(.string($0)), source: "the held keys.json") }
+            let anchor = KeyChain.Anchor(roots: roots, list: held)
+            let now = try XCTUnwrap(Timestamp(iso8601: text(c["now"])), name)
+            let site = (c["site"]?.objectValue ?? [:]).compactMapValues { $0.stringValue.flatMap(Base64.decode) }
+            func signed(_ path: String) -> SignedFile {
+                SignedFile(path: path, bytes: site[path] ?? [], signatures: site[SiteLayout.signatures(of: path)] ?? [])
+            }
+            var holds = held?.version
+            let outcome: JSONValue
+            do {
+                let latest = signed(SiteLayout.keys)
+                var rotations: [Int: SignedFile] = [:]
+                for version in KeyChain.rotationsNeeded(latest, anchor: anchor) where site[SiteLayout.keys(version: version)] != nil {
+                    rotations[version] = signed(SiteLayout.keys(version: version))
+                }
+                let keys = try KeyChain.accept(latest, rotations: rotations, anchor: anchor)
+                holds = keys.version
+                let indexFile = signed(SiteLayout.index)
+                try KeyChain.publisher(of: indexFile, list: keys, now: now)
+                guard let index = try? SiteIndex.parse(indexFile.bytes, source: SiteLayout.index) else {
+                    throw TrustFailure.damaged(file: SiteLayout.index, why: "not an index")
+                }
+                try KeyChain.checkIndex(
+                    index, now: now, accepted: device["acceptedIndexSequence"]?.integerValue ?? 0,
+                    builtInMinimum: device["minimumIndexSequence"]?.integerValue ?? 0, requireExpiry: true)
+                outcome = ["accepted": ["keysVersion": .integer(keys.version), "indexSequence": .integer(index.sequence)]]
+            } catch let failure as TrustFailure {
+                outcome = ["refused": .string(failure.code), "keysVersion": holds.map { .integer($0) } ?? .null]
+            }
+            XCTAssertEqual(outcome, c["expected"], name)
+        }
+    }
+
     private func client(bundled: [String: [String: String]], site: SiteTransport, publicKey: String, device: [String: JSONValue], locale: String? = nil) -> RolloutClient {
         var options = RolloutClient.Options()
         options.transport = site

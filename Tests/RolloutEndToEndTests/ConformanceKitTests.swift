@@ -29,9 +29,10 @@ final class ConformanceKitTests: XCTestCase {
         let good = try Processes.run("/usr/bin/env", ["python3", check, Self.committed], in: w.root, environment: w.environment)
         XCTAssertEqual(good.status, 0, good.output)
         XCTAssertTrue(good.stdout.contains("signatures.json: 17 signatures (openssl)"), good.output)
+        XCTAssertTrue(good.stdout.contains("trust.json: 41 cases (openssl)"), good.output)
         XCTAssertTrue(good.stdout.hasSuffix("ok\n"), good.output)
 
-        // A copy with one bucket and one signature verdict wrong: the check names both.
+        // A copy with one bucket, one signature verdict and one trust outcome wrong: the check names each.
         let copy = w.scratch.path("copy")
         try FileManager.default.copyItem(atPath: Self.committed, toPath: copy)
         var buckets = try String(contentsOfFile: copy + "/bucketing.json", encoding: .utf8)
@@ -41,10 +42,15 @@ final class ConformanceKitTests: XCTestCase {
         let verdict = try XCTUnwrap(signatures.range(of: "\"valid\": true"))
         signatures.replaceSubrange(verdict, with: "\"valid\": false")
         try signatures.write(toFile: copy + "/signatures.json", atomically: true, encoding: .utf8)
+        var trust = try String(contentsOfFile: copy + "/trust.json", encoding: .utf8)
+        let outcome = try XCTUnwrap(trust.range(of: "\"refused\": \"index-expired\""))
+        trust.replaceSubrange(outcome, with: "\"refused\": \"expired-key\"")
+        try trust.write(toFile: copy + "/trust.json", atomically: true, encoding: .utf8)
         let bad = try Processes.run("/usr/bin/env", ["python3", copy + "/check.py", copy], in: w.root, environment: w.environment)
         XCTAssertEqual(bad.status, 1, bad.output)
         XCTAssertTrue(bad.stdout.contains("got 4441, the vector says 4442"), bad.output)
         XCTAssertTrue(bad.stdout.contains("signatures.json: good: got True"), bad.output)
+        XCTAssertTrue(bad.stdout.contains("trust.json: expired index: a frozen site: got {'refused': 'index-expired'"), bad.output)
     }
 
     /// tr's kill switch ends the chain of tr devices, but a tr-CY device (no plan of its own) reads

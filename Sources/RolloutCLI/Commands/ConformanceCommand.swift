@@ -9,7 +9,8 @@ enum ConformanceCommand {
         summary: "write the JSON test vectors a client port (Kotlin, JavaScript) must pass",
         discussion: """
             Bucketing, versions and ranges, resolution, the chain of a device, signatures, index and
-            manifest parsing, formatting, lookup order and refresh rounds, one JSON file each. The same
+            manifest parsing, formatting, lookup order, refresh rounds and trust (key lists, publishing
+            keys, expiry), one JSON file each. The same
             rollout always writes the same bytes; Tests/Fixtures/conformance holds them. See docs/conformance.md.
             """,
         options: [], arguments: .exactly("DIR"),

@@ -117,6 +117,9 @@ public struct KeyList: Equatable, Sendable {
     /// Limits a device applies before it trusts anything in a list.
     public static let maximumRoots = 16
     public static let maximumKeys = 256
+    /// A device fetches one `keys/<n>.json` per root change it walks, as an unsigned list asks:
+    /// without a bound, a site could make it fetch without end.
+    public static let maximumRootChanges = 64
 
     public var version: Int
     public var time: Timestamp
@@ -191,6 +194,9 @@ public struct KeyList: Equatable, Sendable {
         else { throw fail("a key list needs version, time, roots (threshold, keys), publishing, revoked and rootChanges") }
         guard rootKeys.count + publishingValues.count + revokedValues.count <= maximumKeys, rootKeys.count <= maximumRoots else {
             throw fail("lists more keys than a device reads (\(maximumRoots) roots, \(maximumKeys) keys in all)")
+        }
+        guard changes.count <= maximumRootChanges else {
+            throw fail("lists \(changes.count) root changes; a device walks at most \(maximumRootChanges)")
         }
         func key(_ id: String, _ text: String?, _ path: String) throws -> Ed25519.PublicKey {
             guard let text, let key = Ed25519.PublicKey(text), text == key.description else {

@@ -3,12 +3,13 @@
 
 usage: check.py [DIR]   (DIR defaults to this script's folder)
 
-Re-derives, from the rules written in docs/targeting.md and docs/manifest.md: every bucket
-(hashlib), every version and range (its own parser), every resolution and every chain, and every
-signature verdict (the exact .sig form, then `openssl pkeyutl -verify -rawin`). Python's standard
-library and the openssl command only. Prints one line per file and exits 1 on any disagreement.
+Re-derives, from the rules written in docs/targeting.md, docs/manifest.md and docs/keys.md: every
+bucket (hashlib), every version and range (its own parser), every resolution and every chain, every
+signature verdict (the exact .sig form, then `openssl pkeyutl -verify -rawin`), and every trust
+decision (key lists, root changes, publishing keys, index freshness). Python's standard library and
+the openssl command only. Prints one line per file and exits 1 on any disagreement.
 """
-import base64, hashlib, json, os, re, subprocess, sys, tempfile
+import base64, calendar, hashlib, json, os, re, subprocess, sys, tempfile
 
 DIR = sys.argv[1] if len(sys.argv) > 1 else os.path.dirname(os.path.abspath(__file__))
 failures = []
@@ -125,6 +126,25 @@ def chain(index, locale):
     return [index["defaultLocale"]] if index["defaultLocale"] in locales else []
 
 
+# Ed25519 through openssl: the raw 32-byte key as DER, the raw 64-byte signature
+verified = {}
+
+
+def ed25519_ok(raw_key, data, raw_sig, scratch):
+    memo = (raw_key, hashlib.sha256(data).digest(), raw_sig)
+    if memo not in verified:
+        der = bytes.fromhex("302a300506032b6570032100") + raw_key
+        paths = {name: os.path.join(scratch, name) for name in ("key.der", "data", "sig")}
+        for name, content in (("key.der", der), ("data", data), ("sig", raw_sig)):
+            with open(paths[name], "wb") as f:
+                f.write(content)
+        result = subprocess.run(
+            ["openssl", "pkeyutl", "-verify", "-pubin", "-inkey", paths["key.der"], "-keyform", "DER", "-rawin",
+             "-in", paths["data"], "-sigfile", paths["sig"]], capture_output=True)
+        verified[memo] = result.returncode == 0
+    return verified[memo]
+
+
 # Signatures (docs/manifest.md, Signatures): the exact form first, then openssl
 def signature_ok(public_key, data, sig_file, scratch):
     if len(sig_file) != 89 or not sig_file.endswith(b"\n"):
@@ -135,15 +155,205 @@ def signature_ok(public_key, data, sig_file, scratch):
         return False
     if len(raw) != 64 or base64.b64encode(raw) + b"\n" != sig_file:
         return False
-    der = bytes.fromhex("302a300506032b6570032100") + base64.b64decode(public_key.removeprefix("ed25519:"), validate=True)
-    paths = {name: os.path.join(scratch, name) for name in ("key.der", "data", "sig")}
-    for name, content in (("key.der", der), ("data", data), ("sig", raw)):
-        with open(paths[name], "wb") as f:
-            f.write(content)
-    result = subprocess.run(
-        ["openssl", "pkeyutl", "-verify", "-pubin", "-inkey", paths["key.der"], "-keyform", "DER", "-rawin",
-         "-in", paths["data"], "-sigfile", paths["sig"]], capture_output=True)
-    return result.returncode == 0
+    return ed25519_ok(base64.b64decode(public_key.removeprefix("ed25519:"), validate=True), data, raw, scratch)
+
+
+# Trust (docs/keys.md): what a device on a key list accepts. Every refusal is a code.
+class Refused(Exception):
+    def __init__(self, code):
+        super().__init__(code)
+        self.code = code
+
+
+def strict_json(data):
+    def no_duplicates(pairs):
+        names = [name for name, _ in pairs]
+        if len(set(names)) != len(names):
+            raise ValueError("duplicate member")
+        return dict(pairs)
+    try:
+        return json.loads(data.decode("utf-8"), object_pairs_hook=no_duplicates)
+    except (UnicodeDecodeError, ValueError):
+        raise Refused("damaged")
+
+
+def damaged_unless(condition):
+    if not condition:
+        raise Refused("damaged")
+
+
+def is_int(value, minimum):
+    return isinstance(value, int) and not isinstance(value, bool) and value >= minimum
+
+
+def seconds(text):
+    """ISO 8601 as a key list or an index writes it: a date, or a time with Z or an offset."""
+    m = isinstance(text, str) and re.fullmatch(r"(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2}):(\d{2})(Z|([+-])(\d{2}):(\d{2})))?", text, re.ASCII)
+    damaged_unless(m)
+    y, mo, d = int(m[1]), int(m[2]), int(m[3])
+    damaged_unless(1 <= mo <= 12 and 1 <= d <= calendar.monthrange(y, mo)[1])
+    total = calendar.timegm((y, mo, d, int(m[4] or 0), int(m[5] or 0), int(m[6] or 0)))
+    if m[8]:
+        total -= (1 if m[8] == "+" else -1) * (int(m[9]) * 3600 + int(m[10]) * 60)
+    return total
+
+
+def key_id(raw):
+    return hashlib.sha256(raw).hexdigest()[:16]
+
+
+def is_key_id(text):
+    return isinstance(text, str) and re.fullmatch(r"[0-9a-f]{16}", text) is not None
+
+
+def public_key(text, listed_as):
+    damaged_unless(isinstance(text, str) and text.startswith("ed25519:"))
+    try:
+        raw = base64.b64decode(text[len("ed25519:"):], validate=True)
+    except ValueError:
+        raise Refused("damaged")
+    damaged_unless(len(raw) == 32 and "ed25519:" + base64.b64encode(raw).decode() == text and key_id(raw) == listed_as)
+    return raw
+
+
+def parse_key_list(data):
+    """keys.json, format rollout-keys/1: as a comparable dict, or Refused("damaged")."""
+    o = strict_json(data)
+    damaged_unless(isinstance(o, dict) and o.get("format") == "rollout-keys/1")
+    roots, publishing, revoked = o.get("roots"), o.get("publishing"), o.get("revoked")
+    damaged_unless(is_int(o.get("version"), 1) and isinstance(roots, dict) and is_int(roots.get("threshold"), 1)
+                   and isinstance(roots.get("keys"), dict) and isinstance(publishing, dict) and isinstance(revoked, dict)
+                   and isinstance(o.get("rootChanges"), list) and all(is_int(v, 1) for v in o["rootChanges"]))
+    damaged_unless(len(roots["keys"]) <= 16 and len(roots["keys"]) + len(publishing) + len(revoked) <= 256 and len(o["rootChanges"]) <= 64)
+    keys = {"version": o["version"], "time": seconds(o.get("time")), "threshold": roots["threshold"], "rootChanges": o["rootChanges"]}
+    keys["roots"] = {kid: public_key(text, kid) for kid, text in roots["keys"].items()}
+    keys["publishing"] = {}
+    for kid, p in publishing.items():
+        damaged_unless(isinstance(p, dict))
+        created, expires = seconds(p.get("created")), seconds(p.get("expires"))
+        damaged_unless(expires >= created)
+        keys["publishing"][kid] = (public_key(p.get("publicKey"), kid), created, expires)
+    keys["revoked"] = {}
+    for kid, r in revoked.items():
+        damaged_unless(is_key_id(kid) and isinstance(r, dict) and isinstance(r.get("reason"), str))
+        keys["revoked"][kid] = (seconds(r.get("time")), r["reason"])
+    # One role per key, a reachable threshold, root changes from 1, growing, not past the version.
+    damaged_unless(keys["roots"] and keys["threshold"] <= len(keys["roots"]))
+    damaged_unless(not set(keys["roots"]) & set(keys["publishing"]))
+    damaged_unless(not set(keys["revoked"]) & (set(keys["roots"]) | set(keys["publishing"])))
+    changes = keys["rootChanges"]
+    damaged_unless(changes and changes[0] == 1 and all(a < b for a, b in zip(changes, changes[1:])) and changes[-1] <= keys["version"])
+    return keys
+
+
+def parse_signatures(data):
+    """FILE.sigs, format rollout-signatures/1: [(keyid, raw signature)], at most 16, each signature
+    the canonical base64 (padding, zero padding bits) of 64 bytes."""
+    o = strict_json(data)
+    damaged_unless(isinstance(o, dict) and o.get("format") == "rollout-signatures/1" and isinstance(o.get("signatures"), list))
+    damaged_unless(len(o["signatures"]) <= 16)
+    entries = []
+    for e in o["signatures"]:
+        damaged_unless(isinstance(e, dict) and is_key_id(e.get("keyid")) and isinstance(e.get("sig"), str))
+        try:
+            raw = base64.b64decode(e["sig"], validate=True)
+        except ValueError:
+            raise Refused("damaged")
+        damaged_unless(len(raw) == 64 and base64.b64encode(raw).decode() == e["sig"])
+        entries.append((e["keyid"], raw))
+    return entries
+
+
+def signers(entries, data, keys, scratch):
+    """The ids of `keys` ({id: raw}) with a signature over data that verifies; each id once."""
+    return {kid for kid, sig in entries if kid in keys and ed25519_ok(keys[kid], data, sig, scratch)}
+
+
+def accept_key_list(site, roots, threshold, held, scratch):
+    """The key list a device trusting (roots, threshold) and holding `held` accepts from the site."""
+    latest = parse_key_list(site.get("keys.json", b""))
+    if held:
+        if latest["version"] < held["version"]:
+            raise Refused("keys-replayed")
+        if latest["version"] == held["version"]:
+            if latest == held:
+                return held
+            raise Refused("keys-conflict")
+    entries = parse_signatures(site.get("keys.json.sigs", b""))
+    walked = []
+    if len(signers(entries, site["keys.json"], roots, scratch)) < threshold:
+        # Root changes since the held list, oldest first; one this device cannot check is skipped.
+        for version in (v for v in latest["rootChanges"] if (held["version"] if held else 0) < v < latest["version"]):
+            path = f"keys/{version}.json"
+            try:
+                step = parse_key_list(site[path])
+                step_entries = parse_signatures(site[path + ".sigs"])
+            except (KeyError, Refused):
+                continue
+            if (step["version"] == version and len(signers(step_entries, site[path], roots, scratch)) >= threshold
+                    and len(signers(step_entries, site[path], step["roots"], scratch)) >= step["threshold"]):
+                keeps_revocations(step, walked[-1] if walked else held)
+                walked.append(step)
+                roots, threshold = step["roots"], step["threshold"]
+    trusted = signers(entries, site["keys.json"], roots, scratch)
+    if len(trusted) < threshold:
+        if not trusted and any(kid in latest["publishing"] and kid not in roots for kid, _ in entries):
+            raise Refused("wrong-role")
+        raise Refused("not-signed-by-trusted-roots")
+    if len(signers(entries, site["keys.json"], latest["roots"], scratch)) < latest["threshold"]:
+        raise Refused("not-signed-by-own-roots")
+    for earlier in walked[-1:] + [held]:
+        keeps_revocations(latest, earlier)
+    return latest
+
+
+def keeps_revocations(later, earlier):
+    if earlier and not set(earlier["revoked"]) <= set(later["revoked"]):
+        raise Refused("revocation-dropped")
+
+
+def publishing_key(site, path, keys, now, scratch):
+    """The publishing key vouching for `path`. A revoked key is the reason given before any other;
+    otherwise the first of a root key's valid signature (wrong role) and an expired key's; else none
+    of the list's keys signed it."""
+    reason = None
+    for kid, sig in parse_signatures(site.get(path + ".sigs", b"")):
+        if kid in keys["revoked"]:
+            reason = "revoked-key"
+        elif kid in keys["roots"]:
+            if reason is None and ed25519_ok(keys["roots"][kid], site[path], sig, scratch):
+                reason = "wrong-role"
+        elif kid in keys["publishing"] and ed25519_ok(keys["publishing"][kid][0], site[path], sig, scratch):
+            if keys["publishing"][kid][2] > now:
+                return kid
+            reason = reason or "expired-key"
+    raise Refused(reason or "unknown-key")
+
+
+def trust_decision(device, site, now, scratch):
+    roots = {key_id(raw): raw for raw in (base64.b64decode(k.removeprefix("ed25519:")) for k in device["rootKeys"])}
+    held = parse_key_list(base64.b64decode(device["keyList"])) if device["keyList"] is not None else None
+    threshold = device["threshold"]
+    if held:
+        roots, threshold = held["roots"], held["threshold"]
+    holds = held["version"] if held else None
+    try:
+        keys = accept_key_list(site, roots, threshold, held, scratch)
+        holds = keys["version"]
+        publishing_key(site, "index.json", keys, now, scratch)
+        index = strict_json(site.get("index.json", b""))
+        damaged_unless(isinstance(index, dict) and index.get("format") == "rollout-index/1" and is_int(index.get("sequence"), 0))
+        if index["sequence"] < device["acceptedIndexSequence"]:
+            raise Refused("index-replayed")
+        if index["sequence"] < device["minimumIndexSequence"]:
+            raise Refused("below-minimum-sequence")
+        if "expires" not in index:
+            raise Refused("index-without-expiry")
+        if seconds(index["expires"]) <= now:
+            raise Refused("index-expired")
+        return {"accepted": {"keysVersion": keys["version"], "indexSequence": index["sequence"]}}
+    except Refused as refused:
+        return {"refused": refused.code, "keysVersion": holds}
 
 
 def main():
@@ -191,6 +401,13 @@ def main():
             expect("signatures.json", "the good case under otherPublicKey",
                    signature_ok(data["otherPublicKey"], base64.b64decode(good["file"]), base64.b64decode(good["sig"]), scratch), False)
     print(f"signatures.json: {len(data['cases'])} signatures (openssl)")
+
+    data = load("trust.json")
+    with tempfile.TemporaryDirectory() as scratch:
+        for c in data["cases"]:
+            site = {path: base64.b64decode(text) for path, text in c["site"].items()}
+            expect("trust.json", c["name"], trust_decision(c["device"], site, seconds(c["now"]), scratch), c["expected"])
+    print(f"trust.json: {len(data['cases'])} cases (openssl)")
 
     for failure in failures:
         print(failure)
