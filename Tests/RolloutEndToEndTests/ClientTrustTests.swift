@@ -405,6 +405,75 @@ final class ClientTrustTests: XCTestCase {
         }
     }
 
+    /// Every case of Tests/Fixtures/conformance/trust.json (docs/conformance.md) through the client
+    /// itself: the site's files served, the app built with the case's roots, threshold and minimum
+    /// sequence, the key list and index sequence it holds put in its state, its clock at the case's
+    /// `now`. A refused case fails the refresh with that check's reason; an accepted one gets past the
+    /// index (to the manifest, which a trust case does not have). Either way the device holds the
+    /// key list version the case expects, after a relaunch too.
+    func testEveryTrustVectorIsDecidedByTheClientAsTheVectorsSay() async throws {
+        let vectors = try XCTUnwrap(
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: Fixtures.directory + "/conformance/trust.json"))) as? [String: Any])
+        let cases = try XCTUnwrap(vectors["cases"] as? [[String: Any]])
+        XCTAssertGreaterThan(cases.count, 25)
+        // The sentence each refusal's description has (TrustFailure.description); "damaged" names the file.
+        let phrases = [
+            "not-signed-by-trusted-roots": "of the root keys this device trusts", "not-signed-by-own-roots": "of the root keys it lists",
+            "keys-replayed": "a replayed key list", "keys-conflict": "another key list with version", "revocation-dropped": "a revocation is for good",
+            "revoked-key": "a revoked publishing key", "expired-key": "which expired at", "wrong-role": "which may not sign this file",
+            "unknown-key": "no valid signature by a publishing key", "index-expired": "a frozen or replayed site",
+            "index-without-expiry": "has no \"expires\"", "index-replayed": "a stale cache or a replay",
+            "below-minimum-sequence": "the minimum built into this app",
+        ]
+        let scratch = try Scratch()
+        for (n, c) in cases.enumerated() {
+            let name = try XCTUnwrap(c["name"] as? String)
+            let device = try XCTUnwrap(c["device"] as? [String: Any])
+            let site = scratch.path("site-\(n)")
+            for (path, base64) in try XCTUnwrap(c["site"] as? [String: String]) {
+                try FileManager.default.createDirectory(atPath: (site + "/" + path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+                try Data(try XCTUnwrap(Base64.decode(base64), name)).write(to: URL(fileURLWithPath: site + "/" + path))
+            }
+            let cache = URL(fileURLWithPath: scratch.path("device-\(n)"))
+            var state = DeviceState()
+            state.indexSequence = device["acceptedIndexSequence"] as? Int ?? 0
+            if let held = device["keyList"] as? String {
+                state.keyList = try KeyList.parse(try XCTUnwrap(Base64.decode(held)), source: "the held keys.json")
+            }
+            try FileManager.default.createDirectory(at: cache, withIntermediateDirectories: true)
+            try Data(state.bytes).write(to: cache.appendingPathComponent(DeviceState.file))
+            let now = try XCTUnwrap(ISO8601DateFormatter().date(from: try XCTUnwrap(c["now"] as? String)), name)
+            let transport = SiteTransport(root: site)
+            func app() -> RolloutClient {
+                var options = RolloutClient.Options()
+                options.transport = transport
+                options.now = { now }
+                options.minimumRefreshInterval = 0
+                options.minimumIndexSequence = device["minimumIndexSequence"] as? Int ?? 0
+                let trust = RolloutClient.Trust(rootKeys: device["rootKeys"] as? [String] ?? [], threshold: device["threshold"] as? Int ?? 1)
+                return RolloutClient(
+                    bundled: [:], cacheDirectory: cache, manifestURL: ClientWorld.manifestURL, trust: trust, appVersion: "1.0", region: "US",
+                    locale: "en-US", options: options)
+            }
+            let result = await app().refresh()
+            guard case .failed(let reason) = result else { XCTFail("\(name): \(result)"); continue }
+            let expected = try XCTUnwrap(c["expected"] as? [String: Any], name)
+            if let accepted = expected["accepted"] as? [String: Any] {
+                XCTAssertEqual(transport.fetched.last, "manifests/en-US.json", "\(name): accepted through the index, then \(reason)")
+                XCTAssertEqual(app().status.keysVersion, accepted["keysVersion"] as? Int, name)
+            } else {
+                let code = try XCTUnwrap(expected["refused"] as? String, name)
+                if let phrase = phrases[code] {
+                    XCTAssertTrue(reason.contains(phrase), "\(name): \(code) expected, got \(reason)")
+                } else {
+                    XCTAssertEqual(code, "damaged", name)
+                    XCTAssertFalse(phrases.values.contains { reason.contains($0) }, "\(name): damaged expected, got \(reason)")
+                }
+                XCTAssertEqual(app().status.keysVersion, expected["keysVersion"] as? Int, "\(name): the key list held afterwards")
+            }
+        }
+    }
+
     // MARK: - The kill sweeps, with the key list in the state
 
     /// `ClientTests.testKilledAtEveryByteOfADownloadTheDeviceStartsOnAWholePack` on a key list: every
