@@ -1,4 +1,5 @@
 import Foundation
+import RolloutCrypto
 import RolloutModel
 import XCTest
 @testable import RolloutClient
@@ -38,7 +39,12 @@ final class SiteTransport: RolloutTransport, @unchecked Sendable {
 }
 
 /// A repository with en-US@1, tr@1 and tr-TR@17 as baselines, a signing key and a published site.
+/// `.pinnedKey`: one key from `rollout keys generate`, pinned by the app (the site's `.sig` files);
+/// `.keyList`: `rollout keys init` (a root key the app builds in, publishing key 1), the site signed
+/// with `.sigs` and its index expiring (docs/client.md, "Keys and expiry").
 final class ClientWorld {
+    enum Signing { case pinnedKey, keyList }
+
     static let manifestURL = URL(string: "https://cdn.example.com/site/index.json")!
     /// What the app bundles, with its own spellings so a test can tell bundled text from a pack's.
     static let bundled: [String: [String: String]] = [
@@ -47,21 +53,45 @@ final class ClientWorld {
     ]
 
     let w: Workspace
+    let signing: Signing
+    /// The pinned key (`.pinnedKey`), or the publishing key the repository's list started with.
     let publicKey: String
+    /// The root keys the app builds in (`.keyList`).
+    var rootKeys: [String] = []
+    /// The private key `publish` signs with (`.keyList`: changed by a rotation).
+    var signingKey: String
+    /// The app's built-in minimum index sequence.
+    var minimumIndexSequence = 0
     let transport: SiteTransport
 
-    init(baselines: [String] = ["en-US@1", "tr@1", "tr-TR@17", "vi-VN@3"]) throws {
+    init(baselines: [String] = ["en-US@1", "tr@1", "tr-TR@17", "vi-VN@3"], signing: Signing = .pinnedKey) throws {
         w = try Workspace()
+        self.signing = signing
         try w.initWithExamples()
         for id in baselines { XCTAssertEqual(try w.rollout("promote", id, "--to", "100%").status, 0) }
-        let keys = try w.json(try w.rollout("keys", "generate", "--out", w.scratch.path("signing.key"), "--json"))
-        publicKey = try XCTUnwrap(keys["publicKey"] as? String)
+        switch signing {
+        case .pinnedKey:
+            let keys = try w.json(try w.rollout("keys", "generate", "--out", w.scratch.path("signing.key"), "--json"))
+            publicKey = try XCTUnwrap(keys["publicKey"] as? String)
+            signingKey = w.scratch.path("signing.key")
+        case .keyList:
+            let result = try w.rollout("keys", "init", "--out", w.scratch.path("keys"))
+            XCTAssertEqual(result.status, 0, result.output)
+            rootKeys = [try ClientWorld.publicKey(of: w.scratch.path("keys/root.key"))]
+            signingKey = w.scratch.path("keys/publish-1.key")
+            publicKey = try ClientWorld.publicKey(of: signingKey)
+        }
         transport = SiteTransport(root: w.scratch.path("site"))
         try publish()
     }
 
-    func publish(_ site: String = "site", file: StaticString = #filePath, line: UInt = #line) throws {
-        let result = try w.rollout("publish", "--out", w.scratch.path(site), "--key", w.scratch.path("signing.key"))
+    /// The public key of a private key file `rollout keys` wrote.
+    static func publicKey(of file: String) throws -> String {
+        try Ed25519.PrivateKey.pem(String(contentsOfFile: file, encoding: .utf8)).publicKey.description
+    }
+
+    func publish(_ site: String = "site", _ extra: [String] = [], file: StaticString = #filePath, line: UInt = #line) throws {
+        let result = try w.rollout(["publish", "--out", w.scratch.path(site), "--key", signingKey] + extra)
         XCTAssertEqual(result.status, 0, result.output, file: file, line: line)
     }
 
@@ -112,9 +142,26 @@ final class ClientWorld {
         // Tests refresh many times a minute; the interval has tests of its own (RefreshPolicyTests).
         options.minimumRefreshInterval = 0
         if let schemaVersions { options.schemaVersions = schemaVersions }
-        return RolloutClient(
-            bundled: ClientWorld.bundled, cacheDirectory: cache(device), manifestURL: ClientWorld.manifestURL, publicKey: publicKey,
-            appVersion: app, region: region, locale: locale, options: options)
+        return client(device, options: options, app: app, region: region, locale: locale)
+    }
+
+    /// The app on `device`, built with this world's keys: pinned, or the root keys (and the
+    /// built-in minimum sequence).
+    func client(_ device: String, options: RolloutClient.Options, app: String = "4.8.1", region: String = "TR", locale: String = "tr-TR")
+        -> RolloutClient
+    {
+        var options = options
+        options.minimumIndexSequence = minimumIndexSequence
+        switch signing {
+        case .pinnedKey:
+            return RolloutClient(
+                bundled: ClientWorld.bundled, cacheDirectory: cache(device), manifestURL: ClientWorld.manifestURL, publicKey: publicKey,
+                appVersion: app, region: region, locale: locale, options: options)
+        case .keyList:
+            return RolloutClient(
+                bundled: ClientWorld.bundled, cacheDirectory: cache(device), manifestURL: ClientWorld.manifestURL,
+                trust: RolloutClient.Trust(rootKeys: rootKeys), appVersion: app, region: region, locale: locale, options: options)
+        }
     }
 }
 
@@ -395,31 +442,8 @@ final class ClientTests: XCTestCase {
     /// tr-TR@17 or tr-TR@18, whole, and the next refresh finishes the job.
     func testKilledAtEveryByteOfADownloadTheDeviceStartsOnAWholePack() async throws {
         let world = try ClientWorld()
-        let setup = world.client("base")
-        await setup.refreshAndActivate()
-        try world.promoteEighteen()
-        let base = world.cache("base").path
-        let device = world.cache("phone").path
-
-        var cut = 0
-        var cuts = 0
-        while true {
-            let finished = try await world.dyingRefresh(from: base, cut: cut)
-            let reopened = world.client()
-            let title = reopened.string("home.title")
-            XCTAssertTrue(title == "Hoş gledin" || title == "Hoş geldin", "cut at \(cut): \(title)")
-            XCTAssertTrue([PackID("tr-TR@17"), PackID("tr-TR@18")].contains(reopened.activePack), "cut at \(cut): \(String(describing: reopened.activePack))")
-            let leftovers = try FileManager.default.subpathsOfDirectory(atPath: device).filter { $0.contains(".tmp-") }
-            XCTAssertEqual(leftovers, [], "cut at \(cut): temporary files are cleared at start")
-            if cut % 211 == 0 || finished {
-                _ = await reopened.refresh()
-                reopened.activatePending()
-                XCTAssertEqual(reopened.activePack, PackID("tr-TR@18"), "cut at \(cut): the next refresh finishes the job")
-            }
-            cuts += 1
-            if finished { break }
-            cut += 1
-        }
+        let base = try await world.deviceBeforeEighteen()
+        let cuts = try await world.killedDuringTheDownloadOfEighteen(from: base, cuts: 0..., checkEvery: 211)
         XCTAssertGreaterThan(cuts, 1000, "the pack and the state were cut at every byte")
     }
 
@@ -427,34 +451,95 @@ final class ClientTests: XCTestCase {
     /// 37th unit after it, through the drop and the restaging of the previous pack): whatever the
     /// cut, once the device has recorded the block, tr-TR@18 is never active again.
     func testKilledWhileAcceptingARevertTheBlockedPackNeverReturns() async throws {
-        let world = try ClientWorld()
-        let setup = try await world.deviceOnEighteen("base")
-        XCTAssertEqual(setup.activePack, PackID("tr-TR@18"))
-        try world.rollout("revert", "tr-TR", "--reason", "crash spike")
-        try world.publish()
-        let base = world.cache("base").path
-        let device = world.cache("phone").path
+        try await ClientWorld().killedWhileAcceptingARevert(stateStep: 1)
+    }
+}
+
+extension ClientWorld {
+    /// A device (its cache at the returned path) on tr-TR@17, with tr-TR@18 published since.
+    func deviceBeforeEighteen() async throws -> String {
+        await client("base").refreshAndActivate()
+        try promoteEighteen()
+        return cache("base").path
+    }
+
+    /// The units (bytes, renames, removals) a refresh and activation from the cache at `base` writes.
+    func unitsWritten(from base: String) async throws -> Int {
+        let device = cache("phone").path
+        try? FileManager.default.removeItem(atPath: device)
+        try FileManager.default.copyItem(atPath: base, toPath: device)
+        let measuring = client()
+        measuring.storageBudget = 1 << 40
+        await measuring.refreshAndActivate()
+        return (1 << 40) - (measuring.storageBudget ?? 0)
+    }
+
+    /// Kills the refresh and activation of tr-TR@18 from the cache at `base` at each of `cuts` until
+    /// one finishes: each time the app starts again on tr-TR@17 or tr-TR@18, whole, without temporary
+    /// files, and (every `checkEvery`-th cut, and the last) the next refresh finishes the job.
+    /// Returns how many cuts were made.
+    func killedDuringTheDownloadOfEighteen<Cuts: Sequence>(
+        from base: String, cuts: Cuts, checkEvery: Int, file: StaticString = #filePath, line: UInt = #line
+    ) async throws -> Int where Cuts.Element == Int {
+        let device = cache("phone").path
+        var made = 0
+        for cut in cuts {
+            let finished = try await dyingRefresh(from: base, cut: cut)
+            let reopened = client()
+            let title = reopened.string("home.title")
+            XCTAssertTrue(title == "Hoş gledin" || title == "Hoş geldin", "cut at \(cut): \(title)", file: file, line: line)
+            XCTAssertTrue(
+                [PackID("tr-TR@17"), PackID("tr-TR@18")].contains(reopened.activePack), "cut at \(cut): \(String(describing: reopened.activePack))",
+                file: file, line: line)
+            let leftovers = try FileManager.default.subpathsOfDirectory(atPath: device).filter { $0.contains(".tmp-") }
+            XCTAssertEqual(leftovers, [], "cut at \(cut): temporary files are cleared at start", file: file, line: line)
+            if made % checkEvery == 0 || finished {
+                _ = await reopened.refresh()
+                reopened.activatePending()
+                XCTAssertEqual(reopened.activePack, PackID("tr-TR@18"), "cut at \(cut): the next refresh finishes the job", file: file, line: line)
+            }
+            made += 1
+            if finished { break }
+        }
+        return made
+    }
+
+    /// A device on tr-TR@18 (tr-TR@17 its previous pack) meets a revert of tr-TR. The process dies
+    /// at every `stateStep`-th byte of the state file that records the block (and every 37th unit
+    /// after it, through the drop and the restaging of the previous pack): whatever the cut, once
+    /// the device has recorded the block, tr-TR@18 is never active again.
+    func killedWhileAcceptingARevert(stateStep: Int, file: StaticString = #filePath, line: UInt = #line) async throws {
+        let setup = try await deviceOnEighteen("base")
+        XCTAssertEqual(setup.activePack, PackID("tr-TR@18"), file: file, line: line)
+        try rollout("revert", "tr-TR", "--reason", "crash spike")
+        try publish()
+        let base = cache("base").path
+        let device = cache("phone").path
         let stateBytes = try XCTUnwrap(FileManager.default.contents(atPath: base + "/state.json")).count
 
         var cut = 0
         var blockedAndActive = 0
         while true {
-            let finished = try await world.dyingRefresh(from: base, cut: cut)
-            world.transport.setOffline(true)
-            let reopened = world.client()
-            world.transport.setOffline(false)
+            let finished = try await dyingRefresh(from: base, cut: cut)
+            transport.setOffline(true)
+            let reopened = client()
+            transport.setOffline(false)
             let state = DeviceState(FileManager.default.contents(atPath: device + "/state.json").map { [UInt8]($0) })
             let knowsTheBlock = state?.blocked["tr-TR"]?.contains(18) == true
             if knowsTheBlock && reopened.activePack == PackID("tr-TR@18") { blockedAndActive += 1 }
-            XCTAssertTrue([PackID("tr-TR@17"), PackID("tr-TR@18")].contains(reopened.activePack), "cut at \(cut): \(String(describing: reopened.activePack))")
-            if !knowsTheBlock { XCTAssertEqual(reopened.activePack, PackID("tr-TR@18"), "cut at \(cut): nothing recorded, nothing changed") }
+            XCTAssertTrue(
+                [PackID("tr-TR@17"), PackID("tr-TR@18")].contains(reopened.activePack), "cut at \(cut): \(String(describing: reopened.activePack))",
+                file: file, line: line)
+            if !knowsTheBlock {
+                XCTAssertEqual(reopened.activePack, PackID("tr-TR@18"), "cut at \(cut): nothing recorded, nothing changed", file: file, line: line)
+            }
             _ = await reopened.refresh()
             reopened.activatePending()
-            XCTAssertEqual(reopened.activePack, PackID("tr-TR@17"), "cut at \(cut): the next refresh finishes the revert")
+            XCTAssertEqual(reopened.activePack, PackID("tr-TR@17"), "cut at \(cut): the next refresh finishes the revert", file: file, line: line)
             if finished { break }
-            cut += cut < stateBytes + 8 ? 1 : 37
+            cut += cut < stateBytes + 8 ? stateStep : 37
         }
-        XCTAssertEqual(blockedAndActive, 0, "a device that recorded the block never starts on the blocked pack")
-        XCTAssertGreaterThan(cut, stateBytes)
+        XCTAssertEqual(blockedAndActive, 0, "a device that recorded the block never starts on the blocked pack", file: file, line: line)
+        XCTAssertGreaterThan(cut, stateBytes, file: file, line: line)
     }
 }

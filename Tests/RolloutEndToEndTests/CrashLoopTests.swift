@@ -18,9 +18,7 @@ extension ClientWorld {
         options.storageBudget = budget
         options.minimumRefreshInterval = 0
         options.now = now
-        return RolloutClient(
-            bundled: ClientWorld.bundled, cacheDirectory: cache(device), manifestURL: ClientWorld.manifestURL, publicKey: publicKey,
-            appVersion: app, region: "TR", locale: "tr-TR", options: options)
+        return client(device, options: options, app: app)
     }
 
     /// A device whose launches reached their first screen on tr-TR@17 (the guard is armed), with
@@ -208,18 +206,25 @@ final class CrashLoopTests: XCTestCase {
     /// it, the slots that move, the launch record written after. Whatever the cut, the next start is
     /// on tr-TR@17, tr-TR@18 is failed once, and its two failed launches are counted once.
     func testKilledAlongTheRollbackTheNextStartFinishesIt() async throws {
-        let world = try ClientWorld()
-        _ = try await world.deviceWithEighteenPending()
-        _ = world.launch()
-        _ = world.launch()
-        let device = world.cache("phone").path
-        let base = world.w.scratch.path("base-device")
+        try await ClientWorld().killedAlongTheRollback()
+    }
+}
+
+extension ClientWorld {
+    /// The process dies along the start-up that rolls tr-TR@18 back (see
+    /// `testKilledAlongTheRollbackTheNextStartFinishesIt`), in a world of either signing.
+    func killedAlongTheRollback() async throws {
+        _ = try await deviceWithEighteenPending()
+        _ = launch()
+        _ = launch()
+        let device = cache("phone").path
+        let base = w.scratch.path("base-device")
         try FileManager.default.copyItem(atPath: device, toPath: base)
 
         // A launch that finishes, to measure it: the rollback's state file (S1 bytes), its rename,
         // tr-TR@18's removal, tr-TR@17's rename into the active slot, the launch record (S2 bytes)
         // and its rename.
-        let measuring = world.launch(budget: 1 << 40)
+        let measuring = launch(budget: 1 << 40)
         let total = (1 << 40) - (measuring.storageBudget ?? 0)
         let s2 = try XCTUnwrap(FileManager.default.contents(atPath: device + "/state.json")).count
         let s1 = total - 4 - s2
@@ -227,9 +232,9 @@ final class CrashLoopTests: XCTestCase {
         for cut in KillSweep.cuts(total: total, boundaries: [0, s1, s1 + 3, total - 1]) {
             try FileManager.default.removeItem(atPath: device)
             try FileManager.default.copyItem(atPath: base, toPath: device)
-            let dying = world.launch(budget: cut)
+            let dying = launch(budget: cut)
             XCTAssertEqual((dying.storageBudget ?? 0) > 0, cut > total, "cut at \(cut)")
-            let reopened = world.launch()
+            let reopened = launch()
             XCTAssertEqual(reopened.activePack, PackID("tr-TR@17"), "cut at \(cut)")
             XCTAssertEqual(reopened.launchStatus.rolledBack, [PackID("tr-TR@18")], "cut at \(cut)")
             XCTAssertEqual(reopened.launchStatus.rollbacks, 1, "cut at \(cut)")
@@ -241,10 +246,10 @@ final class CrashLoopTests: XCTestCase {
             let leftovers = try FileManager.default.subpathsOfDirectory(atPath: device).filter { $0.contains(".tmp-") }
             XCTAssertEqual(leftovers, [], "cut at \(cut)")
         }
-        let last = world.launch()
+        let last = launch()
         last.markLaunchSucceeded()
         let refreshed = await last.refresh()
         XCTAssertEqual(refreshed, .upToDate(dropped: []))
-        XCTAssertEqual(world.launch().activePack, PackID("tr-TR@17"))
+        XCTAssertEqual(launch().activePack, PackID("tr-TR@17"))
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import RolloutModel
 import XCTest
 
 /// A repository with en-US@1, tr@1 and tr-TR@17 as baselines, published to a directory, and phones
@@ -266,5 +267,57 @@ final class DeviceCommandTests: XCTestCase {
         let actions = try world.w.rollout("__complete", "device", "--state", "d", "")
         XCTAssertTrue(actions.stdout.contains("launch-succeeded\n"), actions.stdout)
         XCTAssertEqual(try world.w.rollout("__complete", "device", "metrics", "f").stdout, "fallback\n")
+    }
+
+    /// An app built with root keys (`--root-key`): the device takes the key list, and its status says
+    /// which version it holds, when the index expires, and that it is stale once it has.
+    func testADeviceOnAKeyListShowsItsKeysVersionExpiryAndStaleness() throws {
+        let world = try DeviceWorld()
+        let initialized = try world.w.rollout("keys", "init", "--out", world.w.scratch.path("keys"))
+        XCTAssertEqual(initialized.status, 0, initialized.output)
+        try world.rollout("publish", "--out", world.site, "--key", world.w.scratch.path("keys/publish-1.key"), "--expires", "2d")
+        let root = try ClientWorld.publicKey(of: world.w.scratch.path("keys/root.key"))
+        let rootFile = try world.w.scratch.write("root.pub", root + "\n")
+        func device(_ action: [String], now: String? = nil, extra: [String] = []) throws -> RunResult {
+            try world.w.rollout(
+                ["device", "--state", world.w.scratch.path("devices/p"), "--site", world.site, "--root-key", rootFile, "--locale", "tr-TR",
+                 "--region", "TR", "--app-version", "4.8.1"] + extra + action, env: now.map { ["ROLLOUT_NOW": $0] } ?? [:])
+        }
+        let refreshed = try device(["refresh"])
+        XCTAssertEqual(refreshed.status, 0, refreshed.output)
+        XCTAssertEqual(try device(["launch"]).status, 0)
+        let status = try world.w.json(try device(["status", "--json"]))
+        XCTAssertEqual(status["keysVersion"] as? Int, 1)
+        XCTAssertEqual(status["stale"] as? Bool, false)
+        let expires = try XCTUnwrap(status["indexExpires"] as? String)
+        let text = try device(["status"])
+        XCTAssertTrue(text.stdout.contains("(expires \(expires))") && text.stdout.contains("Key list version 1.\n"), text.stdout)
+
+        let later = Timestamp(seconds: try XCTUnwrap(Timestamp(iso8601: expires)).seconds + 3600).description
+        let stale = try device(["status"], now: later)
+        XCTAssertTrue(stale.stdout.contains("(stale: expired at \(expires); the packs stay in use)"), stale.stdout)
+        XCTAssertEqual(try world.w.json(try device(["status", "--json"], now: later))["stale"] as? Bool, true)
+        let refused = try device(["refresh", "--force"], now: later)
+        XCTAssertEqual(refused.status, 1, refused.output)
+        XCTAssertTrue(refused.output.contains("index.json: expired at \(expires)"), refused.output)
+        XCTAssertEqual(try device(["get", "home.title"], now: later).stdout, "Hoş gledin\n", "the packs stay")
+
+        let old = try device(["refresh", "--force"], extra: ["--min-sequence", "99"])
+        XCTAssertEqual(old.status, 1, old.output)
+        XCTAssertTrue(old.output.contains("the minimum built into this app"), old.output)
+
+        let base = ["device", "--state", world.w.scratch.path("devices/q"), "--site", world.site, "--locale", "tr-TR", "--region", "TR", "--app-version", "4.8.1"]
+        let cases: [([String], String)] = [
+            (base + ["status"], "--root-key"),
+            (base + ["--root-key", root, "--public-key", world.publicKey, "status"], "alternatives"),
+            (base + ["--root-key", root, "--threshold", "2", "status"], "--threshold 2"),
+            (base + ["--root-key", root, "--min-sequence", "-1", "status"], "--min-sequence"),
+            (base + ["--root-key", world.w.scratch.path("keys/root.key"), "status"], "private key"),
+        ]
+        for (arguments, named) in cases {
+            let result = try world.w.rollout(arguments)
+            XCTAssertEqual(result.status, 64, "\(arguments.suffix(4)): \(result.output)")
+            XCTAssertTrue(result.stderr.contains(named), "\(arguments.suffix(4)) should name \(named): \(result.stderr)")
+        }
     }
 }

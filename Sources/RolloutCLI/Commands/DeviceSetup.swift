@@ -6,9 +6,17 @@ import RolloutModel
 /// The device `rollout device` plays, from its flags: checked here so that a typo is a usage error
 /// naming the flag, never a device that quietly matches nothing.
 struct DeviceSetup {
+    /// What the app builds in to check the site: one pinned key, or root keys (docs/client.md,
+    /// "Keys and expiry").
+    enum Keys: Equatable {
+        case pinned(String)
+        case roots(RolloutClient.Trust)
+    }
+
     let stateDirectory: URL
     let manifestURL: URL
-    let publicKey: String
+    let keys: Keys
+    let minimumIndexSequence: Int
     let bundledDirectory: URL?
     let locale: String
     let region: String
@@ -30,7 +38,8 @@ struct DeviceSetup {
             throw RolloutError.usage("--state \(try required("state")) is a file; give the device's directory (created if missing)")
         }
         let manifestURL = try site(try required("site"), context: context)
-        let publicKey = try PublishCommands.publicKeyOption(try required("public-key"), context: context).description
+        let keys = try self.keys(invocation, context: context)
+        let minimum = try PublishCommands.countOption(invocation, "min-sequence", minimum: 0)
         let bundled = try invocation.value("bundled").map { text -> URL in
             let path = context.absolutePath(text)
             var isDirectory: ObjCBool = false
@@ -52,8 +61,21 @@ struct DeviceSetup {
         _ = try PlanCommands.parseVersion(appVersion, flag: "--app-version")
         return DeviceSetup(
             stateDirectory: URL(fileURLWithPath: state, isDirectory: true), manifestURL: manifestURL,
-            publicKey: publicKey, bundledDirectory: bundled, locale: locale, region: region, appVersion: appVersion,
+            keys: keys, minimumIndexSequence: minimum ?? 0, bundledDirectory: bundled, locale: locale, region: region, appVersion: appVersion,
             installID: invocation.value("install-id"), now: Date(timeIntervalSince1970: TimeInterval(try context.now().seconds)))
+    }
+
+    /// `--public-key KEY` (an app that pins one key) or `--root-key KEY...` with `--threshold N`
+    /// (an app that trusts the site's key list), read as verify-site reads them.
+    static func keys(_ invocation: Invocation, context: CommandContext) throws -> Keys {
+        if invocation.value("public-key") == nil, invocation.values("root-key").isEmpty {
+            throw RolloutError.usage("rollout device needs --root-key KEY (an app on a key list) or --public-key KEY (an app that pins one key); see rollout help device")
+        }
+        switch try PublishCommands.siteTrust(invocation, context: context) {
+        case .pinned(let key): return .pinned(key.description)
+        case .roots(let roots):
+            return .roots(RolloutClient.Trust(rootKeys: roots.ids.compactMap { roots.keys[$0]?.description }, threshold: roots.threshold))
+        }
     }
 
     /// A directory is served through `file:` URLs; a URL names the site's directory or its
@@ -83,12 +105,21 @@ struct DeviceSetup {
         var options = RolloutClient.Options()
         options.installID = installID
         options.countsLaunch = countsLaunch
+        options.minimumIndexSequence = minimumIndexSequence
         let now = self.now
         options.now = { now }
         let bundled = bundledDirectory.map { BundledStrings(directory: $0) } ?? BundledStrings()
-        let client = RolloutClient(
-            bundled: bundled, cacheDirectory: stateDirectory, manifestURL: manifestURL, publicKey: publicKey,
-            appVersion: appVersion, region: region, locale: locale, options: options)
+        let client: RolloutClient
+        switch keys {
+        case .pinned(let publicKey):
+            client = RolloutClient(
+                bundled: bundled, cacheDirectory: stateDirectory, manifestURL: manifestURL, publicKey: publicKey,
+                appVersion: appVersion, region: region, locale: locale, options: options)
+        case .roots(let trust):
+            client = RolloutClient(
+                bundled: bundled, cacheDirectory: stateDirectory, manifestURL: manifestURL, trust: trust,
+                appVersion: appVersion, region: region, locale: locale, options: options)
+        }
         return (client, bundled.problems.map(\.description))
     }
 }
