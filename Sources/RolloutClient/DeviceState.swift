@@ -32,6 +32,12 @@ struct DeviceState: Equatable {
     var counters = Counters()
     /// The crash-loop guard's memory (docs/client.md#activation-and-rollback-on-the-device).
     var launch = LaunchState()
+    /// The newest key list the device accepted (docs/client.md, "Keys and expiry"): the roots it
+    /// trusts next, the publishing keys that vouch for its packs, the revocations it saw. Kept as
+    /// the list's canonical JSON and parsed again on load; one that does not parse is none.
+    var keyList: KeyList?
+    /// When the accepted index expires: past it, the device is stale (its packs stay).
+    var indexExpires: Timestamp?
 
     init() {}
 
@@ -53,6 +59,8 @@ struct DeviceState: Equatable {
         // Absent in a state written before they existed: no counts, the guard not armed yet.
         counters = Counters(json: o["counters"])
         launch = LaunchState(json: o["launch"])
+        keyList = o["keyList"]?.stringValue.flatMap { try? KeyList.parse(Array($0.utf8), source: "state.json keyList") }
+        indexExpires = o["indexExpires"]?.stringValue.flatMap(Timestamp.init(iso8601:))
     }
 
     var bytes: [UInt8] {
@@ -68,6 +76,8 @@ struct DeviceState: Equatable {
         if !fallbackChains.isEmpty { members["fallbackChains"] = .object(fallbackChains.mapValues { .array($0.map { .string($0) }) }) }
         if let defaultLocale { members["defaultLocale"] = .string(defaultLocale) }
         if let lastRefresh { members["lastRefresh"] = .integer(Int(lastRefresh)) }
+        if let keyList { members["keyList"] = .string(String(decoding: keyList.bytes, as: UTF8.self)) }
+        if let indexExpires { members["indexExpires"] = .string(indexExpires.description) }
         if !bundleOnly.isEmpty { members["bundleOnly"] = .object(bundleOnly.mapValues { .array($0.map { .string($0) }) }) }
         return JSONWriter.pretty(.object(members))
     }

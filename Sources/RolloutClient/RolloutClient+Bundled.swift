@@ -11,4 +11,14 @@ extension RolloutClient {
             bundled: BundledStrings(bundled), cacheDirectory: cacheDirectory, manifestURL: manifestURL, publicKey: publicKey,
             appVersion: appVersion, region: region, locale: locale, options: options)
     }
+
+    /// The same, for an app on a key list (`init(bundled:cacheDirectory:manifestURL:trust:...)`).
+    public convenience init(
+        bundled: [String: [String: String]], cacheDirectory: URL, manifestURL: URL, trust: Trust, appVersion: String,
+        region: String, locale: String, options: Options = Options()
+    ) {
+        self.init(
+            bundled: BundledStrings(bundled), cacheDirectory: cacheDirectory, manifestURL: manifestURL, trust: trust,
+            appVersion: appVersion, region: region, locale: locale, options: options)
+    }
 }

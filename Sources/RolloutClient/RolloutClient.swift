@@ -33,6 +33,10 @@ public final class RolloutClient: @unchecked Sendable {
         /// activates the packs a refresh staged. False for a client that only inspects the cache
         /// (`rollout device status`): it counts nothing and leaves staged packs waiting.
         public var countsLaunch = true
+        /// The oldest index sequence this build of the app accepts, even on a fresh install: set it
+        /// to the sequence of the site the app was built against, so that an old copy of the site
+        /// never shows its since-blocked packs (docs/client.md, "Keys and expiry").
+        public var minimumIndexSequence = 0
         /// Tests: the storage budget from the first write of `init` (see DeviceStorage.budget).
         var storageBudget: Int?
 
@@ -88,7 +92,7 @@ public final class RolloutClient: @unchecked Sendable {
     private let bundled: BundledStrings
     let storage: DeviceStorage
     private let manifestURL: URL
-    private let publicKey: Ed25519.PublicKey?
+    let signatureCheck: SignatureCheck
     let appVersionText: String
     private let appVersion: AppVersion?
     let region: String
@@ -103,16 +107,38 @@ public final class RolloutClient: @unchecked Sendable {
     private var refreshing = false
     var launchSession = LaunchSession()
 
-    /// Never fails and never touches the network: a key that does not parse or a damaged cache
-    /// only means the device runs on its bundled strings until a refresh succeeds.
-    public init(
+    /// A device that trusts the site's key list, signed by `trust`'s root keys (docs/client.md,
+    /// "Keys and expiry"): rotation and revocation of publishing keys need no app update. Never
+    /// fails and never touches the network: keys that do not parse or a damaged cache only mean
+    /// the device runs on its bundled strings until a refresh succeeds.
+    public convenience init(
+        bundled: BundledStrings, cacheDirectory: URL, manifestURL: URL, trust: Trust,
+        appVersion: String, region: String, locale: String, options: Options = Options()
+    ) {
+        self.init(
+            bundled: bundled, cacheDirectory: cacheDirectory, manifestURL: manifestURL, check: SignatureCheck(trust),
+            appVersion: appVersion, region: region, locale: locale, options: options)
+    }
+
+    /// A device that pins one publishing key (the site's `.sig` files), as apps built before key
+    /// lists do. Never fails and never touches the network, like `init(...trust:...)`.
+    public convenience init(
         bundled: BundledStrings, cacheDirectory: URL, manifestURL: URL, publicKey: String,
         appVersion: String, region: String, locale: String, options: Options = Options()
+    ) {
+        self.init(
+            bundled: bundled, cacheDirectory: cacheDirectory, manifestURL: manifestURL, check: SignatureCheck(publicKey: publicKey),
+            appVersion: appVersion, region: region, locale: locale, options: options)
+    }
+
+    private init(
+        bundled: BundledStrings, cacheDirectory: URL, manifestURL: URL, check: SignatureCheck,
+        appVersion: String, region: String, locale: String, options: Options
     ) {
         self.bundled = bundled
         self.storage = DeviceStorage(directory: cacheDirectory.path)
         self.manifestURL = manifestURL
-        self.publicKey = Ed25519.PublicKey(publicKey)
+        self.signatureCheck = check
         self.appVersionText = appVersion
         self.appVersion = AppVersion(appVersion)
         self.region = region.uppercased()
@@ -211,7 +237,8 @@ public final class RolloutClient: @unchecked Sendable {
                 locale: locale, chain: chain, active: active.mapValues { $0.shown(state.bundleOnly[$0.pack.locale]) }, bundled: tables))
     }
 
-    /// The slot at `name`, if every check passes: the manifest's signature, the pack's digest and
+    /// The slot at `name`, if every check passes: the manifest's signature (`SignatureCheck.vouch`,
+    /// against the key list the device holds), the pack's digest and
     /// size as that manifest lists them, strict parsing, the checksum, locale, a schema this app
     /// understands, its minAppVersion, and neither blocked nor marked failed on this device.
     func verifiedSlot(_ name: String, locale: String) -> LoadedPack? {
@@ -220,10 +247,8 @@ public final class RolloutClient: @unchecked Sendable {
     }
 
     private func verify(_ slot: PackSlot, locale: String) throws -> LoadedPack {
-        guard let publicKey else { throw TransportError("no valid public key") }
-        guard DetachedSignature.verify(slot.signature, over: slot.manifest, with: publicKey) else {
-            throw TransportError("\(locale): the manifest's signature does not verify")
-        }
+        try signatureCheck.vouch(
+            slot.manifest, signature: slot.signature, path: SiteLayout.manifest(locale), held: lock.withLock { state.keyList }, now: nil)
         let manifest = try LocaleManifest.parse(slot.manifest, source: "manifests/\(locale).json")
         guard manifest.locale == locale else { throw TransportError("the manifest is for \(manifest.locale), not \(locale)") }
         let digest = SHA256.hex(slot.pack)
@@ -414,17 +439,68 @@ public final class RolloutClient: @unchecked Sendable {
         }
     }
 
+    /// The site's files, signed: its bytes and those of its `.sigs`.
+    private func signedFile(_ path: String) async throws -> SignedFile {
+        let bytes = try await fetch(siteURL(path))
+        return SignedFile(path: path, bytes: bytes, signatures: try await fetch(siteURL(SiteLayout.signatures(of: path))))
+    }
+
+    /// A refresh's first step on a key list (docs/client.md, "Keys and expiry"): `keys.json`, and
+    /// the root-change lists it takes to get there from the roots this device trusts, accepted by
+    /// `KeyChain.accept`. A newer list is saved at once, so that its revocations hold even if the
+    /// site then fails, and the cached slots it no longer vouches for are deleted (the active
+    /// packs among them are returned). A process killed between the two finds the slots refused
+    /// at its next start, by the list it saved.
+    private func acceptKeyList(roots: KeyList.Roots) async throws -> (list: KeyList, dropped: [PackID]) {
+        let held = lock.withLock { state.keyList }
+        let anchor = KeyChain.Anchor(roots: roots, list: held)
+        let latest = try await signedFile(SiteLayout.keys)
+        var rotations: [Int: SignedFile] = [:]
+        for version in KeyChain.rotationsNeeded(latest, anchor: anchor) {
+            rotations[version] = try await signedFile(SiteLayout.keys(version: version))
+        }
+        let list = try KeyChain.accept(latest, rotations: rotations, anchor: anchor)
+        guard list != held else { return (list, []) }
+        let dropped = try lock.withLock { () throws -> [PackID] in
+            try save { $0.keyList = list }
+            var dropped: [PackID] = []
+            for locale in storage.children("packs") {
+                for slot in ["previous", "pending", "active"] {
+                    let name = "packs/\(locale)/\(slot)"
+                    guard let bytes = storage.read(name) else { continue }
+                    let vouched = PackSlot(bytes).map { cached in
+                        (try? signatureCheck.vouch(cached.manifest, signature: cached.signature, path: SiteLayout.manifest(locale), held: list, now: nil)) != nil
+                    }
+                    if vouched == true { continue }
+                    try storage.remove(name)
+                    if slot == "active", let pack = active.removeValue(forKey: locale) { dropped.append(pack.id) }
+                }
+            }
+            publish()
+            return dropped
+        }
+        return (list, dropped)
+    }
+
     private func refresh(locale: String, lastSequence: Int, at now: Date, changes: inout [Change]) async throws -> RefreshResult {
-        guard let publicKey else { throw TransportError("the public key given to RolloutClient is not ed25519:BASE64") }
+        let time = Timestamp(seconds: Int64(now.timeIntervalSince1970.rounded(.down)))
+        var list: KeyList?
+        var revoked: [PackID] = []
+        switch signatureCheck {
+        case .unusable(let why): throw TransportError(why)
+        case .pinned: break
+        case .roots(let roots, _):
+            (list, revoked) = try await acceptKeyList(roots: roots)
+            if !revoked.isEmpty { changes.append(Change(reason: .dropped, packs: revoked, locale: locale)) }
+        }
         let indexBytes = try await fetch(manifestURL)
-        let indexSignature = try await fetch(manifestURL.appendingPathExtension("sig"))
-        guard DetachedSignature.verify(indexSignature, over: indexBytes, with: publicKey) else {
-            throw TransportError("index.json: the signature does not verify")
-        }
-        let index = try SiteIndex.parse(indexBytes, source: "index.json")
-        guard index.sequence >= lastSequence else {
-            throw TransportError("index.json: sequence \(index.sequence) is older than \(lastSequence), already seen (a stale cache or a replay)")
-        }
+        let indexSignature = try await fetch(
+            manifestURL.deletingLastPathComponent().appendingPathComponent(signatureCheck.signatureFile(of: manifestURL.lastPathComponent)))
+        try signatureCheck.vouch(indexBytes, signature: indexSignature, path: SiteLayout.index, held: list, now: time)
+        let index = try SiteIndex.parse(indexBytes, source: SiteLayout.index)
+        // An expired index changes nothing: the device keeps what it has, and its status says stale.
+        try KeyChain.checkIndex(
+            index, now: time, accepted: lastSequence, builtInMinimum: options.minimumIndexSequence, requireExpiry: signatureCheck.usesKeyList)
         let chain = index.chain(for: locale)
 
         // Every manifest of the chain first: a refresh acts on one consistent publish or not at all.
@@ -434,10 +510,8 @@ public final class RolloutClient: @unchecked Sendable {
                 throw TransportError("index.json: the chain of \(locale) names \(name), which it does not list")
             }
             let bytes = try await fetch(siteURL(entry.manifest))
-            let signature = try await fetch(siteURL(SiteLayout.signature(of: entry.manifest)))
-            guard DetachedSignature.verify(signature, over: bytes, with: publicKey) else {
-                throw TransportError("\(entry.manifest): the signature does not verify")
-            }
+            let signature = try await fetch(siteURL(signatureCheck.signatureFile(of: entry.manifest)))
+            try signatureCheck.vouch(bytes, signature: signature, path: entry.manifest, held: list, now: time)
             let manifest = try LocaleManifest.parse(bytes, source: entry.manifest)
             guard manifest.locale == name, manifest.sequence == entry.sequence else {
                 throw TransportError("\(entry.manifest): sequence \(manifest.sequence) for \(manifest.locale), the index says \(entry.sequence) for \(name) (a cache mixed two publishes)")
@@ -449,11 +523,12 @@ public final class RolloutClient: @unchecked Sendable {
         // 1. What the verified index and manifests say takes effect now, even if a download below
         // fails: the sequence, the chains, the blocks and kill switches, and away with the packs
         // they forbid.
-        let dropped = try lock.withLock { () throws -> [PackID] in
+        let forbidden = try lock.withLock { () throws -> [PackID] in
             guard state.indexSequence <= index.sequence else { throw TransportError("a newer index was accepted meanwhile") }
             let removals = manifests.flatMap(forbiddenSlots)
             try save { next in
                 next.indexSequence = index.sequence
+                next.indexExpires = index.expires
                 next.chains = index.locales.mapValues(\.chain)
                 next.fallbackChains = index.locales.compactMapValues(\.fallbackChain)
                 next.defaultLocale = index.defaultLocale
@@ -472,7 +547,8 @@ public final class RolloutClient: @unchecked Sendable {
             publish()
             return removals.filter { $0.slot == "active" }.compactMap(\.id)
         }
-        if !dropped.isEmpty { changes.append(Change(reason: .dropped, packs: dropped, locale: locale)) }
+        if !forbidden.isEmpty { changes.append(Change(reason: .dropped, packs: forbidden, locale: locale)) }
+        let dropped = revoked + forbidden
 
         // 2. The packs the plans give this device, all downloaded and verified before any is staged.
         var ready: [(locale: String, slot: PackSlot, pack: LoadedPack)] = []

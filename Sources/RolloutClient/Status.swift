@@ -39,6 +39,13 @@ extension RolloutClient {
         public var lastRefresh: Date?
         /// The crash-loop guard: packs awaiting a successful launch, failed launches, rollbacks.
         public var launch: LaunchStatus
+        /// The version of the key list the device accepted (nil: none, or an app that pins a key).
+        public var keysVersion: Int?
+        /// When the accepted index expires (nil: it does not).
+        public var indexExpires: Date?
+        /// The accepted index is past its expiry at `Options.now`: the site stopped being refreshed,
+        /// or something between the device and it serves an old copy. The packs stay in use.
+        public var isStale: Bool
     }
 
     /// A consistent picture of the device: its memory, and the slots in its cache.
@@ -57,6 +64,9 @@ extension RolloutClient {
         return Status(
             locale: locale, chain: chain, packs: packs, failed: state.failed.compactMap { try? PackID.parse($0) }.sorted(),
             blocked: state.blocked.filter { !$0.value.isEmpty }, killed: state.killed.sorted(), indexSequence: state.indexSequence,
-            lastRefresh: state.lastRefresh.map { Date(timeIntervalSince1970: TimeInterval($0)) }, launch: launchStatus)
+            lastRefresh: state.lastRefresh.map { Date(timeIntervalSince1970: TimeInterval($0)) }, launch: launchStatus,
+            keysVersion: signatureCheck.usesKeyList ? state.keyList?.version : nil,
+            indexExpires: state.indexExpires.map { Date(timeIntervalSince1970: TimeInterval($0.seconds)) },
+            isStale: state.indexExpires.map { TimeInterval($0.seconds) <= options.now().timeIntervalSince1970 } ?? false)
     }
 }

@@ -13,11 +13,18 @@ public enum PublishOperation {
         /// What the record calls the site: the operator's name for it, or the directory.
         public let destination: String
         public let key: Ed25519.PrivateKey
+        /// Signs the legacy `.sig` files instead of `key` (`--legacy-key`): the key apps that pin one key hold.
+        public let legacyKey: Ed25519.PrivateKey?
+        /// How long devices may use the index, in seconds (`--expires`); nil: `defaultLifetime` with
+        /// a key list, no expiry without one.
+        public let lifetime: Int64?
 
-        public init(directory: String, destination: String, key: Ed25519.PrivateKey) {
+        public init(directory: String, destination: String, key: Ed25519.PrivateKey, legacyKey: Ed25519.PrivateKey? = nil, lifetime: Int64? = nil) {
             self.directory = directory
             self.destination = destination
             self.key = key
+            self.legacyKey = legacyKey
+            self.lifetime = lifetime
         }
     }
 
@@ -27,7 +34,23 @@ public enum PublishOperation {
         public let state: ObjectID?
         /// The commit that records the publish, or nil when the tip already recorded this very publish.
         public let record: ObjectID?
+        /// The publishing key that signed the site, when the repository has a key list.
+        public let signingKey: SigningKey?
     }
+
+    /// The key list's entry for the key a publish signs with.
+    public struct SigningKey: Equatable, Sendable {
+        public let id: String
+        public let expires: Timestamp
+        /// Less than `warningPeriod` left: the operator is told to rotate.
+        public let expiresSoon: Bool
+    }
+
+    /// An index on a key list expires a week after it is published unless `--expires` says otherwise:
+    /// a frozen site stops being accepted within a week, and a weekly scheduled publish keeps it fresh.
+    public static let defaultLifetime: Int64 = 7 * 86_400
+    /// A publishing key this close to its expiry draws a warning on every publish.
+    public static let warningPeriod: Int64 = 14 * 86_400
 
     /// Kept beside the site, outside what devices read (a CDN sync excludes dot files): the lock
     /// that serialises publishes into one directory, and the state the site was last written from.
@@ -49,18 +72,27 @@ public enum PublishOperation {
         let fresh = !existed && ((try? FileManager.default.contentsOfDirectory(atPath: request.directory)) ?? []).allSatisfy { $0 == lockFile }
         var written: (state: ObjectID?, sequence: Int)? = nil
         do {
-            let applied = try repository.apply(actor: actor, time: time) { snapshot -> (Change?, (Publisher.Report, ObjectID?)) in
-                let publisher = Publisher(snapshot: snapshot, key: request.key)
+            let applied = try repository.apply(actor: actor, time: time) { snapshot -> (Change?, (Publisher.Report, ObjectID?, SigningKey?)) in
+                let now = time()
+                // Checked before anything is written: a key devices would refuse never signs a site.
+                let keyList = try snapshot.currentKeyList()?.list
+                let signingKey = try keyList.map { try check(request.key.publicKey, list: $0, now: now) }
+                let lifetime = request.lifetime ?? (keyList == nil ? nil : defaultLifetime)
+                let publisher = Publisher(
+                    snapshot: snapshot, key: request.key, legacyKey: request.legacyKey,
+                    expires: lifetime.map { Timestamp(seconds: now.seconds + $0) })
                 let (files, remove, index) = try publisher.files()
-                try SiteHistory.read(request.directory).check(against: snapshot, index: index, files: files, directory: request.directory)
+                try SiteHistory.read(request.directory).check(
+                    against: snapshot, index: index, keysVersion: keyList?.version, files: files, directory: request.directory)
                 // The marker first: a publish killed half way leaves a site that names the newest
                 // state it may hold, so an older clone is refused even then.
                 try SiteHistory.writeMarker(request.directory, state: snapshot.commit, sequence: index.sequence)
                 written = (snapshot.commit, index.sequence)
-                let report = try publisher.write(files, removing: remove, index: index, to: request.directory)
-                return (try recordChange(request, snapshot: snapshot, index: index), (report, snapshot.commit))
+                var report = try publisher.write(files, removing: remove, index: index, to: request.directory)
+                report.keysVersion = keyList?.version
+                return (try recordChange(request, snapshot: snapshot, index: index), (report, snapshot.commit, signingKey))
             }
-            return Outcome(report: applied.result.0, state: applied.result.1, record: applied.commit)
+            return Outcome(report: applied.result.0, state: applied.result.1, record: applied.commit, signingKey: applied.result.2)
         } catch {
             if fresh && written == nil {
                 try? FileManager.default.removeItem(atPath: request.directory)
@@ -74,7 +106,22 @@ public enum PublishOperation {
         }
     }
 
+    /// Whether `key` may sign a site under `list`: a listed publishing key, not revoked, not expired
+    /// at `now` (what `KeyChain.publisher` asks of the site a device fetches). Throws naming the key
+    /// and why; tells whether it expires within `warningPeriod`.
+    public static func check(_ key: Ed25519.PublicKey, list: KeyList, now: Timestamp) throws -> SigningKey {
+        let id = key.keyID
+        if let revocation = list.revoked[id] { throw RolloutError.revokedSigningKey(id, revocation, keysVersion: list.version) }
+        if list.roots.keys[id] != nil { throw RolloutError.rootSigningKey(id, keysVersion: list.version) }
+        guard let listed = list.publishing[id] else { throw RolloutError.unlistedSigningKey(id, list: list) }
+        if listed.expires <= now { throw RolloutError.expiredSigningKey(id, expires: listed.expires, now: now) }
+        return SigningKey(id: id, expires: listed.expires, expiresSoon: listed.expires.seconds - now.seconds < warningPeriod)
+    }
+
     /// The commit that records a publish; nil when the tip already records this same publish.
+    /// A re-publish of the same state that only moves the index's `expires` (a scheduled refresh)
+    /// records nothing: the history says when a state reached devices, and an hourly refresh would
+    /// bury that under commits that change nothing devices resolve.
     static func recordChange(_ request: Request, snapshot: Snapshot, index: SiteIndex) throws -> Change? {
         guard let state = snapshot.commit else { return nil }
         let tip = Change.trailers(of: try snapshot.repository.commit(state).message)
@@ -145,6 +192,8 @@ struct SiteLock {
 struct SiteHistory {
     var markerState: String?
     var markerSequence: Int?
+    /// The version of the site's `keys.json`, when it has one that parses.
+    var keysVersion: Int?
     var index: SiteIndex?
     var manifests: [String: LocaleManifest] = [:]
 
@@ -164,6 +213,9 @@ struct SiteHistory {
             history.markerSequence = object["sequence"]?.integerValue
         }
         // The signed files are read as a device would parse them; an unreadable one is overwritten.
+        if let bytes = FileManager.default.contents(atPath: directory + "/" + SiteLayout.keys) {
+            history.keysVersion = (try? KeyList.parse([UInt8](bytes), source: SiteLayout.keys))?.version
+        }
         if let bytes = FileManager.default.contents(atPath: directory + "/" + SiteLayout.index),
             let index = try? SiteIndex.parse([UInt8](bytes), source: SiteLayout.index)
         {
@@ -179,11 +231,16 @@ struct SiteHistory {
         return history
     }
 
-    /// Refuses a publish that would take the site back in time, onto another history, or expose a
-    /// pack the site already withdrew.
-    func check(against snapshot: Snapshot, index new: SiteIndex, files: [Publisher.SiteFile], directory: String) throws {
+    /// Refuses a publish that would take the site back in time (its state or its key list), onto
+    /// another history, or expose a pack the site already withdrew.
+    func check(against snapshot: Snapshot, index new: SiteIndex, keysVersion: Int?, files: [Publisher.SiteFile], directory: String) throws {
         let ours = "this repository's state \(snapshot.commit?.short ?? "(empty)") (index sequence \(new.sequence))"
         let wayOut = "Publish from a clone that is up to date (rollout sync), or from the repository that published this site"
+        // Devices that accepted the site's key list refuse an older one: they would take no update again.
+        if let held = self.keysVersion, held > keysVersion ?? 0 {
+            throw RolloutError.checkFailed(
+                "refused: \(directory) holds key list version \(held), newer than \(keysVersion.map { "this repository's version \($0)" } ?? "this repository, which has no key list"): devices that accepted it would refuse the site. \(wayOut). Nothing was written")
+        }
         if let state = markerState {
             let sequence = markerSequence.map { " (index sequence \($0))" } ?? ""
             guard let id = ObjectID(hex: state), (try? snapshot.repository.commit(id)) != nil else {
@@ -228,5 +285,31 @@ struct SiteHistory {
         object["state"] = state.map { .string($0.hex) } ?? .null
         let path = directory + "/" + PublishOperation.markerFile
         try LocalFile.replace(path, with: JSONWriter.pretty(.object(object)), name: path)
+    }
+}
+
+/// Why `rollout publish` refuses a `--key` under the repository's key list (exit 65): each names the
+/// key, what the list says of it, and the way out. Nothing was written when they are thrown.
+extension RolloutError {
+    static func unlistedSigningKey(_ id: String, list: KeyList) -> RolloutError {
+        let listed = list.publishing.keys.sorted().joined(separator: ", ")
+        return .badInput(
+            "refused: --key is key \(id), which key list version \(list.version) does not list as a publishing key (publishing keys: \(listed.isEmpty ? "none" : listed)); devices would refuse the site. Sign with a listed key (rollout keys list), or add one with rollout keys rotate. Nothing was written")
+    }
+
+    static func rootSigningKey(_ id: String, keysVersion: Int) -> RolloutError {
+        .badInput(
+            "refused: --key is key \(id), a root key of key list version \(keysVersion); root keys sign key lists only and stay offline. Sign with a publishing key (rollout keys list). Nothing was written")
+    }
+
+    static func revokedSigningKey(_ id: String, _ revocation: KeyList.Revocation, keysVersion: Int) -> RolloutError {
+        let reason = revocation.reason.isEmpty ? "" : " (\(revocation.reason))"
+        return .badInput(
+            "refused: --key is key \(id), which key list version \(keysVersion) revoked at \(revocation.time)\(reason); devices refuse what it signs. Sign with another publishing key, or make one with rollout keys rotate. Nothing was written")
+    }
+
+    static func expiredSigningKey(_ id: String, expires: Timestamp, now: Timestamp) -> RolloutError {
+        .badInput(
+            "refused: --key is key \(id), a publishing key that expired at \(expires) (now \(now)); devices refuse what it signs. Make its successor with rollout keys rotate --root FILE. Nothing was written")
     }
 }

@@ -4,8 +4,11 @@ import RolloutModel
 import RolloutStore
 
 /// Writes the static site devices download (docs/manifest.md): an index, one manifest per locale,
-/// the packs under immutable paths, and a detached Ed25519 signature beside every manifest.
-/// The same state always gives the same bytes; files whose bytes are already there are not rewritten.
+/// the packs under immutable paths, and a detached Ed25519 signature beside every manifest. When
+/// the repository has a key list (docs/keys.md) the site also carries it, the lists at which the
+/// root keys changed, and a `.sigs` naming the publishing key beside the index and every manifest.
+/// The same state and expiry always give the same bytes; files whose bytes are already there are
+/// not rewritten.
 public struct Publisher {
     public struct Report {
         public var written: [String] = []
@@ -13,15 +16,46 @@ public struct Publisher {
         public var removed: [String] = []
         public var bytesWritten = 0
         public var indexSequence = 0
+        public var indexExpires: Timestamp?
+        /// The version of the key list the site carries; nil for a site signed with one key.
+        public var keysVersion: Int?
         public var locales: [(locale: String, sequence: Int)] = []
     }
 
     public let snapshot: Snapshot
+    /// Signs the `.sigs` (with a key list) and, unless `legacyKey` is given, the legacy `.sig`.
     public let key: Ed25519.PrivateKey
+    /// Signs the legacy `.sig` that apps pinning one key verify (docs/keys.md, "Moving a live app").
+    public let legacyKey: Ed25519.PrivateKey
+    /// The index's `expires`; nil writes none.
+    public let expires: Timestamp?
 
-    public init(snapshot: Snapshot, key: Ed25519.PrivateKey) {
+    public init(snapshot: Snapshot, key: Ed25519.PrivateKey, legacyKey: Ed25519.PrivateKey? = nil, expires: Timestamp? = nil) {
         self.snapshot = snapshot
         self.key = key
+        self.legacyKey = legacyKey ?? key
+        self.expires = expires
+    }
+
+    /// The signatures written beside a signed file: the legacy `.sig` always, the `.sigs` when the
+    /// site carries a key list.
+    private func signatureFiles(_ path: String, _ bytes: [UInt8], keyed: Bool) -> [SiteFile] {
+        let signature = DetachedSignature.encode(legacyKey.sign(bytes))
+        var files = [SiteFile(path: SiteLayout.signature(of: path), immutable: false, size: signature.count) { signature }]
+        if keyed {
+            let signatures = SignatureSet.signing(bytes, with: [key]).bytes
+            files.append(SiteFile(path: SiteLayout.signatures(of: path), immutable: false, size: signatures.count) { signatures })
+        }
+        return files
+    }
+
+    /// A key list as stored in the repository, with its root signatures, as the site serves it at `path`.
+    private static func keyListFiles(_ file: SignedFile, at path: String) -> [SiteFile] {
+        let bytes = file.bytes, signatures = file.signatures
+        return [
+            SiteFile(path: path, immutable: false, size: bytes.count) { bytes },
+            SiteFile(path: SiteLayout.signatures(of: path), immutable: false, size: signatures.count) { signatures },
+        ]
     }
 
     /// One file of the site. Pack bytes are loaded only if the file has to be written.
@@ -93,10 +127,12 @@ public struct Publisher {
         try? Data(text.utf8).write(to: URL(fileURLWithPath: cachePath), options: .atomic)
     }
 
-    /// Every file of the site, in the order it must be written: packs, then manifests, then the index,
-    /// so a device that reads the index finds everything it points at. Also the pack files to remove.
+    /// Every file of the site, in the order it must be written: packs, then manifests, then the key
+    /// lists, then the index, so a device that reads the index finds everything it points at and a
+    /// key list that vouches for its signer. Also the pack files to remove.
     public func files() throws -> (files: [SiteFile], remove: [String], index: SiteIndex) {
         let snapshot = self.snapshot
+        let keyList = try snapshot.currentKeyList()
         let policy = try snapshot.policy()
         let tipTime = try snapshot.commit.map { Timestamp(seconds: try snapshot.repository.commit($0).author.time) } ?? Timestamp(seconds: 0)
         var cache = loadCache()
@@ -133,9 +169,8 @@ public struct Publisher {
             manifestTimes.append(manifest.time)
             let bytes = manifest.bytes
             let path = SiteLayout.manifest(locale)
-            let signature = DetachedSignature.encode(key.sign(bytes))
             manifestFiles.append(SiteFile(path: path, immutable: false, size: bytes.count) { bytes })
-            manifestFiles.append(SiteFile(path: SiteLayout.signature(of: path), immutable: false, size: signature.count) { signature })
+            manifestFiles += signatureFiles(path, bytes, keyed: keyList != nil)
             let chains = try Self.chains(locale, plan: plan, snapshot: snapshot, defaultLocale: policy.defaultLocale, published: locales)
             entries[locale] = SiteIndex.Entry(sequence: plan.sequence, manifest: path, chain: chains.chain, fallbackChain: chains.fallbackChain)
         }
@@ -144,14 +179,19 @@ public struct Publisher {
         // Its time is the newest plan change, not the tip: unrelated commits leave its bytes alone.
         let indexTime = manifestTimes.max() ?? Timestamp(seconds: 0)
         let index = SiteIndex(
-            sequence: try snapshot.indexSequence(), time: indexTime, defaultLocale: policy.defaultLocale, locales: entries)
+            sequence: try snapshot.indexSequence(), time: indexTime, expires: expires, defaultLocale: policy.defaultLocale, locales: entries)
+        var keyFiles: [SiteFile] = []
+        if let keyList {
+            // Each list at which the roots changed, so a device built with older roots can walk to these.
+            for version in keyList.list.rootChanges {
+                keyFiles += Self.keyListFiles(try snapshot.signedKeyList(version), at: SiteLayout.keys(version: version))
+            }
+            keyFiles += Self.keyListFiles(keyList.file, at: SiteLayout.keys)
+        }
         let indexBytes = index.bytes
-        let indexSignature = DetachedSignature.encode(key.sign(indexBytes))
-        let all = packFiles + manifestFiles + [
-            SiteFile(path: SiteLayout.index, immutable: false, size: indexBytes.count) { indexBytes },
-            SiteFile(path: SiteLayout.signature(of: SiteLayout.index), immutable: false, size: indexSignature.count) { indexSignature },
-        ]
-        return (all, remove, index)
+        let indexFiles = [SiteFile(path: SiteLayout.index, immutable: false, size: indexBytes.count) { indexBytes }]
+            + signatureFiles(SiteLayout.index, indexBytes, keyed: keyList != nil)
+        return (packFiles + manifestFiles + keyFiles + indexFiles, remove, index)
     }
 
     /// A published locale's chain, and the chain as if its kill switch were off (what devices of an
@@ -197,6 +237,7 @@ public struct Publisher {
     public func write(_ files: [SiteFile], removing removePaths: [String], index: SiteIndex, to directory: String) throws -> Report {
         var report = Report()
         report.indexSequence = index.sequence
+        report.indexExpires = index.expires
         report.locales = index.locales.map { ($0.key, $0.value.sequence) }.sorted { $0.0 < $1.0 }
         let fm = FileManager.default
         for file in files {

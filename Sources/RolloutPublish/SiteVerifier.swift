@@ -5,30 +5,91 @@ import RolloutStore
 
 /// Checks a published site the way a device would (signatures, sequences, pack digests, checksums,
 /// schema, blocked versions), and, given the repository, that devices resolving from the site get
-/// exactly what `rollout resolve` says.
+/// exactly what `rollout resolve` says. A device on root keys first follows the key chain
+/// (docs/keys.md, "What a device checks") through `KeyChain`, the same code the client runs.
 public struct SiteVerifier {
+    /// What the checking device has built in.
+    public enum Trust {
+        /// One public key (apps from before key lists): the `.sig` beside each signed file.
+        case pinned(Ed25519.PublicKey)
+        /// Root keys and their threshold: `keys.json`, then the `.sigs` beside each signed file.
+        case roots(KeyList.Roots)
+    }
+
+    /// How far a device on root keys got: roots, the root-change lists it walked, the key list, the
+    /// publishing key that signed the index, the index.
+    public struct TrustChain {
+        public var roots: KeyList.Roots
+        public var rotations: [Int]
+        public var keysVersion: Int
+        public var publishingKey: String?
+        public var publishingKeyExpires: Timestamp?
+        public var indexSequence: Int?
+        public var indexExpires: Timestamp?
+    }
+
     public struct Report {
         public var problems: [String] = []
         public var manifests = 0
         public var packs = 0
         public var resolutions = 0
         public var indexSequence = 0
+        /// Set when the device trusts root keys and accepted the site's key list.
+        public var trust: TrustChain?
     }
 
     public let directory: String
-    public let publicKey: Ed25519.PublicKey
+    public let trust: Trust
+    /// The device's clock: indexes and publishing keys expire.
+    public let now: Timestamp
 
-    public init(directory: String, publicKey: Ed25519.PublicKey) {
+    public init(directory: String, trust: Trust, now: Timestamp) {
         self.directory = directory
-        self.publicKey = publicKey
+        self.trust = trust
+        self.now = now
     }
 
     private func read(_ path: String) -> [UInt8]? {
         FileManager.default.contents(atPath: directory + "/" + path).map { [UInt8]($0) }
     }
 
-    /// A signed file: its bytes when the signature beside it verifies; a problem otherwise.
-    private func signed(_ path: String, _ report: inout Report) -> [UInt8]? {
+    /// A file with its `.sigs`, as a device fetches it; a problem when either is missing.
+    private func withSignatures(_ path: String, _ report: inout Report) -> SignedFile? {
+        guard let bytes = read(path) else {
+            report.problems.append("\(path): missing")
+            return nil
+        }
+        guard let signatures = read(SiteLayout.signatures(of: path)) else {
+            report.problems.append("\(SiteLayout.signatures(of: path)): missing, so \(path) cannot be trusted")
+            return nil
+        }
+        return SignedFile(path: path, bytes: bytes, signatures: signatures)
+    }
+
+    /// A signed file: its bytes when a signature beside it is one the device trusts; a problem
+    /// otherwise. Under a key list: the `.sigs` by a listed, unrevoked, unexpired publishing key,
+    /// and the legacy `.sig`, when there, by one of the list's publishing keys (apps that pin one
+    /// key read it). `signer` is the publishing key that vouched.
+    private func signed(_ path: String, list: KeyList?, signer: inout String?, _ report: inout Report) -> [UInt8]? {
+        guard let list else { return pinnedSigned(path, &report) }
+        guard let file = withSignatures(path, &report) else { return nil }
+        do {
+            signer = try KeyChain.publisher(of: file, list: list, now: now)
+        } catch {
+            report.problems.append("\(error)")
+            return nil
+        }
+        if let legacy = read(SiteLayout.signature(of: path)),
+            !list.publishing.values.contains(where: { DetachedSignature.verify(legacy, over: file.bytes, with: $0.publicKey) })
+        {
+            report.problems.append(
+                "\(SiteLayout.signature(of: path)): not a signature by a publishing key of keys.json version \(list.version): apps that pin one key refuse \(path). Publish with --legacy-key set to the key they pin, listed in the key list (rollout keys init --adopt)")
+        }
+        return file.bytes
+    }
+
+    private func pinnedSigned(_ path: String, _ report: inout Report) -> [UInt8]? {
+        guard case .pinned(let publicKey) = trust else { return nil }
         guard let bytes = read(path) else {
             report.problems.append("\(path): missing")
             return nil
@@ -44,10 +105,57 @@ public struct SiteVerifier {
         return bytes
     }
 
-    /// `minimumSequence`: the newest index sequence a device has already accepted; an older site is a replay.
+    /// The site's key list, accepted as a device that built in `roots` and holds no list yet accepts
+    /// it: walking the root-change lists when `keys.json` is signed by newer roots.
+    private func acceptKeyList(_ roots: KeyList.Roots, _ report: inout Report) -> KeyList? {
+        guard let latest = withSignatures(SiteLayout.keys, &report) else {
+            report.problems.append("\(SiteLayout.keys): a device on root keys trusts nothing on this site without it: publish from a repository with a key list (rollout keys init)")
+            return nil
+        }
+        let anchor = KeyChain.Anchor(roots: roots, list: nil)
+        var rotations: [Int: SignedFile] = [:]
+        for version in KeyChain.rotationsNeeded(latest, anchor: anchor) {
+            let path = SiteLayout.keys(version: version)
+            guard let bytes = read(path), let signatures = read(SiteLayout.signatures(of: path)) else {
+                report.problems.append("\(path) (or its .sigs): missing; a device that trusts older roots walks it to reach the roots of \(SiteLayout.keys)")
+                continue
+            }
+            rotations[version] = SignedFile(path: path, bytes: bytes, signatures: signatures)
+        }
+        do {
+            let list = try KeyChain.accept(latest, rotations: rotations, anchor: anchor)
+            report.trust = TrustChain(roots: roots, rotations: rotations.keys.sorted(), keysVersion: list.version)
+            return list
+        } catch {
+            report.problems.append("\(error)")
+            return nil
+        }
+    }
+
+    /// A site whose key list is older than the repository's newest: devices keep trusting what the
+    /// newer list revoked or retired until it is published.
+    private func compareKeyList(with snapshot: Snapshot, _ report: inout Report) {
+        guard let newest = (try? snapshot.currentKeyList())?.list.version else { return }
+        let site = read(SiteLayout.keys).flatMap { try? KeyList.parse($0, source: SiteLayout.keys) }
+        if let site, site.version < newest {
+            report.problems.append("\(SiteLayout.keys): version \(site.version), but the repository's newest key list is version \(newest): publish again")
+        } else if site == nil, case .pinned = trust {
+            report.problems.append("\(SiteLayout.keys): missing, but the repository has key list version \(newest): publish again")
+        }
+    }
+
+    /// `minimumSequence`: with a pinned key, the newest index sequence a device has already accepted
+    /// (an older site is a replay); with root keys, the minimum sequence built into the app.
     public func verify(against snapshot: Snapshot?, minimumSequence: Int? = nil, installIDs: Int = 200) -> Report {
         var report = Report()
-        guard let indexBytes = signed(SiteLayout.index, &report) else { return report }
+        if let snapshot { compareKeyList(with: snapshot, &report) }
+        var list: KeyList?
+        if case .roots(let roots) = trust {
+            guard let accepted = acceptKeyList(roots, &report) else { return report }
+            list = accepted
+        }
+        var indexSigner: String?
+        guard let indexBytes = signed(SiteLayout.index, list: list, signer: &indexSigner, &report) else { return report }
         let index: SiteIndex
         do {
             index = try SiteIndex.parse(indexBytes, source: SiteLayout.index)
@@ -56,8 +164,24 @@ public struct SiteVerifier {
             return report
         }
         report.indexSequence = index.sequence
-        if let minimumSequence, index.sequence < minimumSequence {
-            report.problems.append("\(SiteLayout.index): sequence \(index.sequence) is older than \(minimumSequence), which was already accepted: a replayed site")
+        if let list, let indexSigner {
+            report.trust?.publishingKey = indexSigner
+            report.trust?.publishingKeyExpires = list.publishing[indexSigner]?.expires
+            report.trust?.indexSequence = index.sequence
+            report.trust?.indexExpires = index.expires
+        }
+        do {
+            if list != nil {
+                try KeyChain.checkIndex(index, now: now, accepted: 0, builtInMinimum: minimumSequence ?? 0, requireExpiry: true)
+            } else {
+                if let minimumSequence, index.sequence < minimumSequence {
+                    report.problems.append("\(SiteLayout.index): sequence \(index.sequence) is older than \(minimumSequence), which was already accepted: a replayed site")
+                }
+                // A pinned device checks `expires` when the index has one.
+                try KeyChain.checkIndex(index, now: now, accepted: 0, builtInMinimum: 0, requireExpiry: false)
+            }
+        } catch {
+            report.problems.append("\(error)")
         }
         if let snapshot, let planned = try? snapshot.plannedLocales() {
             for locale in planned where index.locales[locale] == nil {
@@ -69,7 +193,8 @@ public struct SiteVerifier {
         }
         var manifests: [String: LocaleManifest] = [:]
         for (locale, entry) in index.locales.sorted(by: { $0.key < $1.key }) {
-            guard let bytes = signed(entry.manifest, &report) else { continue }
+            var signer: String?
+            guard let bytes = signed(entry.manifest, list: list, signer: &signer, &report) else { continue }
             let manifest: LocaleManifest
             do {
                 manifest = try LocaleManifest.parse(bytes, source: entry.manifest)

@@ -19,6 +19,8 @@ public enum Verifier {
         public var packs = 0
         public var plans = 0
         public var rollbacks = 0
+        /// Key list versions, each checked against the one before as a device checks it.
+        public var keyLists = 0
         public var reflogEntries = 0
         /// Ref updates a killed process left half done (the ref never moved): not damage.
         public var interruptedUpdates = 0
@@ -33,6 +35,7 @@ public enum Verifier {
         case "packs": return parts.count == 3
         case "rollbacks": return parts.count == 3
         case "metrics": return parts.count == 3 && (parts[1] == "ingests" || parts[1] == "retractions")
+        case "keys": return parts.count == 2
         default: return false
         }
     }
@@ -47,10 +50,19 @@ public enum Verifier {
         case "revert":
             return locale.map { path == StateLayout.plan($0) || path.hasPrefix(StateLayout.rollbackDirectory($0) + "/") } ?? false
         case "metrics-ingest", "metrics-retract": return MetricsVerifier.allowed(action, path: path)
+        case KeyOperations.action: return isKeyListFile(path)
         // A publish records what reached devices; it changes no file.
         case AuditEntry.publishAction: return false
         default: return false
         }
+    }
+
+    /// `keys/<version>.json` or its `.sigs`: the only files a key list commit writes.
+    static func isKeyListFile(_ path: String) -> Bool {
+        let parts = path.split(separator: "/", omittingEmptySubsequences: false)
+        guard parts.count == 2, parts[0] == StateLayout.keysDirectory else { return false }
+        let name = parts[1].hasSuffix(".sigs") ? parts[1].dropLast(5) : parts[1]
+        return StateLayout.contentVersion(fromFileName: String(name)) != nil
     }
 
     public static func verify(_ repository: PackRepository) throws -> Report {
@@ -164,6 +176,20 @@ public enum Verifier {
                 if values("Published-State").first != commit.parents.first?.hex {
                     problem(nil, "a publish whose Rollout-Published-State is not its parent commit")
                 }
+            case KeyOperations.action:
+                let version = values("Keys-Version").first.flatMap { Int($0) }
+                if values("Key-Event").first.flatMap(KeyEvent.init(rawValue:)) == nil {
+                    problem(nil, "a keys commit without a Rollout-Key-Event of \(KeyEvent.allCases.map(\.rawValue).joined(separator: ", "))")
+                }
+                guard let version else {
+                    problem(nil, "a keys commit without a Rollout-Keys-Version trailer")
+                    break
+                }
+                let expected = Set([StateLayout.keyList(version), StateLayout.keyListSignatures(version)])
+                let added = Set(changes.filter { $0.old == nil && $0.new != nil }.map(\.path))
+                if added != expected || changes.count != 2 {
+                    problem(StateLayout.keyList(version), "a keys commit must add exactly key list version \(version) and its signatures")
+                }
             case "metrics-ingest", "metrics-retract":
                 try metrics.check(commit: short, action: action, trailers: trailers, changes: changes, git: git, problem: problem)
             case "policy-set":
@@ -223,6 +249,7 @@ public enum Verifier {
             }
         }
         try metrics.checkTip(snapshot, problem: problem)
+        report.keyLists = checkKeyChain(snapshot, problem: problem)
         for locale in try snapshot.directory(StateLayout.rollbacksDirectory).filter(\.isTree).map(\.name) {
             let entries = try snapshot.directory(StateLayout.rollbackDirectory(locale)).filter { !$0.isTree }
             let numbers = entries.compactMap { Int($0.name.dropLast(5)) }.sorted()
@@ -240,6 +267,47 @@ public enum Verifier {
             }
         }
         return report
+    }
+
+    /// The stored key lists form the chain devices walk: versions 1, 2, ... with none missing,
+    /// each one accepted by `KeyChain.accept` from the one before it (version 1 from its own roots).
+    /// Returns how many there are.
+    static func checkKeyChain(_ snapshot: Snapshot, problem: (String, String) -> Void) -> Int {
+        let versions: [Int]
+        do {
+            versions = try snapshot.keyListVersions()
+        } catch {
+            problem(StateLayout.keysDirectory, "cannot be read: \(error)")
+            return 0
+        }
+        if versions != Array(1..<(versions.count + 1)) {
+            problem(StateLayout.keysDirectory, "holds key list versions \(versions.map(String.init).joined(separator: ", ")); they must run 1, 2, 3, ... with none missing")
+        }
+        var previous: KeyList?
+        for version in versions {
+            let path = StateLayout.keyList(version)
+            let file: SignedFile
+            do {
+                file = try snapshot.signedKeyList(version)
+            } catch {
+                problem(path, "has no signatures beside it (\(StateLayout.keyListSignatures(version)))")
+                continue
+            }
+            do {
+                // Version 1 (or a list after a gap) has nothing before it: its own roots must sign it.
+                let own = (try? KeyList.parse(file.bytes, source: path))?.roots
+                let anchor = KeyChain.Anchor(roots: previous?.roots ?? own ?? KeyList.Roots(keys: [], threshold: 1), list: previous)
+                let list = try KeyChain.accept(file, rotations: [:], anchor: anchor)
+                if list.version != version { problem(path, "holds key list version \(list.version), not \(version)") }
+                previous = list
+            } catch let failure as TrustFailure {
+                problem(path, "breaks the key chain: \(failure.description)")
+                // The versions after it are checked against the last list that holds.
+            } catch {
+                problem(path, "cannot be checked: \(error)")
+            }
+        }
+        return versions.count
     }
 
     struct PathChange {

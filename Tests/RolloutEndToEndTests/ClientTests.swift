@@ -1,4 +1,5 @@
 import Foundation
+import RolloutCrypto
 import RolloutModel
 import XCTest
 @testable import RolloutClient
@@ -38,7 +39,12 @@ final class SiteTransport: RolloutTransport, @unchecked Sendable {
 }
 
 /// A repository with en-US@1, tr@1 and tr-TR@17 as baselines, a signing key and a published site.
+/// `.pinnedKey`: one key from `rollout keys generate`, pinned by the app (the site's `.sig` files);
+/// `.keyList`: `rollout keys init` (a root key the app builds in, publishing key 1), the site signed
+/// with `.sigs` and its index expiring (docs/client.md, "Keys and expiry").
 final class ClientWorld {
+    enum Signing { case pinnedKey, keyList }
+
     static let manifestURL = URL(string: "https://cdn.example.com/site/index.json")!
     /// What the app bundles, with its own spellings so a test can tell bundled text from a pack's.
     static let bundled: [String: [String: String]] = [
@@ -47,21 +53,45 @@ final class ClientWorld {
     ]
 
     let w: Workspace
+    let signing: Signing
+    /// The pinned key (`.pinnedKey`), or the publishing key the repository's list started with.
     let publicKey: String
+    /// The root keys the app builds in (`.keyList`).
+    var rootKeys: [String] = []
+    /// The private key `publish` signs with (`.keyList`: changed by a rotation).
+    var signingKey: String
+    /// The app's built-in minimum index sequence.
+    var minimumIndexSequence = 0
     let transport: SiteTransport
 
-    init(baselines: [String] = ["en-US@1", "tr@1", "tr-TR@17", "vi-VN@3"]) throws {
+    init(baselines: [String] = ["en-US@1", "tr@1", "tr-TR@17", "vi-VN@3"], signing: Signing = .pinnedKey) throws {
         w = try Workspace()
+        self.signing = signing
         try w.initWithExamples()
         for id in baselines { XCTAssertEqual(try w.rollout("promote", id, "--to", "100%").status, 0) }
-        let keys = try w.json(try w.rollout("keys", "generate", "--out", w.scratch.path("signing.key"), "--json"))
-        publicKey = try XCTUnwrap(keys["publicKey"] as? String)
+        switch signing {
+        case .pinnedKey:
+            let keys = try w.json(try w.rollout("keys", "generate", "--out", w.scratch.path("signing.key"), "--json"))
+            publicKey = try XCTUnwrap(keys["publicKey"] as? String)
+            signingKey = w.scratch.path("signing.key")
+        case .keyList:
+            let result = try w.rollout("keys", "init", "--out", w.scratch.path("keys"))
+            XCTAssertEqual(result.status, 0, result.output)
+            rootKeys = [try ClientWorld.publicKey(of: w.scratch.path("keys/root.key"))]
+            signingKey = w.scratch.path("keys/publish-1.key")
+            publicKey = try ClientWorld.publicKey(of: signingKey)
+        }
         transport = SiteTransport(root: w.scratch.path("site"))
         try publish()
     }
 
-    func publish(_ site: String = "site", file: StaticString = #filePath, line: UInt = #line) throws {
-        let result = try w.rollout("publish", "--out", w.scratch.path(site), "--key", w.scratch.path("signing.key"))
+    /// The public key of a private key file `rollout keys` wrote.
+    static func publicKey(of file: String) throws -> String {
+        try Ed25519.PrivateKey.pem(String(contentsOfFile: file, encoding: .utf8)).publicKey.description
+    }
+
+    func publish(_ site: String = "site", _ extra: [String] = [], file: StaticString = #filePath, line: UInt = #line) throws {
+        let result = try w.rollout(["publish", "--out", w.scratch.path(site), "--key", signingKey] + extra)
         XCTAssertEqual(result.status, 0, result.output, file: file, line: line)
     }
 
@@ -112,9 +142,26 @@ final class ClientWorld {
         // Tests refresh many times a minute; the interval has tests of its own (RefreshPolicyTests).
         options.minimumRefreshInterval = 0
         if let schemaVersions { options.schemaVersions = schemaVersions }
-        return RolloutClient(
-            bundled: ClientWorld.bundled, cacheDirectory: cache(device), manifestURL: ClientWorld.manifestURL, publicKey: publicKey,
-            appVersion: app, region: region, locale: locale, options: options)
+        return client(device, options: options, app: app, region: region, locale: locale)
+    }
+
+    /// The app on `device`, built with this world's keys: pinned, or the root keys (and the
+    /// built-in minimum sequence).
+    func client(_ device: String, options: RolloutClient.Options, app: String = "4.8.1", region: String = "TR", locale: String = "tr-TR")
+        -> RolloutClient
+    {
+        var options = options
+        options.minimumIndexSequence = minimumIndexSequence
+        switch signing {
+        case .pinnedKey:
+            return RolloutClient(
+                bundled: ClientWorld.bundled, cacheDirectory: cache(device), manifestURL: ClientWorld.manifestURL, publicKey: publicKey,
+                appVersion: app, region: region, locale: locale, options: options)
+        case .keyList:
+            return RolloutClient(
+                bundled: ClientWorld.bundled, cacheDirectory: cache(device), manifestURL: ClientWorld.manifestURL,
+                trust: RolloutClient.Trust(rootKeys: rootKeys), appVersion: app, region: region, locale: locale, options: options)
+        }
     }
 }
 

@@ -18,9 +18,7 @@ extension ClientWorld {
         options.storageBudget = budget
         options.minimumRefreshInterval = 0
         options.now = now
-        return RolloutClient(
-            bundled: ClientWorld.bundled, cacheDirectory: cache(device), manifestURL: ClientWorld.manifestURL, publicKey: publicKey,
-            appVersion: app, region: "TR", locale: "tr-TR", options: options)
+        return client(device, options: options, app: app)
     }
 
     /// A device whose launches reached their first screen on tr-TR@17 (the guard is armed), with

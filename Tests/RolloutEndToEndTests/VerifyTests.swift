@@ -56,6 +56,19 @@ final class VerifyTests: XCTestCase {
         XCTAssertEqual(result.status, 0, result.output)
     }
 
+    /// Key list commits and the publishes signed under them are part of an intact history.
+    func testARepositoryThatPublishedUnderAKeyListVerifies() throws {
+        let w = try busyRepository()
+        let keys = w.scratch.path("keys")
+        XCTAssertEqual(try w.rollout("keys", "init", "--out", keys).status, 0)
+        XCTAssertEqual(try w.rollout("publish", "--out", w.scratch.path("site"), "--key", keys + "/publish-1.key").status, 0)
+        XCTAssertEqual(try w.rollout("keys", "rotate", "--root", keys + "/root.key").status, 0)
+        let published = try w.rollout("publish", "--out", w.scratch.path("site"), "--key", keys + "/publish-2.key")
+        XCTAssertEqual(published.status, 0, published.output)
+        let result = try w.rollout("verify")
+        XCTAssertEqual(result.status, 0, result.output)
+    }
+
     func testAPackChangedByACommitOutsideRolloutIsReported() throws {
         let w = try busyRepository()
         let index = w.scratch.path("tmp-index")

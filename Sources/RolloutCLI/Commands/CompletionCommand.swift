@@ -120,6 +120,7 @@ enum CompletionCommand {
         case "SHELL": return filter(["bash", "fish", "zsh"], current)
         case "COMMAND": return filter(Array(Set(commands.map { $0.path[0] })).sorted(), current)
         case "ACTION": return filter(DeviceAction.names, current)
+        case "KEYID": return filter(keyIDs(before, context: context), current)
         case "ARGUMENT" where command.path == ["device"]:
             return plain.last == "metrics" ? filter(MetricKind.allCases.map(\.rawValue), current) : []
         case "": return []
@@ -142,7 +143,9 @@ enum CompletionCommand {
             }
         case "to": return ["1%", "5%", "10%", "25%", "50%", "100%"]
         case "ramp": return ["7day"]
-        case "repo", "key", "out", "mix", "policy", "public-key", "state", "site", "bundled": return [filesMarker]
+        case "expires", "overlap": return ["30m", "12h", "7d", "2w", "365d"]
+        case "keep": return keyIDs(words, context: context)
+        case "repo", "key", "out", "mix", "policy", "public-key", "state", "site", "bundled", "root", "adopt": return [filesMarker]
         default: return []
         }
     }
@@ -157,6 +160,12 @@ enum CompletionCommand {
         let repository = try? PackRepository.discover(
             explicit: explicit, environment: context.environment["ROLLOUT_REPO"], workingDirectory: context.workingDirectory)
         return try? repository?.snapshot()
+    }
+
+    /// The ids of the repository's newest key list (rollout keys revoke KEYID, --keep KEYID).
+    static func keyIDs(_ words: [String], context: CommandContext) -> [String] {
+        guard let list = (try? snapshot(words, context: context)?.currentKeyList())??.list else { return [] }
+        return list.roots.ids + list.publishing.keys.sorted()
     }
 
     static func locales(_ words: [String], context: CommandContext) -> [String] {

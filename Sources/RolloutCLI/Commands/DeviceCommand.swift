@@ -7,7 +7,7 @@ import RolloutModel
 enum DeviceCommand {
     static let spec = CommandSpec(
         path: ["device"],
-        usage: "device --state DIR --site URL|DIR --public-key KEY [--bundled DIR] --locale L --region R --app-version V [--install-id ID] ACTION [ARGUMENT]",
+        usage: "device --state DIR --site URL|DIR (--public-key KEY | --root-key KEY... [--threshold N]) [--min-sequence N] [--bundled DIR] --locale L --region R --app-version V [--install-id ID] ACTION [ARGUMENT]",
         summary: "run the client library as one device against a published site: what a user in TR on 4.8.1 sees",
         discussion: """
             ACTION is one of:
@@ -21,12 +21,17 @@ enum DeviceCommand {
               metrics crash|fallback   the counters as the CSV rollout metrics ingest reads
             The state directory is the device: the same --state DIR across invocations is the same phone
             across launches. --site takes the directory rollout publish wrote, or its https:// URL (http://
-            only on loopback). Exit 1 when a refresh failed; the device keeps what it had. See docs/device.md.
+            only on loopback). --public-key plays an app that pins one key; --root-key one built with the root
+            keys of the site's key list (docs/keys.md). Exit 1 when a refresh failed; the device keeps what
+            it had. See docs/device.md.
             """,
         options: [
             .value("state", "DIR", "the device's cache directory, created if missing; reuse it to keep the same device"),
             .value("site", "URL|DIR", "the published site: a directory, or the URL of the site or of its index.json"),
-            .value("public-key", "KEY", "ed25519:BASE64, as rollout keys generate printed it, or a file holding it"),
+            .value("public-key", "KEY", "the one key the app pins: ed25519:BASE64, as rollout keys generate printed it, or a file holding it"),
+            .value("root-key", "KEY", "a root key the app builds in, as rollout keys init printed it, or a file holding it", repeatable: true),
+            .value("threshold", "N", "how many of the --root-key keys must sign a key list (default 1)"),
+            .value("min-sequence", "N", "the oldest index sequence the app accepts, even on a fresh install (default 0)"),
             .value("bundled", "DIR", "the app's bundled strings: LOCALE.json files (key to string) or *.lproj folders"),
             .value("locale", "L", "the device's locale, for example tr-TR"),
             .value("region", "R", "the device's ISO 3166-1 region, for example TR"),

@@ -6,9 +6,17 @@ import RolloutModel
 /// The device `rollout device` plays, from its flags: checked here so that a typo is a usage error
 /// naming the flag, never a device that quietly matches nothing.
 struct DeviceSetup {
+    /// What the app builds in to check the site: one pinned key, or root keys (docs/client.md,
+    /// "Keys and expiry").
+    enum Keys: Equatable {
+        case pinned(String)
+        case roots(RolloutClient.Trust)
+    }
+
     let stateDirectory: URL
     let manifestURL: URL
-    let publicKey: String
+    let keys: Keys
+    let minimumIndexSequence: Int
     let bundledDirectory: URL?
     let locale: String
     let region: String
@@ -30,7 +38,11 @@ struct DeviceSetup {
             throw RolloutError.usage("--state \(try required("state")) is a file; give the device's directory (created if missing)")
         }
         let manifestURL = try site(try required("site"), context: context)
-        let publicKey = try PublishCommands.publicKeyOption(try required("public-key"), context: context).description
+        let keys = try self.keys(invocation, context: context)
+        let minimum = try invocation.value("min-sequence").map { text -> Int in
+            guard let n = Int(text), n >= 0 else { throw RolloutError.usage("--min-sequence \"\(text)\" must be a whole number") }
+            return n
+        }
         let bundled = try invocation.value("bundled").map { text -> URL in
             let path = context.absolutePath(text)
             var isDirectory: ObjCBool = false
@@ -52,8 +64,33 @@ struct DeviceSetup {
         _ = try PlanCommands.parseVersion(appVersion, flag: "--app-version")
         return DeviceSetup(
             stateDirectory: URL(fileURLWithPath: state, isDirectory: true), manifestURL: manifestURL,
-            publicKey: publicKey, bundledDirectory: bundled, locale: locale, region: region, appVersion: appVersion,
+            keys: keys, minimumIndexSequence: minimum ?? 0, bundledDirectory: bundled, locale: locale, region: region, appVersion: appVersion,
             installID: invocation.value("install-id"), now: Date(timeIntervalSince1970: TimeInterval(try context.now().seconds)))
+    }
+
+    /// `--public-key KEY` (an app that pins one key) or `--root-key KEY...` with `--threshold N`
+    /// (an app that trusts the site's key list): one of the two.
+    static func keys(_ invocation: Invocation, context: CommandContext) throws -> Keys {
+        let roots = invocation.values("root-key")
+        let threshold = try invocation.value("threshold").map { text -> Int in
+            guard let n = Int(text), n >= 1 else { throw RolloutError.usage("--threshold \"\(text)\" must be a whole number, 1 or more") }
+            return n
+        }
+        if let pinned = invocation.value("public-key") {
+            guard roots.isEmpty, threshold == nil else {
+                throw RolloutError.usage("--public-key (an app that pins one key) and --root-key (an app on a key list) are alternatives; give one")
+            }
+            return .pinned(try PublishCommands.publicKeyOption(pinned, context: context).description)
+        }
+        guard !roots.isEmpty else {
+            throw RolloutError.usage("rollout device needs --root-key KEY (repeatable) or --public-key KEY; see rollout help device")
+        }
+        let keys = try roots.map { try PublishCommands.publicKeyOption($0, context: context).description }
+        let distinct = Set(keys).count
+        if let threshold, threshold > distinct {
+            throw RolloutError.usage("--threshold \(threshold) needs at least \(threshold) distinct --root-key, got \(distinct)")
+        }
+        return .roots(RolloutClient.Trust(rootKeys: keys, threshold: threshold ?? 1))
     }
 
     /// A directory is served through `file:` URLs; a URL names the site's directory or its
@@ -83,12 +120,21 @@ struct DeviceSetup {
         var options = RolloutClient.Options()
         options.installID = installID
         options.countsLaunch = countsLaunch
+        options.minimumIndexSequence = minimumIndexSequence
         let now = self.now
         options.now = { now }
         let bundled = bundledDirectory.map { BundledStrings(directory: $0) } ?? BundledStrings()
-        let client = RolloutClient(
-            bundled: bundled, cacheDirectory: stateDirectory, manifestURL: manifestURL, publicKey: publicKey,
-            appVersion: appVersion, region: region, locale: locale, options: options)
+        let client: RolloutClient
+        switch keys {
+        case .pinned(let publicKey):
+            client = RolloutClient(
+                bundled: bundled, cacheDirectory: stateDirectory, manifestURL: manifestURL, publicKey: publicKey,
+                appVersion: appVersion, region: region, locale: locale, options: options)
+        case .roots(let trust):
+            client = RolloutClient(
+                bundled: bundled, cacheDirectory: stateDirectory, manifestURL: manifestURL, trust: trust,
+                appVersion: appVersion, region: region, locale: locale, options: options)
+        }
         return (client, bundled.problems.map(\.description))
     }
 }

@@ -39,6 +39,8 @@ struct DeviceStatus {
         var json: [String: JSONValue] = [
             "locale": .string(status.locale), "installID": .string(installID), "indexSequence": .integer(status.indexSequence),
             "lastRefresh": status.lastRefresh.map { .string(timestamp($0)) } ?? .null,
+            "keysVersion": status.keysVersion.map { .integer($0) } ?? .null,
+            "indexExpires": status.indexExpires.map { .string(timestamp($0)) } ?? .null, "stale": .bool(status.isStale),
             "chain": .array(status.chain.map { .string($0) }),
             "packs": .object(Dictionary(uniqueKeysWithValues: status.packs.map { locale, slots in
                 (locale, JSONValue.object(["active": id(slots.active), "pending": id(slots.pending), "previous": id(slots.previous)]))
@@ -59,7 +61,11 @@ struct DeviceStatus {
     func text(_ style: Style) -> String {
         var text = "Device \(status.locale) (looks up \(status.chain.joined(separator: ", "))), install id \(installID)\n"
         text += "Index sequence \(status.indexSequence)"
+        if let expires = status.indexExpires {
+            text += status.isStale ? " (stale: expired at \(timestamp(expires)); the packs stay in use)" : " (expires \(timestamp(expires)))"
+        }
         text += status.lastRefresh.map { ", last refresh \(timestamp($0)).\n" } ?? ", never refreshed.\n"
+        if let version = status.keysVersion { text += "Key list version \(version).\n" }
         if locales.isEmpty {
             text += "No packs: the bundled strings.\n"
         } else {

@@ -5,49 +5,52 @@ import RolloutPublish
 import RolloutStore
 
 enum PublishCommands {
-    /// `--public-key`: `ed25519:BASE64`, or a file holding it (as `rollout keys generate` printed
-    /// it); verify-site and rollout device read it the same way.
-    static func publicKeyOption(_ text: String, context: CommandContext) throws -> Ed25519.PublicKey {
+    /// `--public-key` (or `--root-key`): `ed25519:BASE64`, or a file holding it (as `rollout keys
+    /// generate` or `rollout keys init` printed it); verify-site and rollout device read it the same way.
+    static func publicKeyOption(_ text: String, context: CommandContext, option: String = "public-key") throws -> Ed25519.PublicKey {
         var value = text
         if !text.hasPrefix(Ed25519.publicKeyPrefix), FileManager.default.fileExists(atPath: context.absolutePath(text)) {
             value = String(decoding: try context.readFile(text, describedAs: "public key file"), as: UTF8.self).trimmingSpaces
             if value.contains("PRIVATE KEY") {
-                throw RolloutError.usage("--public-key \(text) holds a private key; give the public key rollout keys generate printed (ed25519:BASE64)")
+                throw RolloutError.usage("--\(option) \(text) holds a private key; give the public key rollout printed (ed25519:BASE64)")
             }
         }
         guard let key = Ed25519.PublicKey(value) else {
-            throw RolloutError.usage("--public-key \"\(text)\" is not an Ed25519 public key such as ed25519:BASE64")
+            throw RolloutError.usage("--\(option) \"\(text)\" is not an Ed25519 public key such as ed25519:BASE64")
         }
         return key
     }
 
-    static let keysGenerate = CommandSpec(
-        path: ["keys", "generate"], usage: "keys generate --out FILE",
-        summary: "make an Ed25519 signing key (PEM, mode 0600) and print the public key the app embeds",
-        discussion: """
-            Keep the private key out of the repository: whoever holds it can sign what devices accept.
-            The public key is printed as ed25519:BASE64 (the 32 raw bytes); give it to the app and to
-            rollout verify-site --public-key. An existing file is never overwritten.
-            """,
-        options: [.value("out", "FILE", "where to write the private key")], arguments: .none,
-        run: { invocation, context in
-            guard let out = invocation.value("out") else { throw RolloutError.usage("rollout keys generate needs --out FILE") }
-            let path = context.absolutePath(out)
-            guard !FileManager.default.fileExists(atPath: path) else {
-                throw RolloutError.usage("\(out) already exists; rollout never overwrites a key. Choose another file or remove it first")
+    /// A whole number option of at least `minimum`.
+    static func countOption(_ invocation: Invocation, _ name: String, minimum: Int) throws -> Int? {
+        try invocation.value(name).map { text in
+            guard let n = Int(text), n >= minimum else { throw RolloutError.usage("--\(name) \"\(text)\" must be a whole number of at least \(minimum)") }
+            return n
+        }
+    }
+
+    /// What verify-site checks as: one pinned key (`--public-key`), or root keys (`--root-key`,
+    /// `--threshold`), never both.
+    static func siteTrust(_ invocation: Invocation, context: CommandContext) throws -> SiteVerifier.Trust {
+        let rootTexts = invocation.values("root-key")
+        switch (invocation.value("public-key"), rootTexts.isEmpty) {
+        case (.some, false):
+            throw RolloutError.usage("--public-key and --root-key are alternatives: check as an app that pins one key, or as one that built in root keys")
+        case (.some(let text), true):
+            if invocation.value("threshold") != nil { throw RolloutError.usage("--threshold goes with --root-key") }
+            return .pinned(try publicKeyOption(text, context: context))
+        case (.none, true):
+            throw RolloutError.usage("rollout verify-site needs --root-key KEY (an app on a key list) or --public-key KEY (an app that pins one key)")
+        case (.none, false):
+            let keys = try rootTexts.map { try publicKeyOption($0, context: context, option: "root-key") }
+            let count = Set(keys.map(\.keyID)).count
+            let threshold = try countOption(invocation, "threshold", minimum: 1) ?? 1
+            guard threshold <= count else {
+                throw RolloutError.usage("--threshold \(threshold) needs at least \(threshold) different --root-key, \(count) given")
             }
-            let key = try Ed25519.PrivateKey.generate()
-            // Written beside the target with mode 0600 and linked into place: never readable by others,
-            // never replacing a file that appeared since the check above, and a full disk leaves no
-            // empty key file behind to block the retry.
-            guard try LocalFile.create(path, with: Array(key.pem.utf8), name: out, mode: 0o600) else {
-                throw RolloutError.usage("\(out) already exists; rollout never overwrites a key. Choose another file or remove it first")
-            }
-            let publicKey = key.publicKey.description
-            return CommandOutput(
-                json: ["privateKeyFile": .string(path), "publicKey": .string(publicKey)],
-                text: "Wrote the private key to \(out) (mode 0600; keep it secret).\nPublic key (embed it in the app): \(publicKey)\n")
-        })
+            return .roots(KeyList.Roots(keys: keys, threshold: threshold))
+        }
+    }
 
     static func loadKey(_ path: String, context: CommandContext) throws -> Ed25519.PrivateKey {
         let bytes = try context.readFile(path, describedAs: "key file")
@@ -59,7 +62,7 @@ enum PublishCommands {
     }
 
     static let publish = CommandSpec(
-        path: ["publish"], usage: "publish --out DIR --key FILE [--destination NAME]",
+        path: ["publish"], usage: "publish --out DIR --key FILE [--expires DURATION] [--legacy-key FILE] [--destination NAME]",
         summary: "write the signed static site devices download (index, per-locale manifests, immutable packs) and record it",
         discussion: """
             DIR can be served by any CDN. The same state gives the same bytes; files already there with
@@ -68,34 +71,62 @@ enum PublishCommands {
             another history, is refused (exit 1) and left as it is. Each publish is recorded in the
             history (and pushed) with the state it published, its index sequence and NAME (default: DIR),
             so rollout log shows when a change reached devices. Cache rules and every field: docs/manifest.md.
+            When the repository has a key list (rollout keys init), FILE must be one of its publishing
+            keys, unrevoked and unexpired (exit 65 otherwise, nothing written); the site then carries
+            the key list and a .sigs beside the index and every manifest, and the index expires after
+            DURATION (default 7d): publish on a schedule to keep it fresh. Keys: docs/keys.md.
             """,
         options: [
-            .value("out", "DIR", "the site directory"), .value("key", "FILE", "the Ed25519 private key (rollout keys generate)"),
+            .value("out", "DIR", "the site directory"), .value("key", "FILE", "the Ed25519 private key: a publishing key of the key list, or the one key (rollout keys generate)"),
+            .value("expires", "DURATION", "devices stop accepting the index after DURATION (30m, 12h, 7d, 2w); default 7d with a key list, never without"),
+            .value("legacy-key", "FILE", "sign the .sig files apps that pin one key verify with FILE instead of --key"),
             .value("destination", "NAME", "what the record calls the site, for example the CDN URL it is uploaded to (default: DIR)"),
         ],
         arguments: .none,
         run: { invocation, context in
             guard let out = invocation.value("out") else { throw RolloutError.usage("rollout publish needs --out DIR") }
             guard let keyPath = invocation.value("key") else { throw RolloutError.usage("rollout publish needs --key FILE (rollout keys generate --out FILE makes one)") }
+            let lifetime = try invocation.value("expires").map { text -> Int64 in
+                guard let seconds = TimeSpan.parse(text), seconds > 0 else {
+                    throw RolloutError.usage("--expires \"\(text)\" is not a duration such as 30m, 12h, 7d or 2w")
+                }
+                return seconds
+            }
             let key = try loadKey(keyPath, context: context)
+            let legacyKey = try invocation.value("legacy-key").map { try loadKey($0, context: context) }
             let repository = try context.repository(invocation)
             let directory = context.absolutePath(out)
             let now = try context.now()
             let outcome = try PublishOperation.publish(
                 // The record is history: a credential in an upload URL never reaches it (docs/teams.md, "Credentials").
-                PublishOperation.Request(directory: directory, destination: RemoteURL.redacted(invocation.value("destination") ?? directory), key: key),
+                PublishOperation.Request(
+                    directory: directory, destination: RemoteURL.redacted(invocation.value("destination") ?? directory), key: key,
+                    legacyKey: legacyKey, lifetime: lifetime),
                 in: repository, actor: try context.actor(invocation, repository: repository), time: { now })
             let report = outcome.report
+            if let signing = outcome.signingKey, signing.expiresSoon {
+                let days = (signing.expires.seconds - now.seconds) / 86_400
+                context.diagnostics(
+                    "warning: publishing key \(signing.id) expires at \(signing.expires) (in \(days) day(s)); make its successor now with rollout keys rotate --root FILE --overlap 14d"
+                        .oneLine + "\n")
+            }
             var text = "Published \(report.locales.count) locale(s) to \(out): index sequence \(report.indexSequence); "
             text += "\(report.written.count) file(s) written (\(ByteCount.describe(report.bytesWritten))), \(report.unchanged) unchanged"
             text += report.removed.isEmpty ? ".\n" : ", \(report.removed.count) blocked pack file(s) removed.\n"
             var table = Table("LOCALE", "SEQUENCE")
             for (locale, sequence) in report.locales { table.add(locale, "\(sequence)") }
             if !report.locales.isEmpty { text += table.render(context.style(invocation)) }
+            if let signing = outcome.signingKey, let version = report.keysVersion {
+                text += "Signed with publishing key \(signing.id) of key list version \(version).\n"
+            }
+            if let expires = report.indexExpires { text += "The index expires at \(expires): publish again before then.\n" }
             if let record = outcome.record { text += "Recorded as commit \(record.short).\n" }
             return CommandOutput(
                 json: [
                     "out": .string(directory), "indexSequence": .integer(report.indexSequence),
+                    "indexExpires": report.indexExpires.map { .string($0.description) } ?? .null,
+                    "keysVersion": report.keysVersion.map { .integer($0) } ?? .null,
+                    "publishingKey": outcome.signingKey.map { .string($0.id) } ?? .null,
                     "written": .array(report.written.map { .string($0) }), "unchanged": .integer(report.unchanged),
                     "removed": .array(report.removed.map { .string($0) }), "bytesWritten": .integer(report.bytesWritten),
                     "locales": .object(Dictionary(uniqueKeysWithValues: report.locales.map { ($0.locale, JSONValue.integer($0.sequence)) })),
@@ -105,7 +136,7 @@ enum PublishCommands {
         })
 
     static let verifySite = CommandSpec(
-        path: ["verify-site"], usage: "verify-site DIR --public-key KEY",
+        path: ["verify-site"], usage: "verify-site DIR (--root-key KEY [--root-key KEY ...] [--threshold N] | --public-key KEY) [--min-sequence N]",
         summary: "check a published site as a device would, and against the repository when there is one",
         discussion: """
             Checks every signature, that each manifest's sequence matches the index, every pack's size,
@@ -113,36 +144,64 @@ enum PublishCommands {
             the site, and (when a repository is found, or named with --repo) that devices resolving from
             the site over a grid of regions, versions and install ids get exactly what the repository
             says. Exit 1 with every problem, each naming its file.
+            With --root-key, checks as an app that built those root keys in (docs/keys.md): keys.json
+            signed by N of them (walking keys/<n>.json when the roots changed), the index and every
+            manifest signed by a listed, unrevoked, unexpired publishing key, the index unexpired, and
+            prints the chain it trusted. With --public-key, as an app that pins one key (the .sig files).
             """,
         options: [
-            .value("public-key", "KEY", "ed25519:BASE64, as rollout keys generate printed it, or a file holding it"),
-            .value("min-sequence", "N", "refuse an index older than N (the newest sequence a device already accepted)"),
+            .value("root-key", "KEY", "a root key the app built in: ed25519:BASE64, as rollout keys init printed it, or a file holding it", repeatable: true),
+            .value("threshold", "N", "how many of the --root-key keys must sign the key list (default 1)"),
+            .value("public-key", "KEY", "the one key an app pins: ed25519:BASE64, as rollout keys generate printed it, or a file holding it"),
+            .value("min-sequence", "N", "refuse an index older than N (with --root-key: the minimum built into the app; with --public-key: the newest a device accepted)"),
         ],
         arguments: .exactly("DIR"),
         run: { invocation, context in
-            guard let keyText = invocation.value("public-key") else { throw RolloutError.usage("rollout verify-site needs --public-key KEY") }
-            let publicKey = try publicKeyOption(keyText, context: context)
+            let trust = try siteTrust(invocation, context: context)
             let directory = context.absolutePath(invocation.positionals[0])
             var isDirectory: ObjCBool = false
             guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue else {
                 throw RolloutError.missing("\(invocation.positionals[0]): no such site directory")
             }
             let snapshot = try context.optionalRepository(invocation)?.snapshot()
-            let minimum = try invocation.value("min-sequence").map { text -> Int in
-                guard let n = Int(text), n >= 0 else { throw RolloutError.usage("--min-sequence \"\(text)\" must be a whole number") }
-                return n
-            }
-            let report = SiteVerifier(directory: directory, publicKey: publicKey).verify(against: snapshot, minimumSequence: minimum)
+            let minimum = try countOption(invocation, "min-sequence", minimum: 0)
+            let report = SiteVerifier(directory: directory, trust: trust, now: try context.now()).verify(against: snapshot, minimumSequence: minimum)
             let ok = report.problems.isEmpty
             var text = ok ? "site ok: " : "site has \(report.problems.count) problem(s):\n" + report.problems.map { "  \($0)\n" }.joined()
             text += "\(report.manifests) manifest(s), \(report.packs) pack(s) checked, index sequence \(report.indexSequence)"
             text += snapshot == nil ? "; no repository to compare with.\n" : "; \(report.resolutions) resolutions agree with the repository" + (ok ? ".\n" : " (until the first difference).\n")
+            if let chain = report.trust { text += "trust: " + trustLine(chain) + "\n" }
             return CommandOutput(
                 json: [
                     "ok": .bool(ok), "problems": .array(report.problems.map { .string($0) }), "manifests": .integer(report.manifests),
                     "packs": .integer(report.packs), "resolutions": .integer(report.resolutions), "indexSequence": .integer(report.indexSequence),
-                    "comparedWithRepository": .bool(snapshot != nil),
+                    "comparedWithRepository": .bool(snapshot != nil), "trust": report.trust.map(trustJSON) ?? .null,
                 ],
                 text: text, exitCode: ok ? 0 : 1)
         })
+
+    /// `roots A, B (2 of 2) -> keys/3.json -> keys.json version 4 -> publishing key P (expires T) -> index sequence 5 (expires T)`:
+    /// as far as the device got.
+    static func trustLine(_ chain: SiteVerifier.TrustChain) -> String {
+        var steps = ["roots \(chain.roots.ids.joined(separator: ", ")) (\(chain.roots.threshold) of \(chain.roots.keys.count))"]
+        steps += chain.rotations.map { SiteLayout.keys(version: $0) }
+        steps.append("\(SiteLayout.keys) version \(chain.keysVersion)")
+        if let key = chain.publishingKey {
+            steps.append("publishing key \(key)" + (chain.publishingKeyExpires.map { " (expires \($0))" } ?? ""))
+        }
+        if let sequence = chain.indexSequence {
+            steps.append("index sequence \(sequence)" + (chain.indexExpires.map { " (expires \($0))" } ?? " (no expiry)"))
+        }
+        return steps.joined(separator: " -> ")
+    }
+
+    static func trustJSON(_ chain: SiteVerifier.TrustChain) -> JSONValue {
+        func time(_ t: Timestamp?) -> JSONValue { t.map { .string($0.description) } ?? .null }
+        return [
+            "roots": .array(chain.roots.ids.map { .string($0) }), "threshold": .integer(chain.roots.threshold),
+            "rotations": .array(chain.rotations.map { .integer($0) }), "keysVersion": .integer(chain.keysVersion),
+            "publishingKey": chain.publishingKey.map { .string($0) } ?? .null, "publishingKeyExpires": time(chain.publishingKeyExpires),
+            "indexSequence": chain.indexSequence.map { .integer($0) } ?? .null, "indexExpires": time(chain.indexExpires),
+        ]
+    }
 }

@@ -11,7 +11,8 @@ enum VerifyCommand {
             ingest record ever changed or disappeared in the whole history; that each commit's
             Rollout-* trailers agree with the files it changed; that plans name stored packs and
             stage nothing blocked; that rollback manifests are numbered without a gap and each was
-            written by a revert commit; and that every tip the reflog remembers is still in the
+            written by a revert commit; that the key lists (keys/<n>.json) run 1, 2, 3, ... and each
+            is accepted from the one before it as a device accepts it; and that every tip the reflog remembers is still in the
             history (a history rewritten behind rollout's back). Stale lock files are listed with
             the command that clears them. Exit 1 with every problem, each naming its commit and file.
             """,
@@ -30,7 +31,7 @@ enum VerifyCommand {
                     text += "  \(place.isEmpty ? "" : place + ": ")\(problem.message)\n"
                 }
             }
-            text += "\(report.commits) commit(s), \(report.packs) pack(s), \(report.plans) plan(s), \(report.rollbacks) rollback manifest(s), \(report.reflogEntries) reflog entr\(report.reflogEntries == 1 ? "y" : "ies") checked.\n"
+            text += "\(report.commits) commit(s), \(report.packs) pack(s), \(report.plans) plan(s), \(report.rollbacks) rollback manifest(s), \(report.keyLists > 0 ? "\(report.keyLists) key list version(s), " : "")\(report.reflogEntries) reflog entr\(report.reflogEntries == 1 ? "y" : "ies") checked.\n"
             for lock in report.locks {
                 text += "stale lock? \(lock.path) exists; if no rollout or git command is running, clear it with: \(lock.clear)\n"
             }
@@ -43,7 +44,7 @@ enum VerifyCommand {
                     }),
                     "locks": .array(report.locks.map { .object(["path": .string($0.path), "clear": .string($0.clear)]) }),
                     "commits": .integer(report.commits), "packs": .integer(report.packs), "plans": .integer(report.plans),
-                    "rollbacks": .integer(report.rollbacks), "reflogEntries": .integer(report.reflogEntries),
+                    "rollbacks": .integer(report.rollbacks), "keyLists": .integer(report.keyLists), "reflogEntries": .integer(report.reflogEntries),
                 ],
                 text: text, exitCode: report.isIntact ? 0 : 1)
         })

@@ -1,5 +1,4 @@
 import RolloutCrypto
-import RolloutModel
 
 extension SignatureSet {
     /// Each key's signature over `bytes`, named by its key id (docs/keys.md, "Wire format").

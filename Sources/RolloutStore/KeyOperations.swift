@@ -1,0 +1,279 @@
+import RolloutCrypto
+import RolloutModel
+
+/// What made a key list version, as its commit records it in `Rollout-Key-Event` (docs/keys.md).
+public enum KeyEvent: String, CaseIterable, Sendable {
+    case initialize = "init"
+    case rotate
+    case revoke
+    case rotateRoot = "rotate-root"
+}
+
+/// A private key read from a file named on the command line; messages name the file as it was given.
+public struct KeyFile {
+    public let name: String
+    public let key: Ed25519.PrivateKey
+
+    public init(name: String, key: Ed25519.PrivateKey) {
+        self.name = name
+        self.key = key
+    }
+
+    public var id: String { key.publicKey.keyID }
+}
+
+/// Why a key operation was refused; each message names the file, key or flag to change.
+public enum KeyRefusal {
+    public static func alreadyInitialized(version: Int) -> RolloutError {
+        .badInput("the repository already has a key list (version \(version)); change it with rollout keys rotate, revoke or rotate-root, and see it with rollout keys list")
+    }
+
+    public static func noKeyList() -> RolloutError {
+        .missing("the repository has no key list; run rollout keys init --out DIR first (docs/keys.md)")
+    }
+
+    public static func notARoot(_ file: KeyFile, list: KeyList) -> RolloutError {
+        let role = list.role(of: file.id).map { "it is a \($0) key" } ?? "its id \(file.id) is not listed"
+        return .badInput("--root \(file.name) is not a root key of key list version \(list.version) (\(role)); its roots are \(list.roots.ids.joined(separator: ", "))")
+    }
+
+    public static func tooFewRoots(_ given: [KeyFile], list: KeyList) -> RolloutError {
+        let names = given.isEmpty ? "none" : given.map(\.name).joined(separator: ", ")
+        return .badInput(
+            "key list version \(list.version) needs \(list.roots.threshold) of its \(list.roots.keys.count) root keys to sign the next one; --root gave \(Set(given.map(\.id)).count) (\(names)). Give one --root FILE per root key")
+    }
+
+    public static func alreadyRevoked(_ id: String, _ revocation: KeyList.Revocation) -> RolloutError {
+        .badInput("\(id) is already revoked (\(revocation.reason), \(revocation.time)); nothing to do")
+    }
+
+    public static func revokingARoot(_ id: String) -> RolloutError {
+        .badInput("\(id) is a root key; replace it with rollout keys rotate-root (without --keep \(id)), signed by the other roots")
+    }
+
+    public static func keptNotARoot(_ text: String, list: KeyList) -> RolloutError {
+        .badInput("--keep \(text) is not a root key of key list version \(list.version); its roots are \(list.roots.ids.joined(separator: ", "))")
+    }
+
+    public static func unknownKey(_ text: String, list: KeyList) -> RolloutError {
+        .badInput("no key of key list version \(list.version) has the id \(text); rollout keys list shows the ids")
+    }
+
+    public static func ambiguousKey(_ text: String, matches: [String]) -> RolloutError {
+        .usage("\(text) is the start of several key ids (\(matches.joined(separator: ", "))); give more of the id")
+    }
+
+    public static func shortKeyID(_ text: String) -> RolloutError {
+        .usage("\"\(text)\" is not a key id: give the 16 hex digits rollout keys list shows, or a unique start of at least 8")
+    }
+
+    public static func untrusted(_ failure: TrustFailure) -> RolloutError {
+        .badInput("refused, nothing was written: devices would refuse the new key list (\(failure.description))")
+    }
+
+    public static func invalid(_ problem: String) -> RolloutError {
+        .badInput("refused, nothing was written: the new key list \(problem)")
+    }
+}
+
+/// One change to the key list, as a command asks for it: the typed form of `Rollout-Key-Event`.
+/// Key ids may be given as a unique start of at least 8 hex digits; they are resolved against the
+/// list the change is applied to.
+public enum KeyChange {
+    /// Version 1: the roots, the threshold of them that signs a list, and the first publishing key.
+    case initialize(roots: [Ed25519.PublicKey], threshold: Int, publishing: Ed25519.PublicKey, expires: Timestamp)
+    /// A new publishing key; every other one is retired by `retireBy` (it stays listed, so what it
+    /// signed stays valid on devices, but signs nothing new after that).
+    case rotate(adding: Ed25519.PublicKey, expires: Timestamp, retireBy: Timestamp)
+    /// A publishing key moved to `revoked`, for good: no later list may drop it.
+    case revoke(key: String, reason: String)
+    /// New root keys plus the kept ones, with `threshold` (default: the old one, at most the number
+    /// of roots); the version is recorded in `rootChanges` so devices can walk to it.
+    case rotateRoot(newRoots: [Ed25519.PublicKey], keep: [String], threshold: Int?)
+
+    public var event: KeyEvent {
+        switch self {
+        case .initialize: return .initialize
+        case .rotate: return .rotate
+        case .revoke: return .revoke
+        case .rotateRoot: return .rotateRoot
+        }
+    }
+
+    var reason: String? {
+        if case .revoke(_, let reason) = self { return reason }
+        return nil
+    }
+
+    /// The next key list: a pure function of the previous one (nil before `keys init`) and the time.
+    public func applied(to previous: KeyList?, now: Timestamp) throws -> KeyList {
+        switch (self, previous) {
+        case (.initialize(let roots, let threshold, let publishing, let expires), nil):
+            return KeyList(
+                version: 1, time: now, roots: KeyList.Roots(keys: roots, threshold: threshold),
+                publishing: [publishing.keyID: KeyList.PublishingKey(publicKey: publishing, created: now, expires: expires)], revoked: [:],
+                rootChanges: [1])
+        case (.initialize, let held?):
+            throw KeyRefusal.alreadyInitialized(version: held.version)
+        case (_, nil):
+            throw KeyRefusal.noKeyList()
+        case (.rotate(let key, let expires, let retireBy), let list?):
+            var next = KeyChange.successor(of: list, now: now)
+            for (id, old) in list.publishing { next.publishing[id]?.expires = min(old.expires, retireBy) }
+            next.publishing[key.keyID] = KeyList.PublishingKey(publicKey: key, created: now, expires: expires)
+            return next
+        case (.revoke(let text, let reason), let list?):
+            let id = try KeyChange.resolve(text, in: list)
+            if let revocation = list.revoked[id] { throw KeyRefusal.alreadyRevoked(id, revocation) }
+            if list.roots.keys[id] != nil { throw KeyRefusal.revokingARoot(id) }
+            var next = KeyChange.successor(of: list, now: now)
+            next.publishing[id] = nil
+            next.revoked[id] = KeyList.Revocation(time: now, reason: Change.oneLine(reason))
+            return next
+        case (.rotateRoot(let newRoots, let keep, let threshold), let list?):
+            var roots = newRoots
+            for text in keep {
+                let id = try KeyChange.resolve(text, in: list)
+                guard let key = list.roots.keys[id] else { throw KeyRefusal.keptNotARoot(text, list: list) }
+                roots.append(key)
+            }
+            var next = KeyChange.successor(of: list, now: now)
+            next.roots = KeyList.Roots(keys: roots, threshold: threshold ?? min(list.roots.threshold, Set(roots.map(\.keyID)).count))
+            next.rootChanges.append(next.version)
+            return next
+        }
+    }
+
+    private static func successor(of list: KeyList, now: Timestamp) -> KeyList {
+        var next = list
+        next.version += 1
+        next.time = max(now, list.time)
+        return next
+    }
+
+    /// The full id of the key `text` names in `list`: the id itself or a unique start of at least
+    /// 8 hex digits, among roots, publishing and revoked keys.
+    public static func resolve(_ text: String, in list: KeyList) throws -> String {
+        let hex = text.lowercased()
+        guard (8...16).contains(hex.count), hex.allSatisfy({ $0.isHexDigit && $0.isASCII }) else { throw KeyRefusal.shortKeyID(text) }
+        let all = Set(list.roots.keys.keys).union(list.publishing.keys).union(list.revoked.keys)
+        let matches = all.filter { $0.hasPrefix(hex) }.sorted()
+        guard let first = matches.first else { throw KeyRefusal.unknownKey(text, list: list) }
+        guard matches.count == 1 else { throw KeyRefusal.ambiguousKey(text, matches: matches) }
+        return first
+    }
+}
+
+/// The key list's life (docs/keys.md, "Operations"): each `KeyChange` of the newest list is signed
+/// by the root keys at hand, checked with the very check a device makes (`KeyChain.accept` against
+/// the previous list), and committed as `keys/<version>.json` + `.sigs`.
+public enum KeyOperations {
+    /// How long a new publishing key is valid unless `--expires` says otherwise.
+    public static let defaultPublishingLifetime: Int64 = 365 * 86_400
+
+    /// The `Rollout-Action` of a key list commit.
+    public static let action = "keys"
+
+    /// A new key list, signed and checked, ready to commit.
+    public struct Prepared {
+        public let event: KeyEvent
+        public let list: KeyList
+        public let previous: KeyList?
+        public let file: SignedFile
+        /// The ids of the root keys that signed it.
+        public let signers: [String]
+
+        /// The keys the change is about (recorded as `Rollout-Key`): those whose role it changed,
+        /// or that it added. A key it dropped (a replaced root) is not among them.
+        public var keyIDs: [String] {
+            let all = Set(list.roots.keys.keys).union(list.publishing.keys).union(list.revoked.keys)
+            return all.filter { list.role(of: $0) != previous?.role(of: $0) }.sorted()
+        }
+    }
+
+    /// Applies `change` to the repository's newest key list, signs the result with the `roots`
+    /// given (each must be a root of the newest list, enough of them for its threshold) and
+    /// `newRoots` (keys made for this list: init's and rotate-root's), and checks it as a device
+    /// would. Throws, having written nothing, for anything a device would refuse.
+    public static func prepare(_ change: KeyChange, on snapshot: Snapshot, roots: [KeyFile], newRoots: [KeyFile], now: Timestamp) throws -> Prepared {
+        let previous = try snapshot.currentKeyList()?.list
+        if let held = previous, change.event != .initialize {
+            if let stranger = roots.first(where: { held.roots.keys[$0.id] == nil }) { throw KeyRefusal.notARoot(stranger, list: held) }
+            if Set(roots.map(\.id)).count < held.roots.threshold { throw KeyRefusal.tooFewRoots(roots, list: held) }
+        }
+        let list = try change.applied(to: previous, now: now)
+        if let problem = list.problem { throw KeyRefusal.invalid(problem) }
+        var keys: [Ed25519.PrivateKey] = []
+        for file in roots + newRoots where !keys.contains(where: { $0.publicKey.keyID == file.id }) { keys.append(file.key) }
+        let bytes = list.bytes
+        let file = SignedFile(path: StateLayout.keyList(list.version), bytes: bytes, signatures: SignatureSet.signing(bytes, with: keys).bytes)
+        // The device's own check: a list that passes it is one every device holding `previous` takes.
+        do {
+            let accepted = try KeyChain.accept(file, rotations: [:], anchor: KeyChain.Anchor(roots: previous?.roots ?? list.roots, list: previous))
+            guard accepted == list else { throw RolloutError.internal("the key chain accepted another list than the one signed") }
+        } catch let failure as TrustFailure {
+            throw KeyRefusal.untrusted(failure)
+        }
+        return Prepared(event: change.event, list: list, previous: previous, file: file, signers: keys.map(\.publicKey.keyID).sorted())
+    }
+
+    /// `prepare` on the repository's tip, committed as one `keys` change (re-checked if another
+    /// writer moved the tip first).
+    public static func commit(
+        _ change: KeyChange, in repository: PackRepository, roots: [KeyFile], newRoots: [KeyFile], actor: Actor, now: Timestamp
+    ) throws -> PackRepository.Applied<Prepared> {
+        try repository.apply(actor: actor, time: { now }) { snapshot in
+            let prepared = try prepare(change, on: snapshot, roots: roots, newRoots: newRoots, now: now)
+            let version = prepared.list.version
+            var trailers: [(name: String, value: String)] = [("Action", action), ("Keys-Version", "\(version)"), ("Key-Event", change.event.rawValue)]
+            for id in prepared.keyIDs { trailers.append(("Key", id)) }
+            if let reason = change.reason { trailers.append(("Reason", reason)) }
+            let commit = Change(
+                summary: "keys \(change.event.rawValue): key list version \(version)", trailers: trailers,
+                writes: [(StateLayout.keyList(version), prepared.file.bytes), (StateLayout.keyListSignatures(version), prepared.file.signatures)])
+            return (commit, prepared)
+        }
+    }
+}
+
+/// One key of a key list as `rollout keys list` shows it.
+public struct KeyListing: Equatable, Sendable {
+    public enum Role: String, Sendable { case root, publishing, revoked }
+
+    public let id: String
+    public let role: Role
+    /// nil for a revoked key: the list keeps only its id.
+    public let publicKey: Ed25519.PublicKey?
+    public let created: Timestamp?
+    public let expires: Timestamp?
+    /// `active`, `expires in N days`, `retired (expired)` or `revoked: REASON`.
+    public let status: String
+    public let revocation: KeyList.Revocation?
+
+    /// A publishing key expiring within this many days is shown (and warned about by publish) as such.
+    public static let warningDays: Int64 = 14
+
+    /// Every key of `list`: roots, then publishing keys oldest first, then revoked ones; as of `now`.
+    public static func rows(of list: KeyList, now: Timestamp) -> [KeyListing] {
+        var rows = list.roots.ids.map { id in
+            KeyListing(id: id, role: .root, publicKey: list.roots.keys[id], created: nil, expires: nil, status: "active", revocation: nil)
+        }
+        for (id, key) in list.publishing.sorted(by: { ($0.value.created, $0.key) < ($1.value.created, $1.key) }) {
+            let left = key.expires.seconds - now.seconds
+            let status: String
+            if left <= 0 {
+                status = "retired (expired)"
+            } else if left <= warningDays * 86_400 {
+                let days = (left + 86_399) / 86_400
+                status = "expires in \(days) day\(days == 1 ? "" : "s")"
+            } else {
+                status = "active"
+            }
+            rows.append(KeyListing(id: id, role: .publishing, publicKey: key.publicKey, created: key.created, expires: key.expires, status: status, revocation: nil))
+        }
+        for (id, revocation) in list.revoked.sorted(by: { ($0.value.time, $0.key) < ($1.value.time, $1.key) }) {
+            rows.append(KeyListing(id: id, role: .revoked, publicKey: nil, created: nil, expires: nil, status: "revoked: \(revocation.reason)", revocation: revocation))
+        }
+        return rows
+    }
+}
