@@ -53,19 +53,22 @@ step guard --auto-revert
 step rollbacks tr-TR
 step log --segment TR/4.8
 
-# What devices download: signed, and every device is back on tr-TR@17.
-printf '\n\033[1m$ rollout keys generate --out signing.key\033[0m\n'
-KEYS_JSON="$("$ROLLOUT" keys generate --out signing.key --json)"
-PUBLIC_KEY="$(printf '%s\n' "$KEYS_JSON" | sed -n 's/.*"publicKey": "\([^"]*\)".*/\1/p')"
-echo "public key for the app: $PUBLIC_KEY"
-step publish --out site --key signing.key
-step verify-site site --public-key "$PUBLIC_KEY"
+# What devices download: signed. An offline root key (its public part is built into the app) signs
+# the key list; the publishing key it lists signs the site, which expires unless published again.
+printf '\n\033[1m$ rollout keys init --out keys\033[0m\n'
+tick
+KEYS_JSON="$("$ROLLOUT" keys init --out keys --json)"
+ROOT_KEY="$(printf '%s\n' "$KEYS_JSON" | python3 -c 'import json, sys; print(json.load(sys.stdin)["roots"][0]["publicKey"])')"
+echo "root key for the app: $ROOT_KEY (keys/root.key: keep it offline); publishing key: keys/publish-1.key"
+step keys list
+step publish --out site --key keys/publish-1.key --expires 7d
+step verify-site site --root-key "$ROOT_KEY"
 step resolve --locale tr-TR --region TR --app-version 4.8.1 --install-id DEMO-DEVICE-0026
 # The same device, run by the real client library (docs/device.md): the app bundles one Turkish
 # string the packs do not have yet, and the device shows it between the tr-TR pack and English.
 mkdir -p bundled
 printf '{"welcome.new": "Yeni: çevrimdışı mod (uygulama içi)"}\n' > bundled/tr-TR.json
-DEVICE=(device --state phone --site site --public-key "$PUBLIC_KEY" --bundled bundled --locale tr-TR --region TR --app-version 4.8.1 --install-id DEMO-DEVICE-0026)
+DEVICE=(device --state phone --site site --root-key "$ROOT_KEY" --bundled bundled --locale tr-TR --region TR --app-version 4.8.1 --install-id DEMO-DEVICE-0026)
 step "${DEVICE[@]}" refresh
 step "${DEVICE[@]}" activate
 step "${DEVICE[@]}" get checkout.pay --arg "amount=42,00 TL"
