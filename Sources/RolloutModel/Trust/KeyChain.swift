@@ -11,6 +11,11 @@ public enum TrustFailure: Error, Equatable, CustomStringConvertible {
     case ownRootsDidNotSign(file: String, signed: [String], threshold: Int)
     /// A key list older than the one the device holds: a replay.
     case keysReplayed(file: String, version: Int, held: Int)
+    /// A key list older than the minimum built into the app: an old list shown to a fresh install.
+    case keysBelowMinimum(file: String, version: Int, minimum: Int)
+    /// Root keys that differ from the list before, or root changes rewritten, without the version
+    /// recorded in `rootChanges`: devices with older roots could never walk to it.
+    case rootChangeUnrecorded(file: String, version: Int, since: Int)
     /// Another key list with the version the device holds.
     case keysConflict(file: String, version: Int)
     /// A newer key list that no longer revokes a key an earlier one revoked.
@@ -36,6 +41,8 @@ public enum TrustFailure: Error, Equatable, CustomStringConvertible {
         case .rootsDidNotSign: return "not-signed-by-trusted-roots"
         case .ownRootsDidNotSign: return "not-signed-by-own-roots"
         case .keysReplayed: return "keys-replayed"
+        case .keysBelowMinimum: return "below-minimum-keys-version"
+        case .rootChangeUnrecorded: return "root-change-unrecorded"
         case .keysConflict: return "keys-conflict"
         case .revocationDropped: return "revocation-dropped"
         case .revokedKey: return "revoked-key"
@@ -58,6 +65,10 @@ public enum TrustFailure: Error, Equatable, CustomStringConvertible {
             return "\(file): signed by \(signed.count) of the root keys it lists, \(threshold) needed"
         case .keysReplayed(let file, let version, let held):
             return "\(file): version \(version) is older than version \(held), which this device already accepted: a replayed key list"
+        case .keysBelowMinimum(let file, let version, let minimum):
+            return "\(file): version \(version) is older than version \(minimum), the minimum built into this app: an old key list, from before a revocation perhaps"
+        case .rootChangeUnrecorded(let file, let version, let since):
+            return "\(file): version \(version) changes the root keys of version \(since), or rewrites its rootChanges, without recording the change in rootChanges: devices built with older roots could never reach it"
         case .keysConflict(let file, let version):
             return "\(file): another key list with version \(version), the one this device holds: the root keys signed two lists with one version"
         case .revocationDropped(let file, let keyID):
@@ -96,15 +107,30 @@ public struct SignedFile: Equatable, Sendable {
 /// The one implementation of what a device trusts (docs/keys.md, "What a device checks"): the
 /// client and `rollout verify-site` both call it.
 public enum KeyChain {
-    /// What a device trusts before it reads a site: the root keys built into the app (or those of
-    /// the newest key list it accepted) and that list.
+    /// What a device trusts before it reads a site (docs/keys.md, "What a device checks"): the
+    /// roots a key list must be signed by, the newest list it accepted, and the oldest list version
+    /// the app accepts at all.
     public struct Anchor: Equatable, Sendable {
+        /// The held list's roots; the roots built into the app when it holds no list, or when an
+        /// app update changed the built-in roots since the list was accepted (`anchoredTo`): a team
+        /// that ships new roots after a root leak means them to count, not the leaked ones the
+        /// device learnt before.
         public var roots: KeyList.Roots
         public var list: KeyList?
+        /// The key list version current when the app was built (`Trust.minimumKeysVersion`): a fresh
+        /// install refuses an older list, such as one from before a revocation.
+        public var minimumVersion: Int
 
-        public init(roots: KeyList.Roots, list: KeyList?) {
-            self.roots = list?.roots ?? roots
+        /// `anchoredTo`: the built-in roots of the app that accepted `list` (nil: not recorded, the
+        /// list's roots count).
+        public init(roots builtIn: KeyList.Roots, list: KeyList?, minimumVersion: Int = 0, anchoredTo: KeyList.Roots? = nil) {
+            if let list, anchoredTo == nil || anchoredTo == builtIn {
+                roots = list.roots
+            } else {
+                roots = builtIn
+            }
             self.list = list
+            self.minimumVersion = minimumVersion
         }
     }
 
@@ -140,34 +166,57 @@ public enum KeyChain {
     /// walking the root changes in `rotations` (each signed by the roots before it and by its own),
     /// and by the threshold of its own roots. The held list itself when `latest` is that list.
     public static func accept(_ latest: SignedFile, rotations: [Int: SignedFile], anchor: Anchor) throws -> KeyList {
+        try acceptWalking(latest, rotations: rotations, anchor: anchor).list
+    }
+
+    /// `accept`, and the root-change versions it walked (for `verify-site`'s trust line).
+    public static func acceptWalking(_ latest: SignedFile, rotations: [Int: SignedFile], anchor: Anchor) throws -> (list: KeyList, walked: [Int]) {
         let candidate = try keyList(latest)
         let held = anchor.list
         if let held {
             if candidate.version < held.version { throw TrustFailure.keysReplayed(file: latest.path, version: candidate.version, held: held.version) }
             if candidate.version == held.version {
-                if candidate == held { return held }
+                if candidate == held { return (held, []) }
                 throw TrustFailure.keysConflict(file: latest.path, version: candidate.version)
             }
         }
+        if candidate.version < anchor.minimumVersion {
+            throw TrustFailure.keysBelowMinimum(file: latest.path, version: candidate.version, minimum: anchor.minimumVersion)
+        }
+        var walked: [Int] = []
         var roots = anchor.roots
         var previous = held
         // Walk the root changes only when the roots this device trusts did not sign the list.
         if try signatures(latest).signers(of: latest.bytes, among: roots.keys).count < roots.threshold {
             for version in candidate.rootChanges where version > (previous?.version ?? 0) && version < candidate.version {
-                guard let file = rotations[version], let step = try? keyList(file), step.version == version,
+                guard let file = rotations[version], let step = try? keyList(file), step.version == version, step.rootChanges.last == version,
                     (try? signedByRoots(file, step, roots: roots)) != nil, (try? signedByOwnRoots(file, step)) != nil
                 else { continue }
                 // A root list this device cannot check (an app built after it) is skipped, not trusted.
-                if let previous { try keepsRevocations(step, of: previous, file: file.path) }
+                if let previous {
+                    try keepsRevocations(step, of: previous, file: file.path)
+                    try recordsRootChanges(step, since: previous, file: file.path)
+                }
                 roots = step.roots
                 previous = step
+                walked.append(version)
             }
         }
         try signedByRoots(latest, candidate, roots: roots)
         try signedByOwnRoots(latest, candidate)
-        if let previous { try keepsRevocations(candidate, of: previous, file: latest.path) }
-        if let held, previous != held { try keepsRevocations(candidate, of: held, file: latest.path) }
-        return candidate
+        for earlier in [previous, held].compactMap({ $0 }) {
+            try keepsRevocations(candidate, of: earlier, file: latest.path)
+            try recordsRootChanges(candidate, since: earlier, file: latest.path)
+        }
+        return (candidate, walked)
+    }
+
+    /// A later list keeps the root changes of an earlier one, and records its own: when its roots
+    /// differ from `earlier`'s, `rootChanges` names a version after `earlier`.
+    private static func recordsRootChanges(_ list: KeyList, since earlier: KeyList, file: String) throws {
+        let kept = list.rootChanges.starts(with: earlier.rootChanges)
+        let recorded = list.roots == earlier.roots || list.rootChanges.contains { $0 > earlier.version }
+        if !kept || !recorded { throw TrustFailure.rootChangeUnrecorded(file: file, version: list.version, since: earlier.version) }
     }
 
     private static func signedByRoots(_ file: SignedFile, _ list: KeyList, roots: KeyList.Roots) throws {
@@ -206,22 +255,41 @@ public enum KeyChain {
         let signatures = try signatures(file)
         var failure: TrustFailure?
         for entry in signatures.entries {
-            if let revocation = list.revoked[entry.keyID] {
-                failure = .revokedKey(file: file.path, keyID: entry.keyID, reason: revocation.reason)
+            guard let refusal = signingRefusal(entry.keyID, list: list, now: now, file: file.path) else {
+                if list.publishing[entry.keyID]?.publicKey.verify(entry.signature, for: file.bytes) == true { return entry.keyID }
                 continue
             }
-            if let root = list.roots.keys[entry.keyID] {
-                if root.verify(entry.signature, for: file.bytes), failure == nil { failure = .wrongRole(file: file.path, keyID: entry.keyID, role: "root") }
-                continue
+            switch refusal {
+            // A revoked key has no public key left to check its signature with: naming it is enough.
+            case .revokedKey: failure = refusal
+            case .wrongRole, .expiredKey:
+                let key = list.roots.keys[entry.keyID] ?? list.publishing[entry.keyID]?.publicKey
+                if failure == nil, key?.verify(entry.signature, for: file.bytes) == true { failure = refusal }
+            default: continue
             }
-            guard let key = list.publishing[entry.keyID], key.publicKey.verify(entry.signature, for: file.bytes) else { continue }
-            if let now, key.expires <= now {
-                if failure == nil { failure = .expiredKey(file: file.path, keyID: entry.keyID, expires: key.expires) }
-                continue
-            }
-            return entry.keyID
         }
         throw failure ?? .unknownKey(file: file.path, keyIDs: signatures.entries.map(\.keyID))
+    }
+
+    /// Why the key `keyID` may not sign an index or a manifest under `list` at `now` (nil: it may):
+    /// revoked, a root key, not listed, or expired. What `publisher` applies to each signature,
+    /// and what `rollout publish` checks of its `--key` before it signs anything.
+    public static func signingRefusal(_ keyID: String, list: KeyList, now: Timestamp?, file: String) -> TrustFailure? {
+        if let revocation = list.revoked[keyID] { return .revokedKey(file: file, keyID: keyID, reason: revocation.reason) }
+        if list.roots.keys[keyID] != nil { return .wrongRole(file: file, keyID: keyID, role: "root") }
+        guard let key = list.publishing[keyID] else { return .unknownKey(file: file, keyIDs: [keyID]) }
+        if let now, key.expires <= now { return .expiredKey(file: file, keyID: keyID, expires: key.expires) }
+        return nil
+    }
+
+    /// The listed, unrevoked publishing key whose legacy signature (`.sig`, no key id) verifies
+    /// over `bytes`, or nil: how a device on a key list reads a pack cached by an app version that
+    /// pinned one key, and how `verify-site` checks the `.sig` files beside the `.sigs`.
+    public static func legacySigner(of bytes: [UInt8], signature: [UInt8], list: KeyList) -> String? {
+        list.publishing.keys.sorted().first { id in
+            signingRefusal(id, list: list, now: nil, file: "") == nil
+                && DetachedSignature.verify(signature, over: bytes, with: list.publishing[id]!.publicKey)
+        }
     }
 
     /// What makes an index one a device may switch to: at least `minimum` (the newest it accepted,
