@@ -173,15 +173,17 @@ public enum KeyChain {
     public static func acceptWalking(_ latest: SignedFile, rotations: [Int: SignedFile], anchor: Anchor) throws -> (list: KeyList, walked: [Int]) {
         let candidate = try keyList(latest)
         let held = anchor.list
+        // Before anything else, the held list included: an app update that raised the minimum
+        // (after a revocation) no longer takes the list it held from before.
+        if candidate.version < anchor.minimumVersion {
+            throw TrustFailure.keysBelowMinimum(file: latest.path, version: candidate.version, minimum: anchor.minimumVersion)
+        }
         if let held {
             if candidate.version < held.version { throw TrustFailure.keysReplayed(file: latest.path, version: candidate.version, held: held.version) }
             if candidate.version == held.version {
                 if candidate == held { return (held, []) }
                 throw TrustFailure.keysConflict(file: latest.path, version: candidate.version)
             }
-        }
-        if candidate.version < anchor.minimumVersion {
-            throw TrustFailure.keysBelowMinimum(file: latest.path, version: candidate.version, minimum: anchor.minimumVersion)
         }
         var walked: [Int] = []
         var roots = anchor.roots
