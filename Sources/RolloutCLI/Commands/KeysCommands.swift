@@ -406,20 +406,11 @@ enum KeysCommands {
     }
 
     static func duration(_ invocation: Invocation, _ name: String, default value: Int64) throws -> Int64 {
-        guard let text = invocation.value(name) else { return value }
-        if name == "overlap", text == "0" { return 0 }
-        guard let seconds = TimeSpan.parse(text) else {
-            throw RolloutError.usage("--\(name) \"\(text)\" is not a duration: give \(TimeSpan.spelling)")
-        }
-        return seconds
+        try PublishCommands.durationOption(invocation, name, zero: name == "overlap") ?? value
     }
 
     static func number(_ invocation: Invocation, _ name: String, default value: Int, range: ClosedRange<Int>) throws -> Int {
-        guard let text = invocation.value(name) else { return value }
-        guard let n = Int(text), range.contains(n) else {
-            throw RolloutError.usage("--\(name) \"\(text)\" must be a whole number from \(range.lowerBound) to \(range.upperBound)")
-        }
-        return n
+        try PublishCommands.countOption(invocation, name, minimum: range.lowerBound, maximum: range.upperBound) ?? value
     }
 
     static func join(_ directory: String, _ name: String) -> String {
