@@ -208,7 +208,7 @@ enum KeysCommands {
                 directory: nil, invocation: invocation, context: context, now: now)
             let list = applied.result.list
             // The change resolved KEYID and revoked it: the same ids, so the same key.
-            let id = try KeyOperations.resolve(invocation.positionals[0], in: list)
+            let id = try KeyChange.resolve(invocation.positionals[0], in: list)
             let revocation = list.revoked[id]!
             let active = list.publishing.filter { $0.value.expires > now }.keys.sorted()
             var text = "Committed key list version \(list.version)\(applied.commit.map { " (commit \($0.short))" } ?? ""): \(id) revoked (\(revocation.reason)).\n"
