@@ -263,14 +263,16 @@ final class PublishTrustTests: XCTestCase {
         XCTAssertEqual(rotated.status, 0, rotated.output)
         let again = try w.rollout("keys", "rotate-root", "--root", w.scratch.path("keys/root-2.key"), "--out", w.scratch.path("keys/root-3.key"))
         XCTAssertEqual(again.status, 0, again.output)
-        XCTAssertEqual(try publish(w).status, 0)
-        // An app built with the middle root cannot check keys/1.json (signed by the first root
-        // only) and does not need it: it walks keys/2.json alone.
+        // Version 4 is signed by the third root alone.
+        XCTAssertEqual(try w.rollout("keys", "rotate", "--root", w.scratch.path("keys/root-3.key")).status, 0)
+        XCTAssertEqual(try publish(w, key: "publish-4.key").status, 0)
+        // An app built with the second root cannot check keys/1.json (signed by the first root
+        // only) and does not need it: it walks keys/2.json and keys/3.json.
         let middle = try verify(w, roots: [try root(w, "root-2.key")])
         XCTAssertEqual(middle.status, 0, middle.output)
-        XCTAssertTrue(middle.stdout.contains("(1 of 1) -> keys/2.json -> keys.json version 3 ->"), middle.stdout)
+        XCTAssertTrue(middle.stdout.contains("(1 of 1) -> keys/2.json -> keys/3.json -> keys.json version 4 ->"), middle.stdout)
         let json = try w.json(try verify(w, roots: [try root(w, "root-2.key")], ["--json"]))
-        XCTAssertEqual((json["trust"] as? [String: Any])?["rotations"] as? [Int], [2])
+        XCTAssertEqual((json["trust"] as? [String: Any])?["rotations"] as? [Int], [2, 3])
     }
 
     func testAMinimumKeysVersionRefusesAnOlderKeyList() throws {
