@@ -76,6 +76,7 @@ public enum PublishOperation {
                 let now = time()
                 // Checked before anything is written: a key devices would refuse never signs a site.
                 let keyList = try snapshot.currentKeyList()?.list
+                if keyList == nil, request.legacyKey != nil { throw RolloutError.legacyKeyWithoutKeyList }
                 let signer = try keyList.map { try signingKey(request.key.publicKey, list: $0, now: now) }
                 let lifetime = request.lifetime ?? (keyList == nil ? nil : defaultLifetime)
                 let expires = try lifetime.map { try KeyOperations.expiry(after: now, lifetime: $0) }
@@ -110,10 +111,16 @@ public enum PublishOperation {
     /// and why; tells whether it expires within `warningPeriod`.
     public static func signingKey(_ key: Ed25519.PublicKey, list: KeyList, now: Timestamp) throws -> SigningKey {
         let id = key.keyID
-        if let revocation = list.revoked[id] { throw RolloutError.revokedSigningKey(id, revocation, keysVersion: list.version) }
-        if list.roots.keys[id] != nil { throw RolloutError.rootSigningKey(id, keysVersion: list.version) }
+        // The device's own rule (`KeyChain.signingRefusal`); the messages add the way out.
+        switch KeyChain.signingRefusal(id, list: list, now: now, file: SiteLayout.index) {
+        case nil: break
+        case .revokedKey(_, _, let reason):
+            throw RolloutError.revokedSigningKey(id, reason: reason, time: list.revoked[id]?.time, keysVersion: list.version)
+        case .wrongRole: throw RolloutError.rootSigningKey(id, keysVersion: list.version)
+        case .expiredKey(_, _, let expires): throw RolloutError.expiredSigningKey(id, expires: expires, now: now)
+        case .some: throw RolloutError.unlistedSigningKey(id, list: list)
+        }
         guard let listed = list.publishing[id] else { throw RolloutError.unlistedSigningKey(id, list: list) }
-        if listed.expires <= now { throw RolloutError.expiredSigningKey(id, expires: listed.expires, now: now) }
         return SigningKey(id: id, expires: listed.expires, expiresSoon: listed.expires.seconds - now.seconds < warningPeriod)
     }
 
@@ -296,6 +303,10 @@ struct SiteHistory {
 /// Why `rollout publish` refuses a `--key` under the repository's key list (exit 65): each names the
 /// key, what the list says of it, and the way out. Nothing was written when they are thrown.
 extension RolloutError {
+    /// Without a key list the `.sig` files are the only signatures: `--key` would sign nothing.
+    static let legacyKeyWithoutKeyList = RolloutError.usage(
+        "--legacy-key goes with a key list (rollout keys init): this repository has none, so the .sig files are the only signatures and --key signs them; give --key alone, with the key apps pin")
+
     static func unlistedSigningKey(_ id: String, list: KeyList) -> RolloutError {
         let listed = list.publishing.keys.sorted().joined(separator: ", ")
         return .badInput(
@@ -307,10 +318,10 @@ extension RolloutError {
             "refused: --key is key \(id), a root key of key list version \(keysVersion); root keys sign key lists only and stay offline. Sign with a publishing key (rollout keys list). Nothing was written")
     }
 
-    static func revokedSigningKey(_ id: String, _ revocation: KeyList.Revocation, keysVersion: Int) -> RolloutError {
-        let reason = revocation.reason.isEmpty ? "" : " (\(revocation.reason))"
+    static func revokedSigningKey(_ id: String, reason: String, time: Timestamp?, keysVersion: Int) -> RolloutError {
+        let why = reason.isEmpty ? "" : " (\(reason))"
         return .badInput(
-            "refused: --key is key \(id), which key list version \(keysVersion) revoked at \(revocation.time)\(reason); devices refuse what it signs. Sign with another publishing key, or make one with rollout keys rotate. Nothing was written")
+            "refused: --key is key \(id), which key list version \(keysVersion) revoked\(time.map { " at \($0)" } ?? "")\(why); devices refuse what it signs. Sign with another publishing key, or make one with rollout keys rotate. Nothing was written")
     }
 
     static func expiredSigningKey(_ id: String, expires: Timestamp, now: Timestamp) -> RolloutError {

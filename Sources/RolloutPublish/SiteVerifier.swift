@@ -69,27 +69,34 @@ public struct SiteVerifier {
     /// A signed file: its bytes when a signature beside it is one the device trusts; a problem
     /// otherwise. Under a key list: the `.sigs` by a listed, unrevoked, unexpired publishing key,
     /// and the legacy `.sig`, when there, by one of the list's publishing keys (apps that pin one
-    /// key read it). `signer` is the publishing key that vouched.
-    private func signed(_ path: String, list: KeyList?, signer: inout String?, _ report: inout Report) -> [UInt8]? {
-        guard let list else { return pinnedSigned(path, &report) }
-        guard let file = withSignatures(path, &report) else { return nil }
-        do {
-            signer = try KeyChain.publisher(of: file, list: list, now: now)
-        } catch {
-            report.problems.append("\(error)")
-            return nil
+    /// key read it); returns the publishing key that vouched. Pinned: the `.sig` by `publicKey`.
+    private func signed(_ path: String, by signer: Signer, _ report: inout Report) -> (bytes: [UInt8], publisher: String?)? {
+        switch signer {
+        case .pinned(let publicKey): return pinnedSigned(path, publicKey, &report).map { ($0, nil) }
+        case .list(let list):
+            guard let file = withSignatures(path, &report) else { return nil }
+            let publisher: String
+            do {
+                publisher = try KeyChain.publisher(of: file, list: list, now: now)
+            } catch {
+                report.problems.append("\(error)")
+                return nil
+            }
+            if let legacy = read(SiteLayout.signature(of: path)), KeyChain.legacySigner(of: file.bytes, signature: legacy, list: list) == nil {
+                report.problems.append(
+                    "\(SiteLayout.signature(of: path)): not a signature by a publishing key of keys.json version \(list.version): apps that pin one key refuse \(path). Publish with --legacy-key set to the key they pin, listed in the key list (rollout keys init --adopt)")
+            }
+            return (file.bytes, publisher)
         }
-        if let legacy = read(SiteLayout.signature(of: path)),
-            !list.publishing.values.contains(where: { DetachedSignature.verify(legacy, over: file.bytes, with: $0.publicKey) })
-        {
-            report.problems.append(
-                "\(SiteLayout.signature(of: path)): not a signature by a publishing key of keys.json version \(list.version): apps that pin one key refuse \(path). Publish with --legacy-key set to the key they pin, listed in the key list (rollout keys init --adopt)")
-        }
-        return file.bytes
     }
 
-    private func pinnedSigned(_ path: String, _ report: inout Report) -> [UInt8]? {
-        guard case .pinned(let publicKey) = trust else { return nil }
+    /// What vouches for the index and manifests: the pinned key, or the accepted key list.
+    private enum Signer {
+        case pinned(Ed25519.PublicKey)
+        case list(KeyList)
+    }
+
+    private func pinnedSigned(_ path: String, _ publicKey: Ed25519.PublicKey, _ report: inout Report) -> [UInt8]? {
         guard let bytes = read(path) else {
             report.problems.append("\(path): missing")
             return nil
@@ -105,31 +112,51 @@ public struct SiteVerifier {
         return bytes
     }
 
-    /// The site's key list, accepted as a device that built in `roots` and holds no list yet accepts
-    /// it: walking the root-change lists when `keys.json` is signed by newer roots.
-    private func acceptKeyList(_ roots: KeyList.Roots, _ report: inout Report) -> KeyList? {
+    /// The site's key list, accepted as a device that built in `roots` (and `minimumKeysVersion`)
+    /// and holds no list yet accepts it: walking the root-change lists when `keys.json` is signed
+    /// by newer roots. The trust line names only the lists it walked.
+    private func acceptKeyList(_ roots: KeyList.Roots, minimumKeysVersion: Int, rotations: [Int: SignedFile], _ report: inout Report) -> KeyList? {
         guard let latest = withSignatures(SiteLayout.keys, &report) else {
             report.problems.append("\(SiteLayout.keys): a device on root keys trusts nothing on this site without it: publish from a repository with a key list (rollout keys init)")
             return nil
         }
-        let anchor = KeyChain.Anchor(roots: roots, list: nil)
-        var rotations: [Int: SignedFile] = [:]
-        for version in KeyChain.rotationsNeeded(latest, anchor: anchor) {
-            let path = SiteLayout.keys(version: version)
-            guard let bytes = read(path), let signatures = read(SiteLayout.signatures(of: path)) else {
-                report.problems.append("\(path) (or its .sigs): missing; a device that trusts older roots walks it to reach the roots of \(SiteLayout.keys)")
-                continue
-            }
-            rotations[version] = SignedFile(path: path, bytes: bytes, signatures: signatures)
-        }
+        let anchor = KeyChain.Anchor(roots: roots, list: nil, minimumVersion: minimumKeysVersion)
         do {
-            let list = try KeyChain.accept(latest, rotations: rotations, anchor: anchor)
-            report.trust = TrustChain(roots: roots, rotations: rotations.keys.sorted(), keysVersion: list.version)
-            return list
+            let accepted = try KeyChain.acceptWalking(latest, rotations: rotations, anchor: anchor)
+            report.trust = TrustChain(roots: roots, rotations: accepted.walked, keysVersion: accepted.list.version)
+            return accepted.list
         } catch {
             report.problems.append("\(error)")
             return nil
         }
+    }
+
+    /// Every root-change list (`keys/<n>.json` + `.sigs`, each `n` in `keys.json`'s rootChanges),
+    /// read whatever the roots given here: an app built with older roots walks them, so a site
+    /// (a CDN sync, say) that drops or changes one breaks every such app. Each must parse, carry
+    /// version n, and, given the repository, be its bytes. Returns those that are there.
+    private func rootChangeLists(against snapshot: Snapshot?, _ report: inout Report) -> [Int: SignedFile] {
+        guard let bytes = read(SiteLayout.keys), let latest = try? KeyList.parse(bytes, source: SiteLayout.keys) else { return [:] }
+        var files: [Int: SignedFile] = [:]
+        for version in latest.rootChanges {
+            let path = SiteLayout.keys(version: version)
+            guard let bytes = read(path), let signatures = read(SiteLayout.signatures(of: path)) else {
+                report.problems.append("\(path) (or its .sigs): missing; a device built with roots older than version \(version) walks it to reach the roots of \(SiteLayout.keys)")
+                continue
+            }
+            let file = SignedFile(path: path, bytes: bytes, signatures: signatures)
+            do {
+                let list = try KeyList.parse(bytes, source: path)
+                if list.version != version { report.problems.append("\(path): holds key list version \(list.version), not \(version)") }
+            } catch {
+                report.problems.append("\(error)")
+            }
+            if let snapshot, let stored = try? snapshot.signedKeyList(version), stored.bytes != bytes || stored.signatures != signatures {
+                report.problems.append("\(path) (or its .sigs): not the repository's key list version \(version): publish again")
+            }
+            files[version] = file
+        }
+        return files
     }
 
     /// A site whose key list is older than the repository's newest: devices keep trusting what the
@@ -146,55 +173,76 @@ public struct SiteVerifier {
 
     /// `minimumSequence`: with a pinned key, the newest index sequence a device has already accepted
     /// (an older site is a replay); with root keys, the minimum sequence built into the app.
-    public func verify(against snapshot: Snapshot?, minimumSequence: Int? = nil, installIDs: Int = 200) -> Report {
+    /// `minimumKeysVersion`: with root keys, the oldest key list version the app accepts.
+    public func verify(against snapshot: Snapshot?, minimumSequence: Int? = nil, minimumKeysVersion: Int = 0, installIDs: Int = 200) -> Report {
         var report = Report()
         if let snapshot { compareKeyList(with: snapshot, &report) }
-        var list: KeyList?
-        if case .roots(let roots) = trust {
-            guard let accepted = acceptKeyList(roots, &report) else { return report }
-            list = accepted
+        let rotations = rootChangeLists(against: snapshot, &report)
+        let signer: Signer
+        switch trust {
+        case .pinned(let key): signer = .pinned(key)
+        case .roots(let roots):
+            guard let list = acceptKeyList(roots, minimumKeysVersion: minimumKeysVersion, rotations: rotations, &report) else { return report }
+            signer = .list(list)
         }
-        var indexSigner: String?
-        guard let indexBytes = signed(SiteLayout.index, list: list, signer: &indexSigner, &report) else { return report }
+        guard let index = checkIndex(signer, minimumSequence: minimumSequence, &report) else { return report }
+        if let snapshot { compareIndex(index, with: snapshot, &report) }
+        let manifests = checkManifests(of: index, signer: signer, &report)
+        for (locale, manifest) in manifests.sorted(by: { $0.key < $1.key }) {
+            checkBlockedUnreachable(manifest, &report)
+            if let snapshot { compare(manifest, locale: locale, with: snapshot, installIDs: installIDs, &report) }
+        }
+        return report
+    }
+
+    /// The index, signed, parsed, and one the device may switch to (`KeyChain.checkIndex`).
+    private func checkIndex(_ signer: Signer, minimumSequence: Int?, _ report: inout Report) -> SiteIndex? {
+        guard let (bytes, publisher) = signed(SiteLayout.index, by: signer, &report) else { return nil }
         let index: SiteIndex
         do {
-            index = try SiteIndex.parse(indexBytes, source: SiteLayout.index)
+            index = try SiteIndex.parse(bytes, source: SiteLayout.index)
         } catch {
             report.problems.append("\(error)")
-            return report
+            return nil
         }
         report.indexSequence = index.sequence
-        if let list, let indexSigner {
-            report.trust?.publishingKey = indexSigner
-            report.trust?.publishingKeyExpires = list.publishing[indexSigner]?.expires
+        if case .list(let list) = signer, let publisher {
+            report.trust?.publishingKey = publisher
+            report.trust?.publishingKeyExpires = list.publishing[publisher]?.expires
             report.trust?.indexSequence = index.sequence
             report.trust?.indexExpires = index.expires
         }
         do {
-            if list != nil {
+            switch signer {
+            case .list:
                 try KeyChain.checkIndex(index, now: now, accepted: 0, builtInMinimum: minimumSequence ?? 0, requireExpiry: true)
-            } else {
-                if let minimumSequence, index.sequence < minimumSequence {
-                    report.problems.append("\(SiteLayout.index): sequence \(index.sequence) is older than \(minimumSequence), which was already accepted: a replayed site")
-                }
+            case .pinned:
                 // A pinned device checks `expires` when the index has one.
-                try KeyChain.checkIndex(index, now: now, accepted: 0, builtInMinimum: 0, requireExpiry: false)
+                try KeyChain.checkIndex(index, now: now, accepted: minimumSequence ?? 0, builtInMinimum: 0, requireExpiry: false)
             }
         } catch {
             report.problems.append("\(error)")
         }
-        if let snapshot, let planned = try? snapshot.plannedLocales() {
-            for locale in planned where index.locales[locale] == nil {
-                report.problems.append("\(SiteLayout.index): does not list \(locale), which the repository plans: the site is stale, publish again")
-            }
-            if let expected = try? snapshot.indexSequence(), expected != index.sequence {
-                report.problems.append("\(SiteLayout.index): sequence \(index.sequence) but the repository is at \(expected): the site is stale, publish again")
-            }
+        return index
+    }
+
+    /// A site behind the repository: a planned locale it lacks, or an older sequence.
+    private func compareIndex(_ index: SiteIndex, with snapshot: Snapshot, _ report: inout Report) {
+        guard let planned = try? snapshot.plannedLocales() else { return }
+        for locale in planned where index.locales[locale] == nil {
+            report.problems.append("\(SiteLayout.index): does not list \(locale), which the repository plans: the site is stale, publish again")
         }
+        if let expected = try? snapshot.indexSequence(), expected != index.sequence {
+            report.problems.append("\(SiteLayout.index): sequence \(index.sequence) but the repository is at \(expected): the site is stale, publish again")
+        }
+    }
+
+    /// Each manifest the index lists: signed, for its locale and sequence, its chain complete, its
+    /// packs intact. Returns those that parsed, by locale.
+    private func checkManifests(of index: SiteIndex, signer: Signer, _ report: inout Report) -> [String: LocaleManifest] {
         var manifests: [String: LocaleManifest] = [:]
         for (locale, entry) in index.locales.sorted(by: { $0.key < $1.key }) {
-            var signer: String?
-            guard let bytes = signed(entry.manifest, list: list, signer: &signer, &report) else { continue }
+            guard let (bytes, _) = signed(entry.manifest, by: signer, &report) else { continue }
             let manifest: LocaleManifest
             do {
                 manifest = try LocaleManifest.parse(bytes, source: entry.manifest)
@@ -221,11 +269,7 @@ public struct SiteVerifier {
         if total > index.sequence && manifests.count == index.locales.count {
             report.problems.append("\(SiteLayout.index): sequence \(index.sequence) is below the sum of its manifests' sequences (\(total))")
         }
-        for (locale, manifest) in manifests.sorted(by: { $0.key < $1.key }) {
-            checkBlockedUnreachable(manifest, &report)
-            if let snapshot { compare(manifest, locale: locale, with: snapshot, installIDs: installIDs, &report) }
-        }
-        return report
+        return manifests
     }
 
     /// Every pack a manifest names must be there, byte for byte, and be the pack it claims to be.

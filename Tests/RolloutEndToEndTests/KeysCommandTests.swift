@@ -347,10 +347,48 @@ final class KeysCommandTests: XCTestCase {
             let result = try w.rollout("help", "keys", command)
             XCTAssertEqual(result.status, 0, result.output)
             for word in words { XCTAssertTrue(result.stdout.contains(word), "rollout help keys \(command) lacks \(word):\n\(result.stdout)") }
-            if command != "generate" && command != "list" { XCTAssertTrue(result.stdout.contains("Exit codes: 64"), result.stdout) }
+            if command != "generate" && command != "list" {
+                XCTAssertTrue(result.stdout.contains("Exit codes: 64"), result.stdout)
+                // An ambiguous key id prefix is a usage error (64), said where the exit codes are.
+                XCTAssertTrue(result.stdout.contains("64 usage") && result.stdout.contains("prefix several keys start with"), result.stdout)
+            }
         }
         let candidates = try w.rollout("__complete", "keys", "").stdout.split(separator: "\n").map(String.init)
         XCTAssertEqual(candidates, ["generate", "init", "list", "revoke", "rotate", "rotate-root"])
         XCTAssertEqual(try w.rollout("__complete", "keys", "rotate", "--overlap", "").stdout, "30m\n12h\n7d\n2w\n365d\n")
+    }
+
+    /// Every key list change says which version new app versions build in as their minimum
+    /// (RolloutClient.Trust minimumKeysVersion), so a fresh install refuses a list from before it.
+    func testEachChangeAndTheListNameTheMinimumKeysVersionToBuildIn() throws {
+        let w = try workspace()
+        let made = try w.rollout("keys", "init", "--out", w.scratch.path("keys"))
+        XCTAssertTrue(made.stdout.contains("Build into new app versions: minimum keys version 1\n"), made.stdout)
+        let rotated = try w.json(try w.rollout("keys", "rotate", "--root", key(w, "root.key"), "--json"))
+        XCTAssertEqual(rotated["minimumKeysVersion"] as? Int, 2)
+        let old = try XCTUnwrap(rows(try listed(w)).first { $0["status"] as? String == "retired (expired)" }?["id"] as? String)
+        let revoked = try w.rollout("keys", "revoke", old, "--root", key(w, "root.key"), "--reason", "laptop lost")
+        XCTAssertTrue(revoked.stdout.contains("Build into new app versions: minimum keys version 3\n"), revoked.stdout)
+        let rooted = try w.rollout("keys", "rotate-root", "--root", key(w, "root.key"), "--out", key(w, "root-2.key"), "--json")
+        XCTAssertEqual(try w.json(rooted)["minimumKeysVersion"] as? Int, 4, rooted.output)
+        XCTAssertTrue(try w.rollout("keys", "list").stdout.contains("Build into new app versions: minimum keys version 4\n"))
+        XCTAssertEqual(try listed(w)["minimumKeysVersion"] as? Int, 4)
+    }
+
+    func testDurationsAndCountsAreReadOneWayEverywhere() throws {
+        let (w, _) = try initialized()
+        let expires = try w.rollout("keys", "rotate", "--root", key(w, "root.key"), "--expires", "7 days")
+        XCTAssertEqual(expires.status, 64, expires.output)
+        XCTAssertTrue(expires.stderr.contains("--expires \"7 days\" is not a duration: give a whole number and a unit, such as 30m"), expires.stderr)
+        let out = w.scratch.path("site")
+        let published = try w.rollout("publish", "--out", out, "--key", key(w, "publish-1.key"), "--expires", "7 days")
+        XCTAssertEqual(published.status, 64, published.output)
+        XCTAssertTrue(published.stderr.contains("--expires \"7 days\" is not a duration: give a whole number and a unit, such as 30m"), published.stderr)
+        let roots = try w.rollout("keys", "init", "--out", w.scratch.path("other"), "--roots", "17")
+        XCTAssertTrue(roots.stderr.contains("--roots \"17\" must be a whole number from 1 to 16"), roots.stderr)
+        let rootKey = try Ed25519.PrivateKey.generate().publicKey.description
+        let minimum = try w.rollout("verify-site", w.scratch.path("keys"), "--root-key", rootKey, "--min-keys-version", "x")
+        XCTAssertEqual(minimum.status, 64, minimum.output)
+        XCTAssertTrue(minimum.stderr.contains("--min-keys-version \"x\" must be a whole number of at least 0"), minimum.stderr)
     }
 }

@@ -72,7 +72,7 @@ final class PublishTrustTests: XCTestCase {
         XCTAssertEqual(report["publishingKey"] as? String, publishing.keyID)
         XCTAssertEqual(report["indexExpires"] as? String, "2026-12-08T09:00:00Z", "a week by default")
 
-        // The files the brief lists, written in its order: manifests, key lists, the index last.
+        // The files docs/manifest.md lists, in its write order: manifests, key lists, the index last.
         let written = try XCTUnwrap(report["written"] as? [String])
         for path in ["keys.json", "keys.json.sigs", "keys/1.json", "keys/1.json.sigs", "index.json", "index.json.sig", "index.json.sigs",
             "manifests/tr-TR.json.sig", "manifests/tr-TR.json.sigs"]
@@ -227,10 +227,75 @@ final class PublishTrustTests: XCTestCase {
         XCTAssertEqual(direct.status, 0, direct.output)
         XCTAssertTrue(direct.stdout.contains("(1 of 1) -> keys.json version 3 ->"), direct.stdout)
 
+        // A site that lost a root change breaks apps with the old root, so it is refused whichever
+        // roots verify it.
         try FileManager.default.removeItem(atPath: w.scratch.path("site/keys/2.json"))
-        let broken = try verify(w, roots: [oldRoot])
-        assertRefused(broken, "keys/2.json (or its .sigs): missing")
-        XCTAssertEqual(try verify(w, roots: [newRoot]).status, 0)
+        assertRefused(try verify(w, roots: [oldRoot]), "keys/2.json (or its .sigs): missing")
+        assertRefused(try verify(w, roots: [newRoot]), "keys/2.json (or its .sigs): missing")
+    }
+
+    func testEveryRootChangeListIsCheckedEvenWhenTheRootsNeedNoWalk() throws {
+        let w = try world()
+        XCTAssertEqual(try publish(w).status, 0)
+        let rootKey = try root(w)
+        let first = try read(w, "keys/1.json")
+        // A CDN sync that dropped keys/: no walk is needed with this root, but older apps need it.
+        try FileManager.default.removeItem(atPath: w.scratch.path("site/keys/1.json.sigs"))
+        assertRefused(try verify(w, roots: [rootKey]), "keys/1.json (or its .sigs): missing")
+        try publish(w)
+        XCTAssertEqual(try verify(w, roots: [rootKey]).status, 0)
+
+        try write(w, "keys/1.json", Array("{}".utf8))
+        assertRefused(try verify(w, roots: [rootKey]), "keys/1.json: ")
+        XCTAssertEqual(try w.rollout("keys", "rotate", "--root", w.scratch.path("keys/root.key"), "--overlap", "30d").status, 0)
+        XCTAssertEqual(try publish(w).status, 0)
+        try write(w, "keys/1.json", try read(w, "keys.json"))
+        let wrong = try verify(w, roots: [rootKey])
+        assertRefused(wrong, "keys/1.json: holds key list version 2, not 1")
+        XCTAssertTrue(wrong.stdout.contains("keys/1.json (or its .sigs): not the repository's key list version 1: publish again"), wrong.stdout)
+        try write(w, "keys/1.json", first)
+        XCTAssertEqual(try verify(w, roots: [rootKey]).status, 0)
+    }
+
+    func testTheTrustLineNamesOnlyTheRootChangesWalked() throws {
+        let w = try world()
+        let rotated = try w.rollout("keys", "rotate-root", "--root", w.scratch.path("keys/root.key"), "--out", w.scratch.path("keys/root-2.key"))
+        XCTAssertEqual(rotated.status, 0, rotated.output)
+        let again = try w.rollout("keys", "rotate-root", "--root", w.scratch.path("keys/root-2.key"), "--out", w.scratch.path("keys/root-3.key"))
+        XCTAssertEqual(again.status, 0, again.output)
+        // Version 4 is signed by the third root alone.
+        XCTAssertEqual(try w.rollout("keys", "rotate", "--root", w.scratch.path("keys/root-3.key")).status, 0)
+        XCTAssertEqual(try publish(w, key: "publish-4.key").status, 0)
+        // An app built with the second root cannot check keys/1.json (signed by the first root
+        // only) and does not need it: it walks keys/2.json and keys/3.json.
+        let middle = try verify(w, roots: [try root(w, "root-2.key")])
+        XCTAssertEqual(middle.status, 0, middle.output)
+        XCTAssertTrue(middle.stdout.contains("(1 of 1) -> keys/2.json -> keys/3.json -> keys.json version 4 ->"), middle.stdout)
+        let json = try w.json(try verify(w, roots: [try root(w, "root-2.key")], ["--json"]))
+        XCTAssertEqual((json["trust"] as? [String: Any])?["rotations"] as? [Int], [2, 3])
+    }
+
+    func testAMinimumKeysVersionRefusesAnOlderKeyList() throws {
+        let w = try world()
+        XCTAssertEqual(try publish(w).status, 0)
+        let rootKey = try root(w)
+        XCTAssertEqual(try verify(w, roots: [rootKey], ["--min-keys-version", "1"]).status, 0)
+        assertRefused(
+            try verify(w, roots: [rootKey], ["--min-keys-version", "2"]),
+            "keys.json: version 1 is older than version 2, the minimum built into this app")
+        let pinned = try w.rollout(
+            "verify-site", w.scratch.path("site"), "--public-key", try key(w, "publish-1.key").publicKey.description, "--min-keys-version", "1")
+        XCTAssertEqual(pinned.status, 64, pinned.output)
+        XCTAssertTrue(pinned.stderr.contains("--min-keys-version goes with --root-key"), pinned.stderr)
+    }
+
+    func testAPinnedDeviceNamesAReplayTheWayTheClientDoes() throws {
+        let w = try world()
+        XCTAssertEqual(try publish(w).status, 0)
+        let pinned = try key(w, "publish-1.key").publicKey.description
+        assertRefused(
+            try w.rollout("verify-site", w.scratch.path("site"), "--public-key", pinned, "--min-sequence", "999"),
+            "older than 999, already accepted: a stale cache or a replay")
     }
 
     func testAKeyTheListDoesNotVouchForPublishesNothing() throws {
@@ -321,5 +386,14 @@ final class PublishTrustTests: XCTestCase {
         let late = try w.rollout("verify-site", w.scratch.path("site"), "--public-key", try XCTUnwrap(publicKey), env: ["ROLLOUT_NOW": "2026-12-02T09:00:00Z"])
         assertRefused(late, "index.json: expired at 2026-12-01T21:00:00Z")
         XCTAssertEqual(try w.rollout("publish", "--out", w.scratch.path("site"), "--key", w.scratch.path("k.pem"), "--expires", "7x").status, 64)
+
+        // Without a key list --legacy-key would sign the .sig files and --key nothing at all.
+        XCTAssertEqual(try w.rollout("keys", "generate", "--out", w.scratch.path("other.pem")).status, 0)
+        let before = try contents(w.scratch.path("site"))
+        let both = try w.rollout(
+            "publish", "--out", w.scratch.path("site"), "--key", w.scratch.path("k.pem"), "--legacy-key", w.scratch.path("other.pem"))
+        XCTAssertEqual(both.status, 64, both.output)
+        XCTAssertTrue(both.stderr.contains("--legacy-key") && both.stderr.contains("--key"), both.stderr)
+        XCTAssertEqual(try contents(w.scratch.path("site")), before, "nothing written")
     }
 }

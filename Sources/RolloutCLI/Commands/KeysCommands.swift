@@ -8,7 +8,8 @@ import RolloutStore
 /// only after the new list has passed the device's check, removing them again if the commit fails.
 enum KeysCommands {
     static let exitCodes = "\n" + """
-        Exit codes: 64 usage (a missing or malformed flag, a key file that already exists); 65 a --root
+        Exit codes: 64 usage (a missing or malformed flag, a key file that already exists, a key id
+        prefix several keys start with); 65 a --root
         file that is not a root of the repository's key list, too few roots for its threshold, an
         unknown key id, a list devices would refuse, or (keys init) a repository that already has a
         key list; 66 a missing file, or a repository without a key list (run rollout keys init); 75
@@ -98,10 +99,12 @@ enum KeysCommands {
             for root in roots { text += "  \(root.key.publicKey.description)  id \(root.key.publicKey.keyID)  \(root.name)\n" }
             let publishingName = invocation.value("adopt") ?? join(out, "publish-1.key")
             text += "Publishing key: id \(publishing.publicKey.keyID)  \(publishingName)  expires \(list.publishing[publishing.publicKey.keyID]!.expires)\n"
+            text += minimumKeysVersionLine(list)
             text += "Keep the root keys offline; rollout publish --key \(publishingName) signs sites with the publishing key.\n"
             return CommandOutput(
                 json: [
                     "version": .integer(list.version), "commit": applied.commit.map { .string($0.hex) } ?? .null,
+                    "minimumKeysVersion": .integer(list.version),
                     "threshold": .integer(threshold),
                     "roots": .array(roots.map { ["id": .string($0.key.publicKey.keyID), "publicKey": .string($0.key.publicKey.description), "file": .string($0.path)] }),
                     "publishing": publishingJSON(publishing.publicKey, file: context.absolutePath(publishingName), list: list),
@@ -157,10 +160,12 @@ enum KeysCommands {
             var text = "Committed key list version \(list.version)\(applied.commit.map { " (commit \($0.short))" } ?? "").\n"
             text += "New publishing key: id \(key.publicKey.keyID)  \(out)  expires \(list.publishing[key.publicKey.keyID]!.expires)\n"
             for id in retired { text += "Old publishing key \(id) valid until \(list.publishing[id]!.expires)\n" }
+            text += minimumKeysVersionLine(list)
             text += "Publish with it next: rollout publish --key \(out)\n"
             return CommandOutput(
                 json: [
                     "version": .integer(list.version), "commit": applied.commit.map { .string($0.hex) } ?? .null,
+                    "minimumKeysVersion": .integer(list.version),
                     "publishing": publishingJSON(key.publicKey, file: newFile.path, list: list),
                     "retired": .array(retired.map { ["id": .string($0), "expires": .string(list.publishing[$0]!.expires.description)] }),
                 ],
@@ -202,16 +207,19 @@ enum KeysCommands {
                 .revoke(key: invocation.positionals[0], reason: reason), repository: repository, roots: roots, newRoots: [], newFiles: [],
                 directory: nil, invocation: invocation, context: context, now: now)
             let list = applied.result.list
-            let id = applied.result.keyIDs.first ?? invocation.positionals[0]
-            let revocation = list.revoked[id] ?? KeyList.Revocation(time: now, reason: reason)
+            // The change resolved KEYID and revoked it: the same ids, so the same key.
+            let id = try KeyChange.resolve(invocation.positionals[0], in: list)
+            let revocation = list.revoked[id]!
             let active = list.publishing.filter { $0.value.expires > now }.keys.sorted()
             var text = "Committed key list version \(list.version)\(applied.commit.map { " (commit \($0.short))" } ?? ""): \(id) revoked (\(revocation.reason)).\n"
+            text += minimumKeysVersionLine(list)
             text += active.isEmpty
                 ? "No publishing key is left: make one with rollout keys rotate --root FILE, then publish with it.\n"
                 : "Publish again now, with \(active.joined(separator: " or ")), so devices take the new key list.\n"
             return CommandOutput(
                 json: [
-                    "version": .integer(list.version), "commit": applied.commit.map { .string($0.hex) } ?? .null, "revoked": .string(id),
+                    "version": .integer(list.version), "commit": applied.commit.map { .string($0.hex) } ?? .null,
+                    "minimumKeysVersion": .integer(list.version), "revoked": .string(id),
                     "reason": .string(revocation.reason), "time": .string(revocation.time.description),
                 ],
                 text: text)
@@ -262,6 +270,7 @@ enum KeysCommands {
                 invocation: invocation, context: context, now: now)
             let list = applied.result.list
             var text = "Committed key list version \(list.version)\(applied.commit.map { " (commit \($0.short))" } ?? ""): \(list.roots.threshold) of \(list.roots.keys.count) root keys sign from now on.\n"
+            text += minimumKeysVersionLine(list)
             text += "Root keys (build these into the next app version):\n"
             for id in list.roots.ids {
                 let file = newRoots.first { $0.key.publicKey.keyID == id }.map { "  \($0.name)" } ?? "  (kept)"
@@ -270,6 +279,7 @@ enum KeysCommands {
             return CommandOutput(
                 json: [
                     "version": .integer(list.version), "commit": applied.commit.map { .string($0.hex) } ?? .null,
+                    "minimumKeysVersion": .integer(list.version),
                     "threshold": .integer(list.roots.threshold),
                     "roots": .array(list.roots.ids.map { id in
                         var root: [String: JSONValue] = ["id": .string(id), "publicKey": .string(list.roots.keys[id]!.description)]
@@ -304,10 +314,11 @@ enum KeysCommands {
                 table.add(row.id, row.role.rawValue, row.created?.description ?? "-", row.expires?.description ?? "-", row.status)
             }
             let text = "Key list version \(list.version) (\(list.time)); \(list.roots.threshold) of \(list.roots.keys.count) root key(s) sign each list.\n"
-                + table.render(context.style(invocation))
+                + minimumKeysVersionLine(list) + table.render(context.style(invocation))
             return CommandOutput(
                 json: [
                     "version": .integer(list.version), "time": .string(list.time.description), "threshold": .integer(list.roots.threshold),
+                    "minimumKeysVersion": .integer(list.version),
                     "rootChanges": .array(list.rootChanges.map { .integer($0) }),
                     "keys": .array(rows.map { row in
                         var object: [String: JSONValue] = ["id": .string(row.id), "role": .string(row.role.rawValue), "status": .string(row.status)]
@@ -406,20 +417,17 @@ enum KeysCommands {
     }
 
     static func duration(_ invocation: Invocation, _ name: String, default value: Int64) throws -> Int64 {
-        guard let text = invocation.value(name) else { return value }
-        if name == "overlap", text == "0" { return 0 }
-        guard let seconds = TimeSpan.parse(text) else {
-            throw RolloutError.usage("--\(name) \"\(text)\" is not a duration: give \(TimeSpan.spelling)")
-        }
-        return seconds
+        try PublishCommands.durationOption(invocation, name, zero: name == "overlap") ?? value
     }
 
     static func number(_ invocation: Invocation, _ name: String, default value: Int, range: ClosedRange<Int>) throws -> Int {
-        guard let text = invocation.value(name) else { return value }
-        guard let n = Int(text), range.contains(n) else {
-            throw RolloutError.usage("--\(name) \"\(text)\" must be a whole number from \(range.lowerBound) to \(range.upperBound)")
-        }
-        return n
+        try PublishCommands.countOption(invocation, name, minimum: range.lowerBound, maximum: range.upperBound) ?? value
+    }
+
+    /// What a new app version builds in (`RolloutClient.Trust.minimumKeysVersion`, verify-site
+    /// --min-keys-version): the newest list, so a fresh install refuses one from before it.
+    static func minimumKeysVersionLine(_ list: KeyList) -> String {
+        "Build into new app versions: minimum keys version \(list.version)\n"
     }
 
     static func join(_ directory: String, _ name: String) -> String {

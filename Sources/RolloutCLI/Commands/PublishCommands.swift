@@ -21,11 +21,27 @@ enum PublishCommands {
         return key
     }
 
-    /// A whole number option of at least `minimum`.
-    static func countOption(_ invocation: Invocation, _ name: String, minimum: Int) throws -> Int? {
+    /// A whole number option from `minimum` to `maximum`: the one reader of counts for publish,
+    /// verify-site, device and keys.
+    static func countOption(_ invocation: Invocation, _ name: String, minimum: Int, maximum: Int = .max) throws -> Int? {
         try invocation.value(name).map { text in
-            guard let n = Int(text), n >= minimum else { throw RolloutError.usage("--\(name) \"\(text)\" must be a whole number of at least \(minimum)") }
+            guard let n = Int(text), (minimum...maximum).contains(n) else {
+                let bounds = maximum == .max ? "of at least \(minimum)" : "from \(minimum) to \(maximum)"
+                throw RolloutError.usage("--\(name) \"\(text)\" must be a whole number \(bounds)")
+            }
             return n
+        }
+    }
+
+    /// A DURATION option (`30m`, `12h`, `7d`, `2w`) in seconds: the one reader for publish and keys.
+    /// `zero`: "0" is allowed too (`--overlap 0`: retired now).
+    static func durationOption(_ invocation: Invocation, _ name: String, zero: Bool = false) throws -> Int64? {
+        try invocation.value(name).map { text in
+            if zero, text == "0" { return 0 }
+            guard let seconds = TimeSpan.parse(text) else {
+                throw RolloutError.usage("--\(name) \"\(text)\" is not a duration: give \(TimeSpan.spelling)")
+            }
+            return seconds
         }
     }
 
@@ -37,7 +53,9 @@ enum PublishCommands {
         case (.some, false):
             throw RolloutError.usage("--public-key and --root-key are alternatives: check as an app that pins one key, or as one that built in root keys")
         case (.some(let text), true):
-            if invocation.value("threshold") != nil { throw RolloutError.usage("--threshold goes with --root-key") }
+            for flag in ["threshold", "min-keys-version"] where invocation.value(flag) != nil {
+                throw RolloutError.usage("--\(flag) goes with --root-key")
+            }
             return .pinned(try publicKeyOption(text, context: context))
         case (.none, true):
             throw RolloutError.usage("rollout verify-site needs --root-key KEY (an app on a key list) or --public-key KEY (an app that pins one key)")
@@ -86,12 +104,7 @@ enum PublishCommands {
         run: { invocation, context in
             guard let out = invocation.value("out") else { throw RolloutError.usage("rollout publish needs --out DIR") }
             guard let keyPath = invocation.value("key") else { throw RolloutError.usage("rollout publish needs --key FILE (rollout keys generate --out FILE makes one)") }
-            let lifetime = try invocation.value("expires").map { text -> Int64 in
-                guard let seconds = TimeSpan.parse(text), seconds > 0 else {
-                    throw RolloutError.usage("--expires \"\(text)\" is not a duration such as 30m, 12h, 7d or 2w")
-                }
-                return seconds
-            }
+            let lifetime = try durationOption(invocation, "expires")
             let key = try loadKey(keyPath, context: context)
             let legacyKey = try invocation.value("legacy-key").map { try loadKey($0, context: context) }
             let repository = try context.repository(invocation)
@@ -136,7 +149,7 @@ enum PublishCommands {
         })
 
     static let verifySite = CommandSpec(
-        path: ["verify-site"], usage: "verify-site DIR (--root-key KEY [--root-key KEY ...] [--threshold N] | --public-key KEY) [--min-sequence N]",
+        path: ["verify-site"], usage: "verify-site DIR (--root-key KEY [--root-key KEY ...] [--threshold N] [--min-keys-version N] | --public-key KEY) [--min-sequence N]",
         summary: "check a published site as a device would, and against the repository when there is one",
         discussion: """
             Checks every signature, that each manifest's sequence matches the index, every pack's size,
@@ -147,13 +160,17 @@ enum PublishCommands {
             With --root-key, checks as an app that built those root keys in (docs/keys.md): keys.json
             signed by N of them (walking keys/<n>.json when the roots changed), the index and every
             manifest signed by a listed, unrevoked, unexpired publishing key, the index unexpired, and
-            prints the chain it trusted. With --public-key, as an app that pins one key (the .sig files).
+            prints the chain it trusted (naming the keys/<n>.json it walked). Every keys/<n>.json that
+            keys.json's rootChanges names must be on the site (and, with a repository, be its bytes):
+            apps built with older roots walk them. --min-keys-version N refuses a keys.json older than
+            version N, as an app with that minimum built in does. With --public-key, as an app that pins one key (the .sig files).
             """,
         options: [
             .value("root-key", "KEY", "a root key the app built in: ed25519:BASE64, as rollout keys init printed it, or a file holding it", repeatable: true),
             .value("threshold", "N", "how many of the --root-key keys must sign the key list (default 1)"),
             .value("public-key", "KEY", "the one key an app pins: ed25519:BASE64, as rollout keys generate printed it, or a file holding it"),
             .value("min-sequence", "N", "refuse an index older than N (with --root-key: the minimum built into the app; with --public-key: the newest a device accepted)"),
+            .value("min-keys-version", "N", "with --root-key: refuse a keys.json older than version N, the minimum keys version built into the app (RolloutClient.Trust minimumKeysVersion)"),
         ],
         arguments: .exactly("DIR"),
         run: { invocation, context in
@@ -165,7 +182,9 @@ enum PublishCommands {
             }
             let snapshot = try context.optionalRepository(invocation)?.snapshot()
             let minimum = try countOption(invocation, "min-sequence", minimum: 0)
-            let report = SiteVerifier(directory: directory, trust: trust, now: try context.now()).verify(against: snapshot, minimumSequence: minimum)
+            let minimumKeysVersion = try countOption(invocation, "min-keys-version", minimum: 0) ?? 0
+            let report = SiteVerifier(directory: directory, trust: trust, now: try context.now()).verify(
+                against: snapshot, minimumSequence: minimum, minimumKeysVersion: minimumKeysVersion)
             let ok = report.problems.isEmpty
             var text = ok ? "site ok: " : "site has \(report.problems.count) problem(s):\n" + report.problems.map { "  \($0)\n" }.joined()
             text += "\(report.manifests) manifest(s), \(report.packs) pack(s) checked, index sequence \(report.indexSequence)"
