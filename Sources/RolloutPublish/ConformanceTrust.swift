@@ -72,21 +72,30 @@ extension ConformanceVectors {
             locales: ["en-US": SiteIndex.Entry(sequence: 1, manifest: SiteLayout.manifest("en-US"), chain: ["en-US"])])
     }
 
-    /// What a device believes before a round: the roots, threshold and minimum index sequence built
-    /// into the app, the key list it holds and the newest index sequence it accepted.
+    /// What a device believes before a round: the roots, threshold, minimum index sequence and
+    /// minimum key list version built into the app, the key list it holds with the built-in roots of
+    /// the app that accepted it (nil: not recorded), and the newest index sequence it accepted.
     struct TrustDevice {
         var roots: [Ed25519.PrivateKey]
         var threshold = 1
         var minimumIndexSequence = 0
+        var minimumKeysVersion = 0
         var keyList: KeyList?
+        var anchoredTo: KeyList.Roots?
         var acceptedIndexSequence = 0
 
-        var anchor: KeyChain.Anchor { .init(roots: .init(keys: roots.map(\.publicKey), threshold: threshold), list: keyList) }
+        var anchor: KeyChain.Anchor {
+            .init(
+                roots: .init(keys: roots.map(\.publicKey), threshold: threshold), list: keyList, minimumVersion: minimumKeysVersion,
+                anchoredTo: anchoredTo)
+        }
 
         var jsonValue: JSONValue {
             [
                 "rootKeys": .array(roots.map { .string($0.publicKey.description) }), "threshold": .integer(threshold),
-                "minimumIndexSequence": .integer(minimumIndexSequence), "keyList": keyList.map { base64($0.bytes) } ?? .null,
+                "minimumIndexSequence": .integer(minimumIndexSequence), "minimumKeysVersion": .integer(minimumKeysVersion),
+                "keyList": keyList.map { base64($0.bytes) } ?? .null,
+                "anchoredTo": anchoredTo.map { ["threshold": .integer($0.threshold), "keys": .object($0.keys.mapValues { .string($0.description) })] } ?? .null,
                 "acceptedIndexSequence": .integer(acceptedIndexSequence),
             ]
         }
@@ -201,6 +210,15 @@ extension ConformanceVectors {
         let forged2 = keyList(2, roots: [k.stranger], publishing: [(k.publish2, year)], rootChanges: [1, 2])
         let forged3 = keyList(3, roots: [k.stranger], publishing: [(k.publish2, year)], rootChanges: [1, 2])
 
+        // Root 4 leaked after the device walked to it; the team moved to root 5 in list 3 and shipped
+        // an app with root 5 built in. The device's list was accepted by the app with root 1.
+        let updated = TrustDevice(roots: [k.root5], keyList: rot2, anchoredTo: .init(keys: [k.root1.publicKey], threshold: 1))
+        let leaked3 = keyList(3, roots: [k.root4], publishing: [(k.stranger, year)], rootChanges: [1, 2])
+        let team3 = keyList(3, roots: [k.root5], publishing: [(k.publish2, year)], rootChanges: [1, 2, 3])
+        let unrecorded2 = keyList(2, roots: [k.root1, k.root4], publishing: [(k.publish1, year)])
+        let rewritten3 = keyList(3, roots: [k.root4], publishing: [(k.publish2, year)], rootChanges: [1, 3])
+        let notEnding2 = keyList(2, roots: [k.root4], publishing: [(k.publish1, year)])
+
         let cases: [(String, TrustDevice, TrustSite, TrustOutcome)] = [
             ("good: a fresh install accepts key list 1 and the index its publishing key signed", fresh(), site([(v1, [k.root1])]),
              .accepted(keysVersion: 1, indexSequence: 5)),
@@ -280,6 +298,36 @@ extension ConformanceVectors {
              site([(keyList(66, roots: [k.stranger], publishing: [(k.publish1, year)], rootChanges: Array(1...65)), [k.stranger])]),
              .refused("damaged", keysVersion: nil)),
             ("damaged keys.json: a key listed under another key's id", fresh(), misnamed, .refused("damaged", keysVersion: nil)),
+            ("below the minimum key list version built into the app: a fresh install shown the list from before a revocation",
+             TrustDevice(roots: [k.root1], minimumKeysVersion: 2), site([(v1, [k.root1])]), .refused("below-minimum-keys-version", keysVersion: nil)),
+            ("the minimum key list version itself", TrustDevice(roots: [k.root1], minimumKeysVersion: 2), site([(v2r, [k.root1])], by: [k.publish2]),
+             .accepted(keysVersion: 2, indexSequence: 5)),
+            ("a held key list newer than the minimum is unaffected", TrustDevice(roots: [k.root1], minimumKeysVersion: 2, keyList: v2r),
+             site([(v2r, [k.root1])], by: [k.publish2]), .accepted(keysVersion: 2, indexSequence: 5)),
+            ("an app updated with a higher minimum refuses the older list the device held",
+             TrustDevice(roots: [k.root1], minimumKeysVersion: 2, keyList: v1), site([(v1, [k.root1])]),
+             .refused("below-minimum-keys-version", keysVersion: 1)),
+            ("root change unrecorded: list 2 adds a root without recording version 2 in rootChanges", holding(v1),
+             site([(unrecorded2, [k.root1, k.root4])]), .refused("root-change-unrecorded", keysVersion: 1)),
+            ("root change unrecorded: list 3 rewrites the rootChanges of the list the device holds",
+             TrustDevice(roots: [k.root1], keyList: rot2), site([(rewritten3, [k.root4])], by: [k.publish2]),
+             .refused("root-change-unrecorded", keysVersion: 2)),
+            ("a keys/2.json whose rootChanges does not end with 2 is not walked", holding(v1),
+             site([(v1, [k.root1]), (notEnding2, [k.root1, k.root4]), (rot3, [k.root4])], by: [k.publish2]),
+             .refused("not-signed-by-trusted-roots", keysVersion: 1)),
+            ("built-in roots as recorded: the held list's roots count",
+             TrustDevice(roots: [k.root1], keyList: rot2, anchoredTo: .init(keys: [k.root1.publicKey], threshold: 1)),
+             site([(rot3, [k.root4])], by: [k.publish2]), .accepted(keysVersion: 3, indexSequence: 5)),
+            ("built-in roots changed by an app update: a list signed by the old held roots alone is refused", updated,
+             site([(leaked3, [k.root4])], by: [k.stranger]), .refused("not-signed-by-trusted-roots", keysVersion: 2)),
+            ("built-in roots changed by an app update: the team's list signed by the new built-in roots is accepted", updated,
+             site([(team3, [k.root5])], by: [k.publish2]), .accepted(keysVersion: 3, indexSequence: 5)),
+            ("built-in roots changed by an app update: the held list served again counts only if they reach it", updated,
+             site([(v1, [k.root1]), (rot2, [k.root1, k.root4])]), .refused("not-signed-by-trusted-roots", keysVersion: 2)),
+            ("an update to an app built with older roots walks root changes from its own roots",
+             TrustDevice(roots: [k.root4], keyList: rot4, anchoredTo: .init(keys: [k.root1.publicKey], threshold: 1)),
+             site([(v1, [k.root1]), (rot2, [k.root1, k.root4]), (rot3, [k.root4]), (rot4, [k.root4, k.root5]), (rot5, [k.root5])], by: [k.publish2]),
+             .accepted(keysVersion: 5, indexSequence: 5)),
         ]
         var out: [JSONValue] = []
         for (name, device, site, intended) in cases {
@@ -293,11 +341,14 @@ extension ConformanceVectors {
         return [
             "about": """
                 A device on a key list (docs/keys.md) against one site. device: the root keys and threshold built into the app, \
-                its built-in minimum index sequence, the key list it holds (base64 of keys.json, or null) and the newest index \
-                sequence it accepted. site: path to base64 bytes. In this order: accept keys.json (walking keys/<n>.json for root \
-                changes when the roots it trusts did not sign it), then the index's publishing key at now, then the index's \
-                sequence and expiry. expected: accepted (the key list version and index sequence), or refused with the code of the \
-                first check that failed, and keysVersion, the key list the device holds afterwards.
+                its built-in minimum index sequence and minimum key list version, the key list it holds (base64 of keys.json, or \
+                null), anchoredTo (the built-in roots of the app that accepted that list, or null: not recorded) and the newest \
+                index sequence it accepted. The roots it trusts are the held list's, unless anchoredTo differs from the built-in \
+                roots: then the built-in ones, walking root changes from version 1. site: path to base64 bytes. In this order: \
+                accept keys.json (walking keys/<n>.json for root changes when the roots it trusts did not sign it), then the \
+                index's publishing key at now, then the index's sequence and expiry. expected: accepted (the key list version \
+                and index sequence), or refused with the code of the first check that failed, and keysVersion, the key list the \
+                device holds afterwards.
                 """,
             "cases": .array(out),
         ]

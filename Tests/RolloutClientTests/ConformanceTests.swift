@@ -102,8 +102,9 @@ final class ConformanceTests: XCTestCase {
     }
 
     /// A device on a key list, in the order docs/conformance.md gives: the key list (walking root
-    /// changes when the roots it trusts did not sign it), then the index's publishing key at `now`,
-    /// then the index's sequence and expiry.
+    /// changes when the roots it trusts did not sign it; the built-in roots, not the held list's, when
+    /// the app's roots changed since it accepted that list), then the index's publishing key at
+    /// `now`, then the index's sequence and expiry.
     func testEveryTrustCaseIsDecidedAsTheVectorsSay() throws {
         let cases = list(try vectors("trust.json")["cases"]).compactMap(\.objectValue)
         XCTAssertGreaterThan(cases.count, 25)
@@ -112,7 +113,13 @@ final class ConformanceTests: XCTestCase {
             let device = c["device"]?.objectValue ?? [:]
             let roots = KeyList.Roots(keys: texts(device["rootKeys"]).compactMap { Ed25519.PublicKey($0) }, threshold: device["threshold"]?.integerValue ?? 1)
             let held = try device["keyList"]?.stringValue.map { try KeyList.parse(bytes(.string($0)), source: "the held keys.json") }
-            let anchor = KeyChain.Anchor(roots: roots, list: held)
+            let anchoredTo = device["anchoredTo"]?.objectValue.map { recorded in
+                KeyList.Roots(
+                    keys: (recorded["keys"]?.objectValue ?? [:]).values.compactMap { $0.stringValue.flatMap { Ed25519.PublicKey($0) } },
+                    threshold: recorded["threshold"]?.integerValue ?? 1)
+            }
+            let anchor = KeyChain.Anchor(
+                roots: roots, list: held, minimumVersion: device["minimumKeysVersion"]?.integerValue ?? 0, anchoredTo: anchoredTo)
             let now = try XCTUnwrap(Timestamp(iso8601: text(c["now"])), name)
             let site = (c["site"]?.objectValue ?? [:]).compactMapValues { $0.stringValue.flatMap(Base64.decode) }
             func signed(_ path: String) -> SignedFile {

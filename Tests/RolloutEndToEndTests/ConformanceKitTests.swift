@@ -29,10 +29,11 @@ final class ConformanceKitTests: XCTestCase {
         let good = try Processes.run("/usr/bin/env", ["python3", check, Self.committed], in: w.root, environment: w.environment)
         XCTAssertEqual(good.status, 0, good.output)
         XCTAssertTrue(good.stdout.contains("signatures.json: 17 signatures (openssl)"), good.output)
-        XCTAssertTrue(good.stdout.contains("trust.json: 41 cases (openssl)"), good.output)
+        XCTAssertTrue(good.stdout.contains("trust.json: 53 cases (openssl)"), good.output)
         XCTAssertTrue(good.stdout.hasSuffix("ok\n"), good.output)
 
-        // A copy with one bucket, one signature verdict and one trust outcome wrong: the check names each.
+        // A copy with one bucket, one signature verdict and one trust outcome wrong, and two devices
+        // changed (no minimum key list version; other roots recorded at acceptance): the check names each.
         let copy = w.scratch.path("copy")
         try FileManager.default.copyItem(atPath: Self.committed, toPath: copy)
         var buckets = try String(contentsOfFile: copy + "/bucketing.json", encoding: .utf8)
@@ -45,12 +46,19 @@ final class ConformanceKitTests: XCTestCase {
         var trust = try String(contentsOfFile: copy + "/trust.json", encoding: .utf8)
         let outcome = try XCTUnwrap(trust.range(of: "\"refused\": \"index-expired\""))
         trust.replaceSubrange(outcome, with: "\"refused\": \"expired-key\"")
+        let minimum = try XCTUnwrap(trust.range(of: "\"minimumKeysVersion\": 2"))
+        trust.replaceSubrange(minimum, with: "\"minimumKeysVersion\": 0")
+        let anchored = try XCTUnwrap(trust.range(of: "\"anchoredTo\": {"))
+        let threshold = try XCTUnwrap(trust.range(of: "\"threshold\": 1", range: anchored.upperBound..<trust.endIndex))
+        trust.replaceSubrange(threshold, with: "\"threshold\": 2")
         try trust.write(toFile: copy + "/trust.json", atomically: true, encoding: .utf8)
         let bad = try Processes.run("/usr/bin/env", ["python3", copy + "/check.py", copy], in: w.root, environment: w.environment)
         XCTAssertEqual(bad.status, 1, bad.output)
         XCTAssertTrue(bad.stdout.contains("got 4441, the vector says 4442"), bad.output)
         XCTAssertTrue(bad.stdout.contains("signatures.json: good: got True"), bad.output)
         XCTAssertTrue(bad.stdout.contains("trust.json: expired index: a frozen site: got {'refused': 'index-expired'"), bad.output)
+        XCTAssertTrue(bad.stdout.contains("trust.json: below the minimum key list version built into the app: a fresh install shown the list from before a revocation: got {'accepted'"), bad.output)
+        XCTAssertTrue(bad.stdout.contains("trust.json: built-in roots as recorded: the held list's roots count: got {'refused': 'not-signed-by-trusted-roots'"), bad.output)
     }
 
     /// tr's kill switch ends the chain of tr devices, but a tr-CY device (no plan of its own) reads

@@ -44,8 +44,14 @@ final class KeyChainTests: XCTestCase {
         SignedFile(path: path, bytes: list.bytes, signatures: sigs(list.bytes, keys))
     }
 
-    private func anchor(_ roots: [Ed25519.PrivateKey], threshold: Int = 1, holding: KeyList? = nil) -> KeyChain.Anchor {
-        .init(roots: .init(keys: roots.map(\.publicKey), threshold: threshold), list: holding)
+    private func anchor(
+        _ roots: [Ed25519.PrivateKey], threshold: Int = 1, holding: KeyList? = nil, minimum: Int = 0, anchoredTo: [Ed25519.PrivateKey]? = nil
+    ) -> KeyChain.Anchor {
+        .init(roots: self.roots(roots, threshold: threshold), list: holding, minimumVersion: minimum, anchoredTo: anchoredTo.map { self.roots($0) })
+    }
+
+    private func roots(_ keys: [Ed25519.PrivateKey], threshold: Int = 1) -> KeyList.Roots {
+        .init(keys: keys.map(\.publicKey), threshold: threshold)
     }
 
     private func refusal(_ body: () throws -> Any) -> TrustFailure? {
@@ -370,6 +376,195 @@ final class KeyChainTests: XCTestCase {
         XCTAssertEqual(listPath, "keys.json")
     }
 
+    // MARK: - The app's minimum key list version
+
+    func testAFreshInstallRefusesAKeyListFromBeforeTheMinimumBuiltIntoTheApp() throws {
+        // The app was built when list 2, which revokes publishing key 1, was current: list 1 is what
+        // whoever holds publishing key 1 would show it.
+        let v1 = list(1, roots: [root1])
+        let v2 = list(2, roots: [root1], publishing: [(publish2, nextYear)], revoked: [publish1])
+        let v3 = list(3, roots: [root1], publishing: [(publish2, nextYear)], revoked: [publish1])
+        let failure = refusal { try KeyChain.accept(self.file(v1, [self.root1]), rotations: [:], anchor: self.anchor([self.root1], minimum: 2)) }
+        XCTAssertEqual(failure, .keysBelowMinimum(file: "keys.json", version: 1, minimum: 2))
+        XCTAssertEqual(failure?.code, "below-minimum-keys-version")
+        XCTAssertTrue(failure!.description.hasPrefix("keys.json: version 1 is older than version 2, the minimum built into this app"), failure!.description)
+        XCTAssertEqual(try accepted(file(v2, [root1]), anchor: anchor([root1], minimum: 2)), v2, "the minimum itself")
+        XCTAssertEqual(try accepted(file(v3, [root1]), anchor: anchor([root1], minimum: 2)), v3)
+        XCTAssertEqual(try accepted(file(v1, [root1]), anchor: anchor([root1])), v1, "no minimum: any version")
+    }
+
+    func testAHeldListNewerThanTheMinimumIsUnaffected() throws {
+        let v3 = list(3, roots: [root1])
+        let v4 = list(4, roots: [root1], publishing: [(publish2, nextYear)])
+        let device = anchor([root1], holding: v3, minimum: 2)
+        XCTAssertEqual(try accepted(file(v3, [root1]), anchor: device), v3, "the held list served again")
+        XCTAssertEqual(try accepted(file(v4, [root1]), anchor: device), v4)
+        XCTAssertEqual(
+            refusal { try KeyChain.accept(self.file(self.list(1, roots: [self.root1]), [self.root1]), rotations: [:], anchor: device) }?.code,
+            "keys-replayed", "a list older than the held one is named a replay first")
+    }
+
+    func testAnUpdateThatRaisesTheMinimumRefusesTheOlderListTheDeviceHeld() {
+        let v1 = list(1, roots: [root1])
+        XCTAssertEqual(
+            refusal { try KeyChain.accept(self.file(v1, [self.root1]), rotations: [:], anchor: self.anchor([self.root1], holding: v1, minimum: 2)) },
+            .keysBelowMinimum(file: "keys.json", version: 1, minimum: 2))
+    }
+
+    // MARK: - The built-in roots at acceptance (anchoredTo)
+
+    func testTheHeldListsRootsCountWhileTheAppKeepsTheRootsThatAcceptedIt() throws {
+        let rotated = list(2, roots: [root4], rootChanges: [1, 2])
+        let v3 = list(3, roots: [root4], publishing: [(publish2, nextYear)], rootChanges: [1, 2])
+        for (name, anchoredTo) in [("not recorded", nil), ("the same roots", [root1])] as [(String, [Ed25519.PrivateKey]?)] {
+            let device = anchor([root1], holding: rotated, anchoredTo: anchoredTo)
+            XCTAssertEqual(device.roots, rotated.roots, name)
+            XCTAssertEqual(KeyChain.rotationsNeeded(file(v3, [root4]), anchor: device), [], name)
+            XCTAssertEqual(try KeyChain.accept(file(v3, [root4]), rotations: [:], anchor: device), v3, name)
+            XCTAssertEqual(
+                refusal { try KeyChain.accept(self.file(self.list(3, roots: [self.root1], rootChanges: [1, 2, 3]), [self.root1]), rotations: [:], anchor: device) }?
+                    .code, "not-signed-by-trusted-roots", "\(name): the root the device walked away from")
+        }
+        XCTAssertEqual(anchor([root1], anchoredTo: [root4]).roots, roots([root1]), "no held list: the built-in roots, whatever is recorded")
+    }
+
+    func testNewRootsShippedInAnAppUpdateAfterARootLeakReplaceTheLeakedOnesTheDeviceLearnt() throws {
+        // The device walked from root 1 to root 4; root 4 leaked; the team moved to root 5 (list 3)
+        // and shipped an app with root 5 built in.
+        let held = list(2, roots: [root4], rootChanges: [1, 2])
+        let device = anchor([root5], holding: held, anchoredTo: [root1])
+        XCTAssertEqual(device.roots, roots([root5]))
+        let leaked = list(3, roots: [root4], publishing: [(stranger, nextYear)], rootChanges: [1, 2])
+        XCTAssertEqual(
+            refusal { try KeyChain.accept(self.file(leaked, [self.root4]), rotations: [:], anchor: device) },
+            .rootsDidNotSign(file: "keys.json", signed: [], threshold: 1, roots: [root5.publicKey.keyID]), "signed by the old held roots alone")
+        let team = list(3, roots: [root5], publishing: [(publish2, nextYear)], rootChanges: [1, 2, 3])
+        XCTAssertEqual(try accepted(file(team, [root5]), anchor: device), team)
+        XCTAssertEqual(
+            refusal { try KeyChain.accept(self.file(held, [self.root1, self.root4]), rotations: [:], anchor: device) }?.code,
+            "not-signed-by-trusted-roots", "the held list itself, served again, is checked against the new roots")
+        XCTAssertEqual(refusal { try KeyChain.accept(self.file(self.list(1, roots: [self.root5]), [self.root5]), rotations: [:], anchor: device) }?.code, "keys-replayed")
+    }
+
+    func testAnUpdateToAnAppBuiltBeforeALaterRootChangeWalksFromItsOwnRoots() throws {
+        // App 1.0 (root 1) walked to root 5 (list 5); the update, app 1.1, was built with root 4,
+        // between the two root changes.
+        let v1 = list(1, roots: [root1])
+        let v2 = list(2, roots: [root4], rootChanges: [1, 2])
+        let v4 = list(4, roots: [root5], rootChanges: [1, 2, 4])
+        let v5 = list(5, roots: [root5], rootChanges: [1, 2, 4])
+        let v6 = list(6, roots: [root5], publishing: [(publish2, nextYear)], rootChanges: [1, 2, 4])
+        let rotations = [
+            1: file(v1, [root1], path: "keys/1.json"), 2: file(v2, [root1, root4], path: "keys/2.json"), 4: file(v4, [root4, root5], path: "keys/4.json"),
+        ]
+        let device = anchor([root4], holding: v5, anchoredTo: [root1])
+        XCTAssertEqual(KeyChain.rotationsNeeded(file(v6, [root5]), anchor: device), [1, 2, 4])
+        let walk = try KeyChain.acceptWalking(file(v6, [root5]), rotations: rotations, anchor: device)
+        XCTAssertEqual(walk.list, v6)
+        XCTAssertEqual(walk.walked, [2, 4], "keys/1.json, which root 4 cannot check, is skipped")
+        let again = try KeyChain.acceptWalking(file(v5, [root5]), rotations: rotations, anchor: device)
+        XCTAssertEqual(again.list, v5, "the held list, reached from the built-in roots")
+        XCTAssertEqual(again.walked, [2, 4])
+    }
+
+    // MARK: - Root changes recorded (root-change-unrecorded)
+
+    func testRootsChangedWithoutRecordingTheChangeAreRefused() throws {
+        let v1 = list(1, roots: [root1])
+        let added = list(2, roots: [root1, root4], rootChanges: [1])
+        let failure = refusal { try KeyChain.accept(self.file(added, [self.root1, self.root4]), rotations: [:], anchor: self.anchor([self.root1], holding: v1)) }
+        XCTAssertEqual(failure, .rootChangeUnrecorded(file: "keys.json", version: 2, since: 1))
+        XCTAssertEqual(failure?.code, "root-change-unrecorded")
+        XCTAssertTrue(failure!.description.hasPrefix("keys.json: version 2 changes the root keys of version 1"), failure!.description)
+        let raised = list(2, roots: [root1, root4], threshold: 2, rootChanges: [1])
+        XCTAssertEqual(
+            refusal { try KeyChain.accept(self.file(raised, [self.root1, self.root4]), rotations: [:], anchor: self.anchor([self.root1, self.root4], holding: self.list(1, roots: [self.root1, self.root4]))) }?.code,
+            "root-change-unrecorded", "a threshold changed alone is a root change")
+        XCTAssertEqual(try accepted(file(list(2, roots: [root1, root4], rootChanges: [1, 2]), [root1, root4]), anchor: anchor([root1], holding: v1)).version, 2, "recorded")
+        XCTAssertEqual(try accepted(file(added, [root1, root4]), anchor: anchor([root1])), added, "a fresh install has nothing to compare it with")
+    }
+
+    func testRootChangesRewrittenOrDroppedAreRefused() {
+        let held = list(2, roots: [root4], rootChanges: [1, 2])
+        for (name, changes) in [("rewritten", [1, 3]), ("dropped", [1])] {
+            let later = list(3, roots: [root4], rootChanges: changes)
+            XCTAssertEqual(
+                refusal { try KeyChain.accept(self.file(later, [self.root4]), rotations: [:], anchor: self.anchor([self.root1], holding: held)) },
+                .rootChangeUnrecorded(file: "keys.json", version: 3, since: 2), name)
+        }
+    }
+
+    func testAWalkedRootChangeMustRecordItselfAndKeepTheChangesBeforeIt() {
+        let v1 = list(1, roots: [root1])
+        let v3 = list(3, roots: [root4], rootChanges: [1, 2])
+        // keys/2.json whose rootChanges does not end with 2: not a root change, skipped.
+        let unrecorded = file(list(2, roots: [root4], rootChanges: [1]), [root1, root4], path: "keys/2.json")
+        XCTAssertEqual(KeyChain.rotationsNeeded(file(v3, [root4]), anchor: anchor([root1], holding: v1)), [2])
+        XCTAssertEqual(
+            refusal { try KeyChain.accept(self.file(v3, [self.root4]), rotations: [2: unrecorded], anchor: self.anchor([self.root1], holding: v1)) }?.code,
+            "not-signed-by-trusted-roots")
+        // A walked root change that rewrites the held list's changes is refused, naming it.
+        let held = list(2, roots: [root4], rootChanges: [1, 2])
+        let rewriting = file(list(4, roots: [root5], rootChanges: [1, 4]), [root4, root5], path: "keys/4.json")
+        let v5 = list(5, roots: [root5], rootChanges: [1, 4])
+        XCTAssertEqual(
+            refusal { try KeyChain.accept(self.file(v5, [self.root5]), rotations: [4: rewriting], anchor: self.anchor([self.root1], holding: held)) },
+            .rootChangeUnrecorded(file: "keys/4.json", version: 4, since: 2))
+        // The latest list against the last root change walked.
+        let v4 = file(list(4, roots: [root5], rootChanges: [1, 2, 4]), [root4, root5], path: "keys/4.json")
+        let widened = list(5, roots: [root5, root3], rootChanges: [1, 2, 4])
+        XCTAssertEqual(
+            refusal { try KeyChain.accept(self.file(widened, [self.root5, self.root3]), rotations: [4: v4], anchor: self.anchor([self.root1], holding: held)) },
+            .rootChangeUnrecorded(file: "keys.json", version: 5, since: 4))
+    }
+
+    // MARK: - KeyChain.acceptWalking
+
+    func testAcceptReportsTheRootChangesItWalked() throws {
+        let v1 = list(1, roots: [root1])
+        let v2 = list(2, roots: [root4], rootChanges: [1, 2])
+        let v3 = list(3, roots: [root4], rootChanges: [1, 2])
+        let rotations = [1: file(v1, [root1], path: "keys/1.json"), 2: file(v2, [root1, root4], path: "keys/2.json")]
+        XCTAssertEqual(try KeyChain.acceptWalking(file(v3, [root4]), rotations: rotations, anchor: anchor([root1])).walked, [1, 2])
+        XCTAssertEqual(try KeyChain.acceptWalking(file(v3, [root4]), rotations: rotations, anchor: anchor([root1], holding: v1)).walked, [2])
+        XCTAssertEqual(try KeyChain.acceptWalking(file(v3, [root4]), rotations: rotations, anchor: anchor([root4])).walked, [], "signed by the roots it trusts")
+        XCTAssertEqual(try KeyChain.acceptWalking(file(v3, [root4]), rotations: [:], anchor: anchor([root1], holding: v3)).walked, [], "the held list")
+        let v2Again = try KeyChain.acceptWalking(file(v2, [root1, root4]), rotations: rotations, anchor: anchor([root1], holding: v1))
+        XCTAssertEqual(v2Again.list, v2)
+        XCTAssertEqual(v2Again.walked, [], "the latest list is itself the root change")
+    }
+
+    // MARK: - KeyChain.signingRefusal and legacySigner
+
+    func testEachReasonAKeyMayNotSignAnIndexOrAManifest() {
+        let v = list(2, roots: [root1], publishing: [(publish2, now)], revoked: [publish1])
+        let cases: [(String, Ed25519.PrivateKey, Timestamp?, TrustFailure?)] = [
+            ("revoked", publish1, now, .revokedKey(file: "index.json", keyID: publish1.publicKey.keyID, reason: "lost")),
+            ("a root key", root1, now, .wrongRole(file: "index.json", keyID: root1.publicKey.keyID, role: "root")),
+            ("not listed", stranger, now, .unknownKey(file: "index.json", keyIDs: [stranger.publicKey.keyID])),
+            ("expired (expires == now)", publish2, now, .expiredKey(file: "index.json", keyID: publish2.publicKey.keyID, expires: now)),
+            ("a second before its expiry", publish2, Timestamp(seconds: now.seconds - 1), nil),
+            ("no clock: a cached file", publish2, nil, nil),
+            ("revoked, with no clock", publish1, nil, .revokedKey(file: "index.json", keyID: publish1.publicKey.keyID, reason: "lost")),
+        ]
+        for (name, key, at, expected) in cases {
+            XCTAssertEqual(KeyChain.signingRefusal(key.publicKey.keyID, list: v, now: at, file: "index.json"), expected, name)
+        }
+    }
+
+    func testALegacySignatureIsCheckedAgainstTheListsUnrevokedPublishingKeys() {
+        let bytes = Array("manifest".utf8)
+        func sig(_ key: Ed25519.PrivateKey) -> [UInt8] { DetachedSignature.encode(key.sign(bytes)) }
+        let expired = Timestamp(seconds: now.seconds - 1)
+        let v = list(2, roots: [root1], publishing: [(publish2, expired)], revoked: [publish1])
+        XCTAssertEqual(KeyChain.legacySigner(of: bytes, signature: sig(publish2), list: v), publish2.publicKey.keyID, "listed, expired or not")
+        XCTAssertNil(KeyChain.legacySigner(of: bytes, signature: sig(publish1), list: v), "revoked")
+        XCTAssertNil(KeyChain.legacySigner(of: bytes, signature: sig(stranger), list: v), "not listed")
+        XCTAssertNil(KeyChain.legacySigner(of: bytes, signature: sig(root1), list: v), "a root key")
+        XCTAssertNil(KeyChain.legacySigner(of: Array("manifest!".utf8), signature: sig(publish2), list: v), "other bytes")
+        XCTAssertNil(KeyChain.legacySigner(of: bytes, signature: Array(sig(publish2).dropLast(2)), list: v), "a damaged .sig")
+    }
+
     // MARK: - KeyChain.publisher
 
     private func index(_ keys: [Ed25519.PrivateKey], bytes: [UInt8] = Array("index".utf8)) -> SignedFile {
@@ -455,6 +650,7 @@ final class KeyChainTests: XCTestCase {
         let failures: [TrustFailure] = [
             .damaged(file: "keys.json", why: "x"), .rootsDidNotSign(file: "keys.json", signed: [], threshold: 1, roots: ["a"]),
             .ownRootsDidNotSign(file: "keys.json", signed: [], threshold: 2), .keysReplayed(file: "keys.json", version: 1, held: 2),
+            .keysBelowMinimum(file: "keys.json", version: 1, minimum: 2), .rootChangeUnrecorded(file: "keys.json", version: 2, since: 1),
             .keysConflict(file: "keys.json", version: 2), .revocationDropped(file: "keys.json", keyID: "k"),
             .revokedKey(file: "index.json", keyID: "k", reason: ""), .expiredKey(file: "index.json", keyID: "k", expires: now),
             .wrongRole(file: "index.json", keyID: "k", role: "root"), .unknownKey(file: "index.json", keyIDs: []),

@@ -120,18 +120,29 @@ public enum KeyChain {
         /// The key list version current when the app was built (`Trust.minimumKeysVersion`): a fresh
         /// install refuses an older list, such as one from before a revocation.
         public var minimumVersion: Int
+        /// True when `roots` are the built-in ones although the device holds a list: they may be older
+        /// than the held list's (an update to an app built before a later root change) or newer (new
+        /// roots after a leak), so root changes are walked from version 1, and the held list counts
+        /// only if they reach it.
+        public var rootsBuiltIn: Bool
 
         /// `anchoredTo`: the built-in roots of the app that accepted `list` (nil: not recorded, the
         /// list's roots count).
         public init(roots builtIn: KeyList.Roots, list: KeyList?, minimumVersion: Int = 0, anchoredTo: KeyList.Roots? = nil) {
             if let list, anchoredTo == nil || anchoredTo == builtIn {
                 roots = list.roots
+                rootsBuiltIn = false
             } else {
                 roots = builtIn
+                rootsBuiltIn = list != nil
             }
             self.list = list
             self.minimumVersion = minimumVersion
         }
+
+        /// The version after which root changes are walked: the held list's, unless the built-in
+        /// roots count.
+        var walksAfter: Int { rootsBuiltIn ? 0 : list?.version ?? 0 }
     }
 
     static func signatures(_ file: SignedFile) throws -> SignatureSet {
@@ -157,8 +168,7 @@ public enum KeyChain {
     public static func rotationsNeeded(_ latest: SignedFile, anchor: Anchor) -> [Int] {
         guard let list = try? keyList(latest), let signatures = try? signatures(latest) else { return [] }
         if signatures.signers(of: latest.bytes, among: anchor.roots.keys).count >= anchor.roots.threshold { return [] }
-        let held = anchor.list?.version ?? 0
-        return list.rootChanges.filter { $0 > held && $0 < list.version }
+        return list.rootChanges.filter { $0 > anchor.walksAfter && $0 < list.version }
     }
 
     /// The key list a device holding `anchor` accepts from a site: `latest` (`keys.json`) when it
@@ -173,22 +183,24 @@ public enum KeyChain {
     public static func acceptWalking(_ latest: SignedFile, rotations: [Int: SignedFile], anchor: Anchor) throws -> (list: KeyList, walked: [Int]) {
         let candidate = try keyList(latest)
         let held = anchor.list
-        if let held {
-            if candidate.version < held.version { throw TrustFailure.keysReplayed(file: latest.path, version: candidate.version, held: held.version) }
-            if candidate.version == held.version {
-                if candidate == held { return (held, []) }
-                throw TrustFailure.keysConflict(file: latest.path, version: candidate.version)
-            }
+        if let held, candidate.version < held.version {
+            throw TrustFailure.keysReplayed(file: latest.path, version: candidate.version, held: held.version)
         }
+        // Before the held list is taken as it is: an app updated with a higher minimum refuses the
+        // old list it held too.
         if candidate.version < anchor.minimumVersion {
             throw TrustFailure.keysBelowMinimum(file: latest.path, version: candidate.version, minimum: anchor.minimumVersion)
         }
+        if let held, candidate.version == held.version {
+            if candidate != held { throw TrustFailure.keysConflict(file: latest.path, version: candidate.version) }
+            if !anchor.rootsBuiltIn { return (held, []) }
+        }
         var walked: [Int] = []
         var roots = anchor.roots
-        var previous = held
+        var previous = anchor.rootsBuiltIn ? nil : held
         // Walk the root changes only when the roots this device trusts did not sign the list.
         if try signatures(latest).signers(of: latest.bytes, among: roots.keys).count < roots.threshold {
-            for version in candidate.rootChanges where version > (previous?.version ?? 0) && version < candidate.version {
+            for version in candidate.rootChanges where version > anchor.walksAfter && version < candidate.version {
                 guard let file = rotations[version], let step = try? keyList(file), step.version == version, step.rootChanges.last == version,
                     (try? signedByRoots(file, step, roots: roots)) != nil, (try? signedByOwnRoots(file, step)) != nil
                 else { continue }
@@ -286,10 +298,9 @@ public enum KeyChain {
     /// over `bytes`, or nil: how a device on a key list reads a pack cached by an app version that
     /// pinned one key, and how `verify-site` checks the `.sig` files beside the `.sigs`.
     public static func legacySigner(of bytes: [UInt8], signature: [UInt8], list: KeyList) -> String? {
-        list.publishing.keys.sorted().first { id in
-            signingRefusal(id, list: list, now: nil, file: "") == nil
-                && DetachedSignature.verify(signature, over: bytes, with: list.publishing[id]!.publicKey)
-        }
+        list.publishing.sorted { $0.key < $1.key }.first { id, key in
+            signingRefusal(id, list: list, now: nil, file: "") == nil && DetachedSignature.verify(signature, over: bytes, with: key.publicKey)
+        }?.key
     }
 
     /// What makes an index one a device may switch to: at least `minimum` (the newest it accepted,

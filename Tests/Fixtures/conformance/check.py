@@ -269,31 +269,38 @@ def signers(entries, data, keys, scratch):
     return {kid for kid, sig in entries if kid in keys and ed25519_ok(keys[kid], data, sig, scratch)}
 
 
-def accept_key_list(site, roots, threshold, held, scratch):
-    """The key list a device trusting (roots, threshold) and holding `held` accepts from the site."""
+def accept_key_list(site, roots, threshold, held, minimum, walk_after, scratch):
+    """The key list a device trusting (roots, threshold), holding `held` and built with the minimum
+    key list version `minimum` accepts from the site; root changes are walked after `walk_after`
+    (the held list's version, or 0 when the built-in roots count over the held list's)."""
     latest = parse_key_list(site.get("keys.json", b""))
-    if held:
-        if latest["version"] < held["version"]:
-            raise Refused("keys-replayed")
-        if latest["version"] == held["version"]:
-            if latest == held:
-                return held
+    if held and latest["version"] < held["version"]:
+        raise Refused("keys-replayed")
+    if latest["version"] < minimum:
+        raise Refused("below-minimum-keys-version")
+    if held and latest["version"] == held["version"]:
+        if latest != held:
             raise Refused("keys-conflict")
+        if walk_after == held["version"]:
+            return held
+    # The list each later one is compared with: the held one, unless the built-in roots count.
+    previous = held if held and walk_after == held["version"] else None
     entries = parse_signatures(site.get("keys.json.sigs", b""))
-    walked = []
     if len(signers(entries, site["keys.json"], roots, scratch)) < threshold:
-        # Root changes since the held list, oldest first; one this device cannot check is skipped.
-        for version in (v for v in latest["rootChanges"] if (held["version"] if held else 0) < v < latest["version"]):
+        # Root changes, oldest first; one this device cannot check is skipped.
+        for version in (v for v in latest["rootChanges"] if walk_after < v < latest["version"]):
             path = f"keys/{version}.json"
             try:
                 step = parse_key_list(site[path])
                 step_entries = parse_signatures(site[path + ".sigs"])
             except (KeyError, Refused):
                 continue
-            if (step["version"] == version and len(signers(step_entries, site[path], roots, scratch)) >= threshold
+            if (step["version"] == version and step["rootChanges"][-1] == version
+                    and len(signers(step_entries, site[path], roots, scratch)) >= threshold
                     and len(signers(step_entries, site[path], step["roots"], scratch)) >= step["threshold"]):
-                keeps_revocations(step, walked[-1] if walked else held)
-                walked.append(step)
+                keeps_revocations(step, previous)
+                records_root_changes(step, previous)
+                previous = step
                 roots, threshold = step["roots"], step["threshold"]
     trusted = signers(entries, site["keys.json"], roots, scratch)
     if len(trusted) < threshold:
@@ -303,9 +310,21 @@ def accept_key_list(site, roots, threshold, held, scratch):
         raise Refused("not-signed-by-trusted-roots")
     if len(signers(entries, site["keys.json"], latest["roots"], scratch)) < latest["threshold"]:
         raise Refused("not-signed-by-own-roots")
-    for earlier in walked[-1:] + [held]:
+    for earlier in (previous, held):
         keeps_revocations(latest, earlier)
+        records_root_changes(latest, earlier)
     return latest
+
+
+def records_root_changes(later, earlier):
+    """A later list starts its rootChanges with the earlier one's, and names a version after the
+    earlier one there when its roots (keys or threshold) differ."""
+    if not earlier:
+        return
+    kept = later["rootChanges"][:len(earlier["rootChanges"])] == earlier["rootChanges"]
+    same_roots = (later["roots"], later["threshold"]) == (earlier["roots"], earlier["threshold"])
+    if not kept or not (same_roots or any(v > earlier["version"] for v in later["rootChanges"])):
+        raise Refused("root-change-unrecorded")
 
 
 def keeps_revocations(later, earlier):
@@ -332,14 +351,18 @@ def publishing_key(site, path, keys, now, scratch):
 
 
 def trust_decision(device, site, now, scratch):
-    roots = {key_id(raw): raw for raw in (base64.b64decode(k.removeprefix("ed25519:")) for k in device["rootKeys"])}
+    def raw_keys(texts):
+        return {key_id(raw): raw for raw in (base64.b64decode(k.removeprefix("ed25519:")) for k in texts)}
+    roots, threshold = raw_keys(device["rootKeys"]), device["threshold"]
     held = parse_key_list(base64.b64decode(device["keyList"])) if device["keyList"] is not None else None
-    threshold = device["threshold"]
-    if held:
-        roots, threshold = held["roots"], held["threshold"]
+    anchored = device["anchoredTo"]
+    walk_after = 0
+    # The held list's roots count while the app's roots are those that accepted it (or unrecorded).
+    if held and (anchored is None or (raw_keys(anchored["keys"].values()), anchored["threshold"]) == (roots, threshold)):
+        roots, threshold, walk_after = held["roots"], held["threshold"], held["version"]
     holds = held["version"] if held else None
     try:
-        keys = accept_key_list(site, roots, threshold, held, scratch)
+        keys = accept_key_list(site, roots, threshold, held, device["minimumKeysVersion"], walk_after, scratch)
         holds = keys["version"]
         publishing_key(site, "index.json", keys, now, scratch)
         index = strict_json(site.get("index.json", b""))
