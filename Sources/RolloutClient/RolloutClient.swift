@@ -463,7 +463,12 @@ public final class RolloutClient: @unchecked Sendable {
             rotations[version] = try? await signedFile(SiteLayout.keys(version: version))
         }
         let list = try KeyChain.accept(latest, rotations: rotations, anchor: anchor)
-        guard list != held else { return (list, []) }
+        guard list != held else {
+            // The held list, checked again under the roots this app built in (an app update changed
+            // them): recorded, so the next refresh trusts the list's roots without walking again.
+            if anchoredTo != roots { try lock.withLock { try save { $0.anchoredTo = roots } } }
+            return (list, [])
+        }
         let dropped = try lock.withLock { () throws -> [PackID] in
             try save {
                 $0.keyList = list
