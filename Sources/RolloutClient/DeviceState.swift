@@ -1,3 +1,4 @@
+import RolloutCrypto
 import RolloutModel
 
 /// What the device remembers between launches, in `state.json`.
@@ -36,6 +37,10 @@ struct DeviceState: Equatable {
     /// trusts next, the publishing keys that vouch for its packs, the revocations it saw. Kept as
     /// the list's canonical JSON and parsed again on load; one that does not parse is none.
     var keyList: KeyList?
+    /// The roots the app built in when it accepted `keyList`: an app update that builds in other
+    /// roots (after a root leak) trusts its own again, not the ones the device learnt (nil: not
+    /// recorded, by an app before this field; the list's roots count).
+    var anchoredTo: KeyList.Roots?
     /// When the accepted index expires: past it, the device is stale (its packs stay).
     var indexExpires: Timestamp?
 
@@ -61,6 +66,23 @@ struct DeviceState: Equatable {
         launch = LaunchState(json: o["launch"])
         keyList = o["keyList"]?.stringValue.flatMap { try? KeyList.parse(Array($0.utf8), source: "state.json keyList") }
         indexExpires = o["indexExpires"]?.stringValue.flatMap(Timestamp.init(iso8601:))
+        anchoredTo = o["anchoredTo"].flatMap(DeviceState.roots)
+    }
+
+    /// `{"threshold": n, "keys": {id: "ed25519:..."}}`, as a key list writes its roots; nil when a
+    /// key does not parse or is filed under another id.
+    static func roots(_ json: JSONValue) -> KeyList.Roots? {
+        guard let o = json.objectValue, let threshold = o["threshold"]?.integerValue, let keys = o["keys"]?.objectValue else { return nil }
+        var parsed: [Ed25519.PublicKey] = []
+        for (id, text) in keys {
+            guard let key = text.stringValue.flatMap(Ed25519.PublicKey.init), key.keyID == id else { return nil }
+            parsed.append(key)
+        }
+        return KeyList.Roots(keys: parsed, threshold: threshold)
+    }
+
+    static func json(_ roots: KeyList.Roots) -> JSONValue {
+        .object(["threshold": .integer(roots.threshold), "keys": .object(roots.keys.mapValues { .string($0.description) })])
     }
 
     var bytes: [UInt8] {
@@ -77,6 +99,7 @@ struct DeviceState: Equatable {
         if let defaultLocale { members["defaultLocale"] = .string(defaultLocale) }
         if let lastRefresh { members["lastRefresh"] = .integer(Int(lastRefresh)) }
         if let keyList { members["keyList"] = .string(String(decoding: keyList.bytes, as: UTF8.self)) }
+        if let anchoredTo { members["anchoredTo"] = DeviceState.json(anchoredTo) }
         if let indexExpires { members["indexExpires"] = .string(indexExpires.description) }
         if !bundleOnly.isEmpty { members["bundleOnly"] = .object(bundleOnly.mapValues { .array($0.map { .string($0) }) }) }
         return JSONWriter.pretty(.object(members))

@@ -452,9 +452,9 @@ public final class RolloutClient: @unchecked Sendable {
     /// packs among them are returned); a locale whose active pack went falls back on its previous
     /// one, as at start-up. A process killed between the writes finds the slots refused at its
     /// next start, by the list it saved.
-    private func acceptKeyList(roots: KeyList.Roots) async throws -> (list: KeyList, dropped: [PackID]) {
-        let held = lock.withLock { state.keyList }
-        let anchor = KeyChain.Anchor(roots: roots, list: held)
+    private func acceptKeyList(roots: KeyList.Roots, minimumVersion: Int) async throws -> (list: KeyList, dropped: [PackID]) {
+        let (held, anchoredTo) = lock.withLock { (state.keyList, state.anchoredTo) }
+        let anchor = KeyChain.Anchor(roots: roots, list: held, minimumVersion: minimumVersion, anchoredTo: anchoredTo)
         let latest = try await signedFile(SiteLayout.keys)
         var rotations: [Int: SignedFile] = [:]
         // A root change the site lacks is left out: the check then says which roots did not sign
@@ -463,10 +463,21 @@ public final class RolloutClient: @unchecked Sendable {
             rotations[version] = try? await signedFile(SiteLayout.keys(version: version))
         }
         let list = try KeyChain.accept(latest, rotations: rotations, anchor: anchor)
-        guard list != held else { return (list, []) }
+        guard list != held else {
+            // The held list, checked again under the roots this app built in (an app update changed
+            // them): recorded, so the next refresh trusts the list's roots without walking again.
+            if anchoredTo != roots { try lock.withLock { try save { $0.anchoredTo = roots } } }
+            return (list, [])
+        }
         let dropped = try lock.withLock { () throws -> [PackID] in
-            try save { $0.keyList = list }
+            try save {
+                $0.keyList = list
+                $0.anchoredTo = roots
+            }
+            // Out of use first, then off the disk: a removal that fails leaves a file the next start
+            // refuses, never a pack in memory that the saved list no longer vouches for.
             var dropped: [PackID] = []
+            var unvouched: [String] = []
             for locale in storage.children("packs") {
                 for slot in ["previous", "pending", "active"] {
                     let name = "packs/\(locale)/\(slot)"
@@ -475,16 +486,19 @@ public final class RolloutClient: @unchecked Sendable {
                         (try? signatureCheck.vouch(cached.manifest, signature: cached.signature, path: SiteLayout.manifest(locale), held: list, now: nil)) != nil
                     }
                     if vouched == true { continue }
-                    try storage.remove(name)
+                    unvouched.append(name)
                     if slot == "active", let pack = active.removeValue(forKey: locale) { dropped.append(pack.id) }
                 }
+            }
+            defer { publish() }
+            for name in unvouched { try storage.remove(name) }
+            for locale in storage.children("packs") {
                 let dir = "packs/\(locale)"
                 if !storage.exists("\(dir)/active"), let previous = verifiedSlot("\(dir)/previous", locale: locale) {
                     try storage.rename("\(dir)/previous", "\(dir)/active")
                     active[locale] = previous
                 }
             }
-            publish()
             return dropped
         }
         return (list, dropped)
@@ -497,8 +511,8 @@ public final class RolloutClient: @unchecked Sendable {
         switch signatureCheck {
         case .unusable(let why): throw TransportError(why)
         case .pinned: break
-        case .roots(let roots, _):
-            (list, unvouched) = try await acceptKeyList(roots: roots)
+        case .roots(let roots, _, let minimumKeysVersion):
+            (list, unvouched) = try await acceptKeyList(roots: roots, minimumVersion: minimumKeysVersion)
             if !unvouched.isEmpty { changes.append(Change(reason: .dropped, packs: unvouched, locale: locale)) }
         }
         let indexBytes = try await fetch(manifestURL)

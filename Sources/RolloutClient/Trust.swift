@@ -13,11 +13,16 @@ extension RolloutClient {
         /// The key an earlier version of the app pinned (`publicKey:`): it vouches for the packs that
         /// version cached until this device holds a key list, so an update keeps them.
         public var pinnedKey: String?
+        /// The key list version current when the app was built (`rollout keys init/rotate/revoke/
+        /// rotate-root` print it): a device refuses an older list, so a fresh install, or one whose
+        /// saved list is damaged, never takes a list from before a revocation.
+        public var minimumKeysVersion: Int
 
-        public init(rootKeys: [String], threshold: Int = 1, pinnedKey: String? = nil) {
+        public init(rootKeys: [String], threshold: Int = 1, pinnedKey: String? = nil, minimumKeysVersion: Int = 0) {
             self.rootKeys = rootKeys
             self.threshold = threshold
             self.pinnedKey = pinnedKey
+            self.minimumKeysVersion = minimumKeysVersion
         }
     }
 }
@@ -26,7 +31,7 @@ extension RolloutClient {
 /// key lists; `.sig` files) or root keys that sign a key list (`.sigs` files naming their keys).
 enum SignatureCheck: Sendable {
     case pinned(Ed25519.PublicKey)
-    case roots(KeyList.Roots, pinned: Ed25519.PublicKey?)
+    case roots(KeyList.Roots, pinned: Ed25519.PublicKey?, minimumKeysVersion: Int)
     /// The app's keys do not parse: nothing verifies, and a refresh says why.
     case unusable(String)
 
@@ -61,7 +66,7 @@ enum SignatureCheck: Sendable {
             }
             pinned = key
         }
-        self = .roots(roots, pinned: pinned)
+        self = .roots(roots, pinned: pinned, minimumKeysVersion: trust.minimumKeysVersion)
     }
 
     var usesKeyList: Bool {
@@ -87,13 +92,14 @@ enum SignatureCheck: Sendable {
             throw TransportError(why)
         case .pinned(let key):
             guard DetachedSignature.verify(signature, over: bytes, with: key) else { throw TransportError("\(path): the signature does not verify") }
-        case .roots(_, let pinned):
-            // A download is read as `.sigs` only: a legacy form there would skip the key's expiry.
-            if now != nil || signature.first == UInt8(ascii: "{") {
+        case .roots(_, let pinned, _):
+            // A download is read as `.sigs` only: a legacy form there would skip the key's expiry. A
+            // cached slot holds either form: what parses as `.sigs` is one.
+            if now != nil || (try? SignatureSet.parse(signature, source: path)) != nil {
                 guard let held else { throw TransportError("\(path): signed by publishing keys, and this device holds no key list yet") }
                 try KeyChain.publisher(of: SignedFile(path: path, bytes: bytes, signatures: signature), list: held, now: now)
             } else if let held {
-                guard held.publishing.values.contains(where: { DetachedSignature.verify(signature, over: bytes, with: $0.publicKey) }) else {
+                guard KeyChain.legacySigner(of: bytes, signature: signature, list: held) != nil else {
                     throw TransportError("\(path): the signature is not by a publishing key of key list version \(held.version)")
                 }
             } else {

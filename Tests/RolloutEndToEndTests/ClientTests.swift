@@ -62,6 +62,8 @@ final class ClientWorld {
     var signingKey: String
     /// The app's built-in minimum index sequence.
     var minimumIndexSequence = 0
+    /// The app's built-in minimum key list version (`.keyList`).
+    var minimumKeysVersion = 0
     let transport: SiteTransport
 
     init(baselines: [String] = ["en-US@1", "tr@1", "tr-TR@17", "vi-VN@3"], signing: Signing = .pinnedKey) throws {
@@ -146,7 +148,7 @@ final class ClientWorld {
     }
 
     /// The app on `device`, built with this world's keys: pinned, or the root keys (and the
-    /// built-in minimum sequence).
+    /// built-in minimum sequence and key list version).
     func client(_ device: String, options: RolloutClient.Options, app: String = "4.8.1", region: String = "TR", locale: String = "tr-TR")
         -> RolloutClient
     {
@@ -160,7 +162,7 @@ final class ClientWorld {
         case .keyList:
             return RolloutClient(
                 bundled: ClientWorld.bundled, cacheDirectory: cache(device), manifestURL: ClientWorld.manifestURL,
-                trust: RolloutClient.Trust(rootKeys: rootKeys), appVersion: app, region: region, locale: locale, options: options)
+                trust: RolloutClient.Trust(rootKeys: rootKeys, minimumKeysVersion: minimumKeysVersion), appVersion: app, region: region, locale: locale, options: options)
         }
     }
 }

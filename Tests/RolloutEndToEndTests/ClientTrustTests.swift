@@ -305,6 +305,152 @@ final class ClientTrustTests: XCTestCase {
         }
     }
 
+    /// Publishing key 1 leaks; the team revokes it (key list version 3) and builds that version into
+    /// the next app. The attacker serves the key list from before the revocation, with an index key 1
+    /// signed at a sequence above the app's built-in minimum: a fresh install of that app refuses it,
+    /// also after a relaunch, and then takes the team's site. An app built without the minimum takes
+    /// the old list (the limitation docs/keys.md states).
+    func testAFreshInstallWithABuiltInMinimumKeysVersionRefusesAListFromBeforeARevocation() async throws {
+        let world = try ClientWorld(signing: .keyList)
+        _ = try siteSignedByKeyOne(world)
+        try world.rotatePublishingKey()
+        try world.revoke(world.publicKey, reason: "leaked")
+        try world.publish()
+        let minimum = try world.siteKeys().version
+        XCTAssertEqual(minimum, 3)
+        XCTAssertEqual(try world.siteKeys("leaked-site").version, 1, "the leaked site carries the list from before the revocation")
+        world.minimumIndexSequence = try world.siteSequence()
+
+        let keyOne = try Ed25519.PrivateKey.pem(String(contentsOfFile: "\(world.keysDirectory)/publish-1.key", encoding: .utf8))
+        var index = try XCTUnwrap(
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: world.w.scratch.path("leaked-site/index.json")))) as? [String: Any])
+        index["sequence"] = world.minimumIndexSequence + 100
+        let indexBytes = [UInt8](try JSONSerialization.data(withJSONObject: index, options: [.sortedKeys]))
+        world.transport.serve(world.w.scratch.path("leaked-site"))
+        world.serve([
+            "index.json": indexBytes,
+            "index.json.sigs": SignatureSet([.init(keyID: keyOne.publicKey.keyID, signature: keyOne.sign(indexBytes))]).bytes,
+        ])
+
+        let unprotected = world.client("built-without-minimum")
+        guard case .staged = await unprotected.refresh() else { return XCTFail("without a minimum, the old list is taken") }
+        XCTAssertEqual(unprotected.status.keysVersion, 1)
+
+        world.minimumKeysVersion = minimum
+        for label in ["fresh", "relaunched"] {
+            let device = world.client("fresh")
+            guard case .failed(let why) = await device.refresh() else { return XCTFail("\(label): a list older than the app must be refused") }
+            XCTAssertTrue(
+                why.contains("keys.json: version 1 is older than version 3, the minimum built into this app: an old key list"), "\(label): \(why)")
+            XCTAssertEqual(TrustFailure.keysBelowMinimum(file: "keys.json", version: 1, minimum: 3).code, "below-minimum-keys-version")
+            XCTAssertEqual(device.pendingPacks, [], label)
+            XCTAssertNil(device.status.keysVersion, label)
+            XCTAssertEqual(device.status.indexSequence, 0, label)
+        }
+
+        world.transport.alter("index.json", nil)
+        world.transport.alter("index.json.sigs", nil)
+        world.transport.serve(world.w.scratch.path("site"))
+        await world.client("fresh").refreshAndActivate()
+        XCTAssertEqual(world.client("fresh").status.keysVersion, 3)
+        XCTAssertEqual(world.client("fresh").activePack, PackID("tr-TR@17"))
+    }
+
+    /// The root key leaks. The team runs `keys rotate-root` and ships an app built with the new root
+    /// alone. A device that accepted the old list under the old app, and never fetched the rotation,
+    /// refuses after the app update a list the leaked root alone signed with a higher version (it
+    /// trusts the roots its app builds in, not the leaked ones it learnt), after a relaunch too; and
+    /// it takes the team's list.
+    func testAnAppUpdateWithANewRootStopsTrustingTheLeakedRootTheDeviceLearnt() async throws {
+        let world = try ClientWorld(signing: .keyList)
+        await world.client().refreshAndActivate()
+        let oldRoot = try Ed25519.PrivateKey.pem(String(contentsOfFile: "\(world.keysDirectory)/root.key", encoding: .utf8))
+        XCTAssertEqual(world.storedState()?.anchoredTo?.ids, [oldRoot.publicKey.keyID], "the roots the old app built in, recorded")
+
+        try world.rollout("keys", "rotate-root", "--root", "\(world.keysDirectory)/root.key", "--out", "\(world.keysDirectory)/root-2.key")
+        try world.publish()
+        let newRoot = try XCTUnwrap(Ed25519.PublicKey(try ClientWorld.publicKey(of: "\(world.keysDirectory)/root-2.key")))
+        world.rootKeys = [newRoot.description]
+
+        // Whoever holds the old root signs the list the device holds, with a higher version.
+        var forged = try XCTUnwrap(world.storedState()?.keyList)
+        XCTAssertEqual(forged.version, 1)
+        forged.version = 9
+        let bytes = forged.bytes
+        world.serve(["keys.json": bytes, "keys.json.sigs": SignatureSet([.init(keyID: oldRoot.publicKey.keyID, signature: oldRoot.sign(bytes))]).bytes])
+        for label in ["updated", "relaunched"] {
+            let updated = world.client()
+            guard case .failed(let why) = await updated.refresh() else { return XCTFail("\(label): the leaked root's list must be refused") }
+            XCTAssertTrue(why.contains("keys.json: signed by 0 of the root keys this device trusts (\(newRoot.keyID))"), "\(label): \(why)")
+            XCTAssertEqual(updated.status.keysVersion, 1, label)
+            XCTAssertEqual(updated.activePack, PackID("tr-TR@17"), label)
+        }
+
+        world.transport.alter("keys.json", nil)
+        world.transport.alter("keys.json.sigs", nil)
+        let result = await world.client().refresh()
+        XCTAssertEqual(result, .upToDate(dropped: []))
+        XCTAssertEqual(world.client().status.keysVersion, 2)
+        XCTAssertEqual(world.storedState()?.anchoredTo?.ids, [newRoot.keyID])
+        XCTAssertEqual(world.client().activePack, PackID("tr-TR@17"))
+    }
+
+    /// A CDN that puts whitespace before each `.sigs` (a valid JSON document still): the packs it
+    /// delivered are vouched for by their `.sigs` after a relaunch too, not read as a legacy `.sig`.
+    func testSignaturesWithLeadingWhitespaceVouchForTheCachedPacksAfterARelaunch() async throws {
+        let world = try ClientWorld(signing: .keyList)
+        for path in ClientTrustTests.signedFiles where path.hasSuffix(".sigs") { world.transport.alter(path) { Array(" \n".utf8) + $0 } }
+        let client = world.client()
+        await client.refreshAndActivate()
+        XCTAssertEqual(client.activePack, PackID("tr-TR@17"))
+        world.transport.setOffline(true)
+        XCTAssertEqual(world.client().activePack, PackID("tr-TR@17"), "the cached slot's .sigs still vouches for it")
+    }
+
+    /// The process dies right after saving a key list that revokes publishing key 1, at the first
+    /// removal of a slot key 1 vouched for: the app running until then no longer shows those packs,
+    /// the next start refuses the slots left behind, and a refresh fetches them again as key 2 signed them.
+    func testARemovalThatFailsAfterARevocationStillTakesTheRevokedKeysPacksOutOfUse() async throws {
+        let world = try ClientWorld(signing: .keyList)
+        await world.client().refreshAndActivate()
+        let base = world.w.scratch.path("base")
+        try FileManager.default.copyItem(atPath: world.cache("phone").path, toPath: base)
+        try world.rotatePublishingKey()
+        try world.revoke(world.publicKey, reason: "leaked")
+        try world.publish()
+
+        func dying(_ cut: Int) async throws -> RolloutClient {
+            let device = world.cache("phone").path
+            try? FileManager.default.removeItem(atPath: device)
+            try FileManager.default.copyItem(atPath: base, toPath: device)
+            let client = world.client()
+            client.storageBudget = cut
+            _ = await client.refresh()
+            return client
+        }
+        // The smallest cut that saves the new list: its rename takes the last unit, the first removal fails.
+        var low = 1
+        var high = 1 << 16
+        while low < high {
+            let mid = (low + high) / 2
+            _ = try await dying(mid)
+            if world.storedState()?.keyList?.version == 3 { high = mid } else { low = mid + 1 }
+        }
+        let client = try await dying(low)
+        XCTAssertEqual(world.storedState()?.keyList?.version, 3)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: world.cache("phone").path + "/packs/tr-TR/active"), "the removals failed")
+        XCTAssertEqual(client.activePack, nil, "the saved list no longer vouches for tr-TR@17")
+        XCTAssertEqual(client.activePacks, [])
+        XCTAssertEqual(client.string("home.title"), "Hoş geldin (paket içi)")
+
+        world.transport.setOffline(true)
+        XCTAssertNil(world.client().activePack)
+        world.transport.setOffline(false)
+        await world.client().refreshAndActivate()
+        XCTAssertEqual(world.client().activePack, PackID("tr-TR@17"))
+        XCTAssertEqual(world.slotSigners("packs/tr-TR/active"), [try XCTUnwrap(Ed25519.PublicKey(ClientWorld.publicKey(of: world.signingKey))).keyID])
+    }
+
     /// An app that pinned a key moves to a key list (docs/client.md, "Moving an app from a pinned
     /// key"): the team adopts the pinned key as publishing key 1, the next app version builds in the
     /// root key and the old key as `pinnedKey`. The packs the old version cached stay in use at once,
@@ -406,8 +552,9 @@ final class ClientTrustTests: XCTestCase {
     }
 
     /// Every case of Tests/Fixtures/conformance/trust.json (docs/conformance.md) through the client
-    /// itself: the site's files served, the app built with the case's roots, threshold and minimum
-    /// sequence, the key list and index sequence it holds put in its state, its clock at the case's
+    /// itself: the site's files served, the app built with the case's roots, threshold, minimum
+    /// sequence and minimum key list version, the key list it holds (with the roots it was accepted
+    /// under) and index sequence put in its state, its clock at the case's
     /// `now`. A refused case fails the refresh with that check's reason; an accepted one gets past the
     /// index (to the manifest, which a trust case does not have). Either way the device holds the
     /// key list version the case expects, after a relaunch too.
@@ -423,7 +570,8 @@ final class ClientTrustTests: XCTestCase {
             "revoked-key": "a revoked publishing key", "expired-key": "which expired at", "wrong-role": "which may not sign this file",
             "unknown-key": "no valid signature by a publishing key", "index-expired": "a frozen or replayed site",
             "index-without-expiry": "has no \"expires\"", "index-replayed": "a stale cache or a replay",
-            "below-minimum-sequence": "the minimum built into this app",
+            "below-minimum-sequence": "the minimum built into this app: an old copy of the site",
+            "below-minimum-keys-version": "the minimum built into this app: an old key list", "root-change-unrecorded": "without recording the change",
         ]
         let scratch = try Scratch()
         for (n, c) in cases.enumerated() {
@@ -440,6 +588,12 @@ final class ClientTrustTests: XCTestCase {
             if let held = device["keyList"] as? String {
                 state.keyList = try KeyList.parse(try XCTUnwrap(Base64.decode(held)), source: "the held keys.json")
             }
+            // The built-in roots of the app that accepted the held list (null or absent: not recorded).
+            if let anchoredTo = (c["anchoredTo"] ?? device["anchoredTo"]) as? [String: Any] {
+                let keys = try XCTUnwrap(anchoredTo["keys"] as? [String: String], name).values.map { Ed25519.PublicKey($0) }
+                state.anchoredTo = KeyList.Roots(keys: try keys.map { try XCTUnwrap($0, name) }, threshold: try XCTUnwrap(anchoredTo["threshold"] as? Int, name))
+            }
+            let minimumKeysVersion = (c["minimumKeysVersion"] ?? device["minimumKeysVersion"]) as? Int ?? 0
             try FileManager.default.createDirectory(at: cache, withIntermediateDirectories: true)
             try Data(state.bytes).write(to: cache.appendingPathComponent(DeviceState.file))
             let now = try XCTUnwrap(ISO8601DateFormatter().date(from: try XCTUnwrap(c["now"] as? String)), name)
@@ -450,7 +604,8 @@ final class ClientTrustTests: XCTestCase {
                 options.now = { now }
                 options.minimumRefreshInterval = 0
                 options.minimumIndexSequence = device["minimumIndexSequence"] as? Int ?? 0
-                let trust = RolloutClient.Trust(rootKeys: device["rootKeys"] as? [String] ?? [], threshold: device["threshold"] as? Int ?? 1)
+                let trust = RolloutClient.Trust(
+                    rootKeys: device["rootKeys"] as? [String] ?? [], threshold: device["threshold"] as? Int ?? 1, minimumKeysVersion: minimumKeysVersion)
                 return RolloutClient(
                     bundled: [:], cacheDirectory: cache, manifestURL: ClientWorld.manifestURL, trust: trust, appVersion: "1.0", region: "US",
                     locale: "en-US", options: options)

@@ -307,7 +307,18 @@ final class DeviceCommandTests: XCTestCase {
         XCTAssertTrue(old.output.contains("the minimum built into this app"), old.output)
 
         let base = ["device", "--state", world.w.scratch.path("devices/q"), "--site", world.site, "--locale", "tr-TR", "--region", "TR", "--app-version", "4.8.1"]
+        // An app built when the key list was at version 2: a fresh install refuses version 1.
+        let belowMinimum = try world.w.rollout(base + ["--root-key", root, "--min-keys-version", "2", "refresh"])
+        XCTAssertEqual(belowMinimum.status, 1, belowMinimum.output)
+        XCTAssertTrue(belowMinimum.output.contains("keys.json: version 1 is older than version 2, the minimum built into this app"), belowMinimum.output)
+        let refusedStatus = try world.w.rollout(base + ["--root-key", root, "--min-keys-version", "2", "status"])
+        XCTAssertFalse(refusedStatus.stdout.contains("Key list version"), "a fresh install holds no list: \(refusedStatus.stdout)")
+        XCTAssertEqual(try world.w.rollout(base + ["--root-key", root, "--min-keys-version", "1", "refresh"]).status, 0)
+        XCTAssertTrue(try world.w.rollout(base + ["--root-key", root, "--min-keys-version", "1", "status"]).stdout.contains("Key list version 1.\n"))
+
         let cases: [([String], String)] = [
+            (base + ["--root-key", root, "--min-keys-version", "-1", "status"], "--min-keys-version"),
+            (base + ["--public-key", world.publicKey, "--min-keys-version", "1", "status"], "--min-keys-version goes with --root-key"),
             (base + ["status"], "--root-key"),
             (base + ["--root-key", root, "--public-key", world.publicKey, "status"], "alternatives"),
             (base + ["--root-key", root, "--threshold", "2", "status"], "--threshold 2"),

@@ -32,6 +32,7 @@ enum DeviceCommand {
             .value("root-key", "KEY", "a root key the app builds in, as rollout keys init printed it, or a file holding it", repeatable: true),
             .value("threshold", "N", "how many of the --root-key keys must sign a key list (default 1)"),
             .value("min-sequence", "N", "the oldest index sequence the app accepts, even on a fresh install (default 0)"),
+            .value("min-keys-version", "N", "with --root-key: the oldest key list version the app accepts, even on a fresh install (default 0)"),
             .value("bundled", "DIR", "the app's bundled strings: LOCALE.json files (key to string) or *.lproj folders"),
             .value("locale", "L", "the device's locale, for example tr-TR"),
             .value("region", "R", "the device's ISO 3166-1 region, for example TR"),

@@ -65,16 +65,22 @@ struct DeviceSetup {
             installID: invocation.value("install-id"), now: Date(timeIntervalSince1970: TimeInterval(try context.now().seconds)))
     }
 
-    /// `--public-key KEY` (an app that pins one key) or `--root-key KEY...` with `--threshold N`
-    /// (an app that trusts the site's key list), read as verify-site reads them.
+    /// `--public-key KEY` (an app that pins one key) or `--root-key KEY...` with `--threshold N` and
+    /// `--min-keys-version N` (an app that trusts the site's key list), read as verify-site reads them.
     static func keys(_ invocation: Invocation, context: CommandContext) throws -> Keys {
         if invocation.value("public-key") == nil, invocation.values("root-key").isEmpty {
             throw RolloutError.usage("rollout device needs --root-key KEY (an app on a key list) or --public-key KEY (an app that pins one key); see rollout help device")
         }
+        let minimumKeysVersion = try PublishCommands.countOption(invocation, "min-keys-version", minimum: 0)
         switch try PublishCommands.siteTrust(invocation, context: context) {
-        case .pinned(let key): return .pinned(key.description)
+        case .pinned(let key):
+            if minimumKeysVersion != nil { throw RolloutError.usage("--min-keys-version goes with --root-key: an app that pins one key reads no key list") }
+            return .pinned(key.description)
         case .roots(let roots):
-            return .roots(RolloutClient.Trust(rootKeys: roots.ids.compactMap { roots.keys[$0]?.description }, threshold: roots.threshold))
+            return .roots(
+                RolloutClient.Trust(
+                    rootKeys: roots.ids.compactMap { roots.keys[$0]?.description }, threshold: roots.threshold,
+                    minimumKeysVersion: minimumKeysVersion ?? 0))
         }
     }
 
