@@ -55,14 +55,7 @@ public struct SiteVerifier {
 
     /// A file with its `.sigs`, as a device fetches it; a problem when either is missing.
     private func withSignatures(_ path: String, _ report: inout Report) -> SignedFile? {
-        guard let bytes = read(path) else {
-            report.problems.append("\(path): missing")
-            return nil
-        }
-        guard let signatures = read(SiteLayout.signatures(of: path)) else {
-            report.problems.append("\(SiteLayout.signatures(of: path)): missing, so \(path) cannot be trusted")
-            return nil
-        }
+        guard let (bytes, signatures) = fileAndSignature(path, SiteLayout.signatures(of: path), &report) else { return nil }
         return SignedFile(path: path, bytes: bytes, signatures: signatures)
     }
 
@@ -96,15 +89,21 @@ public struct SiteVerifier {
         case list(KeyList)
     }
 
-    private func pinnedSigned(_ path: String, _ publicKey: Ed25519.PublicKey, _ report: inout Report) -> [UInt8]? {
+    /// A file and the signature file beside it; a problem naming whichever is missing.
+    private func fileAndSignature(_ path: String, _ signaturePath: String, _ report: inout Report) -> ([UInt8], [UInt8])? {
         guard let bytes = read(path) else {
             report.problems.append("\(path): missing")
             return nil
         }
-        guard let signature = read(SiteLayout.signature(of: path)) else {
-            report.problems.append("\(SiteLayout.signature(of: path)): missing, so \(path) cannot be trusted")
+        guard let signature = read(signaturePath) else {
+            report.problems.append("\(signaturePath): missing, so \(path) cannot be trusted")
             return nil
         }
+        return (bytes, signature)
+    }
+
+    private func pinnedSigned(_ path: String, _ publicKey: Ed25519.PublicKey, _ report: inout Report) -> [UInt8]? {
+        guard let (bytes, signature) = fileAndSignature(path, SiteLayout.signature(of: path), &report) else { return nil }
         guard DetachedSignature.verify(signature, over: bytes, with: publicKey) else {
             report.problems.append("\(path): the signature in \(SiteLayout.signature(of: path)) does not verify with \(publicKey): the file or its signature was changed, or another key signed it")
             return nil
