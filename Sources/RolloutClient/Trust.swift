@@ -92,7 +92,10 @@ enum SignatureCheck: Sendable {
             throw TransportError(why)
         case .pinned(let key):
             guard DetachedSignature.verify(signature, over: bytes, with: key) else { throw TransportError("\(path): the signature does not verify") }
-        case .roots(_, let pinned, _):
+        case .roots(_, let pinned, let minimumKeysVersion):
+            // A list below the app's minimum (held from before an app update raised it, perhaps
+            // from before a revocation) vouches for nothing.
+            let held = held.flatMap { $0.version >= minimumKeysVersion ? $0 : nil }
             // A download is read as `.sigs` only: a legacy form there would skip the key's expiry. A
             // cached slot holds either form: what parses as `.sigs` is one.
             if now != nil || (try? SignatureSet.parse(signature, source: path)) != nil {

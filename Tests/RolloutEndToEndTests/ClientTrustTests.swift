@@ -347,6 +347,12 @@ final class ClientTrustTests: XCTestCase {
             XCTAssertNil(device.status.keysVersion, label)
             XCTAssertEqual(device.status.indexSequence, 0, label)
         }
+        // The device that took the old list updates to the app built with the minimum: the pack it
+        // staged from the forged site is vouched for only by a list below the minimum, and never shown.
+        XCTAssertFalse(unprotected.pendingPacks.isEmpty)
+        let updated = world.client("built-without-minimum")
+        XCTAssertNil(updated.activePack, "a list below the app's minimum vouches for no cached pack")
+        XCTAssertEqual(updated.pendingPacks, [])
 
         world.transport.alter("index.json", nil)
         world.transport.alter("index.json.sigs", nil)
