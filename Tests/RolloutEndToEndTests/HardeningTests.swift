@@ -112,7 +112,7 @@ final class HardeningTests: XCTestCase {
         // A site older than what a device accepted, or missing a planned locale, is refused.
         let replay = try w.rollout("verify-site", w.scratch.path("site"), "--public-key", key, "--min-sequence", "99")
         XCTAssertEqual(replay.status, 1, replay.output)
-        XCTAssertTrue(replay.stdout.contains("a replayed site"), replay.stdout)
+        XCTAssertTrue(replay.stdout.contains("older than 99, already accepted: a stale cache or a replay"), replay.stdout)
         let planned = try w.scratch.write("de.json", """
             {"locale": "de-DE", "schemaVersion": 2, "contentVersion": 1, "minAppVersion": "4.0", "fallbackLocale": "en-US",
              "strings": {"home.title": "Willkommen", "update.body": "Version {{version}} ist da"}}
