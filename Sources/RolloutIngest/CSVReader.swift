@@ -30,10 +30,10 @@ public protocol CSVRecordSink {
     mutating func record(_ fields: CSVRecord, line: Int) throws
 }
 
-/// A streaming RFC 4180 reader over raw bytes: constant memory whatever the file size. Fields may be
-/// quoted (`"a ""b"", c"`), records end in LF or CRLF, a UTF-8 byte order mark at the start is
-/// skipped. NUL bytes, an unclosed quote, and records longer than `maximumRecordBytes` are errors
-/// that name the line.
+/// A streaming RFC 4180 reader over raw bytes, or over the text of gzip data (`GzipReader`):
+/// constant memory whatever the file size. Fields may be quoted (`"a ""b"", c"`), records end in LF
+/// or CRLF, a UTF-8 byte order mark at the start is skipped. NUL bytes, an unclosed quote, and
+/// records longer than `maximumRecordBytes` are errors that name the line.
 ///
 /// Records without a quote (nearly all of a metrics export) are never copied: their fields are
 /// ranges of the read buffer. A record with a quote is decoded into a scratch buffer.
