@@ -9,6 +9,8 @@
 # Usage: bench/all.sh [ROLLOUT_BINARY]     BENCH_TIMEOUT=900 (seconds a bench may take)
 #   ROLLOUT_BINARY  default: the release binary make install ships (scripts/dist-build.sh), built once
 #                   and copied aside, so a bench that builds something else cannot swap it mid-run.
+#                   (bench/client-reads builds its own program with plain `swift build -c release`,
+#                   whose flags differ from the shipped build's: the first run compiles twice.)
 # Sizes (each script's own knobs): startup RUNS=100; ingest SIZE_MB=50 RUNS=1 (and its ORDER=shuffled
 # and GZIP=1 modes when the script has them); log SMALL=200 LARGE=2000 RUNS=3; pack-add VERSIONS=50
 # KEYS=500; publish LOCALES=20 VERSIONS=5 RUNS=1; remote RUNS=3; client-reads PHASE_SECONDS=2;
@@ -70,7 +72,8 @@ bench pack-add VERSIONS=50 KEYS=500 -- bench/pack-add/run.sh "$BIN"
 bench publish LOCALES=20 VERSIONS=5 RUNS=1 -- bench/publish/run.sh "$BIN"
 bench remote RUNS=3 -- bench/remote/run.sh "$BIN"
 bench client-reads PHASE_SECONDS=2 -- bench/client-reads/run.sh "$BIN"
-bench resolve -- swift run -c release rollout-bench-resolve 100000 3
+RESOLVE="$("$ROOT/scripts/dist-build.sh" rollout-bench-resolve)" || exit 2
+bench resolve -- "$RESOLVE" 100000 3
 
 {
   echo

@@ -7,7 +7,10 @@
 #                          uses) links with -lcurl, which needs the unversioned libcurl.so that only a
 #                          -dev package has; Debian's libcurl4 has libcurl.so.4, so a libcurl.so
 #                          pointing at it is made there (the binary records libcurl.so.4 either way).
-# SWIFT_BUILD_FLAGS (as in the Makefile) are passed on.
+# SWIFT_BUILD_FLAGS (as in the Makefile) are passed on. With a PRODUCT argument it builds that
+# product the same way instead (bench/all.sh: the resolve bench, without recompiling everything for
+# other flags).
+# Usage: scripts/dist-build.sh [PRODUCT]
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
@@ -18,5 +21,6 @@ CURL="$(ldconfig -p | sed -nE 's/^[[:space:]]*libcurl\.so\.4 \(libc6,x86-64\) =>
 [ -n "$CURL" ] || { echo "dist-build.sh: libcurl.so.4 not found: apt-get install libcurl4" >&2; exit 2; }
 ln -sfn "$CURL" "$LINK_DIR/libcurl.so"
 FLAGS=(-c release --static-swift-stdlib -Xlinker -L"$LINK_DIR" ${SWIFT_BUILD_FLAGS:-})
-swift build "${FLAGS[@]}" --product rollout >&2
-echo "$(swift build "${FLAGS[@]}" --show-bin-path)/rollout"
+PRODUCT="${1:-rollout}"
+swift build "${FLAGS[@]}" --product "$PRODUCT" >&2
+echo "$(swift build "${FLAGS[@]}" --show-bin-path)/$PRODUCT"
