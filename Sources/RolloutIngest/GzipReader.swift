@@ -17,8 +17,8 @@ final class GzipReader {
     /// The first two bytes of every gzip member (RFC 1952).
     static func isGzip(_ first: UnsafeRawBufferPointer) -> Bool { first.count >= 2 && first[0] == 0x1F && first[1] == 0x8B }
 
-    /// How many first bytes `otherFormat` looks at: a tar header's magic ends at byte 262.
-    static let sniffBytes = 262
+    /// How many first bytes `otherFormat` looks at: a GNU tar header's magic ends at byte 265.
+    static let sniffBytes = 265
 
     /// Archives and compressors that are not gzip, recognised by their first bytes (as many as are at
     /// hand, up to `sniffBytes`): what the data is and what to do. Exports saved as `.csv.gz` are
@@ -31,7 +31,8 @@ final class GzipReader {
         func decompress(_ tool: String) -> String { "decompress it (\(tool)) and ingest the text, or compress the text with gzip" }
         if starts([0x50, 0x4B, 0x03, 0x04]) || starts([0x50, 0x4B, 0x05, 0x06]) { return ("a zip archive", extract) }
         if starts([0x37, 0x7A, 0xBC, 0xAF, 0x27, 0x1C]) { return ("a 7-Zip archive", extract) }
-        if starts(Array("ustar".utf8), at: 257) { return ("a tar archive", extract) }
+        // POSIX "ustar\0" or GNU "ustar  \0": the NUL keeps a CSV with "ustar" at byte 257 text.
+        if starts(Array("ustar\0".utf8), at: 257) || starts(Array("ustar  \0".utf8), at: 257) { return ("a tar archive", extract) }
         // "BZh", the block size 1-9, then a block's or the end's magic: "BZh" alone could start a CSV.
         if starts(Array("BZh".utf8)), first.count >= 4, (0x31...0x39).contains(first[3]),
             starts([0x31, 0x41, 0x59, 0x26, 0x53, 0x59], at: 4) || starts([0x17, 0x72, 0x45, 0x38, 0x50, 0x90], at: 4)
@@ -41,9 +42,9 @@ final class GzipReader {
         if starts([0xFD, 0x37, 0x7A, 0x58, 0x5A, 0x00]) { return ("xz data", decompress("unxz")) }
         if starts([0x28, 0xB5, 0x2F, 0xFD]) { return ("zstd data", decompress("unzstd")) }
         if starts([0x04, 0x22, 0x4D, 0x18]) { return ("lz4 data", decompress("unlz4")) }
-        // A zlib header: deflate with a 32 KiB window, no dictionary, one of the four levels' check
-        // bytes. Not text: 0x01, 0x9C and 0xDA are not printable, and a CSV does not start "x^".
-        if starts([0x78]), first.count >= 2, [0x01, 0x5E, 0x9C, 0xDA].contains(first[1]) {
+        // A zlib header: deflate with a 32 KiB window, no dictionary, and the check byte of level 1
+        // or 6-9 (0x01, 0x9C, 0xDA: never text). Levels 2-5 write "x^", which a CSV could start with.
+        if starts([0x78]), first.count >= 2, [0x01, 0x9C, 0xDA].contains(first[1]) {
             return ("zlib data (deflate without gzip's header)", decompress("pigz -dz"))
         }
         return nil

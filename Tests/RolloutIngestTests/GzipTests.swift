@@ -161,6 +161,8 @@ final class GzipTests: XCTestCase {
             "the file was compressed twice: the text inside its gzip data is gzip data again; decompress it once (gzip -dc) and ingest the result")
         XCTAssertEqual(try parse(Array("BZh,x\n1,2\n".utf8)).records, [["BZh", "x"], ["1", "2"]])
         XCTAssertEqual(try parse(Array("xylo,PK\n1,2\n".utf8)).records, [["xylo", "PK"], ["1", "2"]])
+        let ustar = "h\n" + String(repeating: "x", count: 255) + "ustar,1\n"
+        XCTAssertEqual(try parse(Array(ustar.utf8)).records.count, 2, "\"ustar\" at byte 257 of a text is text")
     }
 
     /// Bytes appended after the last member (padding, a stray newline): the message says where the
