@@ -49,7 +49,8 @@ public struct CSVReader {
     /// Reads `path` with `chunk`-byte reads, handing `sink` each record and the line it starts on,
     /// and `onChunk` each chunk of the file's bytes as read. A file that starts with gzip's magic
     /// bytes (1f 8b), whatever its name, is inflated as it is read; `onChunk` still sees the file's
-    /// own (compressed) bytes. Returns the number of bytes of the file read.
+    /// own (compressed) bytes. A zip, bzip2, xz... file is a `GzipReader.Failure` that says what it
+    /// is. Returns the number of bytes of the file read.
     @discardableResult
     public static func read<Sink: CSVRecordSink>(
         path: String, chunk: Int = CSVReader.chunk, sink: inout Sink, onChunk: (UnsafeRawBufferPointer) -> Void = { _ in }
@@ -61,12 +62,12 @@ public struct CSVReader {
         var info = stat()
         guard fstat(fd, &info) == 0 else { throw RolloutError.fileFailure("read", path, errno: errno) }
         if let refusal = RolloutError.notARegularFile(path, mode: info.st_mode, describedAs: "metrics file") { throw refusal }
-        var magic: (UInt8, UInt8) = (0, 0)
-        let peeked = withUnsafeMutableBytes(of: &magic) { pread(fd, $0.baseAddress, 2, 0) }
+        var first = [UInt8](repeating: 0, count: GzipReader.sniffBytes)
+        let peeked = first.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, 0) }
         guard peeked >= 0 else { throw RolloutError.fileFailure("read", path, errno: errno) }
         var total = 0
-        try withUnsafeBytes(of: magic) { magic in
-            try tokenize(isGzip: GzipReader.isGzip(UnsafeRawBufferPointer(rebasing: magic.prefix(peeked))), chunk: chunk, sink: &sink) { into, count in
+        try first.withUnsafeBytes { first in
+            try tokenize(start: UnsafeRawBufferPointer(rebasing: first.prefix(peeked)), chunk: chunk, sink: &sink) { into, count in
                 while true {
                     let n = systemRead(fd, into, count)
                     if n > 0 {
@@ -86,7 +87,7 @@ public struct CSVReader {
     public static func parse<Sink: CSVRecordSink>(_ bytes: [UInt8], chunk: Int = CSVReader.chunk, gzipBlock: Int = CSVReader.chunk, sink: inout Sink) throws {
         var offset = 0
         try bytes.withUnsafeBufferPointer { source in
-            try tokenize(isGzip: GzipReader.isGzip(UnsafeRawBufferPointer(source)), chunk: chunk, gzipBlock: gzipBlock, sink: &sink) { into, count in
+            try tokenize(start: UnsafeRawBufferPointer(source), chunk: chunk, gzipBlock: gzipBlock, sink: &sink) { into, count in
                 let n = min(count, source.count - offset)
                 if n > 0 { into.update(from: source.baseAddress! + offset, count: n) }
                 offset += n
@@ -96,12 +97,15 @@ public struct CSVReader {
     }
 
     /// Runs the tokenizer over a file's bytes, which `raw` reads in order: straight into the
-    /// tokenizer's buffer, or through a `GzipReader` that inflates into that buffer.
+    /// tokenizer's buffer, or through a `GzipReader` that inflates into that buffer, as the file's
+    /// `start` (its first `GzipReader.sniffBytes` bytes, or all of a shorter file) says.
     static func tokenize<Sink: CSVRecordSink>(
-        isGzip: Bool, chunk: Int, gzipBlock: Int = CSVReader.chunk, sink: inout Sink, raw: (UnsafeMutablePointer<UInt8>, Int) throws -> Int
+        start: UnsafeRawBufferPointer, chunk: Int, gzipBlock: Int = CSVReader.chunk, sink: inout Sink,
+        raw: (UnsafeMutablePointer<UInt8>, Int) throws -> Int
     ) throws {
+        if let other = GzipReader.otherFormat(start) { throw GzipReader.Failure(message: "the file is \(other.what), not CSV text or gzip: \(other.todo)") }
         let tokenizer = Tokenizer(chunk: chunk)
-        guard isGzip else { return try tokenizer.run(sink: &sink, fill: raw) }
+        guard GzipReader.isGzip(start) else { return try tokenizer.run(sink: &sink, fill: raw) }
         let gzip = GzipReader(blockBytes: gzipBlock)
         try tokenizer.run(sink: &sink) { into, count in try gzip.read(into: into, count: count, input: raw) }
     }

@@ -17,6 +17,53 @@ final class GzipIngestTests: XCTestCase {
         return try Data(contentsOf: URL(fileURLWithPath: output))
     }
 
+    /// Writes `text` (a file in `w`'s scratch directory) in the shapes of `pythonShapes`, each to
+    /// `DIRECTORY/NAME.csv.gz`; returns the directory.
+    private func shapes(of text: String, in w: Workspace) throws -> String {
+        let input = try w.scratch.write("shapes-input-\(UUID().uuidString)", text)
+        let directory = w.scratch.path("shapes-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let python = try Processes.run("/usr/bin/env", ["python3", "-c", Self.pythonShapes, input, directory], in: w.root, environment: w.environment)
+        XCTAssertEqual(python.status, 0, python.output)
+        return directory
+    }
+
+    /// Gzip as other tools write it, and other formats exports arrive in under a .csv.gz name.
+    private static let pythonShapes = #"""
+        import bz2, gzip, io, lzma, struct, sys, tarfile, zipfile, zlib
+        text = open(sys.argv[1], 'rb').read()
+        def write(name, data): open(sys.argv[2] + '/' + name + '.csv.gz', 'wb').write(data)
+        def member(data, extra=b'', name=b'', comment=b'', hcrc=False):
+            flags = (4 if extra else 0) | (8 if name else 0) | (16 if comment else 0) | (2 if hcrc else 0)
+            header = bytes([0x1F, 0x8B, 8, flags]) + struct.pack('<I', 1764633600) + bytes([0, 3])
+            if extra: header += struct.pack('<H', len(extra)) + extra
+            if name: header += name + b'\0'
+            if comment: header += comment + b'\0'
+            if hcrc: header += struct.pack('<H', zlib.crc32(header) & 0xFFFF)
+            deflate = zlib.compressobj(6, zlib.DEFLATED, -15)
+            return header + deflate.compress(data) + deflate.flush() + struct.pack('<II', zlib.crc32(data), len(data))
+        # Good: each holds `text`.
+        write('python', gzip.compress(text, mtime=0))
+        write('headers', member(text, extra=b'AB\x02\x00xy', name=b'crashes.csv', comment=b'nightly export', hcrc=True))
+        # BGZF (bgzip): members of at most 64 KiB with a BC extra field, then an empty one.
+        bgzf = lambda data: member(data, extra=b'BC\x02\x00\x00\x00')
+        write('bgzf', b''.join(bgzf(text[i:i + 100]) for i in range(0, len(text), 100)) + bgzf(b''))
+        write('emptymember', member(text[:500]) + member(b'') + member(text[500:]))
+        # Bad: another format, or gzip wrapped around one.
+        zipped = io.BytesIO()
+        with zipfile.ZipFile(zipped, 'w', zipfile.ZIP_DEFLATED) as archive: archive.writestr('crashes.csv', text)
+        write('zip', zipped.getvalue())
+        write('bzip2', bz2.compress(text))
+        write('xz', lzma.compress(text))
+        write('zlib', zlib.compress(text))
+        tarred = io.BytesIO()
+        with tarfile.open(fileobj=tarred, mode='w:gz') as archive:
+            info = tarfile.TarInfo('crashes.csv'); info.size = len(text); archive.addfile(info, io.BytesIO(text))
+        write('tar', tarred.getvalue())
+        write('twice', gzip.compress(gzip.compress(text)))
+        write('padded', gzip.compress(text) + bytes(512))
+        """#
+
     private func example(_ name: String) throws -> String { try String(contentsOfFile: Self.examples + "/" + name, encoding: .utf8) }
 
     /// The same exports, gzipped (one of them as two members joined by `cat`), give exactly the
@@ -110,5 +157,52 @@ final class GzipIngestTests: XCTestCase {
             XCTAssertTrue(result.stderr.contains(message), "\(name): expected \(message) in \(result.stderr)")
             XCTAssertEqual(try w.stateTip(), tip, "\(name) changed the repository")
         }
+    }
+
+    /// Gzip written by other tools than the gzip command (Python, bgzip's BGZF blocks with their
+    /// final empty member, a header with a name, comment, extra field and header CRC, an empty
+    /// member between two) gives the rollups of the plain file.
+    func testGzipFromOtherToolsGivesTheRollupsOfThePlainFile() throws {
+        let crashes = try example("crashes-spike-TR-4.8.csv")
+        let plain = try Workspace()
+        try plain.initWithExamples()
+        XCTAssertEqual(try plain.rollout("metrics", "ingest", "--kind", "crash", Self.examples + "/crashes-spike-TR-4.8.csv").status, 0)
+        let expected = try plain.rollout("metrics", "show", "tr-TR", "--json").stdout
+
+        let w = try Workspace()
+        try w.initWithExamples()
+        let directory = try shapes(of: crashes, in: w)
+        for shape in ["python", "headers", "bgzf", "emptymember"] {
+            let path = directory + "/\(shape).csv.gz"
+            let ingested = try w.rollout("metrics", "ingest", "--kind", "crash", path)
+            XCTAssertEqual(ingested.status, 0, "\(shape): \(ingested.output)")
+            XCTAssertEqual(try w.rollout("metrics", "show", "tr-TR", "--json").stdout, expected, shape)
+            XCTAssertEqual(try w.rollout("metrics", "retract", path, "--reason", "next shape").status, 0, shape)
+        }
+    }
+
+    /// A zip, bzip2, xz or zlib file named .csv.gz, a .tar.gz, a file gzipped twice, a gzip file with
+    /// padding after it: exit 65, the file named with what it is and what to do, nothing written.
+    func testAFileInAnotherFormatIsRefusedSayingWhatItIs() throws {
+        let w = try Workspace()
+        try w.initWithExamples()
+        let tip = try w.stateTip()
+        let directory = try shapes(of: try example("crashes-spike-TR-4.8.csv"), in: w)
+        let cases = [
+            ("zip", "zip.csv.gz: the file is a zip archive, not CSV text or gzip: extract the CSV from it and ingest that; nothing was ingested"),
+            ("bzip2", "bzip2.csv.gz: the file is bzip2 data, not CSV text or gzip: decompress it (bunzip2)"),
+            ("xz", "xz.csv.gz: the file is xz data, not CSV text or gzip: decompress it (unxz)"),
+            ("zlib", "zlib.csv.gz: the file is zlib data (deflate without gzip's header), not CSV text or gzip"),
+            ("tar", "tar.csv.gz: the gzip data holds a tar archive, not CSV text: extract the CSV from it and ingest that"),
+            ("twice", "twice.csv.gz: the file was compressed twice"),
+            ("padded", "padded.csv.gz: the gzip data ends at byte "),
+        ]
+        for (shape, message) in cases {
+            let result = try w.rollout("metrics", "ingest", "--kind", "crash", directory + "/\(shape).csv.gz")
+            XCTAssertEqual(result.status, 65, "\(shape): \(result.output)")
+            XCTAssertTrue(result.stderr.contains(message), "\(shape): expected \(message) in \(result.stderr)")
+            XCTAssertEqual(try w.stateTip(), tip, "\(shape) changed the repository")
+        }
+        XCTAssertEqual(try w.rollout("verify").status, 0)
     }
 }

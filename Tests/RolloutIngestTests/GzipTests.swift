@@ -125,7 +125,7 @@ final class GzipTests: XCTestCase {
 
         // Whatever follows a member must be another one: trailing bytes are not ignored.
         let trailing = try gzip(export) + Array("2026-11-27,tr-TR,tr-TR@18,TR,4.8.1,1,1\n".utf8)
-        XCTAssertTrue(gzipFailure(trailing)?.message.contains("incorrect header check") == true)
+        XCTAssertTrue(gzipFailure(trailing)?.message.contains("the bytes after it are not gzip") == true)
 
         // Damage inside the deflate data is found, whichever byte it hits.
         let body = try gzip(String(repeating: export, count: 50))
@@ -136,6 +136,45 @@ final class GzipTests: XCTestCase {
             if gzipFailure(damaged) != nil { found += 1 }
         }
         XCTAssertEqual(found, (body.count - 8 - 10 + 2) / 3, "every damaged byte is noticed (by the block structure or the CRC)")
+    }
+
+    /// Exports saved as .csv.gz in another format: said what they are, not read as text whose
+    /// first line holds a NUL byte. Text that merely starts like one of them is still text.
+    func testAnotherFormatIsNamedByItsFirstBytes() throws {
+        var tar = [UInt8](repeating: 0, count: 512)
+        tar.replaceSubrange(0..<5, with: Array("c.csv".utf8))
+        tar.replaceSubrange(257..<263, with: Array("ustar\0".utf8))
+        let formats: [(String, [UInt8])] = [
+            ("a zip archive", [0x50, 0x4B, 0x03, 0x04, 0x14, 0x00, 0x00, 0x00]),
+            ("bzip2 data", Array("BZh9".utf8) + [0x31, 0x41, 0x59, 0x26, 0x53, 0x59, 0x00]),
+            ("xz data", [0xFD, 0x37, 0x7A, 0x58, 0x5A, 0x00, 0x00, 0x04]),
+            ("zstd data", [0x28, 0xB5, 0x2F, 0xFD, 0x24, 0x00]),
+            ("zlib data", [0x78, 0x9C, 0x4B, 0x4C, 0x02, 0x00]),
+            ("a tar archive", tar),
+        ]
+        for (what, bytes) in formats {
+            XCTAssertEqual(gzipFailure(bytes)?.message.hasPrefix("the file is \(what)"), true, what)
+        }
+        XCTAssertEqual(gzipFailure(try gzip(tar))?.message, "the gzip data holds a tar archive, not CSV text: extract the CSV from it and ingest that")
+        XCTAssertEqual(
+            gzipFailure(try gzip(try gzip(export)))?.message,
+            "the file was compressed twice: the text inside its gzip data is gzip data again; decompress it once (gzip -dc) and ingest the result")
+        XCTAssertEqual(try parse(Array("BZh,x\n1,2\n".utf8)).records, [["BZh", "x"], ["1", "2"]])
+        XCTAssertEqual(try parse(Array("xylo,PK\n1,2\n".utf8)).records, [["xylo", "PK"], ["1", "2"]])
+        let ustar = "h\n" + String(repeating: "x", count: 255) + "ustar,1\n"
+        XCTAssertEqual(try parse(Array(ustar.utf8)).records.count, 2, "\"ustar\" at byte 257 of a text is text")
+    }
+
+    /// Bytes appended after the last member (padding, a stray newline): the message says where the
+    /// gzip data ends instead of calling the data corrupt.
+    func testBytesAfterTheLastMemberSayWhereTheDataEnds() throws {
+        let compressed = try gzip(export)
+        for tail in [[UInt8](repeating: 0, count: 512), [0x0A], Array("garbage".utf8)] {
+            XCTAssertEqual(
+                gzipFailure(compressed + tail)?.message,
+                "the gzip data ends at byte \(compressed.count) of the file and the bytes after it are not gzip; if they are padding, the first \(compressed.count) bytes hold the whole export",
+                "\(tail.count) bytes after the member")
+        }
     }
 
     /// Rows checked in a gzip file are reported at the line of the text: lines are counted after
