@@ -70,6 +70,7 @@ enum LogCommand {
 
         let repository = try context.repository(invocation)
         let result = try AuditLog(repository: repository).query(query)
+        for warning in result.warnings { context.diagnostics("warning: \(warning.oneLine)\n") }
         let style = context.style(invocation)
         var text = ""
         var json: [JSONValue] = []
