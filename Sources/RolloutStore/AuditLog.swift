@@ -97,6 +97,8 @@ public final class AuditLog {
     private var planCache: [String: Plan] = [:]
     /// Why the index was rebuilt during this query, for `Result.warnings`.
     private var distrusted: [String] = []
+    /// Where indexing spent its time, when asked for (`ROLLOUT_LOG_PROFILE`, bench/log).
+    public var profile: BuildProfile?
 
     public init(repository: PackRepository) {
         self.repository = repository
@@ -360,7 +362,9 @@ public final class AuditLog {
             (indexedCommit, count) = (nil, 0)
         }
         // Walk back from the tip to what is indexed; if it is not there, history was rewritten: start over.
+        var clock = profile.map { _ in PhaseClock() }
         let chain = try repository.git.firstParentChain(from: tip, until: indexedCommit.flatMap { ObjectID(hex: $0) })
+        clock?.lap(.walk, into: &profile)
         if !chain.reachedStop {
             // Nothing usable indexed (none yet, another format, a damaged file) or a rewritten history.
             // A commit this repository has never had means an index made for another history: say so.
@@ -375,10 +379,14 @@ public final class AuditLog {
         var batch = Batch()
         var position = 0
         try repository.git.forEachChange(pending, in: StateLayout.plansDirectory) { commit, changed in
+            clock?.lap(.commitsAndTrees, into: &profile)
             count += 1
             position += 1
             let (entry, blobs) = try makeEntry(commit, changedPlans: changed, sequence: count)
-            batch.add(entry.indexLine(planBlobs: blobs), sequence: count, pointers: files(for: entry))
+            clock?.lap(.plans, into: &profile)
+            let pointers = files(for: entry)
+            clock?.lap(.segments, into: &profile)
+            batch.add(entry.indexLine(planBlobs: blobs), sequence: count, pointers: pointers)
             if position % AuditLog.flushEvery == 0 || position == pending.count {
                 var sizes = readSizes()
                 for (file, size) in try batch.flush(to: directory) { sizes[file] = size }
@@ -386,7 +394,9 @@ public final class AuditLog {
                 batch = Batch()
                 try writeHead(commit: commit.id.hex, count: count)
             }
+            clock?.lap(.writing, into: &profile)
         }
+        profile?.commits += pending.count
         return count
     }
 
@@ -650,5 +660,52 @@ final class ReverseLineReader {
             chunk.removeSubrange(max(0, n)...)
             pending = chunk + pending
         }
+    }
+}
+
+/// Wall time per phase of bringing the index up to date: how docs/performance.md explains a cold query.
+public struct BuildProfile: Sendable {
+    public enum Phase: String, CaseIterable, Sendable {
+        /// Reading the first-parent chain of commit ids from the tip back to what is indexed.
+        case walk
+        /// Reading each commit (message, author, tree) and diffing its `plans/` tree with its parent's.
+        case commitsAndTrees = "commits and plans/ trees"
+        /// Reading trailers, reading and parsing the plan blobs that changed.
+        case plans = "trailers and plan blobs"
+        /// Working out which regions each plan change altered.
+        case segments = "segments altered"
+        /// Making the index lines and appending them.
+        case writing = "writing the index"
+    }
+
+    public var seconds: [Phase: Double] = [:]
+    public var commits = 0
+
+    public init() {}
+
+    public var lines: [String] {
+        let total = seconds.values.reduce(0, +)
+        return ["log index: \(commits) commits indexed in \(String(format: "%.3f", total)) s"]
+            + Phase.allCases.map { phase in
+                let value = seconds[phase] ?? 0
+                return "  \(phase.rawValue): \(String(format: "%.3f", value)) s (\(total > 0 ? Int((100 * value / total).rounded()) : 0)%)"
+            }
+    }
+}
+
+/// A monotonic stopwatch that charges the time since its last lap to a phase.
+struct PhaseClock {
+    private var last = PhaseClock.now()
+
+    mutating func lap(_ phase: BuildProfile.Phase, into profile: inout BuildProfile?) {
+        let now = PhaseClock.now()
+        profile?.seconds[phase, default: 0] += now - last
+        last = now
+    }
+
+    private static func now() -> Double {
+        var time = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &time)
+        return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
     }
 }
