@@ -26,10 +26,10 @@ final class AuditIndexTests: XCTestCase {
         let changes: [[String]] = [
             ["promote", "tr-TR@17", "--to", "100%"],
             ["promote", "tr-TR@18", "--to", "10%", "--region", "TR", "--app-version", ">=4.8", "--reason", "Start in Turkey"],
-            ["promote", "tr-TR@18", "--to", "30%", "--region", "DE"],
+            ["promote", "tr-TR@18", "--to", "30%", "--region", "DE", "--force", "--reason", "DE before its metrics"],
             ["promote", "vi-VN@3", "--to", "50%", "--region", "VN"],
             ["revert", "tr-TR", "--segment", "TR/4.8", "--reason", "crash spike in TR on 4.8"],
-            ["promote", "tr-TR@18", "--to", "50%", "--region", "DE", "--app-version", "4.9.x"],
+            ["promote", "tr-TR@18", "--to", "50%", "--region", "DE", "--app-version", "4.9.x", "--force", "--reason", "DE on 4.9"],
             ["revert", "vi-VN", "--reason", "wrong dates"],
         ]
         for change in changes {
@@ -74,7 +74,7 @@ final class AuditIndexTests: XCTestCase {
         let auditor = w.scratch.path("auditor"), teammate = w.scratch.path("teammate")
         for clone in [auditor, teammate] { XCTAssertEqual(try w.rollout("clone", origin, clone).status, 0) }
         let before = try answers(w, auditor)
-        XCTAssertEqual(try w.rollout("--repo", teammate, "promote", "tr-TR@18", "--to", "20%", "--region", "TR", "--app-version", ">=4.8", "--reason", "fixed").status, 0)
+        XCTAssertEqual(try w.rollout("--repo", teammate, "promote", "tr-TR@18", "--to", "20%", "--region", "TR", "--app-version", ">=4.8", "--force", "--reason", "fixed").status, 0)
         XCTAssertEqual(try w.rollout("--repo", auditor, "sync").status, 0)
         let after = try answers(w, auditor)
         XCTAssertNotEqual(after[0], before[0])
