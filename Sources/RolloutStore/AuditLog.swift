@@ -454,7 +454,7 @@ public final class AuditLog {
         init(_ commit: GitCommit) {
             let trailers = Change.trailers(of: commit.message)
             func values(_ name: String) -> [String] { trailers.filter { $0.name == name }.map(\.value) }
-            summary = commit.message.split(separator: "\n", omittingEmptySubsequences: false).first.map(String.init) ?? ""
+            summary = String(commit.message.prefix { $0 != "\n" })
             actor = values("Actor").first ?? "\(commit.author.name) <\(commit.author.email)>"
             action = values("Action").first ?? "unknown"
             reason = values("Reason").first
