@@ -39,7 +39,12 @@ public struct Change {
 
     /// Parses the `Rollout-*` trailers of a commit message back into (name, value) pairs.
     public static func trailers(of message: String) -> [(name: String, value: String)] {
-        message.split(separator: "\n").compactMap { line in
+        // Without a CR, "\n" is always a grapheme of its own, so splitting the UTF-8 bytes gives the
+        // same lines as splitting Characters, several times faster (the log index reads every commit).
+        let lines: [Substring] =
+            message.utf8.contains(0x0D)
+            ? message.split(separator: "\n") : message.utf8.split(separator: 0x0A).map { Substring($0) }
+        return lines.compactMap { line in
             guard line.hasPrefix("Rollout-"), let colon = line.firstIndex(of: ":") else { return nil }
             let name = line[line.index(line.startIndex, offsetBy: 8)..<colon]
             let value = String(line[line.index(after: colon)...]).trimmingSpaces
