@@ -3,7 +3,7 @@
 # and prints its path on stdout: one place for the flags (docs/install.md, "What is linked how").
 #   --static-swift-stdlib  the Swift runtime, Foundation (with its ICU data), Dispatch and the
 #                          concurrency runtime are linked in; only Debian libraries stay dynamic.
-#   -L .build/dist-link    the static FoundationNetworking (URLSession, which RolloutClient's transport
+#   -L .build/dist-link    Debian's archives for libgit2, OpenSSL, zlib and libxml2 (see below), and the static FoundationNetworking (URLSession, which RolloutClient's transport
 #                          uses) links with -lcurl, which needs the unversioned libcurl.so that only a
 #                          -dev package has; Debian's libcurl4 has libcurl.so.4, so a libcurl.so
 #                          pointing at it is made there (the binary records libcurl.so.4 either way).
@@ -54,7 +54,9 @@ for module in libgit2:git2 libcrypto:crypto zlib:z; do
   echo "Libs: -L$LINK_DIR -l${module#*:}" >>"$LINK_DIR/pkgconfig/${module%%:*}.pc"
 done
 export PKG_CONFIG_PATH="$LINK_DIR/pkgconfig${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}"
-FLAGS=(-c release --static-swift-stdlib -Xlinker -L"$LINK_DIR" ${SWIFT_BUILD_FLAGS:-})
+# -no-pie: a position-dependent executable needs no relative relocations at start-up (~100,000 for
+# the Swift metadata of a PIE rollout: half of what ld.so did); the libraries keep their ASLR.
+FLAGS=(-c release --static-swift-stdlib -Xlinker -L"$LINK_DIR" -Xlinker -no-pie ${SWIFT_BUILD_FLAGS:-})
 PRODUCT="${1:-rollout}"
 swift build "${FLAGS[@]}" --product "$PRODUCT" >&2
 # rollout execs rollout-device for `rollout device`; install-tree.sh takes it from beside rollout.
