@@ -62,9 +62,10 @@ install: deps
 	bin=$$(./scripts/dist-build.sh) && ./scripts/install-tree.sh "$$bin" "$(DESTDIR)$(PREFIX)"
 
 uninstall:
-	rm -f "$(DESTDIR)$(PREFIX)/bin/rollout" "$(DESTDIR)$(PREFIX)/share/bash-completion/completions/rollout" \
+	rm -f "$(DESTDIR)$(PREFIX)/bin/rollout" "$(DESTDIR)$(PREFIX)/libexec/rollout/rollout-device" "$(DESTDIR)$(PREFIX)/share/bash-completion/completions/rollout" \
 	  "$(DESTDIR)$(PREFIX)/share/zsh/site-functions/_rollout" "$(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/rollout.fish"
 	rm -rf "$(DESTDIR)$(PREFIX)/share/doc/rollout"
+	rmdir "$(DESTDIR)$(PREFIX)/libexec/rollout" 2>/dev/null || true
 
 dist: deps
 	./scripts/dist.sh

@@ -4,6 +4,7 @@
 # source: RolloutCLI.version), <arch> is `uname -m`. The tarball unpacks to one directory laid out
 # like an install prefix (docs/install.md):
 #   rollout-<version>-linux-<arch>/bin/rollout
+#   .../libexec/rollout/rollout-device                (what `rollout device` runs)
 #   .../share/bash-completion/completions/rollout    .../share/zsh/site-functions/_rollout
 #   .../share/fish/vendor_completions.d/rollout.fish
 #   .../share/doc/rollout/{README.md,install.md,LICENSE if there is one}

@@ -2,6 +2,8 @@
 # Installs a built rollout and its shell completions under a prefix, in the places each shell looks
 # (the same layout for `make install` and the dist tarball; docs/install.md):
 #   PREFIX/bin/rollout
+#   PREFIX/libexec/rollout/rollout-device              (what `rollout device` runs; taken from beside
+#                                                       ROLLOUT_BINARY, where the build puts it)
 #   PREFIX/share/bash-completion/completions/rollout   (bash-completion loads it on first use)
 #   PREFIX/share/zsh/site-functions/_rollout           (on zsh's default fpath for /usr/local and /usr)
 #   PREFIX/share/fish/vendor_completions.d/rollout.fish
@@ -13,9 +15,12 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 [ $# -eq 2 ] || { echo "usage: install-tree.sh ROLLOUT_BINARY PREFIX" >&2; exit 64; }
 BIN="$1" PREFIX="$2"
-install -d "$PREFIX/bin" "$PREFIX/share/bash-completion/completions" "$PREFIX/share/zsh/site-functions" \
+DEVICE="$(dirname "$BIN")/rollout-device"
+[ -x "$DEVICE" ] || { echo "install-tree.sh: no $DEVICE beside $BIN (scripts/dist-build.sh builds both)" >&2; exit 66; }
+install -d "$PREFIX/bin" "$PREFIX/libexec/rollout" "$PREFIX/share/bash-completion/completions" "$PREFIX/share/zsh/site-functions" \
   "$PREFIX/share/fish/vendor_completions.d" "$PREFIX/share/doc/rollout"
 install -m 755 "$BIN" "$PREFIX/bin/rollout"
+install -m 755 "$DEVICE" "$PREFIX/libexec/rollout/rollout-device"
 completion() { # shell file
   local tmp; tmp="$(mktemp)"
   "$BIN" completion "$1" >"$tmp"
