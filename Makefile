@@ -6,10 +6,11 @@
 #   make bench     every benchmark under bench/ at a small size, each goal's ratio at the end
 
 SHELL := /bin/bash
-# libcurl4: FoundationNetworking (the client's URLSession transport); python3: the loopback HTTP
+# libxml2-dev, libicu-dev, liblzma-dev: the archives `make dist`/`make install` link into the release
+# binary (docs/install.md); libcurl4: FoundationNetworking (the client's URLSession transport); python3: the loopback HTTP
 # server the client test fetches a real site from and the smart-HTTP git server the remote tests push
 # through; openssh-server: the sshd the remote tests start on loopback (docs/teams.md).
-DEBIAN_PACKAGES := libgit2-dev libssl-dev zlib1g-dev pkg-config git libcurl4 python3 python3-babel openssh-server openssh-client
+DEBIAN_PACKAGES := libgit2-dev libssl-dev zlib1g-dev libxml2-dev libicu-dev liblzma-dev pkg-config git libcurl4 python3 python3-babel openssh-server openssh-client
 SWIFT_BUILD_FLAGS ?=
 export SWIFT_BUILD_FLAGS
 PREFIX ?= /usr/local
