@@ -6,7 +6,7 @@ SHELL := /bin/bash
 # libcurl4: FoundationNetworking (the client's URLSession transport); python3: the loopback HTTP
 # server the client test fetches a real site from and the smart-HTTP git server the remote tests push
 # through; openssh-server: the sshd the remote tests start on loopback (docs/teams.md).
-DEBIAN_PACKAGES := libgit2-dev libssl-dev pkg-config git libcurl4 python3 python3-babel openssh-server openssh-client
+DEBIAN_PACKAGES := libgit2-dev libssl-dev zlib1g-dev pkg-config git libcurl4 python3 python3-babel openssh-server openssh-client
 SWIFT_BUILD_FLAGS ?=
 
 .PHONY: all deps build release demo test bench-pack-add clean docs

@@ -17,6 +17,8 @@ let package = Package(
         // C libraries from Debian, reached through pkg-config.
         .systemLibrary(name: "CGit2", pkgConfig: "libgit2", providers: [.apt(["libgit2-dev"])]),
         .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+        // zlib's inflate, for gzip-compressed metrics exports (docs/metrics.md, "Gzip input").
+        .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
 
         // SHA-256 and Ed25519: CryptoKit on Apple platforms, OpenSSL's libcrypto everywhere else, so an
         // app needs no C library. Signing (the publisher's) exists only over OpenSSL.
@@ -32,8 +34,8 @@ let package = Package(
             dependencies: ["CGit2", "RolloutModel"],
             plugins: ["EmbedTemplate"]
         ),
-        // Metrics: the streaming CSV reader, ingest, rollups.
-        .target(name: "RolloutIngest", dependencies: ["RolloutModel", "RolloutStore", "RolloutCrypto"]),
+        // Metrics: the streaming CSV reader (plain or gzip), ingest, rollups.
+        .target(name: "RolloutIngest", dependencies: ["CZlib", "RolloutModel", "RolloutStore", "RolloutCrypto"]),
         // Publishing the static site devices download, and checking one as a device would.
         .target(name: "RolloutPublish", dependencies: ["RolloutModel", "RolloutStore", "RolloutCrypto"]),
         // `rollout pack import`: String Catalogs, Android resources, i18next and ARB (docs/import.md).

@@ -87,6 +87,8 @@ public enum MetricsIngest {
             }
         } catch let failure as CSVReader.Failure {
             throw RolloutError.badInput("\(request.name):\(failure.line): \(failure.message)")
+        } catch let failure as GzipReader.Failure {
+            throw RolloutError.badInput("\(request.name): \(failure.message); nothing was ingested")
         }
         guard rows.columns != nil else { throw RolloutError.badInput("\(request.name): empty file; the first line must be a header") }
         timer.lap("read \(byteCount) bytes, \(rows.rows) rows, \(rows.sums.statistics.runs) runs spilled")
