@@ -88,12 +88,12 @@ struct GroupSums {
     private(set) var statistics = Statistics()
 
     /// `memory` bytes for the table (at least 16 entries); spilled runs go to an unlinked file in `directory`.
-    init(memory: Int = GroupSums.defaultMemory, directory: String) {
+    init(memory: Int = GroupSums.defaultMemory, directory: String) throws {
         capacity = max(16, memory / MemoryLayout<GroupEntry>.stride)
         limit = capacity / 4 * 3
         self.memory = memory
         self.directory = directory
-        table = Table(capacity: capacity)
+        table = try Table(capacity: capacity)
     }
 
     @inline(__always)
@@ -144,7 +144,7 @@ struct GroupSums {
         runs.append(try spill!.append(UnsafeBufferPointer(start: table.base, count: filled)))
         statistics.runs += 1
         statistics.spilledEntries += filled
-        table.clear()
+        try table.clear()
         count = 0
     }
 
@@ -180,22 +180,26 @@ struct GroupSums {
         private let bytes: Int
         private var mapped = true
 
-        init(capacity: Int) {
+        init(capacity: Int) throws {
             bytes = capacity * MemoryLayout<GroupEntry>.stride
-            base = Table.map(bytes)
+            base = try Table.map(bytes)
         }
 
-        private static func map(_ bytes: Int) -> UnsafeMutablePointer<GroupEntry> {
+        private static func map(_ bytes: Int) throws -> UnsafeMutablePointer<GroupEntry> {
             // Anonymous pages read as zeros: every slot starts empty (high == 0).
             let memory = mmap(nil, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
-            guard let memory, memory != MAP_FAILED else { fatalError("cannot map \(bytes) bytes for the ingest table: \(RolloutError.cause(errno: errno))") }
+            guard let memory, memory != MAP_FAILED else {
+                throw RolloutError.io("cannot reserve \(bytes) bytes of memory for summing the file: \(RolloutError.cause(errno: errno)); a smaller ROLLOUT_INGEST_MEMORY uses less")
+            }
             return memory.bindMemory(to: GroupEntry.self, capacity: bytes / MemoryLayout<GroupEntry>.stride)
         }
 
         /// Every slot empty again, and the pages given back until they are used.
-        func clear() {
+        func clear() throws {
             munmap(base, bytes)
-            base = Table.map(bytes)
+            mapped = false
+            base = try Table.map(bytes)
+            mapped = true
         }
 
         func release() {

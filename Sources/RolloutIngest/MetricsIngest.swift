@@ -76,7 +76,7 @@ public enum MetricsIngest {
     public static func read(_ request: Request, snapshot: Snapshot) throws -> Reading {
         let timer = PhaseTimer(request.profile)
         let hasher = SHA256Hasher()
-        var rows = RowReader(request: request, snapshot: snapshot)
+        var rows = try RowReader(request: request, snapshot: snapshot)
         var seen = 0
         let byteCount: Int
         do {

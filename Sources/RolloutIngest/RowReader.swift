@@ -53,11 +53,11 @@ struct RowReader: CSVRecordSink {
     var packAdded: [Int] = []
     var storedTotals: [String: MetricTotals] = [:]
 
-    init(request: MetricsIngest.Request, snapshot: Snapshot) {
+    init(request: MetricsIngest.Request, snapshot: Snapshot) throws {
         self.request = request
         self.snapshot = snapshot
         (totalName, eventsName) = request.kind.columns
-        sums = GroupSums(memory: request.memory, directory: request.temporaryDirectory)
+        sums = try GroupSums(memory: request.memory, directory: request.temporaryDirectory)
     }
 
     static func text(_ bytes: UnsafeBufferPointer<UInt8>) -> String { String(decoding: bytes, as: UTF8.self) }

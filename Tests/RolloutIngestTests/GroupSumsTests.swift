@@ -44,7 +44,7 @@ final class GroupSumsTests: XCTestCase {
         let dayIds = try (0..<9).map { try values.dayIndex(20_400 + $0 * 3) }
         let regionIds = try ["TR", "DE", "VN", "US", "GB"].map { try values.regionIndex($0) }
         let appIds = try (0..<apps).map { try values.appIndex("4.\($0)") }
-        var sums = GroupSums(memory: memory, directory: directory)
+        var sums = try GroupSums(memory: memory, directory: directory)
         var model: [ModelKey: MetricCounts] = [:]
         for _ in 0..<rows {
             let pack = Int.random(in: 0..<packs.count, using: &random)
@@ -108,7 +108,7 @@ final class GroupSumsTests: XCTestCase {
     }
 
     func testEmptyInputHasNoGroups() throws {
-        var sums = GroupSums(memory: 512, directory: directory)
+        var sums = try GroupSums(memory: 512, directory: directory)
         let grouped = try sums.finish(values: GroupValues())
         XCTAssertEqual(grouped.count, 0)
         XCTAssertTrue(grouped.groups.isEmpty)
@@ -121,7 +121,7 @@ final class GroupSumsTests: XCTestCase {
         let region = try values.regionIndex("TR")
         let count = 70_000
         for i in 0..<count { _ = try values.appIndex("4.\(i)") }
-        var sums = GroupSums(memory: 64 << 10, directory: directory)
+        var sums = try GroupSums(memory: 64 << 10, directory: directory)
         for app in (0..<Int32(count)).reversed() {
             try sums.add(high: GroupKey.high(locale: 0, day: day, pack: pack), low: GroupKey.low(region: region, app: app), total: Int(app), events: 0)
         }
