@@ -91,9 +91,9 @@ struct RowReader: CSVRecordSink {
         var day: Int32
         switch dates.find(dateBytes) {
         case .known(let meaning): day = meaning
-        case .unknown(let slot):
+        case .unknown:
             day = try dayMeaning(dateBytes)
-            dates.remember(dateBytes, at: slot, meaning: day)
+            dates.remember(dateBytes, meaning: day)
         }
         guard day >= 0 else { return reject(line, problems[Int(-day - 1)]) }
 
@@ -102,9 +102,9 @@ struct RowReader: CSVRecordSink {
         var pack: Int32
         switch packs.find(packBytes, localeBytes) {
         case .known(let meaning): pack = meaning
-        case .unknown(let slot):
+        case .unknown:
             pack = try packMeaning(packBytes, locale: localeBytes)
-            packs.remember(packBytes, localeBytes, at: slot, meaning: pack)
+            packs.remember(packBytes, localeBytes, meaning: pack)
         }
         guard pack >= 0 else { return reject(line, problems[Int(-pack - 1)]) }
 
@@ -112,9 +112,9 @@ struct RowReader: CSVRecordSink {
         var region: Int32
         switch regions.find(regionBytes) {
         case .known(let meaning): region = meaning
-        case .unknown(let slot):
+        case .unknown:
             region = try regionMeaning(regionBytes)
-            regions.remember(regionBytes, at: slot, meaning: region)
+            regions.remember(regionBytes, meaning: region)
         }
         guard region >= 0 else { return reject(line, problems[Int(-region - 1)]) }
 
@@ -122,9 +122,9 @@ struct RowReader: CSVRecordSink {
         var app: Int32
         switch apps.find(appBytes) {
         case .known(let meaning): app = meaning
-        case .unknown(let slot):
+        case .unknown:
             app = try appMeaning(appBytes)
-            apps.remember(appBytes, at: slot, meaning: app)
+            apps.remember(appBytes, meaning: app)
         }
         guard app >= 0 else { return reject(line, problems[Int(-app - 1)]) }
 
@@ -209,28 +209,149 @@ struct RowReader: CSVRecordSink {
 /// One column's distinct spellings and their meanings. Past `SpellingTable.limit` spellings (a
 /// file of garbage under --skip-invalid), nothing more is remembered: each new spelling is worked
 /// out again every time it appears.
+///
+/// Nearly every spelling is short (a date is 10 bytes, a pack 8, a region 2), so those are kept as
+/// words (`ShortSpellings`): a lookup is a few loads, a multiply and a compare of four words. Longer
+/// ones go to `SpellingTable`, which compares bytes.
 struct Column {
     enum Lookup {
         case known(Int32)
-        case unknown(SpellingTable.Slot?)
+        case unknown
     }
 
-    private var spellings = SpellingTable()
-    private var meanings: [Int32] = []
+    private var short = ShortSpellings()
+    private var long = SpellingTable()
+    private var longMeanings: [Int32] = []
 
     /// `bytes`, or `bytes` and `more` (two columns that together make one spelling).
     @inline(__always)
     func find(_ bytes: UnsafeBufferPointer<UInt8>, _ more: UnsafeBufferPointer<UInt8>? = nil) -> Lookup {
-        switch spellings.find(bytes, more) {
-        case .found(let id): return .known(meanings[id])
-        case .absent(let slot): return .unknown(spellings.count < SpellingTable.limit ? slot : nil)
+        if let key = ShortSpellings.Key(bytes, more) {
+            let meaning = short.find(key)
+            return meaning == ShortSpellings.absent ? .unknown : .known(meaning)
+        }
+        switch long.find(bytes, more) {
+        case .found(let id): return .known(longMeanings[id])
+        case .absent: return .unknown
         }
     }
 
-    mutating func remember(_ bytes: UnsafeBufferPointer<UInt8>, _ more: UnsafeBufferPointer<UInt8>? = nil, at slot: SpellingTable.Slot?, meaning: Int32) {
-        guard let slot else { return }
-        spellings.insert(bytes, more, at: slot)
-        meanings.append(meaning)
+    /// Remembers a spelling `find` did not know.
+    mutating func remember(_ bytes: UnsafeBufferPointer<UInt8>, _ more: UnsafeBufferPointer<UInt8>? = nil, meaning: Int32) {
+        guard short.count + long.count < SpellingTable.limit else { return }
+        if let key = ShortSpellings.Key(bytes, more) { return short.insert(key, meaning: meaning) }
+        guard case .absent(let slot) = long.find(bytes, more) else { return }
+        long.insert(bytes, more, at: slot)
+        longMeanings.append(meaning)
+    }
+}
+
+/// Spellings of at most 16 bytes (each of two columns, for a pair), as four words and their
+/// lengths, in an open-addressing table.
+struct ShortSpellings {
+    /// What `find` returns for a spelling it does not hold (meanings are at least -2^31 + 1).
+    static let absent = Int32.min
+
+    struct Key: Equatable {
+        var a: UInt64
+        var b: UInt64
+        var c: UInt64
+        var d: UInt64
+        /// 1 + each length, and whether there is a second column; never 0.
+        var tag: UInt64
+
+        @inline(__always)
+        init?(_ bytes: UnsafeBufferPointer<UInt8>, _ more: UnsafeBufferPointer<UInt8>?) {
+            guard bytes.count <= 16 else { return nil }
+            (a, b) = Key.words(bytes)
+            if let more {
+                guard more.count <= 16 else { return nil }
+                (c, d) = Key.words(more)
+                tag = 1 | UInt64(bytes.count) << 8 | UInt64(more.count) << 16 | 1 << 24
+            } else {
+                (c, d) = (0, 0)
+                tag = 1 | UInt64(bytes.count) << 8
+            }
+        }
+
+        /// Up to 16 bytes as two words, loading only bytes of the field (overlapping loads: for a
+        /// given length, the words still hold every byte once in a fixed place).
+        @inline(__always)
+        static func words(_ bytes: UnsafeBufferPointer<UInt8>) -> (UInt64, UInt64) {
+            let n = bytes.count
+            guard n > 0, let base = bytes.baseAddress else { return (0, 0) }
+            let raw = UnsafeRawPointer(base)
+            if n >= 8 {
+                let first = UInt64(littleEndian: raw.loadUnaligned(as: UInt64.self))
+                let last = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: n &- 8, as: UInt64.self))
+                return (first, last >> (8 &* (16 &- UInt64(n))))
+            }
+            if n >= 4 {
+                let first = UInt64(UInt32(littleEndian: raw.loadUnaligned(as: UInt32.self)))
+                let last = UInt64(UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: n &- 4, as: UInt32.self)))
+                return (first | last << 32, 0)
+            }
+            return (UInt64(base[0]) | UInt64(base[n >> 1]) << 8 | UInt64(base[n &- 1]) << 16, 0)
+        }
+
+        @inline(__always)
+        var hash: UInt64 {
+            var h = (a ^ tag) &* 0x9E37_79B9_7F4A_7C15
+            h = (h ^ b) &* 0xBF58_476D_1CE4_E5B9
+            h = (h ^ c ^ d &* 0x94D0_49BB_1331_11EB) &* 0x9E37_79B9_7F4A_7C15
+            return h ^ h >> 32
+        }
+    }
+
+    private struct Entry {
+        var key: Key
+        var meaning: Int32
+    }
+
+    private var entries = [Entry](repeating: Entry(key: Key.empty, meaning: 0), count: 64)
+    private(set) var count = 0
+
+    @inline(__always)
+    func find(_ key: Key) -> Int32 {
+        entries.withUnsafeBufferPointer { entries in
+            let mask = entries.count &- 1
+            var slot = Int(truncatingIfNeeded: key.hash) & mask
+            while true {
+                let entry = entries[slot]
+                if entry.key == key { return entry.meaning }
+                if entry.key.tag == 0 { return ShortSpellings.absent }
+                slot = (slot &+ 1) & mask
+            }
+        }
+    }
+
+    mutating func insert(_ key: Key, meaning: Int32) {
+        if (count + 1) * 2 > entries.count {
+            let old = entries
+            entries = [Entry](repeating: Entry(key: Key.empty, meaning: 0), count: entries.count * 2)
+            for entry in old where entry.key.tag != 0 { place(entry) }
+        }
+        place(Entry(key: key, meaning: meaning))
+        count += 1
+    }
+
+    private mutating func place(_ entry: Entry) {
+        let mask = entries.count - 1
+        var slot = Int(truncatingIfNeeded: entry.key.hash) & mask
+        while entries[slot].key.tag != 0 { slot = (slot + 1) & mask }
+        entries[slot] = entry
+    }
+}
+
+extension ShortSpellings.Key {
+    static let empty = ShortSpellings.Key(a: 0, b: 0, c: 0, d: 0, tag: 0)
+
+    private init(a: UInt64, b: UInt64, c: UInt64, d: UInt64, tag: UInt64) {
+        self.a = a
+        self.b = b
+        self.c = c
+        self.d = d
+        self.tag = tag
     }
 }
 
