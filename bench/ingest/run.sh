@@ -38,7 +38,9 @@ ROOT="$(cd "$HERE/../.." && pwd)"
 source "$ROOT/bench/rollout-binary.sh"
 SIZE_MB="${SIZE_MB:-1100}"
 RUNS="${RUNS:-3}"
-export ORDER="${ORDER:-days}" APPS="${APPS:-40}" GZIP="${GZIP:-0}"
+# gzip itself reads options from $GZIP: the mode moves to GZIP_MODE before anything runs gzip.
+export ORDER="${ORDER:-days}" APPS="${APPS:-40}" GZIP_MODE="${GZIP:-0}"
+unset GZIP
 WORK="$(mktemp -d "${TMPDIR:-/tmp}/rollout-bench-ingest.XXXXXX")"
 trap 'rm -rf "$WORK"' EXIT
 export ROLLOUT_ACTOR="bench <bench@example.invalid>"
@@ -97,7 +99,7 @@ def loadavg():
 def sh(*cmd):
     return subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
 
-GZIP = os.environ["GZIP"] == "1"
+GZIP = os.environ["GZIP_MODE"] == "1"
 ORDER = os.environ["ORDER"]
 
 def generate(name, size_mb):
