@@ -15,14 +15,25 @@ public enum MetricsIngest {
         public let skipInvalid: Bool
         /// Called with the bytes read so far, after each chunk (for a progress line).
         public let progress: (Int) -> Void
+        /// Bytes for summing groups in memory before sorted runs spill to `temporaryDirectory`.
+        public let memory: Int
+        public let temporaryDirectory: String
+        /// Called with one line per phase (time, groups, spilled runs), when set.
+        public let profile: ((String) -> Void)?
 
-        public init(path: String, name: String, kind: MetricKind, mapping: [String: String], skipInvalid: Bool, progress: @escaping (Int) -> Void = { _ in }) {
+        public init(
+            path: String, name: String, kind: MetricKind, mapping: [String: String], skipInvalid: Bool, progress: @escaping (Int) -> Void = { _ in },
+            memory: Int? = nil, temporaryDirectory: String = "/tmp", profile: ((String) -> Void)? = nil
+        ) {
             self.path = path
             self.name = name
             self.kind = kind
             self.mapping = mapping
             self.skipInvalid = skipInvalid
             self.progress = progress
+            self.memory = memory ?? GroupSums.defaultMemory
+            self.temporaryDirectory = temporaryDirectory
+            self.profile = profile
         }
     }
 
@@ -33,7 +44,9 @@ public enum MetricsIngest {
         public let rows: Int
         public let badRows: [(line: Int, message: String)]
         public let badRowCount: Int
-        let sums: RowSums
+        let sums: GroupedSums
+        /// Each pack's total in this file.
+        let packTotals: [PackID: Int]
         /// The commit whose stored totals the counts were checked against.
         let checkedAgainst: ObjectID?
 
@@ -61,8 +74,9 @@ public enum MetricsIngest {
 
     /// Streams and validates the file against the packs `snapshot` holds.
     public static func read(_ request: Request, snapshot: Snapshot) throws -> Reading {
+        let timer = PhaseTimer(request.profile)
         let hasher = SHA256Hasher()
-        var rows = RowReader(request: request, snapshot: snapshot)
+        var rows = try RowReader(request: request, snapshot: snapshot)
         var seen = 0
         let byteCount: Int
         do {
@@ -77,16 +91,23 @@ public enum MetricsIngest {
             throw RolloutError.badInput("\(request.name): \(failure.message); nothing was ingested")
         }
         guard rows.columns != nil else { throw RolloutError.badInput("\(request.name): empty file; the first line must be a header") }
-        let reading = Reading(
-            digest: "sha256:" + Hex.encode(hasher.finalize()), bytes: byteCount, rows: rows.rows, badRows: rows.bad, badRowCount: rows.badCount,
-            sums: rows.sums, checkedAgainst: snapshot.commit)
+        timer.lap("read \(byteCount) bytes, \(rows.rows) rows, \(rows.sums.statistics.runs) runs spilled")
         if rows.badCount > 0 && !request.skipInvalid {
             let listed = rows.bad.map { "  \(request.name):\($0.line): \($0.message)" }.joined(separator: "\n")
             let more = rows.badCount > rows.bad.count ? "\n  ... and \(rows.badCount - rows.bad.count) more" : ""
             throw RolloutError.badInput(
                 "\(request.name): \(rows.badCount) of \(rows.rows) rows are invalid; nothing was ingested (--skip-invalid keeps the good rows):\n\(listed)\(more)")
         }
-        return reading
+        let sums = try rows.sums.finish(values: rows.values)
+        let work = rows.sums.statistics
+        timer.lap(
+            "sorted \(sums.count) groups in \(sums.groups.count) rollups; \(work.runs) runs spilled (\(work.spilledEntries) entries), "
+                + "\(work.mergePasses) merge passes")
+        var packTotals: [PackID: Int] = [:]
+        for (pack, total) in zip(rows.values.packs, rows.packAdded) where total > 0 { packTotals[pack] = total }
+        return Reading(
+            digest: "sha256:" + Hex.encode(hasher.finalize()), bytes: byteCount, rows: rows.rows, badRows: rows.bad, badRowCount: rows.badCount,
+            sums: sums, packTotals: packTotals, checkedAgainst: snapshot.commit)
     }
 
     struct PackProblem: Error {
@@ -154,28 +175,29 @@ public enum MetricsIngest {
             let provenancePath = MetricsLayout.provenance(reading.digest, kind: request.kind, generation: history.ingests + 1)
             try checkShortDigest(reading, kind: request.kind, name: request.name, snapshot: snapshot)
             if snapshot.commit != reading.checkedAgainst { try checkRange(reading, kind: request.kind, name: request.name, snapshot: snapshot) }
+            let timer = PhaseTimer(request.profile)
             if reading.sums.count == 0 {
                 return (nil, Outcome(reading: reading, alreadyIngested: nil, rollupsWritten: 0))
             }
             // First every overlap with what is stored, so that a refused file writes nothing at all;
             // then one rollup file at a time, its blob written at once, so that memory holds one
             // rollup, not all of them.
-            let groups = reading.sums.groups()
+            let groups = reading.sums.groups
             var overlaps: [String] = []
             var overlapCount = 0
             for group in groups {
                 let path = MetricsLayout.rollup(request.kind, locale: group.locale, day: group.day)
                 guard let bytes = try snapshot.file(path) else { continue }
                 let stored = try MetricRollup.parse(bytes, source: path)
-                for entry in group.entries {
-                    let key = reading.sums.decode(reading.sums.keys[entry]).key
-                    guard stored.counts[key] != nil else { continue }
+                try reading.sums.forEach(in: group) { key, _ in
+                    guard stored.counts[key] != nil else { return }
                     overlapCount += 1
                     if overlaps.count < 10 {
                         overlaps.append("  \(stored.date) \(group.locale)@\(key.contentVersion) \(key.region) \(key.appVersion): already ingested from sha256:\(stored.sources[key] ?? "?")…")
                     }
                 }
             }
+            timer.lap("checked \(groups.count) rollups for overlaps")
             if !overlaps.isEmpty {
                 throw RolloutError.badInput(
                     "\(request.name): \(overlapCount) row group(s) overlap data already ingested for the same date, pack, region and app version; nothing was ingested (counts are never added twice):\n"
@@ -187,13 +209,13 @@ public enum MetricsIngest {
                 let path = MetricsLayout.rollup(request.kind, locale: group.locale, day: group.day)
                 var rollup = try snapshot.file(path).map { try MetricRollup.parse($0, source: path) }
                     ?? MetricRollup(kind: request.kind, locale: group.locale, day: group.day)
-                for entry in group.entries {
-                    let key = reading.sums.decode(reading.sums.keys[entry]).key
-                    rollup.counts[key] = MetricCounts(total: reading.sums.totals[entry], events: reading.sums.events[entry])
+                try reading.sums.forEach(in: group) { key, counts in
+                    rollup.counts[key] = counts
                     rollup.sources[key] = short
                 }
                 blobs.append((path, try snapshot.repository.writeBlob(JSONWriter.pretty(rollup.jsonValue))))
             }
+            timer.lap("built and wrote \(blobs.count) rollups")
             let now = time()
             let provenance: JSONValue = [
                 "digest": .string(reading.digest), "file": .string(request.name), "kind": .string(request.kind.rawValue),
@@ -229,7 +251,7 @@ public enum MetricsIngest {
     /// stored now, so that an ingest that landed meanwhile cannot carry a sum out of range.
     static func checkRange(_ reading: Reading, kind: MetricKind, name: String, snapshot: Snapshot) throws {
         var stored: [String: MetricTotals] = [:]
-        for (pack, added) in reading.sums.packTotals.sorted(by: { $0.key < $1.key }) {
+        for (pack, added) in reading.packTotals.sorted(by: { $0.key < $1.key }) {
             if stored[pack.locale] == nil { stored[pack.locale] = try MetricsLayout.totals(kind, locale: pack.locale, in: snapshot) }
             guard added <= MetricCounts.maximum - stored[pack.locale]!.total(of: pack.contentVersion) else {
                 throw RolloutError.conflict(

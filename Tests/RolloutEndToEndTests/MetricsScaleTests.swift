@@ -1,0 +1,161 @@
+import Foundation
+import XCTest
+
+/// `metrics ingest` on exports shaped the way real ones are: rows in any order (shards
+/// concatenated), many groups, many distinct app versions; and when the groups outgrow the memory
+/// budget (forced small with ROLLOUT_INGEST_MEMORY), the same rollups from runs spilled to disk,
+/// which never outlive the command (docs/metrics.md, "Streaming and memory").
+final class MetricsScaleTests: XCTestCase {
+    static let header = "date,locale,pack,region,app_version,sessions,crashes\n"
+
+    /// Every pack the examples hold x 6 dates x 4 regions x 12 app versions, each key on 3 rows, day
+    /// by day; app versions x.y.0 are sometimes spelled x.y (one key either way).
+    static func dayOrderedRows() -> [String] {
+        let packs = [("en-US", "en-US@1"), ("tr", "tr@1"), ("tr-TR", "tr-TR@17"), ("tr-TR", "tr-TR@18"), ("vi-VN", "vi-VN@3")]
+        var rows: [String] = []
+        for day in 20...25 {
+            for shard in 0..<3 {
+                for (p, (locale, pack)) in packs.enumerated() {
+                    for region in ["TR", "US", "VN", "DE"] {
+                        for minor in 0..<4 {
+                            for patch in 0..<3 {
+                                let version = patch == 0 && shard == 1 ? "4.\(minor)" : "4.\(minor).\(patch)"
+                                let sessions = 100 + day * 7 + shard * 13 + p * 31 + minor * 5 + patch
+                                rows.append("2026-11-\(day),\(locale),\(pack),\(region),\(version),\(sessions),\((sessions * 3) % 17)\n")
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        return rows
+    }
+
+    /// A fixed shuffle (a linear congruential generator), so a failure replays.
+    static func shuffled(_ rows: [String]) -> [String] {
+        var rows = rows
+        var state: UInt64 = 2026
+        for i in stride(from: rows.count - 1, to: 0, by: -1) {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            rows.swapAt(i, Int((state >> 33) % UInt64(i + 1)))
+        }
+        return rows
+    }
+
+    /// The rollup files of a repository, without the short digest of the file each count came from.
+    func rollups(_ w: Workspace, repository: String) throws -> [String: [String: [Int]]] {
+        var found: [String: [String: [Int]]] = [:]
+        let listing = try w.git("ls-tree", "-r", "--name-only", "main", "metrics/crash", repository: repository).stdout
+        for path in listing.split(separator: "\n") {
+            let text = try w.git("show", "main:\(path)", repository: repository).stdout
+            let object = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
+            let counts = try XCTUnwrap(object["counts"] as? [String: [Any]])
+            found[String(path)] = counts.mapValues { $0.prefix(2).compactMap { $0 as? Int } }
+        }
+        return found
+    }
+
+    func show(_ w: Workspace, repository: String) throws -> [String] {
+        try ["en-US", "tr", "tr-TR", "vi-VN"].map { locale in
+            let shown = try w.rollout("--repo", repository, "metrics", "show", locale, "--json")
+            XCTAssertEqual(shown.status, 0, shown.output)
+            return shown.stdout
+        }
+    }
+
+    /// How many sorted runs went to disk, as ROLLOUT_INGEST_PROFILE reports it ("... 12 runs spilled ...").
+    func spilledRuns(_ result: RunResult) -> Int? {
+        guard let range = result.stderr.range(of: " runs spilled", options: .backwards) else { return nil }
+        return Int(result.stderr[..<range.lowerBound].split(separator: " ").last ?? "")
+    }
+
+    func copy(_ w: Workspace, to name: String) throws -> String {
+        let path = w.scratch.path(name)
+        try FileManager.default.copyItem(atPath: w.repository, toPath: path)
+        return path
+    }
+
+    func testShuffledRowsGiveExactlyTheRollupsOfDayOrderedRows() throws {
+        let w = try Workspace()
+        try w.initWithExamples()
+        let rows = Self.dayOrderedRows()
+        let sorted = try w.scratch.write("sorted.csv", Self.header + rows.joined())
+        let shuffled = try w.scratch.write("shuffled.csv", Self.header + Self.shuffled(rows).joined())
+        let plain = try copy(w, to: "plain.git")
+        let spilling = try copy(w, to: "spilling.git")
+        let temporary = w.scratch.path("tmp")
+        try FileManager.default.createDirectory(atPath: temporary, withIntermediateDirectories: true)
+
+        let first = try w.rollout("metrics", "ingest", "--kind", "crash", sorted)
+        XCTAssertEqual(first.status, 0, first.output)
+        XCTAssertTrue(first.stdout.contains("\(rows.count) rows ingested into 24 rollup(s)"), first.stdout)
+        let second = try w.rollout("--repo", plain, "metrics", "ingest", "--kind", "crash", shuffled)
+        XCTAssertEqual(second.status, 0, second.output)
+        // 512 bytes of table (16 groups) against 1,440 groups: dozens of runs, merged in passes.
+        let third = try w.rollout(
+            "--repo", spilling, "metrics", "ingest", "--kind", "crash", shuffled,
+            env: ["ROLLOUT_INGEST_MEMORY": "512", "ROLLOUT_INGEST_PROFILE": "1", "TMPDIR": temporary])
+        XCTAssertEqual(third.status, 0, third.output)
+        XCTAssertGreaterThan(spilledRuns(third) ?? 0, 50, third.stderr)
+
+        let expected = try rollups(w, repository: w.repository)
+        XCTAssertEqual(expected.count, 24)
+        XCTAssertEqual(expected.values.map(\.count).reduce(0, +), 1_440)
+        XCTAssertEqual(try rollups(w, repository: plain), expected, "shuffled rows, the same rollups")
+        XCTAssertEqual(try rollups(w, repository: spilling), expected, "spilled and merged, the same rollups")
+        let shown = try show(w, repository: w.repository)
+        XCTAssertEqual(try show(w, repository: plain), shown)
+        XCTAssertEqual(try show(w, repository: spilling), shown)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: temporary), [], "no temporary file outlives the ingest")
+    }
+
+    /// Ids of dates, packs, regions and app versions are no longer 16 bits: 70,000 app versions in
+    /// one file (and one rollup) are ingested, and the sums are right.
+    func testMoreThan65536DistinctAppVersionsInOneFileAreIngested() throws {
+        let w = try Workspace()
+        try w.initWithExamples()
+        var csv = Self.header
+        let count = 70_000
+        for i in 0..<count { csv += "2026-11-28,tr-TR,tr-TR@18,TR,4.\(i),10,\(i % 2)\n" }
+        let file = try w.scratch.write("versions.csv", csv)
+        let temporary = w.scratch.path("tmp")
+        try FileManager.default.createDirectory(atPath: temporary, withIntermediateDirectories: true)
+        let ingested = try w.rollout(
+            "metrics", "ingest", "--kind", "crash", file, env: ["ROLLOUT_INGEST_MEMORY": "\(1 << 20)", "ROLLOUT_INGEST_PROFILE": "1", "TMPDIR": temporary])
+        XCTAssertEqual(ingested.status, 0, ingested.output)
+        XCTAssertTrue(ingested.stdout.contains("\(count) rows ingested into 1 rollup(s) for tr-TR"), ingested.stdout)
+        XCTAssertGreaterThan(spilledRuns(ingested) ?? 0, 0, ingested.stderr)
+        let rollup = try rollups(w, repository: w.repository)["metrics/crash/tr-TR/2026-11-28.json"]
+        XCTAssertEqual(rollup?.count, count)
+        XCTAssertEqual(rollup?["18|TR|4.69999"], [10, 1])
+        XCTAssertEqual(rollup?["18|TR|4.65536"], [10, 0])
+        XCTAssertEqual(rollup?.values.map { $0[0] }.reduce(0, +), 10 * count)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: temporary), [])
+    }
+
+    func testABadRowInASpillingIngestChangesNothingAndLeavesNoTemporaryFile() throws {
+        let w = try Workspace()
+        try w.initWithExamples()
+        var rows = Self.shuffled(Self.dayOrderedRows())
+        rows.insert("2026-11-22,tr-TR,tr-TR@18,TR,4.8.1,10,11\n", at: rows.count / 2)
+        let file = try w.scratch.write("bad.csv", Self.header + rows.joined())
+        let temporary = w.scratch.path("tmp")
+        try FileManager.default.createDirectory(atPath: temporary, withIntermediateDirectories: true)
+        let tip = try w.stateTip()
+        let refused = try w.rollout(
+            "metrics", "ingest", "--kind", "crash", file, env: ["ROLLOUT_INGEST_MEMORY": "512", "ROLLOUT_INGEST_PROFILE": "1", "TMPDIR": temporary])
+        XCTAssertEqual(refused.status, 65, refused.output)
+        XCTAssertTrue(refused.stderr.contains("bad.csv:\(rows.count / 2 + 2): crashes 11 > sessions 10"), refused.stderr)
+        XCTAssertGreaterThan(spilledRuns(refused) ?? 0, 0, refused.stderr)
+        XCTAssertEqual(try w.stateTip(), tip)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: temporary), [])
+
+        // Nowhere to spill: refused by name, nothing written.
+        let good = try w.scratch.write("good.csv", Self.header + Self.dayOrderedRows().joined())
+        let nowhere = try w.rollout(
+            "metrics", "ingest", "--kind", "crash", good, env: ["ROLLOUT_INGEST_MEMORY": "512", "TMPDIR": w.scratch.path("missing")])
+        XCTAssertNotEqual(nowhere.status, 0, nowhere.output)
+        XCTAssertTrue(nowhere.stderr.contains("cannot create a temporary file in \(w.scratch.path("missing"))"), nowhere.stderr)
+        XCTAssertEqual(try w.stateTip(), tip)
+    }
+}
