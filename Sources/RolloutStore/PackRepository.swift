@@ -20,6 +20,9 @@ public final class PackRepository {
     /// them later (`--offline`).
     public var offline = false
 
+    /// More loose objects than this (estimated) and a write packs them (`ROLLOUT_PACK_THRESHOLD`).
+    public var packThreshold = Packing.automaticThreshold
+
     /// The remote tip `snapshotForChange` just caught up to: the first attempt of the change it
     /// prepares starts from it instead of fetching again (the push's compare-and-swap still refuses
     /// it if the remote moved since).
@@ -192,8 +195,18 @@ public final class PackRepository {
     /// Runs `operation` on the current tip and publishes the change it returns as one commit.
     /// `operation` may run several times (once per lost race) and must derive everything from the
     /// snapshot it is given, so each run re-validates against the state it will be applied to.
+    /// After a change lands, the loose objects are packed when they passed `Packing.automaticThreshold`.
     public func apply<Result>(
         actor: Actor, time: () -> Timestamp, firstCommit: Bool = false, _ operation: (Snapshot) throws -> (Change?, Result)
+    ) throws -> Applied<Result> {
+        let applied = try applyUnpacked(actor: actor, time: time, firstCommit: firstCommit, operation)
+        // The change is committed whatever packing does; a failed pack leaves only an extra pack file.
+        if applied.commit != nil { Packing.packIfNeeded(self, threshold: packThreshold) }
+        return applied
+    }
+
+    private func applyUnpacked<Result>(
+        actor: Actor, time: () -> Timestamp, firstCommit: Bool, _ operation: (Snapshot) throws -> (Change?, Result)
     ) throws -> Applied<Result> {
         if !offline, let remote = try syncRemote() {
             return try applyThroughRemote(remote, actor: actor, time: time, operation)
