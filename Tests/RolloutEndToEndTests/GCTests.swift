@@ -34,34 +34,44 @@ final class GCTests: XCTestCase {
         }
         let packs = try FileManager.default.contentsOfDirectory(atPath: w.repository + "/objects/pack").filter { $0.hasSuffix(".pack") }
         XCTAssertFalse(packs.isEmpty, "a write packed the loose objects")
-        XCTAssertLessThan(try looseCount(w), 40 * 3)
+        let counts = try w.git("count-objects", "-v").stdout
+        // The estimate samples 16 of 256 directories, so allow twice the threshold.
+        XCTAssertLessThan(try looseCount(w), 200, counts)
         try w.assertFsckClean()
     }
 
     func testGCRacingConcurrentPackAddsLosesNothing() throws {
         let w = try Workspace()
         try w.initWithExamples()
-        let writers = 4, versionsEach = 12
-        var files: [[String]] = []
-        for writer in 0..<writers {
-            files.append(try (0..<versionsEach).map { try w.packVariant(of: "tr-TR@18", version: 100 + writer * versionsEach + $0) })
+        // Each writer adds its own locale, version after version (a locale's versions only go up).
+        let locales = ["de-DE", "fr-FR", "es-ES", "it-IT"]
+        let writers = locales.count, versionsEach = 12
+        let files = try locales.map { locale in
+            try (1...versionsEach).map { version in
+                try w.scratch.write("\(locale)@\(version).json", """
+                    {"locale": "\(locale)", "schemaVersion": 2, "contentVersion": \(version), "minAppVersion": "4.0",
+                     "fallbackLocale": "en-US", "strings": {"home.title": "\(locale) title \(version)"}}
+                    """)
+            }
         }
         let run = w.rollout
         let paths = files
-        let outcomes = simultaneously(writers + 2) { index -> [Int32] in
+        let outcomes = simultaneously(writers + 2) { index -> [(status: Int32, output: String)] in
             if index < writers {
-                return paths[index].map { (try? run(["pack", "add", $0], nil, [:]))?.status ?? -1 }
+                return paths[index].map { (try? run(["pack", "add", $0], nil, [:])).map { ($0.status, $0.output) } ?? (-1, "") }
             }
             // Two collectors, over and over: a busy one says so (75) and changes nothing.
-            return (0..<8).map { _ in (try? run(["gc"], nil, [:]))?.status ?? -1 }
+            return (0..<8).map { _ in (try? run(["gc"], nil, [:])).map { ($0.status, $0.output) } ?? (-1, "") }
         }
-        for (index, statuses) in outcomes.enumerated() {
-            XCTAssertTrue(statuses.allSatisfy { $0 == 0 || (index >= writers && $0 == 75) }, "process \(index): \(statuses)")
+        for (index, runs) in outcomes.enumerated() {
+            for run in runs where !(run.status == 0 || (index >= writers && run.status == 75)) {
+                XCTFail("process \(index) exited \(run.status): \(run.output)")
+            }
         }
         let listing = try w.json(try w.rollout("pack", "list", "--json"))
         let ids = Set((listing["packs"] as? [[String: Any]] ?? []).compactMap { $0["pack"] as? String })
-        for version in 100..<(100 + writers * versionsEach) {
-            XCTAssertTrue(ids.contains("tr-TR@\(version)"), "tr-TR@\(version) was lost")
+        for locale in locales {
+            for version in 1...versionsEach { XCTAssertTrue(ids.contains("\(locale)@\(version)"), "\(locale)@\(version) was lost") }
         }
         let fsck = try w.git("fsck", "--full", "--strict", "--no-dangling")
         XCTAssertEqual(fsck.status, 0, fsck.output)
