@@ -58,7 +58,7 @@ final class GCTests: XCTestCase {
         let paths = files
         let outcomes = simultaneously(writers + 2) { index -> [(status: Int32, output: String)] in
             if index < writers {
-                return paths[index].map { (try? run(["pack", "add", $0], nil, [:])).map { ($0.status, $0.output) } ?? (-1, "") }
+                return paths[index].map { (try? run(["pack", "add", $0], nil, ["ROLLOUT_PACK_THRESHOLD": "30"])).map { ($0.status, $0.output) } ?? (-1, "") }
             }
             // Two collectors, over and over: a busy one says so (75) and changes nothing.
             return (0..<8).map { _ in (try? run(["gc"], nil, [:])).map { ($0.status, $0.output) } ?? (-1, "") }
