@@ -16,6 +16,8 @@ public enum Packing {
         public let pack: WrittenPack?
         public let looseBefore: Int
         public let removed: Int
+        /// Older packs the new one holds every object of, deleted.
+        public let redundantPacks: Int
     }
 
     /// Packs every reachable object and removes the loose copies the packs now hold. Throws
@@ -55,6 +57,7 @@ public enum Packing {
         let loose = git.looseObjects()
         let pack = try git.writeReachablePack()
         let removed = pack == nil ? 0 : try git.removeLooseObjectsInPacks(loose)
-        return Report(pack: pack, looseBefore: loose.count, removed: removed)
+        let redundant = try pack.map { try git.removePacksContained(in: $0) } ?? 0
+        return Report(pack: pack, looseBefore: loose.count, removed: removed, redundantPacks: redundant)
     }
 }

@@ -102,4 +102,48 @@ extension GitRepository {
         }
         return removed
     }
+
+    /// Deletes every other pack in objects/pack whose each object `pack` also holds (each gc writes
+    /// everything reachable, so the packs before it are redundant). A pack with a .keep file, or
+    /// with any object the new pack lacks (one only another ref or a racing writer reached), stays.
+    /// The .idx goes first, so no reader finds an index without its pack. Returns how many went.
+    public func removePacksContained(in pack: WrittenPack) throws -> Int {
+        let directory = objectsDirectory + "/pack"
+        let newest = try openSinglePack(directory + "/pack-\(pack.name).idx")
+        defer { git_odb_free(newest) }
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+        var removed = 0
+        for name in names.sorted() where name.hasPrefix("pack-") && name.hasSuffix(".idx") && name != "pack-\(pack.name).idx" {
+            let base = directory + "/" + String(name.dropLast(".idx".count))
+            if FileManager.default.fileExists(atPath: base + ".keep") { continue }
+            let old = try openSinglePack(base + ".idx")
+            defer { git_odb_free(old) }
+            final class Payload { var newest: OpaquePointer?; var allPresent = true; init(_ n: OpaquePointer?) { newest = n } }
+            let payload = Payload(newest)
+            let walked = git_odb_foreach(old, { oid, context in
+                let payload = Unmanaged<Payload>.fromOpaque(context!).takeUnretainedValue()
+                guard git_odb_exists(payload.newest, oid) == 1 else { payload.allPresent = false; return 1 }
+                return 0
+            }, Unmanaged.passUnretained(payload).toOpaque())
+            guard payload.allPresent else { continue }
+            try check(walked, "listing the objects of \(base).pack")
+            if unlink(base + ".idx") == 0 || errno == ENOENT {
+                unlink(base + ".pack")
+                removed += 1
+            }
+        }
+        return removed
+    }
+
+    /// An object database of the one pack whose index is `index`; the caller frees it.
+    private func openSinglePack(_ index: String) throws -> OpaquePointer? {
+        var database: OpaquePointer?
+        try check(git_odb_new(&database), "opening \(index)")
+        var backend: OpaquePointer?
+        let opened = git_odb_backend_one_pack(&backend, index)
+        if opened < 0 { git_odb_free(database) }
+        try check(opened, "opening \(index)")
+        try check(git_odb_add_backend(database, backend, 1), "opening \(index)")
+        return database
+    }
 }
