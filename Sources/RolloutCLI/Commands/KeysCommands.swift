@@ -94,7 +94,7 @@ enum KeysCommands {
                 change, repository: repository, roots: [], newRoots: roots.map(\.file), newFiles: newFiles, directory: directory,
                 invocation: invocation, context: context, now: now)
             let list = applied.result.list
-            var text = "Committed key list version 1\(applied.commit.map { " (commit \($0.short))" } ?? "").\n"
+            var text = committed(list, applied.commit) + ".\n"
             text += "Root keys (build these into the app; \(threshold) of \(count) must sign each key list):\n"
             for root in roots { text += "  \(root.key.publicKey.description)  id \(root.key.publicKey.keyID)  \(root.name)\n" }
             let publishingName = invocation.value("adopt") ?? join(out, "publish-1.key")
@@ -157,7 +157,7 @@ enum KeysCommands {
                 context: context, now: now)
             let list = applied.result.list
             let retired = list.publishing.keys.filter { $0 != key.publicKey.keyID }.sorted()
-            var text = "Committed key list version \(list.version)\(applied.commit.map { " (commit \($0.short))" } ?? "").\n"
+            var text = committed(list, applied.commit) + ".\n"
             text += "New publishing key: id \(key.publicKey.keyID)  \(out)  expires \(list.publishing[key.publicKey.keyID]!.expires)\n"
             for id in retired { text += "Old publishing key \(id) valid until \(list.publishing[id]!.expires)\n" }
             text += minimumKeysVersionLine(list)
@@ -211,7 +211,7 @@ enum KeysCommands {
             let id = try KeyChange.resolve(invocation.positionals[0], in: list)
             let revocation = list.revoked[id]!
             let active = list.publishing.filter { $0.value.expires > now }.keys.sorted()
-            var text = "Committed key list version \(list.version)\(applied.commit.map { " (commit \($0.short))" } ?? ""): \(id) revoked (\(revocation.reason)).\n"
+            var text = committed(list, applied.commit) + ": \(id) revoked (\(revocation.reason)).\n"
             text += minimumKeysVersionLine(list)
             text += active.isEmpty
                 ? "No publishing key is left: make one with rollout keys rotate --root FILE, then publish with it.\n"
@@ -269,7 +269,7 @@ enum KeysCommands {
                 change, repository: repository, roots: roots, newRoots: newRoots.map(\.file), newFiles: newRoots, directory: nil,
                 invocation: invocation, context: context, now: now)
             let list = applied.result.list
-            var text = "Committed key list version \(list.version)\(applied.commit.map { " (commit \($0.short))" } ?? ""): \(list.roots.threshold) of \(list.roots.keys.count) root keys sign from now on.\n"
+            var text = committed(list, applied.commit) + ": \(list.roots.threshold) of \(list.roots.keys.count) root keys sign from now on.\n"
             text += minimumKeysVersionLine(list)
             text += "Root keys (build these into the next app version):\n"
             for id in list.roots.ids {
@@ -426,6 +426,11 @@ enum KeysCommands {
 
     /// What a new app version builds in (`RolloutClient.Trust.minimumKeysVersion`, verify-site
     /// --min-keys-version): the newest list, so a fresh install refuses one from before it.
+    /// The first words of every key change's report: the version committed, and its commit.
+    static func committed(_ list: KeyList, _ commit: ObjectID?) -> String {
+        "Committed key list version \(list.version)\(commit.map { " (commit \($0.short))" } ?? "")"
+    }
+
     static func minimumKeysVersionLine(_ list: KeyList) -> String {
         "Build into new app versions: minimum keys version \(list.version)\n"
     }
