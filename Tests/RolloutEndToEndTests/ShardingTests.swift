@@ -69,8 +69,7 @@ final class ShardingTests: XCTestCase {
             git read-tree main
             for name in 1000.json 1000.meta.json; do
               blob=$(git rev-parse "main:packs/tr-TR/1/$name")
-              git update-index --force-remove "packs/tr-TR/1/$name"
-              git update-index --add --cacheinfo "100644,$blob,packs/tr-TR/0/$name"
+              printf '0 %040d\tpacks/tr-TR/1/%s\n100644 %s\tpacks/tr-TR/0/%s\n' 0 "$name" "$blob" "$name" | git update-index --index-info
             done
             commit=$(git log -1 --format=%B main | git commit-tree "$(git write-tree)" -p main)
             git update-ref -m moved refs/heads/main "$commit"
