@@ -38,6 +38,7 @@ public struct CommandContext {
             }
             repository.packThreshold = threshold
         }
+        repository.warn = { [diagnostics] in diagnostics("warning: \($0.oneLine)\n") }
         return repository
     }
 

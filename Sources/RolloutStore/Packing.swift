@@ -1,63 +1,132 @@
 import Foundation
 import RolloutModel
 
-/// Packing the repository's loose objects (`rollout gc`, and automatically after a write).
+/// Packing the repository's objects (`rollout gc`, and automatically after a write), so a
+/// repository stays near its `git gc --aggressive` size without anyone running git
+/// (docs/pack-format.md, "Packing").
 ///
-/// Safe while other rollout processes read and write: the pack is complete on disk before any loose
-/// object goes, and a loose object goes only after it was read back from the packs; objects no ref
-/// reaches yet (a writer's, before its compare-and-swap) are never packed and so never deleted.
-/// libgit2 and git both look again for new packs when an object they expected loose is gone.
+/// Safe while other rollout processes read and write: a pack is complete on disk before anything
+/// goes; a loose object goes only after it was read back from the packs; an old pack goes only when
+/// the packs that stay hold each of its objects; objects no ref reaches yet (a writer's, before its
+/// compare-and-swap) are never packed, and `rollout gc` deletes unreachable loose objects only once
+/// they are older than `pruneAge`. libgit2 and git both look for new packs when an object they
+/// expected is gone.
 public enum Packing {
-    /// More loose objects than this (estimated) and a write packs them. About 400 `pack add`s.
+    /// More loose objects than this and a write packs them (`ROLLOUT_PACK_THRESHOLD` overrides).
     public static let automaticThreshold = 2_000
+    /// More loose bytes than this and a write packs them: a loose object is zlib alone, so one
+    /// version of a 450 KB pack costs ~120 KB loose against a few KB as a delta in a pack.
+    public static let automaticLooseBytes = 1 << 20
+    /// Unreachable loose objects younger than this stay: a writer's objects are unreachable until its
+    /// ref moves (git's default grace period, `gc.pruneExpire`, is the same two weeks).
+    public static let pruneAge = 14 * 24 * 3600
 
     public struct Report: Sendable {
-        /// The pack written, nil when nothing was reachable.
-        public let pack: WrittenPack?
-        public let looseBefore: Int
-        public let removed: Int
-        /// Older packs the new one holds every object of, deleted.
-        public let redundantPacks: Int
+        /// The pack written, nil when there was nothing to pack.
+        public var pack: PackFile?
+        public var looseBefore = 0
+        /// Loose objects removed because a pack holds them.
+        public var removed = 0
+        /// Unreachable loose objects older than `pruneAge`, removed (`rollout gc` only).
+        public var pruned = 0
+        /// Older packs deleted because the packs that stay hold every object of each.
+        public var mergedPacks = 0
+        public var packsAfter = 0
     }
 
-    /// Packs every reachable object and removes the loose copies the packs now hold. Throws
-    /// `conflict` when another gc holds the lock.
-    public static func run(_ repository: PackRepository) throws -> Report {
-        guard let report = try runUnlessBusy(repository) else {
-            let lock = lockPath(repository)
-            throw RolloutError.conflict(
-                "another rollout gc is packing this repository (\(lock) exists). If no rollout command is running, a crashed one left it: remove it with rm \(lock)")
+    /// `rollout gc`: packs every reachable object into one pack, removes the loose copies and the
+    /// older packs it holds, and prunes unreachable loose objects older than `pruneAge`. Throws
+    /// `conflict` when another process is packing.
+    public static func run(_ repository: PackRepository, now: Int = Int(Date().timeIntervalSince1970)) throws -> Report {
+        guard let report = try whileLocked(repository, { try collect(repository.git, now: now) }) else {
+            throw RolloutError.conflict("another rollout process is packing this repository; run rollout gc again when it is done")
         }
         return report
     }
 
-    /// Packs when the estimated loose-object count passes `threshold`. A failure leaves the
-    /// repository as it was (the pack is only added) and is not the write's failure, so it is
-    /// returned for the caller to mention rather than thrown.
+    /// After a write: when loose objects pass `threshold` (or `automaticLooseBytes`), packs the ones
+    /// a ref reaches that no pack holds yet into a small pack, then merges small packs so that each
+    /// pack holds at least twice the objects of all smaller ones together (git's geometric repack):
+    /// a write costs about its own objects, and a repository keeps a handful of packs. Nil when
+    /// nothing needed packing or another process is packing. A failure is the caller's to report as
+    /// a warning: the write it follows has landed, and a failed pack leaves at most an extra file.
     @discardableResult
-    public static func packIfNeeded(_ repository: PackRepository, threshold: Int = automaticThreshold) -> Result<Report?, Error> {
-        guard repository.git.estimatedLooseObjects() > threshold else { return .success(nil) }
-        return Result { try runUnlessBusy(repository) }
+    public static func packIfNeeded(_ repository: PackRepository, threshold: Int = automaticThreshold) throws -> Report? {
+        let loose = repository.git.looseObjects()
+        guard loose.count > threshold || loose.reduce(0, { $0 + $1.bytes }) > automaticLooseBytes else { return nil }
+        return try whileLocked(repository) { try packIncrementally(repository.git, loose: loose) }
     }
 
     static func lockPath(_ repository: PackRepository) -> String { repository.path + "/rollout-gc.lock" }
 
-    /// nil when another gc holds the lock: two at once would only write the same pack twice.
-    private static func runUnlessBusy(_ repository: PackRepository) throws -> Report? {
+    /// Runs `body` holding an exclusive flock on the lock file; nil when another process holds it.
+    /// The kernel drops the lock when its holder exits, however it exits, so a crash leaves nothing
+    /// to clean up (the empty file stays; removing it while in use could let two lock two files).
+    private static func whileLocked(_ repository: PackRepository, _ body: () throws -> Report) throws -> Report? {
         let lock = lockPath(repository)
-        let descriptor = open(lock, O_CREAT | O_EXCL | O_WRONLY, 0o644)
+        let descriptor = open(lock, O_CREAT | O_RDWR | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else {
-            if errno == EEXIST { return nil }
-            throw RolloutError.io("I/O error in the repository \(repository.path) while creating \(lock): \(String(cString: strerror(errno)))")
+            throw RolloutError.io("I/O error in the repository \(repository.path) while opening \(lock): \(String(cString: strerror(errno)))")
         }
-        close(descriptor)
-        defer { unlink(lock) }
-        let git = repository.git
+        defer { close(descriptor) }
+        guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
+            if errno == EWOULDBLOCK { return nil }
+            throw RolloutError.io("I/O error in the repository \(repository.path) while locking \(lock): \(String(cString: strerror(errno)))")
+        }
+        return try body()
+    }
+
+    private static func collect(_ git: GitRepository, now: Int) throws -> Report {
+        var report = Report()
         // Listed before packing: everything listed that a ref reaches is in the new pack.
         let loose = git.looseObjects()
-        let pack = try git.writeReachablePack()
-        let removed = pack == nil ? 0 : try git.removeLooseObjectsInPacks(loose)
-        let redundant = try pack.map { try git.removePacksContained(in: $0) } ?? 0
-        return Report(pack: pack, looseBefore: loose.count, removed: removed, redundantPacks: redundant)
+        report.looseBefore = loose.count
+        let before = git.packsOnDisk()
+        report.pack = try git.writePack(hiding: [])
+        let cleaned = try git.removeLooseObjectsInPacks(loose)
+        report.removed = cleaned.removed
+        if let pack = report.pack {
+            report.mergedPacks = try git.removePacks(before, heldBy: [pack]).count
+        }
+        // Every reachable object is in a pack now, so a loose object no pack holds is unreachable.
+        report.pruned = try git.pruneLooseObjects(cleaned.unpacked, modifiedBefore: now - pruneAge)
+        report.packsAfter = git.packsOnDisk().count
+        return report
+    }
+
+    private static func packIncrementally(_ git: GitRepository, loose: [LooseObject]) throws -> Report {
+        var report = Report()
+        report.looseBefore = loose.count
+        let existing = git.packsOnDisk()
+        report.pack = try git.writePack(hiding: existing)
+        report.removed = try git.removeLooseObjectsInPacks(loose).removed
+        let packs = git.packsOnDisk()
+        let merge = packsToMerge(packs)
+        if merge.count > 1 {
+            let staying = packs.filter { !merge.contains($0) }
+            if let merged = try git.writePack(hiding: staying) {
+                report.mergedPacks = try git.removePacks(merge, heldBy: staying + [merged]).count
+            }
+        }
+        report.packsAfter = git.packsOnDisk().count
+        return report
+    }
+
+    /// The smallest packs to merge so that, sorted by object count, each pack that stays holds at
+    /// least twice the objects of all smaller packs together. Packs with a .keep file never merge.
+    static func packsToMerge(_ packs: [PackFile]) -> [PackFile] {
+        let sorted = packs.filter { !$0.kept }.sorted { ($0.objects, $0.name) < ($1.objects, $1.name) }
+        guard sorted.count > 1 else { return [] }
+        var split = 0
+        for index in stride(from: sorted.count - 1, to: 0, by: -1) where sorted[index].objects < 2 * sorted[index - 1].objects {
+            split = index + 1
+            break
+        }
+        var merged = sorted[..<split].reduce(0) { $0 + $1.objects }
+        while split < sorted.count, sorted[split].objects < 2 * merged {
+            merged += sorted[split].objects
+            split += 1
+        }
+        return split > 1 ? Array(sorted[..<split]) : []
     }
 }

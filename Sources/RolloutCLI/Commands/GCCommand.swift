@@ -1,16 +1,18 @@
 import RolloutModel
 import RolloutStore
 
-/// `rollout gc`: pack the repository's loose objects now (docs/architecture.md, "Storage").
+/// `rollout gc`: pack the repository now (docs/pack-format.md, "Packing").
 enum GCCommand {
     static let spec = CommandSpec(
         path: ["gc"], usage: "gc",
-        summary: "pack the repository's loose objects into one pack",
+        summary: "pack every reachable object into one pack and remove what it replaces",
         discussion: """
-            Writes every object a ref reaches into one pack with libgit2's packbuilder, then removes
-            each loose object the packs now hold, read back from them first. Safe while other
-            rollout commands read and write. Writes do this themselves once more than
-            \(Packing.automaticThreshold) objects are loose; run it by hand to pack now.
+            Writes every object a ref reaches into one pack with libgit2's packbuilder, removes each
+            loose object and older pack the new pack holds (each read back from it first), and removes
+            unreachable loose objects older than \(Packing.pruneAge / 86_400) days. Safe while other
+            rollout commands read and write. Writes pack their own new objects once more than
+            \(Packing.automaticThreshold) objects or \(Packing.automaticLooseBytes >> 20) MiB are loose
+            (ROLLOUT_PACK_THRESHOLD sets the count); run gc to repack everything at once.
             """,
         options: [],
         arguments: .none,
@@ -23,7 +25,14 @@ enum GCCommand {
                     "objects": .integer(report.pack?.objects ?? 0),
                     "looseBefore": .integer(report.looseBefore),
                     "removed": .integer(report.removed),
+                    "pruned": .integer(report.pruned),
+                    "packsRemoved": .integer(report.mergedPacks),
+                    "packs": .integer(report.packsAfter),
                 ],
-                text: "\(packed); removed \(report.removed) of \(report.looseBefore) loose object(s).\n")
+                text: """
+                    \(packed); removed \(report.removed) of \(report.looseBefore) loose object(s) and \(report.mergedPacks) older pack(s); \
+                    pruned \(report.pruned) unreachable loose object(s) older than \(Packing.pruneAge / 86_400) days; \(report.packsAfter) pack(s) now.
+
+                    """)
         })
 }

@@ -2,17 +2,24 @@ import CGit2
 import Foundation
 import RolloutModel
 
-/// A pack libgit2's packbuilder wrote into objects/pack.
-public struct WrittenPack: Sendable {
+/// A pack in objects/pack: `pack-<name>.pack` and its `.idx`.
+public struct PackFile: Sendable, Equatable {
     /// The pack's name: objects/pack/pack-<name>.pack and .idx.
     public let name: String
     public let objects: Int
+    /// The .pack's size on disk.
+    public let bytes: Int
+    /// A `.keep` file beside it: rollout never deletes or merges it (git's convention).
+    public let kept: Bool
 }
 
 /// A loose object file: objects/<2 hex>/<38 hex>.
 public struct LooseObject: Sendable {
     public let id: ObjectID
     public let path: String
+    public let bytes: Int
+    /// Last modified (seconds since 1970): libgit2 and git touch an object they would write again.
+    public let modified: Int
 }
 
 extension GitRepository {
@@ -23,27 +30,96 @@ extension GitRepository {
         return directory + "/objects"
     }
 
-    /// Writes one pack of every object reachable from a ref. The packbuilder's indexer writes the
-    /// pack and its .idx under temporary names, fsyncs them (fsync is on for every write, `Git.initialized`)
-    /// and renames them into place, so a reader sees either no pack or a whole one. Nil when no ref
-    /// reaches anything.
-    public func writeReachablePack() throws -> WrittenPack? {
+    var packDirectory: String { objectsDirectory + "/pack" }
+
+    /// Writes one pack of every object a ref reaches, except what the commits in `hiding` reach: a
+    /// commit found in one of those packs is left out with its whole history and tree (the packs
+    /// already hold them), so a pack of the last few changes costs only those changes. With no
+    /// packs to hide, it is every reachable object. The packbuilder's indexer writes the pack and its
+    /// .idx under temporary names, fsyncs them (fsync is on for every write, `Git.initialized`) and
+    /// renames them into place, so a reader sees either no pack or a whole one. Nil when there is
+    /// nothing new to pack.
+    public func writePack(hiding: [PackFile]) throws -> PackFile? {
+        let boundary = try commits(reachableFromRefsFoundIn: hiding)
         var walk: OpaquePointer?
         try check(git_revwalk_new(&walk, handle), "starting a walk of the history")
         defer { git_revwalk_free(walk) }
         let pushed = git_revwalk_push_glob(walk, "refs/*")
         if pushed == GIT_ENOTFOUND.rawValue { return nil }
         try check(pushed, "walking every ref")
+        for commit in boundary {
+            var oid = commit.raw
+            try check(git_revwalk_hide(walk, &oid), "leaving packed commit \(commit.short) out of the pack")
+        }
         var builder: OpaquePointer?
         try check(git_packbuilder_new(&builder, handle), "starting a pack")
         defer { git_packbuilder_free(builder) }
         git_packbuilder_set_threads(builder, 0)
+        // Hidden commits' trees are marked uninteresting here, so objects they share are not copied.
         try check(git_packbuilder_insert_walk(builder, walk), "collecting the objects to pack")
         let count = git_packbuilder_object_count(builder)
         guard count > 0 else { return nil }
-        try check(git_packbuilder_write(builder, objectsDirectory + "/pack", 0, nil, nil), "writing a pack")
+        try check(git_packbuilder_write(builder, packDirectory, 0, nil, nil), "writing a pack")
         guard let name = git_packbuilder_name(builder) else { throw RolloutError.internal("libgit2 wrote a pack without a name") }
-        return WrittenPack(name: String(cString: name), objects: count)
+        let written = String(cString: name)
+        return packsOnDisk().first { $0.name == written } ?? PackFile(name: written, objects: count, bytes: 0, kept: false)
+    }
+
+    /// The commits a ref reaches that one of `packs` holds, stopping at each (its ancestors are not
+    /// visited). Empty when `packs` is.
+    private func commits(reachableFromRefsFoundIn packs: [PackFile]) throws -> [ObjectID] {
+        guard !packs.isEmpty else { return [] }
+        let database = try openPacks(packs)
+        defer { git_odb_free(database) }
+        var walk: OpaquePointer?
+        try check(git_revwalk_new(&walk, handle), "starting a walk of the history")
+        defer { git_revwalk_free(walk) }
+        final class Found { let database: OpaquePointer?; var commits: [ObjectID] = []; init(_ d: OpaquePointer?) { database = d } }
+        let found = Found(database)
+        // libgit2 asks for every commit it meets before queueing its parents; hidden ones stop there.
+        try check(
+            git_revwalk_add_hide_cb(
+                walk,
+                { oid, payload in
+                    let found = Unmanaged<Found>.fromOpaque(payload!).takeUnretainedValue()
+                    guard let oid, git_odb_exists(found.database, oid) == 1 else { return 0 }
+                    found.commits.append(ObjectID(oid.pointee))
+                    return 1
+                }, Unmanaged.passUnretained(found).toOpaque()), "walking the history")
+        let pushed = git_revwalk_push_glob(walk, "refs/*")
+        if pushed == GIT_ENOTFOUND.rawValue { return [] }
+        try check(pushed, "walking every ref")
+        var oid = git_oid()
+        while true {
+            let next = git_revwalk_next(&oid, walk)
+            if next == GIT_ITEROVER.rawValue { break }
+            try check(next, "walking the history")
+        }
+        return found.commits
+    }
+
+    /// The packs in objects/pack, largest first, read from each .idx header (its fan-out table's
+    /// last entry is the object count). A pack whose .idx or .pack is missing or unreadable is skipped.
+    public func packsOnDisk() -> [PackFile] {
+        let directory = packDirectory
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+        var packs: [PackFile] = []
+        for name in names where name.hasPrefix("pack-") && name.hasSuffix(".idx") {
+            let base = directory + "/" + String(name.dropLast(".idx".count))
+            guard let index = FileHandle(forReadingAtPath: base + ".idx") else { continue }
+            defer { try? index.close() }
+            guard let header = try? index.read(upToCount: 8 + 256 * 4), header.count == 8 + 256 * 4,
+                Array(header.prefix(8)) == [0xFF, 0x74, 0x4F, 0x63, 0, 0, 0, 2],
+                let attributes = try? FileManager.default.attributesOfItem(atPath: base + ".pack"),
+                let size = attributes[.size] as? Int
+            else { continue }
+            let objects = header.suffix(4).reduce(0) { $0 << 8 | Int($1) }
+            packs.append(
+                PackFile(
+                    name: String(name.dropFirst("pack-".count).dropLast(".idx".count)), objects: objects, bytes: size,
+                    kept: FileManager.default.fileExists(atPath: base + ".keep")))
+        }
+        return packs.sorted { ($0.objects, $0.name) > ($1.objects, $1.name) }
     }
 
     /// The loose object files now in objects/, found by listing the fan-out directories (temporary
@@ -57,93 +133,114 @@ extension GitRepository {
             guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else { continue }
             for name in names.sorted() where name.utf8.count == 38 {
                 guard let id = ObjectID(hex: prefix + name) else { continue }
-                found.append(LooseObject(id: id, path: directory + "/" + name))
+                var status = stat()
+                guard stat(directory + "/" + name, &status) == 0 else { continue }
+                found.append(LooseObject(id: id, path: directory + "/" + name, bytes: Int(status.st_size), modified: Int(status.st_mtim.tv_sec)))
             }
         }
         return found
     }
 
-    /// An estimate of the loose objects, cheap enough to take after every write: like `git gc --auto`,
-    /// count the files in a sample of the 256 fan-out directories and scale up (object ids are uniform).
-    public func estimatedLooseObjects(sampledDirectories: Int = 16) -> Int {
-        let objects = objectsDirectory
-        var count = 0
-        for fanOut in 0..<sampledDirectories {
-            let directory = objects + "/" + String(fanOut, radix: 16).leftPadded(2)
-            count += ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []).filter { $0.utf8.count == 38 }.count
-        }
-        return count * 256 / sampledDirectories
-    }
-
     /// Deletes each of `candidates` that a pack in objects/pack holds, and only those: the object is
     /// read back from the packs alone (a fresh object database with no loose backend), whole and
-    /// hash-checked, before its loose file goes. Returns how many were deleted.
-    public func removeLooseObjectsInPacks(_ candidates: [LooseObject]) throws -> Int {
+    /// hash-checked, before its loose file goes. Returns how many went and the candidates no pack holds.
+    public func removeLooseObjectsInPacks(_ candidates: [LooseObject]) throws -> (removed: Int, unpacked: [LooseObject]) {
         var packs: OpaquePointer?
         try check(git_odb_new(&packs), "opening the packs")
         defer { git_odb_free(packs) }
         var backend: OpaquePointer?
-        try check(git_odb_backend_pack(&backend, objectsDirectory), "opening the packs in \(objectsDirectory)/pack")
+        try check(git_odb_backend_pack(&backend, objectsDirectory), "opening the packs in \(packDirectory)")
         // Once added, the database owns the backend and frees it with itself.
         try check(git_odb_add_backend(packs, backend, 1), "opening the packs")
         var removed = 0
+        var unpacked: [LooseObject] = []
         for object in candidates {
             var oid = object.id.raw
             var read: OpaquePointer?
             let result = git_odb_read(&read, packs, &oid)
-            if result == GIT_ENOTFOUND.rawValue { continue }
+            if result == GIT_ENOTFOUND.rawValue {
+                unpacked.append(object)
+                continue
+            }
             try check(result, "reading \(object.id.short) from the packs")
             git_odb_object_free(read)
-            if unlink(object.path) == 0 {
-                removed += 1
-            } else if errno != ENOENT {
-                throw RolloutError.io("I/O error in the repository \(path) while removing the packed loose object \(object.path): \(String(cString: strerror(errno)))")
-            }
+            try unlinkObject(object.path)
+            removed += 1
         }
-        return removed
+        return (removed, unpacked)
     }
 
-    /// Deletes every other pack in objects/pack whose each object `pack` also holds (each gc writes
-    /// everything reachable, so the packs before it are redundant). A pack with a .keep file, or
-    /// with any object the new pack lacks (one only another ref or a racing writer reached), stays.
-    /// The .idx goes first, so no reader finds an index without its pack. Returns how many went.
-    public func removePacksContained(in pack: WrittenPack) throws -> Int {
-        let directory = objectsDirectory + "/pack"
-        let newest = try openSinglePack(directory + "/pack-\(pack.name).idx")
-        defer { git_odb_free(newest) }
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
-        var removed = 0
-        for name in names.sorted() where name.hasPrefix("pack-") && name.hasSuffix(".idx") && name != "pack-\(pack.name).idx" {
-            let base = directory + "/" + String(name.dropLast(".idx".count))
-            if FileManager.default.fileExists(atPath: base + ".keep") { continue }
-            let old = try openSinglePack(base + ".idx")
+    /// Deletes each loose object of `candidates` last modified before `cutoff` (seconds since 1970),
+    /// looking at the file again just before it goes: a writer that reuses an object touches it.
+    /// Returns how many went.
+    public func pruneLooseObjects(_ candidates: [LooseObject], modifiedBefore cutoff: Int) throws -> Int {
+        var pruned = 0
+        for object in candidates where object.modified < cutoff {
+            var status = stat()
+            guard stat(object.path, &status) == 0, Int(status.st_mtim.tv_sec) < cutoff else { continue }
+            try unlinkObject(object.path)
+            pruned += 1
+        }
+        return pruned
+    }
+
+    private func unlinkObject(_ path: String) throws {
+        if unlink(path) != 0 && errno != ENOENT {
+            throw RolloutError.io("I/O error in the repository \(self.path) while removing the loose object \(path): \(String(cString: strerror(errno)))")
+        }
+    }
+
+    /// Deletes each of `candidates` whose every object one of `holders` also holds. A pack with a
+    /// .keep file, or with any object the holders lack (one no ref reached when they were written),
+    /// stays. The .idx goes first, so no reader finds an index without its pack; a reader that already
+    /// opened the pack keeps reading it (an open file outlives its name), and one that had not yet
+    /// finds the object missing, rescans objects/pack and reads it from a holder (libgit2 and git
+    /// both do). Returns the packs deleted.
+    public func removePacks(_ candidates: [PackFile], heldBy holders: [PackFile]) throws -> [PackFile] {
+        guard !holders.isEmpty else { return [] }
+        let database = try openPacks(holders)
+        defer { git_odb_free(database) }
+        var removed: [PackFile] = []
+        for pack in candidates where !pack.kept && !holders.contains(pack) {
+            let base = packDirectory + "/pack-" + pack.name
+            let old = try openPacks([pack])
             defer { git_odb_free(old) }
-            final class Payload { var newest: OpaquePointer?; var allPresent = true; init(_ n: OpaquePointer?) { newest = n } }
-            let payload = Payload(newest)
-            let walked = git_odb_foreach(old, { oid, context in
-                let payload = Unmanaged<Payload>.fromOpaque(context!).takeUnretainedValue()
-                guard git_odb_exists(payload.newest, oid) == 1 else { payload.allPresent = false; return 1 }
-                return 0
-            }, Unmanaged.passUnretained(payload).toOpaque())
-            guard payload.allPresent else { continue }
+            final class Payload { let holders: OpaquePointer?; var allHeld = true; init(_ h: OpaquePointer?) { holders = h } }
+            let payload = Payload(database)
+            let walked = git_odb_foreach(
+                old,
+                { oid, context in
+                    let payload = Unmanaged<Payload>.fromOpaque(context!).takeUnretainedValue()
+                    guard git_odb_exists(payload.holders, oid) == 1 else {
+                        payload.allHeld = false
+                        return 1
+                    }
+                    return 0
+                }, Unmanaged.passUnretained(payload).toOpaque())
+            guard payload.allHeld else { continue }
             try check(walked, "listing the objects of \(base).pack")
             if unlink(base + ".idx") == 0 || errno == ENOENT {
                 unlink(base + ".pack")
-                removed += 1
+                removed.append(pack)
             }
         }
         return removed
     }
 
-    /// An object database of the one pack whose index is `index`; the caller frees it.
-    private func openSinglePack(_ index: String) throws -> OpaquePointer? {
+    /// An object database of exactly `packs`; the caller frees it.
+    private func openPacks(_ packs: [PackFile]) throws -> OpaquePointer? {
         var database: OpaquePointer?
-        try check(git_odb_new(&database), "opening \(index)")
-        var backend: OpaquePointer?
-        let opened = git_odb_backend_one_pack(&backend, index)
-        if opened < 0 { git_odb_free(database) }
-        try check(opened, "opening \(index)")
-        try check(git_odb_add_backend(database, backend, 1), "opening \(index)")
+        try check(git_odb_new(&database), "opening packs")
+        for pack in packs {
+            let index = packDirectory + "/pack-\(pack.name).idx"
+            var backend: OpaquePointer?
+            let opened = git_odb_backend_one_pack(&backend, index)
+            if opened < 0 { git_odb_free(database) }
+            try check(opened, "opening \(index)")
+            let added = git_odb_add_backend(database, backend, 1)
+            if added < 0 { git_odb_free(database) }
+            try check(added, "opening \(index)")
+        }
         return database
     }
 }
