@@ -12,11 +12,12 @@ import RolloutModel
 /// they are older than `pruneAge`. libgit2 and git both look for new packs when an object they
 /// expected is gone.
 public enum Packing {
-    /// More loose objects than this and a write packs them (`ROLLOUT_PACK_THRESHOLD` overrides).
+    /// More loose objects than this, or more loose bytes than this many times `bytesPerObject`,
+    /// and a write packs them (`ROLLOUT_PACK_THRESHOLD` sets it).
     public static let automaticThreshold = 2_000
-    /// More loose bytes than this and a write packs them: a loose object is zlib alone, so one
-    /// version of a 450 KB pack costs ~120 KB loose against a few KB as a delta in a pack.
-    public static let automaticLooseBytes = 1 << 20
+    /// The bytes half of the threshold: 2,000 objects or 1 MiB. Bytes matter because a loose object
+    /// is zlib alone: one version of a 450 KB pack costs ~120 KB loose, a few KB as a delta in a pack.
+    public static let bytesPerObject = 512
     /// Unreachable loose objects younger than this stay: a writer's objects are unreachable until its
     /// ref moves (git's default grace period, `gc.pruneExpire`, is the same two weeks).
     public static let pruneAge = 14 * 24 * 3600
@@ -44,7 +45,8 @@ public enum Packing {
         return report
     }
 
-    /// After a write: when loose objects pass `threshold` (or `automaticLooseBytes`), packs the ones
+    /// After a write: when loose objects pass `threshold` (or their bytes `threshold` times
+    /// `bytesPerObject`), packs the ones
     /// a ref reaches that no pack holds yet into a small pack, then merges small packs so that each
     /// pack holds at least twice the objects of all smaller ones together (git's geometric repack):
     /// a write costs about its own objects, and a repository keeps a handful of packs. Nil when
@@ -53,7 +55,8 @@ public enum Packing {
     @discardableResult
     public static func packIfNeeded(_ repository: PackRepository, threshold: Int = automaticThreshold) throws -> Report? {
         let loose = repository.git.looseObjects()
-        guard loose.count > threshold || loose.reduce(0, { $0 + $1.bytes }) > automaticLooseBytes else { return nil }
+        let bytes = threshold > Int.max / bytesPerObject ? Int.max : threshold * bytesPerObject
+        guard loose.count > threshold || loose.reduce(0, { $0 + $1.bytes }) > bytes else { return nil }
         return try whileLocked(repository) { try packIncrementally(repository.git, loose: loose) }
     }
 

@@ -11,8 +11,9 @@ enum GCCommand {
             loose object and older pack the new pack holds (each read back from it first), and removes
             unreachable loose objects older than \(Packing.pruneAge / 86_400) days. Safe while other
             rollout commands read and write. Writes pack their own new objects once more than
-            \(Packing.automaticThreshold) objects or \(Packing.automaticLooseBytes >> 20) MiB are loose
-            (ROLLOUT_PACK_THRESHOLD sets the count); run gc to repack everything at once.
+            \(Packing.automaticThreshold) objects or \(Packing.automaticThreshold * Packing.bytesPerObject >> 20) MiB are
+            loose (ROLLOUT_PACK_THRESHOLD=N: N objects or N x \(Packing.bytesPerObject) bytes); run gc to repack
+            everything at once.
             """,
         options: [],
         arguments: .none,
