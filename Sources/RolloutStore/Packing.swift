@@ -93,6 +93,7 @@ public enum Packing {
         }
         // Every reachable object is in a pack now, so a loose object no pack holds is unreachable.
         report.pruned = try git.pruneLooseObjects(cleaned.unpacked, modifiedBefore: now - pruneAge)
+        git.removeEmptyFanOutDirectories()
         report.packsAfter = git.packsOnDisk().count
         return report
     }
@@ -103,6 +104,7 @@ public enum Packing {
         let existing = git.packsOnDisk()
         report.pack = try git.writePack(hiding: existing)
         report.removed = try git.removeLooseObjectsInPacks(loose).removed
+        git.removeEmptyFanOutDirectories()
         let packs = git.packsOnDisk()
         let merge = packsToMerge(packs)
         if merge.count > 1 {

@@ -184,6 +184,14 @@ extension GitRepository {
         return pruned
     }
 
+    /// Removes the fan-out directories left empty (4 KB each on ext4, 1 MiB for all 256, as much as
+    /// hundreds of versions in a pack). A writer that made one just before and loses it retries its
+    /// write (`GitRepository.retryingLostFanOut`). Returns how many went.
+    @discardableResult
+    public func removeEmptyFanOutDirectories() -> Int {
+        (0..<256).filter { rmdir(objectsDirectory + "/" + String($0, radix: 16).leftPadded(2)) == 0 }.count
+    }
+
     private func unlinkObject(_ path: String) throws {
         if unlink(path) != 0 && errno != ENOENT {
             throw RolloutError.io("I/O error in the repository \(self.path) while removing the loose object \(path): \(String(cString: strerror(errno)))")
