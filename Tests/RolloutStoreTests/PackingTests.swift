@@ -45,6 +45,26 @@ final class PackingTests: XCTestCase {
         }
     }
 
+    /// The packbuilder tries deltas only between neighbours in the order of this hash (libgit2's
+    /// `name_hash`), so successive versions of a locale's pack must be neighbours.
+    func testTheDeltaNameHintOrdersALocalesVersionsOneAfterAnother() {
+        func hash(_ path: String) -> UInt32 {
+            GitRepository.deltaNameHint(path).prefix { $0 != 0 }.reduce(UInt32(0)) { hash, char in
+                let c = UInt32(UInt8(bitPattern: char))
+                return [9, 10, 11, 12, 13, 32].contains(c) ? hash : (hash >> 2) &+ (c << 24)
+            }
+        }
+        let versions = Array(1...3000) + [999_999, 2_026_120_101 % (1 << 22)]
+        let packs = versions.map { hash("packs/tr-TR/\($0 / 1000)/\($0).json") }
+        XCTAssertEqual(packs, packs.sorted(), "tr-TR@N sorts by N")
+        XCTAssertEqual(Set(packs).count, packs.count)
+        XCTAssertEqual(hash("packs/tr-TR/17.json"), hash("packs/tr-TR/0/17.json"), "flat or sharded, the same version")
+        let records = versions.map { hash("packs/tr-TR/\($0 / 1000)/\($0).meta.json") }
+        XCTAssertEqual(records, records.sorted())
+        XCTAssertTrue(records.max()! < packs.min()! || records.min()! > packs.max()!, "records never fall between packs")
+        XCTAssertEqual(Array(GitRepository.deltaNameHint("plans/tr-TR.json")), Array("plans/tr-TR.json".utf8CString), "other files keep their path")
+    }
+
     func testPacksMergeGeometricallySoARepositoryKeepsAFewPacks() {
         func packs(_ counts: [Int]) -> [PackFile] {
             counts.enumerated().map { PackFile(name: "p\($0.offset)", objects: $0.element, bytes: $0.element * 100, kept: false) }
