@@ -118,7 +118,9 @@ extension GitRepository {
         }
         var group: UInt32 = 2166136261
         for byte in (file.id.locale + (file.isRecord ? "/meta" : "/pack")).utf8 { group = (group ^ UInt32(byte)) &* 16777619 }
-        hint.append(CChar(2 + 2 * Int(group % 62)))
+        // Even, so groups are 2^25 apart and the version part (under 2^24.5) never reaches the next;
+        // from 34, so never a space, which the hash skips.
+        hint.append(CChar(34 + 2 * Int(group % 47)))
         return hint + [0]
     }
 
