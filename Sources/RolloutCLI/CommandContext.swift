@@ -32,6 +32,13 @@ public struct CommandContext {
         let repository = try PackRepository.discover(
             explicit: invocation.value("repo"), environment: environment["ROLLOUT_REPO"], workingDirectory: workingDirectory)
         repository.offline = invocation.flag("offline") || ["1", "true", "yes"].contains(environment["ROLLOUT_OFFLINE"]?.lowercased() ?? "")
+        if let text = environment["ROLLOUT_PACK_THRESHOLD"], !text.isEmpty {
+            guard let threshold = Int(text), threshold >= 0 else {
+                throw RolloutError.usage("ROLLOUT_PACK_THRESHOLD=\(text) is not a count of loose objects such as 2000")
+            }
+            repository.packThreshold = threshold
+        }
+        repository.warn = { [diagnostics] in diagnostics("warning: \($0.oneLine)\n") }
         return repository
     }
 

@@ -52,7 +52,7 @@ public let allCommands: [CommandSpec] = [
     PlanCommands.promote, PlanCommands.status, PlanCommands.resolve, SimulateCommand.spec, LogCommand.spec,
     RevertCommands.revert, RevertCommands.rollbacks,
     KeysCommands.initialize, KeysCommands.rotate, KeysCommands.revoke, KeysCommands.rotateRoot, KeysCommands.list, KeysCommands.generate,
-    PublishCommands.publish, PublishCommands.verifySite, VerifyCommand.spec,
+    PublishCommands.publish, PublishCommands.verifySite, VerifyCommand.spec, GCCommand.spec,
     ConformanceCommand.write,
     MetricsCommands.ingest, MetricsCommands.retract, MetricsCommands.show, HealthCommand.spec, GuardCommand.spec, ReportCommand.spec,
     PauseCommands.spec(true), PauseCommands.spec(false),

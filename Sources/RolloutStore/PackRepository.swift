@@ -20,6 +20,13 @@ public final class PackRepository {
     /// them later (`--offline`).
     public var offline = false
 
+    /// More loose objects than this and a write packs them (`ROLLOUT_PACK_THRESHOLD`).
+    public var packThreshold = Packing.automaticThreshold
+
+    /// Where a write reports what went wrong after it landed (a failed automatic pack): a warning
+    /// for people, never the write's failure.
+    public var warn: (String) -> Void = { _ in }
+
     /// The remote tip `snapshotForChange` just caught up to: the first attempt of the change it
     /// prepares starts from it instead of fetching again (the push's compare-and-swap still refuses
     /// it if the remote moved since).
@@ -192,8 +199,24 @@ public final class PackRepository {
     /// Runs `operation` on the current tip and publishes the change it returns as one commit.
     /// `operation` may run several times (once per lost race) and must derive everything from the
     /// snapshot it is given, so each run re-validates against the state it will be applied to.
+    /// After a change lands, the loose objects are packed when they passed a threshold (`Packing.packIfNeeded`).
     public func apply<Result>(
         actor: Actor, time: () -> Timestamp, firstCommit: Bool = false, _ operation: (Snapshot) throws -> (Change?, Result)
+    ) throws -> Applied<Result> {
+        let applied = try applyUnpacked(actor: actor, time: time, firstCommit: firstCommit, operation)
+        // The change is committed whatever packing does; a failed pack leaves only an extra pack file.
+        if applied.commit != nil {
+            do {
+                try Packing.packIfNeeded(self, threshold: packThreshold)
+            } catch {
+                warn("the change landed, but packing the repository's loose objects failed: \((error as? RolloutError)?.message ?? "\(error)"); run rollout gc to pack them")
+            }
+        }
+        return applied
+    }
+
+    private func applyUnpacked<Result>(
+        actor: Actor, time: () -> Timestamp, firstCommit: Bool, _ operation: (Snapshot) throws -> (Change?, Result)
     ) throws -> Applied<Result> {
         if !offline, let remote = try syncRemote() {
             return try applyThroughRemote(remote, actor: actor, time: time, operation)

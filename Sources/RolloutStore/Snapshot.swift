@@ -8,7 +8,8 @@ public final class Snapshot: PackCatalog {
     public let commit: ObjectID?
     public let tree: ObjectID?
     private var packCache: [PackID: Pack] = [:]
-    private var versionCache: [String: [Int]] = [:]
+    /// Per locale, each stored version and where it is.
+    private var versionCache: [String: [Int: StateLayout.PackPlacement]] = [:]
     private var planCache: [String: Plan?] = [:]
 
     init(repository: GitRepository, commit: ObjectID?) throws {
@@ -43,20 +44,58 @@ public final class Snapshot: PackCatalog {
     }
 
     public func contentVersions(of locale: String) throws -> [Int] {
-        if let cached = versionCache[locale] { return cached }
-        let versions = try directory(StateLayout.packDirectory(locale)).compactMap { entry in
-            entry.isTree ? nil : StateLayout.contentVersion(fromFileName: entry.name)
-        }.sorted()
-        versionCache[locale] = versions
-        return versions
+        if let cached = versionCache[locale] { return cached.keys.sorted() }
+        var placements: [Int: StateLayout.PackPlacement] = [:]
+        // Sharded first: a version at both places (verify reports it) reads from its shard.
+        for file in try storedPackFiles(of: locale).reversed() where !file.isRecord && file.inShard {
+            placements[file.id.contentVersion] = placements[file.id.contentVersion] ?? file.placement
+        }
+        versionCache[locale] = placements
+        return placements.keys.sorted()
     }
 
-    public func storedPackBytes(_ id: PackID) throws -> [UInt8]? { try file(StateLayout.pack(id)) }
+    /// Every pack and record file of `locale` in either layout, with where each sits: flat files
+    /// first, then each shard's (`rollout verify` checks them; readers use `packPlacement`).
+    public func storedPackFiles(of locale: String) throws -> [StateLayout.StoredPackFile] {
+        let directory = StateLayout.packDirectory(locale)
+        var found: [StateLayout.StoredPackFile] = []
+        var shards: [GitTreeEntry] = []
+        for entry in try self.directory(directory) {
+            if entry.isTree {
+                if StateLayout.isShardName(entry.name) { shards.append(entry) }
+            } else if let file = StateLayout.storedPackFile(atPath: "\(directory)/\(entry.name)") {
+                found.append(file)
+            }
+        }
+        for shard in shards {
+            for entry in try repository.treeEntries(shard.id) where !entry.isTree {
+                if let file = StateLayout.storedPackFile(atPath: "\(directory)/\(shard.name)/\(entry.name)") { found.append(file) }
+            }
+        }
+        return found
+    }
+
+    /// Where the stored version `id` is, sharded or flat; nil when the repository does not hold it.
+    /// Every read of a stored pack or record goes through here, so both layouts read the same.
+    public func packPlacement(_ id: PackID) throws -> StateLayout.PackPlacement? {
+        if let cached = versionCache[id.locale] { return cached[id.contentVersion] }
+        guard let tree else { return nil }
+        for placement in [StateLayout.PackPlacement.sharded, .flat] {
+            if let entry = try repository.treeEntry(tree, path: StateLayout.pack(id, placement)), !entry.isTree { return placement }
+        }
+        return nil
+    }
+
+    public func storedPackBytes(_ id: PackID) throws -> [UInt8]? {
+        guard let placement = try packPlacement(id) else { return nil }
+        return try file(StateLayout.pack(id, placement))
+    }
 
     /// The git blob id of a stored pack: its bytes are a function of this id, so anything derived
     /// from them can be cached under it.
     public func storedPackBlob(_ id: PackID) throws -> ObjectID? {
-        guard let tree, let entry = try repository.treeEntry(tree, path: StateLayout.pack(id)), !entry.isTree else { return nil }
+        guard let tree, let placement = try packPlacement(id) else { return nil }
+        guard let entry = try repository.treeEntry(tree, path: StateLayout.pack(id, placement)), !entry.isTree else { return nil }
         return entry.id
     }
 
@@ -106,8 +145,8 @@ public final class Snapshot: PackCatalog {
     }
 
     public func record(_ id: PackID) throws -> PackRecord? {
-        guard let bytes = try file(StateLayout.packRecord(id)) else { return nil }
-        return try PackRecord.parse(bytes, path: StateLayout.packRecord(id))
+        guard let placement = try packPlacement(id), let bytes = try file(StateLayout.packRecord(id, placement)) else { return nil }
+        return try PackRecord.parse(bytes, path: StateLayout.packRecord(id, placement))
     }
 
     /// The pack `id`, or a `missing` error that says which versions exist.

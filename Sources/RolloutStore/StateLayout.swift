@@ -29,8 +29,48 @@ public enum StateLayout {
 
     public static func plan(_ locale: String) -> String { "\(plansDirectory)/\(locale).json" }
     public static func packDirectory(_ locale: String) -> String { "\(packsDirectory)/\(locale)" }
-    public static func pack(_ id: PackID) -> String { "\(packDirectory(id.locale))/\(id.contentVersion).json" }
-    public static func packRecord(_ id: PackID) -> String { "\(packDirectory(id.locale))/\(id.contentVersion).meta.json" }
+
+    /// Content versions per shard directory: `packs/tr-TR/1/1017.json` is tr-TR@1017, so no tree an
+    /// add rewrites holds more than 2,000 entries (docs/pack-format.md, "Where packs are stored").
+    public static let versionsPerShard = 1000
+
+    /// Where a version's files are: in its shard (`packs/tr-TR/0/17.json`), as every rollout since
+    /// sharding writes them, or flat in the locale's directory (`packs/tr-TR/17.json`), as
+    /// repositories made before it hold their older versions.
+    public enum PackPlacement: Sendable { case sharded, flat }
+
+    public static func packShard(_ contentVersion: Int) -> String { String(contentVersion / versionsPerShard) }
+
+    /// The one place pack paths are made: the stored pack, or its record (`N.meta.json`) beside it.
+    /// Readers ask `Snapshot.packPlacement(_:)` which placement a stored version has.
+    public static func packFile(_ id: PackID, record: Bool = false, _ placement: PackPlacement = .sharded) -> String {
+        let directory = placement == .flat ? packDirectory(id.locale) : "\(packDirectory(id.locale))/\(packShard(id.contentVersion))"
+        return "\(directory)/\(id.contentVersion)\(record ? ".meta" : "").json"
+    }
+    public static func pack(_ id: PackID, _ placement: PackPlacement = .sharded) -> String { packFile(id, placement) }
+    public static func packRecord(_ id: PackID, _ placement: PackPlacement = .sharded) -> String { packFile(id, record: true, placement) }
+
+    /// A file under `packs/` that is a pack or its record: what it holds and where it sits. `inShard`
+    /// says whether its shard directory is the right one for its version (always true when flat).
+    public struct StoredPackFile: Equatable, Sendable {
+        public let path: String
+        public let id: PackID
+        public let isRecord: Bool
+        public let placement: PackPlacement
+        public let inShard: Bool
+    }
+
+    /// Reads a path in either layout; nil for anything that is not a pack or a record.
+    public static func storedPackFile(atPath path: String) -> StoredPackFile? {
+        let parts = path.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+        guard parts.count == 3 || parts.count == 4, parts[0] == packsDirectory, !parts[1].isEmpty else { return nil }
+        let name = parts[parts.count - 1]
+        let isRecord = name.hasSuffix(".meta.json")
+        guard let version = contentVersion(fromFileName: isRecord ? String(name.dropLast(".meta.json".count)) + ".json" : name) else { return nil }
+        let id = PackID(locale: parts[1], contentVersion: version)
+        guard parts.count == 4 else { return StoredPackFile(path: path, id: id, isRecord: isRecord, placement: .flat, inShard: true) }
+        return StoredPackFile(path: path, id: id, isRecord: isRecord, placement: .sharded, inShard: parts[2] == packShard(version))
+    }
 
     /// `17.json` gives 17; anything else (including `17.meta.json`) gives nil.
     static func contentVersion(fromFileName name: String) -> Int? {
@@ -38,6 +78,11 @@ public enum StateLayout {
         let stem = name.dropLast(5)
         guard !stem.isEmpty, stem.allSatisfy({ $0.isASCII && $0.isNumber }), stem.first != "0" else { return nil }
         return Int(stem)
+    }
+
+    /// A shard directory's name: the decimal quotient, `0`, `1`, ... (no leading zeros).
+    static func isShardName(_ name: String) -> Bool {
+        !name.isEmpty && name.allSatisfy({ $0.isASCII && $0.isNumber }) && (name == "0" || name.first != "0")
     }
 }
 

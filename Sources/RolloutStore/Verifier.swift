@@ -32,7 +32,7 @@ public enum Verifier {
     static func isImmutable(_ path: String) -> Bool {
         let parts = path.split(separator: "/")
         switch parts.first {
-        case "packs": return parts.count == 3
+        case "packs": return parts.count == 3 || parts.count == 4
         case "rollbacks": return parts.count == 3
         case "metrics": return parts.count == 3 && (parts[1] == "ingests" || parts[1] == "retractions")
         case "keys": return parts.count == 2
@@ -151,10 +151,16 @@ public enum Verifier {
             }
             switch action {
             case "pack-add":
-                let added = Set(changes.filter { $0.old == nil && $0.path.hasSuffix(".json") && !$0.path.hasSuffix(".meta.json") }.map(\.path))
-                let named = Set(values("Pack").compactMap { try? PackID.parse($0) }.map(StateLayout.pack))
-                for path in added.subtracting(named).sorted() { problem(path, "added, but not named in a Rollout-Pack trailer") }
-                for path in named.subtracting(added).sorted() { problem(path, "named in a Rollout-Pack trailer, but not added") }
+                // Either layout: a repository made before sharding added its packs flat.
+                var added: [PackID: String] = [:]
+                for change in changes where change.old == nil {
+                    guard let file = StateLayout.storedPackFile(atPath: change.path), !file.isRecord else { continue }
+                    if !file.inShard { problem(change.path, "added in the wrong shard: \(file.id) belongs in \(StateLayout.pack(file.id))") }
+                    added[file.id] = change.path
+                }
+                let named = Set(values("Pack").compactMap { try? PackID.parse($0) })
+                for id in Set(added.keys).subtracting(named).sorted() { problem(added[id]!, "added, but not named in a Rollout-Pack trailer") }
+                for id in named.subtracting(added.keys).sorted() { problem(StateLayout.pack(id), "named in a Rollout-Pack trailer, but not added") }
             case "promote", "complete", "ramp", "pause", "resume":
                 if let locale, !changes.contains(where: { $0.path == StateLayout.plan(locale) }) {
                     problem(StateLayout.plan(locale), "a \(action) of \(locale) that does not change its plan")
@@ -204,9 +210,18 @@ public enum Verifier {
         func problem(_ path: String, _ message: String) { report.problems.append(Problem(commit: tip.short, path: path, message: message)) }
         var packs: [String: Set<Int>] = [:]
         for locale in try snapshot.locales() {
+            var placed: [PackID: StateLayout.PackPlacement] = [:]
+            for file in try snapshot.storedPackFiles(of: locale) {
+                if !file.inShard {
+                    problem(file.path, "is in the wrong shard: \(file.id) belongs in \(StateLayout.packFile(file.id, record: file.isRecord))")
+                } else if !file.isRecord, let other = placed.updateValue(file.placement, forKey: file.id), other != file.placement {
+                    problem(file.path, "\(file.id) is stored twice, flat and in its shard")
+                }
+            }
             for version in try snapshot.contentVersions(of: locale) {
                 let id = PackID(locale: locale, contentVersion: version)
-                let path = StateLayout.pack(id)
+                let placement = try snapshot.packPlacement(id) ?? .sharded
+                let path = StateLayout.pack(id, placement)
                 report.packs += 1
                 guard let bytes = try snapshot.file(path) else { continue }
                 packs[locale, default: []].insert(version)
@@ -215,9 +230,9 @@ public enum Verifier {
                     if parsed.declaredChecksum == nil { problem(path, "has no checksum") }
                     if parsed.pack.id != id { problem(path, "holds \(parsed.pack.id), not \(id)") }
                     if let record = try? snapshot.record(id) {
-                        if record.checksum != parsed.pack.checksum { problem(StateLayout.packRecord(id), "records checksum \(record.checksum), the pack's is \(parsed.pack.checksum)") }
+                        if record.checksum != parsed.pack.checksum { problem(StateLayout.packRecord(id, placement), "records checksum \(record.checksum), the pack's is \(parsed.pack.checksum)") }
                     } else {
-                        problem(StateLayout.packRecord(id), "is missing or damaged")
+                        problem(StateLayout.packRecord(id, placement), "is missing or damaged")
                     }
                 } catch let error as RolloutError {
                     problem(path, error.message.hasPrefix(path + ": ") ? String(error.message.dropFirst(path.count + 2)) : error.message)

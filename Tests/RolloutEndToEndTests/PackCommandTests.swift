@@ -41,7 +41,7 @@ final class PackCommandTests: XCTestCase {
     func testTheStoredPackIsTheCanonicalFileAndGitShowsIt() throws {
         let w = try Workspace()
         try w.initWithExamples()
-        let stored = try w.git("show", "main:packs/tr-TR/18.json").stdout
+        let stored = try w.git("show", "main:packs/tr-TR/0/18.json").stdout
         // The examples are written in the stored layout by `pack checksum --write`: same bytes.
         XCTAssertEqual(stored, try String(contentsOfFile: Fixtures.examplePack("tr-TR@18"), encoding: .utf8))
     }
@@ -70,7 +70,7 @@ final class PackCommandTests: XCTestCase {
         XCTAssertTrue(result.stderr.contains("tr-TR@18 already exists with different content"), result.stderr)
         XCTAssertTrue(result.stderr.contains("immutable"), result.stderr)
         XCTAssertEqual(try w.stateTip(), before)
-        XCTAssertTrue(try w.git("show", "main:packs/tr-TR/18.json").stdout.contains("Hoş geldin"))
+        XCTAssertTrue(try w.git("show", "main:packs/tr-TR/0/18.json").stdout.contains("Hoş geldin"))
     }
 
     func testABatchIsAllOrNothing() throws {

@@ -73,9 +73,9 @@ final class VerifyTests: XCTestCase {
         let w = try busyRepository()
         let index = w.scratch.path("tmp-index")
         _ = try git(w, ["read-tree", "main"], env: ["GIT_INDEX_FILE": index])
-        let pack = try git(w, ["show", "main:packs/tr-TR/17.json"]).replacingOccurrences(of: "Hoş gledin", with: "Hoş geldin")
+        let pack = try git(w, ["show", "main:packs/tr-TR/0/17.json"]).replacingOccurrences(of: "Hoş gledin", with: "Hoş geldin")
         let blob = try git(w, ["hash-object", "-w", try w.scratch.write("17.json", pack + "\n")])
-        _ = try git(w, ["update-index", "--cacheinfo", "100644,\(blob),packs/tr-TR/17.json"], env: ["GIT_INDEX_FILE": index])
+        _ = try git(w, ["update-index", "--cacheinfo", "100644,\(blob),packs/tr-TR/0/17.json"], env: ["GIT_INDEX_FILE": index])
         let tree = try git(w, ["write-tree"], env: ["GIT_INDEX_FILE": index])
         let identity = ["GIT_AUTHOR_NAME": "Someone", "GIT_AUTHOR_EMAIL": "someone@example.com", "GIT_COMMITTER_NAME": "Someone", "GIT_COMMITTER_EMAIL": "someone@example.com"]
         let commit = try git(w, ["commit-tree", tree, "-p", "main", "-m", "fix the typo in place"], env: identity)
@@ -86,8 +86,8 @@ final class VerifyTests: XCTestCase {
         let found = try problems(result).map { "\($0["commit"] as? String ?? "-") \($0["path"] as? String ?? "-") \($0["message"] as! String)" }
         let short = String(commit.prefix(12))
         XCTAssertTrue(found.contains { $0.hasPrefix("\(short) - has no Rollout-Action trailer") }, "\(found)")
-        XCTAssertTrue(found.contains { $0.hasPrefix("\(short) packs/tr-TR/17.json changed content") }, "\(found)")
-        XCTAssertTrue(found.contains { $0.contains("packs/tr-TR/17.json checksum mismatch") }, "\(found)")
+        XCTAssertTrue(found.contains { $0.hasPrefix("\(short) packs/tr-TR/0/17.json changed content") }, "\(found)")
+        XCTAssertTrue(found.contains { $0.contains("packs/tr-TR/0/17.json checksum mismatch") }, "\(found)")
         XCTAssertEqual(found.count, 3, "\(found)")
     }
 

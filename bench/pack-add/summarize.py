@@ -1,16 +1,19 @@
 #!/usr/bin/env python3
 """Summarises a bench/pack-add run: summarize.py META.tsv TIMES.tsv RESULT.txt
 
-Prints the summary, writes it and every per-version time to RESULT.txt, and exits 1 when the
-flatness check fails (mean of the last 100 rollout adds over 1.5x the mean of the first 100).
-Standard library only.
+Prints the summary, writes it and every per-version time to RESULT.txt, and ends with one GOAL line
+per goal: storage (the repository as rollout left it over its size after git gc --aggressive on a
+copy, at most 1.5x) and time (mean of the last 100 rollout adds over the mean of the first 100, at
+most 1.5x). Exits 1 when a goal fails at full size (1,000 versions or more). Standard library only.
 """
 
 import statistics
 import sys
 
 LIMIT = 1.5
+STORAGE_LIMIT = 1.5
 WINDOW = 100
+FULL_SIZE = 1000
 
 
 def ms(us):
@@ -51,6 +54,8 @@ def main(meta_path, times_path, result_path):
     g_first, g_last, g_flat = stats(git)
     x_first, x_last, _ = stats(ratios)
     passed = r_flat <= LIMIT
+    median = statistics.median(rollout)
+    slow = [r for r in rollout if r > 2 * median]
 
     loose = int(meta["rollout_repo_bytes"])
     packed = int(meta["rollout_gc_bytes"])
@@ -75,23 +80,31 @@ def main(meta_path, times_path, result_path):
     add("  git plumbing peer           %10s  %10s  %6.2fx" % (ms(g_first), ms(g_last), g_flat))
     add("  rollout/git (per version)   %9.1fx  %9.1fx" % (x_first, x_last))
     add("  all %d versions: rollout mean %s (median %s, max %s), git mean %s; rollout/git %.1fx"
-        % (n, ms(statistics.mean(rollout)), ms(statistics.median(rollout)), ms(max(rollout)),
+        % (n, ms(statistics.mean(rollout)), ms(median), ms(max(rollout)),
            ms(statistics.mean(git)), statistics.mean(rollout) / statistics.mean(git)))
+    add("  adds over 2x the median (those that packed): %d, mean %s, %.1f%% of all rollout time"
+        % (len(slow), ms(statistics.mean(slow)) if slow else "-", 100.0 * sum(slow) / sum(rollout)))
     add("")
     add("repository size on disk (du -sb)")
-    add("  rollout repository, as left        %10s  %12d B  (%s loose objects, %s commits)"
-        % (mib(loose), loose, meta["rollout_repo_loose_objects"], meta["rollout_commits"]))
+    add("  rollout repository, as left        %10s  %12d B  (%s packs of %s, %s loose objects of %s, %s commits)"
+        % (mib(loose), loose, meta["rollout_repo_packs"], mib(int(meta["rollout_repo_pack_bytes"])),
+           meta["rollout_repo_loose_objects"], mib(int(meta["rollout_repo_loose_bytes"])), meta["rollout_commits"]))
     add("  same, copy after git gc --aggressive %8s  %12d B  loose/gc %.1fx  (gc took %s s)"
         % (mib(packed), packed, loose / packed, meta["rollout_gc_seconds"]))
     add("  git peer repository, as left       %10s  %12d B  rollout/peer %.2fx" % (mib(peer), peer, loose / peer))
     add("  git peer, copy after gc --aggressive %8s  %12d B  rollout-gc/peer-gc %.2fx"
         % (mib(peer_gc), peer_gc, packed / peer_gc))
     add("")
-    add("loose objects by type (count, bytes on disk)")
+    add("objects by type (count, bytes on disk)")
     add("  rollout  %s" % meta["rollout_loose_by_type"])
     add("  peer     %s" % meta["peer_loose_by_type"])
-    add("  packs/tr-TR tree at the end: rollout %s B, peer %s B (grows with every version)"
+    add("  largest locale tree at the end: rollout packs/tr-TR/0 %s B (at most 999 versions), peer packs/tr-TR %s B (grows with every version)"
         % (meta["rollout_locale_tree_bytes"], meta["peer_locale_tree_bytes"]))
+    storage = loose / packed
+    stored = storage <= STORAGE_LIMIT
+    add("")
+    add("GOAL pack-add storage: %.2fx (goal <= %.1fx): %s" % (storage, STORAGE_LIMIT, "pass" if stored else "FAIL"))
+    add("GOAL pack-add time flat: %.2fx (goal <= %.1fx): %s" % (r_flat, LIMIT, "pass" if passed else "FAIL"))
     summary = "\n".join(lines)
     print(summary)
 
@@ -99,7 +112,8 @@ def main(meta_path, times_path, result_path):
         out.write(summary + "\n\nversion\trollout_us\tgit_us\trollout/git\n")
         for (v, r, g), x in zip(rows, ratios):
             out.write("%d\t%d\t%d\t%.2f\n" % (v, r, g, x))
-    return 0 if passed else 1
+    full = int(meta["versions"]) >= FULL_SIZE
+    return 0 if (passed and stored) or not full else 1
 
 
 if __name__ == "__main__":

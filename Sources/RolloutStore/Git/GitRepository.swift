@@ -279,7 +279,7 @@ public final class GitRepository {
 
     public func writeBlob(_ bytes: [UInt8]) throws -> ObjectID {
         var oid = git_oid()
-        let result = bytes.withUnsafeBytes { git_blob_create_from_buffer(&oid, handle, $0.baseAddress, $0.count) }
+        let result = Self.retryingLostFanOut { bytes.withUnsafeBytes { git_blob_create_from_buffer(&oid, handle, $0.baseAddress, $0.count) } }
         try check(result, "writing a blob")
         return ObjectID(oid)
     }
@@ -368,7 +368,7 @@ public final class GitRepository {
             updates.append(update)
         }
         var out = git_oid()
-        try check(git_tree_create_updated(&out, handle, baseHandle, updates.count, updates), "writing the new tree")
+        try check(Self.retryingLostFanOut { git_tree_create_updated(&out, handle, baseHandle, updates.count, updates) }, "writing the new tree")
         return ObjectID(out)
     }
 
@@ -393,9 +393,18 @@ public final class GitRepository {
         }
         var out = git_oid()
         try check(
-            git_commit_create(&out, handle, nil, signature, signature, "UTF-8", message, treeHandle, parentHandles.count, &parentHandles),
-            "writing the commit")
+            Self.retryingLostFanOut {
+                git_commit_create(&out, handle, nil, signature, signature, "UTF-8", message, treeHandle, parentHandles.count, &parentHandles)
+            }, "writing the commit")
         return ObjectID(out)
+    }
+
+    /// libgit2 makes a loose object's fan-out directory, then renames the object into it; a pack
+    /// removing the emptied directories in between (Packing) makes the rename fail, and the same
+    /// write a moment later makes the directory again. One retry of a failed write covers that.
+    static func retryingLostFanOut(_ write: () -> Int32) -> Int32 {
+        let first = write()
+        return first < 0 ? write() : first
     }
 }
 

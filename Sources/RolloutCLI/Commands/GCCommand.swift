@@ -1,0 +1,39 @@
+import RolloutModel
+import RolloutStore
+
+/// `rollout gc`: pack the repository now (docs/pack-format.md, "Packing").
+enum GCCommand {
+    static let spec = CommandSpec(
+        path: ["gc"], usage: "gc",
+        summary: "pack every reachable object into one pack and remove what it replaces",
+        discussion: """
+            Writes every object a ref reaches into one pack with libgit2's packbuilder, removes each
+            loose object and older pack the new pack holds (each read back from it first), and removes
+            unreachable loose objects older than \(Packing.pruneAge / 86_400) days. Safe while other
+            rollout commands read and write. Writes pack their own new objects once more than
+            \(Packing.automaticThreshold) objects or \(Packing.automaticThreshold * Packing.bytesPerObject >> 20) MiB are
+            loose (ROLLOUT_PACK_THRESHOLD=N: N objects or N x \(Packing.bytesPerObject) bytes); run gc to repack
+            everything at once.
+            """,
+        options: [],
+        arguments: .none,
+        run: { invocation, context in
+            let report = try Packing.run(try context.repository(invocation))
+            let packed = report.pack.map { "packed \($0.objects) object(s) into pack-\($0.name)" } ?? "nothing to pack"
+            return CommandOutput(
+                json: [
+                    "pack": report.pack.map { .string($0.name) } ?? .null,
+                    "objects": .integer(report.pack?.objects ?? 0),
+                    "looseBefore": .integer(report.looseBefore),
+                    "removed": .integer(report.removed),
+                    "pruned": .integer(report.pruned),
+                    "packsRemoved": .integer(report.mergedPacks),
+                    "packs": .integer(report.packsAfter),
+                ],
+                text: """
+                    \(packed); removed \(report.removed) of \(report.looseBefore) loose object(s) and \(report.mergedPacks) older pack(s); \
+                    pruned \(report.pruned) unreachable loose object(s) older than \(Packing.pruneAge / 86_400) days; \(report.packsAfter) pack(s) now.
+
+                    """)
+        })
+}
