@@ -151,7 +151,9 @@ struct GroupSums {
     /// The sums, sorted by key and grouped by rollup file. Consumes the table: call it once.
     mutating func finish(values: GroupValues) throws -> GroupedSums {
         guard let spill else {
-            return try GroupedSums(values: values, source: .memory(table, count: sortTable()))
+            let filled = sortTable()
+            table.release(after: filled)
+            return try GroupedSums(values: values, source: .memory(table, count: filled))
         }
         if count > 0 { try spillTable() }
         table.release()
@@ -200,6 +202,17 @@ struct GroupSums {
             mapped = false
             base = try Table.map(bytes)
             mapped = true
+        }
+
+        /// Gives back the pages past the first `count` entries: the commit that follows builds
+        /// rollups, and a file whose groups were spread over the whole table touched all of it.
+        func release(after count: Int) {
+            let page = Int(sysconf(Int32(_SC_PAGESIZE)))
+            let used = (count * MemoryLayout<GroupEntry>.stride + page - 1) / page * page
+            guard mapped, used < bytes else { return }
+            #if os(Linux)
+            madvise(UnsafeMutableRawPointer(base) + used, bytes - used, MADV_DONTNEED)
+            #endif
         }
 
         func release() {
