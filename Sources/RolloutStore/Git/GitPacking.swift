@@ -23,6 +23,12 @@ public struct LooseObject: Sendable {
 }
 
 extension GitRepository {
+    /// The name of the objects/ fan-out directory for a first byte: two lowercase hex digits.
+    static func fanOutName(_ byte: Int) -> String {
+        let hex = String(byte, radix: 16)
+        return hex.count == 1 ? "0" + hex : hex
+    }
+
     /// objects/ of this (bare) repository.
     var objectsDirectory: String {
         var directory = path
@@ -187,7 +193,7 @@ extension GitRepository {
         let objects = objectsDirectory
         var found: [LooseObject] = []
         for fanOut in 0..<256 {
-            let prefix = String(fanOut, radix: 16).leftPadded(2)
+            let prefix = Self.fanOutName(fanOut)
             let directory = objects + "/" + prefix
             guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else { continue }
             for name in names.sorted() where name.utf8.count == 38 {
@@ -248,7 +254,7 @@ extension GitRepository {
     /// write (`GitRepository.retryingLostFanOut`). Returns how many went.
     @discardableResult
     public func removeEmptyFanOutDirectories() -> Int {
-        (0..<256).filter { rmdir(objectsDirectory + "/" + String($0, radix: 16).leftPadded(2)) == 0 }.count
+        (0..<256).filter { rmdir(objectsDirectory + "/" + Self.fanOutName($0)) == 0 }.count
     }
 
     private func unlinkObject(_ path: String) throws {
