@@ -24,7 +24,8 @@ ln -sfn "$CURL" "$LINK_DIR/libcurl.so"
 # binding ~40 shared libraries was most of the start-up). -lgit2, -lcrypto, -lz and -lxml2 (what
 # pkg-config and FoundationXML ask for) find here, before the system directories, a linker script of
 # the same name that pulls in the archive and the archives it needs, as one group (order-free).
-ARCHIVES="$(dirname "$(readlink -f "$(gcc -print-file-name=libgit2.a 2>/dev/null || echo /usr/lib/libgit2.a)")")"
+ARCHIVES="$(pkg-config --variable=libdir libgit2)"   # Debian's multiarch directory; no C compiler needed
+[ -n "$ARCHIVES" ] || { echo "dist-build.sh: pkg-config does not know libgit2: apt-get install libgit2-dev pkg-config" >&2; exit 2; }
 group() { # name archive... : LINK_DIR/lib<name>.so = GROUP(the archives), each checked to exist
   local name="$1" members=() archive
   shift

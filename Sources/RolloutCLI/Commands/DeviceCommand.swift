@@ -42,7 +42,7 @@ package enum DeviceCommand {
         arguments: CommandSpec.Arguments(names: ["ACTION", "ARGUMENT"], minimum: 1, maximum: 2),
         // rollout hands the words to the rollout-device program (DeviceHelper), where RolloutDevice
         // gives this command its work: rollout itself links no HTTP client.
-        run: { invocation, _ in try DeviceHelper.handOver(invocation) })
+        run: { invocation, context in try DeviceHelper.handOver(invocation, context: context) })
 }
 
 /// What `rollout device` is asked to do, checked before the device starts.

@@ -21,8 +21,11 @@ package enum DeviceHelper {
         ]
     }
 
-    /// Replaces this process with rollout-device given the same words. Returns only by throwing.
-    static func handOver(_ invocation: Invocation) throws -> CommandOutput {
+    /// Replaces this process with rollout-device given the same words, in the context's working
+    /// directory with the context's environment (what `RolloutCLI.run` was given, not necessarily the
+    /// process's own). Returns only by throwing. An in-process caller that must keep its process
+    /// calls RolloutDevice itself instead.
+    static func handOver(_ invocation: Invocation, context: CommandContext) throws -> CommandOutput {
         let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
         let places = candidates(executable: executable)
         guard let helper = places.first(where: { access($0, X_OK) == 0 }) else {
@@ -30,10 +33,14 @@ package enum DeviceHelper {
                 "rollout device needs the \(programName) program, which is not at \(places.joined(separator: " nor ")); "
                     + "reinstall rollout with make install or from the tarball (docs/install.md)")
         }
+        guard chdir(context.workingDirectory) == 0 else {
+            throw RolloutError.io("cannot run \(helper) in \(context.workingDirectory): \(String(cString: strerror(errno)))")
+        }
         let argv = ([helper] + invocation.arguments).map { strdup($0) } + [nil]
-        execv(helper, argv)
+        let environment = context.environment.sorted { $0.key < $1.key }.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        execve(helper, argv, environment)
         let reason = String(cString: strerror(errno))
-        argv.forEach { free($0) }
+        (argv + environment).forEach { free($0) }
         throw RolloutError.io("cannot run \(helper): \(reason)")
     }
 }
