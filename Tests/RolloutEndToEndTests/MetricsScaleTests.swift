@@ -162,6 +162,32 @@ final class MetricsScaleTests: XCTestCase {
         XCTAssertEqual(try w.stateTip(), tip)
     }
 
+    /// A column stops remembering spellings past 65,536; the rows after that still report only
+    /// the first 20 messages and a count (no message is kept per row).
+    func testAHundredThousandDistinctInvalidValuesReportTheFirst20AndACount() throws {
+        let w = try Workspace()
+        try w.initWithExamples()
+        var csv = Self.header + "2026-11-28,tr-TR,tr-TR@18,TR,4.1,10,1\n"
+        let count = 100_000
+        for i in 0..<count { csv += "2026-11-28,tr-TR,tr-TR@18,TR,v\(i),10,1\n" }
+        let file = try w.scratch.write("garbage.csv", csv)
+        let tip = try w.stateTip()
+        let refused = try w.rollout("metrics", "ingest", "--kind", "crash", file)
+        XCTAssertEqual(refused.status, 65, refused.output)
+        XCTAssertTrue(refused.stderr.contains("garbage.csv: \(count) of \(count + 1) rows are invalid; nothing was ingested"), refused.stderr)
+        XCTAssertTrue(refused.stderr.contains("garbage.csv:3: app_version \"v0\" is not a numeric version"), refused.stderr)
+        XCTAssertTrue(refused.stderr.contains("garbage.csv:22: app_version \"v19\" is not a numeric version"), refused.stderr)
+        XCTAssertFalse(refused.stderr.contains("\"v20\""), refused.stderr)
+        XCTAssertTrue(refused.stderr.contains("... and \(count - 20) more"), refused.stderr)
+        XCTAssertEqual(try w.stateTip(), tip)
+
+        let skipped = try w.rollout("metrics", "ingest", "--kind", "crash", "--skip-invalid", file)
+        XCTAssertEqual(skipped.status, 0, skipped.output)
+        XCTAssertTrue(skipped.stdout.contains("1 rows ingested into 1 rollup(s) for tr-TR"), skipped.stdout)
+        XCTAssertEqual(skipped.stdout.components(separatedBy: "  skipped ").count - 1, 20, skipped.stdout)
+        XCTAssertTrue(skipped.stdout.contains("... \(count - 20) more skipped"), skipped.stdout)
+    }
+
     func testABadRowInASpillingIngestChangesNothingAndLeavesNoTemporaryFile() throws {
         let w = try Workspace()
         try w.initWithExamples()
