@@ -209,7 +209,8 @@ final class MetricsScaleTests: XCTestCase {
         let good = try w.scratch.write("good.csv", Self.header + Self.dayOrderedRows().joined())
         let nowhere = try w.rollout(
             "metrics", "ingest", "--kind", "crash", good, env: ["ROLLOUT_INGEST_MEMORY": "512", "TMPDIR": w.scratch.path("missing")])
-        XCTAssertNotEqual(nowhere.status, 0, nowhere.output)
+        // A $TMPDIR that does not exist is missing (exit 66), docs/architecture.md "Exit codes".
+        XCTAssertEqual(nowhere.status, 66, nowhere.output)
         XCTAssertTrue(nowhere.stderr.contains("cannot create a temporary file in \(w.scratch.path("missing"))"), nowhere.stderr)
         XCTAssertEqual(try w.stateTip(), tip)
     }
