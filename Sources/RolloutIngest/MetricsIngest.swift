@@ -72,6 +72,12 @@ public enum MetricsIngest {
 
     static let shownBadRows = 20
 
+    /// The most keys (pack x region x app version) one rollup file may hold, stored and new
+    /// together. A rollup is read whole by ingest, health, report and guard; at about 0.8 KB per
+    /// key while built, 65,536 keys peak at about 82 MiB, under the 100 MB every reader keeps to
+    /// (docs/metrics.md, "Streaming and memory").
+    public static let rollupKeyLimit = 65_536
+
     /// Streams and validates the file against the packs `snapshot` holds.
     public static func read(_ request: Request, snapshot: Snapshot) throws -> Reading {
         let timer = PhaseTimer(request.profile)
@@ -186,9 +192,13 @@ public enum MetricsIngest {
             var overlaps: [String] = []
             var overlapCount = 0
             for group in groups {
+                try checkRollupSize(stored: 0, group: group, kind: request.kind, name: request.name)
+            }
+            for group in groups {
                 let path = MetricsLayout.rollup(request.kind, locale: group.locale, day: group.day)
                 guard let bytes = try snapshot.file(path) else { continue }
                 let stored = try MetricRollup.parse(bytes, source: path)
+                try checkRollupSize(stored: stored.counts.count, group: group, kind: request.kind, name: request.name)
                 try reading.sums.forEach(in: group) { key, _ in
                     guard stored.counts[key] != nil else { return }
                     overlapCount += 1
@@ -234,6 +244,17 @@ public enum MetricsIngest {
             return (change, Outcome(reading: reading, alreadyIngested: nil, rollupsWritten: blobs.count))
         }
         return applied.result
+    }
+
+    /// Refuses a file that would make one rollup hold more than `rollupKeyLimit` keys. The keys
+    /// are counted as stored + new: a key in both is an overlap, refused anyway.
+    static func checkRollupSize(stored: Int, group: GroupedSums.Group, kind: MetricKind, name: String) throws {
+        guard stored + group.count > rollupKeyLimit else { return }
+        let date = Timestamp(seconds: Int64(group.day) * 86_400).description.prefix(10)
+        throw RolloutError.badInput(
+            "\(name): the \(kind.rawValue) rollup of \(group.locale) on \(date) would hold \(stored + group.count) keys (\(stored) stored + \(group.count) in this file), "
+                + "more than \(rollupKeyLimit) (pack x region x app version for one locale and date), which every reader of metrics holds in memory at once; "
+                + "nothing was ingested; fold rare app versions together before ingesting (4.2.17 as 4.2, for example) so that the date has fewer keys")
     }
 
     /// A rollup entry names its file by the first 12 hex digits of its digest, and a retraction

@@ -62,16 +62,28 @@ struct RowReader: CSVRecordSink {
 
     static func text(_ bytes: UnsafeBufferPointer<UInt8>) -> String { String(decoding: bytes, as: UTF8.self) }
 
+    /// Counts an invalid row; its message is kept only while fewer than `shownBadRows` are.
     mutating func reject(_ line: Int, _ message: String) {
         badCount += 1
         // A row's message is one line of output: a newline inside a quoted field must not fake another.
         if bad.count < MetricsIngest.shownBadRows { bad.append((line, message.oneLine)) }
     }
 
-    mutating func problem(_ message: String) -> Int32 {
-        problems.append(message.oneLine)
+    /// The meaning of an invalid spelling whose message is never shown: it is found once the list
+    /// of shown rows is full, and that list only grows, so no row will need it.
+    static let unshown = -Int32.max
+
+    /// The meaning of an invalid spelling. Once the shown rows are full, no message is built or
+    /// kept: past `SpellingTable.limit` a column stops remembering, and a file of distinct
+    /// invalid values would otherwise add one message per row.
+    mutating func problem(_ message: @autoclosure () -> String) -> Int32 {
+        guard bad.count < MetricsIngest.shownBadRows else { return RowReader.unshown }
+        problems.append(message().oneLine)
         return -Int32(problems.count)
     }
+
+    /// Why a spelling with a negative meaning is invalid.
+    func problem(of meaning: Int32) -> String { meaning == RowReader.unshown ? "" : problems[Int(-meaning - 1)] }
 
     mutating func record(_ fields: CSVRecord, line: Int) throws {
         do {
@@ -95,7 +107,7 @@ struct RowReader: CSVRecordSink {
             day = try dayMeaning(dateBytes)
             dates.remember(dateBytes, meaning: day)
         }
-        guard day >= 0 else { return reject(line, problems[Int(-day - 1)]) }
+        guard day >= 0 else { return reject(line, problem(of: day)) }
 
         let packBytes = fields[columns.pack]
         let localeBytes = columns.locale.map { fields[$0] }
@@ -106,7 +118,7 @@ struct RowReader: CSVRecordSink {
             pack = try packMeaning(packBytes, locale: localeBytes)
             packs.remember(packBytes, localeBytes, meaning: pack)
         }
-        guard pack >= 0 else { return reject(line, problems[Int(-pack - 1)]) }
+        guard pack >= 0 else { return reject(line, problem(of: pack)) }
 
         let regionBytes = fields[columns.region]
         var region: Int32
@@ -116,7 +128,7 @@ struct RowReader: CSVRecordSink {
             region = try regionMeaning(regionBytes)
             regions.remember(regionBytes, meaning: region)
         }
-        guard region >= 0 else { return reject(line, problems[Int(-region - 1)]) }
+        guard region >= 0 else { return reject(line, problem(of: region)) }
 
         let appBytes = fields[columns.app]
         var app: Int32
@@ -126,7 +138,7 @@ struct RowReader: CSVRecordSink {
             app = try appMeaning(appBytes)
             apps.remember(appBytes, meaning: app)
         }
-        guard app >= 0 else { return reject(line, problems[Int(-app - 1)]) }
+        guard app >= 0 else { return reject(line, problem(of: app)) }
 
         guard let total = MetricsIngest.parseCount(fields[columns.total]) else {
             return reject(line, "\(totalName) \"\(RowReader.text(fields[columns.total]))\" is not a whole number of 0 or more")
@@ -143,7 +155,7 @@ struct RowReader: CSVRecordSink {
     }
 
     // What a spelling means: an index into the column's distinct values in `values` (0 or more), or
-    // -1 - the index in `problems` of the message that says why it is invalid.
+    // -1 - the index in `problems` of the message that says why it is invalid (or `unshown`).
 
     mutating func dayMeaning(_ bytes: UnsafeBufferPointer<UInt8>) throws -> Int32 {
         guard let day = MetricsIngest.parseDay(bytes) else { return problem("date \"\(RowReader.text(bytes))\" is not YYYY-MM-DD") }

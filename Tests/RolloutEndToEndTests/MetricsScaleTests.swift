@@ -110,27 +110,82 @@ final class MetricsScaleTests: XCTestCase {
     }
 
     /// Ids of dates, packs, regions and app versions are no longer 16 bits: 70,000 app versions in
-    /// one file (and one rollup) are ingested, and the sums are right.
+    /// one file (over 4 dates, so that no rollup passes its own limit) are ingested, and the sums are right.
     func testMoreThan65536DistinctAppVersionsInOneFileAreIngested() throws {
         let w = try Workspace()
         try w.initWithExamples()
         var csv = Self.header
         let count = 70_000
-        for i in 0..<count { csv += "2026-11-28,tr-TR,tr-TR@18,TR,4.\(i),10,\(i % 2)\n" }
+        for i in 0..<count { csv += "2026-11-\(25 + i % 4),tr-TR,tr-TR@18,TR,4.\(i),10,\(i % 2)\n" }
         let file = try w.scratch.write("versions.csv", csv)
         let temporary = w.scratch.path("tmp")
         try FileManager.default.createDirectory(atPath: temporary, withIntermediateDirectories: true)
         let ingested = try w.rollout(
             "metrics", "ingest", "--kind", "crash", file, env: ["ROLLOUT_INGEST_MEMORY": "\(1 << 20)", "ROLLOUT_INGEST_PROFILE": "1", "TMPDIR": temporary])
         XCTAssertEqual(ingested.status, 0, ingested.output)
-        XCTAssertTrue(ingested.stdout.contains("\(count) rows ingested into 1 rollup(s) for tr-TR"), ingested.stdout)
+        XCTAssertTrue(ingested.stdout.contains("\(count) rows ingested into 4 rollup(s) for tr-TR"), ingested.stdout)
         XCTAssertGreaterThan(spilledRuns(ingested) ?? 0, 0, ingested.stderr)
-        let rollup = try rollups(w, repository: w.repository)["metrics/crash/tr-TR/2026-11-28.json"]
-        XCTAssertEqual(rollup?.count, count)
-        XCTAssertEqual(rollup?["18|TR|4.69999"], [10, 1])
-        XCTAssertEqual(rollup?["18|TR|4.65536"], [10, 0])
-        XCTAssertEqual(rollup?.values.map { $0[0] }.reduce(0, +), 10 * count)
+        let found = try rollups(w, repository: w.repository)
+        XCTAssertEqual(found.values.map(\.count), [count / 4, count / 4, count / 4, count / 4])
+        XCTAssertEqual(found["metrics/crash/tr-TR/2026-11-28.json"]?["18|TR|4.69999"], [10, 1])
+        XCTAssertEqual(found["metrics/crash/tr-TR/2026-11-25.json"]?["18|TR|4.65536"], [10, 0])
+        XCTAssertEqual(found.values.flatMap { $0.values.map { $0[0] } }.reduce(0, +), 10 * count)
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: temporary), [])
+    }
+
+    /// One rollup (one kind, locale and date) holds at most 65,536 keys, stored and new together,
+    /// because every reader holds a rollup whole (docs/metrics.md, "Streaming and memory"): a file
+    /// past it is refused by name before anything is written.
+    func testAFileThatWouldGrowOneRollupPast65536KeysIsRefusedAndChangesNothing() throws {
+        let w = try Workspace()
+        try w.initWithExamples()
+        func versions(_ range: Range<Int>, name: String) throws -> String {
+            var csv = Self.header
+            for i in range { csv += "2026-11-28,tr-TR,tr-TR@18,TR,4.\(i),10,1\n" }
+            return try w.scratch.write(name, csv)
+        }
+        let main = try w.stateTip()
+        let alone = try w.rollout("metrics", "ingest", "--kind", "crash", try versions(0..<65_537, name: "alone.csv"))
+        XCTAssertEqual(alone.status, 65, alone.output)
+        XCTAssertTrue(
+            alone.stderr.contains("alone.csv: the crash rollup of tr-TR on 2026-11-28 would hold 65537 keys (0 stored + 65537 in this file), more than 65536"),
+            alone.stderr)
+        XCTAssertTrue(alone.stderr.contains("nothing was ingested; fold rare app versions together"), alone.stderr)
+        XCTAssertEqual(try w.stateTip(), main)
+
+        let first = try w.rollout("metrics", "ingest", "--kind", "crash", try versions(0..<40_000, name: "first.csv"))
+        XCTAssertEqual(first.status, 0, first.output)
+        let tip = try w.stateTip()
+        let more = try w.rollout("metrics", "ingest", "--kind", "crash", try versions(40_000..<65_537, name: "more.csv"))
+        XCTAssertEqual(more.status, 65, more.output)
+        XCTAssertTrue(more.stderr.contains("would hold 65537 keys (40000 stored + 25537 in this file)"), more.stderr)
+        XCTAssertEqual(try w.stateTip(), tip)
+    }
+
+    /// A column stops remembering spellings past 65,536; the rows after that still report only
+    /// the first 20 messages and a count (no message is kept per row).
+    func testAHundredThousandDistinctInvalidValuesReportTheFirst20AndACount() throws {
+        let w = try Workspace()
+        try w.initWithExamples()
+        var csv = Self.header + "2026-11-28,tr-TR,tr-TR@18,TR,4.1,10,1\n"
+        let count = 100_000
+        for i in 0..<count { csv += "2026-11-28,tr-TR,tr-TR@18,TR,v\(i),10,1\n" }
+        let file = try w.scratch.write("garbage.csv", csv)
+        let tip = try w.stateTip()
+        let refused = try w.rollout("metrics", "ingest", "--kind", "crash", file)
+        XCTAssertEqual(refused.status, 65, refused.output)
+        XCTAssertTrue(refused.stderr.contains("garbage.csv: \(count) of \(count + 1) rows are invalid; nothing was ingested"), refused.stderr)
+        XCTAssertTrue(refused.stderr.contains("garbage.csv:3: app_version \"v0\" is not a numeric version"), refused.stderr)
+        XCTAssertTrue(refused.stderr.contains("garbage.csv:22: app_version \"v19\" is not a numeric version"), refused.stderr)
+        XCTAssertFalse(refused.stderr.contains("\"v20\""), refused.stderr)
+        XCTAssertTrue(refused.stderr.contains("... and \(count - 20) more"), refused.stderr)
+        XCTAssertEqual(try w.stateTip(), tip)
+
+        let skipped = try w.rollout("metrics", "ingest", "--kind", "crash", "--skip-invalid", file)
+        XCTAssertEqual(skipped.status, 0, skipped.output)
+        XCTAssertTrue(skipped.stdout.contains("1 rows ingested into 1 rollup(s) for tr-TR"), skipped.stdout)
+        XCTAssertEqual(skipped.stdout.components(separatedBy: "  skipped ").count - 1, 20, skipped.stdout)
+        XCTAssertTrue(skipped.stdout.contains("... \(count - 20) more skipped"), skipped.stdout)
     }
 
     func testABadRowInASpillingIngestChangesNothingAndLeavesNoTemporaryFile() throws {
@@ -154,7 +209,8 @@ final class MetricsScaleTests: XCTestCase {
         let good = try w.scratch.write("good.csv", Self.header + Self.dayOrderedRows().joined())
         let nowhere = try w.rollout(
             "metrics", "ingest", "--kind", "crash", good, env: ["ROLLOUT_INGEST_MEMORY": "512", "TMPDIR": w.scratch.path("missing")])
-        XCTAssertNotEqual(nowhere.status, 0, nowhere.output)
+        // A $TMPDIR that does not exist is missing (exit 66), docs/architecture.md "Exit codes".
+        XCTAssertEqual(nowhere.status, 66, nowhere.output)
         XCTAssertTrue(nowhere.stderr.contains("cannot create a temporary file in \(w.scratch.path("missing"))"), nowhere.stderr)
         XCTAssertEqual(try w.stateTip(), tip)
     }
