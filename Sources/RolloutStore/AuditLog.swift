@@ -409,8 +409,8 @@ public final class AuditLog {
         if entry.action == AuditEntry.publishAction { files.append("publish.idx") }
         var regions: Set<String> = []
         for change in entry.planChanges {
-            for piece in SegmentShares.changes(from: change.before, to: change.after) {
-                regions.insert(Region.assigned.contains(piece.after.regions) ? piece.after.regions : "_other")
+            for region in SegmentShares.regionsChanged(from: change.before, to: change.after) {
+                regions.insert(Region.assigned.contains(region) ? region : "_other")
             }
         }
         return files + regions.sorted().map { "region-\($0).idx" }
