@@ -3,11 +3,11 @@ import XCTest
 
 /// The log index asks every change in the history which regions it altered, through fast paths that
 /// must give exactly what the general forms (`SegmentShares.changes`, the plan parser) give.
-final class SegmentSharesTests: XCTestCase {
+final class SegmentShareFastPathTests: XCTestCase {
     func testTheRegionsAChangeAlteredAreTheRegionsOfItsChangedPieces() {
         var generator = SplitMix64(seed: 17)
         var altered = 0
-        for _ in 0..<3_000 {
+        for _ in 0..<1_000 {
             let before = RandomPlan.make(&generator)
             let after = generator.next() % 3 == 0 ? RandomPlan.make(&generator) : RandomPlan.mutate(before, &generator)
             var expected: [String] = []
@@ -18,14 +18,14 @@ final class SegmentSharesTests: XCTestCase {
             if !expected.isEmpty { altered += 1 }
         }
         // Both kinds of change are exercised: some alter nothing, most alter some region.
-        XCTAssertGreaterThan(altered, 1_000)
-        XCTAssertLessThan(altered, 3_000)
+        XCTAssertGreaterThan(altered, 300)
+        XCTAssertLessThan(altered, 1_000)
     }
 
     func testSharesAtAPointAreTheSharesOfEachOutcomeLargestFirst() {
         var generator = SplitMix64(seed: 18)
         let versions = ["0", "4.0", "4.8", "4.8.0.1", "4.8.1", "4.9", "5", "5.1"].map { AppVersion($0)! }
-        for _ in 0..<2_000 {
+        for _ in 0..<400 {
             let plan = RandomPlan.make(&generator)
             for region in [nil, "TR", "DE", "US", "BR"] as [String?] {
                 for version in versions {
