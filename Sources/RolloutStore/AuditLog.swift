@@ -363,7 +363,9 @@ public final class AuditLog {
         }
         // Walk back from the tip to what is indexed; if it is not there, history was rewritten: start over.
         var clock = profile.map { _ in PhaseClock() }
-        let chain = try repository.git.firstParentChain(from: tip, until: indexedCommit.flatMap { ObjectID(hex: $0) })
+        let chain = try repository.git.withoutRehashingObjects {
+            try repository.git.firstParentChain(from: tip, until: indexedCommit.flatMap { ObjectID(hex: $0) })
+        }
         clock?.lap(.walk, into: &profile)
         if !chain.reachedStop {
             // Nothing usable indexed (none yet, another format, a damaged file) or a rewritten history.
