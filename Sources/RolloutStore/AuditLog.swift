@@ -363,7 +363,9 @@ public final class AuditLog {
         }
         // Walk back from the tip to what is indexed; if it is not there, history was rewritten: start over.
         var clock = profile.map { _ in PhaseClock() }
-        let chain = try repository.git.firstParentChain(from: tip, until: indexedCommit.flatMap { ObjectID(hex: $0) })
+        let chain = try repository.git.withoutRehashingObjects {
+            try repository.git.firstParentChain(from: tip, until: indexedCommit.flatMap { ObjectID(hex: $0) })
+        }
         clock?.lap(.walk, into: &profile)
         if !chain.reachedStop {
             // Nothing usable indexed (none yet, another format, a damaged file) or a rewritten history.
@@ -378,23 +380,26 @@ public final class AuditLog {
         let pending = Array(chain.ids.reversed())
         var batch = Batch()
         var position = 0
-        try repository.git.forEachChange(pending, in: StateLayout.plansDirectory) { commit, changed in
-            clock?.lap(.commitsAndTrees, into: &profile)
-            count += 1
-            position += 1
-            let (entry, blobs) = try makeEntry(commit, changedPlans: changed, sequence: count)
-            clock?.lap(.plans, into: &profile)
-            let pointers = files(for: entry)
-            clock?.lap(.segments, into: &profile)
-            batch.add(entry.indexLine(planBlobs: blobs), sequence: count, pointers: pointers)
-            if position % AuditLog.flushEvery == 0 || position == pending.count {
-                var sizes = readSizes()
-                for (file, size) in try batch.flush(to: directory) { sizes[file] = size }
-                try writeSizes(sizes)
-                batch = Batch()
-                try writeHead(commit: commit.id.hex, count: count)
+        // Objects are not re-hashed while the history is read: git log does not either (docs/audit.md).
+        try repository.git.withoutRehashingObjects {
+            try repository.git.forEachChange(pending, in: StateLayout.plansDirectory) { commit, changed in
+                clock?.lap(.commitsAndTrees, into: &profile)
+                count += 1
+                position += 1
+                let (entry, blobs) = try makeEntry(commit, changedPlans: changed, sequence: count)
+                clock?.lap(.plans, into: &profile)
+                let pointers = files(for: entry)
+                clock?.lap(.segments, into: &profile)
+                batch.add(entry.indexLine(planBlobs: blobs), sequence: count, pointers: pointers)
+                if position % AuditLog.flushEvery == 0 || position == pending.count {
+                    var sizes = readSizes()
+                    for (file, size) in try batch.flush(to: directory) { sizes[file] = size }
+                    try writeSizes(sizes)
+                    batch = Batch()
+                    try writeHead(commit: commit.id.hex, count: count)
+                }
+                clock?.lap(.writing, into: &profile)
             }
-            clock?.lap(.writing, into: &profile)
         }
         profile?.commits += pending.count
         return count
@@ -406,8 +411,8 @@ public final class AuditLog {
         if entry.action == AuditEntry.publishAction { files.append("publish.idx") }
         var regions: Set<String> = []
         for change in entry.planChanges {
-            for piece in SegmentShares.changes(from: change.before, to: change.after) {
-                regions.insert(Region.assigned.contains(piece.after.regions) ? piece.after.regions : "_other")
+            for region in SegmentShares.regionsChanged(from: change.before, to: change.after) {
+                regions.insert(Region.assigned.contains(region) ? region : "_other")
             }
         }
         return files + regions.sorted().map { "region-\($0).idx" }

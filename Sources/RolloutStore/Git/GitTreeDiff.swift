@@ -10,6 +10,17 @@ public struct GitChangedBlob: Sendable {
 }
 
 extension GitRepository {
+    /// Runs `body` with libgit2's check that each object read hashes to its id turned off, then turns
+    /// it back on (rollout keeps it on everywhere else, see `Git.initialized`). Only for a read of
+    /// the whole history that `git log` itself makes without re-hashing: the index build of the audit
+    /// log (docs/audit.md, "A fresh clone", says what is and is not checked). The option is
+    /// process-wide in libgit2; rollout reads a repository on one thread, so nothing else runs meanwhile.
+    public func withoutRehashingObjects<T>(_ body: () throws -> T) rethrows -> T {
+        _ = rollout_git_enable_strict_hash_verification(0)
+        defer { _ = rollout_git_enable_strict_hash_verification(1) }
+        return try body()
+    }
+
     /// The first-parent chain from `tip` back to `stop` (excluded), newest first, reading only ids.
     /// `reachedStop` is false when the chain ended without meeting `stop` (or `stop` is nil).
     public func firstParentChain(from tip: ObjectID, until stop: ObjectID?) throws -> (ids: [ObjectID], reachedStop: Bool) {
