@@ -270,7 +270,7 @@ public final class AuditLog {
             heads[pick] = cursors[pick].next(below: sequence)
             guard sequence < lastSequence else { continue }
             lastSequence = sequence
-            guard let entry = AuditEntry.parse(line, loadPlan: loadPlan), matches(entry, query) else { continue }
+            guard let entry = AuditEntry.parse(line, loadPlan: { loadPlan($0) }), matches(entry, query) else { continue }
             guard results.add(entry) else { return Result(entries: results.entries, truncated: true) }
         }
         return Result(entries: results.entries, truncated: false)
@@ -305,9 +305,13 @@ public final class AuditLog {
         }
     }
 
-    private func loadPlan(_ blob: String) -> Plan? {
+    /// `building`: the index build reads every plan version ever written, most through the fast
+    /// reader; whatever that reader does not take is read by `Plan.parse`, which decides what is valid.
+    private func loadPlan(_ blob: String, building: Bool = false) -> Plan? {
         if let cached = planCache[blob] { return cached }
-        guard let id = ObjectID(hex: blob), let bytes = try? repository.git.readBlob(id), let plan = try? Plan.parse(bytes, source: blob) else {
+        guard let id = ObjectID(hex: blob), let bytes = try? repository.git.readBlob(id),
+            let plan = (building ? AuditPlanReader.read(bytes) : nil) ?? (try? Plan.parse(bytes, source: blob))
+        else {
             return nil
         }
         // Bounded: a rebuild reads every plan version ever written; the next change to a locale is
@@ -430,10 +434,10 @@ public final class AuditLog {
             let locale = String(file.name.dropLast(5))
             let afterBlob = file.new!.hex
             let beforeBlob = file.old?.hex
-            guard let afterPlan = loadPlan(afterBlob) else {
+            guard let afterPlan = loadPlan(afterBlob, building: true) else {
                 throw RolloutError.internal("\(StateLayout.plan(locale)) at commit \(id.short) is damaged; check the repository with git fsck")
             }
-            let beforePlan = beforeBlob.flatMap(loadPlan) ?? Plan(locale: locale)
+            let beforePlan = beforeBlob.flatMap { loadPlan($0, building: true) } ?? Plan(locale: locale)
             planChanges.append(AuditEntry.PlanChange(locale: locale, before: beforePlan, after: afterPlan, beforeBlob: beforeBlob, afterBlob: afterBlob))
             blobs.append((beforeBlob, afterBlob))
         }

@@ -1,0 +1,216 @@
+import RolloutModel
+
+/// Reads a plan file as rollout writes it (`JSONWriter.pretty(plan.jsonValue)`: members in sorted
+/// order, no escapes, plain integers) straight into a `Plan`, without a `JSONValue` tree; a log index
+/// build reads every plan version ever written. It answers nil for anything else - another member,
+/// another order, an escape, a fraction or exponent, a BOM, invalid UTF-8 - and the caller then reads
+/// the bytes with `Plan.parse`, so what is accepted never depends on this reader: whatever it returns
+/// is what `Plan.parse` returns for the same bytes.
+enum AuditPlanReader {
+    static func read(_ bytes: [UInt8]) -> Plan? {
+        bytes.withUnsafeBufferPointer { buffer in
+            var cursor = Cursor(bytes: buffer)
+            guard let plan = cursor.plan() else { return nil }
+            cursor.skipWhitespace()
+            return cursor.index == buffer.count ? plan : nil
+        }
+    }
+
+    private struct Cursor {
+        let bytes: UnsafeBufferPointer<UInt8>
+        var index = 0
+
+        init(bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
+
+        mutating func skipWhitespace() {
+            while index < bytes.count {
+                switch bytes[index] {
+                case 0x20, 0x09, 0x0A, 0x0D: index += 1
+                default: return
+                }
+            }
+        }
+
+        /// Consumes `byte` after any whitespace.
+        mutating func take(_ byte: UInt8) -> Bool {
+            skipWhitespace()
+            guard index < bytes.count, bytes[index] == byte else { return false }
+            index += 1
+            return true
+        }
+
+        /// Consumes `"name":` when the next member is `name`; leaves the cursor where it was otherwise.
+        mutating func member(_ name: StaticString) -> Bool {
+            skipWhitespace()
+            let count = name.utf8CodeUnitCount
+            guard index + count + 2 <= bytes.count, bytes[index] == UInt8(ascii: "\""), bytes[index + count + 1] == UInt8(ascii: "\"") else { return false }
+            for k in 0..<count where bytes[index + 1 + k] != name.utf8Start[k] { return false }
+            let start = index
+            index += count + 2
+            guard take(UInt8(ascii: ":")) else {
+                index = start
+                return false
+            }
+            return true
+        }
+
+        /// `,` before the next member or element, or nothing before the closing bracket.
+        mutating func separator(closing: UInt8) -> Bool? {
+            if take(UInt8(ascii: ",")) { return true }
+            if take(closing) { return false }
+            return nil
+        }
+
+        /// A string without escapes; non-ASCII text must be valid UTF-8 (what the strict parser demands).
+        mutating func string() -> String? {
+            guard take(UInt8(ascii: "\"")) else { return nil }
+            let start = index
+            var ascii = true
+            while index < bytes.count {
+                let byte = bytes[index]
+                if byte == UInt8(ascii: "\"") {
+                    let text = UnsafeBufferPointer(rebasing: bytes[start..<index])
+                    index += 1
+                    return ascii ? String(decoding: text, as: UTF8.self) : String(validating: text, as: UTF8.self)
+                }
+                if byte == UInt8(ascii: "\\") || byte < 0x20 { return nil }
+                if byte >= 0x80 { ascii = false }
+                index += 1
+            }
+            return nil
+        }
+
+        /// An integer written plainly, with at most 15 digits: always exact, whatever parser reads it.
+        mutating func integer() -> Int? {
+            skipWhitespace()
+            var negative = false
+            if index < bytes.count, bytes[index] == UInt8(ascii: "-") {
+                negative = true
+                index += 1
+            }
+            let start = index
+            var value = 0
+            while index < bytes.count, bytes[index] >= UInt8(ascii: "0"), bytes[index] <= UInt8(ascii: "9") {
+                guard index - start < 15 else { return nil }
+                value = value * 10 + Int(bytes[index] - UInt8(ascii: "0"))
+                index += 1
+            }
+            let digits = index - start
+            guard digits >= 1, digits == 1 || bytes[start] != UInt8(ascii: "0"), !(negative && value == 0) else { return nil }
+            if index < bytes.count, [UInt8(ascii: "."), UInt8(ascii: "e"), UInt8(ascii: "E")].contains(bytes[index]) { return nil }
+            return negative ? -value : value
+        }
+
+        mutating func bool() -> Bool? {
+            skipWhitespace()
+            if literal("true") { return true }
+            if literal("false") { return false }
+            return nil
+        }
+
+        mutating func literal(_ text: StaticString) -> Bool {
+            let count = text.utf8CodeUnitCount
+            guard index + count <= bytes.count else { return false }
+            for k in 0..<count where bytes[index + k] != text.utf8Start[k] { return false }
+            index += count
+            return true
+        }
+
+        /// The elements of an array, each read by `element`; nil if any is not what it wants.
+        mutating func array<T>(_ element: (inout Cursor) -> T?) -> [T]? {
+            guard take(UInt8(ascii: "[")) else { return nil }
+            var items: [T] = []
+            if take(UInt8(ascii: "]")) { return items }
+            while true {
+                guard let item = element(&self) else { return nil }
+                items.append(item)
+                guard let more = separator(closing: UInt8(ascii: "]")) else { return nil }
+                if !more { return items }
+            }
+        }
+
+        mutating func packRef() -> Plan.PackRef? {
+            guard take(UInt8(ascii: "{")), member("contentVersion"), let contentVersion = integer(), take(UInt8(ascii: ",")),
+                member("minAppVersion"), let text = string(), let minApp = AppVersion(text), take(UInt8(ascii: "}"))
+            else { return nil }
+            return Plan.PackRef(contentVersion: contentVersion, minAppVersion: minApp)
+        }
+
+        mutating func rule() -> Plan.Rule? {
+            guard take(UInt8(ascii: "{")), member("appVersions"), let rangeText = string(), let range = try? VersionRange.parse(rangeText),
+                take(UInt8(ascii: ",")), member("basisPoints"), let basisPoints = integer(), (0...10_000).contains(basisPoints),
+                take(UInt8(ascii: ",")), member("pack"), let pack = packRef(),
+                take(UInt8(ascii: ",")), member("regions"), let regions = array({ $0.string() }),
+                take(UInt8(ascii: ",")), member("salt"), let salt = string(), take(UInt8(ascii: "}"))
+            else { return nil }
+            return Plan.Rule(pack: pack, regions: regions, versions: range, share: Percent(basisPoints: basisPoints), salt: salt)
+        }
+
+        mutating func withdrawal() -> Plan.Withdrawal? {
+            guard take(UInt8(ascii: "{")), member("appVersions"), let text = string(), let range = try? VersionRange.parse(text),
+                take(UInt8(ascii: ",")), member("region"), let region = string(), take(UInt8(ascii: "}"))
+            else { return nil }
+            return Plan.Withdrawal(region: region, versions: range)
+        }
+
+        mutating func lastChange() -> Plan.LastChange? {
+            guard take(UInt8(ascii: "{")), member("action"), let action = string(), take(UInt8(ascii: ",")), member("actor"), let actor = string(),
+                take(UInt8(ascii: ","))
+            else { return nil }
+            var reason: String?
+            if member("reason") {
+                guard let text = string(), take(UInt8(ascii: ",")) else { return nil }
+                reason = text
+            }
+            guard member("time"), let timeText = string(), let time = Timestamp(iso8601: timeText), take(UInt8(ascii: "}")) else { return nil }
+            return Plan.LastChange(action: action, actor: actor, time: time, reason: reason)
+        }
+
+        mutating func ramp() -> Plan.Ramp? {
+            guard take(UInt8(ascii: "{")), member("every"), let every = integer(), take(UInt8(ascii: ",")),
+                member("paused"), let paused = bool(), take(UInt8(ascii: ",")),
+                member("since"), let sinceText = string(), let since = Timestamp(iso8601: sinceText), take(UInt8(ascii: ",")),
+                member("step"), let step = integer(), take(UInt8(ascii: ",")),
+                member("steps"), let steps = array({ $0.integer() }), take(UInt8(ascii: "}")),
+                !steps.isEmpty, steps.allSatisfy({ (0...10_000).contains($0) }), steps.indices.contains(step)
+            else { return nil }
+            return Plan.Ramp(steps: steps.map { Percent(basisPoints: $0) }, every: Int64(every), step: step, since: since, paused: paused)
+        }
+
+        /// The members in the order the writer sorts them; `lastChange` and `ramp` may be absent.
+        mutating func plan() -> Plan? {
+            guard take(UInt8(ascii: "{")), member("baseline") else { return nil }
+            var baseline: Plan.PackRef?
+            skipWhitespace()
+            if !literal("null") {
+                guard let ref = packRef() else { return nil }
+                baseline = ref
+            }
+            guard take(UInt8(ascii: ",")), member("blocked"), let blocked = array({ $0.integer() }),
+                take(UInt8(ascii: ",")), member("bundledOnly"), let bundledOnly = bool(), take(UInt8(ascii: ","))
+            else { return nil }
+            var lastChange: Plan.LastChange?
+            if member("lastChange") {
+                guard let change = self.lastChange(), take(UInt8(ascii: ",")) else { return nil }
+                lastChange = change
+            }
+            guard member("locale"), let locale = string(), take(UInt8(ascii: ",")),
+                member("previousBaselines"), let previous = array({ $0.packRef() }), take(UInt8(ascii: ","))
+            else { return nil }
+            var ramp: Plan.Ramp?
+            if member("ramp") {
+                guard let value = self.ramp(), take(UInt8(ascii: ",")) else { return nil }
+                ramp = value
+            }
+            guard member("rules"), let rules = array({ $0.rule() }), take(UInt8(ascii: ",")),
+                member("sequence"), let sequence = integer(), take(UInt8(ascii: ",")),
+                member("withdrawn"), let withdrawals = array({ $0.withdrawal() }), take(UInt8(ascii: "}"))
+            else { return nil }
+            var plan = Plan(
+                locale: locale, baseline: baseline, previousBaselines: previous, rules: rules, blocked: blocked, withdrawals: withdrawals,
+                bundledOnly: bundledOnly, sequence: sequence, lastChange: lastChange)
+            plan.ramp = ramp
+            return plan
+        }
+    }
+}
