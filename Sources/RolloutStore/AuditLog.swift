@@ -40,20 +40,64 @@ public struct AuditEntry: Sendable {
         }
     }
 
-    /// The index line: the plan is referenced by its git blob ids, not copied.
+    /// The index line: the plan is referenced by its git blob ids, not copied. Canonical JSON
+    /// (RFC 8785), written member by member in the sorted order `JSONWriter.canonical` would give,
+    /// without building and sorting a dictionary for each of the history's changes.
     func indexLine(planBlobs: [(before: String?, after: String)]) -> [UInt8] {
-        var object: [String: JSONValue] = [
-            "seq": .integer(sequence), "commit": .string(commit), "time": .integer(Int(time.seconds)), "actor": .string(actor),
-            "action": .string(action), "summary": .string(summary), "locales": .array(locales.map { .string($0) }),
-            "packs": .array(packs.map { .string($0) }),
-        ]
-        if let reason { object["reason"] = .string(reason) }
-        if !planChanges.isEmpty {
-            object["plans"] = .array(zip(planChanges, planBlobs).map { change, blobs in
-                ["locale": .string(change.locale), "before": blobs.before.map { .string($0) } ?? .null, "after": .string(blobs.after)]
-            })
+        var line: [UInt8] = []
+        line.reserveCapacity(256 + summary.utf8.count)
+        func key(_ name: StaticString, first: Bool = false) {
+            if !first { line.append(UInt8(ascii: ",")) }
+            line.append(UInt8(ascii: "\""))
+            line.append(contentsOf: UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
+            line.append(contentsOf: [UInt8(ascii: "\""), UInt8(ascii: ":")])
         }
-        var line = JSONWriter.canonical(.object(object))
+        func strings(_ items: [String]) {
+            line.append(UInt8(ascii: "["))
+            for (i, item) in items.enumerated() {
+                if i > 0 { line.append(UInt8(ascii: ",")) }
+                JSONWriter.writeString(item, into: &line)
+            }
+            line.append(UInt8(ascii: "]"))
+        }
+        line.append(UInt8(ascii: "{"))
+        key("action", first: true)
+        JSONWriter.writeString(action, into: &line)
+        key("actor")
+        JSONWriter.writeString(actor, into: &line)
+        key("commit")
+        JSONWriter.writeString(commit, into: &line)
+        key("locales")
+        strings(locales)
+        key("packs")
+        strings(packs)
+        if !planChanges.isEmpty {
+            key("plans")
+            line.append(UInt8(ascii: "["))
+            for (i, (change, blobs)) in zip(planChanges, planBlobs).enumerated() {
+                if i > 0 { line.append(UInt8(ascii: ",")) }
+                line.append(UInt8(ascii: "{"))
+                key("after", first: true)
+                JSONWriter.writeString(blobs.after, into: &line)
+                key("before")
+                if let before = blobs.before { JSONWriter.writeString(before, into: &line) } else { line.append(contentsOf: "null".utf8) }
+                key("locale")
+                JSONWriter.writeString(change.locale, into: &line)
+                line.append(UInt8(ascii: "}"))
+            }
+            line.append(UInt8(ascii: "]"))
+        }
+        if let reason {
+            key("reason")
+            JSONWriter.writeString(reason, into: &line)
+        }
+        key("seq")
+        line.append(contentsOf: JSONWriter.formatNumber(Double(sequence)).utf8)
+        key("summary")
+        JSONWriter.writeString(summary, into: &line)
+        key("time")
+        line.append(contentsOf: JSONWriter.formatNumber(Double(time.seconds)).utf8)
+        line.append(UInt8(ascii: "}"))
         line.append(0x0A)
         return line
     }
