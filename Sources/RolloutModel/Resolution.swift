@@ -70,14 +70,14 @@ public struct Resolution: Equatable, Sendable {
 
     static func baseline(_ plan: Plan, version: AppVersion, note: (() -> String) -> Void = { _ in }) -> Outcome {
         for (index, ref) in plan.baselines.enumerated() {
-            let id = "\(plan.locale)@\(ref.contentVersion)"
-            let which = index == 0 ? "baseline" : "earlier baseline"
+            // Made only when a note is taken: the log index asks this for every change in the history.
+            func label() -> String { "\(index == 0 ? "baseline" : "earlier baseline") \(plan.locale)@\(ref.contentVersion)" }
             if plan.isBlocked(ref.contentVersion) {
-                note { "\(which) \(id) is blocked" }
+                note { "\(label()) is blocked" }
             } else if version < ref.minAppVersion {
-                note { "\(which) \(id) needs app \(ref.minAppVersion), device has \(version)" }
+                note { "\(label()) needs app \(ref.minAppVersion), device has \(version)" }
             } else {
-                note { "\(which) \(id)" }
+                note { label() }
                 return .pack(ref.contentVersion)
             }
         }
@@ -160,10 +160,14 @@ public struct SegmentShares: Equatable, Sendable {
     /// index asks this of every change in the history, so it compares shares point by point and
     /// labels nothing (a region has a changed piece exactly when the shares differ at one of its points).
     public static func regionsChanged(from before: Plan, to after: Plan) -> [String] {
+        if before.targeting == after.targeting { return [] }
         let (regionGroups, points) = layout([before, after], region: Region.any, versions: .all)
+        // The baseline a device falls back to depends on its version only: once per point, not per region group.
+        let fallbacks = points.map { (Resolution.baseline(before, version: $0), Resolution.baseline(after, version: $0)) }
         return regionGroups.filter { group in
-            points.contains { point in
-                !same(sharesAt(before, regionCode: group.code, version: point), sharesAt(after, regionCode: group.code, version: point))
+            points.indices.contains { i in
+                !same(sharesAt(before, regionCode: group.code, version: points[i], fallback: fallbacks[i].0),
+                      sharesAt(after, regionCode: group.code, version: points[i], fallback: fallbacks[i].1))
             }
         }.map(\.label)
     }
@@ -252,8 +256,12 @@ public struct SegmentShares: Equatable, Sendable {
     }
 
     static func sharesAt(_ plan: Plan, regionCode: String?, version: AppVersion) -> [(outcome: Resolution.Outcome, basisPoints: Int)] {
+        sharesAt(plan, regionCode: regionCode, version: version, fallback: Resolution.baseline(plan, version: version))
+    }
+
+    /// `fallback`: `Resolution.baseline(plan, version: version)`, when the caller has it already.
+    static func sharesAt(_ plan: Plan, regionCode: String?, version: AppVersion, fallback: Resolution.Outcome) -> [(outcome: Resolution.Outcome, basisPoints: Int)] {
         if plan.bundledOnly { return [(.bundled, Bucketing.buckets)] }
-        let fallback = Resolution.baseline(plan, version: version)
         let withdrawn = plan.withdrawals.contains { w in
             (w.region == Region.any || (regionCode.map { $0 == w.region } ?? false)) && w.versions.contains(version)
         }
