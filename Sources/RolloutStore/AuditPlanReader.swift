@@ -177,35 +177,45 @@ enum AuditPlanReader {
             return Plan.Ramp(steps: steps.map { Percent(basisPoints: $0) }, every: Int64(every), step: step, since: since, paused: paused)
         }
 
-        /// The members in the order the writer sorts them; `lastChange` and `ramp` may be absent.
+        /// The members in the order the writer sorts them. Any member but `locale` may be absent (a plan
+        /// written by hand or by a tool), as `Plan.parse` allows, with the same defaults.
         mutating func plan() -> Plan? {
-            guard take(UInt8(ascii: "{")), member("baseline") else { return nil }
+            guard take(UInt8(ascii: "{")) else { return nil }
+            var open = true
+            /// Reads member `name` with `value` if it comes next; false only for a member that is there but not understood.
+            func next(_ cursor: inout Cursor, _ name: StaticString, _ value: (inout Cursor) -> Bool) -> Bool {
+                guard open, cursor.member(name) else { return true }
+                guard value(&cursor), let more = cursor.separator(closing: UInt8(ascii: "}")) else { return false }
+                open = more
+                return true
+            }
             var baseline: Plan.PackRef?
-            skipWhitespace()
-            if !literal("null") {
-                guard let ref = packRef() else { return nil }
-                baseline = ref
-            }
-            guard take(UInt8(ascii: ",")), member("blocked"), let blocked = array({ $0.integer() }),
-                take(UInt8(ascii: ",")), member("bundledOnly"), let bundledOnly = bool(), take(UInt8(ascii: ","))
-            else { return nil }
+            var blocked: [Int] = []
+            var bundledOnly = false
             var lastChange: Plan.LastChange?
-            if member("lastChange") {
-                guard let change = self.lastChange(), take(UInt8(ascii: ",")) else { return nil }
-                lastChange = change
-            }
-            guard member("locale"), let locale = string(), take(UInt8(ascii: ",")),
-                member("previousBaselines"), let previous = array({ $0.packRef() }), take(UInt8(ascii: ","))
-            else { return nil }
+            var locale: String?
+            var previous: [Plan.PackRef] = []
             var ramp: Plan.Ramp?
-            if member("ramp") {
-                guard let value = self.ramp(), take(UInt8(ascii: ",")) else { return nil }
-                ramp = value
-            }
-            guard member("rules"), let rules = array({ $0.rule() }), take(UInt8(ascii: ",")),
-                member("sequence"), let sequence = integer(), take(UInt8(ascii: ",")),
-                member("withdrawn"), let withdrawals = array({ $0.withdrawal() }), take(UInt8(ascii: "}"))
-            else { return nil }
+            var rules: [Plan.Rule] = []
+            var sequence = 0
+            var withdrawals: [Plan.Withdrawal] = []
+            let understood = next(&self, "baseline") { c in
+                    c.skipWhitespace()
+                    if c.literal("null") { return true }
+                    baseline = c.packRef()
+                    return baseline != nil
+                }
+                && next(&self, "blocked") { c in c.array({ $0.integer() }).map { blocked = $0 } != nil }
+                && next(&self, "bundledOnly") { c in c.bool().map { bundledOnly = $0 } != nil }
+                && next(&self, "lastChange") { c in c.lastChange().map { lastChange = $0 } != nil }
+                && next(&self, "locale") { c in c.string().map { locale = $0 } != nil }
+                && next(&self, "previousBaselines") { c in c.array({ $0.packRef() }).map { previous = $0 } != nil }
+                && next(&self, "ramp") { c in c.ramp().map { ramp = $0 } != nil }
+                && next(&self, "rules") { c in c.array({ $0.rule() }).map { rules = $0 } != nil }
+                && next(&self, "sequence") { c in c.integer().map { sequence = $0 } != nil }
+                && next(&self, "withdrawn") { c in c.array({ $0.withdrawal() }).map { withdrawals = $0 } != nil }
+            // Still open: a member this reader does not know, or a trailing comma.
+            guard understood, !open, let locale else { return nil }
             var plan = Plan(
                 locale: locale, baseline: baseline, previousBaselines: previous, rules: rules, blocked: blocked, withdrawals: withdrawals,
                 bundledOnly: bundledOnly, sequence: sequence, lastChange: lastChange)
