@@ -96,6 +96,38 @@ final class GCTests: XCTestCase {
         try w.assertFsckClean()
     }
 
+    func testGCKeepsAnnotatedTagsAndBlobsAndTreesARefNamesEvenWhenOld() throws {
+        let w = try Workspace()
+        try w.initWithExamples()
+        XCTAssertEqual(try w.git("-c", "user.name=R", "-c", "user.email=r@example.com", "tag", "-a", "v1", "-m", "release", "main").status, 0)
+        let tag = try w.git("rev-parse", "refs/tags/v1").stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let blob = try hashObject(w, "kept by refs/keep/blob alone")
+        XCTAssertEqual(try w.git("update-ref", "refs/keep/blob", blob).status, 0)
+        let tree = try w.git("rev-parse", "main^{tree}").stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let treeOnly = try Processes.run(
+            "/bin/sh", ["-c", "printf '100644 blob \(blob)\\tonly-here.txt\\n' | git --git-dir '\(w.repository)' mktree"], in: w.root,
+            environment: w.environment
+        ).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        XCTAssertEqual(try w.git("update-ref", "refs/keep/tree", treeOnly).status, 0)
+        let threeWeeksAgo = Date().addingTimeInterval(-21 * 86_400)
+        for id in [tag, blob, tree, treeOnly] {
+            try? FileManager.default.setAttributes([.modificationDate: threeWeeksAgo], ofItemAtPath: w.repository + "/objects/" + id.prefix(2) + "/" + id.dropFirst(2))
+        }
+
+        let gc = try w.json(try w.rollout("gc", "--json"))
+        XCTAssertEqual(gc["pruned"] as? Int, 0, "\(gc)")
+        let fsck = try w.git("fsck", "--full", "--strict")
+        XCTAssertEqual(fsck.status, 0, fsck.output)
+        XCTAssertFalse(fsck.output.contains("missing"), fsck.output)
+        XCTAssertEqual(try w.git("cat-file", "-t", tag).stdout, "tag\n")
+        XCTAssertEqual(try w.git("cat-file", "blob", blob).stdout, "kept by refs/keep/blob alone")
+        XCTAssertEqual(try w.git("cat-file", "-p", "refs/keep/tree:only-here.txt").stdout, "kept by refs/keep/blob alone")
+        XCTAssertEqual(try looseCount(w), 0, "every object a ref names went into the pack")
+        // And again: what a pack holds is neither lost nor copied into the next one.
+        XCTAssertEqual(try w.rollout("gc").status, 0)
+        XCTAssertEqual(try w.git("fsck", "--full", "--strict").status, 0)
+    }
+
     func testGCRacingConcurrentPackAddsLosesNothing() throws {
         let w = try Workspace()
         try w.initWithExamples()

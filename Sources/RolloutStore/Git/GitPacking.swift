@@ -73,12 +73,52 @@ extension GitRepository {
             try check(git_packbuilder_insert(builder, &oid, nil), "adding commit \(commit.short) to the pack")
             try insertTree(try self.commit(commit).tree, path: "", into: builder, seen: &seen)
         }
+        // The walk sees commits only: an annotated tag, and a blob or tree a ref names directly, go in
+        // here, or gc would count them unreachable and prune them. One a hidden pack holds is there
+        // already with what it points at.
+        let hidden = hiding.isEmpty ? nil : try openPacks(hiding)
+        defer { if let hidden { git_odb_free(hidden) } }
+        for object in try referencedObjects() {
+            var raw = object.id.raw
+            if let hidden, git_odb_exists(hidden, &raw) == 1 { continue }
+            switch object.type {
+            case GIT_OBJECT_TAG:
+                try check(git_packbuilder_insert(builder, &raw, nil), "adding tag \(object.id.short) to the pack")
+            case GIT_OBJECT_TREE:
+                try insertTree(object.id, path: "", into: builder, seen: &seen)
+            case GIT_OBJECT_BLOB where seen.insert(object.id).inserted:
+                try check(git_packbuilder_insert(builder, &raw, nil), "adding blob \(object.id.short) to the pack")
+            default:
+                continue
+            }
+        }
         let count = git_packbuilder_object_count(builder)
         guard count > 0 else { return nil }
         try check(git_packbuilder_write(builder, packDirectory, 0, nil, nil), "writing a pack")
         guard let name = git_packbuilder_name(builder) else { throw RolloutError.internal("libgit2 wrote a pack without a name") }
         let written = String(cString: name)
         return packsOnDisk().first { $0.name == written } ?? PackFile(name: written, objects: count, bytes: 0, kept: false)
+    }
+
+    /// The object each ref names and, through annotated tags, each object down the chain to the
+    /// first that is not a tag (a commit, tree or blob), without repeats.
+    public func referencedObjects() throws -> [(id: ObjectID, type: git_object_t)] {
+        var found: [(id: ObjectID, type: git_object_t)] = []
+        var seen = Set<ObjectID>()
+        for reference in try references(prefix: "refs/") {
+            var next: ObjectID? = reference.target
+            while let id = next, seen.insert(id).inserted {
+                next = nil
+                var raw = id.raw
+                var object: OpaquePointer?
+                try check(git_object_lookup(&object, handle, &raw, GIT_OBJECT_ANY), "reading \(id.short), which \(reference.name) names")
+                defer { git_object_free(object) }
+                let type = git_object_type(object)
+                found.append((id, type))
+                if type == GIT_OBJECT_TAG, let target = git_tag_target_id(object) { next = ObjectID(target.pointee) }
+            }
+        }
+        return found
     }
 
     /// Adds `tree` and everything under it not in `seen`, each with the name hint the packbuilder
