@@ -128,6 +128,14 @@ final class GCTests: XCTestCase {
         XCTAssertEqual(try w.git("fsck", "--full", "--strict").status, 0)
     }
 
+    func testHelpGCStatesTheAutomaticThresholdInBytesItReallyIs() throws {
+        let w = try Workspace()
+        let help = try w.rollout("help", "gc")
+        XCTAssertEqual(help.status, 0, help.output)
+        XCTAssertTrue(help.stdout.contains("2000 objects or 1000 KiB are"), help.stdout)
+        XCTAssertFalse(help.stdout.contains("0 MiB"), help.stdout)
+    }
+
     func testGCRacingConcurrentPackAddsLosesNothing() throws {
         let w = try Workspace()
         try w.initWithExamples()
