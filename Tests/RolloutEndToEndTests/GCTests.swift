@@ -128,6 +128,20 @@ final class GCTests: XCTestCase {
         XCTAssertEqual(try w.git("fsck", "--full", "--strict").status, 0)
     }
 
+    func testGCLeavesAFanOutDirectoryChangedInTheLastMinutesAndRemovesAnOldEmptyOne() throws {
+        let w = try Workspace()
+        try w.initWithExamples()
+        // Two fan-out directories no object of the repository is in (the commits' ids vary with the clock).
+        let unused = (0..<256).map { w.repository + "/objects/" + String(format: "%02x", $0) }.filter { !FileManager.default.fileExists(atPath: $0) }
+        let fresh = unused[0], old = unused[1]
+        for directory in [fresh, old] { try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true) }
+        try FileManager.default.setAttributes([.modificationDate: Date().addingTimeInterval(-3600)], ofItemAtPath: old)
+        XCTAssertEqual(try w.rollout("gc").status, 0)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: fresh), "a writer such as git fetch may have just made it")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: old), "empty and quiet for an hour")
+        try w.assertFsckClean()
+    }
+
     func testHelpGCStatesTheAutomaticThresholdInBytesItReallyIs() throws {
         let w = try Workspace()
         let help = try w.rollout("help", "gc")

@@ -289,12 +289,22 @@ extension GitRepository {
         return pruned
     }
 
+    /// A fan-out directory changed this recently (seconds) is left alone: a writer may have just made
+    /// it, a `git fetch` under rollout sync among them, which does not try again when it goes.
+    public static let fanOutQuietAge = 300
+
     /// Removes the fan-out directories left empty (4 KB each on ext4, 1 MiB for all 256, as much as
-    /// hundreds of versions in a pack). A writer that made one just before and loses it retries its
-    /// write (`GitRepository.retryingLostFanOut`). Returns how many went.
+    /// hundreds of versions in a pack) whose last change is more than `fanOutQuietAge` before `now`:
+    /// one this packing emptied goes at a later one. rmdir removes only an empty directory, so an
+    /// object written in the meantime keeps its own. Returns how many went.
     @discardableResult
-    public func removeEmptyFanOutDirectories() -> Int {
-        (0..<256).filter { rmdir(objectsDirectory + "/" + Self.fanOutName($0)) == 0 }.count
+    public func removeEmptyFanOutDirectories(now: Int = Int(Date().timeIntervalSince1970)) -> Int {
+        (0..<256).filter { byte in
+            let directory = objectsDirectory + "/" + Self.fanOutName(byte)
+            var status = stat()
+            guard stat(directory, &status) == 0, Int(status.st_mtim.tv_sec) < now - Self.fanOutQuietAge else { return false }
+            return rmdir(directory) == 0
+        }.count
     }
 
     private func unlinkObject(_ path: String) throws {
