@@ -142,6 +142,23 @@ final class GCTests: XCTestCase {
         try w.assertFsckClean()
     }
 
+    func testGCRemovesAReplacedPackWithTheReverseIndexAndBitmapGitWroteBesideIt() throws {
+        let w = try Workspace()
+        try w.initWithExamples()
+        let repack = try w.git("-c", "pack.writeReverseIndex=true", "repack", "-a", "-d", "--write-bitmap-index")
+        XCTAssertEqual(repack.status, 0, repack.output)
+        let gitPack = try XCTUnwrap(try packFiles(w).first).dropLast(".pack".count)
+        let written = try FileManager.default.contentsOfDirectory(atPath: w.repository + "/objects/pack").filter { $0.hasPrefix(gitPack + ".") }
+        XCTAssertTrue(written.contains(gitPack + ".bitmap") && written.contains(gitPack + ".rev"), "\(written)")
+        XCTAssertEqual(try w.rollout("pack", "add", try w.packVariant(of: "tr-TR@18", version: 19)).status, 0)
+
+        XCTAssertEqual(try w.rollout("gc").status, 0)
+        let left = try FileManager.default.contentsOfDirectory(atPath: w.repository + "/objects/pack")
+        XCTAssertEqual(left.filter { $0.hasPrefix(gitPack + ".") }, [], "git's pack is replaced with all its files")
+        XCTAssertEqual(try w.git("fsck", "--full", "--strict").status, 0)
+        XCTAssertEqual(try w.rollout("verify").status, 0)
+    }
+
     func testHelpGCStatesTheAutomaticThresholdInBytesItReallyIs() throws {
         let w = try Workspace()
         let help = try w.rollout("help", "gc")

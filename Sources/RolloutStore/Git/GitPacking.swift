@@ -315,7 +315,8 @@ extension GitRepository {
 
     /// Deletes each of `candidates` whose every object one of `holders` also holds. A pack with a
     /// .keep file, or with any object the holders lack (one no ref reached when they were written),
-    /// stays. The .idx goes first, so no reader finds an index without its pack; a reader that already
+    /// stays. The .idx goes first (then the .pack and its .rev, .bitmap, .mtimes and .promisor),
+    /// so no reader finds an index without its pack; a reader that already
     /// opened the pack keeps reading it (an open file outlives its name), and one that had not yet
     /// finds the object missing, rescans objects/pack and reads it from a holder (libgit2 and git
     /// both do). Returns the packs deleted.
@@ -344,6 +345,9 @@ extension GitRepository {
             try check(walked, "listing the objects of \(base).pack")
             if unlink(base + ".idx") == 0 || errno == ENOENT {
                 unlink(base + ".pack")
+                // What git writes beside a pack (reverse index, bitmap, cruft mtimes, promisor mark)
+                // means nothing without it.
+                for sibling in [".rev", ".bitmap", ".mtimes", ".promisor"] { unlink(base + sibling) }
                 removed.append(pack)
             }
         }
