@@ -1,15 +1,22 @@
-# rollout: the two commands that work on a fresh Debian machine with only the Swift toolchain.
-#   make demo   installs what is missing, builds, and runs the quickstart on a scratch repository
-#   make test   installs what is missing, builds, and runs every test
+# rollout: the commands that work on a fresh Debian machine with only the Swift toolchain.
+#   make demo      installs what is missing, builds, and runs the quickstart on a scratch repository
+#   make test      installs what is missing, builds, and runs every test (the release tarball's too)
+#   make install   a release rollout (Swift runtime linked in) and its completions under PREFIX
+#   make dist      dist/rollout-<version>-linux-<arch>.tar.gz and its .sha256 (docs/install.md)
+#   make bench     every benchmark under bench/ at a small size, each goal's ratio at the end
 
 SHELL := /bin/bash
-# libcurl4: FoundationNetworking (the client's URLSession transport); python3: the loopback HTTP
+# libxml2-dev, libicu-dev, liblzma-dev: the archives `make dist`/`make install` link into the release
+# binary (docs/install.md); libcurl4: FoundationNetworking (the client's URLSession transport); python3: the loopback HTTP
 # server the client test fetches a real site from and the smart-HTTP git server the remote tests push
 # through; openssh-server: the sshd the remote tests start on loopback (docs/teams.md).
-DEBIAN_PACKAGES := libgit2-dev libssl-dev pkg-config git libcurl4 python3 python3-babel openssh-server openssh-client
+DEBIAN_PACKAGES := libgit2-dev libssl-dev zlib1g-dev libxml2-dev libicu-dev liblzma-dev pkg-config git libcurl4 python3 python3-babel openssh-server openssh-client
 SWIFT_BUILD_FLAGS ?=
+export SWIFT_BUILD_FLAGS
+PREFIX ?= /usr/local
+DESTDIR ?=
 
-.PHONY: all deps build release demo test bench-pack-add clean docs
+.PHONY: all deps build release demo test install uninstall dist bench bench-startup bench-pack-add clean docs
 
 all: build
 
@@ -34,17 +41,42 @@ release: deps
 demo: build
 	@./scripts/quickstart.sh "$$(swift build $(SWIFT_BUILD_FLAGS) --show-bin-path)/rollout"
 
-# Swift Testing is switched off: every test here is XCTest, and the runner's closing line must count them.
+# Swift Testing is switched off: every test here is XCTest, and the runner's closing line must count
+# them. Then the release tarball is built and run with the toolchain hidden (scripts/dist-test.sh),
+# counted as one more test.
 test: build
 	swift test --disable-swift-testing $(SWIFT_BUILD_FLAGS) 2>&1 | tee .build/test.log; \
 	status=$${PIPESTATUS[0]}; \
+	tarball=$$(./scripts/dist.sh) && ./scripts/dist-test.sh "$$tarball"; \
+	dist_status=$$?; \
 	summary=$$(grep -E "^[[:space:]]*Executed [0-9]+ tests?, with [0-9]+ failures?" .build/test.log | tail -1); \
 	if [ -n "$$summary" ]; then \
-	  total=$$(sed -E 's/.*Executed ([0-9]+) tests?.*/\1/' <<<"$$summary"); \
-	  failed=$$(sed -E 's/.*with ([0-9]+) failures?.*/\1/' <<<"$$summary"); \
+	  total=$$(( $$(sed -E 's/.*Executed ([0-9]+) tests?.*/\1/' <<<"$$summary") + 1 )); \
+	  failed=$$(( $$(sed -E 's/.*with ([0-9]+) failures?.*/\1/' <<<"$$summary") + (dist_status != 0) )); \
 	  echo "tests: $$((total - failed)) passed, $$failed failed"; \
 	fi; \
-	exit $$status
+	[ $$status -eq 0 ] && [ $$dist_status -eq 0 ]
+
+# The release binary with the Swift runtime linked statically (scripts/dist-build.sh), its bash, zsh
+# and fish completions and its docs, under $(DESTDIR)$(PREFIX) (docs/install.md).
+install: deps
+	bin=$$(./scripts/dist-build.sh) && ./scripts/install-tree.sh "$$bin" "$(DESTDIR)$(PREFIX)"
+
+uninstall:
+	rm -f "$(DESTDIR)$(PREFIX)/bin/rollout" "$(DESTDIR)$(PREFIX)/libexec/rollout/rollout-device" "$(DESTDIR)$(PREFIX)/share/bash-completion/completions/rollout" \
+	  "$(DESTDIR)$(PREFIX)/share/zsh/site-functions/_rollout" "$(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/rollout.fish"
+	rm -rf "$(DESTDIR)$(PREFIX)/share/doc/rollout"
+	rmdir "$(DESTDIR)$(PREFIX)/libexec/rollout" 2>/dev/null || true
+
+dist: deps
+	./scripts/dist.sh
+
+# Every bench at a small size, a few minutes; full sizes and figures: docs/performance.md.
+bench: deps
+	./bench/all.sh
+
+bench-startup: deps
+	./bench/startup/run.sh
 
 bench-pack-add: release
 	./bench/pack-add/run.sh "$$(swift build -c release --show-bin-path)/rollout"

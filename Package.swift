@@ -9,6 +9,7 @@ let package = Package(
     platforms: [.iOS(.v15), .macOS(.v12), .tvOS(.v15), .watchOS(.v8), .visionOS(.v1)],
     products: [
         .executable(name: "rollout", targets: ["rollout"]),
+        .executable(name: "rollout-device", targets: ["rollout-device"]),
         .library(name: "RolloutModel", targets: ["RolloutModel"]),
         // What an app embeds: packs and manifests on the device. Never libgit2.
         .library(name: "RolloutClient", targets: ["RolloutClient"]),
@@ -17,6 +18,8 @@ let package = Package(
         // C libraries from Debian, reached through pkg-config.
         .systemLibrary(name: "CGit2", pkgConfig: "libgit2", providers: [.apt(["libgit2-dev"])]),
         .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+        // zlib's inflate, for gzip-compressed metrics exports (docs/metrics.md, "Gzip input").
+        .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
 
         // SHA-256 and Ed25519: CryptoKit on Apple platforms, OpenSSL's libcrypto everywhere else, so an
         // app needs no C library. Signing (the publisher's) exists only over OpenSSL.
@@ -32,8 +35,8 @@ let package = Package(
             dependencies: ["CGit2", "RolloutModel"],
             plugins: ["EmbedTemplate"]
         ),
-        // Metrics: the streaming CSV reader, ingest, rollups.
-        .target(name: "RolloutIngest", dependencies: ["RolloutModel", "RolloutStore", "RolloutCrypto"]),
+        // Metrics: the streaming CSV reader (plain or gzip), ingest, rollups.
+        .target(name: "RolloutIngest", dependencies: ["CZlib", "RolloutModel", "RolloutStore", "RolloutCrypto"]),
         // Publishing the static site devices download, and checking one as a device would.
         .target(name: "RolloutPublish", dependencies: ["RolloutModel", "RolloutStore", "RolloutCrypto"]),
         // `rollout pack import`: String Catalogs, Android resources, i18next and ARB (docs/import.md).
@@ -42,9 +45,14 @@ let package = Package(
         .target(name: "RolloutReport", dependencies: ["RolloutModel", "RolloutStore", "RolloutIngest"]),
         // The device side (docs/client.md): the pure model and crypto, nothing of the repository.
         .target(name: "RolloutClient", dependencies: ["RolloutModel", "RolloutCrypto"]),
-        // Commands, argument parsing, output. Testable without a process.
-        .target(name: "RolloutCLI", dependencies: ["RolloutModel", "RolloutStore", "RolloutPublish", "RolloutIngest", "RolloutCrypto", "RolloutReport", "RolloutImport", "RolloutClient"]),
+        // Commands, argument parsing, output. Testable without a process. Not the client: its
+        // URLSession transport would link FoundationNetworking and libcurl into every command.
+        .target(name: "RolloutCLI", dependencies: ["RolloutModel", "RolloutStore", "RolloutPublish", "RolloutIngest", "RolloutCrypto", "RolloutReport", "RolloutImport"]),
         .executableTarget(name: "rollout", dependencies: ["RolloutCLI"]),
+        // `rollout device` (docs/device.md): the client library as one device, in its own program that
+        // rollout execs, found beside it or in PREFIX/libexec/rollout (docs/install.md).
+        .target(name: "RolloutDevice", dependencies: ["RolloutCLI", "RolloutClient", "RolloutModel", "RolloutCrypto"]),
+        .executableTarget(name: "rollout-device", dependencies: ["RolloutDevice"]),
 
         // Build-time: embeds repo-template/ into RolloutStore so an installed binary needs no data files.
         .executableTarget(name: "embed-template", path: "Sources/embed-template"),
@@ -59,7 +67,7 @@ let package = Package(
         .testTarget(name: "RolloutCLITests", dependencies: ["RolloutCLI"]),
         .testTarget(name: "RolloutClientTests", dependencies: ["RolloutClient", "RolloutModel", "RolloutCrypto"]),
         // Drives the built `rollout` binary on real git repositories in temporary directories.
-        .testTarget(name: "RolloutEndToEndTests", dependencies: ["rollout", "RolloutModel", "RolloutCrypto", "RolloutClient"]),
+        .testTarget(name: "RolloutEndToEndTests", dependencies: ["rollout", "rollout-device", "RolloutModel", "RolloutCrypto", "RolloutClient"]),
         // string() while the client refreshes (docs/performance.md).
         .executableTarget(name: "rollout-bench-client-reads", dependencies: ["RolloutClient"], path: "bench/client-reads", exclude: ["run.sh"]),
     ],

@@ -36,6 +36,8 @@ let globalOptions: [OptionSpec] = [
 /// What the parser found on the command line for one command.
 public struct Invocation {
     public let command: CommandSpec
+    /// The words after the program name, as given: what `rollout device` hands to rollout-device.
+    package var arguments: [String] = []
     public var positionals: [String] = []
     var values: [String: [String]] = [:]
     var lists: [String: [String]] = [:]
@@ -111,7 +113,7 @@ struct ArgumentParser {
             }
             throw RolloutError.usage("\(group) needs a subcommand: \(subcommands.joined(separator: ", ")); run rollout help \(group)")
         }
-        var invocation = Invocation(command: command)
+        var invocation = Invocation(command: command, arguments: arguments)
         let table = command.options + globalOptions
         var optionsEnded = false
         let rest = leading + arguments[index...]

@@ -70,7 +70,7 @@ public struct CommandContext {
         return try Actor(validating: login ?? "unknown", email: "", from: "the login name")
     }
 
-    func now() throws -> Timestamp {
+    package func now() throws -> Timestamp {
         if let text = environment["ROLLOUT_NOW"], !text.isEmpty {
             guard let time = Timestamp(iso8601: text), time.seconds >= 0 else {
                 throw RolloutError.usage("ROLLOUT_NOW=\(text) is not an ISO 8601 time such as 2026-11-30T09:00:00Z")
@@ -80,7 +80,7 @@ public struct CommandContext {
         return systemClock()
     }
 
-    func absolutePath(_ path: String) -> String {
+    package func absolutePath(_ path: String) -> String {
         path.hasPrefix("/") ? path : URL(fileURLWithPath: workingDirectory).appendingPathComponent(path).standardizedFileURL.path
     }
 
@@ -103,7 +103,7 @@ public struct CommandContext {
         }
     }
 
-    func style(_ invocation: Invocation?) -> Style {
+    package func style(_ invocation: Invocation?) -> Style {
         let noColor = !(environment["NO_COLOR"] ?? "").isEmpty || environment["TERM"] == "dumb" || invocation?.flag("no-color") == true
         return Style(enabled: stdoutIsTerminal && !noColor, token: styleToken)
     }

@@ -23,6 +23,12 @@ public struct CommandSpec {
     public let run: (Invocation, CommandContext) throws -> CommandOutput
 
     public var name: String { path.joined(separator: " ") }
+
+    /// The same command (words, help, options) doing other work: how rollout-device gives
+    /// `rollout device` its body.
+    package func running(_ run: @escaping (Invocation, CommandContext) throws -> CommandOutput) -> CommandSpec {
+        CommandSpec(path: path, usage: usage, summary: summary, discussion: discussion, options: options, arguments: arguments, run: run)
+    }
 }
 
 /// What a command produced: the JSON document for `--json`, the text for people, and the exit code

@@ -21,11 +21,11 @@ public struct Style {
     private func wrap(_ code: String, _ text: String) -> String {
         enabled ? "\(opening)\(code)\(Self.closing)\(text)\(opening)0\(Self.closing)" : text
     }
-    func bold(_ text: String) -> String { wrap("1", text) }
-    func dim(_ text: String) -> String { wrap("2", text) }
-    func red(_ text: String) -> String { wrap("31", text) }
-    func green(_ text: String) -> String { wrap("32", text) }
-    func yellow(_ text: String) -> String { wrap("33", text) }
+    package func bold(_ text: String) -> String { wrap("1", text) }
+    package func dim(_ text: String) -> String { wrap("2", text) }
+    package func red(_ text: String) -> String { wrap("31", text) }
+    package func green(_ text: String) -> String { wrap("32", text) }
+    package func yellow(_ text: String) -> String { wrap("33", text) }
 
     /// What a person's terminal receives: the one escaping rule over all of the text, then this
     /// run's colour marks as ANSI codes.
@@ -46,17 +46,17 @@ public struct Style {
 }
 
 /// A text table with columns aligned on character width.
-struct Table {
+package struct Table {
     var headers: [String]
     var rows: [[String]] = []
 
-    init(_ headers: String...) { self.headers = headers }
+    package init(_ headers: String...) { self.headers = headers }
 
-    mutating func add(_ cells: String...) { rows.append(cells) }
+    package mutating func add(_ cells: String...) { rows.append(cells) }
 
     /// Cells are user text on one line: `VisibleText` shows their newlines and controls before the
     /// widths are measured, so columns stay aligned.
-    func render(_ style: Style) -> String {
+    package func render(_ style: Style) -> String {
         let rows = self.rows.map { $0.map(\.oneLine) }
         var widths = headers.map(\.count)
         for row in rows {

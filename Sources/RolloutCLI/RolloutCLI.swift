@@ -5,10 +5,11 @@ import RolloutStore
 public enum RolloutCLI {
     public static let version = "0.1.0"
 
-    /// The process entry point: run, print, exit with the documented code.
-    public static func main() -> Never {
+    /// The process entry point: run, print, exit with the documented code. `commands`: what each
+    /// command does; rollout-device passes the table with `rollout device`'s real work in it.
+    public static func main(commands: [CommandSpec] = allCommands) -> Never {
         let context = CommandContext.live()
-        let result = run(Array(CommandLine.arguments.dropFirst()), context: context)
+        let result = run(Array(CommandLine.arguments.dropFirst()), context: context, commands: commands)
         FileHandle.standardOutput.write(Data(result.stdout.utf8))
         FileHandle.standardError.write(Data(result.stderr.utf8))
         exit(result.exitCode)
@@ -21,14 +22,14 @@ public enum RolloutCLI {
     }
 
     /// Parses, runs one command, and turns its outcome into an exit code: the only place that does.
-    public static func run(_ arguments: [String], context: CommandContext) -> Result {
+    public static func run(_ arguments: [String], context: CommandContext, commands: [CommandSpec] = allCommands) -> Result {
         // What the completion scripts call: candidates, one per line, never an error.
         if arguments.first == "__complete" {
             let candidates = CompletionCommand.candidates(Array(arguments.dropFirst()), context: context)
             return Result(exitCode: 0, stdout: candidates.map { $0 + "\n" }.joined(), stderr: "")
         }
         let json = arguments.contains("--json")
-        let parser = ArgumentParser(commands: allCommands)
+        let parser = ArgumentParser(commands: commands)
         do {
             switch try parser.parse(arguments) {
             case .help(let path):

@@ -30,10 +30,10 @@ public protocol CSVRecordSink {
     mutating func record(_ fields: CSVRecord, line: Int) throws
 }
 
-/// A streaming RFC 4180 reader over raw bytes: constant memory whatever the file size. Fields may be
-/// quoted (`"a ""b"", c"`), records end in LF or CRLF, a UTF-8 byte order mark at the start is
-/// skipped. NUL bytes, an unclosed quote, and records longer than `maximumRecordBytes` are errors
-/// that name the line.
+/// A streaming RFC 4180 reader over raw bytes, or over the text of gzip data (`GzipReader`):
+/// constant memory whatever the file size. Fields may be quoted (`"a ""b"", c"`), records end in LF
+/// or CRLF, a UTF-8 byte order mark at the start is skipped. NUL bytes, an unclosed quote, and
+/// records longer than `maximumRecordBytes` are errors that name the line.
 ///
 /// Records without a quote (nearly all of a metrics export) are never copied: their fields are
 /// ranges of the read buffer. A record with a quote is decoded into a scratch buffer.
@@ -47,7 +47,10 @@ public struct CSVReader {
     public static let chunk = 1 << 20
 
     /// Reads `path` with `chunk`-byte reads, handing `sink` each record and the line it starts on,
-    /// and `onChunk` each chunk's bytes as read. Returns the number of bytes read.
+    /// and `onChunk` each chunk of the file's bytes as read. A file that starts with gzip's magic
+    /// bytes (1f 8b), whatever its name, is inflated as it is read; `onChunk` still sees the file's
+    /// own (compressed) bytes. A zip, bzip2, xz... file is a `GzipReader.Failure` that says what it
+    /// is. Returns the number of bytes of the file read.
     @discardableResult
     public static func read<Sink: CSVRecordSink>(
         path: String, chunk: Int = CSVReader.chunk, sink: inout Sink, onChunk: (UnsafeRawBufferPointer) -> Void = { _ in }
@@ -59,22 +62,32 @@ public struct CSVReader {
         var info = stat()
         guard fstat(fd, &info) == 0 else { throw RolloutError.fileFailure("read", path, errno: errno) }
         if let refusal = RolloutError.notARegularFile(path, mode: info.st_mode, describedAs: "metrics file") { throw refusal }
-        let tokenizer = Tokenizer(chunk: chunk)
-        return try tokenizer.run(sink: &sink, onChunk: onChunk) { into, count in
-            while true {
-                let n = systemRead(fd, into, count)
-                if n >= 0 { return n }
-                if errno != EINTR { throw RolloutError.fileFailure("read", path, errno: errno) }
+        var first = [UInt8](repeating: 0, count: GzipReader.sniffBytes)
+        let peeked = first.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, 0) }
+        guard peeked >= 0 else { throw RolloutError.fileFailure("read", path, errno: errno) }
+        var total = 0
+        try first.withUnsafeBytes { first in
+            try tokenize(start: UnsafeRawBufferPointer(rebasing: first.prefix(peeked)), chunk: chunk, sink: &sink) { into, count in
+                while true {
+                    let n = systemRead(fd, into, count)
+                    if n > 0 {
+                        onChunk(UnsafeRawBufferPointer(start: into, count: n))
+                        total += n
+                    }
+                    if n >= 0 { return n }
+                    if errno != EINTR { throw RolloutError.fileFailure("read", path, errno: errno) }
+                }
             }
         }
+        return total
     }
 
-    /// Parses bytes already in memory, `chunk` bytes at a time (for tests and small inputs).
-    public static func parse<Sink: CSVRecordSink>(_ bytes: [UInt8], chunk: Int = CSVReader.chunk, sink: inout Sink) throws {
+    /// Parses bytes already in memory, plain or gzip, `chunk` bytes of text at a time and gzip data
+    /// `gzipBlock` bytes at a time (for tests and small inputs).
+    public static func parse<Sink: CSVRecordSink>(_ bytes: [UInt8], chunk: Int = CSVReader.chunk, gzipBlock: Int = CSVReader.chunk, sink: inout Sink) throws {
         var offset = 0
-        let tokenizer = Tokenizer(chunk: chunk)
         try bytes.withUnsafeBufferPointer { source in
-            _ = try tokenizer.run(sink: &sink, onChunk: { _ in }) { into, count in
+            try tokenize(start: UnsafeRawBufferPointer(source), chunk: chunk, gzipBlock: gzipBlock, sink: &sink) { into, count in
                 let n = min(count, source.count - offset)
                 if n > 0 { into.update(from: source.baseAddress! + offset, count: n) }
                 offset += n
@@ -83,8 +96,24 @@ public struct CSVReader {
         }
     }
 
+    /// Runs the tokenizer over a file's bytes, which `raw` reads in order: straight into the
+    /// tokenizer's buffer, or through a `GzipReader` that inflates into that buffer, as the file's
+    /// `start` (its first `GzipReader.sniffBytes` bytes, or all of a shorter file) says.
+    static func tokenize<Sink: CSVRecordSink>(
+        start: UnsafeRawBufferPointer, chunk: Int, gzipBlock: Int = CSVReader.chunk, sink: inout Sink,
+        raw: (UnsafeMutablePointer<UInt8>, Int) throws -> Int
+    ) throws {
+        if let other = GzipReader.otherFormat(start) { throw GzipReader.Failure(message: "the file is \(other.what), not CSV text or gzip: \(other.todo)") }
+        let tokenizer = Tokenizer(chunk: chunk)
+        guard GzipReader.isGzip(start) else { return try tokenizer.run(sink: &sink, fill: raw) }
+        let gzip = GzipReader(blockBytes: gzipBlock)
+        try tokenizer.run(sink: &sink) { into, count in try gzip.read(into: into, count: count, input: raw) }
+    }
+
     /// The same, handing each record to a closure as an array of fields (for tests).
-    public static func parse(_ bytes: [UInt8], chunk: Int = CSVReader.chunk, record: ([ArraySlice<UInt8>], Int) throws -> Void) throws {
+    public static func parse(
+        _ bytes: [UInt8], chunk: Int = CSVReader.chunk, gzipBlock: Int = CSVReader.chunk, record: ([ArraySlice<UInt8>], Int) throws -> Void
+    ) throws {
         try withoutActuallyEscaping(record) { record in
             struct Collect: CSVRecordSink {
                 let record: ([ArraySlice<UInt8>], Int) throws -> Void
@@ -93,7 +122,7 @@ public struct CSVReader {
                 }
             }
             var sink = Collect(record: record)
-            try parse(bytes, chunk: chunk, sink: &sink)
+            try parse(bytes, chunk: chunk, gzipBlock: gzipBlock, sink: &sink)
         }
     }
 
@@ -135,12 +164,11 @@ public struct CSVReader {
             Failure(line: line, message: "the record starting on this line is longer than \(CSVReader.maximumRecordBytes >> 20) MiB; a metrics row is a few dozen bytes")
         }
 
-        func run<Sink: CSVRecordSink>(
-            sink: inout Sink, onChunk: (UnsafeRawBufferPointer) -> Void, fill: (UnsafeMutablePointer<UInt8>, Int) throws -> Int
-        ) throws -> Int {
+        /// Reads the text with `fill` (which writes at most the count it is given and returns how
+        /// many bytes it wrote, 0 at the end) and hands `sink` its records.
+        func run<Sink: CSVRecordSink>(sink: inout Sink, fill: (UnsafeMutablePointer<UInt8>, Int) throws -> Int) throws {
             var filled = 0
             var start = 0
-            var total = 0
             var endOfFile = false
             var checkedBOM = false
             while true {
@@ -148,8 +176,6 @@ public struct CSVReader {
                 if n == 0 {
                     endOfFile = true
                 } else {
-                    onChunk(UnsafeRawBufferPointer(start: buffer + filled, count: n))
-                    total += n
                     filled += n
                 }
                 if !checkedBOM {
@@ -158,7 +184,7 @@ public struct CSVReader {
                     checkedBOM = true
                 }
                 start = try records(from: start, to: filled, endOfFile: endOfFile, sink: &sink)
-                if endOfFile { return total }
+                if endOfFile { return }
                 // Keep the unfinished record and read the rest of it after it.
                 let rest = filled - start
                 if rest > CSVReader.maximumRecordBytes { throw tooLong(line) }

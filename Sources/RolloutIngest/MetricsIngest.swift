@@ -15,14 +15,25 @@ public enum MetricsIngest {
         public let skipInvalid: Bool
         /// Called with the bytes read so far, after each chunk (for a progress line).
         public let progress: (Int) -> Void
+        /// Bytes for summing groups in memory before sorted runs spill to `temporaryDirectory`.
+        public let memory: Int
+        public let temporaryDirectory: String
+        /// Called with one line per phase (time, groups, spilled runs), when set.
+        public let profile: ((String) -> Void)?
 
-        public init(path: String, name: String, kind: MetricKind, mapping: [String: String], skipInvalid: Bool, progress: @escaping (Int) -> Void = { _ in }) {
+        public init(
+            path: String, name: String, kind: MetricKind, mapping: [String: String], skipInvalid: Bool, progress: @escaping (Int) -> Void = { _ in },
+            memory: Int? = nil, temporaryDirectory: String = "/tmp", profile: ((String) -> Void)? = nil
+        ) {
             self.path = path
             self.name = name
             self.kind = kind
             self.mapping = mapping
             self.skipInvalid = skipInvalid
             self.progress = progress
+            self.memory = memory ?? GroupSums.defaultMemory
+            self.temporaryDirectory = temporaryDirectory
+            self.profile = profile
         }
     }
 
@@ -33,7 +44,9 @@ public enum MetricsIngest {
         public let rows: Int
         public let badRows: [(line: Int, message: String)]
         public let badRowCount: Int
-        let sums: RowSums
+        let sums: GroupedSums
+        /// Each pack's total in this file.
+        let packTotals: [PackID: Int]
         /// The commit whose stored totals the counts were checked against.
         let checkedAgainst: ObjectID?
 
@@ -59,10 +72,17 @@ public enum MetricsIngest {
 
     static let shownBadRows = 20
 
+    /// The most keys (pack x region x app version) one rollup file may hold, stored and new
+    /// together. A rollup is read whole by ingest, health, report and guard; at about 0.8 KB per
+    /// key while built, 65,536 keys peak at about 82 MiB, under the 100 MB every reader keeps to
+    /// (docs/metrics.md, "Streaming and memory").
+    public static let rollupKeyLimit = 65_536
+
     /// Streams and validates the file against the packs `snapshot` holds.
     public static func read(_ request: Request, snapshot: Snapshot) throws -> Reading {
+        let timer = PhaseTimer(request.profile)
         let hasher = SHA256Hasher()
-        var rows = RowReader(request: request, snapshot: snapshot)
+        var rows = try RowReader(request: request, snapshot: snapshot)
         var seen = 0
         let byteCount: Int
         do {
@@ -73,18 +93,27 @@ public enum MetricsIngest {
             }
         } catch let failure as CSVReader.Failure {
             throw RolloutError.badInput("\(request.name):\(failure.line): \(failure.message)")
+        } catch let failure as GzipReader.Failure {
+            throw RolloutError.badInput("\(request.name): \(failure.message); nothing was ingested")
         }
         guard rows.columns != nil else { throw RolloutError.badInput("\(request.name): empty file; the first line must be a header") }
-        let reading = Reading(
-            digest: "sha256:" + Hex.encode(hasher.finalize()), bytes: byteCount, rows: rows.rows, badRows: rows.bad, badRowCount: rows.badCount,
-            sums: rows.sums, checkedAgainst: snapshot.commit)
+        timer.lap("read \(byteCount) bytes, \(rows.rows) rows, \(rows.sums.statistics.runs) runs spilled")
         if rows.badCount > 0 && !request.skipInvalid {
             let listed = rows.bad.map { "  \(request.name):\($0.line): \($0.message)" }.joined(separator: "\n")
             let more = rows.badCount > rows.bad.count ? "\n  ... and \(rows.badCount - rows.bad.count) more" : ""
             throw RolloutError.badInput(
                 "\(request.name): \(rows.badCount) of \(rows.rows) rows are invalid; nothing was ingested (--skip-invalid keeps the good rows):\n\(listed)\(more)")
         }
-        return reading
+        let sums = try rows.sums.finish(values: rows.values)
+        let work = rows.sums.statistics
+        timer.lap(
+            "sorted \(sums.count) groups in \(sums.groups.count) rollups; \(work.runs) runs spilled (\(work.spilledEntries) entries), "
+                + "\(work.mergePasses) merge passes")
+        var packTotals: [PackID: Int] = [:]
+        for (pack, total) in zip(rows.values.packs, rows.packAdded) where total > 0 { packTotals[pack] = total }
+        return Reading(
+            digest: "sha256:" + Hex.encode(hasher.finalize()), bytes: byteCount, rows: rows.rows, badRows: rows.bad, badRowCount: rows.badCount,
+            sums: sums, packTotals: packTotals, checkedAgainst: snapshot.commit)
     }
 
     struct PackProblem: Error {
@@ -152,28 +181,33 @@ public enum MetricsIngest {
             let provenancePath = MetricsLayout.provenance(reading.digest, kind: request.kind, generation: history.ingests + 1)
             try checkShortDigest(reading, kind: request.kind, name: request.name, snapshot: snapshot)
             if snapshot.commit != reading.checkedAgainst { try checkRange(reading, kind: request.kind, name: request.name, snapshot: snapshot) }
+            let timer = PhaseTimer(request.profile)
             if reading.sums.count == 0 {
                 return (nil, Outcome(reading: reading, alreadyIngested: nil, rollupsWritten: 0))
             }
             // First every overlap with what is stored, so that a refused file writes nothing at all;
             // then one rollup file at a time, its blob written at once, so that memory holds one
             // rollup, not all of them.
-            let groups = reading.sums.groups()
+            let groups = reading.sums.groups
             var overlaps: [String] = []
             var overlapCount = 0
+            for group in groups {
+                try checkRollupSize(stored: 0, group: group, kind: request.kind, name: request.name)
+            }
             for group in groups {
                 let path = MetricsLayout.rollup(request.kind, locale: group.locale, day: group.day)
                 guard let bytes = try snapshot.file(path) else { continue }
                 let stored = try MetricRollup.parse(bytes, source: path)
-                for entry in group.entries {
-                    let key = reading.sums.decode(reading.sums.keys[entry]).key
-                    guard stored.counts[key] != nil else { continue }
+                try checkRollupSize(stored: stored.counts.count, group: group, kind: request.kind, name: request.name)
+                try reading.sums.forEach(in: group) { key, _ in
+                    guard stored.counts[key] != nil else { return }
                     overlapCount += 1
                     if overlaps.count < 10 {
                         overlaps.append("  \(stored.date) \(group.locale)@\(key.contentVersion) \(key.region) \(key.appVersion): already ingested from sha256:\(stored.sources[key] ?? "?")…")
                     }
                 }
             }
+            timer.lap("checked \(groups.count) rollups for overlaps")
             if !overlaps.isEmpty {
                 throw RolloutError.badInput(
                     "\(request.name): \(overlapCount) row group(s) overlap data already ingested for the same date, pack, region and app version; nothing was ingested (counts are never added twice):\n"
@@ -185,13 +219,13 @@ public enum MetricsIngest {
                 let path = MetricsLayout.rollup(request.kind, locale: group.locale, day: group.day)
                 var rollup = try snapshot.file(path).map { try MetricRollup.parse($0, source: path) }
                     ?? MetricRollup(kind: request.kind, locale: group.locale, day: group.day)
-                for entry in group.entries {
-                    let key = reading.sums.decode(reading.sums.keys[entry]).key
-                    rollup.counts[key] = MetricCounts(total: reading.sums.totals[entry], events: reading.sums.events[entry])
+                try reading.sums.forEach(in: group) { key, counts in
+                    rollup.counts[key] = counts
                     rollup.sources[key] = short
                 }
                 blobs.append((path, try snapshot.repository.writeBlob(JSONWriter.pretty(rollup.jsonValue))))
             }
+            timer.lap("built and wrote \(blobs.count) rollups")
             let now = time()
             let provenance: JSONValue = [
                 "digest": .string(reading.digest), "file": .string(request.name), "kind": .string(request.kind.rawValue),
@@ -212,6 +246,17 @@ public enum MetricsIngest {
         return applied.result
     }
 
+    /// Refuses a file that would make one rollup hold more than `rollupKeyLimit` keys. The keys
+    /// are counted as stored + new: a key in both is an overlap, refused anyway.
+    static func checkRollupSize(stored: Int, group: GroupedSums.Group, kind: MetricKind, name: String) throws {
+        guard stored + group.count > rollupKeyLimit else { return }
+        let date = Timestamp(seconds: Int64(group.day) * 86_400).description.prefix(10)
+        throw RolloutError.badInput(
+            "\(name): the \(kind.rawValue) rollup of \(group.locale) on \(date) would hold \(stored + group.count) keys (\(stored) stored + \(group.count) in this file), "
+                + "more than \(rollupKeyLimit) (pack x region x app version for one locale and date), which every reader of metrics holds in memory at once; "
+                + "nothing was ingested; fold rare app versions together before ingesting (4.2.17 as 4.2, for example) so that the date has fewer keys")
+    }
+
     /// A rollup entry names its file by the first 12 hex digits of its digest, and a retraction
     /// removes the entries that name it: so no two ingested files of one kind may share those digits
     /// (a chance of one in 2^48 per pair, refused rather than assumed away).
@@ -227,7 +272,7 @@ public enum MetricsIngest {
     /// stored now, so that an ingest that landed meanwhile cannot carry a sum out of range.
     static func checkRange(_ reading: Reading, kind: MetricKind, name: String, snapshot: Snapshot) throws {
         var stored: [String: MetricTotals] = [:]
-        for (pack, added) in reading.sums.packTotals.sorted(by: { $0.key < $1.key }) {
+        for (pack, added) in reading.packTotals.sorted(by: { $0.key < $1.key }) {
             if stored[pack.locale] == nil { stored[pack.locale] = try MetricsLayout.totals(kind, locale: pack.locale, in: snapshot) }
             guard added <= MetricCounts.maximum - stored[pack.locale]!.total(of: pack.contentVersion) else {
                 throw RolloutError.conflict(

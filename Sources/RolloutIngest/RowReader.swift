@@ -11,10 +11,11 @@ import RolloutStore
 /// The per-row work of `metrics ingest`: the header, validation, and the sums, on borrowed bytes.
 ///
 /// Dates, packs, regions and app versions repeat on nearly every row of an export, so each distinct
-/// spelling of each is parsed and validated once (`SpellingTable`) and becomes a small integer; a
-/// row's key is four of those packed into one `UInt64`, summed in an open-addressing table
-/// (`RowSums`). Nothing is allocated per row. Memory follows the number of distinct keys, about
-/// 40 bytes each, never the size of the file.
+/// spelling of each is parsed and validated once (`SpellingTable`) and becomes a small integer (an
+/// id in `GroupValues`); a row's group is those ids packed into two words (`GroupKey`), summed in a
+/// table of fixed size that spills sorted runs to disk when full (`GroupSums`). Nothing is
+/// allocated per row. Memory follows the number of distinct values of each column, never the
+/// number of groups or the size of the file.
 struct RowReader: CSVRecordSink {
     struct Columns {
         let date: Int
@@ -35,7 +36,8 @@ struct RowReader: CSVRecordSink {
     var rows = 0
     var bad: [(line: Int, message: String)] = []
     var badCount = 0
-    var sums = RowSums()
+    var values = GroupValues()
+    var sums: GroupSums
 
     /// Each column's distinct spellings and what each means.
     var dates = Column()
@@ -44,36 +46,49 @@ struct RowReader: CSVRecordSink {
     var apps = Column()
     var problems: [String] = []
     var knownPacks: [String: Set<Int>] = [:]
-    /// Per pack (its index in `sums`): how much its exposures may still add up to, and what this
+    /// Per pack (its index in `values`): how much its exposures may still add up to, and what this
     /// file has added so far. Exposures bound events, so this keeps every sum of the pack's counts
     /// a reader computes within the one range (MetricCounts.maximum).
     var packRoom: [Int] = []
     var packAdded: [Int] = []
     var storedTotals: [String: MetricTotals] = [:]
 
-    init(request: MetricsIngest.Request, snapshot: Snapshot) {
+    init(request: MetricsIngest.Request, snapshot: Snapshot) throws {
         self.request = request
         self.snapshot = snapshot
         (totalName, eventsName) = request.kind.columns
+        sums = try GroupSums(memory: request.memory, directory: request.temporaryDirectory)
     }
 
     static func text(_ bytes: UnsafeBufferPointer<UInt8>) -> String { String(decoding: bytes, as: UTF8.self) }
 
+    /// Counts an invalid row; its message is kept only while fewer than `shownBadRows` are.
     mutating func reject(_ line: Int, _ message: String) {
         badCount += 1
         // A row's message is one line of output: a newline inside a quoted field must not fake another.
         if bad.count < MetricsIngest.shownBadRows { bad.append((line, message.oneLine)) }
     }
 
-    mutating func problem(_ message: String) -> Int32 {
-        problems.append(message.oneLine)
+    /// The meaning of an invalid spelling whose message is never shown: it is found once the list
+    /// of shown rows is full, and that list only grows, so no row will need it.
+    static let unshown = -Int32.max
+
+    /// The meaning of an invalid spelling. Once the shown rows are full, no message is built or
+    /// kept: past `SpellingTable.limit` a column stops remembering, and a file of distinct
+    /// invalid values would otherwise add one message per row.
+    mutating func problem(_ message: @autoclosure () -> String) -> Int32 {
+        guard bad.count < MetricsIngest.shownBadRows else { return RowReader.unshown }
+        problems.append(message().oneLine)
         return -Int32(problems.count)
     }
+
+    /// Why a spelling with a negative meaning is invalid.
+    func problem(of meaning: Int32) -> String { meaning == RowReader.unshown ? "" : problems[Int(-meaning - 1)] }
 
     mutating func record(_ fields: CSVRecord, line: Int) throws {
         do {
             try row(fields, line: line)
-        } catch let tooMany as RowSums.TooMany {
+        } catch let tooMany as GroupValues.TooMany {
             throw RolloutError.badInput("\(request.name):\(line): \(tooMany.message); nothing was ingested")
         }
     }
@@ -88,42 +103,42 @@ struct RowReader: CSVRecordSink {
         var day: Int32
         switch dates.find(dateBytes) {
         case .known(let meaning): day = meaning
-        case .unknown(let slot):
+        case .unknown:
             day = try dayMeaning(dateBytes)
-            dates.remember(dateBytes, at: slot, meaning: day)
+            dates.remember(dateBytes, meaning: day)
         }
-        guard day >= 0 else { return reject(line, problems[Int(-day - 1)]) }
+        guard day >= 0 else { return reject(line, problem(of: day)) }
 
         let packBytes = fields[columns.pack]
         let localeBytes = columns.locale.map { fields[$0] }
         var pack: Int32
         switch packs.find(packBytes, localeBytes) {
         case .known(let meaning): pack = meaning
-        case .unknown(let slot):
+        case .unknown:
             pack = try packMeaning(packBytes, locale: localeBytes)
-            packs.remember(packBytes, localeBytes, at: slot, meaning: pack)
+            packs.remember(packBytes, localeBytes, meaning: pack)
         }
-        guard pack >= 0 else { return reject(line, problems[Int(-pack - 1)]) }
+        guard pack >= 0 else { return reject(line, problem(of: pack)) }
 
         let regionBytes = fields[columns.region]
         var region: Int32
         switch regions.find(regionBytes) {
         case .known(let meaning): region = meaning
-        case .unknown(let slot):
+        case .unknown:
             region = try regionMeaning(regionBytes)
-            regions.remember(regionBytes, at: slot, meaning: region)
+            regions.remember(regionBytes, meaning: region)
         }
-        guard region >= 0 else { return reject(line, problems[Int(-region - 1)]) }
+        guard region >= 0 else { return reject(line, problem(of: region)) }
 
         let appBytes = fields[columns.app]
         var app: Int32
         switch apps.find(appBytes) {
         case .known(let meaning): app = meaning
-        case .unknown(let slot):
+        case .unknown:
             app = try appMeaning(appBytes)
-            apps.remember(appBytes, at: slot, meaning: app)
+            apps.remember(appBytes, meaning: app)
         }
-        guard app >= 0 else { return reject(line, problems[Int(-app - 1)]) }
+        guard app >= 0 else { return reject(line, problem(of: app)) }
 
         guard let total = MetricsIngest.parseCount(fields[columns.total]) else {
             return reject(line, "\(totalName) \"\(RowReader.text(fields[columns.total]))\" is not a whole number of 0 or more")
@@ -134,19 +149,17 @@ struct RowReader: CSVRecordSink {
         guard events <= total else { return reject(line, "\(eventsName) \(events) > \(totalName) \(total)") }
         guard total <= packRoom[Int(pack)] &- packAdded[Int(pack)] else { return reject(line, outOfRange(pack: pack)) }
         packAdded[Int(pack)] &+= total
-        let key = RowSums.key(day: day, pack: pack, region: region, app: app)
-        guard sums.add(key, total: total, events: events) else {
-            let decoded = sums.decode(key)
-            return reject(line, "the counts for \(decoded.locale)@\(decoded.key.contentVersion) \(decoded.key.region) \(decoded.key.appVersion) on this date add up past what can be counted")
-        }
+        try sums.add(
+            high: GroupKey.high(locale: values.packLocales[Int(pack)], day: day, pack: pack), low: GroupKey.low(region: region, app: app),
+            total: total, events: events)
     }
 
-    // What a spelling means: an index into the column's distinct values in `sums` (0 or more), or
-    // -1 - the index in `problems` of the message that says why it is invalid.
+    // What a spelling means: an index into the column's distinct values in `values` (0 or more), or
+    // -1 - the index in `problems` of the message that says why it is invalid (or `unshown`).
 
     mutating func dayMeaning(_ bytes: UnsafeBufferPointer<UInt8>) throws -> Int32 {
         guard let day = MetricsIngest.parseDay(bytes) else { return problem("date \"\(RowReader.text(bytes))\" is not YYYY-MM-DD") }
-        return try sums.dayIndex(day)
+        return try values.dayIndex(day)
     }
 
     mutating func packMeaning(_ packBytes: UnsafeBufferPointer<UInt8>, locale localeBytes: UnsafeBufferPointer<UInt8>?) throws -> Int32 {
@@ -156,7 +169,7 @@ struct RowReader: CSVRecordSink {
         case .success(let (locale, version)):
             if knownPacks[locale] == nil { knownPacks[locale] = Set((try? snapshot.contentVersions(of: locale)) ?? []) }
             guard knownPacks[locale]!.contains(version) else { return problem("unknown pack \(locale)@\(version): the repository does not hold it") }
-            let index = try sums.packIndex(PackID(locale: locale, contentVersion: version))
+            let index = try values.packIndex(PackID(locale: locale, contentVersion: version))
             if Int(index) == packRoom.count {
                 if storedTotals[locale] == nil { storedTotals[locale] = try MetricsLayout.totals(request.kind, locale: locale, in: snapshot) }
                 packRoom.append(MetricCounts.maximum - storedTotals[locale]!.total(of: version))
@@ -167,7 +180,7 @@ struct RowReader: CSVRecordSink {
     }
 
     func outOfRange(pack: Int32) -> String {
-        let id = sums.packValues[Int(pack)]
+        let id = values.packs[Int(pack)]
         let stored = storedTotals[id.locale]?.total(of: id.contentVersion) ?? 0
         return "the \(totalName) of \(id) would add up past \(MetricCounts.maximum), the most rollout counts exactly"
             + (stored > 0 ? " (\(stored) already stored)" : "") + "; split the export or check its counts"
@@ -178,13 +191,13 @@ struct RowReader: CSVRecordSink {
         guard let region = (try? Region.parse(text)).flatMap({ $0 == Region.any ? nil : $0 }) else {
             return problem("region \"\(text)\" is not an ISO 3166-1 alpha-2 code")
         }
-        return try sums.regionIndex(region)
+        return try values.regionIndex(region)
     }
 
     mutating func appMeaning(_ bytes: UnsafeBufferPointer<UInt8>) throws -> Int32 {
         let text = RowReader.text(bytes).trimmingSpaces
         guard let version = AppVersion(text)?.normalized else { return problem("app_version \"\(text)\" is not a numeric version") }
-        return try sums.appIndex(version)
+        return try values.appIndex(version)
     }
 
     mutating func readHeader(_ fields: CSVRecord, line: Int) throws {
@@ -208,28 +221,149 @@ struct RowReader: CSVRecordSink {
 /// One column's distinct spellings and their meanings. Past `SpellingTable.limit` spellings (a
 /// file of garbage under --skip-invalid), nothing more is remembered: each new spelling is worked
 /// out again every time it appears.
+///
+/// Nearly every spelling is short (a date is 10 bytes, a pack 8, a region 2), so those are kept as
+/// words (`ShortSpellings`): a lookup is a few loads, a multiply and a compare of four words. Longer
+/// ones go to `SpellingTable`, which compares bytes.
 struct Column {
     enum Lookup {
         case known(Int32)
-        case unknown(SpellingTable.Slot?)
+        case unknown
     }
 
-    private var spellings = SpellingTable()
-    private var meanings: [Int32] = []
+    private var short = ShortSpellings()
+    private var long = SpellingTable()
+    private var longMeanings: [Int32] = []
 
     /// `bytes`, or `bytes` and `more` (two columns that together make one spelling).
     @inline(__always)
     func find(_ bytes: UnsafeBufferPointer<UInt8>, _ more: UnsafeBufferPointer<UInt8>? = nil) -> Lookup {
-        switch spellings.find(bytes, more) {
-        case .found(let id): return .known(meanings[id])
-        case .absent(let slot): return .unknown(spellings.count < SpellingTable.limit ? slot : nil)
+        if let key = ShortSpellings.Key(bytes, more) {
+            let meaning = short.find(key)
+            return meaning == ShortSpellings.absent ? .unknown : .known(meaning)
+        }
+        switch long.find(bytes, more) {
+        case .found(let id): return .known(longMeanings[id])
+        case .absent: return .unknown
         }
     }
 
-    mutating func remember(_ bytes: UnsafeBufferPointer<UInt8>, _ more: UnsafeBufferPointer<UInt8>? = nil, at slot: SpellingTable.Slot?, meaning: Int32) {
-        guard let slot else { return }
-        spellings.insert(bytes, more, at: slot)
-        meanings.append(meaning)
+    /// Remembers a spelling `find` did not know.
+    mutating func remember(_ bytes: UnsafeBufferPointer<UInt8>, _ more: UnsafeBufferPointer<UInt8>? = nil, meaning: Int32) {
+        guard short.count + long.count < SpellingTable.limit else { return }
+        if let key = ShortSpellings.Key(bytes, more) { return short.insert(key, meaning: meaning) }
+        guard case .absent(let slot) = long.find(bytes, more) else { return }
+        long.insert(bytes, more, at: slot)
+        longMeanings.append(meaning)
+    }
+}
+
+/// Spellings of at most 16 bytes (each of two columns, for a pair), as four words and their
+/// lengths, in an open-addressing table.
+struct ShortSpellings {
+    /// What `find` returns for a spelling it does not hold (meanings are at least -2^31 + 1).
+    static let absent = Int32.min
+
+    struct Key: Equatable {
+        var a: UInt64
+        var b: UInt64
+        var c: UInt64
+        var d: UInt64
+        /// 1 + each length, and whether there is a second column; never 0.
+        var tag: UInt64
+
+        @inline(__always)
+        init?(_ bytes: UnsafeBufferPointer<UInt8>, _ more: UnsafeBufferPointer<UInt8>?) {
+            guard bytes.count <= 16 else { return nil }
+            (a, b) = Key.words(bytes)
+            if let more {
+                guard more.count <= 16 else { return nil }
+                (c, d) = Key.words(more)
+                tag = 1 | UInt64(bytes.count) << 8 | UInt64(more.count) << 16 | 1 << 24
+            } else {
+                (c, d) = (0, 0)
+                tag = 1 | UInt64(bytes.count) << 8
+            }
+        }
+
+        /// Up to 16 bytes as two words, loading only bytes of the field (overlapping loads: for a
+        /// given length, the words still hold every byte once in a fixed place).
+        @inline(__always)
+        static func words(_ bytes: UnsafeBufferPointer<UInt8>) -> (UInt64, UInt64) {
+            let n = bytes.count
+            guard n > 0, let base = bytes.baseAddress else { return (0, 0) }
+            let raw = UnsafeRawPointer(base)
+            if n >= 8 {
+                let first = UInt64(littleEndian: raw.loadUnaligned(as: UInt64.self))
+                let last = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: n &- 8, as: UInt64.self))
+                return (first, last >> (8 &* (16 &- UInt64(n))))
+            }
+            if n >= 4 {
+                let first = UInt64(UInt32(littleEndian: raw.loadUnaligned(as: UInt32.self)))
+                let last = UInt64(UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: n &- 4, as: UInt32.self)))
+                return (first | last << 32, 0)
+            }
+            return (UInt64(base[0]) | UInt64(base[n >> 1]) << 8 | UInt64(base[n &- 1]) << 16, 0)
+        }
+
+        @inline(__always)
+        var hash: UInt64 {
+            var h = (a ^ tag) &* 0x9E37_79B9_7F4A_7C15
+            h = (h ^ b) &* 0xBF58_476D_1CE4_E5B9
+            h = (h ^ c ^ d &* 0x94D0_49BB_1331_11EB) &* 0x9E37_79B9_7F4A_7C15
+            return h ^ h >> 32
+        }
+    }
+
+    private struct Entry {
+        var key: Key
+        var meaning: Int32
+    }
+
+    private var entries = [Entry](repeating: Entry(key: Key.empty, meaning: 0), count: 64)
+    private(set) var count = 0
+
+    @inline(__always)
+    func find(_ key: Key) -> Int32 {
+        entries.withUnsafeBufferPointer { entries in
+            let mask = entries.count &- 1
+            var slot = Int(truncatingIfNeeded: key.hash) & mask
+            while true {
+                let entry = entries[slot]
+                if entry.key == key { return entry.meaning }
+                if entry.key.tag == 0 { return ShortSpellings.absent }
+                slot = (slot &+ 1) & mask
+            }
+        }
+    }
+
+    mutating func insert(_ key: Key, meaning: Int32) {
+        if (count + 1) * 2 > entries.count {
+            let old = entries
+            entries = [Entry](repeating: Entry(key: Key.empty, meaning: 0), count: entries.count * 2)
+            for entry in old where entry.key.tag != 0 { place(entry) }
+        }
+        place(Entry(key: key, meaning: meaning))
+        count += 1
+    }
+
+    private mutating func place(_ entry: Entry) {
+        let mask = entries.count - 1
+        var slot = Int(truncatingIfNeeded: entry.key.hash) & mask
+        while entries[slot].key.tag != 0 { slot = (slot + 1) & mask }
+        entries[slot] = entry
+    }
+}
+
+extension ShortSpellings.Key {
+    static let empty = ShortSpellings.Key(a: 0, b: 0, c: 0, d: 0, tag: 0)
+
+    private init(a: UInt64, b: UInt64, c: UInt64, d: UInt64, tag: UInt64) {
+        self.a = a
+        self.b = b
+        self.c = c
+        self.d = d
+        self.tag = tag
     }
 }
 
@@ -351,122 +485,5 @@ struct SpellingTable {
             }
             slots = grown
         }
-    }
-}
-
-/// Sums of (total, events) per date x pack x region x app version, each an index into this
-/// table's lists of distinct values, packed 16 bits each into one key.
-struct RowSums {
-    /// Each of the four values may have this many distinct values in one file.
-    static let limit = 1 << 16
-
-    struct TooMany: Error {
-        let message: String
-    }
-
-    private(set) var dayValues: [Int] = []
-    private(set) var packValues: [PackID] = []
-    private(set) var regionValues: [String] = []
-    private(set) var appValues: [String] = []
-    private var dayIndices: [Int: Int32] = [:]
-    private var packIndices: [PackID: Int32] = [:]
-    private var regionIndices: [String: Int32] = [:]
-    private var appIndices: [String: Int32] = [:]
-
-    private var slots = [Int32](repeating: -1, count: 1024)
-    private var shift = 64 - 10
-    private(set) var keys: [UInt64] = []
-    private(set) var totals: [Int] = []
-    private(set) var events: [Int] = []
-
-    var count: Int { keys.count }
-
-    private static func index<K: Hashable>(_ value: K, _ indices: inout [K: Int32], _ list: inout [K], what: String) throws -> Int32 {
-        if let known = indices[value] { return known }
-        guard list.count < limit else {
-            throw TooMany(message: "more than \(limit) distinct \(what) in one file; split it into smaller files (by date, for example)")
-        }
-        let index = Int32(list.count)
-        list.append(value)
-        indices[value] = index
-        return index
-    }
-
-    mutating func dayIndex(_ day: Int) throws -> Int32 { try RowSums.index(day, &dayIndices, &dayValues, what: "dates") }
-    mutating func regionIndex(_ region: String) throws -> Int32 { try RowSums.index(region, &regionIndices, &regionValues, what: "regions") }
-    mutating func appIndex(_ version: String) throws -> Int32 { try RowSums.index(version, &appIndices, &appValues, what: "app versions") }
-    mutating func packIndex(_ pack: PackID) throws -> Int32 { try RowSums.index(pack, &packIndices, &packValues, what: "packs") }
-
-    @inline(__always)
-    static func key(day: Int32, pack: Int32, region: Int32, app: Int32) -> UInt64 {
-        UInt64(day) << 48 | UInt64(pack) << 32 | UInt64(region) << 16 | UInt64(app)
-    }
-
-    func decode(_ key: UInt64) -> (day: Int, locale: String, key: MetricRollup.Key) {
-        let pack = packValues[Int(key >> 32 & 0xFFFF)]
-        return (dayValues[Int(key >> 48)], pack.locale,
-                MetricRollup.Key(contentVersion: pack.contentVersion, region: regionValues[Int(key >> 16 & 0xFFFF)], appVersion: appValues[Int(key & 0xFFFF)]))
-    }
-
-    /// Adds one row's counts; false (and nothing changed) if the sum would overflow. (The reader keeps
-    /// each pack's sum, and so every key's, within MetricCounts.maximum before it gets here.)
-    @inline(__always)
-    mutating func add(_ key: UInt64, total: Int, events: Int) -> Bool {
-        let mask = slots.count &- 1
-        var slot = Int(truncatingIfNeeded: (key &* 0x9E37_79B9_7F4A_7C15) >> UInt64(shift))
-        while true {
-            let entry = Int(slots[slot])
-            if entry < 0 { break }
-            if keys[entry] == key {
-                let (t, o1) = totals[entry].addingReportingOverflow(total)
-                let (e, o2) = self.events[entry].addingReportingOverflow(events)
-                if o1 || o2 { return false }
-                totals[entry] = t
-                self.events[entry] = e
-                return true
-            }
-            slot = (slot &+ 1) & mask
-        }
-        slots[slot] = Int32(keys.count)
-        keys.append(key)
-        totals.append(total)
-        self.events.append(events)
-        if keys.count * 2 > slots.count { grow() }
-        return true
-    }
-
-    private mutating func grow() {
-        shift -= 1
-        var grown = [Int32](repeating: -1, count: slots.count * 2)
-        let mask = grown.count - 1
-        for (entry, key) in keys.enumerated() {
-            var slot = Int(truncatingIfNeeded: (key &* 0x9E37_79B9_7F4A_7C15) >> UInt64(shift))
-            while grown[slot] >= 0 { slot = (slot + 1) & mask }
-            grown[slot] = Int32(entry)
-        }
-        slots = grown
-    }
-
-    /// Each pack's exposures in this file.
-    var packTotals: [PackID: Int] {
-        var totals: [PackID: Int] = [:]
-        for (entry, key) in keys.enumerated() { totals[packValues[Int(key >> 32 & 0xFFFF)], default: 0] += self.totals[entry] }
-        return totals
-    }
-
-    /// The locales and days that have sums (not merely a valid spelling somewhere).
-    var locales: [String] { Array(Set(Set(keys.map { $0 >> 32 & 0xFFFF }).map { packValues[Int($0)].locale })).sorted() }
-    var days: [Int] { Set(keys.map { $0 >> 48 }).map { dayValues[Int($0)] }.sorted() }
-
-    /// The entries grouped by rollup file (locale, day), in order of locale then day.
-    func groups() -> [(locale: String, day: Int, entries: [Int])] {
-        var byGroup: [UInt32: [Int]] = [:]
-        for (entry, key) in keys.enumerated() {
-            byGroup[UInt32(key >> 48) << 16 | UInt32(key >> 32 & 0xFFFF), default: []].append(entry)
-        }
-        return byGroup.map { group, entries in (packValues[Int(group & 0xFFFF)].locale, dayValues[Int(group >> 16)], entries) }
-            .reduce(into: [String: [Int: [Int]]]()) { merged, group in merged[group.0, default: [:]][group.1, default: []] += group.2 }
-            .sorted { $0.key < $1.key }
-            .flatMap { locale, days in days.sorted { $0.key < $1.key }.map { (locale, $0.key, $0.value) } }
     }
 }

@@ -155,10 +155,28 @@ public struct SegmentShares: Equatable, Sendable {
         }
     }
 
+    /// The regions (labelled as `Piece.regions` labels them) in which some devices get something
+    /// else after the change: the regions of `changes(from:to:)`, without making the pieces. The log
+    /// index asks this of every change in the history, so it compares shares point by point and
+    /// labels nothing (a region has a changed piece exactly when the shares differ at one of its points).
+    public static func regionsChanged(from before: Plan, to after: Plan) -> [String] {
+        let (regionGroups, points) = layout([before, after], region: Region.any, versions: .all)
+        return regionGroups.filter { group in
+            points.contains { point in
+                !same(sharesAt(before, regionCode: group.code, version: point), sharesAt(after, regionCode: group.code, version: point))
+            }
+        }.map(\.label)
+    }
+
     private typealias Shares = [(outcome: Resolution.Outcome, basisPoints: Int)]
 
-    /// Splits the segment into pieces inside which every plan resolves uniformly.
-    private static func split(_ plans: [Plan], region: String, versions: VersionRange) -> [(regions: String, versions: String, shares: [Shares])] {
+    private static func same(_ a: Shares, _ b: Shares) -> Bool {
+        a.count == b.count && zip(a, b).allSatisfy { $0.outcome == $1.outcome && $0.basisPoints == $1.basisPoints }
+    }
+
+    /// The region groups of a segment (each region a rule or withdrawal names, then the rest) and the
+    /// versions at which any of `plans` can resolve differently.
+    private static func layout(_ plans: [Plan], region: String, versions: VersionRange) -> (groups: [(label: String, code: String?)], points: [AppVersion]) {
         let regionGroups: [(label: String, code: String?)]
         if region == Region.any {
             let named = Set(plans.flatMap { $0.rules.flatMap(\.regions) + $0.withdrawals.map(\.region).filter { $0 != Region.any } }).sorted()
@@ -168,9 +186,13 @@ public struct SegmentShares: Equatable, Sendable {
         }
         var points: [AppVersion] = []
         for point in plans.flatMap({ samplePoints($0, within: versions) }).sorted() where !points.contains(point) { points.append(point) }
-        func same(_ a: [Shares], _ b: [Shares]) -> Bool {
-            a.count == b.count && zip(a, b).allSatisfy { $0.map(\.outcome) == $1.map(\.outcome) && $0.map(\.basisPoints) == $1.map(\.basisPoints) }
-        }
+        return (regionGroups, points)
+    }
+
+    /// Splits the segment into pieces inside which every plan resolves uniformly.
+    private static func split(_ plans: [Plan], region: String, versions: VersionRange) -> [(regions: String, versions: String, shares: [Shares])] {
+        let (regionGroups, points) = layout(plans, region: region, versions: versions)
+        func same(_ a: [Shares], _ b: [Shares]) -> Bool { a.count == b.count && zip(a, b).allSatisfy(SegmentShares.same) }
         var result: [(regions: String, versions: String, shares: [Shares])] = []
         for group in regionGroups {
             var groupPieces: [(start: AppVersion, shares: [Shares])] = []
@@ -239,13 +261,14 @@ public struct SegmentShares: Equatable, Sendable {
         let rule = plan.rules.first { rule in
             (regionCode.map { rule.regions.isEmpty || rule.regions.contains($0) } ?? rule.regions.isEmpty) && rule.versions.contains(version)
         }
-        var shares: [Resolution.Outcome: Int] = [:]
-        if let rule, !plan.isBlocked(rule.pack.contentVersion), version >= rule.pack.minAppVersion, rule.share.basisPoints > 0 {
-            shares[.pack(rule.pack.contentVersion), default: 0] += rule.share.basisPoints
-            if rule.share.basisPoints < Bucketing.buckets { shares[fallback, default: 0] += Bucketing.buckets - rule.share.basisPoints }
-        } else {
-            shares[fallback] = Bucketing.buckets
+        guard let rule, !plan.isBlocked(rule.pack.contentVersion), version >= rule.pack.minAppVersion, rule.share.basisPoints > 0 else {
+            return [(fallback, Bucketing.buckets)]
         }
-        return shares.sorted { ($0.value, $1.key) > ($1.value, $0.key) }.map { (outcome: $0.key, basisPoints: $0.value) }
+        let staged = Resolution.Outcome.pack(rule.pack.contentVersion)
+        let rest = Bucketing.buckets - rule.share.basisPoints
+        if rest == 0 || staged == fallback { return [(staged, Bucketing.buckets)] }
+        // Largest share first; equal shares in outcome order.
+        return (rule.share.basisPoints, fallback) > (rest, staged)
+            ? [(staged, rule.share.basisPoints), (fallback, rest)] : [(fallback, rest), (staged, rule.share.basisPoints)]
     }
 }

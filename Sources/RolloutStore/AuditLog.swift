@@ -95,7 +95,10 @@ public final class AuditLog {
     public let directory: String
     static let flushEvery = 2_000
     private var planCache: [String: Plan] = [:]
-    private var planTreeCache: [ObjectID: [String: String]] = [:]
+    /// Why the index was rebuilt during this query, for `Result.warnings`.
+    private var distrusted: [String] = []
+    /// Where indexing spent its time, when asked for (`ROLLOUT_LOG_PROFILE`, bench/log).
+    public var profile: BuildProfile?
 
     public init(repository: PackRepository) {
         self.repository = repository
@@ -120,24 +123,34 @@ public final class AuditLog {
         public let entries: [AuditEntry]
         /// True when `limit` stopped the walk and older matches may exist.
         public let truncated: Bool
+        /// Why the index was not trusted and was rebuilt from the history, one line each (empty when
+        /// it was used as it was, or had only to be brought up to date).
+        public var warnings: [String] = []
     }
 
     /// Answers from the index, then re-reads every change it returns from its commit, so what is
     /// shown is always what the history says. If the index disagrees with the history anywhere (it
     /// was damaged or edited), it is rebuilt from the history and the query runs again.
     public func query(_ query: Query) throws -> Result {
+        distrusted = []
+        var result = try checkedQuery(query)
+        result.warnings = distrusted
+        return result
+    }
+
+    private func checkedQuery(_ query: Query) throws -> Result {
         do {
             let answer: Result
             do {
                 answer = try indexedQuery(query)
-            } catch is IndexDamaged {
-                try rebuild()
+            } catch let damage as IndexDamaged {
+                try rebuild(because: damage.reason)
                 answer = try indexedQuery(query)
             }
             var checked: [AuditEntry] = []
             for entry in answer.entries {
                 guard let id = ObjectID(hex: entry.commit), let fresh = try? confirmed(entry, id) else {
-                    try rebuild()
+                    try rebuild(because: "its entry for \(entry.commit.prefix(12)) does not match that commit")
                     return try indexedQuery(query)
                 }
                 checked.append(fresh)
@@ -153,7 +166,9 @@ public final class AuditLog {
     /// The index directory cannot be created or written (a read-only repository, a full disk).
     struct IndexUnavailable: Error {}
     /// A file of the index is shorter than the index wrote it.
-    struct IndexDamaged: Error {}
+    struct IndexDamaged: Error {
+        let reason: String
+    }
 
     /// `sizes`: the length each index file had after the last update.
     private func readSizes() -> [String: Int] {
@@ -182,16 +197,14 @@ public final class AuditLog {
 
     /// The same query without the index: every first-parent commit, newest first.
     private func walkingQuery(_ query: Query) throws -> Result {
-        var ids: [ObjectID] = []
-        var cursor: ObjectID? = try repository.stateTip()
-        while let id = cursor {
-            ids.append(id)
-            cursor = try repository.git.commit(id).parents.first
-        }
+        let ids = try repository.git.firstParentChain(from: repository.stateTip(), until: nil).ids
         var results = Collector(query: query)
         for (offset, id) in ids.enumerated() {
-            let entry = try makeEntry(id, sequence: ids.count - offset).0
-            guard matches(entry, query) else { continue }
+            var entry: AuditEntry?
+            try repository.git.forEachChange([id], in: StateLayout.plansDirectory) { commit, changed in
+                entry = try makeEntry(commit, changedPlans: changed, sequence: ids.count - offset).0
+            }
+            guard let entry, matches(entry, query) else { continue }
             guard results.add(entry) else { return Result(entries: results.entries, truncated: true) }
         }
         return Result(entries: results.entries, truncated: false)
@@ -216,9 +229,15 @@ public final class AuditLog {
         return entry
     }
 
-    /// Throws the index away; the next refresh rebuilds it from the history.
-    func rebuild() throws {
+    /// Throws the index away, saying why; the next refresh rebuilds it from the history.
+    func rebuild(because reason: String) throws {
+        distrusted.append(AuditLog.notTrusted(reason))
         if FileManager.default.fileExists(atPath: directory) { try reset() }
+    }
+
+    /// The warning for an index that does not match the history: the one line `log` prints on stderr.
+    static func notTrusted(_ reason: String) -> String {
+        "the log index does not match the history (\(reason)); rebuilt it from the history"
     }
 
     private func indexedQuery(_ query: Query) throws -> Result {
@@ -239,7 +258,7 @@ public final class AuditLog {
             let expected = readSizes()
             for file in pointerFiles + ["changes.jsonl"] {
                 let actual = ((try? FileManager.default.attributesOfItem(atPath: directory + "/" + file))?[.size] as? Int) ?? 0
-                if actual < expected[file] ?? 0 { throw IndexDamaged() }
+                if actual < expected[file] ?? 0 { throw IndexDamaged(reason: "\(file) is shorter than the index wrote it") }
             }
             cursors = pointerFiles.map { IndexCursor(pointers: directory + "/" + $0, changes: changes) }
         }
@@ -291,6 +310,9 @@ public final class AuditLog {
         guard let id = ObjectID(hex: blob), let bytes = try? repository.git.readBlob(id), let plan = try? Plan.parse(bytes, source: blob) else {
             return nil
         }
+        // Bounded: a rebuild reads every plan version ever written; the next change to a locale is
+        // usually a few hundred commits later, so recent plans are what is asked for again.
+        if planCache.count >= 4_096 { planCache.removeAll(keepingCapacity: true) }
         planCache[blob] = plan
         return plan
     }
@@ -335,32 +357,51 @@ public final class AuditLog {
         let damaged = readSizes().contains { file, size in
             (((try? FileManager.default.attributesOfItem(atPath: directory + "/" + file))?[.size] as? Int) ?? 0) < size
         }
-        if damaged { (indexedCommit, count) = (nil, 0) }
-        // Walk back from the tip to what is indexed; if it is not there, history was rewritten: start over.
-        var pending: [ObjectID] = []
-        var cursor: ObjectID? = tip
-        while let id = cursor, id.hex != indexedCommit {
-            pending.append(id)
-            cursor = try repository.git.commit(id).parents.first
+        if damaged {
+            distrusted.append(AuditLog.notTrusted("a file is shorter than the index wrote it"))
+            (indexedCommit, count) = (nil, 0)
         }
-        if indexedCommit == nil || cursor == nil {
+        // Walk back from the tip to what is indexed; if it is not there, history was rewritten: start over.
+        var clock = profile.map { _ in PhaseClock() }
+        let chain = try repository.git.withoutRehashingObjects {
+            try repository.git.firstParentChain(from: tip, until: indexedCommit.flatMap { ObjectID(hex: $0) })
+        }
+        clock?.lap(.walk, into: &profile)
+        if !chain.reachedStop {
             // Nothing usable indexed (none yet, another format, a damaged file) or a rewritten history.
+            // A commit this repository has never had means an index made for another history: say so.
+            // One it has (the branch was reset or replayed by sync) is an ordinary start-over.
+            if let indexedCommit, ObjectID(hex: indexedCommit).flatMap({ try? repository.git.commit($0) }) == nil {
+                distrusted.append(AuditLog.notTrusted("it indexes commit \(indexedCommit.prefix(12)), which this repository does not have"))
+            }
             try reset()
             count = 0
         }
+        let pending = Array(chain.ids.reversed())
         var batch = Batch()
-        for (position, id) in pending.reversed().enumerated() {
-            count += 1
-            let (entry, blobs) = try makeEntry(id, sequence: count)
-            batch.add(entry.indexLine(planBlobs: blobs), sequence: count, pointers: files(for: entry))
-            if (position + 1) % AuditLog.flushEvery == 0 || position + 1 == pending.count {
-                var sizes = readSizes()
-                for (file, size) in try batch.flush(to: directory) { sizes[file] = size }
-                try writeSizes(sizes)
-                batch = Batch()
-                try writeHead(commit: id.hex, count: count)
+        var position = 0
+        // Objects are not re-hashed while the history is read: git log does not either (docs/audit.md).
+        try repository.git.withoutRehashingObjects {
+            try repository.git.forEachChange(pending, in: StateLayout.plansDirectory) { commit, changed in
+                clock?.lap(.commitsAndTrees, into: &profile)
+                count += 1
+                position += 1
+                let (entry, blobs) = try makeEntry(commit, changedPlans: changed, sequence: count)
+                clock?.lap(.plans, into: &profile)
+                let pointers = files(for: entry)
+                clock?.lap(.segments, into: &profile)
+                batch.add(entry.indexLine(planBlobs: blobs), sequence: count, pointers: pointers)
+                if position % AuditLog.flushEvery == 0 || position == pending.count {
+                    var sizes = readSizes()
+                    for (file, size) in try batch.flush(to: directory) { sizes[file] = size }
+                    try writeSizes(sizes)
+                    batch = Batch()
+                    try writeHead(commit: commit.id.hex, count: count)
+                }
+                clock?.lap(.writing, into: &profile)
             }
         }
+        profile?.commits += pending.count
         return count
     }
 
@@ -370,29 +411,31 @@ public final class AuditLog {
         if entry.action == AuditEntry.publishAction { files.append("publish.idx") }
         var regions: Set<String> = []
         for change in entry.planChanges {
-            for piece in SegmentShares.changes(from: change.before, to: change.after) {
-                regions.insert(Region.assigned.contains(piece.after.regions) ? piece.after.regions : "_other")
+            for region in SegmentShares.regionsChanged(from: change.before, to: change.after) {
+                regions.insert(Region.assigned.contains(region) ? region : "_other")
             }
         }
         return files + regions.sorted().map { "region-\($0).idx" }
     }
 
-    private func makeEntry(_ id: ObjectID, sequence: Int) throws -> (AuditEntry, [(before: String?, after: String)]) {
-        let commit = try repository.git.commit(id)
+    /// The entry for `commit`, given the plan files that differ from its first parent's.
+    private func makeEntry(_ commit: GitCommit, changedPlans: [GitChangedBlob], sequence: Int) throws -> (AuditEntry, [(before: String?, after: String)]) {
+        let id = commit.id
         let record = CommitRecord(commit)
-        // Plan changes come from the trees, not the trailers, so a commit made behind rollout's back shows too.
-        let parentTree = try commit.parents.first.map { try repository.git.commit($0).tree }
-        let after = try planBlobs(in: commit.tree)
-        let before = try parentTree.map(planBlobs) ?? [:]
         var planChanges: [AuditEntry.PlanChange] = []
         var blobs: [(before: String?, after: String)] = []
-        for (locale, blob) in after.sorted(by: { $0.key < $1.key }) where before[locale] != blob {
-            guard let afterPlan = loadPlan(blob) else {
+        // Plan changes come from the trees, not the trailers, so a commit made behind rollout's back shows too.
+        let changed = changedPlans.filter { $0.new != nil && $0.name.hasSuffix(".json") }
+        for file in changed.sorted(by: { $0.name.dropLast(5) < $1.name.dropLast(5) }) {
+            let locale = String(file.name.dropLast(5))
+            let afterBlob = file.new!.hex
+            let beforeBlob = file.old?.hex
+            guard let afterPlan = loadPlan(afterBlob) else {
                 throw RolloutError.internal("\(StateLayout.plan(locale)) at commit \(id.short) is damaged; check the repository with git fsck")
             }
-            let beforePlan = before[locale].flatMap(loadPlan) ?? Plan(locale: locale)
-            planChanges.append(AuditEntry.PlanChange(locale: locale, before: beforePlan, after: afterPlan, beforeBlob: before[locale], afterBlob: blob))
-            blobs.append((before[locale], blob))
+            let beforePlan = beforeBlob.flatMap(loadPlan) ?? Plan(locale: locale)
+            planChanges.append(AuditEntry.PlanChange(locale: locale, before: beforePlan, after: afterPlan, beforeBlob: beforeBlob, afterBlob: afterBlob))
+            blobs.append((beforeBlob, afterBlob))
         }
         var locales = record.locales
         for change in planChanges where !locales.contains(change.locale) { locales.append(change.locale) }
@@ -416,7 +459,7 @@ public final class AuditLog {
         init(_ commit: GitCommit) {
             let trailers = Change.trailers(of: commit.message)
             func values(_ name: String) -> [String] { trailers.filter { $0.name == name }.map(\.value) }
-            summary = commit.message.split(separator: "\n", omittingEmptySubsequences: false).first.map(String.init) ?? ""
+            summary = String(commit.message.prefix { $0 != "\n" })
             actor = values("Actor").first ?? "\(commit.author.name) <\(commit.author.email)>"
             action = values("Action").first ?? "unknown"
             reason = values("Reason").first
@@ -424,18 +467,6 @@ public final class AuditLog {
             packs = values("Pack")
             time = Timestamp(seconds: commit.author.time)
         }
-    }
-
-    /// locale -> blob id of each plan file in `tree`, remembered per `plans/` tree (most commits share it).
-    private func planBlobs(in tree: ObjectID) throws -> [String: String] {
-        guard let directory = try repository.git.treeEntry(tree, path: StateLayout.plansDirectory), directory.isTree else { return [:] }
-        if let cached = planTreeCache[directory.id] { return cached }
-        var blobs: [String: String] = [:]
-        for entry in try repository.git.treeEntries(directory.id) where !entry.isTree && entry.name.hasSuffix(".json") {
-            blobs[String(entry.name.dropLast(5))] = entry.id.hex
-        }
-        planTreeCache = [directory.id: blobs]
-        return blobs
     }
 
     /// The index format: an index in any other format (or missing its changes file) is rebuilt.
@@ -634,5 +665,52 @@ final class ReverseLineReader {
             chunk.removeSubrange(max(0, n)...)
             pending = chunk + pending
         }
+    }
+}
+
+/// Wall time per phase of bringing the index up to date: how docs/performance.md explains a cold query.
+public struct BuildProfile: Sendable {
+    public enum Phase: String, CaseIterable, Sendable {
+        /// Reading the first-parent chain of commit ids from the tip back to what is indexed.
+        case walk
+        /// Reading each commit (message, author, tree) and diffing its `plans/` tree with its parent's.
+        case commitsAndTrees = "commits and plans/ trees"
+        /// Reading trailers, reading and parsing the plan blobs that changed.
+        case plans = "trailers and plan blobs"
+        /// Working out which regions each plan change altered.
+        case segments = "segments altered"
+        /// Making the index lines and appending them.
+        case writing = "writing the index"
+    }
+
+    public var seconds: [Phase: Double] = [:]
+    public var commits = 0
+
+    public init() {}
+
+    public var lines: [String] {
+        let total = seconds.values.reduce(0, +)
+        return ["log index: \(commits) commits indexed in \(String(format: "%.3f", total)) s"]
+            + Phase.allCases.map { phase in
+                let value = seconds[phase] ?? 0
+                return "  \(phase.rawValue): \(String(format: "%.3f", value)) s (\(total > 0 ? Int((100 * value / total).rounded()) : 0)%)"
+            }
+    }
+}
+
+/// A monotonic stopwatch that charges the time since its last lap to a phase.
+struct PhaseClock {
+    private var last = PhaseClock.now()
+
+    mutating func lap(_ phase: BuildProfile.Phase, into profile: inout BuildProfile?) {
+        let now = PhaseClock.now()
+        profile?.seconds[phase, default: 0] += now - last
+        last = now
+    }
+
+    private static func now() -> Double {
+        var time = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &time)
+        return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
     }
 }

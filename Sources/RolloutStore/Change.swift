@@ -39,11 +39,31 @@ public struct Change {
 
     /// Parses the `Rollout-*` trailers of a commit message back into (name, value) pairs.
     public static func trailers(of message: String) -> [(name: String, value: String)] {
-        message.split(separator: "\n").compactMap { line in
+        // Without a CR, "\n" is always a grapheme of its own, so splitting the UTF-8 bytes gives the
+        // same lines as splitting Characters, several times faster (the log index reads every commit).
+        let lines: [Substring] =
+            message.utf8.contains(0x0D)
+            ? message.split(separator: "\n") : message.utf8.split(separator: 0x0A).map { Substring($0) }
+        return lines.compactMap { line in
+            // Every line rollout writes is ASCII, where each byte is a Character (CR LF, the one
+            // exception, is not in `line`): the same test on bytes, without grapheme breaking.
+            if line.utf8.allSatisfy({ $0 < 0x80 }) { return asciiTrailer(line.utf8) }
             guard line.hasPrefix("Rollout-"), let colon = line.firstIndex(of: ":") else { return nil }
             let name = line[line.index(line.startIndex, offsetBy: 8)..<colon]
             let value = String(line[line.index(after: colon)...]).trimmingSpaces
             return (String(name), value)
         }
+    }
+
+    private static let trailerPrefix = Array("Rollout-".utf8)
+
+    private static func asciiTrailer(_ line: Substring.UTF8View) -> (name: String, value: String)? {
+        guard line.starts(with: trailerPrefix), let colon = line.firstIndex(of: UInt8(ascii: ":")) else { return nil }
+        // The ASCII characters `trimmingSpaces` removes: tab, LF, VT, FF, CR and space.
+        func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || (0x09...0x0D).contains(byte) }
+        var value = line[line.index(after: colon)...]
+        while let first = value.first, isSpace(first) { value = value.dropFirst() }
+        while let last = value.last, isSpace(last) { value = value.dropLast() }
+        return (String(decoding: line[line.index(line.startIndex, offsetBy: 8)..<colon], as: UTF8.self), String(decoding: value, as: UTF8.self))
     }
 }

@@ -96,8 +96,11 @@ public enum Packing {
         if let pack = report.pack {
             report.mergedPacks = try git.removePacks(before, heldBy: [pack]).count
         }
-        // Every reachable object is in a pack now, so a loose object no pack holds is unreachable.
-        report.pruned = try git.pruneLooseObjects(cleaned.unpacked, modifiedBefore: now - pruneAge)
+        // Every reachable object is in a pack now, so a loose object no pack holds is unreachable;
+        // one a ref names (a tag, a blob, a tree) never is, whatever the packing did.
+        let named = Set(try git.referencedObjects().map(\.id))
+        let unreachable = cleaned.unpacked.filter { !named.contains($0.id) }
+        report.pruned = try git.pruneLooseObjects(unreachable, modifiedBefore: now - pruneAge)
         git.removeEmptyFanOutDirectories()
         report.packsAfter = git.packsOnDisk().count
         return report

@@ -36,21 +36,6 @@ final class MetricsIngestTests: XCTestCase {
         XCTAssertEqual(rows[0]["crashes"] as? Int, 214)
     }
 
-    /// Spellings and sums are kept as 16-bit ids: past 65,536 distinct values of a column the file
-    /// is refused by name and line, and nothing is written.
-    func testTooManyDistinctValuesNameTheFileAndLine() throws {
-        let w = try Workspace()
-        try w.initWithExamples()
-        var csv = "date,locale,pack,region,app_version,sessions,crashes\n"
-        for minor in 0...65_536 { csv += "2026-11-28,tr-TR,tr-TR@18,TR,4.\(minor),10,0\n" }
-        let file = try w.scratch.write("versions.csv", csv)
-        let tip = try w.stateTip()
-        let refused = try w.rollout("metrics", "ingest", "--kind", "crash", file)
-        XCTAssertEqual(refused.status, 65, refused.output)
-        XCTAssertTrue(refused.stderr.contains("versions.csv:65538: more than 65536 distinct app versions"), refused.stderr)
-        XCTAssertEqual(try w.stateTip(), tip)
-    }
-
     func testBadFilesNameTheLineAndChangeNothing() throws {
         let w = try Workspace()
         try w.initWithExamples()

@@ -1,11 +1,9 @@
-import Foundation
-import RolloutClient
 import RolloutModel
 
 /// `rollout device`: the real client library as one device, from a shell (docs/device.md). Parses
 /// the device and the action, runs the action on a `RolloutClient`, renders what it returned.
-enum DeviceCommand {
-    static let spec = CommandSpec(
+package enum DeviceCommand {
+    package static let spec = CommandSpec(
         path: ["device"],
         usage: "device --state DIR --site URL|DIR (--public-key KEY | --root-key KEY... [--threshold N]) [--min-sequence N] [--bundled DIR] --locale L --region R --app-version V [--install-id ID] ACTION [ARGUMENT]",
         summary: "run the client library as one device against a published site: what a user in TR on 4.8.1 sees",
@@ -42,27 +40,13 @@ enum DeviceCommand {
             .value("arg", "NAME=VALUE", "get: a placeholder's value", repeatable: true),
         ],
         arguments: CommandSpec.Arguments(names: ["ACTION", "ARGUMENT"], minimum: 1, maximum: 2),
-        run: { invocation, context in
-            let action = try DeviceAction.parse(invocation)
-            let device = try DeviceSetup.parse(invocation, context: context)
-            let (client, problems) = device.client(countsLaunch: action == .launch)
-            if !invocation.json {
-                for problem in problems { context.diagnostics("warning: --bundled: \(problem.oneLine)\n") }
-            }
-            let outcome = action.run(on: client)
-            // The process ends here, as an app's does in the background: what it counted is kept.
-            _ = client.saveCounters()
-            var output = outcome.output(client: client, style: context.style(invocation))
-            if case .status = outcome, case .object(var json) = output.json {
-                json["bundledProblems"] = .array(problems.map { .string($0) })
-                output.json = .object(json)
-            }
-            return output
-        })
+        // rollout hands the words to the rollout-device program (DeviceHelper), where RolloutDevice
+        // gives this command its work: rollout itself links no HTTP client.
+        run: { invocation, context in try DeviceHelper.handOver(invocation, context: context) })
 }
 
 /// What `rollout device` is asked to do, checked before the device starts.
-enum DeviceAction: Equatable {
+package enum DeviceAction: Equatable {
     case refresh(force: Bool)
     case activate
     case get(key: String, arguments: [String: String])
@@ -73,7 +57,7 @@ enum DeviceAction: Equatable {
 
     static let names = ["refresh", "activate", "get", "launch", "launch-succeeded", "status", "metrics"]
 
-    static func parse(_ invocation: Invocation) throws -> DeviceAction {
+    package static func parse(_ invocation: Invocation) throws -> DeviceAction {
         let name = invocation.positionals[0]
         let argument = invocation.positionals.count > 1 ? invocation.positionals[1] : nil
         if invocation.flag("force"), name != "refresh" { throw RolloutError.usage("--force goes with rollout device refresh, not \(name)") }
@@ -114,44 +98,4 @@ enum DeviceAction: Equatable {
         }
         return result
     }
-
-    /// Runs the action on the device. Nothing here throws: the client never fails loudly, and what
-    /// went wrong is in its results.
-    func run(on client: RolloutClient) -> DeviceOutcome {
-        switch self {
-        case .refresh(let force):
-            return .refreshed(waitFor { await client.refresh(force: force) })
-        case .activate:
-            return .activated(client.activatePending())
-        case .get(let key, let arguments):
-            return .text(key: key, client.string(key, arguments))
-        case .launch:
-            // Constructing the client with countsLaunch was the launch; the app records the session.
-            client.recordSession()
-            return .launched
-        case .launchSucceeded:
-            client.markLaunchSucceeded()
-            return .launchSucceeded
-        case .status:
-            return .status
-        case .metrics(let kind):
-            return .metrics(kind, client.metricsCSV(kind))
-        }
-    }
-}
-
-/// Runs async client work to its end from the synchronous command layer.
-func waitFor<T: Sendable>(_ operation: @escaping @Sendable () async -> T) -> T {
-    let box = ResultBox<T>()
-    let done = DispatchSemaphore(value: 0)
-    Task.detached {
-        box.value = await operation()
-        done.signal()
-    }
-    done.wait()
-    return box.value!
-}
-
-private final class ResultBox<T>: @unchecked Sendable {
-    var value: T?
 }

@@ -69,7 +69,11 @@ enum LogCommand {
         query.limit = limit == 0 ? nil : limit
 
         let repository = try context.repository(invocation)
-        let result = try AuditLog(repository: repository).query(query)
+        let log = AuditLog(repository: repository)
+        if context.environment["ROLLOUT_LOG_PROFILE"] == "1" { log.profile = BuildProfile() }
+        let result = try log.query(query)
+        for warning in result.warnings { context.diagnostics("warning: \(warning.oneLine)\n") }
+        for line in log.profile?.lines ?? [] { context.diagnostics(line + "\n") }
         let style = context.style(invocation)
         var text = ""
         var json: [JSONValue] = []

@@ -4,6 +4,14 @@ import RolloutModel
 import RolloutStore
 
 enum MetricsCommands {
+    /// ROLLOUT_INGEST_MEMORY: bytes for summing groups before ingest spills sorted runs to $TMPDIR
+    /// (docs/metrics.md); tests set it small to make a small file spill.
+    static func ingestMemory(_ context: CommandContext) throws -> Int? {
+        guard let text = context.environment["ROLLOUT_INGEST_MEMORY"], !text.isEmpty else { return nil }
+        guard let bytes = Int(text), bytes >= 512 else { throw RolloutError.usage("ROLLOUT_INGEST_MEMORY=\(text) must be a number of bytes, 512 or more") }
+        return bytes
+    }
+
     static let ingest = CommandSpec(
         path: ["metrics", "ingest"], usage: "metrics ingest --kind crash|fallback FILE... [--map NAME=COLUMN]... [--skip-invalid]",
         summary: "stream metrics CSVs into the repository's rollups, each file all or nothing, with its provenance",
@@ -54,7 +62,9 @@ enum MetricsCommands {
                     context.progress("\(file): \(percent)% of \(ByteCount.describe(size))", finished: read >= size)
                 }
                 let request = MetricsIngest.Request(
-                    path: path, name: file, kind: kind, mapping: mapping, skipInvalid: invocation.flag("skip-invalid"), progress: progress)
+                    path: path, name: file, kind: kind, mapping: mapping, skipInvalid: invocation.flag("skip-invalid"), progress: progress,
+                    memory: try ingestMemory(context), temporaryDirectory: context.environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp",
+                    profile: (context.environment["ROLLOUT_INGEST_PROFILE"] ?? "").isEmpty ? nil : { context.diagnostics($0 + "\n") })
                 let outcome: MetricsIngest.Outcome
                 do {
                     outcome = try MetricsIngest.ingest(request, into: repository, actor: actor, time: { now })

@@ -4,7 +4,7 @@ import RolloutPublish
 import RolloutStore
 
 /// promote, status, resolve and simulate: staging packs and knowing who gets what.
-enum PlanCommands {
+package enum PlanCommands {
     /// `--region` items, already split and checked by the parser (no item is empty).
     static func parseRegions(_ items: [String]) throws -> [String]? {
         guard !items.isEmpty else { return nil }
@@ -12,14 +12,14 @@ enum PlanCommands {
         return codes.contains(Region.any) ? [Region.any] : Array(Set(codes)).sorted()
     }
 
-    static func parseVersion(_ text: String, flag: String) throws -> AppVersion {
+    package static func parseVersion(_ text: String, flag: String) throws -> AppVersion {
         guard let version = AppVersion(text) else {
             throw RolloutError.usage("\(flag) \"\(text)\" is not a numeric app version such as 4.8.1")
         }
         return version
     }
 
-    static func parseLocale(_ text: String) throws -> String {
+    package static func parseLocale(_ text: String) throws -> String {
         do {
             return try LocaleTag.parse(text).description
         } catch let error as LocaleTag.ParseError {

@@ -4,7 +4,7 @@ import RolloutModel
 import RolloutPublish
 import RolloutStore
 
-enum PublishCommands {
+package enum PublishCommands {
     /// `--public-key` (or `--root-key`): `ed25519:BASE64`, or a file holding it (as `rollout keys
     /// generate` or `rollout keys init` printed it); verify-site and rollout device read it the same way.
     static func publicKeyOption(_ text: String, context: CommandContext, option: String = "public-key") throws -> Ed25519.PublicKey {
@@ -23,7 +23,7 @@ enum PublishCommands {
 
     /// A whole number option from `minimum` to `maximum`: the one reader of counts for publish,
     /// verify-site, device and keys.
-    static func countOption(_ invocation: Invocation, _ name: String, minimum: Int, maximum: Int = .max) throws -> Int? {
+    package static func countOption(_ invocation: Invocation, _ name: String, minimum: Int, maximum: Int = .max) throws -> Int? {
         try invocation.value(name).map { text in
             guard let n = Int(text), (minimum...maximum).contains(n) else {
                 let bounds = maximum == .max ? "of at least \(minimum)" : "from \(minimum) to \(maximum)"
@@ -47,7 +47,7 @@ enum PublishCommands {
 
     /// What verify-site checks as: one pinned key (`--public-key`), or root keys (`--root-key`,
     /// `--threshold`), never both.
-    static func siteTrust(_ invocation: Invocation, context: CommandContext) throws -> SiteVerifier.Trust {
+    package static func siteTrust(_ invocation: Invocation, context: CommandContext) throws -> SiteVerifier.Trust {
         let rootTexts = invocation.values("root-key")
         switch (invocation.value("public-key"), rootTexts.isEmpty) {
         case (.some, false):

@@ -28,13 +28,19 @@ public struct ObjectID: Hashable, Sendable, CustomStringConvertible {
         return oid
     }
 
-    public var hex: String { bytes.map { String($0, radix: 16).leftPadded(2) }.joined() }
+    public var hex: String {
+        // Built byte by byte: the audit log makes one for every commit and blob it indexes.
+        let digits = Array("0123456789abcdef".utf8)
+        return String(unsafeUninitializedCapacity: bytes.count * 2) { buffer in
+            for (index, byte) in bytes.enumerated() {
+                buffer[2 * index] = digits[Int(byte >> 4)]
+                buffer[2 * index + 1] = digits[Int(byte & 0x0F)]
+            }
+            return bytes.count * 2
+        }
+    }
     public var description: String { hex }
     public var short: String { String(hex.prefix(12)) }
-}
-
-extension String {
-    func leftPadded(_ width: Int) -> String { count >= width ? self : String(repeating: "0", count: width - count) + self }
 }
 
 public struct GitSignature: Sendable {

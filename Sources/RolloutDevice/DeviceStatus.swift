@@ -1,4 +1,5 @@
 import Foundation
+import RolloutCLI
 import RolloutClient
 import RolloutModel
 

@@ -1,0 +1,118 @@
+import CGit2
+
+/// A blob whose id differs between two trees: what the audit log reads of a commit's plans.
+public struct GitChangedBlob: Sendable {
+    public let name: String
+    /// nil: not a blob in the old tree (absent, or a directory).
+    public let old: ObjectID?
+    /// nil: not a blob in the new tree.
+    public let new: ObjectID?
+}
+
+extension GitRepository {
+    /// Runs `body` with libgit2's check that each object read hashes to its id turned off, then turns
+    /// it back on (rollout keeps it on everywhere else, see `Git.initialized`). Only for a read of
+    /// the whole history that `git log` itself makes without re-hashing: the index build of the audit
+    /// log (docs/audit.md, "A fresh clone", says what is and is not checked). The option is
+    /// process-wide in libgit2; rollout reads a repository on one thread, so nothing else runs meanwhile.
+    public func withoutRehashingObjects<T>(_ body: () throws -> T) rethrows -> T {
+        _ = rollout_git_enable_strict_hash_verification(0)
+        defer { _ = rollout_git_enable_strict_hash_verification(1) }
+        return try body()
+    }
+
+    /// The first-parent chain from `tip` back to `stop` (excluded), newest first, reading only ids.
+    /// `reachedStop` is false when the chain ended without meeting `stop` (or `stop` is nil).
+    public func firstParentChain(from tip: ObjectID, until stop: ObjectID?) throws -> (ids: [ObjectID], reachedStop: Bool) {
+        var ids: [ObjectID] = []
+        var oid = tip.raw
+        var stopOid = stop?.raw ?? git_oid()
+        while stop == nil || git_oid_equal(&oid, &stopOid) == 0 {
+            ids.append(ObjectID(oid))
+            var commit: OpaquePointer?
+            try check(git_commit_lookup(&commit, handle, &oid), "reading commit \(ObjectID(oid).short)")
+            defer { git_commit_free(commit) }
+            guard git_commit_parentcount(commit) > 0, let parent = git_commit_parent_id(commit, 0) else { return (ids, false) }
+            oid = parent.pointee
+        }
+        return (ids, true)
+    }
+
+    /// Calls `body` with each of `commits` in the order given and the blobs directly in `directory`
+    /// (a top-level tree such as `plans`) that differ from its first parent's. When a commit's first
+    /// parent is the commit before it (a first-parent chain, oldest first), the parent's directory is
+    /// not read again: each directory version is read once.
+    public func forEachChange(_ commits: [ObjectID], in directory: String, _ body: (GitCommit, [GitChangedBlob]) throws -> Void) throws {
+        var previous: (commit: ObjectID, tree: OpaquePointer?)?
+        defer { git_tree_free(previous?.tree) }
+        for id in commits {
+            let commit = try self.commit(id)
+            let tree = try directoryTree(of: commit.tree, directory)
+            // Runs last: this commit's directory becomes the parent's for the next one.
+            defer {
+                git_tree_free(previous?.tree)
+                previous = (id, tree)
+            }
+            var parentTree: OpaquePointer?
+            var ownsParentTree = false
+            if let parent = commit.parents.first {
+                if let previous, previous.commit == parent {
+                    parentTree = previous.tree
+                } else {
+                    parentTree = try directoryTree(of: self.commit(parent).tree, directory)
+                    ownsParentTree = true
+                }
+            }
+            defer { if ownsParentTree { git_tree_free(parentTree) } }
+            try body(commit, GitRepository.changedBlobs(parentTree, tree))
+        }
+    }
+
+    /// The tree at `directory` in `root`, owned by the caller; nil when there is none.
+    private func directoryTree(of root: ObjectID, _ directory: String) throws -> OpaquePointer? {
+        guard let entry = try treeEntry(root, path: directory), entry.isTree else { return nil }
+        var oid = entry.id.raw
+        var tree: OpaquePointer?
+        try check(git_tree_lookup(&tree, handle, &oid), "reading tree \(entry.id.short)")
+        return tree
+    }
+
+    /// The blobs in `new` or `old` whose ids differ (nil: an empty tree). Both trees are walked once
+    /// in their stored order comparing raw ids; names are made only for the entries that differ, so
+    /// two 200-entry trees that differ in one file cost one string.
+    private static func changedBlobs(_ oldHandle: OpaquePointer?, _ newHandle: OpaquePointer?) -> [GitChangedBlob] {
+        if oldHandle == nil && newHandle == nil { return [] }
+        if let oldHandle, let newHandle, git_oid_equal(git_tree_id(oldHandle), git_tree_id(newHandle)) != 0 { return [] }
+        let oldCount = oldHandle.map { git_tree_entrycount($0) } ?? 0
+        let newCount = newHandle.map { git_tree_entrycount($0) } ?? 0
+        func blobID(_ entry: OpaquePointer?) -> ObjectID? {
+            guard let entry, git_tree_entry_type(entry) == GIT_OBJECT_BLOB else { return nil }
+            return ObjectID(git_tree_entry_id(entry)!.pointee)
+        }
+        var changed: [GitChangedBlob] = []
+        var i = 0
+        var j = 0
+        while i < oldCount || j < newCount {
+            let a = i < oldCount ? git_tree_entry_byindex(oldHandle, i) : nil
+            let b = j < newCount ? git_tree_entry_byindex(newHandle, j) : nil
+            let order: Int32 = a == nil ? 1 : b == nil ? -1 : git_tree_entry_cmp(a, b)
+            if order == 0 {
+                i += 1
+                j += 1
+                if git_oid_equal(git_tree_entry_id(a), git_tree_entry_id(b)) != 0 { continue }
+                let before = blobID(a)
+                let after = blobID(b)
+                if before != nil || after != nil {
+                    changed.append(GitChangedBlob(name: String(cString: git_tree_entry_name(b)), old: before, new: after))
+                }
+            } else if order < 0 {
+                i += 1
+                if let before = blobID(a) { changed.append(GitChangedBlob(name: String(cString: git_tree_entry_name(a)), old: before, new: nil)) }
+            } else {
+                j += 1
+                if let after = blobID(b) { changed.append(GitChangedBlob(name: String(cString: git_tree_entry_name(b)), old: nil, new: after)) }
+            }
+        }
+        return changed
+    }
+}

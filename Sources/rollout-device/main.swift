@@ -1,0 +1,5 @@
+import RolloutCLI
+import RolloutDevice
+
+// What `rollout device` runs (docs/install.md, "What is linked how").
+RolloutCLI.main(commands: RolloutDevice.commands)
