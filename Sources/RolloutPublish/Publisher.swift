@@ -224,7 +224,7 @@ public struct Publisher {
     func facts(_ id: PackID, blob: ObjectID, cache: inout [String: PackFacts]) throws -> PackFacts {
         if let known = cache[blob.hex] { return known }
         let bytes = try snapshot.repository.readBlob(blob)
-        let parsed = try PackParser.parse(bytes, source: StateLayout.pack(id), maximumBytes: Int.max)
+        let parsed = try PackParser.parse(bytes, source: try snapshot.storedPath(id), maximumBytes: Int.max)
         let facts = PackFacts(
             sha256: SHA256.hex(bytes), bytes: bytes.count, checksum: parsed.declaredChecksum ?? parsed.pack.checksum,
             minAppVersion: parsed.pack.minAppVersion.description, schemaVersion: parsed.pack.schemaVersion)

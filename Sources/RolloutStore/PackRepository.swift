@@ -59,7 +59,7 @@ public final class PackRepository {
         // Only the repository's own config counts: a marker in ~/.gitconfig must not make every repository ours.
         let key = StateLayout.formatConfigKey
         switch try git.localConfig(key) {
-        case StateLayout.formatVersion?:
+        case let format? where StateLayout.readableFormats.contains(format):
             break
         case nil:
             throw RolloutError.missing("\(path) is a git repository but not a rollout repository (no \(key) in its config)")
@@ -67,7 +67,7 @@ public final class PackRepository {
             let newer = Int(other).map { $0 > Int(StateLayout.formatVersion)! } ?? false
             throw RolloutError.missing(
                 newer
-                    ? "\(path) was made by a newer rollout (\(key)=\(other)); this rollout reads format \(StateLayout.formatVersion) only: upgrade rollout to use it"
+                    ? "\(path) was made by a newer rollout (\(key)=\(other)); this rollout reads formats up to \(StateLayout.formatVersion) only: upgrade rollout to use it"
                     : "\(path) has \(key)=\(other), which no rollout writes (this one reads format \(StateLayout.formatVersion)); the config was edited or damaged")
         }
         return PackRepository(git: git)
@@ -251,8 +251,18 @@ public final class PackRepository {
             "other writers kept changing the repository; gave up after \(PackRepository.maximumAttempts) attempts. Nothing was changed: try again")
     }
 
+    /// Marks the repository format 2 (sharded) before the first write that can put a version in a
+    /// shard, a change of ours or a fetch of one made elsewhere, so a rollout from before sharding
+    /// refuses it from then on instead of missing versions (`StateLayout.formatVersion`).
+    func recordShardedFormat() throws {
+        if try git.localConfig(StateLayout.formatConfigKey) != StateLayout.formatVersion {
+            try git.setConfig(StateLayout.formatConfigKey, StateLayout.formatVersion)
+        }
+    }
+
     /// Writes the change's blobs, tree and commit. Nothing is visible until the ref moves.
     func write(_ change: Change, on snapshot: Snapshot, actor: Actor, time: Timestamp) throws -> ObjectID {
+        try recordShardedFormat()
         let upserts = try change.writes.map { (path: $0.path, blob: try git.writeBlob($0.bytes)) } + change.blobs
         let tree = try git.updatedTree(base: snapshot.tree, upserts: upserts, removals: change.removals)
         let signature = GitSignature(name: actor.name, email: actor.email, time: time.seconds)

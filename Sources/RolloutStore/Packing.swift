@@ -18,6 +18,10 @@ public enum Packing {
     /// The bytes half of the threshold: 2,000 objects or 1 MiB. Bytes matter because a loose object
     /// is zlib alone: one version of a 450 KB pack costs ~120 KB loose, a few KB as a delta in a pack.
     public static let bytesPerObject = 512
+    /// A write never rewrites a pack this large: libgit2 computes every delta anew, so merging
+    /// 1,000 versions of a 450 KB pack took 45 s inside one `pack add`. Such packs stay until
+    /// `rollout gc`, each costing about one more delta base than one big pack would.
+    public static let automaticMergeLimit = 2_000
     /// Unreachable loose objects younger than this stay: a writer's objects are unreachable until its
     /// ref moves (git's default grace period, `gc.pruneExpire`, is the same two weeks).
     public static let pruneAge = 14 * 24 * 3600
@@ -48,8 +52,9 @@ public enum Packing {
     /// After a write: when loose objects pass `threshold` (or their bytes `threshold` times
     /// `bytesPerObject`), packs the ones
     /// a ref reaches that no pack holds yet into a small pack, then merges small packs so that each
-    /// pack holds at least twice the objects of all smaller ones together (git's geometric repack):
-    /// a write costs about its own objects, and a repository keeps a handful of packs. Nil when
+    /// pack holds at least twice the objects of all smaller ones together (git's geometric repack),
+    /// leaving packs of `automaticMergeLimit` objects or more as they are: a write costs about its
+    /// own objects, and a repository keeps a handful of packs plus one per ~2,000 objects. Nil when
     /// nothing needed packing or another process is packing. A failure is the caller's to report as
     /// a warning: the write it follows has landed, and a failed pack leaves at most an extra file.
     @discardableResult
@@ -91,8 +96,11 @@ public enum Packing {
         if let pack = report.pack {
             report.mergedPacks = try git.removePacks(before, heldBy: [pack]).count
         }
-        // Every reachable object is in a pack now, so a loose object no pack holds is unreachable.
-        report.pruned = try git.pruneLooseObjects(cleaned.unpacked, modifiedBefore: now - pruneAge)
+        // Every reachable object is in a pack now, so a loose object no pack holds is unreachable;
+        // one a ref names (a tag, a blob, a tree) never is, whatever the packing did.
+        let named = Set(try git.referencedObjects().map(\.id))
+        let unreachable = cleaned.unpacked.filter { !named.contains($0.id) }
+        report.pruned = try git.pruneLooseObjects(unreachable, modifiedBefore: now - pruneAge)
         git.removeEmptyFanOutDirectories()
         report.packsAfter = git.packsOnDisk().count
         return report
@@ -106,7 +114,7 @@ public enum Packing {
         report.removed = try git.removeLooseObjectsInPacks(loose).removed
         git.removeEmptyFanOutDirectories()
         let packs = git.packsOnDisk()
-        let merge = packsToMerge(packs)
+        let merge = packsToMerge(packs, below: automaticMergeLimit)
         if merge.count > 1 {
             let staying = packs.filter { !merge.contains($0) }
             if let merged = try git.writePack(hiding: staying) {
@@ -118,9 +126,10 @@ public enum Packing {
     }
 
     /// The smallest packs to merge so that, sorted by object count, each pack that stays holds at
-    /// least twice the objects of all smaller packs together. Packs with a .keep file never merge.
-    static func packsToMerge(_ packs: [PackFile]) -> [PackFile] {
-        let sorted = packs.filter { !$0.kept }.sorted { ($0.objects, $0.name) < ($1.objects, $1.name) }
+    /// least twice the objects of all smaller packs together. Packs with a .keep file, and packs of
+    /// `limit` objects or more, never merge.
+    static func packsToMerge(_ packs: [PackFile], below limit: Int = .max) -> [PackFile] {
+        let sorted = packs.filter { !$0.kept && $0.objects < limit }.sorted { ($0.objects, $0.name) < ($1.objects, $1.name) }
         guard sorted.count > 1 else { return [] }
         var split = 0
         for index in stride(from: sorted.count - 1, to: 0, by: -1) where sorted[index].objects < 2 * sorted[index - 1].objects {

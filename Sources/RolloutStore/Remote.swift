@@ -66,6 +66,7 @@ extension PackRepository {
     /// Fetches the remote's state branch; its tip, or nil when the remote has none yet. A transient
     /// failure is tried again; every other failure is reported at once (`remoteFailure`).
     func fetchTip(_ remote: String) throws -> ObjectID? {
+        try recordShardedFormat()
         if let url = try git.remoteURL(remote), PackRepository.isLocalPath(url) {
             let path = url.hasPrefix("file://") ? String(url.dropFirst(7)) : url
             guard FileManager.default.fileExists(atPath: path) else {

@@ -86,6 +86,12 @@ public final class Snapshot: PackCatalog {
         return nil
     }
 
+    /// Where the version's pack (or its record) is in this snapshot, in its shard or flat; its
+    /// shard's path when the version is not stored.
+    public func storedPath(_ id: PackID, record: Bool = false) throws -> String {
+        StateLayout.packFile(id, record: record, try packPlacement(id) ?? .sharded)
+    }
+
     public func storedPackBytes(_ id: PackID) throws -> [UInt8]? {
         guard let placement = try packPlacement(id) else { return nil }
         return try file(StateLayout.pack(id, placement))
@@ -104,7 +110,7 @@ public final class Snapshot: PackCatalog {
         guard let bytes = try storedPackBytes(id) else { return nil }
         let parsed: ParsedPack
         do {
-            parsed = try PackParser.parse(bytes, source: StateLayout.pack(id), maximumBytes: Int.max)
+            parsed = try PackParser.parse(bytes, source: try storedPath(id), maximumBytes: Int.max)
         } catch let error as RolloutError {
             throw RolloutError.internal("stored pack \(id) is damaged: \(error.message); check the repository with git fsck")
         }

@@ -7,7 +7,12 @@ public enum StateLayout {
     public static let stateRef = "refs/heads/\(stateBranch)"
     /// Set in the repository's git config by `rollout init`; discovery looks for it.
     public static let formatConfigKey = "rollout.format"
-    public static let formatVersion = "1"
+    /// 2: versions may sit in shard directories (`packs/tr-TR/1/1017.json`). A rollout from before
+    /// sharding reads 1 only and refuses 2 as "made by a newer rollout", so it never misses a sharded
+    /// version or adds one again flat (docs/pack-format.md, "Upgrading").
+    public static let formatVersion = "2"
+    /// Formats this rollout reads: 1 (flat only) turns into 2 at its first write (`recordShardedFormat`).
+    public static let readableFormats: Set<String> = ["1", formatVersion]
 
     public static let policy = "policy.json"
     /// Bumped by changes that alter the published index without changing a plan (a new default locale).

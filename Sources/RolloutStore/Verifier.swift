@@ -160,7 +160,9 @@ public enum Verifier {
                 }
                 let named = Set(values("Pack").compactMap { try? PackID.parse($0) })
                 for id in Set(added.keys).subtracting(named).sorted() { problem(added[id]!, "added, but not named in a Rollout-Pack trailer") }
-                for id in named.subtracting(added.keys).sorted() { problem(StateLayout.pack(id), "named in a Rollout-Pack trailer, but not added") }
+                for id in named.subtracting(added.keys).sorted() {
+                    problem(nil, "names \(id) in a Rollout-Pack trailer, but adds neither \(StateLayout.pack(id, .sharded)) nor \(StateLayout.pack(id, .flat))")
+                }
             case "promote", "complete", "ramp", "pause", "resume":
                 if let locale, !changes.contains(where: { $0.path == StateLayout.plan(locale) }) {
                     problem(StateLayout.plan(locale), "a \(action) of \(locale) that does not change its plan")

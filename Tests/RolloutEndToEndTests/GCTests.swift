@@ -96,6 +96,77 @@ final class GCTests: XCTestCase {
         try w.assertFsckClean()
     }
 
+    func testGCKeepsAnnotatedTagsAndBlobsAndTreesARefNamesEvenWhenOld() throws {
+        let w = try Workspace()
+        try w.initWithExamples()
+        XCTAssertEqual(try w.git("-c", "user.name=R", "-c", "user.email=r@example.com", "tag", "-a", "v1", "-m", "release", "main").status, 0)
+        let tag = try w.git("rev-parse", "refs/tags/v1").stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let blob = try hashObject(w, "kept by refs/keep/blob alone")
+        XCTAssertEqual(try w.git("update-ref", "refs/keep/blob", blob).status, 0)
+        let tree = try w.git("rev-parse", "main^{tree}").stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let treeOnly = try Processes.run(
+            "/bin/sh", ["-c", "printf '100644 blob \(blob)\\tonly-here.txt\\n' | git --git-dir '\(w.repository)' mktree"], in: w.root,
+            environment: w.environment
+        ).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        XCTAssertEqual(try w.git("update-ref", "refs/keep/tree", treeOnly).status, 0)
+        let threeWeeksAgo = Date().addingTimeInterval(-21 * 86_400)
+        for id in [tag, blob, tree, treeOnly] {
+            try? FileManager.default.setAttributes([.modificationDate: threeWeeksAgo], ofItemAtPath: w.repository + "/objects/" + id.prefix(2) + "/" + id.dropFirst(2))
+        }
+
+        let gc = try w.json(try w.rollout("gc", "--json"))
+        XCTAssertEqual(gc["pruned"] as? Int, 0, "\(gc)")
+        let fsck = try w.git("fsck", "--full", "--strict")
+        XCTAssertEqual(fsck.status, 0, fsck.output)
+        XCTAssertFalse(fsck.output.contains("missing"), fsck.output)
+        XCTAssertEqual(try w.git("cat-file", "-t", tag).stdout, "tag\n")
+        XCTAssertEqual(try w.git("cat-file", "blob", blob).stdout, "kept by refs/keep/blob alone")
+        XCTAssertEqual(try w.git("cat-file", "-p", "refs/keep/tree:only-here.txt").stdout, "kept by refs/keep/blob alone")
+        XCTAssertEqual(try looseCount(w), 0, "every object a ref names went into the pack")
+        // And again: what a pack holds is neither lost nor copied into the next one.
+        XCTAssertEqual(try w.rollout("gc").status, 0)
+        XCTAssertEqual(try w.git("fsck", "--full", "--strict").status, 0)
+    }
+
+    func testGCLeavesAFanOutDirectoryChangedInTheLastMinutesAndRemovesAnOldEmptyOne() throws {
+        let w = try Workspace()
+        try w.initWithExamples()
+        // Two fan-out directories no object of the repository is in (the commits' ids vary with the clock).
+        let unused = (0..<256).map { w.repository + "/objects/" + String(format: "%02x", $0) }.filter { !FileManager.default.fileExists(atPath: $0) }
+        let fresh = unused[0], old = unused[1]
+        for directory in [fresh, old] { try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true) }
+        try FileManager.default.setAttributes([.modificationDate: Date().addingTimeInterval(-3600)], ofItemAtPath: old)
+        XCTAssertEqual(try w.rollout("gc").status, 0)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: fresh), "a writer such as git fetch may have just made it")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: old), "empty and quiet for an hour")
+        try w.assertFsckClean()
+    }
+
+    func testGCRemovesAReplacedPackWithTheReverseIndexAndBitmapGitWroteBesideIt() throws {
+        let w = try Workspace()
+        try w.initWithExamples()
+        let repack = try w.git("-c", "pack.writeReverseIndex=true", "repack", "-a", "-d", "--write-bitmap-index")
+        XCTAssertEqual(repack.status, 0, repack.output)
+        let gitPack = try XCTUnwrap(try packFiles(w).first).dropLast(".pack".count)
+        let written = try FileManager.default.contentsOfDirectory(atPath: w.repository + "/objects/pack").filter { $0.hasPrefix(gitPack + ".") }
+        XCTAssertTrue(written.contains(gitPack + ".bitmap") && written.contains(gitPack + ".rev"), "\(written)")
+        XCTAssertEqual(try w.rollout("pack", "add", try w.packVariant(of: "tr-TR@18", version: 19)).status, 0)
+
+        XCTAssertEqual(try w.rollout("gc").status, 0)
+        let left = try FileManager.default.contentsOfDirectory(atPath: w.repository + "/objects/pack")
+        XCTAssertEqual(left.filter { $0.hasPrefix(gitPack + ".") }, [], "git's pack is replaced with all its files")
+        XCTAssertEqual(try w.git("fsck", "--full", "--strict").status, 0)
+        XCTAssertEqual(try w.rollout("verify").status, 0)
+    }
+
+    func testHelpGCStatesTheAutomaticThresholdInBytesItReallyIs() throws {
+        let w = try Workspace()
+        let help = try w.rollout("help", "gc")
+        XCTAssertEqual(help.status, 0, help.output)
+        XCTAssertTrue(help.stdout.contains("2000 objects or 1000 KiB are"), help.stdout)
+        XCTAssertFalse(help.stdout.contains("0 MiB"), help.stdout)
+    }
+
     func testGCRacingConcurrentPackAddsLosesNothing() throws {
         let w = try Workspace()
         try w.initWithExamples()

@@ -45,11 +45,23 @@ final class PreciseMessageTests: XCTestCase {
     func testARepositoryOfANewerFormatSaysToUpgrade() throws {
         let w = try Workspace()
         try w.initWithExamples()
-        XCTAssertEqual(try w.git("config", "rollout.format", "2").status, 0)
+        XCTAssertEqual(try w.git("config", "rollout.format", "3").status, 0)
         let result = try w.rollout("status", "--repo", w.repository)
         XCTAssertEqual(result.status, 66, result.output)
-        XCTAssertTrue(result.stderr.contains("made by a newer rollout (rollout.format=2)"), result.stderr)
-        XCTAssertTrue(result.stderr.contains("reads format 1") && result.stderr.contains("upgrade"), result.stderr)
+        XCTAssertTrue(result.stderr.contains("made by a newer rollout (rollout.format=3)"), result.stderr)
+        XCTAssertTrue(result.stderr.contains("reads formats up to 2") && result.stderr.contains("upgrade"), result.stderr)
+    }
+
+    func testAFormat1RepositoryIsReadAndItsFirstWriteMarksItFormat2SoRolloutsFromBeforeShardingRefuseIt() throws {
+        let w = try Workspace()
+        try w.initWithExamples()
+        XCTAssertEqual(try w.git("config", "rollout.format", "1").status, 0)
+        XCTAssertEqual(try w.rollout("status").status, 0)
+        XCTAssertEqual(try w.git("config", "rollout.format").stdout, "1\n", "reading changes nothing")
+        let added = try w.rollout("pack", "add", try w.packVariant(of: "tr-TR@18", version: 1017))
+        XCTAssertEqual(added.status, 0, added.output)
+        // A rollout from before sharding reads 1 only and says "made by a newer rollout" to anything higher.
+        XCTAssertEqual(try w.git("config", "rollout.format").stdout, "2\n")
     }
 
     func testAFallbackCycleIsPrintedInOrder() throws {

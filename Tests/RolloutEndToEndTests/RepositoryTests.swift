@@ -10,7 +10,7 @@ final class RepositoryTests: XCTestCase {
         XCTAssertTrue(result.stdout.contains(w.repository), result.stdout)
 
         XCTAssertEqual(try w.git("rev-parse", "--is-bare-repository").stdout, "true\n")
-        XCTAssertEqual(try w.git("config", "rollout.format").stdout, "1\n")
+        XCTAssertEqual(try w.git("config", "rollout.format").stdout, "2\n")
         let log = try w.git("log", "--format=%an <%ae>|%s|%(trailers:key=Rollout-Action,valueonly)")
         XCTAssertEqual(log.status, 0, log.output)
         XCTAssertTrue(log.stdout.hasPrefix("Test Runner <test@example.com>|init: new pack repository|init"), log.stdout)

@@ -81,6 +81,23 @@ final class ShardingTests: XCTestCase {
         XCTAssertTrue(problems.contains { $0.hasPrefix("packs/tr-TR/0/1000.json added in the wrong shard") }, "\(problems)")
     }
 
+    func testADamagedFlatVersionIsNamedWhereItReallyIs() throws {
+        let w = try Workspace()
+        try w.initWithExamples()
+        try flattenHistory(w)
+        try script(w, index: w.scratch.path("damage-index"), """
+            git read-tree main
+            blob=$(printf 'not a pack' | git hash-object -w --stdin)
+            printf '100644 %s\tpacks/tr-TR/18.json\n' "$blob" | git update-index --index-info
+            commit=$(git log -1 --format=%B main | git commit-tree "$(git write-tree)" -p main)
+            git update-ref -m damaged refs/heads/main "$commit"
+            """)
+        let result = try w.rollout("pack", "show", "tr-TR@18")
+        XCTAssertNotEqual(result.status, 0, result.output)
+        XCTAssertTrue(result.stderr.contains("packs/tr-TR/18.json"), result.stderr)
+        XCTAssertFalse(result.stderr.contains("packs/tr-TR/0/"), "not the shard, which a flat repository never had: \(result.stderr)")
+    }
+
     /// Rewrites every commit with `packs/<locale>/<shard>/<file>` moved to `packs/<locale>/<file>`,
     /// messages, authors and dates kept, and a reflog that records the rewritten commits: a repository
     /// as a rollout from before sharding made it.

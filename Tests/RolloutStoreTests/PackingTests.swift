@@ -80,6 +80,7 @@ final class PackingTests: XCTestCase {
         var kept = packs([30, 30])
         kept[0] = PackFile(name: "keep", objects: 30, bytes: 3000, kept: true)
         XCTAssertEqual(Packing.packsToMerge(kept).count, 0, "a pack with a .keep file never merges")
+        XCTAssertEqual(Packing.packsToMerge(packs([2500, 900, 1000]), below: 2000).map(\.objects).sorted(), [900, 1000], "a write leaves big packs alone")
 
         // Adding a pack of 30 objects at a time, 200 times, never leaves more than a handful.
         var current = packs([30])

@@ -3,6 +3,11 @@ import RolloutStore
 
 /// `rollout gc`: pack the repository now (docs/pack-format.md, "Packing").
 enum GCCommand {
+    /// `bytes` in whole MiB from 1 MiB up, else in KiB (2,000 x 512 bytes is 1000 KiB, not "0 MiB").
+    static func binarySize(_ bytes: Int) -> String {
+        bytes >= 1 << 20 ? "\(bytes >> 20) MiB" : "\(bytes >> 10) KiB"
+    }
+
     static let spec = CommandSpec(
         path: ["gc"], usage: "gc",
         summary: "pack every reachable object into one pack and remove what it replaces",
@@ -11,7 +16,7 @@ enum GCCommand {
             loose object and older pack the new pack holds (each read back from it first), and removes
             unreachable loose objects older than \(Packing.pruneAge / 86_400) days. Safe while other
             rollout commands read and write. Writes pack their own new objects once more than
-            \(Packing.automaticThreshold) objects or \(Packing.automaticThreshold * Packing.bytesPerObject >> 20) MiB are
+            \(Packing.automaticThreshold) objects or \(binarySize(Packing.automaticThreshold * Packing.bytesPerObject)) are
             loose (ROLLOUT_PACK_THRESHOLD=N: N objects or N x \(Packing.bytesPerObject) bytes); run gc to repack
             everything at once.
             """,

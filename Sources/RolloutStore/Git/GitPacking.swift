@@ -73,12 +73,52 @@ extension GitRepository {
             try check(git_packbuilder_insert(builder, &oid, nil), "adding commit \(commit.short) to the pack")
             try insertTree(try self.commit(commit).tree, path: "", into: builder, seen: &seen)
         }
+        // The walk sees commits only: an annotated tag, and a blob or tree a ref names directly, go in
+        // here, or gc would count them unreachable and prune them. One a hidden pack holds is there
+        // already with what it points at.
+        let hidden = hiding.isEmpty ? nil : try openPacks(hiding)
+        defer { if let hidden { git_odb_free(hidden) } }
+        for object in try referencedObjects() {
+            var raw = object.id.raw
+            if let hidden, git_odb_exists(hidden, &raw) == 1 { continue }
+            switch object.type {
+            case GIT_OBJECT_TAG:
+                try check(git_packbuilder_insert(builder, &raw, nil), "adding tag \(object.id.short) to the pack")
+            case GIT_OBJECT_TREE:
+                try insertTree(object.id, path: "", into: builder, seen: &seen)
+            case GIT_OBJECT_BLOB where seen.insert(object.id).inserted:
+                try check(git_packbuilder_insert(builder, &raw, nil), "adding blob \(object.id.short) to the pack")
+            default:
+                continue
+            }
+        }
         let count = git_packbuilder_object_count(builder)
         guard count > 0 else { return nil }
         try check(git_packbuilder_write(builder, packDirectory, 0, nil, nil), "writing a pack")
         guard let name = git_packbuilder_name(builder) else { throw RolloutError.internal("libgit2 wrote a pack without a name") }
         let written = String(cString: name)
         return packsOnDisk().first { $0.name == written } ?? PackFile(name: written, objects: count, bytes: 0, kept: false)
+    }
+
+    /// The object each ref names and, through annotated tags, each object down the chain to the
+    /// first that is not a tag (a commit, tree or blob), without repeats.
+    public func referencedObjects() throws -> [(id: ObjectID, type: git_object_t)] {
+        var found: [(id: ObjectID, type: git_object_t)] = []
+        var seen = Set<ObjectID>()
+        for reference in try references(prefix: "refs/") {
+            var next: ObjectID? = reference.target
+            while let id = next, seen.insert(id).inserted {
+                next = nil
+                var raw = id.raw
+                var object: OpaquePointer?
+                try check(git_object_lookup(&object, handle, &raw, GIT_OBJECT_ANY), "reading \(id.short), which \(reference.name) names")
+                defer { git_object_free(object) }
+                let type = git_object_type(object)
+                found.append((id, type))
+                if type == GIT_OBJECT_TAG, let target = git_tag_target_id(object) { next = ObjectID(target.pointee) }
+            }
+        }
+        return found
     }
 
     /// Adds `tree` and everything under it not in `seen`, each with the name hint the packbuilder
@@ -249,12 +289,22 @@ extension GitRepository {
         return pruned
     }
 
+    /// A fan-out directory changed this recently (seconds) is left alone: a writer may have just made
+    /// it, a `git fetch` under rollout sync among them, which does not try again when it goes.
+    public static let fanOutQuietAge = 300
+
     /// Removes the fan-out directories left empty (4 KB each on ext4, 1 MiB for all 256, as much as
-    /// hundreds of versions in a pack). A writer that made one just before and loses it retries its
-    /// write (`GitRepository.retryingLostFanOut`). Returns how many went.
+    /// hundreds of versions in a pack) whose last change is more than `fanOutQuietAge` before `now`:
+    /// one this packing emptied goes at a later one. rmdir removes only an empty directory, so an
+    /// object written in the meantime keeps its own. Returns how many went.
     @discardableResult
-    public func removeEmptyFanOutDirectories() -> Int {
-        (0..<256).filter { rmdir(objectsDirectory + "/" + Self.fanOutName($0)) == 0 }.count
+    public func removeEmptyFanOutDirectories(now: Int = Int(Date().timeIntervalSince1970)) -> Int {
+        (0..<256).filter { byte in
+            let directory = objectsDirectory + "/" + Self.fanOutName(byte)
+            var status = stat()
+            guard stat(directory, &status) == 0, Int(status.st_mtim.tv_sec) < now - Self.fanOutQuietAge else { return false }
+            return rmdir(directory) == 0
+        }.count
     }
 
     private func unlinkObject(_ path: String) throws {
@@ -265,7 +315,8 @@ extension GitRepository {
 
     /// Deletes each of `candidates` whose every object one of `holders` also holds. A pack with a
     /// .keep file, or with any object the holders lack (one no ref reached when they were written),
-    /// stays. The .idx goes first, so no reader finds an index without its pack; a reader that already
+    /// stays. The .idx goes first (then the .pack and its .rev, .bitmap, .mtimes and .promisor),
+    /// so no reader finds an index without its pack; a reader that already
     /// opened the pack keeps reading it (an open file outlives its name), and one that had not yet
     /// finds the object missing, rescans objects/pack and reads it from a holder (libgit2 and git
     /// both do). Returns the packs deleted.
@@ -294,6 +345,9 @@ extension GitRepository {
             try check(walked, "listing the objects of \(base).pack")
             if unlink(base + ".idx") == 0 || errno == ENOENT {
                 unlink(base + ".pack")
+                // What git writes beside a pack (reverse index, bitmap, cruft mtimes, promisor mark)
+                // means nothing without it.
+                for sibling in [".rev", ".bitmap", ".mtimes", ".promisor"] { unlink(base + sibling) }
                 removed.append(pack)
             }
         }
