@@ -127,17 +127,26 @@ public struct AuditEntry: Sendable {
 /// "what did TR on 4.8 get" does not mean reading every commit ever made.
 ///
 /// The index lives in `<repository>/rollout/log-index/` and is only a cache: it is derived from the
-/// history alone, brought up to date before every query, and rebuilt from scratch when it is missing
-/// or the history it indexed is no longer the history of the state ref. Files:
-/// - `changes.jsonl`: one line per commit, oldest first (plans referenced by blob id, not copied);
-/// - `locale-<L>.idx`: `<seq> <offset>` of each change naming locale L;
-/// - `region-<R>.idx`: changes that altered what devices in region R receive;
-/// - `region-_other.idx`: changes that altered regions no rule of the plan names;
-/// - `HEAD`: `<commit> <count>`, what is indexed.
+/// history alone, and rebuilt from scratch when it is missing, damaged, or the history it indexed is
+/// no longer the history of the state ref. It covers the newest changes down to a floor, and grows
+/// back towards the first commit only as far as a query needs (docs/audit.md, "The index"). Files:
+/// - `changes.jsonl`: one line per change, newest first, from the change the index was first built
+///   at down to the floor (plans referenced by blob id, not copied); `later/changes.jsonl`: the
+///   changes made since, oldest first;
+/// - `locale-<L>.idx`, `region-<R>.idx`, `region-_other.idx`, `publish.idx` (and the same under
+///   `later/`): `<seq> <offset>` of each change naming locale L, altering what devices in region R
+///   receive, altering regions no rule names, or publishing;
+/// - `HEAD`: the format, the newest and the oldest commit indexed and their positions.
 public final class AuditLog {
     let repository: PackRepository
     public let directory: String
     static let flushEvery = 2_000
+    /// How many of the newest changes the first query indexes; a query that needs older ones grows
+    /// the index back by at least as many as it already covers (tests make it small).
+    var firstReach = 1_000
+    /// The rest of the first-parent chain below the floor, when this process walked it: growing the
+    /// index back then needs no second walk.
+    private var chainBelowFloor: (floorSeq: Int, ids: ArraySlice<ObjectID>)?
     private var planCache: [String: Plan] = [:]
     /// Why the index was rebuilt during this query, for `Result.warnings`.
     private var distrusted: [String] = []
@@ -184,13 +193,17 @@ public final class AuditLog {
 
     private func checkedQuery(_ query: Query) throws -> Result {
         do {
-            let answer: Result
-            do {
-                answer = try indexedQuery(query)
-            } catch let damage as IndexDamaged {
-                try rebuild(because: damage.reason)
-                answer = try indexedQuery(query)
+            var answer: Result?
+            for _ in 0..<3 where answer == nil {
+                do {
+                    answer = try indexedQuery(query)
+                } catch let damage as IndexDamaged {
+                    try rebuild(because: damage.reason)
+                } catch is IndexStartedOver {
+                    // Another process threw the index away while this query read it: ask again.
+                }
             }
+            guard let answer else { return try walkingQuery(query) }
             var checked: [AuditEntry] = []
             for entry in answer.entries {
                 guard let id = ObjectID(hex: entry.commit), let fresh = try? confirmed(entry, id) else {
@@ -209,10 +222,12 @@ public final class AuditLog {
 
     /// The index directory cannot be created or written (a read-only repository, a full disk).
     struct IndexUnavailable: Error {}
-    /// A file of the index is shorter than the index wrote it.
+    /// A file of the index is shorter than the index wrote it, or the index counts the history wrongly.
     struct IndexDamaged: Error {
         let reason: String
     }
+    /// The index this query was reading was thrown away and started over by another process.
+    struct IndexStartedOver: Error {}
 
     /// `sizes`: the length each index file had after the last update.
     private func readSizes() -> [String: Int] {
@@ -240,7 +255,7 @@ public final class AuditLog {
     }
 
     /// The same query without the index: every first-parent commit, newest first.
-    private func walkingQuery(_ query: Query) throws -> Result {
+    func walkingQuery(_ query: Query) throws -> Result {
         let ids = try repository.git.firstParentChain(from: repository.stateTip(), until: nil).ids
         var results = Collector(query: query)
         for (offset, id) in ids.enumerated() {
@@ -285,39 +300,48 @@ public final class AuditLog {
     }
 
     private func indexedQuery(_ query: Query) throws -> Result {
-        let indexed = try refresh()
-        let changes = ChangesFile(path: directory + "/changes.jsonl")
-        var cursors: [IndexCursor]
-        var pointerFiles: [String] = []
+        var coverage = try refreshCoverage()
+        // Changes after the tip this query brought the index to are another process's: not this answer's.
+        let indexed = coverage.tipSeq
+        var pointerFile: [String] = []
         if let segment = query.segment, segment.region != Region.any {
-            pointerFiles = ["region-\(segment.region).idx", "region-_other.idx", "publish.idx"]
+            pointerFile = ["region-\(segment.region).idx", "region-_other.idx", "publish.idx"]
         } else if let locale = query.locale ?? query.pack?.locale {
-            pointerFiles = ["locale-\(locale).idx"]
+            pointerFile = ["locale-\(locale).idx"]
         }
-        if pointerFiles.isEmpty {
-            cursors = [IndexCursor(changes: changes)]
-        } else {
-            // Every file must be at least as long as the index says it wrote: a deleted or cut file is
-            // damage, and the index is rebuilt from the history rather than trusted.
-            let expected = readSizes()
-            for file in pointerFiles + ["changes.jsonl"] {
-                let actual = ((try? FileManager.default.attributesOfItem(atPath: directory + "/" + file))?[.size] as? Int) ?? 0
-                if actual < expected[file] ?? 0 { throw IndexDamaged(reason: "\(file) is shorter than the index wrote it") }
-            }
-            cursors = pointerFiles.map { IndexCursor(pointers: directory + "/" + $0, changes: changes) }
-        }
-        var heads: [(sequence: Int, line: Substring)?] = cursors.map { $0.next(below: indexed + 1) }
+        // Every file must be at least as long as the index says it wrote: a deleted or cut file is
+        // damage, and the index is rebuilt from the history rather than trusted.
+        var checked: [String] = []
+        for file in pointerFile + ["changes.jsonl"] { checked += [file, IndexFamily.later.prefix + file] }
+        try checkLengths(checked, against: coverage.sizes)
+        let families = IndexFamily.Files(directory: directory)
+        let cursors = pointerFile.isEmpty ? [FamilyCursor(families, pointers: nil)] : pointerFile.map { FamilyCursor(families, pointers: $0) }
+        cursors.forEach { $0.read(upTo: coverage.sizes) }
         var results = Collector(query: query)
-        var lastSequence = Int.max
-        while let pick = heads.indices.filter({ heads[$0] != nil }).max(by: { heads[$0]!.sequence < heads[$1]!.sequence }) {
-            let (sequence, line) = heads[pick]!
-            heads[pick] = cursors[pick].next(below: sequence)
-            guard sequence < lastSequence else { continue }
-            lastSequence = sequence
-            guard let entry = AuditEntry.parse(line, loadPlan: { loadPlan($0) }), matches(entry, query) else { continue }
-            guard results.add(entry) else { return Result(entries: results.entries, truncated: true) }
+        var lastSequence = indexed + 1
+        while true {
+            var heads = cursors.map { $0.next(below: lastSequence, floor: coverage.floorSeq) }
+            while let pick = heads.indices.filter({ heads[$0] != nil }).max(by: { heads[$0]!.sequence < heads[$1]!.sequence }) {
+                let (sequence, line) = heads[pick]!
+                heads[pick] = cursors[pick].next(below: sequence, floor: coverage.floorSeq)
+                guard sequence < lastSequence else { continue }
+                lastSequence = sequence
+                guard let entry = AuditEntry.parse(line, loadPlan: { loadPlan($0) }), matches(entry, query) else { continue }
+                guard results.add(entry) else { return Result(entries: results.entries, truncated: true) }
+            }
+            // Every indexed change down to the floor is read: older ones are indexed only now, as needed.
+            if coverage.complete { return Result(entries: results.entries, truncated: false) }
+            coverage = try growBack(from: coverage, all: query.limit == nil)
+            try checkLengths(checked, against: coverage.sizes)
+            cursors.forEach { $0.read(upTo: coverage.sizes) }
         }
-        return Result(entries: results.entries, truncated: false)
+    }
+
+    private func checkLengths(_ files: [String], against sizes: [String: Int]) throws {
+        for file in files {
+            let actual = ((try? FileManager.default.attributesOfItem(atPath: directory + "/" + file))?[.size] as? Int) ?? 0
+            if actual < sizes[file] ?? 0 { throw IndexDamaged(reason: "\(file) is shorter than the index wrote it") }
+        }
     }
 
     /// Gathers matches newest first, up to the limit. Under --segment a publish is kept only when it
@@ -379,12 +403,165 @@ public final class AuditLog {
 
     // MARK: indexing
 
-    /// Brings the index up to the tip of the state ref; returns how many changes it holds.
+    /// What the index covers: every change from `floorSeq` (commit `floor`) up to `tipSeq` (commit
+    /// `tip`), and the length of each file after the update that recorded this.
+    struct Coverage {
+        var tip: String
+        var tipSeq: Int
+        var floor: String
+        var floorSeq: Int
+        var sizes: [String: Int] = [:]
+        /// Down to the first commit: nothing older to index.
+        var complete: Bool { floorSeq <= 1 }
+    }
+
+    /// Brings the index up to the tip of the state ref, indexing the newest changes first when there
+    /// is no index yet; returns what it covers.
     @discardableResult
     public func refresh() throws -> Int {
+        try refreshCoverage().tipSeq
+    }
+
+    private func refreshCoverage() throws -> Coverage {
         let tip = try repository.stateTip()
+        return try locked {
+            var coverage = readHead()
+            if var coverage, coverage.tip == tip.hex {
+                coverage.sizes = readSizes()
+                return coverage
+            }
+            // A file shorter than recorded (deleted or cut) would otherwise be recreated holding only the
+            // new changes: start over instead.
+            if coverage != nil && !damagedFiles().isEmpty {
+                distrusted.append(AuditLog.notTrusted("a file is shorter than the index wrote it"))
+                coverage = nil
+            }
+            var clock = profile.map { _ in PhaseClock() }
+            if var coverage {
+                // Walk back from the tip to what is indexed; if it is not there, history was rewritten.
+                let chain = try repository.git.withoutRehashingObjects {
+                    try repository.git.firstParentChain(from: tip, until: ObjectID(hex: coverage.tip))
+                }
+                clock?.lap(.walk, into: &profile)
+                if chain.reachedStop {
+                    try index(chain.ids.reversed(), family: .later, firstSequence: coverage.tipSeq + 1, step: 1) { commit, sequence in
+                        coverage.tip = commit
+                        coverage.tipSeq = sequence
+                        return coverage
+                    }
+                    coverage.sizes = readSizes()
+                    return coverage
+                }
+                // A commit this repository has never had means an index made for another history: say
+                // so. One it has (the branch was reset or replayed by sync) is an ordinary start-over.
+                if ObjectID(hex: coverage.tip).flatMap({ try? repository.git.commit($0) }) == nil {
+                    distrusted.append(AuditLog.notTrusted("it indexes commit \(coverage.tip.prefix(12)), which this repository does not have"))
+                }
+            }
+            // Nothing usable indexed (none yet, another format, a damaged file) or a rewritten history:
+            // count the history, then index its newest changes.
+            try reset()
+            let chain = try repository.git.withoutRehashingObjects { try repository.git.firstParentChain(from: tip, until: nil) }
+            clock?.lap(.walk, into: &profile)
+            let empty = Coverage(tip: tip.hex, tipSeq: chain.ids.count, floor: tip.hex, floorSeq: chain.ids.count + 1)
+            chainBelowFloor = (empty.floorSeq, chain.ids[...])
+            return try indexOlder(empty, count: firstReach)
+        }
+    }
+
+    /// Indexes changes below the floor: all of them, or at least as many as are covered already (and
+    /// at least `firstReach`), so a query that keeps needing older changes grows the index a few times,
+    /// not once per change.
+    private func growBack(from known: Coverage, all: Bool) throws -> Coverage {
+        try locked {
+            guard let coverage = readHead(), coverage.tipSeq >= known.tipSeq, damagedFiles().isEmpty else {
+                // Thrown away or damaged since this query read it; it is started over on the next try.
+                throw IndexStartedOver()
+            }
+            if coverage.floorSeq < known.floorSeq || coverage.complete {
+                // Another process grew it meanwhile.
+                var grown = coverage
+                grown.sizes = readSizes()
+                return grown
+            }
+            let count = all ? coverage.floorSeq - 1 : max(firstReach, coverage.tipSeq - coverage.floorSeq + 1)
+            return try indexOlder(coverage, count: count)
+        }
+    }
+
+    /// Indexes up to `count` commits below `coverage`'s floor, newest first, into the files the
+    /// index was first built in.
+    private func indexOlder(_ coverage: Coverage, count: Int) throws -> Coverage {
+        var clock = profile.map { _ in PhaseClock() }
+        let ids: [ObjectID]
+        if let known = chainBelowFloor, known.floorSeq == coverage.floorSeq {
+            ids = Array(known.ids.prefix(count))
+        } else {
+            guard let floor = ObjectID(hex: coverage.floor) else { throw IndexDamaged(reason: "HEAD names no commit") }
+            let commit = try repository.git.commit(floor)
+            guard let parent = commit.parents.first else {
+                throw IndexDamaged(reason: "HEAD counts \(coverage.floorSeq - 1) commits below \(floor.short), the first commit")
+            }
+            ids = try repository.git.withoutRehashingObjects { try repository.git.firstParentChain(from: parent, until: nil, limit: count).ids }
+            clock?.lap(.walk, into: &profile)
+        }
+        guard ids.count <= coverage.floorSeq - 1 else {
+            throw IndexDamaged(reason: "HEAD counts \(coverage.floorSeq - 1) commits below \(coverage.floor.prefix(12)), the history has more")
+        }
+        var grown = coverage
+        try index(ids, family: .first, firstSequence: coverage.floorSeq - 1, step: -1) { commit, sequence in
+            grown.floor = commit
+            grown.floorSeq = sequence
+            return grown
+        }
+        if let known = chainBelowFloor, known.floorSeq == coverage.floorSeq {
+            chainBelowFloor = (grown.floorSeq, known.ids.dropFirst(ids.count))
+        }
+        grown.sizes = readSizes()
+        return grown
+    }
+
+    /// Indexes `ids` (a first-parent chain, in the order given) into `family`, numbering them from
+    /// `firstSequence` by `step`; after each batch, records the files' lengths and then `HEAD` as
+    /// `covered` says for the last commit of the batch.
+    private func index(
+        _ ids: [ObjectID], family: IndexFamily, firstSequence: Int, step: Int, covered: (String, Int) -> Coverage
+    ) throws {
+        var clock = profile.map { _ in PhaseClock() }
+        var batch = Batch()
+        var position = 0
+        // Objects are not re-hashed while the history is read: git log does not either (docs/audit.md).
+        try repository.git.withoutRehashingObjects {
+            try repository.git.forEachChange(ids, in: StateLayout.plansDirectory) { commit, changed in
+                clock?.lap(.commitsAndTrees, into: &profile)
+                let sequence = firstSequence + step * position
+                position += 1
+                if position == ids.count, step < 0, commit.parents.isEmpty != (sequence == 1) {
+                    throw IndexDamaged(reason: "the history has \(commit.parents.isEmpty ? "fewer" : "more") commits than HEAD counts")
+                }
+                let (entry, blobs) = try makeEntry(commit, changedPlans: changed, sequence: sequence)
+                clock?.lap(.plans, into: &profile)
+                let pointers = files(for: entry)
+                clock?.lap(.segments, into: &profile)
+                batch.add(entry.indexLine(planBlobs: blobs), sequence: sequence, pointers: pointers)
+                if position % AuditLog.flushEvery == 0 || position == ids.count {
+                    var sizes = readSizes()
+                    for (file, size) in try batch.flush(to: directory, family: family) { sizes[file] = size }
+                    try writeSizes(sizes)
+                    batch = Batch()
+                    try writeHead(covered(commit.id.hex, sequence))
+                }
+                clock?.lap(.writing, into: &profile)
+            }
+        }
+        profile?.commits += ids.count
+    }
+
+    /// Runs `body` holding the index's lock, creating the directory first; an index that cannot be
+    /// created or written makes the index unavailable (the query walks the history instead).
+    private func locked<T>(_ body: () throws -> T) throws -> T {
         do {
-            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(atPath: directory + "/" + IndexFamily.later.prefix, withIntermediateDirectories: true)
         } catch {
             throw IndexUnavailable()
         }
@@ -397,60 +574,14 @@ public final class AuditLog {
         // flock is released by the kernel if this process dies: no stale lock to clean up.
         flock(lock, LOCK_EX)
         defer { flock(lock, LOCK_UN) }
+        return try body()
+    }
 
-        var (indexedCommit, count) = readHead()
-        if indexedCommit == tip.hex { return count }
-        // A file shorter than recorded (deleted or cut) would otherwise be recreated holding only the
-        // new changes: start over instead.
-        let damaged = readSizes().contains { file, size in
-            (((try? FileManager.default.attributesOfItem(atPath: directory + "/" + file))?[.size] as? Int) ?? 0) < size
+    /// The files shorter than `sizes` records.
+    private func damagedFiles() -> [String] {
+        readSizes().compactMap { file, size in
+            (((try? FileManager.default.attributesOfItem(atPath: directory + "/" + file))?[.size] as? Int) ?? 0) < size ? file : nil
         }
-        if damaged {
-            distrusted.append(AuditLog.notTrusted("a file is shorter than the index wrote it"))
-            (indexedCommit, count) = (nil, 0)
-        }
-        // Walk back from the tip to what is indexed; if it is not there, history was rewritten: start over.
-        var clock = profile.map { _ in PhaseClock() }
-        let chain = try repository.git.withoutRehashingObjects {
-            try repository.git.firstParentChain(from: tip, until: indexedCommit.flatMap { ObjectID(hex: $0) })
-        }
-        clock?.lap(.walk, into: &profile)
-        if !chain.reachedStop {
-            // Nothing usable indexed (none yet, another format, a damaged file) or a rewritten history.
-            // A commit this repository has never had means an index made for another history: say so.
-            // One it has (the branch was reset or replayed by sync) is an ordinary start-over.
-            if let indexedCommit, ObjectID(hex: indexedCommit).flatMap({ try? repository.git.commit($0) }) == nil {
-                distrusted.append(AuditLog.notTrusted("it indexes commit \(indexedCommit.prefix(12)), which this repository does not have"))
-            }
-            try reset()
-            count = 0
-        }
-        let pending = Array(chain.ids.reversed())
-        var batch = Batch()
-        var position = 0
-        // Objects are not re-hashed while the history is read: git log does not either (docs/audit.md).
-        try repository.git.withoutRehashingObjects {
-            try repository.git.forEachChange(pending, in: StateLayout.plansDirectory) { commit, changed in
-                clock?.lap(.commitsAndTrees, into: &profile)
-                count += 1
-                position += 1
-                let (entry, blobs) = try makeEntry(commit, changedPlans: changed, sequence: count)
-                clock?.lap(.plans, into: &profile)
-                let pointers = files(for: entry)
-                clock?.lap(.segments, into: &profile)
-                batch.add(entry.indexLine(planBlobs: blobs), sequence: count, pointers: pointers)
-                if position % AuditLog.flushEvery == 0 || position == pending.count {
-                    var sizes = readSizes()
-                    for (file, size) in try batch.flush(to: directory) { sizes[file] = size }
-                    try writeSizes(sizes)
-                    batch = Batch()
-                    try writeHead(commit: commit.id.hex, count: count)
-                }
-                clock?.lap(.writing, into: &profile)
-            }
-        }
-        profile?.commits += pending.count
-        return count
     }
 
     /// The pointer files a change belongs in.
@@ -518,200 +649,33 @@ public final class AuditLog {
     }
 
     /// The index format: an index in any other format (or missing its changes file) is rebuilt.
-    static let format = "rollout-log-index-2"
+    static let format = "rollout-log-index-3"
 
-    private func readHead() -> (String?, Int) {
+    /// `HEAD`: `<format> <tip> <tipSeq> <floor> <floorSeq>`; nil when missing, in another format, or
+    /// without the changes file it describes.
+    private func readHead() -> Coverage? {
         guard let text = try? String(contentsOfFile: directory + "/HEAD", encoding: .utf8),
             FileManager.default.fileExists(atPath: directory + "/changes.jsonl")
-        else { return (nil, 0) }
-        let parts = text.split(separator: " ")
-        guard parts.count == 3, parts[0] == AuditLog.format, parts[1].count == 40,
-            let count = Int(parts[2].trimmingCharacters(in: .whitespacesAndNewlines))
-        else { return (nil, 0) }
-        return (String(parts[1]), count)
+        else { return nil }
+        let parts = text.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: " ")
+        guard parts.count == 5, parts[0] == AuditLog.format, parts[1].count == 40, parts[3].count == 40,
+            let tipSeq = Int(parts[2]), let floorSeq = Int(parts[4]), floorSeq >= 1, floorSeq <= tipSeq
+        else { return nil }
+        return Coverage(tip: String(parts[1]), tipSeq: tipSeq, floor: String(parts[3]), floorSeq: floorSeq)
     }
 
-    private func writeHead(commit: String, count: Int) throws {
-        try writeIndexFile("HEAD", "\(AuditLog.format) \(commit) \(count)\n")
+    private func writeHead(_ coverage: Coverage) throws {
+        try writeIndexFile("HEAD", "\(AuditLog.format) \(coverage.tip) \(coverage.tipSeq) \(coverage.floor) \(coverage.floorSeq)\n")
     }
 
     private func reset() throws {
         do {
+            chainBelowFloor = nil
             for name in try FileManager.default.contentsOfDirectory(atPath: directory) where name != "lock" {
                 try FileManager.default.removeItem(atPath: directory + "/" + name)
             }
         } catch {
             throw AuditLog.IndexUnavailable()
-        }
-    }
-}
-
-/// Index lines waiting to be appended: the change lines, and for each pointer file its `<seq> <n>`
-/// lines, where n is the change's position in this batch until `flush` turns it into a byte offset.
-private struct Batch {
-    var changes: [UInt8] = []
-    var lineStarts: [Int] = []
-    var pointers: [String: [(sequence: Int, line: Int)]] = [:]
-
-    mutating func add(_ line: [UInt8], sequence: Int, pointers files: [String]) {
-        lineStarts.append(changes.count)
-        changes.append(contentsOf: line)
-        for file in files { pointers[file, default: []].append((sequence, lineStarts.count - 1)) }
-    }
-
-    /// Appends everything; returns each file's length afterwards.
-    func flush(to directory: String) throws -> [String: Int] {
-        guard !changes.isEmpty else { return [:] }
-        var sizes: [String: Int] = [:]
-        let base = try append(changes, to: directory + "/changes.jsonl")
-        sizes["changes.jsonl"] = base + changes.count
-        for (file, items) in pointers {
-            var text = ""
-            for item in items { text += "\(item.sequence) \(base + lineStarts[item.line])\n" }
-            let bytes = Array(text.utf8)
-            sizes[file] = try append(bytes, to: directory + "/" + file) + bytes.count
-        }
-        return sizes
-    }
-
-    /// Appends, first finishing any line a killed update left half-written; returns where `bytes` start.
-    /// A write that fails (a full disk) cuts the file back to where it was and makes the index
-    /// unavailable for this query.
-    private func append(_ bytes: [UInt8], to path: String) throws -> Int {
-        let fd = open(path, O_CREAT | O_RDWR | O_APPEND | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw AuditLog.IndexUnavailable() }
-        defer { close(fd) }
-        let original = Int(lseek(fd, 0, SEEK_END))
-        var size = original
-        var data = bytes
-        if size > 0 {
-            var last: UInt8 = 0
-            _ = pread(fd, &last, 1, off_t(size - 1))
-            if last != 0x0A {
-                data.insert(0x0A, at: 0)
-                size += 1
-            }
-        }
-        var written = 0
-        while written < data.count {
-            let n = data[written...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-            if n < 0 && errno == EINTR { continue }
-            guard n > 0 else {
-                _ = ftruncate(fd, off_t(original))
-                throw AuditLog.IndexUnavailable()
-            }
-            written += n
-        }
-        return size
-    }
-}
-
-/// Random access to `changes.jsonl` by byte offset.
-final class ChangesFile {
-    let path: String
-    private let fd: Int32
-
-    init(path: String) {
-        self.path = path
-        fd = open(path, O_RDONLY | O_CLOEXEC)
-    }
-
-    deinit { if fd >= 0 { close(fd) } }
-
-    /// The line starting at `offset`, or nil past the end.
-    func line(at offset: Int) -> Substring? {
-        guard fd >= 0 else { return nil }
-        var bytes: [UInt8] = []
-        var position = offset
-        while true {
-            var chunk = [UInt8](repeating: 0, count: 4096)
-            let n = chunk.withUnsafeMutableBytes { pread(fd, $0.baseAddress, 4096, off_t(position)) }
-            guard n > 0 else { break }
-            if let newline = chunk[..<n].firstIndex(of: 0x0A) {
-                bytes += chunk[..<newline]
-                break
-            }
-            bytes += chunk[..<n]
-            position += n
-        }
-        return bytes.isEmpty ? nil : Substring(String(decoding: bytes, as: UTF8.self))
-    }
-}
-
-/// Walks one index newest first: a pointer file (`<seq> <offset>` lines), or changes.jsonl itself.
-final class IndexCursor {
-    private let reader: ReverseLineReader
-    private let changes: ChangesFile
-    private let direct: Bool
-
-    init(pointers path: String, changes: ChangesFile) {
-        reader = ReverseLineReader(path: path)
-        self.changes = changes
-        direct = false
-    }
-
-    init(changes: ChangesFile) {
-        reader = ReverseLineReader(path: changes.path)
-        self.changes = changes
-        direct = true
-    }
-
-    /// The next change below `below` (skipping duplicates and anything newer than the query's start).
-    func next(below: Int) -> (sequence: Int, line: Substring)? {
-        while let line = reader.next() {
-            if direct {
-                guard let sequence = IndexCursor.sequence(of: line), sequence < below else { continue }
-                return (sequence, line)
-            }
-            let parts = line.split(separator: " ")
-            guard parts.count == 2, let sequence = Int(parts[0]), let offset = Int(parts[1]), sequence < below,
-                let change = changes.line(at: offset), IndexCursor.sequence(of: change) == sequence
-            else { continue }
-            return (sequence, change)
-        }
-        return nil
-    }
-
-    /// The `seq` of a change line, read without parsing the whole line (canonical JSON puts it last
-    /// among the short members; a full parse follows for the lines that are used).
-    static func sequence(of line: Substring) -> Int? {
-        guard let range = line.range(of: "\"seq\":") else { return nil }
-        return Int(line[range.upperBound...].prefix { $0.isNumber })
-    }
-}
-
-/// Reads a file's lines from the last to the first, a block at a time.
-final class ReverseLineReader {
-    private var fd: Int32
-    private var offset: Int
-    private var pending: [UInt8] = []
-    private static let block = 64 * 1024
-
-    init(path: String) {
-        fd = open(path, O_RDONLY | O_CLOEXEC)
-        offset = fd >= 0 ? Int(lseek(fd, 0, SEEK_END)) : 0
-    }
-
-    deinit { if fd >= 0 { close(fd) } }
-
-    func next() -> Substring? {
-        while true {
-            if let newline = pending.lastIndex(of: 0x0A) {
-                let line = pending[(newline + 1)...]
-                defer { pending.removeSubrange(newline...) }
-                if line.isEmpty { continue }
-                return Substring(String(decoding: line, as: UTF8.self))
-            }
-            guard offset > 0 else {
-                defer { pending = [] }
-                return pending.isEmpty ? nil : Substring(String(decoding: pending, as: UTF8.self))
-            }
-            let size = min(ReverseLineReader.block, offset)
-            offset -= size
-            var chunk = [UInt8](repeating: 0, count: size)
-            let n = chunk.withUnsafeMutableBytes { pread(fd, $0.baseAddress, size, off_t(offset)) }
-            chunk.removeSubrange(max(0, n)...)
-            pending = chunk + pending
         }
     }
 }

@@ -21,13 +21,15 @@ extension GitRepository {
         return try body()
     }
 
-    /// The first-parent chain from `tip` back to `stop` (excluded), newest first, reading only ids.
-    /// `reachedStop` is false when the chain ended without meeting `stop` (or `stop` is nil).
-    public func firstParentChain(from tip: ObjectID, until stop: ObjectID?) throws -> (ids: [ObjectID], reachedStop: Bool) {
+    /// The first-parent chain from `tip` back to `stop` (excluded), newest first, reading only ids, at
+    /// most `limit` of them. `reachedStop` is false when the chain ended (or the limit cut it) without
+    /// meeting `stop`, and always when `stop` is nil.
+    public func firstParentChain(from tip: ObjectID, until stop: ObjectID?, limit: Int = .max) throws -> (ids: [ObjectID], reachedStop: Bool) {
         var ids: [ObjectID] = []
         var oid = tip.raw
         var stopOid = stop?.raw ?? git_oid()
         while stop == nil || git_oid_equal(&oid, &stopOid) == 0 {
+            guard ids.count < limit else { return (ids, false) }
             ids.append(ObjectID(oid))
             var commit: OpaquePointer?
             try check(git_commit_lookup(&commit, handle, &oid), "reading commit \(ObjectID(oid).short)")
@@ -39,32 +41,30 @@ extension GitRepository {
     }
 
     /// Calls `body` with each of `commits` in the order given and the blobs directly in `directory`
-    /// (a top-level tree such as `plans`) that differ from its first parent's. When a commit's first
-    /// parent is the commit before it (a first-parent chain, oldest first), the parent's directory is
-    /// not read again: each directory version is read once.
+    /// (a top-level tree such as `plans`) that differ from its first parent's. When the commits are a
+    /// first-parent chain, oldest first or newest first, each directory version is read once: the
+    /// directories of the last commit and of its parent are kept for the next one.
     public func forEachChange(_ commits: [ObjectID], in directory: String, _ body: (GitCommit, [GitChangedBlob]) throws -> Void) throws {
-        var previous: (commit: ObjectID, tree: OpaquePointer?)?
-        defer { git_tree_free(previous?.tree) }
+        var kept: [(commit: ObjectID, tree: OpaquePointer?)] = []
+        defer { for item in kept { git_tree_free(item.tree) } }
+        func tree(of commit: ObjectID, root: () throws -> ObjectID) throws -> OpaquePointer? {
+            if let item = kept.first(where: { $0.commit == commit }) { return item.tree }
+            let tree = try directoryTree(of: root(), directory)
+            kept.append((commit, tree))
+            return tree
+        }
         for id in commits {
             let commit = try self.commit(id)
-            let tree = try directoryTree(of: commit.tree, directory)
-            // Runs last: this commit's directory becomes the parent's for the next one.
-            defer {
-                git_tree_free(previous?.tree)
-                previous = (id, tree)
+            let newTree = try tree(of: id) { commit.tree }
+            let parent = commit.parents.first
+            let parentTree = try parent.map { parent in try tree(of: parent) { try self.commit(parent).tree } } ?? nil
+            try body(commit, GitRepository.changedBlobs(parentTree, newTree))
+            // The next commit of a chain is this one's parent or its child: both need only these two.
+            kept.removeAll { item in
+                guard item.commit != id && item.commit != parent else { return false }
+                git_tree_free(item.tree)
+                return true
             }
-            var parentTree: OpaquePointer?
-            var ownsParentTree = false
-            if let parent = commit.parents.first {
-                if let previous, previous.commit == parent {
-                    parentTree = previous.tree
-                } else {
-                    parentTree = try directoryTree(of: self.commit(parent).tree, directory)
-                    ownsParentTree = true
-                }
-            }
-            defer { if ownsParentTree { git_tree_free(parentTree) } }
-            try body(commit, GitRepository.changedBlobs(parentTree, tree))
         }
     }
 
