@@ -561,7 +561,7 @@ public final class AuditLog {
     /// created or written makes the index unavailable (the query walks the history instead).
     private func locked<T>(_ body: () throws -> T) throws -> T {
         do {
-            try FileManager.default.createDirectory(atPath: directory + "/" + IndexFamily.later.prefix, withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         } catch {
             throw IndexUnavailable()
         }
