@@ -330,7 +330,13 @@ public final class AuditLog {
                 guard results.add(entry) else { return Result(entries: results.entries, truncated: true) }
             }
             // Every indexed change down to the floor is read: older ones are indexed only now, as needed.
-            if coverage.complete { return Result(entries: results.entries, truncated: false) }
+            if coverage.complete {
+                // HEAD says the floor is the first commit: one read checks it before "no more" is answered.
+                guard let floor = ObjectID(hex: coverage.floor), (try? repository.git.commit(floor))?.parents.isEmpty == true else {
+                    throw IndexDamaged(reason: "HEAD's oldest indexed commit \(coverage.floor.prefix(12)) is not the first commit")
+                }
+                return Result(entries: results.entries, truncated: false)
+            }
             coverage = try growBack(from: coverage, all: query.limit == nil)
             try checkLengths(checked, against: coverage.sizes)
             cursors.forEach { $0.read(upTo: coverage.sizes) }
@@ -406,6 +412,9 @@ public final class AuditLog {
     /// What the index covers: every change from `floorSeq` (commit `floor`) up to `tipSeq` (commit
     /// `tip`), and the length of each file after the update that recorded this.
     struct Coverage {
+        /// Made when the index is started: an index thrown away and started again by another process
+        /// while a query reads it has another, and the query starts over.
+        var generation: String
         var tip: String
         var tipSeq: Int
         var floor: String
@@ -463,7 +472,8 @@ public final class AuditLog {
             try reset()
             let chain = try repository.git.withoutRehashingObjects { try repository.git.firstParentChain(from: tip, until: nil) }
             clock?.lap(.walk, into: &profile)
-            let empty = Coverage(tip: tip.hex, tipSeq: chain.ids.count, floor: tip.hex, floorSeq: chain.ids.count + 1)
+            let generation = String(UInt64.random(in: 1...UInt64.max), radix: 16)
+            let empty = Coverage(generation: generation, tip: tip.hex, tipSeq: chain.ids.count, floor: tip.hex, floorSeq: chain.ids.count + 1)
             chainBelowFloor = (empty.floorSeq, chain.ids[...])
             return try indexOlder(empty, count: firstReach)
         }
@@ -474,7 +484,7 @@ public final class AuditLog {
     /// not once per change.
     private func growBack(from known: Coverage, all: Bool) throws -> Coverage {
         try locked {
-            guard let coverage = readHead(), coverage.tipSeq >= known.tipSeq, damagedFiles().isEmpty else {
+            guard let coverage = readHead(), coverage.generation == known.generation, damagedFiles().isEmpty else {
                 // Thrown away or damaged since this query read it; it is started over on the next try.
                 throw IndexStartedOver()
             }
@@ -497,13 +507,20 @@ public final class AuditLog {
         if let known = chainBelowFloor, known.floorSeq == coverage.floorSeq {
             ids = Array(known.ids.prefix(count))
         } else {
-            guard let floor = ObjectID(hex: coverage.floor) else { throw IndexDamaged(reason: "HEAD names no commit") }
-            let commit = try repository.git.commit(floor)
-            guard let parent = commit.parents.first else {
-                throw IndexDamaged(reason: "HEAD counts \(coverage.floorSeq - 1) commits below \(floor.short), the first commit")
+            // The floor is checked against the history, not taken from HEAD: the walk from the indexed
+            // tip must meet it where HEAD counts it, and the commits below it are the walk's.
+            let covered = coverage.tipSeq - coverage.floorSeq + 1
+            guard let tip = ObjectID(hex: coverage.tip),
+                let chain = try? repository.git.withoutRehashingObjects({ try repository.git.firstParentChain(from: tip, until: nil, limit: covered + count).ids }),
+                chain.count >= covered, chain[covered - 1].hex == coverage.floor
+            else {
+                throw IndexDamaged(reason: "HEAD's oldest indexed commit \(coverage.floor.prefix(12)) is not \(covered - 1) commits below its newest")
             }
-            ids = try repository.git.withoutRehashingObjects { try repository.git.firstParentChain(from: parent, until: nil, limit: count).ids }
+            ids = Array(chain[covered...])
             clock?.lap(.walk, into: &profile)
+        }
+        guard !ids.isEmpty || count == 0 else {
+            throw IndexDamaged(reason: "HEAD counts \(coverage.floorSeq - 1) commits below \(coverage.floor.prefix(12)), the first commit")
         }
         guard ids.count <= coverage.floorSeq - 1 else {
             throw IndexDamaged(reason: "HEAD counts \(coverage.floorSeq - 1) commits below \(coverage.floor.prefix(12)), the history has more")
@@ -651,21 +668,21 @@ public final class AuditLog {
     /// The index format: an index in any other format (or missing its changes file) is rebuilt.
     static let format = "rollout-log-index-3"
 
-    /// `HEAD`: `<format> <tip> <tipSeq> <floor> <floorSeq>`; nil when missing, in another format, or
-    /// without the changes file it describes.
+    /// `HEAD`: `<format> <tip> <tipSeq> <floor> <floorSeq> <generation>`; nil when missing, in another
+    /// format, or without the changes file it describes.
     private func readHead() -> Coverage? {
         guard let text = try? String(contentsOfFile: directory + "/HEAD", encoding: .utf8),
             FileManager.default.fileExists(atPath: directory + "/changes.jsonl")
         else { return nil }
         let parts = text.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: " ")
-        guard parts.count == 5, parts[0] == AuditLog.format, parts[1].count == 40, parts[3].count == 40,
+        guard parts.count == 6, parts[0] == AuditLog.format, parts[1].count == 40, parts[3].count == 40,
             let tipSeq = Int(parts[2]), let floorSeq = Int(parts[4]), floorSeq >= 1, floorSeq <= tipSeq
         else { return nil }
-        return Coverage(tip: String(parts[1]), tipSeq: tipSeq, floor: String(parts[3]), floorSeq: floorSeq)
+        return Coverage(generation: String(parts[5]), tip: String(parts[1]), tipSeq: tipSeq, floor: String(parts[3]), floorSeq: floorSeq)
     }
 
     private func writeHead(_ coverage: Coverage) throws {
-        try writeIndexFile("HEAD", "\(AuditLog.format) \(coverage.tip) \(coverage.tipSeq) \(coverage.floor) \(coverage.floorSeq)\n")
+        try writeIndexFile("HEAD", "\(AuditLog.format) \(coverage.tip) \(coverage.tipSeq) \(coverage.floor) \(coverage.floorSeq) \(coverage.generation)\n")
     }
 
     private func reset() throws {

@@ -138,6 +138,20 @@ final class AuditIndexModelTests: XCTestCase {
                     }
                     if file.hasSuffix("changes.jsonl") { damaged = true }
                 }
+            case 5 where FileManager.default.fileExists(atPath: index + "/HEAD") && below(3) == 0:
+                // HEAD edited: its oldest indexed commit moved to another commit of the history, or its
+                // position changed (answers must stay the history's; a warning may say so).
+                var parts = try String(contentsOfFile: index + "/HEAD", encoding: .utf8).split(separator: " ").map(String.init)
+                if parts.count == 6 {
+                    let chain = try repository.git.firstParentChain(from: try repository.stateTip(), until: nil).ids
+                    if below(2) == 0 {
+                        parts[3] = pick(chain).hex
+                    } else {
+                        parts[4] = String(max(1, (Int(parts[4]) ?? 1) + pick([-2, -1, 1, 2])))
+                    }
+                    try parts.joined(separator: " ").write(toFile: index + "/HEAD", atomically: false, encoding: .utf8)
+                    damaged = true
+                }
             case 5:
                 // History rewritten: main goes back a few commits, then on with other changes.
                 let chain = try repository.git.firstParentChain(from: try repository.stateTip(), until: nil).ids
