@@ -11,8 +11,8 @@
 #                   and copied aside, so a bench that builds something else cannot swap it mid-run.
 #                   (bench/client-reads builds its own program with plain `swift build -c release`,
 #                   whose flags differ from the shipped build's: the first run compiles twice.)
-# Sizes (each script's own knobs): startup RUNS=100; ingest SIZE_MB=50 RUNS=1 (and its ORDER=shuffled
-# and GZIP=1 modes when the script has them); log SMALL=200 LARGE=2000 RUNS=3; pack-add VERSIONS=50
+# Sizes (each script's own knobs): startup RUNS=100; ingest SIZE_MB=50 RUNS=1, in its three modes
+# (days, ORDER=shuffled, GZIP=1); log CHANGES=2000 SMALL=200 ROUNDS=1 RUNS=3; pack-add VERSIONS=50
 # KEYS=500; publish LOCALES=20 VERSIONS=5 RUNS=1; remote RUNS=3; client-reads PHASE_SECONDS=2;
 # resolve 100,000 devices x 3 rounds.
 set -uo pipefail
@@ -61,13 +61,9 @@ bench() { # name env... -- command...
 
 bench startup RUNS=100 -- bench/startup/run.sh "$BIN"
 bench ingest SIZE_MB=50 RUNS=1 -- bench/ingest/run.sh "$BIN"
-if grep -q 'ORDER' "$ROOT/bench/ingest/run.sh"; then
-  bench ingest-shuffled SIZE_MB=50 RUNS=1 ORDER=shuffled -- bench/ingest/run.sh "$BIN"
-fi
-if grep -q 'GZIP' "$ROOT/bench/ingest/run.sh"; then
-  bench ingest-gzip SIZE_MB=50 RUNS=1 GZIP=1 -- bench/ingest/run.sh "$BIN"
-fi
-bench log SMALL=200 LARGE=2000 RUNS=3 -- bench/log/run.sh "$BIN"
+bench ingest-shuffled SIZE_MB=50 RUNS=1 ORDER=shuffled -- bench/ingest/run.sh "$BIN"
+bench ingest-gzip SIZE_MB=50 RUNS=1 GZIP=1 -- bench/ingest/run.sh "$BIN"
+bench log CHANGES=2000 SMALL=200 ROUNDS=1 RUNS=3 -- bench/log/run.sh "$BIN"
 bench pack-add VERSIONS=50 KEYS=500 -- bench/pack-add/run.sh "$BIN"
 bench publish LOCALES=20 VERSIONS=5 RUNS=1 -- bench/publish/run.sh "$BIN"
 bench remote RUNS=3 -- bench/remote/run.sh "$BIN"
