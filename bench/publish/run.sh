@@ -64,14 +64,24 @@ PY
   [ "$code" = 0 ] || { fail "$name exited with $code ($*)"; cat "$stdout" >&2 || true; return 1; }
 }
 
+# The path of LOCALE@VERSION's stored pack in the repository: packs/L/V.json as generate.py writes it,
+# or packs/L/<V / 1000>/V.json, the sharded layout rollout pack add writes (docs/pack-format.md).
+stored_pack() {
+  git --git-dir "$REPO" ls-tree -r --name-only main "packs/$1/" | grep -E "^packs/$1/([0-9]+/)?$2\.json$"
+}
 get() { grep "^$1=" "$RESULTS" | tail -1 | cut -d= -f2-; }
 json_field() { python3 -c 'import json,sys; v=json.load(open(sys.argv[1]))[sys.argv[2]]; print(len(v) if isinstance(v, list) else v)' "$1" "$2"; }
-site_stat() { # DIR OUTFILE: path inode mtime_ns size, one line per file
+# The site is what devices read: publish's own record and lock beside it (DIR/.rollout-publish.json,
+# rewritten by every publish, and .rollout-publish.lock: docs/manifest.md) are not counted.
+BOOKKEEPING='.rollout-publish.*'
+site_stat() { # DIR OUTFILE: path inode mtime_ns size, one line per site file
   python3 - "$1" >"$2" <<'PY'
 import os, sys
 root = sys.argv[1]
 for folder, _, names in os.walk(root):
     for name in names:
+        if name.startswith(".rollout-publish."):
+            continue
         p = os.path.join(folder, name); s = os.stat(p)
         print(os.path.relpath(p, root), s.st_ino, s.st_mtime_ns, s.st_size)
 PY
@@ -98,7 +108,7 @@ PY
   listed="$("$BIN" --repo "$REPO" pack list "$sample" --json | python3 -c 'import json,sys; print(len(json.load(sys.stdin)["packs"]))')"
   [ "$listed" = "$VERSIONS" ] || fail "pack list $sample shows $listed packs, expected $VERSIONS"
   "$BIN" --repo "$REPO" pack show "$sample@$VERSIONS" >/dev/null || fail "pack show $sample@$VERSIONS"
-  git --git-dir "$REPO" show "main:packs/$sample/$VERSIONS.json" >"$WORK/sample.json"
+  git --git-dir "$REPO" show "main:$(stored_pack "$sample" "$VERSIONS")" >"$WORK/sample.json"
   "$BIN" pack lint "$WORK/sample.json" >/dev/null || fail "standalone pack lint of $sample@$VERSIONS"
   "$BIN" --repo "$REPO" status "$sample" >/dev/null || fail "status $sample"
   [ "$("$BIN" pack checksum "$WORK/sample.json" | cut -d' ' -f1)" = "$(json_field "$WORK/sample.json" checksum)" ] || fail "pack checksum of $sample@$VERSIONS differs from the stored one"
@@ -132,9 +142,9 @@ for folder, _, names in os.walk(source):
     if [ "$run" = 1 ]; then
       record files_written "$(json_field "$WORK/first1.json" written)"
       record bytes_written "$(json_field "$WORK/first1.json" bytesWritten)"
-      record site_files "$(find "$site" -type f | wc -l)"
-      record site_bytes "$(du -sb "$site" | cut -f1)"
-      record site_apparent "$(find "$site" -type f -printf '%s\n' | awk '{s+=$1} END {print s}')"
+      record site_files "$(find "$site" -type f ! -name "$BOOKKEEPING" | wc -l)"
+      record site_bytes "$(du -sb --exclude="$BOOKKEEPING" "$site" | cut -f1)"
+      record site_apparent "$(find "$site" -type f ! -name "$BOOKKEEPING" -printf '%s\n' | awk '{s+=$1} END {print s}')"
       record site_packs "$(find "$site/packs" -type f | wc -l)"
     else
       cmp -s "$WORK/site-1/index.json" "$site/index.json" || fail "publish is not deterministic (index.json of run $run differs)"
@@ -161,7 +171,7 @@ for folder, _, names in os.walk(source):
 
   # (3) One locale gets a new pack: version VERSIONS+1 made from VERSIONS with one string changed, staged at 10%.
   next=$((VERSIONS + 1))
-  git --git-dir "$REPO" show "main:packs/$CHANGED_LOCALE/$VERSIONS.json" | python3 -c '
+  git --git-dir "$REPO" show "main:$(stored_pack "$CHANGED_LOCALE" "$VERSIONS")" | python3 -c '
 import json, sys
 pack = json.load(sys.stdin)
 del pack["checksum"]
@@ -172,7 +182,7 @@ json.dump(pack, open(sys.argv[2], "w"), ensure_ascii=False, indent=2)
 ' "$next" "$WORK/$CHANGED_LOCALE@$next.json"
   timed packadd /dev/null "$BIN" --repo "$REPO" pack add "$WORK/$CHANGED_LOCALE@$next.json"
   timed promote /dev/null "$BIN" --repo "$REPO" promote "$CHANGED_LOCALE@$next" --to 10%
-  digest="$(git --git-dir "$REPO" show "main:packs/$CHANGED_LOCALE/$next.json" | sha256sum | cut -c1-16)"
+  digest="$(git --git-dir "$REPO" show "main:$(stored_pack "$CHANGED_LOCALE" "$next")" | sha256sum | cut -c1-16)"
   expected="$(printf '%s\n' "packs/$CHANGED_LOCALE/$next.$digest.json" "manifests/$CHANGED_LOCALE.json" "manifests/$CHANGED_LOCALE.json.sig" index.json index.json.sig | sort)"
   site_stat "$site" "$WORK/stat-before"
   timed incr "$WORK/incr.json" "$BIN" --repo "$REPO" publish --out "$site" --key "$WORK/signing.key" --json
