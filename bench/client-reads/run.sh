@@ -22,7 +22,15 @@ SECONDS_A_PHASE="${PHASE_SECONDS:-10}"
 BENCH="$("$ROOT/scripts/dist-build.sh" rollout-bench-client-reads)"
 
 WORK="$(mktemp -d)"
-trap 'kill "$PUBLISHER" 2>/dev/null || true; wait 2>/dev/null || true; rm -rf "$WORK"' EXIT
+PUBLISHER=""
+# The republishing loop is asked to stop and waited for: killing its shell would leave the rollout
+# it is running writing into WORK while it is removed (rm fails, and the bench with it).
+finish() {
+  touch "$WORK/stop"
+  if [ -n "$PUBLISHER" ]; then wait "$PUBLISHER" || true; fi
+  rm -rf "$WORK" || true
+}
+trap finish EXIT
 cd "$WORK"
 export ROLLOUT_ACTOR="Bench <bench@example.com>" HOME="$WORK" GIT_CONFIG_NOSYSTEM=1
 "$BIN" init >/dev/null
@@ -33,7 +41,7 @@ KEY="$("$BIN" keys generate --out "$WORK/signing.key" --json | python3 -c 'impor
 
 (
   version=4
-  while true; do
+  while [ ! -e "$WORK/stop" ]; do
     # A new vi-VN content version each round, at 100%: the device gets it whenever it refreshes
     # as vi-VN, and every round moves the index sequence for tr-TR too.
     python3 -c 'import json, sys
