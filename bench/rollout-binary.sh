@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Sourced by the bench scripts: sets BIN to the rollout binary named by $1, or builds a release one.
 # Needs ROOT (the package root) to be set.
 BIN="${1:-}"

@@ -217,9 +217,17 @@ for (label, phase) in [("peer: dictionary behind a lock", peer), ("string(), cli
 // The goal is about the client, not the scheduler: a call the kernel preempted waited for a core
 // (8 readers, a writer and the republishing processes on 2 cores), which no code can avoid; a call
 // that blocked waited for a lock or the disk, which is what the goal forbids.
-let goal = busy.running.quantile(0.999) < 1_000_000 && busy.blocked * 1000 <= busy.all.count
-print("goal p99.9 < 1 ms while refreshing (calls the scheduler did not preempt), at most 0.1% of calls blocked: \(goal ? "met" : "NOT met")")
-exit(goal ? 0 : 1)
+// A quantile is the upper edge of its bucket, so an edge of at most 1 ms means the calls took under 1 ms.
+let tail = Double(busy.running.quantile(0.999)) / 1_000_000
+let blockedShare = Double(busy.blocked) * 1000 / Double(max(busy.all.count, 1))
+let goal = tail <= 1 && blockedShare <= 1
+func verdict(_ ratio: Double) -> String { ratio <= 1 ? "pass" : "FAIL" }
+print("GOAL client-reads p99.9 while refreshing, not preempted / 1 ms: \(String(format: "%.2f", tail))x (goal <= 1x): \(verdict(tail))")
+print("GOAL client-reads calls blocked while refreshing / 0.1%: \(String(format: "%.2f", blockedShare))x (goal <= 1x): \(verdict(blockedShare))")
+let peerTail = Double(busy.running.quantile(0.999)) / Double(peer.running.quantile(0.999))
+print("INFO client-reads p99.9 while refreshing / peer dictionary, not preempted: \(String(format: "%.1f", peerTail))x")
+// A short run (make bench) only reports; the goal is judged at PHASE_SECONDS >= 10.
+exit(goal || seconds < 10 ? 0 : 1)
 
 extension String {
     func leftPad(_ width: Int) -> String { String(repeating: " ", count: max(0, width - count)) + self }

@@ -8,19 +8,29 @@
 # (a new vi-VN content version at 100%, then `rollout publish`), so the client's refreshes are up
 # to date, changing (as vi-VN), or refused (a site caught mid-publish).
 #
-# Usage: bench/client-reads/run.sh [ROLLOUT_BINARY]      PHASE_SECONDS=10
-# Exits 1 if the goal fails.
+# Usage: bench/client-reads/run.sh [ROLLOUT_BINARY]      PHASE_SECONDS=10 READERS=8
+# Ends with one GOAL line per part of the goal and an INFO line against the peer; exits 1 if the goal
+# fails at full size (PHASE_SECONDS >= 10; shorter runs, as make bench's, only report).
 set -euo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 ROOT="$(cd "$HERE/../.." && pwd)"
 # shellcheck source=bench/rollout-binary.sh
 source "$ROOT/bench/rollout-binary.sh"
 SECONDS_A_PHASE="${PHASE_SECONDS:-10}"
-(cd "$ROOT" && swift build -c release --product rollout-bench-client-reads >&2)
-BENCH="$(cd "$ROOT" && swift build -c release --show-bin-path)/rollout-bench-client-reads"
+# Built as the shipped rollout is (scripts/dist-build.sh): make bench's build is reused, not redone
+# with other flags.
+BENCH="$("$ROOT/scripts/dist-build.sh" rollout-bench-client-reads)"
 
 WORK="$(mktemp -d)"
-trap 'kill "$PUBLISHER" 2>/dev/null || true; wait 2>/dev/null || true; rm -rf "$WORK"' EXIT
+PUBLISHER=""
+# The republishing loop is asked to stop and waited for: killing its shell would leave the rollout
+# it is running writing into WORK while it is removed (rm fails, and the bench with it).
+finish() {
+  touch "$WORK/stop"
+  if [ -n "$PUBLISHER" ]; then wait "$PUBLISHER" || true; fi
+  rm -rf "$WORK" || true
+}
+trap finish EXIT
 cd "$WORK"
 export ROLLOUT_ACTOR="Bench <bench@example.com>" HOME="$WORK" GIT_CONFIG_NOSYSTEM=1
 "$BIN" init >/dev/null
@@ -31,7 +41,7 @@ KEY="$("$BIN" keys generate --out "$WORK/signing.key" --json | python3 -c 'impor
 
 (
   version=4
-  while true; do
+  while [ ! -e "$WORK/stop" ]; do
     # A new vi-VN content version each round, at 100%: the device gets it whenever it refreshes
     # as vi-VN, and every round moves the index sequence for tr-TR too.
     python3 -c 'import json, sys

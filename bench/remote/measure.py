@@ -144,6 +144,11 @@ print("time to fail, permanent failures (exit 77, never retried):")
 print(f"  rollout clone, wrong password      {median['clone-wrong']:8.1f}   {median['clone-wrong'] / median['git-clone-wrong']:.2f}x git clone ({median['git-clone-wrong']:.1f})")
 print(f"  rollout promote, hook refuses      {median['hook']:8.1f}   {median['hook'] / median['git-push-hook']:.2f}x git push alone ({median['git-push-hook']:.1f})")
 print(f"  hook runs: {hook_runs} for {2 * RUNS} refused pushes (rollout's and git's)")
+# docs/performance.md states measured figures for these, not goals.
+print()
+print(f"INFO remote HTTP share of a change / git fetch + commit + push: {(median['http'] - median['none']) / median['peer']:.2f}x")
+print(f"INFO remote clone, wrong password / git clone: {median['clone-wrong'] / median['git-clone-wrong']:.2f}x")
+print(f"INFO remote promote refused by a hook / git push: {median['hook'] / median['git-push-hook']:.2f}x")
 shutil.rmtree(WORK, ignore_errors=True)
 if problems:
     print()

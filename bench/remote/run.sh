@@ -15,12 +15,13 @@
 #   - rollout clone with a wrong password, against git clone with the same URL;
 #   - a promote refused by the server's pre-receive hook, against git push of a commit the same hook
 #     refuses; the hook counts its runs, which must equal the pushes tried (no retries).
-# Writes bench/out/remote-<date>.txt and prints it. Exits 1 when a failure was retried or exited
-# with the wrong code, 2 when something failed outright.
+# Writes bench/out/remote-<date>.txt and prints it, ending with one `INFO remote ...: <ratio>x` line
+# per comparison (docs/performance.md states figures, no goal). Exits 1 when a failure was retried
+# or exited with the wrong code, 2 when something failed outright. Small: RUNS=3 (make bench).
 set -euo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 ROOT="$(cd "$HERE/../.." && pwd)"
-# shellcheck source=../rollout-binary.sh
+# shellcheck source=bench/rollout-binary.sh
 source "$ROOT/bench/rollout-binary.sh"
 for tool in git python3; do command -v "$tool" >/dev/null || { echo "run.sh: needs $tool" >&2; exit 2; }; done
 mkdir -p "$ROOT/bench/out"

@@ -62,5 +62,7 @@ let ratio = resolve / hash
 print("devices \(devices), rounds \(rounds) (medians; checksum \(sink & 0xFF))")
 print(String(format: "hash install id (SHA-256, the floor)  %8.1f ns/device", hash))
 print(String(format: "resolve device (plan with 4 rules)     %8.1f ns/device", resolve))
-print(String(format: "ratio resolve / hash                   %8.2fx  (goal: at most 3x) %@", ratio, ratio <= 3 ? "PASS" : "FAIL"))
-exit(ratio <= 3 ? 0 : 1)
+print(String(format: "ratio resolve / hash                   %8.2fx", ratio))
+print("GOAL resolve / SHA-256 of the install id: \(String(format: "%.2f", ratio))x (goal <= 3x): \(ratio <= 3 ? "pass" : "FAIL")")
+// A small run (make bench: 100,000 x 3) only reports; the goal is judged at 1,000,000 devices.
+exit(ratio <= 3 || devices < 1_000_000 ? 0 : 1)
