@@ -21,8 +21,9 @@ let package = Package(
         // zlib's inflate, for gzip-compressed metrics exports (docs/metrics.md, "Gzip input").
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
 
-        // SHA-256 and Ed25519: CryptoKit on Apple platforms, OpenSSL's libcrypto everywhere else, so an
-        // app needs no C library. Signing (the publisher's) exists only over OpenSSL.
+        // SHA-256, HMAC-SHA256 and Ed25519 (RFC 8032: manifests, indexes and key lists are signed with
+        // it): CryptoKit on Apple platforms, OpenSSL's libcrypto everywhere else, so an app needs no C
+        // library. Signing (the publisher's) exists only over OpenSSL.
         .target(
             name: "RolloutCrypto",
             dependencies: [.target(name: "CCrypto", condition: .when(platforms: [.linux, .android, .windows, .openbsd, .wasi]))]

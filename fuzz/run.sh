@@ -59,15 +59,17 @@ build() {
   compile -wmo -module-name RolloutModel -I "$MODULES" -I Sources/CCrypto \
     -emit-module -emit-module-path "$MODULES/RolloutModel.swiftmodule" \
     -c $(find Sources/RolloutModel -name '*.swift' | sort) -o "$MODULES/RolloutModel.o" || return 1
-  # Only the CSV reader of RolloutIngest: the rest of that module needs RolloutStore and libgit2.
-  compile -wmo -module-name RolloutIngest -I "$MODULES" -I Sources/CCrypto \
+  # Only the CSV reader of RolloutIngest and the gzip reader it reads through: the rest of that
+  # module needs RolloutStore and libgit2.
+  compile -wmo -module-name RolloutIngest -I "$MODULES" -I Sources/CCrypto -I Sources/CZlib \
     -emit-module -emit-module-path "$MODULES/RolloutIngest.swiftmodule" \
-    -c Sources/RolloutIngest/CSVReader.swift -o "$MODULES/RolloutIngest.o" || return 1
+    -c Sources/RolloutIngest/CSVReader.swift Sources/RolloutIngest/GzipReader.swift \
+    -o "$MODULES/RolloutIngest.o" || return 1
   local t objects
   for t in "${TARGETS[@]}"; do
     objects=("$MODULES/RolloutCrypto.o" "$MODULES/RolloutModel.o")
-    [ "$t" = csv ] && objects+=("$MODULES/RolloutIngest.o")
-    compile -module-name "fuzz_$t" -I "$MODULES" -I Sources/CCrypto \
+    [ "$t" = csv ] && objects+=("$MODULES/RolloutIngest.o" -lz)
+    compile -module-name "fuzz_$t" -I "$MODULES" -I Sources/CCrypto -I Sources/CZlib \
       "$ROOT/fuzz/Support.swift" "$ROOT/fuzz/$t.swift" "${objects[@]}" -lcrypto -o "$BIN/$t" || return 1
     echo "built $BIN/$t"
   done
@@ -85,7 +87,8 @@ export SWIFT_DETERMINISTIC_HASHING=1
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0:handle_abort=1}
 
 # The commit the fuzzed sources come from, marked when the checkout's fuzzed sources differ from it.
-fuzzed=(Sources/RolloutModel Sources/RolloutCrypto Sources/CCrypto Sources/RolloutIngest/CSVReader.swift)
+fuzzed=(Sources/RolloutModel Sources/RolloutCrypto Sources/CCrypto Sources/RolloutIngest/CSVReader.swift
+  Sources/RolloutIngest/GzipReader.swift Sources/CZlib)
 commit=${FUZZ_COMMIT:-$(git -C "$SRC" rev-parse --short HEAD 2>/dev/null || echo unknown)}
 if [ -z "${FUZZ_COMMIT:-}" ] && [ -n "$(git -C "$SRC" status --porcelain -- "${fuzzed[@]}" 2>/dev/null)" ]; then commit="$commit+modified"; fi
 status=0

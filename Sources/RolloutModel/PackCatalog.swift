@@ -53,7 +53,8 @@ public struct MemoryCatalog: PackCatalog {
     public func pack(_ id: PackID) throws -> Pack? { packs[id] }
 }
 
-/// The order in which a device looks for a key (DESIGN.md, client library): the locale itself, its
+/// The order in which a device looks for a key (docs/pack-format.md, "Fallback chain"; the index
+/// publishes it per locale, docs/manifest.md, "The chain of a device"): the locale itself, its
 /// less specific forms that have packs (`tr-TR` then `tr`), then the `fallbackLocale` declared by the
 /// newest pack of the locale it came from (or, if that declares none, of its nearest parent), and so
 /// on; finally the policy's default locale; after the list, the strings bundled in the app.

@@ -1,4 +1,4 @@
-/// What one locale's devices receive (DESIGN.md, "Versions, segments, targeting"): a baseline, the
+/// What one locale's devices receive (docs/targeting.md, "Plans"): a baseline, the
 /// baselines before it (last known good), staged rules, and blocked content versions. Self-contained:
 /// each pack reference carries its `minAppVersion`, so resolution needs nothing but the plan.
 public struct Plan: Equatable, Sendable {

@@ -1,6 +1,6 @@
 import RolloutModel
 
-/// Where things live in the state tree (docs/architecture.md, "Tree layout").
+/// Where things live in the state tree (docs/architecture.md, "The repository": the tree table).
 public enum StateLayout {
     /// The one state ref. A branch, so `git log` and `git show` in the bare repository just work.
     public static let stateBranch = "main"

@@ -1,7 +1,8 @@
 import Foundation
 import XCTest
 
-/// The contracts of DESIGN.md that every command keeps: help, --json, exit codes, colour.
+/// The contracts every command keeps (docs/architecture.md, "Help and usage errors", "Exit codes",
+/// "--json"): help, --json, exit codes, colour.
 final class CLIContractTests: XCTestCase {
     func testHelpExistsForEveryCommandInEveryForm() throws {
         let w = try Workspace()

@@ -1,7 +1,7 @@
 import XCTest
 
 /// An unset shell variable (`--region "$REGION"`) must never widen a rollout: empty values and
-/// empty list items are usage errors that change nothing (docs/architecture.md, "Options").
+/// empty list items are usage errors that change nothing (docs/architecture.md, "Empty values").
 final class EmptyValueTests: XCTestCase {
     func testAnEmptyRegionNeverPromotesGlobally() throws {
         let w = try Workspace()

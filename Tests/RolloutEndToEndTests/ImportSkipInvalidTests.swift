@@ -1,8 +1,9 @@
 import Foundation
 import XCTest
 
-/// `pack import --skip-invalid` (docs/import.md, "Partial import"): every string lint refuses is
-/// left out and listed with its rule, the rest is imported; without the flag, nothing is stored.
+/// `pack import --skip-invalid` (docs/import.md, "All or nothing, or --skip-invalid"): every string
+/// lint refuses is left out and listed with its rule, the rest is imported; without the flag,
+/// nothing is stored.
 final class ImportSkipInvalidTests: XCTestCase {
     private func catalog(_ w: Workspace) throws -> String {
         _ = try w.scratch.write("locales/en/translation.json", #"{"greet": "Hello {{name}}", "bye": "Bye", "apostrophe": "It's {{count}} o'clock"}"#)

@@ -39,8 +39,8 @@ public struct LintOptions: Equatable, Sendable {
     }
 }
 
-/// Every rule of DESIGN.md "Packs" that needs more than the file itself: the repository's policy and
-/// the packs already stored (or added in the same batch).
+/// Every lint rule (docs/pack-format.md, "Rules") that needs more than the file itself: the
+/// repository's policy and the packs already stored (or added in the same batch).
 public struct PackLinter {
     public let policy: Policy
     public let catalog: PackCatalog
