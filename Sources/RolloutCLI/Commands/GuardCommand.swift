@@ -33,23 +33,3 @@ enum GuardCommand {
                 text: text, exitCode: outcome.exitCode)
         })
 }
-
-enum PauseCommands {
-    static func spec(_ paused: Bool) -> CommandSpec {
-        CommandSpec(
-            path: [paused ? "pause" : "resume"], usage: "\(paused ? "pause" : "resume") LOCALE [--reason TEXT]",
-            summary: paused ? "hold a scheduled ramp where it is" : "let a held ramp go on (its current step lasts its full time again)",
-            discussion: "", options: [.value("reason", "TEXT", "why (recorded)")], arguments: .exactly("LOCALE"),
-            run: { invocation, context in
-                let locale = try PlanCommands.parseLocale(invocation.positionals[0])
-                let repository = try context.repository(invocation)
-                let now = try context.now()
-                let applied = try PlanOperations.setPaused(
-                    paused, locale: locale, reason: invocation.value("reason"), in: repository,
-                    actor: try context.actor(invocation, repository: repository), time: { now })
-                let text = applied.commit == nil ? "The ramp of \(locale) is already \(paused ? "paused" : "running").\n"
-                    : "The ramp of \(locale) is \(paused ? "paused" : "running again").\n"
-                return CommandOutput(json: ["locale": .string(locale), "changed": .bool(applied.commit != nil), "plan": applied.result.jsonValue], text: text)
-            })
-    }
-}
