@@ -34,6 +34,11 @@ public enum GuardLoop {
         public var failed: [String] { rows.filter { $0.error != nil }.map(\.locale) }
         /// 1 when an unhealthy rollout is left in place or a locale could not be guarded.
         public var exitCode: Int32 { unhealthyLeft || !failed.isEmpty ? 1 : 0 }
+
+        /// `rollout guard --json` (docs/health.md).
+        public var jsonValue: JSONValue {
+            ["locales": .array(rows.map(\.jsonValue)), "unhealthyLeft": .bool(unhealthyLeft), "failed": .array(failed.map { .string($0) })]
+        }
     }
 
     /// Guards every staged locale of `repository`. `actor` is asked for only when guard acts; a

@@ -1,8 +1,8 @@
 import RolloutIngest
 import RolloutModel
-import RolloutStore
 
-/// `rollout guard`: the control loop for cron or CI (docs/health.md).
+/// `rollout guard`: the control loop for cron or CI (docs/health.md). The loop and its decisions are
+/// `GuardLoop` and `Guard` in RolloutIngest; this is the command line around them.
 enum GuardCommand {
     static let spec = CommandSpec(
         path: ["guard"], usage: "guard [--auto-revert]",
@@ -20,16 +20,16 @@ enum GuardCommand {
         run: { invocation, context in
             let repository = try context.repository(invocation)
             let outcome = try GuardLoop.run(
-                repository, autoRevert: invocation.flag("auto-revert"), actor: { try context.actor(invocation, repository: repository) }, now: try context.now())
-            var table = Table("LOCALE", "STAGED", "VERDICT", "ACTION")
-            for row in outcome.rows { table.add(row.locale, row.candidate?.description ?? "-", row.verdict, row.action) }
-            var text = outcome.rows.isEmpty ? "Nothing is staged against a baseline: nothing to guard.\n" : table.render(context.style(invocation))
-            for row in outcome.rows { if let error = row.error { text += "\(row.locale) was not guarded: \(error)\n" } }
-            return CommandOutput(
-                json: [
-                    "locales": .array(outcome.rows.map(\.jsonValue)), "unhealthyLeft": .bool(outcome.unhealthyLeft),
-                    "failed": .array(outcome.failed.map { .string($0) }),
-                ],
-                text: text, exitCode: outcome.exitCode)
+                repository, autoRevert: invocation.flag("auto-revert"), actor: { try context.actor(invocation, repository: repository) },
+                now: try context.now())
+            return render(outcome, style: context.style(invocation))
         })
+
+    static func render(_ outcome: GuardLoop.Outcome, style: Style) -> CommandOutput {
+        var table = Table("LOCALE", "STAGED", "VERDICT", "ACTION")
+        for row in outcome.rows { table.add(row.locale, row.candidate?.description ?? "-", row.verdict, row.action) }
+        var text = outcome.rows.isEmpty ? "Nothing is staged against a baseline: nothing to guard.\n" : table.render(style)
+        for row in outcome.rows { if let error = row.error { text += "\(row.locale) was not guarded: \(error)\n" } }
+        return CommandOutput(json: outcome.jsonValue, text: text, exitCode: outcome.exitCode)
+    }
 }
