@@ -1,10 +1,11 @@
 import RolloutModel
 import RolloutStore
 
-/// `rollout guard`'s control loop (docs/health.md): each staged locale on its own. A locale that
-/// cannot be evaluated or acted on (damaged or out-of-range metrics, a damaged plan, a revert that
-/// failed) is reported with its error and makes the run fail, but never keeps the other locales
-/// from being reverted or advanced.
+/// `rollout guard`'s control loop (docs/health.md): each staged locale on its own, decided by
+/// `Guard.decide` on what this loop reads and carried out by `apply`. A locale that cannot be
+/// evaluated or acted on (damaged or out-of-range metrics, a damaged plan, a revert that failed) is
+/// reported with its error and makes the run fail, but never keeps the other locales from being
+/// reverted or advanced.
 public enum GuardLoop {
     public struct Row: Sendable {
         public let locale: String
@@ -33,6 +34,11 @@ public enum GuardLoop {
         public var failed: [String] { rows.filter { $0.error != nil }.map(\.locale) }
         /// 1 when an unhealthy rollout is left in place or a locale could not be guarded.
         public var exitCode: Int32 { unhealthyLeft || !failed.isEmpty ? 1 : 0 }
+
+        /// `rollout guard --json` (docs/health.md).
+        public var jsonValue: JSONValue {
+            ["locales": .array(rows.map(\.jsonValue)), "unhealthyLeft": .bool(unhealthyLeft), "failed": .array(failed.map { .string($0) })]
+        }
     }
 
     /// Guards every staged locale of `repository`. `actor` is asked for only when guard acts; a
@@ -60,42 +66,44 @@ public enum GuardLoop {
     static func guardLocale(
         _ locale: String, snapshot: Snapshot, repository: PackRepository, autoRevert: Bool, actor: () throws -> Actor, now: Timestamp
     ) throws -> Row? {
-        guard let plan = try snapshot.plan(locale), let candidate = plan.candidate, let report = try HealthCheck.evaluate(plan, snapshot: snapshot)
-        else { return nil }
-        let staged = PackID(locale: locale, contentVersion: candidate.contentVersion)
-        var row = Row(locale: locale, candidate: staged, verdict: report.verdict.rawValue, action: report.verdict == .insufficientData ? "hold: not enough data yet" : "none")
-        if report.verdict == .unhealthy {
-            if autoRevert {
-                let worst = report.checks.first { $0.verdict == .unhealthy }.map { "\($0.segment) \($0.kind.rawValue)" } ?? "health"
-                let request = RevertRequest(locale: locale, segment: nil, target: .lastKnownGood, reason: "guard: \(staged) unhealthy (\(worst))", block: true)
-                let applied = try RevertOperations.revert(
-                    request, in: repository, evidence: try HealthCheck.evidence(report, locale: locale, snapshot: snapshot), actor: try actor(), time: { now })
-                row.action = applied.result.manifest.map { "reverted: rollback \($0.id)" } ?? "already reverted"
-                row.rollback = applied.result.manifest?.id
-            } else {
-                row.action = "unhealthy: run rollout revert \(locale), or guard --auto-revert"
-                row.unhealthyLeft = true
-            }
+        guard let plan = try snapshot.plan(locale) else { return nil }
+        let report = try HealthCheck.evaluate(plan, snapshot: snapshot)
+        let action = try Guard.decide(plan, health: report, autoRevert: autoRevert, now: now) {
+            try HealthCheck.newestDay(of: $0, snapshot: snapshot)
         }
-        if report.verdict != .unhealthy, let ramp = plan.ramp {
-            if ramp.paused {
-                row.action = "ramp paused"
-            } else if ramp.due(at: now) {
-                // The step must have been measured: metrics dated on or after the day it began.
-                let fresh = (try HealthCheck.newestDay(of: staged, snapshot: snapshot)).map { Int64($0) * 86_400 >= ramp.since.seconds - ramp.since.seconds % 86_400 } ?? false
-                if report.verdict == .healthy && !fresh {
-                    row.action = "ramp held: no metrics since this step began"
-                } else if report.verdict == .healthy {
-                    let applied = try PlanOperations.advanceRamp(locale: locale, in: repository, actor: try actor(), time: { now }) { snapshot, plan in
-                        try HealthCheck.evaluate(plan, snapshot: snapshot)?.verdict == .healthy
-                    }
-                    row.action = applied.result.map { "ramp advanced to \($0.after.rules.first?.share.description ?? "100%, completed")" } ?? "ramp not advanced"
-                } else {
-                    row.action = "ramp held: not enough data yet"
-                }
-            } else if let next = ramp.next {
-                row.action += "; ramp to \(next) after \(Timestamp(seconds: ramp.since.seconds + ramp.every))"
+        guard action != .nothingStaged, let candidate = plan.candidate, let report else { return nil }
+        let staged = PackID(locale: locale, contentVersion: candidate.contentVersion)
+        return try apply(action, to: staged, report: report, snapshot: snapshot, repository: repository, actor: actor, now: now)
+    }
+
+    /// Carries out `action` (decided on `report` for the staged pack `staged`) and says what happened,
+    /// as guard's row for the locale. Only `revert` and `advanceRamp` change the repository, each in
+    /// one recorded commit; `actor` is asked for only then.
+    public static func apply(
+        _ action: Guard.Action, to staged: PackID, report: Health.Report, snapshot: Snapshot, repository: PackRepository,
+        actor: () throws -> Actor, now: Timestamp
+    ) throws -> Row {
+        let locale = staged.locale
+        var row = Row(
+            locale: locale, candidate: staged, verdict: report.verdict.rawValue, action: action.text(locale: locale) ?? "")
+        switch action {
+        case .nothingStaged, .leave, .holdForData, .rampPaused, .holdRampForData, .holdRampForFreshMetrics:
+            break
+        case .reportUnhealthy:
+            row.unhealthyLeft = true
+        case .revert(let reason):
+            let request = RevertRequest(locale: locale, segment: nil, target: .lastKnownGood, reason: reason, block: true)
+            let evidence = try HealthCheck.evidence(report, locale: locale, snapshot: snapshot)
+            let applied = try RevertOperations.revert(request, in: repository, evidence: evidence, actor: try actor(), time: { now })
+            row.action = applied.result.manifest.map { "reverted: rollback \($0.id)" } ?? "already reverted"
+            row.rollback = applied.result.manifest?.id
+        case .advanceRamp:
+            // The step is taken on the tip the commit lands on, with health evaluated again there.
+            let applied = try PlanOperations.advanceRamp(locale: locale, in: repository, actor: try actor(), time: { now }) {
+                snapshot, plan in try HealthCheck.evaluate(plan, snapshot: snapshot)?.verdict == .healthy
             }
+            let share = applied.result.map { $0.after.rules.first?.share.description ?? "100%, completed" }
+            row.action = share.map { "ramp advanced to \($0)" } ?? "ramp not advanced"
         }
         return row
     }

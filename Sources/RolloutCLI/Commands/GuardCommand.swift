@@ -1,8 +1,8 @@
 import RolloutIngest
 import RolloutModel
-import RolloutStore
 
-/// `rollout guard`: the control loop for cron or CI (docs/health.md).
+/// `rollout guard`: the control loop for cron or CI (docs/health.md). The loop and its decisions are
+/// `GuardLoop` and `Guard` in RolloutIngest; this is the command line around them.
 enum GuardCommand {
     static let spec = CommandSpec(
         path: ["guard"], usage: "guard [--auto-revert]",
@@ -20,36 +20,16 @@ enum GuardCommand {
         run: { invocation, context in
             let repository = try context.repository(invocation)
             let outcome = try GuardLoop.run(
-                repository, autoRevert: invocation.flag("auto-revert"), actor: { try context.actor(invocation, repository: repository) }, now: try context.now())
-            var table = Table("LOCALE", "STAGED", "VERDICT", "ACTION")
-            for row in outcome.rows { table.add(row.locale, row.candidate?.description ?? "-", row.verdict, row.action) }
-            var text = outcome.rows.isEmpty ? "Nothing is staged against a baseline: nothing to guard.\n" : table.render(context.style(invocation))
-            for row in outcome.rows { if let error = row.error { text += "\(row.locale) was not guarded: \(error)\n" } }
-            return CommandOutput(
-                json: [
-                    "locales": .array(outcome.rows.map(\.jsonValue)), "unhealthyLeft": .bool(outcome.unhealthyLeft),
-                    "failed": .array(outcome.failed.map { .string($0) }),
-                ],
-                text: text, exitCode: outcome.exitCode)
+                repository, autoRevert: invocation.flag("auto-revert"), actor: { try context.actor(invocation, repository: repository) },
+                now: try context.now())
+            return render(outcome, style: context.style(invocation))
         })
-}
 
-enum PauseCommands {
-    static func spec(_ paused: Bool) -> CommandSpec {
-        CommandSpec(
-            path: [paused ? "pause" : "resume"], usage: "\(paused ? "pause" : "resume") LOCALE [--reason TEXT]",
-            summary: paused ? "hold a scheduled ramp where it is" : "let a held ramp go on (its current step lasts its full time again)",
-            discussion: "", options: [.value("reason", "TEXT", "why (recorded)")], arguments: .exactly("LOCALE"),
-            run: { invocation, context in
-                let locale = try PlanCommands.parseLocale(invocation.positionals[0])
-                let repository = try context.repository(invocation)
-                let now = try context.now()
-                let applied = try PlanOperations.setPaused(
-                    paused, locale: locale, reason: invocation.value("reason"), in: repository,
-                    actor: try context.actor(invocation, repository: repository), time: { now })
-                let text = applied.commit == nil ? "The ramp of \(locale) is already \(paused ? "paused" : "running").\n"
-                    : "The ramp of \(locale) is \(paused ? "paused" : "running again").\n"
-                return CommandOutput(json: ["locale": .string(locale), "changed": .bool(applied.commit != nil), "plan": applied.result.jsonValue], text: text)
-            })
+    static func render(_ outcome: GuardLoop.Outcome, style: Style) -> CommandOutput {
+        var table = Table("LOCALE", "STAGED", "VERDICT", "ACTION")
+        for row in outcome.rows { table.add(row.locale, row.candidate?.description ?? "-", row.verdict, row.action) }
+        var text = outcome.rows.isEmpty ? "Nothing is staged against a baseline: nothing to guard.\n" : table.render(style)
+        for row in outcome.rows { if let error = row.error { text += "\(row.locale) was not guarded: \(error)\n" } }
+        return CommandOutput(json: outcome.jsonValue, text: text, exitCode: outcome.exitCode)
     }
 }

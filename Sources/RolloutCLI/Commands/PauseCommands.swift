@@ -1,0 +1,29 @@
+import RolloutModel
+import RolloutStore
+
+/// `rollout pause` and `rollout resume`: hold a scheduled ramp by hand, or let it go on
+/// (docs/health.md, "Scheduled ramps"). The change is `PlanOperations.setPaused`.
+enum PauseCommands {
+    static func spec(_ paused: Bool) -> CommandSpec {
+        CommandSpec(
+            path: [paused ? "pause" : "resume"], usage: "\(paused ? "pause" : "resume") LOCALE [--reason TEXT]",
+            summary: paused ? "hold a scheduled ramp where it is" : "let a held ramp go on (its current step lasts its full time again)",
+            discussion: "", options: [.value("reason", "TEXT", "why (recorded)")], arguments: .exactly("LOCALE"),
+            run: { invocation, context in
+                let locale = try PlanCommands.parseLocale(invocation.positionals[0])
+                let repository = try context.repository(invocation)
+                let now = try context.now()
+                let applied = try PlanOperations.setPaused(
+                    paused, locale: locale, reason: invocation.value("reason"), in: repository,
+                    actor: try context.actor(invocation, repository: repository), time: { now })
+                return render(applied, paused: paused, locale: locale)
+            })
+    }
+
+    static func render(_ applied: PackRepository.Applied<Plan>, paused: Bool, locale: String) -> CommandOutput {
+        let changed = applied.commit != nil
+        let text = changed ? "The ramp of \(locale) is \(paused ? "paused" : "running again").\n"
+            : "The ramp of \(locale) is already \(paused ? "paused" : "running").\n"
+        return CommandOutput(json: ["locale": .string(locale), "changed": .bool(changed), "plan": applied.result.jsonValue], text: text)
+    }
+}
