@@ -99,17 +99,11 @@ final class AuditPlanReaderTests: XCTestCase {
 /// Random plans of every shape the writer produces: optional baseline, ramp and last change, empty and
 /// full lists, non-ASCII text and, now and then, text that needs escaping.
 private struct Generator {
-    var state: UInt64
+    var bits: SplitMix64
 
-    init(seed: UInt64) { state = seed }
+    init(seed: UInt64) { bits = SplitMix64(seed: seed) }
 
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
+    mutating func next() -> UInt64 { bits.next() }
 
     mutating func below(_ n: Int) -> Int { n <= 0 ? 0 : Int(next() % UInt64(n)) }
     mutating func chance(_ percent: Int) -> Bool { below(100) < percent }

@@ -28,7 +28,9 @@ final class TrailerFastPathTests: XCTestCase {
     }
 }
 
-private struct SplitMix64 {
+/// A small deterministic generator for this target's property tests (TrailerFastPathTests,
+/// AuditPlanReaderTests).
+struct SplitMix64 {
     var state: UInt64
     init(seed: UInt64) { state = seed }
     mutating func next() -> UInt64 {
