@@ -151,12 +151,16 @@ final class FamilyCursor {
     private let files: IndexFamily.Files
     private let pointers: String?
 
-    init(_ files: IndexFamily.Files, pointers: String?) {
+    /// `sizes`: the lengths `HEAD` records; `later/` is read back from there, never from what an
+    /// update killed before `HEAD` covered it left after it.
+    init(_ files: IndexFamily.Files, pointers: String?, sizes: [String: Int]) {
         self.files = files
         self.pointers = pointers
         let name = pointers ?? "changes.jsonl"
-        later = ReverseLineReader(path: files.directory + "/" + IndexFamily.later.prefix + name)
+        let laterName = IndexFamily.later.prefix + name
+        later = ReverseLineReader(path: files.directory + "/" + laterName, end: sizes[laterName] ?? 0)
         first = ForwardLineReader(path: files.directory + "/" + name)
+        first.limit = sizes[name] ?? 0
     }
 
     /// Reads the first family up to the length `sizes` records for it (it grows as the index does).
@@ -196,16 +200,16 @@ final class FamilyCursor {
     }
 }
 
-/// Reads a file's lines from the last to the first, a block at a time.
+/// Reads a file's lines from the last before `end` to the first, a block at a time.
 final class ReverseLineReader {
     private var fd: Int32
     private var offset: Int
     private var pending: [UInt8] = []
     private static let block = 64 * 1024
 
-    init(path: String) {
+    init(path: String, end: Int) {
         fd = open(path, O_RDONLY | O_CLOEXEC)
-        offset = fd >= 0 ? Int(lseek(fd, 0, SEEK_END)) : 0
+        offset = fd >= 0 ? min(end, Int(lseek(fd, 0, SEEK_END))) : 0
     }
 
     deinit { if fd >= 0 { close(fd) } }

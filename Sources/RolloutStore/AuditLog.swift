@@ -229,20 +229,9 @@ public final class AuditLog {
     /// The index this query was reading was thrown away and started over by another process.
     struct IndexStartedOver: Error {}
 
-    /// `sizes`: the length each index file had after the last update.
+    /// The length each index file had after the last update, as `HEAD` records it.
     private func readSizes() -> [String: Int] {
-        guard let text = try? String(contentsOfFile: directory + "/sizes", encoding: .utf8) else { return [:] }
-        var sizes: [String: Int] = [:]
-        for line in text.split(separator: "\n") {
-            let parts = line.split(separator: " ")
-            if parts.count == 2, let size = Int(parts[1]) { sizes[String(parts[0])] = size }
-        }
-        return sizes
-    }
-
-    private func writeSizes(_ sizes: [String: Int]) throws {
-        let text = sizes.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)\n" }.joined()
-        try writeIndexFile("sizes", text)
+        readHead()?.sizes ?? [:]
     }
 
     /// Replaces one small file of the index; any failure makes the index unavailable, not the query.
@@ -315,8 +304,9 @@ public final class AuditLog {
         for file in pointerFile + ["changes.jsonl"] { checked += [file, IndexFamily.later.prefix + file] }
         try checkLengths(checked, against: coverage.sizes)
         let families = IndexFamily.Files(directory: directory)
-        let cursors = pointerFile.isEmpty ? [FamilyCursor(families, pointers: nil)] : pointerFile.map { FamilyCursor(families, pointers: $0) }
-        cursors.forEach { $0.read(upTo: coverage.sizes) }
+        let cursors = pointerFile.isEmpty
+            ? [FamilyCursor(families, pointers: nil, sizes: coverage.sizes)]
+            : pointerFile.map { FamilyCursor(families, pointers: $0, sizes: coverage.sizes) }
         var results = Collector(query: query)
         var lastSequence = indexed + 1
         while true {
@@ -435,10 +425,7 @@ public final class AuditLog {
         let tip = try repository.stateTip()
         return try locked {
             var coverage = readHead()
-            if var coverage, coverage.tip == tip.hex {
-                coverage.sizes = readSizes()
-                return coverage
-            }
+            if let coverage, coverage.tip == tip.hex { return coverage }
             // A file shorter than recorded (deleted or cut) would otherwise be recreated holding only the
             // new changes: start over instead.
             if coverage != nil && !damagedFiles().isEmpty {
@@ -453,12 +440,10 @@ public final class AuditLog {
                 }
                 clock?.lap(.walk, into: &profile)
                 if chain.reachedStop {
-                    try index(chain.ids.reversed(), family: .later, firstSequence: coverage.tipSeq + 1, step: 1) { commit, sequence in
+                    try index(chain.ids.reversed(), family: .later, firstSequence: coverage.tipSeq + 1, step: 1, from: &coverage) { coverage, commit, sequence in
                         coverage.tip = commit
                         coverage.tipSeq = sequence
-                        return coverage
                     }
-                    coverage.sizes = readSizes()
                     return coverage
                 }
                 // A commit this repository has never had means an index made for another history: say
@@ -490,9 +475,7 @@ public final class AuditLog {
             }
             if coverage.floorSeq < known.floorSeq || coverage.complete {
                 // Another process grew it meanwhile.
-                var grown = coverage
-                grown.sizes = readSizes()
-                return grown
+                return coverage
             }
             let count = all ? coverage.floorSeq - 1 : max(firstReach, coverage.tipSeq - coverage.floorSeq + 1)
             return try indexOlder(coverage, count: count)
@@ -526,24 +509,27 @@ public final class AuditLog {
             throw IndexDamaged(reason: "HEAD counts \(coverage.floorSeq - 1) commits below \(coverage.floor.prefix(12)), the history has more")
         }
         var grown = coverage
-        try index(ids, family: .first, firstSequence: coverage.floorSeq - 1, step: -1) { commit, sequence in
-            grown.floor = commit
-            grown.floorSeq = sequence
-            return grown
+        try index(ids, family: .first, firstSequence: coverage.floorSeq - 1, step: -1, from: &grown) { coverage, commit, sequence in
+            coverage.floor = commit
+            coverage.floorSeq = sequence
         }
         if let known = chainBelowFloor, known.floorSeq == coverage.floorSeq {
             chainBelowFloor = (grown.floorSeq, known.ids.dropFirst(ids.count))
         }
-        grown.sizes = readSizes()
         return grown
     }
 
     /// Indexes `ids` (a first-parent chain, in the order given) into `family`, numbering them from
-    /// `firstSequence` by `step`; after each batch, records the files' lengths and then `HEAD` as
-    /// `covered` says for the last commit of the batch.
+    /// `firstSequence` by `step`; after each batch, `cover` moves `coverage` to the batch's last commit,
+    /// and `HEAD` records it with the files' new lengths in one atomic write. Whatever a killed update
+    /// left past the recorded lengths is cut off first, so each file holds exactly what `HEAD` covers
+    /// followed by what this update appends.
     private func index(
-        _ ids: [ObjectID], family: IndexFamily, firstSequence: Int, step: Int, covered: (String, Int) -> Coverage
+        _ ids: [ObjectID], family: IndexFamily, firstSequence: Int, step: Int, from coverage: inout Coverage,
+        cover: (inout Coverage, String, Int) -> Void
     ) throws {
+        guard !ids.isEmpty else { return }
+        try trim(to: coverage.sizes)
         var clock = profile.map { _ in PhaseClock() }
         var batch = Batch()
         var position = 0
@@ -562,11 +548,10 @@ public final class AuditLog {
                 clock?.lap(.segments, into: &profile)
                 batch.add(entry.indexLine(planBlobs: blobs), sequence: sequence, pointers: pointers)
                 if position % AuditLog.flushEvery == 0 || position == ids.count {
-                    var sizes = readSizes()
-                    for (file, size) in try batch.flush(to: directory, family: family) { sizes[file] = size }
-                    try writeSizes(sizes)
+                    for (file, size) in try batch.flush(to: directory, family: family) { coverage.sizes[file] = size }
                     batch = Batch()
-                    try writeHead(covered(commit.id.hex, sequence))
+                    cover(&coverage, commit.id.hex, sequence)
+                    try writeHead(coverage)
                 }
                 clock?.lap(.writing, into: &profile)
             }
@@ -592,6 +577,17 @@ public final class AuditLog {
         flock(lock, LOCK_EX)
         defer { flock(lock, LOCK_UN) }
         return try body()
+    }
+
+    /// Cuts every index file back to the length `sizes` records for it (nothing, for a file it does
+    /// not list): what is past it was written by an update that was killed before `HEAD` covered it.
+    private func trim(to sizes: [String: Int]) throws {
+        let files = (try? FileManager.default.subpathsOfDirectory(atPath: directory)) ?? []
+        for file in files where file.hasSuffix(".jsonl") || file.hasSuffix(".idx") {
+            let path = directory + "/" + file
+            let actual = ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int) ?? 0
+            if actual > sizes[file] ?? 0 && truncate(path, off_t(sizes[file] ?? 0)) != 0 { throw IndexUnavailable() }
+        }
     }
 
     /// The files shorter than `sizes` records.
@@ -666,23 +662,34 @@ public final class AuditLog {
     }
 
     /// The index format: an index in any other format (or missing its changes file) is rebuilt.
-    static let format = "rollout-log-index-3"
+    static let format = "rollout-log-index-4"
 
-    /// `HEAD`: `<format> <tip> <tipSeq> <floor> <floorSeq> <generation>`; nil when missing, in another
-    /// format, or without the changes file it describes.
+    /// `HEAD`: `<format> <tip> <tipSeq> <floor> <floorSeq> <generation>`, then `<file> <length>` for
+    /// each index file; nil when missing, in another format, or without the changes file it describes.
     private func readHead() -> Coverage? {
         guard let text = try? String(contentsOfFile: directory + "/HEAD", encoding: .utf8),
             FileManager.default.fileExists(atPath: directory + "/changes.jsonl")
         else { return nil }
-        let parts = text.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: " ")
+        let lines = text.split(separator: "\n")
+        guard let first = lines.first else { return nil }
+        let parts = first.split(separator: " ")
         guard parts.count == 6, parts[0] == AuditLog.format, parts[1].count == 40, parts[3].count == 40,
             let tipSeq = Int(parts[2]), let floorSeq = Int(parts[4]), floorSeq >= 1, floorSeq <= tipSeq
         else { return nil }
-        return Coverage(generation: String(parts[5]), tip: String(parts[1]), tipSeq: tipSeq, floor: String(parts[3]), floorSeq: floorSeq)
+        var coverage = Coverage(generation: String(parts[5]), tip: String(parts[1]), tipSeq: tipSeq, floor: String(parts[3]), floorSeq: floorSeq)
+        for line in lines.dropFirst() {
+            let item = line.split(separator: " ")
+            guard item.count == 2, let size = Int(item[1]) else { return nil }
+            coverage.sizes[String(item[0])] = size
+        }
+        return coverage
     }
 
+    /// One atomic write: what the index covers and the length of every file that holds it.
     private func writeHead(_ coverage: Coverage) throws {
-        try writeIndexFile("HEAD", "\(AuditLog.format) \(coverage.tip) \(coverage.tipSeq) \(coverage.floor) \(coverage.floorSeq) \(coverage.generation)\n")
+        let files = coverage.sizes.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)\n" }.joined()
+        let first = "\(AuditLog.format) \(coverage.tip) \(coverage.tipSeq) \(coverage.floor) \(coverage.floorSeq) \(coverage.generation)\n"
+        try writeIndexFile("HEAD", first + files)
     }
 
     private func reset() throws {
