@@ -40,7 +40,8 @@ let package = Package(
         .target(name: "RolloutIngest", dependencies: ["CZlib", "RolloutModel", "RolloutStore", "RolloutCrypto"]),
         // Publishing the static site devices download, and checking one as a device would.
         .target(name: "RolloutPublish", dependencies: ["RolloutModel", "RolloutStore", "RolloutCrypto"]),
-        // `rollout pack import`: String Catalogs, Android resources, i18next and ARB (docs/import.md).
+        // `rollout pack import`: reading String Catalogs, Android resources, i18next and ARB, and deciding
+        // the packs they make (docs/import.md). The repository is handed in as values; no libgit2.
         .target(name: "RolloutImport", dependencies: ["RolloutModel"]),
         // `rollout report`: the one-page HTML report with inline SVG charts (docs/report.md).
         .target(name: "RolloutReport", dependencies: ["RolloutModel", "RolloutStore", "RolloutIngest"]),
@@ -66,6 +67,8 @@ let package = Package(
         .testTarget(name: "RolloutStoreTests", dependencies: ["RolloutStore"]),
         .testTarget(name: "RolloutIngestTests", dependencies: ["RolloutIngest"]),
         .testTarget(name: "RolloutCLITests", dependencies: ["RolloutCLI"]),
+        // Import's decisions on catalogs in memory, with no repository (docs/import.md).
+        .testTarget(name: "RolloutImportTests", dependencies: ["RolloutImport", "RolloutModel"]),
         .testTarget(name: "RolloutClientTests", dependencies: ["RolloutClient", "RolloutModel", "RolloutCrypto"]),
         // Drives the built `rollout` binary on real git repositories in temporary directories.
         .testTarget(name: "RolloutEndToEndTests", dependencies: ["rollout", "rollout-device", "RolloutModel", "RolloutCrypto", "RolloutClient"]),

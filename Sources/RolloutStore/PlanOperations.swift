@@ -121,7 +121,6 @@ public enum PlanOperations {
         return (next, .staged)
     }
 
-    /// Runs a promote on the repository (or, with `dryRun`, only computes it).
     /// Whether `after` gives the staged pack to more devices than `before` did, in a rollout that was
     /// already staged (the first stage of a pack has nothing to be measured against yet).
     public static func widens(_ before: Plan, _ after: Plan, kind: PromoteOutcome.Kind) -> Bool {
@@ -135,11 +134,12 @@ public enum PlanOperations {
         }
     }
 
-    /// `gate` runs inside the operation, on the snapshot the change will apply to; it may refuse, or
-    /// return a note (an override) that is recorded in the commit.
+    /// Runs a promote on the repository (or, with `dryRun`, only computes it), through the health gate
+    /// (`PromoteGate`): `health` judges a plan on the snapshot the change will apply to (nil: nothing
+    /// staged against a baseline). It is passed in because the metrics are read outside this target.
     public static func promote(
-        _ request: PromoteRequest, in repository: PackRepository, dryRun: Bool, actor: Actor, time: @escaping () -> Timestamp,
-        gate: (Snapshot, Plan, Plan, PromoteOutcome.Kind) throws -> String? = { _, _, _, _ in nil }
+        _ request: PromoteRequest, in repository: PackRepository, dryRun: Bool, override: PromoteGate.Override?, actor: Actor,
+        time: @escaping () -> Timestamp, health: (Snapshot, Plan) throws -> Health.Report?
     ) throws -> PackRepository.Applied<PromoteOutcome> {
         try repository.apply(actor: actor, time: time) { snapshot in
             let pack = try snapshot.requirePack(request.pack)
@@ -149,7 +149,9 @@ public enum PlanOperations {
             if kind == .unchanged {
                 return (nil, PromoteOutcome(kind: .unchanged, before: before, after: after))
             }
-            let override = try gate(snapshot, before, after, kind)
+            let forced = try PromoteGate.decide(before: before, after: after, kind: kind, override: override) {
+                try health(snapshot, $0)
+            }.forcedTrailer(pack: request.pack)
             if dryRun { return (nil, PromoteOutcome(kind: kind, before: before, after: after)) }
             after.lastChange = Plan.LastChange(action: kind.rawValue, actor: actor.description, time: time(), reason: request.reason)
             after.sequence = before.sequence + 1
@@ -164,7 +166,7 @@ public enum PlanOperations {
                 trailers.append(("Regions", movedAll ? "all staged rules" : (request.regions?.joined(separator: ",") ?? "*")))
                 trailers.append(("Versions", movedAll ? "all staged rules" : (request.versions?.description ?? "*")))
             }
-            if let override { trailers.append(("Forced", override)) }
+            if let forced { trailers.append(("Forced", forced)) }
             if let ramp = request.ramp {
                 trailers.append(("Ramp", ramp.steps.map(\.description).joined(separator: ",") + " every \(ramp.every)s"))
             }

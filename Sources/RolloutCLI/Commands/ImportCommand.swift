@@ -38,14 +38,41 @@ enum ImportCommand {
         arguments: .exactly("PATH"),
         run: run)
 
-    /// The lint rules a string fails on its own, so leaving that string out is the fix
-    /// (docs/pack-format.md, "Rules"). Rules about a pack against history (removed, required or
-    /// protected keys) are not: leaving a string out cannot satisfy them, and they still refuse.
-    static let perStringRules: Set<String> = [
-        "bad-key", "value-too-long", "control-character", "executable-content", "secret", "message-syntax", "placeholders",
-    ]
-
     static func run(_ invocation: Invocation, _ context: CommandContext) throws -> CommandOutput {
+        let (path, format, request) = try parse(invocation, context)
+        let repository = try context.repository(invocation)
+        let snapshot = try repository.snapshotForChange()
+        let read = try CatalogImporter.read(
+            path, format: format,
+            options: ImportOptions(
+                sourceLocale: request.sourceLocale ?? "en-US", arbUseEscaping: invocation.flag("arb-use-escaping") ? true : nil))
+        let stored = PackImport.Stored(policy: try snapshot.policy(), locales: Set(try snapshot.locales())) { locale in
+            guard let newest = try snapshot.contentVersions(of: locale).max() else { return nil }
+            return try snapshot.pack(PackID(locale: locale, contentVersion: newest))?.minAppVersion
+        }
+        let options = PackCommands.options(invocation)
+        let imported = try PackImport.build(read, request: request, stored: stored) { packs in
+            try PackOperations.plan(packs.map(PackInput.init), snapshot: snapshot, options: options).errors
+        }
+        let inputs = imported.packs.map(PackInput.init)
+        let plan: PackAddPlan
+        var commit: ObjectID? = nil
+        if invocation.flag("dry-run") {
+            plan = try PackOperations.plan(inputs, snapshot: snapshot, options: options)
+            if !plan.errors.isEmpty { throw RolloutError.badInput(PackOperations.refusal(plan.errors)) }
+        } else {
+            let actor = try context.actor(invocation, repository: repository)
+            let now = try context.now()
+            let applied = try PackOperations.add(inputs, to: repository, options: options, reason: invocation.value("reason"), actor: actor, time: { now })
+            plan = applied.result
+            commit = applied.commit
+        }
+        return render(imported, format: format, plan: plan, commit: commit, invocation, context)
+    }
+
+    /// The catalog's absolute path, its format, and what the flags ask of the packs; every usage
+    /// error before the repository is opened.
+    static func parse(_ invocation: Invocation, _ context: CommandContext) throws -> (String, CatalogFormat, PackImport.Request) {
         let path = context.absolutePath(invocation.positionals[0])
         guard FileManager.default.fileExists(atPath: path) else { throw RolloutError.missing("\(invocation.positionals[0]): no such file or directory") }
         guard let versionText = invocation.value("content-version") else {
@@ -72,91 +99,24 @@ enum ImportCommand {
         }
         let sourceFlag = try invocation.value("source-locale").map { try PlanCommands.parseLocale($0) }
         let only = try Set(invocation.values("locale").map { try PlanCommands.parseLocale($0) })
+        let request = PackImport.Request(
+            catalogName: invocation.positionals[0], contentVersion: contentVersion, minAppVersion: minimum, sourceLocale: sourceFlag,
+            locales: only, skipInvalid: invocation.flag("skip-invalid"))
+        return (path, format, request)
+    }
 
-        let repository = try context.repository(invocation)
-        let snapshot = try repository.snapshotForChange()
-        var catalog = try CatalogImporter.read(
-            path, format: format,
-            options: ImportOptions(sourceLocale: sourceFlag ?? "en-US", arbUseEscaping: invocation.flag("arb-use-escaping") ? true : nil))
-        // The development language: named, or the catalog's, or the English the catalog has.
-        let source = sourceFlag ?? catalog.sourceLocale ?? ["en-US", "en"].first { catalog.strings[$0] != nil } ?? "en-US"
-        if !only.isEmpty {
-            catalog.strings = catalog.strings.filter { only.contains($0.key) }
-            catalog.skipped = catalog.skipped.filter { only.contains($0.locale) }
-        }
-        let policy = try snapshot.policy()
-        catalog.leaveOut(bundleOnly: policy.bundleOnlyKeys)
-        let stored = Set(try snapshot.locales())
-        let maximumBytes = policy.limits.maxPackBytes
-        var emptyLocales: [String] = []
-        /// One pack input per locale that has strings left.
-        func packInputs() throws -> [PackInput] {
-            var inputs: [PackInput] = []
-            emptyLocales = []
-            // The locales that still make a pack: a regional locale falls back to its language only then.
-            let imported = Set(catalog.strings.filter { !$0.value.isEmpty }.keys)
-            for locale in catalog.strings.keys.sorted() {
-                let strings = catalog.strings[locale]!
-                if strings.isEmpty { emptyLocales.append(locale); continue }
-                var minApp = minimum
-                if minApp == nil, let newest = try snapshot.contentVersions(of: locale).max() {
-                    minApp = try snapshot.pack(PackID(locale: locale, contentVersion: newest))?.minAppVersion
-                }
-                guard let minApp else {
-                    throw RolloutError.usage("\(locale) has no stored pack to take minAppVersion from: give --min-app-version V (the oldest app version these strings suit)")
-                }
-                let language = String(locale.split(separator: "-").first ?? "")
-                let fallback: String?
-                if language != locale && (imported.contains(language) || stored.contains(language)) {
-                    fallback = language
-                } else {
-                    fallback = locale == source ? nil : source
-                }
-                let pack = Pack(locale: locale, contentVersion: contentVersion, minAppVersion: minApp, fallbackLocale: fallback, strings: strings)
-                let name = "\(invocation.positionals[0]) (\(locale))"
-                inputs.append(PackInput(source: name, parsed: try PackParser.parse(pack.storedBytes, source: name, maximumBytes: maximumBytes)))
-            }
-            return inputs
-        }
-        let options = PackCommands.options(invocation)
-        var inputs = try packInputs()
-        if invocation.flag("skip-invalid") {
-            // Leaving a string out can change what lint says of another locale's (the fallback
-            // chain compares them): lint again until only problems of whole packs are left.
-            for _ in 0..<8 {
-                let refused = try PackOperations.plan(inputs, snapshot: snapshot, options: options).errors.filter {
-                    $0.key != nil && ImportCommand.perStringRules.contains($0.rule)
-                }
-                guard !refused.isEmpty else { break }
-                for finding in refused {
-                    catalog.strings[finding.pack.locale]?[finding.key!] = nil
-                    catalog.skipped.append(.init(locale: finding.pack.locale, key: finding.key!, reason: "lint \(finding.rule): \(finding.message)"))
-                }
-                inputs = try packInputs()
-            }
-        }
-        guard !inputs.isEmpty else {
-            throw RolloutError.badInput("\(invocation.positionals[0]): no locale has a string to import\(catalog.skipped.isEmpty ? "" : " (\(catalog.skipped.count) left out: \(catalog.skipped.prefix(3).map { "\($0.locale) \($0.key): \($0.reason)" }.joined(separator: "; ")))")")
-        }
-        let plan: PackAddPlan
-        var commit: ObjectID? = nil
-        if invocation.flag("dry-run") {
-            plan = try PackOperations.plan(inputs, snapshot: snapshot, options: options)
-            if !plan.errors.isEmpty { throw RolloutError.badInput(PackOperations.refusal(plan.errors)) }
-        } else {
-            let actor = try context.actor(invocation, repository: repository)
-            let now = try context.now()
-            let applied = try PackOperations.add(inputs, to: repository, options: options, reason: invocation.value("reason"), actor: actor, time: { now })
-            plan = applied.result
-            commit = applied.commit
-        }
+    static func render(
+        _ imported: PackImport.Result, format: CatalogFormat, plan: PackAddPlan, commit: ObjectID?, _ invocation: Invocation,
+        _ context: CommandContext
+    ) -> CommandOutput {
         let style = context.style(invocation)
-        var text = "\(format.rawValue): \(catalog.strings.count) locale(s), source \(source)\n"
+        let catalog = imported.catalog
+        var text = "\(format.rawValue): \(catalog.strings.count) locale(s), source \(imported.sourceLocale)\n"
         for input in plan.new {
             text += "\(invocation.flag("dry-run") ? "would add" : style.green("added")) \(input.pack.id)  \(input.pack.strings.count) keys  fallback \(input.pack.fallbackLocale ?? "-")  \(input.pack.checksum)\n"
         }
         for id in plan.unchanged { text += "unchanged \(id): identical to the stored pack\n" }
-        for locale in emptyLocales { text += "no strings left for \(locale): no pack made\n" }
+        for locale in imported.emptyLocales { text += "no strings left for \(locale): no pack made\n" }
         if !catalog.skipped.isEmpty || !catalog.skippedFiles.isEmpty {
             text += "left out \(catalog.skipped.count) string(s) and \(catalog.skippedFiles.count) file(s), listed on stderr\n"
             // Every one, on stderr: a person reads the summary, a script keeps the list.
@@ -171,7 +131,7 @@ enum ImportCommand {
         if let commit { text += "commit \(commit.short)\n" }
         return CommandOutput(
             json: [
-                "format": .string(format.rawValue), "sourceLocale": .string(source), "dryRun": .bool(invocation.flag("dry-run")),
+                "format": .string(format.rawValue), "sourceLocale": .string(imported.sourceLocale), "dryRun": .bool(invocation.flag("dry-run")),
                 "added": .array(plan.new.map { ["pack": .string($0.pack.id.description), "keys": .integer($0.pack.strings.count), "checksum": .string($0.pack.checksum), "fallbackLocale": $0.pack.fallbackLocale.map { .string($0) } ?? .null] }),
                 "unchanged": .array(plan.unchanged.map { .string($0.description) }),
                 "skipped": .array(catalog.skipped.map { ["locale": .string($0.locale), "key": .string($0.key), "reason": .string($0.reason)] }),
@@ -181,4 +141,9 @@ enum ImportCommand {
             ],
             text: text)
     }
+}
+
+extension PackInput {
+    /// A pack the import made, as `pack add` takes a file.
+    init(_ made: PackImport.MadePack) { self.init(source: made.source, parsed: made.parsed) }
 }

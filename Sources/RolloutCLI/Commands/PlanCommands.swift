@@ -76,26 +76,10 @@ package enum PlanCommands {
             let repository = try context.repository(invocation)
             let now = try context.now()
             let dryRun = invocation.flag("dry-run")
-            let force = invocation.flag("force")
-            if force && (request.reason ?? "").trimmingSpaces.isEmpty {
-                throw RolloutError.usage("--force overrides the health gate; say why with --reason TEXT")
-            }
+            let override = try PromoteGate.override(force: invocation.flag("force"), reason: request.reason)
             let applied = try PlanOperations.promote(
-                request, in: repository, dryRun: dryRun, actor: try context.actor(invocation, repository: repository), time: { now }
-            ) { snapshot, before, after, kind in
-                // Widening a staged rollout needs it to be healthy (docs/health.md), judged on every segment
-                // it will reach: a segment taken back by a scoped revert counts again once re-targeted.
-                var judged = before
-                judged.withdrawals = after.withdrawals
-                guard PlanOperations.widens(before, after, kind: kind), let report = try HealthCheck.evaluate(judged, snapshot: snapshot),
-                    report.verdict != .healthy
-                else { return nil }
-                if force { return "health was \(report.verdict.rawValue)" }
-                let worst = report.checks.first { $0.verdict == report.verdict }
-                let detail = worst.map { " (\($0.segment) \($0.kind.rawValue): \($0.candidate.events)/\($0.candidate.total) against \($0.baseline.events)/\($0.baseline.total))" } ?? ""
-                throw RolloutError.checkFailed(
-                    "\(id) is \(report.verdict.rawValue)\(detail): a rollout widens only when healthy. See rollout health \(id.locale); override with --force --reason TEXT")
-            }
+                request, in: repository, dryRun: dryRun, override: override, actor: try context.actor(invocation, repository: repository),
+                time: { now }, health: { snapshot, plan in try HealthCheck.evaluate(plan, snapshot: snapshot) })
             let outcome = applied.result
             let changes = describeChanges(outcome.before, outcome.after)
             let style = context.style(invocation)
