@@ -229,11 +229,6 @@ public final class AuditLog {
     /// The index this query was reading was thrown away and started over by another process.
     struct IndexStartedOver: Error {}
 
-    /// The length each index file had after the last update, as `HEAD` records it.
-    private func readSizes() -> [String: Int] {
-        readHead()?.sizes ?? [:]
-    }
-
     /// Replaces one small file of the index; any failure makes the index unavailable, not the query.
     private func writeIndexFile(_ name: String, _ text: String) throws {
         do {
@@ -334,10 +329,14 @@ public final class AuditLog {
     }
 
     private func checkLengths(_ files: [String], against sizes: [String: Int]) throws {
-        for file in files {
-            let actual = ((try? FileManager.default.attributesOfItem(atPath: directory + "/" + file))?[.size] as? Int) ?? 0
-            if actual < sizes[file] ?? 0 { throw IndexDamaged(reason: "\(file) is shorter than the index wrote it") }
+        if let file = files.first(where: { length(of: $0) < sizes[$0] ?? 0 }) {
+            throw IndexDamaged(reason: "\(file) is shorter than the index wrote it")
         }
+    }
+
+    /// The length of an index file now (0 when it is missing).
+    private func length(of file: String) -> Int {
+        ((try? FileManager.default.attributesOfItem(atPath: directory + "/" + file))?[.size] as? Int) ?? 0
     }
 
     /// Gathers matches newest first, up to the limit. Under --segment a publish is kept only when it
@@ -428,7 +427,7 @@ public final class AuditLog {
             if let coverage, coverage.tip == tip.hex { return coverage }
             // A file shorter than recorded (deleted or cut) would otherwise be recreated holding only the
             // new changes: start over instead.
-            if coverage != nil && !damagedFiles().isEmpty {
+            if let recorded = coverage?.sizes, !damagedFiles(recorded).isEmpty {
                 distrusted.append(AuditLog.notTrusted("a file is shorter than the index wrote it"))
                 coverage = nil
             }
@@ -469,7 +468,7 @@ public final class AuditLog {
     /// not once per change.
     private func growBack(from known: Coverage, all: Bool) throws -> Coverage {
         try locked {
-            guard let coverage = readHead(), coverage.generation == known.generation, damagedFiles().isEmpty else {
+            guard let coverage = readHead(), coverage.generation == known.generation, damagedFiles(coverage.sizes).isEmpty else {
                 // Thrown away or damaged since this query read it; it is started over on the next try.
                 throw IndexStartedOver()
             }
@@ -584,17 +583,14 @@ public final class AuditLog {
     private func trim(to sizes: [String: Int]) throws {
         let files = (try? FileManager.default.subpathsOfDirectory(atPath: directory)) ?? []
         for file in files where file.hasSuffix(".jsonl") || file.hasSuffix(".idx") {
-            let path = directory + "/" + file
-            let actual = ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int) ?? 0
-            if actual > sizes[file] ?? 0 && truncate(path, off_t(sizes[file] ?? 0)) != 0 { throw IndexUnavailable() }
+            let recorded = sizes[file] ?? 0
+            if length(of: file) > recorded && truncate(directory + "/" + file, off_t(recorded)) != 0 { throw IndexUnavailable() }
         }
     }
 
     /// The files shorter than `sizes` records.
-    private func damagedFiles() -> [String] {
-        readSizes().compactMap { file, size in
-            (((try? FileManager.default.attributesOfItem(atPath: directory + "/" + file))?[.size] as? Int) ?? 0) < size ? file : nil
-        }
+    private func damagedFiles(_ sizes: [String: Int]) -> [String] {
+        sizes.compactMap { file, size in length(of: file) < size ? file : nil }
     }
 
     /// The pointer files a change belongs in.
