@@ -1,0 +1,131 @@
+#!/usr/bin/env python3
+"""Lists Swift functions, initializers and computed bodies longer than a limit (docs/architecture.md,
+"Code layout"). A body may be longer when the line before its declaration, or its first line, holds a
+comment starting `// Long:` that says why. Exit 1 when any other body is over the limit.
+
+    scripts/function-lengths.py [--limit 60] [--all] [PATH ...]    (default PATH: Sources)
+"""
+import os
+import re
+import sys
+
+DECLARATION = re.compile(
+    r'^\s*(?:@\w+(?:\([^)]*\))?\s+)*(?:(?:public|package|private|fileprivate|internal|open|static|class|final|'
+    r'override|mutating|nonmutating|convenience|required|nonisolated|@discardableResult|@inlinable)\s+)*'
+    r'(func\s+[^\s(<]+|init[?!]?\s*[(<]|deinit\b|(?:var|subscript)\b[^{=]*\{\s*$)')
+
+
+def code_only(line, state):
+    """The line without string contents and comments; `state` carries multi-line strings and comments."""
+    out = []
+    i = 0
+    while i < len(line):
+        if state['block']:
+            end = line.find('*/', i)
+            if end < 0:
+                return ''.join(out)
+            state['block'] = False
+            i = end + 2
+            continue
+        if state['multiline']:
+            end = line.find('"""', i)
+            if end < 0:
+                return ''.join(out)
+            state['multiline'] = False
+            i = end + 3
+            continue
+        if line.startswith('//', i):
+            break
+        if line.startswith('/*', i):
+            state['block'] = True
+            i += 2
+            continue
+        if line.startswith('"""', i):
+            state['multiline'] = True
+            i += 3
+            continue
+        c = line[i]
+        if c == '"':
+            i += 1
+            depth = 0
+            while i < len(line):
+                if line[i] == '\\' and i + 1 < len(line) and line[i + 1] == '(':
+                    depth += 1
+                    i += 2
+                    continue
+                if depth and line[i] == ')':
+                    depth -= 1
+                elif depth and line[i] == '(':
+                    depth += 1
+                elif line[i] == '\\':
+                    i += 1
+                elif line[i] == '"' and not depth:
+                    break
+                i += 1
+            i += 1
+            out.append('""')
+            continue
+        out.append(c)
+        i += 1
+    return ''.join(out)
+
+
+def bodies(path):
+    with open(path, encoding='utf-8') as handle:
+        lines = handle.read().split('\n')
+    state = {'block': False, 'multiline': False}
+    code = [code_only(line, state) for line in lines]
+    found = []
+    for index, line in enumerate(code):
+        match = DECLARATION.match(line)
+        if not match:
+            continue
+        depth, opened, end = 0, False, None
+        for j in range(index, len(code)):
+            for c in code[j]:
+                if c == '{':
+                    depth += 1
+                    opened = True
+                elif c == '}':
+                    depth -= 1
+            if opened and depth <= 0:
+                end = j
+                break
+            if not opened and j > index + 15:
+                break
+        if end is None:
+            continue
+        name = match.group(1).strip().rstrip('({<').strip()
+        reason = any('// Long:' in lines[k] for k in (index - 1, index, index + 1) if 0 <= k < len(lines))
+        found.append((end - index + 1, path, index + 1, name, reason))
+    return found
+
+
+def main(argv):
+    limit, show_all, paths = 60, False, []
+    args = iter(argv)
+    for arg in args:
+        if arg == '--limit':
+            limit = int(next(args))
+        elif arg == '--all':
+            show_all = True
+        else:
+            paths.append(arg)
+    found = []
+    for root in paths or ['Sources']:
+        for directory, _, files in os.walk(root):
+            for name in sorted(files):
+                if name.endswith('.swift'):
+                    found.extend(bodies(os.path.join(directory, name)))
+    found.sort(key=lambda item: (-item[0], item[1], item[2]))
+    failing = [item for item in found if item[0] > limit and not item[4]]
+    for length, path, line, name, reason in found if show_all else [item for item in found if item[0] > limit]:
+        print(f'{length:5} {path}:{line} {name}{"  (Long: reason given)" if reason else ""}')
+    if failing:
+        print(f'{len(failing)} bodies over {limit} lines without a "// Long:" reason', file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main(sys.argv[1:]))
