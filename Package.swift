@@ -69,6 +69,8 @@ let package = Package(
         .testTarget(name: "RolloutCLITests", dependencies: ["RolloutCLI"]),
         // Import's decisions on catalogs in memory, with no repository (docs/import.md).
         .testTarget(name: "RolloutImportTests", dependencies: ["RolloutImport", "RolloutModel"]),
+        // The report's builder and its page drawn from values, with no repository (docs/report.md).
+        .testTarget(name: "RolloutReportTests", dependencies: ["RolloutReport", "RolloutModel"]),
         .testTarget(name: "RolloutClientTests", dependencies: ["RolloutClient", "RolloutModel", "RolloutCrypto"]),
         // Drives the built `rollout` binary on real git repositories in temporary directories.
         .testTarget(name: "RolloutEndToEndTests", dependencies: ["rollout", "rollout-device", "RolloutModel", "RolloutCrypto", "RolloutClient"]),

@@ -1,0 +1,140 @@
+import Foundation
+import RolloutIngest
+import RolloutModel
+import RolloutStore
+
+/// Everything the report shows about one locale, read from the repository once by `gather`; the
+/// page is a function of this value alone (`ReportPage.render(_:)`).
+struct ReportContent: Sendable {
+    /// One change of the locale, as the timeline lists it.
+    struct Change: Sendable {
+        let time: Timestamp
+        let action: String
+        let summary: String
+        let actor: String
+        let reason: String?
+        let commit: String
+        /// When the change rewrote this locale's plan: each staged rule's share afterwards, in
+        /// rule order.
+        let shares: [Share]?
+    }
+
+    /// The share of devices a rule gives the staged pack, in percent.
+    struct Share: Sendable {
+        /// The rule's regions and versions, as the share chart labels them.
+        let segment: String
+        let percent: Double
+    }
+
+    /// One day of a metric: both arms summed over the segments where both were measured that day
+    /// (the same rule as health).
+    struct Day: Sendable {
+        let day: Int
+        let candidate: MetricCounts
+        let baseline: MetricCounts
+    }
+
+    let locale: String
+    let generated: Timestamp
+    let repositoryPath: String
+    /// The state commit the page was made from, abbreviated.
+    let state: String?
+    let plan: Plan
+    /// Oldest first.
+    let changes: [Change]
+    /// The pack the report is about: the staged one, else the last one staged (a reverted rollout).
+    let staged: Int?
+    let gates: GatePolicy
+    let health: Health.Report?
+    /// Per metric, the days `staged` and the baseline were both measured (empty without both).
+    let days: [MetricKind: [Day]]
+    /// The rollback manifests, newest first.
+    let rollbacks: [[String: JSONValue]]
+    /// Stored rollback manifests that did not read as JSON objects: left out of `rollbacks`, yet
+    /// they still mean the locale was reverted.
+    let unreadableRollbacks: Int
+
+    var baseline: Int? { plan.baseline?.contentVersion }
+
+    static func gather(locale: String, repository: PackRepository, now: Timestamp) throws -> ReportContent {
+        let snapshot = try repository.snapshot()
+        guard let plan = try snapshot.plan(locale) else {
+            if try snapshot.contentVersions(of: locale).isEmpty { throw RolloutError.reportNoLocale(locale) }
+            throw RolloutError.reportNothingPromoted(locale)
+        }
+        var query = AuditLog.Query()
+        query.locale = locale
+        let entries = try AuditLog(repository: repository).query(query).entries.sorted { $0.sequence < $1.sequence }
+        let staged = plan.candidate?.contentVersion ?? lastStaged(entries, locale: locale, baseline: plan.baseline?.contentVersion)
+        let gates = try snapshot.policy().gates
+        let health = try HealthCheck.evaluate(plan, snapshot: snapshot)
+        var days: [MetricKind: [Day]] = [:]
+        if let staged, let baseline = plan.baseline?.contentVersion {
+            for kind in MetricKind.allCases {
+                days[kind] = try dailySeries(kind, locale: locale, candidate: staged, baseline: baseline, snapshot: snapshot)
+            }
+        }
+        let stored = try snapshot.directory(StateLayout.rollbackDirectory(locale)).filter { !$0.isTree }
+            .sorted { (Int($0.name.dropLast(5)) ?? 0) > (Int($1.name.dropLast(5)) ?? 0) }
+        let rollbacks = stored.compactMap { (try? StrictJSONParser.parse(try snapshot.repository.readBlob($0.id)))?.objectValue }
+        return ReportContent(
+            locale: locale, generated: now, repositoryPath: repository.path, state: snapshot.commit?.short, plan: plan,
+            changes: entries.map { change($0, locale: locale) }, staged: staged, gates: gates, health: health, days: days,
+            rollbacks: rollbacks, unreadableRollbacks: stored.count - rollbacks.count)
+    }
+
+    /// The last pack of this locale a change staged, other than the baseline.
+    static func lastStaged(_ entries: [AuditEntry], locale: String, baseline: Int?) -> Int? {
+        entries.reversed().lazy.flatMap(\.packs).compactMap { try? PackID.parse($0) }
+            .first { $0.locale == locale && $0.contentVersion != baseline }?.contentVersion
+    }
+
+    static func change(_ entry: AuditEntry, locale: String) -> Change {
+        let shares = entry.planChanges.first { $0.locale == locale }.map { change in
+            change.after.rules.map { rule in
+                Share(
+                    segment: "\(rule.regionsLabel) on \(rule.versions.isAll ? "every version" : rule.versions.description)",
+                    percent: Double(rule.share.basisPoints) / 100)
+            }
+        }
+        return Change(
+            time: entry.time, action: entry.action, summary: entry.summary, actor: entry.actor, reason: entry.reason,
+            commit: entry.commit, shares: shares)
+    }
+
+    static func dailySeries(_ kind: MetricKind, locale: String, candidate: Int, baseline: Int, snapshot: Snapshot) throws -> [Day] {
+        var days: [Day] = []
+        for rollup in try MetricsLayout.rollups(kind, locale: locale, in: snapshot).sorted(by: { $0.day < $1.day }) {
+            var bySegment: [String: (c: MetricCounts, b: MetricCounts)] = [:]
+            for (key, counts) in rollup.counts where key.contentVersion == candidate || key.contentVersion == baseline {
+                guard let version = AppVersion(key.appVersion) else { continue }
+                let label = "\(key.region)/\(version.family)"
+                var entry = bySegment[label] ?? (MetricCounts(total: 0, events: 0), MetricCounts(total: 0, events: 0))
+                if key.contentVersion == candidate {
+                    entry.c = entry.c.adding(counts) ?? entry.c
+                } else {
+                    entry.b = entry.b.adding(counts) ?? entry.b
+                }
+                bySegment[label] = entry
+            }
+            var c = MetricCounts(total: 0, events: 0), b = MetricCounts(total: 0, events: 0)
+            for (_, entry) in bySegment where entry.c.total > 0 && entry.b.total > 0 {
+                c = c.adding(entry.c) ?? c
+                b = b.adding(entry.b) ?? b
+            }
+            if c.total > 0 && b.total > 0 { days.append(Day(day: rollup.day, candidate: c, baseline: b)) }
+        }
+        return days
+    }
+}
+
+extension RolloutError {
+    fileprivate static func reportNoLocale(_ locale: String) -> RolloutError {
+        .missing("no locale \(locale): it has no packs and no plan")
+    }
+
+    fileprivate static func reportNothingPromoted(_ locale: String) -> RolloutError {
+        .checkFailed(
+            "nothing was ever promoted for \(locale): there is no rollout to report on yet (rollout promote \(locale)@N --to 10% starts one)")
+    }
+}
