@@ -43,8 +43,9 @@ enum AuditPlanReader {
         mutating func member(_ name: StaticString) -> Bool {
             skipWhitespace()
             let count = name.utf8CodeUnitCount
-            guard index + count + 2 <= bytes.count, bytes[index] == UInt8(ascii: "\""), bytes[index + count + 1] == UInt8(ascii: "\"") else { return false }
-            for k in 0..<count where bytes[index + 1 + k] != name.utf8Start[k] { return false }
+            guard index + count + 2 <= bytes.count, bytes[index] == UInt8(ascii: "\""), matches(name, at: index + 1),
+                bytes[index + count + 1] == UInt8(ascii: "\"")
+            else { return false }
             let start = index
             index += count + 2
             guard take(UInt8(ascii: ":")) else {
@@ -109,11 +110,32 @@ enum AuditPlanReader {
         }
 
         mutating func literal(_ text: StaticString) -> Bool {
-            let count = text.utf8CodeUnitCount
-            guard index + count <= bytes.count else { return false }
-            for k in 0..<count where bytes[index + k] != text.utf8Start[k] { return false }
-            index += count
+            guard matches(text, at: index) else { return false }
+            index += text.utf8CodeUnitCount
             return true
+        }
+
+        /// Whether the bytes at `position` are `text`'s.
+        func matches(_ text: StaticString, at position: Int) -> Bool {
+            let count = text.utf8CodeUnitCount
+            guard position + count <= bytes.count else { return false }
+            for k in 0..<count where bytes[position + k] != text.utf8Start[k] { return false }
+            return true
+        }
+
+        /// A share in basis points: an integer from 0 to 10,000.
+        mutating func basisPoints() -> Int? {
+            integer().flatMap { (0...10_000).contains($0) ? $0 : nil }
+        }
+
+        /// A version range as `VersionRange.parse` reads it.
+        mutating func versionRange() -> VersionRange? {
+            string().flatMap { try? VersionRange.parse($0) }
+        }
+
+        /// A time in ISO 8601, as `Timestamp(iso8601:)` reads it.
+        mutating func timestamp() -> Timestamp? {
+            string().flatMap { Timestamp(iso8601: $0) }
         }
 
         /// The elements of an array, each read by `element`; nil if any is not what it wants.
@@ -137,17 +159,17 @@ enum AuditPlanReader {
         }
 
         mutating func rule() -> Plan.Rule? {
-            guard take(UInt8(ascii: "{")), member("appVersions"), let rangeText = string(), let range = try? VersionRange.parse(rangeText),
-                take(UInt8(ascii: ",")), member("basisPoints"), let basisPoints = integer(), (0...10_000).contains(basisPoints),
+            guard take(UInt8(ascii: "{")), member("appVersions"), let range = versionRange(),
+                take(UInt8(ascii: ",")), member("basisPoints"), let share = basisPoints(),
                 take(UInt8(ascii: ",")), member("pack"), let pack = packRef(),
                 take(UInt8(ascii: ",")), member("regions"), let regions = array({ $0.string() }),
                 take(UInt8(ascii: ",")), member("salt"), let salt = string(), take(UInt8(ascii: "}"))
             else { return nil }
-            return Plan.Rule(pack: pack, regions: regions, versions: range, share: Percent(basisPoints: basisPoints), salt: salt)
+            return Plan.Rule(pack: pack, regions: regions, versions: range, share: Percent(basisPoints: share), salt: salt)
         }
 
         mutating func withdrawal() -> Plan.Withdrawal? {
-            guard take(UInt8(ascii: "{")), member("appVersions"), let text = string(), let range = try? VersionRange.parse(text),
+            guard take(UInt8(ascii: "{")), member("appVersions"), let range = versionRange(),
                 take(UInt8(ascii: ",")), member("region"), let region = string(), take(UInt8(ascii: "}"))
             else { return nil }
             return Plan.Withdrawal(region: region, versions: range)
@@ -162,17 +184,17 @@ enum AuditPlanReader {
                 guard let text = string(), take(UInt8(ascii: ",")) else { return nil }
                 reason = text
             }
-            guard member("time"), let timeText = string(), let time = Timestamp(iso8601: timeText), take(UInt8(ascii: "}")) else { return nil }
+            guard member("time"), let time = timestamp(), take(UInt8(ascii: "}")) else { return nil }
             return Plan.LastChange(action: action, actor: actor, time: time, reason: reason)
         }
 
         mutating func ramp() -> Plan.Ramp? {
             guard take(UInt8(ascii: "{")), member("every"), let every = integer(), take(UInt8(ascii: ",")),
                 member("paused"), let paused = bool(), take(UInt8(ascii: ",")),
-                member("since"), let sinceText = string(), let since = Timestamp(iso8601: sinceText), take(UInt8(ascii: ",")),
+                member("since"), let since = timestamp(), take(UInt8(ascii: ",")),
                 member("step"), let step = integer(), take(UInt8(ascii: ",")),
-                member("steps"), let steps = array({ $0.integer() }), take(UInt8(ascii: "}")),
-                !steps.isEmpty, steps.allSatisfy({ (0...10_000).contains($0) }), steps.indices.contains(step)
+                member("steps"), let steps = array({ $0.basisPoints() }), take(UInt8(ascii: "}")),
+                !steps.isEmpty, steps.indices.contains(step)
             else { return nil }
             return Plan.Ramp(steps: steps.map { Percent(basisPoints: $0) }, every: Int64(every), step: step, since: since, paused: paused)
         }

@@ -90,6 +90,13 @@ extension GitRepository {
             return ObjectID(git_tree_entry_id(entry)!.pointee)
         }
         var changed: [GitChangedBlob] = []
+        /// Records the entry `named` when it is a blob on either side.
+        func record(_ named: OpaquePointer?, old: OpaquePointer?, new: OpaquePointer?) {
+            let before = blobID(old)
+            let after = blobID(new)
+            guard before != nil || after != nil else { return }
+            changed.append(GitChangedBlob(name: String(cString: git_tree_entry_name(named)), old: before, new: after))
+        }
         var i = 0
         var j = 0
         while i < oldCount || j < newCount {
@@ -99,18 +106,13 @@ extension GitRepository {
             if order == 0 {
                 i += 1
                 j += 1
-                if git_oid_equal(git_tree_entry_id(a), git_tree_entry_id(b)) != 0 { continue }
-                let before = blobID(a)
-                let after = blobID(b)
-                if before != nil || after != nil {
-                    changed.append(GitChangedBlob(name: String(cString: git_tree_entry_name(b)), old: before, new: after))
-                }
+                if git_oid_equal(git_tree_entry_id(a), git_tree_entry_id(b)) == 0 { record(b, old: a, new: b) }
             } else if order < 0 {
                 i += 1
-                if let before = blobID(a) { changed.append(GitChangedBlob(name: String(cString: git_tree_entry_name(a)), old: before, new: nil)) }
+                record(a, old: a, new: nil)
             } else {
                 j += 1
-                if let after = blobID(b) { changed.append(GitChangedBlob(name: String(cString: git_tree_entry_name(b)), old: nil, new: after)) }
+                record(b, old: nil, new: b)
             }
         }
         return changed

@@ -1,0 +1,100 @@
+import Foundation
+import RolloutModel
+
+/// One recorded change, as the audit log shows it.
+public struct AuditEntry: Sendable {
+    public struct PlanChange: Sendable {
+        public let locale: String
+        public let before: Plan
+        public let after: Plan
+        /// The git blob ids of the plan file before and after (nil before: the plan is new).
+        public let beforeBlob: String?
+        public let afterBlob: String
+    }
+
+    /// The action that records a publish: when the state it names reached devices.
+    public static let publishAction = "publish"
+
+    /// Where a publish wrote, as its summary (`publish index sequence N to DEST`) names it.
+    var publishDestination: String {
+        summary.range(of: " to ").map { String(summary[$0.upperBound...]) } ?? summary
+    }
+
+    /// Position in the first-parent history, 1 for the first commit.
+    public let sequence: Int
+    public let commit: String
+    public let time: Timestamp
+    public let actor: String
+    public let action: String
+    public let summary: String
+    public let reason: String?
+    public let locales: [String]
+    public let packs: [String]
+    /// Every plan the commit changed (one for anything rollout writes; a commit made by hand may change several).
+    public let planChanges: [PlanChange]
+
+    /// The plan changes that altered what devices in `region` (or "*") on `versions` receive.
+    public func changes(affecting region: String, versions: VersionRange) -> [PlanChange] {
+        planChanges.filter { change in
+            SegmentShares.of(change.before, region: region, versions: versions)
+                != SegmentShares.of(change.after, region: region, versions: versions)
+        }
+    }
+}
+
+extension AuditEntry {
+    /// The entry for `commit` at `sequence` in the first-parent history. Its plan changes come from
+    /// the trees, not the trailers, so a commit made behind rollout's back shows too; its locales are
+    /// the ones its trailers name, then any other whose plan it changed.
+    init(_ commit: GitCommit, sequence: Int, planChanges: [PlanChange]) {
+        let record = CommitRecord(commit)
+        var locales = record.locales
+        for change in planChanges where !locales.contains(change.locale) { locales.append(change.locale) }
+        self.init(
+            sequence: sequence, commit: commit.id.hex, time: record.time, actor: record.actor, action: record.action,
+            summary: record.summary, reason: record.reason, locales: locales, packs: record.packs,
+            planChanges: planChanges)
+    }
+
+    /// What a commit's message and author say about the change: read the same way when indexing and
+    /// when confirming what the index returned.
+    struct CommitRecord {
+        let summary: String
+        let actor: String
+        let action: String
+        let reason: String?
+        let locales: [String]
+        let packs: [String]
+        let time: Timestamp
+
+        init(_ commit: GitCommit) {
+            let trailers = Change.trailers(of: commit.message)
+            func values(_ name: String) -> [String] { trailers.filter { $0.name == name }.map(\.value) }
+            summary = String(commit.message.prefix { $0 != "\n" })
+            actor = values("Actor").first ?? "\(commit.author.name) <\(commit.author.email)>"
+            action = values("Action").first ?? "unknown"
+            reason = values("Reason").first
+            locales = values("Locale")
+            packs = values("Pack")
+            time = Timestamp(seconds: commit.author.time)
+        }
+
+        /// Whether `entry`, read from the index, has this commit's summary, actor, reason, packs,
+        /// action and time.
+        func describes(_ entry: AuditEntry) -> Bool {
+            summary == entry.summary && actor == entry.actor && reason == entry.reason && packs == entry.packs
+                && action == entry.action && time == entry.time
+        }
+    }
+}
+
+extension AuditEntry.PlanChange {
+    /// The change of `locale`'s plan from blob `beforeBlob` to blob `afterBlob`, each read by
+    /// `loadPlan`; nil when the plan after cannot be read. A plan before that is absent (or cannot be
+    /// read) is an empty one: the locale's plan is new.
+    init?(locale: String, beforeBlob: String?, afterBlob: String, loadPlan: (String) -> Plan?) {
+        guard let after = loadPlan(afterBlob) else { return nil }
+        let before = beforeBlob.flatMap(loadPlan) ?? Plan(locale: locale)
+        self.init(locale: locale, before: before, after: after, beforeBlob: beforeBlob, afterBlob: afterBlob)
+    }
+}

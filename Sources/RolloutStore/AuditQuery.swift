@@ -1,0 +1,225 @@
+import Foundation
+import RolloutModel
+
+/// Answering `rollout log`: from the index when it can be used and trusted, each change it returns
+/// confirmed against its commit, otherwise by walking the history (docs/audit.md, "The index").
+extension AuditLog {
+    public struct Query {
+        public var segment: (region: String, versions: VersionRange)?
+        public var locale: String?
+        public var pack: PackID?
+        public var since: Timestamp?
+        public var until: Timestamp?
+        /// nil: every matching change.
+        public var limit: Int?
+
+        public init() {}
+    }
+
+    public struct Result {
+        public let entries: [AuditEntry]
+        /// True when `limit` stopped the walk and older matches may exist.
+        public let truncated: Bool
+        /// Why the index was not trusted and was rebuilt from the history, one line each (empty when
+        /// it was used as it was, or had only to be brought up to date).
+        public var warnings: [String] = []
+    }
+
+    /// Answers from the index, then re-reads every change it returns from its commit, so what is
+    /// shown is always what the history says. If the index disagrees with the history anywhere (it
+    /// was damaged or edited), it is rebuilt from the history and the query runs again.
+    public func query(_ query: Query) throws -> Result {
+        distrusted = []
+        var result = try checkedQuery(query)
+        result.warnings = distrusted
+        return result
+    }
+
+    private func checkedQuery(_ query: Query) throws -> Result {
+        do {
+            guard let answer = try indexedAnswer(query) else { return try walkingQuery(query) }
+            var checked: [AuditEntry] = []
+            for entry in answer.entries {
+                guard let fresh = try? confirmed(entry) else {
+                    try rebuild(because: .entryDisagrees(entry.commit))
+                    return try indexedQuery(query)
+                }
+                checked.append(fresh)
+            }
+            return Result(entries: checked, truncated: answer.truncated)
+        } catch is IndexUnavailable {
+            // A read-only repository (an auditor's mount) or a full disk: the index is only a cache, so
+            // walk the history itself, slower but the same answer. A read never fails for want of space.
+            return try walkingQuery(query)
+        }
+    }
+
+    /// The index's answer, rebuilding a damaged index and asking again, at most three times; nil
+    /// when no try gave one.
+    private func indexedAnswer(_ query: Query) throws -> Result? {
+        for _ in 0..<3 {
+            do {
+                return try indexedQuery(query)
+            } catch let damage as IndexDamaged {
+                try rebuild(because: damage)
+            } catch is IndexStartedOver {
+                // Another process threw the index away while this query read it: ask again.
+            }
+        }
+        return nil
+    }
+
+    /// The same query without the index: every first-parent commit, newest first.
+    func walkingQuery(_ query: Query) throws -> Result {
+        let ids = try repository.git.firstParentChain(from: repository.stateTip(), until: nil).ids
+        var results = Collector(query: query)
+        for (offset, id) in ids.enumerated() {
+            var entry: AuditEntry?
+            try repository.git.forEachChange([id], in: StateLayout.plansDirectory) { commit, changed in
+                entry = try makeEntry(commit, changedPlans: changed, sequence: ids.count - offset)
+            }
+            guard let entry, query.matches(entry) else { continue }
+            guard results.add(entry) else { return Result(entries: results.entries, truncated: true) }
+        }
+        return Result(entries: results.entries, truncated: false)
+    }
+
+    /// The entry as its commit says it, or nil when the index disagrees with the commit: the message
+    /// fields are re-read from the commit, and each plan change's blobs are checked against the trees
+    /// of the commit and its parent (blob ids are content addresses, so the plans follow).
+    private func confirmed(_ entry: AuditEntry) throws -> AuditEntry? {
+        guard let id = ObjectID(hex: entry.commit) else { return nil }
+        let commit = try repository.git.commit(id)
+        guard AuditEntry.CommitRecord(commit).describes(entry) else { return nil }
+        let parentTree = try commit.parents.first.map { try repository.git.commit($0).tree }
+        for change in entry.planChanges {
+            let path = StateLayout.plan(change.locale)
+            guard try repository.git.treeEntry(commit.tree, path: path)?.id.hex == change.afterBlob,
+                try parentTree.flatMap({ try repository.git.treeEntry($0, path: path) })?.id.hex == change.beforeBlob
+            else { return nil }
+        }
+        return entry
+    }
+
+    private func indexedQuery(_ query: Query) throws -> Result {
+        var coverage = try refreshCoverage()
+        // Changes after the tip this query brought the index to are another process's: not this answer's.
+        var lastSequence = coverage.tipSeq + 1
+        let pointerFiles = query.pointerFiles
+        // Every file must be at least as long as the index says it wrote: a deleted or cut file is
+        // damage, and the index is rebuilt from the history rather than trusted.
+        let checked = (pointerFiles + ["changes.jsonl"]).flatMap { [$0, IndexFamily.later.prefix + $0] }
+        try checkLengths(checked, against: coverage.sizes)
+        let families = IndexFamily.Files(directory: directory)
+        let cursors = pointerFiles.isEmpty
+            ? [FamilyCursor(families, pointers: nil, sizes: coverage.sizes)]
+            : pointerFiles.map { FamilyCursor(families, pointers: $0, sizes: coverage.sizes) }
+        var results = Collector(query: query)
+        while true {
+            guard collect(from: cursors, below: &lastSequence, floor: coverage.floorSeq, into: &results) else {
+                return Result(entries: results.entries, truncated: true)
+            }
+            // Every indexed change down to the floor is read: older ones are indexed only now, as needed.
+            if coverage.complete {
+                // HEAD says the floor is the first commit: one read checks it before "no more" is answered.
+                let floor = ObjectID(hex: coverage.floor).flatMap { try? repository.git.commit($0) }
+                guard floor?.parents.isEmpty == true else { throw IndexDamaged.floorNotFirstCommit(coverage.floor) }
+                return Result(entries: results.entries, truncated: false)
+            }
+            coverage = try growBack(from: coverage, all: query.limit == nil)
+            try checkLengths(checked, against: coverage.sizes)
+            cursors.forEach { $0.read(upTo: coverage.sizes) }
+        }
+    }
+
+    private func checkLengths(_ files: [String], against sizes: [String: Int]) throws {
+        if let file = shortenedFile(among: files, sizes: sizes) { throw IndexDamaged.shorter(file) }
+    }
+
+    /// Reads `cursors` into `results`, newest first: a merge by sequence of what each gives below
+    /// `lastSequence` and not below `floor`, each change once. False when the limit stopped it.
+    private func collect(
+        from cursors: [FamilyCursor], below lastSequence: inout Int, floor: Int, into results: inout Collector
+    ) -> Bool {
+        var heads = cursors.map { $0.next(below: lastSequence, floor: floor) }
+        while let pick = heads.indices.filter({ heads[$0] != nil }).max(by: { heads[$0]!.sequence < heads[$1]!.sequence }) {
+            let (sequence, line) = heads[pick]!
+            heads[pick] = cursors[pick].next(below: sequence, floor: floor)
+            guard sequence < lastSequence else { continue }
+            lastSequence = sequence
+            guard let entry = AuditEntry.parse(line, loadPlan: { loadPlan($0) }), results.query.matches(entry) else { continue }
+            guard results.add(entry) else { return false }
+        }
+        return true
+    }
+
+    /// Gathers matches newest first, up to the limit. Under --segment a publish is kept only when it
+    /// is the first to its destination after a listed change: when that change reached that site.
+    private struct Collector {
+        let query: Query
+        var entries: [AuditEntry] = []
+        /// Walking back in time, per destination, the oldest publish seen since the last listed change.
+        var publishes: [String: AuditEntry] = [:]
+
+        /// False when the limit is reached and `entry` was not taken.
+        mutating func add(_ entry: AuditEntry) -> Bool {
+            guard query.segment != nil else { return append(entry) }
+            if entry.action == AuditEntry.publishAction {
+                publishes[entry.publishDestination] = entry
+                return true
+            }
+            for publish in publishes.values.sorted(by: { $0.sequence > $1.sequence }) {
+                guard append(publish) else { return false }
+            }
+            publishes = [:]
+            return append(entry)
+        }
+
+        private mutating func append(_ entry: AuditEntry) -> Bool {
+            if let limit = query.limit, entries.count >= limit { return false }
+            entries.append(entry)
+            return true
+        }
+    }
+}
+
+extension AuditLog.Query {
+    /// The pointer files that hold every change this query can match (docs/audit.md, "Which file a
+    /// query reads"); none: it reads the changes files themselves.
+    var pointerFiles: [String] {
+        if let segment, segment.region != Region.any {
+            return ["region-\(segment.region).idx", "region-_other.idx", "publish.idx"]
+        } else if let locale = locale ?? pack?.locale {
+            return ["locale-\(locale).idx"]
+        }
+        return []
+    }
+
+    func matches(_ entry: AuditEntry) -> Bool {
+        if let since, entry.time < since { return false }
+        if let until, entry.time > until { return false }
+        if let locale, !entry.locales.contains(locale) { return false }
+        if let pack, !entry.packs.contains(pack.description) { return false }
+        if let segment {
+            if entry.action == AuditEntry.publishAction { return true }
+            return entry.changes(affecting: segment.region, versions: segment.versions).contains {
+                locale == nil || $0.locale == locale
+            }
+        }
+        return true
+    }
+}
+
+extension AuditLog.IndexDamaged {
+    fileprivate static func entryDisagrees(_ commit: String) -> Self {
+        Self(reason: "its entry for \(commit.prefix(12)) does not match that commit")
+    }
+
+    fileprivate static func floorNotFirstCommit(_ floor: String) -> Self {
+        Self(reason: "HEAD's oldest indexed commit \(floor.prefix(12)) is not the first commit")
+    }
+
+    fileprivate static func shorter(_ file: String) -> Self {
+        Self(reason: "\(file) is shorter than the index wrote it")
+    }
+}
