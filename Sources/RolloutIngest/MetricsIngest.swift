@@ -235,10 +235,10 @@ public enum MetricsIngest {
                 "actor": .string(actor.description), "time": .string(now.description),
             ]
             let writes = [(path: provenancePath, bytes: JSONWriter.pretty(provenance))]
-            var trailers: [(name: String, value: String)] = [("Action", "metrics-ingest")]
-            for locale in reading.locales { trailers.append(("Locale", locale)) }
-            trailers += [("Metrics-Kind", request.kind.rawValue), ("Metrics-File", request.name), ("Metrics-Digest", reading.digest), ("Metrics-Rows", "\(reading.rows)")]
-            if history.ingests > 0 { trailers.append(("Metrics-Generation", "\(history.ingests + 1)")) }
+            var trailers: [(name: Trailer, value: String)] = [(.action, ChangeAction.metricsIngest.rawValue)]
+            for locale in reading.locales { trailers.append((.locale, locale)) }
+            trailers += [(.metricsKind, request.kind.rawValue), (.metricsFile, request.name), (.metricsDigest, reading.digest), (.metricsRows, "\(reading.rows)")]
+            if history.ingests > 0 { trailers.append((.metricsGeneration, "\(history.ingests + 1)")) }
             let change = Change(
                 summary: "metrics ingest \(request.kind.rawValue) \(request.name) (\(reading.rows) rows)", trailers: trailers, writes: writes, blobs: blobs)
             return (change, Outcome(reading: reading, alreadyIngested: nil, rollupsWritten: blobs.count))

@@ -120,9 +120,9 @@ public enum MetricsRetract {
                 "rollups": .object(removed.mapValues { .integer($0) }), "entries": .integer(outcome.entries),
                 "actor": .string(actor.description), "time": .string(time().description),
             ]
-            var trailers: [(name: String, value: String)] = [("Action", "metrics-retract")]
-            for locale in locales { trailers.append(("Locale", locale)) }
-            trailers += [("Metrics-Kind", kind.rawValue), ("Metrics-File", file), ("Metrics-Digest", digest), ("Reason", request.reason)]
+            var trailers: [(name: Trailer, value: String)] = [(.action, ChangeAction.metricsRetract.rawValue)]
+            for locale in locales { trailers.append((.locale, locale)) }
+            trailers += [(.metricsKind, kind.rawValue), (.metricsFile, file), (.metricsDigest, digest), (.reason, request.reason)]
             let change = Change(
                 summary: "metrics retract \(kind.rawValue) \(file) (\(outcome.entries) entries from \(removed.count) rollup(s))", trailers: trailers,
                 writes: [(MetricsLayout.retraction(digest, kind: kind, generation: history.ingests), JSONWriter.pretty(retraction))],

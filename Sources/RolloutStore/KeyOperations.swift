@@ -173,9 +173,6 @@ public enum KeyOperations {
     /// How long a new publishing key is valid unless `--expires` says otherwise.
     public static let defaultPublishingLifetime: Int64 = 365 * 86_400
 
-    /// The `Rollout-Action` of a key list commit.
-    public static let action = "keys"
-
     /// `lifetime` seconds after `now`: when a new publishing key or an index expires. A time past
     /// 9999-12-31T23:59:59Z has no four-digit ISO 8601 form, so no device could read the key list
     /// or index carrying it: refused as a usage error naming `flag`, before anything is written.
@@ -239,9 +236,9 @@ public enum KeyOperations {
         try repository.apply(actor: actor, time: { now }) { snapshot in
             let prepared = try prepare(change, on: snapshot, roots: roots, newRoots: newRoots, now: now)
             let version = prepared.list.version
-            var trailers: [(name: String, value: String)] = [("Action", action), ("Keys-Version", "\(version)"), ("Key-Event", change.event.rawValue)]
-            for id in prepared.keyIDs { trailers.append(("Key", id)) }
-            if let reason = change.reason { trailers.append(("Reason", reason)) }
+            var trailers: [(name: Trailer, value: String)] = [(.action, ChangeAction.keys.rawValue), (.keysVersion, "\(version)"), (.keyEvent, change.event.rawValue)]
+            for id in prepared.keyIDs { trailers.append((.key, id)) }
+            if let reason = change.reason { trailers.append((.reason, reason)) }
             let commit = Change(
                 summary: "keys \(change.event.rawValue): key list version \(version)", trailers: trailers,
                 writes: [(StateLayout.keyList(version), prepared.file.bytes), (StateLayout.keyListSignatures(version), prepared.file.signatures)])

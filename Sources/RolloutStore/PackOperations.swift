@@ -85,12 +85,12 @@ public enum PackOperations {
                 writes.append((StateLayout.packRecord(input.pack.id), JSONWriter.pretty(record.jsonValue)))
             }
             let ids = plan.new.map(\.pack.id)
-            var trailers: [(name: String, value: String)] = [("Action", "pack-add")]
-            for locale in Set(ids.map(\.locale)).sorted() { trailers.append(("Locale", locale)) }
-            for id in ids { trailers.append(("Pack", id.description)) }
-            if let approvedBy = options.approvedBy { trailers.append(("Approved-By", approvedBy)) }
-            if options.allowRemovedKeys { trailers.append(("Allow-Removed-Keys", "true")) }
-            if let reason { trailers.append(("Reason", reason)) }
+            var trailers: [(name: Trailer, value: String)] = [(.action, ChangeAction.packAdd.rawValue)]
+            for locale in Set(ids.map(\.locale)).sorted() { trailers.append((.locale, locale)) }
+            for id in ids { trailers.append((.pack, id.description)) }
+            if let approvedBy = options.approvedBy { trailers.append((.approvedBy, approvedBy)) }
+            if options.allowRemovedKeys { trailers.append((.allowRemovedKeys, "true")) }
+            if let reason { trailers.append((.reason, reason)) }
             let change = Change(summary: "pack add " + ids.map(\.description).joined(separator: ", "), trailers: trailers, writes: writes)
             return (change, plan)
         }
@@ -112,8 +112,8 @@ public enum PackOperations {
         return try repository.apply(actor: actor, time: time) { snapshot in
             let current = try snapshot.policy()
             guard current != policy else { return (nil, policy) }
-            var trailers: [(name: String, value: String)] = [("Action", "policy-set")]
-            if let reason { trailers.append(("Reason", reason)) }
+            var trailers: [(name: Trailer, value: String)] = [(.action, ChangeAction.policySet.rawValue)]
+            if let reason { trailers.append((.reason, reason)) }
             var writes: [(path: String, bytes: [UInt8])] = [(StateLayout.policy, bytes)]
             if policy.defaultLocale != current.defaultLocale || policy.bundleOnlyKeys != current.bundleOnlyKeys {
                 // Fallback chains end at the default locale, and every manifest carries the
