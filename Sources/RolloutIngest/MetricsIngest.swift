@@ -170,12 +170,7 @@ public enum MetricsIngest {
         let reading = try read(request, snapshot: try repository.snapshotForChange())
         let applied = try repository.apply(actor: actor, time: time) { snapshot in
             let history = try MetricsLayout.history(reading.digest, kind: request.kind, in: snapshot)
-            if history.isActive, let bytes = try snapshot.file(MetricsLayout.provenance(reading.digest, kind: request.kind, generation: history.ingests)),
-                let o = (try? StrictJSONParser.parse(bytes))?.objectValue
-            {
-                let earlier = Provenance(
-                    digest: reading.digest, file: o["file"]?.stringValue ?? "?", kind: o["kind"]?.stringValue ?? "?",
-                    rows: o["rows"]?.integerValue ?? 0, actor: o["actor"]?.stringValue ?? "?", time: o["time"]?.stringValue ?? "?")
+            if let earlier = try earlierIngest(reading, kind: request.kind, history: history, snapshot: snapshot) {
                 return (nil, Outcome(reading: reading, alreadyIngested: earlier, rollupsWritten: 0))
             }
             let provenancePath = MetricsLayout.provenance(reading.digest, kind: request.kind, generation: history.ingests + 1)
@@ -188,62 +183,97 @@ public enum MetricsIngest {
             // First every overlap with what is stored, so that a refused file writes nothing at all;
             // then one rollup file at a time, its blob written at once, so that memory holds one
             // rollup, not all of them.
-            let groups = reading.sums.groups
-            var overlaps: [String] = []
-            var overlapCount = 0
-            for group in groups {
-                try checkRollupSize(stored: 0, group: group, kind: request.kind, name: request.name)
-            }
-            for group in groups {
-                let path = MetricsLayout.rollup(request.kind, locale: group.locale, day: group.day)
-                guard let bytes = try snapshot.file(path) else { continue }
-                let stored = try MetricRollup.parse(bytes, source: path)
-                try checkRollupSize(stored: stored.counts.count, group: group, kind: request.kind, name: request.name)
-                try reading.sums.forEach(in: group) { key, _ in
-                    guard stored.counts[key] != nil else { return }
-                    overlapCount += 1
-                    if overlaps.count < 10 {
-                        overlaps.append("  \(stored.date) \(group.locale)@\(key.contentVersion) \(key.region) \(key.appVersion): already ingested from sha256:\(stored.sources[key] ?? "?")…")
-                    }
-                }
-            }
-            timer.lap("checked \(groups.count) rollups for overlaps")
-            if !overlaps.isEmpty {
-                throw RolloutError.badInput(
-                    "\(request.name): \(overlapCount) row group(s) overlap data already ingested for the same date, pack, region and app version; nothing was ingested (counts are never added twice):\n"
-                        + overlaps.joined(separator: "\n") + (overlapCount > overlaps.count ? "\n  ... and \(overlapCount - overlaps.count) more" : ""))
-            }
-            let short = String(reading.digest.dropFirst(7).prefix(12))
-            var blobs: [(path: String, blob: ObjectID)] = []
-            for group in groups {
-                let path = MetricsLayout.rollup(request.kind, locale: group.locale, day: group.day)
-                var rollup = try snapshot.file(path).map { try MetricRollup.parse($0, source: path) }
-                    ?? MetricRollup(kind: request.kind, locale: group.locale, day: group.day)
-                try reading.sums.forEach(in: group) { key, counts in
-                    rollup.counts[key] = counts
-                    rollup.sources[key] = short
-                }
-                blobs.append((path, try snapshot.repository.writeBlob(JSONWriter.pretty(rollup.jsonValue))))
-            }
+            try checkOverlaps(reading, request: request, snapshot: snapshot)
+            timer.lap("checked \(reading.sums.groups.count) rollups for overlaps")
+            let blobs = try writeRollups(reading, kind: request.kind, snapshot: snapshot)
             timer.lap("built and wrote \(blobs.count) rollups")
-            let now = time()
-            let provenance: JSONValue = [
-                "digest": .string(reading.digest), "file": .string(request.name), "kind": .string(request.kind.rawValue),
-                "rows": .integer(reading.rows), "skippedRows": .integer(reading.badRowCount), "bytes": .integer(reading.bytes),
-                "locales": .array(reading.locales.map { .string($0) }),
-                "dates": .array(reading.days.map { .string(String(Timestamp(seconds: Int64($0) * 86_400).description.prefix(10))) }),
-                "actor": .string(actor.description), "time": .string(now.description),
-            ]
-            let writes = [(path: provenancePath, bytes: JSONWriter.pretty(provenance))]
-            var trailers: [(name: Trailer, value: String)] = [(.action, ChangeAction.metricsIngest.rawValue)]
-            for locale in reading.locales { trailers.append((.locale, locale)) }
-            trailers += [(.metricsKind, request.kind.rawValue), (.metricsFile, request.name), (.metricsDigest, reading.digest), (.metricsRows, "\(reading.rows)")]
-            if history.ingests > 0 { trailers.append((.metricsGeneration, "\(history.ingests + 1)")) }
+            let provenance = provenanceRecord(reading, request: request, actor: actor, time: time())
             let change = Change(
-                summary: "metrics ingest \(request.kind.rawValue) \(request.name) (\(reading.rows) rows)", trailers: trailers, writes: writes, blobs: blobs)
+                summary: "metrics ingest \(request.kind.rawValue) \(request.name) (\(reading.rows) rows)",
+                trailers: trailers(reading, request: request, generation: history.ingests + 1),
+                writes: [(path: provenancePath, bytes: JSONWriter.pretty(provenance))], blobs: blobs)
             return (change, Outcome(reading: reading, alreadyIngested: nil, rollupsWritten: blobs.count))
         }
         return applied.result
+    }
+
+    /// The stored provenance of the ingest of this same file, when it is still counted: the new
+    /// ingest is then a no-op.
+    static func earlierIngest(_ reading: Reading, kind: MetricKind, history: MetricsLayout.History, snapshot: Snapshot) throws -> Provenance? {
+        guard history.isActive, let bytes = try snapshot.file(MetricsLayout.provenance(reading.digest, kind: kind, generation: history.ingests)),
+            let o = (try? StrictJSONParser.parse(bytes))?.objectValue
+        else { return nil }
+        return Provenance(
+            digest: reading.digest, file: o["file"]?.stringValue ?? "?", kind: o["kind"]?.stringValue ?? "?",
+            rows: o["rows"]?.integerValue ?? 0, actor: o["actor"]?.stringValue ?? "?", time: o["time"]?.stringValue ?? "?")
+    }
+
+    /// Refuses the file, before anything is written, when a rollup would grow past its limit or when
+    /// any of its counts is already stored (counts are never added twice).
+    static func checkOverlaps(_ reading: Reading, request: Request, snapshot: Snapshot) throws {
+        let groups = reading.sums.groups
+        var overlaps: [String] = []
+        var overlapCount = 0
+        for group in groups {
+            try checkRollupSize(stored: 0, group: group, kind: request.kind, name: request.name)
+        }
+        for group in groups {
+            let path = MetricsLayout.rollup(request.kind, locale: group.locale, day: group.day)
+            guard let bytes = try snapshot.file(path) else { continue }
+            let stored = try MetricRollup.parse(bytes, source: path)
+            try checkRollupSize(stored: stored.counts.count, group: group, kind: request.kind, name: request.name)
+            try reading.sums.forEach(in: group) { key, _ in
+                guard stored.counts[key] != nil else { return }
+                overlapCount += 1
+                if overlaps.count < 10 {
+                    overlaps.append(
+                        "  \(stored.date) \(group.locale)@\(key.contentVersion) \(key.region) \(key.appVersion): "
+                            + "already ingested from sha256:\(stored.sources[key] ?? "?")…")
+                }
+            }
+        }
+        if !overlaps.isEmpty { throw RolloutError.overlappingRows(request.name, count: overlapCount, shown: overlaps) }
+    }
+
+    /// Adds the file's counts to each rollup, writing each rollup's blob as soon as it is built.
+    static func writeRollups(_ reading: Reading, kind: MetricKind, snapshot: Snapshot) throws -> [(path: String, blob: ObjectID)] {
+        let short = String(reading.digest.dropFirst(7).prefix(12))
+        var blobs: [(path: String, blob: ObjectID)] = []
+        for group in reading.sums.groups {
+            let path = MetricsLayout.rollup(kind, locale: group.locale, day: group.day)
+            var rollup = try snapshot.file(path).map { try MetricRollup.parse($0, source: path) }
+                ?? MetricRollup(kind: kind, locale: group.locale, day: group.day)
+            try reading.sums.forEach(in: group) { key, counts in
+                rollup.counts[key] = counts
+                rollup.sources[key] = short
+            }
+            blobs.append((path, try snapshot.repository.writeBlob(JSONWriter.pretty(rollup.jsonValue))))
+        }
+        return blobs
+    }
+
+    /// The provenance record: what was ingested, from which file, by whom and when.
+    static func provenanceRecord(_ reading: Reading, request: Request, actor: Actor, time now: Timestamp) -> JSONValue {
+        [
+            "digest": .string(reading.digest), "file": .string(request.name), "kind": .string(request.kind.rawValue),
+            "rows": .integer(reading.rows), "skippedRows": .integer(reading.badRowCount), "bytes": .integer(reading.bytes),
+            "locales": .array(reading.locales.map { .string($0) }),
+            "dates": .array(reading.days.map { .string(String(Timestamp(seconds: Int64($0) * 86_400).description.prefix(10))) }),
+            "actor": .string(actor.description), "time": .string(now.description),
+        ]
+    }
+
+    /// The commit's trailers (docs/metrics.md, "The commit and its trailers"); `generation` is
+    /// recorded from the second ingest of a file on, after a retraction.
+    static func trailers(_ reading: Reading, request: Request, generation: Int) -> [(name: Trailer, value: String)] {
+        var trailers: [(name: Trailer, value: String)] = [(.action, ChangeAction.metricsIngest.rawValue)]
+        for locale in reading.locales { trailers.append((.locale, locale)) }
+        trailers += [
+            (.metricsKind, request.kind.rawValue), (.metricsFile, request.name), (.metricsDigest, reading.digest),
+            (.metricsRows, "\(reading.rows)"),
+        ]
+        if generation > 1 { trailers.append((.metricsGeneration, "\(generation)")) }
+        return trailers
     }
 
     /// Refuses a file that would make one rollup hold more than `rollupKeyLimit` keys. The keys
@@ -279,5 +309,14 @@ public enum MetricsIngest {
                     "\(name): the \(kind.columns.total) of \(pack) ingested since this file was read leave no room for its counts within \(MetricCounts.maximum); nothing was ingested; run the command again to see the rows")
             }
         }
+    }
+}
+
+extension RolloutError {
+    fileprivate static func overlappingRows(_ name: String, count: Int, shown: [String]) -> RolloutError {
+        .badInput(
+            "\(name): \(count) row group(s) overlap data already ingested for the same date, pack, region and app version; "
+                + "nothing was ingested (counts are never added twice):\n"
+                + shown.joined(separator: "\n") + (count > shown.count ? "\n  ... and \(count - shown.count) more" : ""))
     }
 }
