@@ -96,13 +96,10 @@ public enum MetricsIngest {
         } catch let failure as GzipReader.Failure {
             throw RolloutError.badInput("\(request.name): \(failure.message); nothing was ingested")
         }
-        guard rows.columns != nil else { throw RolloutError.badInput("\(request.name): empty file; the first line must be a header") }
+        guard rows.columns != nil else { throw RolloutError.emptyMetricsFile(request.name) }
         timer.lap("read \(byteCount) bytes, \(rows.rows) rows, \(rows.sums.statistics.runs) runs spilled")
         if rows.badCount > 0 && !request.skipInvalid {
-            let listed = rows.bad.map { "  \(request.name):\($0.line): \($0.message)" }.joined(separator: "\n")
-            let more = rows.badCount > rows.bad.count ? "\n  ... and \(rows.badCount - rows.bad.count) more" : ""
-            throw RolloutError.badInput(
-                "\(request.name): \(rows.badCount) of \(rows.rows) rows are invalid; nothing was ingested (--skip-invalid keeps the good rows):\n\(listed)\(more)")
+            throw RolloutError.invalidRows(request.name, shown: rows.bad, count: rows.badCount, of: rows.rows)
         }
         let sums = try rows.sums.finish(values: rows.values)
         let work = rows.sums.statistics
@@ -281,10 +278,7 @@ public enum MetricsIngest {
     static func checkRollupSize(stored: Int, group: GroupedSums.Group, kind: MetricKind, name: String) throws {
         guard stored + group.count > rollupKeyLimit else { return }
         let date = Timestamp(seconds: Int64(group.day) * 86_400).description.prefix(10)
-        throw RolloutError.badInput(
-            "\(name): the \(kind.rawValue) rollup of \(group.locale) on \(date) would hold \(stored + group.count) keys (\(stored) stored + \(group.count) in this file), "
-                + "more than \(rollupKeyLimit) (pack x region x app version for one locale and date), which every reader of metrics holds in memory at once; "
-                + "nothing was ingested; fold rare app versions together before ingesting (4.2.17 as 4.2, for example) so that the date has fewer keys")
+        throw RolloutError.rollupTooLarge(name, kind: kind, group: group, date: date, stored: stored)
     }
 
     /// A rollup entry names its file by the first 12 hex digits of its digest, and a retraction
@@ -293,8 +287,7 @@ public enum MetricsIngest {
     static func checkShortDigest(_ reading: Reading, kind: MetricKind, name: String, snapshot: Snapshot) throws {
         let short = String(reading.digest.dropFirst(7).prefix(12))
         if let other = try MetricsLayout.ingestedDigests(startingWith: short, in: snapshot).first(where: { $0.kind == kind && $0.digest != reading.digest }) {
-            throw RolloutError.badInput(
-                "\(name): its digest \(reading.digest) starts with the same 12 hex digits as the ingested file \(other.digest), and rollups tell files apart by them; change the file (a trailing newline will do) and ingest it again")
+            throw RolloutError.shortDigestClash(name, reading.digest, other.digest)
         }
     }
 
@@ -305,14 +298,48 @@ public enum MetricsIngest {
         for (pack, added) in reading.packTotals.sorted(by: { $0.key < $1.key }) {
             if stored[pack.locale] == nil { stored[pack.locale] = try MetricsLayout.totals(kind, locale: pack.locale, in: snapshot) }
             guard added <= MetricCounts.maximum - stored[pack.locale]!.total(of: pack.contentVersion) else {
-                throw RolloutError.conflict(
-                    "\(name): the \(kind.columns.total) of \(pack) ingested since this file was read leave no room for its counts within \(MetricCounts.maximum); nothing was ingested; run the command again to see the rows")
+                throw RolloutError.noRoomSinceRead(name, kind: kind, pack: pack)
             }
         }
     }
 }
 
 extension RolloutError {
+    fileprivate static func emptyMetricsFile(_ name: String) -> RolloutError {
+        .badInput("\(name): empty file; the first line must be a header")
+    }
+
+    fileprivate static func invalidRows(_ name: String, shown: [(line: Int, message: String)], count: Int, of rows: Int) -> RolloutError {
+        let listed = shown.map { "  \(name):\($0.line): \($0.message)" }.joined(separator: "\n")
+        let more = count > shown.count ? "\n  ... and \(count - shown.count) more" : ""
+        return .badInput(
+            "\(name): \(count) of \(rows) rows are invalid; nothing was ingested (--skip-invalid keeps the good rows):\n\(listed)\(more)")
+    }
+
+    fileprivate static func rollupTooLarge(
+        _ name: String, kind: MetricKind, group: GroupedSums.Group, date: Substring, stored: Int
+    ) -> RolloutError {
+        .badInput(
+            "\(name): the \(kind.rawValue) rollup of \(group.locale) on \(date) would hold \(stored + group.count) keys "
+                + "(\(stored) stored + \(group.count) in this file), "
+                + "more than \(MetricsIngest.rollupKeyLimit) (pack x region x app version for one locale and date), "
+                + "which every reader of metrics holds in memory at once; "
+                + "nothing was ingested; fold rare app versions together before ingesting (4.2.17 as 4.2, for example) "
+                + "so that the date has fewer keys")
+    }
+
+    fileprivate static func shortDigestClash(_ name: String, _ digest: String, _ other: String) -> RolloutError {
+        .badInput(
+            "\(name): its digest \(digest) starts with the same 12 hex digits as the ingested file \(other), "
+                + "and rollups tell files apart by them; change the file (a trailing newline will do) and ingest it again")
+    }
+
+    fileprivate static func noRoomSinceRead(_ name: String, kind: MetricKind, pack: PackID) -> RolloutError {
+        .conflict(
+            "\(name): the \(kind.columns.total) of \(pack) ingested since this file was read leave no room for its counts "
+                + "within \(MetricCounts.maximum); nothing was ingested; run the command again to see the rows")
+    }
+
     fileprivate static func overlappingRows(_ name: String, count: Int, shown: [String]) -> RolloutError {
         .badInput(
             "\(name): \(count) row group(s) overlap data already ingested for the same date, pack, region and app version; "

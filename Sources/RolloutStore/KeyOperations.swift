@@ -179,8 +179,7 @@ public enum KeyOperations {
     public static func expiry(after now: Timestamp, lifetime: Int64, flag: String = "--expires") throws -> Timestamp {
         let expires = Timestamp(seconds: now.seconds + lifetime)
         guard Timestamp(iso8601: expires.description) == expires else {
-            throw RolloutError.usage(
-                "\(flag) \(TimeSpan.describe(lifetime)) from \(now) ends past 9999-12-31T23:59:59Z, the last time a device can read; give a shorter \(flag). Nothing was written")
+            throw RolloutError.expiryTooLate(flag, lifetime: lifetime, from: now)
         }
         return expires
     }
@@ -236,7 +235,9 @@ public enum KeyOperations {
         try repository.apply(actor: actor, time: { now }) { snapshot in
             let prepared = try prepare(change, on: snapshot, roots: roots, newRoots: newRoots, now: now)
             let version = prepared.list.version
-            var trailers: [(name: Trailer, value: String)] = [(.action, ChangeAction.keys.rawValue), (.keysVersion, "\(version)"), (.keyEvent, change.event.rawValue)]
+            var trailers: [(name: Trailer, value: String)] = [
+                (.action, ChangeAction.keys.rawValue), (.keysVersion, "\(version)"), (.keyEvent, change.event.rawValue),
+            ]
             for id in prepared.keyIDs { trailers.append((.key, id)) }
             if let reason = change.reason { trailers.append((.reason, reason)) }
             let commit = Change(
@@ -286,5 +287,13 @@ public struct KeyListing: Equatable, Sendable {
             rows.append(KeyListing(id: id, role: .revoked, publicKey: nil, created: nil, expires: nil, status: "revoked: \(revocation.reason)", revocation: revocation))
         }
         return rows
+    }
+}
+
+extension RolloutError {
+    fileprivate static func expiryTooLate(_ flag: String, lifetime: Int64, from now: Timestamp) -> RolloutError {
+        .usage(
+            "\(flag) \(TimeSpan.describe(lifetime)) from \(now) ends past 9999-12-31T23:59:59Z, the last time a device can read; "
+                + "give a shorter \(flag). Nothing was written")
     }
 }

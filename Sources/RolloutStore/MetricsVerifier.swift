@@ -51,7 +51,9 @@ struct MetricsVerifier {
         }
         if retracting {
             let ingest = MetricsLayout.provenance(digest, kind: kind, generation: name.generation)
-            if recordAdded[ingest] == nil { problem(change.path, "retracts \(ingest), which no earlier ingest of this history added") }
+            if recordAdded[ingest] == nil {
+                problem(change.path, "retracts \(ingest), which no earlier ingest of this history added")
+            }
         } else if name.generation > 1, recordAdded[MetricsLayout.retraction(digest, kind: kind, generation: name.generation - 1)] == nil {
             problem(change.path, "ingests \(digest) again, but its earlier ingest was never retracted")
         }
@@ -89,12 +91,12 @@ struct MetricsVerifier {
         }
         for kind in MetricKind.allCases {
             for (prefix, digests) in active[kind] ?? [:] where digests.count > 1 {
-                problem(MetricsLayout.ingestsDirectory, "\(digests.sorted().joined(separator: " and ")) share the short digest \(prefix) their rollup entries name")
+                problem(MetricsLayout.ingestsDirectory, .sharedShortDigest(digests, prefix))
             }
             let kindDirectory = "\(MetricsLayout.directory)/\(kind.rawValue)"
             for locale in try snapshot.directory(kindDirectory) {
                 guard locale.isTree else {
-                    problem("\(kindDirectory)/\(locale.name)", "is not a rollup rollout writes (\(kindDirectory)/LOCALE/DATE.json)")
+                    problem("\(kindDirectory)/\(locale.name)", .notARollupDirectory(kindDirectory))
                     continue
                 }
                 var totals = MetricTotals(kind: kind, locale: locale.name)
@@ -103,7 +105,7 @@ struct MetricsVerifier {
                     do {
                         let rollup = try MetricRollup.parse(try snapshot.repository.readBlob(entry.id), source: path)
                         if rollup.kind != kind || rollup.locale != locale.name || "\(rollup.date).json" != entry.name {
-                            problem(path, "holds the \(rollup.kind.rawValue) rollup of \(rollup.locale) on \(rollup.date), not what its path says")
+                            problem(path, .rollupElsewhere(rollup))
                         }
                         for origin in Set(rollup.sources.values).sorted() where active[kind]?[origin] == nil {
                             problem(path, "has counts from sha256:\(origin)…, which no ingest still counted recorded")
@@ -120,6 +122,18 @@ struct MetricsVerifier {
 
 /// The longer problem messages, written once; the text is what `rollout verify` prints.
 extension String {
+    fileprivate static func sharedShortDigest(_ digests: Set<String>, _ prefix: String) -> String {
+        "\(digests.sorted().joined(separator: " and ")) share the short digest \(prefix) their rollup entries name"
+    }
+
+    fileprivate static func notARollupDirectory(_ kindDirectory: String) -> String {
+        "is not a rollup rollout writes (\(kindDirectory)/LOCALE/DATE.json)"
+    }
+
+    fileprivate static func rollupElsewhere(_ rollup: MetricRollup) -> String {
+        "holds the \(rollup.kind.rawValue) rollup of \(rollup.locale) on \(rollup.date), not what its path says"
+    }
+
     fileprivate static func notExactlyItsRecord(
         _ action: ChangeAction, _ digest: String, _ kind: MetricKind, directory: String, added: [Verifier.PathChange]
     ) -> String {

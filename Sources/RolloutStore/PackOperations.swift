@@ -36,16 +36,13 @@ public enum PackOperations {
         for input in inputs {
             let pack = input.pack
             if input.parsed.byteCount > policy.limits.maxPackBytes {
-                throw RolloutError.badInput(
-                    "\(input.source): pack is \(ByteCount.describe(input.parsed.byteCount)), over the limit of \(ByteCount.describe(policy.limits.maxPackBytes)) (policy limits.maxPackBytes)")
+                throw RolloutError.packOverLimit(input, limit: policy.limits.maxPackBytes)
             }
             if let stored = try snapshot?.pack(pack.id) {
                 if stored.checksum == pack.checksum {
                     if !plan.unchanged.contains(pack.id) { plan.unchanged.append(pack.id) }
                 } else {
-                    plan.conflicts.append(LintFinding(
-                        severity: .error, rule: "immutable", pack: pack.id, key: nil,
-                        message: "\(input.source): \(pack.id) already exists with different content (stored \(stored.checksum), this file \(pack.checksum)). Packs are immutable: publish the change as a new contentVersion"))
+                    plan.conflicts.append(.changedStoredPack(input, stored: stored.checksum))
                 }
                 continue
             }
@@ -123,5 +120,22 @@ public enum PackOperations {
             let change = Change(summary: "policy set", trailers: trailers, writes: writes)
             return (change, policy)
         }
+    }
+}
+
+extension RolloutError {
+    fileprivate static func packOverLimit(_ input: PackInput, limit: Int) -> RolloutError {
+        .badInput(
+            "\(input.source): pack is \(ByteCount.describe(input.parsed.byteCount)), over the limit of \(ByteCount.describe(limit)) "
+                + "(policy limits.maxPackBytes)")
+    }
+}
+
+extension LintFinding {
+    fileprivate static func changedStoredPack(_ input: PackInput, stored checksum: String) -> LintFinding {
+        LintFinding(
+            severity: .error, rule: "immutable", pack: input.pack.id, key: nil,
+            message: "\(input.source): \(input.pack.id) already exists with different content (stored \(checksum), this file "
+                + "\(input.pack.checksum)). Packs are immutable: publish the change as a new contentVersion")
     }
 }

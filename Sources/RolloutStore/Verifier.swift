@@ -169,10 +169,10 @@ public enum Verifier {
             previousTree = commit.tree
             var c = CommitUnderCheck(commit: commit, trailers: Change.trailers(of: commit.message), changes: changes)
             if !isFirst && commit.parents.count != 1 {
-                c.problem(nil, "has \(commit.parents.count) parents; rollout's history is one line of single-parent commits")
+                c.problem(nil, .notSingleParent(commit))
             }
             for change in changes where change.old != nil && isImmutable(change.path) {
-                c.problem(change.path, "\(change.new == nil ? "was deleted" : "changed content"); it may never change once written")
+                c.problem(change.path, .immutableChanged(change))
             }
             guard let name = c.trailers.value(.action) else {
                 c.problem(nil, .noAction(commit))
@@ -204,7 +204,7 @@ public enum Verifier {
             case .packAdd: checkPackAdd(&c)
             case .promote, .complete, .ramp, .pause, .resume:
                 if let locale = c.trailers.value(.locale), !c.changes.contains(where: { $0.path == StateLayout.plan(locale) }) {
-                    c.problem(StateLayout.plan(locale), "a \(action.rawValue) of \(locale) that does not change its plan")
+                    c.problem(StateLayout.plan(locale), .planUnchanged(action, locale))
                 }
             case .revert: checkRevert(&c)
             case .publish:
@@ -228,11 +228,13 @@ public enum Verifier {
             var added: [PackID: String] = [:]
             for change in c.changes where change.old == nil {
                 guard let file = StateLayout.storedPackFile(atPath: change.path), !file.isRecord else { continue }
-                if !file.inShard { c.problem(change.path, "added in the wrong shard: \(file.id) belongs in \(StateLayout.pack(file.id))") }
+                if !file.inShard { c.problem(change.path, .addedInWrongShard(file.id)) }
                 added[file.id] = change.path
             }
             let named = Set(c.trailers.values(.pack).compactMap { try? PackID.parse($0) })
-            for id in Set(added.keys).subtracting(named).sorted() { c.problem(added[id]!, "added, but not named in a Rollout-Pack trailer") }
+            for id in Set(added.keys).subtracting(named).sorted() {
+                c.problem(added[id]!, "added, but not named in a Rollout-Pack trailer")
+            }
             for id in named.subtracting(added.keys).sorted() { c.problem(nil, .namedPackNotAdded(id)) }
         }
 
@@ -262,7 +264,7 @@ public enum Verifier {
             let expected = Set([StateLayout.keyList(version), StateLayout.keyListSignatures(version)])
             let added = Set(c.changes.filter { $0.old == nil && $0.new != nil }.map(\.path))
             if added != expected || c.changes.count != 2 {
-                c.problem(StateLayout.keyList(version), "a keys commit must add exactly key list version \(version) and its signatures")
+                c.problem(StateLayout.keyList(version), .notExactlyKeyList(version))
             }
         }
     }
@@ -290,7 +292,7 @@ public enum Verifier {
             var placed: [PackID: StateLayout.PackPlacement] = [:]
             for file in try snapshot.storedPackFiles(of: locale) {
                 if !file.inShard {
-                    problem(file.path, "is in the wrong shard: \(file.id) belongs in \(StateLayout.packFile(file.id, record: file.isRecord))")
+                    problem(file.path, .inWrongShard(file))
                 } else if !file.isRecord, let other = placed.updateValue(file.placement, forKey: file.id), other != file.placement {
                     problem(file.path, "\(file.id) is stored twice, flat and in its shard")
                 }
@@ -353,7 +355,9 @@ public enum Verifier {
             }
             for rule in plan.rules {
                 let pack = "\(locale)@\(rule.pack.contentVersion)"
-                if !stored.contains(rule.pack.contentVersion) { problem(path, "a rule gives \(pack); the repository does not hold it") }
+                if !stored.contains(rule.pack.contentVersion) {
+                    problem(path, "a rule gives \(pack); the repository does not hold it")
+                }
                 if plan.isBlocked(rule.pack.contentVersion) { problem(path, "a rule gives \(pack), which is blocked") }
             }
         }
@@ -456,6 +460,30 @@ public enum Verifier {
 
 /// The longer problem messages, written once; the text is what `rollout verify` prints.
 extension String {
+    fileprivate static func notSingleParent(_ commit: GitCommit) -> String {
+        "has \(commit.parents.count) parents; rollout's history is one line of single-parent commits"
+    }
+
+    fileprivate static func immutableChanged(_ change: Verifier.PathChange) -> String {
+        "\(change.new == nil ? "was deleted" : "changed content"); it may never change once written"
+    }
+
+    fileprivate static func planUnchanged(_ action: ChangeAction, _ locale: String) -> String {
+        "a \(action.rawValue) of \(locale) that does not change its plan"
+    }
+
+    fileprivate static func addedInWrongShard(_ id: PackID) -> String {
+        "added in the wrong shard: \(id) belongs in \(StateLayout.pack(id))"
+    }
+
+    fileprivate static func notExactlyKeyList(_ version: Int) -> String {
+        "a keys commit must add exactly key list version \(version) and its signatures"
+    }
+
+    fileprivate static func inWrongShard(_ file: StateLayout.StoredPackFile) -> String {
+        "is in the wrong shard: \(file.id) belongs in \(StateLayout.packFile(file.id, record: file.isRecord))"
+    }
+
     fileprivate static var noStateRef: String {
         "\(StateLayout.stateRef) does not exist: not a rollout repository, or its history was removed"
     }
