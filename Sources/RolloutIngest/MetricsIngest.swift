@@ -96,13 +96,10 @@ public enum MetricsIngest {
         } catch let failure as GzipReader.Failure {
             throw RolloutError.badInput("\(request.name): \(failure.message); nothing was ingested")
         }
-        guard rows.columns != nil else { throw RolloutError.badInput("\(request.name): empty file; the first line must be a header") }
+        guard rows.columns != nil else { throw RolloutError.emptyMetricsFile(request.name) }
         timer.lap("read \(byteCount) bytes, \(rows.rows) rows, \(rows.sums.statistics.runs) runs spilled")
         if rows.badCount > 0 && !request.skipInvalid {
-            let listed = rows.bad.map { "  \(request.name):\($0.line): \($0.message)" }.joined(separator: "\n")
-            let more = rows.badCount > rows.bad.count ? "\n  ... and \(rows.badCount - rows.bad.count) more" : ""
-            throw RolloutError.badInput(
-                "\(request.name): \(rows.badCount) of \(rows.rows) rows are invalid; nothing was ingested (--skip-invalid keeps the good rows):\n\(listed)\(more)")
+            throw RolloutError.invalidRows(request.name, shown: rows.bad, count: rows.badCount, of: rows.rows)
         }
         let sums = try rows.sums.finish(values: rows.values)
         let work = rows.sums.statistics
@@ -170,12 +167,7 @@ public enum MetricsIngest {
         let reading = try read(request, snapshot: try repository.snapshotForChange())
         let applied = try repository.apply(actor: actor, time: time) { snapshot in
             let history = try MetricsLayout.history(reading.digest, kind: request.kind, in: snapshot)
-            if history.isActive, let bytes = try snapshot.file(MetricsLayout.provenance(reading.digest, kind: request.kind, generation: history.ingests)),
-                let o = (try? StrictJSONParser.parse(bytes))?.objectValue
-            {
-                let earlier = Provenance(
-                    digest: reading.digest, file: o["file"]?.stringValue ?? "?", kind: o["kind"]?.stringValue ?? "?",
-                    rows: o["rows"]?.integerValue ?? 0, actor: o["actor"]?.stringValue ?? "?", time: o["time"]?.stringValue ?? "?")
+            if let earlier = try earlierIngest(reading, kind: request.kind, history: history, snapshot: snapshot) {
                 return (nil, Outcome(reading: reading, alreadyIngested: earlier, rollupsWritten: 0))
             }
             let provenancePath = MetricsLayout.provenance(reading.digest, kind: request.kind, generation: history.ingests + 1)
@@ -188,62 +180,97 @@ public enum MetricsIngest {
             // First every overlap with what is stored, so that a refused file writes nothing at all;
             // then one rollup file at a time, its blob written at once, so that memory holds one
             // rollup, not all of them.
-            let groups = reading.sums.groups
-            var overlaps: [String] = []
-            var overlapCount = 0
-            for group in groups {
-                try checkRollupSize(stored: 0, group: group, kind: request.kind, name: request.name)
-            }
-            for group in groups {
-                let path = MetricsLayout.rollup(request.kind, locale: group.locale, day: group.day)
-                guard let bytes = try snapshot.file(path) else { continue }
-                let stored = try MetricRollup.parse(bytes, source: path)
-                try checkRollupSize(stored: stored.counts.count, group: group, kind: request.kind, name: request.name)
-                try reading.sums.forEach(in: group) { key, _ in
-                    guard stored.counts[key] != nil else { return }
-                    overlapCount += 1
-                    if overlaps.count < 10 {
-                        overlaps.append("  \(stored.date) \(group.locale)@\(key.contentVersion) \(key.region) \(key.appVersion): already ingested from sha256:\(stored.sources[key] ?? "?")…")
-                    }
-                }
-            }
-            timer.lap("checked \(groups.count) rollups for overlaps")
-            if !overlaps.isEmpty {
-                throw RolloutError.badInput(
-                    "\(request.name): \(overlapCount) row group(s) overlap data already ingested for the same date, pack, region and app version; nothing was ingested (counts are never added twice):\n"
-                        + overlaps.joined(separator: "\n") + (overlapCount > overlaps.count ? "\n  ... and \(overlapCount - overlaps.count) more" : ""))
-            }
-            let short = String(reading.digest.dropFirst(7).prefix(12))
-            var blobs: [(path: String, blob: ObjectID)] = []
-            for group in groups {
-                let path = MetricsLayout.rollup(request.kind, locale: group.locale, day: group.day)
-                var rollup = try snapshot.file(path).map { try MetricRollup.parse($0, source: path) }
-                    ?? MetricRollup(kind: request.kind, locale: group.locale, day: group.day)
-                try reading.sums.forEach(in: group) { key, counts in
-                    rollup.counts[key] = counts
-                    rollup.sources[key] = short
-                }
-                blobs.append((path, try snapshot.repository.writeBlob(JSONWriter.pretty(rollup.jsonValue))))
-            }
+            try checkOverlaps(reading, request: request, snapshot: snapshot)
+            timer.lap("checked \(reading.sums.groups.count) rollups for overlaps")
+            let blobs = try writeRollups(reading, kind: request.kind, snapshot: snapshot)
             timer.lap("built and wrote \(blobs.count) rollups")
-            let now = time()
-            let provenance: JSONValue = [
-                "digest": .string(reading.digest), "file": .string(request.name), "kind": .string(request.kind.rawValue),
-                "rows": .integer(reading.rows), "skippedRows": .integer(reading.badRowCount), "bytes": .integer(reading.bytes),
-                "locales": .array(reading.locales.map { .string($0) }),
-                "dates": .array(reading.days.map { .string(String(Timestamp(seconds: Int64($0) * 86_400).description.prefix(10))) }),
-                "actor": .string(actor.description), "time": .string(now.description),
-            ]
-            let writes = [(path: provenancePath, bytes: JSONWriter.pretty(provenance))]
-            var trailers: [(name: String, value: String)] = [("Action", "metrics-ingest")]
-            for locale in reading.locales { trailers.append(("Locale", locale)) }
-            trailers += [("Metrics-Kind", request.kind.rawValue), ("Metrics-File", request.name), ("Metrics-Digest", reading.digest), ("Metrics-Rows", "\(reading.rows)")]
-            if history.ingests > 0 { trailers.append(("Metrics-Generation", "\(history.ingests + 1)")) }
+            let provenance = provenanceRecord(reading, request: request, actor: actor, time: time())
             let change = Change(
-                summary: "metrics ingest \(request.kind.rawValue) \(request.name) (\(reading.rows) rows)", trailers: trailers, writes: writes, blobs: blobs)
+                summary: "metrics ingest \(request.kind.rawValue) \(request.name) (\(reading.rows) rows)",
+                trailers: trailers(reading, request: request, generation: history.ingests + 1),
+                writes: [(path: provenancePath, bytes: JSONWriter.pretty(provenance))], blobs: blobs)
             return (change, Outcome(reading: reading, alreadyIngested: nil, rollupsWritten: blobs.count))
         }
         return applied.result
+    }
+
+    /// The stored provenance of the ingest of this same file, when it is still counted: the new
+    /// ingest is then a no-op.
+    static func earlierIngest(_ reading: Reading, kind: MetricKind, history: MetricsLayout.History, snapshot: Snapshot) throws -> Provenance? {
+        guard history.isActive, let bytes = try snapshot.file(MetricsLayout.provenance(reading.digest, kind: kind, generation: history.ingests)),
+            let o = (try? StrictJSONParser.parse(bytes))?.objectValue
+        else { return nil }
+        return Provenance(
+            digest: reading.digest, file: o["file"]?.stringValue ?? "?", kind: o["kind"]?.stringValue ?? "?",
+            rows: o["rows"]?.integerValue ?? 0, actor: o["actor"]?.stringValue ?? "?", time: o["time"]?.stringValue ?? "?")
+    }
+
+    /// Refuses the file, before anything is written, when a rollup would grow past its limit or when
+    /// any of its counts is already stored (counts are never added twice).
+    static func checkOverlaps(_ reading: Reading, request: Request, snapshot: Snapshot) throws {
+        let groups = reading.sums.groups
+        var overlaps: [String] = []
+        var overlapCount = 0
+        for group in groups {
+            try checkRollupSize(stored: 0, group: group, kind: request.kind, name: request.name)
+        }
+        for group in groups {
+            let path = MetricsLayout.rollup(request.kind, locale: group.locale, day: group.day)
+            guard let bytes = try snapshot.file(path) else { continue }
+            let stored = try MetricRollup.parse(bytes, source: path)
+            try checkRollupSize(stored: stored.counts.count, group: group, kind: request.kind, name: request.name)
+            try reading.sums.forEach(in: group) { key, _ in
+                guard stored.counts[key] != nil else { return }
+                overlapCount += 1
+                if overlaps.count < 10 {
+                    overlaps.append(
+                        "  \(stored.date) \(group.locale)@\(key.contentVersion) \(key.region) \(key.appVersion): "
+                            + "already ingested from sha256:\(stored.sources[key] ?? "?")…")
+                }
+            }
+        }
+        if !overlaps.isEmpty { throw RolloutError.overlappingRows(request.name, count: overlapCount, shown: overlaps) }
+    }
+
+    /// Adds the file's counts to each rollup, writing each rollup's blob as soon as it is built.
+    static func writeRollups(_ reading: Reading, kind: MetricKind, snapshot: Snapshot) throws -> [(path: String, blob: ObjectID)] {
+        let short = String(reading.digest.dropFirst(7).prefix(12))
+        var blobs: [(path: String, blob: ObjectID)] = []
+        for group in reading.sums.groups {
+            let path = MetricsLayout.rollup(kind, locale: group.locale, day: group.day)
+            var rollup = try snapshot.file(path).map { try MetricRollup.parse($0, source: path) }
+                ?? MetricRollup(kind: kind, locale: group.locale, day: group.day)
+            try reading.sums.forEach(in: group) { key, counts in
+                rollup.counts[key] = counts
+                rollup.sources[key] = short
+            }
+            blobs.append((path, try snapshot.repository.writeBlob(JSONWriter.pretty(rollup.jsonValue))))
+        }
+        return blobs
+    }
+
+    /// The provenance record: what was ingested, from which file, by whom and when.
+    static func provenanceRecord(_ reading: Reading, request: Request, actor: Actor, time now: Timestamp) -> JSONValue {
+        [
+            "digest": .string(reading.digest), "file": .string(request.name), "kind": .string(request.kind.rawValue),
+            "rows": .integer(reading.rows), "skippedRows": .integer(reading.badRowCount), "bytes": .integer(reading.bytes),
+            "locales": .array(reading.locales.map { .string($0) }),
+            "dates": .array(reading.days.map { .string(String(Timestamp(seconds: Int64($0) * 86_400).description.prefix(10))) }),
+            "actor": .string(actor.description), "time": .string(now.description),
+        ]
+    }
+
+    /// The commit's trailers (docs/metrics.md, "The commit and its trailers"); `generation` is
+    /// recorded from the second ingest of a file on, after a retraction.
+    static func trailers(_ reading: Reading, request: Request, generation: Int) -> [(name: Trailer, value: String)] {
+        var trailers: [(name: Trailer, value: String)] = [(.action, ChangeAction.metricsIngest.rawValue)]
+        for locale in reading.locales { trailers.append((.locale, locale)) }
+        trailers += [
+            (.metricsKind, request.kind.rawValue), (.metricsFile, request.name), (.metricsDigest, reading.digest),
+            (.metricsRows, "\(reading.rows)"),
+        ]
+        if generation > 1 { trailers.append((.metricsGeneration, "\(generation)")) }
+        return trailers
     }
 
     /// Refuses a file that would make one rollup hold more than `rollupKeyLimit` keys. The keys
@@ -251,10 +278,7 @@ public enum MetricsIngest {
     static func checkRollupSize(stored: Int, group: GroupedSums.Group, kind: MetricKind, name: String) throws {
         guard stored + group.count > rollupKeyLimit else { return }
         let date = Timestamp(seconds: Int64(group.day) * 86_400).description.prefix(10)
-        throw RolloutError.badInput(
-            "\(name): the \(kind.rawValue) rollup of \(group.locale) on \(date) would hold \(stored + group.count) keys (\(stored) stored + \(group.count) in this file), "
-                + "more than \(rollupKeyLimit) (pack x region x app version for one locale and date), which every reader of metrics holds in memory at once; "
-                + "nothing was ingested; fold rare app versions together before ingesting (4.2.17 as 4.2, for example) so that the date has fewer keys")
+        throw RolloutError.rollupTooLarge(name, kind: kind, group: group, date: date, stored: stored)
     }
 
     /// A rollup entry names its file by the first 12 hex digits of its digest, and a retraction
@@ -263,8 +287,7 @@ public enum MetricsIngest {
     static func checkShortDigest(_ reading: Reading, kind: MetricKind, name: String, snapshot: Snapshot) throws {
         let short = String(reading.digest.dropFirst(7).prefix(12))
         if let other = try MetricsLayout.ingestedDigests(startingWith: short, in: snapshot).first(where: { $0.kind == kind && $0.digest != reading.digest }) {
-            throw RolloutError.badInput(
-                "\(name): its digest \(reading.digest) starts with the same 12 hex digits as the ingested file \(other.digest), and rollups tell files apart by them; change the file (a trailing newline will do) and ingest it again")
+            throw RolloutError.shortDigestClash(name, reading.digest, other.digest)
         }
     }
 
@@ -275,9 +298,52 @@ public enum MetricsIngest {
         for (pack, added) in reading.packTotals.sorted(by: { $0.key < $1.key }) {
             if stored[pack.locale] == nil { stored[pack.locale] = try MetricsLayout.totals(kind, locale: pack.locale, in: snapshot) }
             guard added <= MetricCounts.maximum - stored[pack.locale]!.total(of: pack.contentVersion) else {
-                throw RolloutError.conflict(
-                    "\(name): the \(kind.columns.total) of \(pack) ingested since this file was read leave no room for its counts within \(MetricCounts.maximum); nothing was ingested; run the command again to see the rows")
+                throw RolloutError.noRoomSinceRead(name, kind: kind, pack: pack)
             }
         }
+    }
+}
+
+extension RolloutError {
+    fileprivate static func emptyMetricsFile(_ name: String) -> RolloutError {
+        .badInput("\(name): empty file; the first line must be a header")
+    }
+
+    fileprivate static func invalidRows(_ name: String, shown: [(line: Int, message: String)], count: Int, of rows: Int) -> RolloutError {
+        let listed = shown.map { "  \(name):\($0.line): \($0.message)" }.joined(separator: "\n")
+        let more = count > shown.count ? "\n  ... and \(count - shown.count) more" : ""
+        return .badInput(
+            "\(name): \(count) of \(rows) rows are invalid; nothing was ingested (--skip-invalid keeps the good rows):\n\(listed)\(more)")
+    }
+
+    fileprivate static func rollupTooLarge(
+        _ name: String, kind: MetricKind, group: GroupedSums.Group, date: Substring, stored: Int
+    ) -> RolloutError {
+        .badInput(
+            "\(name): the \(kind.rawValue) rollup of \(group.locale) on \(date) would hold \(stored + group.count) keys "
+                + "(\(stored) stored + \(group.count) in this file), "
+                + "more than \(MetricsIngest.rollupKeyLimit) (pack x region x app version for one locale and date), "
+                + "which every reader of metrics holds in memory at once; "
+                + "nothing was ingested; fold rare app versions together before ingesting (4.2.17 as 4.2, for example) "
+                + "so that the date has fewer keys")
+    }
+
+    fileprivate static func shortDigestClash(_ name: String, _ digest: String, _ other: String) -> RolloutError {
+        .badInput(
+            "\(name): its digest \(digest) starts with the same 12 hex digits as the ingested file \(other), "
+                + "and rollups tell files apart by them; change the file (a trailing newline will do) and ingest it again")
+    }
+
+    fileprivate static func noRoomSinceRead(_ name: String, kind: MetricKind, pack: PackID) -> RolloutError {
+        .conflict(
+            "\(name): the \(kind.columns.total) of \(pack) ingested since this file was read leave no room for its counts "
+                + "within \(MetricCounts.maximum); nothing was ingested; run the command again to see the rows")
+    }
+
+    fileprivate static func overlappingRows(_ name: String, count: Int, shown: [String]) -> RolloutError {
+        .badInput(
+            "\(name): \(count) row group(s) overlap data already ingested for the same date, pack, region and app version; "
+                + "nothing was ingested (counts are never added twice):\n"
+                + shown.joined(separator: "\n") + (count > shown.count ? "\n  ... and \(count - shown.count) more" : ""))
     }
 }

@@ -52,21 +52,21 @@ public enum MetricsRetract {
     static func resolve(_ request: Request, in snapshot: Snapshot) throws -> (digest: String, kind: MetricKind) {
         let hex = request.digest.hasPrefix("sha256:") ? String(request.digest.dropFirst(7)) : request.digest
         guard hex.count >= minimumPrefix, hex.count <= 64, MetricsLayout.isHex(hex) else {
-            throw RolloutError.usage("\(request.source) is neither a file nor a digest: give the ingested file, or its digest as sha256:HEX (at least \(minimumPrefix) lowercase hex digits; rollout log shows it)")
+            throw RolloutError.notADigest(request.source)
         }
         let found = try MetricsLayout.ingestedDigests(startingWith: hex, in: snapshot).filter { request.kind == nil || $0.kind == request.kind }
         let digests = Set(found.map(\.digest))
         guard !digests.isEmpty else {
-            throw RolloutError.missing("\(request.source): no file with this digest was ingested\(request.kind.map { " as \($0.rawValue)" } ?? ""); rollout log lists the ingests with their digests")
+            throw RolloutError.noSuchIngest(request.source, kind: request.kind)
         }
         guard digests.count == 1 else {
-            throw RolloutError.usage("\(request.source) names \(digests.count) ingested files (\(digests.sorted().joined(separator: ", "))); give more of the digest")
+            throw RolloutError.ambiguousDigest(request.source, digests)
         }
         if found.count > 1 {
             // One file ingested as both kinds: the one still counted, or ask.
             let active = try found.filter { try MetricsLayout.history($0.digest, kind: $0.kind, in: snapshot).isActive }
             guard active.count == 1 else {
-                throw RolloutError.usage("\(request.source) was ingested as both crash and fallback; say which to retract with --kind")
+                throw RolloutError.ingestedAsBothKinds(request.source)
             }
             return active[0]
         }
@@ -81,12 +81,11 @@ public enum MetricsRetract {
             guard history.isActive else {
                 let earlier = try snapshot.file(MetricsLayout.retraction(digest, kind: kind, generation: history.retractions))
                     .flatMap { (try? StrictJSONParser.parse($0))?.objectValue }
-                let when = earlier.map { " by \($0["actor"]?.stringValue ?? "?") at \($0["time"]?.stringValue ?? "?")" } ?? ""
-                throw RolloutError.checkFailed("\(request.source): the \(kind.rawValue) data of \(digest) was already retracted\(when); nothing to do (ingest the file again to count it again)")
+                throw RolloutError.alreadyRetracted(request.source, kind: kind, digest: digest, by: earlier)
             }
             guard let bytes = try snapshot.file(ingestPath), let record = (try? StrictJSONParser.parse(bytes))?.objectValue,
                 let locales = record["locales"]?.arrayValue?.compactMap(\.stringValue), let dates = record["dates"]?.arrayValue?.compactMap(\.stringValue)
-            else { throw RolloutError.internal("\(ingestPath) is damaged: not a provenance record; check the repository with rollout verify") }
+            else { throw RolloutError.damagedProvenance(ingestPath) }
             let file = record["file"]?.stringValue ?? "?"
             let short = String(digest.dropFirst(7).prefix(12))
 
@@ -120,14 +119,48 @@ public enum MetricsRetract {
                 "rollups": .object(removed.mapValues { .integer($0) }), "entries": .integer(outcome.entries),
                 "actor": .string(actor.description), "time": .string(time().description),
             ]
-            var trailers: [(name: String, value: String)] = [("Action", "metrics-retract")]
-            for locale in locales { trailers.append(("Locale", locale)) }
-            trailers += [("Metrics-Kind", kind.rawValue), ("Metrics-File", file), ("Metrics-Digest", digest), ("Reason", request.reason)]
+            var trailers: [(name: Trailer, value: String)] = [(.action, ChangeAction.metricsRetract.rawValue)]
+            for locale in locales { trailers.append((.locale, locale)) }
+            trailers += [(.metricsKind, kind.rawValue), (.metricsFile, file), (.metricsDigest, digest), (.reason, request.reason)]
             let change = Change(
                 summary: "metrics retract \(kind.rawValue) \(file) (\(outcome.entries) entries from \(removed.count) rollup(s))", trailers: trailers,
                 writes: [(MetricsLayout.retraction(digest, kind: kind, generation: history.ingests), JSONWriter.pretty(retraction))],
                 blobs: blobs, removals: removals)
             return (change, outcome)
         }
+    }
+}
+
+extension RolloutError {
+    fileprivate static func notADigest(_ source: String) -> RolloutError {
+        .usage(
+            "\(source) is neither a file nor a digest: give the ingested file, or its digest as sha256:HEX "
+                + "(at least \(MetricsRetract.minimumPrefix) lowercase hex digits; rollout log shows it)")
+    }
+
+    fileprivate static func noSuchIngest(_ source: String, kind: MetricKind?) -> RolloutError {
+        .missing(
+            "\(source): no file with this digest was ingested\(kind.map { " as \($0.rawValue)" } ?? ""); "
+                + "rollout log lists the ingests with their digests")
+    }
+
+    fileprivate static func ambiguousDigest(_ source: String, _ digests: Set<String>) -> RolloutError {
+        .usage("\(source) names \(digests.count) ingested files (\(digests.sorted().joined(separator: ", "))); give more of the digest")
+    }
+
+    fileprivate static func ingestedAsBothKinds(_ source: String) -> RolloutError {
+        .usage("\(source) was ingested as both crash and fallback; say which to retract with --kind")
+    }
+
+    /// `record` is the retraction's provenance record, naming who retracted and when.
+    fileprivate static func alreadyRetracted(_ source: String, kind: MetricKind, digest: String, by record: [String: JSONValue]?) -> RolloutError {
+        let when = record.map { " by \($0["actor"]?.stringValue ?? "?") at \($0["time"]?.stringValue ?? "?")" } ?? ""
+        return .checkFailed(
+            "\(source): the \(kind.rawValue) data of \(digest) was already retracted\(when); "
+                + "nothing to do (ingest the file again to count it again)")
+    }
+
+    fileprivate static func damagedProvenance(_ path: String) -> RolloutError {
+        .internal("\(path) is damaged: not a provenance record; check the repository with rollout verify")
     }
 }

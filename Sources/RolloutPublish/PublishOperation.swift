@@ -131,15 +131,14 @@ public enum PublishOperation {
     static func recordChange(_ request: Request, snapshot: Snapshot, index: SiteIndex) throws -> Change? {
         guard let state = snapshot.commit else { return nil }
         let tip = Change.trailers(of: try snapshot.repository.commit(state).message)
-        func tipValue(_ name: String) -> String? { tip.first { $0.name == name }?.value }
-        if tipValue("Action") == AuditEntry.publishAction, tipValue("Destination") == Change.oneLine(request.destination),
-            tipValue("Site-Sequence") == String(index.sequence)
+        if tip.action == .publish, tip.value(.destination) == Change.oneLine(request.destination),
+            tip.value(.siteSequence) == String(index.sequence)
         {
             return nil
         }
-        var trailers: [(name: String, value: String)] = [("Action", AuditEntry.publishAction)]
-        trailers += index.locales.keys.sorted().map { ("Locale", $0) }
-        trailers += [("Published-State", state.hex), ("Site-Sequence", String(index.sequence)), ("Destination", request.destination)]
+        var trailers: [(name: Trailer, value: String)] = [(.action, ChangeAction.publish.rawValue)]
+        trailers += index.locales.keys.sorted().map { (.locale, $0) }
+        trailers += [(.publishedState, state.hex), (.siteSequence, String(index.sequence)), (.destination, request.destination)]
         return Change(summary: "publish index sequence \(index.sequence) to \(request.destination)", trailers: trailers)
     }
 }

@@ -4,14 +4,15 @@ import RolloutModel
 /// Trailers are the machine-readable audit record (`Rollout-Action: pack-add`); see docs/architecture.md.
 public struct Change {
     public var summary: String
-    public var trailers: [(name: String, value: String)]
+    /// The trailers before `Rollout-Actor`, which `message(actor:)` adds; `Action` comes first.
+    public var trailers: [(name: Trailer, value: String)]
     public var writes: [(path: String, bytes: [UInt8])]
     /// Files whose blobs the operation already wrote (to hold one large file in memory at a time).
     public var blobs: [(path: String, blob: ObjectID)]
     public var removals: [String]
 
     public init(
-        summary: String, trailers: [(name: String, value: String)] = [], writes: [(path: String, bytes: [UInt8])] = [],
+        summary: String, trailers: [(name: Trailer, value: String)] = [], writes: [(path: String, bytes: [UInt8])] = [],
         blobs: [(path: String, blob: ObjectID)] = [], removals: [String] = []
     ) {
         self.summary = summary
@@ -26,9 +27,9 @@ public struct Change {
     public func message(actor: String) -> String {
         var lines = [Change.oneLine(summary), ""]
         var all = trailers
-        all.append(("Actor", actor))
+        all.append((.actor, actor))
         for (name, value) in all {
-            lines.append("Rollout-\(name): \(Change.oneLine(value))")
+            lines.append("Rollout-\(name.rawValue): \(Change.oneLine(value))")
         }
         return lines.joined(separator: "\n") + "\n"
     }
@@ -37,7 +38,8 @@ public struct Change {
         text.split(whereSeparator: { $0.isNewline }).joined(separator: " ").trimmingSpaces
     }
 
-    /// Parses the `Rollout-*` trailers of a commit message back into (name, value) pairs.
+    /// Parses the `Rollout-*` trailers of a commit message back into (name, value) pairs. Names stay
+    /// strings: a commit written by a newer rollout may carry a trailer this build has no `Trailer` for.
     public static func trailers(of message: String) -> [(name: String, value: String)] {
         // Without a CR, "\n" is always a grapheme of its own, so splitting the UTF-8 bytes gives the
         // same lines as splitting Characters, several times faster (the log index reads every commit).

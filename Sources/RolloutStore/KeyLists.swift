@@ -13,7 +13,7 @@ extension Snapshot {
     /// The key list of `version` as stored: its bytes and its signatures, named as a site names them.
     public func signedKeyList(_ version: Int) throws -> SignedFile {
         guard let bytes = try file(StateLayout.keyList(version)), let signatures = try file(StateLayout.keyListSignatures(version)) else {
-            throw RolloutError.internal("\(StateLayout.keyList(version)) or its signatures are missing from the repository; check it with rollout verify")
+            throw RolloutError.keyListMissing(version)
         }
         return SignedFile(path: StateLayout.keyList(version), bytes: bytes, signatures: signatures)
     }
@@ -26,7 +26,17 @@ extension Snapshot {
         do {
             return (try KeyList.parse(file.bytes, source: file.path), file)
         } catch let error as RolloutError {
-            throw RolloutError.internal("\(error.message); the stored key list is damaged, check it with rollout verify")
+            throw RolloutError.keyListDamaged(error)
         }
+    }
+}
+
+extension RolloutError {
+    fileprivate static func keyListMissing(_ version: Int) -> RolloutError {
+        .internal("\(StateLayout.keyList(version)) or its signatures are missing from the repository; check it with rollout verify")
+    }
+
+    fileprivate static func keyListDamaged(_ error: RolloutError) -> RolloutError {
+        .internal("\(error.message); the stored key list is damaged, check it with rollout verify")
     }
 }

@@ -173,17 +173,13 @@ public enum KeyOperations {
     /// How long a new publishing key is valid unless `--expires` says otherwise.
     public static let defaultPublishingLifetime: Int64 = 365 * 86_400
 
-    /// The `Rollout-Action` of a key list commit.
-    public static let action = "keys"
-
     /// `lifetime` seconds after `now`: when a new publishing key or an index expires. A time past
     /// 9999-12-31T23:59:59Z has no four-digit ISO 8601 form, so no device could read the key list
     /// or index carrying it: refused as a usage error naming `flag`, before anything is written.
     public static func expiry(after now: Timestamp, lifetime: Int64, flag: String = "--expires") throws -> Timestamp {
         let expires = Timestamp(seconds: now.seconds + lifetime)
         guard Timestamp(iso8601: expires.description) == expires else {
-            throw RolloutError.usage(
-                "\(flag) \(TimeSpan.describe(lifetime)) from \(now) ends past 9999-12-31T23:59:59Z, the last time a device can read; give a shorter \(flag). Nothing was written")
+            throw RolloutError.expiryTooLate(flag, lifetime: lifetime, from: now)
         }
         return expires
     }
@@ -239,9 +235,11 @@ public enum KeyOperations {
         try repository.apply(actor: actor, time: { now }) { snapshot in
             let prepared = try prepare(change, on: snapshot, roots: roots, newRoots: newRoots, now: now)
             let version = prepared.list.version
-            var trailers: [(name: String, value: String)] = [("Action", action), ("Keys-Version", "\(version)"), ("Key-Event", change.event.rawValue)]
-            for id in prepared.keyIDs { trailers.append(("Key", id)) }
-            if let reason = change.reason { trailers.append(("Reason", reason)) }
+            var trailers: [(name: Trailer, value: String)] = [
+                (.action, ChangeAction.keys.rawValue), (.keysVersion, "\(version)"), (.keyEvent, change.event.rawValue),
+            ]
+            for id in prepared.keyIDs { trailers.append((.key, id)) }
+            if let reason = change.reason { trailers.append((.reason, reason)) }
             let commit = Change(
                 summary: "keys \(change.event.rawValue): key list version \(version)", trailers: trailers,
                 writes: [(StateLayout.keyList(version), prepared.file.bytes), (StateLayout.keyListSignatures(version), prepared.file.signatures)])
@@ -289,5 +287,13 @@ public struct KeyListing: Equatable, Sendable {
             rows.append(KeyListing(id: id, role: .revoked, publicKey: nil, created: nil, expires: nil, status: "revoked: \(revocation.reason)", revocation: revocation))
         }
         return rows
+    }
+}
+
+extension RolloutError {
+    fileprivate static func expiryTooLate(_ flag: String, lifetime: Int64, from now: Timestamp) -> RolloutError {
+        .usage(
+            "\(flag) \(TimeSpan.describe(lifetime)) from \(now) ends past 9999-12-31T23:59:59Z, the last time a device can read; "
+                + "give a shorter \(flag). Nothing was written")
     }
 }

@@ -11,29 +11,32 @@ struct MetricsVerifier {
     static func isRollup(_ path: String) -> Bool { MetricKind.allCases.contains { path.hasPrefix("\(MetricsLayout.directory)/\($0.rawValue)/") } }
 
     /// The files a metrics commit may touch: rollups, and the records of its own kind of action.
-    static func allowed(_ action: String, path: String) -> Bool {
-        switch action {
-        case "metrics-ingest": return isRollup(path) || path.hasPrefix(MetricsLayout.ingestsDirectory + "/")
-        case "metrics-retract": return isRollup(path) || path.hasPrefix(MetricsLayout.retractionsDirectory + "/")
-        default: return false
-        }
+    static func allowed(retracting: Bool, path: String) -> Bool {
+        isRollup(path) || path.hasPrefix(recordsDirectory(retracting: retracting) + "/")
+    }
+
+    /// Where an ingest, or a retraction, adds its provenance record.
+    static func recordsDirectory(retracting: Bool) -> String {
+        retracting ? MetricsLayout.retractionsDirectory : MetricsLayout.ingestsDirectory
     }
 
     /// One metrics-ingest or metrics-retract commit: it adds exactly the record its trailers name, and
     /// touches rollups only of that kind and of the locales it names.
-    mutating func check(commit short: String, action: String, trailers: [(name: String, value: String)], changes: [Verifier.PathChange], git: GitRepository, problem: Report) throws {
-        func values(_ name: String) -> [String] { trailers.filter { $0.name == name }.map(\.value) }
-        let retracting = action == "metrics-retract"
-        let directory = retracting ? MetricsLayout.retractionsDirectory : MetricsLayout.ingestsDirectory
-        guard let digest = values("Metrics-Digest").first, let kind = values("Metrics-Kind").first.flatMap(MetricKind.init(rawValue:)) else {
-            problem(nil, "a \(action) without Rollout-Metrics-Digest and Rollout-Metrics-Kind trailers")
+    mutating func check(
+        commit short: String, action: ChangeAction, trailers: [(name: String, value: String)], changes: [Verifier.PathChange],
+        git: GitRepository, problem: Report
+    ) throws {
+        let retracting = action == .metricsRetract
+        let directory = Self.recordsDirectory(retracting: retracting)
+        guard let digest = trailers.value(.metricsDigest), let kind = trailers.value(.metricsKind).flatMap(MetricKind.init(rawValue:)) else {
+            problem(nil, "a \(action.rawValue) without Rollout-Metrics-Digest and Rollout-Metrics-Kind trailers")
             return
         }
         let added = changes.filter { $0.old == nil && $0.path.hasPrefix(directory + "/") }
         guard added.count == 1, let change = added.first, let name = MetricsLayout.parseRecordName(String(change.path.dropFirst(directory.count + 1))),
             name.digest == digest, name.kind == kind
         else {
-            problem(MetricsLayout.provenance(digest, kind: kind), "a \(action) of \(digest) (\(kind.rawValue)) must add exactly its record under \(directory)/; it added \(added.map(\.path))")
+            problem(MetricsLayout.provenance(digest, kind: kind), .notExactlyItsRecord(action, digest, kind, directory: directory, added: added))
             return
         }
         recordAdded[change.path] = short
@@ -42,21 +45,23 @@ struct MetricsVerifier {
             if record?["digest"]?.stringValue != digest || record?["kind"]?.stringValue != kind.rawValue {
                 problem(change.path, "does not record the digest and kind its commit's trailers name")
             }
-            if let file = values("Metrics-File").first, record?["file"]?.stringValue != file {
+            if let file = trailers.value(.metricsFile), record?["file"]?.stringValue != file {
                 problem(change.path, "records another file than its commit's Rollout-Metrics-File (\(file))")
             }
         }
         if retracting {
             let ingest = MetricsLayout.provenance(digest, kind: kind, generation: name.generation)
-            if recordAdded[ingest] == nil { problem(change.path, "retracts \(ingest), which no earlier ingest of this history added") }
+            if recordAdded[ingest] == nil {
+                problem(change.path, "retracts \(ingest), which no earlier ingest of this history added")
+            }
         } else if name.generation > 1, recordAdded[MetricsLayout.retraction(digest, kind: kind, generation: name.generation - 1)] == nil {
             problem(change.path, "ingests \(digest) again, but its earlier ingest was never retracted")
         }
-        let locales = Set(values("Locale"))
+        let locales = Set(trailers.values(.locale))
         for rollup in changes.map(\.path) where Self.isRollup(rollup) {
             let parts = rollup.split(separator: "/")
             if parts.count != 4 || parts[1] != kind.rawValue || !locales.contains(String(parts[2])) {
-                problem(rollup, "a \(action) of \(kind.rawValue) data of \(locales.sorted().joined(separator: ", ")) may not touch this rollup")
+                problem(rollup, .mayNotTouchRollup(action, kind, locales: locales))
             }
         }
     }
@@ -86,12 +91,12 @@ struct MetricsVerifier {
         }
         for kind in MetricKind.allCases {
             for (prefix, digests) in active[kind] ?? [:] where digests.count > 1 {
-                problem(MetricsLayout.ingestsDirectory, "\(digests.sorted().joined(separator: " and ")) share the short digest \(prefix) their rollup entries name")
+                problem(MetricsLayout.ingestsDirectory, .sharedShortDigest(digests, prefix))
             }
             let kindDirectory = "\(MetricsLayout.directory)/\(kind.rawValue)"
             for locale in try snapshot.directory(kindDirectory) {
                 guard locale.isTree else {
-                    problem("\(kindDirectory)/\(locale.name)", "is not a rollup rollout writes (\(kindDirectory)/LOCALE/DATE.json)")
+                    problem("\(kindDirectory)/\(locale.name)", .notARollupDirectory(kindDirectory))
                     continue
                 }
                 var totals = MetricTotals(kind: kind, locale: locale.name)
@@ -100,7 +105,7 @@ struct MetricsVerifier {
                     do {
                         let rollup = try MetricRollup.parse(try snapshot.repository.readBlob(entry.id), source: path)
                         if rollup.kind != kind || rollup.locale != locale.name || "\(rollup.date).json" != entry.name {
-                            problem(path, "holds the \(rollup.kind.rawValue) rollup of \(rollup.locale) on \(rollup.date), not what its path says")
+                            problem(path, .rollupElsewhere(rollup))
                         }
                         for origin in Set(rollup.sources.values).sorted() where active[kind]?[origin] == nil {
                             problem(path, "has counts from sha256:\(origin)…, which no ingest still counted recorded")
@@ -112,5 +117,30 @@ struct MetricsVerifier {
                 }
             }
         }
+    }
+}
+
+/// The longer problem messages, written once; the text is what `rollout verify` prints.
+extension String {
+    fileprivate static func sharedShortDigest(_ digests: Set<String>, _ prefix: String) -> String {
+        "\(digests.sorted().joined(separator: " and ")) share the short digest \(prefix) their rollup entries name"
+    }
+
+    fileprivate static func notARollupDirectory(_ kindDirectory: String) -> String {
+        "is not a rollup rollout writes (\(kindDirectory)/LOCALE/DATE.json)"
+    }
+
+    fileprivate static func rollupElsewhere(_ rollup: MetricRollup) -> String {
+        "holds the \(rollup.kind.rawValue) rollup of \(rollup.locale) on \(rollup.date), not what its path says"
+    }
+
+    fileprivate static func notExactlyItsRecord(
+        _ action: ChangeAction, _ digest: String, _ kind: MetricKind, directory: String, added: [Verifier.PathChange]
+    ) -> String {
+        "a \(action.rawValue) of \(digest) (\(kind.rawValue)) must add exactly its record under \(directory)/; it added \(added.map(\.path))"
+    }
+
+    fileprivate static func mayNotTouchRollup(_ action: ChangeAction, _ kind: MetricKind, locales: Set<String>) -> String {
+        "a \(action.rawValue) of \(kind.rawValue) data of \(locales.sorted().joined(separator: ", ")) may not touch this rollup"
     }
 }

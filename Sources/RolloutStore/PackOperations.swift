@@ -36,16 +36,13 @@ public enum PackOperations {
         for input in inputs {
             let pack = input.pack
             if input.parsed.byteCount > policy.limits.maxPackBytes {
-                throw RolloutError.badInput(
-                    "\(input.source): pack is \(ByteCount.describe(input.parsed.byteCount)), over the limit of \(ByteCount.describe(policy.limits.maxPackBytes)) (policy limits.maxPackBytes)")
+                throw RolloutError.packOverLimit(input, limit: policy.limits.maxPackBytes)
             }
             if let stored = try snapshot?.pack(pack.id) {
                 if stored.checksum == pack.checksum {
                     if !plan.unchanged.contains(pack.id) { plan.unchanged.append(pack.id) }
                 } else {
-                    plan.conflicts.append(LintFinding(
-                        severity: .error, rule: "immutable", pack: pack.id, key: nil,
-                        message: "\(input.source): \(pack.id) already exists with different content (stored \(stored.checksum), this file \(pack.checksum)). Packs are immutable: publish the change as a new contentVersion"))
+                    plan.conflicts.append(.changedStoredPack(input, stored: stored.checksum))
                 }
                 continue
             }
@@ -85,12 +82,12 @@ public enum PackOperations {
                 writes.append((StateLayout.packRecord(input.pack.id), JSONWriter.pretty(record.jsonValue)))
             }
             let ids = plan.new.map(\.pack.id)
-            var trailers: [(name: String, value: String)] = [("Action", "pack-add")]
-            for locale in Set(ids.map(\.locale)).sorted() { trailers.append(("Locale", locale)) }
-            for id in ids { trailers.append(("Pack", id.description)) }
-            if let approvedBy = options.approvedBy { trailers.append(("Approved-By", approvedBy)) }
-            if options.allowRemovedKeys { trailers.append(("Allow-Removed-Keys", "true")) }
-            if let reason { trailers.append(("Reason", reason)) }
+            var trailers: [(name: Trailer, value: String)] = [(.action, ChangeAction.packAdd.rawValue)]
+            for locale in Set(ids.map(\.locale)).sorted() { trailers.append((.locale, locale)) }
+            for id in ids { trailers.append((.pack, id.description)) }
+            if let approvedBy = options.approvedBy { trailers.append((.approvedBy, approvedBy)) }
+            if options.allowRemovedKeys { trailers.append((.allowRemovedKeys, "true")) }
+            if let reason { trailers.append((.reason, reason)) }
             let change = Change(summary: "pack add " + ids.map(\.description).joined(separator: ", "), trailers: trailers, writes: writes)
             return (change, plan)
         }
@@ -112,8 +109,8 @@ public enum PackOperations {
         return try repository.apply(actor: actor, time: time) { snapshot in
             let current = try snapshot.policy()
             guard current != policy else { return (nil, policy) }
-            var trailers: [(name: String, value: String)] = [("Action", "policy-set")]
-            if let reason { trailers.append(("Reason", reason)) }
+            var trailers: [(name: Trailer, value: String)] = [(.action, ChangeAction.policySet.rawValue)]
+            if let reason { trailers.append((.reason, reason)) }
             var writes: [(path: String, bytes: [UInt8])] = [(StateLayout.policy, bytes)]
             if policy.defaultLocale != current.defaultLocale || policy.bundleOnlyKeys != current.bundleOnlyKeys {
                 // Fallback chains end at the default locale, and every manifest carries the
@@ -123,5 +120,22 @@ public enum PackOperations {
             let change = Change(summary: "policy set", trailers: trailers, writes: writes)
             return (change, policy)
         }
+    }
+}
+
+extension RolloutError {
+    fileprivate static func packOverLimit(_ input: PackInput, limit: Int) -> RolloutError {
+        .badInput(
+            "\(input.source): pack is \(ByteCount.describe(input.parsed.byteCount)), over the limit of \(ByteCount.describe(limit)) "
+                + "(policy limits.maxPackBytes)")
+    }
+}
+
+extension LintFinding {
+    fileprivate static func changedStoredPack(_ input: PackInput, stored checksum: String) -> LintFinding {
+        LintFinding(
+            severity: .error, rule: "immutable", pack: input.pack.id, key: nil,
+            message: "\(input.source): \(input.pack.id) already exists with different content (stored \(checksum), this file "
+                + "\(input.pack.checksum)). Packs are immutable: publish the change as a new contentVersion")
     }
 }

@@ -119,7 +119,7 @@ public final class PackRepository {
             throw error
         }
         let repository = PackRepository(git: git)
-        let change = Change(summary: "init: new pack repository", trailers: [("Action", "init")], writes: files)
+        let change = Change(summary: "init: new pack repository", trailers: [(.action, ChangeAction.initialize.rawValue)], writes: files)
         do {
             let commit = try repository.apply(actor: actor, time: { time }, firstCommit: true) { _ in (change, ()) }.commit!
             return (repository, commit)

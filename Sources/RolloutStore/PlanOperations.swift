@@ -156,21 +156,21 @@ public enum PlanOperations {
             after.lastChange = Plan.LastChange(action: kind.rawValue, actor: actor.description, time: time(), reason: request.reason)
             after.sequence = before.sequence + 1
             if after.ramp != nil { after.ramp!.since = time() }
-            var trailers: [(name: String, value: String)] = [
-                ("Action", kind.rawValue), ("Locale", locale), ("Pack", request.pack.description), ("Percent", request.share.description),
+            var trailers: [(name: Trailer, value: String)] = [
+                (.action, kind.rawValue), (.locale, locale), (.pack, request.pack.description), (.percent, request.share.description),
             ]
             if kind == .staged {
                 // What the change targeted: the flags given, every region/version when a new rule was
                 // made without them, or every staged rule when only the share moved.
                 let movedAll = !request.hasTargeting && !before.rules.isEmpty
-                trailers.append(("Regions", movedAll ? "all staged rules" : (request.regions?.joined(separator: ",") ?? "*")))
-                trailers.append(("Versions", movedAll ? "all staged rules" : (request.versions?.description ?? "*")))
+                trailers.append((.regions, movedAll ? "all staged rules" : (request.regions?.joined(separator: ",") ?? "*")))
+                trailers.append((.versions, movedAll ? "all staged rules" : (request.versions?.description ?? "*")))
             }
-            if let forced { trailers.append(("Forced", forced)) }
+            if let forced { trailers.append((.forced, forced)) }
             if let ramp = request.ramp {
-                trailers.append(("Ramp", ramp.steps.map(\.description).joined(separator: ",") + " every \(ramp.every)s"))
+                trailers.append((.ramp, ramp.steps.map(\.description).joined(separator: ",") + " every \(ramp.every)s"))
             }
-            if let reason = request.reason { trailers.append(("Reason", reason)) }
+            if let reason = request.reason { trailers.append((.reason, reason)) }
             let summary = kind == .completed
                 ? "complete \(request.pack): the baseline of \(locale)"
                 : "promote \(request.pack) to \(request.share)" + (request.regions.map { " in \($0.joined(separator: ","))" } ?? "") + (request.versions.map { " on \($0)" } ?? "")
@@ -204,10 +204,10 @@ public enum PlanOperations {
                 moved.ramp!.since = time()
             }
             moved.sequence = before.sequence + 1
-            moved.lastChange = Plan.LastChange(action: "ramp", actor: actor.description, time: time(), reason: "scheduled step \(ramp.step + 2) of \(ramp.steps.count)")
-            let trailers: [(name: String, value: String)] = [
-                ("Action", "ramp"), ("Locale", locale), ("Pack", id.description), ("Percent", share.description),
-                ("Reason", "scheduled ramp step \(ramp.step + 2) of \(ramp.steps.count), healthy"),
+            moved.lastChange = Plan.LastChange(action: ChangeAction.ramp.rawValue, actor: actor.description, time: time(), reason: "scheduled step \(ramp.step + 2) of \(ramp.steps.count)")
+            let trailers: [(name: Trailer, value: String)] = [
+                (.action, ChangeAction.ramp.rawValue), (.locale, locale), (.pack, id.description), (.percent, share.description),
+                (.reason, "scheduled ramp step \(ramp.step + 2) of \(ramp.steps.count), healthy"),
             ]
             let summary = kind == .completed ? "ramp \(id) to 100%: the baseline of \(locale)" : "ramp \(id) to \(share)"
             let change = Change(summary: summary, trailers: trailers, writes: [(StateLayout.plan(locale), JSONWriter.pretty(moved.jsonValue))])
@@ -229,10 +229,10 @@ public enum PlanOperations {
             // A resumed step lasts its full time again from now.
             if !paused { after.ramp!.since = time() }
             after.sequence = before.sequence + 1
-            let action = paused ? "pause" : "resume"
+            let action = (paused ? ChangeAction.pause : .resume).rawValue
             after.lastChange = Plan.LastChange(action: action, actor: actor.description, time: time(), reason: reason)
-            var trailers: [(name: String, value: String)] = [("Action", action), ("Locale", locale)]
-            if let reason { trailers.append(("Reason", reason)) }
+            var trailers: [(name: Trailer, value: String)] = [(.action, action), (.locale, locale)]
+            if let reason { trailers.append((.reason, reason)) }
             let change = Change(summary: "\(action) the ramp of \(locale)", trailers: trailers, writes: [(StateLayout.plan(locale), JSONWriter.pretty(after.jsonValue))])
             return (change, after)
         }

@@ -331,7 +331,7 @@ extension PackRepository {
                 parentTree = commit.tree
                 // A publish record names the state it published as its parent: on another parent it
                 // would claim a publish that never happened. It stays under refs/rollout/replayed/.
-                if Change.trailers(of: commit.message).contains(where: { $0.name == "Action" && $0.value == AuditEntry.publishAction }) { continue }
+                if Change.trailers(of: commit.message).values(.action).contains(ChangeAction.publish.rawValue) { continue }
                 replayed += 1
                 if let clash = changes.first(where: { changedThere[$0.path] != nil }), let other = changedThere[clash.path] {
                     let mine = commit.message.split(separator: "\n").first.map(String.init) ?? commit.id.short

@@ -173,20 +173,20 @@ public enum RevertOperations {
             }
             let now = time()
             after.sequence = before.sequence + 1
-            after.lastChange = Plan.LastChange(action: "revert", actor: actor.description, time: now, reason: request.reason)
+            after.lastChange = Plan.LastChange(action: ChangeAction.revert.rawValue, actor: actor.description, time: now, reason: request.reason)
 
             let number = try snapshot.directory(StateLayout.rollbackDirectory(locale)).filter { !$0.isTree }.count + 1
             let id = "\(locale)/\(number)"
             let manifest = RollbackManifest(id: id, document: rollbackDocument(
                 id: id, request: request, before: before, after: after, blocked: blocked, evidence: evidence, actor: actor, time: now))
-            var trailers: [(name: String, value: String)] = [("Action", "revert"), ("Locale", locale)]
+            var trailers: [(name: Trailer, value: String)] = [(.action, ChangeAction.revert.rawValue), (.locale, locale)]
             let reverted = blocked.isEmpty ? [before.candidate?.contentVersion ?? before.baseline?.contentVersion].compactMap { $0 } : blocked
-            for version in reverted { trailers.append(("Pack", "\(locale)@\(version)")) }
-            trailers.append(("Target", request.target.label))
-            if let segment = request.segment { trailers.append(("Segment", "\(segment.region)/\(segment.versions)")) }
-            if !blocked.isEmpty { trailers.append(("Blocked", blocked.map { "\(locale)@\($0)" }.joined(separator: ","))) }
-            trailers.append(("Rollback", id))
-            if let reason = request.reason { trailers.append(("Reason", reason)) }
+            for version in reverted { trailers.append((.pack, "\(locale)@\(version)")) }
+            trailers.append((.target, request.target.label))
+            if let segment = request.segment { trailers.append((.segment, "\(segment.region)/\(segment.versions)")) }
+            if !blocked.isEmpty { trailers.append((.blocked, blocked.map { "\(locale)@\($0)" }.joined(separator: ","))) }
+            trailers.append((.rollback, id))
+            if let reason = request.reason { trailers.append((.reason, reason)) }
             let summary = "revert \(locale)" + (request.segment.map { " in \($0.region)/\($0.versions)" } ?? "") + " to \(request.target.label)"
             let change = Change(summary: summary, trailers: trailers, writes: [
                 (StateLayout.plan(locale), JSONWriter.pretty(after.jsonValue)), (StateLayout.rollback(id), manifest.bytes),

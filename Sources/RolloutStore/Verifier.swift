@@ -40,20 +40,22 @@ public enum Verifier {
         }
     }
 
-    /// The actions rollout records, and the files each may touch (`locale` is Rollout-Locale).
-    static func allowed(_ action: String, locale: String?, path: String) -> Bool {
+    /// The files each action may touch (`locale` is Rollout-Locale). A new action needs its rule here.
+    static func allowed(_ action: ChangeAction, locale: String?, path: String) -> Bool {
         switch action {
-        case "pack-add": return path.hasPrefix("packs/")
-        case "policy-set": return path == StateLayout.policy || path == StateLayout.siteSequence
-        case "promote", "complete", "ramp", "pause", "resume":
+        // The first commit lays the repository out; `verify` checks that it is the first instead.
+        case .initialize: return true
+        case .packAdd: return path.hasPrefix("packs/")
+        case .policySet: return path == StateLayout.policy || path == StateLayout.siteSequence
+        case .promote, .complete, .ramp, .pause, .resume:
             return locale.map { path == StateLayout.plan($0) } ?? false
-        case "revert":
+        case .revert:
             return locale.map { path == StateLayout.plan($0) || path.hasPrefix(StateLayout.rollbackDirectory($0) + "/") } ?? false
-        case "metrics-ingest", "metrics-retract": return MetricsVerifier.allowed(action, path: path)
-        case KeyOperations.action: return isKeyListFile(path)
+        case .metricsIngest: return MetricsVerifier.allowed(retracting: false, path: path)
+        case .metricsRetract: return MetricsVerifier.allowed(retracting: true, path: path)
+        case .keys: return isKeyListFile(path)
         // A publish records what reached devices; it changes no file.
-        case AuditEntry.publishAction: return false
-        default: return false
+        case .publish: return false
         }
     }
 
@@ -65,19 +67,37 @@ public enum Verifier {
         return StateLayout.contentVersion(fromFileName: String(name)) != nil
     }
 
+    /// The checks in the order they report: stale locks, the ref, the reflog against the history,
+    /// every commit of the history, then the tip's files.
     public static func verify(_ repository: PackRepository) throws -> Report {
         let git = repository.git
         var report = Report()
-        for lock in ["\(StateLayout.stateRef).lock", "packed-refs.lock", "index.lock", "config.lock"] {
-            let path = "\(repository.path)/\(lock)"
-            if FileManager.default.fileExists(atPath: path) { report.locks.append((path, "rm \(path)")) }
-        }
+        report.locks = staleLocks(repository)
         guard let tip = try git.referenceTarget(StateLayout.stateRef) else {
-            report.problems.append(Problem(commit: nil, path: nil, message: "\(StateLayout.stateRef) does not exist: not a rollout repository, or its history was removed"))
+            report.problems.append(Problem(commit: nil, path: nil, message: .noStateRef))
             return report
         }
+        let chain = try history(git, tip: tip)
+        report.commits = chain.count
+        try checkReflog(git, tip: tip, history: Set(chain.map(\.id)), into: &report)
+        var walk = HistoryWalk(git: git)
+        for (index, commit) in chain.enumerated() {
+            report.problems += try walk.check(commit, isFirst: index == 0)
+        }
+        try checkTip(git, tip: tip, walk: walk, into: &report)
+        return report
+    }
 
-        // The history, oldest first, along first parents.
+    /// Lock files a killed process left: each blocks writes until removed.
+    static func staleLocks(_ repository: PackRepository) -> [(path: String, clear: String)] {
+        ["\(StateLayout.stateRef).lock", "packed-refs.lock", "index.lock", "config.lock"].compactMap { lock in
+            let path = "\(repository.path)/\(lock)"
+            return FileManager.default.fileExists(atPath: path) ? (path, "rm \(path)") : nil
+        }
+    }
+
+    /// The history, oldest first, along first parents.
+    static func history(_ git: GitRepository, tip: ObjectID) throws -> [GitCommit] {
         var chain: [GitCommit] = []
         var next: ObjectID? = tip
         var seen: Set<ObjectID> = []
@@ -87,16 +107,18 @@ public enum Verifier {
             chain.append(commit)
             next = commit.parents.first
         }
-        chain.reverse()
-        report.commits = chain.count
+        return chain.reversed()
+    }
 
-        // Every tip the tool ever set must still be in the history: otherwise it was rewritten.
+    /// Every tip the tool ever set must still be in the history: otherwise it was rewritten.
+    static func checkReflog(_ git: GitRepository, tip: ObjectID, history seen: Set<ObjectID>, into report: inout Report) throws {
         let reflog = (try? git.reflog(StateLayout.stateRef)) ?? []
         report.reflogEntries = reflog.count
         // Commits `rollout sync` replayed on a remote's newer tip, or dropped with --discard-local,
         // are kept under refs/rollout/: their old tips were moved away from on purpose.
         var accounted: Set<ObjectID> = []
-        for (_, target) in try git.references(prefix: "refs/rollout/replayed/") + git.references(prefix: "refs/rollout/discarded/") {
+        let kept = try git.references(prefix: "refs/rollout/replayed/") + git.references(prefix: "refs/rollout/discarded/")
+        for (_, target) in kept {
             var next: ObjectID? = target
             while let id = next, !seen.contains(id), accounted.insert(id).inserted { next = try git.commit(id).parents.first }
         }
@@ -106,116 +128,171 @@ public enum Verifier {
         // still there): that is an interrupted update, not a rewrite.
         func interrupted(_ index: Int) -> Bool {
             let entry = reflog[index]
-            if index + 1 < reflog.count { return reflog[index + 1].previous == entry.previous && reflog[index + 1].previous != entry.target }
+            if index + 1 < reflog.count {
+                return reflog[index + 1].previous == entry.previous && reflog[index + 1].previous != entry.target
+            }
             return tip == entry.previous
         }
-        report.interruptedUpdates = reflog.indices.filter { !seen.contains(reflog[$0].target) && interrupted($0) }.count
-        let lost = reflog.indices.filter { !seen.contains(reflog[$0].target) && !accounted.contains(reflog[$0].target) && !interrupted($0) }.map { reflog[$0] }
+        let gone = reflog.indices.filter { !seen.contains(reflog[$0].target) }
+        report.interruptedUpdates = gone.filter(interrupted).count
+        let lost = gone.filter { !accounted.contains(reflog[$0].target) && !interrupted($0) }.map { reflog[$0] }
         if let newest = lost.last {
             let others = Set(lost.map(\.target)).count - 1
-            report.problems.append(Problem(
-                commit: newest.target.short, path: nil,
-                message: "the history was rewritten: \(newest.target.short) (\"\(newest.message)\") was the tip once and is no longer part of \(StateLayout.stateBranch)"
-                    + (others > 0 ? ", nor are \(others) earlier tip(s)" : "")))
+            report.problems.append(Problem(commit: newest.target.short, path: nil, message: .historyRewritten(newest, others: others)))
         }
+    }
 
-        var rollbackAdded: [String: String] = [:]  // rollback path -> commit that added it
+    /// One commit of the history, with what the checks of its action read.
+    struct CommitUnderCheck {
+        let commit: GitCommit
+        let trailers: [(name: String, value: String)]
+        let changes: [PathChange]
+        var problems: [Problem] = []
+
+        var short: String { commit.id.short }
+
+        mutating func problem(_ path: String?, _ message: String) {
+            problems.append(Problem(commit: short, path: path, message: message))
+        }
+    }
+
+    /// The history, oldest first: each commit against its trailers and what the commits before it added.
+    struct HistoryWalk {
+        let git: GitRepository
+        /// Rollback manifest path -> the commit (short id) whose revert added it.
+        var rollbackAdded: [String: String] = [:]
         var metrics = MetricsVerifier()
         var previousTree: ObjectID? = nil
-        for (index, commit) in chain.enumerated() {
-            let short = commit.id.short
-            func problem(_ path: String?, _ message: String) { report.problems.append(Problem(commit: short, path: path, message: message)) }
-            if index > 0 && commit.parents.count != 1 {
-                problem(nil, "has \(commit.parents.count) parents; rollout's history is one line of single-parent commits")
-            }
-            let trailers = Change.trailers(of: commit.message)
-            func values(_ name: String) -> [String] { trailers.filter { $0.name == name }.map(\.value) }
+
+        mutating func check(_ commit: GitCommit, isFirst: Bool) throws -> [Problem] {
             let changes = try diff(git, previousTree, commit.tree)
             previousTree = commit.tree
-
+            var c = CommitUnderCheck(commit: commit, trailers: Change.trailers(of: commit.message), changes: changes)
+            if !isFirst && commit.parents.count != 1 {
+                c.problem(nil, .notSingleParent(commit))
+            }
             for change in changes where change.old != nil && isImmutable(change.path) {
-                problem(change.path, change.new == nil ? "was deleted; it may never change once written" : "changed content; it may never change once written")
+                c.problem(change.path, .immutableChanged(change))
             }
-            guard let action = values("Action").first else {
-                problem(nil, "has no Rollout-Action trailer: a commit made outside rollout (\(commit.message.split(separator: "\n").first ?? ""))")
-                continue
+            guard let name = c.trailers.value(.action) else {
+                c.problem(nil, .noAction(commit))
+                return c.problems
             }
-            if values("Actor").isEmpty { problem(nil, "has no Rollout-Actor trailer") }
-            if action == "init" {
-                if index != 0 { problem(nil, "is an init commit in the middle of the history") }
-                continue
+            if c.trailers.values(.actor).isEmpty { c.problem(nil, "has no Rollout-Actor trailer") }
+            let locale = c.trailers.value(.locale)
+            guard let action = ChangeAction(rawValue: name) else {
+                // An action this build does not know (a newer rollout's, or a commit made by hand):
+                // no file is known to be its, and the commit is reported.
+                for change in changes { c.problem(change.path, .mayNotTouch(name, locale: locale)) }
+                c.problem(nil, "has the unknown action \(name)")
+                return c.problems
             }
-            let locale = values("Locale").first
+            if action == .initialize {
+                if !isFirst { c.problem(nil, "is an init commit in the middle of the history") }
+                return c.problems
+            }
             for change in changes where !allowed(action, locale: locale, path: change.path) {
-                problem(change.path, "a \(action)\(locale.map { " of \($0)" } ?? "") commit may not touch this file")
+                c.problem(change.path, .mayNotTouch(name, locale: locale))
             }
+            try checkTrailers(action, &c)
+            return c.problems
+        }
+
+        /// What each action's trailers promise about the files its commit changed.
+        mutating func checkTrailers(_ action: ChangeAction, _ c: inout CommitUnderCheck) throws {
             switch action {
-            case "pack-add":
-                // Either layout: a repository made before sharding added its packs flat.
-                var added: [PackID: String] = [:]
-                for change in changes where change.old == nil {
-                    guard let file = StateLayout.storedPackFile(atPath: change.path), !file.isRecord else { continue }
-                    if !file.inShard { problem(change.path, "added in the wrong shard: \(file.id) belongs in \(StateLayout.pack(file.id))") }
-                    added[file.id] = change.path
+            case .packAdd: checkPackAdd(&c)
+            case .promote, .complete, .ramp, .pause, .resume:
+                if let locale = c.trailers.value(.locale), !c.changes.contains(where: { $0.path == StateLayout.plan(locale) }) {
+                    c.problem(StateLayout.plan(locale), .planUnchanged(action, locale))
                 }
-                let named = Set(values("Pack").compactMap { try? PackID.parse($0) })
-                for id in Set(added.keys).subtracting(named).sorted() { problem(added[id]!, "added, but not named in a Rollout-Pack trailer") }
-                for id in named.subtracting(added.keys).sorted() {
-                    problem(nil, "names \(id) in a Rollout-Pack trailer, but adds neither \(StateLayout.pack(id, .sharded)) nor \(StateLayout.pack(id, .flat))")
-                }
-            case "promote", "complete", "ramp", "pause", "resume":
-                if let locale, !changes.contains(where: { $0.path == StateLayout.plan(locale) }) {
-                    problem(StateLayout.plan(locale), "a \(action) of \(locale) that does not change its plan")
-                }
-            case "revert":
-                guard let locale, let id = values("Rollback").first else {
-                    problem(nil, "a revert without Rollout-Locale and Rollout-Rollback trailers")
-                    break
-                }
-                let path = StateLayout.rollback(id)
-                if !id.hasPrefix(locale + "/") { problem(path, "Rollout-Rollback \(id) is not a rollback of \(locale)") }
-                if changes.contains(where: { $0.path == path && $0.old == nil }) {
-                    rollbackAdded[path] = short
-                } else {
-                    problem(path, "Rollout-Rollback names it, but this revert did not add it")
-                }
-            case AuditEntry.publishAction:
+            case .revert: checkRevert(&c)
+            case .publish:
                 // The state a publish names is the one it was recorded on: the commit's parent.
-                if values("Published-State").first != commit.parents.first?.hex {
-                    problem(nil, "a publish whose Rollout-Published-State is not its parent commit")
+                if c.trailers.value(.publishedState) != c.commit.parents.first?.hex {
+                    c.problem(nil, "a publish whose Rollout-Published-State is not its parent commit")
                 }
-            case KeyOperations.action:
-                let version = values("Keys-Version").first.flatMap { Int($0) }
-                if values("Key-Event").first.flatMap(KeyEvent.init(rawValue:)) == nil {
-                    problem(nil, "a keys commit without a Rollout-Key-Event of \(KeyEvent.allCases.map(\.rawValue).joined(separator: ", "))")
+            case .keys: checkKeys(&c)
+            case .metricsIngest, .metricsRetract:
+                try metrics.check(commit: c.short, action: action, trailers: c.trailers, changes: c.changes, git: git) {
+                    c.problem($0, $1)
                 }
-                guard let version else {
-                    problem(nil, "a keys commit without a Rollout-Keys-Version trailer")
-                    break
-                }
-                let expected = Set([StateLayout.keyList(version), StateLayout.keyListSignatures(version)])
-                let added = Set(changes.filter { $0.old == nil && $0.new != nil }.map(\.path))
-                if added != expected || changes.count != 2 {
-                    problem(StateLayout.keyList(version), "a keys commit must add exactly key list version \(version) and its signatures")
-                }
-            case "metrics-ingest", "metrics-retract":
-                try metrics.check(commit: short, action: action, trailers: trailers, changes: changes, git: git, problem: problem)
-            case "policy-set":
-                break
-            default:
-                problem(nil, "has the unknown action \(action)")
+            // `check` took init apart; a policy may change any way its own validation allows.
+            case .initialize, .policySet: break
             }
         }
 
-        // The tip's files.
+        /// Every pack added is named in a Rollout-Pack trailer, and every one named is added.
+        func checkPackAdd(_ c: inout CommitUnderCheck) {
+            // Either layout: a repository made before sharding added its packs flat.
+            var added: [PackID: String] = [:]
+            for change in c.changes where change.old == nil {
+                guard let file = StateLayout.storedPackFile(atPath: change.path), !file.isRecord else { continue }
+                if !file.inShard { c.problem(change.path, .addedInWrongShard(file.id)) }
+                added[file.id] = change.path
+            }
+            let named = Set(c.trailers.values(.pack).compactMap { try? PackID.parse($0) })
+            for id in Set(added.keys).subtracting(named).sorted() {
+                c.problem(added[id]!, "added, but not named in a Rollout-Pack trailer")
+            }
+            for id in named.subtracting(added.keys).sorted() { c.problem(nil, .namedPackNotAdded(id)) }
+        }
+
+        /// A revert adds the rollback manifest its Rollout-Rollback names, one of its own locale.
+        mutating func checkRevert(_ c: inout CommitUnderCheck) {
+            guard let locale = c.trailers.value(.locale), let id = c.trailers.value(.rollback) else {
+                c.problem(nil, "a revert without Rollout-Locale and Rollout-Rollback trailers")
+                return
+            }
+            let path = StateLayout.rollback(id)
+            if !id.hasPrefix(locale + "/") { c.problem(path, "Rollout-Rollback \(id) is not a rollback of \(locale)") }
+            if c.changes.contains(where: { $0.path == path && $0.old == nil }) {
+                rollbackAdded[path] = c.short
+            } else {
+                c.problem(path, "Rollout-Rollback names it, but this revert did not add it")
+            }
+        }
+
+        /// A keys commit adds exactly the key list version its trailer names, and its signatures.
+        func checkKeys(_ c: inout CommitUnderCheck) {
+            let version = c.trailers.value(.keysVersion).flatMap { Int($0) }
+            if c.trailers.value(.keyEvent).flatMap(KeyEvent.init(rawValue:)) == nil { c.problem(nil, .noKeyEvent) }
+            guard let version else {
+                c.problem(nil, "a keys commit without a Rollout-Keys-Version trailer")
+                return
+            }
+            let expected = Set([StateLayout.keyList(version), StateLayout.keyListSignatures(version)])
+            let added = Set(c.changes.filter { $0.old == nil && $0.new != nil }.map(\.path))
+            if added != expected || c.changes.count != 2 {
+                c.problem(StateLayout.keyList(version), .notExactlyKeyList(version))
+            }
+        }
+    }
+
+    /// The tip's files: packs, plans, metrics, key lists and rollback manifests.
+    static func checkTip(_ git: GitRepository, tip: ObjectID, walk: HistoryWalk, into report: inout Report) throws {
         let snapshot = try Snapshot(repository: git, commit: tip)
-        func problem(_ path: String, _ message: String) { report.problems.append(Problem(commit: tip.short, path: path, message: message)) }
-        var packs: [String: Set<Int>] = [:]
+        var problems: [Problem] = []
+        func problem(_ path: String, _ message: String) { problems.append(Problem(commit: tip.short, path: path, message: message)) }
+        let (packs, stored) = try checkPacks(snapshot, problem: problem)
+        let plans = try checkPlans(snapshot, stored: stored, problem: problem)
+        try walk.metrics.checkTip(snapshot, problem: problem)
+        let keyLists = checkKeyChain(snapshot, problem: problem)
+        let rollbacks = try checkRollbacks(snapshot, addedBy: walk.rollbackAdded, problem: problem)
+        report.problems += problems
+        (report.packs, report.plans, report.keyLists, report.rollbacks) = (packs, plans, keyLists, rollbacks)
+    }
+
+    /// Every stored pack parses, is in its shard, holds the id its path says and matches its record.
+    /// Returns how many packs there are, and the content versions of each locale the tip holds.
+    static func checkPacks(_ snapshot: Snapshot, problem: (String, String) -> Void) throws -> (Int, [String: Set<Int>]) {
+        var count = 0
+        var stored: [String: Set<Int>] = [:]
         for locale in try snapshot.locales() {
             var placed: [PackID: StateLayout.PackPlacement] = [:]
             for file in try snapshot.storedPackFiles(of: locale) {
                 if !file.inShard {
-                    problem(file.path, "is in the wrong shard: \(file.id) belongs in \(StateLayout.packFile(file.id, record: file.isRecord))")
+                    problem(file.path, .inWrongShard(file))
                 } else if !file.isRecord, let other = placed.updateValue(file.placement, forKey: file.id), other != file.placement {
                     problem(file.path, "\(file.id) is stored twice, flat and in its shard")
                 }
@@ -224,26 +301,42 @@ public enum Verifier {
                 let id = PackID(locale: locale, contentVersion: version)
                 let placement = try snapshot.packPlacement(id) ?? .sharded
                 let path = StateLayout.pack(id, placement)
-                report.packs += 1
+                count += 1
                 guard let bytes = try snapshot.file(path) else { continue }
-                packs[locale, default: []].insert(version)
-                do {
-                    let parsed = try PackParser.parse(bytes, source: path, maximumBytes: Int.max)
-                    if parsed.declaredChecksum == nil { problem(path, "has no checksum") }
-                    if parsed.pack.id != id { problem(path, "holds \(parsed.pack.id), not \(id)") }
-                    if let record = try? snapshot.record(id) {
-                        if record.checksum != parsed.pack.checksum { problem(StateLayout.packRecord(id, placement), "records checksum \(record.checksum), the pack's is \(parsed.pack.checksum)") }
-                    } else {
-                        problem(StateLayout.packRecord(id, placement), "is missing or damaged")
-                    }
-                } catch let error as RolloutError {
-                    problem(path, error.message.hasPrefix(path + ": ") ? String(error.message.dropFirst(path.count + 2)) : error.message)
-                }
+                stored[locale, default: []].insert(version)
+                try checkPack(bytes, id: id, placement: placement, snapshot: snapshot, problem: problem)
             }
         }
+        return (count, stored)
+    }
+
+    static func checkPack(
+        _ bytes: [UInt8], id: PackID, placement: StateLayout.PackPlacement, snapshot: Snapshot, problem: (String, String) -> Void
+    ) throws {
+        let path = StateLayout.pack(id, placement)
+        do {
+            let parsed = try PackParser.parse(bytes, source: path, maximumBytes: Int.max)
+            if parsed.declaredChecksum == nil { problem(path, "has no checksum") }
+            if parsed.pack.id != id { problem(path, "holds \(parsed.pack.id), not \(id)") }
+            let recordPath = StateLayout.packRecord(id, placement)
+            if let record = try? snapshot.record(id) {
+                if record.checksum != parsed.pack.checksum {
+                    problem(recordPath, "records checksum \(record.checksum), the pack's is \(parsed.pack.checksum)")
+                }
+            } else {
+                problem(recordPath, "is missing or damaged")
+            }
+        } catch let error as RolloutError {
+            problem(path, error.message.hasPrefix(path + ": ") ? String(error.message.dropFirst(path.count + 2)) : error.message)
+        }
+    }
+
+    /// Every plan parses, and names only packs the tip holds and that are not blocked. Returns how many.
+    static func checkPlans(_ snapshot: Snapshot, stored packs: [String: Set<Int>], problem: (String, String) -> Void) throws -> Int {
+        var count = 0
         for locale in try snapshot.plannedLocales() {
             let path = StateLayout.plan(locale)
-            report.plans += 1
+            count += 1
             let plan: Plan
             do {
                 guard let parsed = try snapshot.plan(locale) else { continue }
@@ -261,29 +354,37 @@ public enum Verifier {
                 problem(path, "its baseline \(locale)@\(baseline.contentVersion) is blocked")
             }
             for rule in plan.rules {
-                if !stored.contains(rule.pack.contentVersion) { problem(path, "a rule gives \(locale)@\(rule.pack.contentVersion); the repository does not hold it") }
-                if plan.isBlocked(rule.pack.contentVersion) { problem(path, "a rule gives \(locale)@\(rule.pack.contentVersion), which is blocked") }
+                let pack = "\(locale)@\(rule.pack.contentVersion)"
+                if !stored.contains(rule.pack.contentVersion) {
+                    problem(path, "a rule gives \(pack); the repository does not hold it")
+                }
+                if plan.isBlocked(rule.pack.contentVersion) { problem(path, "a rule gives \(pack), which is blocked") }
             }
         }
-        try metrics.checkTip(snapshot, problem: problem)
-        report.keyLists = checkKeyChain(snapshot, problem: problem)
+        return count
+    }
+
+    /// Each locale's rollback manifests are numbered 1, 2, ... with none missing, each is what its
+    /// name says, and a revert of this history added it. Returns how many there are.
+    static func checkRollbacks(_ snapshot: Snapshot, addedBy rollbackAdded: [String: String], problem: (String, String) -> Void) throws -> Int {
+        var count = 0
         for locale in try snapshot.directory(StateLayout.rollbacksDirectory).filter(\.isTree).map(\.name) {
             let entries = try snapshot.directory(StateLayout.rollbackDirectory(locale)).filter { !$0.isTree }
             let numbers = entries.compactMap { Int($0.name.dropLast(5)) }.sorted()
-            report.rollbacks += entries.count
+            count += entries.count
             if !numbers.isEmpty && numbers != Array(1...numbers.count) {
-                problem(StateLayout.rollbackDirectory(locale), "rollback manifests are numbered \(numbers.map(String.init).joined(separator: ", ")); a revert's record is missing")
+                problem(StateLayout.rollbackDirectory(locale), .rollbackGap(numbers))
             }
             for entry in entries {
                 let path = "\(StateLayout.rollbackDirectory(locale))/\(entry.name)"
-                let document = (try? StrictJSONParser.parse(try git.readBlob(entry.id)))?.objectValue
+                let document = (try? StrictJSONParser.parse(try snapshot.repository.readBlob(entry.id)))?.objectValue
                 if document == nil || document?["id"]?.stringValue != "\(locale)/\(entry.name.dropLast(5))" {
                     problem(path, "is not the rollback manifest its name says")
                 }
                 if rollbackAdded[path] == nil { problem(path, "was not written by a revert commit of this history") }
             }
         }
-        return report
+        return count
     }
 
     /// The stored key lists form the chain devices walk: versions 1, 2, ... with none missing,
@@ -298,7 +399,7 @@ public enum Verifier {
             return 0
         }
         if versions != Array(1..<(versions.count + 1)) {
-            problem(StateLayout.keysDirectory, "holds key list versions \(versions.map(String.init).joined(separator: ", ")); they must run 1, 2, 3, ... with none missing")
+            problem(StateLayout.keysDirectory, .keyListGap(versions))
         }
         var previous: KeyList?
         for version in versions {
@@ -354,5 +455,65 @@ public enum Verifier {
             if oldBlob != nil || newBlob != nil { changes.append(PathChange(path: path, old: oldBlob, new: newBlob)) }
         }
         return changes
+    }
+}
+
+/// The longer problem messages, written once; the text is what `rollout verify` prints.
+extension String {
+    fileprivate static func notSingleParent(_ commit: GitCommit) -> String {
+        "has \(commit.parents.count) parents; rollout's history is one line of single-parent commits"
+    }
+
+    fileprivate static func immutableChanged(_ change: Verifier.PathChange) -> String {
+        "\(change.new == nil ? "was deleted" : "changed content"); it may never change once written"
+    }
+
+    fileprivate static func planUnchanged(_ action: ChangeAction, _ locale: String) -> String {
+        "a \(action.rawValue) of \(locale) that does not change its plan"
+    }
+
+    fileprivate static func addedInWrongShard(_ id: PackID) -> String {
+        "added in the wrong shard: \(id) belongs in \(StateLayout.pack(id))"
+    }
+
+    fileprivate static func notExactlyKeyList(_ version: Int) -> String {
+        "a keys commit must add exactly key list version \(version) and its signatures"
+    }
+
+    fileprivate static func inWrongShard(_ file: StateLayout.StoredPackFile) -> String {
+        "is in the wrong shard: \(file.id) belongs in \(StateLayout.packFile(file.id, record: file.isRecord))"
+    }
+
+    fileprivate static var noStateRef: String {
+        "\(StateLayout.stateRef) does not exist: not a rollout repository, or its history was removed"
+    }
+
+    fileprivate static func historyRewritten(_ newest: (previous: ObjectID?, target: ObjectID, message: String), others: Int) -> String {
+        "the history was rewritten: \(newest.target.short) (\"\(newest.message)\") was the tip once and is no longer part of "
+            + "\(StateLayout.stateBranch)" + (others > 0 ? ", nor are \(others) earlier tip(s)" : "")
+    }
+
+    fileprivate static func noAction(_ commit: GitCommit) -> String {
+        "has no Rollout-Action trailer: a commit made outside rollout (\(commit.message.split(separator: "\n").first ?? ""))"
+    }
+
+    fileprivate static func mayNotTouch(_ action: String, locale: String?) -> String {
+        "a \(action)\(locale.map { " of \($0)" } ?? "") commit may not touch this file"
+    }
+
+    fileprivate static func namedPackNotAdded(_ id: PackID) -> String {
+        "names \(id) in a Rollout-Pack trailer, but adds neither \(StateLayout.pack(id, .sharded)) nor \(StateLayout.pack(id, .flat))"
+    }
+
+    fileprivate static var noKeyEvent: String {
+        "a keys commit without a Rollout-Key-Event of \(KeyEvent.allCases.map(\.rawValue).joined(separator: ", "))"
+    }
+
+    fileprivate static func rollbackGap(_ numbers: [Int]) -> String {
+        "rollback manifests are numbered \(numbers.map(String.init).joined(separator: ", ")); a revert's record is missing"
+    }
+
+    fileprivate static func keyListGap(_ versions: [Int]) -> String {
+        "holds key list versions \(versions.map(String.init).joined(separator: ", ")); they must run 1, 2, 3, ... with none missing"
     }
 }

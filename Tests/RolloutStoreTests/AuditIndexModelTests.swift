@@ -64,15 +64,15 @@ final class AuditIndexModelTests: XCTestCase {
             version += 1
             let kind = below(6)
             var writes: [(path: String, bytes: [UInt8])] = []
-            var trailers: [(name: String, value: String)] = [("Action", "promote")]
+            var trailers: [(name: Trailer, value: String)] = [(.action, "promote")]
             var summary = "change \(version)"
             switch kind {
             case 0:
-                trailers = [("Action", "publish"), ("Destination", "site")]
+                trailers = [(.action, "publish"), (.destination, "site")]
                 summary = "publish index sequence \(version) to \(pick(["s3://a", "s3://b"]))"
                 writes = [("site-sequence", Array("\(version)\n".utf8))]
             case 1:
-                trailers = [("Action", "metrics-ingest")]
+                trailers = [(.action, "metrics-ingest")]
                 writes = [("metrics/\(version).json", Array("{}\n".utf8))]
             case 2:
                 for locale in AuditIndexModelTests.locales.shuffled().prefix(2) {
@@ -80,8 +80,8 @@ final class AuditIndexModelTests: XCTestCase {
                 }
             default:
                 let locale = pick(AuditIndexModelTests.locales)
-                trailers.append(("Locale", locale))
-                trailers.append(("Pack", "\(locale)@\(version)"))
+                trailers.append((.locale, locale))
+                trailers.append((.pack, "\(locale)@\(version)"))
                 writes = [(StateLayout.plan(locale), JSONWriter.pretty(try plan(locale, version).jsonValue))]
             }
             let change = Change(summary: summary, trailers: trailers, writes: writes)

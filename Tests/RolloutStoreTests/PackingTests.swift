@@ -16,7 +16,7 @@ final class PackingTests: XCTestCase {
         let (repository, _) = try PackRepository.create(at: path, files: [("README.md", Array("hello\n".utf8))], actor: actor, time: time)
         repository.packThreshold = .max
         func write(_ number: Int) throws -> ObjectID {
-            let change = Change(summary: "note \(number)", trailers: [("Action", "note")], writes: [("notes/\(number).txt", Array("note \(number)\n".utf8))])
+            let change = Change(summary: "note \(number)", trailers: [(.action, "note")], writes: [("notes/\(number).txt", Array("note \(number)\n".utf8))])
             return try repository.apply(actor: actor, time: { self.time }) { _ in (change, ()) }.commit!
         }
         func blob(_ git: GitRepository, _ commit: ObjectID, _ number: Int) throws -> String {
