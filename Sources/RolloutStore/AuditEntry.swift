@@ -12,8 +12,8 @@ public struct AuditEntry: Sendable {
         public let afterBlob: String
     }
 
-    /// The action that records a publish: when the state it names reached devices.
-    public static let publishAction = "publish"
+    /// The action as this build knows it; nil for one it does not.
+    public var changeAction: ChangeAction? { ChangeAction(rawValue: action) }
 
     /// Where a publish wrote, as its summary (`publish index sequence N to DEST`) names it.
     var publishDestination: String {
@@ -25,6 +25,8 @@ public struct AuditEntry: Sendable {
     public let commit: String
     public let time: Timestamp
     public let actor: String
+    /// The `Rollout-Action` value as written, so the log shows an action a newer rollout wrote;
+    /// "unknown" when the commit has none.
     public let action: String
     public let summary: String
     public let reason: String?
@@ -69,13 +71,12 @@ extension AuditEntry {
 
         init(_ commit: GitCommit) {
             let trailers = Change.trailers(of: commit.message)
-            func values(_ name: String) -> [String] { trailers.filter { $0.name == name }.map(\.value) }
             summary = String(commit.message.prefix { $0 != "\n" })
-            actor = values("Actor").first ?? "\(commit.author.name) <\(commit.author.email)>"
-            action = values("Action").first ?? "unknown"
-            reason = values("Reason").first
-            locales = values("Locale")
-            packs = values("Pack")
+            actor = trailers.value(.actor) ?? "\(commit.author.name) <\(commit.author.email)>"
+            action = trailers.value(.action) ?? "unknown"
+            reason = trailers.value(.reason)
+            locales = trailers.values(.locale)
+            packs = trailers.values(.pack)
             time = Timestamp(seconds: commit.author.time)
         }
 

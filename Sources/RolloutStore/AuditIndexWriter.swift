@@ -169,7 +169,7 @@ extension AuditLog {
     /// The pointer files a change belongs in.
     private func files(for entry: AuditEntry) -> [String] {
         var files = entry.locales.map { "locale-\($0).idx" }
-        if entry.action == AuditEntry.publishAction { files.append("publish.idx") }
+        if entry.changeAction == .publish { files.append("publish.idx") }
         var regions: Set<String> = []
         for change in entry.planChanges {
             for region in SegmentShares.regionsChanged(from: change.before, to: change.after) {

@@ -164,7 +164,7 @@ extension AuditLog {
         /// False when the limit is reached and `entry` was not taken.
         mutating func add(_ entry: AuditEntry) -> Bool {
             guard query.segment != nil else { return append(entry) }
-            if entry.action == AuditEntry.publishAction {
+            if entry.changeAction == .publish {
                 publishes[entry.publishDestination] = entry
                 return true
             }
@@ -201,7 +201,7 @@ extension AuditLog.Query {
         if let locale, !entry.locales.contains(locale) { return false }
         if let pack, !entry.packs.contains(pack.description) { return false }
         if let segment {
-            if entry.action == AuditEntry.publishAction { return true }
+            if entry.changeAction == .publish { return true }
             return entry.changes(affecting: segment.region, versions: segment.versions).contains {
                 locale == nil || $0.locale == locale
             }
