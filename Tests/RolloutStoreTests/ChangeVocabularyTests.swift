@@ -43,6 +43,24 @@ final class ChangeVocabularyTests: XCTestCase {
         XCTAssertEqual(Set(names), Set(Trailer.allCases.map(\.rawValue)), "docs/architecture.md, Commit messages")
     }
 
+    /// docs/audit.md says what each action and trailer means to an auditor: its tables list the
+    /// same actions, in the same order, and every trailer.
+    func testTheAuditGuideListsEveryActionAndExplainsEveryTrailer() throws {
+        let guide = Self.architecture.deletingLastPathComponent().appendingPathComponent("audit.md")
+        let text = try String(contentsOf: guide, encoding: .utf8)
+        let section = try XCTUnwrap(text.components(separatedBy: "\n### Commit messages and trailers\n").dropFirst().first)
+        let lines = (section.components(separatedBy: "\n### ").first ?? section).split(separator: "\n")
+        func firstCells(of header: String) -> [String] {
+            lines.drop { !$0.hasPrefix(header) }.prefix { $0.hasPrefix("|") }.dropFirst(2).compactMap {
+                Self.quoted(String($0.split(separator: "|").first ?? "")).first
+            }
+        }
+        XCTAssertEqual(firstCells(of: "| action |"), ChangeAction.allCases.map(\.rawValue), "docs/audit.md, the action table")
+        XCTAssertEqual(
+            Set(firstCells(of: "| trailer |")), Set(Trailer.allCases.map { "Rollout-" + $0.rawValue }),
+            "docs/audit.md, the table of what trailer values mean")
+    }
+
     /// Files each action's commit may touch, and files it may not (of tr-TR, its Rollout-Locale).
     func examples(_ action: ChangeAction) -> (touches: [String], refuses: [String]) {
         let pack = PackID(locale: "tr-TR", contentVersion: 18)
