@@ -43,12 +43,13 @@ public enum Ed25519 {
             let key: OpaquePointer? = bytes.withUnsafeBytes { buffer in
                 guard let bio = BIO_new_mem_buf(buffer.baseAddress, Int32(buffer.count)) else { return nil }
                 defer { BIO_free(bio) }
-                // No passphrase, ever: OpenSSL's default would prompt on the terminal, and hang a CI job that has one.
+                // No passphrase, ever: OpenSSL's default would prompt on the terminal, and hang a CI job
+                // that has one.
                 return PEM_read_bio_PrivateKey(bio, nil, { _, _, _, _ in 0 }, nil)
             }
             guard let key else {
                 if text.contains("ENCRYPTED") {
-                    throw Failure(description: "the key is encrypted with a passphrase; rollout reads unencrypted keys (openssl pkey -in FILE -out PLAIN, kept where only the publisher can read it)")
+                    throw .encryptedKey
                 }
                 throw Failure(description: "not a PEM private key")
             }
@@ -170,5 +171,15 @@ public enum Base64 {
         if padding == 1, values[values.count - 2] & 0x03 != 0 { return nil }
         if padding == 2, values[values.count - 3] & 0x0F != 0 { return nil }
         return Array(out.dropLast(padding))
+    }
+}
+
+extension Error where Self == Ed25519.Failure {
+    fileprivate static var encryptedKey: Ed25519.Failure {
+        Ed25519.Failure(
+            description: """
+                the key is encrypted with a passphrase; rollout reads unencrypted keys \
+                (openssl pkey -in FILE -out PLAIN, kept where only the publisher can read it)
+                """)
     }
 }

@@ -91,7 +91,9 @@ struct RefreshReport {
         case .tooSoon(let retryAfter):
             ok = true
             let seconds = Int(retryAfter.rounded(.up))
-            text = "Too soon: the last refresh was less than the minimum interval ago; next one in \(seconds) s (or --force).\n"
+            text =
+                "Too soon: the last refresh was less than the minimum interval ago; "
+                + "next one in \(seconds) s (or --force).\n"
             json = ["result": "tooSoon", "ok": true, "retryAfter": .integer(seconds)]
         }
     }

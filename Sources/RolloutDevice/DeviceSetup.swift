@@ -70,7 +70,7 @@ struct DeviceSetup {
     /// `--min-keys-version N` (an app that trusts the site's key list), read as verify-site reads them.
     static func keys(_ invocation: Invocation, context: CommandContext) throws -> Keys {
         if invocation.value("public-key") == nil, invocation.values("root-key").isEmpty {
-            throw RolloutError.usage("rollout device needs --root-key KEY (an app on a key list) or --public-key KEY (an app that pins one key); see rollout help device")
+            throw .deviceNeedsKey
         }
         let minimumKeysVersion = try PublishCommands.countOption(invocation, "min-keys-version", minimum: 0)
         switch try PublishCommands.siteTrust(invocation, context: context) {
@@ -128,5 +128,15 @@ struct DeviceSetup {
                 appVersion: appVersion, region: region, locale: locale, options: options)
         }
         return (client, bundled.problems.map(\.description))
+    }
+}
+
+extension Error where Self == RolloutError {
+    fileprivate static var deviceNeedsKey: RolloutError {
+        .usage(
+            """
+            rollout device needs --root-key KEY (an app on a key list) or --public-key KEY (an app that pins \
+            one key); see rollout help device
+            """)
     }
 }

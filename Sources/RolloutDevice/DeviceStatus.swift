@@ -113,7 +113,8 @@ struct DeviceStatus {
         if launch.awaitingSuccess.isEmpty {
             text += "every active pack has reached launch-succeeded.\n"
         } else {
-            text += "\(list(launch.awaitingSuccess)) on trial, \(launch.failedLaunches) of \(launch.launchAttempts) failed launches"
+            text += "\(list(launch.awaitingSuccess)) on trial, "
+            text += "\(launch.failedLaunches) of \(launch.launchAttempts) failed launches"
             text += " (\(launch.launchesSinceActivation) launch(es) since activation).\n"
         }
         if !launch.rolledBack.isEmpty { text += "Rolled back by the guard: \(list(launch.rolledBack)).\n" }

@@ -210,9 +210,10 @@ public struct LocaleManifest: Equatable, Sendable {
             guard let version = Int(key), String(version) == key, version >= 1, let p = item.objectValue, let url = p["url"]?.stringValue,
                 let size = p["bytes"]?.integerValue, let sha = p["sha256"]?.stringValue, let checksum = p["checksum"]?.stringValue,
                 let minApp = p["minAppVersion"]?.stringValue, let schema = p["schemaVersion"]?.integerValue
-            else { throw fail("pack entry \"\(key)\" needs a content version as its name, and url, bytes, sha256, checksum, minAppVersion and schemaVersion") }
-            guard SiteLayout.isSafePackURL(url, for: PackID(locale: locale, contentVersion: version), sha256: sha) else {
-                throw fail("pack entry \"\(key)\" has the url \(url); a device only fetches \(SiteLayout.pack(PackID(locale: locale, contentVersion: version), sha256: sha))")
+            else { throw .manifestPackEntryIncomplete(source, key: key) }
+            let id = PackID(locale: locale, contentVersion: version)
+            guard SiteLayout.isSafePackURL(url, for: id, sha256: sha) else {
+                throw .manifestPackURLUnsafe(source, key: key, url: url, expected: SiteLayout.pack(id, sha256: sha))
             }
             guard checksum.hasPrefix("sha256:"), Wire.isSHA256Hex(String(checksum.dropFirst(7))), AppVersion(minApp) != nil else {
                 throw fail("pack entry \"\(key)\" needs a sha256: checksum and a numeric minAppVersion")
@@ -355,5 +356,21 @@ public enum DetachedSignature {
             encode(signature) == signatureFile
         else { return false }
         return key.verify(signature, for: bytes)
+    }
+}
+
+extension Error where Self == RolloutError {
+    fileprivate static func manifestPackEntryIncomplete(_ source: String, key: String) -> RolloutError {
+        .badInput(
+            """
+            \(source): pack entry "\(key)" needs a content version as its name, and url, bytes, sha256, checksum, \
+            minAppVersion and schemaVersion
+            """)
+    }
+
+    fileprivate static func manifestPackURLUnsafe(
+        _ source: String, key: String, url: String, expected: String
+    ) -> RolloutError {
+        .badInput("\(source): pack entry \"\(key)\" has the url \(url); a device only fetches \(expected)")
     }
 }

@@ -164,15 +164,18 @@ extension RolloutError {
     /// A stored count beyond the one range (written by a version that did not check it).
     public static func metricsCountOutOfRange(_ path: String, entry: String, counts: MetricCounts, kind: MetricKind, origin: String) -> RolloutError {
         .badInput(
-            "\(path): \(entry) holds \(counts.total) \(kind.columns.total) and \(counts.events) \(kind.columns.events), outside 0 to \(MetricCounts.maximum), "
-                + "the counts rollout reads exactly (docs/metrics.md); \(retractHint) sha256:\(origin)")
+            "\(path): \(entry) holds \(counts.total) \(kind.columns.total) "
+                + "and \(counts.events) \(kind.columns.events), "
+                + "outside 0 to \(MetricCounts.maximum), the counts rollout reads exactly (docs/metrics.md); "
+                + "\(retractHint) sha256:\(origin)")
     }
 
     /// Stored counts of one pack whose sum is beyond the one range.
     public static func metricsSumOutOfRange(kind: MetricKind, pack: String, origins: [String]) -> RolloutError {
         let files = origins.map { "sha256:\($0)" }.joined(separator: ", ")
         return .badInput(
-            "the stored \(kind.rawValue) counts of \(pack) add up past \(MetricCounts.maximum), the most rollout counts exactly (docs/metrics.md); "
+            "the stored \(kind.rawValue) counts of \(pack) add up past \(MetricCounts.maximum), "
+                + "the most rollout counts exactly (docs/metrics.md); "
                 + (files.isEmpty ? "\(retractHint) (rollout log lists the ingests)" : "\(retractHint) and one of: \(files)"))
     }
 }

@@ -94,8 +94,7 @@ extension Placeholders {
         let s = Array(text)
         var pieces: [PrintfPiece] = []
         var literal = ""
-        var sequential = 0
-        var previous: Int? = nil
+        var arguments = PrintfArguments(unnumbered: unnumbered)
         func flush() {
             if !literal.isEmpty { pieces.append(.text(literal)); literal = "" }
         }
@@ -106,19 +105,7 @@ extension Placeholders {
             if dialect == .java, s[i + 1] == "n" { literal.append("\n"); i += 2; continue }
             guard let spec = PrintfSpec.parse(s, at: i, dialect: dialect) else { literal.append("%"); i += 1; continue }
             let spelled = String(s[i..<spec.end])
-            let argument: Int
-            if let position = spec.position {
-                argument = position - 1
-            } else if spec.relative {
-                guard let previous else { throw PrintfRefusal(reason: "\(spelled) repeats a previous argument, and there is none") }
-                argument = previous
-            } else if let unnumbered {
-                argument = unnumbered
-            } else {
-                argument = sequential
-                sequential += 1
-            }
-            previous = argument
+            let argument = try arguments.take(spec, spelled: spelled)
             flush()
             if let name = spec.substitution {
                 pieces.append(.substitution(name, argument))
@@ -142,7 +129,7 @@ extension Placeholders {
                 out += literal(text, inPlural: pluralArgument != nil)
             case .argument(let argument, let value) where argument == pluralArgument:
                 if case .decimal(let digits) = value {
-                    throw PrintfRefusal(reason: "the counted number is written with \(digits) decimals, which an ICU plural's # does not keep")
+                    throw .pluralDecimals(digits)
                 }
                 out += "#"
             case .argument(let argument, .text):
@@ -175,7 +162,7 @@ extension Placeholders {
             forms["other"] = many
         }
         guard forms["other"] != nil else {
-            throw PrintfRefusal(reason: "its plural forms (\(pluralCategories(forms.keys).joined(separator: ", "))) have no \"other\", the form every count falls back to")
+            throw .noOtherForm(pluralCategories(forms.keys))
         }
         let categories = pluralCategories(forms.keys)
         let parsed = try categories.map { try printf(forms[$0]!, dialect: dialect, unnumbered: counted) }
@@ -185,6 +172,33 @@ extension Placeholders {
         }.first ?? 0
         let cases = try zip(categories, parsed).map { category, pieces in "\(category) {\(try icu(pieces, pluralArgument: argument))}" }
         return "{\(argument), plural, \(cases.joined(separator: " "))}"
+    }
+}
+
+/// Which argument each conversion of one printf string takes, in order: its explicit position, the
+/// previous conversion's (`%<s`), `unnumbered` when given, else the next in sequence.
+private struct PrintfArguments {
+    let unnumbered: Int?
+    var sequential = 0
+    var previous: Int? = nil
+
+    init(unnumbered: Int?) { self.unnumbered = unnumbered }
+
+    mutating func take(_ spec: PrintfSpec, spelled: String) throws -> Int {
+        let argument: Int
+        if let position = spec.position {
+            argument = position - 1
+        } else if spec.relative {
+            guard let previous else { throw PrintfRefusal(reason: "\(spelled) repeats a previous argument, and there is none") }
+            argument = previous
+        } else if let unnumbered {
+            argument = unnumbered
+        } else {
+            argument = sequential
+            sequential += 1
+        }
+        previous = argument
+        return argument
     }
 }
 
@@ -281,5 +295,17 @@ struct PrintfSpec {
         case "h", "H": throw refuse("a hash code")
         default: throw refuse("a pointer")
         }
+    }
+}
+
+extension Error where Self == PrintfRefusal {
+    fileprivate static func pluralDecimals(_ digits: Int) -> PrintfRefusal {
+        PrintfRefusal(
+            reason: "the counted number is written with \(digits) decimals, which an ICU plural's # does not keep")
+    }
+
+    fileprivate static func noOtherForm(_ categories: [String]) -> PrintfRefusal {
+        let forms = categories.joined(separator: ", ")
+        return PrintfRefusal(reason: "its plural forms (\(forms)) have no \"other\", the form every count falls back to")
     }
 }

@@ -107,7 +107,9 @@ extension RolloutError {
     public static func fileFailure(_ operation: String, _ path: String, error: Error) -> RolloutError {
         if let error = error as? RolloutError { return error }
         guard let code = posixCode(of: error) else {
-            return .io("cannot \(operation) \(path): the operating system reported a failure but not its cause; check that the path is writable and the disk has space")
+            return .io(
+                "cannot \(operation) \(path): the operating system reported a failure but not its cause; "
+                    + "check that the path is writable and the disk has space")
         }
         return fileFailure(operation, path, errno: code)
     }
@@ -146,7 +148,9 @@ extension RolloutError {
     public static func nextStep(errno code: Int32) -> String {
         switch code {
         case ENOSPC, EDQUOT: return "; free space on that disk and run the command again"
-        case EFBIG: return "; the file would pass a size limit (ulimit -f or the file system's); raise it and run the command again"
+        case EFBIG:
+            return "; the file would pass a size limit (ulimit -f or the file system's); "
+                + "raise it and run the command again"
         case EROFS: return "; the file system is mounted read-only; remount it read-write or use another path"
         case EACCES, EPERM: return "; check the permissions of the file and its directory"
         case EIO: return "; the disk reported an error: check it (dmesg) before trying again"

@@ -13,7 +13,8 @@ public struct Timestamp: Comparable, Hashable, Sendable, CustomStringConvertible
         let (y, m, d) = Timestamp.civil(fromDays: days)
         func two(_ v: Int64) -> String { v < 10 ? "0\(v)" : "\(v)" }
         let year = y < 1000 ? String(repeating: "0", count: 4 - String(y).count) + String(y) : String(y)
-        return "\(year)-\(two(m))-\(two(d))T\(two(secondOfDay / 3600)):\(two(secondOfDay % 3600 / 60)):\(two(secondOfDay % 60))Z"
+        let time = "\(two(secondOfDay / 3600)):\(two(secondOfDay % 3600 / 60)):\(two(secondOfDay % 60))"
+        return "\(year)-\(two(m))-\(two(d))T\(time)Z"
     }
 
     /// Parses `YYYY-MM-DD`, `YYYY-MM-DDTHH:MM:SSZ` or with a `+HH:MM`/`-HH:MM` offset.

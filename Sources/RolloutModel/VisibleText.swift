@@ -2,8 +2,9 @@
 /// that could rewrite a terminal (ESC starts cursor and erase sequences), ring it, cut a line short
 /// (NUL, CR) or reorder what a reader sees (bidi embeddings, overrides and isolates: "Trojan
 /// Source") are shown as Swift writes them in a string literal, `\u{1B}`, `\r`, `\t`, `\0`, never
-/// raw; so are U+FFFE and U+FFFF, which XML 1.0 forbids in the report. The CLI applies it to all of its human output and the report to all of its text, so no
-/// command can forget it; `--json` keeps text exact (JSON escaping only).
+/// raw; so are U+FFFE and U+FFFF, which XML 1.0 forbids in the report. The CLI applies it to all
+/// of its human output and the report to all of its text, so no command can forget it; `--json`
+/// keeps text exact (JSON escaping only).
 public enum VisibleText {
     public enum LineBreaks: Sendable {
         /// Multi-line output: a newline stays a newline.

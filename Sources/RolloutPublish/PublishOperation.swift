@@ -13,13 +13,17 @@ public enum PublishOperation {
         /// What the record calls the site: the operator's name for it, or the directory.
         public let destination: String
         public let key: Ed25519.PrivateKey
-        /// Signs the legacy `.sig` files instead of `key` (`--legacy-key`): the key apps that pin one key hold.
+        /// Signs the legacy `.sig` files instead of `key` (`--legacy-key`): the key apps that pin one
+        /// key hold.
         public let legacyKey: Ed25519.PrivateKey?
         /// How long devices may use the index, in seconds (`--expires`); nil: `defaultLifetime` with
         /// a key list, no expiry without one.
         public let lifetime: Int64?
 
-        public init(directory: String, destination: String, key: Ed25519.PrivateKey, legacyKey: Ed25519.PrivateKey? = nil, lifetime: Int64? = nil) {
+        public init(
+            directory: String, destination: String, key: Ed25519.PrivateKey, legacyKey: Ed25519.PrivateKey? = nil,
+            lifetime: Int64? = nil
+        ) {
             self.directory = directory
             self.destination = destination
             self.key = key
@@ -32,7 +36,8 @@ public enum PublishOperation {
         public let report: Publisher.Report
         /// The state commit whose site was written.
         public let state: ObjectID?
-        /// The commit that records the publish, or nil when the tip already recorded this very publish.
+        /// The commit that records the publish, or nil when the tip already recorded this very
+        /// publish.
         public let record: ObjectID?
         /// The publishing key that signed the site, when the repository has a key list.
         public let signingKey: SigningKey?
@@ -46,8 +51,9 @@ public enum PublishOperation {
         public let expiresSoon: Bool
     }
 
-    /// An index on a key list expires a week after it is published unless `--expires` says otherwise:
-    /// a frozen site stops being accepted within a week, and a weekly scheduled publish keeps it fresh.
+    /// An index on a key list expires a week after it is published unless `--expires` says
+    /// otherwise: a frozen site stops being accepted within a week, and a weekly scheduled publish
+    /// keeps it fresh.
     public static let defaultLifetime: Int64 = 7 * 86_400
     /// A publishing key this close to its expiry draws a warning on every publish.
     public static let warningPeriod: Int64 = 14 * 86_400
@@ -60,8 +66,7 @@ public enum PublishOperation {
 
     public static func publish(_ request: Request, in repository: PackRepository, actor: Actor, time: () -> Timestamp) throws -> Outcome {
         if repository.offline, try repository.syncRemote() != nil {
-            throw RolloutError.usage(
-                "publish does not run --offline: it records what reached devices on the shared remote, and publishes only the state every clone can see. Run rollout sync, then publish")
+            throw .publishingOffline
         }
         // A directory the operator made (a mount point, say) is never taken away.
         let existed = FileManager.default.fileExists(atPath: request.directory)
@@ -100,9 +105,7 @@ public enum PublishOperation {
             }
             // The site is written before its record: say so, rather than "nothing was changed".
             guard let written, let error = error as? RolloutError else { throw error }
-            throw error.withMessage {
-                "\(request.directory) was written from state \(written.state?.short ?? "(empty)") (index sequence \(written.sequence)), but the record of that publish did not reach the history: \($0). Run rollout publish again to record it"
-            }
+            throw error.unrecorded(request.directory, state: written.state, sequence: written.sequence)
         }
     }
 
@@ -205,14 +208,14 @@ struct SiteHistory {
     static func read(_ directory: String) throws -> SiteHistory {
         var history = SiteHistory()
         let markerPath = directory + "/" + PublishOperation.markerFile
-        // A record that is there but cannot be read stops the publish: it is what refuses a stale state.
+        // A record that is there but cannot be read stops the publish: it is what refuses a stale
+        // state.
         if FileManager.default.fileExists(atPath: markerPath) {
             let bytes = try LocalFile.read(markerPath, name: markerPath, describedAs: "publish record")
             guard let object = (try? StrictJSONParser.parse(bytes))?.objectValue,
                 object["format"]?.stringValue == PublishOperation.markerFormat
             else {
-                throw RolloutError.badInput(
-                    "\(markerPath) is not a publish record rollout wrote (\"format\": \"\(PublishOperation.markerFormat)\"); it says which state the site holds, so publish will not guess. Restore it, or publish into a new directory")
+                throw .unreadableMarker(markerPath)
             }
             history.markerState = object["state"]?.stringValue
             history.markerSequence = object["sequence"]?.integerValue
@@ -238,61 +241,58 @@ struct SiteHistory {
 
     /// Refuses a publish that would take the site back in time (its state or its key list), onto
     /// another history, or expose a pack the site already withdrew.
-    func check(against snapshot: Snapshot, index new: SiteIndex, keys repositoryKeys: KeyList?, files: [Publisher.SiteFile], directory: String) throws {
+    func check(
+        against snapshot: Snapshot, index new: SiteIndex, keys repositoryKeys: KeyList?, files: [Publisher.SiteFile],
+        directory: String
+    ) throws {
         let ours = "this repository's state \(snapshot.commit?.short ?? "(empty)") (index sequence \(new.sequence))"
-        let wayOut = "Publish from a clone that is up to date (rollout sync), or from the repository that published this site"
-        // Devices that accepted the site's key list refuse an older one: they would take no update again.
+        // Devices that accepted the site's key list refuse an older one: they would take no update
+        // again.
         if let held = keys?.version, held > repositoryKeys?.version ?? 0 {
-            throw RolloutError.checkFailed(
-                "refused: \(directory) holds key list version \(held), newer than \(repositoryKeys.map { "this repository's version \($0.version)" } ?? "this repository, which has no key list"): devices that accepted it would refuse the site. \(wayOut). Nothing was written")
+            throw .siteHasNewerKeyList(directory, held: held, ours: repositoryKeys)
         }
         // Another list with the same version (a clone that changed its keys apart, its site record
         // lost): devices that accepted the site's refuse ours for good (keys-conflict).
         if let held = keys, let repositoryKeys, held.version == repositoryKeys.version, held != repositoryKeys {
-            throw RolloutError.checkFailed(
-                "refused: \(directory)/\(SiteLayout.keys) is another key list with version \(held.version) than this repository's: devices that accepted it would refuse every site from here (keys-conflict). \(wayOut). Nothing was written")
+            throw .siteHasOtherKeyList(directory, version: held.version)
         }
         if let state = markerState {
             let sequence = markerSequence.map { " (index sequence \($0))" } ?? ""
+            let published = "\(directory) was published from state \(state.prefix(12))\(sequence)"
             guard let id = ObjectID(hex: state), (try? snapshot.repository.commit(id)) != nil else {
-                throw RolloutError.checkFailed(
-                    "refused: \(directory) was published from state \(state.prefix(12))\(sequence), which this repository does not have: it is behind, or another repository. Publishing \(ours) could roll devices back. \(wayOut). Nothing was written")
+                throw .siteFromUnknownState(published, ours: ours)
             }
             if let tip = snapshot.commit, id != tip, try !snapshot.repository.isDescendant(tip, of: id) {
-                throw RolloutError.checkFailed(
-                    "refused: \(directory) was published from state \(state.prefix(12))\(sequence), which is not in the history of \(ours): this repository diverged from the one that published the site. \(wayOut). Nothing was written")
+                throw .siteFromDivergedState(published, ours: ours)
             }
         }
         guard let old = index else { return }
         if old.sequence > new.sequence {
-            throw RolloutError.checkFailed(
-                "refused: \(directory) holds index sequence \(old.sequence), newer than \(ours): publishing would roll devices back. \(wayOut). Nothing was written")
+            throw .siteHasNewerIndex(directory, sequence: old.sequence, ours: ours)
         }
         for (locale, entry) in old.locales.sorted(by: { $0.key < $1.key }) {
             guard let mine = new.locales[locale] else {
-                throw RolloutError.checkFailed(
-                    "refused: \(directory) publishes \(locale), which \(ours) has no plan for: it is another repository's site. \(wayOut). Nothing was written")
+                throw .siteHasOtherLocale(directory, locale: locale, ours: ours)
             }
             if entry.sequence > mine.sequence {
-                throw RolloutError.checkFailed(
-                    "refused: \(directory) has \(locale) at manifest sequence \(entry.sequence), newer than \(ours) has (\(mine.sequence)): publishing would roll devices back. \(wayOut). Nothing was written")
+                throw .siteHasNewerManifest(directory, locale: locale, sequence: entry.sequence, ours: ours, mine: mine.sequence)
             }
             guard let manifest = manifests[locale] else { continue }
             let newManifest = files.first { $0.path == SiteLayout.manifest(locale) }
             if entry.sequence == mine.sequence, markerState == nil, let newManifest, try newManifest.bytes() != manifest.bytes {
-                throw RolloutError.checkFailed(
-                    "refused: \(directory) has \(locale) at manifest sequence \(entry.sequence) with another plan than \(ours) has at the same sequence: the site comes from another history. \(wayOut). Nothing was written")
+                throw .siteHasOtherPlan(directory, locale: locale, sequence: entry.sequence, ours: ours)
             }
             let served = try snapshot.plan(locale)?.publishedVersions ?? []
             if let again = manifest.plan.blocked.sorted().first(where: served.contains) {
-                throw RolloutError.checkFailed(
-                    "refused: \(directory) withdrew \(locale)@\(again) (blocked by a revert), and \(ours) would serve it again. \(wayOut). Nothing was written")
+                throw .siteWithdrewPack(directory, pack: "\(locale)@\(again)", ours: ours)
             }
         }
     }
 
     static func writeMarker(_ directory: String, state: ObjectID?, sequence: Int) throws {
-        var object: [String: JSONValue] = ["format": .string(PublishOperation.markerFormat), "sequence": .integer(sequence)]
+        var object: [String: JSONValue] = [
+            "format": .string(PublishOperation.markerFormat), "sequence": .integer(sequence),
+        ]
         object["state"] = state.map { .string($0.hex) } ?? .null
         let path = directory + "/" + PublishOperation.markerFile
         try LocalFile.replace(path, with: JSONWriter.pretty(.object(object)), name: path)
@@ -304,27 +304,146 @@ struct SiteHistory {
 extension RolloutError {
     /// Without a key list the `.sig` files are the only signatures: `--key` would sign nothing.
     static let legacyKeyWithoutKeyList = RolloutError.usage(
-        "--legacy-key goes with a key list (rollout keys init): this repository has none, so the .sig files are the only signatures and --key signs them; give --key alone, with the key apps pin")
+        """
+        --legacy-key goes with a key list (rollout keys init): this repository has none, so the .sig files are the \
+        only signatures and --key signs them; give --key alone, with the key apps pin
+        """)
 
     static func unlistedSigningKey(_ id: String, list: KeyList) -> RolloutError {
         let listed = list.publishing.keys.sorted().joined(separator: ", ")
         return .badInput(
-            "refused: --key is key \(id), which key list version \(list.version) does not list as a publishing key (publishing keys: \(listed.isEmpty ? "none" : listed)); devices would refuse the site. Sign with a listed key (rollout keys list), or add one with rollout keys rotate. Nothing was written")
+            """
+            refused: --key is key \(id), which key list version \(list.version) does not list as a publishing key \
+            (publishing keys: \(listed.isEmpty ? "none" : listed)); devices would refuse the site. \
+            Sign with a listed key (rollout keys list), or add one with rollout keys rotate. Nothing was written
+            """)
     }
 
     static func rootSigningKey(_ id: String, keysVersion: Int) -> RolloutError {
         .badInput(
-            "refused: --key is key \(id), a root key of key list version \(keysVersion); root keys sign key lists only and stay offline. Sign with a publishing key (rollout keys list). Nothing was written")
+            """
+            refused: --key is key \(id), a root key of key list version \(keysVersion); root keys sign key lists only \
+            and stay offline. Sign with a publishing key (rollout keys list). Nothing was written
+            """)
     }
 
     static func revokedSigningKey(_ id: String, reason: String, time: Timestamp?, keysVersion: Int) -> RolloutError {
+        let when = time.map { " at \($0)" } ?? ""
         let why = reason.isEmpty ? "" : " (\(reason))"
         return .badInput(
-            "refused: --key is key \(id), which key list version \(keysVersion) revoked\(time.map { " at \($0)" } ?? "")\(why); devices refuse what it signs. Sign with another publishing key, or make one with rollout keys rotate. Nothing was written")
+            """
+            refused: --key is key \(id), which key list version \(keysVersion) revoked\(when)\(why); \
+            devices refuse what it signs. Sign with another publishing key, or make one with rollout keys rotate. \
+            Nothing was written
+            """)
     }
 
     static func expiredSigningKey(_ id: String, expires: Timestamp, now: Timestamp) -> RolloutError {
         .badInput(
-            "refused: --key is key \(id), a publishing key that expired at \(expires) (now \(now)); devices refuse what it signs. Make its successor with rollout keys rotate --root FILE. Nothing was written")
+            """
+            refused: --key is key \(id), a publishing key that expired at \(expires) (now \(now)); devices refuse what \
+            it signs. Make its successor with rollout keys rotate --root FILE. Nothing was written
+            """)
+    }
+}
+
+extension Error where Self == RolloutError {
+    fileprivate static var publishingOffline: RolloutError {
+        .usage(
+            """
+            publish does not run --offline: it records what reached devices on the shared remote, and publishes only \
+            the state every clone can see. Run rollout sync, then publish
+            """)
+    }
+
+    fileprivate static func unreadableMarker(_ markerPath: String) -> RolloutError {
+        .badInput(
+            """
+            \(markerPath) is not a publish record rollout wrote ("format": "\(PublishOperation.markerFormat)"); \
+            it says which state the site holds, so publish will not guess. Restore it, or publish into a new directory
+            """)
+    }
+}
+
+extension RolloutError {
+    /// This error, thrown after the site was written but before its record reached the history.
+    fileprivate func unrecorded(_ directory: String, state: ObjectID?, sequence: Int) -> RolloutError {
+        withMessage {
+            """
+            \(directory) was written from state \(state?.short ?? "(empty)") (index sequence \(sequence)), \
+            but the record of that publish did not reach the history: \($0). Run rollout publish again to record it
+            """
+        }
+    }
+}
+
+/// Why a publish refuses the site directory it would write (exit 65): the site holds a newer state,
+/// key list or pack history than this repository, or another one. Each ends with the way out.
+extension Error where Self == RolloutError {
+    fileprivate static func siteRefusal(_ why: String) -> RolloutError {
+        let wayOut =
+            "Publish from a clone that is up to date (rollout sync), or from the repository that published this site"
+        return .checkFailed("refused: \(why). \(wayOut). Nothing was written")
+    }
+
+    fileprivate static func siteHasNewerKeyList(_ directory: String, held: Int, ours keys: KeyList?) -> RolloutError {
+        let ours = keys.map { "this repository's version \($0.version)" } ?? "this repository, which has no key list"
+        return siteRefusal(
+            "\(directory) holds key list version \(held), newer than \(ours): "
+                + "devices that accepted it would refuse the site")
+    }
+
+    fileprivate static func siteHasOtherKeyList(_ directory: String, version: Int) -> RolloutError {
+        siteRefusal(
+            """
+            \(directory)/\(SiteLayout.keys) is another key list with version \(version) than this repository's: \
+            devices that accepted it would refuse every site from here (keys-conflict)
+            """)
+    }
+
+    fileprivate static func siteFromUnknownState(_ published: String, ours: String) -> RolloutError {
+        siteRefusal(
+            """
+            \(published), which this repository does not have: it is behind, or another repository. Publishing \
+            \(ours) could roll devices back
+            """)
+    }
+
+    fileprivate static func siteFromDivergedState(_ published: String, ours: String) -> RolloutError {
+        siteRefusal(
+            """
+            \(published), which is not in the history of \(ours): this repository diverged from the one that \
+            published the site
+            """)
+    }
+
+    fileprivate static func siteHasNewerIndex(_ directory: String, sequence: Int, ours: String) -> RolloutError {
+        siteRefusal("\(directory) holds index sequence \(sequence), newer than \(ours): publishing would roll devices back")
+    }
+
+    fileprivate static func siteHasOtherLocale(_ directory: String, locale: String, ours: String) -> RolloutError {
+        siteRefusal("\(directory) publishes \(locale), which \(ours) has no plan for: it is another repository's site")
+    }
+
+    fileprivate static func siteHasNewerManifest(
+        _ directory: String, locale: String, sequence: Int, ours: String, mine: Int
+    ) -> RolloutError {
+        siteRefusal(
+            """
+            \(directory) has \(locale) at manifest sequence \(sequence), newer than \(ours) has (\(mine)): publishing \
+            would roll devices back
+            """)
+    }
+
+    fileprivate static func siteHasOtherPlan(_ directory: String, locale: String, sequence: Int, ours: String) -> RolloutError {
+        siteRefusal(
+            """
+            \(directory) has \(locale) at manifest sequence \(sequence) with another plan than \(ours) has at the same \
+            sequence: the site comes from another history
+            """)
+    }
+
+    fileprivate static func siteWithdrewPack(_ directory: String, pack: String, ours: String) -> RolloutError {
+        siteRefusal("\(directory) withdrew \(pack) (blocked by a revert), and \(ours) would serve it again")
     }
 }

@@ -24,25 +24,46 @@ struct PluralCondition: Equatable, Sendable {
     var alternatives: [[Relation]]
 
     init(_ text: String) throws {
-        var tokens = try Self.tokens(text)[...]
-        func next() throws -> String {
+        var parser = Parser(text: text, tokens: try Self.tokens(text)[...])
+        alternatives = [[]]
+        while true {
+            alternatives[alternatives.count - 1].append(try parser.relation())
+            guard let joiner = parser.tokens.popFirst() else { return }
+            switch joiner {
+            case "and": break
+            case "or": alternatives.append([])
+            default: throw parser.error("\"\(joiner)\" where and, or or the end should be")
+            }
+        }
+    }
+
+    /// Reads relations off the tokens of one condition, front to back.
+    private struct Parser {
+        let text: String
+        var tokens: ArraySlice<String>
+
+        func error(_ what: String) -> SyntaxError { SyntaxError(message: "\"\(text)\": \(what)") }
+
+        mutating func next() throws -> String {
             guard let token = tokens.popFirst() else { throw SyntaxError(message: "\"\(text)\" ends early") }
             return token
         }
-        func number() throws -> UInt64 {
+
+        mutating func number() throws -> UInt64 {
             let token = try next()
-            guard let value = UInt64(token) else { throw SyntaxError(message: "\"\(text)\": \"\(token)\" is not a number") }
+            guard let value = UInt64(token) else { throw error("\"\(token)\" is not a number") }
             return value
         }
-        alternatives = [[]]
-        while true {
+
+        /// An operand, an optional modulus, the comparison and its range list.
+        mutating func relation() throws -> Relation {
             let name = try next()
-            guard let operand = Operand(rawValue: name) else { throw SyntaxError(message: "\"\(text)\": \"\(name)\" is not an operand") }
+            guard let operand = Operand(rawValue: name) else { throw error("\"\(name)\" is not an operand") }
             var relation = Relation(operand: operand, modulus: nil, negated: false, within: false, ranges: [])
             if tokens.first == "mod" || tokens.first == "%" {
                 tokens.removeFirst()
                 relation.modulus = try number()
-                guard relation.modulus != 0 else { throw SyntaxError(message: "\"\(text)\": mod 0") }
+                guard relation.modulus != 0 else { throw error("mod 0") }
             }
             switch try next() {
             case "=": break
@@ -55,12 +76,19 @@ struct PluralCondition: Equatable, Sendable {
             case "not":
                 relation.negated = true
                 let word = try next()
-                guard word == "in" || word == "within" else { throw SyntaxError(message: "\"\(text)\": \"not \(word)\"") }
+                guard word == "in" || word == "within" else { throw error("\"not \(word)\"") }
                 relation.within = word == "within"
             case "in": break
             case "within": relation.within = true
-            case let word: throw SyntaxError(message: "\"\(text)\": \"\(word)\" is not a relation")
+            case let word: throw error("\"\(word)\" is not a relation")
             }
+            relation.ranges = try ranges()
+            return relation
+        }
+
+        /// `2..4,9`: one or more values or ranges, joined by commas.
+        mutating func ranges() throws -> [ClosedRange<UInt64>] {
+            var ranges: [ClosedRange<UInt64>] = []
             repeat {
                 if tokens.first == "," { tokens.removeFirst() }
                 let low = try number()
@@ -69,16 +97,10 @@ struct PluralCondition: Equatable, Sendable {
                     tokens.removeFirst()
                     high = try number()
                 }
-                guard low <= high else { throw SyntaxError(message: "\"\(text)\": the range \(low)..\(high) is empty") }
-                relation.ranges.append(low...high)
+                guard low <= high else { throw error("the range \(low)..\(high) is empty") }
+                ranges.append(low...high)
             } while tokens.first == ","
-            alternatives[alternatives.count - 1].append(relation)
-            guard let joiner = tokens.popFirst() else { return }
-            switch joiner {
-            case "and": break
-            case "or": alternatives.append([])
-            default: throw SyntaxError(message: "\"\(text)\": \"\(joiner)\" where and, or or the end should be")
-            }
+            return ranges
         }
     }
 

@@ -104,7 +104,9 @@ public struct PluralRules: Equatable, Sendable {
             do {
                 return Rule(category: category, condition: try PluralCondition(set[category]!))
             } catch {
-                fatalError("PluralRules+CLDR.swift has a rule this code cannot read (\(error)): regenerate it with scripts/generate-plural-rules.py")
+                fatalError(
+                    "PluralRules+CLDR.swift has a rule this code cannot read (\(error)): "
+                        + "regenerate it with scripts/generate-plural-rules.py")
             }
         }
     }

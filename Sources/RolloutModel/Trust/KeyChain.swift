@@ -60,17 +60,22 @@ public enum TrustFailure: Error, Equatable, CustomStringConvertible {
         switch self {
         case .damaged(let file, let why): return "\(file): \(why)"
         case .rootsDidNotSign(let file, let signed, let threshold, let roots):
-            return "\(file): signed by \(signed.count) of the root keys this device trusts (\(ids(roots))), \(threshold) needed: not a key list from this app's owners"
+            return "\(file): signed by \(signed.count) of the root keys this device trusts (\(ids(roots))), "
+                + "\(threshold) needed: not a key list from this app's owners"
         case .ownRootsDidNotSign(let file, let signed, let threshold):
             return "\(file): signed by \(signed.count) of the root keys it lists, \(threshold) needed"
         case .keysReplayed(let file, let version, let held):
-            return "\(file): version \(version) is older than version \(held), which this device already accepted: a replayed key list"
+            return "\(file): version \(version) is older than version \(held), "
+                + "which this device already accepted: a replayed key list"
         case .keysBelowMinimum(let file, let version, let minimum):
-            return "\(file): version \(version) is older than version \(minimum), the minimum built into this app: an old key list, from before a revocation perhaps"
+            return "\(file): version \(version) is older than version \(minimum), the minimum built into this app: "
+                + "an old key list, from before a revocation perhaps"
         case .rootChangeUnrecorded(let file, let version, let since):
-            return "\(file): version \(version) changes the root keys of version \(since), or rewrites its rootChanges, without recording the change in rootChanges: devices built with older roots could never reach it"
+            return "\(file): version \(version) changes the root keys of version \(since), or rewrites its rootChanges, "
+                + "without recording the change in rootChanges: devices built with older roots could never reach it"
         case .keysConflict(let file, let version):
-            return "\(file): another key list with version \(version), the one this device holds: the root keys signed two lists with one version"
+            return "\(file): another key list with version \(version), the one this device holds: "
+                + "the root keys signed two lists with one version"
         case .revocationDropped(let file, let keyID):
             return "\(file): no longer revokes \(keyID), which an earlier key list revoked; a revocation is for good"
         case .revokedKey(let file, let keyID, let reason):
@@ -80,13 +85,15 @@ public enum TrustFailure: Error, Equatable, CustomStringConvertible {
         case .wrongRole(let file, let keyID, let role):
             return "\(file): signed by \(keyID), a \(role) key, which may not sign this file"
         case .unknownKey(let file, let keyIDs):
-            return "\(file): no valid signature by a publishing key of the key list (signed by \(ids(keyIDs))): the file or its signatures were changed, or another key signed it"
+            return "\(file): no valid signature by a publishing key of the key list (signed by \(ids(keyIDs))): "
+                + "the file or its signatures were changed, or another key signed it"
         case .indexExpired(let expires, let now): return "index.json: expired at \(expires) (now \(now)): a frozen or replayed site"
         case .indexWithoutExpiry: return "index.json: has no \"expires\"; a device on a key list accepts only an index that expires"
         case .sequenceTooOld(let sequence, let minimum, let builtIn):
+            let older = "index.json: sequence \(sequence) is older than \(minimum)"
             return builtIn
-                ? "index.json: sequence \(sequence) is older than \(minimum), the minimum built into this app: an old copy of the site"
-                : "index.json: sequence \(sequence) is older than \(minimum), already accepted: a stale cache or a replay"
+                ? "\(older), the minimum built into this app: an old copy of the site"
+                : "\(older), already accepted: a stale cache or a replay"
         }
     }
 }

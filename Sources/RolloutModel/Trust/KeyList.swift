@@ -198,37 +198,60 @@ public struct KeyList: Equatable, Sendable {
         guard changes.count <= maximumRootChanges else {
             throw fail("lists \(changes.count) root changes; a device walks at most \(maximumRootChanges)")
         }
-        func key(_ id: String, _ text: String?, _ path: String) throws -> Ed25519.PublicKey {
+        let entries = try Entries(
+            rootKeys: rootKeys, publishing: publishingValues, revoked: revokedValues, source: source)
+        let list = KeyList(
+            version: version, time: time, roots: Roots(keys: entries.roots, threshold: threshold),
+            publishing: entries.publishing, revoked: entries.revoked, rootChanges: changes)
+        if let problem = list.problem { throw fail(problem) }
+        return list
+    }
+
+    /// The keys a key list document names, read and checked one by one: roots, then publishing
+    /// keys, then revocations, each failure naming the field's path.
+    private struct Entries {
+        let source: String
+        var roots: [Ed25519.PublicKey] = []
+        var publishing: [String: PublishingKey] = [:]
+        var revoked: [String: Revocation] = [:]
+
+        init(
+            rootKeys: [String: JSONValue], publishing publishingValues: [String: JSONValue],
+            revoked revokedValues: [String: JSONValue], source: String
+        ) throws {
+            self.source = source
+            for (id, text) in rootKeys.sorted(by: { $0.key < $1.key }) {
+                roots.append(try key(id, text.stringValue, "roots.keys.\(id)"))
+            }
+            for (id, item) in publishingValues {
+                let p = item.objectValue ?? [:]
+                let created = try timestamp(p["created"]?.stringValue, "publishing.\(id).created")
+                let expires = try timestamp(p["expires"]?.stringValue, "publishing.\(id).expires")
+                let publicKey = try key(id, p["publicKey"]?.stringValue, "publishing.\(id).publicKey")
+                publishing[id] = PublishingKey(publicKey: publicKey, created: created, expires: expires)
+            }
+            for (id, item) in revokedValues {
+                guard KeyList.isKeyID(id) else { throw fail("revoked lists \"\(id)\", which is not a key id") }
+                let r = item.objectValue ?? [:]
+                let time = try timestamp(r["time"]?.stringValue, "revoked.\(id).time")
+                revoked[id] = Revocation(time: time, reason: r["reason"]?.stringValue ?? "")
+            }
+        }
+
+        private func fail(_ why: String) -> RolloutError { .badInput("\(source): \(why)") }
+
+        private func key(_ id: String, _ text: String?, _ path: String) throws -> Ed25519.PublicKey {
             guard let text, let key = Ed25519.PublicKey(text), text == key.description else {
                 throw fail("\(path) is not an Ed25519 public key written ed25519:BASE64")
             }
             guard key.keyID == id else { throw fail("\(path) is listed as \(id), but its id is \(key.keyID)") }
             return key
         }
-        func timestamp(_ text: String?, _ path: String) throws -> Timestamp {
+
+        private func timestamp(_ text: String?, _ path: String) throws -> Timestamp {
             guard let text, let t = Timestamp(iso8601: text) else { throw fail("\(path) is not an ISO 8601 time") }
             return t
         }
-        var roots: [Ed25519.PublicKey] = []
-        for (id, text) in rootKeys.sorted(by: { $0.key < $1.key }) { roots.append(try key(id, text.stringValue, "roots.keys.\(id)")) }
-        var publishing: [String: PublishingKey] = [:]
-        for (id, item) in publishingValues {
-            let p = item.objectValue ?? [:]
-            let created = try timestamp(p["created"]?.stringValue, "publishing.\(id).created")
-            let expires = try timestamp(p["expires"]?.stringValue, "publishing.\(id).expires")
-            publishing[id] = PublishingKey(publicKey: try key(id, p["publicKey"]?.stringValue, "publishing.\(id).publicKey"), created: created, expires: expires)
-        }
-        var revoked: [String: Revocation] = [:]
-        for (id, item) in revokedValues {
-            guard isKeyID(id) else { throw fail("revoked lists \"\(id)\", which is not a key id") }
-            let r = item.objectValue ?? [:]
-            revoked[id] = Revocation(time: try timestamp(r["time"]?.stringValue, "revoked.\(id).time"), reason: r["reason"]?.stringValue ?? "")
-        }
-        let list = KeyList(
-            version: version, time: time, roots: Roots(keys: roots, threshold: threshold), publishing: publishing, revoked: revoked,
-            rootChanges: changes)
-        if let problem = list.problem { throw fail(problem) }
-        return list
     }
 
     /// What makes a list one no device may trust, or nil: each key has one role, a revoked key is
