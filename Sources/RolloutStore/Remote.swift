@@ -16,6 +16,12 @@ extension PackRepository {
         return name
     }
 
+    /// `rollout remote list`: every remote with its URL as configured (credentials included, so
+    /// whoever shows it redacts it), in name order.
+    public func remotes() throws -> [(name: String, url: String)] {
+        try git.remoteNames().map { ($0, try git.remoteURL($0) ?? "") }
+    }
+
     static func trackingRef(_ remote: String) -> String { "refs/remotes/\(remote)/\(StateLayout.stateBranch)" }
 
     /// `rollout remote add`: the first remote added becomes the one changes are pushed to.

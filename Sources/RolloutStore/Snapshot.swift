@@ -3,7 +3,7 @@ import RolloutModel
 /// A read-only view of the state at one commit. Every read in an operation goes through one
 /// snapshot, so an operation never sees half of one change and half of another.
 public final class Snapshot: PackCatalog {
-    public let repository: GitRepository
+    package let repository: GitRepository
     /// nil only for a repository whose state ref does not exist yet.
     public let commit: ObjectID?
     public let tree: ObjectID?
@@ -29,6 +29,11 @@ public final class Snapshot: PackCatalog {
         guard let tree else { return [] }
         guard let entry = try repository.treeEntry(tree, path: path), entry.isTree else { return [] }
         return try repository.treeEntries(entry.id)
+    }
+
+    /// The bytes of a file that `directory(_:)` listed.
+    public func read(_ entry: GitTreeEntry) throws -> [UInt8] {
+        try repository.readBlob(entry.id)
     }
 
     public func policy() throws -> Policy {
