@@ -95,7 +95,8 @@ final class PlanTransformTests: XCTestCase {
         let staged = try promote(Plan(locale: "tr-TR", baseline: v17, previousBaselines: [v16]), "10%").0
         let (after, blocked) = try revert(staged, to: .version(16))
         XCTAssertEqual(after.baseline, v16)
-        XCTAssertEqual(blocked, [17, 18])
+        XCTAssertEqual(blocked, [18, 17], "the candidate, then the baseline")
+        XCTAssertEqual(after.blocked, [17, 18])
         XCTAssertEqual(message(try revert(staged, to: .version(19))), "no pack tr-TR@19 to go back to")
         XCTAssertEqual(try revert(Plan(locale: "tr-TR", baseline: v17), to: .version(17)).1, [], "already there: nothing to do")
         XCTAssertTrue(message(try revert(Plan(locale: "tr-TR", baseline: v16), to: .version(17))).hasPrefix("tr-TR@17 is not earlier than"))
