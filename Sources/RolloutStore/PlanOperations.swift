@@ -119,7 +119,7 @@ public enum PlanOperations {
     ) throws -> PackRepository.Applied<Plan> {
         try repository.apply(actor: actor, time: time) { snapshot in
             guard let before = try snapshot.plan(locale), let ramp = before.ramp else {
-                throw RolloutError.checkFailed("\(locale) has no scheduled ramp to \(paused ? "pause" : "resume"); start one with promote --ramp")
+                throw .noRampTo(paused ? "pause" : "resume", locale)
             }
             guard ramp.paused != paused else { return (nil, before) }
             var after = before
@@ -134,5 +134,12 @@ public enum PlanOperations {
             let change = Change(summary: "\(action) the ramp of \(locale)", trailers: trailers, writes: [(StateLayout.plan(locale), JSONWriter.pretty(after.jsonValue))])
             return (change, after)
         }
+    }
+}
+
+/// The refusals of plan operations, named (an extension of Error, so that `throw .name(...)` finds them).
+extension Error where Self == RolloutError {
+    fileprivate static func noRampTo(_ doing: String, _ locale: String) -> RolloutError {
+        .checkFailed("\(locale) has no scheduled ramp to \(doing); start one with promote --ramp")
     }
 }

@@ -28,7 +28,7 @@ public enum RevertOperations {
                 if try snapshot.contentVersions(of: locale).isEmpty {
                     throw RolloutError.missing("no locale \(locale): it has no packs and no plan")
                 }
-                throw RolloutError.checkFailed("nothing was ever promoted for \(locale): devices already use their bundled strings, there is nothing to revert")
+                throw .nothingToRevert(locale)
             }
             var (after, blocked) = try before.reverted(by: request) { version in
                 try snapshot.pack(PackID(locale: locale, contentVersion: version))?.minAppVersion
@@ -84,5 +84,12 @@ public enum RevertOperations {
             "evidence": evidence,
             "manifestSequence": .integer(after.sequence),
         ]
+    }
+}
+
+/// The refusals of revert, named (an extension of Error, so that `throw .name(...)` finds them).
+extension Error where Self == RolloutError {
+    fileprivate static func nothingToRevert(_ locale: String) -> RolloutError {
+        .checkFailed("nothing was ever promoted for \(locale): devices already use their bundled strings, there is nothing to revert")
     }
 }
