@@ -33,7 +33,7 @@ let package = Package(
         // The only code that touches libgit2.
         .target(
             name: "RolloutStore",
-            dependencies: ["CGit2", "RolloutModel"],
+            dependencies: ["CGit2", "RolloutModel", "RolloutCrypto"],
             plugins: ["EmbedTemplate"]
         ),
         // Metrics: the streaming CSV reader (plain or gzip), ingest, rollups.
@@ -54,7 +54,7 @@ let package = Package(
         // `rollout device` (docs/device.md): the client library as one device, in its own program that
         // rollout execs, found beside it or in PREFIX/libexec/rollout (docs/install.md).
         .target(name: "RolloutDevice", dependencies: ["RolloutCLI", "RolloutClient", "RolloutModel", "RolloutCrypto"]),
-        .executableTarget(name: "rollout-device", dependencies: ["RolloutDevice"]),
+        .executableTarget(name: "rollout-device", dependencies: ["RolloutDevice", "RolloutCLI"]),
 
         // Build-time: embeds repo-template/ into RolloutStore so an installed binary needs no data files.
         .executableTarget(name: "embed-template", path: "Sources/embed-template"),
@@ -63,10 +63,10 @@ let package = Package(
         // Benchmarks that need to run inside one process (docs/performance.md).
         .executableTarget(name: "rollout-bench-resolve", dependencies: ["RolloutModel", "RolloutCrypto"], path: "bench/resolve"),
 
-        .testTarget(name: "RolloutModelTests", dependencies: ["RolloutModel"]),
-        .testTarget(name: "RolloutStoreTests", dependencies: ["RolloutStore"]),
-        .testTarget(name: "RolloutIngestTests", dependencies: ["RolloutIngest"]),
-        .testTarget(name: "RolloutCLITests", dependencies: ["RolloutCLI"]),
+        .testTarget(name: "RolloutModelTests", dependencies: ["RolloutModel", "RolloutCrypto"]),
+        .testTarget(name: "RolloutStoreTests", dependencies: ["RolloutStore", "RolloutModel", "RolloutCrypto"]),
+        .testTarget(name: "RolloutIngestTests", dependencies: ["RolloutIngest", "RolloutModel"]),
+        .testTarget(name: "RolloutCLITests", dependencies: ["RolloutCLI", "RolloutModel"]),
         // Import's decisions on catalogs in memory, with no repository (docs/import.md).
         .testTarget(name: "RolloutImportTests", dependencies: ["RolloutImport", "RolloutModel"]),
         // The report's builder and its page drawn from values, with no repository (docs/report.md).

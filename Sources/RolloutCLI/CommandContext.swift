@@ -60,11 +60,11 @@ public struct CommandContext {
         // An empty --actor never gets here: the parser refuses empty values.
         if let flag = invocation.value("actor") { return try Actor.parse(flag, from: "--actor") }
         if let env = environment["ROLLOUT_ACTOR"], !env.trimmingCharacters(in: .whitespaces).isEmpty { return try Actor.parse(env, from: "ROLLOUT_ACTOR") }
-        if let git = repository?.git, let name = try? git.config("user.name"), !name.isEmpty {
-            return try Actor(validating: name, email: (try? git.config("user.email")) ?? "", from: "git config user.name/user.email")
-        }
-        if repository == nil, let name = GitRepository.defaultConfig("user.name"), !name.isEmpty {
-            return try Actor(validating: name, email: GitRepository.defaultConfig("user.email") ?? "", from: "git config user.name/user.email")
+        // git reads a repository's config and then the global one; outside a repository, the global one.
+        if let repository {
+            if let configured = try repository.configuredActor() { return configured }
+        } else if let configured = try PackRepository.configuredActor() {
+            return configured
         }
         let login = [environment["USER"], environment["LOGNAME"]].compactMap { $0 }.first { !$0.isEmpty }
         return try Actor(validating: login ?? "unknown", email: "", from: "the login name")

@@ -31,3 +31,25 @@ public struct Actor: Equatable, Sendable, CustomStringConvertible {
 
     public var description: String { email.isEmpty ? name : "\(name) <\(email)>" }
 }
+
+extension PackRepository {
+    /// The actor git config names for this repository (`user.name` and `user.email`, read as git
+    /// reads them: the repository's config, then the global and system ones); nil without a name.
+    public func configuredActor() throws -> Actor? {
+        guard let name = try? git.config("user.name"), !name.isEmpty else { return nil }
+        return try Actor(validating: name, email: (try? git.config("user.email")) ?? "", from: Actor.gitConfigSource)
+    }
+
+    /// The actor the global and system git config name, for a command run outside any repository.
+    public static func configuredActor() throws -> Actor? {
+        guard let name = GitRepository.defaultConfig("user.name"), !name.isEmpty else { return nil }
+        return try Actor(validating: name, email: GitRepository.defaultConfig("user.email") ?? "", from: Actor.gitConfigSource)
+    }
+
+    /// The libgit2 this binary runs with, as `major.minor.revision` (`rollout --version`).
+    public static var libgit2Version: String { GitRepository.libraryVersion }
+}
+
+extension Actor {
+    static let gitConfigSource = "git config user.name/user.email"
+}

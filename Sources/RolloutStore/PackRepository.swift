@@ -5,7 +5,9 @@ import RolloutModel
 /// written objects first and then published by compare-and-swap of the ref; a lost race re-reads
 /// the new tip and runs the operation again (docs/architecture.md, "The commit protocol").
 public final class PackRepository {
-    public let git: GitRepository
+    /// The git layer under it, for RolloutStore and the targets that read through `Snapshot`;
+    /// the CLI asks this class's operations instead (docs/architecture.md, "Layers and targets").
+    package let git: GitRepository
     /// The repository directory (the bare repository itself).
     public let path: String
 
@@ -45,16 +47,16 @@ public final class PackRepository {
     public static func open(_ path: String) throws -> PackRepository {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
-            throw RolloutError.missing("no rollout repository at \(path): the directory does not exist; create one with rollout init \(path)")
+            throw .noRepository(at: path, "the directory does not exist; create one with rollout init \(path)")
         }
         guard isDirectory.boolValue else {
-            throw RolloutError.missing("no rollout repository at \(path): it is a file, not a directory; name the repository directory (the one rollout init made, such as .rollout)")
+            throw .noRepository(at: path, "it is a file, not a directory; name the repository directory (the one rollout init made, such as .rollout)")
         }
         let git: GitRepository
         do {
             git = try GitRepository.openBare(path)
         } catch let error as GitError {
-            throw RolloutError.missing("no rollout repository at \(path): \(error.message)")
+            throw .noRepository(at: path, error.message)
         }
         // Only the repository's own config counts: a marker in ~/.gitconfig must not make every repository ours.
         let key = StateLayout.formatConfigKey
@@ -62,7 +64,7 @@ public final class PackRepository {
         case let format? where StateLayout.readableFormats.contains(format):
             break
         case nil:
-            throw RolloutError.missing("\(path) is a git repository but not a rollout repository (no \(key) in its config)")
+            throw .notARolloutRepository(path, key: key)
         case let other?:
             let newer = Int(other).map { $0 > Int(StateLayout.formatVersion)! } ?? false
             throw RolloutError.missing(
@@ -105,7 +107,7 @@ public final class PackRepository {
     /// Creates a new bare repository at `path` holding `files` in its first commit.
     public static func create(at path: String, files: [(path: String, bytes: [UInt8])], actor: Actor, time: Timestamp) throws -> (PackRepository, ObjectID) {
         if let contents = try? FileManager.default.contentsOfDirectory(atPath: path), !contents.isEmpty {
-            throw RolloutError.usage("\(path) already exists and is not empty; rollout init needs a new or empty directory")
+            throw .initIntoNonEmpty(path)
         }
         if FileManager.default.fileExists(atPath: path), (try? FileManager.default.contentsOfDirectory(atPath: path)) == nil {
             throw RolloutError.usage("\(path) exists and is not a directory")
@@ -268,5 +270,20 @@ public final class PackRepository {
         let signature = GitSignature(name: actor.name, email: actor.email, time: time.seconds)
         return try git.createCommit(
             tree: tree, parents: snapshot.commit.map { [$0] } ?? [], message: change.message(actor: actor.description), author: signature)
+    }
+}
+
+/// Why a directory is not a rollout repository, named (an extension of Error, so that `throw .name(...)` finds them).
+extension Error where Self == RolloutError {
+    fileprivate static func noRepository(at path: String, _ why: String) -> RolloutError {
+        .missing("no rollout repository at \(path): \(why)")
+    }
+
+    fileprivate static func notARolloutRepository(_ path: String, key: String) -> RolloutError {
+        .missing("\(path) is a git repository but not a rollout repository (no \(key) in its config)")
+    }
+
+    fileprivate static func initIntoNonEmpty(_ path: String) -> RolloutError {
+        .usage("\(path) already exists and is not empty; rollout init needs a new or empty directory")
     }
 }

@@ -44,7 +44,7 @@ public enum Packing {
     /// `conflict` when another process is packing.
     public static func run(_ repository: PackRepository, now: Int = Int(Date().timeIntervalSince1970)) throws -> Report {
         guard let report = try whileLocked(repository, { try collect(repository.git, now: now) }) else {
-            throw RolloutError.conflict("another rollout process is packing this repository; run rollout gc again when it is done")
+            throw .packingElsewhere
         }
         return report
     }
@@ -74,12 +74,12 @@ public enum Packing {
         let lock = lockPath(repository)
         let descriptor = open(lock, O_CREAT | O_RDWR | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else {
-            throw RolloutError.io("I/O error in the repository \(repository.path) while opening \(lock): \(String(cString: strerror(errno)))")
+            throw .lockFailed(repository, "opening", lock)
         }
         defer { close(descriptor) }
         guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
             if errno == EWOULDBLOCK { return nil }
-            throw RolloutError.io("I/O error in the repository \(repository.path) while locking \(lock): \(String(cString: strerror(errno)))")
+            throw .lockFailed(repository, "locking", lock)
         }
         return try body()
     }
@@ -142,5 +142,17 @@ public enum Packing {
             split += 1
         }
         return split > 1 ? Array(sorted[..<split]) : []
+    }
+}
+
+/// The failures of packing, named (an extension of Error, so that `throw .name(...)` finds them).
+extension Error where Self == RolloutError {
+    fileprivate static var packingElsewhere: RolloutError {
+        .conflict("another rollout process is packing this repository; run rollout gc again when it is done")
+    }
+
+    /// Reads `errno`: call it right after the failing call.
+    fileprivate static func lockFailed(_ repository: PackRepository, _ doing: String, _ lock: String) -> RolloutError {
+        .io("I/O error in the repository \(repository.path) while \(doing) \(lock): \(String(cString: strerror(errno)))")
     }
 }

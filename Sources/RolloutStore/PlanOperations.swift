@@ -1,30 +1,5 @@
 import RolloutModel
 
-/// What `promote` asked for.
-public struct PromoteRequest {
-    public let pack: PackID
-    public let share: Percent
-    /// nil: no --region given; [] would never be passed (`*` means every region and is given as ["*"]).
-    public let regions: [String]?
-    public let versions: VersionRange?
-    public let reason: String?
-    /// `--ramp`: the shares to move through, and how long each lasts at least (seconds).
-    public let ramp: (steps: [Percent], every: Int64)?
-
-    public init(pack: PackID, share: Percent, regions: [String]?, versions: VersionRange?, reason: String?, ramp: (steps: [Percent], every: Int64)? = nil) {
-        self.pack = pack
-        self.share = share
-        self.regions = regions
-        self.versions = versions
-        self.reason = reason
-        self.ramp = ramp
-    }
-
-    var hasTargeting: Bool { regions != nil || versions != nil }
-    /// Regions as stored in a rule: empty for every region.
-    var ruleRegions: [String] { (regions ?? []).contains(Region.any) ? [] : (regions ?? []).sorted() }
-}
-
 /// The outcome of a promote, applied or (with --dry-run) only computed.
 public struct PromoteOutcome {
     public enum Kind: String { case staged = "promote", completed = "complete", unchanged }
@@ -34,91 +9,14 @@ public struct PromoteOutcome {
 }
 
 public enum PlanOperations {
-    /// Computes the plan `request` leads to from `plan`, or refuses it with the reason and the way out.
-    public static func promoted(_ plan: Plan, pack: Pack, request: PromoteRequest, parentCommit: String) throws -> (Plan, PromoteOutcome.Kind) {
-        let id = request.pack
-        let ref = Plan.PackRef(contentVersion: id.contentVersion, minAppVersion: pack.minAppVersion)
-        if plan.isBlocked(id.contentVersion) {
-            throw RolloutError.checkFailed("\(id) is blocked: it was reverted and no device may get it again. Publish the fix as a new version (\(id.locale)@\((plan.blocked.max() ?? id.contentVersion) + 1) or later)")
+    /// `Plan.promoted` (RolloutModel), with its effect named as the action a commit records.
+    package static func promoted(_ plan: Plan, pack: Pack, request: PromoteRequest, parentCommit: String) throws -> (Plan, PromoteOutcome.Kind) {
+        let (next, effect) = try plan.promoted(by: request, minAppVersion: pack.minAppVersion, parentCommit: parentCommit)
+        switch effect {
+        case .unchanged: return (next, .unchanged)
+        case .staged: return (next, .staged)
+        case .completed: return (next, .completed)
         }
-        if let baseline = plan.baseline, id.contentVersion < baseline.contentVersion, !plan.bundledOnly {
-            throw RolloutError.checkFailed("\(id) is older than the baseline \(id.locale)@\(baseline.contentVersion); to go back, use rollout revert \(id.locale) --to \(id.contentVersion)")
-        }
-        if plan.baseline?.contentVersion == id.contentVersion && !plan.bundledOnly {
-            if request.share == .full && plan.rules.isEmpty { return (plan, .unchanged) }
-            throw RolloutError.checkFailed("\(id) is already the baseline: every device that can run it has it")
-        }
-
-        if let candidate = plan.candidate, candidate.contentVersion != id.contentVersion {
-            let staged = plan.rules.map(\.summary).joined(separator: "; ")
-            throw RolloutError.checkFailed(
-                "\(id.locale)@\(candidate.contentVersion) is still staged (\(staged)). Finish it first with rollout promote \(id.locale)@\(candidate.contentVersion) --to 100%, or take it back with rollout revert \(id.locale)")
-        }
-        var next = plan
-        let everyone = request.share == .full && request.ruleRegions.isEmpty && (request.versions?.isAll ?? true)
-        if plan.bundledOnly && !everyone {
-            throw RolloutError.checkFailed(
-                "the kill switch of \(id.locale) is on: every device uses its bundled strings, so a staged share would reach nobody. Turn it off by completing a pack: rollout promote \(id) --to 100%")
-        }
-        if everyone {
-            next.setRules([])
-            next.withdrawals = []
-            next.bundledOnly = false
-            next.ramp = nil
-            // Last known good means older: after the kill switch a completion may go back to an earlier version.
-            var previous: [Plan.PackRef] = []
-            for candidate in (plan.baseline.map { [$0] } ?? []) + plan.previousBaselines
-            where candidate.contentVersion < ref.contentVersion && !plan.isBlocked(candidate.contentVersion) && !previous.contains(candidate) {
-                previous.append(candidate)
-            }
-            next.previousBaselines = previous
-            next.baseline = ref
-            return (next, .completed)
-        }
-
-        let salt = plan.rules.first?.salt ?? Bucketing.salt(locale: id.locale, contentVersion: id.contentVersion, parent: parentCommit)
-        var rules = plan.rules
-        if !request.hasTargeting && !rules.isEmpty {
-            // No targeting given: the whole candidate moves to the new share, keeping each rule's targeting.
-            for index in rules.indices { rules[index].share = request.share }
-        } else {
-            // One rule per region, so TR and DE can later move independently.
-            for regions in request.ruleRegions.isEmpty ? [[]] : request.ruleRegions.map({ [$0] }) {
-                let wanted = Plan.Rule(pack: ref, regions: regions, versions: request.versions ?? .all, share: request.share, salt: salt)
-                if let index = rules.firstIndex(where: { $0.targetsSame(as: wanted) }) {
-                    rules[index].share = request.share
-                } else {
-                    rules.append(wanted)
-                }
-            }
-        }
-        let lowered = plan.rules.contains { old in rules.contains { $0.targetsSame(as: old) && $0.share < old.share } }
-        if lowered && (request.reason ?? "").trimmingSpaces.isEmpty {
-            throw RolloutError.usage("lowering the share of \(id) takes devices back off it; say why with --reason TEXT")
-        }
-        next.setRules(rules)
-        // A ramp given here starts now; a promote by hand takes the rollout off any schedule it had.
-        next.ramp = request.ramp.map { Plan.Ramp(steps: $0.steps, every: $0.every, step: 0, since: Timestamp(seconds: 0)) }
-        if request.hasTargeting {
-            // Targeting a segment again takes it back from a scoped revert.
-            let regions = request.ruleRegions
-            let versions = request.versions ?? .all
-            next.withdrawals.removeAll { w in
-                (regions.isEmpty || w.region == Region.any || regions.contains(w.region))
-                    && w.versions.overlaps(versions)
-            }
-        }
-        if next.targeting == plan.targeting { return (plan, .unchanged) }
-        if let (dead, winner, tooOld) = next.unreachableRule() {
-            let minApp = "below \(id)'s minAppVersion \(pack.minAppVersion)"
-            var why = winner.map { "the rule for \($0.target) (\($0.share)) already decides those devices" } ?? "every device it would reach is \(minApp)"
-            if winner != nil && tooOld { why += ", and the rest are \(minApp)" }
-            throw RolloutError.checkFailed(
-                "a rule for \(dead.target) would never apply: \(why). Use targeting that does not overlap it, or change the share of the rule that decides")
-        }
-        // Nothing any device would notice (same shares everywhere) and no schedule to start: nothing to record.
-        if request.ramp == nil && SegmentShares.changes(from: plan.targeting, to: next.targeting).isEmpty { return (plan, .unchanged) }
-        return (next, .staged)
     }
 
     /// Whether `after` gives the staged pack to more devices than `before` did, in a rollout that was
@@ -221,7 +119,7 @@ public enum PlanOperations {
     ) throws -> PackRepository.Applied<Plan> {
         try repository.apply(actor: actor, time: time) { snapshot in
             guard let before = try snapshot.plan(locale), let ramp = before.ramp else {
-                throw RolloutError.checkFailed("\(locale) has no scheduled ramp to \(paused ? "pause" : "resume"); start one with promote --ramp")
+                throw .noRampTo(paused ? "pause" : "resume", locale)
             }
             guard ramp.paused != paused else { return (nil, before) }
             var after = before
@@ -236,5 +134,12 @@ public enum PlanOperations {
             let change = Change(summary: "\(action) the ramp of \(locale)", trailers: trailers, writes: [(StateLayout.plan(locale), JSONWriter.pretty(after.jsonValue))])
             return (change, after)
         }
+    }
+}
+
+/// The refusals of plan operations, named (an extension of Error, so that `throw .name(...)` finds them).
+extension Error where Self == RolloutError {
+    fileprivate static func noRampTo(_ doing: String, _ locale: String) -> RolloutError {
+        .checkFailed("\(locale) has no scheduled ramp to \(doing); start one with promote --ramp")
     }
 }

@@ -16,6 +16,12 @@ extension PackRepository {
         return name
     }
 
+    /// `rollout remote list`: every remote with its URL as configured (credentials included, so
+    /// whoever shows it redacts it), in name order.
+    public func remotes() throws -> [(name: String, url: String)] {
+        try git.remoteNames().map { ($0, try git.remoteURL($0) ?? "") }
+    }
+
     static func trackingRef(_ remote: String) -> String { "refs/remotes/\(remote)/\(StateLayout.stateBranch)" }
 
     /// `rollout remote add`: the first remote added becomes the one changes are pushed to.
@@ -70,7 +76,7 @@ extension PackRepository {
         if let url = try git.remoteURL(remote), PackRepository.isLocalPath(url) {
             let path = url.hasPrefix("file://") ? String(url.dropFirst(7)) : url
             guard FileManager.default.fileExists(atPath: path) else {
-                throw RolloutError.missing("remote \(remote) is \(path), which does not exist; check it with rollout remote list")
+                throw .missingLocalRemote(remote, path: path)
             }
         }
         // A ref of its own per fetch: processes of one clone fetching at once never contend for a lock.
@@ -283,7 +289,7 @@ extension PackRepository {
     /// and the conflict is named.
     public func sync() throws -> SyncOutcome {
         guard let remote = try syncRemote() else {
-            throw RolloutError.usage("this repository has no remote to sync with: add one with rollout remote add origin URL")
+            throw .noRemoteToSync
         }
         let started = Date()
         for attempt in 1...PackRepository.maximumRemoteAttempts {
@@ -291,76 +297,95 @@ extension PackRepository {
                 if Date().timeIntervalSince(started) > PackRepository.remoteRetryBudget { break }
                 usleep(UInt32.random(in: 0...80_000))
             }
-            let remoteTip = try fetchTip(remote)
-            let localTip = try git.referenceTarget(StateLayout.stateRef)
-            if localTip == remoteTip { return SyncOutcome(remote: remote, pulled: 0, pushed: 0, replayed: 0) }
-            guard let localTip else {
-                guard try git.compareAndSwap(StateLayout.stateRef, to: remoteTip!, expected: nil, message: "rollout: sync from \(remote)") else { continue }
-                return SyncOutcome(remote: remote, pulled: try commits(from: nil, to: remoteTip!).count, pushed: 0, replayed: 0)
-            }
-            if let remoteTip, try git.isDescendant(remoteTip, of: localTip) {
-                guard try git.compareAndSwap(StateLayout.stateRef, to: remoteTip, expected: localTip, message: "rollout: sync from \(remote)") else { continue }
-                return SyncOutcome(remote: remote, pulled: try commits(from: localTip, to: remoteTip).count, pushed: 0, replayed: 0)
-            }
-            if try remoteTip == nil || git.isDescendant(localTip, of: remoteTip!) {
-                if try push(localTip, to: remote, expected: remoteTip) != nil { continue }
-                try? git.setReference(PackRepository.trackingRef(remote), to: localTip, message: "rollout: pushed")
-                return SyncOutcome(remote: remote, pulled: 0, pushed: try commits(from: remoteTip, to: localTip).count, replayed: 0)
-            }
-            // Both moved on. Replay the local commits on the remote's tip, if they touch nothing
-            // the remote changed.
-            let remoteTipID = remoteTip!
-            guard let base = try git.mergeBase(localTip, remoteTipID) else {
-                throw RolloutError.conflict("this repository and \(remote) share no history: they are different rollout repositories. Nothing was changed")
-            }
-            let local = try commits(from: base, to: localTip)
-            let theirs = try commits(from: base, to: remoteTipID)
-            let baseTree = try git.commit(base).tree
-            var changedThere: [String: GitCommit] = [:]
-            var tree = baseTree
-            for commit in theirs {
-                for change in try Verifier.diff(git, tree, commit.tree) where changedThere[change.path] == nil { changedThere[change.path] = commit }
-                tree = commit.tree
-            }
-            var tip = remoteTipID
-            var tipTree = try git.commit(remoteTipID).tree
-            var parentTree = baseTree
-            var replayed = 0
-            for commit in local {
-                let changes = try Verifier.diff(git, parentTree, commit.tree)
-                parentTree = commit.tree
-                // A publish record names the state it published as its parent: on another parent it
-                // would claim a publish that never happened. It stays under refs/rollout/replayed/.
-                if Change.trailers(of: commit.message).values(.action).contains(ChangeAction.publish.rawValue) { continue }
-                replayed += 1
-                if let clash = changes.first(where: { changedThere[$0.path] != nil }), let other = changedThere[clash.path] {
-                    let mine = commit.message.split(separator: "\n").first.map(String.init) ?? commit.id.short
-                    let their = other.message.split(separator: "\n").first.map(String.init) ?? other.id.short
-                    throw RolloutError.conflict(
-                        "cannot replay \"\(mine)\" (\(commit.id.short)), made offline: \(clash.path) was also changed on \(remote) by \"\(their)\" (\(other.id.short)). Nothing was changed. Look at both with rollout log; to drop the offline changes and take the remote's, run rollout sync --discard-local, then redo what is still needed")
-                }
-                tipTree = try git.updatedTree(
-                    base: tipTree, upserts: changes.compactMap { change in change.new.map { (path: change.path, blob: $0) } },
-                    removals: changes.filter { $0.new == nil }.map(\.path))
-                tip = try git.createCommit(tree: tipTree, parents: [tip], message: commit.message, author: commit.author)
-            }
-            if try push(tip, to: remote, expected: remoteTipID) != nil { continue }
-            // The replaced commits stay reachable, so verify can tell a replay from a rewrite.
-            try git.setReference("refs/rollout/replayed/\(localTip.hex)", to: localTip, message: "rollout: sync replayed these on \(remote)")
-            guard try git.compareAndSwap(StateLayout.stateRef, to: tip, expected: localTip, message: "rollout: sync replayed \(replayed) change(s) on \(remote)") else {
-                throw RolloutError.conflict("this repository changed while rollout sync ran; the replayed changes are on \(remote): run rollout sync again")
-            }
-            try? git.setReference(PackRepository.trackingRef(remote), to: tip, message: "rollout: pushed")
-            return SyncOutcome(remote: remote, pulled: theirs.count, pushed: replayed, replayed: replayed)
+            if let outcome = try syncOnce(with: remote) { return outcome }
         }
-        throw RolloutError.conflict("other writers kept pushing to \(remote) first; nothing was changed: try rollout sync again")
+        throw .outpacedBy(remote)
+    }
+
+    /// One attempt of `sync`: nil when another writer moved a ref first and it starts again.
+    func syncOnce(with remote: String) throws -> SyncOutcome? {
+        let remoteTip = try fetchTip(remote)
+        let localTip = try git.referenceTarget(StateLayout.stateRef)
+        if localTip == remoteTip { return SyncOutcome(remote: remote, pulled: 0, pushed: 0, replayed: 0) }
+        guard let localTip else {
+            guard try git.compareAndSwap(StateLayout.stateRef, to: remoteTip!, expected: nil, message: "rollout: sync from \(remote)") else { return nil }
+            return SyncOutcome(remote: remote, pulled: try commits(from: nil, to: remoteTip!).count, pushed: 0, replayed: 0)
+        }
+        if let remoteTip, try git.isDescendant(remoteTip, of: localTip) {
+            let message = "rollout: sync from \(remote)"
+            guard try git.compareAndSwap(StateLayout.stateRef, to: remoteTip, expected: localTip, message: message) else { return nil }
+            return SyncOutcome(remote: remote, pulled: try commits(from: localTip, to: remoteTip).count, pushed: 0, replayed: 0)
+        }
+        if try remoteTip == nil || git.isDescendant(localTip, of: remoteTip!) {
+            if try push(localTip, to: remote, expected: remoteTip) != nil { return nil }
+            try? git.setReference(PackRepository.trackingRef(remote), to: localTip, message: "rollout: pushed")
+            return SyncOutcome(remote: remote, pulled: 0, pushed: try commits(from: remoteTip, to: localTip).count, replayed: 0)
+        }
+        return try replaying(localTip, on: remoteTip!, of: remote)
+    }
+
+    /// Both moved on: the local commits are replayed on the remote's tip, if they touch nothing the
+    /// remote changed, and pushed. Nil when another writer pushed first.
+    func replaying(_ localTip: ObjectID, on remoteTip: ObjectID, of remote: String) throws -> SyncOutcome? {
+        guard let base = try git.mergeBase(localTip, remoteTip) else { throw .noSharedHistory(remote) }
+        let theirs = try commits(from: base, to: remoteTip)
+        let (tip, replayed) = try replay(
+            try commits(from: base, to: localTip), from: base, on: remoteTip, avoiding: try changedPaths(theirs, since: base), of: remote)
+        if try push(tip, to: remote, expected: remoteTip) != nil { return nil }
+        // The replaced commits stay reachable, so verify can tell a replay from a rewrite.
+        try git.setReference("refs/rollout/replayed/\(localTip.hex)", to: localTip, message: "rollout: sync replayed these on \(remote)")
+        let message = "rollout: sync replayed \(replayed) change(s) on \(remote)"
+        guard try git.compareAndSwap(StateLayout.stateRef, to: tip, expected: localTip, message: message) else {
+            throw .changedDuringReplay(remote)
+        }
+        try? git.setReference(PackRepository.trackingRef(remote), to: tip, message: "rollout: pushed")
+        return SyncOutcome(remote: remote, pulled: theirs.count, pushed: replayed, replayed: replayed)
+    }
+
+    /// Every path `commits` (from `base` on) changed, with the first of them that changed it.
+    func changedPaths(_ commits: [GitCommit], since base: ObjectID) throws -> [String: GitCommit] {
+        var changedThere: [String: GitCommit] = [:]
+        var tree = try git.commit(base).tree
+        for commit in commits {
+            for change in try Verifier.diff(git, tree, commit.tree) where changedThere[change.path] == nil { changedThere[change.path] = commit }
+            tree = commit.tree
+        }
+        return changedThere
+    }
+
+    /// `local` (the commits after `base`) made again on `remoteTip`, each with its message and
+    /// author; refused at the first that touches a path in `changedThere`. The new tip, and how many
+    /// were replayed.
+    func replay(
+        _ local: [GitCommit], from base: ObjectID, on remoteTip: ObjectID, avoiding changedThere: [String: GitCommit], of remote: String
+    ) throws -> (tip: ObjectID, count: Int) {
+        var tip = remoteTip
+        var tipTree = try git.commit(remoteTip).tree
+        var parentTree = try git.commit(base).tree
+        var replayed = 0
+        for commit in local {
+            let changes = try Verifier.diff(git, parentTree, commit.tree)
+            parentTree = commit.tree
+            // A publish record names the state it published as its parent: on another parent it
+            // would claim a publish that never happened. It stays under refs/rollout/replayed/.
+            if Change.trailers(of: commit.message).action == .publish { continue }
+            replayed += 1
+            if let clash = changes.first(where: { changedThere[$0.path] != nil }), let other = changedThere[clash.path] {
+                throw .replayClash(commit, path: clash.path, changedBy: other, on: remote)
+            }
+            tipTree = try git.updatedTree(
+                base: tipTree, upserts: changes.compactMap { change in change.new.map { (path: change.path, blob: $0) } },
+                removals: changes.filter { $0.new == nil }.map(\.path))
+            tip = try git.createCommit(tree: tipTree, parents: [tip], message: commit.message, author: commit.author)
+        }
+        return (tip, replayed)
     }
 
     /// `rollout sync --discard-local`: the remote's state wins; the local-only commits are kept
     /// under refs/rollout/discarded/ for the record.
     public func discardLocal() throws -> Int {
         guard let remote = try syncRemote() else { throw RolloutError.usage("this repository has no remote to sync with") }
-        guard let remoteTip = try fetchTip(remote) else { throw RolloutError.conflict("\(remote) has no state yet; there is nothing to take from it") }
+        guard let remoteTip = try fetchTip(remote) else { throw .nothingToTake(from: remote) }
         let localTip = try git.referenceTarget(StateLayout.stateRef)
         guard let localTip, localTip != remoteTip else { return 0 }
         let base = try git.mergeBase(localTip, remoteTip)
@@ -376,7 +401,7 @@ extension PackRepository {
     /// as `origin`.
     public static func clone(url: String, into path: String) throws -> PackRepository {
         if let contents = try? FileManager.default.contentsOfDirectory(atPath: path), !contents.isEmpty {
-            throw RolloutError.usage("\(path) already exists and is not empty; rollout clone needs a new or empty directory")
+            throw .cloneIntoNonEmpty(path)
         }
         let undo = PackRepository.undoer(path)
         do {
@@ -385,11 +410,11 @@ extension PackRepository {
             _ = try repository.addRemote("origin", url: url)
             let shown = RemoteURL.redacted(url)
             guard let tip = try repository.fetchTip("origin") else {
-                throw RolloutError.missing("\(shown) has no \(StateLayout.stateRef): not a rollout repository, or an empty one (start one with rollout init, rollout remote add origin URL, rollout sync)")
+                throw .noStateToClone(shown)
             }
             let snapshot = try Snapshot(repository: git, commit: tip)
             guard try snapshot.file(StateLayout.policy) != nil else {
-                throw RolloutError.badInput("\(shown) is a git repository but not a rollout repository (no \(StateLayout.policy) in \(StateLayout.stateBranch))")
+                throw .cloningNotARolloutRepository(shown)
             }
             guard try git.compareAndSwap(StateLayout.stateRef, to: tip, expected: nil, message: "rollout: clone from \(shown)") else {
                 throw RolloutError.conflict("\(path) changed while rollout clone ran")
@@ -399,5 +424,52 @@ extension PackRepository {
             undo()
             throw error
         }
+    }
+}
+
+/// The refusals of sync, named (an extension of Error, so that `throw .name(...)` finds them).
+extension Error where Self == RolloutError {
+    fileprivate static func missingLocalRemote(_ remote: String, path: String) -> RolloutError {
+        .missing("remote \(remote) is \(path), which does not exist; check it with rollout remote list")
+    }
+
+    fileprivate static var noRemoteToSync: RolloutError {
+        .usage("this repository has no remote to sync with: add one with rollout remote add origin URL")
+    }
+
+    fileprivate static func outpacedBy(_ remote: String) -> RolloutError {
+        .conflict("other writers kept pushing to \(remote) first; nothing was changed: try rollout sync again")
+    }
+
+    fileprivate static func changedDuringReplay(_ remote: String) -> RolloutError {
+        .conflict("this repository changed while rollout sync ran; the replayed changes are on \(remote): run rollout sync again")
+    }
+
+    fileprivate static func nothingToTake(from remote: String) -> RolloutError {
+        .conflict("\(remote) has no state yet; there is nothing to take from it")
+    }
+
+    fileprivate static func cloneIntoNonEmpty(_ path: String) -> RolloutError {
+        .usage("\(path) already exists and is not empty; rollout clone needs a new or empty directory")
+    }
+
+    fileprivate static func noStateToClone(_ shown: String) -> RolloutError {
+        .missing(
+            "\(shown) has no \(StateLayout.stateRef): not a rollout repository, or an empty one (start one with rollout init, rollout remote add origin URL, rollout sync)")
+    }
+
+    fileprivate static func cloningNotARolloutRepository(_ shown: String) -> RolloutError {
+        .badInput("\(shown) is a git repository but not a rollout repository (no \(StateLayout.policy) in \(StateLayout.stateBranch))")
+    }
+
+    fileprivate static func noSharedHistory(_ remote: String) -> RolloutError {
+        .conflict("this repository and \(remote) share no history: they are different rollout repositories. Nothing was changed")
+    }
+
+    fileprivate static func replayClash(_ commit: GitCommit, path: String, changedBy other: GitCommit, on remote: String) -> RolloutError {
+        let mine = commit.message.split(separator: "\n").first.map(String.init) ?? commit.id.short
+        let their = other.message.split(separator: "\n").first.map(String.init) ?? other.id.short
+        return .conflict(
+            "cannot replay \"\(mine)\" (\(commit.id.short)), made offline: \(path) was also changed on \(remote) by \"\(their)\" (\(other.id.short)). Nothing was changed. Look at both with rollout log; to drop the offline changes and take the remote's, run rollout sync --discard-local, then redo what is still needed")
     }
 }

@@ -3,7 +3,7 @@ import RolloutModel
 /// A read-only view of the state at one commit. Every read in an operation goes through one
 /// snapshot, so an operation never sees half of one change and half of another.
 public final class Snapshot: PackCatalog {
-    public let repository: GitRepository
+    package let repository: GitRepository
     /// nil only for a repository whose state ref does not exist yet.
     public let commit: ObjectID?
     public let tree: ObjectID?
@@ -29,6 +29,11 @@ public final class Snapshot: PackCatalog {
         guard let tree else { return [] }
         guard let entry = try repository.treeEntry(tree, path: path), entry.isTree else { return [] }
         return try repository.treeEntries(entry.id)
+    }
+
+    /// The bytes of a file that `directory(_:)` listed.
+    public func read(_ entry: GitTreeEntry) throws -> [UInt8] {
+        try repository.readBlob(entry.id)
     }
 
     public func policy() throws -> Policy {
@@ -112,7 +117,7 @@ public final class Snapshot: PackCatalog {
         do {
             parsed = try PackParser.parse(bytes, source: try storedPath(id), maximumBytes: Int.max)
         } catch let error as RolloutError {
-            throw RolloutError.internal("stored pack \(id) is damaged: \(error.message); check the repository with git fsck")
+            throw .damaged("stored pack \(id)", error)
         }
         packCache[id] = parsed.pack
         return parsed.pack
@@ -130,7 +135,7 @@ public final class Snapshot: PackCatalog {
             planCache[locale] = plan
             return plan
         } catch let error as RolloutError {
-            throw RolloutError.internal("the plan of \(locale) is damaged: \(error.message); check the repository with git fsck")
+            throw .damaged("the plan of \(locale)", error)
         }
     }
 
@@ -160,10 +165,9 @@ public final class Snapshot: PackCatalog {
         if let pack = try pack(id) { return pack }
         let versions = try contentVersions(of: id.locale)
         if versions.isEmpty {
-            let known = try locales()
-            throw RolloutError.missing("no pack \(id): the repository has no \(id.locale) packs" + (known.isEmpty ? "" : " (locales: \(known.joined(separator: ", ")))"))
+            throw .noPack(id, locales: try locales())
         }
-        throw RolloutError.missing("no pack \(id); \(id.locale) has versions \(versions.map(String.init).joined(separator: ", "))")
+        throw .noPack(id, versions: versions)
     }
 }
 
@@ -182,5 +186,20 @@ public struct BaselineCatalog: PackCatalog {
 
     public func pack(_ id: PackID) throws -> Pack? {
         try contentVersions(of: id.locale).contains(id.contentVersion) ? snapshot.pack(id) : nil
+    }
+}
+
+/// Damaged or missing state, named (an extension of Error, so that `throw .name(...)` finds them).
+extension Error where Self == RolloutError {
+    fileprivate static func damaged(_ what: String, _ error: RolloutError) -> RolloutError {
+        .internal("\(what) is damaged: \(error.message); check the repository with git fsck")
+    }
+
+    fileprivate static func noPack(_ id: PackID, locales known: [String]) -> RolloutError {
+        .missing("no pack \(id): the repository has no \(id.locale) packs" + (known.isEmpty ? "" : " (locales: \(known.joined(separator: ", ")))"))
+    }
+
+    fileprivate static func noPack(_ id: PackID, versions: [Int]) -> RolloutError {
+        .missing("no pack \(id); \(id.locale) has versions \(versions.map(String.init).joined(separator: ", "))")
     }
 }

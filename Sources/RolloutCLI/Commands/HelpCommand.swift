@@ -11,7 +11,7 @@ enum HelpCommand {
         discussion: "", options: [], arguments: .none, run: { _, _ in preconditionFailure("handled by the parser") })
 
     static func versionOutput() -> CommandOutput {
-        let git = GitRepository.libraryVersion
+        let git = PackRepository.libgit2Version
         return CommandOutput(
             json: ["rollout": .string(RolloutCLI.version), "libgit2": .string(git)],
             text: "rollout \(RolloutCLI.version) (libgit2 \(git))\n")

@@ -112,12 +112,12 @@ package enum PlanCommands {
             steps = preset.steps.map { Percent(basisPoints: $0) }
             seconds = preset.every
         } else if !text.contains(","), text.contains(where: \.isLetter) {
-            throw RolloutError.usage("--ramp \"\(text)\" is not a preset (\(Plan.Ramp.presets.keys.sorted().joined(separator: ", "))) nor shares such as 1,5,10,25,50,100")
+            throw .notARamp(text)
         } else {
             steps = try items.map(Percent.parse)
         }
         guard steps.count >= 2, zip(steps, steps.dropFirst()).allSatisfy({ $0 < $1 }) else {
-            throw RolloutError.usage("--ramp \"\(text)\" needs at least two increasing shares, such as 1,5,10,25,50,100, or a preset (\(Plan.Ramp.presets.keys.sorted().joined(separator: ", ")))")
+            throw .rampTooShort(text)
         }
         if let every {
             seconds = try parseDuration(every)
@@ -250,4 +250,17 @@ package enum PlanCommands {
                        "installId": .string(installID), "chain": .array(steps)],
                 text: text)
         })
+}
+
+/// The refusals of promote's options, named (an extension of Error, so that `throw .name(...)` finds them).
+extension Error where Self == RolloutError {
+    fileprivate static func notARamp(_ text: String) -> RolloutError {
+        .usage("--ramp \"\(text)\" is not a preset (\(rampPresets)) nor shares such as 1,5,10,25,50,100")
+    }
+
+    fileprivate static func rampTooShort(_ text: String) -> RolloutError {
+        .usage("--ramp \"\(text)\" needs at least two increasing shares, such as 1,5,10,25,50,100, or a preset (\(rampPresets))")
+    }
+
+    private static var rampPresets: String { Plan.Ramp.presets.keys.sorted().joined(separator: ", ") }
 }

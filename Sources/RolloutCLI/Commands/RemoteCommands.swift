@@ -38,7 +38,7 @@ enum RemoteCommands {
         run: { invocation, context in
             let repository = try context.repository(invocation)
             let primary = try repository.syncRemote()
-            let remotes = try repository.git.remoteNames().map { ($0, RemoteURL.redacted(try repository.git.remoteURL($0) ?? "")) }
+            let remotes = try repository.remotes().map { ($0.name, RemoteURL.redacted($0.url)) }
             let text = remotes.isEmpty ? "No remotes; changes stay in this repository.\n"
                 : remotes.map { "\($0.0.oneLine)  \($0.1.oneLine)\($0.0 == primary ? "  (changes are pushed here)" : "")\n" }.joined()
             return CommandOutput(

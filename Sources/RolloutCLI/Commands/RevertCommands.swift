@@ -83,7 +83,7 @@ enum RevertCommands {
             var documents: [JSONValue] = []
             for locale in locales {
                 for entry in try snapshot.directory(StateLayout.rollbackDirectory(locale)) where !entry.isTree {
-                    documents.append(try StrictJSONParser.parse(try snapshot.repository.readBlob(entry.id)))
+                    documents.append(try StrictJSONParser.parse(try snapshot.read(entry)))
                 }
             }
             documents.sort { ($0.objectValue?["time"]?.stringValue ?? "", $0.objectValue?["id"]?.stringValue ?? "") > ($1.objectValue?["time"]?.stringValue ?? "", $1.objectValue?["id"]?.stringValue ?? "") }

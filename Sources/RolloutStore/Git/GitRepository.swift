@@ -66,9 +66,9 @@ public struct GitTreeEntry: Sendable {
 
 /// The one owner of libgit2 handles. Every handle is freed before the call that made it returns;
 /// only the repository handle lives as long as this object.
-public final class GitRepository {
+package final class GitRepository {
     let handle: OpaquePointer
-    public let path: String
+    package let path: String
 
     private init(handle: OpaquePointer) {
         self.handle = handle
@@ -83,7 +83,7 @@ public final class GitRepository {
         try Git.check(result, operation(), repository: path)
     }
 
-    public static func openBare(_ path: String) throws -> GitRepository {
+    package static func openBare(_ path: String) throws -> GitRepository {
         Git.initialized
         var repo: OpaquePointer?
         try Git.check(git_repository_open_bare(&repo, path), "opening git repository \(path)", repository: path)
@@ -91,7 +91,7 @@ public final class GitRepository {
     }
 
     /// Creates a bare repository whose HEAD names `refs/heads/<initialBranch>`. Refuses an existing one.
-    public static func createBare(_ path: String, initialBranch: String) throws -> GitRepository {
+    package static func createBare(_ path: String, initialBranch: String) throws -> GitRepository {
         Git.initialized
         var options = rollout_git_repository_init_options()
         options.flags = GIT_REPOSITORY_INIT_BARE.rawValue | GIT_REPOSITORY_INIT_MKPATH.rawValue | GIT_REPOSITORY_INIT_NO_REINIT.rawValue
@@ -105,7 +105,7 @@ public final class GitRepository {
 
     // MARK: configuration
 
-    public func setConfig(_ name: String, _ value: String) throws {
+    package func setConfig(_ name: String, _ value: String) throws {
         var config: OpaquePointer?
         try check(git_repository_config(&config, handle), "opening repository config")
         defer { git_config_free(config) }
@@ -113,7 +113,7 @@ public final class GitRepository {
     }
 
     /// A value from the repository's config, falling back to the user's global and system config as git does.
-    public func config(_ name: String) throws -> String? {
+    package func config(_ name: String) throws -> String? {
         var config: OpaquePointer?
         try check(git_repository_config_snapshot(&config, handle), "reading repository config")
         defer { git_config_free(config) }
@@ -131,7 +131,7 @@ public final class GitRepository {
     }
 
     /// A value from this repository's own config file only, ignoring the user's global config.
-    public func localConfig(_ name: String) throws -> String? {
+    package func localConfig(_ name: String) throws -> String? {
         var config: OpaquePointer?
         try check(git_repository_config_snapshot(&config, handle), "reading repository config")
         defer { git_config_free(config) }
@@ -144,12 +144,12 @@ public final class GitRepository {
     }
 
     /// The identity libgit2 writes into the reflog for ref updates made through this handle.
-    public func setReflogIdentity(_ signature: GitSignature) throws {
+    package func setReflogIdentity(_ signature: GitSignature) throws {
         try check(git_repository_set_ident(handle, signature.name, signature.email.isEmpty ? "-" : signature.email), "setting the reflog identity")
     }
 
     /// A value from the user's global and system git config, for when there is no repository yet.
-    public static func defaultConfig(_ name: String) -> String? {
+    package static func defaultConfig(_ name: String) -> String? {
         Git.initialized
         var config: OpaquePointer?
         guard git_config_open_default(&config) == 0 else { return nil }
@@ -159,7 +159,7 @@ public final class GitRepository {
 
     // MARK: references
 
-    public func referenceTarget(_ name: String) throws -> ObjectID? {
+    package func referenceTarget(_ name: String) throws -> ObjectID? {
         var oid = git_oid()
         let result = git_reference_name_to_id(&oid, handle, name)
         if result == GIT_ENOTFOUND.rawValue { return nil }
@@ -169,7 +169,7 @@ public final class GitRepository {
 
     /// Moves `name` to `target` only if it still points at `expected` (nil: only if it does not exist).
     /// Returns false when another writer got there first or holds the lock.
-    public func compareAndSwap(_ name: String, to target: ObjectID, expected: ObjectID?, message: String) throws -> Bool {
+    package func compareAndSwap(_ name: String, to target: ObjectID, expected: ObjectID?, message: String) throws -> Bool {
         var new = target.raw
         var reference: OpaquePointer?
         let result: Int32
@@ -189,7 +189,7 @@ public final class GitRepository {
     }
 
     /// The reflog of `name`, oldest first: each entry's previous and new target and message.
-    public func reflog(_ name: String) throws -> [(previous: ObjectID?, target: ObjectID, message: String)] {
+    package func reflog(_ name: String) throws -> [(previous: ObjectID?, target: ObjectID, message: String)] {
         var log: OpaquePointer?
         try check(git_reflog_read(&log, handle, name), "reading the reflog of \(name)")
         defer { git_reflog_free(log) }
@@ -206,14 +206,14 @@ public final class GitRepository {
     // MARK: remotes
 
     /// Adds a remote named `name` fetching every branch into refs/remotes/<name>/.
-    public func addRemote(_ name: String, url: String) throws {
+    package func addRemote(_ name: String, url: String) throws {
         var remote: OpaquePointer?
         try check(git_remote_create(&remote, handle, name, url), "adding remote \(name)")
         git_remote_free(remote)
     }
 
     /// The URL of remote `name`, or nil if there is no such remote.
-    public func remoteURL(_ name: String) throws -> String? {
+    package func remoteURL(_ name: String) throws -> String? {
         var remote: OpaquePointer?
         let result = git_remote_lookup(&remote, handle, name)
         if result == GIT_ENOTFOUND.rawValue || result == GIT_EINVALIDSPEC.rawValue { return nil }
@@ -222,7 +222,7 @@ public final class GitRepository {
         return git_remote_url(remote).map { String(cString: $0) }
     }
 
-    public func remoteNames() throws -> [String] {
+    package func remoteNames() throws -> [String] {
         var names = git_strarray()
         try check(git_remote_list(&names, handle), "listing remotes")
         defer { git_strarray_dispose(&names) }
@@ -230,14 +230,14 @@ public final class GitRepository {
     }
 
     /// Points `name` at `target` unconditionally (for refs only rollout writes).
-    public func setReference(_ name: String, to target: ObjectID, message: String) throws {
+    package func setReference(_ name: String, to target: ObjectID, message: String) throws {
         var new = target.raw
         var reference: OpaquePointer?
         try check(git_reference_create(&reference, handle, name, &new, 1, message), "updating \(name)")
         git_reference_free(reference)
     }
 
-    public func deleteReference(_ name: String) throws {
+    package func deleteReference(_ name: String) throws {
         var reference: OpaquePointer?
         let result = git_reference_lookup(&reference, handle, name)
         if result == GIT_ENOTFOUND.rawValue { return }
@@ -247,7 +247,7 @@ public final class GitRepository {
     }
 
     /// The names of the references that start with `prefix`, and their targets.
-    public func references(prefix: String) throws -> [(name: String, target: ObjectID)] {
+    package func references(prefix: String) throws -> [(name: String, target: ObjectID)] {
         var names = git_strarray()
         try check(git_reference_list(&names, handle), "listing references")
         defer { git_strarray_dispose(&names) }
@@ -257,7 +257,7 @@ public final class GitRepository {
     }
 
     /// True when `commit` has `ancestor` in its history (a commit is not its own descendant).
-    public func isDescendant(_ commit: ObjectID, of ancestor: ObjectID) throws -> Bool {
+    package func isDescendant(_ commit: ObjectID, of ancestor: ObjectID) throws -> Bool {
         var c = commit.raw
         var a = ancestor.raw
         let result = git_graph_descendant_of(handle, &c, &a)
@@ -265,7 +265,7 @@ public final class GitRepository {
         return result == 1
     }
 
-    public func mergeBase(_ a: ObjectID, _ b: ObjectID) throws -> ObjectID? {
+    package func mergeBase(_ a: ObjectID, _ b: ObjectID) throws -> ObjectID? {
         var out = git_oid()
         var one = a.raw
         var two = b.raw
@@ -277,14 +277,14 @@ public final class GitRepository {
 
     // MARK: objects
 
-    public func writeBlob(_ bytes: [UInt8]) throws -> ObjectID {
+    package func writeBlob(_ bytes: [UInt8]) throws -> ObjectID {
         var oid = git_oid()
         let result = Self.retryingLostFanOut { bytes.withUnsafeBytes { git_blob_create_from_buffer(&oid, handle, $0.baseAddress, $0.count) } }
         try check(result, "writing a blob")
         return ObjectID(oid)
     }
 
-    public func readBlob(_ id: ObjectID) throws -> [UInt8] {
+    package func readBlob(_ id: ObjectID) throws -> [UInt8] {
         var oid = id.raw
         var blob: OpaquePointer?
         try check(git_blob_lookup(&blob, handle, &oid), "reading blob \(id.short)")
@@ -294,7 +294,7 @@ public final class GitRepository {
         return Array(UnsafeRawBufferPointer(start: content, count: size))
     }
 
-    public func commit(_ id: ObjectID) throws -> GitCommit {
+    package func commit(_ id: ObjectID) throws -> GitCommit {
         var oid = id.raw
         var commit: OpaquePointer?
         try check(git_commit_lookup(&commit, handle, &oid), "reading commit \(id.short)")
@@ -312,7 +312,7 @@ public final class GitRepository {
     }
 
     /// The entry at `path` (slash-separated) below `tree`, or nil.
-    public func treeEntry(_ tree: ObjectID, path: String) throws -> GitTreeEntry? {
+    package func treeEntry(_ tree: ObjectID, path: String) throws -> GitTreeEntry? {
         var treeOid = tree.raw
         var treeHandle: OpaquePointer?
         try check(git_tree_lookup(&treeHandle, handle, &treeOid), "reading tree \(tree.short)")
@@ -328,7 +328,7 @@ public final class GitRepository {
     }
 
     /// The entries of the tree `tree` itself.
-    public func treeEntries(_ tree: ObjectID) throws -> [GitTreeEntry] {
+    package func treeEntries(_ tree: ObjectID) throws -> [GitTreeEntry] {
         var treeOid = tree.raw
         var treeHandle: OpaquePointer?
         try check(git_tree_lookup(&treeHandle, handle, &treeOid), "reading tree \(tree.short)")
@@ -343,7 +343,7 @@ public final class GitRepository {
 
     /// A new tree: `base` (or the empty tree) with blobs written at `upserts` and `removals` deleted.
     /// Only the trees on the changed paths are rewritten; everything else is shared.
-    public func updatedTree(base: ObjectID?, upserts: [(path: String, blob: ObjectID)], removals: [String]) throws -> ObjectID {
+    package func updatedTree(base: ObjectID?, upserts: [(path: String, blob: ObjectID)], removals: [String]) throws -> ObjectID {
         var baseHandle: OpaquePointer?
         if var baseOid = base?.raw {
             try check(git_tree_lookup(&baseHandle, handle, &baseOid), "reading tree")
@@ -373,7 +373,7 @@ public final class GitRepository {
     }
 
     /// Writes a commit object without moving any ref (the caller publishes it by compare-and-swap).
-    public func createCommit(tree: ObjectID, parents: [ObjectID], message: String, author: GitSignature) throws -> ObjectID {
+    package func createCommit(tree: ObjectID, parents: [ObjectID], message: String, author: GitSignature) throws -> ObjectID {
         var signature: UnsafeMutablePointer<git_signature>?
         // libgit2 refuses an empty email; an actor given as a bare name is recorded with "-".
         let email = author.email.isEmpty ? "-" : author.email
@@ -410,7 +410,7 @@ public final class GitRepository {
 
 extension GitRepository {
     /// The libgit2 this binary runs with, as `major.minor.revision`.
-    public static var libraryVersion: String {
+    package static var libraryVersion: String {
         var major: Int32 = 0, minor: Int32 = 0, revision: Int32 = 0
         git_libgit2_version(&major, &minor, &revision)
         return "\(major).\(minor).\(revision)"

@@ -10,9 +10,9 @@ import RolloutModel
 /// The remote's branch still moves only by compare-and-swap: a push carries
 /// `--force-with-lease=REF:EXPECTED`, which git checks against the server's advertisement and which
 /// receive-pack checks again, under its lock, as the old value of the update.
-public struct GitTransport: Sendable {
+package struct GitTransport: Sendable {
     /// The repository (a git directory) the objects come from and go to.
-    public let gitDirectory: String
+    package let gitDirectory: String
     /// The environment git runs in: the user's, minus variables that would point git at another
     /// repository, with git's messages in English so they can be classified.
     let environment: [String: String]
@@ -20,7 +20,7 @@ public struct GitTransport: Sendable {
     /// Whether the user set git's low-speed limit (config or environment); rollout sets one if not.
     let limitsSpeed: Bool
 
-    public init(gitDirectory: String, environment: [String: String] = ProcessInfo.processInfo.environment, userLimitsSpeed: Bool = false) {
+    package init(gitDirectory: String, environment: [String: String] = ProcessInfo.processInfo.environment, userLimitsSpeed: Bool = false) {
         self.gitDirectory = gitDirectory
         self.environment = GitTransport.environment(from: environment)
         limitsSpeed = userLimitsSpeed || environment["GIT_HTTP_LOW_SPEED_LIMIT"] != nil || environment["GIT_HTTP_LOW_SPEED_TIME"] != nil
@@ -28,7 +28,7 @@ public struct GitTransport: Sendable {
 
     /// What a failed network operation was, as far as git's message tells: the one classification
     /// every fetch and push goes through, so the same failure always gives the same exit code.
-    public enum FailureKind: Equatable, Sendable {
+    package enum FailureKind: Equatable, Sendable {
         /// No credentials, wrong credentials, no access (HTTP 401 and 403, ssh's "Permission denied").
         case authentication
         /// The server took the credentials but refused the change: a hook, a protected branch.
@@ -48,10 +48,10 @@ public struct GitTransport: Sendable {
         case noGit
     }
 
-    public struct Failure: Error, Sendable {
-        public let kind: FailureKind
+    package struct Failure: Error, Sendable {
+        package let kind: FailureKind
         /// What git and the server said, credentials removed, one line each.
-        public let lines: [String]
+        package let lines: [String]
 
         /// Classified by what git said, as it said it; shown with every credential removed.
         init(_ raw: [String], secrets: [String], kind: FailureKind? = nil) {
@@ -65,7 +65,7 @@ public struct GitTransport: Sendable {
         }
     }
 
-    public enum PushOutcome: Sendable {
+    package enum PushOutcome: Sendable {
         /// The branch is now the pushed commit.
         case landed
         /// The branch was not the expected commit any more: another writer was faster.
@@ -78,7 +78,7 @@ public struct GitTransport: Sendable {
 
     /// Fetches `source` (a ref on the remote) into the local ref `destination`. Returns false when
     /// the remote has no such ref.
-    public func fetch(remote: String, source: String, into destination: String, secrets: [String]) throws -> Bool {
+    package func fetch(remote: String, source: String, into destination: String, secrets: [String]) throws -> Bool {
         let run = try git([
             "fetch", "--no-tags", "--no-write-fetch-head", "--no-recurse-submodules", "--refmap=", remote,
             "+\(source):\(destination)",
@@ -91,7 +91,7 @@ public struct GitTransport: Sendable {
 
     /// Pushes `commit` as `ref` on the remote if, and only if, the remote's `ref` is `expected`
     /// (absent when nil).
-    public func push(_ commit: String, to remote: String, ref: String, expected: String?, secrets: [String]) throws -> PushOutcome {
+    package func push(_ commit: String, to remote: String, ref: String, expected: String?, secrets: [String]) throws -> PushOutcome {
         // --no-verify: a pre-push hook (a global core.hooksPath) guards a person's pushes from their
         // work tree, not the state rollout has already checked.
         let run = try git([

@@ -1,0 +1,182 @@
+/// What `promote` asked for.
+public struct PromoteRequest {
+    public let pack: PackID
+    public let share: Percent
+    /// nil: no --region given; [] would never be passed (`*` means every region and is given as ["*"]).
+    public let regions: [String]?
+    public let versions: VersionRange?
+    public let reason: String?
+    /// `--ramp`: the shares to move through, and how long each lasts at least (seconds).
+    public let ramp: (steps: [Percent], every: Int64)?
+
+    public init(
+        pack: PackID, share: Percent, regions: [String]?, versions: VersionRange?, reason: String?,
+        ramp: (steps: [Percent], every: Int64)? = nil
+    ) {
+        self.pack = pack
+        self.share = share
+        self.regions = regions
+        self.versions = versions
+        self.reason = reason
+        self.ramp = ramp
+    }
+
+    public var hasTargeting: Bool { regions != nil || versions != nil }
+    /// Regions as stored in a rule: empty for every region.
+    public var ruleRegions: [String] { (regions ?? []).contains(Region.any) ? [] : (regions ?? []).sorted() }
+    /// 100% with no region or version limit: the pack becomes the baseline.
+    var reachesEveryone: Bool { share == .full && ruleRegions.isEmpty && (versions?.isAll ?? true) }
+}
+
+/// What a promote does to a plan.
+public enum PromoteEffect: Equatable, Sendable {
+    /// Nothing any device would notice and no schedule to start: nothing to record.
+    case unchanged
+    /// Staged rules were added or moved.
+    case staged
+    /// The pack became the baseline of every device that can run it.
+    case completed
+}
+
+extension Plan {
+    /// The plan `request` leads to from this one, or a refusal with the reason and the way out
+    /// (docs/targeting.md). `minAppVersion` is the promoted pack's; `parentCommit` seeds the salt
+    /// of a rollout that starts here.
+    public func promoted(
+        by request: PromoteRequest, minAppVersion: AppVersion, parentCommit: String
+    ) throws -> (Plan, PromoteEffect) {
+        let ref = PackRef(contentVersion: request.pack.contentVersion, minAppVersion: minAppVersion)
+        guard try admits(request) else { return (self, .unchanged) }
+        if request.reachesEveryone { return (completing(with: ref), .completed) }
+        let next = try staging(request, ref: ref, parentCommit: parentCommit)
+        if next.targeting == targeting { return (self, .unchanged) }
+        if let (dead, winner, tooOld) = next.unreachableRule() {
+            throw .ruleNeverApplies(dead, shadowedBy: winner, tooOld: tooOld, pack: request.pack, minAppVersion: minAppVersion)
+        }
+        if request.ramp == nil && SegmentShares.changes(from: targeting, to: next.targeting).isEmpty {
+            return (self, .unchanged)
+        }
+        return (next, .staged)
+    }
+
+    /// The refusals that come before any rule is computed; false when the promote changes nothing
+    /// (completing the baseline again).
+    func admits(_ request: PromoteRequest) throws -> Bool {
+        let id = request.pack
+        if isBlocked(id.contentVersion) { throw .promotingBlocked(id, nextFree: (blocked.max() ?? id.contentVersion) + 1) }
+        if let baseline, id.contentVersion < baseline.contentVersion, !bundledOnly {
+            throw .promotingOlderThanBaseline(id, baseline: baseline.contentVersion)
+        }
+        if baseline?.contentVersion == id.contentVersion && !bundledOnly {
+            if request.share == .full && rules.isEmpty { return false }
+            throw .promotingBaselineAgain(id)
+        }
+        if let candidate, candidate.contentVersion != id.contentVersion {
+            throw .otherCandidateStaged(id.locale, candidate: candidate.contentVersion, rules: rules)
+        }
+        if bundledOnly && !request.reachesEveryone { throw .stagingUnderKillSwitch(id) }
+        return true
+    }
+
+    /// `ref` as the baseline of every device, with the baselines before it kept as last known good.
+    func completing(with ref: PackRef) -> Plan {
+        var next = self
+        next.setRules([])
+        next.withdrawals = []
+        next.bundledOnly = false
+        next.ramp = nil
+        // Last known good means older: after the kill switch a completion may go back to an earlier version.
+        var previous: [PackRef] = []
+        for candidate in (baseline.map { [$0] } ?? []) + previousBaselines
+        where candidate.contentVersion < ref.contentVersion && !isBlocked(candidate.contentVersion) && !previous.contains(candidate) {
+            previous.append(candidate)
+        }
+        next.previousBaselines = previous
+        next.baseline = ref
+        return next
+    }
+
+    /// The staged rules `request` sets, with its ramp, and the withdrawals its targeting takes back.
+    func staging(_ request: PromoteRequest, ref: PackRef, parentCommit: String) throws -> Plan {
+        let salt = rules.first?.salt ?? Bucketing.salt(locale: request.pack.locale, contentVersion: ref.contentVersion, parent: parentCommit)
+        let moved = stagedRules(request, ref: ref, salt: salt)
+        let lowered = rules.contains { old in moved.contains { $0.targetsSame(as: old) && $0.share < old.share } }
+        if lowered && (request.reason ?? "").trimmingSpaces.isEmpty {
+            throw .loweringWithoutReason(request.pack)
+        }
+        var next = self
+        next.setRules(moved)
+        // A ramp given here starts now; a promote by hand takes the rollout off any schedule it had.
+        next.ramp = request.ramp.map { Ramp(steps: $0.steps, every: $0.every, step: 0, since: Timestamp(seconds: 0)) }
+        if request.hasTargeting {
+            // Targeting a segment again takes it back from a scoped revert.
+            let regions = request.ruleRegions
+            let versions = request.versions ?? .all
+            next.withdrawals.removeAll { w in
+                (regions.isEmpty || w.region == Region.any || regions.contains(w.region)) && w.versions.overlaps(versions)
+            }
+        }
+        return next
+    }
+
+    /// The rules after `request`: with no targeting, every staged rule moves to the new share;
+    /// otherwise one rule per region (so TR and DE can later move independently), new or moved.
+    func stagedRules(_ request: PromoteRequest, ref: PackRef, salt: String) -> [Rule] {
+        var rules = self.rules
+        if !request.hasTargeting && !rules.isEmpty {
+            for index in rules.indices { rules[index].share = request.share }
+            return rules
+        }
+        for regions in request.ruleRegions.isEmpty ? [[]] : request.ruleRegions.map({ [$0] }) {
+            let wanted = Rule(pack: ref, regions: regions, versions: request.versions ?? .all, share: request.share, salt: salt)
+            if let index = rules.firstIndex(where: { $0.targetsSame(as: wanted) }) {
+                rules[index].share = request.share
+            } else {
+                rules.append(wanted)
+            }
+        }
+        return rules
+    }
+}
+
+/// The refusals of a promote, named (an extension of Error, so that `throw .name(...)` finds them).
+extension Error where Self == RolloutError {
+    fileprivate static func promotingBlocked(_ id: PackID, nextFree: Int) -> RolloutError {
+        .checkFailed(
+            "\(id) is blocked: it was reverted and no device may get it again. Publish the fix as a new version (\(id.locale)@\(nextFree) or later)")
+    }
+
+    fileprivate static func promotingOlderThanBaseline(_ id: PackID, baseline: Int) -> RolloutError {
+        .checkFailed(
+            "\(id) is older than the baseline \(id.locale)@\(baseline); to go back, use rollout revert \(id.locale) --to \(id.contentVersion)")
+    }
+
+    fileprivate static func promotingBaselineAgain(_ id: PackID) -> RolloutError {
+        .checkFailed("\(id) is already the baseline: every device that can run it has it")
+    }
+
+    fileprivate static func loweringWithoutReason(_ id: PackID) -> RolloutError {
+        .usage("lowering the share of \(id) takes devices back off it; say why with --reason TEXT")
+    }
+
+    fileprivate static func otherCandidateStaged(_ locale: String, candidate: Int, rules: [Plan.Rule]) -> RolloutError {
+        let staged = rules.map(\.summary).joined(separator: "; ")
+        return .checkFailed(
+            "\(locale)@\(candidate) is still staged (\(staged)). Finish it first with rollout promote \(locale)@\(candidate) --to 100%, or take it back with rollout revert \(locale)")
+    }
+
+    fileprivate static func stagingUnderKillSwitch(_ id: PackID) -> RolloutError {
+        .checkFailed(
+            "the kill switch of \(id.locale) is on: every device uses its bundled strings, so a staged share would reach nobody. Turn it off by completing a pack: rollout promote \(id) --to 100%")
+    }
+
+    fileprivate static func ruleNeverApplies(
+        _ dead: Plan.Rule, shadowedBy winner: Plan.Rule?, tooOld: Bool, pack id: PackID, minAppVersion: AppVersion
+    ) -> RolloutError {
+        let minApp = "below \(id)'s minAppVersion \(minAppVersion)"
+        var why = winner.map { "the rule for \($0.target) (\($0.share)) already decides those devices" } ?? "every device it would reach is \(minApp)"
+        if winner != nil && tooOld { why += ", and the rest are \(minApp)" }
+        return .checkFailed(
+            "a rule for \(dead.target) would never apply: \(why). Use targeting that does not overlap it, or change the share of the rule that decides")
+    }
+}

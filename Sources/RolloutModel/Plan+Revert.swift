@@ -1,0 +1,166 @@
+/// Where a revert takes devices.
+public enum RevertTarget: Equatable {
+    /// Withdraw what is staged, or, with nothing staged, the previous known good baseline.
+    case lastKnownGood
+    /// An explicit earlier content version becomes the baseline.
+    case version(Int)
+    /// The kill switch: every device uses the strings bundled in the app.
+    case bundled
+
+    public static func parse(_ text: String, locale: String) throws -> RevertTarget {
+        if text == "bundled" { return .bundled }
+        var digits = text
+        if text.contains("@") {
+            guard let id = try? PackID.parse(text) else { throw .notARevertTarget(text, locale: locale) }
+            guard id.locale == locale else {
+                throw RolloutError.usage("--to \(text) is a \(id.locale) pack; reverting \(locale) needs a \(locale) version")
+            }
+            digits = String(id.contentVersion)
+        }
+        guard let version = Int(digits), version >= 1, digits.allSatisfy(\.isNumber) else {
+            throw .notARevertTarget(text, locale: locale)
+        }
+        return .version(version)
+    }
+
+    public var label: String {
+        switch self {
+        case .lastKnownGood: return "last-known-good"
+        case .version(let v): return "version \(v)"
+        case .bundled: return "bundled"
+        }
+    }
+}
+
+public struct RevertRequest {
+    public let locale: String
+    public let segment: (region: String, versions: VersionRange)?
+    public let target: RevertTarget
+    public let reason: String?
+    /// False with `--no-block`: the reverted version may be promoted again.
+    public let block: Bool
+
+    public init(locale: String, segment: (region: String, versions: VersionRange)?, target: RevertTarget, reason: String?, block: Bool) {
+        self.locale = locale
+        self.segment = segment
+        self.target = target
+        self.reason = reason
+        self.block = block
+    }
+}
+
+extension Plan {
+    /// The plan a revert leads to and the versions it blocks, or a refusal with the way out
+    /// (docs/targeting.md). `minAppVersion(v)` gives the minAppVersion of the locale's pack v, or nil
+    /// when there is no such pack.
+    public func reverted(by request: RevertRequest, minAppVersion: (Int) throws -> AppVersion?) throws -> (Plan, [Int]) {
+        if let segment = request.segment {
+            guard request.target == .lastKnownGood else {
+                throw RolloutError.usage("--segment takes devices back to the baseline; it cannot be combined with --to")
+            }
+            return try withdrawing(segment)
+        }
+        switch request.target {
+        case .lastKnownGood: return try revertedToLastKnownGood(blocking: request.block)
+        case .version(let version):
+            guard let minApp = try minAppVersion(version) else { throw RolloutError.missing("no pack \(locale)@\(version) to go back to") }
+            return try reverted(toVersion: PackRef(contentVersion: version, minAppVersion: minApp), blocking: request.block)
+        case .bundled:
+            if bundledOnly { return (self, []) }
+            var next = withoutStagedRules()
+            next.bundledOnly = true
+            return next.finishingRevert(of: self, blocking: [candidate?.contentVersion, baseline?.contentVersion].compactMap { $0 }, request.block)
+        }
+    }
+
+    /// A scoped revert: the candidate is taken back from one segment, if it reaches any device there.
+    func withdrawing(_ segment: (region: String, versions: VersionRange)) throws -> (Plan, [Int]) {
+        guard let candidate else { throw .nothingStagedToWithdraw(locale, segment: segment) }
+        let exposed = SegmentShares.of(self, region: segment.region, versions: segment.versions).pieces.contains { piece in
+            piece.shares.contains { $0.outcome == .pack(candidate.contentVersion) }
+        }
+        guard exposed else { return (self, []) }
+        var next = self
+        next.withdrawals.append(Withdrawal(region: segment.region, versions: segment.versions))
+        return (next, [])
+    }
+
+    /// Withdraws what is staged, or with nothing staged goes back to the newest earlier baseline
+    /// that is not blocked.
+    func revertedToLastKnownGood(blocking: Bool) throws -> (Plan, [Int]) {
+        if let candidate { return withoutStagedRules().finishingRevert(of: self, blocking: [candidate.contentVersion], blocking) }
+        if bundledOnly { return (self, []) }
+        guard let baseline else {
+            throw RolloutError.checkFailed("nothing was ever promoted for \(locale): devices already use their bundled strings")
+        }
+        guard let index = previousBaselines.firstIndex(where: { !isBlocked($0.contentVersion) }) else {
+            throw .noEarlierBaseline(locale, baseline: baseline.contentVersion)
+        }
+        var next = self
+        next.baseline = previousBaselines[index]
+        next.previousBaselines = Array(previousBaselines[(index + 1)...])
+        return next.finishingRevert(of: self, blocking: [baseline.contentVersion], blocking)
+    }
+
+    /// `--to VERSION`: an earlier version becomes the baseline (or, under the kill switch, any
+    /// version that is not blocked), blocking what devices received after it.
+    func reverted(toVersion target: PackRef, blocking: Bool) throws -> (Plan, [Int]) {
+        let version = target.contentVersion
+        if isBlocked(version) { throw .revertingToBlocked(locale, version) }
+        let served = [candidate?.contentVersion, bundledOnly ? nil : baseline?.contentVersion].compactMap { $0 }
+        var next = withoutStagedRules()
+        next.bundledOnly = false
+        next.baseline = target
+        next.previousBaselines = previousBaselines.filter { $0.contentVersion < version }
+        // Out of the kill switch, back to a version that is not blocked.
+        if bundledOnly { return (next, []) }
+        guard let newest = served.max(), version < newest || (version == baseline?.contentVersion && candidate != nil) else {
+            if baseline?.contentVersion == version && candidate == nil && !bundledOnly { return (self, []) }
+            throw .revertingForward(locale, version)
+        }
+        return next.finishingRevert(of: self, blocking: served.filter { $0 > version }, blocking)
+    }
+
+    /// This plan with no staged rules and no withdrawals.
+    func withoutStagedRules() -> Plan {
+        var next = self
+        next.setRules([])
+        next.withdrawals = []
+        return next
+    }
+
+    /// The end of every revert that moves devices: no ramp without rules, and `versions` added to
+    /// the blocked list of `before` unless `--no-block` was given.
+    func finishingRevert(of before: Plan, blocking versions: [Int], _ block: Bool) -> (Plan, [Int]) {
+        var next = self
+        if next.rules.isEmpty { next.ramp = nil }
+        guard block else { return (next, []) }
+        next.blocked = Array(Set(before.blocked + versions)).sorted()
+        return (next, versions)
+    }
+}
+
+/// The refusals of a revert, named (an extension of Error, so that `throw .name(...)` finds them).
+extension Error where Self == RolloutError {
+    fileprivate static func notARevertTarget(_ text: String, locale: String) -> RolloutError {
+        .usage("--to \"\(text)\" is not a content version (16, or \(locale)@16) or bundled")
+    }
+
+    fileprivate static func nothingStagedToWithdraw(_ locale: String, segment: (region: String, versions: VersionRange)) -> RolloutError {
+        .checkFailed(
+            "nothing is staged for \(locale), so there is nothing to take back from \(segment.region)/\(segment.versions); to go back everywhere, run rollout revert \(locale)")
+    }
+
+    fileprivate static func noEarlierBaseline(_ locale: String, baseline: Int) -> RolloutError {
+        .checkFailed(
+            "\(locale)@\(baseline) is the only good baseline \(locale) has had: there is no earlier one to go back to. Use --to bundled for the kill switch, or promote a fix")
+    }
+
+    fileprivate static func revertingToBlocked(_ locale: String, _ version: Int) -> RolloutError {
+        .checkFailed("\(locale)@\(version) is blocked: a revert cannot go back to a version that was itself reverted")
+    }
+
+    fileprivate static func revertingForward(_ locale: String, _ version: Int) -> RolloutError {
+        .checkFailed("\(locale)@\(version) is not earlier than what devices receive now; to move forward, use rollout promote")
+    }
+}
