@@ -280,29 +280,41 @@ public struct SiteVerifier {
                 continue
             }
             report.packs += 1
-            guard bytes.count == entry.bytes, SHA256.hex(bytes) == entry.sha256 else {
-                report.problems.append("\(entry.url): its bytes do not match the size and sha256 in \(path)")
-                continue
-            }
-            do {
-                let pack = try PackParser.parse(bytes, source: entry.url, maximumBytes: Int.max).pack
-                if pack.id != id { report.problems.append("\(entry.url): holds \(pack.id), \(path) expects \(id)") }
-                if pack.checksum != entry.checksum { report.problems.append("\(entry.url): checksum \(pack.checksum), \(path) expects \(entry.checksum)") }
-                if pack.minAppVersion.description != entry.minAppVersion {
-                    report.problems.append("\(entry.url): minAppVersion \(pack.minAppVersion), \(path) says \(entry.minAppVersion)")
-                }
-                if !Pack.supportedSchemaVersions.contains(entry.schemaVersion) {
-                    report.problems.append("\(path): \(id) has schemaVersion \(entry.schemaVersion), which devices do not understand")
-                }
-            } catch {
-                report.problems.append("\(error)")
-            }
+            report.problems += problems(of: PackEntryCheck(bytes, entry: entry, id: id, source: entry.url), entry: entry, id: id, path: path)
         }
         for ref in manifest.plan.baselines + manifest.plan.rules.map(\.pack) where !manifest.plan.isBlocked(ref.contentVersion) {
             if manifest.packs[ref.contentVersion] == nil {
                 report.problems.append("\(path): the plan names \(manifest.locale)@\(ref.contentVersion) but the manifest has no pack for it")
             }
         }
+    }
+
+    /// What a device would refuse in a pack file (`PackEntryCheck`, the device's own checks), and an
+    /// entry whose minAppVersion is not the pack's. A file that does not match its size and digest,
+    /// or does not parse, has that one problem.
+    private func problems(of checked: PackEntryCheck, entry: LocaleManifest.PackEntry, id: PackID, path: String) -> [String] {
+        var holds: String?
+        var checksum: String?
+        var schema: String?
+        for problem in checked.problems {
+            switch problem {
+            case .sizeOrDigest: return ["\(entry.url): its bytes do not match the size and sha256 in \(path)"]
+            case .unreadable(let error): return ["\(error)"]
+            case .entrySchema(let version): schema = "\(path): \(id) has schemaVersion \(version), which devices do not understand"
+            // A file without a checksum of its own: `rollout verify` reports it in the repository.
+            case .checksum(_, let actual) where actual != entry.checksum:
+                checksum = "\(entry.url): checksum \(actual), \(path) expects \(entry.checksum)"
+            case .checksum: break
+            // The parser refuses a pack schema it does not understand: only another id is left.
+            case .identity(let found, _) where found != id: holds = "\(entry.url): holds \(found), \(path) expects \(id)"
+            case .identity: break
+            }
+        }
+        var minApp: String?
+        if let pack = checked.parsed?.pack, pack.minAppVersion.description != entry.minAppVersion {
+            minApp = "\(entry.url): minAppVersion \(pack.minAppVersion), \(path) says \(entry.minAppVersion)"
+        }
+        return [holds, checksum, minApp, schema].compactMap { $0 }
     }
 
     /// No blocked version may be listed, served by resolution, or left on the site.
