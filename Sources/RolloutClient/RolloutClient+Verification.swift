@@ -39,7 +39,7 @@ extension RolloutClient {
             state.blocked[id.locale, default: []].contains(id.contentVersion) || state.failed.contains(pack.id.description)
                 || state.killed.contains(id.locale)
         }
-        if refused { throw TransportError("\(pack.id) is blocked, failed or under its locale's kill switch on this device") }
+        if refused { throw TransportError.refusedOnThisDevice(pack.id) }
         return pack
     }
 
@@ -53,6 +53,10 @@ extension RolloutClient {
 }
 
 extension TransportError {
+    fileprivate static func refusedOnThisDevice(_ id: PackID) -> TransportError {
+        TransportError("\(id) is blocked, failed or under its locale's kill switch on this device")
+    }
+
     /// Why a device refuses pack `id` against its manifest entry; an unreadable pack is refused
     /// with the parser's own error.
     fileprivate static func refused(_ id: PackID, _ problem: PackEntryCheck.Problem) -> any Error {
