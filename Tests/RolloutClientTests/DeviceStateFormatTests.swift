@@ -138,6 +138,8 @@ final class DeviceStateFormatTests: XCTestCase {
         let device = try client(countsLaunch: false)
         XCTAssertEqual(device.installID, "5F0C2A7E-1111-2222-3333-444455556666")
         XCTAssertEqual(device.activePack, PackID(locale: "tr-TR", contentVersion: 17))
+        // Read before any lookup of this process counts one.
+        XCTAssertEqual(device.metricsCSV(.fallback), "date,locale,pack,region,app_version,lookups,fallbacks\n2026-11-20,tr-TR,tr-TR@17,TR,4.8.0,40,3\n")
         XCTAssertEqual(device.string("title"), "tr-TR@17 title")
         XCTAssertEqual(device.pendingPacks, [PackID(locale: "tr", contentVersion: 1)])
         let status = device.status
@@ -153,7 +155,6 @@ final class DeviceStateFormatTests: XCTestCase {
         XCTAssertTrue(status.launch.armed)
         XCTAssertEqual(status.launch.rolledBack, [PackID(locale: "tr-TR", contentVersion: 15)])
         XCTAssertEqual(status.launch.rollbacks, 1)
-        XCTAssertEqual(device.metricsCSV(.fallback), "date,locale,pack,region,app_version,lookups,fallbacks\n2026-11-20,tr-TR,tr-TR@17,TR,4.8.0,40,3\n")
         // A client that only looks at the cache writes nothing.
         let written = try Data(contentsOf: directory.appendingPathComponent("state.json"))
         XCTAssertEqual(String(decoding: written, as: UTF8.self), Self.state)
