@@ -1,5 +1,4 @@
 import Foundation
-import RolloutCrypto
 import RolloutModel
 
 extension RolloutClient {

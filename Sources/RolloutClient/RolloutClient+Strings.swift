@@ -1,5 +1,4 @@
 import Foundation
-import RolloutCrypto
 import RolloutModel
 
 extension RolloutClient {
@@ -13,7 +12,6 @@ extension RolloutClient {
             LookupSnapshot(
                 locale: locale, chain: chain, active: active.mapValues { $0.shown(state.bundleOnly[$0.pack.locale]) }, bundled: tables))
     }
-
 
     /// The locales a key is looked up in, in order, before the default locale's bundled strings:
     /// the device's own locale first, then the chain the last index gives it (`SiteIndex.chain(for:)`,
