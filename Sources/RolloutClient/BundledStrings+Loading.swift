@@ -310,7 +310,7 @@ enum AppleStringsFile {
     static func stringsdictEntry(_ entry: Any, language: String, device: String) throws -> String? {
         guard let entry = entry as? [String: Any] else { throw StringCatalogText.Skip("the entry is not a dictionary") }
         if let rule = entry["NSStringDeviceSpecificRuleType"] {
-            guard let variants = rule as? [String: Any] else { throw StringCatalogText.Skip("NSStringDeviceSpecificRuleType is not a dictionary") }
+            guard let variants = rule as? [String: Any] else { throw StringCatalogText.Skip.deviceRuleNotADictionary }
             guard let variant = variants[device] ?? variants["other"] else { return nil }
             if let text = variant as? String { return try Placeholders.printfICU(text, dialect: .apple) }
             return try stringsdictEntry(variant, language: language, device: device)
@@ -327,10 +327,10 @@ enum AppleStringsFile {
     /// variables it is nested in (a form that names one of them again is refused, not followed).
     static func variable(_ name: String, argument: Int, entry: [String: Any], language: String, within: [String]) throws -> String {
         guard !within.contains(name) else { throw StringCatalogText.Skip("the variable \(name) uses itself") }
-        guard let variable = entry[name] as? [String: Any] else { throw StringCatalogText.Skip("%#@\(name)@ names no variable of the entry") }
+        guard let variable = entry[name] as? [String: Any] else { throw StringCatalogText.Skip.noVariable(name) }
         let rule = variable["NSStringFormatSpecTypeKey"] as? String
         guard rule == "NSStringPluralRuleType" else {
-            throw StringCatalogText.Skip("the variable \(name) is \(rule ?? "of no rule type"); only NSStringPluralRuleType is read")
+            throw StringCatalogText.Skip.notAPluralRule(name, rule)
         }
         let rules = PluralRules(locale: language)
         var forms: [String: String] = [:]
@@ -341,7 +341,7 @@ enum AppleStringsFile {
         // A language in which no whole number is `other` may leave it out: `many` stands for it.
         if forms["other"] == nil, let many = forms["many"], !rules.wholeNumberCategories.contains(.other) { forms["other"] = many }
         guard forms["other"] != nil else {
-            throw PrintfRefusal(reason: "the variable \(name) has no \"other\" form, the form every count falls back to")
+            throw PrintfRefusal.noOtherForm(name)
         }
         let order = ["zero", "one", "two", "few", "many", "other"]
         let selectors = forms.keys.sorted { (order.firstIndex(of: $0) ?? 99, $0) < (order.firstIndex(of: $1) ?? 99, $1) }
@@ -353,5 +353,21 @@ enum AppleStringsFile {
             return "\(selector) {\(text)}"
         }
         return "{\(argument), plural, \(cases.joined(separator: " "))}"
+    }
+}
+
+extension StringCatalogText.Skip {
+    fileprivate static let deviceRuleNotADictionary = Self("NSStringDeviceSpecificRuleType is not a dictionary")
+
+    fileprivate static func noVariable(_ name: String) -> Self { Self("%#@\(name)@ names no variable of the entry") }
+
+    fileprivate static func notAPluralRule(_ name: String, _ rule: String?) -> Self {
+        Self("the variable \(name) is \(rule ?? "of no rule type"); only NSStringPluralRuleType is read")
+    }
+}
+
+extension PrintfRefusal {
+    fileprivate static func noOtherForm(_ name: String) -> PrintfRefusal {
+        PrintfRefusal(reason: "the variable \(name) has no \"other\" form, the form every count falls back to")
     }
 }

@@ -188,7 +188,7 @@ extension RolloutClient {
         launchSession.previousLaunchFailed = true
         var actives: [String: PackID] = [:]
         for locale in storage.children("packs") {
-            if let pack = verifiedSlot("packs/\(locale)/active", locale: locale) { actives[locale] = pack.id }
+            if let pack = verifiedSlot(.active, of: locale) { actives[locale] = pack.id }
         }
         var rollBack: [PackID] = []
         for (_, id) in actives.sorted(by: { $0.key < $1.key }) where next.launch.onTrial(id) {

@@ -23,7 +23,9 @@ final class LookupSnapshot: Sendable {
     init(locale: String, chain: [String], active: [String: Pack], bundled: [String: [String: String]] = [:]) {
         self.bundled = bundled
         self.locale = locale
-        self.language = String(locale.split(separator: "-").first ?? "")
+        // A locale that is not canonical BCP 47 goes whole to the plural rules and number formats,
+        // which resolve such spellings themselves (`PluralRules(locale:)`).
+        self.language = (try? LocaleTag.parse(locale))?.language ?? locale
         self.chain = chain
         self.packs = active.mapValues(\.strings)
         self.ownPack = active[locale]?.id

@@ -57,8 +57,8 @@ extension RolloutClient {
         for name in Set(storage.children("packs")).union(active.keys) {
             let slots = Status.Slots(
                 active: active[name],
-                pending: storedID("packs/\(name)/pending").flatMap { state.staged.contains($0.description) ? $0 : nil },
-                previous: storedID("packs/\(name)/previous"))
+                pending: storedID(.pending, of: name).flatMap { state.staged.contains($0.description) ? $0 : nil },
+                previous: storedID(.previous, of: name))
             if slots != Status.Slots() { packs[name] = slots }
         }
         return Status(

@@ -99,17 +99,31 @@ enum SignatureCheck: Sendable {
             // A download is read as `.sigs` only: a legacy form there would skip the key's expiry. A
             // cached slot holds either form: what parses as `.sigs` is one.
             if now != nil || (try? SignatureSet.parse(signature, source: path)) != nil {
-                guard let held else { throw TransportError("\(path): signed by publishing keys, and this device holds no key list yet") }
+                guard let held else { throw TransportError.noKeyListYet(path) }
                 try KeyChain.publisher(of: SignedFile(path: path, bytes: bytes, signatures: signature), list: held, now: now)
             } else if let held {
                 guard KeyChain.legacySigner(of: bytes, signature: signature, list: held) != nil else {
-                    throw TransportError("\(path): the signature is not by a publishing key of key list version \(held.version)")
+                    throw TransportError.notByAPublishingKey(path, keysVersion: held.version)
                 }
             } else {
                 guard let pinned, DetachedSignature.verify(signature, over: bytes, with: pinned) else {
-                    throw TransportError("\(path): the signature is not by the pinned key, and this device holds no key list yet")
+                    throw TransportError.notByThePinnedKey(path)
                 }
             }
         }
+    }
+}
+
+extension TransportError {
+    fileprivate static func noKeyListYet(_ path: String) -> TransportError {
+        TransportError("\(path): signed by publishing keys, and this device holds no key list yet")
+    }
+
+    fileprivate static func notByAPublishingKey(_ path: String, keysVersion: Int) -> TransportError {
+        TransportError("\(path): the signature is not by a publishing key of key list version \(keysVersion)")
+    }
+
+    fileprivate static func notByThePinnedKey(_ path: String) -> TransportError {
+        TransportError("\(path): the signature is not by the pinned key, and this device holds no key list yet")
     }
 }

@@ -149,186 +149,13 @@ extension ConformanceVectors {
         }
     }
 
+    /// One case of `trust.json`: a device, a site, and the outcome it was written for.
+    typealias TrustCase = (name: String, device: TrustDevice, site: TrustSite, intended: TrustOutcome)
+
     static func trust() throws -> JSONValue {
-        let k = try TrustKeys()
-        let now = trustNow
-        let year = Timestamp(iso8601: "2027-10-01T00:00:00Z")!
-        let week = Timestamp(seconds: now.seconds + 7 * day)
-        let good = trustIndex(5, expires: week)
-        let v1 = keyList(1, roots: [k.root1], publishing: [(k.publish1, year)])
-        // v2 rotates the publishing key (publish1 retired before now); v2r revokes it instead.
-        let retired = Timestamp(iso8601: "2026-11-15T00:00:00Z")!
-        let v2 = keyList(2, roots: [k.root1], publishing: [(k.publish1, retired), (k.publish2, year)])
-        let v2r = keyList(2, roots: [k.root1], publishing: [(k.publish2, year)], revoked: [(k.publish1, "laptop lost")])
-        // Root rotation: root1 -> root4 at version 2, root4 -> root5 at version 4.
-        let rot2 = keyList(2, roots: [k.root4], publishing: [(k.publish1, year)], rootChanges: [1, 2])
-        let rot3 = keyList(3, roots: [k.root4], publishing: [(k.publish2, year)], rootChanges: [1, 2])
-        let rot4 = keyList(4, roots: [k.root5], publishing: [(k.publish2, year)], rootChanges: [1, 2, 4])
-        let rot5 = keyList(5, roots: [k.root5], publishing: [(k.publish2, year)], rootChanges: [1, 2, 4])
-        let three = [k.root1, k.root2, k.root3]
-        let t2 = keyList(1, roots: three, threshold: 2, publishing: [(k.publish1, year)])
-
-        func site(_ lists: [(KeyList, [Ed25519.PrivateKey])], index: SiteIndex = good, by signers: [Ed25519.PrivateKey]? = nil) -> TrustSite {
-            TrustSite(lists, index: index, signedBy: signers ?? [k.publish1])
-        }
-        func fresh(_ roots: [Ed25519.PrivateKey] = [k.root1], threshold: Int = 1) -> TrustDevice { TrustDevice(roots: roots, threshold: threshold) }
-        func holding(_ list: KeyList, accepted: Int = 0) -> TrustDevice {
-            TrustDevice(roots: [k.root1], keyList: list, acceptedIndexSequence: accepted)
-        }
-
-        var damagedKeysSigs = site([(v1, [k.root1])])
-        damagedKeysSigs.files["keys.json.sigs"] = Array(#"{"format":"rollout-signatures/1","signatures":[{"keyid":"1a2b"#.utf8)
-        var shortIndexSig = site([(v1, [k.root1])])
-        let indexSigs = SignatureSet.signing(good.bytes, with: [k.publish1])
-        shortIndexSig.files["index.json.sigs"] = SignatureSet([.init(keyID: indexSigs.entries[0].keyID, signature: Array(indexSigs.entries[0].signature.prefix(63)))]).bytes
-        var manySigs = site([(v1, [k.root1])])
-        manySigs.files["index.json.sigs"] = SignatureSet(Array(repeating: indexSigs.entries[0], count: SignatureSet.maximumEntries + 1)).bytes
-        // The signature's base64 with a padding bit set: the same 64 bytes to a lax decoder, not the canonical text.
-        var looseBase64 = site([(v1, [k.root1])])
-        let canonical = Array(Base64.encode(indexSigs.entries[0].signature).utf8)
-        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
-        var loose = canonical
-        loose[loose.count - 3] = alphabet[alphabet.firstIndex(of: loose[loose.count - 3])! ^ 1]
-        looseBase64.files["index.json.sigs"] = Array(
-            String(decoding: indexSigs.bytes, as: UTF8.self).replacingOccurrences(
-                of: String(decoding: canonical, as: UTF8.self), with: String(decoding: loose, as: UTF8.self)).utf8)
-        var duplicateMember = site([(v1, [k.root1])])
-        duplicateMember.files["index.json.sigs"] = Array(
-            String(decoding: indexSigs.bytes, as: UTF8.self).replacingOccurrences(of: "{\"format\"", with: "{\"format\":\"x\",\"format\"").utf8)
-        var missingRootChange = site([(v1, [k.root1]), (rot2, [k.root1, k.root4]), (rot3, [k.root4])], by: [k.publish2])
-        missingRootChange.files["keys/2.json"] = nil
-        missingRootChange.files["keys/2.json.sigs"] = nil
-        var changedIndex = site([(v1, [k.root1])])
-        changedIndex.files["index.json"] = trustIndex(6, expires: week).bytes
-        var misnamed = site([(v1, [k.root1])])
-        let misnamedList = Array(String(decoding: v1.bytes, as: UTF8.self)
-            .replacingOccurrences(of: k.publish1.publicKey.keyID, with: k.publish2.publicKey.keyID).utf8)
-        misnamed.put(SiteLayout.keys, misnamedList, [k.root1])
-        var twiceSigned = site([(t2, [k.root1])])
-        twiceSigned.put(SiteLayout.keys, t2.bytes, [k.root1, k.root1])
-        // A root change the old root did not sign: someone else's roots, slipped in as keys/2.json.
-        let forged2 = keyList(2, roots: [k.stranger], publishing: [(k.publish2, year)], rootChanges: [1, 2])
-        let forged3 = keyList(3, roots: [k.stranger], publishing: [(k.publish2, year)], rootChanges: [1, 2])
-
-        // Root 4 leaked after the device walked to it; the team moved to root 5 in list 3 and shipped
-        // an app with root 5 built in. The device's list was accepted by the app with root 1.
-        let updated = TrustDevice(roots: [k.root5], keyList: rot2, anchoredTo: .init(keys: [k.root1.publicKey], threshold: 1))
-        let leaked3 = keyList(3, roots: [k.root4], publishing: [(k.stranger, year)], rootChanges: [1, 2])
-        let team3 = keyList(3, roots: [k.root5], publishing: [(k.publish2, year)], rootChanges: [1, 2, 3])
-        let unrecorded2 = keyList(2, roots: [k.root1, k.root4], publishing: [(k.publish1, year)])
-        let rewritten3 = keyList(3, roots: [k.root4], publishing: [(k.publish2, year)], rootChanges: [1, 3])
-        let notEnding2 = keyList(2, roots: [k.root4], publishing: [(k.publish1, year)])
-
-        let cases: [(String, TrustDevice, TrustSite, TrustOutcome)] = [
-            ("good: a fresh install accepts key list 1 and the index its publishing key signed", fresh(), site([(v1, [k.root1])]),
-             .accepted(keysVersion: 1, indexSequence: 5)),
-            ("good: the key list the device holds, served again", holding(v1, accepted: 4), site([(v1, [k.root1])]),
-             .accepted(keysVersion: 1, indexSequence: 5)),
-            ("a rotated publishing key: key list 2, the index signed by the new key", holding(v1, accepted: 4),
-             site([(v2, [k.root1])], index: trustIndex(6, expires: week), by: [k.publish2]), .accepted(keysVersion: 2, indexSequence: 6)),
-            ("signed by a retired and a current key: the current one vouches", holding(v1), site([(v2, [k.root1])], by: [k.publish1, k.publish2]),
-             .accepted(keysVersion: 2, indexSequence: 5)),
-            ("expired index: a frozen site", fresh(), site([(v1, [k.root1])], index: trustIndex(5, expires: Timestamp(seconds: now.seconds - 3600))),
-             .refused("index-expired", keysVersion: 1)),
-            ("an index that expires exactly now is expired", fresh(), site([(v1, [k.root1])], index: trustIndex(5, expires: now)),
-             .refused("index-expired", keysVersion: 1)),
-            ("an index without expires", fresh(), site([(v1, [k.root1])], index: trustIndex(5, expires: nil)),
-             .refused("index-without-expiry", keysVersion: 1)),
-            ("expired key: the index signed by a publishing key past its expiry", holding(v1), site([(v2, [k.root1])]),
-             .refused("expired-key", keysVersion: 2)),
-            ("an expired key and then a root key: the first reason found is given", holding(v1), site([(v2, [k.root1])], by: [k.publish1, k.root1]),
-             .refused("expired-key", keysVersion: 2)),
-            ("revoked key: key list 2 revokes the key that signed the index; the device keeps list 2", holding(v1), site([(v2r, [k.root1])]),
-             .refused("revoked-key", keysVersion: 2)),
-            ("a revoked key is the reason given before a root key's signature", holding(v1), site([(v2r, [k.root1])], by: [k.root1, k.publish1]),
-             .refused("revoked-key", keysVersion: 2)),
-            ("a revoked key's signature beside a good one: the good one vouches", holding(v1), site([(v2r, [k.root1])], by: [k.publish1, k.publish2]),
-             .accepted(keysVersion: 2, indexSequence: 5)),
-            ("replayed key list: the device holds list 2, the site serves list 1", holding(v2r), site([(v1, [k.root1])]),
-             .refused("keys-replayed", keysVersion: 2)),
-            ("two key lists with one version", holding(v2r), site([(v2, [k.root1])], by: [k.publish2]), .refused("keys-conflict", keysVersion: 2)),
-            ("revocation dropped: list 3 no longer revokes what list 2 revoked", holding(v2r),
-             site([(keyList(3, roots: [k.root1], publishing: [(k.publish2, year)]), [k.root1])], by: [k.publish2]),
-             .refused("revocation-dropped", keysVersion: 2)),
-            ("replayed index: older than the index the device accepted", holding(v1, accepted: 7), site([(v1, [k.root1])]),
-             .refused("index-replayed", keysVersion: 1)),
-            ("the index the device accepted, served again", holding(v1, accepted: 5), site([(v1, [k.root1])]), .accepted(keysVersion: 1, indexSequence: 5)),
-            ("below the minimum sequence built into the app: a fresh install shown an old site",
-             TrustDevice(roots: [k.root1], minimumIndexSequence: 6), site([(v1, [k.root1])]), .refused("below-minimum-sequence", keysVersion: 1)),
-            ("wrong role: a root key signs the index", fresh(), site([(v1, [k.root1])], by: [k.root1]), .refused("wrong-role", keysVersion: 1)),
-            ("wrong role: a publishing key signs keys.json", fresh(), site([(v1, [k.publish1])]), .refused("wrong-role", keysVersion: nil)),
-            ("wrong root: keys.json signed by a root this app does not trust", fresh(),
-             site([(keyList(1, roots: [k.stranger], publishing: [(k.publish1, year)]), [k.stranger])]),
-             .refused("not-signed-by-trusted-roots", keysVersion: nil)),
-            ("the index signed by a key the list does not name", fresh(), site([(v1, [k.root1])], by: [k.publish2]),
-             .refused("unknown-key", keysVersion: 1)),
-            ("the index changed after it was signed", fresh(), changedIndex, .refused("unknown-key", keysVersion: 1)),
-            ("rotated root walked: an app with root 1 built in follows keys/2.json to root 4", fresh(),
-             site([(v1, [k.root1]), (rot2, [k.root1, k.root4]), (rot3, [k.root4])], by: [k.publish2]),
-             .accepted(keysVersion: 3, indexSequence: 5)),
-            ("rotated root walked from the key list the device holds", holding(v1),
-             site([(v1, [k.root1]), (rot2, [k.root1, k.root4]), (rot3, [k.root4])], by: [k.publish2]),
-             .accepted(keysVersion: 3, indexSequence: 5)),
-            ("rotated root built in: an app built after the change needs no walk", fresh([k.root4]),
-             site([(v1, [k.root1]), (rot2, [k.root1, k.root4]), (rot3, [k.root4])], by: [k.publish2]),
-             .accepted(keysVersion: 3, indexSequence: 5)),
-            ("two root changes: an app with root 4 built in skips keys/1.json, which it cannot check", fresh([k.root4]),
-             site([(v1, [k.root1]), (rot2, [k.root1, k.root4]), (rot3, [k.root4]), (rot4, [k.root4, k.root5]), (rot5, [k.root5])], by: [k.publish2]),
-             .accepted(keysVersion: 5, indexSequence: 5)),
-            ("a root change missing from the site: the device cannot reach the new root", fresh(), missingRootChange,
-             .refused("not-signed-by-trusted-roots", keysVersion: nil)),
-            ("a root change the old root did not sign is not walked", fresh(),
-             site([(v1, [k.root1]), (forged2, [k.stranger]), (forged3, [k.stranger])], by: [k.publish2]),
-             .refused("not-signed-by-trusted-roots", keysVersion: nil)),
-            ("a root change signed by the old root but not by its own new root", holding(v1),
-             site([(v1, [k.root1]), (rot2, [k.root1]), (rot3, [k.root4])], by: [k.publish2]),
-             .refused("not-signed-by-trusted-roots", keysVersion: 1)),
-            ("threshold 2 of 3 met", fresh(three, threshold: 2), site([(t2, [k.root1, k.root3])]), .accepted(keysVersion: 1, indexSequence: 5)),
-            ("threshold 2 of 3 unmet", fresh(three, threshold: 2), site([(t2, [k.root2])]), .refused("not-signed-by-trusted-roots", keysVersion: nil)),
-            ("threshold 2 of 3 unmet: one root's signature twice", fresh(three, threshold: 2), twiceSigned,
-             .refused("not-signed-by-trusted-roots", keysVersion: nil)),
-            ("a key list that needs more of its own roots than signed it", fresh(three),
-             site([(t2, [k.root1])]), .refused("not-signed-by-own-roots", keysVersion: nil)),
-            ("damaged keys.json.sigs: cut short", fresh(), damagedKeysSigs, .refused("damaged", keysVersion: nil)),
-            ("damaged index.json.sigs: a 63-byte signature", fresh(), shortIndexSig, .refused("damaged", keysVersion: 1)),
-            ("index.json.sigs with more signatures than a device reads", fresh(), manySigs, .refused("damaged", keysVersion: 1)),
-            ("index.json.sigs: a signature whose base64 has a padding bit set", fresh(), looseBase64, .refused("damaged", keysVersion: 1)),
-            ("index.json.sigs: a member given twice", fresh(), duplicateMember, .refused("damaged", keysVersion: 1)),
-            ("a key list with more root changes than a device walks", fresh(),
-             site([(keyList(66, roots: [k.stranger], publishing: [(k.publish1, year)], rootChanges: Array(1...65)), [k.stranger])]),
-             .refused("damaged", keysVersion: nil)),
-            ("damaged keys.json: a key listed under another key's id", fresh(), misnamed, .refused("damaged", keysVersion: nil)),
-            ("below the minimum key list version built into the app: a fresh install shown the list from before a revocation",
-             TrustDevice(roots: [k.root1], minimumKeysVersion: 2), site([(v1, [k.root1])]), .refused("below-minimum-keys-version", keysVersion: nil)),
-            ("the minimum key list version itself", TrustDevice(roots: [k.root1], minimumKeysVersion: 2), site([(v2r, [k.root1])], by: [k.publish2]),
-             .accepted(keysVersion: 2, indexSequence: 5)),
-            ("a held key list newer than the minimum is unaffected", TrustDevice(roots: [k.root1], minimumKeysVersion: 2, keyList: v2r),
-             site([(v2r, [k.root1])], by: [k.publish2]), .accepted(keysVersion: 2, indexSequence: 5)),
-            ("an app updated with a higher minimum refuses the older list the device held",
-             TrustDevice(roots: [k.root1], minimumKeysVersion: 2, keyList: v1), site([(v1, [k.root1])]),
-             .refused("below-minimum-keys-version", keysVersion: 1)),
-            ("root change unrecorded: list 2 adds a root without recording version 2 in rootChanges", holding(v1),
-             site([(unrecorded2, [k.root1, k.root4])]), .refused("root-change-unrecorded", keysVersion: 1)),
-            ("root change unrecorded: list 3 rewrites the rootChanges of the list the device holds",
-             TrustDevice(roots: [k.root1], keyList: rot2), site([(rewritten3, [k.root4])], by: [k.publish2]),
-             .refused("root-change-unrecorded", keysVersion: 2)),
-            ("a keys/2.json whose rootChanges does not end with 2 is not walked", holding(v1),
-             site([(v1, [k.root1]), (notEnding2, [k.root1, k.root4]), (rot3, [k.root4])], by: [k.publish2]),
-             .refused("not-signed-by-trusted-roots", keysVersion: 1)),
-            ("built-in roots as recorded: the held list's roots count",
-             TrustDevice(roots: [k.root1], keyList: rot2, anchoredTo: .init(keys: [k.root1.publicKey], threshold: 1)),
-             site([(rot3, [k.root4])], by: [k.publish2]), .accepted(keysVersion: 3, indexSequence: 5)),
-            ("built-in roots changed by an app update: a list signed by the old held roots alone is refused", updated,
-             site([(leaked3, [k.root4])], by: [k.stranger]), .refused("not-signed-by-trusted-roots", keysVersion: 2)),
-            ("built-in roots changed by an app update: the team's list signed by the new built-in roots is accepted", updated,
-             site([(team3, [k.root5])], by: [k.publish2]), .accepted(keysVersion: 3, indexSequence: 5)),
-            ("built-in roots changed by an app update: the held list served again counts only if they reach it", updated,
-             site([(v1, [k.root1]), (rot2, [k.root1, k.root4])]), .refused("not-signed-by-trusted-roots", keysVersion: 2)),
-            ("an update to an app built with older roots walks root changes from its own roots",
-             TrustDevice(roots: [k.root4], keyList: rot4, anchoredTo: .init(keys: [k.root1.publicKey], threshold: 1)),
-             site([(v1, [k.root1]), (rot2, [k.root1, k.root4]), (rot3, [k.root4]), (rot4, [k.root4, k.root5]), (rot5, [k.root5])], by: [k.publish2]),
-             .accepted(keysVersion: 5, indexSequence: 5)),
-        ]
+        let fixtures = try TrustFixtures()
+        let now = fixtures.now
+        let cases = fixtures.publishingCases() + fixtures.rootChangeCases() + fixtures.thresholdAndDamageCases() + fixtures.minimumCases()
         var out: [JSONValue] = []
         for (name, device, site, intended) in cases {
             let outcome = trustDecision(device, site: site.files, now: now)
@@ -352,5 +179,221 @@ extension ConformanceVectors {
                 """,
             "cases": .array(out),
         ]
+    }
+
+    /// The keys, key lists, sites and devices the trust cases are written with.
+    struct TrustFixtures {
+        let k: TrustKeys
+        let now = trustNow
+        let year: Timestamp
+        let week: Timestamp
+        let good: SiteIndex
+        let v1, v2, v2r, rot2, rot3, rot4, rot5, t2: KeyList
+        let three: [Ed25519.PrivateKey]
+
+        init() throws {
+            let k = try TrustKeys()
+            let year = Timestamp(iso8601: "2027-10-01T00:00:00Z")!
+            self.k = k
+            self.year = year
+            week = Timestamp(seconds: trustNow.seconds + 7 * day)
+            good = trustIndex(5, expires: week)
+            v1 = keyList(1, roots: [k.root1], publishing: [(k.publish1, year)])
+            // v2 rotates the publishing key (publish1 retired before now); v2r revokes it instead.
+            let retired = Timestamp(iso8601: "2026-11-15T00:00:00Z")!
+            v2 = keyList(2, roots: [k.root1], publishing: [(k.publish1, retired), (k.publish2, year)])
+            v2r = keyList(2, roots: [k.root1], publishing: [(k.publish2, year)], revoked: [(k.publish1, "laptop lost")])
+            // Root rotation: root1 -> root4 at version 2, root4 -> root5 at version 4.
+            rot2 = keyList(2, roots: [k.root4], publishing: [(k.publish1, year)], rootChanges: [1, 2])
+            rot3 = keyList(3, roots: [k.root4], publishing: [(k.publish2, year)], rootChanges: [1, 2])
+            rot4 = keyList(4, roots: [k.root5], publishing: [(k.publish2, year)], rootChanges: [1, 2, 4])
+            rot5 = keyList(5, roots: [k.root5], publishing: [(k.publish2, year)], rootChanges: [1, 2, 4])
+            let three = [k.root1, k.root2, k.root3]
+            self.three = three
+            t2 = keyList(1, roots: three, threshold: 2, publishing: [(k.publish1, year)])
+        }
+
+        func site(_ lists: [(KeyList, [Ed25519.PrivateKey])], index: SiteIndex? = nil, by signers: [Ed25519.PrivateKey]? = nil) -> TrustSite {
+            TrustSite(lists, index: index ?? good, signedBy: signers ?? [k.publish1])
+        }
+        func fresh(_ roots: [Ed25519.PrivateKey]? = nil, threshold: Int = 1) -> TrustDevice {
+            TrustDevice(roots: roots ?? [k.root1], threshold: threshold)
+        }
+        func holding(_ list: KeyList, accepted: Int = 0) -> TrustDevice {
+            TrustDevice(roots: [k.root1], keyList: list, acceptedIndexSequence: accepted)
+        }
+
+        /// Publishing keys, expiry, revocation, replays and roles.
+        func publishingCases() -> [TrustCase] {
+            var changedIndex = site([(v1, [k.root1])])
+            changedIndex.files["index.json"] = trustIndex(6, expires: week).bytes
+            return [
+                ("good: a fresh install accepts key list 1 and the index its publishing key signed", fresh(), site([(v1, [k.root1])]),
+                 .accepted(keysVersion: 1, indexSequence: 5)),
+                ("good: the key list the device holds, served again", holding(v1, accepted: 4), site([(v1, [k.root1])]),
+                 .accepted(keysVersion: 1, indexSequence: 5)),
+                ("a rotated publishing key: key list 2, the index signed by the new key", holding(v1, accepted: 4),
+                 site([(v2, [k.root1])], index: trustIndex(6, expires: week), by: [k.publish2]), .accepted(keysVersion: 2, indexSequence: 6)),
+                ("signed by a retired and a current key: the current one vouches", holding(v1), site([(v2, [k.root1])], by: [k.publish1, k.publish2]),
+                 .accepted(keysVersion: 2, indexSequence: 5)),
+                ("expired index: a frozen site", fresh(), site([(v1, [k.root1])], index: trustIndex(5, expires: Timestamp(seconds: now.seconds - 3600))),
+                 .refused("index-expired", keysVersion: 1)),
+                ("an index that expires exactly now is expired", fresh(), site([(v1, [k.root1])], index: trustIndex(5, expires: now)),
+                 .refused("index-expired", keysVersion: 1)),
+                ("an index without expires", fresh(), site([(v1, [k.root1])], index: trustIndex(5, expires: nil)),
+                 .refused("index-without-expiry", keysVersion: 1)),
+                ("expired key: the index signed by a publishing key past its expiry", holding(v1), site([(v2, [k.root1])]),
+                 .refused("expired-key", keysVersion: 2)),
+                ("an expired key and then a root key: the first reason found is given", holding(v1), site([(v2, [k.root1])], by: [k.publish1, k.root1]),
+                 .refused("expired-key", keysVersion: 2)),
+                ("revoked key: key list 2 revokes the key that signed the index; the device keeps list 2", holding(v1), site([(v2r, [k.root1])]),
+                 .refused("revoked-key", keysVersion: 2)),
+                ("a revoked key is the reason given before a root key's signature", holding(v1), site([(v2r, [k.root1])], by: [k.root1, k.publish1]),
+                 .refused("revoked-key", keysVersion: 2)),
+                ("a revoked key's signature beside a good one: the good one vouches", holding(v1), site([(v2r, [k.root1])], by: [k.publish1, k.publish2]),
+                 .accepted(keysVersion: 2, indexSequence: 5)),
+                ("replayed key list: the device holds list 2, the site serves list 1", holding(v2r), site([(v1, [k.root1])]),
+                 .refused("keys-replayed", keysVersion: 2)),
+                ("two key lists with one version", holding(v2r), site([(v2, [k.root1])], by: [k.publish2]), .refused("keys-conflict", keysVersion: 2)),
+                ("revocation dropped: list 3 no longer revokes what list 2 revoked", holding(v2r),
+                 site([(keyList(3, roots: [k.root1], publishing: [(k.publish2, year)]), [k.root1])], by: [k.publish2]),
+                 .refused("revocation-dropped", keysVersion: 2)),
+                ("replayed index: older than the index the device accepted", holding(v1, accepted: 7), site([(v1, [k.root1])]),
+                 .refused("index-replayed", keysVersion: 1)),
+                ("the index the device accepted, served again", holding(v1, accepted: 5), site([(v1, [k.root1])]), .accepted(keysVersion: 1, indexSequence: 5)),
+                ("below the minimum sequence built into the app: a fresh install shown an old site",
+                 TrustDevice(roots: [k.root1], minimumIndexSequence: 6), site([(v1, [k.root1])]), .refused("below-minimum-sequence", keysVersion: 1)),
+                ("wrong role: a root key signs the index", fresh(), site([(v1, [k.root1])], by: [k.root1]), .refused("wrong-role", keysVersion: 1)),
+                ("wrong role: a publishing key signs keys.json", fresh(), site([(v1, [k.publish1])]), .refused("wrong-role", keysVersion: nil)),
+                ("wrong root: keys.json signed by a root this app does not trust", fresh(),
+                 site([(keyList(1, roots: [k.stranger], publishing: [(k.publish1, year)]), [k.stranger])]),
+                 .refused("not-signed-by-trusted-roots", keysVersion: nil)),
+                ("the index signed by a key the list does not name", fresh(), site([(v1, [k.root1])], by: [k.publish2]),
+                 .refused("unknown-key", keysVersion: 1)),
+                ("the index changed after it was signed", fresh(), changedIndex, .refused("unknown-key", keysVersion: 1)),
+            ]
+        }
+
+        /// Walking root changes.
+        func rootChangeCases() -> [TrustCase] {
+            var missingRootChange = site([(v1, [k.root1]), (rot2, [k.root1, k.root4]), (rot3, [k.root4])], by: [k.publish2])
+            missingRootChange.files["keys/2.json"] = nil
+            missingRootChange.files["keys/2.json.sigs"] = nil
+            // A root change the old root did not sign: someone else's roots, slipped in as keys/2.json.
+            let forged2 = keyList(2, roots: [k.stranger], publishing: [(k.publish2, year)], rootChanges: [1, 2])
+            let forged3 = keyList(3, roots: [k.stranger], publishing: [(k.publish2, year)], rootChanges: [1, 2])
+            return [
+                ("rotated root walked: an app with root 1 built in follows keys/2.json to root 4", fresh(),
+                 site([(v1, [k.root1]), (rot2, [k.root1, k.root4]), (rot3, [k.root4])], by: [k.publish2]),
+                 .accepted(keysVersion: 3, indexSequence: 5)),
+                ("rotated root walked from the key list the device holds", holding(v1),
+                 site([(v1, [k.root1]), (rot2, [k.root1, k.root4]), (rot3, [k.root4])], by: [k.publish2]),
+                 .accepted(keysVersion: 3, indexSequence: 5)),
+                ("rotated root built in: an app built after the change needs no walk", fresh([k.root4]),
+                 site([(v1, [k.root1]), (rot2, [k.root1, k.root4]), (rot3, [k.root4])], by: [k.publish2]),
+                 .accepted(keysVersion: 3, indexSequence: 5)),
+                ("two root changes: an app with root 4 built in skips keys/1.json, which it cannot check", fresh([k.root4]),
+                 site([(v1, [k.root1]), (rot2, [k.root1, k.root4]), (rot3, [k.root4]), (rot4, [k.root4, k.root5]), (rot5, [k.root5])], by: [k.publish2]),
+                 .accepted(keysVersion: 5, indexSequence: 5)),
+                ("a root change missing from the site: the device cannot reach the new root", fresh(), missingRootChange,
+                 .refused("not-signed-by-trusted-roots", keysVersion: nil)),
+                ("a root change the old root did not sign is not walked", fresh(),
+                 site([(v1, [k.root1]), (forged2, [k.stranger]), (forged3, [k.stranger])], by: [k.publish2]),
+                 .refused("not-signed-by-trusted-roots", keysVersion: nil)),
+                ("a root change signed by the old root but not by its own new root", holding(v1),
+                 site([(v1, [k.root1]), (rot2, [k.root1]), (rot3, [k.root4])], by: [k.publish2]),
+                 .refused("not-signed-by-trusted-roots", keysVersion: 1)),
+            ]
+        }
+
+        /// Thresholds, and damaged or oversized files.
+        func thresholdAndDamageCases() -> [TrustCase] {
+            var damagedKeysSigs = site([(v1, [k.root1])])
+            damagedKeysSigs.files["keys.json.sigs"] = Array(#"{"format":"rollout-signatures/1","signatures":[{"keyid":"1a2b"#.utf8)
+            var shortIndexSig = site([(v1, [k.root1])])
+            let indexSigs = SignatureSet.signing(good.bytes, with: [k.publish1])
+            shortIndexSig.files["index.json.sigs"] = SignatureSet([.init(keyID: indexSigs.entries[0].keyID, signature: Array(indexSigs.entries[0].signature.prefix(63)))]).bytes
+            var manySigs = site([(v1, [k.root1])])
+            manySigs.files["index.json.sigs"] = SignatureSet(Array(repeating: indexSigs.entries[0], count: SignatureSet.maximumEntries + 1)).bytes
+            // The signature's base64 with a padding bit set: the same 64 bytes to a lax decoder, not the canonical text.
+            var looseBase64 = site([(v1, [k.root1])])
+            let canonical = Array(Base64.encode(indexSigs.entries[0].signature).utf8)
+            let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
+            var loose = canonical
+            loose[loose.count - 3] = alphabet[alphabet.firstIndex(of: loose[loose.count - 3])! ^ 1]
+            looseBase64.files["index.json.sigs"] = Array(
+                String(decoding: indexSigs.bytes, as: UTF8.self).replacingOccurrences(
+                    of: String(decoding: canonical, as: UTF8.self), with: String(decoding: loose, as: UTF8.self)).utf8)
+            var duplicateMember = site([(v1, [k.root1])])
+            duplicateMember.files["index.json.sigs"] = Array(
+                String(decoding: indexSigs.bytes, as: UTF8.self).replacingOccurrences(of: "{\"format\"", with: "{\"format\":\"x\",\"format\"").utf8)
+            var misnamed = site([(v1, [k.root1])])
+            let misnamedList = Array(String(decoding: v1.bytes, as: UTF8.self)
+                .replacingOccurrences(of: k.publish1.publicKey.keyID, with: k.publish2.publicKey.keyID).utf8)
+            misnamed.put(SiteLayout.keys, misnamedList, [k.root1])
+            var twiceSigned = site([(t2, [k.root1])])
+            twiceSigned.put(SiteLayout.keys, t2.bytes, [k.root1, k.root1])
+            return [
+                ("threshold 2 of 3 met", fresh(three, threshold: 2), site([(t2, [k.root1, k.root3])]), .accepted(keysVersion: 1, indexSequence: 5)),
+                ("threshold 2 of 3 unmet", fresh(three, threshold: 2), site([(t2, [k.root2])]), .refused("not-signed-by-trusted-roots", keysVersion: nil)),
+                ("threshold 2 of 3 unmet: one root's signature twice", fresh(three, threshold: 2), twiceSigned,
+                 .refused("not-signed-by-trusted-roots", keysVersion: nil)),
+                ("a key list that needs more of its own roots than signed it", fresh(three),
+                 site([(t2, [k.root1])]), .refused("not-signed-by-own-roots", keysVersion: nil)),
+                ("damaged keys.json.sigs: cut short", fresh(), damagedKeysSigs, .refused("damaged", keysVersion: nil)),
+                ("damaged index.json.sigs: a 63-byte signature", fresh(), shortIndexSig, .refused("damaged", keysVersion: 1)),
+                ("index.json.sigs with more signatures than a device reads", fresh(), manySigs, .refused("damaged", keysVersion: 1)),
+                ("index.json.sigs: a signature whose base64 has a padding bit set", fresh(), looseBase64, .refused("damaged", keysVersion: 1)),
+                ("index.json.sigs: a member given twice", fresh(), duplicateMember, .refused("damaged", keysVersion: 1)),
+                ("a key list with more root changes than a device walks", fresh(),
+                 site([(keyList(66, roots: [k.stranger], publishing: [(k.publish1, year)], rootChanges: Array(1...65)), [k.stranger])]),
+                 .refused("damaged", keysVersion: nil)),
+                ("damaged keys.json: a key listed under another key's id", fresh(), misnamed, .refused("damaged", keysVersion: nil)),
+            ]
+        }
+
+        /// Minimum versions built into the app, root changes left unrecorded, built-in roots an update changes.
+        func minimumCases() -> [TrustCase] {
+            // Root 4 leaked after the device walked to it; the team moved to root 5 in list 3 and shipped
+            // an app with root 5 built in. The device's list was accepted by the app with root 1.
+            let updated = TrustDevice(roots: [k.root5], keyList: rot2, anchoredTo: .init(keys: [k.root1.publicKey], threshold: 1))
+            let leaked3 = keyList(3, roots: [k.root4], publishing: [(k.stranger, year)], rootChanges: [1, 2])
+            let team3 = keyList(3, roots: [k.root5], publishing: [(k.publish2, year)], rootChanges: [1, 2, 3])
+            let unrecorded2 = keyList(2, roots: [k.root1, k.root4], publishing: [(k.publish1, year)])
+            let rewritten3 = keyList(3, roots: [k.root4], publishing: [(k.publish2, year)], rootChanges: [1, 3])
+            let notEnding2 = keyList(2, roots: [k.root4], publishing: [(k.publish1, year)])
+            return [
+                ("below the minimum key list version built into the app: a fresh install shown the list from before a revocation",
+                 TrustDevice(roots: [k.root1], minimumKeysVersion: 2), site([(v1, [k.root1])]), .refused("below-minimum-keys-version", keysVersion: nil)),
+                ("the minimum key list version itself", TrustDevice(roots: [k.root1], minimumKeysVersion: 2), site([(v2r, [k.root1])], by: [k.publish2]),
+                 .accepted(keysVersion: 2, indexSequence: 5)),
+                ("a held key list newer than the minimum is unaffected", TrustDevice(roots: [k.root1], minimumKeysVersion: 2, keyList: v2r),
+                 site([(v2r, [k.root1])], by: [k.publish2]), .accepted(keysVersion: 2, indexSequence: 5)),
+                ("an app updated with a higher minimum refuses the older list the device held",
+                 TrustDevice(roots: [k.root1], minimumKeysVersion: 2, keyList: v1), site([(v1, [k.root1])]),
+                 .refused("below-minimum-keys-version", keysVersion: 1)),
+                ("root change unrecorded: list 2 adds a root without recording version 2 in rootChanges", holding(v1),
+                 site([(unrecorded2, [k.root1, k.root4])]), .refused("root-change-unrecorded", keysVersion: 1)),
+                ("root change unrecorded: list 3 rewrites the rootChanges of the list the device holds",
+                 TrustDevice(roots: [k.root1], keyList: rot2), site([(rewritten3, [k.root4])], by: [k.publish2]),
+                 .refused("root-change-unrecorded", keysVersion: 2)),
+                ("a keys/2.json whose rootChanges does not end with 2 is not walked", holding(v1),
+                 site([(v1, [k.root1]), (notEnding2, [k.root1, k.root4]), (rot3, [k.root4])], by: [k.publish2]),
+                 .refused("not-signed-by-trusted-roots", keysVersion: 1)),
+                ("built-in roots as recorded: the held list's roots count",
+                 TrustDevice(roots: [k.root1], keyList: rot2, anchoredTo: .init(keys: [k.root1.publicKey], threshold: 1)),
+                 site([(rot3, [k.root4])], by: [k.publish2]), .accepted(keysVersion: 3, indexSequence: 5)),
+                ("built-in roots changed by an app update: a list signed by the old held roots alone is refused", updated,
+                 site([(leaked3, [k.root4])], by: [k.stranger]), .refused("not-signed-by-trusted-roots", keysVersion: 2)),
+                ("built-in roots changed by an app update: the team's list signed by the new built-in roots is accepted", updated,
+                 site([(team3, [k.root5])], by: [k.publish2]), .accepted(keysVersion: 3, indexSequence: 5)),
+                ("built-in roots changed by an app update: the held list served again counts only if they reach it", updated,
+                 site([(v1, [k.root1]), (rot2, [k.root1, k.root4])]), .refused("not-signed-by-trusted-roots", keysVersion: 2)),
+                ("an update to an app built with older roots walks root changes from its own roots",
+                 TrustDevice(roots: [k.root4], keyList: rot4, anchoredTo: .init(keys: [k.root1.publicKey], threshold: 1)),
+                 site([(v1, [k.root1]), (rot2, [k.root1, k.root4]), (rot3, [k.root4]), (rot4, [k.root4, k.root5]), (rot5, [k.root5])], by: [k.publish2]),
+                 .accepted(keysVersion: 5, indexSequence: 5)),
+            ]
+        }
     }
 }

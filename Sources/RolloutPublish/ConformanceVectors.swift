@@ -323,13 +323,40 @@ public enum ConformanceVectors {
             "format": "rollout-index/1", "sequence": 3, "time": "2026-11-21T09:00:00Z", "defaultLocale": "en-US",
             "locales": ["tr-TR": ["chain": ["tr-TR"], "manifest": "manifests/tr-TR.json", "sequence": 2]],
         ]
-        func edit(_ doc: JSONValue, _ path: [String], _ value: JSONValue?) -> JSONValue {
-            guard var o = doc.objectValue, let head = path.first else { return value ?? .null }
-            if path.count == 1 { o[head] = value } else { o[head] = edit(o[head] ?? [:], Array(path.dropFirst()), value) }
-            return .object(o)
+        let cases = documentCases(pack: pack, entry: entry, manifest: manifest, index: index)
+        var out: [JSONValue] = []
+        for (name, kind, doc, accepted) in cases {
+            let bytes = JSONWriter.canonical(doc)
+            let parsed: Bool
+            if kind == "index" {
+                parsed = (try? SiteIndex.parse(bytes, source: "index.json")) != nil
+            } else {
+                parsed = (try? LocaleManifest.parse(bytes, source: "manifests/tr-TR.json")) != nil
+            }
+            precondition(parsed == accepted, "documents.json: \(name) (\(kind)) must be \(accepted ? "accepted" : "refused")")
+            out.append(["name": .string(name), "kind": .string(kind), "document": .string(String(decoding: bytes, as: UTF8.self)), "accepted": .bool(accepted)])
         }
+        out.append([
+            "name": "a duplicate member", "kind": "index", "accepted": false,
+            "document": .string(#"{"defaultLocale":"en-US","format":"rollout-index/1","locales":{},"sequence":3,"sequence":4,"time":"2026-11-21T09:00:00Z"}"#),
+        ])
+        return [
+            "about": """
+                Parsing an index or a manifest after its signature verified (docs/manifest.md, Wire rules): unknown members \
+                are ignored; a known member of the wrong type, an integer outside 0..2^53-1, a duplicate member, another \
+                format or a pack url other than packs/<locale>/<version>.<first 16 hex of sha256>.json refuses the document.
+                """,
+            "cases": .array(out),
+        ]
+    }
+
+    /// The documents.json cases: a name, the kind of document, the document, and whether a device
+    /// accepts it.
+    static func documentCases(
+        pack: Pack, entry: JSONValue, manifest: JSONValue, index: JSONValue
+    ) -> [(String, String, JSONValue, Bool)] {
         let sha = SHA256.hex(pack.storedBytes)
-        let cases: [(String, String, JSONValue, Bool)] = [
+        return [
             ("a good index", "index", index, true),
             ("an unknown member at the top of the index", "index", edit(index, ["cdn"], "x"), true),
             ("an unknown member in a locale entry", "index", edit(index, ["locales", "tr-TR", "weight"], 3), true),
@@ -369,30 +396,13 @@ public enum ConformanceVectors {
             ("a checksum without sha256:", "manifest", edit(manifest, ["packs", "17", "checksum"], .string(String(pack.checksum.dropFirst(7)))), false),
             ("the plan of another locale", "manifest", edit(manifest, ["plan", "locale"], "tr"), false),
         ]
-        var out: [JSONValue] = []
-        for (name, kind, doc, accepted) in cases {
-            let bytes = JSONWriter.canonical(doc)
-            let parsed: Bool
-            if kind == "index" {
-                parsed = (try? SiteIndex.parse(bytes, source: "index.json")) != nil
-            } else {
-                parsed = (try? LocaleManifest.parse(bytes, source: "manifests/tr-TR.json")) != nil
-            }
-            precondition(parsed == accepted, "documents.json: \(name) (\(kind)) must be \(accepted ? "accepted" : "refused")")
-            out.append(["name": .string(name), "kind": .string(kind), "document": .string(String(decoding: bytes, as: UTF8.self)), "accepted": .bool(accepted)])
-        }
-        out.append([
-            "name": "a duplicate member", "kind": "index", "accepted": false,
-            "document": .string(#"{"defaultLocale":"en-US","format":"rollout-index/1","locales":{},"sequence":3,"sequence":4,"time":"2026-11-21T09:00:00Z"}"#),
-        ])
-        return [
-            "about": """
-                Parsing an index or a manifest after its signature verified (docs/manifest.md, Wire rules): unknown members \
-                are ignored; a known member of the wrong type, an integer outside 0..2^53-1, a duplicate member, another \
-                format or a pack url other than packs/<locale>/<version>.<first 16 hex of sha256>.json refuses the document.
-                """,
-            "cases": .array(out),
-        ]
+    }
+
+    /// `doc` with the member at `path` set to `value` (nil: removed).
+    static func edit(_ doc: JSONValue, _ path: [String], _ value: JSONValue?) -> JSONValue {
+        guard var o = doc.objectValue, let head = path.first else { return value ?? .null }
+        if path.count == 1 { o[head] = value } else { o[head] = edit(o[head] ?? [:], Array(path.dropFirst()), value) }
+        return .object(o)
     }
 
     // MARK: - Formatting
@@ -526,6 +536,55 @@ public enum ConformanceVectors {
     // MARK: - Refresh rounds
 
     static func refresh(key: Ed25519.PrivateKey) -> JSONValue {
+        let rounds = refreshRounds(key: key)
+        return [
+            "about": """
+                One device (device) with bundled strings (bundled) goes through the rounds in order, keeping its state. Each round: \
+                serve site (path to base64 bytes) under one base URL, refresh, activate what was staged, then look up "title" and \
+                "en.only". result: accepted (index and every manifest of the chain verified), partial (they did, a pack did \
+                not), refused (nothing changed).
+                """,
+            "publicKey": .string(key.publicKey.description), "device": device, "bundled": bundled,
+            "rounds": .array(rounds.map { name, files, result, title, enOnly in
+                ["name": .string(name), "site": siteJSON(files), "result": .string(result), "strings": ["title": .string(title), "en.only": .string(enOnly)]]
+            }),
+        ]
+    }
+
+    /// The refresh rounds: the name, the site served, the result, and the strings "title" and
+    /// "en.only" show after it.
+    static func refreshRounds(key: Ed25519.PrivateKey) -> [(String, [String: [UInt8]], String, String, String)] {
+        let sites = refreshSites()
+        let (s1, s2, s3, s4, s5, s6, s7) = (sites[0], sites[1], sites[2], sites[3], sites[4], sites[5], sites[6])
+        var mixed = s3.files(key)
+        let oldManifest = s2.files(key)
+        mixed["manifests/tr-TR.json"] = oldManifest["manifests/tr-TR.json"]
+        mixed["manifests/tr-TR.json.sig"] = oldManifest["manifests/tr-TR.json.sig"]
+        mixed["manifests/en-US.json"] = s1.files(key)["manifests/en-US.json"]
+        mixed["manifests/en-US.json.sig"] = s1.files(key)["manifests/en-US.json.sig"]
+        var corrupt = s4.files(key)
+        let trTR19 = s4.packs.first { $0.id == PackID(locale: "tr-TR", contentVersion: 19) }!
+        let url19 = SiteLayout.pack(trTR19.id, sha256: SHA256.hex(trTR19.storedBytes))
+        corrupt[url19] = Array(String(decoding: trTR19.storedBytes, as: UTF8.self).replacingOccurrences(of: "tr-TR@19", with: "tr-TR@91").utf8)
+        var badSig = s4.files(key)
+        badSig["index.json.sig"] = Array(Base64.encode(Array(badSig["index.json.sig"]!.dropLast())).utf8)
+        return [
+            ("first refresh: every locale of the chain at its baseline", s1.files(key), "accepted", "tr-TR@17 title", "en-US@1 only"),
+            ("tr-TR@18 staged at 100% of TR", s2.files(key), "accepted", "tr-TR@18 title", "en-US@1 only"),
+            ("a replayed older index is refused; nothing changes", s1.files(key), "refused", "tr-TR@18 title", "en-US@1 only"),
+            ("an index with manifests of earlier publishes (a cache mixed two publishes) is refused", mixed, "refused", "tr-TR@18 title", "en-US@1 only"),
+            ("the current site after the mixed one", s3.files(key), "accepted", "tr-TR@18 title", "en-US@2 only"),
+            ("a signature that is base64 of base64 is refused", badSig, "refused", "tr-TR@18 title", "en-US@2 only"),
+            ("a pack whose bytes do not match the manifest is not used; the rest of the round stands", corrupt, "partial", "tr-TR@18 title", "en-US@2 only"),
+            ("a revert blocks 18 and 19: back to the baseline", s5.files(key), "accepted", "tr-TR@17 title", "en-US@2 only"),
+            ("the kill switch of tr-TR: its bundled strings for every key", s6.files(key), "accepted", "bundled tr-TR title", "bundled en-US only"),
+            ("a new version completed ends the kill switch", s7.files(key), "accepted", "tr-TR@20 title", "en-US@2 only"),
+        ]
+    }
+
+    /// The sites the refresh rounds publish, in order: baselines (s1), tr-TR@18 staged (s2), en-US@2
+    /// (s3), tr-TR@19 staged (s4), a revert (s5), the kill switch of tr-TR (s6), and tr-TR@20 (s7).
+    static func refreshSites() -> [Site] {
         let trTR17 = pack("tr-TR", 17, ["title": "tr-TR@17 title"], minApp: "4.8.0")
         let trTR18 = pack("tr-TR", 18, ["title": "tr-TR@18 title"], minApp: "4.8.0")
         let trTR19 = pack("tr-TR", 19, ["title": "tr-TR@19 title"], minApp: "4.8.0")
@@ -549,20 +608,9 @@ public enum ConformanceVectors {
         var s3 = s2
         s3.sequence = 5
         s3.plans[2] = baselinePlan("en-US", 2, sequence: 2)
-        var mixed = s3.files(key)
-        let oldManifest = s2.files(key)
-        mixed["manifests/tr-TR.json"] = oldManifest["manifests/tr-TR.json"]
-        mixed["manifests/tr-TR.json.sig"] = oldManifest["manifests/tr-TR.json.sig"]
-        mixed["manifests/en-US.json"] = s1.files(key)["manifests/en-US.json"]
-        mixed["manifests/en-US.json.sig"] = s1.files(key)["manifests/en-US.json.sig"]
         var s4 = s3
         s4.sequence = 6
         s4.plans[0] = staged(19, 10000, sequence: 3)
-        var corrupt = s4.files(key)
-        let url19 = SiteLayout.pack(trTR19.id, sha256: SHA256.hex(trTR19.storedBytes))
-        corrupt[url19] = Array(String(decoding: trTR19.storedBytes, as: UTF8.self).replacingOccurrences(of: "tr-TR@19", with: "tr-TR@91").utf8)
-        var badSig = s4.files(key)
-        badSig["index.json.sig"] = Array(Base64.encode(Array(badSig["index.json.sig"]!.dropLast())).utf8)
         var s5 = s4
         s5.sequence = 7
         var reverted = baselinePlan("tr-TR", 17, sequence: 4, minApp: "4.8.0")
@@ -578,30 +626,6 @@ public enum ConformanceVectors {
         s7.plans[0].blocked = [17, 18, 19]
         s7.chains["tr-TR"] = (["tr-TR", "tr", "en-US"], nil)
         s7.packs.append(pack("tr-TR", 20, ["title": "tr-TR@20 title"], minApp: "4.8.0"))
-
-        let rounds: [(String, [String: [UInt8]], String, String, String)] = [
-            ("first refresh: every locale of the chain at its baseline", s1.files(key), "accepted", "tr-TR@17 title", "en-US@1 only"),
-            ("tr-TR@18 staged at 100% of TR", s2.files(key), "accepted", "tr-TR@18 title", "en-US@1 only"),
-            ("a replayed older index is refused; nothing changes", s1.files(key), "refused", "tr-TR@18 title", "en-US@1 only"),
-            ("an index with manifests of earlier publishes (a cache mixed two publishes) is refused", mixed, "refused", "tr-TR@18 title", "en-US@1 only"),
-            ("the current site after the mixed one", s3.files(key), "accepted", "tr-TR@18 title", "en-US@2 only"),
-            ("a signature that is base64 of base64 is refused", badSig, "refused", "tr-TR@18 title", "en-US@2 only"),
-            ("a pack whose bytes do not match the manifest is not used; the rest of the round stands", corrupt, "partial", "tr-TR@18 title", "en-US@2 only"),
-            ("a revert blocks 18 and 19: back to the baseline", s5.files(key), "accepted", "tr-TR@17 title", "en-US@2 only"),
-            ("the kill switch of tr-TR: its bundled strings for every key", s6.files(key), "accepted", "bundled tr-TR title", "bundled en-US only"),
-            ("a new version completed ends the kill switch", s7.files(key), "accepted", "tr-TR@20 title", "en-US@2 only"),
-        ]
-        return [
-            "about": """
-                One device (device) with bundled strings (bundled) goes through the rounds in order, keeping its state. Each round: \
-                serve site (path to base64 bytes) under one base URL, refresh, activate what was staged, then look up "title" and \
-                "en.only". result: accepted (index and every manifest of the chain verified), partial (they did, a pack did \
-                not), refused (nothing changed).
-                """,
-            "publicKey": .string(key.publicKey.description), "device": device, "bundled": bundled,
-            "rounds": .array(rounds.map { name, files, result, title, enOnly in
-                ["name": .string(name), "site": siteJSON(files), "result": .string(result), "strings": ["title": .string(title), "en.only": .string(enOnly)]]
-            }),
-        ]
+        return [s1, s2, s3, s4, s5, s6, s7]
     }
 }

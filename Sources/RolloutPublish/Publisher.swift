@@ -145,25 +145,8 @@ public struct Publisher {
         let locales = try snapshot.plannedLocales()
         for locale in locales {
             guard let plan = try snapshot.plan(locale) else { continue }
-            var packs: [Int: LocaleManifest.PackEntry] = [:]
-            for version in plan.publishedVersions.sorted() {
-                let id = PackID(locale: locale, contentVersion: version)
-                guard let blob = try snapshot.storedPackBlob(id) else {
-                    throw RolloutError.internal("the plan of \(locale) names \(id), which the repository does not hold; check it with git fsck")
-                }
-                let facts = try self.facts(id, blob: blob, cache: &cache)
-                let url = SiteLayout.pack(id, sha256: facts.sha256)
-                packs[version] = LocaleManifest.PackEntry(
-                    url: url, bytes: facts.bytes, sha256: facts.sha256, checksum: facts.checksum, minAppVersion: facts.minAppVersion,
-                    schemaVersion: facts.schemaVersion)
-                packFiles.append(SiteFile(path: url, immutable: true, size: facts.bytes) { try snapshot.repository.readBlob(blob) })
-            }
-            // Blocked packs leave the site: exactly the files a publish of them wrote, nothing else.
-            for version in plan.blocked {
-                let id = PackID(locale: locale, contentVersion: version)
-                guard let blob = try snapshot.storedPackBlob(id) else { continue }
-                remove.append(SiteLayout.pack(id, sha256: try self.facts(id, blob: blob, cache: &cache).sha256))
-            }
+            let packs = try packEntries(locale, plan, files: &packFiles, cache: &cache)
+            remove += try blockedPackFiles(locale, plan, cache: &cache)
             let manifest = LocaleManifest(
                 locale: locale, sequence: plan.sequence, time: plan.lastChange?.time ?? tipTime, plan: plan, packs: packs, bundleOnly: policy.bundleOnlyKeys)
             manifestTimes.append(manifest.time)
@@ -192,6 +175,34 @@ public struct Publisher {
         let indexFiles = [SiteFile(path: SiteLayout.index, immutable: false, size: indexBytes.count) { indexBytes }]
             + signatureFiles(SiteLayout.index, indexBytes, keyed: keyList != nil)
         return (packFiles + manifestFiles + keyFiles + indexFiles, remove, index)
+    }
+
+    /// The manifest entries of the packs `plan` publishes for `locale`; their files are added to `files`.
+    func packEntries(
+        _ locale: String, _ plan: Plan, files: inout [SiteFile], cache: inout [String: PackFacts]
+    ) throws -> [Int: LocaleManifest.PackEntry] {
+        let snapshot = self.snapshot
+        var packs: [Int: LocaleManifest.PackEntry] = [:]
+        for version in plan.publishedVersions.sorted() {
+            let id = PackID(locale: locale, contentVersion: version)
+            guard let blob = try snapshot.storedPackBlob(id) else { throw RolloutError.packNotHeld(id, locale: locale) }
+            let facts = try self.facts(id, blob: blob, cache: &cache)
+            let url = SiteLayout.pack(id, sha256: facts.sha256)
+            packs[version] = LocaleManifest.PackEntry(
+                url: url, bytes: facts.bytes, sha256: facts.sha256, checksum: facts.checksum, minAppVersion: facts.minAppVersion,
+                schemaVersion: facts.schemaVersion)
+            files.append(SiteFile(path: url, immutable: true, size: facts.bytes) { try snapshot.repository.readBlob(blob) })
+        }
+        return packs
+    }
+
+    /// Blocked packs leave the site: exactly the files a publish of them wrote, nothing else.
+    func blockedPackFiles(_ locale: String, _ plan: Plan, cache: inout [String: PackFacts]) throws -> [String] {
+        try plan.blocked.compactMap { version in
+            let id = PackID(locale: locale, contentVersion: version)
+            guard let blob = try snapshot.storedPackBlob(id) else { return nil }
+            return SiteLayout.pack(id, sha256: try self.facts(id, blob: blob, cache: &cache).sha256)
+        }
     }
 
     /// A published locale's chain, and the chain as if its kill switch were off (what devices of an
@@ -273,5 +284,12 @@ public struct Publisher {
             report.removed.append(path)
         }
         return report
+    }
+}
+
+extension RolloutError {
+    /// A plan that names a pack the repository does not hold.
+    fileprivate static func packNotHeld(_ id: PackID, locale: String) -> RolloutError {
+        .internal("the plan of \(locale) names \(id), which the repository does not hold; check it with git fsck")
     }
 }

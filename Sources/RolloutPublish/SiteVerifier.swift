@@ -76,8 +76,7 @@ public struct SiteVerifier {
                 return nil
             }
             if let legacy = read(SiteLayout.signature(of: path)), KeyChain.legacySigner(of: file.bytes, signature: legacy, list: list) == nil {
-                report.problems.append(
-                    "\(SiteLayout.signature(of: path)): not a signature by a publishing key of keys.json version \(list.version): apps that pin one key refuse \(path). Publish with --legacy-key set to the key they pin, listed in the key list (rollout keys init --adopt)")
+                report.problems.append(.legacySignatureUnlisted(path, keysVersion: list.version))
             }
             return (file.bytes, publisher)
         }
@@ -105,7 +104,7 @@ public struct SiteVerifier {
     private func pinnedSigned(_ path: String, _ publicKey: Ed25519.PublicKey, _ report: inout Report) -> [UInt8]? {
         guard let (bytes, signature) = fileAndSignature(path, SiteLayout.signature(of: path), &report) else { return nil }
         guard DetachedSignature.verify(signature, over: bytes, with: publicKey) else {
-            report.problems.append("\(path): the signature in \(SiteLayout.signature(of: path)) does not verify with \(publicKey): the file or its signature was changed, or another key signed it")
+            report.problems.append(.signatureDoesNotVerify(path, publicKey))
             return nil
         }
         return bytes
@@ -116,7 +115,7 @@ public struct SiteVerifier {
     /// by newer roots. The trust line names only the lists it walked.
     private func acceptKeyList(_ roots: KeyList.Roots, minimumKeysVersion: Int, rotations: [Int: SignedFile], _ report: inout Report) -> KeyList? {
         guard let latest = withSignatures(SiteLayout.keys, &report) else {
-            report.problems.append("\(SiteLayout.keys): a device on root keys trusts nothing on this site without it: publish from a repository with a key list (rollout keys init)")
+            report.problems.append(.keyListMissing)
             return nil
         }
         let anchor = KeyChain.Anchor(roots: roots, list: nil, minimumVersion: minimumKeysVersion)
@@ -140,7 +139,7 @@ public struct SiteVerifier {
         for version in latest.rootChanges {
             let path = SiteLayout.keys(version: version)
             guard let bytes = read(path), let signatures = read(SiteLayout.signatures(of: path)) else {
-                report.problems.append("\(path) (or its .sigs): missing; a device built with roots older than version \(version) walks it to reach the roots of \(SiteLayout.keys)")
+                report.problems.append(.rootChangeMissing(path, version: version))
                 continue
             }
             let file = SignedFile(path: path, bytes: bytes, signatures: signatures)
@@ -151,7 +150,7 @@ public struct SiteVerifier {
                 report.problems.append("\(error)")
             }
             if let snapshot, let stored = try? snapshot.signedKeyList(version), stored.bytes != bytes || stored.signatures != signatures {
-                report.problems.append("\(path) (or its .sigs): not the repository's key list version \(version): publish again")
+                report.problems.append(.rootChangeNotTheRepositorys(path, version: version))
             }
             files[version] = file
         }
@@ -164,9 +163,9 @@ public struct SiteVerifier {
         guard let newest = (try? snapshot.currentKeyList())?.list.version else { return }
         let site = read(SiteLayout.keys).flatMap { try? KeyList.parse($0, source: SiteLayout.keys) }
         if let site, site.version < newest {
-            report.problems.append("\(SiteLayout.keys): version \(site.version), but the repository's newest key list is version \(newest): publish again")
+            report.problems.append(.keyListBehind(site.version, newest: newest))
         } else if site == nil, case .pinned = trust {
-            report.problems.append("\(SiteLayout.keys): missing, but the repository has key list version \(newest): publish again")
+            report.problems.append(.keyListNotPublished(newest: newest))
         }
     }
 
@@ -229,10 +228,10 @@ public struct SiteVerifier {
     private func compareIndex(_ index: SiteIndex, with snapshot: Snapshot, _ report: inout Report) {
         guard let planned = try? snapshot.plannedLocales() else { return }
         for locale in planned where index.locales[locale] == nil {
-            report.problems.append("\(SiteLayout.index): does not list \(locale), which the repository plans: the site is stale, publish again")
+            report.problems.append(.plannedLocaleMissing(locale))
         }
         if let expected = try? snapshot.indexSequence(), expected != index.sequence {
-            report.problems.append("\(SiteLayout.index): sequence \(index.sequence) but the repository is at \(expected): the site is stale, publish again")
+            report.problems.append(.staleIndex(index.sequence, expected: expected))
         }
     }
 
@@ -250,23 +249,22 @@ public struct SiteVerifier {
                 continue
             }
             report.manifests += 1
-            if manifest.locale != locale { report.problems.append("\(entry.manifest): is for \(manifest.locale), the index lists it for \(locale)") }
+            if manifest.locale != locale { report.problems.append(.manifestOfAnotherLocale(entry.manifest, manifest.locale, listedFor: locale)) }
             if manifest.sequence != entry.sequence {
-                report.problems.append("\(entry.manifest): sequence \(manifest.sequence), but the index says \(entry.sequence): a stale or replayed manifest")
+                report.problems.append(.staleManifest(entry.manifest, manifest.sequence, indexSays: entry.sequence))
             }
             for missing in entry.chain + (entry.fallbackChain ?? []) where index.locales[missing] == nil {
-                report.problems.append("\(SiteLayout.index): the chain of \(locale) names \(missing), which has no manifest")
+                report.problems.append(.chainNamesUnlisted(locale, missing))
             }
             for range in manifest.unreadableRanges {
-                report.problems.append(
-                    "\(entry.manifest): devices cannot read the app-version range \"\(range)\": its rule reaches no device, its withdrawn segment covers every version")
+                report.problems.append(.unreadableRange(entry.manifest, range))
             }
             checkPacks(manifest, path: entry.manifest, &report)
             manifests[locale] = manifest
         }
         let total = manifests.values.reduce(0) { $0 + $1.sequence }
         if total > index.sequence && manifests.count == index.locales.count {
-            report.problems.append("\(SiteLayout.index): sequence \(index.sequence) is below the sum of its manifests' sequences (\(total))")
+            report.problems.append(.indexSequenceBelowManifests(index.sequence, total: total))
         }
         return manifests
     }
@@ -280,29 +278,41 @@ public struct SiteVerifier {
                 continue
             }
             report.packs += 1
-            guard bytes.count == entry.bytes, SHA256.hex(bytes) == entry.sha256 else {
-                report.problems.append("\(entry.url): its bytes do not match the size and sha256 in \(path)")
-                continue
-            }
-            do {
-                let pack = try PackParser.parse(bytes, source: entry.url, maximumBytes: Int.max).pack
-                if pack.id != id { report.problems.append("\(entry.url): holds \(pack.id), \(path) expects \(id)") }
-                if pack.checksum != entry.checksum { report.problems.append("\(entry.url): checksum \(pack.checksum), \(path) expects \(entry.checksum)") }
-                if pack.minAppVersion.description != entry.minAppVersion {
-                    report.problems.append("\(entry.url): minAppVersion \(pack.minAppVersion), \(path) says \(entry.minAppVersion)")
-                }
-                if !Pack.supportedSchemaVersions.contains(entry.schemaVersion) {
-                    report.problems.append("\(path): \(id) has schemaVersion \(entry.schemaVersion), which devices do not understand")
-                }
-            } catch {
-                report.problems.append("\(error)")
-            }
+            report.problems += problems(of: PackEntryCheck(bytes, entry: entry, id: id, source: entry.url), entry: entry, id: id, path: path)
         }
         for ref in manifest.plan.baselines + manifest.plan.rules.map(\.pack) where !manifest.plan.isBlocked(ref.contentVersion) {
             if manifest.packs[ref.contentVersion] == nil {
-                report.problems.append("\(path): the plan names \(manifest.locale)@\(ref.contentVersion) but the manifest has no pack for it")
+                report.problems.append(.plannedPackUnlisted(path, manifest.locale, ref.contentVersion))
             }
         }
+    }
+
+    /// What a device would refuse in a pack file (`PackEntryCheck`, the device's own checks), and an
+    /// entry whose minAppVersion is not the pack's. A file that does not match its size and digest,
+    /// or does not parse, has that one problem.
+    private func problems(of checked: PackEntryCheck, entry: LocaleManifest.PackEntry, id: PackID, path: String) -> [String] {
+        var holds: String?
+        var checksum: String?
+        var schema: String?
+        for problem in checked.problems {
+            switch problem {
+            case .sizeOrDigest: return ["\(entry.url): its bytes do not match the size and sha256 in \(path)"]
+            case .unreadable(let error): return ["\(error)"]
+            case .entrySchema(let version): schema = "\(path): \(id) has schemaVersion \(version), which devices do not understand"
+            // A file without a checksum of its own: `rollout verify` reports it in the repository.
+            case .checksum(_, let actual) where actual != entry.checksum:
+                checksum = "\(entry.url): checksum \(actual), \(path) expects \(entry.checksum)"
+            case .checksum: break
+            // The parser refuses a pack schema it does not understand: only another id is left.
+            case .identity(let found, _) where found != id: holds = "\(entry.url): holds \(found), \(path) expects \(id)"
+            case .identity: break
+            }
+        }
+        var minApp: String?
+        if let pack = checked.parsed?.pack, pack.minAppVersion.description != entry.minAppVersion {
+            minApp = "\(entry.url): minAppVersion \(pack.minAppVersion), \(path) says \(entry.minAppVersion)"
+        }
+        return [holds, checksum, minApp, schema].compactMap { $0 }
     }
 
     /// No blocked version may be listed, served by resolution, or left on the site.
@@ -312,7 +322,7 @@ public struct SiteVerifier {
             if manifest.packs[version] != nil { report.problems.append("\(path): lists blocked version \(manifest.locale)@\(version)") }
             let folder = directory + "/packs/\(manifest.locale)"
             for name in (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [] where name.hasPrefix("\(version).") {
-                report.problems.append("packs/\(manifest.locale)/\(name): blocked version \(manifest.locale)@\(version) is still on the site")
+                report.problems.append(.blockedPackOnSite(manifest.locale, name, version))
             }
         }
         for (region, version) in grid(manifest.plan, manifest.plan) {
@@ -320,7 +330,7 @@ public struct SiteVerifier {
                 if case .pack(let v) = Resolution.outcome(manifest.plan, region: region, appVersion: version, installID: "blocked-check-\(index)"),
                     manifest.plan.isBlocked(v)
                 {
-                    report.problems.append("\(path): a device in \(region) on \(version) resolves to blocked \(manifest.locale)@\(v)")
+                    report.problems.append(.resolvesToBlocked(path, region, version, PackID(locale: manifest.locale, contentVersion: v)))
                 }
             }
         }
@@ -344,7 +354,7 @@ public struct SiteVerifier {
             return
         }
         if plan.sequence != manifest.sequence {
-            report.problems.append("\(path): sequence \(manifest.sequence) but the repository is at \(plan.sequence): the site is stale, publish again")
+            report.problems.append(.staleManifest(path, manifest.sequence, repositoryAt: plan.sequence))
             return
         }
         var generator = InstallIDGenerator(seed: 7)
@@ -355,11 +365,93 @@ public struct SiteVerifier {
                 let site = Resolution.outcome(manifest.plan, region: region, appVersion: version, installID: id)
                 let repository = Resolution.outcome(plan, region: region, appVersion: version, installID: id)
                 if site != repository {
-                    report.problems.append(
-                        "\(path): device \(id) in \(region) on \(version) gets \(site.label(locale: locale)) from the site but \(repository.label(locale: locale)) from the repository")
+                    report.problems.append(.resolvesOtherwise(path, device: id, region, version, site: site, repository: repository, locale: locale))
                     return
                 }
             }
         }
+    }
+}
+
+/// The problems `verify` reports whose text does not fit at the call site.
+fileprivate extension String {
+    /// A legacy `.sig` that no publishing key of the list made.
+    static func legacySignatureUnlisted(_ path: String, keysVersion: Int) -> String {
+        "\(SiteLayout.signature(of: path)): not a signature by a publishing key of keys.json version \(keysVersion): apps that pin one key refuse \(path). Publish with --legacy-key set to the key they pin, listed in the key list (rollout keys init --adopt)"
+    }
+
+    static func signatureDoesNotVerify(_ path: String, _ publicKey: Ed25519.PublicKey) -> String {
+        "\(path): the signature in \(SiteLayout.signature(of: path)) does not verify with \(publicKey): the file or its signature was changed, or another key signed it"
+    }
+
+    static var keyListMissing: String {
+        "\(SiteLayout.keys): a device on root keys trusts nothing on this site without it: publish from a repository with a key list (rollout keys init)"
+    }
+
+    static func rootChangeMissing(_ path: String, version: Int) -> String {
+        "\(path) (or its .sigs): missing; a device built with roots older than version \(version) walks it to reach the roots of \(SiteLayout.keys)"
+    }
+
+    static func rootChangeNotTheRepositorys(_ path: String, version: Int) -> String {
+        "\(path) (or its .sigs): not the repository's key list version \(version): publish again"
+    }
+
+    static func keyListBehind(_ version: Int, newest: Int) -> String {
+        "\(SiteLayout.keys): version \(version), but the repository's newest key list is version \(newest): publish again"
+    }
+
+    static func keyListNotPublished(newest: Int) -> String {
+        "\(SiteLayout.keys): missing, but the repository has key list version \(newest): publish again"
+    }
+
+    static func plannedLocaleMissing(_ locale: String) -> String {
+        "\(SiteLayout.index): does not list \(locale), which the repository plans: the site is stale, publish again"
+    }
+
+    static func staleIndex(_ sequence: Int, expected: Int) -> String {
+        "\(SiteLayout.index): sequence \(sequence) but the repository is at \(expected): the site is stale, publish again"
+    }
+
+    static func manifestOfAnotherLocale(_ path: String, _ found: String, listedFor locale: String) -> String {
+        "\(path): is for \(found), the index lists it for \(locale)"
+    }
+
+    static func staleManifest(_ path: String, _ sequence: Int, indexSays expected: Int) -> String {
+        "\(path): sequence \(sequence), but the index says \(expected): a stale or replayed manifest"
+    }
+
+    static func chainNamesUnlisted(_ locale: String, _ missing: String) -> String {
+        "\(SiteLayout.index): the chain of \(locale) names \(missing), which has no manifest"
+    }
+
+    static func unreadableRange(_ path: String, _ range: String) -> String {
+        "\(path): devices cannot read the app-version range \"\(range)\": its rule reaches no device, its withdrawn segment covers every version"
+    }
+
+    static func indexSequenceBelowManifests(_ sequence: Int, total: Int) -> String {
+        "\(SiteLayout.index): sequence \(sequence) is below the sum of its manifests' sequences (\(total))"
+    }
+
+    static func plannedPackUnlisted(_ path: String, _ locale: String, _ version: Int) -> String {
+        "\(path): the plan names \(locale)@\(version) but the manifest has no pack for it"
+    }
+
+    static func blockedPackOnSite(_ locale: String, _ name: String, _ version: Int) -> String {
+        "packs/\(locale)/\(name): blocked version \(locale)@\(version) is still on the site"
+    }
+
+    static func resolvesToBlocked(_ path: String, _ region: String, _ version: AppVersion, _ id: PackID) -> String {
+        "\(path): a device in \(region) on \(version) resolves to blocked \(id)"
+    }
+
+    static func staleManifest(_ path: String, _ sequence: Int, repositoryAt expected: Int) -> String {
+        "\(path): sequence \(sequence) but the repository is at \(expected): the site is stale, publish again"
+    }
+
+    static func resolvesOtherwise(
+        _ path: String, device id: String, _ region: String, _ version: AppVersion, site: Resolution.Outcome,
+        repository: Resolution.Outcome, locale: String
+    ) -> String {
+        "\(path): device \(id) in \(region) on \(version) gets \(site.label(locale: locale)) from the site but \(repository.label(locale: locale)) from the repository"
     }
 }
