@@ -70,8 +70,13 @@ let package = Package(
         // Import's decisions on catalogs in memory, with no repository (docs/import.md).
         .testTarget(name: "RolloutImportTests", dependencies: ["RolloutImport", "RolloutModel"]),
         .testTarget(name: "RolloutClientTests", dependencies: ["RolloutClient", "RolloutModel", "RolloutCrypto"]),
-        // Drives the built `rollout` binary on real git repositories in temporary directories.
-        .testTarget(name: "RolloutEndToEndTests", dependencies: ["rollout", "rollout-device", "RolloutModel", "RolloutCrypto", "RolloutClient"]),
+        // Drives rollout on real git repositories in temporary directories: in the test process through
+        // RolloutCLI.run (the table rollout-device runs, so `device` never execs), and the built
+        // binaries where a test is about the process (exit status, streams, signals, several at once).
+        .testTarget(
+            name: "RolloutEndToEndTests",
+            dependencies: ["rollout", "rollout-device", "RolloutCLI", "RolloutDevice", "RolloutModel", "RolloutCrypto", "RolloutClient"]
+        ),
         // string() while the client refreshes (docs/performance.md).
         .executableTarget(name: "rollout-bench-client-reads", dependencies: ["RolloutClient"], path: "bench/client-reads", exclude: ["run.sh"]),
     ],
