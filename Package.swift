@@ -69,6 +69,8 @@ let package = Package(
         .testTarget(name: "RolloutCLITests", dependencies: ["RolloutCLI"]),
         // Import's decisions on catalogs in memory, with no repository (docs/import.md).
         .testTarget(name: "RolloutImportTests", dependencies: ["RolloutImport", "RolloutModel"]),
+        // Publishing a site from a repository made in a temporary directory, and checking it as a device would.
+        .testTarget(name: "RolloutPublishTests", dependencies: ["RolloutPublish", "RolloutStore", "RolloutModel", "RolloutCrypto"]),
         .testTarget(name: "RolloutClientTests", dependencies: ["RolloutClient", "RolloutModel", "RolloutCrypto"]),
         // Drives rollout on real git repositories in temporary directories: in the test process through
         // RolloutCLI.run (the table rollout-device runs, so `device` never execs), and the built
