@@ -23,8 +23,8 @@ private final class PublishWorld {
         let examples = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent("examples/packs/en-US@1.json").path
         let parsed = try PackParser.parse(Array(try Data(contentsOf: URL(fileURLWithPath: examples))), source: examples)
-        _ = try PackOperations.add(
-            [PackInput(source: examples, parsed: parsed)], to: repository, options: LintOptions(), reason: nil, actor: actor, time: { Self.now })
+        let input = PackInput(source: examples, parsed: parsed)
+        _ = try PackOperations.add([input], to: repository, options: LintOptions(), reason: nil, actor: actor, time: { Self.now })
         let baseline = PromoteRequest(pack: parsed.pack.id, share: .full, regions: nil, versions: nil, reason: "baseline")
         _ = try PlanOperations.promote(
             baseline, in: repository, dryRun: false, override: nil, actor: actor, time: { Self.now }, health: { _, _ in nil })
@@ -87,9 +87,8 @@ final class PublishOperationTests: XCTestCase {
         try world.publish()
         try world.change(SiteLayout.index) { $0 += Array("\n".utf8) }
         let problems = try world.problems()
-        XCTAssertTrue(
-            problems.contains { $0.hasPrefix("\(SiteLayout.index): the signature in \(SiteLayout.signature(of: SiteLayout.index)) does not verify") },
-            "\(problems)")
+        let refusal = "\(SiteLayout.index): the signature in \(SiteLayout.signature(of: SiteLayout.index)) does not verify"
+        XCTAssertTrue(problems.contains { $0.hasPrefix(refusal) }, "\(problems)")
     }
 
     func testADeviceThatPinsAnotherKeyTrustsNothingOnTheSite() throws {
