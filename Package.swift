@@ -71,9 +71,16 @@ let package = Package(
         .testTarget(name: "RolloutImportTests", dependencies: ["RolloutImport", "RolloutModel"]),
         // The report's builder and its page drawn from values, with no repository (docs/report.md).
         .testTarget(name: "RolloutReportTests", dependencies: ["RolloutReport", "RolloutModel"]),
+        // Publishing a site from a repository made in a temporary directory, and checking it as a device would.
+        .testTarget(name: "RolloutPublishTests", dependencies: ["RolloutPublish", "RolloutStore", "RolloutModel", "RolloutCrypto"]),
         .testTarget(name: "RolloutClientTests", dependencies: ["RolloutClient", "RolloutModel", "RolloutCrypto"]),
-        // Drives the built `rollout` binary on real git repositories in temporary directories.
-        .testTarget(name: "RolloutEndToEndTests", dependencies: ["rollout", "rollout-device", "RolloutModel", "RolloutCrypto", "RolloutClient"]),
+        // Drives rollout on real git repositories in temporary directories: in the test process through
+        // RolloutCLI.run (the table rollout-device runs, so `device` never execs), and the built
+        // binaries where a test is about the process (exit status, streams, signals, several at once).
+        .testTarget(
+            name: "RolloutEndToEndTests",
+            dependencies: ["rollout", "rollout-device", "RolloutCLI", "RolloutDevice", "RolloutModel", "RolloutCrypto", "RolloutClient"]
+        ),
         // string() while the client refreshes (docs/performance.md).
         .executableTarget(name: "rollout-bench-client-reads", dependencies: ["RolloutClient"], path: "bench/client-reads", exclude: ["run.sh"]),
     ],

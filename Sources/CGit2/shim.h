@@ -9,6 +9,9 @@ static inline int rollout_git_enable_fsync(int enabled) {
 static inline int rollout_git_enable_strict_hash_verification(int enabled) {
     return git_libgit2_opts(GIT_OPT_ENABLE_STRICT_HASH_VERIFICATION, enabled);
 }
+static inline int rollout_git_set_search_path(git_config_level_t level, const char *path) {
+    return git_libgit2_opts(GIT_OPT_SET_SEARCH_PATH, level, path);
+}
 
 /* *_OPTIONS_INIT macros are not importable: expose them as functions. */
 static inline git_repository_init_options rollout_git_repository_init_options(void) {

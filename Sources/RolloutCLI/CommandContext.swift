@@ -10,6 +10,8 @@ public struct CommandContext {
     public var stdoutIsTerminal: Bool
     /// Progress lines are drawn only for people watching a terminal.
     public var stderrIsTerminal: Bool = false
+    /// Whether a person can answer git's prompts (credentials) on a terminal during fetch and push.
+    public var stdinIsTerminal: Bool = false
     /// The wall clock; `ROLLOUT_NOW` (ISO 8601) overrides it for reproducible demos and tests.
     public var systemClock: () -> Timestamp
     /// Progress and warnings for people, on stderr. Commands write through `progress(_:finished:)`,
@@ -24,6 +26,7 @@ public struct CommandContext {
             workingDirectory: FileManager.default.currentDirectoryPath,
             stdoutIsTerminal: isatty(STDOUT_FILENO) == 1,
             stderrIsTerminal: isatty(STDERR_FILENO) == 1,
+            stdinIsTerminal: isatty(STDIN_FILENO) == 1,
             systemClock: { Timestamp(seconds: Int64(Date().timeIntervalSince1970)) },
             diagnostics: { FileHandle.standardError.write(Data($0.utf8)) })
     }
@@ -39,6 +42,8 @@ public struct CommandContext {
             repository.packThreshold = threshold
         }
         repository.warn = { [diagnostics] in diagnostics("warning: \($0.oneLine)\n") }
+        repository.gitEnvironment = environment
+        repository.stdinIsTerminal = stdinIsTerminal
         return repository
     }
 

@@ -23,6 +23,8 @@ public enum RolloutCLI {
 
     /// Parses, runs one command, and turns its outcome into an exit code: the only place that does.
     public static func run(_ arguments: [String], context: CommandContext, commands: [CommandSpec] = allCommands) -> Result {
+        // The user's git config is the one of the context's HOME, not only in a process of its own.
+        GitConfigSearchPath.use(context.environment)
         // What the completion scripts call: candidates, one per line, never an error.
         if arguments.first == "__complete" {
             let candidates = CompletionCommand.candidates(Array(arguments.dropFirst()), context: context)

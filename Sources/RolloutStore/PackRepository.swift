@@ -29,6 +29,12 @@ public final class PackRepository {
     /// for people, never the write's failure.
     public var warn: (String) -> Void = { _ in }
 
+    /// What fetch and push start git with (`GitTransport`): the command's environment, and whether
+    /// its standard input is a terminal a person can answer git's prompts on. `CommandContext` sets
+    /// both, so a caller running commands inside its own process is not given the process's.
+    public var gitEnvironment = ProcessInfo.processInfo.environment
+    public var stdinIsTerminal = isatty(STDIN_FILENO) == 1
+
     /// The remote tip `snapshotForChange` just caught up to: the first attempt of the change it
     /// prepares starts from it instead of fetching again (the push's compare-and-swap still refuses
     /// it if the remote moved since).

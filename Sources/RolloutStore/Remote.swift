@@ -48,7 +48,7 @@ extension PackRepository {
     /// How rollout reaches a remote: the system git (docs/teams.md, "How rollout talks to the server").
     var transport: GitTransport {
         let configured = ["http.lowSpeedLimit", "http.lowSpeedTime"].contains { ((try? git.config($0)) ?? nil) != nil }
-        return GitTransport(gitDirectory: path, userLimitsSpeed: configured)
+        return GitTransport(gitDirectory: path, environment: gitEnvironment, stdinIsTerminal: stdinIsTerminal, userLimitsSpeed: configured)
     }
 
     /// How many times a fetch or push that failed in a way that may pass (a dropped connection, a
@@ -399,7 +399,7 @@ extension PackRepository {
 
     /// `rollout clone URL DIR`: a new bare repository holding the remote's state, with the remote
     /// as `origin`.
-    public static func clone(url: String, into path: String) throws -> PackRepository {
+    public static func clone(url: String, into path: String, configure: (PackRepository) -> Void = { _ in }) throws -> PackRepository {
         if let contents = try? FileManager.default.contentsOfDirectory(atPath: path), !contents.isEmpty {
             throw .cloneIntoNonEmpty(path)
         }
@@ -407,6 +407,7 @@ extension PackRepository {
         do {
             let git = try PackRepository.createBare(path)
             let repository = try PackRepository.open(path)
+            configure(repository)
             _ = try repository.addRemote("origin", url: url)
             let shown = RemoteURL.redacted(url)
             guard let tip = try repository.fetchTip("origin") else {

@@ -128,7 +128,7 @@ final class AuditIndexTests: XCTestCase {
     }
 
     func testTwoFirstQueriesAtOnceOnAFreshCloneBothAnswerRight() throws {
-        let w = try Workspace()
+        let w = try Workspace(process: true)  // two processes at once
         let origin = try sharedHistory(w)
         let expected = try answers(w, origin)
         for round in 0..<3 {

@@ -3,9 +3,10 @@ import XCTest
 
 /// The contracts every command keeps (docs/architecture.md, "Help and usage errors", "Exit codes",
 /// "--json"): help, --json, exit codes, colour.
+// Processes: exit statuses and streams as a shell sees them, colour on a real terminal.
 final class CLIContractTests: XCTestCase {
     func testHelpExistsForEveryCommandInEveryForm() throws {
-        let w = try Workspace()
+        let w = try Workspace(process: true)
         let overview = try w.rollout("help", "--json")
         XCTAssertEqual(overview.status, 0, overview.output)
         let commands = try XCTUnwrap(try w.json(overview)["commands"] as? [[String: Any]]).compactMap { $0["name"] as? String }
@@ -21,7 +22,7 @@ final class CLIContractTests: XCTestCase {
     }
 
     func testVersion() throws {
-        let w = try Workspace()
+        let w = try Workspace(process: true)
         let text = try w.rollout("--version")
         XCTAssertEqual(text.status, 0)
         XCTAssertTrue(text.stdout.hasPrefix("rollout 0."), text.stdout)
@@ -30,7 +31,7 @@ final class CLIContractTests: XCTestCase {
     }
 
     func testEveryCommandPrintsOneJSONDocumentWithJson() throws {
-        let w = try Workspace()
+        let w = try Workspace(process: true)
         let created = try w.rollout("init", "--json")
         XCTAssertEqual(created.status, 0, created.output)
         XCTAssertNotNil(try w.json(created)["commit"])
@@ -50,7 +51,7 @@ final class CLIContractTests: XCTestCase {
     }
 
     func testErrorsUnderJsonAreJSONOnStderrWithTheDocumentedCode() throws {
-        let w = try Workspace()
+        let w = try Workspace(process: true)
         try w.initWithExamples()
         let cases: [([String], Int32, String)] = [
             (["pack", "show", "tr-TR@99"], 66, "missing"),
@@ -69,7 +70,7 @@ final class CLIContractTests: XCTestCase {
     }
 
     func testUsageErrorsAreExit64AndSuggestTheNextStep() throws {
-        let w = try Workspace()
+        let w = try Workspace(process: true)
         let cases: [([String], String)] = [
             (["pack", "add", "x.json", "--jsno"], "unknown option --jsno for rollout pack add (did you mean --json?)"),
             (["pakc", "list"], "unknown command \"pakc\" (did you mean pack?)"),
@@ -89,7 +90,7 @@ final class CLIContractTests: XCTestCase {
     }
 
     func testOptionsTakeBothSpellingsAndDoubleDashEndsOptions() throws {
-        let w = try Workspace()
+        let w = try Workspace(process: true)
         XCTAssertEqual(try w.rollout("init").status, 0)
         // A file literally named "--reason.json" can only be passed after --.
         let odd = try w.scratch.write("work/--reason.json", try String(contentsOfFile: Fixtures.examplePack("en-US@1"), encoding: .utf8))
@@ -101,7 +102,7 @@ final class CLIContractTests: XCTestCase {
 
     /// Colour only on a terminal, and never with NO_COLOR: run under a pseudo-terminal made by script(1).
     func testColourOnlyOnATerminalAndNeverWithNoColor() throws {
-        let w = try Workspace()
+        let w = try Workspace(process: true)
         try w.initWithExamples()
         guard FileManager.default.isExecutableFile(atPath: "/usr/bin/script") else {
             throw XCTSkip("script(1) from bsdutils is not installed")

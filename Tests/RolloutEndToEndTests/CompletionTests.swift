@@ -2,9 +2,10 @@ import Foundation
 import XCTest
 
 /// The bash completion script, sourced in a real bash, offering what a user expects.
+// Processes: the completion scripts call the installed binary, as a shell does.
 final class CompletionTests: XCTestCase {
     func testBashOffersCommandsFlagsLocalesAndPackIds() throws {
-        let w = try Workspace()
+        let w = try Workspace(process: true)
         try w.initWithExamples()
         let script = try w.rollout("completion", "bash")
         XCTAssertEqual(script.status, 0, script.output)
@@ -44,7 +45,7 @@ final class CompletionTests: XCTestCase {
     }
 
     func testEveryShellHasAScriptAndAnUnknownOneIsAUsageError() throws {
-        let w = try Workspace()
+        let w = try Workspace(process: true)
         for shell in ["bash", "zsh", "fish"] {
             let result = try w.rollout("completion", shell)
             XCTAssertEqual(result.status, 0)

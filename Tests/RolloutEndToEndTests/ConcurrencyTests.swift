@@ -2,9 +2,10 @@ import Foundation
 import XCTest
 
 /// Many writers, one repository: every change lands exactly once, history stays linear, fsck clean.
+// Processes: writers in several processes at once, each with its own libgit2 and locks.
 final class ConcurrencyTests: XCTestCase {
     func testEightProcessesAddingDifferentPacksAtOnceAllLand() throws {
-        let w = try Workspace()
+        let w = try Workspace(process: true)
         XCTAssertEqual(try w.rollout("init").status, 0)
         XCTAssertEqual(try w.rollout("pack", "add", Fixtures.examplePack("en-US@1")).status, 0)
 
@@ -41,7 +42,7 @@ final class ConcurrencyTests: XCTestCase {
     }
 
     func testTwoWritersRacingOnTheSameNewVersionAgreeOnOneWinner() throws {
-        let w = try Workspace()
+        let w = try Workspace(process: true)
         try w.initWithExamples()
         // Two different packs both claiming tr-TR@19: exactly one may land; the other is refused as immutable.
         let first = try w.scratch.write("a.json", try patched(title: "Hoş geldiniz"))

@@ -12,7 +12,7 @@ final class DeviceWorld {
     var bundled: String { w.scratch.path("bundled") }
 
     init() throws {
-        w = try Workspace()
+        w = try Workspace(process: true)
         try w.initWithExamples()
         for id in ["en-US@1", "tr@1", "tr-TR@17"] { XCTAssertEqual(try w.rollout("promote", id, "--to", "100%").status, 0) }
         publicKey = try XCTUnwrap(try w.json(try w.rollout("keys", "generate", "--out", w.scratch.path("signing.key"), "--json"))["publicKey"] as? String)
@@ -82,6 +82,7 @@ final class DeviceWorld {
 
 /// `rollout device`: the client library a phone runs, driven from a shell against what `rollout
 /// publish` wrote, through promote, crash loops, revert and the lookup order.
+// Processes: `rollout device` is rollout replacing itself with the rollout-device program (exec).
 final class DeviceCommandTests: XCTestCase {
     func testATenPercentPromotionReachesADeviceInTheShareAndNotOneOutsideIt() throws {
         let world = try DeviceWorld()

@@ -168,7 +168,7 @@ final class GCTests: XCTestCase {
     }
 
     func testGCRacingConcurrentPackAddsLosesNothing() throws {
-        let w = try Workspace()
+        let w = try Workspace(process: true)  // writers, collectors and readers in processes at once
         try w.initWithExamples()
         // Each writer adds its own locale, version after version (a locale's versions only go up).
         let locales = ["de-DE", "fr-FR", "es-ES", "it-IT"]

@@ -5,6 +5,7 @@ import XCTest
 /// server"): without git a remote fails with its own code while local work goes on, and a program
 /// git starts that outlives it (a credential helper's daemon, an ssh master connection) never
 /// holds rollout.
+// Processes: what git leaves running must not hold rollout's process or its caller's streams.
 final class GitProcessTests: XCTestCase {
     private func clone(_ w: Workspace) throws -> String {
         try w.initWithExamples()
@@ -15,7 +16,7 @@ final class GitProcessTests: XCTestCase {
     }
 
     func testWithoutGitARemoteFailsAsUnavailableAndOfflineWorkGoesOn() throws {
-        let w = try Workspace()
+        let w = try Workspace(process: true)
         let clone = try clone(w)
         let noGit = ["PATH": w.scratch.path("empty-bin")]
         try FileManager.default.createDirectory(atPath: w.scratch.path("empty-bin"), withIntermediateDirectories: true)
@@ -29,7 +30,7 @@ final class GitProcessTests: XCTestCase {
     /// A helper that leaves a process behind holding git's descriptors: the fetch returns when git
     /// does, not when the leftover exits.
     func testAProcessGitLeavesBehindDoesNotHoldRollout() throws {
-        let w = try Workspace()
+        let w = try Workspace(process: true)
         let clone = try clone(w)
         let marker = Int.random(in: 100_000...999_999)
         let wrapper = try w.scratch.write(

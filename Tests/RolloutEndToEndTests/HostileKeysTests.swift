@@ -11,8 +11,8 @@ final class HostileKeysTests: XCTestCase {
     static let now = "2026-12-01T09:00:00Z"
 
     /// A repository with the example packs, en-US promoted, and key list version 1 in `keys/`.
-    private func world(now: String = HostileKeysTests.now, keysInit extra: [String] = []) throws -> Workspace {
-        let w = try Workspace()
+    private func world(now: String = HostileKeysTests.now, keysInit extra: [String] = [], process: Bool = false) throws -> Workspace {
+        let w = try Workspace(process: process)
         w.environment["ROLLOUT_NOW"] = now
         try w.initWithExamples()
         XCTAssertEqual(try w.rollout("promote", "en-US@1", "--to", "100%").status, 0)
@@ -287,8 +287,8 @@ final class HostileKeysTests: XCTestCase {
     // MARK: a site edited by hand
 
     /// A published site under a key list, and the root key an app builds in.
-    private func publishedSite() throws -> (Workspace, site: String, root: String) {
-        let w = try world()
+    private func publishedSite(process: Bool = false) throws -> (Workspace, site: String, root: String) {
+        let w = try world(process: process)
         let site = w.scratch.path("site")
         let published = try w.rollout("publish", "--out", site, "--key", keyPath(w, "publish-1.key"))
         XCTAssertEqual(published.status, 0, published.output)
@@ -375,7 +375,7 @@ final class HostileKeysTests: XCTestCase {
     }
 
     func testTwoPublishesRacingWithDifferentExpiriesLeaveOneWholeSite() throws {
-        let (w, site, root) = try publishedSite()
+        let (w, site, root) = try publishedSite(process: true)  // two processes at once
         let key = keyPath(w, "publish-1.key")
         let results = simultaneously(2) { index in
             try! w.rollout("publish", "--out", site, "--key", key, "--expires", index == 0 ? "1h" : "30d")

@@ -6,6 +6,7 @@ import XCTest
 /// publishing from any of them into one site, with some steps killed, and the invariants checked
 /// after every step. The defaults are the short fixed-seed run of `make test`; scripts/model-test.sh
 /// runs it long against the release binary (MODEL_SEEDS, MODEL_STEPS, MODEL_KILL_RATE).
+// Processes: steps are killed (SIGKILL) at random moments, which only a process can be.
 final class ModelBasedTests: XCTestCase {
     func testRandomOperationsOnClonesKeepEveryInvariant() throws {
         let knobs = ModelKnobs.fromEnvironment()

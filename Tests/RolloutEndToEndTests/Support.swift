@@ -1,4 +1,6 @@
 import Foundation
+import RolloutCLI
+import RolloutDevice
 import XCTest
 
 struct RunResult {
@@ -109,13 +111,47 @@ enum Processes {
     }
 }
 
+/// Runs rollout's commands inside the test process through `RolloutCLI.run`, the seam the binary's
+/// `main` calls: what a process would print, without starting one.
+enum InProcess {
+    /// `rollout ARGUMENTS` in `directory` with `environment`, as the binary runs it when neither
+    /// stream is a terminal: progress and warnings first, in the order written, then the result's
+    /// stderr. `rollout device` runs here too (the table rollout-device uses), never by exec, which
+    /// would replace the test process.
+    static func run(_ arguments: [String], in directory: String, environment: [String: String]) -> RunResult {
+        let diagnostics = Diagnostics()
+        var context = CommandContext.live()
+        context.environment = environment
+        context.workingDirectory = directory
+        context.stdinIsTerminal = false
+        context.stdoutIsTerminal = false
+        context.stderrIsTerminal = false
+        context.diagnostics = { diagnostics.append($0) }
+        let result = RolloutCLI.run(arguments, context: context, commands: RolloutDevice.commands)
+        return RunResult(status: result.exitCode, stdout: result.stdout, stderr: diagnostics.text + result.stderr)
+    }
+
+    private final class Diagnostics: @unchecked Sendable {
+        private let lock = NSLock()
+        private var written = ""
+
+        func append(_ text: String) { lock.withLock { written += text } }
+        var text: String { lock.withLock { written } }
+    }
+}
+
 /// A scratch directory with helpers to drive `rollout` and git in it.
 final class Workspace {
     let scratch: Scratch
     var environment: [String: String]
+    /// Whether `rollout(...)` starts the built binary (true) or runs the command in this process.
+    /// Tests about the process itself (exit status as a shell sees it, streams, signals, several
+    /// processes at once, the binary's start-up) say `Workspace(process: true)`.
+    let process: Bool
 
-    init() throws {
+    init(process: Bool = false) throws {
         scratch = try Scratch()
+        self.process = process
         try FileManager.default.createDirectory(atPath: scratch.path("home"), withIntermediateDirectories: true)
         environment = Processes.baseEnvironment(home: scratch.path("home"))
     }
@@ -134,7 +170,9 @@ final class Workspace {
     func rollout(_ arguments: [String], in directory: String? = nil, env: [String: String] = [:]) throws -> RunResult {
         let cwd = directory ?? work
         try FileManager.default.createDirectory(atPath: cwd, withIntermediateDirectories: true)
-        return try Processes.run(Processes.rolloutBinary, arguments, in: cwd, environment: environment.merging(env) { $1 })
+        let environment = environment.merging(env) { $1 }
+        guard process else { return InProcess.run(arguments, in: cwd, environment: environment) }
+        return try Processes.run(Processes.rolloutBinary, arguments, in: cwd, environment: environment)
     }
 
     /// Runs git with the repository as GIT_DIR.

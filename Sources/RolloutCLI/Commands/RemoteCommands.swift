@@ -54,7 +54,10 @@ enum RemoteCommands {
         run: { invocation, context in
             let url = PackRepositoryURL.normalize(invocation.positionals[0], context)
             let directory = context.absolutePath(invocation.positionals.count > 1 ? invocation.positionals[1] : ".rollout")
-            let repository = try PackRepository.clone(url: url, into: directory)
+            let repository = try PackRepository.clone(url: url, into: directory) {
+                $0.gitEnvironment = context.environment
+                $0.stdinIsTerminal = context.stdinIsTerminal
+            }
             let tip = try repository.snapshot().commit
             return CommandOutput(
                 json: ["path": .string(repository.path), "origin": .string(RemoteURL.redacted(url)), "commit": tip.map { .string($0.hex) } ?? .null],

@@ -20,9 +20,12 @@ package struct GitTransport: Sendable {
     /// Whether the user set git's low-speed limit (config or environment); rollout sets one if not.
     let limitsSpeed: Bool
 
-    package init(gitDirectory: String, environment: [String: String] = ProcessInfo.processInfo.environment, userLimitsSpeed: Bool = false) {
+    package init(
+        gitDirectory: String, environment: [String: String] = ProcessInfo.processInfo.environment,
+        stdinIsTerminal: Bool = isatty(STDIN_FILENO) == 1, userLimitsSpeed: Bool = false
+    ) {
         self.gitDirectory = gitDirectory
-        self.environment = GitTransport.environment(from: environment)
+        self.environment = GitTransport.environment(from: environment, stdinIsTerminal: stdinIsTerminal)
         limitsSpeed = userLimitsSpeed || environment["GIT_HTTP_LOW_SPEED_LIMIT"] != nil || environment["GIT_HTTP_LOW_SPEED_TIME"] != nil
     }
 
@@ -141,7 +144,7 @@ package struct GitTransport: Sendable {
     /// that would make git act on another repository (set when rollout runs inside a git hook), and
     /// with git's own messages in English (LC_MESSAGES=C; the server's text stays as it is): they
     /// are what the classification reads.
-    static func environment(from inherited: [String: String]) -> [String: String] {
+    static func environment(from inherited: [String: String], stdinIsTerminal: Bool = false) -> [String: String] {
         var environment = inherited
         for key in [
             "GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY", "GIT_ALTERNATE_OBJECT_DIRECTORIES",
@@ -156,7 +159,7 @@ package struct GitTransport: Sendable {
         environment["LC_MESSAGES"] = "C"
         environment["LANGUAGE"] = nil
         // Nobody can answer a prompt that has no terminal: fail at once, as git does in CI.
-        if isatty(STDIN_FILENO) == 0 && environment["GIT_TERMINAL_PROMPT"] == nil { environment["GIT_TERMINAL_PROMPT"] = "0" }
+        if !stdinIsTerminal && environment["GIT_TERMINAL_PROMPT"] == nil { environment["GIT_TERMINAL_PROMPT"] = "0" }
         return environment
     }
 

@@ -32,9 +32,9 @@ enum Subprocess {
 
     /// Runs `arguments[0]`, looked up in PATH, with `environment`, stdin from /dev/null.
     static func run(_ arguments: [String], environment: [String: String]) throws -> Result {
-        let stdout = try scratchFile()
+        let stdout = try scratchFile(environment)
         defer { close(stdout) }
-        let stderr = try scratchFile()
+        let stderr = try scratchFile(environment)
         defer { close(stderr) }
 
         #if os(Linux)
@@ -90,9 +90,10 @@ enum Subprocess {
         return Result(status: exitCode, stdout: try contents(stdout), stderr: try contents(stderr))
     }
 
-    /// A temporary file no other process can find: created, then unlinked at once.
-    private static func scratchFile() throws -> Int32 {
-        let directory = ProcessInfo.processInfo.environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
+    /// A temporary file no other process can find: created, then unlinked at once, in the TMPDIR
+    /// of the environment git runs in (the command's, not necessarily this process's).
+    private static func scratchFile(_ environment: [String: String]) throws -> Int32 {
+        let directory = environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
         var template = Array("\(directory)/rollout-git-XXXXXX".utf8CString)
         let descriptor = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
         guard descriptor >= 0 else { throw LaunchFailure(reason: "cannot create a temporary file in \(directory): \(String(cString: strerror(errno)))") }

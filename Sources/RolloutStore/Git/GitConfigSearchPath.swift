@@ -1,0 +1,27 @@
+import CGit2
+import Foundation
+
+/// Where libgit2 looks for the user's own git config (~/.gitconfig, $XDG_CONFIG_HOME/git/config):
+/// the user name an actor falls back to, `safe.directory`, settings a repository's config reading
+/// includes. libgit2 reads HOME and XDG_CONFIG_HOME from the process once, when it starts; a caller
+/// that runs commands inside its own process with another environment (the end-to-end tests, a
+/// server) points it at that environment's before each command.
+package enum GitConfigSearchPath {
+    /// Makes `environment`'s HOME and XDG_CONFIG_HOME the ones libgit2 reads. Where they are the
+    /// process's own, libgit2's own choice stands (what a `rollout` process always had). The search
+    /// path is one per process: commands with different homes run one after the other, not at once.
+    package static func use(_ environment: [String: String]) {
+        Git.initialized
+        let inherited = ProcessInfo.processInfo.environment
+        guard environment["HOME"] != inherited["HOME"] || environment["XDG_CONFIG_HOME"] != inherited["XDG_CONFIG_HOME"] else {
+            _ = rollout_git_set_search_path(GIT_CONFIG_LEVEL_GLOBAL, nil)
+            _ = rollout_git_set_search_path(GIT_CONFIG_LEVEL_XDG, nil)
+            return
+        }
+        // libgit2's own rule: global is $HOME; XDG is $XDG_CONFIG_HOME/git, else $HOME/.config/git.
+        let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 }
+        let xdg = environment["XDG_CONFIG_HOME"].flatMap { $0.isEmpty ? nil : $0 + "/git" } ?? home.map { $0 + "/.config/git" }
+        _ = rollout_git_set_search_path(GIT_CONFIG_LEVEL_GLOBAL, home ?? "")
+        _ = rollout_git_set_search_path(GIT_CONFIG_LEVEL_XDG, xdg ?? "")
+    }
+}
