@@ -273,6 +273,6 @@ extension CatalogImporter {
 extension RolloutError {
     /// A strings file that XMLParser could not read, at the place it stopped.
     fileprivate static func unreadableXML(_ file: String, _ parser: XMLParser) -> RolloutError {
-        .badInput("\(file):\(parser.lineNumber):\(parser.columnNumber): \(AndroidStrings.describe(parser.parserError))")
+        .badInput("\(file):\(parser.lineNumber):\(parser.columnNumber): \(CatalogImporter.AndroidStrings.describe(parser.parserError))")
     }
 }
