@@ -224,7 +224,7 @@ struct SpellingTable {
         let length = bytes.count &+ (more.map { $0.count &+ 1 } ?? 0)
         let probe = arena.withUnsafeBufferPointer { arena in
             table.find(hash: h) { entry in
-                guard entry.hash == h else { return false }
+                guard entry.hash == h, !entry.isEmpty else { return false }
                 let id = Int(entry.id)
                 let start = id == 0 ? 0 : ends[id &- 1]
                 guard ends[id] &- start == length else { return false }

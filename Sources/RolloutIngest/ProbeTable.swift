@@ -20,6 +20,8 @@ struct ProbeTable<Entry: ProbeEntry> {
     private(set) var count = 0
 
     /// The first entry from `hash`'s home slot on that `matches`, or the empty slot that ends the probe.
+    /// `matches` must be false for the empty entry: it is asked first, as a lookup nearly always
+    /// finds its entry in the home slot.
     @inline(__always)
     func find(hash: UInt64, where matches: (Entry) -> Bool) -> Probe {
         entries.withUnsafeBufferPointer { entries in
@@ -27,8 +29,8 @@ struct ProbeTable<Entry: ProbeEntry> {
             var slot = Int(truncatingIfNeeded: hash) & mask
             while true {
                 let entry = entries[slot]
-                if entry.isEmpty { return .absent(slot: slot) }
                 if matches(entry) { return .found(entry) }
+                if entry.isEmpty { return .absent(slot: slot) }
                 slot = (slot &+ 1) & mask
             }
         }
