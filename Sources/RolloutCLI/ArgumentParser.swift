@@ -63,61 +63,95 @@ struct ArgumentParser {
         case version(json: Bool)
     }
 
-    func parse(_ arguments: [String]) throws -> Outcome {
+    /// The words before the command's own: the command's path, where its own words start, and the
+    /// global options given before it (`rollout --repo DIR pack add ...`), re-read with the others.
+    struct LeadingWords {
         var path: [String] = []
         var index = 0
-        // Global options given before the command (`rollout --repo DIR pack add ...`), re-read below.
         var leading: [String] = []
-        // Leading words select the command; global options may come before them.
-        while index < arguments.count {
-            let word = arguments[index]
-            if word == "--version" || word == "-V" { return .version(json: arguments.contains("--json")) }
-            if word == "--help" || word == "-h" { return .help(path) }
+    }
+
+    func parse(_ arguments: [String]) throws -> Outcome {
+        let words: LeadingWords
+        switch leadingWords(arguments) {
+        case .command(let found): words = found
+        case .answered(let outcome): return outcome
+        }
+        if words.path == ["help"] { return .help(Array(arguments[words.index...]).filter { !$0.hasPrefix("-") }) }
+        if words.path == ["version"] { return .version(json: arguments.contains("--json")) }
+        guard let command = commands.first(where: { $0.path == words.path }) else {
+            return try noCommand(words, in: arguments)
+        }
+        var invocation = Invocation(command: command, arguments: arguments)
+        if let help = try readOptions(words.leading + arguments[words.index...], into: &invocation) { return help }
+        try Self.checkArgumentCount(invocation)
+        return .run(invocation)
+    }
+
+    enum Leading {
+        case command(LeadingWords)
+        /// `--version` or `--help` among the leading words: the answer, whatever follows.
+        case answered(Outcome)
+    }
+
+    /// Leading words select the command; global options may come before them.
+    func leadingWords(_ arguments: [String]) -> Leading {
+        var words = LeadingWords()
+        while words.index < arguments.count {
+            let word = arguments[words.index]
+            if word == "--version" || word == "-V" { return .answered(.version(json: arguments.contains("--json"))) }
+            if word == "--help" || word == "-h" { return .answered(.help(words.path)) }
             let name = String(word.drop { $0 == "-" }.prefix { $0 != "=" })
             if word.hasPrefix("--"), let spec = globalOptions.first(where: { $0.name == name }) {
-                leading.append(word)
-                index += 1
-                if spec.valueName != nil, !word.contains("="), index < arguments.count {
-                    leading.append(arguments[index])
-                    index += 1
+                words.leading.append(word)
+                words.index += 1
+                if spec.valueName != nil, !word.contains("="), words.index < arguments.count {
+                    words.leading.append(arguments[words.index])
+                    words.index += 1
                 }
                 continue
             }
             if word.hasPrefix("-") { break }
-            let candidate = path + [word]
-            if commands.contains(where: { $0.path.starts(with: candidate) }) {
-                path = candidate
-                index += 1
-                if commands.contains(where: { $0.path == path }) && !commands.contains(where: { $0.path.count > path.count && $0.path.starts(with: path) }) {
-                    break
-                }
-                continue
-            }
-            break
+            let candidate = words.path + [word]
+            guard commands.contains(where: { $0.path.starts(with: candidate) }) else { break }
+            words.path = candidate
+            words.index += 1
+            if isLeaf(words.path) { break }
         }
-        if path == ["help"] { return .help(Array(arguments[index...]).filter { !$0.hasPrefix("-") }) }
-        if path == ["version"] { return .version(json: arguments.contains("--json")) }
-        guard let command = commands.first(where: { $0.path == path }) else {
-            if path.isEmpty {
-                guard index < arguments.count else { return .help([]) }
-                let word = arguments[index]
-                if word.hasPrefix("-") { throw RolloutError.usage("unknown option \(word) before a command; run rollout help") }
-                let names = Set(commands.map { $0.path[0] })
-                throw RolloutError.usage("unknown command \"\(word)\"" + suggestion(word, among: names) + "; see rollout help")
-            }
-            let group = path.joined(separator: " ")
-            let subcommands = commands.filter { $0.path.starts(with: path) }.map { $0.path[path.count] }
-            if index < arguments.count, !arguments[index].hasPrefix("-") {
-                let word = arguments[index]
-                throw RolloutError.usage("unknown command \"\(group) \(word)\"" + suggestion(word, among: Set(subcommands)) + "; see rollout help \(group)")
-            }
-            throw RolloutError.usage("\(group) needs a subcommand: \(subcommands.joined(separator: ", ")); run rollout help \(group)")
+        return .command(words)
+    }
+
+    /// A command that has no subcommands: the words after it are its own.
+    func isLeaf(_ path: [String]) -> Bool {
+        commands.contains { $0.path == path }
+            && !commands.contains { $0.path.count > path.count && $0.path.starts(with: path) }
+    }
+
+    /// The leading words name no command: help for a bare `rollout`, else a usage error that names
+    /// what was typed, the closest command, and where help is.
+    func noCommand(_ words: LeadingWords, in arguments: [String]) throws -> Outcome {
+        let next = words.index < arguments.count ? arguments[words.index] : nil
+        guard !words.path.isEmpty else {
+            guard let word = next else { return .help([]) }
+            if word.hasPrefix("-") { throw RolloutError.optionBeforeCommand(word) }
+            throw RolloutError.unknownCommand(word, among: Set(commands.map { $0.path[0] }))
         }
-        var invocation = Invocation(command: command, arguments: arguments)
+        let group = words.path.joined(separator: " ")
+        let subcommands = commands.filter { $0.path.starts(with: words.path) }.map { $0.path[words.path.count] }
+        if let word = next, !word.hasPrefix("-") {
+            throw RolloutError.unknownSubcommand(word, of: group, among: Set(subcommands))
+        }
+        throw RolloutError.needsSubcommand(group, subcommands: subcommands)
+    }
+
+    /// Reads the options and positionals after the command, and the global options given before it,
+    /// into `invocation`: one loop over the command's table and the global one. Returns `.help` when
+    /// they ask for it; `--` ends options.
+    func readOptions(_ rest: [String], into invocation: inout Invocation) throws -> Outcome? {
+        let command = invocation.command
         let table = command.options + globalOptions
         var optionsEnded = false
-        let rest = leading + arguments[index...]
-        index = 0
+        var index = 0
         while index < rest.count {
             let argument = rest[index]
             index += 1
@@ -130,51 +164,58 @@ struct ArgumentParser {
                 continue
             }
             if argument == "-h" { return .help(command.path) }
-            guard argument.hasPrefix("--") else {
-                throw RolloutError.usage("unknown option \(argument) for rollout \(command.name); options are spelled --name")
-            }
-            var name = String(argument.dropFirst(2))
-            var inlineValue: String?
-            if let equals = name.firstIndex(of: "=") {
-                inlineValue = String(name[name.index(after: equals)...])
-                name = String(name[..<equals])
-            }
+            guard argument.hasPrefix("--") else { throw RolloutError.singleDashOption(argument, of: command) }
+            let (name, inlineValue) = Self.nameAndValue(argument)
             guard let spec = table.first(where: { $0.name == name }) else {
-                let known = Set(table.map(\.name))
-                throw RolloutError.usage("unknown option --\(name) for rollout \(command.name)" + suggestion(name, among: known, prefix: "--") + "; see rollout help \(command.name)")
+                throw RolloutError.unknownOption(name, of: command, among: Set(table.map(\.name)))
             }
             if spec.name == "help" { return .help(command.path) }
-            if let valueName = spec.valueName {
-                let value: String
-                if let inlineValue {
-                    value = inlineValue
-                } else {
-                    guard index < rest.count else {
-                        throw RolloutError.usage("option --\(name) needs a value (\(valueName))")
-                    }
-                    value = rest[index]
-                    index += 1
-                }
-                if !spec.repeatable, invocation.values[name] != nil {
-                    throw RolloutError.usage("option --\(name) is given twice")
-                }
-                try Self.requireValue(value, of: spec)
-                invocation.values[name, default: []].append(value)
-                if spec.isList { invocation.lists[name, default: []] += try Self.listItems(value, of: spec) }
-            } else {
+            guard let valueName = spec.valueName else {
                 if inlineValue != nil { throw RolloutError.usage("option --\(name) takes no value") }
                 invocation.flags.insert(name)
+                continue
             }
+            let value: String
+            if let inlineValue {
+                value = inlineValue
+            } else {
+                guard index < rest.count else { throw RolloutError.missingValue(name, valueName) }
+                value = rest[index]
+                index += 1
+            }
+            try Self.add(value, of: spec, to: &invocation)
         }
+        return nil
+    }
+
+    /// `--name=value` as its name and value; `--name` as its name alone.
+    static func nameAndValue(_ argument: String) -> (name: String, value: String?) {
+        let name = argument.dropFirst(2)
+        guard let equals = name.firstIndex(of: "=") else { return (String(name), nil) }
+        return (String(name[..<equals]), String(name[name.index(after: equals)...]))
+    }
+
+    /// One value of an option that takes one: given once unless repeatable, never empty, a list split.
+    static func add(_ value: String, of spec: OptionSpec, to invocation: inout Invocation) throws {
+        let name = spec.name
+        if !spec.repeatable, invocation.values[name] != nil {
+            throw RolloutError.usage("option --\(name) is given twice")
+        }
+        try requireValue(value, of: spec)
+        invocation.values[name, default: []].append(value)
+        if spec.isList { invocation.lists[name, default: []] += try listItems(value, of: spec) }
+    }
+
+    static func checkArgumentCount(_ invocation: Invocation) throws {
+        let command = invocation.command
         let count = invocation.positionals.count
         if count < command.arguments.minimum {
             let missing = command.arguments.names.dropFirst(count).first ?? "ARGUMENT"
             throw RolloutError.usage("rollout \(command.name) needs \(missing); usage: rollout \(command.usage)")
         }
         if let maximum = command.arguments.maximum, count > maximum {
-            throw RolloutError.usage("rollout \(command.name) takes at most \(maximum) argument\(maximum == 1 ? "" : "s"), got \(count): \(invocation.positionals.joined(separator: " ")); usage: rollout \(command.usage)")
+            throw RolloutError.tooManyArguments(invocation.positionals, of: command, maximum: maximum)
         }
-        return .run(invocation)
     }
 }
 
@@ -183,8 +224,7 @@ extension ArgumentParser {
     /// a usage error for every option that takes one, never "the default" or "everything".
     static func requireValue(_ value: String, of spec: OptionSpec) throws {
         guard value.trimmingSpaces.isEmpty else { return }
-        let shown = value.isEmpty ? "" : " (\"\(value)\" is only spaces)"
-        throw RolloutError.usage("option --\(spec.name) is empty\(shown); give \(spec.valueName ?? "a value") or leave the option out")
+        throw RolloutError.emptyOptionValue(value, of: spec)
     }
 
     /// The one place a comma list is split: items are trimmed, and an empty item (`TR,,DE`, `,TR`,
@@ -192,7 +232,7 @@ extension ArgumentParser {
     static func listItems(_ value: String, of spec: OptionSpec) throws -> [String] {
         let items = value.split(separator: ",", omittingEmptySubsequences: false).map { String($0).trimmingSpaces }
         if let empty = items.firstIndex(where: \.isEmpty) {
-            throw RolloutError.usage("option --\(spec.name) \"\(value)\": item \(empty + 1) of \(items.count) is empty; separate the items with single commas")
+            throw RolloutError.emptyListItem(value, of: spec, item: empty + 1, count: items.count)
         }
         return items
     }
@@ -228,4 +268,53 @@ func editDistance(_ a: String, _ b: String) -> Int {
         }
     }
     return d[a.count][b.count]
+}
+
+/// The parser's usage errors too long for their call sites (exit 64, docs/cli.md).
+extension RolloutError {
+    fileprivate static func optionBeforeCommand(_ word: String) -> RolloutError {
+        .usage("unknown option \(word) before a command; run rollout help")
+    }
+
+    fileprivate static func needsSubcommand(_ group: String, subcommands: [String]) -> RolloutError {
+        .usage("\(group) needs a subcommand: \(subcommands.joined(separator: ", ")); run rollout help \(group)")
+    }
+
+    fileprivate static func singleDashOption(_ argument: String, of command: CommandSpec) -> RolloutError {
+        .usage("unknown option \(argument) for rollout \(command.name); options are spelled --name")
+    }
+
+    fileprivate static func missingValue(_ name: String, _ valueName: String) -> RolloutError {
+        .usage("option --\(name) needs a value (\(valueName))")
+    }
+
+    fileprivate static func unknownCommand(_ word: String, among names: Set<String>) -> RolloutError {
+        .usage("unknown command \"\(word)\"" + suggestion(word, among: names) + "; see rollout help")
+    }
+
+    fileprivate static func unknownSubcommand(_ word: String, of group: String, among names: Set<String>) -> RolloutError {
+        .usage("unknown command \"\(group) \(word)\"" + suggestion(word, among: names) + "; see rollout help \(group)")
+    }
+
+    fileprivate static func unknownOption(_ name: String, of command: CommandSpec, among names: Set<String>) -> RolloutError {
+        .usage(
+            "unknown option --\(name) for rollout \(command.name)" + suggestion(name, among: names, prefix: "--")
+                + "; see rollout help \(command.name)")
+    }
+
+    fileprivate static func tooManyArguments(_ given: [String], of command: CommandSpec, maximum: Int) -> RolloutError {
+        .usage(
+            "rollout \(command.name) takes at most \(maximum) argument\(maximum == 1 ? "" : "s"), got \(given.count): "
+                + "\(given.joined(separator: " ")); usage: rollout \(command.usage)")
+    }
+
+    fileprivate static func emptyOptionValue(_ value: String, of spec: OptionSpec) -> RolloutError {
+        let shown = value.isEmpty ? "" : " (\"\(value)\" is only spaces)"
+        return .usage("option --\(spec.name) is empty\(shown); give \(spec.valueName ?? "a value") or leave the option out")
+    }
+
+    fileprivate static func emptyListItem(_ value: String, of spec: OptionSpec, item: Int, count: Int) -> RolloutError {
+        .usage(
+            "option --\(spec.name) \"\(value)\": item \(item) of \(count) is empty; separate the items with single commas")
+    }
 }

@@ -118,7 +118,9 @@ indirect enum ARBMessage {
                 } else if c == "'" && useEscaping {
                     // use-escaping: '...' is text as it is, '' an apostrophe; a quote right after
                     // another keeps its apostrophe ('a''b' is a'b), as gen-l10n's lexer does.
-                    guard let close = s[(i + 1)...].firstIndex(of: "'") else { throw fail("an apostrophe that is never closed (use-escaping is on)") }
+                    guard let close = s[(i + 1)...].firstIndex(of: "'") else {
+                        throw fail("an apostrophe that is never closed (use-escaping is on)")
+                    }
                     if close == i + 1 {
                         text += "'"
                     } else {
@@ -223,7 +225,7 @@ extension Array where Element == ARBMessage {
                 for (selector, message) in cases {
                     let category = exact[selector] ?? selector
                     guard MessageSyntax.pluralCategories.contains(category) else {
-                        throw ARBMessage.Refusal(message: "gen-l10n cannot read it: plural case \"\(selector)\" is not zero, one, two, few, many, other, =0, =1 or =2")
+                        throw ARBMessage.Refusal.unknownPluralCase(selector)
                     }
                     guard seen.insert(category).inserted else { continue }
                     let text = try message.icu(language: language, inPlural: true)
@@ -233,10 +235,19 @@ extension Array where Element == ARBMessage {
                     if let number, !hasCategory { body.append("\(number) {\(text)}") }
                     if hasCategory { body.append("\(category) {\(text)}") }
                 }
-                if !seen.contains("other") { throw ARBMessage.Refusal(message: "gen-l10n cannot read it: a plural without an other case") }
+                if !seen.contains("other") {
+                    throw ARBMessage.Refusal(message: "gen-l10n cannot read it: a plural without an other case")
+                }
                 out += "{\(name), plural, \(body.joined(separator: " "))}"
             }
         }
         return out
+    }
+}
+
+extension ARBMessage.Refusal {
+    /// A plural case gen-l10n does not read (it takes the categories and =0, =1, =2 only).
+    fileprivate static func unknownPluralCase(_ selector: String) -> Self {
+        Self(message: "gen-l10n cannot read it: plural case \"\(selector)\" is not zero, one, two, few, many, other, =0, =1 or =2")
     }
 }

@@ -39,7 +39,7 @@ extension CatalogImporter {
                 let parser = XMLParser(data: Data(try bytes(file)))
                 parser.delegate = reader
                 guard parser.parse() else {
-                    throw RolloutError.badInput("\(file):\(parser.lineNumber):\(parser.columnNumber): \(AndroidStrings.describe(parser.parserError))")
+                    throw RolloutError.unreadableXML(file, parser)
                 }
                 for (key, reason) in reader.skipped { result.skip(tag, key, reason) }
                 for (key, value) in reader.values {
@@ -267,5 +267,12 @@ extension CatalogImporter {
             if collapsible > 0 { out.removeLast(collapsible) }
             return String(out)
         }
+    }
+}
+
+extension RolloutError {
+    /// A strings file that XMLParser could not read, at the place it stopped.
+    fileprivate static func unreadableXML(_ file: String, _ parser: XMLParser) -> RolloutError {
+        .badInput("\(file):\(parser.lineNumber):\(parser.columnNumber): \(CatalogImporter.AndroidStrings.describe(parser.parserError))")
     }
 }

@@ -100,7 +100,9 @@ public enum CatalogImporter {
     }
 
     static func bytes(_ path: String) throws -> [UInt8] {
-        guard let data = FileManager.default.contents(atPath: path) else { throw RolloutError.missing("\(path): no such file, or it cannot be read") }
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw RolloutError.missing("\(path): no such file, or it cannot be read")
+        }
         return [UInt8](data)
     }
 

@@ -10,69 +10,86 @@ extension CatalogImporter {
     /// anything else in the folder is listed as left out.
     static func i18next(_ path: String) throws -> CatalogImport {
         var result = CatalogImport()
-        var files: [(locale: String, prefix: String, file: String)] = []
-        if !isDirectory(path) {
-            let stem = ((path as NSString).lastPathComponent as NSString).deletingPathExtension
-            files = [(try locale(stem, in: path), "", path)]
-        } else {
-            for entry in entries(path) {
-                let full = "\(path)/\(entry)"
-                if isDirectory(full) {
-                    guard let tag = canonicalLocale(entry) else {
-                        result.skipFile(full, "not a locale folder (such as pt-BR, pt_BR or zh-Hant)")
-                        continue
-                    }
-                    for file in entries(full) {
-                        guard file.hasSuffix(".json"), !isDirectory("\(full)/\(file)") else {
-                            result.skipFile("\(full)/\(file)", "not a namespace file (<namespace>.json)")
-                            continue
-                        }
-                        let namespace = String(file.dropLast(5))
-                        files.append((tag, namespace == "translation" ? "" : namespace + ".", "\(full)/\(file)"))
-                    }
-                } else if entry.hasSuffix(".json"), let tag = canonicalLocale(String(entry.dropLast(5))) {
-                    files.append((tag, "", full))
-                } else {
-                    result.skipFile(full, entry.hasSuffix(".json") ? "not named for a locale (such as pt-BR.json)" : "not an i18next .json file")
-                }
-            }
-        }
+        let files = try i18nextFiles(path, into: &result)
         guard !files.isEmpty else { throw RolloutError.missing("\(path): no i18next JSON files in it") }
-        for (tag, prefix, file) in files {
-            let before = (result.strings[tag]?.count ?? 0, result.skipped.count)
-            defer {
-                // A file with nothing in it makes no pack, and is said so.
-                if (result.strings[tag]?.count ?? 0, result.skipped.count) == before { result.skipFile(file, "no strings in it") }
-            }
-            var flat: [String: String] = [:]
-            func walk(_ value: JSONValue, _ key: String) {
-                if let object = value.objectValue {
-                    for (name, child) in object { walk(child, key.isEmpty ? name : "\(key).\(name)") }
-                } else if let text = value.stringValue {
-                    flat[key] = text
-                } else {
-                    result.skip(tag, prefix + key, "not a string (arrays and numbers are not imported)")
-                }
-            }
-            walk(.object(try json(file)), "")
-            for entry in I18nextKeys.group(flat, language: tag) {
-                switch entry {
-                case .text(let key, let text):
-                    switch I18nextText.convert(text) {
-                    case .success(let icu): result.add(tag, prefix + key, icu)
-                    case .failure(let reason): result.skip(tag, prefix + key, reason.message)
-                    }
-                case .plural(let key, let forms):
-                    switch I18nextText.plural(forms, language: tag) {
-                    case .success(let icu): result.add(tag, prefix + key, icu)
-                    case .failure(let reason): result.skip(tag, prefix + key, reason.message)
-                    }
-                case .leftOut(let key, let reason):
-                    result.skip(tag, prefix + key, reason)
-                }
-            }
+        for file in files {
+            let before = (result.strings[file.locale]?.count ?? 0, result.skipped.count)
+            try i18nextNamespace(file, into: &result)
+            // A file with nothing in it makes no pack, and is said so.
+            if (result.strings[file.locale]?.count ?? 0, result.skipped.count) == before { result.skipFile(file.path, "no strings in it") }
         }
         return result
+    }
+
+    /// One namespace file: its locale, and the prefix its keys get (empty for `translation`).
+    struct I18nextFile {
+        let locale: String
+        let prefix: String
+        let path: String
+    }
+
+    /// The namespace files at `path` (one file, or a folder of locale folders and locale files);
+    /// what is not one is listed in `result` as left out.
+    static func i18nextFiles(_ path: String, into result: inout CatalogImport) throws -> [I18nextFile] {
+        guard isDirectory(path) else {
+            let stem = ((path as NSString).lastPathComponent as NSString).deletingPathExtension
+            return [I18nextFile(locale: try locale(stem, in: path), prefix: "", path: path)]
+        }
+        var files: [I18nextFile] = []
+        for entry in entries(path) {
+            let full = "\(path)/\(entry)"
+            if isDirectory(full) {
+                guard let tag = canonicalLocale(entry) else {
+                    result.skipFile(full, "not a locale folder (such as pt-BR, pt_BR or zh-Hant)")
+                    continue
+                }
+                for file in entries(full) {
+                    guard file.hasSuffix(".json"), !isDirectory("\(full)/\(file)") else {
+                        result.skipFile("\(full)/\(file)", "not a namespace file (<namespace>.json)")
+                        continue
+                    }
+                    let namespace = String(file.dropLast(5))
+                    files.append(I18nextFile(locale: tag, prefix: namespace == "translation" ? "" : namespace + ".", path: "\(full)/\(file)"))
+                }
+            } else if entry.hasSuffix(".json"), let tag = canonicalLocale(String(entry.dropLast(5))) {
+                files.append(I18nextFile(locale: tag, prefix: "", path: full))
+            } else {
+                result.skipFile(full, entry.hasSuffix(".json") ? "not named for a locale (such as pt-BR.json)" : "not an i18next .json file")
+            }
+        }
+        return files
+    }
+
+    /// One namespace file's strings, flattened to dotted keys, plural forms made ICU plurals.
+    static func i18nextNamespace(_ file: I18nextFile, into result: inout CatalogImport) throws {
+        let (tag, prefix) = (file.locale, file.prefix)
+        var flat: [String: String] = [:]
+        func walk(_ value: JSONValue, _ key: String) {
+            if let object = value.objectValue {
+                for (name, child) in object { walk(child, key.isEmpty ? name : "\(key).\(name)") }
+            } else if let text = value.stringValue {
+                flat[key] = text
+            } else {
+                result.skip(tag, prefix + key, "not a string (arrays and numbers are not imported)")
+            }
+        }
+        walk(.object(try json(file.path)), "")
+        for entry in I18nextKeys.group(flat, language: tag) {
+            switch entry {
+            case .text(let key, let text):
+                switch I18nextText.convert(text) {
+                case .success(let icu): result.add(tag, prefix + key, icu)
+                case .failure(let reason): result.skip(tag, prefix + key, reason.message)
+                }
+            case .plural(let key, let forms):
+                switch I18nextText.plural(forms, language: tag) {
+                case .success(let icu): result.add(tag, prefix + key, icu)
+                case .failure(let reason): result.skip(tag, prefix + key, reason.message)
+                }
+            case .leftOut(let key, let reason):
+                result.skip(tag, prefix + key, reason)
+            }
+        }
     }
 
     static func isDirectory(_ path: String) -> Bool {
@@ -183,10 +200,10 @@ enum I18nextText {
             var name = rest[open.upperBound..<close.lowerBound].trimmingCharacters(in: .whitespaces)
             if name.hasPrefix("-") { name = String(name.dropFirst()).trimmingCharacters(in: .whitespaces) }
             if name.contains(",") {
-                return .failure(LeftOut(message: "formats a value ({{\(name)}}) with an i18next formatter, which the pack form does not have"))
+                return .failure(.formatter(name))
             }
             guard !name.isEmpty, name.unicodeScalars.allSatisfy({ $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "_.-".unicodeScalars.contains($0)) }) else {
-                return .failure(LeftOut(message: "{{\(name)}} is not an argument name the pack form can hold (letters, digits, _ . -)"))
+                return .failure(.notAnArgumentName(name))
             }
             out += name == countedArgument ? "#" : "{\(name)}"
             rest = rest[close.upperBound...]
@@ -207,5 +224,15 @@ enum I18nextText {
             }
         }
         return .success("{count, plural, \(cases.joined(separator: " "))}")
+    }
+}
+
+extension I18nextText.LeftOut {
+    fileprivate static func formatter(_ name: String) -> Self {
+        Self(message: "formats a value ({{\(name)}}) with an i18next formatter, which the pack form does not have")
+    }
+
+    fileprivate static func notAnArgumentName(_ name: String) -> Self {
+        Self(message: "{{\(name)}} is not an argument name the pack form can hold (letters, digits, _ . -)")
     }
 }

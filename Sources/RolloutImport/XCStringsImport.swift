@@ -9,7 +9,9 @@ extension CatalogImporter {
         var result = CatalogImport()
         let source = try root["sourceLanguage"]?.stringValue.map { try locale($0, in: path) }
         result.sourceLocale = source
-        guard let strings = root["strings"]?.objectValue else { throw RolloutError.badInput("\(path): a String Catalog has a \"strings\" object") }
+        guard let strings = root["strings"]?.objectValue else {
+            throw RolloutError.badInput("\(path): a String Catalog has a \"strings\" object")
+        }
         for key in strings.keys.sorted() {
             guard let entry = strings[key]?.objectValue else { continue }
             let stale = entry["extractionState"]?.stringValue == "stale"

@@ -103,7 +103,7 @@ public struct CSVReader {
         start: UnsafeRawBufferPointer, chunk: Int, gzipBlock: Int = CSVReader.chunk, sink: inout Sink,
         raw: (UnsafeMutablePointer<UInt8>, Int) throws -> Int
     ) throws {
-        if let other = GzipReader.otherFormat(start) { throw GzipReader.Failure(message: "the file is \(other.what), not CSV text or gzip: \(other.todo)") }
+        if let other = GzipReader.otherFormat(start) { throw GzipReader.Failure.notText(other) }
         let tokenizer = Tokenizer(chunk: chunk)
         guard GzipReader.isGzip(start) else { return try tokenizer.run(sink: &sink, fill: raw) }
         let gzip = GzipReader(blockBytes: gzipBlock)
@@ -161,7 +161,10 @@ public struct CSVReader {
         }
 
         func tooLong(_ line: Int) -> Failure {
-            Failure(line: line, message: "the record starting on this line is longer than \(CSVReader.maximumRecordBytes >> 20) MiB; a metrics row is a few dozen bytes")
+            Failure(
+                line: line,
+                message: "the record starting on this line is longer than \(CSVReader.maximumRecordBytes >> 20) MiB; "
+                    + "a metrics row is a few dozen bytes")
         }
 
         /// Reads the text with `fill` (which writes at most the count it is given and returns how
@@ -196,8 +199,11 @@ public struct CSVReader {
 
         /// Hands `sink` every complete record in buffer[start..<end] (and at the end of the file, the
         /// last one without its line feed); returns where the unfinished record starts.
-        @inline(__always)
-        func records<Sink: CSVRecordSink>(from start: Int, to end: Int, endOfFile: Bool, sink: inout Sink) throws -> Int {
+        /// One piece because it is the hot loop of ingest: its state stays in locals and its two helpers
+        /// are closures over them; methods would move that state back into the class, checked for
+        /// exclusive access on every field.
+        // Long: the hot loop, whole so that its state stays in locals (see the doc comment).
+        @inline(__always) func records<Sink: CSVRecordSink>(from start: Int, to end: Int, endOfFile: Bool, sink: inout Sink) throws -> Int {
             // The hot state in locals: a class's stored properties are checked for exclusive access
             // on every use.
             let buffer = self.buffer
@@ -257,7 +263,7 @@ public struct CSVReader {
                             recordStart = next
                             continue records
                         } else {
-                            throw Failure(line: line, message: "NUL byte; a metrics CSV is text")
+                            throw Failure.nulByte(line: line)
                         }
                     }
                     // No line feed before the end of what was read.
@@ -295,6 +301,9 @@ public struct CSVReader {
 
         /// The slow path, for a record with a quote in it: decodes the record into the scratch buffer
         /// and hands it on. Returns where the next record starts, or nil if the record is unfinished.
+        /// A state machine (`QuoteState`), read best whole: each state's case says what every byte does
+        /// in it, and the end of the input is one more transition.
+        // Long: a state machine over one record's bytes (see the doc comment).
         func quotedRecord<Sink: CSVRecordSink>(from start: Int, to end: Int, endOfFile: Bool, sink: inout Sink) throws -> Int? {
             if scratch == nil { scratch = .allocate(capacity: CSVReader.maximumRecordBytes + 1) }
             let out = scratch!
@@ -330,7 +339,7 @@ public struct CSVReader {
                 let byte = buffer[i]
                 i &+= 1
                 if i &- start > CSVReader.maximumRecordBytes { throw tooLong(line) }
-                if byte == 0 { throw Failure(line: line + newlines, message: "NUL byte; a metrics CSV is text") }
+                if byte == 0 { throw Failure.nulByte(line: line + newlines) }
                 switch state {
                 case .fieldStart, .unquoted:
                     switch byte {
@@ -341,7 +350,7 @@ public struct CSVReader {
                         return try finish(next: i)
                     case 0x22:
                         guard state == .fieldStart else {
-                            throw Failure(line: line + newlines, message: "a quote inside an unquoted field; quote the whole field and double the quote (\"\")")
+                            throw Failure.quoteInUnquoted(line: line + newlines)
                         }
                         state = .quoted
                     default:
@@ -367,10 +376,10 @@ public struct CSVReader {
                     case 0x0D:
                         state = .carriageReturnAfterQuote
                     default:
-                        throw Failure(line: line + newlines, message: "text after a closing quote")
+                        throw Failure.textAfterQuote(line: line + newlines)
                     }
                 case .carriageReturnAfterQuote:
-                    guard byte == 0x0A else { throw Failure(line: line + newlines, message: "text after a closing quote") }
+                    guard byte == 0x0A else { throw Failure.textAfterQuote(line: line + newlines) }
                     return try finish(next: i)
                 }
             }
@@ -384,4 +393,14 @@ public struct CSVReader {
             }
         }
     }
+}
+
+extension CSVReader.Failure {
+    static func nulByte(line: Int) -> Self { Self(line: line, message: "NUL byte; a metrics CSV is text") }
+
+    static func quoteInUnquoted(line: Int) -> Self {
+        Self(line: line, message: "a quote inside an unquoted field; quote the whole field and double the quote (\"\")")
+    }
+
+    static func textAfterQuote(line: Int) -> Self { Self(line: line, message: "text after a closing quote") }
 }

@@ -85,7 +85,9 @@ final class GzipReader {
         let firstText = bytesOut == 0
         if !started {
             // Here rather than in init, so that init cannot fail and deinit always has a stream to end.
-            guard rollout_inflate_init_gzip(stream) == Z_OK else { throw Failure(message: "zlib could not start (out of memory?)") }
+            guard rollout_inflate_init_gzip(stream) == Z_OK else {
+                throw Failure(message: "zlib could not start (out of memory?)")
+            }
             started = true
         }
         stream.pointee.next_out = output
@@ -114,7 +116,7 @@ final class GzipReader {
                 let available = Int(stream.pointee.avail_in)
                 if available > 0, let next = stream.pointee.next_in, next[0] != 0x1F || available >= 2 && next[1] != 0x8B {
                     let end = bytesIn - available
-                    throw Failure(message: "the gzip data ends at byte \(end) of the file and the bytes after it are not gzip; if they are padding, the first \(end) bytes hold the whole export")
+                    throw Failure.notGzipAfter(byte: end)
                 }
                 inflateReset(stream)
                 betweenMembers = true
@@ -122,7 +124,7 @@ final class GzipReader {
                 continue
             case Z_BUF_ERROR:
                 let produced = bytesOut + count - Int(stream.pointee.avail_out)
-                throw Failure(message: "the gzip data ends early, after \(produced) bytes of text: the file is truncated")
+                throw Failure.truncated(after: produced)
             case Z_MEM_ERROR:
                 throw Failure(message: "zlib ran out of memory")
             default:
@@ -140,8 +142,34 @@ final class GzipReader {
     /// the first `sniffBytes` bytes, as the tokenizer asks for a whole chunk).
     private func checkText(_ first: UnsafeRawBufferPointer) throws {
         if Self.isGzip(first) {
-            throw Failure(message: "the file was compressed twice: the text inside its gzip data is gzip data again; decompress it once (gzip -dc) and ingest the result")
+            throw Failure.compressedTwice
         }
-        if let other = Self.otherFormat(first) { throw Failure(message: "the gzip data holds \(other.what), not CSV text: \(other.todo)") }
+        if let other = Self.otherFormat(first) { throw Failure.holds(other) }
+    }
+}
+
+extension GzipReader.Failure {
+    static func notGzipAfter(byte end: Int) -> Self {
+        Self(
+            message: "the gzip data ends at byte \(end) of the file and the bytes after it are not gzip; "
+                + "if they are padding, the first \(end) bytes hold the whole export")
+    }
+
+    static func truncated(after produced: Int) -> Self {
+        Self(message: "the gzip data ends early, after \(produced) bytes of text: the file is truncated")
+    }
+
+    static let compressedTwice = Self(
+        message: "the file was compressed twice: the text inside its gzip data is gzip data again; "
+            + "decompress it once (gzip -dc) and ingest the result")
+
+    /// Gzip data whose text is another format (`GzipReader.otherFormat`).
+    static func holds(_ other: (what: String, todo: String)) -> Self {
+        Self(message: "the gzip data holds \(other.what), not CSV text: \(other.todo)")
+    }
+
+    /// A file that is neither text nor gzip (`GzipReader.otherFormat`).
+    static func notText(_ other: (what: String, todo: String)) -> Self {
+        Self(message: "the file is \(other.what), not CSV text or gzip: \(other.todo)")
     }
 }

@@ -74,9 +74,25 @@ public enum PackParser {
         _ bytes: [UInt8], source: String, maximumBytes: Int = PolicyLimits.default.maxPackBytes, verifyChecksum: Bool = true
     ) throws -> ParsedPack {
         guard bytes.count <= maximumBytes else {
-            throw RolloutError.badInput(
-                "\(source): pack is \(ByteCount.describe(bytes.count)), over the limit of \(ByteCount.describe(maximumBytes)) (policy limits.maxPackBytes)")
+            throw RolloutError.packTooLarge(source, bytes: bytes.count, limit: maximumBytes)
         }
+        let fields = PackFields(object: try object(bytes, source: source), source: source)
+        try fields.checkNames()
+        let schemaVersion = try fields.schemaVersion()
+        let locale = try fields.locale()
+        let contentVersion = try fields.contentVersion()
+        let minAppVersion = try fields.minAppVersion()
+        let fallbackLocale = try fields.fallbackLocale(of: locale)
+        let strings = try fields.strings()
+        let pack = Pack(
+            locale: locale, schemaVersion: schemaVersion, contentVersion: contentVersion, minAppVersion: minAppVersion,
+            fallbackLocale: fallbackLocale, strings: strings)
+        let declared = verifyChecksum ? try fields.declaredChecksum(of: pack) : nil
+        return ParsedPack(pack: pack, declaredChecksum: declared, byteCount: bytes.count)
+    }
+
+    /// The file as strict JSON, which must be an object.
+    private static func object(_ bytes: [UInt8], source: String) throws -> [String: JSONValue] {
         let document: JSONValue
         do {
             document = try StrictJSONParser.parse(bytes)
@@ -86,27 +102,45 @@ public enum PackParser {
         guard case .object(let object) = document else {
             throw RolloutError.badInput("\(source): a pack is a JSON object, found \(document.kindName)")
         }
-        func fail(_ message: String) -> RolloutError { .badInput("\(source): \(message)") }
+        return object
+    }
 
-        let unknown = object.keys.filter { !Pack.fields.contains($0) }.sorted()
-        if let field = unknown.first {
-            throw fail("unknown field \"\(field)\"; a schemaVersion 2 pack has only \(Pack.fields.sorted().joined(separator: ", "))")
+    public static func isWellFormedChecksum(_ text: String) -> Bool {
+        guard text.hasPrefix("sha256:") else { return false }
+        let hex = text.utf8.dropFirst(7)
+        return hex.count == 64 && hex.allSatisfy { ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x61 && $0 <= 0x66) }
+    }
+}
+
+/// A pack object's fields, read and checked one at a time in `PackParser.parse`'s order, so a file
+/// with several faults is refused for the first; every message starts with the file's name.
+private struct PackFields {
+    let object: [String: JSONValue]
+    let source: String
+
+    func fail(_ message: String) -> RolloutError { .badInput("\(source): \(message)") }
+
+    /// No field a schemaVersion 2 pack does not have, and every one it needs.
+    func checkNames() throws {
+        if let field = object.keys.filter({ !Pack.fields.contains($0) }).min() {
+            throw RolloutError.packUnknownField(source, field)
         }
         for field in ["schemaVersion", "locale", "contentVersion", "minAppVersion", "strings"] where object[field] == nil {
             throw fail("missing required field \"\(field)\"")
         }
+    }
 
+    func schemaVersion() throws -> Int {
         guard let schemaVersion = object["schemaVersion"]?.integerValue else {
             throw fail("\"schemaVersion\" must be an integer, found \(object["schemaVersion"]!.kindName)")
         }
         guard Pack.supportedSchemaVersions.contains(schemaVersion) else {
-            let supported = Pack.supportedSchemaVersions.sorted().map(String.init).joined(separator: ", ")
-            if schemaVersion > Pack.currentSchemaVersion {
-                throw fail("schemaVersion \(schemaVersion) is newer than this rollout understands (\(supported)); upgrade rollout")
-            }
-            throw fail("schemaVersion \(schemaVersion) is not supported (supported: \(supported))")
+            throw RolloutError.packSchemaUnsupported(source, schemaVersion)
         }
+        return schemaVersion
+    }
 
+    func locale() throws -> String {
         guard let locale = object["locale"]?.stringValue else {
             throw fail("\"locale\" must be a string, found \(object["locale"]!.kindName)")
         }
@@ -115,69 +149,69 @@ public enum PackParser {
         } catch let error as LocaleTag.ParseError {
             throw fail(error.message)
         }
+        return locale
+    }
 
+    func contentVersion() throws -> Int {
         guard let contentVersion = object["contentVersion"]?.integerValue else {
-            throw fail("\"contentVersion\" must be an integer, found \(describe(object["contentVersion"]!))")
+            throw fail("\"contentVersion\" must be an integer, found \(PackFields.describe(object["contentVersion"]!))")
         }
         guard (1...Pack.maximumContentVersion).contains(contentVersion) else {
             throw fail("\"contentVersion\" must be between 1 and \(Pack.maximumContentVersion), found \(contentVersion)")
         }
+        return contentVersion
+    }
 
-        guard let minAppText = object["minAppVersion"]?.stringValue else {
+    func minAppVersion() throws -> AppVersion {
+        guard let text = object["minAppVersion"]?.stringValue else {
             throw fail("\"minAppVersion\" must be a string such as \"4.8.0\", found \(object["minAppVersion"]!.kindName)")
         }
-        guard let minAppVersion = AppVersion(minAppText) else {
-            throw fail("\"minAppVersion\" \"\(minAppText)\" is not a numeric version such as 4.8.0")
+        guard let minAppVersion = AppVersion(text) else {
+            throw fail("\"minAppVersion\" \"\(text)\" is not a numeric version such as 4.8.0")
         }
+        return minAppVersion
+    }
 
-        var fallbackLocale: String?
-        if let value = object["fallbackLocale"] {
-            guard let text = value.stringValue else { throw fail("\"fallbackLocale\" must be a string, found \(value.kindName)") }
-            do {
-                _ = try LocaleTag.parse(text)
-            } catch let error as LocaleTag.ParseError {
-                throw fail("fallbackLocale: \(error.message)")
-            }
-            guard text != locale else { throw fail("\"fallbackLocale\" is the pack's own locale \(locale)") }
-            fallbackLocale = text
+    /// A valid locale other than the pack's own, if the field is there.
+    func fallbackLocale(of locale: String) throws -> String? {
+        guard let value = object["fallbackLocale"] else { return nil }
+        guard let text = value.stringValue else { throw fail("\"fallbackLocale\" must be a string, found \(value.kindName)") }
+        do {
+            _ = try LocaleTag.parse(text)
+        } catch let error as LocaleTag.ParseError {
+            throw fail("fallbackLocale: \(error.message)")
         }
+        guard text != locale else { throw fail("\"fallbackLocale\" is the pack's own locale \(locale)") }
+        return text
+    }
 
-        guard case .object(let stringValues) = object["strings"]! else {
+    /// Every value a string; of several that are not, the first key in order is named.
+    func strings() throws -> [String: String] {
+        guard case .object(let values) = object["strings"]! else {
             throw fail("\"strings\" must be an object of key to text, found \(object["strings"]!.kindName)")
         }
         var strings: [String: String] = [:]
-        strings.reserveCapacity(stringValues.count)
+        strings.reserveCapacity(values.count)
         var wrongTypes: [String] = []
-        for (key, value) in stringValues {
+        for (key, value) in values {
             if let text = value.stringValue { strings[key] = text } else { wrongTypes.append(key) }
         }
         if let key = wrongTypes.min() {
-            throw fail("strings[\"\(key)\"] must be a string, found \(describe(stringValues[key]!))")
+            throw fail("strings[\"\(key)\"] must be a string, found \(PackFields.describe(values[key]!))")
         }
-
-        let pack = Pack(
-            locale: locale, schemaVersion: schemaVersion, contentVersion: contentVersion, minAppVersion: minAppVersion,
-            fallbackLocale: fallbackLocale, strings: strings)
-
-        var declared: String?
-        if verifyChecksum, let value = object["checksum"] {
-            guard let text = value.stringValue else { throw fail("\"checksum\" must be a string, found \(value.kindName)") }
-            guard isWellFormedChecksum(text) else {
-                throw fail("\"checksum\" must be \"sha256:\" followed by 64 lowercase hex digits, found \"\(text)\"")
-            }
-            let actual = pack.checksum
-            guard text == actual else {
-                throw fail("checksum mismatch: the file declares \(text) but its content hashes to \(actual); the pack was changed after it was checksummed")
-            }
-            declared = text
-        }
-        return ParsedPack(pack: pack, declaredChecksum: declared, byteCount: bytes.count)
+        return strings
     }
 
-    public static func isWellFormedChecksum(_ text: String) -> Bool {
-        guard text.hasPrefix("sha256:") else { return false }
-        let hex = text.utf8.dropFirst(7)
-        return hex.count == 64 && hex.allSatisfy { ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x61 && $0 <= 0x66) }
+    /// The checksum the file declares, if it declares one, which must be what `pack` hashes to.
+    func declaredChecksum(of pack: Pack) throws -> String? {
+        guard let value = object["checksum"] else { return nil }
+        guard let text = value.stringValue else { throw fail("\"checksum\" must be a string, found \(value.kindName)") }
+        guard PackParser.isWellFormedChecksum(text) else {
+            throw fail("\"checksum\" must be \"sha256:\" followed by 64 lowercase hex digits, found \"\(text)\"")
+        }
+        let actual = pack.checksum
+        guard text == actual else { throw RolloutError.packChecksumMismatch(source, declared: text, actual: actual) }
+        return text
     }
 
     private static func describe(_ value: JSONValue) -> String {
@@ -204,5 +238,36 @@ extension String {
     public func isSameText(as other: String?) -> Bool {
         guard let other else { return false }
         return utf8.elementsEqual(other.utf8)
+    }
+}
+
+/// Pack refusals too long for their call sites (`PackParser.parse`).
+extension RolloutError {
+    fileprivate static func packTooLarge(_ source: String, bytes: Int, limit: Int) -> RolloutError {
+        .badInput(
+            "\(source): pack is \(ByteCount.describe(bytes)), over the limit of \(ByteCount.describe(limit)) "
+                + "(policy limits.maxPackBytes)")
+    }
+
+    fileprivate static func packUnknownField(_ source: String, _ field: String) -> RolloutError {
+        .badInput(
+            "\(source): unknown field \"\(field)\"; a schemaVersion 2 pack has only "
+                + Pack.fields.sorted().joined(separator: ", "))
+    }
+
+    fileprivate static func packSchemaUnsupported(_ source: String, _ schemaVersion: Int) -> RolloutError {
+        let supported = Pack.supportedSchemaVersions.sorted().map(String.init).joined(separator: ", ")
+        if schemaVersion > Pack.currentSchemaVersion {
+            return .badInput(
+                "\(source): schemaVersion \(schemaVersion) is newer than this rollout understands (\(supported)); "
+                    + "upgrade rollout")
+        }
+        return .badInput("\(source): schemaVersion \(schemaVersion) is not supported (supported: \(supported))")
+    }
+
+    fileprivate static func packChecksumMismatch(_ source: String, declared: String, actual: String) -> RolloutError {
+        .badInput(
+            "\(source): checksum mismatch: the file declares \(declared) but its content hashes to \(actual); "
+                + "the pack was changed after it was checksummed")
     }
 }

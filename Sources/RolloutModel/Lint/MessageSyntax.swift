@@ -290,11 +290,7 @@ public struct MessageSyntax: Equatable, Sendable {
             }
             index += 1
             skipSpaces()
-            if kind != "select", peek() == "o", String(String.UnicodeScalarView(scalars[index..<min(index + 7, scalars.count)])) == "offset:" {
-                index += 7
-                skipSpaces()
-                _ = readName()
-            }
+            if kind != "select" { skipOffset() }
             var selectors: Set<String> = []
             var written: [String] = []
             while true {
@@ -307,24 +303,7 @@ public struct MessageSyntax: Equatable, Sendable {
                     index += 1
                     break
                 }
-                var selector = ""
-                if c == "=" {
-                    index += 1
-                    selector = "=" + readName()
-                    if selector == "=" || !selector.dropFirst().allSatisfy({ $0.isNumber }) {
-                        fail("ICU \(kind) '{\(argument)' has an invalid explicit value '\(selector)'")
-                    }
-                } else {
-                    selector = readName()
-                    if selector.isEmpty {
-                        fail("ICU \(kind) '{\(argument)' has text where a case name should be")
-                        recover()
-                        return
-                    }
-                    if kind != "select", !MessageSyntax.pluralCategories.contains(selector) {
-                        fail("ICU \(kind) '{\(argument)' has unknown category '\(selector)' (zero, one, two, few, many, other or =N)")
-                    }
-                }
+                guard let selector = readSelector(argument: argument, kind: kind) else { return }
                 if !selectors.insert(selector).inserted {
                     fail("ICU \(kind) '{\(argument)' repeats the case '\(selector)'")
                 }
@@ -346,6 +325,39 @@ public struct MessageSyntax: Equatable, Sendable {
             } else if !selectors.contains("other") {
                 fail("ICU \(kind) '{\(argument)' has no 'other' case, which every \(kind) needs")
             }
+        }
+
+        /// A plural's `offset:N` before its cases: read past, the number unchecked.
+        mutating func skipOffset() {
+            guard peek() == "o", String(String.UnicodeScalarView(scalars[index..<min(index + 7, scalars.count)])) == "offset:" else {
+                return
+            }
+            index += 7
+            skipSpaces()
+            _ = readName()
+        }
+
+        /// One case's selector: `=N`, or a name (a plural category unless `kind` is select). nil, after
+        /// `recover()`, where text stands instead of a name.
+        mutating func readSelector(argument: String, kind: String) -> String? {
+            guard peek() == "=" else {
+                let selector = readName()
+                if selector.isEmpty {
+                    fail("ICU \(kind) '{\(argument)' has text where a case name should be")
+                    recover()
+                    return nil
+                }
+                if kind != "select", !MessageSyntax.pluralCategories.contains(selector) {
+                    fail("ICU \(kind) '{\(argument)' has unknown category '\(selector)' (zero, one, two, few, many, other or =N)")
+                }
+                return selector
+            }
+            index += 1
+            let selector = "=" + readName()
+            if selector == "=" || !selector.dropFirst().allSatisfy({ $0.isNumber }) {
+                fail("ICU \(kind) '{\(argument)' has an invalid explicit value '\(selector)'")
+            }
+            return selector
         }
 
         /// After an error, skip to the end of the current argument so one mistake gives one message.
