@@ -16,7 +16,7 @@ export SWIFT_BUILD_FLAGS
 PREFIX ?= /usr/local
 DESTDIR ?=
 
-.PHONY: all deps build release demo test install uninstall dist bench bench-startup bench-pack-add clean docs
+.PHONY: all deps build release demo test coverage install uninstall dist bench bench-startup bench-pack-add clean docs
 
 all: build
 
@@ -56,6 +56,13 @@ test: build
 	  echo "tests: $$((total - failed)) passed, $$failed failed"; \
 	fi; \
 	[ $$status -eq 0 ] && [ $$dist_status -eq 0 ]
+
+# Line coverage per target, counting what the spawned rollout and rollout-device run (scripts/coverage.sh,
+# docs/architecture.md "Test coverage"); builds on its own scratch path, so `make test` is untouched.
+# FILTER picks tests as swift test --filter does: make coverage FILTER='PackCommandTests|ImportTests'.
+FILTER ?=
+coverage: deps
+	./scripts/coverage.sh $(if $(FILTER),--filter '$(FILTER)')
 
 # The release binary with the Swift runtime linked statically (scripts/dist-build.sh), its bash, zsh
 # and fish completions and its docs, under $(DESTDIR)$(PREFIX) (docs/install.md).

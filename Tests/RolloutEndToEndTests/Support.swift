@@ -70,7 +70,7 @@ enum Processes {
     /// The environment every test starts from: no user config, no inherited repository, a fixed actor.
     static func baseEnvironment(home: String) -> [String: String] {
         var env: [String: String] = [:]
-        for key in ["PATH", "LANG", "LC_ALL", "TMPDIR"] {
+        for key in ["PATH", "LANG", "LC_ALL", "TMPDIR", "LLVM_PROFILE_FILE"] {
             if let value = ProcessInfo.processInfo.environment[key] { env[key] = value }
         }
         env["HOME"] = home
