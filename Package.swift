@@ -26,7 +26,9 @@ let package = Package(
         // library. Signing (the publisher's) exists only over OpenSSL.
         .target(
             name: "RolloutCrypto",
-            dependencies: [.target(name: "CCrypto", condition: .when(platforms: [.linux, .android, .windows, .openbsd, .wasi]))]
+            dependencies: [
+                .target(name: "CCrypto", condition: .when(platforms: [.linux, .android, .windows, .openbsd, .wasi]))
+            ]
         ),
         // The pure model: packs, JSON, versions, locales, policy, lint. No I/O, no libgit2.
         .target(name: "RolloutModel", dependencies: ["RolloutCrypto"]),
@@ -49,7 +51,12 @@ let package = Package(
         .target(name: "RolloutClient", dependencies: ["RolloutModel", "RolloutCrypto"]),
         // Commands, argument parsing, output. Testable without a process. Not the client: its
         // URLSession transport would link FoundationNetworking and libcurl into every command.
-        .target(name: "RolloutCLI", dependencies: ["RolloutModel", "RolloutStore", "RolloutPublish", "RolloutIngest", "RolloutCrypto", "RolloutReport", "RolloutImport"]),
+        .target(
+            name: "RolloutCLI",
+            dependencies: [
+                "RolloutModel", "RolloutStore", "RolloutPublish", "RolloutIngest", "RolloutCrypto", "RolloutReport",
+                "RolloutImport",
+            ]),
         .executableTarget(name: "rollout", dependencies: ["RolloutCLI"]),
         // `rollout device` (docs/device.md): the client library as one device, in its own program that
         // rollout execs, found beside it or in PREFIX/libexec/rollout (docs/install.md).
@@ -61,7 +68,8 @@ let package = Package(
         .plugin(name: "EmbedTemplate", capability: .buildTool(), dependencies: ["embed-template"]),
 
         // Benchmarks that need to run inside one process (docs/performance.md).
-        .executableTarget(name: "rollout-bench-resolve", dependencies: ["RolloutModel", "RolloutCrypto"], path: "bench/resolve"),
+        .executableTarget(
+            name: "rollout-bench-resolve", dependencies: ["RolloutModel", "RolloutCrypto"], path: "bench/resolve"),
 
         .testTarget(name: "RolloutModelTests", dependencies: ["RolloutModel", "RolloutCrypto"]),
         .testTarget(name: "RolloutStoreTests", dependencies: ["RolloutStore", "RolloutModel", "RolloutCrypto"]),
@@ -72,17 +80,24 @@ let package = Package(
         // The report's builder and its page drawn from values, with no repository (docs/report.md).
         .testTarget(name: "RolloutReportTests", dependencies: ["RolloutReport", "RolloutModel"]),
         // Publishing a site from a repository made in a temporary directory, and checking it as a device would.
-        .testTarget(name: "RolloutPublishTests", dependencies: ["RolloutPublish", "RolloutStore", "RolloutModel", "RolloutCrypto"]),
+        .testTarget(
+            name: "RolloutPublishTests",
+            dependencies: ["RolloutPublish", "RolloutStore", "RolloutModel", "RolloutCrypto"]),
         .testTarget(name: "RolloutClientTests", dependencies: ["RolloutClient", "RolloutModel", "RolloutCrypto"]),
         // Drives rollout on real git repositories in temporary directories: in the test process through
         // RolloutCLI.run (the table rollout-device runs, so `device` never execs), and the built
         // binaries where a test is about the process (exit status, streams, signals, several at once).
         .testTarget(
             name: "RolloutEndToEndTests",
-            dependencies: ["rollout", "rollout-device", "RolloutCLI", "RolloutDevice", "RolloutModel", "RolloutCrypto", "RolloutClient"]
+            dependencies: [
+                "rollout", "rollout-device", "RolloutCLI", "RolloutDevice", "RolloutModel", "RolloutCrypto",
+                "RolloutClient",
+            ]
         ),
         // string() while the client refreshes (docs/performance.md).
-        .executableTarget(name: "rollout-bench-client-reads", dependencies: ["RolloutClient"], path: "bench/client-reads", exclude: ["run.sh"]),
+        .executableTarget(
+            name: "rollout-bench-client-reads", dependencies: ["RolloutClient"], path: "bench/client-reads",
+            exclude: ["run.sh"]),
     ],
     swiftLanguageModes: [.v5]
 )

@@ -52,10 +52,15 @@ public func fuzzCSV(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let (whole, wholeOutcome) = read(body, chunk: body.count + 1)
     let (chunked, chunkedOutcome) = read(body, chunk: chunk)
 
-    require(chunkedOutcome == wholeOutcome, "chunk \(chunk) ends in \(chunkedOutcome), one chunk in \(wholeOutcome), for \(show(body))")
+    require(
+        chunkedOutcome == wholeOutcome,
+        "chunk \(chunk) ends in \(chunkedOutcome), one chunk in \(wholeOutcome), for \(show(body))")
     require(chunked.records == whole.records, "chunk \(chunk) gives other records than one chunk for \(show(body))")
-    require(chunked.lines == whole.lines, "chunk \(chunk) gives lines \(chunked.lines), one chunk \(whole.lines), for \(show(body))")
-    require(zip(whole.lines, whole.lines.dropFirst()).allSatisfy { $0 < $1 }, "line numbers \(whole.lines) do not increase")
+    require(
+        chunked.lines == whole.lines,
+        "chunk \(chunk) gives lines \(chunked.lines), one chunk \(whole.lines), for \(show(body))")
+    require(
+        zip(whole.lines, whole.lines.dropFirst()).allSatisfy { $0 < $1 }, "line numbers \(whole.lines) do not increase")
     for record in whole.records {
         require(!record.isEmpty, "a record with no fields")
         require(record.allSatisfy { !$0.contains(0) }, "a field with a NUL byte")

@@ -36,7 +36,10 @@ private func parse<T>(_ what: String, _ body: () throws -> T) -> T? {
     do {
         return try body()
     } catch let error as RolloutError {
-        guard case .badInput = error else { require(false, "\(what).parse threw \(error), not badInput"); return nil }
+        guard case .badInput = error else {
+            require(false, "\(what).parse threw \(error), not badInput")
+            return nil
+        }
         return nil
     } catch {
         require(false, "\(what).parse threw a \(type(of: error)): \(error)")
@@ -47,7 +50,8 @@ private func parse<T>(_ what: String, _ body: () throws -> T) -> T? {
 private func checkManifest(_ manifest: LocaleManifest) {
     var plan = manifest.plan
     plan.lastChange = nil
-    let expected = LocaleManifest(locale: manifest.locale, sequence: manifest.sequence, time: manifest.time, plan: plan, packs: manifest.packs)
+    let expected = LocaleManifest(
+        locale: manifest.locale, sequence: manifest.sequence, time: manifest.time, plan: plan, packs: manifest.packs)
     let published = manifest.bytes
     do {
         let again = try LocaleManifest.parse(published, source: "published")
@@ -75,7 +79,8 @@ private func checkPlan(_ plan: Plan) {
     do {
         let again = try Plan.parse(written, source: "written")
         require(again == plan, "the plan's JSON \(show(written)) parses to a different plan")
-        require(JSONWriter.canonical(again.jsonValue) == written, "the plan's JSON \(show(written)) is not a fixed point")
+        require(
+            JSONWriter.canonical(again.jsonValue) == written, "the plan's JSON \(show(written)) is not a fixed point")
     } catch {
         require(false, "the plan's JSON \(show(written)) does not parse: \(error)")
     }
@@ -85,9 +90,13 @@ private func checkPlan(_ plan: Plan) {
 private func checkResolution(_ plan: Plan) {
     var regions = ["TR", "US"]
     for rule in plan.rules.prefix(4) { regions += rule.regions.prefix(2) }
-    for withdrawal in plan.withdrawals.prefix(2) where withdrawal.region != Region.any { regions.append(withdrawal.region) }
+    for withdrawal in plan.withdrawals.prefix(2) where withdrawal.region != Region.any {
+        regions.append(withdrawal.region)
+    }
     var versions: [AppVersion?] = [nil, AppVersion(components: [0]), AppVersion(components: [4, 8, 1])]
-    for rule in plan.rules.prefix(4) { versions += [rule.versions.lower?.version, rule.versions.upper?.version, rule.pack.minAppVersion] }
+    for rule in plan.rules.prefix(4) {
+        versions += [rule.versions.lower?.version, rule.versions.upper?.version, rule.pack.minAppVersion]
+    }
     for ref in plan.baselines.prefix(3) { versions.append(ref.minAppVersion) }
     let packs = Set(plan.baselines.map(\.contentVersion) + plan.rules.map(\.pack.contentVersion))
 
@@ -99,12 +108,15 @@ private func checkResolution(_ plan: Plan) {
                 let device = "\(region) \(version?.description ?? "nil") \(installID)"
                 require(resolution.outcome == outcome, "resolve and outcome disagree for \(device)")
                 require(!resolution.trace.isEmpty, "no trace for \(device)")
-                if version == nil || plan.bundledOnly { require(outcome == .bundled, "\(device) gets \(outcome), not bundled") }
+                if version == nil || plan.bundledOnly {
+                    require(outcome == .bundled, "\(device) gets \(outcome), not bundled")
+                }
                 if case .pack(let v) = outcome {
                     require(packs.contains(v), "\(device) gets \(v), which the plan does not name")
                     require(!plan.isBlocked(v), "\(device) gets blocked \(v)")
                 }
-                let targeting = Resolution.outcome(plan.targeting, region: region, appVersion: version, installID: installID)
+                let targeting = Resolution.outcome(
+                    plan.targeting, region: region, appVersion: version, installID: installID)
                 require(targeting == outcome, "the plan and its targeting resolve differently for \(device)")
             }
         }
@@ -114,6 +126,8 @@ private func checkResolution(_ plan: Plan) {
         require(total == 10_000, "piece \(piece.regions) \(piece.versions) adds up to \(total) basis points")
         _ = piece.describe(locale: plan.locale)
     }
-    require(SegmentShares.changes(from: plan, to: plan.targeting).isEmpty, "the plan and its targeting have different shares")
+    require(
+        SegmentShares.changes(from: plan, to: plan.targeting).isEmpty,
+        "the plan and its targeting have different shares")
     _ = plan.unreachableRule()
 }

@@ -41,7 +41,9 @@ private func checkJSON(_ bytes: [UInt8]) {
     require(again == value, "the canonical form \(show(canonical)) parses to a different value")
     require(JSONWriter.canonical(again) == canonical, "the canonical form \(show(canonical)) is not a fixed point")
     let pretty = JSONWriter.pretty(value)
-    require((try? StrictJSONParser.parse(pretty)) == value, "the pretty form \(show(pretty)) does not parse back to the same value")
+    require(
+        (try? StrictJSONParser.parse(pretty)) == value,
+        "the pretty form \(show(pretty)) does not parse back to the same value")
 }
 
 private func checkPack(_ bytes: [UInt8]) {
@@ -49,7 +51,10 @@ private func checkPack(_ bytes: [UInt8]) {
     do {
         parsed = try PackParser.parse(bytes, source: "fuzz.json")
     } catch let error as RolloutError {
-        guard case .badInput = error else { require(false, "PackParser threw \(error), not badInput"); return }
+        guard case .badInput = error else {
+            require(false, "PackParser threw \(error), not badInput")
+            return
+        }
         return
     } catch {
         require(false, "PackParser threw a \(type(of: error)): \(error)")
@@ -59,16 +64,21 @@ private func checkPack(_ bytes: [UInt8]) {
     let stored = pack.storedBytes
 
     let unverified = try? PackParser.parse(bytes, source: "fuzz.json", verifyChecksum: false)
-    require(unverified?.pack.storedBytes == stored, "a pack accepted with its checksum is refused or different without it")
+    require(
+        unverified?.pack.storedBytes == stored, "a pack accepted with its checksum is refused or different without it")
 
     let checksum = pack.checksum
     require(PackParser.isWellFormedChecksum(checksum), "checksum \(checksum) is not well formed")
-    if let declared = parsed.declaredChecksum { require(declared == checksum, "declared \(declared) accepted for content hashing to \(checksum)") }
+    if let declared = parsed.declaredChecksum {
+        require(declared == checksum, "declared \(declared) accepted for content hashing to \(checksum)")
+    }
     require(parsed.byteCount == bytes.count, "byteCount \(parsed.byteCount) for \(bytes.count) bytes")
 
     do {
         let again = try PackParser.parse(stored, source: "stored.json", maximumBytes: Int.max)
-        require(again.declaredChecksum == checksum, "stored bytes declare \(again.declaredChecksum ?? "nothing"), not \(checksum)")
+        require(
+            again.declaredChecksum == checksum,
+            "stored bytes declare \(again.declaredChecksum ?? "nothing"), not \(checksum)")
         require(again.pack.storedBytes == stored, "stored bytes are not a fixed point: \(show(stored))")
         require(again.pack == pack, "stored bytes parse to a different pack")
     } catch {
@@ -76,9 +86,12 @@ private func checkPack(_ bytes: [UInt8]) {
     }
 
     let canonical = pack.canonicalBytes
-    require((try? StrictJSONParser.parse(canonical)).map(JSONWriter.canonical) == canonical, "canonical bytes are not a fixed point")
+    require(
+        (try? StrictJSONParser.parse(canonical)).map(JSONWriter.canonical) == canonical,
+        "canonical bytes are not a fixed point")
 
-    require((try? PackID.parse(pack.id.description)) == pack.id, "pack id \(show(pack.id.description)) does not parse back")
+    require(
+        (try? PackID.parse(pack.id.description)) == pack.id, "pack id \(show(pack.id.description)) does not parse back")
 
     lint(pack)
 }
@@ -95,15 +108,18 @@ private func lint(_ pack: Pack) {
 
         var history: [Pack] = []
         if pack.contentVersion > 1 {
-            history.append(Pack(
-                locale: pack.locale, contentVersion: pack.contentVersion - 1, minAppVersion: AppVersion(components: [4, 8]),
-                fallbackLocale: pack.fallbackLocale, strings: referenceStrings))
+            history.append(
+                Pack(
+                    locale: pack.locale, contentVersion: pack.contentVersion - 1,
+                    minAppVersion: AppVersion(components: [4, 8]),
+                    fallbackLocale: pack.fallbackLocale, strings: referenceStrings))
         }
         if let fallback = pack.fallbackLocale {
             // Every other content version, the fallback points back: a cycle the linter must report, not follow.
-            history.append(Pack(
-                locale: fallback, contentVersion: 1, minAppVersion: AppVersion(components: [1]),
-                fallbackLocale: pack.contentVersion % 2 == 0 ? pack.locale : nil, strings: referenceStrings))
+            history.append(
+                Pack(
+                    locale: fallback, contentVersion: 1, minAppVersion: AppVersion(components: [1]),
+                    fallbackLocale: pack.contentVersion % 2 == 0 ? pack.locale : nil, strings: referenceStrings))
         }
         let catalog = MemoryCatalog(history)
         let withHistory = try PackLinter(policy: Policy(requiredKeys: ["home.title"]), catalog: catalog).lint([pack])

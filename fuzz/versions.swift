@@ -35,9 +35,11 @@ public func fuzzVersions(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         checkPackID(t)
         checkTimestamp(t)
     }
-    let va = checkVersion(a), vb = checkVersion(b)
+    let va = checkVersion(a)
+    let vb = checkVersion(b)
     if let va, let vb { checkOrder(va, vb) }
-    let ra = checkRange(a), rb = checkRange(b)
+    let ra = checkRange(a)
+    let rb = checkRange(b)
     _ = checkRange(text)
     if let ra, let rb {
         require(ra.overlaps(rb) == rb.overlaps(ra), "overlaps is not symmetric for \(show(a)) and \(show(b))")
@@ -49,7 +51,9 @@ public func fuzzVersions(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     if let ra, let vb { _ = ra.contains(vb) }
     if let pattern = KeyPattern(a) {
         _ = pattern.matches(b)
-        if !a.contains("*") && !a.contains("?") { require(pattern.matches(a), "pattern \(show(a)) does not match itself") }
+        if !a.contains("*") && !a.contains("?") {
+            require(pattern.matches(a), "pattern \(show(a)) does not match itself")
+        }
     }
     return 0
 }
@@ -57,14 +61,20 @@ public func fuzzVersions(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
 @discardableResult
 private func checkVersion(_ t: String) -> AppVersion? {
     guard let v = AppVersion(t) else { return nil }
-    require((1...AppVersion.maximumComponents).contains(v.components.count), "\(show(t)) has \(v.components.count) components")
-    require(v.components.allSatisfy { (0...AppVersion.maximumComponentValue).contains($0) }, "\(show(t)) has a component out of range")
+    require(
+        (1...AppVersion.maximumComponents).contains(v.components.count),
+        "\(show(t)) has \(v.components.count) components")
+    require(
+        v.components.allSatisfy { (0...AppVersion.maximumComponentValue).contains($0) },
+        "\(show(t)) has a component out of range")
     require(v.description == t, "the description of \(show(t)) is \(show(v.description))")
     guard let normal = AppVersion(v.normalized) else {
         require(false, "the normalized spelling \(v.normalized) of \(show(t)) does not parse")
         return v
     }
-    require(normal == v && normal.hashValue == v.hashValue && normal.normalized == v.normalized, "\(show(t)) and its normalized \(v.normalized) differ")
+    require(
+        normal == v && normal.hashValue == v.hashValue && normal.normalized == v.normalized,
+        "\(show(t)) and its normalized \(v.normalized) differ")
     require(AppVersion(components: v.components) == v, "\(show(t)) differs from its own components")
     require(AppVersion(v.family) != nil, "the family \(v.family) of \(show(t)) does not parse")
     return v
@@ -83,7 +93,10 @@ private func checkRange(_ t: String) -> VersionRange? {
     do {
         r = try VersionRange.parse(t)
     } catch let error as RolloutError {
-        guard case .usage = error else { require(false, "VersionRange.parse threw \(error), not usage"); return nil }
+        guard case .usage = error else {
+            require(false, "VersionRange.parse threw \(error), not usage")
+            return nil
+        }
         return nil
     } catch {
         require(false, "VersionRange.parse threw a \(type(of: error))")
@@ -94,19 +107,31 @@ private func checkRange(_ t: String) -> VersionRange? {
         return r
     }
     require(again.sameVersions(as: r), "range \(show(t)) and its description \(show(r.description)) differ")
-    require(again.description == r.description, "range description \(show(r.description)) reads back as \(show(again.description))")
+    require(
+        again.description == r.description,
+        "range description \(show(r.description)) reads back as \(show(again.description))")
     require(r.overlaps(r), "range \(show(t)) does not overlap itself")
-    if let lower = r.lower, lower.inclusive { require(r.contains(lower.version), "range \(show(t)) leaves out its lower bound") }
-    if let upper = r.upper, upper.inclusive { require(r.contains(upper.version), "range \(show(t)) leaves out its upper bound") }
-    if let lower = r.lower, !lower.inclusive { require(!r.contains(lower.version), "range \(show(t)) holds its exclusive lower bound") }
-    if let upper = r.upper, !upper.inclusive { require(!r.contains(upper.version), "range \(show(t)) holds its exclusive upper bound") }
+    if let lower = r.lower, lower.inclusive {
+        require(r.contains(lower.version), "range \(show(t)) leaves out its lower bound")
+    }
+    if let upper = r.upper, upper.inclusive {
+        require(r.contains(upper.version), "range \(show(t)) leaves out its upper bound")
+    }
+    if let lower = r.lower, !lower.inclusive {
+        require(!r.contains(lower.version), "range \(show(t)) holds its exclusive lower bound")
+    }
+    if let upper = r.upper, !upper.inclusive {
+        require(!r.contains(upper.version), "range \(show(t)) holds its exclusive upper bound")
+    }
     return r
 }
 
 private func checkPercent(_ t: String) {
     guard let p = try? Percent.parse(t) else { return }
     require((0...10_000).contains(p.basisPoints), "percent \(show(t)) is \(p.basisPoints) basis points")
-    require((try? Percent.parse(p.description)) == p, "percent \(show(t)) prints as \(p.description), which does not read back")
+    require(
+        (try? Percent.parse(p.description)) == p,
+        "percent \(show(t)) prints as \(p.description), which does not read back")
 }
 
 private func checkRegion(_ t: String) {
@@ -114,26 +139,35 @@ private func checkRegion(_ t: String) {
     require(region == Region.any || Region.assigned.contains(region), "region \(show(t)) gives \(region)")
     require((try? Region.parse(region)) == region, "region \(region) does not parse to itself")
     if region != Region.any {
-        let ascii = t.utf8.count == 2 && t.utf8.allSatisfy { ($0 | 0x20) >= UInt8(ascii: "a") && ($0 | 0x20) <= UInt8(ascii: "z") }
-        require(ascii && t.uppercased() == region, "region \(show(t)) (\(t.utf8.count) UTF-8 bytes) is accepted as \(region)")
+        let ascii =
+            t.utf8.count == 2
+            && t.utf8.allSatisfy { ($0 | 0x20) >= UInt8(ascii: "a") && ($0 | 0x20) <= UInt8(ascii: "z") }
+        require(
+            ascii && t.uppercased() == region,
+            "region \(show(t)) (\(t.utf8.count) UTF-8 bytes) is accepted as \(region)")
     }
 }
 
 private func checkLocale(_ t: String) {
     guard let tag = try? LocaleTag.parse(t) else { return }
     require(tag.description == t, "locale \(show(t)) prints as \(show(tag.description))")
-    for parent in tag.truncationParents { require((try? LocaleTag.parse(parent)) != nil, "parent \(show(parent)) of \(show(t)) does not parse") }
+    for parent in tag.truncationParents {
+        require((try? LocaleTag.parse(parent)) != nil, "parent \(show(parent)) of \(show(t)) does not parse")
+    }
 }
 
 private func checkPackID(_ t: String) {
     guard let id = try? PackID.parse(t) else { return }
     require(id.contentVersion >= 1, "pack id \(show(t)) has content version \(id.contentVersion)")
-    require((try? PackID.parse(id.description)) == id, "pack id \(show(t)) prints as \(show(id.description)), which does not read back")
+    require(
+        (try? PackID.parse(id.description)) == id,
+        "pack id \(show(t)) prints as \(show(id.description)), which does not read back")
 }
 
 private func checkTimestamp(_ t: String) {
     guard let time = Timestamp(iso8601: t) else { return }
     let again = Timestamp(iso8601: time.description)
-    require(again == time, "time \(show(t)) prints as \(time.description), which reads back as \(again.map(\.description) ?? "nothing")")
+    require(
+        again == time,
+        "time \(show(t)) prints as \(time.description), which reads back as \(again.map(\.description) ?? "nothing")")
 }
-

@@ -14,21 +14,29 @@ public struct OptionSpec: Sendable {
         OptionSpec(name: name, valueName: nil, repeatable: false, isList: false, help: help)
     }
 
-    public static func value(_ name: String, _ valueName: String, _ help: String, repeatable: Bool = false) -> OptionSpec {
+    public static func value(_ name: String, _ valueName: String, _ help: String, repeatable: Bool = false)
+        -> OptionSpec
+    {
         OptionSpec(name: name, valueName: valueName, repeatable: repeatable, isList: false, help: help)
     }
 
-    public static func list(_ name: String, _ valueName: String, _ help: String, repeatable: Bool = false) -> OptionSpec {
+    public static func list(_ name: String, _ valueName: String, _ help: String, repeatable: Bool = false) -> OptionSpec
+    {
         OptionSpec(name: name, valueName: valueName, repeatable: repeatable, isList: true, help: help)
     }
 }
 
 /// Options every command takes.
 let globalOptions: [OptionSpec] = [
-    .value("repo", "DIR", "the pack repository (default: ROLLOUT_REPO, else found from the working directory like git)"),
+    .value(
+        "repo", "DIR", "the pack repository (default: ROLLOUT_REPO, else found from the working directory like git)"),
     .flag("json", "print one JSON document on stdout; errors go to stderr as JSON"),
-    .value("actor", "NAME", "who is making the change (default: ROLLOUT_ACTOR, else git config user.name and user.email)"),
-    .flag("offline", "keep the change in this repository even if it has a remote; rollout sync pushes it later (also ROLLOUT_OFFLINE=1)"),
+    .value(
+        "actor", "NAME", "who is making the change (default: ROLLOUT_ACTOR, else git config user.name and user.email)"),
+    .flag(
+        "offline",
+        "keep the change in this repository even if it has a remote; rollout sync pushes it later (also ROLLOUT_OFFLINE=1)"
+    ),
     .flag("no-color", "never colour the output (NO_COLOR in the environment does the same)"),
     .flag("help", "show help for the command"),
 ]
@@ -252,7 +260,8 @@ func suggestion(_ typed: String, among names: Set<String>, prefix: String = "") 
 
 /// Edit distance counting a swap of two neighbours as one edit ("jsno" is one step from "json").
 func editDistance(_ a: String, _ b: String) -> Int {
-    let a = Array(a), b = Array(b)
+    let a = Array(a)
+    let b = Array(b)
     if a.isEmpty { return b.count }
     if b.isEmpty { return a.count }
     var d = Array(repeating: Array(repeating: 0, count: b.count + 1), count: a.count + 1)
@@ -292,11 +301,15 @@ extension RolloutError {
         .usage("unknown command \"\(word)\"" + suggestion(word, among: names) + "; see rollout help")
     }
 
-    fileprivate static func unknownSubcommand(_ word: String, of group: String, among names: Set<String>) -> RolloutError {
+    fileprivate static func unknownSubcommand(_ word: String, of group: String, among names: Set<String>)
+        -> RolloutError
+    {
         .usage("unknown command \"\(group) \(word)\"" + suggestion(word, among: names) + "; see rollout help \(group)")
     }
 
-    fileprivate static func unknownOption(_ name: String, of command: CommandSpec, among names: Set<String>) -> RolloutError {
+    fileprivate static func unknownOption(_ name: String, of command: CommandSpec, among names: Set<String>)
+        -> RolloutError
+    {
         .usage(
             "unknown option --\(name) for rollout \(command.name)" + suggestion(name, among: names, prefix: "--")
                 + "; see rollout help \(command.name)")
@@ -310,11 +323,13 @@ extension RolloutError {
 
     fileprivate static func emptyOptionValue(_ value: String, of spec: OptionSpec) -> RolloutError {
         let shown = value.isEmpty ? "" : " (\"\(value)\" is only spaces)"
-        return .usage("option --\(spec.name) is empty\(shown); give \(spec.valueName ?? "a value") or leave the option out")
+        return .usage(
+            "option --\(spec.name) is empty\(shown); give \(spec.valueName ?? "a value") or leave the option out")
     }
 
     fileprivate static func emptyListItem(_ value: String, of spec: OptionSpec, item: Int, count: Int) -> RolloutError {
         .usage(
-            "option --\(spec.name) \"\(value)\": item \(item) of \(count) is empty; separate the items with single commas")
+            "option --\(spec.name) \"\(value)\": item \(item) of \(count) is empty; separate the items with single commas"
+        )
     }
 }

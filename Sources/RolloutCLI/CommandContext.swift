@@ -33,8 +33,11 @@ public struct CommandContext {
 
     func repository(_ invocation: Invocation) throws -> PackRepository {
         let repository = try PackRepository.discover(
-            explicit: invocation.value("repo"), environment: environment["ROLLOUT_REPO"], workingDirectory: workingDirectory)
-        repository.offline = invocation.flag("offline") || ["1", "true", "yes"].contains(environment["ROLLOUT_OFFLINE"]?.lowercased() ?? "")
+            explicit: invocation.value("repo"), environment: environment["ROLLOUT_REPO"],
+            workingDirectory: workingDirectory)
+        repository.offline =
+            invocation.flag("offline")
+            || ["1", "true", "yes"].contains(environment["ROLLOUT_OFFLINE"]?.lowercased() ?? "")
         if let text = environment["ROLLOUT_PACK_THRESHOLD"], !text.isEmpty {
             guard let threshold = Int(text), threshold >= 0 else {
                 throw RolloutError.usage("ROLLOUT_PACK_THRESHOLD=\(text) is not a count of loose objects such as 2000")
@@ -64,7 +67,9 @@ public struct CommandContext {
     func actor(_ invocation: Invocation, repository: PackRepository?) throws -> Actor {
         // An empty --actor never gets here: the parser refuses empty values.
         if let flag = invocation.value("actor") { return try Actor.parse(flag, from: "--actor") }
-        if let env = environment["ROLLOUT_ACTOR"], !env.trimmingCharacters(in: .whitespaces).isEmpty { return try Actor.parse(env, from: "ROLLOUT_ACTOR") }
+        if let env = environment["ROLLOUT_ACTOR"], !env.trimmingCharacters(in: .whitespaces).isEmpty {
+            return try Actor.parse(env, from: "ROLLOUT_ACTOR")
+        }
         // git reads a repository's config and then the global one; outside a repository, the global one.
         if let repository {
             if let configured = try repository.configuredActor() { return configured }
@@ -86,7 +91,8 @@ public struct CommandContext {
     }
 
     package func absolutePath(_ path: String) -> String {
-        path.hasPrefix("/") ? path : URL(fileURLWithPath: workingDirectory).appendingPathComponent(path).standardizedFileURL.path
+        path.hasPrefix("/")
+            ? path : URL(fileURLWithPath: workingDirectory).appendingPathComponent(path).standardizedFileURL.path
     }
 
     /// Checks that a file named on the command line is a regular file (not a directory, a named
@@ -103,13 +109,16 @@ public struct CommandContext {
         try LocalFile.read(absolutePath(path), name: path, describedAs: what) { size in
             if let limit, size > limit {
                 throw RolloutError.badInput(
-                    "\(path): \(what) is \(ByteCount.describe(size)), over the limit of \(ByteCount.describe(limit)) (policy limits.maxPackBytes)")
+                    "\(path): \(what) is \(ByteCount.describe(size)), over the limit of \(ByteCount.describe(limit)) (policy limits.maxPackBytes)"
+                )
             }
         }
     }
 
     package func style(_ invocation: Invocation?) -> Style {
-        let noColor = !(environment["NO_COLOR"] ?? "").isEmpty || environment["TERM"] == "dumb" || invocation?.flag("no-color") == true
+        let noColor =
+            !(environment["NO_COLOR"] ?? "").isEmpty || environment["TERM"] == "dumb"
+            || invocation?.flag("no-color") == true
         return Style(enabled: stdoutIsTerminal && !noColor, token: styleToken)
     }
 

@@ -9,7 +9,9 @@ public struct CommandSpec {
         public let maximum: Int?
 
         public static let none = Arguments(names: [], minimum: 0, maximum: 0)
-        public static func exactly(_ names: String...) -> Arguments { Arguments(names: names, minimum: names.count, maximum: names.count) }
+        public static func exactly(_ names: String...) -> Arguments {
+            Arguments(names: names, minimum: names.count, maximum: names.count)
+        }
         public static func optional(_ name: String) -> Arguments { Arguments(names: [name], minimum: 0, maximum: 1) }
         public static func oneOrMore(_ name: String) -> Arguments { Arguments(names: [name], minimum: 1, maximum: nil) }
     }
@@ -27,7 +29,9 @@ public struct CommandSpec {
     /// The same command (words, help, options) doing other work: how rollout-device gives
     /// `rollout device` its body.
     package func running(_ run: @escaping (Invocation, CommandContext) throws -> CommandOutput) -> CommandSpec {
-        CommandSpec(path: path, usage: usage, summary: summary, discussion: discussion, options: options, arguments: arguments, run: run)
+        CommandSpec(
+            path: path, usage: usage, summary: summary, discussion: discussion, options: options, arguments: arguments,
+            run: run)
     }
 }
 
@@ -48,13 +52,16 @@ public struct CommandOutput {
 /// Every command, in the order `rollout help` lists them.
 public let allCommands: [CommandSpec] = [
     InitCommand.spec, RemoteCommands.clone, RemoteCommands.add, RemoteCommands.list, RemoteCommands.sync,
-    PackCommands.lint, PackCommands.add, ImportCommand.spec, PackCommands.list, PackCommands.show, PackCommands.diff, PackCommands.checksum,
+    PackCommands.lint, PackCommands.add, ImportCommand.spec, PackCommands.list, PackCommands.show, PackCommands.diff,
+    PackCommands.checksum,
     PlanCommands.promote, PlanCommands.status, PlanCommands.resolve, SimulateCommand.spec, LogCommand.spec,
     RevertCommands.revert, RevertCommands.rollbacks,
-    KeysCommands.initialize, KeysCommands.rotate, KeysCommands.revoke, KeysCommands.rotateRoot, KeysCommands.list, KeysCommands.generate,
+    KeysCommands.initialize, KeysCommands.rotate, KeysCommands.revoke, KeysCommands.rotateRoot, KeysCommands.list,
+    KeysCommands.generate,
     PublishCommands.publish, PublishCommands.verifySite, VerifyCommand.spec, GCCommand.spec,
     ConformanceCommand.write,
-    MetricsCommands.ingest, MetricsCommands.retract, MetricsCommands.show, HealthCommand.spec, GuardCommand.spec, ReportCommand.spec,
+    MetricsCommands.ingest, MetricsCommands.retract, MetricsCommands.show, HealthCommand.spec, GuardCommand.spec,
+    ReportCommand.spec,
     PauseCommands.spec(true), PauseCommands.spec(false),
     PolicyCommands.show, PolicyCommands.set,
     DeviceCommand.spec,

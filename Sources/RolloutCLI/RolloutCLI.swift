@@ -22,7 +22,9 @@ public enum RolloutCLI {
     }
 
     /// Parses, runs one command, and turns its outcome into an exit code: the only place that does.
-    public static func run(_ arguments: [String], context: CommandContext, commands: [CommandSpec] = allCommands) -> Result {
+    public static func run(_ arguments: [String], context: CommandContext, commands: [CommandSpec] = allCommands)
+        -> Result
+    {
         // The user's git config is the one of the context's HOME, not only in a process of its own.
         GitConfigSearchPath.use(context.environment)
         // What the completion scripts call: candidates, one per line, never an error.
@@ -37,14 +39,21 @@ public enum RolloutCLI {
             case .help(let path):
                 let style = context.style(nil)
                 let output = try HelpCommand.render(path, style: style)
-                return Result(exitCode: 0, stdout: json ? JSONWriter.prettyString(output.json) : style.terminal(output.text), stderr: "")
+                return Result(
+                    exitCode: 0, stdout: json ? JSONWriter.prettyString(output.json) : style.terminal(output.text),
+                    stderr: "")
             case .version(let json):
                 let output = HelpCommand.versionOutput()
-                return Result(exitCode: 0, stdout: json ? JSONWriter.prettyString(output.json) : context.style(nil).terminal(output.text), stderr: "")
+                return Result(
+                    exitCode: 0,
+                    stdout: json ? JSONWriter.prettyString(output.json) : context.style(nil).terminal(output.text),
+                    stderr: "")
             case .run(let invocation):
                 let output = try invocation.command.run(invocation, context)
                 // The one place human output is rendered: escaped by construction (Style.terminal).
-                let stdout = invocation.json ? JSONWriter.prettyString(output.json) : context.style(invocation).terminal(output.text)
+                let stdout =
+                    invocation.json
+                    ? JSONWriter.prettyString(output.json) : context.style(invocation).terminal(output.text)
                 return Result(exitCode: output.exitCode, stdout: stdout, stderr: "")
             }
         } catch let error as RolloutError {
@@ -61,7 +70,9 @@ public enum RolloutCLI {
     /// naming its path and cause (never its error domain); anything else is a bug.
     static func unexpected(_ error: Error) -> RolloutError {
         let info = (error as NSError).userInfo
-        if RolloutError.posixCode(of: error) != nil, let path = info[NSFilePathErrorKey] as? String ?? (info[NSURLErrorKey] as? URL)?.path {
+        if RolloutError.posixCode(of: error) != nil,
+            let path = info[NSFilePathErrorKey] as? String ?? (info[NSURLErrorKey] as? URL)?.path
+        {
             return RolloutError.fileFailure("read or write", path, error: error)
         }
         return .internal("unexpected error: \(error)")
@@ -76,7 +87,9 @@ public enum RolloutCLI {
             text = JSONWriter.prettyString(["error": ["code": .string(error.code), "message": .string(error.message)]])
         } else {
             var message = "rollout: \(error.message)\n"
-            if case .internal = error { message += "rollout: this is a bug; please report it with the command you ran\n" }
+            if case .internal = error {
+                message += "rollout: this is a bug; please report it with the command you ran\n"
+            }
             text = style.terminal(message)
         }
         return Result(exitCode: error.exitCode, stdout: "", stderr: text)

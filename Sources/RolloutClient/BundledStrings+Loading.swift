@@ -10,7 +10,10 @@ extension BundledStrings {
     /// shorter forms and `Base.lproj`): an app with 90,000 strings in 34 languages reads one or two
     /// of them at launch (`[deviceLocale, "en-US"]`), and makes a new `BundledStrings` when the
     /// user picks another language.
-    public init(bundle: Bundle, table: String = "Localizable", device: String = BundledStrings.currentDevice, locales: [String]? = nil) {
+    public init(
+        bundle: Bundle, table: String = "Localizable", device: String = BundledStrings.currentDevice,
+        locales: [String]? = nil
+    ) {
         self.init()
         guard let resources = bundle.resourceURL else {
             problem(bundle.bundlePath, "the bundle has no resources folder")
@@ -19,7 +22,9 @@ extension BundledStrings {
         // Read from Info.plist: swift-corelibs-foundation's `developmentLocalization` traps in a
         // bundle without one.
         let development = bundle.infoDictionary?["CFBundleDevelopmentRegion"] as? String
-        load(directory: resources, baseLocale: development ?? "en", table: table, readsJSON: false, device: device, locales: locales)
+        load(
+            directory: resources, baseLocale: development ?? "en", table: table, readsJSON: false, device: device,
+            locales: locales)
     }
 
     /// A folder of `LOCALE.json` files (one object of key -> text each) or `*.lproj` folders
@@ -27,11 +32,14 @@ extension BundledStrings {
     /// reads. `Base.lproj` fills the gaps of `baseLocale`; `device` and `locales` as for
     /// `init(bundle:)`.
     public init(
-        directory: URL, baseLocale: String = "en", table: String = "Localizable", device: String = BundledStrings.currentDevice,
+        directory: URL, baseLocale: String = "en", table: String = "Localizable",
+        device: String = BundledStrings.currentDevice,
         locales: [String]? = nil
     ) {
         self.init()
-        load(directory: directory, baseLocale: baseLocale, table: table, readsJSON: true, device: device, locales: locales)
+        load(
+            directory: directory, baseLocale: baseLocale, table: table, readsJSON: true, device: device,
+            locales: locales)
     }
 
     /// A JSON catalog: one file `{"tr": {"key": "text"}, ...}`, or a folder of `LOCALE.json` files.
@@ -40,7 +48,9 @@ extension BundledStrings {
         self.init()
         var isDirectory: ObjCBool = false
         if FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory), isDirectory.boolValue {
-            load(directory: url, baseLocale: "en", table: "", readsJSON: true, readsLproj: false, device: Self.currentDevice)
+            load(
+                directory: url, baseLocale: "en", table: "", readsJSON: true, readsLproj: false,
+                device: Self.currentDevice)
             return
         }
         let name = url.lastPathComponent
@@ -88,7 +98,9 @@ extension BundledStrings {
                             continue
                         }
                         // Substitutions stay beside the variations: the variant's text names them.
-                        localization = variant.merging(localization.filter { $0.key == "substitutions" }) { own, _ in own }
+                        localization = variant.merging(localization.filter { $0.key == "substitutions" }) { own, _ in
+                            own
+                        }
                     }
                     if let text = try StringCatalogText.icu(localization, language: locale, anyState: true) {
                         add(locale, key, text, file: name)
@@ -112,23 +124,23 @@ extension BundledStrings {
     /// (from the hardware model, as UIKit is not linked); `other` elsewhere (Linux, `rollout device`).
     public static var currentDevice: String {
         #if os(macOS) || targetEnvironment(macCatalyst)
-        return "mac"
+            return "mac"
         #elseif os(tvOS)
-        return "appletv"
+            return "appletv"
         #elseif os(watchOS)
-        return "applewatch"
+            return "applewatch"
         #elseif os(visionOS)
-        return "applevision"
+            return "applevision"
         #elseif os(iOS)
-        var system = utsname()
-        uname(&system)
-        var model = withUnsafeBytes(of: &system.machine) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-        if let simulated = ProcessInfo.processInfo.environment["SIMULATOR_MODEL_IDENTIFIER"] { model = simulated }
-        if model.hasPrefix("iPad") { return "ipad" }
-        if model.hasPrefix("iPod") { return "ipod" }
-        return "iphone"
+            var system = utsname()
+            uname(&system)
+            var model = withUnsafeBytes(of: &system.machine) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            if let simulated = ProcessInfo.processInfo.environment["SIMULATOR_MODEL_IDENTIFIER"] { model = simulated }
+            if model.hasPrefix("iPad") { return "ipad" }
+            if model.hasPrefix("iPod") { return "ipod" }
+            return "iphone"
         #else
-        return "other"
+            return "other"
         #endif
     }
 
@@ -136,7 +148,8 @@ extension BundledStrings {
 
     /// Names older projects gave `.lproj` folders.
     static let legacyFolderNames = [
-        "English": "en", "French": "fr", "German": "de", "Japanese": "ja", "Spanish": "es", "Italian": "it", "Dutch": "nl",
+        "English": "en", "French": "fr", "German": "de", "Japanese": "ja", "Spanish": "es", "Italian": "it",
+        "Dutch": "nl",
     ]
 
     static func locale(_ spelling: String) -> String? {
@@ -144,7 +157,8 @@ extension BundledStrings {
     }
 
     mutating func load(
-        directory: URL, baseLocale: String, table: String, readsJSON: Bool, readsLproj: Bool = true, device: String, locales wanted: [String]? = nil
+        directory: URL, baseLocale: String, table: String, readsJSON: Bool, readsLproj: Bool = true, device: String,
+        locales wanted: [String]? = nil
     ) {
         // A table is wanted when it is one of `wanted` or a shorter form of one (`tr` for `tr-TR`).
         let wanted = wanted?.map { Self.locale($0) ?? $0 }
@@ -166,7 +180,8 @@ extension BundledStrings {
                 let spelling = String(name.dropLast(6))
                 if spelling == "Base" {
                     var loaded = BundledStrings()
-                    loaded.loadLproj(url, locale: Self.locale(baseLocale) ?? "en", table: table, folder: name, device: device)
+                    loaded.loadLproj(
+                        url, locale: Self.locale(baseLocale) ?? "en", table: table, folder: name, device: device)
                     base = loaded
                 } else if let locale = Self.locale(spelling) {
                     if skipped(locale) { continue }
@@ -236,7 +251,10 @@ extension BundledStrings {
             return nil
         }
         do {
-            guard let root = try PropertyListSerialization.propertyList(from: data, options: [], format: nil) as? [String: Any] else {
+            guard
+                let root = try PropertyListSerialization.propertyList(from: data, options: [], format: nil)
+                    as? [String: Any]
+            else {
                 problem(file, "expected a dictionary of key -> text")
                 return nil
             }
@@ -325,7 +343,9 @@ enum AppleStringsFile {
 
     /// The variable `name` of `entry`, counting `argument`, as an ICU plural; `within` are the
     /// variables it is nested in (a form that names one of them again is refused, not followed).
-    static func variable(_ name: String, argument: Int, entry: [String: Any], language: String, within: [String]) throws -> String {
+    static func variable(_ name: String, argument: Int, entry: [String: Any], language: String, within: [String]) throws
+        -> String
+    {
         guard !within.contains(name) else { throw StringCatalogText.Skip("the variable \(name) uses itself") }
         guard let variable = entry[name] as? [String: Any] else { throw StringCatalogText.Skip.noVariable(name) }
         let rule = variable["NSStringFormatSpecTypeKey"] as? String
@@ -339,12 +359,16 @@ enum AppleStringsFile {
             forms[category == "zero" && !rules.categories.contains(.zero) ? "=0" : category] = text
         }
         // A language in which no whole number is `other` may leave it out: `many` stands for it.
-        if forms["other"] == nil, let many = forms["many"], !rules.wholeNumberCategories.contains(.other) { forms["other"] = many }
+        if forms["other"] == nil, let many = forms["many"], !rules.wholeNumberCategories.contains(.other) {
+            forms["other"] = many
+        }
         guard forms["other"] != nil else {
             throw PrintfRefusal.noOtherForm(name)
         }
         let order = ["zero", "one", "two", "few", "many", "other"]
-        let selectors = forms.keys.sorted { (order.firstIndex(of: $0) ?? 99, $0) < (order.firstIndex(of: $1) ?? 99, $1) }
+        let selectors = forms.keys.sorted {
+            (order.firstIndex(of: $0) ?? 99, $0) < (order.firstIndex(of: $1) ?? 99, $1)
+        }
         let cases = try selectors.map { selector in
             let pieces = try Placeholders.printf(forms[selector]!, dialect: .apple, unnumbered: argument)
             let text = try Placeholders.icu(pieces, pluralArgument: argument) { inner, position in

@@ -70,7 +70,9 @@ public struct BundledStrings: Equatable, Sendable {
     /// `pt-BR.lproj` both present): the first is kept, and a different second is listed.
     mutating func add(_ locale: String, _ key: String, _ text: String, file: String) {
         if let first = strings[locale]?[key] {
-            if first != text { problem(file, key, "\(locale) has this key from an earlier file already: the first is kept") }
+            if first != text {
+                problem(file, key, "\(locale) has this key from an earlier file already: the first is kept")
+            }
             return
         }
         strings[locale, default: [:]][key] = text

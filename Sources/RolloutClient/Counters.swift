@@ -68,7 +68,8 @@ struct Counters: Equatable {
         for (key, counts) in rows.sorted(by: { $0.key < $1.key }) {
             let (total, happened) = counts.columns(kind)
             guard total > 0 else { continue }
-            text += "\(key.day),\(key.pack.locale),\(key.pack),\(key.region),\(key.appVersion),\(total),\(min(happened, total))\n"
+            text +=
+                "\(key.day),\(key.pack.locale),\(key.pack),\(key.region),\(key.appVersion),\(total),\(min(happened, total))\n"
         }
         return text
     }
@@ -100,7 +101,8 @@ struct Counters: Equatable {
             rows.sorted(by: { $0.key < $1.key }).map { key, counts in
                 .object([
                     "day": .string(key.day), "pack": .string(key.pack.description), "region": .string(key.region),
-                    "appVersion": .string(key.appVersion), "sessions": .integer(counts.sessions), "crashes": .integer(counts.crashes),
+                    "appVersion": .string(key.appVersion), "sessions": .integer(counts.sessions),
+                    "crashes": .integer(counts.crashes),
                     "lookups": .integer(counts.lookups), "fallbacks": .integer(counts.fallbacks),
                 ])
             })
@@ -111,7 +113,8 @@ struct Counters: Equatable {
     /// Rows that do not read back whole are left out: a count is never guessed.
     init(json: JSONValue?) {
         for row in json?.arrayValue ?? [] {
-            guard let o = row.objectValue, let day = o["day"]?.stringValue, let pack = o["pack"]?.stringValue.flatMap({ try? PackID.parse($0) }),
+            guard let o = row.objectValue, let day = o["day"]?.stringValue,
+                let pack = o["pack"]?.stringValue.flatMap({ try? PackID.parse($0) }),
                 let region = o["region"]?.stringValue, let appVersion = o["appVersion"]?.stringValue,
                 let sessions = o["sessions"]?.integerValue, let crashes = o["crashes"]?.integerValue,
                 let lookups = o["lookups"]?.integerValue, let fallbacks = o["fallbacks"]?.integerValue,
@@ -227,7 +230,11 @@ final class CounterSaver: @unchecked Sendable {
     func claim(unsavedLookups: Int?) -> Bool {
         lock.withLock {
             if scheduled { return false }
-            if let unsavedLookups, unsavedLookups < lookups || ProcessInfo.processInfo.systemUptime - lastSave < interval { return false }
+            if let unsavedLookups,
+                unsavedLookups < lookups || ProcessInfo.processInfo.systemUptime - lastSave < interval
+            {
+                return false
+            }
             scheduled = true
             return true
         }
@@ -241,7 +248,9 @@ extension RolloutClient {
     /// The day counters are recorded under (UTC), from `Options.now`.
     func counterDay() -> String {
         let seconds = options.now().timeIntervalSince1970
-        return String(Timestamp(seconds: seconds.isFinite ? Int64(max(0, min(seconds, 253_402_300_799))) : 0).description.prefix(10))
+        return String(
+            Timestamp(seconds: seconds.isFinite ? Int64(max(0, min(seconds, 253_402_300_799))) : 0).description.prefix(
+                10))
     }
 
     /// One lookup, from `string`, against the pack it was attributed to. Every 64th lookup of a

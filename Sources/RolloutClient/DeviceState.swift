@@ -47,8 +47,10 @@ struct DeviceState: Equatable {
     init() {}
 
     init?(_ bytes: [UInt8]?) {
-        guard let bytes, let o = (try? StrictJSONParser.parse(bytes))?.objectValue, o["format"]?.stringValue == DeviceState.format,
-            let sequence = o["indexSequence"]?.integerValue, let chains = o["chains"]?.objectValue, let blocked = o["blocked"]?.objectValue,
+        guard let bytes, let o = (try? StrictJSONParser.parse(bytes))?.objectValue,
+            o["format"]?.stringValue == DeviceState.format,
+            let sequence = o["indexSequence"]?.integerValue, let chains = o["chains"]?.objectValue,
+            let blocked = o["blocked"]?.objectValue,
             let failed = o["failed"]?.arrayValue
         else { return nil }
         indexSequence = sequence
@@ -58,7 +60,8 @@ struct DeviceState: Equatable {
         killed = Set(o["killed"]?.arrayValue?.compactMap(\.stringValue) ?? [])
         lastRefresh = o["lastRefresh"]?.integerValue.map(Int64.init)
         staged = Set(o["staged"]?.arrayValue?.compactMap(\.stringValue) ?? [])
-        fallbackChains = o["fallbackChains"]?.objectValue?.mapValues { $0.arrayValue?.compactMap(\.stringValue) ?? [] } ?? [:]
+        fallbackChains =
+            o["fallbackChains"]?.objectValue?.mapValues { $0.arrayValue?.compactMap(\.stringValue) ?? [] } ?? [:]
         defaultLocale = o["defaultLocale"]?.stringValue
         bundleOnly = o["bundleOnly"]?.objectValue?.mapValues { $0.arrayValue?.compactMap(\.stringValue) ?? [] } ?? [:]
         // Absent in a state written before they existed: no counts, the guard not armed yet.
@@ -72,7 +75,8 @@ struct DeviceState: Equatable {
     /// `{"threshold": n, "keys": {id: "ed25519:..."}}`, as a key list writes its roots; nil when a
     /// key does not parse or is filed under another id.
     static func roots(_ json: JSONValue) -> KeyList.Roots? {
-        guard let o = json.objectValue, let threshold = o["threshold"]?.integerValue, let keys = o["keys"]?.objectValue else { return nil }
+        guard let o = json.objectValue, let threshold = o["threshold"]?.integerValue, let keys = o["keys"]?.objectValue
+        else { return nil }
         var parsed: [Ed25519.PublicKey] = []
         for (id, text) in keys {
             guard let key = text.stringValue.flatMap(Ed25519.PublicKey.init), key.keyID == id else { return nil }
@@ -82,7 +86,9 @@ struct DeviceState: Equatable {
     }
 
     static func json(_ roots: KeyList.Roots) -> JSONValue {
-        .object(["threshold": .integer(roots.threshold), "keys": .object(roots.keys.mapValues { .string($0.description) })])
+        .object([
+            "threshold": .integer(roots.threshold), "keys": .object(roots.keys.mapValues { .string($0.description) }),
+        ])
     }
 
     var bytes: [UInt8] {
@@ -95,13 +101,17 @@ struct DeviceState: Equatable {
             "staged": .array(staged.sorted().map { .string($0) }),
             "counters": counters.json, "launch": launch.json,
         ]
-        if !fallbackChains.isEmpty { members["fallbackChains"] = .object(fallbackChains.mapValues { .array($0.map { .string($0) }) }) }
+        if !fallbackChains.isEmpty {
+            members["fallbackChains"] = .object(fallbackChains.mapValues { .array($0.map { .string($0) }) })
+        }
         if let defaultLocale { members["defaultLocale"] = .string(defaultLocale) }
         if let lastRefresh { members["lastRefresh"] = .integer(Int(lastRefresh)) }
         if let keyList { members["keyList"] = .string(String(decoding: keyList.bytes, as: UTF8.self)) }
         if let anchoredTo { members["anchoredTo"] = DeviceState.json(anchoredTo) }
         if let indexExpires { members["indexExpires"] = .string(indexExpires.description) }
-        if !bundleOnly.isEmpty { members["bundleOnly"] = .object(bundleOnly.mapValues { .array($0.map { .string($0) }) }) }
+        if !bundleOnly.isEmpty {
+            members["bundleOnly"] = .object(bundleOnly.mapValues { .array($0.map { .string($0) }) })
+        }
         return JSONWriter.pretty(.object(members))
     }
 }

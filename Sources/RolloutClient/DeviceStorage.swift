@@ -1,15 +1,18 @@
 import Foundation
+
 #if canImport(Darwin)
-import Darwin
+    import Darwin
 #elseif canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #endif
 
 // The C library's write(2) and rename(2), named apart: inside DeviceStorage, `write` and `rename`
 // are its own methods.
-private func systemWrite(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) -> Int { write(fd, bytes.baseAddress, bytes.count) }
+private func systemWrite(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) -> Int {
+    write(fd, bytes.baseAddress, bytes.count)
+}
 private func systemRename(_ from: String, _ to: String) -> Int32 { rename(from, to) }
 
 /// The client's cache directory: whole files written beside their final name, flushed, and renamed
@@ -72,7 +75,9 @@ final class DeviceStorage: @unchecked Sendable {
                 written += n
             }
             if allowed < bytes.count { throw SimulatedCrash() }
-            guard fsync(fd) == 0 else { throw TransportError("\(temporary): fsync: \(String(cString: strerror(errno)))") }
+            guard fsync(fd) == 0 else {
+                throw TransportError("\(temporary): fsync: \(String(cString: strerror(errno)))")
+            }
         } catch let crash as SimulatedCrash {
             throw crash  // a dead process cleans nothing up: the temporary file stays
         } catch {
@@ -89,7 +94,9 @@ final class DeviceStorage: @unchecked Sendable {
 
     func rename(_ from: String, _ to: String) throws {
         _ = try spend(1)
-        guard systemRename(path(from), path(to)) == 0 else { throw TransportError("\(path(from)): \(String(cString: strerror(errno)))") }
+        guard systemRename(path(from), path(to)) == 0 else {
+            throw TransportError("\(path(from)): \(String(cString: strerror(errno)))")
+        }
         syncDirectory((path(to) as NSString).deletingLastPathComponent)
     }
 
@@ -128,7 +135,8 @@ struct PackSlot: Equatable {
     let pack: [UInt8]
 
     var bytes: [UInt8] {
-        Array("\(PackSlot.magic) \(manifest.count) \(signature.count) \(pack.count)\n".utf8) + manifest + signature + pack
+        Array("\(PackSlot.magic) \(manifest.count) \(signature.count) \(pack.count)\n".utf8) + manifest + signature
+            + pack
     }
 
     init(manifest: [UInt8], signature: [UInt8], pack: [UInt8]) {
@@ -140,8 +148,10 @@ struct PackSlot: Equatable {
     init?(_ bytes: [UInt8]) {
         guard let newline = bytes.prefix(80).firstIndex(of: 0x0A) else { return nil }
         let header = String(decoding: bytes[..<newline], as: UTF8.self).split(separator: " ")
-        guard header.count == 4, header[0] == PackSlot.magic, let m = Int(header[1]), let s = Int(header[2]), let p = Int(header[3]),
-            m >= 0, s >= 0, p >= 0, m <= bytes.count, s <= bytes.count, p <= bytes.count, bytes.count == newline + 1 + m + s + p
+        guard header.count == 4, header[0] == PackSlot.magic, let m = Int(header[1]), let s = Int(header[2]),
+            let p = Int(header[3]),
+            m >= 0, s >= 0, p >= 0, m <= bytes.count, s <= bytes.count, p <= bytes.count,
+            bytes.count == newline + 1 + m + s + p
         else { return nil }
         let start = newline + 1
         manifest = Array(bytes[start..<start + m])

@@ -58,14 +58,17 @@ struct LaunchState: Equatable {
         confirmed = (o["confirmed"]?.objectValue ?? [:]).compactMapValues(\.stringValue)
         good = o["good"]?.arrayValue?.compactMap(\.stringValue) ?? []
         trial = (o["trial"]?.objectValue ?? [:]).compactMapValues { value in
-            guard let t = value.objectValue, let launches = t["launches"]?.integerValue, let failures = t["failures"]?.integerValue else { return nil }
+            guard let t = value.objectValue, let launches = t["launches"]?.integerValue,
+                let failures = t["failures"]?.integerValue
+            else { return nil }
             return Trial(launches: launches, failures: failures)
         }
         if let l = o["open"]?.objectValue, let locale = l["locale"]?.stringValue, let day = l["day"]?.stringValue,
             let region = l["region"]?.stringValue, let appVersion = l["appVersion"]?.stringValue
         {
             open = OpenLaunch(
-                locale: locale, day: day, region: region, appVersion: appVersion, session: l["session"]?.boolValue ?? false,
+                locale: locale, day: day, region: region, appVersion: appVersion,
+                session: l["session"]?.boolValue ?? false,
                 active: (l["active"]?.objectValue ?? [:]).compactMapValues(\.stringValue))
         }
         rolledBack = o["rolledBack"]?.arrayValue?.compactMap(\.stringValue) ?? []
@@ -74,8 +77,10 @@ struct LaunchState: Equatable {
 
     var json: JSONValue {
         var o: [String: JSONValue] = [
-            "armed": .bool(armed), "confirmed": .object(confirmed.mapValues { .string($0) }), "good": .array(good.map { .string($0) }),
-            "trial": .object(trial.mapValues { .object(["launches": .integer($0.launches), "failures": .integer($0.failures)]) }),
+            "armed": .bool(armed), "confirmed": .object(confirmed.mapValues { .string($0) }),
+            "good": .array(good.map { .string($0) }),
+            "trial": .object(
+                trial.mapValues { .object(["launches": .integer($0.launches), "failures": .integer($0.failures)]) }),
             "rolledBack": .array(rolledBack.map { .string($0) }), "rollbacks": .integer(rollbacks),
         ]
         if let open {
@@ -97,7 +102,8 @@ struct LaunchState: Equatable {
     /// A successful launch that began with `active`: those packs are good, the rest stay on trial.
     mutating func confirm(_ active: [String: String]) {
         confirmed = active
-        good = Array((good.filter { !active.values.contains($0) } + active.values.sorted()).suffix(LaunchState.maximumGood))
+        good = Array(
+            (good.filter { !active.values.contains($0) } + active.values.sorted()).suffix(LaunchState.maximumGood))
         trial = trial.filter { id, _ in (try? PackID.parse(id)).map(onTrial) ?? false }
     }
 }
@@ -142,9 +148,11 @@ extension RolloutClient {
             let trials = awaiting.compactMap { state.launch.trial[$0.description] }
             return LaunchStatus(
                 armed: state.launch.armed, succeeded: launchSession.succeeded, awaitingSuccess: awaiting,
-                launchesSinceActivation: trials.map(\.launches).max() ?? 0, failedLaunches: trials.map(\.failures).max() ?? 0,
+                launchesSinceActivation: trials.map(\.launches).max() ?? 0,
+                failedLaunches: trials.map(\.failures).max() ?? 0,
                 launchAttempts: options.launchAttempts, previousLaunchFailed: launchSession.previousLaunchFailed,
-                rolledBack: state.launch.rolledBack.compactMap { try? PackID.parse($0) }, rollbacks: state.launch.rollbacks)
+                rolledBack: state.launch.rolledBack.compactMap { try? PackID.parse($0) },
+                rollbacks: state.launch.rollbacks)
         }
     }
 
@@ -206,7 +214,9 @@ extension RolloutClient {
         for id in rollBack {
             next.failed.insert(id.description)
             next.launch.trial[id.description] = nil
-            next.launch.rolledBack = Array((next.launch.rolledBack.filter { $0 != id.description } + [id.description]).suffix(LaunchState.maximumRolledBack))
+            next.launch.rolledBack = Array(
+                (next.launch.rolledBack.filter { $0 != id.description } + [id.description]).suffix(
+                    LaunchState.maximumRolledBack))
             next.launch.rollbacks += 1
         }
         // The failed list must be on disk before a slot moves, or a killed process could lose the
@@ -229,7 +239,8 @@ extension RolloutClient {
         }
         next.launch.trial = trial
         next.launch.open = LaunchState.OpenLaunch(
-            locale: locale, day: counterDay(), region: region, appVersion: appVersionText, active: active.mapValues(\.id.description))
+            locale: locale, day: counterDay(), region: region, appVersion: appVersionText,
+            active: active.mapValues(\.id.description))
         // Unwritten (a full disk), this launch is not counted: never a reason to stop the app.
         guard (try? storage.write(DeviceState.file, next.bytes)) != nil else { return }
         state = next

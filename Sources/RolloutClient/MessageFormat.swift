@@ -16,11 +16,13 @@ enum MessageFormat {
     static func format(_ text: String, _ arguments: [String: String], language: String) -> String {
         guard text.contains(where: { $0 == "{" || $0 == "%" || $0 == "'" }) else { return text }
         var sequential = 0
-        return render(Array(text), arguments, language: language, number: nil, style: MessageStyle(text), sequential: &sequential)
+        return render(
+            Array(text), arguments, language: language, number: nil, style: MessageStyle(text), sequential: &sequential)
     }
 
     private static func render(
-        _ s: [Character], _ arguments: [String: String], language: String, number: String?, style: MessageStyle, sequential: inout Int
+        _ s: [Character], _ arguments: [String: String], language: String, number: String?, style: MessageStyle,
+        sequential: inout Int
     ) -> String {
         var out = ""
         var i = 0
@@ -35,7 +37,9 @@ enum MessageFormat {
                 out += arguments[name] ?? String(s[i..<(close + 2)])
                 i = close + 2
             } else if c == "{", let close = matchingBrace(s, from: i, quoting: style.icuApostrophes) {
-                out += argument(Array(s[(i + 1)..<close]), arguments, language: language, style: style, original: String(s[i...close]))
+                out += argument(
+                    Array(s[(i + 1)..<close]), arguments, language: language, style: style,
+                    original: String(s[i...close]))
                 i = close + 1
             } else if c == "#", let number {
                 out += number
@@ -44,10 +48,21 @@ enum MessageFormat {
                 // %@ %d %s, or %1$@ with a position.
                 var j = i + 1
                 var position = ""
-                while j < s.count, s[j].isASCII, s[j].isNumber { position.append(s[j]); j += 1 }
-                if !position.isEmpty, j < s.count, s[j] == "$" { j += 1 } else { j = i + 1; position = "" }
+                while j < s.count, s[j].isASCII, s[j].isNumber {
+                    position.append(s[j])
+                    j += 1
+                }
+                if !position.isEmpty, j < s.count, s[j] == "$" {
+                    j += 1
+                } else {
+                    j = i + 1
+                    position = ""
+                }
                 if j < s.count, "@dsif".contains(s[j]) {
-                    if position.isEmpty { sequential += 1; position = String(sequential) }
+                    if position.isEmpty {
+                        sequential += 1
+                        position = String(sequential)
+                    }
                     out += arguments[position] ?? String(s[i...j])
                     i = j + 1
                 } else {
@@ -105,7 +120,9 @@ enum MessageFormat {
         return s.count - 1
     }
 
-    private static func argument(_ body: [Character], _ arguments: [String: String], language: String, style: MessageStyle, original: String) -> String {
+    private static func argument(
+        _ body: [Character], _ arguments: [String: String], language: String, style: MessageStyle, original: String
+    ) -> String {
         let parts = split(body, limit: 3, quoting: style.icuApostrophes)
         let name = parts[0].trimmingCharacters(in: .whitespaces)
         guard let value = arguments[name] else { return original }
@@ -119,14 +136,20 @@ enum MessageFormat {
         switch kind {
         case "plural":
             guard let count = PluralOperands(value) else { return value }
-            let exact = options.keys.sorted().first { $0.hasPrefix("=") && PluralOperands(String($0.dropFirst()))?.isNumericallyEqual(to: count) == true }
+            let exact = options.keys.sorted().first {
+                $0.hasPrefix("=") && PluralOperands(String($0.dropFirst()))?.isNumericallyEqual(to: count) == true
+            }
             let category = PluralRules(locale: language).category(for: count).rawValue
             let chosen = exact.flatMap { options[$0] } ?? options[category] ?? options["other"]
             let shown = decimal(value, language: language)
-            return chosen.map { render($0, arguments, language: language, number: shown, style: style, sequential: &sequential) } ?? value
+            return chosen.map {
+                render($0, arguments, language: language, number: shown, style: style, sequential: &sequential)
+            } ?? value
         case "select":
             let chosen = options[value] ?? options["other"]
-            return chosen.map { render($0, arguments, language: language, number: nil, style: style, sequential: &sequential) } ?? value
+            return chosen.map {
+                render($0, arguments, language: language, number: nil, style: style, sequential: &sequential)
+            } ?? value
         default:
             return value
         }
@@ -159,7 +182,10 @@ enum MessageFormat {
         while i < s.count {
             while i < s.count, s[i].isWhitespace { i += 1 }
             var selector = ""
-            while i < s.count, s[i] != "{", !s[i].isWhitespace { selector.append(s[i]); i += 1 }
+            while i < s.count, s[i] != "{", !s[i].isWhitespace {
+                selector.append(s[i])
+                i += 1
+            }
             while i < s.count, s[i].isWhitespace { i += 1 }
             guard i < s.count, s[i] == "{", let close = matchingBrace(s, from: i, quoting: quoting) else { break }
             if result[selector] == nil { result[selector] = Array(s[(i + 1)..<close]) }

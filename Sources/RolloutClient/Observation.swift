@@ -45,7 +45,9 @@ extension RolloutClient {
     func announce(_ changes: [Change]) {
         for change in changes {
             observers.yield(change)
-            NotificationCenter.default.post(name: RolloutClient.stringsDidChangeNotification, object: self, userInfo: [RolloutClient.changeKey: change])
+            NotificationCenter.default.post(
+                name: RolloutClient.stringsDidChangeNotification, object: self,
+                userInfo: [RolloutClient.changeKey: change])
         }
     }
 }

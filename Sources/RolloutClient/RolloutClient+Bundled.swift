@@ -4,11 +4,13 @@ extension RolloutClient {
     /// A client given the bundled strings as a dictionary (locale -> key -> text) the app already
     /// holds; `BundledStrings(bundle: .main)` reads them from the app's own catalogs instead.
     public convenience init(
-        bundled: [String: [String: String]], cacheDirectory: URL, manifestURL: URL, publicKey: String, appVersion: String,
+        bundled: [String: [String: String]], cacheDirectory: URL, manifestURL: URL, publicKey: String,
+        appVersion: String,
         region: String, locale: String, options: Options = Options()
     ) {
         self.init(
-            bundled: BundledStrings(bundled), cacheDirectory: cacheDirectory, manifestURL: manifestURL, publicKey: publicKey,
+            bundled: BundledStrings(bundled), cacheDirectory: cacheDirectory, manifestURL: manifestURL,
+            publicKey: publicKey,
             appVersion: appVersion, region: region, locale: locale, options: options)
     }
 

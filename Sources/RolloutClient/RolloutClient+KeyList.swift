@@ -5,7 +5,8 @@ extension RolloutClient {
     /// The site's files, signed: its bytes and those of its `.sigs`.
     private func signedFile(_ path: String) async throws -> SignedFile {
         let bytes = try await fetch(siteURL(path))
-        return SignedFile(path: path, bytes: bytes, signatures: try await fetch(siteURL(SiteLayout.signatures(of: path))))
+        return SignedFile(
+            path: path, bytes: bytes, signatures: try await fetch(siteURL(SiteLayout.signatures(of: path))))
     }
 
     /// A refresh's first step on a key list (docs/client.md, "Keys and expiry"): `keys.json`, and
@@ -55,7 +56,8 @@ extension RolloutClient {
                 guard let bytes = storage.read(name) else { continue }
                 let vouched = PackSlot(bytes).map { cached in
                     (try? signatureCheck.vouch(
-                        cached.manifest, signature: cached.signature, path: SiteLayout.manifest(locale), held: list, now: nil)) != nil
+                        cached.manifest, signature: cached.signature, path: SiteLayout.manifest(locale), held: list,
+                        now: nil)) != nil
                 }
                 if vouched == true { continue }
                 unvouched.append(name)

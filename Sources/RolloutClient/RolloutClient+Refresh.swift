@@ -12,13 +12,19 @@ extension RolloutClient {
     @discardableResult
     public func refresh(force: Bool = false) async -> RefreshResult {
         let now = options.now()
-        enum Begin { case busy, tooSoon(TimeInterval), go(locale: String, lastSequence: Int) }
+        enum Begin {
+            case busy
+            case tooSoon(TimeInterval)
+            case go(locale: String, lastSequence: Int)
+        }
         let begin = lock.withLock { () -> Begin in
             if refreshing { return .busy }
             if !force, let last = state.lastRefresh {
                 // A clock set back makes the interval over: the device would otherwise wait for it.
                 let elapsed = now.timeIntervalSince1970 - TimeInterval(last)
-                if elapsed >= 0 && elapsed < options.minimumRefreshInterval { return .tooSoon(options.minimumRefreshInterval - elapsed) }
+                if elapsed >= 0 && elapsed < options.minimumRefreshInterval {
+                    return .tooSoon(options.minimumRefreshInterval - elapsed)
+                }
             }
             refreshing = true
             return .go(locale: locale, lastSequence: state.indexSequence)
@@ -88,14 +94,17 @@ extension RolloutClient {
             case .pending: gone = id == nil
             case .previous: gone = false
             }
-            return blocked || item.manifest.plan.bundledOnly || gone ? Removal(locale: item.locale, slot: slot, id: id) : nil
+            return blocked || item.manifest.plan.bundledOnly || gone
+                ? Removal(locale: item.locale, slot: slot, id: id) : nil
         }
     }
 
     /// One round (docs/client.md, Refresh): the key list, the index and every manifest of the
     /// chain verified; what they say taken into effect (1); the packs their plans give this device
     /// downloaded and verified (2); and all of them staged in one commit (3), or none.
-    private func refresh(locale: String, lastSequence: Int, at now: Date, changes: inout [Change]) async throws -> RefreshResult {
+    private func refresh(locale: String, lastSequence: Int, at now: Date, changes: inout [Change]) async throws
+        -> RefreshResult
+    {
         let time = Timestamp(seconds: Int64(now.timeIntervalSince1970.rounded(.down)))
         let (list, unvouched) = try await keyList()
         if !unvouched.isEmpty { changes.append(Change(reason: .dropped, packs: unvouched, locale: locale)) }
@@ -140,7 +149,8 @@ extension RolloutClient {
         let index = try SiteIndex.parse(bytes, source: SiteLayout.index)
         // An expired index changes nothing: the device keeps what it has, and its status says stale.
         try KeyChain.checkIndex(
-            index, now: time, accepted: lastSequence, builtInMinimum: options.minimumIndexSequence, requireExpiry: signatureCheck.usesKeyList)
+            index, now: time, accepted: lastSequence, builtInMinimum: options.minimumIndexSequence,
+            requireExpiry: signatureCheck.usesKeyList)
         return index
     }
 
@@ -161,8 +171,10 @@ extension RolloutClient {
             guard manifest.locale == name, manifest.sequence == entry.sequence else {
                 throw TransportError.mixedPublishes(entry, name: name, manifest: manifest)
             }
-            let outcome = Resolution.outcome(manifest.plan, region: region, appVersion: appVersion, installID: installID)
-            manifests.append(FetchedManifest(locale: name, bytes: bytes, signature: signature, manifest: manifest, outcome: outcome))
+            let outcome = Resolution.outcome(
+                manifest.plan, region: region, appVersion: appVersion, installID: installID)
+            manifests.append(
+                FetchedManifest(locale: name, bytes: bytes, signature: signature, manifest: manifest, outcome: outcome))
         }
         return manifests
     }
@@ -172,7 +184,9 @@ extension RolloutClient {
     /// packs they forbid. Returns the active packs that went.
     private func takeEffect(_ index: SiteIndex, _ manifests: [FetchedManifest], at now: Date) throws -> [PackID] {
         try lock.withLock { () throws -> [PackID] in
-            guard state.indexSequence <= index.sequence else { throw TransportError("a newer index was accepted meanwhile") }
+            guard state.indexSequence <= index.sequence else {
+                throw TransportError("a newer index was accepted meanwhile")
+            }
             let removals = manifests.flatMap(forbiddenSlots)
             try save { next in
                 next.indexSequence = index.sequence
@@ -184,8 +198,13 @@ extension RolloutClient {
                 next.staged.subtract(removals.filter { $0.slot == .pending }.compactMap { $0.id?.description })
                 for item in manifests {
                     next.blocked[item.locale] = item.manifest.plan.blocked.sorted()
-                    next.bundleOnly[item.locale] = item.manifest.bundleOnly.isEmpty ? nil : item.manifest.bundleOnly.spellings
-                    if item.manifest.plan.bundledOnly { next.killed.insert(item.locale) } else { next.killed.remove(item.locale) }
+                    next.bundleOnly[item.locale] =
+                        item.manifest.bundleOnly.isEmpty ? nil : item.manifest.bundleOnly.spellings
+                    if item.manifest.plan.bundledOnly {
+                        next.killed.insert(item.locale)
+                    } else {
+                        next.killed.remove(item.locale)
+                    }
                 }
             }
             for removal in removals {
@@ -276,7 +295,8 @@ extension RolloutClient {
             // A locale whose active pack was just taken away has nothing on screen to keep
             // consistent: its replacement becomes active now.
             var activated: [PackID] = []
-            for item in ready where active[item.locale] == nil && dropped.contains(where: { $0.locale == item.locale }) {
+            for item in ready where active[item.locale] == nil && dropped.contains(where: { $0.locale == item.locale })
+            {
                 try promotePending(item.locale)
                 try save { $0.staged.remove(item.pack.id.description) }
                 active[item.locale] = item.pack
@@ -290,8 +310,11 @@ extension RolloutClient {
 
 extension TransportError {
     /// A manifest that is not the one the index lists for `name`.
-    fileprivate static func mixedPublishes(_ entry: SiteIndex.Entry, name: String, manifest: LocaleManifest) -> TransportError {
+    fileprivate static func mixedPublishes(_ entry: SiteIndex.Entry, name: String, manifest: LocaleManifest)
+        -> TransportError
+    {
         TransportError(
-            "\(entry.manifest): sequence \(manifest.sequence) for \(manifest.locale), the index says \(entry.sequence) for \(name) (a cache mixed two publishes)")
+            "\(entry.manifest): sequence \(manifest.sequence) for \(manifest.locale), the index says \(entry.sequence) for \(name) (a cache mixed two publishes)"
+        )
     }
 }

@@ -10,7 +10,8 @@ extension RolloutClient {
         for name in chain + [options.defaultLocale] { tables[name] = bundled.table(for: name) }
         snapshot.replace(
             LookupSnapshot(
-                locale: locale, chain: chain, active: active.mapValues { $0.shown(state.bundleOnly[$0.pack.locale]) }, bundled: tables))
+                locale: locale, chain: chain, active: active.mapValues { $0.shown(state.bundleOnly[$0.pack.locale]) },
+                bundled: tables))
     }
 
     /// The locales a key is looked up in, in order, before the default locale's bundled strings:

@@ -14,11 +14,16 @@ extension RolloutClient {
 
     func verify(_ slot: PackSlot, locale: String) throws -> LoadedPack {
         try signatureCheck.vouch(
-            slot.manifest, signature: slot.signature, path: SiteLayout.manifest(locale), held: lock.withLock { state.keyList }, now: nil)
+            slot.manifest, signature: slot.signature, path: SiteLayout.manifest(locale),
+            held: lock.withLock { state.keyList }, now: nil)
         let manifest = try LocaleManifest.parse(slot.manifest, source: "manifests/\(locale).json")
-        guard manifest.locale == locale else { throw TransportError("the manifest is for \(manifest.locale), not \(locale)") }
+        guard manifest.locale == locale else {
+            throw TransportError("the manifest is for \(manifest.locale), not \(locale)")
+        }
         let digest = SHA256.hex(slot.pack)
-        guard let (version, entry) = manifest.packs.first(where: { $0.value.sha256 == digest }), entry.bytes == slot.pack.count else {
+        guard let (version, entry) = manifest.packs.first(where: { $0.value.sha256 == digest }),
+            entry.bytes == slot.pack.count
+        else {
             throw TransportError("\(locale): the pack is not the one its manifest lists")
         }
         let pack = try check(slot.pack, entry: entry, id: PackID(locale: locale, contentVersion: version))
@@ -29,14 +34,16 @@ extension RolloutClient {
     /// The checks every pack passes before it is stored or used: those against its manifest entry
     /// (`PackEntryCheck`, which `rollout verify-site` makes too), then this device's own.
     private func check(_ bytes: [UInt8], entry: LocaleManifest.PackEntry, id: PackID) throws -> Pack {
-        let checked = PackEntryCheck(bytes, entry: entry, id: id, source: id.description, schemaVersions: options.schemaVersions)
+        let checked = PackEntryCheck(
+            bytes, entry: entry, id: id, source: id.description, schemaVersions: options.schemaVersions)
         if let problem = checked.problems.first { throw TransportError.refused(id, problem) }
         guard let pack = checked.parsed?.pack else { throw TransportError.refused(id, .sizeOrDigest) }
         guard let app = appVersion, pack.minAppVersion <= app else {
             throw TransportError("\(id) needs app \(pack.minAppVersion), this is \(appVersionText)")
         }
         let refused = lock.withLock {
-            state.blocked[id.locale, default: []].contains(id.contentVersion) || state.failed.contains(pack.id.description)
+            state.blocked[id.locale, default: []].contains(id.contentVersion)
+                || state.failed.contains(pack.id.description)
                 || state.killed.contains(id.locale)
         }
         if refused { throw TransportError.refusedOnThisDevice(pack.id) }
@@ -62,10 +69,12 @@ extension TransportError {
     fileprivate static func refused(_ id: PackID, _ problem: PackEntryCheck.Problem) -> any Error {
         switch problem {
         case .sizeOrDigest: return TransportError("\(id): size or SHA-256 differs from the manifest")
-        case .entrySchema(let version): return TransportError("\(id): schemaVersion \(version) is not one this app understands")
+        case .entrySchema(let version):
+            return TransportError("\(id): schemaVersion \(version) is not one this app understands")
         case .unreadable(let error): return error
         case .checksum: return TransportError("\(id): the checksum differs from the manifest")
-        case .identity(let found, let schema): return TransportError("\(id): the pack says it is \(found) (schema \(schema))")
+        case .identity(let found, let schema):
+            return TransportError("\(id): the pack says it is \(found) (schema \(schema))")
         }
     }
 }

@@ -127,7 +127,8 @@ public final class RolloutClient: @unchecked Sendable {
         appVersion: String, region: String, locale: String, options: Options = Options()
     ) {
         self.init(
-            bundled: bundled, cacheDirectory: cacheDirectory, manifestURL: manifestURL, check: SignatureCheck(publicKey: publicKey),
+            bundled: bundled, cacheDirectory: cacheDirectory, manifestURL: manifestURL,
+            check: SignatureCheck(publicKey: publicKey),
             appVersion: appVersion, region: region, locale: locale, options: options)
     }
 
@@ -150,7 +151,8 @@ public final class RolloutClient: @unchecked Sendable {
         state = DeviceState(storage.read(DeviceState.file)) ?? DeviceState()
         if let id = options.installID {
             installID = id
-        } else if let stored = storage.read("install-id").map({ String(decoding: $0, as: UTF8.self) }), !stored.isEmpty {
+        } else if let stored = storage.read("install-id").map({ String(decoding: $0, as: UTF8.self) }), !stored.isEmpty
+        {
             installID = stored
         } else {
             installID = UUID().uuidString
@@ -167,6 +169,8 @@ public final class RolloutClient: @unchecked Sendable {
             publish()
         }
         // An observer registered before the client was made (NotificationCenter) learns of it.
-        if !launchSession.rolledBack.isEmpty { announce([Change(reason: .rolledBack, packs: launchSession.rolledBack, locale: locale)]) }
+        if !launchSession.rolledBack.isEmpty {
+            announce([Change(reason: .rolledBack, packs: launchSession.rolledBack, locale: locale)])
+        }
     }
 }

@@ -62,11 +62,14 @@ extension RolloutClient {
             if slots != Status.Slots() { packs[name] = slots }
         }
         return Status(
-            locale: locale, chain: chain, packs: packs, failed: state.failed.compactMap { try? PackID.parse($0) }.sorted(),
-            blocked: state.blocked.filter { !$0.value.isEmpty }, killed: state.killed.sorted(), indexSequence: state.indexSequence,
+            locale: locale, chain: chain, packs: packs,
+            failed: state.failed.compactMap { try? PackID.parse($0) }.sorted(),
+            blocked: state.blocked.filter { !$0.value.isEmpty }, killed: state.killed.sorted(),
+            indexSequence: state.indexSequence,
             lastRefresh: state.lastRefresh.map { Date(timeIntervalSince1970: TimeInterval($0)) }, launch: launchStatus,
             keysVersion: signatureCheck.usesKeyList ? state.keyList?.version : nil,
             indexExpires: state.indexExpires.map { Date(timeIntervalSince1970: TimeInterval($0.seconds)) },
-            isStale: state.indexExpires.map { TimeInterval($0.seconds) <= options.now().timeIntervalSince1970 } ?? false)
+            isStale: state.indexExpires.map { TimeInterval($0.seconds) <= options.now().timeIntervalSince1970 } ?? false
+        )
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
+
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 /// How the client fetches the published site. The default is HTTPS through URLSession; tests and
@@ -37,10 +38,13 @@ public struct URLSessionTransport: RolloutTransport, @unchecked Sendable {
         if url.isFileURL {
             // A missing or unreadable file is an error, as a 404 is over the network.
             var isDirectory: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory), !isDirectory.boolValue else {
+            guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory), !isDirectory.boolValue
+            else {
                 throw TransportError("\(url.path): no such file")
             }
-            guard let data = FileManager.default.contents(atPath: url.path) else { throw TransportError("\(url.path): cannot be read") }
+            guard let data = FileManager.default.contents(atPath: url.path) else {
+                throw TransportError("\(url.path): cannot be read")
+            }
             return data
         }
         var request = URLRequest(url: url)
@@ -72,7 +76,8 @@ public struct URLSessionTransport: RolloutTransport, @unchecked Sendable {
 /// response itself is the answer, which is not a 200 and so fails the fetch.
 final class RedirectRule: NSObject, URLSessionTaskDelegate, @unchecked Sendable {
     func urlSession(
-        _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse, newRequest request: URLRequest,
+        _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
+        newRequest request: URLRequest,
         completionHandler: @escaping (URLRequest?) -> Void
     ) {
         guard let url = request.url, refusal(ofRedirectTo: url) == nil else { return completionHandler(nil) }
@@ -111,7 +116,8 @@ func refusal(of url: URL) -> String? {
     case "https", "file": return nil
     case "http":
         if isLoopback(url.host ?? "") { return nil }
-        return "\(url.absoluteString): plain http is allowed only to a loopback host (127.0.0.0/8, ::1, localhost); use https"
+        return
+            "\(url.absoluteString): plain http is allowed only to a loopback host (127.0.0.0/8, ::1, localhost); use https"
     default:
         return "\(url.absoluteString): only https (http to a loopback host, or a file URL) is fetched"
     }
@@ -131,14 +137,17 @@ func isLoopback(_ host: String) -> Bool {
     let octets = host.split(separator: ".", omittingEmptySubsequences: false)
     guard octets.count == 4, octets[0] == "127" else { return false }
     return octets.allSatisfy { octet in
-        !octet.isEmpty && octet.count <= 3 && octet.allSatisfy { $0.isASCII && $0.isNumber } && (octet == "0" || octet.first != "0")
+        !octet.isEmpty && octet.count <= 3 && octet.allSatisfy { $0.isASCII && $0.isNumber }
+            && (octet == "0" || octet.first != "0")
             && Int(octet)! <= 255
     }
 }
 
 /// Runs `operation`, giving up after `seconds` even if the operation ignores cancellation (a
 /// transport that hangs must not hold a refresh forever).
-func withTimeout<T: Sendable>(_ seconds: TimeInterval, _ operation: @escaping @Sendable () async throws -> T) async throws -> T {
+func withTimeout<T: Sendable>(_ seconds: TimeInterval, _ operation: @escaping @Sendable () async throws -> T)
+    async throws -> T
+{
     let tasks = TimedTasks()
     // Whichever way this ends (the operation, the timer, or the caller's task cancelled), both
     // tasks are cancelled: the transport's request with them.
@@ -153,7 +162,8 @@ func withTimeout<T: Sendable>(_ seconds: TimeInterval, _ operation: @escaping @S
                 timer: Task {
                     let limited = seconds.isFinite ? min(max(0, seconds), 86_400) : 86_400
                     try? await Task.sleep(nanoseconds: UInt64(limited * 1_000_000_000))
-                    once.resume(.failure(TransportError(Task.isCancelled ? "cancelled" : "timed out after \(seconds) s")))
+                    once.resume(
+                        .failure(TransportError(Task.isCancelled ? "cancelled" : "timed out after \(seconds) s")))
                 })
         }
     } onCancel: {

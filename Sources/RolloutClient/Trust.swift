@@ -91,7 +91,9 @@ enum SignatureCheck: Sendable {
         case .unusable(let why):
             throw TransportError(why)
         case .pinned(let key):
-            guard DetachedSignature.verify(signature, over: bytes, with: key) else { throw TransportError("\(path): the signature does not verify") }
+            guard DetachedSignature.verify(signature, over: bytes, with: key) else {
+                throw TransportError("\(path): the signature does not verify")
+            }
         case .roots(_, let pinned, let minimumKeysVersion):
             // A list below the app's minimum (held from before an app update raised it, perhaps
             // from before a revocation) vouches for nothing.
@@ -100,7 +102,8 @@ enum SignatureCheck: Sendable {
             // cached slot holds either form: what parses as `.sigs` is one.
             if now != nil || (try? SignatureSet.parse(signature, source: path)) != nil {
                 guard let held else { throw TransportError.noKeyListYet(path) }
-                try KeyChain.publisher(of: SignedFile(path: path, bytes: bytes, signatures: signature), list: held, now: now)
+                try KeyChain.publisher(
+                    of: SignedFile(path: path, bytes: bytes, signatures: signature), list: held, now: now)
             } else if let held {
                 guard KeyChain.legacySigner(of: bytes, signature: signature, list: held) != nil else {
                     throw TransportError.notByAPublishingKey(path, keysVersion: held.version)

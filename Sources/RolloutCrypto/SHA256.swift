@@ -1,8 +1,8 @@
 #if canImport(CryptoKit)
-import CryptoKit
-import Foundation
+    import CryptoKit
+    import Foundation
 #else
-import CCrypto
+    import CCrypto
 #endif
 
 /// SHA-256: Apple's CryptoKit where it exists (Apple platforms, no C library to ship), OpenSSL's
@@ -25,33 +25,33 @@ public enum SHA256 {
     /// The first 8 bytes of the digest as a big-endian integer, computed without allocating.
     public static func leadingUInt64(_ buffer: UnsafeRawBufferPointer) -> UInt64 {
         #if canImport(CryptoKit)
-        var value: UInt64 = 0
-        for byte in CryptoKit.SHA256.hash(data: buffer).prefix(8) { value = value << 8 | UInt64(byte) }
-        return value
-        #else
-        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: byteCount) { out in
-            var length: UInt32 = 0
-            let ok = EVP_Digest(buffer.baseAddress, buffer.count, out.baseAddress, &length, EVP_sha256(), nil)
-            precondition(ok == 1 && length == UInt32(byteCount), "EVP_Digest(SHA-256) failed")
             var value: UInt64 = 0
-            for index in 0..<8 { value = value << 8 | UInt64(out[index]) }
+            for byte in CryptoKit.SHA256.hash(data: buffer).prefix(8) { value = value << 8 | UInt64(byte) }
             return value
-        }
+        #else
+            return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: byteCount) { out in
+                var length: UInt32 = 0
+                let ok = EVP_Digest(buffer.baseAddress, buffer.count, out.baseAddress, &length, EVP_sha256(), nil)
+                precondition(ok == 1 && length == UInt32(byteCount), "EVP_Digest(SHA-256) failed")
+                var value: UInt64 = 0
+                for index in 0..<8 { value = value << 8 | UInt64(out[index]) }
+                return value
+            }
         #endif
     }
 
     public static func digest(buffer: UnsafeRawBufferPointer) -> [UInt8] {
         #if canImport(CryptoKit)
-        return Array(CryptoKit.SHA256.hash(data: buffer))
+            return Array(CryptoKit.SHA256.hash(data: buffer))
         #else
-        var out = [UInt8](repeating: 0, count: byteCount)
-        var length: UInt32 = 0
-        let ok = out.withUnsafeMutableBufferPointer { outBuffer in
-            EVP_Digest(buffer.baseAddress, buffer.count, outBuffer.baseAddress, &length, EVP_sha256(), nil)
-        }
-        // EVP_Digest with a built-in digest only fails when memory runs out; there is nothing to recover.
-        precondition(ok == 1 && length == UInt32(byteCount), "EVP_Digest(SHA-256) failed")
-        return out
+            var out = [UInt8](repeating: 0, count: byteCount)
+            var length: UInt32 = 0
+            let ok = out.withUnsafeMutableBufferPointer { outBuffer in
+                EVP_Digest(buffer.baseAddress, buffer.count, outBuffer.baseAddress, &length, EVP_sha256(), nil)
+            }
+            // EVP_Digest with a built-in digest only fails when memory runs out; there is nothing to recover.
+            precondition(ok == 1 && length == UInt32(byteCount), "EVP_Digest(SHA-256) failed")
+            return out
         #endif
     }
 }
@@ -59,39 +59,39 @@ public enum SHA256 {
 /// Streaming SHA-256, for inputs that should not be held in memory at once.
 public final class SHA256Hasher {
     #if canImport(CryptoKit)
-    private var hasher = CryptoKit.SHA256()
+        private var hasher = CryptoKit.SHA256()
 
-    public init() {}
+        public init() {}
 
-    public func update(_ buffer: UnsafeRawBufferPointer) {
-        hasher.update(bufferPointer: buffer)
-    }
-
-    public func finalize() -> [UInt8] { Array(hasher.finalize()) }
-    #else
-    private let context: OpaquePointer
-
-    public init() {
-        guard let ctx = EVP_MD_CTX_new(), EVP_DigestInit_ex(ctx, EVP_sha256(), nil) == 1 else {
-            preconditionFailure("EVP_DigestInit_ex(SHA-256) failed")
+        public func update(_ buffer: UnsafeRawBufferPointer) {
+            hasher.update(bufferPointer: buffer)
         }
-        context = ctx
-    }
 
-    deinit { EVP_MD_CTX_free(context) }
+        public func finalize() -> [UInt8] { Array(hasher.finalize()) }
+    #else
+        private let context: OpaquePointer
 
-    public func update(_ buffer: UnsafeRawBufferPointer) {
-        guard buffer.count > 0 else { return }
-        precondition(EVP_DigestUpdate(context, buffer.baseAddress, buffer.count) == 1, "EVP_DigestUpdate failed")
-    }
+        public init() {
+            guard let ctx = EVP_MD_CTX_new(), EVP_DigestInit_ex(ctx, EVP_sha256(), nil) == 1 else {
+                preconditionFailure("EVP_DigestInit_ex(SHA-256) failed")
+            }
+            context = ctx
+        }
 
-    public func finalize() -> [UInt8] {
-        var out = [UInt8](repeating: 0, count: SHA256.byteCount)
-        var length: UInt32 = 0
-        let ok = out.withUnsafeMutableBufferPointer { EVP_DigestFinal_ex(context, $0.baseAddress, &length) }
-        precondition(ok == 1, "EVP_DigestFinal_ex failed")
-        return out
-    }
+        deinit { EVP_MD_CTX_free(context) }
+
+        public func update(_ buffer: UnsafeRawBufferPointer) {
+            guard buffer.count > 0 else { return }
+            precondition(EVP_DigestUpdate(context, buffer.baseAddress, buffer.count) == 1, "EVP_DigestUpdate failed")
+        }
+
+        public func finalize() -> [UInt8] {
+            var out = [UInt8](repeating: 0, count: SHA256.byteCount)
+            var length: UInt32 = 0
+            let ok = out.withUnsafeMutableBufferPointer { EVP_DigestFinal_ex(context, $0.baseAddress, &length) }
+            precondition(ok == 1, "EVP_DigestFinal_ex failed")
+            return out
+        }
     #endif
 }
 

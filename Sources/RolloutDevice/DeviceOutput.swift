@@ -26,11 +26,14 @@ enum DeviceOutcome {
             return CommandOutput(json: ["action": "activate", "activated": ids(packs)], text: text)
         case .text(let key, let text):
             return CommandOutput(
-                json: ["action": "get", "key": .string(key), "text": .string(text), "activePack": id(client.activePack)], text: text + "\n")
+                json: [
+                    "action": "get", "key": .string(key), "text": .string(text), "activePack": id(client.activePack),
+                ], text: text + "\n")
         case .launched:
             let status = DeviceStatus(client)
             let json: JSONValue = [
-                "action": "launch", "activePack": id(client.activePack), "failed": ids(status.status.failed), "launch": status.launchJSON,
+                "action": "launch", "activePack": id(client.activePack), "failed": ids(status.status.failed),
+                "launch": status.launchJSON,
             ]
             return CommandOutput(json: json, text: status.launched)
         case .launchSucceeded:
@@ -43,7 +46,8 @@ enum DeviceOutcome {
             json["action"] = "status"
             return CommandOutput(json: .object(json), text: status.text(style))
         case .metrics(let kind, let csv):
-            return CommandOutput(json: ["action": "metrics", "kind": .string(kind.rawValue), "csv": .string(csv)], text: csv)
+            return CommandOutput(
+                json: ["action": "metrics", "kind": .string(kind.rawValue), "csv": .string(csv)], text: csv)
         }
     }
 }
@@ -63,8 +67,10 @@ struct RefreshReport {
     init(_ result: RolloutClient.RefreshResult, active: Set<PackID>) {
         func dropped(_ packs: [PackID]) -> String { packs.isEmpty ? "" : "Dropped: \(list(packs)).\n" }
         func staged(_ packs: [PackID]) -> String {
-            let now = packs.filter(active.contains), waiting = packs.filter { !active.contains($0) }
-            return (waiting.isEmpty ? "" : "Staged \(list(waiting)): active at activate, or at the device's next start.\n")
+            let now = packs.filter(active.contains)
+            let waiting = packs.filter { !active.contains($0) }
+            return
+                (waiting.isEmpty ? "" : "Staged \(list(waiting)): active at activate, or at the device's next start.\n")
                 + (now.isEmpty ? "" : "Active now: \(list(now)), in place of a dropped pack.\n")
         }
         switch result {
@@ -79,7 +85,10 @@ struct RefreshReport {
         case .partial(let packs, let gone, let failures):
             ok = false
             text = "Partly failed:\n" + failures.map { "  \($0)\n" }.joined() + dropped(gone) + staged(packs)
-            json = ["result": "partial", "ok": false, "staged": ids(packs), "dropped": ids(gone), "failures": .array(failures.map { .string($0) })]
+            json = [
+                "result": "partial", "ok": false, "staged": ids(packs), "dropped": ids(gone),
+                "failures": .array(failures.map { .string($0) }),
+            ]
         case .failed(let reason):
             ok = false
             text = "Refresh failed: \(reason)\nThe device keeps what it had.\n"

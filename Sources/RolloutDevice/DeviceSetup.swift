@@ -29,14 +29,16 @@ struct DeviceSetup {
         func required(_ name: String) throws -> String {
             guard let value = invocation.value(name) else {
                 let option = invocation.command.options.first { $0.name == name }
-                throw RolloutError.usage("rollout device needs --\(name) \(option?.valueName ?? "VALUE"); see rollout help device")
+                throw RolloutError.usage(
+                    "rollout device needs --\(name) \(option?.valueName ?? "VALUE"); see rollout help device")
             }
             return value
         }
         let state = context.absolutePath(try required("state"))
         var isDirectory: ObjCBool = false
         if FileManager.default.fileExists(atPath: state, isDirectory: &isDirectory), !isDirectory.boolValue {
-            throw RolloutError.usage("--state \(try required("state")) is a file; give the device's directory (created if missing)")
+            throw RolloutError.usage(
+                "--state \(try required("state")) is a file; give the device's directory (created if missing)")
         }
         let manifestURL = try site(try required("site"), context: context)
         let keys = try self.keys(invocation, context: context)
@@ -62,8 +64,10 @@ struct DeviceSetup {
         _ = try PlanCommands.parseVersion(appVersion, flag: "--app-version")
         return DeviceSetup(
             stateDirectory: URL(fileURLWithPath: state, isDirectory: true), manifestURL: manifestURL,
-            keys: keys, minimumIndexSequence: minimum ?? 0, bundledDirectory: bundled, locale: locale, region: region, appVersion: appVersion,
-            installID: invocation.value("install-id"), now: Date(timeIntervalSince1970: TimeInterval(try context.now().seconds)))
+            keys: keys, minimumIndexSequence: minimum ?? 0, bundledDirectory: bundled, locale: locale, region: region,
+            appVersion: appVersion,
+            installID: invocation.value("install-id"),
+            now: Date(timeIntervalSince1970: TimeInterval(try context.now().seconds)))
     }
 
     /// `--public-key KEY` (an app that pins one key) or `--root-key KEY...` with `--threshold N` and
@@ -75,7 +79,10 @@ struct DeviceSetup {
         let minimumKeysVersion = try PublishCommands.countOption(invocation, "min-keys-version", minimum: 0)
         switch try PublishCommands.siteTrust(invocation, context: context) {
         case .pinned(let key):
-            if minimumKeysVersion != nil { throw RolloutError.usage("--min-keys-version goes with --root-key: an app that pins one key reads no key list") }
+            if minimumKeysVersion != nil {
+                throw RolloutError.usage(
+                    "--min-keys-version goes with --root-key: an app that pins one key reads no key list")
+            }
             return .pinned(key.description)
         case .roots(let roots):
             return .roots(
@@ -90,7 +97,9 @@ struct DeviceSetup {
     /// it accepts (docs/client.md): an `http:` URL to another host fails the refresh, with its reason.
     static func site(_ text: String, context: CommandContext) throws -> URL {
         if let scheme = text.range(of: "://").map({ text[..<$0.lowerBound].lowercased() }) {
-            guard ["https", "http", "file"].contains(scheme), let url = URL(string: text), url.host != nil || scheme == "file" else {
+            guard ["https", "http", "file"].contains(scheme), let url = URL(string: text),
+                url.host != nil || scheme == "file"
+            else {
                 throw RolloutError.usage("--site \(text) is not an https:// URL or a directory")
             }
             let index = url.pathExtension == "json" ? url : url.appendingPathComponent("index.json")
@@ -99,7 +108,8 @@ struct DeviceSetup {
         let path = context.absolutePath(text)
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
-            throw RolloutError.missing("--site \(text): no such directory; give the directory rollout publish --out wrote, or the site's URL")
+            throw RolloutError.missing(
+                "--site \(text): no such directory; give the directory rollout publish --out wrote, or the site's URL")
         }
         let directory = URL(fileURLWithPath: path, isDirectory: isDirectory.boolValue)
         return isDirectory.boolValue ? directory.appendingPathComponent("index.json") : directory

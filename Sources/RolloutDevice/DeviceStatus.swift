@@ -38,32 +38,54 @@ struct DeviceStatus {
 
     var json: [String: JSONValue] {
         var json: [String: JSONValue] = [
-            "locale": .string(status.locale), "installID": .string(installID), "indexSequence": .integer(status.indexSequence),
+            "locale": .string(status.locale), "installID": .string(installID),
+            "indexSequence": .integer(status.indexSequence),
             "lastRefresh": status.lastRefresh.map { .string(timestamp($0)) } ?? .null,
             "keysVersion": status.keysVersion.map { .integer($0) } ?? .null,
             "indexExpires": status.indexExpires.map { .string(timestamp($0)) } ?? .null, "stale": .bool(status.isStale),
             "chain": .array(status.chain.map { .string($0) }),
-            "packs": .object(Dictionary(uniqueKeysWithValues: status.packs.map { locale, slots in
-                (locale, JSONValue.object(["active": id(slots.active), "pending": id(slots.pending), "previous": id(slots.previous)]))
-            })),
+            "packs": .object(
+                Dictionary(
+                    uniqueKeysWithValues: status.packs.map { locale, slots in
+                        (
+                            locale,
+                            JSONValue.object([
+                                "active": id(slots.active), "pending": id(slots.pending),
+                                "previous": id(slots.previous),
+                            ])
+                        )
+                    })),
             "failed": ids(status.failed),
             "blocked": .object(status.blocked.mapValues { .array($0.sorted().map { .integer($0) }) }),
             "killed": .array(status.killed.sorted().map { .string($0) }),
             "launch": launchJSON,
         ]
-        json["counters"] = .object(Dictionary(uniqueKeysWithValues: counters.map { kind, rows in
-            (kind.rawValue, JSONValue.array(rows.map { row in
-                .object(["date": .string(row.date), "pack": .string(row.pack), kind.columns.total: .integer(row.total), kind.columns.events: .integer(row.events)])
-            }))
-        }))
+        json["counters"] = .object(
+            Dictionary(
+                uniqueKeysWithValues: counters.map { kind, rows in
+                    (
+                        kind.rawValue,
+                        JSONValue.array(
+                            rows.map { row in
+                                .object([
+                                    "date": .string(row.date), "pack": .string(row.pack),
+                                    kind.columns.total: .integer(row.total), kind.columns.events: .integer(row.events),
+                                ])
+                            })
+                    )
+                }))
         return json
     }
 
     func text(_ style: Style) -> String {
-        var text = "Device \(status.locale) (looks up \(status.chain.joined(separator: ", "))), install id \(installID)\n"
+        var text =
+            "Device \(status.locale) (looks up \(status.chain.joined(separator: ", "))), install id \(installID)\n"
         text += "Index sequence \(status.indexSequence)"
         if let expires = status.indexExpires {
-            text += status.isStale ? " (stale: expired at \(timestamp(expires)); the packs stay in use)" : " (expires \(timestamp(expires)))"
+            text +=
+                status.isStale
+                ? " (stale: expired at \(timestamp(expires)); the packs stay in use)"
+                : " (expires \(timestamp(expires)))"
         }
         text += status.lastRefresh.map { ", last refresh \(timestamp($0)).\n" } ?? ", never refreshed.\n"
         if let version = status.keysVersion { text += "Key list version \(version).\n" }
@@ -73,16 +95,24 @@ struct DeviceStatus {
             var table = Table("LOCALE", "ACTIVE", "PENDING", "PREVIOUS")
             for locale in locales {
                 let slots = status.packs[locale]!
-                table.add(locale, slots.active?.description ?? "-", slots.pending?.description ?? "-", slots.previous?.description ?? "-")
+                table.add(
+                    locale, slots.active?.description ?? "-", slots.pending?.description ?? "-",
+                    slots.previous?.description ?? "-")
             }
             text += table.render(style)
         }
         if !status.failed.isEmpty { text += "Failed (never activated again): \(list(status.failed)).\n" }
         let blocked = status.blocked.filter { !$0.value.isEmpty }
         if !blocked.isEmpty {
-            text += "Blocked: " + blocked.keys.sorted().map { "\($0) " + blocked[$0]!.sorted().map(String.init).joined(separator: ", ") }.joined(separator: "; ") + ".\n"
+            text +=
+                "Blocked: "
+                + blocked.keys.sorted().map {
+                    "\($0) " + blocked[$0]!.sorted().map(String.init).joined(separator: ", ")
+                }.joined(separator: "; ") + ".\n"
         }
-        if !status.killed.isEmpty { text += "Under a kill switch: \(status.killed.sorted().joined(separator: ", ")).\n" }
+        if !status.killed.isEmpty {
+            text += "Under a kill switch: \(status.killed.sorted().joined(separator: ", ")).\n"
+        }
         text += launchText
         let rows = MetricKind.allCases.flatMap { kind in (counters[kind] ?? []).map { (kind, $0) } }
         if rows.isEmpty {
@@ -90,7 +120,8 @@ struct DeviceStatus {
         } else {
             var table = Table("COUNTER", "DATE", "PACK", "TOTAL", "EVENTS")
             for (kind, row) in rows {
-                table.add("\(kind.columns.total)/\(kind.columns.events)", row.date, row.pack, "\(row.total)", "\(row.events)")
+                table.add(
+                    "\(kind.columns.total)/\(kind.columns.events)", row.date, row.pack, "\(row.total)", "\(row.events)")
             }
             text += table.render(style)
         }
@@ -101,8 +132,10 @@ struct DeviceStatus {
     var launchJSON: JSONValue {
         [
             "armed": .bool(launch.armed), "awaitingSuccess": ids(launch.awaitingSuccess),
-            "launchesSinceActivation": .integer(launch.launchesSinceActivation), "failedLaunches": .integer(launch.failedLaunches),
-            "launchAttempts": .integer(launch.launchAttempts), "previousLaunchFailed": .bool(launch.previousLaunchFailed),
+            "launchesSinceActivation": .integer(launch.launchesSinceActivation),
+            "failedLaunches": .integer(launch.failedLaunches),
+            "launchAttempts": .integer(launch.launchAttempts),
+            "previousLaunchFailed": .bool(launch.previousLaunchFailed),
             "rolledBack": ids(launch.rolledBack), "rollbacks": .integer(launch.rollbacks),
         ]
     }
@@ -125,7 +158,9 @@ struct DeviceStatus {
     var launched: String {
         let active = status.packs[status.locale]?.active
         var text = "Launched" + (active.map { " with \($0)" } ?? " on the bundled strings") + ".\n"
-        if launch.previousLaunchFailed { text += "The previous launch never reached launch-succeeded: counted as a crash.\n" }
+        if launch.previousLaunchFailed {
+            text += "The previous launch never reached launch-succeeded: counted as a crash.\n"
+        }
         return text + launchText
     }
 }

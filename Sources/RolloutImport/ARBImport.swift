@@ -13,13 +13,19 @@ extension CatalogImporter {
         if isDirectory(path) {
             for entry in entries(path) {
                 let full = "\(path)/\(entry)"
-                if entry.hasSuffix(".arb"), !isDirectory(full) { files.append(full) } else { result.skipFile(full, "not an .arb file") }
+                if entry.hasSuffix(".arb"), !isDirectory(full) {
+                    files.append(full)
+                } else {
+                    result.skipFile(full, "not an .arb file")
+                }
             }
         } else {
             files = [path]
         }
         guard !files.isEmpty else { throw RolloutError.missing("\(path): no .arb files in it") }
-        let escaping = useEscaping ?? ARBProject.useEscaping(near: isDirectory(path) ? path : (path as NSString).deletingLastPathComponent)
+        let escaping =
+            useEscaping
+            ?? ARBProject.useEscaping(near: isDirectory(path) ? path : (path as NSString).deletingLastPathComponent)
         for file in files {
             let object = try json(file)
             guard let tag = ARBProject.locale(of: file, declared: object["@@locale"]?.stringValue) else {
@@ -32,8 +38,14 @@ extension CatalogImporter {
                 continue
             }
             for (key, value) in object where !key.hasPrefix("@") {
-                guard let text = value.stringValue else { result.skip(tag, key, "not a string"); continue }
-                if object["@\(key)"]?.objectValue?["x-state"]?.stringValue == "needs-review" { result.skip(tag, key, "needs review"); continue }
+                guard let text = value.stringValue else {
+                    result.skip(tag, key, "not a string")
+                    continue
+                }
+                if object["@\(key)"]?.objectValue?["x-state"]?.stringValue == "needs-review" {
+                    result.skip(tag, key, "needs review")
+                    continue
+                }
                 do {
                     let message = try ARBMessage.parse(text, useEscaping: escaping)
                     result.add(tag, key, try message.icu(language: tag))
@@ -53,10 +65,14 @@ enum ARBProject {
     static func useEscaping(near directory: String) -> Bool {
         var folder = directory
         for _ in 0...3 {
-            if let data = FileManager.default.contents(atPath: "\(folder)/l10n.yaml"), let yaml = String(data: data, encoding: .utf8) {
+            if let data = FileManager.default.contents(atPath: "\(folder)/l10n.yaml"),
+                let yaml = String(data: data, encoding: .utf8)
+            {
                 for line in yaml.split(whereSeparator: \.isNewline) {
                     let setting = line.split(separator: "#", maxSplits: 1).first.map(String.init) ?? ""
-                    let parts = setting.split(separator: ":", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+                    let parts = setting.split(separator: ":", maxSplits: 1).map {
+                        $0.trimmingCharacters(in: .whitespaces)
+                    }
                     if parts.count == 2, parts[0] == "use-escaping" { return parts[1] == "true" }
                 }
                 return false
@@ -71,7 +87,11 @@ enum ARBProject {
     static func locale(of file: String, declared: String?) -> String? {
         if let declared { return CatalogImporter.canonicalLocale(declared) }
         let stem = ((file as NSString).lastPathComponent as NSString).deletingPathExtension
-        if let underscore = stem.firstIndex(of: "_"), let tag = CatalogImporter.canonicalLocale(String(stem[stem.index(after: underscore)...])) { return tag }
+        if let underscore = stem.firstIndex(of: "_"),
+            let tag = CatalogImporter.canonicalLocale(String(stem[stem.index(after: underscore)...]))
+        {
+            return tag
+        }
         return CatalogImporter.canonicalLocale(stem)
     }
 }
@@ -110,7 +130,10 @@ indirect enum ARBMessage {
             while i < s.count {
                 let c = s[i]
                 if c == "{" {
-                    if !text.isEmpty { parts.append(.text(text)); text = "" }
+                    if !text.isEmpty {
+                        parts.append(.text(text))
+                        text = ""
+                    }
                     parts.append(try expression())
                 } else if c == "}" {
                     guard nested else { throw fail("a '}' that closes nothing") }
@@ -142,7 +165,10 @@ indirect enum ARBMessage {
 
         mutating func word() -> String {
             var w = ""
-            while i < s.count, s[i].isASCII, s[i].isLetter || s[i].isNumber || s[i] == "_" || s[i] == "|" { w.append(s[i]); i += 1 }
+            while i < s.count, s[i].isASCII, s[i].isLetter || s[i].isNumber || s[i] == "_" || s[i] == "|" {
+                w.append(s[i])
+                i += 1
+            }
             return w
         }
 
@@ -159,7 +185,10 @@ indirect enum ARBMessage {
             let name = word()
             guard !name.isEmpty else { throw fail("a '{' without a placeholder name (a lone brace is syntax in ARB)") }
             spaces()
-            if i < s.count, s[i] == "}" { i += 1; return .placeholder(name) }
+            if i < s.count, s[i] == "}" {
+                i += 1
+                return .placeholder(name)
+            }
             try expect(",")
             spaces()
             let kind = word()
@@ -170,7 +199,10 @@ indirect enum ARBMessage {
                 while true {
                     spaces()
                     guard i < s.count else { throw fail("a '{' that is never closed") }
-                    if s[i] == "}" { i += 1; break }
+                    if s[i] == "}" {
+                        i += 1
+                        break
+                    }
                     var selector = ""
                     if s[i] == "=" {
                         i += 1
@@ -189,7 +221,10 @@ indirect enum ARBMessage {
             case "date", "time":
                 spaces()
                 var skeleton = ""
-                while i < s.count, s[i] != "}" { skeleton.append(s[i]); i += 1 }
+                while i < s.count, s[i] != "}" {
+                    skeleton.append(s[i])
+                    i += 1
+                }
                 try expect("}")
                 return .argument(name, type: kind, skeleton: skeleton.trimmingCharacters(in: .whitespaces))
             default:
@@ -216,7 +251,9 @@ extension Array where Element == ARBMessage {
                 out += "{\(name), \(type), \(skeleton)}"
             case .select(let name, let cases):
                 // A select's cases are not a plural's, even inside one: # is text there for the client and lint.
-                let body = try cases.map { "\($0.selector) {\(try $0.message.icu(language: language, inPlural: false))}" }
+                let body = try cases.map {
+                    "\($0.selector) {\(try $0.message.icu(language: language, inPlural: false))}"
+                }
                 out += "{\(name), select, \(body.joined(separator: " "))}"
             case .plural(let name, let cases):
                 let exact = ["=0": "zero", "=1": "one", "=2": "two"]
@@ -230,7 +267,8 @@ extension Array where Element == ARBMessage {
                     guard seen.insert(category).inserted else { continue }
                     let text = try message.icu(language: language, inPlural: true)
                     let number = exact.first { $0.value == category }?.key
-                    let hasCategory = number == nil || PluralRules(locale: language).categories.contains { $0.rawValue == category }
+                    let hasCategory =
+                        number == nil || PluralRules(locale: language).categories.contains { $0.rawValue == category }
                     // The exact number where the category alone would not take it.
                     if let number, !hasCategory { body.append("\(number) {\(text)}") }
                     if hasCategory { body.append("\(category) {\(text)}") }
@@ -248,6 +286,9 @@ extension Array where Element == ARBMessage {
 extension ARBMessage.Refusal {
     /// A plural case gen-l10n does not read (it takes the categories and =0, =1, =2 only).
     fileprivate static func unknownPluralCase(_ selector: String) -> Self {
-        Self(message: "gen-l10n cannot read it: plural case \"\(selector)\" is not zero, one, two, few, many, other, =0, =1 or =2")
+        Self(
+            message:
+                "gen-l10n cannot read it: plural case \"\(selector)\" is not zero, one, two, few, many, other, =0, =1 or =2"
+        )
     }
 }

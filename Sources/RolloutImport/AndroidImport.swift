@@ -1,8 +1,9 @@
 import Foundation
-#if canImport(FoundationXML)
-import FoundationXML
-#endif
 import RolloutModel
+
+#if canImport(FoundationXML)
+    import FoundationXML
+#endif
 
 extension CatalogImporter {
     // MARK: Android resources
@@ -18,8 +19,11 @@ extension CatalogImporter {
         if path.hasSuffix(".xml") {
             folders = [(sourceLocale, "values", [path])]
         } else {
-            for folder in ((try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []) where folder == "values" || folder.hasPrefix("values-") {
-                let files = ((try? FileManager.default.contentsOfDirectory(atPath: "\(path)/\(folder)")) ?? []).filter { $0.hasSuffix(".xml") }.sorted().map { "\(path)/\(folder)/\($0)" }
+            for folder in ((try? FileManager.default.contentsOfDirectory(atPath: path)) ?? [])
+            where folder == "values" || folder.hasPrefix("values-") {
+                let files = ((try? FileManager.default.contentsOfDirectory(atPath: "\(path)/\(folder)")) ?? []).filter {
+                    $0.hasSuffix(".xml")
+                }.sorted().map { "\(path)/\(folder)/\($0)" }
                 switch androidLocale(folder, source: sourceLocale) {
                 case .locale(let tag): folders.append((tag, folder, files))
                 case .leftOut(let reason):
@@ -49,7 +53,9 @@ extension CatalogImporter {
                         continue
                     }
                     if let earlier = readFrom[tag]?[key], earlier != folder {
-                        if result.strings[tag]?[key] != text { result.skip(tag, key, "\(folder) differs from \(earlier), which Android reads for \(tag)") }
+                        if result.strings[tag]?[key] != text {
+                            result.skip(tag, key, "\(folder) differs from \(earlier), which Android reads for \(tag)")
+                        }
                         continue
                     }
                     readFrom[tag, default: [:]][key] = folder
@@ -63,9 +69,14 @@ extension CatalogImporter {
         if let source = result.strings[sourceLocale] {
             let sourcePlurals = plurals[sourceLocale] ?? []
             for (tag, strings) in result.strings where tag != sourceLocale {
-                for key in strings.keys where source[key] != nil && sourcePlurals.contains(key) != (plurals[tag] ?? []).contains(key) {
+                for key in strings.keys
+                where source[key] != nil && sourcePlurals.contains(key) != (plurals[tag] ?? []).contains(key) {
                     result.strings[tag]?[key] = nil
-                    result.skip(tag, key, sourcePlurals.contains(key) ? "a <string> here, <plurals> in values/: Android reads values/'s plurals" : "<plurals> here, a <string> in values/: Android reads values/'s string")
+                    result.skip(
+                        tag, key,
+                        sourcePlurals.contains(key)
+                            ? "a <string> here, <plurals> in values/: Android reads values/'s plurals"
+                            : "<plurals> here, a <string> in values/: Android reads values/'s string")
                 }
             }
         }
@@ -100,9 +111,13 @@ extension CatalogImporter {
             let parts = qualifier.split(separator: "-", omittingEmptySubsequences: false)
             let language = parts[0]
             let isLanguage = (2...3).contains(language.count) && language.allSatisfy { $0.isASCII && $0.isLowercase }
-            let isRegion = parts.count == 2 && parts[1].count == 3 && parts[1].hasPrefix("r") && parts[1].dropFirst().allSatisfy { $0.isASCII && ($0.isUppercase || $0.isNumber) }
+            let isRegion =
+                parts.count == 2 && parts[1].count == 3 && parts[1].hasPrefix("r")
+                && parts[1].dropFirst().allSatisfy { $0.isASCII && ($0.isUppercase || $0.isNumber) }
             guard isLanguage, parts.count == 1 || isRegion else {
-                return .leftOut("\(folder): its qualifiers (\(qualifier)) are not only a locale; strings for a screen size, mode or API level are not imported")
+                return .leftOut(
+                    "\(folder): its qualifiers (\(qualifier)) are not only a locale; strings for a screen size, mode or API level are not imported"
+                )
             }
             tag = canonicalLocale(parts.count == 2 ? "\(language)-\(parts[1].dropFirst())" : String(language))
         }
@@ -139,7 +154,8 @@ extension CatalogImporter {
                 case .string(let raw, formatted: true):
                     return try Placeholders.printfICU(AndroidStrings.unescape(raw), dialect: .java)
                 case .plural(let forms):
-                    return try Placeholders.printfPlural(forms.mapValues(AndroidStrings.unescape), dialect: .java, language: language)
+                    return try Placeholders.printfPlural(
+                        forms.mapValues(AndroidStrings.unescape), dialect: .java, language: language)
                 }
             }
         }
@@ -154,9 +170,13 @@ extension CatalogImporter {
         private var depth = 0
         private var inString = false
 
-        func parser(_ parser: XMLParser, didStartElement element: String, namespaceURI: String?, qualifiedName: String?, attributes: [String: String] = [:]) {
+        func parser(
+            _ parser: XMLParser, didStartElement element: String, namespaceURI: String?, qualifiedName: String?,
+            attributes: [String: String] = [:]
+        ) {
             depth += 1
-            guard depth == 2 || (depth == 3 && element == "item") else { return }  // deeper: <xliff:g>, <b>: their text is the string's
+            // Deeper: <xliff:g>, <b>: their text is the string's.
+            guard depth == 2 || (depth == 3 && element == "item") else { return }
             switch element {
             case "string", "plurals":
                 name = attributes["name"]
@@ -169,7 +189,11 @@ extension CatalogImporter {
                     name = nil
                     inString = false
                 } else if let product = attributes["product"], product != "default", let key = name {
-                    skipped.append((key, "the variant for product \"\(product)\"; a build for it is not what devices get by default"))
+                    skipped.append(
+                        (
+                            key,
+                            "the variant for product \"\(product)\"; a build for it is not what devices get by default"
+                        ))
                     name = nil
                     inString = false
                 }
@@ -185,7 +209,9 @@ extension CatalogImporter {
         }
 
         func parser(_ parser: XMLParser, foundCharacters string: String) { if inString { text += string } }
-        func parser(_ parser: XMLParser, foundCDATA data: Data) { if inString { text += String(decoding: data, as: UTF8.self) } }
+        func parser(_ parser: XMLParser, foundCDATA data: Data) {
+            if inString { text += String(decoding: data, as: UTF8.self) }
+        }
 
         func parser(_ parser: XMLParser, didEndElement element: String, namespaceURI: String?, qualifiedName: String?) {
             defer { depth -= 1 }
@@ -214,7 +240,9 @@ extension CatalogImporter {
             case .string(let text, _): raw = [text]
             case .plural(let forms): raw = Array(forms.values)
             }
-            if let reference = raw.map({ $0.trimmingCharacters(in: .whitespacesAndNewlines) }).first(where: { $0.hasPrefix("@") || $0.hasPrefix("?") }), reference.contains("/") {
+            if let reference = raw.map({ $0.trimmingCharacters(in: .whitespacesAndNewlines) }).first(where: {
+                $0.hasPrefix("@") || $0.hasPrefix("?")
+            }), reference.contains("/") {
                 skipped.append((key, "a reference to \(reference), not text"))
                 return
             }
@@ -273,6 +301,8 @@ extension CatalogImporter {
 extension RolloutError {
     /// A strings file that XMLParser could not read, at the place it stopped.
     fileprivate static func unreadableXML(_ file: String, _ parser: XMLParser) -> RolloutError {
-        .badInput("\(file):\(parser.lineNumber):\(parser.columnNumber): \(CatalogImporter.AndroidStrings.describe(parser.parserError))")
+        .badInput(
+            "\(file):\(parser.lineNumber):\(parser.columnNumber): \(CatalogImporter.AndroidStrings.describe(parser.parserError))"
+        )
     }
 }

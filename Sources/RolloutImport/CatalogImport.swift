@@ -19,7 +19,11 @@ public enum CatalogFormat: String, CaseIterable, Sendable {
         let children = (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []
         if children.contains(where: { $0 == "values" || $0.hasPrefix("values-") }) { return .android }
         if children.contains(where: { $0.hasSuffix(".arb") }) { return .arb }
-        if children.contains(where: { $0.hasSuffix(".json") }) || children.contains(where: { CatalogImporter.canonicalLocale($0) != nil }) { return .i18next }
+        if children.contains(where: { $0.hasSuffix(".json") })
+            || children.contains(where: { CatalogImporter.canonicalLocale($0) != nil })
+        {
+            return .i18next
+        }
         return nil
     }
 }
@@ -54,7 +58,10 @@ public struct CatalogImport: Sendable {
     /// the first is kept and the second listed, never overwritten silently.
     mutating func add(_ locale: String, _ key: String, _ text: String) {
         if let first = strings[locale]?[key] {
-            if first != text { skip(locale, key, "given twice for \(locale) (two files or folders name this locale): the first is kept") }
+            if first != text {
+                skip(
+                    locale, key, "given twice for \(locale) (two files or folders name this locale): the first is kept")
+            }
             return
         }
         strings[locale, default: [:]][key] = text
@@ -71,8 +78,12 @@ public struct CatalogImport: Sendable {
         }
     }
 
-    mutating func skip(_ locale: String, _ key: String, _ reason: String) { skipped.append(Skipped(locale: locale, key: key, reason: reason)) }
-    mutating func skipFile(_ path: String, _ reason: String) { skippedFiles.append(SkippedFile(path: path, reason: reason)) }
+    mutating func skip(_ locale: String, _ key: String, _ reason: String) {
+        skipped.append(Skipped(locale: locale, key: key, reason: reason))
+    }
+    mutating func skipFile(_ path: String, _ reason: String) {
+        skippedFiles.append(SkippedFile(path: path, reason: reason))
+    }
 }
 
 /// How to read a catalog, beyond its path and format.

@@ -16,7 +16,9 @@ extension CatalogImporter {
             let before = (result.strings[file.locale]?.count ?? 0, result.skipped.count)
             try i18nextNamespace(file, into: &result)
             // A file with nothing in it makes no pack, and is said so.
-            if (result.strings[file.locale]?.count ?? 0, result.skipped.count) == before { result.skipFile(file.path, "no strings in it") }
+            if (result.strings[file.locale]?.count ?? 0, result.skipped.count) == before {
+                result.skipFile(file.path, "no strings in it")
+            }
         }
         return result
     }
@@ -49,12 +51,18 @@ extension CatalogImporter {
                         continue
                     }
                     let namespace = String(file.dropLast(5))
-                    files.append(I18nextFile(locale: tag, prefix: namespace == "translation" ? "" : namespace + ".", path: "\(full)/\(file)"))
+                    files.append(
+                        I18nextFile(
+                            locale: tag, prefix: namespace == "translation" ? "" : namespace + ".",
+                            path: "\(full)/\(file)"))
                 }
             } else if entry.hasSuffix(".json"), let tag = canonicalLocale(String(entry.dropLast(5))) {
                 files.append(I18nextFile(locale: tag, prefix: "", path: full))
             } else {
-                result.skipFile(full, entry.hasSuffix(".json") ? "not named for a locale (such as pt-BR.json)" : "not an i18next .json file")
+                result.skipFile(
+                    full,
+                    entry.hasSuffix(".json")
+                        ? "not named for a locale (such as pt-BR.json)" : "not an i18next .json file")
             }
         }
         return files
@@ -117,7 +125,10 @@ enum I18nextKeys {
     /// The forms i18next's JSON v3 wrote as `key_0`...`key_5`: the index is the language's plural
     /// rule's result, in the order of i18next v3's rule sets.
     static let numberedForms: [String: [String]] = {
-        var table: [String: [String]] = ["ar": ["zero", "one", "two", "few", "many", "other"], "cs": ["one", "few", "other"], "sk": ["one", "few", "other"], "pl": ["one", "few", "many"]]
+        var table: [String: [String]] = [
+            "ar": ["zero", "one", "two", "few", "many", "other"], "cs": ["one", "few", "other"],
+            "sk": ["one", "few", "other"], "pl": ["one", "few", "many"],
+        ]
         for language in ["be", "bs", "hr", "ru", "sr", "uk"] { table[language] = ["one", "few", "many"] }
         return table
     }()
@@ -132,12 +143,17 @@ enum I18nextKeys {
         // i18next finds every whole-number count among one, few and many there, and `many`
         // stands for `other` in the pack.
         let fractionsOnly = !PluralRules(locale: language).wholeNumberCategories.contains(.other)
-        func isPlural(_ base: String) -> Bool { flat[base + "_other"] != nil || (fractionsOnly && flat[base + "_many"] != nil) }
+        func isPlural(_ base: String) -> Bool {
+            flat[base + "_other"] != nil || (fractionsOnly && flat[base + "_many"] != nil)
+        }
         for (key, text) in flat {
             for category in categories where key.hasSuffix("_" + category) {
                 let base = String(key.dropLast(category.count + 1))
                 if base.hasSuffix("_ordinal"), isPlural(base) {
-                    entries.append(.leftOut(key: key, reason: "an ordinal plural form (_ordinal_\(category)): ordinals are not imported"))
+                    entries.append(
+                        .leftOut(
+                            key: key, reason: "an ordinal plural form (_ordinal_\(category)): ordinals are not imported"
+                        ))
                     used.insert(key)
                 } else if isPlural(base) {
                     plurals[base, default: [:]][category] = text
@@ -158,19 +174,33 @@ enum I18nextKeys {
             guard flat[base + "_1"] != nil, plurals[base] == nil else { continue }
             let numbered = (0...5).map { "\(base)_\($0)" }.filter { flat[$0] != nil }
             guard let forms = numberedForms[languageCode], numbered.count <= forms.count else {
-                for key in numbered { entries.append(.leftOut(key: key, reason: "an i18next v3 numbered plural form, for a language (\(languageCode)) whose v3 rule set is not known here: write it in v4 form (_one, _other)")) }
+                for key in numbered {
+                    entries.append(
+                        .leftOut(
+                            key: key,
+                            reason:
+                                "an i18next v3 numbered plural form, for a language (\(languageCode)) whose v3 rule set is not known here: write it in v4 form (_one, _other)"
+                        ))
+                }
                 used.formUnion(numbered)
                 continue
             }
             var mapped: [String: String] = [:]
-            for (index, category) in forms.enumerated() { if let form = flat["\(base)_\(index)"] { mapped[category] = form } }
+            for (index, category) in forms.enumerated() {
+                if let form = flat["\(base)_\(index)"] { mapped[category] = form }
+            }
             mapped["other"] = mapped["other"] ?? flat["\(base)_\(forms.count - 1)"]
             plurals[base] = mapped
             used.formUnion(numbered)
         }
         for (base, forms) in plurals {
             if flat[base] != nil, !used.contains(base) {
-                entries.append(.leftOut(key: base, reason: "the key is also the name of plural forms (\(base)_other); the plural is imported under it"))
+                entries.append(
+                    .leftOut(
+                        key: base,
+                        reason:
+                            "the key is also the name of plural forms (\(base)_other); the plural is imported under it")
+                )
                 used.insert(base)
             }
             entries.append(.plural(key: base, forms: forms))
@@ -202,7 +232,12 @@ enum I18nextText {
             if name.contains(",") {
                 return .failure(.formatter(name))
             }
-            guard !name.isEmpty, name.unicodeScalars.allSatisfy({ $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "_.-".unicodeScalars.contains($0)) }) else {
+            guard !name.isEmpty,
+                name.unicodeScalars.allSatisfy({
+                    $0.isASCII
+                        && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "_.-".unicodeScalars.contains($0))
+                })
+            else {
                 return .failure(.notAnArgumentName(name))
             }
             out += name == countedArgument ? "#" : "{\(name)}"
@@ -217,7 +252,8 @@ enum I18nextText {
         var cases: [String] = []
         for category in I18nextKeys.categories {
             guard let form = forms[category] else { continue }
-            let selector = category == "zero" && !PluralRules(locale: language).categories.contains(.zero) ? "=0" : category
+            let selector =
+                category == "zero" && !PluralRules(locale: language).categories.contains(.zero) ? "=0" : category
             switch convert(form, countedArgument: "count") {
             case .success(let icu): cases.append("\(selector) {\(icu)}")
             case .failure(let reason): return .failure(reason)

@@ -44,7 +44,8 @@ public enum PackImport {
         /// `--min-app-version`, for each locale that makes a pack.
         public var newestMinAppVersion: (String) throws -> AppVersion?
 
-        public init(policy: Policy, locales: Set<String>, newestMinAppVersion: @escaping (String) throws -> AppVersion?) {
+        public init(policy: Policy, locales: Set<String>, newestMinAppVersion: @escaping (String) throws -> AppVersion?)
+        {
             self.policy = policy
             self.locales = locales
             self.newestMinAppVersion = newestMinAppVersion
@@ -73,7 +74,8 @@ public enum PackImport {
     /// (docs/pack-format.md, "Rules"). Rules about a pack against history (removed, required or
     /// protected keys) are not: leaving a string out cannot satisfy them, and they still refuse.
     public static let perStringRules: Set<String> = [
-        "bad-key", "value-too-long", "control-character", "executable-content", "secret", "message-syntax", "placeholders",
+        "bad-key", "value-too-long", "control-character", "executable-content", "secret", "message-syntax",
+        "placeholders",
     ]
 
     /// How many times `--skip-invalid` lints again after leaving strings out.
@@ -88,7 +90,9 @@ public enum PackImport {
     ) throws -> Result {
         var catalog = catalog
         // The development language: named, or the catalog's, or the English the catalog has.
-        let source = request.sourceLocale ?? catalog.sourceLocale ?? ["en-US", "en"].first { catalog.strings[$0] != nil } ?? "en-US"
+        let source =
+            request.sourceLocale ?? catalog.sourceLocale ?? ["en-US", "en"].first { catalog.strings[$0] != nil }
+            ?? "en-US"
         if !request.locales.isEmpty {
             catalog.strings = catalog.strings.filter { request.locales.contains($0.key) }
             catalog.skipped = catalog.skipped.filter { request.locales.contains($0.locale) }
@@ -109,7 +113,8 @@ public enum PackImport {
             }
         }
         guard !made.packs.isEmpty else {
-            let examples = catalog.skipped.prefix(3).map { "\($0.locale) \($0.key): \($0.reason)" }.joined(separator: "; ")
+            let examples = catalog.skipped.prefix(3).map { "\($0.locale) \($0.key): \($0.reason)" }.joined(
+                separator: "; ")
             let leftOut = catalog.skipped.isEmpty ? "" : " (\(catalog.skipped.count) left out: \(examples))"
             throw RolloutError.badInput("\(request.catalogName): no locale has a string to import\(leftOut)")
         }
@@ -132,13 +137,18 @@ public enum PackImport {
             }
             guard let minApp = try request.minAppVersion ?? stored.newestMinAppVersion(locale) else {
                 throw RolloutError.usage(
-                    "\(locale) has no stored pack to take minAppVersion from: give --min-app-version V (the oldest app version these strings suit)")
+                    "\(locale) has no stored pack to take minAppVersion from: give --min-app-version V (the oldest app version these strings suit)"
+                )
             }
-            let fallback = fallbackLocale(of: locale, source: source) { imported.contains($0) || stored.locales.contains($0) }
+            let fallback = fallbackLocale(of: locale, source: source) {
+                imported.contains($0) || stored.locales.contains($0)
+            }
             let pack = Pack(
-                locale: locale, contentVersion: request.contentVersion, minAppVersion: minApp, fallbackLocale: fallback, strings: strings)
+                locale: locale, contentVersion: request.contentVersion, minAppVersion: minApp, fallbackLocale: fallback,
+                strings: strings)
             let name = "\(request.catalogName) (\(locale))"
-            let parsed = try PackParser.parse(pack.storedBytes, source: name, maximumBytes: stored.policy.limits.maxPackBytes)
+            let parsed = try PackParser.parse(
+                pack.storedBytes, source: name, maximumBytes: stored.policy.limits.maxPackBytes)
             packs.append(MadePack(source: name, parsed: parsed))
         }
         return (packs, empty)

@@ -25,7 +25,10 @@ extension CatalogImporter {
             }
             for (name, value) in localizations {
                 let tag = try locale(name, in: path)
-                if stale { result.skip(tag, key, "stale: no longer in the source code"); continue }
+                if stale {
+                    result.skip(tag, key, "stale: no longer in the source code")
+                    continue
+                }
                 guard let localization = value.objectValue else { continue }
                 do {
                     if let text = try StringCatalogText.icu(localization, language: tag) { result.add(tag, key, text) }

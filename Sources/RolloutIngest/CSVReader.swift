@@ -1,14 +1,17 @@
-#if canImport(Darwin)
-import Darwin
-#elseif canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 import RolloutModel
 
+#if canImport(Darwin)
+    import Darwin
+#elseif canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
 // The C library's read(2): inside CSVReader, `read` is its own method.
-private func systemRead(_ fd: Int32, _ buffer: UnsafeMutableRawPointer?, _ count: Int) -> Int { read(fd, buffer, count) }
+private func systemRead(_ fd: Int32, _ buffer: UnsafeMutableRawPointer?, _ count: Int) -> Int {
+    read(fd, buffer, count)
+}
 
 /// One record's fields, borrowed from the reader's buffer: valid only during the call that receives it.
 public struct CSVRecord {
@@ -53,7 +56,8 @@ public struct CSVReader {
     /// is. Returns the number of bytes of the file read.
     @discardableResult
     public static func read<Sink: CSVRecordSink>(
-        path: String, chunk: Int = CSVReader.chunk, sink: inout Sink, onChunk: (UnsafeRawBufferPointer) -> Void = { _ in }
+        path: String, chunk: Int = CSVReader.chunk, sink: inout Sink,
+        onChunk: (UnsafeRawBufferPointer) -> Void = { _ in }
     ) throws -> Int {
         // O_NONBLOCK: a named pipe opens at once (then is refused) instead of waiting for a writer.
         let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
@@ -61,13 +65,16 @@ public struct CSVReader {
         defer { close(fd) }
         var info = stat()
         guard fstat(fd, &info) == 0 else { throw RolloutError.fileFailure("read", path, errno: errno) }
-        if let refusal = RolloutError.notARegularFile(path, mode: info.st_mode, describedAs: "metrics file") { throw refusal }
+        if let refusal = RolloutError.notARegularFile(path, mode: info.st_mode, describedAs: "metrics file") {
+            throw refusal
+        }
         var first = [UInt8](repeating: 0, count: GzipReader.sniffBytes)
         let peeked = first.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, 0) }
         guard peeked >= 0 else { throw RolloutError.fileFailure("read", path, errno: errno) }
         var total = 0
         try first.withUnsafeBytes { first in
-            try tokenize(start: UnsafeRawBufferPointer(rebasing: first.prefix(peeked)), chunk: chunk, sink: &sink) { into, count in
+            try tokenize(start: UnsafeRawBufferPointer(rebasing: first.prefix(peeked)), chunk: chunk, sink: &sink) {
+                into, count in
                 while true {
                     let n = systemRead(fd, into, count)
                     if n > 0 {
@@ -84,10 +91,13 @@ public struct CSVReader {
 
     /// Parses bytes already in memory, plain or gzip, `chunk` bytes of text at a time and gzip data
     /// `gzipBlock` bytes at a time (for tests and small inputs).
-    public static func parse<Sink: CSVRecordSink>(_ bytes: [UInt8], chunk: Int = CSVReader.chunk, gzipBlock: Int = CSVReader.chunk, sink: inout Sink) throws {
+    public static func parse<Sink: CSVRecordSink>(
+        _ bytes: [UInt8], chunk: Int = CSVReader.chunk, gzipBlock: Int = CSVReader.chunk, sink: inout Sink
+    ) throws {
         var offset = 0
         try bytes.withUnsafeBufferPointer { source in
-            try tokenize(start: UnsafeRawBufferPointer(source), chunk: chunk, gzipBlock: gzipBlock, sink: &sink) { into, count in
+            try tokenize(start: UnsafeRawBufferPointer(source), chunk: chunk, gzipBlock: gzipBlock, sink: &sink) {
+                into, count in
                 let n = min(count, source.count - offset)
                 if n > 0 { into.update(from: source.baseAddress! + offset, count: n) }
                 offset += n
@@ -112,7 +122,8 @@ public struct CSVReader {
 
     /// The same, handing each record to a closure as an array of fields (for tests).
     public static func parse(
-        _ bytes: [UInt8], chunk: Int = CSVReader.chunk, gzipBlock: Int = CSVReader.chunk, record: ([ArraySlice<UInt8>], Int) throws -> Void
+        _ bytes: [UInt8], chunk: Int = CSVReader.chunk, gzipBlock: Int = CSVReader.chunk,
+        record: ([ArraySlice<UInt8>], Int) throws -> Void
     ) throws {
         try withoutActuallyEscaping(record) { record in
             struct Collect: CSVRecordSink {
@@ -203,7 +214,9 @@ public struct CSVReader {
         /// are closures over them; methods would move that state back into the class, checked for
         /// exclusive access on every field.
         // Long: the hot loop, whole so that its state stays in locals (see the doc comment).
-        @inline(__always) func records<Sink: CSVRecordSink>(from start: Int, to end: Int, endOfFile: Bool, sink: inout Sink) throws -> Int {
+        @inline(__always) func records<Sink: CSVRecordSink>(
+            from start: Int, to end: Int, endOfFile: Bool, sink: inout Sink
+        ) throws -> Int {
             // The hot state in locals: a class's stored properties are checked for exclusive access
             // on every use.
             let buffer = self.buffer
@@ -229,7 +242,8 @@ public struct CSVReader {
                 if end &- recordStart > CSVReader.maximumRecordBytes { throw tooLong(line) }
                 mark(fields, fieldStart, fieldEnd)
                 if fields > 0 || fieldEnd > fieldStart {
-                    try sink.record(CSVRecord(base: buffer + recordStart, bounds: bounds, count: fields &+ 1), line: line)
+                    try sink.record(
+                        CSVRecord(base: buffer + recordStart, bounds: bounds, count: fields &+ 1), line: line)
                 }
                 line &+= 1
             }
@@ -287,7 +301,9 @@ public struct CSVReader {
             var i = start
             while i &+ 8 <= end {
                 let word = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: i, as: UInt64.self))
-                let found = zeros(word ^ (ones &* 0x2C)) | zeros(word ^ (ones &* 0x0A)) | zeros(word ^ (ones &* 0x22)) | zeros(word)
+                let found =
+                    zeros(word ^ (ones &* 0x2C)) | zeros(word ^ (ones &* 0x0A)) | zeros(word ^ (ones &* 0x22))
+                    | zeros(word)
                 if found != 0 { return i &+ found.trailingZeroBitCount >> 3 }
                 i &+= 8
             }
@@ -304,7 +320,9 @@ public struct CSVReader {
         /// A state machine (`QuoteState`), read best whole: each state's case says what every byte does
         /// in it, and the end of the input is one more transition.
         // Long: a state machine over one record's bytes (see the doc comment).
-        func quotedRecord<Sink: CSVRecordSink>(from start: Int, to end: Int, endOfFile: Bool, sink: inout Sink) throws -> Int? {
+        func quotedRecord<Sink: CSVRecordSink>(from start: Int, to end: Int, endOfFile: Bool, sink: inout Sink) throws
+            -> Int?
+        {
             if scratch == nil { scratch = .allocate(capacity: CSVReader.maximumRecordBytes + 1) }
             let out = scratch!
             var length = 0

@@ -1,9 +1,9 @@
 #if canImport(Darwin)
-import Darwin
+    import Darwin
 #elseif canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #endif
 
 /// One column's distinct spellings and their meanings. Past `SpellingTable.limit` spellings (a
@@ -37,7 +37,9 @@ struct Column {
     }
 
     /// Remembers a spelling `find` did not know.
-    mutating func remember(_ bytes: UnsafeBufferPointer<UInt8>, _ more: UnsafeBufferPointer<UInt8>? = nil, meaning: Int32) {
+    mutating func remember(
+        _ bytes: UnsafeBufferPointer<UInt8>, _ more: UnsafeBufferPointer<UInt8>? = nil, meaning: Int32
+    ) {
         guard short.count + long.count < SpellingTable.limit else { return }
         if let key = ShortSpellings.Key(bytes, more) { return short.insert(key, meaning: meaning) }
         guard case .absent(let slot) = long.find(bytes, more) else { return }
@@ -231,7 +233,8 @@ struct SpellingTable {
                 if length == 0 { return true }
                 let stored = arena.baseAddress! + start
                 return SpellingTable.equal(stored, bytes)
-                    && (more.map { stored[bytes.count] == 0 && SpellingTable.equal(stored + bytes.count + 1, $0) } ?? true)
+                    && (more.map { stored[bytes.count] == 0 && SpellingTable.equal(stored + bytes.count + 1, $0) }
+                        ?? true)
             }
         }
         switch probe {

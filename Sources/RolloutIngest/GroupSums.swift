@@ -1,11 +1,12 @@
-#if canImport(Darwin)
-import Darwin
-#elseif canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 import RolloutModel
+
+#if canImport(Darwin)
+    import Darwin
+#elseif canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
 
 /// How a group's five ids (locale, date, pack, region, app version: each an index into
 /// `GroupValues`) are packed into two words. Sorting by (high, low) puts each rollup file's groups
@@ -211,7 +212,7 @@ struct GroupSums {
             let used = (count * MemoryLayout<GroupEntry>.stride + page - 1) / page * page
             guard mapped, used < bytes else { return }
             #if os(Linux)
-            madvise(UnsafeMutableRawPointer(base) + used, bytes - used, MADV_DONTNEED)
+                madvise(UnsafeMutableRawPointer(base) + used, bytes - used, MADV_DONTNEED)
             #endif
         }
 

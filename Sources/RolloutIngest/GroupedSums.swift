@@ -48,13 +48,17 @@ final class GroupedSums {
         }
         groups = found.map { group in
             let high = group.rollup << GroupKey.rollupShift
-            return Group(locale: values.locales[GroupKey.locale(high)], day: values.days[GroupKey.day(high)], start: group.start, count: group.count)
+            return Group(
+                locale: values.locales[GroupKey.locale(high)], day: values.days[GroupKey.day(high)], start: group.start,
+                count: group.count)
         }
         .sorted { ($0.locale, $0.day) < ($1.locale, $1.day) }
     }
 
     /// Hands `body` the entries [start, start + count) of the sorted run, a buffer at a time.
-    private static func chunks(of source: Source, from start: Int, count: Int, _ body: (UnsafeBufferPointer<GroupEntry>) throws -> Void) throws {
+    private static func chunks(
+        of source: Source, from start: Int, count: Int, _ body: (UnsafeBufferPointer<GroupEntry>) throws -> Void
+    ) throws {
         switch source {
         case .memory(let table, _):
             try body(UnsafeBufferPointer(start: table.base + start, count: count))
@@ -75,7 +79,9 @@ final class GroupedSums {
     func forEach(in group: Group, _ body: (MetricRollup.Key, MetricCounts) throws -> Void) throws {
         try GroupedSums.chunks(of: source, from: group.start, count: group.count) { entries in
             for entry in entries {
-                try body(values.key(low: entry.low, pack: GroupKey.pack(entry.high)), MetricCounts(total: entry.total, events: entry.events))
+                try body(
+                    values.key(low: entry.low, pack: GroupKey.pack(entry.high)),
+                    MetricCounts(total: entry.total, events: entry.events))
             }
         }
     }

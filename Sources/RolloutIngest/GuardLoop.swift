@@ -22,7 +22,8 @@ public enum GuardLoop {
         public var jsonValue: JSONValue {
             [
                 "locale": .string(locale), "candidate": candidate.map { .string($0.description) } ?? .null,
-                "verdict": .string(verdict), "action": .string(action), "rollback": rollback.map { .string($0) } ?? .null,
+                "verdict": .string(verdict), "action": .string(action),
+                "rollback": rollback.map { .string($0) } ?? .null,
                 "error": error.map { .string($0) } ?? .null,
             ]
         }
@@ -37,34 +38,45 @@ public enum GuardLoop {
 
         /// `rollout guard --json` (docs/health.md).
         public var jsonValue: JSONValue {
-            ["locales": .array(rows.map(\.jsonValue)), "unhealthyLeft": .bool(unhealthyLeft), "failed": .array(failed.map { .string($0) })]
+            [
+                "locales": .array(rows.map(\.jsonValue)), "unhealthyLeft": .bool(unhealthyLeft),
+                "failed": .array(failed.map { .string($0) }),
+            ]
         }
     }
 
     /// Guards every staged locale of `repository`. `actor` is asked for only when guard acts; a
     /// usage error from it (no actor configured) stops the run, as it would stop any change.
-    public static func run(_ repository: PackRepository, autoRevert: Bool, actor: () throws -> Actor, now: Timestamp) throws -> Outcome {
+    public static func run(_ repository: PackRepository, autoRevert: Bool, actor: () throws -> Actor, now: Timestamp)
+        throws -> Outcome
+    {
         try repository.catchUp()
         let snapshot = try repository.snapshot()
         var outcome = Outcome()
         for locale in try snapshot.plannedLocales() {
             do {
-                if let row = try guardLocale(locale, snapshot: snapshot, repository: repository, autoRevert: autoRevert, actor: actor, now: now) {
+                if let row = try guardLocale(
+                    locale, snapshot: snapshot, repository: repository, autoRevert: autoRevert, actor: actor, now: now)
+                {
                     outcome.rows.append(row)
                 }
             } catch RolloutError.usage(let message) {
                 throw RolloutError.usage(message)
             } catch {
                 let message = (error as? RolloutError)?.message ?? "\(error)"
-                let candidate = (try? snapshot.plan(locale))??.candidate.map { PackID(locale: locale, contentVersion: $0.contentVersion) }
-                outcome.rows.append(Row(locale: locale, candidate: candidate, verdict: "error", action: "not guarded", error: message))
+                let candidate = (try? snapshot.plan(locale))??.candidate.map {
+                    PackID(locale: locale, contentVersion: $0.contentVersion)
+                }
+                outcome.rows.append(
+                    Row(locale: locale, candidate: candidate, verdict: "error", action: "not guarded", error: message))
             }
         }
         return outcome
     }
 
     static func guardLocale(
-        _ locale: String, snapshot: Snapshot, repository: PackRepository, autoRevert: Bool, actor: () throws -> Actor, now: Timestamp
+        _ locale: String, snapshot: Snapshot, repository: PackRepository, autoRevert: Bool, actor: () throws -> Actor,
+        now: Timestamp
     ) throws -> Row? {
         guard let plan = try snapshot.plan(locale) else { return nil }
         let report = try HealthCheck.evaluate(plan, snapshot: snapshot)
@@ -73,33 +85,40 @@ public enum GuardLoop {
         }
         guard action != .nothingStaged, let candidate = plan.candidate, let report else { return nil }
         let staged = PackID(locale: locale, contentVersion: candidate.contentVersion)
-        return try apply(action, to: staged, report: report, snapshot: snapshot, repository: repository, actor: actor, now: now)
+        return try apply(
+            action, to: staged, report: report, snapshot: snapshot, repository: repository, actor: actor, now: now)
     }
 
     /// Carries out `action` (decided on `report` for the staged pack `staged`) and says what happened,
     /// as guard's row for the locale. Only `revert` and `advanceRamp` change the repository, each in
     /// one recorded commit; `actor` is asked for only then.
     public static func apply(
-        _ action: Guard.Action, to staged: PackID, report: Health.Report, snapshot: Snapshot, repository: PackRepository,
+        _ action: Guard.Action, to staged: PackID, report: Health.Report, snapshot: Snapshot,
+        repository: PackRepository,
         actor: () throws -> Actor, now: Timestamp
     ) throws -> Row {
         let locale = staged.locale
         var row = Row(
-            locale: locale, candidate: staged, verdict: report.verdict.rawValue, action: action.text(locale: locale) ?? "")
+            locale: locale, candidate: staged, verdict: report.verdict.rawValue,
+            action: action.text(locale: locale) ?? "")
         switch action {
         case .nothingStaged, .leave, .holdForData, .rampPaused, .holdRampForData, .holdRampForFreshMetrics:
             break
         case .reportUnhealthy:
             row.unhealthyLeft = true
         case .revert(let reason):
-            let request = RevertRequest(locale: locale, segment: nil, target: .lastKnownGood, reason: reason, block: true)
+            let request = RevertRequest(
+                locale: locale, segment: nil, target: .lastKnownGood, reason: reason, block: true)
             let evidence = try HealthCheck.evidence(report, locale: locale, snapshot: snapshot)
-            let applied = try RevertOperations.revert(request, in: repository, evidence: evidence, actor: try actor(), time: { now })
+            let applied = try RevertOperations.revert(
+                request, in: repository, evidence: evidence, actor: try actor(), time: { now })
             row.action = applied.result.manifest.map { "reverted: rollback \($0.id)" } ?? "already reverted"
             row.rollback = applied.result.manifest?.id
         case .advanceRamp:
             // The step is taken on the tip the commit lands on, with health evaluated again there.
-            let applied = try PlanOperations.advanceRamp(locale: locale, in: repository, actor: try actor(), time: { now }) {
+            let applied = try PlanOperations.advanceRamp(
+                locale: locale, in: repository, actor: try actor(), time: { now }
+            ) {
                 snapshot, plan in try HealthCheck.evaluate(plan, snapshot: snapshot)?.verdict == .healthy
             }
             let share = applied.result.map { $0.after.rules.first?.share.description ?? "100%, completed" }

@@ -15,7 +15,9 @@ final class GzipReader {
     }
 
     /// The first two bytes of every gzip member (RFC 1952).
-    static func isGzip(_ first: UnsafeRawBufferPointer) -> Bool { first.count >= 2 && first[0] == 0x1F && first[1] == 0x8B }
+    static func isGzip(_ first: UnsafeRawBufferPointer) -> Bool {
+        first.count >= 2 && first[0] == 0x1F && first[1] == 0x8B
+    }
 
     /// How many first bytes `otherFormat` looks at: a GNU tar header's magic ends at byte 265.
     static let sniffBytes = 265
@@ -28,11 +30,15 @@ final class GzipReader {
             first.count >= offset + magic.count && (0..<magic.count).allSatisfy { first[offset + $0] == magic[$0] }
         }
         let extract = "extract the CSV from it and ingest that"
-        func decompress(_ tool: String) -> String { "decompress it (\(tool)) and ingest the text, or compress the text with gzip" }
+        func decompress(_ tool: String) -> String {
+            "decompress it (\(tool)) and ingest the text, or compress the text with gzip"
+        }
         if starts([0x50, 0x4B, 0x03, 0x04]) || starts([0x50, 0x4B, 0x05, 0x06]) { return ("a zip archive", extract) }
         if starts([0x37, 0x7A, 0xBC, 0xAF, 0x27, 0x1C]) { return ("a 7-Zip archive", extract) }
         // POSIX "ustar\0" or GNU "ustar  \0": the NUL keeps a CSV with "ustar" at byte 257 text.
-        if starts(Array("ustar\0".utf8), at: 257) || starts(Array("ustar  \0".utf8), at: 257) { return ("a tar archive", extract) }
+        if starts(Array("ustar\0".utf8), at: 257) || starts(Array("ustar  \0".utf8), at: 257) {
+            return ("a tar archive", extract)
+        }
         // "BZh", the block size 1-9, then a block's or the end's magic: "BZh" alone could start a CSV.
         if starts(Array("BZh".utf8)), first.count >= 4, (0x31...0x39).contains(first[3]),
             starts([0x31, 0x41, 0x59, 0x26, 0x53, 0x59], at: 4) || starts([0x17, 0x72, 0x45, 0x38, 0x50, 0x90], at: 4)
@@ -114,7 +120,9 @@ final class GzipReader {
                 // A member ends; whatever follows must be another one (or nothing). zlib would call
                 // other bytes a bad header: say what they are while they are at hand (nearly always).
                 let available = Int(stream.pointee.avail_in)
-                if available > 0, let next = stream.pointee.next_in, next[0] != 0x1F || available >= 2 && next[1] != 0x8B {
+                if available > 0, let next = stream.pointee.next_in,
+                    next[0] != 0x1F || available >= 2 && next[1] != 0x8B
+                {
                     let end = bytesIn - available
                     throw Failure.notGzipAfter(byte: end)
                 }

@@ -11,7 +11,8 @@ public enum HealthCheck {
         for kind in MetricKind.allCases {
             for rollup in try MetricsLayout.rollups(kind, locale: locale, in: snapshot) {
                 var bySegment: [String: (c: MetricCounts?, b: MetricCounts?)] = [:]
-                for (key, counts) in rollup.counts where key.contentVersion == candidate || key.contentVersion == baseline {
+                for (key, counts) in rollup.counts
+                where key.contentVersion == candidate || key.contentVersion == baseline {
                     guard let version = AppVersion(key.appVersion) else { continue }
                     let label = "\(key.region)/\(version.family)"
                     var entry = bySegment[label] ?? (nil, nil)
@@ -27,13 +28,17 @@ public enum HealthCheck {
                 for (label, entry) in bySegment {
                     guard let c = entry.c, let b = entry.b else { continue }
                     var segment = segments[label] ?? ([:], [:])
-                    segment.candidate[kind] = try (segment.candidate[kind] ?? .zero).adding(c, kind: kind, pack: "\(locale)@\(candidate)")
-                    segment.baseline[kind] = try (segment.baseline[kind] ?? .zero).adding(b, kind: kind, pack: "\(locale)@\(baseline)")
+                    segment.candidate[kind] = try (segment.candidate[kind] ?? .zero).adding(
+                        c, kind: kind, pack: "\(locale)@\(candidate)")
+                    segment.baseline[kind] = try (segment.baseline[kind] ?? .zero).adding(
+                        b, kind: kind, pack: "\(locale)@\(baseline)")
                     segments[label] = segment
                 }
             }
         }
-        let ordered = segments.keys.sorted().filter { !skip($0) }.map { (label: $0, candidate: segments[$0]!.candidate, baseline: segments[$0]!.baseline) }
+        let ordered = segments.keys.sorted().filter { !skip($0) }.map {
+            (label: $0, candidate: segments[$0]!.candidate, baseline: segments[$0]!.baseline)
+        }
         return Health.evaluate(ordered, gates: try snapshot.policy().gates)
     }
 
@@ -41,7 +46,10 @@ public enum HealthCheck {
     /// a scoped revert already took the pack back from are not judged again.
     public static func evaluate(_ plan: Plan, snapshot: Snapshot) throws -> Health.Report? {
         guard let candidate = plan.candidate, let baseline = plan.baseline else { return nil }
-        return try evaluate(locale: plan.locale, candidate: candidate.contentVersion, baseline: baseline.contentVersion, snapshot: snapshot) { label in
+        return try evaluate(
+            locale: plan.locale, candidate: candidate.contentVersion, baseline: baseline.contentVersion,
+            snapshot: snapshot
+        ) { label in
             let parts = label.split(separator: "/")
             guard parts.count == 2, let family = AppVersion(String(parts[1])) else { return false }
             return plan.isWithdrawn(region: String(parts[0]), version: family)
@@ -66,24 +74,31 @@ public enum HealthCheck {
         for entry in try snapshot.directory(MetricsLayout.ingestsDirectory) where !entry.isTree {
             // A retracted ingest is no longer evidence.
             if let record = MetricsLayout.parseRecordName(entry.name),
-                try snapshot.file(MetricsLayout.retraction(record.digest, kind: record.kind, generation: record.generation)) != nil
-            { continue }
+                try snapshot.file(
+                    MetricsLayout.retraction(record.digest, kind: record.kind, generation: record.generation)) != nil
+            {
+                continue
+            }
             guard let o = (try? StrictJSONParser.parse(try snapshot.repository.readBlob(entry.id)))?.objectValue,
                 (o["locales"]?.arrayValue ?? []).contains(.string(locale))
             else { continue }
-            sources.append(["file": o["file"] ?? .null, "digest": o["digest"] ?? .null, "kind": o["kind"] ?? .null, "rows": o["rows"] ?? .null])
+            sources.append([
+                "file": o["file"] ?? .null, "digest": o["digest"] ?? .null, "kind": o["kind"] ?? .null,
+                "rows": o["rows"] ?? .null,
+            ])
         }
         return [
             "verdict": .string(report.verdict.rawValue),
-            "checks": .array(report.checks.map { check in
-                [
-                    "segment": .string(check.segment), "metric": .string(check.kind.rawValue),
-                    "candidate": [.integer(check.candidate.events), .integer(check.candidate.total)],
-                    "baseline": [.integer(check.baseline.events), .integer(check.baseline.total)],
-                    "lowerBound": check.lower.map { .number(JSONNumber($0)) } ?? .null,
-                    "tolerance": .number(JSONNumber(check.tolerance)), "verdict": .string(check.verdict.rawValue),
-                ]
-            }),
+            "checks": .array(
+                report.checks.map { check in
+                    [
+                        "segment": .string(check.segment), "metric": .string(check.kind.rawValue),
+                        "candidate": [.integer(check.candidate.events), .integer(check.candidate.total)],
+                        "baseline": [.integer(check.baseline.events), .integer(check.baseline.total)],
+                        "lowerBound": check.lower.map { .number(JSONNumber($0)) } ?? .null,
+                        "tolerance": .number(JSONNumber(check.tolerance)), "verdict": .string(check.verdict.rawValue),
+                    ]
+                }),
             "sources": .array(sources),
         ]
     }

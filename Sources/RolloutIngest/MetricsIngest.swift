@@ -22,7 +22,8 @@ public enum MetricsIngest {
         public let profile: ((String) -> Void)?
 
         public init(
-            path: String, name: String, kind: MetricKind, mapping: [String: String], skipInvalid: Bool, progress: @escaping (Int) -> Void = { _ in },
+            path: String, name: String, kind: MetricKind, mapping: [String: String], skipInvalid: Bool,
+            progress: @escaping (Int) -> Void = { _ in },
             memory: Int? = nil, temporaryDirectory: String = "/tmp", profile: ((String) -> Void)? = nil
         ) {
             self.path = path
@@ -109,7 +110,8 @@ public enum MetricsIngest {
         var packTotals: [PackID: Int] = [:]
         for (pack, total) in zip(rows.values.packs, rows.packAdded) where total > 0 { packTotals[pack] = total }
         return Reading(
-            digest: "sha256:" + Hex.encode(hasher.finalize()), bytes: byteCount, rows: rows.rows, badRows: rows.bad, badRowCount: rows.badCount,
+            digest: "sha256:" + Hex.encode(hasher.finalize()), bytes: byteCount, rows: rows.rows, badRows: rows.bad,
+            badRowCount: rows.badCount,
             sums: sums, packTotals: packTotals, checkedAgainst: snapshot.commit)
     }
 
@@ -118,18 +120,29 @@ public enum MetricsIngest {
     }
 
     /// The pack column (and the locale column, if any) of a row, checked.
-    static func resolvePack(_ packText: String, localeText: String?) -> Result<(locale: String, version: Int), PackProblem> {
+    static func resolvePack(_ packText: String, localeText: String?) -> Result<
+        (locale: String, version: Int), PackProblem
+    > {
         if packText.contains("@") {
-            guard let id = try? PackID.parse(packText) else { return .failure(PackProblem(message: "pack \"\(packText)\" is not LOCALE@VERSION")) }
+            guard let id = try? PackID.parse(packText) else {
+                return .failure(PackProblem(message: "pack \"\(packText)\" is not LOCALE@VERSION"))
+            }
             if let localeText, !localeText.isEmpty, localeText != id.locale {
                 return .failure(PackProblem(message: "pack \(packText) is not a \(localeText) pack"))
             }
             return .success((id.locale, id.contentVersion))
         }
         guard let localeText, !localeText.isEmpty else {
-            return .failure(PackProblem(message: "pack \"\(packText)\" is a bare content version; it needs the locale column (or write it as tr-TR@18)"))
+            return .failure(
+                PackProblem(
+                    message:
+                        "pack \"\(packText)\" is a bare content version; it needs the locale column (or write it as tr-TR@18)"
+                ))
         }
-        guard let v = Int(packText), v >= 1 else { return .failure(PackProblem(message: "pack \"\(packText)\" is neither LOCALE@VERSION nor a content version")) }
+        guard let v = Int(packText), v >= 1 else {
+            return .failure(
+                PackProblem(message: "pack \"\(packText)\" is neither LOCALE@VERSION nor a content version"))
+        }
         guard (try? LocaleTag.parse(localeText)) != nil else {
             return .failure(PackProblem(message: "locale \"\(localeText)\" is not a BCP 47 locale such as tr-TR"))
         }
@@ -163,16 +176,21 @@ public enum MetricsIngest {
     }
 
     /// Reads `request`'s file and commits its rollups and provenance; the same file twice is a no-op.
-    public static func ingest(_ request: Request, into repository: PackRepository, actor: Actor, time: @escaping () -> Timestamp) throws -> Outcome {
+    public static func ingest(
+        _ request: Request, into repository: PackRepository, actor: Actor, time: @escaping () -> Timestamp
+    ) throws -> Outcome {
         let reading = try read(request, snapshot: try repository.snapshotForChange())
         let applied = try repository.apply(actor: actor, time: time) { snapshot in
             let history = try MetricsLayout.history(reading.digest, kind: request.kind, in: snapshot)
             if let earlier = try earlierIngest(reading, kind: request.kind, history: history, snapshot: snapshot) {
                 return (nil, Outcome(reading: reading, alreadyIngested: earlier, rollupsWritten: 0))
             }
-            let provenancePath = MetricsLayout.provenance(reading.digest, kind: request.kind, generation: history.ingests + 1)
+            let provenancePath = MetricsLayout.provenance(
+                reading.digest, kind: request.kind, generation: history.ingests + 1)
             try checkShortDigest(reading, kind: request.kind, name: request.name, snapshot: snapshot)
-            if snapshot.commit != reading.checkedAgainst { try checkRange(reading, kind: request.kind, name: request.name, snapshot: snapshot) }
+            if snapshot.commit != reading.checkedAgainst {
+                try checkRange(reading, kind: request.kind, name: request.name, snapshot: snapshot)
+            }
             let timer = PhaseTimer(request.profile)
             if reading.sums.count == 0 {
                 return (nil, Outcome(reading: reading, alreadyIngested: nil, rollupsWritten: 0))
@@ -196,13 +214,18 @@ public enum MetricsIngest {
 
     /// The stored provenance of the ingest of this same file, when it is still counted: the new
     /// ingest is then a no-op.
-    static func earlierIngest(_ reading: Reading, kind: MetricKind, history: MetricsLayout.History, snapshot: Snapshot) throws -> Provenance? {
-        guard history.isActive, let bytes = try snapshot.file(MetricsLayout.provenance(reading.digest, kind: kind, generation: history.ingests)),
+    static func earlierIngest(_ reading: Reading, kind: MetricKind, history: MetricsLayout.History, snapshot: Snapshot)
+        throws -> Provenance?
+    {
+        guard history.isActive,
+            let bytes = try snapshot.file(
+                MetricsLayout.provenance(reading.digest, kind: kind, generation: history.ingests)),
             let o = (try? StrictJSONParser.parse(bytes))?.objectValue
         else { return nil }
         return Provenance(
             digest: reading.digest, file: o["file"]?.stringValue ?? "?", kind: o["kind"]?.stringValue ?? "?",
-            rows: o["rows"]?.integerValue ?? 0, actor: o["actor"]?.stringValue ?? "?", time: o["time"]?.stringValue ?? "?")
+            rows: o["rows"]?.integerValue ?? 0, actor: o["actor"]?.stringValue ?? "?",
+            time: o["time"]?.stringValue ?? "?")
     }
 
     /// Refuses the file, before anything is written, when a rollup would grow past its limit or when
@@ -233,12 +256,15 @@ public enum MetricsIngest {
     }
 
     /// Adds the file's counts to each rollup, writing each rollup's blob as soon as it is built.
-    static func writeRollups(_ reading: Reading, kind: MetricKind, snapshot: Snapshot) throws -> [(path: String, blob: ObjectID)] {
+    static func writeRollups(_ reading: Reading, kind: MetricKind, snapshot: Snapshot) throws -> [(
+        path: String, blob: ObjectID
+    )] {
         let short = String(reading.digest.dropFirst(7).prefix(12))
         var blobs: [(path: String, blob: ObjectID)] = []
         for group in reading.sums.groups {
             let path = MetricsLayout.rollup(kind, locale: group.locale, day: group.day)
-            var rollup = try snapshot.file(path).map { try MetricRollup.parse($0, source: path) }
+            var rollup =
+                try snapshot.file(path).map { try MetricRollup.parse($0, source: path) }
                 ?? MetricRollup(kind: kind, locale: group.locale, day: group.day)
             try reading.sums.forEach(in: group) { key, counts in
                 rollup.counts[key] = counts
@@ -253,9 +279,11 @@ public enum MetricsIngest {
     static func provenanceRecord(_ reading: Reading, request: Request, actor: Actor, time now: Timestamp) -> JSONValue {
         [
             "digest": .string(reading.digest), "file": .string(request.name), "kind": .string(request.kind.rawValue),
-            "rows": .integer(reading.rows), "skippedRows": .integer(reading.badRowCount), "bytes": .integer(reading.bytes),
+            "rows": .integer(reading.rows), "skippedRows": .integer(reading.badRowCount),
+            "bytes": .integer(reading.bytes),
             "locales": .array(reading.locales.map { .string($0) }),
-            "dates": .array(reading.days.map { .string(String(Timestamp(seconds: Int64($0) * 86_400).description.prefix(10))) }),
+            "dates": .array(
+                reading.days.map { .string(String(Timestamp(seconds: Int64($0) * 86_400).description.prefix(10))) }),
             "actor": .string(actor.description), "time": .string(now.description),
         ]
     }
@@ -286,7 +314,9 @@ public enum MetricsIngest {
     /// (a chance of one in 2^48 per pair, refused rather than assumed away).
     static func checkShortDigest(_ reading: Reading, kind: MetricKind, name: String, snapshot: Snapshot) throws {
         let short = String(reading.digest.dropFirst(7).prefix(12))
-        if let other = try MetricsLayout.ingestedDigests(startingWith: short, in: snapshot).first(where: { $0.kind == kind && $0.digest != reading.digest }) {
+        if let other = try MetricsLayout.ingestedDigests(startingWith: short, in: snapshot).first(where: {
+            $0.kind == kind && $0.digest != reading.digest
+        }) {
             throw RolloutError.shortDigestClash(name, reading.digest, other.digest)
         }
     }
@@ -296,7 +326,9 @@ public enum MetricsIngest {
     static func checkRange(_ reading: Reading, kind: MetricKind, name: String, snapshot: Snapshot) throws {
         var stored: [String: MetricTotals] = [:]
         for (pack, added) in reading.packTotals.sorted(by: { $0.key < $1.key }) {
-            if stored[pack.locale] == nil { stored[pack.locale] = try MetricsLayout.totals(kind, locale: pack.locale, in: snapshot) }
+            if stored[pack.locale] == nil {
+                stored[pack.locale] = try MetricsLayout.totals(kind, locale: pack.locale, in: snapshot)
+            }
             guard added <= MetricCounts.maximum - stored[pack.locale]!.total(of: pack.contentVersion) else {
                 throw RolloutError.noRoomSinceRead(name, kind: kind, pack: pack)
             }
@@ -309,11 +341,14 @@ extension RolloutError {
         .badInput("\(name): empty file; the first line must be a header")
     }
 
-    fileprivate static func invalidRows(_ name: String, shown: [(line: Int, message: String)], count: Int, of rows: Int) -> RolloutError {
+    fileprivate static func invalidRows(_ name: String, shown: [(line: Int, message: String)], count: Int, of rows: Int)
+        -> RolloutError
+    {
         let listed = shown.map { "  \(name):\($0.line): \($0.message)" }.joined(separator: "\n")
         let more = count > shown.count ? "\n  ... and \(count - shown.count) more" : ""
         return .badInput(
-            "\(name): \(count) of \(rows) rows are invalid; nothing was ingested (--skip-invalid keeps the good rows):\n\(listed)\(more)")
+            "\(name): \(count) of \(rows) rows are invalid; nothing was ingested (--skip-invalid keeps the good rows):\n\(listed)\(more)"
+        )
     }
 
     fileprivate static func rollupTooLarge(
@@ -331,7 +366,8 @@ extension RolloutError {
     fileprivate static func shortDigestClash(_ name: String, _ digest: String, _ other: String) -> RolloutError {
         .badInput(
             "\(name): its digest \(digest) starts with the same 12 hex digits as the ingested file \(other), "
-                + "and rollups tell files apart by them; change the file (a trailing newline will do) and ingest it again")
+                + "and rollups tell files apart by them; change the file (a trailing newline will do) and ingest it again"
+        )
     }
 
     fileprivate static func noRoomSinceRead(_ name: String, kind: MetricKind, pack: PackID) -> RolloutError {
@@ -344,6 +380,7 @@ extension RolloutError {
         .badInput(
             "\(name): \(count) row group(s) overlap data already ingested for the same date, pack, region and app version; "
                 + "nothing was ingested (counts are never added twice):\n"
-                + shown.joined(separator: "\n") + (count > shown.count ? "\n  ... and \(count - shown.count) more" : ""))
+                + shown.joined(separator: "\n") + (count > shown.count ? "\n  ... and \(count - shown.count) more" : "")
+        )
     }
 }

@@ -54,7 +54,9 @@ public enum MetricsRetract {
         guard hex.count >= minimumPrefix, hex.count <= 64, MetricsLayout.isHex(hex) else {
             throw RolloutError.notADigest(request.source)
         }
-        let found = try MetricsLayout.ingestedDigests(startingWith: hex, in: snapshot).filter { request.kind == nil || $0.kind == request.kind }
+        let found = try MetricsLayout.ingestedDigests(startingWith: hex, in: snapshot).filter {
+            request.kind == nil || $0.kind == request.kind
+        }
         let digests = Set(found.map(\.digest))
         guard !digests.isEmpty else {
             throw RolloutError.noSuchIngest(request.source, kind: request.kind)
@@ -73,18 +75,24 @@ public enum MetricsRetract {
         return found[0]
     }
 
-    public static func retract(_ request: Request, from repository: PackRepository, actor: Actor, time: @escaping () -> Timestamp) throws -> PackRepository.Applied<Outcome> {
+    public static func retract(
+        _ request: Request, from repository: PackRepository, actor: Actor, time: @escaping () -> Timestamp
+    ) throws -> PackRepository.Applied<Outcome> {
         try repository.apply(actor: actor, time: time) { snapshot in
             let (digest, kind) = try resolve(request, in: snapshot)
             let history = try MetricsLayout.history(digest, kind: kind, in: snapshot)
             let ingestPath = MetricsLayout.provenance(digest, kind: kind, generation: max(1, history.ingests))
             guard history.isActive else {
-                let earlier = try snapshot.file(MetricsLayout.retraction(digest, kind: kind, generation: history.retractions))
-                    .flatMap { (try? StrictJSONParser.parse($0))?.objectValue }
+                let earlier = try snapshot.file(
+                    MetricsLayout.retraction(digest, kind: kind, generation: history.retractions)
+                )
+                .flatMap { (try? StrictJSONParser.parse($0))?.objectValue }
                 throw RolloutError.alreadyRetracted(request.source, kind: kind, digest: digest, by: earlier)
             }
-            guard let bytes = try snapshot.file(ingestPath), let record = (try? StrictJSONParser.parse(bytes))?.objectValue,
-                let locales = record["locales"]?.arrayValue?.compactMap(\.stringValue), let dates = record["dates"]?.arrayValue?.compactMap(\.stringValue)
+            guard let bytes = try snapshot.file(ingestPath),
+                let record = (try? StrictJSONParser.parse(bytes))?.objectValue,
+                let locales = record["locales"]?.arrayValue?.compactMap(\.stringValue),
+                let dates = record["dates"]?.arrayValue?.compactMap(\.stringValue)
             else { throw RolloutError.damagedProvenance(ingestPath) }
             let file = record["file"]?.stringValue ?? "?"
             let short = String(digest.dropFirst(7).prefix(12))
@@ -114,17 +122,28 @@ public enum MetricsRetract {
             }
             let outcome = Outcome(digest: digest, kind: kind, file: file, locales: locales, rollups: removed)
             let retraction: JSONValue = [
-                "digest": .string(digest), "kind": .string(kind.rawValue), "file": .string(file), "ingest": .string(ingestPath),
+                "digest": .string(digest), "kind": .string(kind.rawValue), "file": .string(file),
+                "ingest": .string(ingestPath),
                 "reason": .string(request.reason), "locales": .array(locales.map { .string($0) }),
                 "rollups": .object(removed.mapValues { .integer($0) }), "entries": .integer(outcome.entries),
                 "actor": .string(actor.description), "time": .string(time().description),
             ]
             var trailers: [(name: Trailer, value: String)] = [(.action, ChangeAction.metricsRetract.rawValue)]
             for locale in locales { trailers.append((.locale, locale)) }
-            trailers += [(.metricsKind, kind.rawValue), (.metricsFile, file), (.metricsDigest, digest), (.reason, request.reason)]
+            trailers += [
+                (.metricsKind, kind.rawValue), (.metricsFile, file), (.metricsDigest, digest),
+                (.reason, request.reason),
+            ]
             let change = Change(
-                summary: "metrics retract \(kind.rawValue) \(file) (\(outcome.entries) entries from \(removed.count) rollup(s))", trailers: trailers,
-                writes: [(MetricsLayout.retraction(digest, kind: kind, generation: history.ingests), JSONWriter.pretty(retraction))],
+                summary:
+                    "metrics retract \(kind.rawValue) \(file) (\(outcome.entries) entries from \(removed.count) rollup(s))",
+                trailers: trailers,
+                writes: [
+                    (
+                        MetricsLayout.retraction(digest, kind: kind, generation: history.ingests),
+                        JSONWriter.pretty(retraction)
+                    )
+                ],
                 blobs: blobs, removals: removals)
             return (change, outcome)
         }
@@ -145,7 +164,9 @@ extension RolloutError {
     }
 
     fileprivate static func ambiguousDigest(_ source: String, _ digests: Set<String>) -> RolloutError {
-        .usage("\(source) names \(digests.count) ingested files (\(digests.sorted().joined(separator: ", "))); give more of the digest")
+        .usage(
+            "\(source) names \(digests.count) ingested files (\(digests.sorted().joined(separator: ", "))); give more of the digest"
+        )
     }
 
     fileprivate static func ingestedAsBothKinds(_ source: String) -> RolloutError {
@@ -153,7 +174,9 @@ extension RolloutError {
     }
 
     /// `record` is the retraction's provenance record, naming who retracted and when.
-    fileprivate static func alreadyRetracted(_ source: String, kind: MetricKind, digest: String, by record: [String: JSONValue]?) -> RolloutError {
+    fileprivate static func alreadyRetracted(
+        _ source: String, kind: MetricKind, digest: String, by record: [String: JSONValue]?
+    ) -> RolloutError {
         let when = record.map { " by \($0["actor"]?.stringValue ?? "?") at \($0["time"]?.stringValue ?? "?")" } ?? ""
         return .checkFailed(
             "\(source): the \(kind.rawValue) data of \(digest) was already retracted\(when); "

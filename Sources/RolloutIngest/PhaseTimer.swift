@@ -1,9 +1,9 @@
 #if canImport(Darwin)
-import Darwin
+    import Darwin
 #elseif canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #endif
 
 /// Times the phases of an ingest for ROLLOUT_INGEST_PROFILE: each lap reports the wall and CPU time
@@ -29,7 +29,9 @@ final class PhaseTimer {
     func lap(_ what: @autoclosure () -> String) {
         guard let report else { return }
         let now = PhaseTimer.now()
-        report("ingest profile: \(what()): \(Int((now.wall - last.wall) * 1000)) ms, cpu \(Int((now.cpu - last.cpu) * 1000)) ms")
+        report(
+            "ingest profile: \(what()): \(Int((now.wall - last.wall) * 1000)) ms, cpu \(Int((now.cpu - last.cpu) * 1000)) ms"
+        )
         last = now
     }
 }

@@ -140,7 +140,9 @@ struct RowReader: CSVRecordSink {
     /// The row's counts, checked, added to its group (the ids of its valid date, pack, region and app
     /// version).
     @inline(__always)
-    mutating func add(_ fields: CSVRecord, _ columns: Columns, line: Int, day: Int32, pack: Int32, region: Int32, app: Int32) throws {
+    mutating func add(
+        _ fields: CSVRecord, _ columns: Columns, line: Int, day: Int32, pack: Int32, region: Int32, app: Int32
+    ) throws {
         guard let total = MetricsIngest.parseCount(fields[columns.total]) else {
             return reject(line, RowReader.notACount(totalName, fields[columns.total]))
         }
@@ -165,7 +167,9 @@ struct RowReader: CSVRecordSink {
         return try values.dayIndex(day)
     }
 
-    mutating func packMeaning(_ packBytes: UnsafeBufferPointer<UInt8>, locale localeBytes: UnsafeBufferPointer<UInt8>?) throws -> Int32 {
+    mutating func packMeaning(_ packBytes: UnsafeBufferPointer<UInt8>, locale localeBytes: UnsafeBufferPointer<UInt8>?)
+        throws -> Int32
+    {
         let localeText = localeBytes.map { RowReader.text($0).trimmingSpaces }
         switch MetricsIngest.resolvePack(RowReader.text(packBytes).trimmingSpaces, localeText: localeText) {
         case .failure(let problem):

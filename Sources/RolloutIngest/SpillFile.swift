@@ -1,11 +1,12 @@
-#if canImport(Darwin)
-import Darwin
-#elseif canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 import RolloutModel
+
+#if canImport(Darwin)
+    import Darwin
+#elseif canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
 
 /// Runs of sorted `GroupEntry`s in one temporary file, unlinked as soon as it is made: it goes away
 /// when the file descriptor is closed, however the process ends.
@@ -62,7 +63,8 @@ final class SpillFile {
         let bytes = count * stride
         var done = 0
         while done < bytes {
-            let n = pread(fd, UnsafeMutableRawPointer(buffer) + done, bytes - done, off_t(run.offset + index * stride + done))
+            let n = pread(
+                fd, UnsafeMutableRawPointer(buffer) + done, bytes - done, off_t(run.offset + index * stride + done))
             if n < 0 {
                 if errno == EINTR { continue }
                 throw failure("read")

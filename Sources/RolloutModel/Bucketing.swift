@@ -18,10 +18,16 @@ public enum Bucketing {
         // Built on the stack: this runs once per device in simulations and on every refresh on a device.
         let value = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: count) { input -> UInt64 in
             var index = 0
-            for byte in saltBytes { input[index] = byte; index += 1 }
+            for byte in saltBytes {
+                input[index] = byte
+                index += 1
+            }
             input[index] = 0
             index += 1
-            for byte in idBytes { input[index] = byte; index += 1 }
+            for byte in idBytes {
+                input[index] = byte
+                index += 1
+            }
             return SHA256.leadingUInt64(UnsafeRawBufferPointer(input))
         }
         return Int(value % UInt64(buckets))

@@ -6,7 +6,9 @@ import Foundation
 /// a regression in one small segment cannot hide in the average.
 public enum Health {
     public enum Verdict: String, Sendable, Comparable {
-        case healthy, insufficientData = "insufficient-data", unhealthy
+        case healthy
+        case insufficientData = "insufficient-data"
+        case unhealthy
 
         private var rank: Int { self == .healthy ? 0 : (self == .insufficientData ? 1 : 2) }
         public static func < (a: Verdict, b: Verdict) -> Bool { a.rank < b.rank }
@@ -43,9 +45,12 @@ public enum Health {
     /// fewer samples than the gate's minimum. The overall verdict is unhealthy if any check is, healthy
     /// if every check with enough data is healthy and at least one has enough data.
     public static func evaluate(
-        _ segments: [(label: String, candidate: [MetricKind: MetricCounts], baseline: [MetricKind: MetricCounts])], gates: GatePolicy
+        _ segments: [(label: String, candidate: [MetricKind: MetricCounts], baseline: [MetricKind: MetricCounts])],
+        gates: GatePolicy
     ) -> Report {
-        let measured = segments.flatMap { segment in MetricKind.allCases.filter { segment.candidate[$0] != nil }.map { (segment, $0) } }
+        let measured = segments.flatMap { segment in
+            MetricKind.allCases.filter { segment.candidate[$0] != nil }.map { (segment, $0) }
+        }
         let alpha = (1 - gates.confidence) / Double(max(1, measured.count))
         var checks: [Check] = []
         for (segment, kind) in measured {
@@ -55,15 +60,21 @@ public enum Health {
             let baseRate = baseline.rate ?? 0
             let tolerance = max(gate.maxAbsoluteIncrease, gate.maxRelativeIncrease * baseRate)
             guard candidate.total >= gate.minSamples, baseline.total >= gate.minSamples,
-                let (lower, upper) = bounds(candidate: candidate, baseline: baseline, alpha: alpha, plannedSamples: gate.minSamples)
+                let (lower, upper) = bounds(
+                    candidate: candidate, baseline: baseline, alpha: alpha, plannedSamples: gate.minSamples)
             else {
-                checks.append(Check(segment: segment.label, kind: kind, candidate: candidate, baseline: baseline, tolerance: tolerance,
-                                    lower: nil, upper: nil, verdict: .insufficientData))
+                checks.append(
+                    Check(
+                        segment: segment.label, kind: kind, candidate: candidate, baseline: baseline,
+                        tolerance: tolerance,
+                        lower: nil, upper: nil, verdict: .insufficientData))
                 continue
             }
             let verdict: Verdict = lower > tolerance ? .unhealthy : .healthy
-            checks.append(Check(segment: segment.label, kind: kind, candidate: candidate, baseline: baseline, tolerance: tolerance,
-                                lower: lower, upper: upper, verdict: verdict))
+            checks.append(
+                Check(
+                    segment: segment.label, kind: kind, candidate: candidate, baseline: baseline, tolerance: tolerance,
+                    lower: lower, upper: upper, verdict: verdict))
         }
         let verdict: Verdict
         if checks.contains(where: { $0.verdict == .unhealthy }) {
@@ -80,18 +91,24 @@ public enum Health {
     /// boundary of Waudby-Smith et al., "Time-uniform central limit theory"): valid at every sample
     /// size at once, so it may be looked at after every ingest. `plannedSamples` tunes where it is
     /// tightest. Each end has error at most alpha.
-    public static func bounds(candidate: MetricCounts, baseline: MetricCounts, alpha: Double, plannedSamples: Int) -> (Double, Double)? {
+    public static func bounds(candidate: MetricCounts, baseline: MetricCounts, alpha: Double, plannedSamples: Int) -> (
+        Double, Double
+    )? {
         guard candidate.total > 0, baseline.total > 0 else { return nil }
-        let n1 = Double(candidate.total), n0 = Double(baseline.total)
-        let p1 = Double(candidate.events) / n1, p0 = Double(baseline.events) / n0
+        let n1 = Double(candidate.total)
+        let n0 = Double(baseline.total)
+        let p1 = Double(candidate.events) / n1
+        let p0 = Double(baseline.events) / n0
         // A floor on the variance so that zero events do not make the bound collapse.
-        let floor1 = max(p1 * (1 - p1), 1 / n1), floor0 = max(p0 * (1 - p0), 1 / n0)
+        let floor1 = max(p1 * (1 - p1), 1 / n1)
+        let floor0 = max(p0 * (1 - p0), 1 / n0)
         let variance = floor1 / n1 + floor0 / n0
         // Intrinsic time: the effective number of samples of the difference.
         let t = (floor1 + floor0) / variance
         let logTerm = -2 * log(alpha)
         let rho2 = (logTerm + log(logTerm + 1)) / Double(max(1, plannedSamples))
-        let radius = (variance * 2 * (t * rho2 + 1) / (t * rho2) * log((t * rho2 + 1).squareRoot() / alpha)).squareRoot()
+        let radius = (variance * 2 * (t * rho2 + 1) / (t * rho2) * log((t * rho2 + 1).squareRoot() / alpha))
+            .squareRoot()
         let d = p1 - p0
         return (d - radius, d + radius)
     }

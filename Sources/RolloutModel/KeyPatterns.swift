@@ -15,15 +15,22 @@ public struct KeyPattern: Hashable, Sendable, CustomStringConvertible {
 
     public func matches(_ key: String) -> Bool {
         let text = Array(key)
-        var p = 0, t = 0
-        var star = -1, mark = 0
+        var p = 0
+        var t = 0
+        var star = -1
+        var mark = 0
         while t < text.count {
             if p < characters.count && (characters[p] == "?" || characters[p] == text[t]) {
-                p += 1; t += 1
+                p += 1
+                t += 1
             } else if p < characters.count && characters[p] == "*" {
-                star = p; mark = t; p += 1
+                star = p
+                mark = t
+                p += 1
             } else if star >= 0 {
-                p = star + 1; mark += 1; t = mark
+                p = star + 1
+                mark += 1
+                t = mark
             } else {
                 return false
             }

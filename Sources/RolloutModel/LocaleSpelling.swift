@@ -9,7 +9,9 @@ extension LocaleTag {
     /// `zh-hans`, `iw`) in canonical BCP 47 (`pt-BR`, `nb-NO`, `zh-Hant-TW`, `zh-Hans`, `he`); nil
     /// when it is not a locale.
     public static func canonical(spelling: String) -> String? {
-        var parts = spelling.replacingOccurrences(of: "_", with: "-").split(separator: "-", omittingEmptySubsequences: false).map(String.init)
+        var parts = spelling.replacingOccurrences(of: "_", with: "-").split(
+            separator: "-", omittingEmptySubsequences: false
+        ).map(String.init)
         guard let language = parts.first?.lowercased(), !language.isEmpty else { return nil }
         parts[0] = legacyLanguages[language] ?? language
         do {

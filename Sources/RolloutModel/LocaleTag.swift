@@ -26,7 +26,9 @@ public struct LocaleTag: Hashable, Comparable, Sendable, CustomStringConvertible
 
     public static func parse(_ text: String) throws -> LocaleTag {
         let parts = text.split(separator: "-", omittingEmptySubsequences: false).map(String.init)
-        guard let first = parts.first, text.utf8.count <= 64, parts.allSatisfy({ !$0.isEmpty && $0.allSatisfy(isAlphanumeric) }) else {
+        guard let first = parts.first, text.utf8.count <= 64,
+            parts.allSatisfy({ !$0.isEmpty && $0.allSatisfy(isAlphanumeric) })
+        else {
             throw ParseError.invalid(text)
         }
         // ISO 639 codes only: BCP 47 reserves 4-8 letter language subtags and none are registered.
@@ -52,7 +54,9 @@ public struct LocaleTag: Hashable, Comparable, Sendable, CustomStringConvertible
             let v = parts[index]
             let isVariant = (5...8).contains(v.count) || (v.count == 4 && isDigit(v.first!))
             guard isVariant else { throw ParseError.invalid(text) }
-            guard !variants.contains(v.lowercased()) else { throw ParseError.repeatedVariant(text, variant: v.lowercased()) }
+            guard !variants.contains(v.lowercased()) else {
+                throw ParseError.repeatedVariant(text, variant: v.lowercased())
+            }
             variants.append(v.lowercased())
             index += 1
         }
@@ -99,7 +103,9 @@ public struct PackID: Hashable, Comparable, Sendable, CustomStringConvertible {
     /// Parses `LOCALE@VERSION` as typed on the command line.
     public static func parse(_ text: String) throws -> PackID {
         let pieces = text.split(separator: "@", omittingEmptySubsequences: false)
-        guard pieces.count == 2, let version = Int(pieces[1]), version >= 1, pieces[1].allSatisfy({ $0.isASCII && $0.isNumber }) else {
+        guard pieces.count == 2, let version = Int(pieces[1]), version >= 1,
+            pieces[1].allSatisfy({ $0.isASCII && $0.isNumber })
+        else {
             throw RolloutError.usage("\"\(text)\" is not a pack id; write LOCALE@VERSION, for example tr-TR@18")
         }
         do {

@@ -5,7 +5,9 @@ public enum SiteLayout {
     public static let index = "index.json"
     public static func manifest(_ locale: String) -> String { "manifests/\(locale).json" }
     /// Packs live under paths that include their digest: the bytes at a path never change.
-    public static func pack(_ id: PackID, sha256: String) -> String { "packs/\(id.locale)/\(id.contentVersion).\(sha256.prefix(16)).json" }
+    public static func pack(_ id: PackID, sha256: String) -> String {
+        "packs/\(id.locale)/\(id.contentVersion).\(sha256.prefix(16)).json"
+    }
     public static func signature(of path: String) -> String { path + ".sig" }
     /// The signatures that name their keys (docs/keys.md): what a device on a key list reads.
     public static func signatures(of path: String) -> String { path + ".sigs" }
@@ -19,7 +21,9 @@ public enum SiteLayout {
     /// another host, another digest) is refused, so a signed manifest can only point inside the
     /// site and at the bytes it vouches for (docs/manifest.md, "Pack URLs").
     public static func isSafePackURL(_ url: String, for id: PackID, sha256: String) -> Bool {
-        guard Wire.isSHA256Hex(sha256), id.contentVersion >= 1, (try? LocaleTag.parse(id.locale)) != nil else { return false }
+        guard Wire.isSHA256Hex(sha256), id.contentVersion >= 1, (try? LocaleTag.parse(id.locale)) != nil else {
+            return false
+        }
         return url == pack(id, sha256: sha256)
     }
 }
@@ -43,12 +47,16 @@ enum Wire {
     }
 
     static func check(_ value: JSONValue, _ kind: Kind, at path: String) throws {
-        func fail(_ expected: String) -> RolloutError { .badInput("\(path) must be \(expected), not \(value.kindName)") }
+        func fail(_ expected: String) -> RolloutError {
+            .badInput("\(path) must be \(expected), not \(value.kindName)")
+        }
         switch kind {
         case .string: guard value.stringValue != nil else { throw fail("a string") }
         case .bool: guard value.boolValue != nil else { throw fail("a boolean") }
         case .integer(let min):
-            guard let n = value.integerValue, n >= min, n <= maximumInteger else { throw fail("an integer from \(min) to 2^53-1") }
+            guard let n = value.integerValue, n >= min, n <= maximumInteger else {
+                throw fail("an integer from \(min) to 2^53-1")
+            }
         case .array(let item):
             guard let items = value.arrayValue else { throw fail("an array") }
             for (i, element) in items.enumerated() { try check(element, item, at: "\(path)[\(i)]") }
@@ -72,25 +80,31 @@ enum Wire {
     private static let packRef: Kind = .object(["contentVersion": .integer(min: 1), "minAppVersion": .string])
     static let plan: Kind = .object([
         "locale": .string, "baseline": .nullable(packRef), "previousBaselines": .array(packRef),
-        "rules": .array(.object([
-            "pack": packRef, "regions": .array(.string), "appVersions": .string, "basisPoints": .integer(min: 0), "salt": .string,
-        ])),
+        "rules": .array(
+            .object([
+                "pack": packRef, "regions": .array(.string), "appVersions": .string, "basisPoints": .integer(min: 0),
+                "salt": .string,
+            ])),
         "blocked": .array(.integer(min: 1)), "withdrawn": .array(.object(["region": .string, "appVersions": .string])),
         "bundledOnly": .bool, "sequence": .integer(min: 0),
     ])
     static let manifest: Kind = .object([
         "format": .string, "locale": .string, "sequence": .integer(min: 0), "time": .string, "plan": plan,
-        "packs": .map(.object([
-            "url": .string, "bytes": .integer(min: 0), "sha256": .string, "checksum": .string, "minAppVersion": .string,
-            "schemaVersion": .integer(min: 1),
-        ])),
+        "packs": .map(
+            .object([
+                "url": .string, "bytes": .integer(min: 0), "sha256": .string, "checksum": .string,
+                "minAppVersion": .string,
+                "schemaVersion": .integer(min: 1),
+            ])),
         "bundleOnly": .array(.string),
     ])
     static let index: Kind = .object([
         "format": .string, "sequence": .integer(min: 0), "time": .string, "expires": .string, "defaultLocale": .string,
-        "locales": .map(.object([
-            "sequence": .integer(min: 0), "manifest": .string, "chain": .array(.string), "fallbackChain": .array(.string),
-        ])),
+        "locales": .map(
+            .object([
+                "sequence": .integer(min: 0), "manifest": .string, "chain": .array(.string),
+                "fallbackChain": .array(.string),
+            ])),
     ])
 }
 
@@ -106,7 +120,9 @@ public struct LocaleManifest: Equatable, Sendable {
         public let minAppVersion: String
         public let schemaVersion: Int
 
-        public init(url: String, bytes: Int, sha256: String, checksum: String, minAppVersion: String, schemaVersion: Int) {
+        public init(
+            url: String, bytes: Int, sha256: String, checksum: String, minAppVersion: String, schemaVersion: Int
+        ) {
             self.url = url
             self.bytes = bytes
             self.sha256 = sha256
@@ -133,7 +149,8 @@ public struct LocaleManifest: Equatable, Sendable {
     public let bundleOnly: KeyPatterns
 
     public init(
-        locale: String, sequence: Int, time: Timestamp, plan: Plan, packs: [Int: PackEntry], unreadableRanges: [String] = [],
+        locale: String, sequence: Int, time: Timestamp, plan: Plan, packs: [Int: PackEntry],
+        unreadableRanges: [String] = [],
         bundleOnly: KeyPatterns = .none
     ) {
         self.bundleOnly = bundleOnly
@@ -153,17 +170,19 @@ public struct LocaleManifest: Equatable, Sendable {
         guard var o = plan.objectValue else { return (plan, []) }
         var unreadable: [String] = []
         func readable(_ item: JSONValue) -> Bool {
-            guard let text = item.objectValue?["appVersions"]?.stringValue, (try? VersionRange.parse(text)) == nil else { return true }
+            guard let text = item.objectValue?["appVersions"]?.stringValue, (try? VersionRange.parse(text)) == nil
+            else { return true }
             unreadable.append(text)
             return false
         }
         if let rules = o["rules"]?.arrayValue { o["rules"] = .array(rules.filter(readable)) }
         if let withdrawn = o["withdrawn"]?.arrayValue {
-            o["withdrawn"] = .array(withdrawn.map { item in
-                guard !readable(item), var w = item.objectValue else { return item }
-                w["appVersions"] = "*"
-                return .object(w)
-            })
+            o["withdrawn"] = .array(
+                withdrawn.map { item in
+                    guard !readable(item), var w = item.objectValue else { return item }
+                    w["appVersions"] = "*"
+                    return .object(w)
+                })
         }
         return (.object(o), unreadable)
     }
@@ -177,13 +196,19 @@ public struct LocaleManifest: Equatable, Sendable {
             "sequence": .integer(sequence),
             "time": .string(time.description),
             "plan": .object(planJSON),
-            "packs": .object(Dictionary(uniqueKeysWithValues: packs.map { version, entry in
-                (String(version), [
-                    "url": .string(entry.url), "bytes": .integer(entry.bytes), "sha256": .string(entry.sha256),
-                    "checksum": .string(entry.checksum), "minAppVersion": .string(entry.minAppVersion),
-                    "schemaVersion": .integer(entry.schemaVersion),
-                ] as JSONValue)
-            })),
+            "packs": .object(
+                Dictionary(
+                    uniqueKeysWithValues: packs.map { version, entry in
+                        (
+                            String(version),
+                            [
+                                "url": .string(entry.url), "bytes": .integer(entry.bytes),
+                                "sha256": .string(entry.sha256),
+                                "checksum": .string(entry.checksum), "minAppVersion": .string(entry.minAppVersion),
+                                "schemaVersion": .integer(entry.schemaVersion),
+                            ] as JSONValue
+                        )
+                    })),
         ]
         if !bundleOnly.isEmpty { object["bundleOnly"] = .array(bundleOnly.spellings.map { .string($0) }) }
         return .object(object)
@@ -196,8 +221,12 @@ public struct LocaleManifest: Equatable, Sendable {
         func fail(_ why: String) -> RolloutError { .badInput("\(source): \(why)") }
         let value: JSONValue
         do { value = try StrictJSONParser.parse(bytes) } catch let e as JSONParseError { throw fail(e.description) }
-        guard let o = value.objectValue, o["format"]?.stringValue == format else { throw fail("not a \(format) document") }
-        do { try Wire.check(value, Wire.manifest, at: "manifest") } catch let e as RolloutError { throw fail(e.message) }
+        guard let o = value.objectValue, o["format"]?.stringValue == format else {
+            throw fail("not a \(format) document")
+        }
+        do { try Wire.check(value, Wire.manifest, at: "manifest") } catch let e as RolloutError {
+            throw fail(e.message)
+        }
         guard let locale = o["locale"]?.stringValue, let sequence = o["sequence"]?.integerValue,
             let timeText = o["time"]?.stringValue, let time = Timestamp(iso8601: timeText), let planValue = o["plan"],
             let packValues = o["packs"]?.objectValue
@@ -207,28 +236,37 @@ public struct LocaleManifest: Equatable, Sendable {
         guard plan.locale == locale else { throw fail("the plan is for \(plan.locale), the manifest for \(locale)") }
         var packs: [Int: PackEntry] = [:]
         for (key, item) in packValues {
-            guard let version = Int(key), String(version) == key, version >= 1, let p = item.objectValue, let url = p["url"]?.stringValue,
-                let size = p["bytes"]?.integerValue, let sha = p["sha256"]?.stringValue, let checksum = p["checksum"]?.stringValue,
+            guard let version = Int(key), String(version) == key, version >= 1, let p = item.objectValue,
+                let url = p["url"]?.stringValue,
+                let size = p["bytes"]?.integerValue, let sha = p["sha256"]?.stringValue,
+                let checksum = p["checksum"]?.stringValue,
                 let minApp = p["minAppVersion"]?.stringValue, let schema = p["schemaVersion"]?.integerValue
             else { throw .manifestPackEntryIncomplete(source, key: key) }
             let id = PackID(locale: locale, contentVersion: version)
             guard SiteLayout.isSafePackURL(url, for: id, sha256: sha) else {
                 throw .manifestPackURLUnsafe(source, key: key, url: url, expected: SiteLayout.pack(id, sha256: sha))
             }
-            guard checksum.hasPrefix("sha256:"), Wire.isSHA256Hex(String(checksum.dropFirst(7))), AppVersion(minApp) != nil else {
+            guard checksum.hasPrefix("sha256:"), Wire.isSHA256Hex(String(checksum.dropFirst(7))),
+                AppVersion(minApp) != nil
+            else {
                 throw fail("pack entry \"\(key)\" needs a sha256: checksum and a numeric minAppVersion")
             }
-            packs[version] = PackEntry(url: url, bytes: size, sha256: sha, checksum: checksum, minAppVersion: minApp, schemaVersion: schema)
+            packs[version] = PackEntry(
+                url: url, bytes: size, sha256: sha, checksum: checksum, minAppVersion: minApp, schemaVersion: schema)
         }
         var bundleOnly = KeyPatterns.none
         if let value = o["bundleOnly"] {
             let spellings = value.arrayValue?.compactMap(\.stringValue)
-            guard let spellings, spellings.count == value.arrayValue?.count, let patterns = KeyPatterns(spellings: spellings) else {
+            guard let spellings, spellings.count == value.arrayValue?.count,
+                let patterns = KeyPatterns(spellings: spellings)
+            else {
                 throw fail("bundleOnly must be an array of key patterns")
             }
             bundleOnly = patterns
         }
-        return LocaleManifest(locale: locale, sequence: sequence, time: time, plan: plan, packs: packs, unreadableRanges: unreadable, bundleOnly: bundleOnly)
+        return LocaleManifest(
+            locale: locale, sequence: sequence, time: time, plan: plan, packs: packs, unreadableRanges: unreadable,
+            bundleOnly: bundleOnly)
     }
 }
 
@@ -261,7 +299,9 @@ public struct SiteIndex: Equatable, Sendable {
     public let defaultLocale: String
     public let locales: [String: Entry]
 
-    public init(sequence: Int, time: Timestamp, expires: Timestamp? = nil, defaultLocale: String, locales: [String: Entry]) {
+    public init(
+        sequence: Int, time: Timestamp, expires: Timestamp? = nil, defaultLocale: String, locales: [String: Entry]
+    ) {
         self.sequence = sequence
         self.time = time
         self.expires = expires
@@ -273,13 +313,17 @@ public struct SiteIndex: Equatable, Sendable {
         var members: [String: JSONValue] = [
             "format": .string(SiteIndex.format), "sequence": .integer(sequence), "time": .string(time.description),
             "defaultLocale": .string(defaultLocale),
-            "locales": .object(locales.mapValues { entry in
-                var o: [String: JSONValue] = [
-                    "sequence": .integer(entry.sequence), "manifest": .string(entry.manifest), "chain": .array(entry.chain.map { .string($0) }),
-                ]
-                if let fallbackChain = entry.fallbackChain { o["fallbackChain"] = .array(fallbackChain.map { .string($0) }) }
-                return .object(o)
-            }),
+            "locales": .object(
+                locales.mapValues { entry in
+                    var o: [String: JSONValue] = [
+                        "sequence": .integer(entry.sequence), "manifest": .string(entry.manifest),
+                        "chain": .array(entry.chain.map { .string($0) }),
+                    ]
+                    if let fallbackChain = entry.fallbackChain {
+                        o["fallbackChain"] = .array(fallbackChain.map { .string($0) })
+                    }
+                    return .object(o)
+                }),
         ]
         if let expires { members["expires"] = .string(expires.description) }
         return .object(members)
@@ -291,9 +335,12 @@ public struct SiteIndex: Equatable, Sendable {
         func fail(_ why: String) -> RolloutError { .badInput("\(source): \(why)") }
         let value: JSONValue
         do { value = try StrictJSONParser.parse(bytes) } catch let e as JSONParseError { throw fail(e.description) }
-        guard let o = value.objectValue, o["format"]?.stringValue == format else { throw fail("not a \(format) document") }
+        guard let o = value.objectValue, o["format"]?.stringValue == format else {
+            throw fail("not a \(format) document")
+        }
         do { try Wire.check(value, Wire.index, at: "index") } catch let e as RolloutError { throw fail(e.message) }
-        guard let sequence = o["sequence"]?.integerValue, let timeText = o["time"]?.stringValue, let time = Timestamp(iso8601: timeText),
+        guard let sequence = o["sequence"]?.integerValue, let timeText = o["time"]?.stringValue,
+            let time = Timestamp(iso8601: timeText),
             let defaultLocale = o["defaultLocale"]?.stringValue, let localeValues = o["locales"]?.objectValue
         else { throw fail("an index needs sequence, time, defaultLocale and locales") }
         var expires: Timestamp?
@@ -303,15 +350,21 @@ public struct SiteIndex: Equatable, Sendable {
         }
         var locales: [String: Entry] = [:]
         for (locale, item) in localeValues {
-            guard let e = item.objectValue, let seq = e["sequence"]?.integerValue, let manifest = e["manifest"]?.stringValue,
+            guard let e = item.objectValue, let seq = e["sequence"]?.integerValue,
+                let manifest = e["manifest"]?.stringValue,
                 let chain = e["chain"]?.arrayValue?.compactMap(\.stringValue)
             else { throw fail("locale \(locale) needs sequence, manifest and chain") }
-            guard (try? LocaleTag.parse(locale)) != nil else { throw fail("lists \"\(locale)\", which is not a canonical BCP 47 locale") }
-            guard manifest == SiteLayout.manifest(locale) else { throw fail("locale \(locale) points at \(manifest), not \(SiteLayout.manifest(locale))") }
+            guard (try? LocaleTag.parse(locale)) != nil else {
+                throw fail("lists \"\(locale)\", which is not a canonical BCP 47 locale")
+            }
+            guard manifest == SiteLayout.manifest(locale) else {
+                throw fail("locale \(locale) points at \(manifest), not \(SiteLayout.manifest(locale))")
+            }
             let fallbackChain = e["fallbackChain"]?.arrayValue?.compactMap(\.stringValue)
             locales[locale] = Entry(sequence: seq, manifest: manifest, chain: chain, fallbackChain: fallbackChain)
         }
-        return SiteIndex(sequence: sequence, time: time, expires: expires, defaultLocale: defaultLocale, locales: locales)
+        return SiteIndex(
+            sequence: sequence, time: time, expires: expires, defaultLocale: defaultLocale, locales: locales)
     }
 
     /// The locales a device set to `locale` fetches and reads, in order, before its bundled strings
@@ -352,7 +405,8 @@ public enum DetachedSignature {
     /// Only the exact form `encode` writes is accepted: any other byte in the file, even one that
     /// decodes to the same signature, is a changed file.
     public static func verify(_ signatureFile: [UInt8], over bytes: [UInt8], with key: Ed25519.PublicKey) -> Bool {
-        guard signatureFile.last == 0x0A, let signature = Base64.decode(String(decoding: signatureFile.dropLast(), as: UTF8.self)),
+        guard signatureFile.last == 0x0A,
+            let signature = Base64.decode(String(decoding: signatureFile.dropLast(), as: UTF8.self)),
             encode(signature) == signatureFile
         else { return false }
         return key.verify(signature, for: bytes)

@@ -32,7 +32,9 @@ public struct MetricCounts: Equatable, Sendable {
         self.events = events
     }
 
-    public var isInRange: Bool { (0...MetricCounts.maximum).contains(total) && (0...MetricCounts.maximum).contains(events) }
+    public var isInRange: Bool {
+        (0...MetricCounts.maximum).contains(total) && (0...MetricCounts.maximum).contains(events)
+    }
 
     /// The sum, or nil if it would leave the range.
     public func adding(_ other: MetricCounts) -> MetricCounts? {
@@ -45,7 +47,9 @@ public struct MetricCounts: Equatable, Sendable {
     /// The sum, for a reader: MetricsLayout checked every pack's sum, so this throws only on counts
     /// read without that check.
     public func adding(_ other: MetricCounts, kind: MetricKind, pack: String) throws -> MetricCounts {
-        guard let sum = adding(other) else { throw RolloutError.metricsSumOutOfRange(kind: kind, pack: pack, origins: []) }
+        guard let sum = adding(other) else {
+            throw RolloutError.metricsSumOutOfRange(kind: kind, pack: pack, origins: [])
+        }
         return sum
     }
 
@@ -68,7 +72,9 @@ public struct MetricRollup: Equatable, Sendable {
 
         public var text: String { "\(contentVersion)|\(region)|\(appVersion)" }
 
-        public static func < (a: Key, b: Key) -> Bool { (a.contentVersion, a.region, a.appVersion) < (b.contentVersion, b.region, b.appVersion) }
+        public static func < (a: Key, b: Key) -> Bool {
+            (a.contentVersion, a.region, a.appVersion) < (b.contentVersion, b.region, b.appVersion)
+        }
     }
 
     public let kind: MetricKind
@@ -79,7 +85,9 @@ public struct MetricRollup: Equatable, Sendable {
     /// Which ingested file (its digest) each entry came from: overlaps are reported by name.
     public var sources: [Key: String]
 
-    public init(kind: MetricKind, locale: String, day: Int, counts: [Key: MetricCounts] = [:], sources: [Key: String] = [:]) {
+    public init(
+        kind: MetricKind, locale: String, day: Int, counts: [Key: MetricCounts] = [:], sources: [Key: String] = [:]
+    ) {
         self.kind = kind
         self.locale = locale
         self.day = day
@@ -93,9 +101,14 @@ public struct MetricRollup: Equatable, Sendable {
         [
             "kind": .string(kind.rawValue), "locale": .string(locale), "date": .string(date),
             "columns": [.string(kind.columns.total), .string(kind.columns.events)],
-            "counts": .object(Dictionary(uniqueKeysWithValues: counts.map { key, value in
-                (key.text, [.integer(value.total), .integer(value.events), .string(sources[key] ?? "")] as JSONValue)
-            })),
+            "counts": .object(
+                Dictionary(
+                    uniqueKeysWithValues: counts.map { key, value in
+                        (
+                            key.text,
+                            [.integer(value.total), .integer(value.events), .string(sources[key] ?? "")] as JSONValue
+                        )
+                    })),
         ]
     }
 
@@ -103,14 +116,19 @@ public struct MetricRollup: Equatable, Sendable {
     /// version stored out of range is reported as such (with the file to retract) rather than as
     /// damage; `checkingRange: false` keeps it, for retracting it.
     public static func parse(_ bytes: [UInt8], source: String, checkingRange: Bool = true) throws -> MetricRollup {
-        func fail(_ why: String) -> RolloutError { .internal("\(source) is damaged: \(why); check the repository with git fsck") }
+        func fail(_ why: String) -> RolloutError {
+            .internal("\(source) is damaged: \(why); check the repository with git fsck")
+        }
         func count(_ value: JSONValue) -> Int? {
             guard case .number(let n) = value else { return nil }
             if let exact = n.integerValue { return exact }
-            return n.literal.utf8.allSatisfy { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") } ? Int(n.literal) : nil
+            return n.literal.utf8.allSatisfy { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }
+                ? Int(n.literal) : nil
         }
-        guard let o = (try? StrictJSONParser.parse(bytes))?.objectValue, let kindText = o["kind"]?.stringValue, let kind = MetricKind(rawValue: kindText),
-            let locale = o["locale"]?.stringValue, let dateText = o["date"]?.stringValue, let date = Timestamp(iso8601: dateText),
+        guard let o = (try? StrictJSONParser.parse(bytes))?.objectValue, let kindText = o["kind"]?.stringValue,
+            let kind = MetricKind(rawValue: kindText),
+            let locale = o["locale"]?.stringValue, let dateText = o["date"]?.stringValue,
+            let date = Timestamp(iso8601: dateText),
             let values = o["counts"]?.objectValue
         else { throw fail("not a metrics rollup") }
         var counts: [Key: MetricCounts] = [:]
@@ -122,11 +140,15 @@ public struct MetricRollup: Equatable, Sendable {
             else { throw fail("bad entry \(text)") }
             let key = Key(contentVersion: version, region: String(parts[1]), appVersion: String(parts[2]))
             let entry = MetricCounts(total: total, events: events)
-            if checkingRange && !entry.isInRange { throw RolloutError.metricsCountOutOfRange(source, entry: text, counts: entry, kind: kind, origin: origin) }
+            if checkingRange && !entry.isInRange {
+                throw RolloutError.metricsCountOutOfRange(
+                    source, entry: text, counts: entry, kind: kind, origin: origin)
+            }
             counts[key] = entry
             sources[key] = origin
         }
-        return MetricRollup(kind: kind, locale: locale, day: Int(date.seconds / 86_400), counts: counts, sources: sources)
+        return MetricRollup(
+            kind: kind, locale: locale, day: Int(date.seconds / 86_400), counts: counts, sources: sources)
     }
 }
 
@@ -149,7 +171,8 @@ public struct MetricTotals: Sendable {
             origins[key.contentVersion, default: []].insert(rollup.sources[key] ?? "")
             guard let sum = (byVersion[key.contentVersion] ?? .zero).adding(counts) else {
                 throw RolloutError.metricsSumOutOfRange(
-                    kind: kind, pack: "\(locale)@\(key.contentVersion)", origins: (origins[key.contentVersion] ?? []).sorted())
+                    kind: kind, pack: "\(locale)@\(key.contentVersion)",
+                    origins: (origins[key.contentVersion] ?? []).sorted())
             }
             byVersion[key.contentVersion] = sum
         }
@@ -162,7 +185,9 @@ extension RolloutError {
     static let retractHint = "an older rollout accepted it; take that data out with rollout metrics retract"
 
     /// A stored count beyond the one range (written by a version that did not check it).
-    public static func metricsCountOutOfRange(_ path: String, entry: String, counts: MetricCounts, kind: MetricKind, origin: String) -> RolloutError {
+    public static func metricsCountOutOfRange(
+        _ path: String, entry: String, counts: MetricCounts, kind: MetricKind, origin: String
+    ) -> RolloutError {
         .badInput(
             "\(path): \(entry) holds \(counts.total) \(kind.columns.total) "
                 + "and \(counts.events) \(kind.columns.events), "
@@ -176,6 +201,7 @@ extension RolloutError {
         return .badInput(
             "the stored \(kind.rawValue) counts of \(pack) add up past \(MetricCounts.maximum), "
                 + "the most rollout counts exactly (docs/metrics.md); "
-                + (files.isEmpty ? "\(retractHint) (rollout log lists the ingests)" : "\(retractHint) and one of: \(files)"))
+                + (files.isEmpty
+                    ? "\(retractHint) (rollout log lists the ingests)" : "\(retractHint) and one of: \(files)"))
     }
 }

@@ -71,7 +71,8 @@ public enum PackParser {
     /// Throws `RolloutError.badInput` for anything that is not a well-formed pack.
     /// With `verifyChecksum` false a declared checksum is ignored (for recomputing it after an edit).
     public static func parse(
-        _ bytes: [UInt8], source: String, maximumBytes: Int = PolicyLimits.default.maxPackBytes, verifyChecksum: Bool = true
+        _ bytes: [UInt8], source: String, maximumBytes: Int = PolicyLimits.default.maxPackBytes,
+        verifyChecksum: Bool = true
     ) throws -> ParsedPack {
         guard bytes.count <= maximumBytes else {
             throw RolloutError.packTooLarge(source, bytes: bytes.count, limit: maximumBytes)
@@ -125,7 +126,8 @@ private struct PackFields {
         if let field = object.keys.filter({ !Pack.fields.contains($0) }).min() {
             throw RolloutError.packUnknownField(source, field)
         }
-        for field in ["schemaVersion", "locale", "contentVersion", "minAppVersion", "strings"] where object[field] == nil {
+        for field in ["schemaVersion", "locale", "contentVersion", "minAppVersion", "strings"]
+        where object[field] == nil {
             throw fail("missing required field \"\(field)\"")
         }
     }
@@ -157,14 +159,16 @@ private struct PackFields {
             throw fail("\"contentVersion\" must be an integer, found \(PackFields.describe(object["contentVersion"]!))")
         }
         guard (1...Pack.maximumContentVersion).contains(contentVersion) else {
-            throw fail("\"contentVersion\" must be between 1 and \(Pack.maximumContentVersion), found \(contentVersion)")
+            throw fail(
+                "\"contentVersion\" must be between 1 and \(Pack.maximumContentVersion), found \(contentVersion)")
         }
         return contentVersion
     }
 
     func minAppVersion() throws -> AppVersion {
         guard let text = object["minAppVersion"]?.stringValue else {
-            throw fail("\"minAppVersion\" must be a string such as \"4.8.0\", found \(object["minAppVersion"]!.kindName)")
+            throw fail(
+                "\"minAppVersion\" must be a string such as \"4.8.0\", found \(object["minAppVersion"]!.kindName)")
         }
         guard let minAppVersion = AppVersion(text) else {
             throw fail("\"minAppVersion\" \"\(text)\" is not a numeric version such as 4.8.0")
@@ -175,7 +179,9 @@ private struct PackFields {
     /// A valid locale other than the pack's own, if the field is there.
     func fallbackLocale(of locale: String) throws -> String? {
         guard let value = object["fallbackLocale"] else { return nil }
-        guard let text = value.stringValue else { throw fail("\"fallbackLocale\" must be a string, found \(value.kindName)") }
+        guard let text = value.stringValue else {
+            throw fail("\"fallbackLocale\" must be a string, found \(value.kindName)")
+        }
         do {
             _ = try LocaleTag.parse(text)
         } catch let error as LocaleTag.ParseError {

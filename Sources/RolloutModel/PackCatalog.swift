@@ -44,7 +44,9 @@ public struct OverlayCatalog: PackCatalog {
 public struct MemoryCatalog: PackCatalog {
     public var packs: [PackID: Pack]
 
-    public init(_ packs: [Pack] = []) { self.packs = Dictionary(packs.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a }) }
+    public init(_ packs: [Pack] = []) {
+        self.packs = Dictionary(packs.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
+    }
 
     public func contentVersions(of locale: String) throws -> [Int] {
         packs.keys.filter { $0.locale == locale }.map(\.contentVersion).sorted()
@@ -68,7 +70,9 @@ public enum FallbackChain {
     public static func locales(for locale: String, defaultLocale: String, catalog: PackCatalog) throws -> [String] {
         var chain: [String] = []
         func add(_ candidate: String) throws {
-            if !chain.contains(candidate), !(try catalog.contentVersions(of: candidate).isEmpty) { chain.append(candidate) }
+            if !chain.contains(candidate), !(try catalog.contentVersions(of: candidate).isEmpty) {
+                chain.append(candidate)
+            }
         }
         // Every locale the search steps through: the fallbacks followed and the less specific form
         // whose declaration was taken (es-ES -> es when only es declares one). Each one decides the

@@ -20,8 +20,12 @@ public struct PackDiff: Equatable, Sendable {
         // Keys and values compare byte for byte (Swift's == would merge canonically equivalent keys).
         let oldByBytes = Dictionary(old.strings.map { (Array($0.key.utf8), $0.value) }, uniquingKeysWith: { a, _ in a })
         let newByBytes = Dictionary(new.strings.map { (Array($0.key.utf8), $0.value) }, uniquingKeysWith: { a, _ in a })
-        added = new.strings.filter { oldByBytes[Array($0.key.utf8)] == nil }.map { ($0.key, $0.value) }.sorted { $0.0 < $1.0 }
-        removed = old.strings.filter { newByBytes[Array($0.key.utf8)] == nil }.map { ($0.key, $0.value) }.sorted { $0.0 < $1.0 }
+        added = new.strings.filter { oldByBytes[Array($0.key.utf8)] == nil }.map { ($0.key, $0.value) }.sorted {
+            $0.0 < $1.0
+        }
+        removed = old.strings.filter { newByBytes[Array($0.key.utf8)] == nil }.map { ($0.key, $0.value) }.sorted {
+            $0.0 < $1.0
+        }
         changed = new.strings.keys.sorted().compactMap { key in
             guard let before = oldByBytes[Array(key.utf8)], !before.isSameText(as: new.strings[key]) else { return nil }
             return Change(key: key, from: before, to: new.strings[key]!)
@@ -30,8 +34,12 @@ public struct PackDiff: Equatable, Sendable {
         if old.minAppVersion.description != new.minAppVersion.description {
             fields.append(("minAppVersion", old.minAppVersion.description, new.minAppVersion.description))
         }
-        if old.fallbackLocale != new.fallbackLocale { fields.append(("fallbackLocale", old.fallbackLocale, new.fallbackLocale)) }
-        if old.schemaVersion != new.schemaVersion { fields.append(("schemaVersion", "\(old.schemaVersion)", "\(new.schemaVersion)")) }
+        if old.fallbackLocale != new.fallbackLocale {
+            fields.append(("fallbackLocale", old.fallbackLocale, new.fallbackLocale))
+        }
+        if old.schemaVersion != new.schemaVersion {
+            fields.append(("schemaVersion", "\(old.schemaVersion)", "\(new.schemaVersion)"))
+        }
         self.fields = fields
     }
 
@@ -46,8 +54,16 @@ public struct PackDiff: Equatable, Sendable {
             "to": .string(to.description),
             "added": .object(Dictionary(uniqueKeysWithValues: added.map { ($0.key, JSONValue.string($0.value)) })),
             "removed": .object(Dictionary(uniqueKeysWithValues: removed.map { ($0.key, JSONValue.string($0.value)) })),
-            "changed": .object(Dictionary(uniqueKeysWithValues: changed.map { ($0.key, ["from": .string($0.from), "to": .string($0.to)] as JSONValue) })),
-            "fields": .object(Dictionary(uniqueKeysWithValues: fields.map { ($0.name, ["from": optional($0.from), "to": optional($0.to)] as JSONValue) })),
+            "changed": .object(
+                Dictionary(
+                    uniqueKeysWithValues: changed.map {
+                        ($0.key, ["from": .string($0.from), "to": .string($0.to)] as JSONValue)
+                    })),
+            "fields": .object(
+                Dictionary(
+                    uniqueKeysWithValues: fields.map {
+                        ($0.name, ["from": optional($0.from), "to": optional($0.to)] as JSONValue)
+                    })),
         ]
     }
 }

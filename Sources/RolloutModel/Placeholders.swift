@@ -29,7 +29,9 @@ public enum Placeholders {
             while end < characters.count {
                 if special(characters[end]) {
                     end += 1
-                } else if characters[end] == "'", let next = characters[end...].firstIndex(where: { $0 != "'" }), special(characters[next]) {
+                } else if characters[end] == "'", let next = characters[end...].firstIndex(where: { $0 != "'" }),
+                    special(characters[next])
+                {
                     end = next
                 } else {
                     break
@@ -96,14 +98,33 @@ extension Placeholders {
         var literal = ""
         var arguments = PrintfArguments(unnumbered: unnumbered)
         func flush() {
-            if !literal.isEmpty { pieces.append(.text(literal)); literal = "" }
+            if !literal.isEmpty {
+                pieces.append(.text(literal))
+                literal = ""
+            }
         }
         var i = 0
         while i < s.count {
-            guard s[i] == "%", i + 1 < s.count else { literal.append(s[i]); i += 1; continue }
-            if s[i + 1] == "%" { literal.append("%"); i += 2; continue }
-            if dialect == .java, s[i + 1] == "n" { literal.append("\n"); i += 2; continue }
-            guard let spec = PrintfSpec.parse(s, at: i, dialect: dialect) else { literal.append("%"); i += 1; continue }
+            guard s[i] == "%", i + 1 < s.count else {
+                literal.append(s[i])
+                i += 1
+                continue
+            }
+            if s[i + 1] == "%" {
+                literal.append("%")
+                i += 2
+                continue
+            }
+            if dialect == .java, s[i + 1] == "n" {
+                literal.append("\n")
+                i += 2
+                continue
+            }
+            guard let spec = PrintfSpec.parse(s, at: i, dialect: dialect) else {
+                literal.append("%")
+                i += 1
+                continue
+            }
             let spelled = String(s[i..<spec.end])
             let argument = try arguments.take(spec, spelled: spelled)
             flush()
@@ -121,7 +142,12 @@ extension Placeholders {
     /// A printf string in canonical ICU form: arguments become `{0}`, `{1, number}` or
     /// `{1, number, ::.00}`, everything else literal text. `pluralArgument`'s conversion is written
     /// `#` (the string is a plural form); `substitution` gives a `%#@name@` token's ICU text.
-    public static func icu(_ pieces: [PrintfPiece], pluralArgument: Int? = nil, substitution: (String, Int) throws -> String = { name, _ in throw PrintfRefusal(reason: "%#@\(name)@ names no substitution") }) throws -> String {
+    public static func icu(
+        _ pieces: [PrintfPiece], pluralArgument: Int? = nil,
+        substitution: (String, Int) throws -> String = { name, _ in
+            throw PrintfRefusal(reason: "%#@\(name)@ names no substitution")
+        }
+    ) throws -> String {
         var out = ""
         for piece in pieces {
             switch piece {
@@ -156,9 +182,13 @@ extension Placeholders {
     /// With `counted`, a conversion without a position in a form is that argument.
     /// A language in which no whole number is `other` (it is for fractions), so a catalog may leave
     /// `other` out: `many` stands for it, as a whole-number count never reaches it.
-    public static func printfPlural(_ forms: [String: String], dialect: PrintfDialect, counted: Int? = nil, language: String? = nil) throws -> String {
+    public static func printfPlural(
+        _ forms: [String: String], dialect: PrintfDialect, counted: Int? = nil, language: String? = nil
+    ) throws -> String {
         var forms = forms
-        if forms["other"] == nil, let many = forms["many"], let language, !PluralRules(locale: language).wholeNumberCategories.contains(.other) {
+        if forms["other"] == nil, let many = forms["many"], let language,
+            !PluralRules(locale: language).wholeNumberCategories.contains(.other)
+        {
             forms["other"] = many
         }
         guard forms["other"] != nil else {
@@ -166,11 +196,14 @@ extension Placeholders {
         }
         let categories = pluralCategories(forms.keys)
         let parsed = try categories.map { try printf(forms[$0]!, dialect: dialect, unnumbered: counted) }
-        let argument = counted ?? parsed.lazy.flatMap { $0 }.compactMap { piece -> Int? in
-            if case .argument(let argument, let value) = piece, value != .text { return argument }
-            return nil
-        }.first ?? 0
-        let cases = try zip(categories, parsed).map { category, pieces in "\(category) {\(try icu(pieces, pluralArgument: argument))}" }
+        let argument =
+            counted ?? parsed.lazy.flatMap { $0 }.compactMap { piece -> Int? in
+                if case .argument(let argument, let value) = piece, value != .text { return argument }
+                return nil
+            }.first ?? 0
+        let cases = try zip(categories, parsed).map { category, pieces in
+            "\(category) {\(try icu(pieces, pluralArgument: argument))}"
+        }
         return "{\(argument), plural, \(cases.joined(separator: " "))}"
     }
 }
@@ -189,7 +222,9 @@ private struct PrintfArguments {
         if let position = spec.position {
             argument = position - 1
         } else if spec.relative {
-            guard let previous else { throw PrintfRefusal(reason: "\(spelled) repeats a previous argument, and there is none") }
+            guard let previous else {
+                throw PrintfRefusal(reason: "\(spelled) repeats a previous argument, and there is none")
+            }
             argument = previous
         } else if let unnumbered {
             argument = unnumbered
@@ -214,8 +249,13 @@ struct PrintfSpec {
     var substitution: String?
     var end = 0
 
-    static let javaConversions: Set<Character> = ["s", "S", "c", "C", "d", "o", "x", "X", "e", "E", "f", "g", "G", "a", "A", "b", "B", "h", "H", "t", "T"]
-    static let appleConversions: Set<Character> = ["@", "s", "S", "c", "C", "d", "D", "i", "u", "U", "o", "O", "x", "X", "e", "E", "f", "F", "g", "G", "a", "A", "p"]
+    static let javaConversions: Set<Character> = [
+        "s", "S", "c", "C", "d", "o", "x", "X", "e", "E", "f", "g", "G", "a", "A", "b", "B", "h", "H", "t", "T",
+    ]
+    static let appleConversions: Set<Character> = [
+        "@", "s", "S", "c", "C", "d", "D", "i", "u", "U", "o", "O", "x", "X", "e", "E", "f", "F", "g", "G", "a", "A",
+        "p",
+    ]
 
     /// The specification starting at `s[start]` (a `%`), or nil when the `%` starts none and is text.
     /// A `%` followed by a space is text: catalogs write `50% off`, never the space flag.
@@ -224,7 +264,10 @@ struct PrintfSpec {
         var j = start + 1
         func digits() -> String {
             var text = ""
-            while j < s.count, s[j].isASCII, s[j].isNumber { text.append(s[j]); j += 1 }
+            while j < s.count, s[j].isASCII, s[j].isNumber {
+                text.append(s[j])
+                j += 1
+            }
             return text
         }
         guard j < s.count, s[j] != " " else { return nil }
@@ -242,7 +285,8 @@ struct PrintfSpec {
             spec.end = close + 1
             return spec
         }
-        let flagSet: Set<Character> = dialect == .java ? ["-", "#", "+", " ", "0", ",", "(", "<"] : ["-", "+", " ", "#", "0", "'"]
+        let flagSet: Set<Character> =
+            dialect == .java ? ["-", "#", "+", " ", "0", ",", "(", "<"] : ["-", "+", " ", "#", "0", "'"]
         while j < s.count, flagSet.contains(s[j]) {
             if s[j] == "<" { spec.relative = true } else { spec.flags.append(s[j]) }
             j += 1
@@ -270,7 +314,9 @@ struct PrintfSpec {
 
     /// How the argument is shown, or why ICU cannot show it the same way.
     func value(_ spelled: String, dialect: PrintfDialect) throws -> Placeholders.PrintfValue {
-        func refuse(_ why: String) -> PrintfRefusal { PrintfRefusal(reason: "\(spelled): \(why), which the ICU form cannot keep") }
+        func refuse(_ why: String) -> PrintfRefusal {
+            PrintfRefusal(reason: "\(spelled): \(why), which the ICU form cannot keep")
+        }
         let textual: Set<Character> = dialect == .java ? ["s", "c"] : ["@", "s", "S", "c", "C"]
         let integral: Set<Character> = dialect == .java ? ["d"] : ["d", "D", "i", "u", "U"]
         if textual.contains(conversion) || integral.contains(conversion) || conversion == "f" || conversion == "F" {
@@ -306,6 +352,7 @@ extension Error where Self == PrintfRefusal {
 
     fileprivate static func noOtherForm(_ categories: [String]) -> PrintfRefusal {
         let forms = categories.joined(separator: ", ")
-        return PrintfRefusal(reason: "its plural forms (\(forms)) have no \"other\", the form every count falls back to")
+        return PrintfRefusal(
+            reason: "its plural forms (\(forms)) have no \"other\", the form every count falls back to")
     }
 }

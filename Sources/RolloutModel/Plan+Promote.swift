@@ -51,7 +51,8 @@ extension Plan {
         let next = try staging(request, ref: ref, parentCommit: parentCommit)
         if next.targeting == targeting { return (self, .unchanged) }
         if let (dead, winner, tooOld) = next.unreachableRule() {
-            throw .ruleNeverApplies(dead, shadowedBy: winner, tooOld: tooOld, pack: request.pack, minAppVersion: minAppVersion)
+            throw .ruleNeverApplies(
+                dead, shadowedBy: winner, tooOld: tooOld, pack: request.pack, minAppVersion: minAppVersion)
         }
         if request.ramp == nil && SegmentShares.changes(from: targeting, to: next.targeting).isEmpty {
             return (self, .unchanged)
@@ -63,7 +64,9 @@ extension Plan {
     /// (completing the baseline again).
     func admits(_ request: PromoteRequest) throws -> Bool {
         let id = request.pack
-        if isBlocked(id.contentVersion) { throw .promotingBlocked(id, nextFree: (blocked.max() ?? id.contentVersion) + 1) }
+        if isBlocked(id.contentVersion) {
+            throw .promotingBlocked(id, nextFree: (blocked.max() ?? id.contentVersion) + 1)
+        }
         if let baseline, id.contentVersion < baseline.contentVersion, !bundledOnly {
             throw .promotingOlderThanBaseline(id, baseline: baseline.contentVersion)
         }
@@ -88,7 +91,9 @@ extension Plan {
         // Last known good means older: after the kill switch a completion may go back to an earlier version.
         var previous: [PackRef] = []
         for candidate in (baseline.map { [$0] } ?? []) + previousBaselines
-        where candidate.contentVersion < ref.contentVersion && !isBlocked(candidate.contentVersion) && !previous.contains(candidate) {
+        where candidate.contentVersion < ref.contentVersion && !isBlocked(candidate.contentVersion)
+            && !previous.contains(candidate)
+        {
             previous.append(candidate)
         }
         next.previousBaselines = previous
@@ -98,7 +103,9 @@ extension Plan {
 
     /// The staged rules `request` sets, with its ramp, and the withdrawals its targeting takes back.
     func staging(_ request: PromoteRequest, ref: PackRef, parentCommit: String) throws -> Plan {
-        let salt = rules.first?.salt ?? Bucketing.salt(locale: request.pack.locale, contentVersion: ref.contentVersion, parent: parentCommit)
+        let salt =
+            rules.first?.salt
+            ?? Bucketing.salt(locale: request.pack.locale, contentVersion: ref.contentVersion, parent: parentCommit)
         let moved = stagedRules(request, ref: ref, salt: salt)
         let lowered = rules.contains { old in moved.contains { $0.targetsSame(as: old) && $0.share < old.share } }
         if lowered && (request.reason ?? "").trimmingSpaces.isEmpty {
@@ -113,7 +120,8 @@ extension Plan {
             let regions = request.ruleRegions
             let versions = request.versions ?? .all
             next.withdrawals.removeAll { w in
-                (regions.isEmpty || w.region == Region.any || regions.contains(w.region)) && w.versions.overlaps(versions)
+                (regions.isEmpty || w.region == Region.any || regions.contains(w.region))
+                    && w.versions.overlaps(versions)
             }
         }
         return next
@@ -128,7 +136,8 @@ extension Plan {
             return rules
         }
         for regions in request.ruleRegions.isEmpty ? [[]] : request.ruleRegions.map({ [$0] }) {
-            let wanted = Rule(pack: ref, regions: regions, versions: request.versions ?? .all, share: request.share, salt: salt)
+            let wanted = Rule(
+                pack: ref, regions: regions, versions: request.versions ?? .all, share: request.share, salt: salt)
             if let index = rules.firstIndex(where: { $0.targetsSame(as: wanted) }) {
                 rules[index].share = request.share
             } else {
@@ -143,12 +152,14 @@ extension Plan {
 extension Error where Self == RolloutError {
     fileprivate static func promotingBlocked(_ id: PackID, nextFree: Int) -> RolloutError {
         .checkFailed(
-            "\(id) is blocked: it was reverted and no device may get it again. Publish the fix as a new version (\(id.locale)@\(nextFree) or later)")
+            "\(id) is blocked: it was reverted and no device may get it again. Publish the fix as a new version (\(id.locale)@\(nextFree) or later)"
+        )
     }
 
     fileprivate static func promotingOlderThanBaseline(_ id: PackID, baseline: Int) -> RolloutError {
         .checkFailed(
-            "\(id) is older than the baseline \(id.locale)@\(baseline); to go back, use rollout revert \(id.locale) --to \(id.contentVersion)")
+            "\(id) is older than the baseline \(id.locale)@\(baseline); to go back, use rollout revert \(id.locale) --to \(id.contentVersion)"
+        )
     }
 
     fileprivate static func promotingBaselineAgain(_ id: PackID) -> RolloutError {
@@ -162,21 +173,26 @@ extension Error where Self == RolloutError {
     fileprivate static func otherCandidateStaged(_ locale: String, candidate: Int, rules: [Plan.Rule]) -> RolloutError {
         let staged = rules.map(\.summary).joined(separator: "; ")
         return .checkFailed(
-            "\(locale)@\(candidate) is still staged (\(staged)). Finish it first with rollout promote \(locale)@\(candidate) --to 100%, or take it back with rollout revert \(locale)")
+            "\(locale)@\(candidate) is still staged (\(staged)). Finish it first with rollout promote \(locale)@\(candidate) --to 100%, or take it back with rollout revert \(locale)"
+        )
     }
 
     fileprivate static func stagingUnderKillSwitch(_ id: PackID) -> RolloutError {
         .checkFailed(
-            "the kill switch of \(id.locale) is on: every device uses its bundled strings, so a staged share would reach nobody. Turn it off by completing a pack: rollout promote \(id) --to 100%")
+            "the kill switch of \(id.locale) is on: every device uses its bundled strings, so a staged share would reach nobody. Turn it off by completing a pack: rollout promote \(id) --to 100%"
+        )
     }
 
     fileprivate static func ruleNeverApplies(
         _ dead: Plan.Rule, shadowedBy winner: Plan.Rule?, tooOld: Bool, pack id: PackID, minAppVersion: AppVersion
     ) -> RolloutError {
         let minApp = "below \(id)'s minAppVersion \(minAppVersion)"
-        var why = winner.map { "the rule for \($0.target) (\($0.share)) already decides those devices" } ?? "every device it would reach is \(minApp)"
+        var why =
+            winner.map { "the rule for \($0.target) (\($0.share)) already decides those devices" }
+            ?? "every device it would reach is \(minApp)"
         if winner != nil && tooOld { why += ", and the rest are \(minApp)" }
         return .checkFailed(
-            "a rule for \(dead.target) would never apply: \(why). Use targeting that does not overlap it, or change the share of the rule that decides")
+            "a rule for \(dead.target) would never apply: \(why). Use targeting that does not overlap it, or change the share of the rule that decides"
+        )
     }
 }

@@ -13,7 +13,8 @@ public enum RevertTarget: Equatable {
         if text.contains("@") {
             guard let id = try? PackID.parse(text) else { throw .notARevertTarget(text, locale: locale) }
             guard id.locale == locale else {
-                throw RolloutError.usage("--to \(text) is a \(id.locale) pack; reverting \(locale) needs a \(locale) version")
+                throw RolloutError.usage(
+                    "--to \(text) is a \(id.locale) pack; reverting \(locale) needs a \(locale) version")
             }
             digits = String(id.contentVersion)
         }
@@ -40,7 +41,10 @@ public struct RevertRequest {
     /// False with `--no-block`: the reverted version may be promoted again.
     public let block: Bool
 
-    public init(locale: String, segment: (region: String, versions: VersionRange)?, target: RevertTarget, reason: String?, block: Bool) {
+    public init(
+        locale: String, segment: (region: String, versions: VersionRange)?, target: RevertTarget, reason: String?,
+        block: Bool
+    ) {
         self.locale = locale
         self.segment = segment
         self.target = target
@@ -53,30 +57,38 @@ extension Plan {
     /// The plan a revert leads to and the versions it blocks, or a refusal with the way out
     /// (docs/targeting.md). `minAppVersion(v)` gives the minAppVersion of the locale's pack v, or nil
     /// when there is no such pack.
-    public func reverted(by request: RevertRequest, minAppVersion: (Int) throws -> AppVersion?) throws -> (Plan, [Int]) {
+    public func reverted(by request: RevertRequest, minAppVersion: (Int) throws -> AppVersion?) throws -> (Plan, [Int])
+    {
         if let segment = request.segment {
             guard request.target == .lastKnownGood else {
-                throw RolloutError.usage("--segment takes devices back to the baseline; it cannot be combined with --to")
+                throw RolloutError.usage(
+                    "--segment takes devices back to the baseline; it cannot be combined with --to")
             }
             return try withdrawing(segment)
         }
         switch request.target {
         case .lastKnownGood: return try revertedToLastKnownGood(blocking: request.block)
         case .version(let version):
-            guard let minApp = try minAppVersion(version) else { throw RolloutError.missing("no pack \(locale)@\(version) to go back to") }
-            return try reverted(toVersion: PackRef(contentVersion: version, minAppVersion: minApp), blocking: request.block)
+            guard let minApp = try minAppVersion(version) else {
+                throw RolloutError.missing("no pack \(locale)@\(version) to go back to")
+            }
+            return try reverted(
+                toVersion: PackRef(contentVersion: version, minAppVersion: minApp), blocking: request.block)
         case .bundled:
             if bundledOnly { return (self, []) }
             var next = withoutStagedRules()
             next.bundledOnly = true
-            return next.finishingRevert(of: self, blocking: [candidate?.contentVersion, baseline?.contentVersion].compactMap { $0 }, request.block)
+            return next.finishingRevert(
+                of: self, blocking: [candidate?.contentVersion, baseline?.contentVersion].compactMap { $0 },
+                request.block)
         }
     }
 
     /// A scoped revert: the candidate is taken back from one segment, if it reaches any device there.
     func withdrawing(_ segment: (region: String, versions: VersionRange)) throws -> (Plan, [Int]) {
         guard let candidate else { throw .nothingStagedToWithdraw(locale, segment: segment) }
-        let exposed = SegmentShares.of(self, region: segment.region, versions: segment.versions).pieces.contains { piece in
+        let exposed = SegmentShares.of(self, region: segment.region, versions: segment.versions).pieces.contains {
+            piece in
             piece.shares.contains { $0.outcome == .pack(candidate.contentVersion) }
         }
         guard exposed else { return (self, []) }
@@ -88,10 +100,13 @@ extension Plan {
     /// Withdraws what is staged, or with nothing staged goes back to the newest earlier baseline
     /// that is not blocked.
     func revertedToLastKnownGood(blocking: Bool) throws -> (Plan, [Int]) {
-        if let candidate { return withoutStagedRules().finishingRevert(of: self, blocking: [candidate.contentVersion], blocking) }
+        if let candidate {
+            return withoutStagedRules().finishingRevert(of: self, blocking: [candidate.contentVersion], blocking)
+        }
         if bundledOnly { return (self, []) }
         guard let baseline else {
-            throw RolloutError.checkFailed("nothing was ever promoted for \(locale): devices already use their bundled strings")
+            throw RolloutError.checkFailed(
+                "nothing was ever promoted for \(locale): devices already use their bundled strings")
         }
         guard let index = previousBaselines.firstIndex(where: { !isBlocked($0.contentVersion) }) else {
             throw .noEarlierBaseline(locale, baseline: baseline.contentVersion)
@@ -114,7 +129,8 @@ extension Plan {
         next.previousBaselines = previousBaselines.filter { $0.contentVersion < version }
         // Out of the kill switch, back to a version that is not blocked.
         if bundledOnly { return (next, []) }
-        guard let newest = served.max(), version < newest || (version == baseline?.contentVersion && candidate != nil) else {
+        guard let newest = served.max(), version < newest || (version == baseline?.contentVersion && candidate != nil)
+        else {
             if baseline?.contentVersion == version && candidate == nil && !bundledOnly { return (self, []) }
             throw .revertingForward(locale, version)
         }
@@ -146,14 +162,18 @@ extension Error where Self == RolloutError {
         .usage("--to \"\(text)\" is not a content version (16, or \(locale)@16) or bundled")
     }
 
-    fileprivate static func nothingStagedToWithdraw(_ locale: String, segment: (region: String, versions: VersionRange)) -> RolloutError {
+    fileprivate static func nothingStagedToWithdraw(_ locale: String, segment: (region: String, versions: VersionRange))
+        -> RolloutError
+    {
         .checkFailed(
-            "nothing is staged for \(locale), so there is nothing to take back from \(segment.region)/\(segment.versions); to go back everywhere, run rollout revert \(locale)")
+            "nothing is staged for \(locale), so there is nothing to take back from \(segment.region)/\(segment.versions); to go back everywhere, run rollout revert \(locale)"
+        )
     }
 
     fileprivate static func noEarlierBaseline(_ locale: String, baseline: Int) -> RolloutError {
         .checkFailed(
-            "\(locale)@\(baseline) is the only good baseline \(locale) has had: there is no earlier one to go back to. Use --to bundled for the kill switch, or promote a fix")
+            "\(locale)@\(baseline) is the only good baseline \(locale) has had: there is no earlier one to go back to. Use --to bundled for the kill switch, or promote a fix"
+        )
     }
 
     fileprivate static func revertingToBlocked(_ locale: String, _ version: Int) -> RolloutError {
@@ -161,6 +181,7 @@ extension Error where Self == RolloutError {
     }
 
     fileprivate static func revertingForward(_ locale: String, _ version: Int) -> RolloutError {
-        .checkFailed("\(locale)@\(version) is not earlier than what devices receive now; to move forward, use rollout promote")
+        .checkFailed(
+            "\(locale)@\(version) is not earlier than what devices receive now; to move forward, use rollout promote")
     }
 }

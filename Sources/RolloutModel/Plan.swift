@@ -35,7 +35,9 @@ public struct Plan: Equatable, Sendable {
         }
 
         /// Same targeting (regions and versions), whatever the share.
-        public func targetsSame(as other: Rule) -> Bool { regions == other.regions && versions.sameVersions(as: other.versions) }
+        public func targetsSame(as other: Rule) -> Bool {
+            regions == other.regions && versions.sameVersions(as: other.versions)
+        }
 
         public var regionsLabel: String { regions.isEmpty ? "*" : regions.joined(separator: ",") }
 
@@ -86,15 +88,18 @@ public struct Plan: Equatable, Sendable {
 
         /// The named presets: `7day` is the 1/2/5/10/20/50/100 schedule app stores use, a day a step.
         public static let presets: [String: (steps: [Int], every: Int64)] = [
-            "7day": ([100, 200, 500, 1000, 2000, 5000, 10_000], 86_400),
+            "7day": ([100, 200, 500, 1000, 2000, 5000, 10_000], 86_400)
         ]
 
         public var next: Percent? { step + 1 < steps.count ? steps[step + 1] : nil }
         public func due(at now: Timestamp) -> Bool { !paused && next != nil && now.seconds - since.seconds >= every }
 
         var jsonValue: JSONValue {
-            ["steps": .array(steps.map { .integer($0.basisPoints) }), "every": .integer(Int(every)), "step": .integer(step),
-             "since": .string(since.description), "paused": .bool(paused)]
+            [
+                "steps": .array(steps.map { .integer($0.basisPoints) }), "every": .integer(Int(every)),
+                "step": .integer(step),
+                "since": .string(since.description), "paused": .bool(paused),
+            ]
         }
     }
 
@@ -131,7 +136,8 @@ public struct Plan: Equatable, Sendable {
     public var lastChange: LastChange?
 
     public init(
-        locale: String, baseline: PackRef? = nil, previousBaselines: [PackRef] = [], rules: [Rule] = [], blocked: [Int] = [],
+        locale: String, baseline: PackRef? = nil, previousBaselines: [PackRef] = [], rules: [Rule] = [],
+        blocked: [Int] = [],
         withdrawals: [Withdrawal] = [], bundledOnly: Bool = false, sequence: Int = 0, lastChange: LastChange? = nil
     ) {
         self.locale = locale
@@ -156,8 +162,14 @@ public struct Plan: Equatable, Sendable {
     /// before wider ones, then by regions and range text so the order never depends on history.
     public mutating func setRules(_ rules: [Rule]) {
         self.rules = rules.sorted { a, b in
-            let ka = (a.regions.isEmpty ? 1 : 0, a.versions.breadth, a.regionsLabel, a.versions.description, a.pack.contentVersion)
-            let kb = (b.regions.isEmpty ? 1 : 0, b.versions.breadth, b.regionsLabel, b.versions.description, b.pack.contentVersion)
+            let ka = (
+                a.regions.isEmpty ? 1 : 0, a.versions.breadth, a.regionsLabel, a.versions.description,
+                a.pack.contentVersion
+            )
+            let kb = (
+                b.regions.isEmpty ? 1 : 0, b.versions.breadth, b.regionsLabel, b.versions.description,
+                b.pack.contentVersion
+            )
             return ka < kb
         }
     }
@@ -189,27 +201,33 @@ public struct Plan: Equatable, Sendable {
 
 extension Plan {
     public var jsonValue: JSONValue {
-        func ref(_ r: PackRef) -> JSONValue { ["contentVersion": .integer(r.contentVersion), "minAppVersion": .string(r.minAppVersion.description)] }
+        func ref(_ r: PackRef) -> JSONValue {
+            ["contentVersion": .integer(r.contentVersion), "minAppVersion": .string(r.minAppVersion.description)]
+        }
         var object: [String: JSONValue] = [
             "locale": .string(locale),
             "baseline": baseline.map(ref) ?? .null,
             "previousBaselines": .array(previousBaselines.map(ref)),
-            "rules": .array(rules.map { rule in
-                [
-                    "pack": ref(rule.pack), "regions": .array(rule.regions.map { .string($0) }),
-                    "appVersions": .string(rule.versions.description), "basisPoints": .integer(rule.share.basisPoints),
-                    "salt": .string(rule.salt),
-                ]
-            }),
+            "rules": .array(
+                rules.map { rule in
+                    [
+                        "pack": ref(rule.pack), "regions": .array(rule.regions.map { .string($0) }),
+                        "appVersions": .string(rule.versions.description),
+                        "basisPoints": .integer(rule.share.basisPoints),
+                        "salt": .string(rule.salt),
+                    ]
+                }),
             "blocked": .array(blocked.map { .integer($0) }),
-            "withdrawn": .array(withdrawals.map { ["region": .string($0.region), "appVersions": .string($0.versions.description)] }),
+            "withdrawn": .array(
+                withdrawals.map { ["region": .string($0.region), "appVersions": .string($0.versions.description)] }),
             "bundledOnly": .bool(bundledOnly),
             "sequence": .integer(sequence),
         ]
         if let ramp { object["ramp"] = ramp.jsonValue }
         if let lastChange {
             var change: [String: JSONValue] = [
-                "action": .string(lastChange.action), "actor": .string(lastChange.actor), "time": .string(lastChange.time.description),
+                "action": .string(lastChange.action), "actor": .string(lastChange.actor),
+                "time": .string(lastChange.time.description),
             ]
             if let reason = lastChange.reason { change["reason"] = .string(reason) }
             object["lastChange"] = .object(change)
@@ -229,14 +247,18 @@ extension Plan {
 
     public static func parse(_ value: JSONValue, source: String) throws -> Plan {
         func fail(_ why: String) -> RolloutError { .badInput("\(source): \(why)") }
-        guard let o = value.objectValue, let locale = o["locale"]?.stringValue else { throw fail("a plan needs a locale") }
+        guard let o = value.objectValue, let locale = o["locale"]?.stringValue else {
+            throw fail("a plan needs a locale")
+        }
         func ref(_ v: JSONValue?, _ what: String) throws -> PackRef {
-            guard let r = v?.objectValue, let cv = r["contentVersion"]?.integerValue, let text = r["minAppVersion"]?.stringValue,
+            guard let r = v?.objectValue, let cv = r["contentVersion"]?.integerValue,
+                let text = r["minAppVersion"]?.stringValue,
                 let minApp = AppVersion(text)
             else { throw fail("\(what) must be {contentVersion, minAppVersion}") }
             return PackRef(contentVersion: cv, minAppVersion: minApp)
         }
-        let baseline: PackRef? = (o["baseline"] == nil || o["baseline"] == .null) ? nil : try ref(o["baseline"], "baseline")
+        let baseline: PackRef? =
+            (o["baseline"] == nil || o["baseline"] == .null) ? nil : try ref(o["baseline"], "baseline")
         let previous = try (o["previousBaselines"]?.arrayValue ?? []).map { try ref($0, "previousBaselines[]") }
         let rules = try (o["rules"]?.arrayValue ?? []).map { item -> Rule in
             guard let r = item.objectValue, let bp = r["basisPoints"]?.integerValue, (0...10_000).contains(bp),
@@ -244,34 +266,45 @@ extension Plan {
                 let regions = r["regions"]?.arrayValue?.compactMap(\.stringValue)
             else { throw fail("a rule needs pack, regions, appVersions, basisPoints and salt") }
             let range: VersionRange
-            do { range = try VersionRange.parse(rangeText) } catch { throw fail("rule appVersions \"\(rangeText)\" is not a range") }
-            return Rule(pack: try ref(r["pack"], "rule pack"), regions: regions, versions: range, share: Percent(basisPoints: bp), salt: salt)
+            do { range = try VersionRange.parse(rangeText) } catch {
+                throw fail("rule appVersions \"\(rangeText)\" is not a range")
+            }
+            return Rule(
+                pack: try ref(r["pack"], "rule pack"), regions: regions, versions: range,
+                share: Percent(basisPoints: bp), salt: salt)
         }
         let blocked = try (o["blocked"]?.arrayValue ?? []).map { item -> Int in
             guard let v = item.integerValue else { throw fail("blocked holds content versions") }
             return v
         }
         let withdrawals = try (o["withdrawn"]?.arrayValue ?? []).map { item -> Withdrawal in
-            guard let w = item.objectValue, let region = w["region"]?.stringValue, let text = w["appVersions"]?.stringValue,
+            guard let w = item.objectValue, let region = w["region"]?.stringValue,
+                let text = w["appVersions"]?.stringValue,
                 let range = try? VersionRange.parse(text)
             else { throw fail("a withdrawn segment needs region and appVersions") }
             return Withdrawal(region: region, versions: range)
         }
         var lastChange: LastChange?
-        if let c = o["lastChange"]?.objectValue, let action = c["action"]?.stringValue, let actor = c["actor"]?.stringValue,
+        if let c = o["lastChange"]?.objectValue, let action = c["action"]?.stringValue,
+            let actor = c["actor"]?.stringValue,
             let timeText = c["time"]?.stringValue, let time = Timestamp(iso8601: timeText)
         {
             lastChange = LastChange(action: action, actor: actor, time: time, reason: c["reason"]?.stringValue)
         }
         var plan = Plan(
-            locale: locale, baseline: baseline, previousBaselines: previous, rules: rules, blocked: blocked, withdrawals: withdrawals,
-            bundledOnly: o["bundledOnly"]?.boolValue ?? false, sequence: o["sequence"]?.integerValue ?? 0, lastChange: lastChange)
+            locale: locale, baseline: baseline, previousBaselines: previous, rules: rules, blocked: blocked,
+            withdrawals: withdrawals,
+            bundledOnly: o["bundledOnly"]?.boolValue ?? false, sequence: o["sequence"]?.integerValue ?? 0,
+            lastChange: lastChange)
         if let r = o["ramp"]?.objectValue {
-            guard let steps = r["steps"]?.arrayValue?.compactMap(\.integerValue), !steps.isEmpty, steps.allSatisfy({ (0...10_000).contains($0) }),
+            guard let steps = r["steps"]?.arrayValue?.compactMap(\.integerValue), !steps.isEmpty,
+                steps.allSatisfy({ (0...10_000).contains($0) }),
                 let every = r["every"]?.integerValue, let step = r["step"]?.integerValue, steps.indices.contains(step),
                 let sinceText = r["since"]?.stringValue, let since = Timestamp(iso8601: sinceText)
             else { throw fail("a ramp needs steps, every, step, since and paused") }
-            plan.ramp = Ramp(steps: steps.map { Percent(basisPoints: $0) }, every: Int64(every), step: step, since: since, paused: r["paused"]?.boolValue ?? false)
+            plan.ramp = Ramp(
+                steps: steps.map { Percent(basisPoints: $0) }, every: Int64(every), step: step, since: since,
+                paused: r["paused"]?.boolValue ?? false)
         }
         return plan
     }

@@ -16,7 +16,8 @@ public struct Policy: Equatable, Sendable {
     public static let defaultProtectedKeys = [KeyPattern("legal.*")!, KeyPattern("checkout.*")!]
 
     public init(
-        defaultLocale: String = "en-US", requiredKeys: [String] = [], protectedKeys: [KeyPattern] = Policy.defaultProtectedKeys,
+        defaultLocale: String = "en-US", requiredKeys: [String] = [],
+        protectedKeys: [KeyPattern] = Policy.defaultProtectedKeys,
         bundleOnlyKeys: KeyPatterns = .none, limits: PolicyLimits = .default, gates: GatePolicy = .default
     ) {
         self.bundleOnlyKeys = bundleOnlyKeys
@@ -39,7 +40,8 @@ public struct Policy: Equatable, Sendable {
         var reader = try ObjectReader(document, path: source)
         let version = try reader.integer("policyVersion", default: currentVersion)
         guard version == currentVersion else {
-            throw RolloutError.badInput("\(source): policyVersion \(version) is not supported (this rollout reads \(currentVersion))")
+            throw RolloutError.badInput(
+                "\(source): policyVersion \(version) is not supported (this rollout reads \(currentVersion))")
         }
         var policy = Policy()
         policy.defaultLocale = try reader.string("defaultLocale", default: policy.defaultLocale)
@@ -49,16 +51,20 @@ public struct Policy: Equatable, Sendable {
             throw RolloutError.badInput("\(source): defaultLocale: \(error.message)")
         }
         policy.requiredKeys = try reader.stringArray("requiredKeys", default: [])
-        policy.protectedKeys = try reader.stringArray("protectedKeys", default: Policy.defaultProtectedKeys.map(\.pattern)).map { pattern in
+        policy.protectedKeys = try reader.stringArray(
+            "protectedKeys", default: Policy.defaultProtectedKeys.map(\.pattern)
+        ).map { pattern in
             guard let parsed = KeyPattern(pattern) else {
-                throw RolloutError.badInput("\(source): protectedKeys: \"\(pattern)\" is not a key pattern (use * and ?, for example legal.*)")
+                throw RolloutError.badInput(
+                    "\(source): protectedKeys: \"\(pattern)\" is not a key pattern (use * and ?, for example legal.*)")
             }
             return parsed
         }
         let bundleOnly = try reader.stringArray("bundleOnlyKeys", default: [])
         guard let bundleOnlyKeys = KeyPatterns(spellings: bundleOnly) else {
             let bad = bundleOnly.first { KeyPattern($0) == nil }!
-            throw RolloutError.badInput("\(source): bundleOnlyKeys: \"\(bad)\" is not a key pattern (use * and ?, for example legal.*)")
+            throw RolloutError.badInput(
+                "\(source): bundleOnlyKeys: \"\(bad)\" is not a key pattern (use * and ?, for example legal.*)")
         }
         policy.bundleOnlyKeys = bundleOnlyKeys
         if let limits = try reader.object("limits") {
@@ -141,7 +147,8 @@ public struct GatePolicy: Equatable, Sendable {
         gates.fallback = try rate("fallback", gates.fallback)
         gates.confidence = try reader.fraction("confidence", default: gates.confidence)
         guard gates.confidence >= 0.5 && gates.confidence < 1 else {
-            throw RolloutError.badInput("\(source): confidence must be at least 0.5 and below 1, found \(gates.confidence)")
+            throw RolloutError.badInput(
+                "\(source): confidence must be at least 0.5 and below 1, found \(gates.confidence)")
         }
         try reader.finish()
         return gates
@@ -187,7 +194,8 @@ struct ObjectReader {
         guard let raw = object[name] else { return value }
         guard let n = raw.integerValue else { throw fail(name, "an integer") }
         if let range, !range.contains(n) {
-            throw RolloutError.badInput("\(path): \"\(name)\" must be between \(range.lowerBound) and \(range.upperBound), found \(n)")
+            throw RolloutError.badInput(
+                "\(path): \"\(name)\" must be between \(range.lowerBound) and \(range.upperBound), found \(n)")
         }
         return n
     }
@@ -197,7 +205,8 @@ struct ObjectReader {
         guard let raw = object[name] else { return value }
         guard case .number(let n) = raw else { throw fail(name, "a number") }
         guard n.value >= 0 && n.value <= 1 else {
-            throw RolloutError.badInput("\(path): \"\(name)\" must be between 0 and 1, found \(JSONWriter.formatNumber(n.value))")
+            throw RolloutError.badInput(
+                "\(path): \"\(name)\" must be between 0 and 1, found \(JSONWriter.formatNumber(n.value))")
         }
         return n.value
     }
@@ -228,7 +237,8 @@ struct ObjectReader {
 
     func finish() throws {
         if let extra = object.keys.filter({ !seen.contains($0) }).sorted().first {
-            throw RolloutError.badInput("\(path): unknown field \"\(extra)\" (known: \(seen.sorted().joined(separator: ", ")))")
+            throw RolloutError.badInput(
+                "\(path): unknown field \"\(extra)\" (known: \(seen.sorted().joined(separator: ", ")))")
         }
     }
 }

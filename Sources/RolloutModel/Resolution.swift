@@ -23,7 +23,9 @@ public struct Resolution: Equatable, Sendable {
     /// version: such a device matches nothing and keeps its bundled strings.
     public static func resolve(_ plan: Plan, region: String, appVersion: AppVersion?, installID: String) -> Resolution {
         var trace: [String] = []
-        let outcome = evaluate(plan, region: region, appVersion: appVersion, installID: installID) { trace.append($0()) }
+        let outcome = evaluate(plan, region: region, appVersion: appVersion, installID: installID) {
+            trace.append($0())
+        }
         return Resolution(outcome: outcome, trace: trace)
     }
 
@@ -71,7 +73,9 @@ public struct Resolution: Equatable, Sendable {
     static func baseline(_ plan: Plan, version: AppVersion, note: (() -> String) -> Void = { _ in }) -> Outcome {
         for (index, ref) in plan.baselines.enumerated() {
             // Made only when a note is taken: the log index asks this for every change in the history.
-            func label() -> String { "\(index == 0 ? "baseline" : "earlier baseline") \(plan.locale)@\(ref.contentVersion)" }
+            func label() -> String {
+                "\(index == 0 ? "baseline" : "earlier baseline") \(plan.locale)@\(ref.contentVersion)"
+            }
             if plan.isBlocked(ref.contentVersion) {
                 note { "\(label()) is blocked" }
             } else if version < ref.minAppVersion {
@@ -81,7 +85,9 @@ public struct Resolution: Equatable, Sendable {
                 return .pack(ref.contentVersion)
             }
         }
-        note { plan.baselines.isEmpty ? "no baseline: bundled strings" : "no baseline this app can run: bundled strings" }
+        note {
+            plan.baselines.isEmpty ? "no baseline: bundled strings" : "no baseline this app can run: bundled strings"
+        }
         return .bundled
     }
 }
@@ -99,7 +105,8 @@ extension Plan {
             var shadow: Rule?
             var tooOld = false
             for region in regions where !reached {
-                for version in SegmentShares.samplePoints(self, within: rule.versions) where rule.versions.contains(version) {
+                for version in SegmentShares.samplePoints(self, within: rule.versions)
+                where rule.versions.contains(version) {
                     let first = rules.first { $0.matches(region: region, version: version) }
                     if first?.targetsSame(as: rule) == true {
                         if version >= rule.pack.minAppVersion {
@@ -130,11 +137,13 @@ public struct SegmentShares: Equatable, Sendable {
 
         public static func == (lhs: Piece, rhs: Piece) -> Bool {
             lhs.regions == rhs.regions && lhs.versions == rhs.versions
-                && lhs.shares.map(\.outcome) == rhs.shares.map(\.outcome) && lhs.shares.map(\.basisPoints) == rhs.shares.map(\.basisPoints)
+                && lhs.shares.map(\.outcome) == rhs.shares.map(\.outcome)
+                && lhs.shares.map(\.basisPoints) == rhs.shares.map(\.basisPoints)
         }
 
         public func describe(locale: String) -> String {
-            shares.map { "\($0.outcome.label(locale: locale)) \(Percent(basisPoints: $0.basisPoints))" }.joined(separator: ", ")
+            shares.map { "\($0.outcome.label(locale: locale)) \(Percent(basisPoints: $0.basisPoints))" }.joined(
+                separator: ", ")
         }
     }
 
@@ -143,11 +152,16 @@ public struct SegmentShares: Equatable, Sendable {
     /// The shares for devices in `region` (or every region, "*") on versions in `versions`.
     /// Where rules or minAppVersions split the segment, each part is its own piece.
     public static func of(_ plan: Plan, region: String, versions: VersionRange) -> SegmentShares {
-        SegmentShares(pieces: split([plan], region: region, versions: versions).map { Piece(regions: $0.regions, versions: $0.versions, shares: $0.shares[0]) })
+        SegmentShares(
+            pieces: split([plan], region: region, versions: versions).map {
+                Piece(regions: $0.regions, versions: $0.versions, shares: $0.shares[0])
+            })
     }
 
     /// Where `before` and `after` differ, piece by piece: what `promote --dry-run` prints.
-    public static func changes(from before: Plan, to after: Plan, region: String = Region.any, versions: VersionRange = .all) -> [(before: Piece, after: Piece)] {
+    public static func changes(
+        from before: Plan, to after: Plan, region: String = Region.any, versions: VersionRange = .all
+    ) -> [(before: Piece, after: Piece)] {
         split([before, after], region: region, versions: versions).compactMap { part in
             let old = Piece(regions: part.regions, versions: part.versions, shares: part.shares[0])
             let new = Piece(regions: part.regions, versions: part.versions, shares: part.shares[1])
@@ -163,11 +177,14 @@ public struct SegmentShares: Equatable, Sendable {
         if before.targeting == after.targeting { return [] }
         let (regionGroups, points) = layout([before, after], region: Region.any, versions: .all)
         // The baseline a device falls back to depends on its version only: once per point, not per region group.
-        let fallbacks = points.map { (Resolution.baseline(before, version: $0), Resolution.baseline(after, version: $0)) }
+        let fallbacks = points.map {
+            (Resolution.baseline(before, version: $0), Resolution.baseline(after, version: $0))
+        }
         return regionGroups.filter { group in
             points.indices.contains { i in
-                !same(sharesAt(before, regionCode: group.code, version: points[i], fallback: fallbacks[i].0),
-                      sharesAt(after, regionCode: group.code, version: points[i], fallback: fallbacks[i].1))
+                !same(
+                    sharesAt(before, regionCode: group.code, version: points[i], fallback: fallbacks[i].0),
+                    sharesAt(after, regionCode: group.code, version: points[i], fallback: fallbacks[i].1))
             }
         }.map(\.label)
     }
@@ -180,23 +197,33 @@ public struct SegmentShares: Equatable, Sendable {
 
     /// The region groups of a segment (each region a rule or withdrawal names, then the rest) and the
     /// versions at which any of `plans` can resolve differently.
-    private static func layout(_ plans: [Plan], region: String, versions: VersionRange) -> (groups: [(label: String, code: String?)], points: [AppVersion]) {
+    private static func layout(_ plans: [Plan], region: String, versions: VersionRange) -> (
+        groups: [(label: String, code: String?)], points: [AppVersion]
+    ) {
         let regionGroups: [(label: String, code: String?)]
         if region == Region.any {
-            let named = Set(plans.flatMap { $0.rules.flatMap(\.regions) + $0.withdrawals.map(\.region).filter { $0 != Region.any } }).sorted()
+            let named = Set(
+                plans.flatMap { $0.rules.flatMap(\.regions) + $0.withdrawals.map(\.region).filter { $0 != Region.any } }
+            ).sorted()
             regionGroups = named.map { ($0, $0) } + [(named.isEmpty ? "*" : "other regions", nil)]
         } else {
             regionGroups = [(region, region)]
         }
         var points: [AppVersion] = []
-        for point in plans.flatMap({ samplePoints($0, within: versions) }).sorted() where !points.contains(point) { points.append(point) }
+        for point in plans.flatMap({ samplePoints($0, within: versions) }).sorted() where !points.contains(point) {
+            points.append(point)
+        }
         return (regionGroups, points)
     }
 
     /// Splits the segment into pieces inside which every plan resolves uniformly.
-    private static func split(_ plans: [Plan], region: String, versions: VersionRange) -> [(regions: String, versions: String, shares: [Shares])] {
+    private static func split(_ plans: [Plan], region: String, versions: VersionRange) -> [(
+        regions: String, versions: String, shares: [Shares]
+    )] {
         let (regionGroups, points) = layout(plans, region: region, versions: versions)
-        func same(_ a: [Shares], _ b: [Shares]) -> Bool { a.count == b.count && zip(a, b).allSatisfy(SegmentShares.same) }
+        func same(_ a: [Shares], _ b: [Shares]) -> Bool {
+            a.count == b.count && zip(a, b).allSatisfy(SegmentShares.same)
+        }
         var result: [(regions: String, versions: String, shares: [Shares])] = []
         for group in regionGroups {
             var groupPieces: [(start: AppVersion, shares: [Shares])] = []
@@ -215,7 +242,9 @@ public struct SegmentShares: Equatable, Sendable {
                     let to = startLabel(next).hasPrefix(">=") ? "<\(next)" : "<=" + startLabel(next).dropFirst()
                     label = from + to
                 } else {
-                    label = startLabel(piece.start) + (versions.upper.map { $0.inclusive ? " <=\($0.version)" : " <\($0.version)" } ?? "")
+                    label =
+                        startLabel(piece.start)
+                        + (versions.upper.map { $0.inclusive ? " <=\($0.version)" : " <\($0.version)" } ?? "")
                 }
                 result.append((group.label, label, piece.shares))
             }
@@ -228,11 +257,19 @@ public struct SegmentShares: Equatable, Sendable {
     static func samplePoints(_ plan: Plan, within range: VersionRange) -> [AppVersion] {
         var points: [AppVersion] = [range.lower?.version ?? AppVersion(components: [0])]
         if let lower = range.lower, !lower.inclusive { points[0] = justAfter(lower.version) }
-        var candidates = plan.rules.flatMap { $0.versions.boundaries + [$0.pack.minAppVersion] } + plan.baselines.map(\.minAppVersion)
+        var candidates =
+            plan.rules.flatMap { $0.versions.boundaries + [$0.pack.minAppVersion] }
+            + plan.baselines.map(\.minAppVersion)
         candidates += plan.withdrawals.flatMap(\.versions.boundaries)
-        candidates += plan.withdrawals.compactMap { w in w.versions.upper.flatMap { $0.inclusive ? justAfter($0.version) : nil } }
-        candidates += plan.rules.compactMap { rule in rule.versions.lower.flatMap { $0.inclusive ? nil : justAfter($0.version) } }
-        candidates += plan.rules.compactMap { rule in rule.versions.upper.flatMap { $0.inclusive ? justAfter($0.version) : nil } }
+        candidates += plan.withdrawals.compactMap { w in
+            w.versions.upper.flatMap { $0.inclusive ? justAfter($0.version) : nil }
+        }
+        candidates += plan.rules.compactMap { rule in
+            rule.versions.lower.flatMap { $0.inclusive ? nil : justAfter($0.version) }
+        }
+        candidates += plan.rules.compactMap { rule in
+            rule.versions.upper.flatMap { $0.inclusive ? justAfter($0.version) : nil }
+        }
         for candidate in candidates where range.contains(candidate) { points.append(candidate) }
         var unique: [AppVersion] = []
         for point in points.sorted() where !unique.contains(point) { unique.append(point) }
@@ -251,25 +288,34 @@ public struct SegmentShares: Equatable, Sendable {
     }
 
     static func justAfter(_ version: AppVersion) -> AppVersion {
-        let padded = version.components + Array(repeating: 0, count: max(0, AppVersion.maximumComponents - 1 - version.components.count))
+        let padded =
+            version.components
+            + Array(repeating: 0, count: max(0, AppVersion.maximumComponents - 1 - version.components.count))
         return AppVersion(components: Array(padded.prefix(AppVersion.maximumComponents - 1)) + [1])
     }
 
-    static func sharesAt(_ plan: Plan, regionCode: String?, version: AppVersion) -> [(outcome: Resolution.Outcome, basisPoints: Int)] {
+    static func sharesAt(_ plan: Plan, regionCode: String?, version: AppVersion) -> [(
+        outcome: Resolution.Outcome, basisPoints: Int
+    )] {
         sharesAt(plan, regionCode: regionCode, version: version, fallback: Resolution.baseline(plan, version: version))
     }
 
     /// `fallback`: `Resolution.baseline(plan, version: version)`, when the caller has it already.
-    static func sharesAt(_ plan: Plan, regionCode: String?, version: AppVersion, fallback: Resolution.Outcome) -> [(outcome: Resolution.Outcome, basisPoints: Int)] {
+    static func sharesAt(_ plan: Plan, regionCode: String?, version: AppVersion, fallback: Resolution.Outcome) -> [(
+        outcome: Resolution.Outcome, basisPoints: Int
+    )] {
         if plan.bundledOnly { return [(.bundled, Bucketing.buckets)] }
         let withdrawn = plan.withdrawals.contains { w in
             (w.region == Region.any || (regionCode.map { $0 == w.region } ?? false)) && w.versions.contains(version)
         }
         if withdrawn { return [(fallback, Bucketing.buckets)] }
         let rule = plan.rules.first { rule in
-            (regionCode.map { rule.regions.isEmpty || rule.regions.contains($0) } ?? rule.regions.isEmpty) && rule.versions.contains(version)
+            (regionCode.map { rule.regions.isEmpty || rule.regions.contains($0) } ?? rule.regions.isEmpty)
+                && rule.versions.contains(version)
         }
-        guard let rule, !plan.isBlocked(rule.pack.contentVersion), version >= rule.pack.minAppVersion, rule.share.basisPoints > 0 else {
+        guard let rule, !plan.isBlocked(rule.pack.contentVersion), version >= rule.pack.minAppVersion,
+            rule.share.basisPoints > 0
+        else {
             return [(fallback, Bucketing.buckets)]
         }
         let staged = Resolution.Outcome.pack(rule.pack.contentVersion)
@@ -277,6 +323,7 @@ public struct SegmentShares: Equatable, Sendable {
         if rest == 0 || staged == fallback { return [(staged, Bucketing.buckets)] }
         // Largest share first; equal shares in outcome order.
         return (rule.share.basisPoints, fallback) > (rest, staged)
-            ? [(staged, rule.share.basisPoints), (fallback, rest)] : [(fallback, rest), (staged, rule.share.basisPoints)]
+            ? [(staged, rule.share.basisPoints), (fallback, rest)]
+            : [(fallback, rest), (staged, rule.share.basisPoints)]
     }
 }

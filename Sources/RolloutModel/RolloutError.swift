@@ -57,7 +57,8 @@ public enum RolloutError: Error, Equatable, Sendable {
 
     public var message: String {
         switch self {
-        case .checkFailed(let m), .usage(let m), .badInput(let m), .missing(let m), .conflict(let m), .permission(let m),
+        case .checkFailed(let m), .usage(let m), .badInput(let m), .missing(let m), .conflict(let m),
+            .permission(let m),
             .unavailable(let m), .io(let m), .internal(let m):
             return m
         }
@@ -160,10 +161,12 @@ extension RolloutError {
     }
 
     static let errnoNames: [Int32: String] = [
-        EPERM: "EPERM", ENOENT: "ENOENT", EIO: "EIO", ENXIO: "ENXIO", EBADF: "EBADF", EAGAIN: "EAGAIN", ENOMEM: "ENOMEM",
+        EPERM: "EPERM", ENOENT: "ENOENT", EIO: "EIO", ENXIO: "ENXIO", EBADF: "EBADF", EAGAIN: "EAGAIN",
+        ENOMEM: "ENOMEM",
         EACCES: "EACCES", EBUSY: "EBUSY", EEXIST: "EEXIST", EXDEV: "EXDEV", ENODEV: "ENODEV", ENOTDIR: "ENOTDIR",
         EISDIR: "EISDIR", EINVAL: "EINVAL", ENFILE: "ENFILE", EMFILE: "EMFILE", ETXTBSY: "ETXTBSY", EFBIG: "EFBIG",
-        ENOSPC: "ENOSPC", ESPIPE: "ESPIPE", EROFS: "EROFS", EMLINK: "EMLINK", EPIPE: "EPIPE", ENAMETOOLONG: "ENAMETOOLONG",
+        ENOSPC: "ENOSPC", ESPIPE: "ESPIPE", EROFS: "EROFS", EMLINK: "EMLINK", EPIPE: "EPIPE",
+        ENAMETOOLONG: "ENAMETOOLONG",
         ELOOP: "ELOOP", EDQUOT: "EDQUOT", ESTALE: "ESTALE", ENOTSUP: "ENOTSUP",
     ]
 

@@ -27,7 +27,8 @@ public enum Simulation {
     /// region they do not (`otherRegion`), at every version where the plan's behaviour can change.
     public static func defaultMix(for plan: Plan, otherRegion: String) -> [Segment] {
         let regions = Set(plan.rules.flatMap(\.regions)).sorted() + [otherRegion]
-        var versions = SegmentShares.samplePoints(plan, within: .all).filter { $0 != AppVersion(components: [0]) }.map(readable)
+        var versions = SegmentShares.samplePoints(plan, within: .all).filter { $0 != AppVersion(components: [0]) }.map(
+            readable)
         if let lowest = versions.first, let below = predecessor(lowest) { versions.insert(below, at: 0) }
         if versions.isEmpty { versions = [AppVersion(components: [1, 0])] }
         return regions.flatMap { region in versions.map { Segment(region: region, appVersion: $0, weight: 1) } }
@@ -36,7 +37,9 @@ public enum Simulation {
     /// The point just after 4.8.1 (4.8.1.0.0.0.0.1) as a device would report one: 4.8.2.
     static func readable(_ version: AppVersion) -> AppVersion {
         let label = SegmentShares.startLabel(version)
-        guard label.hasPrefix(">"), !label.hasPrefix(">="), let base = AppVersion(String(label.dropFirst())) else { return version }
+        guard label.hasPrefix(">"), !label.hasPrefix(">="), let base = AppVersion(String(label.dropFirst())) else {
+            return version
+        }
         var components = base.components
         components[components.count - 1] += 1
         return AppVersion(components: components)
@@ -65,11 +68,14 @@ public enum Simulation {
         return zip(mix, counts).map { segment, count in
             var tally: [Resolution.Outcome: Int] = [:]
             for _ in 0..<count {
-                let outcome = Resolution.outcome(plan, region: segment.region, appVersion: segment.appVersion, installID: generator.next())
+                let outcome = Resolution.outcome(
+                    plan, region: segment.region, appVersion: segment.appVersion, installID: generator.next())
                 tally[outcome, default: 0] += 1
             }
             let expected = SegmentShares.sharesAt(plan, regionCode: segment.region, version: segment.appVersion)
-            return Result(segment: segment, devices: count, counts: tally, expected: Dictionary(uniqueKeysWithValues: expected.map { ($0.outcome, $0.basisPoints) }))
+            return Result(
+                segment: segment, devices: count, counts: tally,
+                expected: Dictionary(uniqueKeysWithValues: expected.map { ($0.outcome, $0.basisPoints) }))
         }
     }
 }

@@ -19,9 +19,12 @@ public enum StringCatalogText {
     /// With `anyState` false only `translated` units are taken (an import stores reviewed text);
     /// with it true every value is, as Xcode builds them into the app. Throws `Skip` or
     /// `PrintfRefusal`.
-    public static func icu(_ localization: [String: JSONValue], language: String, anyState: Bool = false) throws -> String? {
+    public static func icu(_ localization: [String: JSONValue], language: String, anyState: Bool = false) throws
+        -> String?
+    {
         func unit(_ value: JSONValue?) throws -> String? {
-            guard let unit = value?.objectValue?["stringUnit"]?.objectValue, let text = unit["value"]?.stringValue else { return nil }
+            guard let unit = value?.objectValue?["stringUnit"]?.objectValue, let text = unit["value"]?.stringValue
+            else { return nil }
             if anyState { return text }
             switch unit["state"]?.stringValue ?? "translated" {
             case "translated": return text

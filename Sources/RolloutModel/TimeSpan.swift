@@ -13,7 +13,9 @@ public enum TimeSpan {
     public static func parse(_ text: String) -> Int64? {
         guard let unit = text.last, let size = units[unit] else { return nil }
         let digits = text.dropLast()
-        guard !digits.isEmpty, digits.count <= 18, digits.allSatisfy({ $0.isASCII && $0.isNumber }), let count = Int64(digits), count > 0 else {
+        guard !digits.isEmpty, digits.count <= 18, digits.allSatisfy({ $0.isASCII && $0.isNumber }),
+            let count = Int64(digits), count > 0
+        else {
             return nil
         }
         let (seconds, overflow) = count.multipliedReportingOverflow(by: size)
@@ -23,7 +25,9 @@ public enum TimeSpan {
 
     /// `seconds` in the largest unit that divides it, for messages: 604800 is "7 days", 5400 "90 minutes".
     public static func describe(_ seconds: Int64) -> String {
-        let names: [(Int64, String)] = [(604_800, "week"), (86_400, "day"), (3_600, "hour"), (60, "minute"), (1, "second")]
+        let names: [(Int64, String)] = [
+            (604_800, "week"), (86_400, "day"), (3_600, "hour"), (60, "minute"), (1, "second"),
+        ]
         for (size, name) in names where seconds != 0 && seconds % size == 0 {
             let count = seconds / size
             return "\(count) \(name)\(count == 1 ? "" : "s")"

@@ -38,7 +38,8 @@ public struct Timestamp: Comparable, Hashable, Sendable, CustomStringConvertible
             self.seconds = total
             return
         }
-        guard chars.count >= 20, chars[10] == UInt8(ascii: "T"), chars[13] == UInt8(ascii: ":"), chars[16] == UInt8(ascii: ":"),
+        guard chars.count >= 20, chars[10] == UInt8(ascii: "T"), chars[13] == UInt8(ascii: ":"),
+            chars[16] == UInt8(ascii: ":"),
             let hh = number(11, 2), let mm = number(14, 2), let ss = number(17, 2), hh < 24, mm < 60, ss < 60
         else { return nil }
         total += hh * 3600 + mm * 60 + ss
@@ -53,7 +54,10 @@ public struct Timestamp: Comparable, Hashable, Sendable, CustomStringConvertible
         let offset = oh * 3600 + om * 60
         let seconds = sign == UInt8(ascii: "+") ? total - offset : total + offset
         // An offset can carry 0000-01-01 or 9999-12-31 out of the years a timestamp can be written in.
-        guard (Timestamp.days(fromCivil: 0, 1, 1) * 86_400...Timestamp.days(fromCivil: 9999, 12, 31) * 86_400 + 86_399).contains(seconds) else { return nil }
+        guard
+            (Timestamp.days(fromCivil: 0, 1, 1) * 86_400...Timestamp.days(fromCivil: 9999, 12, 31) * 86_400 + 86_399)
+                .contains(seconds)
+        else { return nil }
         self.seconds = seconds
     }
 

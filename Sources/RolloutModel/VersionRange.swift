@@ -45,7 +45,9 @@ public struct VersionRange: Equatable, Hashable, Sendable, CustomStringConvertib
             if a.version != b.version { return a.version < b.version ? a : b }
             return a.inclusive ? b : a
         }
-        guard let low = tighterLower(lower, other.lower), let high = tighterUpper(upper, other.upper) else { return true }
+        guard let low = tighterLower(lower, other.lower), let high = tighterUpper(upper, other.upper) else {
+            return true
+        }
         return low.version < high.version || (low.version == high.version && low.inclusive && high.inclusive)
     }
 
@@ -57,7 +59,8 @@ public struct VersionRange: Equatable, Hashable, Sendable, CustomStringConvertib
         var next = version.components
         next[next.count - 1] += 1
         return VersionRange(
-            lower: Bound(version: version, inclusive: true), upper: Bound(version: AppVersion(components: next), inclusive: false),
+            lower: Bound(version: version, inclusive: true),
+            upper: Bound(version: AppVersion(components: next), inclusive: false),
             description: "\(version).x")
     }
 
@@ -78,7 +81,9 @@ public struct VersionRange: Equatable, Hashable, Sendable, CustomStringConvertib
         for part in parts {
             let op = String(part.prefix { "<>=".contains($0) })
             let rest = String(part.dropFirst(op.count))
-            if rest.isEmpty { throw bad("has the operator \"\(op)\" with no version after it (write \(op)4.8, without a space)") }
+            if rest.isEmpty {
+                throw bad("has the operator \"\(op)\" with no version after it (write \(op)4.8, without a space)")
+            }
             guard let version = AppVersion(rest) else {
                 if op.isEmpty, AppVersion(part) == nil { throw bad("is not a range") }
                 throw bad("has \"\(rest)\", which is not a numeric version")
@@ -92,7 +97,9 @@ public struct VersionRange: Equatable, Hashable, Sendable, CustomStringConvertib
                 upper = Bound(version: version, inclusive: op == "<=")
             case "=", "==":
                 guard parts.count == 1 else { throw bad("mixes = with other bounds") }
-                return VersionRange(lower: Bound(version: version, inclusive: true), upper: Bound(version: version, inclusive: true), description: "=\(version)")
+                return VersionRange(
+                    lower: Bound(version: version, inclusive: true), upper: Bound(version: version, inclusive: true),
+                    description: "=\(version)")
             case "":
                 throw bad("needs an operator: =\(part) for exactly \(part), or \(part).x for every \(part) release")
             default:
@@ -100,7 +107,9 @@ public struct VersionRange: Equatable, Hashable, Sendable, CustomStringConvertib
             }
         }
         if let lower, let upper {
-            let empty = upper.version < lower.version || (upper.version == lower.version && !(lower.inclusive && upper.inclusive))
+            let empty =
+                upper.version < lower.version
+                || (upper.version == lower.version && !(lower.inclusive && upper.inclusive))
             if empty { throw bad("contains no version") }
         }
         return VersionRange(lower: lower, upper: upper, description: parts.joined(separator: " "))
@@ -140,7 +149,9 @@ public struct Percent: Equatable, Hashable, Comparable, Sendable, CustomStringCo
             .usage("percent \"\(text)\" \(why); write for example 10%, 0.25% or 100%")
         }
         let pieces = body.split(separator: ".", omittingEmptySubsequences: false)
-        guard !body.isEmpty, pieces.count <= 2, pieces.allSatisfy({ $0.allSatisfy { $0.isASCII && $0.isNumber } }), !pieces[0].isEmpty else {
+        guard !body.isEmpty, pieces.count <= 2, pieces.allSatisfy({ $0.allSatisfy { $0.isASCII && $0.isNumber } }),
+            !pieces[0].isEmpty
+        else {
             throw bad("is not a number between 0 and 100")
         }
         let fraction = pieces.count == 2 ? pieces[1] : ""
@@ -150,7 +161,9 @@ public struct Percent: Equatable, Hashable, Comparable, Sendable, CustomStringCo
         }
         // Leading zeros say nothing (00010% is 10%); what is left has at most three digits up to 100.
         let digits = pieces[0].drop { $0 == "0" }
-        guard digits.count <= 3, let whole = Int(digits.isEmpty ? "0" : String(digits)) else { throw bad("is over 100%") }
+        guard digits.count <= 3, let whole = Int(digits.isEmpty ? "0" : String(digits)) else {
+            throw bad("is over 100%")
+        }
         let hundredths = Int((fraction + "00").prefix(2))!
         let basisPoints = whole * 100 + hundredths
         guard basisPoints <= 10_000 else { throw bad("is over 100%") }

@@ -33,7 +33,9 @@ public enum ConformanceVectors {
     /// An Ed25519 key from a fixed seed: SHA-256 of `label` as the RFC 8032 private key. Only for
     /// test vectors, where reproducible bytes matter more than secrecy.
     static func testKey(_ label: String) throws -> Ed25519.PrivateKey {
-        let header: [UInt8] = [0x30, 0x2e, 0x02, 0x01, 0x00, 0x30, 0x05, 0x06, 0x03, 0x2b, 0x65, 0x70, 0x04, 0x22, 0x04, 0x20]
+        let header: [UInt8] = [
+            0x30, 0x2e, 0x02, 0x01, 0x00, 0x30, 0x05, 0x06, 0x03, 0x2b, 0x65, 0x70, 0x04, 0x22, 0x04, 0x20,
+        ]
         let der = header + SHA256.digest(Array(label.utf8))
         return try .pem("-----BEGIN PRIVATE KEY-----\n\(Base64.encode(der))\n-----END PRIVATE KEY-----\n")
     }
@@ -57,10 +59,15 @@ public enum ConformanceVectors {
             pairs.append((String(hex.prefix(16)), String(hex.dropFirst(16).prefix(32)).uppercased()))
         }
         return [
-            "about": "bucket = (first 8 bytes of SHA-256(UTF-8(salt) || 0x00 || UTF-8(installId)), big-endian unsigned) mod 10000 (docs/targeting.md, Bucketing)",
-            "vectors": .array(pairs.map { pair in
-                ["salt": .string(pair.salt), "installId": .string(pair.id), "bucket": .integer(Bucketing.bucket(installID: pair.id, salt: pair.salt))]
-            }),
+            "about":
+                "bucket = (first 8 bytes of SHA-256(UTF-8(salt) || 0x00 || UTF-8(installId)), big-endian unsigned) mod 10000 (docs/targeting.md, Bucketing)",
+            "vectors": .array(
+                pairs.map { pair in
+                    [
+                        "salt": .string(pair.salt), "installId": .string(pair.id),
+                        "bucket": .integer(Bucketing.bucket(installID: pair.id, salt: pair.salt)),
+                    ]
+                }),
         ]
     }
 
@@ -68,7 +75,8 @@ public enum ConformanceVectors {
 
     static func versionRanges() throws -> JSONValue {
         let versionTexts = [
-            "4.8.1", "4.8", "4", "4.08", "4.8.0", "0", "1.2.3.4.5.6.7.8", "999999999.1", "", "4.8-beta", "v4.8", "4..8", ".4", "4.",
+            "4.8.1", "4.8", "4", "4.08", "4.8.0", "0", "1.2.3.4.5.6.7.8", "999999999.1", "", "4.8-beta", "v4.8", "4..8",
+            ".4", "4.",
             " 4.8", "4.8 ", "1.2.3.4.5.6.7.8.9", "1000000000", "4,8", "+4.8", "-1", "٤.٨",
         ]
         let versions: [JSONValue] = versionTexts.map { text in
@@ -85,13 +93,16 @@ public enum ConformanceVectors {
             return ["a": .string(a), "b": .string(b), "order": .integer(x < y ? -1 : (x == y ? 0 : 1))]
         }
         let probes = [
-            "0", "3.9.9", "4", "4.7.99", "4.8", "4.8.0", "4.8.1", "4.8.99", "4.9", "4.9.0.1", "4.10", "5", "5.0.0", "5.0.1", "10",
+            "0", "3.9.9", "4", "4.7.99", "4.8", "4.8.0", "4.8.1", "4.8.99", "4.9", "4.9.0.1", "4.10", "5", "5.0.0",
+            "5.0.1", "10",
         ]
         let valid = [
-            "*", "4.8.x", "4.x", "=4.8.1", "=4.8", ">=4.8", ">4.8", "<5", "<=4.9.3", ">=4.8 <5", ">4.8 <=4.9", ">=4.8.0 <4.9",
+            "*", "4.8.x", "4.x", "=4.8.1", "=4.8", ">=4.8", ">4.8", "<5", "<=4.9.3", ">=4.8 <5", ">4.8 <=4.9",
+            ">=4.8.0 <4.9",
         ]
         let invalid = [
-            "", "4.8", ">=", ">= 4.8", "^4.8", "~4.8", "4.8-beta", ">=4.8 >=4.9", "<5 <6", ">=5 <4", ">4.8 <4.8", "=4.8 <5", "!=4.8",
+            "", "4.8", ">=", ">= 4.8", "^4.8", "~4.8", "4.8-beta", ">=4.8 >=4.9", "<5 <6", ">=5 <4", ">4.8 <4.8",
+            "=4.8 <5", "!=4.8",
             ">=4.8,<5", "4.8.x.x", "x", "=>4.8",
         ]
         var ranges: [JSONValue] = []
@@ -109,29 +120,38 @@ public enum ConformanceVectors {
         }
         return [
             "about": """
-                Versions: digits separated by single dots, at most 8 components, each at most 999999999, at most 80 bytes; \
-                compared numerically with missing components as 0 (1.5 == 1.5.0). Ranges: the forms of docs/targeting.md \
-                (App-version ranges) as a manifest stores them. A range a device cannot parse: see resolution.json \
-                (a rule with it matches no device; a withdrawn segment with it covers every app version of its region).
-                """,
+            Versions: digits separated by single dots, at most 8 components, each at most 999999999, at most 80 bytes; \
+            compared numerically with missing components as 0 (1.5 == 1.5.0). Ranges: the forms of docs/targeting.md \
+            (App-version ranges) as a manifest stores them. A range a device cannot parse: see resolution.json \
+            (a rule with it matches no device; a withdrawn segment with it covers every app version of its region).
+            """,
             "versions": .array(versions), "compare": .array(compare), "ranges": .array(ranges),
         ]
     }
 
     // MARK: - Resolution
 
-    static func ref(_ version: Int, _ minApp: String) -> JSONValue { ["contentVersion": .integer(version), "minAppVersion": .string(minApp)] }
+    static func ref(_ version: Int, _ minApp: String) -> JSONValue {
+        ["contentVersion": .integer(version), "minAppVersion": .string(minApp)]
+    }
 
-    static func rule(_ version: Int, _ minApp: String, regions: [String], _ range: String, _ bp: Int, salt: String) -> JSONValue {
-        ["pack": ref(version, minApp), "regions": strings(regions), "appVersions": .string(range), "basisPoints": .integer(bp), "salt": .string(salt)]
+    static func rule(_ version: Int, _ minApp: String, regions: [String], _ range: String, _ bp: Int, salt: String)
+        -> JSONValue
+    {
+        [
+            "pack": ref(version, minApp), "regions": strings(regions), "appVersions": .string(range),
+            "basisPoints": .integer(bp), "salt": .string(salt),
+        ]
     }
 
     static func plan(
-        _ locale: String, baseline: JSONValue = .null, previous: [JSONValue] = [], rules: [JSONValue] = [], blocked: [Int] = [],
+        _ locale: String, baseline: JSONValue = .null, previous: [JSONValue] = [], rules: [JSONValue] = [],
+        blocked: [Int] = [],
         withdrawn: [(String, String)] = [], bundledOnly: Bool = false, sequence: Int = 1
     ) -> JSONValue {
         [
-            "locale": .string(locale), "baseline": baseline, "previousBaselines": .array(previous), "rules": .array(rules),
+            "locale": .string(locale), "baseline": baseline, "previousBaselines": .array(previous),
+            "rules": .array(rules),
             "blocked": .array(blocked.map { .integer($0) }),
             "withdrawn": .array(withdrawn.map { ["region": .string($0.0), "appVersions": .string($0.1)] }),
             "bundledOnly": .bool(bundledOnly), "sequence": .integer(sequence),
@@ -143,30 +163,63 @@ public enum ConformanceVectors {
     /// Plans in the manifest's wire form, named; each exercises one step of docs/targeting.md, Resolution.
     static func resolutionPlans() -> [(String, JSONValue)] {
         let staged = [
-            rule(18, "4.8.0", regions: ["TR"], ">=4.8", 2000, salt: salt), rule(18, "4.8.0", regions: ["DE"], "*", 2000, salt: salt),
+            rule(18, "4.8.0", regions: ["TR"], ">=4.8", 2000, salt: salt),
+            rule(18, "4.8.0", regions: ["DE"], "*", 2000, salt: salt),
             rule(18, "4.8.0", regions: [], "4.9.x", 500, salt: salt),
         ]
         return [
             ("staged", plan("tr-TR", baseline: ref(17, "4.8.0"), rules: staged)),
             ("withdrawn", plan("tr-TR", baseline: ref(17, "4.8.0"), rules: staged, withdrawn: [("TR", "4.8.x")])),
             ("killSwitch", plan("tr-TR", baseline: ref(17, "4.8.0"), blocked: [17, 18], bundledOnly: true)),
-            ("blockedCandidate", plan("tr-TR", baseline: ref(17, "4.8.0"), rules: [rule(18, "4.8.0", regions: [], "*", 10000, salt: salt)], blocked: [18])),
-            ("olderBaselines", plan("tr-TR", baseline: ref(19, "4.9.0"), previous: [ref(18, "4.8.0"), ref(17, "4.8.0")], blocked: [18])),
+            (
+                "blockedCandidate",
+                plan(
+                    "tr-TR", baseline: ref(17, "4.8.0"),
+                    rules: [rule(18, "4.8.0", regions: [], "*", 10000, salt: salt)], blocked: [18])
+            ),
+            (
+                "olderBaselines",
+                plan(
+                    "tr-TR", baseline: ref(19, "4.9.0"), previous: [ref(18, "4.8.0"), ref(17, "4.8.0")], blocked: [18])
+            ),
             ("noBaseline", plan("tr-TR", rules: [rule(18, "4.8.0", regions: ["TR"], "*", 5000, salt: salt)])),
-            ("fullShare", plan("tr-TR", baseline: ref(17, "4.8.0"), rules: [rule(18, "4.8.0", regions: [], "*", 10000, salt: salt)])),
-            ("zeroShare", plan("tr-TR", baseline: ref(17, "4.8.0"), rules: [rule(18, "4.8.0", regions: [], "*", 0, salt: salt)])),
-            ("unreadableRule", plan("tr-TR", baseline: ref(17, "4.8.0"), rules: [
-                rule(18, "4.8.0", regions: ["TR"], "^4.8", 10000, salt: salt), rule(18, "4.8.0", regions: [], "*", 10000, salt: salt),
-            ])),
-            ("unreadableWithdrawn", plan("tr-TR", baseline: ref(17, "4.8.0"), rules: [rule(18, "4.8.0", regions: [], "*", 10000, salt: salt)],
-                withdrawn: [("TR", "~4.8")])),
+            (
+                "fullShare",
+                plan(
+                    "tr-TR", baseline: ref(17, "4.8.0"), rules: [rule(18, "4.8.0", regions: [], "*", 10000, salt: salt)]
+                )
+            ),
+            (
+                "zeroShare",
+                plan("tr-TR", baseline: ref(17, "4.8.0"), rules: [rule(18, "4.8.0", regions: [], "*", 0, salt: salt)])
+            ),
+            (
+                "unreadableRule",
+                plan(
+                    "tr-TR", baseline: ref(17, "4.8.0"),
+                    rules: [
+                        rule(18, "4.8.0", regions: ["TR"], "^4.8", 10000, salt: salt),
+                        rule(18, "4.8.0", regions: [], "*", 10000, salt: salt),
+                    ])
+            ),
+            (
+                "unreadableWithdrawn",
+                plan(
+                    "tr-TR", baseline: ref(17, "4.8.0"),
+                    rules: [rule(18, "4.8.0", regions: [], "*", 10000, salt: salt)],
+                    withdrawn: [("TR", "~4.8")])
+            ),
         ]
     }
 
     static func resolution() throws -> JSONValue {
-        let ids = ["5F0C2A7E-1111-2222-3333-444455556666", "E621E1F8-C36C-495A-93FC-0C247A3E6E5F", "e621e1f8-c36c-495a-93fc-0c247a3e6e5f", "device-1"]
+        let ids = [
+            "5F0C2A7E-1111-2222-3333-444455556666", "E621E1F8-C36C-495A-93FC-0C247A3E6E5F",
+            "e621e1f8-c36c-495a-93fc-0c247a3e6e5f", "device-1",
+        ]
         let devices: [(String, String)] = [
-            ("TR", "4.8.1"), ("TR", "4.9.1"), ("TR", "4.7.3"), ("DE", "4.8.0"), ("DE", "4.7"), ("US", "4.9.1"), ("US", "4.10"),
+            ("TR", "4.8.1"), ("TR", "4.9.1"), ("TR", "4.7.3"), ("DE", "4.8.0"), ("DE", "4.7"), ("US", "4.9.1"),
+            ("US", "4.10"),
             ("US", "4.8.5"), ("TR", "4.8-beta"), ("TR", "5"),
         ]
         var plans: [String: JSONValue] = [:]
@@ -177,23 +230,27 @@ public enum ConformanceVectors {
             let parsed = try Plan.parse(read, source: name)
             for (region, version) in devices {
                 for id in ids {
-                    let outcome = Resolution.outcome(parsed, region: region, appVersion: AppVersion(version), installID: id)
+                    let outcome = Resolution.outcome(
+                        parsed, region: region, appVersion: AppVersion(version), installID: id)
                     let result: JSONValue
                     switch outcome {
                     case .pack(let v): result = .integer(v)
                     case .bundled: result = .null
                     }
-                    cases.append(["plan": .string(name), "region": .string(region), "appVersion": .string(version), "installId": .string(id), "contentVersion": result])
+                    cases.append([
+                        "plan": .string(name), "region": .string(region), "appVersion": .string(version),
+                        "installId": .string(id), "contentVersion": result,
+                    ])
                 }
             }
         }
         return [
             "about": """
-                Each case resolves one locale's plan (the manifest's "plan" member) for one device, as docs/targeting.md \
-                (Resolution) says. contentVersion null means nothing from this locale. Plans unreadableRule and \
-                unreadableWithdrawn hold ranges a device cannot parse: the rule matches no device, the withdrawn segment \
-                covers every app version of its region.
-                """,
+            Each case resolves one locale's plan (the manifest's "plan" member) for one device, as docs/targeting.md \
+            (Resolution) says. contentVersion null means nothing from this locale. Plans unreadableRule and \
+            unreadableWithdrawn hold ranges a device cannot parse: the rule matches no device, the withdrawn segment \
+            covers every app version of its region.
+            """,
             "plans": .object(plans), "cases": .array(cases),
         ]
     }
@@ -208,36 +265,49 @@ public enum ConformanceVectors {
         }
         let normal: JSONValue = [
             "defaultLocale": "en-US",
-            "locales": ["en-US": entry(["en-US"]), "tr": entry(["tr", "en-US"]), "tr-TR": entry(["tr-TR", "tr", "en-US"]),
-                        "zh-Hant": entry(["zh-Hant", "zh", "en-US"]), "zh": entry(["zh", "en-US"]),
-                        "pt": entry(["pt", "en-US"]), "pt-BR": entry(["pt-BR"], fallback: ["pt-BR", "pt", "en-US"])],
+            "locales": [
+                "en-US": entry(["en-US"]), "tr": entry(["tr", "en-US"]), "tr-TR": entry(["tr-TR", "tr", "en-US"]),
+                "zh-Hant": entry(["zh-Hant", "zh", "en-US"]), "zh": entry(["zh", "en-US"]),
+                "pt": entry(["pt", "en-US"]), "pt-BR": entry(["pt-BR"], fallback: ["pt-BR", "pt", "en-US"]),
+            ],
         ]
         let trKilled: JSONValue = [
             "defaultLocale": "en-US",
-            "locales": ["en-US": entry(["en-US"]), "tr": entry(["tr"], fallback: ["tr", "en-US"]), "tr-TR": entry(["tr-TR", "tr", "en-US"])],
+            "locales": [
+                "en-US": entry(["en-US"]), "tr": entry(["tr"], fallback: ["tr", "en-US"]),
+                "tr-TR": entry(["tr-TR", "tr", "en-US"]),
+            ],
         ]
         let oldIndex: JSONValue = [
-            "defaultLocale": "en-US", "locales": ["en-US": entry(["en-US"]), "tr": entry(["tr"]), "tr-TR": entry(["tr-TR", "tr", "en-US"])],
+            "defaultLocale": "en-US",
+            "locales": ["en-US": entry(["en-US"]), "tr": entry(["tr"]), "tr-TR": entry(["tr-TR", "tr", "en-US"])],
         ]
         let noDefault: JSONValue = ["defaultLocale": "fr-FR", "locales": ["tr": entry(["tr"])]]
-        let indexes: [String: JSONValue] = ["normal": normal, "trKilled": trKilled, "oldIndexTrKilled": oldIndex, "defaultNotListed": noDefault]
+        let indexes: [String: JSONValue] = [
+            "normal": normal, "trKilled": trKilled, "oldIndexTrKilled": oldIndex, "defaultNotListed": noDefault,
+        ]
         let cases: [(String, String)] = [
-            ("normal", "tr-TR"), ("normal", "tr"), ("normal", "tr-CY"), ("normal", "tr-Latn-CY"), ("normal", "zh-Hant-HK"),
-            ("normal", "zh-Hans-CN"), ("normal", "de-DE"), ("normal", "en-US"), ("normal", "en-GB"), ("normal", "pt-BR"),
+            ("normal", "tr-TR"), ("normal", "tr"), ("normal", "tr-CY"), ("normal", "tr-Latn-CY"),
+            ("normal", "zh-Hant-HK"),
+            ("normal", "zh-Hans-CN"), ("normal", "de-DE"), ("normal", "en-US"), ("normal", "en-GB"),
+            ("normal", "pt-BR"),
             ("normal", "pt-BR-x-y"), ("normal", "tr-tr"),
             ("trKilled", "tr"), ("trKilled", "tr-CY"), ("trKilled", "tr-TR"), ("oldIndexTrKilled", "tr-CY"),
             ("defaultNotListed", "de-DE"), ("defaultNotListed", "tr-CY"),
         ]
         var out: [JSONValue] = []
         for (name, locale) in cases {
-            out.append(["index": .string(name), "locale": .string(locale), "chain": strings(siteIndex(indexes[name]!).chain(for: locale))])
+            out.append([
+                "index": .string(name), "locale": .string(locale),
+                "chain": strings(siteIndex(indexes[name]!).chain(for: locale)),
+            ])
         }
         return [
             "about": """
-                SiteIndex.chain(for:) (docs/manifest.md, The chain of a device): a listed locale reads its chain; an unlisted \
-                one the fallbackChain (else chain) of its nearest listed shorter form (drop the last '-' subtag, repeatedly); \
-                else defaultLocale alone if listed; else nothing. Only the members that decide are shown for each index.
-                """,
+            SiteIndex.chain(for:) (docs/manifest.md, The chain of a device): a listed locale reads its chain; an unlisted \
+            one the fallbackChain (else chain) of its nearest listed shorter form (drop the last '-' subtag, repeatedly); \
+            else defaultLocale alone if listed; else nothing. Only the members that decide are shown for each index.
+            """,
             "indexes": .object(indexes), "cases": .array(out),
         ]
     }
@@ -248,10 +318,12 @@ public enum ConformanceVectors {
         for (locale, item) in o["locales"]!.objectValue! {
             let e = item.objectValue!
             entries[locale] = SiteIndex.Entry(
-                sequence: 1, manifest: SiteLayout.manifest(locale), chain: e["chain"]!.arrayValue!.compactMap(\.stringValue),
+                sequence: 1, manifest: SiteLayout.manifest(locale),
+                chain: e["chain"]!.arrayValue!.compactMap(\.stringValue),
                 fallbackChain: e["fallbackChain"]?.arrayValue?.compactMap(\.stringValue))
         }
-        return SiteIndex(sequence: 1, time: Timestamp(seconds: 0), defaultLocale: o["defaultLocale"]!.stringValue!, locales: entries)
+        return SiteIndex(
+            sequence: 1, time: Timestamp(seconds: 0), defaultLocale: o["defaultLocale"]!.stringValue!, locales: entries)
     }
 
     // MARK: - Signatures
@@ -289,31 +361,41 @@ public enum ConformanceVectors {
             ("truncated to 63 bytes", file, DetachedSignature.encode(Array(raw.prefix(63))), false),
             ("truncated base64 text", file, Array((String(text.dropLast(4)) + "\n").utf8), false),
             ("empty", file, [], false),
-            ("line-wrapped base64", file, Array((String(text.prefix(76)) + "\n" + String(text.dropFirst(76)) + "\n").utf8), false),
+            (
+                "line-wrapped base64", file,
+                Array((String(text.prefix(76)) + "\n" + String(text.dropFirst(76)) + "\n").utf8), false
+            ),
         ]
         return [
             "about": """
-                A .sig file is accepted only when its bytes are exactly the standard base64 (with '=' padding, zero padding \
-                bits) of the 64-byte Ed25519 signature followed by one LF: 89 bytes (docs/manifest.md, Signatures). file and \
-                sig are base64 of the exact bytes.
-                """,
+            A .sig file is accepted only when its bytes are exactly the standard base64 (with '=' padding, zero padding \
+            bits) of the 64-byte Ed25519 signature followed by one LF: 89 bytes (docs/manifest.md, Signatures). file and \
+            sig are base64 of the exact bytes.
+            """,
             "publicKey": .string(key.publicKey.description), "otherPublicKey": .string(other.publicKey.description),
-            "cases": .array(cases.map { name, f, sig, valid in ["name": .string(name), "file": base64(f), "sig": base64(sig), "valid": .bool(valid)] }),
+            "cases": .array(
+                cases.map { name, f, sig, valid in
+                    ["name": .string(name), "file": base64(f), "sig": base64(sig), "valid": .bool(valid)]
+                }),
         ]
     }
 
     // MARK: - Documents (index and manifest parsing)
 
-    static func packEntry(_ locale: String, _ version: Int, _ bytes: [UInt8], checksum: String, minApp: String) -> JSONValue {
+    static func packEntry(_ locale: String, _ version: Int, _ bytes: [UInt8], checksum: String, minApp: String)
+        -> JSONValue
+    {
         let sha = SHA256.hex(bytes)
         return [
-            "url": .string(SiteLayout.pack(PackID(locale: locale, contentVersion: version), sha256: sha)), "bytes": .integer(bytes.count),
+            "url": .string(SiteLayout.pack(PackID(locale: locale, contentVersion: version), sha256: sha)),
+            "bytes": .integer(bytes.count),
             "sha256": .string(sha), "checksum": .string(checksum), "minAppVersion": .string(minApp), "schemaVersion": 2,
         ]
     }
 
     static func documents(key: Ed25519.PrivateKey) -> JSONValue {
-        let pack = Pack(locale: "tr-TR", contentVersion: 17, minAppVersion: AppVersion("4.8.0")!, strings: ["title": "Merhaba"])
+        let pack = Pack(
+            locale: "tr-TR", contentVersion: 17, minAppVersion: AppVersion("4.8.0")!, strings: ["title": "Merhaba"])
         let entry = packEntry("tr-TR", 17, pack.storedBytes, checksum: pack.checksum, minApp: "4.8.0")
         let manifest: JSONValue = [
             "format": "rollout-manifest/1", "locale": "tr-TR", "sequence": 2, "time": "2026-11-21T09:00:00Z",
@@ -333,19 +415,25 @@ public enum ConformanceVectors {
             } else {
                 parsed = (try? LocaleManifest.parse(bytes, source: "manifests/tr-TR.json")) != nil
             }
-            precondition(parsed == accepted, "documents.json: \(name) (\(kind)) must be \(accepted ? "accepted" : "refused")")
-            out.append(["name": .string(name), "kind": .string(kind), "document": .string(String(decoding: bytes, as: UTF8.self)), "accepted": .bool(accepted)])
+            precondition(
+                parsed == accepted, "documents.json: \(name) (\(kind)) must be \(accepted ? "accepted" : "refused")")
+            out.append([
+                "name": .string(name), "kind": .string(kind),
+                "document": .string(String(decoding: bytes, as: UTF8.self)), "accepted": .bool(accepted),
+            ])
         }
         out.append([
             "name": "a duplicate member", "kind": "index", "accepted": false,
-            "document": .string(#"{"defaultLocale":"en-US","format":"rollout-index/1","locales":{},"sequence":3,"sequence":4,"time":"2026-11-21T09:00:00Z"}"#),
+            "document": .string(
+                #"{"defaultLocale":"en-US","format":"rollout-index/1","locales":{},"sequence":3,"sequence":4,"time":"2026-11-21T09:00:00Z"}"#
+            ),
         ])
         return [
             "about": """
-                Parsing an index or a manifest after its signature verified (docs/manifest.md, Wire rules): unknown members \
-                are ignored; a known member of the wrong type, an integer outside 0..2^53-1, a duplicate member, another \
-                format or a pack url other than packs/<locale>/<version>.<first 16 hex of sha256>.json refuses the document.
-                """,
+            Parsing an index or a manifest after its signature verified (docs/manifest.md, Wire rules): unknown members \
+            are ignored; a known member of the wrong type, an integer outside 0..2^53-1, a duplicate member, another \
+            format or a pack url other than packs/<locale>/<version>.<first 16 hex of sha256>.json refuses the document.
+            """,
             "cases": .array(out),
         ]
     }
@@ -366,34 +454,86 @@ public enum ConformanceVectors {
             ("sequence as a fraction", "index", edit(index, ["sequence"], .number(JSONNumber(3.5))), false),
             ("a negative sequence", "index", edit(index, ["sequence"], -1), false),
             ("a sequence above 2^53-1", "index", edit(index, ["sequence"], .integer(9_007_199_254_740_992)), false),
-            ("a chain that is not an array of strings", "index", edit(index, ["locales", "tr-TR", "chain"], [1]), false),
-            ("a manifest path that is not manifests/<locale>.json", "index", edit(index, ["locales", "tr-TR", "manifest"], "manifests/../tr-TR.json"), false),
-            ("a locale that is not canonical BCP 47", "index", edit(index, ["locales", "tr-TR"], nil).objectValue.map { o in
-                edit(.object(o), ["locales", "tr-tr"], ["chain": ["tr-tr"], "manifest": "manifests/tr-tr.json", "sequence": 2]) }!, false),
+            (
+                "a chain that is not an array of strings", "index", edit(index, ["locales", "tr-TR", "chain"], [1]),
+                false
+            ),
+            (
+                "a manifest path that is not manifests/<locale>.json", "index",
+                edit(index, ["locales", "tr-TR", "manifest"], "manifests/../tr-TR.json"), false
+            ),
+            (
+                "a locale that is not canonical BCP 47", "index",
+                edit(index, ["locales", "tr-TR"], nil).objectValue.map { o in
+                    edit(
+                        .object(o), ["locales", "tr-tr"],
+                        ["chain": ["tr-tr"], "manifest": "manifests/tr-tr.json", "sequence": 2])
+                }!, false
+            ),
             ("no defaultLocale", "index", edit(index, ["defaultLocale"], nil), false),
             ("a good manifest", "manifest", manifest, true),
             ("an unknown member at the top of the manifest", "manifest", edit(manifest, ["signedBy"], "x"), true),
             ("an unknown member in the plan", "manifest", edit(manifest, ["plan", "ramp2"], ["x": 1]), true),
             ("an unknown member in a pack entry", "manifest", edit(manifest, ["packs", "17", "mirror"], "x"), true),
-            ("a rule whose range the device cannot parse", "manifest",
-                edit(manifest, ["plan", "rules"], [rule(18, "4.8.0", regions: [], "^4.8", 10000, salt: salt)]), true),
+            (
+                "a rule whose range the device cannot parse", "manifest",
+                edit(manifest, ["plan", "rules"], [rule(18, "4.8.0", regions: [], "^4.8", 10000, salt: salt)]), true
+            ),
             ("another format", "manifest", edit(manifest, ["format"], "rollout-manifest/2"), false),
             ("bundledOnly as a string", "manifest", edit(manifest, ["plan", "bundledOnly"], "true"), false),
             ("blocked holding a string", "manifest", edit(manifest, ["plan", "blocked"], ["18"]), false),
-            ("basisPoints above 10000", "manifest",
-                edit(manifest, ["plan", "rules"], [rule(17, "4.8.0", regions: [], "*", 10001, salt: salt)]), false),
-            ("a region that is not a string", "manifest",
-                edit(manifest, ["plan", "rules"], [edit(rule(17, "4.8.0", regions: [], "*", 100, salt: salt), ["regions"], [1])]), false),
-            ("bytes as a string", "manifest", edit(manifest, ["packs", "17", "bytes"], .string("\(pack.storedBytes.count)")), false),
-            ("a pack version written 017", "manifest", edit(edit(manifest, ["packs", "17"], nil), ["packs", "017"], entry), false),
-            ("an absolute pack url", "manifest", edit(manifest, ["packs", "17", "url"], .string("/packs/tr-TR/17.\(sha.prefix(16)).json")), false),
-            ("a pack url with ..", "manifest", edit(manifest, ["packs", "17", "url"], .string("packs/tr-TR/../../17.\(sha.prefix(16)).json")), false),
-            ("a pack url on another host", "manifest", edit(manifest, ["packs", "17", "url"], .string("https://cdn.example/packs/tr-TR/17.\(sha.prefix(16)).json")), false),
-            ("a pack url naming another digest", "manifest", edit(manifest, ["packs", "17", "url"], "packs/tr-TR/17.0000000000000000.json"), false),
-            ("a pack url of another locale", "manifest", edit(manifest, ["packs", "17", "url"], .string("packs/tr/17.\(sha.prefix(16)).json")), false),
-            ("a pack url with a query", "manifest", edit(manifest, ["packs", "17", "url"], .string("packs/tr-TR/17.\(sha.prefix(16)).json?x=1")), false),
-            ("an upper-case sha256", "manifest", edit(manifest, ["packs", "17", "sha256"], .string(sha.uppercased())), false),
-            ("a checksum without sha256:", "manifest", edit(manifest, ["packs", "17", "checksum"], .string(String(pack.checksum.dropFirst(7)))), false),
+            (
+                "basisPoints above 10000", "manifest",
+                edit(manifest, ["plan", "rules"], [rule(17, "4.8.0", regions: [], "*", 10001, salt: salt)]), false
+            ),
+            (
+                "a region that is not a string", "manifest",
+                edit(
+                    manifest, ["plan", "rules"],
+                    [edit(rule(17, "4.8.0", regions: [], "*", 100, salt: salt), ["regions"], [1])]), false
+            ),
+            (
+                "bytes as a string", "manifest",
+                edit(manifest, ["packs", "17", "bytes"], .string("\(pack.storedBytes.count)")), false
+            ),
+            (
+                "a pack version written 017", "manifest",
+                edit(edit(manifest, ["packs", "17"], nil), ["packs", "017"], entry), false
+            ),
+            (
+                "an absolute pack url", "manifest",
+                edit(manifest, ["packs", "17", "url"], .string("/packs/tr-TR/17.\(sha.prefix(16)).json")), false
+            ),
+            (
+                "a pack url with ..", "manifest",
+                edit(manifest, ["packs", "17", "url"], .string("packs/tr-TR/../../17.\(sha.prefix(16)).json")), false
+            ),
+            (
+                "a pack url on another host", "manifest",
+                edit(
+                    manifest, ["packs", "17", "url"],
+                    .string("https://cdn.example/packs/tr-TR/17.\(sha.prefix(16)).json")), false
+            ),
+            (
+                "a pack url naming another digest", "manifest",
+                edit(manifest, ["packs", "17", "url"], "packs/tr-TR/17.0000000000000000.json"), false
+            ),
+            (
+                "a pack url of another locale", "manifest",
+                edit(manifest, ["packs", "17", "url"], .string("packs/tr/17.\(sha.prefix(16)).json")), false
+            ),
+            (
+                "a pack url with a query", "manifest",
+                edit(manifest, ["packs", "17", "url"], .string("packs/tr-TR/17.\(sha.prefix(16)).json?x=1")), false
+            ),
+            (
+                "an upper-case sha256", "manifest",
+                edit(manifest, ["packs", "17", "sha256"], .string(sha.uppercased())), false
+            ),
+            (
+                "a checksum without sha256:", "manifest",
+                edit(manifest, ["packs", "17", "checksum"], .string(String(pack.checksum.dropFirst(7)))), false
+            ),
             ("the plan of another locale", "manifest", edit(manifest, ["plan", "locale"], "tr"), false),
         ]
     }
@@ -423,23 +563,32 @@ public enum ConformanceVectors {
             (plural, ["count": "1"], "en", "1 file"),
             (plural, ["count": "12"], "en", "12 files"),
             (ru, ["n": "1"], "ru", "1 файл"), (ru, ["n": "21"], "ru", "21 файл"), (ru, ["n": "3"], "ru", "3 файла"),
-            (ru, ["n": "22"], "ru", "22 файла"), (ru, ["n": "5"], "ru", "5 файлов"), (ru, ["n": "11"], "ru", "11 файлов"),
+            (ru, ["n": "22"], "ru", "22 файла"), (ru, ["n": "5"], "ru", "5 файлов"),
+            (ru, ["n": "11"], "ru", "11 файлов"),
             (ru, ["n": "111"], "ru", "111 файлов"),
-            (ar, ["n": "0"], "ar", "صفر"), (ar, ["n": "1"], "ar", "واحد"), (ar, ["n": "2"], "ar", "اثنان"), (ar, ["n": "5"], "ar", "5 قليل"),
+            (ar, ["n": "0"], "ar", "صفر"), (ar, ["n": "1"], "ar", "واحد"), (ar, ["n": "2"], "ar", "اثنان"),
+            (ar, ["n": "5"], "ar", "5 قليل"),
             (ar, ["n": "11"], "ar", "11 كثير"), (ar, ["n": "100"], "ar", "100 آخر"),
-            ("{g, select, female {Her} male {His} other {Their}} turn, {name}", ["g": "female", "name": "Ada"], "en", "Her turn, Ada"),
+            (
+                "{g, select, female {Her} male {His} other {Their}} turn, {name}", ["g": "female", "name": "Ada"], "en",
+                "Her turn, Ada"
+            ),
             ("{g, select, female {Her} other {Their}} turn", ["g": "x"], "en", "Their turn"),
             ("l''app", [:], "fr", "l'app"),
             ("'{'name'}' is {0}", ["0": "Ada"], "en", "{name} is Ada"),
         ]
         return [
             "about": """
-                string(key, arguments) for a device whose locale's language is `language` (docs/pack-format.md, placeholders; \
-                plural categories from CLDR). Plural cases are integers whose category no CLDR version disputes.
-                """,
-            "cases": .array(cases.map { message, args, language, expected in
-                ["message": .string(message), "arguments": .object(args.mapValues { .string($0) }), "language": .string(language), "expected": .string(expected)]
-            }),
+            string(key, arguments) for a device whose locale's language is `language` (docs/pack-format.md, placeholders; \
+            plural categories from CLDR). Plural cases are integers whose category no CLDR version disputes.
+            """,
+            "cases": .array(
+                cases.map { message, args, language, expected in
+                    [
+                        "message": .string(message), "arguments": .object(args.mapValues { .string($0) }),
+                        "language": .string(language), "expected": .string(expected),
+                    ]
+                }),
         ]
     }
 
@@ -460,19 +609,25 @@ public enum ConformanceVectors {
             for plan in plans {
                 var listed: [Int: LocaleManifest.PackEntry] = [:]
                 for version in plan.publishedVersions {
-                    guard let pack = packs.first(where: { $0.id == PackID(locale: plan.locale, contentVersion: version) }) else { continue }
+                    guard
+                        let pack = packs.first(where: { $0.id == PackID(locale: plan.locale, contentVersion: version) })
+                    else { continue }
                     let bytes = pack.storedBytes
                     let sha = SHA256.hex(bytes)
                     let url = SiteLayout.pack(pack.id, sha256: sha)
                     files[url] = bytes
-                    listed[version] = .init(url: url, bytes: bytes.count, sha256: sha, checksum: pack.checksum, minAppVersion: pack.minAppVersion.description, schemaVersion: 2)
+                    listed[version] = .init(
+                        url: url, bytes: bytes.count, sha256: sha, checksum: pack.checksum,
+                        minAppVersion: pack.minAppVersion.description, schemaVersion: 2)
                 }
-                let manifest = LocaleManifest(locale: plan.locale, sequence: plan.sequence, time: time, plan: plan, packs: listed)
+                let manifest = LocaleManifest(
+                    locale: plan.locale, sequence: plan.sequence, time: time, plan: plan, packs: listed)
                 let path = SiteLayout.manifest(plan.locale)
                 files[path] = manifest.bytes
                 files[SiteLayout.signature(of: path)] = DetachedSignature.encode(key.sign(manifest.bytes))
                 let chain = chains[plan.locale] ?? (chain: [plan.locale], fallback: nil)
-                entries[plan.locale] = SiteIndex.Entry(sequence: plan.sequence, manifest: path, chain: chain.chain, fallbackChain: chain.fallback)
+                entries[plan.locale] = SiteIndex.Entry(
+                    sequence: plan.sequence, manifest: path, chain: chain.chain, fallbackChain: chain.fallback)
             }
             let index = SiteIndex(sequence: sequence, time: time, defaultLocale: defaultLocale, locales: entries)
             files[SiteLayout.index] = index.bytes
@@ -486,50 +641,73 @@ public enum ConformanceVectors {
     }
 
     static func baselinePlan(_ locale: String, _ version: Int, sequence: Int = 1, minApp: String = "4.0.0") -> Plan {
-        Plan(locale: locale, baseline: Plan.PackRef(contentVersion: version, minAppVersion: AppVersion(minApp)!), sequence: sequence)
+        Plan(
+            locale: locale, baseline: Plan.PackRef(contentVersion: version, minAppVersion: AppVersion(minApp)!),
+            sequence: sequence)
     }
 
     static func siteJSON(_ files: [String: [UInt8]]) -> JSONValue { .object(files.mapValues { base64($0) }) }
 
     static let device: JSONValue = [
-        "locale": "tr-TR", "region": "TR", "appVersion": "4.8.1", "installId": "5F0C2A7E-1111-2222-3333-444455556666", "defaultLocale": "en-US",
+        "locale": "tr-TR", "region": "TR", "appVersion": "4.8.1", "installId": "5F0C2A7E-1111-2222-3333-444455556666",
+        "defaultLocale": "en-US",
     ]
 
     static let bundled: JSONValue = [
         "tr-TR": ["title": "bundled tr-TR title", "welcome": "bundled tr-TR welcome"],
         "tr": ["title": "bundled tr title", "welcome": "bundled tr welcome", "tr.only": "bundled tr only"],
-        "en-US": ["title": "bundled en-US title", "welcome": "bundled en-US welcome", "tr.only": "bundled en-US tr.only", "en.only": "bundled en-US only"],
+        "en-US": [
+            "title": "bundled en-US title", "welcome": "bundled en-US welcome", "tr.only": "bundled en-US tr.only",
+            "en.only": "bundled en-US only",
+        ],
     ]
 
     static func lookup(key: Ed25519.PrivateKey) -> JSONValue {
         let site = Site(
             sequence: 3, plans: [baselinePlan("tr-TR", 17), baselinePlan("tr", 1), baselinePlan("en-US", 1)],
-            chains: ["tr-TR": (["tr-TR", "tr", "en-US"], nil), "tr": (["tr", "en-US"], nil), "en-US": (["en-US"], nil)],
+            chains: [
+                "tr-TR": (["tr-TR", "tr", "en-US"], nil), "tr": (["tr", "en-US"], nil), "en-US": (["en-US"], nil),
+            ],
             packs: [
                 pack("tr-TR", 17, ["title": "tr-TR@17 title"]),
                 pack("tr", 1, ["title": "tr@1 title", "welcome": "tr@1 welcome"]),
-                pack("en-US", 1, ["title": "en-US@1 title", "welcome": "en-US@1 welcome", "new.key": "en-US@1 new key", "tr.only": "en-US@1 tr.only"]),
+                pack(
+                    "en-US", 1,
+                    [
+                        "title": "en-US@1 title", "welcome": "en-US@1 welcome", "new.key": "en-US@1 new key",
+                        "tr.only": "en-US@1 tr.only",
+                    ]),
             ])
         let cases: [(String, String, String, String)] = [
             ("the device's own pack first", "tr-TR", "title", "tr-TR@17 title"),
-            ("a key missing from the tr-TR pack comes from the bundled tr-TR strings, not the next locale's pack", "tr-TR", "welcome", "bundled tr-TR welcome"),
+            (
+                "a key missing from the tr-TR pack comes from the bundled tr-TR strings, not the next locale's pack",
+                "tr-TR", "welcome", "bundled tr-TR welcome"
+            ),
             ("then the next locale's pack", "tr-TR", "new.key", "en-US@1 new key"),
-            ("then the next locale's bundled strings before the locale after it", "tr-TR", "tr.only", "bundled tr only"),
+            (
+                "then the next locale's bundled strings before the locale after it", "tr-TR", "tr.only",
+                "bundled tr only"
+            ),
             ("the default locale's bundled strings last", "tr-TR", "en.only", "bundled en-US only"),
             ("a tr device starts at tr", "tr", "title", "tr@1 title"),
             ("an en-US device", "en-US", "tr.only", "en-US@1 tr.only"),
         ]
         return [
             "about": """
-                Lookup order (docs/manifest.md, How a device uses the site): for each locale of the chain, the active OTA pack \
-                of that locale, then the app's bundled strings of that same locale; then the bundled strings of the app's \
-                default locale. The device refreshes from site, activates what it staged, then asks for key.
-                """,
+            Lookup order (docs/manifest.md, How a device uses the site): for each locale of the chain, the active OTA pack \
+            of that locale, then the app's bundled strings of that same locale; then the bundled strings of the app's \
+            default locale. The device refreshes from site, activates what it staged, then asks for key.
+            """,
             "site": siteJSON(site.files(key)), "publicKey": .string(key.publicKey.description), "bundled": bundled,
             "device": device,
-            "cases": .array(cases.map { name, locale, k, expected in
-                ["name": .string(name), "locale": .string(locale), "key": .string(k), "expected": .string(expected)]
-            }),
+            "cases": .array(
+                cases.map { name, locale, k, expected in
+                    [
+                        "name": .string(name), "locale": .string(locale), "key": .string(k),
+                        "expected": .string(expected),
+                    ]
+                }),
         ]
     }
 
@@ -539,15 +717,19 @@ public enum ConformanceVectors {
         let rounds = refreshRounds(key: key)
         return [
             "about": """
-                One device (device) with bundled strings (bundled) goes through the rounds in order, keeping its state. Each round: \
-                serve site (path to base64 bytes) under one base URL, refresh, activate what was staged, then look up "title" and \
-                "en.only". result: accepted (index and every manifest of the chain verified), partial (they did, a pack did \
-                not), refused (nothing changed).
-                """,
+            One device (device) with bundled strings (bundled) goes through the rounds in order, keeping its state. Each round: \
+            serve site (path to base64 bytes) under one base URL, refresh, activate what was staged, then look up "title" and \
+            "en.only". result: accepted (index and every manifest of the chain verified), partial (they did, a pack did \
+            not), refused (nothing changed).
+            """,
             "publicKey": .string(key.publicKey.description), "device": device, "bundled": bundled,
-            "rounds": .array(rounds.map { name, files, result, title, enOnly in
-                ["name": .string(name), "site": siteJSON(files), "result": .string(result), "strings": ["title": .string(title), "en.only": .string(enOnly)]]
-            }),
+            "rounds": .array(
+                rounds.map { name, files, result, title, enOnly in
+                    [
+                        "name": .string(name), "site": siteJSON(files), "result": .string(result),
+                        "strings": ["title": .string(title), "en.only": .string(enOnly)],
+                    ]
+                }),
         ]
     }
 
@@ -565,20 +747,43 @@ public enum ConformanceVectors {
         var corrupt = s4.files(key)
         let trTR19 = s4.packs.first { $0.id == PackID(locale: "tr-TR", contentVersion: 19) }!
         let url19 = SiteLayout.pack(trTR19.id, sha256: SHA256.hex(trTR19.storedBytes))
-        corrupt[url19] = Array(String(decoding: trTR19.storedBytes, as: UTF8.self).replacingOccurrences(of: "tr-TR@19", with: "tr-TR@91").utf8)
+        corrupt[url19] = Array(
+            String(decoding: trTR19.storedBytes, as: UTF8.self).replacingOccurrences(of: "tr-TR@19", with: "tr-TR@91")
+                .utf8)
         var badSig = s4.files(key)
         badSig["index.json.sig"] = Array(Base64.encode(Array(badSig["index.json.sig"]!.dropLast())).utf8)
         return [
-            ("first refresh: every locale of the chain at its baseline", s1.files(key), "accepted", "tr-TR@17 title", "en-US@1 only"),
+            (
+                "first refresh: every locale of the chain at its baseline", s1.files(key), "accepted", "tr-TR@17 title",
+                "en-US@1 only"
+            ),
             ("tr-TR@18 staged at 100% of TR", s2.files(key), "accepted", "tr-TR@18 title", "en-US@1 only"),
-            ("a replayed older index is refused; nothing changes", s1.files(key), "refused", "tr-TR@18 title", "en-US@1 only"),
-            ("an index with manifests of earlier publishes (a cache mixed two publishes) is refused", mixed, "refused", "tr-TR@18 title", "en-US@1 only"),
+            (
+                "a replayed older index is refused; nothing changes", s1.files(key), "refused", "tr-TR@18 title",
+                "en-US@1 only"
+            ),
+            (
+                "an index with manifests of earlier publishes (a cache mixed two publishes) is refused", mixed,
+                "refused", "tr-TR@18 title", "en-US@1 only"
+            ),
             ("the current site after the mixed one", s3.files(key), "accepted", "tr-TR@18 title", "en-US@2 only"),
             ("a signature that is base64 of base64 is refused", badSig, "refused", "tr-TR@18 title", "en-US@2 only"),
-            ("a pack whose bytes do not match the manifest is not used; the rest of the round stands", corrupt, "partial", "tr-TR@18 title", "en-US@2 only"),
-            ("a revert blocks 18 and 19: back to the baseline", s5.files(key), "accepted", "tr-TR@17 title", "en-US@2 only"),
-            ("the kill switch of tr-TR: its bundled strings for every key", s6.files(key), "accepted", "bundled tr-TR title", "bundled en-US only"),
-            ("a new version completed ends the kill switch", s7.files(key), "accepted", "tr-TR@20 title", "en-US@2 only"),
+            (
+                "a pack whose bytes do not match the manifest is not used; the rest of the round stands", corrupt,
+                "partial", "tr-TR@18 title", "en-US@2 only"
+            ),
+            (
+                "a revert blocks 18 and 19: back to the baseline", s5.files(key), "accepted", "tr-TR@17 title",
+                "en-US@2 only"
+            ),
+            (
+                "the kill switch of tr-TR: its bundled strings for every key", s6.files(key), "accepted",
+                "bundled tr-TR title", "bundled en-US only"
+            ),
+            (
+                "a new version completed ends the kill switch", s7.files(key), "accepted", "tr-TR@20 title",
+                "en-US@2 only"
+            ),
         ]
     }
 
@@ -597,11 +802,18 @@ public enum ConformanceVectors {
         let packs = [trTR17, trTR18, trTR19, tr1, en1, en2]
         func staged(_ version: Int, _ bp: Int, sequence: Int, blocked: [Int] = []) -> Plan {
             var p = baselinePlan("tr-TR", 17, sequence: sequence, minApp: "4.8.0")
-            p.setRules([Plan.Rule(pack: .init(contentVersion: version, minAppVersion: AppVersion("4.8.0")!), regions: ["TR"], versions: .all, share: Percent(basisPoints: bp), salt: salt)])
+            p.setRules([
+                Plan.Rule(
+                    pack: .init(contentVersion: version, minAppVersion: AppVersion("4.8.0")!), regions: ["TR"],
+                    versions: .all, share: Percent(basisPoints: bp), salt: salt)
+            ])
             p.blocked = blocked
             return p
         }
-        let s1 = Site(sequence: 3, plans: [baselinePlan("tr-TR", 17, minApp: "4.8.0"), baselinePlan("tr", 1), baselinePlan("en-US", 1)], chains: chains, packs: packs)
+        let s1 = Site(
+            sequence: 3,
+            plans: [baselinePlan("tr-TR", 17, minApp: "4.8.0"), baselinePlan("tr", 1), baselinePlan("en-US", 1)],
+            chains: chains, packs: packs)
         var s2 = s1
         s2.sequence = 4
         s2.plans[0] = staged(18, 10000, sequence: 2)
@@ -618,7 +830,9 @@ public enum ConformanceVectors {
         s5.plans[0] = reverted
         var s6 = s5
         s6.sequence = 8
-        s6.plans[0] = Plan(locale: "tr-TR", baseline: .init(contentVersion: 17, minAppVersion: AppVersion("4.8.0")!), blocked: [17, 18, 19], bundledOnly: true, sequence: 5)
+        s6.plans[0] = Plan(
+            locale: "tr-TR", baseline: .init(contentVersion: 17, minAppVersion: AppVersion("4.8.0")!),
+            blocked: [17, 18, 19], bundledOnly: true, sequence: 5)
         s6.chains["tr-TR"] = (["tr-TR"], ["tr-TR", "tr", "en-US"])
         var s7 = s6
         s7.sequence = 9

@@ -64,7 +64,9 @@ public enum PublishOperation {
     public static let markerFile = ".rollout-publish.json"
     static let markerFormat = "rollout-publish/1"
 
-    public static func publish(_ request: Request, in repository: PackRepository, actor: Actor, time: () -> Timestamp) throws -> Outcome {
+    public static func publish(_ request: Request, in repository: PackRepository, actor: Actor, time: () -> Timestamp)
+        throws -> Outcome
+    {
         if repository.offline, try repository.syncRemote() != nil {
             throw .publishingOffline
         }
@@ -74,10 +76,15 @@ public enum PublishOperation {
         defer { lock.release() }
         // Decided under the lock: whether this publish found the directory as it made it. Only
         // then may a failed publish take it away; another publish that filled it first keeps it.
-        let fresh = !existed && ((try? FileManager.default.contentsOfDirectory(atPath: request.directory)) ?? []).allSatisfy { $0 == lockFile }
+        let fresh =
+            !existed
+            && ((try? FileManager.default.contentsOfDirectory(atPath: request.directory)) ?? []).allSatisfy {
+                $0 == lockFile
+            }
         var written: (state: ObjectID?, sequence: Int)? = nil
         do {
-            let applied = try repository.apply(actor: actor, time: time) { snapshot -> (Change?, (Publisher.Report, ObjectID?, SigningKey?)) in
+            let applied = try repository.apply(actor: actor, time: time) {
+                snapshot -> (Change?, (Publisher.Report, ObjectID?, SigningKey?)) in
                 let now = time()
                 // Checked before anything is written: a key devices would refuse never signs a site.
                 let keyList = try snapshot.currentKeyList()?.list
@@ -85,7 +92,8 @@ public enum PublishOperation {
                 let signer = try keyList.map { try signingKey(request.key.publicKey, list: $0, now: now) }
                 let lifetime = request.lifetime ?? (keyList == nil ? nil : defaultLifetime)
                 let expires = try lifetime.map { try KeyOperations.expiry(after: now, lifetime: $0) }
-                let publisher = Publisher(snapshot: snapshot, key: request.key, legacyKey: request.legacyKey, expires: expires)
+                let publisher = Publisher(
+                    snapshot: snapshot, key: request.key, legacyKey: request.legacyKey, expires: expires)
                 let (files, remove, index) = try publisher.files()
                 try SiteHistory.read(request.directory).check(
                     against: snapshot, index: index, keys: keyList, files: files, directory: request.directory)
@@ -97,7 +105,8 @@ public enum PublishOperation {
                 report.keysVersion = keyList?.version
                 return (try recordChange(request, snapshot: snapshot, index: index), (report, snapshot.commit, signer))
             }
-            return Outcome(report: applied.result.0, state: applied.result.1, record: applied.commit, signingKey: applied.result.2)
+            return Outcome(
+                report: applied.result.0, state: applied.result.1, record: applied.commit, signingKey: applied.result.2)
         } catch {
             if fresh && written == nil {
                 try? FileManager.default.removeItem(atPath: request.directory)
@@ -118,13 +127,15 @@ public enum PublishOperation {
         switch KeyChain.signingRefusal(id, list: list, now: now, file: SiteLayout.index) {
         case nil: break
         case .revokedKey(_, _, let reason):
-            throw RolloutError.revokedSigningKey(id, reason: reason, time: list.revoked[id]?.time, keysVersion: list.version)
+            throw RolloutError.revokedSigningKey(
+                id, reason: reason, time: list.revoked[id]?.time, keysVersion: list.version)
         case .wrongRole: throw RolloutError.rootSigningKey(id, keysVersion: list.version)
         case .expiredKey(_, _, let expires): throw RolloutError.expiredSigningKey(id, expires: expires, now: now)
         case .some: throw RolloutError.unlistedSigningKey(id, list: list)
         }
         guard let listed = list.publishing[id] else { throw RolloutError.unlistedSigningKey(id, list: list) }
-        return SigningKey(id: id, expires: listed.expires, expiresSoon: listed.expires.seconds - now.seconds < warningPeriod)
+        return SigningKey(
+            id: id, expires: listed.expires, expiresSoon: listed.expires.seconds - now.seconds < warningPeriod)
     }
 
     /// The commit that records a publish; nil when the tip already records this same publish.
@@ -141,7 +152,9 @@ public enum PublishOperation {
         }
         var trailers: [(name: Trailer, value: String)] = [(.action, ChangeAction.publish.rawValue)]
         trailers += index.locales.keys.sorted().map { (.locale, $0) }
-        trailers += [(.publishedState, state.hex), (.siteSequence, String(index.sequence)), (.destination, request.destination)]
+        trailers += [
+            (.publishedState, state.hex), (.siteSequence, String(index.sequence)), (.destination, request.destination),
+        ]
         return Change(summary: "publish index sequence \(index.sequence) to \(request.destination)", trailers: trailers)
     }
 }
@@ -166,8 +179,10 @@ struct SiteLock {
                     throw RolloutError.fileFailure("lock", path, errno: code)
                 }
             }
-            var held = stat(), named = stat()
-            if fstat(fd, &held) == 0, stat(path, &named) == 0, held.st_ino == named.st_ino, held.st_dev == named.st_dev {
+            var held = stat()
+            var named = stat()
+            if fstat(fd, &held) == 0, stat(path, &named) == 0, held.st_ino == named.st_ino, held.st_dev == named.st_dev
+            {
                 self.fd = fd
                 return
             }
@@ -179,7 +194,9 @@ struct SiteLock {
     static func makeDirectories(_ directory: String) throws {
         var isDirectory: ObjCBool = false
         if FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory) {
-            guard isDirectory.boolValue else { throw RolloutError.usage("--out \(directory) exists and is not a directory") }
+            guard isDirectory.boolValue else {
+                throw RolloutError.usage("--out \(directory) exists and is not a directory")
+            }
             return
         }
         let parent = (directory as NSString).deletingLastPathComponent
@@ -275,11 +292,14 @@ struct SiteHistory {
                 throw .siteHasOtherLocale(directory, locale: locale, ours: ours)
             }
             if entry.sequence > mine.sequence {
-                throw .siteHasNewerManifest(directory, locale: locale, sequence: entry.sequence, ours: ours, mine: mine.sequence)
+                throw .siteHasNewerManifest(
+                    directory, locale: locale, sequence: entry.sequence, ours: ours, mine: mine.sequence)
             }
             guard let manifest = manifests[locale] else { continue }
             let newManifest = files.first { $0.path == SiteLayout.manifest(locale) }
-            if entry.sequence == mine.sequence, markerState == nil, let newManifest, try newManifest.bytes() != manifest.bytes {
+            if entry.sequence == mine.sequence, markerState == nil, let newManifest,
+                try newManifest.bytes() != manifest.bytes
+            {
                 throw .siteHasOtherPlan(directory, locale: locale, sequence: entry.sequence, ours: ours)
             }
             let served = try snapshot.plan(locale)?.publishedVersions ?? []
@@ -418,7 +438,8 @@ extension Error where Self == RolloutError {
     }
 
     fileprivate static func siteHasNewerIndex(_ directory: String, sequence: Int, ours: String) -> RolloutError {
-        siteRefusal("\(directory) holds index sequence \(sequence), newer than \(ours): publishing would roll devices back")
+        siteRefusal(
+            "\(directory) holds index sequence \(sequence), newer than \(ours): publishing would roll devices back")
     }
 
     fileprivate static func siteHasOtherLocale(_ directory: String, locale: String, ours: String) -> RolloutError {
@@ -435,7 +456,9 @@ extension Error where Self == RolloutError {
             """)
     }
 
-    fileprivate static func siteHasOtherPlan(_ directory: String, locale: String, sequence: Int, ours: String) -> RolloutError {
+    fileprivate static func siteHasOtherPlan(_ directory: String, locale: String, sequence: Int, ours: String)
+        -> RolloutError
+    {
         siteRefusal(
             """
             \(directory) has \(locale) at manifest sequence \(sequence) with another plan than \(ours) has at the same \

@@ -30,7 +30,9 @@ public struct Publisher {
     /// The index's `expires`; nil writes none.
     public let expires: Timestamp?
 
-    public init(snapshot: Snapshot, key: Ed25519.PrivateKey, legacyKey: Ed25519.PrivateKey? = nil, expires: Timestamp? = nil) {
+    public init(
+        snapshot: Snapshot, key: Ed25519.PrivateKey, legacyKey: Ed25519.PrivateKey? = nil, expires: Timestamp? = nil
+    ) {
         self.snapshot = snapshot
         self.key = key
         self.legacyKey = legacyKey ?? key
@@ -41,17 +43,22 @@ public struct Publisher {
     /// site carries a key list.
     private func signatureFiles(_ path: String, _ bytes: [UInt8], keyed: Bool) -> [SiteFile] {
         let signature = DetachedSignature.encode(legacyKey.sign(bytes))
-        var files = [SiteFile(path: SiteLayout.signature(of: path), immutable: false, size: signature.count) { signature }]
+        var files = [
+            SiteFile(path: SiteLayout.signature(of: path), immutable: false, size: signature.count) { signature }
+        ]
         if keyed {
             let signatures = SignatureSet.signing(bytes, with: [key]).bytes
-            files.append(SiteFile(path: SiteLayout.signatures(of: path), immutable: false, size: signatures.count) { signatures })
+            files.append(
+                SiteFile(path: SiteLayout.signatures(of: path), immutable: false, size: signatures.count) { signatures }
+            )
         }
         return files
     }
 
     /// A key list as stored in the repository, with its root signatures, as the site serves it at `path`.
     private static func keyListFiles(_ file: SignedFile, at path: String) -> [SiteFile] {
-        let bytes = file.bytes, signatures = file.signatures
+        let bytes = file.bytes
+        let signatures = file.signatures
         return [
             SiteFile(path: path, immutable: false, size: bytes.count) { bytes },
             SiteFile(path: SiteLayout.signatures(of: path), immutable: false, size: signatures.count) { signatures },
@@ -89,7 +96,9 @@ public struct Publisher {
         init?(line: Substring) {
             let p = line.split(separator: " ")
             guard p.count == 5, let bytes = Int(p[1]), let schema = Int(p[4]) else { return nil }
-            self.init(sha256: String(p[0]), bytes: bytes, checksum: String(p[2]), minAppVersion: String(p[3]), schemaVersion: schema)
+            self.init(
+                sha256: String(p[0]), bytes: bytes, checksum: String(p[2]), minAppVersion: String(p[3]),
+                schemaVersion: schema)
         }
     }
 
@@ -123,7 +132,8 @@ public struct Publisher {
             return "\(body) \(HMACSHA256.hex(key: macKey, message: Array(body.utf8)))\n"
         }.joined()
         // Only a cache: a repository that cannot be written (a read-only mount) publishes without it.
-        try? FileManager.default.createDirectory(atPath: (cachePath as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        try? FileManager.default.createDirectory(
+            atPath: (cachePath as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
         try? Data(text.utf8).write(to: URL(fileURLWithPath: cachePath), options: .atomic)
     }
 
@@ -134,7 +144,9 @@ public struct Publisher {
         let snapshot = self.snapshot
         let keyList = try snapshot.currentKeyList()
         let policy = try snapshot.policy()
-        let tipTime = try snapshot.commit.map { Timestamp(seconds: try snapshot.repository.commit($0).author.time) } ?? Timestamp(seconds: 0)
+        let tipTime =
+            try snapshot.commit.map { Timestamp(seconds: try snapshot.repository.commit($0).author.time) }
+            ?? Timestamp(seconds: 0)
         var cache = loadCache()
         let cached = cache.count
         var packFiles: [SiteFile] = []
@@ -148,31 +160,37 @@ public struct Publisher {
             let packs = try packEntries(locale, plan, files: &packFiles, cache: &cache)
             remove += try blockedPackFiles(locale, plan, cache: &cache)
             let manifest = LocaleManifest(
-                locale: locale, sequence: plan.sequence, time: plan.lastChange?.time ?? tipTime, plan: plan, packs: packs, bundleOnly: policy.bundleOnlyKeys)
+                locale: locale, sequence: plan.sequence, time: plan.lastChange?.time ?? tipTime, plan: plan,
+                packs: packs, bundleOnly: policy.bundleOnlyKeys)
             manifestTimes.append(manifest.time)
             let bytes = manifest.bytes
             let path = SiteLayout.manifest(locale)
             manifestFiles.append(SiteFile(path: path, immutable: false, size: bytes.count) { bytes })
             manifestFiles += signatureFiles(path, bytes, keyed: keyList != nil)
-            let chains = try Self.chains(locale, plan: plan, snapshot: snapshot, defaultLocale: policy.defaultLocale, published: locales)
-            entries[locale] = SiteIndex.Entry(sequence: plan.sequence, manifest: path, chain: chains.chain, fallbackChain: chains.fallbackChain)
+            let chains = try Self.chains(
+                locale, plan: plan, snapshot: snapshot, defaultLocale: policy.defaultLocale, published: locales)
+            entries[locale] = SiteIndex.Entry(
+                sequence: plan.sequence, manifest: path, chain: chains.chain, fallbackChain: chains.fallbackChain)
         }
         if cache.count != cached { saveCache(cache) }
         // The index moves whenever any manifest does: the sum of the plans' sequences only grows.
         // Its time is the newest plan change, not the tip: unrelated commits leave its bytes alone.
         let indexTime = manifestTimes.max() ?? Timestamp(seconds: 0)
         let index = SiteIndex(
-            sequence: try snapshot.indexSequence(), time: indexTime, expires: expires, defaultLocale: policy.defaultLocale, locales: entries)
+            sequence: try snapshot.indexSequence(), time: indexTime, expires: expires,
+            defaultLocale: policy.defaultLocale, locales: entries)
         var keyFiles: [SiteFile] = []
         if let keyList {
             // Each list at which the roots changed, so a device built with older roots can walk to these.
             for version in keyList.list.rootChanges {
-                keyFiles += Self.keyListFiles(try snapshot.signedKeyList(version), at: SiteLayout.keys(version: version))
+                keyFiles += Self.keyListFiles(
+                    try snapshot.signedKeyList(version), at: SiteLayout.keys(version: version))
             }
             keyFiles += Self.keyListFiles(keyList.file, at: SiteLayout.keys)
         }
         let indexBytes = index.bytes
-        let indexFiles = [SiteFile(path: SiteLayout.index, immutable: false, size: indexBytes.count) { indexBytes }]
+        let indexFiles =
+            [SiteFile(path: SiteLayout.index, immutable: false, size: indexBytes.count) { indexBytes }]
             + signatureFiles(SiteLayout.index, indexBytes, keyed: keyList != nil)
         return (packFiles + manifestFiles + keyFiles + indexFiles, remove, index)
     }
@@ -189,9 +207,11 @@ public struct Publisher {
             let facts = try self.facts(id, blob: blob, cache: &cache)
             let url = SiteLayout.pack(id, sha256: facts.sha256)
             packs[version] = LocaleManifest.PackEntry(
-                url: url, bytes: facts.bytes, sha256: facts.sha256, checksum: facts.checksum, minAppVersion: facts.minAppVersion,
+                url: url, bytes: facts.bytes, sha256: facts.sha256, checksum: facts.checksum,
+                minAppVersion: facts.minAppVersion,
                 schemaVersion: facts.schemaVersion)
-            files.append(SiteFile(path: url, immutable: true, size: facts.bytes) { try snapshot.repository.readBlob(blob) })
+            files.append(
+                SiteFile(path: url, immutable: true, size: facts.bytes) { try snapshot.repository.readBlob(blob) })
         }
         return packs
     }
@@ -210,7 +230,9 @@ public struct Publisher {
     static func chains(
         _ locale: String, plan: Plan, snapshot: Snapshot, defaultLocale: String, published: [String]
     ) throws -> (chain: [String], fallbackChain: [String]) {
-        let full = try FallbackChain.locales(for: locale, defaultLocale: defaultLocale, catalog: BaselineCatalog(snapshot)).filter { published.contains($0) }
+        let full = try FallbackChain.locales(
+            for: locale, defaultLocale: defaultLocale, catalog: BaselineCatalog(snapshot)
+        ).filter { published.contains($0) }
         // The kill switch sends a locale's own devices to their bundled strings: no fallback locale either.
         return (plan.bundledOnly ? [locale] : full, full)
     }
@@ -223,11 +245,15 @@ public struct Publisher {
         var entries: [String: SiteIndex.Entry] = [:]
         for locale in locales {
             guard let plan = try snapshot.plan(locale) else { continue }
-            let chains = try chains(locale, plan: plan, snapshot: snapshot, defaultLocale: policy.defaultLocale, published: locales)
+            let chains = try chains(
+                locale, plan: plan, snapshot: snapshot, defaultLocale: policy.defaultLocale, published: locales)
             entries[locale] = SiteIndex.Entry(
-                sequence: plan.sequence, manifest: SiteLayout.manifest(locale), chain: chains.chain, fallbackChain: chains.fallbackChain)
+                sequence: plan.sequence, manifest: SiteLayout.manifest(locale), chain: chains.chain,
+                fallbackChain: chains.fallbackChain)
         }
-        return SiteIndex(sequence: try snapshot.indexSequence(), time: Timestamp(seconds: 0), defaultLocale: policy.defaultLocale, locales: entries)
+        return SiteIndex(
+            sequence: try snapshot.indexSequence(), time: Timestamp(seconds: 0), defaultLocale: policy.defaultLocale,
+            locales: entries)
     }
 
     /// What publishing needs to know about one stored pack: from the authenticated cache, or read,
@@ -245,7 +271,9 @@ public struct Publisher {
 
     /// Writes the site into `directory`, which must exist. Callers hold the site's lock
     /// (`PublishOperation`): this alone does not protect against a concurrent publish.
-    public func write(_ files: [SiteFile], removing removePaths: [String], index: SiteIndex, to directory: String) throws -> Report {
+    public func write(_ files: [SiteFile], removing removePaths: [String], index: SiteIndex, to directory: String)
+        throws -> Report
+    {
         var report = Report()
         report.indexSequence = index.sequence
         report.indexExpires = index.expires
@@ -259,7 +287,9 @@ public struct Publisher {
                 continue
             }
             let bytes = try file.bytes()
-            if !file.immutable, existingSize == bytes.count, let existing = fm.contents(atPath: full), existing == Data(bytes) {
+            if !file.immutable, existingSize == bytes.count, let existing = fm.contents(atPath: full),
+                existing == Data(bytes)
+            {
                 report.unchanged += 1
                 continue
             }

@@ -55,7 +55,9 @@ public struct SiteVerifier {
 
     /// A file with its `.sigs`, as a device fetches it; a problem when either is missing.
     private func withSignatures(_ path: String, _ report: inout Report) -> SignedFile? {
-        guard let (bytes, signatures) = fileAndSignature(path, SiteLayout.signatures(of: path), &report) else { return nil }
+        guard let (bytes, signatures) = fileAndSignature(path, SiteLayout.signatures(of: path), &report) else {
+            return nil
+        }
         return SignedFile(path: path, bytes: bytes, signatures: signatures)
     }
 
@@ -63,7 +65,9 @@ public struct SiteVerifier {
     /// otherwise. Under a key list: the `.sigs` by a listed, unrevoked, unexpired publishing key,
     /// and the legacy `.sig`, when there, by one of the list's publishing keys (apps that pin one
     /// key read it); returns the publishing key that vouched. Pinned: the `.sig` by `publicKey`.
-    private func signed(_ path: String, by signer: Signer, _ report: inout Report) -> (bytes: [UInt8], publisher: String?)? {
+    private func signed(_ path: String, by signer: Signer, _ report: inout Report) -> (
+        bytes: [UInt8], publisher: String?
+    )? {
         switch signer {
         case .pinned(let publicKey): return pinnedSigned(path, publicKey, &report).map { ($0, nil) }
         case .list(let list):
@@ -75,7 +79,9 @@ public struct SiteVerifier {
                 report.problems.append("\(error)")
                 return nil
             }
-            if let legacy = read(SiteLayout.signature(of: path)), KeyChain.legacySigner(of: file.bytes, signature: legacy, list: list) == nil {
+            if let legacy = read(SiteLayout.signature(of: path)),
+                KeyChain.legacySigner(of: file.bytes, signature: legacy, list: list) == nil
+            {
                 report.problems.append(.legacySignatureUnlisted(path, keysVersion: list.version))
             }
             return (file.bytes, publisher)
@@ -89,7 +95,9 @@ public struct SiteVerifier {
     }
 
     /// A file and the signature file beside it; a problem naming whichever is missing.
-    private func fileAndSignature(_ path: String, _ signaturePath: String, _ report: inout Report) -> ([UInt8], [UInt8])? {
+    private func fileAndSignature(_ path: String, _ signaturePath: String, _ report: inout Report) -> (
+        [UInt8], [UInt8]
+    )? {
         guard let bytes = read(path) else {
             report.problems.append("\(path): missing")
             return nil
@@ -102,7 +110,9 @@ public struct SiteVerifier {
     }
 
     private func pinnedSigned(_ path: String, _ publicKey: Ed25519.PublicKey, _ report: inout Report) -> [UInt8]? {
-        guard let (bytes, signature) = fileAndSignature(path, SiteLayout.signature(of: path), &report) else { return nil }
+        guard let (bytes, signature) = fileAndSignature(path, SiteLayout.signature(of: path), &report) else {
+            return nil
+        }
         guard DetachedSignature.verify(signature, over: bytes, with: publicKey) else {
             report.problems.append(.signatureDoesNotVerify(path, publicKey))
             return nil
@@ -113,7 +123,9 @@ public struct SiteVerifier {
     /// The site's key list, accepted as a device that built in `roots` (and `minimumKeysVersion`)
     /// and holds no list yet accepts it: walking the root-change lists when `keys.json` is signed
     /// by newer roots. The trust line names only the lists it walked.
-    private func acceptKeyList(_ roots: KeyList.Roots, minimumKeysVersion: Int, rotations: [Int: SignedFile], _ report: inout Report) -> KeyList? {
+    private func acceptKeyList(
+        _ roots: KeyList.Roots, minimumKeysVersion: Int, rotations: [Int: SignedFile], _ report: inout Report
+    ) -> KeyList? {
         guard let latest = withSignatures(SiteLayout.keys, &report) else {
             report.problems.append(.keyListMissing)
             return nil
@@ -134,7 +146,9 @@ public struct SiteVerifier {
     /// (a CDN sync, say) that drops or changes one breaks every such app. Each must parse, carry
     /// version n, and, given the repository, be its bytes. Returns those that are there.
     private func rootChangeLists(against snapshot: Snapshot?, _ report: inout Report) -> [Int: SignedFile] {
-        guard let bytes = read(SiteLayout.keys), let latest = try? KeyList.parse(bytes, source: SiteLayout.keys) else { return [:] }
+        guard let bytes = read(SiteLayout.keys), let latest = try? KeyList.parse(bytes, source: SiteLayout.keys) else {
+            return [:]
+        }
         var files: [Int: SignedFile] = [:]
         for version in latest.rootChanges {
             let path = SiteLayout.keys(version: version)
@@ -145,11 +159,15 @@ public struct SiteVerifier {
             let file = SignedFile(path: path, bytes: bytes, signatures: signatures)
             do {
                 let list = try KeyList.parse(bytes, source: path)
-                if list.version != version { report.problems.append("\(path): holds key list version \(list.version), not \(version)") }
+                if list.version != version {
+                    report.problems.append("\(path): holds key list version \(list.version), not \(version)")
+                }
             } catch {
                 report.problems.append("\(error)")
             }
-            if let snapshot, let stored = try? snapshot.signedKeyList(version), stored.bytes != bytes || stored.signatures != signatures {
+            if let snapshot, let stored = try? snapshot.signedKeyList(version),
+                stored.bytes != bytes || stored.signatures != signatures
+            {
                 report.problems.append(.rootChangeNotTheRepositorys(path, version: version))
             }
             files[version] = file
@@ -172,7 +190,9 @@ public struct SiteVerifier {
     /// `minimumSequence`: with a pinned key, the newest index sequence a device has already accepted
     /// (an older site is a replay); with root keys, the minimum sequence built into the app.
     /// `minimumKeysVersion`: with root keys, the oldest key list version the app accepts.
-    public func verify(against snapshot: Snapshot?, minimumSequence: Int? = nil, minimumKeysVersion: Int = 0, installIDs: Int = 200) -> Report {
+    public func verify(
+        against snapshot: Snapshot?, minimumSequence: Int? = nil, minimumKeysVersion: Int = 0, installIDs: Int = 200
+    ) -> Report {
         var report = Report()
         if let snapshot { compareKeyList(with: snapshot, &report) }
         let rotations = rootChangeLists(against: snapshot, &report)
@@ -180,7 +200,8 @@ public struct SiteVerifier {
         switch trust {
         case .pinned(let key): signer = .pinned(key)
         case .roots(let roots):
-            guard let list = acceptKeyList(roots, minimumKeysVersion: minimumKeysVersion, rotations: rotations, &report) else { return report }
+            guard let list = acceptKeyList(roots, minimumKeysVersion: minimumKeysVersion, rotations: rotations, &report)
+            else { return report }
             signer = .list(list)
         }
         guard let index = checkIndex(signer, minimumSequence: minimumSequence, &report) else { return report }
@@ -213,10 +234,12 @@ public struct SiteVerifier {
         do {
             switch signer {
             case .list:
-                try KeyChain.checkIndex(index, now: now, accepted: 0, builtInMinimum: minimumSequence ?? 0, requireExpiry: true)
+                try KeyChain.checkIndex(
+                    index, now: now, accepted: 0, builtInMinimum: minimumSequence ?? 0, requireExpiry: true)
             case .pinned:
                 // A pinned device checks `expires` when the index has one.
-                try KeyChain.checkIndex(index, now: now, accepted: minimumSequence ?? 0, builtInMinimum: 0, requireExpiry: false)
+                try KeyChain.checkIndex(
+                    index, now: now, accepted: minimumSequence ?? 0, builtInMinimum: 0, requireExpiry: false)
             }
         } catch {
             report.problems.append("\(error)")
@@ -237,7 +260,8 @@ public struct SiteVerifier {
 
     /// Each manifest the index lists: signed, for its locale and sequence, its chain complete, its
     /// packs intact. Returns those that parsed, by locale.
-    private func checkManifests(of index: SiteIndex, signer: Signer, _ report: inout Report) -> [String: LocaleManifest] {
+    private func checkManifests(of index: SiteIndex, signer: Signer, _ report: inout Report) -> [String: LocaleManifest]
+    {
         var manifests: [String: LocaleManifest] = [:]
         for (locale, entry) in index.locales.sorted(by: { $0.key < $1.key }) {
             guard let (bytes, _) = signed(entry.manifest, by: signer, &report) else { continue }
@@ -249,7 +273,9 @@ public struct SiteVerifier {
                 continue
             }
             report.manifests += 1
-            if manifest.locale != locale { report.problems.append(.manifestOfAnotherLocale(entry.manifest, manifest.locale, listedFor: locale)) }
+            if manifest.locale != locale {
+                report.problems.append(.manifestOfAnotherLocale(entry.manifest, manifest.locale, listedFor: locale))
+            }
             if manifest.sequence != entry.sequence {
                 report.problems.append(.staleManifest(entry.manifest, manifest.sequence, indexSays: entry.sequence))
             }
@@ -278,9 +304,11 @@ public struct SiteVerifier {
                 continue
             }
             report.packs += 1
-            report.problems += problems(of: PackEntryCheck(bytes, entry: entry, id: id, source: entry.url), entry: entry, id: id, path: path)
+            report.problems += problems(
+                of: PackEntryCheck(bytes, entry: entry, id: id, source: entry.url), entry: entry, id: id, path: path)
         }
-        for ref in manifest.plan.baselines + manifest.plan.rules.map(\.pack) where !manifest.plan.isBlocked(ref.contentVersion) {
+        for ref in manifest.plan.baselines + manifest.plan.rules.map(\.pack)
+        where !manifest.plan.isBlocked(ref.contentVersion) {
             if manifest.packs[ref.contentVersion] == nil {
                 report.problems.append(.plannedPackUnlisted(path, manifest.locale, ref.contentVersion))
             }
@@ -290,7 +318,9 @@ public struct SiteVerifier {
     /// What a device would refuse in a pack file (`PackEntryCheck`, the device's own checks), and an
     /// entry whose minAppVersion is not the pack's. A file that does not match its size and digest,
     /// or does not parse, has that one problem.
-    private func problems(of checked: PackEntryCheck, entry: LocaleManifest.PackEntry, id: PackID, path: String) -> [String] {
+    private func problems(of checked: PackEntryCheck, entry: LocaleManifest.PackEntry, id: PackID, path: String)
+        -> [String]
+    {
         var holds: String?
         var checksum: String?
         var schema: String?
@@ -298,13 +328,15 @@ public struct SiteVerifier {
             switch problem {
             case .sizeOrDigest: return ["\(entry.url): its bytes do not match the size and sha256 in \(path)"]
             case .unreadable(let error): return ["\(error)"]
-            case .entrySchema(let version): schema = "\(path): \(id) has schemaVersion \(version), which devices do not understand"
+            case .entrySchema(let version):
+                schema = "\(path): \(id) has schemaVersion \(version), which devices do not understand"
             // A file without a checksum of its own: `rollout verify` reports it in the repository.
             case .checksum(_, let actual) where actual != entry.checksum:
                 checksum = "\(entry.url): checksum \(actual), \(path) expects \(entry.checksum)"
             case .checksum: break
             // The parser refuses a pack schema it does not understand: only another id is left.
-            case .identity(let found, _) where found != id: holds = "\(entry.url): holds \(found), \(path) expects \(id)"
+            case .identity(let found, _) where found != id:
+                holds = "\(entry.url): holds \(found), \(path) expects \(id)"
             case .identity: break
             }
         }
@@ -319,18 +351,23 @@ public struct SiteVerifier {
     private func checkBlockedUnreachable(_ manifest: LocaleManifest, _ report: inout Report) {
         let path = SiteLayout.manifest(manifest.locale)
         for version in manifest.plan.blocked {
-            if manifest.packs[version] != nil { report.problems.append("\(path): lists blocked version \(manifest.locale)@\(version)") }
+            if manifest.packs[version] != nil {
+                report.problems.append("\(path): lists blocked version \(manifest.locale)@\(version)")
+            }
             let folder = directory + "/packs/\(manifest.locale)"
-            for name in (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [] where name.hasPrefix("\(version).") {
+            for name in (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
+            where name.hasPrefix("\(version).") {
                 report.problems.append(.blockedPackOnSite(manifest.locale, name, version))
             }
         }
         for (region, version) in grid(manifest.plan, manifest.plan) {
             for index in 0..<20 {
-                if case .pack(let v) = Resolution.outcome(manifest.plan, region: region, appVersion: version, installID: "blocked-check-\(index)"),
+                if case .pack(let v) = Resolution.outcome(
+                    manifest.plan, region: region, appVersion: version, installID: "blocked-check-\(index)"),
                     manifest.plan.isBlocked(v)
                 {
-                    report.problems.append(.resolvesToBlocked(path, region, version, PackID(locale: manifest.locale, contentVersion: v)))
+                    report.problems.append(
+                        .resolvesToBlocked(path, region, version, PackID(locale: manifest.locale, contentVersion: v)))
                 }
             }
         }
@@ -338,16 +375,21 @@ public struct SiteVerifier {
 
     /// Regions and versions where the two plans' behaviour can differ.
     private func grid(_ a: Plan, _ b: Plan) -> [(String, AppVersion)] {
-        let named = Set((a.rules + b.rules).flatMap(\.regions) + (a.withdrawals + b.withdrawals).map(\.region)).subtracting([Region.any])
+        let named = Set((a.rules + b.rules).flatMap(\.regions) + (a.withdrawals + b.withdrawals).map(\.region))
+            .subtracting([Region.any])
         let regions = named.sorted() + [Region.assigned.sorted().first { !named.contains($0) }!]
-        let versions = Simulation.defaultMix(for: a, otherRegion: "ZZ").map(\.appVersion) + Simulation.defaultMix(for: b, otherRegion: "ZZ").map(\.appVersion)
+        let versions =
+            Simulation.defaultMix(for: a, otherRegion: "ZZ").map(\.appVersion)
+            + Simulation.defaultMix(for: b, otherRegion: "ZZ").map(\.appVersion)
         var unique: [AppVersion] = []
         for v in versions.sorted() where !unique.contains(v) { unique.append(v) }
         return regions.flatMap { region in unique.map { (region, $0) } }
     }
 
     /// Devices resolving from the site must get exactly what the repository says.
-    private func compare(_ manifest: LocaleManifest, locale: String, with snapshot: Snapshot, installIDs: Int, _ report: inout Report) {
+    private func compare(
+        _ manifest: LocaleManifest, locale: String, with snapshot: Snapshot, installIDs: Int, _ report: inout Report
+    ) {
         let path = SiteLayout.manifest(locale)
         guard let plan = (try? snapshot.plan(locale)) ?? nil else {
             report.problems.append("\(path): the repository has no plan for \(locale)")
@@ -365,7 +407,9 @@ public struct SiteVerifier {
                 let site = Resolution.outcome(manifest.plan, region: region, appVersion: version, installID: id)
                 let repository = Resolution.outcome(plan, region: region, appVersion: version, installID: id)
                 if site != repository {
-                    report.problems.append(.resolvesOtherwise(path, device: id, region, version, site: site, repository: repository, locale: locale))
+                    report.problems.append(
+                        .resolvesOtherwise(
+                            path, device: id, region, version, site: site, repository: repository, locale: locale))
                     return
                 }
             }
@@ -374,81 +418,84 @@ public struct SiteVerifier {
 }
 
 /// The problems `verify` reports whose text does not fit at the call site.
-fileprivate extension String {
+extension String {
     /// A legacy `.sig` that no publishing key of the list made.
-    static func legacySignatureUnlisted(_ path: String, keysVersion: Int) -> String {
+    fileprivate static func legacySignatureUnlisted(_ path: String, keysVersion: Int) -> String {
         "\(SiteLayout.signature(of: path)): not a signature by a publishing key of keys.json version \(keysVersion): apps that pin one key refuse \(path). Publish with --legacy-key set to the key they pin, listed in the key list (rollout keys init --adopt)"
     }
 
-    static func signatureDoesNotVerify(_ path: String, _ publicKey: Ed25519.PublicKey) -> String {
+    fileprivate static func signatureDoesNotVerify(_ path: String, _ publicKey: Ed25519.PublicKey) -> String {
         "\(path): the signature in \(SiteLayout.signature(of: path)) does not verify with \(publicKey): the file or its signature was changed, or another key signed it"
     }
 
-    static var keyListMissing: String {
+    fileprivate static var keyListMissing: String {
         "\(SiteLayout.keys): a device on root keys trusts nothing on this site without it: publish from a repository with a key list (rollout keys init)"
     }
 
-    static func rootChangeMissing(_ path: String, version: Int) -> String {
+    fileprivate static func rootChangeMissing(_ path: String, version: Int) -> String {
         "\(path) (or its .sigs): missing; a device built with roots older than version \(version) walks it to reach the roots of \(SiteLayout.keys)"
     }
 
-    static func rootChangeNotTheRepositorys(_ path: String, version: Int) -> String {
+    fileprivate static func rootChangeNotTheRepositorys(_ path: String, version: Int) -> String {
         "\(path) (or its .sigs): not the repository's key list version \(version): publish again"
     }
 
-    static func keyListBehind(_ version: Int, newest: Int) -> String {
+    fileprivate static func keyListBehind(_ version: Int, newest: Int) -> String {
         "\(SiteLayout.keys): version \(version), but the repository's newest key list is version \(newest): publish again"
     }
 
-    static func keyListNotPublished(newest: Int) -> String {
+    fileprivate static func keyListNotPublished(newest: Int) -> String {
         "\(SiteLayout.keys): missing, but the repository has key list version \(newest): publish again"
     }
 
-    static func plannedLocaleMissing(_ locale: String) -> String {
+    fileprivate static func plannedLocaleMissing(_ locale: String) -> String {
         "\(SiteLayout.index): does not list \(locale), which the repository plans: the site is stale, publish again"
     }
 
-    static func staleIndex(_ sequence: Int, expected: Int) -> String {
+    fileprivate static func staleIndex(_ sequence: Int, expected: Int) -> String {
         "\(SiteLayout.index): sequence \(sequence) but the repository is at \(expected): the site is stale, publish again"
     }
 
-    static func manifestOfAnotherLocale(_ path: String, _ found: String, listedFor locale: String) -> String {
+    fileprivate static func manifestOfAnotherLocale(_ path: String, _ found: String, listedFor locale: String) -> String
+    {
         "\(path): is for \(found), the index lists it for \(locale)"
     }
 
-    static func staleManifest(_ path: String, _ sequence: Int, indexSays expected: Int) -> String {
+    fileprivate static func staleManifest(_ path: String, _ sequence: Int, indexSays expected: Int) -> String {
         "\(path): sequence \(sequence), but the index says \(expected): a stale or replayed manifest"
     }
 
-    static func chainNamesUnlisted(_ locale: String, _ missing: String) -> String {
+    fileprivate static func chainNamesUnlisted(_ locale: String, _ missing: String) -> String {
         "\(SiteLayout.index): the chain of \(locale) names \(missing), which has no manifest"
     }
 
-    static func unreadableRange(_ path: String, _ range: String) -> String {
+    fileprivate static func unreadableRange(_ path: String, _ range: String) -> String {
         "\(path): devices cannot read the app-version range \"\(range)\": its rule reaches no device, its withdrawn segment covers every version"
     }
 
-    static func indexSequenceBelowManifests(_ sequence: Int, total: Int) -> String {
+    fileprivate static func indexSequenceBelowManifests(_ sequence: Int, total: Int) -> String {
         "\(SiteLayout.index): sequence \(sequence) is below the sum of its manifests' sequences (\(total))"
     }
 
-    static func plannedPackUnlisted(_ path: String, _ locale: String, _ version: Int) -> String {
+    fileprivate static func plannedPackUnlisted(_ path: String, _ locale: String, _ version: Int) -> String {
         "\(path): the plan names \(locale)@\(version) but the manifest has no pack for it"
     }
 
-    static func blockedPackOnSite(_ locale: String, _ name: String, _ version: Int) -> String {
+    fileprivate static func blockedPackOnSite(_ locale: String, _ name: String, _ version: Int) -> String {
         "packs/\(locale)/\(name): blocked version \(locale)@\(version) is still on the site"
     }
 
-    static func resolvesToBlocked(_ path: String, _ region: String, _ version: AppVersion, _ id: PackID) -> String {
+    fileprivate static func resolvesToBlocked(_ path: String, _ region: String, _ version: AppVersion, _ id: PackID)
+        -> String
+    {
         "\(path): a device in \(region) on \(version) resolves to blocked \(id)"
     }
 
-    static func staleManifest(_ path: String, _ sequence: Int, repositoryAt expected: Int) -> String {
+    fileprivate static func staleManifest(_ path: String, _ sequence: Int, repositoryAt expected: Int) -> String {
         "\(path): sequence \(sequence) but the repository is at \(expected): the site is stale, publish again"
     }
 
-    static func resolvesOtherwise(
+    fileprivate static func resolvesOtherwise(
         _ path: String, device id: String, _ region: String, _ version: AppVersion, site: Resolution.Outcome,
         repository: Resolution.Outcome, locale: String
     ) -> String {

@@ -91,6 +91,8 @@ struct Markup: Sendable, Equatable, ExpressibleByStringInterpolation {
 
         mutating func appendInterpolation(_ text: String) { xml += Markup.escape(text) }
 
-        mutating func appendInterpolation(_ value: some CustomStringConvertible) { xml += Markup.escape(value.description) }
+        mutating func appendInterpolation(_ value: some CustomStringConvertible) {
+            xml += Markup.escape(value.description)
+        }
     }
 }

@@ -12,8 +12,12 @@ enum ReportCharts {
     struct Plot {
         let xs: ClosedRange<Double>
         let ys: ClosedRange<Double>
-        func x(_ v: Double) -> Double { left + (v - xs.lowerBound) / max(1e-12, xs.upperBound - xs.lowerBound) * (width - left - right) }
-        func y(_ v: Double) -> Double { height - bottom - (v - ys.lowerBound) / max(1e-12, ys.upperBound - ys.lowerBound) * (height - top - bottom) }
+        func x(_ v: Double) -> Double {
+            left + (v - xs.lowerBound) / max(1e-12, xs.upperBound - xs.lowerBound) * (width - left - right)
+        }
+        func y(_ v: Double) -> Double {
+            height - bottom - (v - ys.lowerBound) / max(1e-12, ys.upperBound - ys.lowerBound) * (height - top - bottom)
+        }
     }
 
     /// How a chart labels its axes.
@@ -28,18 +32,31 @@ enum ReportCharts {
     /// A strip with one dot per change, or nil without changes.
     static func timeline(_ changes: [ReportContent.Change]) -> Markup? {
         guard let first = changes.first, let last = changes.last else { return nil }
-        let start = Double(first.time.seconds), end = Double(max(last.time.seconds, first.time.seconds + 3600))
+        let start = Double(first.time.seconds)
+        let end = Double(max(last.time.seconds, first.time.seconds + 3600))
         let plot = Plot(xs: start...end, ys: 0...1)
-        var marks = [Markup.empty("line", ["class": "axis", "x1": "\(left)", "y1": "35", "x2": "\(width - right)", "y2": "35"])]
+        var marks = [
+            Markup.empty("line", ["class": "axis", "x1": "\(left)", "y1": "35", "x2": "\(width - right)", "y2": "35"])
+        ]
         for change in changes {
-            marks.append(.element(
-                "circle", ["class": "event action-\(change.action)", "cx": coordinate(plot.x(Double(change.time.seconds))), "cy": "35", "r": "6"],
-                .element("title", "\(change.time) \(change.summary)")))
+            marks.append(
+                .element(
+                    "circle",
+                    [
+                        "class": "event action-\(change.action)", "cx": coordinate(plot.x(Double(change.time.seconds))),
+                        "cy": "35", "r": "6",
+                    ],
+                    .element("title", "\(change.time) \(change.summary)")))
         }
         marks.append(.element("text", ["class": "tick", "x": "\(left)", "y": "62"], "\(first.time)"))
-        marks.append(.element("text", ["class": "tick", "x": "\(width - right)", "y": "62", "text-anchor": "end"], "\(last.time)"))
+        marks.append(
+            .element(
+                "text", ["class": "tick", "x": "\(width - right)", "y": "62", "text-anchor": "end"], "\(last.time)"))
         return svg(
-            ["xmlns": namespace, "class": "chart timeline-chart", "id": "timeline-chart", "viewBox": "0 0 \(Int(width)) 70", "role": "img", "aria-label": "timeline"],
+            [
+                "xmlns": namespace, "class": "chart timeline-chart", "id": "timeline-chart",
+                "viewBox": "0 0 \(Int(width)) 70", "role": "img", "aria-label": "timeline",
+            ],
             title: "Changes to this locale over time", marks)
     }
 
@@ -67,12 +84,22 @@ enum ReportCharts {
                 steps.append(point)
             }
             steps.append((end, steps.last!.1))
-            marks.append(.empty("polyline", ["class": "series share share-\(index % 4)", "points": points(steps, plot)]))
-            marks.append(.element("text", ["class": "legend share-\(index % 4)", "x": "\(left + 8)", "y": "\(top + 12 + Double(index) * 16)"], Markup(segment)))
+            marks.append(
+                .empty("polyline", ["class": "series share share-\(index % 4)", "points": points(steps, plot)]))
+            marks.append(
+                .element(
+                    "text",
+                    [
+                        "class": "legend share-\(index % 4)", "x": "\(left + 8)",
+                        "y": "\(top + 12 + Double(index) * 16)",
+                    ], Markup(segment)))
         }
-        let time = { (t: Double) in Timestamp(seconds: Int64(t)).description.replacingOccurrences(of: "T", with: " ").prefix(16).description }
-        return chart("shares", title: "share of devices on the staged pack per segment", plot,
-                     Axes(y: { "\(Int($0))%" }, x: time, xTicks: [first, end]), marks)
+        let time = { (t: Double) in
+            Timestamp(seconds: Int64(t)).description.replacingOccurrences(of: "T", with: " ").prefix(16).description
+        }
+        return chart(
+            "shares", title: "share of devices on the staged pack per segment", plot,
+            Axes(y: { "\(Int($0))%" }, x: time, xTicks: [first, end]), marks)
     }
 
     /// Each arm's rate per day.
@@ -81,17 +108,34 @@ enum ReportCharts {
         let rates: [Double] = series.flatMap { day -> [Double] in [day.candidate.rate ?? 0, day.baseline.rate ?? 0] }
         let plot = Plot(xs: days, ys: 0...max(1e-6, (rates.max() ?? 0) * 1.15))
         var marks = [
-            Markup.empty("polyline", ["class": "series baseline", "points": points(series.map { (Double($0.day), $0.baseline.rate ?? 0) }, plot)]),
-            Markup.empty("polyline", ["class": "series candidate", "points": points(series.map { (Double($0.day), $0.candidate.rate ?? 0) }, plot)]),
+            Markup.empty(
+                "polyline",
+                [
+                    "class": "series baseline",
+                    "points": points(series.map { (Double($0.day), $0.baseline.rate ?? 0) }, plot),
+                ]),
+            Markup.empty(
+                "polyline",
+                [
+                    "class": "series candidate",
+                    "points": points(series.map { (Double($0.day), $0.candidate.rate ?? 0) }, plot),
+                ]),
         ]
         for day in series {
-            let cx = coordinate(plot.x(Double(day.day))), cy = coordinate(plot.y(day.candidate.rate ?? 0))
+            let cx = coordinate(plot.x(Double(day.day)))
+            let cy = coordinate(plot.y(day.candidate.rate ?? 0))
             marks.append(.empty("circle", ["class": "dot candidate", "cx": cx, "cy": cy, "r": "3"]))
         }
-        marks.append(.element("text", ["class": "legend candidate", "x": "\(left + 8)", "y": "\(top + 12)"], "\(candidate) (candidate)"))
-        marks.append(.element("text", ["class": "legend baseline", "x": "\(left + 8)", "y": "\(top + 28)"], "\(baseline) (baseline)"))
-        return chart("rates-\(kind.rawValue)", title: "\(kind.rawValue) rate per day: \(candidate) and \(baseline)", plot,
-                     Axes(y: percent, x: date, xTicks: dayTicks(days)), marks)
+        marks.append(
+            .element(
+                "text", ["class": "legend candidate", "x": "\(left + 8)", "y": "\(top + 12)"],
+                "\(candidate) (candidate)"))
+        marks.append(
+            .element(
+                "text", ["class": "legend baseline", "x": "\(left + 8)", "y": "\(top + 28)"], "\(baseline) (baseline)"))
+        return chart(
+            "rates-\(kind.rawValue)", title: "\(kind.rawValue) rate per day: \(candidate) and \(baseline)", plot,
+            Axes(y: percent, x: date, xTicks: dayTicks(days)), marks)
     }
 
     /// One day of the difference chart: the cumulative difference, its bounds and the gate.
@@ -106,7 +150,8 @@ enum ReportCharts {
     /// The candidate minus the baseline, cumulative to each day, with the time-uniform confidence
     /// band health uses and the gate's tolerance, on the days the band is defined.
     static func differences(_ series: [Day], gate: GatePolicy.RateGate, alpha: Double, planned: Int) -> [Difference] {
-        var c = MetricCounts(total: 0, events: 0), b = MetricCounts(total: 0, events: 0)
+        var c = MetricCounts(total: 0, events: 0)
+        var b = MetricCounts(total: 0, events: 0)
         var rows: [Difference] = []
         for day in series {
             c = c.adding(day.candidate) ?? c
@@ -115,13 +160,16 @@ enum ReportCharts {
                 let p1 = c.rate, let p0 = b.rate
             else { continue }
             let tolerance = max(gate.maxAbsoluteIncrease, gate.maxRelativeIncrease * p0)
-            rows.append(Difference(day: Double(day.day), difference: p1 - p0, lower: lower, upper: upper, tolerance: tolerance))
+            rows.append(
+                Difference(day: Double(day.day), difference: p1 - p0, lower: lower, upper: upper, tolerance: tolerance))
         }
         return rows
     }
 
     /// The differences with their band and the gate: a band entirely above the gate is unhealthy.
-    static func difference(_ kind: MetricKind, series: [Day], gate: GatePolicy.RateGate, alpha: Double, planned: Int) -> Markup {
+    static func difference(_ kind: MetricKind, series: [Day], gate: GatePolicy.RateGate, alpha: Double, planned: Int)
+        -> Markup
+    {
         let rows = differences(series, gate: gate, alpha: alpha, planned: planned)
         let days = dayRange(series)
         let values: [Double] = rows.flatMap { row -> [Double] in [row.lower, row.upper, row.tolerance] } + [0]
@@ -131,18 +179,29 @@ enum ReportCharts {
         if !rows.isEmpty {
             let band = rows.map { ($0.day, $0.upper) } + rows.reversed().map { ($0.day, $0.lower) }
             marks.append(.empty("polygon", ["class": "band", "points": points(band, plot)]))
-            marks.append(.empty("polyline", ["class": "series difference", "points": points(rows.map { ($0.day, $0.difference) }, plot)]))
-            marks.append(.empty("polyline", ["class": "gate", "points": points(rows.map { ($0.day, $0.tolerance) }, plot)]))
+            marks.append(
+                .empty(
+                    "polyline",
+                    ["class": "series difference", "points": points(rows.map { ($0.day, $0.difference) }, plot)]))
+            marks.append(
+                .empty("polyline", ["class": "gate", "points": points(rows.map { ($0.day, $0.tolerance) }, plot)]))
         }
         let zero = coordinate(plot.y(0))
-        marks.append(.empty("line", ["class": "zero", "x1": "\(left)", "y1": zero, "x2": "\(width - right)", "y2": zero]))
+        marks.append(
+            .empty("line", ["class": "zero", "x1": "\(left)", "y1": zero, "x2": "\(width - right)", "y2": zero]))
         let gateLabel = rows.last.map { percent($0.tolerance) } ?? "-"
-        marks.append(.element("text", ["class": "legend gate", "x": "\(left + 8)", "y": "\(top + 12)"],
-                              "gate: +\(gateLabel) (unhealthy when the whole band is above it)"))
-        marks.append(.element("text", ["class": "legend band", "x": "\(left + 8)", "y": "\(top + 28)"],
-                              "\(String(format: "%.1f", (1 - alpha) * 100))% confidence band, valid at every look"))
-        return chart("difference-\(kind.rawValue)", title: "\(kind.rawValue) rate, candidate minus baseline, cumulative, with its confidence band and the gate",
-                     plot, Axes(y: { (v: Double) in (v >= 0 ? "+" : "") + percent(v) }, x: date, xTicks: dayTicks(days)), marks)
+        marks.append(
+            .element(
+                "text", ["class": "legend gate", "x": "\(left + 8)", "y": "\(top + 12)"],
+                "gate: +\(gateLabel) (unhealthy when the whole band is above it)"))
+        marks.append(
+            .element(
+                "text", ["class": "legend band", "x": "\(left + 8)", "y": "\(top + 28)"],
+                "\(String(format: "%.1f", (1 - alpha) * 100))% confidence band, valid at every look"))
+        return chart(
+            "difference-\(kind.rawValue)",
+            title: "\(kind.rawValue) rate, candidate minus baseline, cumulative, with its confidence band and the gate",
+            plot, Axes(y: { (v: Double) in (v >= 0 ? "+" : "") + percent(v) }, x: date, xTicks: dayTicks(days)), marks)
     }
 
     // MARK: frame
@@ -155,24 +214,42 @@ enum ReportCharts {
     /// A chart with axes, a grid of five lines with their labels and the x ticks, under `marks`.
     static func chart(_ id: String, title: String, _ plot: Plot, _ axes: Axes, _ marks: [Markup]) -> Markup {
         var frame = [
-            Markup.empty("line", ["class": "axis", "x1": "\(left)", "y1": "\(height - bottom)", "x2": "\(width - right)", "y2": "\(height - bottom)"]),
-            Markup.empty("line", ["class": "axis", "x1": "\(left)", "y1": "\(top)", "x2": "\(left)", "y2": "\(height - bottom)"]),
+            Markup.empty(
+                "line",
+                [
+                    "class": "axis", "x1": "\(left)", "y1": "\(height - bottom)", "x2": "\(width - right)",
+                    "y2": "\(height - bottom)",
+                ]),
+            Markup.empty(
+                "line", ["class": "axis", "x1": "\(left)", "y1": "\(top)", "x2": "\(left)", "y2": "\(height - bottom)"]),
         ]
         for i in 0...4 {
             let v = plot.ys.lowerBound + Double(i) / 4 * (plot.ys.upperBound - plot.ys.lowerBound)
             let y = coordinate(plot.y(v))
-            frame.append(Markup([
-                .empty("line", ["class": "grid", "x1": "\(left)", "y1": y, "x2": "\(width - right)", "y2": y]),
-                .element("text", ["class": "tick", "x": "\(left - 6)", "y": coordinate(plot.y(v) + 4), "text-anchor": "end"], Markup(axes.y(v))),
-            ]))
+            frame.append(
+                Markup([
+                    .empty("line", ["class": "grid", "x1": "\(left)", "y1": y, "x2": "\(width - right)", "y2": y]),
+                    .element(
+                        "text",
+                        ["class": "tick", "x": "\(left - 6)", "y": coordinate(plot.y(v) + 4), "text-anchor": "end"],
+                        Markup(axes.y(v))),
+                ]))
         }
         for (index, v) in axes.xTicks.enumerated() {
             let anchor = index == 0 ? "start" : index == axes.xTicks.count - 1 ? "end" : "middle"
-            frame.append(.element(
-                "text", ["class": "tick", "x": coordinate(plot.x(v)), "y": "\(height - bottom + 16)", "text-anchor": anchor], Markup(axes.x(v))))
+            frame.append(
+                .element(
+                    "text",
+                    [
+                        "class": "tick", "x": coordinate(plot.x(v)), "y": "\(height - bottom + 16)",
+                        "text-anchor": anchor,
+                    ], Markup(axes.x(v))))
         }
         return svg(
-            ["xmlns": namespace, "class": "chart", "id": id, "viewBox": "0 0 \(Int(width)) \(Int(height))", "role": "img", "aria-label": title],
+            [
+                "xmlns": namespace, "class": "chart", "id": id, "viewBox": "0 0 \(Int(width)) \(Int(height))",
+                "role": "img", "aria-label": title,
+            ],
             title: title, frame + marks)
     }
 
@@ -197,5 +274,7 @@ enum ReportCharts {
         return stride(from: days.lowerBound, through: days.upperBound, by: step).map { $0 }
     }
 
-    static func percent(_ v: Double) -> String { String(format: abs(v) < 0.001 && v != 0 ? "%.3f%%" : "%.2f%%", v * 100) }
+    static func percent(_ v: Double) -> String {
+        String(format: abs(v) < 0.001 && v != 0 ? "%.3f%%" : "%.2f%%", v * 100)
+    }
 }

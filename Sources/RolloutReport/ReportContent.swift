@@ -65,21 +65,27 @@ struct ReportContent: Sendable {
         var query = AuditLog.Query()
         query.locale = locale
         let entries = try AuditLog(repository: repository).query(query).entries.sorted { $0.sequence < $1.sequence }
-        let staged = plan.candidate?.contentVersion ?? lastStaged(entries, locale: locale, baseline: plan.baseline?.contentVersion)
+        let staged =
+            plan.candidate?.contentVersion
+            ?? lastStaged(entries, locale: locale, baseline: plan.baseline?.contentVersion)
         let gates = try snapshot.policy().gates
         let health = try HealthCheck.evaluate(plan, snapshot: snapshot)
         var days: [MetricKind: [Day]] = [:]
         if let staged, let baseline = plan.baseline?.contentVersion {
             for kind in MetricKind.allCases {
-                days[kind] = try dailySeries(kind, locale: locale, candidate: staged, baseline: baseline, snapshot: snapshot)
+                days[kind] = try dailySeries(
+                    kind, locale: locale, candidate: staged, baseline: baseline, snapshot: snapshot)
             }
         }
         let stored = try snapshot.directory(StateLayout.rollbackDirectory(locale)).filter { !$0.isTree }
             .sorted { (Int($0.name.dropLast(5)) ?? 0) > (Int($1.name.dropLast(5)) ?? 0) }
-        let rollbacks = stored.compactMap { (try? StrictJSONParser.parse(try snapshot.repository.readBlob($0.id)))?.objectValue }
+        let rollbacks = stored.compactMap {
+            (try? StrictJSONParser.parse(try snapshot.repository.readBlob($0.id)))?.objectValue
+        }
         return ReportContent(
             locale: locale, generated: now, repositoryPath: repository.path, state: snapshot.commit?.short, plan: plan,
-            changes: entries.map { change($0, locale: locale) }, staged: staged, gates: gates, health: health, days: days,
+            changes: entries.map { change($0, locale: locale) }, staged: staged, gates: gates, health: health,
+            days: days,
             rollbacks: rollbacks, unreadableRollbacks: stored.count - rollbacks.count)
     }
 
@@ -93,7 +99,8 @@ struct ReportContent: Sendable {
         let shares = entry.planChanges.first { $0.locale == locale }.map { change in
             change.after.rules.map { rule in
                 Share(
-                    segment: "\(rule.regionsLabel) on \(rule.versions.isAll ? "every version" : rule.versions.description)",
+                    segment:
+                        "\(rule.regionsLabel) on \(rule.versions.isAll ? "every version" : rule.versions.description)",
                     percent: Double(rule.share.basisPoints) / 100)
             }
         }
@@ -102,7 +109,9 @@ struct ReportContent: Sendable {
             commit: entry.commit, shares: shares)
     }
 
-    static func dailySeries(_ kind: MetricKind, locale: String, candidate: Int, baseline: Int, snapshot: Snapshot) throws -> [Day] {
+    static func dailySeries(_ kind: MetricKind, locale: String, candidate: Int, baseline: Int, snapshot: Snapshot)
+        throws -> [Day]
+    {
         var days: [Day] = []
         for rollup in try MetricsLayout.rollups(kind, locale: locale, in: snapshot).sorted(by: { $0.day < $1.day }) {
             var bySegment: [String: (c: MetricCounts, b: MetricCounts)] = [:]
@@ -117,7 +126,8 @@ struct ReportContent: Sendable {
                 }
                 bySegment[label] = entry
             }
-            var c = MetricCounts(total: 0, events: 0), b = MetricCounts(total: 0, events: 0)
+            var c = MetricCounts(total: 0, events: 0)
+            var b = MetricCounts(total: 0, events: 0)
             for (_, entry) in bySegment where entry.c.total > 0 && entry.b.total > 0 {
                 c = c.adding(entry.c) ?? c
                 b = b.adding(entry.b) ?? b
@@ -135,6 +145,7 @@ extension RolloutError {
 
     fileprivate static func reportNothingPromoted(_ locale: String) -> RolloutError {
         .checkFailed(
-            "nothing was ever promoted for \(locale): there is no rollout to report on yet (rollout promote \(locale)@N --to 10% starts one)")
+            "nothing was ever promoted for \(locale): there is no rollout to report on yet (rollout promote \(locale)@N --to 10% starts one)"
+        )
     }
 }

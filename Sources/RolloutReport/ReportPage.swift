@@ -20,15 +20,21 @@ public enum ReportPage {
 
     /// The page for `content`, top to bottom as docs/report.md lists it.
     static func render(_ content: ReportContent) -> Summary {
-        let timeline = timelineSection(content), metrics = metricsSection(content)
+        let timeline = timelineSection(content)
+        let metrics = metricsSection(content)
         let head = Markup.element(
             "head", .empty("meta", ["charset": "utf-8"]), .element("title", "rollout report: \(content.locale)"),
             .element("style", .trusted(stylesheet)))
-        let sections = [header(content), planSection(content), timeline.markup, metrics.markup, rollbacksSection(content), footer(content)]
+        let sections = [
+            header(content), planSection(content), timeline.markup, metrics.markup, rollbacksSection(content),
+            footer(content),
+        ]
         let html = Markup.element(
             "html", ["xmlns": "http://www.w3.org/1999/xhtml", "lang": "en"], .newline, .lines([head]),
             .element("body", .newline, .lines(sections)))
-        return Summary(html: Markup.document(html).xml, timelineEntries: content.changes.count, charts: timeline.charts + metrics.charts)
+        return Summary(
+            html: Markup.document(html).xml, timelineEntries: content.changes.count,
+            charts: timeline.charts + metrics.charts)
     }
 
     /// A section of the page and the number of charts in it.
@@ -41,12 +47,15 @@ public enum ReportPage {
 
     static func header(_ content: ReportContent) -> Markup {
         let locale = content.locale
-        let verdict = content.health?.verdict.rawValue ?? (content.plan.candidate == nil ? "nothing staged" : "no metrics")
+        let verdict =
+            content.health?.verdict.rawValue ?? (content.plan.candidate == nil ? "nothing staged" : "no metrics")
         let candidate = content.staged.map { " · candidate \(locale)@\($0)" } ?? ""
         let baseline = content.baseline.map { " · baseline \(locale)@\($0)" } ?? ""
         return .element(
             "header", .element("h1", Markup(locale)),
-            .element("p", ["class": "meta"], "Generated \(content.generated) from \(content.repositoryPath), state \(content.state ?? "-")."),
+            .element(
+                "p", ["class": "meta"],
+                "Generated \(content.generated) from \(content.repositoryPath), state \(content.state ?? "-")."),
             .newline,
             .element(
                 "p", ["class": "verdict verdict-\(verdict.replacingOccurrences(of: " ", with: "-"))"],
@@ -55,23 +64,37 @@ public enum ReportPage {
 
     /// The plan as it is.
     static func planSection(_ content: ReportContent) -> Markup {
-        let plan = content.plan, locale = content.locale
+        let plan = content.plan
+        let locale = content.locale
         func row(_ heading: String, _ value: String, _ attributes: Markup.Attributes = [:]) -> Markup {
             .element("tr", .element("th", Markup(heading)), .element("td", attributes, Markup(value)))
         }
-        var rows = [row("Baseline", plan.baseline.map { "\(locale)@\($0.contentVersion) (app \($0.minAppVersion)+)" } ?? "none: bundled strings")]
+        var rows = [
+            row(
+                "Baseline",
+                plan.baseline.map { "\(locale)@\($0.contentVersion) (app \($0.minAppVersion)+)" }
+                    ?? "none: bundled strings")
+        ]
         if !plan.previousBaselines.isEmpty {
-            rows.append(row("Earlier baselines", plan.previousBaselines.map { "\(locale)@\($0.contentVersion)" }.joined(separator: ", ")))
+            rows.append(
+                row(
+                    "Earlier baselines",
+                    plan.previousBaselines.map { "\(locale)@\($0.contentVersion)" }.joined(separator: ", ")))
         }
         let rules = plan.rules.map { "\(locale)@\($0.pack.contentVersion): \($0.summary)" }
         rows.append(row("Staged", rules.isEmpty ? "nothing" : rules.joined(separator: "; ")))
         let blocked = plan.blocked.map { "\(locale)@\($0)" }.joined(separator: ", ")
         rows.append(row("Blocked", blocked.isEmpty ? "none" : blocked, ["class": "blocked"]))
-        if plan.bundledOnly { rows.append(row("Kill switch", "on: every device uses its bundled strings", ["class": "blocked"])) }
-        if let ramp = plan.ramp {
-            rows.append(row("Ramp", ramp.steps.map(\.description).joined(separator: " → ") + (ramp.paused ? " (paused)" : "")))
+        if plan.bundledOnly {
+            rows.append(row("Kill switch", "on: every device uses its bundled strings", ["class": "blocked"]))
         }
-        return .element("section", ["id": "plan"], .element("h2", "Current plan"), .element("table", .element("tbody", .newline, .lines(rows))))
+        if let ramp = plan.ramp {
+            rows.append(
+                row("Ramp", ramp.steps.map(\.description).joined(separator: " → ") + (ramp.paused ? " (paused)" : "")))
+        }
+        return .element(
+            "section", ["id": "plan"], .element("h2", "Current plan"),
+            .element("table", .element("tbody", .newline, .lines(rows))))
     }
 
     /// Every change, newest first, under a strip of them over time; then each segment's share.
@@ -82,13 +105,16 @@ public enum ReportPage {
             parts.append(chart)
             charts += 1
         }
-        parts.append(.element("ol", ["class": "timeline"], .newline, .lines(content.changes.reversed().map(timelineEntry))))
+        parts.append(
+            .element("ol", ["class": "timeline"], .newline, .lines(content.changes.reversed().map(timelineEntry))))
         if let chart = ReportCharts.shares(content.changes) {
             parts.append(.element("h3", "Share of devices on the staged pack, per targeted segment"))
             parts.append(chart)
             charts += 1
         }
-        return Section(markup: .element("section", ["id": "timeline"], .element("h2", "Timeline"), .newline, .lines(parts)), charts: charts)
+        return Section(
+            markup: .element("section", ["id": "timeline"], .element("h2", "Timeline"), .newline, .lines(parts)),
+            charts: charts)
     }
 
     static func timelineEntry(_ change: ReportContent.Change) -> Markup {
@@ -97,7 +123,9 @@ public enum ReportPage {
         let who = Markup.element("span", ["class": "who"], " — \(change.actor)")
         let reason = change.reason.map { Markup.element("q", Markup($0)) } ?? ""
         let commit = Markup.element("code", Markup(String(change.commit.prefix(12))))
-        return .element("li", ["class": "timeline-entry action-\(change.action)"], "\(time) \(action) \(change.summary)\(who)\(reason) \(commit)")
+        return .element(
+            "li", ["class": "timeline-entry action-\(change.action)"],
+            "\(time) \(action) \(change.summary)\(who)\(reason) \(commit)")
     }
 
     /// The candidate's and the baseline's rates per metric, then the health checks.
@@ -105,26 +133,38 @@ public enum ReportPage {
         var parts: [Markup] = []
         var charts = 0
         if let staged = content.staged, let baseline = content.baseline {
-            let candidate = "\(content.locale)@\(staged)", baseline = "\(content.locale)@\(baseline)"
+            let candidate = "\(content.locale)@\(staged)"
+            let baseline = "\(content.locale)@\(baseline)"
             for kind in MetricKind.allCases {
                 let series = content.days[kind] ?? []
                 guard !series.isEmpty else {
-                    parts.append(.element("p", ["class": "empty"], "No \(kind.rawValue) metrics for \(candidate) and \(baseline) on the same days yet."))
+                    parts.append(
+                        .element(
+                            "p", ["class": "empty"],
+                            "No \(kind.rawValue) metrics for \(candidate) and \(baseline) on the same days yet."))
                     continue
                 }
                 let gate = kind == .crash ? content.gates.crash : content.gates.fallback
                 let alpha = content.health?.alphaPerCheck ?? (1 - content.gates.confidence)
-                parts.append(.element("h3", kind == .crash ? "Crash rate (crashes per session)" : "Fallback rate (fallbacks per lookup)"))
+                parts.append(
+                    .element(
+                        "h3",
+                        kind == .crash ? "Crash rate (crashes per session)" : "Fallback rate (fallbacks per lookup)"))
                 parts.append(ReportCharts.rates(kind, series: series, candidate: candidate, baseline: baseline))
-                parts.append(ReportCharts.difference(kind, series: series, gate: gate, alpha: alpha, planned: gate.minSamples))
+                parts.append(
+                    ReportCharts.difference(kind, series: series, gate: gate, alpha: alpha, planned: gate.minSamples))
                 charts += 2
             }
         } else {
-            parts.append(.element("p", ["class": "empty"], "No candidate has been staged against a baseline: nothing to compare."))
+            parts.append(
+                .element(
+                    "p", ["class": "empty"], "No candidate has been staged against a baseline: nothing to compare."))
         }
         if let health = content.health { parts.append(checks(health)) }
         return Section(
-            markup: .element("section", ["id": "metrics"], .element("h2", "Crash and fallback rates"), .newline, .lines(parts)), charts: charts)
+            markup: .element(
+                "section", ["id": "metrics"], .element("h2", "Crash and fallback rates"), .newline, .lines(parts)),
+            charts: charts)
     }
 
     /// The health table: per segment and metric, rates and samples, the difference, its bound, the gate and the verdict.
@@ -136,27 +176,34 @@ public enum ReportPage {
             let cells = [
                 check.segment, check.kind.rawValue, "\(rate(check.candidate)) of \(check.candidate.total)",
                 "\(rate(check.baseline)) of \(check.baseline.total)", check.difference.map { percent($0) } ?? "-",
-                check.lower.map { "[\(percent($0)), \(percent(check.upper ?? $0))]" } ?? "-", "+\(percent(check.tolerance))",
+                check.lower.map { "[\(percent($0)), \(percent(check.upper ?? $0))]" } ?? "-",
+                "+\(percent(check.tolerance))",
                 check.verdict.rawValue,
             ]
-            return Markup.element("tr", ["class": "check verdict-\(check.verdict.rawValue)"], Markup(cells.map { .element("td", Markup($0)) }))
+            return Markup.element(
+                "tr", ["class": "check verdict-\(check.verdict.rawValue)"],
+                Markup(cells.map { .element("td", Markup($0)) }))
         }
         return .element(
-            "table", ["class": "checks"], .element("thead", .element("tr", Markup(headings.map { .element("th", Markup($0)) }))),
+            "table", ["class": "checks"],
+            .element("thead", .element("tr", Markup(headings.map { .element("th", Markup($0)) }))),
             .element("tbody", .newline, .lines(rows)))
     }
 
     /// Each revert's manifest: who, when, why, and the whole document.
     static func rollbacksSection(_ content: ReportContent) -> Markup {
         var parts: [Markup] = []
-        if content.rollbacks.isEmpty && content.unreadableRollbacks == 0 { parts.append(.element("p", ["class": "empty"], "No revert so far.")) }
+        if content.rollbacks.isEmpty && content.unreadableRollbacks == 0 {
+            parts.append(.element("p", ["class": "empty"], "No revert so far."))
+        }
         for document in content.rollbacks {
             let text = { (key: String) in document[key]?.stringValue ?? "" }
             let reason = document["reason"]?.stringValue.map { ": \(Markup.element("q", Markup($0)))" as Markup } ?? ""
-            parts.append(.element(
-                "article", ["class": "rollback"], .element("h3", Markup(text("id"))),
-                .element("p", "\(text("time")) by \(text("actor"))\(reason)"), .newline,
-                .element("pre", Markup(JSONWriter.prettyString(.object(document))))))
+            parts.append(
+                .element(
+                    "article", ["class": "rollback"], .element("h3", Markup(text("id"))),
+                    .element("p", "\(text("time")) by \(text("actor"))\(reason)"), .newline,
+                    .element("pre", Markup(JSONWriter.prettyString(.object(document))))))
         }
         return .element("section", ["id": "rollbacks"], .element("h2", "Rollback manifests"), .newline, .lines(parts))
     }

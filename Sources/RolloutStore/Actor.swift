@@ -21,7 +21,9 @@ public struct Actor: Equatable, Sendable, CustomStringConvertible {
     public init(validating name: String, email: String, from source: String) throws {
         for (part, value) in [("name", name), ("email", email)] {
             if value.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F || $0 == "<" || $0 == ">" }) {
-                throw RolloutError.usage("\(source): the actor's \(part) \"\(value.split(separator: "\n", omittingEmptySubsequences: false).joined(separator: "\\n"))\" contains a control character or an angle bracket; write Name <email>")
+                throw RolloutError.usage(
+                    "\(source): the actor's \(part) \"\(value.split(separator: "\n", omittingEmptySubsequences: false).joined(separator: "\\n"))\" contains a control character or an angle bracket; write Name <email>"
+                )
             }
         }
         guard !name.isEmpty else { throw RolloutError.usage("\(source): the actor has no name; write Name <email>") }
@@ -43,7 +45,8 @@ extension PackRepository {
     /// The actor the global and system git config name, for a command run outside any repository.
     public static func configuredActor() throws -> Actor? {
         guard let name = GitRepository.defaultConfig("user.name"), !name.isEmpty else { return nil }
-        return try Actor(validating: name, email: GitRepository.defaultConfig("user.email") ?? "", from: Actor.gitConfigSource)
+        return try Actor(
+            validating: name, email: GitRepository.defaultConfig("user.email") ?? "", from: Actor.gitConfigSource)
     }
 
     /// The libgit2 this binary runs with, as `major.minor.revision` (`rollout --version`).

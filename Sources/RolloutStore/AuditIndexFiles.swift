@@ -52,7 +52,8 @@ struct Batch {
         guard !changes.isEmpty else { return [:] }
         let folder = directory + "/" + family.prefix
         if family.prefix != "" && !FileManager.default.fileExists(atPath: folder) {
-            guard (try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)) != nil else {
+            guard (try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)) != nil
+            else {
                 throw AuditLog.IndexUnavailable()
             }
         }

@@ -62,7 +62,9 @@ extension AuditLog.Coverage {
         guard parts.count == 6, parts[0] == AuditLog.format, parts[1].count == 40, parts[3].count == 40,
             let tipSeq = Int(parts[2]), let floorSeq = Int(parts[4]), floorSeq >= 1, floorSeq <= tipSeq
         else { return nil }
-        self.init(generation: String(parts[5]), tip: String(parts[1]), tipSeq: tipSeq, floor: String(parts[3]), floorSeq: floorSeq)
+        self.init(
+            generation: String(parts[5]), tip: String(parts[1]), tipSeq: tipSeq, floor: String(parts[3]),
+            floorSeq: floorSeq)
         for line in lines.dropFirst() {
             let item = line.split(separator: " ")
             guard item.count == 2, let size = Int(item[1]) else { return nil }

@@ -70,7 +70,9 @@ final class FamilyCursor {
         return nil
     }
 
-    private func resolve(_ line: Substring, in changes: ChangesFile, below: Int, floor: Int) -> (sequence: Int, line: Substring)? {
+    private func resolve(_ line: Substring, in changes: ChangesFile, below: Int, floor: Int) -> (
+        sequence: Int, line: Substring
+    )? {
         // Not a Range, which would trap were `floor` ever above `below`.
         func wanted(_ sequence: Int) -> Bool { sequence < below && sequence >= floor }
         guard pointers != nil else {

@@ -59,7 +59,9 @@ extension AuditLog {
     /// count the history, then index its newest changes.
     private func startOver(at tip: ObjectID, clock: inout PhaseClock?) throws -> Coverage {
         try reset()
-        let chain = try repository.git.withoutRehashingObjects { try repository.git.firstParentChain(from: tip, until: nil) }
+        let chain = try repository.git.withoutRehashingObjects {
+            try repository.git.firstParentChain(from: tip, until: nil)
+        }
         clock?.lap(.walk, into: &profile)
         let generation = String(UInt64.random(in: 1...UInt64.max), radix: 16)
         let count = chain.ids.count
@@ -205,7 +207,9 @@ extension AuditLog {
         let files = (try? FileManager.default.subpathsOfDirectory(atPath: directory)) ?? []
         for file in files where file.hasSuffix(".jsonl") || file.hasSuffix(".idx") {
             let recorded = sizes[file] ?? 0
-            if length(of: file) > recorded && truncate(directory + "/" + file, off_t(recorded)) != 0 { throw IndexUnavailable() }
+            if length(of: file) > recorded && truncate(directory + "/" + file, off_t(recorded)) != 0 {
+                throw IndexUnavailable()
+            }
         }
     }
 
@@ -233,15 +237,20 @@ extension AuditLog.IndexDamaged {
 
     fileprivate static func floorNotBelowTip(_ coverage: AuditLog.Coverage) -> Self {
         let below = coverage.tipSeq - coverage.floorSeq
-        return Self(reason: "HEAD's oldest indexed commit \(coverage.floor.prefix(12)) is not \(below) commits below its newest")
+        return Self(
+            reason: "HEAD's oldest indexed commit \(coverage.floor.prefix(12)) is not \(below) commits below its newest"
+        )
     }
 
     fileprivate static func countsBelowFirstCommit(_ coverage: AuditLog.Coverage) -> Self {
-        Self(reason: "HEAD counts \(coverage.floorSeq - 1) commits below \(coverage.floor.prefix(12)), the first commit")
+        Self(
+            reason: "HEAD counts \(coverage.floorSeq - 1) commits below \(coverage.floor.prefix(12)), the first commit")
     }
 
     fileprivate static func historyHasMore(_ coverage: AuditLog.Coverage) -> Self {
-        Self(reason: "HEAD counts \(coverage.floorSeq - 1) commits below \(coverage.floor.prefix(12)), the history has more")
+        Self(
+            reason:
+                "HEAD counts \(coverage.floorSeq - 1) commits below \(coverage.floor.prefix(12)), the history has more")
     }
 
     fileprivate static func historyCountedWrongly(hasFewer: Bool) -> Self {

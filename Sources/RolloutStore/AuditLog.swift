@@ -100,6 +100,7 @@ public final class AuditLog {
 
 extension RolloutError {
     fileprivate static func damagedPlan(_ locale: String, at commit: ObjectID) -> RolloutError {
-        .internal("\(StateLayout.plan(locale)) at commit \(commit.short) is damaged; check the repository with git fsck")
+        .internal(
+            "\(StateLayout.plan(locale)) at commit \(commit.short) is damaged; check the repository with git fsck")
     }
 }

@@ -97,8 +97,12 @@ enum AuditPlanReader {
                 index += 1
             }
             let digits = index - start
-            guard digits >= 1, digits == 1 || bytes[start] != UInt8(ascii: "0"), !(negative && value == 0) else { return nil }
-            if index < bytes.count, [UInt8(ascii: "."), UInt8(ascii: "e"), UInt8(ascii: "E")].contains(bytes[index]) { return nil }
+            guard digits >= 1, digits == 1 || bytes[start] != UInt8(ascii: "0"), !(negative && value == 0) else {
+                return nil
+            }
+            if index < bytes.count, [UInt8(ascii: "."), UInt8(ascii: "e"), UInt8(ascii: "E")].contains(bytes[index]) {
+                return nil
+            }
             return negative ? -value : value
         }
 
@@ -152,7 +156,8 @@ enum AuditPlanReader {
         }
 
         mutating func packRef() -> Plan.PackRef? {
-            guard take(UInt8(ascii: "{")), member("contentVersion"), let contentVersion = integer(), take(UInt8(ascii: ",")),
+            guard take(UInt8(ascii: "{")), member("contentVersion"), let contentVersion = integer(),
+                take(UInt8(ascii: ",")),
                 member("minAppVersion"), let text = string(), let minApp = AppVersion(text), take(UInt8(ascii: "}"))
             else { return nil }
             return Plan.PackRef(contentVersion: contentVersion, minAppVersion: minApp)
@@ -165,7 +170,8 @@ enum AuditPlanReader {
                 take(UInt8(ascii: ",")), member("regions"), let regions = array({ $0.string() }),
                 take(UInt8(ascii: ",")), member("salt"), let salt = string(), take(UInt8(ascii: "}"))
             else { return nil }
-            return Plan.Rule(pack: pack, regions: regions, versions: range, share: Percent(basisPoints: share), salt: salt)
+            return Plan.Rule(
+                pack: pack, regions: regions, versions: range, share: Percent(basisPoints: share), salt: salt)
         }
 
         mutating func withdrawal() -> Plan.Withdrawal? {
@@ -176,7 +182,8 @@ enum AuditPlanReader {
         }
 
         mutating func lastChange() -> Plan.LastChange? {
-            guard take(UInt8(ascii: "{")), member("action"), let action = string(), take(UInt8(ascii: ",")), member("actor"), let actor = string(),
+            guard take(UInt8(ascii: "{")), member("action"), let action = string(), take(UInt8(ascii: ",")),
+                member("actor"), let actor = string(),
                 take(UInt8(ascii: ","))
             else { return nil }
             var reason: String?
@@ -196,7 +203,9 @@ enum AuditPlanReader {
                 member("steps"), let steps = array({ $0.basisPoints() }), take(UInt8(ascii: "}")),
                 !steps.isEmpty, steps.indices.contains(step)
             else { return nil }
-            return Plan.Ramp(steps: steps.map { Percent(basisPoints: $0) }, every: Int64(every), step: step, since: since, paused: paused)
+            return Plan.Ramp(
+                steps: steps.map { Percent(basisPoints: $0) }, every: Int64(every), step: step, since: since,
+                paused: paused)
         }
 
         /// The members in the order the writer sorts them. Any member but `locale` may be absent (a plan
@@ -221,7 +230,8 @@ enum AuditPlanReader {
             var rules: [Plan.Rule] = []
             var sequence = 0
             var withdrawals: [Plan.Withdrawal] = []
-            let understood = next(&self, "baseline") { c in
+            let understood =
+                next(&self, "baseline") { c in
                     c.skipWhitespace()
                     if c.literal("null") { return true }
                     baseline = c.packRef()
@@ -239,7 +249,8 @@ enum AuditPlanReader {
             // Still open: a member this reader does not know, or a trailing comma.
             guard understood, !open, let locale else { return nil }
             var plan = Plan(
-                locale: locale, baseline: baseline, previousBaselines: previous, rules: rules, blocked: blocked, withdrawals: withdrawals,
+                locale: locale, baseline: baseline, previousBaselines: previous, rules: rules, blocked: blocked,
+                withdrawals: withdrawals,
                 bundledOnly: bundledOnly, sequence: sequence, lastChange: lastChange)
             plan.ramp = ramp
             return plan

@@ -111,7 +111,8 @@ extension AuditLog {
         let checked = (pointerFiles + ["changes.jsonl"]).flatMap { [$0, IndexFamily.later.prefix + $0] }
         try checkLengths(checked, against: coverage.sizes)
         let families = IndexFamily.Files(directory: directory)
-        let cursors = pointerFiles.isEmpty
+        let cursors =
+            pointerFiles.isEmpty
             ? [FamilyCursor(families, pointers: nil, sizes: coverage.sizes)]
             : pointerFiles.map { FamilyCursor(families, pointers: $0, sizes: coverage.sizes) }
         var results = Collector(query: query)
@@ -142,12 +143,16 @@ extension AuditLog {
         from cursors: [FamilyCursor], below lastSequence: inout Int, floor: Int, into results: inout Collector
     ) -> Bool {
         var heads = cursors.map { $0.next(below: lastSequence, floor: floor) }
-        while let pick = heads.indices.filter({ heads[$0] != nil }).max(by: { heads[$0]!.sequence < heads[$1]!.sequence }) {
+        while let pick = heads.indices.filter({ heads[$0] != nil }).max(by: {
+            heads[$0]!.sequence < heads[$1]!.sequence
+        }) {
             let (sequence, line) = heads[pick]!
             heads[pick] = cursors[pick].next(below: sequence, floor: floor)
             guard sequence < lastSequence else { continue }
             lastSequence = sequence
-            guard let entry = AuditEntry.parse(line, loadPlan: { loadPlan($0) }), results.query.matches(entry) else { continue }
+            guard let entry = AuditEntry.parse(line, loadPlan: { loadPlan($0) }), results.query.matches(entry) else {
+                continue
+            }
             guard results.add(entry) else { return false }
         }
         return true

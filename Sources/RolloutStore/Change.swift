@@ -66,6 +66,9 @@ public struct Change {
         var value = line[line.index(after: colon)...]
         while let first = value.first, isSpace(first) { value = value.dropFirst() }
         while let last = value.last, isSpace(last) { value = value.dropLast() }
-        return (String(decoding: line[line.index(line.startIndex, offsetBy: 8)..<colon], as: UTF8.self), String(decoding: value, as: UTF8.self))
+        return (
+            String(decoding: line[line.index(line.startIndex, offsetBy: 8)..<colon], as: UTF8.self),
+            String(decoding: value, as: UTF8.self)
+        )
     }
 }

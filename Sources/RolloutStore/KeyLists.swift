@@ -12,7 +12,9 @@ extension Snapshot {
 
     /// The key list of `version` as stored: its bytes and its signatures, named as a site names them.
     public func signedKeyList(_ version: Int) throws -> SignedFile {
-        guard let bytes = try file(StateLayout.keyList(version)), let signatures = try file(StateLayout.keyListSignatures(version)) else {
+        guard let bytes = try file(StateLayout.keyList(version)),
+            let signatures = try file(StateLayout.keyListSignatures(version))
+        else {
             throw RolloutError.keyListMissing(version)
         }
         return SignedFile(path: StateLayout.keyList(version), bytes: bytes, signatures: signatures)
@@ -33,7 +35,9 @@ extension Snapshot {
 
 extension RolloutError {
     fileprivate static func keyListMissing(_ version: Int) -> RolloutError {
-        .internal("\(StateLayout.keyList(version)) or its signatures are missing from the repository; check it with rollout verify")
+        .internal(
+            "\(StateLayout.keyList(version)) or its signatures are missing from the repository; check it with rollout verify"
+        )
     }
 
     fileprivate static func keyListDamaged(_ error: RolloutError) -> RolloutError {

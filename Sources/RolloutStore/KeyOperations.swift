@@ -25,7 +25,9 @@ public struct KeyFile {
 /// Why a key operation was refused; each message names the file, key or flag to change.
 public enum KeyRefusal {
     public static func alreadyInitialized(version: Int) -> RolloutError {
-        .badInput("the repository already has a key list (version \(version)); change it with rollout keys rotate, revoke or rotate-root, and see it with rollout keys list")
+        .badInput(
+            "the repository already has a key list (version \(version)); change it with rollout keys rotate, revoke or rotate-root, and see it with rollout keys list"
+        )
     }
 
     public static func noKeyList() -> RolloutError {
@@ -34,13 +36,16 @@ public enum KeyRefusal {
 
     public static func notARoot(_ file: KeyFile, list: KeyList) -> RolloutError {
         let role = list.role(of: file.id).map { "it is a \($0) key" } ?? "its id \(file.id) is not listed"
-        return .badInput("--root \(file.name) is not a root key of key list version \(list.version) (\(role)); its roots are \(list.roots.ids.joined(separator: ", "))")
+        return .badInput(
+            "--root \(file.name) is not a root key of key list version \(list.version) (\(role)); its roots are \(list.roots.ids.joined(separator: ", "))"
+        )
     }
 
     public static func tooFewRoots(_ given: [KeyFile], list: KeyList) -> RolloutError {
         let names = given.isEmpty ? "none" : given.map(\.name).joined(separator: ", ")
         return .badInput(
-            "key list version \(list.version) needs \(list.roots.threshold) of its \(list.roots.keys.count) root keys to sign the next one; --root gave \(Set(given.map(\.id)).count) (\(names)). Give one --root FILE per root key")
+            "key list version \(list.version) needs \(list.roots.threshold) of its \(list.roots.keys.count) root keys to sign the next one; --root gave \(Set(given.map(\.id)).count) (\(names)). Give one --root FILE per root key"
+        )
     }
 
     public static func alreadyRevoked(_ id: String, _ revocation: KeyList.Revocation) -> RolloutError {
@@ -48,11 +53,15 @@ public enum KeyRefusal {
     }
 
     public static func revokingARoot(_ id: String) -> RolloutError {
-        .badInput("\(id) is a root key; replace it with rollout keys rotate-root (without --keep \(id)), signed by the other roots")
+        .badInput(
+            "\(id) is a root key; replace it with rollout keys rotate-root (without --keep \(id)), signed by the other roots"
+        )
     }
 
     public static func keptNotARoot(_ text: String, list: KeyList) -> RolloutError {
-        .badInput("--keep \(text) is not a root key of key list version \(list.version); its roots are \(list.roots.ids.joined(separator: ", "))")
+        .badInput(
+            "--keep \(text) is not a root key of key list version \(list.version); its roots are \(list.roots.ids.joined(separator: ", "))"
+        )
     }
 
     public static func unknownKey(_ text: String, list: KeyList) -> RolloutError {
@@ -64,7 +73,9 @@ public enum KeyRefusal {
     }
 
     public static func shortKeyID(_ text: String) -> RolloutError {
-        .usage("\"\(text)\" is not a key id: give the 16 hex digits rollout keys list shows, or a unique start of at least 8")
+        .usage(
+            "\"\(text)\" is not a key id: give the 16 hex digits rollout keys list shows, or a unique start of at least 8"
+        )
     }
 
     public static func untrusted(_ failure: TrustFailure) -> RolloutError {
@@ -111,7 +122,9 @@ public enum KeyChange {
         case (.initialize(let roots, let threshold, let publishing, let expires), nil):
             return KeyList(
                 version: 1, time: now, roots: KeyList.Roots(keys: roots, threshold: threshold),
-                publishing: [publishing.keyID: KeyList.PublishingKey(publicKey: publishing, created: now, expires: expires)], revoked: [:],
+                publishing: [
+                    publishing.keyID: KeyList.PublishingKey(publicKey: publishing, created: now, expires: expires)
+                ], revoked: [:],
                 rootChanges: [1])
         case (.initialize, let held?):
             throw KeyRefusal.alreadyInitialized(version: held.version)
@@ -121,7 +134,9 @@ public enum KeyChange {
             var next = KeyChange.successor(of: list, now: now)
             // A clock behind the old key's creation (an offline root machine's) retires it as made,
             // never before: a key expiring before it was created is a list no device takes.
-            for (id, old) in list.publishing { next.publishing[id]?.expires = min(old.expires, max(retireBy, old.created)) }
+            for (id, old) in list.publishing {
+                next.publishing[id]?.expires = min(old.expires, max(retireBy, old.created))
+            }
             next.publishing[key.keyID] = KeyList.PublishingKey(publicKey: key, created: now, expires: expires)
             return next
         case (.revoke(let text, let reason), let list?):
@@ -140,7 +155,8 @@ public enum KeyChange {
                 roots.append(key)
             }
             var next = KeyChange.successor(of: list, now: now)
-            next.roots = KeyList.Roots(keys: roots, threshold: threshold ?? min(list.roots.threshold, Set(roots.map(\.keyID)).count))
+            next.roots = KeyList.Roots(
+                keys: roots, threshold: threshold ?? min(list.roots.threshold, Set(roots.map(\.keyID)).count))
             next.rootChanges.append(next.version)
             return next
         }
@@ -157,7 +173,9 @@ public enum KeyChange {
     /// 8 hex digits, among roots, publishing and revoked keys.
     public static func resolve(_ text: String, in list: KeyList) throws -> String {
         let hex = text.lowercased()
-        guard (8...16).contains(hex.count), hex.allSatisfy({ $0.isHexDigit && $0.isASCII }) else { throw KeyRefusal.shortKeyID(text) }
+        guard (8...16).contains(hex.count), hex.allSatisfy({ $0.isHexDigit && $0.isASCII }) else {
+            throw KeyRefusal.shortKeyID(text)
+        }
         let all = Set(list.roots.keys.keys).union(list.publishing.keys).union(list.revoked.keys)
         let matches = all.filter { $0.hasPrefix(hex) }.sorted()
         guard let first = matches.first else { throw KeyRefusal.unknownKey(text, list: list) }
@@ -205,32 +223,46 @@ public enum KeyOperations {
     /// given (each must be a root of the newest list, enough of them for its threshold) and
     /// `newRoots` (keys made for this list: init's and rotate-root's), and checks it as a device
     /// would. Throws, having written nothing, for anything a device would refuse.
-    public static func prepare(_ change: KeyChange, on snapshot: Snapshot, roots: [KeyFile], newRoots: [KeyFile], now: Timestamp) throws -> Prepared {
+    public static func prepare(
+        _ change: KeyChange, on snapshot: Snapshot, roots: [KeyFile], newRoots: [KeyFile], now: Timestamp
+    ) throws -> Prepared {
         let previous = try snapshot.currentKeyList()?.list
         if let held = previous, change.event != .initialize {
-            if let stranger = roots.first(where: { held.roots.keys[$0.id] == nil }) { throw KeyRefusal.notARoot(stranger, list: held) }
+            if let stranger = roots.first(where: { held.roots.keys[$0.id] == nil }) {
+                throw KeyRefusal.notARoot(stranger, list: held)
+            }
             if Set(roots.map(\.id)).count < held.roots.threshold { throw KeyRefusal.tooFewRoots(roots, list: held) }
         }
         let list = try change.applied(to: previous, now: now)
         if let problem = list.problem { throw KeyRefusal.invalid(problem) }
         var keys: [Ed25519.PrivateKey] = []
-        for file in roots + newRoots where !keys.contains(where: { $0.publicKey.keyID == file.id }) { keys.append(file.key) }
+        for file in roots + newRoots where !keys.contains(where: { $0.publicKey.keyID == file.id }) {
+            keys.append(file.key)
+        }
         let bytes = list.bytes
-        let file = SignedFile(path: StateLayout.keyList(list.version), bytes: bytes, signatures: SignatureSet.signing(bytes, with: keys).bytes)
+        let file = SignedFile(
+            path: StateLayout.keyList(list.version), bytes: bytes,
+            signatures: SignatureSet.signing(bytes, with: keys).bytes)
         // The device's own check: a list that passes it is one every device holding `previous` takes.
         do {
-            let accepted = try KeyChain.accept(file, rotations: [:], anchor: KeyChain.Anchor(roots: previous?.roots ?? list.roots, list: previous))
-            guard accepted == list else { throw RolloutError.internal("the key chain accepted another list than the one signed") }
+            let accepted = try KeyChain.accept(
+                file, rotations: [:], anchor: KeyChain.Anchor(roots: previous?.roots ?? list.roots, list: previous))
+            guard accepted == list else {
+                throw RolloutError.internal("the key chain accepted another list than the one signed")
+            }
         } catch let failure as TrustFailure {
             throw KeyRefusal.untrusted(failure)
         }
-        return Prepared(event: change.event, list: list, previous: previous, file: file, signers: keys.map(\.publicKey.keyID).sorted())
+        return Prepared(
+            event: change.event, list: list, previous: previous, file: file,
+            signers: keys.map(\.publicKey.keyID).sorted())
     }
 
     /// `prepare` on the repository's tip, committed as one `keys` change (re-checked if another
     /// writer moved the tip first).
     public static func commit(
-        _ change: KeyChange, in repository: PackRepository, roots: [KeyFile], newRoots: [KeyFile], actor: Actor, now: Timestamp
+        _ change: KeyChange, in repository: PackRepository, roots: [KeyFile], newRoots: [KeyFile], actor: Actor,
+        now: Timestamp
     ) throws -> PackRepository.Applied<Prepared> {
         try repository.apply(actor: actor, time: { now }) { snapshot in
             let prepared = try prepare(change, on: snapshot, roots: roots, newRoots: newRoots, now: now)
@@ -242,7 +274,10 @@ public enum KeyOperations {
             if let reason = change.reason { trailers.append((.reason, reason)) }
             let commit = Change(
                 summary: "keys \(change.event.rawValue): key list version \(version)", trailers: trailers,
-                writes: [(StateLayout.keyList(version), prepared.file.bytes), (StateLayout.keyListSignatures(version), prepared.file.signatures)])
+                writes: [
+                    (StateLayout.keyList(version), prepared.file.bytes),
+                    (StateLayout.keyListSignatures(version), prepared.file.signatures),
+                ])
             return (commit, prepared)
         }
     }
@@ -268,7 +303,9 @@ public struct KeyListing: Equatable, Sendable {
     /// Every key of `list`: roots, then publishing keys oldest first, then revoked ones; as of `now`.
     public static func rows(of list: KeyList, now: Timestamp) -> [KeyListing] {
         var rows = list.roots.ids.map { id in
-            KeyListing(id: id, role: .root, publicKey: list.roots.keys[id], created: nil, expires: nil, status: "active", revocation: nil)
+            KeyListing(
+                id: id, role: .root, publicKey: list.roots.keys[id], created: nil, expires: nil, status: "active",
+                revocation: nil)
         }
         for (id, key) in list.publishing.sorted(by: { ($0.value.created, $0.key) < ($1.value.created, $1.key) }) {
             let left = key.expires.seconds - now.seconds
@@ -281,10 +318,16 @@ public struct KeyListing: Equatable, Sendable {
             } else {
                 status = "active"
             }
-            rows.append(KeyListing(id: id, role: .publishing, publicKey: key.publicKey, created: key.created, expires: key.expires, status: status, revocation: nil))
+            rows.append(
+                KeyListing(
+                    id: id, role: .publishing, publicKey: key.publicKey, created: key.created, expires: key.expires,
+                    status: status, revocation: nil))
         }
         for (id, revocation) in list.revoked.sorted(by: { ($0.value.time, $0.key) < ($1.value.time, $1.key) }) {
-            rows.append(KeyListing(id: id, role: .revoked, publicKey: nil, created: nil, expires: nil, status: "revoked: \(revocation.reason)", revocation: revocation))
+            rows.append(
+                KeyListing(
+                    id: id, role: .revoked, publicKey: nil, created: nil, expires: nil,
+                    status: "revoked: \(revocation.reason)", revocation: revocation))
         }
         return rows
     }

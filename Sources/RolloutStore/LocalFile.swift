@@ -1,15 +1,18 @@
 import Foundation
-#if canImport(Darwin)
-import Darwin
-#elseif canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 import RolloutModel
 
+#if canImport(Darwin)
+    import Darwin
+#elseif canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
 // The C library's read(2): inside LocalFile, `read` is its own method.
-private func systemRead(_ fd: Int32, _ buffer: UnsafeMutableRawPointer?, _ count: Int) -> Int { read(fd, buffer, count) }
+private func systemRead(_ fd: Int32, _ buffer: UnsafeMutableRawPointer?, _ count: Int) -> Int {
+    read(fd, buffer, count)
+}
 
 /// The operator's own files (packs, metrics exports, keys, reports, the site), read and written with
 /// POSIX calls so that every failure has an errno, which `RolloutError.fileFailure` turns into what a
@@ -51,7 +54,9 @@ public enum LocalFile {
     }
 
     /// The whole file. `limit` sees the size before anything is read.
-    public static func read(_ path: String, name: String, describedAs what: String, limit: (Int) throws -> Void = { _ in }) throws -> [UInt8] {
+    public static func read(
+        _ path: String, name: String, describedAs what: String, limit: (Int) throws -> Void = { _ in }
+    ) throws -> [UInt8] {
         let fd = try openForReading(path, name: name, describedAs: what)
         defer { close(fd) }
         var info = stat()
@@ -63,7 +68,9 @@ public enum LocalFile {
     }
 
     /// Reads `fd` to its end, handing each chunk to `body` (valid only during the call).
-    public static func readChunks(_ fd: Int32, name: String, chunkBytes: Int, _ body: (UnsafeRawBufferPointer) throws -> Void) throws {
+    public static func readChunks(
+        _ fd: Int32, name: String, chunkBytes: Int, _ body: (UnsafeRawBufferPointer) throws -> Void
+    ) throws {
         var buffer = [UInt8](repeating: 0, count: chunkBytes)
         while true {
             let n = buffer.withUnsafeMutableBytes { systemRead(fd, $0.baseAddress, $0.count) }
@@ -81,7 +88,9 @@ public enum LocalFile {
     /// symbolic link is followed (its target is replaced, not the link). A device or named pipe
     /// (`/dev/stdout`, `/dev/full`) is written into, as a shell redirection would, never replaced.
     /// `durable: false` skips the flushes, for caches that are rebuilt if lost.
-    public static func replace(_ path: String, with bytes: [UInt8], name: String, mode: mode_t = 0o666, durable: Bool = true) throws {
+    public static func replace(
+        _ path: String, with bytes: [UInt8], name: String, mode: mode_t = 0o666, durable: Bool = true
+    ) throws {
         var target = path
         var info = stat()
         if stat(path, &info) == 0 {
@@ -145,10 +154,13 @@ public enum LocalFile {
 
     /// A new file (O_EXCL, `mode` from the start) in the directory of `path`, holding `bytes` and
     /// flushed to disk unless `durable` is false; removed again if anything fails.
-    private static func writeTemporary(beside path: String, _ bytes: [UInt8], name: String, mode: mode_t, durable: Bool = true) throws -> String {
+    private static func writeTemporary(
+        beside path: String, _ bytes: [UInt8], name: String, mode: mode_t, durable: Bool = true
+    ) throws -> String {
         let directory = (path as NSString).deletingLastPathComponent
         let base = (path as NSString).lastPathComponent
-        let temporary = (directory.isEmpty ? "" : directory + "/") + ".\(base).tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        let temporary =
+            (directory.isEmpty ? "" : directory + "/") + ".\(base).tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
         guard fd >= 0 else { throw RolloutError.fileFailure("write", name, errno: errno) }
         var failure = writeAll(fd, bytes) ?? 0

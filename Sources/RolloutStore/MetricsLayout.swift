@@ -6,7 +6,9 @@ public enum MetricsLayout {
     public static let ingestsDirectory = "\(directory)/ingests"
     public static let retractionsDirectory = "\(directory)/retractions"
 
-    public static func rollupDirectory(_ kind: MetricKind, locale: String) -> String { "\(directory)/\(kind.rawValue)/\(locale)" }
+    public static func rollupDirectory(_ kind: MetricKind, locale: String) -> String {
+        "\(directory)/\(kind.rawValue)/\(locale)"
+    }
 
     public static func rollup(_ kind: MetricKind, locale: String, day: Int) -> String {
         "\(rollupDirectory(kind, locale: locale))/\(Timestamp(seconds: Int64(day) * 86_400).description.prefix(10)).json"
@@ -43,7 +45,9 @@ public enum MetricsLayout {
 
     /// Lowercase hexadecimal digits only, as digests are written.
     public static func isHex<S: StringProtocol>(_ text: S) -> Bool {
-        text.utf8.allSatisfy { ($0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9")) || ($0 >= UInt8(ascii: "a") && $0 <= UInt8(ascii: "f")) }
+        text.utf8.allSatisfy {
+            ($0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9")) || ($0 >= UInt8(ascii: "a") && $0 <= UInt8(ascii: "f"))
+        }
     }
 
     /// How often a file was ingested as `kind`, and how often retracted: it counts while the first
@@ -63,7 +67,9 @@ public enum MetricsLayout {
     }
 
     /// The digests (with their kind) of every ingest record, active or retracted, whose name starts with `hexPrefix`.
-    public static func ingestedDigests(startingWith hexPrefix: String, in snapshot: Snapshot) throws -> [(digest: String, kind: MetricKind)] {
+    public static func ingestedDigests(startingWith hexPrefix: String, in snapshot: Snapshot) throws -> [(
+        digest: String, kind: MetricKind
+    )] {
         var found: [String: (digest: String, kind: MetricKind)] = [:]
         for entry in try snapshot.directory(ingestsDirectory) where !entry.isTree && entry.name.hasPrefix(hexPrefix) {
             guard let record = parseRecordName(entry.name) else { continue }
@@ -76,10 +82,14 @@ public enum MetricsLayout {
     /// returns the per-pack totals: a sum out of the one range throws (with the files to retract)
     /// before any reader adds it up.
     @discardableResult
-    public static func forEachRollup(_ kind: MetricKind, locale: String, in snapshot: Snapshot, _ body: (MetricRollup) throws -> Void) throws -> MetricTotals {
+    public static func forEachRollup(
+        _ kind: MetricKind, locale: String, in snapshot: Snapshot, _ body: (MetricRollup) throws -> Void
+    ) throws -> MetricTotals {
         var totals = MetricTotals(kind: kind, locale: locale)
         for entry in try snapshot.directory(rollupDirectory(kind, locale: locale)) where !entry.isTree {
-            let rollup = try MetricRollup.parse(try snapshot.repository.readBlob(entry.id), source: rollupDirectory(kind, locale: locale) + "/" + entry.name)
+            let rollup = try MetricRollup.parse(
+                try snapshot.repository.readBlob(entry.id),
+                source: rollupDirectory(kind, locale: locale) + "/" + entry.name)
             try totals.add(rollup)
             try body(rollup)
         }

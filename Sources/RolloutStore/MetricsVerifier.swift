@@ -8,7 +8,9 @@ struct MetricsVerifier {
     /// Provenance record path -> the commit (short id) that added it.
     private var recordAdded: [String: String] = [:]
 
-    static func isRollup(_ path: String) -> Bool { MetricKind.allCases.contains { path.hasPrefix("\(MetricsLayout.directory)/\($0.rawValue)/") } }
+    static func isRollup(_ path: String) -> Bool {
+        MetricKind.allCases.contains { path.hasPrefix("\(MetricsLayout.directory)/\($0.rawValue)/") }
+    }
 
     /// The files a metrics commit may touch: rollups, and the records of its own kind of action.
     static func allowed(retracting: Bool, path: String) -> Bool {
@@ -23,20 +25,26 @@ struct MetricsVerifier {
     /// One metrics-ingest or metrics-retract commit: it adds exactly the record its trailers name, and
     /// touches rollups only of that kind and of the locales it names.
     mutating func check(
-        commit short: String, action: ChangeAction, trailers: [(name: String, value: String)], changes: [Verifier.PathChange],
+        commit short: String, action: ChangeAction, trailers: [(name: String, value: String)],
+        changes: [Verifier.PathChange],
         git: GitRepository, problem: Report
     ) throws {
         let retracting = action == .metricsRetract
         let directory = Self.recordsDirectory(retracting: retracting)
-        guard let digest = trailers.value(.metricsDigest), let kind = trailers.value(.metricsKind).flatMap(MetricKind.init(rawValue:)) else {
+        guard let digest = trailers.value(.metricsDigest),
+            let kind = trailers.value(.metricsKind).flatMap(MetricKind.init(rawValue:))
+        else {
             problem(nil, "a \(action.rawValue) without Rollout-Metrics-Digest and Rollout-Metrics-Kind trailers")
             return
         }
         let added = changes.filter { $0.old == nil && $0.path.hasPrefix(directory + "/") }
-        guard added.count == 1, let change = added.first, let name = MetricsLayout.parseRecordName(String(change.path.dropFirst(directory.count + 1))),
+        guard added.count == 1, let change = added.first,
+            let name = MetricsLayout.parseRecordName(String(change.path.dropFirst(directory.count + 1))),
             name.digest == digest, name.kind == kind
         else {
-            problem(MetricsLayout.provenance(digest, kind: kind), .notExactlyItsRecord(action, digest, kind, directory: directory, added: added))
+            problem(
+                MetricsLayout.provenance(digest, kind: kind),
+                .notExactlyItsRecord(action, digest, kind, directory: directory, added: added))
             return
         }
         recordAdded[change.path] = short
@@ -54,7 +62,9 @@ struct MetricsVerifier {
             if recordAdded[ingest] == nil {
                 problem(change.path, "retracts \(ingest), which no earlier ingest of this history added")
             }
-        } else if name.generation > 1, recordAdded[MetricsLayout.retraction(digest, kind: kind, generation: name.generation - 1)] == nil {
+        } else if name.generation > 1,
+            recordAdded[MetricsLayout.retraction(digest, kind: kind, generation: name.generation - 1)] == nil
+        {
             problem(change.path, "ingests \(digest) again, but its earlier ingest was never retracted")
         }
         let locales = Set(trailers.values(.locale))
@@ -83,9 +93,11 @@ struct MetricsVerifier {
                     problem(path, "does not record the digest and kind its name says")
                 }
                 if directory == MetricsLayout.ingestsDirectory,
-                    try snapshot.file(MetricsLayout.retraction(name.digest, kind: name.kind, generation: name.generation)) == nil
+                    try snapshot.file(
+                        MetricsLayout.retraction(name.digest, kind: name.kind, generation: name.generation)) == nil
                 {
-                    active[name.kind, default: [:]][String(name.digest.dropFirst(7).prefix(12)), default: []].insert(name.digest)
+                    active[name.kind, default: [:]][String(name.digest.dropFirst(7).prefix(12)), default: []].insert(
+                        name.digest)
                 }
             }
         }
@@ -112,7 +124,10 @@ struct MetricsVerifier {
                         }
                         try totals.add(rollup)
                     } catch let error as RolloutError {
-                        problem(path, error.message.hasPrefix(path + ": ") ? String(error.message.dropFirst(path.count + 2)) : error.message)
+                        problem(
+                            path,
+                            error.message.hasPrefix(path + ": ")
+                                ? String(error.message.dropFirst(path.count + 2)) : error.message)
                     }
                 }
             }
@@ -140,7 +155,9 @@ extension String {
         "a \(action.rawValue) of \(digest) (\(kind.rawValue)) must add exactly its record under \(directory)/; it added \(added.map(\.path))"
     }
 
-    fileprivate static func mayNotTouchRollup(_ action: ChangeAction, _ kind: MetricKind, locales: Set<String>) -> String {
+    fileprivate static func mayNotTouchRollup(_ action: ChangeAction, _ kind: MetricKind, locales: Set<String>)
+        -> String
+    {
         "a \(action.rawValue) of \(kind.rawValue) data of \(locales.sorted().joined(separator: ", ")) may not touch this rollup"
     }
 }

@@ -48,16 +48,19 @@ public enum PackOperations {
             }
             if let earlier = chosen[pack.id] {
                 if earlier.pack.checksum != pack.checksum {
-                    plan.conflicts.append(LintFinding(
-                        severity: .error, rule: "duplicate-in-batch", pack: pack.id, key: nil,
-                        message: "\(input.source) and \(earlier.source) both define \(pack.id) with different content"))
+                    plan.conflicts.append(
+                        LintFinding(
+                            severity: .error, rule: "duplicate-in-batch", pack: pack.id, key: nil,
+                            message:
+                                "\(input.source) and \(earlier.source) both define \(pack.id) with different content"))
                 }
                 continue
             }
             chosen[pack.id] = input
         }
         plan.new = chosen.values.sorted { $0.pack.id < $1.pack.id }
-        let linter = PackLinter(policy: policy, catalog: snapshot ?? MemoryCatalog(), options: options, hasHistory: snapshot != nil)
+        let linter = PackLinter(
+            policy: policy, catalog: snapshot ?? MemoryCatalog(), options: options, hasHistory: snapshot != nil)
         plan.findings = try linter.lint(plan.new.map(\.pack))
         return plan
     }
@@ -65,7 +68,8 @@ public enum PackOperations {
     /// Stores `inputs` in one commit, all or nothing. Identical re-adds are no-ops; anything that fails
     /// lint or reuses an id refuses the whole batch and changes nothing.
     public static func add(
-        _ inputs: [PackInput], to repository: PackRepository, options: LintOptions, reason: String?, actor: Actor, time: @escaping () -> Timestamp
+        _ inputs: [PackInput], to repository: PackRepository, options: LintOptions, reason: String?, actor: Actor,
+        time: @escaping () -> Timestamp
     ) throws -> PackRepository.Applied<PackAddPlan> {
         try repository.apply(actor: actor, time: time) { snapshot in
             let plan = try plan(inputs, snapshot: snapshot, options: options)
@@ -77,7 +81,9 @@ public enum PackOperations {
             var writes: [(path: String, bytes: [UInt8])] = []
             for input in plan.new {
                 let stored = input.pack.storedBytes
-                let record = PackRecord(pack: input.pack, storedBytes: stored.count, addedBy: actor.description, addedAt: now, approvedBy: options.approvedBy)
+                let record = PackRecord(
+                    pack: input.pack, storedBytes: stored.count, addedBy: actor.description, addedAt: now,
+                    approvedBy: options.approvedBy)
                 writes.append((StateLayout.pack(input.pack.id), stored))
                 writes.append((StateLayout.packRecord(input.pack.id), JSONWriter.pretty(record.jsonValue)))
             }
@@ -88,7 +94,9 @@ public enum PackOperations {
             if let approvedBy = options.approvedBy { trailers.append((.approvedBy, approvedBy)) }
             if options.allowRemovedKeys { trailers.append((.allowRemovedKeys, "true")) }
             if let reason { trailers.append((.reason, reason)) }
-            let change = Change(summary: "pack add " + ids.map(\.description).joined(separator: ", "), trailers: trailers, writes: writes)
+            let change = Change(
+                summary: "pack add " + ids.map(\.description).joined(separator: ", "), trailers: trailers,
+                writes: writes)
             return (change, plan)
         }
     }
@@ -98,12 +106,14 @@ public enum PackOperations {
             let key = finding.key.map { " \"\($0)\"" } ?? ""
             return "  \(finding.pack)\(key): \(finding.message) [\(finding.rule)]"
         }
-        return "refused, nothing was stored (\(errors.count) problem\(errors.count == 1 ? "" : "s")):\n" + lines.joined(separator: "\n")
+        return "refused, nothing was stored (\(errors.count) problem\(errors.count == 1 ? "" : "s")):\n"
+            + lines.joined(separator: "\n")
     }
 
     /// Replaces the policy with `bytes` as written (the author's layout survives), validating it first.
     public static func setPolicy(
-        _ bytes: [UInt8], source: String, in repository: PackRepository, reason: String?, actor: Actor, time: @escaping () -> Timestamp
+        _ bytes: [UInt8], source: String, in repository: PackRepository, reason: String?, actor: Actor,
+        time: @escaping () -> Timestamp
     ) throws -> PackRepository.Applied<Policy> {
         let policy = try Policy.parse(bytes, source: source)
         return try repository.apply(actor: actor, time: time) { snapshot in
@@ -135,7 +145,8 @@ extension LintFinding {
     fileprivate static func changedStoredPack(_ input: PackInput, stored checksum: String) -> LintFinding {
         LintFinding(
             severity: .error, rule: "immutable", pack: input.pack.id, key: nil,
-            message: "\(input.source): \(input.pack.id) already exists with different content (stored \(checksum), this file "
+            message:
+                "\(input.source): \(input.pack.id) already exists with different content (stored \(checksum), this file "
                 + "\(input.pack.checksum)). Packs are immutable: publish the change as a new contentVersion")
     }
 }

@@ -56,7 +56,10 @@ public final class PackRepository {
             throw .noRepository(at: path, "the directory does not exist; create one with rollout init \(path)")
         }
         guard isDirectory.boolValue else {
-            throw .noRepository(at: path, "it is a file, not a directory; name the repository directory (the one rollout init made, such as .rollout)")
+            throw .noRepository(
+                at: path,
+                "it is a file, not a directory; name the repository directory (the one rollout init made, such as .rollout)"
+            )
         }
         let git: GitRepository
         do {
@@ -76,7 +79,8 @@ public final class PackRepository {
             throw RolloutError.missing(
                 newer
                     ? "\(path) was made by a newer rollout (\(key)=\(other)); this rollout reads formats up to \(StateLayout.formatVersion) only: upgrade rollout to use it"
-                    : "\(path) has \(key)=\(other), which no rollout writes (this one reads format \(StateLayout.formatVersion)); the config was edited or damaged")
+                    : "\(path) has \(key)=\(other), which no rollout writes (this one reads format \(StateLayout.formatVersion)); the config was edited or damaged"
+            )
         }
         return PackRepository(git: git)
     }
@@ -84,12 +88,15 @@ public final class PackRepository {
     /// Finds the repository the way git finds `.git`: `explicit` (from `--repo`), else `environment`
     /// (`ROLLOUT_REPO`), else the working directory and each parent, where either the directory is a
     /// rollout repository itself or holds one named `.rollout`.
-    public static func discover(explicit: String?, environment: String?, workingDirectory: String) throws -> PackRepository {
+    public static func discover(explicit: String?, environment: String?, workingDirectory: String) throws
+        -> PackRepository
+    {
         if let explicit, !explicit.isEmpty { return try open(absolute(explicit, from: workingDirectory)) }
         if let environment, !environment.isEmpty { return try open(absolute(environment, from: workingDirectory)) }
         var directory = URL(fileURLWithPath: workingDirectory).standardizedFileURL
         while true {
-            for candidate in [directory.appendingPathComponent(".rollout"), directory] where looksLikeRepository(candidate.path) {
+            for candidate in [directory.appendingPathComponent(".rollout"), directory]
+            where looksLikeRepository(candidate.path) {
                 if let repository = try? open(candidate.path) { return repository }
             }
             let parent = directory.deletingLastPathComponent()
@@ -97,25 +104,32 @@ public final class PackRepository {
             directory = parent
         }
         throw RolloutError.missing(
-            "no rollout repository in \(workingDirectory) or any parent; create one with rollout init, or name one with --repo DIR or ROLLOUT_REPO")
+            "no rollout repository in \(workingDirectory) or any parent; create one with rollout init, or name one with --repo DIR or ROLLOUT_REPO"
+        )
     }
 
     static func absolute(_ path: String, from workingDirectory: String) -> String {
-        path.hasPrefix("/") ? path : URL(fileURLWithPath: workingDirectory).appendingPathComponent(path).standardizedFileURL.path
+        path.hasPrefix("/")
+            ? path : URL(fileURLWithPath: workingDirectory).appendingPathComponent(path).standardizedFileURL.path
     }
 
     private static func looksLikeRepository(_ path: String) -> Bool {
-        FileManager.default.fileExists(atPath: path + "/HEAD") && FileManager.default.fileExists(atPath: path + "/objects")
+        FileManager.default.fileExists(atPath: path + "/HEAD")
+            && FileManager.default.fileExists(atPath: path + "/objects")
     }
 
     // MARK: creating
 
     /// Creates a new bare repository at `path` holding `files` in its first commit.
-    public static func create(at path: String, files: [(path: String, bytes: [UInt8])], actor: Actor, time: Timestamp) throws -> (PackRepository, ObjectID) {
+    public static func create(at path: String, files: [(path: String, bytes: [UInt8])], actor: Actor, time: Timestamp)
+        throws -> (PackRepository, ObjectID)
+    {
         if let contents = try? FileManager.default.contentsOfDirectory(atPath: path), !contents.isEmpty {
             throw .initIntoNonEmpty(path)
         }
-        if FileManager.default.fileExists(atPath: path), (try? FileManager.default.contentsOfDirectory(atPath: path)) == nil {
+        if FileManager.default.fileExists(atPath: path),
+            (try? FileManager.default.contentsOfDirectory(atPath: path)) == nil
+        {
             throw RolloutError.usage("\(path) exists and is not a directory")
         }
         let undo = PackRepository.undoer(path)
@@ -127,9 +141,12 @@ public final class PackRepository {
             throw error
         }
         let repository = PackRepository(git: git)
-        let change = Change(summary: "init: new pack repository", trailers: [(.action, ChangeAction.initialize.rawValue)], writes: files)
+        let change = Change(
+            summary: "init: new pack repository", trailers: [(.action, ChangeAction.initialize.rawValue)], writes: files
+        )
         do {
-            let commit = try repository.apply(actor: actor, time: { time }, firstCommit: true) { _ in (change, ()) }.commit!
+            let commit = try repository.apply(actor: actor, time: { time }, firstCommit: true) { _ in (change, ()) }
+                .commit!
             return (repository, commit)
         } catch {
             undo()
@@ -176,10 +193,14 @@ public final class PackRepository {
     public func stateTip() throws -> ObjectID {
         guard let tip = try git.referenceTarget(StateLayout.stateRef) else {
             let ref = StateLayout.stateRef
-            let restore = lastStatePosition().map { "restore it with git --git-dir \(path) update-ref \(ref) \($0) (its last position, from the reflog \(path)/logs/HEAD)" }
+            let restore =
+                lastStatePosition().map {
+                    "restore it with git --git-dir \(path) update-ref \(ref) \($0) (its last position, from the reflog \(path)/logs/HEAD)"
+                }
                 ?? "restore it from the reflog (\(path)/logs/HEAD) with git update-ref \(ref) COMMIT"
             throw RolloutError.missing(
-                "\(path) has no \(ref), the ref that holds every change: it was deleted (git update-ref -d, or a damaged copy), so nothing can be read or changed; \(restore), or clone the repository again from a remote (rollout clone URL DIR); then run rollout verify")
+                "\(path) has no \(ref), the ref that holds every change: it was deleted (git update-ref -d, or a damaged copy), so nothing can be read or changed; \(restore), or clone the repository again from a remote (rollout clone URL DIR); then run rollout verify"
+            )
         }
         return tip
     }
@@ -191,7 +212,9 @@ public final class PackRepository {
         for line in String(decoding: log, as: UTF8.self).split(separator: "\n").reversed() {
             let ids = line.split(separator: " ").prefix(2).map(String.init)
             guard ids.count == 2 else { continue }
-            if let id = [ids[1], ids[0]].first(where: { $0 != zero && $0.count == 40 && $0.allSatisfy(\.isHexDigit) }) { return id }
+            if let id = [ids[1], ids[0]].first(where: { $0 != zero && $0.count == 40 && $0.allSatisfy(\.isHexDigit) }) {
+                return id
+            }
         }
         return nil
     }
@@ -209,7 +232,8 @@ public final class PackRepository {
     /// snapshot it is given, so each run re-validates against the state it will be applied to.
     /// After a change lands, the loose objects are packed when they passed a threshold (`Packing.packIfNeeded`).
     public func apply<Result>(
-        actor: Actor, time: () -> Timestamp, firstCommit: Bool = false, _ operation: (Snapshot) throws -> (Change?, Result)
+        actor: Actor, time: () -> Timestamp, firstCommit: Bool = false,
+        _ operation: (Snapshot) throws -> (Change?, Result)
     ) throws -> Applied<Result> {
         let applied = try applyUnpacked(actor: actor, time: time, firstCommit: firstCommit, operation)
         // The change is committed whatever packing does; a failed pack leaves only an extra pack file.
@@ -217,7 +241,9 @@ public final class PackRepository {
             do {
                 try Packing.packIfNeeded(self, threshold: packThreshold)
             } catch {
-                warn("the change landed, but packing the repository's loose objects failed: \((error as? RolloutError)?.message ?? "\(error)"); run rollout gc to pack them")
+                warn(
+                    "the change landed, but packing the repository's loose objects failed: \((error as? RolloutError)?.message ?? "\(error)"); run rollout gc to pack them"
+                )
             }
         }
         return applied
@@ -253,10 +279,12 @@ public final class PackRepository {
         let lock = "\(path)/\(StateLayout.stateRef).lock"
         if lockedAttempts == PackRepository.maximumAttempts {
             throw RolloutError.conflict(
-                "\(lock) stayed locked through \(lockedAttempts) attempts. If no rollout or git command is running, a crashed one left it: remove it with rm \(lock)")
+                "\(lock) stayed locked through \(lockedAttempts) attempts. If no rollout or git command is running, a crashed one left it: remove it with rm \(lock)"
+            )
         }
         throw RolloutError.conflict(
-            "other writers kept changing the repository; gave up after \(PackRepository.maximumAttempts) attempts. Nothing was changed: try again")
+            "other writers kept changing the repository; gave up after \(PackRepository.maximumAttempts) attempts. Nothing was changed: try again"
+        )
     }
 
     /// Marks the repository format 2 (sharded) before the first write that can put a version in a
@@ -275,7 +303,8 @@ public final class PackRepository {
         let tree = try git.updatedTree(base: snapshot.tree, upserts: upserts, removals: change.removals)
         let signature = GitSignature(name: actor.name, email: actor.email, time: time.seconds)
         return try git.createCommit(
-            tree: tree, parents: snapshot.commit.map { [$0] } ?? [], message: change.message(actor: actor.description), author: signature)
+            tree: tree, parents: snapshot.commit.map { [$0] } ?? [], message: change.message(actor: actor.description),
+            author: signature)
     }
 }
 

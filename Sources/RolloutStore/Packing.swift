@@ -42,7 +42,8 @@ public enum Packing {
     /// `rollout gc`: packs every reachable object into one pack, removes the loose copies and the
     /// older packs it holds, and prunes unreachable loose objects older than `pruneAge`. Throws
     /// `conflict` when another process is packing.
-    public static func run(_ repository: PackRepository, now: Int = Int(Date().timeIntervalSince1970)) throws -> Report {
+    public static func run(_ repository: PackRepository, now: Int = Int(Date().timeIntervalSince1970)) throws -> Report
+    {
         guard let report = try whileLocked(repository, { try collect(repository.git, now: now) }) else {
             throw .packingElsewhere
         }
@@ -58,7 +59,8 @@ public enum Packing {
     /// nothing needed packing or another process is packing. A failure is the caller's to report as
     /// a warning: the write it follows has landed, and a failed pack leaves at most an extra file.
     @discardableResult
-    public static func packIfNeeded(_ repository: PackRepository, threshold: Int = automaticThreshold) throws -> Report? {
+    public static func packIfNeeded(_ repository: PackRepository, threshold: Int = automaticThreshold) throws -> Report?
+    {
         let loose = repository.git.looseObjects()
         let bytes = threshold > Int.max / bytesPerObject ? Int.max : threshold * bytesPerObject
         guard loose.count > threshold || loose.reduce(0, { $0 + $1.bytes }) > bytes else { return nil }
@@ -129,10 +131,13 @@ public enum Packing {
     /// least twice the objects of all smaller packs together. Packs with a .keep file, and packs of
     /// `limit` objects or more, never merge.
     static func packsToMerge(_ packs: [PackFile], below limit: Int = .max) -> [PackFile] {
-        let sorted = packs.filter { !$0.kept && $0.objects < limit }.sorted { ($0.objects, $0.name) < ($1.objects, $1.name) }
+        let sorted = packs.filter { !$0.kept && $0.objects < limit }.sorted {
+            ($0.objects, $0.name) < ($1.objects, $1.name)
+        }
         guard sorted.count > 1 else { return [] }
         var split = 0
-        for index in stride(from: sorted.count - 1, to: 0, by: -1) where sorted[index].objects < 2 * sorted[index - 1].objects {
+        for index in stride(from: sorted.count - 1, to: 0, by: -1)
+        where sorted[index].objects < 2 * sorted[index - 1].objects {
             split = index + 1
             break
         }
@@ -153,6 +158,8 @@ extension Error where Self == RolloutError {
 
     /// Reads `errno`: call it right after the failing call.
     fileprivate static func lockFailed(_ repository: PackRepository, _ doing: String, _ lock: String) -> RolloutError {
-        .io("I/O error in the repository \(repository.path) while \(doing) \(lock): \(String(cString: strerror(errno)))")
+        .io(
+            "I/O error in the repository \(repository.path) while \(doing) \(lock): \(String(cString: strerror(errno)))"
+        )
     }
 }

@@ -2,7 +2,11 @@ import RolloutModel
 
 /// The outcome of a promote, applied or (with --dry-run) only computed.
 public struct PromoteOutcome {
-    public enum Kind: String { case staged = "promote", completed = "complete", unchanged }
+    public enum Kind: String {
+        case staged = "promote"
+        case completed = "complete"
+        case unchanged
+    }
     public let kind: Kind
     public let before: Plan
     public let after: Plan
@@ -10,8 +14,11 @@ public struct PromoteOutcome {
 
 public enum PlanOperations {
     /// `Plan.promoted` (RolloutModel), with its effect named as the action a commit records.
-    package static func promoted(_ plan: Plan, pack: Pack, request: PromoteRequest, parentCommit: String) throws -> (Plan, PromoteOutcome.Kind) {
-        let (next, effect) = try plan.promoted(by: request, minAppVersion: pack.minAppVersion, parentCommit: parentCommit)
+    package static func promoted(_ plan: Plan, pack: Pack, request: PromoteRequest, parentCommit: String) throws -> (
+        Plan, PromoteOutcome.Kind
+    ) {
+        let (next, effect) = try plan.promoted(
+            by: request, minAppVersion: pack.minAppVersion, parentCommit: parentCommit)
         switch effect {
         case .unchanged: return (next, .unchanged)
         case .staged: return (next, .staged)
@@ -36,14 +43,16 @@ public enum PlanOperations {
     /// (`PromoteGate`): `health` judges a plan on the snapshot the change will apply to (nil: nothing
     /// staged against a baseline). It is passed in because the metrics are read outside this target.
     public static func promote(
-        _ request: PromoteRequest, in repository: PackRepository, dryRun: Bool, override: PromoteGate.Override?, actor: Actor,
+        _ request: PromoteRequest, in repository: PackRepository, dryRun: Bool, override: PromoteGate.Override?,
+        actor: Actor,
         time: @escaping () -> Timestamp, health: (Snapshot, Plan) throws -> Health.Report?
     ) throws -> PackRepository.Applied<PromoteOutcome> {
         try repository.apply(actor: actor, time: time) { snapshot in
             let pack = try snapshot.requirePack(request.pack)
             let locale = request.pack.locale
             let before = try snapshot.plan(locale) ?? Plan(locale: locale)
-            var (after, kind) = try promoted(before, pack: pack, request: request, parentCommit: snapshot.commit?.hex ?? "")
+            var (after, kind) = try promoted(
+                before, pack: pack, request: request, parentCommit: snapshot.commit?.hex ?? "")
             if kind == .unchanged {
                 return (nil, PromoteOutcome(kind: .unchanged, before: before, after: after))
             }
@@ -51,17 +60,20 @@ public enum PlanOperations {
                 try health(snapshot, $0)
             }.forcedTrailer(pack: request.pack)
             if dryRun { return (nil, PromoteOutcome(kind: kind, before: before, after: after)) }
-            after.lastChange = Plan.LastChange(action: kind.rawValue, actor: actor.description, time: time(), reason: request.reason)
+            after.lastChange = Plan.LastChange(
+                action: kind.rawValue, actor: actor.description, time: time(), reason: request.reason)
             after.sequence = before.sequence + 1
             if after.ramp != nil { after.ramp!.since = time() }
             var trailers: [(name: Trailer, value: String)] = [
-                (.action, kind.rawValue), (.locale, locale), (.pack, request.pack.description), (.percent, request.share.description),
+                (.action, kind.rawValue), (.locale, locale), (.pack, request.pack.description),
+                (.percent, request.share.description),
             ]
             if kind == .staged {
                 // What the change targeted: the flags given, every region/version when a new rule was
                 // made without them, or every staged rule when only the share moved.
                 let movedAll = !request.hasTargeting && !before.rules.isEmpty
-                trailers.append((.regions, movedAll ? "all staged rules" : (request.regions?.joined(separator: ",") ?? "*")))
+                trailers.append(
+                    (.regions, movedAll ? "all staged rules" : (request.regions?.joined(separator: ",") ?? "*")))
                 trailers.append((.versions, movedAll ? "all staged rules" : (request.versions?.description ?? "*")))
             }
             if let forced { trailers.append((.forced, forced)) }
@@ -69,10 +81,15 @@ public enum PlanOperations {
                 trailers.append((.ramp, ramp.steps.map(\.description).joined(separator: ",") + " every \(ramp.every)s"))
             }
             if let reason = request.reason { trailers.append((.reason, reason)) }
-            let summary = kind == .completed
+            let summary =
+                kind == .completed
                 ? "complete \(request.pack): the baseline of \(locale)"
-                : "promote \(request.pack) to \(request.share)" + (request.regions.map { " in \($0.joined(separator: ","))" } ?? "") + (request.versions.map { " on \($0)" } ?? "")
-            let change = Change(summary: summary, trailers: trailers, writes: [(StateLayout.plan(locale), JSONWriter.pretty(after.jsonValue))])
+                : "promote \(request.pack) to \(request.share)"
+                    + (request.regions.map { " in \($0.joined(separator: ","))" } ?? "")
+                    + (request.versions.map { " on \($0)" } ?? "")
+            let change = Change(
+                summary: summary, trailers: trailers,
+                writes: [(StateLayout.plan(locale), JSONWriter.pretty(after.jsonValue))])
             return (change, PromoteOutcome(kind: kind, before: before, after: after))
         }
     }
@@ -80,10 +97,12 @@ public enum PlanOperations {
     /// Moves a scheduled ramp to its next step if it is due (guard's job): completes the rollout when
     /// the next step is 100% with no region or version limit. `gate` decides whether health allows it.
     public static func advanceRamp(
-        locale: String, in repository: PackRepository, actor: Actor, time: @escaping () -> Timestamp, gate: (Snapshot, Plan) throws -> Bool
+        locale: String, in repository: PackRepository, actor: Actor, time: @escaping () -> Timestamp,
+        gate: (Snapshot, Plan) throws -> Bool
     ) throws -> PackRepository.Applied<PromoteOutcome?> {
         try repository.apply(actor: actor, time: time) { snapshot in
-            guard let before = try snapshot.plan(locale), let ramp = before.ramp, ramp.due(at: time()), let candidate = before.candidate,
+            guard let before = try snapshot.plan(locale), let ramp = before.ramp, ramp.due(at: time()),
+                let candidate = before.candidate,
                 let share = ramp.next, try gate(snapshot, before)
             else { return (nil, nil) }
             let id = PackID(locale: locale, contentVersion: candidate.contentVersion)
@@ -92,7 +111,10 @@ public enum PlanOperations {
             var moved = before
             var kind = PromoteOutcome.Kind.staged
             if share == .full && unrestricted {
-                (moved, kind) = try promoted(before, pack: pack, request: PromoteRequest(pack: id, share: .full, regions: nil, versions: nil, reason: nil), parentCommit: "")
+                (moved, kind) = try promoted(
+                    before, pack: pack,
+                    request: PromoteRequest(pack: id, share: .full, regions: nil, versions: nil, reason: nil),
+                    parentCommit: "")
             } else {
                 var rules = before.rules
                 for index in rules.indices { rules[index].share = share }
@@ -102,20 +124,27 @@ public enum PlanOperations {
                 moved.ramp!.since = time()
             }
             moved.sequence = before.sequence + 1
-            moved.lastChange = Plan.LastChange(action: ChangeAction.ramp.rawValue, actor: actor.description, time: time(), reason: "scheduled step \(ramp.step + 2) of \(ramp.steps.count)")
+            moved.lastChange = Plan.LastChange(
+                action: ChangeAction.ramp.rawValue, actor: actor.description, time: time(),
+                reason: "scheduled step \(ramp.step + 2) of \(ramp.steps.count)")
             let trailers: [(name: Trailer, value: String)] = [
-                (.action, ChangeAction.ramp.rawValue), (.locale, locale), (.pack, id.description), (.percent, share.description),
+                (.action, ChangeAction.ramp.rawValue), (.locale, locale), (.pack, id.description),
+                (.percent, share.description),
                 (.reason, "scheduled ramp step \(ramp.step + 2) of \(ramp.steps.count), healthy"),
             ]
-            let summary = kind == .completed ? "ramp \(id) to 100%: the baseline of \(locale)" : "ramp \(id) to \(share)"
-            let change = Change(summary: summary, trailers: trailers, writes: [(StateLayout.plan(locale), JSONWriter.pretty(moved.jsonValue))])
+            let summary =
+                kind == .completed ? "ramp \(id) to 100%: the baseline of \(locale)" : "ramp \(id) to \(share)"
+            let change = Change(
+                summary: summary, trailers: trailers,
+                writes: [(StateLayout.plan(locale), JSONWriter.pretty(moved.jsonValue))])
             return (change, PromoteOutcome(kind: kind, before: before, after: moved))
         }
     }
 
     /// Holds (or releases) a scheduled ramp by hand.
     public static func setPaused(
-        _ paused: Bool, locale: String, reason: String?, in repository: PackRepository, actor: Actor, time: @escaping () -> Timestamp
+        _ paused: Bool, locale: String, reason: String?, in repository: PackRepository, actor: Actor,
+        time: @escaping () -> Timestamp
     ) throws -> PackRepository.Applied<Plan> {
         try repository.apply(actor: actor, time: time) { snapshot in
             guard let before = try snapshot.plan(locale), let ramp = before.ramp else {
@@ -131,7 +160,9 @@ public enum PlanOperations {
             after.lastChange = Plan.LastChange(action: action, actor: actor.description, time: time(), reason: reason)
             var trailers: [(name: Trailer, value: String)] = [(.action, action), (.locale, locale)]
             if let reason { trailers.append((.reason, reason)) }
-            let change = Change(summary: "\(action) the ramp of \(locale)", trailers: trailers, writes: [(StateLayout.plan(locale), JSONWriter.pretty(after.jsonValue))])
+            let change = Change(
+                summary: "\(action) the ramp of \(locale)", trailers: trailers,
+                writes: [(StateLayout.plan(locale), JSONWriter.pretty(after.jsonValue))])
             return (change, after)
         }
     }

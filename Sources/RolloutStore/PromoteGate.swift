@@ -11,8 +11,6 @@ public enum PromoteGate {
     /// `--force`, which can only be made with a reason: the reason goes into the commit with it.
     public struct Override: Equatable, Sendable {
         public let reason: String
-
-        init(reason: String) { self.reason = reason }
     }
 
     public enum Decision {
@@ -42,7 +40,8 @@ public enum PromoteGate {
     /// widens, for `before` as it will be judged: every segment the change reaches, so a segment a
     /// scoped revert took back counts again once re-targeted (nil: nothing staged against a baseline).
     public static func decide(
-        before: Plan, after: Plan, kind: PromoteOutcome.Kind, override: Override?, health: (Plan) throws -> Health.Report?
+        before: Plan, after: Plan, kind: PromoteOutcome.Kind, override: Override?,
+        health: (Plan) throws -> Health.Report?
     ) rethrows -> Decision {
         guard PlanOperations.widens(before, after, kind: kind) else { return .notGated }
         var judged = before
@@ -62,12 +61,15 @@ extension PromoteGate.Decision {
         case .notGated, .healthy: return nil
         case .forced(let verdict): return "health was \(verdict.rawValue)"
         case .refused(let verdict, let check):
-            let detail = check.map { check in
-                let counts = "\(check.candidate.events)/\(check.candidate.total) against \(check.baseline.events)/\(check.baseline.total)"
-                return " (\(check.segment) \(check.kind.rawValue): \(counts))"
-            } ?? ""
+            let detail =
+                check.map { check in
+                    let counts =
+                        "\(check.candidate.events)/\(check.candidate.total) against \(check.baseline.events)/\(check.baseline.total)"
+                    return " (\(check.segment) \(check.kind.rawValue): \(counts))"
+                } ?? ""
             throw RolloutError.checkFailed(
-                "\(pack) is \(verdict.rawValue)\(detail): a rollout widens only when healthy. See rollout health \(pack.locale); override with --force --reason TEXT")
+                "\(pack) is \(verdict.rawValue)\(detail): a rollout widens only when healthy. See rollout health \(pack.locale); override with --force --reason TEXT"
+            )
         }
     }
 }

@@ -36,7 +36,8 @@ extension PackRepository {
             try git.addRemote(name, url: url)
         } catch let error as GitError {
             throw RolloutError.usage(
-                "cannot add remote \(name) \(RemoteURL.redacted(url)): \(RemoteURL.redactingURLs(in: error.message, secrets: RemoteURL.credentials(in: url)))")
+                "cannot add remote \(name) \(RemoteURL.redacted(url)): \(RemoteURL.redactingURLs(in: error.message, secrets: RemoteURL.credentials(in: url)))"
+            )
         }
         if try syncRemote() == nil {
             try git.setConfig(PackRepository.remoteConfigKey, name)
@@ -48,7 +49,9 @@ extension PackRepository {
     /// How rollout reaches a remote: the system git (docs/teams.md, "How rollout talks to the server").
     var transport: GitTransport {
         let configured = ["http.lowSpeedLimit", "http.lowSpeedTime"].contains { ((try? git.config($0)) ?? nil) != nil }
-        return GitTransport(gitDirectory: path, environment: gitEnvironment, stdinIsTerminal: stdinIsTerminal, userLimitsSpeed: configured)
+        return GitTransport(
+            gitDirectory: path, environment: gitEnvironment, stdinIsTerminal: stdinIsTerminal,
+            userLimitsSpeed: configured)
     }
 
     /// How many times a fetch or push that failed in a way that may pass (a dropped connection, a
@@ -85,7 +88,9 @@ extension PackRepository {
         let secrets = try secrets(of: remote)
         for attempt in 1...PackRepository.transientAttempts {
             do {
-                guard try transport.fetch(remote: remote, source: StateLayout.stateRef, into: incoming, secrets: secrets) else { return nil }
+                guard
+                    try transport.fetch(remote: remote, source: StateLayout.stateRef, into: incoming, secrets: secrets)
+                else { return nil }
                 break
             } catch let failure as GitTransport.Failure {
                 guard failure.kind == .transient, attempt < PackRepository.transientAttempts else {
@@ -120,7 +125,9 @@ extension PackRepository {
         for attempt in 1...PackRepository.transientAttempts {
             let failure: GitTransport.Failure
             do {
-                switch try transport.push(commit.hex, to: remote, ref: StateLayout.stateRef, expected: expected?.hex, secrets: secrets) {
+                switch try transport.push(
+                    commit.hex, to: remote, ref: StateLayout.stateRef, expected: expected?.hex, secrets: secrets)
+                {
                 case .landed: return nil
                 case .refMoved(let why): return "\(moved) (\(why))"
                 case .rejected(let refusal):
@@ -138,12 +145,14 @@ extension PackRepository {
                 outcome = try branch(of: remote, holds: commit, expected: expected)
             } catch {
                 throw RolloutError.conflict(
-                    "cannot push to \(remote) (\(shownURL(remote))): the connection failed, and whether the push landed cannot be told now: \(failure.lines.joined(separator: "; ")). Run rollout sync when \(remote) answers: it brings the change here if it landed (then it is done), and changes nothing if it did not (then run the command again)")
+                    "cannot push to \(remote) (\(shownURL(remote))): the connection failed, and whether the push landed cannot be told now: \(failure.lines.joined(separator: "; ")). Run rollout sync when \(remote) answers: it brings the change here if it landed (then it is done), and changes nothing if it did not (then run the command again)"
+                )
             }
             switch outcome {
             case .landed: return nil
             case .moved: return moved
-            case .unchanged where attempt == PackRepository.transientAttempts: throw remoteFailure(failure, "push to", remote, attempts: attempt)
+            case .unchanged where attempt == PackRepository.transientAttempts:
+                throw remoteFailure(failure, "push to", remote, attempts: attempt)
             case .unchanged: continue
             }
         }
@@ -163,34 +172,46 @@ extension PackRepository {
 
     /// The one mapping from a failed fetch or push to what a person reads, with its exit code
     /// (docs/teams.md, "When the remote fails"): only a failure that may pass is 75.
-    func remoteFailure(_ failure: GitTransport.Failure, _ doing: String, _ remote: String, attempts: Int) -> RolloutError {
+    func remoteFailure(_ failure: GitTransport.Failure, _ doing: String, _ remote: String, attempts: Int)
+        -> RolloutError
+    {
         let url = shownURL(remote)
-        let said = failure.lines.isEmpty ? " git said nothing." : " git said:\n" + failure.lines.map { "  \($0)" }.joined(separator: "\n") + "\n"
+        let said =
+            failure.lines.isEmpty
+            ? " git said nothing." : " git said:\n" + failure.lines.map { "  \($0)" }.joined(separator: "\n") + "\n"
         let what = "cannot \(doing) \(remote) (\(url)):"
         switch failure.kind {
         case .authentication:
             return .permission(
-                "\(what) the server did not accept the credentials git gave it, or git found none.\(said)Nothing was changed. rollout authenticates exactly as git does: set up what git ls-remote \(url) needs (a credential helper, GIT_ASKPASS, http.extraheader, an ssh key) and run the command again (docs/teams.md, \"Credentials\")")
+                "\(what) the server did not accept the credentials git gave it, or git found none.\(said)Nothing was changed. rollout authenticates exactly as git does: set up what git ls-remote \(url) needs (a credential helper, GIT_ASKPASS, http.extraheader, an ssh key) and run the command again (docs/teams.md, \"Credentials\")"
+            )
         case .refusedByServer:
             return .permission(
-                "\(what) the server refused the change.\(said)Nothing was changed on \(remote). When \(StateLayout.stateBranch) is protected, push as a user it allows (docs/teams.md, \"A protected main\")")
+                "\(what) the server refused the change.\(said)Nothing was changed on \(remote). When \(StateLayout.stateBranch) is protected, push as a user it allows (docs/teams.md, \"A protected main\")"
+            )
         case .hostKey:
             return .unavailable(
-                "\(what) ssh does not trust the server's host key: it is unknown, or it changed.\(said)Nothing was changed. Check the key, add it to known_hosts (ssh-keyscan), or let ssh accept a new server's key on first use with GIT_SSH_COMMAND='ssh -o StrictHostKeyChecking=accept-new' (docs/teams.md, \"A deploy key over ssh\")")
+                "\(what) ssh does not trust the server's host key: it is unknown, or it changed.\(said)Nothing was changed. Check the key, add it to known_hosts (ssh-keyscan), or let ssh accept a new server's key on first use with GIT_SSH_COMMAND='ssh -o StrictHostKeyChecking=accept-new' (docs/teams.md, \"A deploy key over ssh\")"
+            )
         case .certificate:
             return .unavailable(
-                "\(what) the server's TLS certificate did not verify.\(said)Nothing was changed. For a server with an internal CA, give git the CA's certificate: git config --global http.sslCAInfo /path/to/ca.pem, or GIT_SSL_CAINFO (docs/teams.md, \"An internal CA\")")
+                "\(what) the server's TLS certificate did not verify.\(said)Nothing was changed. For a server with an internal CA, give git the CA's certificate: git config --global http.sslCAInfo /path/to/ca.pem, or GIT_SSL_CAINFO (docs/teams.md, \"An internal CA\")"
+            )
         case .notFound:
             return .missing(
-                "\(what) there is no repository there, or none this identity may see (GitHub and GitLab answer so for a private repository).\(said)Nothing was changed. Check the URL with rollout remote list, and the credentials git uses (docs/teams.md, \"Credentials\")")
+                "\(what) there is no repository there, or none this identity may see (GitHub and GitLab answer so for a private repository).\(said)Nothing was changed. Check the URL with rollout remote list, and the credentials git uses (docs/teams.md, \"Credentials\")"
+            )
         case .transient:
             return .conflict(
-                "\(what) the connection failed \(attempts) time(s).\(said)Nothing was changed: try again, or work with --offline and run rollout sync later")
+                "\(what) the connection failed \(attempts) time(s).\(said)Nothing was changed: try again, or work with --offline and run rollout sync later"
+            )
         case .other:
-            return .unavailable("\(what) git refused.\(said)Nothing was changed. git ls-remote \(url) shows the same failure")
+            return .unavailable(
+                "\(what) git refused.\(said)Nothing was changed. git ls-remote \(url) shows the same failure")
         case .noGit:
             return .unavailable(
-                "\(what) \(failure.lines.joined(separator: "; ")). rollout runs the system git for every fetch and push: install git 2.29 or later (apt-get install git). Nothing was changed (docs/teams.md, \"How rollout talks to the server\")")
+                "\(what) \(failure.lines.joined(separator: "; ")). rollout runs the system git for every fetch and push: install git 2.29 or later (apt-get install git). Nothing was changed (docs/teams.md, \"How rollout talks to the server\")"
+            )
         }
     }
 
@@ -215,7 +236,8 @@ extension PackRepository {
             if attempt > 1 && Date().timeIntervalSince(started) > PackRepository.remoteRetryBudget { break }
             let prepared = preparedRemoteTip
             preparedRemoteTip = nil
-            let remoteTip = try prepared.flatMap { $0.remote == remote && attempt == 1 ? $0.tip : nil } ?? catchUpForChange(remote)
+            let remoteTip =
+                try prepared.flatMap { $0.remote == remote && attempt == 1 ? $0.tip : nil } ?? catchUpForChange(remote)
             let snapshot = try Snapshot(repository: git, commit: remoteTip)
             let (change, result) = try operation(snapshot)
             guard let change else { return Applied(commit: nil, result: result, attempts: attempt) }
@@ -230,12 +252,14 @@ extension PackRepository {
             // It is on the remote: the local branch and the tracking ref follow. If another process
             // of this clone moved the branch meanwhile, the next fetch brings it up to date.
             try git.setReflogIdentity(GitSignature(name: actor.name, email: actor.email, time: 0))
-            _ = try? git.compareAndSwap(StateLayout.stateRef, to: commit, expected: remoteTip, message: "rollout: \(change.summary)")
+            _ = try? git.compareAndSwap(
+                StateLayout.stateRef, to: commit, expected: remoteTip, message: "rollout: \(change.summary)")
             try? git.setReference(PackRepository.trackingRef(remote), to: commit, message: "rollout: pushed")
             return Applied(commit: commit, result: result, attempts: attempt)
         }
         throw RolloutError.conflict(
-            "other writers kept pushing to \(remote) first: \(refusals.count) attempts in \(Int(Date().timeIntervalSince(started))) s were refused (last: \(refusals.last ?? "?")). Nothing was changed: try again")
+            "other writers kept pushing to \(remote) first: \(refusals.count) attempts in \(Int(Date().timeIntervalSince(started))) s were refused (last: \(refusals.last ?? "?")). Nothing was changed: try again"
+        )
     }
 
     /// The state a change is prepared against, before `apply` re-validates it on the remote's tip:
@@ -257,10 +281,12 @@ extension PackRepository {
         if let localTip, try remoteTip.map({ try !git.isDescendant($0, of: localTip) }) ?? true {
             let unpushed = try commits(from: remoteTip.flatMap { try? git.mergeBase(localTip, $0) }, to: localTip).count
             throw RolloutError.conflict(
-                "this repository holds \(unpushed) change(s) that \(remote) does not have (made with --offline, or the remote was reset): run rollout sync first. Nothing was changed")
+                "this repository holds \(unpushed) change(s) that \(remote) does not have (made with --offline, or the remote was reset): run rollout sync first. Nothing was changed"
+            )
         }
         // Behind the remote: catch up first (another process of this clone may do the same).
-        _ = try git.compareAndSwap(StateLayout.stateRef, to: remoteTip!, expected: localTip, message: "rollout: fast-forward to \(remote)")
+        _ = try git.compareAndSwap(
+            StateLayout.stateRef, to: remoteTip!, expected: localTip, message: "rollout: fast-forward to \(remote)")
         return remoteTip
     }
 
@@ -270,7 +296,8 @@ extension PackRepository {
         guard !offline, let remote = try syncRemote(), let remoteTip = try fetchTip(remote) else { return }
         let localTip = try git.referenceTarget(StateLayout.stateRef)
         if let localTip, try localTip == remoteTip || !git.isDescendant(remoteTip, of: localTip) { return }
-        _ = try git.compareAndSwap(StateLayout.stateRef, to: remoteTip, expected: localTip, message: "rollout: fast-forward to \(remote)")
+        _ = try git.compareAndSwap(
+            StateLayout.stateRef, to: remoteTip, expected: localTip, message: "rollout: fast-forward to \(remote)")
     }
 
     public struct SyncOutcome: Sendable {
@@ -308,18 +335,25 @@ extension PackRepository {
         let localTip = try git.referenceTarget(StateLayout.stateRef)
         if localTip == remoteTip { return SyncOutcome(remote: remote, pulled: 0, pushed: 0, replayed: 0) }
         guard let localTip else {
-            guard try git.compareAndSwap(StateLayout.stateRef, to: remoteTip!, expected: nil, message: "rollout: sync from \(remote)") else { return nil }
-            return SyncOutcome(remote: remote, pulled: try commits(from: nil, to: remoteTip!).count, pushed: 0, replayed: 0)
+            guard
+                try git.compareAndSwap(
+                    StateLayout.stateRef, to: remoteTip!, expected: nil, message: "rollout: sync from \(remote)")
+            else { return nil }
+            return SyncOutcome(
+                remote: remote, pulled: try commits(from: nil, to: remoteTip!).count, pushed: 0, replayed: 0)
         }
         if let remoteTip, try git.isDescendant(remoteTip, of: localTip) {
             let message = "rollout: sync from \(remote)"
-            guard try git.compareAndSwap(StateLayout.stateRef, to: remoteTip, expected: localTip, message: message) else { return nil }
-            return SyncOutcome(remote: remote, pulled: try commits(from: localTip, to: remoteTip).count, pushed: 0, replayed: 0)
+            guard try git.compareAndSwap(StateLayout.stateRef, to: remoteTip, expected: localTip, message: message)
+            else { return nil }
+            return SyncOutcome(
+                remote: remote, pulled: try commits(from: localTip, to: remoteTip).count, pushed: 0, replayed: 0)
         }
         if try remoteTip == nil || git.isDescendant(localTip, of: remoteTip!) {
             if try push(localTip, to: remote, expected: remoteTip) != nil { return nil }
             try? git.setReference(PackRepository.trackingRef(remote), to: localTip, message: "rollout: pushed")
-            return SyncOutcome(remote: remote, pulled: 0, pushed: try commits(from: remoteTip, to: localTip).count, replayed: 0)
+            return SyncOutcome(
+                remote: remote, pulled: 0, pushed: try commits(from: remoteTip, to: localTip).count, replayed: 0)
         }
         return try replaying(localTip, on: remoteTip!, of: remote)
     }
@@ -330,10 +364,12 @@ extension PackRepository {
         guard let base = try git.mergeBase(localTip, remoteTip) else { throw .noSharedHistory(remote) }
         let theirs = try commits(from: base, to: remoteTip)
         let (tip, replayed) = try replay(
-            try commits(from: base, to: localTip), from: base, on: remoteTip, avoiding: try changedPaths(theirs, since: base), of: remote)
+            try commits(from: base, to: localTip), from: base, on: remoteTip,
+            avoiding: try changedPaths(theirs, since: base), of: remote)
         if try push(tip, to: remote, expected: remoteTip) != nil { return nil }
         // The replaced commits stay reachable, so verify can tell a replay from a rewrite.
-        try git.setReference("refs/rollout/replayed/\(localTip.hex)", to: localTip, message: "rollout: sync replayed these on \(remote)")
+        try git.setReference(
+            "refs/rollout/replayed/\(localTip.hex)", to: localTip, message: "rollout: sync replayed these on \(remote)")
         let message = "rollout: sync replayed \(replayed) change(s) on \(remote)"
         guard try git.compareAndSwap(StateLayout.stateRef, to: tip, expected: localTip, message: message) else {
             throw .changedDuringReplay(remote)
@@ -347,7 +383,9 @@ extension PackRepository {
         var changedThere: [String: GitCommit] = [:]
         var tree = try git.commit(base).tree
         for commit in commits {
-            for change in try Verifier.diff(git, tree, commit.tree) where changedThere[change.path] == nil { changedThere[change.path] = commit }
+            for change in try Verifier.diff(git, tree, commit.tree) where changedThere[change.path] == nil {
+                changedThere[change.path] = commit
+            }
             tree = commit.tree
         }
         return changedThere
@@ -357,7 +395,8 @@ extension PackRepository {
     /// author; refused at the first that touches a path in `changedThere`. The new tip, and how many
     /// were replayed.
     func replay(
-        _ local: [GitCommit], from base: ObjectID, on remoteTip: ObjectID, avoiding changedThere: [String: GitCommit], of remote: String
+        _ local: [GitCommit], from base: ObjectID, on remoteTip: ObjectID, avoiding changedThere: [String: GitCommit],
+        of remote: String
     ) throws -> (tip: ObjectID, count: Int) {
         var tip = remoteTip
         var tipTree = try git.commit(remoteTip).tree
@@ -370,11 +409,13 @@ extension PackRepository {
             // would claim a publish that never happened. It stays under refs/rollout/replayed/.
             if Change.trailers(of: commit.message).action == .publish { continue }
             replayed += 1
-            if let clash = changes.first(where: { changedThere[$0.path] != nil }), let other = changedThere[clash.path] {
+            if let clash = changes.first(where: { changedThere[$0.path] != nil }), let other = changedThere[clash.path]
+            {
                 throw .replayClash(commit, path: clash.path, changedBy: other, on: remote)
             }
             tipTree = try git.updatedTree(
-                base: tipTree, upserts: changes.compactMap { change in change.new.map { (path: change.path, blob: $0) } },
+                base: tipTree,
+                upserts: changes.compactMap { change in change.new.map { (path: change.path, blob: $0) } },
                 removals: changes.filter { $0.new == nil }.map(\.path))
             tip = try git.createCommit(tree: tipTree, parents: [tip], message: commit.message, author: commit.author)
         }
@@ -384,14 +425,21 @@ extension PackRepository {
     /// `rollout sync --discard-local`: the remote's state wins; the local-only commits are kept
     /// under refs/rollout/discarded/ for the record.
     public func discardLocal() throws -> Int {
-        guard let remote = try syncRemote() else { throw RolloutError.usage("this repository has no remote to sync with") }
+        guard let remote = try syncRemote() else {
+            throw RolloutError.usage("this repository has no remote to sync with")
+        }
         guard let remoteTip = try fetchTip(remote) else { throw .nothingToTake(from: remote) }
         let localTip = try git.referenceTarget(StateLayout.stateRef)
         guard let localTip, localTip != remoteTip else { return 0 }
         let base = try git.mergeBase(localTip, remoteTip)
         let dropped = try commits(from: base, to: localTip).count
-        try git.setReference("refs/rollout/discarded/\(localTip.hex)", to: localTip, message: "rollout: sync --discard-local")
-        guard try git.compareAndSwap(StateLayout.stateRef, to: remoteTip, expected: localTip, message: "rollout: sync --discard-local from \(remote)") else {
+        try git.setReference(
+            "refs/rollout/discarded/\(localTip.hex)", to: localTip, message: "rollout: sync --discard-local")
+        guard
+            try git.compareAndSwap(
+                StateLayout.stateRef, to: remoteTip, expected: localTip,
+                message: "rollout: sync --discard-local from \(remote)")
+        else {
             throw RolloutError.conflict("this repository changed while rollout sync ran: run it again")
         }
         return dropped
@@ -399,7 +447,9 @@ extension PackRepository {
 
     /// `rollout clone URL DIR`: a new bare repository holding the remote's state, with the remote
     /// as `origin`.
-    public static func clone(url: String, into path: String, configure: (PackRepository) -> Void = { _ in }) throws -> PackRepository {
+    public static func clone(url: String, into path: String, configure: (PackRepository) -> Void = { _ in }) throws
+        -> PackRepository
+    {
         if let contents = try? FileManager.default.contentsOfDirectory(atPath: path), !contents.isEmpty {
             throw .cloneIntoNonEmpty(path)
         }
@@ -417,7 +467,10 @@ extension PackRepository {
             guard try snapshot.file(StateLayout.policy) != nil else {
                 throw .cloningNotARolloutRepository(shown)
             }
-            guard try git.compareAndSwap(StateLayout.stateRef, to: tip, expected: nil, message: "rollout: clone from \(shown)") else {
+            guard
+                try git.compareAndSwap(
+                    StateLayout.stateRef, to: tip, expected: nil, message: "rollout: clone from \(shown)")
+            else {
                 throw RolloutError.conflict("\(path) changed while rollout clone ran")
             }
             return repository
@@ -443,7 +496,9 @@ extension Error where Self == RolloutError {
     }
 
     fileprivate static func changedDuringReplay(_ remote: String) -> RolloutError {
-        .conflict("this repository changed while rollout sync ran; the replayed changes are on \(remote): run rollout sync again")
+        .conflict(
+            "this repository changed while rollout sync ran; the replayed changes are on \(remote): run rollout sync again"
+        )
     }
 
     fileprivate static func nothingToTake(from remote: String) -> RolloutError {
@@ -456,21 +511,29 @@ extension Error where Self == RolloutError {
 
     fileprivate static func noStateToClone(_ shown: String) -> RolloutError {
         .missing(
-            "\(shown) has no \(StateLayout.stateRef): not a rollout repository, or an empty one (start one with rollout init, rollout remote add origin URL, rollout sync)")
+            "\(shown) has no \(StateLayout.stateRef): not a rollout repository, or an empty one (start one with rollout init, rollout remote add origin URL, rollout sync)"
+        )
     }
 
     fileprivate static func cloningNotARolloutRepository(_ shown: String) -> RolloutError {
-        .badInput("\(shown) is a git repository but not a rollout repository (no \(StateLayout.policy) in \(StateLayout.stateBranch))")
+        .badInput(
+            "\(shown) is a git repository but not a rollout repository (no \(StateLayout.policy) in \(StateLayout.stateBranch))"
+        )
     }
 
     fileprivate static func noSharedHistory(_ remote: String) -> RolloutError {
-        .conflict("this repository and \(remote) share no history: they are different rollout repositories. Nothing was changed")
+        .conflict(
+            "this repository and \(remote) share no history: they are different rollout repositories. Nothing was changed"
+        )
     }
 
-    fileprivate static func replayClash(_ commit: GitCommit, path: String, changedBy other: GitCommit, on remote: String) -> RolloutError {
+    fileprivate static func replayClash(
+        _ commit: GitCommit, path: String, changedBy other: GitCommit, on remote: String
+    ) -> RolloutError {
         let mine = commit.message.split(separator: "\n").first.map(String.init) ?? commit.id.short
         let their = other.message.split(separator: "\n").first.map(String.init) ?? other.id.short
         return .conflict(
-            "cannot replay \"\(mine)\" (\(commit.id.short)), made offline: \(path) was also changed on \(remote) by \"\(their)\" (\(other.id.short)). Nothing was changed. Look at both with rollout log; to drop the offline changes and take the remote's, run rollout sync --discard-local, then redo what is still needed")
+            "cannot replay \"\(mine)\" (\(commit.id.short)), made offline: \(path) was also changed on \(remote) by \"\(their)\" (\(other.id.short)). Nothing was changed. Look at both with rollout log; to drop the offline changes and take the remote's, run rollout sync --discard-local, then redo what is still needed"
+        )
     }
 }

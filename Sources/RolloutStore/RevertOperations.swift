@@ -20,7 +20,8 @@ public struct RevertOutcome {
 public enum RevertOperations {
     /// Runs a revert and writes its rollback manifest, in one commit.
     public static func revert(
-        _ request: RevertRequest, in repository: PackRepository, evidence: JSONValue = .string("none"), actor: Actor, time: @escaping () -> Timestamp
+        _ request: RevertRequest, in repository: PackRepository, evidence: JSONValue = .string("none"), actor: Actor,
+        time: @escaping () -> Timestamp
     ) throws -> PackRepository.Applied<RevertOutcome> {
         try repository.apply(actor: actor, time: time) { snapshot in
             let locale = request.locale
@@ -38,37 +39,59 @@ public enum RevertOperations {
             }
             let now = time()
             after.sequence = before.sequence + 1
-            after.lastChange = Plan.LastChange(action: ChangeAction.revert.rawValue, actor: actor.description, time: now, reason: request.reason)
+            after.lastChange = Plan.LastChange(
+                action: ChangeAction.revert.rawValue, actor: actor.description, time: now, reason: request.reason)
 
             let number = try snapshot.directory(StateLayout.rollbackDirectory(locale)).filter { !$0.isTree }.count + 1
             let id = "\(locale)/\(number)"
-            let manifest = RollbackManifest(id: id, document: rollbackDocument(
-                id: id, request: request, before: before, after: after, blocked: blocked, evidence: evidence, actor: actor, time: now))
-            var trailers: [(name: Trailer, value: String)] = [(.action, ChangeAction.revert.rawValue), (.locale, locale)]
-            let reverted = blocked.isEmpty ? [before.candidate?.contentVersion ?? before.baseline?.contentVersion].compactMap { $0 } : blocked
+            let manifest = RollbackManifest(
+                id: id,
+                document: rollbackDocument(
+                    id: id, request: request, before: before, after: after, blocked: blocked, evidence: evidence,
+                    actor: actor, time: now))
+            var trailers: [(name: Trailer, value: String)] = [
+                (.action, ChangeAction.revert.rawValue), (.locale, locale),
+            ]
+            let reverted =
+                blocked.isEmpty
+                ? [before.candidate?.contentVersion ?? before.baseline?.contentVersion].compactMap { $0 } : blocked
             for version in reverted { trailers.append((.pack, "\(locale)@\(version)")) }
             trailers.append((.target, request.target.label))
             if let segment = request.segment { trailers.append((.segment, "\(segment.region)/\(segment.versions)")) }
-            if !blocked.isEmpty { trailers.append((.blocked, blocked.map { "\(locale)@\($0)" }.joined(separator: ","))) }
+            if !blocked.isEmpty {
+                trailers.append((.blocked, blocked.map { "\(locale)@\($0)" }.joined(separator: ",")))
+            }
             trailers.append((.rollback, id))
             if let reason = request.reason { trailers.append((.reason, reason)) }
-            let summary = "revert \(locale)" + (request.segment.map { " in \($0.region)/\($0.versions)" } ?? "") + " to \(request.target.label)"
-            let change = Change(summary: summary, trailers: trailers, writes: [
-                (StateLayout.plan(locale), JSONWriter.pretty(after.jsonValue)), (StateLayout.rollback(id), manifest.bytes),
-            ])
+            let summary =
+                "revert \(locale)" + (request.segment.map { " in \($0.region)/\($0.versions)" } ?? "")
+                + " to \(request.target.label)"
+            let change = Change(
+                summary: summary, trailers: trailers,
+                writes: [
+                    (StateLayout.plan(locale), JSONWriter.pretty(after.jsonValue)),
+                    (StateLayout.rollback(id), manifest.bytes),
+                ])
             return (change, RevertOutcome(before: before, after: after, newlyBlocked: blocked, manifest: manifest))
         }
     }
 
     static func rollbackDocument(
-        id: String, request: RevertRequest, before: Plan, after: Plan, blocked: [Int], evidence: JSONValue, actor: Actor, time: Timestamp
+        id: String, request: RevertRequest, before: Plan, after: Plan, blocked: [Int], evidence: JSONValue,
+        actor: Actor, time: Timestamp
     ) -> JSONValue {
         let locale = request.locale
         func shares(_ piece: SegmentShares.Piece) -> JSONValue {
-            .array(piece.shares.map { ["pack": .string($0.outcome.label(locale: locale)), "basisPoints": .integer($0.basisPoints)] })
+            .array(
+                piece.shares.map {
+                    ["pack": .string($0.outcome.label(locale: locale)), "basisPoints": .integer($0.basisPoints)]
+                })
         }
         let segments: [JSONValue] = SegmentShares.changes(from: before.targeting, to: after.targeting).map { change in
-            ["regions": .string(change.after.regions), "appVersions": .string(change.after.versions), "before": shares(change.before), "after": shares(change.after)]
+            [
+                "regions": .string(change.after.regions), "appVersions": .string(change.after.versions),
+                "before": shares(change.before), "after": shares(change.after),
+            ]
         }
         return [
             "id": .string(id),
@@ -90,6 +113,8 @@ public enum RevertOperations {
 /// The refusals of revert, named (an extension of Error, so that `throw .name(...)` finds them).
 extension Error where Self == RolloutError {
     fileprivate static func nothingToRevert(_ locale: String) -> RolloutError {
-        .checkFailed("nothing was ever promoted for \(locale): devices already use their bundled strings, there is nothing to revert")
+        .checkFailed(
+            "nothing was ever promoted for \(locale): devices already use their bundled strings, there is nothing to revert"
+        )
     }
 }

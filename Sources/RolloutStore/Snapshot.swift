@@ -74,7 +74,9 @@ public final class Snapshot: PackCatalog {
         }
         for shard in shards {
             for entry in try repository.treeEntries(shard.id) where !entry.isTree {
-                if let file = StateLayout.storedPackFile(atPath: "\(directory)/\(shard.name)/\(entry.name)") { found.append(file) }
+                if let file = StateLayout.storedPackFile(atPath: "\(directory)/\(shard.name)/\(entry.name)") {
+                    found.append(file)
+                }
             }
         }
         return found
@@ -86,7 +88,9 @@ public final class Snapshot: PackCatalog {
         if let cached = versionCache[id.locale] { return cached[id.contentVersion] }
         guard let tree else { return nil }
         for placement in [StateLayout.PackPlacement.sharded, .flat] {
-            if let entry = try repository.treeEntry(tree, path: StateLayout.pack(id, placement)), !entry.isTree { return placement }
+            if let entry = try repository.treeEntry(tree, path: StateLayout.pack(id, placement)), !entry.isTree {
+                return placement
+            }
         }
         return nil
     }
@@ -106,7 +110,9 @@ public final class Snapshot: PackCatalog {
     /// from them can be cached under it.
     public func storedPackBlob(_ id: PackID) throws -> ObjectID? {
         guard let tree, let placement = try packPlacement(id) else { return nil }
-        guard let entry = try repository.treeEntry(tree, path: StateLayout.pack(id, placement)), !entry.isTree else { return nil }
+        guard let entry = try repository.treeEntry(tree, path: StateLayout.pack(id, placement)), !entry.isTree else {
+            return nil
+        }
         return entry.id
     }
 
@@ -152,11 +158,15 @@ public final class Snapshot: PackCatalog {
 
     /// Locales that have a plan, sorted.
     public func plannedLocales() throws -> [String] {
-        try directory(StateLayout.plansDirectory).filter { !$0.isTree && $0.name.hasSuffix(".json") }.map { String($0.name.dropLast(5)) }.sorted()
+        try directory(StateLayout.plansDirectory).filter { !$0.isTree && $0.name.hasSuffix(".json") }.map {
+            String($0.name.dropLast(5))
+        }.sorted()
     }
 
     public func record(_ id: PackID) throws -> PackRecord? {
-        guard let placement = try packPlacement(id), let bytes = try file(StateLayout.packRecord(id, placement)) else { return nil }
+        guard let placement = try packPlacement(id), let bytes = try file(StateLayout.packRecord(id, placement)) else {
+            return nil
+        }
         return try PackRecord.parse(bytes, path: StateLayout.packRecord(id, placement))
     }
 
@@ -196,7 +206,9 @@ extension Error where Self == RolloutError {
     }
 
     fileprivate static func noPack(_ id: PackID, locales known: [String]) -> RolloutError {
-        .missing("no pack \(id): the repository has no \(id.locale) packs" + (known.isEmpty ? "" : " (locales: \(known.joined(separator: ", ")))"))
+        .missing(
+            "no pack \(id): the repository has no \(id.locale) packs"
+                + (known.isEmpty ? "" : " (locales: \(known.joined(separator: ", ")))"))
     }
 
     fileprivate static func noPack(_ id: PackID, versions: [Int]) -> RolloutError {

@@ -49,11 +49,15 @@ public enum StateLayout {
     /// The one place pack paths are made: the stored pack, or its record (`N.meta.json`) beside it.
     /// Readers ask `Snapshot.packPlacement(_:)` which placement a stored version has.
     public static func packFile(_ id: PackID, record: Bool = false, _ placement: PackPlacement = .sharded) -> String {
-        let directory = placement == .flat ? packDirectory(id.locale) : "\(packDirectory(id.locale))/\(packShard(id.contentVersion))"
+        let directory =
+            placement == .flat
+            ? packDirectory(id.locale) : "\(packDirectory(id.locale))/\(packShard(id.contentVersion))"
         return "\(directory)/\(id.contentVersion)\(record ? ".meta" : "").json"
     }
     public static func pack(_ id: PackID, _ placement: PackPlacement = .sharded) -> String { packFile(id, placement) }
-    public static func packRecord(_ id: PackID, _ placement: PackPlacement = .sharded) -> String { packFile(id, record: true, placement) }
+    public static func packRecord(_ id: PackID, _ placement: PackPlacement = .sharded) -> String {
+        packFile(id, record: true, placement)
+    }
 
     /// A file under `packs/` that is a pack or its record: what it holds and where it sits. `inShard`
     /// says whether its shard directory is the right one for its version (always true when flat).
@@ -71,10 +75,16 @@ public enum StateLayout {
         guard parts.count == 3 || parts.count == 4, parts[0] == packsDirectory, !parts[1].isEmpty else { return nil }
         let name = parts[parts.count - 1]
         let isRecord = name.hasSuffix(".meta.json")
-        guard let version = contentVersion(fromFileName: isRecord ? String(name.dropLast(".meta.json".count)) + ".json" : name) else { return nil }
+        guard
+            let version = contentVersion(
+                fromFileName: isRecord ? String(name.dropLast(".meta.json".count)) + ".json" : name)
+        else { return nil }
         let id = PackID(locale: parts[1], contentVersion: version)
-        guard parts.count == 4 else { return StoredPackFile(path: path, id: id, isRecord: isRecord, placement: .flat, inShard: true) }
-        return StoredPackFile(path: path, id: id, isRecord: isRecord, placement: .sharded, inShard: parts[2] == packShard(version))
+        guard parts.count == 4 else {
+            return StoredPackFile(path: path, id: id, isRecord: isRecord, placement: .flat, inShard: true)
+        }
+        return StoredPackFile(
+            path: path, id: id, isRecord: isRecord, placement: .sharded, inShard: parts[2] == packShard(version))
     }
 
     /// `17.json` gives 17; anything else (including `17.meta.json`) gives nil.
@@ -105,7 +115,8 @@ public struct PackRecord: Equatable, Sendable {
 
     public var jsonValue: JSONValue {
         var object: [String: JSONValue] = [
-            "pack": .string(id.description), "locale": .string(id.locale), "contentVersion": .integer(id.contentVersion),
+            "pack": .string(id.description), "locale": .string(id.locale),
+            "contentVersion": .integer(id.contentVersion),
             "checksum": .string(checksum), "minAppVersion": .string(minAppVersion), "keys": .integer(keys),
             "bytes": .integer(bytes), "addedBy": .string(addedBy), "addedAt": .string(addedAt.description),
         ]
@@ -125,9 +136,13 @@ public struct PackRecord: Equatable, Sendable {
             let checksum = o["checksum"]?.stringValue, let minApp = o["minAppVersion"]?.stringValue,
             let keys = o["keys"]?.integerValue, let size = o["bytes"]?.integerValue, let by = o["addedBy"]?.stringValue,
             let atText = o["addedAt"]?.stringValue, let at = Timestamp(iso8601: atText)
-        else { throw RolloutError.internal("\(path) in the repository is damaged: a field is missing or has the wrong type") }
+        else {
+            throw RolloutError.internal(
+                "\(path) in the repository is damaged: a field is missing or has the wrong type")
+        }
         return PackRecord(
-            id: id, checksum: checksum, minAppVersion: minApp, fallbackLocale: o["fallbackLocale"]?.stringValue, keys: keys,
+            id: id, checksum: checksum, minAppVersion: minApp, fallbackLocale: o["fallbackLocale"]?.stringValue,
+            keys: keys,
             bytes: size, addedBy: by, addedAt: at, approvedBy: o["approvedBy"]?.stringValue)
     }
 }
@@ -135,7 +150,8 @@ public struct PackRecord: Equatable, Sendable {
 extension PackRecord {
     public init(pack: Pack, storedBytes: Int, addedBy: String, addedAt: Timestamp, approvedBy: String?) {
         self.init(
-            id: pack.id, checksum: pack.checksum, minAppVersion: pack.minAppVersion.description, fallbackLocale: pack.fallbackLocale,
+            id: pack.id, checksum: pack.checksum, minAppVersion: pack.minAppVersion.description,
+            fallbackLocale: pack.fallbackLocale,
             keys: pack.strings.count, bytes: storedBytes, addedBy: addedBy, addedAt: addedAt, approvedBy: approvedBy)
     }
 }

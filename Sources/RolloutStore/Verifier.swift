@@ -50,7 +50,9 @@ public enum Verifier {
         case .promote, .complete, .ramp, .pause, .resume:
             return locale.map { path == StateLayout.plan($0) } ?? false
         case .revert:
-            return locale.map { path == StateLayout.plan($0) || path.hasPrefix(StateLayout.rollbackDirectory($0) + "/") } ?? false
+            return locale.map {
+                path == StateLayout.plan($0) || path.hasPrefix(StateLayout.rollbackDirectory($0) + "/")
+            } ?? false
         case .metricsIngest: return MetricsVerifier.allowed(retracting: false, path: path)
         case .metricsRetract: return MetricsVerifier.allowed(retracting: true, path: path)
         case .keys: return isKeyListFile(path)
@@ -111,16 +113,21 @@ public enum Verifier {
     }
 
     /// Every tip the tool ever set must still be in the history: otherwise it was rewritten.
-    static func checkReflog(_ git: GitRepository, tip: ObjectID, history seen: Set<ObjectID>, into report: inout Report) throws {
+    static func checkReflog(_ git: GitRepository, tip: ObjectID, history seen: Set<ObjectID>, into report: inout Report)
+        throws
+    {
         let reflog = (try? git.reflog(StateLayout.stateRef)) ?? []
         report.reflogEntries = reflog.count
         // Commits `rollout sync` replayed on a remote's newer tip, or dropped with --discard-local,
         // are kept under refs/rollout/: their old tips were moved away from on purpose.
         var accounted: Set<ObjectID> = []
-        let kept = try git.references(prefix: "refs/rollout/replayed/") + git.references(prefix: "refs/rollout/discarded/")
+        let kept =
+            try git.references(prefix: "refs/rollout/replayed/") + git.references(prefix: "refs/rollout/discarded/")
         for (_, target) in kept {
             var next: ObjectID? = target
-            while let id = next, !seen.contains(id), accounted.insert(id).inserted { next = try git.commit(id).parents.first }
+            while let id = next, !seen.contains(id), accounted.insert(id).inserted {
+                next = try git.commit(id).parents.first
+            }
         }
         // libgit2 appends the reflog entry before it renames the ref's lock into place: a process
         // killed between the two leaves an entry for a commit that never became the tip. The ref's
@@ -138,7 +145,8 @@ public enum Verifier {
         let lost = gone.filter { !accounted.contains(reflog[$0].target) && !interrupted($0) }.map { reflog[$0] }
         if let newest = lost.last {
             let others = Set(lost.map(\.target)).count - 1
-            report.problems.append(Problem(commit: newest.target.short, path: nil, message: .historyRewritten(newest, others: others)))
+            report.problems.append(
+                Problem(commit: newest.target.short, path: nil, message: .historyRewritten(newest, others: others)))
         }
     }
 
@@ -203,7 +211,9 @@ public enum Verifier {
             switch action {
             case .packAdd: checkPackAdd(&c)
             case .promote, .complete, .ramp, .pause, .resume:
-                if let locale = c.trailers.value(.locale), !c.changes.contains(where: { $0.path == StateLayout.plan(locale) }) {
+                if let locale = c.trailers.value(.locale),
+                    !c.changes.contains(where: { $0.path == StateLayout.plan(locale) })
+                {
                     c.problem(StateLayout.plan(locale), .planUnchanged(action, locale))
                 }
             case .revert: checkRevert(&c)
@@ -273,7 +283,9 @@ public enum Verifier {
     static func checkTip(_ git: GitRepository, tip: ObjectID, walk: HistoryWalk, into report: inout Report) throws {
         let snapshot = try Snapshot(repository: git, commit: tip)
         var problems: [Problem] = []
-        func problem(_ path: String, _ message: String) { problems.append(Problem(commit: tip.short, path: path, message: message)) }
+        func problem(_ path: String, _ message: String) {
+            problems.append(Problem(commit: tip.short, path: path, message: message))
+        }
         let (packs, stored) = try checkPacks(snapshot, problem: problem)
         let plans = try checkPlans(snapshot, stored: stored, problem: problem)
         try walk.metrics.checkTip(snapshot, problem: problem)
@@ -285,7 +297,8 @@ public enum Verifier {
 
     /// Every stored pack parses, is in its shard, holds the id its path says and matches its record.
     /// Returns how many packs there are, and the content versions of each locale the tip holds.
-    static func checkPacks(_ snapshot: Snapshot, problem: (String, String) -> Void) throws -> (Int, [String: Set<Int>]) {
+    static func checkPacks(_ snapshot: Snapshot, problem: (String, String) -> Void) throws -> (Int, [String: Set<Int>])
+    {
         var count = 0
         var stored: [String: Set<Int>] = [:]
         for locale in try snapshot.locales() {
@@ -293,7 +306,9 @@ public enum Verifier {
             for file in try snapshot.storedPackFiles(of: locale) {
                 if !file.inShard {
                     problem(file.path, .inWrongShard(file))
-                } else if !file.isRecord, let other = placed.updateValue(file.placement, forKey: file.id), other != file.placement {
+                } else if !file.isRecord, let other = placed.updateValue(file.placement, forKey: file.id),
+                    other != file.placement
+                {
                     problem(file.path, "\(file.id) is stored twice, flat and in its shard")
                 }
             }
@@ -311,7 +326,8 @@ public enum Verifier {
     }
 
     static func checkPack(
-        _ bytes: [UInt8], id: PackID, placement: StateLayout.PackPlacement, snapshot: Snapshot, problem: (String, String) -> Void
+        _ bytes: [UInt8], id: PackID, placement: StateLayout.PackPlacement, snapshot: Snapshot,
+        problem: (String, String) -> Void
     ) throws {
         let path = StateLayout.pack(id, placement)
         do {
@@ -327,12 +343,16 @@ public enum Verifier {
                 problem(recordPath, "is missing or damaged")
             }
         } catch let error as RolloutError {
-            problem(path, error.message.hasPrefix(path + ": ") ? String(error.message.dropFirst(path.count + 2)) : error.message)
+            problem(
+                path,
+                error.message.hasPrefix(path + ": ") ? String(error.message.dropFirst(path.count + 2)) : error.message)
         }
     }
 
     /// Every plan parses, and names only packs the tip holds and that are not blocked. Returns how many.
-    static func checkPlans(_ snapshot: Snapshot, stored packs: [String: Set<Int>], problem: (String, String) -> Void) throws -> Int {
+    static func checkPlans(_ snapshot: Snapshot, stored packs: [String: Set<Int>], problem: (String, String) -> Void)
+        throws -> Int
+    {
         var count = 0
         for locale in try snapshot.plannedLocales() {
             let path = StateLayout.plan(locale)
@@ -366,7 +386,9 @@ public enum Verifier {
 
     /// Each locale's rollback manifests are numbered 1, 2, ... with none missing, each is what its
     /// name says, and a revert of this history added it. Returns how many there are.
-    static func checkRollbacks(_ snapshot: Snapshot, addedBy rollbackAdded: [String: String], problem: (String, String) -> Void) throws -> Int {
+    static func checkRollbacks(
+        _ snapshot: Snapshot, addedBy rollbackAdded: [String: String], problem: (String, String) -> Void
+    ) throws -> Int {
         var count = 0
         for locale in try snapshot.directory(StateLayout.rollbacksDirectory).filter(\.isTree).map(\.name) {
             let entries = try snapshot.directory(StateLayout.rollbackDirectory(locale)).filter { !$0.isTree }
@@ -414,7 +436,8 @@ public enum Verifier {
             do {
                 // Version 1 (or a list after a gap) has nothing before it: its own roots must sign it.
                 let own = (try? KeyList.parse(file.bytes, source: path))?.roots
-                let anchor = KeyChain.Anchor(roots: previous?.roots ?? own ?? KeyList.Roots(keys: [], threshold: 1), list: previous)
+                let anchor = KeyChain.Anchor(
+                    roots: previous?.roots ?? own ?? KeyList.Roots(keys: [], threshold: 1), list: previous)
                 let list = try KeyChain.accept(file, rotations: [:], anchor: anchor)
                 if list.version != version { problem(path, "holds key list version \(list.version), not \(version)") }
                 previous = list
@@ -435,7 +458,9 @@ public enum Verifier {
     }
 
     /// The files that differ between two trees, descending only into subtrees that differ.
-    static func diff(_ git: GitRepository, _ old: ObjectID?, _ new: ObjectID?, prefix: String = "") throws -> [PathChange] {
+    static func diff(_ git: GitRepository, _ old: ObjectID?, _ new: ObjectID?, prefix: String = "") throws
+        -> [PathChange]
+    {
         if old == new { return [] }
         let before = try old.map { try git.treeEntries($0) } ?? []
         let after = try new.map { try git.treeEntries($0) } ?? []
@@ -488,7 +513,9 @@ extension String {
         "\(StateLayout.stateRef) does not exist: not a rollout repository, or its history was removed"
     }
 
-    fileprivate static func historyRewritten(_ newest: (previous: ObjectID?, target: ObjectID, message: String), others: Int) -> String {
+    fileprivate static func historyRewritten(
+        _ newest: (previous: ObjectID?, target: ObjectID, message: String), others: Int
+    ) -> String {
         "the history was rewritten: \(newest.target.short) (\"\(newest.message)\") was the tip once and is no longer part of "
             + "\(StateLayout.stateBranch)" + (others > 0 ? ", nor are \(others) earlier tip(s)" : "")
     }

@@ -7,8 +7,8 @@
 //
 // Not a SwiftPM target: ApplePlatformTests builds it with swiftc into a scratch directory.
 
-import Foundation
 internal import CCrypto
+import Foundation
 
 public enum CryptoKitError: Error {
     case incorrectKeySize
@@ -63,7 +63,9 @@ public struct SHA256: HashFunction {
         var out = [UInt8](repeating: 0, count: SHA256.byteCount)
         var length: UInt32 = 0
         let ok = input.withUnsafeBufferPointer { inBuffer in
-            out.withUnsafeMutableBufferPointer { EVP_Digest(inBuffer.baseAddress, inBuffer.count, $0.baseAddress, &length, EVP_sha256(), nil) }
+            out.withUnsafeMutableBufferPointer {
+                EVP_Digest(inBuffer.baseAddress, inBuffer.count, $0.baseAddress, &length, EVP_sha256(), nil)
+            }
         }
         precondition(ok == 1 && length == 32, "EVP_Digest(SHA-256) failed")
         return SHA256Digest(bytes: out)
@@ -103,17 +105,23 @@ public enum Curve25519 {
 
             public var rawRepresentation: Data { Data(raw) }
 
-            public func isValidSignature<S, D>(_ signature: S, for data: D) -> Bool where S: DataProtocol, D: DataProtocol {
+            public func isValidSignature<S, D>(_ signature: S, for data: D) -> Bool
+            where S: DataProtocol, D: DataProtocol {
                 let signature = [UInt8](signature)
                 let message = [UInt8](data)
-                guard let key = raw.withUnsafeBufferPointer({ EVP_PKEY_new_raw_public_key(EVP_PKEY_ED25519, nil, $0.baseAddress, $0.count) })
+                guard
+                    let key = raw.withUnsafeBufferPointer({
+                        EVP_PKEY_new_raw_public_key(EVP_PKEY_ED25519, nil, $0.baseAddress, $0.count)
+                    })
                 else { return false }
                 defer { EVP_PKEY_free(key) }
                 guard let context = EVP_MD_CTX_new() else { return false }
                 defer { EVP_MD_CTX_free(context) }
                 guard EVP_DigestVerifyInit(context, nil, nil, nil, key) == 1 else { return false }
                 return message.withUnsafeBufferPointer { m in
-                    signature.withUnsafeBufferPointer { s in EVP_DigestVerify(context, s.baseAddress, s.count, m.baseAddress, m.count) }
+                    signature.withUnsafeBufferPointer { s in
+                        EVP_DigestVerify(context, s.baseAddress, s.count, m.baseAddress, m.count)
+                    }
                 } == 1
             }
         }

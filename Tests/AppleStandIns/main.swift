@@ -22,7 +22,9 @@ func load<T>(_ name: String, as type: T.Type) -> T {
 
 func bytes(hex: String) -> [UInt8] {
     let digits = Array(hex.utf8)
-    return stride(from: 0, to: digits.count, by: 2).map { UInt8(String(decoding: digits[$0..<$0 + 2], as: UTF8.self), radix: 16)! }
+    return stride(from: 0, to: digits.count, by: 2).map {
+        UInt8(String(decoding: digits[$0..<$0 + 2], as: UTF8.self), radix: 16)!
+    }
 }
 
 let vectors = load("crypto-vectors.json", as: [String: Any].self)
@@ -51,7 +53,9 @@ for (index, vector) in (vectors["ed25519"] as! [[String: String]]).enumerated() 
     let message = bytes(hex: vector["message"]!)
     let signature = bytes(hex: vector["signature"]!)
     expect(key.verify(signature, for: message), "\(name): the RFC's signature verifies")
-    expect(DetachedSignature.verify(DetachedSignature.encode(signature), over: message, with: key), "\(name): as a .sig file")
+    expect(
+        DetachedSignature.verify(DetachedSignature.encode(signature), over: message, with: key),
+        "\(name): as a .sig file")
     for bit in [0, 255, 256, 511] {
         var changed = signature
         changed[bit / 8] ^= 1 << UInt8(bit % 8)

@@ -1,6 +1,7 @@
-import XCTest
-@testable import RolloutCLI
 import RolloutModel
+import XCTest
+
+@testable import RolloutCLI
 
 /// The option table and its one parsing loop, without a process.
 final class ArgumentParserTests: XCTestCase {
@@ -63,7 +64,9 @@ final class ArgumentParserTests: XCTestCase {
                     let arguments = command.path + form
                     let message = usageMessage(arguments)
                     XCTAssertNotNil(message, "\(arguments) must be refused")
-                    XCTAssertTrue(message?.hasPrefix("option --\(option.name) is empty") == true, "\(arguments): \(message ?? "accepted")")
+                    XCTAssertTrue(
+                        message?.hasPrefix("option --\(option.name) is empty") == true,
+                        "\(arguments): \(message ?? "accepted")")
                     checked += 1
                 }
             }
@@ -72,26 +75,36 @@ final class ArgumentParserTests: XCTestCase {
     }
 
     func testAListRefusesEmptyItemsNamingThePosition() throws {
-        XCTAssertEqual(try invocation(["promote", "tr-TR@18", "--region", " TR , DE", "--region=FR"]).list("region"), ["TR", "DE", "FR"])
+        XCTAssertEqual(
+            try invocation(["promote", "tr-TR@18", "--region", " TR , DE", "--region=FR"]).list("region"),
+            ["TR", "DE", "FR"])
         XCTAssertEqual(
             usageMessage(["promote", "tr-TR@18", "--region", "TR,,"]),
             "option --region \"TR,,\": item 2 of 3 is empty; separate the items with single commas")
-        XCTAssertTrue(usageMessage(["promote", "tr-TR@18", "--region", ",TR"])?.contains("item 1 of 2 is empty") == true)
-        XCTAssertTrue(usageMessage(["promote", "tr-TR@18", "--region=TR, ,DE"])?.contains("item 2 of 3 is empty") == true)
-        XCTAssertTrue(usageMessage(["promote", "tr-TR@18", "--to", "1%", "--ramp", "1,5,,10"])?.contains("--ramp") == true)
+        XCTAssertTrue(
+            usageMessage(["promote", "tr-TR@18", "--region", ",TR"])?.contains("item 1 of 2 is empty") == true)
+        XCTAssertTrue(
+            usageMessage(["promote", "tr-TR@18", "--region=TR, ,DE"])?.contains("item 2 of 3 is empty") == true)
+        XCTAssertTrue(
+            usageMessage(["promote", "tr-TR@18", "--to", "1%", "--ramp", "1,5,,10"])?.contains("--ramp") == true)
         // Every list option goes through the same check.
         for command in allCommands {
             for option in command.options where option.isList {
-                XCTAssertTrue(usageMessage(command.path + ["--\(option.name)", "A,"])?.contains("item 2 of 2 is empty") == true, "\(command.name) --\(option.name)")
+                XCTAssertTrue(
+                    usageMessage(command.path + ["--\(option.name)", "A,"])?.contains("item 2 of 2 is empty") == true,
+                    "\(command.name) --\(option.name)")
             }
         }
     }
 
     func testPreciseUsageErrors() {
-        XCTAssertEqual(usageMessage(["pack", "add", "a", "--resaon", "x"]), "unknown option --resaon for rollout pack add (did you mean --reason?); see rollout help pack add")
+        XCTAssertEqual(
+            usageMessage(["pack", "add", "a", "--resaon", "x"]),
+            "unknown option --resaon for rollout pack add (did you mean --reason?); see rollout help pack add")
         XCTAssertEqual(usageMessage(["pack", "add", "a", "--reason"]), "option --reason needs a value (TEXT)")
         XCTAssertEqual(usageMessage(["pack", "list", "--json=1"]), "option --json takes no value")
-        XCTAssertEqual(usageMessage(["pack", "list", "-j"]), "unknown option -j for rollout pack list; options are spelled --name")
+        XCTAssertEqual(
+            usageMessage(["pack", "list", "-j"]), "unknown option -j for rollout pack list; options are spelled --name")
         XCTAssertEqual(usageMessage(["frobnicate"]), "unknown command \"frobnicate\"; see rollout help")
         XCTAssertTrue(usageMessage(["pack", "diff", "a@1"])?.contains("needs TO") == true)
     }

@@ -31,7 +31,8 @@ final class LayeringTests: XCTestCase {
                 problems.append("\(file) imports \(module), which Package.swift does not declare for \(target.name)")
             }
         }
-        XCTAssertEqual(problems, [], "declare the dependency in Package.swift (and docs/architecture.md), or drop the import")
+        XCTAssertEqual(
+            problems, [], "declare the dependency in Package.swift (and docs/architecture.md), or drop the import")
     }
 
     func testTheCLIReachesTheRepositoryOnlyThroughStoreOperations() throws {
@@ -45,16 +46,18 @@ final class LayeringTests: XCTestCase {
     }
 
     func testTheRuleSeesAnUndeclaredImportAndIgnoresCodeInStrings() {
-        let targets = Self.targets(in: """
-            .target(name: "A", dependencies: [.target(name: "C", condition: .when(platforms: [.linux]))]),
-            .executableTarget(
-                name: "B",
-                dependencies: ["A"], path: "bench/b"),
-            """)
+        let targets = Self.targets(
+            in: """
+                .target(name: "A", dependencies: [.target(name: "C", condition: .when(platforms: [.linux]))]),
+                .executableTarget(
+                    name: "B",
+                    dependencies: ["A"], path: "bench/b"),
+                """)
         XCTAssertEqual(targets.map(\.name), ["A", "B"])
         XCTAssertEqual(targets.map(\.dependencies), [["C"], ["A"]])
         XCTAssertEqual(targets.map(\.directory), ["Sources/A", "bench/b"])
-        let source = "import A\n@testable import B\n#if canImport(Glibc)\nimport Glibc\n#endif\nlet s = \"\"\"\n    import sys\n    \"\"\"\n"
+        let source =
+            "import A\n@testable import B\n#if canImport(Glibc)\nimport Glibc\n#endif\nlet s = \"\"\"\n    import sys\n    \"\"\"\n"
         XCTAssertEqual(Self.importedModules(source), ["A", "B", "Glibc"])
     }
 
@@ -80,9 +83,10 @@ final class LayeringTests: XCTestCase {
                     let dependencies = call.range(of: "dependencies:").map {
                         quotedNames(in: balanced(call[$0.upperBound...].drop { $0 != "[" }, open: "[", close: "]"))
                     }
-                    targets.append(DeclaredTarget(
-                        name: name, directory: quoted(after: "path:", in: call) ?? kind.value + name,
-                        dependencies: Set(dependencies ?? [])))
+                    targets.append(
+                        DeclaredTarget(
+                            name: name, directory: quoted(after: "path:", in: call) ?? kind.value + name,
+                            dependencies: Set(dependencies ?? [])))
                 }
             }
             guard let end = rest.firstIndex(of: "\n") else { break }
@@ -103,7 +107,9 @@ final class LayeringTests: XCTestCase {
     }
 
     static func quotedNames(in text: Substring) -> [String] {
-        text.split(separator: "\"", omittingEmptySubsequences: false).enumerated().filter { $0.offset % 2 == 1 }.map { String($0.element) }
+        text.split(separator: "\"", omittingEmptySubsequences: false).enumerated().filter { $0.offset % 2 == 1 }.map {
+            String($0.element)
+        }
     }
 
     static func quoted(after label: String, in text: Substring) -> String? {
@@ -112,7 +118,9 @@ final class LayeringTests: XCTestCase {
     }
 
     static func swiftFiles(under directory: URL) throws -> [(String, String)] {
-        guard let walk = FileManager.default.enumerator(at: directory, includingPropertiesForKeys: nil) else { return [] }
+        guard let walk = FileManager.default.enumerator(at: directory, includingPropertiesForKeys: nil) else {
+            return []
+        }
         return try walk.compactMap { $0 as? URL }.filter { $0.pathExtension == "swift" }.map { file in
             (String(file.path.dropFirst(root.path.count + 1)), try String(contentsOf: file, encoding: .utf8))
         }.sorted { $0.0 < $1.0 }
@@ -143,5 +151,7 @@ final class LayeringTests: XCTestCase {
     /// What may stand before `import`: an access level (after attributes such as `@testable`).
     private static let accessWords: Set<Substring> = ["public", "package", "internal", "private", "fileprivate"]
     /// What may stand after it, before the module: `import struct Foundation.URL`.
-    private static let importKinds: Set<Substring> = ["struct", "class", "enum", "protocol", "typealias", "func", "let", "var"]
+    private static let importKinds: Set<Substring> = [
+        "struct", "class", "enum", "protocol", "typealias", "func", "let", "var",
+    ]
 }

@@ -1,6 +1,7 @@
-import XCTest
-@testable import RolloutCLI
 import RolloutModel
+import XCTest
+
+@testable import RolloutCLI
 
 /// The one escaping rule for human output, and colour that survives it.
 final class OutputTests: XCTestCase {
@@ -23,12 +24,17 @@ final class OutputTests: XCTestCase {
     }
 
     func testTheVisibleForms() {
-        XCTAssertEqual(VisibleText.escape("a\nb\tc\rd\0e\u{1B}f\u{9B}g\u{202E}h\u{2066}i\u{FFFF}", lineBreaks: .kept), #"a"# + "\n" + #"b\tc\rd\0e\u{1B}f\u{9B}g\u{202E}h\u{2066}i\u{FFFF}"#)
+        XCTAssertEqual(
+            VisibleText.escape("a\nb\tc\rd\0e\u{1B}f\u{9B}g\u{202E}h\u{2066}i\u{FFFF}", lineBreaks: .kept),
+            #"a"# + "\n" + #"b\tc\rd\0e\u{1B}f\u{9B}g\u{202E}h\u{2066}i\u{FFFF}"#)
         XCTAssertEqual("one\ntwo".oneLine, #"one\ntwo"#)
-        XCTAssertEqual("Ayşe ‎שלום".oneLine, "Ayşe ‎שלום", "letters and the directional marks RTL text needs are left alone")
+        XCTAssertEqual(
+            "Ayşe ‎שלום".oneLine, "Ayşe ‎שלום", "letters and the directional marks RTL text needs are left alone")
         for value in Array(0x00...0x1F) + Array(0x7F...0x9F) + Array(0x202A...0x202E) + Array(0x2066...0x2069) {
             let scalar = Unicode.Scalar(value)!
-            XCTAssertFalse(String(scalar).oneLine.unicodeScalars.contains(scalar), "U+\(String(value, radix: 16)) is shown visibly")
+            XCTAssertFalse(
+                String(scalar).oneLine.unicodeScalars.contains(scalar), "U+\(String(value, radix: 16)) is shown visibly"
+            )
         }
     }
 }
@@ -37,7 +43,9 @@ final class OutputTests: XCTestCase {
 /// whatever it quotes.
 final class ErrorRedactionTests: XCTestCase {
     func testNoErrorPrintsAURLsCredentialInTextOrJSON() {
-        let error = RolloutError.permission("cannot push to origin (https://x-access-token:ghs_S3CRET@github.com/m/p.git): fatal: Authentication failed for 'https://ghs_S3CRET@github.com/m/p.git/'")
+        let error = RolloutError.permission(
+            "cannot push to origin (https://x-access-token:ghs_S3CRET@github.com/m/p.git): fatal: Authentication failed for 'https://ghs_S3CRET@github.com/m/p.git/'"
+        )
         for json in [false, true] {
             let result = RolloutCLI.failure(error, json: json, style: Style(enabled: false, token: "t"))
             XCTAssertEqual(result.exitCode, 77)

@@ -8,7 +8,8 @@ import XCTest
 /// and the client build against it with no C library, and no file names a platform module outside
 /// the `#if canImport` branch that makes it exist.
 final class ApplePlatformTests: XCTestCase {
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
 
     /// RolloutCrypto compiled against Tests/AppleStandIns/CryptoKit.swift (CryptoKit's public
     /// signatures, over OpenSSL) with no OpenSSL module on the search path, so that only its
@@ -45,17 +46,26 @@ final class ApplePlatformTests: XCTestCase {
             docc,
             [
                 "convert", Self.root.appendingPathComponent("Sources/RolloutClient/RolloutClient.docc").path,
-                "--additional-symbol-graph-dir", "\(out)/symbol-graphs", "--output-path", "\(out)/RolloutClient.doccarchive",
-                "--fallback-display-name", "RolloutClient", "--fallback-bundle-identifier", "rollout.RolloutClient", "--warnings-as-errors",
+                "--additional-symbol-graph-dir", "\(out)/symbol-graphs", "--output-path",
+                "\(out)/RolloutClient.doccarchive",
+                "--fallback-display-name", "RolloutClient", "--fallback-bundle-identifier", "rollout.RolloutClient",
+                "--warnings-as-errors",
             ])
-        for page in ["rolloutclient", "rolloutclient/gettingstarted", "rolloutclient/rolloutclient/string(_:_:fallback:)"] {
-            XCTAssertTrue(FileManager.default.fileExists(atPath: "\(out)/RolloutClient.doccarchive/documentation/\(page)/index.html"), page)
+        for page in [
+            "rolloutclient", "rolloutclient/gettingstarted", "rolloutclient/rolloutclient/string(_:_:fallback:)",
+        ] {
+            XCTAssertTrue(
+                FileManager.default.fileExists(
+                    atPath: "\(out)/RolloutClient.doccarchive/documentation/\(page)/index.html"), page)
         }
     }
 
     static func buildAgainstTheCryptoKitStandIn() throws -> String {
-        guard let swiftc = findTool("swiftc") else { throw CommandFailed(description: "swiftc is not on PATH: the Apple-branch build cannot run") }
-        let out = FileManager.default.temporaryDirectory.appendingPathComponent("rollout-apple-\(UUID().uuidString)").path
+        guard let swiftc = findTool("swiftc") else {
+            throw CommandFailed(description: "swiftc is not on PATH: the Apple-branch build cannot run")
+        }
+        let out = FileManager.default.temporaryDirectory.appendingPathComponent("rollout-apple-\(UUID().uuidString)")
+            .path
         for folder in ["symbol-graphs", "darwin"] {
             try FileManager.default.createDirectory(atPath: "\(out)/\(folder)", withIntermediateDirectories: true)
         }
@@ -75,7 +85,8 @@ final class ApplePlatformTests: XCTestCase {
                 "CryptoKit", ["\(root)/Tests/AppleStandIns/CryptoKit.swift"],
                 extra: ["-enable-library-evolution", "-suppress-warnings", "-I", "\(root)/Sources/CCrypto"]))
         let darwin = try start(
-            swiftc, ["-parse-as-library", "-emit-module", "-module-name", "Darwin", "\(root)/Tests/AppleStandIns/Darwin.swift"]
+            swiftc,
+            ["-parse-as-library", "-emit-module", "-module-name", "Darwin", "\(root)/Tests/AppleStandIns/Darwin.swift"]
                 + ["-emit-module-path", "\(out)/darwin/Darwin.swiftmodule"])
         try run(swiftc, library("RolloutCrypto", try swiftFiles("Sources/RolloutCrypto")))
         try run(swiftc, library("RolloutModel", try swiftFiles("Sources/RolloutModel")))
@@ -160,7 +171,10 @@ final class ApplePlatformTests: XCTestCase {
                     let d = Darwin.errno
                     #endif
                     """),
-            ["2: Glibc outside an #if canImport(Glibc) branch", "4: Musl outside an #if canImport(Musl) branch", "6: Darwin outside an #if canImport(Darwin) branch"])
+            [
+                "2: Glibc outside an #if canImport(Glibc) branch", "4: Musl outside an #if canImport(Musl) branch",
+                "6: Darwin outside an #if canImport(Darwin) branch",
+            ])
         XCTAssertEqual(
             PlatformGuards.problems(
                 in: #"""
@@ -191,12 +205,16 @@ final class ApplePlatformTests: XCTestCase {
 
     static func findTool(_ name: String) -> String? {
         let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin"
-        return path.split(separator: ":").map { "\($0)/\(name)" }.first { FileManager.default.isExecutableFile(atPath: $0) }
+        return path.split(separator: ":").map { "\($0)/\(name)" }.first {
+            FileManager.default.isExecutableFile(atPath: $0)
+        }
     }
 
     static func bytes(hex: String) -> [UInt8] {
         let digits = Array(hex.utf8)
-        return stride(from: 0, to: digits.count, by: 2).compactMap { UInt8(String(decoding: digits[$0..<$0 + 2], as: UTF8.self), radix: 16) }
+        return stride(from: 0, to: digits.count, by: 2).compactMap {
+            UInt8(String(decoding: digits[$0..<$0 + 2], as: UTF8.self), radix: 16)
+        }
     }
 
     struct Running {

@@ -22,7 +22,9 @@ final class ConformanceTests: XCTestCase {
         let cases = list(try vectors("bucketing.json")["vectors"])
         XCTAssertGreaterThan(cases.count, 40)
         for v in cases.compactMap(\.objectValue) {
-            XCTAssertEqual(Bucketing.bucket(installID: text(v["installId"]), salt: text(v["salt"])), v["bucket"]?.integerValue, "\(v)")
+            XCTAssertEqual(
+                Bucketing.bucket(installID: text(v["installId"]), salt: text(v["salt"])), v["bucket"]?.integerValue,
+                "\(v)")
         }
     }
 
@@ -42,8 +44,12 @@ final class ConformanceTests: XCTestCase {
             let range = try? VersionRange.parse(text(v["text"]))
             XCTAssertEqual(range != nil, v["valid"]?.boolValue, "range \(text(v["text"]))")
             guard let range else { continue }
-            for probe in texts(v["contains"]) { XCTAssertTrue(range.contains(AppVersion(probe)!), "\(range) contains \(probe)") }
-            for probe in texts(v["excludes"]) { XCTAssertFalse(range.contains(AppVersion(probe)!), "\(range) excludes \(probe)") }
+            for probe in texts(v["contains"]) {
+                XCTAssertTrue(range.contains(AppVersion(probe)!), "\(range) contains \(probe)")
+            }
+            for probe in texts(v["excludes"]) {
+                XCTAssertFalse(range.contains(AppVersion(probe)!), "\(range) excludes \(probe)")
+            }
         }
     }
 
@@ -57,7 +63,9 @@ final class ConformanceTests: XCTestCase {
         XCTAssertGreaterThan(cases.count, 300)
         for c in cases {
             let plan = try XCTUnwrap(plans[text(c["plan"])])
-            let outcome = Resolution.outcome(plan, region: text(c["region"]), appVersion: AppVersion(text(c["appVersion"])), installID: text(c["installId"]))
+            let outcome = Resolution.outcome(
+                plan, region: text(c["region"]), appVersion: AppVersion(text(c["appVersion"])),
+                installID: text(c["installId"]))
             let expected: Resolution.Outcome = c["contentVersion"]?.integerValue.map { .pack($0) } ?? .bundled
             XCTAssertEqual(outcome, expected, "\(c)")
         }
@@ -71,10 +79,13 @@ final class ConformanceTests: XCTestCase {
             for (locale, item) in wire["locales"]?.objectValue ?? [:] {
                 let o = item.objectValue ?? [:]
                 entries[locale] = SiteIndex.Entry(
-                    sequence: 1, manifest: SiteLayout.manifest(locale), chain: texts(o["chain"]), fallbackChain: o["fallbackChain"].map(texts))
+                    sequence: 1, manifest: SiteLayout.manifest(locale), chain: texts(o["chain"]),
+                    fallbackChain: o["fallbackChain"].map(texts))
             }
-            let index = SiteIndex(sequence: 1, time: Timestamp(seconds: 0), defaultLocale: text(wire["defaultLocale"]), locales: entries)
-            XCTAssertEqual(index.chain(for: text(c["locale"])), texts(c["chain"]), "\(text(c["index"])) \(text(c["locale"]))")
+            let index = SiteIndex(
+                sequence: 1, time: Timestamp(seconds: 0), defaultLocale: text(wire["defaultLocale"]), locales: entries)
+            XCTAssertEqual(
+                index.chain(for: text(c["locale"])), texts(c["chain"]), "\(text(c["index"])) \(text(c["locale"]))")
         }
     }
 
@@ -85,16 +96,21 @@ final class ConformanceTests: XCTestCase {
         let cases = list(file["cases"]).compactMap(\.objectValue)
         XCTAssertGreaterThan(cases.count, 10)
         for c in cases {
-            XCTAssertEqual(DetachedSignature.verify(bytes(c["sig"]), over: bytes(c["file"]), with: key), c["valid"]?.boolValue, text(c["name"]))
+            XCTAssertEqual(
+                DetachedSignature.verify(bytes(c["sig"]), over: bytes(c["file"]), with: key), c["valid"]?.boolValue,
+                text(c["name"]))
         }
         let good = try XCTUnwrap(cases.first { text($0["name"]) == "good" })
-        XCTAssertFalse(DetachedSignature.verify(bytes(good["sig"]), over: bytes(good["file"]), with: other), "the good signature under another key")
+        XCTAssertFalse(
+            DetachedSignature.verify(bytes(good["sig"]), over: bytes(good["file"]), with: other),
+            "the good signature under another key")
     }
 
     func testIndexesAndManifestsAreAcceptedOrRefusedAsTheWireRulesSay() throws {
         for c in list(try vectors("documents.json")["cases"]).compactMap(\.objectValue) {
             let document = Array(text(c["document"]).utf8)
-            let accepted = text(c["kind"]) == "index"
+            let accepted =
+                text(c["kind"]) == "index"
                 ? (try? SiteIndex.parse(document, source: "index.json")) != nil
                 : (try? LocaleManifest.parse(document, source: "manifests/tr-TR.json")) != nil
             XCTAssertEqual(accepted, c["accepted"]?.boolValue, "\(text(c["kind"])): \(text(c["name"]))")
@@ -111,15 +127,22 @@ final class ConformanceTests: XCTestCase {
         for c in cases {
             let name = text(c["name"])
             let device = c["device"]?.objectValue ?? [:]
-            let roots = KeyList.Roots(keys: texts(device["rootKeys"]).compactMap { Ed25519.PublicKey($0) }, threshold: device["threshold"]?.integerValue ?? 1)
-            let held = try device["keyList"]?.stringValue.map { try KeyList.parse(bytes(.string($0)), source: "the held keys.json") }
+            let roots = KeyList.Roots(
+                keys: texts(device["rootKeys"]).compactMap { Ed25519.PublicKey($0) },
+                threshold: device["threshold"]?.integerValue ?? 1)
+            let held = try device["keyList"]?.stringValue.map {
+                try KeyList.parse(bytes(.string($0)), source: "the held keys.json")
+            }
             let anchoredTo = device["anchoredTo"]?.objectValue.map { recorded in
                 KeyList.Roots(
-                    keys: (recorded["keys"]?.objectValue ?? [:]).values.compactMap { $0.stringValue.flatMap { Ed25519.PublicKey($0) } },
+                    keys: (recorded["keys"]?.objectValue ?? [:]).values.compactMap {
+                        $0.stringValue.flatMap { Ed25519.PublicKey($0) }
+                    },
                     threshold: recorded["threshold"]?.integerValue ?? 1)
             }
             let anchor = KeyChain.Anchor(
-                roots: roots, list: held, minimumVersion: device["minimumKeysVersion"]?.integerValue ?? 0, anchoredTo: anchoredTo)
+                roots: roots, list: held, minimumVersion: device["minimumKeysVersion"]?.integerValue ?? 0,
+                anchoredTo: anchoredTo)
             let now = try XCTUnwrap(Timestamp(iso8601: text(c["now"])), name)
             let site = (c["site"]?.objectValue ?? [:]).compactMapValues { $0.stringValue.flatMap(Base64.decode) }
             func signed(_ path: String) -> SignedFile {
@@ -130,7 +153,8 @@ final class ConformanceTests: XCTestCase {
             do {
                 let latest = signed(SiteLayout.keys)
                 var rotations: [Int: SignedFile] = [:]
-                for version in KeyChain.rotationsNeeded(latest, anchor: anchor) where site[SiteLayout.keys(version: version)] != nil {
+                for version in KeyChain.rotationsNeeded(latest, anchor: anchor)
+                where site[SiteLayout.keys(version: version)] != nil {
                     rotations[version] = signed(SiteLayout.keys(version: version))
                 }
                 let keys = try KeyChain.accept(latest, rotations: rotations, anchor: anchor)
@@ -143,7 +167,9 @@ final class ConformanceTests: XCTestCase {
                 try KeyChain.checkIndex(
                     index, now: now, accepted: device["acceptedIndexSequence"]?.integerValue ?? 0,
                     builtInMinimum: device["minimumIndexSequence"]?.integerValue ?? 0, requireExpiry: true)
-                outcome = ["accepted": ["keysVersion": .integer(keys.version), "indexSequence": .integer(index.sequence)]]
+                outcome = [
+                    "accepted": ["keysVersion": .integer(keys.version), "indexSequence": .integer(index.sequence)]
+                ]
             } catch let failure as TrustFailure {
                 outcome = ["refused": .string(failure.code), "keysVersion": holds.map { .integer($0) } ?? .null]
             }
@@ -151,7 +177,10 @@ final class ConformanceTests: XCTestCase {
         }
     }
 
-    private func client(bundled: [String: [String: String]], site: SiteTransport, publicKey: String, device: [String: JSONValue], locale: String? = nil) -> RolloutClient {
+    private func client(
+        bundled: [String: [String: String]], site: SiteTransport, publicKey: String, device: [String: JSONValue],
+        locale: String? = nil
+    ) -> RolloutClient {
         var options = RolloutClient.Options()
         options.transport = site
         options.installID = text(device["installId"])
@@ -159,8 +188,10 @@ final class ConformanceTests: XCTestCase {
         let cache = FileManager.default.temporaryDirectory.appendingPathComponent("conformance-\(UUID().uuidString)")
         addTeardownBlock { try? FileManager.default.removeItem(at: cache) }
         return RolloutClient(
-            bundled: bundled, cacheDirectory: cache, manifestURL: URL(string: "https://site.example/app/index.json")!, publicKey: publicKey,
-            appVersion: text(device["appVersion"]), region: text(device["region"]), locale: locale ?? text(device["locale"]), options: options)
+            bundled: bundled, cacheDirectory: cache, manifestURL: URL(string: "https://site.example/app/index.json")!,
+            publicKey: publicKey,
+            appVersion: text(device["appVersion"]), region: text(device["region"]),
+            locale: locale ?? text(device["locale"]), options: options)
     }
 
     private func bundled(_ value: JSONValue?) -> [String: [String: String]] {
@@ -171,10 +202,12 @@ final class ConformanceTests: XCTestCase {
         for c in list(try vectors("formatting.json")["cases"]).compactMap(\.objectValue) {
             let language = text(c["language"])
             let device = client(
-                bundled: [language: ["message": text(c["message"])]], site: SiteTransport(nil), publicKey: "", device: ["defaultLocale": .string(language)],
+                bundled: [language: ["message": text(c["message"])]], site: SiteTransport(nil), publicKey: "",
+                device: ["defaultLocale": .string(language)],
                 locale: language)
             let arguments = (c["arguments"]?.objectValue ?? [:]).mapValues { $0.stringValue ?? "" }
-            XCTAssertEqual(device.string("message", arguments), text(c["expected"]), "\(text(c["message"])) \(arguments)")
+            XCTAssertEqual(
+                device.string("message", arguments), text(c["expected"]), "\(text(c["message"])) \(arguments)")
         }
     }
 
@@ -183,7 +216,8 @@ final class ConformanceTests: XCTestCase {
         let site = SiteTransport(file["site"])
         for c in list(file["cases"]).compactMap(\.objectValue) {
             let device = client(
-                bundled: bundled(file["bundled"]), site: site, publicKey: text(file["publicKey"]), device: file["device"]?.objectValue ?? [:],
+                bundled: bundled(file["bundled"]), site: site, publicKey: text(file["publicKey"]),
+                device: file["device"]?.objectValue ?? [:],
                 locale: text(c["locale"]))
             let result = await device.refresh(force: true)
             guard case .staged = result else { return XCTFail("\(text(c["name"])): \(result)") }
@@ -195,7 +229,9 @@ final class ConformanceTests: XCTestCase {
     func testRefreshRoundsGiveTheDeviceTheStringsTheVectorsSay() async throws {
         let file = try vectors("refresh.json")
         let site = SiteTransport(nil)
-        let device = client(bundled: bundled(file["bundled"]), site: site, publicKey: text(file["publicKey"]), device: file["device"]?.objectValue ?? [:])
+        let device = client(
+            bundled: bundled(file["bundled"]), site: site, publicKey: text(file["publicKey"]),
+            device: file["device"]?.objectValue ?? [:])
         let rounds = list(file["rounds"]).compactMap(\.objectValue)
         XCTAssertGreaterThan(rounds.count, 5)
         for round in rounds {
@@ -224,7 +260,9 @@ final class SiteTransport: RolloutTransport, @unchecked Sendable {
     init(_ site: JSONValue?) { serve(site) }
 
     func serve(_ site: JSONValue?) {
-        let decoded = (site?.objectValue ?? [:]).compactMapValues { $0.stringValue.flatMap(Base64.decode).map { Data($0) } }
+        let decoded = (site?.objectValue ?? [:]).compactMapValues {
+            $0.stringValue.flatMap(Base64.decode).map { Data($0) }
+        }
         lock.withLock { files = decoded }
     }
 

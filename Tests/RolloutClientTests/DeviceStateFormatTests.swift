@@ -84,13 +84,16 @@ final class DeviceStateFormatTests: XCTestCase {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("rollout-state-\(UUID().uuidString)")
         let lookup = try Self.fixture("lookup.json")
         let site = try XCTUnwrap(lookup["site"]?.objectValue)
-        func file(_ path: String) throws -> [UInt8] { try XCTUnwrap(site[path]?.stringValue.flatMap(Base64.decode), path) }
+        func file(_ path: String) throws -> [UInt8] {
+            try XCTUnwrap(site[path]?.stringValue.flatMap(Base64.decode), path)
+        }
         // `rollout-slot/1 <manifest bytes> <signature bytes> <pack bytes>\n`, then the three.
         func slot(_ locale: String, pack: String) throws -> [UInt8] {
             let manifest = try file("manifests/\(locale).json")
             let signature = try file("manifests/\(locale).json.sig")
             let pack = try file(pack)
-            return Array("rollout-slot/1 \(manifest.count) \(signature.count) \(pack.count)\n".utf8) + manifest + signature + pack
+            return Array("rollout-slot/1 \(manifest.count) \(signature.count) \(pack.count)\n".utf8) + manifest
+                + signature + pack
         }
         try write("state.json", Array(Self.state.utf8))
         try write("install-id", Array("5F0C2A7E-1111-2222-3333-444455556666".utf8))
@@ -121,7 +124,8 @@ final class DeviceStateFormatTests: XCTestCase {
         let publicKey = try XCTUnwrap(try Self.fixture("lookup.json")["publicKey"]?.stringValue)
         return RolloutClient(
             bundled: BundledStrings(["en-US": ["title": "bundled title"]]), cacheDirectory: directory,
-            manifestURL: URL(string: "https://cdn.example.com/site/index.json")!, publicKey: publicKey, appVersion: "4.8.1",
+            manifestURL: URL(string: "https://cdn.example.com/site/index.json")!, publicKey: publicKey,
+            appVersion: "4.8.1",
             region: "TR", locale: "tr-TR", options: options)
     }
 
@@ -131,7 +135,9 @@ final class DeviceStateFormatTests: XCTestCase {
         XCTAssertEqual(String(decoding: state.bytes, as: UTF8.self), Self.state)
         XCTAssertEqual(state.launch.rolledBack, ["tr-TR@15"])
         XCTAssertEqual(state.staged, ["tr@1"])
-        XCTAssertEqual(state.counters.csv(.crash), "date,locale,pack,region,app_version,sessions,crashes\n2026-11-20,tr-TR,tr-TR@17,TR,4.8.0,2,1\n")
+        XCTAssertEqual(
+            state.counters.csv(.crash),
+            "date,locale,pack,region,app_version,sessions,crashes\n2026-11-20,tr-TR,tr-TR@17,TR,4.8.0,2,1\n")
     }
 
     func testACacheWrittenTodayLoadsWithItsPacksAndMemory() throws {
@@ -139,7 +145,9 @@ final class DeviceStateFormatTests: XCTestCase {
         XCTAssertEqual(device.installID, "5F0C2A7E-1111-2222-3333-444455556666")
         XCTAssertEqual(device.activePack, PackID(locale: "tr-TR", contentVersion: 17))
         // Read before any lookup of this process counts one.
-        XCTAssertEqual(device.metricsCSV(.fallback), "date,locale,pack,region,app_version,lookups,fallbacks\n2026-11-20,tr-TR,tr-TR@17,TR,4.8.0,40,3\n")
+        XCTAssertEqual(
+            device.metricsCSV(.fallback),
+            "date,locale,pack,region,app_version,lookups,fallbacks\n2026-11-20,tr-TR,tr-TR@17,TR,4.8.0,40,3\n")
         XCTAssertEqual(device.string("title"), "tr-TR@17 title")
         XCTAssertEqual(device.pendingPacks, [PackID(locale: "tr", contentVersion: 1)])
         let status = device.status
@@ -162,9 +170,11 @@ final class DeviceStateFormatTests: XCTestCase {
 
     func testALaunchOnACacheWrittenTodayActivatesWhatTheOldBuildStaged() throws {
         let device = try client(countsLaunch: true)
-        XCTAssertEqual(device.activePacks, [PackID(locale: "tr", contentVersion: 1), PackID(locale: "tr-TR", contentVersion: 17)])
+        XCTAssertEqual(
+            device.activePacks, [PackID(locale: "tr", contentVersion: 1), PackID(locale: "tr-TR", contentVersion: 17)])
         XCTAssertEqual(device.pendingPacks, [])
-        XCTAssertFalse(FileManager.default.fileExists(atPath: directory.appendingPathComponent("packs/tr/pending").path))
+        XCTAssertFalse(
+            FileManager.default.fileExists(atPath: directory.appendingPathComponent("packs/tr/pending").path))
         XCTAssertTrue(FileManager.default.fileExists(atPath: directory.appendingPathComponent("packs/tr/active").path))
     }
 }

@@ -1,4 +1,5 @@
 import XCTest
+
 @testable import RolloutClient
 
 /// Placeholders as packs write them, filled the way an app expects.
@@ -13,7 +14,9 @@ final class MessageFormatTests: XCTestCase {
         XCTAssertEqual(format("Sepetinde %d ürün var", ["1": "3"]), "Sepetinde 3 ürün var")
         XCTAssertEqual(format("%2$@ then %1$@", ["1": "a", "2": "b"]), "b then a")
         XCTAssertEqual(format("%@ and %@", ["1": "x", "2": "y"]), "x and y")
-        XCTAssertEqual(format("Kış indirimi: %20", ["1": "x"]), "Kış indirimi: %20", "a percent sign that is not a placeholder stays")
+        XCTAssertEqual(
+            format("Kış indirimi: %20", ["1": "x"]), "Kış indirimi: %20",
+            "a percent sign that is not a placeholder stays")
         XCTAssertEqual(format("Hello {name}", [:]), "Hello {name}", "no arguments: the text as written")
         XCTAssertEqual(format("Hello {name}", ["other": "x"]), "Hello {name}", "a missing argument stays visible")
     }
@@ -33,7 +36,9 @@ final class MessageFormatTests: XCTestCase {
         XCTAssertEqual(MessageFormat.pluralCategory(22, language: "ru"), "few")
         XCTAssertEqual(MessageFormat.pluralCategory(11, language: "ru"), "many")
         XCTAssertEqual(MessageFormat.pluralCategory(1, language: "ja"), "other")
-        XCTAssertEqual(format("{g, select, female {Her} male {His} other {Their}} turn, {name}", ["g": "female", "name": "Ada"]), "Her turn, Ada")
+        XCTAssertEqual(
+            format("{g, select, female {Her} male {His} other {Their}} turn, {name}", ["g": "female", "name": "Ada"]),
+            "Her turn, Ada")
         XCTAssertEqual(format("{g, select, female {Her} other {Their}} turn", ["g": "x"]), "Their turn")
     }
 
@@ -77,7 +82,8 @@ final class MessageFormatTests: XCTestCase {
 /// The one-file form a cached pack takes: a torn file is never mistaken for a whole one.
 final class PackSlotTests: XCTestCase {
     func testRoundTripAndEveryTruncationIsRefused() {
-        let slot = PackSlot(manifest: Array("{\"m\":1}".utf8), signature: Array("sig\n".utf8), pack: Array("{\"p\":2}".utf8))
+        let slot = PackSlot(
+            manifest: Array("{\"m\":1}".utf8), signature: Array("sig\n".utf8), pack: Array("{\"p\":2}".utf8))
         XCTAssertEqual(PackSlot(slot.bytes), slot)
         for cut in 0..<slot.bytes.count {
             XCTAssertNil(PackSlot(Array(slot.bytes.prefix(cut))), "cut at \(cut)")
@@ -113,12 +119,18 @@ final class MessageFormatApostropheTests: XCTestCase {
     /// them, and a string with ICU arguments reads no printf.
     func testTemplateStringsKeepApostrophesAndICUStringsReadNoPrintf() {
         XCTAssertEqual(format("Supprimer '{{name}}' ?", ["name": "Doc"]), "Supprimer 'Doc' ?")
-        XCTAssertEqual(format("{0, number}%ige Steigerung bei {1}", ["0": "5", "1": "x"], "de"), "5%ige Steigerung bei x", "%i is text here")
-        XCTAssertEqual(format("%d files, l'{{name}}", ["1": "5", "name": "x"], "fr"), "5 files, l'x", "printf is still read in a string without ICU arguments")
+        XCTAssertEqual(
+            format("{0, number}%ige Steigerung bei {1}", ["0": "5", "1": "x"], "de"), "5%ige Steigerung bei x",
+            "%i is text here")
+        XCTAssertEqual(
+            format("%d files, l'{{name}}", ["1": "5", "name": "x"], "fr"), "5 files, l'x",
+            "printf is still read in a string without ICU arguments")
     }
 
     func testAFixedPrecisionSkeletonKeepsPrintfsDigits() {
-        XCTAssertEqual(format("{0, number, ::.00} km", ["0": "3.14159"]), "3,14 km", "French writes a decimal comma, as Android and iOS do in French")
+        XCTAssertEqual(
+            format("{0, number, ::.00} km", ["0": "3.14159"]), "3,14 km",
+            "French writes a decimal comma, as Android and iOS do in French")
         XCTAssertEqual(format("{0, number, ::.00} km", ["0": "1234.5"], "en"), "1234.50 km", "no grouping, as printf")
         XCTAssertEqual(format("{0, number} km", ["0": "3.14159"]), "3.14159 km")
     }

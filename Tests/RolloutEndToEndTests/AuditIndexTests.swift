@@ -25,11 +25,17 @@ final class AuditIndexTests: XCTestCase {
         XCTAssertEqual(added.status, 0, added.output)
         let changes: [[String]] = [
             ["promote", "tr-TR@17", "--to", "100%"],
-            ["promote", "tr-TR@18", "--to", "10%", "--region", "TR", "--app-version", ">=4.8", "--reason", "Start in Turkey"],
+            [
+                "promote", "tr-TR@18", "--to", "10%", "--region", "TR", "--app-version", ">=4.8", "--reason",
+                "Start in Turkey",
+            ],
             ["promote", "tr-TR@18", "--to", "30%", "--region", "DE", "--force", "--reason", "DE before its metrics"],
             ["promote", "vi-VN@3", "--to", "50%", "--region", "VN"],
             ["revert", "tr-TR", "--segment", "TR/4.8", "--reason", "crash spike in TR on 4.8"],
-            ["promote", "tr-TR@18", "--to", "50%", "--region", "DE", "--app-version", "4.9.x", "--force", "--reason", "DE on 4.9"],
+            [
+                "promote", "tr-TR@18", "--to", "50%", "--region", "DE", "--app-version", "4.9.x", "--force", "--reason",
+                "DE on 4.9",
+            ],
             ["revert", "vi-VN", "--reason", "wrong dates"],
         ]
         for change in changes {
@@ -41,11 +47,15 @@ final class AuditIndexTests: XCTestCase {
     }
 
     /// Every question's output on `repository`, asserting each ran cleanly.
-    func answers(_ w: Workspace, _ repository: String, file: StaticString = #filePath, line: UInt = #line) throws -> [String] {
+    func answers(_ w: Workspace, _ repository: String, file: StaticString = #filePath, line: UInt = #line) throws
+        -> [String]
+    {
         try Self.questions.map { question in
             let result = try w.rollout(["--repo", repository] + question)
             XCTAssertEqual(result.status, 0, result.output, file: file, line: line)
-            XCTAssertEqual(result.stderr, "", "an index that matches its history is used without a warning", file: file, line: line)
+            XCTAssertEqual(
+                result.stderr, "", "an index that matches its history is used without a warning", file: file, line: line
+            )
             return result.stdout
         }
     }
@@ -71,10 +81,15 @@ final class AuditIndexTests: XCTestCase {
     func testAnIndexBehindTheHistoryIsBroughtUpToDateAfterASync() throws {
         let w = try Workspace()
         let origin = try sharedHistory(w)
-        let auditor = w.scratch.path("auditor"), teammate = w.scratch.path("teammate")
+        let auditor = w.scratch.path("auditor")
+        let teammate = w.scratch.path("teammate")
         for clone in [auditor, teammate] { XCTAssertEqual(try w.rollout("clone", origin, clone).status, 0) }
         let before = try answers(w, auditor)
-        XCTAssertEqual(try w.rollout("--repo", teammate, "promote", "tr-TR@18", "--to", "20%", "--region", "TR", "--app-version", ">=4.8", "--force", "--reason", "fixed").status, 0)
+        XCTAssertEqual(
+            try w.rollout(
+                "--repo", teammate, "promote", "tr-TR@18", "--to", "20%", "--region", "TR", "--app-version", ">=4.8",
+                "--force", "--reason", "fixed"
+            ).status, 0)
         XCTAssertEqual(try w.rollout("--repo", auditor, "sync").status, 0)
         let after = try answers(w, auditor)
         XCTAssertNotEqual(after[0], before[0])
@@ -90,7 +105,8 @@ final class AuditIndexTests: XCTestCase {
         XCTAssertEqual(try w.rollout("clone", origin, clone).status, 0)
         let truth = try answers(w, clone)
         let changes = clone + "/rollout/log-index/changes.jsonl"
-        let edited = try String(contentsOfFile: changes, encoding: .utf8).replacingOccurrences(of: "Start in Turkey", with: "Start in Greece")
+        let edited = try String(contentsOfFile: changes, encoding: .utf8).replacingOccurrences(
+            of: "Start in Turkey", with: "Start in Greece")
         try edited.write(toFile: changes, atomically: true, encoding: .utf8)
         let answer = try w.rollout(["--repo", clone] + Self.questions[0])
         XCTAssertEqual(answer.stdout, truth[0])
@@ -116,7 +132,8 @@ final class AuditIndexTests: XCTestCase {
         XCTAssertEqual(try w.rollout("init", other).status, 0)
         XCTAssertEqual(try w.rollout(["--repo", other, "pack", "add"] + Fixtures.allExamplePacks).status, 0)
         for percent in ["10%", "20%", "40%", "60%", "80%", "90%", "95%", "100%"] {
-            XCTAssertEqual(try w.rollout("--repo", other, "promote", "tr-TR@18", "--to", percent, "--region", "TR").status, 0)
+            XCTAssertEqual(
+                try w.rollout("--repo", other, "promote", "tr-TR@18", "--to", percent, "--region", "TR").status, 0)
         }
         XCTAssertEqual(try w.rollout("--repo", other, "log", "--segment", "TR/4.8").status, 0)
         try removeIndex(clone)

@@ -1,6 +1,7 @@
 import Foundation
 import RolloutModel
 import XCTest
+
 @testable import RolloutClient
 
 /// Text that stays in the app (docs/policy.md, "Bundle-only keys"): the policy's `bundleOnlyKeys`
@@ -31,14 +32,17 @@ final class BundleOnlyTests: XCTestCase {
         let shown = try w.json(try w.rollout("policy", "show", "--json"))
         XCTAssertEqual(shown["bundleOnlyKeys"] as? [String], ["checkout.*", "legal.?erms"])
 
-        let strings = try JSONSerialization.jsonObject(with: Data(try w.rollout("pack", "show", "tr-TR@18", "--strings", "--json").stdout.utf8))
+        let strings = try JSONSerialization.jsonObject(
+            with: Data(try w.rollout("pack", "show", "tr-TR@18", "--strings", "--json").stdout.utf8))
         var text = try XCTUnwrap((strings as? [String: Any])?["strings"] as? [String: String])
         text["legal.terms"] = "Şartlar"
         let file = try pack(w, text)
         let lint = try w.rollout("pack", "lint", file)
         XCTAssertEqual(lint.status, 1, lint.output)
-        XCTAssertTrue(lint.output.contains(#"key "checkout.pay" is bundle-only (policy bundleOnlyKeys checkout.*)"#), lint.output)
-        XCTAssertTrue(lint.output.contains(#"key "legal.terms" is bundle-only (policy bundleOnlyKeys legal.?erms)"#), lint.output)
+        XCTAssertTrue(
+            lint.output.contains(#"key "checkout.pay" is bundle-only (policy bundleOnlyKeys checkout.*)"#), lint.output)
+        XCTAssertTrue(
+            lint.output.contains(#"key "legal.terms" is bundle-only (policy bundleOnlyKeys legal.?erms)"#), lint.output)
         XCTAssertTrue(lint.output.contains("bundle-only-key"), lint.output)
 
         let before = try w.stateTip()
@@ -66,16 +70,23 @@ final class BundleOnlyTests: XCTestCase {
         XCTAssertEqual(try w.rollout("init").status, 0)
         try setPolicy(w, #"{"bundleOnlyKeys": ["files.*"]}"#)
         let catalog = ImportTests.fixtures + "/Localizable.xcstrings"
-        let result = try w.rollout(["pack", "import", catalog, "--content-version", "1", "--min-app-version", "4.0", "--json"])
+        let result = try w.rollout([
+            "pack", "import", catalog, "--content-version", "1", "--min-app-version", "4.0", "--json",
+        ])
         XCTAssertEqual(result.status, 0, result.output)
         let report = try w.json(result)
         let left = skippedEntries(report).filter { $0.contains("bundle-only") }
-        XCTAssertEqual(left, ["ar", "en", "tr"].map { "\($0) files.count: bundle-only (policy bundleOnlyKeys files.*): it stays in the app" })
+        XCTAssertEqual(
+            left,
+            ["ar", "en", "tr"].map {
+                "\($0) files.count: bundle-only (policy bundleOnlyKeys files.*): it stays in the app"
+            })
         XCTAssertNil(try packStrings(w, "en@1")["files.count"])
         XCTAssertNotNil(try packStrings(w, "en@1")["photos.summary"])
 
         let text = try w.rollout(["pack", "import", catalog, "--content-version", "2", "--dry-run"])
-        XCTAssertTrue(text.stderr.contains("left out en files.count: bundle-only (policy bundleOnlyKeys files.*)"), text.stderr)
+        XCTAssertTrue(
+            text.stderr.contains("left out en files.count: bundle-only (policy bundleOnlyKeys files.*)"), text.stderr)
     }
 
     func testManifestsCarryThePatternsAndADeviceNeverShowsThemFromAPack() async throws {
@@ -84,12 +95,15 @@ final class BundleOnlyTests: XCTestCase {
         await old.refreshAndActivate()
         XCTAssertEqual(old.string("checkout.retry"), "Tekrar dene", "no patterns yet: the pack's text")
         let manifest = world.w.scratch.path("site/manifests/tr-TR.json")
-        XCTAssertFalse(try String(contentsOfFile: manifest, encoding: .utf8).contains("bundleOnly"), "no patterns: no field, as before")
+        XCTAssertFalse(
+            try String(contentsOfFile: manifest, encoding: .utf8).contains("bundleOnly"),
+            "no patterns: no field, as before")
 
         // The pack already holds checkout.* (it was added before the policy said so).
         try setPolicy(world.w)
         try world.publish()
-        let published = try LocaleManifest.parse(Array(try Data(contentsOf: URL(fileURLWithPath: manifest))), source: manifest)
+        let published = try LocaleManifest.parse(
+            Array(try Data(contentsOf: URL(fileURLWithPath: manifest))), source: manifest)
         XCTAssertEqual(published.bundleOnly.spellings, ["checkout.*", "legal.?erms"])
 
         let fresh = world.client("new-device")
@@ -97,7 +111,9 @@ final class BundleOnlyTests: XCTestCase {
         XCTAssertEqual(fresh.activePack, PackID(locale: "tr-TR", contentVersion: 17))
         XCTAssertEqual(fresh.string("checkout.retry"), "Tekrar dene (paket içi)", "the app's own text, not the pack's")
         XCTAssertEqual(fresh.string("home.title"), "Hoş gledin", "every other key still from the pack")
-        XCTAssertEqual(fresh.string("checkout.pay", ["amount": "5"]), "…", "a bundle-only key the app does not bundle is not taken from any pack")
+        XCTAssertEqual(
+            fresh.string("checkout.pay", ["amount": "5"]), "…",
+            "a bundle-only key the app does not bundle is not taken from any pack")
 
         // A device whose cached pack came with the older manifest learns the patterns at its next
         // refresh, and keeps them across launches.

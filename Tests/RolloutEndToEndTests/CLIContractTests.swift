@@ -9,7 +9,9 @@ final class CLIContractTests: XCTestCase {
         let w = try Workspace(process: true)
         let overview = try w.rollout("help", "--json")
         XCTAssertEqual(overview.status, 0, overview.output)
-        let commands = try XCTUnwrap(try w.json(overview)["commands"] as? [[String: Any]]).compactMap { $0["name"] as? String }
+        let commands = try XCTUnwrap(try w.json(overview)["commands"] as? [[String: Any]]).compactMap {
+            $0["name"] as? String
+        }
         XCTAssertTrue(commands.contains("pack add") && commands.contains("init"), "\(commands)")
         for command in commands where command != "help" && command != "version" {
             let words = command.split(separator: " ").map(String.init)
@@ -45,7 +47,8 @@ final class CLIContractTests: XCTestCase {
         for arguments in invocations {
             let result = try w.rollout(arguments + ["--json"])
             XCTAssertEqual(result.status, 0, "\(arguments): \(result.output)")
-            XCTAssertNoThrow(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)), "\(arguments): \(result.stdout)")
+            XCTAssertNoThrow(
+                try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)), "\(arguments): \(result.stdout)")
             XCTAssertEqual(result.stderr, "", "\(arguments)")
         }
     }
@@ -62,7 +65,8 @@ final class CLIContractTests: XCTestCase {
             let result = try w.rollout(arguments + ["--json"])
             XCTAssertEqual(result.status, status, "\(arguments): \(result.output)")
             XCTAssertEqual(result.stdout, "", "\(arguments)")
-            let document = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(result.stderr.utf8)) as? [String: Any])
+            let document = try XCTUnwrap(
+                try JSONSerialization.jsonObject(with: Data(result.stderr.utf8)) as? [String: Any])
             let error = try XCTUnwrap(document["error"] as? [String: Any])
             XCTAssertEqual(error["code"] as? String, code)
             XCTAssertFalse((error["message"] as? String ?? "").isEmpty)
@@ -93,11 +97,14 @@ final class CLIContractTests: XCTestCase {
         let w = try Workspace(process: true)
         XCTAssertEqual(try w.rollout("init").status, 0)
         // A file literally named "--reason.json" can only be passed after --.
-        let odd = try w.scratch.write("work/--reason.json", try String(contentsOfFile: Fixtures.examplePack("en-US@1"), encoding: .utf8))
+        let odd = try w.scratch.write(
+            "work/--reason.json", try String(contentsOfFile: Fixtures.examplePack("en-US@1"), encoding: .utf8))
         XCTAssertTrue(FileManager.default.fileExists(atPath: odd))
         let added = try w.rollout("pack", "add", "--reason=first pack", "--", "--reason.json")
         XCTAssertEqual(added.status, 0, added.output)
-        XCTAssertEqual(try w.git("log", "-1", "--format=%(trailers:key=Rollout-Reason,valueonly)").stdout.trimmingCharacters(in: .whitespacesAndNewlines), "first pack")
+        XCTAssertEqual(
+            try w.git("log", "-1", "--format=%(trailers:key=Rollout-Reason,valueonly)").stdout.trimmingCharacters(
+                in: .whitespacesAndNewlines), "first pack")
     }
 
     /// Colour only on a terminal, and never with NO_COLOR: run under a pseudo-terminal made by script(1).
@@ -109,10 +116,14 @@ final class CLIContractTests: XCTestCase {
         }
         func underTerminal(_ env: [String: String]) throws -> String {
             let command = "'\(Processes.rolloutBinary)' pack list --repo '\(w.repository)'"
-            return try Processes.run("/usr/bin/script", ["-qec", command, "/dev/null"], in: w.root, environment: w.environment.merging(env) { $1 }).stdout
+            return try Processes.run(
+                "/usr/bin/script", ["-qec", command, "/dev/null"], in: w.root,
+                environment: w.environment.merging(env) { $1 }
+            ).stdout
         }
         XCTAssertTrue(try underTerminal(["TERM": "xterm"]).contains("\u{1B}["), "a terminal gets colour")
-        XCTAssertFalse(try underTerminal(["TERM": "xterm", "NO_COLOR": "1"]).contains("\u{1B}["), "NO_COLOR is respected")
+        XCTAssertFalse(
+            try underTerminal(["TERM": "xterm", "NO_COLOR": "1"]).contains("\u{1B}["), "NO_COLOR is respected")
         XCTAssertFalse(try w.rollout("pack", "list").stdout.contains("\u{1B}["), "a pipe gets none")
     }
 }

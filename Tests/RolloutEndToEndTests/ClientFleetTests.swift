@@ -1,6 +1,7 @@
 import Foundation
 import RolloutModel
 import XCTest
+
 @testable import RolloutClient
 
 /// The whole loop with the real CLI and 10,000 devices running the client library: a staged
@@ -17,7 +18,8 @@ final class ClientFleetTests: XCTestCase {
     }
 
     /// Runs `body` for every device, a few at a time.
-    private func forEach<T: Sendable>(_ devices: [Device], _ body: @escaping @Sendable (Device) async -> T) async -> [T] {
+    private func forEach<T: Sendable>(_ devices: [Device], _ body: @escaping @Sendable (Device) async -> T) async -> [T]
+    {
         await withTaskGroup(of: (Int, T).self) { group in
             var results = [T?](repeating: nil, count: devices.count)
             var next = 0
@@ -38,21 +40,27 @@ final class ClientFleetTests: XCTestCase {
 
     func testTenThousandDevicesFollowTheRolloutTheMetricsAndTheRevert() async throws {
         let world = try ClientWorld()
-        try world.rollout("promote", "tr-TR@18", "--to", "10%", "--region", "TR", "--app-version", ">=4.8", "--reason", "typo fix")
+        try world.rollout(
+            "promote", "tr-TR@18", "--to", "10%", "--region", "TR", "--app-version", ">=4.8", "--reason", "typo fix")
         try world.publish()
 
         // The devices rollout simulate draws: the same split of the mix, the same install ids.
         let mix = [("TR", "4.8.1", 60), ("TR", "4.7.0", 15), ("DE", "4.8.1", 25)]
-        let mixFile = try world.w.scratch.write("mix.csv", "region,app_version,weight\n" + mix.map { "\($0.0),\($0.1),\($0.2)\n" }.joined())
-        let simulated = try world.w.json(try world.w.rollout("simulate", "tr-TR", "--mix", mixFile, "--devices", "10000", "--seed", "1", "--json"))
+        let mixFile = try world.w.scratch.write(
+            "mix.csv", "region,app_version,weight\n" + mix.map { "\($0.0),\($0.1),\($0.2)\n" }.joined())
+        let simulated = try world.w.json(
+            try world.w.rollout("simulate", "tr-TR", "--mix", mixFile, "--devices", "10000", "--seed", "1", "--json"))
         var generator = InstallIDGenerator(seed: 1)
         var devices: [Device] = []
         for (region, app, weight) in mix {
-            for _ in 0..<(10_000 * weight / 100) { devices.append(Device(index: devices.count, region: region, app: app, installID: generator.next())) }
+            for _ in 0..<(10_000 * weight / 100) {
+                devices.append(Device(index: devices.count, region: region, app: app, installID: generator.next()))
+            }
         }
         let day = Date(timeIntervalSince1970: 1_764_288_000)  // 2025-11-28, the day the counters are kept under
         let clients = await forEach(devices) { device in
-            let client = world.client("d\(device.index)", region: device.region, app: device.app, installID: device.installID, now: day)
+            let client = world.client(
+                "d\(device.index)", region: device.region, app: device.app, installID: device.installID, now: day)
             _ = await client.refresh()
             client.activatePending()
             return client
@@ -68,7 +76,8 @@ final class ClientFleetTests: XCTestCase {
         for segment in segments {
             let label = "\(segment["region"]!)/\(segment["appVersion"]!)"
             let packs = try XCTUnwrap(segment["packs"] as? [[String: Any]])
-            let predicted = Dictionary(uniqueKeysWithValues: packs.map { ($0["pack"] as! String, $0["devices"] as! Int) })
+            let predicted = Dictionary(
+                uniqueKeysWithValues: packs.map { ($0["pack"] as! String, $0["devices"] as! Int) })
             XCTAssertEqual(reached[label], predicted, label)
             for pack in packs {
                 let share = Double(reached[label]?[pack["pack"] as! String] ?? 0) / Double(segment["devices"] as! Int)
@@ -83,7 +92,11 @@ final class ClientFleetTests: XCTestCase {
             let onCandidate = client.activePack == PackID("tr-TR@18")
             for session in 0..<10 {
                 client.recordSession()
-                if (onCandidate && (device.index + session) % 9 == 0) || (!onCandidate && (device.index * 10 + session) % 97 == 0) { client.recordCrash() }
+                if (onCandidate && (device.index + session) % 9 == 0)
+                    || (!onCandidate && (device.index * 10 + session) % 97 == 0)
+                {
+                    client.recordCrash()
+                }
                 for key in ["home.title", "home.banner", "checkout.retry", "settings.title"] { _ = client.string(key) }
             }
         }
@@ -110,7 +123,8 @@ final class ClientFleetTests: XCTestCase {
         let health = try world.w.json(try world.w.rollout("health", "tr-TR", "--json"))
         let checks = try XCTUnwrap(health["checks"] as? [[String: Any]])
         for metric in ["crash", "fallback"] {
-            let check = try XCTUnwrap(checks.first { $0["segment"] as? String == "TR/4.8" && $0["metric"] as? String == metric }, "\(checks)")
+            let check = try XCTUnwrap(
+                checks.first { $0["segment"] as? String == "TR/4.8" && $0["metric"] as? String == metric }, "\(checks)")
             XCTAssertEqual(check["candidate"] as? [Int], expected[metric]?["tr-TR@18"], metric)
             XCTAssertEqual(check["baseline"] as? [Int], expected[metric]?["tr-TR@17"], metric)
         }
@@ -135,7 +149,8 @@ final class ClientFleetTests: XCTestCase {
         var checked = 0
         for device in devices where device.app != "4.7.0" {
             let cache = world.cache("d\(device.index)").path
-            let state = try XCTUnwrap(DeviceState(FileManager.default.contents(atPath: cache + "/state.json").map { [UInt8]($0) }))
+            let state = try XCTUnwrap(
+                DeviceState(FileManager.default.contents(atPath: cache + "/state.json").map { [UInt8]($0) }))
             XCTAssertEqual(state.blocked["tr-TR"], [18], device.installID)
             for slot in ["active", "pending", "previous"] {
                 guard let bytes = FileManager.default.contents(atPath: cache + "/packs/tr-TR/" + slot) else { continue }

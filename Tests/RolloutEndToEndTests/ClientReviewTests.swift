@@ -1,6 +1,7 @@
 import Foundation
 import RolloutModel
 import XCTest
+
 @testable import RolloutClient
 
 /// Regressions found by reading issue 15's client as an iOS team and an attacker would: the
@@ -47,7 +48,9 @@ final class ClientReviewTests: XCTestCase {
         _ = world.launch()
         _ = world.launch()
         let seen = NoticeLog()
-        let token = NotificationCenter.default.addObserver(forName: RolloutClient.stringsDidChangeNotification, object: nil, queue: nil) {
+        let token = NotificationCenter.default.addObserver(
+            forName: RolloutClient.stringsDidChangeNotification, object: nil, queue: nil
+        ) {
             if let change = $0.userInfo?[RolloutClient.changeKey] as? RolloutClient.Change { seen.append(change) }
         }
         defer { NotificationCenter.default.removeObserver(token) }
@@ -73,9 +76,12 @@ final class ClientReviewTests: XCTestCase {
         try world.rollout("promote", "tr-TR@19", "--to", "100%", "--force", "--reason", "B")
         try world.publish()
         let manifest = try LocaleManifest.parse(
-            [UInt8](Data(contentsOf: URL(fileURLWithPath: world.w.scratch.path("site/manifests/tr-TR.json")))), source: "tr-TR.json")
+            [UInt8](Data(contentsOf: URL(fileURLWithPath: world.w.scratch.path("site/manifests/tr-TR.json")))),
+            source: "tr-TR.json")
         world.transport.alter(try XCTUnwrap(manifest.packs[19]).url) { _ in [] }
-        guard case .partial(let staged, _, _) = await client.refresh(force: true) else { return XCTFail("19 cannot be downloaded") }
+        guard case .partial(let staged, _, _) = await client.refresh(force: true) else {
+            return XCTFail("19 cannot be downloaded")
+        }
         XCTAssertEqual(staged, [])
         XCTAssertEqual(Set(client.activatePending()), [PackID("tr-TR@18"), PackID("tr@2")], "round A, whole")
         // When 19 can be downloaded, the next round replaces 18 as a whole round does.
@@ -110,10 +116,15 @@ final class ClientReviewTests: XCTestCase {
 
     /// Loopback as the system reads an address without a lookup.
     func testLoopbackMeansALiteralLoopbackAddress() {
-        for host in ["127.0.0.1", "127.9.8.7", "localhost", "LOCALHOST", "::1", "[::1]", "127.0.0.0", "127.255.255.255"] {
+        for host in [
+            "127.0.0.1", "127.9.8.7", "localhost", "LOCALHOST", "::1", "[::1]", "127.0.0.0", "127.255.255.255",
+        ] {
             XCTAssertTrue(isLoopback(host), host)
         }
-        for host in ["127.0.0.08", "127.1", "0x7f.0.0.1", "127.0.0.1.evil.com", "127.0.0.256", "127.0.0.", "128.0.0.1", "localhost.", "::ffff:127.0.0.1", "evil.com"] {
+        for host in [
+            "127.0.0.08", "127.1", "0x7f.0.0.1", "127.0.0.1.evil.com", "127.0.0.256", "127.0.0.", "128.0.0.1",
+            "localhost.", "::ffff:127.0.0.1", "evil.com",
+        ] {
             XCTAssertFalse(isLoopback(host), host)
         }
         XCTAssertNotNil(refusal(ofRedirectTo: URL(fileURLWithPath: "/etc/hostname")))
@@ -160,7 +171,9 @@ final class RedirectServer {
             if chunk.isEmpty { break }
             line += String(decoding: chunk, as: UTF8.self)
         }
-        guard let port = Int(line.trimmingCharacters(in: .whitespacesAndNewlines)) else { throw TransportError("no port from the server: \(line)") }
+        guard let port = Int(line.trimmingCharacters(in: .whitespacesAndNewlines)) else {
+            throw TransportError("no port from the server: \(line)")
+        }
         self.port = port
     }
 

@@ -1,6 +1,7 @@
 import Foundation
 import RolloutModel
 import XCTest
+
 @testable import RolloutClient
 
 /// A transport that never answers but notices when its request is cancelled.
@@ -32,15 +33,22 @@ final class ClientRoundTests: XCTestCase {
         let client = world.client(now: day)
         await client.refreshAndActivate()
         XCTAssertEqual(client.activePacks, [PackID("en-US@1"), PackID("tr@1"), PackID("tr-TR@17")])
-        XCTAssertEqual(client.string("home.banner"), "İndirim (paket içi)", "tr-TR@17 lacks it, the app bundles it in Turkish, en-US@1 has it")
+        XCTAssertEqual(
+            client.string("home.banner"), "İndirim (paket içi)",
+            "tr-TR@17 lacks it, the app bundles it in Turkish, en-US@1 has it")
         XCTAssertEqual(client.string("home.title"), "Hoş gledin", "the pack comes before the bundle of its own locale")
         XCTAssertEqual(client.string("only.bundled"), "From the app", "nowhere in Turkish: the default locale's bundle")
         // The fallback counter measures the pack: the Turkish bundle served home.banner, not tr-TR@17.
-        XCTAssertEqual(client.metricsCSV(.fallback).split(separator: "\n").last, "2025-11-28,tr-TR,tr-TR@17,TR,4.8.1,3,2")
+        XCTAssertEqual(
+            client.metricsCSV(.fallback).split(separator: "\n").last, "2025-11-28,tr-TR,tr-TR@17,TR,4.8.1,3,2")
 
         client.setLocale("vi-VN")
-        let english = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: Fixtures.examplePack("en-US@1")))) as! [String: Any]
-        XCTAssertEqual(client.string("home.banner"), (english["strings"] as! [String: String])["home.banner"], "no Vietnamese anywhere: en-US@1 before the bundled English")
+        let english =
+            try JSONSerialization.jsonObject(
+                with: Data(contentsOf: URL(fileURLWithPath: Fixtures.examplePack("en-US@1")))) as! [String: Any]
+        XCTAssertEqual(
+            client.string("home.banner"), (english["strings"] as! [String: String])["home.banner"],
+            "no Vietnamese anywhere: en-US@1 before the bundled English")
     }
 
     // MARK: Refresh policy
@@ -56,7 +64,8 @@ final class ClientRoundTests: XCTestCase {
             let fixed = now
             options.now = { fixed }
             return RolloutClient(
-                bundled: ClientWorld.bundled, cacheDirectory: world.cache("phone"), manifestURL: ClientWorld.manifestURL, publicKey: world.publicKey,
+                bundled: ClientWorld.bundled, cacheDirectory: world.cache("phone"),
+                manifestURL: ClientWorld.manifestURL, publicKey: world.publicKey,
                 appVersion: "4.8.1", region: "TR", locale: "tr-TR", options: options)
         }
         let first = await client().refresh()
@@ -91,18 +100,26 @@ final class ClientRoundTests: XCTestCase {
             options.transport = transport ?? world.transport
             options.installID = "install-\(device)"
             return RolloutClient(
-                bundled: ClientWorld.bundled, cacheDirectory: world.cache(device), manifestURL: URL(string: url)!, publicKey: world.publicKey,
+                bundled: ClientWorld.bundled, cacheDirectory: world.cache(device), manifestURL: URL(string: url)!,
+                publicKey: world.publicKey,
                 appVersion: "4.8.1", region: "TR", locale: "tr-TR", options: options)
         }
-        for refused in ["http://cdn.example.com/site/index.json", "http://128.0.0.1/site/index.json", "ftp://cdn.example.com/site/index.json"] {
+        for refused in [
+            "http://cdn.example.com/site/index.json", "http://128.0.0.1/site/index.json",
+            "ftp://cdn.example.com/site/index.json",
+        ] {
             world.transport.clearLog()
             guard case .failed(let why) = await client(refused, "refused").refresh() else { return XCTFail(refused) }
             XCTAssertTrue(why.contains(refused) && why.contains("https"), why)
             XCTAssertEqual(world.transport.fetched, [], "\(refused): never requested")
         }
-        for (n, allowed) in ["http://127.0.0.1/site/index.json", "http://127.9.8.7/site/index.json", "http://localhost/site/index.json", "http://[::1]/site/index.json"].enumerated() {
+        for (n, allowed) in [
+            "http://127.0.0.1/site/index.json", "http://127.9.8.7/site/index.json", "http://localhost/site/index.json",
+            "http://[::1]/site/index.json",
+        ].enumerated() {
             let result = await client(allowed, "loopback-\(n)").refresh()
-            XCTAssertEqual(result, .staged(staged: [PackID("tr-TR@17"), PackID("tr@1"), PackID("en-US@1")], dropped: []), allowed)
+            XCTAssertEqual(
+                result, .staged(staged: [PackID("tr-TR@17"), PackID("tr@1"), PackID("en-US@1")], dropped: []), allowed)
         }
         // A site in a directory, through the default transport.
         let site = URL(fileURLWithPath: world.w.scratch.path("site/index.json")).absoluteString
@@ -118,7 +135,8 @@ final class ClientRoundTests: XCTestCase {
         options.transport = hanging
         options.timeout = 0.2
         let client = RolloutClient(
-            bundled: ClientWorld.bundled, cacheDirectory: world.cache("phone"), manifestURL: ClientWorld.manifestURL, publicKey: world.publicKey,
+            bundled: ClientWorld.bundled, cacheDirectory: world.cache("phone"), manifestURL: ClientWorld.manifestURL,
+            publicKey: world.publicKey,
             appVersion: "4.8.1", region: "TR", locale: "tr-TR", options: options)
         guard case .failed(let why) = await client.refresh() else { return XCTFail("a request that never answers") }
         XCTAssertTrue(why.contains("timed out"), why)
@@ -135,9 +153,13 @@ final class ClientRoundTests: XCTestCase {
         address.sin_family = sa_family_t(AF_INET)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         var size = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, size) } }
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, size) }
+        }
         XCTAssertEqual(listen(listener, 4), 0)
-        _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(listener, $0, &size) } }
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(listener, $0, &size) }
+        }
         let url = URL(string: "http://127.0.0.1:\(UInt16(bigEndian: address.sin_port))/index.json")!
 
         let began = Date()
@@ -158,10 +180,14 @@ final class ClientRoundTests: XCTestCase {
         let world = try ClientWorld()
         let client = world.client()
         world.transport.alter("index.json", nil)
-        let manifest = try LocaleManifest.parse([UInt8](Data(contentsOf: URL(fileURLWithPath: world.w.scratch.path("site/manifests/en-US.json")))), source: "m")
+        let manifest = try LocaleManifest.parse(
+            [UInt8](Data(contentsOf: URL(fileURLWithPath: world.w.scratch.path("site/manifests/en-US.json")))),
+            source: "m")
         let english = try XCTUnwrap(manifest.packs[1]).url
         world.transport.alter(english, { _ in [] })
-        guard case .partial(let staged, let dropped, let failures) = await client.refresh() else { return XCTFail("en-US@1 cannot be fetched") }
+        guard case .partial(let staged, let dropped, let failures) = await client.refresh() else {
+            return XCTFail("en-US@1 cannot be fetched")
+        }
         XCTAssertEqual(staged, [])
         XCTAssertEqual(dropped, [])
         XCTAssertTrue(failures.contains { $0.hasPrefix("en-US@1:") }, "\(failures)")
@@ -182,17 +208,24 @@ final class ClientRoundTests: XCTestCase {
         try world.rollout("revert", "tr-TR", "--reason", "crash spike")
         try world.publish()
         world.transport.setOffline(false)
-        let manifest = try LocaleManifest.parse([UInt8](Data(contentsOf: URL(fileURLWithPath: world.w.scratch.path("site/manifests/tr-TR.json")))), source: "m")
+        let manifest = try LocaleManifest.parse(
+            [UInt8](Data(contentsOf: URL(fileURLWithPath: world.w.scratch.path("site/manifests/tr-TR.json")))),
+            source: "m")
         world.transport.alter(try XCTUnwrap(manifest.packs[17]).url, { _ in [] })
-        guard case .partial(let staged, let dropped, _) = await client.refresh() else { return XCTFail("tr-TR@17 cannot be fetched") }
+        guard case .partial(let staged, let dropped, _) = await client.refresh() else {
+            return XCTFail("tr-TR@17 cannot be fetched")
+        }
         XCTAssertEqual(staged, [])
         XCTAssertEqual(dropped, [PackID("tr-TR@18")], "the blocked pack is gone at once")
         XCTAssertNil(client.activePack)
-        XCTAssertEqual(client.string("home.title"), "Hoş geldin (paket içi)", "the app's Turkish until tr-TR@17 arrives")
+        XCTAssertEqual(
+            client.string("home.title"), "Hoş geldin (paket içi)", "the app's Turkish until tr-TR@17 arrives")
         world.transport.alter(try XCTUnwrap(manifest.packs[17]).url, nil)
         let next = await client.refresh()
         XCTAssertEqual(next, .staged(staged: [PackID("tr-TR@17")], dropped: []))
-        XCTAssertEqual(client.activatePending(), [PackID("tr-TR@17")], "the bundled Turkish is on screen now: at the next safe moment, as any update")
+        XCTAssertEqual(
+            client.activatePending(), [PackID("tr-TR@17")],
+            "the bundled Turkish is on screen now: at the next safe moment, as any update")
     }
 
     // MARK: Observation and status
@@ -203,7 +236,9 @@ final class ClientRoundTests: XCTestCase {
         let first = client.changes
         let second = client.changes
         let noticed = NoticeLog()
-        let observer = NotificationCenter.default.addObserver(forName: RolloutClient.stringsDidChangeNotification, object: client, queue: nil) { note in
+        let observer = NotificationCenter.default.addObserver(
+            forName: RolloutClient.stringsDidChangeNotification, object: client, queue: nil
+        ) { note in
             if let change = note.userInfo?[RolloutClient.changeKey] as? RolloutClient.Change { noticed.append(change) }
         }
         defer { NotificationCenter.default.removeObserver(observer) }
@@ -266,9 +301,14 @@ final class ClientRoundTests: XCTestCase {
         let client = world.client()
         await client.refreshAndActivate()
         let titles: Set<String> = ["Hoş gledin", "Hoş geldin", "Hoş geldin (paket içi)", "Welcome (bundled)"]
-        let english = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: Fixtures.examplePack("en-US@1")))) as! [String: Any]
-        let vietnamese = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: Fixtures.examplePack("vi-VN@3")))) as! [String: Any]
-        let allowed = titles.union([english, vietnamese].compactMap { ($0["strings"] as? [String: String])?["home.title"] })
+        let english =
+            try JSONSerialization.jsonObject(
+                with: Data(contentsOf: URL(fileURLWithPath: Fixtures.examplePack("en-US@1")))) as! [String: Any]
+        let vietnamese =
+            try JSONSerialization.jsonObject(
+                with: Data(contentsOf: URL(fileURLWithPath: Fixtures.examplePack("vi-VN@3")))) as! [String: Any]
+        let allowed = titles.union(
+            [english, vietnamese].compactMap { ($0["strings"] as? [String: String])?["home.title"] })
         let stop = NoticeLog()
         let readers = (0..<8).map { _ in
             Task.detached { () -> Set<String> in

@@ -2,6 +2,7 @@ import Foundation
 import RolloutCrypto
 import RolloutModel
 import XCTest
+
 @testable import RolloutClient
 
 /// A published site served from a directory, as a CDN would serve it: the client's requests for
@@ -19,12 +20,15 @@ final class SiteTransport: RolloutTransport, @unchecked Sendable {
     func serve(_ root: String) { lock.withLock { self.root = root } }
     func setOffline(_ value: Bool) { lock.withLock { offline = value } }
     func setHanging(_ value: Bool) { lock.withLock { hanging = value } }
-    func alter(_ path: String, _ change: (@Sendable ([UInt8]) -> [UInt8])?) { lock.withLock { alterations[path] = change } }
+    func alter(_ path: String, _ change: (@Sendable ([UInt8]) -> [UInt8])?) {
+        lock.withLock { alterations[path] = change }
+    }
     func clearLog() { lock.withLock { fetched = [] } }
 
     func fetch(_ url: URL) async throws -> Data {
         let path = String(url.path.dropFirst("/site/".count))
-        let (root, offline, hanging, alteration) = lock.withLock { () -> (String, Bool, Bool, (@Sendable ([UInt8]) -> [UInt8])?) in
+        let (root, offline, hanging, alteration) = lock.withLock {
+            () -> (String, Bool, Bool, (@Sendable ([UInt8]) -> [UInt8])?) in
             fetched.append(path)
             return (self.root, self.offline, self.hanging, alterations[path])
         }
@@ -33,7 +37,9 @@ final class SiteTransport: RolloutTransport, @unchecked Sendable {
             while true { try? await Task.sleep(nanoseconds: 50_000_000) }
         }
         if offline { throw URLError(.notConnectedToInternet) }
-        guard let data = FileManager.default.contents(atPath: root + "/" + path) else { throw URLError(.fileDoesNotExist) }
+        guard let data = FileManager.default.contents(atPath: root + "/" + path) else {
+            throw URLError(.fileDoesNotExist)
+        }
         return alteration.map { Data($0([UInt8](data))) } ?? data
     }
 }
@@ -48,8 +54,14 @@ final class ClientWorld {
     static let manifestURL = URL(string: "https://cdn.example.com/site/index.json")!
     /// What the app bundles, with its own spellings so a test can tell bundled text from a pack's.
     static let bundled: [String: [String: String]] = [
-        "en-US": ["home.title": "Welcome (bundled)", "home.banner": "Sale (bundled)", "checkout.retry": "Try again (bundled)", "only.bundled": "From the app"],
-        "tr-TR": ["home.title": "Hoş geldin (paket içi)", "checkout.retry": "Tekrar dene (paket içi)", "home.banner": "İndirim (paket içi)"],
+        "en-US": [
+            "home.title": "Welcome (bundled)", "home.banner": "Sale (bundled)", "checkout.retry": "Try again (bundled)",
+            "only.bundled": "From the app",
+        ],
+        "tr-TR": [
+            "home.title": "Hoş geldin (paket içi)", "checkout.retry": "Tekrar dene (paket içi)",
+            "home.banner": "İndirim (paket içi)",
+        ],
     ]
 
     let w: Workspace
@@ -92,7 +104,9 @@ final class ClientWorld {
         try Ed25519.PrivateKey.pem(String(contentsOfFile: file, encoding: .utf8)).publicKey.description
     }
 
-    func publish(_ site: String = "site", _ extra: [String] = [], file: StaticString = #filePath, line: UInt = #line) throws {
+    func publish(_ site: String = "site", _ extra: [String] = [], file: StaticString = #filePath, line: UInt = #line)
+        throws
+    {
         let result = try w.rollout(["publish", "--out", w.scratch.path(site), "--key", signingKey] + extra)
         XCTAssertEqual(result.status, 0, result.output, file: file, line: line)
     }
@@ -133,7 +147,8 @@ final class ClientWorld {
     func cache(_ device: String) -> URL { URL(fileURLWithPath: w.scratch.path("devices/\(device)")) }
 
     func client(
-        _ device: String = "phone", locale: String = "tr-TR", region: String = "TR", app: String = "4.8.1", installID: String? = nil,
+        _ device: String = "phone", locale: String = "tr-TR", region: String = "TR", app: String = "4.8.1",
+        installID: String? = nil,
         timeout: TimeInterval = 15, schemaVersions: Set<Int>? = nil, now: Date? = nil
     ) -> RolloutClient {
         var options = RolloutClient.Options()
@@ -149,7 +164,10 @@ final class ClientWorld {
 
     /// The app on `device`, built with this world's keys: pinned, or the root keys (and the
     /// built-in minimum sequence and key list version).
-    func client(_ device: String, options: RolloutClient.Options, app: String = "4.8.1", region: String = "TR", locale: String = "tr-TR")
+    func client(
+        _ device: String, options: RolloutClient.Options, app: String = "4.8.1", region: String = "TR",
+        locale: String = "tr-TR"
+    )
         -> RolloutClient
     {
         var options = options
@@ -157,12 +175,14 @@ final class ClientWorld {
         switch signing {
         case .pinnedKey:
             return RolloutClient(
-                bundled: ClientWorld.bundled, cacheDirectory: cache(device), manifestURL: ClientWorld.manifestURL, publicKey: publicKey,
+                bundled: ClientWorld.bundled, cacheDirectory: cache(device), manifestURL: ClientWorld.manifestURL,
+                publicKey: publicKey,
                 appVersion: app, region: region, locale: locale, options: options)
         case .keyList:
             return RolloutClient(
                 bundled: ClientWorld.bundled, cacheDirectory: cache(device), manifestURL: ClientWorld.manifestURL,
-                trust: RolloutClient.Trust(rootKeys: rootKeys, minimumKeysVersion: minimumKeysVersion), appVersion: app, region: region, locale: locale, options: options)
+                trust: RolloutClient.Trust(rootKeys: rootKeys, minimumKeysVersion: minimumKeysVersion), appVersion: app,
+                region: region, locale: locale, options: options)
         }
     }
 }
@@ -188,7 +208,9 @@ final class ClientTests: XCTestCase {
         let client = world.client(timeout: 0.3)
         XCTAssertEqual(client.string("home.title"), "Hoş geldin (paket içi)")
         XCTAssertEqual(client.string("home.banner"), "İndirim (paket içi)")
-        XCTAssertEqual(client.string("only.bundled"), "From the app", "a key the Turkish bundle lacks comes from the default locale's")
+        XCTAssertEqual(
+            client.string("only.bundled"), "From the app",
+            "a key the Turkish bundle lacks comes from the default locale's")
         XCTAssertLessThan(Date().timeIntervalSince(began), 0.3, "the first string does not wait for the network")
         let result = await client.refresh()
         guard case .failed(let why) = result else { return XCTFail("\(result)") }
@@ -208,7 +230,8 @@ final class ClientTests: XCTestCase {
         XCTAssertEqual(client.string("home.title"), "Hoş gledin", "tr-TR@17, typo and all")
         XCTAssertEqual(
             client.string("home.banner"), "İndirim (paket içi)",
-            "tr-TR@17 lacks it and the app bundles it in Turkish: the own locale's bundled text comes before the next locale (docs/client.md, Lookup)")
+            "tr-TR@17 lacks it and the app bundles it in Turkish: the own locale's bundled text comes before the next locale (docs/client.md, Lookup)"
+        )
         XCTAssertEqual(client.string("only.bundled"), "From the app")
         let refreshed1 = await client.refresh()
         XCTAssertEqual(refreshed1, .upToDate(dropped: []), "nothing new: nothing downloaded")
@@ -227,7 +250,10 @@ final class ClientTests: XCTestCase {
         let world = try ClientWorld()
         let server = Process()
         server.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        server.arguments = ["python3", "-u", "-m", "http.server", "0", "--bind", "127.0.0.1", "--directory", world.w.scratch.path("site")]
+        server.arguments = [
+            "python3", "-u", "-m", "http.server", "0", "--bind", "127.0.0.1", "--directory",
+            world.w.scratch.path("site"),
+        ]
         let output = Pipe()
         server.standardOutput = output
         server.standardError = FileHandle.nullDevice
@@ -240,21 +266,26 @@ final class ClientTests: XCTestCase {
         }
         // "Serving HTTP on 127.0.0.1 port 43817 (http://127.0.0.1:43817/) ..."
         var banner = ""
-        while !banner.contains("\n") { banner += String(decoding: output.fileHandleForReading.availableData, as: UTF8.self) }
-        let port = try XCTUnwrap(banner.split(separator: " ").firstIndex(of: "port").map { banner.split(separator: " ")[$0 + 1] }, banner)
+        while !banner.contains("\n") {
+            banner += String(decoding: output.fileHandleForReading.availableData, as: UTF8.self)
+        }
+        let port = try XCTUnwrap(
+            banner.split(separator: " ").firstIndex(of: "port").map { banner.split(separator: " ")[$0 + 1] }, banner)
 
         var options = RolloutClient.Options()
         options.installID = "http-device"
         options.timeout = 10
         let client = RolloutClient(
-            bundled: ClientWorld.bundled, cacheDirectory: world.cache("http"), manifestURL: URL(string: "http://127.0.0.1:\(port)/index.json")!,
+            bundled: ClientWorld.bundled, cacheDirectory: world.cache("http"),
+            manifestURL: URL(string: "http://127.0.0.1:\(port)/index.json")!,
             publicKey: world.publicKey, appVersion: "4.8.1", region: "TR", locale: "tr-TR", options: options)
         let result = await client.refresh()
         XCTAssertEqual(result, .staged(staged: [PackID("tr-TR@17"), PackID("tr@1"), PackID("en-US@1")], dropped: []))
         client.activatePending()
         XCTAssertEqual(client.string("home.title"), "Hoş gledin")
         let missing = RolloutClient(
-            bundled: ClientWorld.bundled, cacheDirectory: world.cache("http404"), manifestURL: URL(string: "http://127.0.0.1:\(port)/nothing/index.json")!,
+            bundled: ClientWorld.bundled, cacheDirectory: world.cache("http404"),
+            manifestURL: URL(string: "http://127.0.0.1:\(port)/nothing/index.json")!,
             publicKey: world.publicKey, appVersion: "4.8.1", region: "TR", locale: "tr-TR", options: options)
         guard case .failed(let why) = await missing.refresh() else { return XCTFail("a 404 must fail quietly") }
         XCTAssertTrue(why.contains("404"), why)
@@ -284,25 +315,35 @@ final class ClientTests: XCTestCase {
         let client = world.client()
         await client.refreshAndActivate()
         XCTAssertEqual(client.string("home.title"), "Hoş gledin")
-        let english = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: Fixtures.examplePack("en-US@1")))) as! [String: Any]
+        let english =
+            try JSONSerialization.jsonObject(
+                with: Data(contentsOf: URL(fileURLWithPath: Fixtures.examplePack("en-US@1")))) as! [String: Any]
         client.setLocale("vi-VN")
-        XCTAssertEqual(client.string("home.title"), (english["strings"] as! [String: String])["home.title"], "no Vietnamese yet: the next locale of its chain, en-US@1, at once")
+        XCTAssertEqual(
+            client.string("home.title"), (english["strings"] as! [String: String])["home.title"],
+            "no Vietnamese yet: the next locale of its chain, en-US@1, at once")
         let refreshed2 = await client.refresh()
         XCTAssertEqual(refreshed2, .staged(staged: [PackID("vi-VN@3")], dropped: []), "en-US@1 is already active")
         client.activatePending()
-        let vietnamese = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: Fixtures.examplePack("vi-VN@3")))) as! [String: Any]
+        let vietnamese =
+            try JSONSerialization.jsonObject(
+                with: Data(contentsOf: URL(fileURLWithPath: Fixtures.examplePack("vi-VN@3")))) as! [String: Any]
         XCTAssertEqual(client.string("home.title"), (vietnamese["strings"] as! [String: String])["home.title"])
         world.transport.setOffline(true)
         client.setLocale("tr-TR")
         XCTAssertEqual(client.string("home.title"), "Hoş gledin", "back to Turkish from the cache, without the network")
-        XCTAssertEqual(world.client(locale: "vi-VN").activePack, PackID("vi-VN@3"), "and both locales' packs at the next start, offline")
+        XCTAssertEqual(
+            world.client(locale: "vi-VN").activePack, PackID("vi-VN@3"),
+            "and both locales' packs at the next start, offline")
     }
 
     func testAPackForANewerSchemaIsRefused() async throws {
         let world = try ClientWorld()
         // An app build that understands schema 1 only meets today's schema 2 packs.
         let old = world.client(schemaVersions: [1])
-        guard case .partial(let staged, _, let failures) = await old.refresh() else { return XCTFail("a newer schema must be refused") }
+        guard case .partial(let staged, _, let failures) = await old.refresh() else {
+            return XCTFail("a newer schema must be refused")
+        }
         XCTAssertEqual(staged, [])
         XCTAssertEqual(failures.count, 3, "\(failures)")
         XCTAssertTrue(failures.allSatisfy { $0.contains("schemaVersion 2") }, "\(failures)")
@@ -315,15 +356,45 @@ final class ClientTests: XCTestCase {
         let client = world.client()
         await client.refreshAndActivate()
         try world.promoteEighteen()
-        let manifest = try LocaleManifest.parse([UInt8](Data(contentsOf: URL(fileURLWithPath: world.w.scratch.path("site/manifests/tr-TR.json")))), source: "m")
+        let manifest = try LocaleManifest.parse(
+            [UInt8](Data(contentsOf: URL(fileURLWithPath: world.w.scratch.path("site/manifests/tr-TR.json")))),
+            source: "m")
         let packURL = try XCTUnwrap(manifest.packs[18]).url
 
         let cases: [(String, String, @Sendable ([UInt8]) -> [UInt8])] = [
             ("empty pack file", packURL, { _ in [] }),
-            ("one byte of the pack", packURL, { var b = $0; b[b.count / 2] ^= 0x01; return b }),
-            ("one byte of the manifest", "manifests/tr-TR.json", { var b = $0; b[b.count / 3] ^= 0x01; return b }),
-            ("one byte of the manifest's signature", "manifests/tr-TR.json.sig", { var b = $0; b[4] = b[4] == 0x41 ? 0x42 : 0x41; return b }),
-            ("one byte of the index", "index.json", { var b = $0; b[b.count / 2] ^= 0x01; return b }),
+            (
+                "one byte of the pack", packURL,
+                {
+                    var b = $0
+                    b[b.count / 2] ^= 0x01
+                    return b
+                }
+            ),
+            (
+                "one byte of the manifest", "manifests/tr-TR.json",
+                {
+                    var b = $0
+                    b[b.count / 3] ^= 0x01
+                    return b
+                }
+            ),
+            (
+                "one byte of the manifest's signature", "manifests/tr-TR.json.sig",
+                {
+                    var b = $0
+                    b[4] = b[4] == 0x41 ? 0x42 : 0x41
+                    return b
+                }
+            ),
+            (
+                "one byte of the index", "index.json",
+                {
+                    var b = $0
+                    b[b.count / 2] ^= 0x01
+                    return b
+                }
+            ),
         ]
         for (label, path, change) in cases {
             world.transport.alter(path, change)
@@ -356,18 +427,22 @@ final class ClientTests: XCTestCase {
         XCTAssertEqual(client.pendingPacks, [], "the old site's tr-TR@17 is not staged")
         XCTAssertEqual(client.string("home.title"), "Hoş geldin")
         let relaunched = world.client()
-        guard case .failed = await relaunched.refresh() else { return XCTFail("the sequence seen is remembered across launches") }
+        guard case .failed = await relaunched.refresh() else {
+            return XCTFail("the sequence seen is remembered across launches")
+        }
         XCTAssertEqual(relaunched.activePack, PackID("tr-TR@18"))
         // A device that never saw the new site takes the old one: replay protection is per device.
         let refreshed4 = await world.client("fresh").refresh()
-        XCTAssertEqual(refreshed4, .staged(staged: [PackID("tr-TR@17"), PackID("tr@1"), PackID("en-US@1")], dropped: []))
+        XCTAssertEqual(
+            refreshed4, .staged(staged: [PackID("tr-TR@17"), PackID("tr@1"), PackID("en-US@1")], dropped: []))
     }
 
     func testARevertDropsTheBlockedPackAtOnceAndItNeverComesBack() async throws {
         let world = try ClientWorld()
         let client = try await world.deviceOnEighteen()
         XCTAssertEqual(client.activePack, PackID("tr-TR@18"))
-        let slot18 = try XCTUnwrap(FileManager.default.contents(atPath: world.cache("phone").path + "/packs/tr-TR/active"))
+        let slot18 = try XCTUnwrap(
+            FileManager.default.contents(atPath: world.cache("phone").path + "/packs/tr-TR/active"))
 
         try world.rollout("revert", "tr-TR", "--reason", "crash spike")
         try world.publish()
@@ -379,8 +454,12 @@ final class ClientTests: XCTestCase {
         world.transport.clearLog()
         let result = await relaunched.refresh()
         XCTAssertEqual(result, .staged(staged: [PackID("tr-TR@17")], dropped: [PackID("tr-TR@18")]))
-        XCTAssertFalse(world.transport.fetched.contains { $0.hasPrefix("packs/") }, "tr-TR@17 came from the cache: \(world.transport.fetched)")
-        XCTAssertEqual(relaunched.activePack, PackID("tr-TR@17"), "a blocked pack goes at once, without waiting for activatePending")
+        XCTAssertFalse(
+            world.transport.fetched.contains { $0.hasPrefix("packs/") },
+            "tr-TR@17 came from the cache: \(world.transport.fetched)")
+        XCTAssertEqual(
+            relaunched.activePack, PackID("tr-TR@17"),
+            "a blocked pack goes at once, without waiting for activatePending")
         XCTAssertEqual(relaunched.string("home.title"), "Hoş gledin")
 
         // A copy of the blocked pack still in the cache (a backup restored, a stale file) is never used.
@@ -388,7 +467,9 @@ final class ClientTests: XCTestCase {
         world.transport.setOffline(true)
         let offline = world.client()
         XCTAssertEqual(offline.activePack, PackID("tr-TR@17"))
-        XCTAssertFalse(FileManager.default.fileExists(atPath: world.cache("phone").path + "/packs/tr-TR/pending"), "deleted from the cache")
+        XCTAssertFalse(
+            FileManager.default.fileExists(atPath: world.cache("phone").path + "/packs/tr-TR/pending"),
+            "deleted from the cache")
     }
 
     func testTheKillSwitchTakesEveryPackOfTheLocaleAwayAndTheyStayAway() async throws {
@@ -402,7 +483,8 @@ final class ClientTests: XCTestCase {
         XCTAssertEqual(result, .upToDate(dropped: [PackID("tr-TR@18")]))
         XCTAssertNil(client.activePack)
         XCTAssertEqual(client.string("home.title"), "Hoş geldin (paket içi)", "the bundled strings at once")
-        XCTAssertEqual(client.string("home.banner"), "İndirim (paket içi)", "the kill switch ends the chain: not tr@1 nor en-US@1")
+        XCTAssertEqual(
+            client.string("home.banner"), "İndirim (paket içi)", "the kill switch ends the chain: not tr@1 nor en-US@1")
         let files = try FileManager.default.contentsOfDirectory(atPath: world.cache("phone").path + "/packs/tr-TR")
         XCTAssertEqual(files, [], "previous and pending are gone too")
         world.transport.setOffline(true)
@@ -436,7 +518,9 @@ final class ClientTests: XCTestCase {
         XCTAssertEqual(world.client().activePack, PackID("tr-TR@17"), "and not at the next start either")
         XCTAssertEqual(client.markActivePackFailed(), PackID("tr-TR@17"))
         XCTAssertNil(client.activePack, "no good tr-TR pack left")
-        XCTAssertEqual(client.string("home.title"), "Hoş geldin (paket içi)", "no tr-TR pack: the app's bundled Turkish, before tr@1")
+        XCTAssertEqual(
+            client.string("home.title"), "Hoş geldin (paket içi)",
+            "no tr-TR pack: the app's bundled Turkish, before tr@1")
     }
 
     /// The process dies at every byte of a refresh that downloads tr-TR@18 (the pack file, the
@@ -489,16 +573,20 @@ extension ClientWorld {
             let finished = try await dyingRefresh(from: base, cut: cut)
             let reopened = client()
             let title = reopened.string("home.title")
-            XCTAssertTrue(title == "Hoş gledin" || title == "Hoş geldin", "cut at \(cut): \(title)", file: file, line: line)
             XCTAssertTrue(
-                [PackID("tr-TR@17"), PackID("tr-TR@18")].contains(reopened.activePack), "cut at \(cut): \(String(describing: reopened.activePack))",
+                title == "Hoş gledin" || title == "Hoş geldin", "cut at \(cut): \(title)", file: file, line: line)
+            XCTAssertTrue(
+                [PackID("tr-TR@17"), PackID("tr-TR@18")].contains(reopened.activePack),
+                "cut at \(cut): \(String(describing: reopened.activePack))",
                 file: file, line: line)
             let leftovers = try FileManager.default.subpathsOfDirectory(atPath: device).filter { $0.contains(".tmp-") }
             XCTAssertEqual(leftovers, [], "cut at \(cut): temporary files are cleared at start", file: file, line: line)
             if made % checkEvery == 0 || finished {
                 _ = await reopened.refresh()
                 reopened.activatePending()
-                XCTAssertEqual(reopened.activePack, PackID("tr-TR@18"), "cut at \(cut): the next refresh finishes the job", file: file, line: line)
+                XCTAssertEqual(
+                    reopened.activePack, PackID("tr-TR@18"), "cut at \(cut): the next refresh finishes the job",
+                    file: file, line: line)
             }
             made += 1
             if finished { break }
@@ -530,18 +618,25 @@ extension ClientWorld {
             let knowsTheBlock = state?.blocked["tr-TR"]?.contains(18) == true
             if knowsTheBlock && reopened.activePack == PackID("tr-TR@18") { blockedAndActive += 1 }
             XCTAssertTrue(
-                [PackID("tr-TR@17"), PackID("tr-TR@18")].contains(reopened.activePack), "cut at \(cut): \(String(describing: reopened.activePack))",
+                [PackID("tr-TR@17"), PackID("tr-TR@18")].contains(reopened.activePack),
+                "cut at \(cut): \(String(describing: reopened.activePack))",
                 file: file, line: line)
             if !knowsTheBlock {
-                XCTAssertEqual(reopened.activePack, PackID("tr-TR@18"), "cut at \(cut): nothing recorded, nothing changed", file: file, line: line)
+                XCTAssertEqual(
+                    reopened.activePack, PackID("tr-TR@18"), "cut at \(cut): nothing recorded, nothing changed",
+                    file: file, line: line)
             }
             _ = await reopened.refresh()
             reopened.activatePending()
-            XCTAssertEqual(reopened.activePack, PackID("tr-TR@17"), "cut at \(cut): the next refresh finishes the revert", file: file, line: line)
+            XCTAssertEqual(
+                reopened.activePack, PackID("tr-TR@17"), "cut at \(cut): the next refresh finishes the revert",
+                file: file, line: line)
             if finished { break }
             cut += cut < stateBytes + 8 ? stateStep : 37
         }
-        XCTAssertEqual(blockedAndActive, 0, "a device that recorded the block never starts on the blocked pack", file: file, line: line)
+        XCTAssertEqual(
+            blockedAndActive, 0, "a device that recorded the block never starts on the blocked pack", file: file,
+            line: line)
         XCTAssertGreaterThan(cut, stateBytes, file: file, line: line)
     }
 }

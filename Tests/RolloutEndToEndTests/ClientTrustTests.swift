@@ -2,13 +2,16 @@ import Foundation
 import RolloutCrypto
 import RolloutModel
 import XCTest
+
 @testable import RolloutClient
 
 extension ClientWorld {
     var keysDirectory: String { w.scratch.path("keys") }
 
     /// `rollout keys rotate`: a new publishing key, the old one retired now; publish signs with the new one.
-    func rotatePublishingKey(root: String = "root.key", overlap: String = "0s", file: StaticString = #filePath, line: UInt = #line) throws {
+    func rotatePublishingKey(
+        root: String = "root.key", overlap: String = "0s", file: StaticString = #filePath, line: UInt = #line
+    ) throws {
         let version = try XCTUnwrap(try w.json(try w.rollout("keys", "list", "--json"))["version"] as? Int) + 1
         var arguments = ["keys", "rotate", "--root", "\(keysDirectory)/\(root)"]
         if overlap != "0s" { arguments += ["--overlap", overlap] }
@@ -20,16 +23,20 @@ extension ClientWorld {
 
     func revoke(_ publicKey: String, reason: String, file: StaticString = #filePath, line: UInt = #line) throws {
         let id = try XCTUnwrap(Ed25519.PublicKey(publicKey)).keyID
-        try rollout("keys", "revoke", id, "--root", "\(keysDirectory)/root.key", "--reason", reason, file: file, line: line)
+        try rollout(
+            "keys", "revoke", id, "--root", "\(keysDirectory)/root.key", "--reason", reason, file: file, line: line)
     }
 
     /// The key list the repository holds now, as the next publish puts it on the site.
     func siteKeys(_ site: String = "site") throws -> KeyList {
-        try KeyList.parse([UInt8](Data(contentsOf: URL(fileURLWithPath: w.scratch.path("\(site)/keys.json")))), source: "keys.json")
+        try KeyList.parse(
+            [UInt8](Data(contentsOf: URL(fileURLWithPath: w.scratch.path("\(site)/keys.json")))), source: "keys.json")
     }
 
     func siteSequence(_ site: String = "site") throws -> Int {
-        try SiteIndex.parse([UInt8](Data(contentsOf: URL(fileURLWithPath: w.scratch.path("\(site)/index.json")))), source: "index.json").sequence
+        try SiteIndex.parse(
+            [UInt8](Data(contentsOf: URL(fileURLWithPath: w.scratch.path("\(site)/index.json")))), source: "index.json"
+        ).sequence
     }
 
     /// What the device holds on disk, read as its next start reads it.
@@ -40,7 +47,8 @@ extension ClientWorld {
     /// The key ids whose signatures vouch for the manifest stored with a slot's pack (none: a
     /// legacy `.sig`, or no slot).
     func slotSigners(_ name: String, _ device: String = "phone") -> [String] {
-        guard let bytes = FileManager.default.contents(atPath: cache(device).path + "/" + name), let slot = PackSlot([UInt8](bytes)),
+        guard let bytes = FileManager.default.contents(atPath: cache(device).path + "/" + name),
+            let slot = PackSlot([UInt8](bytes)),
             let set = try? SignatureSet.parse(slot.signature, source: name)
         else { return [] }
         return set.entries.map(\.keyID)
@@ -53,7 +61,9 @@ extension ClientWorld {
 
     func files(_ site: String, _ paths: [String]) throws -> [String: [UInt8]] {
         var files: [String: [UInt8]] = [:]
-        for path in paths { files[path] = [UInt8](try Data(contentsOf: URL(fileURLWithPath: w.scratch.path("\(site)/\(path)")))) }
+        for path in paths {
+            files[path] = [UInt8](try Data(contentsOf: URL(fileURLWithPath: w.scratch.path("\(site)/\(path)"))))
+        }
         return files
     }
 }
@@ -61,15 +71,19 @@ extension ClientWorld {
 /// The device on a key list (docs/client.md, "Keys and expiry"; docs/keys.md): what it accepts,
 /// what it refuses, and that what it learned holds after the app is started again.
 final class ClientTrustTests: XCTestCase {
-    static let signedFiles = ["keys.json", "keys.json.sigs", "index.json", "index.json.sigs", "manifests/tr-TR.json", "manifests/tr-TR.json.sigs",
-        "manifests/tr.json", "manifests/tr.json.sigs", "manifests/en-US.json", "manifests/en-US.json.sigs"]
+    static let signedFiles = [
+        "keys.json", "keys.json.sigs", "index.json", "index.json.sigs", "manifests/tr-TR.json",
+        "manifests/tr-TR.json.sigs",
+        "manifests/tr.json", "manifests/tr.json.sigs", "manifests/en-US.json", "manifests/en-US.json.sigs",
+    ]
 
     func testANewPublishingKeyReachesDevicesWithoutAnAppUpdate() async throws {
         let world = try ClientWorld(signing: .keyList)
         let client = world.client()
         await client.refreshAndActivate()
         XCTAssertEqual(client.status.keysVersion, 1)
-        XCTAssertEqual(world.slotSigners("packs/tr-TR/active"), [try XCTUnwrap(Ed25519.PublicKey(world.publicKey)).keyID])
+        XCTAssertEqual(
+            world.slotSigners("packs/tr-TR/active"), [try XCTUnwrap(Ed25519.PublicKey(world.publicKey)).keyID])
 
         try world.rotatePublishingKey()
         try world.promoteEighteen()
@@ -112,8 +126,12 @@ final class ClientTrustTests: XCTestCase {
         try world.publish()
         let accepted = await client.refresh()
         guard case .staged(let staged, let dropped) = accepted else { return XCTFail("\(accepted)") }
-        XCTAssertEqual(Set(dropped), [PackID("tr-TR@17"), PackID("tr@1"), PackID("en-US@1")], "every pack only key 1 vouched for goes at once")
-        XCTAssertEqual(Set(staged), [PackID("tr-TR@17"), PackID("tr@1"), PackID("en-US@1")], "and comes back, vouched for by key 2")
+        XCTAssertEqual(
+            Set(dropped), [PackID("tr-TR@17"), PackID("tr@1"), PackID("en-US@1")],
+            "every pack only key 1 vouched for goes at once")
+        XCTAssertEqual(
+            Set(staged), [PackID("tr-TR@17"), PackID("tr@1"), PackID("en-US@1")], "and comes back, vouched for by key 2"
+        )
         XCTAssertEqual(client.activePack, PackID("tr-TR@17"), "at once: its locale had nothing left on screen")
         XCTAssertEqual(client.status.keysVersion, 3)
 
@@ -122,7 +140,9 @@ final class ClientTrustTests: XCTestCase {
         attack.merge(try world.files("site", ["keys.json", "keys.json.sigs"])) { $1 }
         world.serve(attack)
         for (label, device) in [("running", client), ("relaunched", world.client())] {
-            guard case .failed(let why) = await device.refresh() else { return XCTFail("\(label): a revoked key's site must be refused") }
+            guard case .failed(let why) = await device.refresh() else {
+                return XCTFail("\(label): a revoked key's site must be refused")
+            }
             XCTAssertTrue(why.contains("revoked publishing key") && why.contains("laptop lost"), "\(label): \(why)")
             XCTAssertEqual(device.activePack, PackID("tr-TR@17"), label)
             XCTAssertEqual(device.pendingPacks, [], label)
@@ -132,7 +152,9 @@ final class ClientTrustTests: XCTestCase {
         XCTAssertEqual(relaunched.status.keysVersion, 3)
         XCTAssertEqual(relaunched.activePack, PackID("tr-TR@17"))
         for slot in ["active", "previous", "pending"] {
-            XCTAssertFalse(world.slotSigners("packs/tr-TR/\(slot)").contains(firstKey), "\(slot): nothing only key 1 vouched for is kept")
+            XCTAssertFalse(
+                world.slotSigners("packs/tr-TR/\(slot)").contains(firstKey),
+                "\(slot): nothing only key 1 vouched for is kept")
         }
     }
 
@@ -160,11 +182,14 @@ final class ClientTrustTests: XCTestCase {
         guard case .staged(let staged, let dropped) = result else { return XCTFail("\(result)") }
         XCTAssertTrue(dropped.contains(PackID("tr-TR@18")), "\(dropped)")
         XCTAssertTrue(staged.contains(PackID("tr-TR@18")), "\(staged)")
-        XCTAssertEqual(client.activePack, PackID("tr-TR@17"), "the previous pack, which the key that stays vouched for, at once")
+        XCTAssertEqual(
+            client.activePack, PackID("tr-TR@17"), "the previous pack, which the key that stays vouched for, at once")
         world.transport.setOffline(true)
         let relaunched = world.client()
         XCTAssertEqual(relaunched.activePack, PackID("tr-TR@18"), "the pack signed again by key 2, at the next start")
-        XCTAssertEqual(world.slotSigners("packs/tr-TR/active"), [try XCTUnwrap(Ed25519.PublicKey(ClientWorld.publicKey(of: keyTwo))).keyID])
+        XCTAssertEqual(
+            world.slotSigners("packs/tr-TR/active"),
+            [try XCTUnwrap(Ed25519.PublicKey(ClientWorld.publicKey(of: keyTwo))).keyID])
     }
 
     /// A publishing key leaks and is revoked. The attacker serves a site it signed with the key list
@@ -182,7 +207,9 @@ final class ClientTrustTests: XCTestCase {
 
         world.serve(leaked)
         for (label, device) in [("running", client), ("relaunched", world.client())] {
-            guard case .failed(let why) = await device.refresh() else { return XCTFail("\(label): a replayed key list must be refused") }
+            guard case .failed(let why) = await device.refresh() else {
+                return XCTFail("\(label): a replayed key list must be refused")
+            }
             XCTAssertTrue(why.contains("keys.json: version 1 is older than version 3"), "\(label): \(why)")
             XCTAssertEqual(device.activePack, PackID("tr-TR@17"), label)
         }
@@ -190,7 +217,9 @@ final class ClientTrustTests: XCTestCase {
         withCurrentKeys.merge(try world.files("site", ["keys.json", "keys.json.sigs"])) { $1 }
         world.serve(withCurrentKeys)
         for (label, device) in [("running", client), ("relaunched", world.client()), ("new", world.client("new"))] {
-            guard case .failed(let why) = await device.refresh() else { return XCTFail("\(label): a revoked key's site must be refused") }
+            guard case .failed(let why) = await device.refresh() else {
+                return XCTFail("\(label): a revoked key's site must be refused")
+            }
             XCTAssertTrue(why.contains("revoked publishing key") && why.contains("(leaked)"), "\(label): \(why)")
             XCTAssertEqual(device.pendingPacks, [], label)
         }
@@ -248,7 +277,9 @@ final class ClientTrustTests: XCTestCase {
 
         world.transport.serve(world.w.scratch.path("old-site"))
         let fresh = world.client()
-        guard case .failed(let why) = await fresh.refresh() else { return XCTFail("an older site than the app must be refused") }
+        guard case .failed(let why) = await fresh.refresh() else {
+            return XCTFail("an older site than the app must be refused")
+        }
         XCTAssertTrue(why.contains("the minimum built into this app"), why)
         XCTAssertEqual(fresh.pendingPacks, [])
         let relaunched = world.client()
@@ -269,7 +300,9 @@ final class ClientTrustTests: XCTestCase {
         let world = try ClientWorld(signing: .keyList)
         let oldApp = world.client()
         await oldApp.refreshAndActivate()
-        try world.rollout("keys", "rotate-root", "--root", "\(world.keysDirectory)/root.key", "--out", "\(world.keysDirectory)/root-2.key")
+        try world.rollout(
+            "keys", "rotate-root", "--root", "\(world.keysDirectory)/root.key", "--out",
+            "\(world.keysDirectory)/root-2.key")
         try world.rotatePublishingKey(root: "root-2.key")
         try world.promoteEighteen()
         XCTAssertEqual(try world.siteKeys().version, 3)
@@ -285,21 +318,30 @@ final class ClientTrustTests: XCTestCase {
         world.rootKeys = [newRoot]
         world.transport.clearLog()
         await world.client("new-app").refreshAndActivate()
-        XCTAssertFalse(world.transport.fetched.contains("keys/2.json"), "signed by the roots it built in: nothing to walk")
+        XCTAssertFalse(
+            world.transport.fetched.contains("keys/2.json"), "signed by the roots it built in: nothing to walk")
         XCTAssertEqual(world.client("new-app").activePack, PackID("tr-TR@18"))
 
         // Whoever kept the old root signs a list of their own: version 4, the old root its only root.
-        let oldRoot = try Ed25519.PrivateKey.pem(String(contentsOfFile: "\(world.keysDirectory)/root.key", encoding: .utf8))
+        let oldRoot = try Ed25519.PrivateKey.pem(
+            String(contentsOfFile: "\(world.keysDirectory)/root.key", encoding: .utf8))
         var forged = try world.siteKeys()
         forged.version = 4
         forged.roots = KeyList.Roots(keys: [oldRoot.publicKey], threshold: 1)
         forged.rootChanges = [1, 2, 4]
         let bytes = forged.bytes
-        world.serve(["keys.json": bytes, "keys.json.sigs": SignatureSet([.init(keyID: oldRoot.publicKey.keyID, signature: oldRoot.sign(bytes))]).bytes])
+        world.serve([
+            "keys.json": bytes,
+            "keys.json.sigs": SignatureSet([.init(keyID: oldRoot.publicKey.keyID, signature: oldRoot.sign(bytes))])
+                .bytes,
+        ])
         for device in ["phone", "new-app"] {
             let relaunched = world.client(device)
-            guard case .failed(let why) = await relaunched.refresh() else { return XCTFail("\(device): the old root's list must be refused") }
-            XCTAssertTrue(why.contains("keys.json: signed by 0 of the root keys this device trusts"), "\(device): \(why)")
+            guard case .failed(let why) = await relaunched.refresh() else {
+                return XCTFail("\(device): the old root's list must be refused")
+            }
+            XCTAssertTrue(
+                why.contains("keys.json: signed by 0 of the root keys this device trusts"), "\(device): \(why)")
             XCTAssertEqual(world.client(device).status.keysVersion, 3, device)
             XCTAssertEqual(world.client(device).activePack, PackID("tr-TR@18"), device)
         }
@@ -318,31 +360,44 @@ final class ClientTrustTests: XCTestCase {
         try world.publish()
         let minimum = try world.siteKeys().version
         XCTAssertEqual(minimum, 3)
-        XCTAssertEqual(try world.siteKeys("leaked-site").version, 1, "the leaked site carries the list from before the revocation")
+        XCTAssertEqual(
+            try world.siteKeys("leaked-site").version, 1, "the leaked site carries the list from before the revocation")
         world.minimumIndexSequence = try world.siteSequence()
 
-        let keyOne = try Ed25519.PrivateKey.pem(String(contentsOfFile: "\(world.keysDirectory)/publish-1.key", encoding: .utf8))
+        let keyOne = try Ed25519.PrivateKey.pem(
+            String(contentsOfFile: "\(world.keysDirectory)/publish-1.key", encoding: .utf8))
         var index = try XCTUnwrap(
-            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: world.w.scratch.path("leaked-site/index.json")))) as? [String: Any])
+            try JSONSerialization.jsonObject(
+                with: Data(contentsOf: URL(fileURLWithPath: world.w.scratch.path("leaked-site/index.json"))))
+                as? [String: Any])
         index["sequence"] = world.minimumIndexSequence + 100
         let indexBytes = [UInt8](try JSONSerialization.data(withJSONObject: index, options: [.sortedKeys]))
         world.transport.serve(world.w.scratch.path("leaked-site"))
         world.serve([
             "index.json": indexBytes,
-            "index.json.sigs": SignatureSet([.init(keyID: keyOne.publicKey.keyID, signature: keyOne.sign(indexBytes))]).bytes,
+            "index.json.sigs": SignatureSet([.init(keyID: keyOne.publicKey.keyID, signature: keyOne.sign(indexBytes))])
+                .bytes,
         ])
 
         let unprotected = world.client("built-without-minimum")
-        guard case .staged = await unprotected.refresh() else { return XCTFail("without a minimum, the old list is taken") }
+        guard case .staged = await unprotected.refresh() else {
+            return XCTFail("without a minimum, the old list is taken")
+        }
         XCTAssertEqual(unprotected.status.keysVersion, 1)
 
         world.minimumKeysVersion = minimum
         for label in ["fresh", "relaunched"] {
             let device = world.client("fresh")
-            guard case .failed(let why) = await device.refresh() else { return XCTFail("\(label): a list older than the app must be refused") }
+            guard case .failed(let why) = await device.refresh() else {
+                return XCTFail("\(label): a list older than the app must be refused")
+            }
             XCTAssertTrue(
-                why.contains("keys.json: version 1 is older than version 3, the minimum built into this app: an old key list"), "\(label): \(why)")
-            XCTAssertEqual(TrustFailure.keysBelowMinimum(file: "keys.json", version: 1, minimum: 3).code, "below-minimum-keys-version")
+                why.contains(
+                    "keys.json: version 1 is older than version 3, the minimum built into this app: an old key list"),
+                "\(label): \(why)")
+            XCTAssertEqual(
+                TrustFailure.keysBelowMinimum(file: "keys.json", version: 1, minimum: 3).code,
+                "below-minimum-keys-version")
             XCTAssertEqual(device.pendingPacks, [], label)
             XCTAssertNil(device.status.keysVersion, label)
             XCTAssertEqual(device.status.indexSequence, 0, label)
@@ -370,12 +425,17 @@ final class ClientTrustTests: XCTestCase {
     func testAnAppUpdateWithANewRootStopsTrustingTheLeakedRootTheDeviceLearnt() async throws {
         let world = try ClientWorld(signing: .keyList)
         await world.client().refreshAndActivate()
-        let oldRoot = try Ed25519.PrivateKey.pem(String(contentsOfFile: "\(world.keysDirectory)/root.key", encoding: .utf8))
-        XCTAssertEqual(world.storedState()?.anchoredTo?.ids, [oldRoot.publicKey.keyID], "the roots the old app built in, recorded")
+        let oldRoot = try Ed25519.PrivateKey.pem(
+            String(contentsOfFile: "\(world.keysDirectory)/root.key", encoding: .utf8))
+        XCTAssertEqual(
+            world.storedState()?.anchoredTo?.ids, [oldRoot.publicKey.keyID], "the roots the old app built in, recorded")
 
-        try world.rollout("keys", "rotate-root", "--root", "\(world.keysDirectory)/root.key", "--out", "\(world.keysDirectory)/root-2.key")
+        try world.rollout(
+            "keys", "rotate-root", "--root", "\(world.keysDirectory)/root.key", "--out",
+            "\(world.keysDirectory)/root-2.key")
         try world.publish()
-        let newRoot = try XCTUnwrap(Ed25519.PublicKey(try ClientWorld.publicKey(of: "\(world.keysDirectory)/root-2.key")))
+        let newRoot = try XCTUnwrap(
+            Ed25519.PublicKey(try ClientWorld.publicKey(of: "\(world.keysDirectory)/root-2.key")))
         world.rootKeys = [newRoot.description]
 
         // Whoever holds the old root signs the list the device holds, with a higher version.
@@ -383,11 +443,19 @@ final class ClientTrustTests: XCTestCase {
         XCTAssertEqual(forged.version, 1)
         forged.version = 9
         let bytes = forged.bytes
-        world.serve(["keys.json": bytes, "keys.json.sigs": SignatureSet([.init(keyID: oldRoot.publicKey.keyID, signature: oldRoot.sign(bytes))]).bytes])
+        world.serve([
+            "keys.json": bytes,
+            "keys.json.sigs": SignatureSet([.init(keyID: oldRoot.publicKey.keyID, signature: oldRoot.sign(bytes))])
+                .bytes,
+        ])
         for label in ["updated", "relaunched"] {
             let updated = world.client()
-            guard case .failed(let why) = await updated.refresh() else { return XCTFail("\(label): the leaked root's list must be refused") }
-            XCTAssertTrue(why.contains("keys.json: signed by 0 of the root keys this device trusts (\(newRoot.keyID))"), "\(label): \(why)")
+            guard case .failed(let why) = await updated.refresh() else {
+                return XCTFail("\(label): the leaked root's list must be refused")
+            }
+            XCTAssertTrue(
+                why.contains("keys.json: signed by 0 of the root keys this device trusts (\(newRoot.keyID))"),
+                "\(label): \(why)")
             XCTAssertEqual(updated.status.keysVersion, 1, label)
             XCTAssertEqual(updated.activePack, PackID("tr-TR@17"), label)
         }
@@ -405,7 +473,9 @@ final class ClientTrustTests: XCTestCase {
     /// delivered are vouched for by their `.sigs` after a relaunch too, not read as a legacy `.sig`.
     func testSignaturesWithLeadingWhitespaceVouchForTheCachedPacksAfterARelaunch() async throws {
         let world = try ClientWorld(signing: .keyList)
-        for path in ClientTrustTests.signedFiles where path.hasSuffix(".sigs") { world.transport.alter(path) { Array(" \n".utf8) + $0 } }
+        for path in ClientTrustTests.signedFiles where path.hasSuffix(".sigs") {
+            world.transport.alter(path) { Array(" \n".utf8) + $0 }
+        }
         let client = world.client()
         await client.refreshAndActivate()
         XCTAssertEqual(client.activePack, PackID("tr-TR@17"))
@@ -444,7 +514,9 @@ final class ClientTrustTests: XCTestCase {
         }
         let client = try await dying(low)
         XCTAssertEqual(world.storedState()?.keyList?.version, 3)
-        XCTAssertTrue(FileManager.default.fileExists(atPath: world.cache("phone").path + "/packs/tr-TR/active"), "the removals failed")
+        XCTAssertTrue(
+            FileManager.default.fileExists(atPath: world.cache("phone").path + "/packs/tr-TR/active"),
+            "the removals failed")
         XCTAssertEqual(client.activePack, nil, "the saved list no longer vouches for tr-TR@17")
         XCTAssertEqual(client.activePacks, [])
         XCTAssertEqual(client.string("home.title"), "Hoş geldin (paket içi)")
@@ -454,7 +526,9 @@ final class ClientTrustTests: XCTestCase {
         world.transport.setOffline(false)
         await world.client().refreshAndActivate()
         XCTAssertEqual(world.client().activePack, PackID("tr-TR@17"))
-        XCTAssertEqual(world.slotSigners("packs/tr-TR/active"), [try XCTUnwrap(Ed25519.PublicKey(ClientWorld.publicKey(of: world.signingKey))).keyID])
+        XCTAssertEqual(
+            world.slotSigners("packs/tr-TR/active"),
+            [try XCTUnwrap(Ed25519.PublicKey(ClientWorld.publicKey(of: world.signingKey))).keyID])
     }
 
     /// An app that pinned a key moves to a key list (docs/client.md, "Moving an app from a pinned
@@ -470,7 +544,8 @@ final class ClientTrustTests: XCTestCase {
         try world.publish()
         let pinnedApp = world.client("old-app")
         await pinnedApp.refreshAndActivate()
-        XCTAssertEqual(pinnedApp.activePack, PackID("tr-TR@17"), "a site on a key list still serves apps that pin the key")
+        XCTAssertEqual(
+            pinnedApp.activePack, PackID("tr-TR@17"), "a site on a key list still serves apps that pin the key")
         XCTAssertNil(pinnedApp.status.keysVersion)
 
         let root = try ClientWorld.publicKey(of: "\(world.keysDirectory)/root.key")
@@ -480,12 +555,16 @@ final class ClientTrustTests: XCTestCase {
             options.installID = "install-phone"
             options.minimumRefreshInterval = 0
             return RolloutClient(
-                bundled: ClientWorld.bundled, cacheDirectory: world.cache("phone"), manifestURL: ClientWorld.manifestURL,
-                trust: RolloutClient.Trust(rootKeys: [root], pinnedKey: world.publicKey), appVersion: "4.8.1", region: "TR", locale: "tr-TR",
+                bundled: ClientWorld.bundled, cacheDirectory: world.cache("phone"),
+                manifestURL: ClientWorld.manifestURL,
+                trust: RolloutClient.Trust(rootKeys: [root], pinnedKey: world.publicKey), appVersion: "4.8.1",
+                region: "TR", locale: "tr-TR",
                 options: options)
         }
         world.transport.setOffline(true)
-        XCTAssertEqual(updatedApp().activePack, PackID("tr-TR@17"), "before any refresh: the pinned key vouches for the cached packs")
+        XCTAssertEqual(
+            updatedApp().activePack, PackID("tr-TR@17"),
+            "before any refresh: the pinned key vouches for the cached packs")
         world.transport.setOffline(false)
         world.transport.clearLog()
         let updated = updatedApp()
@@ -502,13 +581,17 @@ final class ClientTrustTests: XCTestCase {
         try world.publish()
         let revoked = await updatedApp().refresh()
         guard case .staged(let staged, let dropped) = revoked else { return XCTFail("\(revoked)") }
-        XCTAssertEqual(Set(dropped), [PackID("tr-TR@17"), PackID("tr@1"), PackID("en-US@1")], "the revoked key vouched for them all")
+        XCTAssertEqual(
+            Set(dropped), [PackID("tr-TR@17"), PackID("tr@1"), PackID("en-US@1")],
+            "the revoked key vouched for them all")
         XCTAssertEqual(Set(staged), Set(dropped), "fetched again, vouched for by key 2")
         world.transport.setOffline(true)
         let relaunched = updatedApp()
         XCTAssertEqual(relaunched.activePack, PackID("tr-TR@17"))
         XCTAssertEqual(relaunched.status.keysVersion, 3)
-        XCTAssertEqual(world.slotSigners("packs/tr-TR/active"), [try XCTUnwrap(Ed25519.PublicKey(ClientWorld.publicKey(of: world.signingKey))).keyID])
+        XCTAssertEqual(
+            world.slotSigners("packs/tr-TR/active"),
+            [try XCTUnwrap(Ed25519.PublicKey(ClientWorld.publicKey(of: world.signingKey))).keyID])
     }
 
     /// The key list in state.json is damaged (a disk error, a bad backup): the device holds none. The
@@ -518,9 +601,11 @@ final class ClientTrustTests: XCTestCase {
         let world = try ClientWorld(signing: .keyList)
         await world.client().refreshAndActivate()
         let path = world.cache("phone").path + "/state.json"
-        var state = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path))) as? [String: Any])
+        var state = try XCTUnwrap(
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path))) as? [String: Any])
         XCTAssertNotNil(state["keyList"] as? String)
-        state["keyList"] = (state["keyList"] as! String).replacingOccurrences(of: "\"version\":1", with: "\"version\":0")
+        state["keyList"] = (state["keyList"] as! String).replacingOccurrences(
+            of: "\"version\":1", with: "\"version\":0")
         try JSONSerialization.data(withJSONObject: state).write(to: URL(fileURLWithPath: path))
 
         world.transport.setOffline(true)
@@ -549,9 +634,12 @@ final class ClientTrustTests: XCTestCase {
             var options = RolloutClient.Options()
             options.transport = world.transport
             let client = RolloutClient(
-                bundled: ClientWorld.bundled, cacheDirectory: world.cache("unusable"), manifestURL: ClientWorld.manifestURL, trust: trust,
+                bundled: ClientWorld.bundled, cacheDirectory: world.cache("unusable"),
+                manifestURL: ClientWorld.manifestURL, trust: trust,
                 appVersion: "4.8.1", region: "TR", locale: "tr-TR", options: options)
-            guard case .failed(let reason) = await client.refresh(force: true) else { return XCTFail("\(trust) must verify nothing") }
+            guard case .failed(let reason) = await client.refresh(force: true) else {
+                return XCTFail("\(trust) must verify nothing")
+            }
             XCTAssertTrue(reason.contains(why), "\(trust): \(reason)")
             XCTAssertEqual(client.string("home.title"), "Hoş geldin (paket içi)")
         }
@@ -566,18 +654,24 @@ final class ClientTrustTests: XCTestCase {
     /// key list version the case expects, after a relaunch too.
     func testEveryTrustVectorIsDecidedByTheClientAsTheVectorsSay() async throws {
         let vectors = try XCTUnwrap(
-            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: Fixtures.directory + "/conformance/trust.json"))) as? [String: Any])
+            try JSONSerialization.jsonObject(
+                with: Data(contentsOf: URL(fileURLWithPath: Fixtures.directory + "/conformance/trust.json")))
+                as? [String: Any])
         let cases = try XCTUnwrap(vectors["cases"] as? [[String: Any]])
         XCTAssertGreaterThan(cases.count, 25)
         // The sentence each refusal's description has (TrustFailure.description); "damaged" names the file.
         let phrases = [
-            "not-signed-by-trusted-roots": "of the root keys this device trusts", "not-signed-by-own-roots": "of the root keys it lists",
-            "keys-replayed": "a replayed key list", "keys-conflict": "another key list with version", "revocation-dropped": "a revocation is for good",
-            "revoked-key": "a revoked publishing key", "expired-key": "which expired at", "wrong-role": "which may not sign this file",
+            "not-signed-by-trusted-roots": "of the root keys this device trusts",
+            "not-signed-by-own-roots": "of the root keys it lists",
+            "keys-replayed": "a replayed key list", "keys-conflict": "another key list with version",
+            "revocation-dropped": "a revocation is for good",
+            "revoked-key": "a revoked publishing key", "expired-key": "which expired at",
+            "wrong-role": "which may not sign this file",
             "unknown-key": "no valid signature by a publishing key", "index-expired": "a frozen or replayed site",
             "index-without-expiry": "has no \"expires\"", "index-replayed": "a stale cache or a replay",
             "below-minimum-sequence": "the minimum built into this app: an old copy of the site",
-            "below-minimum-keys-version": "the minimum built into this app: an old key list", "root-change-unrecorded": "without recording the change",
+            "below-minimum-keys-version": "the minimum built into this app: an old key list",
+            "root-change-unrecorded": "without recording the change",
         ]
         let scratch = try Scratch()
         for (n, c) in cases.enumerated() {
@@ -585,7 +679,9 @@ final class ClientTrustTests: XCTestCase {
             let device = try XCTUnwrap(c["device"] as? [String: Any])
             let site = scratch.path("site-\(n)")
             for (path, base64) in try XCTUnwrap(c["site"] as? [String: String]) {
-                try FileManager.default.createDirectory(atPath: (site + "/" + path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+                try FileManager.default.createDirectory(
+                    atPath: (site + "/" + path as NSString).deletingLastPathComponent, withIntermediateDirectories: true
+                )
                 try Data(try XCTUnwrap(Base64.decode(base64), name)).write(to: URL(fileURLWithPath: site + "/" + path))
             }
             let cache = URL(fileURLWithPath: scratch.path("device-\(n)"))
@@ -596,8 +692,12 @@ final class ClientTrustTests: XCTestCase {
             }
             // The built-in roots of the app that accepted the held list (null or absent: not recorded).
             if let anchoredTo = (c["anchoredTo"] ?? device["anchoredTo"]) as? [String: Any] {
-                let keys = try XCTUnwrap(anchoredTo["keys"] as? [String: String], name).values.map { Ed25519.PublicKey($0) }
-                state.anchoredTo = KeyList.Roots(keys: try keys.map { try XCTUnwrap($0, name) }, threshold: try XCTUnwrap(anchoredTo["threshold"] as? Int, name))
+                let keys = try XCTUnwrap(anchoredTo["keys"] as? [String: String], name).values.map {
+                    Ed25519.PublicKey($0)
+                }
+                state.anchoredTo = KeyList.Roots(
+                    keys: try keys.map { try XCTUnwrap($0, name) },
+                    threshold: try XCTUnwrap(anchoredTo["threshold"] as? Int, name))
             }
             let minimumKeysVersion = (c["minimumKeysVersion"] ?? device["minimumKeysVersion"]) as? Int ?? 0
             try FileManager.default.createDirectory(at: cache, withIntermediateDirectories: true)
@@ -611,16 +711,23 @@ final class ClientTrustTests: XCTestCase {
                 options.minimumRefreshInterval = 0
                 options.minimumIndexSequence = device["minimumIndexSequence"] as? Int ?? 0
                 let trust = RolloutClient.Trust(
-                    rootKeys: device["rootKeys"] as? [String] ?? [], threshold: device["threshold"] as? Int ?? 1, minimumKeysVersion: minimumKeysVersion)
+                    rootKeys: device["rootKeys"] as? [String] ?? [], threshold: device["threshold"] as? Int ?? 1,
+                    minimumKeysVersion: minimumKeysVersion)
                 return RolloutClient(
-                    bundled: [:], cacheDirectory: cache, manifestURL: ClientWorld.manifestURL, trust: trust, appVersion: "1.0", region: "US",
+                    bundled: [:], cacheDirectory: cache, manifestURL: ClientWorld.manifestURL, trust: trust,
+                    appVersion: "1.0", region: "US",
                     locale: "en-US", options: options)
             }
             let result = await app().refresh()
-            guard case .failed(let reason) = result else { XCTFail("\(name): \(result)"); continue }
+            guard case .failed(let reason) = result else {
+                XCTFail("\(name): \(result)")
+                continue
+            }
             let expected = try XCTUnwrap(c["expected"] as? [String: Any], name)
             if let accepted = expected["accepted"] as? [String: Any] {
-                XCTAssertEqual(transport.fetched.last, "manifests/en-US.json", "\(name): accepted through the index, then \(reason)")
+                XCTAssertEqual(
+                    transport.fetched.last, "manifests/en-US.json",
+                    "\(name): accepted through the index, then \(reason)")
                 XCTAssertEqual(app().status.keysVersion, accepted["keysVersion"] as? Int, name)
             } else {
                 let code = try XCTUnwrap(expected["refused"] as? String, name)
@@ -628,9 +735,11 @@ final class ClientTrustTests: XCTestCase {
                     XCTAssertTrue(reason.contains(phrase), "\(name): \(code) expected, got \(reason)")
                 } else {
                     XCTAssertEqual(code, "damaged", name)
-                    XCTAssertFalse(phrases.values.contains { reason.contains($0) }, "\(name): damaged expected, got \(reason)")
+                    XCTAssertFalse(
+                        phrases.values.contains { reason.contains($0) }, "\(name): damaged expected, got \(reason)")
                 }
-                XCTAssertEqual(app().status.keysVersion, expected["keysVersion"] as? Int, "\(name): the key list held afterwards")
+                XCTAssertEqual(
+                    app().status.keysVersion, expected["keysVersion"] as? Int, "\(name): the key list held afterwards")
             }
         }
     }
@@ -643,12 +752,16 @@ final class ClientTrustTests: XCTestCase {
         let world = try ClientWorld(signing: .keyList)
         let base = try await world.deviceBeforeEighteen()
         let total = try await world.unitsWritten(from: base)
-        let slot = try XCTUnwrap(FileManager.default.contents(atPath: world.cache("phone").path + "/packs/tr-TR/active")).count
+        let slot = try XCTUnwrap(
+            FileManager.default.contents(atPath: world.cache("phone").path + "/packs/tr-TR/active")
+        ).count
         let state = try XCTUnwrap(FileManager.default.contents(atPath: world.cache("phone").path + "/state.json")).count
         // The writes: the state (index accepted), tr-TR@18's pending slot, the state (committed), two
         // renames, the state (activated), each with its rename. The state's size varies by a few bytes.
         let ends = [state, state + 1 + slot, 2 * state + 2 + slot, total - state - 1, total - 1]
-        let cuts = KillSweep.cuts(total: total, boundaries: ends.flatMap { [$0 - 12, $0 - 6, $0, $0 + 6, $0 + 12] }.filter { (0...total).contains($0) })
+        let cuts = KillSweep.cuts(
+            total: total,
+            boundaries: ends.flatMap { [$0 - 12, $0 - 6, $0, $0 + 6, $0 + 12] }.filter { (0...total).contains($0) })
         let made = try await world.killedDuringTheDownloadOfEighteen(from: base, cuts: cuts, checkEvery: 5)
         XCTAssertEqual(made, cuts.count)
         XCTAssertGreaterThan(total, 3 * state, "\(total) units")
@@ -701,16 +814,20 @@ final class ClientTrustTests: XCTestCase {
             world.transport.setOffline(false)
             let held = world.storedState()?.keyList?.version
             XCTAssertTrue(held == 1 || held == 3, "cut at \(cut): holds version \(String(describing: held))")
-            XCTAssertEqual(held == 3, cut > listSaved, "cut at \(cut): the list is the first write, whole or not at all")
+            XCTAssertEqual(
+                held == 3, cut > listSaved, "cut at \(cut): the list is the first write, whole or not at all")
             if held == 3 {
                 sawBoth.new = true
                 for locale in reopened.status.packs.keys.sorted() where reopened.status.packs[locale]?.active != nil {
                     let signers = world.slotSigners("packs/\(locale)/active")
-                    XCTAssertFalse(signers.isEmpty || signers.contains(revoked), "cut at \(cut): \(locale) starts on a pack vouched for by \(signers)")
+                    XCTAssertFalse(
+                        signers.isEmpty || signers.contains(revoked),
+                        "cut at \(cut): \(locale) starts on a pack vouched for by \(signers)")
                 }
             } else {
                 sawBoth.old = true
-                XCTAssertEqual(reopened.activePack, PackID("tr-TR@17"), "cut at \(cut): nothing recorded, nothing changed")
+                XCTAssertEqual(
+                    reopened.activePack, PackID("tr-TR@17"), "cut at \(cut): nothing recorded, nothing changed")
             }
             let leftovers = try FileManager.default.subpathsOfDirectory(atPath: device).filter { $0.contains(".tmp-") }
             XCTAssertEqual(leftovers, [], "cut at \(cut)")

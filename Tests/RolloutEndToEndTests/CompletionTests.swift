@@ -11,8 +11,10 @@ final class CompletionTests: XCTestCase {
         XCTAssertEqual(script.status, 0, script.output)
         let scriptFile = try w.scratch.write("rollout.bash", script.stdout)
         let lines = [
-            "rollout pa", "rollout pack ", "rollout promote tr-TR@1", "rollout revert t", "rollout promote tr-TR@18 --t",
-            "rollout metrics ingest --kind ", "rollout revert tr-TR --to ", "rollout completion ", "rollout --repo .rollout status v",
+            "rollout pa", "rollout pack ", "rollout promote tr-TR@1", "rollout revert t",
+            "rollout promote tr-TR@18 --t",
+            "rollout metrics ingest --kind ", "rollout revert tr-TR --to ", "rollout completion ",
+            "rollout --repo .rollout status v",
             "rollout pack add ex",
         ]
         let driver = """
@@ -29,7 +31,9 @@ final class CompletionTests: XCTestCase {
             """
         try FileManager.default.createDirectory(atPath: w.work + "/examples", withIntermediateDirectories: true)
         var environment = w.environment
-        environment["PATH"] = URL(fileURLWithPath: Processes.rolloutBinary).deletingLastPathComponent().path + ":" + (environment["PATH"] ?? "/usr/bin:/bin")
+        environment["PATH"] =
+            URL(fileURLWithPath: Processes.rolloutBinary).deletingLastPathComponent().path + ":"
+            + (environment["PATH"] ?? "/usr/bin:/bin")
         let result = try Processes.run("/bin/bash", ["-c", driver], in: w.work, environment: environment)
         XCTAssertEqual(result.status, 0, result.output)
         let offered = result.stdout.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)

@@ -12,11 +12,14 @@ final class ConcurrencyTests: XCTestCase {
         let locales = ["de-DE", "fr-FR", "es-ES", "it-IT", "pt-BR", "ja-JP", "ko-KR", "ar-EG"]
         var files: [String] = []
         for locale in locales {
-            files.append(try w.scratch.write("\(locale).json", """
-                {"locale": "\(locale)", "schemaVersion": 2, "contentVersion": 1, "minAppVersion": "4.0",
-                 "fallbackLocale": "en-US",
-                 "strings": {"home.title": "\(locale) title", "update.body": "\(locale) {{version}}"}}
-                """))
+            files.append(
+                try w.scratch.write(
+                    "\(locale).json",
+                    """
+                    {"locale": "\(locale)", "schemaVersion": 2, "contentVersion": 1, "minAppVersion": "4.0",
+                     "fallbackLocale": "en-US",
+                     "strings": {"home.title": "\(locale) title", "update.body": "\(locale) {{version}}"}}
+                    """))
         }
         let before = try w.stateTip()
         let run = w.rollout
@@ -55,7 +58,9 @@ final class ConcurrencyTests: XCTestCase {
     }
 
     private func patched(title: String) throws -> String {
-        var object = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: Fixtures.examplePack("tr-TR@18")))) as? [String: Any])
+        var object = try XCTUnwrap(
+            try JSONSerialization.jsonObject(
+                with: Data(contentsOf: URL(fileURLWithPath: Fixtures.examplePack("tr-TR@18")))) as? [String: Any])
         object["checksum"] = nil
         object["contentVersion"] = 19
         var strings = try XCTUnwrap(object["strings"] as? [String: String])

@@ -18,15 +18,20 @@ final class ConformanceKitTests: XCTestCase {
         for name in names {
             let written = FileManager.default.contents(atPath: w.scratch.path("vectors/\(name)"))
             let committed = FileManager.default.contents(atPath: Self.committed + "/" + name)
-            XCTAssertNotNil(committed, "\(name) is written but not committed: run rollout conformance write Tests/Fixtures/conformance")
-            XCTAssertEqual(written, committed, "\(name) differs from the committed vectors: run rollout conformance write Tests/Fixtures/conformance")
+            XCTAssertNotNil(
+                committed,
+                "\(name) is written but not committed: run rollout conformance write Tests/Fixtures/conformance")
+            XCTAssertEqual(
+                written, committed,
+                "\(name) differs from the committed vectors: run rollout conformance write Tests/Fixtures/conformance")
         }
     }
 
     func testAnIndependentPythonCheckAgreesWithEveryVectorAndCatchesAWrongOne() throws {
         let w = try Workspace()
         let check = Self.committed + "/check.py"
-        let good = try Processes.run("/usr/bin/env", ["python3", check, Self.committed], in: w.root, environment: w.environment)
+        let good = try Processes.run(
+            "/usr/bin/env", ["python3", check, Self.committed], in: w.root, environment: w.environment)
         XCTAssertEqual(good.status, 0, good.output)
         XCTAssertTrue(good.stdout.contains("signatures.json: 17 signatures (openssl)"), good.output)
         XCTAssertTrue(good.stdout.contains("trust.json: 53 cases (openssl)"), good.output)
@@ -52,13 +57,22 @@ final class ConformanceKitTests: XCTestCase {
         let threshold = try XCTUnwrap(trust.range(of: "\"threshold\": 1", range: anchored.upperBound..<trust.endIndex))
         trust.replaceSubrange(threshold, with: "\"threshold\": 2")
         try trust.write(toFile: copy + "/trust.json", atomically: true, encoding: .utf8)
-        let bad = try Processes.run("/usr/bin/env", ["python3", copy + "/check.py", copy], in: w.root, environment: w.environment)
+        let bad = try Processes.run(
+            "/usr/bin/env", ["python3", copy + "/check.py", copy], in: w.root, environment: w.environment)
         XCTAssertEqual(bad.status, 1, bad.output)
         XCTAssertTrue(bad.stdout.contains("got 4441, the vector says 4442"), bad.output)
         XCTAssertTrue(bad.stdout.contains("signatures.json: good: got True"), bad.output)
-        XCTAssertTrue(bad.stdout.contains("trust.json: expired index: a frozen site: got {'refused': 'index-expired'"), bad.output)
-        XCTAssertTrue(bad.stdout.contains("trust.json: below the minimum key list version built into the app: a fresh install shown the list from before a revocation: got {'accepted'"), bad.output)
-        XCTAssertTrue(bad.stdout.contains("trust.json: built-in roots as recorded: the held list's roots count: got {'refused': 'not-signed-by-trusted-roots'"), bad.output)
+        XCTAssertTrue(
+            bad.stdout.contains("trust.json: expired index: a frozen site: got {'refused': 'index-expired'"), bad.output
+        )
+        XCTAssertTrue(
+            bad.stdout.contains(
+                "trust.json: below the minimum key list version built into the app: a fresh install shown the list from before a revocation: got {'accepted'"
+            ), bad.output)
+        XCTAssertTrue(
+            bad.stdout.contains(
+                "trust.json: built-in roots as recorded: the held list's roots count: got {'refused': 'not-signed-by-trusted-roots'"
+            ), bad.output)
     }
 
     /// tr's kill switch ends the chain of tr devices, but a tr-CY device (no plan of its own) reads
@@ -66,12 +80,15 @@ final class ConformanceKitTests: XCTestCase {
     func testAnUnlistedLocaleFollowsTheChainTheIndexCarriesEvenWhenItsShorterFormIsKilled() throws {
         let w = try Workspace()
         try w.initWithExamples()
-        for id in ["en-US@1", "tr@1", "tr-TR@17"] { XCTAssertEqual(try w.rollout("promote", id, "--to", "100%").status, 0) }
+        for id in ["en-US@1", "tr@1", "tr-TR@17"] {
+            XCTAssertEqual(try w.rollout("promote", id, "--to", "100%").status, 0)
+        }
         let killed = try w.rollout("revert", "tr", "--to", "bundled", "--reason", "drill")
         XCTAssertEqual(killed.status, 0, killed.output)
         let keys = try w.json(try w.rollout("keys", "generate", "--out", w.scratch.path("signing.key"), "--json"))
         let publicKey = try XCTUnwrap(keys["publicKey"] as? String)
-        let published = try w.rollout("publish", "--out", w.scratch.path("site"), "--key", w.scratch.path("signing.key"))
+        let published = try w.rollout(
+            "publish", "--out", w.scratch.path("site"), "--key", w.scratch.path("signing.key"))
         XCTAssertEqual(published.status, 0, published.output)
 
         let indexBytes = try XCTUnwrap(FileManager.default.contents(atPath: w.scratch.path("site/index.json")))
@@ -83,8 +100,12 @@ final class ConformanceKitTests: XCTestCase {
         XCTAssertEqual(index.chain(for: "tr"), ["tr"])
         XCTAssertEqual(index.chain(for: "de-DE"), ["en-US"])
 
-        for (locale, expected) in [("tr-CY", ["tr", "en-US"]), ("tr", ["tr"]), ("de-DE", ["en-US"]), ("tr-TR", ["tr-TR", "tr", "en-US"])] {
-            let resolved = try w.rollout("resolve", "--locale", locale, "--region", "CY", "--app-version", "4.8.1", "--install-id", "x", "--json")
+        for (locale, expected) in [
+            ("tr-CY", ["tr", "en-US"]), ("tr", ["tr"]), ("de-DE", ["en-US"]), ("tr-TR", ["tr-TR", "tr", "en-US"]),
+        ] {
+            let resolved = try w.rollout(
+                "resolve", "--locale", locale, "--region", "CY", "--app-version", "4.8.1", "--install-id", "x", "--json"
+            )
             XCTAssertEqual(resolved.status, 0, resolved.output)
             let steps = try XCTUnwrap(try w.json(resolved)["chain"] as? [[String: Any]])
             XCTAssertEqual(steps.compactMap { $0["locale"] as? String }, expected, "rollout resolve --locale \(locale)")

@@ -1,6 +1,7 @@
 import Foundation
 import RolloutModel
 import XCTest
+
 @testable import RolloutClient
 
 /// A clock a test moves: the day counters are recorded under.
@@ -86,7 +87,9 @@ final class CounterDurabilityTests: XCTestCase {
         XCTAssertEqual(byPack["tr-TR@18"]?["fallbacks"] as? Int, 3)
 
         next.resetCounters()
-        XCTAssertEqual(world.launch().metricsCSV(.crash), "date,locale,pack,region,app_version,sessions,crashes\n", "a reset is kept")
+        XCTAssertEqual(
+            world.launch().metricsCSV(.crash), "date,locale,pack,region,app_version,sessions,crashes\n",
+            "a reset is kept")
     }
 
     func testRowsKeepTheAppVersionTheyWereCountedOn() async throws {
@@ -112,7 +115,10 @@ final class CounterDurabilityTests: XCTestCase {
         let clock = TestClock("2026-01-01")
         let app = world.launch(now: { clock.now })
         await app.refreshAndActivate()
-        let days = (0..<(Counters.maximumRows + 10)).map { ISO8601DateFormatter().string(from: CounterDays.date("2026-01-01").addingTimeInterval(Double($0) * 86_400)).prefix(10) }
+        let days = (0..<(Counters.maximumRows + 10)).map {
+            ISO8601DateFormatter().string(from: CounterDays.date("2026-01-01").addingTimeInterval(Double($0) * 86_400))
+                .prefix(10)
+        }
         for day in days {
             clock.set(String(day))
             app.recordSession()
@@ -133,11 +139,14 @@ final class CounterDurabilityTests: XCTestCase {
         app.counterSaver.interval = 0
         for _ in 0..<1000 { _ = app.string("home.title") }
         app.waitForSaves()
-        XCTAssertEqual(world.launch().metricsCSV(.fallback), "date,locale,pack,region,app_version,lookups,fallbacks\n", "checked at 960: not yet")
+        XCTAssertEqual(
+            world.launch().metricsCSV(.fallback), "date,locale,pack,region,app_version,lookups,fallbacks\n",
+            "checked at 960: not yet")
         for _ in 0..<24 { _ = app.string("home.title") }
         app.waitForSaves()
         XCTAssertEqual(
-            world.launch().metricsCSV(.fallback), "date,locale,pack,region,app_version,lookups,fallbacks\n2026-11-28,tr-TR,tr-TR@17,TR,4.8.1,1024,0\n")
+            world.launch().metricsCSV(.fallback),
+            "date,locale,pack,region,app_version,lookups,fallbacks\n2026-11-28,tr-TR,tr-TR@17,TR,4.8.1,1024,0\n")
     }
 
     /// The process dies along the state file a session writes: the next start has the

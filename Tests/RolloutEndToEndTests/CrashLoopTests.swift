@@ -1,13 +1,15 @@
 import Foundation
 import RolloutModel
 import XCTest
+
 @testable import RolloutClient
 
 extension ClientWorld {
     /// A process start of the app on device `device` (docs/client.md#activation-and-rollback-on-the-device):
     /// a launch that is not followed by `markLaunchSucceeded()` is one that died before its first screen.
     func launch(
-        _ device: String = "phone", attempts: Int = 2, countsLaunch: Bool = true, budget: Int? = nil, app: String = "4.8.1",
+        _ device: String = "phone", attempts: Int = 2, countsLaunch: Bool = true, budget: Int? = nil,
+        app: String = "4.8.1",
         now: @escaping @Sendable () -> Date = { CounterDays.date("2026-11-28") }
     ) -> RolloutClient {
         var options = RolloutClient.Options()
@@ -80,7 +82,8 @@ final class CrashLoopTests: XCTestCase {
         XCTAssertEqual(third.launchStatus.rollbacks, 1)
         XCTAssertEqual(third.launchStatus.awaitingSuccess, [], "tr-TR@17 reached a first screen before")
         XCTAssertEqual(
-            third.metricsCSV(.crash), "date,locale,pack,region,app_version,sessions,crashes\n2026-11-28,tr-TR,tr-TR@18,TR,4.8.1,2,2\n",
+            third.metricsCSV(.crash),
+            "date,locale,pack,region,app_version,sessions,crashes\n2026-11-28,tr-TR,tr-TR@18,TR,4.8.1,2,2\n",
             "each launch that died is a session and a crash of the pack it died with")
         third.markLaunchSucceeded()
 
@@ -129,7 +132,9 @@ final class CrashLoopTests: XCTestCase {
         running.markLaunchSucceeded()
         _ = await running.refresh()
         XCTAssertEqual(running.activatePending(), [PackID("tr-TR@18")], "mid-session, after the first screen")
-        XCTAssertEqual(running.launchStatus.awaitingSuccess, [PackID("tr-TR@18")], "no launch has reached a first screen with it yet")
+        XCTAssertEqual(
+            running.launchStatus.awaitingSuccess, [PackID("tr-TR@18")],
+            "no launch has reached a first screen with it yet")
         // It ends (how does not matter: it had reached its first screen), then two launches die.
         let dying = world.launch()
         XCTAssertFalse(dying.launchStatus.previousLaunchFailed)
@@ -162,11 +167,15 @@ final class CrashLoopTests: XCTestCase {
         _ = await first.refresh()
         for attempt in 1...4 {
             let launched = world.launch()
-            XCTAssertEqual(launched.activePack, PackID("tr-TR@18"), "launch \(attempt): an app that never calls it never loses a pack")
+            XCTAssertEqual(
+                launched.activePack, PackID("tr-TR@18"),
+                "launch \(attempt): an app that never calls it never loses a pack")
             XCTAssertFalse(launched.launchStatus.armed)
             XCTAssertEqual(launched.launchStatus.awaitingSuccess, [])
         }
-        XCTAssertEqual(world.launch().metricsCSV(.crash), "date,locale,pack,region,app_version,sessions,crashes\n", "and counts no crashes")
+        XCTAssertEqual(
+            world.launch().metricsCSV(.crash), "date,locale,pack,region,app_version,sessions,crashes\n",
+            "and counts no crashes")
     }
 
     func testAPackRolledBackWithNoPreviousOneLeavesTheBundledStrings() async throws {
@@ -174,7 +183,8 @@ final class CrashLoopTests: XCTestCase {
         let first = world.launch()
         first.markLaunchSucceeded()  // on the bundled strings: armed, nothing to confirm
         await first.refreshAndActivate()
-        XCTAssertEqual(Set(first.launchStatus.awaitingSuccess), [PackID("tr-TR@17"), PackID("tr@1"), PackID("en-US@1")])
+        XCTAssertEqual(
+            Set(first.launchStatus.awaitingSuccess), [PackID("tr-TR@17"), PackID("tr@1"), PackID("en-US@1")])
         _ = world.launch()
         _ = world.launch()
         let third = world.launch()

@@ -13,8 +13,12 @@ final class CredentialRedactionTests: XCTestCase {
         while let relative = enumerator?.nextObject() as? String {
             let path = root + "/" + relative
             var isDirectory: ObjCBool = false
-            guard relative != "config", FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue else { continue }
-            if let data = FileManager.default.contents(atPath: path), data.range(of: Data(secret.utf8)) != nil { found.append(relative) }
+            guard relative != "config", FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory),
+                !isDirectory.boolValue
+            else { continue }
+            if let data = FileManager.default.contents(atPath: path), data.range(of: Data(secret.utf8)) != nil {
+                found.append(relative)
+            }
         }
         return found
     }
@@ -25,7 +29,8 @@ final class CredentialRedactionTests: XCTestCase {
         let url = "https://x-access-token:\(token)@git.example.com/mobile/packs.git"
         let added = try w.rollout("remote", "add", "origin", url)
         XCTAssertEqual(added.status, 0, added.output)
-        XCTAssertTrue(added.stdout.contains("Added remote origin https://git.example.com/mobile/packs.git"), added.stdout)
+        XCTAssertTrue(
+            added.stdout.contains("Added remote origin https://git.example.com/mobile/packs.git"), added.stdout)
         XCTAssertTrue(added.stdout.contains("The URL holds a credential"), added.stdout)
         let again = try w.rollout("remote", "add", "origin", url, "--json")
         XCTAssertEqual(again.status, 64, again.output)
@@ -33,7 +38,9 @@ final class CredentialRedactionTests: XCTestCase {
         XCTAssertTrue(listed.stdout.contains("https://git.example.com/mobile/packs.git"), listed.stdout)
         for result in [added, again, listed] { XCTAssertFalse(result.output.contains(token), result.output) }
         XCTAssertEqual(try filesHolding(token, under: w.repository), [])
-        XCTAssertTrue(try String(contentsOfFile: w.repository + "/config", encoding: .utf8).contains(token), "git keeps the URL as given")
+        XCTAssertTrue(
+            try String(contentsOfFile: w.repository + "/config", encoding: .utf8).contains(token),
+            "git keeps the URL as given")
     }
 
     func testAPublishDestinationNeverCarriesACredentialIntoHistory() throws {

@@ -14,11 +14,18 @@ final class DeviceWorld {
     init() throws {
         w = try Workspace(process: true)
         try w.initWithExamples()
-        for id in ["en-US@1", "tr@1", "tr-TR@17"] { XCTAssertEqual(try w.rollout("promote", id, "--to", "100%").status, 0) }
-        publicKey = try XCTUnwrap(try w.json(try w.rollout("keys", "generate", "--out", w.scratch.path("signing.key"), "--json"))["publicKey"] as? String)
+        for id in ["en-US@1", "tr@1", "tr-TR@17"] {
+            XCTAssertEqual(try w.rollout("promote", id, "--to", "100%").status, 0)
+        }
+        publicKey = try XCTUnwrap(
+            try w.json(try w.rollout("keys", "generate", "--out", w.scratch.path("signing.key"), "--json"))["publicKey"]
+                as? String)
         // What the app bundles, spelled so a test can tell bundled text from a pack's.
-        try w.scratch.write("bundled/tr-TR.json", #"{"home.title": "Hoş geldin (paket içi)", "home.banner": "İndirim (paket içi)"}"#)
-        try w.scratch.write("bundled/en-US.json", #"{"home.title": "Welcome (bundled)", "home.banner": "Sale (bundled)", "only.bundled": "From the app"}"#)
+        try w.scratch.write(
+            "bundled/tr-TR.json", #"{"home.title": "Hoş geldin (paket içi)", "home.banner": "İndirim (paket içi)"}"#)
+        try w.scratch.write(
+            "bundled/en-US.json",
+            #"{"home.title": "Welcome (bundled)", "home.banner": "Sale (bundled)", "only.bundled": "From the app"}"#)
         try publish()
     }
 
@@ -33,10 +40,16 @@ final class DeviceWorld {
 
     /// `rollout device` for the phone `name` (a TR user on 4.8.1 by default), with its own state directory.
     @discardableResult
-    func device(_ name: String, installID: String? = nil, locale: String = "tr-TR", _ action: String...) throws -> RunResult {
+    func device(_ name: String, installID: String? = nil, locale: String = "tr-TR", _ action: String...) throws
+        -> RunResult
+    {
         try w.rollout(
-            ["device", "--state", w.scratch.path("devices/\(name)"), "--site", site, "--public-key", publicKey, "--bundled", bundled,
-             "--locale", locale, "--region", "TR", "--app-version", "4.8.1", "--install-id", installID ?? "install-\(name)"] + action)
+            [
+                "device", "--state", w.scratch.path("devices/\(name)"), "--site", site, "--public-key", publicKey,
+                "--bundled", bundled,
+                "--locale", locale, "--region", "TR", "--app-version", "4.8.1", "--install-id",
+                installID ?? "install-\(name)",
+            ] + action)
     }
 
     /// The text the phone shows for `key`.
@@ -53,13 +66,18 @@ final class DeviceWorld {
         return try w.json(result, file: file, line: line)
     }
 
-    func activePack(_ name: String, locale: String = "tr-TR", file: StaticString = #filePath, line: UInt = #line) throws -> String? {
+    func activePack(_ name: String, locale: String = "tr-TR", file: StaticString = #filePath, line: UInt = #line) throws
+        -> String?
+    {
         let packs = try status(name, file: file, line: line)["packs"] as? [String: [String: Any]]
         return packs?[locale]?["active"] as? String
     }
 
     /// Refresh (forced: one invocation follows another within seconds), then activate, as an app does.
-    func update(_ name: String, installID: String? = nil, locale: String = "tr-TR", file: StaticString = #filePath, line: UInt = #line) throws {
+    func update(
+        _ name: String, installID: String? = nil, locale: String = "tr-TR", file: StaticString = #filePath,
+        line: UInt = #line
+    ) throws {
         let refreshed = try device(name, installID: installID, locale: locale, "refresh", "--force")
         XCTAssertEqual(refreshed.status, 0, refreshed.output, file: file, line: line)
         let activated = try device(name, installID: installID, locale: locale, "activate")
@@ -67,10 +85,14 @@ final class DeviceWorld {
     }
 
     /// An install id `rollout resolve` places in `pack` (true) or outside it (false), for a TR user on 4.8.1.
-    func installID(resolvingTo pack: String, inside: Bool, file: StaticString = #filePath, line: UInt = #line) throws -> String {
+    func installID(resolvingTo pack: String, inside: Bool, file: StaticString = #filePath, line: UInt = #line) throws
+        -> String
+    {
         for n in 0..<400 {
             let id = "phone-\(n)"
-            let result = try w.rollout("resolve", "--locale", "tr-TR", "--region", "TR", "--app-version", "4.8.1", "--install-id", id, "--json")
+            let result = try w.rollout(
+                "resolve", "--locale", "tr-TR", "--region", "TR", "--app-version", "4.8.1", "--install-id", id, "--json"
+            )
             XCTAssertEqual(result.status, 0, result.output, file: file, line: line)
             let chain = try w.json(result, file: file, line: line)["chain"] as? [[String: Any]]
             if (chain?.first?["result"] as? String == pack) == inside { return id }
@@ -128,7 +150,8 @@ final class DeviceCommandTests: XCTestCase {
             after.append(try world.activePack("crashy"))
         }
         XCTAssertEqual(after.first, "tr-TR@18", "one launch without success is not yet a crash loop")
-        XCTAssertEqual(after.last, "tr-TR@17", "the previous pack is back after the launches that never succeeded: \(after)")
+        XCTAssertEqual(
+            after.last, "tr-TR@17", "the previous pack is back after the launches that never succeeded: \(after)")
         let status = try world.status("crashy")
         XCTAssertEqual(status["failed"] as? [String], ["tr-TR@18"])
         XCTAssertEqual((status["launch"] as? [String: Any])?["rolledBack"] as? [String], ["tr-TR@18"])
@@ -158,7 +181,8 @@ final class DeviceCommandTests: XCTestCase {
         try world.publish()
         let refreshed = try world.device("phone", "refresh", "--force", "--json")
         XCTAssertEqual(refreshed.status, 0, refreshed.output)
-        XCTAssertEqual(try world.w.json(refreshed)["dropped"] as? [String], ["tr-TR@18"], "dropped at once, before any activation")
+        XCTAssertEqual(
+            try world.w.json(refreshed)["dropped"] as? [String], ["tr-TR@18"], "dropped at once, before any activation")
         XCTAssertEqual(try world.device("phone", "activate").status, 0)
         XCTAssertEqual(try world.text("phone", "home.title"), "Hoş gledin", "tr-TR@17 again")
         XCTAssertEqual(try world.activePack("phone"), "tr-TR@17")
@@ -217,11 +241,14 @@ final class DeviceCommandTests: XCTestCase {
 
     func testASiteThatDoesNotVerifyIsAFailedRefreshNotAnError() throws {
         let world = try DeviceWorld()
-        let other = try world.w.json(try world.w.rollout("keys", "generate", "--out", world.w.scratch.path("other.key"), "--json"))
+        let other = try world.w.json(
+            try world.w.rollout("keys", "generate", "--out", world.w.scratch.path("other.key"), "--json"))
         let wrongKey = try XCTUnwrap(other["publicKey"] as? String)
         let result = try world.w.rollout(
-            ["device", "--state", world.w.scratch.path("devices/p"), "--site", world.site, "--public-key", wrongKey,
-             "--locale", "tr-TR", "--region", "TR", "--app-version", "4.8.1", "refresh", "--json"])
+            [
+                "device", "--state", world.w.scratch.path("devices/p"), "--site", world.site, "--public-key", wrongKey,
+                "--locale", "tr-TR", "--region", "TR", "--app-version", "4.8.1", "refresh", "--json",
+            ])
         XCTAssertEqual(result.status, 1, result.output)
         let json = try world.w.json(result)
         XCTAssertEqual(json["result"] as? String, "failed")
@@ -234,23 +261,37 @@ final class DeviceCommandTests: XCTestCase {
         let world = try DeviceWorld()
         let keyFile = try world.w.scratch.write("signing.pub", world.publicKey + "\n")
         let result = try world.w.rollout(
-            ["device", "--state", world.w.scratch.path("devices/p"), "--site", URL(fileURLWithPath: world.site).absoluteString,
-             "--public-key", keyFile, "--locale", "tr-TR", "--region", "tr", "--app-version", "4.8.1", "refresh"])
+            [
+                "device", "--state", world.w.scratch.path("devices/p"), "--site",
+                URL(fileURLWithPath: world.site).absoluteString,
+                "--public-key", keyFile, "--locale", "tr-TR", "--region", "tr", "--app-version", "4.8.1", "refresh",
+            ])
         XCTAssertEqual(result.status, 0, result.output)
         XCTAssertTrue(result.stdout.hasPrefix("Staged "), result.stdout)
     }
 
     func testBadFlagsAreUsageErrorsNamingTheFlag() throws {
         let world = try DeviceWorld()
-        let base = ["device", "--state", world.w.scratch.path("devices/p"), "--site", world.site, "--public-key", world.publicKey]
+        let base = [
+            "device", "--state", world.w.scratch.path("devices/p"), "--site", world.site, "--public-key",
+            world.publicKey,
+        ]
         let device = ["--locale", "tr-TR", "--region", "TR", "--app-version", "4.8.1"]
         let cases: [([String], Int32, String)] = [
             (["device", "--site", world.site, "--public-key", world.publicKey] + device + ["status"], 64, "--state"),
             (base + ["--locale", "tr-TR", "--region", "TR", "status"], 64, "--app-version"),
             (base + ["--locale", "tr-TR", "--region", "XX", "--app-version", "4.8.1", "status"], 64, "--region"),
             (base + ["--locale", "tr-TR", "--region", "TR", "--app-version", "four", "status"], 64, "--app-version"),
-            (["device", "--state", world.w.scratch.path("p"), "--site", world.site, "--public-key", "ed25519:nope"] + device + ["status"], 64, "--public-key"),
-            (["device", "--state", world.w.scratch.path("p"), "--site", world.w.scratch.path("nowhere"), "--public-key", world.publicKey] + device + ["status"], 66, "--site"),
+            (
+                ["device", "--state", world.w.scratch.path("p"), "--site", world.site, "--public-key", "ed25519:nope"]
+                    + device + ["status"], 64, "--public-key"
+            ),
+            (
+                [
+                    "device", "--state", world.w.scratch.path("p"), "--site", world.w.scratch.path("nowhere"),
+                    "--public-key", world.publicKey,
+                ] + device + ["status"], 66, "--site"
+            ),
             (base + device + ["--bundled", world.w.scratch.path("nowhere"), "status"], 66, "--bundled"),
             (base + device + ["refesh"], 64, "refresh"),
             (base + device + ["get"], 64, "KEY"),
@@ -261,7 +302,8 @@ final class DeviceCommandTests: XCTestCase {
         for (arguments, code, named) in cases {
             let result = try world.w.rollout(arguments)
             XCTAssertEqual(result.status, code, "\(arguments.suffix(4)): \(result.output)")
-            XCTAssertTrue(result.stderr.contains(named), "\(arguments.suffix(4)) should name \(named): \(result.stderr)")
+            XCTAssertTrue(
+                result.stderr.contains(named), "\(arguments.suffix(4)) should name \(named): \(result.stderr)")
             XCTAssertEqual(result.stdout, "")
         }
         XCTAssertEqual(try world.w.rollout("help", "device").status, 0)
@@ -276,13 +318,17 @@ final class DeviceCommandTests: XCTestCase {
         let world = try DeviceWorld()
         let initialized = try world.w.rollout("keys", "init", "--out", world.w.scratch.path("keys"))
         XCTAssertEqual(initialized.status, 0, initialized.output)
-        try world.rollout("publish", "--out", world.site, "--key", world.w.scratch.path("keys/publish-1.key"), "--expires", "2d")
+        try world.rollout(
+            "publish", "--out", world.site, "--key", world.w.scratch.path("keys/publish-1.key"), "--expires", "2d")
         let root = try ClientWorld.publicKey(of: world.w.scratch.path("keys/root.key"))
         let rootFile = try world.w.scratch.write("root.pub", root + "\n")
         func device(_ action: [String], now: String? = nil, extra: [String] = []) throws -> RunResult {
             try world.w.rollout(
-                ["device", "--state", world.w.scratch.path("devices/p"), "--site", world.site, "--root-key", rootFile, "--locale", "tr-TR",
-                 "--region", "TR", "--app-version", "4.8.1"] + extra + action, env: now.map { ["ROLLOUT_NOW": $0] } ?? [:])
+                [
+                    "device", "--state", world.w.scratch.path("devices/p"), "--site", world.site, "--root-key",
+                    rootFile, "--locale", "tr-TR",
+                    "--region", "TR", "--app-version", "4.8.1",
+                ] + extra + action, env: now.map { ["ROLLOUT_NOW": $0] } ?? [:])
         }
         let refreshed = try device(["refresh"])
         XCTAssertEqual(refreshed.status, 0, refreshed.output)
@@ -292,7 +338,8 @@ final class DeviceCommandTests: XCTestCase {
         XCTAssertEqual(status["stale"] as? Bool, false)
         let expires = try XCTUnwrap(status["indexExpires"] as? String)
         let text = try device(["status"])
-        XCTAssertTrue(text.stdout.contains("(expires \(expires))") && text.stdout.contains("Key list version 1.\n"), text.stdout)
+        XCTAssertTrue(
+            text.stdout.contains("(expires \(expires))") && text.stdout.contains("Key list version 1.\n"), text.stdout)
 
         let later = Timestamp(seconds: try XCTUnwrap(Timestamp(iso8601: expires)).seconds + 3600).description
         let stale = try device(["status"], now: later)
@@ -307,19 +354,31 @@ final class DeviceCommandTests: XCTestCase {
         XCTAssertEqual(old.status, 1, old.output)
         XCTAssertTrue(old.output.contains("the minimum built into this app"), old.output)
 
-        let base = ["device", "--state", world.w.scratch.path("devices/q"), "--site", world.site, "--locale", "tr-TR", "--region", "TR", "--app-version", "4.8.1"]
+        let base = [
+            "device", "--state", world.w.scratch.path("devices/q"), "--site", world.site, "--locale", "tr-TR",
+            "--region", "TR", "--app-version", "4.8.1",
+        ]
         // An app built when the key list was at version 2: a fresh install refuses version 1.
         let belowMinimum = try world.w.rollout(base + ["--root-key", root, "--min-keys-version", "2", "refresh"])
         XCTAssertEqual(belowMinimum.status, 1, belowMinimum.output)
-        XCTAssertTrue(belowMinimum.output.contains("keys.json: version 1 is older than version 2, the minimum built into this app"), belowMinimum.output)
+        XCTAssertTrue(
+            belowMinimum.output.contains(
+                "keys.json: version 1 is older than version 2, the minimum built into this app"), belowMinimum.output)
         let refusedStatus = try world.w.rollout(base + ["--root-key", root, "--min-keys-version", "2", "status"])
-        XCTAssertFalse(refusedStatus.stdout.contains("Key list version"), "a fresh install holds no list: \(refusedStatus.stdout)")
-        XCTAssertEqual(try world.w.rollout(base + ["--root-key", root, "--min-keys-version", "1", "refresh"]).status, 0)
-        XCTAssertTrue(try world.w.rollout(base + ["--root-key", root, "--min-keys-version", "1", "status"]).stdout.contains("Key list version 1.\n"))
+        XCTAssertFalse(
+            refusedStatus.stdout.contains("Key list version"), "a fresh install holds no list: \(refusedStatus.stdout)")
+        XCTAssertEqual(
+            try world.w.rollout(base + ["--root-key", root, "--min-keys-version", "1", "refresh"]).status, 0)
+        XCTAssertTrue(
+            try world.w.rollout(base + ["--root-key", root, "--min-keys-version", "1", "status"]).stdout.contains(
+                "Key list version 1.\n"))
 
         let cases: [([String], String)] = [
             (base + ["--root-key", root, "--min-keys-version", "-1", "status"], "--min-keys-version"),
-            (base + ["--public-key", world.publicKey, "--min-keys-version", "1", "status"], "--min-keys-version goes with --root-key"),
+            (
+                base + ["--public-key", world.publicKey, "--min-keys-version", "1", "status"],
+                "--min-keys-version goes with --root-key"
+            ),
             (base + ["status"], "--root-key"),
             (base + ["--root-key", root, "--public-key", world.publicKey, "status"], "alternatives"),
             (base + ["--root-key", root, "--threshold", "2", "status"], "--threshold 2"),
@@ -329,7 +388,8 @@ final class DeviceCommandTests: XCTestCase {
         for (arguments, named) in cases {
             let result = try world.w.rollout(arguments)
             XCTAssertEqual(result.status, 64, "\(arguments.suffix(4)): \(result.output)")
-            XCTAssertTrue(result.stderr.contains(named), "\(arguments.suffix(4)) should name \(named): \(result.stderr)")
+            XCTAssertTrue(
+                result.stderr.contains(named), "\(arguments.suffix(4)) should name \(named): \(result.stderr)")
         }
     }
 }

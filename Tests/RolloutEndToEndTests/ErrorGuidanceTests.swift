@@ -29,10 +29,15 @@ final class ErrorGuidanceTests: XCTestCase {
             XCTAssertTrue(result.stderr.contains(hint), "\(arguments) should say \(hint): \(result.stderr)")
         }
         // Widening an unhealthy rollout names the command that shows why, and the override.
-        XCTAssertEqual(try w.rollout("promote", "tr-TR@18", "--to", "10%", "--region", "TR", "--reason", "typo fix").status, 0)
-        XCTAssertEqual(try w.rollout("metrics", "ingest", "--kind", "crash", MetricsIngestTests.examples + "/crashes-spike-TR-4.8.csv").status, 0)
+        XCTAssertEqual(
+            try w.rollout("promote", "tr-TR@18", "--to", "10%", "--region", "TR", "--reason", "typo fix").status, 0)
+        XCTAssertEqual(
+            try w.rollout(
+                "metrics", "ingest", "--kind", "crash", MetricsIngestTests.examples + "/crashes-spike-TR-4.8.csv"
+            ).status, 0)
         let widen = try w.rollout("promote", "tr-TR@18", "--to", "50%")
         XCTAssertEqual(widen.status, 1)
-        XCTAssertTrue(widen.stderr.contains("See rollout health tr-TR; override with --force --reason TEXT"), widen.stderr)
+        XCTAssertTrue(
+            widen.stderr.contains("See rollout health tr-TR; override with --force --reason TEXT"), widen.stderr)
     }
 }

@@ -23,7 +23,8 @@ final class FullDiskTests: XCTestCase {
             for arguments in attempts {
                 let result = try disk.rollout(arguments)
                 XCTAssertEqual(result.status, 74, "\(mechanism) \(arguments): \(result.output)")
-                XCTAssertTrue(result.stderr.contains(w.repository), "\(mechanism): names the repository: \(result.stderr)")
+                XCTAssertTrue(
+                    result.stderr.contains(w.repository), "\(mechanism): names the repository: \(result.stderr)")
                 XCTAssertTrue(result.stderr.contains(disk.cause), "\(mechanism): names the cause: \(result.stderr)")
                 XCTAssertFalse(result.stderr.contains("this is a bug"), result.stderr)
                 XCTAssertEqual(try w.stateTip(), tip, "\(mechanism) \(arguments) moved the state")
@@ -54,13 +55,17 @@ final class FullDiskTests: XCTestCase {
             let disk = try FullDisk(mechanism, workspace: w)
             defer { disk.release() }
             try w.initWithExamples()
-            for id in ["en-US@1", "tr@1", "tr-TR@17"] { XCTAssertEqual(try w.rollout("promote", id, "--to", "100%").status, 0) }
+            for id in ["en-US@1", "tr@1", "tr-TR@17"] {
+                XCTAssertEqual(try w.rollout("promote", id, "--to", "100%").status, 0)
+            }
             let keys = try w.json(try w.rollout("keys", "generate", "--out", w.scratch.path("signing.key"), "--json"))
             let publicKey = try XCTUnwrap(keys["publicKey"] as? String)
             let tip = try w.stateTip()
 
             try disk.fill()
-            let result = try disk.rollout(["publish", "--out", w.work + "/site", "--key", w.scratch.path("signing.key")])
+            let result = try disk.rollout([
+                "publish", "--out", w.work + "/site", "--key", w.scratch.path("signing.key"),
+            ])
             XCTAssertEqual(result.status, 74, "\(mechanism): \(result.output)")
             XCTAssertTrue(result.stderr.contains(w.work + "/site"), "\(mechanism): names the site: \(result.stderr)")
             XCTAssertTrue(result.stderr.contains(disk.cause), "\(mechanism): names the cause: \(result.stderr)")
@@ -82,7 +87,8 @@ final class FullDiskTests: XCTestCase {
             try w.initWithExamples()
             XCTAssertEqual(try w.rollout("log").status, 0)
             // A change the log's index has not seen yet: answering it means appending to the index.
-            XCTAssertEqual(try w.rollout("promote", "tr-TR@18", "--to", "5%", "--region", "TR", "--reason", "canary").status, 0)
+            XCTAssertEqual(
+                try w.rollout("promote", "tr-TR@18", "--to", "5%", "--region", "TR", "--reason", "canary").status, 0)
 
             try disk.fill()
             var answers: [String] = []
@@ -95,12 +101,16 @@ final class FullDiskTests: XCTestCase {
 
             try disk.free()
             XCTAssertEqual(try w.rollout("log").stdout, answers[0], "\(mechanism): the same answer as from the index")
-            XCTAssertEqual(try w.rollout("log", "--locale", "tr-TR").stdout, answers[1], "\(mechanism): the index is whole after the disk was full")
+            XCTAssertEqual(
+                try w.rollout("log", "--locale", "tr-TR").stdout, answers[1],
+                "\(mechanism): the index is whole after the disk was full")
             XCTAssertEqual(try w.rollout("verify").status, 0)
 
             // Where a real mount is possible, a read-only one too (an auditor's copy): log answers, a change is EROFS.
             if mechanism == .tmpfs {
-                XCTAssertEqual(try w.rollout("promote", "tr-TR@18", "--to", "10%", "--region", "TR", "--reason", "wider").status, 0)
+                XCTAssertEqual(
+                    try w.rollout("promote", "tr-TR@18", "--to", "10%", "--region", "TR", "--reason", "wider").status, 0
+                )
                 try disk.remount(readOnly: true)
                 let log = try w.rollout("log", "--locale", "tr-TR")
                 XCTAssertEqual(log.status, 0, log.output)
@@ -122,7 +132,9 @@ final class FullDiskTests: XCTestCase {
             try disk.fill()
             let failed = try disk.rollout(["keys", "generate", "--out", "signing.pem"])
             XCTAssertEqual(failed.status, 74, "\(mechanism): \(failed.output)")
-            XCTAssertTrue(failed.stderr.contains("signing.pem") && failed.stderr.contains(disk.cause), "\(mechanism): \(failed.stderr)")
+            XCTAssertTrue(
+                failed.stderr.contains("signing.pem") && failed.stderr.contains(disk.cause),
+                "\(mechanism): \(failed.stderr)")
             let left = try FileManager.default.contentsOfDirectory(atPath: w.work).filter { $0.contains("signing.pem") }
             XCTAssertEqual(left, [], "\(mechanism): nothing may be left to block the retry")
 
@@ -132,7 +144,9 @@ final class FullDiskTests: XCTestCase {
             let attributes = try FileManager.default.attributesOfItem(atPath: w.work + "/signing.pem")
             XCTAssertEqual((attributes[.posixPermissions] as? NSNumber)?.intValue, 0o600)
             XCTAssertGreaterThan((attributes[.size] as? NSNumber)?.intValue ?? 0, 0)
-            XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: w.work).filter { $0.contains("signing.pem") }, ["signing.pem"])
+            XCTAssertEqual(
+                try FileManager.default.contentsOfDirectory(atPath: w.work).filter { $0.contains("signing.pem") },
+                ["signing.pem"])
         }
     }
 
@@ -147,7 +161,8 @@ final class FullDiskTests: XCTestCase {
         XCTAssertEqual(result.status, 74, result.output)
         XCTAssertTrue(result.stderr.contains("cannot write \(out): No space left on device (ENOSPC)"), result.stderr)
         XCTAssertFalse(result.stderr.contains("Domain"), result.stderr)
-        XCTAssertEqual(try FileManager.default.destinationOfSymbolicLink(atPath: out), "/dev/full", "the link was replaced")
+        XCTAssertEqual(
+            try FileManager.default.destinationOfSymbolicLink(atPath: out), "/dev/full", "the link was replaced")
     }
 
     func testANamedPipeIsRefusedAsAPackOrACSVWithoutHanging() throws {
@@ -156,12 +171,15 @@ final class FullDiskTests: XCTestCase {
         let tip = try w.stateTip()
         let fifo = w.scratch.path("export.fifo")
         XCTAssertEqual(mkfifo(fifo, 0o644), 0)
-        for arguments in [["pack", "add", fifo], ["pack", "lint", fifo], ["metrics", "ingest", "--kind", "crash", fifo]] {
+        for arguments in [
+            ["pack", "add", fifo], ["pack", "lint", fifo], ["metrics", "ingest", "--kind", "crash", fifo],
+        ] {
             // Opening a pipe nobody writes to blocks: timeout turns a hang into exit 124.
             let result = try Processes.run(
                 "/usr/bin/timeout", ["20", Processes.rolloutBinary] + arguments, in: w.work, environment: w.environment)
             XCTAssertEqual(result.status, 66, "\(arguments): \(result.output)")
-            XCTAssertTrue(result.stderr.contains("\(fifo) is a named pipe, not a regular file"), "\(arguments): \(result.stderr)")
+            XCTAssertTrue(
+                result.stderr.contains("\(fifo) is a named pipe, not a regular file"), "\(arguments): \(result.stderr)")
         }
         XCTAssertEqual(try w.stateTip(), tip)
     }
@@ -188,8 +206,12 @@ final class FullDisk {
     static let available: [Mechanism] = canMount ? [.fileSizeLimit, .tmpfs] : [.fileSizeLimit]
 
     private static let canMount: Bool = {
-        let probe = FileManager.default.temporaryDirectory.appendingPathComponent("rollout-mount-probe-\(UUID().uuidString)").path
-        guard (try? FileManager.default.createDirectory(atPath: probe, withIntermediateDirectories: true)) != nil else { return false }
+        let probe = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "rollout-mount-probe-\(UUID().uuidString)"
+        ).path
+        guard (try? FileManager.default.createDirectory(atPath: probe, withIntermediateDirectories: true)) != nil else {
+            return false
+        }
         defer { try? FileManager.default.removeItem(atPath: probe) }
         guard shell("mount -t tmpfs -o size=64k tmpfs '\(probe)'") == 0 else { return false }
         return shell("umount '\(probe)'") == 0
@@ -206,7 +228,9 @@ final class FullDisk {
         if mechanism == .tmpfs {
             try FileManager.default.createDirectory(atPath: workspace.work, withIntermediateDirectories: true)
             guard Self.shell("mount -t tmpfs -o size=4m tmpfs '\(workspace.work)'") == 0 else {
-                throw NSError(domain: "FullDisk", code: 1, userInfo: [NSLocalizedDescriptionKey: "mount failed after the probe succeeded"])
+                throw NSError(
+                    domain: "FullDisk", code: 1,
+                    userInfo: [NSLocalizedDescriptionKey: "mount failed after the probe succeeded"])
             }
             mountPoint = workspace.work
         }
@@ -231,7 +255,8 @@ final class FullDisk {
     /// Mounts the tmpfs read-only or read-write again.
     func remount(readOnly: Bool) throws {
         guard let mountPoint, Self.shell("mount -o remount,\(readOnly ? "ro" : "rw") '\(mountPoint)'") == 0 else {
-            throw NSError(domain: "FullDisk", code: 2, userInfo: [NSLocalizedDescriptionKey: "cannot remount \(workspace.work)"])
+            throw NSError(
+                domain: "FullDisk", code: 2, userInfo: [NSLocalizedDescriptionKey: "cannot remount \(workspace.work)"])
         }
     }
 
@@ -247,7 +272,8 @@ final class FullDisk {
         // Output goes through pipes: the limit applies to every regular file the process writes.
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        process.arguments = ["-c", "trap '' XFSZ; ulimit -f 0 && exec \"$0\" \"$@\"", Processes.rolloutBinary] + arguments
+        process.arguments =
+            ["-c", "trap '' XFSZ; ulimit -f 0 && exec \"$0\" \"$@\"", Processes.rolloutBinary] + arguments
         process.currentDirectoryURL = URL(fileURLWithPath: workspace.work)
         process.environment = workspace.environment
         let out = Pipe()
@@ -261,7 +287,8 @@ final class FullDisk {
         let stderr = err.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         return RunResult(
-            status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self), stderr: String(decoding: stderr, as: UTF8.self))
+            status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
+            stderr: String(decoding: stderr, as: UTF8.self))
     }
 
     @discardableResult
@@ -284,7 +311,8 @@ final class FoundationErrorTextTests: XCTestCase {
         let w = try Workspace()
         XCTAssertEqual(try w.rollout("init").status, 0)
         let file = try w.scratch.write("res/values/strings.xml", "<resources><string name=\"a\">x</strin></resources>")
-        let result = try w.rollout("pack", "import", "--format", "android", w.scratch.path("res"), "--content-version", "2", "--dry-run")
+        let result = try w.rollout(
+            "pack", "import", "--format", "android", w.scratch.path("res"), "--content-version", "2", "--dry-run")
         XCTAssertEqual(result.status, 65, result.output)
         XCTAssertTrue(result.stderr.contains("\(file):1:"), result.stderr)
         XCTAssertTrue(result.stderr.contains("not well-formed XML"), result.stderr)

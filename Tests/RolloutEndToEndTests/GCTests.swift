@@ -8,7 +8,9 @@ final class GCTests: XCTestCase {
         let w = try Workspace()
         try w.initWithExamples()
         for version in 19..<59 {
-            let added = try w.rollout("pack", "add", try w.packVariant(of: "tr-TR@18", version: version), env: ["ROLLOUT_PACK_THRESHOLD": "1000000"])
+            let added = try w.rollout(
+                "pack", "add", try w.packVariant(of: "tr-TR@18", version: version),
+                env: ["ROLLOUT_PACK_THRESHOLD": "1000000"])
             XCTAssertEqual(added.status, 0, added.output)
         }
         let before = try looseCount(w)
@@ -21,7 +23,9 @@ final class GCTests: XCTestCase {
         XCTAssertLessThan(try looseCount(w), before / 10, "the loose objects went into the pack")
         let fsck = try w.git("fsck", "--full", "--strict", "--no-dangling")
         XCTAssertEqual(fsck.status, 0, fsck.output)
-        XCTAssertEqual(try w.git("archive", "--format=tar", "main").stdout, archiveBefore, "every stored file reads back byte for byte")
+        XCTAssertEqual(
+            try w.git("archive", "--format=tar", "main").stdout, archiveBefore,
+            "every stored file reads back byte for byte")
         XCTAssertEqual(try w.rollout("verify").status, 0)
         XCTAssertEqual(try w.rollout("pack", "show", "tr-TR@58").status, 0)
     }
@@ -30,10 +34,15 @@ final class GCTests: XCTestCase {
         let w = try Workspace()
         try w.initWithExamples()
         for version in 19..<59 {
-            XCTAssertEqual(try w.rollout("pack", "add", try w.packVariant(of: "tr-TR@18", version: version), env: ["ROLLOUT_PACK_THRESHOLD": "50"]).status, 0)
+            XCTAssertEqual(
+                try w.rollout(
+                    "pack", "add", try w.packVariant(of: "tr-TR@18", version: version),
+                    env: ["ROLLOUT_PACK_THRESHOLD": "50"]
+                ).status, 0)
         }
         let packs = try packFiles(w)
-        XCTAssertTrue((1...3).contains(packs.count), "writes packed their loose objects, and small packs merged: \(packs)")
+        XCTAssertTrue(
+            (1...3).contains(packs.count), "writes packed their loose objects, and small packs merged: \(packs)")
         let counts = try w.git("count-objects", "-v").stdout
         XCTAssertLessThanOrEqual(try looseCount(w), 50, counts)
         try w.assertFsckClean()
@@ -47,9 +56,12 @@ final class GCTests: XCTestCase {
         let packDirectory = w.repository + "/objects/pack"
         try FileManager.default.removeItem(atPath: packDirectory)
         FileManager.default.createFile(atPath: packDirectory, contents: Data())
-        let added = try w.rollout("pack", "add", try w.packVariant(of: "tr-TR@18", version: 19), env: ["ROLLOUT_PACK_THRESHOLD": "0"])
+        let added = try w.rollout(
+            "pack", "add", try w.packVariant(of: "tr-TR@18", version: 19), env: ["ROLLOUT_PACK_THRESHOLD": "0"])
         XCTAssertEqual(added.status, 0, added.output)
-        XCTAssertTrue(added.stderr.contains("warning: the change landed, but packing the repository's loose objects failed"), added.stderr)
+        XCTAssertTrue(
+            added.stderr.contains("warning: the change landed, but packing the repository's loose objects failed"),
+            added.stderr)
         XCTAssertTrue(added.stderr.contains("run rollout gc"), added.stderr)
         XCTAssertEqual(try w.rollout("pack", "show", "tr-TR@19").status, 0, "the pack was stored")
 
@@ -71,7 +83,8 @@ final class GCTests: XCTestCase {
         let busy = try w.rollout("gc")
         XCTAssertEqual(busy.status, 75, busy.output)
         XCTAssertTrue(busy.stderr.contains("another rollout process is packing this repository"), busy.stderr)
-        let added = try w.rollout("pack", "add", try w.packVariant(of: "tr-TR@18", version: 19), env: ["ROLLOUT_PACK_THRESHOLD": "0"])
+        let added = try w.rollout(
+            "pack", "add", try w.packVariant(of: "tr-TR@18", version: 19), env: ["ROLLOUT_PACK_THRESHOLD": "0"])
         XCTAssertEqual(added.status, 0, "a write whose automatic pack finds gc busy just lands: \(added.output)")
         XCTAssertFalse(added.stderr.contains("warning"), added.stderr)
         close(descriptor)
@@ -99,19 +112,25 @@ final class GCTests: XCTestCase {
     func testGCKeepsAnnotatedTagsAndBlobsAndTreesARefNamesEvenWhenOld() throws {
         let w = try Workspace()
         try w.initWithExamples()
-        XCTAssertEqual(try w.git("-c", "user.name=R", "-c", "user.email=r@example.com", "tag", "-a", "v1", "-m", "release", "main").status, 0)
+        XCTAssertEqual(
+            try w.git("-c", "user.name=R", "-c", "user.email=r@example.com", "tag", "-a", "v1", "-m", "release", "main")
+                .status, 0)
         let tag = try w.git("rev-parse", "refs/tags/v1").stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         let blob = try hashObject(w, "kept by refs/keep/blob alone")
         XCTAssertEqual(try w.git("update-ref", "refs/keep/blob", blob).status, 0)
         let tree = try w.git("rev-parse", "main^{tree}").stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         let treeOnly = try Processes.run(
-            "/bin/sh", ["-c", "printf '100644 blob \(blob)\\tonly-here.txt\\n' | git --git-dir '\(w.repository)' mktree"], in: w.root,
+            "/bin/sh",
+            ["-c", "printf '100644 blob \(blob)\\tonly-here.txt\\n' | git --git-dir '\(w.repository)' mktree"],
+            in: w.root,
             environment: w.environment
         ).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         XCTAssertEqual(try w.git("update-ref", "refs/keep/tree", treeOnly).status, 0)
         let threeWeeksAgo = Date().addingTimeInterval(-21 * 86_400)
         for id in [tag, blob, tree, treeOnly] {
-            try? FileManager.default.setAttributes([.modificationDate: threeWeeksAgo], ofItemAtPath: w.repository + "/objects/" + id.prefix(2) + "/" + id.dropFirst(2))
+            try? FileManager.default.setAttributes(
+                [.modificationDate: threeWeeksAgo],
+                ofItemAtPath: w.repository + "/objects/" + id.prefix(2) + "/" + id.dropFirst(2))
         }
 
         let gc = try w.json(try w.rollout("gc", "--json"))
@@ -121,7 +140,8 @@ final class GCTests: XCTestCase {
         XCTAssertFalse(fsck.output.contains("missing"), fsck.output)
         XCTAssertEqual(try w.git("cat-file", "-t", tag).stdout, "tag\n")
         XCTAssertEqual(try w.git("cat-file", "blob", blob).stdout, "kept by refs/keep/blob alone")
-        XCTAssertEqual(try w.git("cat-file", "-p", "refs/keep/tree:only-here.txt").stdout, "kept by refs/keep/blob alone")
+        XCTAssertEqual(
+            try w.git("cat-file", "-p", "refs/keep/tree:only-here.txt").stdout, "kept by refs/keep/blob alone")
         XCTAssertEqual(try looseCount(w), 0, "every object a ref names went into the pack")
         // And again: what a pack holds is neither lost nor copied into the next one.
         XCTAssertEqual(try w.rollout("gc").status, 0)
@@ -132,9 +152,14 @@ final class GCTests: XCTestCase {
         let w = try Workspace()
         try w.initWithExamples()
         // Two fan-out directories no object of the repository is in (the commits' ids vary with the clock).
-        let unused = (0..<256).map { w.repository + "/objects/" + String(format: "%02x", $0) }.filter { !FileManager.default.fileExists(atPath: $0) }
-        let fresh = unused[0], old = unused[1]
-        for directory in [fresh, old] { try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true) }
+        let unused = (0..<256).map { w.repository + "/objects/" + String(format: "%02x", $0) }.filter {
+            !FileManager.default.fileExists(atPath: $0)
+        }
+        let fresh = unused[0]
+        let old = unused[1]
+        for directory in [fresh, old] {
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        }
         try FileManager.default.setAttributes([.modificationDate: Date().addingTimeInterval(-3600)], ofItemAtPath: old)
         XCTAssertEqual(try w.rollout("gc").status, 0)
         XCTAssertTrue(FileManager.default.fileExists(atPath: fresh), "a writer such as git fetch may have just made it")
@@ -148,7 +173,9 @@ final class GCTests: XCTestCase {
         let repack = try w.git("-c", "pack.writeReverseIndex=true", "repack", "-a", "-d", "--write-bitmap-index")
         XCTAssertEqual(repack.status, 0, repack.output)
         let gitPack = try XCTUnwrap(try packFiles(w).first).dropLast(".pack".count)
-        let written = try FileManager.default.contentsOfDirectory(atPath: w.repository + "/objects/pack").filter { $0.hasPrefix(gitPack + ".") }
+        let written = try FileManager.default.contentsOfDirectory(atPath: w.repository + "/objects/pack").filter {
+            $0.hasPrefix(gitPack + ".")
+        }
         XCTAssertTrue(written.contains(gitPack + ".bitmap") && written.contains(gitPack + ".rev"), "\(written)")
         XCTAssertEqual(try w.rollout("pack", "add", try w.packVariant(of: "tr-TR@18", version: 19)).status, 0)
 
@@ -172,10 +199,13 @@ final class GCTests: XCTestCase {
         try w.initWithExamples()
         // Each writer adds its own locale, version after version (a locale's versions only go up).
         let locales = ["de-DE", "fr-FR", "es-ES", "it-IT"]
-        let writers = locales.count, versionsEach = 12
+        let writers = locales.count
+        let versionsEach = 12
         let files = try locales.map { locale in
             try (1...versionsEach).map { version in
-                try w.scratch.write("\(locale)@\(version).json", """
+                try w.scratch.write(
+                    "\(locale)@\(version).json",
+                    """
                     {"locale": "\(locale)", "schemaVersion": 2, "contentVersion": \(version), "minAppVersion": "4.0",
                      "fallbackLocale": "en-US", "strings": {"home.title": "\(locale) title \(version)"}}
                     """)
@@ -183,10 +213,15 @@ final class GCTests: XCTestCase {
         }
         let run = w.rollout
         let paths = files
-        let collectors = 2, readers = 2
+        let collectors = 2
+        let readers = 2
         let outcomes = simultaneously(writers + collectors + readers) { index -> [(status: Int32, output: String)] in
             if index < writers {
-                return paths[index].map { (try? run(["pack", "add", $0], nil, ["ROLLOUT_PACK_THRESHOLD": "30"])).map { ($0.status, $0.output) } ?? (-1, "") }
+                return paths[index].map {
+                    (try? run(["pack", "add", $0], nil, ["ROLLOUT_PACK_THRESHOLD": "30"])).map {
+                        ($0.status, $0.output)
+                    } ?? (-1, "")
+                }
             }
             if index < writers + collectors {
                 // Over and over: a busy one says so (75) and changes nothing.
@@ -194,20 +229,24 @@ final class GCTests: XCTestCase {
             }
             // Readers of packs, records and history while objects move from loose to packs and packs merge.
             return (0..<6).flatMap { _ in
-                [["pack", "show", "tr-TR@18", "--strings"], ["pack", "list"], ["log", "--limit", "5"]].map { arguments in
+                [["pack", "show", "tr-TR@18", "--strings"], ["pack", "list"], ["log", "--limit", "5"]].map {
+                    arguments in
                     (try? run(arguments, nil, [:])).map { ($0.status, $0.output) } ?? (-1, "")
                 }
             }
         }
         for (index, runs) in outcomes.enumerated() {
-            for run in runs where !(run.status == 0 || (index >= writers && index < writers + collectors && run.status == 75)) {
+            for run in runs
+            where !(run.status == 0 || (index >= writers && index < writers + collectors && run.status == 75)) {
                 XCTFail("process \(index) exited \(run.status): \(run.output)")
             }
         }
         let listing = try w.json(try w.rollout("pack", "list", "--json"))
         let ids = Set((listing["packs"] as? [[String: Any]] ?? []).compactMap { $0["pack"] as? String })
         for locale in locales {
-            for version in 1...versionsEach { XCTAssertTrue(ids.contains("\(locale)@\(version)"), "\(locale)@\(version) was lost") }
+            for version in 1...versionsEach {
+                XCTAssertTrue(ids.contains("\(locale)@\(version)"), "\(locale)@\(version) was lost")
+            }
         }
         let fsck = try w.git("fsck", "--full", "--strict", "--no-dangling")
         XCTAssertEqual(fsck.status, 0, fsck.output)
@@ -221,7 +260,9 @@ final class GCTests: XCTestCase {
     }
 
     private func packFiles(_ w: Workspace) throws -> [String] {
-        try FileManager.default.contentsOfDirectory(atPath: w.repository + "/objects/pack").filter { $0.hasSuffix(".pack") }
+        try FileManager.default.contentsOfDirectory(atPath: w.repository + "/objects/pack").filter {
+            $0.hasSuffix(".pack")
+        }
     }
 
     /// `git count-objects -v`'s `count:` (loose objects).

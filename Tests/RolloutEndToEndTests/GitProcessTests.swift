@@ -36,7 +36,10 @@ final class GitProcessTests: XCTestCase {
         let wrapper = try w.scratch.write(
             "upload-pack-wrapper", Data("#!/bin/sh\nsleep 120.\(marker) &\nexec git-upload-pack \"$@\"\n".utf8))
         XCTAssertEqual(chmod(wrapper, 0o755), 0)
-        defer { _ = try? Processes.run("/usr/bin/env", ["pkill", "-f", "sleep 120.\(marker)"], in: w.root, environment: w.environment) }
+        defer {
+            _ = try? Processes.run(
+                "/usr/bin/env", ["pkill", "-f", "sleep 120.\(marker)"], in: w.root, environment: w.environment)
+        }
         XCTAssertEqual(try w.git("config", "remote.origin.uploadpack", wrapper, repository: clone).status, 0)
         let started = Date()
         let synced = try w.rollout("--repo", clone, "sync")

@@ -50,7 +50,9 @@ private final class ServerProcess {
     func stop() {
         guard shell.isRunning else { return }
         for _ in 0..<100 where !FileManager.default.fileExists(atPath: pidFile) { usleep(10_000) }
-        if let text = try? String(contentsOfFile: pidFile, encoding: .utf8), let pid = pid_t(text.trimmingCharacters(in: .whitespacesAndNewlines)) {
+        if let text = try? String(contentsOfFile: pidFile, encoding: .utf8),
+            let pid = pid_t(text.trimmingCharacters(in: .whitespacesAndNewlines))
+        {
             kill(pid, SIGKILL)
         }
         kill(shell.processIdentifier, SIGKILL)
@@ -62,8 +64,11 @@ private final class ServerProcess {
 @discardableResult
 private func tool(_ arguments: [String], in directory: String) throws -> RunResult {
     let result = try Processes.run(
-        "/usr/bin/env", arguments, in: directory, environment: ["PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"])
-    guard result.status == 0 else { throw ServerError(description: "\(arguments.joined(separator: " ")) failed: \(result.output)") }
+        "/usr/bin/env", arguments, in: directory,
+        environment: ["PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"])
+    guard result.status == 0 else {
+        throw ServerError(description: "\(arguments.joined(separator: " ")) failed: \(result.output)")
+    }
     return result
 }
 
@@ -80,18 +85,27 @@ struct TestCertificates {
         certificateFile = directory + "/server.pem"
         keyFile = directory + "/server.key"
         let extensions = directory + "/server.ext"
-        try Data("subjectAltName=IP:127.0.0.1,DNS:localhost\nbasicConstraints=CA:FALSE\nkeyUsage=digitalSignature,keyEncipherment\nextendedKeyUsage=serverAuth\n".utf8)
-            .write(to: URL(fileURLWithPath: extensions))
+        try Data(
+            "subjectAltName=IP:127.0.0.1,DNS:localhost\nbasicConstraints=CA:FALSE\nkeyUsage=digitalSignature,keyEncipherment\nextendedKeyUsage=serverAuth\n"
+                .utf8
+        )
+        .write(to: URL(fileURLWithPath: extensions))
         try tool(
             [
-                "openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", "/CN=rollout tests internal CA",
+                "openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj",
+                "/CN=rollout tests internal CA",
                 "-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign,cRLSign",
                 "-keyout", directory + "/ca.key", "-out", authorityFile,
             ], in: directory)
-        try tool(["openssl", "req", "-newkey", "rsa:2048", "-nodes", "-subj", "/CN=127.0.0.1", "-keyout", keyFile, "-out", directory + "/server.csr"], in: directory)
         try tool(
             [
-                "openssl", "x509", "-req", "-in", directory + "/server.csr", "-CA", authorityFile, "-CAkey", directory + "/ca.key",
+                "openssl", "req", "-newkey", "rsa:2048", "-nodes", "-subj", "/CN=127.0.0.1", "-keyout", keyFile, "-out",
+                directory + "/server.csr",
+            ], in: directory)
+        try tool(
+            [
+                "openssl", "x509", "-req", "-in", directory + "/server.csr", "-CA", authorityFile, "-CAkey",
+                directory + "/ca.key",
                 "-CAcreateserial", "-days", "2", "-extfile", extensions, "-out", certificateFile,
             ], in: directory)
     }
@@ -128,7 +142,8 @@ final class HTTPGitServer {
     /// users authenticate but get 403; `headers` maps whole Authorization header values (a bearer
     /// token, for http.extraheader) to the user they stand for.
     init(
-        root: String, state directory: String, mode: Mode = .private, users: [String: String] = [:], forbidden: [String] = [],
+        root: String, state directory: String, mode: Mode = .private, users: [String: String] = [:],
+        forbidden: [String] = [],
         headers: [String: String] = [:], tls: TestCertificates? = nil
     ) throws {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
@@ -136,7 +151,8 @@ final class HTTPGitServer {
         scheme = tls == nil ? "http" : "https"
         logFile = directory + "/requests.log"
         var config: [String: Any] = [
-            "root": root, "log": logFile, "mode": mode.rawValue, "users": users, "forbidden": forbidden, "headers": headers, "port": 0,
+            "root": root, "log": logFile, "mode": mode.rawValue, "users": users, "forbidden": forbidden,
+            "headers": headers, "port": 0,
         ]
         if let tls { config["tls"] = ["cert": tls.certificateFile, "key": tls.keyFile] }
         let configFile = directory + "/server.json"
@@ -145,7 +161,8 @@ final class HTTPGitServer {
         let script = Fixtures.directory + "/servers/git-http-server.py"
         server = try ServerProcess(["/usr/bin/env", "python3", script, configFile], logs: directory + "/server")
         let server = self.server
-        guard server.wait(until: { server.stdout.hasSuffix("\n") }), let port = Int(server.stdout.trimmingCharacters(in: .whitespacesAndNewlines))
+        guard server.wait(until: { server.stdout.hasSuffix("\n") }),
+            let port = Int(server.stdout.trimmingCharacters(in: .whitespacesAndNewlines))
         else {
             server.stop()
             throw ServerError(description: "the git HTTP server did not start: \(server.stderr)")
@@ -195,7 +212,9 @@ final class SSHGitServer {
     init(directory: String, authorized: [String], unauthorized: [String] = [], trustHostKey: Bool = true) throws {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         self.directory = directory
-        user = getuid() == 0 ? "root" : (getpwuid(getuid()).flatMap { String(cString: $0.pointee.pw_name) } ?? NSUserName())
+        user =
+            getuid() == 0
+            ? "root" : (getpwuid(getuid()).flatMap { String(cString: $0.pointee.pw_name) } ?? NSUserName())
         configFile = directory + "/ssh_config"
         knownHostsFile = directory + "/known_hosts"
         if getuid() == 0 && !FileManager.default.fileExists(atPath: "/run/sshd") {
@@ -203,12 +222,17 @@ final class SSHGitServer {
             try FileManager.default.createDirectory(atPath: "/run/sshd", withIntermediateDirectories: true)
         }
         let hostKey = directory + "/host_key"
-        try tool(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "rollout-tests-host", "-f", hostKey], in: directory)
+        try tool(
+            ["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "rollout-tests-host", "-f", hostKey], in: directory)
         var authorizedKeys = ""
         for name in authorized + unauthorized {
-            try tool(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", name, "-f", directory + "/key-\(name)"], in: directory)
+            try tool(
+                ["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", name, "-f", directory + "/key-\(name)"],
+                in: directory)
             if authorized.contains(name) {
-                authorizedKeys += "environment=\"REMOTE_USER=\(name)\" " + (try String(contentsOfFile: directory + "/key-\(name).pub", encoding: .utf8))
+                authorizedKeys +=
+                    "environment=\"REMOTE_USER=\(name)\" "
+                    + (try String(contentsOfFile: directory + "/key-\(name).pub", encoding: .utf8))
             }
         }
         try Data(authorizedKeys.utf8).write(to: URL(fileURLWithPath: directory + "/authorized_keys"))
@@ -233,7 +257,8 @@ final class SSHGitServer {
 
                 """
             try Data(config.utf8).write(to: URL(fileURLWithPath: directory + "/sshd_config"))
-            let sshd = try ServerProcess(["/usr/sbin/sshd", "-D", "-e", "-f", directory + "/sshd_config"], logs: directory + "/sshd")
+            let sshd = try ServerProcess(
+                ["/usr/sbin/sshd", "-D", "-e", "-f", directory + "/sshd_config"], logs: directory + "/sshd")
             if sshd.wait(until: { sshd.stderr.contains("Server listening on") }) {
                 started = (sshd, port)
             } else {
@@ -246,7 +271,8 @@ final class SSHGitServer {
         self.port = port
 
         let hostPublicKey = try String(contentsOfFile: hostKey + ".pub", encoding: .utf8)
-        try Data((trustHostKey ? "[127.0.0.1]:\(port) \(hostPublicKey)" : "").utf8).write(to: URL(fileURLWithPath: knownHostsFile))
+        try Data((trustHostKey ? "[127.0.0.1]:\(port) \(hostPublicKey)" : "").utf8).write(
+            to: URL(fileURLWithPath: knownHostsFile))
         let hosts = (authorized + unauthorized).map { name in
             """
             Host \(alias(name))
@@ -272,7 +298,9 @@ final class SSHGitServer {
     func url(_ path: String, as name: String) -> String { "ssh://\(alias(name))\(path)" }
 
     /// The private key text of `name`, which must never be printed or stored.
-    func privateKey(_ name: String) throws -> String { try String(contentsOfFile: directory + "/key-\(name)", encoding: .utf8) }
+    func privateKey(_ name: String) throws -> String {
+        try String(contentsOfFile: directory + "/key-\(name)", encoding: .utf8)
+    }
 
     /// For core.sshCommand or GIT_SSH_COMMAND.
     var sshCommand: String { "ssh -F \(configFile)" }
@@ -308,6 +336,7 @@ enum ServerHooks {
 
     /// How many times the hook installed by `protectMain` ran.
     static func runs(in repository: String) -> Int {
-        ((try? String(contentsOfFile: repository + "/pre-receive-runs", encoding: .utf8)) ?? "").split(separator: "\n").count
+        ((try? String(contentsOfFile: repository + "/pre-receive-runs", encoding: .utf8)) ?? "").split(separator: "\n")
+            .count
     }
 }

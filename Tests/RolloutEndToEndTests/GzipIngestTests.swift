@@ -12,7 +12,8 @@ final class GzipIngestTests: XCTestCase {
         let input = try w.scratch.write("gzip-input-\(UUID().uuidString)", text)
         let output = w.scratch.path("gzip-output-\(UUID().uuidString)")
         // Into a file: RunResult's output is text.
-        let shell = try Processes.run("/bin/sh", ["-c", "gzip -c -n \"$0\" > \"$1\"", input, output], in: w.root, environment: w.environment)
+        let shell = try Processes.run(
+            "/bin/sh", ["-c", "gzip -c -n \"$0\" > \"$1\"", input, output], in: w.root, environment: w.environment)
         XCTAssertEqual(shell.status, 0, shell.stderr)
         return try Data(contentsOf: URL(fileURLWithPath: output))
     }
@@ -23,7 +24,9 @@ final class GzipIngestTests: XCTestCase {
         let input = try w.scratch.write("shapes-input-\(UUID().uuidString)", text)
         let directory = w.scratch.path("shapes-\(UUID().uuidString)")
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        let python = try Processes.run("/usr/bin/env", ["python3", "-c", Self.pythonShapes, input, directory], in: w.root, environment: w.environment)
+        let python = try Processes.run(
+            "/usr/bin/env", ["python3", "-c", Self.pythonShapes, input, directory], in: w.root,
+            environment: w.environment)
         XCTAssertEqual(python.status, 0, python.output)
         return directory
     }
@@ -64,7 +67,9 @@ final class GzipIngestTests: XCTestCase {
         write('padded', gzip.compress(text) + bytes(512))
         """#
 
-    private func example(_ name: String) throws -> String { try String(contentsOfFile: Self.examples + "/" + name, encoding: .utf8) }
+    private func example(_ name: String) throws -> String {
+        try String(contentsOfFile: Self.examples + "/" + name, encoding: .utf8)
+    }
 
     /// The same exports, gzipped (one of them as two members joined by `cat`), give exactly the
     /// rollups of the plain files; provenance records the digest and size of the file as given.
@@ -78,7 +83,8 @@ final class GzipIngestTests: XCTestCase {
         let fallbacks = try example("fallbacks-healthy.csv")
         let crashesGz = try gzip(crashes, in: zipped)
         let half = fallbacks.index(fallbacks.startIndex, offsetBy: fallbacks.count / 2)
-        let fallbacksGz = try gzip(String(fallbacks[..<half]), in: zipped) + gzip(String(fallbacks[half...]), in: zipped)
+        let fallbacksGz =
+            try gzip(String(fallbacks[..<half]), in: zipped) + gzip(String(fallbacks[half...]), in: zipped)
 
         for (kind, file) in [("crash", "crashes-spike-TR-4.8.csv"), ("fallback", "fallbacks-healthy.csv")] {
             let result = try plain.rollout("metrics", "ingest", "--kind", kind, Self.examples + "/" + file)
@@ -91,16 +97,21 @@ final class GzipIngestTests: XCTestCase {
         let fallbackIngest = try zipped.rollout("metrics", "ingest", "--kind", "fallback", fallbackPath)
         XCTAssertEqual(fallbackIngest.status, 0, fallbackIngest.output)
 
-        for arguments in [["metrics", "show", "tr-TR", "--json"], ["metrics", "show", "tr-TR", "--segment", "TR/4.8", "--json"]] {
+        for arguments in [
+            ["metrics", "show", "tr-TR", "--json"], ["metrics", "show", "tr-TR", "--segment", "TR/4.8", "--json"],
+        ] {
             let expected = try plain.rollout(arguments)
             XCTAssertEqual(expected.status, 0, expected.output)
             XCTAssertEqual(try zipped.rollout(arguments).stdout, expected.stdout, "\(arguments)")
         }
-        func rollups(_ w: Workspace) throws -> String { try w.git("ls-tree", "-r", "--name-only", "main", "metrics/crash", "metrics/fallback").stdout }
+        func rollups(_ w: Workspace) throws -> String {
+            try w.git("ls-tree", "-r", "--name-only", "main", "metrics/crash", "metrics/fallback").stdout
+        }
         XCTAssertEqual(try rollups(zipped), try rollups(plain))
 
         // Provenance: the digest and size of the compressed file, as `sha256sum` would say.
-        let digest = try XCTUnwrap((try zipped.json(ingested)["files"] as? [[String: Any]])?.first?["digest"] as? String)
+        let digest = try XCTUnwrap(
+            (try zipped.json(ingested)["files"] as? [[String: Any]])?.first?["digest"] as? String)
         XCTAssertEqual(digest, "sha256:" + SHA256.hex(crashesGz))
         let record = try zipped.git("show", "main:metrics/ingests/\(digest.dropFirst(7)).crash.json").stdout
         XCTAssertTrue(record.contains("\"bytes\": \(crashesGz.count),"), record)
@@ -142,11 +153,15 @@ final class GzipIngestTests: XCTestCase {
         let compressed = try gzip(try example("crashes-spike-TR-4.8.csv"), in: w)
         var corrupt = compressed
         corrupt[corrupt.count - 6] ^= 0xFF
-        let badRow = "date,locale,pack,region,app_version,sessions,crashes\r\n2026-11-28,tr-TR,tr-TR@18,TR,4.8.1,100,1\r\n"
+        let badRow =
+            "date,locale,pack,region,app_version,sessions,crashes\r\n2026-11-28,tr-TR,tr-TR@18,TR,4.8.1,100,1\r\n"
             + "2026-11-28,tr-TR,tr-TR@18,TR,4.8.1,10,11\r\n"
         let cases: [(String, Data, String)] = [
             ("cut.csv.gz", compressed.prefix(compressed.count / 2), "cut.csv.gz: the gzip data ends early"),
-            ("crc.csv.gz", corrupt, "crc.csv.gz: the gzip data is corrupt at byte \(compressed.count - 4) of the file (zlib: incorrect data check)"),
+            (
+                "crc.csv.gz", corrupt,
+                "crc.csv.gz: the gzip data is corrupt at byte \(compressed.count - 4) of the file (zlib: incorrect data check)"
+            ),
             ("empty.csv.gz", try gzip("", in: w), "empty.csv.gz: empty file"),
             ("row.csv.gz", try gzip(badRow, in: w), "row.csv.gz:3: crashes 11 > sessions 10"),
         ]
@@ -166,7 +181,9 @@ final class GzipIngestTests: XCTestCase {
         let crashes = try example("crashes-spike-TR-4.8.csv")
         let plain = try Workspace()
         try plain.initWithExamples()
-        XCTAssertEqual(try plain.rollout("metrics", "ingest", "--kind", "crash", Self.examples + "/crashes-spike-TR-4.8.csv").status, 0)
+        XCTAssertEqual(
+            try plain.rollout("metrics", "ingest", "--kind", "crash", Self.examples + "/crashes-spike-TR-4.8.csv")
+                .status, 0)
         let expected = try plain.rollout("metrics", "show", "tr-TR", "--json").stdout
 
         let w = try Workspace()
@@ -189,11 +206,17 @@ final class GzipIngestTests: XCTestCase {
         let tip = try w.stateTip()
         let directory = try shapes(of: try example("crashes-spike-TR-4.8.csv"), in: w)
         let cases = [
-            ("zip", "zip.csv.gz: the file is a zip archive, not CSV text or gzip: extract the CSV from it and ingest that; nothing was ingested"),
+            (
+                "zip",
+                "zip.csv.gz: the file is a zip archive, not CSV text or gzip: extract the CSV from it and ingest that; nothing was ingested"
+            ),
             ("bzip2", "bzip2.csv.gz: the file is bzip2 data, not CSV text or gzip: decompress it (bunzip2)"),
             ("xz", "xz.csv.gz: the file is xz data, not CSV text or gzip: decompress it (unxz)"),
             ("zlib", "zlib.csv.gz: the file is zlib data (deflate without gzip's header), not CSV text or gzip"),
-            ("tar", "tar.csv.gz: the gzip data holds a tar archive, not CSV text: extract the CSV from it and ingest that"),
+            (
+                "tar",
+                "tar.csv.gz: the gzip data holds a tar archive, not CSV text: extract the CSV from it and ingest that"
+            ),
             ("twice", "twice.csv.gz: the file was compressed twice"),
             ("padded", "padded.csv.gz: the gzip data ends at byte "),
         ]

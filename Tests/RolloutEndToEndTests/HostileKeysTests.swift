@@ -11,7 +11,9 @@ final class HostileKeysTests: XCTestCase {
     static let now = "2026-12-01T09:00:00Z"
 
     /// A repository with the example packs, en-US promoted, and key list version 1 in `keys/`.
-    private func world(now: String = HostileKeysTests.now, keysInit extra: [String] = [], process: Bool = false) throws -> Workspace {
+    private func world(now: String = HostileKeysTests.now, keysInit extra: [String] = [], process: Bool = false) throws
+        -> Workspace
+    {
         let w = try Workspace(process: process)
         w.environment["ROLLOUT_NOW"] = now
         try w.initWithExamples()
@@ -57,7 +59,10 @@ final class HostileKeysTests: XCTestCase {
         _ result: RunResult, status: Int32, naming words: [String], file: StaticString = #filePath, line: UInt = #line
     ) {
         XCTAssertEqual(result.status, status, result.output, file: file, line: line)
-        for word in words { XCTAssertTrue(result.stderr.contains(word), "expected \"\(word)\" in: \(result.stderr)", file: file, line: line) }
+        for word in words {
+            XCTAssertTrue(
+                result.stderr.contains(word), "expected \"\(word)\" in: \(result.stderr)", file: file, line: line)
+        }
     }
 
     // MARK: key files that are not what --root expects
@@ -68,19 +73,26 @@ final class HostileKeysTests: XCTestCase {
         try FileManager.default.createDirectory(atPath: bad + "/a-directory", withIntermediateDirectories: true)
         try openssl("pkey", "-in", keyPath(w, "root.key"), "-pubout", "-out", bad + "/public.pem", in: w)
         try openssl("genpkey", "-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:1024", "-out", bad + "/rsa.pem", in: w)
-        try openssl("genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out", bad + "/p256.pem", in: w)
+        try openssl(
+            "genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out", bad + "/p256.pem", in: w)
         try openssl("genpkey", "-algorithm", "X25519", "-out", bad + "/x25519.pem", in: w)
         try openssl("genpkey", "-algorithm", "ed25519", "-out", bad + "/stranger.pem", in: w)
         try w.scratch.write("bad/empty", "")
         try FileManager.default.createSymbolicLink(atPath: bad + "/zero", withDestinationPath: "/dev/zero")
         let before = try fingerprint(w)
         let cases: [(String, Int32, String)] = [
-            ("public.pem", 65, "not a PEM private key"), ("rsa.pem", 65, "not an Ed25519 key"), ("p256.pem", 65, "not an Ed25519 key"),
-            ("x25519.pem", 65, "not an Ed25519 key"), ("empty", 65, "not a PEM private key"), ("a-directory", 64, "is a directory"),
-            ("zero", 66, "is a device"), ("missing.pem", 66, "no such key file"), ("stranger.pem", 65, "is not a root key of key list version 1"),
+            ("public.pem", 65, "not a PEM private key"), ("rsa.pem", 65, "not an Ed25519 key"),
+            ("p256.pem", 65, "not an Ed25519 key"),
+            ("x25519.pem", 65, "not an Ed25519 key"), ("empty", 65, "not a PEM private key"),
+            ("a-directory", 64, "is a directory"),
+            ("zero", 66, "is a device"), ("missing.pem", 66, "no such key file"),
+            ("stranger.pem", 65, "is not a root key of key list version 1"),
         ]
         for (name, status, why) in cases {
-            for command in [["rotate"], ["revoke", "00000000", "--reason", "x"], ["rotate-root", "--out", w.scratch.path("new-root.key")]] {
+            for command in [
+                ["rotate"], ["revoke", "00000000", "--reason", "x"],
+                ["rotate-root", "--out", w.scratch.path("new-root.key")],
+            ] {
                 let result = try w.rollout(["keys"] + command + ["--root", bad + "/" + name])
                 assertRefused(result, status: status, naming: [bad + "/" + name, why])
                 XCTAssertEqual(try fingerprint(w), before, "\(command) --root \(name)")
@@ -93,7 +105,8 @@ final class HostileKeysTests: XCTestCase {
         let w = try world()
         let pem = try String(contentsOfFile: keyPath(w, "root.key"), encoding: .utf8)
         try w.scratch.write("root-crlf.key", pem.replacingOccurrences(of: "\n", with: "\r\n"))
-        let rotated = try w.rollout("keys", "rotate", "--root", w.scratch.path("root-crlf.key"), "--out", keyPath(w, "publish-2.key"))
+        let rotated = try w.rollout(
+            "keys", "rotate", "--root", w.scratch.path("root-crlf.key"), "--out", keyPath(w, "publish-2.key"))
         XCTAssertEqual(rotated.status, 0, rotated.output)
         XCTAssertEqual(try w.rollout("verify").status, 0)
     }
@@ -124,7 +137,8 @@ final class HostileKeysTests: XCTestCase {
         let v = try world(keysInit: ["--roots", "2"])
         let before = try fingerprint(v)
         let rotated = try v.rollout(
-            "keys", "rotate-root", "--root", keyPath(v, "root-1.key"), "--out", keyPath(v, "root-3.key"), "--threshold", "5")
+            "keys", "rotate-root", "--root", keyPath(v, "root-1.key"), "--out", keyPath(v, "root-3.key"), "--threshold",
+            "5")
         assertRefused(rotated, status: 65, naming: ["needs 5 root signature(s) but lists 1 root key(s)"])
         XCTAssertEqual(try fingerprint(v), before)
     }
@@ -134,11 +148,13 @@ final class HostileKeysTests: XCTestCase {
         let kept = try publicKey(keyPath(w, "root-2.key")).keyID
         let before = try fingerprint(w)
         let result = try w.rollout(
-            "keys", "rotate-root", "--root", keyPath(w, "root-1.key"), "--out", keyPath(w, "root-3.key"), "--keep", kept, "--threshold", "2")
+            "keys", "rotate-root", "--root", keyPath(w, "root-1.key"), "--out", keyPath(w, "root-3.key"), "--keep",
+            kept, "--threshold", "2")
         assertRefused(result, status: 65, naming: ["keys/2.json", "signed by 1 of the root keys it lists, 2 needed"])
         XCTAssertEqual(try fingerprint(w), before)
         let signed = try w.rollout(
-            "keys", "rotate-root", "--root", keyPath(w, "root-1.key"), "--root", keyPath(w, "root-2.key"), "--out", keyPath(w, "root-3.key"),
+            "keys", "rotate-root", "--root", keyPath(w, "root-1.key"), "--root", keyPath(w, "root-2.key"), "--out",
+            keyPath(w, "root-3.key"),
             "--keep", kept, "--threshold", "2")
         XCTAssertEqual(signed.status, 0, signed.output)
     }
@@ -173,7 +189,8 @@ final class HostileKeysTests: XCTestCase {
         let w = try world()
         let id = try publicKey(keyPath(w, "publish-1.key")).keyID
         let before = try fingerprint(w)
-        let long = try w.rollout("keys", "revoke", id, "--root", keyPath(w, "root.key"), "--reason", String(repeating: "x", count: 10_000))
+        let long = try w.rollout(
+            "keys", "revoke", id, "--root", keyPath(w, "root.key"), "--reason", String(repeating: "x", count: 10_000))
         assertRefused(long, status: 64, naming: ["--reason is 10000 bytes", "at most 200"])
         XCTAssertEqual(try fingerprint(w), before)
     }
@@ -189,7 +206,8 @@ final class HostileKeysTests: XCTestCase {
             XCTAssertFalse(output.contains("\u{1B}"), output)
             XCTAssertFalse(output.contains("\u{07}"), output)
         }
-        XCTAssertTrue(listed.stdout.contains("RED second line"), "the newline is folded into one line: \(listed.stdout)")
+        XCTAssertTrue(
+            listed.stdout.contains("RED second line"), "the newline is folded into one line: \(listed.stdout)")
         XCTAssertEqual(try w.rollout("verify").status, 0)
     }
     // MARK: a stale or diverged clone publishing
@@ -206,30 +224,39 @@ final class HostileKeysTests: XCTestCase {
     func testASiteWhoseKeyListIsNewerThanTheRepositoryIsNotTakenBack() throws {
         let (w, clone) = try clones()
         let site = w.scratch.path("site")
-        XCTAssertEqual(try w.rollout("keys", "rotate", "--root", keyPath(w, "root.key"), "--out", keyPath(w, "publish-2.key")).status, 0)
+        XCTAssertEqual(
+            try w.rollout("keys", "rotate", "--root", keyPath(w, "root.key"), "--out", keyPath(w, "publish-2.key"))
+                .status, 0)
         XCTAssertEqual(try w.rollout("publish", "--out", site, "--key", keyPath(w, "publish-2.key")).status, 0)
         // The stale clone still lists publish-1 as active; the site's record is lost (a CDN copy).
         try FileManager.default.removeItem(atPath: site + "/.rollout-publish.json")
         let before = contents(site)
         let stale = try w.rollout("publish", "--out", site, "--key", keyPath(w, "publish-1.key"), in: clone)
-        assertRefused(stale, status: 1, naming: ["holds key list version 2, newer than this repository's version 1", "Nothing was written"])
+        assertRefused(
+            stale, status: 1,
+            naming: ["holds key list version 2, newer than this repository's version 1", "Nothing was written"])
         XCTAssertEqual(contents(site), before)
     }
 
     func testADivergedCloneDoesNotReplaceTheSiteKeyListOfTheSameVersion() throws {
         let (w, clone) = try clones()
         let site = w.scratch.path("site")
-        XCTAssertEqual(try w.rollout("keys", "rotate", "--root", keyPath(w, "root.key"), "--out", keyPath(w, "publish-2.key")).status, 0)
+        XCTAssertEqual(
+            try w.rollout("keys", "rotate", "--root", keyPath(w, "root.key"), "--out", keyPath(w, "publish-2.key"))
+                .status, 0)
         XCTAssertEqual(try w.rollout("publish", "--out", site, "--key", keyPath(w, "publish-2.key")).status, 0)
         // The clone makes its own version 2; devices that took the site's version 2 would refuse it
         // (keys-conflict) on every refresh from then on.
-        let forked = try w.rollout("keys", "rotate", "--root", keyPath(w, "root.key"), "--out", keyPath(w, "publish-2b.key"), in: clone)
+        let forked = try w.rollout(
+            "keys", "rotate", "--root", keyPath(w, "root.key"), "--out", keyPath(w, "publish-2b.key"), in: clone)
         XCTAssertEqual(forked.status, 0, forked.output)
         try FileManager.default.removeItem(atPath: site + "/.rollout-publish.json")
         let before = contents(site)
         let cloneTip = try w.git("rev-parse", "main", repository: clone + "/.rollout").stdout
         let result = try w.rollout("publish", "--out", site, "--key", keyPath(w, "publish-2b.key"), in: clone)
-        assertRefused(result, status: 1, naming: ["keys.json is another key list with version 2", "keys-conflict", "Nothing was written"])
+        assertRefused(
+            result, status: 1,
+            naming: ["keys.json is another key list with version 2", "keys-conflict", "Nothing was written"])
         XCTAssertEqual(contents(site), before)
         XCTAssertEqual(try w.git("rev-parse", "main", repository: clone + "/.rollout").stdout, cloneTip)
         let root = try publicKey(keyPath(w, "root.key")).description
@@ -272,15 +299,21 @@ final class HostileKeysTests: XCTestCase {
     func testAnIndexOrKeyExpiringExactlyNowIsExpiredEverywhere() throws {
         let w = try world()
         let site = w.scratch.path("site")
-        XCTAssertEqual(try w.rollout("publish", "--out", site, "--key", keyPath(w, "publish-1.key"), "--expires", "30m").status, 0)
+        XCTAssertEqual(
+            try w.rollout("publish", "--out", site, "--key", keyPath(w, "publish-1.key"), "--expires", "30m").status, 0)
         let root = try publicKey(keyPath(w, "root.key")).description
-        let atExpiry = try w.rollout(["verify-site", site, "--root-key", root], env: ["ROLLOUT_NOW": "2026-12-01T09:30:00Z"])
+        let atExpiry = try w.rollout(
+            ["verify-site", site, "--root-key", root], env: ["ROLLOUT_NOW": "2026-12-01T09:30:00Z"])
         XCTAssertEqual(atExpiry.status, 1, atExpiry.output)
         XCTAssertTrue(atExpiry.stdout.contains("index.json: expired at 2026-12-01T09:30:00Z"), atExpiry.stdout)
-        XCTAssertEqual(try w.rollout(["verify-site", site, "--root-key", root], env: ["ROLLOUT_NOW": "2026-12-01T09:29:59Z"]).status, 0)
+        XCTAssertEqual(
+            try w.rollout(["verify-site", site, "--root-key", root], env: ["ROLLOUT_NOW": "2026-12-01T09:29:59Z"])
+                .status, 0)
 
         // rotate with no overlap retires the old key at this very second: publish refuses it now.
-        XCTAssertEqual(try w.rollout("keys", "rotate", "--root", keyPath(w, "root.key"), "--out", keyPath(w, "publish-2.key")).status, 0)
+        XCTAssertEqual(
+            try w.rollout("keys", "rotate", "--root", keyPath(w, "root.key"), "--out", keyPath(w, "publish-2.key"))
+                .status, 0)
         let old = try w.rollout("publish", "--out", site, "--key", keyPath(w, "publish-1.key"))
         assertRefused(old, status: 65, naming: ["expired at 2026-12-01T09:00:00Z (now 2026-12-01T09:00:00Z)"])
     }
@@ -296,7 +329,8 @@ final class HostileKeysTests: XCTestCase {
     }
 
     private func edit(_ path: String, _ change: (inout [String: Any]) -> Void) throws {
-        var object = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path))) as? [String: Any])
+        var object = try XCTUnwrap(
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path))) as? [String: Any])
         change(&object)
         try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]).write(to: URL(fileURLWithPath: path))
     }
@@ -306,29 +340,65 @@ final class HostileKeysTests: XCTestCase {
         let pristine = contents(site)
         let sigs = site + "/keys.json.sigs"
         let cases: [(String, () throws -> Void, String)] = [
-            ("an unknown member", { try self.edit(site + "/keys.json") { $0["mirrors"] = ["https://evil.example"] } },
-             "keys.json: signed by 0 of the root keys this device trusts"),
-            ("a member given twice", {
-                var text = try String(contentsOfFile: site + "/keys.json", encoding: .utf8)
-                text.removeLast()
-                try (text + ",\"version\":99}").write(toFile: site + "/keys.json", atomically: true, encoding: .utf8)
-            }, "duplicate key \"version\""),
-            ("1000 root changes", { try self.edit(site + "/keys.json") { $0["rootChanges"] = Array(1...1000) } },
-             "keys.json: lists 1000 root changes; a device walks at most 64"),
-            ("a time in the future", { try self.edit(site + "/keys.json") { $0["time"] = "2099-01-01T00:00:00Z" } },
-             "keys.json: signed by 0 of the root keys this device trusts"),
-            ("the signatures of another file", { try FileManager.default.removeItem(atPath: sigs); try FileManager.default.copyItem(atPath: site + "/index.json.sigs", toPath: sigs) },
-             // Not "a publishing key, which may not sign this file": that signature is over another file.
-             "keys.json: signed by 0 of the root keys this device trusts"),
-            ("17 signatures", { try self.edit(sigs) { $0["signatures"] = Array(repeating: ($0["signatures"] as! [Any])[0], count: 17) } },
-             "keys.json.sigs: holds 17 signatures; at most 16 are read"),
-            ("a key id in upper case", { try self.edit(sigs) { object in
-                var entries = object["signatures"] as! [[String: Any]]
-                entries[0]["keyid"] = (entries[0]["keyid"] as! String).uppercased()
-                object["signatures"] = entries
-            } }, "is not a key id (16 lowercase hex digits)"),
-            ("keys.json a symlink to /dev/zero", { try FileManager.default.removeItem(atPath: site + "/keys.json"); try FileManager.default.createSymbolicLink(atPath: site + "/keys.json", withDestinationPath: "/dev/zero") },
-             "keys.json"),
+            (
+                "an unknown member",
+                { try self.edit(site + "/keys.json") { $0["mirrors"] = ["https://evil.example"] } },
+                "keys.json: signed by 0 of the root keys this device trusts"
+            ),
+            (
+                "a member given twice",
+                {
+                    var text = try String(contentsOfFile: site + "/keys.json", encoding: .utf8)
+                    text.removeLast()
+                    try (text + ",\"version\":99}").write(
+                        toFile: site + "/keys.json", atomically: true, encoding: .utf8)
+                }, "duplicate key \"version\""
+            ),
+            (
+                "1000 root changes", { try self.edit(site + "/keys.json") { $0["rootChanges"] = Array(1...1000) } },
+                "keys.json: lists 1000 root changes; a device walks at most 64"
+            ),
+            (
+                "a time in the future", { try self.edit(site + "/keys.json") { $0["time"] = "2099-01-01T00:00:00Z" } },
+                "keys.json: signed by 0 of the root keys this device trusts"
+            ),
+            (
+                "the signatures of another file",
+                {
+                    try FileManager.default.removeItem(atPath: sigs)
+                    try FileManager.default.copyItem(atPath: site + "/index.json.sigs", toPath: sigs)
+                },
+                // Not "a publishing key, which may not sign this file": that signature is over another file.
+                "keys.json: signed by 0 of the root keys this device trusts"
+            ),
+            (
+                "17 signatures",
+                {
+                    try self.edit(sigs) {
+                        $0["signatures"] = Array(repeating: ($0["signatures"] as! [Any])[0], count: 17)
+                    }
+                },
+                "keys.json.sigs: holds 17 signatures; at most 16 are read"
+            ),
+            (
+                "a key id in upper case",
+                {
+                    try self.edit(sigs) { object in
+                        var entries = object["signatures"] as! [[String: Any]]
+                        entries[0]["keyid"] = (entries[0]["keyid"] as! String).uppercased()
+                        object["signatures"] = entries
+                    }
+                }, "is not a key id (16 lowercase hex digits)"
+            ),
+            (
+                "keys.json a symlink to /dev/zero",
+                {
+                    try FileManager.default.removeItem(atPath: site + "/keys.json")
+                    try FileManager.default.createSymbolicLink(
+                        atPath: site + "/keys.json", withDestinationPath: "/dev/zero")
+                },
+                "keys.json"
+            ),
         ]
         for (name, damage, expected) in cases {
             try damage()
@@ -340,7 +410,9 @@ final class HostileKeysTests: XCTestCase {
             try FileManager.default.removeItem(atPath: site)
             try FileManager.default.createDirectory(atPath: site, withIntermediateDirectories: true)
             for (path, data) in pristine {
-                try FileManager.default.createDirectory(atPath: (site + "/" + path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+                try FileManager.default.createDirectory(
+                    atPath: (site + "/" + path as NSString).deletingLastPathComponent, withIntermediateDirectories: true
+                )
                 try data.write(to: URL(fileURLWithPath: site + "/" + path))
             }
         }
@@ -370,7 +442,9 @@ final class HostileKeysTests: XCTestCase {
         let pin = try publicKey(v.scratch.path("pin.key")).description
         let asRoots = try v.rollout("verify-site", pinnedSite, "--root-key", pin)
         XCTAssertEqual(asRoots.status, 1, asRoots.output)
-        XCTAssertTrue(asRoots.stdout.contains("keys.json: a device on root keys trusts nothing on this site without it"), asRoots.stdout)
+        XCTAssertTrue(
+            asRoots.stdout.contains("keys.json: a device on root keys trusts nothing on this site without it"),
+            asRoots.stdout)
         XCTAssertEqual(try v.rollout("verify-site", pinnedSite, "--public-key", pin).status, 0)
     }
 
@@ -381,8 +455,11 @@ final class HostileKeysTests: XCTestCase {
             try! w.rollout("publish", "--out", site, "--key", key, "--expires", index == 0 ? "1h" : "30d")
         }
         for result in results { XCTAssertEqual(result.status, 0, result.output) }
-        let index = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: site + "/index.json"))) as? [String: Any])
-        XCTAssertTrue(["2026-12-01T10:00:00Z", "2026-12-31T09:00:00Z"].contains(index["expires"] as? String ?? ""), "\(index)")
+        let index = try XCTUnwrap(
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: site + "/index.json")))
+                as? [String: Any])
+        XCTAssertTrue(
+            ["2026-12-01T10:00:00Z", "2026-12-31T09:00:00Z"].contains(index["expires"] as? String ?? ""), "\(index)")
         let verified = try w.rollout("verify-site", site, "--root-key", root)
         XCTAssertEqual(verified.status, 0, verified.output)
         XCTAssertEqual(try w.rollout("verify").status, 0)
@@ -407,7 +484,10 @@ final class HostileKeysTests: XCTestCase {
             let attempts: [[String]] = [
                 ["keys", "rotate", "--root", keys + "/root-1.key"],
                 ["keys", "revoke", publishing, "--root", keys + "/root-1.key", "--reason", "laptop lost"],
-                ["keys", "rotate-root", "--root", keys + "/root-1.key", "--out", keys + "/root-3.key", "--keep", try publicKey(keys + "/root-2.key").keyID],
+                [
+                    "keys", "rotate-root", "--root", keys + "/root-1.key", "--out", keys + "/root-3.key", "--keep",
+                    try publicKey(keys + "/root-2.key").keyID,
+                ],
             ]
             for arguments in attempts {
                 let result = try disk.rollout(arguments)
@@ -430,7 +510,8 @@ final class HostileKeysTests: XCTestCase {
         let old = try publicKey(keyPath(w, "publish-1.key")).keyID
         // The offline root machine's clock is a day behind the one that made version 1.
         let rotated = try w.rollout(
-            ["keys", "rotate", "--root", keyPath(w, "root.key"), "--out", keyPath(w, "publish-2.key")], env: ["ROLLOUT_NOW": "2026-11-30T09:00:00Z"])
+            ["keys", "rotate", "--root", keyPath(w, "root.key"), "--out", keyPath(w, "publish-2.key")],
+            env: ["ROLLOUT_NOW": "2026-11-30T09:00:00Z"])
         XCTAssertEqual(rotated.status, 0, rotated.output)
         let listed = try w.json(try w.rollout("keys", "list", "--json"))
         let rows = try XCTUnwrap(listed["keys"] as? [[String: Any]])
@@ -440,6 +521,8 @@ final class HostileKeysTests: XCTestCase {
         XCTAssertEqual(try w.rollout("verify").status, 0)
         let site = w.scratch.path("site")
         XCTAssertEqual(try w.rollout("publish", "--out", site, "--key", keyPath(w, "publish-2.key")).status, 0)
-        assertRefused(try w.rollout("publish", "--out", site, "--key", keyPath(w, "publish-1.key")), status: 65, naming: [old, "expired"])
+        assertRefused(
+            try w.rollout("publish", "--out", site, "--key", keyPath(w, "publish-1.key")), status: 65,
+            naming: [old, "expired"])
     }
 }

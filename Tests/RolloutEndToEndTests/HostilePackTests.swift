@@ -37,14 +37,16 @@ final class HostilePackTests: XCTestCase {
             let added = try w.rollout("pack", "add", path)
             XCTAssertEqual(added.status, c.exit, "\(c.file) (\(c.why)): \(added.output)")
             XCTAssertTrue(added.stderr.contains(c.message), "\(c.file): expected \"\(c.message)\" in: \(added.stderr)")
-            let namesIt = added.stderr.contains(c.file) || added.stderr.contains("tr-TR@19") || added.stderr.contains("en-US@2")
+            let namesIt =
+                added.stderr.contains(c.file) || added.stderr.contains("tr-TR@19") || added.stderr.contains("en-US@2")
             XCTAssertTrue(namesIt, "\(c.file): the message names neither the file nor the pack: \(added.stderr)")
             XCTAssertEqual(try w.stateTip(), tip, "\(c.file) changed the state ref")
 
             // pack lint refuses it too: 1 when lint said no, 65 when the file is not a pack at all.
             let lint = try w.rollout("pack", "lint", path)
             XCTAssertTrue(lint.status == 1 || lint.status == 65, "\(c.file): lint exit \(lint.status)")
-            XCTAssertTrue(lint.output.contains(c.message), "\(c.file): lint output lacks \"\(c.message)\": \(lint.output)")
+            XCTAssertTrue(
+                lint.output.contains(c.message), "\(c.file): lint output lacks \"\(c.message)\": \(lint.output)")
         }
         XCTAssertEqual(try w.rollout("pack", "list", "--json").stdout, listing)
         try w.assertFsckClean()
@@ -54,7 +56,8 @@ final class HostilePackTests: XCTestCase {
         let w = try Workspace()
         try w.initWithExamples()
         let tip = try w.stateTip()
-        var text = #"{"locale": "tr-TR", "schemaVersion": 2, "contentVersion": 19, "minAppVersion": "4.8.0", "strings": {"#
+        var text =
+            #"{"locale": "tr-TR", "schemaVersion": 2, "contentVersion": 19, "minAppVersion": "4.8.0", "strings": {"#
         let value = String(repeating: "x", count: 1000)
         for i in 0..<50_000 { text += (i == 0 ? "" : ",") + "\"k\(i)\": \"\(value)\"" }
         text += "}}"

@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+
 @testable import RolloutClient
 
 /// `rollout pack import` of i18next catalogs shaped like real web apps' (Tests/Fixtures/import/
@@ -19,30 +20,41 @@ final class ImportI18nextTests: XCTestCase {
 
     func testEveryLocaleSpellingIsImportedAndEveryOtherFileIsListed() throws {
         let (_, report) = try imported()
-        let packs = (report["added"] as? [[String: Any]] ?? []).compactMap { $0["pack"] as? String }.filter { $0 != "hu@1" }
-        XCTAssertEqual(packs, ["ar@1", "en-US@1", "nb-NO@1", "pt-BR@1", "ru@1", "sr-Latn@1", "zh-Hant@1"], "en_US, pt_BR, nb_NO are locales")
+        let packs = (report["added"] as? [[String: Any]] ?? []).compactMap { $0["pack"] as? String }.filter {
+            $0 != "hu@1"
+        }
+        XCTAssertEqual(
+            packs, ["ar@1", "en-US@1", "nb-NO@1", "pt-BR@1", "ru@1", "sr-Latn@1", "zh-Hant@1"],
+            "en_US, pt_BR, nb_NO are locales")
         XCTAssertEqual(report["sourceLocale"] as? String, "en-US")
-        let files = (report["skippedFiles"] as? [[String: String]] ?? []).map { "\(($0["path"]! as NSString).lastPathComponent): \($0["reason"]!)" }.sorted()
-        XCTAssertEqual(files, [
-            ".DS_Store: not an i18next .json file", "README.md: not an i18next .json file",
-            "common: not a locale folder (such as pt-BR, pt_BR or zh-Hant)", "index.js: not an i18next .json file",
-        ])
+        let files = (report["skippedFiles"] as? [[String: String]] ?? []).map {
+            "\(($0["path"]! as NSString).lastPathComponent): \($0["reason"]!)"
+        }.sorted()
+        XCTAssertEqual(
+            files,
+            [
+                ".DS_Store: not an i18next .json file", "README.md: not an i18next .json file",
+                "common: not a locale folder (such as pt-BR, pt_BR or zh-Hant)", "index.js: not an i18next .json file",
+            ])
         let skipped = skippedEntries(report).filter { !$0.hasPrefix("hu ") }
-        XCTAssertEqual(skipped, [
-            "en-US items: not a string (arrays and numbers are not imported)",
-            "en-US nested: nests another key with $t(...), which the pack form cannot",
-            "en-US place_ordinal_one: an ordinal plural form (_ordinal_one): ordinals are not imported",
-            "en-US place_ordinal_other: an ordinal plural form (_ordinal_other): ordinals are not imported",
-            "en-US price: formats a value ({{amount, currency}}) with an i18next formatter, which the pack form does not have",
-            "ru files: the key is also the name of plural forms (files_other); the plural is imported under it",
-        ])
+        XCTAssertEqual(
+            skipped,
+            [
+                "en-US items: not a string (arrays and numbers are not imported)",
+                "en-US nested: nests another key with $t(...), which the pack form cannot",
+                "en-US place_ordinal_one: an ordinal plural form (_ordinal_one): ordinals are not imported",
+                "en-US place_ordinal_other: an ordinal plural form (_ordinal_other): ordinals are not imported",
+                "en-US price: formats a value ({{amount, currency}}) with an i18next formatter, which the pack form does not have",
+                "ru files: the key is also the name of plural forms (files_other); the plural is imported under it",
+            ])
     }
 
     func testApostrophesBracesAndHashAreTextAsI18nextShowsThem() throws {
         let (w, _) = try imported()
         let en = try packStrings(w, "en-US@1")
         XCTAssertEqual(en["apostrophe"], "Don''t lose ''{name}'' – it''s {name}''s file")
-        XCTAssertEqual(en["braces"], "Use '{'braces'}' as they are: '{' '}' '}}' '{{'", "a run of braces is quoted as one")
+        XCTAssertEqual(
+            en["braces"], "Use '{'braces'}' as they are: '{' '}' '}}' '{{'", "a run of braces is quoted as one")
         XCTAssertEqual(en["files"], "{count, plural, =0 {No files} one {# file} other {# files '#' {folder}}}")
         for (locale, key, arguments) in [
             ("en_US", "apostrophe", ["name": "Ada"]), ("en_US", "braces", [:]), ("en_US", "greeting", ["name": "Ada"]),
@@ -51,7 +63,9 @@ final class ImportI18nextTests: XCTestCase {
         ] {
             let id = locale.replacingOccurrences(of: "_", with: "-") + "@1"
             let stored = try XCTUnwrap(try packStrings(w, id)[key], "\(id) \(key)")
-            XCTAssertEqual(MessageFormat.format(stored, arguments, language: String(locale.prefix(2))), Self.i18next(try resource(locale)[key] as! String, arguments), "\(id) \(key)")
+            XCTAssertEqual(
+                MessageFormat.format(stored, arguments, language: String(locale.prefix(2))),
+                Self.i18next(try resource(locale)[key] as! String, arguments), "\(id) \(key)")
         }
     }
 
@@ -63,21 +77,33 @@ final class ImportI18nextTests: XCTestCase {
             let json = try resource(locale)
             for n in [0, 1, 2, 3, 5, 11, 21, 100, 1_000_000] {
                 let arguments = ["count": String(n), "folder": "Docs"]
-                XCTAssertEqual(MessageFormat.format(stored, arguments, language: language), Self.i18nextPlural(json, "files", arguments, language: language), "\(id) files, count \(n)")
+                XCTAssertEqual(
+                    MessageFormat.format(stored, arguments, language: language),
+                    Self.i18nextPlural(json, "files", arguments, language: language), "\(id) files, count \(n)")
             }
         }
         let en = try packStrings(w, "en-US@1")
-        XCTAssertEqual(en["lonely_one"], "just a key named lonely_one", "_one without a sibling _other is an ordinary key")
+        XCTAssertEqual(
+            en["lonely_one"], "just a key named lonely_one", "_one without a sibling _other is an ordinary key")
         XCTAssertEqual(en["friend_male"], "He is a friend", "a context suffix is an ordinary key")
-        XCTAssertEqual(try packStrings(w, "ru@1")["files"], "{count, plural, one {# файл в {folder}} few {# файла в {folder}} many {# файлов в {folder}} other {# файлов в {folder}}}", "v3 _0 _1 _2 by Russian's rule set")
+        XCTAssertEqual(
+            try packStrings(w, "ru@1")["files"],
+            "{count, plural, one {# файл в {folder}} few {# файла в {folder}} many {# файлов в {folder}} other {# файлов в {folder}}}",
+            "v3 _0 _1 _2 by Russian's rule set")
     }
 
     /// `{{percent}}%-ot` (Hungarian): the % is text, in i18next and in the pack.
     func testALiteralPercentStaysText() throws {
         let (w, report) = try imported()
-        XCTAssertEqual(MessageFormat.format(try packStrings(w, "en-US@1")["percent"]!, ["percent": "20"], language: "en"), "20% off")
-        XCTAssertFalse((report["skipped"] as? [[String: String]] ?? []).contains(where: { $0["locale"] == "hu" }), "lint reads %-o as text")
-        XCTAssertEqual(MessageFormat.format(try packStrings(w, "hu@1")["percent"]!, ["percent": "20"], language: "hu"), "20%-ot kapsz")
+        XCTAssertEqual(
+            MessageFormat.format(try packStrings(w, "en-US@1")["percent"]!, ["percent": "20"], language: "en"),
+            "20% off")
+        XCTAssertFalse(
+            (report["skipped"] as? [[String: String]] ?? []).contains(where: { $0["locale"] == "hu" }),
+            "lint reads %-o as text")
+        XCTAssertEqual(
+            MessageFormat.format(try packStrings(w, "hu@1")["percent"]!, ["percent": "20"], language: "hu"),
+            "20%-ot kapsz")
     }
 
     // MARK: i18next, for reference
@@ -99,7 +125,9 @@ final class ImportI18nextTests: XCTestCase {
 
     /// i18next's plural lookup: `key_zero` for a count of 0 when it exists, else the language's
     /// CLDR category, else `key_other`; JSON v3 numbered keys for Russian.
-    static func i18nextPlural(_ json: [String: Any], _ key: String, _ arguments: [String: String], language: String) -> String {
+    static func i18nextPlural(_ json: [String: Any], _ key: String, _ arguments: [String: String], language: String)
+        -> String
+    {
         let n = Int(arguments["count"]!)!
         let category = MessageFormat.pluralCategory(n, language: language)
         let candidates: [String]
@@ -116,13 +144,18 @@ final class ImportI18nextTests: XCTestCase {
     /// writes no `_other` is still a plural (`many` stands for `other`); and an empty locale file is
     /// said to be left out, not passed over.
     func testAPluralWithoutOtherWhereOnlyFractionsNeedItAndAnEmptyFile() throws {
-        let (w, report) = try importCatalog(ImportTests.fixtures + "/i18next-shapes/plural-without-other", ["--format", "i18next"])
+        let (w, report) = try importCatalog(
+            ImportTests.fixtures + "/i18next-shapes/plural-without-other", ["--format", "i18next"])
         let pl = try packStrings(w, "pl@1")
         XCTAssertEqual(pl.keys.sorted(), ["files"], "no literal files_few key")
-        for (count, shown) in [("1", "1 plik"), ("3", "3 pliki"), ("5", "5 plików"), ("22", "22 pliki"), ("112", "112 plików")] {
+        for (count, shown) in [
+            ("1", "1 plik"), ("3", "3 pliki"), ("5", "5 plików"), ("22", "22 pliki"), ("112", "112 plików"),
+        ] {
             XCTAssertEqual(MessageFormat.format(pl["files"]!, ["count": count], language: "pl"), shown)
         }
-        let files = (report["skippedFiles"] as? [[String: String]] ?? []).map { "\(($0["path"]! as NSString).pathComponents.suffix(2).joined(separator: "/")): \($0["reason"]!)" }
+        let files = (report["skippedFiles"] as? [[String: String]] ?? []).map {
+            "\(($0["path"]! as NSString).pathComponents.suffix(2).joined(separator: "/")): \($0["reason"]!)"
+        }
         XCTAssertEqual(files, ["sv/translation.json: no strings in it"])
     }
 }

@@ -1,14 +1,18 @@
 import Foundation
 import XCTest
+
 @testable import RolloutClient
 
 /// What every import test does (docs/import.md): `rollout pack import PATH` into a new repository,
 /// content version 1 and minAppVersion 4.0, with `extra` flags; it must exit 0. Returns the
 /// workspace and the `--json` report.
-func importCatalog(_ path: String, _ extra: [String] = [], file: StaticString = #filePath, line: UInt = #line) throws -> (Workspace, [String: Any]) {
+func importCatalog(_ path: String, _ extra: [String] = [], file: StaticString = #filePath, line: UInt = #line) throws
+    -> (Workspace, [String: Any])
+{
     let w = try Workspace()
     XCTAssertEqual(try w.rollout("init").status, 0, file: file, line: line)
-    let result = try w.rollout(["pack", "import", path, "--content-version", "1", "--min-app-version", "4.0", "--json"] + extra)
+    let result = try w.rollout(
+        ["pack", "import", path, "--content-version", "1", "--min-app-version", "4.0", "--json"] + extra)
     XCTAssertEqual(result.status, 0, result.output, file: file, line: line)
     return (w, try w.json(result, file: file, line: line))
 }
@@ -26,7 +30,11 @@ func skippedEntries(_ report: [String: Any]) -> [String] {
 
 /// What a device shows for an imported string, its arguments named "0", "1", ... as the pack's.
 func deviceText(_ text: String?, _ args: [String], language: String) -> String? {
-    text.map { MessageFormat.format($0, Dictionary(uniqueKeysWithValues: args.enumerated().map { ("\($0.offset)", $0.element) }), language: language) }
+    text.map {
+        MessageFormat.format(
+            $0, Dictionary(uniqueKeysWithValues: args.enumerated().map { ("\($0.offset)", $0.element) }),
+            language: language)
+    }
 }
 
 /// A reference printf, written to the platforms' rules, that import tests compare the device's
@@ -37,16 +45,28 @@ func deviceText(_ text: String?, _ args: [String], language: String) -> String? 
 /// `%.Nf`, numbered (`%2$s`) or in order. Decimals in `language`'s form, as `getString(id, args)`
 /// and `String(localized:)` write them in the app's locale.
 func referencePrintf(
-    _ format: String, _ args: [String], java: Bool = false, language: String = "en", substitutions: [String: (argNum: Int?, forms: [String: String])] = [:],
+    _ format: String, _ args: [String], java: Bool = false, language: String = "en",
+    substitutions: [String: (argNum: Int?, forms: [String: String])] = [:],
     category: (Int) -> String = { $0 == 1 ? "one" : "other" }
 ) -> String {
     var out = ""
     var s = Array(format)[...]
     var next = 0
     while let c = s.popFirst() {
-        guard c == "%", let first = s.first else { out.append(c); continue }
-        if first == "%" { s.removeFirst(); out += "%"; continue }
-        if java && first == "n" { s.removeFirst(); out += "\n"; continue }
+        guard c == "%", let first = s.first else {
+            out.append(c)
+            continue
+        }
+        if first == "%" {
+            s.removeFirst()
+            out += "%"
+            continue
+        }
+        if java && first == "n" {
+            s.removeFirst()
+            out += "\n"
+            continue
+        }
         var index: Int? = nil
         let digits = String(s.prefix { $0.isNumber })
         if !digits.isEmpty, s.dropFirst(digits.count).first == "$" {
@@ -61,7 +81,8 @@ func referencePrintf(
             if index == nil { next += 1 }
             let form = substitution.forms[category(Int(args[argument])!)] ?? substitution.forms["other"]!
             out += referencePrintf(
-                form.replacingOccurrences(of: "%arg", with: "%\(argument + 1)$lld").replacingOccurrences(of: "%lld", with: "%\(argument + 1)$lld"), args, language: language)
+                form.replacingOccurrences(of: "%arg", with: "%\(argument + 1)$lld").replacingOccurrences(
+                    of: "%lld", with: "%\(argument + 1)$lld"), args, language: language)
             continue
         }
         var precision: Int? = nil
@@ -75,8 +96,10 @@ func referencePrintf(
         let argument = args[index ?? next]
         if index == nil { next += 1 }
         // printf's %f: no grouping, the locale's decimal separator.
-        let decimal = String(format: "%.\(precision ?? 6)f", locale: Locale(identifier: "en_US_POSIX"), Double(argument) ?? 0)
-            .replacingOccurrences(of: ".", with: Locale(identifier: language).decimalSeparator ?? ".")
+        let decimal = String(
+            format: "%.\(precision ?? 6)f", locale: Locale(identifier: "en_US_POSIX"), Double(argument) ?? 0
+        )
+        .replacingOccurrences(of: ".", with: Locale(identifier: language).decimalSeparator ?? ".")
         out += conversion == "f" ? decimal : argument
     }
     return out

@@ -43,7 +43,9 @@ final class KeysCommandTests: XCTestCase {
     func rows(_ list: [String: Any]) -> [[String: Any]] { list["keys"] as? [[String: Any]] ?? [] }
 
     func trailers(_ w: Workspace) throws -> [String] {
-        try w.git("log", "-1", "--format=%B", "main").stdout.split(separator: "\n").map(String.init).filter { $0.hasPrefix("Rollout-") }
+        try w.git("log", "-1", "--format=%B", "main").stdout.split(separator: "\n").map(String.init).filter {
+            $0.hasPrefix("Rollout-")
+        }
     }
 
     func assertVerifies(_ w: Workspace, file: StaticString = #filePath, line: UInt = #line) throws {
@@ -60,15 +62,18 @@ final class KeysCommandTests: XCTestCase {
         let rootKey = try XCTUnwrap(roots[0]["publicKey"] as? String)
         XCTAssertTrue(rootKey.hasPrefix("ed25519:"), rootKey)
         let publishing = try XCTUnwrap(made["publishing"] as? [String: Any])
-        XCTAssertEqual(publishing["expires"] as? String, "2027-12-01T09:00:00Z", "a publishing key is valid 365 days by default")
+        XCTAssertEqual(
+            publishing["expires"] as? String, "2027-12-01T09:00:00Z", "a publishing key is valid 365 days by default")
 
         let list = try listed(w)
         XCTAssertEqual(list["version"] as? Int, 1)
         XCTAssertEqual(list["threshold"] as? Int, 1)
         XCTAssertEqual(rows(list).map { $0["role"] as? String }, ["root", "publishing"])
-        XCTAssertEqual(rows(list).map { $0["id"] as? String }, [roots[0]["id"] as? String, publishing["id"] as? String])
+        XCTAssertEqual(
+            rows(list).map { $0["id"] as? String }, [roots[0]["id"] as? String, publishing["id"] as? String])
         XCTAssertEqual(rows(list).map { $0["status"] as? String }, ["active", "active"])
-        XCTAssertEqual(try trailers(w).prefix(3), ["Rollout-Action: keys", "Rollout-Keys-Version: 1", "Rollout-Key-Event: init"])
+        XCTAssertEqual(
+            try trailers(w).prefix(3), ["Rollout-Action: keys", "Rollout-Keys-Version: 1", "Rollout-Key-Event: init"])
         XCTAssertEqual(try w.git("ls-tree", "--name-only", "main", "keys/").stdout, "keys/1.json\nkeys/1.json.sigs\n")
         let text = try w.rollout("keys", "list")
         XCTAssertTrue(text.stdout.contains("Key list version 1"), text.stdout)
@@ -80,14 +85,16 @@ final class KeysCommandTests: XCTestCase {
         let w = try workspace()
         let pinned = try w.json(try w.rollout("keys", "generate", "--out", w.scratch.path("pinned.key"), "--json"))
         let result = try w.rollout(
-            "keys", "init", "--out", w.scratch.path("keys"), "--roots", "3", "--threshold", "2", "--adopt", w.scratch.path("pinned.key"), "--expires", "2w",
+            "keys", "init", "--out", w.scratch.path("keys"), "--roots", "3", "--threshold", "2", "--adopt",
+            w.scratch.path("pinned.key"), "--expires", "2w",
             "--json")
         XCTAssertEqual(result.status, 0, result.output)
         XCTAssertEqual(keyFiles(w), ["root-1.key", "root-2.key", "root-3.key"], "an adopted key is not copied")
         let made = try w.json(result)
         XCTAssertEqual(made["threshold"] as? Int, 2)
         let publishing = try XCTUnwrap(made["publishing"] as? [String: Any])
-        XCTAssertEqual(publishing["publicKey"] as? String, pinned["publicKey"] as? String, "the key the live app pins signs on")
+        XCTAssertEqual(
+            publishing["publicKey"] as? String, pinned["publicKey"] as? String, "the key the live app pins signs on")
         XCTAssertEqual(publishing["expires"] as? String, "2026-12-15T09:00:00Z")
         XCTAssertEqual(try listed(w)["threshold"] as? Int, 2)
         try assertVerifies(w)
@@ -100,17 +107,24 @@ final class KeysCommandTests: XCTestCase {
         XCTAssertEqual(result.status, 0, result.output)
         let rotated = try w.json(result)
         let new = try XCTUnwrap((rotated["publishing"] as? [String: Any])?["id"] as? String)
-        XCTAssertEqual(keyFiles(w), ["publish-1.key", "publish-2.key", "root.key"], "the new key goes beside the root key, named by the version")
+        XCTAssertEqual(
+            keyFiles(w), ["publish-1.key", "publish-2.key", "root.key"],
+            "the new key goes beside the root key, named by the version")
         XCTAssertEqual(try mode(key(w, "publish-2.key")), 0o600)
 
         let list = try listed(w)
         XCTAssertEqual(list["version"] as? Int, 2)
         let byID = Dictionary(uniqueKeysWithValues: rows(list).map { ($0["id"] as! String, $0) })
         XCTAssertEqual(byID[old]?["expires"] as? String, Self.now, "overlap 0 retires the old key now")
-        XCTAssertEqual(byID[old]?["status"] as? String, "retired (expired)", "still listed, so what it signed stays valid")
+        XCTAssertEqual(
+            byID[old]?["status"] as? String, "retired (expired)", "still listed, so what it signed stays valid")
         XCTAssertEqual(byID[new]?["status"] as? String, "active")
         XCTAssertEqual(
-            try trailers(w), ["Rollout-Action: keys", "Rollout-Keys-Version: 2", "Rollout-Key-Event: rotate", "Rollout-Key: \(new)", "Rollout-Actor: Test Runner <test@example.com>"])
+            try trailers(w),
+            [
+                "Rollout-Action: keys", "Rollout-Keys-Version: 2", "Rollout-Key-Event: rotate", "Rollout-Key: \(new)",
+                "Rollout-Actor: Test Runner <test@example.com>",
+            ])
         try assertVerifies(w)
     }
 
@@ -119,20 +133,24 @@ final class KeysCommandTests: XCTestCase {
         let old = try XCTUnwrap((made["publishing"] as? [String: Any])?["id"] as? String)
         let out = w.scratch.path("ci/publish.key")
         try FileManager.default.createDirectory(atPath: w.scratch.path("ci"), withIntermediateDirectories: true)
-        let result = try w.rollout("keys", "rotate", "--root", key(w, "root.key"), "--out", out, "--overlap", "3d", "--expires", "90d")
+        let result = try w.rollout(
+            "keys", "rotate", "--root", key(w, "root.key"), "--out", out, "--overlap", "3d", "--expires", "90d")
         XCTAssertEqual(result.status, 0, result.output)
         XCTAssertEqual(try mode(out), 0o600)
         let byID = Dictionary(uniqueKeysWithValues: rows(try listed(w)).map { ($0["id"] as! String, $0) })
         XCTAssertEqual(byID[old]?["expires"] as? String, "2026-12-04T09:00:00Z")
         XCTAssertEqual(byID[old]?["status"] as? String, "expires in 3 days")
-        XCTAssertEqual(byID.values.first { $0["id"] as? String != old && $0["role"] as? String == "publishing" }?["expires"] as? String, "2027-03-01T09:00:00Z")
+        XCTAssertEqual(
+            byID.values.first { $0["id"] as? String != old && $0["role"] as? String == "publishing" }?["expires"]
+                as? String, "2027-03-01T09:00:00Z")
     }
 
     func testRevokeByAPrefixRecordsTheReasonForGood() throws {
         let (w, made) = try initialized()
         let old = try XCTUnwrap((made["publishing"] as? [String: Any])?["id"] as? String)
         XCTAssertEqual(try w.rollout("keys", "rotate", "--root", key(w, "root.key")).status, 0)
-        let result = try w.rollout("keys", "revoke", String(old.prefix(8)), "--root", key(w, "root.key"), "--reason", "laptop lost")
+        let result = try w.rollout(
+            "keys", "revoke", String(old.prefix(8)), "--root", key(w, "root.key"), "--reason", "laptop lost")
         XCTAssertEqual(result.status, 0, result.output)
         XCTAssertTrue(result.stdout.contains("\(old) revoked (laptop lost)"), result.stdout)
         let list = try listed(w)
@@ -153,7 +171,8 @@ final class KeysCommandTests: XCTestCase {
         let (w, made) = try initialized()
         let oldRoot = try XCTUnwrap((made["roots"] as? [[String: Any]])?.first?["id"] as? String)
         let result = try w.rollout(
-            "keys", "rotate-root", "--root", key(w, "root.key"), "--out", key(w, "root-a.key"), "--out", key(w, "root-b.key"), "--threshold", "2",
+            "keys", "rotate-root", "--root", key(w, "root.key"), "--out", key(w, "root-a.key"), "--out",
+            key(w, "root-b.key"), "--threshold", "2",
             "--json")
         XCTAssertEqual(result.status, 0, result.output)
         let rotated = try w.json(result)
@@ -170,7 +189,8 @@ final class KeysCommandTests: XCTestCase {
         // From now on the old root alone signs nothing, and one of two new roots is too few.
         let byOld = try w.rollout("keys", "rotate", "--root", key(w, "root.key"))
         XCTAssertEqual(byOld.status, 65, byOld.output)
-        XCTAssertTrue(byOld.stderr.contains("--root \(key(w, "root.key")) is not a root key of key list version 2"), byOld.stderr)
+        XCTAssertTrue(
+            byOld.stderr.contains("--root \(key(w, "root.key")) is not a root key of key list version 2"), byOld.stderr)
         let byOne = try w.rollout("keys", "rotate", "--root", key(w, "root-a.key"))
         XCTAssertEqual(byOne.status, 65, byOne.output)
         XCTAssertTrue(byOne.stderr.contains("needs 2 of its 2 root keys"), byOne.stderr)
@@ -185,7 +205,8 @@ final class KeysCommandTests: XCTestCase {
         let roots = try XCTUnwrap(made["roots"] as? [[String: Any]])
         let kept = try XCTUnwrap(roots.first { $0["file"] as? String == key(w, "root-1.key") }?["id"] as? String)
         let result = try w.rollout(
-            "keys", "rotate-root", "--root", key(w, "root-1.key"), "--out", key(w, "root-3.key"), "--keep", String(kept.prefix(10)), "--threshold", "2")
+            "keys", "rotate-root", "--root", key(w, "root-1.key"), "--out", key(w, "root-3.key"), "--keep",
+            String(kept.prefix(10)), "--threshold", "2")
         XCTAssertEqual(result.status, 0, result.output)
         let now = Set(rows(try listed(w)).filter { $0["role"] as? String == "root" }.compactMap { $0["id"] as? String })
         XCTAssertTrue(now.contains(kept), "\(now)")
@@ -194,7 +215,10 @@ final class KeysCommandTests: XCTestCase {
     }
 
     /// What a refused command leaves: the same state commit and the same key files, byte for byte.
-    func assertUnchanged(_ w: Workspace, _ result: RunResult, status: Int32, says text: String, since before: (String, [String: Data]), file: StaticString = #filePath, line: UInt = #line) throws {
+    func assertUnchanged(
+        _ w: Workspace, _ result: RunResult, status: Int32, says text: String, since before: (String, [String: Data]),
+        file: StaticString = #filePath, line: UInt = #line
+    ) throws {
         XCTAssertEqual(result.status, status, result.output, file: file, line: line)
         XCTAssertTrue(result.stderr.contains(text), "expected \"\(text)\" in: \(result.stderr)", file: file, line: line)
         XCTAssertEqual(try w.stateTip(), before.0, "no commit", file: file, line: line)
@@ -214,39 +238,52 @@ final class KeysCommandTests: XCTestCase {
 
         try assertUnchanged(
             w, try w.rollout("keys", "rotate", "--root", key(w, "publish-1.key")), status: 65,
-            says: "--root \(key(w, "publish-1.key")) is not a root key of key list version 1 (it is a publishing key)", since: before)
+            says: "--root \(key(w, "publish-1.key")) is not a root key of key list version 1 (it is a publishing key)",
+            since: before)
         let stranger = w.scratch.path("stranger.key")
         XCTAssertEqual(try w.rollout("keys", "generate", "--out", stranger).status, 0)
         try assertUnchanged(
             w, try w.rollout("keys", "revoke", publishing, "--root", stranger, "--reason", "test"), status: 65,
             says: "--root \(stranger) is not a root key", since: before)
         try assertUnchanged(
-            w, try w.rollout("keys", "revoke", "0123456789abcdef", "--root", key(w, "root.key"), "--reason", "test"), status: 65,
+            w, try w.rollout("keys", "revoke", "0123456789abcdef", "--root", key(w, "root.key"), "--reason", "test"),
+            status: 65,
             says: "no key of key list version 1 has the id 0123456789abcdef", since: before)
         try assertUnchanged(
             w, try w.rollout("keys", "revoke", "0123", "--root", key(w, "root.key"), "--reason", "test"), status: 64,
             says: "a unique start of at least 8", since: before)
         try assertUnchanged(
-            w, try w.rollout("keys", "init", "--out", w.scratch.path("keys")), status: 65, says: "already has a key list (version 1)", since: before)
+            w, try w.rollout("keys", "init", "--out", w.scratch.path("keys")), status: 65,
+            says: "already has a key list (version 1)", since: before)
         try assertUnchanged(
-            w, try w.rollout("keys", "init", "--out", w.scratch.path("other")), status: 65, says: "already has a key list", since: before)
-        XCTAssertFalse(FileManager.default.fileExists(atPath: w.scratch.path("other")), "a refused init makes no directory")
+            w, try w.rollout("keys", "init", "--out", w.scratch.path("other")), status: 65,
+            says: "already has a key list", since: before)
+        XCTAssertFalse(
+            FileManager.default.fileExists(atPath: w.scratch.path("other")), "a refused init makes no directory")
         try assertUnchanged(
-            w, try w.rollout("keys", "rotate", "--root", key(w, "root.key"), "--out", key(w, "publish-1.key")), status: 64,
+            w, try w.rollout("keys", "rotate", "--root", key(w, "root.key"), "--out", key(w, "publish-1.key")),
+            status: 64,
             says: "\(key(w, "publish-1.key")) already exists; rollout never overwrites a key", since: before)
         try assertUnchanged(
-            w, try w.rollout("keys", "rotate", "--root", key(w, "missing.key")), status: 66, says: "\(key(w, "missing.key")): no such key file", since: before)
+            w, try w.rollout("keys", "rotate", "--root", key(w, "missing.key")), status: 66,
+            says: "\(key(w, "missing.key")): no such key file", since: before)
         try assertUnchanged(w, try w.rollout("keys", "rotate"), status: 64, says: "needs --root FILE", since: before)
         try assertUnchanged(
-            w, try w.rollout("keys", "rotate", "--root", key(w, "root.key"), "--expires", "7 days"), status: 64, says: "--expires \"7 days\" is not a duration",
+            w, try w.rollout("keys", "rotate", "--root", key(w, "root.key"), "--expires", "7 days"), status: 64,
+            says: "--expires \"7 days\" is not a duration",
             since: before)
         try assertUnchanged(
-            w, try w.rollout("keys", "revoke", publishing, "--root", key(w, "root.key")), status: 64, says: "needs --reason TEXT", since: before)
+            w, try w.rollout("keys", "revoke", publishing, "--root", key(w, "root.key")), status: 64,
+            says: "needs --reason TEXT", since: before)
         try assertUnchanged(
-            w, try w.rollout("keys", "rotate-root", "--root", key(w, "root.key"), "--out", key(w, "new-root.key"), "--threshold", "2"), status: 65,
+            w,
+            try w.rollout(
+                "keys", "rotate-root", "--root", key(w, "root.key"), "--out", key(w, "new-root.key"), "--threshold", "2"
+            ), status: 65,
             says: "needs 2 root signature(s) but lists 1 root key(s)", since: before)
         try assertUnchanged(
-            w, try w.rollout("keys", "rotate-root", "--root", key(w, "root.key"), "--out", key(w, "root.key")), status: 64,
+            w, try w.rollout("keys", "rotate-root", "--root", key(w, "root.key"), "--out", key(w, "root.key")),
+            status: 64,
             says: "already exists", since: before)
         XCTAssertFalse(FileManager.default.fileExists(atPath: key(w, "new-root.key")))
         XCTAssertFalse(FileManager.default.fileExists(atPath: key(w, "publish-2.key")))
@@ -272,14 +309,18 @@ final class KeysCommandTests: XCTestCase {
         let w = try workspace()
         let tip = try w.stateTip()
         XCTAssertEqual(try w.rollout("keys", "generate", "--out", w.scratch.path("root.key")).status, 0)
-        for arguments in [["keys", "list"], ["keys", "rotate", "--root", w.scratch.path("root.key")],
-                          ["keys", "revoke", "0123456789abcdef", "--root", w.scratch.path("root.key"), "--reason", "x"]] {
+        for arguments in [
+            ["keys", "list"], ["keys", "rotate", "--root", w.scratch.path("root.key")],
+            ["keys", "revoke", "0123456789abcdef", "--root", w.scratch.path("root.key"), "--reason", "x"],
+        ] {
             let result = try w.rollout(arguments)
             XCTAssertEqual(result.status, 66, "\(arguments): \(result.output)")
             XCTAssertTrue(result.stderr.contains("run rollout keys init"), result.stderr)
         }
         XCTAssertEqual(try w.stateTip(), tip)
-        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: w.scratch.root).filter { $0.hasSuffix(".key") }, ["root.key"])
+        XCTAssertEqual(
+            try FileManager.default.contentsOfDirectory(atPath: w.scratch.root).filter { $0.hasSuffix(".key") },
+            ["root.key"])
     }
 
     /// A key list version rewritten in place (here: its publishing key swapped for the attacker's
@@ -288,13 +329,18 @@ final class KeysCommandTests: XCTestCase {
         let (w, _) = try initialized()
         var list = try KeyList.parse(Array(try w.git("show", "main:keys/1.json").stdout.utf8), source: "keys/1.json")
         let attacker = try Ed25519.PrivateKey.generate().publicKey
-        list.publishing = [attacker.keyID: KeyList.PublishingKey(publicKey: attacker, created: list.time, expires: list.time)]
+        list.publishing = [
+            attacker.keyID: KeyList.PublishingKey(publicKey: attacker, created: list.time, expires: list.time)
+        ]
         try PlainGit.commit(
             w, files: ["keys/1.json": String(decoding: list.bytes, as: UTF8.self)],
-            message: "keys rotate\n\nRollout-Action: keys\nRollout-Keys-Version: 1\nRollout-Key-Event: rotate\nRollout-Actor: Mallory\n")
+            message:
+                "keys rotate\n\nRollout-Action: keys\nRollout-Keys-Version: 1\nRollout-Key-Event: rotate\nRollout-Actor: Mallory\n"
+        )
         let result = try w.rollout("verify")
         XCTAssertEqual(result.status, 1, result.output)
-        XCTAssertTrue(result.stdout.contains("keys/1.json: changed content; it may never change once written"), result.stdout)
+        XCTAssertTrue(
+            result.stdout.contains("keys/1.json: changed content; it may never change once written"), result.stdout)
         XCTAssertTrue(result.stdout.contains("keys/1.json: breaks the key chain"), result.stdout)
     }
 
@@ -309,15 +355,22 @@ final class KeysCommandTests: XCTestCase {
         let signatures = SignatureSet.signing(list.bytes, with: [stranger])
         try PlainGit.commit(
             w,
-            files: ["keys/2.json": String(decoding: list.bytes, as: UTF8.self), "keys/2.json.sigs": String(decoding: signatures.bytes, as: UTF8.self)],
-            message: "keys rotate-root\n\nRollout-Action: keys\nRollout-Keys-Version: 2\nRollout-Key-Event: rotate-root\nRollout-Actor: Mallory\n")
+            files: [
+                "keys/2.json": String(decoding: list.bytes, as: UTF8.self),
+                "keys/2.json.sigs": String(decoding: signatures.bytes, as: UTF8.self),
+            ],
+            message:
+                "keys rotate-root\n\nRollout-Action: keys\nRollout-Keys-Version: 2\nRollout-Key-Event: rotate-root\nRollout-Actor: Mallory\n"
+        )
         let result = try w.rollout("verify", "--json")
         XCTAssertEqual(result.status, 1, result.output)
         let problems = try XCTUnwrap(try w.json(result)["problems"] as? [[String: Any]])
         XCTAssertEqual(problems.count, 1, "\(problems)")
         XCTAssertEqual(problems.first?["path"] as? String, "keys/2.json")
         let message = problems.first?["message"] as? String ?? ""
-        XCTAssertTrue(message.contains("breaks the key chain: keys/2.json: signed by 0 of the root keys this device trusts"), message)
+        XCTAssertTrue(
+            message.contains("breaks the key chain: keys/2.json: signed by 0 of the root keys this device trusts"),
+            message)
     }
 
     func testVerifyReportsAMissingVersionAndAKeysCommitTouchingOtherFiles() throws {
@@ -325,12 +378,17 @@ final class KeysCommandTests: XCTestCase {
         let one = try w.git("show", "main:keys/1.json").stdout
         try PlainGit.commit(
             w, files: ["keys/3.json": one, "policy-notes.txt": "x"],
-            message: "keys\n\nRollout-Action: keys\nRollout-Keys-Version: 3\nRollout-Key-Event: rotate\nRollout-Actor: Mallory\n")
+            message:
+                "keys\n\nRollout-Action: keys\nRollout-Keys-Version: 3\nRollout-Key-Event: rotate\nRollout-Actor: Mallory\n"
+        )
         let result = try w.rollout("verify")
         XCTAssertEqual(result.status, 1, result.output)
         XCTAssertTrue(result.stdout.contains("policy-notes.txt: a keys commit may not touch this file"), result.stdout)
-        XCTAssertTrue(result.stdout.contains("keys/3.json: a keys commit must add exactly key list version 3 and its signatures"), result.stdout)
-        XCTAssertTrue(result.stdout.contains("keys: holds key list versions 1, 3; they must run 1, 2, 3"), result.stdout)
+        XCTAssertTrue(
+            result.stdout.contains("keys/3.json: a keys commit must add exactly key list version 3 and its signatures"),
+            result.stdout)
+        XCTAssertTrue(
+            result.stdout.contains("keys: holds key list versions 1, 3; they must run 1, 2, 3"), result.stdout)
     }
 
     func testHelpDocumentsEveryFlagAndCompletionOffersTheCommands() throws {
@@ -346,16 +404,22 @@ final class KeysCommandTests: XCTestCase {
         for (command, words) in help {
             let result = try w.rollout("help", "keys", command)
             XCTAssertEqual(result.status, 0, result.output)
-            for word in words { XCTAssertTrue(result.stdout.contains(word), "rollout help keys \(command) lacks \(word):\n\(result.stdout)") }
+            for word in words {
+                XCTAssertTrue(
+                    result.stdout.contains(word), "rollout help keys \(command) lacks \(word):\n\(result.stdout)")
+            }
             if command != "generate" && command != "list" {
                 XCTAssertTrue(result.stdout.contains("Exit codes: 64"), result.stdout)
                 // An ambiguous key id prefix is a usage error (64), said where the exit codes are.
-                XCTAssertTrue(result.stdout.contains("64 usage") && result.stdout.contains("prefix several keys start with"), result.stdout)
+                XCTAssertTrue(
+                    result.stdout.contains("64 usage") && result.stdout.contains("prefix several keys start with"),
+                    result.stdout)
             }
         }
         let candidates = try w.rollout("__complete", "keys", "").stdout.split(separator: "\n").map(String.init)
         XCTAssertEqual(candidates, ["generate", "init", "list", "revoke", "rotate", "rotate-root"])
-        XCTAssertEqual(try w.rollout("__complete", "keys", "rotate", "--overlap", "").stdout, "30m\n12h\n7d\n2w\n365d\n")
+        XCTAssertEqual(
+            try w.rollout("__complete", "keys", "rotate", "--overlap", "").stdout, "30m\n12h\n7d\n2w\n365d\n")
     }
 
     /// Every key list change says which version new app versions build in as their minimum
@@ -366,12 +430,15 @@ final class KeysCommandTests: XCTestCase {
         XCTAssertTrue(made.stdout.contains("Build into new app versions: minimum keys version 1\n"), made.stdout)
         let rotated = try w.json(try w.rollout("keys", "rotate", "--root", key(w, "root.key"), "--json"))
         XCTAssertEqual(rotated["minimumKeysVersion"] as? Int, 2)
-        let old = try XCTUnwrap(rows(try listed(w)).first { $0["status"] as? String == "retired (expired)" }?["id"] as? String)
+        let old = try XCTUnwrap(
+            rows(try listed(w)).first { $0["status"] as? String == "retired (expired)" }?["id"] as? String)
         let revoked = try w.rollout("keys", "revoke", old, "--root", key(w, "root.key"), "--reason", "laptop lost")
         XCTAssertTrue(revoked.stdout.contains("Build into new app versions: minimum keys version 3\n"), revoked.stdout)
-        let rooted = try w.rollout("keys", "rotate-root", "--root", key(w, "root.key"), "--out", key(w, "root-2.key"), "--json")
+        let rooted = try w.rollout(
+            "keys", "rotate-root", "--root", key(w, "root.key"), "--out", key(w, "root-2.key"), "--json")
         XCTAssertEqual(try w.json(rooted)["minimumKeysVersion"] as? Int, 4, rooted.output)
-        XCTAssertTrue(try w.rollout("keys", "list").stdout.contains("Build into new app versions: minimum keys version 4\n"))
+        XCTAssertTrue(
+            try w.rollout("keys", "list").stdout.contains("Build into new app versions: minimum keys version 4\n"))
         XCTAssertEqual(try listed(w)["minimumKeysVersion"] as? Int, 4)
     }
 
@@ -379,16 +446,23 @@ final class KeysCommandTests: XCTestCase {
         let (w, _) = try initialized()
         let expires = try w.rollout("keys", "rotate", "--root", key(w, "root.key"), "--expires", "7 days")
         XCTAssertEqual(expires.status, 64, expires.output)
-        XCTAssertTrue(expires.stderr.contains("--expires \"7 days\" is not a duration: give a whole number and a unit, such as 30m"), expires.stderr)
+        XCTAssertTrue(
+            expires.stderr.contains(
+                "--expires \"7 days\" is not a duration: give a whole number and a unit, such as 30m"), expires.stderr)
         let out = w.scratch.path("site")
         let published = try w.rollout("publish", "--out", out, "--key", key(w, "publish-1.key"), "--expires", "7 days")
         XCTAssertEqual(published.status, 64, published.output)
-        XCTAssertTrue(published.stderr.contains("--expires \"7 days\" is not a duration: give a whole number and a unit, such as 30m"), published.stderr)
+        XCTAssertTrue(
+            published.stderr.contains(
+                "--expires \"7 days\" is not a duration: give a whole number and a unit, such as 30m"), published.stderr
+        )
         let roots = try w.rollout("keys", "init", "--out", w.scratch.path("other"), "--roots", "17")
         XCTAssertTrue(roots.stderr.contains("--roots \"17\" must be a whole number from 1 to 16"), roots.stderr)
         let rootKey = try Ed25519.PrivateKey.generate().publicKey.description
-        let minimum = try w.rollout("verify-site", w.scratch.path("keys"), "--root-key", rootKey, "--min-keys-version", "x")
+        let minimum = try w.rollout(
+            "verify-site", w.scratch.path("keys"), "--root-key", rootKey, "--min-keys-version", "x")
         XCTAssertEqual(minimum.status, 64, minimum.output)
-        XCTAssertTrue(minimum.stderr.contains("--min-keys-version \"x\" must be a whole number of at least 0"), minimum.stderr)
+        XCTAssertTrue(
+            minimum.stderr.contains("--min-keys-version \"x\" must be a whole number of at least 0"), minimum.stderr)
     }
 }

@@ -3,7 +3,8 @@ import XCTest
 
 /// rollout metrics ingest and show on real repositories.
 final class MetricsIngestTests: XCTestCase {
-    static let examples = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let examples = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
         .appendingPathComponent("examples/metrics").path
 
     func testIngestIsIdempotentRecordsProvenanceAndNeverCountsTwice() throws {
@@ -27,9 +28,12 @@ final class MetricsIngestTests: XCTestCase {
         let provenance = try w.git("show", "main:metrics/ingests/\(digest.dropFirst(7)).crash.json").stdout
         XCTAssertTrue(provenance.contains("\"rows\": 32"), provenance)
         XCTAssertTrue(provenance.contains("Test Runner"), provenance)
-        XCTAssertEqual(try w.git("log", "-1", "--format=%(trailers:key=Rollout-Action,valueonly,separator=)").stdout.trimmingCharacters(in: .whitespacesAndNewlines), "metrics-ingest")
+        XCTAssertEqual(
+            try w.git("log", "-1", "--format=%(trailers:key=Rollout-Action,valueonly,separator=)").stdout
+                .trimmingCharacters(in: .whitespacesAndNewlines), "metrics-ingest")
 
-        let shown = try w.json(try w.rollout("metrics", "show", "tr-TR", "--pack", "tr-TR@18", "--segment", "TR/4.8", "--json"))
+        let shown = try w.json(
+            try w.rollout("metrics", "show", "tr-TR", "--pack", "tr-TR@18", "--segment", "TR/4.8", "--json"))
         let rows = try XCTUnwrap(shown["rows"] as? [[String: Any]])
         XCTAssertEqual(rows.count, 1)
         XCTAssertEqual(rows[0]["sessions"] as? Int, 36_000)
@@ -44,15 +48,33 @@ final class MetricsIngestTests: XCTestCase {
         let good = "2026-11-28,tr-TR,tr-TR@18,TR,4.8.1,100,1\n"
         let cases: [(String, String, Int32, String)] = [
             ("no-header.csv", good, 65, "the header lacks"),
-            ("columns.csv", header + good + "2026-11-28,tr-TR,tr-TR@18,TR,4.8.1,100\n", 65, "columns.csv:3: 6 fields, the header has 7"),
-            ("quote.csv", header + good + "2026-11-28,tr-TR,\"tr-TR@18,TR,4.8.1,100,1\n", 65, "quote.csv:3: a quoted field is never closed"),
+            (
+                "columns.csv", header + good + "2026-11-28,tr-TR,tr-TR@18,TR,4.8.1,100\n", 65,
+                "columns.csv:3: 6 fields, the header has 7"
+            ),
+            (
+                "quote.csv", header + good + "2026-11-28,tr-TR,\"tr-TR@18,TR,4.8.1,100,1\n", 65,
+                "quote.csv:3: a quoted field is never closed"
+            ),
             ("nul.csv", header + good + "2026-11-28,tr-TR,tr-TR@18,TR,4.8.1,1\u{0}0,1\n", 65, "nul.csv:3: NUL byte"),
-            ("negative.csv", header + good + "2026-11-28,tr-TR,tr-TR@18,TR,4.8.1,-5,1\n", 65, "negative.csv:3: sessions \"-5\""),
-            ("more-crashes.csv", header + "2026-11-28,tr-TR,tr-TR@18,TR,4.8.1,10,11\n", 65, "more-crashes.csv:2: crashes 11 > sessions 10"),
+            (
+                "negative.csv", header + good + "2026-11-28,tr-TR,tr-TR@18,TR,4.8.1,-5,1\n", 65,
+                "negative.csv:3: sessions \"-5\""
+            ),
+            (
+                "more-crashes.csv", header + "2026-11-28,tr-TR,tr-TR@18,TR,4.8.1,10,11\n", 65,
+                "more-crashes.csv:2: crashes 11 > sessions 10"
+            ),
             ("date.csv", header + "2026-02-30,tr-TR,tr-TR@18,TR,4.8.1,10,1\n", 65, "date.csv:2: date \"2026-02-30\""),
             ("pack.csv", header + "2026-11-28,tr-TR,tr-TR@99,TR,4.8.1,10,1\n", 65, "pack.csv:2: unknown pack tr-TR@99"),
-            ("version.csv", header + "2026-11-28,tr-TR,tr-TR@18,TR,4.8-beta,10,1\n", 65, "version.csv:2: app_version \"4.8-beta\""),
-            ("region.csv", header + "2026-11-28,tr-TR,tr-TR@18,Turkey,4.8.1,10,1\n", 65, "region.csv:2: region \"Turkey\""),
+            (
+                "version.csv", header + "2026-11-28,tr-TR,tr-TR@18,TR,4.8-beta,10,1\n", 65,
+                "version.csv:2: app_version \"4.8-beta\""
+            ),
+            (
+                "region.csv", header + "2026-11-28,tr-TR,tr-TR@18,Turkey,4.8.1,10,1\n", 65,
+                "region.csv:2: region \"Turkey\""
+            ),
             ("empty.csv", "", 65, "empty file"),
         ]
         for (name, content, status, message) in cases {
@@ -71,7 +93,9 @@ final class MetricsIngestTests: XCTestCase {
         try handle.close()
         let refused = try w.rollout("metrics", "ingest", "--kind", "crash", long)
         XCTAssertEqual(refused.status, 65, refused.output)
-        XCTAssertTrue(refused.stderr.contains("long.csv:2: the record starting on this line is longer than 1 MiB"), refused.stderr)
+        XCTAssertTrue(
+            refused.stderr.contains("long.csv:2: the record starting on this line is longer than 1 MiB"), refused.stderr
+        )
         XCTAssertEqual(try w.rollout("metrics", "ingest", "--kind", "crashes", long).status, 64)
         XCTAssertEqual(try w.rollout("metrics", "ingest", "--kind", "crash", w.scratch.path("missing.csv")).status, 66)
     }
@@ -79,8 +103,12 @@ final class MetricsIngestTests: XCTestCase {
     func testTheSameVersionWrittenTwoWaysIsOneSegmentAndOneFileCanBeBothKinds() throws {
         let w = try Workspace()
         try w.initWithExamples()
-        let a = try w.scratch.write("a.csv", "date,locale,pack,region,app_version,sessions,crashes,lookups,fallbacks\n2026-11-11,tr-TR,tr-TR@18,TR,4.8,100,1,1000,2\n")
-        let b = try w.scratch.write("b.csv", "date,locale,pack,region,app_version,sessions,crashes\n2026-11-11,tr-TR,tr-TR@18,TR,4.8.0,100,1\n")
+        let a = try w.scratch.write(
+            "a.csv",
+            "date,locale,pack,region,app_version,sessions,crashes,lookups,fallbacks\n2026-11-11,tr-TR,tr-TR@18,TR,4.8,100,1,1000,2\n"
+        )
+        let b = try w.scratch.write(
+            "b.csv", "date,locale,pack,region,app_version,sessions,crashes\n2026-11-11,tr-TR,tr-TR@18,TR,4.8.0,100,1\n")
         XCTAssertEqual(try w.rollout("metrics", "ingest", "--kind", "crash", a).status, 0)
         let both = try w.rollout("metrics", "ingest", "--kind", "fallback", a)
         XCTAssertEqual(both.status, 0, both.output)
@@ -97,12 +125,16 @@ final class MetricsIngestTests: XCTestCase {
         let commas = try w.scratch.write("commas.csv", header + String(repeating: ",", count: 2 << 20) + "\n")
         let refused = try w.rollout("metrics", "ingest", "--kind", "crash", commas)
         XCTAssertEqual(refused.status, 65, refused.output)
-        XCTAssertTrue(refused.stderr.contains("commas.csv:2: the record starting on this line is longer than 1 MiB"), refused.stderr)
+        XCTAssertTrue(
+            refused.stderr.contains("commas.csv:2: the record starting on this line is longer than 1 MiB"),
+            refused.stderr)
         let row = "2026-11-12,tr-TR,tr-TR@18,TR,4.8.1,999999999999,0\n"
         let huge = try w.scratch.write("huge.csv", header + String(repeating: row, count: 10_000_000 / 1000))
         let overflow = try w.rollout("metrics", "ingest", "--kind", "crash", huge)
         XCTAssertEqual(overflow.status, 65, "10,000 rows of 10^12 add up past 2^53 - 1: \(overflow.output)")
-        XCTAssertTrue(overflow.stderr.contains("huge.csv:9009: the sessions of tr-TR@18 would add up past 9007199254740991"), overflow.stderr)
+        XCTAssertTrue(
+            overflow.stderr.contains("huge.csv:9009: the sessions of tr-TR@18 would add up past 9007199254740991"),
+            overflow.stderr)
         let tooMany = try w.scratch.write("digits.csv", header + "2026-11-13,tr-TR,tr-TR@18,TR,4.8.1,9999999999999,0\n")
         XCTAssertEqual(try w.rollout("metrics", "ingest", "--kind", "crash", tooMany).status, 65)
         // A later bad file does not hide that an earlier one landed.
@@ -116,21 +148,28 @@ final class MetricsIngestTests: XCTestCase {
     func testOtherColumnNamesOrderQuotingAndSkippingBadRows() throws {
         let w = try Workspace()
         try w.initWithExamples()
-        let path = try w.scratch.write("export.csv", """
+        let path = try w.scratch.write(
+            "export.csv",
+            """
             \u{FEFF}string_reads,app_version,region,"pack",date,locale,misses,extra\r
             1000,4.8.1,TR,18,2026-11-28,tr-TR,4,x\r
             500,"4.8.2",TR,tr-TR@18,2026-11-28,,2,"a, b"\r
             100,4.8.2,TR,tr-TR@18,2026-11-28,,200,\r
 
             """)
-        let strict = try w.rollout("metrics", "ingest", "--kind", "fallback", "--map", "lookups=string_reads", "--map", "fallbacks=misses", path)
+        let strict = try w.rollout(
+            "metrics", "ingest", "--kind", "fallback", "--map", "lookups=string_reads", "--map", "fallbacks=misses",
+            path)
         XCTAssertEqual(strict.status, 65, strict.output)
         XCTAssertTrue(strict.stderr.contains("export.csv:4: fallbacks 200 > lookups 100"), strict.stderr)
-        let lenient = try w.rollout("metrics", "ingest", "--kind", "fallback", "--map", "lookups=string_reads", "--map", "fallbacks=misses", "--skip-invalid", path)
+        let lenient = try w.rollout(
+            "metrics", "ingest", "--kind", "fallback", "--map", "lookups=string_reads", "--map", "fallbacks=misses",
+            "--skip-invalid", path)
         XCTAssertEqual(lenient.status, 0, lenient.output)
         XCTAssertTrue(lenient.stdout.contains("2 rows ingested"), lenient.stdout)
         XCTAssertTrue(lenient.stdout.contains("skipped"), lenient.stdout)
-        let shown = try XCTUnwrap(try w.json(try w.rollout("metrics", "show", "tr-TR", "--json"))["rows"] as? [[String: Any]])
+        let shown = try XCTUnwrap(
+            try w.json(try w.rollout("metrics", "show", "tr-TR", "--json"))["rows"] as? [[String: Any]])
         XCTAssertEqual(shown.first?["lookups"] as? Int, 1500)
         XCTAssertEqual(shown.first?["fallbacks"] as? Int, 6)
         XCTAssertEqual(try w.rollout("metrics", "ingest", "--kind", "fallback", "--map", "bogus=x", path).status, 64)
@@ -143,9 +182,15 @@ final class HealthCommandTests: XCTestCase {
         let w = try Workspace()
         try w.initWithExamples()
         XCTAssertEqual(try w.rollout("promote", "tr-TR@17", "--to", "100%").status, 0)
-        XCTAssertEqual(try w.rollout("promote", "tr-TR@18", "--to", "10%", "--region", "TR", "--app-version", ">=4.8").status, 0)
-        XCTAssertEqual(try w.rollout("metrics", "ingest", "--kind", "crash", MetricsIngestTests.examples + "/" + crashes).status, 0)
-        XCTAssertEqual(try w.rollout("metrics", "ingest", "--kind", "fallback", MetricsIngestTests.examples + "/fallbacks-healthy.csv").status, 0)
+        XCTAssertEqual(
+            try w.rollout("promote", "tr-TR@18", "--to", "10%", "--region", "TR", "--app-version", ">=4.8").status, 0)
+        XCTAssertEqual(
+            try w.rollout("metrics", "ingest", "--kind", "crash", MetricsIngestTests.examples + "/" + crashes).status, 0
+        )
+        XCTAssertEqual(
+            try w.rollout(
+                "metrics", "ingest", "--kind", "fallback", MetricsIngestTests.examples + "/fallbacks-healthy.csv"
+            ).status, 0)
         return w
     }
 
@@ -177,31 +222,48 @@ final class PromoteGateTests: XCTestCase {
         let w = try Workspace()
         try w.initWithExamples()
         XCTAssertEqual(try w.rollout("promote", "tr-TR@17", "--to", "100%").status, 0)
-        XCTAssertEqual(try w.rollout("promote", "tr-TR@18", "--to", "10%", "--region", "TR", "--app-version", ">=4.8").status, 0, "the first stage needs no metrics")
-        XCTAssertEqual(try w.rollout("metrics", "ingest", "--kind", "crash", MetricsIngestTests.examples + "/crashes-spike-TR-4.8.csv").status, 0)
+        XCTAssertEqual(
+            try w.rollout("promote", "tr-TR@18", "--to", "10%", "--region", "TR", "--app-version", ">=4.8").status, 0,
+            "the first stage needs no metrics")
+        XCTAssertEqual(
+            try w.rollout(
+                "metrics", "ingest", "--kind", "crash", MetricsIngestTests.examples + "/crashes-spike-TR-4.8.csv"
+            ).status, 0)
         let tip = try w.stateTip()
         let refused = try w.rollout("promote", "tr-TR@18", "--to", "50%")
         XCTAssertEqual(refused.status, 1, refused.output)
-        XCTAssertTrue(refused.stderr.contains("tr-TR@18 is unhealthy (TR/4.8 crash: 214/36000 against 607/324000)"), refused.stderr)
+        XCTAssertTrue(
+            refused.stderr.contains("tr-TR@18 is unhealthy (TR/4.8 crash: 214/36000 against 607/324000)"),
+            refused.stderr)
         XCTAssertEqual(try w.stateTip(), tip)
-        XCTAssertEqual(try w.rollout("promote", "tr-TR@18", "--to", "50%", "--force").status, 64, "--force needs a reason")
-        XCTAssertEqual(try w.rollout("promote", "tr-TR@18", "--to", "5%", "--reason", "smaller").status, 0, "lowering is never gated")
-        let forced = try w.rollout("promote", "tr-TR@18", "--to", "50%", "--force", "--reason", "crash is in an unrelated SDK")
+        XCTAssertEqual(
+            try w.rollout("promote", "tr-TR@18", "--to", "50%", "--force").status, 64, "--force needs a reason")
+        XCTAssertEqual(
+            try w.rollout("promote", "tr-TR@18", "--to", "5%", "--reason", "smaller").status, 0,
+            "lowering is never gated")
+        let forced = try w.rollout(
+            "promote", "tr-TR@18", "--to", "50%", "--force", "--reason", "crash is in an unrelated SDK")
         XCTAssertEqual(forced.status, 0, forced.output)
-        XCTAssertEqual(try w.git("log", "-1", "--format=%(trailers:key=Rollout-Forced,valueonly,separator=)").stdout.trimmingCharacters(in: .whitespacesAndNewlines),
-                       "health was unhealthy")
+        XCTAssertEqual(
+            try w.git("log", "-1", "--format=%(trailers:key=Rollout-Forced,valueonly,separator=)").stdout
+                .trimmingCharacters(in: .whitespacesAndNewlines),
+            "health was unhealthy")
         // Taking TR/4.8 back, then targeting it again, is widening too: gated.
         XCTAssertEqual(try w.rollout("revert", "tr-TR", "--segment", "TR/4.8", "--reason", "spike").status, 0)
         XCTAssertEqual(try w.rollout("guard").status, 0, "the withdrawn segment is not judged again")
-        XCTAssertEqual(try w.rollout("promote", "tr-TR@18", "--to", "50%", "--region", "TR", "--app-version", ">=4.8").status, 1)
+        XCTAssertEqual(
+            try w.rollout("promote", "tr-TR@18", "--to", "50%", "--region", "TR", "--app-version", ">=4.8").status, 1)
     }
 
     func testAHealthyRolloutWidensWithoutAnOverride() throws {
         let w = try Workspace()
         try w.initWithExamples()
         XCTAssertEqual(try w.rollout("promote", "tr-TR@17", "--to", "100%").status, 0)
-        XCTAssertEqual(try w.rollout("promote", "tr-TR@18", "--to", "10%", "--region", "TR", "--app-version", ">=4.8").status, 0)
-        XCTAssertEqual(try w.rollout("metrics", "ingest", "--kind", "crash", MetricsIngestTests.examples + "/crashes-healthy.csv").status, 0)
+        XCTAssertEqual(
+            try w.rollout("promote", "tr-TR@18", "--to", "10%", "--region", "TR", "--app-version", ">=4.8").status, 0)
+        XCTAssertEqual(
+            try w.rollout("metrics", "ingest", "--kind", "crash", MetricsIngestTests.examples + "/crashes-healthy.csv")
+                .status, 0)
         let widened = try w.rollout("promote", "tr-TR@18", "--to", "50%")
         XCTAssertEqual(widened.status, 0, widened.output)
     }
@@ -215,11 +277,15 @@ final class GuardTests: XCTestCase {
         let w = try Workspace()
         try w.initWithExamples()
         for id in ["tr-TR@17", "en-US@1"] { XCTAssertEqual(try w.rollout("promote", id, "--to", "100%").status, 0) }
-        XCTAssertEqual(try w.rollout("promote", "tr-TR@18", "--to", "10%", "--region", "TR", "--app-version", ">=4.8").status, 0)
+        XCTAssertEqual(
+            try w.rollout("promote", "tr-TR@18", "--to", "10%", "--region", "TR", "--app-version", ">=4.8").status, 0)
         let en2 = try w.packVariant(of: "en-US@1", version: 2, replacing: [("\"Welcome\"", "\"Welcome back\"")])
         XCTAssertEqual(try w.rollout("pack", "add", en2).status, 0)
         XCTAssertEqual(try w.rollout("promote", "en-US@2", "--to", "5%").status, 0)
-        XCTAssertEqual(try w.rollout("metrics", "ingest", "--kind", "crash", MetricsIngestTests.examples + "/crashes-spike-TR-4.8.csv").status, 0)
+        XCTAssertEqual(
+            try w.rollout(
+                "metrics", "ingest", "--kind", "crash", MetricsIngestTests.examples + "/crashes-spike-TR-4.8.csv"
+            ).status, 0)
         return w
     }
 
@@ -235,15 +301,21 @@ final class GuardTests: XCTestCase {
         let rows = try XCTUnwrap(acted["locales"] as? [[String: Any]])
         XCTAssertEqual(rows.first { $0["locale"] as? String == "tr-TR" }?["rollback"] as? String, "tr-TR/1")
         XCTAssertEqual(rows.first { $0["locale"] as? String == "en-US" }?["verdict"] as? String, "insufficient-data")
-        XCTAssertEqual(rows.first { $0["locale"] as? String == "en-US" }?["rollback"] is NSNull, true, "never acts on insufficient data")
+        XCTAssertEqual(
+            rows.first { $0["locale"] as? String == "en-US" }?["rollback"] is NSNull, true,
+            "never acts on insufficient data")
 
         let manifest = try w.json(try w.rollout("rollbacks", "tr-TR/1", "--json"))
         let evidence = try XCTUnwrap(manifest["evidence"] as? [String: Any])
         XCTAssertEqual(evidence["verdict"] as? String, "unhealthy")
-        XCTAssertEqual((evidence["sources"] as? [[String: Any]])?.first?["file"] as? String, MetricsIngestTests.examples + "/crashes-spike-TR-4.8.csv")
+        XCTAssertEqual(
+            (evidence["sources"] as? [[String: Any]])?.first?["file"] as? String,
+            MetricsIngestTests.examples + "/crashes-spike-TR-4.8.csv")
         XCTAssertTrue((manifest["blocked"] as? [String])?.contains("tr-TR@18") == true)
         XCTAssertEqual(try w.rollout("guard").status, 0, "nothing unhealthy is left")
-        XCTAssertTrue(try w.rollout("log", "--segment", "TR/4.8", "--limit", "1").stdout.contains("guard: tr-TR@18 unhealthy (TR/4.8 crash)"))
+        XCTAssertTrue(
+            try w.rollout("log", "--segment", "TR/4.8", "--limit", "1").stdout.contains(
+                "guard: tr-TR@18 unhealthy (TR/4.8 crash)"))
     }
 }
 
@@ -252,7 +324,9 @@ final class RampTests: XCTestCase {
     func testGuardAdvancesAHealthyRampOnScheduleHoldsWhenPausedAndCompletes() throws {
         let w = try Workspace()
         try w.initWithExamples()
-        func at(_ time: String, _ arguments: String...) throws -> RunResult { try w.rollout(arguments, env: ["ROLLOUT_NOW": time]) }
+        func at(_ time: String, _ arguments: String...) throws -> RunResult {
+            try w.rollout(arguments, env: ["ROLLOUT_NOW": time])
+        }
         func share() throws -> Int? {
             let plan = try XCTUnwrap(try w.json(try w.rollout("status", "tr-TR", "--json"))["plan"] as? [String: Any])
             return (plan["rules"] as? [[String: Any]])?.first?["basisPoints"] as? Int
@@ -262,7 +336,9 @@ final class RampTests: XCTestCase {
         XCTAssertEqual(started.status, 0, started.output)
         XCTAssertEqual(try share(), 100)
         // The example metrics cover 2026-11-25 to 2026-11-28.
-        XCTAssertEqual(try w.rollout("metrics", "ingest", "--kind", "crash", MetricsIngestTests.examples + "/crashes-healthy.csv").status, 0)
+        XCTAssertEqual(
+            try w.rollout("metrics", "ingest", "--kind", "crash", MetricsIngestTests.examples + "/crashes-healthy.csv")
+                .status, 0)
 
         XCTAssertEqual(try at("2026-11-25T06:00:00Z", "guard").status, 0)
         XCTAssertEqual(try share(), 100, "a step lasts its full time")
@@ -279,9 +355,12 @@ final class RampTests: XCTestCase {
         XCTAssertEqual(try share(), 1000)
         XCTAssertEqual(try at("2026-11-27T12:00:00Z", "guard").status, 0)
         let plan = try XCTUnwrap(try w.json(try w.rollout("status", "tr-TR", "--json"))["plan"] as? [String: Any])
-        XCTAssertEqual((plan["baseline"] as? [String: Any])?["contentVersion"] as? Int, 18, "the last step completes the rollout")
-        let steps = try XCTUnwrap(try w.json(try w.rollout("log", "--locale", "tr-TR", "--json"))["changes"] as? [[String: Any]])
-            .filter { $0["action"] as? String == "ramp" }
+        XCTAssertEqual(
+            (plan["baseline"] as? [String: Any])?["contentVersion"] as? Int, 18, "the last step completes the rollout")
+        let steps = try XCTUnwrap(
+            try w.json(try w.rollout("log", "--locale", "tr-TR", "--json"))["changes"] as? [[String: Any]]
+        )
+        .filter { $0["action"] as? String == "ramp" }
         XCTAssertEqual(steps.count, 3, "every advance is an ordinary recorded change")
     }
 
@@ -289,10 +368,14 @@ final class RampTests: XCTestCase {
         let w = try Workspace()
         try w.initWithExamples()
         XCTAssertEqual(try w.rollout("promote", "tr-TR@17", "--to", "100%").status, 0)
-        XCTAssertEqual(try w.rollout(["promote", "tr-TR@18", "--ramp", "7day"], env: ["ROLLOUT_NOW": "2026-11-01T00:00:00Z"]).status, 0)
+        XCTAssertEqual(
+            try w.rollout(["promote", "tr-TR@18", "--ramp", "7day"], env: ["ROLLOUT_NOW": "2026-11-01T00:00:00Z"])
+                .status, 0)
         let held = try w.rollout(["guard"], env: ["ROLLOUT_NOW": "2026-11-10T00:00:00Z"])
         XCTAssertTrue(held.stdout.contains("ramp held: not enough data yet"), held.stdout)
-        for (ramp, message) in [("5,1", "increasing"), ("10", "at least two"), ("weekly", "preset"), ("1,150", "\"150\"")] {
+        for (ramp, message) in [
+            ("5,1", "increasing"), ("10", "at least two"), ("weekly", "preset"), ("1,150", "\"150\""),
+        ] {
             let result = try w.rollout("promote", "tr-TR@18", "--ramp", ramp)
             XCTAssertEqual(result.status, 64, "\(ramp): \(result.output)")
             XCTAssertTrue(result.stderr.contains(message), "\(ramp): \(result.stderr)")
@@ -300,8 +383,13 @@ final class RampTests: XCTestCase {
         XCTAssertEqual(try w.rollout("promote", "tr-TR@18", "--ramp", "1,5", "--every", "soon").status, 64)
         XCTAssertEqual(try w.rollout("pause", "vi-VN").status, 1, "no ramp there")
         // Metrics from before a step began do not move it on.
-        XCTAssertEqual(try w.rollout("metrics", "ingest", "--kind", "crash", MetricsIngestTests.examples + "/crashes-healthy.csv").status, 0)
-        XCTAssertEqual(try w.rollout(["promote", "tr-TR@18", "--ramp", "1,5", "--every", "1d"], env: ["ROLLOUT_NOW": "2026-12-01T00:00:00Z"]).status, 0)
+        XCTAssertEqual(
+            try w.rollout("metrics", "ingest", "--kind", "crash", MetricsIngestTests.examples + "/crashes-healthy.csv")
+                .status, 0)
+        XCTAssertEqual(
+            try w.rollout(
+                ["promote", "tr-TR@18", "--ramp", "1,5", "--every", "1d"], env: ["ROLLOUT_NOW": "2026-12-01T00:00:00Z"]
+            ).status, 0)
         let stale = try w.rollout(["guard"], env: ["ROLLOUT_NOW": "2026-12-03T00:00:00Z"])
         XCTAssertTrue(stale.stdout.contains("ramp held: no metrics since this step began"), stale.stdout)
     }

@@ -15,7 +15,9 @@ final class MetricsRangeTests: XCTestCase {
         let tip = try w.stateTip()
         let refused = try w.rollout("metrics", "ingest", "--kind", "crash", file)
         XCTAssertEqual(refused.status, 65, refused.output)
-        XCTAssertTrue(refused.stderr.contains("issue.csv:9009: the sessions of tr-TR@18 would add up past 9007199254740991"), refused.stderr)
+        XCTAssertTrue(
+            refused.stderr.contains("issue.csv:9009: the sessions of tr-TR@18 would add up past 9007199254740991"),
+            refused.stderr)
         XCTAssertEqual(try w.stateTip(), tip, "a refused file writes nothing")
 
         // Sums across files and dates count too: what is stored leaves room only for so much more.
@@ -24,7 +26,10 @@ final class MetricsRangeTests: XCTestCase {
         let more = try w.scratch.write("more.csv", Self.header + "2026-11-27,tr-TR,tr-TR@18,DE,4.9.0,999999999999,0\n")
         let second = try w.rollout("metrics", "ingest", "--kind", "crash", more)
         XCTAssertEqual(second.status, 65, second.output)
-        XCTAssertTrue(second.stderr.contains("more.csv:2: the sessions of tr-TR@18 would add up past 9007199254740991, the most rollout counts exactly (9006999999990993 already stored)"), second.stderr)
+        XCTAssertTrue(
+            second.stderr.contains(
+                "more.csv:2: the sessions of tr-TR@18 would add up past 9007199254740991, the most rollout counts exactly (9006999999990993 already stored)"
+            ), second.stderr)
 
         // Everything accepted reads back exactly.
         let shown = try w.rollout("metrics", "show", "tr-TR", "--json")
@@ -39,19 +44,30 @@ final class MetricsRangeTests: XCTestCase {
         XCTAssertEqual(try w.rollout("promote", "tr-TR@18", "--to", "10%", "--region", "TR").status, 0)
         try OldVersion.ingest(w, locale: "tr-TR", counts: ["18|TR|4.8.1": "18014398509481984", "17|TR|4.8.1": "100"])
 
-        for command in [["metrics", "show", "tr-TR"], ["health", "tr-TR"], ["report", "tr-TR", "--out", w.scratch.path("r.html")],
-                        ["promote", "tr-TR@18", "--to", "50%"]] {
+        for command in [
+            ["metrics", "show", "tr-TR"], ["health", "tr-TR"], ["report", "tr-TR", "--out", w.scratch.path("r.html")],
+            ["promote", "tr-TR@18", "--to", "50%"],
+        ] {
             let result = try w.rollout(command)
             XCTAssertEqual(result.status, 65, "\(command): \(result.output)")
-            XCTAssertTrue(result.stderr.contains("metrics/crash/tr-TR/2026-11-20.json: 18|TR|4.8.1 holds 18014398509481984 sessions"), "\(command): \(result.stderr)")
-            XCTAssertTrue(result.stderr.contains("rollout metrics retract sha256:\(OldVersion.hex.prefix(12))"), "\(command): \(result.stderr)")
+            XCTAssertTrue(
+                result.stderr.contains(
+                    "metrics/crash/tr-TR/2026-11-20.json: 18|TR|4.8.1 holds 18014398509481984 sessions"),
+                "\(command): \(result.stderr)")
+            XCTAssertTrue(
+                result.stderr.contains("rollout metrics retract sha256:\(OldVersion.hex.prefix(12))"),
+                "\(command): \(result.stderr)")
             XCTAssertFalse(result.stderr.contains("bug"), result.stderr)
         }
-        for command in [["status"], ["pack", "list"], ["metrics", "show", "vi-VN"], ["log", "--limit", "1"], ["promote", "vi-VN@3", "--to", "100%"]] {
+        for command in [
+            ["status"], ["pack", "list"], ["metrics", "show", "vi-VN"], ["log", "--limit", "1"],
+            ["promote", "vi-VN@3", "--to", "100%"],
+        ] {
             let result = try w.rollout(command)
             XCTAssertEqual(result.status, 0, "\(command) does not read tr-TR's metrics: \(result.output)")
         }
-        let ingest = try w.rollout("metrics", "ingest", "--kind", "crash", MetricsIngestTests.examples + "/crashes-healthy.csv")
+        let ingest = try w.rollout(
+            "metrics", "ingest", "--kind", "crash", MetricsIngestTests.examples + "/crashes-healthy.csv")
         XCTAssertEqual(ingest.status, 65, "adding to an out-of-range locale is refused clearly: \(ingest.output)")
         XCTAssertTrue(ingest.stderr.contains("rollout metrics retract"), ingest.stderr)
     }
@@ -94,9 +110,13 @@ final class MetricsRetractTests: XCTestCase {
         let w = try Workspace()
         try w.initWithExamples()
         XCTAssertEqual(try w.rollout("promote", "tr-TR@17", "--to", "100%").status, 0)
-        XCTAssertEqual(try w.rollout("promote", "tr-TR@18", "--to", "10%", "--region", "TR", "--app-version", ">=4.8").status, 0)
+        XCTAssertEqual(
+            try w.rollout("promote", "tr-TR@18", "--to", "10%", "--region", "TR", "--app-version", ">=4.8").status, 0)
         XCTAssertEqual(try w.rollout("metrics", "ingest", "--kind", "crash", Self.spike).status, 0)
-        XCTAssertEqual(try w.rollout("metrics", "ingest", "--kind", "fallback", MetricsIngestTests.examples + "/fallbacks-healthy.csv").status, 0)
+        XCTAssertEqual(
+            try w.rollout(
+                "metrics", "ingest", "--kind", "fallback", MetricsIngestTests.examples + "/fallbacks-healthy.csv"
+            ).status, 0)
         XCTAssertEqual(try w.rollout("health", "tr-TR").status, 1, "the spike makes it unhealthy")
         let tip = try w.stateTip()
 
@@ -105,10 +125,12 @@ final class MetricsRetractTests: XCTestCase {
         XCTAssertTrue(noReason.stderr.contains("--reason"), noReason.stderr)
         XCTAssertEqual(try w.stateTip(), tip)
 
-        let retracted = try w.rollout("metrics", "retract", Self.spike, "--reason", "exported twice by mistake", "--json")
+        let retracted = try w.rollout(
+            "metrics", "retract", Self.spike, "--reason", "exported twice by mistake", "--json")
         XCTAssertEqual(retracted.status, 0, retracted.output)
         XCTAssertEqual(try w.json(retracted)["entries"] as? Int, 32)
-        XCTAssertEqual(try w.git("rev-parse", "main~1").stdout.trimmingCharacters(in: .whitespacesAndNewlines), tip, "one commit")
+        XCTAssertEqual(
+            try w.git("rev-parse", "main~1").stdout.trimmingCharacters(in: .whitespacesAndNewlines), tip, "one commit")
         XCTAssertEqual(try trailers(w, "Action"), ["metrics-retract"])
         XCTAssertEqual(try trailers(w, "Locale"), ["tr-TR"])
         XCTAssertEqual(try trailers(w, "Metrics-Kind"), ["crash"])
@@ -116,11 +138,16 @@ final class MetricsRetractTests: XCTestCase {
         let digest = try trailers(w, "Metrics-Digest").first ?? ""
         XCTAssertTrue(digest.hasPrefix("sha256:759c754d8def"), digest)
         XCTAssertTrue(try w.rollout("log", "--limit", "1").stdout.contains("metrics-retract"))
-        XCTAssertTrue(try w.git("cat-file", "-e", "main:metrics/retractions/\(digest.dropFirst(7)).crash.json").status == 0, "its own record")
-        XCTAssertTrue(try w.git("cat-file", "-e", "main:metrics/ingests/\(digest.dropFirst(7)).crash.json").status == 0, "the ingest record stays")
+        XCTAssertTrue(
+            try w.git("cat-file", "-e", "main:metrics/retractions/\(digest.dropFirst(7)).crash.json").status == 0,
+            "its own record")
+        XCTAssertTrue(
+            try w.git("cat-file", "-e", "main:metrics/ingests/\(digest.dropFirst(7)).crash.json").status == 0,
+            "the ingest record stays")
 
         let shown = try w.json(try w.rollout("metrics", "show", "tr-TR", "--pack", "tr-TR@18", "--json"))
-        XCTAssertEqual((shown["rows"] as? [[String: Any]])?.map { $0["sessions"] as? Int }, [0, 0], "no crash data is left")
+        XCTAssertEqual(
+            (shown["rows"] as? [[String: Any]])?.map { $0["sessions"] as? Int }, [0, 0], "no crash data is left")
         XCTAssertNotEqual(try w.rollout("health", "tr-TR").status, 1, "the spike is gone")
         let verified = try w.rollout("verify")
         XCTAssertEqual(verified.status, 0, verified.output)
@@ -130,13 +157,16 @@ final class MetricsRetractTests: XCTestCase {
         XCTAssertTrue(twice.stderr.contains("already retracted"), twice.stderr)
         let unknown = try w.rollout("metrics", "retract", "sha256:000000000000", "--reason", "x")
         XCTAssertEqual(unknown.status, 66, unknown.output)
-        XCTAssertEqual(try w.rollout("metrics", "retract", "sha256:759c75", "--reason", "x").status, 64, "a prefix needs 12 hex digits")
+        XCTAssertEqual(
+            try w.rollout("metrics", "retract", "sha256:759c75", "--reason", "x").status, 64,
+            "a prefix needs 12 hex digits")
 
         // The same file may come back: counted again, under a second ingest record.
         let again = try w.rollout("metrics", "ingest", "--kind", "crash", Self.spike)
         XCTAssertEqual(again.status, 0, again.output)
         XCTAssertTrue(again.stdout.contains("32 rows ingested"), again.stdout)
-        XCTAssertTrue(try w.git("cat-file", "-e", "main:metrics/ingests/\(digest.dropFirst(7)).crash.2.json").status == 0)
+        XCTAssertTrue(
+            try w.git("cat-file", "-e", "main:metrics/ingests/\(digest.dropFirst(7)).crash.2.json").status == 0)
         XCTAssertEqual(try w.rollout("health", "tr-TR").status, 1)
         XCTAssertEqual(try w.rollout("verify").status, 0)
     }
@@ -152,7 +182,9 @@ final class MetricsRetractTests: XCTestCase {
         XCTAssertTrue(gone.stderr.contains("give its digest as sha256:HEX"), gone.stderr)
         let byDigest = try w.rollout("metrics", "retract", "sha256:759c754d8def", "--reason", "wrong export")
         XCTAssertEqual(byDigest.status, 0, byDigest.output)
-        XCTAssertEqual(try w.git("ls-tree", "-r", "--name-only", "main", "metrics/crash").stdout, "", "rollups left empty are removed")
+        XCTAssertEqual(
+            try w.git("ls-tree", "-r", "--name-only", "main", "metrics/crash").stdout, "",
+            "rollups left empty are removed")
         XCTAssertEqual(try w.rollout("verify").status, 0)
     }
 
@@ -166,7 +198,8 @@ final class MetricsRetractTests: XCTestCase {
         XCTAssertTrue(damaged.output.contains("metrics/crash/tr-TR/2026-11-20.json"), damaged.output)
         XCTAssertTrue(damaged.output.contains("18014398509481984"), damaged.output)
 
-        let retracted = try w.rollout("metrics", "retract", "sha256:\(OldVersion.hex.prefix(12))", "--reason", "counts beyond 2^53")
+        let retracted = try w.rollout(
+            "metrics", "retract", "sha256:\(OldVersion.hex.prefix(12))", "--reason", "counts beyond 2^53")
         XCTAssertEqual(retracted.status, 0, retracted.output)
         XCTAssertEqual(try w.rollout("metrics", "show", "tr-TR").status, 0)
         let verified = try w.rollout("verify")
@@ -179,19 +212,27 @@ final class MetricsProvenanceVerifyTests: XCTestCase {
         let w = try Workspace()
         try w.initWithExamples()
         XCTAssertEqual(try w.rollout("metrics", "ingest", "--kind", "crash", MetricsRetractTests.spike).status, 0)
-        let rollup = try w.git("show", "main:metrics/crash/tr-TR/2026-11-28.json").stdout.replacingOccurrences(of: "54000", with: "5400")
-        try PlainGit.commit(w, files: ["metrics/crash/tr-TR/2026-11-28.json": rollup], message: "policy tweak\n\nRollout-Action: policy-set\nRollout-Actor: Someone <s@example.com>\n")
+        let rollup = try w.git("show", "main:metrics/crash/tr-TR/2026-11-28.json").stdout.replacingOccurrences(
+            of: "54000", with: "5400")
+        try PlainGit.commit(
+            w, files: ["metrics/crash/tr-TR/2026-11-28.json": rollup],
+            message: "policy tweak\n\nRollout-Action: policy-set\nRollout-Actor: Someone <s@example.com>\n")
         let edited = try w.rollout("verify")
         XCTAssertEqual(edited.status, 1, edited.output)
-        XCTAssertTrue(edited.output.contains("metrics/crash/tr-TR/2026-11-28.json") && edited.output.contains("a policy-set commit may not touch this file"), edited.output)
+        XCTAssertTrue(
+            edited.output.contains("metrics/crash/tr-TR/2026-11-28.json")
+                && edited.output.contains("a policy-set commit may not touch this file"), edited.output)
 
         let w2 = try Workspace()
         try w2.initWithExamples()
-        try OldVersion.ingest(w2, locale: "tr-TR", counts: ["18|TR|4.8.1": "10"], trailerDigest: "sha256:" + String(repeating: "cd", count: 32))
+        try OldVersion.ingest(
+            w2, locale: "tr-TR", counts: ["18|TR|4.8.1": "10"],
+            trailerDigest: "sha256:" + String(repeating: "cd", count: 32))
         let mismatched = try w2.rollout("verify")
         XCTAssertEqual(mismatched.status, 1, mismatched.output)
         XCTAssertTrue(mismatched.output.contains("must add exactly its record"), mismatched.output)
-        XCTAssertTrue(mismatched.output.contains("was not written by a metrics commit of this history"), mismatched.output)
+        XCTAssertTrue(
+            mismatched.output.contains("was not written by a metrics commit of this history"), mismatched.output)
     }
 }
 
@@ -199,7 +240,9 @@ final class MetricsProvenanceVerifyTests: XCTestCase {
 enum PlainGit {
     static func commit(_ w: Workspace, files: [String: String], message: String) throws {
         func git(_ arguments: [String], env: [String: String] = [:]) throws -> String {
-            let result = try Processes.run("/usr/bin/env", ["git", "--git-dir", w.repository] + arguments, in: w.root, environment: w.environment.merging(env) { $1 })
+            let result = try Processes.run(
+                "/usr/bin/env", ["git", "--git-dir", w.repository] + arguments, in: w.root,
+                environment: w.environment.merging(env) { $1 })
             XCTAssertEqual(result.status, 0, result.output)
             return result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         }
@@ -207,10 +250,14 @@ enum PlainGit {
         _ = try git(["read-tree", "main"], env: ["GIT_INDEX_FILE": index])
         for (path, text) in files.sorted(by: { $0.key < $1.key }) {
             let blob = try git(["hash-object", "-w", try w.scratch.write("plain-\(UUID().uuidString).json", text)])
-            _ = try git(["update-index", "--add", "--cacheinfo", "100644,\(blob),\(path)"], env: ["GIT_INDEX_FILE": index])
+            _ = try git(
+                ["update-index", "--add", "--cacheinfo", "100644,\(blob),\(path)"], env: ["GIT_INDEX_FILE": index])
         }
         let tree = try git(["write-tree"], env: ["GIT_INDEX_FILE": index])
-        let identity = ["GIT_AUTHOR_NAME": "Old", "GIT_AUTHOR_EMAIL": "old@example.com", "GIT_COMMITTER_NAME": "Old", "GIT_COMMITTER_EMAIL": "old@example.com"]
+        let identity = [
+            "GIT_AUTHOR_NAME": "Old", "GIT_AUTHOR_EMAIL": "old@example.com", "GIT_COMMITTER_NAME": "Old",
+            "GIT_COMMITTER_EMAIL": "old@example.com",
+        ]
         let commit = try git(["commit-tree", tree, "-p", "main", "-m", message], env: identity)
         _ = try git(["update-ref", "refs/heads/main", commit])
     }
@@ -223,7 +270,8 @@ enum OldVersion {
 
     static func ingest(_ w: Workspace, locale: String, counts: [String: String], trailerDigest: String? = nil) throws {
         let short = String(hex.prefix(12))
-        let entries = counts.keys.sorted().map { "    \"\($0)\": [\(counts[$0]!), 1, \"\(short)\"]" }.joined(separator: ",\n")
+        let entries = counts.keys.sorted().map { "    \"\($0)\": [\(counts[$0]!), 1, \"\(short)\"]" }.joined(
+            separator: ",\n")
         let rollup = """
             {
               "columns": ["sessions", "crashes"],
@@ -253,6 +301,10 @@ enum OldVersion {
             Rollout-Actor: Old Version <old@example.com>
 
             """
-        try PlainGit.commit(w, files: ["metrics/crash/\(locale)/2026-11-20.json": rollup, "metrics/ingests/\(hex).crash.json": provenance], message: message)
+        try PlainGit.commit(
+            w,
+            files: [
+                "metrics/crash/\(locale)/2026-11-20.json": rollup, "metrics/ingests/\(hex).crash.json": provenance,
+            ], message: message)
     }
 }

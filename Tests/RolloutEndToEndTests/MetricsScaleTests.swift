@@ -11,7 +11,9 @@ final class MetricsScaleTests: XCTestCase {
     /// Every pack the examples hold x 6 dates x 4 regions x 12 app versions, each key on 3 rows, day
     /// by day; app versions x.y.0 are sometimes spelled x.y (one key either way).
     static func dayOrderedRows() -> [String] {
-        let packs = [("en-US", "en-US@1"), ("tr", "tr@1"), ("tr-TR", "tr-TR@17"), ("tr-TR", "tr-TR@18"), ("vi-VN", "vi-VN@3")]
+        let packs = [
+            ("en-US", "en-US@1"), ("tr", "tr@1"), ("tr-TR", "tr-TR@17"), ("tr-TR", "tr-TR@18"), ("vi-VN", "vi-VN@3"),
+        ]
         var rows: [String] = []
         for day in 20...25 {
             for shard in 0..<3 {
@@ -21,7 +23,9 @@ final class MetricsScaleTests: XCTestCase {
                             for patch in 0..<3 {
                                 let version = patch == 0 && shard == 1 ? "4.\(minor)" : "4.\(minor).\(patch)"
                                 let sessions = 100 + day * 7 + shard * 13 + p * 31 + minor * 5 + patch
-                                rows.append("2026-11-\(day),\(locale),\(pack),\(region),\(version),\(sessions),\((sessions * 3) % 17)\n")
+                                rows.append(
+                                    "2026-11-\(day),\(locale),\(pack),\(region),\(version),\(sessions),\((sessions * 3) % 17)\n"
+                                )
                             }
                         }
                     }
@@ -106,7 +110,8 @@ final class MetricsScaleTests: XCTestCase {
         let shown = try show(w, repository: w.repository)
         XCTAssertEqual(try show(w, repository: plain), shown)
         XCTAssertEqual(try show(w, repository: spilling), shown)
-        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: temporary), [], "no temporary file outlives the ingest")
+        XCTAssertEqual(
+            try FileManager.default.contentsOfDirectory(atPath: temporary), [], "no temporary file outlives the ingest")
     }
 
     /// Ids of dates, packs, regions and app versions are no longer 16 bits: 70,000 app versions in
@@ -121,7 +126,8 @@ final class MetricsScaleTests: XCTestCase {
         let temporary = w.scratch.path("tmp")
         try FileManager.default.createDirectory(atPath: temporary, withIntermediateDirectories: true)
         let ingested = try w.rollout(
-            "metrics", "ingest", "--kind", "crash", file, env: ["ROLLOUT_INGEST_MEMORY": "\(1 << 20)", "ROLLOUT_INGEST_PROFILE": "1", "TMPDIR": temporary])
+            "metrics", "ingest", "--kind", "crash", file,
+            env: ["ROLLOUT_INGEST_MEMORY": "\(1 << 20)", "ROLLOUT_INGEST_PROFILE": "1", "TMPDIR": temporary])
         XCTAssertEqual(ingested.status, 0, ingested.output)
         XCTAssertTrue(ingested.stdout.contains("\(count) rows ingested into 4 rollup(s) for tr-TR"), ingested.stdout)
         XCTAssertGreaterThan(spilledRuns(ingested) ?? 0, 0, ingested.stderr)
@@ -148,7 +154,9 @@ final class MetricsScaleTests: XCTestCase {
         let alone = try w.rollout("metrics", "ingest", "--kind", "crash", try versions(0..<65_537, name: "alone.csv"))
         XCTAssertEqual(alone.status, 65, alone.output)
         XCTAssertTrue(
-            alone.stderr.contains("alone.csv: the crash rollup of tr-TR on 2026-11-28 would hold 65537 keys (0 stored + 65537 in this file), more than 65536"),
+            alone.stderr.contains(
+                "alone.csv: the crash rollup of tr-TR on 2026-11-28 would hold 65537 keys (0 stored + 65537 in this file), more than 65536"
+            ),
             alone.stderr)
         XCTAssertTrue(alone.stderr.contains("nothing was ingested; fold rare app versions together"), alone.stderr)
         XCTAssertEqual(try w.stateTip(), main)
@@ -156,7 +164,8 @@ final class MetricsScaleTests: XCTestCase {
         let first = try w.rollout("metrics", "ingest", "--kind", "crash", try versions(0..<40_000, name: "first.csv"))
         XCTAssertEqual(first.status, 0, first.output)
         let tip = try w.stateTip()
-        let more = try w.rollout("metrics", "ingest", "--kind", "crash", try versions(40_000..<65_537, name: "more.csv"))
+        let more = try w.rollout(
+            "metrics", "ingest", "--kind", "crash", try versions(40_000..<65_537, name: "more.csv"))
         XCTAssertEqual(more.status, 65, more.output)
         XCTAssertTrue(more.stderr.contains("would hold 65537 keys (40000 stored + 25537 in this file)"), more.stderr)
         XCTAssertEqual(try w.stateTip(), tip)
@@ -174,9 +183,13 @@ final class MetricsScaleTests: XCTestCase {
         let tip = try w.stateTip()
         let refused = try w.rollout("metrics", "ingest", "--kind", "crash", file)
         XCTAssertEqual(refused.status, 65, refused.output)
-        XCTAssertTrue(refused.stderr.contains("garbage.csv: \(count) of \(count + 1) rows are invalid; nothing was ingested"), refused.stderr)
-        XCTAssertTrue(refused.stderr.contains("garbage.csv:3: app_version \"v0\" is not a numeric version"), refused.stderr)
-        XCTAssertTrue(refused.stderr.contains("garbage.csv:22: app_version \"v19\" is not a numeric version"), refused.stderr)
+        XCTAssertTrue(
+            refused.stderr.contains("garbage.csv: \(count) of \(count + 1) rows are invalid; nothing was ingested"),
+            refused.stderr)
+        XCTAssertTrue(
+            refused.stderr.contains("garbage.csv:3: app_version \"v0\" is not a numeric version"), refused.stderr)
+        XCTAssertTrue(
+            refused.stderr.contains("garbage.csv:22: app_version \"v19\" is not a numeric version"), refused.stderr)
         XCTAssertFalse(refused.stderr.contains("\"v20\""), refused.stderr)
         XCTAssertTrue(refused.stderr.contains("... and \(count - 20) more"), refused.stderr)
         XCTAssertEqual(try w.stateTip(), tip)
@@ -198,9 +211,11 @@ final class MetricsScaleTests: XCTestCase {
         try FileManager.default.createDirectory(atPath: temporary, withIntermediateDirectories: true)
         let tip = try w.stateTip()
         let refused = try w.rollout(
-            "metrics", "ingest", "--kind", "crash", file, env: ["ROLLOUT_INGEST_MEMORY": "512", "ROLLOUT_INGEST_PROFILE": "1", "TMPDIR": temporary])
+            "metrics", "ingest", "--kind", "crash", file,
+            env: ["ROLLOUT_INGEST_MEMORY": "512", "ROLLOUT_INGEST_PROFILE": "1", "TMPDIR": temporary])
         XCTAssertEqual(refused.status, 65, refused.output)
-        XCTAssertTrue(refused.stderr.contains("bad.csv:\(rows.count / 2 + 2): crashes 11 > sessions 10"), refused.stderr)
+        XCTAssertTrue(
+            refused.stderr.contains("bad.csv:\(rows.count / 2 + 2): crashes 11 > sessions 10"), refused.stderr)
         XCTAssertGreaterThan(spilledRuns(refused) ?? 0, 0, refused.stderr)
         XCTAssertEqual(try w.stateTip(), tip)
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: temporary), [])
@@ -208,10 +223,12 @@ final class MetricsScaleTests: XCTestCase {
         // Nowhere to spill: refused by name, nothing written.
         let good = try w.scratch.write("good.csv", Self.header + Self.dayOrderedRows().joined())
         let nowhere = try w.rollout(
-            "metrics", "ingest", "--kind", "crash", good, env: ["ROLLOUT_INGEST_MEMORY": "512", "TMPDIR": w.scratch.path("missing")])
+            "metrics", "ingest", "--kind", "crash", good,
+            env: ["ROLLOUT_INGEST_MEMORY": "512", "TMPDIR": w.scratch.path("missing")])
         // A $TMPDIR that does not exist is missing (exit 66), docs/architecture.md "Exit codes".
         XCTAssertEqual(nowhere.status, 66, nowhere.output)
-        XCTAssertTrue(nowhere.stderr.contains("cannot create a temporary file in \(w.scratch.path("missing"))"), nowhere.stderr)
+        XCTAssertTrue(
+            nowhere.stderr.contains("cannot create a temporary file in \(w.scratch.path("missing"))"), nowhere.stderr)
         XCTAssertEqual(try w.stateTip(), tip)
     }
 }

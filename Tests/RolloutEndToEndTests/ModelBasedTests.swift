@@ -56,14 +56,22 @@ final class ModelBasedTests: XCTestCase {
             }
         }
         print(total.summary)
-        print("model: wall time \(String(format: "%.1f", Date().timeIntervalSince(started))) s, binary \(Processes.rolloutBinary)")
+        print(
+            "model: wall time \(String(format: "%.1f", Date().timeIntervalSince(started))) s, binary \(Processes.rolloutBinary)"
+        )
     }
 
     /// `metrics retract` is being added; a binary without it answers 64 and the kind is skipped.
     static func binaryHasRetract() throws -> Bool {
         let home = FileManager.default.temporaryDirectory.path
-        let result = try Processes.run(Processes.rolloutBinary, ["metrics", "retract", "--help"], in: home, environment: Processes.baseEnvironment(home: home))
-        if result.status != 0 { print("model: rollout metrics retract is not in this binary (exit \(result.status)): the retract step is skipped") }
+        let result = try Processes.run(
+            Processes.rolloutBinary, ["metrics", "retract", "--help"], in: home,
+            environment: Processes.baseEnvironment(home: home))
+        if result.status != 0 {
+            print(
+                "model: rollout metrics retract is not in this binary (exit \(result.status)): the retract step is skipped"
+            )
+        }
         return result.status == 0
     }
 }

@@ -62,22 +62,26 @@ struct StepOutcome {
 enum KilledRunner {
     /// Runs `executable`; with `killAfter`, sends SIGKILL to that process (by its id) after the
     /// delay if it is still running. A step that runs past `timeout` is killed and reported hung.
-    static func run(_ executable: String, _ arguments: [String], in directory: String, environment: [String: String],
-                    killAfter: Double? = nil, timeout: Double = 600) throws -> StepOutcome {
+    static func run(
+        _ executable: String, _ arguments: [String], in directory: String, environment: [String: String],
+        killAfter: Double? = nil, timeout: Double = 600
+    ) throws -> StepOutcome {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
         process.currentDirectoryURL = URL(fileURLWithPath: directory)
         process.environment = environment
         let base = FileManager.default.temporaryDirectory.appendingPathComponent("model-\(UUID().uuidString)")
-        let outURL = base.appendingPathExtension("out"), errURL = base.appendingPathExtension("err")
+        let outURL = base.appendingPathExtension("out")
+        let errURL = base.appendingPathExtension("err")
         _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
         _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
         defer {
             try? FileManager.default.removeItem(at: outURL)
             try? FileManager.default.removeItem(at: errURL)
         }
-        let out = try FileHandle(forWritingTo: outURL), err = try FileHandle(forWritingTo: errURL)
+        let out = try FileHandle(forWritingTo: outURL)
+        let err = try FileHandle(forWritingTo: errURL)
         process.standardOutput = out
         process.standardError = err
         process.standardInput = FileHandle.nullDevice
@@ -96,7 +100,9 @@ enum KilledRunner {
             finished.wait()
             try? out.close()
             try? err.close()
-            return StepOutcome(status: -1, killed: false, stdout: "", stderr: "hung: still running after \(Int(timeout)) s, killed", seconds: timeout)
+            return StepOutcome(
+                status: -1, killed: false, stdout: "", stderr: "hung: still running after \(Int(timeout)) s, killed",
+                seconds: timeout)
         }
         try out.close()
         try err.close()
@@ -104,7 +110,8 @@ enum KilledRunner {
         return StepOutcome(
             status: process.terminationStatus, killed: killedByUs && signalled,
             stdout: String(decoding: try Data(contentsOf: outURL), as: UTF8.self),
-            stderr: String(decoding: try Data(contentsOf: errURL), as: UTF8.self), seconds: Date().timeIntervalSince(started))
+            stderr: String(decoding: try Data(contentsOf: errURL), as: UTF8.self),
+            seconds: Date().timeIntervalSince(started))
     }
 }
 
@@ -160,13 +167,21 @@ struct ModelStats {
     }
 
     var summary: String {
-        var lines = ["model: seeds \(seeds), steps \(steps), kills landed \(killsLanded) of \(killsAttempted) attempted, stale locks cleared \(locksCleared), partial sites a killed publish left \(partialSites), sync --discard-local \(discardedSyncs), violations \(violations.count)"]
+        var lines = [
+            "model: seeds \(seeds), steps \(steps), kills landed \(killsLanded) of \(killsAttempted) attempted, stale locks cleared \(locksCleared), partial sites a killed publish left \(partialSites), sync --discard-local \(discardedSyncs), violations \(violations.count)"
+        ]
         for kind in perKind.keys.sorted() {
-            let codes = (exitCodes[kind] ?? [:]).sorted { $0.key < $1.key }.map { "\($0.key):\($0.value)" }.joined(separator: " ")
+            let codes = (exitCodes[kind] ?? [:]).sorted { $0.key < $1.key }.map { "\($0.key):\($0.value)" }.joined(
+                separator: " ")
             lines.append("model: kind \(kind) steps \(perKind[kind]!) exits \(codes)")
         }
-        lines.append("model: seconds in steps \(Int(stepSeconds)), in checks " + checkSeconds.sorted { $0.value > $1.value }.map { "\($0.key) \(Int($0.value))" }.joined(separator: ", "))
-        for (kind, count) in kinds.sorted(by: { $0.key < $1.key }) { lines.append("model: violation x\(count): \(kind)") }
+        lines.append(
+            "model: seconds in steps \(Int(stepSeconds)), in checks "
+                + checkSeconds.sorted { $0.value > $1.value }.map { "\($0.key) \(Int($0.value))" }.joined(
+                    separator: ", "))
+        for (kind, count) in kinds.sorted(by: { $0.key < $1.key }) {
+            lines.append("model: violation x\(count): \(kind)")
+        }
         for kind in skippedKinds.sorted() { lines.append("model: kind \(kind) skipped: the binary does not have it") }
         return lines.joined(separator: "\n")
     }
@@ -175,7 +190,11 @@ struct ModelStats {
 /// One seed: a remote, its clones, a key and a site, driven for `steps` steps.
 final class ModelRun {
     enum Kind: String, CaseIterable {
-        case packAdd = "pack-add", promote, revert, ingest, retract, guardRevert = "guard", publish, sync, badRequest = "bad-request"
+        case packAdd = "pack-add"
+        case promote, revert, ingest, retract
+        case guardRevert = "guard"
+        case publish, sync
+        case badRequest = "bad-request"
     }
 
     let seed: UInt64
@@ -214,9 +233,12 @@ final class ModelRun {
 
     /// The state ref's commit, read from the file (or packed-refs) without starting a process.
     func tip(_ repository: String) -> String {
-        if let text = try? String(contentsOfFile: repository + "/refs/heads/main", encoding: .utf8) { return text.trimmingCharacters(in: .whitespacesAndNewlines) }
+        if let text = try? String(contentsOfFile: repository + "/refs/heads/main", encoding: .utf8) {
+            return text.trimmingCharacters(in: .whitespacesAndNewlines)
+        }
         let packed = (try? String(contentsOfFile: repository + "/packed-refs", encoding: .utf8)) ?? ""
-        return packed.split(separator: "\n").first { $0.hasSuffix(" refs/heads/main") }.map { String($0.prefix(40)) } ?? ""
+        return packed.split(separator: "\n").first { $0.hasSuffix(" refs/heads/main") }.map { String($0.prefix(40)) }
+            ?? ""
     }
 
     static let locales = ["en-US", "tr", "tr-TR", "vi-VN"]
@@ -228,7 +250,10 @@ final class ModelRun {
         self.knobs = knobs
         self.retractAvailable = retractAvailable
         rng = SeededGenerator(seed: seed)
-        root = FileManager.default.temporaryDirectory.appendingPathComponent("rollout-model-seed\(seed)-\(UUID().uuidString.prefix(8))").path
+        root =
+            FileManager.default.temporaryDirectory.appendingPathComponent(
+                "rollout-model-seed\(seed)-\(UUID().uuidString.prefix(8))"
+            ).path
         try FileManager.default.createDirectory(atPath: root + "/home", withIntermediateDirectories: true)
         try FileManager.default.createDirectory(atPath: root + "/outside", withIntermediateDirectories: true)
         try FileManager.default.createDirectory(atPath: root + "/inputs", withIntermediateDirectories: true)
@@ -257,11 +282,17 @@ final class ModelRun {
     func setUp() throws {
         func must(_ arguments: [String]) throws {
             let result = try rollout(arguments)
-            guard result.status == 0 else { throw ModelSetupError(text: "setup: rollout \(arguments.joined(separator: " ")) exited \(result.status): \(result.output)") }
+            guard result.status == 0 else {
+                throw ModelSetupError(
+                    text: "setup: rollout \(arguments.joined(separator: " ")) exited \(result.status): \(result.output)"
+                )
+            }
         }
         try must(["init", remote])
         try must(["--repo", remote, "pack", "add"] + Fixtures.allExamplePacks)
-        for id in ["en-US@1", "tr@1", "tr-TR@17", "vi-VN@3"] { try must(["--repo", remote, "promote", id, "--to", "100%"]) }
+        for id in ["en-US@1", "tr@1", "tr-TR@17", "vi-VN@3"] {
+            try must(["--repo", remote, "promote", id, "--to", "100%"])
+        }
         let count = rng.chance(0.5) ? 2 : 3
         for index in 0..<count {
             let path = root + "/clone\(index)"
@@ -269,12 +300,16 @@ final class ModelRun {
             clones.append(path)
         }
         let keys = try rollout(["keys", "generate", "--out", key, "--json"])
-        guard keys.status == 0, let object = try? JSONSerialization.jsonObject(with: Data(keys.stdout.utf8)) as? [String: Any],
-              let text = object["publicKey"] as? String else { throw ModelSetupError(text: "keys generate: \(keys.output)") }
+        guard keys.status == 0,
+            let object = try? JSONSerialization.jsonObject(with: Data(keys.stdout.utf8)) as? [String: Any],
+            let text = object["publicKey"] as? String
+        else { throw ModelSetupError(text: "keys generate: \(keys.output)") }
         publicKey = text
         for file in Fixtures.allExamplePacks {
-            let object = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: file))) as! [String: Any]
-            let locale = object["locale"] as! String, version = object["contentVersion"] as! Int
+            let object =
+                try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: file))) as! [String: Any]
+            let locale = object["locale"] as! String
+            let version = object["contentVersion"] as! Int
             if version >= (nextVersion[locale] ?? 0) {
                 nextVersion[locale] = version + 1
                 packTemplates[locale] = object
@@ -288,16 +323,21 @@ final class ModelRun {
     func refreshView(packs: Bool) throws {
         let status = try rollout(["--repo", remote, "status", "--json"])
         if let object = try? JSONSerialization.jsonObject(with: Data(status.stdout.utf8)) as? [String: Any],
-           let plans = object["plans"] as? [[String: Any]] {
+            let plans = object["plans"] as? [[String: Any]]
+        {
             var result: [String: RemoteView.PlanView] = [:]
             for plan in plans {
                 guard let locale = plan["locale"] as? String else { continue }
                 var item = RemoteView.PlanView()
                 item.baseline = (plan["baseline"] as? [String: Any])?["contentVersion"] as? Int
-                item.staged = (plan["rules"] as? [[String: Any]])?.compactMap { ($0["pack"] as? [String: Any])?["contentVersion"] as? Int }.first
+                item.staged =
+                    (plan["rules"] as? [[String: Any]])?.compactMap {
+                        ($0["pack"] as? [String: Any])?["contentVersion"] as? Int
+                    }.first
                 item.blocked = plan["blocked"] as? [Int] ?? []
                 item.bundledOnly = plan["bundledOnly"] as? Bool ?? false
-                item.previousBaselines = (plan["previousBaselines"] as? [[String: Any]])?.compactMap { $0["contentVersion"] as? Int } ?? []
+                item.previousBaselines =
+                    (plan["previousBaselines"] as? [[String: Any]])?.compactMap { $0["contentVersion"] as? Int } ?? []
                 result[locale] = item
             }
             view.plans = result
@@ -305,10 +345,13 @@ final class ModelRun {
         guard packs else { return }
         let list = try rollout(["--repo", remote, "pack", "list", "--json"])
         if let object = try? JSONSerialization.jsonObject(with: Data(list.stdout.utf8)) as? [String: Any],
-           let packs = object["packs"] as? [[String: Any]] {
+            let packs = object["packs"] as? [[String: Any]]
+        {
             var stored: [String: [Int]] = [:]
             for pack in packs {
-                if let locale = pack["locale"] as? String, let version = pack["contentVersion"] as? Int { stored[locale, default: []].append(version) }
+                if let locale = pack["locale"] as? String, let version = pack["contentVersion"] as? Int {
+                    stored[locale, default: []].append(version)
+                }
             }
             view.stored = stored.mapValues { $0.sorted() }
         }
@@ -338,7 +381,8 @@ final class ModelRun {
 
     func chooseKind() -> Kind {
         let weights: [(Kind, Int)] = [
-            (.packAdd, 9), (.promote, 22), (.revert, 12), (.ingest, 14), (.retract, retractAvailable ? 4 : 0), (.guardRevert, 8),
+            (.packAdd, 9), (.promote, 22), (.revert, 12), (.ingest, 14), (.retract, retractAvailable ? 4 : 0),
+            (.guardRevert, 8),
             (.publish, 14), (.sync, 12), (.badRequest, 4),
         ]
         var roll = Int.random(in: 0..<weights.reduce(0) { $0 + $1.1 }, using: &rng)
@@ -358,22 +402,27 @@ final class ModelRun {
         var planned = try plan(kind, clone: clone, offline: offline, step: step)
         planned.arguments = ["--repo", clones[clone]] + (offline ? ["--offline"] : []) + planned.arguments
         let typical = durations[kind].map { $0.sorted()[$0.count / 2] }
-        let killAfter: Double? = (typical != nil && (durations[kind]?.count ?? 0) >= 3 && rng.chance(knobs.killRate))
+        let killAfter: Double? =
+            (typical != nil && (durations[kind]?.count ?? 0) >= 3 && rng.chance(knobs.killRate))
             ? Double.random(in: 0...(1.1 * typical!), using: &rng) : nil
         let siteBefore = kind == .publish ? siteDigest() : ""
         var env = environment
         env["ROLLOUT_NOW"] = nowText
-        let result = try KilledRunner.run(binary, planned.arguments, in: outside, environment: env, killAfter: killAfter)
+        let result = try KilledRunner.run(
+            binary, planned.arguments, in: outside, environment: env, killAfter: killAfter)
         stats.stepSeconds += result.seconds
         if killAfter != nil { stats.killsAttempted += 1 }
-        if result.killed { stats.killsLanded += 1 } else if killAfter == nil, result.status >= 0 {
+        if result.killed {
+            stats.killsLanded += 1
+        } else if killAfter == nil, result.status >= 0 {
             if durations[kind, default: []].count < 5 { durations[kind, default: []].append(result.seconds) }
         }
         stats.steps += 1
         stats.perKind[kind.rawValue, default: 0] += 1
         let code = result.killed ? "killed" : "\(result.status)"
         stats.exitCodes[kind.rawValue, default: [:]][code, default: 0] += 1
-        let line = "#\(step) ROLLOUT_NOW=\(nowText) rollout \(quoted(planned.arguments))\(planned.note.isEmpty ? "" : "  # \(planned.note)") -> \(result.killed ? "killed after \(String(format: "%.3f", killAfter!)) s" : "exit \(result.status)")"
+        let line =
+            "#\(step) ROLLOUT_NOW=\(nowText) rollout \(quoted(planned.arguments))\(planned.note.isEmpty ? "" : "  # \(planned.note)") -> \(result.killed ? "killed after \(String(format: "%.3f", killAfter!)) s" : "exit \(result.status)")"
         log.append(line)
 
         let touched = [clones[clone]]
@@ -383,8 +432,14 @@ final class ModelRun {
                 // What a person does when sync names a clash: take the remote's state.
                 let discard = try rollout(["--repo", clones[clone], "sync", "--discard-local"])
                 stats.discardedSyncs += 1
-                log.append("#\(step) (recovery) rollout \(quoted(["--repo", clones[clone], "sync", "--discard-local"])) -> exit \(discard.status)")
-                if discard.status != 0 { violation(step: step, what: "sync --discard-local after a named clash did not recover", command: "sync --discard-local", result: discard) }
+                log.append(
+                    "#\(step) (recovery) rollout \(quoted(["--repo", clones[clone], "sync", "--discard-local"])) -> exit \(discard.status)"
+                )
+                if discard.status != 0 {
+                    violation(
+                        step: step, what: "sync --discard-local after a named clash did not recover",
+                        command: "sync --discard-local", result: discard)
+                }
             }
             if planned.kind == .ingest, result.status == 0, let ingest = planned.ingest { ingested.append(ingest) }
         }
@@ -396,8 +451,12 @@ final class ModelRun {
             verifiedTips[repository] = tip(repository)
         }
         if remoteMoved { try refreshView(packs: planned.kind == .packAdd || planned.kind == .sync || result.killed) }
-        if planned.kind == .publish { try checkSite(step: step, clone: clones[clone], result: result, before: siteBefore) }
-        if planned.kind == .guardRevert, !result.killed, [0, 1].contains(result.status) { try checkGuard(step: step, clone: clones[clone], result: result) }
+        if planned.kind == .publish {
+            try checkSite(step: step, clone: clones[clone], result: result, before: siteBefore)
+        }
+        if planned.kind == .guardRevert, !result.killed, [0, 1].contains(result.status) {
+            try checkGuard(step: step, clone: clones[clone], result: result)
+        }
     }
 
     // MARK: generating steps
@@ -415,7 +474,11 @@ final class ModelRun {
             if rng.chance(0.1), let stored = view.stored[locale]?.first {
                 // Re-adding a stored example: unchanged, a no-op.
                 let file = Fixtures.allExamplePacks.first { $0.hasSuffix("/\(locale)@\(stored).json") }
-                if let file { return Planned(kind: kind, clone: clone, offline: offline, arguments: ["pack", "add", file], allowed: writes.union(stale), note: "re-add") }
+                if let file {
+                    return Planned(
+                        kind: kind, clone: clone, offline: offline, arguments: ["pack", "add", file],
+                        allowed: writes.union(stale), note: "re-add")
+                }
             }
             var strings = packStrings[locale]!
             let original = originals[locale]!
@@ -428,15 +491,23 @@ final class ModelRun {
             // strings came from: the last generated pack is the newest the remote holds, and the
             // clone is online (it catches up before it lints).
             let certain = !offline && view.stored[locale]?.last == version - 1
-            let editable = original.keys.filter { !$0.hasPrefix("checkout.") && !$0.hasPrefix("legal.") && !(original[$0]!.contains("{") || original[$0]!.contains("%")) }.sorted()
-            if let keyName = editable.isEmpty ? nil : rng.pick(editable) { strings[keyName] = original[keyName]! + " · v\(version)" }
+            let editable = original.keys.filter {
+                !$0.hasPrefix("checkout.") && !$0.hasPrefix("legal.")
+                    && !(original[$0]!.contains("{") || original[$0]!.contains("%"))
+            }.sorted()
+            if let keyName = editable.isEmpty ? nil : rng.pick(editable) {
+                strings[keyName] = original[keyName]! + " · v\(version)"
+            }
             // Only a key the previous version had can be removed (not one this version adds).
             let added = strings.keys.filter { $0.hasPrefix("model.") }.sorted()
             if rng.chance(0.3) {
-                strings["model.k\(version)"] = rng.pick(["Güncel \(version)", "Đã xong \(version)", "Done \(version) ✓", "Fertig \(version)"])
+                strings["model.k\(version)"] = rng.pick([
+                    "Güncel \(version)", "Đã xong \(version)", "Done \(version) ✓", "Fertig \(version)",
+                ])
                 generatedKeys[locale, default: []].insert("model.k\(version)")
             }
-            var removes = false, protectedChange = false
+            var removes = false
+            var protectedChange = false
             if !added.isEmpty, rng.chance(0.15) {
                 strings[rng.pick(added)] = nil
                 removes = true
@@ -456,9 +527,15 @@ final class ModelRun {
             // The stored previous version may be older than the strings these came from (a pack add
             // that was killed or refused): compare with everything ever generated, not this step only.
             if note != "removes a key without --allow-removed-keys",
-               removes || !generatedKeys[locale, default: []].isSubset(of: Set(strings.keys)) { arguments.append("--allow-removed-keys") }
+                removes || !generatedKeys[locale, default: []].isSubset(of: Set(strings.keys))
+            {
+                arguments.append("--allow-removed-keys")
+            }
             if note != "changes a protected key without --approved-by",
-               protectedChange || strings["checkout.pay"] != original["checkout.pay"] { arguments += ["--approved-by", "Model Approver"] }
+                protectedChange || strings["checkout.pay"] != original["checkout.pay"]
+            {
+                arguments += ["--approved-by", "Model Approver"]
+            }
             var pack = packTemplates[locale]!
             pack["contentVersion"] = version
             pack["checksum"] = nil
@@ -468,7 +545,8 @@ final class ModelRun {
             try data.write(to: URL(fileURLWithPath: path))
             if note.isEmpty { packStrings[locale] = strings }
             arguments.append(path)
-            return Planned(kind: kind, clone: clone, offline: offline, arguments: arguments, allowed: allowed, note: note)
+            return Planned(
+                kind: kind, clone: clone, offline: offline, arguments: arguments, allowed: allowed, note: note)
 
         case .promote:
             let locale = rng.pick(Self.locales)
@@ -480,7 +558,10 @@ final class ModelRun {
                 // Out of the kill switch the documented way: complete a pack that is not blocked.
                 let good = stored.filter { !plan.blocked.contains($0) }
                 version = good.last ?? stored.last ?? 1
-                return Planned(kind: kind, clone: clone, offline: offline, arguments: ["promote", "\(locale)@\(version)", "--to", "100%"] + reason(step), allowed: writes.union(stale), note: "leave the kill switch")
+                return Planned(
+                    kind: kind, clone: clone, offline: offline,
+                    arguments: ["promote", "\(locale)@\(version)", "--to", "100%"] + reason(step),
+                    allowed: writes.union(stale), note: "leave the kill switch")
             } else if let staged = plan.staged, rng.chance(0.85) {
                 version = staged
             } else if !newer.isEmpty {
@@ -490,14 +571,20 @@ final class ModelRun {
             }
             let ramp = rng.chance(0.05)
             // A ramp starts at its first step (docs/health.md "Scheduled ramps").
-            var arguments = ["promote", "\(locale)@\(version)", "--to", ramp ? "1%" : rng.pick(["1%", "5%", "10%", "25%", "50%", "0.25%", "100%", "100%"])]
+            var arguments = [
+                "promote", "\(locale)@\(version)", "--to",
+                ramp ? "1%" : rng.pick(["1%", "5%", "10%", "25%", "50%", "0.25%", "100%", "100%"]),
+            ]
             if rng.chance(0.3) { arguments += ["--region", rng.pick(Self.regions)] }
             if rng.chance(0.15) { arguments += ["--region", "\(rng.pick(Self.regions)),\(rng.pick(Self.regions))"] }
-            if rng.chance(0.25) { arguments += ["--app-version", rng.pick([">=4.8", ">=4.9", "4.8.x", ">=4.8 <5", "=4.9.1", "<5"])] }
+            if rng.chance(0.25) {
+                arguments += ["--app-version", rng.pick([">=4.8", ">=4.9", "4.8.x", ">=4.8 <5", "=4.9.1", "<5"])]
+            }
             if rng.chance(0.35) { arguments.append("--force") }
             if ramp { arguments += ["--ramp", "1,5,25,100", "--every", rng.pick(["12h", "24h", "2d"])] }
             arguments += reason(step)
-            return Planned(kind: kind, clone: clone, offline: offline, arguments: arguments, allowed: writes.union(stale))
+            return Planned(
+                kind: kind, clone: clone, offline: offline, arguments: arguments, allowed: writes.union(stale))
 
         case .revert:
             let locale = rng.pick(Self.locales)
@@ -521,31 +608,45 @@ final class ModelRun {
             if rng.chance(0.2) { arguments.append("--no-block") }
             arguments += reason(step)
             // 66: an offline clone may not have the locale's plan or the named pack yet.
-            return Planned(kind: kind, clone: clone, offline: offline, arguments: arguments, allowed: writes.union(stale), note: note)
+            return Planned(
+                kind: kind, clone: clone, offline: offline, arguments: arguments, allowed: writes.union(stale),
+                note: note)
 
         case .ingest:
             if !ingested.isEmpty, rng.chance(0.08) {
                 let again = rng.pick(ingested)
-                return Planned(kind: kind, clone: clone, offline: offline, arguments: ["metrics", "ingest", "--kind", again.kind, again.path], allowed: writes.union(stale), note: "the same file again")
+                return Planned(
+                    kind: kind, clone: clone, offline: offline,
+                    arguments: ["metrics", "ingest", "--kind", again.kind, again.path], allowed: writes.union(stale),
+                    note: "the same file again")
             }
             let (path, csvKind, note, hostile) = try writeMetrics()
             var allowed = writes.union(stale)
             // A file whose sums leave the exactly storable range may be refused by name (65).
             if hostile { allowed.insert(65) }
-            return Planned(kind: kind, clone: clone, offline: offline, arguments: ["metrics", "ingest", "--kind", csvKind, path], allowed: allowed, note: note, ingest: (path, csvKind))
+            return Planned(
+                kind: kind, clone: clone, offline: offline, arguments: ["metrics", "ingest", "--kind", csvKind, path],
+                allowed: allowed, note: note, ingest: (path, csvKind))
 
         case .retract:
             let source = rng.pick(ingested)
             // 66: a clone that does not hold that ingest (offline, or already retracted).
-            return Planned(kind: kind, clone: clone, offline: offline, arguments: ["metrics", "retract", source.path] + reason(step), allowed: writes.union([66]))
+            return Planned(
+                kind: kind, clone: clone, offline: offline,
+                arguments: ["metrics", "retract", source.path] + reason(step), allowed: writes.union([66]))
 
         case .guardRevert:
-            return Planned(kind: kind, clone: clone, offline: offline, arguments: ["guard", "--auto-revert", "--json"], allowed: writes)
+            return Planned(
+                kind: kind, clone: clone, offline: offline, arguments: ["guard", "--auto-revert", "--json"],
+                allowed: writes)
 
         case .publish:
             // Publishing is recorded on the remote, so --offline is refused as a usage error (64) by
             // a binary that records publishes; the site checks catch one that publishes anyway.
-            return Planned(kind: kind, clone: clone, offline: offline, arguments: ["publish", "--out", site, "--key", key, "--json"], allowed: offline ? writes.union([64]) : writes)
+            return Planned(
+                kind: kind, clone: clone, offline: offline,
+                arguments: ["publish", "--out", site, "--key", key, "--json"],
+                allowed: offline ? writes.union([64]) : writes)
 
         case .sync:
             return Planned(kind: kind, clone: clone, offline: false, arguments: ["sync"], allowed: [0, 75])
@@ -557,17 +658,27 @@ final class ModelRun {
             // never 0. A request that names something absent: 66 (or 75 when the clone must sync first).
             let empty: Set<Int32> = [64, 1, 75]
             let cases: [([String], Set<Int32>, String)] = [
-                (["promote", "\(locale)@\(version)", "--to", "5%", "--region", ""] + reason(step), empty, "an empty region must not mean every region"),
-                (["promote", "\(locale)@\(version)", "--to", "5%", "--region", "TR,,"] + reason(step), empty, "an empty list item must not mean every region"),
+                (
+                    ["promote", "\(locale)@\(version)", "--to", "5%", "--region", ""] + reason(step), empty,
+                    "an empty region must not mean every region"
+                ),
+                (
+                    ["promote", "\(locale)@\(version)", "--to", "5%", "--region", "TR,,"] + reason(step), empty,
+                    "an empty list item must not mean every region"
+                ),
                 (["promote", "\(locale)@\(version)", "--to", ""] + reason(step), [64], "an empty percent"),
-                (["promote", "\(locale)@\(version)", "--to", "5%", "--app-version", ""] + reason(step), empty, "an empty app-version range"),
+                (
+                    ["promote", "\(locale)@\(version)", "--to", "5%", "--app-version", ""] + reason(step), empty,
+                    "an empty app-version range"
+                ),
                 (["revert", "de-DE"] + reason(step), [66, 75], "a locale with no pack"),
                 (["promote", "\(locale)@999999", "--to", "5%"] + reason(step), [66, 75], "a pack that is not stored"),
                 (["publish", "--out", "", "--key", key], [64], "an empty --out"),
                 (["revert", locale, "--segment", ""] + reason(step), empty, "an empty segment"),
             ]
             let chosen = rng.pick(cases)
-            return Planned(kind: kind, clone: clone, offline: offline, arguments: chosen.0, allowed: chosen.1, note: chosen.2)
+            return Planned(
+                kind: kind, clone: clone, offline: offline, arguments: chosen.0, allowed: chosen.1, note: chosen.2)
         }
     }
 
@@ -577,7 +688,9 @@ final class ModelRun {
     func writeMetrics() throws -> (String, String, String, Bool) {
         fileCounter += 1
         let candidates = Self.locales.compactMap { locale -> (String, Int, Int)? in
-            guard let plan = view.plans[locale], let staged = plan.staged, let baseline = plan.baseline else { return nil }
+            guard let plan = view.plans[locale], let staged = plan.staged, let baseline = plan.baseline else {
+                return nil
+            }
             return (locale, staged, baseline)
         }
         let pairs: [(String, Int, Int)]
@@ -593,7 +706,8 @@ final class ModelRun {
         let crlf = mode == "hostile" || rng.chance(0.2)
         let bom = mode == "hostile" && rng.chance(0.5)
         let reorder = mode == "hostile" && rng.chance(0.6)
-        let exposures = csvKind == "crash" ? "sessions" : "lookups", events = csvKind == "crash" ? "crashes" : "fallbacks"
+        let exposures = csvKind == "crash" ? "sessions" : "lookups"
+        let events = csvKind == "crash" ? "crashes" : "fallbacks"
         var columns = ["date", "locale", "pack", "region", "app_version", exposures, events, "platform"]
         if reorder { columns.shuffle(using: &rng) }
         var rows: [[String: String]] = []
@@ -615,18 +729,28 @@ final class ModelRun {
                         if mode == "huge" {
                             trials = Int.random(in: 100_000_000_000...999_999_999_999, using: &rng)
                         } else {
-                            trials = arm == "candidate" ? Int.random(in: 3_000...80_000, using: &rng) : Int.random(in: 30_000...500_000, using: &rng)
+                            trials =
+                                arm == "candidate"
+                                ? Int.random(in: 3_000...80_000, using: &rng)
+                                : Int.random(in: 30_000...500_000, using: &rng)
                             if csvKind == "fallback" { trials *= 20 }
                         }
-                        let rate = (mode == "spike" && arm == "candidate" && region == spikeRegion) ? baseRate * Double.random(in: 3...8, using: &rng) : baseRate
+                        let rate =
+                            (mode == "spike" && arm == "candidate" && region == spikeRegion)
+                            ? baseRate * Double.random(in: 3...8, using: &rng) : baseRate
                         let expected = Double(trials) * rate
-                        let count = min(trials, max(0, Int(expected + Double.random(in: -1...1, using: &rng) * expected.squareRoot())))
+                        let count = min(
+                            trials,
+                            max(0, Int(expected + Double.random(in: -1...1, using: &rng) * expected.squareRoot())))
                         var regionText = region
                         if mode == "hostile", rng.chance(0.3) { regionText = " \(region.lowercased()) " }
                         rows.append([
-                            "date": date, "locale": locale, "pack": mode == "hostile" && rng.chance(0.3) ? "\(pack)" : "\(locale)@\(pack)",
+                            "date": date, "locale": locale,
+                            "pack": mode == "hostile" && rng.chance(0.3) ? "\(pack)" : "\(locale)@\(pack)",
                             "region": regionText, "app_version": version, exposures: "\(trials)", events: "\(count)",
-                            "platform": mode == "hostile" ? rng.pick(["ios, ipad", "android \"go\"", "web ✓ 📱", "harmonyOS 鸿蒙", "tvOS\nbeta"]) : "ios",
+                            "platform": mode == "hostile"
+                                ? rng.pick(["ios, ipad", "android \"go\"", "web ✓ 📱", "harmonyOS 鸿蒙", "tvOS\nbeta"])
+                                : "ios",
                         ])
                     }
                 }
@@ -637,30 +761,46 @@ final class ModelRun {
             // sum past 2^53 in one key.
             let version = "\(rng.pick(Self.families)).\(patch)"
             for _ in 0..<9_100 {
-                rows.append(["date": date, "locale": locale, "pack": "\(locale)@\(staged)", "region": "TR", "app_version": version,
-                             exposures: "999999999999", events: "\(Int.random(in: 0...2_000_000_000, using: &rng))", "platform": "ios"])
+                rows.append([
+                    "date": date, "locale": locale, "pack": "\(locale)@\(staged)", "region": "TR",
+                    "app_version": version,
+                    exposures: "999999999999", events: "\(Int.random(in: 0...2_000_000_000, using: &rng))",
+                    "platform": "ios",
+                ])
             }
         }
         func field(_ text: String) -> String {
-            if text.contains(",") || text.contains("\"") || text.contains("\n") || text.hasPrefix(" ") || (mode == "hostile" && rng.chance(0.2)) {
+            if text.contains(",") || text.contains("\"") || text.contains("\n") || text.hasPrefix(" ")
+                || (mode == "hostile" && rng.chance(0.2))
+            {
                 return "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\""
             }
             return text
         }
         let newline = crlf ? "\r\n" : "\n"
         var text = (bom ? "\u{FEFF}" : "") + columns.map(field).joined(separator: ",") + newline
-        for row in rows.shuffled(using: &rng) { text += columns.map { field(row[$0] ?? "") }.joined(separator: ",") + newline }
+        for row in rows.shuffled(using: &rng) {
+            text += columns.map { field(row[$0] ?? "") }.joined(separator: ",") + newline
+        }
         let path = root + "/inputs/metrics-\(fileCounter)-\(mode).csv"
         try Data(text.utf8).write(to: URL(fileURLWithPath: path))
-        return (path, csvKind, "\(mode) \(csvKind) for \(pairs.map { "\($0.0)@\($0.1) vs @\($0.2)" }.joined(separator: ", "))", mode == "huge")
+        return (
+            path, csvKind,
+            "\(mode) \(csvKind) for \(pairs.map { "\($0.0)@\($0.1) vs @\($0.2)" }.joined(separator: ", "))",
+            mode == "huge"
+        )
     }
 
     // MARK: invariants
 
     func violation(step: Int, what: String, command: String, result: StepOutcome?) {
         var signature = "\(currentKind.rawValue): " + what.replacingOccurrences(of: root, with: "")
-        for (pattern, replacement) in [(#"clone[0-9]"#, "cloneN"), (#"@[0-9]+"#, "@N"), (#"\b[0-9a-f]{7,40}\b"#, "ID"), (#"from [0-9]+ to [0-9]+"#, "from N to M"),
-                                       (#"\[[0-9, ]+\] reachable"#, "[N] reachable"), (#"blocks \[[0-9, ]+\]"#, "blocks [N]"), (#"U\+[0-9A-F]+"#, "U+X")] {
+        for (pattern, replacement) in [
+            (#"clone[0-9]"#, "cloneN"), (#"@[0-9]+"#, "@N"), (#"\b[0-9a-f]{7,40}\b"#, "ID"),
+            (#"from [0-9]+ to [0-9]+"#, "from N to M"),
+            (#"\[[0-9, ]+\] reachable"#, "[N] reachable"), (#"blocks \[[0-9, ]+\]"#, "blocks [N]"),
+            (#"U\+[0-9A-F]+"#, "U+X"),
+        ] {
             signature = signature.replacingOccurrences(of: pattern, with: replacement, options: .regularExpression)
         }
         stats.kinds[signature, default: 0] += 1
@@ -668,7 +808,8 @@ final class ModelRun {
         if stats.kinds[signature]! > 1 { return }
         var text = "seed \(seed) step \(step): \(what)\n  command: \(command)"
         if let result {
-            text += "\n  exit \(result.status)\(result.killed ? " (killed)" : "")\n  stdout: \(result.stdout.prefix(4000))\n  stderr: \(result.stderr.prefix(4000))"
+            text +=
+                "\n  exit \(result.status)\(result.killed ? " (killed)" : "")\n  stdout: \(result.stdout.prefix(4000))\n  stderr: \(result.stderr.prefix(4000))"
         }
         stats.violations.append(text)
     }
@@ -677,23 +818,35 @@ final class ModelRun {
     /// error domains and raw control characters in what a person reads.
     func checkOutput(step: Int, planned: Planned, result: StepOutcome) {
         let command = quoted(planned.arguments)
-        if result.status == 70 { violation(step: step, what: "exit 70 (internal error)", command: command, result: result); return }
+        if result.status == 70 {
+            violation(step: step, what: "exit 70 (internal error)", command: command, result: result)
+            return
+        }
         if !planned.allowed.contains(result.status) {
-            violation(step: step, what: "exit \(result.status), expected one of \(planned.allowed.sorted())\(planned.note.isEmpty ? "" : " (\(planned.note))")", command: command, result: result)
+            violation(
+                step: step,
+                what:
+                    "exit \(result.status), expected one of \(planned.allowed.sorted())\(planned.note.isEmpty ? "" : " (\(planned.note))")",
+                command: command, result: result)
             return
         }
         if result.output.contains("NSCocoaErrorDomain") || result.output.contains("Error Domain=") {
             violation(step: step, what: "a Foundation error domain reached the user", command: command, result: result)
         }
-        if let bad = result.stderr.unicodeScalars.first(where: { ($0.value < 0x20 && $0 != "\n" && $0 != "\t") || $0.value == 0x7F }) {
-            violation(step: step, what: "raw control character U+\(String(bad.value, radix: 16, uppercase: true)) in stderr", command: command, result: result)
+        if let bad = result.stderr.unicodeScalars.first(where: {
+            ($0.value < 0x20 && $0 != "\n" && $0 != "\t") || $0.value == 0x7F
+        }) {
+            violation(
+                step: step, what: "raw control character U+\(String(bad.value, radix: 16, uppercase: true)) in stderr",
+                command: command, result: result)
         }
     }
 
     func checkVerify(step: Int, repository: String) throws {
         var result = try rollout(["--repo", repository, "verify", "--json"])
         if let object = try? JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any],
-           let locks = object["locks"] as? [[String: Any]], !locks.isEmpty {
+            let locks = object["locks"] as? [[String: Any]], !locks.isEmpty
+        {
             // What a person does: nothing is running (the harness is sequential), so clear it.
             for lock in locks {
                 guard let path = lock["path"] as? String, path.hasPrefix(root) else { continue }
@@ -704,15 +857,21 @@ final class ModelRun {
             result = try rollout(["--repo", repository, "verify", "--json"])
         }
         if result.status != 0 {
-            let problems = ((try? JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])?["problems"] as? [[String: Any]])?
-                .compactMap { problem in (problem["path"] as? String).map { "\($0): " } .map { $0 + (problem["message"] as? String ?? "") } } ?? []
+            let problems =
+                ((try? JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])?["problems"]
+                as? [[String: Any]])?
+                .compactMap { problem in
+                    (problem["path"] as? String).map { "\($0): " }.map { $0 + (problem["message"] as? String ?? "") }
+                } ?? []
             // Damage stays until someone repairs it: each problem is a violation once, on the step
             // that made it, not again on every later step.
             let fresh = problems.filter { !knownDamage.contains($0) }
             knownDamage.formUnion(problems)
             for problem in problems.isEmpty ? ["exit \(result.status)"] : fresh {
-                violation(step: step, what: "rollout verify failed on \(repository == remote ? "the remote" : "a clone"): \(problem)",
-                          command: "rollout --repo \(repository) verify", result: result)
+                violation(
+                    step: step,
+                    what: "rollout verify failed on \(repository == remote ? "the remote" : "a clone"): \(problem)",
+                    command: "rollout --repo \(repository) verify", result: result)
             }
         }
     }
@@ -729,7 +888,8 @@ final class ModelRun {
 
     func indexSequence() -> Int? {
         guard let data = FileManager.default.contents(atPath: site + "/index.json"),
-              let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else { return nil }
+            let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
+        else { return nil }
         return object["sequence"] as? Int
     }
 
@@ -743,7 +903,9 @@ final class ModelRun {
         if result.killed && !published && after != before {
             stats.partialSites += 1
             if let sequence = indexSequence(), sequence < highestSequence {
-                violation(step: step, what: "the site's index sequence went back from \(highestSequence) to \(sequence)", command: "publish from \(clone)", result: result)
+                violation(
+                    step: step, what: "the site's index sequence went back from \(highestSequence) to \(sequence)",
+                    command: "publish from \(clone)", result: result)
             }
             return
         }
@@ -751,20 +913,27 @@ final class ModelRun {
             // The device view: no repository anywhere, as an app would check it.
             let device = try rollout(["verify-site", site, "--public-key", publicKey])
             if device.status != 0 {
-                violation(step: step, what: published ? "verify-site (device view) fails right after a publish that exited 0" : "a killed or refused publish left a changed site that devices reject",
-                          command: "rollout verify-site \(site) --public-key \(publicKey)", result: device)
+                violation(
+                    step: step,
+                    what: published
+                        ? "verify-site (device view) fails right after a publish that exited 0"
+                        : "a killed or refused publish left a changed site that devices reject",
+                    command: "rollout verify-site \(site) --public-key \(publicKey)", result: device)
             }
         }
         if published {
             let against = try rollout(["--repo", clone, "verify-site", site, "--public-key", publicKey])
             if against.status != 0 {
-                violation(step: step, what: "verify-site against the clone that published disagrees with the site",
-                          command: "rollout --repo \(clone) verify-site \(site) --public-key \(publicKey)", result: against)
+                violation(
+                    step: step, what: "verify-site against the clone that published disagrees with the site",
+                    command: "rollout --repo \(clone) verify-site \(site) --public-key \(publicKey)", result: against)
             }
         }
         if let sequence = indexSequence() {
             if sequence < highestSequence {
-                violation(step: step, what: "the site's index sequence went back from \(highestSequence) to \(sequence)", command: "publish from \(clone)", result: result)
+                violation(
+                    step: step, what: "the site's index sequence went back from \(highestSequence) to \(sequence)",
+                    command: "publish from \(clone)", result: result)
             }
             highestSequence = max(highestSequence, sequence)
         }
@@ -775,33 +944,51 @@ final class ModelRun {
         for (locale, plan) in view.plans where !plan.blocked.isEmpty {
             var served: [Int] = []
             if let data = FileManager.default.contents(atPath: site + "/manifests/\(locale).json"),
-               let manifest = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
-               let packs = manifest["packs"] as? [String: Any] {
+                let manifest = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
+                let packs = manifest["packs"] as? [String: Any]
+            {
                 served += packs.keys.compactMap { Int($0) }.filter { plan.blocked.contains($0) }
             }
             let files = (try? FileManager.default.contentsOfDirectory(atPath: site + "/packs/\(locale)")) ?? []
-            served += files.compactMap { Int($0.split(separator: ".").first ?? "") }.filter { plan.blocked.contains($0) }
+            served += files.compactMap { Int($0.split(separator: ".").first ?? "") }.filter {
+                plan.blocked.contains($0)
+            }
             if !served.isEmpty {
-                violation(step: step, what: "blocked \(locale) version(s) \(Set(served).sorted()) reachable from the site (the remote blocks \(plan.blocked))",
-                          command: "publish from \(clone)", result: result)
+                violation(
+                    step: step,
+                    what:
+                        "blocked \(locale) version(s) \(Set(served).sorted()) reachable from the site (the remote blocks \(plan.blocked))",
+                    command: "publish from \(clone)", result: result)
             }
         }
     }
 
     func checkGuard(step: Int, clone: String, result: StepOutcome) throws {
         guard let object = try? JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any],
-              let locales = object["locales"] as? [[String: Any]] else {
-            violation(step: step, what: "guard --json did not print its locales", command: "guard --auto-revert --json", result: result)
+            let locales = object["locales"] as? [[String: Any]]
+        else {
+            violation(
+                step: step, what: "guard --json did not print its locales", command: "guard --auto-revert --json",
+                result: result)
             return
         }
         for entry in locales {
             guard let locale = entry["locale"] as? String, let verdict = entry["verdict"] as? String,
-                  ["healthy", "unhealthy", "insufficient-data"].contains(verdict) else { continue }
+                ["healthy", "unhealthy", "insufficient-data"].contains(verdict)
+            else { continue }
             let health = try rollout(["--repo", clone, "health", locale, "--json"])
-            if health.status == 70 { violation(step: step, what: "health \(locale) exit 70 after guard", command: "rollout --repo \(clone) health \(locale) --json", result: health); continue }
-            guard let report = try? JSONSerialization.jsonObject(with: Data(health.stdout.utf8)) as? [String: Any] else { continue }
+            if health.status == 70 {
+                violation(
+                    step: step, what: "health \(locale) exit 70 after guard",
+                    command: "rollout --repo \(clone) health \(locale) --json", result: health)
+                continue
+            }
+            guard let report = try? JSONSerialization.jsonObject(with: Data(health.stdout.utf8)) as? [String: Any]
+            else { continue }
             if report["verdict"] as? String == "unhealthy" {
-                violation(step: step, what: "guard --auto-revert left \(locale) staged with an unhealthy verdict", command: "rollout --repo \(clone) health \(locale) --json", result: health)
+                violation(
+                    step: step, what: "guard --auto-revert left \(locale) staged with an unhealthy verdict",
+                    command: "rollout --repo \(clone) health \(locale) --json", result: health)
             }
         }
     }
@@ -815,7 +1002,9 @@ struct ModelSetupError: Error, CustomStringConvertible {
 /// A command line a shell reads back as the same arguments.
 func quoted(_ arguments: [String]) -> String {
     arguments.map { argument in
-        if !argument.isEmpty, argument.allSatisfy({ $0.isLetter || $0.isNumber || "-_./@%=:,+".contains($0) }) { return argument }
+        if !argument.isEmpty, argument.allSatisfy({ $0.isLetter || $0.isNumber || "-_./@%=:,+".contains($0) }) {
+            return argument
+        }
         return "'" + argument.replacingOccurrences(of: "'", with: "'\\''") + "'"
     }.joined(separator: " ")
 }

@@ -17,14 +17,17 @@ final class PackCommandTests: XCTestCase {
         XCTAssertEqual(packs.map { $0["pack"] as? String }, ["tr-TR@17", "tr-TR@18"])
         XCTAssertEqual(packs.map { $0["keys"] as? Int }, [14, 15])
         XCTAssertEqual(packs.map { $0["minAppVersion"] as? String }, ["4.8.0", "4.8.0"])
-        XCTAssertEqual(packs.map { $0["addedBy"] as? String }, ["Test Runner <test@example.com>", "Test Runner <test@example.com>"])
+        XCTAssertEqual(
+            packs.map { $0["addedBy"] as? String },
+            ["Test Runner <test@example.com>", "Test Runner <test@example.com>"])
 
         let show = try w.rollout("pack", "show", "tr-TR@18", "--strings")
         XCTAssertEqual(show.status, 0, show.output)
         XCTAssertTrue(show.stdout.contains("fallbackLocale  tr"), show.stdout)
         XCTAssertTrue(show.stdout.contains("Hoş geldin"), show.stdout)
         let fileChecksum = try XCTUnwrap(
-            (try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: Fixtures.examplePack("tr-TR@18"))))
+            (try JSONSerialization.jsonObject(
+                with: Data(contentsOf: URL(fileURLWithPath: Fixtures.examplePack("tr-TR@18"))))
                 as? [String: Any])?["checksum"] as? String)
         XCTAssertTrue(show.stdout.contains(fileChecksum), "show prints the checksum the file declares")
 
@@ -51,12 +54,15 @@ final class PackCommandTests: XCTestCase {
         try w.initWithExamples()
         let before = try w.stateTip()
         // Same content, different formatting and no checksum: still the same pack.
-        var object = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: Fixtures.examplePack("tr-TR@18")))) as? [String: Any])
+        var object = try XCTUnwrap(
+            try JSONSerialization.jsonObject(
+                with: Data(contentsOf: URL(fileURLWithPath: Fixtures.examplePack("tr-TR@18")))) as? [String: Any])
         object["checksum"] = nil
         let reformatted = try w.scratch.write("again.json", try JSONSerialization.data(withJSONObject: object))
         let result = try w.rollout("pack", "add", reformatted)
         XCTAssertEqual(result.status, 0, result.output)
-        XCTAssertTrue(result.stdout.contains("unchanged tr-TR@18: identical to the stored pack, nothing to do"), result.stdout)
+        XCTAssertTrue(
+            result.stdout.contains("unchanged tr-TR@18: identical to the stored pack, nothing to do"), result.stdout)
         XCTAssertEqual(try w.stateTip(), before)
     }
 
@@ -104,9 +110,13 @@ final class PackCommandTests: XCTestCase {
 
         let approved = try w.rollout("pack", "add", file, "--approved-by", "Legal <legal@example.com>")
         XCTAssertEqual(approved.status, 0, approved.output)
-        XCTAssertEqual(try w.git("log", "-1", "--format=%(trailers:key=Rollout-Approved-By,valueonly)").stdout.trimmingCharacters(in: .whitespacesAndNewlines),
-                       "Legal <legal@example.com>")
-        XCTAssertEqual(try w.json(try w.rollout("pack", "show", "tr-TR@19", "--json"))["approvedBy"] as? String, "Legal <legal@example.com>")
+        XCTAssertEqual(
+            try w.git("log", "-1", "--format=%(trailers:key=Rollout-Approved-By,valueonly)").stdout.trimmingCharacters(
+                in: .whitespacesAndNewlines),
+            "Legal <legal@example.com>")
+        XCTAssertEqual(
+            try w.json(try w.rollout("pack", "show", "tr-TR@19", "--json"))["approvedBy"] as? String,
+            "Legal <legal@example.com>")
     }
 
     func testRemovedKeysNeedExplicitConsent() throws {
@@ -136,7 +146,8 @@ final class PackCommandTests: XCTestCase {
         let w = try Workspace()
         try w.initWithExamples()
         let before = try w.stateTip()
-        let lint = try w.rollout("pack", "lint", Fixtures.directory + "/hostile/content-version-backwards.json", "--json")
+        let lint = try w.rollout(
+            "pack", "lint", Fixtures.directory + "/hostile/content-version-backwards.json", "--json")
         XCTAssertEqual(lint.status, 1, lint.output)
         let report = try w.json(lint)
         XCTAssertEqual(report["ok"] as? Bool, false)
@@ -150,7 +161,9 @@ final class PackCommandTests: XCTestCase {
 
     func testChecksumComputesAndWritesTheCanonicalForm() throws {
         let w = try Workspace()
-        let source = try w.scratch.write("vi.json", """
+        let source = try w.scratch.write(
+            "vi.json",
+            """
             {"strings": {"b": "hai", "a": "một"}, "minAppVersion": "4.2", "contentVersion": 1,
              "schemaVersion": 2, "locale": "vi-VN"}
             """)
@@ -168,9 +181,14 @@ final class PackCommandTests: XCTestCase {
 
     func testTypeErrorsQuoteWhatTheFileSays() throws {
         let w = try Workspace()
-        let big = try w.scratch.write("big.json", #"{"locale":"tr","schemaVersion":2,"contentVersion":99999999999999999999,"minAppVersion":"4","strings":{"a":"b"}}"#)
+        let big = try w.scratch.write(
+            "big.json",
+            #"{"locale":"tr","schemaVersion":2,"contentVersion":99999999999999999999,"minAppVersion":"4","strings":{"a":"b"}}"#
+        )
         XCTAssertTrue(try w.rollout("pack", "lint", big).stderr.contains("99999999999999999999, which is too large"))
-        let fraction = try w.scratch.write("one.json", #"{"locale":"tr","schemaVersion":2,"contentVersion":1.0,"minAppVersion":"4","strings":{"a":"b"}}"#)
+        let fraction = try w.scratch.write(
+            "one.json",
+            #"{"locale":"tr","schemaVersion":2,"contentVersion":1.0,"minAppVersion":"4","strings":{"a":"b"}}"#)
         XCTAssertTrue(try w.rollout("pack", "lint", fraction).stderr.contains("found the number 1.0"))
     }
 

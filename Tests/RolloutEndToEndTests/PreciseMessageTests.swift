@@ -8,14 +8,20 @@ final class PreciseMessageTests: XCTestCase {
         XCTAssertEqual(try w.rollout("promote", "tr-TR@17", "--to", "100%").status, 0)
         let tip = try w.stateTip()
         XCTAssertEqual(try w.git("update-ref", "-d", "refs/heads/main").status, 0)
-        for arguments in [["status"], ["status", "tr-TR"], ["log"], ["pack", "list"], ["promote", "tr-TR@18", "--to", "10%"]] {
+        for arguments in [
+            ["status"], ["status", "tr-TR"], ["log"], ["pack", "list"], ["promote", "tr-TR@18", "--to", "10%"],
+        ] {
             let result = try w.rollout(arguments)
             XCTAssertEqual(result.status, 66, "\(arguments): \(result.output)")
             XCTAssertTrue(result.stderr.contains("has no refs/heads/main"), "\(arguments): \(result.stderr)")
-            XCTAssertTrue(result.stderr.contains("update-ref refs/heads/main \(tip)"), "names the last position from the reflog: \(result.stderr)")
+            XCTAssertTrue(
+                result.stderr.contains("update-ref refs/heads/main \(tip)"),
+                "names the last position from the reflog: \(result.stderr)")
             XCTAssertTrue(result.stderr.contains("rollout verify"), result.stderr)
         }
-        XCTAssertNotEqual(try w.git("rev-parse", "--verify", "-q", "refs/heads/main").status, 0, "a refused promote did not start a new history")
+        XCTAssertNotEqual(
+            try w.git("rev-parse", "--verify", "-q", "refs/heads/main").status, 0,
+            "a refused promote did not start a new history")
         // The way back the message names works.
         XCTAssertEqual(try w.git("update-ref", "refs/heads/main", tip).status, 0)
         let status = try w.rollout("status", "tr-TR")
@@ -49,7 +55,8 @@ final class PreciseMessageTests: XCTestCase {
         let result = try w.rollout("status", "--repo", w.repository)
         XCTAssertEqual(result.status, 66, result.output)
         XCTAssertTrue(result.stderr.contains("made by a newer rollout (rollout.format=3)"), result.stderr)
-        XCTAssertTrue(result.stderr.contains("reads formats up to 2") && result.stderr.contains("upgrade"), result.stderr)
+        XCTAssertTrue(
+            result.stderr.contains("reads formats up to 2") && result.stderr.contains("upgrade"), result.stderr)
     }
 
     func testAFormat1RepositoryIsReadAndItsFirstWriteMarksItFormat2SoRolloutsFromBeforeShardingRefuseIt() throws {
@@ -67,7 +74,9 @@ final class PreciseMessageTests: XCTestCase {
     func testAFallbackCycleIsPrintedInOrder() throws {
         let w = try Workspace()
         try w.initWithExamples()
-        var pack = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: Fixtures.examplePack("tr@1")))) as! [String: Any]
+        var pack =
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: Fixtures.examplePack("tr@1"))))
+            as! [String: Any]
         pack.removeValue(forKey: "checksum")
         pack["locale"] = "es"
         pack["fallbackLocale"] = "es-ES"
@@ -78,21 +87,28 @@ final class PreciseMessageTests: XCTestCase {
         let result = try w.rollout("pack", "lint", "es.json", "es-ES.json")
         XCTAssertEqual(result.status, 1, result.output)
         XCTAssertTrue(result.stdout.contains("es@1: fallback chain has a cycle: es -> es-ES -> es"), result.stdout)
-        XCTAssertTrue(result.stdout.contains("es-ES@1: fallback chain has a cycle: es-ES -> es -> es-ES"), result.stdout)
+        XCTAssertTrue(
+            result.stdout.contains("es-ES@1: fallback chain has a cycle: es-ES -> es -> es-ES"), result.stdout)
     }
 
     func testYearZeroIsRefusedAsDocumented() throws {
         let w = try Workspace()
         try w.initWithExamples()
         XCTAssertEqual(try w.rollout("promote", "tr-TR@17", "--to", "100%").status, 0)
-        try w.scratch.write("work/zero.csv", "date,locale,pack,region,app_version,sessions,crashes\n0000-01-01,tr-TR,tr-TR@17,TR,4.8.1,10,1\n")
+        try w.scratch.write(
+            "work/zero.csv",
+            "date,locale,pack,region,app_version,sessions,crashes\n0000-01-01,tr-TR,tr-TR@17,TR,4.8.1,10,1\n")
         let tip = try w.stateTip()
         let result = try w.rollout("metrics", "ingest", "--kind", "crash", "zero.csv")
         XCTAssertEqual(result.status, 65, result.output)
         XCTAssertTrue(result.stderr.contains("zero.csv:2: date \"0000-01-01\" is not YYYY-MM-DD"), result.stderr)
         XCTAssertEqual(try w.stateTip(), tip)
-        try w.scratch.write("work/one.csv", "date,locale,pack,region,app_version,sessions,crashes\n0001-01-01,tr-TR,tr-TR@17,TR,4.8.1,10,1\n")
-        XCTAssertEqual(try w.rollout("metrics", "ingest", "--kind", "crash", "one.csv").status, 0, "0001-01-01 is the first date accepted")
+        try w.scratch.write(
+            "work/one.csv",
+            "date,locale,pack,region,app_version,sessions,crashes\n0001-01-01,tr-TR,tr-TR@17,TR,4.8.1,10,1\n")
+        XCTAssertEqual(
+            try w.rollout("metrics", "ingest", "--kind", "crash", "one.csv").status, 0,
+            "0001-01-01 is the first date accepted")
     }
 
     func testARepeatedVariantIsNotALocale() throws {

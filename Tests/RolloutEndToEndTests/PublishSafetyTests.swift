@@ -9,16 +9,24 @@ final class PublishSafetyTests: XCTestCase {
     private func published() throws -> (Workspace, publicKey: String) {
         let w = try Workspace()
         try w.initWithExamples()
-        for id in ["en-US@1", "tr@1", "tr-TR@17"] { XCTAssertEqual(try w.rollout("promote", id, "--to", "100%").status, 0) }
-        XCTAssertEqual(try w.rollout("promote", "tr-TR@18", "--to", "10%", "--region", "TR", "--app-version", ">=4.8").status, 0)
+        for id in ["en-US@1", "tr@1", "tr-TR@17"] {
+            XCTAssertEqual(try w.rollout("promote", id, "--to", "100%").status, 0)
+        }
+        XCTAssertEqual(
+            try w.rollout("promote", "tr-TR@18", "--to", "10%", "--region", "TR", "--app-version", ">=4.8").status, 0)
         let keys = try w.json(try w.rollout("keys", "generate", "--out", w.scratch.path("signing.key"), "--json"))
         XCTAssertEqual(try publish(w).status, 0)
         return (w, try XCTUnwrap(keys["publicKey"] as? String))
     }
 
     @discardableResult
-    private func publish(_ w: Workspace, repo: String? = nil, site: String = "site", _ extra: String...) throws -> RunResult {
-        try w.rollout((repo.map { ["--repo", $0] } ?? []) + ["publish", "--out", w.scratch.path(site), "--key", w.scratch.path("signing.key")] + extra)
+    private func publish(_ w: Workspace, repo: String? = nil, site: String = "site", _ extra: String...) throws
+        -> RunResult
+    {
+        try w.rollout(
+            (repo.map { ["--repo", $0] } ?? []) + [
+                "publish", "--out", w.scratch.path(site), "--key", w.scratch.path("signing.key"),
+            ] + extra)
     }
 
     /// Every file of the site (dot files too) with its bytes.
@@ -27,7 +35,9 @@ final class PublishSafetyTests: XCTestCase {
         guard let walker = FileManager.default.enumerator(atPath: directory) else { return files }
         for case let path as String in walker {
             var isDirectory: ObjCBool = false
-            if FileManager.default.fileExists(atPath: directory + "/" + path, isDirectory: &isDirectory), !isDirectory.boolValue {
+            if FileManager.default.fileExists(atPath: directory + "/" + path, isDirectory: &isDirectory),
+                !isDirectory.boolValue
+            {
                 files[path] = try Data(contentsOf: URL(fileURLWithPath: directory + "/" + path))
             }
         }
@@ -35,7 +45,9 @@ final class PublishSafetyTests: XCTestCase {
     }
 
     private func indexSequence(_ w: Workspace, site: String = "site") throws -> Int {
-        let index = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: w.scratch.path("\(site)/index.json")))) as? [String: Any]
+        let index =
+            try JSONSerialization.jsonObject(
+                with: Data(contentsOf: URL(fileURLWithPath: w.scratch.path("\(site)/index.json")))) as? [String: Any]
         return try XCTUnwrap(index?["sequence"] as? Int)
     }
 
@@ -43,7 +55,8 @@ final class PublishSafetyTests: XCTestCase {
         let (w, key) = try published()
         // A copy made now, before the revert: what an --offline laptop or a stale CI cache holds.
         let stale = w.scratch.path("stale.rollout")
-        XCTAssertEqual(try Processes.run("/bin/cp", ["-a", w.repository, stale], in: w.root, environment: w.environment).status, 0)
+        XCTAssertEqual(
+            try Processes.run("/bin/cp", ["-a", w.repository, stale], in: w.root, environment: w.environment).status, 0)
         XCTAssertEqual(try w.rollout("revert", "tr-TR", "--reason", "crash spike").status, 0)
         XCTAssertEqual(try publish(w).status, 0)
         let site = try snapshot(w.scratch.path("site"))
@@ -59,8 +72,15 @@ final class PublishSafetyTests: XCTestCase {
         let other = w.scratch.path("other.rollout")
         XCTAssertEqual(try w.rollout("init", other).status, 0)
         XCTAssertEqual(try w.rollout(["--repo", other, "pack", "add"] + Fixtures.allExamplePacks).status, 0)
-        for id in ["en-US@1", "tr@1", "tr-TR@17", "tr-TR@18"] { XCTAssertEqual(try w.rollout("--repo", other, "promote", id, "--to", "100%", "--force", "--reason", "test").status, 0) }
-        for _ in 0..<3 { XCTAssertEqual(try w.rollout("--repo", other, "promote", "tr-TR@18", "--to", "100%", "--force", "--reason", "test").status, 0) }
+        for id in ["en-US@1", "tr@1", "tr-TR@17", "tr-TR@18"] {
+            XCTAssertEqual(
+                try w.rollout("--repo", other, "promote", id, "--to", "100%", "--force", "--reason", "test").status, 0)
+        }
+        for _ in 0..<3 {
+            XCTAssertEqual(
+                try w.rollout("--repo", other, "promote", "tr-TR@18", "--to", "100%", "--force", "--reason", "test")
+                    .status, 0)
+        }
         let unrelated = try publish(w, repo: other)
         XCTAssertEqual(unrelated.status, 1, unrelated.output)
         XCTAssertEqual(try snapshot(w.scratch.path("site")), site)
@@ -89,11 +109,16 @@ final class PublishSafetyTests: XCTestCase {
         let server = w.scratch.path("server.rollout")
         XCTAssertEqual(try w.rollout("init", server).status, 0)
         XCTAssertEqual(try w.rollout(["--repo", server, "pack", "add"] + Fixtures.allExamplePacks).status, 0)
-        for id in ["en-US@1", "tr@1", "tr-TR@17"] { XCTAssertEqual(try w.rollout("--repo", server, "promote", id, "--to", "100%").status, 0) }
+        for id in ["en-US@1", "tr@1", "tr-TR@17"] {
+            XCTAssertEqual(try w.rollout("--repo", server, "promote", id, "--to", "100%").status, 0)
+        }
         for name in ["laptop", "ci"] { XCTAssertEqual(try w.rollout("clone", server, w.scratch.path(name)).status, 0) }
         XCTAssertEqual(try w.rollout("keys", "generate", "--out", w.scratch.path("signing.key")).status, 0)
-        let laptop = w.scratch.path("laptop"), ci = w.scratch.path("ci")
-        XCTAssertEqual(try w.rollout("--repo", laptop, "promote", "tr-TR@18", "--to", "10%", "--force", "--reason", "test").status, 0)
+        let laptop = w.scratch.path("laptop")
+        let ci = w.scratch.path("ci")
+        XCTAssertEqual(
+            try w.rollout("--repo", laptop, "promote", "tr-TR@18", "--to", "10%", "--force", "--reason", "test").status,
+            0)
         XCTAssertEqual(try w.rollout("--repo", laptop, "revert", "tr-TR", "--reason", "crash spike").status, 0)
         XCTAssertEqual(try publish(w, repo: laptop, site: "cdn-1").status, 0)
 
@@ -107,10 +132,13 @@ final class PublishSafetyTests: XCTestCase {
         let offline = try publish(w, repo: ci, site: "cdn-3", "--offline")
         XCTAssertEqual(offline.status, 64, offline.output)
         XCTAssertTrue(offline.stderr.contains("rollout sync"), offline.stderr)
-        XCTAssertFalse(FileManager.default.fileExists(atPath: w.scratch.path("cdn-3")), "a refused publish leaves no directory")
+        XCTAssertFalse(
+            FileManager.default.fileExists(atPath: w.scratch.path("cdn-3")), "a refused publish leaves no directory")
 
         // Work done offline and not yet pushed is not published either.
-        XCTAssertEqual(try w.rollout("--repo", ci, "--offline", "revert", "en-US", "--to", "bundled", "--reason", "offline").status, 0)
+        XCTAssertEqual(
+            try w.rollout("--repo", ci, "--offline", "revert", "en-US", "--to", "bundled", "--reason", "offline")
+                .status, 0)
         let unpushed = try publish(w, repo: ci, site: "cdn-3")
         XCTAssertEqual(unpushed.status, 75, unpushed.output)
         XCTAssertTrue(unpushed.stderr.contains("run rollout sync first"), unpushed.stderr)
@@ -135,20 +163,32 @@ final class PublishSafetyTests: XCTestCase {
         let parent = try w.git("rev-parse", "\(tip)^").stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         XCTAssertTrue(record.contains("Rollout-Published-State: \(parent)\n"), record)
 
-        XCTAssertEqual(try w.rollout("promote", "tr-TR@18", "--to", "50%", "--region", "TR", "--app-version", ">=4.8", "--force", "--reason", "test").status, 0)
+        XCTAssertEqual(
+            try w.rollout(
+                "promote", "tr-TR@18", "--to", "50%", "--region", "TR", "--app-version", ">=4.8", "--force", "--reason",
+                "test"
+            ).status, 0)
         XCTAssertEqual(try publish(w, site: "staging", "--destination", "staging").status, 0)
-        XCTAssertEqual(try w.rollout("promote", "tr-TR@18", "--to", "50%", "--region", "DE", "--force", "--reason", "test").status, 0)
+        XCTAssertEqual(
+            try w.rollout("promote", "tr-TR@18", "--to", "50%", "--region", "DE", "--force", "--reason", "test").status,
+            0)
         XCTAssertEqual(try publish(w, site: "site", "--destination", "https://cdn.example.com/l10n").status, 0)
         let log = try w.rollout("log", "--segment", "TR/4.8", "--locale", "tr-TR")
         XCTAssertEqual(log.status, 0, log.output)
         // Newest first: the publishes that carried the 50% change to each site (the CDN, then staging
         // earlier), the change, the publish that carried 10%, 10%.
-        let summaries = log.stdout.split(separator: "\n").filter { $0.hasPrefix("    ") && !$0.hasPrefix("    tr-TR ") }.map { $0.trimmingCharacters(in: .whitespaces) }
+        let summaries = log.stdout.split(separator: "\n").filter { $0.hasPrefix("    ") && !$0.hasPrefix("    tr-TR ") }
+            .map { $0.trimmingCharacters(in: .whitespaces) }
         XCTAssertEqual(summaries.count, 6, log.stdout)
-        XCTAssertTrue(summaries[0].hasPrefix("publish index sequence") && summaries[0].hasSuffix("to https://cdn.example.com/l10n"), log.stdout)
-        XCTAssertTrue(summaries[1].hasPrefix("publish index sequence") && summaries[1].hasSuffix("to staging"), log.stdout)
+        XCTAssertTrue(
+            summaries[0].hasPrefix("publish index sequence")
+                && summaries[0].hasSuffix("to https://cdn.example.com/l10n"), log.stdout)
+        XCTAssertTrue(
+            summaries[1].hasPrefix("publish index sequence") && summaries[1].hasSuffix("to staging"), log.stdout)
         XCTAssertTrue(summaries[2].hasPrefix("promote tr-TR@18 to 50% in TR"), log.stdout)
-        XCTAssertTrue(summaries[3].hasPrefix("publish index sequence") && summaries[3].hasSuffix("to \(w.scratch.path("site"))"), log.stdout)
+        XCTAssertTrue(
+            summaries[3].hasPrefix("publish index sequence") && summaries[3].hasSuffix("to \(w.scratch.path("site"))"),
+            log.stdout)
         XCTAssertTrue(summaries[4].hasPrefix("promote tr-TR@18 to 10% in TR"), log.stdout)
         XCTAssertTrue(summaries[5].hasPrefix("complete tr-TR@17"), log.stdout)
         XCTAssertFalse(log.stdout.contains("in DE"), "the DE change did not alter TR: \(log.stdout)")
@@ -160,7 +200,8 @@ final class PublishSafetyTests: XCTestCase {
         // A publish holding the lock (flock(1) takes the same kind of lock): the next one waits.
         // The holder marks when it has the lock and, just before it lets go, that it is done.
         let lockFile = w.scratch.path("site/.rollout-publish.lock")
-        let held = w.scratch.path("held"), done = w.scratch.path("done")
+        let held = w.scratch.path("held")
+        let done = w.scratch.path("done")
         let holder = Process()
         holder.executableURL = URL(fileURLWithPath: "/usr/bin/flock")
         holder.arguments = [lockFile, "/bin/sh", "-c", "touch '\(held)'; sleep 1; touch '\(done)'"]
@@ -175,11 +216,16 @@ final class PublishSafetyTests: XCTestCase {
         // Rounds of a changing state with two publishes each into the same directory at once:
         // every site after a round is one a device accepts, and matches the repository.
         for round in 0..<4 {
-            let promoted = try w.rollout("promote", "vi-VN@3", "--to", "\(10 * (round + 1))%", "--force", "--reason", "round \(round)")
+            let promoted = try w.rollout(
+                "promote", "vi-VN@3", "--to", "\(10 * (round + 1))%", "--force", "--reason", "round \(round)")
             XCTAssertEqual(promoted.status, 0, promoted.output)
-            let environment = w.environment, binary = Processes.rolloutBinary, work = w.work
+            let environment = w.environment
+            let binary = Processes.rolloutBinary
+            let work = w.work
             let arguments = ["publish", "--out", w.scratch.path("site"), "--key", w.scratch.path("signing.key")]
-            let statuses = simultaneously(2) { _ in (try? Processes.run(binary, arguments, in: work, environment: environment).status) ?? -1 }
+            let statuses = simultaneously(2) { _ in
+                (try? Processes.run(binary, arguments, in: work, environment: environment).status) ?? -1
+            }
             XCTAssertEqual(statuses, [0, 0])
             let check = try w.rollout("verify-site", w.scratch.path("site"), "--public-key", key)
             XCTAssertEqual(check.status, 0, check.output)
@@ -193,11 +239,15 @@ final class PublishSafetyTests: XCTestCase {
         let (w, key) = try published()
         // Another team's repository (rollout's commits are deterministic: the same actor in the same
         // second would make the same first commits, one history).
-        let other = w.scratch.path("other.rollout"), team = ["ROLLOUT_ACTOR": "Other Team <other@example.com>"]
+        let other = w.scratch.path("other.rollout")
+        let team = ["ROLLOUT_ACTOR": "Other Team <other@example.com>"]
         XCTAssertEqual(try w.rollout("init", other, env: team).status, 0)
         XCTAssertEqual(try w.rollout(["--repo", other, "pack", "add"] + Fixtures.allExamplePacks, env: team).status, 0)
         XCTAssertEqual(try w.rollout("--repo", other, "promote", "en-US@1", "--to", "100%", env: team).status, 0)
-        let environment = w.environment, binary = Processes.rolloutBinary, work = w.work, keyPath = w.scratch.path("signing.key")
+        let environment = w.environment
+        let binary = Processes.rolloutBinary
+        let work = w.work
+        let keyPath = w.scratch.path("signing.key")
         for round in 0..<8 {
             let site = w.scratch.path("race-\(round)")
             let statuses = simultaneously(2) { index in
@@ -216,13 +266,23 @@ final class PublishSafetyTests: XCTestCase {
     /// never published: every clone still verifies, and log does not claim the change went live.
     func testSyncDoesNotReplayAPublishRecordOntoNewerChanges() throws {
         let (w, _) = try published()
-        let copy = w.scratch.path("copy.rollout"), remote = w.scratch.path("remote.git"), clone = w.scratch.path("clone")
-        XCTAssertEqual(try Processes.run("/bin/cp", ["-a", w.repository, copy], in: w.root, environment: w.environment).status, 0)
-        XCTAssertEqual(try Processes.run("/usr/bin/env", ["git", "init", "-q", "--bare", remote], in: w.root, environment: w.environment).status, 0)
+        let copy = w.scratch.path("copy.rollout")
+        let remote = w.scratch.path("remote.git")
+        let clone = w.scratch.path("clone")
+        XCTAssertEqual(
+            try Processes.run("/bin/cp", ["-a", w.repository, copy], in: w.root, environment: w.environment).status, 0)
+        XCTAssertEqual(
+            try Processes.run(
+                "/usr/bin/env", ["git", "init", "-q", "--bare", remote], in: w.root, environment: w.environment
+            ).status, 0)
         XCTAssertEqual(try w.rollout("remote", "add", "origin", remote).status, 0)
         XCTAssertEqual(try w.rollout("sync").status, 0)
         XCTAssertEqual(try w.rollout("clone", remote, clone).status, 0)
-        XCTAssertEqual(try w.rollout("--repo", clone, "promote", "tr-TR@18", "--to", "20%", "--region", "TR", "--app-version", ">=4.8", "--force", "--reason", "wider").status, 0)
+        XCTAssertEqual(
+            try w.rollout(
+                "--repo", clone, "promote", "tr-TR@18", "--to", "20%", "--region", "TR", "--app-version", ">=4.8",
+                "--force", "--reason", "wider"
+            ).status, 0)
         // The copy publishes on its own, then joins the remote.
         XCTAssertEqual(try publish(w, repo: copy, site: "copy-site", "--destination", "copy-site").status, 0)
         XCTAssertEqual(try w.rollout("--repo", copy, "remote", "add", "origin", remote).status, 0)
@@ -232,21 +292,27 @@ final class PublishSafetyTests: XCTestCase {
             if repository == clone { XCTAssertEqual(try w.rollout("--repo", clone, "sync").status, 0) }
             let verify = try w.rollout("--repo", repository, "verify")
             XCTAssertEqual(verify.status, 0, verify.output)
-            XCTAssertFalse(try w.rollout("--repo", repository, "log", "--segment", "TR/4.8").stdout.contains("copy-site"))
+            XCTAssertFalse(
+                try w.rollout("--repo", repository, "log", "--segment", "TR/4.8").stdout.contains("copy-site"))
         }
     }
 
     func testPublishRemovesOnlyTheFilesItWrote() throws {
         let (w, key) = try published()
         let packs = w.scratch.path("site/packs/tr-TR")
-        let ours = try XCTUnwrap(try FileManager.default.contentsOfDirectory(atPath: packs).first { $0.hasPrefix("18.") })
+        let ours = try XCTUnwrap(
+            try FileManager.default.contentsOfDirectory(atPath: packs).first { $0.hasPrefix("18.") })
         try w.scratch.write("site/packs/tr-TR/18.backup.json", "{\"kept\": true}")
         try w.scratch.write("site/packs/tr-TR/18.en.json", "{}")
         XCTAssertEqual(try w.rollout("revert", "tr-TR", "--reason", "crash spike").status, 0)
         let result = try w.json(try publish(w, "--json"))
         XCTAssertEqual(result["removed"] as? [String], ["packs/tr-TR/\(ours)"])
-        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: packs).filter { $0.hasPrefix("18.") }.sorted(), ["18.backup.json", "18.en.json"])
-        XCTAssertEqual(try w.rollout("verify-site", w.scratch.path("site"), "--public-key", key).status, 1, "verify-site still reports files a blocked version left")
+        XCTAssertEqual(
+            try FileManager.default.contentsOfDirectory(atPath: packs).filter { $0.hasPrefix("18.") }.sorted(),
+            ["18.backup.json", "18.en.json"])
+        XCTAssertEqual(
+            try w.rollout("verify-site", w.scratch.path("site"), "--public-key", key).status, 1,
+            "verify-site still reports files a blocked version left")
     }
 
     func testAnEmptyOutIsAUsageErrorThatWritesNothing() throws {
@@ -265,16 +331,19 @@ final class PublishSafetyTests: XCTestCase {
         let text = try String(contentsOfFile: cache, encoding: .utf8)
         XCTAssertFalse(text.isEmpty)
         // Swap every digest for another one of the same shape; keep the rest of each line.
-        let edited = text.split(separator: "\n").map { line -> String in
-            var fields = line.split(separator: " ").map(String.init)
-            fields[1] = String(repeating: "0", count: 64)
-            return fields.joined(separator: " ")
-        }.joined(separator: "\n") + "\n"
+        let edited =
+            text.split(separator: "\n").map { line -> String in
+                var fields = line.split(separator: " ").map(String.init)
+                fields[1] = String(repeating: "0", count: 64)
+                return fields.joined(separator: " ")
+            }.joined(separator: "\n") + "\n"
         try Data(edited.utf8).write(to: URL(fileURLWithPath: cache))
         let result = try publish(w, site: "fresh")
         XCTAssertEqual(result.status, 0, result.output)
         let check = try w.rollout("verify-site", w.scratch.path("fresh"), "--public-key", key)
         XCTAssertEqual(check.status, 0, check.output)
-        XCTAssertFalse(try String(contentsOfFile: w.scratch.path("fresh/manifests/tr-TR.json"), encoding: .utf8).contains(String(repeating: "0", count: 64)))
+        XCTAssertFalse(
+            try String(contentsOfFile: w.scratch.path("fresh/manifests/tr-TR.json"), encoding: .utf8).contains(
+                String(repeating: "0", count: 64)))
     }
 }

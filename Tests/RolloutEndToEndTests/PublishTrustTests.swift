@@ -13,8 +13,11 @@ final class PublishTrustTests: XCTestCase {
         let w = try Workspace()
         w.environment["ROLLOUT_NOW"] = Self.start
         try w.initWithExamples()
-        for id in ["en-US@1", "tr@1", "tr-TR@17", "vi-VN@3"] { XCTAssertEqual(try w.rollout("promote", id, "--to", "100%").status, 0) }
-        XCTAssertEqual(try w.rollout("promote", "tr-TR@18", "--to", "10%", "--region", "TR", "--reason", "typo fix").status, 0)
+        for id in ["en-US@1", "tr@1", "tr-TR@17", "vi-VN@3"] {
+            XCTAssertEqual(try w.rollout("promote", id, "--to", "100%").status, 0)
+        }
+        XCTAssertEqual(
+            try w.rollout("promote", "tr-TR@18", "--to", "10%", "--region", "TR", "--reason", "typo fix").status, 0)
         let made = try w.rollout(["keys", "init", "--out", w.scratch.path("keys")] + extra)
         XCTAssertEqual(made.status, 0, made.output)
         return w
@@ -25,20 +28,31 @@ final class PublishTrustTests: XCTestCase {
     }
 
     /// The root key as the app builds it in: ed25519:BASE64.
-    private func root(_ w: Workspace, _ name: String = "root.key") throws -> String { try key(w, name).publicKey.description }
+    private func root(_ w: Workspace, _ name: String = "root.key") throws -> String {
+        try key(w, name).publicKey.description
+    }
 
     @discardableResult
-    private func publish(_ w: Workspace, key: String = "publish-1.key", _ extra: [String] = [], env: [String: String] = [:]) throws -> RunResult {
-        try w.rollout(["publish", "--out", w.scratch.path("site"), "--key", w.scratch.path("keys/\(key)")] + extra, env: env)
+    private func publish(
+        _ w: Workspace, key: String = "publish-1.key", _ extra: [String] = [], env: [String: String] = [:]
+    ) throws -> RunResult {
+        try w.rollout(
+            ["publish", "--out", w.scratch.path("site"), "--key", w.scratch.path("keys/\(key)")] + extra, env: env)
     }
 
-    private func verify(_ w: Workspace, roots: [String], _ extra: [String] = [], env: [String: String] = [:]) throws -> RunResult {
-        try w.rollout(["verify-site", w.scratch.path("site")] + roots.flatMap { ["--root-key", $0] } + extra, env: env)
+    private func verify(_ w: Workspace, roots: [String], _ extra: [String] = [], env: [String: String] = [:]) throws
+        -> RunResult
+    {
+        try w.rollout(
+            ["verify-site", w.scratch.path("site")] + roots.flatMap { ["--root-key", $0] } + extra, env: env)
     }
 
-    private func assertRefused(_ result: RunResult, _ expected: String, file: StaticString = #filePath, line: UInt = #line) {
+    private func assertRefused(
+        _ result: RunResult, _ expected: String, file: StaticString = #filePath, line: UInt = #line
+    ) {
         XCTAssertEqual(result.status, 1, result.output, file: file, line: line)
-        XCTAssertTrue(result.stdout.contains(expected), "expected \"\(expected)\" in:\n\(result.stdout)", file: file, line: line)
+        XCTAssertTrue(
+            result.stdout.contains(expected), "expected \"\(expected)\" in:\n\(result.stdout)", file: file, line: line)
     }
 
     /// Every file of the site with its bytes.
@@ -47,7 +61,9 @@ final class PublishTrustTests: XCTestCase {
         let enumerator = try XCTUnwrap(FileManager.default.enumerator(atPath: directory))
         while let path = enumerator.nextObject() as? String {
             var isDirectory: ObjCBool = false
-            if FileManager.default.fileExists(atPath: directory + "/" + path, isDirectory: &isDirectory), !isDirectory.boolValue {
+            if FileManager.default.fileExists(atPath: directory + "/" + path, isDirectory: &isDirectory),
+                !isDirectory.boolValue
+            {
                 files[path] = try Data(contentsOf: URL(fileURLWithPath: directory + "/" + path))
             }
         }
@@ -74,9 +90,11 @@ final class PublishTrustTests: XCTestCase {
 
         // The files docs/manifest.md lists, in its write order: manifests, key lists, the index last.
         let written = try XCTUnwrap(report["written"] as? [String])
-        for path in ["keys.json", "keys.json.sigs", "keys/1.json", "keys/1.json.sigs", "index.json", "index.json.sig", "index.json.sigs",
-            "manifests/tr-TR.json.sig", "manifests/tr-TR.json.sigs"]
-        {
+        for path in [
+            "keys.json", "keys.json.sigs", "keys/1.json", "keys/1.json.sigs", "index.json", "index.json.sig",
+            "index.json.sigs",
+            "manifests/tr-TR.json.sig", "manifests/tr-TR.json.sigs",
+        ] {
             XCTAssertTrue(written.contains(path), "\(path) in \(written)")
         }
         let position = { (path: String) in written.firstIndex(of: path)! }
@@ -84,7 +102,9 @@ final class PublishTrustTests: XCTestCase {
         XCTAssertLessThan(position("keys/1.json.sigs"), position("keys.json"))
         XCTAssertLessThan(position("keys.json.sigs"), position("index.json"))
         XCTAssertEqual(written.suffix(3), ["index.json", "index.json.sig", "index.json.sigs"])
-        XCTAssertEqual(try read(w, "keys.json"), [UInt8](try XCTUnwrap(w.git("show", "main:keys/1.json").stdout.data(using: .utf8))))
+        XCTAssertEqual(
+            try read(w, "keys.json"),
+            [UInt8](try XCTUnwrap(w.git("show", "main:keys/1.json").stdout.data(using: .utf8))))
         let sigs = try SignatureSet.parse(try read(w, "index.json.sigs"), source: "index.json.sigs")
         XCTAssertEqual(sigs.entries.map(\.keyID), [publishing.keyID])
 
@@ -95,7 +115,8 @@ final class PublishTrustTests: XCTestCase {
         let sequence = try XCTUnwrap(report["indexSequence"] as? Int)
         XCTAssertTrue(
             result.stdout.contains(
-                "trust: roots \(rootID) (1 of 1) -> keys.json version 1 -> publishing key \(publishing.keyID) (expires 2027-12-01T09:00:00Z) -> index sequence \(sequence) (expires 2026-12-08T09:00:00Z)"),
+                "trust: roots \(rootID) (1 of 1) -> keys.json version 1 -> publishing key \(publishing.keyID) (expires 2027-12-01T09:00:00Z) -> index sequence \(sequence) (expires 2026-12-08T09:00:00Z)"
+            ),
             result.stdout)
         let json = try w.json(try verify(w, roots: [rootKey], ["--json"]))
         let trust = try XCTUnwrap(json["trust"] as? [String: Any])
@@ -105,8 +126,10 @@ final class PublishTrustTests: XCTestCase {
         XCTAssertEqual(trust["indexExpires"] as? String, "2026-12-08T09:00:00Z")
 
         // Apps that pin one key still read the site: the .sig is by --key.
-        XCTAssertEqual(try w.rollout("verify-site", w.scratch.path("site"), "--public-key", publishing.description).status, 0)
-        let both = try w.rollout("verify-site", w.scratch.path("site"), "--public-key", publishing.description, "--root-key", rootKey)
+        XCTAssertEqual(
+            try w.rollout("verify-site", w.scratch.path("site"), "--public-key", publishing.description).status, 0)
+        let both = try w.rollout(
+            "verify-site", w.scratch.path("site"), "--public-key", publishing.description, "--root-key", rootKey)
         XCTAssertEqual(both.status, 64, both.output)
         XCTAssertEqual(try verify(w, roots: [rootKey], ["--threshold", "2"]).status, 64)
     }
@@ -117,7 +140,9 @@ final class PublishTrustTests: XCTestCase {
         let tip = try w.stateTip()
         let rootKey = try root(w)
         let later = ["ROLLOUT_NOW": "2026-12-09T09:00:00Z"]
-        assertRefused(try verify(w, roots: [rootKey], env: later), "index.json: expired at 2026-12-08T09:00:00Z (now 2026-12-09T09:00:00Z)")
+        assertRefused(
+            try verify(w, roots: [rootKey], env: later),
+            "index.json: expired at 2026-12-08T09:00:00Z (now 2026-12-09T09:00:00Z)")
 
         let before = try read(w, "index.json")
         let again = try publish(w, ["--expires", "12h", "--json"], env: later)
@@ -125,7 +150,8 @@ final class PublishTrustTests: XCTestCase {
         XCTAssertEqual(try w.json(again)["indexExpires"] as? String, "2026-12-09T21:00:00Z")
         XCTAssertNotEqual(try read(w, "index.json"), before, "same sequence, new expiry: new bytes")
         XCTAssertEqual(
-            try SiteIndex.parse(try read(w, "index.json"), source: "index.json").sequence, try SiteIndex.parse(before, source: "index.json").sequence)
+            try SiteIndex.parse(try read(w, "index.json"), source: "index.json").sequence,
+            try SiteIndex.parse(before, source: "index.json").sequence)
         XCTAssertEqual(try w.stateTip(), tip, "a refresh of the same state records nothing")
         XCTAssertEqual(try verify(w, roots: [rootKey], env: later).status, 0)
     }
@@ -135,7 +161,9 @@ final class PublishTrustTests: XCTestCase {
         let publishing = try key(w, "publish-1.key").publicKey.keyID
         let published = try publish(w, ["--expires", "30d"])
         XCTAssertEqual(published.status, 0, published.output)
-        XCTAssertTrue(published.stderr.contains("warning: publishing key \(publishing) expires at 2026-12-11T09:00:00Z"), published.stderr)
+        XCTAssertTrue(
+            published.stderr.contains("warning: publishing key \(publishing) expires at 2026-12-11T09:00:00Z"),
+            published.stderr)
         let later = ["ROLLOUT_NOW": "2026-12-12T09:00:00Z"]
         assertRefused(
             try verify(w, roots: [try root(w)], env: later),
@@ -143,7 +171,9 @@ final class PublishTrustTests: XCTestCase {
         let site = try contents(w.scratch.path("site"))
         let refused = try publish(w, env: later)
         XCTAssertEqual(refused.status, 65, refused.output)
-        XCTAssertTrue(refused.stderr.contains("--key is key \(publishing), a publishing key that expired at 2026-12-11T09:00:00Z"), refused.stderr)
+        XCTAssertTrue(
+            refused.stderr.contains(
+                "--key is key \(publishing), a publishing key that expired at 2026-12-11T09:00:00Z"), refused.stderr)
         XCTAssertEqual(try contents(w.scratch.path("site")), site)
     }
 
@@ -151,7 +181,9 @@ final class PublishTrustTests: XCTestCase {
         let w = try world()
         let leaked = try key(w, "publish-1.key")
         XCTAssertEqual(try w.rollout("keys", "rotate", "--root", w.scratch.path("keys/root.key")).status, 0)
-        let revoked = try w.rollout("keys", "revoke", leaked.publicKey.keyID, "--root", w.scratch.path("keys/root.key"), "--reason", "laptop lost")
+        let revoked = try w.rollout(
+            "keys", "revoke", leaked.publicKey.keyID, "--root", w.scratch.path("keys/root.key"), "--reason",
+            "laptop lost")
         XCTAssertEqual(revoked.status, 0, revoked.output)
         XCTAssertEqual(try publish(w, key: "publish-2.key").status, 0)
         XCTAssertEqual(try verify(w, roots: [try root(w)]).status, 0)
@@ -160,11 +192,15 @@ final class PublishTrustTests: XCTestCase {
         for path in ["index.json", "manifests/tr-TR.json"] {
             try write(w, path + ".sigs", SignatureSet.signing(try read(w, path), with: [leaked]).bytes)
         }
-        assertRefused(try verify(w, roots: [try root(w)]), "index.json: signed by \(leaked.publicKey.keyID), a revoked publishing key (laptop lost)")
+        assertRefused(
+            try verify(w, roots: [try root(w)]),
+            "index.json: signed by \(leaked.publicKey.keyID), a revoked publishing key (laptop lost)")
 
         let refused = try publish(w, key: "publish-1.key")
         XCTAssertEqual(refused.status, 65, refused.output)
-        XCTAssertTrue(refused.stderr.contains("--key is key \(leaked.publicKey.keyID), which key list version 3 revoked"), refused.stderr)
+        XCTAssertTrue(
+            refused.stderr.contains("--key is key \(leaked.publicKey.keyID), which key list version 3 revoked"),
+            refused.stderr)
         XCTAssertTrue(refused.stderr.contains("laptop lost"), refused.stderr)
     }
 
@@ -173,14 +209,20 @@ final class PublishTrustTests: XCTestCase {
         XCTAssertEqual(try publish(w).status, 0)
         let rootKey = try root(w)
         let stranger = try Ed25519.PrivateKey.generate().publicKey
-        assertRefused(try verify(w, roots: [stranger.description]), "keys.json: signed by 0 of the root keys this device trusts (\(stranger.keyID))")
-        assertRefused(try verify(w, roots: [rootKey], ["--min-sequence", "999"]), "older than 999, the minimum built into this app")
+        assertRefused(
+            try verify(w, roots: [stranger.description]),
+            "keys.json: signed by 0 of the root keys this device trusts (\(stranger.keyID))")
+        assertRefused(
+            try verify(w, roots: [rootKey], ["--min-sequence", "999"]),
+            "older than 999, the minimum built into this app")
 
         let manifest = try read(w, "manifests/tr-TR.json")
         var tampered = manifest
         tampered[tampered.count / 2] ^= 0x01
         try write(w, "manifests/tr-TR.json", tampered)
-        assertRefused(try verify(w, roots: [rootKey]), "manifests/tr-TR.json: no valid signature by a publishing key of the key list")
+        assertRefused(
+            try verify(w, roots: [rootKey]),
+            "manifests/tr-TR.json: no valid signature by a publishing key of the key list")
         try write(w, "manifests/tr-TR.json", manifest)
         XCTAssertEqual(try verify(w, roots: [rootKey]).status, 0)
 
@@ -194,7 +236,9 @@ final class PublishTrustTests: XCTestCase {
         let rotated = try w.rollout("keys", "rotate", "--root", w.scratch.path("keys/root.key"))
         XCTAssertEqual(rotated.status, 0, rotated.output)
         // The repository moved on: a site still on version 1 is reported.
-        assertRefused(try verify(w, roots: [try root(w)]), "keys.json: version 1, but the repository's newest key list is version 2: publish again")
+        assertRefused(
+            try verify(w, roots: [try root(w)]),
+            "keys.json: version 1, but the repository's newest key list is version 2: publish again")
 
         let old = try publish(w)
         XCTAssertEqual(old.status, 65, "retired at once (no --overlap): \(old.output)")
@@ -202,13 +246,18 @@ final class PublishTrustTests: XCTestCase {
         XCTAssertEqual(published.status, 0, published.output)
         let result = try verify(w, roots: [try root(w)])
         XCTAssertEqual(result.status, 0, result.output)
-        XCTAssertTrue(result.stdout.contains("-> keys.json version 2 -> publishing key \(try key(w, "publish-2.key").publicKey.keyID)"), result.stdout)
+        XCTAssertTrue(
+            result.stdout.contains(
+                "-> keys.json version 2 -> publishing key \(try key(w, "publish-2.key").publicKey.keyID)"),
+            result.stdout)
     }
 
     func testAfterARootRotationAppsWithTheOldRootAndWithTheNewOneBothVerify() throws {
         let w = try world()
         let oldRoot = try root(w)
-        let rotated = try w.rollout("keys", "rotate-root", "--root", w.scratch.path("keys/root.key"), "--out", w.scratch.path("keys/root-2.key"))
+        let rotated = try w.rollout(
+            "keys", "rotate-root", "--root", w.scratch.path("keys/root.key"), "--out", w.scratch.path("keys/root-2.key")
+        )
         XCTAssertEqual(rotated.status, 0, rotated.output)
         // A list signed by the new root alone: an app with the old root must walk keys/2.json to it.
         let again = try w.rollout("keys", "rotate", "--root", w.scratch.path("keys/root-2.key"))
@@ -247,21 +296,28 @@ final class PublishTrustTests: XCTestCase {
 
         try write(w, "keys/1.json", Array("{}".utf8))
         assertRefused(try verify(w, roots: [rootKey]), "keys/1.json: ")
-        XCTAssertEqual(try w.rollout("keys", "rotate", "--root", w.scratch.path("keys/root.key"), "--overlap", "30d").status, 0)
+        XCTAssertEqual(
+            try w.rollout("keys", "rotate", "--root", w.scratch.path("keys/root.key"), "--overlap", "30d").status, 0)
         XCTAssertEqual(try publish(w).status, 0)
         try write(w, "keys/1.json", try read(w, "keys.json"))
         let wrong = try verify(w, roots: [rootKey])
         assertRefused(wrong, "keys/1.json: holds key list version 2, not 1")
-        XCTAssertTrue(wrong.stdout.contains("keys/1.json (or its .sigs): not the repository's key list version 1: publish again"), wrong.stdout)
+        XCTAssertTrue(
+            wrong.stdout.contains("keys/1.json (or its .sigs): not the repository's key list version 1: publish again"),
+            wrong.stdout)
         try write(w, "keys/1.json", first)
         XCTAssertEqual(try verify(w, roots: [rootKey]).status, 0)
     }
 
     func testTheTrustLineNamesOnlyTheRootChangesWalked() throws {
         let w = try world()
-        let rotated = try w.rollout("keys", "rotate-root", "--root", w.scratch.path("keys/root.key"), "--out", w.scratch.path("keys/root-2.key"))
+        let rotated = try w.rollout(
+            "keys", "rotate-root", "--root", w.scratch.path("keys/root.key"), "--out", w.scratch.path("keys/root-2.key")
+        )
         XCTAssertEqual(rotated.status, 0, rotated.output)
-        let again = try w.rollout("keys", "rotate-root", "--root", w.scratch.path("keys/root-2.key"), "--out", w.scratch.path("keys/root-3.key"))
+        let again = try w.rollout(
+            "keys", "rotate-root", "--root", w.scratch.path("keys/root-2.key"), "--out",
+            w.scratch.path("keys/root-3.key"))
         XCTAssertEqual(again.status, 0, again.output)
         // Version 4 is signed by the third root alone.
         XCTAssertEqual(try w.rollout("keys", "rotate", "--root", w.scratch.path("keys/root-3.key")).status, 0)
@@ -270,7 +326,8 @@ final class PublishTrustTests: XCTestCase {
         // only) and does not need it: it walks keys/2.json and keys/3.json.
         let middle = try verify(w, roots: [try root(w, "root-2.key")])
         XCTAssertEqual(middle.status, 0, middle.output)
-        XCTAssertTrue(middle.stdout.contains("(1 of 1) -> keys/2.json -> keys/3.json -> keys.json version 4 ->"), middle.stdout)
+        XCTAssertTrue(
+            middle.stdout.contains("(1 of 1) -> keys/2.json -> keys/3.json -> keys.json version 4 ->"), middle.stdout)
         let json = try w.json(try verify(w, roots: [try root(w, "root-2.key")], ["--json"]))
         XCTAssertEqual((json["trust"] as? [String: Any])?["rotations"] as? [Int], [2, 3])
     }
@@ -284,7 +341,8 @@ final class PublishTrustTests: XCTestCase {
             try verify(w, roots: [rootKey], ["--min-keys-version", "2"]),
             "keys.json: version 1 is older than version 2, the minimum built into this app")
         let pinned = try w.rollout(
-            "verify-site", w.scratch.path("site"), "--public-key", try key(w, "publish-1.key").publicKey.description, "--min-keys-version", "1")
+            "verify-site", w.scratch.path("site"), "--public-key", try key(w, "publish-1.key").publicKey.description,
+            "--min-keys-version", "1")
         XCTAssertEqual(pinned.status, 64, pinned.output)
         XCTAssertTrue(pinned.stderr.contains("--min-keys-version goes with --root-key"), pinned.stderr)
     }
@@ -307,7 +365,9 @@ final class PublishTrustTests: XCTestCase {
         let other = try key(w, "other.key").publicKey.keyID
         let refused = try publish(w, key: "other.key")
         XCTAssertEqual(refused.status, 65, refused.output)
-        XCTAssertTrue(refused.stderr.contains("--key is key \(other), which key list version 1 does not list as a publishing key"), refused.stderr)
+        XCTAssertTrue(
+            refused.stderr.contains(
+                "--key is key \(other), which key list version 1 does not list as a publishing key"), refused.stderr)
         XCTAssertTrue(refused.stderr.contains("Nothing was written"), refused.stderr)
         let byRoot = try publish(w, key: "root.key")
         XCTAssertEqual(byRoot.status, 65, byRoot.output)
@@ -316,7 +376,8 @@ final class PublishTrustTests: XCTestCase {
         XCTAssertEqual(try w.stateTip(), tip)
 
         // Into a new directory, the refusal leaves nothing behind either.
-        let fresh = try w.rollout("publish", "--out", w.scratch.path("fresh"), "--key", w.scratch.path("keys/other.key"))
+        let fresh = try w.rollout(
+            "publish", "--out", w.scratch.path("fresh"), "--key", w.scratch.path("keys/other.key"))
         XCTAssertEqual(fresh.status, 65, fresh.output)
         XCTAssertFalse(FileManager.default.fileExists(atPath: w.scratch.path("fresh")))
     }
@@ -326,14 +387,16 @@ final class PublishTrustTests: XCTestCase {
     func testASiteKeyListIsNeverTakenBack() throws {
         let w = try world()
         let first = try w.stateTip()
-        XCTAssertEqual(try w.rollout("keys", "rotate", "--root", w.scratch.path("keys/root.key"), "--overlap", "30d").status, 0)
+        XCTAssertEqual(
+            try w.rollout("keys", "rotate", "--root", w.scratch.path("keys/root.key"), "--overlap", "30d").status, 0)
         XCTAssertEqual(try publish(w, key: "publish-2.key").status, 0)
         XCTAssertEqual(try w.git("update-ref", "refs/heads/main", first).status, 0)
         try FileManager.default.removeItem(atPath: w.scratch.path("site/.rollout-publish.json"))
         let site = try contents(w.scratch.path("site"))
         let refused = try publish(w)
         XCTAssertEqual(refused.status, 1, refused.output)
-        XCTAssertTrue(refused.stderr.contains("holds key list version 2, newer than this repository's version 1"), refused.stderr)
+        XCTAssertTrue(
+            refused.stderr.contains("holds key list version 2, newer than this repository's version 1"), refused.stderr)
         XCTAssertEqual(try contents(w.scratch.path("site")), site)
     }
 
@@ -344,7 +407,8 @@ final class PublishTrustTests: XCTestCase {
         let result = try verify(w, roots: roots, ["--threshold", "2"])
         XCTAssertEqual(result.status, 0, result.output)
         XCTAssertTrue(result.stdout.contains("(2 of 3) -> keys.json version 1"), result.stdout)
-        XCTAssertEqual(try verify(w, roots: Array(roots.prefix(1))).status, 0, "the list is signed by enough of its own roots")
+        XCTAssertEqual(
+            try verify(w, roots: Array(roots.prefix(1))).status, 0, "the list is signed by enough of its own roots")
     }
 
     func testTheLegacySignatureIsByTheKeyAppsPinOrReported() throws {
@@ -353,18 +417,26 @@ final class PublishTrustTests: XCTestCase {
         try w.initWithExamples()
         XCTAssertEqual(try w.rollout("promote", "tr-TR@17", "--to", "100%").status, 0)
         // The key a live app pins, adopted as the first publishing key.
-        let pinned = try w.json(try w.rollout("keys", "generate", "--out", w.scratch.path("pinned.key"), "--json"))["publicKey"] as? String
-        let made = try w.rollout("keys", "init", "--out", w.scratch.path("keys"), "--adopt", w.scratch.path("pinned.key"))
+        let pinned =
+            try w.json(try w.rollout("keys", "generate", "--out", w.scratch.path("pinned.key"), "--json"))["publicKey"]
+            as? String
+        let made = try w.rollout(
+            "keys", "init", "--out", w.scratch.path("keys"), "--adopt", w.scratch.path("pinned.key"))
         XCTAssertEqual(made.status, 0, made.output)
-        XCTAssertEqual(try w.rollout("keys", "rotate", "--root", w.scratch.path("keys/root.key"), "--overlap", "30d").status, 0)
+        XCTAssertEqual(
+            try w.rollout("keys", "rotate", "--root", w.scratch.path("keys/root.key"), "--overlap", "30d").status, 0)
         let published = try publish(w, key: "publish-2.key", ["--legacy-key", w.scratch.path("pinned.key")])
         XCTAssertEqual(published.status, 0, published.output)
         XCTAssertEqual(try verify(w, roots: [try root(w)]).status, 0)
-        XCTAssertEqual(try w.rollout("verify-site", w.scratch.path("site"), "--public-key", try XCTUnwrap(pinned)).status, 0)
+        XCTAssertEqual(
+            try w.rollout("verify-site", w.scratch.path("site"), "--public-key", try XCTUnwrap(pinned)).status, 0)
 
         XCTAssertEqual(try w.rollout("keys", "generate", "--out", w.scratch.path("unlisted.key")).status, 0)
-        XCTAssertEqual(try publish(w, key: "publish-2.key", ["--legacy-key", w.scratch.path("unlisted.key")]).status, 0)
-        assertRefused(try verify(w, roots: [try root(w)]), "index.json.sig: not a signature by a publishing key of keys.json version 2")
+        XCTAssertEqual(
+            try publish(w, key: "publish-2.key", ["--legacy-key", w.scratch.path("unlisted.key")]).status, 0)
+        assertRefused(
+            try verify(w, roots: [try root(w)]),
+            "index.json.sig: not a signature by a publishing key of keys.json version 2")
     }
 
     func testARepositoryWithoutAKeyListPublishesOnlyTheLegacySignature() throws {
@@ -372,26 +444,40 @@ final class PublishTrustTests: XCTestCase {
         w.environment["ROLLOUT_NOW"] = Self.start
         try w.initWithExamples()
         XCTAssertEqual(try w.rollout("promote", "tr-TR@17", "--to", "100%").status, 0)
-        let publicKey = try w.json(try w.rollout("keys", "generate", "--out", w.scratch.path("k.pem"), "--json"))["publicKey"] as? String
-        XCTAssertEqual(try w.rollout("publish", "--out", w.scratch.path("site"), "--key", w.scratch.path("k.pem")).status, 0)
+        let publicKey =
+            try w.json(try w.rollout("keys", "generate", "--out", w.scratch.path("k.pem"), "--json"))["publicKey"]
+            as? String
+        XCTAssertEqual(
+            try w.rollout("publish", "--out", w.scratch.path("site"), "--key", w.scratch.path("k.pem")).status, 0)
         let files = try contents(w.scratch.path("site")).keys
         XCTAssertFalse(files.contains { $0.hasSuffix(".sigs") || $0.hasPrefix("keys") }, "\(files.sorted())")
-        XCTAssertNil(try SiteIndex.parse(try read(w, "index.json"), source: "index.json").expires, "no expiry unless asked")
+        XCTAssertNil(
+            try SiteIndex.parse(try read(w, "index.json"), source: "index.json").expires, "no expiry unless asked")
         assertRefused(try verify(w, roots: [try XCTUnwrap(publicKey)]), "keys.json: missing")
 
-        let expiring = try w.rollout("publish", "--out", w.scratch.path("site"), "--key", w.scratch.path("k.pem"), "--expires", "12h")
+        let expiring = try w.rollout(
+            "publish", "--out", w.scratch.path("site"), "--key", w.scratch.path("k.pem"), "--expires", "12h")
         XCTAssertEqual(expiring.status, 0, expiring.output)
-        XCTAssertEqual(try SiteIndex.parse(try read(w, "index.json"), source: "index.json").expires?.description, "2026-12-01T21:00:00Z")
-        XCTAssertEqual(try w.rollout("verify-site", w.scratch.path("site"), "--public-key", try XCTUnwrap(publicKey)).status, 0)
-        let late = try w.rollout("verify-site", w.scratch.path("site"), "--public-key", try XCTUnwrap(publicKey), env: ["ROLLOUT_NOW": "2026-12-02T09:00:00Z"])
+        XCTAssertEqual(
+            try SiteIndex.parse(try read(w, "index.json"), source: "index.json").expires?.description,
+            "2026-12-01T21:00:00Z")
+        XCTAssertEqual(
+            try w.rollout("verify-site", w.scratch.path("site"), "--public-key", try XCTUnwrap(publicKey)).status, 0)
+        let late = try w.rollout(
+            "verify-site", w.scratch.path("site"), "--public-key", try XCTUnwrap(publicKey),
+            env: ["ROLLOUT_NOW": "2026-12-02T09:00:00Z"])
         assertRefused(late, "index.json: expired at 2026-12-01T21:00:00Z")
-        XCTAssertEqual(try w.rollout("publish", "--out", w.scratch.path("site"), "--key", w.scratch.path("k.pem"), "--expires", "7x").status, 64)
+        XCTAssertEqual(
+            try w.rollout(
+                "publish", "--out", w.scratch.path("site"), "--key", w.scratch.path("k.pem"), "--expires", "7x"
+            ).status, 64)
 
         // Without a key list --legacy-key would sign the .sig files and --key nothing at all.
         XCTAssertEqual(try w.rollout("keys", "generate", "--out", w.scratch.path("other.pem")).status, 0)
         let before = try contents(w.scratch.path("site"))
         let both = try w.rollout(
-            "publish", "--out", w.scratch.path("site"), "--key", w.scratch.path("k.pem"), "--legacy-key", w.scratch.path("other.pem"))
+            "publish", "--out", w.scratch.path("site"), "--key", w.scratch.path("k.pem"), "--legacy-key",
+            w.scratch.path("other.pem"))
         XCTAssertEqual(both.status, 64, both.output)
         XCTAssertTrue(both.stderr.contains("--legacy-key") && both.stderr.contains("--key"), both.stderr)
         XCTAssertEqual(try contents(w.scratch.path("site")), before, "nothing written")

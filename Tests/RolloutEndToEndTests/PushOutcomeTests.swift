@@ -6,7 +6,8 @@ import XCTest
 /// done, never applied twice; a refusal in words rollout does not know is a lost race when the
 /// branch moved, and the server's refusal when it did not.
 final class PushOutcomeTests: XCTestCase {
-    private let identity = "GIT_AUTHOR_NAME=Other GIT_AUTHOR_EMAIL=other@example.com GIT_COMMITTER_NAME=Other GIT_COMMITTER_EMAIL=other@example.com"
+    private let identity =
+        "GIT_AUTHOR_NAME=Other GIT_AUTHOR_EMAIL=other@example.com GIT_COMMITTER_NAME=Other GIT_COMMITTER_EMAIL=other@example.com"
 
     /// A clone of a shared repository whose receive-pack runs through `wrapper` (a shell script
     /// body; $1 is the repository), sabotaging only the first push.
@@ -17,7 +18,8 @@ final class PushOutcomeTests: XCTestCase {
         XCTAssertEqual(try w.rollout("clone", w.repository, clone).status, 0)
         let marker = w.scratch.path("sabotaged")
         let script = try w.scratch.write(
-            "receive-pack-wrapper", "#!/bin/sh\n[ -e '\(marker)' ] && exec git-receive-pack \"$@\"\ntouch '\(marker)'\n\(body)\n")
+            "receive-pack-wrapper",
+            "#!/bin/sh\n[ -e '\(marker)' ] && exec git-receive-pack \"$@\"\ntouch '\(marker)'\n\(body)\n")
         XCTAssertEqual(chmod(script, 0o755), 0)
         XCTAssertEqual(try w.git("config", "remote.origin.receivepack", script, repository: clone).status, 0)
         return (clone, w.repository)
@@ -33,7 +35,8 @@ final class PushOutcomeTests: XCTestCase {
     }
 
     private func log(_ w: Workspace, _ repository: String) throws -> [String] {
-        try w.git("log", "--format=%s", "refs/heads/main", repository: repository).stdout.split(separator: "\n").map(String.init)
+        try w.git("log", "--format=%s", "refs/heads/main", repository: repository).stdout.split(separator: "\n").map(
+            String.init)
     }
 
     func testAPushTheServerTookBeforeTheConnectionDroppedIsNotAppliedTwice() throws {
@@ -61,10 +64,12 @@ final class PushOutcomeTests: XCTestCase {
                 exit 1
                 """)
         let before = try log(w, shared)
-        let promoted = try w.rollout("--repo", clone, "promote", "tr-TR@18", "--to", "10%", "--force", "--reason", "once", "--json")
+        let promoted = try w.rollout(
+            "--repo", clone, "promote", "tr-TR@18", "--to", "10%", "--force", "--reason", "once", "--json")
         XCTAssertEqual(promoted.status, 0, promoted.output)
         // The command reports the commit that landed, not a re-application that found nothing to do.
-        let landed = try w.git("rev-parse", "refs/heads/main~1", repository: shared).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let landed = try w.git("rev-parse", "refs/heads/main~1", repository: shared).stdout.trimmingCharacters(
+            in: .whitespacesAndNewlines)
         XCTAssertEqual(try w.json(promoted)["commit"] as? String, landed, promoted.stdout)
         let after = try log(w, shared)
         XCTAssertEqual(after.count, before.count + 2, "the promote once, and the other writer's commit: \(after)")
@@ -95,11 +100,14 @@ final class PushOutcomeTests: XCTestCase {
         XCTAssertEqual(chmod(hook, 0o755), 0)
         try FileManager.default.copyItem(atPath: hook, toPath: shared + "/hooks/pre-receive")
         let before = try log(w, shared)
-        let promoted = try w.rollout("--repo", clone, "promote", "tr-TR@18", "--to", "10%", "--force", "--reason", "raced")
+        let promoted = try w.rollout(
+            "--repo", clone, "promote", "tr-TR@18", "--to", "10%", "--force", "--reason", "raced")
         XCTAssertEqual(promoted.status, 0, promoted.output)
         let after = try log(w, shared)
         XCTAssertEqual(after.count, before.count + 2, "\(after)")
-        XCTAssertEqual(Array(after.prefix(2).map { String($0.prefix(16)) }), ["promote tr-TR@18", "another writer"], "re-applied on the other writer's commit")
+        XCTAssertEqual(
+            Array(after.prefix(2).map { String($0.prefix(16)) }), ["promote tr-TR@18", "another writer"],
+            "re-applied on the other writer's commit")
     }
 
     /// The same refusal while the branch stays where it was is the server's: exit 77 at once.
@@ -107,11 +115,15 @@ final class PushOutcomeTests: XCTestCase {
         let w = try Workspace()
         let (clone, shared) = try clone(w, wrapper: "exec git-receive-pack \"$@\"")
         let runs = w.scratch.path("runs")
-        let hook = try w.scratch.write("pre-receive", "#!/bin/sh\ncat >/dev/null\necho run >> '\(runs)'\necho 'TF401027: You need the Git Contribute permission' >&2\nexit 1\n")
+        let hook = try w.scratch.write(
+            "pre-receive",
+            "#!/bin/sh\ncat >/dev/null\necho run >> '\(runs)'\necho 'TF401027: You need the Git Contribute permission' >&2\nexit 1\n"
+        )
         XCTAssertEqual(chmod(hook, 0o755), 0)
         try FileManager.default.copyItem(atPath: hook, toPath: shared + "/hooks/pre-receive")
         let before = try log(w, shared)
-        let promoted = try w.rollout("--repo", clone, "promote", "tr-TR@18", "--to", "10%", "--force", "--reason", "refused")
+        let promoted = try w.rollout(
+            "--repo", clone, "promote", "tr-TR@18", "--to", "10%", "--force", "--reason", "refused")
         XCTAssertEqual(promoted.status, 77, promoted.output)
         XCTAssertTrue(promoted.stderr.contains("TF401027: You need the Git Contribute permission"), promoted.stderr)
         XCTAssertEqual(try String(contentsOfFile: runs, encoding: .utf8), "run\n", "pushed once")

@@ -17,12 +17,18 @@ private final class Session {
     var home: String { w.environment["HOME"]! }
 
     @discardableResult
-    func rollout(_ arguments: String..., env: [String: String] = [:]) throws -> RunResult { try rollout(arguments, env: env) }
+    func rollout(_ arguments: String..., env: [String: String] = [:]) throws -> RunResult {
+        try rollout(arguments, env: env)
+    }
 
     @discardableResult
-    func rollout(_ arguments: [String], env: [String: String] = [:]) throws -> RunResult { try timed(arguments, env: env).0 }
+    func rollout(_ arguments: [String], env: [String: String] = [:]) throws -> RunResult {
+        try timed(arguments, env: env).0
+    }
 
-    func timed(_ arguments: String..., env: [String: String] = [:]) throws -> (RunResult, TimeInterval) { try timed(arguments, env: env) }
+    func timed(_ arguments: String..., env: [String: String] = [:]) throws -> (RunResult, TimeInterval) {
+        try timed(arguments, env: env)
+    }
 
     /// Runs rollout and returns the result and how long it took, in seconds.
     func timed(_ arguments: [String], env: [String: String] = [:]) throws -> (RunResult, TimeInterval) {
@@ -49,7 +55,10 @@ private final class Session {
 
     /// Every ref of a server-side repository with its target, to show a refusal changed nothing.
     func refs(_ repository: String) throws -> String {
-        try Processes.run("/usr/bin/env", ["git", "--git-dir", repository, "for-each-ref", "--format=%(refname) %(objectname)"], in: w.root, environment: w.environment).stdout
+        try Processes.run(
+            "/usr/bin/env", ["git", "--git-dir", repository, "for-each-ref", "--format=%(refname) %(objectname)"],
+            in: w.root, environment: w.environment
+        ).stdout
     }
 
     /// No secret in the output of any rollout command this session ran, nor in any file under the
@@ -59,7 +68,9 @@ private final class Session {
         XCTAssertFalse(secrets.isEmpty, "a test names its secrets", file: file, line: line)
         for (arguments, result) in runs {
             for secret in secrets where result.output.contains(secret) {
-                XCTFail("rollout \(arguments.joined(separator: " ")) printed a credential: \(result.output)", file: file, line: line)
+                XCTFail(
+                    "rollout \(arguments.joined(separator: " ")) printed a credential: \(result.output)", file: file,
+                    line: line)
             }
         }
         for clone in clones where FileManager.default.fileExists(atPath: clone) {
@@ -72,7 +83,8 @@ private final class Session {
                 }
             }
             let objects = try Processes.run(
-                "/usr/bin/env", ["git", "--git-dir", clone, "cat-file", "--batch-all-objects", "--batch"], in: w.root, environment: w.environment)
+                "/usr/bin/env", ["git", "--git-dir", clone, "cat-file", "--batch-all-objects", "--batch"], in: w.root,
+                environment: w.environment)
             for secret in secrets where objects.stdout.contains(secret) {
                 XCTFail("an object in \(clone) holds a credential", file: file, line: line)
             }
@@ -86,7 +98,9 @@ private func errorCode(_ result: RunResult) -> String? {
     return document?["error"]?["code"] as? String
 }
 
-private func basic(_ user: String, _ password: String) -> String { Data("\(user):\(password)".utf8).base64EncodedString() }
+private func basic(_ user: String, _ password: String) -> String {
+    Data("\(user):\(password)".utf8).base64EncodedString()
+}
 
 /// A secret that appears nowhere by chance.
 private func secret(_ kind: String) -> String { "\(kind)-\(UUID().uuidString.lowercased())" }
@@ -107,16 +121,19 @@ final class RemoteAuthTests: XCTestCase {
     private let promote = ["promote", "en-US@2", "--to", "10%", "--force", "--reason", "widen en-US"]
 
     private func httpServer(
-        _ s: Session, mode: HTTPGitServer.Mode = .private, users: [String: String], forbidden: [String] = [], headers: [String: String] = [:],
+        _ s: Session, mode: HTTPGitServer.Mode = .private, users: [String: String], forbidden: [String] = [],
+        headers: [String: String] = [:],
         tls: TestCertificates? = nil
     ) throws -> HTTPGitServer {
         try HTTPGitServer(
-            root: s.w.scratch.path("server"), state: s.w.scratch.path("http"), mode: mode, users: users, forbidden: forbidden, headers: headers, tls: tls)
+            root: s.w.scratch.path("server"), state: s.w.scratch.path("http"), mode: mode, users: users,
+            forbidden: forbidden, headers: headers, tls: tls)
     }
 
     /// Clones `url` with `env` and checks that a promote in the clone lands on the server.
     private func cloneAndPromote(
-        _ s: Session, _ url: String, repository: String, env: [String: String] = [:], file: StaticString = #filePath, line: UInt = #line
+        _ s: Session, _ url: String, repository: String, env: [String: String] = [:], file: StaticString = #filePath,
+        line: UInt = #line
     ) throws -> String {
         let clone = s.w.scratch.path("clone")
         let cloned = try s.rollout("clone", url, clone, env: env)
@@ -126,12 +143,14 @@ final class RemoteAuthTests: XCTestCase {
     }
 
     private func assertPromoteLands(
-        _ s: Session, clone: String, repository: String, env: [String: String] = [:], file: StaticString = #filePath, line: UInt = #line
+        _ s: Session, clone: String, repository: String, env: [String: String] = [:], file: StaticString = #filePath,
+        line: UInt = #line
     ) throws {
         let before = try actions(s.w, repository).count
         let promoted = try s.rollout(["--repo", clone] + promote, env: env)
         XCTAssertEqual(promoted.status, 0, promoted.output, file: file, line: line)
-        XCTAssertEqual(try actions(s.w, repository).count, before + 1, "the promote is on the server", file: file, line: line)
+        XCTAssertEqual(
+            try actions(s.w, repository).count, before + 1, "the promote is on the server", file: file, line: line)
     }
 
     // MARK: HTTP credentials, as git takes them
@@ -161,7 +180,9 @@ final class RemoteAuthTests: XCTestCase {
         // The recipe as docs/teams.md writes it, under a global `store` helper that must not get
         // the token: the empty helper resets the list, and the recipe's helper answers only `get`.
         try s.gitConfig("[credential]\n\thelper = store")
-        try s.gitConfig("[credential \"\(server.origin)\"]\n\thelper =\n\thelper = \"!f() { test \\\"$1\\\" = get && echo username=oauth2 && echo \\\"password=$PACKS_TOKEN\\\"; }; f\"")
+        try s.gitConfig(
+            "[credential \"\(server.origin)\"]\n\thelper =\n\thelper = \"!f() { test \\\"$1\\\" = get && echo username=oauth2 && echo \\\"password=$PACKS_TOKEN\\\"; }; f\""
+        )
         s.secrets = [token, basic("oauth2", token)]
         let env = ["PACKS_TOKEN": token]
 
@@ -176,11 +197,13 @@ final class RemoteAuthTests: XCTestCase {
         let password = secret("password")
         let server = try httpServer(s, users: ["alice": password])
         defer { server.stop() }
-        let askpass = try s.w.scratch.write("askpass.sh", "#!/bin/sh\ncase \"$1\" in Username*) echo alice ;; *) echo '\(password)' ;; esac\n")
+        let askpass = try s.w.scratch.write(
+            "askpass.sh", "#!/bin/sh\ncase \"$1\" in Username*) echo alice ;; *) echo '\(password)' ;; esac\n")
         try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: askpass)
         s.secrets = [password, basic("alice", password)]
 
-        let clone = try cloneAndPromote(s, server.url("shared.git"), repository: repository, env: ["GIT_ASKPASS": askpass])
+        let clone = try cloneAndPromote(
+            s, server.url("shared.git"), repository: repository, env: ["GIT_ASKPASS": askpass])
         try s.assertNothingLeaked(clones: [clone])
     }
 
@@ -240,9 +263,11 @@ final class RemoteAuthTests: XCTestCase {
         try assertPromoteLands(s, clone: clone, repository: repository)
 
         server.stop()
-        let unreachable = try s.rollout("--repo", clone, "promote", "tr-TR@18", "--to", "20%", "--force", "--reason", "server down")
+        let unreachable = try s.rollout(
+            "--repo", clone, "promote", "tr-TR@18", "--to", "20%", "--force", "--reason", "server down")
         XCTAssertEqual(unreachable.status, 75, unreachable.output)
-        XCTAssertTrue(unreachable.stderr.contains(shown), "names the remote's URL, without the token: \(unreachable.stderr)")
+        XCTAssertTrue(
+            unreachable.stderr.contains(shown), "names the remote's URL, without the token: \(unreachable.stderr)")
         let unreachableJSON = try s.rollout(["--repo", clone, "sync", "--json"])
         XCTAssertEqual(unreachableJSON.status, 75, unreachableJSON.output)
         try s.assertNothingLeaked(clones: [clone])
@@ -265,9 +290,12 @@ final class RemoteAuthTests: XCTestCase {
         let (refused, seconds) = try s.timed(["--repo", clone] + promote + ["--json"])
         XCTAssertEqual(refused.status, 77, refused.output)
         XCTAssertEqual(errorCode(refused), "permission", refused.stderr)
-        XCTAssertTrue(refused.stderr.contains("origin") && refused.stderr.contains("127.0.0.1:\(server.port)/shared.git"), refused.stderr)
+        XCTAssertTrue(
+            refused.stderr.contains("origin") && refused.stderr.contains("127.0.0.1:\(server.port)/shared.git"),
+            refused.stderr)
         XCTAssertLessThan(seconds, atOnce, "not retried")
-        XCTAssertEqual(try server.requests().filter { $0.query == "service=git-receive-pack" }.count, 1, "the push was tried once")
+        XCTAssertEqual(
+            try server.requests().filter { $0.query == "service=git-receive-pack" }.count, 1, "the push was tried once")
         XCTAssertEqual(try s.refs(repository), before, "the remote is unchanged")
 
         try s.storeCredentials(["http://alice:\(password)@127.0.0.1:\(server.port)"])
@@ -278,12 +306,14 @@ final class RemoteAuthTests: XCTestCase {
     func testAWrongPasswordIsRefusedAtOnce() throws {
         let s = try Session()
         let repository = try shared(s.w)
-        let password = secret("password"), wrong = secret("wrong")
+        let password = secret("password")
+        let wrong = secret("wrong")
         let server = try httpServer(s, users: ["alice": password])
         defer { server.stop() }
         s.secrets = [password, wrong, basic("alice", password), basic("alice", wrong)]
 
-        let (cloneRefused, cloneSeconds) = try s.timed("clone", server.url("shared.git", user: "alice", password: wrong), s.w.scratch.path("refused"))
+        let (cloneRefused, cloneSeconds) = try s.timed(
+            "clone", server.url("shared.git", user: "alice", password: wrong), s.w.scratch.path("refused"))
         XCTAssertEqual(cloneRefused.status, 77, cloneRefused.output)
         XCTAssertTrue(cloneRefused.stderr.contains("127.0.0.1:\(server.port)/shared.git"), cloneRefused.stderr)
         XCTAssertLessThan(cloneSeconds, atOnce)
@@ -354,14 +384,16 @@ final class RemoteAuthTests: XCTestCase {
         try s.storeCredentials(["https://alice:\(password)@127.0.0.1:\(server.port)"])
         s.secrets = [password, basic("alice", password)]
 
-        let (untrusted, seconds) = try s.timed("clone", server.url("shared.git"), s.w.scratch.path("untrusted"), "--json")
+        let (untrusted, seconds) = try s.timed(
+            "clone", server.url("shared.git"), s.w.scratch.path("untrusted"), "--json")
         XCTAssertEqual(untrusted.status, 69, untrusted.output)
         XCTAssertEqual(errorCode(untrusted), "unavailable", untrusted.stderr)
         XCTAssertTrue(untrusted.stderr.contains("certificate"), untrusted.stderr)
         XCTAssertLessThan(seconds, atOnce)
 
         let clone = s.w.scratch.path("clone")
-        let cloned = try s.rollout("clone", server.url("shared.git"), clone, env: ["GIT_SSL_CAINFO": certificates.authorityFile])
+        let cloned = try s.rollout(
+            "clone", server.url("shared.git"), clone, env: ["GIT_SSL_CAINFO": certificates.authorityFile])
         XCTAssertEqual(cloned.status, 0, cloned.output)
         try s.gitConfig("[http \"\(server.origin)\"]\n\tsslCAInfo = \(certificates.authorityFile)")
         try assertPromoteLands(s, clone: clone, repository: repository)
@@ -371,8 +403,12 @@ final class RemoteAuthTests: XCTestCase {
 
     // MARK: ssh
 
-    private func sshServer(_ s: Session, authorized: [String], unauthorized: [String] = [], trustHostKey: Bool = true) throws -> SSHGitServer {
-        let server = try SSHGitServer(directory: s.w.scratch.path("ssh"), authorized: authorized, unauthorized: unauthorized, trustHostKey: trustHostKey)
+    private func sshServer(_ s: Session, authorized: [String], unauthorized: [String] = [], trustHostKey: Bool = true)
+        throws -> SSHGitServer
+    {
+        let server = try SSHGitServer(
+            directory: s.w.scratch.path("ssh"), authorized: authorized, unauthorized: unauthorized,
+            trustHostKey: trustHostKey)
         try s.gitConfig("[core]\n\tsshCommand = \(server.sshCommand)")
         return server
     }
@@ -389,11 +425,13 @@ final class RemoteAuthTests: XCTestCase {
         let cloned = try s.rollout("clone", "\(server.alias("deploy")):\(repository)", clone)
         XCTAssertEqual(cloned.status, 0, cloned.output)
         try assertPromoteLands(s, clone: clone, repository: repository)
-        let offline = try s.rollout("--repo", clone, "--offline", "promote", "tr-TR@18", "--to", "5%", "--force", "--reason", "offline")
+        let offline = try s.rollout(
+            "--repo", clone, "--offline", "promote", "tr-TR@18", "--to", "5%", "--force", "--reason", "offline")
         XCTAssertEqual(offline.status, 0, offline.output)
         let synced = try s.rollout("--repo", clone, "sync")
         XCTAssertEqual(synced.status, 0, synced.output)
-        XCTAssertTrue(try actions(s.w, repository).first?.hasPrefix("promote|tr-TR|") ?? false, "sync pushed the offline change")
+        XCTAssertTrue(
+            try actions(s.w, repository).first?.hasPrefix("promote|tr-TR|") ?? false, "sync pushed the offline change")
         try s.assertNothingLeaked(clones: [clone])
     }
 
@@ -405,7 +443,8 @@ final class RemoteAuthTests: XCTestCase {
         s.secrets = keyLines(try server.privateKey("deploy"))
 
         let (refused, seconds) = try s.timed(
-            "clone", server.url(repository, as: "deploy"), s.w.scratch.path("refused"), "--json", env: ["GIT_SSH_COMMAND": server.sshCommand])
+            "clone", server.url(repository, as: "deploy"), s.w.scratch.path("refused"), "--json",
+            env: ["GIT_SSH_COMMAND": server.sshCommand])
         XCTAssertEqual(refused.status, 69, refused.output)
         XCTAssertEqual(errorCode(refused), "unavailable", refused.stderr)
         XCTAssertTrue(refused.stderr.contains("host key"), refused.stderr)
@@ -416,7 +455,8 @@ final class RemoteAuthTests: XCTestCase {
         let accepting = ["GIT_SSH_COMMAND": server.sshCommand + " -o StrictHostKeyChecking=accept-new"]
         let cloned = try s.rollout("clone", server.url(repository, as: "deploy"), clone, env: accepting)
         XCTAssertEqual(cloned.status, 0, cloned.output)
-        XCTAssertTrue(try String(contentsOfFile: server.knownHostsFile, encoding: .utf8).contains("[127.0.0.1]:\(server.port)"))
+        XCTAssertTrue(
+            try String(contentsOfFile: server.knownHostsFile, encoding: .utf8).contains("[127.0.0.1]:\(server.port)"))
         let before = try actions(s.w, repository).count
         let promoted = try s.rollout(["--repo", clone] + promote, env: ["GIT_SSH_COMMAND": server.sshCommand])
         XCTAssertEqual(promoted.status, 0, "the accepted key is known from now on: \(promoted.output)")
@@ -431,7 +471,8 @@ final class RemoteAuthTests: XCTestCase {
         defer { server.stop() }
         s.secrets = keyLines(try server.privateKey("stranger")) + keyLines(try server.privateKey("deploy"))
 
-        let (refused, seconds) = try s.timed("clone", server.url(repository, as: "stranger"), s.w.scratch.path("refused"), "--json")
+        let (refused, seconds) = try s.timed(
+            "clone", server.url(repository, as: "stranger"), s.w.scratch.path("refused"), "--json")
         XCTAssertEqual(refused.status, 77, refused.output)
         XCTAssertEqual(errorCode(refused), "permission", refused.stderr)
         XCTAssertTrue(refused.stderr.contains(server.alias("stranger")), refused.stderr)
@@ -441,7 +482,9 @@ final class RemoteAuthTests: XCTestCase {
         XCTAssertEqual(try s.rollout("clone", server.url(repository, as: "deploy"), clone).status, 0)
         let before = try s.refs(repository)
         // The deploy key is swapped for one the server does not know.
-        XCTAssertEqual(try s.w.git("config", "remote.origin.url", server.url(repository, as: "stranger"), repository: clone).status, 0)
+        XCTAssertEqual(
+            try s.w.git("config", "remote.origin.url", server.url(repository, as: "stranger"), repository: clone)
+                .status, 0)
         let (pushRefused, pushSeconds) = try s.timed(["--repo", clone] + promote)
         XCTAssertEqual(pushRefused.status, 77, pushRefused.output)
         XCTAssertLessThan(pushSeconds, atOnce)
@@ -457,10 +500,14 @@ final class RemoteAuthTests: XCTestCase {
         let s = try Session()
         let repository = try shared(s.w)
         try ServerHooks.protectMain(in: repository, allowing: "release-bot", message: protection)
-        let password = secret("password"), botPassword = secret("bot")
+        let password = secret("password")
+        let botPassword = secret("bot")
         let server = try httpServer(s, users: ["alice": password, "release-bot": botPassword])
         defer { server.stop() }
-        try s.storeCredentials(["http://alice:\(password)@127.0.0.1:\(server.port)", "http://release-bot:\(botPassword)@127.0.0.1:\(server.port)"])
+        try s.storeCredentials([
+            "http://alice:\(password)@127.0.0.1:\(server.port)",
+            "http://release-bot:\(botPassword)@127.0.0.1:\(server.port)",
+        ])
         s.secrets = [password, botPassword, basic("alice", password), basic("release-bot", botPassword)]
 
         let clone = s.w.scratch.path("clone")
@@ -469,7 +516,9 @@ final class RemoteAuthTests: XCTestCase {
         let (refused, seconds) = try s.timed(["--repo", clone] + promote + ["--json"])
         XCTAssertEqual(refused.status, 77, refused.output)
         XCTAssertEqual(errorCode(refused), "permission", refused.stderr)
-        XCTAssertTrue(refused.stderr.contains("main is protected: changes go through the release bot"), "quotes the hook: \(refused.stderr)")
+        XCTAssertTrue(
+            refused.stderr.contains("main is protected: changes go through the release bot"),
+            "quotes the hook: \(refused.stderr)")
         XCTAssertLessThan(seconds, atOnce)
         XCTAssertEqual(ServerHooks.runs(in: repository), 1, "the push was attempted exactly once")
         XCTAssertEqual(try server.requests().filter(\.isPush).count, 1)
@@ -495,7 +544,9 @@ final class RemoteAuthTests: XCTestCase {
         let before = try s.refs(repository)
         let (refused, seconds) = try s.timed(["--repo", clone] + promote)
         XCTAssertEqual(refused.status, 77, refused.output)
-        XCTAssertTrue(refused.stderr.contains("main is protected: changes go through the release bot"), "quotes the hook: \(refused.stderr)")
+        XCTAssertTrue(
+            refused.stderr.contains("main is protected: changes go through the release bot"),
+            "quotes the hook: \(refused.stderr)")
         XCTAssertLessThan(seconds, atOnce)
         XCTAssertEqual(ServerHooks.runs(in: repository), 1, "the push was attempted exactly once")
         XCTAssertEqual(try s.refs(repository), before, "the remote is unchanged")
@@ -528,7 +579,9 @@ final class RemoteAuthTests: XCTestCase {
         let server = try sshServer(s, authorized: ["deploy"])
         defer { server.stop() }
         s.secrets = keyLines(try server.privateKey("deploy"))
-        try fourClonesAtOnce(url: { server.url(s.w.scratch.path("server/\($0)"), as: "deploy") }, serverRepository: repository, w: s.w, rounds: 4, clones: 3)
+        try fourClonesAtOnce(
+            url: { server.url(s.w.scratch.path("server/\($0)"), as: "deploy") }, serverRepository: repository, w: s.w,
+            rounds: 4, clones: 3)
         try s.assertNothingLeaked(clones: (0..<3).map { s.w.scratch.path("clone\($0)") })
     }
 }

@@ -13,7 +13,8 @@ final class GitDaemon {
         // git-daemon itself, not `git daemon`: git would run it as a child, which the SIGKILL in
         // stop() would leave running after the test.
         let execPath = try Processes.run(
-            "/usr/bin/env", ["git", "--exec-path"], in: root, environment: ["PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin"]
+            "/usr/bin/env", ["git", "--exec-path"], in: root,
+            environment: ["PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin"]
         ).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         for _ in 0..<20 {
             let port = Int.random(in: 20_000...60_000)
@@ -29,8 +30,12 @@ final class GitDaemon {
             // Ready when it answers; gone if the port was taken.
             for _ in 0..<100 {
                 if !process.isRunning { break }
-                let probe = try Processes.run("/usr/bin/env", ["git", "ls-remote", "git://127.0.0.1:\(port)/nothing"], in: root, environment: ["PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin"])
-                if probe.stderr.contains("access denied") || probe.stderr.contains("does not appear") || probe.status == 0 || probe.stderr.contains("not exported") {
+                let probe = try Processes.run(
+                    "/usr/bin/env", ["git", "ls-remote", "git://127.0.0.1:\(port)/nothing"], in: root,
+                    environment: ["PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin"])
+                if probe.stderr.contains("access denied") || probe.stderr.contains("does not appear")
+                    || probe.status == 0 || probe.stderr.contains("not exported")
+                {
                     self.port = port
                     self.process = process
                     return
@@ -40,7 +45,9 @@ final class GitDaemon {
             }
             kill(process.processIdentifier, SIGKILL)
         }
-        throw NSError(domain: "GitDaemon", code: 1, userInfo: [NSLocalizedDescriptionKey: "git daemon did not start: \(lastError)"])
+        throw NSError(
+            domain: "GitDaemon", code: 1,
+            userInfo: [NSLocalizedDescriptionKey: "git daemon did not start: \(lastError)"])
     }
 
     func url(_ name: String) -> String { "git://127.0.0.1:\(port)/\(name)" }
@@ -76,15 +83,23 @@ final class RemoteTests: XCTestCase {
         let repository = try shared(w)
         let daemon = try GitDaemon(root: w.scratch.path("server"))
         defer { daemon.stop() }
-        for index in 0..<2 { XCTAssertEqual(try w.rollout("clone", daemon.url("shared.git"), w.scratch.path("racer\(index)")).status, 0) }
+        for index in 0..<2 {
+            XCTAssertEqual(try w.rollout("clone", daemon.url("shared.git"), w.scratch.path("racer\(index)")).status, 0)
+        }
         let environment = w.environment
         for round in 0..<6 {
-            let staged = try w.rollout("--repo", w.scratch.path("racer0"), "promote", "tr-TR@18", "--to", "10%", "--force", "--reason", "round \(round)")
+            let staged = try w.rollout(
+                "--repo", w.scratch.path("racer0"), "promote", "tr-TR@18", "--to", "10%", "--force", "--reason",
+                "round \(round)")
             XCTAssertEqual(staged.status, 0, staged.output)
             let before = try actions(w, repository).count
             let results = simultaneously(2) { index in
                 try! Processes.run(
-                    Processes.rolloutBinary, ["--repo", w.scratch.path("racer\(index)"), "revert", "tr-TR", "--no-block", "--reason", "race \(round)", "--json"],
+                    Processes.rolloutBinary,
+                    [
+                        "--repo", w.scratch.path("racer\(index)"), "revert", "tr-TR", "--no-block", "--reason",
+                        "race \(round)", "--json",
+                    ],
                     in: w.root, environment: environment)
             }
             let log = try actions(w, repository)
@@ -102,22 +117,31 @@ final class RemoteTests: XCTestCase {
         let w = try Workspace()
         let repository = try shared(w)
         for name in ["a", "b"] { XCTAssertEqual(try w.rollout("clone", repository, w.scratch.path(name)).status, 0) }
-        let a = w.scratch.path("a"), b = w.scratch.path("b")
+        let a = w.scratch.path("a")
+        let b = w.scratch.path("b")
         // Offline in a, on tr-TR; meanwhile b changes vi-VN on the remote.
-        XCTAssertEqual(try w.rollout("--repo", a, "--offline", "promote", "tr-TR@18", "--to", "5%", "--force", "--reason", "offline").status, 0)
-        XCTAssertEqual(try w.rollout("--repo", b, "promote", "vi-VN@4", "--to", "5%", "--force", "--reason", "online").status, 0)
+        XCTAssertEqual(
+            try w.rollout(
+                "--repo", a, "--offline", "promote", "tr-TR@18", "--to", "5%", "--force", "--reason", "offline"
+            ).status, 0)
+        XCTAssertEqual(
+            try w.rollout("--repo", b, "promote", "vi-VN@4", "--to", "5%", "--force", "--reason", "online").status, 0)
         let blocked = try w.rollout("--repo", a, "promote", "en-US@2", "--to", "5%", "--force", "--reason", "x")
         XCTAssertEqual(blocked.status, 75, blocked.output)
         XCTAssertTrue(blocked.stderr.contains("run rollout sync first"), blocked.stderr)
         let synced = try w.rollout("--repo", a, "sync")
         XCTAssertEqual(synced.status, 0, synced.output)
         XCTAssertTrue(synced.stdout.contains("Pushed 1 change(s) to origin, replayed"), synced.stdout)
-        XCTAssertEqual(try actions(w, repository).prefix(2).map { $0.split(separator: "|").prefix(2).joined(separator: "|") }, ["promote|tr-TR", "promote|vi-VN"])
+        XCTAssertEqual(
+            try actions(w, repository).prefix(2).map { $0.split(separator: "|").prefix(2).joined(separator: "|") },
+            ["promote|tr-TR", "promote|vi-VN"])
         XCTAssertEqual(try w.rollout("--repo", a, "verify").status, 0, "a replay is not a rewrite")
 
         // Offline in a and online in b, on the same locale: refused by name, nothing changed.
-        XCTAssertEqual(try w.rollout("--repo", a, "--offline", "revert", "tr-TR", "--no-block", "--reason", "offline").status, 0)
-        XCTAssertEqual(try w.rollout("--repo", b, "promote", "tr-TR@18", "--to", "20%", "--force", "--reason", "online").status, 0)
+        XCTAssertEqual(
+            try w.rollout("--repo", a, "--offline", "revert", "tr-TR", "--no-block", "--reason", "offline").status, 0)
+        XCTAssertEqual(
+            try w.rollout("--repo", b, "promote", "tr-TR@18", "--to", "20%", "--force", "--reason", "online").status, 0)
         let serverTip = try actions(w, repository)
         let refused = try w.rollout("--repo", a, "sync")
         XCTAssertEqual(refused.status, 75, refused.output)
@@ -135,7 +159,9 @@ final class RemoteTests: XCTestCase {
         let w = try Workspace()
         let repository = try shared(w)
         for name in ["a", "b"] { XCTAssertEqual(try w.rollout("clone", repository, w.scratch.path(name)).status, 0) }
-        var pack = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: Fixtures.examplePack("tr@1")))) as! [String: Any]
+        var pack =
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: Fixtures.examplePack("tr@1"))))
+            as! [String: Any]
         pack["contentVersion"] = 3
         pack["checksum"] = nil
         let file = try w.scratch.write("tr@3.json", Data(JSONSerialization.data(withJSONObject: pack)))
@@ -151,10 +177,18 @@ final class RemoteTests: XCTestCase {
     func testPublishAndGuardCatchUpFirst() throws {
         let w = try Workspace()
         let repository = try shared(w)
-        for name in ["laptop", "ci"] { XCTAssertEqual(try w.rollout("clone", repository, w.scratch.path(name)).status, 0) }
-        XCTAssertEqual(try w.rollout("--repo", w.scratch.path("laptop"), "promote", "tr-TR@18", "--to", "10%", "--force", "--reason", "typo fix").status, 0)
+        for name in ["laptop", "ci"] {
+            XCTAssertEqual(try w.rollout("clone", repository, w.scratch.path(name)).status, 0)
+        }
+        XCTAssertEqual(
+            try w.rollout(
+                "--repo", w.scratch.path("laptop"), "promote", "tr-TR@18", "--to", "10%", "--force", "--reason",
+                "typo fix"
+            ).status, 0)
         XCTAssertEqual(try w.rollout("keys", "generate", "--out", w.scratch.path("signing.key")).status, 0)
-        let published = try w.rollout("--repo", w.scratch.path("ci"), "publish", "--out", w.scratch.path("site"), "--key", w.scratch.path("signing.key"))
+        let published = try w.rollout(
+            "--repo", w.scratch.path("ci"), "publish", "--out", w.scratch.path("site"), "--key",
+            w.scratch.path("signing.key"))
         XCTAssertEqual(published.status, 0, published.output)
         let manifest = try String(contentsOfFile: w.scratch.path("site/manifests/tr-TR.json"), encoding: .utf8)
         XCTAssertTrue(manifest.contains("\"18\":{"), "the laptop's promote is published: \(manifest)")
@@ -173,32 +207,46 @@ extension XCTestCase {
         XCTAssertEqual(try w.rollout("init", path).status, 0)
         var packs = Fixtures.allExamplePacks
         for (name, version) in [("en-US@1", 2), ("tr@1", 2), ("vi-VN@3", 4)] {
-            var pack = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: Fixtures.examplePack(name)))) as! [String: Any]
+            var pack =
+                try JSONSerialization.jsonObject(
+                    with: Data(contentsOf: URL(fileURLWithPath: Fixtures.examplePack(name)))) as! [String: Any]
             pack["contentVersion"] = version
             pack["checksum"] = nil
             var strings = pack["strings"] as! [String: String]
             strings["settings.title"] = (strings["settings.title"] ?? "") + " ✓"
             pack["strings"] = strings
-            packs.append(try w.scratch.write("\(name.split(separator: "@")[0])@\(version).json", Data(JSONSerialization.data(withJSONObject: pack))))
+            packs.append(
+                try w.scratch.write(
+                    "\(name.split(separator: "@")[0])@\(version).json",
+                    Data(JSONSerialization.data(withJSONObject: pack))))
         }
         let added = try w.rollout(["--repo", path, "pack", "add"] + packs)
         XCTAssertEqual(added.status, 0, added.output)
-        for id in ["en-US@1", "tr@1", "tr-TR@17", "vi-VN@3"] { XCTAssertEqual(try w.rollout("--repo", path, "promote", id, "--to", "100%").status, 0) }
+        for id in ["en-US@1", "tr@1", "tr-TR@17", "vi-VN@3"] {
+            XCTAssertEqual(try w.rollout("--repo", path, "promote", id, "--to", "100%").status, 0)
+        }
         return path
     }
 
     func actions(_ w: Workspace, _ repository: String) throws -> [String] {
         try Processes.run(
-            "/usr/bin/env", ["git", "--git-dir", repository, "log", "--format=%(trailers:key=Rollout-Action,valueonly,separator=)|%(trailers:key=Rollout-Locale,valueonly,separator=)|%p"],
+            "/usr/bin/env",
+            [
+                "git", "--git-dir", repository, "log",
+                "--format=%(trailers:key=Rollout-Action,valueonly,separator=)|%(trailers:key=Rollout-Locale,valueonly,separator=)|%p",
+            ],
             in: w.root, environment: w.environment
         ).stdout.split(separator: "\n").map(String.init)
     }
 
     /// Four clones (or the first `clones`), each promoting and reverting its own locale `rounds`
     /// times, all at once.
-    func fourClonesAtOnce(url: (String) -> String, serverRepository: String, w: Workspace, rounds: Int, clones: Int = 4) throws {
+    func fourClonesAtOnce(url: (String) -> String, serverRepository: String, w: Workspace, rounds: Int, clones: Int = 4)
+        throws
+    {
         let before = try actions(w, serverRepository).count
-        let work = Array([("en-US", "en-US@2"), ("tr", "tr@2"), ("tr-TR", "tr-TR@18"), ("vi-VN", "vi-VN@4")].prefix(clones))
+        let work = Array(
+            [("en-US", "en-US@2"), ("tr", "tr@2"), ("tr-TR", "tr-TR@18"), ("vi-VN", "vi-VN@4")].prefix(clones))
         for index in work.indices {
             let clone = try w.rollout("clone", url("shared.git"), w.scratch.path("clone\(index)"))
             XCTAssertEqual(clone.status, 0, clone.output)
@@ -208,12 +256,16 @@ extension XCTestCase {
             let (locale, pack) = work[index]
             var failed: [String] = []
             for round in 0..<rounds {
-                let arguments = round % 2 == 0
+                let arguments =
+                    round % 2 == 0
                     ? ["promote", pack, "--to", "\(round + 1)%", "--force", "--reason", "round \(round)"]
                     : ["revert", locale, "--no-block", "--reason", "round \(round)"]
                 let result = try! Processes.run(
-                    Processes.rolloutBinary, ["--repo", "\(w.scratch.path("clone\(index)"))"] + arguments, in: w.root, environment: environment)
-                if result.status != 0 { failed.append("\(locale) round \(round): exit \(result.status): \(result.stderr)") }
+                    Processes.rolloutBinary, ["--repo", "\(w.scratch.path("clone\(index)"))"] + arguments, in: w.root,
+                    environment: environment)
+                if result.status != 0 {
+                    failed.append("\(locale) round \(round): exit \(result.status): \(result.stderr)")
+                }
             }
             return failed
         }
@@ -225,7 +277,10 @@ extension XCTestCase {
             XCTAssertEqual(log.filter { $0.hasPrefix("promote|\(locale)|") }.count, (rounds + 1) / 2, locale)
             XCTAssertEqual(log.filter { $0.hasPrefix("revert|\(locale)|") }.count, rounds / 2, locale)
         }
-        XCTAssertTrue(log.dropLast().allSatisfy { $0.split(separator: "|", omittingEmptySubsequences: false).last!.split(separator: " ").count == 1 }, "one line of single-parent commits")
+        XCTAssertTrue(
+            log.dropLast().allSatisfy {
+                $0.split(separator: "|", omittingEmptySubsequences: false).last!.split(separator: " ").count == 1
+            }, "one line of single-parent commits")
         let verified = try w.rollout("--repo", serverRepository, "verify")
         XCTAssertEqual(verified.status, 0, verified.output)
         for index in work.indices {
@@ -233,7 +288,9 @@ extension XCTestCase {
             XCTAssertEqual(synced.status, 0, synced.output)
             XCTAssertEqual(try w.rollout("--repo", w.scratch.path("clone\(index)"), "verify").status, 0)
         }
-        let fsck = try Processes.run("/usr/bin/env", ["git", "--git-dir", serverRepository, "fsck", "--strict", "--no-dangling"], in: w.root, environment: w.environment)
+        let fsck = try Processes.run(
+            "/usr/bin/env", ["git", "--git-dir", serverRepository, "fsck", "--strict", "--no-dangling"], in: w.root,
+            environment: w.environment)
         XCTAssertEqual(fsck.status, 0, fsck.output)
     }
 }

@@ -1,7 +1,8 @@
 import Foundation
 import XCTest
+
 #if canImport(FoundationXML)
-import FoundationXML
+    import FoundationXML
 #endif
 
 /// rollout report: one self-contained page whose structure the test reads from the HTML itself.
@@ -12,23 +13,41 @@ final class ReportTests: XCTestCase {
         var classes: [String: Int] = [:]
         var ids: Set<String> = []
         var externalReferences: [String] = []
-        func parser(_ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?, attributes: [String: String] = [:]) {
+        func parser(
+            _ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?,
+            attributes: [String: String] = [:]
+        ) {
             elements[name, default: 0] += 1
             for word in (attributes["class"] ?? "").split(separator: " ") { classes[String(word), default: 0] += 1 }
             if let id = attributes["id"] { ids.insert(id) }
-            for key in ["src", "href"] where attributes[key] != nil { externalReferences.append("\(name) \(key)=\(attributes[key]!)") }
+            for key in ["src", "href"] where attributes[key] != nil {
+                externalReferences.append("\(name) \(key)=\(attributes[key]!)")
+            }
         }
     }
 
     func testTheReportShowsTheRolloutItsMetricsAndItsRevert() throws {
         let w = try Workspace()
         try w.initWithExamples()
-        for id in ["en-US@1", "tr@1", "tr-TR@17"] { XCTAssertEqual(try w.rollout("promote", id, "--to", "100%").status, 0) }
-        XCTAssertEqual(try w.rollout("promote", "tr-TR@18", "--to", "10%", "--region", "TR", "--app-version", ">=4.8", "--reason", "typo fix").status, 0)
-        XCTAssertEqual(try w.rollout("metrics", "ingest", "--kind", "crash", MetricsIngestTests.examples + "/crashes-spike-TR-4.8.csv").status, 0)
-        XCTAssertEqual(try w.rollout("metrics", "ingest", "--kind", "fallback", MetricsIngestTests.examples + "/fallbacks-healthy.csv").status, 0)
+        for id in ["en-US@1", "tr@1", "tr-TR@17"] {
+            XCTAssertEqual(try w.rollout("promote", id, "--to", "100%").status, 0)
+        }
+        XCTAssertEqual(
+            try w.rollout(
+                "promote", "tr-TR@18", "--to", "10%", "--region", "TR", "--app-version", ">=4.8", "--reason", "typo fix"
+            ).status, 0)
+        XCTAssertEqual(
+            try w.rollout(
+                "metrics", "ingest", "--kind", "crash", MetricsIngestTests.examples + "/crashes-spike-TR-4.8.csv"
+            ).status, 0)
+        XCTAssertEqual(
+            try w.rollout(
+                "metrics", "ingest", "--kind", "fallback", MetricsIngestTests.examples + "/fallbacks-healthy.csv"
+            ).status, 0)
         let guarded = try w.rollout("guard", "--auto-revert")
-        XCTAssertTrue(guarded.stdout.contains("reverted: rollback tr-TR/1"), "guard reverts the unhealthy rollout: \(guarded.output)")
+        XCTAssertTrue(
+            guarded.stdout.contains("reverted: rollback tr-TR/1"),
+            "guard reverts the unhealthy rollout: \(guarded.output)")
 
         let result = try w.rollout("report", "tr-TR", "--out", "report.html", "--json")
         XCTAssertEqual(result.status, 0, result.output)
@@ -43,7 +62,10 @@ final class ReportTests: XCTestCase {
         XCTAssertEqual(structure.classes["timeline-entry"], 6)
         XCTAssertEqual(summary["timelineEntries"] as? Int, 6)
         XCTAssertEqual(structure.classes["action-revert"], 2, "the revert, in the list and on the chart")
-        XCTAssertTrue(structure.ids.isSuperset(of: ["timeline-chart", "shares", "rates-crash", "difference-crash", "rates-fallback", "difference-fallback"]), "\(structure.ids)")
+        XCTAssertTrue(
+            structure.ids.isSuperset(of: [
+                "timeline-chart", "shares", "rates-crash", "difference-crash", "rates-fallback", "difference-fallback",
+            ]), "\(structure.ids)")
         XCTAssertEqual(structure.elements["svg"], 6)
         XCTAssertEqual(structure.classes["band"], 4, "a confidence band and its legend per metric")
         XCTAssertEqual(structure.classes["gate"], 4, "the gate line and its legend, per metric")
@@ -51,7 +73,9 @@ final class ReportTests: XCTestCase {
         let text = String(decoding: page, as: UTF8.self)
         XCTAssertTrue(text.contains("<td class=\"blocked\">tr-TR@18</td>"), "the reverted version is blocked")
         XCTAssertTrue(text.contains("<h3>tr-TR/1</h3>"), "the rollback manifest")
-        XCTAssertTrue(text.contains("<tr class=\"check verdict-unhealthy\">") == false, "no staged pack is judged after the revert")
+        XCTAssertTrue(
+            text.contains("<tr class=\"check verdict-unhealthy\">") == false,
+            "no staged pack is judged after the revert")
         // Self-contained: no script, nothing fetched.
         XCTAssertNil(structure.elements["script"])
         XCTAssertEqual(structure.externalReferences, [])

@@ -23,7 +23,8 @@ final class RepositoryTests: XCTestCase {
     func testInitIntoANamedDirectoryAndRefusingANonEmptyOne() throws {
         let w = try Workspace()
         XCTAssertEqual(try w.rollout("init", w.scratch.path("packs.git")).status, 0)
-        XCTAssertEqual(try w.git("rev-parse", "--is-bare-repository", repository: w.scratch.path("packs.git")).stdout, "true\n")
+        XCTAssertEqual(
+            try w.git("rev-parse", "--is-bare-repository", repository: w.scratch.path("packs.git")).stdout, "true\n")
 
         try w.scratch.write("occupied/notes.txt", "mine")
         let refused = try w.rollout("init", w.scratch.path("occupied"))
@@ -61,7 +62,9 @@ final class RepositoryTests: XCTestCase {
         XCTAssertTrue(try w.rollout("pack", "list", env: ["ROLLOUT_REPO": other]).stdout.contains("No packs yet"))
         XCTAssertTrue(try w.rollout("pack", "list", "--repo", other).stdout.contains("No packs yet"))
         // --repo wins over ROLLOUT_REPO.
-        XCTAssertTrue(try w.rollout("pack", "list", "--repo", w.repository, env: ["ROLLOUT_REPO": other]).stdout.contains("tr-TR@18"))
+        XCTAssertTrue(
+            try w.rollout("pack", "list", "--repo", w.repository, env: ["ROLLOUT_REPO": other]).stdout.contains(
+                "tr-TR@18"))
     }
 
     func testNoRepositoryIsExit66WithTheNextStep() throws {
@@ -75,7 +78,11 @@ final class RepositoryTests: XCTestCase {
         XCTAssertTrue(named.stderr.contains("nowhere"), named.stderr)
 
         // A plain git repository is not a rollout repository.
-        XCTAssertEqual(try Processes.run("/usr/bin/env", ["git", "init", "-q", "--bare", w.scratch.path("plain.git")], in: w.root, environment: w.environment).status, 0)
+        XCTAssertEqual(
+            try Processes.run(
+                "/usr/bin/env", ["git", "init", "-q", "--bare", w.scratch.path("plain.git")], in: w.root,
+                environment: w.environment
+            ).status, 0)
         let plain = try w.rollout("pack", "list", "--repo", w.scratch.path("plain.git"))
         XCTAssertEqual(plain.status, 66, plain.output)
         XCTAssertTrue(plain.stderr.contains("not a rollout repository"), plain.stderr)
@@ -90,17 +97,26 @@ final class RepositoryTests: XCTestCase {
         try w.scratch.write("home/.gitconfig", "[user]\n\tname = Config Person\n\temail = config@example.com\n")
         XCTAssertEqual(try w.rollout("init").status, 0)
         XCTAssertEqual(try w.rollout("pack", "add", Fixtures.examplePack("en-US@1")).status, 0)
-        XCTAssertEqual(try w.rollout("pack", "add", Fixtures.examplePack("tr@1"), env: ["ROLLOUT_ACTOR": "Env Person <env@example.com>"]).status, 0)
-        XCTAssertEqual(try w.rollout("pack", "add", Fixtures.examplePack("vi-VN@3"), "--actor", "Flag Person <flag@example.com>", env: ["ROLLOUT_ACTOR": "Env Person <env@example.com>"]).status, 0)
+        XCTAssertEqual(
+            try w.rollout(
+                "pack", "add", Fixtures.examplePack("tr@1"), env: ["ROLLOUT_ACTOR": "Env Person <env@example.com>"]
+            ).status, 0)
+        XCTAssertEqual(
+            try w.rollout(
+                "pack", "add", Fixtures.examplePack("vi-VN@3"), "--actor", "Flag Person <flag@example.com>",
+                env: ["ROLLOUT_ACTOR": "Env Person <env@example.com>"]
+            ).status, 0)
 
         let actors = try w.git("log", "--format=%(trailers:key=Rollout-Actor,valueonly,separator=)|%an|%ae").stdout
             .split(separator: "\n").filter { !$0.isEmpty }
-        XCTAssertEqual(actors, [
-            "Flag Person <flag@example.com>|Flag Person|flag@example.com",
-            "Env Person <env@example.com>|Env Person|env@example.com",
-            "Config Person <config@example.com>|Config Person|config@example.com",
-            "Config Person <config@example.com>|Config Person|config@example.com",
-        ])
+        XCTAssertEqual(
+            actors,
+            [
+                "Flag Person <flag@example.com>|Flag Person|flag@example.com",
+                "Env Person <env@example.com>|Env Person|env@example.com",
+                "Config Person <config@example.com>|Config Person|config@example.com",
+                "Config Person <config@example.com>|Config Person|config@example.com",
+            ])
         let record = try w.json(try w.rollout("pack", "show", "vi-VN@3", "--json"))
         XCTAssertEqual(record["addedBy"] as? String, "Flag Person <flag@example.com>")
     }
@@ -108,7 +124,8 @@ final class RepositoryTests: XCTestCase {
     func testEveryChangeIsOneCommitWithTrailersAndAReasonCannotForgeOne() throws {
         let w = try Workspace()
         XCTAssertEqual(try w.rollout("init").status, 0)
-        let added = try w.rollout("pack", "add", Fixtures.examplePack("en-US@1"), "--reason", "first\nRollout-Action: forged")
+        let added = try w.rollout(
+            "pack", "add", Fixtures.examplePack("en-US@1"), "--reason", "first\nRollout-Action: forged")
         XCTAssertEqual(added.status, 0, added.output)
         let message = try w.git("log", "-1", "--format=%B").stdout
         XCTAssertTrue(message.contains("Rollout-Action: pack-add\n"), message)
@@ -123,7 +140,8 @@ final class RepositoryTests: XCTestCase {
         let w = try Workspace()
         w.environment["ROLLOUT_NOW"] = "2026-11-28T09:30:00Z"
         try w.initWithExamples()
-        XCTAssertEqual(try w.git("log", "-1", "--format=%ad", "--date=iso-strict-local").stdout, "2026-11-28T09:30:00+00:00\n")
+        XCTAssertEqual(
+            try w.git("log", "-1", "--format=%ad", "--date=iso-strict-local").stdout, "2026-11-28T09:30:00+00:00\n")
         let record = try w.json(try w.rollout("pack", "show", "tr-TR@18", "--json"))
         XCTAssertEqual(record["addedAt"] as? String, "2026-11-28T09:30:00Z")
 
@@ -142,13 +160,17 @@ final class RepositoryTests: XCTestCase {
         XCTAssertTrue(broken.stderr.contains("maxKeys"), broken.stderr)
         XCTAssertEqual(try w.stateTip(), before)
 
-        try w.scratch.write("policy.json", #"{"defaultLocale": "en-US", "requiredKeys": ["update.title"], "protectedKeys": ["legal.*"]}"#)
+        try w.scratch.write(
+            "policy.json",
+            #"{"defaultLocale": "en-US", "requiredKeys": ["update.title"], "protectedKeys": ["legal.*"]}"#)
         let set = try w.rollout("policy", "set", w.scratch.path("policy.json"), "--reason", "update card is mandatory")
         XCTAssertEqual(set.status, 0, set.output)
         XCTAssertNotEqual(try w.stateTip(), before)
         let shown = try w.json(try w.rollout("policy", "show", "--json"))
         XCTAssertEqual(shown["requiredKeys"] as? [String], ["update.title"])
-        XCTAssertEqual(try w.git("log", "-1", "--format=%(trailers:key=Rollout-Action,valueonly)").stdout.trimmingCharacters(in: .whitespacesAndNewlines), "policy-set")
+        XCTAssertEqual(
+            try w.git("log", "-1", "--format=%(trailers:key=Rollout-Action,valueonly)").stdout.trimmingCharacters(
+                in: .whitespacesAndNewlines), "policy-set")
 
         let again = try w.rollout("policy", "set", w.scratch.path("policy.json"))
         XCTAssertEqual(again.status, 0)

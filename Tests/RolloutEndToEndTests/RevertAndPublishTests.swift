@@ -9,24 +9,33 @@ final class RevertAndPublishTests: XCTestCase {
     private func staged() throws -> (Workspace, publicKey: String) {
         let w = try Workspace()
         try w.initWithExamples()
-        for id in ["en-US@1", "tr@1", "tr-TR@17", "vi-VN@3"] { XCTAssertEqual(try w.rollout("promote", id, "--to", "100%").status, 0) }
-        XCTAssertEqual(try w.rollout("promote", "tr-TR@18", "--to", "10%", "--region", "TR", "--app-version", ">=4.8", "--reason", "typo fix").status, 0)
+        for id in ["en-US@1", "tr@1", "tr-TR@17", "vi-VN@3"] {
+            XCTAssertEqual(try w.rollout("promote", id, "--to", "100%").status, 0)
+        }
+        XCTAssertEqual(
+            try w.rollout(
+                "promote", "tr-TR@18", "--to", "10%", "--region", "TR", "--app-version", ">=4.8", "--reason", "typo fix"
+            ).status, 0)
         let keys = try w.json(try w.rollout("keys", "generate", "--out", w.scratch.path("signing.key"), "--json"))
         return (w, try XCTUnwrap(keys["publicKey"] as? String))
     }
 
     private func publish(_ w: Workspace, _ site: String = "site") throws -> [String: Any] {
-        let result = try w.rollout("publish", "--out", w.scratch.path(site), "--key", w.scratch.path("signing.key"), "--json")
+        let result = try w.rollout(
+            "publish", "--out", w.scratch.path(site), "--key", w.scratch.path("signing.key"), "--json")
         XCTAssertEqual(result.status, 0, result.output)
         return try w.json(result)
     }
 
     /// What a device does: verify the signature, then resolve from the manifest alone.
-    private func manifest(_ w: Workspace, _ locale: String, publicKey: String, site: String = "site") throws -> LocaleManifest {
+    private func manifest(_ w: Workspace, _ locale: String, publicKey: String, site: String = "site") throws
+        -> LocaleManifest
+    {
         let path = w.scratch.path("\(site)/manifests/\(locale).json")
         let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
         let signature = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path + ".sig")))
-        XCTAssertTrue(DetachedSignature.verify(signature, over: bytes, with: try XCTUnwrap(Ed25519.PublicKey(publicKey))))
+        XCTAssertTrue(
+            DetachedSignature.verify(signature, over: bytes, with: try XCTUnwrap(Ed25519.PublicKey(publicKey))))
         return try LocaleManifest.parse(bytes, source: path)
     }
 
@@ -38,7 +47,9 @@ final class RevertAndPublishTests: XCTestCase {
         let regions = Region.assigned.sorted()
         let versions = ["4.0", "4.7.9", "4.8", "4.8.1", "4.9", "5.0", "10.2"].map { AppVersion($0)! }
         let devices = (0..<100_000).map { i in (regions[i % regions.count], versions[i % versions.count], ids.next()) }
-        let reachedBefore = devices.filter { Resolution.outcome(before.plan, region: $0.0, appVersion: $0.1, installID: $0.2) == .pack(18) }.count
+        let reachedBefore = devices.filter {
+            Resolution.outcome(before.plan, region: $0.0, appVersion: $0.1, installID: $0.2) == .pack(18)
+        }.count
         XCTAssertGreaterThan(reachedBefore, 0, "the staged pack reached some devices before the revert")
 
         let revert = try w.rollout("revert", "tr-TR", "--reason", "crash spike on 4.8", "--json")
@@ -46,7 +57,11 @@ final class RevertAndPublishTests: XCTestCase {
         let published = try publish(w)
         let after = try manifest(w, "tr-TR", publicKey: key)
         XCTAssertGreaterThan(after.sequence, before.sequence)
-        XCTAssertEqual(published["indexSequence"] as? Int, try XCTUnwrap(try w.json(revert)["rollback"] as? [String: Any])["manifestSequence"].map { _ in published["indexSequence"] as? Int } ?? nil)
+        XCTAssertEqual(
+            published["indexSequence"] as? Int,
+            try XCTUnwrap(try w.json(revert)["rollback"] as? [String: Any])["manifestSequence"].map { _ in
+                published["indexSequence"] as? Int
+            } ?? nil)
         for (region, version, id) in devices {
             let outcome = Resolution.outcome(after.plan, region: region, appVersion: version, installID: id)
             let expected: Resolution.Outcome = version >= AppVersion("4.8.0")! ? .pack(17) : .bundled
@@ -73,8 +88,13 @@ final class RevertAndPublishTests: XCTestCase {
         XCTAssertEqual(try w.rollout("rollbacks", "tr-TR/1").stdout, stored)
         XCTAssertTrue(try w.rollout("rollbacks").stdout.contains("tr-TR/1"))
         // The revert, then the publish that recorded it reaching devices.
-        let trailers = try w.git("log", "-1", "main~1", "--format=%(trailers:key=Rollout-Action,key=Rollout-Blocked,key=Rollout-Rollback,valueonly,separator=|)").stdout
-        XCTAssertEqual(try w.git("log", "-1", "--format=%(trailers:key=Rollout-Action,valueonly)").stdout.trimmingCharacters(in: .whitespacesAndNewlines), "publish")
+        let trailers = try w.git(
+            "log", "-1", "main~1",
+            "--format=%(trailers:key=Rollout-Action,key=Rollout-Blocked,key=Rollout-Rollback,valueonly,separator=|)"
+        ).stdout
+        XCTAssertEqual(
+            try w.git("log", "-1", "--format=%(trailers:key=Rollout-Action,valueonly)").stdout.trimmingCharacters(
+                in: .whitespacesAndNewlines), "publish")
         XCTAssertEqual(trailers.trimmingCharacters(in: .whitespacesAndNewlines), "revert|tr-TR@18|tr-TR/1")
         // And the blocked version can never be promoted again.
         let again = try w.rollout("promote", "tr-TR@18", "--to", "1%")
@@ -84,17 +104,26 @@ final class RevertAndPublishTests: XCTestCase {
 
     func testAScopedRevertMovesOnlyThatSegment() throws {
         let (w, key) = try staged()
-        XCTAssertEqual(try w.rollout("promote", "tr-TR@18", "--to", "100%", "--region", "DE", "--force", "--reason", "test").status, 0)
-        XCTAssertEqual(try w.rollout("revert", "tr-TR", "--segment", "TR/4.8", "--reason", "crashes on 4.8 only").status, 0)
+        XCTAssertEqual(
+            try w.rollout("promote", "tr-TR@18", "--to", "100%", "--region", "DE", "--force", "--reason", "test")
+                .status, 0)
+        XCTAssertEqual(
+            try w.rollout("revert", "tr-TR", "--segment", "TR/4.8", "--reason", "crashes on 4.8 only").status, 0)
         _ = try publish(w)
         let plan = try manifest(w, "tr-TR", publicKey: key).plan
         var ids = InstallIDGenerator(seed: 5)
         var tr49 = 0
         for _ in 0..<2_000 {
             let id = ids.next()
-            XCTAssertEqual(Resolution.outcome(plan, region: "TR", appVersion: AppVersion("4.8.3"), installID: id), .pack(17), "TR/4.8 went back")
-            XCTAssertEqual(Resolution.outcome(plan, region: "DE", appVersion: AppVersion("4.8.3"), installID: id), .pack(18), "DE/4.8 kept it")
-            if Resolution.outcome(plan, region: "TR", appVersion: AppVersion("4.9"), installID: id) == .pack(18) { tr49 += 1 }
+            XCTAssertEqual(
+                Resolution.outcome(plan, region: "TR", appVersion: AppVersion("4.8.3"), installID: id), .pack(17),
+                "TR/4.8 went back")
+            XCTAssertEqual(
+                Resolution.outcome(plan, region: "DE", appVersion: AppVersion("4.8.3"), installID: id), .pack(18),
+                "DE/4.8 kept it")
+            if Resolution.outcome(plan, region: "TR", appVersion: AppVersion("4.9"), installID: id) == .pack(18) {
+                tr49 += 1
+            }
         }
         XCTAssertEqual(Double(tr49) / 2_000, 0.10, accuracy: 0.03, "TR on 4.9 keeps its 10%")
         XCTAssertFalse(plan.isBlocked(18), "other segments still receive it, so it is not blocked")
@@ -149,9 +178,13 @@ final class RevertAndPublishTests: XCTestCase {
         let plan = try manifest(w, "tr-TR", publicKey: key).plan
         XCTAssertTrue(plan.bundledOnly)
         XCTAssertEqual(Resolution.outcome(plan, region: "TR", appVersion: AppVersion("4.9"), installID: "x"), .bundled)
-        XCTAssertEqual(try w.rollout("promote", "tr-TR@17", "--to", "5%").status, 1, "nothing can be staged under the kill switch")
+        XCTAssertEqual(
+            try w.rollout("promote", "tr-TR@17", "--to", "5%").status, 1, "nothing can be staged under the kill switch")
         XCTAssertEqual(try w.rollout("promote", "tr-TR@17", "--to", "100%").status, 0, "completing a pack turns it off")
-        XCTAssertEqual(try w.json(try w.rollout("status", "tr-TR", "--json"))["plan"].flatMap { ($0 as? [String: Any])?["bundledOnly"] as? Bool }, false)
+        XCTAssertEqual(
+            try w.json(try w.rollout("status", "tr-TR", "--json"))["plan"].flatMap {
+                ($0 as? [String: Any])?["bundledOnly"] as? Bool
+            }, false)
     }
 
     func testPublishingIsDeterministicAndIncremental() throws {
@@ -162,14 +195,19 @@ final class RevertAndPublishTests: XCTestCase {
         XCTAssertEqual(second["indexSequence"] as? Int, first["indexSequence"] as? Int)
         _ = try publish(w, "elsewhere")
         for file in ["index.json", "manifests/tr-TR.json", "manifests/tr-TR.json.sig"] {
-            XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: w.scratch.path("site/" + file))),
-                           try Data(contentsOf: URL(fileURLWithPath: w.scratch.path("elsewhere/" + file))), "\(file): same state, same bytes")
+            XCTAssertEqual(
+                try Data(contentsOf: URL(fileURLWithPath: w.scratch.path("site/" + file))),
+                try Data(contentsOf: URL(fileURLWithPath: w.scratch.path("elsewhere/" + file))),
+                "\(file): same state, same bytes")
         }
         XCTAssertEqual(try w.rollout("promote", "tr-TR@18", "--to", "50%", "--force", "--reason", "test").status, 0)
         let third = try publish(w)
-        XCTAssertEqual(Set(third["written"] as? [String] ?? []), ["manifests/tr-TR.json", "manifests/tr-TR.json.sig", "index.json", "index.json.sig"])
+        XCTAssertEqual(
+            Set(third["written"] as? [String] ?? []),
+            ["manifests/tr-TR.json", "manifests/tr-TR.json.sig", "index.json", "index.json.sig"])
         XCTAssertGreaterThan(third["indexSequence"] as? Int ?? 0, first["indexSequence"] as? Int ?? 0)
-        let index = try SiteIndex.parse([UInt8](try Data(contentsOf: URL(fileURLWithPath: w.scratch.path("site/index.json")))), source: "index")
+        let index = try SiteIndex.parse(
+            [UInt8](try Data(contentsOf: URL(fileURLWithPath: w.scratch.path("site/index.json")))), source: "index")
         XCTAssertEqual(index.locales["tr-TR"]?.chain, ["tr-TR", "tr", "en-US"])
         XCTAssertEqual(try w.rollout("verify-site", w.scratch.path("site"), "--public-key", key).status, 0)
         // A site published before the last change is stale: verify-site says so.
@@ -183,8 +221,11 @@ final class RevertAndPublishTests: XCTestCase {
         let (w, key) = try staged()
         _ = try publish(w)
         let site = w.scratch.path("site")
-        let pack = try XCTUnwrap(try FileManager.default.contentsOfDirectory(atPath: site + "/packs/tr-TR").first { $0.hasPrefix("17.") })
-        for file in ["index.json", "index.json.sig", "manifests/tr-TR.json", "manifests/en-US.json.sig", "packs/tr-TR/\(pack)"] {
+        let pack = try XCTUnwrap(
+            try FileManager.default.contentsOfDirectory(atPath: site + "/packs/tr-TR").first { $0.hasPrefix("17.") })
+        for file in [
+            "index.json", "index.json.sig", "manifests/tr-TR.json", "manifests/en-US.json.sig", "packs/tr-TR/\(pack)",
+        ] {
             let path = site + "/" + file
             let original = try Data(contentsOf: URL(fileURLWithPath: path))
             var tampered = [UInt8](original)
@@ -192,12 +233,15 @@ final class RevertAndPublishTests: XCTestCase {
             try Data(tampered).write(to: URL(fileURLWithPath: path))
             let result = try w.rollout("verify-site", site, "--public-key", key)
             XCTAssertEqual(result.status, 1, "\(file): \(result.output)")
-            XCTAssertTrue(result.stdout.contains(file.replacingOccurrences(of: ".sig", with: "")), "\(file): \(result.stdout)")
+            XCTAssertTrue(
+                result.stdout.contains(file.replacingOccurrences(of: ".sig", with: "")), "\(file): \(result.stdout)")
             try original.write(to: URL(fileURLWithPath: path))
         }
         XCTAssertEqual(try w.rollout("verify-site", site, "--public-key", key).status, 0)
         // Another key: every signature fails.
-        let other = try w.json(try w.rollout("keys", "generate", "--out", w.scratch.path("other.key"), "--json"))["publicKey"] as? String
+        let other =
+            try w.json(try w.rollout("keys", "generate", "--out", w.scratch.path("other.key"), "--json"))["publicKey"]
+            as? String
         XCTAssertEqual(try w.rollout("verify-site", site, "--public-key", try XCTUnwrap(other)).status, 1)
         XCTAssertEqual(try w.rollout("verify-site", site, "--public-key", "ed25519:short").status, 64)
     }

@@ -30,7 +30,8 @@ final class Scratch {
     @discardableResult
     func write(_ relative: String, _ data: Data) throws -> String {
         let full = path(relative)
-        try FileManager.default.createDirectory(atPath: (full as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            atPath: (full as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
         try data.write(to: URL(fileURLWithPath: full))
         return full
     }
@@ -46,7 +47,8 @@ enum Fixtures {
 
     static func examplePack(_ name: String) -> String { examplePacks + "/" + name + ".json" }
     static var allExamplePacks: [String] {
-        ((try? FileManager.default.contentsOfDirectory(atPath: examplePacks)) ?? []).filter { $0.hasSuffix(".json") }.sorted()
+        ((try? FileManager.default.contentsOfDirectory(atPath: examplePacks)) ?? []).filter { $0.hasSuffix(".json") }
+            .sorted()
             .map { examplePacks + "/" + $0 }
     }
 }
@@ -80,7 +82,9 @@ enum Processes {
         return env
     }
 
-    static func run(_ executable: String, _ arguments: [String], in directory: String, environment: [String: String]) throws -> RunResult {
+    static func run(_ executable: String, _ arguments: [String], in directory: String, environment: [String: String])
+        throws -> RunResult
+    {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
@@ -177,7 +181,9 @@ final class Workspace {
 
     /// Runs git with the repository as GIT_DIR.
     func git(_ arguments: String..., repository: String? = nil) throws -> RunResult {
-        try Processes.run("/usr/bin/env", ["git", "--git-dir", repository ?? self.repository] + arguments, in: root, environment: environment)
+        try Processes.run(
+            "/usr/bin/env", ["git", "--git-dir", repository ?? self.repository] + arguments, in: root,
+            environment: environment)
     }
 
     /// `rollout init` then `pack add` of every example pack, asserting both worked.
@@ -193,9 +199,12 @@ final class Workspace {
     func packVariant(of name: String, version: Int, replacing changes: [(String, String)] = []) throws -> String {
         let id = name.split(separator: "@")[0]
         var text = try String(contentsOfFile: Fixtures.examplePack(name), encoding: .utf8)
-            .replacingOccurrences(of: "\"contentVersion\": \(name.split(separator: "@")[1])", with: "\"contentVersion\": \(version)")
+            .replacingOccurrences(
+                of: "\"contentVersion\": \(name.split(separator: "@")[1])", with: "\"contentVersion\": \(version)")
         for (old, new) in changes { text = text.replacingOccurrences(of: old, with: new) }
-        return try scratch.write("\(id)@\(version).json", text.split(separator: "\n").filter { !$0.contains("\"checksum\"") }.joined(separator: "\n"))
+        return try scratch.write(
+            "\(id)@\(version).json",
+            text.split(separator: "\n").filter { !$0.contains("\"checksum\"") }.joined(separator: "\n"))
     }
 
     /// The commit the state ref points at.

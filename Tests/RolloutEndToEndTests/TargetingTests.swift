@@ -5,8 +5,13 @@ import XCTest
 final class TargetingTests: XCTestCase {
     let device = ["--locale", "tr-TR", "--region", "TR", "--app-version", "4.8.1"]
 
-    private func packOf(_ w: Workspace, id: String, region: String = "TR", version: String = "4.8.1", installID: String) throws -> String {
-        let result = try w.json(try w.rollout("resolve", "--locale", "tr-TR", "--region", region, "--app-version", version, "--install-id", installID, "--json"))
+    private func packOf(_ w: Workspace, id: String, region: String = "TR", version: String = "4.8.1", installID: String)
+        throws -> String
+    {
+        let result = try w.json(
+            try w.rollout(
+                "resolve", "--locale", "tr-TR", "--region", region, "--app-version", version, "--install-id", installID,
+                "--json"))
         let chain = try XCTUnwrap(result["chain"] as? [[String: Any]])
         return try XCTUnwrap(chain.first?["result"] as? String)
     }
@@ -15,7 +20,8 @@ final class TargetingTests: XCTestCase {
         let w = try Workspace()
         try w.initWithExamples()
         XCTAssertEqual(try w.rollout("promote", "tr-TR@17", "--to", "100%").status, 0)
-        let staged = try w.rollout("promote", "tr-TR@18", "--to", "10%", "--region", "TR", "--app-version", ">=4.8", "--reason", "typo fix")
+        let staged = try w.rollout(
+            "promote", "tr-TR@18", "--to", "10%", "--region", "TR", "--app-version", ">=4.8", "--reason", "typo fix")
         XCTAssertEqual(staged.status, 0, staged.output)
         XCTAssertTrue(staged.stdout.contains("tr-TR@17 90%, tr-TR@18 10%"), staged.stdout)
 
@@ -27,7 +33,9 @@ final class TargetingTests: XCTestCase {
 
         // No metrics yet, so health is insufficient-data: widening needs an explicit, recorded override.
         XCTAssertEqual(try w.rollout("promote", "tr-TR@18", "--to", "50%").status, 1)
-        XCTAssertEqual(try w.rollout("promote", "tr-TR@18", "--to", "50%", "--force", "--reason", "no metrics pipeline yet").status, 0)
+        XCTAssertEqual(
+            try w.rollout("promote", "tr-TR@18", "--to", "50%", "--force", "--reason", "no metrics pipeline yet")
+                .status, 0)
         ids.shuffle()
         var inAtFifty: Set<String> = []
         for id in ids where try packOf(w, id: "tr-TR", installID: id) == "tr-TR@18" { inAtFifty.insert(id) }
@@ -44,19 +52,27 @@ final class TargetingTests: XCTestCase {
         XCTAssertEqual(rules[0]["regions"] as? [String], ["TR"])
         XCTAssertEqual(rules[0]["appVersions"] as? String, ">=4.8")
 
-        let done = try w.rollout("promote", "tr-TR@18", "--to", "100%", "--force", "--reason", "no metrics pipeline yet")
+        let done = try w.rollout(
+            "promote", "tr-TR@18", "--to", "100%", "--force", "--reason", "no metrics pipeline yet")
         XCTAssertEqual(done.status, 0, done.output)
         XCTAssertTrue(done.stdout.contains("now the baseline"), done.stdout)
         let after = try XCTUnwrap(try w.json(try w.rollout("status", "tr-TR", "--json"))["plan"] as? [String: Any])
         XCTAssertEqual((after["baseline"] as? [String: Any])?["contentVersion"] as? Int, 18)
-        XCTAssertEqual((after["previousBaselines"] as? [[String: Any]])?.compactMap { $0["contentVersion"] as? Int }, [17])
+        XCTAssertEqual(
+            (after["previousBaselines"] as? [[String: Any]])?.compactMap { $0["contentVersion"] as? Int }, [17])
         XCTAssertEqual((after["rules"] as? [Any])?.count, 0)
         XCTAssertEqual(try packOf(w, id: "tr-TR", region: "DE", installID: "anyone"), "tr-TR@18")
 
-        let trailers = try w.git("log", "-1", "--skip=1", "--format=%(trailers:key=Rollout-Action,key=Rollout-Percent,key=Rollout-Pack,key=Rollout-Regions,valueonly,separator=|)").stdout
-        XCTAssertEqual(trailers.trimmingCharacters(in: .whitespacesAndNewlines), "promote|tr-TR@18|50%|all staged rules")
-        XCTAssertEqual(try w.git("log", "-1", "--skip=1", "--format=%(trailers:key=Rollout-Forced,valueonly,separator=)").stdout.trimmingCharacters(in: .whitespacesAndNewlines),
-                       "health was insufficient-data")
+        let trailers = try w.git(
+            "log", "-1", "--skip=1",
+            "--format=%(trailers:key=Rollout-Action,key=Rollout-Percent,key=Rollout-Pack,key=Rollout-Regions,valueonly,separator=|)"
+        ).stdout
+        XCTAssertEqual(
+            trailers.trimmingCharacters(in: .whitespacesAndNewlines), "promote|tr-TR@18|50%|all staged rules")
+        XCTAssertEqual(
+            try w.git("log", "-1", "--skip=1", "--format=%(trailers:key=Rollout-Forced,valueonly,separator=)").stdout
+                .trimmingCharacters(in: .whitespacesAndNewlines),
+            "health was insufficient-data")
         try w.assertFsckClean()
     }
 
@@ -106,15 +122,19 @@ final class TargetingTests: XCTestCase {
             XCTAssertEqual(try w.stateTip(), tip, "\(arguments) changed the state")
         }
         // A second candidate while one is staged: refused with the ways out.
-        let extra = try w.scratch.write("tr-TR@19.json", try String(contentsOfFile: Fixtures.examplePack("tr-TR@18"), encoding: .utf8)
-            .replacingOccurrences(of: "\"contentVersion\": 18", with: "\"contentVersion\": 19")
-            .replacingOccurrences(of: "Daha sonra", with: "Sonra")
-            .split(separator: "\n").filter { !$0.contains("\"checksum\"") }.joined(separator: "\n"))
+        let extra = try w.scratch.write(
+            "tr-TR@19.json",
+            try String(contentsOfFile: Fixtures.examplePack("tr-TR@18"), encoding: .utf8)
+                .replacingOccurrences(of: "\"contentVersion\": 18", with: "\"contentVersion\": 19")
+                .replacingOccurrences(of: "Daha sonra", with: "Sonra")
+                .split(separator: "\n").filter { !$0.contains("\"checksum\"") }.joined(separator: "\n"))
         XCTAssertEqual(try w.rollout("pack", "add", extra).status, 0)
         let tip2 = try w.stateTip()
         let second = try w.rollout("promote", "tr-TR@19", "--to", "5%")
         XCTAssertEqual(second.status, 1, second.output)
-        XCTAssertTrue(second.stderr.contains("tr-TR@18 is still staged (10% in every region on every app version)"), second.stderr)
+        XCTAssertTrue(
+            second.stderr.contains("tr-TR@18 is still staged (10% in every region on every app version)"), second.stderr
+        )
         XCTAssertTrue(second.stderr.contains("rollout promote tr-TR@18 --to 100%"), second.stderr)
         XCTAssertEqual(try w.stateTip(), tip2)
         let older = try w.rollout("promote", "tr-TR@17", "--to", "100%")
@@ -125,10 +145,12 @@ final class TargetingTests: XCTestCase {
         let w = try Workspace()
         try w.initWithExamples()
         XCTAssertEqual(try w.rollout("promote", "tr-TR@17", "--to", "100%").status, 0)
-        let needs49 = try w.scratch.write("tr-TR@19.json", try String(contentsOfFile: Fixtures.examplePack("tr-TR@18"), encoding: .utf8)
-            .replacingOccurrences(of: "\"contentVersion\": 18", with: "\"contentVersion\": 19")
-            .replacingOccurrences(of: "\"minAppVersion\": \"4.8.0\"", with: "\"minAppVersion\": \"4.9\"")
-            .split(separator: "\n").filter { !$0.contains("\"checksum\"") }.joined(separator: "\n"))
+        let needs49 = try w.scratch.write(
+            "tr-TR@19.json",
+            try String(contentsOfFile: Fixtures.examplePack("tr-TR@18"), encoding: .utf8)
+                .replacingOccurrences(of: "\"contentVersion\": 18", with: "\"contentVersion\": 19")
+                .replacingOccurrences(of: "\"minAppVersion\": \"4.8.0\"", with: "\"minAppVersion\": \"4.9\"")
+                .split(separator: "\n").filter { !$0.contains("\"checksum\"") }.joined(separator: "\n"))
         XCTAssertEqual(try w.rollout("pack", "add", needs49).status, 0)
         XCTAssertEqual(try w.rollout("promote", "tr-TR@19", "--to", "100%", "--region", "TR").status, 0)
         XCTAssertEqual(try packOf(w, id: "tr-TR", version: "4.9.0", installID: "a"), "tr-TR@19")
@@ -144,13 +166,18 @@ final class TargetingTests: XCTestCase {
     func testResolveWalksTheFallbackChain() throws {
         let w = try Workspace()
         try w.initWithExamples()
-        for id in ["en-US@1", "tr@1", "tr-TR@17"] { XCTAssertEqual(try w.rollout("promote", id, "--to", "100%").status, 0) }
+        for id in ["en-US@1", "tr@1", "tr-TR@17"] {
+            XCTAssertEqual(try w.rollout("promote", id, "--to", "100%").status, 0)
+        }
         let result = try w.rollout(["resolve"] + device + ["--install-id", "5F0C2A7E-1111-2222-3333-444455556666"])
         XCTAssertEqual(result.status, 0, result.output)
         XCTAssertTrue(result.stdout.contains("tr-TR: tr-TR@17"), result.stdout)
         XCTAssertTrue(result.stdout.contains("tr: tr@1"), result.stdout)
         XCTAssertTrue(result.stdout.contains("en-US: en-US@1"), result.stdout)
-        XCTAssertTrue(result.stdout.contains("tr-TR, then tr, then en-US (in each, the pack, then the app's bundled strings of that locale)"), result.stdout)
+        XCTAssertTrue(
+            result.stdout.contains(
+                "tr-TR, then tr, then en-US (in each, the pack, then the app's bundled strings of that locale)"),
+            result.stdout)
         for (flag, bad) in [("--app-version", "4.8-beta"), ("--region", "XX"), ("--locale", "tr_TR")] {
             var arguments = ["resolve"] + device + ["--install-id", "x"]
             arguments[arguments.firstIndex(of: flag)! + 1] = bad
@@ -165,7 +192,8 @@ final class TargetingTests: XCTestCase {
         let w = try Workspace()
         try w.initWithExamples()
         XCTAssertEqual(try w.rollout("promote", "tr-TR@17", "--to", "100%").status, 0)
-        XCTAssertEqual(try w.rollout("promote", "tr-TR@18", "--to", "25%", "--region", "TR", "--app-version", ">=4.8").status, 0)
+        XCTAssertEqual(
+            try w.rollout("promote", "tr-TR@18", "--to", "25%", "--region", "TR", "--app-version", ">=4.8").status, 0)
         let simulated = try w.json(try w.rollout("simulate", "tr-TR", "--devices", "40000", "--json"))
         let segments = try XCTUnwrap(simulated["segments"] as? [[String: Any]])
         XCTAssertTrue(segments.contains { ($0["region"] as? String) == "TR" })
@@ -196,18 +224,30 @@ final class TargetingTests: XCTestCase {
         w.environment["ROLLOUT_NOW"] = "2026-11-01T10:00:00Z"
         XCTAssertEqual(try w.rollout("promote", "tr-TR@17", "--to", "100%").status, 0)
         w.environment["ROLLOUT_NOW"] = "2026-11-10T10:00:00Z"
-        XCTAssertEqual(try w.rollout("promote", "tr-TR@18", "--to", "10%", "--region", "TR", "--app-version", ">=4.8", "--reason", "typo fix").status, 0)
+        XCTAssertEqual(
+            try w.rollout(
+                "promote", "tr-TR@18", "--to", "10%", "--region", "TR", "--app-version", ">=4.8", "--reason", "typo fix"
+            ).status, 0)
         w.environment["ROLLOUT_NOW"] = "2026-11-11T10:00:00Z"
-        XCTAssertEqual(try w.rollout("promote", "tr-TR@18", "--to", "30%", "--region", "DE", "--force", "--reason", "test").status, 0)
+        XCTAssertEqual(
+            try w.rollout("promote", "tr-TR@18", "--to", "30%", "--region", "DE", "--force", "--reason", "test").status,
+            0)
         XCTAssertEqual(try w.rollout("promote", "vi-VN@3", "--to", "50%", "--region", "VN").status, 0)
         w.environment["ROLLOUT_NOW"] = "2026-11-12T10:00:00Z"
-        XCTAssertEqual(try w.rollout("promote", "tr-TR@18", "--to", "50%", "--region", "TR", "--app-version", ">=4.8", "--force", "--reason", "test").status, 0)
+        XCTAssertEqual(
+            try w.rollout(
+                "promote", "tr-TR@18", "--to", "50%", "--region", "TR", "--app-version", ">=4.8", "--force", "--reason",
+                "test"
+            ).status, 0)
 
         let log = try w.json(try w.rollout("log", "--segment", "TR/4.8", "--json"))
         let changes = try XCTUnwrap(log["changes"] as? [[String: Any]])
-        XCTAssertEqual(changes.map { $0["summary"] as? String }, [
-            "promote tr-TR@18 to 50% in TR on >=4.8", "promote tr-TR@18 to 10% in TR on >=4.8", "complete tr-TR@17: the baseline of tr-TR",
-        ], "the DE and VN changes did not alter TR/4.8")
+        XCTAssertEqual(
+            changes.map { $0["summary"] as? String },
+            [
+                "promote tr-TR@18 to 50% in TR on >=4.8", "promote tr-TR@18 to 10% in TR on >=4.8",
+                "complete tr-TR@17: the baseline of tr-TR",
+            ], "the DE and VN changes did not alter TR/4.8")
         XCTAssertEqual(changes[1]["reason"] as? String, "typo fix")
         XCTAssertEqual(changes[1]["actor"] as? String, "Test Runner <test@example.com>")
         let shares = try XCTUnwrap((changes[1]["shares"] as? [[String: Any]])?.first?["packs"] as? [[String: Any]])
@@ -216,12 +256,20 @@ final class TargetingTests: XCTestCase {
         let text = try w.rollout("log", "--segment", "TR/4.8")
         XCTAssertTrue(text.stdout.contains("TR 4.8.x: tr-TR@17 90%, tr-TR@18 10%"), text.stdout)
         // TR on 4.7: tr-TR packs need 4.8, so nothing ever changed there for tr-TR.
-        XCTAssertTrue(try w.rollout("log", "--segment", "TR/4.7", "--locale", "tr-TR").stdout.contains("No changes match"))
-        XCTAssertEqual(try w.json(try w.rollout("log", "--segment", "DE/4.8", "--json"))["changes"].map { ($0 as! [Any]).count }, 2)
+        XCTAssertTrue(
+            try w.rollout("log", "--segment", "TR/4.7", "--locale", "tr-TR").stdout.contains("No changes match"))
+        XCTAssertEqual(
+            try w.json(try w.rollout("log", "--segment", "DE/4.8", "--json"))["changes"].map { ($0 as! [Any]).count }, 2
+        )
 
-        let since = try XCTUnwrap(try w.json(try w.rollout("log", "--locale", "tr-TR", "--since", "2026-11-10", "--until", "2026-11-11", "--json"))["changes"] as? [[String: Any]])
+        let since = try XCTUnwrap(
+            try w.json(
+                try w.rollout("log", "--locale", "tr-TR", "--since", "2026-11-10", "--until", "2026-11-11", "--json"))[
+                    "changes"] as? [[String: Any]])
         XCTAssertEqual(since.count, 2)
-        XCTAssertEqual(try XCTUnwrap(try w.json(try w.rollout("log", "--pack", "vi-VN@3", "--json"))["changes"] as? [Any]).count, 2, "the pack add and the promote")
+        XCTAssertEqual(
+            try XCTUnwrap(try w.json(try w.rollout("log", "--pack", "vi-VN@3", "--json"))["changes"] as? [Any]).count,
+            2, "the pack add and the promote")
         let limited = try w.json(try w.rollout("log", "--limit", "2", "--json"))
         XCTAssertEqual((limited["changes"] as? [Any])?.count, 2)
         XCTAssertEqual(limited["truncated"] as? Bool, true)
@@ -236,9 +284,11 @@ final class TargetingTests: XCTestCase {
         XCTAssertEqual(try w.rollout("promote", "tr-TR@18", "--to", "10%", "--region", "TR").status, 0)
         XCTAssertEqual(try w.rollout("log", "--segment", "TR/4.8").status, 0, "index built before the rogue commit")
         // Someone edits plans/tr-TR.json with plain git: 10% becomes 90%, with no trailers at all.
-        let plan = try w.git("show", "main:plans/tr-TR.json").stdout.replacingOccurrences(of: "\"basisPoints\": 1000", with: "\"basisPoints\": 9000")
+        let plan = try w.git("show", "main:plans/tr-TR.json").stdout.replacingOccurrences(
+            of: "\"basisPoints\": 1000", with: "\"basisPoints\": 9000")
         try w.scratch.write("plan.json", plan)
-        let blob = try w.git("hash-object", "-w", w.scratch.path("plan.json")).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let blob = try w.git("hash-object", "-w", w.scratch.path("plan.json")).stdout.trimmingCharacters(
+            in: .whitespacesAndNewlines)
         var env = w.environment
         env["GIT_INDEX_FILE"] = w.scratch.path("index")
         env["GIT_DIR"] = w.repository
@@ -250,7 +300,9 @@ final class TargetingTests: XCTestCase {
         _ = try git("read-tree", "main")
         _ = try git("update-index", "--cacheinfo", "100644,\(blob),plans/tr-TR.json")
         let tree = try git("write-tree")
-        let commit = try git("-c", "user.name=Rogue", "-c", "user.email=rogue@example.com", "commit-tree", tree, "-p", "main", "-m", "quick fix")
+        let commit = try git(
+            "-c", "user.name=Rogue", "-c", "user.email=rogue@example.com", "commit-tree", tree, "-p", "main", "-m",
+            "quick fix")
         _ = try git("update-ref", "refs/heads/main", commit)
 
         let log = try w.json(try w.rollout("log", "--segment", "TR/4.8", "--json"))

@@ -7,22 +7,30 @@ final class VerifyTests: XCTestCase {
     private func busyRepository() throws -> Workspace {
         let w = try Workspace()
         try w.initWithExamples()
-        for id in ["en-US@1", "tr@1", "tr-TR@17"] { XCTAssertEqual(try w.rollout("promote", id, "--to", "100%").status, 0) }
-        XCTAssertEqual(try w.rollout("promote", "tr-TR@18", "--to", "10%", "--region", "TR", "--reason", "typo fix").status, 0)
-        XCTAssertEqual(try w.rollout("metrics", "ingest", "--kind", "crash", MetricsIngestTests.examples + "/crashes-spike-TR-4.8.csv").status, 0)
+        for id in ["en-US@1", "tr@1", "tr-TR@17"] {
+            XCTAssertEqual(try w.rollout("promote", id, "--to", "100%").status, 0)
+        }
+        XCTAssertEqual(
+            try w.rollout("promote", "tr-TR@18", "--to", "10%", "--region", "TR", "--reason", "typo fix").status, 0)
+        XCTAssertEqual(
+            try w.rollout(
+                "metrics", "ingest", "--kind", "crash", MetricsIngestTests.examples + "/crashes-spike-TR-4.8.csv"
+            ).status, 0)
         XCTAssertEqual(try w.rollout("revert", "tr-TR", "--reason", "crash spike").status, 0)
         return w
     }
 
     private func git(_ w: Workspace, _ arguments: [String], env: [String: String] = [:]) throws -> String {
         let result = try Processes.run(
-            "/usr/bin/env", ["git", "--git-dir", w.repository] + arguments, in: w.root, environment: w.environment.merging(env) { $1 })
+            "/usr/bin/env", ["git", "--git-dir", w.repository] + arguments, in: w.root,
+            environment: w.environment.merging(env) { $1 })
         XCTAssertEqual(result.status, 0, result.output)
         return result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
     private func problems(_ result: RunResult) throws -> [[String: Any]] {
-        let object = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any], result.output)
+        let object = try XCTUnwrap(
+            try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any], result.output)
         return try XCTUnwrap(object["problems"] as? [[String: Any]])
     }
 
@@ -61,7 +69,8 @@ final class VerifyTests: XCTestCase {
         let w = try busyRepository()
         let keys = w.scratch.path("keys")
         XCTAssertEqual(try w.rollout("keys", "init", "--out", keys).status, 0)
-        XCTAssertEqual(try w.rollout("publish", "--out", w.scratch.path("site"), "--key", keys + "/publish-1.key").status, 0)
+        XCTAssertEqual(
+            try w.rollout("publish", "--out", w.scratch.path("site"), "--key", keys + "/publish-1.key").status, 0)
         XCTAssertEqual(try w.rollout("keys", "rotate", "--root", keys + "/root.key").status, 0)
         let published = try w.rollout("publish", "--out", w.scratch.path("site"), "--key", keys + "/publish-2.key")
         XCTAssertEqual(published.status, 0, published.output)
@@ -73,17 +82,24 @@ final class VerifyTests: XCTestCase {
         let w = try busyRepository()
         let index = w.scratch.path("tmp-index")
         _ = try git(w, ["read-tree", "main"], env: ["GIT_INDEX_FILE": index])
-        let pack = try git(w, ["show", "main:packs/tr-TR/0/17.json"]).replacingOccurrences(of: "Hoş gledin", with: "Hoş geldin")
+        let pack = try git(w, ["show", "main:packs/tr-TR/0/17.json"]).replacingOccurrences(
+            of: "Hoş gledin", with: "Hoş geldin")
         let blob = try git(w, ["hash-object", "-w", try w.scratch.write("17.json", pack + "\n")])
-        _ = try git(w, ["update-index", "--cacheinfo", "100644,\(blob),packs/tr-TR/0/17.json"], env: ["GIT_INDEX_FILE": index])
+        _ = try git(
+            w, ["update-index", "--cacheinfo", "100644,\(blob),packs/tr-TR/0/17.json"], env: ["GIT_INDEX_FILE": index])
         let tree = try git(w, ["write-tree"], env: ["GIT_INDEX_FILE": index])
-        let identity = ["GIT_AUTHOR_NAME": "Someone", "GIT_AUTHOR_EMAIL": "someone@example.com", "GIT_COMMITTER_NAME": "Someone", "GIT_COMMITTER_EMAIL": "someone@example.com"]
+        let identity = [
+            "GIT_AUTHOR_NAME": "Someone", "GIT_AUTHOR_EMAIL": "someone@example.com", "GIT_COMMITTER_NAME": "Someone",
+            "GIT_COMMITTER_EMAIL": "someone@example.com",
+        ]
         let commit = try git(w, ["commit-tree", tree, "-p", "main", "-m", "fix the typo in place"], env: identity)
         _ = try git(w, ["update-ref", "refs/heads/main", commit])
 
         let result = try w.rollout("verify", "--json")
         XCTAssertEqual(result.status, 1, result.output)
-        let found = try problems(result).map { "\($0["commit"] as? String ?? "-") \($0["path"] as? String ?? "-") \($0["message"] as! String)" }
+        let found = try problems(result).map {
+            "\($0["commit"] as? String ?? "-") \($0["path"] as? String ?? "-") \($0["message"] as! String)"
+        }
         let short = String(commit.prefix(12))
         XCTAssertTrue(found.contains { $0.hasPrefix("\(short) - has no Rollout-Action trailer") }, "\(found)")
         XCTAssertTrue(found.contains { $0.hasPrefix("\(short) packs/tr-TR/0/17.json changed content") }, "\(found)")
@@ -98,17 +114,24 @@ final class VerifyTests: XCTestCase {
         let result = try w.rollout("verify")
         XCTAssertEqual(result.status, 1, result.output)
         XCTAssertTrue(
-            result.stdout.contains("the history was rewritten: \(revert.prefix(12)) (\"rollout: revert tr-TR to last-known-good\") was the tip once and is no longer part of main"),
+            result.stdout.contains(
+                "the history was rewritten: \(revert.prefix(12)) (\"rollout: revert tr-TR to last-known-good\") was the tip once and is no longer part of main"
+            ),
             result.stdout)
     }
 
     func testAHistoryRewrittenWithAMutatedPackIsReported() throws {
         let w = try busyRepository()
-        let exported = try Processes.run("/usr/bin/env", ["git", "--git-dir", w.repository, "fast-export", "--reencode=no", "main"], in: w.root, environment: w.environment)
+        let exported = try Processes.run(
+            "/usr/bin/env", ["git", "--git-dir", w.repository, "fast-export", "--reencode=no", "main"], in: w.root,
+            environment: w.environment)
         XCTAssertEqual(exported.status, 0, exported.stderr)
         // Same length, so the stream stays valid: the pack is mutated in the commit that added it and in every later one.
-        let stream = try w.scratch.write("stream", exported.stdout.replacingOccurrences(of: "Hoş gledin", with: "Hoş gledim"))
-        let imported = try Processes.run("/bin/sh", ["-c", "git --git-dir \(w.repository) fast-import --force --quiet < \(stream)"], in: w.root, environment: w.environment)
+        let stream = try w.scratch.write(
+            "stream", exported.stdout.replacingOccurrences(of: "Hoş gledin", with: "Hoş gledim"))
+        let imported = try Processes.run(
+            "/bin/sh", ["-c", "git --git-dir \(w.repository) fast-import --force --quiet < \(stream)"], in: w.root,
+            environment: w.environment)
         XCTAssertEqual(imported.status, 0, imported.output)
 
         let result = try w.rollout("verify", "--json")
@@ -133,12 +156,21 @@ final class VerifyTests: XCTestCase {
     func testAnUpdateKilledBeforeItsRenameIsNotARewrite() throws {
         let w = try busyRepository()
         let tip = try git(w, ["rev-parse", "main"])
-        let identity = ["GIT_AUTHOR_NAME": "Killed", "GIT_AUTHOR_EMAIL": "k@example.com", "GIT_COMMITTER_NAME": "Killed", "GIT_COMMITTER_EMAIL": "k@example.com"]
-        let orphan = try git(w, ["commit-tree", try git(w, ["rev-parse", "main^{tree}"]), "-p", tip, "-m", "promote that never landed"], env: identity)
+        let identity = [
+            "GIT_AUTHOR_NAME": "Killed", "GIT_AUTHOR_EMAIL": "k@example.com", "GIT_COMMITTER_NAME": "Killed",
+            "GIT_COMMITTER_EMAIL": "k@example.com",
+        ]
+        let orphan = try git(
+            w,
+            ["commit-tree", try git(w, ["rev-parse", "main^{tree}"]), "-p", tip, "-m", "promote that never landed"],
+            env: identity)
         let log = w.repository + "/logs/refs/heads/main"
         let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
         handle.seekToEndOfFile()
-        handle.write(Data("\(tip) \(orphan) Killed <k@example.com> 1796000000 +0000\trollout: promote tr-TR@18 to 50% in TR\n".utf8))
+        handle.write(
+            Data(
+                "\(tip) \(orphan) Killed <k@example.com> 1796000000 +0000\trollout: promote tr-TR@18 to 50% in TR\n"
+                    .utf8))
         try handle.close()
         let lock = w.repository + "/refs/heads/main.lock"
         XCTAssertTrue(FileManager.default.createFile(atPath: lock, contents: Data((orphan + "\n").utf8)))
@@ -147,7 +179,10 @@ final class VerifyTests: XCTestCase {
         XCTAssertEqual(killed.status, 0, killed.output)
         XCTAssertTrue(killed.stdout.contains("clear it with: rm \(lock)"), killed.stdout)
         try FileManager.default.removeItem(atPath: lock)
-        XCTAssertEqual(try w.rollout("metrics", "ingest", "--kind", "fallback", MetricsIngestTests.examples + "/fallbacks-healthy.csv").status, 0)
+        XCTAssertEqual(
+            try w.rollout(
+                "metrics", "ingest", "--kind", "fallback", MetricsIngestTests.examples + "/fallbacks-healthy.csv"
+            ).status, 0)
         let after = try w.rollout("verify")
         XCTAssertEqual(after.status, 0, "the next update starts from the old tip again: \(after.output)")
     }

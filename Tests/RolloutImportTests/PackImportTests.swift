@@ -1,5 +1,6 @@
-import XCTest
 import RolloutModel
+import XCTest
+
 @testable import RolloutImport
 
 /// What `rollout pack import` decides for a catalog it has read (docs/import.md, "Which
@@ -18,7 +19,8 @@ final class PackImportTests: XCTestCase {
 
     /// A repository holding `locales`, each with a newest pack of minAppVersion `newest[locale]`.
     func stored(
-        _ locales: Set<String> = [], newest: [String: AppVersion] = [:], policy: Policy = Policy(), asked: ((String) -> Void)? = nil
+        _ locales: Set<String> = [], newest: [String: AppVersion] = [:], policy: Policy = Policy(),
+        asked: ((String) -> Void)? = nil
     ) -> PackImport.Stored {
         PackImport.Stored(policy: policy, locales: locales) { locale in
             asked?(locale)
@@ -27,10 +29,12 @@ final class PackImportTests: XCTestCase {
     }
 
     func request(
-        minAppVersion: AppVersion? = AppVersion("4.8.0"), sourceLocale: String? = nil, locales: Set<String> = [], skipInvalid: Bool = false
+        minAppVersion: AppVersion? = AppVersion("4.8.0"), sourceLocale: String? = nil, locales: Set<String> = [],
+        skipInvalid: Bool = false
     ) -> PackImport.Request {
         PackImport.Request(
-            catalogName: "Localizable.xcstrings", contentVersion: 18, minAppVersion: minAppVersion, sourceLocale: sourceLocale,
+            catalogName: "Localizable.xcstrings", contentVersion: 18, minAppVersion: minAppVersion,
+            sourceLocale: sourceLocale,
             locales: locales, skipInvalid: skipInvalid)
     }
 
@@ -45,11 +49,14 @@ final class PackImportTests: XCTestCase {
     }
 
     func fallbacks(_ result: PackImport.Result) -> [String: String] {
-        Dictionary(uniqueKeysWithValues: result.packs.map { ($0.parsed.pack.locale, $0.parsed.pack.fallbackLocale ?? "-") })
+        Dictionary(
+            uniqueKeysWithValues: result.packs.map { ($0.parsed.pack.locale, $0.parsed.pack.fallbackLocale ?? "-") })
     }
 
     func finding(_ locale: String, _ key: String?, rule: String) -> LintFinding {
-        LintFinding(severity: .error, rule: rule, pack: PackID(locale: locale, contentVersion: 18), key: key, message: "refused")
+        LintFinding(
+            severity: .error, rule: rule, pack: PackID(locale: locale, contentVersion: 18), key: key, message: "refused"
+        )
     }
 
     // MARK: minAppVersion
@@ -57,7 +64,8 @@ final class PackImportTests: XCTestCase {
     func testMinAppVersionIsTheFlagsWithoutAskingTheRepository() throws {
         var asked: [String] = []
         let result = try build(
-            catalog(["tr": ["a": "b"]]), request(minAppVersion: AppVersion("5.0")), stored(newest: ["tr": v48]) { asked.append($0) })
+            catalog(["tr": ["a": "b"]]), request(minAppVersion: AppVersion("5.0")),
+            stored(newest: ["tr": v48]) { asked.append($0) })
         XCTAssertEqual(result.packs.map(\.parsed.pack.minAppVersion), [AppVersion("5.0")!])
         XCTAssertEqual(asked, [])
     }
@@ -66,7 +74,8 @@ final class PackImportTests: XCTestCase {
         let result = try build(
             catalog(["tr": ["a": "b"], "de": ["a": "c"]]), request(minAppVersion: nil),
             stored(["tr", "de"], newest: ["tr": v48, "de": AppVersion("4.2.1")!]))
-        XCTAssertEqual(result.packs.map(\.parsed.pack.id.description), ["de@18", "tr@18"], "one pack per locale, in locale order")
+        XCTAssertEqual(
+            result.packs.map(\.parsed.pack.id.description), ["de@18", "tr@18"], "one pack per locale, in locale order")
         XCTAssertEqual(result.packs.map(\.parsed.pack.minAppVersion.description), ["4.2.1", "4.8.0"])
     }
 
@@ -75,36 +84,45 @@ final class PackImportTests: XCTestCase {
         XCTAssertThrowsError(try build(catalog, request(minAppVersion: nil), stored(newest: ["tr": v48]))) {
             guard case RolloutError.usage(let message) = $0 else { return XCTFail("\($0)") }
             XCTAssertEqual(
-                message, "fr has no stored pack to take minAppVersion from: give --min-app-version V (the oldest app version these strings suit)")
+                message,
+                "fr has no stored pack to take minAppVersion from: give --min-app-version V (the oldest app version these strings suit)"
+            )
         }
     }
 
     // MARK: fallback
 
     func testARegionalLocaleFallsBackToItsLanguageWhenImportedOrStored() throws {
-        let imported = try build(catalog(["en-US": ["a": "A"], "tr": ["a": "b"], "tr-TR": ["a": "c"]]), request(), stored())
+        let imported = try build(
+            catalog(["en-US": ["a": "A"], "tr": ["a": "b"], "tr-TR": ["a": "c"]]), request(), stored())
         XCTAssertEqual(fallbacks(imported), ["en-US": "-", "tr": "en-US", "tr-TR": "tr"])
         let stored = try build(catalog(["en-US": ["a": "A"], "tr-TR": ["a": "c"]]), request(), stored(["tr"]))
         XCTAssertEqual(fallbacks(stored)["tr-TR"], "tr", "tr is stored: devices can fall back to it")
     }
 
     func testOtherwiseTheSourceLocaleWhichItselfHasNone() throws {
-        let result = try build(catalog(["en-US": ["a": "A"], "pt-BR": ["a": "b"], "de": ["a": "c"]]), request(), stored(["pt-PT"]))
+        let result = try build(
+            catalog(["en-US": ["a": "A"], "pt-BR": ["a": "b"], "de": ["a": "c"]]), request(), stored(["pt-PT"]))
         XCTAssertEqual(fallbacks(result), ["en-US": "-", "pt-BR": "en-US", "de": "en-US"])
     }
 
     func testALanguageLeftWithNoStringIsNoFallback() throws {
         let result = try build(catalog(["en-US": ["a": "A"], "tr": [:], "tr-TR": ["a": "c"]]), request(), stored())
-        XCTAssertEqual(fallbacks(result), ["en-US": "-", "tr-TR": "en-US"], "tr makes no pack, so tr-TR cannot fall back to it")
+        XCTAssertEqual(
+            fallbacks(result), ["en-US": "-", "tr-TR": "en-US"], "tr makes no pack, so tr-TR cannot fall back to it")
         XCTAssertEqual(result.emptyLocales, ["tr"])
     }
 
     func testFallbackLocaleRule() {
         XCTAssertEqual(PackImport.fallbackLocale(of: "tr-TR", source: "en-US") { $0 == "tr" }, "tr")
         XCTAssertEqual(PackImport.fallbackLocale(of: "tr-TR", source: "en-US") { _ in false }, "en-US")
-        XCTAssertEqual(PackImport.fallbackLocale(of: "tr", source: "en-US") { _ in true }, "en-US", "a language has no language above it")
+        XCTAssertEqual(
+            PackImport.fallbackLocale(of: "tr", source: "en-US") { _ in true }, "en-US",
+            "a language has no language above it")
         XCTAssertNil(PackImport.fallbackLocale(of: "en-US", source: "en-US") { _ in false })
-        XCTAssertEqual(PackImport.fallbackLocale(of: "en-US", source: "en-US") { $0 == "en" }, "en", "the language is nearer than none")
+        XCTAssertEqual(
+            PackImport.fallbackLocale(of: "en-US", source: "en-US") { $0 == "en" }, "en",
+            "the language is nearer than none")
         XCTAssertEqual(PackImport.fallbackLocale(of: "zh-Hant-TW", source: "en") { $0 == "zh" }, "zh")
     }
 
@@ -112,10 +130,12 @@ final class PackImportTests: XCTestCase {
 
     func testTheSourceLocaleIsTheFlagThenTheCatalogsThenItsEnglish() throws {
         let strings = ["en": ["a": "A"], "en-US": ["a": "A"], "fr": ["a": "B"]]
-        XCTAssertEqual(try build(catalog(strings, sourceLocale: "en"), request(sourceLocale: "fr"), stored()).sourceLocale, "fr")
+        XCTAssertEqual(
+            try build(catalog(strings, sourceLocale: "en"), request(sourceLocale: "fr"), stored()).sourceLocale, "fr")
         XCTAssertEqual(try build(catalog(strings, sourceLocale: "en"), request(), stored()).sourceLocale, "en")
         XCTAssertEqual(try build(catalog(strings), request(), stored()).sourceLocale, "en-US")
-        XCTAssertEqual(try build(catalog(["en": ["a": "A"], "fr": ["a": "B"]]), request(), stored()).sourceLocale, "en")
+        XCTAssertEqual(
+            try build(catalog(["en": ["a": "A"], "fr": ["a": "B"]]), request(), stored()).sourceLocale, "en")
         XCTAssertEqual(try build(catalog(["fr": ["a": "B"]]), request(), stored()).sourceLocale, "en-US")
     }
 
@@ -136,16 +156,22 @@ final class PackImportTests: XCTestCase {
         XCTAssertEqual(result.packs.map(\.parsed.pack.locale), ["tr"])
         XCTAssertEqual(result.catalog.strings.keys.sorted(), ["tr"])
         XCTAssertEqual(result.catalog.skipped, [.init(locale: "tr", key: "x", reason: "stale")])
-        XCTAssertEqual(result.catalog.skippedFiles.map(\.path), ["values-night"], "files are listed whatever the locales")
+        XCTAssertEqual(
+            result.catalog.skippedFiles.map(\.path), ["values-night"], "files are listed whatever the locales")
     }
 
     func testBundleOnlyKeysAreLeftOutAndListed() throws {
         let policy = Policy(bundleOnlyKeys: KeyPatterns(spellings: ["legal.*"])!)
-        let result = try build(catalog(["tr": ["legal.terms": "x", "greet": "Merhaba"]]), request(), stored(policy: policy))
+        let result = try build(
+            catalog(["tr": ["legal.terms": "x", "greet": "Merhaba"]]), request(), stored(policy: policy))
         XCTAssertEqual(result.packs.map { $0.parsed.pack.strings.keys.sorted() }, [["greet"]])
         XCTAssertEqual(
             result.catalog.skipped,
-            [.init(locale: "tr", key: "legal.terms", reason: "bundle-only (policy bundleOnlyKeys legal.*): it stays in the app")])
+            [
+                .init(
+                    locale: "tr", key: "legal.terms",
+                    reason: "bundle-only (policy bundleOnlyKeys legal.*): it stays in the app")
+            ])
     }
 
     func testNoLocaleWithAStringIsBadInputNamingWhatWasLeftOut() throws {
@@ -155,7 +181,8 @@ final class PackImportTests: XCTestCase {
             guard case RolloutError.badInput(let message) = $0 else { return XCTFail("\($0)") }
             XCTAssertEqual(
                 message,
-                "Localizable.xcstrings: no locale has a string to import (4 left out: tr a: needs_review; tr b: needs_review; tr c: needs_review)")
+                "Localizable.xcstrings: no locale has a string to import (4 left out: tr a: needs_review; tr b: needs_review; tr c: needs_review)"
+            )
         }
         XCTAssertThrowsError(try build(self.catalog(["tr": [:]]), request(), stored())) {
             guard case RolloutError.badInput(let message) = $0 else { return XCTFail("\($0)") }
@@ -177,7 +204,9 @@ final class PackImportTests: XCTestCase {
     func testAPackOverThePolicysSizeLimitIsRefused() throws {
         var policy = Policy()
         policy.limits.maxPackBytes = 200
-        XCTAssertThrowsError(try build(catalog(["tr": ["greet": String(repeating: "a", count: 300)]]), request(), stored(policy: policy))) {
+        XCTAssertThrowsError(
+            try build(catalog(["tr": ["greet": String(repeating: "a", count: 300)]]), request(), stored(policy: policy))
+        ) {
             guard case RolloutError.badInput(let message) = $0 else { return XCTFail("\($0)") }
             XCTAssertTrue(message.hasPrefix("Localizable.xcstrings (tr): pack is "), message)
             XCTAssertTrue(message.hasSuffix("(policy limits.maxPackBytes)"), message)
@@ -192,7 +221,8 @@ final class PackImportTests: XCTestCase {
             catalog(["en-US": ["greet": "Hi {0}", "bye": "Bye"], "tr": ["greet": "Merhaba", "bye": "Hoşça kal"]]),
             request: request(skipInvalid: true), stored: stored()
         ) { packs in
-            rounds.append(packs.map { "\($0.parsed.pack.locale):\($0.parsed.pack.strings.keys.sorted().joined(separator: ","))" })
+            rounds.append(
+                packs.map { "\($0.parsed.pack.locale):\($0.parsed.pack.strings.keys.sorted().joined(separator: ","))" })
             // First the placeholder, then (as if its fallback changed) the other string of tr.
             switch rounds.count {
             case 1: return [self.finding("tr", "greet", rule: "placeholders")]
@@ -200,7 +230,8 @@ final class PackImportTests: XCTestCase {
             default: return []
             }
         }
-        XCTAssertEqual(rounds, [["en-US:bye,greet", "tr:bye,greet"], ["en-US:bye,greet", "tr:bye"], ["en-US:bye,greet"]])
+        XCTAssertEqual(
+            rounds, [["en-US:bye,greet", "tr:bye,greet"], ["en-US:bye,greet", "tr:bye"], ["en-US:bye,greet"]])
         XCTAssertEqual(result.packs.map(\.parsed.pack.locale), ["en-US"])
         XCTAssertEqual(result.emptyLocales, ["tr"], "a locale left with no string makes no pack")
         XCTAssertEqual(
@@ -217,11 +248,15 @@ final class PackImportTests: XCTestCase {
         let result = try PackImport.build(catalog, request: request(skipInvalid: true), stored: stored()) { _ in
             asked += 1
             // Removed and protected keys, and a pack-level finding: leaving a string out cannot fix them.
-            return [self.finding("tr", "old", rule: "removed-keys"), self.finding("tr", "legal.x", rule: "protected-keys"),
-                    self.finding("tr", nil, rule: "placeholders")]
+            return [
+                self.finding("tr", "old", rule: "removed-keys"), self.finding("tr", "legal.x", rule: "protected-keys"),
+                self.finding("tr", nil, rule: "placeholders"),
+            ]
         }
         XCTAssertEqual(asked, 1)
-        XCTAssertEqual(result.packs.first?.parsed.pack.strings, ["greet": "Merhaba"], "they still refuse, when the packs are added")
+        XCTAssertEqual(
+            result.packs.first?.parsed.pack.strings, ["greet": "Merhaba"], "they still refuse, when the packs are added"
+        )
         XCTAssertEqual(result.catalog.skipped, [])
     }
 
@@ -238,7 +273,9 @@ final class PackImportTests: XCTestCase {
     func testSkipInvalidLintsAtMostEightTimes() throws {
         var asked = 0
         let strings = Dictionary(uniqueKeysWithValues: (0..<20).map { ("k\($0)", "v") })
-        let result = try PackImport.build(catalog(["tr": strings]), request: request(skipInvalid: true), stored: stored()) { packs in
+        let result = try PackImport.build(
+            catalog(["tr": strings]), request: request(skipInvalid: true), stored: stored()
+        ) { packs in
             asked += 1
             // Always one more string to leave out: the rounds end, and lint at add time has the last word.
             return [self.finding("tr", packs[0].parsed.pack.strings.keys.sorted().first!, rule: "secret")]

@@ -1,12 +1,15 @@
 import Foundation
 import XCTest
+
 @testable import RolloutIngest
 
 /// RFC 4180 as analytics exports write it, and every way a file can be broken.
 final class CSVReaderTests: XCTestCase {
     private func records(_ text: String) throws -> [[String]] {
         var out: [[String]] = []
-        try CSVReader.parse(Array(text.utf8)) { fields, _ in out.append(fields.map { String(decoding: $0, as: UTF8.self) }) }
+        try CSVReader.parse(Array(text.utf8)) { fields, _ in
+            out.append(fields.map { String(decoding: $0, as: UTF8.self) })
+        }
         return out
     }
 
@@ -57,8 +60,10 @@ final class CSVReaderTests: XCTestCase {
         for _ in 0..<200 {
             var text = Int.random(in: 0..<5, using: &generator) == 0 ? "\u{FEFF}" : ""
             for _ in 0..<Int.random(in: 0..<8, using: &generator) {
-                let fields = (0..<Int.random(in: 1..<5, using: &generator)).map { _ in pieces.randomElement(using: &generator)! }
-                    .map { $0 == "\r" ? "" : $0 }
+                let fields = (0..<Int.random(in: 1..<5, using: &generator)).map { _ in
+                    pieces.randomElement(using: &generator)!
+                }
+                .map { $0 == "\r" ? "" : $0 }
                 text += fields.joined(separator: ",") + (Bool.random(using: &generator) ? "\r\n" : "\n")
                 if Int.random(in: 0..<6, using: &generator) == 0 { text += "\n" }
             }
@@ -82,7 +87,9 @@ final class CSVReaderTests: XCTestCase {
         let path = NSTemporaryDirectory() + "csv-\(UInt64.random(in: 0...UInt64.max)).csv"
         defer { try? FileManager.default.removeItem(atPath: path) }
         var text = "date,region\r\n"
-        for i in 0..<5000 { text += i % 97 == 0 ? "\"2026-11-\(i % 28 + 1)\",\"T\nR\"\r\n" : "2026-11-\(i % 28 + 1),TR\r\n" }
+        for i in 0..<5000 {
+            text += i % 97 == 0 ? "\"2026-11-\(i % 28 + 1)\",\"T\nR\"\r\n" : "2026-11-\(i % 28 + 1),TR\r\n"
+        }
         try Data(text.utf8).write(to: URL(fileURLWithPath: path))
         struct Count: CSVRecordSink {
             var records = 0
@@ -111,13 +118,17 @@ private enum Reference {
         if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes = bytes.dropFirst(3) }
         var out: [(fields: [String], line: Int)] = []
         var fields: [[UInt8]] = [[]]
-        var quoted = false, wasQuoted = false
-        var line = 1, start = 1
+        var quoted = false
+        var wasQuoted = false
+        var line = 1
+        var start = 1
         var iterator = bytes.makeIterator()
         var pending: UInt8? = nil
         func end() {
             if !wasQuoted, fields[fields.count - 1].last == 0x0D { fields[fields.count - 1].removeLast() }
-            if fields.count > 1 || !fields[0].isEmpty { out.append((fields.map { String(decoding: $0, as: UTF8.self) }, start)) }
+            if fields.count > 1 || !fields[0].isEmpty {
+                out.append((fields.map { String(decoding: $0, as: UTF8.self) }, start))
+            }
             fields = [[]]
             wasQuoted = false
         }
@@ -126,7 +137,12 @@ private enum Reference {
             if quoted {
                 if byte == 0x22 {
                     let next = iterator.next()
-                    if next == 0x22 { fields[fields.count - 1].append(0x22) } else { quoted = false; pending = next }
+                    if next == 0x22 {
+                        fields[fields.count - 1].append(0x22)
+                    } else {
+                        quoted = false
+                        pending = next
+                    }
                     if next == nil { break }
                 } else {
                     if byte == 0x0A { line += 1 }
@@ -135,8 +151,12 @@ private enum Reference {
                 continue
             }
             switch byte {
-            case 0x22: quoted = true; wasQuoted = true
-            case 0x2C: fields.append([]); wasQuoted = false
+            case 0x22:
+                quoted = true
+                wasQuoted = true
+            case 0x2C:
+                fields.append([])
+                wasQuoted = false
             case 0x0A:
                 end()
                 line += 1

@@ -1,4 +1,5 @@
 import XCTest
+
 @testable import RolloutIngest
 
 /// The per-file memo of spellings: a spelling is known exactly when the same bytes (in the same
@@ -11,7 +12,9 @@ final class ColumnTests: XCTestCase {
         var model: [[UInt8]: Int32] = [:]
         var pairModel: [[UInt8]: Int32] = [:]
         // Few distinct bytes, so that spellings share prefixes, suffixes and lengths.
-        func spelling() -> [UInt8] { (0..<Int.random(in: 0...20, using: &random)).map { _ in UInt8.random(in: 0x2C...0x2F, using: &random) } }
+        func spelling() -> [UInt8] {
+            (0..<Int.random(in: 0...20, using: &random)).map { _ in UInt8.random(in: 0x2C...0x2F, using: &random) }
+        }
         for meaning in 0..<Int32(3_000) {
             let bytes = spelling()
             let more = spelling()

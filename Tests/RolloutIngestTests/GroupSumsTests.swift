@@ -1,7 +1,8 @@
 import Foundation
-import XCTest
-@testable import RolloutIngest
 import RolloutModel
+import XCTest
+
+@testable import RolloutIngest
 
 /// The sums of `metrics ingest` against a model (a dictionary), whatever the order of the rows and
 /// however often the table spills to disk.
@@ -36,10 +37,15 @@ final class GroupSumsTests: XCTestCase {
 
     /// Sums `rows` random rows over a few values of each column with `memory` bytes, and checks every
     /// rollup group against a dictionary: same groups in locale-then-date order, same keys, same sums.
-    private func check(rows: Int, memory: Int, seed: UInt64, apps: Int = 30, file: StaticString = #filePath, line: UInt = #line) throws -> GroupSums.Statistics {
+    private func check(
+        rows: Int, memory: Int, seed: UInt64, apps: Int = 30, file: StaticString = #filePath, line: UInt = #line
+    ) throws -> GroupSums.Statistics {
         var random = Generator(state: seed)
         var values = GroupValues()
-        let packs = [PackID(locale: "tr-TR", contentVersion: 18), PackID(locale: "en-US", contentVersion: 1), PackID(locale: "tr-TR", contentVersion: 17), PackID(locale: "vi-VN", contentVersion: 3)]
+        let packs = [
+            PackID(locale: "tr-TR", contentVersion: 18), PackID(locale: "en-US", contentVersion: 1),
+            PackID(locale: "tr-TR", contentVersion: 17), PackID(locale: "vi-VN", contentVersion: 3),
+        ]
         let packIds = try packs.map { try values.packIndex($0) }
         let dayIds = try (0..<9).map { try values.dayIndex(20_400 + $0 * 3) }
         let regionIds = try ["TR", "DE", "VN", "US", "GB"].map { try values.regionIndex($0) }
@@ -58,7 +64,9 @@ final class GroupSumsTests: XCTestCase {
                 low: GroupKey.low(region: regionIds[region], app: appIds[app]), total: total, events: events)
             let key = ModelKey(
                 locale: packs[pack].locale, day: values.days[day],
-                key: MetricRollup.Key(contentVersion: packs[pack].contentVersion, region: values.regions[region], appVersion: values.apps[app]))
+                key: MetricRollup.Key(
+                    contentVersion: packs[pack].contentVersion, region: values.regions[region],
+                    appVersion: values.apps[app]))
             let before = model[key] ?? MetricCounts(total: 0, events: 0)
             model[key] = MetricCounts(total: before.total + total, events: before.events + events)
         }
@@ -68,7 +76,9 @@ final class GroupSumsTests: XCTestCase {
         for group in grouped.groups {
             order.append("\(group.locale) \(group.day)")
             try grouped.forEach(in: group) { key, counts in
-                XCTAssertNil(found[ModelKey(locale: group.locale, day: group.day, key: key)], "a key appears twice", file: file, line: line)
+                XCTAssertNil(
+                    found[ModelKey(locale: group.locale, day: group.day, key: key)], "a key appears twice", file: file,
+                    line: line)
                 found[ModelKey(locale: group.locale, day: group.day, key: key)] = counts
             }
         }
@@ -79,9 +89,12 @@ final class GroupSumsTests: XCTestCase {
             let (x, y) = (a.split(separator: " "), b.split(separator: " "))
             return (x[0], Int(x[1])!) < (y[0], Int(y[1])!)
         }
-        XCTAssertEqual(order, expectedOrder, "one group per rollup file, in order of locale then date", file: file, line: line)
+        XCTAssertEqual(
+            order, expectedOrder, "one group per rollup file, in order of locale then date", file: file, line: line)
         XCTAssertEqual(grouped.locales, Set(model.keys.map(\.locale)).sorted(), file: file, line: line)
-        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: directory), [], "spilled runs are never visible as files", file: file, line: line)
+        XCTAssertEqual(
+            try FileManager.default.contentsOfDirectory(atPath: directory), [],
+            "spilled runs are never visible as files", file: file, line: line)
         return sums.statistics
     }
 
@@ -123,7 +136,9 @@ final class GroupSumsTests: XCTestCase {
         for i in 0..<count { _ = try values.appIndex("4.\(i)") }
         var sums = try GroupSums(memory: 64 << 10, directory: directory)
         for app in (0..<Int32(count)).reversed() {
-            try sums.add(high: GroupKey.high(locale: 0, day: day, pack: pack), low: GroupKey.low(region: region, app: app), total: Int(app), events: 0)
+            try sums.add(
+                high: GroupKey.high(locale: 0, day: day, pack: pack), low: GroupKey.low(region: region, app: app),
+                total: Int(app), events: 0)
         }
         let grouped = try sums.finish(values: values)
         XCTAssertEqual(grouped.groups.count, 1)

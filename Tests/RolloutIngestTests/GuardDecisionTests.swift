@@ -1,6 +1,7 @@
 import XCTest
-@testable import RolloutModel
+
 @testable import RolloutIngest
+@testable import RolloutModel
 
 /// Guard's decision on plans and health reports directly, with no repository and no clock: what
 /// `rollout guard` does for each verdict and when a scheduled ramp moves (docs/health.md, "rollout
@@ -26,7 +27,8 @@ final class GuardDecisionTests: XCTestCase {
         var plan = Plan(locale: "tr-TR", baseline: baseline ? v17 : nil, rules: rules)
         if let ramp {
             plan.ramp = Plan.Ramp(
-                steps: [1, 5, 10, 100].map(share), every: ramp.every, step: ramp.step, since: ramp.since, paused: paused)
+                steps: [1, 5, 10, 100].map(share), every: ramp.every, step: ramp.step, since: ramp.since, paused: paused
+            )
         }
         return plan
     }
@@ -42,7 +44,9 @@ final class GuardDecisionTests: XCTestCase {
     }
 
     /// Decides with `newest` as the newest metrics day of tr-TR@18.
-    func decide(_ plan: Plan, _ health: Health.Report?, autoRevert: Bool = false, now: Timestamp, newest: Int? = nil) -> Guard.Action {
+    func decide(_ plan: Plan, _ health: Health.Report?, autoRevert: Bool = false, now: Timestamp, newest: Int? = nil)
+        -> Guard.Action
+    {
         Guard.decide(plan, health: health, autoRevert: autoRevert, now: now) { pack in
             XCTAssertEqual(pack, PackID(locale: "tr-TR", contentVersion: 18))
             return newest
@@ -86,12 +90,15 @@ final class GuardDecisionTests: XCTestCase {
     }
 
     func testUnhealthyWithAutoRevertRevertsNamingTheFirstUnhealthyCheck() {
-        let checks: [CheckSpec] = [("DE/4.8", .crash, .healthy), ("TR/4.8", .fallback, .unhealthy), ("TR/4.9", .crash, .unhealthy)]
+        let checks: [CheckSpec] = [
+            ("DE/4.8", .crash, .healthy), ("TR/4.8", .fallback, .unhealthy), ("TR/4.9", .crash, .unhealthy),
+        ]
         let action = decide(plan(), report(.unhealthy, checks: checks), autoRevert: true, now: midnight)
         XCTAssertEqual(action, .revert(reason: "guard: tr-TR@18 unhealthy (TR/4.8 fallback)"))
         XCTAssertNil(action.text(locale: "tr-TR"), "the text says what the revert did")
         XCTAssertEqual(
-            decide(plan(), report(.unhealthy), autoRevert: true, now: midnight), .revert(reason: "guard: tr-TR@18 unhealthy (health)"),
+            decide(plan(), report(.unhealthy), autoRevert: true, now: midnight),
+            .revert(reason: "guard: tr-TR@18 unhealthy (health)"),
             "a report with no unhealthy check still names something")
     }
 
@@ -102,13 +109,15 @@ final class GuardDecisionTests: XCTestCase {
         let early = decide(plan(ramp: ramp), report(.healthy), now: at("2026-11-25T11:59:59Z"), newest: day)
         XCTAssertEqual(early, .leave(nextStep: Guard.RampStep(share: share(5), after: at("2026-11-25T12:00:00Z"))))
         XCTAssertEqual(early.text(locale: "tr-TR"), "none; ramp to 5% after 2026-11-25T12:00:00Z")
-        XCTAssertFalse(looksUpMetrics(plan(ramp: ramp), report(.healthy), now: at("2026-11-25T11:59:59Z")), "not due: no lookup")
+        XCTAssertFalse(
+            looksUpMetrics(plan(ramp: ramp), report(.healthy), now: at("2026-11-25T11:59:59Z")), "not due: no lookup")
         let due = decide(plan(ramp: ramp), report(.healthy), now: at("2026-11-25T12:00:00Z"), newest: day)
         XCTAssertEqual(due, .advanceRamp(to: share(5)))
         XCTAssertTrue(looksUpMetrics(plan(ramp: ramp), report(.healthy), now: at("2026-11-25T12:00:00Z")))
         XCTAssertNil(due.text(locale: "tr-TR"), "the text says what the step did")
         XCTAssertEqual(
-            decide(plan(ramp: ramp), report(.healthy), now: at("2026-12-25T12:00:00Z"), newest: day), .advanceRamp(to: share(5)),
+            decide(plan(ramp: ramp), report(.healthy), now: at("2026-12-25T12:00:00Z"), newest: day),
+            .advanceRamp(to: share(5)),
             "one step per run however late")
     }
 
@@ -117,11 +126,13 @@ final class GuardDecisionTests: XCTestCase {
         let late: Schedule = (7_200, 1, at("2026-11-25T23:00:00Z"))
         let now = at("2026-11-26T01:00:00Z")
         XCTAssertEqual(decide(plan(ramp: late), report(.healthy), now: now, newest: day), .advanceRamp(to: share(10)))
-        XCTAssertEqual(decide(plan(ramp: late), report(.healthy), now: now, newest: day + 1), .advanceRamp(to: share(10)))
+        XCTAssertEqual(
+            decide(plan(ramp: late), report(.healthy), now: now, newest: day + 1), .advanceRamp(to: share(10)))
         let stale = decide(plan(ramp: late), report(.healthy), now: now, newest: day - 1)
         XCTAssertEqual(stale, .holdRampForFreshMetrics)
         XCTAssertEqual(stale.text(locale: "tr-TR"), "ramp held: no metrics since this step began")
-        XCTAssertEqual(decide(plan(ramp: late), report(.healthy), now: now, newest: nil), .holdRampForFreshMetrics, "no metrics")
+        XCTAssertEqual(
+            decide(plan(ramp: late), report(.healthy), now: now, newest: nil), .holdRampForFreshMetrics, "no metrics")
 
         // The boundary: a step beginning at midnight is not measured by the day before; one beginning
         // a second earlier is.
@@ -139,7 +150,8 @@ final class GuardDecisionTests: XCTestCase {
         XCTAssertEqual(action.text(locale: "tr-TR"), "ramp held: not enough data yet")
         XCTAssertFalse(looksUpMetrics(plan(ramp: ramp), report(.insufficientData), now: at("2026-11-27T00:00:00Z")))
         let waiting = decide(plan(ramp: ramp), report(.insufficientData), now: at("2026-11-25T06:00:00Z"))
-        XCTAssertEqual(waiting.text(locale: "tr-TR"), "hold: not enough data yet; ramp to 5% after 2026-11-26T00:00:00Z")
+        XCTAssertEqual(
+            waiting.text(locale: "tr-TR"), "hold: not enough data yet; ramp to 5% after 2026-11-26T00:00:00Z")
     }
 
     func testAPausedRampHoldsWhateverItsTimeButNotTheHealthGate() {
@@ -158,13 +170,15 @@ final class GuardDecisionTests: XCTestCase {
     }
 
     func testAnUnhealthyRampIsNeverAdvanced() {
-        let action = decide(plan(ramp: (3_600, 0, midnight)), report(.unhealthy), now: at("2026-11-26T00:00:00Z"), newest: day)
+        let action = decide(
+            plan(ramp: (3_600, 0, midnight)), report(.unhealthy), now: at("2026-11-26T00:00:00Z"), newest: day)
         XCTAssertEqual(action, .reportUnhealthy)
     }
 
     func testARampAtItsLastStepHasNothingToWaitFor() {
         // A ramp limited to some regions ends at 100% of them with the pack still staged.
-        let action = decide(plan(ramp: (3_600, 3, midnight)), report(.healthy), now: at("2027-01-01T00:00:00Z"), newest: day)
+        let action = decide(
+            plan(ramp: (3_600, 3, midnight)), report(.healthy), now: at("2027-01-01T00:00:00Z"), newest: day)
         XCTAssertEqual(action, .leave(nextStep: nil))
         XCTAssertEqual(action.text(locale: "tr-TR"), "none")
     }

@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+
 @testable import RolloutIngest
 
 /// Gzip exports read as a stream (docs/metrics.md, "Gzip input"): the same records and line numbers
@@ -40,7 +41,9 @@ final class GzipTests: XCTestCase {
         var lines: [Int] = []
     }
 
-    private func parse(_ bytes: [UInt8], chunk: Int = CSVReader.chunk, gzipBlock: Int = CSVReader.chunk) throws -> Parsed {
+    private func parse(_ bytes: [UInt8], chunk: Int = CSVReader.chunk, gzipBlock: Int = CSVReader.chunk) throws
+        -> Parsed
+    {
         var parsed = Parsed()
         try CSVReader.parse(bytes, chunk: chunk, gzipBlock: gzipBlock) { fields, line in
             parsed.records.append(fields.map { String(decoding: $0, as: UTF8.self) })
@@ -61,7 +64,8 @@ final class GzipTests: XCTestCase {
         }
     }
 
-    private let export = "date,locale,pack,region,app_version,sessions,crashes\r\n"
+    private let export =
+        "date,locale,pack,region,app_version,sessions,crashes\r\n"
         + "2026-11-25,tr-TR,tr-TR@18,TR,4.8.1,1000,3\r\n"
         + "2026-11-25,tr-TR,tr-TR@18,\"TR\",4.8.1,20,1\n"
         + "\n"
@@ -71,8 +75,10 @@ final class GzipTests: XCTestCase {
     func testAGzipFileGivesTheRecordsAndLinesOfItsText() throws {
         let plain = try parse(Array(export.utf8))
         XCTAssertEqual(plain.records.count, 5)
-        XCTAssertEqual(try parse(try gzip(export)), plain, "CRLF, quotes, a blank line and no final newline, inside gzip")
-        XCTAssertEqual(try parse(try gzip("\u{FEFF}" + export)), plain, "a byte order mark at the start of the text is skipped")
+        XCTAssertEqual(
+            try parse(try gzip(export)), plain, "CRLF, quotes, a blank line and no final newline, inside gzip")
+        XCTAssertEqual(
+            try parse(try gzip("\u{FEFF}" + export)), plain, "a byte order mark at the start of the text is skipped")
         XCTAssertEqual(try parse(try gzip(export, level: 1)), plain)
         XCTAssertEqual(try parse(try gzip(export, level: 9)), plain)
     }
@@ -80,7 +86,9 @@ final class GzipTests: XCTestCase {
     /// `cat a.gz b.gz > c.gz` is how sharded exports are joined: c.gz holds the text of a then b,
     /// even when a's last line has no line feed.
     func testConcatenatedMembersReadAsTheirTextsJoined() throws {
-        let parts = [String(export.prefix(60)), "", String(export.dropFirst(60).prefix(50)), String(export.dropFirst(110))]
+        let parts = [
+            String(export.prefix(60)), "", String(export.dropFirst(60).prefix(50)), String(export.dropFirst(110)),
+        ]
         let joined = try parts.flatMap { try gzip($0) }
         XCTAssertEqual(try parse(joined), try parse(Array(export.utf8)))
         XCTAssertEqual(try parse(try gzip("a,b\n1,") + gzip("2\n")).records, [["a", "b"], ["1", "2"]])
@@ -93,7 +101,9 @@ final class GzipTests: XCTestCase {
         let expected = try parse(Array(export.utf8))
         for block in 1...24 {
             for chunk in 1...24 {
-                XCTAssertEqual(try parse(compressed, chunk: chunk, gzipBlock: block), expected, "gzip block \(block), chunk \(chunk)")
+                XCTAssertEqual(
+                    try parse(compressed, chunk: chunk, gzipBlock: block), expected,
+                    "gzip block \(block), chunk \(chunk)")
             }
         }
     }
@@ -108,16 +118,21 @@ final class GzipTests: XCTestCase {
         let firstMember = try gzip(export).count
         for length in 2..<compressed.count where length != firstMember {
             let failure = gzipFailure(Array(compressed.prefix(length)), gzipBlock: 7)
-            XCTAssertTrue(failure?.message.contains("the file is truncated") == true, "cut at \(length): \(String(describing: failure))")
+            XCTAssertTrue(
+                failure?.message.contains("the file is truncated") == true,
+                "cut at \(length): \(String(describing: failure))")
         }
-        XCTAssertEqual(try parse(Array(compressed.prefix(firstMember))).records.count, 5, "cut between members: one whole member")
+        XCTAssertEqual(
+            try parse(Array(compressed.prefix(firstMember))).records.count, 5, "cut between members: one whole member")
     }
 
     func testCorruptDataFailsAndSaysWhere() throws {
         var compressed = try gzip(export)
         let crc = compressed.count - 8
         compressed[crc] ^= 0xFF
-        XCTAssertEqual(gzipFailure(compressed)?.message, "the gzip data is corrupt at byte \(crc + 4) of the file (zlib: incorrect data check)")
+        XCTAssertEqual(
+            gzipFailure(compressed)?.message,
+            "the gzip data is corrupt at byte \(crc + 4) of the file (zlib: incorrect data check)")
 
         var header = try gzip(export)
         header[2] = 9  // the compression method: only 8 (deflate) exists
@@ -135,7 +150,8 @@ final class GzipTests: XCTestCase {
             damaged[offset] ^= 0x5A
             if gzipFailure(damaged) != nil { found += 1 }
         }
-        XCTAssertEqual(found, (body.count - 8 - 10 + 2) / 3, "every damaged byte is noticed (by the block structure or the CRC)")
+        XCTAssertEqual(
+            found, (body.count - 8 - 10 + 2) / 3, "every damaged byte is noticed (by the block structure or the CRC)")
     }
 
     /// Exports saved as .csv.gz in another format: said what they are, not read as text whose
@@ -155,10 +171,13 @@ final class GzipTests: XCTestCase {
         for (what, bytes) in formats {
             XCTAssertEqual(gzipFailure(bytes)?.message.hasPrefix("the file is \(what)"), true, what)
         }
-        XCTAssertEqual(gzipFailure(try gzip(tar))?.message, "the gzip data holds a tar archive, not CSV text: extract the CSV from it and ingest that")
+        XCTAssertEqual(
+            gzipFailure(try gzip(tar))?.message,
+            "the gzip data holds a tar archive, not CSV text: extract the CSV from it and ingest that")
         XCTAssertEqual(
             gzipFailure(try gzip(try gzip(export)))?.message,
-            "the file was compressed twice: the text inside its gzip data is gzip data again; decompress it once (gzip -dc) and ingest the result")
+            "the file was compressed twice: the text inside its gzip data is gzip data again; decompress it once (gzip -dc) and ingest the result"
+        )
         XCTAssertEqual(try parse(Array("BZh,x\n1,2\n".utf8)).records, [["BZh", "x"], ["1", "2"]])
         XCTAssertEqual(try parse(Array("xylo,PK\n1,2\n".utf8)).records, [["xylo", "PK"], ["1", "2"]])
         let ustar = "h\n" + String(repeating: "x", count: 255) + "ustar,1\n"

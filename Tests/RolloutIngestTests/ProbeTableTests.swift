@@ -1,4 +1,5 @@
 import XCTest
+
 @testable import RolloutIngest
 
 /// The table under both spelling memos: every entry put in is found again by its hash and its own

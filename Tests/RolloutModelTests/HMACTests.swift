@@ -13,7 +13,8 @@ final class HMACTests: XCTestCase {
             "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843")
         XCTAssertEqual(
             HMACSHA256.hex(
-                key: [UInt8](repeating: 0xaa, count: 131), message: Array("Test Using Larger Than Block-Size Key - Hash Key First".utf8)),
+                key: [UInt8](repeating: 0xaa, count: 131),
+                message: Array("Test Using Larger Than Block-Size Key - Hash Key First".utf8)),
             "60e431591ee0b67f0d8a26aacbf5b77f8e0bc6213728c5140546040f0ee37f54")
     }
 }

@@ -1,12 +1,16 @@
 import XCTest
+
 @testable import RolloutModel
 
 final class MessageSyntaxTests: XCTestCase {
     func testPlaceholdersOfEveryStyleAreFoundAndNormalised() {
         XCTAssertEqual(MessageSyntax.analyse("Đã có phiên bản {{version}}").placeholders, ["{{version}}"])
-        XCTAssertEqual(MessageSyntax.analyse("Hello, {name}! {count, plural, one {# file} other {# files}}").placeholders, ["{name}", "{count}"])
+        XCTAssertEqual(
+            MessageSyntax.analyse("Hello, {name}! {count, plural, one {# file} other {# files}}").placeholders,
+            ["{name}", "{count}"])
         XCTAssertEqual(MessageSyntax.analyse("%@ sent %d photos").placeholders, ["%1$@", "%2$d"])
-        XCTAssertEqual(MessageSyntax.analyse("%2$d photos from %1$@").placeholders, ["%1$@", "%2$d"], "positions make order free")
+        XCTAssertEqual(
+            MessageSyntax.analyse("%2$d photos from %1$@").placeholders, ["%1$@", "%2$d"], "positions make order free")
         XCTAssertEqual(MessageSyntax.analyse("%i and %u").placeholders, ["%1$d", "%2$d"])
         XCTAssertEqual(MessageSyntax.analyse("%.2f%% off").placeholders, ["%1$f"])
         XCTAssertEqual(MessageSyntax.analyse("{{ version }}").placeholders, ["{{version}}"])
@@ -14,9 +18,11 @@ final class MessageSyntaxTests: XCTestCase {
 
     func testLiteralPercentSignsAndApostrophesAreText() {
         XCTAssertEqual(MessageSyntax.analyse("Winter sale: 20% off every plan").placeholders, [])
-        XCTAssertEqual(MessageSyntax.analyse("Kış indirimi: %20 indirim").placeholders, [], "Turkish puts % before the number")
+        XCTAssertEqual(
+            MessageSyntax.analyse("Kış indirimi: %20 indirim").placeholders, [], "Turkish puts % before the number")
         XCTAssertTrue(MessageSyntax.analyse("L'application n'est pas à jour").errors.isEmpty)
-        XCTAssertEqual(MessageSyntax.analyse("Write '{name}' literally").placeholders, [], "an apostrophe before { quotes it")
+        XCTAssertEqual(
+            MessageSyntax.analyse("Write '{name}' literally").placeholders, [], "an apostrophe before { quotes it")
         XCTAssertEqual(MessageSyntax.analyse("It''s {name}").placeholders, ["{name}"])
     }
 
@@ -38,8 +44,12 @@ final class MessageSyntaxTests: XCTestCase {
             let errors = MessageSyntax.analyse(text).errors
             XCTAssertTrue(errors.contains { $0.contains(message) }, "\(text): \(errors)")
         }
-        for good in ["{count, plural, =0 {none} one {# file} other {# files}}", "{n, selectordinal, one {#st} two {#nd} few {#rd} other {#th}}",
-                     "{g, select, male {{name} is here} other {they are here}}", "{d, date, short}", "{n, number}", "{count, plural, offset:1 other {#}}"] {
+        for good in [
+            "{count, plural, =0 {none} one {# file} other {# files}}",
+            "{n, selectordinal, one {#st} two {#nd} few {#rd} other {#th}}",
+            "{g, select, male {{name} is here} other {they are here}}", "{d, date, short}", "{n, number}",
+            "{count, plural, offset:1 other {#}}",
+        ] {
             XCTAssertEqual(MessageSyntax.analyse(good).errors, [], good)
         }
     }
@@ -47,13 +57,19 @@ final class MessageSyntaxTests: XCTestCase {
 
 final class TextSafetyTests: XCTestCase {
     func testTextInEveryScriptIsFine() {
-        for text in ["Hoş geldin", "Chào mừng", "مرحبا\u{200F}", "שלום \u{2067}x\u{2069}", "こんにちは", "Line one\nLine two\tTabbed", "<b>bold</b> and <a href=\"https://example.com\">link</a>"] {
+        for text in [
+            "Hoş geldin", "Chào mừng", "مرحبا\u{200F}", "שלום \u{2067}x\u{2069}", "こんにちは", "Line one\nLine two\tTabbed",
+            "<b>bold</b> and <a href=\"https://example.com\">link</a>",
+        ] {
             XCTAssertEqual(TextSafety.check(text), [], text)
         }
     }
 
     func testExecutableContentIsFound() {
-        for text in ["<script>x</script>", "<SCRIPT src=x>", "javascript:alert(1)", "<img src=x onerror=alert(1)>", "<svg/onload=alert(1)>", "<iframe src=x>", "data:text/html;base64,xx"] {
+        for text in [
+            "<script>x</script>", "<SCRIPT src=x>", "javascript:alert(1)", "<img src=x onerror=alert(1)>",
+            "<svg/onload=alert(1)>", "<iframe src=x>", "data:text/html;base64,xx",
+        ] {
             XCTAssertEqual(TextSafety.check(text).map(\.kind), [.executable], text)
         }
         XCTAssertEqual(TextSafety.check("Tap once to continue"), [], "the word 'once' is not an event handler")
@@ -61,8 +77,10 @@ final class TextSafetyTests: XCTestCase {
 
     func testSecretsAreFound() {
         let secrets = [
-            "AKIAIOSFODNN7EXAMPLE", "AIzaSyA-1234567890abcdefghijklmnopqrstu", "ghp_" + String(repeating: "a1", count: 18),
-            "sk_live_" + String(repeating: "x", count: 24), "-----BEGIN PRIVATE KEY-----\nabc\n-----END PRIVATE KEY-----",
+            "AKIAIOSFODNN7EXAMPLE", "AIzaSyA-1234567890abcdefghijklmnopqrstu",
+            "ghp_" + String(repeating: "a1", count: 18),
+            "sk_live_" + String(repeating: "x", count: 24),
+            "-----BEGIN PRIVATE KEY-----\nabc\n-----END PRIVATE KEY-----",
             "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0In0.sig_nature-abc", "xoxb-123456789012-abcdefghij",
         ]
         for secret in secrets {
@@ -79,12 +97,16 @@ final class TextSafetyTests: XCTestCase {
 }
 
 final class PackLinterTests: XCTestCase {
-    let en = Pack(locale: "en-US", contentVersion: 1, minAppVersion: AppVersion("4.0")!, strings: [
-        "update.body": "Version {{version}} is available", "legal.terms": "Terms", "cart.items": "%d items",
-    ])
-    let tr1 = Pack(locale: "tr", contentVersion: 1, minAppVersion: AppVersion("4.0")!, fallbackLocale: "en-US", strings: [
-        "update.body": "{{version}} yayında", "legal.terms": "Koşullar", "cart.items": "%d ürün",
-    ])
+    let en = Pack(
+        locale: "en-US", contentVersion: 1, minAppVersion: AppVersion("4.0")!,
+        strings: [
+            "update.body": "Version {{version}} is available", "legal.terms": "Terms", "cart.items": "%d items",
+        ])
+    let tr1 = Pack(
+        locale: "tr", contentVersion: 1, minAppVersion: AppVersion("4.0")!, fallbackLocale: "en-US",
+        strings: [
+            "update.body": "{{version}} yayında", "legal.terms": "Koşullar", "cart.items": "%d ürün",
+        ])
 
     private var policy: Policy {
         Policy(defaultLocale: "en-US", requiredKeys: ["update.body"], protectedKeys: [KeyPattern("legal.*")!])
@@ -98,7 +120,9 @@ final class PackLinterTests: XCTestCase {
     private func tr(_ version: Int, _ changes: [String: String?], fallback: String? = "en-US") -> Pack {
         var strings = tr1.strings
         for (key, value) in changes { strings[key] = value }
-        return Pack(locale: "tr", contentVersion: version, minAppVersion: AppVersion("4.0")!, fallbackLocale: fallback, strings: strings)
+        return Pack(
+            locale: "tr", contentVersion: version, minAppVersion: AppVersion("4.0")!, fallbackLocale: fallback,
+            strings: strings)
     }
 
     func testACleanNewVersionPasses() throws {
@@ -111,13 +135,16 @@ final class PackLinterTests: XCTestCase {
         XCTAssertEqual(try rules(tr(2, ["update.body": "Yeni sürüm"])), ["placeholders"])
         XCTAssertEqual(try rules(tr(2, ["cart.items": "%@ ürün"])), ["placeholders"])
         XCTAssertEqual(try rules(tr(2, ["legal.terms": "Yeni koşullar"])), ["protected-key"])
-        XCTAssertEqual(try rules(tr(2, ["legal.terms": "Yeni koşullar"]), options: LintOptions(approvedBy: "Legal")), [])
+        XCTAssertEqual(
+            try rules(tr(2, ["legal.terms": "Yeni koşullar"]), options: LintOptions(approvedBy: "Legal")), [])
         XCTAssertEqual(try rules(tr(2, ["cart.items": nil]), options: LintOptions(allowRemovedKeys: true)), [])
         XCTAssertEqual(try rules(tr(2, ["x": ""])), [], "a blank value is a warning: platforms show it")
         XCTAssertEqual(try rules(tr(2, ["x": "<script>"])), ["executable-content"])
         XCTAssertEqual(try rules(tr(2, ["x": "AKIAIOSFODNN7EXAMPLE"])), ["secret"])
         XCTAssertEqual(try rules(tr(2, ["x": "{n, plural, one {#}}"])), ["message-syntax"])
-        XCTAssertEqual(try rules(tr(2, [" x ": "a", "": "b", "two\nlines": "c", String(repeating: "k", count: 600): "d"])), [], "keys Xcode accepts")
+        XCTAssertEqual(
+            try rules(tr(2, [" x ": "a", "": "b", "two\nlines": "c", String(repeating: "k", count: 600): "d"])), [],
+            "keys Xcode accepts")
         XCTAssertEqual(try rules(tr(2, ["x\u{1B}[2J": "a"])), ["bad-key"])
         XCTAssertEqual(try rules(tr(2, [:], fallback: "de-DE")), ["fallback-chain"])
     }
@@ -125,19 +152,34 @@ final class PackLinterTests: XCTestCase {
     /// docs/pack-format.md, "placeholders": refused only where a device would go wrong.
     func testPlaceholderDifferencesAreRefusedOnlyWhereADeviceGoesWrong() throws {
         let count = "{0, plural, one {# photo} other {# photos}}"
-        func differences(_ source: String, _ translation: String, locale: String = "ko") throws -> [LintFinding.Severity] {
-            let english = Pack(locale: "en-US", contentVersion: 1, minAppVersion: AppVersion("4.0")!, fallbackLocale: nil, strings: ["k": source])
-            let other = Pack(locale: locale, contentVersion: 1, minAppVersion: AppVersion("4.0")!, fallbackLocale: "en-US", strings: ["k": translation])
+        func differences(_ source: String, _ translation: String, locale: String = "ko") throws -> [LintFinding
+            .Severity]
+        {
+            let english = Pack(
+                locale: "en-US", contentVersion: 1, minAppVersion: AppVersion("4.0")!, fallbackLocale: nil,
+                strings: ["k": source])
+            let other = Pack(
+                locale: locale, contentVersion: 1, minAppVersion: AppVersion("4.0")!, fallbackLocale: "en-US",
+                strings: ["k": translation])
             let linter = PackLinter(policy: policy, catalog: MemoryCatalog([english]), options: LintOptions())
             return try linter.lint([other]).filter { $0.rule == "placeholders" }.map(\.severity)
         }
         XCTAssertEqual(try differences(count, "사진"), [.warning], "Korean leaves the count unshown")
         XCTAssertEqual(try differences(count, "{0, plural, other {사진}}"), [])
-        XCTAssertEqual(try differences("{1} photos", "{0} kişinin {1} fotoğrafı", locale: "tr"), [.warning], "the source skips argument 0, which the app passes")
-        XCTAssertEqual(try differences("Delete", "{0, number}件を削除", locale: "ja"), [.error], "an argument past all the source's may not be passed at all")
-        XCTAssertEqual(try differences(count, "Dateien", locale: "de"), [.error], "German has a one form: dropping the count is a change")
-        XCTAssertEqual(try differences("Version {{version}} is out", "Yeni sürüm", locale: "tr"), [.error], "seed 002: the version number is lost")
-        XCTAssertEqual(try differences("Hi", "Merhaba {name}", locale: "tr"), [.error], "a name the app does not pass shows raw")
+        XCTAssertEqual(
+            try differences("{1} photos", "{0} kişinin {1} fotoğrafı", locale: "tr"), [.warning],
+            "the source skips argument 0, which the app passes")
+        XCTAssertEqual(
+            try differences("Delete", "{0, number}件を削除", locale: "ja"), [.error],
+            "an argument past all the source's may not be passed at all")
+        XCTAssertEqual(
+            try differences(count, "Dateien", locale: "de"), [.error],
+            "German has a one form: dropping the count is a change")
+        XCTAssertEqual(
+            try differences("Version {{version}} is out", "Yeni sürüm", locale: "tr"), [.error],
+            "seed 002: the version number is lost")
+        XCTAssertEqual(
+            try differences("Hi", "Merhaba {name}", locale: "tr"), [.error], "a name the app does not pass shows raw")
         XCTAssertEqual(try differences("%d photos", "%@ fotoğraf", locale: "tr"), [.error], "%d became %@")
     }
 
@@ -158,21 +200,27 @@ final class PackLinterTests: XCTestCase {
 
     func testAFirstPackMayCarryProtectedKeysButLaterChangesNeedApproval() throws {
         XCTAssertEqual(try rules(tr1, existing: [en]), [])
-        XCTAssertEqual(try rules(tr(2, ["legal.terms": nil]), options: LintOptions(allowRemovedKeys: true)), ["protected-key"])
+        XCTAssertEqual(
+            try rules(tr(2, ["legal.terms": nil]), options: LintOptions(allowRemovedKeys: true)), ["protected-key"])
     }
 
     func testPlaceholderParityFollowsTheFallbackChain() throws {
         // tr-TR falls back to tr (its truncation parent), so it is compared with tr, not en-US.
-        let trTR = Pack(locale: "tr-TR", contentVersion: 1, minAppVersion: AppVersion("4.8")!, fallbackLocale: "en-US", strings: [
-            "update.body": "{{version}} çıktı", "cart.items": "%d",
-        ])
+        let trTR = Pack(
+            locale: "tr-TR", contentVersion: 1, minAppVersion: AppVersion("4.8")!, fallbackLocale: "en-US",
+            strings: [
+                "update.body": "{{version}} çıktı", "cart.items": "%d",
+            ])
         XCTAssertEqual(try rules(trTR), [])
-        let chain = try FallbackChain.locales(for: "tr-TR", defaultLocale: "en-US", catalog: MemoryCatalog([en, tr1, trTR]))
+        let chain = try FallbackChain.locales(
+            for: "tr-TR", defaultLocale: "en-US", catalog: MemoryCatalog([en, tr1, trTR]))
         XCTAssertEqual(chain, ["tr-TR", "tr", "en-US"])
     }
 
     func testACycleIsFound() throws {
-        let en2 = Pack(locale: "en-US", contentVersion: 2, minAppVersion: AppVersion("4.0")!, fallbackLocale: "tr", strings: en.strings)
+        let en2 = Pack(
+            locale: "en-US", contentVersion: 2, minAppVersion: AppVersion("4.0")!, fallbackLocale: "tr",
+            strings: en.strings)
         let linter = PackLinter(policy: policy, catalog: MemoryCatalog([en, tr1]))
         let findings = try linter.lint([en2])
         XCTAssertEqual(findings.map(\.rule), ["fallback-chain"])
@@ -182,17 +230,27 @@ final class PackLinterTests: XCTestCase {
     /// es declares es-ES, and es-ES (declaring nothing) takes es's declaration: the loop is
     /// es -> es-ES -> es, printed in the order it is followed, whichever locale reaches it.
     func testACycleThroughALessSpecificLocaleIsPrintedInOrder() throws {
-        let es = Pack(locale: "es", contentVersion: 1, minAppVersion: AppVersion("4.0")!, fallbackLocale: "es-ES", strings: en.strings)
+        let es = Pack(
+            locale: "es", contentVersion: 1, minAppVersion: AppVersion("4.0")!, fallbackLocale: "es-ES",
+            strings: en.strings)
         let esES = Pack(locale: "es-ES", contentVersion: 1, minAppVersion: AppVersion("4.0")!, strings: en.strings)
-        let esMX = Pack(locale: "es-MX", contentVersion: 1, minAppVersion: AppVersion("4.0")!, fallbackLocale: "es", strings: en.strings)
+        let esMX = Pack(
+            locale: "es-MX", contentVersion: 1, minAppVersion: AppVersion("4.0")!, fallbackLocale: "es",
+            strings: en.strings)
         let catalog = MemoryCatalog([en, es, esES, esMX])
-        for (locale, loop) in [("es", ["es", "es-ES", "es"]), ("es-ES", ["es-ES", "es", "es-ES"]), ("es-MX", ["es", "es-ES", "es"])] {
-            XCTAssertThrowsError(try FallbackChain.locales(for: locale, defaultLocale: "en-US", catalog: catalog), locale) { error in
+        for (locale, loop) in [
+            ("es", ["es", "es-ES", "es"]), ("es-ES", ["es-ES", "es", "es-ES"]), ("es-MX", ["es", "es-ES", "es"]),
+        ] {
+            XCTAssertThrowsError(
+                try FallbackChain.locales(for: locale, defaultLocale: "en-US", catalog: catalog), locale
+            ) { error in
                 XCTAssertEqual((error as? FallbackChain.Cycle)?.locales, loop, locale)
             }
         }
         let findings = try PackLinter(policy: policy, catalog: MemoryCatalog([en])).lint([es, esES])
-        XCTAssertEqual(findings.map(\.message), ["fallback chain has a cycle: es -> es-ES -> es", "fallback chain has a cycle: es-ES -> es -> es-ES"])
+        XCTAssertEqual(
+            findings.map(\.message),
+            ["fallback chain has a cycle: es -> es-ES -> es", "fallback chain has a cycle: es-ES -> es -> es-ES"])
     }
 
     func testABatchIsLintedAsOneWithItsOwnChain() throws {
@@ -247,16 +305,21 @@ final class SwallowedArgumentTests: XCTestCase {
     private func errors(_ text: String) -> [String] { MessageSyntax.analyse(text).errors }
 
     func testAnApostropheBeforeAnArgumentOrTheCountIsRefused() {
-        XCTAssertTrue(errors("qu'{0, number} minute pour l'épisode").contains { $0.contains("quotes an argument") }, "\(errors("qu'{0, number} minute"))")
+        XCTAssertTrue(
+            errors("qu'{0, number} minute pour l'épisode").contains { $0.contains("quotes an argument") },
+            "\(errors("qu'{0, number} minute"))")
         XCTAssertTrue(errors("l'{name} app").contains { $0.contains("quotes an argument") })
-        XCTAssertTrue(errors("{0, plural, one {l'# épisode} other {# épisodes}}").contains { $0.contains("plural count") })
+        XCTAssertTrue(
+            errors("{0, plural, one {l'# épisode} other {# épisodes}}").contains { $0.contains("plural count") })
     }
 
     func testTheImportersEscapesAndPlainApostrophesPass() {
         for text in [
-            "qu''{0, number} minute pour l''épisode", "l'app", "'{'name'}' is literal", "{0, plural, one {'#'1 file} other {# files}}",
+            "qu''{0, number} minute pour l''épisode", "l'app", "'{'name'}' is literal",
+            "{0, plural, one {'#'1 file} other {# files}}",
             "It''s {count}", "{0, plural, one {l''épisode} other {les # épisodes}}",
-            "{0, plural, other {# posts in '##'dev}}", "{count, plural, other {# items '{#}'}}", "Supprimer '{{name}}' ?",
+            "{0, plural, other {# posts in '##'dev}}", "{count, plural, other {# items '{#}'}}",
+            "Supprimer '{{name}}' ?",
         ] {
             XCTAssertEqual(errors(text), [], text)
         }

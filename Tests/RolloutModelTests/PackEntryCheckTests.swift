@@ -6,11 +6,14 @@ import XCTest
 /// pack and `rollout verify-site` makes on every pack of a site (docs/client.md, Start-up).
 final class PackEntryCheckTests: XCTestCase {
     let id = PackID(locale: "tr-TR", contentVersion: 18)
-    let pack = Pack(locale: "tr-TR", contentVersion: 18, minAppVersion: AppVersion("4.0")!, strings: ["title": "Başlık"])
+    let pack = Pack(
+        locale: "tr-TR", contentVersion: 18, minAppVersion: AppVersion("4.0")!, strings: ["title": "Başlık"])
 
-    private func entry(for bytes: [UInt8], checksum: String? = nil, schemaVersion: Int = 2) -> LocaleManifest.PackEntry {
+    private func entry(for bytes: [UInt8], checksum: String? = nil, schemaVersion: Int = 2) -> LocaleManifest.PackEntry
+    {
         LocaleManifest.PackEntry(
-            url: "packs/tr-TR/18.json", bytes: bytes.count, sha256: SHA256.hex(bytes), checksum: checksum ?? pack.checksum,
+            url: "packs/tr-TR/18.json", bytes: bytes.count, sha256: SHA256.hex(bytes),
+            checksum: checksum ?? pack.checksum,
             minAppVersion: "4.0", schemaVersion: schemaVersion)
     }
 
@@ -28,7 +31,8 @@ final class PackEntryCheckTests: XCTestCase {
         let checked = PackEntryCheck(changed, entry: entry(for: bytes, schemaVersion: 3), id: id, source: "tr-TR@18")
         XCTAssertEqual(checked.problems, [.sizeOrDigest])
         XCTAssertNil(checked.parsed)
-        XCTAssertEqual(PackEntryCheck(bytes + [0x0A], entry: entry(for: bytes), id: id, source: "x").problems, [.sizeOrDigest])
+        XCTAssertEqual(
+            PackEntryCheck(bytes + [0x0A], entry: entry(for: bytes), id: id, source: "x").problems, [.sizeOrDigest])
     }
 
     func testAnEntrySchemaTheReaderDoesNotUnderstandComesFirst() {
@@ -63,6 +67,7 @@ final class PackEntryCheckTests: XCTestCase {
         let bytes = pack.storedBytes
         let expected = PackID(locale: "tr-TR", contentVersion: 19)
         XCTAssertEqual(
-            PackEntryCheck(bytes, entry: entry(for: bytes), id: expected, source: "x").problems, [.identity(id, schemaVersion: 2)])
+            PackEntryCheck(bytes, entry: entry(for: bytes), id: expected, source: "x").problems,
+            [.identity(id, schemaVersion: 2)])
     }
 }

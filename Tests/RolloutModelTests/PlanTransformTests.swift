@@ -1,5 +1,5 @@
-import XCTest
 import RolloutModel
+import XCTest
 
 /// What promote and revert do to a plan, on plans alone (docs/targeting.md): no repository, no
 /// process. The end-to-end tests drive the same rules through the binary.
@@ -8,17 +8,23 @@ final class PlanTransformTests: XCTestCase {
     var v16: Plan.PackRef { Plan.PackRef(contentVersion: 16, minAppVersion: v48) }
     var v17: Plan.PackRef { Plan.PackRef(contentVersion: 17, minAppVersion: v48) }
 
-    func promote(_ plan: Plan, _ share: String, _ version: Int = 18, regions: [String]? = nil, versions: String? = nil,
-                 ramp: [String]? = nil) throws -> (Plan, PromoteEffect) {
+    func promote(
+        _ plan: Plan, _ share: String, _ version: Int = 18, regions: [String]? = nil, versions: String? = nil,
+        ramp: [String]? = nil
+    ) throws -> (Plan, PromoteEffect) {
         let request = PromoteRequest(
             pack: PackID(locale: "tr-TR", contentVersion: version), share: try Percent.parse(share), regions: regions,
-            versions: try versions.map(VersionRange.parse), reason: nil, ramp: try ramp.map { (try $0.map(Percent.parse), 3600) })
+            versions: try versions.map(VersionRange.parse), reason: nil,
+            ramp: try ramp.map { (try $0.map(Percent.parse), 3600) })
         return try plan.promoted(by: request, minAppVersion: v48, parentCommit: "p")
     }
 
-    func revert(_ plan: Plan, to target: RevertTarget = .lastKnownGood, segment: (String, String)? = nil, block: Bool = true) throws -> (Plan, [Int]) {
+    func revert(
+        _ plan: Plan, to target: RevertTarget = .lastKnownGood, segment: (String, String)? = nil, block: Bool = true
+    ) throws -> (Plan, [Int]) {
         let request = RevertRequest(
-            locale: "tr-TR", segment: try segment.map { ($0.0, try VersionRange.parse($0.1)) }, target: target, reason: nil, block: block)
+            locale: "tr-TR", segment: try segment.map { ($0.0, try VersionRange.parse($0.1)) }, target: target,
+            reason: nil, block: block)
         return try plan.reverted(by: request) { $0 <= 18 ? self.v48 : nil }
     }
 
@@ -36,8 +42,11 @@ final class PlanTransformTests: XCTestCase {
     func testCompletingTheBaselineAgainChangesNothingAndAnyOtherShareOfItIsRefused() throws {
         let plan = Plan(locale: "tr-TR", baseline: v17)
         XCTAssertEqual(try promote(plan, "100%", 17).1, .unchanged)
-        XCTAssertEqual(message(try promote(plan, "10%", 17)), "tr-TR@17 is already the baseline: every device that can run it has it")
-        XCTAssertTrue(message(try promote(plan, "10%", 16)).hasPrefix("tr-TR@16 is older than the baseline tr-TR@17; to go back"))
+        XCTAssertEqual(
+            message(try promote(plan, "10%", 17)),
+            "tr-TR@17 is already the baseline: every device that can run it has it")
+        XCTAssertTrue(
+            message(try promote(plan, "10%", 16)).hasPrefix("tr-TR@16 is older than the baseline tr-TR@17; to go back"))
     }
 
     func testUnderTheKillSwitchOnlyACompletionIsAllowedAndItMayGoBack() throws {
@@ -81,14 +90,20 @@ final class PlanTransformTests: XCTestCase {
     }
 
     func testWithNothingStagedARevertGoesBackToTheNewestBaselineThatIsNotBlocked() throws {
-        let plan = Plan(locale: "tr-TR", baseline: Plan.PackRef(contentVersion: 18, minAppVersion: v48), previousBaselines: [v17, v16], blocked: [17])
+        let plan = Plan(
+            locale: "tr-TR", baseline: Plan.PackRef(contentVersion: 18, minAppVersion: v48),
+            previousBaselines: [v17, v16], blocked: [17])
         let (after, blocked) = try revert(plan)
         XCTAssertEqual(after.baseline, v16)
         XCTAssertEqual(after.previousBaselines, [])
         XCTAssertEqual(blocked, [18])
         XCTAssertEqual(after.blocked, [17, 18])
-        XCTAssertTrue(message(try revert(Plan(locale: "tr-TR", baseline: v17))).hasPrefix("tr-TR@17 is the only good baseline tr-TR has had"))
-        XCTAssertEqual(message(try revert(Plan(locale: "tr-TR"))), "nothing was ever promoted for tr-TR: devices already use their bundled strings")
+        XCTAssertTrue(
+            message(try revert(Plan(locale: "tr-TR", baseline: v17))).hasPrefix(
+                "tr-TR@17 is the only good baseline tr-TR has had"))
+        XCTAssertEqual(
+            message(try revert(Plan(locale: "tr-TR"))),
+            "nothing was ever promoted for tr-TR: devices already use their bundled strings")
     }
 
     func testRevertingToAVersionBlocksWhatCameAfterIt() throws {
@@ -98,9 +113,14 @@ final class PlanTransformTests: XCTestCase {
         XCTAssertEqual(blocked, [18, 17], "the candidate, then the baseline")
         XCTAssertEqual(after.blocked, [17, 18])
         XCTAssertEqual(message(try revert(staged, to: .version(19))), "no pack tr-TR@19 to go back to")
-        XCTAssertEqual(try revert(Plan(locale: "tr-TR", baseline: v17), to: .version(17)).1, [], "already there: nothing to do")
-        XCTAssertTrue(message(try revert(Plan(locale: "tr-TR", baseline: v16), to: .version(17))).hasPrefix("tr-TR@17 is not earlier than"))
-        XCTAssertTrue(message(try revert(Plan(locale: "tr-TR", baseline: v17, blocked: [16]), to: .version(16))).hasPrefix("tr-TR@16 is blocked"))
+        XCTAssertEqual(
+            try revert(Plan(locale: "tr-TR", baseline: v17), to: .version(17)).1, [], "already there: nothing to do")
+        XCTAssertTrue(
+            message(try revert(Plan(locale: "tr-TR", baseline: v16), to: .version(17))).hasPrefix(
+                "tr-TR@17 is not earlier than"))
+        XCTAssertTrue(
+            message(try revert(Plan(locale: "tr-TR", baseline: v17, blocked: [16]), to: .version(16))).hasPrefix(
+                "tr-TR@16 is blocked"))
     }
 
     func testTheKillSwitchBlocksWhatWasServedAndAVersionTakesItOff() throws {
@@ -120,16 +140,23 @@ final class PlanTransformTests: XCTestCase {
         let staged = try promote(Plan(locale: "tr-TR", baseline: v17), "10%", regions: ["TR"]).0
         XCTAssertEqual(try revert(staged, segment: ("DE", "*")).0, staged, "the candidate reaches nobody in DE")
         XCTAssertEqual(try revert(staged, segment: ("TR", ">=4.8")).0.withdrawals.map(\.label), ["TR/>=4.8"])
-        XCTAssertTrue(message(try revert(Plan(locale: "tr-TR", baseline: v17), segment: ("TR", "*"))).hasPrefix("nothing is staged for tr-TR"))
-        XCTAssertEqual(message(try revert(staged, to: .bundled, segment: ("TR", "*"))),
-                       "--segment takes devices back to the baseline; it cannot be combined with --to")
+        XCTAssertTrue(
+            message(try revert(Plan(locale: "tr-TR", baseline: v17), segment: ("TR", "*"))).hasPrefix(
+                "nothing is staged for tr-TR"))
+        XCTAssertEqual(
+            message(try revert(staged, to: .bundled, segment: ("TR", "*"))),
+            "--segment takes devices back to the baseline; it cannot be combined with --to")
     }
 
     func testRevertTargetsParseVersionsAndRefuseOtherLocales() {
         XCTAssertEqual(try RevertTarget.parse("16", locale: "tr-TR"), .version(16))
         XCTAssertEqual(try RevertTarget.parse("tr-TR@16", locale: "tr-TR"), .version(16))
         XCTAssertEqual(try RevertTarget.parse("bundled", locale: "tr-TR"), .bundled)
-        XCTAssertEqual(message(try RevertTarget.parse("0", locale: "tr-TR")), "--to \"0\" is not a content version (16, or tr-TR@16) or bundled")
-        XCTAssertEqual(message(try RevertTarget.parse("de-DE@3", locale: "tr-TR")), "--to de-DE@3 is a de-DE pack; reverting tr-TR needs a tr-TR version")
+        XCTAssertEqual(
+            message(try RevertTarget.parse("0", locale: "tr-TR")),
+            "--to \"0\" is not a content version (16, or tr-TR@16) or bundled")
+        XCTAssertEqual(
+            message(try RevertTarget.parse("de-DE@3", locale: "tr-TR")),
+            "--to de-DE@3 is a de-DE pack; reverting tr-TR needs a tr-TR version")
     }
 }

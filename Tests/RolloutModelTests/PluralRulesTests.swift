@@ -1,16 +1,19 @@
 import Foundation
 import XCTest
+
 @testable import RolloutModel
 
 /// CLDR's plural rules for every locale (docs/pack-format.md, "Plural forms"): the generated table
 /// against its source, the operands of UTS #35, and the forms the old hand-written rules got wrong.
 final class PluralRulesTests: XCTestCase {
-    private static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    private static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent()
 
     /// What `scripts/generate-plural-rules.py --check` says, run once with the Python that has
     /// python3-babel (Debian installs it for /usr/bin/python3; `make deps` does).
     private static let check: Result<[String: Any], CheckUnavailable> = {
-        for python in ["/usr/bin/python3", "/usr/local/bin/python3", "/opt/homebrew/bin/python3"] where FileManager.default.isExecutableFile(atPath: python) {
+        for python in ["/usr/bin/python3", "/usr/local/bin/python3", "/opt/homebrew/bin/python3"]
+        where FileManager.default.isExecutableFile(atPath: python) {
             let process = Process()
             process.executableURL = URL(fileURLWithPath: python)
             process.arguments = [repository.appendingPathComponent("scripts/generate-plural-rules.py").path, "--check"]
@@ -20,13 +23,19 @@ final class PluralRulesTests: XCTestCase {
             guard (try? process.run()) != nil else { continue }
             let data = output.fileHandleForReading.readDataToEndOfFile()
             process.waitUntilExit()
-            if process.terminationStatus == 0, let report = try? JSONSerialization.jsonObject(with: data) as? [String: Any] { return .success(report) }
+            if process.terminationStatus == 0,
+                let report = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
+            {
+                return .success(report)
+            }
         }
         return .failure(CheckUnavailable())
     }()
 
     struct CheckUnavailable: Error, CustomStringConvertible {
-        var description: String { "scripts/generate-plural-rules.py --check needs python3-babel: install it (make deps, or apt-get install python3-babel)" }
+        var description: String {
+            "scripts/generate-plural-rules.py --check needs python3-babel: install it (make deps, or apt-get install python3-babel)"
+        }
     }
 
     /// Every locale babel knows, on whole numbers 0 to 200 and up to a billion and on decimals
@@ -42,8 +51,10 @@ final class PluralRulesTests: XCTestCase {
         for (locale, expected) in categories.sorted(by: { $0.key < $1.key }) {
             let rules = PluralRules(locale: locale)
             XCTAssertTrue(rules.isKnown || locale == "und", locale)
-            for (index, category) in expected.split(separator: " ").enumerated() where rules.category(for: operands[index]).rawValue != category {
-                mismatches.append("\(locale) \(numbers[index]): Swift \(rules.category(for: operands[index])), CLDR \(category)")
+            for (index, category) in expected.split(separator: " ").enumerated()
+            where rules.category(for: operands[index]).rawValue != category {
+                mismatches.append(
+                    "\(locale) \(numbers[index]): Swift \(rules.category(for: operands[index])), CLDR \(category)")
             }
         }
         XCTAssertEqual(mismatches.prefix(20), [], "\(mismatches.count) mismatches")
@@ -51,30 +62,39 @@ final class PluralRulesTests: XCTestCase {
 
     func testTheCommittedTableIsWhatTheGeneratorWritesNow() throws {
         let report = try Self.check.get()
-        let committed = try String(contentsOf: Self.repository.appendingPathComponent("Sources/RolloutModel/Plurals/PluralRules+CLDR.swift"), encoding: .utf8)
-        XCTAssertEqual(committed, report["swift"] as? String, "run scripts/generate-plural-rules.py and commit what it writes")
+        let committed = try String(
+            contentsOf: Self.repository.appendingPathComponent("Sources/RolloutModel/Plurals/PluralRules+CLDR.swift"),
+            encoding: .utf8)
+        XCTAssertEqual(
+            committed, report["swift"] as? String, "run scripts/generate-plural-rules.py and commit what it writes")
     }
 
     func testEveryGeneratedRuleSetParsesAndIsUsed() {
         XCTAssertEqual(PluralRules.parsed.count, PluralRules.cldrRuleSets.count)
-        XCTAssertEqual(Set(PluralRules.cldrLocales.values), Set(PluralRules.cldrRuleSets.indices), "no rule set without a locale")
+        XCTAssertEqual(
+            Set(PluralRules.cldrLocales.values), Set(PluralRules.cldrRuleSets.indices), "no rule set without a locale")
     }
 
     /// Issue 15's list of what the hand-written rules chose wrongly.
     func testTheFormsTheHandWrittenRulesGotWrong() {
         let cases: [(String, String, PluralCategory)] = [
-            ("hr", "21", .one), ("sr", "21", .one), ("sr-Latn", "21", .one), ("bs", "21", .one), ("hr", "22", .few), ("hr", "25", .other),
+            ("hr", "21", .one), ("sr", "21", .one), ("sr-Latn", "21", .one), ("bs", "21", .one), ("hr", "22", .few),
+            ("hr", "25", .other),
             ("ro", "2", .few), ("ro", "19", .few), ("ro", "20", .other), ("ro", "1", .one),
             ("lt", "21", .one), ("lt", "11", .other), ("lt", "2", .few), ("lt", "1.5", .many),
             ("lv", "0", .zero), ("lv", "10", .zero), ("lv", "21", .one), ("lv", "2", .other),
             ("sl", "2", .two), ("sl", "102", .two), ("sl", "3", .few), ("sl", "5", .other), ("sl", "101", .one),
             ("he", "2", .two), ("he", "1", .one), ("he", "20", .many), ("he", "15", .other), ("he", "2.0", .other),
             ("ga", "1", .one), ("ga", "2", .two), ("ga", "3", .few), ("ga", "7", .many), ("ga", "11", .other),
-            ("cy", "0", .zero), ("cy", "1", .one), ("cy", "2", .two), ("cy", "3", .few), ("cy", "6", .many), ("cy", "4", .other),
+            ("cy", "0", .zero), ("cy", "1", .one), ("cy", "2", .two), ("cy", "3", .few), ("cy", "6", .many),
+            ("cy", "4", .other),
             ("mt", "1", .one), ("mt", "0", .few), ("mt", "2", .few), ("mt", "11", .many), ("mt", "20", .other),
-            ("pt-PT", "0", .other), ("pt-PT", "1", .one), ("pt", "0", .one), ("pt-BR", "0", .one), ("pt-AO", "0", .other),
-            ("fr", "1000000", .many), ("es", "1000000", .many), ("it", "1000000", .many), ("pt", "1000000", .many), ("pt-PT", "2000000", .many),
-            ("fr", "1000001", .other), ("fr", "0", .one), ("fr", "1.5", .one), ("es", "1c6", .many), ("fr", "1.5c6", .many), ("fr", "1c3", .other),
+            ("pt-PT", "0", .other), ("pt-PT", "1", .one), ("pt", "0", .one), ("pt-BR", "0", .one),
+            ("pt-AO", "0", .other),
+            ("fr", "1000000", .many), ("es", "1000000", .many), ("it", "1000000", .many), ("pt", "1000000", .many),
+            ("pt-PT", "2000000", .many),
+            ("fr", "1000001", .other), ("fr", "0", .one), ("fr", "1.5", .one), ("es", "1c6", .many),
+            ("fr", "1.5c6", .many), ("fr", "1c3", .other),
         ]
         for (language, number, category) in cases {
             XCTAssertEqual(PluralRules.category(for: number, language: language), category, "\(language) \(number)")
@@ -117,7 +137,8 @@ final class PluralRulesTests: XCTestCase {
         XCTAssertEqual(PluralRules.category(for: "100000000000000000000022", language: "ru"), .few)
         XCTAssertEqual(PluralRules.category(for: "1000000000000000000000000", language: "fr"), .many)
         XCTAssertEqual(PluralRules.category(for: "1000000000000000000000001", language: "en"), .other, "not 1")
-        XCTAssertEqual(PluralRules.category(for: "0.1000000000000000000000", language: "lt"), .many, "a fraction that is not zero")
+        XCTAssertEqual(
+            PluralRules.category(for: "0.1000000000000000000000", language: "lt"), .many, "a fraction that is not zero")
         XCTAssertEqual(PluralRules.category(for: "1.0000000000000000000000", language: "lt"), .one)
     }
 
@@ -145,7 +166,9 @@ final class PluralRulesTests: XCTestCase {
         XCTAssertEqual(PluralRules(locale: "en-GB").categories, [.one, .other])
         XCTAssertEqual(PluralRules(locale: "fr").categories, [.one, .many, .other])
         for language in ["pl", "ru", "uk", "be"] {
-            XCTAssertFalse(PluralRules(locale: language).wholeNumberCategories.contains(.other), "\(language): other is for fractions")
+            XCTAssertFalse(
+                PluralRules(locale: language).wholeNumberCategories.contains(.other),
+                "\(language): other is for fractions")
         }
         XCTAssertEqual(PluralRules(locale: "fr").wholeNumberCategories, [.one, .many, .other])
         XCTAssertEqual(PluralRules(locale: "lt").wholeNumberCategories, [.one, .few, .other], "many is for fractions")
@@ -158,8 +181,11 @@ final class PluralRulesTests: XCTestCase {
         XCTAssertNil(PluralRules(locale: "ru").exactValues(of: .few))
         XCTAssertNil(PluralRules(locale: "fr").exactValues(of: .one), "0, 1 and 1.5 are all one")
 
-        XCTAssertEqual(PluralRules(locale: "he").missingCategories(cases: ["one", "=2", "many", "other"]), [], "=2 is all of two")
-        XCTAssertEqual(PluralRules(locale: "he").missingCategories(cases: ["=1", "=2", "other"]), [.many], "one is 1 and two is 2; many is endless")
+        XCTAssertEqual(
+            PluralRules(locale: "he").missingCategories(cases: ["one", "=2", "many", "other"]), [], "=2 is all of two")
+        XCTAssertEqual(
+            PluralRules(locale: "he").missingCategories(cases: ["=1", "=2", "other"]), [.many],
+            "one is 1 and two is 2; many is endless")
         XCTAssertEqual(PluralRules(locale: "ru").missingCategories(cases: ["one", "other"]), [.few, .many])
         XCTAssertEqual(PluralRules(locale: "ja").missingCategories(cases: ["other"]), [])
         XCTAssertEqual(PluralRules(locale: "ru").examples(of: .few), "2, 3, 4, 22, …")
@@ -181,7 +207,9 @@ final class PluralRulesTests: XCTestCase {
         XCTAssertFalse(within.matches(PluralOperands("2.5")!))
         XCTAssertFalse(try PluralCondition("n in 0..2").matches(PluralOperands("1.5")!), "in takes whole values only")
         XCTAssertTrue(try PluralCondition("e = 6 and c = 6").matches(PluralOperands("1c6")!))
-        for bad in ["", "n", "n = ", "x = 1", "n mod 0 = 1", "n = 3..1", "n = 1 but v = 0", "n ~ 1", "n = 1 @integer 1"] {
+        for bad in [
+            "", "n", "n = ", "x = 1", "n mod 0 = 1", "n = 3..1", "n = 1 but v = 0", "n ~ 1", "n = 1 @integer 1",
+        ] {
             XCTAssertThrowsError(try PluralCondition(bad), bad)
         }
     }
@@ -199,12 +227,20 @@ final class PluralFormsLintTests: XCTestCase {
         let found = try findings("ru", "{count, plural, one {# файл} other {# файла}}")
         XCTAssertEqual(found.map(\.severity), [.warning], "a device shows the other case: readable, in the wrong form")
         XCTAssertEqual(found.first?.key, "files")
-        XCTAssertEqual(found.first?.message,
-            "{count, plural} has no case for few (2, 3, 4, 22, …), many (0, 5, 6, 7, …), which ru uses: a device shows the other case for those numbers")
-        XCTAssertEqual(try findings("pt-PT", "{n, plural, one {# ficheiro} other {# ficheiros}}").map(\.message),
-            ["{n, plural} has no case for many (1000000, 2000000, 1000000000, …), which pt-PT uses: a device shows the other case for those numbers"])
-        XCTAssertEqual(try findings("cy", "{n, plural, zero {a} one {b} two {c} few {d} other {e}}").first?.message.contains("many (6)"), true)
-        XCTAssertEqual(try findings("en", "{a, plural, other {x}} {b, plural, one {y} other {z}}").map(\.message),
+        XCTAssertEqual(
+            found.first?.message,
+            "{count, plural} has no case for few (2, 3, 4, 22, …), many (0, 5, 6, 7, …), which ru uses: a device shows the other case for those numbers"
+        )
+        XCTAssertEqual(
+            try findings("pt-PT", "{n, plural, one {# ficheiro} other {# ficheiros}}").map(\.message),
+            [
+                "{n, plural} has no case for many (1000000, 2000000, 1000000000, …), which pt-PT uses: a device shows the other case for those numbers"
+            ])
+        XCTAssertEqual(
+            try findings("cy", "{n, plural, zero {a} one {b} two {c} few {d} other {e}}").first?.message.contains(
+                "many (6)"), true)
+        XCTAssertEqual(
+            try findings("en", "{a, plural, other {x}} {b, plural, one {y} other {z}}").map(\.message),
             ["{a, plural} has no case for one (1), which en uses: a device shows the other case for those numbers"])
     }
 

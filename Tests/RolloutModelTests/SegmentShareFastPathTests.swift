@@ -1,4 +1,5 @@
 import XCTest
+
 @testable import RolloutModel
 
 /// The log index asks every change in the history which regions it altered, through fast paths that
@@ -14,13 +15,16 @@ final class SegmentShareFastPathTests: XCTestCase {
                 // Only the note and sequence move (a change that alters no targeting).
                 after = before
                 after.sequence += 1
-                after.lastChange = Plan.LastChange(action: "promote", actor: "a", time: Timestamp(seconds: 1), reason: nil)
+                after.lastChange = Plan.LastChange(
+                    action: "promote", actor: "a", time: Timestamp(seconds: 1), reason: nil)
             }
             var expected: [String] = []
             for piece in SegmentShares.changes(from: before, to: after) where !expected.contains(piece.after.regions) {
                 expected.append(piece.after.regions)
             }
-            XCTAssertEqual(SegmentShares.regionsChanged(from: before, to: after), expected, "\(before.jsonValue) -> \(after.jsonValue)")
+            XCTAssertEqual(
+                SegmentShares.regionsChanged(from: before, to: after), expected,
+                "\(before.jsonValue) -> \(after.jsonValue)")
             if !expected.isEmpty { altered += 1 }
         }
         // Both kinds of change are exercised: some alter nothing, most alter some region.
@@ -52,10 +56,13 @@ enum RandomPlan {
     static let ranges = [">=4.8", "*", ">=5", "4.9.x", ">=4.8 <5", "<4.9", ">4.8", "=4.8.1", "4.8.x"]
     static let minimums = ["4.0", "4.8", "4.9", "5"]
 
-    static func pick<T>(_ items: [T], _ generator: inout SplitMix64) -> T { items[Int(generator.next() % UInt64(items.count))] }
+    static func pick<T>(_ items: [T], _ generator: inout SplitMix64) -> T {
+        items[Int(generator.next() % UInt64(items.count))]
+    }
 
     static func ref(_ generator: inout SplitMix64) -> Plan.PackRef {
-        Plan.PackRef(contentVersion: Int(generator.next() % 5) + 1, minAppVersion: AppVersion(pick(minimums, &generator))!)
+        Plan.PackRef(
+            contentVersion: Int(generator.next() % 5) + 1, minAppVersion: AppVersion(pick(minimums, &generator))!)
     }
 
     static func rule(_ pack: Plan.PackRef, _ generator: inout SplitMix64) -> Plan.Rule {
@@ -67,7 +74,8 @@ enum RandomPlan {
         }
         let share = pick([0, 100, 2_500, 5_000, 10_000, Int(generator.next() % 10_001)], &generator)
         return Plan.Rule(
-            pack: pack, regions: chosen, versions: try! VersionRange.parse(pick(ranges, &generator)), share: Percent(basisPoints: share), salt: "s")
+            pack: pack, regions: chosen, versions: try! VersionRange.parse(pick(ranges, &generator)),
+            share: Percent(basisPoints: share), salt: "s")
     }
 
     static func make(_ generator: inout SplitMix64) -> Plan {
@@ -77,10 +85,12 @@ enum RandomPlan {
         let rules = (0..<Int(generator.next() % 4)).map { _ in rule(candidate, &generator) }
         let blocked = (0..<Int(generator.next() % 2)).map { _ in Int(generator.next() % 5) + 1 }
         let withdrawals = (0..<Int(generator.next() % 2)).map { _ in
-            Plan.Withdrawal(region: pick(regions + ["*"], &generator), versions: try! VersionRange.parse(pick(ranges, &generator)))
+            Plan.Withdrawal(
+                region: pick(regions + ["*"], &generator), versions: try! VersionRange.parse(pick(ranges, &generator)))
         }
         return Plan(
-            locale: "tr-TR", baseline: baseline, previousBaselines: previous, rules: rules, blocked: blocked, withdrawals: withdrawals,
+            locale: "tr-TR", baseline: baseline, previousBaselines: previous, rules: rules, blocked: blocked,
+            withdrawals: withdrawals,
             bundledOnly: generator.next() % 20 == 0)
     }
 
@@ -106,7 +116,9 @@ enum RandomPlan {
     }
 
     /// The shares at one point as they were worked out before `sharesAt` stopped using a dictionary.
-    static func sharesByDictionary(_ plan: Plan, regionCode: String?, version: AppVersion) -> [(outcome: Resolution.Outcome, basisPoints: Int)] {
+    static func sharesByDictionary(_ plan: Plan, regionCode: String?, version: AppVersion) -> [(
+        outcome: Resolution.Outcome, basisPoints: Int
+    )] {
         if plan.bundledOnly { return [(.bundled, Bucketing.buckets)] }
         let fallback = Resolution.baseline(plan, version: version)
         let withdrawn = plan.withdrawals.contains { w in
@@ -114,15 +126,22 @@ enum RandomPlan {
         }
         if withdrawn { return [(fallback, Bucketing.buckets)] }
         let rule = plan.rules.first { rule in
-            (regionCode.map { rule.regions.isEmpty || rule.regions.contains($0) } ?? rule.regions.isEmpty) && rule.versions.contains(version)
+            (regionCode.map { rule.regions.isEmpty || rule.regions.contains($0) } ?? rule.regions.isEmpty)
+                && rule.versions.contains(version)
         }
         var shares: [Resolution.Outcome: Int] = [:]
-        if let rule, !plan.isBlocked(rule.pack.contentVersion), version >= rule.pack.minAppVersion, rule.share.basisPoints > 0 {
+        if let rule, !plan.isBlocked(rule.pack.contentVersion), version >= rule.pack.minAppVersion,
+            rule.share.basisPoints > 0
+        {
             shares[.pack(rule.pack.contentVersion), default: 0] += rule.share.basisPoints
-            if rule.share.basisPoints < Bucketing.buckets { shares[fallback, default: 0] += Bucketing.buckets - rule.share.basisPoints }
+            if rule.share.basisPoints < Bucketing.buckets {
+                shares[fallback, default: 0] += Bucketing.buckets - rule.share.basisPoints
+            }
         } else {
             shares[fallback] = Bucketing.buckets
         }
-        return shares.sorted { ($0.value, $1.key) > ($1.value, $0.key) }.map { (outcome: $0.key, basisPoints: $0.value) }
+        return shares.sorted { ($0.value, $1.key) > ($1.value, $0.key) }.map {
+            (outcome: $0.key, basisPoints: $0.value)
+        }
     }
 }

@@ -1,4 +1,5 @@
 import XCTest
+
 @testable import RolloutModel
 
 /// The parser refuses everything on which two JSON parsers could disagree, and says where.
@@ -20,7 +21,8 @@ final class StrictJSONParserTests: XCTestCase {
     }
 
     func testParsesEveryKindOfValue() throws {
-        let value = try StrictJSONParser.parse(#"{"a": [1, -2.5e3, true, false, null, "x\n\u00e7\ud83d\ude00"], "b": {}}"#)
+        let value = try StrictJSONParser.parse(
+            #"{"a": [1, -2.5e3, true, false, null, "x\n\u00e7\ud83d\ude00"], "b": {}}"#)
         guard case .object(let o) = value, case .array(let items) = o["a"] else { return XCTFail("\(value)") }
         XCTAssertEqual(items[0].integerValue, 1)
         XCTAssertEqual(items[1], .number(JSONNumber(-2500.0)))
@@ -43,8 +45,10 @@ final class StrictJSONParserTests: XCTestCase {
     }
 
     func testKeysEqualOnlyUpToNormalisationAreRefusedAndSaidSo() {
-        XCTAssertEqual(error("{\"caf\u{E9}\": 1, \"cafe\u{301}\": 2}")?.message,
-                       "duplicate key \"cafe\u{301}\" (first defined on line 1 as the same text in another Unicode normalisation form)")
+        XCTAssertEqual(
+            error("{\"caf\u{E9}\": 1, \"cafe\u{301}\": 2}")?.message,
+            "duplicate key \"cafe\u{301}\" (first defined on line 1 as the same text in another Unicode normalisation form)"
+        )
     }
 
     func testNumbersKeepTheirText() throws {
@@ -67,7 +71,9 @@ final class StrictJSONParserTests: XCTestCase {
             [0x22, 0xE2, 0x82, 0x22],  // truncated
         ]
         for bytes in cases {
-            XCTAssertTrue(error(bytes)?.message.hasPrefix("invalid UTF-8") == true, "\(bytes): \(String(describing: error(bytes)))")
+            XCTAssertTrue(
+                error(bytes)?.message.hasPrefix("invalid UTF-8") == true,
+                "\(bytes): \(String(describing: error(bytes)))")
         }
         XCTAssertNil(error([0x22, 0xF0, 0x9F, 0x98, 0x80, 0x22]), "a valid 4-byte sequence is fine")
     }

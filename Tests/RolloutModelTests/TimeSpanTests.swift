@@ -14,7 +14,9 @@ final class TimeSpanTests: XCTestCase {
     }
 
     func testAnythingElseIsRefused() {
-        for text in ["", "7", "d", "0d", "-7d", "+7d", "7D", "7 d", " 7d", "7d ", "1.5h", "7s", "7y", "7dd", "٧d", "0x10m"] {
+        for text in [
+            "", "7", "d", "0d", "-7d", "+7d", "7D", "7 d", " 7d", "7d ", "1.5h", "7s", "7y", "7dd", "٧d", "0x10m",
+        ] {
             XCTAssertNil(TimeSpan.parse(text), text)
         }
         XCTAssertEqual(TimeSpan.parse("07d"), 604_800, "a leading zero is still a whole number")

@@ -1,4 +1,5 @@
 import XCTest
+
 @testable import RolloutModel
 
 final class AppVersionTests: XCTestCase {
@@ -14,7 +15,10 @@ final class AppVersionTests: XCTestCase {
     }
 
     func testAnythingButDigitsAndDotsIsNotAVersion() {
-        for text in ["", ".", "4.", ".4", "4..8", "4.8-beta", "v4.8", " 4.8", "4.8 ", "4,8", "1e2", "-1", "4.8.x", "１.２", "9999999999"] {
+        for text in [
+            "", ".", "4.", ".4", "4..8", "4.8-beta", "v4.8", " 4.8", "4.8 ", "4,8", "1e2", "-1", "4.8.x", "１.２",
+            "9999999999",
+        ] {
             XCTAssertNil(AppVersion(text), text)
         }
     }
@@ -59,11 +63,15 @@ final class LocaleTagTests: XCTestCase {
                 XCTAssertTrue((error as? LocaleTag.ParseError)?.message.contains("twice") == true, "\(text): \(error)")
             }
         }
-        XCTAssertEqual(try LocaleTag.parse("sl-rozaj-biske").variants, ["rozaj", "biske"], "different variants stay allowed")
+        XCTAssertEqual(
+            try LocaleTag.parse("sl-rozaj-biske").variants, ["rozaj", "biske"], "different variants stay allowed")
     }
 
     func testRefusesPathsAndGarbage() {
-        for text in ["", "../tr", "tr/TR", "tr_TR", "t", "tr-", "-TR", "tr-TR-", "tr TR", "trTR", "x-private", "123", "tr-TR-a", "türk"] {
+        for text in [
+            "", "../tr", "tr/TR", "tr_TR", "t", "tr-", "-TR", "tr-TR-", "tr TR", "trTR", "x-private", "123", "tr-TR-a",
+            "türk",
+        ] {
             XCTAssertThrowsError(try LocaleTag.parse(text), text)
         }
     }
@@ -76,7 +84,8 @@ final class LocaleTagTests: XCTestCase {
 
     func testPackIDs() throws {
         XCTAssertEqual(try PackID.parse("tr-TR@18"), PackID(locale: "tr-TR", contentVersion: 18))
-        for bad in ["tr-TR", "tr-TR@", "tr-TR@0", "tr-TR@-1", "tr-TR@1.5", "@18", "tr-tr@18", "tr-TR@18@1", "tr-TR@+5"] {
+        for bad in ["tr-TR", "tr-TR@", "tr-TR@0", "tr-TR@-1", "tr-TR@1.5", "@18", "tr-tr@18", "tr-TR@18@1", "tr-TR@+5"]
+        {
             XCTAssertThrowsError(try PackID.parse(bad), bad)
         }
     }
@@ -89,7 +98,10 @@ final class TimestampTests: XCTestCase {
         XCTAssertEqual(Timestamp(iso8601: "2026-11-28T05:12:25Z")?.seconds, 1_795_842_745)
         XCTAssertEqual(Timestamp(iso8601: "2026-11-28T08:12:25+03:00")?.seconds, 1_795_842_745)
         XCTAssertEqual(Timestamp(iso8601: "2024-02-29")?.description, "2024-02-29T00:00:00Z")
-        for bad in ["2026-02-29", "2026-13-01", "2026-11-28T25:00:00Z", "yesterday", "2026-11-28T05:12:25", "2026-11-28 05:12:25Z"] {
+        for bad in [
+            "2026-02-29", "2026-13-01", "2026-11-28T25:00:00Z", "yesterday", "2026-11-28T05:12:25",
+            "2026-11-28 05:12:25Z",
+        ] {
             XCTAssertNil(Timestamp(iso8601: bad), bad)
         }
     }

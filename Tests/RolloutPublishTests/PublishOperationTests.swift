@@ -16,18 +16,24 @@ private final class PublishWorld {
     var site: String { root + "/site" }
 
     init() throws {
-        root = FileManager.default.temporaryDirectory.appendingPathComponent("rollout-publish-\(UUID().uuidString)").path
+        root =
+            FileManager.default.temporaryDirectory.appendingPathComponent("rollout-publish-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
         let actor = try Actor(validating: "Test Runner", email: "test@example.com", from: "the test")
-        (repository, _) = try PackRepository.create(at: root + "/repo", files: RepositoryTemplate.files, actor: actor, time: Self.now)
-        let examples = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        (repository, _) = try PackRepository.create(
+            at: root + "/repo", files: RepositoryTemplate.files, actor: actor, time: Self.now)
+        let examples = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
             .appendingPathComponent("examples/packs/en-US@1.json").path
         let parsed = try PackParser.parse(Array(try Data(contentsOf: URL(fileURLWithPath: examples))), source: examples)
         let input = PackInput(source: examples, parsed: parsed)
-        _ = try PackOperations.add([input], to: repository, options: LintOptions(), reason: nil, actor: actor, time: { Self.now })
-        let baseline = PromoteRequest(pack: parsed.pack.id, share: .full, regions: nil, versions: nil, reason: "baseline")
+        _ = try PackOperations.add(
+            [input], to: repository, options: LintOptions(), reason: nil, actor: actor, time: { Self.now })
+        let baseline = PromoteRequest(
+            pack: parsed.pack.id, share: .full, regions: nil, versions: nil, reason: "baseline")
         _ = try PlanOperations.promote(
-            baseline, in: repository, dryRun: false, override: nil, actor: actor, time: { Self.now }, health: { _, _ in nil })
+            baseline, in: repository, dryRun: false, override: nil, actor: actor, time: { Self.now },
+            health: { _, _ in nil })
         key = try Ed25519.PrivateKey.generate()
     }
 
@@ -48,7 +54,9 @@ private final class PublishWorld {
 
     /// The site's files under `directory` (relative paths), sorted.
     func files(under directory: String) throws -> [String] {
-        try FileManager.default.contentsOfDirectory(atPath: site + "/" + directory).sorted().map { directory + "/" + $0 }
+        try FileManager.default.contentsOfDirectory(atPath: site + "/" + directory).sorted().map {
+            directory + "/" + $0
+        }
     }
 
     func change(_ relative: String, _ edit: (inout [UInt8]) -> Void) throws {
@@ -79,7 +87,8 @@ final class PublishOperationTests: XCTestCase {
         try world.change(pack) { $0 += Array(" ".utf8) }
         let problems = try world.problems()
         XCTAssertTrue(
-            problems.contains("\(pack): its bytes do not match the size and sha256 in \(SiteLayout.manifest("en-US"))"), "\(problems)")
+            problems.contains("\(pack): its bytes do not match the size and sha256 in \(SiteLayout.manifest("en-US"))"),
+            "\(problems)")
     }
 
     func testAnIndexChangedOnTheSiteFailsItsSignature() throws {
@@ -87,7 +96,8 @@ final class PublishOperationTests: XCTestCase {
         try world.publish()
         try world.change(SiteLayout.index) { $0 += Array("\n".utf8) }
         let problems = try world.problems()
-        let refusal = "\(SiteLayout.index): the signature in \(SiteLayout.signature(of: SiteLayout.index)) does not verify"
+        let refusal =
+            "\(SiteLayout.index): the signature in \(SiteLayout.signature(of: SiteLayout.index)) does not verify"
         XCTAssertTrue(problems.contains { $0.hasPrefix(refusal) }, "\(problems)")
     }
 

@@ -11,8 +11,10 @@ final class MarkupTests: XCTestCase {
     }
 
     func testControlCharactersAndWhatXMLForbidsShowVisiblyWhileNewlinesStay() {
-        XCTAssertEqual(Markup("a\u{1B}[31m\u{7}\nb\t\u{FFFE}\u{FFFF}").xml, #"a\u{1B}[31m\u{7}"# + "\n" + #"b\t\u{FFFE}\u{FFFF}"#)
-        XCTAssertEqual(Markup("\u{202E}txt.exe").xml, #"\u{202E}txt.exe"#, "a bidi override cannot reorder what a reader sees")
+        XCTAssertEqual(
+            Markup("a\u{1B}[31m\u{7}\nb\t\u{FFFE}\u{FFFF}").xml, #"a\u{1B}[31m\u{7}"# + "\n" + #"b\t\u{FFFE}\u{FFFF}"#)
+        XCTAssertEqual(
+            Markup("\u{202E}txt.exe").xml, #"\u{202E}txt.exe"#, "a bidi override cannot reorder what a reader sees")
     }
 
     func testEmojiAndRightToLeftTextPassUnchanged() {
@@ -28,7 +30,8 @@ final class MarkupTests: XCTestCase {
 
     func testElementsNestAndAnEmptyElementKeepsBothTags() {
         let table = Markup.element(
-            "table", ["class": "checks"], .element("tr", .element("td", "1 < 2"), .element("td")), .newline, .element("h3", ""))
+            "table", ["class": "checks"], .element("tr", .element("td", "1 < 2"), .element("td")), .newline,
+            .element("h3", ""))
         XCTAssertEqual(table.xml, "<table class=\"checks\"><tr><td>1 &lt; 2</td><td></td></tr>\n<h3></h3></table>")
     }
 
@@ -42,6 +45,7 @@ final class MarkupTests: XCTestCase {
         XCTAssertEqual(Markup.lines(["a", "<"]).xml, "a\n&lt;\n")
         XCTAssertEqual(
             Markup.document(.element("html", .element("style", .trusted(#"p{font:"Segoe UI"}"#)))).xml,
-            "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<!DOCTYPE html>\n<html><style>p{font:\"Segoe UI\"}</style></html>\n")
+            "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<!DOCTYPE html>\n<html><style>p{font:\"Segoe UI\"}</style></html>\n"
+        )
     }
 }

@@ -5,7 +5,7 @@ import XCTest
 @testable import RolloutReport
 
 #if canImport(FoundationXML)
-import FoundationXML
+    import FoundationXML
 #endif
 
 /// The page drawn from a `ReportContent` value: no repository, no process (docs/report.md).
@@ -20,19 +20,26 @@ final class ReportPageTests: XCTestCase {
 
     static func content(
         plan: Plan, changes: [ReportContent.Change] = [], staged: Int? = nil, health: Health.Report? = nil,
-        days: [MetricKind: [ReportContent.Day]] = [:], rollbacks: [[String: JSONValue]] = [], unreadableRollbacks: Int = 0,
+        days: [MetricKind: [ReportContent.Day]] = [:], rollbacks: [[String: JSONValue]] = [],
+        unreadableRollbacks: Int = 0,
         path: String = "/work/.rollout"
     ) -> ReportContent {
         ReportContent(
-            locale: plan.locale, generated: Timestamp(iso8601: "2026-12-01T12:00:00Z")!, repositoryPath: path, state: "a08bce578217",
-            plan: plan, changes: changes, staged: staged ?? plan.candidate?.contentVersion, gates: .default, health: health, days: days,
+            locale: plan.locale, generated: Timestamp(iso8601: "2026-12-01T12:00:00Z")!, repositoryPath: path,
+            state: "a08bce578217",
+            plan: plan, changes: changes, staged: staged ?? plan.candidate?.contentVersion, gates: .default,
+            health: health, days: days,
             rollbacks: rollbacks, unreadableRollbacks: unreadableRollbacks)
     }
 
-    static func change(_ hour: Int64, _ action: String, summary: String, reason: String? = nil, actor: String = "Ann <ann@example.com>",
-                       shares: [ReportContent.Share]? = nil) -> ReportContent.Change {
+    static func change(
+        _ hour: Int64, _ action: String, summary: String, reason: String? = nil,
+        actor: String = "Ann <ann@example.com>",
+        shares: [ReportContent.Share]? = nil
+    ) -> ReportContent.Change {
         ReportContent.Change(
-            time: Timestamp(seconds: 1_795_766_400 + hour * 3600), action: action, summary: summary, actor: actor, reason: reason,
+            time: Timestamp(seconds: 1_795_766_400 + hour * 3600), action: action, summary: summary, actor: actor,
+            reason: reason,
             commit: String(repeating: "c", count: 40), shares: shares)
     }
 
@@ -40,7 +47,10 @@ final class ReportPageTests: XCTestCase {
     func elements(_ html: String, file: StaticString = #filePath, line: UInt = #line) -> [String] {
         final class Names: NSObject, XMLParserDelegate {
             var names: [String] = []
-            func parser(_ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?, attributes: [String: String] = [:]) {
+            func parser(
+                _ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?,
+                attributes: [String: String] = [:]
+            ) {
                 names.append(name)
             }
         }
@@ -52,50 +62,76 @@ final class ReportPageTests: XCTestCase {
     }
 
     func testAHeldRampShowsAsPausedWithWhatIsStaged() throws {
-        var plan = Plan(locale: "tr-TR", baseline: Plan.PackRef(contentVersion: 17, minAppVersion: AppVersion("4.8.0")!), rules: [try Self.rule(18, percent: 5)])
-        plan.ramp = Plan.Ramp(steps: [1, 5, 10].map { Percent(basisPoints: $0 * 100) }, every: 86_400, step: 1, since: Timestamp(seconds: 0), paused: true)
+        var plan = Plan(
+            locale: "tr-TR", baseline: Plan.PackRef(contentVersion: 17, minAppVersion: AppVersion("4.8.0")!),
+            rules: [try Self.rule(18, percent: 5)])
+        plan.ramp = Plan.Ramp(
+            steps: [1, 5, 10].map { Percent(basisPoints: $0 * 100) }, every: 86_400, step: 1,
+            since: Timestamp(seconds: 0), paused: true)
         let page = ReportPage.render(Self.content(plan: plan)).html
         XCTAssertTrue(page.contains("<tr><th>Ramp</th><td>1% → 5% → 10% (paused)</td></tr>"), page)
         XCTAssertTrue(page.contains("<tr><th>Baseline</th><td>tr-TR@17 (app 4.8.0+)</td></tr>"), page)
         XCTAssertTrue(page.contains("<tr><th>Staged</th><td>tr-TR@18: 5% in "), page)
         XCTAssertTrue(page.contains("<tr><th>Blocked</th><td class=\"blocked\">none</td></tr>"), page)
-        XCTAssertTrue(page.contains("Health: <strong>no metrics</strong> · candidate tr-TR@18 · baseline tr-TR@17"), page)
+        XCTAssertTrue(
+            page.contains("Health: <strong>no metrics</strong> · candidate tr-TR@18 · baseline tr-TR@17"), page)
         XCTAssertFalse(page.contains("Kill switch"))
     }
 
     func testTheKillSwitchAndBlockedVersionsShowInThePlan() {
         let plan = Plan(
-            locale: "tr-TR", previousBaselines: [Plan.PackRef(contentVersion: 17, minAppVersion: AppVersion("4.8.0")!)], blocked: [19, 18],
+            locale: "tr-TR", previousBaselines: [Plan.PackRef(contentVersion: 17, minAppVersion: AppVersion("4.8.0")!)],
+            blocked: [19, 18],
             bundledOnly: true)
         let page = ReportPage.render(Self.content(plan: plan)).html
         XCTAssertTrue(page.contains("<tr><th>Baseline</th><td>none: bundled strings</td></tr>"), page)
         XCTAssertTrue(page.contains("<tr><th>Earlier baselines</th><td>tr-TR@17</td></tr>"), page)
         XCTAssertTrue(page.contains("<td class=\"blocked\">tr-TR@18, tr-TR@19</td>"), page)
-        XCTAssertTrue(page.contains("<tr><th>Kill switch</th><td class=\"blocked\">on: every device uses its bundled strings</td></tr>"), page)
+        XCTAssertTrue(
+            page.contains(
+                "<tr><th>Kill switch</th><td class=\"blocked\">on: every device uses its bundled strings</td></tr>"),
+            page)
         XCTAssertTrue(page.contains("Health: <strong>nothing staged</strong></p>"), page)
     }
 
     func testHostileStringsComeOutAsTextAndThePageStaysWellFormed() throws {
         let hostile = Self.hostile
-        let plan = Plan(locale: "tr-TR", baseline: Plan.PackRef(contentVersion: 17, minAppVersion: AppVersion("4.8.0")!), blocked: [18])
+        let plan = Plan(
+            locale: "tr-TR", baseline: Plan.PackRef(contentVersion: 17, minAppVersion: AppVersion("4.8.0")!),
+            blocked: [18])
         let changes = [
-            Self.change(1, "promote", summary: "promote tr-TR@18 " + hostile, reason: hostile, actor: "Bob & \"dq\" 'q' 🚀 עברית"),
+            Self.change(
+                1, "promote", summary: "promote tr-TR@18 " + hostile, reason: hostile, actor: "Bob & \"dq\" 'q' 🚀 עברית"
+            ),
             Self.change(2, "revert" + hostile, summary: "revert", reason: "\u{1B}[2J\u{0}"),
         ]
-        let manifest: [String: JSONValue] = ["id": .string("tr-TR/1" + hostile), "time": .string("t"), "actor": .string(hostile), "reason": .string(hostile)]
-        let page = ReportPage.render(Self.content(plan: plan, changes: changes, rollbacks: [manifest], path: "/tmp/" + hostile)).html
+        let manifest: [String: JSONValue] = [
+            "id": .string("tr-TR/1" + hostile), "time": .string("t"), "actor": .string(hostile),
+            "reason": .string(hostile),
+        ]
+        let page = ReportPage.render(
+            Self.content(plan: plan, changes: changes, rollbacks: [manifest], path: "/tmp/" + hostile)
+        ).html
         let names = elements(page)
         XCTAssertFalse(names.contains("script"), "no element a string brought in")
-        XCTAssertEqual(Set(names).subtracting(["html", "head", "meta", "title", "style", "body", "header", "h1", "p", "strong", "section", "h2",
-                                              "table", "tbody", "tr", "th", "td", "svg", "line", "circle", "text", "ol", "li", "time", "span",
-                                              "q", "code", "article", "h3", "pre", "footer"]), [])
-        let escaped = #"&lt;script&gt;alert(&quot;x&amp;y&quot;)&lt;/script&gt; &#39;q&#39; 🚀 עברית \u{202E}&gt;RTL&lt;"#
+        XCTAssertEqual(
+            Set(names).subtracting([
+                "html", "head", "meta", "title", "style", "body", "header", "h1", "p", "strong", "section", "h2",
+                "table", "tbody", "tr", "th", "td", "svg", "line", "circle", "text", "ol", "li", "time", "span",
+                "q", "code", "article", "h3", "pre", "footer",
+            ]), [])
+        let escaped =
+            #"&lt;script&gt;alert(&quot;x&amp;y&quot;)&lt;/script&gt; &#39;q&#39; 🚀 עברית \u{202E}&gt;RTL&lt;"#
         XCTAssertTrue(page.contains("from /tmp/\(escaped), state"), "the repository path")
         XCTAssertTrue(page.contains("<q>\(escaped)</q>"), "a change's reason")
-        XCTAssertTrue(page.contains("<span class=\"who\"> — Bob &amp; &quot;dq&quot; &#39;q&#39; 🚀 עברית</span>"), "the actor")
-        XCTAssertTrue(page.contains("class=\"timeline-entry action-revert\(escaped)\""), "an action, inside an attribute value")
+        XCTAssertTrue(
+            page.contains("<span class=\"who\"> — Bob &amp; &quot;dq&quot; &#39;q&#39; 🚀 עברית</span>"), "the actor")
+        XCTAssertTrue(
+            page.contains("class=\"timeline-entry action-revert\(escaped)\""), "an action, inside an attribute value")
         XCTAssertTrue(page.contains(#"<q>\u{1B}[2J\0</q>"#), "controls show visibly")
-        XCTAssertTrue(page.contains("<h3>tr-TR/1\(escaped)</h3><p>t by \(escaped): <q>\(escaped)</q></p>"), "the rollback manifest")
+        XCTAssertTrue(
+            page.contains("<h3>tr-TR/1\(escaped)</h3><p>t by \(escaped): <q>\(escaped)</q></p>"),
+            "the rollback manifest")
         XCTAssertFalse(page.contains("<script"))
         XCTAssertFalse(page.contains("\u{202E}"), "no raw bidi override")
     }
@@ -106,7 +142,9 @@ final class ReportPageTests: XCTestCase {
         XCTAssertEqual(summary.charts, 0)
         XCTAssertEqual(summary.timelineEntries, 0)
         XCTAssertFalse(summary.html.contains("<svg"))
-        XCTAssertTrue(summary.html.contains("<p class=\"empty\">No candidate has been staged against a baseline: nothing to compare.</p>"))
+        XCTAssertTrue(
+            summary.html.contains(
+                "<p class=\"empty\">No candidate has been staged against a baseline: nothing to compare.</p>"))
         XCTAssertTrue(summary.html.contains("<p class=\"empty\">No revert so far.</p>"))
         XCTAssertTrue(summary.html.hasPrefix("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<!DOCTYPE html>\n<html "))
         XCTAssertTrue(summary.html.hasSuffix("</footer>\n</body></html>\n"))
@@ -120,25 +158,43 @@ final class ReportPageTests: XCTestCase {
     }
 
     func testAStagedPackWithMetricsGetsRateAndDifferenceChartsAndTheChecks() throws {
-        let plan = Plan(locale: "tr-TR", baseline: Plan.PackRef(contentVersion: 17, minAppVersion: AppVersion("4.8.0")!), rules: [try Self.rule(18, percent: 10)])
+        let plan = Plan(
+            locale: "tr-TR", baseline: Plan.PackRef(contentVersion: 17, minAppVersion: AppVersion("4.8.0")!),
+            rules: [try Self.rule(18, percent: 10)])
         let days = (0..<3).map {
-            ReportContent.Day(day: 20_417 + $0, candidate: MetricCounts(total: 6_000, events: 32), baseline: MetricCounts(total: 54_000, events: 100))
+            ReportContent.Day(
+                day: 20_417 + $0, candidate: MetricCounts(total: 6_000, events: 32),
+                baseline: MetricCounts(total: 54_000, events: 100))
         }
         let health = Health.evaluate(
-            [(label: "TR/4.8", candidate: [.crash: MetricCounts(total: 18_000, events: 96)], baseline: [.crash: MetricCounts(total: 162_000, events: 300)])],
+            [
+                (
+                    label: "TR/4.8", candidate: [.crash: MetricCounts(total: 18_000, events: 96)],
+                    baseline: [.crash: MetricCounts(total: 162_000, events: 300)]
+                )
+            ],
             gates: .default)
         let changes = [
-            Self.change(1, "promote", summary: "promote tr-TR@18 to 10%", shares: [ReportContent.Share(segment: "TR on >=4.8", percent: 10)]),
+            Self.change(
+                1, "promote", summary: "promote tr-TR@18 to 10%",
+                shares: [ReportContent.Share(segment: "TR on >=4.8", percent: 10)]),
             Self.change(30, "ingest", summary: "metrics"),
         ]
-        let summary = ReportPage.render(Self.content(plan: plan, changes: changes, health: health, days: [.crash: days]))
+        let summary = ReportPage.render(
+            Self.content(plan: plan, changes: changes, health: health, days: [.crash: days]))
         XCTAssertEqual(summary.charts, 4, "the timeline, the shares, and the crash rates with their difference")
         XCTAssertEqual(summary.timelineEntries, 2)
         let page = summary.html
-        for id in ["timeline-chart", "shares", "rates-crash", "difference-crash"] { XCTAssertTrue(page.contains("id=\"\(id)\""), id) }
-        XCTAssertTrue(page.contains("<p class=\"empty\">No fallback metrics for tr-TR@18 and tr-TR@17 on the same days yet.</p>"), page)
+        for id in ["timeline-chart", "shares", "rates-crash", "difference-crash"] {
+            XCTAssertTrue(page.contains("id=\"\(id)\""), id)
+        }
+        XCTAssertTrue(
+            page.contains("<p class=\"empty\">No fallback metrics for tr-TR@18 and tr-TR@17 on the same days yet.</p>"),
+            page)
         XCTAssertTrue(page.contains("Health: <strong>unhealthy</strong>"), page)
-        XCTAssertTrue(page.contains("<tr class=\"check verdict-unhealthy\"><td>TR/4.8</td><td>crash</td><td>0.53% of 18000</td>"), page)
+        XCTAssertTrue(
+            page.contains("<tr class=\"check verdict-unhealthy\"><td>TR/4.8</td><td>crash</td><td>0.53% of 18000</td>"),
+            page)
         XCTAssertTrue(page.contains("<text class=\"legend share-0\" x=\"72.0\" y=\"28.0\">TR on &gt;=4.8</text>"), page)
         XCTAssertEqual(elements(page).filter { $0 == "li" }.count, 2)
     }

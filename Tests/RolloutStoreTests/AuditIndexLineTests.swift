@@ -1,5 +1,6 @@
-import XCTest
 import RolloutModel
+import XCTest
+
 @testable import RolloutStore
 
 /// An index written by this build must hold the same bytes as one written before the index lines
@@ -12,8 +13,11 @@ final class AuditIndexLineTests: XCTestCase {
             state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
             return Int((state >> 33) % UInt64(n))
         }
-        let texts = ["promote tr-TR to 10%", "", "Ayşe <ayse@example.com>", "quote \" and \\ back", "line\nbreak\ttab\u{01}", "🇹🇷 Zoë",
-                     "a\u{301}", "\u{7F}", "publish index sequence 4 to s3://x", "tr-TR", "de-DE@7"]
+        let texts = [
+            "promote tr-TR to 10%", "", "Ayşe <ayse@example.com>", "quote \" and \\ back", "line\nbreak\ttab\u{01}",
+            "🇹🇷 Zoë",
+            "a\u{301}", "\u{7F}", "publish index sequence 4 to s3://x", "tr-TR", "de-DE@7",
+        ]
         func text() -> String { texts[below(texts.count)] }
         var file: [UInt8] = []
         var expected: [UInt8] = []
@@ -26,8 +30,10 @@ final class AuditIndexLineTests: XCTestCase {
             }
             let entry = AuditEntry(
                 sequence: sequence * (1 + below(1_000)), commit: String(repeating: "5e", count: 20),
-                time: Timestamp(seconds: Int64(below(2_000_000_000)) - 1_000_000), actor: text(), action: text(), summary: text(),
-                reason: below(2) == 0 ? nil : text(), locales: (0..<below(3)).map { _ in text() }, packs: (0..<below(3)).map { _ in text() },
+                time: Timestamp(seconds: Int64(below(2_000_000_000)) - 1_000_000), actor: text(), action: text(),
+                summary: text(),
+                reason: below(2) == 0 ? nil : text(), locales: (0..<below(3)).map { _ in text() },
+                packs: (0..<below(3)).map { _ in text() },
                 planChanges: changes)
             file += entry.indexLine()
             expected += AuditIndexLineTests.canonicalLine(entry)
@@ -45,10 +51,13 @@ final class AuditIndexLineTests: XCTestCase {
         ]
         if let reason = entry.reason { object["reason"] = .string(reason) }
         if !entry.planChanges.isEmpty {
-            object["plans"] = .array(entry.planChanges.map { change in
-                ["locale": .string(change.locale), "before": change.beforeBlob.map { .string($0) } ?? .null,
-                 "after": .string(change.afterBlob)]
-            })
+            object["plans"] = .array(
+                entry.planChanges.map { change in
+                    [
+                        "locale": .string(change.locale), "before": change.beforeBlob.map { .string($0) } ?? .null,
+                        "after": .string(change.afterBlob),
+                    ]
+                })
         }
         return JSONWriter.canonical(.object(object)) + [0x0A]
     }

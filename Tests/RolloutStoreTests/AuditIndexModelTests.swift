@@ -41,7 +41,8 @@ final class AuditIndexModelTests: XCTestCase {
             clock += 60
             return Timestamp(seconds: Int64(clock))
         }
-        let (repository, _) = try PackRepository.create(at: path, files: [("README.md", Array("hello\n".utf8))], actor: actor, time: now())
+        let (repository, _) = try PackRepository.create(
+            at: path, files: [("README.md", Array("hello\n".utf8))], actor: actor, time: now())
         repository.packThreshold = .max
         let index = repository.path + "/rollout/log-index"
 
@@ -92,10 +93,14 @@ final class AuditIndexModelTests: XCTestCase {
             var query = AuditLog.Query()
             switch below(5) {
             case 0, 1:
-                query.segment = (pick(AuditIndexModelTests.regions + [Region.any, "FR"]), try VersionRange.parse(pick(["=4.8", "4.9.x", "=4.2", "*"])))
+                query.segment = (
+                    pick(AuditIndexModelTests.regions + [Region.any, "FR"]),
+                    try VersionRange.parse(pick(["=4.8", "4.9.x", "=4.2", "*"]))
+                )
                 if below(4) == 0 { query.locale = pick(AuditIndexModelTests.locales) }
             case 2: query.locale = pick(AuditIndexModelTests.locales)
-            case 3: query.pack = PackID(locale: pick(AuditIndexModelTests.locales), contentVersion: 1 + below(version + 1))
+            case 3:
+                query.pack = PackID(locale: pick(AuditIndexModelTests.locales), contentVersion: 1 + below(version + 1))
             default: break
             }
             query.limit = pick([nil, 1, 2, 5, 20] as [Int?])
@@ -118,7 +123,9 @@ final class AuditIndexModelTests: XCTestCase {
                 Batch.appendsBeforeKill = nil
             case 4 where FileManager.default.fileExists(atPath: index):
                 // A file cut short, deleted, or with garbage after what the index wrote.
-                let files = try FileManager.default.subpathsOfDirectory(atPath: index).filter { $0.hasSuffix(".idx") || $0.hasSuffix(".jsonl") }
+                let files = try FileManager.default.subpathsOfDirectory(atPath: index).filter {
+                    $0.hasSuffix(".idx") || $0.hasSuffix(".jsonl")
+                }
                 if let file = files.isEmpty ? nil : pick(files) {
                     let full = index + "/" + file
                     switch below(3) {
@@ -141,7 +148,8 @@ final class AuditIndexModelTests: XCTestCase {
             case 5 where FileManager.default.fileExists(atPath: index + "/HEAD") && below(3) == 0:
                 // HEAD edited: its oldest indexed commit moved to another commit of the history, or its
                 // position changed (answers must stay the history's; a warning may say so).
-                var parts = try String(contentsOfFile: index + "/HEAD", encoding: .utf8).split(separator: " ").map(String.init)
+                var parts = try String(contentsOfFile: index + "/HEAD", encoding: .utf8).split(separator: " ").map(
+                    String.init)
                 if parts.count == 6 {
                     let chain = try repository.git.firstParentChain(from: try repository.stateTip(), until: nil).ids
                     if below(2) == 0 {
@@ -157,7 +165,9 @@ final class AuditIndexModelTests: XCTestCase {
                 let chain = try repository.git.firstParentChain(from: try repository.stateTip(), until: nil).ids
                 if chain.count > 3 {
                     let back = chain[1 + below(min(chain.count - 2, 8))]
-                    XCTAssertTrue(try repository.git.compareAndSwap(StateLayout.stateRef, to: back, expected: chain[0], message: "reset"))
+                    XCTAssertTrue(
+                        try repository.git.compareAndSwap(
+                            StateLayout.stateRef, to: back, expected: chain[0], message: "reset"))
                     for _ in 0..<below(3) { try commit() }
                 }
             default:
@@ -166,7 +176,8 @@ final class AuditIndexModelTests: XCTestCase {
                 log.firstReach = 1 + below(6)
                 let answer = try log.query(asked)
                 let truth = try AuditLog(repository: repository).walkingQuery(asked)
-                let context = "seed \(seed) step \(step): \(asked.segment.map { "\($0.region)/\($0.versions)" } ?? "-") \(asked.locale ?? "-") \(asked.pack?.description ?? "-") limit \(asked.limit.map(String.init) ?? "none")"
+                let context =
+                    "seed \(seed) step \(step): \(asked.segment.map { "\($0.region)/\($0.versions)" } ?? "-") \(asked.locale ?? "-") \(asked.pack?.description ?? "-") limit \(asked.limit.map(String.init) ?? "none")"
                 XCTAssertEqual(answer.entries.map(\.commit), truth.entries.map(\.commit), context)
                 XCTAssertEqual(answer.entries.map(\.sequence), truth.entries.map(\.sequence), context)
                 XCTAssertEqual(answer.truncated, truth.truncated, context)

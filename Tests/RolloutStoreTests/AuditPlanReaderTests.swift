@@ -1,5 +1,6 @@
-import XCTest
 import RolloutModel
+import XCTest
+
 @testable import RolloutStore
 
 /// The log index build reads plan files with a fast reader and falls back to `Plan.parse` when that
@@ -27,10 +28,14 @@ final class AuditPlanReaderTests: XCTestCase {
 
     func testDamagedOrHostilePlanFilesAreNeverReadDifferentlyFromPlanParse() {
         var random = Generator(seed: 18)
-        let splices: [[UInt8]] = [
-            "\\", "\\u0041", "\"", ",", "}", "]", "{", "[", "null", "true", "-0", "1.0", "1e2", "01", "9007199254740993", "-", " ", "\n",
-            "\u{FEFF}", "\"x\":1,", "\"locale\":\"a\",", "é", "\u{301}", "\t", "0",
-        ].map { Array($0.utf8) } + [[0xED, 0xA0, 0x80], [0xC0, 0x80], [0xFF], [0x00], [0x1F], [0xE2, 0x82], [0xEF, 0xBB, 0xBF]]
+        let splices: [[UInt8]] =
+            [
+                "\\", "\\u0041", "\"", ",", "}", "]", "{", "[", "null", "true", "-0", "1.0", "1e2", "01",
+                "9007199254740993", "-", " ", "\n",
+                "\u{FEFF}", "\"x\":1,", "\"locale\":\"a\",", "é", "\u{301}", "\t", "0",
+            ].map { Array($0.utf8) } + [
+                [0xED, 0xA0, 0x80], [0xC0, 0x80], [0xFF], [0x00], [0x1F], [0xE2, 0x82], [0xEF, 0xBB, 0xBF],
+            ]
         var accepted = 0
         for round in 0..<4_000 {
             var bytes = JSONWriter.pretty(random.plan().jsonValue)
@@ -42,7 +47,10 @@ final class AuditPlanReaderTests: XCTestCase {
                 case 2: if at < bytes.count { bytes[at] = UInt8(truncatingIfNeeded: random.below(256)) }
                 case 3: bytes = Array(bytes[..<at])
                 default:
-                    if at < bytes.count { bytes.replaceSubrange(at..<min(bytes.count, at + random.below(8)), with: splices[random.below(splices.count)]) }
+                    if at < bytes.count {
+                        bytes.replaceSubrange(
+                            at..<min(bytes.count, at + random.below(8)), with: splices[random.below(splices.count)])
+                    }
                 }
             }
             guard let fast = AuditPlanReader.read(bytes) else { continue }
@@ -61,14 +69,20 @@ final class AuditPlanReaderTests: XCTestCase {
     func testWhatThePlanWriterNeverWritesGoesToPlanParse() throws {
         let plan = Plan(
             locale: "tr-TR", baseline: Plan.PackRef(contentVersion: 3, minAppVersion: AppVersion("4.8")!),
-            rules: [Plan.Rule(pack: Plan.PackRef(contentVersion: 4, minAppVersion: AppVersion("4.8")!), regions: ["TR"], versions: .all,
-                              share: Percent(basisPoints: 500), salt: "s")])
+            rules: [
+                Plan.Rule(
+                    pack: Plan.PackRef(contentVersion: 4, minAppVersion: AppVersion("4.8")!), regions: ["TR"],
+                    versions: .all,
+                    share: Percent(basisPoints: 500), salt: "s")
+            ])
         let text = String(decoding: JSONWriter.pretty(plan.jsonValue), as: UTF8.self)
         XCTAssertNotNil(AuditPlanReader.read(Array(text.utf8)))
         // Members left out, as tools other than rollout write plans (bench/log/generate.py among them):
         // Plan.parse's defaults, read by the fast reader too.
         var sparse = text
-        for member in ["\"bundledOnly\": false,", "\"previousBaselines\": [],", "\"blocked\": [],"] { sparse = sparse.replacingOccurrences(of: member, with: "") }
+        for member in ["\"bundledOnly\": false,", "\"previousBaselines\": [],", "\"blocked\": [],"] {
+            sparse = sparse.replacingOccurrences(of: member, with: "")
+        }
         sparse = sparse.replacingOccurrences(of: ",\n  \"sequence\": 0,\n  \"withdrawn\": []", with: "")
         XCTAssertFalse(sparse.contains("sequence"), sparse)
         XCTAssertEqual(AuditPlanReader.read(Array(sparse.utf8)), try Plan.parse(Array(sparse.utf8), source: "plan"))
@@ -110,13 +124,22 @@ private struct Generator {
     mutating func pick<T>(_ items: [T]) -> T { items[below(items.count)] }
 
     mutating func text() -> String {
-        pick(["tr-TR", "s1", "", "release 4.8", "Ayşe <ayse@example.com>", "Zoë", "🇹🇷", "a\u{301}", "promote", "x/y", "\u{7F}"])
+        pick([
+            "tr-TR", "s1", "", "release 4.8", "Ayşe <ayse@example.com>", "Zoë", "🇹🇷", "a\u{301}", "promote", "x/y",
+            "\u{7F}",
+        ])
             + (chance(3) ? pick(["\"", "\\", "\n", "\u{01}"]) : "")
     }
 
-    mutating func version() -> AppVersion { AppVersion(pick(["4.8", "4.8.1", "5", "4.10", "0", "4.08", "999999999.1"]))! }
-    mutating func range() -> VersionRange { try! VersionRange.parse(pick(["*", ">=4.8", "<5", ">=4.8 <5", "4.8.x", "=4.8.1", ">4.9 <=5.1"])) }
-    mutating func ref() -> Plan.PackRef { Plan.PackRef(contentVersion: pick([0, 1, 7, 123_456, -3, 999_999_999_999_999]), minAppVersion: version()) }
+    mutating func version() -> AppVersion {
+        AppVersion(pick(["4.8", "4.8.1", "5", "4.10", "0", "4.08", "999999999.1"]))!
+    }
+    mutating func range() -> VersionRange {
+        try! VersionRange.parse(pick(["*", ">=4.8", "<5", ">=4.8 <5", "4.8.x", "=4.8.1", ">4.9 <=5.1"]))
+    }
+    mutating func ref() -> Plan.PackRef {
+        Plan.PackRef(contentVersion: pick([0, 1, 7, 123_456, -3, 999_999_999_999_999]), minAppVersion: version())
+    }
     mutating func time() -> Timestamp { Timestamp(seconds: Int64(below(2_000_000_000))) }
 
     mutating func plan() -> Plan {
@@ -124,15 +147,20 @@ private struct Generator {
         var plan = Plan(
             locale: text(), baseline: chance(80) ? ref() : nil, previousBaselines: (0..<below(4)).map { _ in ref() },
             rules: (0..<below(4)).map { _ in
-                Plan.Rule(pack: ref(), regions: (0..<below(3)).map { _ in pick(regions) }, versions: range(),
-                          share: Percent(basisPoints: pick([0, 1, 500, 10_000, below(10_001)])), salt: text())
+                Plan.Rule(
+                    pack: ref(), regions: (0..<below(3)).map { _ in pick(regions) }, versions: range(),
+                    share: Percent(basisPoints: pick([0, 1, 500, 10_000, below(10_001)])), salt: text())
             },
-            blocked: (0..<below(3)).map { _ in below(50) }, withdrawals: (0..<below(3)).map { _ in Plan.Withdrawal(region: pick(regions), versions: range()) },
+            blocked: (0..<below(3)).map { _ in below(50) },
+            withdrawals: (0..<below(3)).map { _ in Plan.Withdrawal(region: pick(regions), versions: range()) },
             bundledOnly: chance(10), sequence: below(100_000),
-            lastChange: chance(70) ? Plan.LastChange(action: text(), actor: text(), time: time(), reason: chance(50) ? text() : nil) : nil)
+            lastChange: chance(70)
+                ? Plan.LastChange(action: text(), actor: text(), time: time(), reason: chance(50) ? text() : nil) : nil)
         if chance(30) {
             let steps = (0..<(1 + below(7))).map { _ in Percent(basisPoints: below(10_001)) }
-            plan.ramp = Plan.Ramp(steps: steps, every: Int64(pick([0, 86_400, 3_600])), step: below(steps.count), since: time(), paused: chance(50))
+            plan.ramp = Plan.Ramp(
+                steps: steps, every: Int64(pick([0, 86_400, 3_600])), step: below(steps.count), since: time(),
+                paused: chance(50))
         }
         return plan
     }

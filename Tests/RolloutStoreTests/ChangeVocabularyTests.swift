@@ -25,7 +25,9 @@ final class ChangeVocabularyTests: XCTestCase {
 
     /// The text between backticks in a cell, in order.
     static func quoted(_ cell: String) -> [String] {
-        cell.split(separator: "`", omittingEmptySubsequences: false).enumerated().filter { $0.offset % 2 == 1 }.map { String($0.element) }
+        cell.split(separator: "`", omittingEmptySubsequences: false).enumerated().filter { $0.offset % 2 == 1 }.map {
+            String($0.element)
+        }
     }
 
     func testTheDocumentedActionsAreExactlyTheActionsRolloutWrites() throws {
@@ -48,14 +50,16 @@ final class ChangeVocabularyTests: XCTestCase {
     func testTheAuditGuideListsEveryActionAndExplainsEveryTrailer() throws {
         let guide = Self.architecture.deletingLastPathComponent().appendingPathComponent("audit.md")
         let text = try String(contentsOf: guide, encoding: .utf8)
-        let section = try XCTUnwrap(text.components(separatedBy: "\n### Commit messages and trailers\n").dropFirst().first)
+        let section = try XCTUnwrap(
+            text.components(separatedBy: "\n### Commit messages and trailers\n").dropFirst().first)
         let lines = (section.components(separatedBy: "\n### ").first ?? section).split(separator: "\n")
         func firstCells(of header: String) -> [String] {
             lines.drop { !$0.hasPrefix(header) }.prefix { $0.hasPrefix("|") }.dropFirst(2).compactMap {
                 Self.quoted(String($0.split(separator: "|").first ?? "")).first
             }
         }
-        XCTAssertEqual(firstCells(of: "| action |"), ChangeAction.allCases.map(\.rawValue), "docs/audit.md, the action table")
+        XCTAssertEqual(
+            firstCells(of: "| action |"), ChangeAction.allCases.map(\.rawValue), "docs/audit.md, the action table")
         XCTAssertEqual(
             Set(firstCells(of: "| trailer |")), Set(Trailer.allCases.map { "Rollout-" + $0.rawValue }),
             "docs/audit.md, the table of what trailer values mean")
@@ -73,11 +77,18 @@ final class ChangeVocabularyTests: XCTestCase {
         case .initialize: return ([StateLayout.policy, "README.md"], [])
         case .packAdd: return ([StateLayout.pack(pack), StateLayout.packRecord(pack)], [plan, StateLayout.policy])
         case .policySet: return ([StateLayout.policy, StateLayout.siteSequence], [plan, StateLayout.pack(pack)])
-        case .promote, .complete, .ramp, .pause, .resume: return ([plan], [StateLayout.plan("de-DE"), StateLayout.rollback("tr-TR/1")])
-        case .revert: return ([plan, StateLayout.rollback("tr-TR/1")], [StateLayout.plan("de-DE"), StateLayout.rollback("de-DE/1")])
+        case .promote, .complete, .ramp, .pause, .resume:
+            return ([plan], [StateLayout.plan("de-DE"), StateLayout.rollback("tr-TR/1")])
+        case .revert:
+            return (
+                [plan, StateLayout.rollback("tr-TR/1")], [StateLayout.plan("de-DE"), StateLayout.rollback("de-DE/1")]
+            )
         case .metricsIngest: return ([rollup, ingest], [retraction, plan])
         case .metricsRetract: return ([rollup, retraction], [ingest, plan])
-        case .keys: return ([StateLayout.keyList(2), StateLayout.keyListSignatures(2)], ["keys/notes.txt", StateLayout.policy])
+        case .keys:
+            return (
+                [StateLayout.keyList(2), StateLayout.keyListSignatures(2)], ["keys/notes.txt", StateLayout.policy]
+            )
         case .publish: return ([], [StateLayout.siteSequence, plan])
         }
     }
@@ -87,14 +98,19 @@ final class ChangeVocabularyTests: XCTestCase {
         for action in ChangeAction.allCases {
             let (touches, refuses) = examples(action)
             for path in touches {
-                XCTAssertTrue(Verifier.allowed(action, locale: "tr-TR", path: path), "a \(action.rawValue) commit may touch \(path)")
+                XCTAssertTrue(
+                    Verifier.allowed(action, locale: "tr-TR", path: path),
+                    "a \(action.rawValue) commit may touch \(path)")
             }
             for path in refuses {
-                XCTAssertFalse(Verifier.allowed(action, locale: "tr-TR", path: path), "a \(action.rawValue) commit may not touch \(path)")
+                XCTAssertFalse(
+                    Verifier.allowed(action, locale: "tr-TR", path: path),
+                    "a \(action.rawValue) commit may not touch \(path)")
             }
             let row = rows.first { Self.quoted($0[0]).first == action.rawValue }
             let changesNoFile = row?.last?.contains("It changes no file") == true
-            XCTAssertEqual(touches.isEmpty, changesNoFile, "\(action.rawValue): files it writes, as docs/architecture.md says")
+            XCTAssertEqual(
+                touches.isEmpty, changesNoFile, "\(action.rawValue): files it writes, as docs/architecture.md says")
         }
     }
 
@@ -106,12 +122,16 @@ final class ChangeVocabularyTests: XCTestCase {
         let (repository, _) = try PackRepository.create(
             at: path, files: [(StateLayout.policy, Array("{}\n".utf8))], actor: actor, time: time)
         // What a newer rollout might write: an action, and a trailer, this build has no case for.
-        let change = Change(summary: "archive tr-TR", trailers: [(.action, "archive"), (.locale, "tr-TR")], writes: [("archive/tr-TR", [])])
+        let change = Change(
+            summary: "archive tr-TR", trailers: [(.action, "archive"), (.locale, "tr-TR")],
+            writes: [("archive/tr-TR", [])])
         let commit = try XCTUnwrap(try repository.apply(actor: actor, time: { time }) { _ in (change, ()) }.commit)
         XCTAssertNil(Change.trailers(of: try repository.git.commit(commit).message).action)
 
         let problems = try Verifier.verify(repository).problems.filter { $0.commit == commit.short }
         XCTAssertEqual(problems.map(\.path), ["archive/tr-TR", nil])
-        XCTAssertEqual(problems.map(\.message), ["a archive of tr-TR commit may not touch this file", "has the unknown action archive"])
+        XCTAssertEqual(
+            problems.map(\.message),
+            ["a archive of tr-TR commit may not touch this file", "has the unknown action archive"])
     }
 }

@@ -13,10 +13,13 @@ final class PackingTests: XCTestCase {
     func testAReaderOpenedBeforeAGCKeepsReadingFromDeletedPacksAndFindsTheNewOne() throws {
         let path = NSTemporaryDirectory() + "packing-\(UUID().uuidString)"
         defer { try? FileManager.default.removeItem(atPath: path) }
-        let (repository, _) = try PackRepository.create(at: path, files: [("README.md", Array("hello\n".utf8))], actor: actor, time: time)
+        let (repository, _) = try PackRepository.create(
+            at: path, files: [("README.md", Array("hello\n".utf8))], actor: actor, time: time)
         repository.packThreshold = .max
         func write(_ number: Int) throws -> ObjectID {
-            let change = Change(summary: "note \(number)", trailers: [(.action, "note")], writes: [("notes/\(number).txt", Array("note \(number)\n".utf8))])
+            let change = Change(
+                summary: "note \(number)", trailers: [(.action, "note")],
+                writes: [("notes/\(number).txt", Array("note \(number)\n".utf8))])
             return try repository.apply(actor: actor, time: { self.time }) { _ in (change, ()) }.commit!
         }
         func blob(_ git: GitRepository, _ commit: ObjectID, _ number: Int) throws -> String {
@@ -41,7 +44,8 @@ final class PackingTests: XCTestCase {
         XCTAssertEqual(gc.mergedPacks, 2, "both packs the reader knew are gone")
         XCTAssertEqual(gc.packsAfter, 1)
         for number in 1...26 {
-            XCTAssertEqual(try blob(reader, commits[number - 1], number), "note \(number)\n", "note \(number) after the gc")
+            XCTAssertEqual(
+                try blob(reader, commits[number - 1], number), "note \(number)\n", "note \(number) after the gc")
         }
     }
 
@@ -62,13 +66,18 @@ final class PackingTests: XCTestCase {
         XCTAssertEqual(hash("packs/tr-TR/17.json"), hash("packs/tr-TR/0/17.json"), "flat or sharded, the same version")
         let records = versions.map { hash("packs/tr-TR/\($0 / 1000)/\($0).meta.json") }
         XCTAssertTrue(records == records.sorted())
-        XCTAssertTrue(records.max()! < packs.min()! || records.min()! > packs.max()!, "records never fall between packs")
-        XCTAssertEqual(Array(GitRepository.deltaNameHint("plans/tr-TR.json")), Array("plans/tr-TR.json".utf8CString), "other files keep their path")
+        XCTAssertTrue(
+            records.max()! < packs.min()! || records.min()! > packs.max()!, "records never fall between packs")
+        XCTAssertEqual(
+            Array(GitRepository.deltaNameHint("plans/tr-TR.json")), Array("plans/tr-TR.json".utf8CString),
+            "other files keep their path")
     }
 
     func testPacksMergeGeometricallySoARepositoryKeepsAFewPacks() {
         func packs(_ counts: [Int]) -> [PackFile] {
-            counts.enumerated().map { PackFile(name: "p\($0.offset)", objects: $0.element, bytes: $0.element * 100, kept: false) }
+            counts.enumerated().map {
+                PackFile(name: "p\($0.offset)", objects: $0.element, bytes: $0.element * 100, kept: false)
+            }
         }
         func merged(_ counts: [Int]) -> [Int] { Packing.packsToMerge(packs(counts)).map(\.objects).sorted() }
         XCTAssertEqual(merged([5000]), [])
@@ -80,7 +89,9 @@ final class PackingTests: XCTestCase {
         var kept = packs([30, 30])
         kept[0] = PackFile(name: "keep", objects: 30, bytes: 3000, kept: true)
         XCTAssertEqual(Packing.packsToMerge(kept).count, 0, "a pack with a .keep file never merges")
-        XCTAssertEqual(Packing.packsToMerge(packs([2500, 900, 1000]), below: 2000).map(\.objects).sorted(), [900, 1000], "a write leaves big packs alone")
+        XCTAssertEqual(
+            Packing.packsToMerge(packs([2500, 900, 1000]), below: 2000).map(\.objects).sorted(), [900, 1000],
+            "a write leaves big packs alone")
 
         // Adding a pack of 30 objects at a time, 200 times, never leaves more than a handful.
         var current = packs([30])
@@ -90,7 +101,8 @@ final class PackingTests: XCTestCase {
             let merge = Packing.packsToMerge(current)
             if !merge.isEmpty {
                 current.removeAll { merge.contains($0) }
-                current.append(PackFile(name: "m\(step)", objects: merge.reduce(0) { $0 + $1.objects }, bytes: 0, kept: false))
+                current.append(
+                    PackFile(name: "m\(step)", objects: merge.reduce(0) { $0 + $1.objects }, bytes: 0, kept: false))
             }
             most = max(most, current.count)
         }

@@ -1,4 +1,5 @@
 import XCTest
+
 @testable import RolloutModel
 @testable import RolloutStore
 
@@ -16,29 +17,41 @@ final class PromoteGateDecisionTests: XCTestCase {
     /// on tr-TR@17, judged by the default gates.
     var spike: Health.Report {
         Health.evaluate(
-            [(label: "TR/4.8", candidate: [.crash: MetricCounts(total: 36_000, events: 214)],
-              baseline: [.crash: MetricCounts(total: 324_000, events: 607)])],
+            [
+                (
+                    label: "TR/4.8", candidate: [.crash: MetricCounts(total: 36_000, events: 214)],
+                    baseline: [.crash: MetricCounts(total: 324_000, events: 607)]
+                )
+            ],
             gates: .default)
     }
     /// The same segment with the candidate crashing as rarely as the baseline.
     var calm: Health.Report {
         Health.evaluate(
-            [(label: "TR/4.8", candidate: [.crash: MetricCounts(total: 36_000, events: 67)],
-              baseline: [.crash: MetricCounts(total: 324_000, events: 607)])],
+            [
+                (
+                    label: "TR/4.8", candidate: [.crash: MetricCounts(total: 36_000, events: 67)],
+                    baseline: [.crash: MetricCounts(total: 324_000, events: 607)]
+                )
+            ],
             gates: .default)
     }
     /// Before any metrics: no check at all.
     let unmeasured = Health.Report(verdict: .insufficientData, checks: [], alphaPerCheck: 0.05)
 
-    func request(_ share: String, regions: [String]? = nil, versions: String? = nil, reason: String? = nil) throws -> PromoteRequest {
+    func request(_ share: String, regions: [String]? = nil, versions: String? = nil, reason: String? = nil) throws
+        -> PromoteRequest
+    {
         PromoteRequest(
-            pack: id18, share: try Percent.parse(share), regions: regions, versions: try versions.map(VersionRange.parse), reason: reason)
+            pack: id18, share: try Percent.parse(share), regions: regions,
+            versions: try versions.map(VersionRange.parse), reason: reason)
     }
 
     /// tr-TR@18 staged at 10% in TR on >=4.8 against tr-TR@17, as in docs/health.md.
     func staged() throws -> Plan {
         try PlanOperations.promoted(
-            Plan(locale: "tr-TR", baseline: v17), pack: pack18, request: try request("10%", regions: ["TR"], versions: ">=4.8"),
+            Plan(locale: "tr-TR", baseline: v17), pack: pack18,
+            request: try request("10%", regions: ["TR"], versions: ">=4.8"),
             parentCommit: "p"
         ).0
     }
@@ -69,7 +82,8 @@ final class PromoteGateDecisionTests: XCTestCase {
     }
 
     func testTheFirstStageOfAPackIsNeverGatedNorMeasured() throws {
-        let result = try decide(Plan(locale: "tr-TR", baseline: v17), try request("10%", regions: ["TR"], versions: ">=4.8"), health: spike)
+        let result = try decide(
+            Plan(locale: "tr-TR", baseline: v17), try request("10%", regions: ["TR"], versions: ">=4.8"), health: spike)
         guard case .notGated = result.decision else { return XCTFail("\(result.decision)") }
         XCTAssertFalse(result.asked, "nothing is staged yet: there is nothing to measure")
         XCTAssertEqual(outcome(result.decision), "go ahead, Rollout-Forced: none")
@@ -90,7 +104,9 @@ final class PromoteGateDecisionTests: XCTestCase {
     func testTheSameShareAgainWidensNothing() throws {
         let before = try staged()
         XCTAssertFalse(PlanOperations.widens(before, before, kind: .staged))
-        guard case .notGated = PromoteGate.decide(before: before, after: before, kind: .staged, override: nil, health: { _ in self.spike })
+        guard
+            case .notGated = PromoteGate.decide(
+                before: before, after: before, kind: .staged, override: nil, health: { _ in self.spike })
         else { return XCTFail("a promote that changes no share is not judged") }
     }
 
@@ -99,14 +115,16 @@ final class PromoteGateDecisionTests: XCTestCase {
         XCTAssertTrue(result.asked)
         XCTAssertEqual(
             outcome(result.decision),
-            "refused: tr-TR@18 is unhealthy (TR/4.8 crash: 214/36000 against 607/324000): a rollout widens only when healthy. See rollout health tr-TR; override with --force --reason TEXT")
+            "refused: tr-TR@18 is unhealthy (TR/4.8 crash: 214/36000 against 607/324000): a rollout widens only when healthy. See rollout health tr-TR; override with --force --reason TEXT"
+        )
     }
 
     func testInsufficientDataIsRefusedLikeUnhealthy() throws {
         let result = try decide(try staged(), try request("50%"), health: unmeasured)
         XCTAssertEqual(
             outcome(result.decision),
-            "refused: tr-TR@18 is insufficient-data: a rollout widens only when healthy. See rollout health tr-TR; override with --force --reason TEXT")
+            "refused: tr-TR@18 is insufficient-data: a rollout widens only when healthy. See rollout health tr-TR; override with --force --reason TEXT"
+        )
     }
 
     func testAHealthyRolloutWidensAndForceChangesNothing() throws {
@@ -114,7 +132,8 @@ final class PromoteGateDecisionTests: XCTestCase {
         for override in [nil, forced] {
             let result = try decide(try staged(), try request("50%"), health: calm, override: override)
             guard case .healthy = result.decision else { return XCTFail("\(result.decision)") }
-            XCTAssertEqual(outcome(result.decision), "go ahead, Rollout-Forced: none", "no Rollout-Forced trailer when healthy")
+            XCTAssertEqual(
+                outcome(result.decision), "go ahead, Rollout-Forced: none", "no Rollout-Forced trailer when healthy")
         }
     }
 
@@ -137,7 +156,9 @@ final class PromoteGateDecisionTests: XCTestCase {
 
     func testWithoutABaselineToCompareWithThereIsNothingToJudge() throws {
         // The first pack of a locale, staged over the bundled strings: health has no report for it.
-        let first = try PlanOperations.promoted(Plan(locale: "tr-TR"), pack: pack18, request: try request("10%"), parentCommit: "p").0
+        let first = try PlanOperations.promoted(
+            Plan(locale: "tr-TR"), pack: pack18, request: try request("10%"), parentCommit: "p"
+        ).0
         let result = try decide(first, try request("50%"), health: nil)
         XCTAssertTrue(result.asked)
         guard case .notGated = result.decision else { return XCTFail("\(result.decision)") }
@@ -156,13 +177,16 @@ final class PromoteGateDecisionTests: XCTestCase {
         let counts = MetricCounts(total: 9000, events: 9)
         func check(_ segment: String, _ verdict: Health.Verdict) -> Health.Check {
             Health.Check(
-                segment: segment, kind: .crash, candidate: counts, baseline: counts, tolerance: 0.001, lower: nil, upper: nil,
+                segment: segment, kind: .crash, candidate: counts, baseline: counts, tolerance: 0.001, lower: nil,
+                upper: nil,
                 verdict: verdict)
         }
         let report = Health.Report(
-            verdict: .unhealthy, checks: [check("DE/4.8", .healthy), check("TR/4.8", .unhealthy), check("TR/4.9", .unhealthy)],
+            verdict: .unhealthy,
+            checks: [check("DE/4.8", .healthy), check("TR/4.8", .unhealthy), check("TR/4.9", .unhealthy)],
             alphaPerCheck: 0.05)
-        guard case .refused(_, let deciding) = try decide(try staged(), try request("50%"), health: report).decision else {
+        guard case .refused(_, let deciding) = try decide(try staged(), try request("50%"), health: report).decision
+        else {
             return XCTFail("an unhealthy rollout widens only with --force")
         }
         XCTAssertEqual(deciding?.segment, "TR/4.8")
@@ -175,7 +199,9 @@ final class PromoteGateDecisionTests: XCTestCase {
                 XCTAssertEqual(message, "--force overrides the health gate; say why with --reason TEXT")
             }
         }
-        XCTAssertEqual(try PromoteGate.override(force: true, reason: "SDK bug"), PromoteGate.Override(reason: "SDK bug"))
-        XCTAssertNil(try PromoteGate.override(force: false, reason: nil), "no --force: nothing to override, no reason needed")
+        XCTAssertEqual(
+            try PromoteGate.override(force: true, reason: "SDK bug"), PromoteGate.Override(reason: "SDK bug"))
+        XCTAssertNil(
+            try PromoteGate.override(force: false, reason: nil), "no --force: nothing to override, no reason needed")
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
-import XCTest
 import RolloutModel
+import XCTest
+
 @testable import RolloutStore
 
 /// The one classification of what git and the server said when a fetch or push failed
@@ -35,8 +36,14 @@ final class RemoteFailureTests: XCTestCase {
     }
 
     func testUntrustedServersAreNeitherRetriedNorPermissionFailures() {
-        XCTAssertEqual(kind("No ED25519 host key is known for [127.0.0.1]:2222 and you have requested strict checking.\nHost key verification failed.\nfatal: Could not read from remote repository."), .hostKey)
-        XCTAssertEqual(kind("@@@@@@@@@@@\n@    WARNING: REMOTE HOST IDENTIFICATION HAS CHANGED!     @\nHost key verification failed."), .hostKey)
+        XCTAssertEqual(
+            kind(
+                "No ED25519 host key is known for [127.0.0.1]:2222 and you have requested strict checking.\nHost key verification failed.\nfatal: Could not read from remote repository."
+            ), .hostKey)
+        XCTAssertEqual(
+            kind(
+                "@@@@@@@@@@@\n@    WARNING: REMOTE HOST IDENTIFICATION HAS CHANGED!     @\nHost key verification failed."
+            ), .hostKey)
         for stderr in [
             "fatal: unable to access 'https://127.0.0.1:8443/shared.git/': SSL certificate problem: unable to get local issuer certificate",
             "fatal: unable to access 'https://git.internal/p.git/': server certificate verification failed. CAfile: none CRLfile: none",
@@ -86,8 +93,13 @@ final class RemoteFailureTests: XCTestCase {
         XCTAssertEqual(kind("fatal: unable to find remote helper for 'gopher'"), .other)
         XCTAssertEqual(kind(""), .other)
         // A body over the server's limit will be over it next time too.
-        XCTAssertEqual(kind("error: RPC failed; HTTP 413 curl 22 The requested URL returned error: 413\nfatal: the remote end hung up unexpectedly"), .other)
-        XCTAssertEqual(kind("fatal: unable to access 'https://git.example.com/p.git/': The requested URL returned error: 501"), .other)
+        XCTAssertEqual(
+            kind(
+                "error: RPC failed; HTTP 413 curl 22 The requested URL returned error: 413\nfatal: the remote end hung up unexpectedly"
+            ), .other)
+        XCTAssertEqual(
+            kind("fatal: unable to access 'https://git.example.com/p.git/': The requested URL returned error: 501"),
+            .other)
         // A missing ssh is not a missing repository, nor a local config problem a credential.
         XCTAssertEqual(kind("sh: 1: ssh: not found\nfatal: Could not read from remote repository."), .other)
         XCTAssertEqual(kind("fatal: detected dubious ownership in repository at '/srv/packs.git'"), .other)
@@ -97,30 +109,39 @@ final class RemoteFailureTests: XCTestCase {
     /// hook; only the first is "another writer was faster".
     func testALostRaceIsToldFromAHookRefusal() {
         XCTAssertTrue(GitTransport.isLostRace("[remote rejected] (failed to lock)"))
-        XCTAssertTrue(GitTransport.isLostRace("[remote rejected] (cannot lock ref 'refs/heads/main': is at 1a2b but expected 3c4d)"))
+        XCTAssertTrue(
+            GitTransport.isLostRace(
+                "[remote rejected] (cannot lock ref 'refs/heads/main': is at 1a2b but expected 3c4d)"))
         XCTAssertTrue(GitTransport.isLostRace("[rejected] (stale info)"))
         XCTAssertFalse(GitTransport.isLostRace("[remote rejected] (pre-receive hook declined)"))
         XCTAssertFalse(GitTransport.isLostRace("[remote rejected] (protected branch hook declined)"))
     }
 
     func testNoCredentialSurvivesInAURLOrInText() {
-        XCTAssertEqual(RemoteURL.redacted("https://x-access-token:ghs_abc123def@github.com/m/p.git"), "https://github.com/m/p.git")
+        XCTAssertEqual(
+            RemoteURL.redacted("https://x-access-token:ghs_abc123def@github.com/m/p.git"), "https://github.com/m/p.git")
         XCTAssertEqual(RemoteURL.redacted("https://ghp_onlyAToken@github.com/m/p.git"), "https://github.com/m/p.git")
         XCTAssertEqual(RemoteURL.redacted("https://oauth2:glpat-XYZ@gitlab.com/m/p.git"), "https://gitlab.com/m/p.git")
-        XCTAssertEqual(RemoteURL.redacted("ssh://git@git.example.com:2222/m/p.git"), "ssh://git@git.example.com:2222/m/p.git", "an ssh account is not a secret")
-        XCTAssertEqual(RemoteURL.redacted("ssh://git:hunter22@git.example.com/m/p.git"), "ssh://git.example.com/m/p.git")
+        XCTAssertEqual(
+            RemoteURL.redacted("ssh://git@git.example.com:2222/m/p.git"), "ssh://git@git.example.com:2222/m/p.git",
+            "an ssh account is not a secret")
+        XCTAssertEqual(
+            RemoteURL.redacted("ssh://git:hunter22@git.example.com/m/p.git"), "ssh://git.example.com/m/p.git")
         XCTAssertEqual(RemoteURL.redacted("git@github.com:m/p.git"), "git@github.com:m/p.git")
         XCTAssertEqual(RemoteURL.redacted("/srv/packs.git"), "/srv/packs.git")
 
         let secrets = RemoteURL.credentials(in: "https://bot:p%40ss%2Fword@git.example.com/p.git")
         XCTAssertEqual(secrets, ["p%40ss%2Fword", "p@ss/word"], "the password, not the account")
         XCTAssertEqual(RemoteURL.credentials(in: "https://ghp_tokenAsUser@github.com/m/p.git"), ["ghp_tokenAsUser"])
-        let text = "remote: your password p@ss/word is old\nfatal: Authentication failed for 'https://bot:p%40ss%2Fword@git.example.com/p.git/'"
+        let text =
+            "remote: your password p@ss/word is old\nfatal: Authentication failed for 'https://bot:p%40ss%2Fword@git.example.com/p.git/'"
         let failure = GitTransport.Failure(GitTransport.messageLines(text), secrets: secrets)
         XCTAssertEqual(failure.kind, .authentication)
         XCTAssertFalse(failure.lines.joined().contains("p@ss/word"), "\(failure.lines)")
         XCTAssertFalse(failure.lines.joined().contains("p%40ss"), "\(failure.lines)")
-        XCTAssertTrue(failure.lines.contains("fatal: Authentication failed for 'https://git.example.com/p.git/'"), "\(failure.lines)")
+        XCTAssertTrue(
+            failure.lines.contains("fatal: Authentication failed for 'https://git.example.com/p.git/'"),
+            "\(failure.lines)")
         XCTAssertEqual(RemoteURL.credentials(in: "git@github.com:m/p.git"), [])
         XCTAssertEqual(RemoteURL.credentials(in: "ssh://git@host/p.git"), [])
 
@@ -137,7 +158,8 @@ final class RemoteFailureTests: XCTestCase {
     /// hook inherits GIT_DIR and friends. Its messages are in English so they can be classified.
     func testGitRunsOnThisRepositoryWithTheUsersSettings() {
         let environment = GitTransport.environment(from: [
-            "GIT_DIR": "/elsewhere/.git", "GIT_OBJECT_DIRECTORY": "/elsewhere/objects", "GIT_ASKPASS": "/usr/bin/askpass",
+            "GIT_DIR": "/elsewhere/.git", "GIT_OBJECT_DIRECTORY": "/elsewhere/objects",
+            "GIT_ASKPASS": "/usr/bin/askpass",
             "LC_ALL": "de_DE.UTF-8", "LANGUAGE": "de", "HOME": "/home/ci", "GIT_SSH_COMMAND": "ssh -i key",
         ])
         XCTAssertNil(environment["GIT_DIR"])
@@ -153,17 +175,21 @@ final class RemoteFailureTests: XCTestCase {
 
     /// Each kind has its own exit code; only what may pass is 75.
     func testEachKindHasItsDocumentedExitCode() throws {
-        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("remote-failure-\(UUID().uuidString)").path
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "remote-failure-\(UUID().uuidString)"
+        ).path
         defer { try? FileManager.default.removeItem(atPath: scratch) }
         _ = try PackRepository.createBare(scratch)
         let repository = try PackRepository.open(scratch)
         _ = try repository.addRemote("origin", url: "https://bot:tok3nValue@git.example.com/p.git")
         let expected: [(GitTransport.FailureKind, Int32)] = [
-            (.authentication, 77), (.refusedByServer, 77), (.hostKey, 69), (.certificate, 69), (.notFound, 66), (.transient, 75), (.other, 69),
+            (.authentication, 77), (.refusedByServer, 77), (.hostKey, 69), (.certificate, 69), (.notFound, 66),
+            (.transient, 75), (.other, 69),
             (.noGit, 69),
         ]
         for (kind, code) in expected {
-            let error = repository.remoteFailure(.init(kind: kind, lines: ["fatal: something"]), "push to", "origin", attempts: 1)
+            let error = repository.remoteFailure(
+                .init(kind: kind, lines: ["fatal: something"]), "push to", "origin", attempts: 1)
             XCTAssertEqual(error.exitCode, code, "\(kind)")
             XCTAssertTrue(error.message.contains("https://git.example.com/p.git"), error.message)
             XCTAssertFalse(error.message.contains("tok3nValue"), error.message)

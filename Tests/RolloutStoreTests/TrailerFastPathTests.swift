@@ -1,5 +1,6 @@
-import XCTest
 import RolloutModel
+import XCTest
+
 @testable import RolloutStore
 
 /// The log index reads the trailers of every commit in the history; the byte fast path for ASCII
@@ -7,10 +8,15 @@ import RolloutModel
 final class TrailerFastPathTests: XCTestCase {
     func testTrailersOfRandomMessagesAreWhatTheCharacterPathReads() {
         var generator = SplitMix64(seed: 23)
-        let pieces = ["Rollout-", "Rollout-Action", ":", " ", "\t", "promote", "Rollout-Reason: ", "é", "-\u{301}", ":\u{301}", "\r", "\n",
-                      "\n", "\n", "Rollout-Pack: tr-TR@5", "  ", "x", "Rollout", "\u{0B}", "🇹🇷", "\u{85}"]
+        let pieces = [
+            "Rollout-", "Rollout-Action", ":", " ", "\t", "promote", "Rollout-Reason: ", "é", "-\u{301}", ":\u{301}",
+            "\r", "\n",
+            "\n", "\n", "Rollout-Pack: tr-TR@5", "  ", "x", "Rollout", "\u{0B}", "🇹🇷", "\u{85}",
+        ]
         for _ in 0..<5_000 {
-            let message = (0..<Int(generator.next() % 24)).map { _ in pieces[Int(generator.next() % UInt64(pieces.count))] }.joined()
+            let message = (0..<Int(generator.next() % 24)).map { _ in
+                pieces[Int(generator.next() % UInt64(pieces.count))]
+            }.joined()
             let fast = Change.trailers(of: message)
             let slow = TrailerFastPathTests.characterTrailers(of: message)
             XCTAssertEqual(fast.map(\.name), slow.map(\.name), message.debugDescription)

@@ -12,6 +12,7 @@
 // Usage: rollout-bench-client-reads SITE_DIR PUBLIC_KEY [SECONDS]
 import Foundation
 import RolloutClient
+
 #if canImport(Glibc)
     import Glibc
 #endif
@@ -146,18 +147,26 @@ func measure(_ read: @escaping @Sendable (Int) -> String, writer: (@Sendable (Fl
     return total.histogram
 }
 
-let keys = ["home.title", "home.banner", "checkout.retry", "profile.greeting", "files.count", "cart.items", "no.such.key"]
+let keys = [
+    "home.title", "home.banner", "checkout.retry", "profile.greeting", "files.count", "cart.items", "no.such.key",
+]
 let arguments0: [[String: String]] = [[:], [:], [:], ["name": "Ada"], ["count": "3"], ["1": "3"], [:]]
 let bundled: [String: [String: String]] = [
-    "en-US": ["home.title": "Welcome (bundled)", "home.banner": "Sale (bundled)", "checkout.retry": "Try again (bundled)"],
-    "tr-TR": ["home.title": "Hoş geldin (paket içi)", "checkout.retry": "Tekrar dene (paket içi)", "home.banner": "İndirim (paket içi)"],
+    "en-US": [
+        "home.title": "Welcome (bundled)", "home.banner": "Sale (bundled)", "checkout.retry": "Try again (bundled)",
+    ],
+    "tr-TR": [
+        "home.title": "Hoş geldin (paket içi)", "checkout.retry": "Tekrar dene (paket içi)",
+        "home.banner": "İndirim (paket içi)",
+    ],
 ]
 let cache = FileManager.default.temporaryDirectory.appendingPathComponent("rollout-bench-client-\(getpid())")
 defer { try? FileManager.default.removeItem(at: cache) }
 var options = RolloutClient.Options()
 options.installID = "bench-device"
 let client = RolloutClient(
-    bundled: bundled, cacheDirectory: cache, manifestURL: site, publicKey: publicKey, appVersion: "4.8.1", region: "TR", locale: "tr-TR",
+    bundled: bundled, cacheDirectory: cache, manifestURL: site, publicKey: publicKey, appVersion: "4.8.1", region: "TR",
+    locale: "tr-TR",
     options: options)
 let first = await client.refresh(force: true)
 client.activatePending()
@@ -167,7 +176,9 @@ guard client.activePack != nil else {
 }
 
 // The peer: the same keys in one dictionary behind a lock, the argument-free part of a lookup.
-let table = bundled["tr-TR"]!.merging(["profile.greeting": "Merhaba, Ada!", "files.count": "3 dosya", "cart.items": "3 ürün"]) { a, _ in a }
+let table = bundled["tr-TR"]!.merging([
+    "profile.greeting": "Merhaba, Ada!", "files.count": "3 dosya", "cart.items": "3 ürün",
+]) { a, _ in a }
 let tableLock = NSLock()
 let peer = measure { i in tableLock.withLock { table[keys[i % keys.count]] ?? "…" } }
 let idle = measure { i in client.string(keys[i % keys.count], arguments0[i % keys.count]) }
@@ -202,15 +213,20 @@ let busy = measure({ i in client.string(keys[i % keys.count], arguments0[i % key
 
 func ms(_ ns: UInt64) -> String { String(format: "%.3f", Double(ns) / 1_000_000) }
 print("readers: \(readers) threads, bursts of 50 calls then 2 ms idle, \(seconds) s a phase")
-print("writer: \(writes.flips) rounds of refresh(force: true) + activatePending + setLocale: \(writes.results.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))")
+print(
+    "writer: \(writes.flips) rounds of refresh(force: true) + activatePending + setLocale: \(writes.results.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))"
+)
 print("what                                 calls       p50 ms   p99 ms   p99.9 ms  max ms   blocked  preempted")
 func row(_ label: String, _ h: Histogram, _ phase: Phase?) {
     print(
         label.padding(toLength: 36, withPad: " ", startingAt: 0) + String(format: " %9d", h.count) + "  "
-            + [0.5, 0.99, 0.999].map { ms(h.quantile($0)).leftPad(8) }.joined(separator: " ") + " " + ms(h.maximum).leftPad(8)
+            + [0.5, 0.99, 0.999].map { ms(h.quantile($0)).leftPad(8) }.joined(separator: " ") + " "
+            + ms(h.maximum).leftPad(8)
             + (phase.map { String(format: " %9d  %9d", $0.blocked, $0.preempted) } ?? ""))
 }
-for (label, phase) in [("peer: dictionary behind a lock", peer), ("string(), client idle", idle), ("string(), while refreshing", busy)] {
+for (label, phase) in [
+    ("peer: dictionary behind a lock", peer), ("string(), client idle", idle), ("string(), while refreshing", busy),
+] {
     row(label, phase.all, phase)
     row("  calls not preempted, not blocked", phase.running, nil)
 }
@@ -222,8 +238,12 @@ let tail = Double(busy.running.quantile(0.999)) / 1_000_000
 let blockedShare = Double(busy.blocked) * 1000 / Double(max(busy.all.count, 1))
 let goal = tail <= 1 && blockedShare <= 1
 func verdict(_ ratio: Double) -> String { ratio <= 1 ? "pass" : "FAIL" }
-print("GOAL client-reads p99.9 while refreshing, not preempted / 1 ms: \(String(format: "%.2f", tail))x (goal <= 1x): \(verdict(tail))")
-print("GOAL client-reads calls blocked while refreshing / 0.1%: \(String(format: "%.2f", blockedShare))x (goal <= 1x): \(verdict(blockedShare))")
+print(
+    "GOAL client-reads p99.9 while refreshing, not preempted / 1 ms: \(String(format: "%.2f", tail))x (goal <= 1x): \(verdict(tail))"
+)
+print(
+    "GOAL client-reads calls blocked while refreshing / 0.1%: \(String(format: "%.2f", blockedShare))x (goal <= 1x): \(verdict(blockedShare))"
+)
 let peerTail = Double(busy.running.quantile(0.999)) / Double(peer.running.quantile(0.999))
 print("INFO client-reads p99.9 while refreshing / peer dictionary, not preempted: \(String(format: "%.1f", peerTail))x")
 // A short run (make bench) only reports; the goal is judged at PHASE_SECONDS >= 10.

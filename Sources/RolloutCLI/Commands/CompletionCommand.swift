@@ -30,48 +30,48 @@ enum CompletionCommand {
 
     static let scripts: [String: String] = [
         "bash": """
-            # rollout completion for bash: source <(rollout completion bash)
-            _rollout() {
-                local cur="${COMP_WORDS[COMP_CWORD]}" IFS=$'\\n' candidates
-                candidates=$(command rollout __complete "${COMP_WORDS[@]:1:COMP_CWORD}" 2>/dev/null)
-                if [[ "$candidates" == "\(filesMarker)" ]]; then
-                    COMPREPLY=($(compgen -f -- "$cur"))
-                else
-                    COMPREPLY=($(compgen -W "$candidates" -- "$cur"))
-                fi
-            }
-            complete -o default -F _rollout rollout
+        # rollout completion for bash: source <(rollout completion bash)
+        _rollout() {
+            local cur="${COMP_WORDS[COMP_CWORD]}" IFS=$'\\n' candidates
+            candidates=$(command rollout __complete "${COMP_WORDS[@]:1:COMP_CWORD}" 2>/dev/null)
+            if [[ "$candidates" == "\(filesMarker)" ]]; then
+                COMPREPLY=($(compgen -f -- "$cur"))
+            else
+                COMPREPLY=($(compgen -W "$candidates" -- "$cur"))
+            fi
+        }
+        complete -o default -F _rollout rollout
 
-            """,
+        """,
         "zsh": """
-            #compdef rollout
-            # rollout completion for zsh: source <(rollout completion zsh)
-            _rollout() {
-                local -a candidates
-                candidates=("${(@f)$(command rollout __complete "${(@)words[2,CURRENT]}" 2>/dev/null)}")
-                if [[ "${candidates[1]}" == "\(filesMarker)" ]]; then
-                    _files
-                else
-                    compadd -- "${candidates[@]}"
-                fi
-            }
-            compdef _rollout rollout
+        #compdef rollout
+        # rollout completion for zsh: source <(rollout completion zsh)
+        _rollout() {
+            local -a candidates
+            candidates=("${(@f)$(command rollout __complete "${(@)words[2,CURRENT]}" 2>/dev/null)}")
+            if [[ "${candidates[1]}" == "\(filesMarker)" ]]; then
+                _files
+            else
+                compadd -- "${candidates[@]}"
+            fi
+        }
+        compdef _rollout rollout
 
-            """,
+        """,
         "fish": """
-            # rollout completion for fish: rollout completion fish > ~/.config/fish/completions/rollout.fish
-            function __rollout_complete
-                set -l words (commandline -opc) (commandline -ct)
-                set -l candidates (command rollout __complete $words[2..-1] 2>/dev/null)
-                if test "$candidates" = "\(filesMarker)"
-                    __fish_complete_path (commandline -ct)
-                else
-                    printf '%s\\n' $candidates
-                end
+        # rollout completion for fish: rollout completion fish > ~/.config/fish/completions/rollout.fish
+        function __rollout_complete
+            set -l words (commandline -opc) (commandline -ct)
+            set -l candidates (command rollout __complete $words[2..-1] 2>/dev/null)
+            if test "$candidates" = "\(filesMarker)"
+                __fish_complete_path (commandline -ct)
+            else
+                printf '%s\\n' $candidates
             end
-            complete -c rollout -f -a '(__rollout_complete)'
+        end
+        complete -c rollout -f -a '(__rollout_complete)'
 
-            """,
+        """,
     ]
 
     /// The candidates for the last of `words` (the words after `rollout`, the last one being the
@@ -82,20 +82,31 @@ enum CompletionCommand {
         let commands = allCommands
         // The command path typed so far: the longest prefix of the non-option words that names one.
         // Options and their values are not part of it.
-        let takesValue = Set((commands.flatMap(\.options) + globalOptions).filter { $0.valueName != nil }.map { "--" + $0.name })
+        let takesValue = Set(
+            (commands.flatMap(\.options) + globalOptions).filter { $0.valueName != nil }.map { "--" + $0.name })
         var plain: [String] = []
         var skip = false
         for word in before {
-            if skip { skip = false; continue }
-            if word.hasPrefix("-") { skip = takesValue.contains(word); continue }
+            if skip {
+                skip = false
+                continue
+            }
+            if word.hasPrefix("-") {
+                skip = takesValue.contains(word)
+                continue
+            }
             plain.append(word)
         }
         var command: CommandSpec? = nil
-        for spec in commands where plain.starts(with: spec.path) && spec.path.count > (command?.path.count ?? 0) { command = spec }
+        for spec in commands where plain.starts(with: spec.path) && spec.path.count > (command?.path.count ?? 0) {
+            command = spec
+        }
         let options = (command?.options ?? []) + globalOptions
 
         // The value of an option that takes one.
-        if let previous = before.last, previous.hasPrefix("--"), let option = options.first(where: { "--" + $0.name == previous }), option.valueName != nil {
+        if let previous = before.last, previous.hasPrefix("--"),
+            let option = options.first(where: { "--" + $0.name == previous }), option.valueName != nil
+        {
             return filter(values(for: option, command: command, words: before, context: context), current)
         }
         if current.hasPrefix("-") {
@@ -133,19 +144,23 @@ enum CompletionCommand {
         return candidates.filter { $0.hasPrefix(prefix) }
     }
 
-    static func values(for option: OptionSpec, command: CommandSpec?, words: [String], context: CommandContext) -> [String] {
+    static func values(for option: OptionSpec, command: CommandSpec?, words: [String], context: CommandContext)
+        -> [String]
+    {
         switch option.name {
         case "kind": return MetricKind.allCases.map(\.rawValue)
         case "to" where command?.path == ["revert"]:
             let locale = words.dropFirst().first { !$0.hasPrefix("-") } ?? ""
-            return ["bundled"] + packs(words, context: context).compactMap { id in
-                id.hasPrefix(locale + "@") ? String(id.dropFirst(locale.count + 1)) : nil
-            }
+            return ["bundled"]
+                + packs(words, context: context).compactMap { id in
+                    id.hasPrefix(locale + "@") ? String(id.dropFirst(locale.count + 1)) : nil
+                }
         case "to": return ["1%", "5%", "10%", "25%", "50%", "100%"]
         case "ramp": return ["7day"]
         case "expires", "overlap": return ["30m", "12h", "7d", "2w", "365d"]
         case "keep": return keyIDs(words, context: context)
-        case "repo", "key", "out", "mix", "policy", "public-key", "state", "site", "bundled", "root", "adopt": return [filesMarker]
+        case "repo", "key", "out", "mix", "policy", "public-key", "state", "site", "bundled", "root", "adopt":
+            return [filesMarker]
         default: return []
         }
     }
@@ -158,7 +173,8 @@ enum CompletionCommand {
             if word.hasPrefix("--repo=") { explicit = String(word.dropFirst(7)) }
         }
         let repository = try? PackRepository.discover(
-            explicit: explicit, environment: context.environment["ROLLOUT_REPO"], workingDirectory: context.workingDirectory)
+            explicit: explicit, environment: context.environment["ROLLOUT_REPO"],
+            workingDirectory: context.workingDirectory)
         return try? repository?.snapshot()
     }
 
@@ -174,6 +190,7 @@ enum CompletionCommand {
 
     static func packs(_ words: [String], context: CommandContext) -> [String] {
         guard let snapshot = snapshot(words, context: context), let locales = try? snapshot.locales() else { return [] }
-        return locales.flatMap { locale in ((try? snapshot.contentVersions(of: locale)) ?? []).map { "\(locale)@\($0)" } }
+        return locales.flatMap { locale in ((try? snapshot.contentVersions(of: locale)) ?? []).map { "\(locale)@\($0)" }
+        }
     }
 }

@@ -5,7 +5,8 @@ import RolloutModel
 package enum DeviceCommand {
     package static let spec = CommandSpec(
         path: ["device"],
-        usage: "device --state DIR --site URL|DIR (--public-key KEY | --root-key KEY... [--threshold N]) [--min-sequence N] [--bundled DIR] --locale L --region R --app-version V [--install-id ID] ACTION [ARGUMENT]",
+        usage:
+            "device --state DIR --site URL|DIR (--public-key KEY | --root-key KEY... [--threshold N]) [--min-sequence N] [--bundled DIR] --locale L --region R --app-version V [--install-id ID] ACTION [ARGUMENT]",
         summary: "run the client library as one device against a published site: what a user in TR on 4.8.1 sees",
         discussion: """
             ACTION is one of:
@@ -24,18 +25,28 @@ package enum DeviceCommand {
             it had. See docs/device.md.
             """,
         options: [
-            .value("state", "DIR", "the device's cache directory, created if missing; reuse it to keep the same device"),
+            .value(
+                "state", "DIR", "the device's cache directory, created if missing; reuse it to keep the same device"),
             .value("site", "URL|DIR", "the published site: a directory, or the URL of the site or of its index.json"),
-            .value("public-key", "KEY", "the one key the app pins: ed25519:BASE64, as rollout keys generate printed it, or a file holding it"),
-            .value("root-key", "KEY", "a root key the app builds in, as rollout keys init printed it, or a file holding it", repeatable: true),
+            .value(
+                "public-key", "KEY",
+                "the one key the app pins: ed25519:BASE64, as rollout keys generate printed it, or a file holding it"),
+            .value(
+                "root-key", "KEY",
+                "a root key the app builds in, as rollout keys init printed it, or a file holding it", repeatable: true),
             .value("threshold", "N", "how many of the --root-key keys must sign a key list (default 1)"),
-            .value("min-sequence", "N", "the oldest index sequence the app accepts, even on a fresh install (default 0)"),
-            .value("min-keys-version", "N", "with --root-key: the oldest key list version the app accepts, even on a fresh install (default 0)"),
+            .value(
+                "min-sequence", "N", "the oldest index sequence the app accepts, even on a fresh install (default 0)"),
+            .value(
+                "min-keys-version", "N",
+                "with --root-key: the oldest key list version the app accepts, even on a fresh install (default 0)"),
             .value("bundled", "DIR", "the app's bundled strings: LOCALE.json files (key to string) or *.lproj folders"),
             .value("locale", "L", "the device's locale, for example tr-TR"),
             .value("region", "R", "the device's ISO 3166-1 region, for example TR"),
             .value("app-version", "V", "the app's marketing version, for example 4.8.1"),
-            .value("install-id", "ID", "the id that places the device in percent rollouts (default: a random one kept in --state)"),
+            .value(
+                "install-id", "ID",
+                "the id that places the device in percent rollouts (default: a random one kept in --state)"),
             .flag("force", "refresh: ignore the minimum interval between refreshes"),
             .value("arg", "NAME=VALUE", "get: a placeholder's value", repeatable: true),
         ],
@@ -60,8 +71,12 @@ package enum DeviceAction: Equatable {
     package static func parse(_ invocation: Invocation) throws -> DeviceAction {
         let name = invocation.positionals[0]
         let argument = invocation.positionals.count > 1 ? invocation.positionals[1] : nil
-        if invocation.flag("force"), name != "refresh" { throw RolloutError.usage("--force goes with rollout device refresh, not \(name)") }
-        if !invocation.values("arg").isEmpty, name != "get" { throw RolloutError.usage("--arg goes with rollout device get KEY, not \(name)") }
+        if invocation.flag("force"), name != "refresh" {
+            throw RolloutError.usage("--force goes with rollout device refresh, not \(name)")
+        }
+        if !invocation.values("arg").isEmpty, name != "get" {
+            throw RolloutError.usage("--arg goes with rollout device get KEY, not \(name)")
+        }
         let action: DeviceAction
         switch name {
         case "refresh": action = .refresh(force: invocation.flag("force"))
@@ -70,16 +85,22 @@ package enum DeviceAction: Equatable {
         case "launch-succeeded": action = .launchSucceeded
         case "status": action = .status
         case "get":
-            guard let key = argument else { throw RolloutError.usage("rollout device get needs KEY; usage: rollout device ... get KEY [--arg NAME=VALUE]...") }
+            guard let key = argument else {
+                throw RolloutError.usage(
+                    "rollout device get needs KEY; usage: rollout device ... get KEY [--arg NAME=VALUE]...")
+            }
             return .get(key: key, arguments: try arguments(invocation.values("arg")))
         case "metrics":
             guard let kind = argument.flatMap(MetricKind.init(rawValue:)) else {
                 let given = argument.map { " \"\($0)\"" } ?? ""
-                throw RolloutError.usage("rollout device metrics needs crash or fallback\(given.isEmpty ? "" : ", not" + given)")
+                throw RolloutError.usage(
+                    "rollout device metrics needs crash or fallback\(given.isEmpty ? "" : ", not" + given)")
             }
             return .metrics(kind)
         default:
-            throw RolloutError.usage("unknown device action \"\(name)\"" + suggestion(name, among: Set(names)) + "; choose \(names.joined(separator: ", "))")
+            throw RolloutError.usage(
+                "unknown device action \"\(name)\"" + suggestion(name, among: Set(names))
+                    + "; choose \(names.joined(separator: ", "))")
         }
         if let argument { throw RolloutError.usage("rollout device \(name) takes no argument, got \"\(argument)\"") }
         return action

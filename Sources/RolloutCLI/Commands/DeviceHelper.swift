@@ -26,7 +26,8 @@ package enum DeviceHelper {
     /// process's own). Returns only by throwing. An in-process caller that must keep its process
     /// calls RolloutDevice itself instead.
     static func handOver(_ invocation: Invocation, context: CommandContext) throws -> CommandOutput {
-        let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+        let executable =
+            (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
         let places = candidates(executable: executable)
         guard let helper = places.first(where: { access($0, X_OK) == 0 }) else {
             throw RolloutError.missing(
@@ -34,7 +35,8 @@ package enum DeviceHelper {
                     + "reinstall rollout with make install or from the tarball (docs/install.md)")
         }
         guard chdir(context.workingDirectory) == 0 else {
-            throw RolloutError.io("cannot run \(helper) in \(context.workingDirectory): \(String(cString: strerror(errno)))")
+            throw RolloutError.io(
+                "cannot run \(helper) in \(context.workingDirectory): \(String(cString: strerror(errno)))")
         }
         let argv = ([helper] + invocation.arguments).map { strdup($0) } + [nil]
         let environment = context.environment.sorted { $0.key < $1.key }.map { strdup("\($0.key)=\($0.value)") } + [nil]

@@ -6,7 +6,8 @@ import RolloutModel
 enum GuardCommand {
     static let spec = CommandSpec(
         path: ["guard"], usage: "guard [--auto-revert]",
-        summary: "check every staged rollout's health, advance scheduled ramps that are due and healthy, revert the unhealthy with --auto-revert",
+        summary:
+            "check every staged rollout's health, advance scheduled ramps that are due and healthy, revert the unhealthy with --auto-revert",
         discussion: """
             For each locale with a pack staged against a baseline: healthy and insufficient-data are left
             alone (guard never acts on insufficient data); unhealthy is reported, and with --auto-revert
@@ -20,7 +21,8 @@ enum GuardCommand {
         run: { invocation, context in
             let repository = try context.repository(invocation)
             let outcome = try GuardLoop.run(
-                repository, autoRevert: invocation.flag("auto-revert"), actor: { try context.actor(invocation, repository: repository) },
+                repository, autoRevert: invocation.flag("auto-revert"),
+                actor: { try context.actor(invocation, repository: repository) },
                 now: try context.now())
             return render(outcome, style: context.style(invocation))
         })
@@ -28,7 +30,8 @@ enum GuardCommand {
     static func render(_ outcome: GuardLoop.Outcome, style: Style) -> CommandOutput {
         var table = Table("LOCALE", "STAGED", "VERDICT", "ACTION")
         for row in outcome.rows { table.add(row.locale, row.candidate?.description ?? "-", row.verdict, row.action) }
-        var text = outcome.rows.isEmpty ? "Nothing is staged against a baseline: nothing to guard.\n" : table.render(style)
+        var text =
+            outcome.rows.isEmpty ? "Nothing is staged against a baseline: nothing to guard.\n" : table.render(style)
         for row in outcome.rows { if let error = row.error { text += "\(row.locale) was not guarded: \(error)\n" } }
         return CommandOutput(json: outcome.jsonValue, text: text, exitCode: outcome.exitCode)
     }

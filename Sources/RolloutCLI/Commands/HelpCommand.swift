@@ -23,23 +23,29 @@ enum HelpCommand {
         let group = allCommands.filter { $0.path.starts(with: path) }
         if !group.isEmpty { return overview(style, only: group, title: path.joined(separator: " ")) }
         let names = Set(allCommands.map(\.name))
-        throw RolloutError.usage("no help for \"\(path.joined(separator: " "))\"" + suggestion(path.joined(separator: " "), among: names) + "; see rollout help")
+        throw RolloutError.usage(
+            "no help for \"\(path.joined(separator: " "))\"" + suggestion(path.joined(separator: " "), among: names)
+                + "; see rollout help")
     }
 
     static func overview(_ style: Style, only: [CommandSpec] = allCommands, title: String? = nil) -> CommandOutput {
-        var text = title == nil
+        var text =
+            title == nil
             ? "rollout: stage translation packs to mobile apps over the air, and go back.\n\n"
             : "rollout \(title!): commands\n\n"
         text += "\(style.bold("Usage:")) rollout COMMAND [OPTIONS]\n\n\(style.bold("Commands:"))\n"
         let width = only.map { $0.name.count }.max() ?? 0
         for command in only {
-            text += "  \(command.name)\(String(repeating: " ", count: width - command.name.count))  \(command.summary)\n"
+            text +=
+                "  \(command.name)\(String(repeating: " ", count: width - command.name.count))  \(command.summary)\n"
         }
         text += "\n\(style.bold("Options for every command:"))\n" + optionLines(globalOptions)
-        text += "\nExit codes: 0 done, 1 a check said no, 64 usage, 65 bad input, 66 missing, 74 I/O error (disk full or failing), 75 conflict (try again), 70 bug.\n"
+        text +=
+            "\nExit codes: 0 done, 1 a check said no, 64 usage, 65 bad input, 66 missing, 74 I/O error (disk full or failing), 75 conflict (try again), 70 bug.\n"
         text += "Run rollout help COMMAND for details, for example rollout help pack add.\n"
         let json: JSONValue = [
-            "commands": .array(only.map { ["name": .string($0.name), "usage": .string($0.usage), "summary": .string($0.summary)] })
+            "commands": .array(
+                only.map { ["name": .string($0.name), "usage": .string($0.usage), "summary": .string($0.summary)] })
         ]
         return CommandOutput(json: json, text: text)
     }
@@ -51,7 +57,8 @@ enum HelpCommand {
         text += "\n\(style.bold("Options for every command:"))\n" + optionLines(globalOptions)
         let json: JSONValue = [
             "name": .string(command.name), "usage": .string(command.usage), "summary": .string(command.summary),
-            "options": .array((command.options + globalOptions).map { ["name": .string("--" + $0.name), "help": .string($0.help)] }),
+            "options": .array(
+                (command.options + globalOptions).map { ["name": .string("--" + $0.name), "help": .string($0.help)] }),
         ]
         return CommandOutput(json: json, text: text)
     }

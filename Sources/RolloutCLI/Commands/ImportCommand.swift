@@ -10,7 +10,8 @@ enum ImportCommand {
         path: ["pack", "import"],
         usage:
             "pack import PATH --content-version N [--format xcstrings|android|i18next|arb] [--min-app-version V] [--source-locale L] [--locale L]... [--skip-invalid] [--arb-use-escaping] [--dry-run]",
-        summary: "make one pack per locale from an Xcode String Catalog, Android res/, i18next JSON or Flutter ARB files",
+        summary:
+            "make one pack per locale from an Xcode String Catalog, Android res/, i18next JSON or Flutter ARB files",
         discussion: """
             Placeholders and plurals become the pack's canonical ICU form, keeping each argument's
             position and type (%1$@ and %s -> {0}, %2$d and %lld -> {1, number}, {{name}} -> {name},
@@ -27,8 +28,12 @@ enum ImportCommand {
         options: PackCommands.lintOptions + [
             .value("content-version", "N", "the contentVersion of every pack made"),
             .value("format", "FORMAT", "xcstrings, android, i18next or arb (default: from the path)"),
-            .value("min-app-version", "V", "minAppVersion of the packs (default: the newest stored pack's, per locale)"),
-            .value("source-locale", "L", "the locale of Android's values/ and the catalog's development language (default: the catalog's, else en-US)"),
+            .value(
+                "min-app-version", "V", "minAppVersion of the packs (default: the newest stored pack's, per locale)"),
+            .value(
+                "source-locale", "L",
+                "the locale of Android's values/ and the catalog's development language (default: the catalog's, else en-US)"
+            ),
             .value("locale", "L", "import only this locale (repeatable)", repeatable: true),
             .flag("dry-run", "lint the packs and show them; write nothing"),
             .flag("skip-invalid", "leave out each string lint refuses, list it, and import the rest"),
@@ -45,7 +50,8 @@ enum ImportCommand {
         let read = try CatalogImporter.read(
             path, format: format,
             options: ImportOptions(
-                sourceLocale: request.sourceLocale ?? "en-US", arbUseEscaping: invocation.flag("arb-use-escaping") ? true : nil))
+                sourceLocale: request.sourceLocale ?? "en-US",
+                arbUseEscaping: invocation.flag("arb-use-escaping") ? true : nil))
         let stored = PackImport.Stored(policy: try snapshot.policy(), locales: Set(try snapshot.locales())) { locale in
             guard let newest = try snapshot.contentVersions(of: locale).max() else { return nil }
             return try snapshot.pack(PackID(locale: locale, contentVersion: newest))?.minAppVersion
@@ -63,7 +69,9 @@ enum ImportCommand {
         } else {
             let actor = try context.actor(invocation, repository: repository)
             let now = try context.now()
-            let applied = try PackOperations.add(inputs, to: repository, options: options, reason: invocation.value("reason"), actor: actor, time: { now })
+            let applied = try PackOperations.add(
+                inputs, to: repository, options: options, reason: invocation.value("reason"), actor: actor,
+                time: { now })
             plan = applied.result
             commit = applied.commit
         }
@@ -72,56 +80,74 @@ enum ImportCommand {
 
     /// The catalog's absolute path, its format, and what the flags ask of the packs; every usage
     /// error before the repository is opened.
-    static func parse(_ invocation: Invocation, _ context: CommandContext) throws -> (String, CatalogFormat, PackImport.Request) {
+    static func parse(_ invocation: Invocation, _ context: CommandContext) throws -> (
+        String, CatalogFormat, PackImport.Request
+    ) {
         let path = context.absolutePath(invocation.positionals[0])
-        guard FileManager.default.fileExists(atPath: path) else { throw RolloutError.missing("\(invocation.positionals[0]): no such file or directory") }
-        guard let versionText = invocation.value("content-version") else {
-            throw RolloutError.usage("rollout pack import needs --content-version N (the version every pack made from this catalog gets)")
+        guard FileManager.default.fileExists(atPath: path) else {
+            throw RolloutError.missing("\(invocation.positionals[0]): no such file or directory")
         }
-        guard let contentVersion = Int(versionText), contentVersion >= 1, contentVersion <= Pack.maximumContentVersion else {
+        guard let versionText = invocation.value("content-version") else {
+            throw RolloutError.usage(
+                "rollout pack import needs --content-version N (the version every pack made from this catalog gets)")
+        }
+        guard let contentVersion = Int(versionText), contentVersion >= 1, contentVersion <= Pack.maximumContentVersion
+        else {
             throw RolloutError.usage("--content-version \"\(versionText)\" must be a whole number from 1")
         }
         let format: CatalogFormat
         if let name = invocation.value("format") {
             guard let chosen = CatalogFormat(rawValue: name) else {
-                throw RolloutError.usage("--format \"\(name)\" is not one of \(CatalogFormat.allCases.map(\.rawValue).joined(separator: ", "))")
+                throw RolloutError.usage(
+                    "--format \"\(name)\" is not one of \(CatalogFormat.allCases.map(\.rawValue).joined(separator: ", "))"
+                )
             }
             format = chosen
         } else {
             guard let detected = CatalogFormat.detect(path) else {
-                throw RolloutError.usage("cannot tell the format of \(invocation.positionals[0]); name it with --format \(CatalogFormat.allCases.map(\.rawValue).joined(separator: "|"))")
+                throw RolloutError.usage(
+                    "cannot tell the format of \(invocation.positionals[0]); name it with --format \(CatalogFormat.allCases.map(\.rawValue).joined(separator: "|"))"
+                )
             }
             format = detected
         }
         let minimum = try invocation.value("min-app-version").map { text -> AppVersion in
-            guard let version = AppVersion(text) else { throw RolloutError.usage("--min-app-version \"\(text)\" is not a numeric version such as 4.8.0") }
+            guard let version = AppVersion(text) else {
+                throw RolloutError.usage("--min-app-version \"\(text)\" is not a numeric version such as 4.8.0")
+            }
             return version
         }
         let sourceFlag = try invocation.value("source-locale").map { try PlanCommands.parseLocale($0) }
         let only = try Set(invocation.values("locale").map { try PlanCommands.parseLocale($0) })
         let request = PackImport.Request(
-            catalogName: invocation.positionals[0], contentVersion: contentVersion, minAppVersion: minimum, sourceLocale: sourceFlag,
+            catalogName: invocation.positionals[0], contentVersion: contentVersion, minAppVersion: minimum,
+            sourceLocale: sourceFlag,
             locales: only, skipInvalid: invocation.flag("skip-invalid"))
         return (path, format, request)
     }
 
     static func render(
-        _ imported: PackImport.Result, format: CatalogFormat, plan: PackAddPlan, commit: ObjectID?, _ invocation: Invocation,
+        _ imported: PackImport.Result, format: CatalogFormat, plan: PackAddPlan, commit: ObjectID?,
+        _ invocation: Invocation,
         _ context: CommandContext
     ) -> CommandOutput {
         let style = context.style(invocation)
         let catalog = imported.catalog
         var text = "\(format.rawValue): \(catalog.strings.count) locale(s), source \(imported.sourceLocale)\n"
         for input in plan.new {
-            text += "\(invocation.flag("dry-run") ? "would add" : style.green("added")) \(input.pack.id)  \(input.pack.strings.count) keys  fallback \(input.pack.fallbackLocale ?? "-")  \(input.pack.checksum)\n"
+            text +=
+                "\(invocation.flag("dry-run") ? "would add" : style.green("added")) \(input.pack.id)  \(input.pack.strings.count) keys  fallback \(input.pack.fallbackLocale ?? "-")  \(input.pack.checksum)\n"
         }
         for id in plan.unchanged { text += "unchanged \(id): identical to the stored pack\n" }
         for locale in imported.emptyLocales { text += "no strings left for \(locale): no pack made\n" }
         if !catalog.skipped.isEmpty || !catalog.skippedFiles.isEmpty {
-            text += "left out \(catalog.skipped.count) string(s) and \(catalog.skippedFiles.count) file(s), listed on stderr\n"
+            text +=
+                "left out \(catalog.skipped.count) string(s) and \(catalog.skippedFiles.count) file(s), listed on stderr\n"
             // Every one, on stderr: a person reads the summary, a script keeps the list.
             var listing = ""
-            for file in catalog.skippedFiles.sorted(by: { $0.path < $1.path }) { listing += "left out \(file.path.oneLine): \(file.reason.oneLine)\n" }
+            for file in catalog.skippedFiles.sorted(by: { $0.path < $1.path }) {
+                listing += "left out \(file.path.oneLine): \(file.reason.oneLine)\n"
+            }
             for skipped in catalog.skipped.sorted(by: { ($0.locale, $0.key) < ($1.locale, $1.key) }) {
                 listing += "left out \(skipped.locale) \(skipped.key.oneLine): \(skipped.reason.oneLine)\n"
             }
@@ -131,11 +157,23 @@ enum ImportCommand {
         if let commit { text += "commit \(commit.short)\n" }
         return CommandOutput(
             json: [
-                "format": .string(format.rawValue), "sourceLocale": .string(imported.sourceLocale), "dryRun": .bool(invocation.flag("dry-run")),
-                "added": .array(plan.new.map { ["pack": .string($0.pack.id.description), "keys": .integer($0.pack.strings.count), "checksum": .string($0.pack.checksum), "fallbackLocale": $0.pack.fallbackLocale.map { .string($0) } ?? .null] }),
+                "format": .string(format.rawValue), "sourceLocale": .string(imported.sourceLocale),
+                "dryRun": .bool(invocation.flag("dry-run")),
+                "added": .array(
+                    plan.new.map {
+                        [
+                            "pack": .string($0.pack.id.description), "keys": .integer($0.pack.strings.count),
+                            "checksum": .string($0.pack.checksum),
+                            "fallbackLocale": $0.pack.fallbackLocale.map { .string($0) } ?? .null,
+                        ]
+                    }),
                 "unchanged": .array(plan.unchanged.map { .string($0.description) }),
-                "skipped": .array(catalog.skipped.map { ["locale": .string($0.locale), "key": .string($0.key), "reason": .string($0.reason)] }),
-                "skippedFiles": .array(catalog.skippedFiles.map { ["path": .string($0.path), "reason": .string($0.reason)] }),
+                "skipped": .array(
+                    catalog.skipped.map {
+                        ["locale": .string($0.locale), "key": .string($0.key), "reason": .string($0.reason)]
+                    }),
+                "skippedFiles": .array(
+                    catalog.skippedFiles.map { ["path": .string($0.path), "reason": .string($0.reason)] }),
                 "warnings": .array(plan.warnings.map(\.jsonValue)),
                 "commit": commit.map { .string($0.hex) } ?? .null,
             ],

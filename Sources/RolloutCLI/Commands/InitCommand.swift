@@ -25,7 +25,8 @@ enum InitCommand {
         }
         _ = try RepositoryTemplate.policy()
         let actor = try context.actor(invocation, repository: nil)
-        let (repository, commit) = try PackRepository.create(at: directory, files: files, actor: actor, time: try context.now())
+        let (repository, commit) = try PackRepository.create(
+            at: directory, files: files, actor: actor, time: try context.now())
         let style = context.style(invocation)
         let text = """
             Created the pack repository \(style.bold(repository.path)) (commit \(commit.short)).

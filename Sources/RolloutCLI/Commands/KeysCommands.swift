@@ -7,15 +7,16 @@ import RolloutStore
 /// command reads its files, calls one `KeyOperations` function and writes the new private keys
 /// only after the new list has passed the device's check, removing them again if the commit fails.
 enum KeysCommands {
-    static let exitCodes = "\n" + """
-        Exit codes: 64 usage (a missing or malformed flag, a key file that already exists, a key id
-        prefix several keys start with); 65 a --root
-        file that is not a root of the repository's key list, too few roots for its threshold, an
-        unknown key id, a list devices would refuse, or (keys init) a repository that already has a
-        key list; 66 a missing file, or a repository without a key list (run rollout keys init); 75
-        the repository is locked or busy (try again). Nothing is written unless the command succeeds:
-        no key file and no commit.
-        """
+    static let exitCodes =
+        "\n" + """
+            Exit codes: 64 usage (a missing or malformed flag, a key file that already exists, a key id
+            prefix several keys start with); 65 a --root
+            file that is not a root of the repository's key list, too few roots for its threshold, an
+            unknown key id, a list devices would refuse, or (keys init) a repository that already has a
+            key list; 66 a missing file, or a repository without a key list (run rollout keys init); 75
+            the repository is locked or busy (try again). Nothing is written unless the command succeeds:
+            no key file and no commit.
+            """
 
     // MARK: keys generate
 
@@ -31,19 +32,24 @@ enum KeysCommands {
             """,
         options: [.value("out", "FILE", "where to write the private key")], arguments: .none,
         run: { invocation, context in
-            guard let out = invocation.value("out") else { throw RolloutError.usage("rollout keys generate needs --out FILE") }
+            guard let out = invocation.value("out") else {
+                throw RolloutError.usage("rollout keys generate needs --out FILE")
+            }
             let key = try Ed25519.PrivateKey.generate()
             let written = try writeNewKeys([NewKey(name: out, path: context.absolutePath(out), key: key)])
             let publicKey = key.publicKey.description
             return CommandOutput(
                 json: ["privateKeyFile": .string(written[0]), "publicKey": .string(publicKey)],
-                text: "Wrote the private key to \(out) (mode 0600; keep it secret).\nPublic key (embed it in the app): \(publicKey)\n")
+                text:
+                    "Wrote the private key to \(out) (mode 0600; keep it secret).\nPublic key (embed it in the app): \(publicKey)\n"
+            )
         })
 
     // MARK: keys init
 
     static let initialize = CommandSpec(
-        path: ["keys", "init"], usage: "keys init --out DIR [--roots N] [--threshold T] [--expires DURATION] [--adopt FILE]",
+        path: ["keys", "init"],
+        usage: "keys init --out DIR [--roots N] [--threshold T] [--expires DURATION] [--adopt FILE]",
         summary: "make the root key(s) and a first publishing key, and commit key list version 1",
         discussion: """
             Writes DIR/root.key (with --roots N above 1: DIR/root-1.key ... DIR/root-N.key) and
@@ -62,18 +68,22 @@ enum KeysCommands {
             """ + exitCodes,
         options: [
             .value("out", "DIR", "the directory for the new private keys (kept out of the repository)"),
-            .value("roots", "N", "how many root keys to make (default 1, at most 16); two let an app survive losing one"),
+            .value(
+                "roots", "N", "how many root keys to make (default 1, at most 16); two let an app survive losing one"),
             .value("threshold", "T", "how many root keys must sign each key list (default 1)"),
             .value("expires", "DURATION", "how long the publishing key is valid (default 365d)"),
             .value("adopt", "FILE", "use this existing private key as the first publishing key instead of making one"),
         ],
         arguments: .none,
         run: { invocation, context in
-            guard let out = invocation.value("out") else { throw RolloutError.usage("rollout keys init needs --out DIR (where the private keys go)") }
+            guard let out = invocation.value("out") else {
+                throw RolloutError.usage("rollout keys init needs --out DIR (where the private keys go)")
+            }
             let count = try number(invocation, "roots", default: 1, range: 1...KeyList.maximumRoots)
             let threshold = try number(invocation, "threshold", default: 1, range: 1...KeyList.maximumRoots)
             guard threshold <= count else {
-                throw RolloutError.usage("--threshold \(threshold) needs at least \(threshold) root keys; --roots is \(count)")
+                throw RolloutError.usage(
+                    "--threshold \(threshold) needs at least \(threshold) root keys; --roots is \(count)")
             }
             let lifetime = try duration(invocation, "expires", default: KeyOperations.defaultPublishingLifetime)
             let adopted = try invocation.value("adopt").map { try PublishCommands.loadKey($0, context: context) }
@@ -83,31 +93,50 @@ enum KeysCommands {
             var roots: [NewKey] = []
             for index in 1...count {
                 let name = count == 1 ? "root.key" : "root-\(index).key"
-                roots.append(NewKey(name: join(out, name), path: join(directory, name), key: try Ed25519.PrivateKey.generate()))
+                roots.append(
+                    NewKey(name: join(out, name), path: join(directory, name), key: try Ed25519.PrivateKey.generate()))
             }
             let publishing = try adopted ?? Ed25519.PrivateKey.generate()
-            let newFiles = roots + (adopted == nil ? [NewKey(name: join(out, "publish-1.key"), path: join(directory, "publish-1.key"), key: publishing)] : [])
+            let newFiles =
+                roots
+                + (adopted == nil
+                    ? [
+                        NewKey(
+                            name: join(out, "publish-1.key"), path: join(directory, "publish-1.key"), key: publishing)
+                    ] : [])
             let change = KeyChange.initialize(
                 roots: roots.map(\.key.publicKey), threshold: threshold, publishing: publishing.publicKey,
                 expires: try KeyOperations.expiry(after: now, lifetime: lifetime))
             let applied = try commit(
-                change, repository: repository, roots: [], newRoots: roots.map(\.file), newFiles: newFiles, directory: directory,
+                change, repository: repository, roots: [], newRoots: roots.map(\.file), newFiles: newFiles,
+                directory: directory,
                 invocation: invocation, context: context, now: now)
             let list = applied.result.list
             var text = committed(list, applied.commit) + ".\n"
             text += "Root keys (build these into the app; \(threshold) of \(count) must sign each key list):\n"
-            for root in roots { text += "  \(root.key.publicKey.description)  id \(root.key.publicKey.keyID)  \(root.name)\n" }
+            for root in roots {
+                text += "  \(root.key.publicKey.description)  id \(root.key.publicKey.keyID)  \(root.name)\n"
+            }
             let publishingName = invocation.value("adopt") ?? join(out, "publish-1.key")
-            text += "Publishing key: id \(publishing.publicKey.keyID)  \(publishingName)  expires \(list.publishing[publishing.publicKey.keyID]!.expires)\n"
+            text +=
+                "Publishing key: id \(publishing.publicKey.keyID)  \(publishingName)  expires \(list.publishing[publishing.publicKey.keyID]!.expires)\n"
             text += minimumKeysVersionLine(list)
-            text += "Keep the root keys offline; rollout publish --key \(publishingName) signs sites with the publishing key.\n"
+            text +=
+                "Keep the root keys offline; rollout publish --key \(publishingName) signs sites with the publishing key.\n"
             return CommandOutput(
                 json: [
                     "version": .integer(list.version), "commit": applied.commit.map { .string($0.hex) } ?? .null,
                     "minimumKeysVersion": .integer(list.version),
                     "threshold": .integer(threshold),
-                    "roots": .array(roots.map { ["id": .string($0.key.publicKey.keyID), "publicKey": .string($0.key.publicKey.description), "file": .string($0.path)] }),
-                    "publishing": publishingJSON(publishing.publicKey, file: context.absolutePath(publishingName), list: list),
+                    "roots": .array(
+                        roots.map {
+                            [
+                                "id": .string($0.key.publicKey.keyID),
+                                "publicKey": .string($0.key.publicKey.description), "file": .string($0.path),
+                            ]
+                        }),
+                    "publishing": publishingJSON(
+                        publishing.publicKey, file: context.absolutePath(publishingName), list: list),
                 ],
                 text: text)
         })
@@ -115,7 +144,8 @@ enum KeysCommands {
     // MARK: keys rotate
 
     static let rotate = CommandSpec(
-        path: ["keys", "rotate"], usage: "keys rotate --root FILE [--root FILE ...] [--out FILE] [--expires DURATION] [--overlap DURATION]",
+        path: ["keys", "rotate"],
+        usage: "keys rotate --root FILE [--root FILE ...] [--out FILE] [--expires DURATION] [--overlap DURATION]",
         summary: "make a new publishing key and retire the old ones, signed by the root key(s); no app update needed",
         discussion: """
             Makes a new publishing key at --out (default: publish-N.key beside the first --root
@@ -132,8 +162,11 @@ enum KeysCommands {
 
             """ + exitCodes,
         options: [
-            .value("root", "FILE", "a root private key of the current key list (give as many as its threshold)", repeatable: true),
-            .value("out", "FILE", "where to write the new publishing key (default: publish-N.key beside the first --root)"),
+            .value(
+                "root", "FILE", "a root private key of the current key list (give as many as its threshold)",
+                repeatable: true),
+            .value(
+                "out", "FILE", "where to write the new publishing key (default: publish-N.key beside the first --root)"),
             .value("expires", "DURATION", "how long the new publishing key is valid (default 365d)"),
             .value("overlap", "DURATION", "how long the old publishing keys stay valid (default 0: retired now)"),
         ],
@@ -146,19 +179,23 @@ enum KeysCommands {
             let now = try context.now()
             let current = try requireKeyList(repository)
             let version = current.version + 1
-            let out = invocation.value("out") ?? join((invocation.values("root")[0] as NSString).deletingLastPathComponent, "publish-\(version).key")
+            let out =
+                invocation.value("out")
+                ?? join((invocation.values("root")[0] as NSString).deletingLastPathComponent, "publish-\(version).key")
             let key = try Ed25519.PrivateKey.generate()
             let newFile = NewKey(name: out, path: context.absolutePath(out), key: key)
             let change = KeyChange.rotate(
                 adding: key.publicKey, expires: try KeyOperations.expiry(after: now, lifetime: lifetime),
                 retireBy: Timestamp(seconds: now.seconds + overlap))
             let applied = try commit(
-                change, repository: repository, roots: roots, newRoots: [], newFiles: [newFile], directory: nil, invocation: invocation,
+                change, repository: repository, roots: roots, newRoots: [], newFiles: [newFile], directory: nil,
+                invocation: invocation,
                 context: context, now: now)
             let list = applied.result.list
             let retired = list.publishing.keys.filter { $0 != key.publicKey.keyID }.sorted()
             var text = committed(list, applied.commit) + ".\n"
-            text += "New publishing key: id \(key.publicKey.keyID)  \(out)  expires \(list.publishing[key.publicKey.keyID]!.expires)\n"
+            text +=
+                "New publishing key: id \(key.publicKey.keyID)  \(out)  expires \(list.publishing[key.publicKey.keyID]!.expires)\n"
             for id in retired { text += "Old publishing key \(id) valid until \(list.publishing[id]!.expires)\n" }
             text += minimumKeysVersionLine(list)
             text += "Publish with it next: rollout publish --key \(out)\n"
@@ -167,7 +204,10 @@ enum KeysCommands {
                     "version": .integer(list.version), "commit": applied.commit.map { .string($0.hex) } ?? .null,
                     "minimumKeysVersion": .integer(list.version),
                     "publishing": publishingJSON(key.publicKey, file: newFile.path, list: list),
-                    "retired": .array(retired.map { ["id": .string($0), "expires": .string(list.publishing[$0]!.expires.description)] }),
+                    "retired": .array(
+                        retired.map {
+                            ["id": .string($0), "expires": .string(list.publishing[$0]!.expires.description)]
+                        }),
                 ],
                 text: text)
         })
@@ -188,23 +228,29 @@ enum KeysCommands {
 
             """ + exitCodes,
         options: [
-            .value("root", "FILE", "a root private key of the current key list (give as many as its threshold)", repeatable: true),
+            .value(
+                "root", "FILE", "a root private key of the current key list (give as many as its threshold)",
+                repeatable: true),
             .value("reason", "TEXT", "why, recorded in the key list and the commit (for example \"laptop lost\")"),
         ],
         arguments: .exactly("KEYID"),
         run: { invocation, context in
             let roots = try rootFiles(invocation, context: context, command: "revoke")
             guard let reason = invocation.value("reason") else {
-                throw RolloutError.usage("rollout keys revoke needs --reason TEXT (for example --reason \"laptop lost\")")
+                throw RolloutError.usage(
+                    "rollout keys revoke needs --reason TEXT (for example --reason \"laptop lost\")")
             }
             // Every device downloads the key list on every refresh, revocations included, for good.
             guard reason.utf8.count <= 200 else {
-                throw RolloutError.usage("--reason is \(reason.utf8.count) bytes; at most 200 go into the key list every device downloads (say the rest in the commit's history elsewhere)")
+                throw RolloutError.usage(
+                    "--reason is \(reason.utf8.count) bytes; at most 200 go into the key list every device downloads (say the rest in the commit's history elsewhere)"
+                )
             }
             let repository = try context.repository(invocation)
             let now = try context.now()
             let applied = try commit(
-                .revoke(key: invocation.positionals[0], reason: reason), repository: repository, roots: roots, newRoots: [], newFiles: [],
+                .revoke(key: invocation.positionals[0], reason: reason), repository: repository, roots: roots,
+                newRoots: [], newFiles: [],
                 directory: nil, invocation: invocation, context: context, now: now)
             let list = applied.result.list
             // The change resolved KEYID and revoked it: the same ids, so the same key.
@@ -213,7 +259,8 @@ enum KeysCommands {
             let active = list.publishing.filter { $0.value.expires > now }.keys.sorted()
             var text = committed(list, applied.commit) + ": \(id) revoked (\(revocation.reason)).\n"
             text += minimumKeysVersionLine(list)
-            text += active.isEmpty
+            text +=
+                active.isEmpty
                 ? "No publishing key is left: make one with rollout keys rotate --root FILE, then publish with it.\n"
                 : "Publish again now, with \(active.joined(separator: " or ")), so devices take the new key list.\n"
             return CommandOutput(
@@ -229,8 +276,10 @@ enum KeysCommands {
 
     static let rotateRoot = CommandSpec(
         path: ["keys", "rotate-root"],
-        usage: "keys rotate-root --root FILE [--root FILE ...] --out FILE [--out FILE ...] [--keep KEYID ...] [--threshold T]",
-        summary: "replace the root keys: new root key(s), signed by the old roots and the new ones; apps need no update",
+        usage:
+            "keys rotate-root --root FILE [--root FILE ...] --out FILE [--out FILE ...] [--keep KEYID ...] [--threshold T]",
+        summary:
+            "replace the root keys: new root key(s), signed by the old roots and the new ones; apps need no update",
         discussion: """
             Makes a new root key at each --out (mode 0600, never overwriting a file) and commits a
             key list version whose roots are the new keys plus each --keep KEYID (a current root,
@@ -245,31 +294,44 @@ enum KeysCommands {
 
             """ + exitCodes,
         options: [
-            .value("root", "FILE", "a root private key of the current key list (give as many as its threshold)", repeatable: true),
+            .value(
+                "root", "FILE", "a root private key of the current key list (give as many as its threshold)",
+                repeatable: true),
             .value("out", "FILE", "where to write a new root private key (one per new root)", repeatable: true),
             .value("keep", "KEYID", "a current root key that stays a root", repeatable: true),
-            .value("threshold", "T", "how many of the new roots must sign each key list (default: the current threshold)"),
+            .value(
+                "threshold", "T", "how many of the new roots must sign each key list (default: the current threshold)"),
         ],
         arguments: .none,
         run: { invocation, context in
             let roots = try rootFiles(invocation, context: context, command: "rotate-root")
             let outs = invocation.values("out")
-            guard !outs.isEmpty else { throw RolloutError.usage("rollout keys rotate-root needs --out FILE, once per new root key") }
-            let threshold = try invocation.value("threshold").map { _ in try number(invocation, "threshold", default: 1, range: 1...KeyList.maximumRoots) }
+            guard !outs.isEmpty else {
+                throw RolloutError.usage("rollout keys rotate-root needs --out FILE, once per new root key")
+            }
+            let threshold = try invocation.value("threshold").map { _ in
+                try number(invocation, "threshold", default: 1, range: 1...KeyList.maximumRoots)
+            }
             let repository = try context.repository(invocation)
             let now = try context.now()
             var newRoots: [NewKey] = []
             for out in outs {
                 let path = context.absolutePath(out)
-                guard !newRoots.contains(where: { $0.path == path }) else { throw RolloutError.usage("--out \(out) is given twice") }
+                guard !newRoots.contains(where: { $0.path == path }) else {
+                    throw RolloutError.usage("--out \(out) is given twice")
+                }
                 newRoots.append(NewKey(name: out, path: path, key: try Ed25519.PrivateKey.generate()))
             }
-            let change = KeyChange.rotateRoot(newRoots: newRoots.map(\.key.publicKey), keep: invocation.values("keep"), threshold: threshold)
+            let change = KeyChange.rotateRoot(
+                newRoots: newRoots.map(\.key.publicKey), keep: invocation.values("keep"), threshold: threshold)
             let applied = try commit(
-                change, repository: repository, roots: roots, newRoots: newRoots.map(\.file), newFiles: newRoots, directory: nil,
+                change, repository: repository, roots: roots, newRoots: newRoots.map(\.file), newFiles: newRoots,
+                directory: nil,
                 invocation: invocation, context: context, now: now)
             let list = applied.result.list
-            var text = committed(list, applied.commit) + ": \(list.roots.threshold) of \(list.roots.keys.count) root keys sign from now on.\n"
+            var text =
+                committed(list, applied.commit)
+                + ": \(list.roots.threshold) of \(list.roots.keys.count) root keys sign from now on.\n"
             text += minimumKeysVersionLine(list)
             text += "Root keys (build these into the next app version):\n"
             for id in list.roots.ids {
@@ -281,11 +343,16 @@ enum KeysCommands {
                     "version": .integer(list.version), "commit": applied.commit.map { .string($0.hex) } ?? .null,
                     "minimumKeysVersion": .integer(list.version),
                     "threshold": .integer(list.roots.threshold),
-                    "roots": .array(list.roots.ids.map { id in
-                        var root: [String: JSONValue] = ["id": .string(id), "publicKey": .string(list.roots.keys[id]!.description)]
-                        if let new = newRoots.first(where: { $0.key.publicKey.keyID == id }) { root["file"] = .string(new.path) }
-                        return .object(root)
-                    }),
+                    "roots": .array(
+                        list.roots.ids.map { id in
+                            var root: [String: JSONValue] = [
+                                "id": .string(id), "publicKey": .string(list.roots.keys[id]!.description),
+                            ]
+                            if let new = newRoots.first(where: { $0.key.publicKey.keyID == id }) {
+                                root["file"] = .string(new.path)
+                            }
+                            return .object(root)
+                        }),
                     "rootChanges": .array(list.rootChanges.map { .integer($0) }),
                 ],
                 text: text)
@@ -311,26 +378,34 @@ enum KeysCommands {
             let rows = KeyListing.rows(of: list, now: now)
             var table = Table("ID", "ROLE", "CREATED", "EXPIRES", "STATUS")
             for row in rows {
-                table.add(row.id, row.role.rawValue, row.created?.description ?? "-", row.expires?.description ?? "-", row.status)
+                table.add(
+                    row.id, row.role.rawValue, row.created?.description ?? "-", row.expires?.description ?? "-",
+                    row.status)
             }
-            let text = "Key list version \(list.version) (\(list.time)); \(list.roots.threshold) of \(list.roots.keys.count) root key(s) sign each list.\n"
+            let text =
+                "Key list version \(list.version) (\(list.time)); \(list.roots.threshold) of \(list.roots.keys.count) root key(s) sign each list.\n"
                 + minimumKeysVersionLine(list) + table.render(context.style(invocation))
             return CommandOutput(
                 json: [
-                    "version": .integer(list.version), "time": .string(list.time.description), "threshold": .integer(list.roots.threshold),
+                    "version": .integer(list.version), "time": .string(list.time.description),
+                    "threshold": .integer(list.roots.threshold),
                     "minimumKeysVersion": .integer(list.version),
                     "rootChanges": .array(list.rootChanges.map { .integer($0) }),
-                    "keys": .array(rows.map { row in
-                        var object: [String: JSONValue] = ["id": .string(row.id), "role": .string(row.role.rawValue), "status": .string(row.status)]
-                        if let key = row.publicKey { object["publicKey"] = .string(key.description) }
-                        if let created = row.created { object["created"] = .string(created.description) }
-                        if let expires = row.expires { object["expires"] = .string(expires.description) }
-                        if let revocation = row.revocation {
-                            object["revoked"] = .string(revocation.time.description)
-                            object["reason"] = .string(revocation.reason)
-                        }
-                        return .object(object)
-                    }),
+                    "keys": .array(
+                        rows.map { row in
+                            var object: [String: JSONValue] = [
+                                "id": .string(row.id), "role": .string(row.role.rawValue),
+                                "status": .string(row.status),
+                            ]
+                            if let key = row.publicKey { object["publicKey"] = .string(key.description) }
+                            if let created = row.created { object["created"] = .string(created.description) }
+                            if let expires = row.expires { object["expires"] = .string(expires.description) }
+                            if let revocation = row.revocation {
+                                object["revoked"] = .string(revocation.time.description)
+                                object["reason"] = .string(revocation.reason)
+                            }
+                            return .object(object)
+                        }),
                 ],
                 text: text)
         })
@@ -380,7 +455,8 @@ enum KeysCommands {
     /// Checks the new list on the current tip (nothing written), then writes the new key files,
     /// then commits (re-checked on the tip it lands on); a failed commit removes the key files.
     static func commit(
-        _ change: KeyChange, repository: PackRepository, roots: [KeyFile], newRoots: [KeyFile], newFiles: [NewKey], directory: String?,
+        _ change: KeyChange, repository: PackRepository, roots: [KeyFile], newRoots: [KeyFile], newFiles: [NewKey],
+        directory: String?,
         invocation: Invocation, context: CommandContext, now: Timestamp
     ) throws -> PackRepository.Applied<KeyOperations.Prepared> {
         let actor = try context.actor(invocation, repository: repository)
@@ -395,7 +471,8 @@ enum KeysCommands {
         }
         let written = try writeNewKeys(newFiles)
         do {
-            return try KeyOperations.commit(change, in: repository, roots: roots, newRoots: newRoots, actor: actor, now: now)
+            return try KeyOperations.commit(
+                change, in: repository, roots: roots, newRoots: newRoots, actor: actor, now: now)
         } catch {
             removeKeys(written)
             throw error
@@ -406,7 +483,9 @@ enum KeysCommands {
     static func rootFiles(_ invocation: Invocation, context: CommandContext, command: String) throws -> [KeyFile] {
         let names = invocation.values("root")
         guard !names.isEmpty else {
-            throw RolloutError.usage("rollout keys \(command) needs --root FILE, a root private key of the key list (once per root key its threshold needs)")
+            throw RolloutError.usage(
+                "rollout keys \(command) needs --root FILE, a root private key of the key list (once per root key its threshold needs)"
+            )
         }
         return try names.map { KeyFile(name: $0, key: try PublishCommands.loadKey($0, context: context)) }
     }
@@ -420,7 +499,9 @@ enum KeysCommands {
         try PublishCommands.durationOption(invocation, name, zero: name == "overlap") ?? value
     }
 
-    static func number(_ invocation: Invocation, _ name: String, default value: Int, range: ClosedRange<Int>) throws -> Int {
+    static func number(_ invocation: Invocation, _ name: String, default value: Int, range: ClosedRange<Int>) throws
+        -> Int
+    {
         try PublishCommands.countOption(invocation, name, minimum: range.lowerBound, maximum: range.upperBound) ?? value
     }
 
@@ -443,7 +524,8 @@ enum KeysCommands {
         let entry = list.publishing[key.keyID]
         return [
             "id": .string(key.keyID), "publicKey": .string(key.description), "file": .string(file),
-            "created": entry.map { .string($0.created.description) } ?? .null, "expires": entry.map { .string($0.expires.description) } ?? .null,
+            "created": entry.map { .string($0.created.description) } ?? .null,
+            "expires": entry.map { .string($0.expires.description) } ?? .null,
         ]
     }
 }

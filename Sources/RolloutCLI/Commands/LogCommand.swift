@@ -32,15 +32,19 @@ enum LogCommand {
         guard parts.count <= 2, !parts[0].isEmpty else {
             throw RolloutError.usage("segment \"\(text)\" is not REGION/VERSION, for example TR/4.8 or */4.8")
         }
-        if parts.count == 1, let separator = text.firstIndex(where: { $0 == "-" || $0 == ":" || $0 == " " || $0 == "_" }),
-            AppVersion(String(text[text.index(after: separator)...])) != nil {
+        if parts.count == 1,
+            let separator = text.firstIndex(where: { $0 == "-" || $0 == ":" || $0 == " " || $0 == "_" }),
+            AppVersion(String(text[text.index(after: separator)...])) != nil
+        {
             let suggestion = "\(text[..<separator])/\(text[text.index(after: separator)...])"
             throw RolloutError.usage("segment \"\(text)\" is not REGION/VERSION (did you mean \(suggestion)?)")
         }
         let region = try Region.parse(parts[0])
         // "TR/$V" with V unset must not widen to every version.
         if parts.count == 2 && parts[1].trimmingSpaces.isEmpty {
-            throw RolloutError.usage("segment \"\(text)\" has an empty version: give one (\(parts[0])/4.8), * for every version, or leave out the slash")
+            throw RolloutError.usage(
+                "segment \"\(text)\" has an empty version: give one (\(parts[0])/4.8), * for every version, or leave out the slash"
+            )
         }
         guard parts.count == 2, parts[1] != "*" else { return (region, .all) }
         let prefix = parts[1].hasSuffix(".x") ? String(parts[1].dropLast(2)) : parts[1]
@@ -52,7 +56,8 @@ enum LogCommand {
 
     static func parseTime(_ text: String, flag: String, endOfDay: Bool) throws -> Timestamp {
         guard let time = Timestamp(iso8601: text) else {
-            throw RolloutError.usage("\(flag) \"\(text)\" is not a date (2026-11-01) or an ISO 8601 time (2026-11-01T09:00:00Z)")
+            throw RolloutError.usage(
+                "\(flag) \"\(text)\" is not a date (2026-11-01) or an ISO 8601 time (2026-11-01T09:00:00Z)")
         }
         return endOfDay && text.count == 10 ? Timestamp(seconds: time.seconds + 86_399) : time
     }
@@ -65,7 +70,9 @@ enum LogCommand {
         query.since = try invocation.value("since").map { try parseTime($0, flag: "--since", endOfDay: false) }
         query.until = try invocation.value("until").map { try parseTime($0, flag: "--until", endOfDay: true) }
         let limitText = invocation.value("limit") ?? String(defaultLimit)
-        guard let limit = Int(limitText), limit >= 0 else { throw RolloutError.usage("--limit \"\(limitText)\" must be a whole number (0 for all)") }
+        guard let limit = Int(limitText), limit >= 0 else {
+            throw RolloutError.usage("--limit \"\(limitText)\" must be a whole number (0 for all)")
+        }
         query.limit = limit == 0 ? nil : limit
 
         let repository = try context.repository(invocation)
@@ -79,17 +86,28 @@ enum LogCommand {
         var json: [JSONValue] = []
         for entry in result.entries {
             var item = entryJSON(entry)
-            text += "\(style.bold(entry.time.description))  \(style.yellow(String(entry.commit.prefix(12))))  \(entry.action.oneLine)  \(entry.actor.oneLine)\n"
+            text +=
+                "\(style.bold(entry.time.description))  \(style.yellow(String(entry.commit.prefix(12))))  \(entry.action.oneLine)  \(entry.actor.oneLine)\n"
             text += "    \(entry.summary.oneLine)" + (entry.reason.map { " (\"\($0.oneLine)\")" } ?? "") + "\n"
             if let segment = query.segment {
                 var shares: [JSONValue] = []
-                for change in entry.changes(affecting: segment.region, versions: segment.versions) where query.locale == nil || change.locale == query.locale {
-                    for piece in SegmentShares.of(change.after, region: segment.region, versions: segment.versions).pieces {
-                        text += "    \(style.green("\(change.locale) \(piece.regions) \(piece.versions)")): \(piece.describe(locale: change.locale))\n"
+                for change in entry.changes(affecting: segment.region, versions: segment.versions)
+                where query.locale == nil || change.locale == query.locale {
+                    for piece in SegmentShares.of(change.after, region: segment.region, versions: segment.versions)
+                        .pieces
+                    {
+                        text +=
+                            "    \(style.green("\(change.locale) \(piece.regions) \(piece.versions)")): \(piece.describe(locale: change.locale))\n"
                         let packs: [JSONValue] = piece.shares.map {
-                            ["pack": .string($0.outcome.label(locale: change.locale)), "basisPoints": .integer($0.basisPoints)]
+                            [
+                                "pack": .string($0.outcome.label(locale: change.locale)),
+                                "basisPoints": .integer($0.basisPoints),
+                            ]
                         }
-                        shares.append(["locale": .string(change.locale), "regions": .string(piece.regions), "versions": .string(piece.versions), "packs": .array(packs)])
+                        shares.append([
+                            "locale": .string(change.locale), "regions": .string(piece.regions),
+                            "versions": .string(piece.versions), "packs": .array(packs),
+                        ])
                     }
                 }
                 item["shares"] = .array(shares)
@@ -108,11 +126,12 @@ enum LogCommand {
             "locales": .array(entry.locales.map { .string($0) }), "packs": .array(entry.packs.map { .string($0) }),
             "reason": entry.reason.map { .string($0) } ?? .null,
         ]
-        item["plans"] = .array(entry.planChanges.map { change in
-            var plan = change.after
-            plan.lastChange = nil
-            return plan.jsonValue
-        })
+        item["plans"] = .array(
+            entry.planChanges.map { change in
+                var plan = change.after
+                plan.lastChange = nil
+                return plan.jsonValue
+            })
         return item
     }
 }

@@ -8,12 +8,15 @@ enum MetricsCommands {
     /// (docs/metrics.md); tests set it small to make a small file spill.
     static func ingestMemory(_ context: CommandContext) throws -> Int? {
         guard let text = context.environment["ROLLOUT_INGEST_MEMORY"], !text.isEmpty else { return nil }
-        guard let bytes = Int(text), bytes >= 512 else { throw RolloutError.usage("ROLLOUT_INGEST_MEMORY=\(text) must be a number of bytes, 512 or more") }
+        guard let bytes = Int(text), bytes >= 512 else {
+            throw RolloutError.usage("ROLLOUT_INGEST_MEMORY=\(text) must be a number of bytes, 512 or more")
+        }
         return bytes
     }
 
     static let ingest = CommandSpec(
-        path: ["metrics", "ingest"], usage: "metrics ingest --kind crash|fallback FILE... [--map NAME=COLUMN]... [--skip-invalid]",
+        path: ["metrics", "ingest"],
+        usage: "metrics ingest --kind crash|fallback FILE... [--map NAME=COLUMN]... [--skip-invalid]",
         summary: "stream metrics CSVs into the repository's rollups, each file all or nothing, with its provenance",
         discussion: """
             A crash CSV has date, locale, pack, region, app_version, sessions, crashes; a fallback CSV has
@@ -32,14 +35,20 @@ enum MetricsCommands {
         ],
         arguments: .oneOrMore("FILE"),
         run: { invocation, context in
-            guard let kindText = invocation.value("kind") else { throw RolloutError.usage("rollout metrics ingest needs --kind crash or --kind fallback") }
-            guard let kind = MetricKind(rawValue: kindText) else { throw RolloutError.usage("--kind \"\(kindText)\" is neither crash nor fallback") }
+            guard let kindText = invocation.value("kind") else {
+                throw RolloutError.usage("rollout metrics ingest needs --kind crash or --kind fallback")
+            }
+            guard let kind = MetricKind(rawValue: kindText) else {
+                throw RolloutError.usage("--kind \"\(kindText)\" is neither crash nor fallback")
+            }
             var mapping: [String: String] = [:]
             let known = Set(MetricKind.keyColumns + [kind.columns.total, kind.columns.events])
             for item in invocation.values("map") {
                 let parts = item.split(separator: "=", maxSplits: 1).map { String($0).trimmingSpaces }
                 guard parts.count == 2, !parts[1].isEmpty, known.contains(parts[0]) else {
-                    throw RolloutError.usage("--map \"\(item)\" must be NAME=COLUMN with NAME one of \(known.sorted().joined(separator: ", "))")
+                    throw RolloutError.usage(
+                        "--map \"\(item)\" must be NAME=COLUMN with NAME one of \(known.sorted().joined(separator: ", "))"
+                    )
                 }
                 mapping[parts[0]] = parts[1]
             }
@@ -62,31 +71,42 @@ enum MetricsCommands {
                     context.progress("\(file): \(percent)% of \(ByteCount.describe(size))", finished: read >= size)
                 }
                 let request = MetricsIngest.Request(
-                    path: path, name: file, kind: kind, mapping: mapping, skipInvalid: invocation.flag("skip-invalid"), progress: progress,
-                    memory: try ingestMemory(context), temporaryDirectory: context.environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp",
-                    profile: (context.environment["ROLLOUT_INGEST_PROFILE"] ?? "").isEmpty ? nil : { context.diagnostics($0 + "\n") })
+                    path: path, name: file, kind: kind, mapping: mapping, skipInvalid: invocation.flag("skip-invalid"),
+                    progress: progress,
+                    memory: try ingestMemory(context),
+                    temporaryDirectory: context.environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp",
+                    profile: (context.environment["ROLLOUT_INGEST_PROFILE"] ?? "").isEmpty
+                        ? nil : { context.diagnostics($0 + "\n") })
                 let outcome: MetricsIngest.Outcome
                 do {
                     outcome = try MetricsIngest.ingest(request, into: repository, actor: actor, time: { now })
                 } catch let error as RolloutError where !done.isEmpty {
                     // Each file is all or nothing on its own: say which ones before it did land.
-                    throw error.withMessage { $0 + "\n(already ingested by this command, and kept: \(done.joined(separator: ", ")))" }
+                    throw error.withMessage {
+                        $0 + "\n(already ingested by this command, and kept: \(done.joined(separator: ", ")))"
+                    }
                 }
                 done.append(file)
                 let reading = outcome.reading
                 if outcome.alreadyIngested == nil && outcome.rollupsWritten == 0 {
                     text += "\(file.oneLine): no data rows; nothing to do\n"
                 } else if let earlier = outcome.alreadyIngested {
-                    text += "\(file.oneLine): already ingested (\(reading.digest.prefix(19))…, by \(earlier.actor) at \(earlier.time)); nothing to do\n"
+                    text +=
+                        "\(file.oneLine): already ingested (\(reading.digest.prefix(19))…, by \(earlier.actor) at \(earlier.time)); nothing to do\n"
                 } else {
-                    text += "\(file.oneLine): \(reading.rows - reading.badRowCount) rows ingested into \(outcome.rollupsWritten) rollup(s) for \(reading.locales.joined(separator: ", "))\n"
+                    text +=
+                        "\(file.oneLine): \(reading.rows - reading.badRowCount) rows ingested into \(outcome.rollupsWritten) rollup(s) for \(reading.locales.joined(separator: ", "))\n"
                     for bad in reading.badRows { text += "  skipped \(file.oneLine):\(bad.line): \(bad.message)\n" }
-                    if reading.badRowCount > reading.badRows.count { text += "  ... \(reading.badRowCount - reading.badRows.count) more skipped\n" }
+                    if reading.badRowCount > reading.badRows.count {
+                        text += "  ... \(reading.badRowCount - reading.badRows.count) more skipped\n"
+                    }
                 }
                 results.append([
                     "file": .string(file), "digest": .string(reading.digest), "rows": .integer(reading.rows),
-                    "skipped": .array(reading.badRows.map { ["line": .integer($0.line), "message": .string($0.message)] }),
-                    "skippedCount": .integer(reading.badRowCount), "alreadyIngested": .bool(outcome.alreadyIngested != nil),
+                    "skipped": .array(
+                        reading.badRows.map { ["line": .integer($0.line), "message": .string($0.message)] }),
+                    "skippedCount": .integer(reading.badRowCount),
+                    "alreadyIngested": .bool(outcome.alreadyIngested != nil),
                     "locales": .array(reading.locales.map { .string($0) }),
                 ])
             }
@@ -113,7 +133,9 @@ enum MetricsCommands {
                 throw RolloutError.usage("rollout metrics retract needs --reason TEXT: say why the data is taken out")
             }
             let kind = try invocation.value("kind").map { text in
-                guard let kind = MetricKind(rawValue: text) else { throw RolloutError.usage("--kind \"\(text)\" is neither crash nor fallback") }
+                guard let kind = MetricKind(rawValue: text) else {
+                    throw RolloutError.usage("--kind \"\(text)\" is neither crash nor fallback")
+                }
                 return kind
             }
             let source = invocation.positionals[0]
@@ -121,12 +143,16 @@ enum MetricsCommands {
             var isDirectory: ObjCBool = false
             let digest: String
             if !source.hasPrefix("sha256:") && FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) {
-                guard !isDirectory.boolValue else { throw RolloutError.usage("\(source) is a directory, not a metrics file") }
+                guard !isDirectory.boolValue else {
+                    throw RolloutError.usage("\(source) is a directory, not a metrics file")
+                }
                 digest = try MetricsRetract.digest(ofFile: path, named: source)
             } else if source.hasPrefix("sha256:") {
                 digest = source
             } else {
-                throw RolloutError.missing("\(source): no such metrics file; once the file is gone, give its digest as sha256:HEX (rollout log shows it)")
+                throw RolloutError.missing(
+                    "\(source): no such metrics file; once the file is gone, give its digest as sha256:HEX (rollout log shows it)"
+                )
             }
             let repository = try context.repository(invocation)
             let now = try context.now()
@@ -134,13 +160,17 @@ enum MetricsCommands {
                 MetricsRetract.Request(digest: digest, source: source, kind: kind, reason: reason), from: repository,
                 actor: try context.actor(invocation, repository: repository), time: { now })
             let outcome = applied.result
-            let text = "\(outcome.file) (\(outcome.digest.prefix(19))…, \(outcome.kind.rawValue)): retracted \(outcome.entries) entries from \(outcome.rollups.count) rollup(s)"
+            let text =
+                "\(outcome.file) (\(outcome.digest.prefix(19))…, \(outcome.kind.rawValue)): retracted \(outcome.entries) entries from \(outcome.rollups.count) rollup(s)"
                 + (outcome.locales.isEmpty ? "" : " of \(outcome.locales.joined(separator: ", "))") + "\n"
             return CommandOutput(
                 json: [
-                    "digest": .string(outcome.digest), "kind": .string(outcome.kind.rawValue), "file": .string(outcome.file),
-                    "locales": .array(outcome.locales.map { .string($0) }), "rollups": .object(outcome.rollups.mapValues { .integer($0) }),
-                    "entries": .integer(outcome.entries), "commit": applied.commit.map { .string($0.description) } ?? .null,
+                    "digest": .string(outcome.digest), "kind": .string(outcome.kind.rawValue),
+                    "file": .string(outcome.file),
+                    "locales": .array(outcome.locales.map { .string($0) }),
+                    "rollups": .object(outcome.rollups.mapValues { .integer($0) }),
+                    "entries": .integer(outcome.entries),
+                    "commit": applied.commit.map { .string($0.description) } ?? .null,
                 ],
                 text: text)
         })
@@ -148,7 +178,8 @@ enum MetricsCommands {
     static let show = CommandSpec(
         path: ["metrics", "show"], usage: "metrics show LOCALE [--pack P] [--segment REGION/VERSION]",
         summary: "crash and fallback counts and rates per pack and segment (region, app-version family)",
-        discussion: "", options: [
+        discussion: "",
+        options: [
             .value("pack", "P", "only this pack, for example tr-TR@18"),
             .value("segment", "REGION/VERSION", "only this segment, for example TR/4.8"),
         ],
@@ -158,7 +189,11 @@ enum MetricsCommands {
             let pack = try invocation.value("pack").map(PackID.parse)
             let segment = try invocation.value("segment").map(LogCommand.parseSegment)
             let snapshot = try context.repository(invocation).snapshot()
-            struct Row: Hashable { let version: Int; let region: String; let family: String }
+            struct Row: Hashable {
+                let version: Int
+                let region: String
+                let family: String
+            }
             var sums: [Row: [MetricKind: MetricCounts]] = [:]
             var dates: Set<String> = []
             for kind in MetricKind.allCases {
@@ -166,31 +201,47 @@ enum MetricsCommands {
                     for (key, counts) in rollup.counts {
                         guard let version = AppVersion(key.appVersion) else { continue }
                         if let pack, pack.contentVersion != key.contentVersion || pack.locale != locale { continue }
-                        if let segment, segment.region != Region.any && segment.region != key.region || !segment.versions.contains(version) { continue }
+                        if let segment,
+                            segment.region != Region.any && segment.region != key.region
+                                || !segment.versions.contains(version)
+                        {
+                            continue
+                        }
                         let family = version.family
                         let row = Row(version: key.contentVersion, region: key.region, family: family)
-                        sums[row, default: [:]][kind] = try (sums[row]?[kind] ?? .zero).adding(counts, kind: kind, pack: "\(locale)@\(row.version)")
+                        sums[row, default: [:]][kind] = try (sums[row]?[kind] ?? .zero).adding(
+                            counts, kind: kind, pack: "\(locale)@\(row.version)")
                         dates.insert(rollup.date)
                     }
                 }
             }
             func rate(_ c: MetricCounts?) -> String { c?.rate.map { String(format: "%.3f%%", $0 * 100) } ?? "-" }
-            var table = Table("PACK", "SEGMENT", "SESSIONS", "CRASHES", "CRASH RATE", "LOOKUPS", "FALLBACKS", "FALLBACK RATE")
+            var table = Table(
+                "PACK", "SEGMENT", "SESSIONS", "CRASHES", "CRASH RATE", "LOOKUPS", "FALLBACKS", "FALLBACK RATE")
             var json: [JSONValue] = []
-            for row in sums.keys.sorted(by: { ($0.version, $0.region, $0.family) < ($1.version, $1.region, $1.family) }) {
+            for row in sums.keys.sorted(by: { ($0.version, $0.region, $0.family) < ($1.version, $1.region, $1.family) })
+            {
                 let crash = sums[row]?[.crash]
                 let fallback = sums[row]?[.fallback]
-                table.add("\(locale)@\(row.version)", "\(row.region)/\(row.family)", crash.map { "\($0.total)" } ?? "-", crash.map { "\($0.events)" } ?? "-",
-                          rate(crash), fallback.map { "\($0.total)" } ?? "-", fallback.map { "\($0.events)" } ?? "-", rate(fallback))
+                table.add(
+                    "\(locale)@\(row.version)", "\(row.region)/\(row.family)", crash.map { "\($0.total)" } ?? "-",
+                    crash.map { "\($0.events)" } ?? "-",
+                    rate(crash), fallback.map { "\($0.total)" } ?? "-", fallback.map { "\($0.events)" } ?? "-",
+                    rate(fallback))
                 json.append([
-                    "pack": .string("\(locale)@\(row.version)"), "region": .string(row.region), "appVersions": .string("\(row.family).x"),
+                    "pack": .string("\(locale)@\(row.version)"), "region": .string(row.region),
+                    "appVersions": .string("\(row.family).x"),
                     "sessions": .integer(crash?.total ?? 0), "crashes": .integer(crash?.events ?? 0),
                     "lookups": .integer(fallback?.total ?? 0), "fallbacks": .integer(fallback?.events ?? 0),
                 ])
             }
             let span = dates.sorted()
-            let text = sums.isEmpty ? "No metrics for \(locale) yet; ingest some with rollout metrics ingest --kind crash FILE.\n"
+            let text =
+                sums.isEmpty
+                ? "No metrics for \(locale) yet; ingest some with rollout metrics ingest --kind crash FILE.\n"
                 : "\(locale), \(span.first!) to \(span.last!):\n" + table.render(context.style(invocation))
-            return CommandOutput(json: ["locale": .string(locale), "rows": .array(json), "dates": .array(span.map { .string($0) })], text: text)
+            return CommandOutput(
+                json: ["locale": .string(locale), "rows": .array(json), "dates": .array(span.map { .string($0) })],
+                text: text)
         })
 }

@@ -8,7 +8,8 @@ enum PackCommands {
     ]
 
     static func options(_ invocation: Invocation) -> LintOptions {
-        LintOptions(approvedBy: invocation.value("approved-by"), allowRemovedKeys: invocation.flag("allow-removed-keys"))
+        LintOptions(
+            approvedBy: invocation.value("approved-by"), allowRemovedKeys: invocation.flag("allow-removed-keys"))
     }
 
     /// Reads and parses every file; reports all unreadable or malformed files at once.
@@ -18,7 +19,11 @@ enum PackCommands {
         for path in paths {
             do {
                 let bytes = try context.readFile(path, limit: policy.limits.maxPackBytes, describedAs: "pack file")
-                inputs.append(PackInput(source: path, parsed: try PackParser.parse(bytes, source: path.oneLine, maximumBytes: policy.limits.maxPackBytes)))
+                inputs.append(
+                    PackInput(
+                        source: path,
+                        parsed: try PackParser.parse(
+                            bytes, source: path.oneLine, maximumBytes: policy.limits.maxPackBytes)))
             } catch let error as RolloutError {
                 problems.append(error)
             }
@@ -50,7 +55,8 @@ enum PackCommands {
         run: { invocation, context in
             let repository = try context.optionalRepository(invocation)
             let snapshot = try repository?.snapshot()
-            let inputs = try readPacks(invocation.positionals, context: context, policy: try snapshot?.policy() ?? RepositoryTemplate.policy())
+            let inputs = try readPacks(
+                invocation.positionals, context: context, policy: try snapshot?.policy() ?? RepositoryTemplate.policy())
             let plan = try PackOperations.plan(inputs, snapshot: snapshot, options: options(invocation))
             let style = context.style(invocation)
             var text = ""
@@ -69,13 +75,24 @@ enum PackCommands {
                 text += "\(id)  \(input.source.oneLine)  \(status)\n"
             }
             for finding in plan.conflicts + plan.findings { text += finding.render(style) + "\n" }
-            if repository == nil { text += style.dim("(no repository found: checked against the template policy; history and fallback rules need one)") + "\n" }
+            if repository == nil {
+                text +=
+                    style.dim(
+                        "(no repository found: checked against the template policy; history and fallback rules need one)"
+                    ) + "\n"
+            }
             let errors = plan.errors.count
             text += errors == 0 ? "lint passed\n" : "lint failed: \(errors) error\(errors == 1 ? "" : "s")\n"
             let json: JSONValue = [
                 "ok": .bool(errors == 0),
                 "repository": repository.map { .string($0.path) } ?? .null,
-                "packs": .array(inputs.map { ["pack": .string($0.pack.id.description), "source": .string($0.source), "checksum": .string($0.pack.checksum)] }),
+                "packs": .array(
+                    inputs.map {
+                        [
+                            "pack": .string($0.pack.id.description), "source": .string($0.source),
+                            "checksum": .string($0.pack.checksum),
+                        ]
+                    }),
                 "findings": .array((plan.conflicts + plan.findings).map(\.jsonValue)),
             ]
             return CommandOutput(json: json, text: text, exitCode: errors == 0 ? 0 : 1)
@@ -94,22 +111,31 @@ enum PackCommands {
         arguments: .oneOrMore("FILE"),
         run: { invocation, context in
             let repository = try context.repository(invocation)
-            let inputs = try readPacks(invocation.positionals, context: context, policy: try repository.snapshotForChange().policy())
+            let inputs = try readPacks(
+                invocation.positionals, context: context, policy: try repository.snapshotForChange().policy())
             let actor = try context.actor(invocation, repository: repository)
             let now = try context.now()
             let applied = try PackOperations.add(
-                inputs, to: repository, options: options(invocation), reason: invocation.value("reason"), actor: actor, time: { now })
+                inputs, to: repository, options: options(invocation), reason: invocation.value("reason"), actor: actor,
+                time: { now })
             let plan = applied.result
             let style = context.style(invocation)
             var text = ""
             for input in plan.new {
-                text += "\(style.green("added")) \(input.pack.id)  \(input.pack.strings.count) keys  \(input.pack.checksum)\n"
+                text +=
+                    "\(style.green("added")) \(input.pack.id)  \(input.pack.strings.count) keys  \(input.pack.checksum)\n"
             }
             for id in plan.unchanged { text += "unchanged \(id): identical to the stored pack, nothing to do\n" }
             for warning in plan.warnings { text += warning.render(style) + "\n" }
             if let commit = applied.commit { text += "commit \(commit.short)\n" }
             let json: JSONValue = [
-                "added": .array(plan.new.map { ["pack": .string($0.pack.id.description), "checksum": .string($0.pack.checksum), "keys": .integer($0.pack.strings.count)] }),
+                "added": .array(
+                    plan.new.map {
+                        [
+                            "pack": .string($0.pack.id.description), "checksum": .string($0.pack.checksum),
+                            "keys": .integer($0.pack.strings.count),
+                        ]
+                    }),
                 "unchanged": .array(plan.unchanged.map { .string($0.description) }),
                 "warnings": .array(plan.warnings.map(\.jsonValue)),
                 "commit": applied.commit.map { .string($0.hex) } ?? .null,
@@ -131,7 +157,11 @@ enum PackCommands {
                     throw RolloutError.usage(error.message)
                 }
                 guard locales.contains(locale) else {
-                    throw RolloutError.missing("no \(locale) packs" + (locales.isEmpty ? "; add one with rollout pack add FILE" : " (locales: \(locales.joined(separator: ", ")))"))
+                    throw RolloutError.missing(
+                        "no \(locale) packs"
+                            + (locales.isEmpty
+                                ? "; add one with rollout pack add FILE"
+                                : " (locales: \(locales.joined(separator: ", ")))"))
                 }
                 locales = [locale]
             }
@@ -140,16 +170,22 @@ enum PackCommands {
                 for version in try snapshot.contentVersions(of: locale) {
                     let id = PackID(locale: locale, contentVersion: version)
                     guard let record = try snapshot.record(id) else {
-                        throw RolloutError.internal("\(try snapshot.storedPath(id, record: true)) is missing from the repository; check the repository with git fsck")
+                        throw RolloutError.internal(
+                            "\(try snapshot.storedPath(id, record: true)) is missing from the repository; check the repository with git fsck"
+                        )
                     }
                     records.append(record)
                 }
             }
             var table = Table("PACK", "MIN APP", "KEYS", "CHECKSUM", "ADDED BY", "ADDED AT")
             for r in records {
-                table.add(r.id.description, r.minAppVersion, "\(r.keys)", String(r.checksum.prefix(19)), cell(r.addedBy, width: 40), r.addedAt.description)
+                table.add(
+                    r.id.description, r.minAppVersion, "\(r.keys)", String(r.checksum.prefix(19)),
+                    cell(r.addedBy, width: 40), r.addedAt.description)
             }
-            let text = records.isEmpty ? "No packs yet; add one with rollout pack add FILE.\n" : table.render(context.style(invocation))
+            let text =
+                records.isEmpty
+                ? "No packs yet; add one with rollout pack add FILE.\n" : table.render(context.style(invocation))
             return CommandOutput(json: ["packs": .array(records.map(\.jsonValue))], text: text)
         })
 
@@ -166,14 +202,20 @@ enum PackCommands {
             var text = "\(style.bold(id.description))\n"
             var rows: [(String, String)] = [
                 ("schemaVersion", "\(pack.schemaVersion)"), ("minAppVersion", pack.minAppVersion.description),
-                ("fallbackLocale", pack.fallbackLocale ?? "-"), ("keys", "\(pack.strings.count)"), ("checksum", pack.checksum),
+                ("fallbackLocale", pack.fallbackLocale ?? "-"), ("keys", "\(pack.strings.count)"),
+                ("checksum", pack.checksum),
             ]
             if let record {
-                rows += [("bytes", "\(record.bytes)"), ("added by", record.addedBy), ("added at", record.addedAt.description)]
+                rows += [
+                    ("bytes", "\(record.bytes)"), ("added by", record.addedBy),
+                    ("added at", record.addedAt.description),
+                ]
                 if let approver = record.approvedBy { rows.append(("approved by", approver)) }
             }
             let width = rows.map(\.0.count).max()!
-            for (name, value) in rows { text += "  \(name)\(String(repeating: " ", count: width - name.count))  \(value.oneLine)\n" }
+            for (name, value) in rows {
+                text += "  \(name)\(String(repeating: " ", count: width - name.count))  \(value.oneLine)\n"
+            }
             var json = record?.jsonValue.objectValue ?? [:]
             json["pack"] = .string(id.description)
             json["schemaVersion"] = .integer(pack.schemaVersion)
@@ -197,11 +239,16 @@ enum PackCommands {
             let snapshot = try context.repository(invocation).snapshot()
             let diff = PackDiff(from: try snapshot.requirePack(from), to: try snapshot.requirePack(to))
             let style = context.style(invocation)
-            var text = "\(style.bold("\(from) -> \(to)")): \(diff.added.count) added, \(diff.removed.count) removed, \(diff.changed.count) changed\n"
+            var text =
+                "\(style.bold("\(from) -> \(to)")): \(diff.added.count) added, \(diff.removed.count) removed, \(diff.changed.count) changed\n"
             for field in diff.fields { text += "  \(field.name): \(field.from ?? "-") -> \(field.to ?? "-")\n" }
             for (key, value) in diff.added { text += style.green("+ \(key.oneLine)") + "  \(cell(value))\n" }
             for (key, value) in diff.removed { text += style.red("- \(key.oneLine)") + "  \(cell(value))\n" }
-            for change in diff.changed { text += style.yellow("~ \(change.key.oneLine)") + "  \(cell(change.from, width: 40)) -> \(cell(change.to, width: 40))\n" }
+            for change in diff.changed {
+                text +=
+                    style.yellow("~ \(change.key.oneLine)")
+                    + "  \(cell(change.from, width: 40)) -> \(cell(change.to, width: 40))\n"
+            }
             return CommandOutput(json: diff.jsonValue, text: text)
         })
 
@@ -218,13 +265,16 @@ enum PackCommands {
             var results: [JSONValue] = []
             var text = ""
             for path in invocation.positionals {
-                let bytes = try context.readFile(path, limit: PolicyLimits.default.maxPackBytes, describedAs: "pack file")
+                let bytes = try context.readFile(
+                    path, limit: PolicyLimits.default.maxPackBytes, describedAs: "pack file")
                 let pack = try PackParser.parse(bytes, source: path, verifyChecksum: false).pack
                 if invocation.flag("write") {
                     try context.writeFile(path, pack.storedBytes)
                 }
                 text += "\(pack.checksum)  \(path.oneLine)\n"
-                results.append(["file": .string(path), "pack": .string(pack.id.description), "checksum": .string(pack.checksum)])
+                results.append([
+                    "file": .string(path), "pack": .string(pack.id.description), "checksum": .string(pack.checksum),
+                ])
             }
             return CommandOutput(json: ["checksums": .array(results)], text: text)
         })

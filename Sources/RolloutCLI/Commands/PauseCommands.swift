@@ -7,7 +7,9 @@ enum PauseCommands {
     static func spec(_ paused: Bool) -> CommandSpec {
         CommandSpec(
             path: [paused ? "pause" : "resume"], usage: "\(paused ? "pause" : "resume") LOCALE [--reason TEXT]",
-            summary: paused ? "hold a scheduled ramp where it is" : "let a held ramp go on (its current step lasts its full time again)",
+            summary: paused
+                ? "hold a scheduled ramp where it is"
+                : "let a held ramp go on (its current step lasts its full time again)",
             discussion: "", options: [.value("reason", "TEXT", "why (recorded)")], arguments: .exactly("LOCALE"),
             run: { invocation, context in
                 let locale = try PlanCommands.parseLocale(invocation.positionals[0])
@@ -22,8 +24,11 @@ enum PauseCommands {
 
     static func render(_ applied: PackRepository.Applied<Plan>, paused: Bool, locale: String) -> CommandOutput {
         let changed = applied.commit != nil
-        let text = changed ? "The ramp of \(locale) is \(paused ? "paused" : "running again").\n"
+        let text =
+            changed
+            ? "The ramp of \(locale) is \(paused ? "paused" : "running again").\n"
             : "The ramp of \(locale) is already \(paused ? "paused" : "running").\n"
-        return CommandOutput(json: ["locale": .string(locale), "changed": .bool(changed), "plan": applied.result.jsonValue], text: text)
+        return CommandOutput(
+            json: ["locale": .string(locale), "changed": .bool(changed), "plan": applied.result.jsonValue], text: text)
     }
 }

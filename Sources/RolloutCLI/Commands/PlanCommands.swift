@@ -30,14 +30,19 @@ package enum PlanCommands {
     /// "TR >=4.8: tr-TR@17 100% -> tr-TR@18 10%, tr-TR@17 90%" for every piece that changes.
     static func describeChanges(_ before: Plan, _ after: Plan) -> [(segment: String, before: String, after: String)] {
         SegmentShares.changes(from: before.targeting, to: after.targeting).map { change in
-            ("\(change.after.regions) \(change.after.versions)", change.before.describe(locale: after.locale), change.after.describe(locale: after.locale))
+            (
+                "\(change.after.regions) \(change.after.versions)", change.before.describe(locale: after.locale),
+                change.after.describe(locale: after.locale)
+            )
         }
     }
 
     static let promote = CommandSpec(
         path: ["promote"],
-        usage: "promote PACK --to PERCENT [--region R]... [--app-version RANGE] [--reason TEXT] [--dry-run] [--force] [--ramp STEPS --every DURATION]",
-        summary: "stage a pack to a share of devices by percent, region and app version; 100% everywhere makes it the baseline",
+        usage:
+            "promote PACK --to PERCENT [--region R]... [--app-version RANGE] [--reason TEXT] [--dry-run] [--force] [--ramp STEPS --every DURATION]",
+        summary:
+            "stage a pack to a share of devices by percent, region and app version; 100% everywhere makes it the baseline",
         discussion: """
             The first promote of a version creates its rules with a fresh salt; promoting it again changes
             the share and keeps the salt, so devices already in stay in. Without --region/--app-version a
@@ -52,33 +57,43 @@ package enum PlanCommands {
             """,
         options: [
             .value("to", "PERCENT", "share of devices: 10%, 10, 0.25% (steps of 0.01%)"),
-            .list("region", "R", "ISO 3166-1 region such as TR, or a comma list, or * for every region", repeatable: true),
+            .list(
+                "region", "R", "ISO 3166-1 region such as TR, or a comma list, or * for every region", repeatable: true),
             .value("app-version", "RANGE", "app versions: >=4.8, \">=4.8 <5\", 4.8.x, =4.8.1"),
             .value("reason", "TEXT", "why (recorded in the commit; required when lowering a share)"),
             .flag("dry-run", "print what would change for each segment and write nothing"),
             .flag("force", "widen even though health is not healthy (needs --reason; recorded)"),
             .list("ramp", "STEPS", "a schedule guard follows: shares like 1,5,10,25,50,100, or the preset 7day"),
-            .value("every", "DURATION", "how long each ramp step lasts at least: 24h, 30m, 2d (default 24h; 7day: 1 day)"),
+            .value(
+                "every", "DURATION", "how long each ramp step lasts at least: 24h, 30m, 2d (default 24h; 7day: 1 day)"),
         ],
         arguments: .exactly("PACK"),
         run: { invocation, context in
             let id = try PackID.parse(invocation.positionals[0])
-            let ramp = try invocation.value("ramp").map { try parseRamp($0, steps: invocation.list("ramp"), every: invocation.value("every")) }
-            if ramp == nil, invocation.value("every") != nil { throw RolloutError.usage("--every sets the step time of a --ramp") }
+            let ramp = try invocation.value("ramp").map {
+                try parseRamp($0, steps: invocation.list("ramp"), every: invocation.value("every"))
+            }
+            if ramp == nil, invocation.value("every") != nil {
+                throw RolloutError.usage("--every sets the step time of a --ramp")
+            }
             guard let shareText = invocation.value("to") ?? ramp.map({ $0.steps[0].description }) else {
                 throw RolloutError.usage("rollout promote needs --to PERCENT, for example --to 10%")
             }
             let share = try Percent.parse(shareText)
-            if let ramp, share != ramp.steps[0] { throw RolloutError.usage("--to \(share) is not the ramp's first step \(ramp.steps[0])") }
+            if let ramp, share != ramp.steps[0] {
+                throw RolloutError.usage("--to \(share) is not the ramp's first step \(ramp.steps[0])")
+            }
             let request = PromoteRequest(
                 pack: id, share: share, regions: try parseRegions(invocation.list("region")),
-                versions: try invocation.value("app-version").map(VersionRange.parse), reason: invocation.value("reason"), ramp: ramp)
+                versions: try invocation.value("app-version").map(VersionRange.parse),
+                reason: invocation.value("reason"), ramp: ramp)
             let repository = try context.repository(invocation)
             let now = try context.now()
             let dryRun = invocation.flag("dry-run")
             let override = try PromoteGate.override(force: invocation.flag("force"), reason: request.reason)
             let applied = try PlanOperations.promote(
-                request, in: repository, dryRun: dryRun, override: override, actor: try context.actor(invocation, repository: repository),
+                request, in: repository, dryRun: dryRun, override: override,
+                actor: try context.actor(invocation, repository: repository),
                 time: { now }, health: { snapshot, plan in try HealthCheck.evaluate(plan, snapshot: snapshot) })
             let outcome = applied.result
             let changes = describeChanges(outcome.before, outcome.after)
@@ -86,10 +101,17 @@ package enum PlanCommands {
             var text: String
             switch (outcome.kind, dryRun) {
             case (.unchanged, _): text = "\(id) is already at that share there: nothing to do.\n"
-            case (.completed, true): text = "Dry run: \(id) would become the baseline of \(id.locale). Nothing was written.\n"
+            case (.completed, true):
+                text = "Dry run: \(id) would become the baseline of \(id.locale). Nothing was written.\n"
             case (.staged, true): text = "Dry run: promoting \(id) to \(request.share) would change:\n"
-            case (.completed, false): text = "\(style.green("completed")) \(id) is now the baseline of \(id.locale)" + (applied.commit.map { " (commit \($0.short))" } ?? "") + ".\n"
-            case (.staged, false): text = "\(style.green("promoted")) \(id) to \(request.share)" + (applied.commit.map { " (commit \($0.short))" } ?? "") + ":\n"
+            case (.completed, false):
+                text =
+                    "\(style.green("completed")) \(id) is now the baseline of \(id.locale)"
+                    + (applied.commit.map { " (commit \($0.short))" } ?? "") + ".\n"
+            case (.staged, false):
+                text =
+                    "\(style.green("promoted")) \(id) to \(request.share)"
+                    + (applied.commit.map { " (commit \($0.short))" } ?? "") + ":\n"
             }
             var table = Table("SEGMENT", "BEFORE", "AFTER")
             for change in changes { table.add(change.segment, change.before, change.after) }
@@ -98,14 +120,19 @@ package enum PlanCommands {
                 "action": .string(outcome.kind.rawValue), "dryRun": .bool(dryRun), "pack": .string(id.description),
                 "commit": applied.commit.map { .string($0.hex) } ?? .null,
                 "plan": outcome.after.jsonValue,
-                "changes": .array(changes.map { ["segment": .string($0.segment), "before": .string($0.before), "after": .string($0.after)] }),
+                "changes": .array(
+                    changes.map {
+                        ["segment": .string($0.segment), "before": .string($0.before), "after": .string($0.after)]
+                    }),
             ]
             return CommandOutput(json: json, text: text)
         })
 
     /// `1,5,10,25,50,100` or a preset name, and `--every` (24h, 30m, 2d, seconds). `items` are the
     /// list the parser split from `text`.
-    static func parseRamp(_ text: String, steps items: [String], every: String?) throws -> (steps: [Percent], every: Int64) {
+    static func parseRamp(_ text: String, steps items: [String], every: String?) throws -> (
+        steps: [Percent], every: Int64
+    ) {
         var steps: [Percent]
         var seconds: Int64 = 86_400
         if let preset = Plan.Ramp.presets[text] {
@@ -149,50 +176,74 @@ package enum PlanCommands {
             if let locale = try invocation.positionals.first.map(parseLocale) {
                 guard let plan = try snapshot.plan(locale) else {
                     let versions = try snapshot.contentVersions(of: locale)
-                    if versions.isEmpty { throw RolloutError.missing("no \(locale) packs and no plan; add packs with rollout pack add") }
+                    if versions.isEmpty {
+                        throw RolloutError.missing("no \(locale) packs and no plan; add packs with rollout pack add")
+                    }
                     return CommandOutput(
                         json: ["locale": .string(locale), "plan": .null],
-                        text: "\(locale): nothing promoted yet; devices use their bundled strings. Start with rollout promote \(locale)@\(versions.last!) --to 1%\n")
+                        text:
+                            "\(locale): nothing promoted yet; devices use their bundled strings. Start with rollout promote \(locale)@\(versions.last!) --to 1%\n"
+                    )
                 }
-                return CommandOutput(json: ["locale": .string(locale), "plan": plan.jsonValue], text: describe(plan, style))
+                return CommandOutput(
+                    json: ["locale": .string(locale), "plan": plan.jsonValue], text: describe(plan, style))
             }
             let plans = try snapshot.plannedLocales().compactMap { try snapshot.plan($0) }
             var table = Table("LOCALE", "BASELINE", "STAGED", "BLOCKED", "LAST CHANGE")
             for plan in plans {
-                let staged = plan.rules.map { "@\($0.pack.contentVersion) \($0.share) \($0.regionsLabel) \($0.versions)" }.joined(separator: "; ")
+                let staged = plan.rules.map {
+                    "@\($0.pack.contentVersion) \($0.share) \($0.regionsLabel) \($0.versions)"
+                }.joined(separator: "; ")
                 let last = plan.lastChange.map { "\($0.time) \($0.action) by \($0.actor)" } ?? "-"
-                let baseline = plan.bundledOnly ? "bundled (kill switch)" : plan.baseline.map { "@\($0.contentVersion)" } ?? "-"
-                table.add(plan.locale, baseline, staged.isEmpty ? "-" : staged,
-                          plan.blocked.isEmpty ? "-" : plan.blocked.map { "@\($0)" }.joined(separator: ","), cell(last, width: 70))
+                let baseline =
+                    plan.bundledOnly ? "bundled (kill switch)" : plan.baseline.map { "@\($0.contentVersion)" } ?? "-"
+                table.add(
+                    plan.locale, baseline, staged.isEmpty ? "-" : staged,
+                    plan.blocked.isEmpty ? "-" : plan.blocked.map { "@\($0)" }.joined(separator: ","),
+                    cell(last, width: 70))
             }
-            let text = plans.isEmpty ? "Nothing promoted yet. Stage a pack with rollout promote LOCALE@VERSION --to 1%.\n" : table.render(style)
+            let text =
+                plans.isEmpty
+                ? "Nothing promoted yet. Stage a pack with rollout promote LOCALE@VERSION --to 1%.\n"
+                : table.render(style)
             return CommandOutput(json: ["plans": .array(plans.map(\.jsonValue))], text: text)
         })
 
     static func describe(_ plan: Plan, _ style: Style) -> String {
         var text = "\(style.bold(plan.locale))\n"
-        text += "  baseline        \(plan.baseline.map { "\(plan.locale)@\($0.contentVersion) (minAppVersion \($0.minAppVersion))" } ?? "none: devices use bundled strings")\n"
+        text +=
+            "  baseline        \(plan.baseline.map { "\(plan.locale)@\($0.contentVersion) (minAppVersion \($0.minAppVersion))" } ?? "none: devices use bundled strings")\n"
         if !plan.previousBaselines.isEmpty {
-            text += "  last known good \(plan.previousBaselines.map { "@\($0.contentVersion)" }.joined(separator: ", "))\n"
+            text +=
+                "  last known good \(plan.previousBaselines.map { "@\($0.contentVersion)" }.joined(separator: ", "))\n"
         }
-        text += "  blocked         \(plan.blocked.isEmpty ? "none" : plan.blocked.map { "@\($0)" }.joined(separator: ", "))\n"
+        text +=
+            "  blocked         \(plan.blocked.isEmpty ? "none" : plan.blocked.map { "@\($0)" }.joined(separator: ", "))\n"
         if !plan.withdrawals.isEmpty {
-            text += "  withdrawn       \(plan.withdrawals.map(\.label).joined(separator: ", ")) (scoped reverts; promote with that targeting to re-include)\n"
+            text +=
+                "  withdrawn       \(plan.withdrawals.map(\.label).joined(separator: ", ")) (scoped reverts; promote with that targeting to re-include)\n"
         }
         if plan.bundledOnly { text += "  kill switch     on: every device uses its bundled strings\n" }
         if let ramp = plan.ramp {
-            let next = ramp.next.map { "next \($0) after \(Timestamp(seconds: ramp.since.seconds + ramp.every))" } ?? "last step"
-            text += "  ramp            \(ramp.steps.map(\.description).joined(separator: " > ")), at \(ramp.steps[ramp.step]); \(ramp.paused ? "paused" : next)\n"
+            let next =
+                ramp.next.map { "next \($0) after \(Timestamp(seconds: ramp.since.seconds + ramp.every))" }
+                ?? "last step"
+            text +=
+                "  ramp            \(ramp.steps.map(\.description).joined(separator: " > ")), at \(ramp.steps[ramp.step]); \(ramp.paused ? "paused" : next)\n"
         }
         if let last = plan.lastChange {
-            text += "  last change     \(last.time) \(last.action) by \(last.actor.oneLine)" + (last.reason.map { ": \($0.oneLine)" } ?? "") + "\n"
+            text +=
+                "  last change     \(last.time) \(last.action) by \(last.actor.oneLine)"
+                + (last.reason.map { ": \($0.oneLine)" } ?? "") + "\n"
         }
         if plan.rules.isEmpty {
             text += "  staged          nothing\n"
         } else {
             var rules = Table("  PACK", "REGIONS", "APP VERSIONS", "SHARE", "SALT")
             for rule in plan.rules {
-                rules.add("  \(plan.locale)@\(rule.pack.contentVersion)", rule.regionsLabel, rule.versions.description, rule.share.description, rule.salt)
+                rules.add(
+                    "  \(plan.locale)@\(rule.pack.contentVersion)", rule.regionsLabel, rule.versions.description,
+                    rule.share.description, rule.salt)
             }
             text += "\n" + rules.render(style)
             var shares = Table("  SEGMENT", "DEVICES GET")
@@ -207,7 +258,8 @@ package enum PlanCommands {
     static let resolve = CommandSpec(
         path: ["resolve"], usage: "resolve --locale L --region R --app-version V --install-id ID",
         summary: "which pack one device gets, and why, for its locale and each step of its fallback chain",
-        discussion: "The same resolution function as the published manifests and the client library (docs/targeting.md).",
+        discussion:
+            "The same resolution function as the published manifests and the client library (docs/targeting.md).",
         options: [
             .value("locale", "L", "the device's locale, for example tr-TR"),
             .value("region", "R", "the device's ISO 3166-1 region, for example TR"),
@@ -217,18 +269,24 @@ package enum PlanCommands {
         arguments: .none,
         run: { invocation, context in
             func required(_ name: String) throws -> String {
-                guard let value = invocation.value(name), !value.isEmpty else { throw RolloutError.usage("rollout resolve needs --\(name)") }
+                guard let value = invocation.value(name), !value.isEmpty else {
+                    throw RolloutError.usage("rollout resolve needs --\(name)")
+                }
                 return value
             }
             let locale = try parseLocale(try required("locale"))
             let region = try Region.parse(try required("region"))
-            guard region != Region.any else { throw RolloutError.usage("--region names the device's own region, not *") }
+            guard region != Region.any else {
+                throw RolloutError.usage("--region names the device's own region, not *")
+            }
             let version = try parseVersion(try required("app-version"), flag: "--app-version")
             let installID = try required("install-id")
             let snapshot = try context.repository(invocation).snapshot()
             // Exactly the chain a device reads from the index the next publish writes, listed or not.
             let chain = try Publisher.chainIndex(snapshot).chain(for: locale)
-            guard !chain.isEmpty else { throw RolloutError.missing("no packs for \(locale) or any locale it falls back to") }
+            guard !chain.isEmpty else {
+                throw RolloutError.missing("no packs for \(locale) or any locale it falls back to")
+            }
             var steps: [JSONValue] = []
             var text = ""
             var followed: [String] = []
@@ -237,17 +295,26 @@ package enum PlanCommands {
                 followed.append(step)
                 let resolution = Resolution.resolve(plan, region: region, appVersion: version, installID: installID)
                 let label = resolution.outcome.label(locale: step)
-                text += "\(context.style(invocation).bold(step)): \(label)\n" + resolution.trace.map { "  \($0)\n" }.joined()
-                steps.append(["locale": .string(step), "result": .string(label), "trace": .array(resolution.trace.map { .string($0) })])
+                text +=
+                    "\(context.style(invocation).bold(step)): \(label)\n"
+                    + resolution.trace.map { "  \($0)\n" }.joined()
+                steps.append([
+                    "locale": .string(step), "result": .string(label),
+                    "trace": .array(resolution.trace.map { .string($0) }),
+                ])
                 // The kill switch ends the chain: the device goes straight to its bundled strings.
                 if plan.bundledOnly && step == locale { break }
             }
             // The device's lookup order (docs/client.md, Lookup): each locale's pack, then the app's
             // own strings of that locale, before the next locale.
-            text += "A key is looked up in " + followed.joined(separator: ", then ") + " (in each, the pack, then the app's bundled strings of that locale).\n"
+            text +=
+                "A key is looked up in " + followed.joined(separator: ", then ")
+                + " (in each, the pack, then the app's bundled strings of that locale).\n"
             return CommandOutput(
-                json: ["locale": .string(locale), "region": .string(region), "appVersion": .string(version.description),
-                       "installId": .string(installID), "chain": .array(steps)],
+                json: [
+                    "locale": .string(locale), "region": .string(region), "appVersion": .string(version.description),
+                    "installId": .string(installID), "chain": .array(steps),
+                ],
                 text: text)
         })
 }
@@ -259,7 +326,9 @@ extension Error where Self == RolloutError {
     }
 
     fileprivate static func rampTooShort(_ text: String) -> RolloutError {
-        .usage("--ramp \"\(text)\" needs at least two increasing shares, such as 1,5,10,25,50,100, or a preset (\(rampPresets))")
+        .usage(
+            "--ramp \"\(text)\" needs at least two increasing shares, such as 1,5,10,25,50,100, or a preset (\(rampPresets))"
+        )
     }
 
     private static var rampPresets: String { Plan.Ramp.presets.keys.sorted().joined(separator: ", ") }

@@ -25,9 +25,14 @@ enum PolicyCommands {
             let applied = try PackOperations.setPolicy(
                 bytes, source: path, in: repository, reason: invocation.value("reason"),
                 actor: try context.actor(invocation, repository: repository), time: { now })
-            let text = applied.commit.map { "Policy updated (commit \($0.short)).\n" } ?? "The policy is already identical: nothing to do.\n"
+            let text =
+                applied.commit.map { "Policy updated (commit \($0.short)).\n" }
+                ?? "The policy is already identical: nothing to do.\n"
             return CommandOutput(
-                json: ["changed": .bool(applied.commit != nil), "commit": applied.commit.map { .string($0.hex) } ?? .null, "policy": applied.result.jsonValue],
+                json: [
+                    "changed": .bool(applied.commit != nil), "commit": applied.commit.map { .string($0.hex) } ?? .null,
+                    "policy": applied.result.jsonValue,
+                ],
                 text: text)
         })
 }

@@ -7,12 +7,18 @@ import RolloutStore
 package enum PublishCommands {
     /// `--public-key` (or `--root-key`): `ed25519:BASE64`, or a file holding it (as `rollout keys
     /// generate` or `rollout keys init` printed it); verify-site and rollout device read it the same way.
-    static func publicKeyOption(_ text: String, context: CommandContext, option: String = "public-key") throws -> Ed25519.PublicKey {
+    static func publicKeyOption(_ text: String, context: CommandContext, option: String = "public-key") throws
+        -> Ed25519.PublicKey
+    {
         var value = text
-        if !text.hasPrefix(Ed25519.publicKeyPrefix), FileManager.default.fileExists(atPath: context.absolutePath(text)) {
-            value = String(decoding: try context.readFile(text, describedAs: "public key file"), as: UTF8.self).trimmingSpaces
+        if !text.hasPrefix(Ed25519.publicKeyPrefix), FileManager.default.fileExists(atPath: context.absolutePath(text))
+        {
+            value =
+                String(decoding: try context.readFile(text, describedAs: "public key file"), as: UTF8.self)
+                .trimmingSpaces
             if value.contains("PRIVATE KEY") {
-                throw RolloutError.usage("--\(option) \(text) holds a private key; give the public key rollout printed (ed25519:BASE64)")
+                throw RolloutError.usage(
+                    "--\(option) \(text) holds a private key; give the public key rollout printed (ed25519:BASE64)")
             }
         }
         guard let key = Ed25519.PublicKey(value) else {
@@ -23,7 +29,9 @@ package enum PublishCommands {
 
     /// A whole number option from `minimum` to `maximum`: the one reader of counts for publish,
     /// verify-site, device and keys.
-    package static func countOption(_ invocation: Invocation, _ name: String, minimum: Int, maximum: Int = .max) throws -> Int? {
+    package static func countOption(_ invocation: Invocation, _ name: String, minimum: Int, maximum: Int = .max) throws
+        -> Int?
+    {
         try invocation.value(name).map { text in
             guard let n = Int(text), (minimum...maximum).contains(n) else {
                 let bounds = maximum == .max ? "of at least \(minimum)" : "from \(minimum) to \(maximum)"
@@ -51,20 +59,25 @@ package enum PublishCommands {
         let rootTexts = invocation.values("root-key")
         switch (invocation.value("public-key"), rootTexts.isEmpty) {
         case (.some, false):
-            throw RolloutError.usage("--public-key and --root-key are alternatives: check as an app that pins one key, or as one that built in root keys")
+            throw RolloutError.usage(
+                "--public-key and --root-key are alternatives: check as an app that pins one key, or as one that built in root keys"
+            )
         case (.some(let text), true):
             for flag in ["threshold", "min-keys-version"] where invocation.value(flag) != nil {
                 throw RolloutError.usage("--\(flag) goes with --root-key")
             }
             return .pinned(try publicKeyOption(text, context: context))
         case (.none, true):
-            throw RolloutError.usage("rollout verify-site needs --root-key KEY (an app on a key list) or --public-key KEY (an app that pins one key)")
+            throw RolloutError.usage(
+                "rollout verify-site needs --root-key KEY (an app on a key list) or --public-key KEY (an app that pins one key)"
+            )
         case (.none, false):
             let keys = try rootTexts.map { try publicKeyOption($0, context: context, option: "root-key") }
             let count = Set(keys.map(\.keyID)).count
             let threshold = try countOption(invocation, "threshold", minimum: 1) ?? 1
             guard threshold <= count else {
-                throw RolloutError.usage("--threshold \(threshold) needs at least \(threshold) different --root-key, \(count) given")
+                throw RolloutError.usage(
+                    "--threshold \(threshold) needs at least \(threshold) different --root-key, \(count) given")
             }
             return .roots(KeyList.Roots(keys: keys, threshold: threshold))
         }
@@ -80,8 +93,10 @@ package enum PublishCommands {
     }
 
     static let publish = CommandSpec(
-        path: ["publish"], usage: "publish --out DIR --key FILE [--expires DURATION] [--legacy-key FILE] [--destination NAME]",
-        summary: "write the signed static site devices download (index, per-locale manifests, immutable packs) and record it",
+        path: ["publish"],
+        usage: "publish --out DIR --key FILE [--expires DURATION] [--legacy-key FILE] [--destination NAME]",
+        summary:
+            "write the signed static site devices download (index, per-locale manifests, immutable packs) and record it",
         discussion: """
             DIR can be served by any CDN. The same state gives the same bytes; files already there with
             the same bytes are not rewritten. Packs of blocked versions are removed. Publishes into one
@@ -95,15 +110,26 @@ package enum PublishCommands {
             DURATION (default 7d): publish on a schedule to keep it fresh. Keys: docs/keys.md.
             """,
         options: [
-            .value("out", "DIR", "the site directory"), .value("key", "FILE", "the Ed25519 private key: a publishing key of the key list, or the one key (rollout keys generate)"),
-            .value("expires", "DURATION", "devices stop accepting the index after DURATION (30m, 12h, 7d, 2w); default 7d with a key list, never without"),
+            .value("out", "DIR", "the site directory"),
+            .value(
+                "key", "FILE",
+                "the Ed25519 private key: a publishing key of the key list, or the one key (rollout keys generate)"),
+            .value(
+                "expires", "DURATION",
+                "devices stop accepting the index after DURATION (30m, 12h, 7d, 2w); default 7d with a key list, never without"
+            ),
             .value("legacy-key", "FILE", "sign the .sig files apps that pin one key verify with FILE instead of --key"),
-            .value("destination", "NAME", "what the record calls the site, for example the CDN URL it is uploaded to (default: DIR)"),
+            .value(
+                "destination", "NAME",
+                "what the record calls the site, for example the CDN URL it is uploaded to (default: DIR)"),
         ],
         arguments: .none,
         run: { invocation, context in
             guard let out = invocation.value("out") else { throw RolloutError.usage("rollout publish needs --out DIR") }
-            guard let keyPath = invocation.value("key") else { throw RolloutError.usage("rollout publish needs --key FILE (rollout keys generate --out FILE makes one)") }
+            guard let keyPath = invocation.value("key") else {
+                throw RolloutError.usage(
+                    "rollout publish needs --key FILE (rollout keys generate --out FILE makes one)")
+            }
             let lifetime = try durationOption(invocation, "expires")
             let key = try loadKey(keyPath, context: context)
             let legacyKey = try invocation.value("legacy-key").map { try loadKey($0, context: context) }
@@ -113,7 +139,8 @@ package enum PublishCommands {
             let outcome = try PublishOperation.publish(
                 // The record is history: a credential in an upload URL never reaches it (docs/teams.md, "Credentials").
                 PublishOperation.Request(
-                    directory: directory, destination: RemoteURL.redacted(invocation.value("destination") ?? directory), key: key,
+                    directory: directory, destination: RemoteURL.redacted(invocation.value("destination") ?? directory),
+                    key: key,
                     legacyKey: legacyKey, lifetime: lifetime),
                 in: repository, actor: try context.actor(invocation, repository: repository), time: { now })
             let report = outcome.report
@@ -124,7 +151,8 @@ package enum PublishCommands {
                         .oneLine + "\n")
             }
             var text = "Published \(report.locales.count) locale(s) to \(out): index sequence \(report.indexSequence); "
-            text += "\(report.written.count) file(s) written (\(ByteCount.describe(report.bytesWritten))), \(report.unchanged) unchanged"
+            text +=
+                "\(report.written.count) file(s) written (\(ByteCount.describe(report.bytesWritten))), \(report.unchanged) unchanged"
             text += report.removed.isEmpty ? ".\n" : ", \(report.removed.count) blocked pack file(s) removed.\n"
             var table = Table("LOCALE", "SEQUENCE")
             for (locale, sequence) in report.locales { table.add(locale, "\(sequence)") }
@@ -132,7 +160,9 @@ package enum PublishCommands {
             if let signing = outcome.signingKey, let version = report.keysVersion {
                 text += "Signed with publishing key \(signing.id) of key list version \(version).\n"
             }
-            if let expires = report.indexExpires { text += "The index expires at \(expires): publish again before then.\n" }
+            if let expires = report.indexExpires {
+                text += "The index expires at \(expires): publish again before then.\n"
+            }
             if let record = outcome.record { text += "Recorded as commit \(record.short).\n" }
             return CommandOutput(
                 json: [
@@ -141,15 +171,21 @@ package enum PublishCommands {
                     "keysVersion": report.keysVersion.map { .integer($0) } ?? .null,
                     "publishingKey": outcome.signingKey.map { .string($0.id) } ?? .null,
                     "written": .array(report.written.map { .string($0) }), "unchanged": .integer(report.unchanged),
-                    "removed": .array(report.removed.map { .string($0) }), "bytesWritten": .integer(report.bytesWritten),
-                    "locales": .object(Dictionary(uniqueKeysWithValues: report.locales.map { ($0.locale, JSONValue.integer($0.sequence)) })),
-                    "state": outcome.state.map { .string($0.hex) } ?? .null, "record": outcome.record.map { .string($0.hex) } ?? .null,
+                    "removed": .array(report.removed.map { .string($0) }),
+                    "bytesWritten": .integer(report.bytesWritten),
+                    "locales": .object(
+                        Dictionary(
+                            uniqueKeysWithValues: report.locales.map { ($0.locale, JSONValue.integer($0.sequence)) })),
+                    "state": outcome.state.map { .string($0.hex) } ?? .null,
+                    "record": outcome.record.map { .string($0.hex) } ?? .null,
                 ],
                 text: text)
         })
 
     static let verifySite = CommandSpec(
-        path: ["verify-site"], usage: "verify-site DIR (--root-key KEY [--root-key KEY ...] [--threshold N] [--min-keys-version N] | --public-key KEY) [--min-sequence N]",
+        path: ["verify-site"],
+        usage:
+            "verify-site DIR (--root-key KEY [--root-key KEY ...] [--threshold N] [--min-keys-version N] | --public-key KEY) [--min-sequence N]",
         summary: "check a published site as a device would, and against the repository when there is one",
         discussion: """
             Checks every signature, that each manifest's sequence matches the index, every pack's size,
@@ -166,18 +202,30 @@ package enum PublishCommands {
             version N, as an app with that minimum built in does. With --public-key, as an app that pins one key (the .sig files).
             """,
         options: [
-            .value("root-key", "KEY", "a root key the app built in: ed25519:BASE64, as rollout keys init printed it, or a file holding it", repeatable: true),
+            .value(
+                "root-key", "KEY",
+                "a root key the app built in: ed25519:BASE64, as rollout keys init printed it, or a file holding it",
+                repeatable: true),
             .value("threshold", "N", "how many of the --root-key keys must sign the key list (default 1)"),
-            .value("public-key", "KEY", "the one key an app pins: ed25519:BASE64, as rollout keys generate printed it, or a file holding it"),
-            .value("min-sequence", "N", "refuse an index older than N (with --root-key: the minimum built into the app; with --public-key: the newest a device accepted)"),
-            .value("min-keys-version", "N", "with --root-key: refuse a keys.json older than version N, the minimum keys version built into the app (RolloutClient.Trust minimumKeysVersion)"),
+            .value(
+                "public-key", "KEY",
+                "the one key an app pins: ed25519:BASE64, as rollout keys generate printed it, or a file holding it"),
+            .value(
+                "min-sequence", "N",
+                "refuse an index older than N (with --root-key: the minimum built into the app; with --public-key: the newest a device accepted)"
+            ),
+            .value(
+                "min-keys-version", "N",
+                "with --root-key: refuse a keys.json older than version N, the minimum keys version built into the app (RolloutClient.Trust minimumKeysVersion)"
+            ),
         ],
         arguments: .exactly("DIR"),
         run: { invocation, context in
             let trust = try siteTrust(invocation, context: context)
             let directory = context.absolutePath(invocation.positionals[0])
             var isDirectory: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue else {
+            guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue
+            else {
                 throw RolloutError.missing("\(invocation.positionals[0]): no such site directory")
             }
             let snapshot = try context.optionalRepository(invocation)?.snapshot()
@@ -186,14 +234,24 @@ package enum PublishCommands {
             let report = SiteVerifier(directory: directory, trust: trust, now: try context.now()).verify(
                 against: snapshot, minimumSequence: minimum, minimumKeysVersion: minimumKeysVersion)
             let ok = report.problems.isEmpty
-            var text = ok ? "site ok: " : "site has \(report.problems.count) problem(s):\n" + report.problems.map { "  \($0)\n" }.joined()
-            text += "\(report.manifests) manifest(s), \(report.packs) pack(s) checked, index sequence \(report.indexSequence)"
-            text += snapshot == nil ? "; no repository to compare with.\n" : "; \(report.resolutions) resolutions agree with the repository" + (ok ? ".\n" : " (until the first difference).\n")
+            var text =
+                ok
+                ? "site ok: "
+                : "site has \(report.problems.count) problem(s):\n" + report.problems.map { "  \($0)\n" }.joined()
+            text +=
+                "\(report.manifests) manifest(s), \(report.packs) pack(s) checked, index sequence \(report.indexSequence)"
+            text +=
+                snapshot == nil
+                ? "; no repository to compare with.\n"
+                : "; \(report.resolutions) resolutions agree with the repository"
+                    + (ok ? ".\n" : " (until the first difference).\n")
             if let chain = report.trust { text += "trust: " + trustLine(chain) + "\n" }
             return CommandOutput(
                 json: [
-                    "ok": .bool(ok), "problems": .array(report.problems.map { .string($0) }), "manifests": .integer(report.manifests),
-                    "packs": .integer(report.packs), "resolutions": .integer(report.resolutions), "indexSequence": .integer(report.indexSequence),
+                    "ok": .bool(ok), "problems": .array(report.problems.map { .string($0) }),
+                    "manifests": .integer(report.manifests),
+                    "packs": .integer(report.packs), "resolutions": .integer(report.resolutions),
+                    "indexSequence": .integer(report.indexSequence),
                     "comparedWithRepository": .bool(snapshot != nil), "trust": report.trust.map(trustJSON) ?? .null,
                 ],
                 text: text, exitCode: ok ? 0 : 1)
@@ -202,14 +260,17 @@ package enum PublishCommands {
     /// `roots A, B (2 of 2) -> keys/3.json -> keys.json version 4 -> publishing key P (expires T) -> index sequence 5 (expires T)`:
     /// as far as the device got.
     static func trustLine(_ chain: SiteVerifier.TrustChain) -> String {
-        var steps = ["roots \(chain.roots.ids.joined(separator: ", ")) (\(chain.roots.threshold) of \(chain.roots.keys.count))"]
+        var steps = [
+            "roots \(chain.roots.ids.joined(separator: ", ")) (\(chain.roots.threshold) of \(chain.roots.keys.count))"
+        ]
         steps += chain.rotations.map { SiteLayout.keys(version: $0) }
         steps.append("\(SiteLayout.keys) version \(chain.keysVersion)")
         if let key = chain.publishingKey {
             steps.append("publishing key \(key)" + (chain.publishingKeyExpires.map { " (expires \($0))" } ?? ""))
         }
         if let sequence = chain.indexSequence {
-            steps.append("index sequence \(sequence)" + (chain.indexExpires.map { " (expires \($0))" } ?? " (no expiry)"))
+            steps.append(
+                "index sequence \(sequence)" + (chain.indexExpires.map { " (expires \($0))" } ?? " (no expiry)"))
         }
         return steps.joined(separator: " -> ")
     }
@@ -219,8 +280,10 @@ package enum PublishCommands {
         return [
             "roots": .array(chain.roots.ids.map { .string($0) }), "threshold": .integer(chain.roots.threshold),
             "rotations": .array(chain.rotations.map { .integer($0) }), "keysVersion": .integer(chain.keysVersion),
-            "publishingKey": chain.publishingKey.map { .string($0) } ?? .null, "publishingKeyExpires": time(chain.publishingKeyExpires),
-            "indexSequence": chain.indexSequence.map { .integer($0) } ?? .null, "indexExpires": time(chain.indexExpires),
+            "publishingKey": chain.publishingKey.map { .string($0) } ?? .null,
+            "publishingKeyExpires": time(chain.publishingKeyExpires),
+            "indexSequence": chain.indexSequence.map { .integer($0) } ?? .null,
+            "indexExpires": time(chain.indexExpires),
         ]
     }
 }

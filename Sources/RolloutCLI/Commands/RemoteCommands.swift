@@ -24,11 +24,15 @@ enum RemoteCommands {
             let url = PackRepositoryURL.normalize(given, context)
             let primary = try repository.addRemote(name, url: url)
             let shown = RemoteURL.redacted(url)
-            var text = "Added remote \(name) \(shown)" + (primary ? "; changes are now pushed there (rollout sync pushes what is already here).\n" : ".\n")
+            var text =
+                "Added remote \(name) \(shown)"
+                + (primary ? "; changes are now pushed there (rollout sync pushes what is already here).\n" : ".\n")
             if !RemoteURL.credentials(in: url).isEmpty {
-                text += "The URL holds a credential: it is kept in \(repository.path)/config, as git keeps it, and never printed. A credential helper keeps it out of files (docs/teams.md, \"Credentials\").\n"
+                text +=
+                    "The URL holds a credential: it is kept in \(repository.path)/config, as git keeps it, and never printed. A credential helper keeps it out of files (docs/teams.md, \"Credentials\").\n"
             }
-            return CommandOutput(json: ["name": .string(name), "url": .string(shown), "pushTarget": .bool(primary)], text: text)
+            return CommandOutput(
+                json: ["name": .string(name), "url": .string(shown), "pushTarget": .bool(primary)], text: text)
         })
 
     static let list = CommandSpec(
@@ -39,10 +43,19 @@ enum RemoteCommands {
             let repository = try context.repository(invocation)
             let primary = try repository.syncRemote()
             let remotes = try repository.remotes().map { ($0.name, RemoteURL.redacted($0.url)) }
-            let text = remotes.isEmpty ? "No remotes; changes stay in this repository.\n"
-                : remotes.map { "\($0.0.oneLine)  \($0.1.oneLine)\($0.0 == primary ? "  (changes are pushed here)" : "")\n" }.joined()
+            let text =
+                remotes.isEmpty
+                ? "No remotes; changes stay in this repository.\n"
+                : remotes.map {
+                    "\($0.0.oneLine)  \($0.1.oneLine)\($0.0 == primary ? "  (changes are pushed here)" : "")\n"
+                }.joined()
             return CommandOutput(
-                json: ["remotes": .array(remotes.map { ["name": .string($0.0), "url": .string($0.1), "pushTarget": .bool($0.0 == primary)] })], text: text)
+                json: [
+                    "remotes": .array(
+                        remotes.map {
+                            ["name": .string($0.0), "url": .string($0.1), "pushTarget": .bool($0.0 == primary)]
+                        })
+                ], text: text)
         })
 
     static let clone = CommandSpec(
@@ -53,15 +66,21 @@ enum RemoteCommands {
         arguments: .init(names: ["URL", "DIR"], minimum: 1, maximum: 2),
         run: { invocation, context in
             let url = PackRepositoryURL.normalize(invocation.positionals[0], context)
-            let directory = context.absolutePath(invocation.positionals.count > 1 ? invocation.positionals[1] : ".rollout")
+            let directory = context.absolutePath(
+                invocation.positionals.count > 1 ? invocation.positionals[1] : ".rollout")
             let repository = try PackRepository.clone(url: url, into: directory) {
                 $0.gitEnvironment = context.environment
                 $0.stdinIsTerminal = context.stdinIsTerminal
             }
             let tip = try repository.snapshot().commit
             return CommandOutput(
-                json: ["path": .string(repository.path), "origin": .string(RemoteURL.redacted(url)), "commit": tip.map { .string($0.hex) } ?? .null],
-                text: "Cloned \(RemoteURL.redacted(url)) into \(repository.path) (at \(tip?.short ?? "?")); changes made here are pushed to origin.\n")
+                json: [
+                    "path": .string(repository.path), "origin": .string(RemoteURL.redacted(url)),
+                    "commit": tip.map { .string($0.hex) } ?? .null,
+                ],
+                text:
+                    "Cloned \(RemoteURL.redacted(url)) into \(repository.path) (at \(tip?.short ?? "?")); changes made here are pushed to origin.\n"
+            )
         })
 
     static let sync = CommandSpec(
@@ -82,7 +101,10 @@ enum RemoteCommands {
                 let dropped = try repository.discardLocal()
                 return CommandOutput(
                     json: ["discarded": .integer(dropped)],
-                    text: dropped == 0 ? "Nothing to discard; up to date.\n" : "Set aside \(dropped) local change(s) under refs/rollout/discarded/; this repository now matches its remote.\n")
+                    text: dropped == 0
+                        ? "Nothing to discard; up to date.\n"
+                        : "Set aside \(dropped) local change(s) under refs/rollout/discarded/; this repository now matches its remote.\n"
+                )
             }
             let outcome = try repository.sync()
             var text: String
@@ -92,11 +114,16 @@ enum RemoteCommands {
                 text = ""
                 if outcome.pulled > 0 { text += "Pulled \(outcome.pulled) change(s) from \(outcome.remote).\n" }
                 if outcome.pushed > 0 {
-                    text += "Pushed \(outcome.pushed) change(s) to \(outcome.remote)" + (outcome.replayed > 0 ? ", replayed on its newer changes.\n" : ".\n")
+                    text +=
+                        "Pushed \(outcome.pushed) change(s) to \(outcome.remote)"
+                        + (outcome.replayed > 0 ? ", replayed on its newer changes.\n" : ".\n")
                 }
             }
             return CommandOutput(
-                json: ["remote": .string(outcome.remote), "pulled": .integer(outcome.pulled), "pushed": .integer(outcome.pushed), "replayed": .integer(outcome.replayed)],
+                json: [
+                    "remote": .string(outcome.remote), "pulled": .integer(outcome.pulled),
+                    "pushed": .integer(outcome.pushed), "replayed": .integer(outcome.replayed),
+                ],
                 text: text)
         })
 }

@@ -6,7 +6,8 @@ import RolloutReport
 enum ReportCommand {
     static let spec = CommandSpec(
         path: ["report"], usage: "report LOCALE --out FILE",
-        summary: "write one self-contained HTML page: timeline, shares, rates with gates and confidence bands, plan, rollbacks",
+        summary:
+            "write one self-contained HTML page: timeline, shares, rates with gates and confidence bands, plan, rollbacks",
         discussion: """
             The page has no scripts and loads nothing: open it anywhere, attach it to a ticket, print it.
             Charts are inline SVG: the changes over time, each targeted segment's share of the staged
@@ -17,13 +18,20 @@ enum ReportCommand {
         arguments: .exactly("LOCALE"),
         run: { invocation, context in
             let locale = try PlanCommands.parseLocale(invocation.positionals[0])
-            guard let out = invocation.value("out") else { throw RolloutError.usage("rollout report needs --out FILE, for example --out report.html") }
+            guard let out = invocation.value("out") else {
+                throw RolloutError.usage("rollout report needs --out FILE, for example --out report.html")
+            }
             let repository = try context.repository(invocation)
             let summary = try ReportPage.render(locale: locale, repository: repository, now: try context.now())
             let path = context.absolutePath(out)
             try context.writeFile(out, Array(summary.html.utf8))
             return CommandOutput(
-                json: ["path": .string(path), "bytes": .integer(summary.html.utf8.count), "timelineEntries": .integer(summary.timelineEntries), "charts": .integer(summary.charts)],
-                text: "Wrote the \(locale) report to \(path) (\(ByteCount.describe(summary.html.utf8.count)), \(summary.charts) chart(s), \(summary.timelineEntries) change(s)).\n")
+                json: [
+                    "path": .string(path), "bytes": .integer(summary.html.utf8.count),
+                    "timelineEntries": .integer(summary.timelineEntries), "charts": .integer(summary.charts),
+                ],
+                text:
+                    "Wrote the \(locale) report to \(path) (\(ByteCount.describe(summary.html.utf8.count)), \(summary.charts) chart(s), \(summary.timelineEntries) change(s)).\n"
+            )
         })
 }

@@ -4,8 +4,10 @@ import RolloutStore
 
 enum RevertCommands {
     static let revert = CommandSpec(
-        path: ["revert"], usage: "revert LOCALE [--segment REGION/VERSION] [--to VERSION|bundled] [--reason TEXT] [--no-block]",
-        summary: "take devices back: withdraw the staged pack (or the baseline), block it, and write a rollback manifest",
+        path: ["revert"],
+        usage: "revert LOCALE [--segment REGION/VERSION] [--to VERSION|bundled] [--reason TEXT] [--no-block]",
+        summary:
+            "take devices back: withdraw the staged pack (or the baseline), block it, and write a rollback manifest",
         discussion: """
             Without --segment every staged rule of the locale is withdrawn; if nothing is staged the
             baseline itself goes back to the previous known good one. The version taken away joins the
@@ -34,34 +36,48 @@ enum RevertCommands {
         }
         let request = RevertRequest(
             locale: locale, segment: try invocation.value("segment").map(LogCommand.parseSegment),
-            target: try invocation.value("to").map { try RevertTarget.parse($0, locale: locale) } ?? .lastKnownGood, reason: reason, block: !invocation.flag("no-block"))
+            target: try invocation.value("to").map { try RevertTarget.parse($0, locale: locale) } ?? .lastKnownGood,
+            reason: reason, block: !invocation.flag("no-block"))
         let repository = try context.repository(invocation)
         let now = try context.now()
         // The evidence available now: health figures and their metrics sources, or "none" without metrics.
         let snapshot = try repository.snapshotForChange()
         var evidence: JSONValue = .string("none")
-        if let plan = try snapshot.plan(locale), let report = try HealthCheck.evaluate(plan, snapshot: snapshot), !report.checks.isEmpty {
+        if let plan = try snapshot.plan(locale), let report = try HealthCheck.evaluate(plan, snapshot: snapshot),
+            !report.checks.isEmpty
+        {
             evidence = try HealthCheck.evidence(report, locale: locale, snapshot: snapshot)
         }
         let applied = try RevertOperations.revert(
-            request, in: repository, evidence: evidence, actor: try context.actor(invocation, repository: repository), time: { now })
+            request, in: repository, evidence: evidence, actor: try context.actor(invocation, repository: repository),
+            time: { now })
         let outcome = applied.result
         let style = context.style(invocation)
         guard let manifest = outcome.manifest, let commit = applied.commit else {
             return CommandOutput(
                 json: ["changed": false, "locale": .string(locale), "plan": outcome.before.jsonValue],
-                text: "Nothing to revert: that would not change what any \(locale) device receives. Nothing was written.\n")
+                text:
+                    "Nothing to revert: that would not change what any \(locale) device receives. Nothing was written.\n"
+            )
         }
         var text = "\(style.green("reverted")) \(locale) (commit \(commit.short)); rollback manifest \(manifest.id):\n"
         var table = Table("SEGMENT", "BEFORE", "AFTER")
-        for change in PlanCommands.describeChanges(outcome.before, outcome.after) { table.add(change.segment, change.before, change.after) }
+        for change in PlanCommands.describeChanges(outcome.before, outcome.after) {
+            table.add(change.segment, change.before, change.after)
+        }
         text += table.render(style)
         if !outcome.newlyBlocked.isEmpty {
-            text += "blocked: " + outcome.newlyBlocked.map { "\(locale)@\($0)" }.joined(separator: ", ") + " (no device may receive it again)\n"
+            text +=
+                "blocked: " + outcome.newlyBlocked.map { "\(locale)@\($0)" }.joined(separator: ", ")
+                + " (no device may receive it again)\n"
         }
-        text += "Devices follow at the next publish (manifest sequence \(outcome.after.sequence)): rollout publish --out DIR --key KEY\n"
+        text +=
+            "Devices follow at the next publish (manifest sequence \(outcome.after.sequence)): rollout publish --out DIR --key KEY\n"
         return CommandOutput(
-            json: ["changed": true, "commit": .string(commit.hex), "rollback": manifest.document, "plan": outcome.after.jsonValue], text: text)
+            json: [
+                "changed": true, "commit": .string(commit.hex), "rollback": manifest.document,
+                "plan": outcome.after.jsonValue,
+            ], text: text)
     }
 
     static let rollbacks = CommandSpec(
@@ -78,7 +94,8 @@ enum RevertCommands {
                 let document = try StrictJSONParser.parse(bytes)
                 return CommandOutput(json: document, text: String(decoding: bytes, as: UTF8.self))
             }
-            let locales = try invocation.positionals.first.map { [try PlanCommands.parseLocale($0)] }
+            let locales =
+                try invocation.positionals.first.map { [try PlanCommands.parseLocale($0)] }
                 ?? snapshot.directory(StateLayout.rollbacksDirectory).filter(\.isTree).map(\.name)
             var documents: [JSONValue] = []
             for locale in locales {
@@ -86,13 +103,20 @@ enum RevertCommands {
                     documents.append(try StrictJSONParser.parse(try snapshot.read(entry)))
                 }
             }
-            documents.sort { ($0.objectValue?["time"]?.stringValue ?? "", $0.objectValue?["id"]?.stringValue ?? "") > ($1.objectValue?["time"]?.stringValue ?? "", $1.objectValue?["id"]?.stringValue ?? "") }
+            documents.sort {
+                ($0.objectValue?["time"]?.stringValue ?? "", $0.objectValue?["id"]?.stringValue ?? "") > (
+                    $1.objectValue?["time"]?.stringValue ?? "", $1.objectValue?["id"]?.stringValue ?? ""
+                )
+            }
             var table = Table("ID", "TIME", "SCOPE", "TARGET", "BLOCKED", "BY", "REASON")
             for document in documents {
                 let o = document.objectValue ?? [:]
-                table.add(o["id"]?.stringValue ?? "?", o["time"]?.stringValue ?? "?", o["scope"]?.stringValue ?? "?", o["target"]?.stringValue ?? "?",
-                          (o["blocked"]?.arrayValue ?? []).compactMap(\.stringValue).joined(separator: ","), cell(o["actor"]?.stringValue ?? "?", width: 30),
-                          cell(o["reason"]?.stringValue ?? "-", width: 40))
+                table.add(
+                    o["id"]?.stringValue ?? "?", o["time"]?.stringValue ?? "?", o["scope"]?.stringValue ?? "?",
+                    o["target"]?.stringValue ?? "?",
+                    (o["blocked"]?.arrayValue ?? []).compactMap(\.stringValue).joined(separator: ","),
+                    cell(o["actor"]?.stringValue ?? "?", width: 30),
+                    cell(o["reason"]?.stringValue ?? "-", width: 40))
             }
             let text = documents.isEmpty ? "No rollbacks.\n" : table.render(context.style(invocation))
             return CommandOutput(json: ["rollbacks": .array(documents)], text: text)

@@ -27,18 +27,23 @@ enum SimulateCommand {
 
     static func run(_ invocation: Invocation, _ context: CommandContext) throws -> CommandOutput {
         let locale = try PlanCommands.parseLocale(invocation.positionals[0])
-        let devices = try positiveInteger(invocation.value("devices") ?? "100000", flag: "--devices", maximum: 100_000_000)
+        let devices = try positiveInteger(
+            invocation.value("devices") ?? "100000", flag: "--devices", maximum: 100_000_000)
         let seed = UInt64(try positiveInteger(invocation.value("seed") ?? "1", flag: "--seed", maximum: Int.max))
         let snapshot = try context.repository(invocation).snapshot()
         guard let plan = try snapshot.plan(locale) else {
-            throw RolloutError.missing("\(locale) has no plan yet: nothing was promoted, every device uses its bundled strings")
+            throw RolloutError.missing(
+                "\(locale) has no plan yet: nothing was promoted, every device uses its bundled strings")
         }
         let mix: [Simulation.Segment]
         if let path = invocation.value("mix") {
             mix = try parseMix(context.readFile(path, describedAs: "mix file"), source: path)
         } else {
             let named = Set(plan.rules.flatMap(\.regions))
-            let other = ["US", "GB", "DE", "FR", "JP"].first { !named.contains($0) } ?? Region.assigned.sorted().first { !named.contains($0) }!
+            let other =
+                ["US", "GB", "DE", "FR", "JP"].first { !named.contains($0) } ?? Region.assigned.sorted().first {
+                    !named.contains($0)
+                }!
             mix = Simulation.defaultMix(for: plan, otherRegion: other)
         }
         let results = Simulation.run(plan, mix: mix, devices: devices, seed: seed)
@@ -51,22 +56,34 @@ enum SimulateCommand {
                 let count = result.counts[outcome] ?? 0
                 totals[outcome, default: 0] += count
                 let simulated = result.devices == 0 ? 0 : Double(count) * 100 / Double(result.devices)
-                table.add(index == 0 ? result.segment.label : "", index == 0 ? "\(result.devices)" : "", outcome.label(locale: locale),
-                          Percent(basisPoints: result.expected[outcome] ?? 0).description, format(simulated) + "%")
+                table.add(
+                    index == 0 ? result.segment.label : "", index == 0 ? "\(result.devices)" : "",
+                    outcome.label(locale: locale),
+                    Percent(basisPoints: result.expected[outcome] ?? 0).description, format(simulated) + "%")
             }
             json.append([
                 "region": .string(result.segment.region), "appVersion": .string(result.segment.appVersion.description),
                 "devices": .integer(result.devices),
-                "packs": .array(outcomes.map { outcome in
-                    ["pack": .string(outcome.label(locale: locale)), "expectedBasisPoints": .integer(result.expected[outcome] ?? 0),
-                     "devices": .integer(result.counts[outcome] ?? 0)]
-                }),
+                "packs": .array(
+                    outcomes.map { outcome in
+                        [
+                            "pack": .string(outcome.label(locale: locale)),
+                            "expectedBasisPoints": .integer(result.expected[outcome] ?? 0),
+                            "devices": .integer(result.counts[outcome] ?? 0),
+                        ]
+                    }),
             ])
         }
         var text = table.render(context.style(invocation))
-        text += "Overall: " + totals.sorted { $0.key < $1.key }.map { "\($0.key.label(locale: locale)) \($0.value) devices" }.joined(separator: ", ") + "\n"
+        text +=
+            "Overall: "
+            + totals.sorted { $0.key < $1.key }.map { "\($0.key.label(locale: locale)) \($0.value) devices" }.joined(
+                separator: ", ") + "\n"
         return CommandOutput(
-            json: ["locale": .string(locale), "devices": .integer(devices), "seed": .integer(Int(seed)), "segments": .array(json)], text: text)
+            json: [
+                "locale": .string(locale), "devices": .integer(devices), "seed": .integer(Int(seed)),
+                "segments": .array(json),
+            ], text: text)
     }
 
     static func format(_ value: Double) -> String {
@@ -89,11 +106,16 @@ enum SimulateCommand {
         let lines = text.unicodeScalars.split(separator: "\n", omittingEmptySubsequences: false).map { line in
             Substring(String(String.UnicodeScalarView(line.last == "\r" ? line.dropLast() : line[...])))
         }
-        guard let header = lines.first, !header.isEmpty else { throw RolloutError.badInput("\(source): empty file; the first line must name region, app_version, weight") }
-        let names = header.split(separator: ",", omittingEmptySubsequences: false).map { String($0).trimmingSpaces.lowercased() }
+        guard let header = lines.first, !header.isEmpty else {
+            throw RolloutError.badInput("\(source): empty file; the first line must name region, app_version, weight")
+        }
+        let names = header.split(separator: ",", omittingEmptySubsequences: false).map {
+            String($0).trimmingSpaces.lowercased()
+        }
         func column(_ name: String) throws -> Int {
             guard let index = names.firstIndex(of: name) else {
-                throw RolloutError.badInput("\(source):1: the header has no \(name) column (found: \(names.joined(separator: ", ")))")
+                throw RolloutError.badInput(
+                    "\(source):1: the header has no \(name) column (found: \(names.joined(separator: ", ")))")
             }
             return index
         }
@@ -103,7 +125,8 @@ enum SimulateCommand {
             let number = offset + 1
             let fields = line.split(separator: ",", omittingEmptySubsequences: false).map { String($0).trimmingSpaces }
             guard fields.count == names.count else {
-                throw RolloutError.badInput("\(source):\(number): \(fields.count) fields, the header has \(names.count)")
+                throw RolloutError.badInput(
+                    "\(source):\(number): \(fields.count) fields, the header has \(names.count)")
             }
             let region: String
             do {
@@ -111,16 +134,22 @@ enum SimulateCommand {
             } catch let error as RolloutError {
                 throw RolloutError.badInput("\(source):\(number): \(error.message)")
             }
-            guard region != Region.any else { throw RolloutError.badInput("\(source):\(number): a mix names real regions, not *") }
+            guard region != Region.any else {
+                throw RolloutError.badInput("\(source):\(number): a mix names real regions, not *")
+            }
             guard let version = AppVersion(fields[v]) else {
-                throw RolloutError.badInput("\(source):\(number): app_version \"\(fields[v])\" is not a numeric version")
+                throw RolloutError.badInput(
+                    "\(source):\(number): app_version \"\(fields[v])\" is not a numeric version")
             }
             guard let weight = Double(fields[w]), weight.isFinite, weight >= 0, weight <= 1e12 else {
-                throw RolloutError.badInput("\(source):\(number): weight \"\(fields[w])\" is not a number from 0 to 10^12")
+                throw RolloutError.badInput(
+                    "\(source):\(number): weight \"\(fields[w])\" is not a number from 0 to 10^12")
             }
             segments.append(Simulation.Segment(region: region, appVersion: version, weight: weight))
         }
-        guard segments.contains(where: { $0.weight > 0 }) else { throw RolloutError.badInput("\(source): no segment has a positive weight") }
+        guard segments.contains(where: { $0.weight > 0 }) else {
+            throw RolloutError.badInput("\(source): no segment has a positive weight")
+        }
         return segments
     }
 }

@@ -27,24 +27,34 @@ enum VerifyCommand {
             } else {
                 text += "repository damaged: \(report.problems.count) problem(s):\n"
                 for problem in report.problems {
-                    let place = [problem.commit.map { "commit \($0)" }, problem.path].compactMap { $0 }.joined(separator: " ")
+                    let place = [problem.commit.map { "commit \($0)" }, problem.path].compactMap { $0 }.joined(
+                        separator: " ")
                     text += "  \(place.isEmpty ? "" : place + ": ")\(problem.message)\n"
                 }
             }
-            text += "\(report.commits) commit(s), \(report.packs) pack(s), \(report.plans) plan(s), \(report.rollbacks) rollback manifest(s), \(report.keyLists > 0 ? "\(report.keyLists) key list version(s), " : "")\(report.reflogEntries) reflog entr\(report.reflogEntries == 1 ? "y" : "ies") checked.\n"
+            text +=
+                "\(report.commits) commit(s), \(report.packs) pack(s), \(report.plans) plan(s), \(report.rollbacks) rollback manifest(s), \(report.keyLists > 0 ? "\(report.keyLists) key list version(s), " : "")\(report.reflogEntries) reflog entr\(report.reflogEntries == 1 ? "y" : "ies") checked.\n"
             for lock in report.locks {
-                text += "stale lock? \(lock.path) exists; if no rollout or git command is running, clear it with: \(lock.clear)\n"
+                text +=
+                    "stale lock? \(lock.path) exists; if no rollout or git command is running, clear it with: \(lock.clear)\n"
             }
             return CommandOutput(
                 json: [
                     "ok": .bool(report.isIntact),
-                    "problems": .array(report.problems.map { problem in
-                        .object(["commit": problem.commit.map { .string($0) } ?? .null, "path": problem.path.map { .string($0) } ?? .null,
-                                 "message": .string(problem.message)])
-                    }),
-                    "locks": .array(report.locks.map { .object(["path": .string($0.path), "clear": .string($0.clear)]) }),
-                    "commits": .integer(report.commits), "packs": .integer(report.packs), "plans": .integer(report.plans),
-                    "rollbacks": .integer(report.rollbacks), "keyLists": .integer(report.keyLists), "reflogEntries": .integer(report.reflogEntries),
+                    "problems": .array(
+                        report.problems.map { problem in
+                            .object([
+                                "commit": problem.commit.map { .string($0) } ?? .null,
+                                "path": problem.path.map { .string($0) } ?? .null,
+                                "message": .string(problem.message),
+                            ])
+                        }),
+                    "locks": .array(
+                        report.locks.map { .object(["path": .string($0.path), "clear": .string($0.clear)]) }),
+                    "commits": .integer(report.commits), "packs": .integer(report.packs),
+                    "plans": .integer(report.plans),
+                    "rollbacks": .integer(report.rollbacks), "keyLists": .integer(report.keyLists),
+                    "reflogEntries": .integer(report.reflogEntries),
                 ],
                 text: text, exitCode: report.isIntact ? 0 : 1)
         })

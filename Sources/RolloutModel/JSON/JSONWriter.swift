@@ -19,7 +19,9 @@ public enum JSONWriter {
     }
 
     public static func prettyString(_ value: JSONValue) -> String { String(decoding: pretty(value), as: UTF8.self) }
-    public static func canonicalString(_ value: JSONValue) -> String { String(decoding: canonical(value), as: UTF8.self) }
+    public static func canonicalString(_ value: JSONValue) -> String {
+        String(decoding: canonical(value), as: UTF8.self)
+    }
 
     /// RFC 8785 section 3.2.3: sort by UTF-16 code units, not by Unicode scalars or UTF-8 bytes.
     public static func sortedKeys<V>(_ object: [String: V]) -> [String] {
@@ -73,7 +75,8 @@ public enum JSONWriter {
         s.withUTF8 { bytes in
             // Copy runs that need no escaping in one go; only quotes, backslashes and controls are escaped.
             var runStart = 0
-            for (index, byte) in bytes.enumerated() where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
+            for (index, byte) in bytes.enumerated()
+            where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
                 out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<index]))
                 runStart = index + 1
                 switch byte {

@@ -69,9 +69,15 @@ public struct StrictJSONParser {
             case UInt8(ascii: "{"): return try parseObject(depth: depth + 1)
             case UInt8(ascii: "["): return try parseArray(depth: depth + 1)
             case UInt8(ascii: "\""): return .string(try parseString())
-            case UInt8(ascii: "t"): try expectLiteral("true"); return .bool(true)
-            case UInt8(ascii: "f"): try expectLiteral("false"); return .bool(false)
-            case UInt8(ascii: "n"): try expectLiteral("null"); return .null
+            case UInt8(ascii: "t"):
+                try expectLiteral("true")
+                return .bool(true)
+            case UInt8(ascii: "f"):
+                try expectLiteral("false")
+                return .bool(false)
+            case UInt8(ascii: "n"):
+                try expectLiteral("null")
+                return .null
             case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return .number(try parseNumber())
             default: throw error("unexpected \(describeByte(bytes[index])) where a value should start")
             }
@@ -79,7 +85,8 @@ public struct StrictJSONParser {
 
         mutating func expectLiteral(_ literal: StaticString) throws {
             let count = literal.utf8CodeUnitCount
-            let matches = index + count <= bytes.count
+            let matches =
+                index + count <= bytes.count
                 && (0..<count).allSatisfy { bytes[index + $0] == literal.utf8Start[$0] }
             guard matches else { throw error("invalid literal (expected \(literal))") }
             index += count
@@ -108,8 +115,11 @@ public struct StrictJSONParser {
                 let key = try parseString()
                 if let first = keyOffsets.index(forKey: key) {
                     let (earlier, firstOffset) = keyOffsets[first]
-                    let how = earlier.isSameText(as: key) ? "" : " as the same text in another Unicode normalisation form"
-                    throw error("duplicate key \"\(key)\" (first defined on line \(error("", at: firstOffset).line)\(how))", at: keyOffset)
+                    let how =
+                        earlier.isSameText(as: key) ? "" : " as the same text in another Unicode normalisation form"
+                    throw error(
+                        "duplicate key \"\(key)\" (first defined on line \(error("", at: firstOffset).line)\(how))",
+                        at: keyOffset)
                 }
                 keyOffsets[key] = keyOffset
                 skipWhitespace()
@@ -175,14 +185,20 @@ public struct StrictJSONParser {
             if index < bytes.count, bytes[index] == UInt8(ascii: ".") {
                 isInteger = false
                 index += 1
-                guard index < bytes.count, isDigit(bytes[index]) else { throw error("invalid number: digits must follow '.'") }
+                guard index < bytes.count, isDigit(bytes[index]) else {
+                    throw error("invalid number: digits must follow '.'")
+                }
                 while index < bytes.count, isDigit(bytes[index]) { index += 1 }
             }
             if index < bytes.count, bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") {
                 isInteger = false
                 index += 1
-                if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") { index += 1 }
-                guard index < bytes.count, isDigit(bytes[index]) else { throw error("invalid number: digits must follow the exponent") }
+                if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") {
+                    index += 1
+                }
+                guard index < bytes.count, isDigit(bytes[index]) else {
+                    throw error("invalid number: digits must follow the exponent")
+                }
                 while index < bytes.count, isDigit(bytes[index]) { index += 1 }
             }
             let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
@@ -237,7 +253,9 @@ public struct StrictJSONParser {
 
         func appendRun(_ view: inout String.UnicodeScalarView, from: Int, to: Int) {
             guard from < to else { return }
-            view.append(contentsOf: String(decoding: UnsafeBufferPointer(rebasing: bytes[from..<to]), as: UTF8.self).unicodeScalars)
+            view.append(
+                contentsOf: String(decoding: UnsafeBufferPointer(rebasing: bytes[from..<to]), as: UTF8.self)
+                    .unicodeScalars)
         }
 
         /// Validates one multi-byte UTF-8 sequence (RFC 3629: no overlongs, no surrogates, nothing above U+10FFFF).
@@ -248,17 +266,27 @@ public struct StrictJSONParser {
             var upper: UInt8 = 0xBF
             switch lead {
             case 0xC2...0xDF: length = 2
-            case 0xE0: length = 3; lower = 0xA0
+            case 0xE0:
+                length = 3
+                lower = 0xA0
             case 0xE1...0xEC, 0xEE...0xEF: length = 3
-            case 0xED: length = 3; upper = 0x9F
-            case 0xF0: length = 4; lower = 0x90
+            case 0xED:
+                length = 3
+                upper = 0x9F
+            case 0xF0:
+                length = 4
+                lower = 0x90
             case 0xF1...0xF3: length = 4
-            case 0xF4: length = 4; upper = 0x8F
+            case 0xF4:
+                length = 4
+                upper = 0x8F
             default: throw error("invalid UTF-8 (\(describeByte(lead)))")
             }
             guard index + length <= bytes.count else { throw error("invalid UTF-8 (truncated sequence)") }
             let second = bytes[index + 1]
-            guard second >= lower && second <= upper else { throw error("invalid UTF-8 (\(describeByte(lead)) followed by \(describeByte(second)))") }
+            guard second >= lower && second <= upper else {
+                throw error("invalid UTF-8 (\(describeByte(lead)) followed by \(describeByte(second)))")
+            }
             for k in 2..<max(2, length) where bytes[index + k] & 0xC0 != 0x80 {
                 throw error("invalid UTF-8 (bad continuation \(describeByte(bytes[index + k])))")
             }
@@ -282,13 +310,17 @@ public struct StrictJSONParser {
             case UInt8(ascii: "u"):
                 let first = try parseHex4()
                 if (0xD800...0xDBFF).contains(first) {
-                    guard index + 1 < bytes.count, bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u") else {
-                        throw error("unpaired surrogate \\u\(String(first, radix: 16, uppercase: true)) is not a character")
+                    guard index + 1 < bytes.count, bytes[index] == UInt8(ascii: "\\"),
+                        bytes[index + 1] == UInt8(ascii: "u")
+                    else {
+                        throw error(
+                            "unpaired surrogate \\u\(String(first, radix: 16, uppercase: true)) is not a character")
                     }
                     index += 2
                     let second = try parseHex4()
                     guard (0xDC00...0xDFFF).contains(second) else {
-                        throw error("unpaired surrogate \\u\(String(first, radix: 16, uppercase: true)) is not a character")
+                        throw error(
+                            "unpaired surrogate \\u\(String(first, radix: 16, uppercase: true)) is not a character")
                     }
                     let value = 0x10000 + ((first - 0xD800) << 10) + (second - 0xDC00)
                     return Unicode.Scalar(value)!

@@ -41,7 +41,9 @@ public struct MessageStyle: Equatable, Sendable {
             var j = i + 1
             while j < scalars.count, scalars[j] == " " { j += 1 }
             // An ICU argument starts with a name or a number; a quoted '{' is preceded by an apostrophe.
-            if j < scalars.count, MessageStyle.isNameScalar(scalars[j]), i == 0 || scalars[i - 1] != "'" { arguments = true }
+            if j < scalars.count, MessageStyle.isNameScalar(scalars[j]), i == 0 || scalars[i - 1] != "'" {
+                arguments = true
+            }
             i += 1
         }
         icuApostrophes = !templates

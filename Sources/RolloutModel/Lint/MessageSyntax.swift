@@ -145,7 +145,8 @@ public struct MessageSyntax: Equatable, Sendable {
         mutating func checkQuoted(_ quoted: String.UnicodeScalarView, at start: Int, inPlural: Bool) {
             let text = Array(quoted)
             let holdsArgument = text.indices.contains { i in
-                text[i] == "{" && i + 1 < text.count && (Scanner.isNameScalar(text[i + 1]) || ("0"..."9").contains(text[i + 1]))
+                text[i] == "{" && i + 1 < text.count
+                    && (Scanner.isNameScalar(text[i + 1]) || ("0"..."9").contains(text[i + 1]))
             }
             // `'##'` and `'{#}'` are the importers' escapes of literal runs: only text beside the # is a count's.
             let holdsCount = inPlural && text.contains("#") && text.contains { !"{}#'".unicodeScalars.contains($0) }
@@ -277,7 +278,9 @@ public struct MessageSyntax: Equatable, Sendable {
                 fail("ICU argument '{\(name),' has no type")
                 recover()
             default:
-                fail("ICU argument '{\(name), \(type)' has an unknown type (plural, select, selectordinal, number, date, time)")
+                fail(
+                    "ICU argument '{\(name), \(type)' has an unknown type (plural, select, selectordinal, number, date, time)"
+                )
                 recover()
             }
         }
@@ -329,7 +332,9 @@ public struct MessageSyntax: Equatable, Sendable {
 
         /// A plural's `offset:N` before its cases: read past, the number unchecked.
         mutating func skipOffset() {
-            guard peek() == "o", String(String.UnicodeScalarView(scalars[index..<min(index + 7, scalars.count)])) == "offset:" else {
+            guard peek() == "o",
+                String(String.UnicodeScalarView(scalars[index..<min(index + 7, scalars.count)])) == "offset:"
+            else {
                 return
             }
             index += 7
@@ -348,7 +353,9 @@ public struct MessageSyntax: Equatable, Sendable {
                     return nil
                 }
                 if kind != "select", !MessageSyntax.pluralCategories.contains(selector) {
-                    fail("ICU \(kind) '{\(argument)' has unknown category '\(selector)' (zero, one, two, few, many, other or =N)")
+                    fail(
+                        "ICU \(kind) '{\(argument)' has unknown category '\(selector)' (zero, one, two, few, many, other or =N)"
+                    )
                 }
                 return selector
             }

@@ -80,13 +80,18 @@ public struct PackLinter {
     func lintContent(_ pack: Pack) -> [LintFinding] {
         var findings: [LintFinding] = []
         if pack.strings.count > policy.limits.maxKeys {
-            findings.append(error(pack, "too-many-keys", nil, "\(pack.strings.count) keys, over the policy limit of \(policy.limits.maxKeys)"))
+            findings.append(
+                error(
+                    pack, "too-many-keys", nil,
+                    "\(pack.strings.count) keys, over the policy limit of \(policy.limits.maxKeys)"))
         }
         if pack.strings.isEmpty {
-            findings.append(error(pack, "empty-pack", nil, "the pack has no strings; a device would fall back for every key"))
+            findings.append(
+                error(pack, "empty-pack", nil, "the pack has no strings; a device would fall back for every key"))
         }
         for key in policy.requiredKeys where pack.strings[key] == nil {
-            findings.append(error(pack, "required-key", key, "required key \"\(key)\" is missing (policy requiredKeys)"))
+            findings.append(
+                error(pack, "required-key", key, "required key \"\(key)\" is missing (policy requiredKeys)"))
         }
         for key in pack.strings.keys.sorted() {
             let value = pack.strings[key]!
@@ -95,21 +100,32 @@ public struct PackLinter {
             }
             if value.unicodeScalars.allSatisfy({ $0.properties.isWhitespace }) {
                 // Deliberate in real catalogs, and harmless: RolloutClient treats it as missing.
-                findings.append(warning(pack, "empty-value", key,
-                    "value is \(value.isEmpty ? "empty" : "only whitespace"): devices fall back to the next locale for it, as for a missing key (a string a device shows is never empty, docs/client.md)"))
+                findings.append(
+                    warning(
+                        pack, "empty-value", key,
+                        "value is \(value.isEmpty ? "empty" : "only whitespace"): devices fall back to the next locale for it, as for a missing key (a string a device shows is never empty, docs/client.md)"
+                    ))
                 continue
             }
             if value.utf8.count > policy.limits.maxValueBytes {
-                findings.append(error(pack, "value-too-long", key, "value is \(value.utf8.count) bytes, over the policy limit of \(policy.limits.maxValueBytes)"))
+                findings.append(
+                    error(
+                        pack, "value-too-long", key,
+                        "value is \(value.utf8.count) bytes, over the policy limit of \(policy.limits.maxValueBytes)"))
             }
             for problem in TextSafety.check(value) {
                 switch problem.kind {
                 case .controlCharacter:
                     findings.append(error(pack, "control-character", key, "value contains a \(problem.detail)"))
                 case .executable:
-                    findings.append(error(pack, "executable-content", key, "value contains \(problem.detail); packs carry text only"))
+                    findings.append(
+                        error(
+                            pack, "executable-content", key, "value contains \(problem.detail); packs carry text only"))
                 case .secret:
-                    findings.append(error(pack, "secret", key, "value looks like \(problem.detail); packs are public, never put secrets in them"))
+                    findings.append(
+                        error(
+                            pack, "secret", key,
+                            "value looks like \(problem.detail); packs are public, never put secrets in them"))
                 }
             }
             let syntax = MessageSyntax.analyse(value)
@@ -132,8 +148,10 @@ public struct PackLinter {
             let missing = rules.missingCategories(cases: plural.selectors)
             guard !missing.isEmpty else { return nil }
             let cases = missing.map { "\($0.rawValue) (\(rules.examples(of: $0)))" }.joined(separator: ", ")
-            return warning(pack, "plural-forms", key,
-                "{\(plural.argument), plural} has no case for \(cases), which \(pack.locale) uses: a device shows the other case for those numbers")
+            return warning(
+                pack, "plural-forms", key,
+                "{\(plural.argument), plural} has no case for \(cases), which \(pack.locale) uses: a device shows the other case for those numbers"
+            )
         }
     }
 
@@ -142,8 +160,10 @@ public struct PackLinter {
     func bundleOnlyKeys(_ pack: Pack) -> [LintFinding] {
         pack.strings.keys.sorted().compactMap { key in
             policy.bundleOnlyKeys.firstMatch(key).map { pattern in
-                error(pack, "bundle-only-key", key,
-                    "key \"\(key)\" is bundle-only (policy bundleOnlyKeys \(pattern)): it stays in the app and may not be in a pack; remove it")
+                error(
+                    pack, "bundle-only-key", key,
+                    "key \"\(key)\" is bundle-only (policy bundleOnlyKeys \(pattern)): it stays in the app and may not be in a pack; remove it"
+                )
             }
         }
     }
@@ -153,7 +173,9 @@ public struct PackLinter {
     /// what could rewrite a terminal or reorder a reader's view is refused (docs/pack-format.md).
     static func keyProblem(_ key: String) -> String? {
         if key.utf8.count > 4096 { return "key is longer than 4096 bytes" }
-        if let name = key.unicodeScalars.lazy.compactMap(TextSafety.forbiddenScalarName).first { return "key contains a \(name)" }
+        if let name = key.unicodeScalars.lazy.compactMap(TextSafety.forbiddenScalarName).first {
+            return "key contains a \(name)"
+        }
         return nil
     }
 
@@ -161,8 +183,11 @@ public struct PackLinter {
     func lintAgainstHistory(_ pack: Pack, all: OverlayCatalog) throws -> [LintFinding] {
         var findings: [LintFinding] = []
         if let newest = try catalog.contentVersions(of: pack.locale).last, newest >= pack.contentVersion {
-            findings.append(error(pack, "content-version", nil,
-                "contentVersion \(pack.contentVersion) is not greater than the newest stored \(pack.locale)@\(newest); publish the change as \(pack.locale)@\(newest + 1)"))
+            findings.append(
+                error(
+                    pack, "content-version", nil,
+                    "contentVersion \(pack.contentVersion) is not greater than the newest stored \(pack.locale)@\(newest); publish the change as \(pack.locale)@\(newest + 1)"
+                ))
         }
 
         let previous = try all.previousPack(of: pack.locale, before: pack.contentVersion)
@@ -170,11 +195,16 @@ public struct PackLinter {
             // Keys compare byte for byte, like every other client: "ş" composed and decomposed are two keys.
             let current = Set(pack.strings.keys.map { Array($0.utf8) })
             // A bundle-only key leaves the packs for good: its removal is the fix, not a mistake.
-            let removed = previous.strings.keys.filter { !current.contains(Array($0.utf8)) && !policy.bundleOnlyKeys.matches($0) }.sorted()
+            let removed = previous.strings.keys.filter {
+                !current.contains(Array($0.utf8)) && !policy.bundleOnlyKeys.matches($0)
+            }.sorted()
             if !removed.isEmpty && !options.allowRemovedKeys {
                 let shown = removed.prefix(5).joined(separator: ", ") + (removed.count > 5 ? ", ..." : "")
-                findings.append(error(pack, "removed-keys", removed.first,
-                    "\(removed.count) key(s) removed since \(previous.id): \(shown); devices on this pack would fall back for them. Pass --allow-removed-keys if that is intended"))
+                findings.append(
+                    error(
+                        pack, "removed-keys", removed.first,
+                        "\(removed.count) key(s) removed since \(previous.id): \(shown); devices on this pack would fall back for them. Pass --allow-removed-keys if that is intended"
+                    ))
             }
         }
 
@@ -182,7 +212,8 @@ public struct PackLinter {
         var protectedChanges: [String] = []
         if let previous {
             let keys = Set(pack.strings.keys).union(previous.strings.keys)
-            for key in keys.sorted() where policy.isProtected(key) != nil && !policy.bundleOnlyKeys.matches(key)
+            for key in keys.sorted()
+            where policy.isProtected(key) != nil && !policy.bundleOnlyKeys.matches(key)
                 && !(pack.strings[key]?.isSameText(as: previous.strings[key]) ?? false)
             {
                 protectedChanges.append(key)
@@ -192,20 +223,30 @@ public struct PackLinter {
             for key in protectedChanges {
                 let pattern = policy.isProtected(key)!.pattern
                 let what = previous?.strings[key] == nil ? "adds" : (pack.strings[key] == nil ? "removes" : "changes")
-                findings.append(error(pack, "protected-key", key,
-                    "\(what) protected key \"\(key)\" (policy protectedKeys \(pattern)); it may not change over the air without --approved-by NAME"))
+                findings.append(
+                    error(
+                        pack, "protected-key", key,
+                        "\(what) protected key \"\(key)\" (policy protectedKeys \(pattern)); it may not change over the air without --approved-by NAME"
+                    ))
             }
         }
 
         if let fallback = pack.fallbackLocale, hasHistory, try all.contentVersions(of: fallback).isEmpty {
-            findings.append(error(pack, "fallback-chain", nil,
-                "fallbackLocale \(fallback) has no pack in the repository; add a \(fallback) pack first (or in the same batch)"))
+            findings.append(
+                error(
+                    pack, "fallback-chain", nil,
+                    "fallbackLocale \(fallback) has no pack in the repository; add a \(fallback) pack first (or in the same batch)"
+                ))
         }
         let chain: [String]
         do {
-            chain = try FallbackChain.locales(for: pack.locale, defaultLocale: policy.defaultLocale, catalog: NewestOverride(base: all, pack: pack))
+            chain = try FallbackChain.locales(
+                for: pack.locale, defaultLocale: policy.defaultLocale, catalog: NewestOverride(base: all, pack: pack))
         } catch let cycle as FallbackChain.Cycle {
-            findings.append(error(pack, "fallback-chain", nil, "fallback chain has a cycle: \(cycle.locales.joined(separator: " -> "))"))
+            findings.append(
+                error(
+                    pack, "fallback-chain", nil,
+                    "fallback chain has a cycle: \(cycle.locales.joined(separator: " -> "))"))
             return findings
         }
         findings += try placeholderParity(pack, chain: chain.filter { $0 != pack.locale }, catalog: all)
@@ -215,7 +256,9 @@ public struct PackLinter {
     /// The 0-based argument a numbered placeholder takes: `{1}` and `%2$d` both take the second.
     static func argumentIndex(_ placeholder: String) -> Int? {
         if placeholder.hasPrefix("{"), let n = Int(placeholder.dropFirst().dropLast()) { return n }
-        if placeholder.hasPrefix("%"), let dollar = placeholder.firstIndex(of: "$"), let n = Int(placeholder[placeholder.index(after: placeholder.startIndex)..<dollar]) {
+        if placeholder.hasPrefix("%"), let dollar = placeholder.firstIndex(of: "$"),
+            let n = Int(placeholder[placeholder.index(after: placeholder.startIndex)..<dollar])
+        {
             return n - 1
         }
         return nil
@@ -250,13 +293,18 @@ public struct PackLinter {
             // never passes (shown as raw text), and a numbered argument past all the source's. A
             // warning: a plural count a language with one form leaves unshown (Korean, Japanese),
             // and a numbered argument the source skips (the app passes it, the source does not show it).
-            let dropped = missing.filter { !(reading.counts.contains($0) && PluralRules(locale: pack.locale).hasOneForm) }
+            let dropped = missing.filter {
+                !(reading.counts.contains($0) && PluralRules(locale: pack.locale).hasOneForm)
+            }
             // A numbered argument past every one the source shows may not be passed at all.
             let highest = theirs.compactMap(Self.argumentIndex).max() ?? -1
             let unsupplied = extra.filter { Self.isNamed($0) || (Self.argumentIndex($0) ?? -1) > highest }
-            let finding: (Pack, String, String?, String) -> LintFinding = dropped.isEmpty && unsupplied.isEmpty ? warning : error
-            findings.append(finding(pack, "placeholders", key,
-                "placeholders differ from \(reference.id): \(parts.joined(separator: "; "))"))
+            let finding: (Pack, String, String?, String) -> LintFinding =
+                dropped.isEmpty && unsupplied.isEmpty ? warning : error
+            findings.append(
+                finding(
+                    pack, "placeholders", key,
+                    "placeholders differ from \(reference.id): \(parts.joined(separator: "; "))"))
         }
         return findings
     }

@@ -65,7 +65,7 @@ public enum TextSafety {
             var j = i + 1
             while j < s.count, s[j] != UInt8(ascii: ">") {
                 let previous = s[j - 1]
-                if (previous == 0x20 || previous == 0x09 || previous == 0x0A || previous == UInt8(ascii: "/")),
+                if previous == 0x20 || previous == 0x09 || previous == 0x0A || previous == UInt8(ascii: "/"),
                     s[j] == UInt8(ascii: "o"), j + 2 < s.count, s[j + 1] == UInt8(ascii: "n"), isLetter(s[j + 2])
                 {
                     var k = j + 2
@@ -109,12 +109,16 @@ public enum TextSafety {
                 start = found + 1
             }
         }
-        if contains(s, Array("-----BEGIN ".utf8)) && contains(s, Array("PRIVATE KEY-----".utf8)) { return "a private key" }
+        if contains(s, Array("-----BEGIN ".utf8)) && contains(s, Array("PRIVATE KEY-----".utf8)) {
+            return "a private key"
+        }
         if let jwt = firstIndex(of: Array("eyJ".utf8), in: s, from: 0) {
             // header.payload.signature, each base64url: a bearer token someone pasted.
             var dots = 0
             var i = jwt
-            while i < s.count, isAlnum(s[i]) || s[i] == UInt8(ascii: "-") || s[i] == UInt8(ascii: "_") || s[i] == UInt8(ascii: ".") {
+            while i < s.count,
+                isAlnum(s[i]) || s[i] == UInt8(ascii: "-") || s[i] == UInt8(ascii: "_") || s[i] == UInt8(ascii: ".")
+            {
                 if s[i] == UInt8(ascii: ".") { dots += 1 }
                 i += 1
             }

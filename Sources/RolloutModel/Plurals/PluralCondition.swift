@@ -151,9 +151,13 @@ extension PluralCondition.Relation {
             value %= modulus
             exceeds = false
         }
-        let inside = !exceeds && ranges.contains { range in
-            within ? range.contains(value) && (value < range.upperBound || !fraction) : range.contains(value) && !fraction
-        }
+        let inside =
+            !exceeds
+            && ranges.contains { range in
+                within
+                    ? range.contains(value) && (value < range.upperBound || !fraction)
+                    : range.contains(value) && !fraction
+            }
         return inside != negated
     }
 }

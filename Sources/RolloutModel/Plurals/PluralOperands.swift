@@ -52,7 +52,9 @@ public struct PluralOperands: Hashable, Sendable {
         var exponent = 0
         if let mark = rest.firstIndex(where: { $0 == "c" || $0 == "e" }) {
             let digits = rest[rest.index(after: mark)...]
-            guard !digits.isEmpty, digits.count <= 3, digits.allSatisfy(\.isASCIIDigit), let value = Int(digits) else { return nil }
+            guard !digits.isEmpty, digits.count <= 3, digits.allSatisfy(\.isASCIIDigit), let value = Int(digits) else {
+                return nil
+            }
             exponent = value
             rest = rest[..<mark]
         }

@@ -60,14 +60,21 @@ public struct PluralRules: Equatable, Sendable {
     /// `two`: 2; Arabic `zero`: 0; Welsh `few`: 3), so ICU `=N` cases for all of them stand in for
     /// it; nil for a category of endless numbers (Russian `few`: 2, 3, 4, 22...).
     public func exactValues(of category: PluralCategory) -> [Int]? {
-        guard let condition = Self.parsed[ruleSet].first(where: { $0.category == category })?.condition else { return nil }
+        guard let condition = Self.parsed[ruleSet].first(where: { $0.category == category })?.condition else {
+            return nil
+        }
         var values: Set<Int> = []
         for relations in condition.alternatives {
             // A relation that pins the whole value: `n = 2`, or `i = 2` with `v = 0`.
-            let wholeOnly = relations.contains { $0.operand == .v && $0.modulus == nil && !$0.negated && !$0.within && $0.ranges == [0...0] }
-            guard let pin = relations.first(where: {
-                ($0.operand == .n || ($0.operand == .i && wholeOnly)) && $0.modulus == nil && !$0.negated && !$0.within
-            }) else { return nil }
+            let wholeOnly = relations.contains {
+                $0.operand == .v && $0.modulus == nil && !$0.negated && !$0.within && $0.ranges == [0...0]
+            }
+            guard
+                let pin = relations.first(where: {
+                    ($0.operand == .n || ($0.operand == .i && wholeOnly)) && $0.modulus == nil && !$0.negated
+                        && !$0.within
+                })
+            else { return nil }
             guard pin.ranges.reduce(0, { $0 + $1.count }) <= 100 else { return nil }
             values.formUnion(pin.ranges.flatMap { $0.map { Int($0) } })
         }
@@ -133,7 +140,8 @@ public struct PluralRules: Equatable, Sendable {
             if found[category, default: []].count < 4 { found[category, default: []].append(sample.text) }
         }
         return found.reduce(into: [:]) { table, entry in
-            table[entry.key] = entry.value.joined(separator: ", ") + (rules.exactValues(of: entry.key) == nil ? ", …" : "")
+            table[entry.key] =
+                entry.value.joined(separator: ", ") + (rules.exactValues(of: entry.key) == nil ? ", …" : "")
         }
     }
 

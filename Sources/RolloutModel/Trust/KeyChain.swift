@@ -71,7 +71,8 @@ public enum TrustFailure: Error, Equatable, CustomStringConvertible {
             return "\(file): version \(version) is older than version \(minimum), the minimum built into this app: "
                 + "an old key list, from before a revocation perhaps"
         case .rootChangeUnrecorded(let file, let version, let since):
-            return "\(file): version \(version) changes the root keys of version \(since), or rewrites its rootChanges, "
+            return
+                "\(file): version \(version) changes the root keys of version \(since), or rewrites its rootChanges, "
                 + "without recording the change in rootChanges: devices built with older roots could never reach it"
         case .keysConflict(let file, let version):
             return "\(file): another key list with version \(version), the one this device holds: "
@@ -87,8 +88,10 @@ public enum TrustFailure: Error, Equatable, CustomStringConvertible {
         case .unknownKey(let file, let keyIDs):
             return "\(file): no valid signature by a publishing key of the key list (signed by \(ids(keyIDs))): "
                 + "the file or its signatures were changed, or another key signed it"
-        case .indexExpired(let expires, let now): return "index.json: expired at \(expires) (now \(now)): a frozen or replayed site"
-        case .indexWithoutExpiry: return "index.json: has no \"expires\"; a device on a key list accepts only an index that expires"
+        case .indexExpired(let expires, let now):
+            return "index.json: expired at \(expires) (now \(now)): a frozen or replayed site"
+        case .indexWithoutExpiry:
+            return "index.json: has no \"expires\"; a device on a key list accepts only an index that expires"
         case .sequenceTooOld(let sequence, let minimum, let builtIn):
             let older = "index.json: sequence \(sequence) is older than \(minimum)"
             return builtIn
@@ -135,7 +138,9 @@ public enum KeyChain {
 
         /// `anchoredTo`: the built-in roots of the app that accepted `list` (nil: not recorded, the
         /// list's roots count).
-        public init(roots builtIn: KeyList.Roots, list: KeyList?, minimumVersion: Int = 0, anchoredTo: KeyList.Roots? = nil) {
+        public init(
+            roots builtIn: KeyList.Roots, list: KeyList?, minimumVersion: Int = 0, anchoredTo: KeyList.Roots? = nil
+        ) {
             if let list, anchoredTo == nil || anchoredTo == builtIn {
                 roots = list.roots
                 rootsBuiltIn = false
@@ -156,7 +161,8 @@ public enum KeyChain {
         do {
             return try SignatureSet.parse(file.signatures, source: file.path + ".sigs")
         } catch let error as RolloutError {
-            throw TrustFailure.damaged(file: file.path + ".sigs", why: error.message.replacingOccurrences(of: file.path + ".sigs: ", with: ""))
+            throw TrustFailure.damaged(
+                file: file.path + ".sigs", why: error.message.replacingOccurrences(of: file.path + ".sigs: ", with: ""))
         }
     }
 
@@ -164,7 +170,8 @@ public enum KeyChain {
         do {
             return try KeyList.parse(file.bytes, source: file.path)
         } catch let error as RolloutError {
-            throw TrustFailure.damaged(file: file.path, why: error.message.replacingOccurrences(of: file.path + ": ", with: ""))
+            throw TrustFailure.damaged(
+                file: file.path, why: error.message.replacingOccurrences(of: file.path + ": ", with: ""))
         }
     }
 
@@ -187,7 +194,9 @@ public enum KeyChain {
     }
 
     /// `accept`, and the root-change versions it walked (for `verify-site`'s trust line).
-    public static func acceptWalking(_ latest: SignedFile, rotations: [Int: SignedFile], anchor: Anchor) throws -> (list: KeyList, walked: [Int]) {
+    public static func acceptWalking(_ latest: SignedFile, rotations: [Int: SignedFile], anchor: Anchor) throws -> (
+        list: KeyList, walked: [Int]
+    ) {
         let candidate = try keyList(latest)
         let held = anchor.list
         if let held, candidate.version < held.version {
@@ -196,7 +205,8 @@ public enum KeyChain {
         // Before the held list is taken as it is: an app updated with a higher minimum refuses the
         // old list it held too.
         if candidate.version < anchor.minimumVersion {
-            throw TrustFailure.keysBelowMinimum(file: latest.path, version: candidate.version, minimum: anchor.minimumVersion)
+            throw TrustFailure.keysBelowMinimum(
+                file: latest.path, version: candidate.version, minimum: anchor.minimumVersion)
         }
         if let held, candidate.version == held.version {
             if candidate != held { throw TrustFailure.keysConflict(file: latest.path, version: candidate.version) }
@@ -208,7 +218,8 @@ public enum KeyChain {
         // Walk the root changes only when the roots this device trusts did not sign the list.
         if try signatures(latest).signers(of: latest.bytes, among: roots.keys).count < roots.threshold {
             for version in candidate.rootChanges where version > anchor.walksAfter && version < candidate.version {
-                guard let file = rotations[version], let step = try? keyList(file), step.version == version, step.rootChanges.last == version,
+                guard let file = rotations[version], let step = try? keyList(file), step.version == version,
+                    step.rootChanges.last == version,
                     (try? signedByRoots(file, step, roots: roots)) != nil, (try? signedByOwnRoots(file, step)) != nil
                 else { continue }
                 // A root list this device cannot check (an app built after it) is skipped, not trusted.
@@ -235,7 +246,9 @@ public enum KeyChain {
     private static func recordsRootChanges(_ list: KeyList, since earlier: KeyList, file: String) throws {
         let kept = list.rootChanges.starts(with: earlier.rootChanges)
         let recorded = list.roots == earlier.roots || list.rootChanges.contains { $0 > earlier.version }
-        if !kept || !recorded { throw TrustFailure.rootChangeUnrecorded(file: file, version: list.version, since: earlier.version) }
+        if !kept || !recorded {
+            throw TrustFailure.rootChangeUnrecorded(file: file, version: list.version, since: earlier.version)
+        }
     }
 
     private static func signedByRoots(_ file: SignedFile, _ list: KeyList, roots: KeyList.Roots) throws {
@@ -248,14 +261,16 @@ public enum KeyChain {
             if signed.isEmpty, let id = signatures.signers(of: file.bytes, among: publishing).sorted().first {
                 throw TrustFailure.wrongRole(file: file.path, keyID: id, role: "publishing")
             }
-            throw TrustFailure.rootsDidNotSign(file: file.path, signed: signed.sorted(), threshold: roots.threshold, roots: roots.ids)
+            throw TrustFailure.rootsDidNotSign(
+                file: file.path, signed: signed.sorted(), threshold: roots.threshold, roots: roots.ids)
         }
     }
 
     private static func signedByOwnRoots(_ file: SignedFile, _ list: KeyList) throws {
         let signed = try signatures(file).signers(of: file.bytes, among: list.roots.keys)
         guard signed.count >= list.roots.threshold else {
-            throw TrustFailure.ownRootsDidNotSign(file: file.path, signed: signed.sorted(), threshold: list.roots.threshold)
+            throw TrustFailure.ownRootsDidNotSign(
+                file: file.path, signed: signed.sorted(), threshold: list.roots.threshold)
         }
     }
 
@@ -275,7 +290,9 @@ public enum KeyChain {
         var failure: TrustFailure?
         for entry in signatures.entries {
             guard let refusal = signingRefusal(entry.keyID, list: list, now: now, file: file.path) else {
-                if list.publishing[entry.keyID]?.publicKey.verify(entry.signature, for: file.bytes) == true { return entry.keyID }
+                if list.publishing[entry.keyID]?.publicKey.verify(entry.signature, for: file.bytes) == true {
+                    return entry.keyID
+                }
                 continue
             }
             switch refusal {
@@ -294,7 +311,9 @@ public enum KeyChain {
     /// revoked, a root key, not listed, or expired. What `publisher` applies to each signature,
     /// and what `rollout publish` checks of its `--key` before it signs anything.
     public static func signingRefusal(_ keyID: String, list: KeyList, now: Timestamp?, file: String) -> TrustFailure? {
-        if let revocation = list.revoked[keyID] { return .revokedKey(file: file, keyID: keyID, reason: revocation.reason) }
+        if let revocation = list.revoked[keyID] {
+            return .revokedKey(file: file, keyID: keyID, reason: revocation.reason)
+        }
         if list.roots.keys[keyID] != nil { return .wrongRole(file: file, keyID: keyID, role: "root") }
         guard let key = list.publishing[keyID] else { return .unknownKey(file: file, keyIDs: [keyID]) }
         if let now, key.expires <= now { return .expiredKey(file: file, keyID: keyID, expires: key.expires) }
@@ -306,7 +325,8 @@ public enum KeyChain {
     /// pinned one key, and how `verify-site` checks the `.sig` files beside the `.sigs`.
     public static func legacySigner(of bytes: [UInt8], signature: [UInt8], list: KeyList) -> String? {
         list.publishing.sorted { $0.key < $1.key }.first { id, key in
-            signingRefusal(id, list: list, now: nil, file: "") == nil && DetachedSignature.verify(signature, over: bytes, with: key.publicKey)
+            signingRefusal(id, list: list, now: nil, file: "") == nil
+                && DetachedSignature.verify(signature, over: bytes, with: key.publicKey)
         }?.key
     }
 
@@ -317,7 +337,9 @@ public enum KeyChain {
     public static func checkIndex(
         _ index: SiteIndex, now: Timestamp, accepted: Int, builtInMinimum: Int, requireExpiry: Bool
     ) throws {
-        if index.sequence < accepted { throw TrustFailure.sequenceTooOld(sequence: index.sequence, minimum: accepted, builtIn: false) }
+        if index.sequence < accepted {
+            throw TrustFailure.sequenceTooOld(sequence: index.sequence, minimum: accepted, builtIn: false)
+        }
         if index.sequence < builtInMinimum {
             throw TrustFailure.sequenceTooOld(sequence: index.sequence, minimum: builtInMinimum, builtIn: true)
         }

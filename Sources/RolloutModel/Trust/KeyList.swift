@@ -34,7 +34,8 @@ public struct SignatureSet: Equatable, Sendable {
     public var jsonValue: JSONValue {
         [
             "format": .string(SignatureSet.format),
-            "signatures": .array(entries.map { ["keyid": .string($0.keyID), "sig": .string(Base64.encode($0.signature))] }),
+            "signatures": .array(
+                entries.map { ["keyid": .string($0.keyID), "sig": .string(Base64.encode($0.signature))] }),
         ]
     }
 
@@ -45,15 +46,21 @@ public struct SignatureSet: Equatable, Sendable {
         func fail(_ why: String) -> RolloutError { .badInput("\(source): \(why)") }
         let value: JSONValue
         do { value = try StrictJSONParser.parse(bytes) } catch let e as JSONParseError { throw fail(e.description) }
-        guard let o = value.objectValue, o["format"]?.stringValue == format else { throw fail("not a \(format) document") }
+        guard let o = value.objectValue, o["format"]?.stringValue == format else {
+            throw fail("not a \(format) document")
+        }
         guard let items = o["signatures"]?.arrayValue else { throw fail("needs a \"signatures\" array") }
-        guard items.count <= maximumEntries else { throw fail("holds \(items.count) signatures; at most \(maximumEntries) are read") }
+        guard items.count <= maximumEntries else {
+            throw fail("holds \(items.count) signatures; at most \(maximumEntries) are read")
+        }
         var entries: [Entry] = []
         for (i, item) in items.enumerated() {
             guard let e = item.objectValue, let id = e["keyid"]?.stringValue, let text = e["sig"]?.stringValue else {
                 throw fail("signatures[\(i)] needs \"keyid\" and \"sig\" strings")
             }
-            guard KeyList.isKeyID(id) else { throw fail("signatures[\(i)]: \"\(id)\" is not a key id (16 lowercase hex digits)") }
+            guard KeyList.isKeyID(id) else {
+                throw fail("signatures[\(i)]: \"\(id)\" is not a key id (16 lowercase hex digits)")
+            }
             guard let raw = Base64.decode(text), raw.count == Ed25519.signatureBytes else {
                 throw fail("signatures[\(i)]: \"sig\" is not the base64 of a 64-byte Ed25519 signature")
             }
@@ -162,10 +169,15 @@ public struct KeyList: Equatable, Sendable {
                 "threshold": .integer(roots.threshold),
                 "keys": .object(roots.keys.mapValues { .string($0.description) }),
             ],
-            "publishing": .object(publishing.mapValues { key in
-                ["publicKey": .string(key.publicKey.description), "created": .string(key.created.description), "expires": .string(key.expires.description)]
-            }),
-            "revoked": .object(revoked.mapValues { ["time": .string($0.time.description), "reason": .string($0.reason)] }),
+            "publishing": .object(
+                publishing.mapValues { key in
+                    [
+                        "publicKey": .string(key.publicKey.description), "created": .string(key.created.description),
+                        "expires": .string(key.expires.description),
+                    ]
+                }),
+            "revoked": .object(
+                revoked.mapValues { ["time": .string($0.time.description), "reason": .string($0.reason)] }),
             "rootChanges": .array(rootChanges.map { .integer($0) }),
         ]
     }
@@ -185,14 +197,22 @@ public struct KeyList: Equatable, Sendable {
         func fail(_ why: String) -> RolloutError { .badInput("\(source): \(why)") }
         let value: JSONValue
         do { value = try StrictJSONParser.parse(bytes) } catch let e as JSONParseError { throw fail(e.description) }
-        guard let o = value.objectValue, o["format"]?.stringValue == format else { throw fail("not a \(format) document") }
+        guard let o = value.objectValue, o["format"]?.stringValue == format else {
+            throw fail("not a \(format) document")
+        }
         do { try Wire.check(value, wire, at: "keys") } catch let e as RolloutError { throw fail(e.message) }
-        guard let version = o["version"]?.integerValue, let timeText = o["time"]?.stringValue, let time = Timestamp(iso8601: timeText),
+        guard let version = o["version"]?.integerValue, let timeText = o["time"]?.stringValue,
+            let time = Timestamp(iso8601: timeText),
             let rootsObject = o["roots"]?.objectValue, let threshold = rootsObject["threshold"]?.integerValue,
             let rootKeys = rootsObject["keys"]?.objectValue, let publishingValues = o["publishing"]?.objectValue,
-            let revokedValues = o["revoked"]?.objectValue, let changes = o["rootChanges"]?.arrayValue?.compactMap(\.integerValue)
-        else { throw fail("a key list needs version, time, roots (threshold, keys), publishing, revoked and rootChanges") }
-        guard rootKeys.count + publishingValues.count + revokedValues.count <= maximumKeys, rootKeys.count <= maximumRoots else {
+            let revokedValues = o["revoked"]?.objectValue,
+            let changes = o["rootChanges"]?.arrayValue?.compactMap(\.integerValue)
+        else {
+            throw fail("a key list needs version, time, roots (threshold, keys), publishing, revoked and rootChanges")
+        }
+        guard rootKeys.count + publishingValues.count + revokedValues.count <= maximumKeys,
+            rootKeys.count <= maximumRoots
+        else {
             throw fail("lists more keys than a device reads (\(maximumRoots) roots, \(maximumKeys) keys in all)")
         }
         guard changes.count <= maximumRootChanges else {
@@ -270,7 +290,9 @@ public struct KeyList: Equatable, Sendable {
         if let late = publishing.sorted(by: { $0.key < $1.key }).first(where: { $0.value.expires < $0.value.created }) {
             return "publishing key \(late.key) expires before it was created"
         }
-        if rootChanges.first != 1 || zip(rootChanges, rootChanges.dropFirst()).contains(where: { $0 >= $1 }) || (rootChanges.last ?? 0) > version {
+        if rootChanges.first != 1 || zip(rootChanges, rootChanges.dropFirst()).contains(where: { $0 >= $1 })
+            || (rootChanges.last ?? 0) > version
+        {
             return "rootChanges must start at 1, grow, and not pass the version (\(version))"
         }
         return nil

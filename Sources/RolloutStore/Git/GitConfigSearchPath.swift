@@ -13,14 +13,17 @@ package enum GitConfigSearchPath {
     package static func use(_ environment: [String: String]) {
         Git.initialized
         let inherited = ProcessInfo.processInfo.environment
-        guard environment["HOME"] != inherited["HOME"] || environment["XDG_CONFIG_HOME"] != inherited["XDG_CONFIG_HOME"] else {
+        guard environment["HOME"] != inherited["HOME"] || environment["XDG_CONFIG_HOME"] != inherited["XDG_CONFIG_HOME"]
+        else {
             _ = rollout_git_set_search_path(GIT_CONFIG_LEVEL_GLOBAL, nil)
             _ = rollout_git_set_search_path(GIT_CONFIG_LEVEL_XDG, nil)
             return
         }
         // libgit2's own rule: global is $HOME; XDG is $XDG_CONFIG_HOME/git, else $HOME/.config/git.
         let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 }
-        let xdg = environment["XDG_CONFIG_HOME"].flatMap { $0.isEmpty ? nil : $0 + "/git" } ?? home.map { $0 + "/.config/git" }
+        let xdg =
+            environment["XDG_CONFIG_HOME"].flatMap { $0.isEmpty ? nil : $0 + "/git" }
+            ?? home.map { $0 + "/.config/git" }
         _ = rollout_git_set_search_path(GIT_CONFIG_LEVEL_GLOBAL, home ?? "")
         _ = rollout_git_set_search_path(GIT_CONFIG_LEVEL_XDG, xdg ?? "")
     }

@@ -30,7 +30,10 @@ public struct GitError: Error, CustomStringConvertible {
     /// The errno of an I/O failure, when it can be told: libgit2 ends an OS error's message with
     /// strerror; when it says nothing (class 0), errno as the failed call left it.
     public var ioErrno: Int32? {
-        if let named = RolloutError.ioErrnos.sorted().first(where: { message.hasSuffix(String(cString: strerror($0))) }) { return named }
+        if let named = RolloutError.ioErrnos.sorted().first(where: { message.hasSuffix(String(cString: strerror($0))) })
+        {
+            return named
+        }
         let unexplained = errorClass == GIT_ERROR_OS.rawValue || errorClass == 0
         return unexplained && RolloutError.ioErrnos.contains(systemErrno) ? systemErrno : nil
     }
@@ -45,7 +48,9 @@ public struct GitError: Error, CustomStringConvertible {
             place = "the repository \(directory)"
         }
         guard let errno = ioErrno else { return .io("I/O error in \(place) while \(operation): \(message)") }
-        return .io("I/O error in \(place) while \(operation): \(RolloutError.cause(errno: errno))\(RolloutError.nextStep(errno: errno))")
+        return .io(
+            "I/O error in \(place) while \(operation): \(RolloutError.cause(errno: errno))\(RolloutError.nextStep(errno: errno))"
+        )
     }
 }
 
@@ -61,7 +66,9 @@ enum Git {
     /// Converts a libgit2 return code into a thrown `GitError`, reading `git_error_last()` only right
     /// after the failure it describes.
     @discardableResult
-    static func check(_ result: Int32, _ operation: @autoclosure () -> String, repository: String? = nil) throws -> Int32 {
+    static func check(_ result: Int32, _ operation: @autoclosure () -> String, repository: String? = nil) throws
+        -> Int32
+    {
         guard result < 0 else { return result }
         let systemErrno = errno
         var message = "unknown error"
@@ -71,6 +78,7 @@ enum Git {
             errorClass = last.pointee.klass
         }
         throw GitError(
-            code: result, errorClass: errorClass, message: message, operation: operation(), repository: repository, systemErrno: systemErrno)
+            code: result, errorClass: errorClass, message: message, operation: operation(), repository: repository,
+            systemErrno: systemErrno)
     }
 }

@@ -95,9 +95,12 @@ extension GitRepository {
         let count = git_packbuilder_object_count(builder)
         guard count > 0 else { return nil }
         try check(git_packbuilder_write(builder, packDirectory, 0, nil, nil), "writing a pack")
-        guard let name = git_packbuilder_name(builder) else { throw RolloutError.internal("libgit2 wrote a pack without a name") }
+        guard let name = git_packbuilder_name(builder) else {
+            throw RolloutError.internal("libgit2 wrote a pack without a name")
+        }
         let written = String(cString: name)
-        return packsOnDisk().first { $0.name == written } ?? PackFile(name: written, objects: count, bytes: 0, kept: false)
+        return packsOnDisk().first { $0.name == written }
+            ?? PackFile(name: written, objects: count, bytes: 0, kept: false)
     }
 
     /// The object each ref names and, through annotated tags, each object down the chain to the
@@ -111,7 +114,9 @@ extension GitRepository {
                 next = nil
                 var raw = id.raw
                 var object: OpaquePointer?
-                try check(git_object_lookup(&object, handle, &raw, GIT_OBJECT_ANY), "reading \(id.short), which \(reference.name) names")
+                try check(
+                    git_object_lookup(&object, handle, &raw, GIT_OBJECT_ANY),
+                    "reading \(id.short), which \(reference.name) names")
                 defer { git_object_free(object) }
                 let type = git_object_type(object)
                 found.append((id, type))
@@ -123,7 +128,9 @@ extension GitRepository {
 
     /// Adds `tree` and everything under it not in `seen`, each with the name hint the packbuilder
     /// sorts by before it looks for deltas (`deltaNameHint`).
-    private func insertTree(_ tree: ObjectID, path: String, into builder: OpaquePointer?, seen: inout Set<ObjectID>) throws {
+    private func insertTree(_ tree: ObjectID, path: String, into builder: OpaquePointer?, seen: inout Set<ObjectID>)
+        throws
+    {
         guard seen.insert(tree).inserted else { return }
         var oid = tree.raw
         try check(git_packbuilder_insert(builder, &oid, path), "adding tree \(tree.short) to the pack")
@@ -162,8 +169,10 @@ extension GitRepository {
             hint.append(CChar(1 + version % 4))
             version /= 4
         }
-        var group: UInt32 = 2166136261
-        for byte in (file.id.locale + (file.isRecord ? "/meta" : "/pack")).utf8 { group = (group ^ UInt32(byte)) &* 16777619 }
+        var group: UInt32 = 2_166_136_261
+        for byte in (file.id.locale + (file.isRecord ? "/meta" : "/pack")).utf8 {
+            group = (group ^ UInt32(byte)) &* 16_777_619
+        }
         // Even, so groups are 2^25 apart and the version part (under 2^24.5) never reaches the next;
         // from 34, so never a space, which the hash skips.
         hint.append(CChar(34 + 2 * Int(group % 47)))
@@ -179,7 +188,11 @@ extension GitRepository {
         var walk: OpaquePointer?
         try check(git_revwalk_new(&walk, handle), "starting a walk of the history")
         defer { git_revwalk_free(walk) }
-        final class Found { let database: OpaquePointer?; var commits: [ObjectID] = []; init(_ d: OpaquePointer?) { database = d } }
+        final class Found {
+            let database: OpaquePointer?
+            var commits: [ObjectID] = []
+            init(_ d: OpaquePointer?) { database = d }
+        }
         let found = Found(database)
         // libgit2 asks for every commit it meets before queueing its parents; hidden ones stop there.
         try check(
@@ -240,7 +253,10 @@ extension GitRepository {
                 guard let id = ObjectID(hex: prefix + name) else { continue }
                 var status = stat()
                 guard stat(directory + "/" + name, &status) == 0 else { continue }
-                found.append(LooseObject(id: id, path: directory + "/" + name, bytes: Int(status.st_size), modified: Int(status.st_mtim.tv_sec)))
+                found.append(
+                    LooseObject(
+                        id: id, path: directory + "/" + name, bytes: Int(status.st_size),
+                        modified: Int(status.st_mtim.tv_sec)))
             }
         }
         return found
@@ -249,7 +265,9 @@ extension GitRepository {
     /// Deletes each of `candidates` that a pack in objects/pack holds, and only those: the object is
     /// read back from the packs alone (a fresh object database with no loose backend), whole and
     /// hash-checked, before its loose file goes. Returns how many went and the candidates no pack holds.
-    package func removeLooseObjectsInPacks(_ candidates: [LooseObject]) throws -> (removed: Int, unpacked: [LooseObject]) {
+    package func removeLooseObjectsInPacks(_ candidates: [LooseObject]) throws -> (
+        removed: Int, unpacked: [LooseObject]
+    ) {
         var packs: OpaquePointer?
         try check(git_odb_new(&packs), "opening the packs")
         defer { git_odb_free(packs) }
@@ -302,14 +320,18 @@ extension GitRepository {
         (0..<256).filter { byte in
             let directory = objectsDirectory + "/" + Self.fanOutName(byte)
             var status = stat()
-            guard stat(directory, &status) == 0, Int(status.st_mtim.tv_sec) < now - Self.fanOutQuietAge else { return false }
+            guard stat(directory, &status) == 0, Int(status.st_mtim.tv_sec) < now - Self.fanOutQuietAge else {
+                return false
+            }
             return rmdir(directory) == 0
         }.count
     }
 
     private func unlinkObject(_ path: String) throws {
         if unlink(path) != 0 && errno != ENOENT {
-            throw RolloutError.io("I/O error in the repository \(self.path) while removing the loose object \(path): \(String(cString: strerror(errno)))")
+            throw RolloutError.io(
+                "I/O error in the repository \(self.path) while removing the loose object \(path): \(String(cString: strerror(errno)))"
+            )
         }
     }
 
@@ -329,7 +351,11 @@ extension GitRepository {
             let base = packDirectory + "/pack-" + pack.name
             let old = try openPacks([pack])
             defer { git_odb_free(old) }
-            final class Payload { let holders: OpaquePointer?; var allHeld = true; init(_ h: OpaquePointer?) { holders = h } }
+            final class Payload {
+                let holders: OpaquePointer?
+                var allHeld = true
+                init(_ h: OpaquePointer?) { holders = h }
+            }
             let payload = Payload(database)
             let walked = git_odb_foreach(
                 old,

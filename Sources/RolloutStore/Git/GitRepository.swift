@@ -1,10 +1,11 @@
 import CGit2
+
 #if canImport(Darwin)
-import Darwin
+    import Darwin
 #elseif canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #endif
 
 /// A git object id (SHA-1), as a value.
@@ -94,11 +95,14 @@ package final class GitRepository {
     package static func createBare(_ path: String, initialBranch: String) throws -> GitRepository {
         Git.initialized
         var options = rollout_git_repository_init_options()
-        options.flags = GIT_REPOSITORY_INIT_BARE.rawValue | GIT_REPOSITORY_INIT_MKPATH.rawValue | GIT_REPOSITORY_INIT_NO_REINIT.rawValue
+        options.flags =
+            GIT_REPOSITORY_INIT_BARE.rawValue | GIT_REPOSITORY_INIT_MKPATH.rawValue
+            | GIT_REPOSITORY_INIT_NO_REINIT.rawValue
         var repo: OpaquePointer?
         try initialBranch.withCString { branch in
             options.initial_head = branch
-            try Git.check(git_repository_init_ext(&repo, path, &options), "creating bare repository \(path)", repository: path)
+            try Git.check(
+                git_repository_init_ext(&repo, path, &options), "creating bare repository \(path)", repository: path)
         }
         return GitRepository(handle: repo!)
     }
@@ -145,7 +149,9 @@ package final class GitRepository {
 
     /// The identity libgit2 writes into the reflog for ref updates made through this handle.
     package func setReflogIdentity(_ signature: GitSignature) throws {
-        try check(git_repository_set_ident(handle, signature.name, signature.email.isEmpty ? "-" : signature.email), "setting the reflog identity")
+        try check(
+            git_repository_set_ident(handle, signature.name, signature.email.isEmpty ? "-" : signature.email),
+            "setting the reflog identity")
     }
 
     /// A value from the user's global and system git config, for when there is no repository yet.
@@ -169,7 +175,9 @@ package final class GitRepository {
 
     /// Moves `name` to `target` only if it still points at `expected` (nil: only if it does not exist).
     /// Returns false when another writer got there first or holds the lock.
-    package func compareAndSwap(_ name: String, to target: ObjectID, expected: ObjectID?, message: String) throws -> Bool {
+    package func compareAndSwap(_ name: String, to target: ObjectID, expected: ObjectID?, message: String) throws
+        -> Bool
+    {
         var new = target.raw
         var reference: OpaquePointer?
         let result: Int32
@@ -196,10 +204,14 @@ package final class GitRepository {
         let count = git_reflog_entrycount(log)
         // Index 0 is the newest entry.
         return (0..<count).reversed().compactMap { index in
-            guard let entry = git_reflog_entry_byindex(log, index), let target = git_reflog_entry_id_new(entry) else { return nil }
+            guard let entry = git_reflog_entry_byindex(log, index), let target = git_reflog_entry_id_new(entry) else {
+                return nil
+            }
             let previous = git_reflog_entry_id_old(entry).map { ObjectID($0.pointee) }
-            return (previous?.hex.allSatisfy { $0 == "0" } == true ? nil : previous, ObjectID(target.pointee),
-                    git_reflog_entry_message(entry).map { String(cString: $0) } ?? "")
+            return (
+                previous?.hex.allSatisfy { $0 == "0" } == true ? nil : previous, ObjectID(target.pointee),
+                git_reflog_entry_message(entry).map { String(cString: $0) } ?? ""
+            )
         }
     }
 
@@ -279,7 +291,9 @@ package final class GitRepository {
 
     package func writeBlob(_ bytes: [UInt8]) throws -> ObjectID {
         var oid = git_oid()
-        let result = Self.retryingLostFanOut { bytes.withUnsafeBytes { git_blob_create_from_buffer(&oid, handle, $0.baseAddress, $0.count) } }
+        let result = Self.retryingLostFanOut {
+            bytes.withUnsafeBytes { git_blob_create_from_buffer(&oid, handle, $0.baseAddress, $0.count) }
+        }
         try check(result, "writing a blob")
         return ObjectID(oid)
     }
@@ -308,7 +322,8 @@ package final class GitRepository {
             tree: ObjectID(git_commit_tree_id(commit)!.pointee),
             parents: parents,
             message: String(cString: git_commit_message(commit)),
-            author: GitSignature(name: String(cString: author.name), email: String(cString: author.email), time: author.when.time))
+            author: GitSignature(
+                name: String(cString: author.name), email: String(cString: author.email), time: author.when.time))
     }
 
     /// The entry at `path` (slash-separated) below `tree`, or nil.
@@ -343,7 +358,9 @@ package final class GitRepository {
 
     /// A new tree: `base` (or the empty tree) with blobs written at `upserts` and `removals` deleted.
     /// Only the trees on the changed paths are rewritten; everything else is shared.
-    package func updatedTree(base: ObjectID?, upserts: [(path: String, blob: ObjectID)], removals: [String]) throws -> ObjectID {
+    package func updatedTree(base: ObjectID?, upserts: [(path: String, blob: ObjectID)], removals: [String]) throws
+        -> ObjectID
+    {
         var baseHandle: OpaquePointer?
         if var baseOid = base?.raw {
             try check(git_tree_lookup(&baseHandle, handle, &baseOid), "reading tree")
@@ -368,12 +385,16 @@ package final class GitRepository {
             updates.append(update)
         }
         var out = git_oid()
-        try check(Self.retryingLostFanOut { git_tree_create_updated(&out, handle, baseHandle, updates.count, updates) }, "writing the new tree")
+        try check(
+            Self.retryingLostFanOut { git_tree_create_updated(&out, handle, baseHandle, updates.count, updates) },
+            "writing the new tree")
         return ObjectID(out)
     }
 
     /// Writes a commit object without moving any ref (the caller publishes it by compare-and-swap).
-    package func createCommit(tree: ObjectID, parents: [ObjectID], message: String, author: GitSignature) throws -> ObjectID {
+    package func createCommit(tree: ObjectID, parents: [ObjectID], message: String, author: GitSignature) throws
+        -> ObjectID
+    {
         var signature: UnsafeMutablePointer<git_signature>?
         // libgit2 refuses an empty email; an actor given as a bare name is recorded with "-".
         let email = author.email.isEmpty ? "-" : author.email
@@ -394,7 +415,9 @@ package final class GitRepository {
         var out = git_oid()
         try check(
             Self.retryingLostFanOut {
-                git_commit_create(&out, handle, nil, signature, signature, "UTF-8", message, treeHandle, parentHandles.count, &parentHandles)
+                git_commit_create(
+                    &out, handle, nil, signature, signature, "UTF-8", message, treeHandle, parentHandles.count,
+                    &parentHandles)
             }, "writing the commit")
         return ObjectID(out)
     }
@@ -411,7 +434,9 @@ package final class GitRepository {
 extension GitRepository {
     /// The libgit2 this binary runs with, as `major.minor.revision`.
     package static var libraryVersion: String {
-        var major: Int32 = 0, minor: Int32 = 0, revision: Int32 = 0
+        var major: Int32 = 0
+        var minor: Int32 = 0
+        var revision: Int32 = 0
         git_libgit2_version(&major, &minor, &revision)
         return "\(major).\(minor).\(revision)"
     }

@@ -26,7 +26,9 @@ package struct GitTransport: Sendable {
     ) {
         self.gitDirectory = gitDirectory
         self.environment = GitTransport.environment(from: environment, stdinIsTerminal: stdinIsTerminal)
-        limitsSpeed = userLimitsSpeed || environment["GIT_HTTP_LOW_SPEED_LIMIT"] != nil || environment["GIT_HTTP_LOW_SPEED_TIME"] != nil
+        limitsSpeed =
+            userLimitsSpeed || environment["GIT_HTTP_LOW_SPEED_LIMIT"] != nil
+            || environment["GIT_HTTP_LOW_SPEED_TIME"] != nil
     }
 
     /// What a failed network operation was, as far as git's message tells: the one classification
@@ -94,16 +96,21 @@ package struct GitTransport: Sendable {
 
     /// Pushes `commit` as `ref` on the remote if, and only if, the remote's `ref` is `expected`
     /// (absent when nil).
-    package func push(_ commit: String, to remote: String, ref: String, expected: String?, secrets: [String]) throws -> PushOutcome {
+    package func push(_ commit: String, to remote: String, ref: String, expected: String?, secrets: [String]) throws
+        -> PushOutcome
+    {
         // --no-verify: a pre-push hook (a global core.hooksPath) guards a person's pushes from their
         // work tree, not the state rollout has already checked.
         let run = try git([
-            "push", "--porcelain", "--no-verify", "--no-follow-tags", "--force-with-lease=\(ref):\(expected ?? "")", remote, "\(commit):\(ref)",
+            "push", "--porcelain", "--no-verify", "--no-follow-tags", "--force-with-lease=\(ref):\(expected ?? "")",
+            remote, "\(commit):\(ref)",
         ])
         let lines = GitTransport.messageLines(run.stderr)
         // Porcelain: "FLAG<TAB>FROM:TO<TAB>SUMMARY (REASON)" for the ref, whatever the exit status
         // (git may fail to update its own tracking ref after the remote took the push).
-        let status = run.stdout.split(separator: "\n").first { $0.split(separator: "\t").count >= 3 && $0.contains(":\(ref)\t") }
+        let status = run.stdout.split(separator: "\n").first {
+            $0.split(separator: "\t").count >= 3 && $0.contains(":\(ref)\t")
+        }
         guard let status else { throw Failure(lines, secrets: secrets) }
         let fields = status.split(separator: "\t", omittingEmptySubsequences: false)
         let summary = RemoteURL.redactingURLs(in: String(fields[2]), secrets: secrets)
@@ -174,15 +181,22 @@ package struct GitTransport: Sendable {
                 !line.isEmpty && line != "remote:" && !line.hasPrefix("To ") && !line.hasPrefix("hint:")
                     && !line.contains("failed to push some refs")
                     // git's advice after any ssh failure, even a refused connection.
-                    && line != "Please make sure you have the correct access rights" && line != "and the repository exists."
-                    && !["Counting objects", "Compressing objects", "Writing objects", "Total ", "Enumerating objects", "Delta compression"].contains { line.contains($0) }
+                    && line != "Please make sure you have the correct access rights"
+                    && line != "and the repository exists."
+                    && ![
+                        "Counting objects", "Compressing objects", "Writing objects", "Total ", "Enumerating objects",
+                        "Delta compression",
+                    ].contains { line.contains($0) }
             }
     }
 
     /// A receive-pack refusal that means another writer held or moved the ref, not a hook.
     static func isLostRace(_ summary: String) -> Bool {
-        ["failed to lock", "cannot lock", "failed to update ref", "incorrect old value", "stale info", "fetch first", "non-fast-forward"]
-            .contains { summary.contains($0) }
+        [
+            "failed to lock", "cannot lock", "failed to update ref", "incorrect old value", "stale info", "fetch first",
+            "non-fast-forward",
+        ]
+        .contains { summary.contains($0) }
     }
 
     /// The one classification of git's messages. Permanent causes are looked for first: ssh prints
@@ -191,10 +205,14 @@ package struct GitTransport: Sendable {
     static func classify(_ lines: [String]) -> FailureKind {
         let text = lines.joined(separator: "\n")
         func has(_ needles: String...) -> Bool { needles.contains { text.localizedCaseInsensitiveContains($0) } }
-        if has("Host key verification failed", "REMOTE HOST IDENTIFICATION HAS CHANGED", "host key is known") { return .hostKey }
+        if has("Host key verification failed", "REMOTE HOST IDENTIFICATION HAS CHANGED", "host key is known") {
+            return .hostKey
+        }
         if has(
-            "SSL certificate problem", "server certificate verification failed", "certificate verify failed", "unable to get local issuer",
-            "self-signed certificate", "self signed certificate", "no alternative certificate subject name", "does not match target host name",
+            "SSL certificate problem", "server certificate verification failed", "certificate verify failed",
+            "unable to get local issuer",
+            "self-signed certificate", "self signed certificate", "no alternative certificate subject name",
+            "does not match target host name",
             "certificate has expired")
         {
             return .certificate
@@ -204,9 +222,12 @@ package struct GitTransport: Sendable {
         // git daemon's answer for a path it does not serve, before "Access denied" below.
         if has("access denied or repository not exported") { return .notFound }
         if has(
-            "Authentication failed", "could not read Username", "could not read Password", "terminal prompts disabled", "Access denied",
-            "Permission denied (", "Permission denied, please try again", "Permission to ", "User permission denied", "permission denied for",
-            "Too many authentication failures", "Invalid username or password", "Public key authentication failed", "marked as read only",
+            "Authentication failed", "could not read Username", "could not read Password", "terminal prompts disabled",
+            "Access denied",
+            "Permission denied (", "Permission denied, please try again", "Permission to ", "User permission denied",
+            "permission denied for",
+            "Too many authentication failures", "Invalid username or password", "Public key authentication failed",
+            "marked as read only",
             "not allowed to push", "you don't have permission", "you do not have permission")
         {
             return .authentication
@@ -226,10 +247,14 @@ package struct GitTransport: Sendable {
             return .notFound
         }
         if has(
-            "Could not resolve host", "Could not resolve proxy", "Temporary failure in name resolution", "Connection refused", "Failed to connect",
-            "timed out", "Operation too slow", "Connection reset", "Connection closed", "closed by remote host", "early EOF", "hung up unexpectedly",
-            "RPC failed", "transfer closed", "unexpected disconnect", "Broken pipe", "kex_exchange_identification", "Network is unreachable",
-            "No route to host", "Empty reply from server", "SSL_ERROR_SYSCALL", "gnutls_handshake() failed", "GnuTLS recv error",
+            "Could not resolve host", "Could not resolve proxy", "Temporary failure in name resolution",
+            "Connection refused", "Failed to connect",
+            "timed out", "Operation too slow", "Connection reset", "Connection closed", "closed by remote host",
+            "early EOF", "hung up unexpectedly",
+            "RPC failed", "transfer closed", "unexpected disconnect", "Broken pipe", "kex_exchange_identification",
+            "Network is unreachable",
+            "No route to host", "Empty reply from server", "SSL_ERROR_SYSCALL", "gnutls_handshake() failed",
+            "GnuTLS recv error",
             "unexpected eof while reading", "was not closed cleanly")
         {
             return .transient

@@ -24,7 +24,9 @@ extension GitRepository {
     /// The first-parent chain from `tip` back to `stop` (excluded), newest first, reading only ids, at
     /// most `limit` of them. `reachedStop` is false when the chain ended (or the limit cut it) without
     /// meeting `stop`, and always when `stop` is nil.
-    public func firstParentChain(from tip: ObjectID, until stop: ObjectID?, limit: Int = .max) throws -> (ids: [ObjectID], reachedStop: Bool) {
+    public func firstParentChain(from tip: ObjectID, until stop: ObjectID?, limit: Int = .max) throws -> (
+        ids: [ObjectID], reachedStop: Bool
+    ) {
         var ids: [ObjectID] = []
         var oid = tip.raw
         var stopOid = stop?.raw ?? git_oid()
@@ -34,7 +36,9 @@ extension GitRepository {
             var commit: OpaquePointer?
             try check(git_commit_lookup(&commit, handle, &oid), "reading commit \(ObjectID(oid).short)")
             defer { git_commit_free(commit) }
-            guard git_commit_parentcount(commit) > 0, let parent = git_commit_parent_id(commit, 0) else { return (ids, false) }
+            guard git_commit_parentcount(commit) > 0, let parent = git_commit_parent_id(commit, 0) else {
+                return (ids, false)
+            }
             oid = parent.pointee
         }
         return (ids, true)
@@ -44,7 +48,9 @@ extension GitRepository {
     /// (a top-level tree such as `plans`) that differ from its first parent's. When the commits are a
     /// first-parent chain, oldest first or newest first, each directory version is read once: the
     /// directories of the last commit and of its parent are kept for the next one.
-    public func forEachChange(_ commits: [ObjectID], in directory: String, _ body: (GitCommit, [GitChangedBlob]) throws -> Void) throws {
+    public func forEachChange(
+        _ commits: [ObjectID], in directory: String, _ body: (GitCommit, [GitChangedBlob]) throws -> Void
+    ) throws {
         var kept: [(commit: ObjectID, tree: OpaquePointer?)] = []
         defer { for item in kept { git_tree_free(item.tree) } }
         func tree(of commit: ObjectID, root: () throws -> ObjectID) throws -> OpaquePointer? {
@@ -82,7 +88,9 @@ extension GitRepository {
     /// two 200-entry trees that differ in one file cost one string.
     private static func changedBlobs(_ oldHandle: OpaquePointer?, _ newHandle: OpaquePointer?) -> [GitChangedBlob] {
         if oldHandle == nil && newHandle == nil { return [] }
-        if let oldHandle, let newHandle, git_oid_equal(git_tree_id(oldHandle), git_tree_id(newHandle)) != 0 { return [] }
+        if let oldHandle, let newHandle, git_oid_equal(git_tree_id(oldHandle), git_tree_id(newHandle)) != 0 {
+            return []
+        }
         let oldCount = oldHandle.map { git_tree_entrycount($0) } ?? 0
         let newCount = newHandle.map { git_tree_entrycount($0) } ?? 0
         func blobID(_ entry: OpaquePointer?) -> ObjectID? {

@@ -20,7 +20,9 @@ public enum RemoteURL {
             out = out.replacingOccurrences(of: secret, with: "***")
         }
         // The authority runs to the first '/', '?', '#' or space; its userinfo to its last '@'.
-        guard let pattern = try? NSRegularExpression(pattern: "([A-Za-z][A-Za-z0-9+.-]*)://([^/?#\\s]*)@") else { return out }
+        guard let pattern = try? NSRegularExpression(pattern: "([A-Za-z][A-Za-z0-9+.-]*)://([^/?#\\s]*)@") else {
+            return out
+        }
         var result = ""
         var cursor = out.startIndex
         for match in pattern.matches(in: out, range: NSRange(out.startIndex..., in: out)) {
@@ -54,8 +56,11 @@ public enum RemoteURL {
         guard let at = authority.lastIndex(of: "@") else { return [] }
         let userinfo = authority[..<at]
         if isAccount(scheme: scheme, userinfo: userinfo) { return [] }
-        let secret = userinfo.firstIndex(of: ":").map { String(userinfo[userinfo.index(after: $0)...]) } ?? String(userinfo)
-        return [secret, secret.removingPercentEncoding].compactMap { $0 }.filter { !$0.isEmpty }.reduce(into: []) { if !$0.contains($1) { $0.append($1) } }
+        let secret =
+            userinfo.firstIndex(of: ":").map { String(userinfo[userinfo.index(after: $0)...]) } ?? String(userinfo)
+        return [secret, secret.removingPercentEncoding].compactMap { $0 }.filter { !$0.isEmpty }.reduce(into: []) {
+            if !$0.contains($1) { $0.append($1) }
+        }
     }
 
     private static func isAccount(scheme: Substring, userinfo: Substring) -> Bool {
@@ -65,7 +70,10 @@ public enum RemoteURL {
     /// An scp-like address (`user:secret@host:path`) cannot carry a password for ssh, but one
     /// typed that way is still a secret: the userinfo goes when it holds a ':'.
     private static func scpRedacted(_ text: String) -> String {
-        guard !text.contains("://"), let pattern = try? NSRegularExpression(pattern: "^[^/@\\s:]+:[^/@\\s]*@(?=[^/@\\s:]+:)") else { return text }
-        return pattern.stringByReplacingMatches(in: text, range: NSRange(text.startIndex..., in: text), withTemplate: "")
+        guard !text.contains("://"),
+            let pattern = try? NSRegularExpression(pattern: "^[^/@\\s:]+:[^/@\\s]*@(?=[^/@\\s:]+:)")
+        else { return text }
+        return pattern.stringByReplacingMatches(
+            in: text, range: NSRange(text.startIndex..., in: text), withTemplate: "")
     }
 }

@@ -80,11 +80,15 @@ enum Subprocess {
         var pid: pid_t = 0
         let spawned = posix_spawnp(&pid, arguments[0], &actions, &attributes, argv, envp)
         guard spawned == 0 else {
-            throw LaunchFailure(reason: "cannot run \(arguments[0]): \(String(cString: strerror(spawned)))", notFound: spawned == ENOENT)
+            throw LaunchFailure(
+                reason: "cannot run \(arguments[0]): \(String(cString: strerror(spawned)))", notFound: spawned == ENOENT
+            )
         }
         var status: Int32 = 0
         while waitpid(pid, &status, 0) == -1 {
-            guard errno == EINTR else { throw LaunchFailure(reason: "cannot wait for \(arguments[0]): \(String(cString: strerror(errno)))") }
+            guard errno == EINTR else {
+                throw LaunchFailure(reason: "cannot wait for \(arguments[0]): \(String(cString: strerror(errno)))")
+            }
         }
         let exitCode = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
         return Result(status: exitCode, stdout: try contents(stdout), stderr: try contents(stderr))
@@ -96,14 +100,20 @@ enum Subprocess {
         let directory = environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
         var template = Array("\(directory)/rollout-git-XXXXXX".utf8CString)
         let descriptor = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-        guard descriptor >= 0 else { throw LaunchFailure(reason: "cannot create a temporary file in \(directory): \(String(cString: strerror(errno)))") }
+        guard descriptor >= 0 else {
+            throw LaunchFailure(
+                reason: "cannot create a temporary file in \(directory): \(String(cString: strerror(errno)))")
+        }
         template.withUnsafeBufferPointer { _ = unlink($0.baseAddress!) }
         // Above 2 (rollout may have been started with a standard descriptor closed, and mkstemp would
         // then return it), and close-on-exec: only the spawned git gets it, as its 1 or 2.
         let moved = fcntl(descriptor, F_DUPFD_CLOEXEC, 3)
         let cause = errno
         close(descriptor)
-        guard moved >= 0 else { throw LaunchFailure(reason: "cannot create a temporary file in \(directory): \(String(cString: strerror(cause)))") }
+        guard moved >= 0 else {
+            throw LaunchFailure(
+                reason: "cannot create a temporary file in \(directory): \(String(cString: strerror(cause)))")
+        }
         return moved
     }
 
