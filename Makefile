@@ -1,6 +1,7 @@
 # rollout: the commands that work on a fresh Debian machine with only the Swift toolchain.
 #   make demo      installs what is missing, builds, and runs the quickstart on a scratch repository
-#   make test      installs what is missing, builds, and runs every test (the release tarball's too)
+#   make test      installs what is missing, builds, checks the format, and runs every test (the release tarball's too)
+#   make format    formats every Swift file as .swift-format says
 #   make install   a release rollout (Swift runtime linked in) and its completions under PREFIX
 #   make dist      dist/rollout-<version>-linux-<arch>.tar.gz and its .sha256 (docs/install.md)
 #   make bench     every benchmark under bench/ at a small size, each goal's ratio at the end
@@ -16,7 +17,7 @@ export SWIFT_BUILD_FLAGS
 PREFIX ?= /usr/local
 DESTDIR ?=
 
-.PHONY: all deps build release demo test coverage install uninstall dist bench bench-startup bench-pack-add clean docs
+.PHONY: all deps build release demo test format lint coverage install uninstall dist bench bench-startup bench-pack-add clean docs
 
 all: build
 
@@ -41,21 +42,30 @@ release: deps
 demo: build
 	@./scripts/quickstart.sh "$$(swift build $(SWIFT_BUILD_FLAGS) --show-bin-path)/rollout"
 
-# Swift Testing is switched off: every test here is XCTest, and the runner's closing line must count
-# them. Then the release tarball is built and run with the toolchain hidden (scripts/dist-test.sh),
-# counted as one more test.
+# First scripts/lint.sh: the tree formatted as .swift-format says, and no function over 60 lines without
+# a reason (docs/architecture.md, "Code layout"), counted as one test. Swift Testing is switched off: every
+# test here is XCTest, and the runner's closing line must count them. Then the release tarball is built
+# and run with the toolchain hidden (scripts/dist-test.sh), counted as one more test.
 test: build
+	./scripts/lint.sh; lint_status=$$?; \
 	swift test --disable-swift-testing $(SWIFT_BUILD_FLAGS) 2>&1 | tee .build/test.log; \
 	status=$${PIPESTATUS[0]}; \
 	tarball=$$(./scripts/dist.sh) && ./scripts/dist-test.sh "$$tarball"; \
 	dist_status=$$?; \
 	summary=$$(grep -E "^[[:space:]]*Executed [0-9]+ tests?, with [0-9]+ failures?" .build/test.log | tail -1); \
 	if [ -n "$$summary" ]; then \
-	  total=$$(( $$(sed -E 's/.*Executed ([0-9]+) tests?.*/\1/' <<<"$$summary") + 1 )); \
-	  failed=$$(( $$(sed -E 's/.*with ([0-9]+) failures?.*/\1/' <<<"$$summary") + (dist_status != 0) )); \
+	  total=$$(( $$(sed -E 's/.*Executed ([0-9]+) tests?.*/\1/' <<<"$$summary") + 2 )); \
+	  failed=$$(( $$(sed -E 's/.*with ([0-9]+) failures?.*/\1/' <<<"$$summary") + (dist_status != 0) + (lint_status != 0) )); \
 	  echo "tests: $$((total - failed)) passed, $$failed failed"; \
 	fi; \
-	[ $$status -eq 0 ] && [ $$dist_status -eq 0 ]
+	[ $$status -eq 0 ] && [ $$dist_status -eq 0 ] && [ $$lint_status -eq 0 ]
+
+# The tree as .swift-format formats it (docs/architecture.md, "Code layout"); make test checks it.
+format:
+	swift format format --in-place --parallel $$(find Package.swift Plugins Sources Tests bench fuzz -name '*.swift' -not -path '*/.build/*')
+
+lint:
+	./scripts/lint.sh
 
 # Line coverage per target, counting what the spawned rollout and rollout-device run (scripts/coverage.sh,
 # docs/architecture.md "Test coverage"); builds on its own scratch path, so `make test` is untouched.

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Lists Swift functions, initializers and computed bodies longer than a limit (docs/architecture.md,
-"Code layout"). A body may be longer when the line before its declaration, or its first line, holds a
-comment starting `// Long:` that says why. Exit 1 when any other body is over the limit.
+"Code layout"). A body may be longer when the comment block just above its declaration, or its first line,
+holds a comment starting `// Long:` that says why. Exit 1 when any other body is over the limit.
 
     scripts/function-lengths.py [--limit 60] [--all] [PATH ...]    (default PATH: Sources)
 """
@@ -96,7 +96,11 @@ def bodies(path):
         if end is None:
             continue
         name = match.group(1).strip().rstrip('({<').strip()
-        reason = any('// Long:' in lines[k] for k in (index - 1, index, index + 1) if 0 <= k < len(lines))
+        # The comment block just above the declaration (and its first lines) may give the reason.
+        above = index - 1
+        while above >= 0 and lines[above].strip().startswith(('//', '@')):
+            above -= 1
+        reason = any('// Long:' in lines[k] for k in range(above + 1, min(index + 2, len(lines))))
         found.append((end - index + 1, path, index + 1, name, reason))
     return found
 

@@ -15,22 +15,9 @@ extension CatalogImporter {
     static func android(_ path: String, sourceLocale: String) throws -> CatalogImport {
         var result = CatalogImport()
         result.sourceLocale = sourceLocale
-        var folders: [(locale: String, folder: String, files: [String])] = []
-        if path.hasSuffix(".xml") {
-            folders = [(sourceLocale, "values", [path])]
-        } else {
-            for folder in ((try? FileManager.default.contentsOfDirectory(atPath: path)) ?? [])
-            where folder == "values" || folder.hasPrefix("values-") {
-                let files = ((try? FileManager.default.contentsOfDirectory(atPath: "\(path)/\(folder)")) ?? []).filter {
-                    $0.hasSuffix(".xml")
-                }.sorted().map { "\(path)/\(folder)/\($0)" }
-                switch androidLocale(folder, source: sourceLocale) {
-                case .locale(let tag): folders.append((tag, folder, files))
-                case .leftOut(let reason):
-                    if files.contains(where: holdsStrings) { result.skipFile("\(path)/\(folder)", reason) }
-                }
-            }
-        }
+        var folders =
+            path.hasSuffix(".xml")
+            ? [(locale: sourceLocale, folder: "values", files: [path])] : valuesFolders(path, sourceLocale, &result)
         // Java, and so Android, names Hebrew, Indonesian and Yiddish iw, in, ji: a device reads
         // values-iw, so where values-he says otherwise, values-iw's text is the one kept.
         folders.sort { (legacySpelling($0.folder) ? 0 : 1, $0.folder) < (legacySpelling($1.folder) ? 0 : 1, $1.folder) }
@@ -64,23 +51,47 @@ extension CatalogImporter {
                 }
             }
         }
-        // A <string> and a <plurals> of one name are two resources to Android: a translation that
-        // gives the other kind translates nothing the app asks for.
-        if let source = result.strings[sourceLocale] {
-            let sourcePlurals = plurals[sourceLocale] ?? []
-            for (tag, strings) in result.strings where tag != sourceLocale {
-                for key in strings.keys
-                where source[key] != nil && sourcePlurals.contains(key) != (plurals[tag] ?? []).contains(key) {
-                    result.strings[tag]?[key] = nil
-                    result.skip(
-                        tag, key,
-                        sourcePlurals.contains(key)
-                            ? "a <string> here, <plurals> in values/: Android reads values/'s plurals"
-                            : "<plurals> here, a <string> in values/: Android reads values/'s string")
-                }
+        dropMismatchedKinds(&result, plurals: plurals, sourceLocale: sourceLocale)
+        return result
+    }
+
+    /// The `values*/` folders of a `res/` directory with their `.xml` files, each with its locale;
+    /// a folder that is not a locale's is listed in `result` as left out, with the reason.
+    static func valuesFolders(
+        _ path: String, _ sourceLocale: String, _ result: inout CatalogImport
+    ) -> [(locale: String, folder: String, files: [String])] {
+        var folders: [(locale: String, folder: String, files: [String])] = []
+        for folder in ((try? FileManager.default.contentsOfDirectory(atPath: path)) ?? [])
+        where folder == "values" || folder.hasPrefix("values-") {
+            let files = ((try? FileManager.default.contentsOfDirectory(atPath: "\(path)/\(folder)")) ?? []).filter {
+                $0.hasSuffix(".xml")
+            }.sorted().map { "\(path)/\(folder)/\($0)" }
+            switch androidLocale(folder, source: sourceLocale) {
+            case .locale(let tag): folders.append((tag, folder, files))
+            case .leftOut(let reason):
+                if files.contains(where: holdsStrings) { result.skipFile("\(path)/\(folder)", reason) }
             }
         }
-        return result
+        return folders
+    }
+
+    /// A <string> and a <plurals> of one name are two resources to Android: a translation that
+    /// gives the other kind translates nothing the app asks for, so it is left out.
+    static func dropMismatchedKinds(_ result: inout CatalogImport, plurals: [String: Set<String>], sourceLocale: String)
+    {
+        guard let source = result.strings[sourceLocale] else { return }
+        let sourcePlurals = plurals[sourceLocale] ?? []
+        for (tag, strings) in result.strings where tag != sourceLocale {
+            for key in strings.keys
+            where source[key] != nil && sourcePlurals.contains(key) != (plurals[tag] ?? []).contains(key) {
+                result.strings[tag]?[key] = nil
+                result.skip(
+                    tag, key,
+                    sourcePlurals.contains(key)
+                        ? "a <string> here, <plurals> in values/: Android reads values/'s plurals"
+                        : "<plurals> here, a <string> in values/: Android reads values/'s string")
+            }
+        }
     }
 
     enum AndroidFolder: Equatable {

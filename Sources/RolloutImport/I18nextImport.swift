@@ -169,6 +169,29 @@ enum I18nextKeys {
             plurals[base] = ["one": singular, "other": text]
             used.formUnion([key, base])
         }
+        numberedPlurals(flat, languageCode: languageCode, into: &plurals, used: &used, entries: &entries)
+        for (base, forms) in plurals {
+            if flat[base] != nil, !used.contains(base) {
+                entries.append(
+                    .leftOut(
+                        key: base,
+                        reason:
+                            "the key is also the name of plural forms (\(base)_other); the plural is imported under it")
+                )
+                used.insert(base)
+            }
+            entries.append(.plural(key: base, forms: forms))
+        }
+        for (key, text) in flat where !used.contains(key) { entries.append(.text(key: key, text: text)) }
+        return entries
+    }
+
+    /// i18next v3's numbered forms, `key_0`...`key_5`, mapped to categories by the language's v3
+    /// rule set; for a language whose set is not known here, each form is left out with the reason.
+    static func numberedPlurals(
+        _ flat: [String: String], languageCode: String, into plurals: inout [String: [String: String]],
+        used: inout Set<String>, entries: inout [Entry]
+    ) {
         for key in flat.keys where key.hasSuffix("_0") && !used.contains(key) {
             let base = String(key.dropLast(2))
             guard flat[base + "_1"] != nil, plurals[base] == nil else { continue }
@@ -193,20 +216,6 @@ enum I18nextKeys {
             plurals[base] = mapped
             used.formUnion(numbered)
         }
-        for (base, forms) in plurals {
-            if flat[base] != nil, !used.contains(base) {
-                entries.append(
-                    .leftOut(
-                        key: base,
-                        reason:
-                            "the key is also the name of plural forms (\(base)_other); the plural is imported under it")
-                )
-                used.insert(base)
-            }
-            entries.append(.plural(key: base, forms: forms))
-        }
-        for (key, text) in flat where !used.contains(key) { entries.append(.text(key: key, text: text)) }
-        return entries
     }
 }
 

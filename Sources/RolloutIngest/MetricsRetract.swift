@@ -97,29 +97,8 @@ public enum MetricsRetract {
             let file = record["file"]?.stringValue ?? "?"
             let short = String(digest.dropFirst(7).prefix(12))
 
-            var blobs: [(path: String, blob: ObjectID)] = []
-            var removals: [String] = []
-            var removed: [String: Int] = [:]
-            for locale in locales {
-                for date in dates {
-                    let path = "\(MetricsLayout.rollupDirectory(kind, locale: locale))/\(date).json"
-                    guard let stored = try snapshot.file(path) else { continue }
-                    // Out-of-range counts are what a retraction is for: read them as they are.
-                    var rollup = try MetricRollup.parse(stored, source: path, checkingRange: false)
-                    let keys = rollup.sources.filter { $0.value == short }.map(\.key)
-                    guard !keys.isEmpty else { continue }
-                    for key in keys {
-                        rollup.counts[key] = nil
-                        rollup.sources[key] = nil
-                    }
-                    removed[path] = keys.count
-                    if rollup.counts.isEmpty {
-                        removals.append(path)
-                    } else {
-                        blobs.append((path, try snapshot.repository.writeBlob(JSONWriter.pretty(rollup.jsonValue))))
-                    }
-                }
-            }
+            let (blobs, removals, removed) = try removeEntries(
+                of: short, kind: kind, locales: locales, dates: dates, in: snapshot)
             let outcome = Outcome(digest: digest, kind: kind, file: file, locales: locales, rollups: removed)
             let retraction: JSONValue = [
                 "digest": .string(digest), "kind": .string(kind.rawValue), "file": .string(file),
@@ -147,6 +126,37 @@ public enum MetricsRetract {
                 blobs: blobs, removals: removals)
             return (change, outcome)
         }
+    }
+
+    /// Takes the entries file `short` contributed out of every rollup of its locales and dates:
+    /// the rewritten rollups' blobs, the rollups left empty (removed), and entries removed per path.
+    static func removeEntries(
+        of short: String, kind: MetricKind, locales: [String], dates: [String], in snapshot: Snapshot
+    ) throws -> (blobs: [(path: String, blob: ObjectID)], removals: [String], removed: [String: Int]) {
+        var blobs: [(path: String, blob: ObjectID)] = []
+        var removals: [String] = []
+        var removed: [String: Int] = [:]
+        for locale in locales {
+            for date in dates {
+                let path = "\(MetricsLayout.rollupDirectory(kind, locale: locale))/\(date).json"
+                guard let stored = try snapshot.file(path) else { continue }
+                // Out-of-range counts are what a retraction is for: read them as they are.
+                var rollup = try MetricRollup.parse(stored, source: path, checkingRange: false)
+                let keys = rollup.sources.filter { $0.value == short }.map(\.key)
+                guard !keys.isEmpty else { continue }
+                for key in keys {
+                    rollup.counts[key] = nil
+                    rollup.sources[key] = nil
+                }
+                removed[path] = keys.count
+                if rollup.counts.isEmpty {
+                    removals.append(path)
+                } else {
+                    blobs.append((path, try snapshot.repository.writeBlob(JSONWriter.pretty(rollup.jsonValue))))
+                }
+            }
+        }
+        return (blobs, removals, removed)
     }
 }
 

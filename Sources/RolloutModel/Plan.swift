@@ -284,28 +284,39 @@ extension Plan {
             else { throw fail("a withdrawn segment needs region and appVersions") }
             return Withdrawal(region: region, versions: range)
         }
-        var lastChange: LastChange?
-        if let c = o["lastChange"]?.objectValue, let action = c["action"]?.stringValue,
-            let actor = c["actor"]?.stringValue,
-            let timeText = c["time"]?.stringValue, let time = Timestamp(iso8601: timeText)
-        {
-            lastChange = LastChange(action: action, actor: actor, time: time, reason: c["reason"]?.stringValue)
-        }
         var plan = Plan(
             locale: locale, baseline: baseline, previousBaselines: previous, rules: rules, blocked: blocked,
             withdrawals: withdrawals,
             bundledOnly: o["bundledOnly"]?.boolValue ?? false, sequence: o["sequence"]?.integerValue ?? 0,
-            lastChange: lastChange)
+            lastChange: o["lastChange"].flatMap(LastChange.parse))
         if let r = o["ramp"]?.objectValue {
-            guard let steps = r["steps"]?.arrayValue?.compactMap(\.integerValue), !steps.isEmpty,
-                steps.allSatisfy({ (0...10_000).contains($0) }),
-                let every = r["every"]?.integerValue, let step = r["step"]?.integerValue, steps.indices.contains(step),
-                let sinceText = r["since"]?.stringValue, let since = Timestamp(iso8601: sinceText)
-            else { throw fail("a ramp needs steps, every, step, since and paused") }
-            plan.ramp = Ramp(
-                steps: steps.map { Percent(basisPoints: $0) }, every: Int64(every), step: step, since: since,
-                paused: r["paused"]?.boolValue ?? false)
+            plan.ramp = try Ramp.parse(r, source: source)
         }
         return plan
+    }
+}
+
+extension Plan.LastChange {
+    /// The plan's record of the change that wrote it; nil when it is missing or incomplete (an
+    /// older rollout wrote none).
+    static func parse(_ value: JSONValue) -> Plan.LastChange? {
+        guard let c = value.objectValue, let action = c["action"]?.stringValue,
+            let actor = c["actor"]?.stringValue,
+            let timeText = c["time"]?.stringValue, let time = Timestamp(iso8601: timeText)
+        else { return nil }
+        return Plan.LastChange(action: action, actor: actor, time: time, reason: c["reason"]?.stringValue)
+    }
+}
+
+extension Plan.Ramp {
+    static func parse(_ r: [String: JSONValue], source: String) throws -> Plan.Ramp {
+        guard let steps = r["steps"]?.arrayValue?.compactMap(\.integerValue), !steps.isEmpty,
+            steps.allSatisfy({ (0...10_000).contains($0) }),
+            let every = r["every"]?.integerValue, let step = r["step"]?.integerValue, steps.indices.contains(step),
+            let sinceText = r["since"]?.stringValue, let since = Timestamp(iso8601: sinceText)
+        else { throw RolloutError.badInput("\(source): a ramp needs steps, every, step, since and paused") }
+        return Plan.Ramp(
+            steps: steps.map { Percent(basisPoints: $0) }, every: Int64(every), step: step, since: since,
+            paused: r["paused"]?.boolValue ?? false)
     }
 }

@@ -253,6 +253,7 @@ extension ConformanceVectors {
         }
 
         /// Publishing keys, expiry, revocation, replays and roles.
+        // Long: a flat list of conformance cases, one entry per case (docs/conformance.md).
         func publishingCases() -> [TrustCase] {
             var changedIndex = site([(v1, [k.root1])])
             changedIndex.files["index.json"] = trustIndex(6, expires: week).bytes
@@ -424,6 +425,7 @@ extension ConformanceVectors {
         }
 
         /// Thresholds, and damaged or oversized files.
+        // Long: a flat list of conformance cases, one entry per case (docs/conformance.md).
         func thresholdAndDamageCases() -> [TrustCase] {
             var damagedKeysSigs = site([(v1, [k.root1])])
             damagedKeysSigs.files["keys.json.sigs"] = Array(
@@ -513,6 +515,7 @@ extension ConformanceVectors {
         }
 
         /// Minimum versions built into the app, root changes left unrecorded, built-in roots an update changes.
+        // Long: a flat list of conformance cases, one entry per case (docs/conformance.md).
         func minimumCases() -> [TrustCase] {
             // Root 4 leaked after the device walked to it; the team moved to root 5 in list 3 and shipped
             // an app with root 5 built in. The device's list was accepted by the app with root 1.

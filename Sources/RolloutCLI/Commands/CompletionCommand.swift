@@ -80,27 +80,7 @@ enum CompletionCommand {
         let current = words.last ?? ""
         let before = Array(words.dropLast())
         let commands = allCommands
-        // The command path typed so far: the longest prefix of the non-option words that names one.
-        // Options and their values are not part of it.
-        let takesValue = Set(
-            (commands.flatMap(\.options) + globalOptions).filter { $0.valueName != nil }.map { "--" + $0.name })
-        var plain: [String] = []
-        var skip = false
-        for word in before {
-            if skip {
-                skip = false
-                continue
-            }
-            if word.hasPrefix("-") {
-                skip = takesValue.contains(word)
-                continue
-            }
-            plain.append(word)
-        }
-        var command: CommandSpec? = nil
-        for spec in commands where plain.starts(with: spec.path) && spec.path.count > (command?.path.count ?? 0) {
-            command = spec
-        }
+        let (plain, command) = commandPath(before, commands: commands)
         let options = (command?.options ?? []) + globalOptions
 
         // The value of an option that takes one.
@@ -137,6 +117,31 @@ enum CompletionCommand {
         case "": return []
         default: return [filesMarker]
         }
+    }
+
+    /// The words typed so far that are not options or option values, and the command the longest
+    /// prefix of them names, if any.
+    static func commandPath(_ words: [String], commands: [CommandSpec]) -> (plain: [String], command: CommandSpec?) {
+        let takesValue = Set(
+            (commands.flatMap(\.options) + globalOptions).filter { $0.valueName != nil }.map { "--" + $0.name })
+        var plain: [String] = []
+        var skip = false
+        for word in words {
+            if skip {
+                skip = false
+                continue
+            }
+            if word.hasPrefix("-") {
+                skip = takesValue.contains(word)
+                continue
+            }
+            plain.append(word)
+        }
+        var command: CommandSpec? = nil
+        for spec in commands where plain.starts(with: spec.path) && spec.path.count > (command?.path.count ?? 0) {
+            command = spec
+        }
+        return (plain, command)
     }
 
     static func filter(_ candidates: [String], _ prefix: String) -> [String] {

@@ -191,45 +191,8 @@ public struct PackLinter {
         }
 
         let previous = try all.previousPack(of: pack.locale, before: pack.contentVersion)
-        if let previous {
-            // Keys compare byte for byte, like every other client: "ş" composed and decomposed are two keys.
-            let current = Set(pack.strings.keys.map { Array($0.utf8) })
-            // A bundle-only key leaves the packs for good: its removal is the fix, not a mistake.
-            let removed = previous.strings.keys.filter {
-                !current.contains(Array($0.utf8)) && !policy.bundleOnlyKeys.matches($0)
-            }.sorted()
-            if !removed.isEmpty && !options.allowRemovedKeys {
-                let shown = removed.prefix(5).joined(separator: ", ") + (removed.count > 5 ? ", ..." : "")
-                findings.append(
-                    error(
-                        pack, "removed-keys", removed.first,
-                        "\(removed.count) key(s) removed since \(previous.id): \(shown); devices on this pack would fall back for them. Pass --allow-removed-keys if that is intended"
-                    ))
-            }
-        }
-
-        // A locale's first pack is reviewed as a whole; after that, protected text changes only with approval.
-        var protectedChanges: [String] = []
-        if let previous {
-            let keys = Set(pack.strings.keys).union(previous.strings.keys)
-            for key in keys.sorted()
-            where policy.isProtected(key) != nil && !policy.bundleOnlyKeys.matches(key)
-                && !(pack.strings[key]?.isSameText(as: previous.strings[key]) ?? false)
-            {
-                protectedChanges.append(key)
-            }
-        }
-        if !protectedChanges.isEmpty && (options.approvedBy ?? "").trimmingSpaces.isEmpty {
-            for key in protectedChanges {
-                let pattern = policy.isProtected(key)!.pattern
-                let what = previous?.strings[key] == nil ? "adds" : (pack.strings[key] == nil ? "removes" : "changes")
-                findings.append(
-                    error(
-                        pack, "protected-key", key,
-                        "\(what) protected key \"\(key)\" (policy protectedKeys \(pattern)); it may not change over the air without --approved-by NAME"
-                    ))
-            }
-        }
+        if let previous { findings += removedKeys(pack, since: previous) }
+        findings += protectedChanges(pack, since: previous)
 
         if let fallback = pack.fallbackLocale, hasHistory, try all.contentVersions(of: fallback).isEmpty {
             findings.append(
@@ -251,6 +214,42 @@ public struct PackLinter {
         }
         findings += try placeholderParity(pack, chain: chain.filter { $0 != pack.locale }, catalog: all)
         return findings
+    }
+
+    /// Keys the previous pack had and this one drops (bundle-only keys leave the packs for good:
+    /// their removal is the fix, not a mistake), unless `--allow-removed-keys`.
+    func removedKeys(_ pack: Pack, since previous: Pack) -> [LintFinding] {
+        // Keys compare byte for byte, like every other client: "ş" composed and decomposed are two keys.
+        let current = Set(pack.strings.keys.map { Array($0.utf8) })
+        let removed = previous.strings.keys.filter {
+            !current.contains(Array($0.utf8)) && !policy.bundleOnlyKeys.matches($0)
+        }.sorted()
+        guard !removed.isEmpty && !options.allowRemovedKeys else { return [] }
+        let shown = removed.prefix(5).joined(separator: ", ") + (removed.count > 5 ? ", ..." : "")
+        return [
+            error(
+                pack, "removed-keys", removed.first,
+                "\(removed.count) key(s) removed since \(previous.id): \(shown); devices on this pack would fall back for them. Pass --allow-removed-keys if that is intended"
+            )
+        ]
+    }
+
+    /// Protected text that changes without `--approved-by`. A locale's first pack is reviewed as a
+    /// whole; after that, protected text changes only with approval.
+    func protectedChanges(_ pack: Pack, since previous: Pack?) -> [LintFinding] {
+        guard let previous, (options.approvedBy ?? "").trimmingSpaces.isEmpty else { return [] }
+        let keys = Set(pack.strings.keys).union(previous.strings.keys)
+        return keys.sorted().filter { key in
+            policy.isProtected(key) != nil && !policy.bundleOnlyKeys.matches(key)
+                && !(pack.strings[key]?.isSameText(as: previous.strings[key]) ?? false)
+        }.map { key in
+            let pattern = policy.isProtected(key)!.pattern
+            let what = previous.strings[key] == nil ? "adds" : (pack.strings[key] == nil ? "removes" : "changes")
+            return error(
+                pack, "protected-key", key,
+                "\(what) protected key \"\(key)\" (policy protectedKeys \(pattern)); it may not change over the air without --approved-by NAME"
+            )
+        }
     }
 
     /// The 0-based argument a numbered placeholder takes: `{1}` and `%2$d` both take the second.

@@ -31,6 +31,8 @@ enum Subprocess {
     }
 
     /// Runs `arguments[0]`, looked up in PATH, with `environment`, stdin from /dev/null.
+    // Long: one posix_spawn; its file actions, attributes and C strings must live in this scope
+    // (each freed by a defer here) until the child has started.
     static func run(_ arguments: [String], environment: [String: String]) throws -> Result {
         let stdout = try scratchFile(environment)
         defer { close(stdout) }
