@@ -32,6 +32,9 @@ TOOLS="$(dirname "$(readlink -f "$(command -v swift)")")"
 PROFDATA="$TOOLS/llvm-profdata" LLVM_COV="$TOOLS/llvm-cov"
 for tool in "$PROFDATA" "$LLVM_COV"; do [ -x "$tool" ] || { echo "coverage: $tool is missing from the toolchain" >&2; exit 1; }; done
 
+# The build runs embed-template (the EmbedTemplate plugin's tool), instrumented too: its profile goes
+# to the scratch path, not to default.profraw in the working directory.
+export LLVM_PROFILE_FILE="$ROOT/$SCRATCH/build-tools/%m.profraw"
 swift build --build-tests "${BUILD[@]}" || exit 1
 BIN="$(swift build "${BUILD[@]}" --show-bin-path)"
 BUNDLE="$(find "$BIN" -maxdepth 1 -name '*PackageTests.xctest' | head -1)"
