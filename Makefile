@@ -5,6 +5,7 @@
 #   make install   a release rollout (Swift runtime linked in) and its completions under PREFIX
 #   make dist      dist/rollout-<version>-linux-<arch>.tar.gz and its .sha256 (docs/install.md)
 #   make bench     every benchmark under bench/ at a small size, each goal's ratio at the end
+#   make coverage  line coverage per target, the spawned rollout's included (docs/architecture.md)
 
 SHELL := /bin/bash
 # libxml2-dev, libicu-dev, liblzma-dev: the archives `make dist`/`make install` link into the release

@@ -275,7 +275,9 @@ final class FullDisk {
         process.arguments =
             ["-c", "trap '' XFSZ; ulimit -f 0 && exec \"$0\" \"$@\"", Processes.rolloutBinary] + arguments
         process.currentDirectoryURL = URL(fileURLWithPath: workspace.work)
-        process.environment = workspace.environment
+        // Under make coverage the profile could not be written either, and the profiling runtime
+        // would say so on stderr after rollout's own error.
+        process.environment = workspace.environment.filter { $0.key != "LLVM_PROFILE_FILE" }
         let out = Pipe()
         let err = Pipe()
         process.standardOutput = out
