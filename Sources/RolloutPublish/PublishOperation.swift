@@ -84,7 +84,7 @@ public enum PublishOperation {
         var written: (state: ObjectID?, sequence: Int)? = nil
         do {
             let applied = try repository.apply(actor: actor, time: time) {
-                snapshot -> (Change?, (Publisher.Report, ObjectID?, SigningKey?)) in
+                snapshot -> (Change?, (report: Publisher.Report, state: ObjectID?, signer: SigningKey?)) in
                 let now = time()
                 // Checked before anything is written: a key devices would refuse never signs a site.
                 let keyList = try snapshot.currentKeyList()?.list
@@ -103,10 +103,14 @@ public enum PublishOperation {
                 written = (snapshot.commit, index.sequence)
                 var report = try publisher.write(files, removing: remove, index: index, to: request.directory)
                 report.keysVersion = keyList?.version
-                return (try recordChange(request, snapshot: snapshot, index: index), (report, snapshot.commit, signer))
+                return (
+                    try recordChange(request, snapshot: snapshot, index: index),
+                    (report: report, state: snapshot.commit, signer: signer)
+                )
             }
             return Outcome(
-                report: applied.result.0, state: applied.result.1, record: applied.commit, signingKey: applied.result.2)
+                report: applied.result.report, state: applied.result.state, record: applied.commit,
+                signingKey: applied.result.signer)
         } catch {
             if fresh && written == nil {
                 try? FileManager.default.removeItem(atPath: request.directory)
