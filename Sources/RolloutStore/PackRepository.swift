@@ -56,10 +56,7 @@ public final class PackRepository {
             throw .noRepository(at: path, "the directory does not exist; create one with rollout init \(path)")
         }
         guard isDirectory.boolValue else {
-            throw .noRepository(
-                at: path,
-                "it is a file, not a directory; name the repository directory (the one rollout init made, such as .rollout)"
-            )
+            throw .repositoryIsAFile(path)
         }
         let git: GitRepository
         do {
@@ -76,11 +73,8 @@ public final class PackRepository {
             throw .notARolloutRepository(path, key: key)
         case let other?:
             let newer = Int(other).map { $0 > Int(StateLayout.formatVersion)! } ?? false
-            throw RolloutError.missing(
-                newer
-                    ? "\(path) was made by a newer rollout (\(key)=\(other)); this rollout reads formats up to \(StateLayout.formatVersion) only: upgrade rollout to use it"
-                    : "\(path) has \(key)=\(other), which no rollout writes (this one reads format \(StateLayout.formatVersion)); the config was edited or damaged"
-            )
+            if newer { throw .newerFormat(path, key: key, other) }
+            throw .unknownFormat(path, key: key, other)
         }
         return PackRepository(git: git)
     }
@@ -103,9 +97,7 @@ public final class PackRepository {
             if parent.path == directory.path { break }
             directory = parent
         }
-        throw RolloutError.missing(
-            "no rollout repository in \(workingDirectory) or any parent; create one with rollout init, or name one with --repo DIR or ROLLOUT_REPO"
-        )
+        throw .noRepositoryFound(from: workingDirectory)
     }
 
     static func absolute(_ path: String, from workingDirectory: String) -> String {
@@ -192,15 +184,7 @@ public final class PackRepository {
     /// missing state ref means the history was deleted, and reading it as "nothing yet" would hide that.
     public func stateTip() throws -> ObjectID {
         guard let tip = try git.referenceTarget(StateLayout.stateRef) else {
-            let ref = StateLayout.stateRef
-            let restore =
-                lastStatePosition().map {
-                    "restore it with git --git-dir \(path) update-ref \(ref) \($0) (its last position, from the reflog \(path)/logs/HEAD)"
-                }
-                ?? "restore it from the reflog (\(path)/logs/HEAD) with git update-ref \(ref) COMMIT"
-            throw RolloutError.missing(
-                "\(path) has no \(ref), the ref that holds every change: it was deleted (git update-ref -d, or a damaged copy), so nothing can be read or changed; \(restore), or clone the repository again from a remote (rollout clone URL DIR); then run rollout verify"
-            )
+            throw .stateRefDeleted(path, ref: StateLayout.stateRef, lastPosition: lastStatePosition())
         }
         return tip
     }
@@ -241,9 +225,7 @@ public final class PackRepository {
             do {
                 try Packing.packIfNeeded(self, threshold: packThreshold)
             } catch {
-                warn(
-                    "the change landed, but packing the repository's loose objects failed: \((error as? RolloutError)?.message ?? "\(error)"); run rollout gc to pack them"
-                )
+                warn(PackRepository.packingFailed(error))
             }
         }
         return applied
@@ -278,13 +260,9 @@ public final class PackRepository {
         }
         let lock = "\(path)/\(StateLayout.stateRef).lock"
         if lockedAttempts == PackRepository.maximumAttempts {
-            throw RolloutError.conflict(
-                "\(lock) stayed locked through \(lockedAttempts) attempts. If no rollout or git command is running, a crashed one left it: remove it with rm \(lock)"
-            )
+            throw .stateRefStayedLocked(lock, attempts: lockedAttempts)
         }
-        throw RolloutError.conflict(
-            "other writers kept changing the repository; gave up after \(PackRepository.maximumAttempts) attempts. Nothing was changed: try again"
-        )
+        throw .outpacedByWriters
     }
 
     /// Marks the repository format 2 (sharded) before the first write that can put a version in a
@@ -320,5 +298,61 @@ extension Error where Self == RolloutError {
 
     fileprivate static func initIntoNonEmpty(_ path: String) -> RolloutError {
         .usage("\(path) already exists and is not empty; rollout init needs a new or empty directory")
+    }
+
+    fileprivate static func repositoryIsAFile(_ path: String) -> RolloutError {
+        .noRepository(
+            at: path,
+            "it is a file, not a directory; name the repository directory (the one rollout init made, such as .rollout)"
+        )
+    }
+
+    fileprivate static func newerFormat(_ path: String, key: String, _ other: String) -> RolloutError {
+        .missing(
+            "\(path) was made by a newer rollout (\(key)=\(other)); this rollout reads formats up to \(StateLayout.formatVersion) only: upgrade rollout to use it"
+        )
+    }
+
+    fileprivate static func unknownFormat(_ path: String, key: String, _ other: String) -> RolloutError {
+        .missing(
+            "\(path) has \(key)=\(other), which no rollout writes (this one reads format \(StateLayout.formatVersion)); the config was edited or damaged"
+        )
+    }
+
+    fileprivate static func noRepositoryFound(from workingDirectory: String) -> RolloutError {
+        .missing(
+            "no rollout repository in \(workingDirectory) or any parent; create one with rollout init, or name one with --repo DIR or ROLLOUT_REPO"
+        )
+    }
+
+    /// The state ref is gone; `lastPosition` is where HEAD's reflog last saw it, when it did.
+    fileprivate static func stateRefDeleted(_ path: String, ref: String, lastPosition: String?) -> RolloutError {
+        let restore =
+            lastPosition.map {
+                "restore it with git --git-dir \(path) update-ref \(ref) \($0) (its last position, from the reflog \(path)/logs/HEAD)"
+            }
+            ?? "restore it from the reflog (\(path)/logs/HEAD) with git update-ref \(ref) COMMIT"
+        return .missing(
+            "\(path) has no \(ref), the ref that holds every change: it was deleted (git update-ref -d, or a damaged copy), so nothing can be read or changed; \(restore), or clone the repository again from a remote (rollout clone URL DIR); then run rollout verify"
+        )
+    }
+
+    fileprivate static func stateRefStayedLocked(_ lock: String, attempts lockedAttempts: Int) -> RolloutError {
+        .conflict(
+            "\(lock) stayed locked through \(lockedAttempts) attempts. If no rollout or git command is running, a crashed one left it: remove it with rm \(lock)"
+        )
+    }
+
+    fileprivate static var outpacedByWriters: RolloutError {
+        .conflict(
+            "other writers kept changing the repository; gave up after \(PackRepository.maximumAttempts) attempts. Nothing was changed: try again"
+        )
+    }
+}
+
+extension PackRepository {
+    /// The warning when a change landed but packing the loose objects after it failed.
+    fileprivate static func packingFailed(_ error: Error) -> String {
+        "the change landed, but packing the repository's loose objects failed: \((error as? RolloutError)?.message ?? "\(error)"); run rollout gc to pack them"
     }
 }

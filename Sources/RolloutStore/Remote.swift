@@ -144,9 +144,7 @@ extension PackRepository {
             do {
                 outcome = try branch(of: remote, holds: commit, expected: expected)
             } catch {
-                throw RolloutError.conflict(
-                    "cannot push to \(remote) (\(shownURL(remote))): the connection failed, and whether the push landed cannot be told now: \(failure.lines.joined(separator: "; ")). Run rollout sync when \(remote) answers: it brings the change here if it landed (then it is done), and changes nothing if it did not (then run the command again)"
-                )
+                throw .pushOutcomeUnknown(remote, shownURL: shownURL(remote), failure)
             }
             switch outcome {
             case .landed: return nil
@@ -257,9 +255,7 @@ extension PackRepository {
             try? git.setReference(PackRepository.trackingRef(remote), to: commit, message: "rollout: pushed")
             return Applied(commit: commit, result: result, attempts: attempt)
         }
-        throw RolloutError.conflict(
-            "other writers kept pushing to \(remote) first: \(refusals.count) attempts in \(Int(Date().timeIntervalSince(started))) s were refused (last: \(refusals.last ?? "?")). Nothing was changed: try again"
-        )
+        throw .pushRefusedTooOften(remote, refusals: refusals, since: started)
     }
 
     /// The state a change is prepared against, before `apply` re-validates it on the remote's tip:
@@ -280,9 +276,7 @@ extension PackRepository {
         guard localTip != remoteTip else { return remoteTip }
         if let localTip, try remoteTip.map({ try !git.isDescendant($0, of: localTip) }) ?? true {
             let unpushed = try commits(from: remoteTip.flatMap { try? git.mergeBase(localTip, $0) }, to: localTip).count
-            throw RolloutError.conflict(
-                "this repository holds \(unpushed) change(s) that \(remote) does not have (made with --offline, or the remote was reset): run rollout sync first. Nothing was changed"
-            )
+            throw .unpushedChanges(unpushed, notOn: remote)
         }
         // Behind the remote: catch up first (another process of this clone may do the same).
         _ = try git.compareAndSwap(
@@ -534,6 +528,29 @@ extension Error where Self == RolloutError {
         let their = other.message.split(separator: "\n").first.map(String.init) ?? other.id.short
         return .conflict(
             "cannot replay \"\(mine)\" (\(commit.id.short)), made offline: \(path) was also changed on \(remote) by \"\(their)\" (\(other.id.short)). Nothing was changed. Look at both with rollout log; to drop the offline changes and take the remote's, run rollout sync --discard-local, then redo what is still needed"
+        )
+    }
+
+    /// A push whose connection failed, to a remote that could not be asked afterwards whether it landed.
+    fileprivate static func pushOutcomeUnknown(
+        _ remote: String, shownURL: String, _ failure: GitTransport.Failure
+    ) -> RolloutError {
+        .conflict(
+            "cannot push to \(remote) (\(shownURL)): the connection failed, and whether the push landed cannot be told now: \(failure.lines.joined(separator: "; ")). Run rollout sync when \(remote) answers: it brings the change here if it landed (then it is done), and changes nothing if it did not (then run the command again)"
+        )
+    }
+
+    fileprivate static func pushRefusedTooOften(_ remote: String, refusals: [String], since started: Date)
+        -> RolloutError
+    {
+        .conflict(
+            "other writers kept pushing to \(remote) first: \(refusals.count) attempts in \(Int(Date().timeIntervalSince(started))) s were refused (last: \(refusals.last ?? "?")). Nothing was changed: try again"
+        )
+    }
+
+    fileprivate static func unpushedChanges(_ unpushed: Int, notOn remote: String) -> RolloutError {
+        .conflict(
+            "this repository holds \(unpushed) change(s) that \(remote) does not have (made with --offline, or the remote was reset): run rollout sync first. Nothing was changed"
         )
     }
 }

@@ -98,16 +98,12 @@ enum ImportCommand {
         let format: CatalogFormat
         if let name = invocation.value("format") {
             guard let chosen = CatalogFormat(rawValue: name) else {
-                throw RolloutError.usage(
-                    "--format \"\(name)\" is not one of \(CatalogFormat.allCases.map(\.rawValue).joined(separator: ", "))"
-                )
+                throw .unknownFormat(name)
             }
             format = chosen
         } else {
             guard let detected = CatalogFormat.detect(path) else {
-                throw RolloutError.usage(
-                    "cannot tell the format of \(invocation.positionals[0]); name it with --format \(CatalogFormat.allCases.map(\.rawValue).joined(separator: "|"))"
-                )
+                throw .undetectedFormat(of: invocation.positionals[0])
             }
             format = detected
         }
@@ -184,4 +180,17 @@ enum ImportCommand {
 extension PackInput {
     /// A pack the import made, as `pack add` takes a file.
     init(_ made: PackImport.MadePack) { self.init(source: made.source, parsed: made.parsed) }
+}
+
+/// pack import's refusals of --format, named (an extension of Error, so that `throw .name(...)` finds them).
+extension Error where Self == RolloutError {
+    fileprivate static func unknownFormat(_ name: String) -> RolloutError {
+        .usage("--format \"\(name)\" is not one of \(CatalogFormat.allCases.map(\.rawValue).joined(separator: ", "))")
+    }
+
+    fileprivate static func undetectedFormat(of catalog: String) -> RolloutError {
+        .usage(
+            "cannot tell the format of \(catalog); name it with --format \(CatalogFormat.allCases.map(\.rawValue).joined(separator: "|"))"
+        )
+    }
 }

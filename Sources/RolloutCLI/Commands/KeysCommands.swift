@@ -242,9 +242,7 @@ enum KeysCommands {
             }
             // Every device downloads the key list on every refresh, revocations included, for good.
             guard reason.utf8.count <= 200 else {
-                throw RolloutError.usage(
-                    "--reason is \(reason.utf8.count) bytes; at most 200 go into the key list every device downloads (say the rest in the commit's history elsewhere)"
-                )
+                throw .reasonTooLong(reason)
             }
             let repository = try context.repository(invocation)
             let now = try context.now()
@@ -483,9 +481,7 @@ enum KeysCommands {
     static func rootFiles(_ invocation: Invocation, context: CommandContext, command: String) throws -> [KeyFile] {
         let names = invocation.values("root")
         guard !names.isEmpty else {
-            throw RolloutError.usage(
-                "rollout keys \(command) needs --root FILE, a root private key of the key list (once per root key its threshold needs)"
-            )
+            throw .missingRoot(command)
         }
         return try names.map { KeyFile(name: $0, key: try PublishCommands.loadKey($0, context: context)) }
     }
@@ -527,5 +523,20 @@ enum KeysCommands {
             "created": entry.map { .string($0.created.description) } ?? .null,
             "expires": entry.map { .string($0.expires.description) } ?? .null,
         ]
+    }
+}
+
+/// The refusals of the keys commands' flags, named (an extension of Error, so that `throw .name(...)` finds them).
+extension Error where Self == RolloutError {
+    fileprivate static func reasonTooLong(_ reason: String) -> RolloutError {
+        .usage(
+            "--reason is \(reason.utf8.count) bytes; at most 200 go into the key list every device downloads (say the rest in the commit's history elsewhere)"
+        )
+    }
+
+    fileprivate static func missingRoot(_ command: String) -> RolloutError {
+        .usage(
+            "rollout keys \(command) needs --root FILE, a root private key of the key list (once per root key its threshold needs)"
+        )
     }
 }

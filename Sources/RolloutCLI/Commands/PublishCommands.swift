@@ -59,18 +59,14 @@ package enum PublishCommands {
         let rootTexts = invocation.values("root-key")
         switch (invocation.value("public-key"), rootTexts.isEmpty) {
         case (.some, false):
-            throw RolloutError.usage(
-                "--public-key and --root-key are alternatives: check as an app that pins one key, or as one that built in root keys"
-            )
+            throw .bothTrustKinds
         case (.some(let text), true):
             for flag in ["threshold", "min-keys-version"] where invocation.value(flag) != nil {
                 throw RolloutError.usage("--\(flag) goes with --root-key")
             }
             return .pinned(try publicKeyOption(text, context: context))
         case (.none, true):
-            throw RolloutError.usage(
-                "rollout verify-site needs --root-key KEY (an app on a key list) or --public-key KEY (an app that pins one key)"
-            )
+            throw .noTrustKind
         case (.none, false):
             let keys = try rootTexts.map { try publicKeyOption($0, context: context, option: "root-key") }
             let count = Set(keys.map(\.keyID)).count
@@ -146,9 +142,7 @@ package enum PublishCommands {
             let report = outcome.report
             if let signing = outcome.signingKey, signing.expiresSoon {
                 let days = (signing.expires.seconds - now.seconds) / 86_400
-                context.diagnostics(
-                    "warning: publishing key \(signing.id) expires at \(signing.expires) (in \(days) day(s)); make its successor now with rollout keys rotate --root FILE --overlap 14d"
-                        .oneLine + "\n")
+                context.diagnostics(PublishCommands.expiringKeyWarning(signing, days: days).oneLine + "\n")
             }
             var text = "Published \(report.locales.count) locale(s) to \(out): index sequence \(report.indexSequence); "
             text +=
@@ -285,5 +279,27 @@ package enum PublishCommands {
             "indexSequence": chain.indexSequence.map { .integer($0) } ?? .null,
             "indexExpires": time(chain.indexExpires),
         ]
+    }
+}
+
+/// verify-site's refusals of its trust flags, named (an extension of Error, so that `throw .name(...)` finds them).
+extension Error where Self == RolloutError {
+    fileprivate static var bothTrustKinds: RolloutError {
+        .usage(
+            "--public-key and --root-key are alternatives: check as an app that pins one key, or as one that built in root keys"
+        )
+    }
+
+    fileprivate static var noTrustKind: RolloutError {
+        .usage(
+            "rollout verify-site needs --root-key KEY (an app on a key list) or --public-key KEY (an app that pins one key)"
+        )
+    }
+}
+
+extension PublishCommands {
+    /// The warning publish gives when its publishing key expires within the warning period.
+    fileprivate static func expiringKeyWarning(_ signing: PublishOperation.SigningKey, days: Int64) -> String {
+        "warning: publishing key \(signing.id) expires at \(signing.expires) (in \(days) day(s)); make its successor now with rollout keys rotate --root FILE --overlap 14d"
     }
 }
