@@ -103,6 +103,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
         return self.rfile.read(length) if length else b""
 
     def refuse(self, path, query, user, status, text, challenge):
+        # Recorded before the answer: a client that has its answer must find the request in the log.
+        self.record(path, query, user, status)
         body = text.encode("utf-8")
         self.send_response(status)
         if challenge:
@@ -111,7 +113,6 @@ class Handler(http.server.BaseHTTPRequestHandler):
         self.send_header("Content-Length", str(len(body)))
         self.end_headers()
         self.wfile.write(body)
-        self.record(path, query, user, status)
 
     def serve(self):
         parsed = urllib.parse.urlsplit(self.path)
@@ -159,6 +160,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 headers.append((name, value.strip()))
         if backend.returncode != 0 and not backend.stdout:
             status, payload, headers = 500, backend.stderr, [("Content-Type", "text/plain")]
+        self.record(path, query, user, status)
         self.send_response(status)
         for name, value in headers:
             if name.lower() != "content-length":
@@ -166,7 +168,6 @@ class Handler(http.server.BaseHTTPRequestHandler):
         self.send_header("Content-Length", str(len(payload)))
         self.end_headers()
         self.wfile.write(payload)
-        self.record(path, query, user, status)
 
 
 def main():
