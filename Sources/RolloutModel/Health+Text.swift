@@ -1,0 +1,42 @@
+import Foundation
+
+/// How health figures read in text, the same in `rollout health`, the report, promote's refusals
+/// and guard's rows (docs/health.md).
+public enum HealthText {
+    /// A fraction as a percentage with three decimals (`0.187%`); `-` for none.
+    public static func percent(_ value: Double?) -> String {
+        value.map { String(format: "%.3f%%", $0 * 100) } ?? "-"
+    }
+
+    /// A share with one decimal (`10.0%`).
+    static func share(_ value: Double) -> String { String(format: "%.1f%%", value * 100) }
+
+    /// A segment's sample ratio: `10.2% of 10.0% ok`, `20.1% of 10.0% MISMATCH`, or why it is not judged.
+    public static func ratio(_ check: SampleRatio.Check) -> String {
+        switch check.verdict {
+        case .ok: return "\(share(check.observed)) of \(share(check.planned)) ok"
+        case .mismatch: return "\(share(check.observed)) of \(share(check.planned)) MISMATCH"
+        case .insufficientData: return "not judged yet"
+        }
+    }
+
+    /// Why a mismatch holds the rollout, in one sentence.
+    public static func mismatch(_ check: SampleRatio.Check) -> String {
+        "sample ratio mismatch in \(check.segment): the staged pack has \(share(check.observed)) of its sessions (\(check.candidate) of \(check.candidate + check.baseline)), the plan gives it \(share(check.planned)); every comparison there is biased until devices get the planned share (docs/health.md, \"Sample ratio mismatch\")"
+    }
+
+    /// When a verdict is expected at the current traffic: `now`, `~1 day`, `~4 days`, `no traffic`, `-`.
+    public static func days(_ days: Double?, measured: Bool) -> String {
+        guard measured else { return "no data" }
+        guard let days else { return "-" }
+        if days == 0 { return "now" }
+        if !days.isFinite { return "no traffic" }
+        let whole = Int(days.rounded(.up))
+        return whole <= 1 ? "~1 day" : "~\(whole) days"
+    }
+
+    /// A segment's `DECIDED` column.
+    public static func decision(_ standing: Health.Standing) -> String {
+        days(standing.daysToDecision, measured: !standing.checks.isEmpty)
+    }
+}
