@@ -127,3 +127,29 @@ final class HealthDecisionTests: XCTestCase {
         XCTAssertTrue(page.contains("Evidence: unhealthy (evidence format 2)"), "the report reads it back")
     }
 }
+
+extension Workspace {
+    /// One day of crash counts for tr-TR@18 against tr-TR@17, ingested: in each segment `sessions` a day
+    /// split between the packs as `share` says (the candidate's fraction), both crashing in 0.2% of
+    /// sessions; in `baselineOnly`, the baseline alone. A test drives the clock and ingests each day as
+    /// it passes, as a pipeline would.
+    func ingestCrashDay(
+        _ date: String, share: Double, segments: [(region: String, version: String)] = Workspace.everySegment,
+        baselineOnly: [(region: String, version: String)] = [], sessions: Int = 600_000,
+        file: StaticString = #filePath, line: UInt = #line
+    ) throws {
+        var csv = "date,pack,region,app_version,sessions,crashes\n"
+        for segment in segments + baselineOnly {
+            let candidate = segments.contains { $0 == segment } ? Int((Double(sessions) * share).rounded()) : 0
+            for (pack, n) in [("tr-TR@18", candidate), ("tr-TR@17", sessions - candidate)] where n > 0 {
+                csv += "\(date),\(pack),\(segment.region),\(segment.version),\(n),\(n / 500)\n"
+            }
+        }
+        let path = try scratch.write("crashes-\(date)-\(share).csv", csv)
+        let ingested = try rollout("metrics", "ingest", "--kind", "crash", path)
+        XCTAssertEqual(ingested.status, 0, ingested.output, file: file, line: line)
+    }
+
+    /// The segments of the example metrics: TR on 4.8 and 4.9, DE on 4.8, CY on 4.9.
+    static let everySegment = [("TR", "4.8.1"), ("TR", "4.9.0"), ("DE", "4.8.1"), ("CY", "4.9.0")]
+}
