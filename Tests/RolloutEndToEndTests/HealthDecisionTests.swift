@@ -128,6 +128,117 @@ final class HealthDecisionTests: XCTestCase {
     }
 }
 
+/// Sample ratio mismatch end to end (docs/health.md, "Sample ratio mismatch"): a staged pack that
+/// carries another share of a segment's sessions than the plan gives it holds the rollout.
+final class SampleRatioTests: XCTestCase {
+    static let inTR: [(region: String, version: String)] = [("TR", "4.8.1"), ("TR", "4.9.0")]
+
+    /// tr-TR@18 staged at 10% in TR on >=4.8 from 2026-11-25, its sessions carrying `share` of each
+    /// TR segment for three days.
+    static func staged(carrying share: Double) throws -> Workspace {
+        let w = try Workspace()
+        try w.initWithExamples()
+        XCTAssertEqual(
+            try w.rollout(["promote", "tr-TR@17", "--to", "100%"], env: ["ROLLOUT_NOW": "2026-11-24T00:00:00Z"]).status,
+            0)
+        let staged = try w.rollout(
+            ["promote", "tr-TR@18", "--to", "10%", "--region", "TR", "--app-version", ">=4.8"],
+            env: ["ROLLOUT_NOW": "2026-11-25T08:00:00Z"])
+        XCTAssertEqual(staged.status, 0, staged.output)
+        for day in ["2026-11-25", "2026-11-26", "2026-11-27"] {
+            try w.ingestCrashDay(day, share: share, segments: inTR, sessions: 200_000)
+        }
+        return w
+    }
+
+    func testTwiceThePlannedShareHoldsTheRolloutInHealthPromoteGuardAndTheReport() throws {
+        let w = try Self.staged(carrying: 0.20)
+        let now = ["ROLLOUT_NOW": "2026-11-28T09:00:00Z"]
+        let health = try w.rollout(["health", "tr-TR"], env: now)
+        XCTAssertEqual(health.status, 1, "a mismatch needs a person: " + health.output)
+        XCTAssertTrue(health.stdout.contains("tr-TR@18 against tr-TR@17: healthy"), "the rates are alike")
+        XCTAssertTrue(
+            health.stdout.contains(
+                "held: sample ratio mismatch in TR/4.8: the staged pack has 20.0% of its sessions (120000 of 600000), the plan gives it 10.0%"
+            ), health.stdout)
+        XCTAssertTrue(health.stdout.contains("20.0% of 10.0% MISMATCH"), health.stdout)
+        let json = try w.json(try w.rollout(["health", "tr-TR", "--json"], env: now))
+        XCTAssertEqual(json["held"] as? Bool, true)
+        let ratios = try XCTUnwrap(json["sampleRatios"] as? [[String: Any]])
+        XCTAssertEqual(ratios.map { $0["verdict"] as? String }, ["mismatch", "mismatch"])
+        XCTAssertEqual(ratios.first?["side"] as? String, "candidate-high")
+
+        let tip = try w.stateTip()
+        let refused = try w.rollout(["promote", "tr-TR@18", "--to", "50%"], env: now)
+        XCTAssertEqual(refused.status, 1, refused.output)
+        XCTAssertTrue(refused.stderr.contains("tr-TR@18 is held: sample ratio mismatch in TR/4.8"), refused.stderr)
+        XCTAssertEqual(try w.stateTip(), tip)
+
+        let guarded = try w.rollout(["guard", "--auto-revert"], env: now)
+        XCTAssertEqual(guarded.status, 1, guarded.output)
+        XCTAssertTrue(
+            guarded.stdout.contains("held: sample ratio mismatch in TR/4.8, TR/4.9; see rollout health tr-TR"),
+            guarded.stdout)
+        XCTAssertEqual(try w.stateTip(), tip, "a mismatch is not a reason to revert")
+
+        let report = try w.rollout(["report", "tr-TR", "--out", "report.html"], env: now)
+        XCTAssertEqual(report.status, 0, report.output)
+        let page = try String(contentsOfFile: w.work + "/report.html", encoding: .utf8)
+        XCTAssertTrue(page.contains("held: sample ratio mismatch in TR/4.8, TR/4.9"), "the report's header")
+        XCTAssertTrue(page.contains("<tr class=\"segment verdict-held\">"), "the segment rows")
+
+        let forced = try w.rollout(
+            ["promote", "tr-TR@18", "--to", "50%", "--force", "--reason", "bucketing fixed in 4.8.3"], env: now)
+        XCTAssertEqual(forced.status, 0, forced.output)
+        XCTAssertEqual(
+            try w.git("log", "-1", "--format=%(trailers:key=Rollout-Forced,valueonly,separator=)").stdout
+                .trimmingCharacters(in: .whitespacesAndNewlines),
+            "held: sample ratio mismatch in TR/4.8, TR/4.9")
+    }
+
+    func testThePlannedShareIsNotHeldAndAChangeOfPlanIsJudgedAgainstTheSharesInForce() throws {
+        let w = try Self.staged(carrying: 0.10)
+        let now = ["ROLLOUT_NOW": "2026-11-28T09:00:00Z"]
+        let health = try w.rollout(["health", "tr-TR"], env: now)
+        XCTAssertEqual(health.status, 0, health.output)
+        XCTAssertTrue(health.stdout.contains("10.0% of 10.0% ok"), health.stdout)
+        // Widened to 50% on 2026-11-28: that day and the next may carry any share from 10% to 50%
+        // while devices pick up the new manifest; from 2026-11-30 on, 50%.
+        XCTAssertEqual(try w.rollout(["promote", "tr-TR@18", "--to", "50%"], env: now).status, 0)
+        try w.ingestCrashDay("2026-11-28", share: 0.15, segments: Self.inTR, sessions: 200_000)
+        try w.ingestCrashDay("2026-11-29", share: 0.45, segments: Self.inTR, sessions: 200_000)
+        let later = ["ROLLOUT_NOW": "2026-11-30T09:00:00Z"]
+        XCTAssertEqual(try w.rollout(["health", "tr-TR"], env: later).status, 0, "adoption takes a day")
+        // A day at 50% that still carries 15%: the devices did not pick up the plan.
+        try w.ingestCrashDay("2026-11-30", share: 0.15, segments: Self.inTR, sessions: 200_000)
+        let stale = try w.rollout(["health", "tr-TR"], env: ["ROLLOUT_NOW": "2026-12-01T09:00:00Z"])
+        XCTAssertEqual(stale.status, 1, stale.output)
+        XCTAssertTrue(stale.stdout.contains("held: sample ratio mismatch in TR/4.8"), stale.stdout)
+    }
+
+    func testARampWhoseDevicesDoNotGetTheirShareIsNotAdvanced() throws {
+        let w = try Workspace()
+        try w.initWithExamples()
+        XCTAssertEqual(
+            try w.rollout(["promote", "tr-TR@17", "--to", "100%"], env: ["ROLLOUT_NOW": "2026-11-24T00:00:00Z"]).status,
+            0)
+        XCTAssertEqual(
+            try w.rollout(
+                ["promote", "tr-TR@18", "--ramp", "2,5,100", "--every", "1d", "--region", "TR"],
+                env: ["ROLLOUT_NOW": "2026-11-25T00:00:00Z"]
+            ).status, 0)
+        // A client port buckets twice as many devices in.
+        for day in ["2026-11-25", "2026-11-26"] {
+            try w.ingestCrashDay(day, share: 0.04, segments: Self.inTR, sessions: 400_000)
+        }
+        let guarded = try w.rollout(["guard"], env: ["ROLLOUT_NOW": "2026-11-27T00:00:00Z"])
+        XCTAssertEqual(guarded.status, 1, guarded.output)
+        XCTAssertTrue(guarded.stdout.contains("held: sample ratio mismatch in TR/4.8, TR/4.9"), guarded.stdout)
+        let plan = try XCTUnwrap(try w.json(try w.rollout("status", "tr-TR", "--json"))["plan"] as? [String: Any])
+        XCTAssertEqual((plan["rules"] as? [[String: Any]])?.first?["basisPoints"] as? Int, 200, "not advanced")
+    }
+}
+
 extension Workspace {
     /// One day of crash counts for tr-TR@18 against tr-TR@17, ingested: in each segment `sessions` a day
     /// split between the packs as `share` says (the candidate's fraction), both crashing in 0.2% of
