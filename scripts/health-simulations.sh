@@ -5,7 +5,7 @@
 #
 # Usage: scripts/health-simulations.sh [RUNS] [SEED]     (defaults: 2000 and 1)
 #   RUNS  rollouts per scenario (HEALTH_SIM_RUNS); SEED  the seed base (HEALTH_SIM_SEED; `make test`
-#   uses 0). Each rollout is 336 hourly looks; 2000 per scenario take about 10 minutes in a debug build.
+#   uses 0). Each rollout is 336 hourly looks; 2000 per scenario take about 3 minutes in a debug build.
 #
 # Prints one `health:` line per scenario (false alarms of the method and of a naive fixed-sample
 # interval on the same counts), the test summary and the wall time. Exits 1 when a test fails; its
