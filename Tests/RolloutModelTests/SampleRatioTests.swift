@@ -1,0 +1,251 @@
+import Foundation
+import XCTest
+
+@testable import RolloutModel
+
+/// The sample-ratio test against a known truth: a candidate that gets twice its planned share in one
+/// small segment is held within hours, while hourly looks for two weeks at the planned share, at the
+/// edge of the band, or along a ramp hold a rollout no more often than the level allows.
+/// scripts/srm-simulations.sh runs the simulations with many more runs (SRM_SIM_* variables).
+final class SampleRatioTests: XCTestCase {
+    /// Sessions an hour in each of five segments: 40, 30, 15, 10 and 5% of 200,000.
+    static let sessionsPerHour = [80_000, 60_000, 30_000, 20_000, 10_000]
+    static let minSamples = 5_000
+    static let hours = 14 * 24
+    static let labels = sessionsPerHour.indices.map { "S\($0)" }
+
+    // MARK: Simulations
+
+    func testTwiceThePlannedShareInTheSmallestSegmentIsHeldWithinSixHours() {
+        let runs = knob("SRM_SIM_BUG_RUNS", 50)
+        let bugged = Self.sessionsPerHour.count - 1
+        var delays: [Int] = []
+        for run in 0..<runs {
+            let hold = firstHold(seed: 50_000 + UInt64(run), planned: { _ in 0.10 }) { segment, planned in
+                segment == bugged ? 2 * planned : planned
+            }
+            guard let hold else { continue }
+            XCTAssertEqual(hold.check.segment, "S\(bugged)", "run \(run) held the wrong segment")
+            XCTAssertEqual(hold.check.side, .candidateHigh, "run \(run)")
+            delays.append(hold.hour)
+        }
+        XCTAssertEqual(delays.count, runs, "held in \(delays.count) of \(runs) runs")
+        XCTAssertLessThanOrEqual(delays.max() ?? .max, 6, "the slowest run was held after \(delays.max() ?? 0) h")
+        let median = delays.sorted()[delays.count / 2]
+        print(
+            "srm: 20% instead of 10% in the 5% segment held in \(delays.count) of \(runs) runs;"
+                + " median \(median) h, slowest \(delays.max() ?? 0) h")
+    }
+
+    func testHourlyLooksForTwoWeeksAtThePlannedShareHoldAtMostOneRolloutInAThousand() {
+        let runs = knob("SRM_SIM_RUNS", 1000)
+        let holds = (0..<runs).filter { run in
+            firstHold(seed: 1 + UInt64(run), planned: { _ in 0.10 }) { _, planned in planned } != nil
+        }.count
+        XCTAssertLessThanOrEqual(holds, allowed(runs), "\(holds) of \(runs) rollouts at the planned share were held")
+        print("srm: \(holds) of \(runs) rollouts at the planned share were held over \(Self.hours) hourly looks")
+    }
+
+    /// The hardest null: the true odds exactly at the band's edge, above it in even runs and below it
+    /// in odd ones, in every segment at once.
+    func testHourlyLooksAtTheEdgeOfTheBandHoldNoMoreOftenThanTheLevel() {
+        let runs = knob("SRM_SIM_EDGE_RUNS", 300)
+        let holds = (0..<runs).filter { run in
+            let ratio = run % 2 == 0 ? SampleRatio.maxOddsRatio : 1 / SampleRatio.maxOddsRatio
+            return firstHold(seed: 20_000 + UInt64(run), planned: { _ in 0.10 }) { _, planned in
+                share(atOddsRatio: ratio, of: planned)
+            } != nil
+        }.count
+        XCTAssertLessThanOrEqual(holds, allowed(runs), "\(holds) of \(runs) rollouts at the band's edge were held")
+        print("srm: \(holds) of \(runs) rollouts at the band's edge (odds x1.25 or /1.25) were held")
+    }
+
+    /// A ramp of 1, 2, 5, 10, 20 and 50%, two days a step, one cell per day: the true share is the
+    /// planned one in even runs and at the band's upper edge in odd ones.
+    func testARampThroughSixSharesHoldsNoMoreOftenThanTheLevel() {
+        let runs = knob("SRM_SIM_RAMP_RUNS", 200)
+        let steps = [0.01, 0.02, 0.05, 0.10, 0.20, 0.50]
+        let holds = (0..<runs).filter { run in
+            let ratio = run % 2 == 0 ? 1 : SampleRatio.maxOddsRatio
+            return firstHold(seed: 30_000 + UInt64(run), hours: 12 * 24, planned: { steps[$0 / 2] }) { _, planned in
+                share(atOddsRatio: ratio, of: planned)
+            } != nil
+        }.count
+        XCTAssertLessThanOrEqual(holds, allowed(runs), "\(holds) of \(runs) ramps were held")
+        print("srm: \(holds) of \(runs) ramps 1-50% (half at the planned share, half at the band's edge) were held")
+    }
+
+    // MARK: The statistic
+
+    /// Ville's inequality needs each side's e-value to have expectation at most 1 wherever the truth
+    /// lies within the band; at the band's edge it is exactly 1. Summed exactly over a binomial.
+    func testEachSidesEvidenceHasExpectationOneAtTheEdgeAndLessInside() {
+        for planned in [0.01, 0.1, 0.5, 0.9] {
+            for side in SampleRatio.Side.allCases {
+                let edge = side == .candidateHigh ? SampleRatio.maxOddsRatio : 1 / SampleRatio.maxOddsRatio
+                let atEdge = expectedEvidence(side, planned: planned, truth: share(atOddsRatio: edge, of: planned))
+                let atPlan = expectedEvidence(side, planned: planned, truth: planned)
+                XCTAssertEqual(atEdge, 1, accuracy: 1e-9, "\(side) at the edge, planned \(planned)")
+                XCTAssertLessThan(atPlan, 1, "\(side) at the planned share \(planned)")
+            }
+        }
+    }
+
+    func testCellsPlannedAtZeroOrOneAreIgnored() {
+        let tested = [SampleRatio.Cell(candidate: 10_000, baseline: 90_000, planned: 0.1)]
+        let untestable = [
+            SampleRatio.Cell(candidate: 50_000, baseline: 0, planned: 0),
+            SampleRatio.Cell(candidate: 0, baseline: 50_000, planned: 1),
+            SampleRatio.Cell(candidate: 5_000, baseline: 5_000, planned: .nan),
+        ]
+        let plain = SampleRatio.evaluate([("TR/4.8", tested)], minSamples: Self.minSamples)
+        let mixed = SampleRatio.evaluate([("TR/4.8", tested + untestable)], minSamples: Self.minSamples)
+        XCTAssertEqual(mixed, plain)
+        XCTAssertEqual(plain.first?.verdict, .ok)
+        let onlyUntestable = SampleRatio.evaluate(
+            [("TR/4.8", tested), ("TR/4.9", untestable)], minSamples: Self.minSamples)
+        XCTAssertEqual(onlyUntestable, plain, "a segment with nothing to test is not listed and takes no budget")
+    }
+
+    func testCellsOfOneShareOnSeveralDaysGiveTheSameEvidenceAsTheirSum() {
+        let days = [
+            SampleRatio.Cell(candidate: 3_100, baseline: 26_000, planned: 0.1),
+            SampleRatio.Cell(candidate: 900, baseline: 8_000, planned: 0.1),
+            SampleRatio.Cell(candidate: 4_200, baseline: 16_000, planned: 0.2),
+        ]
+        let summed = [
+            SampleRatio.Cell(candidate: 4_000, baseline: 34_000, planned: 0.1),
+            SampleRatio.Cell(candidate: 4_200, baseline: 16_000, planned: 0.2),
+        ]
+        let byDay = SampleRatio.evaluate([("TR/4.8", days)], minSamples: 100)
+        let bySum = SampleRatio.evaluate([("TR/4.8", summed)], minSamples: 100)
+        XCTAssertEqual(byDay.first?.logEvidence ?? .nan, bySum.first?.logEvidence ?? 0, accuracy: 1e-9)
+        XCTAssertEqual(byDay.first?.planned ?? 0, (0.1 * 38_000 + 0.2 * 20_200) / 58_200, accuracy: 1e-12)
+    }
+
+    func testBelowTheMinimumIsInsufficientDataNotAHold() {
+        // Four times the planned share, but the plan expects only 4,000 candidate sessions.
+        let cells = [SampleRatio.Cell(candidate: 16_000, baseline: 24_000, planned: 0.1)]
+        let check = SampleRatio.evaluate([("TR/4.8", cells)], minSamples: Self.minSamples).first
+        XCTAssertEqual(check?.verdict, .insufficientData)
+        XCTAssertNil(check?.side)
+        XCTAssertNil(check?.logEvidence)
+        XCTAssertEqual(check?.observed ?? 0, 0.4, accuracy: 1e-12)
+    }
+
+    func testACandidateWithHalfItsShareIsAMismatchOnTheLowSide() {
+        let cells = [SampleRatio.Cell(candidate: 2_500, baseline: 47_500, planned: 0.1)]
+        let check = SampleRatio.evaluate([("TR/4.8", cells)], minSamples: Self.minSamples).first
+        XCTAssertEqual(check?.verdict, .mismatch)
+        XCTAssertEqual(check?.side, .candidateLow)
+        XCTAssertGreaterThan(check?.logEvidence ?? 0, check?.logThreshold ?? .infinity)
+    }
+
+    /// Lost attribution can leave the candidate with no sessions at all; the minimum counts the sessions
+    /// the plan expects, so that is judged, not insufficient data forever.
+    func testACandidateWithNoSessionsIsJudgedOnceThePlanExpectsEnough() {
+        let early = [SampleRatio.Cell(candidate: 0, baseline: 40_000, planned: 0.1)]
+        let later = [SampleRatio.Cell(candidate: 0, baseline: 60_000, planned: 0.1)]
+        XCTAssertEqual(
+            SampleRatio.evaluate([("TR/4.8", early)], minSamples: Self.minSamples).first?.verdict, .insufficientData)
+        let check = SampleRatio.evaluate([("TR/4.8", later)], minSamples: Self.minSamples).first
+        XCTAssertEqual(check?.verdict, .mismatch)
+        XCTAssertEqual(check?.side, .candidateLow)
+    }
+
+    func testTheLevelIsSplitOverTheSegmentsTested() throws {
+        func segment(_ label: String, candidate: Int) -> (label: String, cells: [SampleRatio.Cell]) {
+            (label, [SampleRatio.Cell(candidate: candidate, baseline: 100_000 - candidate, planned: 0.1)])
+        }
+        // The smallest candidate count that is a mismatch when its segment is the only one tested.
+        let alone = try XCTUnwrap(
+            stride(from: 12_000, to: 20_000, by: 10).first { candidate in
+                SampleRatio.evaluate([segment("TR/4.8", candidate: candidate)], minSamples: Self.minSamples)
+                    .first?.verdict == .mismatch
+            })
+        let quiet = ["DE/4.8", "CY/4.8", "TR/4.9"].map { segment($0, candidate: 10_000) }
+        let four = SampleRatio.evaluate([segment("TR/4.8", candidate: alone)] + quiet, minSamples: Self.minSamples)
+        XCTAssertEqual(four.map(\.verdict), [.ok, .ok, .ok, .ok], "\(alone) of 100,000 against four segments")
+        XCTAssertEqual(four.first?.logThreshold ?? 0, log(2 * 4 / SampleRatio.alpha), accuracy: 1e-12)
+        let strict = SampleRatio.evaluate(
+            [segment("TR/4.8", candidate: alone)], minSamples: Self.minSamples, alpha: SampleRatio.alpha / 4)
+        XCTAssertEqual(strict.first?.verdict, .ok, "one segment at a quarter of the level is four at the level")
+    }
+
+    // MARK: Helpers
+
+    /// Runs one rollout hour by hour: each segment's sessions are fixed, the candidate's are drawn
+    /// with the true share `truth(segment, planned)`, one cell per segment and day (today's grows
+    /// hour by hour), and every segment is judged after every hour. Returns the first hold.
+    private func firstHold(
+        seed: UInt64, hours: Int = SampleRatioTests.hours, planned: (_ day: Int) -> Double,
+        truth: (_ segment: Int, _ planned: Double) -> Double
+    ) -> (hour: Int, check: SampleRatio.Check)? {
+        var random = Gaussian(seed: seed)
+        var cells = Array(repeating: [SampleRatio.Cell](), count: Self.sessionsPerHour.count)
+        for hour in 0..<hours {
+            let day = hour / 24
+            let share = planned(day)
+            for (segment, sessions) in Self.sessionsPerHour.enumerated() {
+                let candidate = random.binomial(sessions, truth(segment, share))
+                let today =
+                    hour % 24 == 0
+                    ? SampleRatio.Cell(candidate: 0, baseline: 0, planned: share) : cells[segment].removeLast()
+                cells[segment].append(
+                    SampleRatio.Cell(
+                        candidate: today.candidate + candidate, baseline: today.baseline + sessions - candidate,
+                        planned: share))
+            }
+            let segments = cells.indices.map { (label: Self.labels[$0], cells: cells[$0]) }
+            let checks = SampleRatio.evaluate(segments, minSamples: Self.minSamples)
+            if let held = checks.first(where: { $0.verdict == .mismatch }) { return (hour + 1, held) }
+        }
+        return nil
+    }
+
+    /// The share whose odds are `ratio` times the odds of `share`.
+    private func share(atOddsRatio ratio: Double, of share: Double) -> Double {
+        ratio * share / (1 - share + ratio * share)
+    }
+
+    /// The false holds a run count allows at the level: alpha x runs, and at least one, so that a
+    /// few hundred runs (whose allowance rounds to zero) can be run at all.
+    private func allowed(_ runs: Int) -> Int { max(1, Int(SampleRatio.alpha * Double(runs))) }
+
+    /// E[e-value] of one side for one cell of 60 sessions, summed over every candidate count.
+    private func expectedEvidence(_ side: SampleRatio.Side, planned: Double, truth: Double) -> Double {
+        let n = 60
+        return (0...n).reduce(0.0) { sum, x in
+            let pool = SampleRatio.Pool(planned: planned, candidate: x, sessions: n)
+            let logChoose = lgamma(Double(n + 1)) - lgamma(Double(x + 1)) - lgamma(Double(n - x + 1))
+            let logProbability = logChoose + Double(x) * log(truth) + Double(n - x) * log1p(-truth)
+            let logEvidence = SampleRatio.logEvidence([pool], side: side, maxOddsRatio: SampleRatio.maxOddsRatio)
+            return sum + exp(logProbability + logEvidence)
+        }
+    }
+
+    private func knob(_ name: String, _ fallback: Int) -> Int {
+        Int(ProcessInfo.processInfo.environment[name] ?? "") ?? fallback
+    }
+}
+
+/// Binomial counts by the normal approximation, from SplitMix64: exact enough for the thousands of
+/// sessions an hour these simulations draw, and fast.
+private struct Gaussian {
+    var bits: SplitMix64
+
+    init(seed: UInt64) { bits = SplitMix64(seed: seed) }
+
+    mutating func binomial(_ n: Int, _ p: Double) -> Int {
+        let mean = Double(n) * p
+        let drawn = mean + standardNormal() * (mean * (1 - p)).squareRoot()
+        return min(n, max(0, Int(drawn.rounded())))
+    }
+
+    /// Box-Muller, one of its two values.
+    private mutating func standardNormal() -> Double {
+        let u = Double(bits.next() >> 11 | 1) / Double(1 << 53)
+        let v = Double(bits.next() >> 11) / Double(1 << 53)
+        return (-2 * log(u)).squareRoot() * cos(2 * .pi * v)
+    }
+}
