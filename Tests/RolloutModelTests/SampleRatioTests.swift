@@ -75,6 +75,46 @@ final class SampleRatioTests: XCTestCase {
         print("srm: \(holds) of \(runs) ramps 1-50% (half at the planned share, half at the band's edge) were held")
     }
 
+    /// Sessions cluster by device. Devices are bucketed (each the candidate's with the planned
+    /// probability) and differ in activity (lognormal with log-spread SRM_SIM_SPREAD), so the
+    /// candidate's true share of the sessions is the planned share only on average; and a device's
+    /// hour comes in bursts (Poisson with a gamma rate of shape SRM_SIM_BURST), so hourly counts vary
+    /// more than binomially. SRM_SIM_DEVICES devices in the smallest segment (the others in proportion)
+    /// with SRM_SIM_DEVICE_SESSIONS sessions a day each: at 20,000 the band absorbs both;
+    /// scripts/srm-simulations.sh sweeps the device count to find where it gives way.
+    func testSessionsClusteredByDeviceHoldNoMoreOftenThanTheLevel() {
+        let environment = ProcessInfo.processInfo.environment
+        let smallest = Double(knob("SRM_SIM_DEVICES", 20_000))
+        let perDeviceDay = Double(environment["SRM_SIM_DEVICE_SESSIONS"] ?? "") ?? 10
+        let spread = Double(environment["SRM_SIM_SPREAD"] ?? "") ?? 1
+        let burst = Double(environment["SRM_SIM_BURST"] ?? "") ?? 1
+        let runs = knob("SRM_SIM_CLUSTER_RUNS", 100)
+        let planned = 0.10
+        let devices = Self.sessionsPerHour.map { smallest * Double($0) / Double(Self.sessionsPerHour.last ?? 1) }
+        let sessions = devices.map { Int($0 * perDeviceDay / 24) }
+        let dispersion = 1 + perDeviceDay / 24 * exp(spread * spread) / burst
+        var offsets: [Double] = []
+        let holds = (0..<runs).filter { run in
+            var draw = Gaussian(seed: 90_000 + UInt64(run))
+            let shares = devices.map { draw.deviceShare(devices: $0, planned: planned, spread: spread) }
+            offsets += shares.map { abs(log($0 / (1 - $0)) - log(planned / (1 - planned))) }
+            return firstHold(
+                seed: 40_000 + UInt64(run), sessionsPerHour: sessions, planned: { _ in planned },
+                dispersion: dispersion
+            ) { segment, _ in shares[segment] } != nil
+        }.count
+        XCTAssertLessThanOrEqual(holds, allowed(runs), "\(holds) of \(runs) clustered rollouts were held")
+        let outside = offsets.filter { $0 > log(SampleRatio.maxOddsRatio) }.count
+        let largest = Int(((exp(offsets.max() ?? 0) - 1) * 100).rounded())
+        print(
+            "srm: clustered, \(Int(smallest)) devices and \(sessions.last ?? 0) sessions an hour in the 5% segment"
+                + String(
+                    format: " (%.0f sessions a device a day, spread %.2f, burst %.2f,", perDeviceDay, spread, burst)
+                + String(format: " hourly variance x%.2f): ", dispersion) + "\(holds) of \(runs) held;"
+                + " true odds off the plan by up to \(largest)%, beyond the band in \(outside) of \(offsets.count) segments"
+        )
+    }
+
     // MARK: The statistic
 
     /// Ville's inequality needs each side's e-value to have expectation at most 1 wherever the truth
@@ -174,20 +214,21 @@ final class SampleRatioTests: XCTestCase {
 
     // MARK: Helpers
 
-    /// Runs one rollout hour by hour: each segment's sessions are fixed, the candidate's are drawn
-    /// with the true share `truth(segment, planned)`, one cell per segment and day (today's grows
-    /// hour by hour), and every segment is judged after every hour. Returns the first hold.
+    /// Runs one rollout hour by hour: each segment's sessions an hour are fixed, the candidate's are drawn
+    /// with the true share `truth(segment, planned)` and `dispersion` times the binomial variance,
+    /// one cell per segment and day (today's grows hour by hour), and every segment is judged after
+    /// every hour. Returns the first hold.
     private func firstHold(
-        seed: UInt64, hours: Int = SampleRatioTests.hours, planned: (_ day: Int) -> Double,
-        truth: (_ segment: Int, _ planned: Double) -> Double
+        seed: UInt64, hours: Int = SampleRatioTests.hours, sessionsPerHour: [Int] = SampleRatioTests.sessionsPerHour,
+        planned: (_ day: Int) -> Double, dispersion: Double = 1, truth: (_ segment: Int, _ planned: Double) -> Double
     ) -> (hour: Int, check: SampleRatio.Check)? {
         var random = Gaussian(seed: seed)
-        var cells = Array(repeating: [SampleRatio.Cell](), count: Self.sessionsPerHour.count)
+        var cells = Array(repeating: [SampleRatio.Cell](), count: sessionsPerHour.count)
         for hour in 0..<hours {
             let day = hour / 24
             let share = planned(day)
-            for (segment, sessions) in Self.sessionsPerHour.enumerated() {
-                let candidate = random.binomial(sessions, truth(segment, share))
+            for (segment, sessions) in sessionsPerHour.enumerated() {
+                let candidate = random.binomial(sessions, truth(segment, share), dispersion: dispersion)
                 let today =
                     hour % 24 == 0
                     ? SampleRatio.Cell(candidate: 0, baseline: 0, planned: share) : cells[segment].removeLast()
@@ -236,10 +277,22 @@ private struct Gaussian {
 
     init(seed: UInt64) { bits = SplitMix64(seed: seed) }
 
-    mutating func binomial(_ n: Int, _ p: Double) -> Int {
+    mutating func binomial(_ n: Int, _ p: Double, dispersion: Double = 1) -> Int {
         let mean = Double(n) * p
-        let drawn = mean + standardNormal() * (mean * (1 - p)).squareRoot()
+        let drawn = mean + standardNormal() * (dispersion * mean * (1 - p)).squareRoot()
         return min(n, max(0, Int(drawn.rounded())))
+    }
+
+    /// The candidate's share of a segment's sessions when each of `devices` devices is the
+    /// candidate's with probability `planned` and a device's activity is lognormal with mean 1 and
+    /// log-spread `spread`: the devices and their activity summed by the normal approximation.
+    mutating func deviceShare(devices: Double, planned: Double, spread: Double) -> Double {
+        let variance = exp(spread * spread) - 1
+        let drawn = devices * planned + standardNormal() * (devices * planned * (1 - planned)).squareRoot()
+        let candidates = min(devices - 1, max(1, drawn))
+        let candidate = candidates + standardNormal() * (candidates * variance).squareRoot()
+        let baseline = (devices - candidates) + standardNormal() * ((devices - candidates) * variance).squareRoot()
+        return max(candidate, 0) / (max(candidate, 0) + max(baseline, 1))
     }
 
     /// Box-Muller, one of its two values.
