@@ -40,7 +40,7 @@ run() {
   grep -E "^srm:" "$LOG" | tail -1
 }
 
-run testHourlyLooksForTwoWeeksAtThePlannedShareHoldAtMostOneRolloutInAThousand SRM_SIM_RUNS="$RUNS"
+run testHourlyLooksForTwoWeeksAtThePlannedShareHoldNoMoreOftenThanTheLevel SRM_SIM_RUNS="$RUNS"
 run testHourlyLooksAtTheEdgeOfTheBandHoldNoMoreOftenThanTheLevel SRM_SIM_EDGE_RUNS="$RUNS"
 run testARampThroughSixSharesHoldsNoMoreOftenThanTheLevel SRM_SIM_RAMP_RUNS="$(( (RUNS + 1) / 2 ))"
 run testTwiceThePlannedShareInTheSmallestSegmentIsHeldWithinSixHours SRM_SIM_BUG_RUNS="$(( (RUNS + 9) / 10 ))"

@@ -19,11 +19,13 @@ final class SampleRatioTests: XCTestCase {
     func testTwiceThePlannedShareInTheSmallestSegmentIsHeldWithinSixHours() {
         let runs = knob("SRM_SIM_BUG_RUNS", 50)
         let bugged = Self.sessionsPerHour.count - 1
-        var delays: [Int] = []
-        for run in 0..<runs {
-            let hold = firstHold(seed: 50_000 + UInt64(run), planned: { _ in 0.10 }) { segment, planned in
+        let holds = inParallel(runs) { run in
+            firstHold(seed: 50_000 + UInt64(run), planned: { _ in 0.10 }) { segment, planned, _ in
                 segment == bugged ? 2 * planned : planned
             }
+        }
+        var delays: [Int] = []
+        for (run, hold) in holds.enumerated() {
             guard let hold else { continue }
             XCTAssertEqual(hold.check.segment, "S\(bugged)", "run \(run) held the wrong segment")
             XCTAssertEqual(hold.check.side, .candidateHigh, "run \(run)")
@@ -37,11 +39,39 @@ final class SampleRatioTests: XCTestCase {
                 + " median \(median) h, slowest \(delays.max() ?? 0) h")
     }
 
-    func testHourlyLooksForTwoWeeksAtThePlannedShareHoldAtMostOneRolloutInAThousand() {
-        let runs = knob("SRM_SIM_RUNS", 1000)
-        let holds = (0..<runs).filter { run in
-            firstHold(seed: 1 + UInt64(run), planned: { _ in 0.10 }) { _, planned in planned } != nil
-        }.count
+    /// A bug that appears late (a new client release, a CDN that starts serving an old manifest) must
+    /// not have to first undo the evidence a week of correct traffic piled up against it.
+    func testTwiceThePlannedShareFromTheEighthDayIsHeldWithinTwelveHours() {
+        let runs = knob("SRM_SIM_BUG_RUNS", 50)
+        let bugged = Self.sessionsPerHour.count - 1
+        let start = 7 * 24 + 6
+        let holds = inParallel(runs) { run in
+            firstHold(seed: 60_000 + UInt64(run), planned: { _ in 0.10 }) { segment, planned, hour in
+                segment == bugged && hour >= start ? 2 * planned : planned
+            }
+        }
+        var delays: [Int] = []
+        for (run, hold) in holds.enumerated() {
+            guard let hold else { continue }
+            XCTAssertEqual(hold.check.segment, "S\(bugged)", "run \(run) held the wrong segment")
+            delays.append(hold.hour - start)
+        }
+        XCTAssertEqual(delays.count, runs, "held in \(delays.count) of \(runs) runs")
+        XCTAssertGreaterThan(delays.min() ?? 0, 0, "held before the bug began")
+        XCTAssertLessThanOrEqual(delays.max() ?? .max, 12, "the slowest run was held \(delays.max() ?? 0) h after")
+        let median = delays.sorted()[delays.count / 2]
+        print(
+            "srm: 20% instead of 10% in the 5% segment from hour \(start) held in \(delays.count) of \(runs) runs;"
+                + " median \(median) h after it began, slowest \(delays.max() ?? 0) h")
+    }
+
+    /// 300 runs here (at most one may be held), to keep this file near 20 s in a debug build;
+    /// scripts/srm-simulations.sh runs 10,000.
+    func testHourlyLooksForTwoWeeksAtThePlannedShareHoldNoMoreOftenThanTheLevel() {
+        let runs = knob("SRM_SIM_RUNS", 300)
+        let holds = inParallel(runs) { run in
+            firstHold(seed: 1 + UInt64(run), planned: { _ in 0.10 }) { _, planned, _ in planned } != nil
+        }.filter { $0 }.count
         XCTAssertLessThanOrEqual(holds, allowed(runs), "\(holds) of \(runs) rollouts at the planned share were held")
         print("srm: \(holds) of \(runs) rollouts at the planned share were held over \(Self.hours) hourly looks")
     }
@@ -49,13 +79,13 @@ final class SampleRatioTests: XCTestCase {
     /// The hardest null: the true odds exactly at the band's edge, above it in even runs and below it
     /// in odd ones, in every segment at once.
     func testHourlyLooksAtTheEdgeOfTheBandHoldNoMoreOftenThanTheLevel() {
-        let runs = knob("SRM_SIM_EDGE_RUNS", 300)
-        let holds = (0..<runs).filter { run in
+        let runs = knob("SRM_SIM_EDGE_RUNS", 100)
+        let holds = inParallel(runs) { run in
             let ratio = run % 2 == 0 ? SampleRatio.maxOddsRatio : 1 / SampleRatio.maxOddsRatio
-            return firstHold(seed: 20_000 + UInt64(run), planned: { _ in 0.10 }) { _, planned in
+            return firstHold(seed: 20_000 + UInt64(run), planned: { _ in 0.10 }) { _, planned, _ in
                 share(atOddsRatio: ratio, of: planned)
             } != nil
-        }.count
+        }.filter { $0 }.count
         XCTAssertLessThanOrEqual(holds, allowed(runs), "\(holds) of \(runs) rollouts at the band's edge were held")
         print("srm: \(holds) of \(runs) rollouts at the band's edge (odds x1.25 or /1.25) were held")
     }
@@ -63,14 +93,14 @@ final class SampleRatioTests: XCTestCase {
     /// A ramp of 1, 2, 5, 10, 20 and 50%, two days a step, one cell per day: the true share is the
     /// planned one in even runs and at the band's upper edge in odd ones.
     func testARampThroughSixSharesHoldsNoMoreOftenThanTheLevel() {
-        let runs = knob("SRM_SIM_RAMP_RUNS", 200)
+        let runs = knob("SRM_SIM_RAMP_RUNS", 100)
         let steps = [0.01, 0.02, 0.05, 0.10, 0.20, 0.50]
-        let holds = (0..<runs).filter { run in
+        let holds = inParallel(runs) { run in
             let ratio = run % 2 == 0 ? 1 : SampleRatio.maxOddsRatio
-            return firstHold(seed: 30_000 + UInt64(run), hours: 12 * 24, planned: { steps[$0 / 2] }) { _, planned in
+            return firstHold(seed: 30_000 + UInt64(run), hours: 12 * 24, planned: { steps[$0 / 2] }) { _, planned, _ in
                 share(atOddsRatio: ratio, of: planned)
             } != nil
-        }.count
+        }.filter { $0 }.count
         XCTAssertLessThanOrEqual(holds, allowed(runs), "\(holds) of \(runs) ramps were held")
         print("srm: \(holds) of \(runs) ramps 1-50% (half at the planned share, half at the band's edge) were held")
     }
@@ -88,21 +118,23 @@ final class SampleRatioTests: XCTestCase {
         let perDeviceDay = Double(environment["SRM_SIM_DEVICE_SESSIONS"] ?? "") ?? 10
         let spread = Double(environment["SRM_SIM_SPREAD"] ?? "") ?? 1
         let burst = Double(environment["SRM_SIM_BURST"] ?? "") ?? 1
-        let runs = knob("SRM_SIM_CLUSTER_RUNS", 100)
+        let runs = knob("SRM_SIM_CLUSTER_RUNS", 50)
         let planned = 0.10
         let devices = Self.sessionsPerHour.map { smallest * Double($0) / Double(Self.sessionsPerHour.last ?? 1) }
         let sessions = devices.map { Int($0 * perDeviceDay / 24) }
         let dispersion = 1 + perDeviceDay / 24 * exp(spread * spread) / burst
-        var offsets: [Double] = []
-        let holds = (0..<runs).filter { run in
+        let results = inParallel(runs) { run in
             var draw = Gaussian(seed: 90_000 + UInt64(run))
             let shares = devices.map { draw.deviceShare(devices: $0, planned: planned, spread: spread) }
-            offsets += shares.map { abs(log($0 / (1 - $0)) - log(planned / (1 - planned))) }
-            return firstHold(
-                seed: 40_000 + UInt64(run), sessionsPerHour: sessions, planned: { _ in planned },
-                dispersion: dispersion
-            ) { segment, _ in shares[segment] } != nil
-        }.count
+            let held =
+                firstHold(
+                    seed: 40_000 + UInt64(run), sessionsPerHour: sessions, planned: { _ in planned },
+                    dispersion: dispersion
+                ) { segment, _, _ in shares[segment] } != nil
+            return (held: held, offsets: shares.map { abs(log($0 / (1 - $0)) - log(planned / (1 - planned))) })
+        }
+        let holds = results.filter(\.held).count
+        let offsets = results.flatMap(\.offsets)
         XCTAssertLessThanOrEqual(holds, allowed(runs), "\(holds) of \(runs) clustered rollouts were held")
         let outside = offsets.filter { $0 > log(SampleRatio.maxOddsRatio) }.count
         let largest = Int(((exp(offsets.max() ?? 0) - 1) * 100).rounded())
@@ -118,7 +150,8 @@ final class SampleRatioTests: XCTestCase {
     // MARK: The statistic
 
     /// Ville's inequality needs each side's e-value to have expectation at most 1 wherever the truth
-    /// lies within the band; at the band's edge it is exactly 1. Summed exactly over a binomial.
+    /// lies within the band; at the band's edge it is exactly 1. Summed exactly over the binomial
+    /// counts of two cells on different days, so that the weights of the start days count too.
     func testEachSidesEvidenceHasExpectationOneAtTheEdgeAndLessInside() {
         for planned in [0.01, 0.1, 0.5, 0.9] {
             for side in SampleRatio.Side.allCases {
@@ -132,11 +165,11 @@ final class SampleRatioTests: XCTestCase {
     }
 
     func testCellsPlannedAtZeroOrOneAreIgnored() {
-        let tested = [SampleRatio.Cell(candidate: 10_000, baseline: 90_000, planned: 0.1)]
+        let tested = [SampleRatio.Cell(day: 0, candidate: 10_000, baseline: 90_000, planned: 0.1)]
         let untestable = [
-            SampleRatio.Cell(candidate: 50_000, baseline: 0, planned: 0),
-            SampleRatio.Cell(candidate: 0, baseline: 50_000, planned: 1),
-            SampleRatio.Cell(candidate: 5_000, baseline: 5_000, planned: .nan),
+            SampleRatio.Cell(day: 0, candidate: 50_000, baseline: 0, planned: 0),
+            SampleRatio.Cell(day: 0, candidate: 0, baseline: 50_000, planned: 1),
+            SampleRatio.Cell(day: 0, candidate: 5_000, baseline: 5_000, planned: .nan),
         ]
         let plain = SampleRatio.evaluate([("TR/4.8", tested)], minSamples: Self.minSamples)
         let mixed = SampleRatio.evaluate([("TR/4.8", tested + untestable)], minSamples: Self.minSamples)
@@ -147,25 +180,27 @@ final class SampleRatioTests: XCTestCase {
         XCTAssertEqual(onlyUntestable, plain, "a segment with nothing to test is not listed and takes no budget")
     }
 
-    func testCellsOfOneShareOnSeveralDaysGiveTheSameEvidenceAsTheirSum() {
-        let days = [
-            SampleRatio.Cell(candidate: 3_100, baseline: 26_000, planned: 0.1),
-            SampleRatio.Cell(candidate: 900, baseline: 8_000, planned: 0.1),
-            SampleRatio.Cell(candidate: 4_200, baseline: 16_000, planned: 0.2),
+    func testTheAppVersionsOfADayGiveTheSameEvidenceAsTheirSumInAnyOrder() {
+        let versions = [
+            SampleRatio.Cell(day: 1, candidate: 4_200, baseline: 16_000, planned: 0.2),
+            SampleRatio.Cell(day: 0, candidate: 3_100, baseline: 26_000, planned: 0.1),
+            SampleRatio.Cell(day: 1, candidate: 900, baseline: 8_000, planned: 0.2),
+            SampleRatio.Cell(day: 0, candidate: 1_300, baseline: 9_000, planned: 0.1),
         ]
         let summed = [
-            SampleRatio.Cell(candidate: 4_000, baseline: 34_000, planned: 0.1),
-            SampleRatio.Cell(candidate: 4_200, baseline: 16_000, planned: 0.2),
+            SampleRatio.Cell(day: 0, candidate: 4_400, baseline: 35_000, planned: 0.1),
+            SampleRatio.Cell(day: 1, candidate: 5_100, baseline: 24_000, planned: 0.2),
         ]
-        let byDay = SampleRatio.evaluate([("TR/4.8", days)], minSamples: 100)
-        let bySum = SampleRatio.evaluate([("TR/4.8", summed)], minSamples: 100)
-        XCTAssertEqual(byDay.first?.logEvidence ?? .nan, bySum.first?.logEvidence ?? 0, accuracy: 1e-9)
-        XCTAssertEqual(byDay.first?.planned ?? 0, (0.1 * 38_000 + 0.2 * 20_200) / 58_200, accuracy: 1e-12)
+        let byVersion = SampleRatio.evaluate([("TR/4.8", versions)], minSamples: 100).first
+        let bySum = SampleRatio.evaluate([("TR/4.8", summed)], minSamples: 100).first
+        XCTAssertEqual(byVersion?.logEvidence ?? .nan, bySum?.logEvidence ?? 0, accuracy: 1e-9)
+        XCTAssertEqual(byVersion?.planned ?? 0, (0.1 * 39_400 + 0.2 * 29_100) / 68_500, accuracy: 1e-12)
+        XCTAssertEqual(byVersion?.observed ?? 0, 9_500 / 68_500, accuracy: 1e-12)
     }
 
     func testBelowTheMinimumIsInsufficientDataNotAHold() {
         // Four times the planned share, but the plan expects only 4,000 candidate sessions.
-        let cells = [SampleRatio.Cell(candidate: 16_000, baseline: 24_000, planned: 0.1)]
+        let cells = [SampleRatio.Cell(day: 0, candidate: 16_000, baseline: 24_000, planned: 0.1)]
         let check = SampleRatio.evaluate([("TR/4.8", cells)], minSamples: Self.minSamples).first
         XCTAssertEqual(check?.verdict, .insufficientData)
         XCTAssertNil(check?.side)
@@ -174,7 +209,7 @@ final class SampleRatioTests: XCTestCase {
     }
 
     func testACandidateWithHalfItsShareIsAMismatchOnTheLowSide() {
-        let cells = [SampleRatio.Cell(candidate: 2_500, baseline: 47_500, planned: 0.1)]
+        let cells = [SampleRatio.Cell(day: 0, candidate: 2_500, baseline: 47_500, planned: 0.1)]
         let check = SampleRatio.evaluate([("TR/4.8", cells)], minSamples: Self.minSamples).first
         XCTAssertEqual(check?.verdict, .mismatch)
         XCTAssertEqual(check?.side, .candidateLow)
@@ -184,8 +219,8 @@ final class SampleRatioTests: XCTestCase {
     /// Lost attribution can leave the candidate with no sessions at all; the minimum counts the sessions
     /// the plan expects, so that is judged, not insufficient data forever.
     func testACandidateWithNoSessionsIsJudgedOnceThePlanExpectsEnough() {
-        let early = [SampleRatio.Cell(candidate: 0, baseline: 40_000, planned: 0.1)]
-        let later = [SampleRatio.Cell(candidate: 0, baseline: 60_000, planned: 0.1)]
+        let early = [SampleRatio.Cell(day: 0, candidate: 0, baseline: 40_000, planned: 0.1)]
+        let later = [SampleRatio.Cell(day: 0, candidate: 0, baseline: 60_000, planned: 0.1)]
         XCTAssertEqual(
             SampleRatio.evaluate([("TR/4.8", early)], minSamples: Self.minSamples).first?.verdict, .insufficientData)
         let check = SampleRatio.evaluate([("TR/4.8", later)], minSamples: Self.minSamples).first
@@ -195,7 +230,7 @@ final class SampleRatioTests: XCTestCase {
 
     func testTheLevelIsSplitOverTheSegmentsTested() throws {
         func segment(_ label: String, candidate: Int) -> (label: String, cells: [SampleRatio.Cell]) {
-            (label, [SampleRatio.Cell(candidate: candidate, baseline: 100_000 - candidate, planned: 0.1)])
+            (label, [SampleRatio.Cell(day: 0, candidate: candidate, baseline: 100_000 - candidate, planned: 0.1)])
         }
         // The smallest candidate count that is a mismatch when its segment is the only one tested.
         let alone = try XCTUnwrap(
@@ -220,7 +255,8 @@ final class SampleRatioTests: XCTestCase {
     /// every hour. Returns the first hold.
     private func firstHold(
         seed: UInt64, hours: Int = SampleRatioTests.hours, sessionsPerHour: [Int] = SampleRatioTests.sessionsPerHour,
-        planned: (_ day: Int) -> Double, dispersion: Double = 1, truth: (_ segment: Int, _ planned: Double) -> Double
+        planned: (_ day: Int) -> Double, dispersion: Double = 1,
+        truth: (_ segment: Int, _ planned: Double, _ hour: Int) -> Double
     ) -> (hour: Int, check: SampleRatio.Check)? {
         var random = Gaussian(seed: seed)
         var cells = Array(repeating: [SampleRatio.Cell](), count: sessionsPerHour.count)
@@ -228,13 +264,15 @@ final class SampleRatioTests: XCTestCase {
             let day = hour / 24
             let share = planned(day)
             for (segment, sessions) in sessionsPerHour.enumerated() {
-                let candidate = random.binomial(sessions, truth(segment, share), dispersion: dispersion)
+                let candidate = random.binomial(sessions, truth(segment, share, hour), dispersion: dispersion)
                 let today =
                     hour % 24 == 0
-                    ? SampleRatio.Cell(candidate: 0, baseline: 0, planned: share) : cells[segment].removeLast()
+                    ? SampleRatio.Cell(day: day, candidate: 0, baseline: 0, planned: share)
+                    : cells[segment].removeLast()
                 cells[segment].append(
                     SampleRatio.Cell(
-                        candidate: today.candidate + candidate, baseline: today.baseline + sessions - candidate,
+                        day: day, candidate: today.candidate + candidate,
+                        baseline: today.baseline + sessions - candidate,
                         planned: share))
             }
             let segments = cells.indices.map { (label: Self.labels[$0], cells: cells[$0]) }
@@ -253,16 +291,41 @@ final class SampleRatioTests: XCTestCase {
     /// few hundred runs (whose allowance rounds to zero) can be run at all.
     private func allowed(_ runs: Int) -> Int { max(1, Int(SampleRatio.alpha * Double(runs))) }
 
-    /// E[e-value] of one side for one cell of 60 sessions, summed over every candidate count.
+    /// E[e-value] of one side for two cells of 30 sessions, on days 0 and 3, summed over every pair
+    /// of candidate counts.
     private func expectedEvidence(_ side: SampleRatio.Side, planned: Double, truth: Double) -> Double {
-        let n = 60
-        return (0...n).reduce(0.0) { sum, x in
-            let pool = SampleRatio.Pool(planned: planned, candidate: x, sessions: n)
+        let n = 30
+        func logProbability(_ x: Int) -> Double {
             let logChoose = lgamma(Double(n + 1)) - lgamma(Double(x + 1)) - lgamma(Double(n - x + 1))
-            let logProbability = logChoose + Double(x) * log(truth) + Double(n - x) * log1p(-truth)
-            let logEvidence = SampleRatio.logEvidence([pool], side: side, maxOddsRatio: SampleRatio.maxOddsRatio)
-            return sum + exp(logProbability + logEvidence)
+            return logChoose + Double(x) * log(truth) + Double(n - x) * log1p(-truth)
         }
+        var expectation = 0.0
+        for first in 0...n {
+            for second in 0...n {
+                let pools = [
+                    SampleRatio.Pool(day: 0, planned: planned, candidate: first, sessions: n),
+                    SampleRatio.Pool(day: 3, planned: planned, candidate: second, sessions: n),
+                ]
+                var ratios = SampleRatio.Ratios(side: side, maxOddsRatio: SampleRatio.maxOddsRatio)
+                let logEvidence = SampleRatio.logEvidence(pools, ratios: &ratios)
+                expectation += exp(logProbability(first) + logProbability(second) + logEvidence)
+            }
+        }
+        return expectation
+    }
+
+    /// `body` for every run, on every core: the runs are independent, each with its own seed, and
+    /// come back in order.
+    private func inParallel<T>(_ runs: Int, _ body: (Int) -> T) -> [T] {
+        let lock = NSLock()
+        var results: [Int: T] = [:]
+        DispatchQueue.concurrentPerform(iterations: runs) { run in
+            let result = body(run)
+            lock.lock()
+            results[run] = result
+            lock.unlock()
+        }
+        return (0..<runs).compactMap { results[$0] }
     }
 
     private func knob(_ name: String, _ fallback: Int) -> Int {
