@@ -5,7 +5,8 @@
 #
 # Usage: scripts/srm-simulations.sh [RUNS] [DEVICES...]
 #   RUNS     rollouts at the planned share (default 10000); as many at the band's edge, half as many
-#            ramps, a tenth as many with the bug, and a tenth as many clustered per device count
+#            ramps, a tenth as many with the bug from the start and from day 8, and a tenth as many
+#            clustered per device count
 #   DEVICES  devices in the smallest (5%) segment for the clustered scenario, the others in
 #            proportion (default 80000 20000 5000 2000 1000 500)
 #   SRM_SIM_DEVICE_SESSIONS (sessions a device a day, default 10), SRM_SIM_SPREAD (log-spread of
@@ -44,6 +45,7 @@ run testHourlyLooksForTwoWeeksAtThePlannedShareHoldNoMoreOftenThanTheLevel SRM_S
 run testHourlyLooksAtTheEdgeOfTheBandHoldNoMoreOftenThanTheLevel SRM_SIM_EDGE_RUNS="$RUNS"
 run testARampThroughSixSharesHoldsNoMoreOftenThanTheLevel SRM_SIM_RAMP_RUNS="$(( (RUNS + 1) / 2 ))"
 run testTwiceThePlannedShareInTheSmallestSegmentIsHeldWithinSixHours SRM_SIM_BUG_RUNS="$(( (RUNS + 9) / 10 ))"
+run testTwiceThePlannedShareFromTheEighthDayIsHeldWithinTwelveHours SRM_SIM_BUG_RUNS="$(( (RUNS + 9) / 10 ))"
 for devices in "${DEVICES[@]}"; do
   run testSessionsClusteredByDeviceHoldNoMoreOftenThanTheLevel SRM_SIM_DEVICES="$devices" \
     SRM_SIM_CLUSTER_RUNS="$(( (RUNS + 9) / 10 ))" SRM_SIM_DEVICE_SESSIONS="${SRM_SIM_DEVICE_SESSIONS:-10}" \

@@ -164,6 +164,21 @@ final class SampleRatioTests: XCTestCase {
         }
     }
 
+    /// The band in practice, at the level five segments give each: 13% of 50,000 sessions where 10%
+    /// is planned (odds x1.35) is held as soon as the minimum is met; 12% (odds x1.23) is inside the
+    /// band and never held, even over ten million sessions.
+    func testAShareJustBeyondTheBandIsHeldAndOneJustInsideIsNot() {
+        let level = SampleRatio.alpha / 5
+        let beyond = [SampleRatio.Cell(day: 0, candidate: 6_500, baseline: 43_500, planned: 0.1)]
+        let inside = [SampleRatio.Cell(day: 0, candidate: 1_200_000, baseline: 8_800_000, planned: 0.1)]
+        let held = SampleRatio.evaluate([("TR/4.8", beyond)], minSamples: Self.minSamples, alpha: level).first
+        let kept = SampleRatio.evaluate([("TR/4.8", inside)], minSamples: Self.minSamples, alpha: level).first
+        XCTAssertEqual(held?.verdict, .mismatch)
+        XCTAssertEqual(held?.side, .candidateHigh)
+        XCTAssertEqual(kept?.verdict, .ok)
+        XCTAssertLessThanOrEqual(kept?.logEvidence ?? .infinity, 0)
+    }
+
     func testCellsPlannedAtZeroOrOneAreIgnored() {
         let tested = [SampleRatio.Cell(day: 0, candidate: 10_000, baseline: 90_000, planned: 0.1)]
         let untestable = [
