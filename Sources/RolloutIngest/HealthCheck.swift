@@ -33,7 +33,8 @@ public enum HealthCheck {
             let cells = labels.map { label in
                 (
                     label: label,
-                    cells: sampleRatioCells(data[label]!, candidate: candidate, baseline: baseline, timeline)
+                    cells: sampleRatioCells(
+                        data[label]!, candidate: candidate, baseline: baseline, timeline, origin: oldest)
                 )
             }
             report.sampleRatios = SampleRatio.evaluate(cells, minSamples: gates.crash.minSamples)
@@ -107,18 +108,21 @@ public enum HealthCheck {
     /// The sample ratio's cells of one segment: per date and exact app version, the sessions of each
     /// arm and the candidate's planned share of them. On a date the plan changed, and the day after
     /// (devices pick up a new manifest over hours), any share in force in those two days is planned:
-    /// the cell's planned share is the range of them.
-    static func sampleRatioCells(_ data: SegmentData, candidate: Int, baseline: Int, _ timeline: PlanTimeline)
-        -> [SampleRatio.Cell]
-    {
+    /// the cell's planned share is the range of them. Cells are dated in days since `origin`, the
+    /// oldest date both packs were measured on (the evidence may start afresh on any of them).
+    static func sampleRatioCells(
+        _ data: SegmentData, candidate: Int, baseline: Int, _ timeline: PlanTimeline, origin: Int
+    ) -> [SampleRatio.Cell] {
         data.sessions.compactMap { entry in
             let start = Int64(entry.day - 1) * 86_400
             let shares = timeline.plans(from: start, to: start + 2 * 86_400).map { plan in
                 plan.armShare(candidate: candidate, baseline: baseline, region: entry.region, version: entry.version)
                     ?? 0
             }
-            guard let low = shares.min(), let high = shares.max() else { return nil }
-            return SampleRatio.Cell(candidate: entry.candidate, baseline: entry.baseline, planned: low...high)
+            guard let low = shares.min(), let high = shares.max(), let atEnd = shares.last else { return nil }
+            return SampleRatio.Cell(
+                day: entry.day - origin, candidate: entry.candidate, baseline: entry.baseline, planned: atEnd,
+                between: low, and: high)
         }
     }
 

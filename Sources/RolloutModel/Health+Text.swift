@@ -13,16 +13,13 @@ public enum HealthText {
 
     /// A segment's sample ratio: `10.2% of 10.0% ok`, `20.1% of 10.0% MISMATCH`, or why it is not judged.
     public static func ratio(_ check: SampleRatio.Check) -> String {
-        switch check.verdict {
-        case .ok: return "\(share(check.observed)) of \(share(check.planned)) ok"
-        case .mismatch: return "\(share(check.observed)) of \(share(check.planned)) MISMATCH"
-        case .insufficientData: return "not judged yet"
-        }
+        guard let observed = check.observed, check.verdict != .insufficientData else { return "not judged yet" }
+        return "\(share(observed)) of \(share(check.planned)) " + (check.verdict == .mismatch ? "MISMATCH" : "ok")
     }
 
     /// Why a mismatch holds the rollout, in one sentence.
     public static func mismatch(_ check: SampleRatio.Check) -> String {
-        "sample ratio mismatch in \(check.segment): the staged pack has \(share(check.observed)) of its sessions (\(check.candidate) of \(check.candidate + check.baseline)), the plan gives it \(share(check.planned)); every comparison there is biased until devices get the planned share (docs/health.md, \"Sample ratio mismatch\")"
+        "sample ratio mismatch in \(check.segment): the staged pack has \(share(check.observed ?? 0)) of its sessions (\(check.candidate) of \(check.candidate + check.baseline)), the plan gives it \(share(check.planned)); every comparison there is biased until devices get the planned share (docs/health.md, \"Sample ratio mismatch\")"
     }
 
     /// When a verdict is expected at the current traffic: `now`, `~1 day`, `~4 days`, `no traffic`, `-`.

@@ -17,22 +17,42 @@ public enum SampleRatio {
         public let day: Int
         public let candidate: Int
         public let baseline: Int
-        /// The candidate's planned share of the cell's devices, as a fraction (0.1 = 10%).
+        /// The candidate's planned share of the cell's devices, as a fraction (0.1 = 10%): the lowest
+        /// and the highest it may be. They differ on a day the plan changed, when devices move to the
+        /// new share over hours: any share between is then within the plan. The candidate-high side
+        /// is tested against `high`, the candidate-low side against `low`.
+        public let low: Double
+        public let high: Double
+        /// What a report shows as planned: the share in force at the end of the day.
         public let planned: Double
 
         public init(day: Int, candidate: Int, baseline: Int, planned: Double) {
+            self.init(
+                day: day, candidate: candidate, baseline: baseline, planned: planned, between: planned, and: planned)
+        }
+
+        /// A cell whose planned share was anything from `low` to `high` (in either order), `planned` at
+        /// the end of its day (the middle of the range when not given).
+        public init(
+            day: Int, candidate: Int, baseline: Int, planned: Double? = nil, between low: Double, and high: Double
+        ) {
             self.day = day
             self.candidate = candidate
             self.baseline = baseline
-            self.planned = planned
+            self.low = min(low, high)
+            self.high = max(low, high)
+            self.planned = planned ?? (low + high) / 2
         }
 
-        /// A cell planned at 0 or 1 has nothing to test (one arm is all there is); a share outside
-        /// that range or a count outside 0...MetricCounts.maximum is not a cell ingest can produce.
+        /// A side planned at 0 or 1 has nothing to test (one arm is all there is); a cell is testable
+        /// when a side is. A share outside that range or a count outside 0...MetricCounts.maximum is
+        /// not a cell ingest can produce.
         var isTestable: Bool {
-            planned > 0 && planned < 1 && candidate >= 0 && baseline >= 0 && candidate <= MetricCounts.maximum
-                && baseline <= MetricCounts.maximum
+            (Self.testable(low) || Self.testable(high)) && candidate >= 0 && baseline >= 0
+                && candidate <= MetricCounts.maximum && baseline <= MetricCounts.maximum
         }
+
+        static func testable(_ share: Double) -> Bool { share > 0 && share < 1 }
     }
 
     /// A segment's verdict: `mismatch` holds the rollout; `insufficient-data` does not.
@@ -142,6 +162,8 @@ public enum SampleRatio {
     /// share, so summing them changes nothing but the work. Sorted by day.
     struct Pool: Equatable {
         let day: Int
+        let low: Double
+        let high: Double
         let planned: Double
         var candidate: Int
         var sessions: Int
@@ -154,10 +176,17 @@ public enum SampleRatio {
                 let day = max(0, cell.day)
                 // Cells mostly come by date: the pool is most likely the last one.
                 var i = pools.count - 1
-                while i >= 0 && (pools[i].day != day || pools[i].planned != cell.planned) { i -= 1 }
+                while i >= 0
+                    && (pools[i].day != day || pools[i].low != cell.low || pools[i].high != cell.high
+                        || pools[i].planned != cell.planned)
+                {
+                    i -= 1
+                }
                 if i < 0 {
                     inOrder = inOrder && (pools.last?.day ?? 0) <= day
-                    pools.append(Pool(day: day, planned: cell.planned, candidate: 0, sessions: 0))
+                    pools.append(
+                        Pool(day: day, low: cell.low, high: cell.high, planned: cell.planned, candidate: 0, sessions: 0)
+                    )
                     i = pools.count - 1
                 }
                 pools[i].candidate += cell.candidate
@@ -233,7 +262,13 @@ public enum SampleRatio {
         while i >= 0 {
             let day = pools[i].day
             while i >= 0 && pools[i].day == day {
-                let offset = ratios.offset(of: pools[i].planned)
+                let share = ratios.side == .candidateHigh ? pools[i].high : pools[i].low
+                // A side planned at 0 or 1 learns nothing from the cell: its ratio is 1.
+                guard Cell.testable(share) else {
+                    i -= 1
+                    continue
+                }
+                let offset = ratios.offset(of: share)
                 let candidate = Double(pools[i].candidate)
                 let baseline = Double(pools[i].sessions - pools[i].candidate)
                 for j in 0..<count {

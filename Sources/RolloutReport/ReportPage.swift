@@ -238,7 +238,8 @@ public enum ReportPage {
                 bound ?? "-", check.tolerance.map { "+\(percent($0))" } ?? "-", check.verdict,
             ]
             return Markup.element(
-                "tr", ["class": "check verdict-\(check.verdict)"], Markup(cells.map { .element("td", Markup($0)) }))
+                "tr", ["class": "evidence-check verdict-\(check.verdict)"],
+                Markup(cells.map { .element("td", Markup($0)) }))
         }
         return .element(
             "table", ["class": "checks evidence"],

@@ -130,7 +130,7 @@ final class HealthDecisionTests: XCTestCase {
 
 /// Sample ratio mismatch end to end (docs/health.md, "Sample ratio mismatch"): a staged pack that
 /// carries another share of a segment's sessions than the plan gives it holds the rollout.
-final class SampleRatioTests: XCTestCase {
+final class SampleRatioHoldTests: XCTestCase {
     static let inTR: [(region: String, version: String)] = [("TR", "4.8.1"), ("TR", "4.9.0")]
 
     /// tr-TR@18 staged at 10% in TR on >=4.8 from 2026-11-25, its sessions carrying `share` of each

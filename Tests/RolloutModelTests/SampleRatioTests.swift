@@ -65,10 +65,9 @@ final class SampleRatioTests: XCTestCase {
                 + " median \(median) h after it began, slowest \(delays.max() ?? 0) h")
     }
 
-    /// 300 runs here (at most one may be held), to keep this file near 20 s in a debug build;
-    /// scripts/srm-simulations.sh runs 10,000.
+    /// 1,000 runs here (at most one may be held); scripts/srm-simulations.sh runs 10,000.
     func testHourlyLooksForTwoWeeksAtThePlannedShareHoldNoMoreOftenThanTheLevel() {
-        let runs = knob("SRM_SIM_RUNS", 300)
+        let runs = knob("SRM_SIM_RUNS", 1000)
         let holds = inParallel(runs) { run in
             firstHold(seed: 1 + UInt64(run), planned: { _ in 0.10 }) { _, planned, _ in planned } != nil
         }.filter { $0 }.count
@@ -195,6 +194,27 @@ final class SampleRatioTests: XCTestCase {
         XCTAssertEqual(onlyUntestable, plain, "a segment with nothing to test is not listed and takes no budget")
     }
 
+    /// On the day a plan changes from 10% to 50% devices move over hours: any share in between is
+    /// within the plan, and each side is tested against its own end of the range.
+    func testADayWithAPlannedRangeIsHeldOnlyOutsideIt() {
+        func verdict(_ share: Double, _ cell: (Int, Int) -> SampleRatio.Cell) -> SampleRatio.Verdict? {
+            let candidate = Int(200_000 * share)
+            return SampleRatio.evaluate([("TR/4.8", [cell(candidate, 200_000 - candidate)])], minSamples: 5_000)
+                .first?.verdict
+        }
+        let range = { (c: Int, b: Int) in SampleRatio.Cell(day: 0, candidate: c, baseline: b, between: 0.5, and: 0.1) }
+        let point = { (c: Int, b: Int) in SampleRatio.Cell(day: 0, candidate: c, baseline: b, planned: 0.1) }
+        XCTAssertEqual(verdict(0.30, range), .ok)
+        XCTAssertEqual(verdict(0.30, point), .mismatch)
+        XCTAssertEqual(verdict(0.70, range), .mismatch, "above the range's high end")
+        XCTAssertEqual(verdict(0.04, range), .mismatch, "below its low end")
+        let fromNothing = { (c: Int, b: Int) in
+            SampleRatio.Cell(day: 0, candidate: c, baseline: b, between: 0, and: 0.1)
+        }
+        XCTAssertEqual(verdict(0.01, fromNothing), .ok, "the first day of a stage: only the high side is tested")
+        XCTAssertEqual(verdict(0.30, fromNothing), .mismatch)
+    }
+
     func testTheAppVersionsOfADayGiveTheSameEvidenceAsTheirSumInAnyOrder() {
         let versions = [
             SampleRatio.Cell(day: 1, candidate: 4_200, baseline: 16_000, planned: 0.2),
@@ -318,8 +338,10 @@ final class SampleRatioTests: XCTestCase {
         for first in 0...n {
             for second in 0...n {
                 let pools = [
-                    SampleRatio.Pool(day: 0, planned: planned, candidate: first, sessions: n),
-                    SampleRatio.Pool(day: 3, planned: planned, candidate: second, sessions: n),
+                    SampleRatio.Pool(
+                        day: 0, low: planned, high: planned, planned: planned, candidate: first, sessions: n),
+                    SampleRatio.Pool(
+                        day: 3, low: planned, high: planned, planned: planned, candidate: second, sessions: n),
                 ]
                 var ratios = SampleRatio.Ratios(side: side, maxOddsRatio: SampleRatio.maxOddsRatio)
                 let logEvidence = SampleRatio.logEvidence(pools, ratios: &ratios)
