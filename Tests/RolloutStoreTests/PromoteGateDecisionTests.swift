@@ -17,7 +17,7 @@ final class PromoteGateDecisionTests: XCTestCase {
     /// on tr-TR@17, judged by the default gates.
     var spike: Health.Report {
         observing(
-            TR48,
+            tr48,
             in: Health.evaluate(
                 [
                     (
@@ -30,7 +30,7 @@ final class PromoteGateDecisionTests: XCTestCase {
     /// The same segment with the candidate crashing as rarely as the baseline.
     var calm: Health.Report {
         observing(
-            TR48,
+            tr48,
             in: Health.evaluate(
                 [
                     (
@@ -40,8 +40,8 @@ final class PromoteGateDecisionTests: XCTestCase {
                 ],
                 gates: .default))
     }
-    let TR48 = Health.Observed(region: "TR", appVersion: AppVersion("4.8.1")!)
-    let TR49 = Health.Observed(region: "TR", appVersion: AppVersion("4.9.0")!)
+    let tr48 = Health.Observed(region: "TR", appVersion: AppVersion("4.8.1")!)
+    let tr49 = Health.Observed(region: "TR", appVersion: AppVersion("4.9.0")!)
 
     /// `report` with the metrics naming `cells` (as HealthCheck fills it in from the rollups).
     func observing(_ cells: Health.Observed..., in report: Health.Report) -> Health.Report {
@@ -215,7 +215,7 @@ final class PromoteGateDecisionTests: XCTestCase {
 
     func testASegmentWithoutCandidateDataKeepsAHealthyRolloutFromWideningThere() throws {
         // TR/4.8 is healthy; TR on 4.9 is in the metrics (the baseline runs there) but has no check yet.
-        let report = observing(TR48, TR49, in: calm)
+        let report = observing(tr48, tr49, in: calm)
         XCTAssertEqual(report.verdict, .healthy, "the locale is healthy overall")
         XCTAssertEqual(report.targetedSegments(by: try staged()), ["TR/4.8", "TR/4.9"])
         let result = try decide(try staged(), try request("50%"), health: report)
@@ -226,7 +226,7 @@ final class PromoteGateDecisionTests: XCTestCase {
     }
 
     func testAcceptingTheSegmentShortOfDataLetsItWidenAndRecordsWhich() throws {
-        let report = observing(TR48, TR49, in: calm)
+        let report = observing(tr48, tr49, in: calm)
         for pattern in ["TR/4.9", "tr/4.9", "TR/*", "*/4.9", "*"] {
             let result = try decide(try staged(), try request("50%"), health: report, accepting: [pattern])
             XCTAssertEqual(
@@ -235,7 +235,7 @@ final class PromoteGateDecisionTests: XCTestCase {
     }
 
     func testAnAcceptanceThatNamesNoTargetedSegmentIsAUsageError() throws {
-        let report = observing(TR48, TR49, in: calm)
+        let report = observing(tr48, tr49, in: calm)
         XCTAssertThrowsError(try decide(try staged(), try request("50%"), health: report, accepting: ["DE/4.8"])) {
             guard case RolloutError.usage(let message) = $0 else { return XCTFail("\($0)") }
             XCTAssertEqual(
@@ -267,7 +267,7 @@ final class PromoteGateDecisionTests: XCTestCase {
 
     func testASegmentTheWideningDoesNotReachIsNotAsked() throws {
         // TR/4.9 has no data, but a widening limited to 4.8 does not give the pack there.
-        let report = observing(TR48, TR49, in: calm)
+        let report = observing(tr48, tr49, in: calm)
         let result = try decide(try staged(), try request("50%", regions: ["TR"], versions: "4.8.x"), health: report)
         guard case .healthy = result.decision else { return XCTFail("\(result.decision)") }
     }
