@@ -27,7 +27,9 @@ public enum HealthCheck {
         var report = Health.evaluate(
             ordered, gates: gates, traffic: data.mapValues { traffic($0) })
         report.observed = observed
-        let oldest = labels.flatMap { data[$0]!.sessions.map(\.day) }.min()
+        // The origin of the sample ratio's days: the oldest date of any segment, withdrawn ones too, so
+        // that a scoped revert does not move it.
+        let oldest = data.values.flatMap { $0.sessions.map(\.day) }.min()
         if let timeline, let oldest {
             let timeline = try timeline(oldest)
             let cells = labels.map { label in
@@ -48,15 +50,18 @@ public enum HealthCheck {
         [String: SegmentData], [Health.Observed]
     ) {
         var segments: [String: SegmentData] = [:]
-        var observed = Set<Health.Observed>()
+        // Each region and exact app version with the newest date a row named it.
+        var observed: [Health.Observed: Int] = [:]
         for kind in MetricKind.allCases {
             for rollup in try MetricsLayout.rollups(kind, locale: locale, in: snapshot) {
                 var bySegment: [String: (c: MetricCounts?, b: MetricCounts?)] = [:]
                 var byVersion: [Health.Observed: (c: Int, b: Int)] = [:]
+                var candidateMeasured = false
                 for (key, counts) in rollup.counts {
                     guard let version = AppVersion(key.appVersion) else { continue }
                     let cell = Health.Observed(region: key.region, appVersion: version)
-                    observed.insert(cell)
+                    observed[cell] = max(observed[cell] ?? rollup.day, rollup.day)
+                    candidateMeasured = candidateMeasured || key.contentVersion == candidate
                     guard key.contentVersion == candidate || key.contentVersion == baseline else { continue }
                     let label = cell.segment
                     var entry = bySegment[label] ?? (nil, nil)
@@ -74,7 +79,18 @@ public enum HealthCheck {
                 }
                 // Only dates where both arms were measured in the segment: the same days, the same conditions.
                 for (label, entry) in bySegment {
-                    guard let c = entry.c, let b = entry.b else { continue }
+                    guard let c = entry.c, let b = entry.b else {
+                        // The candidate measured that day, but not here: for the sample ratio, it had no
+                        // sessions here (the largest mismatch there is, if the plan gives it some).
+                        if kind == .crash, candidateMeasured, entry.c == nil, entry.b != nil {
+                            var segment = segments[label] ?? SegmentData()
+                            for (cell, sessions) in byVersion where cell.segment == label {
+                                segment.sessions.append((rollup.day, cell.region, cell.appVersion, 0, sessions.b))
+                            }
+                            segments[label] = segment
+                        }
+                        continue
+                    }
                     var segment = segments[label] ?? SegmentData()
                     segment.candidate[kind] = try (segment.candidate[kind] ?? .zero).adding(
                         c, kind: kind, pack: "\(locale)@\(candidate)")
@@ -90,18 +106,25 @@ public enum HealthCheck {
                 }
             }
         }
-        return (segments, observed.sorted { ($0.region, $0.appVersion) < ($1.region, $1.appVersion) })
+        // Only what the metrics named in their newest week: a segment whose traffic ended (an app
+        // version nobody runs any more) is not one a rollout can wait for.
+        let newest = observed.values.max() ?? 0
+        let recent = observed.filter { $0.value > newest - 7 }.keys
+        return (segments, recent.sorted { ($0.region, $0.appVersion) < ($1.region, $1.appVersion) })
     }
 
-    /// Exposures a day of each arm over the newest three dates both were measured: the traffic a
-    /// segment's time to a decision is estimated at.
+    /// Exposures a day of each arm over the three calendar days before the newest date both were
+    /// measured (the newest may be a day still being counted; a day without data counts as none),
+    /// or on the newest date when it is the only one: the traffic a time to a decision is estimated at.
     static func traffic(_ data: SegmentData) -> [MetricKind: Health.Traffic] {
         data.days.mapValues { days in
-            let newest = days.sorted { $0.day < $1.day }.suffix(3)
-            let count = Double(max(1, newest.count))
+            guard let newest = days.map(\.day).max() else { return Health.Traffic(candidate: 0, baseline: 0) }
+            let complete = days.filter { $0.day < newest && $0.day >= newest - 3 }
+            let used = days.count == 1 ? days : complete
+            let span = days.count == 1 ? 1.0 : 3.0
             return Health.Traffic(
-                candidate: Double(newest.reduce(0) { $0 + $1.candidate }) / count,
-                baseline: Double(newest.reduce(0) { $0 + $1.baseline }) / count)
+                candidate: Double(used.reduce(0) { $0 + $1.candidate }) / span,
+                baseline: Double(used.reduce(0) { $0 + $1.baseline }) / span)
         }
     }
 
@@ -138,7 +161,7 @@ public enum HealthCheck {
                 try PlanTimeline.read(plan, since: Timestamp(seconds: Int64(day - 1) * 86_400), repository: repository)
             }
         }
-        return try evaluate(
+        var report = try evaluate(
             locale: plan.locale, candidate: candidate.contentVersion, baseline: baseline.contentVersion,
             snapshot: snapshot, timeline: timeline
         ) { label in
@@ -146,6 +169,8 @@ public enum HealthCheck {
             guard parts.count == 2, let family = AppVersion(String(parts[1])) else { return false }
             return plan.isWithdrawn(region: String(parts[0]), version: family)
         }
+        report.targeted = report.targetedSegments(by: plan)
+        return report
     }
 
     /// The newest date (days since the epoch) with metrics for `pack`, or nil.

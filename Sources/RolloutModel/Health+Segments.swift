@@ -32,9 +32,9 @@ extension Health {
 }
 
 extension Health.Report {
-    /// One standing per segment with a check or a sample ratio, in segment order.
+    /// One standing per segment with a check or a sample ratio, or targeted, in segment order.
     public var standings: [Health.Standing] {
-        let labels = Set(checks.map(\.segment)).union(sampleRatios.map(\.segment)).sorted()
+        let labels = Set(checks.map(\.segment)).union(sampleRatios.map(\.segment)).union(targeted).sorted()
         return labels.map(standing(of:))
     }
 
@@ -56,7 +56,8 @@ extension Health.Report {
     /// region a rule names that no metrics row has come from yet. With `before`, only those where
     /// `plan` gives it to more devices than `before` did: the segments a widening widens.
     public func targetedSegments(by plan: Plan, widenedFrom before: Plan? = nil) -> [String] {
-        guard let candidate = plan.candidate?.contentVersion else { return [] }
+        // Completing a rollout leaves no staged rule: the pack is then judged as the new baseline.
+        guard let candidate = (before?.candidate ?? plan.candidate)?.contentVersion else { return [] }
         var segments = Set<String>()
         // A check's segment was measured there even if `observed` was not filled in (a report built by hand).
         var regionsSeen = Set(checks.compactMap { $0.segment.split(separator: "/").first.map(String.init) })

@@ -11,15 +11,21 @@ public enum HealthText {
     /// A share with one decimal (`10.0%`).
     static func share(_ value: Double) -> String { String(format: "%.1f%%", value * 100) }
 
-    /// A segment's sample ratio: `10.2% of 10.0% ok`, `20.1% of 10.0% MISMATCH`, or why it is not judged.
+    /// A segment's sample ratio: `10.2% of 10.0% ok`, `20.1% of 10.0% MISMATCH` (over the days the
+    /// mismatch shows in), or `not judged yet`.
     public static func ratio(_ check: SampleRatio.Check) -> String {
-        guard let observed = check.observed, check.verdict != .insufficientData else { return "not judged yet" }
-        return "\(share(observed)) of \(share(check.planned)) " + (check.verdict == .mismatch ? "MISMATCH" : "ok")
+        let window = check.window
+        guard let observed = window.observed, check.verdict != .insufficientData else { return "not judged yet" }
+        return "\(share(observed)) of \(share(window.planned)) " + (check.verdict == .mismatch ? "MISMATCH" : "ok")
     }
 
-    /// Why a mismatch holds the rollout, in one sentence.
+    /// Why a mismatch holds the rollout, in one sentence: the shares over the days it shows in.
     public static func mismatch(_ check: SampleRatio.Check) -> String {
-        "sample ratio mismatch in \(check.segment): the staged pack has \(share(check.observed ?? 0)) of its sessions (\(check.candidate) of \(check.candidate + check.baseline)), the plan gives it \(share(check.planned)); every comparison there is biased until devices get the planned share (docs/health.md, \"Sample ratio mismatch\")"
+        let window = check.window
+        let span =
+            window.days == 0 ? "" : (window.days == 1 ? "on its newest day, " : "over its newest \(window.days) days, ")
+        return
+            "sample ratio mismatch in \(check.segment): \(span)the staged pack had \(share(window.observed ?? 0)) of the sessions (\(window.candidate) of \(window.sessions)) where the plan gave it \(share(window.planned)); every comparison there is biased until devices get the planned share (docs/health.md, \"Sample ratio mismatch\")"
     }
 
     /// When a verdict is expected at the current traffic: `now`, `~1 day`, `~4 days`, `no traffic`, `-`.

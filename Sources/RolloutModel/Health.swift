@@ -60,6 +60,9 @@ public enum Health {
         /// Every region and exact app version the locale's metrics name, for any pack: the segments
         /// rollout knows of, which a widening is judged in (`Health.Report.targetedSegments(by:)`).
         public var observed: [Observed] = []
+        /// The segments the plan gives the staged pack in (`targetedSegments(by:)`), listed with the
+        /// measured ones even before they have data; empty when no plan was given.
+        public var targeted: [String] = []
 
         public init(verdict: Verdict, checks: [Check], alphaPerCheck: Double) {
             self.verdict = verdict

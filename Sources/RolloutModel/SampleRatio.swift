@@ -87,6 +87,26 @@ public enum SampleRatio {
         public let logEvidence: Double?
         /// ln(2 / alpha per segment): where either side's evidence becomes a mismatch.
         public let logThreshold: Double
+        /// For a mismatch, the days its evidence is strongest over (from the start day that weighs most
+        /// in the larger side's e-value to the newest day), and the sessions, observed and planned share
+        /// there: a mismatch that began late reads as what it is, not diluted by the weeks before it.
+        /// The whole segment otherwise.
+        public var recent: Window? = nil
+
+        /// The days a mismatch shows in, counted back from the newest day with sessions.
+        public var window: Window {
+            recent ?? Window(days: 0, candidate: candidate, sessions: candidate + baseline, planned: planned)
+        }
+    }
+
+    /// Sessions over the newest `days` days of a segment (0: all of them).
+    public struct Window: Equatable, Sendable {
+        public let days: Int
+        public let candidate: Int
+        public let sessions: Int
+        /// The planned share over those days, weighted by their sessions.
+        public let planned: Double
+        public var observed: Double? { sessions > 0 ? Double(candidate) / Double(sessions) : nil }
     }
 
     /// The band of the null hypothesis: the candidate's odds (share / (1 - share)) in every cell are
@@ -151,10 +171,36 @@ public enum SampleRatio {
         guard expectedCandidate >= Double(minSamples), expectedBaseline >= Double(minSamples) else {
             return result(.insufficientData, nil, nil)
         }
-        let high = logEvidence(pools, ratios: &highRatios)
-        let low = logEvidence(pools, ratios: &lowRatios)
-        let (side, strongest) = high >= low ? (Side.candidateHigh, high) : (Side.candidateLow, low)
-        return strongest >= logThreshold ? result(.mismatch, side, strongest) : result(.ok, nil, strongest)
+        let high = evidenceTerms(pools, ratios: &highRatios)
+        let low = evidenceTerms(pools, ratios: &lowRatios)
+        let (side, strongest, terms) =
+            logSumExp(high) >= logSumExp(low)
+            ? (Side.candidateHigh, logSumExp(high), high) : (Side.candidateLow, logSumExp(low), low)
+        guard strongest >= logThreshold else { return result(.ok, nil, strongest) }
+        var held = result(.mismatch, side, strongest)
+        held.recent = window(pools, strongestStart: terms)
+        return held
+    }
+
+    /// The sessions from the pool whose start day weighs most in `terms` (as `evidenceTerms` lays them
+    /// out: per pool index, one term per alternative) to the newest.
+    static func window(_ pools: [Pool], strongestStart terms: [Double]) -> Window {
+        let count = alternativeSteps.count
+        var best = 0
+        for i in terms.indices.dropLast() where terms[i] > terms[best] { best = i }
+        let first = min(best / count, pools.count - 1)
+        var candidate = 0
+        var sessions = 0
+        var expected = 0.0
+        for i in first..<pools.count {
+            candidate += pools[i].candidate
+            sessions += pools[i].sessions
+            expected += Double(pools[i].sessions) * pools[i].planned
+        }
+        let days = (pools.last?.day ?? 0) - pools[first].day + 1
+        return Window(
+            days: days, candidate: candidate, sessions: sessions,
+            planned: sessions > 0 ? expected / Double(sessions) : pools[first].planned)
     }
 
     /// The cells of one day and planned share summed (the exact app versions of a day, say): a cell's
@@ -249,7 +295,13 @@ public enum SampleRatio {
     /// debug build, where the hourly simulations run, iterating an array's elements costs several
     /// times more.)
     static func logEvidence(_ pools: [Pool], ratios: inout Ratios) -> Double {
-        guard let last = pools.last else { return 0 }
+        logSumExp(evidenceTerms(pools, ratios: &ratios))
+    }
+
+    /// The terms `logEvidence` sums: for each pool index i and alternative j, at i x count + j, the log
+    /// weighted ratio of the starts that first see pool i; the last, the starts after every pool.
+    static func evidenceTerms(_ pools: [Pool], ratios: inout Ratios) -> [Double] {
+        guard let last = pools.last else { return [0] }
         let count = alternativeSteps.count
         // Per alternative, the log ratio of every session from the current start day on.
         var fromDay = [Double](repeating: 0, count: count)
@@ -280,7 +332,7 @@ public enum SampleRatio {
             let logWeight = logStartWeight(after: i >= 0 ? pools[i].day : -1, upTo: day) - log(Double(count))
             for j in 0..<count { terms[(i + 1) * count + j] = logWeight + fromDay[j] }
         }
-        return logSumExp(terms)
+        return terms
     }
 
     /// ln of the weight of the start days after `earlier` up to `day`: the sum of 1 / ((d + 1)(d + 2))

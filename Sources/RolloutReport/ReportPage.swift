@@ -207,7 +207,7 @@ public enum ReportPage {
                 standing.exposures(kind).map { "\($0.candidate) / \($0.baseline)" } ?? "-"
             }
             let cells = [
-                standing.segment, standing.mismatch ? "held" : standing.verdict.rawValue, pair(.crash),
+                standing.segment, standing.verdict.rawValue, pair(.crash),
                 pair(.fallback), standing.sampleRatio.map(HealthText.ratio) ?? "-", HealthText.decision(standing),
             ]
             let verdict = standing.mismatch ? "held" : standing.verdict.rawValue

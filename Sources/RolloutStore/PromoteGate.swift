@@ -61,10 +61,16 @@ public enum PromoteGate {
         before: Plan, after: Plan, kind: PromoteOutcome.Kind, override: Override?, accepting: [SegmentPattern] = [],
         health: (Plan) throws -> Health.Report?
     ) throws -> Decision {
-        guard PlanOperations.widens(before, after, kind: kind) else { return .notGated }
+        guard PlanOperations.widens(before, after, kind: kind) else {
+            if !accepting.isEmpty { throw .acceptanceNotJudged }
+            return .notGated
+        }
         var judged = before
         judged.withdrawals = after.withdrawals
-        guard let report = try health(judged) else { return .notGated }
+        guard let report = try health(judged) else {
+            if !accepting.isEmpty { throw .acceptanceNotJudged }
+            return .notGated
+        }
         let targeted = report.targetedSegments(by: after, widenedFrom: before)
         if let stray = accepting.first(where: { pattern in !targeted.contains { pattern.matches($0) } }) {
             throw RolloutError.strayAcceptance(stray, targeted: targeted)
@@ -153,10 +159,18 @@ extension Error where Self == RolloutError {
             return
                 "\(standing.segment) (\(sessions.candidate) \(kind) against \(sessions.baseline); judged: \(HealthText.decision(standing)))"
         }
-        let accept = standings.map { "--accept-insufficient \($0.segment)" }.joined(separator: " ")
+        let accept = standings.map { standing in
+            "--accept-insufficient " + (standing.segment.contains("*") ? "'\(standing.segment)'" : standing.segment)
+        }.joined(separator: " ")
         return .checkFailed(
             "\(pack) has too little data in \(standings.count == 1 ? "a segment" : "\(standings.count) segments") it would widen into: \(segments.joined(separator: ", ")). A rollout widens where every targeted segment is healthy: wait for data (rollout health \(pack.locale)), or accept them with \(accept)"
         )
+    }
+
+    /// `--accept-insufficient` on a promote the gate does not judge.
+    fileprivate static var acceptanceNotJudged: RolloutError {
+        .usage(
+            "--accept-insufficient applies to a promote that widens a rollout staged against a baseline; this one is not judged by health, so there is nothing to accept")
     }
 
     /// `--accept-insufficient` naming no segment the widened rollout targets.

@@ -216,6 +216,37 @@ final class SampleRatioHoldTests: XCTestCase {
         XCTAssertTrue(stale.stdout.contains("held: sample ratio mismatch in TR/4.8"), stale.stdout)
     }
 
+    func testAStagedPackWithNoSessionsInASegmentItIsGivenIsHeld() throws {
+        // A CDN serves TR on 4.9 an old manifest: tr-TR@18 is measured in TR/4.8 but has no row in TR/4.9.
+        let w = try Workspace()
+        try w.initWithExamples()
+        XCTAssertEqual(
+            try w.rollout(["promote", "tr-TR@17", "--to", "100%"], env: ["ROLLOUT_NOW": "2026-11-24T00:00:00Z"]).status,
+            0)
+        XCTAssertEqual(
+            try w.rollout(
+                ["promote", "tr-TR@18", "--to", "10%", "--region", "TR", "--app-version", ">=4.8"],
+                env: ["ROLLOUT_NOW": "2026-11-25T08:00:00Z"]
+            ).status, 0)
+        for day in ["2026-11-25", "2026-11-26", "2026-11-27"] {
+            try w.ingestCrashDay(
+                day, share: 0.10, segments: [("TR", "4.8.1")], baselineOnly: [("TR", "4.9.0")], sessions: 200_000)
+        }
+        let health = try w.json(try w.rollout(["health", "tr-TR", "--json"], env: ["ROLLOUT_NOW": "2026-11-28T09:00:00Z"]))
+        let ratios = try XCTUnwrap(health["sampleRatios"] as? [[String: Any]])
+        let tr49 = try XCTUnwrap(ratios.first { $0["segment"] as? String == "TR/4.9" })
+        XCTAssertEqual(tr49["verdict"] as? String, "mismatch")
+        XCTAssertEqual(tr49["side"] as? String, "candidate-low")
+        XCTAssertEqual(ratios.first { $0["segment"] as? String == "TR/4.8" }?["verdict"] as? String, "ok")
+        let segments = try XCTUnwrap(health["segments"] as? [[String: Any]])
+        XCTAssertEqual(segments.first { $0["segment"] as? String == "TR/4.9" }?["held"] as? Bool, true)
+        let refused = try w.rollout(
+            ["promote", "tr-TR@18", "--to", "50%", "--accept-insufficient", "TR/4.9"],
+            env: ["ROLLOUT_NOW": "2026-11-28T09:00:00Z"])
+        XCTAssertEqual(refused.status, 1, "accepting too little data does not accept a mismatch: " + refused.output)
+        XCTAssertTrue(refused.stderr.contains("is held: sample ratio mismatch in TR/4.9"), refused.stderr)
+    }
+
     func testARampWhoseDevicesDoNotGetTheirShareIsNotAdvanced() throws {
         let w = try Workspace()
         try w.initWithExamples()
@@ -256,7 +287,7 @@ extension Workspace {
                 csv += "\(date),\(pack),\(segment.region),\(segment.version),\(n),\(n / 500)\n"
             }
         }
-        let path = try scratch.write("crashes-\(date)-\(share).csv", csv)
+        let path = try scratch.write("crashes-\(date)-\(share)-\(segments.count)-\(baselineOnly.count).csv", csv)
         let ingested = try rollout("metrics", "ingest", "--kind", "crash", path)
         XCTAssertEqual(ingested.status, 0, ingested.output, file: file, line: line)
     }

@@ -272,6 +272,29 @@ final class PromoteGateDecisionTests: XCTestCase {
         guard case .healthy = result.decision else { return XCTFail("\(result.decision)") }
     }
 
+    func testCompletingIsJudgedInEverySegmentTheNewBaselineReaches() throws {
+        let report = observing(tr48, tr49, in: calm)
+        let result = try decide(try staged(), try request("100%"), health: report)
+        XCTAssertTrue(
+            outcome(result.decision).hasPrefix("refused: tr-TR@18 has too little data in a segment it would widen into: TR/4.9"),
+            outcome(result.decision))
+        XCTAssertEqual(
+            outcome(try decide(try staged(), try request("100%"), health: report, accepting: ["TR/4.9"]).decision),
+            "go ahead, Rollout-Accepted-Insufficient: TR/4.9")
+    }
+
+    func testAcceptingOnAPromoteTheGateDoesNotJudgeIsAUsageError() throws {
+        for (before, request) in [
+            (Plan(locale: "tr-TR", baseline: v17), try request("10%", regions: ["TR"])),
+            (try staged(), try request("5%", reason: "smaller")),
+        ] {
+            XCTAssertThrowsError(try decide(before, request, health: calm, accepting: ["TR/4.8"])) {
+                guard case RolloutError.usage(let message) = $0 else { return XCTFail("\($0)") }
+                XCTAssertTrue(message.hasPrefix("--accept-insufficient applies to a promote that widens"), message)
+            }
+        }
+    }
+
     func testForceNeedsAReason() throws {
         for reason in [nil, "", "   "] {
             XCTAssertThrowsError(try PromoteGate.override(force: true, reason: reason)) { error in

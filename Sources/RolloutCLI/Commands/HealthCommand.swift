@@ -26,11 +26,9 @@ enum HealthCommand {
                 )
             }
             let repository = try context.repository(invocation)
-            let report = try HealthCheck.evaluate(
-                locale: locale, candidate: candidate.contentVersion, baseline: baseline.contentVersion,
-                snapshot: snapshot
-            ) { day in
-                try PlanTimeline.read(plan, since: Timestamp(seconds: Int64(day - 1) * 86_400), repository: repository)
+            // As promote and guard judge it: segments a scoped revert took the pack back from are left out.
+            guard let report = try HealthCheck.evaluate(plan, snapshot: snapshot, repository: repository) else {
+                throw RolloutError.missing("\(locale) has nothing staged against a baseline")
             }
             let style = context.style(invocation)
             var text =
