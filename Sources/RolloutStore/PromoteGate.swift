@@ -170,7 +170,8 @@ extension Error where Self == RolloutError {
     /// `--accept-insufficient` on a promote the gate does not judge.
     fileprivate static var acceptanceNotJudged: RolloutError {
         .usage(
-            "--accept-insufficient applies to a promote that widens a rollout staged against a baseline; this one is not judged by health, so there is nothing to accept")
+            "--accept-insufficient applies to a promote that widens a rollout staged against a baseline; this one is not judged by health, so there is nothing to accept"
+        )
     }
 
     /// `--accept-insufficient` naming no segment the widened rollout targets.

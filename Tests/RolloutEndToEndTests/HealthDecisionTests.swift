@@ -159,7 +159,7 @@ final class SampleRatioHoldTests: XCTestCase {
         XCTAssertTrue(health.stdout.contains("tr-TR@18 against tr-TR@17: healthy"), "the rates are alike")
         XCTAssertTrue(
             health.stdout.contains(
-                "held: sample ratio mismatch in TR/4.8: the staged pack has 20.0% of its sessions (120000 of 600000), the plan gives it 10.0%"
+                "held: sample ratio mismatch in TR/4.8: over its newest 3 days, the staged pack had 20.0% of the sessions (120000 of 600000) where the plan gave it 10.0%"
             ), health.stdout)
         XCTAssertTrue(health.stdout.contains("20.0% of 10.0% MISMATCH"), health.stdout)
         let json = try w.json(try w.rollout(["health", "tr-TR", "--json"], env: now))
@@ -213,7 +213,10 @@ final class SampleRatioHoldTests: XCTestCase {
         try w.ingestCrashDay("2026-11-30", share: 0.15, segments: Self.inTR, sessions: 200_000)
         let stale = try w.rollout(["health", "tr-TR"], env: ["ROLLOUT_NOW": "2026-12-01T09:00:00Z"])
         XCTAssertEqual(stale.status, 1, stale.output)
-        XCTAssertTrue(stale.stdout.contains("held: sample ratio mismatch in TR/4.8"), stale.stdout)
+        XCTAssertTrue(
+            stale.stdout.contains(
+                "held: sample ratio mismatch in TR/4.8: on its newest day, the staged pack had 15.0% of the sessions (30000 of 200000) where the plan gave it 50.0%"
+            ), "the days the mismatch shows in, not the week before it: " + stale.stdout)
     }
 
     func testAStagedPackWithNoSessionsInASegmentItIsGivenIsHeld() throws {
@@ -232,7 +235,8 @@ final class SampleRatioHoldTests: XCTestCase {
             try w.ingestCrashDay(
                 day, share: 0.10, segments: [("TR", "4.8.1")], baselineOnly: [("TR", "4.9.0")], sessions: 200_000)
         }
-        let health = try w.json(try w.rollout(["health", "tr-TR", "--json"], env: ["ROLLOUT_NOW": "2026-11-28T09:00:00Z"]))
+        let health = try w.json(
+            try w.rollout(["health", "tr-TR", "--json"], env: ["ROLLOUT_NOW": "2026-11-28T09:00:00Z"]))
         let ratios = try XCTUnwrap(health["sampleRatios"] as? [[String: Any]])
         let tr49 = try XCTUnwrap(ratios.first { $0["segment"] as? String == "TR/4.9" })
         XCTAssertEqual(tr49["verdict"] as? String, "mismatch")

@@ -141,7 +141,7 @@ final class PromoteGateDecisionTests: XCTestCase {
         let result = try decide(try staged(), try request("50%"), health: unmeasured)
         XCTAssertEqual(
             outcome(result.decision),
-            "refused: tr-TR@18 has too little data in a segment it would widen into: TR/* (no data for tr-TR@18). A rollout widens where every targeted segment is healthy: wait for data (rollout health tr-TR), or accept them with --accept-insufficient TR/*"
+            "refused: tr-TR@18 has too little data in a segment it would widen into: TR/* (no data for tr-TR@18). A rollout widens where every targeted segment is healthy: wait for data (rollout health tr-TR), or accept them with --accept-insufficient 'TR/*'"
         )
     }
 
@@ -252,7 +252,7 @@ final class PromoteGateDecisionTests: XCTestCase {
         let result = try decide(try staged(), try request("10%", regions: ["DE"]), health: calm)
         XCTAssertEqual(
             outcome(result.decision),
-            "refused: tr-TR@18 has too little data in a segment it would widen into: DE/* (no data for tr-TR@18). A rollout widens where every targeted segment is healthy: wait for data (rollout health tr-TR), or accept them with --accept-insufficient DE/*"
+            "refused: tr-TR@18 has too little data in a segment it would widen into: DE/* (no data for tr-TR@18). A rollout widens where every targeted segment is healthy: wait for data (rollout health tr-TR), or accept them with --accept-insufficient 'DE/*'"
         )
         XCTAssertEqual(
             outcome(
@@ -276,7 +276,8 @@ final class PromoteGateDecisionTests: XCTestCase {
         let report = observing(tr48, tr49, in: calm)
         let result = try decide(try staged(), try request("100%"), health: report)
         XCTAssertTrue(
-            outcome(result.decision).hasPrefix("refused: tr-TR@18 has too little data in a segment it would widen into: TR/4.9"),
+            outcome(result.decision).hasPrefix(
+                "refused: tr-TR@18 has too little data in a segment it would widen into: TR/4.9"),
             outcome(result.decision))
         XCTAssertEqual(
             outcome(try decide(try staged(), try request("100%"), health: report, accepting: ["TR/4.9"]).decision),
