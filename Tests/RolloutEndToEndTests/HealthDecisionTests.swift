@@ -136,18 +136,22 @@ final class SampleRatioHoldTests: XCTestCase {
     /// tr-TR@18 staged at 10% in TR on >=4.8 from 2026-11-25, its sessions carrying `share` of each
     /// TR segment for three days.
     static func staged(carrying share: Double) throws -> Workspace {
-        let w = try Workspace()
-        try w.initWithExamples()
-        XCTAssertEqual(
-            try w.rollout(["promote", "tr-TR@17", "--to", "100%"], env: ["ROLLOUT_NOW": "2026-11-24T00:00:00Z"]).status,
-            0)
-        let staged = try w.rollout(
-            ["promote", "tr-TR@18", "--to", "10%", "--region", "TR", "--app-version", ">=4.8"],
-            env: ["ROLLOUT_NOW": "2026-11-25T08:00:00Z"])
-        XCTAssertEqual(staged.status, 0, staged.output)
+        let w = try staging(["--to", "10%", "--region", "TR", "--app-version", ">=4.8"], at: "2026-11-25T08:00:00Z")
         for day in ["2026-11-25", "2026-11-26", "2026-11-27"] {
             try w.ingestCrashDay(day, share: share, segments: inTR, sessions: 200_000)
         }
+        return w
+    }
+
+    /// tr-TR@17 the baseline from 2026-11-24, then tr-TR@18 promoted with `arguments` at `time`.
+    static func staging(_ arguments: [String], at time: String) throws -> Workspace {
+        let w = try Workspace()
+        try w.initWithExamples()
+        let baseline = try w.rollout(
+            ["promote", "tr-TR@17", "--to", "100%"], env: ["ROLLOUT_NOW": "2026-11-24T00:00:00Z"])
+        XCTAssertEqual(baseline.status, 0, baseline.output)
+        let staged = try w.rollout(["promote", "tr-TR@18"] + arguments, env: ["ROLLOUT_NOW": time])
+        XCTAssertEqual(staged.status, 0, staged.output)
         return w
     }
 
@@ -221,16 +225,8 @@ final class SampleRatioHoldTests: XCTestCase {
 
     func testAStagedPackWithNoSessionsInASegmentItIsGivenIsHeld() throws {
         // A CDN serves TR on 4.9 an old manifest: tr-TR@18 is measured in TR/4.8 but has no row in TR/4.9.
-        let w = try Workspace()
-        try w.initWithExamples()
-        XCTAssertEqual(
-            try w.rollout(["promote", "tr-TR@17", "--to", "100%"], env: ["ROLLOUT_NOW": "2026-11-24T00:00:00Z"]).status,
-            0)
-        XCTAssertEqual(
-            try w.rollout(
-                ["promote", "tr-TR@18", "--to", "10%", "--region", "TR", "--app-version", ">=4.8"],
-                env: ["ROLLOUT_NOW": "2026-11-25T08:00:00Z"]
-            ).status, 0)
+        let w = try Self.staging(
+            ["--to", "10%", "--region", "TR", "--app-version", ">=4.8"], at: "2026-11-25T08:00:00Z")
         for day in ["2026-11-25", "2026-11-26", "2026-11-27"] {
             try w.ingestCrashDay(
                 day, share: 0.10, segments: [("TR", "4.8.1")], baselineOnly: [("TR", "4.9.0")], sessions: 200_000)
@@ -252,16 +248,8 @@ final class SampleRatioHoldTests: XCTestCase {
     }
 
     func testARampWhoseDevicesDoNotGetTheirShareIsNotAdvanced() throws {
-        let w = try Workspace()
-        try w.initWithExamples()
-        XCTAssertEqual(
-            try w.rollout(["promote", "tr-TR@17", "--to", "100%"], env: ["ROLLOUT_NOW": "2026-11-24T00:00:00Z"]).status,
-            0)
-        XCTAssertEqual(
-            try w.rollout(
-                ["promote", "tr-TR@18", "--ramp", "2,5,100", "--every", "1d", "--region", "TR"],
-                env: ["ROLLOUT_NOW": "2026-11-25T00:00:00Z"]
-            ).status, 0)
+        let w = try Self.staging(
+            ["--ramp", "2,5,100", "--every", "1d", "--region", "TR"], at: "2026-11-25T00:00:00Z")
         // A client port buckets twice as many devices in.
         for day in ["2026-11-25", "2026-11-26"] {
             try w.ingestCrashDay(day, share: 0.04, segments: Self.inTR, sessions: 400_000)
