@@ -33,8 +33,10 @@ public enum Guard {
         case revert(reason: String)
         /// A ramp held by `rollout pause`, healthy or not yet measured.
         case rampPaused
-        /// A ramp step is due but the data is insufficient.
-        case holdRampForData
+        /// A sample ratio mismatch in these segments holds the rollout, ramp or not: the run exits 1.
+        case holdForMismatch([String])
+        /// A ramp step is due but the data is insufficient: overall, or in these targeted segments.
+        case holdRampForData(segments: [String])
         /// A ramp step is due and healthy, but nothing measured the current step yet.
         case holdRampForFreshMetrics
         /// A ramp step is due, healthy and measured: the staged rules move to `share`.
@@ -60,16 +62,26 @@ public enum Guard {
             return .revert(reason: "guard: \(staged) unhealthy (\(worst))")
         case .healthy, .insufficientData:
             let healthy = health.verdict == .healthy
+            if !health.mismatches.isEmpty { return .holdForMismatch(health.mismatches.map(\.segment)) }
             guard let ramp = plan.ramp else { return healthy ? .leave(nextStep: nil) : .holdForData(nextStep: nil) }
             if ramp.paused { return .rampPaused }
             if let share = ramp.next, ramp.due(at: now) {
-                guard healthy else { return .holdRampForData }
+                let unproven = health.unproven(in: plan).map(\.segment)
+                guard healthy, unproven.isEmpty else { return .holdRampForData(segments: unproven) }
                 let measured = stepMeasured(since: ramp.since, newestMetricsDay: try newestMetricsDay(staged))
                 return measured ? .advanceRamp(to: share) : .holdRampForFreshMetrics
             }
             let next = ramp.next.map { RampStep(share: $0, after: Timestamp(seconds: ramp.since.seconds + ramp.every)) }
             return healthy ? .leave(nextStep: next) : .holdForData(nextStep: next)
         }
+    }
+
+    /// Whether a ramp may take its next step on `health`: healthy, no sample ratio mismatch, and every
+    /// segment the plan targets healthy (a ramp has no `--accept-insufficient`; a segment that will
+    /// never have the data is accepted by a promote by hand, docs/health.md, "Scheduled ramps").
+    public static func mayAdvance(_ plan: Plan, health: Health.Report?) -> Bool {
+        guard let health else { return false }
+        return health.verdict == .healthy && health.mismatches.isEmpty && health.unproven(in: plan).isEmpty
     }
 
     /// Whether a step that began at `since` has been measured: metrics are dated by UTC day, so any
@@ -91,7 +103,11 @@ extension Guard.Action {
         case .holdForData(let next): return "hold: not enough data yet" + waiting(next)
         case .reportUnhealthy: return "unhealthy: run rollout revert \(locale), or guard --auto-revert"
         case .rampPaused: return "ramp paused"
-        case .holdRampForData: return "ramp held: not enough data yet"
+        case .holdForMismatch(let segments):
+            return "held: sample ratio mismatch in \(segments.joined(separator: ", ")); see rollout health \(locale)"
+        case .holdRampForData(let segments):
+            return "ramp held: not enough data yet"
+                + (segments.isEmpty ? "" : " in " + segments.joined(separator: ", "))
         case .holdRampForFreshMetrics: return "ramp held: no metrics since this step began"
         }
     }

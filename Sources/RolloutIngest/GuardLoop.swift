@@ -18,13 +18,15 @@ public enum GuardLoop {
         /// Why the locale could not be guarded (verdict "error").
         public var error: String?
         public var unhealthyLeft = false
+        /// Held by a sample ratio mismatch: someone has to find why devices do not get the planned share.
+        public var heldLeft = false
 
         public var jsonValue: JSONValue {
             [
                 "locale": .string(locale), "candidate": candidate.map { .string($0.description) } ?? .null,
                 "verdict": .string(verdict), "action": .string(action),
                 "rollback": rollback.map { .string($0) } ?? .null,
-                "error": error.map { .string($0) } ?? .null,
+                "error": error.map { .string($0) } ?? .null, "held": .bool(heldLeft),
             ]
         }
     }
@@ -32,14 +34,17 @@ public enum GuardLoop {
     public struct Outcome: Sendable {
         public var rows: [Row] = []
         public var unhealthyLeft: Bool { rows.contains { $0.unhealthyLeft } }
+        public var heldLeft: Bool { rows.contains { $0.heldLeft } }
         public var failed: [String] { rows.filter { $0.error != nil }.map(\.locale) }
-        /// 1 when an unhealthy rollout is left in place or a locale could not be guarded.
-        public var exitCode: Int32 { unhealthyLeft || !failed.isEmpty ? 1 : 0 }
+        /// 1 when an unhealthy rollout is left in place, one is held by a sample ratio mismatch, or a
+        /// locale could not be guarded.
+        public var exitCode: Int32 { unhealthyLeft || heldLeft || !failed.isEmpty ? 1 : 0 }
 
         /// `rollout guard --json` (docs/health.md).
         public var jsonValue: JSONValue {
             [
                 "locales": .array(rows.map(\.jsonValue)), "unhealthyLeft": .bool(unhealthyLeft),
+                "heldLeft": .bool(heldLeft),
                 "failed": .array(failed.map { .string($0) }),
             ]
         }
@@ -79,21 +84,22 @@ public enum GuardLoop {
         now: Timestamp
     ) throws -> Row? {
         guard let plan = try snapshot.plan(locale) else { return nil }
-        let report = try HealthCheck.evaluate(plan, snapshot: snapshot)
+        let report = try HealthCheck.evaluate(plan, snapshot: snapshot, repository: repository)
         let action = try Guard.decide(plan, health: report, autoRevert: autoRevert, now: now) {
             try HealthCheck.newestDay(of: $0, snapshot: snapshot)
         }
         guard action != .nothingStaged, let candidate = plan.candidate, let report else { return nil }
         let staged = PackID(locale: locale, contentVersion: candidate.contentVersion)
         return try apply(
-            action, to: staged, report: report, snapshot: snapshot, repository: repository, actor: actor, now: now)
+            action, to: staged, plan: plan, report: report, snapshot: snapshot, repository: repository, actor: actor,
+            now: now)
     }
 
     /// Carries out `action` (decided on `report` for the staged pack `staged`) and says what happened,
     /// as guard's row for the locale. Only `revert` and `advanceRamp` change the repository, each in
     /// one recorded commit; `actor` is asked for only then.
     public static func apply(
-        _ action: Guard.Action, to staged: PackID, report: Health.Report, snapshot: Snapshot,
+        _ action: Guard.Action, to staged: PackID, plan: Plan, report: Health.Report, snapshot: Snapshot,
         repository: PackRepository,
         actor: () throws -> Actor, now: Timestamp
     ) throws -> Row {
@@ -104,12 +110,14 @@ public enum GuardLoop {
         switch action {
         case .nothingStaged, .leave, .holdForData, .rampPaused, .holdRampForData, .holdRampForFreshMetrics:
             break
+        case .holdForMismatch:
+            row.heldLeft = true
         case .reportUnhealthy:
             row.unhealthyLeft = true
         case .revert(let reason):
             let request = RevertRequest(
                 locale: locale, segment: nil, target: .lastKnownGood, reason: reason, block: true)
-            let evidence = try HealthCheck.evidence(report, locale: locale, snapshot: snapshot)
+            let evidence = try HealthCheck.evidence(report, plan: plan, snapshot: snapshot)
             let applied = try RevertOperations.revert(
                 request, in: repository, evidence: evidence, actor: try actor(), time: { now })
             row.action = applied.result.manifest.map { "reverted: rollback \($0.id)" } ?? "already reverted"
@@ -119,7 +127,9 @@ public enum GuardLoop {
             let applied = try PlanOperations.advanceRamp(
                 locale: locale, in: repository, actor: try actor(), time: { now }
             ) {
-                snapshot, plan in try HealthCheck.evaluate(plan, snapshot: snapshot)?.verdict == .healthy
+                snapshot, plan in
+                Guard.mayAdvance(
+                    plan, health: try HealthCheck.evaluate(plan, snapshot: snapshot, repository: repository))
             }
             let share = applied.result.map { $0.after.rules.first?.share.description ?? "100%, completed" }
             row.action = share.map { "ramp advanced to \($0)" } ?? "ramp not advanced"

@@ -3,57 +3,174 @@ import RolloutStore
 
 /// Health of a locale's staged pack from the metrics the repository holds (docs/health.md).
 public enum HealthCheck {
+    /// What the metrics hold for one segment: the sums per metric over the dates both packs were
+    /// measured, the exposures of those dates (newest last, for the traffic), and the crash
+    /// sessions per date and exact app version (the sample ratio's cells).
+    struct SegmentData {
+        var candidate: [MetricKind: MetricCounts] = [:]
+        var baseline: [MetricKind: MetricCounts] = [:]
+        var days: [MetricKind: [(day: Int, candidate: Int, baseline: Int)]] = [:]
+        var sessions: [(day: Int, region: String, version: AppVersion, candidate: Int, baseline: Int)] = []
+    }
+
     /// Sums both packs per segment (region and app-version family) over the dates both have data for.
+    /// With `timeline` (the locale's plans from a day on, asked for with the oldest date of the
+    /// candidate's crash metrics) it also checks each segment's sample ratio.
     public static func evaluate(
-        locale: String, candidate: Int, baseline: Int, snapshot: Snapshot, skip: (String) -> Bool = { _ in false }
+        locale: String, candidate: Int, baseline: Int, snapshot: Snapshot,
+        timeline: ((_ sinceDay: Int) throws -> PlanTimeline)? = nil, skip: (String) -> Bool = { _ in false }
     ) throws -> Health.Report {
-        var segments: [String: (candidate: [MetricKind: MetricCounts], baseline: [MetricKind: MetricCounts])] = [:]
+        let (data, observed) = try gather(locale: locale, candidate: candidate, baseline: baseline, snapshot: snapshot)
+        let labels = data.keys.sorted().filter { !skip($0) }
+        let ordered = labels.map { (label: $0, candidate: data[$0]!.candidate, baseline: data[$0]!.baseline) }
+        let gates = try snapshot.policy().gates
+        var report = Health.evaluate(
+            ordered, gates: gates, traffic: data.mapValues { traffic($0) })
+        report.observed = observed
+        // The origin of the sample ratio's days: the oldest date of any segment, withdrawn ones too, so
+        // that a scoped revert does not move it.
+        let oldest = data.values.flatMap { $0.sessions.map(\.day) }.min()
+        if let timeline, let oldest {
+            let timeline = try timeline(oldest)
+            let cells = labels.map { label in
+                (
+                    label: label,
+                    cells: sampleRatioCells(
+                        data[label]!, candidate: candidate, baseline: baseline, timeline, origin: oldest)
+                )
+            }
+            report.sampleRatios = SampleRatio.evaluate(cells, minSamples: gates.crash.minSamples)
+        }
+        return report
+    }
+
+    // Long: one pass over every rollup of both metrics, keeping what the checks, the traffic, the
+    // sample ratio and the targeted segments each need from it.
+    static func gather(locale: String, candidate: Int, baseline: Int, snapshot: Snapshot) throws -> (
+        [String: SegmentData], [Health.Observed]
+    ) {
+        var segments: [String: SegmentData] = [:]
+        // Each region and exact app version with the newest date a row named it.
+        var observed: [Health.Observed: Int] = [:]
         for kind in MetricKind.allCases {
             for rollup in try MetricsLayout.rollups(kind, locale: locale, in: snapshot) {
                 var bySegment: [String: (c: MetricCounts?, b: MetricCounts?)] = [:]
-                for (key, counts) in rollup.counts
-                where key.contentVersion == candidate || key.contentVersion == baseline {
+                var byVersion: [Health.Observed: (c: Int, b: Int)] = [:]
+                var candidateMeasured = false
+                for (key, counts) in rollup.counts {
                     guard let version = AppVersion(key.appVersion) else { continue }
-                    let label = "\(key.region)/\(version.family)"
+                    let cell = Health.Observed(region: key.region, appVersion: version)
+                    observed[cell] = max(observed[cell] ?? rollup.day, rollup.day)
+                    candidateMeasured = candidateMeasured || key.contentVersion == candidate
+                    guard key.contentVersion == candidate || key.contentVersion == baseline else { continue }
+                    let label = cell.segment
                     var entry = bySegment[label] ?? (nil, nil)
+                    var sessions = byVersion[cell] ?? (0, 0)
                     let pack = "\(locale)@\(key.contentVersion)"
                     if key.contentVersion == candidate {
                         entry.c = try (entry.c ?? .zero).adding(counts, kind: kind, pack: pack)
+                        sessions.c += counts.total
                     } else {
                         entry.b = try (entry.b ?? .zero).adding(counts, kind: kind, pack: pack)
+                        sessions.b += counts.total
                     }
                     bySegment[label] = entry
+                    byVersion[cell] = sessions
                 }
                 // Only dates where both arms were measured in the segment: the same days, the same conditions.
                 for (label, entry) in bySegment {
-                    guard let c = entry.c, let b = entry.b else { continue }
-                    var segment = segments[label] ?? ([:], [:])
+                    guard let c = entry.c, let b = entry.b else {
+                        // The candidate measured that day, but not here: for the sample ratio, it had no
+                        // sessions here (the largest mismatch there is, if the plan gives it some).
+                        if kind == .crash, candidateMeasured, entry.c == nil, entry.b != nil {
+                            var segment = segments[label] ?? SegmentData()
+                            for (cell, sessions) in byVersion where cell.segment == label {
+                                segment.sessions.append((rollup.day, cell.region, cell.appVersion, 0, sessions.b))
+                            }
+                            segments[label] = segment
+                        }
+                        continue
+                    }
+                    var segment = segments[label] ?? SegmentData()
                     segment.candidate[kind] = try (segment.candidate[kind] ?? .zero).adding(
                         c, kind: kind, pack: "\(locale)@\(candidate)")
                     segment.baseline[kind] = try (segment.baseline[kind] ?? .zero).adding(
                         b, kind: kind, pack: "\(locale)@\(baseline)")
+                    segment.days[kind, default: []].append((rollup.day, c.total, b.total))
+                    if kind == .crash {
+                        for (cell, sessions) in byVersion where cell.segment == label {
+                            segment.sessions.append((rollup.day, cell.region, cell.appVersion, sessions.c, sessions.b))
+                        }
+                    }
                     segments[label] = segment
                 }
             }
         }
-        let ordered = segments.keys.sorted().filter { !skip($0) }.map {
-            (label: $0, candidate: segments[$0]!.candidate, baseline: segments[$0]!.baseline)
+        // Only what the metrics named in their newest week: a segment whose traffic ended (an app
+        // version nobody runs any more) is not one a rollout can wait for.
+        let newest = observed.values.max() ?? 0
+        let recent = observed.filter { $0.value > newest - 7 }.keys
+        return (segments, recent.sorted { ($0.region, $0.appVersion) < ($1.region, $1.appVersion) })
+    }
+
+    /// Exposures a day of each arm over the three calendar days before the newest date both were
+    /// measured (the newest may be a day still being counted; a day without data counts as none),
+    /// or on the newest date when it is the only one: the traffic a time to a decision is estimated at.
+    static func traffic(_ data: SegmentData) -> [MetricKind: Health.Traffic] {
+        data.days.mapValues { days in
+            guard let newest = days.map(\.day).max() else { return Health.Traffic(candidate: 0, baseline: 0) }
+            let complete = days.filter { $0.day < newest && $0.day >= newest - 3 }
+            let used = days.count == 1 ? days : complete
+            let span = days.count == 1 ? 1.0 : 3.0
+            return Health.Traffic(
+                candidate: Double(used.reduce(0) { $0 + $1.candidate }) / span,
+                baseline: Double(used.reduce(0) { $0 + $1.baseline }) / span)
         }
-        return Health.evaluate(ordered, gates: try snapshot.policy().gates)
+    }
+
+    /// The sample ratio's cells of one segment: per date and exact app version, the sessions of each
+    /// arm and the candidate's planned share of them. On a date the plan changed, and the day after
+    /// (devices pick up a new manifest over hours), any share in force in those two days is planned:
+    /// the cell's planned share is the range of them. Cells are dated in days since `origin`, the
+    /// oldest date both packs were measured on (the evidence may start afresh on any of them).
+    static func sampleRatioCells(
+        _ data: SegmentData, candidate: Int, baseline: Int, _ timeline: PlanTimeline, origin: Int
+    ) -> [SampleRatio.Cell] {
+        data.sessions.compactMap { entry in
+            let start = Int64(entry.day - 1) * 86_400
+            let shares = timeline.plans(from: start, to: start + 2 * 86_400).map { plan in
+                plan.armShare(candidate: candidate, baseline: baseline, region: entry.region, version: entry.version)
+                    ?? 0
+            }
+            guard let low = shares.min(), let high = shares.max(), let atEnd = shares.last else { return nil }
+            return SampleRatio.Cell(
+                day: entry.day - origin, candidate: entry.candidate, baseline: entry.baseline, planned: atEnd,
+                between: low, and: high)
+        }
     }
 
     /// The health of `plan`'s staged pack, or nil when nothing is staged against a baseline. Segments
-    /// a scoped revert already took the pack back from are not judged again.
-    public static func evaluate(_ plan: Plan, snapshot: Snapshot) throws -> Health.Report? {
+    /// a scoped revert already took the pack back from are not judged again. With `repository`, the
+    /// plan's history from the audit log gives each segment's sample ratio check.
+    public static func evaluate(_ plan: Plan, snapshot: Snapshot, repository: PackRepository? = nil) throws
+        -> Health.Report?
+    {
         guard let candidate = plan.candidate, let baseline = plan.baseline else { return nil }
-        return try evaluate(
+        let timeline = repository.map { repository in
+            { (day: Int) in
+                try PlanTimeline.read(plan, since: Timestamp(seconds: Int64(day - 1) * 86_400), repository: repository)
+            }
+        }
+        var report = try evaluate(
             locale: plan.locale, candidate: candidate.contentVersion, baseline: baseline.contentVersion,
-            snapshot: snapshot
+            snapshot: snapshot, timeline: timeline
         ) { label in
             let parts = label.split(separator: "/")
             guard parts.count == 2, let family = AppVersion(String(parts[1])) else { return false }
             return plan.isWithdrawn(region: String(parts[0]), version: family)
         }
+        report.targeted = report.targetedSegments(by: plan)
+        return report
     }
 
     /// The newest date (days since the epoch) with metrics for `pack`, or nil.
@@ -68,8 +185,10 @@ public enum HealthCheck {
         return newest
     }
 
-    /// What a rollback manifest records as evidence: the decisive numbers and where they came from.
-    public static func evidence(_ report: Health.Report, locale: String, snapshot: Snapshot) throws -> JSONValue {
+    /// What a rollback manifest records as evidence: the verdict in the one form `rollout health
+    /// --json` prints (docs/health.md, "One form of a check"), and the ingests it rests on.
+    public static func evidence(_ report: Health.Report, plan: Plan, snapshot: Snapshot) throws -> JSONValue {
+        let locale = plan.locale
         var sources: [JSONValue] = []
         for entry in try snapshot.directory(MetricsLayout.ingestsDirectory) where !entry.isTree {
             // A retracted ingest is no longer evidence.
@@ -87,19 +206,12 @@ public enum HealthCheck {
                 "rows": o["rows"] ?? .null,
             ])
         }
-        return [
-            "verdict": .string(report.verdict.rawValue),
-            "checks": .array(
-                report.checks.map { check in
-                    [
-                        "segment": .string(check.segment), "metric": .string(check.kind.rawValue),
-                        "candidate": [.integer(check.candidate.events), .integer(check.candidate.total)],
-                        "baseline": [.integer(check.baseline.events), .integer(check.baseline.total)],
-                        "lowerBound": check.lower.map { .number(JSONNumber($0)) } ?? .null,
-                        "tolerance": .number(JSONNumber(check.tolerance)), "verdict": .string(check.verdict.rawValue),
-                    ]
-                }),
-            "sources": .array(sources),
-        ]
+        guard let candidate = plan.candidate, let baseline = plan.baseline,
+            case .object(var document) = report.jsonValue(
+                locale: locale, candidate: PackID(locale: locale, contentVersion: candidate.contentVersion),
+                baseline: PackID(locale: locale, contentVersion: baseline.contentVersion))
+        else { return .string("none") }
+        document["sources"] = .array(sources)
+        return .object(document)
     }
 }

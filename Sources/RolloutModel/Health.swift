@@ -26,10 +26,26 @@ public enum Health {
         public let lower: Double?
         public let upper: Double?
         public let verdict: Verdict
+        /// Days until both arms are expected to have the gate's minimum at the current traffic: 0 when
+        /// the check is judged, `.infinity` when an arm short of it had no traffic lately, nil when the
+        /// traffic is not known.
+        public let daysToDecision: Double?
 
         public var difference: Double? {
             guard let c = candidate.rate, let b = baseline.rate else { return nil }
             return c - b
+        }
+    }
+
+    /// The exposures per day of each arm lately, in one segment and metric: what the time to a
+    /// decision is estimated from.
+    public struct Traffic: Equatable, Sendable {
+        public let candidate: Double
+        public let baseline: Double
+
+        public init(candidate: Double, baseline: Double) {
+            self.candidate = candidate
+            self.baseline = baseline
         }
     }
 
@@ -38,15 +54,45 @@ public enum Health {
         public let checks: [Check]
         /// The error budget of each check (1 - confidence, split over the checks).
         public let alphaPerCheck: Double
+        /// Per segment, the candidate's share of sessions against the plan's (docs/health.md, "Sample
+        /// ratio mismatch"); empty when no plan history was given.
+        public var sampleRatios: [SampleRatio.Check] = []
+        /// Every region and exact app version the locale's metrics name, for any pack: the segments
+        /// rollout knows of, which a widening is judged in (`Health.Report.targetedSegments(by:)`).
+        public var observed: [Observed] = []
+        /// The segments the plan gives the staged pack in (`targetedSegments(by:)`), listed with the
+        /// measured ones even before they have data; empty when no plan was given.
+        public var targeted: [String] = []
+
+        public init(verdict: Verdict, checks: [Check], alphaPerCheck: Double) {
+            self.verdict = verdict
+            self.checks = checks
+            self.alphaPerCheck = alphaPerCheck
+        }
+    }
+
+    /// A region and exact app version some metrics row names.
+    public struct Observed: Hashable, Sendable {
+        public let region: String
+        public let appVersion: AppVersion
+
+        public init(region: String, appVersion: AppVersion) {
+            self.region = region
+            self.appVersion = appVersion
+        }
+
+        /// The segment it counts towards: region and app-version family.
+        public var segment: String { "\(region)/\(appVersion.family)" }
     }
 
     /// Judges every segment for both metrics. A check is unhealthy when even the most favourable end
     /// of its confidence sequence is worse than the tolerance; insufficient-data when either arm has
     /// fewer samples than the gate's minimum. The overall verdict is unhealthy if any check is, healthy
     /// if every check with enough data is healthy and at least one has enough data.
+    /// `traffic` (by segment label) gives each check its expected time to a decision.
     public static func evaluate(
         _ segments: [(label: String, candidate: [MetricKind: MetricCounts], baseline: [MetricKind: MetricCounts])],
-        gates: GatePolicy
+        gates: GatePolicy, traffic: [String: [MetricKind: Traffic]] = [:]
     ) -> Report {
         let measured = segments.flatMap { segment in
             MetricKind.allCases.filter { segment.candidate[$0] != nil }.map { (segment, $0) }
@@ -59,6 +105,9 @@ public enum Health {
             let baseline = segment.baseline[kind] ?? MetricCounts(total: 0, events: 0)
             let baseRate = baseline.rate ?? 0
             let tolerance = max(gate.maxAbsoluteIncrease, gate.maxRelativeIncrease * baseRate)
+            let days = daysToDecision(
+                candidate: candidate, baseline: baseline, minSamples: gate.minSamples,
+                traffic: traffic[segment.label]?[kind])
             guard candidate.total >= gate.minSamples, baseline.total >= gate.minSamples,
                 let (lower, upper) = bounds(
                     candidate: candidate, baseline: baseline, alpha: alpha, plannedSamples: gate.minSamples)
@@ -66,15 +115,15 @@ public enum Health {
                 checks.append(
                     Check(
                         segment: segment.label, kind: kind, candidate: candidate, baseline: baseline,
-                        tolerance: tolerance,
-                        lower: nil, upper: nil, verdict: .insufficientData))
+                        tolerance: tolerance, lower: nil, upper: nil, verdict: .insufficientData,
+                        daysToDecision: days))
                 continue
             }
             let verdict: Verdict = lower > tolerance ? .unhealthy : .healthy
             checks.append(
                 Check(
                     segment: segment.label, kind: kind, candidate: candidate, baseline: baseline, tolerance: tolerance,
-                    lower: lower, upper: upper, verdict: verdict))
+                    lower: lower, upper: upper, verdict: verdict, daysToDecision: 0))
         }
         let verdict: Verdict
         if checks.contains(where: { $0.verdict == .unhealthy }) {
@@ -85,6 +134,21 @@ public enum Health {
             verdict = .insufficientData
         }
         return Report(verdict: verdict, checks: checks, alphaPerCheck: alpha)
+    }
+
+    /// Days until both arms have `minSamples` at `traffic` exposures a day: 0 once they have, nil without
+    /// traffic figures, `.infinity` when an arm still short had none.
+    static func daysToDecision(candidate: MetricCounts, baseline: MetricCounts, minSamples: Int, traffic: Traffic?)
+        -> Double?
+    {
+        if candidate.total >= minSamples && baseline.total >= minSamples { return 0 }
+        guard let traffic else { return nil }
+        func days(_ have: Int, _ perDay: Double) -> Double {
+            let short = Double(max(0, minSamples - have))
+            if short == 0 { return 0 }
+            return perDay > 0 ? short / perDay : .infinity
+        }
+        return max(days(candidate.total, traffic.candidate), days(baseline.total, traffic.baseline))
     }
 
     /// A one-sided-per-end, time-uniform confidence sequence for p1 - p0 (the asymptotic normal-mixture

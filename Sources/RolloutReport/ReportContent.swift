@@ -69,7 +69,7 @@ struct ReportContent: Sendable {
             plan.candidate?.contentVersion
             ?? lastStaged(entries, locale: locale, baseline: plan.baseline?.contentVersion)
         let gates = try snapshot.policy().gates
-        let health = try HealthCheck.evaluate(plan, snapshot: snapshot)
+        let health = try HealthCheck.evaluate(plan, snapshot: snapshot, repository: repository)
         var days: [MetricKind: [Day]] = [:]
         if let staged, let baseline = plan.baseline?.contentVersion {
             for kind in MetricKind.allCases {

@@ -51,6 +51,8 @@ public enum ReportPage {
             content.health?.verdict.rawValue ?? (content.plan.candidate == nil ? "nothing staged" : "no metrics")
         let candidate = content.staged.map { " · candidate \(locale)@\($0)" } ?? ""
         let baseline = content.baseline.map { " · baseline \(locale)@\($0)" } ?? ""
+        let mismatches = content.health?.mismatches.map(\.segment) ?? []
+        let held = mismatches.isEmpty ? "" : " · held: sample ratio mismatch in \(mismatches.joined(separator: ", "))"
         return .element(
             "header", .element("h1", Markup(locale)),
             .element(
@@ -59,7 +61,7 @@ public enum ReportPage {
             .newline,
             .element(
                 "p", ["class": "verdict verdict-\(verdict.replacingOccurrences(of: " ", with: "-"))"],
-                "Health: \(Markup.element("strong", Markup(verdict)))\(candidate)\(baseline)"))
+                "Health: \(Markup.element("strong", Markup(verdict)))\(candidate)\(baseline)\(held)"))
     }
 
     /// The plan as it is.
@@ -160,7 +162,13 @@ public enum ReportPage {
                 .element(
                     "p", ["class": "empty"], "No candidate has been staged against a baseline: nothing to compare."))
         }
-        if let health = content.health { parts.append(checks(health)) }
+        if let health = content.health {
+            parts.append(checks(health))
+            parts.append(segments(health))
+            for held in health.mismatches {
+                parts.append(.element("p", ["class": "held"], "Held: \(HealthText.mismatch(held))."))
+            }
+        }
         return Section(
             markup: .element(
                 "section", ["id": "metrics"], .element("h2", "Crash and fallback rates"), .newline, .lines(parts)),
@@ -190,7 +198,58 @@ public enum ReportPage {
             .element("tbody", .newline, .lines(rows)))
     }
 
-    /// Each revert's manifest: who, when, why, and the whole document.
+    /// The segments: each one's verdict, the sessions and lookups it rests on, its share of sessions
+    /// against the plan's, and when a decision is expected at the current traffic.
+    static func segments(_ health: Health.Report) -> Markup {
+        let headings = ["Segment", "Verdict", "Sessions", "Lookups", "Sample ratio", "Decided"]
+        let rows = health.standings.map { standing in
+            func pair(_ kind: MetricKind) -> String {
+                standing.exposures(kind).map { "\($0.candidate) / \($0.baseline)" } ?? "-"
+            }
+            let cells = [
+                standing.segment, standing.verdict.rawValue, pair(.crash),
+                pair(.fallback), standing.sampleRatio.map(HealthText.ratio) ?? "-", HealthText.decision(standing),
+            ]
+            let verdict = standing.mismatch ? "held" : standing.verdict.rawValue
+            return Markup.element(
+                "tr", ["class": "segment verdict-\(verdict)"], Markup(cells.map { .element("td", Markup($0)) }))
+        }
+        return .element(
+            "table", ["class": "segments"],
+            .element("thead", .element("tr", Markup(headings.map { .element("th", Markup($0)) }))),
+            .element("tbody", .newline, .lines(rows)))
+    }
+
+    /// A rollback manifest's evidence as a table, whichever format wrote it (docs/health.md, "One
+    /// form of a check"); nil when it holds none this build can read.
+    static func evidence(_ document: [String: JSONValue]) -> Markup? {
+        guard let value = document["evidence"], let evidence = HealthEvidence.read(value), !evidence.checks.isEmpty
+        else { return nil }
+        let percent = ReportCharts.percent
+        let headings = ["Segment", "Metric", "Candidate", "Baseline", "Difference", "Bound", "Gate", "Verdict"]
+        let rows = evidence.checks.map { check in
+            let rate = { (c: MetricCounts) in c.rate.map { percent($0) } ?? "-" }
+            let bound = check.lowerBound.map { lower in
+                check.upperBound.map { "[\(percent(lower)), \(percent($0))]" } ?? ">= \(percent(lower))"
+            }
+            let cells = [
+                check.segment, check.metric, "\(rate(check.candidate)) of \(check.candidate.total)",
+                "\(rate(check.baseline)) of \(check.baseline.total)", check.difference.map { percent($0) } ?? "-",
+                bound ?? "-", check.tolerance.map { "+\(percent($0))" } ?? "-", check.verdict,
+            ]
+            return Markup.element(
+                "tr", ["class": "evidence-check verdict-\(check.verdict)"],
+                Markup(cells.map { .element("td", Markup($0)) }))
+        }
+        return .element(
+            "table", ["class": "checks evidence"],
+            .element(
+                "caption", "Evidence: \(evidence.verdict) (evidence format \(evidence.format))"),
+            .element("thead", .element("tr", Markup(headings.map { .element("th", Markup($0)) }))),
+            .element("tbody", .newline, .lines(rows)))
+    }
+
+    /// Each revert's manifest: who, when, why, its evidence, and the whole document.
     static func rollbacksSection(_ content: ReportContent) -> Markup {
         var parts: [Markup] = []
         if content.rollbacks.isEmpty && content.unreadableRollbacks == 0 {
@@ -203,7 +262,7 @@ public enum ReportPage {
                 .element(
                     "article", ["class": "rollback"], .element("h3", Markup(text("id"))),
                     .element("p", "\(text("time")) by \(text("actor"))\(reason)"), .newline,
-                    .element("pre", Markup(JSONWriter.prettyString(.object(document))))))
+                    evidence(document) ?? "", .element("pre", Markup(JSONWriter.prettyString(.object(document))))))
         }
         return .element("section", ["id": "rollbacks"], .element("h2", "Rollback manifests"), .newline, .lines(parts))
     }
@@ -220,7 +279,7 @@ public enum ReportPage {
         .meta,footer,.who,.empty{color:#5f6b7a}footer{margin-top:40px;font-size:12px}
         .verdict{font-size:16px}.verdict-unhealthy strong{color:#c0262d}.verdict-healthy strong{color:#1b7f3b}.verdict-insufficient-data strong{color:#8a6d00}
         table{border-collapse:collapse;width:100%}th,td{text-align:left;padding:4px 8px;border-bottom:1px solid #eceff3;vertical-align:top}
-        .checks td{font-variant-numeric:tabular-nums}tr.verdict-unhealthy td{background:#fdecec}.blocked{color:#c0262d}
+        .checks td{font-variant-numeric:tabular-nums}tr.verdict-unhealthy td,tr.verdict-held td{background:#fdecec}.held{color:#c0262d}.blocked{color:#c0262d}
         ol.timeline{list-style:none;padding:0}.timeline-entry{padding:3px 0;border-bottom:1px dotted #e3e6eb}.timeline-entry time{color:#5f6b7a;font-variant-numeric:tabular-nums}
         .action{font-weight:600}.action-revert .action,.action-revert{color:#c0262d}q{font-style:italic;margin-left:6px}code{font-size:12px;color:#5f6b7a;margin-left:6px}
         svg.chart{width:100%;height:auto;display:block;margin:6px 0 12px}.axis{stroke:#5f6b7a}.grid{stroke:#eceff3}.tick{font-size:11px;fill:#5f6b7a}

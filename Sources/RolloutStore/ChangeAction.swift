@@ -32,6 +32,7 @@ public enum Trailer: String, CaseIterable, Sendable {
     case regions = "Regions"
     case versions = "Versions"
     case forced = "Forced"
+    case acceptedInsufficient = "Accepted-Insufficient"
     case ramp = "Ramp"
     case reason = "Reason"
     case target = "Target"

@@ -44,7 +44,7 @@ public enum PlanOperations {
     /// staged against a baseline). It is passed in because the metrics are read outside this target.
     public static func promote(
         _ request: PromoteRequest, in repository: PackRepository, dryRun: Bool, override: PromoteGate.Override?,
-        actor: Actor,
+        accepting: [SegmentPattern] = [], actor: Actor,
         time: @escaping () -> Timestamp, health: (Snapshot, Plan) throws -> Health.Report?
     ) throws -> PackRepository.Applied<PromoteOutcome> {
         try repository.apply(actor: actor, time: time) { snapshot in
@@ -56,9 +56,11 @@ public enum PlanOperations {
             if kind == .unchanged {
                 return (nil, PromoteOutcome(kind: .unchanged, before: before, after: after))
             }
-            let forced = try PromoteGate.decide(before: before, after: after, kind: kind, override: override) {
+            let gateTrailers = try PromoteGate.decide(
+                before: before, after: after, kind: kind, override: override, accepting: accepting
+            ) {
                 try health(snapshot, $0)
-            }.forcedTrailer(pack: request.pack)
+            }.trailers(pack: request.pack)
             if dryRun { return (nil, PromoteOutcome(kind: kind, before: before, after: after)) }
             after.lastChange = Plan.LastChange(
                 action: kind.rawValue, actor: actor.description, time: time(), reason: request.reason)
@@ -76,7 +78,7 @@ public enum PlanOperations {
                     (.regions, movedAll ? "all staged rules" : (request.regions?.joined(separator: ",") ?? "*")))
                 trailers.append((.versions, movedAll ? "all staged rules" : (request.versions?.description ?? "*")))
             }
-            if let forced { trailers.append((.forced, forced)) }
+            trailers += gateTrailers
             if let ramp = request.ramp {
                 trailers.append((.ramp, ramp.steps.map(\.description).joined(separator: ",") + " every \(ramp.every)s"))
             }

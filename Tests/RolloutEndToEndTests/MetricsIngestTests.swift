@@ -335,24 +335,26 @@ final class RampTests: XCTestCase {
         let started = try at("2026-11-25T00:00:00Z", "promote", "tr-TR@18", "--ramp", "1,5,10,100", "--every", "12h")
         XCTAssertEqual(started.status, 0, started.output)
         XCTAssertEqual(try share(), 100)
-        // The example metrics cover 2026-11-25 to 2026-11-28.
-        XCTAssertEqual(
-            try w.rollout("metrics", "ingest", "--kind", "crash", MetricsIngestTests.examples + "/crashes-healthy.csv")
-                .status, 0)
+        // Each day's counts arrive as the day passes, with the share the ramp gave the staged pack.
+        try w.ingestCrashDay("2026-11-25", share: 0.01)
 
         XCTAssertEqual(try at("2026-11-25T06:00:00Z", "guard").status, 0)
         XCTAssertEqual(try share(), 100, "a step lasts its full time")
-        XCTAssertTrue(try at("2026-11-25T12:00:00Z", "guard").stdout.contains("ramp advanced to 5%"))
+        let first = try at("2026-11-25T12:00:00Z", "guard")
+        XCTAssertTrue(first.stdout.contains("ramp advanced to 5%"), first.output)
         XCTAssertEqual(try share(), 500)
 
         XCTAssertEqual(try at("2026-11-25T13:00:00Z", "pause", "tr-TR", "--reason", "holiday freeze").status, 0)
         XCTAssertTrue(try at("2026-11-26T12:00:00Z", "guard").stdout.contains("ramp paused"))
         XCTAssertEqual(try share(), 500)
         XCTAssertEqual(try at("2026-11-26T12:00:00Z", "resume", "tr-TR").status, 0)
+        try w.ingestCrashDay("2026-11-26", share: 0.05)
         XCTAssertEqual(try at("2026-11-26T18:00:00Z", "guard").status, 0)
         XCTAssertEqual(try share(), 500, "after resume the step lasts its full time again")
-        XCTAssertEqual(try at("2026-11-27T00:00:00Z", "guard").status, 0)
+        let third = try at("2026-11-27T00:00:00Z", "guard")
+        XCTAssertEqual(third.status, 0, third.output)
         XCTAssertEqual(try share(), 1000)
+        try w.ingestCrashDay("2026-11-27", share: 0.10)
         XCTAssertEqual(try at("2026-11-27T12:00:00Z", "guard").status, 0)
         let plan = try XCTUnwrap(try w.json(try w.rollout("status", "tr-TR", "--json"))["plan"] as? [String: Any])
         XCTAssertEqual(
@@ -373,6 +375,14 @@ final class RampTests: XCTestCase {
                 .status, 0)
         let held = try w.rollout(["guard"], env: ["ROLLOUT_NOW": "2026-11-10T00:00:00Z"])
         XCTAssertTrue(held.stdout.contains("ramp held: not enough data yet"), held.stdout)
+        // The staged pack measured in TR only: the ramp gives it in every region, and waits for each.
+        // (DE and CY have too few sessions for the ratio to be judged: 1% of them is under 5,000.)
+        try w.ingestCrashDay("2026-11-09", share: 0.01, segments: [("TR", "4.8.1")], sessions: 1_000_000)
+        try w.ingestCrashDay(
+            "2026-11-09", share: 0.01, segments: [], baselineOnly: [("DE", "4.8.1"), ("CY", "4.9.0")],
+            sessions: 200_000)
+        let waiting = try w.rollout(["guard"], env: ["ROLLOUT_NOW": "2026-11-10T00:00:00Z"])
+        XCTAssertTrue(waiting.stdout.contains("ramp held: not enough data yet in CY/4.9, DE/4.8"), waiting.stdout)
         for (ramp, message) in [
             ("5,1", "increasing"), ("10", "at least two"), ("weekly", "preset"), ("1,150", "\"150\""),
         ] {
@@ -383,9 +393,7 @@ final class RampTests: XCTestCase {
         XCTAssertEqual(try w.rollout("promote", "tr-TR@18", "--ramp", "1,5", "--every", "soon").status, 64)
         XCTAssertEqual(try w.rollout("pause", "vi-VN").status, 1, "no ramp there")
         // Metrics from before a step began do not move it on.
-        XCTAssertEqual(
-            try w.rollout("metrics", "ingest", "--kind", "crash", MetricsIngestTests.examples + "/crashes-healthy.csv")
-                .status, 0)
+        for day in ["2026-11-25", "2026-11-26"] { try w.ingestCrashDay(day, share: 0.01) }
         XCTAssertEqual(
             try w.rollout(
                 ["promote", "tr-TR@18", "--ramp", "1,5", "--every", "1d"], env: ["ROLLOUT_NOW": "2026-12-01T00:00:00Z"]

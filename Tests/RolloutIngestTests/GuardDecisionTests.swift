@@ -38,7 +38,7 @@ final class GuardDecisionTests: XCTestCase {
         let checks = checks.map {
             Health.Check(
                 segment: $0.segment, kind: $0.kind, candidate: counts, baseline: counts, tolerance: 0.001, lower: nil,
-                upper: nil, verdict: $0.verdict)
+                upper: nil, verdict: $0.verdict, daysToDecision: 0)
         }
         return Health.Report(verdict: verdict, checks: checks, alphaPerCheck: 0.05)
     }
@@ -146,12 +146,33 @@ final class GuardDecisionTests: XCTestCase {
     func testADueStepWithInsufficientDataIsHeldWithoutLookingForMetrics() {
         let ramp: Schedule = (86_400, 0, midnight)
         let action = decide(plan(ramp: ramp), report(.insufficientData), now: at("2026-11-27T00:00:00Z"), newest: day)
-        XCTAssertEqual(action, .holdRampForData)
+        XCTAssertEqual(action, .holdRampForData(segments: []))
         XCTAssertEqual(action.text(locale: "tr-TR"), "ramp held: not enough data yet")
         XCTAssertFalse(looksUpMetrics(plan(ramp: ramp), report(.insufficientData), now: at("2026-11-27T00:00:00Z")))
         let waiting = decide(plan(ramp: ramp), report(.insufficientData), now: at("2026-11-25T06:00:00Z"))
         XCTAssertEqual(
             waiting.text(locale: "tr-TR"), "hold: not enough data yet; ramp to 5% after 2026-11-26T00:00:00Z")
+    }
+
+    func testADueStepWaitsForEverySegmentItTargetsNotOnlyTheMeasuredOnes() {
+        // Healthy in TR/4.8; the metrics also name TR on 4.9 and DE on 4.8, with no candidate data yet.
+        var health = report(.healthy, checks: [("TR/4.8", .crash, .healthy)])
+        health.observed = [("TR", "4.8.1"), ("TR", "4.9.0"), ("DE", "4.8.2")].map {
+            Health.Observed(region: $0.0, appVersion: AppVersion($0.1)!)
+        }
+        let due = at("2026-11-27T00:00:00Z")
+        let action = decide(plan(ramp: (86_400, 0, midnight)), health, now: due, newest: day + 2)
+        XCTAssertEqual(action, .holdRampForData(segments: ["DE/4.8", "TR/4.9"]))
+        XCTAssertEqual(action.text(locale: "tr-TR"), "ramp held: not enough data yet in DE/4.8, TR/4.9")
+        XCTAssertFalse(Guard.mayAdvance(plan(ramp: (86_400, 0, midnight)), health: health))
+        // Limited to TR on 4.8, the ramp targets only the measured segment and takes its step.
+        var limited = plan(ramp: (86_400, 0, midnight))
+        limited.setRules([
+            Plan.Rule(
+                pack: v18, regions: ["TR"], versions: try! VersionRange.parse("4.8.x"), share: share(1), salt: "s")
+        ])
+        XCTAssertEqual(decide(limited, health, now: due, newest: day + 2), .advanceRamp(to: share(5)))
+        XCTAssertTrue(Guard.mayAdvance(limited, health: health))
     }
 
     func testAPausedRampHoldsWhateverItsTimeButNotTheHealthGate() {

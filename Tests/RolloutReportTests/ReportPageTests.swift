@@ -94,6 +94,41 @@ final class ReportPageTests: XCTestCase {
         XCTAssertTrue(page.contains("Health: <strong>nothing staged</strong></p>"), page)
     }
 
+    /// The evidence of a rollback manifest written before format 2 (docs/health.md, "One form of a
+    /// check"): no `format`, checks without `difference` and `upperBound`.
+    static let formatOneEvidence = #"""
+        {"checks": [{"baseline": [607, 324000], "candidate": [214, 36000], "lowerBound": 0.0025551831310819447,
+          "metric": "crash", "segment": "TR/4.8", "tolerance": 0.001, "verdict": "unhealthy"},
+         {"baseline": [156, 90000], "candidate": [15, 10000], "lowerBound": null, "metric": "crash",
+          "segment": "TR/4.9", "tolerance": 0.001, "verdict": "insufficient-data"}],
+         "sources": [], "verdict": "unhealthy"}
+        """#
+
+    func testEvidenceOfEitherFormatIsShownAsATable() throws {
+        let old = try StrictJSONParser.parse(Array(Self.formatOneEvidence.utf8))
+        let read = try XCTUnwrap(HealthEvidence.read(old))
+        XCTAssertEqual(read.format, 1)
+        XCTAssertEqual(read.checks.map(\.segment), ["TR/4.8", "TR/4.9"])
+        XCTAssertEqual(try XCTUnwrap(read.checks[0].difference), 214.0 / 36000 - 607.0 / 324000, accuracy: 1e-15)
+        XCTAssertNil(read.checks[0].upperBound, "format 1 did not keep it")
+        XCTAssertNil(read.checks[1].lowerBound)
+        XCTAssertNil(HealthEvidence.read(.string("none")), "a revert without metrics has no evidence")
+        var newer = try XCTUnwrap(old.objectValue)
+        newer["format"] = .integer(Health.jsonFormat + 1)
+        XCTAssertNil(HealthEvidence.read(.object(newer)), "a format this build does not know is not guessed at")
+
+        let plan = Plan(
+            locale: "tr-TR", baseline: Plan.PackRef(contentVersion: 17, minAppVersion: AppVersion("4.8.0")!),
+            blocked: [18])
+        let manifest: [String: JSONValue] = [
+            "id": .string("tr-TR/1"), "time": .string("t"), "actor": .string("a"), "evidence": old,
+        ]
+        let page = ReportPage.render(Self.content(plan: plan, rollbacks: [manifest])).html
+        XCTAssertTrue(page.contains("<caption>Evidence: unhealthy (evidence format 1)</caption>"), page)
+        XCTAssertTrue(page.contains("<td>TR/4.8</td><td>crash</td>"))
+        XCTAssertTrue(page.contains("<td>&gt;= "), "a format-1 bound has only its lower end")
+    }
+
     func testHostileStringsComeOutAsTextAndThePageStaysWellFormed() throws {
         let hostile = Self.hostile
         let plan = Plan(

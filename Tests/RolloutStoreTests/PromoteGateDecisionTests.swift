@@ -16,25 +16,38 @@ final class PromoteGateDecisionTests: XCTestCase {
     /// The spike of docs/health.md's examples: TR/4.8 crashes 214/36000 on tr-TR@18 against 607/324000
     /// on tr-TR@17, judged by the default gates.
     var spike: Health.Report {
-        Health.evaluate(
-            [
-                (
-                    label: "TR/4.8", candidate: [.crash: MetricCounts(total: 36_000, events: 214)],
-                    baseline: [.crash: MetricCounts(total: 324_000, events: 607)]
-                )
-            ],
-            gates: .default)
+        observing(
+            tr48,
+            in: Health.evaluate(
+                [
+                    (
+                        label: "TR/4.8", candidate: [.crash: MetricCounts(total: 36_000, events: 214)],
+                        baseline: [.crash: MetricCounts(total: 324_000, events: 607)]
+                    )
+                ],
+                gates: .default))
     }
     /// The same segment with the candidate crashing as rarely as the baseline.
     var calm: Health.Report {
-        Health.evaluate(
-            [
-                (
-                    label: "TR/4.8", candidate: [.crash: MetricCounts(total: 36_000, events: 67)],
-                    baseline: [.crash: MetricCounts(total: 324_000, events: 607)]
-                )
-            ],
-            gates: .default)
+        observing(
+            tr48,
+            in: Health.evaluate(
+                [
+                    (
+                        label: "TR/4.8", candidate: [.crash: MetricCounts(total: 36_000, events: 67)],
+                        baseline: [.crash: MetricCounts(total: 324_000, events: 607)]
+                    )
+                ],
+                gates: .default))
+    }
+    let tr48 = Health.Observed(region: "TR", appVersion: AppVersion("4.8.1")!)
+    let tr49 = Health.Observed(region: "TR", appVersion: AppVersion("4.9.0")!)
+
+    /// `report` with the metrics naming `cells` (as HealthCheck fills it in from the rollups).
+    func observing(_ cells: Health.Observed..., in report: Health.Report) -> Health.Report {
+        var report = report
+        report.observed = cells
+        return report
     }
     /// Before any metrics: no check at all.
     let unmeasured = Health.Report(verdict: .insufficientData, checks: [], alphaPerCheck: 0.05)
@@ -59,21 +72,26 @@ final class PromoteGateDecisionTests: XCTestCase {
     /// The gate's decision for promoting `before` as `request` asks, with `health` as the report, and
     /// whether the report was asked for (reading it reads every rollup of the locale).
     func decide(
-        _ before: Plan, _ request: PromoteRequest, health: Health.Report?, override: PromoteGate.Override? = nil
+        _ before: Plan, _ request: PromoteRequest, health: Health.Report?, override: PromoteGate.Override? = nil,
+        accepting: [String] = []
     ) throws -> (decision: PromoteGate.Decision, asked: Bool, judged: Plan?) {
         let (after, kind) = try PlanOperations.promoted(before, pack: pack18, request: request, parentCommit: "p")
         var judged: Plan?
-        let decision = PromoteGate.decide(before: before, after: after, kind: kind, override: override) { plan in
+        let decision = try PromoteGate.decide(
+            before: before, after: after, kind: kind, override: override,
+            accepting: try accepting.map(SegmentPattern.parse)
+        ) { plan in
             judged = plan
             return health
         }
         return (decision, judged != nil, judged)
     }
 
-    /// What promote does with a decision: the Rollout-Forced value it records, or the refusal.
+    /// What promote does with a decision: the gate's trailers it records, or the refusal.
     func outcome(_ decision: PromoteGate.Decision) -> String {
         do {
-            return "go ahead, Rollout-Forced: \(try decision.forcedTrailer(pack: id18) ?? "none")"
+            let trailers = try decision.trailers(pack: id18).map { "Rollout-\($0.name.rawValue): \($0.value)" }
+            return "go ahead, " + (trailers.isEmpty ? "no trailer" : trailers.joined(separator: ", "))
         } catch RolloutError.checkFailed(let message) {
             return "refused: \(message)"
         } catch {
@@ -86,7 +104,7 @@ final class PromoteGateDecisionTests: XCTestCase {
             Plan(locale: "tr-TR", baseline: v17), try request("10%", regions: ["TR"], versions: ">=4.8"), health: spike)
         guard case .notGated = result.decision else { return XCTFail("\(result.decision)") }
         XCTAssertFalse(result.asked, "nothing is staged yet: there is nothing to measure")
-        XCTAssertEqual(outcome(result.decision), "go ahead, Rollout-Forced: none")
+        XCTAssertEqual(outcome(result.decision), "go ahead, no trailer")
     }
 
     func testCompletingAFirstStageIsNotGatedEither() throws {
@@ -105,7 +123,7 @@ final class PromoteGateDecisionTests: XCTestCase {
         let before = try staged()
         XCTAssertFalse(PlanOperations.widens(before, before, kind: .staged))
         guard
-            case .notGated = PromoteGate.decide(
+            case .notGated = try PromoteGate.decide(
                 before: before, after: before, kind: .staged, override: nil, health: { _ in self.spike })
         else { return XCTFail("a promote that changes no share is not judged") }
     }
@@ -123,7 +141,7 @@ final class PromoteGateDecisionTests: XCTestCase {
         let result = try decide(try staged(), try request("50%"), health: unmeasured)
         XCTAssertEqual(
             outcome(result.decision),
-            "refused: tr-TR@18 is insufficient-data: a rollout widens only when healthy. See rollout health tr-TR; override with --force --reason TEXT"
+            "refused: tr-TR@18 has too little data in a segment it would widen into: TR/* (no data for tr-TR@18). A rollout widens where every targeted segment is healthy: wait for data (rollout health tr-TR), or accept them with --accept-insufficient 'TR/*'"
         )
     }
 
@@ -133,7 +151,7 @@ final class PromoteGateDecisionTests: XCTestCase {
             let result = try decide(try staged(), try request("50%"), health: calm, override: override)
             guard case .healthy = result.decision else { return XCTFail("\(result.decision)") }
             XCTAssertEqual(
-                outcome(result.decision), "go ahead, Rollout-Forced: none", "no Rollout-Forced trailer when healthy")
+                outcome(result.decision), "go ahead, no trailer", "no Rollout-Forced trailer when healthy")
         }
     }
 
@@ -143,14 +161,14 @@ final class PromoteGateDecisionTests: XCTestCase {
             "go ahead, Rollout-Forced: health was unhealthy")
         XCTAssertEqual(
             outcome(try decide(try staged(), try request("50%"), health: unmeasured, override: forced).decision),
-            "go ahead, Rollout-Forced: health was insufficient-data")
+            "go ahead, Rollout-Forced: health was insufficient-data in TR/*")
     }
 
     func testAddingARuleAndCompletingAreWideningToo() throws {
         for widening in [try request("10%", regions: ["DE"]), try request("100%")] {
             let result = try decide(try staged(), widening, health: spike)
             XCTAssertTrue(result.asked)
-            guard case .refused(.unhealthy, _) = result.decision else { return XCTFail("\(result.decision)") }
+            guard case .refused(.unhealthy) = result.decision else { return XCTFail("\(result.decision)") }
         }
     }
 
@@ -178,18 +196,104 @@ final class PromoteGateDecisionTests: XCTestCase {
         func check(_ segment: String, _ verdict: Health.Verdict) -> Health.Check {
             Health.Check(
                 segment: segment, kind: .crash, candidate: counts, baseline: counts, tolerance: 0.001, lower: nil,
-                upper: nil,
-                verdict: verdict)
+                upper: nil, verdict: verdict, daysToDecision: 0)
         }
         let report = Health.Report(
             verdict: .unhealthy,
             checks: [check("DE/4.8", .healthy), check("TR/4.8", .unhealthy), check("TR/4.9", .unhealthy)],
             alphaPerCheck: 0.05)
-        guard case .refused(_, let deciding) = try decide(try staged(), try request("50%"), health: report).decision
+        guard
+            case .refused(.unhealthy(let deciding)) = try decide(try staged(), try request("50%"), health: report)
+                .decision
         else {
             return XCTFail("an unhealthy rollout widens only with --force")
         }
         XCTAssertEqual(deciding?.segment, "TR/4.8")
+    }
+
+    // MARK: every targeted segment (docs/health.md, "Widening, segment by segment")
+
+    func testASegmentWithoutCandidateDataKeepsAHealthyRolloutFromWideningThere() throws {
+        // TR/4.8 is healthy; TR on 4.9 is in the metrics (the baseline runs there) but has no check yet.
+        let report = observing(tr48, tr49, in: calm)
+        XCTAssertEqual(report.verdict, .healthy, "the locale is healthy overall")
+        XCTAssertEqual(report.targetedSegments(by: try staged()), ["TR/4.8", "TR/4.9"])
+        let result = try decide(try staged(), try request("50%"), health: report)
+        XCTAssertEqual(
+            outcome(result.decision),
+            "refused: tr-TR@18 has too little data in a segment it would widen into: TR/4.9 (no data for tr-TR@18). A rollout widens where every targeted segment is healthy: wait for data (rollout health tr-TR), or accept them with --accept-insufficient TR/4.9"
+        )
+    }
+
+    func testAcceptingTheSegmentShortOfDataLetsItWidenAndRecordsWhich() throws {
+        let report = observing(tr48, tr49, in: calm)
+        for pattern in ["TR/4.9", "tr/4.9", "TR/*", "*/4.9", "*"] {
+            let result = try decide(try staged(), try request("50%"), health: report, accepting: [pattern])
+            XCTAssertEqual(
+                outcome(result.decision), "go ahead, Rollout-Accepted-Insufficient: TR/4.9", "accepting \(pattern)")
+        }
+    }
+
+    func testAnAcceptanceThatNamesNoTargetedSegmentIsAUsageError() throws {
+        let report = observing(tr48, tr49, in: calm)
+        XCTAssertThrowsError(try decide(try staged(), try request("50%"), health: report, accepting: ["DE/4.8"])) {
+            guard case RolloutError.usage(let message) = $0 else { return XCTFail("\($0)") }
+            XCTAssertEqual(
+                message, "--accept-insufficient DE/4.8 names no segment this promote widens (it widens: TR/4.8, TR/4.9)"
+            )
+        }
+        for bad in ["TR", "TR/4.9.1", "XX/4.9", "TR/x", "/", ""] {
+            XCTAssertThrowsError(try SegmentPattern.parse(bad), "\(bad)")
+        }
+    }
+
+    func testWideningIntoARegionNoMetricsNameNeedsItAccepted() throws {
+        // Adding DE: no metrics row has come from DE, for either pack.
+        let result = try decide(try staged(), try request("10%", regions: ["DE"]), health: calm)
+        XCTAssertEqual(
+            outcome(result.decision),
+            "refused: tr-TR@18 has too little data in a segment it would widen into: DE/* (no data for tr-TR@18). A rollout widens where every targeted segment is healthy: wait for data (rollout health tr-TR), or accept them with --accept-insufficient 'DE/*'"
+        )
+        XCTAssertEqual(
+            outcome(
+                try decide(try staged(), try request("10%", regions: ["DE"]), health: calm, accepting: ["DE/*"])
+                    .decision),
+            "go ahead, Rollout-Accepted-Insufficient: DE/*")
+        XCTAssertEqual(
+            outcome(
+                try decide(try staged(), try request("10%", regions: ["DE"]), health: calm, override: forced).decision),
+            "go ahead, Rollout-Forced: health was insufficient-data in DE/*")
+    }
+
+    func testASegmentTheWideningDoesNotReachIsNotAsked() throws {
+        // TR/4.9 has no data, but a widening limited to 4.8 does not give the pack there.
+        let report = observing(tr48, tr49, in: calm)
+        let result = try decide(try staged(), try request("50%", regions: ["TR"], versions: "4.8.x"), health: report)
+        guard case .healthy = result.decision else { return XCTFail("\(result.decision)") }
+    }
+
+    func testCompletingIsJudgedInEverySegmentTheNewBaselineReaches() throws {
+        let report = observing(tr48, tr49, in: calm)
+        let result = try decide(try staged(), try request("100%"), health: report)
+        XCTAssertTrue(
+            outcome(result.decision).hasPrefix(
+                "refused: tr-TR@18 has too little data in a segment it would widen into: TR/4.9"),
+            outcome(result.decision))
+        XCTAssertEqual(
+            outcome(try decide(try staged(), try request("100%"), health: report, accepting: ["TR/4.9"]).decision),
+            "go ahead, Rollout-Accepted-Insufficient: TR/4.9")
+    }
+
+    func testAcceptingOnAPromoteTheGateDoesNotJudgeIsAUsageError() throws {
+        for (before, request) in [
+            (Plan(locale: "tr-TR", baseline: v17), try request("10%", regions: ["TR"])),
+            (try staged(), try request("5%", reason: "smaller")),
+        ] {
+            XCTAssertThrowsError(try decide(before, request, health: calm, accepting: ["TR/4.8"])) {
+                guard case RolloutError.usage(let message) = $0 else { return XCTFail("\($0)") }
+                XCTAssertTrue(message.hasPrefix("--accept-insufficient applies to a promote that widens"), message)
+            }
+        }
     }
 
     func testForceNeedsAReason() throws {

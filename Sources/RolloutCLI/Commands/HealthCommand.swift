@@ -25,45 +25,53 @@ enum HealthCommand {
                     "\(locale) has nothing staged against a baseline: health compares a staged pack with its baseline. Stage one with rollout promote \(locale)@N --to 5%, or see rollout status \(locale)"
                 )
             }
-            let report = try HealthCheck.evaluate(
-                locale: locale, candidate: candidate.contentVersion, baseline: baseline.contentVersion,
-                snapshot: snapshot)
-            var table = Table(
-                "SEGMENT", "METRIC", "CANDIDATE", "BASELINE", "DIFFERENCE", "BOUND", "TOLERANCE", "VERDICT")
-            func pct(_ v: Double?) -> String { v.map { String(format: "%.3f%%", $0 * 100) } ?? "-" }
-            for check in report.checks {
-                table.add(
-                    check.segment, check.kind.rawValue,
-                    "\(check.candidate.events)/\(check.candidate.total) \(pct(check.candidate.rate))",
-                    "\(check.baseline.events)/\(check.baseline.total) \(pct(check.baseline.rate))",
-                    pct(check.difference), check.lower.map { ">= " + pct($0) } ?? "-", pct(check.tolerance),
-                    check.verdict.rawValue)
+            let repository = try context.repository(invocation)
+            // As promote and guard judge it: segments a scoped revert took the pack back from are left out.
+            guard let report = try HealthCheck.evaluate(plan, snapshot: snapshot, repository: repository) else {
+                throw RolloutError.missing("\(locale) has nothing staged against a baseline")
             }
             let style = context.style(invocation)
             var text =
                 "\(locale)@\(candidate.contentVersion) against \(locale)@\(baseline.contentVersion): \(report.verdict.rawValue)\n"
             text +=
                 report.checks.isEmpty
-                ? "No metrics for the staged pack yet; ingest some with rollout metrics ingest.\n" : table.render(style)
-            let json: JSONValue = [
-                "locale": .string(locale), "candidate": .string("\(locale)@\(candidate.contentVersion)"),
-                "baseline": .string("\(locale)@\(baseline.contentVersion)"),
-                "verdict": .string(report.verdict.rawValue),
-                "alphaPerCheck": .number(JSONNumber(report.alphaPerCheck)),
-                "checks": .array(
-                    report.checks.map { check in
-                        [
-                            "segment": .string(check.segment), "metric": .string(check.kind.rawValue),
-                            "candidate": [.integer(check.candidate.events), .integer(check.candidate.total)],
-                            "baseline": [.integer(check.baseline.events), .integer(check.baseline.total)],
-                            "difference": check.difference.map { .number(JSONNumber($0)) } ?? .null,
-                            "lowerBound": check.lower.map { .number(JSONNumber($0)) } ?? .null,
-                            "upperBound": check.upper.map { .number(JSONNumber($0)) } ?? .null,
-                            "tolerance": .number(JSONNumber(check.tolerance)),
-                            "verdict": .string(check.verdict.rawValue),
-                        ]
-                    }),
-            ]
-            return CommandOutput(json: json, text: text, exitCode: report.verdict == .unhealthy ? 1 : 0)
+                ? "No metrics for the staged pack yet; ingest some with rollout metrics ingest.\n"
+                : checksTable(report).render(style) + "\n" + segmentsTable(report).render(style)
+            for held in report.mismatches { text += style.red("held: ") + HealthText.mismatch(held) + "\n" }
+            let json = report.jsonValue(
+                locale: locale, candidate: PackID(locale: locale, contentVersion: candidate.contentVersion),
+                baseline: PackID(locale: locale, contentVersion: baseline.contentVersion))
+            let alarm = report.verdict == .unhealthy || !report.mismatches.isEmpty
+            return CommandOutput(json: json, text: text, exitCode: alarm ? 1 : 0)
         })
+
+    /// One row per check: the counts, the difference, its bound and the verdict.
+    static func checksTable(_ report: Health.Report) -> Table {
+        var table = Table(
+            "SEGMENT", "METRIC", "CANDIDATE", "BASELINE", "DIFFERENCE", "BOUND", "TOLERANCE", "VERDICT")
+        for check in report.checks {
+            table.add(
+                check.segment, check.kind.rawValue,
+                "\(check.candidate.events)/\(check.candidate.total) \(HealthText.percent(check.candidate.rate))",
+                "\(check.baseline.events)/\(check.baseline.total) \(HealthText.percent(check.baseline.rate))",
+                HealthText.percent(check.difference), check.lower.map { ">= " + HealthText.percent($0) } ?? "-",
+                HealthText.percent(check.tolerance), check.verdict.rawValue)
+        }
+        return table
+    }
+
+    /// One row per segment: its verdict, the sessions and lookups it rests on, its share of sessions
+    /// against the plan's, and when a decision is expected at the current traffic.
+    static func segmentsTable(_ report: Health.Report) -> Table {
+        var table = Table("SEGMENT", "VERDICT", "SESSIONS", "LOOKUPS", "SAMPLE RATIO", "DECIDED")
+        for standing in report.standings {
+            func pair(_ kind: MetricKind) -> String {
+                standing.exposures(kind).map { "\($0.candidate) / \($0.baseline)" } ?? "-"
+            }
+            table.add(
+                standing.segment, standing.verdict.rawValue, pair(.crash), pair(.fallback),
+                standing.sampleRatio.map(HealthText.ratio) ?? "-", HealthText.decision(standing))
+        }
+        return table
+    }
 }

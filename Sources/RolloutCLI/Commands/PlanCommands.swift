@@ -40,7 +40,7 @@ package enum PlanCommands {
     static let promote = CommandSpec(
         path: ["promote"],
         usage:
-            "promote PACK --to PERCENT [--region R]... [--app-version RANGE] [--reason TEXT] [--dry-run] [--force] [--ramp STEPS --every DURATION]",
+            "promote PACK --to PERCENT [--region R]... [--app-version RANGE] [--reason TEXT] [--dry-run] [--force] [--accept-insufficient SEGMENT]... [--ramp STEPS --every DURATION]",
         summary:
             "stage a pack to a share of devices by percent, region and app version; 100% everywhere makes it the baseline",
         discussion: """
@@ -53,7 +53,11 @@ package enum PlanCommands {
             share needs --reason. Refused (exit 1): a blocked version, a version older than the baseline,
             a second candidate while one is staged (finish it with --to 100%, or take it back with
             rollout revert LOCALE), and a rule no device could ever reach because another rule decides
-            first. Devices below the pack's minAppVersion never get it. See docs/targeting.md.
+            first. Devices below the pack's minAppVersion never get it. Widening a staged rollout needs
+            every segment it targets healthy (docs/health.md, "The promote gate"): unhealthy, a sample
+            ratio mismatch or too little data is refused (exit 1) unless --force --reason; a segment short
+            of data can be accepted by name with --accept-insufficient, which is recorded. See
+            docs/targeting.md.
             """,
         options: [
             .value("to", "PERCENT", "share of devices: 10%, 10, 0.25% (steps of 0.01%)"),
@@ -63,6 +67,10 @@ package enum PlanCommands {
             .value("reason", "TEXT", "why (recorded in the commit; required when lowering a share)"),
             .flag("dry-run", "print what would change for each segment and write nothing"),
             .flag("force", "widen even though health is not healthy (needs --reason; recorded)"),
+            .list(
+                "accept-insufficient", "SEGMENT",
+                "widen into a segment without enough data yet, named as health names it (TR/4.9, DE/*); recorded",
+                repeatable: true),
             .list("ramp", "STEPS", "a schedule guard follows: shares like 1,5,10,25,50,100, or the preset 7day"),
             .value(
                 "every", "DURATION", "how long each ramp step lasts at least: 24h, 30m, 2d (default 24h; 7day: 1 day)"),
@@ -91,10 +99,14 @@ package enum PlanCommands {
             let now = try context.now()
             let dryRun = invocation.flag("dry-run")
             let override = try PromoteGate.override(force: invocation.flag("force"), reason: request.reason)
+            let accepting = try invocation.list("accept-insufficient").map(SegmentPattern.parse)
             let applied = try PlanOperations.promote(
-                request, in: repository, dryRun: dryRun, override: override,
+                request, in: repository, dryRun: dryRun, override: override, accepting: accepting,
                 actor: try context.actor(invocation, repository: repository),
-                time: { now }, health: { snapshot, plan in try HealthCheck.evaluate(plan, snapshot: snapshot) })
+                time: { now },
+                health: { snapshot, plan in
+                    try HealthCheck.evaluate(plan, snapshot: snapshot, repository: repository)
+                })
             let outcome = applied.result
             let changes = describeChanges(outcome.before, outcome.after)
             let style = context.style(invocation)

@@ -43,10 +43,11 @@ enum RevertCommands {
         // The evidence available now: health figures and their metrics sources, or "none" without metrics.
         let snapshot = try repository.snapshotForChange()
         var evidence: JSONValue = .string("none")
-        if let plan = try snapshot.plan(locale), let report = try HealthCheck.evaluate(plan, snapshot: snapshot),
+        if let plan = try snapshot.plan(locale),
+            let report = try HealthCheck.evaluate(plan, snapshot: snapshot, repository: repository),
             !report.checks.isEmpty
         {
-            evidence = try HealthCheck.evidence(report, locale: locale, snapshot: snapshot)
+            evidence = try HealthCheck.evidence(report, plan: plan, snapshot: snapshot)
         }
         let applied = try RevertOperations.revert(
             request, in: repository, evidence: evidence, actor: try context.actor(invocation, repository: repository),
