@@ -113,15 +113,18 @@ public enum HealthCheck {
         return (segments, recent.sorted { ($0.region, $0.appVersion) < ($1.region, $1.appVersion) })
     }
 
-    /// Exposures a day of each arm over the three calendar days before the newest date both were
-    /// measured (the newest may be a day still being counted; a day without data counts as none),
-    /// or on the newest date when it is the only one: the traffic a time to a decision is estimated at.
+    /// Exposures a day of each arm over the (up to) three calendar days before the newest date both
+    /// were measured, from the oldest such date on (the newest may be a day still being counted; a day
+    /// without data in between counts as none), or on the newest date when it is the only one: the
+    /// traffic a time to a decision is estimated at.
     static func traffic(_ data: SegmentData) -> [MetricKind: Health.Traffic] {
         data.days.mapValues { days in
-            guard let newest = days.map(\.day).max() else { return Health.Traffic(candidate: 0, baseline: 0) }
+            guard let newest = days.map(\.day).max(), let oldest = days.map(\.day).min() else {
+                return Health.Traffic(candidate: 0, baseline: 0)
+            }
             let complete = days.filter { $0.day < newest && $0.day >= newest - 3 }
-            let used = days.count == 1 ? days : complete
-            let span = days.count == 1 ? 1.0 : 3.0
+            let used = oldest == newest ? days : complete
+            let span = Double(max(1, min(3, newest - oldest)))
             return Health.Traffic(
                 candidate: Double(used.reduce(0) { $0 + $1.candidate }) / span,
                 baseline: Double(used.reduce(0) { $0 + $1.baseline }) / span)
