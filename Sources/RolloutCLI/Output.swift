@@ -53,6 +53,7 @@ package struct Table {
     package init(_ headers: String...) { self.headers = headers }
 
     package mutating func add(_ cells: String...) { rows.append(cells) }
+    package mutating func add(_ cells: [String]) { rows.append(cells) }
 
     /// Cells are user text on one line: `VisibleText` shows their newlines and controls before the
     /// widths are measured, so columns stay aligned.

@@ -132,3 +132,13 @@ public struct HealthEvidence: Equatable, Sendable {
         return MetricCounts(total: total, events: events)
     }
 }
+
+extension HealthEvidence.Check {
+    /// A check as evidence of the current format keeps it.
+    public init(_ check: Health.Check) {
+        self.init(
+            segment: check.segment, metric: check.kind.rawValue, candidate: check.candidate,
+            baseline: check.baseline, difference: check.difference, lowerBound: check.lower, upperBound: check.upper,
+            tolerance: check.tolerance, verdict: check.verdict.rawValue)
+    }
+}

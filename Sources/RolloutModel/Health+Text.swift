@@ -38,6 +38,18 @@ public enum HealthText {
         return whole <= 1 ? "~1 day" : "~\(whole) days"
     }
 
+    /// A segment's row, as `rollout health` and the report show it: segment, verdict, sessions and
+    /// lookups (candidate / baseline), sample ratio, and when a decision is expected.
+    public static func cells(_ standing: Health.Standing) -> [String] {
+        func pair(_ kind: MetricKind) -> String {
+            standing.exposures(kind).map { "\($0.candidate) / \($0.baseline)" } ?? "-"
+        }
+        return [
+            standing.segment, standing.verdict.rawValue, pair(.crash), pair(.fallback),
+            standing.sampleRatio.map(ratio) ?? "-", decision(standing),
+        ]
+    }
+
     /// A segment's `DECIDED` column.
     public static func decision(_ standing: Health.Standing) -> String {
         days(standing.daysToDecision, measured: !standing.checks.isEmpty)

@@ -177,23 +177,32 @@ public enum ReportPage {
 
     /// The health table: per segment and metric, rates and samples, the difference, its bound, the gate and the verdict.
     static func checks(_ health: Health.Report) -> Markup {
+        checkTable(health.checks.map(HealthEvidence.Check.init), class: "checks", rowClass: "check", caption: nil)
+    }
+
+    /// Checks as a table, the health of now's or a rollback manifest's evidence alike: a bound is
+    /// `[lower, upper]`, or `>= lower` where the evidence kept only that (format 1).
+    static func checkTable(_ checks: [HealthEvidence.Check], class: String, rowClass: String, caption: Markup?)
+        -> Markup
+    {
         let percent = ReportCharts.percent
         let headings = ["Segment", "Metric", "Candidate", "Baseline", "Difference", "Bound", "Gate", "Verdict"]
-        let rows = health.checks.map { check in
+        let rows = checks.map { check in
             let rate = { (c: MetricCounts) in c.rate.map { percent($0) } ?? "-" }
+            let bound = check.lowerBound.map { lower in
+                check.upperBound.map { "[\(percent(lower)), \(percent($0))]" } ?? ">= \(percent(lower))"
+            }
             let cells = [
-                check.segment, check.kind.rawValue, "\(rate(check.candidate)) of \(check.candidate.total)",
+                check.segment, check.metric, "\(rate(check.candidate)) of \(check.candidate.total)",
                 "\(rate(check.baseline)) of \(check.baseline.total)", check.difference.map { percent($0) } ?? "-",
-                check.lower.map { "[\(percent($0)), \(percent(check.upper ?? $0))]" } ?? "-",
-                "+\(percent(check.tolerance))",
-                check.verdict.rawValue,
+                bound ?? "-", check.tolerance.map { "+\(percent($0))" } ?? "-", check.verdict,
             ]
             return Markup.element(
-                "tr", ["class": "check verdict-\(check.verdict.rawValue)"],
+                "tr", ["class": "\(rowClass) verdict-\(check.verdict)"],
                 Markup(cells.map { .element("td", Markup($0)) }))
         }
         return .element(
-            "table", ["class": "checks"],
+            "table", ["class": `class`], caption.map { .element("caption", $0) } ?? "",
             .element("thead", .element("tr", Markup(headings.map { .element("th", Markup($0)) }))),
             .element("tbody", .newline, .lines(rows)))
     }
@@ -203,16 +212,10 @@ public enum ReportPage {
     static func segments(_ health: Health.Report) -> Markup {
         let headings = ["Segment", "Verdict", "Sessions", "Lookups", "Sample ratio", "Decided"]
         let rows = health.standings.map { standing in
-            func pair(_ kind: MetricKind) -> String {
-                standing.exposures(kind).map { "\($0.candidate) / \($0.baseline)" } ?? "-"
-            }
-            let cells = [
-                standing.segment, standing.verdict.rawValue, pair(.crash),
-                pair(.fallback), standing.sampleRatio.map(HealthText.ratio) ?? "-", HealthText.decision(standing),
-            ]
             let verdict = standing.mismatch ? "held" : standing.verdict.rawValue
             return Markup.element(
-                "tr", ["class": "segment verdict-\(verdict)"], Markup(cells.map { .element("td", Markup($0)) }))
+                "tr", ["class": "segment verdict-\(verdict)"],
+                Markup(HealthText.cells(standing).map { .element("td", Markup($0)) }))
         }
         return .element(
             "table", ["class": "segments"],
@@ -225,28 +228,9 @@ public enum ReportPage {
     static func evidence(_ document: [String: JSONValue]) -> Markup? {
         guard let value = document["evidence"], let evidence = HealthEvidence.read(value), !evidence.checks.isEmpty
         else { return nil }
-        let percent = ReportCharts.percent
-        let headings = ["Segment", "Metric", "Candidate", "Baseline", "Difference", "Bound", "Gate", "Verdict"]
-        let rows = evidence.checks.map { check in
-            let rate = { (c: MetricCounts) in c.rate.map { percent($0) } ?? "-" }
-            let bound = check.lowerBound.map { lower in
-                check.upperBound.map { "[\(percent(lower)), \(percent($0))]" } ?? ">= \(percent(lower))"
-            }
-            let cells = [
-                check.segment, check.metric, "\(rate(check.candidate)) of \(check.candidate.total)",
-                "\(rate(check.baseline)) of \(check.baseline.total)", check.difference.map { percent($0) } ?? "-",
-                bound ?? "-", check.tolerance.map { "+\(percent($0))" } ?? "-", check.verdict,
-            ]
-            return Markup.element(
-                "tr", ["class": "evidence-check verdict-\(check.verdict)"],
-                Markup(cells.map { .element("td", Markup($0)) }))
-        }
-        return .element(
-            "table", ["class": "checks evidence"],
-            .element(
-                "caption", "Evidence: \(evidence.verdict) (evidence format \(evidence.format))"),
-            .element("thead", .element("tr", Markup(headings.map { .element("th", Markup($0)) }))),
-            .element("tbody", .newline, .lines(rows)))
+        return checkTable(
+            evidence.checks, class: "checks evidence", rowClass: "evidence-check",
+            caption: "Evidence: \(evidence.verdict) (evidence format \(evidence.format))")
     }
 
     /// Each revert's manifest: who, when, why, its evidence, and the whole document.

@@ -18,17 +18,15 @@ enum HealthCommand {
         options: [], arguments: .exactly("LOCALE"),
         run: { invocation, context in
             let locale = try PlanCommands.parseLocale(invocation.positionals[0])
-            let snapshot = try context.repository(invocation).snapshot()
-            guard let plan = try snapshot.plan(locale), let candidate = plan.candidate, let baseline = plan.baseline
+            let repository = try context.repository(invocation)
+            let snapshot = try repository.snapshot()
+            // As promote and guard judge it: segments a scoped revert took the pack back from are left out.
+            guard let plan = try snapshot.plan(locale), let candidate = plan.candidate, let baseline = plan.baseline,
+                let report = try HealthCheck.evaluate(plan, snapshot: snapshot, repository: repository)
             else {
                 throw RolloutError.missing(
                     "\(locale) has nothing staged against a baseline: health compares a staged pack with its baseline. Stage one with rollout promote \(locale)@N --to 5%, or see rollout status \(locale)"
                 )
-            }
-            let repository = try context.repository(invocation)
-            // As promote and guard judge it: segments a scoped revert took the pack back from are left out.
-            guard let report = try HealthCheck.evaluate(plan, snapshot: snapshot, repository: repository) else {
-                throw RolloutError.missing("\(locale) has nothing staged against a baseline")
             }
             let style = context.style(invocation)
             var text =
@@ -64,14 +62,7 @@ enum HealthCommand {
     /// against the plan's, and when a decision is expected at the current traffic.
     static func segmentsTable(_ report: Health.Report) -> Table {
         var table = Table("SEGMENT", "VERDICT", "SESSIONS", "LOOKUPS", "SAMPLE RATIO", "DECIDED")
-        for standing in report.standings {
-            func pair(_ kind: MetricKind) -> String {
-                standing.exposures(kind).map { "\($0.candidate) / \($0.baseline)" } ?? "-"
-            }
-            table.add(
-                standing.segment, standing.verdict.rawValue, pair(.crash), pair(.fallback),
-                standing.sampleRatio.map(HealthText.ratio) ?? "-", HealthText.decision(standing))
-        }
+        for standing in report.standings { table.add(HealthText.cells(standing)) }
         return table
     }
 }
