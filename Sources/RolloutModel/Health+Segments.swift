@@ -41,8 +41,7 @@ extension Health.Report {
     /// The standing of `segment`; insufficient-data when nothing measured it.
     public func standing(of segment: String) -> Health.Standing {
         let own = checks.filter { $0.segment == segment }
-        let verdict: Health.Verdict =
-            own.isEmpty ? .insufficientData : own.map(\.verdict).max() ?? .insufficientData
+        let verdict = own.map(\.verdict).max() ?? .insufficientData
         return Health.Standing(
             segment: segment, verdict: verdict, checks: own,
             sampleRatio: sampleRatios.first { $0.segment == segment })
@@ -67,13 +66,8 @@ extension Health.Report {
             let was = before?.stagedBasisPoints(of: candidate, region: key.region, version: key.appVersion) ?? 0
             if after > was { segments.insert(key.segment) }
         }
-        for rule in plan.rules {
-            let widened =
-                before.map { before in
-                    let old = before.rules.first { $0.targetsSame(as: rule) }
-                    return old.map { rule.share > $0.share } ?? true
-                } ?? true
-            for region in rule.regions where widened && !regionsSeen.contains(region) {
+        for rule in plan.rules where before.map(rule.widens(from:)) ?? true {
+            for region in rule.regions where !regionsSeen.contains(region) {
                 let withdrawn = plan.withdrawals.contains {
                     ($0.region == region || $0.region == Region.any) && $0.versions.isAll
                 }
@@ -86,7 +80,12 @@ extension Health.Report {
     /// The segments `plan` targets (those it widens from `before`, when given) that are not shown
     /// healthy: insufficient data there, or no candidate data at all. A widening needs each accepted.
     public func unproven(in plan: Plan, widenedFrom before: Plan? = nil) -> [Health.Standing] {
-        targetedSegments(by: plan, widenedFrom: before).map(standing(of:)).filter { $0.verdict == .insufficientData }
+        unproven(among: targetedSegments(by: plan, widenedFrom: before))
+    }
+
+    /// Those of `segments` that are not shown healthy.
+    public func unproven(among segments: [String]) -> [Health.Standing] {
+        segments.map(standing(of:)).filter { $0.verdict == .insufficientData }
     }
 }
 

@@ -39,6 +39,13 @@ public struct Plan: Equatable, Sendable {
             regions == other.regions && versions.sameVersions(as: other.versions)
         }
 
+        /// Whether this rule gives its pack to more devices than `before` did: `before` had no rule
+        /// with this targeting, or a smaller share in it.
+        public func widens(from before: Plan) -> Bool {
+            guard let old = before.rules.first(where: { $0.targetsSame(as: self) }) else { return true }
+            return share > old.share
+        }
+
         public var regionsLabel: String { regions.isEmpty ? "*" : regions.joined(separator: ",") }
 
         /// "10% in TR on >=4.8", "5% in every region on every app version".

@@ -33,10 +33,7 @@ public enum PlanOperations {
         if kind == .completed { return true }
         // Taking a segment back from a scoped revert gives it the staged pack again.
         if after.withdrawals.count < before.withdrawals.count { return true }
-        return after.rules.contains { rule in
-            guard let old = before.rules.first(where: { $0.targetsSame(as: rule) }) else { return true }
-            return rule.share > old.share
-        }
+        return after.rules.contains { $0.widens(from: before) }
     }
 
     /// Runs a promote on the repository (or, with `dryRun`, only computes it), through the health gate

@@ -76,7 +76,7 @@ public enum PromoteGate {
             throw RolloutError.strayAcceptance(stray, targeted: targeted)
         }
         let refusal: Refusal?
-        let unproven = report.unproven(in: after, widenedFrom: before)
+        let unproven = report.unproven(among: targeted)
         let unaccepted = unproven.filter { standing in !accepting.contains { $0.matches(standing.segment) } }
         if report.verdict == .unhealthy {
             refusal = .unhealthy(deciding: report.checks.first { $0.verdict == .unhealthy })
