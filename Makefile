@@ -1,6 +1,8 @@
 # rollout: the commands that work on a fresh Debian machine with only the Swift toolchain.
 #   make demo      installs what is missing, builds, and runs the quickstart on a scratch repository
-#   make test      installs what is missing, builds, checks the format, and runs every test (the release tarball's too)
+#   make test      installs what is missing, builds, checks the format, and runs every test (the Android library's
+#                  and the release tarball's too)
+#   make android   the Android library's jar, sources jar and pom under .build/android (docs/android.md)
 #   make format    formats every Swift file as .swift-format says
 #   make install   a release rollout (Swift runtime linked in) and its completions under PREFIX
 #   make dist      dist/rollout-<version>-linux-<arch>.tar.gz and its .sha256 (docs/install.md)
@@ -11,14 +13,17 @@ SHELL := /bin/bash
 # libxml2-dev, libicu-dev, liblzma-dev: the archives `make dist`/`make install` link into the release
 # binary (docs/install.md); libcurl4: FoundationNetworking (the client's URLSession transport); python3: the loopback HTTP
 # server the client test fetches a real site from and the smart-HTTP git server the remote tests push
-# through; openssh-server: the sshd the remote tests start on loopback (docs/teams.md).
-DEBIAN_PACKAGES := libgit2-dev libssl-dev zlib1g-dev libxml2-dev libicu-dev liblzma-dev pkg-config git libcurl4 python3 python3-babel openssh-server openssh-client
+# through; openssh-server: the sshd the remote tests start on loopback (docs/teams.md); openjdk-17-jdk-headless and
+# junit5: the Android library (android/, docs/android.md) and its tests; python3-pip: the Wycheproof vectors
+# (scripts/test-vectors.sh).
+DEBIAN_PACKAGES := libgit2-dev libssl-dev zlib1g-dev libxml2-dev libicu-dev liblzma-dev pkg-config git libcurl4 python3 python3-babel \
+  python3-pip openssh-server openssh-client openjdk-17-jdk-headless junit5
 SWIFT_BUILD_FLAGS ?=
 export SWIFT_BUILD_FLAGS
 PREFIX ?= /usr/local
 DESTDIR ?=
 
-.PHONY: all deps build release demo test format lint coverage install uninstall dist bench bench-startup bench-pack-add clean docs
+.PHONY: all deps build release demo test format lint coverage install uninstall dist bench bench-startup bench-pack-add clean docs android android-test
 
 all: build
 
@@ -36,6 +41,15 @@ deps:
 
 build: deps
 	swift build $(SWIFT_BUILD_FLAGS)
+	./android/build.sh jar >/dev/null
+
+# The Android library (docs/android.md): .build/android/rollout-client-VERSION.jar, its -sources.jar and .pom,
+# and the jar scripts/android-device runs. android-test runs its JUnit tests alone.
+android: deps
+	./android/build.sh jar
+
+android-test: deps
+	ROLLOUT_WYCHEPROOF="$$(./scripts/test-vectors.sh)" ./android/build.sh test
 
 release: deps
 	swift build -c release $(SWIFT_BUILD_FLAGS)
@@ -44,22 +58,30 @@ demo: build
 	@./scripts/quickstart.sh "$$(swift build $(SWIFT_BUILD_FLAGS) --show-bin-path)/rollout"
 
 # First scripts/lint.sh: the tree formatted as .swift-format says, and no function over 60 lines without
-# a reason (docs/architecture.md, "Code layout"), counted as one test. Swift Testing is switched off: every
-# test here is XCTest, and the runner's closing line must count them. Then the release tarball is built
-# and run with the toolchain hidden (scripts/dist-test.sh), counted as one more test.
+# a reason (docs/architecture.md, "Code layout"), counted as one test. Then the Android library's JUnit tests
+# (android/build.sh test; each counted). Swift Testing is switched off: every Swift test is XCTest, and the
+# runner's closing line must count them. Then the release tarball is built and run with the toolchain hidden
+# (scripts/dist-test.sh), counted as one more test. The last line adds them up.
 test: build
 	./scripts/lint.sh; lint_status=$$?; \
+	export ROLLOUT_WYCHEPROOF="$$(./scripts/test-vectors.sh)"; \
+	./android/build.sh test 2>&1 | tee .build/android-test.log; \
+	android_status=$${PIPESTATUS[0]}; \
+	android_passed=$$(sed -nE 's/^\[ *([0-9]+) tests successful.*/\1/p' .build/android-test.log | tail -1); \
+	android_failed=$$(sed -nE 's/^\[ *([0-9]+) tests failed.*/\1/p' .build/android-test.log | tail -1); \
+	if [ -z "$$android_passed" ]; then android_passed=0; android_failed=1; fi; \
+	if [ $$android_status -ne 0 ] && [ "$$android_failed" = 0 ]; then android_failed=1; fi; \
 	swift test --disable-swift-testing $(SWIFT_BUILD_FLAGS) 2>&1 | tee .build/test.log; \
 	status=$${PIPESTATUS[0]}; \
 	tarball=$$(./scripts/dist.sh) && ./scripts/dist-test.sh "$$tarball"; \
 	dist_status=$$?; \
 	summary=$$(grep -E "^[[:space:]]*Executed [0-9]+ tests?, with [0-9]+ failures?" .build/test.log | tail -1); \
 	if [ -n "$$summary" ]; then \
-	  total=$$(( $$(sed -E 's/.*Executed ([0-9]+) tests?.*/\1/' <<<"$$summary") + 2 )); \
-	  failed=$$(( $$(sed -E 's/.*with ([0-9]+) failures?.*/\1/' <<<"$$summary") + (dist_status != 0) + (lint_status != 0) )); \
+	  total=$$(( $$(sed -E 's/.*Executed ([0-9]+) tests?.*/\1/' <<<"$$summary") + 2 + android_passed + android_failed )); \
+	  failed=$$(( $$(sed -E 's/.*with ([0-9]+) failures?.*/\1/' <<<"$$summary") + (dist_status != 0) + (lint_status != 0) + android_failed )); \
 	  echo "tests: $$((total - failed)) passed, $$failed failed"; \
 	fi; \
-	[ $$status -eq 0 ] && [ $$dist_status -eq 0 ] && [ $$lint_status -eq 0 ]
+	[ $$status -eq 0 ] && [ $$dist_status -eq 0 ] && [ $$lint_status -eq 0 ] && [ $$android_status -eq 0 ]
 
 # The tree as .swift-format formats it (docs/architecture.md, "Code layout"); make test checks it.
 format:

@@ -73,6 +73,18 @@ step "${DEVICE[@]}" refresh
 step "${DEVICE[@]}" activate
 step "${DEVICE[@]}" get checkout.pay --arg "amount=42,00 TL"
 step "${DEVICE[@]}" get welcome.new
+# The same phone on Android: the Java library (docs/android.md) behind the same flags, on its own state
+# directory. It lands in the same bucket, verifies the same signatures and shows the same strings.
+ANDROID=(--state phone-android "${DEVICE[@]:3}")
+android_step() { tick; printf '\n\033[1m$ scripts/android-device %s\033[0m\n' "$*"; "$ROOT/scripts/android-device" "$@"; }
+android_step "${ANDROID[@]}" refresh
+android_step "${ANDROID[@]}" activate
+for key in checkout.pay welcome.new; do
+  swift_says="$("$ROLLOUT" "${DEVICE[@]}" get "$key" --arg "amount=42,00 TL" --json)"
+  android_says="$("$ROOT/scripts/android-device" "${ANDROID[@]}" get "$key" --arg "amount=42,00 TL" --json)"
+  [ "$swift_says" = "$android_says" ] || { printf 'quickstart: the clients differ on %s:\n%s\n%s\n' "$key" "$swift_says" "$android_says" >&2; exit 1; }
+  printf '%s: both clients show %s\n' "$key" "$android_says"
+done
 step report tr-TR --out report.html
 step verify
 
