@@ -1,0 +1,188 @@
+package dev.rollout.device;
+
+import dev.rollout.client.PackId;
+import dev.rollout.client.RolloutClient;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Paths;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * scripts/android-device: {@code rollout device} with the Java client library (docs/device.md). The same flags,
+ * actions, output and exit codes as the Swift command, so that both clients can be run side by side on one site and
+ * compared byte for byte. It parses the words, starts a {@link RolloutClient} on the state directory, calls one
+ * method and prints what it returned.
+ */
+public final class AndroidDevice {
+    private AndroidDevice() {}
+
+    /** What one invocation printed and its exit code. */
+    public static final class Result {
+        public final int exitCode;
+        public final String stdout;
+        public final String stderr;
+
+        Result(int exitCode, String stdout, String stderr) {
+            this.exitCode = exitCode;
+            this.stdout = stdout;
+            this.stderr = stderr;
+        }
+    }
+
+    public static void main(String[] arguments) throws IOException {
+        Map<String, String> environment = new HashMap<>(System.getenv());
+        String cwd = Paths.get("").toAbsolutePath().toString();
+        if (arguments.length == 2 && arguments[0].equals("--batch")) {
+            System.exit(batch(arguments[1], environment, cwd));
+        }
+        DeviceSetup.Context context = new DeviceSetup.Context(cwd, environment, System.currentTimeMillis() / 1000);
+        Result result = run(arguments, context, System.console() != null);
+        write(System.out, result.stdout);
+        write(System.err, result.stderr);
+        System.exit(result.exitCode);
+    }
+
+    private static void write(OutputStream stream, String text) throws IOException {
+        stream.write(text.getBytes(StandardCharsets.UTF_8));
+        stream.flush();
+    }
+
+    /**
+     * Many devices in one JVM, for the side-by-side tests (a JVM start per invocation would make 500 devices take
+     * minutes): FILE holds one JSON object per line, {"arguments": [...], "environment": {"ROLLOUT_NOW": ...}};
+     * stdout gets one compact JSON line per invocation, {"exit": N, "stdout": "...", "stderr": "..."}. Each runs
+     * as its own process would: a new client on its state directory.
+     */
+    static int batch(String file, Map<String, String> environment, String cwd) throws IOException {
+        PrintStream out = new PrintStream(System.out, false, "UTF-8");
+        try (BufferedReader reader = Files.newBufferedReader(Paths.get(file), StandardCharsets.UTF_8)) {
+            String line;
+            while ((line = reader.readLine()) != null) {
+                if (line.isEmpty()) continue;
+                Map<String, Object> request = BatchJson.object(line);
+                List<String> words = new ArrayList<>();
+                for (Object word : (List<?>) request.get("arguments")) words.add((String) word);
+                Map<String, String> env = new HashMap<>(environment);
+                Object extra = request.get("environment");
+                if (extra instanceof Map) {
+                    for (Map.Entry<?, ?> entry : ((Map<?, ?>) extra).entrySet()) {
+                        env.put((String) entry.getKey(), (String) entry.getValue());
+                    }
+                }
+                DeviceSetup.Context context = new DeviceSetup.Context(cwd, env, System.currentTimeMillis() / 1000);
+                Result result = run(words.toArray(new String[0]), context, false);
+                Map<String, Object> reply = new LinkedHashMap<>();
+                reply.put("exit", (long) result.exitCode);
+                reply.put("stdout", result.stdout);
+                reply.put("stderr", result.stderr);
+                out.print(Text.compactJson(reply));
+                out.print('\n');
+            }
+        }
+        out.flush();
+        return 0;
+    }
+
+    /** RolloutCLI.run for the device command: parse, run, render; errors as rollout prints them. */
+    public static Result run(String[] arguments, DeviceSetup.Context context, boolean terminal) {
+        boolean json = false;
+        for (String argument : arguments) json |= argument.equals("--json");
+        StringBuilder diagnostics = new StringBuilder();
+        try {
+            Invocation invocation = Invocation.parse(arguments);
+            if (invocation.help) {
+                return new Result(0, Text.escape(Invocation.HELP, true), "");
+            }
+            String noColor = context.environment.get("NO_COLOR");
+            boolean bold = terminal && (noColor == null || noColor.isEmpty())
+                    && !"dumb".equals(context.environment.get("TERM")) && !invocation.flag("no-color");
+            DeviceReport.Output output = perform(invocation, context, bold, diagnostics);
+            String stdout = invocation.json() ? Text.prettyJson(output.json) : Text.escape(output.text, true);
+            return new Result(output.exitCode, stdout, diagnostics.toString());
+        } catch (DeviceError error) {
+            return failure(error, json, diagnostics);
+        } catch (RuntimeException error) {
+            return failure(DeviceError.internal("unexpected error: " + error), json, diagnostics);
+        }
+    }
+
+    private static Result failure(DeviceError error, boolean json, StringBuilder diagnostics) {
+        String text;
+        if (json) {
+            Map<String, Object> inner = new LinkedHashMap<>();
+            inner.put("code", error.code);
+            inner.put("message", error.getMessage());
+            Map<String, Object> document = new LinkedHashMap<>();
+            document.put("error", inner);
+            text = Text.prettyJson(document);
+        } else {
+            text = "rollout: " + error.getMessage() + "\n";
+            if (error.exitCode == 70) text += "rollout: this is a bug; please report it with the command you ran\n";
+            text = Text.escape(text, true);
+        }
+        return new Result(error.exitCode, "", diagnostics + text);
+    }
+
+    /** RolloutDevice.run: the action, on a client started on the state directory. */
+    private static DeviceReport.Output perform(Invocation invocation, DeviceSetup.Context context, boolean bold,
+            StringBuilder diagnostics) throws DeviceError {
+        DeviceAction action = DeviceAction.parse(invocation);
+        DeviceSetup device = DeviceSetup.parse(invocation, context);
+        List<String> problems = new ArrayList<>();
+        RolloutClient client = device.client(action.kind == DeviceAction.Kind.LAUNCH, problems);
+        if (!invocation.json()) {
+            for (String problem : problems) diagnostics.append("warning: --bundled: ").append(Text.oneLine(problem)).append('\n');
+        }
+        DeviceReport.Output output;
+        switch (action.kind) {
+            case REFRESH:
+                output = DeviceReport.refreshed(client.refresh(action.force), client);
+                break;
+            case ACTIVATE: {
+                List<PackId> activated = client.activatePending();
+                output = DeviceReport.activated(activated);
+                break;
+            }
+            case GET: {
+                String text = client.string(action.argument, action.arguments);
+                output = DeviceReport.text(action.argument, text, client);
+                break;
+            }
+            case LAUNCH:
+                // Starting the client with countsLaunch was the launch; the app records the session.
+                client.recordSession();
+                output = null;
+                break;
+            case LAUNCH_SUCCEEDED:
+                client.markLaunchSucceeded();
+                output = null;
+                break;
+            case STATUS:
+                output = null;
+                break;
+            case METRICS:
+            default:
+                output = DeviceReport.metrics(action.argument, client.metricsCsv(
+                        action.argument.equals("crash") ? dev.rollout.client.MetricKind.CRASH
+                                : dev.rollout.client.MetricKind.FALLBACK));
+                break;
+        }
+        // The process ends here, as an app's does in the background: what it counted is kept.
+        client.saveCounters();
+        // Rendered after saveCounters, as the Swift command does: status shows the counters just saved.
+        switch (action.kind) {
+            case LAUNCH: return DeviceReport.launched(client, bold);
+            case LAUNCH_SUCCEEDED: return DeviceReport.launchSucceeded(client);
+            case STATUS: return DeviceReport.status(client, bold, problems);
+            default: return output;
+        }
+    }
+}

@@ -1,0 +1,149 @@
+package dev.rollout.client;
+
+import java.io.ByteArrayOutputStream;
+import java.io.File;
+import java.io.FileInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.InterruptedIOException;
+import java.net.HttpURLConnection;
+import java.net.SocketTimeoutException;
+import java.net.URI;
+import java.net.URISyntaxException;
+
+/**
+ * Fetches over HttpURLConnection: https, or http to a loopback host; a file: URL is read from disk
+ * (a site in a directory, for {@code rollout device} and tests). Any status but 200 fails. A
+ * redirect is followed only to a URL the client would fetch itself (never a file). Reading stops at
+ * the limit plus one byte, and the whole fetch, redirects included, gives up at the time-out.
+ */
+public final class HttpTransport implements Transport {
+    /** Redirects followed at most, as browsers and URLSession do. */
+    static final int MAXIMUM_REDIRECTS = 16;
+
+    public HttpTransport() {}
+
+    @Override
+    public byte[] fetch(URI url, long maxBytes, int timeoutMillis) throws TransportException {
+        String refusal = UrlRule.refusal(url);
+        if (refusal != null) throw new TransportException(FailureReason.INSECURE_URL, refusal);
+        if ("file".equalsIgnoreCase(url.getScheme())) return readFile(url, maxBytes);
+        long deadline = System.nanoTime() + Math.max(1, timeoutMillis) * 1_000_000L;
+        URI current = url;
+        for (int redirects = 0; ; redirects++) {
+            HttpURLConnection connection = open(current, deadline, timeoutMillis);
+            try {
+                int status = connection.getResponseCode();
+                if (status >= 300 && status < 400 && status != 304) {
+                    current = redirectTarget(url, current, connection.getHeaderField("Location"), redirects);
+                    continue;
+                }
+                if (status == 404 || status == 410) {
+                    throw new TransportException(FailureReason.NOT_FOUND, current + ": HTTP " + status);
+                }
+                if (status != 200) throw new TransportException(FailureReason.HTTP_STATUS, current + ": HTTP " + status);
+                long length = connection.getContentLengthLong();
+                if (length > maxBytes) throw tooLarge(current, maxBytes);
+                try (InputStream body = connection.getInputStream()) {
+                    return readLimited(body, current, maxBytes, deadline, timeoutMillis);
+                }
+            } catch (IOException e) {
+                throw failure(current, e, timeoutMillis);
+            } finally {
+                connection.disconnect();
+            }
+        }
+    }
+
+    private static HttpURLConnection open(URI url, long deadline, int timeoutMillis) throws TransportException {
+        int left = remainingMillis(url, deadline, timeoutMillis);
+        try {
+            HttpURLConnection connection = (HttpURLConnection) url.toURL().openConnection();
+            connection.setInstanceFollowRedirects(false);
+            // A CDN may serve a stale manifest; the sequence checks catch that, and asking again costs little.
+            connection.setUseCaches(false);
+            connection.setConnectTimeout(left);
+            connection.setReadTimeout(left);
+            return connection;
+        } catch (IOException | IllegalArgumentException e) {
+            throw failure(url, e, timeoutMillis);
+        }
+    }
+
+    private static URI redirectTarget(URI original, URI current, String location, int redirects)
+            throws TransportException {
+        if (location == null) {
+            throw new TransportException(FailureReason.HTTP_STATUS, current + ": a redirect without a Location");
+        }
+        if (redirects >= MAXIMUM_REDIRECTS) {
+            throw new TransportException(FailureReason.REDIRECT_REFUSED, original + ": more than " + MAXIMUM_REDIRECTS + " redirects");
+        }
+        URI next;
+        try {
+            next = current.resolve(new URI(location));
+        } catch (URISyntaxException | IllegalArgumentException e) {
+            throw new TransportException(FailureReason.REDIRECT_REFUSED, original + ": redirected to an unreadable URL " + location);
+        }
+        String why = UrlRule.redirectRefusal(next);
+        if (why != null) throw new TransportException(FailureReason.REDIRECT_REFUSED, original + ": redirected: " + why);
+        return next;
+    }
+
+    private static int remainingMillis(URI url, long deadline, int timeoutMillis) throws TransportException {
+        long left = (deadline - System.nanoTime()) / 1_000_000L;
+        if (left <= 0) throw timedOut(url, timeoutMillis);
+        return (int) Math.min(Integer.MAX_VALUE, left);
+    }
+
+    private static byte[] readLimited(InputStream in, URI url, long maxBytes, long deadline, int timeoutMillis)
+            throws IOException, TransportException {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        byte[] buffer = new byte[16384];
+        long total = 0;
+        while (true) {
+            if (deadline != 0) remainingMillis(url, deadline, timeoutMillis);
+            if (Thread.currentThread().isInterrupted()) throw cancelled(url);
+            long want = Math.min(buffer.length, maxBytes + 1 - total);
+            int n = in.read(buffer, 0, (int) want);
+            if (n < 0) return out.toByteArray();
+            total += n;
+            if (total > maxBytes) throw tooLarge(url, maxBytes);
+            out.write(buffer, 0, n);
+        }
+    }
+
+    private static byte[] readFile(URI url, long maxBytes) throws TransportException {
+        File file;
+        try {
+            file = new File(url);
+        } catch (IllegalArgumentException e) {
+            throw new TransportException(FailureReason.NOT_FOUND, url + ": not a file path");
+        }
+        // A missing file is an error, as a 404 is over the network.
+        if (!file.isFile()) throw new TransportException(FailureReason.NOT_FOUND, file + ": no such file");
+        if (file.length() > maxBytes) throw tooLarge(url, maxBytes);
+        try (InputStream in = new FileInputStream(file)) {
+            return readLimited(in, url, maxBytes, 0, 0);
+        } catch (IOException e) {
+            throw new TransportException(FailureReason.UNREACHABLE, file + ": cannot be read", e);
+        }
+    }
+
+    private static TransportException failure(URI url, Exception e, int timeoutMillis) {
+        if (e instanceof SocketTimeoutException) return timedOut(url, timeoutMillis);
+        if (e instanceof InterruptedIOException || Thread.currentThread().isInterrupted()) return cancelled(url);
+        return new TransportException(FailureReason.UNREACHABLE, url + ": " + e, e);
+    }
+
+    static TransportException timedOut(URI url, int timeoutMillis) {
+        return new TransportException(FailureReason.TIMED_OUT, url + ": timed out after " + timeoutMillis + " ms");
+    }
+
+    static TransportException cancelled(URI url) {
+        return new TransportException(FailureReason.CANCELLED, url + ": cancelled");
+    }
+
+    static TransportException tooLarge(URI url, long maxBytes) {
+        return new TransportException(FailureReason.TOO_LARGE, url + ": larger than " + maxBytes + " bytes");
+    }
+}

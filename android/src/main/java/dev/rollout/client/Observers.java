@@ -1,0 +1,41 @@
+package dev.rollout.client;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Executor;
+
+/** The live change listeners, each told on its own executor, outside every lock of the client. */
+final class Observers {
+    private static final class Entry {
+        final Executor executor;
+        final ChangeListener listener;
+
+        Entry(Executor executor, ChangeListener listener) {
+            this.executor = executor;
+            this.listener = listener;
+        }
+    }
+
+    private final CopyOnWriteArrayList<Entry> entries = new CopyOnWriteArrayList<>();
+
+    Subscription add(Executor executor, ChangeListener listener) {
+        if (executor == null || listener == null) throw new NullPointerException("executor and listener");
+        Entry entry = new Entry(executor, listener);
+        entries.add(entry);
+        return () -> entries.remove(entry);
+    }
+
+    void announce(List<Change> changes) {
+        if (changes.isEmpty()) return;
+        List<Entry> now = new ArrayList<>(entries);
+        for (Change change : changes) {
+            for (Entry entry : now) {
+                // A listener removed after this change was sent is not told it.
+                entry.executor.execute(() -> {
+                    if (entries.contains(entry)) entry.listener.onChange(change);
+                });
+            }
+        }
+    }
+}

@@ -1,0 +1,265 @@
+package dev.rollout.client;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * What one locale's devices receive (docs/targeting.md, "Plans"), as a manifest carries it: a baseline, the baselines
+ * before it (last known good), staged rules, blocked content versions, withdrawn segments and the kill switch.
+ * Self-contained: each pack reference carries its minAppVersion, so resolution needs nothing but the plan.
+ */
+final class Plan {
+    /** A pack of the plan's locale and the oldest app that may run it. */
+    static final class PackRef {
+        final int contentVersion;
+        final AppVersion minAppVersion;
+
+        PackRef(int contentVersion, AppVersion minAppVersion) {
+            this.contentVersion = contentVersion;
+            this.minAppVersion = minAppVersion;
+        }
+    }
+
+    /** A staged share of one pack for some regions and app versions. */
+    static final class Rule {
+        final PackRef pack;
+        /** Sorted region codes; empty means every region. */
+        final List<String> regions;
+        final VersionRange versions;
+        final int basisPoints;
+        /** Per rollout: every rule of one candidate shares it, so its devices stay in as shares grow. */
+        final String salt;
+
+        Rule(PackRef pack, List<String> regions, VersionRange versions, int basisPoints, String salt) {
+            List<String> sorted = new ArrayList<>(regions);
+            sorted.sort(Graphemes.SWIFT_ORDER);
+            this.pack = pack;
+            this.regions = Collections.unmodifiableList(sorted);
+            this.versions = versions;
+            this.basisPoints = basisPoints;
+            this.salt = salt;
+        }
+
+        boolean matches(String region, AppVersion version) {
+            return (regions.isEmpty() || containsText(regions, region)) && versions.contains(version);
+        }
+
+        String regionsLabel() {
+            return regions.isEmpty() ? "*" : String.join(",", regions);
+        }
+    }
+
+    /** A segment the candidate was taken back from by a scoped revert: its devices skip the rules. */
+    static final class Withdrawal {
+        /** A region code, or {@code *} for every region. */
+        final String region;
+        final VersionRange versions;
+
+        Withdrawal(String region, VersionRange versions) {
+            this.region = region;
+            this.versions = versions;
+        }
+
+        boolean matches(String device, AppVersion version) {
+            return (region.equals(ANY_REGION) || SwiftStrings.same(region, device)) && versions.contains(version);
+        }
+    }
+
+    /** In a withdrawn segment: every region. */
+    static final String ANY_REGION = "*";
+
+    /** Resolution order: region-specific before every-region, narrower ranges first, then by text. */
+    private static final Comparator<Rule> RESOLUTION_ORDER = Comparator
+            .<Rule>comparingInt(r -> r.regions.isEmpty() ? 1 : 0)
+            .thenComparingInt(r -> r.versions.breadth())
+            .thenComparing(Rule::regionsLabel, Graphemes.SWIFT_ORDER)
+            .thenComparing(r -> r.versions.toString(), Graphemes.SWIFT_ORDER)
+            .thenComparingInt(r -> r.pack.contentVersion);
+
+    final String locale;
+    /** Or null: no baseline. */
+    final PackRef baseline;
+    /** Earlier baselines, newest first: where a revert goes, and what a device too old for the baseline runs. */
+    final List<PackRef> previousBaselines;
+    /** In resolution order. */
+    final List<Rule> rules;
+    /** Sorted. */
+    final List<Integer> blocked;
+    final List<Withdrawal> withdrawals;
+    /** The kill switch ({@code revert --to bundled}): every device uses the strings bundled in the app. */
+    final boolean bundledOnly;
+    /** Bumped by every change to the plan: the sequence of the published manifest that carries it. */
+    final long sequence;
+
+    Plan(String locale, PackRef baseline, List<PackRef> previousBaselines, List<Rule> rules, List<Integer> blocked,
+            List<Withdrawal> withdrawals, boolean bundledOnly, long sequence) {
+        List<Rule> ordered = new ArrayList<>(rules);
+        // A stable sort, as Swift's is: rules the order cannot tell apart keep the plan's order.
+        ordered.sort(RESOLUTION_ORDER);
+        List<Integer> sortedBlocked = new ArrayList<>(blocked);
+        Collections.sort(sortedBlocked);
+        this.locale = locale;
+        this.baseline = baseline;
+        this.previousBaselines = Collections.unmodifiableList(new ArrayList<>(previousBaselines));
+        this.rules = Collections.unmodifiableList(ordered);
+        this.blocked = Collections.unmodifiableList(sortedBlocked);
+        this.withdrawals = Collections.unmodifiableList(new ArrayList<>(withdrawals));
+        this.bundledOnly = bundledOnly;
+        this.sequence = sequence;
+    }
+
+    boolean isBlocked(int contentVersion) {
+        return blocked.contains(contentVersion);
+    }
+
+    /** Baselines newest first, the current one included. */
+    List<PackRef> baselines() {
+        List<PackRef> all = new ArrayList<>();
+        if (baseline != null) all.add(baseline);
+        all.addAll(previousBaselines);
+        return all;
+    }
+
+    /** Whether a scoped revert took the candidate back from this device's segment. */
+    boolean isWithdrawn(String region, AppVersion version) {
+        for (Withdrawal withdrawal : withdrawals) {
+            if (withdrawal.matches(region, version)) return true;
+        }
+        return false;
+    }
+
+    /** A plan as its JSON file or a manifest's {@code plan} member writes it. */
+    static Plan parse(byte[] bytes, String source) throws DocumentException {
+        Object value;
+        try {
+            value = Json.parse(bytes);
+        } catch (JsonException e) {
+            throw DocumentException.notJson(source, e);
+        }
+        return parse(value, source);
+    }
+
+    /**
+     * A plan from its JSON value. Unknown members are ignored; messages start with {@code source}. Ranges a device
+     * cannot read must be dealt with first ({@link LocaleManifest#readableRanges}).
+     */
+    static Plan parse(Object value, String source) throws DocumentException {
+        Map<String, Object> o = Json.object(value);
+        String locale = o == null ? null : Json.string(o.get("locale"));
+        if (locale == null) throw DocumentException.in(source, "a plan needs a locale");
+        Object baselineValue = o.get("baseline");
+        PackRef baseline =
+                baselineValue == null || baselineValue == Json.NULL ? null : ref(baselineValue, "baseline", source);
+        List<PackRef> previous = new ArrayList<>();
+        for (Object item : arrayOrEmpty(o.get("previousBaselines"))) {
+            previous.add(ref(item, "previousBaselines[]", source));
+        }
+        List<Rule> rules = new ArrayList<>();
+        for (Object item : arrayOrEmpty(o.get("rules"))) rules.add(rule(item, source));
+        List<Integer> blocked = new ArrayList<>();
+        for (Object item : arrayOrEmpty(o.get("blocked"))) {
+            Integer version = intValue(item);
+            if (version == null) throw DocumentException.in(source, "blocked holds content versions");
+            blocked.add(version);
+        }
+        List<Withdrawal> withdrawals = new ArrayList<>();
+        for (Object item : arrayOrEmpty(o.get("withdrawn"))) {
+            Map<String, Object> w = Json.object(item);
+            String region = w == null ? null : Json.string(w.get("region"));
+            String text = w == null ? null : Json.string(w.get("appVersions"));
+            VersionRange range = text == null ? null : rangeOrNull(text);
+            if (region == null || range == null) {
+                throw DocumentException.in(source, "a withdrawn segment needs region and appVersions");
+            }
+            withdrawals.add(new Withdrawal(region, range));
+        }
+        Boolean bundledOnly = Json.bool(o.get("bundledOnly"));
+        Long sequence = Json.integer(o.get("sequence"));
+        Object ramp = o.get("ramp");
+        if (Json.object(ramp) != null) checkRamp(Json.object(ramp), source);
+        return new Plan(locale, baseline, previous, rules, blocked, withdrawals,
+                bundledOnly != null && bundledOnly, sequence == null ? 0 : sequence);
+    }
+
+    private static Rule rule(Object item, String source) throws DocumentException {
+        Map<String, Object> r = Json.object(item);
+        Long basisPoints = r == null ? null : Json.integer(r.get("basisPoints"));
+        String salt = r == null ? null : Json.string(r.get("salt"));
+        String rangeText = r == null ? null : Json.string(r.get("appVersions"));
+        List<Object> regionValues = r == null ? null : Json.array(r.get("regions"));
+        if (basisPoints == null || basisPoints < 0 || basisPoints > Bucketing.BUCKETS || salt == null
+                || rangeText == null || regionValues == null) {
+            throw DocumentException.in(source, "a rule needs pack, regions, appVersions, basisPoints and salt");
+        }
+        List<String> regions = new ArrayList<>();
+        for (Object region : regionValues) {
+            if (region instanceof String) regions.add((String) region);
+        }
+        VersionRange range = rangeOrNull(rangeText);
+        if (range == null) throw DocumentException.in(source, "rule appVersions \"" + rangeText + "\" is not a range");
+        return new Rule(ref(r.get("pack"), "rule pack", source), regions, range, (int) (long) basisPoints, salt);
+    }
+
+    private static PackRef ref(Object value, String what, String source) throws DocumentException {
+        Map<String, Object> r = Json.object(value);
+        Integer contentVersion = r == null ? null : intValue(r.get("contentVersion"));
+        String text = r == null ? null : Json.string(r.get("minAppVersion"));
+        AppVersion minApp = text == null ? null : AppVersion.parse(text);
+        if (contentVersion == null || minApp == null) {
+            throw DocumentException.in(source, what + " must be {contentVersion, minAppVersion}");
+        }
+        return new PackRef(contentVersion, minApp);
+    }
+
+    /**
+     * A ramp is the control plane's schedule, which a device never follows; it is checked as the Swift client checks
+     * it, so that both clients refuse the same manifests.
+     */
+    private static void checkRamp(Map<String, Object> r, String source) throws DocumentException {
+        List<Object> steps = Json.array(r.get("steps"));
+        int integerSteps = 0;
+        boolean inRange = true;
+        if (steps != null) {
+            for (Object step : steps) {
+                Long n = Json.integer(step);
+                if (n == null) continue;
+                integerSteps++;
+                if (n < 0 || n > Bucketing.BUCKETS) inRange = false;
+            }
+        }
+        Long step = Json.integer(r.get("step"));
+        String since = Json.string(r.get("since"));
+        boolean ok = integerSteps > 0 && inRange && Json.integer(r.get("every")) != null && step != null
+                && step >= 0 && step < integerSteps && since != null && Timestamp.parse(since) != null;
+        if (!ok) throw DocumentException.in(source, "a ramp needs steps, every, step, since and paused");
+    }
+
+    /** An integer that fits a content version, or null. */
+    private static Integer intValue(Object value) {
+        Long n = Json.integer(value);
+        return n == null || n < Integer.MIN_VALUE || n > Integer.MAX_VALUE ? null : (int) (long) n;
+    }
+
+    private static VersionRange rangeOrNull(String text) {
+        try {
+            return VersionRange.parse(text);
+        } catch (IllegalArgumentException e) {
+            return null;
+        }
+    }
+
+    private static List<Object> arrayOrEmpty(Object value) {
+        List<Object> items = Json.array(value);
+        return items == null ? Collections.emptyList() : items;
+    }
+
+    private static boolean containsText(List<String> list, String text) {
+        for (String item : list) {
+            if (SwiftStrings.same(item, text)) return true;
+        }
+        return false;
+    }
+}

@@ -1,0 +1,166 @@
+package dev.rollout.client;
+
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.TreeMap;
+
+/**
+ * What the device has and knows, for support screens, logs and {@code rollout device status}.
+ * Counters are read with {@link RolloutClient#metricsCsv(MetricKind)}.
+ */
+public final class Status {
+    /** The packs of one locale in the cache. */
+    public static final class Slots {
+        private final PackId active;
+        private final PackId pending;
+        private final PackId previous;
+
+        Slots(PackId active, PackId pending, PackId previous) {
+            this.active = active;
+            this.pending = pending;
+            this.previous = previous;
+        }
+
+        /** In use, or null: this locale's bundled strings, or the next locale of the chain. */
+        public PackId active() {
+            return active;
+        }
+
+        /** Verified by a committed refresh round, waiting for activatePending() or the next start; or null. */
+        public PackId pending() {
+            return pending;
+        }
+
+        /** The last good pack before active, what a rollback returns to; or null. */
+        public PackId previous() {
+            return previous;
+        }
+
+        boolean isEmpty() {
+            return active == null && pending == null && previous == null;
+        }
+
+        @Override
+        public boolean equals(Object other) {
+            if (!(other instanceof Slots)) return false;
+            Slots that = (Slots) other;
+            return Objects.equals(active, that.active) && Objects.equals(pending, that.pending)
+                    && Objects.equals(previous, that.previous);
+        }
+
+        @Override
+        public int hashCode() {
+            return Objects.hash(active, pending, previous);
+        }
+
+        @Override
+        public String toString() {
+            return "{active=" + active + ", pending=" + pending + ", previous=" + previous + "}";
+        }
+    }
+
+    private final String locale;
+    private final List<String> chain;
+    private final Map<String, Slots> packs;
+    private final List<PackId> failed;
+    private final Map<String, List<Integer>> blocked;
+    private final List<String> killed;
+    private final long indexSequence;
+    private final Instant lastRefresh;
+    private final LaunchStatus launch;
+    private final Long keysVersion;
+    private final Instant indexExpires;
+    private final boolean stale;
+
+    Status(String locale, List<String> chain, Map<String, Slots> packs, List<PackId> failed,
+            Map<String, List<Integer>> blocked, List<String> killed, long indexSequence, Instant lastRefresh,
+            LaunchStatus launch, Long keysVersion, Instant indexExpires, boolean stale) {
+        this.locale = locale;
+        this.chain = Collections.unmodifiableList(new ArrayList<>(chain));
+        this.packs = Collections.unmodifiableMap(new TreeMap<>(packs));
+        this.failed = Collections.unmodifiableList(new ArrayList<>(failed));
+        this.blocked = Collections.unmodifiableMap(new TreeMap<>(blocked));
+        this.killed = Collections.unmodifiableList(new ArrayList<>(killed));
+        this.indexSequence = indexSequence;
+        this.lastRefresh = lastRefresh;
+        this.launch = launch;
+        this.keysVersion = keysVersion;
+        this.indexExpires = indexExpires;
+        this.stale = stale;
+    }
+
+    /** The device's locale. */
+    public String locale() {
+        return locale;
+    }
+
+    /** The locales its keys are looked up in, in order. */
+    public List<String> chain() {
+        return chain;
+    }
+
+    /** Each locale that has a pack in the cache. */
+    public Map<String, Slots> packs() {
+        return packs;
+    }
+
+    /** Packs this device gave up (markActivePackFailed(), the crash-loop guard): never activated again. */
+    public List<PackId> failed() {
+        return failed;
+    }
+
+    /** Content versions the manifests block, per locale. */
+    public Map<String, List<Integer>> blocked() {
+        return blocked;
+    }
+
+    /** Locales whose kill switch was on in the last manifest seen. */
+    public List<String> killed() {
+        return killed;
+    }
+
+    /** The index sequence last accepted (0: never refreshed). */
+    public long indexSequence() {
+        return indexSequence;
+    }
+
+    /** When the last refresh round whose index and manifests verified began, or null. */
+    public Instant lastRefresh() {
+        return lastRefresh;
+    }
+
+    /** The crash-loop guard: packs awaiting a successful launch, failed launches, rollbacks. */
+    public LaunchStatus launch() {
+        return launch;
+    }
+
+    /** The version of the key list the device accepted, or null: none, or an app that pins a key. */
+    public Long keysVersion() {
+        return keysVersion;
+    }
+
+    /** When the accepted index expires, or null: it does not. */
+    public Instant indexExpires() {
+        return indexExpires;
+    }
+
+    /**
+     * The accepted index is past its expiry at the client's clock: the site stopped being refreshed,
+     * or something between the device and it serves an old copy. The packs stay in use.
+     */
+    public boolean isStale() {
+        return stale;
+    }
+
+    @Override
+    public String toString() {
+        return "Status{locale=" + locale + ", chain=" + chain + ", packs=" + packs + ", failed=" + failed
+                + ", blocked=" + blocked + ", killed=" + killed + ", indexSequence=" + indexSequence
+                + ", lastRefresh=" + lastRefresh + ", launch=" + launch + ", keysVersion=" + keysVersion
+                + ", indexExpires=" + indexExpires + ", stale=" + stale + "}";
+    }
+}

@@ -1,0 +1,164 @@
+package dev.rollout.client;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/**
+ * One strings.xml value as aapt2 compiles it and as import writes it (AndroidImport.swift): escapes,
+ * quotes, white space, markup, and the locale of a values folder.
+ */
+class AndroidStringsXmlTest {
+    private static Map<String, String> icu(String xml, String language) throws Exception {
+        AndroidStringsXml.Contents contents = AndroidStringsXml.read(
+                ("<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<resources xmlns:xliff=\"urn:oasis:names:tc:xliff:document:1.2\">"
+                        + xml + "</resources>").getBytes(StandardCharsets.UTF_8));
+        Map<String, String> out = new LinkedHashMap<>();
+        for (Map.Entry<String, AndroidStringsXml.Value> entry : contents.values) {
+            out.put(entry.getKey(), entry.getValue().icu(language));
+        }
+        return out;
+    }
+
+    private static String one(String value) throws Exception {
+        return icu("<string name=\"k\">" + value + "</string>", "en").get("k");
+    }
+
+    @Test
+    void escapesAreTheCharactersTheyName() throws Exception {
+        assertEquals("Don''t", one("Don\\'t"), "an apostrophe is text, doubled for ICU");
+        assertEquals("say \"hi\"", one("say \\\"hi\\\""));
+        assertEquals("a\\b", one("a\\\\b"));
+        assertEquals("@home ?maybe", one("\\@home \\?maybe"));
+        assertEquals("one\ntwo\tthree", one("one\\ntwo\\tthree"));
+        assertEquals("Café ☃", one("Caf\\u00e9 \\u2603"));
+        assertEquals("ux", one("\\ux"), "an escape that is not four hex digits is its letter, as import reads it");
+    }
+
+    @Test
+    void whiteSpaceCollapsesOutsideQuotesAndIsKeptInside() throws Exception {
+        assertEquals("Lots of space", one("\n   Lots\n\t of    space  \n"));
+        assertEquals("  kept  ", one("\"  kept  \""));
+        assertEquals("It''s   quoted", one("\"It's   quoted\""), "an apostrophe inside quotes needs no escape");
+        assertEquals("Many spaces  kept   here ", one("  Many    spaces  \" kept   here \"  "));
+        assertEquals("a \n b", one("a \\n b"), "an escaped line break is text, not white space");
+    }
+
+    @Test
+    void aNoBreakSpaceIsTextAsAapt2KeepsIt() throws Exception {
+        // aapt2 collapses only what C's isspace names; French typography puts U+00A0 before "!" and ":".
+        assertEquals("Bonjour\u00a0!", one("Bonjour&#160;!"));
+        assertEquals("a\u00a0\u00a0b", one("a\u00a0\u00a0b"));
+    }
+
+    @Test
+    void markupKeepsItsTextAsGetStringReturnsIt() throws Exception {
+        assertEquals("Bold and italic", one("<b>Bold</b> and <i>italic</i>"));
+        assertEquals("Pay {0} now", one("Pay <xliff:g id=\"amount\" example=\"$5\">%1$s</xliff:g> now"));
+        assertEquals("<b>{0}</b> & co", one("<![CDATA[<b>%1$s</b> & co]]>"), "CDATA is text, for Html.fromHtml");
+        assertEquals("<b>Bold</b>", one("&lt;b&gt;Bold&lt;/b&gt;"));
+    }
+
+    @Test
+    void printfArgumentsBecomeNumberedIcuArguments() throws Exception {
+        assertEquals("{0} synced {1, number} files", one("%1$s synced %2$d files"));
+        assertEquals("{0} and {1}", one("%s and %s"));
+        assertEquals("{0, number, ::.00} MB", one("%1$.2f MB"));
+        assertEquals("{0, number, ::.000000}", one("%f"), "printf's %f is six decimals");
+        assertEquals("Save 50% with {0}", one("Save 50%% with %1$s"));
+        assertEquals("100% sure", one("100% sure"), "a % that starts no conversion is text");
+        assertEquals("end\nline", one("end%nline"));
+        assertEquals("{0} then {0}", one("%s then %&lt;s"));
+        assertEquals("'{'name'}' for {0}", one("{name} for %1$s"), "braces are text");
+        assertEquals("100%% of %s",
+                icu("<string name=\"k\" formatted=\"false\">100%% of %s</string>", "en").get("k"),
+                "formatted=\"false\": every % as written");
+    }
+
+    @Test
+    void conversionsIcuCannotKeepAreRefusedWithTheReason() {
+        Placeholders.Refusal padded = assertThrows(Placeholders.Refusal.class, () -> one("Track %03d"));
+        assertEquals("%03d: the flag 0 changes how it is written, which the ICU form cannot keep", padded.reason());
+        assertThrows(Placeholders.Refusal.class, () -> one("#%1$x"));
+        assertThrows(Placeholders.Refusal.class, () -> one("%1$tY"));
+        assertThrows(Placeholders.Refusal.class, () -> one("%&lt;s first"));
+    }
+
+    @Test
+    void pluralsBecomeOneIcuPluralOfTheFirstNumber() throws Exception {
+        String songs = "<plurals name=\"k\"><item quantity=\"other\">%d songs</item>"
+                + "<item quantity=\"one\">%d song</item></plurals>";
+        assertEquals("{0, plural, one {# song} other {# songs}}", icu(songs, "en").get("k"), "CLDR order");
+        String owner = "<plurals name=\"k\"><item quantity=\"one\">%2$s has %1$d song</item>"
+                + "<item quantity=\"other\">%2$s has %1$d songs</item></plurals>";
+        assertEquals("{0, plural, one {{1} has # song} other {{1} has # songs}}", icu(owner, "en").get("k"));
+        String polish = "<plurals name=\"k\"><item quantity=\"one\">%d odcinek</item>"
+                + "<item quantity=\"few\">%d odcinki</item><item quantity=\"many\">%d odcinków</item></plurals>";
+        assertEquals("{0, plural, one {# odcinek} few {# odcinki} many {# odcinków} other {# odcinków}}",
+                icu(polish, "pl").get("k"), "no whole number is other in Polish: many stands in");
+        Placeholders.Refusal noOther = assertThrows(Placeholders.Refusal.class,
+                () -> icu("<plurals name=\"k\"><item quantity=\"one\">%d chanson</item></plurals>", "fr"));
+        assertEquals("its plural forms (one) have no \"other\", the form every count falls back to", noOther.reason());
+    }
+
+    @Test
+    void whatIsNotTextIsListedWithItsReason() throws Exception {
+        AndroidStringsXml.Contents contents = AndroidStringsXml.read(("<resources>"
+                + "<string name=\"a\" translatable=\"false\">App</string>"
+                + "<string name=\"b\">@string/a</string>"
+                + "<string name=\"c\" product=\"tablet\">Tablet</string><string name=\"c\">Phone</string>"
+                + "<string-array name=\"d\"><item>x</item></string-array>"
+                + "<string name=\"e\">@ home</string>"
+                + "</resources>").getBytes(StandardCharsets.UTF_8));
+        List<String> skipped = new ArrayList<>();
+        for (Map.Entry<String, String> entry : contents.skipped) skipped.add(entry.getKey() + ": " + entry.getValue());
+        assertEquals(List.of(
+                "a: marked translatable=\"false\"",
+                "b: a reference to @string/a, not text",
+                "c: the variant for product \"tablet\"; a build for it is not what devices get by default",
+                "d: string arrays are not imported"), skipped);
+        List<String> keys = new ArrayList<>();
+        for (Map.Entry<String, AndroidStringsXml.Value> entry : contents.values) keys.add(entry.getKey());
+        assertEquals(List.of("c", "e"), keys, "the default product's text; an @ without a / is text");
+    }
+
+    @Test
+    void aDoctypeIsRefusedAndNoEntityIsRead() {
+        String xxe = "<?xml version=\"1.0\"?><!DOCTYPE resources [<!ENTITY s SYSTEM \"file:///etc/passwd\">]>"
+                + "<resources><string name=\"leak\">&s;</string></resources>";
+        assertThrows(AndroidStringsXml.Unreadable.class,
+                () -> AndroidStringsXml.read(xxe.getBytes(StandardCharsets.UTF_8)));
+        AndroidStringsXml.Unreadable broken = assertThrows(AndroidStringsXml.Unreadable.class,
+                () -> AndroidStringsXml.read("<resources>\n<string name=\"a\">x</resources>".getBytes(StandardCharsets.UTF_8)));
+        assertTrue(broken.getMessage().startsWith("2:"), "where the parser stopped: " + broken.getMessage());
+    }
+
+    @Test
+    void valuesFoldersAreLocalesAsAaptReadsTheirQualifiers() {
+        assertEquals("en-US", AndroidStringsXml.folderLocale("values", "en-US").locale);
+        assertEquals("tr", AndroidStringsXml.folderLocale("values-tr", "en").locale);
+        assertEquals("tr-TR", AndroidStringsXml.folderLocale("values-tr-rTR", "en").locale);
+        assertEquals("sr-Latn", AndroidStringsXml.folderLocale("values-b+sr+Latn", "en").locale);
+        assertEquals("es-419", AndroidStringsXml.folderLocale("values-b+es+419", "en").locale);
+        assertEquals("he", AndroidStringsXml.folderLocale("values-iw", "en").locale);
+        assertEquals("id-ID", AndroidStringsXml.folderLocale("values-in-rID", "en").locale);
+        for (String notALocale : new String[] {"values-night", "values-v26", "values-land", "values-sw600dp",
+            "values-fr-land", "values-en-rXA", "values-ar-rXB", "values-und"}) {
+            AndroidStringsXml.Folder folder = AndroidStringsXml.folderLocale(notALocale, "en");
+            assertNull(folder.locale, notALocale);
+            assertFalse(folder.leftOut.isEmpty(), notALocale);
+        }
+        assertTrue(AndroidStringsXml.legacySpelling("values-iw"));
+        assertTrue(AndroidStringsXml.legacySpelling("values-in-rID"));
+        assertFalse(AndroidStringsXml.legacySpelling("values-it"));
+    }
+}

@@ -1,0 +1,30 @@
+package dev.rollout.client;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/** The kit's lookup.json: each locale of the chain gives its pack, then its bundled strings, before the next. */
+class LookupConformanceTest {
+    @Test
+    void eachLocaleOfTheChainGivesItsPackThenItsBundledStrings() {
+        Map<String, Object> file = MemorySite.kit("lookup.json");
+        MemorySite site = new MemorySite().serve(file.get("site"));
+        Map<String, Object> device = Json.object(file.get("device"));
+        List<Map<String, Object>> cases = MemorySite.objects(file.get("cases"));
+        assertTrue(cases.size() >= 5, "the kit has its cases");
+        for (Map<String, Object> c : cases) {
+            String name = MemorySite.text(c.get("name"));
+            RolloutClient client = site.client(MemorySite.bundled(file.get("bundled")), MemorySite.scratch("lookup"),
+                    MemorySite.text(file.get("publicKey")), device, MemorySite.text(c.get("locale")),
+                    site.options(device).build());
+            RefreshResult result = client.refresh(true);
+            assertEquals(RefreshResult.Kind.STAGED, result.kind(), name + ": " + result);
+            client.activatePending();
+            assertEquals(MemorySite.text(c.get("expected")), client.string(MemorySite.text(c.get("key"))), name);
+        }
+    }
+}

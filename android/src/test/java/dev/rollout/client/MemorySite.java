@@ -1,0 +1,140 @@
+package dev.rollout.client;
+
+import java.io.File;
+import java.io.IOException;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * A site served from memory under https://site.example/app/ (any path the files do not hold is a
+ * 404), and the conformance kit's files, for the tests of the client.
+ */
+final class MemorySite implements Transport {
+    static final URI MANIFEST_URL = URI.create("https://site.example/app/index.json");
+
+    private volatile Map<String, byte[]> files = Collections.emptyMap();
+    final AtomicInteger requests = new AtomicInteger();
+    /** Tests: called before each fetch (to block, to count, to fail). */
+    volatile Hook hook;
+
+    interface Hook {
+        void before(URI url) throws TransportException;
+    }
+
+    MemorySite() {}
+
+    /** Serves a kit vector's {@code site} member: path to base64 bytes. */
+    MemorySite serve(Object site) {
+        Map<String, byte[]> decoded = new HashMap<>();
+        Map<String, Object> o = Json.object(site);
+        if (o != null) {
+            for (Map.Entry<String, Object> entry : o.entrySet()) {
+                decoded.put(entry.getKey(), Base64.getDecoder().decode(Json.string(entry.getValue())));
+            }
+        }
+        files = decoded;
+        return this;
+    }
+
+    MemorySite put(String path, byte[] bytes) {
+        Map<String, byte[]> next = new HashMap<>(files);
+        next.put(path, bytes);
+        files = next;
+        return this;
+    }
+
+    byte[] file(String path) {
+        return files.get(path);
+    }
+
+    @Override
+    public byte[] fetch(URI url, long maxBytes, int timeoutMillis) throws TransportException {
+        requests.incrementAndGet();
+        Hook h = hook;
+        if (h != null) h.before(url);
+        String path = url.getPath().replaceFirst("^/app/", "");
+        byte[] bytes = files.get(path);
+        if (bytes == null) throw new TransportException(FailureReason.NOT_FOUND, url + ": HTTP 404");
+        if (bytes.length > maxBytes) throw new TransportException(FailureReason.TOO_LARGE, url + ": over " + maxBytes);
+        return bytes.clone();
+    }
+
+    // The conformance kit
+
+    static Path repo() {
+        return Paths.get(System.getProperty("rollout.repo", "."));
+    }
+
+    static Path kitFile(String name) {
+        return repo().resolve("Tests/Fixtures/conformance").resolve(name);
+    }
+
+    static Map<String, Object> kit(String name) {
+        try {
+            return Json.object(Json.parse(Files.readAllBytes(kitFile(name))));
+        } catch (IOException | JsonException e) {
+            throw new AssertionError(name + ": " + e, e);
+        }
+    }
+
+    static List<Map<String, Object>> objects(Object value) {
+        List<Map<String, Object>> out = new ArrayList<>();
+        List<Object> items = Json.array(value);
+        if (items != null) {
+            for (Object item : items) out.add(Json.object(item));
+        }
+        return out;
+    }
+
+    static String text(Object value) {
+        String s = Json.string(value);
+        return s == null ? "" : s;
+    }
+
+    /** A kit's {@code bundled} member: locale to key to text. */
+    static BundledStrings bundled(Object value) {
+        Map<String, Map<String, String>> strings = new HashMap<>();
+        Map<String, Object> o = Json.object(value);
+        if (o != null) {
+            for (Map.Entry<String, Object> locale : o.entrySet()) {
+                Map<String, String> table = new HashMap<>();
+                for (Map.Entry<String, Object> e : Json.object(locale.getValue()).entrySet()) {
+                    table.put(e.getKey(), text(e.getValue()));
+                }
+                strings.put(locale.getKey(), table);
+            }
+        }
+        return new BundledStrings(strings);
+    }
+
+    /** A fresh, empty cache directory under the system's temporary one. */
+    static File scratch(String name) {
+        try {
+            return Files.createTempDirectory("rollout-" + name + "-").toFile();
+        } catch (IOException e) {
+            throw new AssertionError(e);
+        }
+    }
+
+    /** Options for a kit device ({@code device} member) fetching from this site. */
+    RolloutClient.Options.Builder options(Map<String, Object> device) {
+        return RolloutClient.Options.builder().transport(this).installId(text(device.get("installId")))
+                .defaultLocale(text(device.get("defaultLocale")));
+    }
+
+    /** A client for a kit device, on a pinned key. */
+    RolloutClient client(BundledStrings bundled, File cache, String publicKey, Map<String, Object> device,
+            String locale, RolloutClient.Options options) {
+        return new RolloutClient(bundled, cache, MANIFEST_URL, publicKey, text(device.get("appVersion")),
+                text(device.get("region")), locale, options);
+    }
+}
