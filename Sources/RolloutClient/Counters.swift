@@ -68,10 +68,19 @@ struct Counters: Equatable {
         for (key, counts) in rows.sorted(by: { $0.key < $1.key }) {
             let (total, happened) = counts.columns(kind)
             guard total > 0 else { continue }
-            text +=
-                "\(key.day),\(key.pack.locale),\(key.pack),\(key.region),\(key.appVersion),\(total),\(min(happened, total))\n"
+            // The region and app version are the app's own text: a comma or a quote in them must not
+            // shift the columns of the row (conformance kit, counters.json).
+            let fields = [key.day, key.pack.locale, key.pack.description, key.region, key.appVersion]
+            text += fields.map(Self.field).joined(separator: ",") + ",\(total),\(min(happened, total))\n"
         }
         return text
+    }
+
+    /// A field as RFC 4180 writes it: quoted when it holds a comma, a quote or a line break.
+    static func field(_ text: String) -> String {
+        // By scalar: "\r\n" is one Character, which a Character comparison would miss.
+        guard text.unicodeScalars.contains(where: { ",\"\r\n".unicodeScalars.contains($0) }) else { return text }
+        return "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\""
     }
 
     /// Adds counts kept in memory (see Tally) under this process's region and app version.

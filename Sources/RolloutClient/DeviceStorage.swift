@@ -63,7 +63,9 @@ final class DeviceStorage: @unchecked Sendable {
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         let temporary = "\(final).tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw TransportError("\(temporary): \(String(cString: strerror(errno)))") }
+        guard fd >= 0 else {
+            throw RolloutClient.Failure(.storageFailed, "\(temporary): \(String(cString: strerror(errno)))")
+        }
         var written = 0
         do {
             defer { close(fd) }
@@ -71,12 +73,14 @@ final class DeviceStorage: @unchecked Sendable {
             while written < allowed {
                 let n = bytes[written..<allowed].withUnsafeBytes { systemWrite(fd, $0) }
                 if n < 0 && errno == EINTR { continue }
-                guard n > 0 else { throw TransportError("\(temporary): \(String(cString: strerror(errno)))") }
+                guard n > 0 else {
+                    throw RolloutClient.Failure(.storageFailed, "\(temporary): \(String(cString: strerror(errno)))")
+                }
                 written += n
             }
             if allowed < bytes.count { throw SimulatedCrash() }
             guard fsync(fd) == 0 else {
-                throw TransportError("\(temporary): fsync: \(String(cString: strerror(errno)))")
+                throw RolloutClient.Failure(.storageFailed, "\(temporary): fsync: \(String(cString: strerror(errno)))")
             }
         } catch let crash as SimulatedCrash {
             throw crash  // a dead process cleans nothing up: the temporary file stays
@@ -87,7 +91,7 @@ final class DeviceStorage: @unchecked Sendable {
         _ = try spend(1)
         guard systemRename(temporary, final) == 0 else {
             unlink(temporary)
-            throw TransportError("\(final): \(String(cString: strerror(errno)))")
+            throw RolloutClient.Failure(.storageFailed, "\(final): \(String(cString: strerror(errno)))")
         }
         syncDirectory(folder)
     }
@@ -95,7 +99,7 @@ final class DeviceStorage: @unchecked Sendable {
     func rename(_ from: String, _ to: String) throws {
         _ = try spend(1)
         guard systemRename(path(from), path(to)) == 0 else {
-            throw TransportError("\(path(from)): \(String(cString: strerror(errno)))")
+            throw RolloutClient.Failure(.storageFailed, "\(path(from)): \(String(cString: strerror(errno)))")
         }
         syncDirectory((path(to) as NSString).deletingLastPathComponent)
     }

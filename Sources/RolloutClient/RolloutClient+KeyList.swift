@@ -4,9 +4,9 @@ import RolloutModel
 extension RolloutClient {
     /// The site's files, signed: its bytes and those of its `.sigs`.
     private func signedFile(_ path: String) async throws -> SignedFile {
-        let bytes = try await fetch(siteURL(path))
-        return SignedFile(
-            path: path, bytes: bytes, signatures: try await fetch(siteURL(SiteLayout.signatures(of: path))))
+        let bytes = try await fetch(siteURL(path), limit: SizeLimits.keyList)
+        let signatures = try await fetch(siteURL(SiteLayout.signatures(of: path)), limit: SizeLimits.signature)
+        return SignedFile(path: path, bytes: bytes, signatures: signatures)
     }
 
     /// A refresh's first step on a key list (docs/client.md, "Keys and expiry"): `keys.json`, and

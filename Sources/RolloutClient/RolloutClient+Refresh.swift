@@ -41,15 +41,30 @@ extension RolloutClient {
             do {
                 return try await refresh(locale: locale, lastSequence: lastSequence, at: now, changes: &changes)
             } catch {
-                return .failed(String(describing: error))
+                return .failed(Failure(error))
             }
         }
     }
 
-    func fetch(_ url: URL) async throws -> [UInt8] {
-        if let why = refusal(of: url) { throw TransportError(why) }
+    /// The file at `url`, of at most `limit` bytes (`SizeLimits`). Whatever the transport throws
+    /// is a `TransportError` here, so that a refresh's failure names its reason: an error of
+    /// another type (an app's own transport) counts as no response.
+    func fetch(_ url: URL, limit: Int) async throws -> [UInt8] {
+        if let why = refusal(of: url) { throw TransportError(reason: .insecureURL, why) }
         let transport = options.transport
-        return [UInt8](try await withTimeout(options.timeout) { try await transport.fetch(url) })
+        let data: Data
+        do {
+            data = try await withTimeout(options.timeout) { try await transport.fetch(url, limit: limit) }
+        } catch let error as TransportError {
+            throw error
+        } catch is CancellationError {
+            throw TransportError(reason: .cancelled, "\(url): cancelled")
+        } catch {
+            throw TransportError(error, url: url)
+        }
+        // A transport that read past the limit has spent the memory; the file is still refused.
+        guard data.count <= limit else { throw TransportError.tooLarge(url, limit: limit) }
+        return [UInt8](data)
     }
 
     func siteURL(_ path: String) -> URL { manifestURL.deletingLastPathComponent().appendingPathComponent(path) }
@@ -115,13 +130,16 @@ extension RolloutClient {
         if !forbidden.isEmpty { changes.append(Change(reason: .dropped, packs: forbidden, locale: locale)) }
         let dropped = unvouched + forbidden
         let (ready, failures) = await download(manifests)
-        if !failures.isEmpty {
-            let waiting = ready.map { "\($0.pack.id): not staged, another pack of the round failed" }
+        if let first = failures.first {
+            // A pack held back by another's failure fails for that reason: the round stands or falls whole.
+            let waiting = ready.map {
+                Failure(first.reason, "\($0.pack.id): not staged, another pack of the round failed")
+            }
             return .partial(staged: [], dropped: dropped, failures: failures + waiting)
         }
         let activated: [PackID]
         switch try commit(ready, superseding: superseded(manifests, ready: ready), dropped: dropped) {
-        case .failed(let why): return .partial(staged: [], dropped: dropped, failures: [why])
+        case .failed(let failure): return .partial(staged: [], dropped: dropped, failures: [failure])
         case .committed(let ids): activated = ids
         }
         if !activated.isEmpty { changes.append(Change(reason: .activated, packs: activated, locale: locale)) }
@@ -133,7 +151,7 @@ extension RolloutClient {
     /// the active packs a newer list no longer vouches for (see `acceptKeyList`).
     private func keyList() async throws -> (list: KeyList?, dropped: [PackID]) {
         switch signatureCheck {
-        case .unusable(let why): throw TransportError(why)
+        case .unusable(let why): throw Failure(.misconfigured, why)
         case .pinned: return (nil, [])
         case .roots(let roots, _, let minimumKeysVersion):
             let accepted = try await acceptKeyList(roots: roots, minimumVersion: minimumKeysVersion)
@@ -143,8 +161,9 @@ extension RolloutClient {
 
     /// `index.json`, signed, parsed, and one this device may switch to (not a replay, not expired).
     private func fetchIndex(list: KeyList?, at time: Timestamp, lastSequence: Int) async throws -> SiteIndex {
-        let bytes = try await fetch(manifestURL)
-        let signature = try await fetch(siteURL(signatureCheck.signatureFile(of: manifestURL.lastPathComponent)))
+        let bytes = try await fetch(manifestURL, limit: SizeLimits.index)
+        let signature = try await fetch(
+            siteURL(signatureCheck.signatureFile(of: manifestURL.lastPathComponent)), limit: SizeLimits.signature)
         try signatureCheck.vouch(bytes, signature: signature, path: SiteLayout.index, held: list, now: time)
         let index = try SiteIndex.parse(bytes, source: SiteLayout.index)
         // An expired index changes nothing: the device keeps what it has, and its status says stale.
@@ -162,14 +181,15 @@ extension RolloutClient {
         var manifests: [FetchedManifest] = []
         for name in index.chain(for: locale) {
             guard let entry = index.locales[name], entry.manifest == SiteLayout.manifest(name) else {
-                throw TransportError("index.json: the chain of \(locale) names \(name), which it does not list")
+                throw Failure(.damaged, "index.json: the chain of \(locale) names \(name), which it does not list")
             }
-            let bytes = try await fetch(siteURL(entry.manifest))
-            let signature = try await fetch(siteURL(signatureCheck.signatureFile(of: entry.manifest)))
+            let bytes = try await fetch(siteURL(entry.manifest), limit: SizeLimits.manifest)
+            let signature = try await fetch(
+                siteURL(signatureCheck.signatureFile(of: entry.manifest)), limit: SizeLimits.signature)
             try signatureCheck.vouch(bytes, signature: signature, path: entry.manifest, held: list, now: time)
             let manifest = try LocaleManifest.parse(bytes, source: entry.manifest)
             guard manifest.locale == name, manifest.sequence == entry.sequence else {
-                throw TransportError.mixedPublishes(entry, name: name, manifest: manifest)
+                throw Failure.mixedPublishes(entry, name: name, manifest: manifest)
             }
             let outcome = Resolution.outcome(
                 manifest.plan, region: region, appVersion: appVersion, installID: installID)
@@ -185,7 +205,7 @@ extension RolloutClient {
     private func takeEffect(_ index: SiteIndex, _ manifests: [FetchedManifest], at now: Date) throws -> [PackID] {
         try lock.withLock { () throws -> [PackID] in
             guard state.indexSequence <= index.sequence else {
-                throw TransportError("a newer index was accepted meanwhile")
+                throw Failure(.superseded, "a newer index was accepted meanwhile")
             }
             let removals = manifests.flatMap(forbiddenSlots)
             try save { next in
@@ -218,9 +238,9 @@ extension RolloutClient {
 
     /// Step 2: the packs the plans give this device, all downloaded and verified before any is
     /// staged; a pack that fails is a failure, and the others wait.
-    private func download(_ manifests: [FetchedManifest]) async -> (ready: [ReadyPack], failures: [String]) {
+    private func download(_ manifests: [FetchedManifest]) async -> (ready: [ReadyPack], failures: [Failure]) {
         var ready: [ReadyPack] = []
-        var failures: [String] = []
+        var failures: [Failure] = []
         for item in manifests {
             guard case .pack(let version) = item.outcome else { continue }
             let id = PackID(locale: item.locale, contentVersion: version)
@@ -230,7 +250,8 @@ extension RolloutClient {
             do {
                 ready.append(try await readyPack(id, from: item))
             } catch {
-                failures.append("\(id): \(error)")
+                let failure = Failure(error)
+                failures.append(Failure(failure.reason, "\(id): \(failure.message)"))
             }
         }
         return (ready, failures)
@@ -247,12 +268,13 @@ extension RolloutClient {
         }
         // `entry.url` is the one form LocaleManifest.parse accepts (SiteLayout.isSafePackURL).
         guard let entry = item.manifest.packs[id.contentVersion] else {
-            throw TransportError("\(item.locale): the plan gives \(id), the manifest does not list it")
+            throw Failure(.damaged, "\(item.locale): the plan gives \(id), the manifest does not list it")
         }
-        let bytes = try await fetch(siteURL(entry.url))
+        // Never more than the manifest says: a longer file is not this pack, and is not read past it.
+        let bytes = try await fetch(siteURL(entry.url), limit: min(max(0, entry.bytes), SizeLimits.pack))
         let slot = PackSlot(manifest: item.bytes, signature: item.signature, pack: bytes)
         let pack = try verify(slot, locale: item.locale)
-        guard pack.id == id else { throw TransportError("\(entry.url) holds \(pack.id), not \(id)") }
+        guard pack.id == id else { throw Failure(.packMismatch, "\(entry.url) holds \(pack.id), not \(id)") }
         return ReadyPack(locale: item.locale, slot: slot, pack: pack)
     }
 
@@ -271,7 +293,7 @@ extension RolloutClient {
         /// The round is staged; these packs replaced an active pack step 1 took away.
         case committed(activated: [PackID])
         /// The packs could not be written; the index and manifests took effect in step 1.
-        case failed(String)
+        case failed(Failure)
     }
 
     /// Step 3, the commit: every pending file written, then the state that lists them. A process
@@ -290,7 +312,7 @@ extension RolloutClient {
             } catch let crash as DeviceStorage.SimulatedCrash {
                 throw crash
             } catch {
-                return .failed("the packs could not be staged: \(error)")
+                return .failed(Failure(.storageFailed, "the packs could not be staged: \(Failure(error).message)"))
             }
             // A locale whose active pack was just taken away has nothing on screen to keep
             // consistent: its replacement becomes active now.
@@ -308,12 +330,13 @@ extension RolloutClient {
     }
 }
 
-extension TransportError {
+extension RolloutClient.Failure {
     /// A manifest that is not the one the index lists for `name`.
     fileprivate static func mixedPublishes(_ entry: SiteIndex.Entry, name: String, manifest: LocaleManifest)
-        -> TransportError
+        -> RolloutClient.Failure
     {
-        TransportError(
+        RolloutClient.Failure(
+            .damaged,
             "\(entry.manifest): sequence \(manifest.sequence) for \(manifest.locale), the index says \(entry.sequence) for \(name) (a cache mixed two publishes)"
         )
     }

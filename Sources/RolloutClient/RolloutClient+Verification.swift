@@ -18,16 +18,16 @@ extension RolloutClient {
             held: lock.withLock { state.keyList }, now: nil)
         let manifest = try LocaleManifest.parse(slot.manifest, source: "manifests/\(locale).json")
         guard manifest.locale == locale else {
-            throw TransportError("the manifest is for \(manifest.locale), not \(locale)")
+            throw Failure(.damaged, "the manifest is for \(manifest.locale), not \(locale)")
         }
         let digest = SHA256.hex(slot.pack)
         guard let (version, entry) = manifest.packs.first(where: { $0.value.sha256 == digest }),
             entry.bytes == slot.pack.count
         else {
-            throw TransportError("\(locale): the pack is not the one its manifest lists")
+            throw Failure(.packMismatch, "\(locale): the pack is not the one its manifest lists")
         }
         let pack = try check(slot.pack, entry: entry, id: PackID(locale: locale, contentVersion: version))
-        if manifest.plan.isBlocked(version) { throw TransportError("\(locale)@\(version) is blocked") }
+        if manifest.plan.isBlocked(version) { throw Failure(.blocked, "\(locale)@\(version) is blocked") }
         return LoadedPack(pack: pack, bundleOnly: manifest.bundleOnly)
     }
 
@@ -36,17 +36,17 @@ extension RolloutClient {
     private func check(_ bytes: [UInt8], entry: LocaleManifest.PackEntry, id: PackID) throws -> Pack {
         let checked = PackEntryCheck(
             bytes, entry: entry, id: id, source: id.description, schemaVersions: options.schemaVersions)
-        if let problem = checked.problems.first { throw TransportError.refused(id, problem) }
-        guard let pack = checked.parsed?.pack else { throw TransportError.refused(id, .sizeOrDigest) }
+        if let problem = checked.problems.first { throw Failure.refused(id, problem) }
+        guard let pack = checked.parsed?.pack else { throw Failure.refused(id, .sizeOrDigest) }
         guard let app = appVersion, pack.minAppVersion <= app else {
-            throw TransportError("\(id) needs app \(pack.minAppVersion), this is \(appVersionText)")
+            throw Failure(.appTooOld, "\(id) needs app \(pack.minAppVersion), this is \(appVersionText)")
         }
         let refused = lock.withLock {
             state.blocked[id.locale, default: []].contains(id.contentVersion)
                 || state.failed.contains(pack.id.description)
                 || state.killed.contains(id.locale)
         }
-        if refused { throw TransportError.refusedOnThisDevice(pack.id) }
+        if refused { throw Failure.refusedOnThisDevice(pack.id) }
         return pack
     }
 
@@ -59,22 +59,25 @@ extension RolloutClient {
     }
 }
 
-extension TransportError {
-    fileprivate static func refusedOnThisDevice(_ id: PackID) -> TransportError {
-        TransportError("\(id) is blocked, failed or under its locale's kill switch on this device")
+extension RolloutClient.Failure {
+    fileprivate static func refusedOnThisDevice(_ id: PackID) -> Self {
+        Self(.blocked, "\(id) is blocked, failed or under its locale's kill switch on this device")
     }
 
     /// Why a device refuses pack `id` against its manifest entry; an unreadable pack is refused
-    /// with the parser's own error.
-    fileprivate static func refused(_ id: PackID, _ problem: PackEntryCheck.Problem) -> any Error {
+    /// with the parser's own words.
+    fileprivate static func refused(_ id: PackID, _ problem: PackEntryCheck.Problem) -> Self {
         switch problem {
-        case .sizeOrDigest: return TransportError("\(id): size or SHA-256 differs from the manifest")
+        case .sizeOrDigest: return Self(.packMismatch, "\(id): size or SHA-256 differs from the manifest")
         case .entrySchema(let version):
-            return TransportError("\(id): schemaVersion \(version) is not one this app understands")
-        case .unreadable(let error): return error
-        case .checksum: return TransportError("\(id): the checksum differs from the manifest")
+            return Self(.unsupportedSchema, "\(id): schemaVersion \(version) is not one this app understands")
+        case .unreadable(let error): return Self(.damaged, String(describing: error))
+        case .checksum: return Self(.packMismatch, "\(id): the checksum differs from the manifest")
         case .identity(let found, let schema):
-            return TransportError("\(id): the pack says it is \(found) (schema \(schema))")
+            // The entry's schema was one this app understands (checked first); the pack's own may not be.
+            return Self(
+                found == id ? .unsupportedSchema : .packMismatch,
+                "\(id): the pack says it is \(found) (schema \(schema))")
         }
     }
 }

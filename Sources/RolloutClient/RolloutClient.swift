@@ -52,10 +52,11 @@ public final class RolloutClient: @unchecked Sendable {
         case upToDate(dropped: [PackID])
         /// The index and manifests were accepted (blocks and kill switches took effect), but the
         /// packs of some locales could not be fetched or verified; those locales keep what they have.
-        case partial(staged: [PackID], dropped: [PackID], failures: [String])
+        /// `failures` has one entry per pack not staged, with why.
+        case partial(staged: [PackID], dropped: [PackID], failures: [Failure])
         /// Nothing changed: the network, a time-out, a bad signature, a stale or replayed index or
-        /// manifest. The current packs stay.
-        case failed(String)
+        /// manifest; `Failure.reason` says which. The current packs stay.
+        case failed(Failure)
         /// Another refresh was already running.
         case busy
         /// The last round was less than `Options.minimumRefreshInterval` ago: no request was made.

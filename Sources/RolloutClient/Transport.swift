@@ -7,46 +7,57 @@ import Foundation
 /// How the client fetches the published site. The default is HTTPS through URLSession; tests and
 /// apps with their own networking stack supply their own.
 public protocol RolloutTransport: Sendable {
-    /// The bytes at `url`, or an error for anything but a complete successful response.
-    func fetch(_ url: URL) async throws -> Data
+    /// The bytes at `url`, or a `TransportError` for anything but a complete successful response.
+    /// Reads at most `limit + 1` bytes (`RolloutClient.SizeLimits`): a longer file fails with
+    /// `.tooLarge` without being held in memory. The client checks the length again, for a
+    /// transport that does not.
+    func fetch(_ url: URL, limit: Int) async throws -> Data
 }
 
+/// Why a transport gave no file: the reason an app acts on (`RolloutClient.FailureReason`, for a
+/// transport one of `unreachable`, `timedOut`, `notFound`, `httpStatus`, `insecureURL`,
+/// `redirectRefused`, `tooLarge`, `cancelled`) and a sentence for a log.
 public struct TransportError: Error, CustomStringConvertible {
-    public let description: String
-    public init(_ description: String) { self.description = description }
+    public let reason: RolloutClient.FailureReason
+    public let message: String
+    public var description: String { message }
+
+    public init(reason: RolloutClient.FailureReason, _ message: String) {
+        self.reason = reason
+        self.message = message
+    }
+
+    /// `url` holds more than `limit` bytes: the one wording of every transport's refusal.
+    public static func tooLarge(_ url: URL, limit: Int) -> TransportError {
+        TransportError(reason: .tooLarge, "\(url): larger than \(limit) bytes, the most a device reads of this file")
+    }
 }
 
 /// Fetches with URLSession. Any status but 200 is an error; the client applies its own time-out
 /// on top of the session's. A redirect is followed only to a URL the client would fetch itself
-/// (`https:`, or `http:` to a loopback host; never `file:`): the default session refuses the
-/// others before any request leaves, and whatever session the app gives, a response that arrived
-/// from such a URL is refused.
+/// (`https:`, or `http:` to a loopback host; never `file:`), and a body is read only up to the
+/// limit: the transport's session delegate enforces both, and refuses a response that arrived from
+/// a URL the rule forbids.
 public struct URLSessionTransport: RolloutTransport, @unchecked Sendable {
     let session: URLSession
+    let downloads: Downloads
 
-    /// The session the default transport uses: URLSession's default configuration, with the
-    /// redirect rule above.
-    public static let defaultSession = URLSession(configuration: .default, delegate: RedirectRule(), delegateQueue: nil)
+    private static let shared = URLSessionTransport(configuration: .default)
 
-    public init(session: URLSession = URLSessionTransport.defaultSession) {
-        self.session = session
+    /// The transport every client shares by default: URLSession's default configuration.
+    public init() { self = URLSessionTransport.shared }
+
+    /// A transport on a session of its own with `configuration` (headers, proxies, caching): make
+    /// one per app and keep it, as URLSession keeps its delegate until the process ends.
+    public init(configuration: URLSessionConfiguration) {
+        downloads = Downloads()
+        session = URLSession(configuration: configuration, delegate: downloads, delegateQueue: nil)
     }
 
     /// A `file:` URL is read from disk (a site in a directory, for `rollout device` and tests);
     /// anything else goes through the session. Cancelling the calling task cancels the request.
-    public func fetch(_ url: URL) async throws -> Data {
-        if url.isFileURL {
-            // A missing or unreadable file is an error, as a 404 is over the network.
-            var isDirectory: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory), !isDirectory.boolValue
-            else {
-                throw TransportError("\(url.path): no such file")
-            }
-            guard let data = FileManager.default.contents(atPath: url.path) else {
-                throw TransportError("\(url.path): cannot be read")
-            }
-            return data
-        }
+    public func fetch(_ url: URL, limit: Int) async throws -> Data {
+        if url.isFileURL { return try Self.read(url, limit: limit) }
         var request = URLRequest(url: url)
         // A CDN may serve a stale manifest; the sequence checks catch that, and a revalidation
         // costs one round trip.
@@ -54,34 +65,156 @@ public struct URLSessionTransport: RolloutTransport, @unchecked Sendable {
         let box = TaskBox()
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
-                let task = session.dataTask(with: request) { data, response, error in
-                    if let error { return continuation.resume(throwing: error) }
-                    if let final = response?.url, final != url, let why = refusal(ofRedirectTo: final) {
-                        return continuation.resume(throwing: TransportError("\(url): redirected: \(why)"))
-                    }
-                    if let http = response as? HTTPURLResponse, http.statusCode != 200 {
-                        return continuation.resume(throwing: TransportError("\(url): HTTP \(http.statusCode)"))
-                    }
-                    continuation.resume(returning: data ?? Data())
-                }
+                let task = session.dataTask(with: request)
+                downloads.register(task, Download(url: url, limit: limit, continuation: continuation))
                 box.start(task)
             }
         } onCancel: {
             box.cancel()
         }
     }
+
+    /// A file of at most `limit` bytes: its size is checked before it is read, and no more than
+    /// `limit + 1` bytes are read in case it grew meanwhile.
+    static func read(_ url: URL, limit: Int) throws -> Data {
+        // A missing file is an error, as a 404 is over the network.
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory), !isDirectory.boolValue
+        else {
+            throw TransportError(reason: .notFound, "\(url.path): no such file")
+        }
+        let size = (try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? NSNumber)?.intValue
+        if let size, size > limit { throw TransportError.tooLarge(url, limit: limit) }
+        guard let handle = FileHandle(forReadingAtPath: url.path),
+            let data = try? handle.read(upToCount: limit == .max ? limit : limit + 1)
+        else {
+            throw TransportError(reason: .unreachable, "\(url.path): cannot be read")
+        }
+        try? handle.close()
+        if data.count > limit { throw TransportError.tooLarge(url, limit: limit) }
+        return data
+    }
 }
 
-/// Follows a redirect only to a URL `refusal(ofRedirectTo:)` allows; otherwise the redirect
-/// response itself is the answer, which is not a 200 and so fails the fetch.
-final class RedirectRule: NSObject, URLSessionTaskDelegate, @unchecked Sendable {
+/// One fetch in flight: its limit, the bytes so far, and the caller waiting for them.
+final class Download: @unchecked Sendable {
+    let url: URL
+    let limit: Int
+    private var data = Data()
+    private let once: Once<Data>
+
+    init(url: URL, limit: Int, continuation: CheckedContinuation<Data, Error>) {
+        self.url = url
+        self.limit = limit
+        once = Once(continuation)
+    }
+
+    /// Why `response` is not the file (a status but 200, a redirect the rule refused, a stated
+    /// length over the limit); nil if its body may be read.
+    func problem(with response: URLResponse?) -> TransportError? {
+        if let final = response?.url, final != url, let why = refusal(ofRedirectTo: final) {
+            return TransportError(reason: .redirectRefused, "\(url): redirected: \(why)")
+        }
+        if let http = response as? HTTPURLResponse, http.statusCode != 200 {
+            let reason: RolloutClient.FailureReason
+            switch http.statusCode {
+            case 404, 410: reason = .notFound
+            // A redirect the rule did not follow arrives as itself.
+            case 300..<400: reason = .redirectRefused
+            default: reason = .httpStatus
+            }
+            return TransportError(reason: reason, "\(url): HTTP \(http.statusCode)")
+        }
+        if let length = response?.expectedContentLength, length > limit { return .tooLarge(url, limit: limit) }
+        return nil
+    }
+
+    /// Keeps `chunk`, up to one byte past the limit; false once the body is over the limit.
+    func append(_ chunk: Data) -> Bool {
+        let room = limit - data.count
+        data.append(chunk.prefix(room == .max ? room : room + 1))
+        return data.count <= limit
+    }
+
+    func finish(_ error: (any Error)?) {
+        if let error {
+            once.resume(.failure(error))
+        } else {
+            once.resume(.success(data))
+        }
+    }
+}
+
+/// The delegate of URLSessionTransport's session: the redirect rule, and each data task's body
+/// read up to its limit. Its methods must match URLSession's delegate protocols exactly: a
+/// near-miss of an optional requirement compiles on Apple platforms and is never called
+/// (ApplePlatformTests builds this file against Apple's declarations to prove they match).
+final class Downloads: NSObject, URLSessionDataDelegate, @unchecked Sendable {
+    private let lock = NSLock()
+    private var running: [Int: Download] = [:]
+
+    func register(_ task: URLSessionTask, _ download: Download) {
+        lock.withLock { running[task.taskIdentifier] = download }
+    }
+
+    private func download(_ task: URLSessionTask) -> Download? { lock.withLock { running[task.taskIdentifier] } }
+
+    /// Ends `task`'s fetch (once: what the session reports after it is ignored).
+    private func finish(_ task: URLSessionTask, _ error: (any Error)?) {
+        lock.withLock { running.removeValue(forKey: task.taskIdentifier) }?.finish(error)
+    }
+
+    /// Follows a redirect only to a URL `refusal(ofRedirectTo:)` allows; otherwise the redirect
+    /// response itself is the answer, which is not a 200 and so fails the fetch.
     func urlSession(
         _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
-        newRequest request: URLRequest,
-        completionHandler: @escaping (URLRequest?) -> Void
+        newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void
     ) {
         guard let url = request.url, refusal(ofRedirectTo: url) == nil else { return completionHandler(nil) }
         completionHandler(request)
+    }
+
+    func urlSession(
+        _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
+        completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
+    ) {
+        if let refusal = download(dataTask)?.problem(with: response) {
+            finish(dataTask, refusal)
+            return completionHandler(.cancel)
+        }
+        completionHandler(.allow)
+    }
+
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+        guard let download = download(dataTask), !download.append(data) else { return }
+        finish(dataTask, TransportError.tooLarge(download.url, limit: download.limit))
+        dataTask.cancel()
+    }
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+        guard let download = download(task) else { return }
+        if let error {
+            finish(task, TransportError(error, url: download.url))
+        } else {
+            finish(task, download.problem(with: task.response))
+        }
+    }
+}
+
+extension TransportError {
+    /// What URLSession reported, as a reason.
+    init(_ error: any Error, url: URL) {
+        let reason: RolloutClient.FailureReason
+        switch (error as? URLError)?.code {
+        case .timedOut?: reason = .timedOut
+        case .cancelled?: reason = .cancelled
+        case .fileDoesNotExist?: reason = .notFound
+        case .dataLengthExceedsMaximum?: reason = .tooLarge
+        case .httpTooManyRedirects?, .redirectToNonExistentLocation?: reason = .redirectRefused
+        case .appTransportSecurityRequiresSecureConnection?: reason = .insecureURL
+        default: reason = .unreachable
+        }
+        self.init(reason: reason, "\(url): \(error.localizedDescription)")
     }
 }
 
@@ -163,7 +296,10 @@ func withTimeout<T: Sendable>(_ seconds: TimeInterval, _ operation: @escaping @S
                     let limited = seconds.isFinite ? min(max(0, seconds), 86_400) : 86_400
                     try? await Task.sleep(nanoseconds: UInt64(limited * 1_000_000_000))
                     once.resume(
-                        .failure(TransportError(Task.isCancelled ? "cancelled" : "timed out after \(seconds) s")))
+                        .failure(
+                            Task.isCancelled
+                                ? TransportError(reason: .cancelled, "cancelled")
+                                : TransportError(reason: .timedOut, "timed out after \(seconds) s")))
                 })
         }
     } onCancel: {

@@ -89,10 +89,10 @@ enum SignatureCheck: Sendable {
     func vouch(_ bytes: [UInt8], signature: [UInt8], path: String, held: KeyList?, now: Timestamp?) throws {
         switch self {
         case .unusable(let why):
-            throw TransportError(why)
+            throw RolloutClient.Failure(.misconfigured, why)
         case .pinned(let key):
             guard DetachedSignature.verify(signature, over: bytes, with: key) else {
-                throw TransportError("\(path): the signature does not verify")
+                throw RolloutClient.Failure(.badSignature, "\(path): the signature does not verify")
             }
         case .roots(_, let pinned, let minimumKeysVersion):
             // A list below the app's minimum (held from before an app update raised it, perhaps
@@ -101,32 +101,34 @@ enum SignatureCheck: Sendable {
             // A download is read as `.sigs` only: a legacy form there would skip the key's expiry. A
             // cached slot holds either form: what parses as `.sigs` is one.
             if now != nil || (try? SignatureSet.parse(signature, source: path)) != nil {
-                guard let held else { throw TransportError.noKeyListYet(path) }
+                guard let held else { throw RolloutClient.Failure.noKeyListYet(path) }
                 try KeyChain.publisher(
                     of: SignedFile(path: path, bytes: bytes, signatures: signature), list: held, now: now)
             } else if let held {
                 guard KeyChain.legacySigner(of: bytes, signature: signature, list: held) != nil else {
-                    throw TransportError.notByAPublishingKey(path, keysVersion: held.version)
+                    throw RolloutClient.Failure.notByAPublishingKey(path, keysVersion: held.version)
                 }
             } else {
                 guard let pinned, DetachedSignature.verify(signature, over: bytes, with: pinned) else {
-                    throw TransportError.notByThePinnedKey(path)
+                    throw RolloutClient.Failure.notByThePinnedKey(path)
                 }
             }
         }
     }
 }
 
-extension TransportError {
-    fileprivate static func noKeyListYet(_ path: String) -> TransportError {
-        TransportError("\(path): signed by publishing keys, and this device holds no key list yet")
+// A signature the device cannot check against a key list it holds does not verify for it.
+extension RolloutClient.Failure {
+    fileprivate static func noKeyListYet(_ path: String) -> Self {
+        Self(
+            .badSignature, "\(path): signed by publishing keys, and this device holds no key list yet")
     }
 
-    fileprivate static func notByAPublishingKey(_ path: String, keysVersion: Int) -> TransportError {
-        TransportError("\(path): the signature is not by a publishing key of key list version \(keysVersion)")
+    fileprivate static func notByAPublishingKey(_ path: String, keysVersion: Int) -> Self {
+        Self(.badSignature, "\(path): the signature is not by a publishing key of key list version \(keysVersion)")
     }
 
-    fileprivate static func notByThePinnedKey(_ path: String) -> TransportError {
-        TransportError("\(path): the signature is not by the pinned key, and this device holds no key list yet")
+    fileprivate static func notByThePinnedKey(_ path: String) -> Self {
+        Self(.badSignature, "\(path): the signature is not by the pinned key, and this device holds no key list yet")
     }
 }

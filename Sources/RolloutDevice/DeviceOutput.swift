@@ -84,15 +84,21 @@ struct RefreshReport {
             json = ["result": "upToDate", "ok": true, "staged": [], "dropped": ids(gone)]
         case .partial(let packs, let gone, let failures):
             ok = false
-            text = "Partly failed:\n" + failures.map { "  \($0)\n" }.joined() + dropped(gone) + staged(packs)
+            text =
+                "Partly failed:\n" + failures.map { "  \($0.message) [\($0.reason.code)]\n" }.joined() + dropped(gone)
+                + staged(packs)
             json = [
                 "result": "partial", "ok": false, "staged": ids(packs), "dropped": ids(gone),
-                "failures": .array(failures.map { .string($0) }),
+                "failures": .array(
+                    failures.map { ["reason": .string($0.reason.code), "message": .string($0.message)] }),
             ]
-        case .failed(let reason):
+        case .failed(let failure):
             ok = false
-            text = "Refresh failed: \(reason)\nThe device keeps what it had.\n"
-            json = ["result": "failed", "ok": false, "reason": .string(reason)]
+            text = "Refresh failed: \(failure.message) [\(failure.reason.code)]\nThe device keeps what it had.\n"
+            json = [
+                "result": "failed", "ok": false, "reason": .string(failure.reason.code),
+                "message": .string(failure.message),
+            ]
         case .busy:
             ok = true
             text = "Another refresh was running.\n"

@@ -24,9 +24,13 @@ public enum ConformanceVectors {
             "signatures.json": JSONWriter.pretty(signatures(key: key, other: other)),
             "documents.json": JSONWriter.pretty(documents(key: key)),
             "formatting.json": JSONWriter.pretty(formatting()),
+            "plurals.json": JSONWriter.pretty(plurals()),
             "lookup.json": JSONWriter.pretty(lookup(key: key)),
             "refresh.json": JSONWriter.pretty(refresh(key: key)),
+            "limits.json": JSONWriter.pretty(limits(key: key)),
             "trust.json": JSONWriter.pretty(try trust()),
+            "launches.json": JSONWriter.pretty(launches(key: key)),
+            "counters.json": JSONWriter.pretty(counters(key: key)),
         ]
     }
 
@@ -721,22 +725,49 @@ public enum ConformanceVectors {
             One device (device) with bundled strings (bundled) goes through the rounds in order, keeping its state. Each round: \
             serve site (path to base64 bytes) under one base URL, refresh, activate what was staged, then look up "title" and \
             "en.only". result: accepted (index and every manifest of the chain verified), partial (they did, a pack did \
-            not), refused (nothing changed).
+            not), refused (nothing changed). reasons: the failure reason codes of a refused round (its one reason) or a \
+            partial one (the distinct reasons of its failures, sorted; a pack held back by another's failure has that \
+            failure's reason), empty for an accepted round (docs/conformance.md, "Failure reasons").
             """,
             "publicKey": .string(key.publicKey.description), "device": device, "bundled": bundled,
             "rounds": .array(
-                rounds.map { name, files, result, title, enOnly in
+                rounds.map { round in
                     [
-                        "name": .string(name), "site": siteJSON(files), "result": .string(result),
-                        "strings": ["title": .string(title), "en.only": .string(enOnly)],
+                        "name": .string(round.name), "site": siteJSON(round.site), "result": .string(round.result),
+                        "reasons": .array(round.reasons.map { .string($0) }),
+                        "strings": ["title": .string(round.title), "en.only": .string(round.enOnly)],
                     ]
                 }),
         ]
     }
 
-    /// The refresh rounds: the name, the site served, the result, and the strings "title" and
+    /// A refresh round: the site served, the result and its reasons, and the strings "title" and
     /// "en.only" show after it.
-    static func refreshRounds(key: Ed25519.PrivateKey) -> [(String, [String: [UInt8]], String, String, String)] {
+    struct Round {
+        let name: String
+        let site: [String: [UInt8]]
+        let result: String
+        let reasons: [String]
+        let title: String
+        let enOnly: String
+
+        init(
+            _ name: String, _ site: [String: [UInt8]], _ result: String, _ reasons: [String], _ title: String,
+            _ enOnly: String
+        ) {
+            (self.name, self.site, self.result, self.reasons, self.title, self.enOnly) = (
+                name, site, result, reasons, title, enOnly
+            )
+        }
+
+        /// An accepted round: no reasons.
+        init(_ name: String, _ site: [String: [UInt8]], _ result: String, _ title: String, _ enOnly: String) {
+            self.init(name, site, result, [], title, enOnly)
+        }
+    }
+
+    /// The refresh rounds, in order.
+    static func refreshRounds(key: Ed25519.PrivateKey) -> [Round] {
         let sites = refreshSites()
         let (s1, s2, s3, s4, s5, s6, s7) = (sites[0], sites[1], sites[2], sites[3], sites[4], sites[5], sites[6])
         var mixed = s3.files(key)
@@ -754,37 +785,101 @@ public enum ConformanceVectors {
         var badSig = s4.files(key)
         badSig["index.json.sig"] = Array(Base64.encode(Array(badSig["index.json.sig"]!.dropLast())).utf8)
         return [
-            (
+            Round(
                 "first refresh: every locale of the chain at its baseline", s1.files(key), "accepted", "tr-TR@17 title",
-                "en-US@1 only"
-            ),
-            ("tr-TR@18 staged at 100% of TR", s2.files(key), "accepted", "tr-TR@18 title", "en-US@1 only"),
-            (
-                "a replayed older index is refused; nothing changes", s1.files(key), "refused", "tr-TR@18 title",
-                "en-US@1 only"
-            ),
-            (
+                "en-US@1 only"),
+            Round("tr-TR@18 staged at 100% of TR", s2.files(key), "accepted", "tr-TR@18 title", "en-US@1 only"),
+            Round(
+                "a replayed older index is refused; nothing changes", s1.files(key), "refused", ["index-replayed"],
+                "tr-TR@18 title", "en-US@1 only"),
+            Round(
                 "an index with manifests of earlier publishes (a cache mixed two publishes) is refused", mixed,
-                "refused", "tr-TR@18 title", "en-US@1 only"
-            ),
-            ("the current site after the mixed one", s3.files(key), "accepted", "tr-TR@18 title", "en-US@2 only"),
-            ("a signature that is base64 of base64 is refused", badSig, "refused", "tr-TR@18 title", "en-US@2 only"),
-            (
+                "refused", ["damaged"], "tr-TR@18 title", "en-US@1 only"),
+            Round("the current site after the mixed one", s3.files(key), "accepted", "tr-TR@18 title", "en-US@2 only"),
+            Round(
+                "a signature that is base64 of base64 is refused", badSig, "refused", ["bad-signature"],
+                "tr-TR@18 title", "en-US@2 only"),
+            Round(
                 "a pack whose bytes do not match the manifest is not used; the rest of the round stands", corrupt,
-                "partial", "tr-TR@18 title", "en-US@2 only"
-            ),
-            (
+                "partial", ["pack-mismatch"], "tr-TR@18 title", "en-US@2 only"),
+            Round(
                 "a revert blocks 18 and 19: back to the baseline", s5.files(key), "accepted", "tr-TR@17 title",
-                "en-US@2 only"
-            ),
-            (
+                "en-US@2 only"),
+            Round(
                 "the kill switch of tr-TR: its bundled strings for every key", s6.files(key), "accepted",
-                "bundled tr-TR title", "bundled en-US only"
+                "bundled tr-TR title", "bundled en-US only"),
+            Round(
+                "a new version completed ends the kill switch", s7.files(key), "accepted", "tr-TR@20 title",
+                "en-US@2 only"),
+        ]
+    }
+
+    // MARK: - Size limits
+
+    /// The most a device reads of each kind of site file (RolloutClient.SizeLimits, which the Swift
+    /// client's conformance test compares with this table).
+    static let sizeLimits: [(kind: String, files: String, bytes: Int)] = [
+        ("keys", "keys.json and keys/<n>.json", 262_144),
+        ("signature", "*.sig and *.sigs", 16_384),
+        ("index", "index.json", 1_048_576),
+        ("manifest", "manifests/<locale>.json", 1_048_576),
+        ("pack", "a pack entry's url: at most the bytes the entry states, and never more than this", 16_777_216),
+    ]
+
+    static func limits(key: Ed25519.PrivateKey) -> JSONValue {
+        let site = refreshSites()[0]
+        let files = site.files(key)
+        let limit = Dictionary(uniqueKeysWithValues: sizeLimits.map { ($0.kind, $0.bytes) })
+        let trTR17 = site.packs.first { $0.id == PackID(locale: "tr-TR", contentVersion: 17) }!
+        let packURL = SiteLayout.pack(trTR17.id, sha256: SHA256.hex(trTR17.storedBytes))
+        let bundledStrings = ("bundled tr-TR title", "bundled en-US only")
+        let cases: [(name: String, path: String?, size: Int, result: String, reasons: [String], (String, String))] = [
+            ("the site as published is accepted", nil, 0, "accepted", [], ("tr-TR@17 title", "en-US@1 only")),
+            (
+                "index.json of its limit + 1 bytes is refused, without reading it whole", SiteLayout.index,
+                limit["index"]! + 1, "refused", ["too-large"], bundledStrings
             ),
             (
-                "a new version completed ends the kill switch", s7.files(key), "accepted", "tr-TR@20 title",
-                "en-US@2 only"
+                "index.json of exactly its limit is read, and refused for its signature, not its size",
+                SiteLayout.index, limit["index"]!, "refused", ["bad-signature"], bundledStrings
             ),
+            (
+                "index.json.sig of its limit + 1 bytes is refused", SiteLayout.signature(of: SiteLayout.index),
+                limit["signature"]! + 1, "refused", ["too-large"], bundledStrings
+            ),
+            (
+                "a manifest of its limit + 1 bytes is refused", SiteLayout.manifest("tr"), limit["manifest"]! + 1,
+                "refused", ["too-large"], bundledStrings
+            ),
+            (
+                "a pack one byte longer than its manifest entry states is refused too-large (the read stops there); "
+                    + "the packs of the round wait with it",
+                packURL, trTR17.storedBytes.count + 1, "partial", ["too-large"], bundledStrings
+            ),
+        ]
+        return [
+            "about": """
+            The size limits (docs/conformance.md, "limits.json"): limits lists the most a device reads of each kind of \
+            file; a transport stops reading at bytes + 1 and fails with too-large, and a pack is read up to the size \
+            its manifest entry states (never more than the pack limit). Each case starts a new device (device, bundled, \
+            publicKey) on site; when grow is given, the file at grow.path is first extended with spaces (0x20) to \
+            grow.bytes bytes. The device refreshes, activates what was staged, and looks up "title" and "en.only". \
+            result and reasons as in refresh.json.
+            """,
+            "limits": .array(
+                sizeLimits.map { ["kind": .string($0.kind), "files": .string($0.files), "bytes": .integer($0.bytes)] }),
+            "publicKey": .string(key.publicKey.description), "device": device, "bundled": bundled,
+            "site": siteJSON(files),
+            "cases": .array(
+                cases.map { c in
+                    var item: [String: JSONValue] = [
+                        "name": .string(c.name), "result": .string(c.result),
+                        "reasons": .array(c.reasons.map { .string($0) }),
+                        "strings": ["title": .string(c.5.0), "en.only": .string(c.5.1)],
+                    ]
+                    if let path = c.path { item["grow"] = ["path": .string(path), "bytes": .integer(c.size)] }
+                    return .object(item)
+                }),
         ]
     }
 

@@ -15,7 +15,9 @@ final class ApplePlatformTests: XCTestCase {
     /// signatures, over OpenSSL) with no OpenSSL module on the search path, so that only its
     /// `#if canImport(CryptoKit)` branch can compile; RolloutModel built on it; RolloutClient's module
     /// and symbol graph, with the Darwin branch of its platform imports taken (Tests/AppleStandIns/
-    /// Darwin.swift); and the vector runner. Built once, in a scratch directory, for the tests below.
+    /// Darwin.swift) and its URLSession code checked against Apple's declarations (Tests/AppleStandIns/
+    /// FoundationNetworking.swift); and the vector runner. Built once, in a scratch directory, for the
+    /// tests below.
     static let appleBuild = Result(catching: { try buildAgainstTheCryptoKitStandIn() })
 
     override class func tearDown() {
@@ -66,7 +68,7 @@ final class ApplePlatformTests: XCTestCase {
         }
         let out = FileManager.default.temporaryDirectory.appendingPathComponent("rollout-apple-\(UUID().uuidString)")
             .path
-        for folder in ["symbol-graphs", "darwin"] {
+        for folder in ["symbol-graphs", "darwin", "networking"] {
             try FileManager.default.createDirectory(atPath: "\(out)/\(folder)", withIntermediateDirectories: true)
         }
         let root = Self.root.path
@@ -88,13 +90,19 @@ final class ApplePlatformTests: XCTestCase {
             swiftc,
             ["-parse-as-library", "-emit-module", "-module-name", "Darwin", "\(root)/Tests/AppleStandIns/Darwin.swift"]
                 + ["-emit-module-path", "\(out)/darwin/Darwin.swiftmodule"])
+        let networking = try start(
+            swiftc,
+            ["-parse-as-library", "-emit-module", "-module-name", "FoundationNetworking"]
+                + ["\(root)/Tests/AppleStandIns/FoundationNetworking.swift"]
+                + ["-emit-module-path", "\(out)/networking/FoundationNetworking.swiftmodule"])
         try run(swiftc, library("RolloutCrypto", try swiftFiles("Sources/RolloutCrypto")))
         try run(swiftc, library("RolloutModel", try swiftFiles("Sources/RolloutModel")))
         try finish(darwin)
-        // With Darwin's branch of every platform #if taken.
+        try finish(networking)
+        // With Darwin's branch of every platform #if taken, and Apple's URLSession declarations.
         let client = try start(
             swiftc,
-            module("RolloutClient", try swiftFiles("Sources/RolloutClient"), extra: ["-I", "\(out)/darwin"])
+            module("RolloutClient", try swiftFiles("Sources/RolloutClient"), extra: clientSearchPaths(out))
                 + ["-emit-symbol-graph", "-emit-symbol-graph-dir", "\(out)/symbol-graphs"])
         try run(
             swiftc,
@@ -102,6 +110,58 @@ final class ApplePlatformTests: XCTestCase {
                 + ["-lRolloutModel", "-lRolloutCrypto", "-lCryptoKit", "-lcrypto", "-o", "\(out)/crypto-vectors"])
         try finish(client)
         return out
+    }
+
+    /// Where RolloutClient's Apple build finds Darwin and FoundationNetworking: the stand-ins, ahead of
+    /// the toolchain's own modules (a search path given with -I is looked in first).
+    static func clientSearchPaths(_ out: String) -> [String] { ["-I", "\(out)/darwin", "-I", "\(out)/networking"] }
+
+    /// A delegate method that nearly matches URLSession's (what compiles on Apple platforms with at
+    /// most a warning, and is then never called: the redirect rule or the size limit silently gone)
+    /// fails the Apple build. Each near-miss is made in a copy of the client's sources, which the
+    /// toolchain's own FoundationNetworking accepts (its delegate methods have defaults, as Apple's
+    /// are optional): only the stand-in catches it.
+    func testANearMissDelegateMethodFailsTheAppleBuild() throws {
+        let out = try Self.appleBuild.get()
+        let swiftc = try XCTUnwrap(Self.findTool("swiftc"))
+        let transport = Self.root.appendingPathComponent("Sources/RolloutClient/Transport.swift").path
+        let source = try String(contentsOfFile: transport, encoding: .utf8)
+        let nearMisses = [
+            (
+                "willPerformHTTPRedirection response: HTTPURLResponse",
+                "willPerformHTTPRedirection response: URLResponse"
+            ),
+            (
+                "completionHandler: @escaping @Sendable (URLRequest?) -> Void",
+                "completion completionHandler: @escaping @Sendable (URLRequest?) -> Void"
+            ),
+            ("dataTask: URLSessionDataTask, didReceive data: Data", "dataTask: URLSessionTask, didReceive data: Data"),
+        ]
+        for (exact, nearMiss) in nearMisses {
+            XCTAssertEqual(source.components(separatedBy: exact).count, 2, "Transport.swift no longer has \(exact)")
+            let copy = "\(out)/near-miss-\(UUID().uuidString)"
+            try FileManager.default.createDirectory(atPath: copy, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(atPath: copy) }
+            var files: [String] = []
+            for file in try Self.swiftFiles("Sources/RolloutClient") {
+                let name = "\(copy)/\((file as NSString).lastPathComponent)"
+                let text = try String(contentsOfFile: file, encoding: .utf8)
+                try (file == transport ? text.replacingOccurrences(of: exact, with: nearMiss) : text)
+                    .write(toFile: name, atomically: true, encoding: .utf8)
+                files.append(name)
+            }
+            let typecheck = ["-parse-as-library", "-typecheck", "-module-name", "RolloutClient", "-I", out]
+            try Self.run(swiftc, typecheck + ["-I", "\(out)/darwin", "-suppress-warnings"] + files)
+            let build = try Self.start(swiftc, typecheck + Self.clientSearchPaths(out) + files)
+            do {
+                let output = try Self.finish(build)
+                XCTFail("\(nearMiss): the Apple build passed\n\(output)")
+            } catch let failed as CommandFailed {
+                // Refused for the conformance (not conformance), or for the one requirement (labels).
+                XCTAssertTrue(
+                    failed.description.contains("protocol 'URLSession"), "\(nearMiss): \(failed.description)")
+            }
+        }
     }
 
     /// The same Ed25519 and SHA-256 vectors on the OpenSSL branch, the one this build uses: the two

@@ -237,16 +237,79 @@ final class ConformanceTests: XCTestCase {
         for round in rounds {
             site.serve(round["site"])
             let result = await device.refresh(force: true)
-            let kind: String
-            switch result {
-            case .staged, .upToDate: kind = "accepted"
-            case .partial: kind = "partial"
-            default: kind = "refused"
-            }
-            XCTAssertEqual(kind, text(round["result"]), "\(text(round["name"])): \(result)")
+            check(result, against: round)
             device.activatePending()
             for (key, expected) in round["strings"]?.objectValue ?? [:] {
                 XCTAssertEqual(device.string(key), expected.stringValue, "\(text(round["name"])): \(key)")
+            }
+        }
+    }
+
+    /// A round's `result` and `reasons` (refresh.json and limits.json): the kind of result, and the
+    /// distinct reason codes of its failures, sorted.
+    private func check(_ result: RolloutClient.RefreshResult, against round: [String: JSONValue]) {
+        let kind: String
+        let reasons: [RolloutClient.FailureReason]
+        switch result {
+        case .staged, .upToDate: (kind, reasons) = ("accepted", [])
+        case .partial(_, _, let failures): (kind, reasons) = ("partial", failures.map(\.reason))
+        case .failed(let failure): (kind, reasons) = ("refused", [failure.reason])
+        default: (kind, reasons) = ("refused", [])
+        }
+        XCTAssertEqual(kind, text(round["result"]), "\(text(round["name"])): \(result)")
+        XCTAssertNotNil(round["reasons"], text(round["name"]))
+        XCTAssertEqual(Set(reasons.map(\.code)).sorted(), texts(round["reasons"]), "\(text(round["name"])): \(result)")
+    }
+
+    /// Every code the kit names is one of the client's reasons, and every reason is documented.
+    func testEveryReasonCodeOfTheKitIsAFailureReason() throws {
+        let refresh = list(try vectors("refresh.json")["rounds"]).compactMap(\.objectValue)
+        let limits = list(try vectors("limits.json")["cases"]).compactMap(\.objectValue)
+        let trust = list(try vectors("trust.json")["cases"]).compactMap(\.objectValue)
+        let codes =
+            (refresh + limits).flatMap { texts($0["reasons"]) }
+            + trust.compactMap { $0["expected"]?.objectValue?["refused"]?.stringValue }
+        XCTAssertGreaterThan(Set(codes).count, 10)
+        for code in codes { XCTAssertNotNil(RolloutClient.FailureReason(rawValue: code), code) }
+        let docs = try String(
+            contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+                .deletingLastPathComponent().appendingPathComponent("docs/conformance.md"), encoding: .utf8)
+        for reason in RolloutClient.FailureReason.allCases {
+            XCTAssertTrue(docs.contains("| `\(reason.code)` |"), "docs/conformance.md has no row for \(reason.code)")
+        }
+    }
+
+    func testTheSizeLimitsAreTheKitsAndAFileOverItsLimitIsRefused() async throws {
+        let file = try vectors("limits.json")
+        let limits = Dictionary(
+            uniqueKeysWithValues: list(file["limits"]).compactMap(\.objectValue).map {
+                (text($0["kind"]), $0["bytes"]?.integerValue ?? 0)
+            })
+        typealias Limits = RolloutClient.SizeLimits
+        XCTAssertEqual(
+            limits,
+            [
+                "keys": Limits.keyList, "signature": Limits.signature, "index": Limits.index,
+                "manifest": Limits.manifest, "pack": Limits.pack,
+            ])
+        let cases = list(file["cases"]).compactMap(\.objectValue)
+        XCTAssertGreaterThan(cases.count, 4)
+        for c in cases {
+            var site = file["site"]?.objectValue ?? [:]
+            if let grow = c["grow"]?.objectValue {
+                let path = text(grow["path"])
+                var bytes = try XCTUnwrap(site[path].flatMap { $0.stringValue }.flatMap(Base64.decode), path)
+                bytes += [UInt8](repeating: 0x20, count: (grow["bytes"]?.integerValue ?? 0) - bytes.count)
+                site[path] = .string(Base64.encode(bytes))
+            }
+            let device = client(
+                bundled: bundled(file["bundled"]), site: SiteTransport(.object(site)),
+                publicKey: text(file["publicKey"]),
+                device: file["device"]?.objectValue ?? [:])
+            check(await device.refresh(force: true), against: c)
+            device.activatePending()
+            for (key, expected) in c["strings"]?.objectValue ?? [:] {
+                XCTAssertEqual(device.string(key), expected.stringValue, "\(text(c["name"])): \(key)")
             }
         }
     }
@@ -266,9 +329,10 @@ final class SiteTransport: RolloutTransport, @unchecked Sendable {
         lock.withLock { files = decoded }
     }
 
-    func fetch(_ url: URL) async throws -> Data {
+    func fetch(_ url: URL, limit: Int) async throws -> Data {
         let path = url.path.replacingOccurrences(of: "/app/", with: "", options: .anchored)
-        guard let data = lock.withLock({ files[path] }) else { throw TransportError("\(url): 404") }
+        guard let data = lock.withLock({ files[path] }) else { throw TransportError(reason: .notFound, "\(url): 404") }
+        guard data.count <= limit else { throw TransportError.tooLarge(url, limit: limit) }
         return data
     }
 }

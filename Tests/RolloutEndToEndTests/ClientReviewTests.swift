@@ -98,18 +98,20 @@ final class ClientReviewTests: XCTestCase {
         let server = try RedirectServer()
         defer { server.stop() }
         let transport = URLSessionTransport()
-        let followed = try await transport.fetch(URL(string: "http://127.0.0.1:\(server.port)/to-self")!)
+        let followed = try await transport.fetch(URL(string: "http://127.0.0.1:\(server.port)/to-self")!, limit: 100)
         XCTAssertEqual(String(decoding: followed, as: UTF8.self), "the site")
         let began = Date()
         do {
-            _ = try await transport.fetch(URL(string: "http://127.0.0.1:\(server.port)/to-test-net")!)
+            _ = try await transport.fetch(URL(string: "http://127.0.0.1:\(server.port)/to-test-net")!, limit: 100)
             XCTFail("followed to plain http on another host")
         } catch {
             XCTAssertTrue("\(error)".contains("HTTP 302"), "the redirect itself is the answer: \(error)")
+            XCTAssertEqual((error as? TransportError)?.reason, .redirectRefused)
         }
         XCTAssertLessThan(Date().timeIntervalSince(began), 3, "no connection to 192.0.2.2 was tried")
         let file = (try? Data(contentsOf: URL(fileURLWithPath: "/etc/hostname"))) ?? Data()
-        let fromFile = try? await transport.fetch(URL(string: "http://127.0.0.1:\(server.port)/to-file")!)
+        let fromFile = try? await transport.fetch(
+            URL(string: "http://127.0.0.1:\(server.port)/to-file")!, limit: 100_000)
         XCTAssertNotEqual(fromFile, file, "a redirect never reads a file of the device")
         XCTAssertEqual(Array(server.requests().prefix(4)), ["/to-self", "/site", "/to-test-net", "/to-file"])
     }
@@ -172,7 +174,7 @@ final class RedirectServer {
             line += String(decoding: chunk, as: UTF8.self)
         }
         guard let port = Int(line.trimmingCharacters(in: .whitespacesAndNewlines)) else {
-            throw TransportError("no port from the server: \(line)")
+            throw TransportError(reason: .unreachable, "no port from the server: \(line)")
         }
         self.port = port
     }

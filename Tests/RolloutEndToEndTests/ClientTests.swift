@@ -25,7 +25,7 @@ final class SiteTransport: RolloutTransport, @unchecked Sendable {
     }
     func clearLog() { lock.withLock { fetched = [] } }
 
-    func fetch(_ url: URL) async throws -> Data {
+    func fetch(_ url: URL, limit: Int) async throws -> Data {
         let path = String(url.path.dropFirst("/site/".count))
         let (root, offline, hanging, alteration) = lock.withLock {
             () -> (String, Bool, Bool, (@Sendable ([UInt8]) -> [UInt8])?) in
@@ -214,7 +214,8 @@ final class ClientTests: XCTestCase {
         XCTAssertLessThan(Date().timeIntervalSince(began), 0.3, "the first string does not wait for the network")
         let result = await client.refresh()
         guard case .failed(let why) = result else { return XCTFail("\(result)") }
-        XCTAssertTrue(why.contains("timed out"), why)
+        XCTAssertEqual(why.reason, .timedOut)
+        XCTAssertTrue(why.message.contains("timed out"), why.message)
         XCTAssertNil(client.activePack)
         XCTAssertEqual(client.string("home.title"), "Hoş geldin (paket içi)")
     }
@@ -241,7 +242,10 @@ final class ClientTests: XCTestCase {
         let relaunched = world.client()
         XCTAssertEqual(relaunched.activePack, PackID("tr-TR@17"))
         XCTAssertEqual(relaunched.string("home.title"), "Hoş gledin")
-        guard case .failed = await relaunched.refresh() else { return XCTFail("offline must fail quietly") }
+        guard case .failed(let offline) = await relaunched.refresh() else {
+            return XCTFail("offline must fail quietly")
+        }
+        XCTAssertEqual(offline.reason, .unreachable, offline.message)
         XCTAssertEqual(relaunched.string("home.title"), "Hoş gledin", "offline keeps the current pack")
     }
 
@@ -288,7 +292,8 @@ final class ClientTests: XCTestCase {
             manifestURL: URL(string: "http://127.0.0.1:\(port)/nothing/index.json")!,
             publicKey: world.publicKey, appVersion: "4.8.1", region: "TR", locale: "tr-TR", options: options)
         guard case .failed(let why) = await missing.refresh() else { return XCTFail("a 404 must fail quietly") }
-        XCTAssertTrue(why.contains("404"), why)
+        XCTAssertEqual(why.reason, .notFound)
+        XCTAssertTrue(why.message.contains("404"), why.message)
     }
 
     func testAPendingPackBecomesActiveAtTheNextStart() async throws {
@@ -346,7 +351,9 @@ final class ClientTests: XCTestCase {
         }
         XCTAssertEqual(staged, [])
         XCTAssertEqual(failures.count, 3, "\(failures)")
-        XCTAssertTrue(failures.allSatisfy { $0.contains("schemaVersion 2") }, "\(failures)")
+        XCTAssertTrue(
+            failures.allSatisfy { $0.reason == .unsupportedSchema && $0.message.contains("schemaVersion 2") },
+            "\(failures)")
         XCTAssertEqual(old.pendingPacks, [])
         XCTAssertEqual(old.string("home.title"), "Hoş geldin (paket içi)")
     }
@@ -423,7 +430,8 @@ final class ClientTests: XCTestCase {
         XCTAssertEqual(client.activePack, PackID("tr-TR@18"))
         world.transport.serve(world.w.scratch.path("old-site"))
         guard case .failed(let why) = await client.refresh() else { return XCTFail("an older index must be refused") }
-        XCTAssertTrue(why.contains("older"), why)
+        XCTAssertEqual(why.reason, .indexReplayed)
+        XCTAssertTrue(why.message.contains("older"), why.message)
         XCTAssertEqual(client.pendingPacks, [], "the old site's tr-TR@17 is not staged")
         XCTAssertEqual(client.string("home.title"), "Hoş geldin")
         let relaunched = world.client()

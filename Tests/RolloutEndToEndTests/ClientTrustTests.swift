@@ -143,7 +143,10 @@ final class ClientTrustTests: XCTestCase {
             guard case .failed(let why) = await device.refresh() else {
                 return XCTFail("\(label): a revoked key's site must be refused")
             }
-            XCTAssertTrue(why.contains("revoked publishing key") && why.contains("laptop lost"), "\(label): \(why)")
+            XCTAssertEqual(why.reason, .revokedKey, label)
+            XCTAssertTrue(
+                why.message.contains("revoked publishing key") && why.message.contains("laptop lost"),
+                "\(label): \(why)")
             XCTAssertEqual(device.activePack, PackID("tr-TR@17"), label)
             XCTAssertEqual(device.pendingPacks, [], label)
         }
@@ -210,7 +213,8 @@ final class ClientTrustTests: XCTestCase {
             guard case .failed(let why) = await device.refresh() else {
                 return XCTFail("\(label): a replayed key list must be refused")
             }
-            XCTAssertTrue(why.contains("keys.json: version 1 is older than version 3"), "\(label): \(why)")
+            XCTAssertEqual(why.reason, .keysReplayed, label)
+            XCTAssertTrue(why.message.contains("keys.json: version 1 is older than version 3"), "\(label): \(why)")
             XCTAssertEqual(device.activePack, PackID("tr-TR@17"), label)
         }
         var withCurrentKeys = leaked
@@ -220,7 +224,9 @@ final class ClientTrustTests: XCTestCase {
             guard case .failed(let why) = await device.refresh() else {
                 return XCTFail("\(label): a revoked key's site must be refused")
             }
-            XCTAssertTrue(why.contains("revoked publishing key") && why.contains("(leaked)"), "\(label): \(why)")
+            XCTAssertEqual(why.reason, .revokedKey, label)
+            XCTAssertTrue(
+                why.message.contains("revoked publishing key") && why.message.contains("(leaked)"), "\(label): \(why)")
             XCTAssertEqual(device.pendingPacks, [], label)
         }
         world.transport.setOffline(true)
@@ -248,7 +254,8 @@ final class ClientTrustTests: XCTestCase {
         XCTAssertTrue(stale.status.isStale, "the index it accepted expired")
         XCTAssertEqual(stale.activePack, PackID("tr-TR@17"))
         guard case .failed(let why) = await stale.refresh() else { return XCTFail("an expired index must be refused") }
-        XCTAssertTrue(why.contains("index.json: expired at"), why)
+        XCTAssertEqual(why.reason, .indexExpired)
+        XCTAssertTrue(why.message.contains("index.json: expired at"), why.message)
         XCTAssertEqual(stale.pendingPacks, [], "tr-TR@18 is not staged")
 
         world.transport.setOffline(true)
@@ -280,7 +287,8 @@ final class ClientTrustTests: XCTestCase {
         guard case .failed(let why) = await fresh.refresh() else {
             return XCTFail("an older site than the app must be refused")
         }
-        XCTAssertTrue(why.contains("the minimum built into this app"), why)
+        XCTAssertEqual(why.reason, .belowMinimumSequence)
+        XCTAssertTrue(why.message.contains("the minimum built into this app"), why.message)
         XCTAssertEqual(fresh.pendingPacks, [])
         let relaunched = world.client()
         XCTAssertNil(relaunched.activePack)
@@ -340,8 +348,9 @@ final class ClientTrustTests: XCTestCase {
             guard case .failed(let why) = await relaunched.refresh() else {
                 return XCTFail("\(device): the old root's list must be refused")
             }
+            XCTAssertEqual(why.reason, .notSignedByTrustedRoots, device)
             XCTAssertTrue(
-                why.contains("keys.json: signed by 0 of the root keys this device trusts"), "\(device): \(why)")
+                why.message.contains("keys.json: signed by 0 of the root keys this device trusts"), "\(device): \(why)")
             XCTAssertEqual(world.client(device).status.keysVersion, 3, device)
             XCTAssertEqual(world.client(device).activePack, PackID("tr-TR@18"), device)
         }
@@ -391,8 +400,9 @@ final class ClientTrustTests: XCTestCase {
             guard case .failed(let why) = await device.refresh() else {
                 return XCTFail("\(label): a list older than the app must be refused")
             }
+            XCTAssertEqual(why.reason, .belowMinimumKeysVersion, label)
             XCTAssertTrue(
-                why.contains(
+                why.message.contains(
                     "keys.json: version 1 is older than version 3, the minimum built into this app: an old key list"),
                 "\(label): \(why)")
             XCTAssertEqual(
@@ -453,8 +463,9 @@ final class ClientTrustTests: XCTestCase {
             guard case .failed(let why) = await updated.refresh() else {
                 return XCTFail("\(label): the leaked root's list must be refused")
             }
+            XCTAssertEqual(why.reason, .notSignedByTrustedRoots, label)
             XCTAssertTrue(
-                why.contains("keys.json: signed by 0 of the root keys this device trusts (\(newRoot.keyID))"),
+                why.message.contains("keys.json: signed by 0 of the root keys this device trusts (\(newRoot.keyID))"),
                 "\(label): \(why)")
             XCTAssertEqual(updated.status.keysVersion, 1, label)
             XCTAssertEqual(updated.activePack, PackID("tr-TR@17"), label)
@@ -640,7 +651,8 @@ final class ClientTrustTests: XCTestCase {
             guard case .failed(let reason) = await client.refresh(force: true) else {
                 return XCTFail("\(trust) must verify nothing")
             }
-            XCTAssertTrue(reason.contains(why), "\(trust): \(reason)")
+            XCTAssertEqual(reason.reason, .misconfigured, "\(trust)")
+            XCTAssertTrue(reason.message.contains(why), "\(trust): \(reason)")
             XCTAssertEqual(client.string("home.title"), "Hoş geldin (paket içi)")
         }
     }
@@ -731,12 +743,15 @@ final class ClientTrustTests: XCTestCase {
                 XCTAssertEqual(app().status.keysVersion, accepted["keysVersion"] as? Int, name)
             } else {
                 let code = try XCTUnwrap(expected["refused"] as? String, name)
+                // The typed reason is the vector's code; the sentence is the one TrustFailure writes.
+                XCTAssertEqual(reason.reason.code, code, "\(name): \(reason.message)")
                 if let phrase = phrases[code] {
-                    XCTAssertTrue(reason.contains(phrase), "\(name): \(code) expected, got \(reason)")
+                    XCTAssertTrue(reason.message.contains(phrase), "\(name): \(code) expected, got \(reason)")
                 } else {
                     XCTAssertEqual(code, "damaged", name)
                     XCTAssertFalse(
-                        phrases.values.contains { reason.contains($0) }, "\(name): damaged expected, got \(reason)")
+                        phrases.values.contains { reason.message.contains($0) },
+                        "\(name): damaged expected, got \(reason)")
                 }
                 XCTAssertEqual(
                     app().status.keysVersion, expected["keysVersion"] as? Int, "\(name): the key list held afterwards")

@@ -253,7 +253,9 @@ final class DeviceCommandTests: XCTestCase {
         let json = try world.w.json(result)
         XCTAssertEqual(json["result"] as? String, "failed")
         XCTAssertEqual(json["ok"] as? Bool, false)
-        XCTAssertTrue((json["reason"] as? String ?? "").contains("signature"), result.stdout)
+        // The reason's code for a program, the sentence for a person.
+        XCTAssertEqual(json["reason"] as? String, "bad-signature", result.stdout)
+        XCTAssertTrue((json["message"] as? String ?? "").contains("signature does not verify"), result.stdout)
         XCTAssertEqual(result.stderr, "")
     }
 

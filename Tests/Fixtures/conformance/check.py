@@ -6,10 +6,22 @@ usage: check.py [DIR]   (DIR defaults to this script's folder)
 Re-derives, from the rules written in docs/targeting.md, docs/manifest.md and docs/keys.md: every
 bucket (hashlib), every version and range (its own parser), every resolution and every chain, every
 signature verdict (the exact .sig form, then `openssl pkeyutl -verify -rawin`), and every trust
-decision (key lists, root changes, publishing keys, index freshness). Python's standard library and
-the openssl command only. Prints one line per file and exits 1 on any disagreement.
+decision (key lists, root changes, publishing keys, index freshness); and every plural category
+from CLDR's rules as babel evaluates them. Python's standard library, the openssl command and
+python3-babel only. Prints one line per file and exits 1 on any disagreement.
 """
-import base64, calendar, hashlib, json, os, re, subprocess, sys, tempfile
+import base64, calendar, decimal, hashlib, json, os, re, subprocess, sys, tempfile
+
+# Plural categories come from CLDR's data as babel ships it (Debian: python3-babel, installed for
+# /usr/bin/python3); a python3 that lacks it (a pyenv one first on PATH) hands the run to one that has it.
+try:
+    import babel.core
+except ImportError:
+    for python in ("/usr/bin/python3", "/usr/local/bin/python3", "/opt/homebrew/bin/python3"):
+        if os.access(python, os.X_OK) and os.path.realpath(python) != os.path.realpath(sys.executable) \
+                and subprocess.run([python, "-c", "import babel"], capture_output=True).returncode == 0:
+            os.execv(python, [python] + sys.argv)
+    babel = None
 
 DIR = sys.argv[1] if len(sys.argv) > 1 else os.path.dirname(os.path.abspath(__file__))
 failures = []
@@ -380,6 +392,30 @@ def trust_decision(device, site, now, scratch):
         return {"refused": refused.code, "keysVersion": holds}
 
 
+# Plural categories (docs/pack-format.md, Plural forms): CLDR's rules through babel's own evaluator
+def babel_locale(tag):
+    """babel's locale for a tag of the vectors; a legacy code babel has no data for (sh, prs) as CLDR's alias says."""
+    try:
+        return babel.core.Locale.parse(tag, sep="-")
+    except (babel.core.UnknownLocaleError, ValueError):
+        return babel.core.Locale.parse(babel.core.get_global("language_aliases")[tag], sep="_")
+
+
+def check_plurals(data):
+    numbers = set(data["numbers"])
+    count = 0
+    for tag, groups in sorted(data["languages"].items()):
+        rule = babel_locale(tag).plural_form
+        listed = []
+        for category, text in groups.items():
+            for number in text.split():
+                listed.append(number)
+                count += 1
+                expect("plurals.json", f"{tag} {number}", rule(decimal.Decimal(number)), category)
+        expect("plurals.json", f"{tag}: the numbers listed", sorted(listed), sorted(numbers))
+    return count
+
+
 def main():
     data = load("bucketing.json")
     for v in data["vectors"]:
@@ -432,6 +468,11 @@ def main():
             site = {path: base64.b64decode(text) for path, text in c["site"].items()}
             expect("trust.json", c["name"], trust_decision(c["device"], site, seconds(c["now"]), scratch), c["expected"])
     print(f"trust.json: {len(data['cases'])} cases (openssl)")
+
+    if babel is None:
+        failures.append("plurals.json: not checked: python3-babel is not installed (apt-get install python3-babel)")
+    else:
+        print(f"plurals.json: {check_plurals(load('plurals.json'))} categories (babel {babel.__version__})")
 
     for failure in failures:
         print(failure)

@@ -5,6 +5,7 @@ import java.io.File;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.util.AbstractMap;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -204,26 +205,25 @@ final class AndroidStringsXml {
         }
 
         private void skip(String key, String reason) {
-            contents.skipped.add(new java.util.AbstractMap.SimpleImmutableEntry<>(key, reason));
+            contents.skipped.add(new AbstractMap.SimpleImmutableEntry<>(key, reason));
         }
 
         /**
          * A value that is a reference ({@code @string/other}) is that resource, resolved by aapt for
-         * the app: it has no text of its own.
+         * the app: it has no text of its own. A plural with one such form is left out whole (the
+         * first in file order is named; import names one of them).
          */
         private void add(String key, Value value) {
-            List<String> raw = value.isPlural() ? new ArrayList<>(value.forms.values()) : Collections.singletonList(value.raw);
+            List<String> raw =
+                    value.isPlural() ? new ArrayList<>(value.forms.values()) : Collections.singletonList(value.raw);
             for (String each : raw) {
                 String trimmed = trimUnicodeWhitespace(each);
-                if (trimmed.startsWith("@") || trimmed.startsWith("?")) {
-                    if (trimmed.contains("/")) {
-                        skip(key, "a reference to " + trimmed + ", not text");
-                        return;
-                    }
-                    break;
+                if ((trimmed.startsWith("@") || trimmed.startsWith("?")) && trimmed.contains("/")) {
+                    skip(key, "a reference to " + trimmed + ", not text");
+                    return;
                 }
             }
-            contents.values.add(new java.util.AbstractMap.SimpleImmutableEntry<>(key, value));
+            contents.values.add(new AbstractMap.SimpleImmutableEntry<>(key, value));
         }
     }
 

@@ -308,14 +308,16 @@ public final class BundledStrings {
                     String earlier = readFrom.getOrDefault(folder.locale, Collections.emptyMap()).get(key);
                     if (earlier != null && !earlier.equals(folder.folder)) {
                         if (!text.equals(builder.get(folder.locale, key))) {
-                            builder.problem(name, key,
-                                    folder.folder + " differs from " + earlier + ", which Android reads for " + folder.locale);
+                            builder.problem(name, key, folder.folder + " differs from " + earlier
+                                    + ", which Android reads for " + folder.locale);
                         }
                         continue;
                     }
                     readFrom.computeIfAbsent(folder.locale, l -> new HashMap<>()).put(key, folder.folder);
                     fileOf.computeIfAbsent(folder.locale, l -> new HashMap<>()).putIfAbsent(key, name);
-                    if (entry.getValue().isPlural()) plurals.computeIfAbsent(folder.locale, l -> new HashSet<>()).add(key);
+                    if (entry.getValue().isPlural()) {
+                        plurals.computeIfAbsent(folder.locale, l -> new HashSet<>()).add(key);
+                    }
                     builder.text(folder.locale, key, text, name);
                 }
             }
@@ -336,7 +338,10 @@ public final class BundledStrings {
         }
     }
 
-    /** The {@code values*} folders of {@code res} with their {@code .xml} files; the others listed, when they hold strings. */
+    /**
+     * The {@code values*} folders of {@code res} with their {@code .xml} files; the others are
+     * listed, when they hold strings.
+     */
     private static List<ValuesFolder> valuesFolders(File res, String source, Builder builder) {
         List<ValuesFolder> folders = new ArrayList<>();
         String[] names = res.list();
@@ -493,7 +498,10 @@ public final class BundledStrings {
             return table == null ? null : table.get(key);
         }
 
-        /** The tables (a locale whose keys were all removed has none, so it reads its shorter form's) and the problems. */
+        /**
+         * The tables and the problems. A locale whose keys were all removed has no table, so it
+         * reads its shorter form's.
+         */
         public BundledStrings build() {
             Map<String, Map<String, String>> tables = new LinkedHashMap<>(strings);
             tables.values().removeIf(Map::isEmpty);

@@ -8,7 +8,10 @@ import java.util.Objects;
 /** Why the strings string() returns may have changed, and the packs concerned. */
 public final class Change {
     public enum Reason {
-        /** Pending packs became active (activatePending(), or a refresh that replaced a dropped active pack at once). */
+        /**
+         * Pending packs became active (activatePending(), or a refresh that replaced a dropped active
+         * pack at once).
+         */
         ACTIVATED,
         /** setLocale() switched the device to another locale's chain. */
         LOCALE_CHANGED,

@@ -30,7 +30,10 @@ final class CounterSaver {
         queue.allowCoreThreadTimeOut(true);
     }
 
-    /** True when the caller should schedule a save now (and the saver counts it as scheduled); {@code unsavedLookups} negative: a save asked for directly. */
+    /**
+     * True when the caller should schedule a save now (and the saver counts it as scheduled); {@code
+     * unsavedLookups} negative: a save asked for directly.
+     */
     synchronized boolean claim(long unsavedLookups) {
         if (scheduled) return false;
         if (unsavedLookups >= 0

@@ -76,7 +76,9 @@ final class DeviceState {
         c.fallbackChains = copyLists(fallbackChains);
         c.defaultLocale = defaultLocale;
         c.blocked = new TreeMap<>();
-        for (Map.Entry<String, List<Integer>> e : blocked.entrySet()) c.blocked.put(e.getKey(), new ArrayList<>(e.getValue()));
+        for (Map.Entry<String, List<Integer>> e : blocked.entrySet()) {
+            c.blocked.put(e.getKey(), new ArrayList<>(e.getValue()));
+        }
         c.failed = new TreeSet<>(failed);
         c.killed = new TreeSet<>(killed);
         c.lastRefresh = lastRefresh;
@@ -158,7 +160,10 @@ final class DeviceState {
         return out;
     }
 
-    /** {"threshold": n, "keys": {id: "ed25519:..."}}, as a key list writes its roots; null when a key does not parse or is filed under another id. */
+    /**
+     * {"threshold": n, "keys": {id: "ed25519:..."}}, as a key list writes its roots; null when a key
+     * does not parse or is filed under another id.
+     */
     static KeyList.Roots roots(Object json) {
         Map<String, Object> o = Json.object(json);
         if (o == null) return null;
@@ -179,7 +184,9 @@ final class DeviceState {
         Map<String, Object> o = new LinkedHashMap<>();
         o.put("threshold", roots.threshold);
         Map<String, Object> keys = new TreeMap<>();
-        for (Map.Entry<String, Ed25519.PublicKey> key : roots.keys.entrySet()) keys.put(key.getKey(), key.getValue().text());
+        for (Map.Entry<String, Ed25519.PublicKey> key : roots.keys.entrySet()) {
+            keys.put(key.getKey(), key.getValue().text());
+        }
         o.put("keys", keys);
         return o;
     }

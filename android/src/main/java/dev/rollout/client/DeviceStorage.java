@@ -99,7 +99,10 @@ final class DeviceStorage {
         if (onOperation != null) onOperation.accept(spent);
     }
 
-    /** Writes {@code bytes} to {@code name} atomically: a temporary file beside it, fsync, rename, fsync of the folder. */
+    /**
+     * Writes {@code bytes} to {@code name} atomically: a temporary file beside it, fsync, rename,
+     * fsync of the folder.
+     */
     void write(String name, byte[] bytes) throws IOException {
         Path target = path(name);
         Path folder = target.getParent();

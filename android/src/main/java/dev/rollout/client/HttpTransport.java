@@ -10,6 +10,11 @@ import java.net.HttpURLConnection;
 import java.net.SocketTimeoutException;
 import java.net.URI;
 import java.net.URISyntaxException;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * Fetches over HttpURLConnection: https, or http to a loopback host; a file: URL is read from disk
@@ -20,6 +25,25 @@ import java.net.URISyntaxException;
 public final class HttpTransport implements Transport {
     /** Redirects followed at most, as browsers and URLSession do. */
     static final int MAXIMUM_REDIRECTS = 16;
+
+    /**
+     * Hangs up a connection at its fetch's deadline. A socket's read time-out bounds one read only: a
+     * server that sends its status line, headers or body a byte at a time never trips it, and the
+     * headers are read inside HttpURLConnection, out of reach of readLimited's own check.
+     */
+    private static final ScheduledThreadPoolExecutor WATCHDOG = watchdog();
+
+    private static ScheduledThreadPoolExecutor watchdog() {
+        ScheduledThreadPoolExecutor executor = new ScheduledThreadPoolExecutor(1, task -> {
+            Thread thread = Executors.defaultThreadFactory().newThread(task);
+            thread.setName("rollout-http-deadline");
+            thread.setDaemon(true);
+            return thread;
+        });
+        // A fetch that ends in time forgets its hang-up at once, not at the deadline.
+        executor.setRemoveOnCancelPolicy(true);
+        return executor;
+    }
 
     public HttpTransport() {}
 
@@ -32,9 +56,14 @@ public final class HttpTransport implements Transport {
         URI current = url;
         for (int redirects = 0; ; redirects++) {
             HttpURLConnection connection = open(current, deadline, timeoutMillis);
+            AtomicBoolean expired = new AtomicBoolean();
+            ScheduledFuture<?> hangUp = WATCHDOG.schedule(() -> {
+                expired.set(true);
+                connection.disconnect();
+            }, Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
             try {
                 int status = connection.getResponseCode();
-                if (status >= 300 && status < 400 && status != 304) {
+                if (status >= 300 && status < 400) {
                     current = redirectTarget(url, current, connection.getHeaderField("Location"), redirects);
                     continue;
                 }
@@ -44,12 +73,21 @@ public final class HttpTransport implements Transport {
                 if (status != 200) throw new TransportException(FailureReason.HTTP_STATUS, current + ": HTTP " + status);
                 long length = connection.getContentLengthLong();
                 if (length > maxBytes) throw tooLarge(current, maxBytes);
+                byte[] data;
                 try (InputStream body = connection.getInputStream()) {
-                    return readLimited(body, current, maxBytes, deadline, timeoutMillis);
+                    data = readLimited(body, current, maxBytes, deadline, timeoutMillis);
                 }
+                // HttpURLConnection ends a fixed-length body cut short as if it were whole.
+                if (length >= 0 && data.length != length) {
+                    throw new TransportException(FailureReason.UNREACHABLE,
+                            current + ": the connection closed after " + data.length + " of " + length + " bytes");
+                }
+                return data;
             } catch (IOException e) {
+                if (expired.get()) throw timedOut(current, timeoutMillis);
                 throw failure(current, e, timeoutMillis);
             } finally {
+                hangUp.cancel(false);
                 connection.disconnect();
             }
         }
@@ -72,17 +110,20 @@ public final class HttpTransport implements Transport {
 
     private static URI redirectTarget(URI original, URI current, String location, int redirects)
             throws TransportException {
+        // A redirect the device does not follow is the answer, and it is not the file.
         if (location == null) {
-            throw new TransportException(FailureReason.HTTP_STATUS, current + ": a redirect without a Location");
+            throw new TransportException(FailureReason.REDIRECT_REFUSED, current + ": HTTP 3xx without a Location");
         }
         if (redirects >= MAXIMUM_REDIRECTS) {
-            throw new TransportException(FailureReason.REDIRECT_REFUSED, original + ": more than " + MAXIMUM_REDIRECTS + " redirects");
+            throw new TransportException(FailureReason.REDIRECT_REFUSED,
+                    original + ": more than " + MAXIMUM_REDIRECTS + " redirects");
         }
         URI next;
         try {
             next = current.resolve(new URI(location));
         } catch (URISyntaxException | IllegalArgumentException e) {
-            throw new TransportException(FailureReason.REDIRECT_REFUSED, original + ": redirected to an unreadable URL " + location);
+            throw new TransportException(FailureReason.REDIRECT_REFUSED,
+                    original + ": redirected to an unreadable URL " + location);
         }
         String why = UrlRule.redirectRefusal(next);
         if (why != null) throw new TransportException(FailureReason.REDIRECT_REFUSED, original + ": redirected: " + why);

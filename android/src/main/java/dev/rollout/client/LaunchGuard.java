@@ -58,10 +58,16 @@ final class LaunchGuard {
 
     /** Packs rolled back by the guard kept for status, most recent last. */
     static final int MAXIMUM_ROLLED_BACK = 32;
-    /** Packs a successful launch confirmed, kept so that one coming back (a revert to the baseline) is not on trial again. */
+    /**
+     * Packs a successful launch confirmed, kept so that one coming back (a revert to the baseline) is
+     * not on trial again.
+     */
     static final int MAXIMUM_GOOD = 64;
 
-    /** The app has called markLaunchSucceeded() once on this install: until then the guard neither counts launches nor rolls anything back. */
+    /**
+     * The app has called markLaunchSucceeded() once on this install: until then the guard neither
+     * counts launches nor rolls anything back.
+     */
     boolean armed;
     /** Each locale's active pack at the last successful launch (tr-TR -> tr-TR@17). */
     TreeMap<String, String> confirmed = new TreeMap<>();
@@ -155,7 +161,10 @@ final class LaunchGuard {
         return o;
     }
 
-    /** A pack is on trial while no successful launch has confirmed it: it differs from its locale's pack at the last one, and no earlier one confirmed it either. */
+    /**
+     * A pack is on trial while no successful launch has confirmed it: it differs from its locale's
+     * pack at the last one, and no earlier one confirmed it either.
+     */
     boolean onTrial(PackId id) {
         return !id.toString().equals(confirmed.get(id.locale())) && !good.contains(id.toString());
     }

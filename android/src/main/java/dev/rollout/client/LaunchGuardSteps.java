@@ -75,7 +75,9 @@ final class LaunchGuardSteps {
 
     private static Map<String, String> activeIds(RolloutClient c) {
         Map<String, String> ids = new TreeMap<>();
-        for (Map.Entry<String, LoadedPack> entry : c.active.entrySet()) ids.put(entry.getKey(), entry.getValue().id().toString());
+        for (Map.Entry<String, LoadedPack> entry : c.active.entrySet()) {
+            ids.put(entry.getKey(), entry.getValue().id().toString());
+        }
         return ids;
     }
 
@@ -135,7 +137,10 @@ final class LaunchGuardSteps {
         c.state = next;
     }
 
-    /** After the cached packs are started: this launch is recorded as open (until markLaunchSucceeded()), and each pack on trial counts it. Call with the lock held. */
+    /**
+     * After the cached packs are started: this launch is recorded as open (until
+     * markLaunchSucceeded()), and each pack on trial counts it. Call with the lock held.
+     */
     static void finishLaunchStart(RolloutClient c) {
         if (!c.state.launch.armed) return;
         DeviceState next = c.state.copy();

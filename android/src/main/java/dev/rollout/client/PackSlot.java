@@ -7,7 +7,10 @@ import java.util.Arrays;
  * A pack as the device stores it: the signed manifest that listed it, its signature and the pack's
  * bytes, in one file so that one rename replaces all three (the Swift client's format):
  *
- * <pre>rollout-slot/1 &lt;manifest bytes&gt; &lt;signature bytes&gt; &lt;pack bytes&gt;\n&lt;manifest&gt;&lt;signature&gt;&lt;pack&gt;</pre>
+ * <pre>
+ * rollout-slot/1 &lt;manifest bytes&gt; &lt;signature bytes&gt; &lt;pack bytes&gt;\n
+ * &lt;manifest&gt;&lt;signature&gt;&lt;pack&gt;
+ * </pre>
  */
 final class PackSlot {
     static final String MAGIC = "rollout-slot/1";

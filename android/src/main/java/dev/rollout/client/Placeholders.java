@@ -34,7 +34,8 @@ final class Placeholders {
     }
 
     /** The CLDR plural categories in CLDR order, the order ICU plurals are written in. */
-    static final List<String> PLURAL_ORDER = Collections.unmodifiableList(Arrays.asList("zero", "one", "two", "few", "many", "other"));
+    static final List<String> PLURAL_ORDER =
+            Collections.unmodifiableList(Arrays.asList("zero", "one", "two", "few", "many", "other"));
 
     /**
      * Literal text in ICU form: an apostrophe doubled, and {@code {}}, {@code }} (and {@code #}
@@ -304,7 +305,10 @@ final class Placeholders {
         return samples;
     }
 
-    /** The categories some whole number takes in {@code language}: Polish and Russian keep {@code other} for fractions. */
+    /**
+     * The categories some whole number takes in {@code language}: Polish and Russian keep
+     * {@code other} for fractions.
+     */
     static Set<String> wholeNumberCategories(String language) {
         PluralRules rules = PluralRules.of(language);
         Set<String> categories = new HashSet<>();

@@ -36,7 +36,8 @@ public final class RefreshResult {
     private final List<Failure> failures;
     private final long retryAfterMillis;
 
-    private RefreshResult(Kind kind, List<PackId> staged, List<PackId> dropped, List<Failure> failures, long retryAfterMillis) {
+    private RefreshResult(Kind kind, List<PackId> staged, List<PackId> dropped, List<Failure> failures,
+            long retryAfterMillis) {
         this.kind = kind;
         this.staged = Collections.unmodifiableList(new ArrayList<>(staged));
         this.dropped = Collections.unmodifiableList(new ArrayList<>(dropped));

@@ -113,6 +113,7 @@ final class RefreshRound {
     byte[] fetch(URI url, long limit) throws Refusal {
         String why = UrlRule.refusal(url);
         if (why != null) throw new Refusal(FailureReason.INSECURE_URL, why);
+        if (Thread.currentThread().isInterrupted()) throw new Refusal(FailureReason.CANCELLED, url + ": cancelled");
         int timeout = client.options.timeoutMillis;
         long started = System.nanoTime();
         byte[] data;
@@ -140,7 +141,10 @@ final class RefreshRound {
         return client.manifestUrl.resolve(path);
     }
 
-    /** The key list the site's signatures are checked against (null: the app pins one key), and the active packs a newer list no longer vouches for. */
+    /**
+     * The key list the site's signatures are checked against (null: the app pins one key), and the
+     * active packs a newer list no longer vouches for.
+     */
     private KeyListStep.Accepted keyList() throws Refusal {
         SignatureCheck check = client.signatureCheck;
         if (check.unusableReason() != null) throw new Refusal(FailureReason.MISCONFIGURED, check.unusableReason());
@@ -175,7 +179,10 @@ final class RefreshRound {
         return index;
     }
 
-    /** The manifest of every locale of the device's chain, signed, for the locale and sequence the index lists, each resolved for this device. */
+    /**
+     * The manifest of every locale of the device's chain, signed, for the locale and sequence the
+     * index lists, each resolved for this device.
+     */
     private List<FetchedManifest> fetchManifests(SiteIndex index, KeyList list, long time) throws Refusal {
         List<FetchedManifest> manifests = new ArrayList<>();
         for (String name : index.chain(locale)) {
@@ -295,7 +302,10 @@ final class RefreshRound {
         }
     }
 
-    /** Step 2: the packs the plans give this device, all downloaded and verified before any is staged; a pack that fails is a failure, and the others wait. */
+    /**
+     * Step 2: the packs the plans give this device, all downloaded and verified before any is staged;
+     * a pack that fails is a failure, and the others wait.
+     */
     private void download(List<FetchedManifest> manifests, List<ReadyPack> ready, List<Failure> failures) {
         for (FetchedManifest item : manifests) {
             if (item.outcome == null) continue;
@@ -329,7 +339,8 @@ final class RefreshRound {
         // entry.url is the one form LocaleManifest.parse accepts (SiteLayout.isSafePackUrl).
         LocaleManifest.PackEntry entry = item.manifest.packs.get(id.contentVersion());
         if (entry == null) {
-            throw new Refusal(FailureReason.DAMAGED, item.locale + ": the plan gives " + id + ", the manifest does not list it");
+            throw new Refusal(FailureReason.DAMAGED,
+                    item.locale + ": the plan gives " + id + ", the manifest does not list it");
         }
         // Never more than the manifest says: a longer file is not this pack, and is not read past it.
         byte[] bytes = fetch(siteUrl(entry.url), Limits.pack(entry.bytes));

@@ -167,7 +167,10 @@ public final class RolloutClient {
                 return this;
             }
 
-            /** Tests: the units the process writes before it dies (DeviceStorage.budget), from the first write of the constructor. */
+            /**
+             * Tests: the units the process writes before it dies (DeviceStorage.budget), from the
+             * first write of the constructor.
+             */
             Builder storageBudget(long units) {
                 storageBudget = units;
                 return this;
@@ -226,6 +229,8 @@ public final class RolloutClient {
     DeviceState state;
     final Map<String, LoadedPack> active = new TreeMap<>();
     boolean refreshing;
+    /** The state in memory holds counts a failed write did not put on disk. */
+    private boolean stateUnwritten;
     final LaunchSession launchSession = new LaunchSession();
 
     /**
@@ -233,6 +238,13 @@ public final class RolloutClient {
      * "Keys and expiry"): rotation and revocation of publishing keys need no app update. Never fails
      * and never touches the network: keys that do not parse or a damaged cache only mean the device
      * runs on its bundled strings until a refresh succeeds.
+     *
+     * @param cacheDirectory the client's own directory (created if missing), e.g. under Context.getNoBackupFilesDir()
+     * @param manifestUrl the site's index.json: https, http to a loopback host, or a file: URL
+     * @param appVersion the app's version (4.8.1); one that does not parse gets no pack
+     * @param region the device's region for rollouts (TR), any case
+     * @param locale the device's locale as BCP 47 (tr-TR)
+     * @param options or null for the defaults
      */
     public RolloutClient(BundledStrings bundled, File cacheDirectory, URI manifestUrl, Trust trust, String appVersion,
             String region, String locale, Options options) {
@@ -241,7 +253,9 @@ public final class RolloutClient {
 
     /**
      * A device that pins one publishing key (the site's .sig files), as apps built before key lists
-     * do. Never fails and never touches the network.
+     * do. Never fails and never touches the network. The parameters are those of the other
+     * constructor; {@code publicKey} is {@code ed25519:BASE64} (one that does not parse makes every
+     * refresh fail MISCONFIGURED).
      */
     public RolloutClient(BundledStrings bundled, File cacheDirectory, URI manifestUrl, String publicKey,
             String appVersion, String region, String locale, Options options) {
@@ -257,7 +271,7 @@ public final class RolloutClient {
         this.signatureCheck = check;
         this.appVersionText = Objects.requireNonNull(appVersion, "appVersion");
         this.appVersion = AppVersion.parse(appVersion);
-        this.region = region.toUpperCase(Locale.ROOT);
+        this.region = Objects.requireNonNull(region, "region").toUpperCase(Locale.ROOT);
         this.locale = Objects.requireNonNull(locale, "locale");
         this.options = options == null ? Options.defaults() : options;
         this.verification = new Verification(this);
@@ -377,7 +391,10 @@ public final class RolloutClient {
         }
     }
 
-    /** Writes the state with {@code change} applied, if that changes it, and keeps it in memory once it is on disk. Call with lock held. */
+    /**
+     * Writes the state with {@code change} applied, if that changes it, and keeps it in memory once it
+     * is on disk. Call with lock held.
+     */
     void save(StateChange change) throws IOException {
         DeviceState next = state.copy();
         change.apply(next);
@@ -397,8 +414,9 @@ public final class RolloutClient {
      * interval of the last round, returns TOO_SOON without a request, unless {@code force}.
      *
      * <p>Blocks the calling thread for the round (call it off the main thread); a refresh called
-     * while another runs returns BUSY at once. Interrupting the thread cancels the round. Never
-     * throws; an index or manifest that fails changes nothing.
+     * while another runs returns BUSY at once. Interrupting the thread ends the round CANCELLED when
+     * its download in progress returns (at the latest at its time-out). Never throws; an index or
+     * manifest that fails changes nothing.
      */
     public RefreshResult refresh(boolean force) {
         long now = options.clock.millis();
@@ -481,7 +499,7 @@ public final class RolloutClient {
             }
         }
         List<PackId> activated = new ArrayList<>();
-        String now;
+        String current;
         synchronized (lock) {
             for (Ready item : ready) {
                 if (!Arrays.equals(storage.read(Slot.PENDING.file(item.locale)), item.bytes)) continue;
@@ -495,9 +513,9 @@ public final class RolloutClient {
             });
             publish();
             Collections.sort(activated);
-            now = locale;
+            current = locale;
         }
-        if (!activated.isEmpty()) announce(new Change(Change.Reason.ACTIVATED, activated, now));
+        if (!activated.isEmpty()) announce(new Change(Change.Reason.ACTIVATED, activated, current));
         return Collections.unmodifiableList(activated);
     }
 
@@ -635,7 +653,10 @@ public final class RolloutClient {
         return formatted.isEmpty() ? text : formatted;
     }
 
-    /** Switches the device's locale; the next string() reads the new chain. A refresh fetches the new locale's packs. */
+    /**
+     * Switches the device's locale; the next string() reads the new chain. A refresh fetches the new
+     * locale's packs.
+     */
     public void setLocale(String newLocale) {
         Objects.requireNonNull(newLocale, "locale");
         synchronized (lock) {
@@ -685,7 +706,9 @@ public final class RolloutClient {
             locale = this.locale;
             chain = chain(locale);
             state = this.state.copy();
-            for (Map.Entry<String, LoadedPack> entry : this.active.entrySet()) active.put(entry.getKey(), entry.getValue().id());
+            for (Map.Entry<String, LoadedPack> entry : this.active.entrySet()) {
+                active.put(entry.getKey(), entry.getValue().id());
+            }
         }
         TreeSet<String> names = new TreeSet<>(storage.children("packs"));
         names.addAll(active.keySet());
@@ -770,18 +793,25 @@ public final class RolloutClient {
         DeviceState next = state.copy();
         next.counters.add(tally.take(true), region, appVersionText);
         change.apply(next);
-        if (next.equals(state)) return true;
+        // Swift returns here whenever nothing changed, so counts whose write failed waited for a
+        // new count before a save wrote them; here the next save does, as promised.
+        if (next.equals(state) && !stateUnwritten) return true;
         state = next;
         try {
             storage.write(DeviceState.FILE, next.bytes());
         } catch (IOException e) {
+            stateUnwritten = true;
             return false;
         }
+        stateUnwritten = false;
         counterSaver.saved();
         return true;
     }
 
-    /** One app session with the current pack (call it once per launch or foreground session). Saved at once, in the background. */
+    /**
+     * One app session with the current pack (call it once per launch or foreground session). Saved at
+     * once, in the background.
+     */
     public void recordSession() {
         PackId own = snapshot.ownPack;
         if (own == null) return;

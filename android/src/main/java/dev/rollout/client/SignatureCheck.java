@@ -22,7 +22,8 @@ final class SignatureCheck {
     final long minimumKeysVersion;
     private final String unusable;
 
-    private SignatureCheck(Mode mode, Ed25519.PublicKey pinned, KeyList.Roots roots, long minimumKeysVersion, String unusable) {
+    private SignatureCheck(Mode mode, Ed25519.PublicKey pinned, KeyList.Roots roots, long minimumKeysVersion,
+            String unusable) {
         this.mode = mode;
         this.pinned = pinned;
         this.roots = roots;
@@ -47,13 +48,15 @@ final class SignatureCheck {
         int distinct = roots.keys.size();
         // A threshold of 0 would trust any key list: the app's build is wrong, and nothing verifies.
         if (distinct == 0 || trust.threshold() < 1 || trust.threshold() > Math.max(1, distinct)) {
-            return unusable("RolloutClient's Trust needs " + trust.threshold() + " of " + distinct + " distinct root key(s)");
+            return unusable(
+                    "RolloutClient's Trust needs " + trust.threshold() + " of " + distinct + " distinct root key(s)");
         }
         Ed25519.PublicKey pinned = null;
         if (trust.pinnedKey() != null) {
             pinned = Ed25519.PublicKey.parse(trust.pinnedKey());
             if (pinned == null) {
-                return unusable("the pinned key \"" + trust.pinnedKey() + "\" given to RolloutClient is not ed25519:BASE64");
+                return unusable(
+                        "the pinned key \"" + trust.pinnedKey() + "\" given to RolloutClient is not ed25519:BASE64");
             }
         }
         return new SignatureCheck(Mode.ROOTS, pinned, roots, trust.minimumKeysVersion(), null);

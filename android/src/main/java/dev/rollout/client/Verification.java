@@ -109,7 +109,10 @@ final class Verification {
         return pack;
     }
 
-    /** The id of the pack stored in {@code slot} of {@code locale}, read without verifying it (start-up and refresh do that); or null. */
+    /**
+     * The id of the pack stored in {@code slot} of {@code locale}, read without verifying it (start-up
+     * and refresh do that); or null.
+     */
     PackId storedId(Slot slot, String locale) {
         String name = slot.file(locale);
         PackSlot stored = PackSlot.parse(client.storage.read(name));

@@ -7,7 +7,6 @@ import java.io.File;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -51,28 +50,6 @@ class ActivationKillTest {
         return out;
     }
 
-    private static void copy(File from, File to) throws IOException {
-        deleteTree(to.toPath());
-        try (Stream<Path> paths = Files.walk(from.toPath())) {
-            for (Path path : paths.collect(Collectors.toList())) {
-                Path target = to.toPath().resolve(from.toPath().relativize(path).toString());
-                if (Files.isDirectory(path)) {
-                    Files.createDirectories(target);
-                } else {
-                    Files.copy(path, target, StandardCopyOption.REPLACE_EXISTING);
-                }
-            }
-        }
-    }
-
-    private static void deleteTree(Path root) throws IOException {
-        if (!Files.exists(root)) return;
-        try (Stream<Path> paths = Files.walk(root)) {
-            List<Path> all = paths.sorted((a, b) -> b.getNameCount() - a.getNameCount()).collect(Collectors.toList());
-            for (Path path : all) Files.delete(path);
-        }
-    }
-
     private static List<String> temporaries(File cache) throws IOException {
         try (Stream<Path> paths = Files.walk(cache.toPath())) {
             return paths.map(Path::toString).filter(p -> p.contains(".tmp-")).collect(Collectors.toList());
@@ -109,7 +86,7 @@ class ActivationKillTest {
     private int sweep(File base, boolean dieInStart, Step step, List<String> before, List<String> after)
             throws IOException {
         File cache = MemorySite.scratch("kill");
-        copy(base, cache);
+        MemorySite.copyTree(base, cache);
         List<Long> boundaries = new ArrayList<>();
         long total;
         if (dieInStart) {
@@ -126,7 +103,7 @@ class ActivationKillTest {
         }
         int made = 0;
         for (long cut : cuts(boundaries, total)) {
-            copy(base, cache);
+            MemorySite.copyTree(base, cache);
             boolean finished = true;
             try {
                 RolloutClient dying = open(cache, dieInStart ? cut : -1);
@@ -167,7 +144,7 @@ class ActivationKillTest {
         List<String> before = strings(open(base, -1));
         site.serve(sites.get("nineteen"));
         File done = MemorySite.scratch("kill-done");
-        copy(base, done);
+        MemorySite.copyTree(base, done);
         RolloutClient finished = open(done, -1);
         finished.refresh(true);
         finished.activatePending();
@@ -187,7 +164,7 @@ class ActivationKillTest {
         site.serve(sites.get("eighteen"));
         assertEquals(RefreshResult.Kind.STAGED, open(base, -1).refresh(true).kind());
         File done = MemorySite.scratch("kill-done");
-        copy(base, done);
+        MemorySite.copyTree(base, done);
         List<String> after = strings(open(done, -1));
         assertEquals("tr-TR@18", String.valueOf(open(done, -1).activePack()));
         int cuts = sweep(base, true, client -> {}, before, after);
@@ -204,7 +181,7 @@ class ActivationKillTest {
         List<String> before = strings(onEighteen);
         site.serve(sites.get("revert"));
         File done = MemorySite.scratch("kill-done");
-        copy(base, done);
+        MemorySite.copyTree(base, done);
         RolloutClient reverted = open(done, -1);
         reverted.refresh(true);
         reverted.activatePending();
@@ -239,5 +216,24 @@ class ActivationKillTest {
         assertEquals(RefreshResult.Kind.STAGED, client.refresh(true).kind(), "space again: the refresh stages 18");
         client.activatePending();
         assertEquals("tr-TR@18", String.valueOf(client.activePack()));
+    }
+
+    /** The index and manifests take effect, the packs do not fit: nothing is staged, and what was shown stays. */
+    @Test
+    void aDiskThatFillsDuringTheCommitStagesNothing() throws IOException {
+        File base = deviceOnBaseline();
+        RolloutClient client = open(base, -1);
+        List<String> before = strings(client);
+        site.serve(sites.get("nineteen"));
+        long state = new File(base, DeviceState.FILE).length();
+        client.spaceLeft(state + 256);
+        RefreshResult result = client.refresh(true);
+        assertEquals(RefreshResult.Kind.PARTIAL, result.kind(), result.toString());
+        assertEquals(FailureReason.STORAGE_FAILED, result.failures().get(0).reason());
+        assertEquals(new ArrayList<PackId>(), client.pendingPacks());
+        assertEquals(new ArrayList<PackId>(), client.activatePending());
+        assertEquals(before, strings(client));
+        assertEquals(before, strings(open(base, -1)));
+        assertEquals(new ArrayList<String>(), temporaries(base));
     }
 }

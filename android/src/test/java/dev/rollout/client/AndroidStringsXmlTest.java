@@ -118,6 +118,7 @@ class AndroidStringsXmlTest {
                 + "<string name=\"c\" product=\"tablet\">Tablet</string><string name=\"c\">Phone</string>"
                 + "<string-array name=\"d\"><item>x</item></string-array>"
                 + "<string name=\"e\">@ home</string>"
+                + "<plurals name=\"f\"><item quantity=\"one\">?</item><item quantity=\"other\">@string/e</item></plurals>"
                 + "</resources>").getBytes(StandardCharsets.UTF_8));
         List<String> skipped = new ArrayList<>();
         for (Map.Entry<String, String> entry : contents.skipped) skipped.add(entry.getKey() + ": " + entry.getValue());
@@ -125,7 +126,8 @@ class AndroidStringsXmlTest {
                 "a: marked translatable=\"false\"",
                 "b: a reference to @string/a, not text",
                 "c: the variant for product \"tablet\"; a build for it is not what devices get by default",
-                "d: string arrays are not imported"), skipped);
+                "d: string arrays are not imported",
+                "f: a reference to @string/e, not text"), skipped);
         List<String> keys = new ArrayList<>();
         for (Map.Entry<String, AndroidStringsXml.Value> entry : contents.values) keys.add(entry.getKey());
         assertEquals(List.of("c", "e"), keys, "the default product's text; an @ without a / is text");

@@ -33,7 +33,7 @@ import org.junit.jupiter.api.Test;
 class ApiLevelTest {
     static final int MINIMUM_API = 26;
 
-    /** What api-levels.txt accepts instead of a level: a reference D8 rewrites away (lambdas), never called on a device. */
+    /** Instead of a level: a reference D8 rewrites away when it dexes the library (lambdas), never made on a device. */
     static final String DESUGARED = "d8";
 
     static Path repository() {
@@ -194,7 +194,7 @@ class ApiLevelTest {
         return internalName.replace('/', '.');
     }
 
-    /** A method descriptor's parameters in source spelling: {@code (Ljava/lang/String;I)V} as (java.lang.String,int). */
+    /** A method descriptor's parameters as source spells them: {@code (Ljava/lang/String;I)V} is (String,int). */
     static String parameters(String descriptor) {
         List<String> out = new ArrayList<>();
         int i = 1;

@@ -71,6 +71,23 @@ class BundledStringsTest {
         assertEquals(problems, described(strings.problems()));
     }
 
+    /** What a device shows from the loaded text: what getString(id, args) shows for the value. */
+    @Test
+    void theLoadedTextShowsWhatAndroidShows() {
+        BundledStrings strings = BundledStrings.fromValuesDirectory(new File(fixtures(), "res"), "en");
+        assertEquals("Prix\u00a0: 3\u00a0€", MessageFormat.format(strings.text("nbsp", "en"), "en", Map.of("0", "3")));
+        assertEquals("Don't stop", MessageFormat.format(strings.text("apostrophe", "en"), "en", Map.of()));
+        assertEquals("{name} is literal for Ada",
+                MessageFormat.format(strings.text("braces", "en"), "en", Map.of("0", "Ada")));
+        assertEquals("Ada has 1 song", MessageFormat.format(strings.text("owner_songs", "en"), "en",
+                Map.of("0", "1", "1", "Ada")));
+        for (int n : new int[] {1, 3, 5, 21, 22, 25}) {
+            String form = n % 10 == 1 && n % 100 != 11 ? "песня" : n % 10 >= 2 && n % 10 <= 4 ? "песни" : "песен";
+            assertEquals(n + " " + form, MessageFormat.format(strings.text("songs", "ru-RU"), "ru",
+                    Map.of("0", Integer.toString(n))), "ru-RU reads values-ru");
+        }
+    }
+
     /** The fixtures of ImportAndroidTests.swift (shapes of real apps' res/), with the values that test asserts. */
     @Test
     void realAppShapesGiveWhatImportAndroidTestsAssert() {

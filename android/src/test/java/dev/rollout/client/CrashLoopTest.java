@@ -32,7 +32,10 @@ class CrashLoopTest {
         return launch(site.options(device));
     }
 
-    /** A device whose launches reached their first screen on tr-TR@17, with tr-TR@18 staged: the next start activates it. */
+    /**
+     * A device whose launches reached their first screen on tr-TR@17, with tr-TR@18 staged: the next
+     * start activates it.
+     */
     private void deviceWithEighteenStaged() {
         site.serve(sites.get("baseline"));
         RolloutClient first = launch();
@@ -77,11 +80,11 @@ class CrashLoopTest {
         launch();
         launch();
         File base = MemorySite.scratch("crash-loop-base");
-        copyTree(cache, base);
+        MemorySite.copyTree(cache, base);
         boolean finished = false;
         int cuts = 0;
         for (long cut = 0; !finished; cut += cut < 40 ? 1 : 29, cuts++) {
-            copyTree(base, cache);
+            MemorySite.copyTree(base, cache);
             try {
                 launch(site.options(device).storageBudget(cut));
                 finished = true;
@@ -120,31 +123,5 @@ class CrashLoopTest {
         assertEquals("bundled tr-TR title", app.string("title"), "no previous pack: the bundled strings");
         assertNull(app.markActivePackFailed());
         assertNull(launch().activePack());
-    }
-
-    static void copyTree(File from, File to) {
-        try {
-            java.nio.file.Path source = from.toPath();
-            java.nio.file.Path target = to.toPath();
-            if (java.nio.file.Files.exists(target)) {
-                try (java.util.stream.Stream<java.nio.file.Path> paths = java.nio.file.Files.walk(target)) {
-                    for (java.nio.file.Path p : paths.sorted(Collections.reverseOrder()).toArray(java.nio.file.Path[]::new)) {
-                        java.nio.file.Files.delete(p);
-                    }
-                }
-            }
-            try (java.util.stream.Stream<java.nio.file.Path> paths = java.nio.file.Files.walk(source)) {
-                for (java.nio.file.Path p : paths.toArray(java.nio.file.Path[]::new)) {
-                    java.nio.file.Path t = target.resolve(source.relativize(p).toString());
-                    if (java.nio.file.Files.isDirectory(p)) {
-                        java.nio.file.Files.createDirectories(t);
-                    } else {
-                        java.nio.file.Files.copy(p, t);
-                    }
-                }
-            }
-        } catch (java.io.IOException e) {
-            throw new AssertionError(e);
-        }
     }
 }

@@ -6,6 +6,7 @@ import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
+import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.Collections;
@@ -13,6 +14,8 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
 
 /**
  * A site served from memory under https://site.example/app/ (any path the files do not hold is a
@@ -116,12 +119,57 @@ final class MemorySite implements Transport {
         return new BundledStrings(strings);
     }
 
-    /** A fresh, empty cache directory under the system's temporary one. */
+    private static final List<File> SCRATCH = Collections.synchronizedList(new ArrayList<File>());
+
+    static {
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            synchronized (SCRATCH) {
+                for (File directory : SCRATCH) {
+                    try {
+                        deleteTree(directory.toPath());
+                    } catch (IOException e) {
+                        // Left for the system's temporary directory cleaner.
+                    }
+                }
+            }
+        }));
+    }
+
+    /** A fresh, empty cache directory under the system's temporary one, deleted when the tests end. */
     static File scratch(String name) {
         try {
-            return Files.createTempDirectory("rollout-" + name + "-").toFile();
+            File directory = Files.createTempDirectory("rollout-" + name + "-").toFile();
+            SCRATCH.add(directory);
+            return directory;
         } catch (IOException e) {
             throw new AssertionError(e);
+        }
+    }
+
+    /** Replaces {@code to} with a copy of the directory tree {@code from} (a cache copied between runs). */
+    static void copyTree(File from, File to) {
+        try {
+            deleteTree(to.toPath());
+            try (Stream<Path> paths = Files.walk(from.toPath())) {
+                for (Path path : paths.collect(Collectors.toList())) {
+                    Path target = to.toPath().resolve(from.toPath().relativize(path).toString());
+                    if (Files.isDirectory(path)) {
+                        Files.createDirectories(target);
+                    } else {
+                        Files.copy(path, target, StandardCopyOption.REPLACE_EXISTING);
+                    }
+                }
+            }
+        } catch (IOException e) {
+            throw new AssertionError(e);
+        }
+    }
+
+    private static void deleteTree(Path root) throws IOException {
+        if (!Files.exists(root)) return;
+        try (Stream<Path> paths = Files.walk(root)) {
+            List<Path> all = paths.sorted((a, b) -> b.getNameCount() - a.getNameCount()).collect(Collectors.toList());
+            for (Path path : all) Files.delete(path);
         }
     }
 
