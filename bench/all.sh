@@ -78,6 +78,7 @@ bench pack-add VERSIONS=50 KEYS=500 -- bench/pack-add/run.sh "$BIN"
 bench publish LOCALES=20 VERSIONS=5 RUNS=1 -- bench/publish/run.sh "$BIN"
 bench remote RUNS=3 -- bench/remote/run.sh "$BIN"
 bench client-reads PHASE_SECONDS=2 -- bench/client-reads/run.sh "$BIN"
+bench client-reads-jvm PHASE_SECONDS=2 -- bench/client-reads-jvm/run.sh "$BIN"
 RESOLVE="$("$ROOT/scripts/dist-build.sh" rollout-bench-resolve)" || exit 2
 bench resolve -- "$RESOLVE" 100000 3
 

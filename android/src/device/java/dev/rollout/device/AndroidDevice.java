@@ -1,6 +1,8 @@
 package dev.rollout.device;
 
+import dev.rollout.client.MetricKind;
 import dev.rollout.client.PackId;
+import dev.rollout.client.RefreshResult;
 import dev.rollout.client.RolloutClient;
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -25,10 +27,10 @@ public final class AndroidDevice {
     private AndroidDevice() {}
 
     /** What one invocation printed and its exit code. */
-    public static final class Result {
-        public final int exitCode;
-        public final String stdout;
-        public final String stderr;
+    static final class Result {
+        final int exitCode;
+        final String stdout;
+        final String stderr;
 
         Result(int exitCode, String stdout, String stderr) {
             this.exitCode = exitCode;
@@ -92,18 +94,22 @@ public final class AndroidDevice {
     }
 
     /** RolloutCLI.run for the device command: parse, run, render; errors as rollout prints them. */
-    public static Result run(String[] arguments, DeviceSetup.Context context, boolean terminal) {
+    static Result run(String[] arguments, DeviceSetup.Context context, boolean terminal) {
         boolean json = false;
         for (String argument : arguments) json |= argument.equals("--json");
         StringBuilder diagnostics = new StringBuilder();
         try {
             Invocation invocation = Invocation.parse(arguments);
-            if (invocation.help) {
-                return new Result(0, Text.escape(Invocation.HELP, true), "");
-            }
             String noColor = context.environment.get("NO_COLOR");
-            boolean bold = terminal && (noColor == null || noColor.isEmpty())
-                    && !"dumb".equals(context.environment.get("TERM")) && !invocation.flag("no-color");
+            // CommandContext.style: help is styled before the words are read, so --no-color does not reach it.
+            boolean colour = terminal && (noColor == null || noColor.isEmpty())
+                    && !"dumb".equals(context.environment.get("TERM"));
+            if (invocation.help) {
+                // As rollout's help: --json anywhere among the words asks for the document.
+                return new Result(0, json ? Text.prettyJson(Invocation.helpJson())
+                        : Text.escape(Invocation.helpText(colour), true), "");
+            }
+            boolean bold = colour && !invocation.flag("no-color");
             DeviceReport.Output output = perform(invocation, context, bold, diagnostics);
             String stdout = invocation.json() ? Text.prettyJson(output.json) : Text.escape(output.text, true);
             return new Result(output.exitCode, stdout, diagnostics.toString());
@@ -131,7 +137,7 @@ public final class AndroidDevice {
         return new Result(error.exitCode, "", diagnostics + text);
     }
 
-    /** RolloutDevice.run: the action, on a client started on the state directory. */
+    /** RolloutDevice.run: the action, on a client started on the state directory, then what it returned. */
     private static DeviceReport.Output perform(Invocation invocation, DeviceSetup.Context context, boolean bold,
             StringBuilder diagnostics) throws DeviceError {
         DeviceAction action = DeviceAction.parse(invocation);
@@ -139,50 +145,34 @@ public final class AndroidDevice {
         List<String> problems = new ArrayList<>();
         RolloutClient client = device.client(action.kind == DeviceAction.Kind.LAUNCH, problems);
         if (!invocation.json()) {
-            for (String problem : problems) diagnostics.append("warning: --bundled: ").append(Text.oneLine(problem)).append('\n');
+            for (String problem : problems) {
+                diagnostics.append("warning: --bundled: ").append(Text.oneLine(problem)).append('\n');
+            }
         }
-        DeviceReport.Output output;
+        RefreshResult refreshed = null;
+        List<PackId> activated = null;
+        String text = null;
+        MetricKind kind = "crash".equals(action.argument) ? MetricKind.CRASH : MetricKind.FALLBACK;
         switch (action.kind) {
-            case REFRESH:
-                output = DeviceReport.refreshed(client.refresh(action.force), client);
-                break;
-            case ACTIVATE: {
-                List<PackId> activated = client.activatePending();
-                output = DeviceReport.activated(activated);
-                break;
-            }
-            case GET: {
-                String text = client.string(action.argument, action.arguments);
-                output = DeviceReport.text(action.argument, text, client);
-                break;
-            }
-            case LAUNCH:
-                // Starting the client with countsLaunch was the launch; the app records the session.
-                client.recordSession();
-                output = null;
-                break;
-            case LAUNCH_SUCCEEDED:
-                client.markLaunchSucceeded();
-                output = null;
-                break;
-            case STATUS:
-                output = null;
-                break;
-            case METRICS:
-            default:
-                output = DeviceReport.metrics(action.argument, client.metricsCsv(
-                        action.argument.equals("crash") ? dev.rollout.client.MetricKind.CRASH
-                                : dev.rollout.client.MetricKind.FALLBACK));
-                break;
+            case REFRESH: refreshed = client.refresh(action.force); break;
+            case ACTIVATE: activated = client.activatePending(); break;
+            case GET: text = client.string(action.argument, action.arguments); break;
+            // Starting the client with countsLaunch was the launch; the app records the session.
+            case LAUNCH: client.recordSession(); break;
+            case LAUNCH_SUCCEEDED: client.markLaunchSucceeded(); break;
+            case METRICS: text = client.metricsCsv(kind); break;
+            case STATUS: default: break;
         }
-        // The process ends here, as an app's does in the background: what it counted is kept.
+        // The process ends here, as an app's does in the background: what it counted is kept (and status shows it).
         client.saveCounters();
-        // Rendered after saveCounters, as the Swift command does: status shows the counters just saved.
         switch (action.kind) {
-            case LAUNCH: return DeviceReport.launched(client, bold);
+            case REFRESH: return DeviceReport.refreshed(refreshed, client);
+            case ACTIVATE: return DeviceReport.activated(activated);
+            case GET: return DeviceReport.text(action.argument, text, client);
+            case LAUNCH: return DeviceReport.launched(client);
             case LAUNCH_SUCCEEDED: return DeviceReport.launchSucceeded(client);
-            case STATUS: return DeviceReport.status(client, bold, problems);
-            default: return output;
+            case METRICS: return DeviceReport.metrics(action.argument, text);
+            case STATUS: default: return DeviceReport.status(client, bold, problems);
         }
     }
 }

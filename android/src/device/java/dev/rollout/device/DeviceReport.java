@@ -88,7 +88,8 @@ final class DeviceReport {
                 StringBuilder lines = new StringBuilder("Partly failed:\n");
                 List<Object> failures = new ArrayList<>();
                 for (Failure failure : result.failures()) {
-                    lines.append("  ").append(failure.message()).append(" [").append(failure.reason().code()).append("]\n");
+                    lines.append("  ").append(failure.message()).append(" [").append(failure.reason().code())
+                            .append("]\n");
                     failures.add(failureJson(failure));
                 }
                 text = lines + dropped(result.dropped()) + staged(result.staged(), active);
@@ -135,7 +136,8 @@ final class DeviceReport {
         List<PackId> now = new ArrayList<>();
         List<PackId> waiting = new ArrayList<>();
         for (PackId pack : packs) (active.contains(pack) ? now : waiting).add(pack);
-        return (waiting.isEmpty() ? "" : "Staged " + list(waiting) + ": active at activate, or at the device's next start.\n")
+        return (waiting.isEmpty() ? ""
+                        : "Staged " + list(waiting) + ": active at activate, or at the device's next start.\n")
                 + (now.isEmpty() ? "" : "Active now: " + list(now) + ", in place of a dropped pack.\n");
     }
 
@@ -151,7 +153,7 @@ final class DeviceReport {
                 text + "\n", 0);
     }
 
-    static Output launched(RolloutClient client, boolean bold) {
+    static Output launched(RolloutClient client) {
         DeviceView view = new DeviceView(client);
         Map<String, Object> json = object("action", "launch", "activePack", id(client.activePack()), "failed",
                 ids(view.status.failed()), "launch", view.launchJson());
@@ -256,8 +258,8 @@ final class DeviceReport {
 
         String text(boolean bold) {
             StringBuilder text = new StringBuilder();
-            text.append("Device ").append(status.locale()).append(" (looks up ").append(String.join(", ", status.chain()))
-                    .append("), install id ").append(installId).append('\n');
+            text.append("Device ").append(status.locale()).append(" (looks up ")
+                    .append(String.join(", ", status.chain())).append("), install id ").append(installId).append('\n');
             text.append("Index sequence ").append(status.indexSequence());
             if (status.indexExpires() != null) {
                 String expires = (String) timestamp(status.indexExpires());
@@ -266,7 +268,9 @@ final class DeviceReport {
             }
             text.append(status.lastRefresh() == null ? ", never refreshed.\n"
                     : ", last refresh " + timestamp(status.lastRefresh()) + ".\n");
-            if (status.keysVersion() != null) text.append("Key list version ").append(status.keysVersion()).append(".\n");
+            if (status.keysVersion() != null) {
+                text.append("Key list version ").append(status.keysVersion()).append(".\n");
+            }
             Map<String, Status.Slots> packs = new TreeMap<>(status.packs());
             if (packs.isEmpty()) {
                 text.append("No packs: the bundled strings.\n");

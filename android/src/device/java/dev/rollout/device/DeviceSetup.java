@@ -78,7 +78,8 @@ final class DeviceSetup {
         String stateText = required(invocation, "state");
         File state = new File(context.absolutePath(stateText));
         if (state.exists() && !state.isDirectory()) {
-            throw DeviceError.usage("--state " + stateText + " is a file; give the device's directory (created if missing)");
+            throw DeviceError.usage(
+                    "--state " + stateText + " is a file; give the device's directory (created if missing)");
         }
         setup.stateDirectory = state;
         setup.manifestUrl = site(required(invocation, "site"), context);
@@ -179,7 +180,8 @@ final class DeviceSetup {
             }
         }
         if (DeviceAccess.publicKeyId(value) == null) {
-            throw DeviceError.usage("--" + option + " \"" + text + "\" is not an Ed25519 public key such as ed25519:BASE64");
+            throw DeviceError.usage(
+                    "--" + option + " \"" + text + "\" is not an Ed25519 public key such as ed25519:BASE64");
         }
         return value;
     }

@@ -17,45 +17,89 @@ final class Invocation {
             + "[--threshold N]) [--min-sequence N] [--bundled DIR] --locale L --region R --app-version V "
             + "[--install-id ID] ACTION [ARGUMENT]";
 
-    /** One option: its value's name in help (null for a flag) and whether it may be repeated. */
+    static final String SUMMARY =
+            "run the client library as one device against a published site: what a user in TR on 4.8.1 sees";
+
+    static final String DISCUSSION = String.join("\n", Arrays.asList(
+            "ACTION is one of:",
+            "  refresh [--force]        fetch and verify the site, stage the packs this device resolves to",
+            "  activate                 make the staged packs active (the app does it at a safe moment)",
+            "  get KEY [--arg N=V]...   the text the app shows for KEY",
+            "  launch                   a process start: a staged pack becomes active; a pack that missed",
+            "                           launch-succeeded in too many launches in a row is rolled back",
+            "  launch-succeeded         the app's first screen is usable",
+            "  status                   active, pending, previous, failed and blocked packs, and the counters",
+            "  metrics crash|fallback   the counters as the CSV rollout metrics ingest reads",
+            "The state directory is the device: the same --state DIR across invocations is the same phone",
+            "across launches. --site takes the directory rollout publish wrote, or its https:// URL (http://",
+            "only on loopback). --public-key plays an app that pins one key; --root-key one built with the root",
+            "keys of the site's key list (docs/keys.md). Exit 1 when a refresh failed; the device keeps what",
+            "it had. See docs/device.md."));
+
+    /** One option: its value's name (null for a flag), whether it may be repeated, and its help. */
     private static final class Spec {
+        final String name;
         final String valueName;
         final boolean repeatable;
+        final String help;
 
-        Spec(String valueName, boolean repeatable) {
+        Spec(String name, String valueName, boolean repeatable, String help) {
+            this.name = name;
             this.valueName = valueName;
             this.repeatable = repeatable;
+            this.help = help;
         }
     }
 
-    /** DeviceCommand.spec's options, then rollout's global ones, in the order of their tables. */
+    /** DeviceCommand.spec's options, then rollout's global ones, in the order of their tables (and of help). */
     private static final Map<String, Spec> TABLE = new LinkedHashMap<>();
+    private static final List<Spec> DEVICE_OPTIONS = new ArrayList<>();
+    private static final List<Spec> GLOBAL_OPTIONS = new ArrayList<>();
 
     static {
-        value("state", "DIR", false);
-        value("site", "URL|DIR", false);
-        value("public-key", "KEY", false);
-        value("root-key", "KEY", true);
-        value("threshold", "N", false);
-        value("min-sequence", "N", false);
-        value("min-keys-version", "N", false);
-        value("bundled", "DIR", false);
-        value("locale", "L", false);
-        value("region", "R", false);
-        value("app-version", "V", false);
-        value("install-id", "ID", false);
-        value("force", null, false);
-        value("arg", "NAME=VALUE", true);
-        value("repo", "DIR", false);
-        value("json", null, false);
-        value("actor", "NAME", false);
-        value("offline", null, false);
-        value("no-color", null, false);
-        value("help", null, false);
+        device("state", "DIR", false,
+                "the device's cache directory, created if missing; reuse it to keep the same device");
+        device("site", "URL|DIR", false,
+                "the published site: a directory, or the URL of the site or of its index.json");
+        device("public-key", "KEY", false,
+                "the one key the app pins: ed25519:BASE64, as rollout keys generate printed it, or a file holding it");
+        device("root-key", "KEY", true,
+                "a root key the app builds in, as rollout keys init printed it, or a file holding it");
+        device("threshold", "N", false, "how many of the --root-key keys must sign a key list (default 1)");
+        device("min-sequence", "N", false,
+                "the oldest index sequence the app accepts, even on a fresh install (default 0)");
+        device("min-keys-version", "N", false,
+                "with --root-key: the oldest key list version the app accepts, even on a fresh install (default 0)");
+        device("bundled", "DIR", false,
+                "the app's bundled strings: LOCALE.json files (key to string) or *.lproj folders");
+        device("locale", "L", false, "the device's locale, for example tr-TR");
+        device("region", "R", false, "the device's ISO 3166-1 region, for example TR");
+        device("app-version", "V", false, "the app's marketing version, for example 4.8.1");
+        device("install-id", "ID", false,
+                "the id that places the device in percent rollouts (default: a random one kept in --state)");
+        device("force", null, false, "refresh: ignore the minimum interval between refreshes");
+        device("arg", "NAME=VALUE", true, "get: a placeholder's value");
+        global("repo", "DIR",
+                "the pack repository (default: ROLLOUT_REPO, else found from the working directory like git)");
+        global("json", null, "print one JSON document on stdout; errors go to stderr as JSON");
+        global("actor", "NAME",
+                "who is making the change (default: ROLLOUT_ACTOR, else git config user.name and user.email)");
+        global("offline", null, "keep the change in this repository even if it has a remote; rollout sync pushes it "
+                + "later (also ROLLOUT_OFFLINE=1)");
+        global("no-color", null, "never colour the output (NO_COLOR in the environment does the same)");
+        global("help", null, "show help for the command");
     }
 
-    private static void value(String name, String valueName, boolean repeatable) {
-        TABLE.put(name, new Spec(valueName, repeatable));
+    private static void device(String name, String valueName, boolean repeatable, String help) {
+        Spec spec = new Spec(name, valueName, repeatable, help);
+        TABLE.put(name, spec);
+        DEVICE_OPTIONS.add(spec);
+    }
+
+    private static void global(String name, String valueName, String help) {
+        Spec spec = new Spec(name, valueName, false, help);
+        TABLE.put(name, spec);
+        GLOBAL_OPTIONS.add(spec);
     }
 
     final List<String> positionals = new ArrayList<>();
@@ -161,20 +205,47 @@ final class Invocation {
         return spec == null || spec.valueName == null ? "VALUE" : spec.valueName;
     }
 
-    /** What {@code --help} prints: the command's usage and its actions. */
-    static final String HELP = String.join("\n", Arrays.asList(
-            "usage: rollout " + USAGE,
-            "",
-            "Run the client library as one device against a published site (the Android client; docs/device.md).",
-            "",
-            "ACTION is one of:",
-            "  refresh [--force]        fetch and verify the site, stage the packs this device resolves to",
-            "  activate                 make the staged packs active (the app does it at a safe moment)",
-            "  get KEY [--arg N=V]...   the text the app shows for KEY",
-            "  launch                   a process start: a staged pack becomes active; a pack that missed",
-            "                           launch-succeeded in too many launches in a row is rolled back",
-            "  launch-succeeded         the app's first screen is usable",
-            "  status                   active, pending, previous, failed and blocked packs, and the counters",
-            "  metrics crash|fallback   the counters as the CSV rollout metrics ingest reads",
-            "")) + "\n";
+    /** What {@code --help} prints (HelpCommand.detail): usage, summary, actions and both option tables. */
+    static String helpText(boolean bold) {
+        String usage = bold ? "\u001B[1mUsage:\u001B[0m" : "Usage:";
+        String options = bold ? "\u001B[1mOptions:\u001B[0m" : "Options:";
+        String global = bold ? "\u001B[1mOptions for every command:\u001B[0m" : "Options for every command:";
+        return usage + " rollout " + USAGE + "\n\n" + SUMMARY + "\n\n" + DISCUSSION + "\n\n" + options + "\n"
+                + optionLines(DEVICE_OPTIONS) + "\n" + global + "\n" + optionLines(GLOBAL_OPTIONS);
+    }
+
+    /** The same with --json: name, usage, summary and every option's help. */
+    static Map<String, Object> helpJson() {
+        Map<String, Object> json = new LinkedHashMap<>();
+        json.put("name", "device");
+        json.put("usage", USAGE);
+        json.put("summary", SUMMARY);
+        List<Object> options = new ArrayList<>();
+        for (Spec spec : TABLE.values()) {
+            Map<String, Object> option = new LinkedHashMap<>();
+            option.put("name", "--" + spec.name);
+            option.put("help", spec.help);
+            options.add(option);
+        }
+        json.put("options", options);
+        return json;
+    }
+
+    private static String optionLines(List<Spec> specs) {
+        List<String> labels = new ArrayList<>();
+        int width = 0;
+        for (Spec spec : specs) {
+            String label = "--" + spec.name + (spec.valueName == null ? "" : " " + spec.valueName);
+            labels.add(label);
+            width = Math.max(width, label.length());
+        }
+        StringBuilder out = new StringBuilder();
+        for (int i = 0; i < specs.size(); i++) {
+            out.append("  ").append(labels.get(i));
+            for (int pad = labels.get(i).length(); pad < width; pad++) out.append(' ');
+            out.append("  ").append(specs.get(i).help).append(specs.get(i).repeatable ? " (repeatable)" : "")
+                    .append('\n');
+        }
+        return out.toString();
+    }
 }
