@@ -83,7 +83,9 @@ for key in checkout.pay welcome.new; do
   swift_says="$("$ROLLOUT" "${DEVICE[@]}" get "$key" --arg "amount=42,00 TL" --json)"
   android_says="$("$ROOT/scripts/android-device" "${ANDROID[@]}" get "$key" --arg "amount=42,00 TL" --json)"
   [ "$swift_says" = "$android_says" ] || { printf 'quickstart: the clients differ on %s:\n%s\n%s\n' "$key" "$swift_says" "$android_says" >&2; exit 1; }
-  printf '%s: both clients show %s\n' "$key" "$android_says"
+  printf '%s: Swift and Android both show "%s" (%s)\n' "$key" \
+    "$(python3 -c 'import json, sys; print(json.loads(sys.argv[1])["text"])' "$android_says")" \
+    "$(python3 -c 'import json, sys; print(json.loads(sys.argv[1])["activePack"])' "$android_says")"
 done
 step report tr-TR --out report.html
 step verify
