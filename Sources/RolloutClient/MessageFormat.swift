@@ -13,16 +13,23 @@ import RolloutModel
 /// text up to the next lone `'`) except in a string with `{{name}}` templates, and printf only in a
 /// string without ICU arguments.
 enum MessageFormat {
+    /// How deep plurals and selects may nest before an argument is shown as written. Lint refuses
+    /// more than 16 in a pack (docs/pack-format.md), but bundled strings are never linted, and a
+    /// device must not recurse without end on text it was handed. Both clients use this number
+    /// (the kit's formatting.json pins it).
+    static let maximumNesting = 32
+
     static func format(_ text: String, _ arguments: [String: String], language: String) -> String {
         guard text.contains(where: { $0 == "{" || $0 == "%" || $0 == "'" }) else { return text }
         var sequential = 0
         return render(
-            Array(text), arguments, language: language, number: nil, style: MessageStyle(text), sequential: &sequential)
+            Array(text), arguments, language: language, number: nil, style: MessageStyle(text), depth: 0,
+            sequential: &sequential)
     }
 
     private static func render(
         _ s: [Character], _ arguments: [String: String], language: String, number: String?, style: MessageStyle,
-        sequential: inout Int
+        depth: Int, sequential: inout Int
     ) -> String {
         var out = ""
         var i = 0
@@ -37,9 +44,12 @@ enum MessageFormat {
                 out += arguments[name] ?? String(s[i..<(close + 2)])
                 i = close + 2
             } else if c == "{", let close = matchingBrace(s, from: i, quoting: style.icuApostrophes) {
-                out += argument(
-                    Array(s[(i + 1)..<close]), arguments, language: language, style: style,
-                    original: String(s[i...close]))
+                let original = String(s[i...close])
+                out +=
+                    depth < maximumNesting
+                    ? argument(
+                        Array(s[(i + 1)..<close]), arguments, language: language, style: style, depth: depth,
+                        original: original) : original
                 i = close + 1
             } else if c == "#", let number {
                 out += number
@@ -121,7 +131,8 @@ enum MessageFormat {
     }
 
     private static func argument(
-        _ body: [Character], _ arguments: [String: String], language: String, style: MessageStyle, original: String
+        _ body: [Character], _ arguments: [String: String], language: String, style: MessageStyle, depth: Int,
+        original: String
     ) -> String {
         let parts = split(body, limit: 3, quoting: style.icuApostrophes)
         let name = parts[0].trimmingCharacters(in: .whitespaces)
@@ -143,12 +154,16 @@ enum MessageFormat {
             let chosen = exact.flatMap { options[$0] } ?? options[category] ?? options["other"]
             let shown = decimal(value, language: language)
             return chosen.map {
-                render($0, arguments, language: language, number: shown, style: style, sequential: &sequential)
+                render(
+                    $0, arguments, language: language, number: shown, style: style, depth: depth + 1,
+                    sequential: &sequential)
             } ?? value
         case "select":
             let chosen = options[value] ?? options["other"]
             return chosen.map {
-                render($0, arguments, language: language, number: nil, style: style, sequential: &sequential)
+                render(
+                    $0, arguments, language: language, number: nil, style: style, depth: depth + 1,
+                    sequential: &sequential)
             } ?? value
         default:
             return value

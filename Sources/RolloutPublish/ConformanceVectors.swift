@@ -552,6 +552,11 @@ public enum ConformanceVectors {
 
     // MARK: - Formatting
 
+    /// `levels` selects nested in one another around the text "end".
+    static func nestedSelect(_ levels: Int) -> String {
+        String(repeating: "{g, select, other {", count: levels) + "end" + String(repeating: "}}", count: levels)
+    }
+
     static func formatting() -> JSONValue {
         let plural = "{count, plural, =0 {no files} one {# file} other {# files}}"
         let ru = "{n, plural, one {# файл} few {# файла} many {# файлов} other {# файла}}"
@@ -581,11 +586,16 @@ public enum ConformanceVectors {
             ("{g, select, female {Her} other {Their}} turn", ["g": "x"], "en", "Their turn"),
             ("l''app", [:], "fr", "l'app"),
             ("'{'name'}' is {0}", ["0": "Ada"], "en", "{name} is Ada"),
+            // Nesting: 32 levels of select are rendered; from the 33rd an argument is shown as written.
+            (nestedSelect(32), ["g": "x"], "en", "end"),
+            (nestedSelect(33), ["g": "x"], "en", nestedSelect(1)),
+            (nestedSelect(500), ["g": "x"], "en", nestedSelect(468)),
         ]
         return [
             "about": """
             string(key, arguments) for a device whose locale's language is `language` (docs/pack-format.md, placeholders; \
-            plural categories from CLDR). Plural cases are integers whose category no CLDR version disputes.
+            plural categories from CLDR). Plural cases are integers whose category no CLDR version disputes. Plurals and \
+            selects nest at most 32 deep: a deeper argument is shown as written.
             """,
             "cases": .array(
                 cases.map { message, args, language, expected in

@@ -11,8 +11,11 @@ import java.net.SocketTimeoutException;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.util.concurrent.Executors;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
@@ -31,18 +34,27 @@ public final class HttpTransport implements Transport {
      * server that sends its status line, headers or body a byte at a time never trips it, and the
      * headers are read inside HttpURLConnection, out of reach of readLimited's own check.
      */
-    private static final ScheduledThreadPoolExecutor WATCHDOG = watchdog();
+    private static final ScheduledThreadPoolExecutor DEADLINES = new ScheduledThreadPoolExecutor(1, daemon());
+    /**
+     * Where the hang-ups run: disconnect() can wait for a read in progress to return, and one such
+     * wait must not hold back the deadlines of other fetches.
+     */
+    private static final ThreadPoolExecutor HANG_UPS =
+            new ThreadPoolExecutor(4, 4, 10, TimeUnit.SECONDS, new LinkedBlockingQueue<Runnable>(), daemon());
 
-    private static ScheduledThreadPoolExecutor watchdog() {
-        ScheduledThreadPoolExecutor executor = new ScheduledThreadPoolExecutor(1, task -> {
+    static {
+        // A fetch that ends in time forgets its hang-up at once, not at the deadline.
+        DEADLINES.setRemoveOnCancelPolicy(true);
+        HANG_UPS.allowCoreThreadTimeOut(true);
+    }
+
+    private static ThreadFactory daemon() {
+        return task -> {
             Thread thread = Executors.defaultThreadFactory().newThread(task);
             thread.setName("rollout-http-deadline");
             thread.setDaemon(true);
             return thread;
-        });
-        // A fetch that ends in time forgets its hang-up at once, not at the deadline.
-        executor.setRemoveOnCancelPolicy(true);
-        return executor;
+        };
     }
 
     public HttpTransport() {}
@@ -57,9 +69,9 @@ public final class HttpTransport implements Transport {
         for (int redirects = 0; ; redirects++) {
             HttpURLConnection connection = open(current, deadline, timeoutMillis);
             AtomicBoolean expired = new AtomicBoolean();
-            ScheduledFuture<?> hangUp = WATCHDOG.schedule(() -> {
+            ScheduledFuture<?> hangUp = DEADLINES.schedule(() -> {
                 expired.set(true);
-                connection.disconnect();
+                HANG_UPS.execute(connection::disconnect);
             }, Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
             try {
                 int status = connection.getResponseCode();

@@ -27,6 +27,13 @@ final class MessageFormat {
     private MessageFormat() {}
 
     /**
+     * How deep plurals and selects may nest before an argument is shown as written: lint refuses more
+     * than 16 in a pack, but bundled strings are never linted, and a device must not recurse without end
+     * on text it was handed. The same number as MessageFormat.swift (the kit's formatting.json pins it).
+     */
+    static final int MAXIMUM_NESTING = 32;
+
+    /**
      * {@code message} with its placeholders filled from {@code arguments} (name to text; null or a
      * null value: as if absent), for a device whose language is {@code language} ("fr").
      */
@@ -41,7 +48,7 @@ final class MessageFormat {
                 }
             }
         }
-        return new MessageFormat.Renderer(named, language, new MessageStyle(message)).render(s, null, new int[1]);
+        return new MessageFormat.Renderer(named, language, new MessageStyle(message)).render(s, null, 0, new int[1]);
     }
 
     /** The CLDR cardinal plural category of a whole number in {@code language}. */
@@ -65,7 +72,7 @@ final class MessageFormat {
         }
 
         /** {@code number}: a plural's count as {@code #} shows it, or null outside a plural. */
-        String render(List<String> s, String number, int[] sequential) {
+        String render(List<String> s, String number, int depth, int[] sequential) {
             StringBuilder out = new StringBuilder();
             int i = 0;
             while (i < s.size()) {
@@ -80,7 +87,8 @@ final class MessageFormat {
                     out.append(value != null ? value : join(s, i, close + 2));
                     i = close + 2;
                 } else if (c.equals("{") && (close = matchingBrace(s, i, style.icuApostrophes)) != null) {
-                    out.append(argument(s.subList(i + 1, close), join(s, i, close + 1)));
+                    String original = join(s, i, close + 1);
+                    out.append(depth < MAXIMUM_NESTING ? argument(s.subList(i + 1, close), depth, original) : original);
                     i = close + 1;
                 } else if (c.equals("#") && number != null) {
                     out.append(number);
@@ -114,7 +122,7 @@ final class MessageFormat {
         }
 
         /** {@code {name}}, {@code {n, number, ::.00}}, or a plural or select: its text, or {@code original} without an argument. */
-        String argument(List<String> body, String original) {
+        String argument(List<String> body, int depth, String original) {
             List<List<String>> parts = split(body, 3, style.icuApostrophes);
             String value = argument(Graphemes.trimWhitespaces(join(parts.get(0))));
             if (value == null) return original;
@@ -143,12 +151,12 @@ final class MessageFormat {
                     }
                     if (chosen == null) chosen = options.get(PluralRules.of(language).category(count));
                     if (chosen == null) chosen = options.get("other");
-                    return chosen == null ? value : render(chosen, decimal(value, language), sequential);
+                    return chosen == null ? value : render(chosen, decimal(value, language), depth + 1, sequential);
                 }
                 case "select": {
                     List<String> chosen = options.get(Graphemes.nfc(value));
                     if (chosen == null) chosen = options.get("other");
-                    return chosen == null ? value : render(chosen, null, sequential);
+                    return chosen == null ? value : render(chosen, null, depth + 1, sequential);
                 }
                 default:
                     return value;

@@ -112,22 +112,24 @@ class HostileHttpTest {
     @Test
     void headersTrickledAByteAtATimeTimeOutAtTheTimeOut() {
         behaviour = socket -> trickle(socket, "HTTP/1.1 200 OK\r\nX-Slow: ".getBytes(StandardCharsets.US_ASCII),
-                100, 8000);
+                100, 15_000);
         long started = System.nanoTime();
         assertEquals(FailureReason.TIMED_OUT, refusal("/index.json", 1000, 1000));
         long took = (System.nanoTime() - started) / 1_000_000L;
-        assertTrue(took < 3000, "gave up at the time-out, not when the server stopped: " + took + " ms");
+        // Generous for a loaded machine, and far short of the server's 15 s.
+        assertTrue(took < 6000, "gave up at the time-out, not when the server stopped: " + took + " ms");
     }
 
     @Test
     void aBodyTrickledAByteAtATimeTimesOutAtTheTimeOut() {
         behaviour = socket -> {
             write(socket, "HTTP/1.1 200 OK\r\nContent-Length: 100000\r\n\r\n");
-            trickle(socket, new byte[] {'{'}, 100, 8000);
+            trickle(socket, new byte[] {'{'}, 100, 15_000);
         };
         long started = System.nanoTime();
         assertEquals(FailureReason.TIMED_OUT, refusal("/index.json", 1_000_000, 1000));
-        assertTrue((System.nanoTime() - started) / 1_000_000L < 3000, "gave up at the time-out");
+        long took = (System.nanoTime() - started) / 1_000_000L;
+        assertTrue(took < 6000, "gave up at the time-out: " + took + " ms");
     }
 
     /** A body shorter than its Content-Length is not the file: the connection broke. */
@@ -175,6 +177,10 @@ class HostileHttpTest {
                 out.write(chunk);
                 out.write('\r');
                 out.write('\n');
+                out.flush();
+                // The pace of a fast network: a loopback flood fills the socket's buffers, which the
+                // JDK drains when an abandoned chunked body is closed (HostileSiteTest.endless).
+                Thread.sleep(1);
             }
             out.write("0\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
             out.flush();
@@ -189,11 +195,11 @@ class HostileHttpTest {
     void aStatedLengthOverTheLimitIsRefusedBeforeTheBody() {
         behaviour = socket -> {
             write(socket, "HTTP/1.1 200 OK\r\nContent-Length: 314572800\r\n\r\n");
-            trickle(socket, new byte[1], 100, 8000);
+            trickle(socket, new byte[1], 100, 15_000);
         };
         long started = System.nanoTime();
-        assertEquals(FailureReason.TOO_LARGE, refusal("/keys.json", Limits.KEY_LIST, 5000));
-        assertTrue((System.nanoTime() - started) / 1_000_000L < 2000, "refused on the header");
+        assertEquals(FailureReason.TOO_LARGE, refusal("/keys.json", Limits.KEY_LIST, 10_000));
+        assertTrue((System.nanoTime() - started) / 1_000_000L < 6000, "refused on the header");
     }
 
     /** Redirects to a plain-http host that is not loopback, spelled every way a Location can be. */

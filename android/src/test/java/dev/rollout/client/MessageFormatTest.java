@@ -151,4 +151,20 @@ class MessageFormatTest {
         assertEquals("exact", format("{n, plural, =1.0 {exact} other {#}}", args("n", "1.00")));
         assertEquals("many", format("{n, plural, one {one} many {many} other {other}}", args("n", "1.2c6"), "fr"));
     }
+
+    /** Text an app bundles is never linted: 20,000 nested selects must not overflow the stack of string(). */
+    @Test
+    void aMessageNestedDeeperThanTheLimitIsShownAsWrittenFromThatLevelOn() {
+        String deep = nested(20_000);
+        assertEquals(nested(20_000 - MessageFormat.MAXIMUM_NESTING), format(deep, args("g", "x")));
+        assertEquals("end", format(nested(MessageFormat.MAXIMUM_NESTING), args("g", "x")));
+    }
+
+    private static String nested(int levels) {
+        StringBuilder s = new StringBuilder();
+        for (int i = 0; i < levels; i++) s.append("{g, select, other {");
+        s.append("end");
+        for (int i = 0; i < levels; i++) s.append("}}");
+        return s.toString();
+    }
 }
