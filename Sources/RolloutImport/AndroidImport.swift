@@ -294,7 +294,7 @@ extension CatalogImporter {
                     }
                 } else if c == "\"" {
                     quoted.toggle()
-                } else if !quoted, c.isWhitespace {
+                } else if !quoted, Self.aaptCollapses(c) {
                     if collapsible == 0, !start {
                         out.append(" ")
                         collapsible = 1
@@ -305,6 +305,12 @@ extension CatalogImporter {
             }
             if collapsible > 0 { out.removeLast(collapsible) }
             return String(out)
+        }
+
+        /// White space as aapt2 collapses it: the ASCII characters C's `isspace` names. A no-break
+        /// space (U+00A0, French typography's "Bonjour !") is text and is kept, as on a device.
+        static func aaptCollapses(_ c: Character) -> Bool {
+            c == " " || c == "\t" || c == "\n" || c == "\r" || c == "\u{0B}" || c == "\u{0C}" || c == "\r\n"
         }
     }
 }

@@ -51,6 +51,9 @@ final class ImportAndroidTests: XCTestCase {
             en["not_formatted"], "100%% of %s", "formatted=\"false\": not a format string, every % as written")
         XCTAssertEqual(en["percent"], "100% sure", "a % that starts no conversion is text")
         XCTAssertEqual(en["tablet"], "Phone text", "the default product's text")
+        XCTAssertEqual(
+            fr["ready"], "Prêt\u{A0}? C''est parti\u{A0}!",
+            "aapt collapses ASCII white space only: French no-break spaces are text")
     }
 
     func testLegacyAndTaggedFoldersAreLocalesAndQualifiersAreNot() throws {

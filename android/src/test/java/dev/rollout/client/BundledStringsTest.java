@@ -102,6 +102,7 @@ class BundledStringsTest {
         assertEquals("100%% of %s", strings.text("not_formatted", "en"));
         assertEquals("100% sure", strings.text("percent", "en"));
         assertEquals("Phone text", strings.text("tablet", "en"));
+        assertEquals("Prêt\u00a0? C''est parti\u00a0!", strings.text("ready", "fr"), "no-break spaces are text");
         assertEquals("{0, number} דקה לפרק", strings.text("minutes", "he"));
         assertEquals("{0, plural, one {# odcinek} few {# odcinki} many {# odcinków} other {# odcinków}}",
                 strings.text("episodes", "pl"));
