@@ -157,6 +157,7 @@ extension ConformanceVectors {
     private static func ids(_ list: [String]) -> JSONValue { strings(list) }
     private static let header = "date,locale,pack,region,app_version,sessions,crashes\n"
 
+    // Long: a table of cases, one behaviour of the crash-loop guard each, read top to bottom.
     static func launchCases() -> [DeviceCase] {
         typealias S = DeviceStep
         let start: [S] = [S(action: .launch(region: nil, appVersion: nil))]
@@ -338,6 +339,7 @@ extension ConformanceVectors {
 
     // MARK: - counters.json
 
+    // Long: a table of cases, one behaviour of the counters each, read top to bottom.
     static func counterCases() -> [DeviceCase] {
         typealias S = DeviceStep
         let fallbackHeader = "date,locale,pack,region,app_version,lookups,fallbacks\n"
@@ -625,6 +627,13 @@ struct DeviceModel {
             precondition(Timestamp(iso8601: time)?.description == time, "\(time) is not ISO 8601 UTC")
             now = time
         }
+        o["expect"] = .object(expect.merging(observed()) { step, _ in step })
+        return o
+    }
+
+    /// What a port reads of the device after every step: its packs, the crash-loop guard and the CSVs.
+    func observed() -> [String: JSONValue] {
+        var expect: [String: JSONValue] = [:]
         let active = activeIDs
         let awaiting = armed ? active.filter(onTrial) : []
         let trials = awaiting.compactMap { trial[$0] }
@@ -644,8 +653,7 @@ struct DeviceModel {
         expect["rollbacks"] = .integer(rollbacks)
         expect["crashCsv"] = .string(csv(crash: true))
         expect["fallbackCsv"] = .string(csv(crash: false))
-        o["expect"] = .object(expect)
-        return o
+        return expect
     }
 
     // MARK: Packs
