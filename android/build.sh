@@ -12,7 +12,7 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 ROOT="$(pwd)"
-OUT="$ROOT/../.build/android"
+OUT="$(cd "$ROOT/.." && pwd)/.build/android"
 VERSION="$(sed -nE 's/.*<version>([^<]+)<\/version>.*/\1/p' pom.xml | head -1)"
 JUNIT=/usr/share/java/junit-platform-console-standalone.jar
 mkdir -p "$OUT"
