@@ -137,9 +137,10 @@ final class ClientReviewTests: XCTestCase {
 /// A loopback HTTP server (python3's http.server) whose paths redirect: /to-self to its own /site,
 /// /to-test-net to plain http on TEST-NET-1 (192.0.2.2, routed nowhere), /to-file to a file URL.
 final class RedirectServer {
-    let process = Process()
-    let port: Int
+    private let server: LoopbackServer
     private let log: URL
+
+    var port: Int { server.port }
 
     init() throws {
         log = FileManager.default.temporaryDirectory.appendingPathComponent("redirects-\(UUID().uuidString).log")
@@ -161,22 +162,7 @@ final class RedirectServer {
             print(server.server_address[1], flush=True)
             server.serve_forever()
             """
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", "-u", "-c", script, log.path]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        var line = ""
-        while !line.contains("\n") {
-            let chunk = output.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            line += String(decoding: chunk, as: UTF8.self)
-        }
-        guard let port = Int(line.trimmingCharacters(in: .whitespacesAndNewlines)) else {
-            throw TransportError(reason: .unreachable, "no port from the server: \(line)")
-        }
-        self.port = port
+        server = try LoopbackServer(script: script, arguments: [log.path])
     }
 
     func requests() -> [String] {
@@ -184,8 +170,7 @@ final class RedirectServer {
     }
 
     func stop() {
-        kill(process.processIdentifier, SIGKILL)
-        for _ in 0..<100 where process.isRunning { usleep(20_000) }
+        server.stop()
         try? FileManager.default.removeItem(at: log)
     }
 }

@@ -8,66 +8,37 @@ import XCTest
 /// `too-large` before it is held in memory, through the default transport against a real HTTP
 /// server on loopback, and the device keeps the packs it has.
 final class SizeLimitTests: XCTestCase {
-    /// A python3 HTTP server on loopback serving `directory`, and `/endless`: a 200 with no length
-    /// whose body never ends.
-    final class Server {
-        let process = Process()
-        let port: Int
-
-        init(directory: String) throws {
-            let script = """
-                import functools, http.server, sys
-                class Handler(http.server.SimpleHTTPRequestHandler):
-                    def do_GET(self):
-                        if self.path.startswith("/status/"):
-                            self.send_response(int(self.path[len("/status/"):]))
-                            self.send_header("Content-Length", "0")
-                            return self.end_headers()
-                        if self.path != "/endless":
-                            return super().do_GET()
-                        self.send_response(200)
-                        self.end_headers()
-                        try:
-                            while True:
-                                self.wfile.write(b" " * 65536)
-                        except OSError:
-                            pass
-                    def log_message(self, *args):
+    /// A server on loopback serving `directory`, `/status/CODE` (an empty response with that
+    /// status), and `/endless`: a 200 with no length whose body never ends.
+    private func siteServer(directory: String) throws -> LoopbackServer {
+        let script = """
+            import functools, http.server, sys
+            class Handler(http.server.SimpleHTTPRequestHandler):
+                def do_GET(self):
+                    if self.path.startswith("/status/"):
+                        self.send_response(int(self.path[len("/status/"):]))
+                        self.send_header("Content-Length", "0")
+                        return self.end_headers()
+                    if self.path != "/endless":
+                        return super().do_GET()
+                    self.send_response(200)
+                    self.end_headers()
+                    try:
+                        while True:
+                            self.wfile.write(b" " * 65536)
+                    except OSError:
                         pass
-                server = http.server.ThreadingHTTPServer(
-                    ("127.0.0.1", 0), functools.partial(Handler, directory=sys.argv[1]))
-                print(server.server_address[1], flush=True)
-                server.serve_forever()
-                """
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            process.arguments = ["python3", "-u", "-c", script, directory]
-            let output = Pipe()
-            process.standardOutput = output
-            process.standardError = FileHandle.nullDevice
-            try process.run()
-            var line = ""
-            while !line.contains("\n") {
-                let chunk = output.fileHandleForReading.availableData
-                if chunk.isEmpty { break }
-                line += String(decoding: chunk, as: UTF8.self)
-            }
-            guard let port = Int(line.trimmingCharacters(in: .whitespacesAndNewlines)) else {
-                kill(process.processIdentifier, SIGKILL)
-                throw TransportError(reason: .unreachable, "no port from the server: \(line)")
-            }
-            self.port = port
-        }
-
-        func url(_ path: String) -> URL { URL(string: "http://127.0.0.1:\(port)/\(path)")! }
-
-        func stop() {
-            // SIGKILL: a child spawned from the test's threads inherits their blocked SIGTERM.
-            kill(process.processIdentifier, SIGKILL)
-            for _ in 0..<100 where process.isRunning { usleep(20_000) }
-        }
+                def log_message(self, *args):
+                    pass
+            server = http.server.ThreadingHTTPServer(
+                ("127.0.0.1", 0), functools.partial(Handler, directory=sys.argv[1]))
+            print(server.server_address[1], flush=True)
+            server.serve_forever()
+            """
+        return try LoopbackServer(script: script, arguments: [directory])
     }
 
-    private func device(_ world: ClientWorld, _ server: Server) -> RolloutClient {
+    private func device(_ world: ClientWorld, _ server: LoopbackServer) -> RolloutClient {
         var options = RolloutClient.Options()
         options.installID = "install-phone"
         options.timeout = 10
@@ -87,7 +58,7 @@ final class SizeLimitTests: XCTestCase {
 
     func testAnIndexOverItsLimitIsRefusedTooLargeAndTheDeviceKeepsItsPacks() async throws {
         let world = try ClientWorld()
-        let server = try Server(directory: world.w.scratch.path("site"))
+        let server = try siteServer(directory: world.w.scratch.path("site"))
         defer { server.stop() }
         let client = device(world, server)
         await client.refreshAndActivate()
@@ -114,7 +85,7 @@ final class SizeLimitTests: XCTestCase {
 
     func testAPackLongerThanItsManifestSaysIsRefusedTooLarge() async throws {
         let world = try ClientWorld()
-        let server = try Server(directory: world.w.scratch.path("site"))
+        let server = try siteServer(directory: world.w.scratch.path("site"))
         defer { server.stop() }
         let client = device(world, server)
         await client.refreshAndActivate()
@@ -148,7 +119,7 @@ final class SizeLimitTests: XCTestCase {
     /// and a file is measured before it is read.
     func testTheTransportReadsAtMostOneBytePastTheLimit() async throws {
         let world = try ClientWorld()
-        let server = try Server(directory: world.w.scratch.path("site"))
+        let server = try siteServer(directory: world.w.scratch.path("site"))
         defer { server.stop() }
         let transport = URLSessionTransport()
         let index = try Data(contentsOf: URL(fileURLWithPath: world.w.scratch.path("site/index.json")))
@@ -170,7 +141,7 @@ final class SizeLimitTests: XCTestCase {
     /// rule did not follow `redirect-refused` (ClientReviewTests), any other `http-status`.
     func testAnHTTPStatusButTwoHundredIsTheReasonItMeans() async throws {
         let world = try ClientWorld()
-        let server = try Server(directory: world.w.scratch.path("site"))
+        let server = try siteServer(directory: world.w.scratch.path("site"))
         defer { server.stop() }
         let transport = URLSessionTransport()
         for (status, reason) in [

@@ -63,31 +63,21 @@ final class Edwards25519 {
 
         /** P + Q (add-2008-hwcd-3 with k = 2d). */
         Point add(Point q) {
-            long[] a = new long[16];
-            long[] b = new long[16];
-            long[] c = new long[16];
-            long[] d = new long[16];
-            mul(a, sub(y, x), sub(q.y, q.x));
-            mul(b, sum(y, x), sum(q.y, q.x));
-            mul(c, t, q.t);
-            mul(c, c, TWO_D);
-            mul(d, z, q.z);
+            long[] a = mul(sub(y, x), sub(q.y, q.x));
+            long[] b = mul(sum(y, x), sum(q.y, q.x));
+            long[] c = mul(mul(t, q.t), TWO_D);
+            long[] d = mul(z, q.z);
             d = sum(d, d);
             return finish(sub(b, a), sub(d, c), sum(d, c), sum(b, a));
         }
 
         /** 2P (dbl-2008-hwcd with a = -1). */
         Point twice() {
-            long[] a = new long[16];
-            long[] b = new long[16];
-            long[] c = new long[16];
-            long[] e = new long[16];
-            mul(a, x, x);
-            mul(b, y, y);
-            mul(c, z, z);
+            long[] a = mul(x, x);
+            long[] b = mul(y, y);
+            long[] c = mul(z, z);
             c = sum(c, c);
-            mul(e, sum(x, y), sum(x, y));
-            e = sub(sub(e, a), b);
+            long[] e = sub(sub(mul(sum(x, y), sum(x, y)), a), b);
             long[] g = sub(b, a);
             long[] f = sub(g, c);
             long[] h = sub(negated(a), b);
@@ -96,15 +86,7 @@ final class Edwards25519 {
 
         /** X = EF, Y = GH, T = EH, Z = FG: the last step the addition and doubling formulas share. */
         private static Point finish(long[] e, long[] f, long[] g, long[] h) {
-            long[] x3 = new long[16];
-            long[] y3 = new long[16];
-            long[] z3 = new long[16];
-            long[] t3 = new long[16];
-            mul(x3, e, f);
-            mul(y3, g, h);
-            mul(t3, e, h);
-            mul(z3, f, g);
-            return new Point(x3, y3, z3, t3);
+            return new Point(mul(e, f), mul(g, h), mul(f, g), mul(e, h));
         }
 
         /** RFC 8032 section 5.1.2: y in 255 bits, little-endian, with the low bit of x as the top bit. */
@@ -148,9 +130,7 @@ final class Edwards25519 {
         if ((x.testBit(0) ? 1 : 0) != sign) x = P.subtract(x).mod(P);
         long[] lx = limbs(x);
         long[] ly = limbs(y);
-        long[] lt = new long[16];
-        mul(lt, lx, ly);
-        return new Point(lx, ly, one(), lt);
+        return new Point(lx, ly, one(), mul(lx, ly));
     }
 
     /** [a]B + [b]Q for non-negative scalars below 2^256, by one shared run of doublings (Straus-Shamir). */
@@ -209,17 +189,19 @@ final class Edwards25519 {
         return out;
     }
 
-    /** out = a b mod p (out may be a or b). 2^256 = 38 (mod p) folds the upper half of the product onto the lower. */
-    private static void mul(long[] out, long[] a, long[] b) {
+    /** a b mod p. 2^256 = 38 (mod p) folds the upper half of the product onto the lower. */
+    private static long[] mul(long[] a, long[] b) {
         long[] product = new long[31];
         for (int i = 0; i < 16; i++) {
             long ai = a[i];
             for (int j = 0; j < 16; j++) product[i + j] += ai * b[j];
         }
         for (int i = 0; i < 15; i++) product[i] += 38 * product[i + 16];
+        long[] out = new long[16];
         System.arraycopy(product, 0, out, 0, 16);
         carry(out);
         carry(out);
+        return out;
     }
 
     /** Brings every limb into [0, 2^16), carrying what leaves the top limb (2^256) into the bottom as 38 times it. */

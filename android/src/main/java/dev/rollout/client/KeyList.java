@@ -197,18 +197,7 @@ final class KeyList {
 
     /** Reads a key list, refusing one no device may trust ({@link #problem()}); the message starts with source. */
     static KeyList parse(byte[] bytes, String source) throws DocumentException {
-        Object value;
-        try {
-            value = Json.parse(bytes);
-        } catch (JsonException e) {
-            throw DocumentException.in(source, e.getMessage());
-        }
-        Map<String, Object> o = Json.object(value);
-        if (o == null || !FORMAT.equals(Json.string(o.get("format")))) {
-            throw DocumentException.in(source, "not a " + FORMAT + " document");
-        }
-        String wireProblem = Wire.problem(value, WIRE, "keys");
-        if (wireProblem != null) throw DocumentException.in(source, wireProblem);
+        Map<String, Object> o = Wire.document(bytes, source, FORMAT, WIRE, "keys");
         Long version = Json.integer(o.get("version"));
         String timeText = Json.string(o.get("time"));
         Long time = timeText == null ? null : Timestamp.parse(timeText);

@@ -126,18 +126,7 @@ final class LocaleManifest {
      * @throws DocumentException when it is not JSON, another format, or breaks a wire rule
      */
     static LocaleManifest parse(byte[] bytes, String source) throws DocumentException {
-        Object value;
-        try {
-            value = Json.parse(bytes);
-        } catch (JsonException e) {
-            throw DocumentException.in(source, e.getMessage());
-        }
-        Map<String, Object> o = Json.object(value);
-        if (o == null || !FORMAT.equals(Json.string(o.get("format")))) {
-            throw DocumentException.in(source, "not a " + FORMAT + " document");
-        }
-        String problem = Wire.problem(value, Wire.MANIFEST, "manifest");
-        if (problem != null) throw DocumentException.in(source, problem);
+        Map<String, Object> o = Wire.document(bytes, source, FORMAT, Wire.MANIFEST, "manifest");
         String locale = Json.string(o.get("locale"));
         Long sequence = Json.integer(o.get("sequence"));
         String timeText = Json.string(o.get("time"));

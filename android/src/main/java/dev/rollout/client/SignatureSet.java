@@ -38,16 +38,7 @@ final class SignatureSet {
 
     /** Reads a {@code .sigs} file; not signed itself, so any strict JSON of this shape is accepted. */
     static SignatureSet parse(byte[] bytes, String source) throws DocumentException {
-        Object value;
-        try {
-            value = Json.parse(bytes);
-        } catch (JsonException e) {
-            throw DocumentException.in(source, e.getMessage());
-        }
-        Map<String, Object> o = Json.object(value);
-        if (o == null || !FORMAT.equals(Json.string(o.get("format")))) {
-            throw DocumentException.in(source, "not a " + FORMAT + " document");
-        }
+        Map<String, Object> o = Wire.document(bytes, source, FORMAT);
         List<Object> items = Json.array(o.get("signatures"));
         if (items == null) throw DocumentException.in(source, "needs a \"signatures\" array");
         if (items.size() > MAXIMUM_ENTRIES) {

@@ -60,18 +60,7 @@ final class SiteIndex {
      * @throws DocumentException when it is not JSON, another format, or breaks a wire rule
      */
     static SiteIndex parse(byte[] bytes, String source) throws DocumentException {
-        Object value;
-        try {
-            value = Json.parse(bytes);
-        } catch (JsonException e) {
-            throw DocumentException.in(source, e.getMessage());
-        }
-        Map<String, Object> o = Json.object(value);
-        if (o == null || !FORMAT.equals(Json.string(o.get("format")))) {
-            throw DocumentException.in(source, "not a " + FORMAT + " document");
-        }
-        String problem = Wire.problem(value, Wire.INDEX, "index");
-        if (problem != null) throw DocumentException.in(source, problem);
+        Map<String, Object> o = Wire.document(bytes, source, FORMAT, Wire.INDEX, "index");
         Long sequence = Json.integer(o.get("sequence"));
         String timeText = Json.string(o.get("time"));
         Long time = timeText == null ? null : Timestamp.parse(timeText);

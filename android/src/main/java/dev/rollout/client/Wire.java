@@ -7,7 +7,8 @@ import java.util.Map;
 
 /**
  * The wire rules shared by the index and the manifests (docs/manifest.md, "Wire rules"): members a device does not
- * know are ignored; a member it knows must have its documented type, or the whole document is refused.
+ * know are ignored; a member it knows must have its documented type, or the whole document is refused. Every
+ * published document is a JSON object whose {@code format} member names it ({@link #document}).
  */
 final class Wire {
     /** Integers on the wire fit a JavaScript number exactly. */
@@ -146,6 +147,39 @@ final class Wire {
             default:
                 throw new AssertionError(kind.shape);
         }
+    }
+
+    /**
+     * The top-level object of a published document of {@code format} (an index, a manifest, a key list, a
+     * {@code .sigs} file); {@code source} (its path) starts every message.
+     *
+     * @throws DocumentException when it is not JSON or is another format
+     */
+    static Map<String, Object> document(byte[] bytes, String source, String format) throws DocumentException {
+        Object value;
+        try {
+            value = Json.parse(bytes);
+        } catch (JsonException e) {
+            throw DocumentException.in(source, e.getMessage());
+        }
+        Map<String, Object> o = Json.object(value);
+        if (o == null || !format.equals(Json.string(o.get("format")))) {
+            throw DocumentException.in(source, "not a " + format + " document");
+        }
+        return o;
+    }
+
+    /**
+     * As {@link #document(byte[], String, String)}, and of {@code kind}, its members named from {@code path}.
+     *
+     * @throws DocumentException when it is not JSON, is another format, or breaks a wire rule
+     */
+    static Map<String, Object> document(byte[] bytes, String source, String format, Kind kind, String path)
+            throws DocumentException {
+        Map<String, Object> o = document(bytes, source, format);
+        String problem = problem(o, kind, path);
+        if (problem != null) throw DocumentException.in(source, problem);
+        return o;
     }
 
     static boolean isSha256Hex(String text) {

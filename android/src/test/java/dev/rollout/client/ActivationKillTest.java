@@ -26,7 +26,7 @@ import org.junit.jupiter.api.Test;
 class ActivationKillTest {
     private static final List<String> KEYS = Arrays.asList("title", "tr.key", "en.key", "bundled.key");
 
-    private final Map<String, Object> kit = MemorySite.kit("launches.json");
+    private final Map<String, Object> kit = Fixtures.kit("launches.json");
     private final Map<String, Object> device = Json.object(kit.get("device"));
     private final Map<String, Object> sites = Json.object(kit.get("sites"));
     private final MemorySite site = new MemorySite();
@@ -54,6 +54,21 @@ class ActivationKillTest {
         try (Stream<Path> paths = Files.walk(cache.toPath())) {
             return paths.map(Path::toString).filter(p -> p.contains(".tmp-")).collect(Collectors.toList());
         }
+    }
+
+    /** The step most sweeps kill: a refresh, then what it staged activated. */
+    private static void refreshAndActivate(RolloutClient client) {
+        client.refresh(true);
+        client.activatePending();
+    }
+
+    /** A copy of the device at {@code base} after {@link #refreshAndActivate}: what a step left whole gives. */
+    private RolloutClient finishedCopy(File base) {
+        File done = MemorySite.scratch("kill-done");
+        MemorySite.copyTree(base, done);
+        RolloutClient finished = open(done, -1);
+        refreshAndActivate(finished);
+        return finished;
     }
 
     /** What the device does in the step under test; it may die anywhere in it. */
@@ -117,8 +132,7 @@ class ActivationKillTest {
             assertTrue(shown.equals(before) || shown.equals(after), "cut at " + cut + ": " + shown);
             assertEquals(new ArrayList<String>(), temporaries(cache), "cut at " + cut + ": temporary files are cleared at start");
             if (made % 7 == 0 || !finished) {
-                reopened.refresh(true);
-                reopened.activatePending();
+                refreshAndActivate(reopened);
                 assertEquals(after, strings(reopened), "cut at " + cut + ": the next refresh finishes the job");
             }
             made++;
@@ -143,17 +157,10 @@ class ActivationKillTest {
         File base = deviceOnBaseline();
         List<String> before = strings(open(base, -1));
         site.serve(sites.get("nineteen"));
-        File done = MemorySite.scratch("kill-done");
-        MemorySite.copyTree(base, done);
-        RolloutClient finished = open(done, -1);
-        finished.refresh(true);
-        finished.activatePending();
+        RolloutClient finished = finishedCopy(base);
         List<String> after = strings(finished);
         assertEquals(Arrays.asList("tr-TR@19", "tr@2"), ids(finished.activePacks()));
-        int cuts = sweep(base, false, client -> {
-            client.refresh(true);
-            client.activatePending();
-        }, before, after);
+        int cuts = sweep(base, false, ActivationKillTest::refreshAndActivate, before, after);
         assertTrue(cuts > 20, "cuts made: " + cuts);
     }
 
@@ -176,21 +183,13 @@ class ActivationKillTest {
         File base = deviceOnBaseline();
         site.serve(sites.get("eighteen"));
         RolloutClient onEighteen = open(base, -1);
-        onEighteen.refresh(true);
-        onEighteen.activatePending();
+        refreshAndActivate(onEighteen);
         List<String> before = strings(onEighteen);
         site.serve(sites.get("revert"));
-        File done = MemorySite.scratch("kill-done");
-        MemorySite.copyTree(base, done);
-        RolloutClient reverted = open(done, -1);
-        reverted.refresh(true);
-        reverted.activatePending();
+        RolloutClient reverted = finishedCopy(base);
         List<String> after = strings(reverted);
         assertEquals("tr-TR@17", String.valueOf(reverted.activePack()));
-        int cuts = sweep(base, false, client -> {
-            client.refresh(true);
-            client.activatePending();
-        }, before, after);
+        int cuts = sweep(base, false, ActivationKillTest::refreshAndActivate, before, after);
         assertTrue(cuts > 20, "cuts made: " + cuts);
     }
 

@@ -18,10 +18,14 @@ import org.junit.jupiter.api.Test;
  * quotes, white space, markup, and the locale of a values folder.
  */
 class AndroidStringsXmlTest {
+    private static AndroidStringsXml.Contents read(String file) throws AndroidStringsXml.Unreadable {
+        return AndroidStringsXml.read(file.getBytes(StandardCharsets.UTF_8));
+    }
+
     private static Map<String, String> icu(String xml, String language) throws Exception {
-        AndroidStringsXml.Contents contents = AndroidStringsXml.read(
-                ("<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<resources xmlns:xliff=\"urn:oasis:names:tc:xliff:document:1.2\">"
-                        + xml + "</resources>").getBytes(StandardCharsets.UTF_8));
+        AndroidStringsXml.Contents contents = read(
+                "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<resources xmlns:xliff=\"urn:oasis:names:tc:xliff:document:1.2\">"
+                        + xml + "</resources>");
         Map<String, String> out = new LinkedHashMap<>();
         for (Map.Entry<String, AndroidStringsXml.Value> entry : contents.values) {
             out.put(entry.getKey(), entry.getValue().icu(language));
@@ -112,14 +116,14 @@ class AndroidStringsXmlTest {
 
     @Test
     void whatIsNotTextIsListedWithItsReason() throws Exception {
-        AndroidStringsXml.Contents contents = AndroidStringsXml.read(("<resources>"
+        AndroidStringsXml.Contents contents = read("<resources>"
                 + "<string name=\"a\" translatable=\"false\">App</string>"
                 + "<string name=\"b\">@string/a</string>"
                 + "<string name=\"c\" product=\"tablet\">Tablet</string><string name=\"c\">Phone</string>"
                 + "<string-array name=\"d\"><item>x</item></string-array>"
                 + "<string name=\"e\">@ home</string>"
                 + "<plurals name=\"f\"><item quantity=\"one\">?</item><item quantity=\"other\">@string/e</item></plurals>"
-                + "</resources>").getBytes(StandardCharsets.UTF_8));
+                + "</resources>");
         List<String> skipped = new ArrayList<>();
         for (Map.Entry<String, String> entry : contents.skipped) skipped.add(entry.getKey() + ": " + entry.getValue());
         assertEquals(List.of(
@@ -137,10 +141,9 @@ class AndroidStringsXmlTest {
     void aDoctypeIsRefusedAndNoEntityIsRead() {
         String xxe = "<?xml version=\"1.0\"?><!DOCTYPE resources [<!ENTITY s SYSTEM \"file:///etc/passwd\">]>"
                 + "<resources><string name=\"leak\">&s;</string></resources>";
-        assertThrows(AndroidStringsXml.Unreadable.class,
-                () -> AndroidStringsXml.read(xxe.getBytes(StandardCharsets.UTF_8)));
+        assertThrows(AndroidStringsXml.Unreadable.class, () -> read(xxe));
         AndroidStringsXml.Unreadable broken = assertThrows(AndroidStringsXml.Unreadable.class,
-                () -> AndroidStringsXml.read("<resources>\n<string name=\"a\">x</resources>".getBytes(StandardCharsets.UTF_8)));
+                () -> read("<resources>\n<string name=\"a\">x</resources>"));
         assertTrue(broken.getMessage().startsWith("2:"), "where the parser stopped: " + broken.getMessage());
     }
 

@@ -36,18 +36,14 @@ class ApiLevelTest {
     /** Instead of a level: a reference D8 rewrites away when it dexes the library (lambdas), never made on a device. */
     static final String DESUGARED = "d8";
 
-    static Path repository() {
-        return Paths.get(System.getProperty("rollout.repo", "."));
-    }
-
     static Path classes() {
         String explicit = System.getProperty("rollout.classes");
-        return explicit != null ? Paths.get(explicit) : repository().resolve(".build/android/classes");
+        return explicit != null ? Paths.get(explicit) : Fixtures.repo().resolve(".build/android/classes");
     }
 
     @Test
     void everyPlatformReferenceOfTheLibraryIsInAndroidApi26() throws IOException {
-        Map<String, String> levels = levels(repository().resolve("android/api-levels.txt"));
+        Map<String, String> levels = levels(Fixtures.repo().resolve("android/api-levels.txt"));
         Map<String, Set<String>> references = references(classes());
         assertTrue(references.size() > 20, "the library's classes were not found in " + classes());
         List<String> problems = new ArrayList<>();
@@ -68,7 +64,7 @@ class ApiLevelTest {
 
     @Test
     void theListNamesEachReferenceOnceWithALevel() throws IOException {
-        List<String> lines = Files.readAllLines(repository().resolve("android/api-levels.txt"), StandardCharsets.UTF_8);
+        List<String> lines = Files.readAllLines(Fixtures.repo().resolve("android/api-levels.txt"), StandardCharsets.UTF_8);
         Set<String> seen = new TreeSet<>();
         for (String line : lines) {
             String text = line.trim();

@@ -11,11 +11,8 @@ import org.junit.jupiter.api.Test;
 class BucketingConformanceTest {
     @Test
     void everyDeviceLandsInTheBucketTheVectorsSay() throws Exception {
-        List<Object> vectors = Json.array(CryptoVectorsTest.fixture("Tests/Fixtures/conformance/bucketing.json")
-                .get("vectors"));
-        assertTrue(vectors.size() > 40, "only " + vectors.size() + " vectors");
-        for (Object item : vectors) {
-            Map<String, Object> v = Json.object(item);
+        List<Map<String, Object>> vectors = Fixtures.cases(Fixtures.kit("bucketing.json"), "vectors", 40);
+        for (Map<String, Object> v : vectors) {
             int bucket = Bucketing.bucket(Json.string(v.get("installId")), Json.string(v.get("salt")));
             assertEquals((long) Json.integer(v.get("bucket")), bucket, v.toString());
         }

@@ -27,12 +27,8 @@ import org.junit.jupiter.api.io.TempDir;
  * res/ folder read as `rollout pack import` reads it, and tables built one string at a time.
  */
 class BundledStringsTest {
-    static File repository() {
-        return new File(System.getProperty("rollout.repo", "."));
-    }
-
     static File fixtures() {
-        return new File(repository(), "android/src/test/resources/android-strings");
+        return Fixtures.repo().resolve("android/src/test/resources/android-strings").toFile();
     }
 
     private static Map<String, Map<String, String>> sorted(Map<String, Map<String, String>> strings) {
@@ -92,7 +88,7 @@ class BundledStringsTest {
     @Test
     void realAppShapesGiveWhatImportAndroidTestsAssert() {
         BundledStrings strings = BundledStrings.fromValuesDirectory(
-                new File(repository(), "Tests/Fixtures/import/android-shapes/res"), "en");
+                Fixtures.repo().resolve("Tests/Fixtures/import/android-shapes/res").toFile(), "en");
         assertEquals(List.of("ca", "en", "es-419", "fr", "he", "id", "pl", "pt-BR", "sr-Latn", "yi"), strings.locales(),
                 "iw, in, ji are he, id, yi; night, v21, land, sw600dp and the pseudolocales are not translations");
         assertEquals("qu''{0, number} minute pour l''épisode", strings.text("minutes", "fr"));
@@ -128,7 +124,7 @@ class BundledStringsTest {
     @Test
     void theFirstTestFixtureImportReadsLoadsToo() {
         BundledStrings strings = BundledStrings.fromValuesDirectory(
-                new File(repository(), "Tests/Fixtures/import/android/res"), "en-US");
+                Fixtures.repo().resolve("Tests/Fixtures/import/android/res").toFile(), "en-US");
         assertEquals(List.of("ar", "en-US", "tr-TR"), strings.locales());
         assertEquals("  Two spaces kept  ", strings.text("quote", "en-US"));
         assertEquals("{0, plural, zero {لا ملفات} one {ملف واحد} two {ملفان} few {# ملفات} many {# ملفًا} other {# ملف}}",
@@ -179,7 +175,7 @@ class BundledStringsTest {
     @Test
     void aJsonFolderLoadsWhatTheSwiftClientLoads() {
         BundledStrings strings = BundledStrings.fromJsonDirectory(
-                new File(repository(), "Tests/Fixtures/bundled/json-folder"));
+                Fixtures.repo().resolve("Tests/Fixtures/bundled/json-folder").toFile());
         assertEquals(Map.of("en", Map.of("home.title", "Welcome"), "tr-TR", Map.of("home.title", "Hoş geldin")),
                 strings.strings(), "tr_TR.json is tr-TR");
         Set<String> files = new HashSet<>();

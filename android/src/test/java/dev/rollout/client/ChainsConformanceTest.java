@@ -2,7 +2,6 @@ package dev.rollout.client;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -20,11 +19,9 @@ class ChainsConformanceTest {
 
     @Test
     void theChainOfListedAndUnlistedLocales() throws Exception {
-        Map<String, Object> file = CryptoVectorsTest.fixture("Tests/Fixtures/conformance/chains.json");
-        List<Object> cases = Json.array(file.get("cases"));
-        assertTrue(cases.size() > 15, "only " + cases.size() + " cases");
-        for (Object item : cases) {
-            Map<String, Object> c = Json.object(item);
+        Map<String, Object> file = Fixtures.kit("chains.json");
+        List<Map<String, Object>> cases = Fixtures.cases(file, "cases", 15);
+        for (Map<String, Object> c : cases) {
             String indexName = Json.string(c.get("index"));
             Map<String, Object> wire = Json.object(Json.object(file.get("indexes")).get(indexName));
             assertNotNull(wire, indexName);

@@ -14,7 +14,7 @@ class CountersTest {
     private static final String CRASH_HEADER = "date,locale,pack,region,app_version,sessions,crashes\n";
     private static final String FALLBACK_HEADER = "date,locale,pack,region,app_version,lookups,fallbacks\n";
 
-    private final Map<String, Object> kit = MemorySite.kit("counters.json");
+    private final Map<String, Object> kit = Fixtures.kit("counters.json");
     private final Map<String, Object> device = Json.object(kit.get("device"));
     private final MemorySite site = new MemorySite();
     private final File cache = MemorySite.scratch("counters");

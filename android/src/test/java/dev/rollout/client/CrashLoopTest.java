@@ -17,7 +17,7 @@ import org.junit.jupiter.api.Test;
  * start never loses that decision.
  */
 class CrashLoopTest {
-    private final Map<String, Object> kit = MemorySite.kit("launches.json");
+    private final Map<String, Object> kit = Fixtures.kit("launches.json");
     private final Map<String, Object> device = Json.object(kit.get("device"));
     private final Map<String, Object> sites = Json.object(kit.get("sites"));
     private final MemorySite site = new MemorySite();

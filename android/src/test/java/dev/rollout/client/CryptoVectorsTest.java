@@ -7,20 +7,16 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Paths;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /** SHA-256 and Ed25519 agree with the published examples both Swift backends pass (Tests/Fixtures/crypto-vectors.json). */
 class CryptoVectorsTest {
-    static Map<String, Object> fixture(String relativePath) throws IOException, JsonException {
-        String repo = System.getProperty("rollout.repo");
-        assertNotNull(repo, "run through android/build.sh, which sets -Drollout.repo");
-        return Json.object(Json.parse(Files.readAllBytes(Paths.get(repo, relativePath))));
+    /** The cases of crypto-vectors.json for one algorithm. */
+    private static List<Map<String, Object>> cases(String algorithm) {
+        return Fixtures.objects(Json.object(Fixtures.json("crypto-vectors.json")).get(algorithm));
     }
 
     static byte[] hex(String text) {
@@ -31,10 +27,9 @@ class CryptoVectorsTest {
 
     @Test
     void sha256DigestsMatchTheFipsExamples() throws Exception {
-        List<Object> cases = Json.array(fixture("Tests/Fixtures/crypto-vectors.json").get("sha256"));
+        List<Map<String, Object>> cases = cases("sha256");
         assertEquals(4, cases.size());
-        for (Object item : cases) {
-            Map<String, Object> c = Json.object(item);
+        for (Map<String, Object> c : cases) {
             byte[] unit = Json.string(c.get("text")).getBytes(StandardCharsets.UTF_8);
             long repeat = Json.integer(c.get("repeat"));
             java.security.MessageDigest digest = Sha256.newDigest();
@@ -47,10 +42,9 @@ class CryptoVectorsTest {
 
     @Test
     void rfc8032SignaturesVerifyAndAnyChangedByteDoesNot() throws Exception {
-        List<Object> cases = Json.array(fixture("Tests/Fixtures/crypto-vectors.json").get("ed25519"));
+        List<Map<String, Object>> cases = cases("ed25519");
         assertEquals(3, cases.size());
-        for (Object item : cases) {
-            Map<String, Object> c = Json.object(item);
+        for (Map<String, Object> c : cases) {
             String name = Json.string(c.get("name"));
             byte[] key = hex(Json.string(c.get("publicKey")));
             byte[] message = hex(Json.string(c.get("message")));
@@ -71,7 +65,7 @@ class CryptoVectorsTest {
 
     @Test
     void signaturesAndKeysOfTheWrongLengthDoNotVerify() throws Exception {
-        Map<String, Object> c = Json.object(Json.array(fixture("Tests/Fixtures/crypto-vectors.json").get("ed25519")).get(0));
+        Map<String, Object> c = cases("ed25519").get(0);
         byte[] key = hex(Json.string(c.get("publicKey")));
         byte[] signature = hex(Json.string(c.get("signature")));
         assertFalse(Ed25519.verify(key, new byte[0], java.util.Arrays.copyOf(signature, 63)));
@@ -81,7 +75,7 @@ class CryptoVectorsTest {
 
     @Test
     void publicKeysAreReadAsTheSwiftClientReadsThemAndNamedByTheirId() throws Exception {
-        Map<String, Object> c = Json.object(Json.array(fixture("Tests/Fixtures/crypto-vectors.json").get("ed25519")).get(0));
+        Map<String, Object> c = cases("ed25519").get(0);
         byte[] raw = hex(Json.string(c.get("publicKey")));
         String text = "ed25519:" + java.util.Base64.getEncoder().encodeToString(raw);
         Ed25519.PublicKey key = Ed25519.PublicKey.parse(text);

@@ -100,7 +100,7 @@ class DeviceStateFormatTest {
     @BeforeEach
     void writeCache() throws IOException {
         directory = MemorySite.scratch("state-format");
-        Map<String, Object> lookup = MemorySite.kit("lookup.json");
+        Map<String, Object> lookup = Fixtures.kit("lookup.json");
         publicKey = MemorySite.text(lookup.get("publicKey"));
         Map<String, Object> site = Json.object(lookup.get("site"));
         write("state.json", STATE.getBytes(StandardCharsets.UTF_8));

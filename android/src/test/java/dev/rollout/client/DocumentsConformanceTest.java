@@ -15,12 +15,9 @@ import org.junit.jupiter.api.Test;
 class DocumentsConformanceTest {
     @Test
     void indexesAndManifestsAreAcceptedOrRefusedAsTheWireRulesSay() throws Exception {
-        List<Object> cases = Json.array(CryptoVectorsTest.fixture("Tests/Fixtures/conformance/documents.json")
-                .get("cases"));
-        assertTrue(cases.size() > 30, "only " + cases.size() + " cases");
+        List<Map<String, Object>> cases = Fixtures.cases(Fixtures.kit("documents.json"), "cases", 30);
         int refused = 0;
-        for (Object item : cases) {
-            Map<String, Object> c = Json.object(item);
+        for (Map<String, Object> c : cases) {
             String kind = Json.string(c.get("kind"));
             String name = kind + ": " + Json.string(c.get("name"));
             byte[] document = Json.string(c.get("document")).getBytes(StandardCharsets.UTF_8);

@@ -20,7 +20,7 @@ import org.junit.jupiter.api.Test;
  * next refresh repairs it.
  */
 class HostileCacheTest {
-    private final Map<String, Object> kit = MemorySite.kit("launches.json");
+    private final Map<String, Object> kit = Fixtures.kit("launches.json");
     private final Map<String, Object> device = Json.object(kit.get("device"));
     private final Map<String, Object> sites = Json.object(kit.get("sites"));
     private final MemorySite site = new MemorySite();

@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
-import java.io.File;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.lang.management.ManagementFactory;
@@ -35,7 +34,7 @@ class HostileSiteTest {
         void handle(HttpExchange exchange) throws IOException, InterruptedException;
     }
 
-    private final Map<String, Object> kit = MemorySite.kit("launches.json");
+    private final Map<String, Object> kit = Fixtures.kit("launches.json");
     private final Map<String, Object> device = Json.object(kit.get("device"));
     private final Map<String, Object> sites = Json.object(kit.get("sites"));
     private final LaunchesConformanceTest.SettableClock clock =

@@ -27,7 +27,7 @@ import org.junit.jupiter.api.Test;
  * placeholder for a key the locale has nowhere; never empty, never the key.
  */
 class HostileThreadsTest {
-    private final Map<String, Object> kit = MemorySite.kit("launches.json");
+    private final Map<String, Object> kit = Fixtures.kit("launches.json");
     private final Map<String, Object> device = Json.object(kit.get("device"));
     private final Map<String, Object> sites = Json.object(kit.get("sites"));
     private final MemorySite site = new MemorySite();

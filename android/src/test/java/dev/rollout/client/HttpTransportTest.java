@@ -56,7 +56,7 @@ class HttpTransportTest {
             }
             reply(exchange, 200, new byte[1], true);
         });
-        Map<String, Object> site = Json.object(MemorySite.kit("lookup.json").get("site"));
+        Map<String, Object> site = Json.object(Fixtures.kit("lookup.json").get("site"));
         server.createContext("/app/", exchange -> {
             String path = exchange.getRequestURI().getPath().substring("/app/".length());
             Object file = site.get(path);
@@ -163,7 +163,7 @@ class HttpTransportTest {
     /** The kit's lookup site served over HTTP, then from a directory: the default transport stages it either way. */
     @Test
     void aClientOnTheDefaultTransportRefreshesFromAServerAndFromADirectory() throws IOException {
-        Map<String, Object> file = MemorySite.kit("lookup.json");
+        Map<String, Object> file = Fixtures.kit("lookup.json");
         Map<String, Object> device = Json.object(file.get("device"));
         File directory = MemorySite.scratch("http-site");
         for (Map.Entry<String, Object> entry : Json.object(file.get("site")).entrySet()) {

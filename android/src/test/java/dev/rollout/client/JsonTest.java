@@ -5,12 +5,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.Paths;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
@@ -207,7 +205,7 @@ class JsonTest {
 
     @Test
     void packChecksumInputsCanonicaliseToTheBytesTheSwiftSideHashes() throws Exception {
-        List<Object> vectors = Json.array(Json.parse(readFixture("Tests/Fixtures/checksum-vectors.json")));
+        List<Object> vectors = Json.array(Fixtures.json("checksum-vectors.json"));
         assertTrue(vectors.size() >= 5);
         for (Object item : vectors) {
             Map<String, Object> v = Json.object(item);
@@ -226,8 +224,7 @@ class JsonTest {
     void theConformanceKitReadsBackToItsOwnBytes() throws Exception {
         // The kit is JSONWriter.pretty's output: writing what was read must give every byte back.
         int files = 0;
-        Path kit = Paths.get(System.getProperty("rollout.repo"), "Tests/Fixtures/conformance");
-        try (DirectoryStream<Path> entries = Files.newDirectoryStream(kit, "*.json")) {
+        try (DirectoryStream<Path> entries = Files.newDirectoryStream(Fixtures.kitFolder(), "*.json")) {
             for (Path path : entries) {
                 byte[] bytes = Files.readAllBytes(path);
                 assertArrayEquals(bytes, Json.pretty(Json.parse(bytes)), path.getFileName().toString());
@@ -242,9 +239,5 @@ class JsonTest {
         Object value = parse("{\"b\":[],\"a\":{\"x\":[1,{}]}}");
         assertEquals("{\n  \"a\": {\n    \"x\": [\n      1,\n      {}\n    ]\n  },\n  \"b\": []\n}\n",
             new String(Json.pretty(value), StandardCharsets.UTF_8));
-    }
-
-    private static byte[] readFixture(String relativePath) throws IOException {
-        return Files.readAllBytes(Paths.get(System.getProperty("rollout.repo"), relativePath));
     }
 }

@@ -139,7 +139,7 @@ class KeyChainTest {
         KeyList read = KeyList.parse(list.bytes(), "state.json keyList");
         assertEquals(list, read);
         assertArrayEquals(list.bytes(), read.bytes());
-        Map<String, Object> kit = CryptoVectorsTest.fixture("Tests/Fixtures/conformance/trust.json");
+        Map<String, Object> kit = Fixtures.kit("trust.json");
         Map<String, Object> first = Json.object(Json.array(kit.get("cases")).get(0));
         byte[] published = Base64s.decodeCanonical(Json.string(Json.object(first.get("site")).get("keys.json")));
         assertArrayEquals(published, KeyList.parse(published, "keys.json").bytes(), "a published list is canonical");

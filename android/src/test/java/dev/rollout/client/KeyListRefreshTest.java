@@ -24,7 +24,7 @@ import org.junit.jupiter.api.Test;
  * the kit's baseline re-signed here (the JDK's Ed25519 signs; the client only verifies).
  */
 class KeyListRefreshTest {
-    private final Map<String, Object> kit = MemorySite.kit("launches.json");
+    private final Map<String, Object> kit = Fixtures.kit("launches.json");
     private final Map<String, Object> device = Json.object(kit.get("device"));
     private final MemorySite site = new MemorySite();
     private final KeyPair root = generate();

@@ -69,12 +69,12 @@ class LaunchesConformanceTest {
 
     /** Replays every case of {@code name}; returns how many there were. */
     static int replay(String name) {
-        Map<String, Object> file = MemorySite.kit(name);
+        Map<String, Object> file = Fixtures.kit(name);
         Map<String, Object> device = Json.object(file.get("device"));
         BundledStrings bundled = MemorySite.bundled(file.get("bundled"));
         Map<String, Object> sites = Json.object(file.get("sites"));
         String publicKey = MemorySite.text(file.get("publicKey"));
-        List<Map<String, Object>> cases = MemorySite.objects(file.get("cases"));
+        List<Map<String, Object>> cases = Fixtures.objects(file.get("cases"));
         for (Map<String, Object> c : cases) {
             String caseName = MemorySite.text(c.get("name"));
             File cache = MemorySite.scratch("device-conformance");
@@ -86,7 +86,7 @@ class LaunchesConformanceTest {
             String region = MemorySite.text(device.get("region"));
             String appVersion = MemorySite.text(device.get("appVersion"));
             RolloutClient client = null;
-            List<Map<String, Object>> steps = MemorySite.objects(c.get("steps"));
+            List<Map<String, Object>> steps = Fixtures.objects(c.get("steps"));
             for (int number = 0; number < steps.size(); number++) {
                 Map<String, Object> step = steps.get(number);
                 String action = MemorySite.text(step.get("do"));

@@ -26,7 +26,7 @@ class LimitsConformanceTest {
     @Test
     void theSizeLimitsAreTheKits() {
         Map<String, Object> expected = new TreeMap<>();
-        for (Map<String, Object> limit : MemorySite.objects(MemorySite.kit("limits.json").get("limits"))) {
+        for (Map<String, Object> limit : Fixtures.objects(Fixtures.kit("limits.json").get("limits"))) {
             expected.put(MemorySite.text(limit.get("kind")), limit.get("bytes"));
         }
         Map<String, Object> ours = new TreeMap<>();
@@ -40,10 +40,9 @@ class LimitsConformanceTest {
 
     @Test
     void aFileOverItsLimitIsRefusedTooLarge() {
-        Map<String, Object> file = MemorySite.kit("limits.json");
+        Map<String, Object> file = Fixtures.kit("limits.json");
         Map<String, Object> device = Json.object(file.get("device"));
-        List<Map<String, Object>> cases = MemorySite.objects(file.get("cases"));
-        assertTrue(cases.size() > 4, "the kit has its cases");
+        List<Map<String, Object>> cases = Fixtures.cases(file, "cases", 4);
         for (Map<String, Object> c : cases) {
             Map<String, Object> site = new LinkedHashMap<>(Json.object(file.get("site")));
             Map<String, Object> grow = Json.object(c.get("grow"));
@@ -70,13 +69,13 @@ class LimitsConformanceTest {
     @Test
     void everyReasonCodeOfTheKitIsAFailureReasonAndEveryReasonIsDocumented() throws IOException {
         TreeSet<String> codes = new TreeSet<>();
-        for (Map<String, Object> round : MemorySite.objects(MemorySite.kit("refresh.json").get("rounds"))) {
+        for (Map<String, Object> round : Fixtures.objects(Fixtures.kit("refresh.json").get("rounds"))) {
             for (Object code : Json.array(round.get("reasons"))) codes.add(MemorySite.text(code));
         }
-        for (Map<String, Object> c : MemorySite.objects(MemorySite.kit("limits.json").get("cases"))) {
+        for (Map<String, Object> c : Fixtures.objects(Fixtures.kit("limits.json").get("cases"))) {
             for (Object code : Json.array(c.get("reasons"))) codes.add(MemorySite.text(code));
         }
-        for (Map<String, Object> c : MemorySite.objects(MemorySite.kit("trust.json").get("cases"))) {
+        for (Map<String, Object> c : Fixtures.objects(Fixtures.kit("trust.json").get("cases"))) {
             String refused = Json.string(Json.object(c.get("expected")).get("refused"));
             if (refused != null) codes.add(refused);
         }
@@ -86,7 +85,7 @@ class LimitsConformanceTest {
             if (FailureReason.fromCode(code) == null) unknown.add(code);
         }
         assertEquals(new ArrayList<String>(), unknown);
-        String docs = new String(Files.readAllBytes(MemorySite.repo().resolve("docs/conformance.md")), StandardCharsets.UTF_8);
+        String docs = new String(Files.readAllBytes(Fixtures.repo().resolve("docs/conformance.md")), StandardCharsets.UTF_8);
         for (FailureReason reason : FailureReason.values()) {
             assertNotNull(FailureReason.fromCode(reason.code()));
             assertTrue(docs.contains("| `" + reason.code() + "` |"), "docs/conformance.md has no row for " + reason.code());

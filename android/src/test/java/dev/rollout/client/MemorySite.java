@@ -5,7 +5,6 @@ import java.io.IOException;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.Paths;
 import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.Base64;
@@ -72,31 +71,6 @@ final class MemorySite implements Transport {
     }
 
     // The conformance kit
-
-    static Path repo() {
-        return Paths.get(System.getProperty("rollout.repo", "."));
-    }
-
-    static Path kitFile(String name) {
-        return repo().resolve("Tests/Fixtures/conformance").resolve(name);
-    }
-
-    static Map<String, Object> kit(String name) {
-        try {
-            return Json.object(Json.parse(Files.readAllBytes(kitFile(name))));
-        } catch (IOException | JsonException e) {
-            throw new AssertionError(name + ": " + e, e);
-        }
-    }
-
-    static List<Map<String, Object>> objects(Object value) {
-        List<Map<String, Object>> out = new ArrayList<>();
-        List<Object> items = Json.array(value);
-        if (items != null) {
-            for (Object item : items) out.add(Json.object(item));
-        }
-        return out;
-    }
 
     static String text(Object value) {
         String s = Json.string(value);

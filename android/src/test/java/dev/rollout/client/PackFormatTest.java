@@ -9,8 +9,6 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Paths;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
@@ -39,19 +37,13 @@ class PackFormatTest {
             "protected-key-changed.json", "removed-keys.json", "same-id-different-content.json", "script-tag.json",
             "value-too-long.json"));
 
-    private static byte[] repoFile(String relativePath) throws Exception {
-        String repo = System.getProperty("rollout.repo");
-        assertNotNull(repo, "run through android/build.sh, which sets -Drollout.repo");
-        return Files.readAllBytes(Paths.get(repo, relativePath));
-    }
-
     private static byte[] utf8(String text) {
         return text.getBytes(StandardCharsets.UTF_8);
     }
 
     @Test
     void everyChecksumVectorHasItsCanonicalFormAndChecksum() throws Exception {
-        List<Object> vectors = Json.array(Json.parse(repoFile("Tests/Fixtures/checksum-vectors.json")));
+        List<Object> vectors = Json.array(Fixtures.json("checksum-vectors.json"));
         assertTrue(vectors.size() > 5, "only " + vectors.size() + " vectors");
         for (Object item : vectors) {
             Map<String, Object> v = Json.object(item);
@@ -65,7 +57,7 @@ class PackFormatTest {
 
     @Test
     void aPackDeclaringItsChecksumParsesWithItVerified() throws Exception {
-        List<Object> vectors = Json.array(Json.parse(repoFile("Tests/Fixtures/checksum-vectors.json")));
+        List<Object> vectors = Json.array(Fixtures.json("checksum-vectors.json"));
         Map<String, Object> first = Json.object(vectors.get(0));
         Map<String, Object> declared = new LinkedHashMap<>(Json.object(Json.parse(Json.string(first.get("input")))));
         declared.put("checksum", Json.string(first.get("checksum")));
@@ -77,7 +69,7 @@ class PackFormatTest {
 
     @Test
     void everyHostilePackIsRefusedWithTheSwiftMessageOrIsAWellFormedPack() throws Exception {
-        List<Object> catalogue = Json.array(Json.parse(repoFile("Tests/Fixtures/hostile/catalogue.json")));
+        List<Object> catalogue = Json.array(Fixtures.json("hostile/catalogue.json"));
         assertTrue(catalogue.size() > 40, "only " + catalogue.size() + " hostile packs");
         int refused = 0;
         Set<String> seen = new HashSet<>();
@@ -85,7 +77,7 @@ class PackFormatTest {
             Map<String, Object> c = Json.object(item);
             String file = Json.string(c.get("file"));
             seen.add(file);
-            byte[] bytes = repoFile("Tests/Fixtures/hostile/" + file);
+            byte[] bytes = Fixtures.bytes("hostile/" + file);
             if (WELL_FORMED.contains(file)) {
                 Pack pack = Pack.parse(bytes, file);
                 assertFalse(pack.strings().isEmpty(), file);
@@ -105,7 +97,7 @@ class PackFormatTest {
     @Test
     void theAcceptedFixturesParse() throws Exception {
         for (String file : Arrays.asList("empty-value.json", "whitespace-value.json")) {
-            Pack pack = Pack.parse(repoFile("Tests/Fixtures/accepted/" + file), file);
+            Pack pack = Pack.parse(Fixtures.bytes("accepted/" + file), file);
             assertNotNull(pack.id(), file);
         }
     }

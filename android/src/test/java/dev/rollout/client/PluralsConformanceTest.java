@@ -16,7 +16,7 @@ import org.junit.jupiter.api.Test;
 class PluralsConformanceTest {
     @Test
     void everyLanguageGivesEachNumberTheCategoryTheKitPins() throws Exception {
-        Map<String, Object> file = Json.object(FormattingConformanceTest.vectors("plurals.json"));
+        Map<String, Object> file = Fixtures.kit("plurals.json");
         assertEquals(PluralRulesCldr.CLDR_VERSION, Json.string(file.get("cldr")), "the same CLDR release as the Swift client");
         List<String> numbers = new ArrayList<>();
         for (Object number : Json.array(file.get("numbers"))) numbers.add(Json.string(number));

@@ -18,16 +18,14 @@ import org.junit.jupiter.api.Test;
 class ResolutionConformanceTest {
     @Test
     void everyPlanResolvesAsTheVectorsSayIncludingRangesADeviceCannotRead() throws Exception {
-        Map<String, Object> file = CryptoVectorsTest.fixture("Tests/Fixtures/conformance/resolution.json");
+        Map<String, Object> file = Fixtures.kit("resolution.json");
         Map<String, Plan> plans = new HashMap<>();
         for (Map.Entry<String, Object> wire : Json.object(file.get("plans")).entrySet()) {
             Object readable = LocaleManifest.readableRanges(wire.getValue()).plan;
             plans.put(wire.getKey(), Plan.parse(readable, wire.getKey()));
         }
-        List<Object> cases = Json.array(file.get("cases"));
-        assertTrue(cases.size() > 300, "only " + cases.size() + " cases");
-        for (Object item : cases) {
-            Map<String, Object> c = Json.object(item);
+        List<Map<String, Object>> cases = Fixtures.cases(file, "cases", 300);
+        for (Map<String, Object> c : cases) {
             Plan plan = plans.get(Json.string(c.get("plan")));
             assertNotNull(plan, c.toString());
             Integer outcome = Resolution.outcome(plan, Json.string(c.get("region")),
@@ -39,7 +37,7 @@ class ResolutionConformanceTest {
 
     @Test
     void theKitHasRangesADeviceCannotReadAndTheyAreNotedWithoutChangingThePlan() throws Exception {
-        Map<String, Object> file = CryptoVectorsTest.fixture("Tests/Fixtures/conformance/resolution.json");
+        Map<String, Object> file = Fixtures.kit("resolution.json");
         int unreadable = 0;
         for (Object wire : Json.object(file.get("plans")).values()) {
             byte[] before = Json.canonical(wire);

@@ -19,16 +19,14 @@ class SignaturesConformanceTest {
 
     @Test
     void onlyTheExactSignatureFormVerifies() throws Exception {
-        Map<String, Object> file = CryptoVectorsTest.fixture("Tests/Fixtures/conformance/signatures.json");
+        Map<String, Object> file = Fixtures.kit("signatures.json");
         Ed25519.PublicKey key = Ed25519.PublicKey.parse(Json.string(file.get("publicKey")));
         Ed25519.PublicKey other = Ed25519.PublicKey.parse(Json.string(file.get("otherPublicKey")));
         assertNotNull(key);
         assertNotNull(other);
-        List<Object> cases = Json.array(file.get("cases"));
-        assertTrue(cases.size() > 10, "only " + cases.size() + " cases");
+        List<Map<String, Object>> cases = Fixtures.cases(file, "cases", 10);
         Map<String, Object> good = null;
-        for (Object item : cases) {
-            Map<String, Object> c = Json.object(item);
+        for (Map<String, Object> c : cases) {
             String name = Json.string(c.get("name"));
             boolean valid = Json.bool(c.get("valid"));
             assertEquals(valid, DetachedSignature.verify(bytes(c.get("sig")), bytes(c.get("file")), key), name);
@@ -42,7 +40,7 @@ class SignaturesConformanceTest {
 
     @Test
     void whatEncodeWritesVerifies() throws Exception {
-        Map<String, Object> file = CryptoVectorsTest.fixture("Tests/Fixtures/conformance/signatures.json");
+        Map<String, Object> file = Fixtures.kit("signatures.json");
         Ed25519.PublicKey key = Ed25519.PublicKey.parse(Json.string(file.get("publicKey")));
         for (Object item : Json.array(file.get("cases"))) {
             Map<String, Object> c = Json.object(item);

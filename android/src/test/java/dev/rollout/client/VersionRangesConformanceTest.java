@@ -13,15 +13,13 @@ import org.junit.jupiter.api.Test;
 /** The conformance kit's version-ranges.json: app versions and ranges parse and compare as in the Swift client. */
 class VersionRangesConformanceTest {
     private static Map<String, Object> file() throws Exception {
-        return CryptoVectorsTest.fixture("Tests/Fixtures/conformance/version-ranges.json");
+        return Fixtures.kit("version-ranges.json");
     }
 
     @Test
     void versionsParseAndNormaliseAsTheVectorsSay() throws Exception {
-        List<Object> versions = Json.array(file().get("versions"));
-        assertTrue(versions.size() > 15, "only " + versions.size() + " versions");
-        for (Object item : versions) {
-            Map<String, Object> v = Json.object(item);
+        List<Map<String, Object>> versions = Fixtures.cases(file(), "versions", 15);
+        for (Map<String, Object> v : versions) {
             String text = Json.string(v.get("text"));
             AppVersion parsed = AppVersion.parse(text);
             assertEquals(Json.bool(v.get("valid")), parsed != null, "version " + text);
@@ -31,10 +29,8 @@ class VersionRangesConformanceTest {
 
     @Test
     void versionsCompareAsTheVectorsSay() throws Exception {
-        List<Object> pairs = Json.array(file().get("compare"));
-        assertTrue(pairs.size() > 5, "only " + pairs.size() + " comparisons");
-        for (Object item : pairs) {
-            Map<String, Object> v = Json.object(item);
+        List<Map<String, Object>> pairs = Fixtures.cases(file(), "compare", 5);
+        for (Map<String, Object> v : pairs) {
             AppVersion a = AppVersion.parse(Json.string(v.get("a")));
             AppVersion b = AppVersion.parse(Json.string(v.get("b")));
             assertNotNull(a);
@@ -48,10 +44,8 @@ class VersionRangesConformanceTest {
 
     @Test
     void rangesParseAndContainAsTheVectorsSay() throws Exception {
-        List<Object> ranges = Json.array(file().get("ranges"));
-        assertTrue(ranges.size() > 20, "only " + ranges.size() + " ranges");
-        for (Object item : ranges) {
-            Map<String, Object> v = Json.object(item);
+        List<Map<String, Object>> ranges = Fixtures.cases(file(), "ranges", 20);
+        for (Map<String, Object> v : ranges) {
             String text = Json.string(v.get("text"));
             VersionRange range;
             try {
