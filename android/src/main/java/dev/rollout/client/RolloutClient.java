@@ -440,6 +440,10 @@ public final class RolloutClient {
             return new RefreshRound(this, roundLocale, lastSequence, now, changes).run();
         } catch (Refusal refusal) {
             return RefreshResult.failed(refusal.failure);
+        } catch (RuntimeException unexpected) {
+            // refresh() never throws at the app (docs/client.md): an app's own Transport that throws, or a
+            // case this code did not foresee, is a failed round that changed nothing it had not committed.
+            return RefreshResult.failed(new Failure(FailureReason.UNREACHABLE, String.valueOf(unexpected)));
         } finally {
             synchronized (lock) {
                 refreshing = false;

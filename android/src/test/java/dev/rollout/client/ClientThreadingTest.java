@@ -227,4 +227,25 @@ class ClientThreadingTest {
         assertTrue(inListener != null && inListener.kind() != RefreshResult.Kind.BUSY, String.valueOf(inListener));
         assertEquals("tr-TR@17 title", client.string("title"), "the revert dropped 18 and brought back 17 at once");
     }
+
+    /** An app's executor that was shut down, or a listener that throws, must not make the client throw. */
+    @Test
+    void aRefusingExecutorOrAThrowingListenerNeverReachesTheCallerAndTheNextListenerHears() throws Exception {
+        RolloutClient client = onBaseline();
+        ExecutorService gone = Executors.newSingleThreadExecutor();
+        gone.shutdown();
+        client.addChangeListener(gone, change -> {});
+        client.addChangeListener(Runnable::run, change -> {
+            throw new IllegalStateException("the app's listener failed");
+        });
+        LinkedBlockingQueue<Change> heard = new LinkedBlockingQueue<>();
+        client.addChangeListener(Runnable::run, heard::add);
+        site.serve(sites.get("eighteen"));
+        assertEquals(RefreshResult.Kind.STAGED, client.refresh(true).kind());
+        assertEquals(Collections.singletonList(PackId.parse("tr-TR@18")), client.activatePending());
+        client.setLocale("tr");
+        assertEquals("tr", client.currentLocale());
+        assertEquals(Change.Reason.ACTIVATED, heard.poll(5, TimeUnit.SECONDS).reason());
+        assertEquals(Change.Reason.LOCALE_CHANGED, heard.poll(5, TimeUnit.SECONDS).reason());
+    }
 }

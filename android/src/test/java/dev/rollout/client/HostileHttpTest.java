@@ -186,9 +186,9 @@ class HostileHttpTest {
             out.flush();
         };
         long before = allocated();
-        assertEquals(FailureReason.TOO_LARGE, refusal("/packs/tr-TR/18.json", Limits.INDEX, 20_000));
+        assertEquals(FailureReason.TOO_LARGE, refusal("/packs/tr-TR/18.json", SizeLimits.INDEX, 20_000));
         long spent = allocated() - before;
-        assertTrue(spent < 16 * Limits.INDEX, "allocated " + spent + " bytes for a 1 MB limit");
+        assertTrue(spent < 16 * SizeLimits.INDEX, "allocated " + spent + " bytes for a 1 MB limit");
     }
 
     @Test
@@ -198,7 +198,7 @@ class HostileHttpTest {
             trickle(socket, new byte[1], 100, 15_000);
         };
         long started = System.nanoTime();
-        assertEquals(FailureReason.TOO_LARGE, refusal("/keys.json", Limits.KEY_LIST, 10_000));
+        assertEquals(FailureReason.TOO_LARGE, refusal("/keys.json", SizeLimits.KEY_LIST, 10_000));
         assertTrue((System.nanoTime() - started) / 1_000_000L < 6000, "refused on the header");
     }
 

@@ -151,7 +151,7 @@ class HostileSiteTest {
                 RefreshResult result = client.refresh(true);
                 long spent = allocated() - before;
                 assertEquals(FailureReason.TOO_LARGE, reason(result), path + " " + stated + ": " + result);
-                assertTrue(spent < 24 * Limits.INDEX, path + ": allocated " + spent + " bytes");
+                assertTrue(spent < 24 * SizeLimits.INDEX, path + ": allocated " + spent + " bytes");
                 assertEquals("tr-TR@17 title", client.string("title"));
             }
         }

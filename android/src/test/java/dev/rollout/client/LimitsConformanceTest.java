@@ -30,11 +30,11 @@ class LimitsConformanceTest {
             expected.put(MemorySite.text(limit.get("kind")), limit.get("bytes"));
         }
         Map<String, Object> ours = new TreeMap<>();
-        ours.put("keys", Limits.KEY_LIST);
-        ours.put("signature", Limits.SIGNATURE);
-        ours.put("index", Limits.INDEX);
-        ours.put("manifest", Limits.MANIFEST);
-        ours.put("pack", Limits.PACK);
+        ours.put("keys", SizeLimits.KEY_LIST);
+        ours.put("signature", SizeLimits.SIGNATURE);
+        ours.put("index", SizeLimits.INDEX);
+        ours.put("manifest", SizeLimits.MANIFEST);
+        ours.put("pack", SizeLimits.PACK);
         assertEquals(expected, ours);
     }
 

@@ -101,7 +101,9 @@ public final class ResourceStrings {
     /**
      * The strings for the device's locale and for {@code defaultLocale} (the language of the app's
      * {@code values/} folder, the client's {@code Options.defaultLocale}): what a client made at
-     * launch needs. Make a new client with a new read when the user picks another language.
+     * launch needs. The client's bundled strings are read once: an app that lets the user pick
+     * another language while it runs reads those languages too (the overload with a list of
+     * locales) and then calls {@code setLocale} (docs/android.md, "What the app calls, and when").
      */
     public BundledStrings read(Context context, String defaultLocale) {
         List<String> locales = new ArrayList<>();

@@ -18,8 +18,10 @@ import java.util.concurrent.Executor;
 /**
  * A {@link RolloutClient} for an Android app, from its {@link Context} (docs/android.md): the
  * cache in {@code getNoBackupFilesDir()/rollout}, the app version from the package's
- * {@code versionName}, the locale and region from the first locale of the configuration. Call it
- * once, in {@code Application.onCreate()}, and keep the client for the life of the process.
+ * {@code versionName}, the locale and region from the first locale of the configuration. Make one
+ * client per process, on first use (an activity's start, or {@link RolloutRefreshWorker} when
+ * WorkManager started the process, with {@code countsLaunch(false)}), and keep it for the life of
+ * the process (docs/android.md, "Crash loops and background starts").
  */
 public final class RolloutAndroid {
     private RolloutAndroid() {}

@@ -3,8 +3,10 @@ package dev.rollout.client.android;
 import dev.rollout.client.RolloutClient;
 
 /**
- * Implemented by the app's {@code Application}, which makes the one client of the process in
- * {@code onCreate()}: how {@link RolloutRefreshWorker}, which WorkManager constructs, finds it.
+ * Implemented by the app's {@code Application}, which holds the one client of the process, made on
+ * first use: how {@link RolloutRefreshWorker}, which WorkManager constructs, finds it. When
+ * WorkManager started the process, the client it gets counts no launch (docs/android.md, "Crash
+ * loops and background starts").
  */
 public interface RolloutClientProvider {
     RolloutClient rolloutClient();

@@ -4,7 +4,7 @@ package dev.rollout.client;
  * The most bytes a device reads of each file of a site (the kit's limits.json, the same in both
  * clients): a site, or whatever stands between it and the device, cannot make a device hold more.
  */
-public final class Limits {
+public final class SizeLimits {
     /** keys.json and keys/&lt;n&gt;.json. */
     public static final long KEY_LIST = 262_144;
     /** *.sig and *.sigs. */
@@ -15,7 +15,7 @@ public final class Limits {
     /** A pack is read up to the size its manifest states, and never over this. */
     public static final long PACK = 16_777_216;
 
-    private Limits() {}
+    private SizeLimits() {}
 
     /** A pack's limit: the size its manifest entry states, capped at {@link #PACK}. */
     static long pack(long stated) {
