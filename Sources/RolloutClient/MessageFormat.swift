@@ -20,11 +20,30 @@ enum MessageFormat {
     static let maximumNesting = 32
 
     static func format(_ text: String, _ arguments: [String: String], language: String) -> String {
-        guard text.contains(where: { $0 == "{" || $0 == "%" || $0 == "'" }) else { return text }
+        guard text.unicodeScalars.contains(where: { $0 == "{" || $0 == "%" || $0 == "'" }) else { return text }
         var sequential = 0
         return render(
-            Array(text), arguments, language: language, number: nil, style: MessageStyle(text), depth: 0,
+            tokens(text), arguments, language: language, number: nil, style: MessageStyle(text), depth: 0,
             sequential: &sequential)
+    }
+
+    /// The message as its syntax reads it: grapheme clusters, except that a syntax character ends
+    /// the cluster it starts. ICU and aapt read code points, so `{1}` followed by a zero-width
+    /// non-joiner (Persian) is a placeholder and then a joiner, not one unknown character; as one
+    /// cluster, the brace would not close and the device would show `{1}` as written. Both clients
+    /// split the same way (the kit's formatting.json pins it).
+    static func tokens(_ text: String) -> [Character] {
+        var out: [Character] = []
+        for c in text {
+            let scalars = c.unicodeScalars
+            if scalars.count > 1, let first = scalars.first, "{}'#%,".unicodeScalars.contains(first) {
+                out.append(Character(first))
+                out.append(contentsOf: Array(String(String.UnicodeScalarView(scalars.dropFirst()))))
+            } else {
+                out.append(c)
+            }
+        }
+        return out
     }
 
     private static func render(
@@ -142,7 +161,7 @@ enum MessageFormat {
         }
         guard parts.count == 3 else { return value }
         let kind = parts[1].trimmingCharacters(in: .whitespaces)
-        let options = cases(Array(parts[2]), quoting: style.icuApostrophes)
+        let options = cases(tokens(parts[2]), quoting: style.icuApostrophes)
         var sequential = 0
         switch kind {
         case "plural":

@@ -23,63 +23,91 @@ extension CatalogImporter {
             files = [path]
         }
         guard !files.isEmpty else { throw RolloutError.missing("\(path): no .arb files in it") }
-        let escaping =
-            useEscaping
-            ?? ARBProject.useEscaping(near: isDirectory(path) ? path : (path as NSString).deletingLastPathComponent)
+        let project = ARBProject.settings(
+            near: isDirectory(path) ? path : (path as NSString).deletingLastPathComponent)
+        let escaping = useEscaping ?? (project["use-escaping"] == "true")
+        // gen-l10n's template (l10n.yaml's template-arb-file, app_en.arb by default) is the source.
+        let template = project["template-arb-file"] ?? "app_en.arb"
         for file in files {
-            let object = try json(file)
+            let (object, ambiguous) = try catalogJSON(file)
+            guard ambiguous.allSatisfy({ !$0.path[0].hasPrefix("@@") }) else {
+                let duplicate = ambiguous.first { $0.path[0].hasPrefix("@@") }!
+                result.skipFile(
+                    file, "\(duplicate.path[0]) " + ambiguousReason(duplicate, in: file, toolchain: "gen-l10n"))
+                continue
+            }
             guard let tag = ARBProject.locale(of: file, declared: object["@@locale"]?.stringValue) else {
                 result.skipFile(file, "no @@locale, and the file name does not end in a locale (app_pt_BR.arb)")
                 continue
             }
-            if !object.keys.contains(where: { !$0.hasPrefix("@") }) {
+            if (file as NSString).lastPathComponent == template { result.sourceLocale = tag }
+            if !object.keys.contains(where: { !$0.hasPrefix("@") }) && ambiguous.isEmpty {
                 // A file with nothing in it makes no pack, and is said so.
                 result.skipFile(file, "no strings in it")
                 continue
             }
-            for (key, value) in object where !key.hasPrefix("@") {
-                guard let text = value.stringValue else {
-                    result.skip(tag, key, "not a string")
-                    continue
-                }
-                if object["@\(key)"]?.objectValue?["x-state"]?.stringValue == "needs-review" {
-                    result.skip(tag, key, "needs review")
-                    continue
-                }
-                do {
-                    let message = try ARBMessage.parse(text, useEscaping: escaping)
-                    result.add(tag, key, try message.icu(language: tag))
-                } catch let error as ARBMessage.Refusal {
-                    result.skip(tag, key, error.message)
-                }
-            }
+            try arbStrings(object, ambiguous: ambiguous, file: file, locale: tag, escaping: escaping, into: &result)
         }
         return result
+    }
+
+    /// One ARB file's strings, in key order. A key (or its `@key` metadata) given twice with
+    /// different values is left out with the lines.
+    static func arbStrings(
+        _ object: [String: JSONValue], ambiguous: [JSONDuplicateKey], file: String, locale tag: String,
+        escaping: Bool, into result: inout CatalogImport
+    ) throws {
+        var leftOut: Set<String> = []
+        for duplicate in ambiguous {
+            let key = duplicate.path[0].hasPrefix("@") ? String(duplicate.path[0].dropFirst()) : duplicate.path[0]
+            guard leftOut.insert(key).inserted else { continue }
+            let what = duplicate.path[0].hasPrefix("@") ? "its metadata \(duplicate.path[0]) " : ""
+            result.skip(tag, key, what + ambiguousReason(duplicate, in: file, toolchain: "gen-l10n"))
+        }
+        for key in object.keys.sorted() where !key.hasPrefix("@") && !leftOut.contains(key) {
+            guard let text = object[key]!.stringValue else {
+                result.skip(tag, key, "not a string")
+                continue
+            }
+            if object["@\(key)"]?.objectValue?["x-state"]?.stringValue == "needs-review" {
+                result.skip(tag, key, "needs review")
+                continue
+            }
+            do {
+                let message = try ARBMessage.parse(text, useEscaping: escaping)
+                result.add(tag, key, try message.icu(language: tag))
+            } catch let error as ARBMessage.Refusal {
+                result.skip(tag, key, error.message)
+            }
+        }
     }
 }
 
 /// What a Flutter project says about its ARB files.
 enum ARBProject {
-    /// gen-l10n's `use-escaping` from the l10n.yaml in `directory` or up to three folders above it
-    /// (it sits at the project root, ARB files usually in lib/l10n); off when none says.
-    static func useEscaping(near directory: String) -> Bool {
+    /// The settings of the l10n.yaml in `directory` or up to three folders above it (it sits at
+    /// the project root, ARB files usually in lib/l10n): `use-escaping`, `template-arb-file`...,
+    /// as `key: value` lines; empty when there is none.
+    static func settings(near directory: String) -> [String: String] {
         var folder = directory
         for _ in 0...3 {
             if let data = FileManager.default.contents(atPath: "\(folder)/l10n.yaml"),
                 let yaml = String(data: data, encoding: .utf8)
             {
+                var settings: [String: String] = [:]
                 for line in yaml.split(whereSeparator: \.isNewline) {
                     let setting = line.split(separator: "#", maxSplits: 1).first.map(String.init) ?? ""
                     let parts = setting.split(separator: ":", maxSplits: 1).map {
                         $0.trimmingCharacters(in: .whitespaces)
                     }
-                    if parts.count == 2, parts[0] == "use-escaping" { return parts[1] == "true" }
+                    guard parts.count == 2, settings[parts[0]] == nil else { continue }
+                    settings[parts[0]] = parts[1].trimmingCharacters(in: CharacterSet(charactersIn: "\"'"))
                 }
-                return false
+                return settings
             }
             folder = (folder as NSString).deletingLastPathComponent
         }
-        return false
+        return [:]
     }
 
     /// `@@locale`, else the file name after its first `_` (`app_zh_Hant_TW.arb`), else the whole

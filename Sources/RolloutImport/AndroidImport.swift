@@ -27,7 +27,7 @@ extension CatalogImporter {
         for (tag, folder, files) in folders {
             for file in files {
                 let reader = AndroidStrings()
-                let parser = XMLParser(data: Data(try bytes(file)))
+                let parser = XMLParser(data: try entitiesExpanded(file))
                 parser.delegate = reader
                 guard parser.parse() else {
                     throw RolloutError.unreadableXML(file, parser)
@@ -53,6 +53,15 @@ extension CatalogImporter {
         }
         dropMismatchedKinds(&result, plurals: plurals, sourceLocale: sourceLocale)
         return result
+    }
+
+    /// The file's bytes with its DOCTYPE's internal entities expanded (AndroidEntities); a file
+    /// whose DOCTYPE names an external entity or expands without end is refused, with the fix.
+    static func entitiesExpanded(_ file: String) throws -> Data {
+        let data = Data(try bytes(file))
+        do { return try AndroidEntities.expand(data) ?? data } catch let refusal as AndroidEntities.Refusal {
+            throw RolloutError.badInput("\(file):\(refusal.line): \(refusal.reason)")
+        }
     }
 
     /// The `values*/` folders of a `res/` directory with their `.xml` files, each with its locale;
@@ -152,23 +161,32 @@ extension CatalogImporter {
             return "not well-formed XML (XML parser error \(error.code))"
         }
 
-        /// A value as written in the file (escapes and quotes not yet read).
+        /// A value as written in the file (escapes and quotes not yet read): its text runs and the
+        /// elements between them.
         enum Value {
-            case string(String, formatted: Bool)
-            case plural([String: String])
+            case string([Piece], formatted: Bool)
+            case plural([String: [Piece]])
 
             /// The value in canonical ICU form.
             func icu(language: String) throws -> String {
                 switch self {
-                case .string(let raw, formatted: false):
-                    return Placeholders.literal(AndroidStrings.unescape(raw))
-                case .string(let raw, formatted: true):
-                    return try Placeholders.printfICU(AndroidStrings.unescape(raw), dialect: .java)
+                case .string(let pieces, formatted: false):
+                    return Placeholders.literal(AndroidStrings.text(pieces))
+                case .string(let pieces, formatted: true):
+                    return try Placeholders.printfICU(AndroidStrings.text(pieces), dialect: .java)
                 case .plural(let forms):
                     return try Placeholders.printfPlural(
-                        forms.mapValues(AndroidStrings.unescape), dialect: .java, language: language)
+                        forms.mapValues(AndroidStrings.text), dialect: .java, language: language)
                 }
             }
+        }
+
+        /// One piece of a value: text as written, or where an element inside it starts or ends. A
+        /// span is an element without a namespace (`<b>`, `<annotation>`), which aapt2 keeps as
+        /// style; `<xliff:g>` and other namespaced elements are not spans.
+        enum Piece: Equatable {
+            case text(String)
+            case boundary(span: Bool)
         }
 
         var values: [(String, Value)] = []
@@ -176,25 +194,33 @@ extension CatalogImporter {
         private var name: String?
         private var formatted = true
         private var quantity: String?
-        private var forms: [String: String] = [:]
-        private var text = ""
+        private var forms: [String: [Piece]] = [:]
+        private var pieces: [Piece] = []
         private var depth = 0
         private var inString = false
+        private var inPlurals = false
+        /// The depth of the <string> or <item> whose text is being read.
+        private var textDepth = 0
 
         func parser(
             _ parser: XMLParser, didStartElement element: String, namespaceURI: String?, qualifiedName: String?,
             attributes: [String: String] = [:]
         ) {
             depth += 1
-            // Deeper: <xliff:g>, <b>: their text is the string's.
-            guard depth == 2 || (depth == 3 && element == "item") else { return }
+            if inString, depth > textDepth {
+                pieces.append(.boundary(span: !element.contains(":")))
+                return
+            }
+            guard depth == 2 || (depth == 3 && inPlurals && element == "item") else { return }
             switch element {
             case "string", "plurals":
                 name = attributes["name"]
                 formatted = attributes["formatted"] != "false"
-                text = ""
+                pieces = []
                 forms = [:]
                 inString = element == "string" && name != nil
+                inPlurals = element == "plurals"
+                textDepth = depth
                 if attributes["translatable"] == "false" {
                     skipped.append((name ?? "?", "marked translatable=\"false\""))
                     name = nil
@@ -210,8 +236,9 @@ extension CatalogImporter {
                 }
             case "item" where name != nil:
                 quantity = attributes["quantity"]
-                text = ""
+                pieces = []
                 inString = true
+                textDepth = depth
             case "string-array", "array", "integer-array":
                 skipped.append((attributes["name"] ?? "?", "string arrays are not imported"))
             default:
@@ -219,98 +246,162 @@ extension CatalogImporter {
             }
         }
 
-        func parser(_ parser: XMLParser, foundCharacters string: String) { if inString { text += string } }
-        func parser(_ parser: XMLParser, foundCDATA data: Data) {
-            if inString { text += String(decoding: data, as: UTF8.self) }
+        private func append(_ text: String) {
+            guard inString else { return }
+            if case .text(let earlier) = pieces.last {
+                pieces[pieces.count - 1] = .text(earlier + text)
+            } else {
+                pieces.append(.text(text))
+            }
         }
+
+        func parser(_ parser: XMLParser, foundCharacters string: String) { append(string) }
+        func parser(_ parser: XMLParser, foundCDATA data: Data) { append(String(decoding: data, as: UTF8.self)) }
 
         func parser(_ parser: XMLParser, didEndElement element: String, namespaceURI: String?, qualifiedName: String?) {
             defer { depth -= 1 }
+            if inString, depth > textDepth {
+                pieces.append(.boundary(span: !element.contains(":")))
+                return
+            }
             switch (element, depth) {
             case ("string", 2):
-                if let name { add(name, .string(text, formatted: formatted)) }
+                if let name { add(name, .string(pieces, formatted: formatted)) }
                 name = nil
                 inString = false
-            case ("item", 3):
-                if let quantity { forms[quantity] = text }
+            case ("item", 3) where inPlurals:
+                if let quantity { forms[quantity] = pieces }
                 quantity = nil
                 inString = false
             case ("plurals", 2):
                 if let name, !forms.isEmpty { add(name, .plural(forms)) }
                 name = nil
+                inPlurals = false
             default:
                 break
             }
         }
 
         /// A value that is a reference (`@string/other`) is that resource, resolved by aapt for the
-        /// app: it has no text of its own to import.
+        /// app: it has no text of its own to import. aapt2 looks for one in the value's text as
+        /// written, trimmed of ASCII white space, unless the value has a span (then it is text).
         private func add(_ key: String, _ value: Value) {
-            let raw: [String]
+            let raw: [[Piece]]
             switch value {
-            case .string(let text, _): raw = [text]
+            case .string(let pieces, _): raw = [pieces]
             case .plural(let forms): raw = Array(forms.values)
             }
-            if let reference = raw.map({ $0.trimmingCharacters(in: .whitespacesAndNewlines) }).first(where: {
-                $0.hasPrefix("@") || $0.hasPrefix("?")
-            }), reference.contains("/") {
+            let written = raw.filter { !$0.contains(.boundary(span: true)) }.map { pieces in
+                Self.trimmed(pieces.map { if case .text(let t) = $0 { return t } else { return "" } }.joined())
+            }
+            if let reference = written.first(where: { $0.hasPrefix("@") || $0.hasPrefix("?") }), reference.contains("/")
+            {
                 skipped.append((key, "a reference to \(reference), not text"))
                 return
             }
             values.append((key, value))
         }
 
-        /// A value as aapt reads it: `"` starts or ends a quoted run (kept as written, spaces and
-        /// all) and is itself dropped; outside quotes, runs of white space are one space and the
-        /// ends are trimmed; `\'` `\"` `\\` `\@` `\?` are the character, `\n` `\t` `\uXXXX` what
-        /// they name.
-        static func unescape(_ raw: String) -> String {
-            var out: [Character] = []
-            var quoted = false
-            /// How many characters at the end of `out` are collapsible space (from outside quotes).
-            var collapsible = 0
-            var start = true
-            var characters = Array(raw)[...]
-            func append(_ c: Character) {
-                out.append(c)
-                collapsible = 0
-                start = false
-            }
-            while let c = characters.popFirst() {
-                if c == "\\" {
-                    guard let next = characters.popFirst() else { break }
-                    switch next {
-                    case "n": append("\n")
-                    case "t": append("\t")
-                    case "u":
-                        let hex = String(characters.prefix(4))
-                        if hex.count == 4, let scalar = UInt32(hex, radix: 16).flatMap(Unicode.Scalar.init) {
-                            append(Character(scalar))
-                            characters = characters.dropFirst(4)
-                        } else {
-                            append("u")
-                        }
-                    default: append(next)
-                    }
-                } else if c == "\"" {
-                    quoted.toggle()
-                } else if !quoted, Self.aaptCollapses(c) {
-                    if collapsible == 0, !start {
-                        out.append(" ")
-                        collapsible = 1
-                    }
-                } else {
-                    append(c)
-                }
-            }
-            if collapsible > 0 { out.removeLast(collapsible) }
-            return String(out)
+        /// White space as aapt2 trims and collapses it: the ASCII characters C's `isspace` names. A
+        /// no-break space (U+00A0, French typography's "Bonjour !"), U+202F, U+2009, U+3000 are text
+        /// and are kept, as on a device.
+        static func aaptSpace(_ c: Unicode.Scalar) -> Bool {
+            c == " " || c == "\t" || c == "\n" || c == "\r" || c == "\u{0B}" || c == "\u{0C}"
         }
 
-        /// White space as aapt2 collapses it: the ASCII characters C's `isspace` names. A no-break
-        /// space (U+00A0, French typography's "Bonjour !") is text and is kept, as on a device.
-        static func aaptCollapses(_ c: Character) -> Bool {
-            c == " " || c == "\t" || c == "\n" || c == "\r" || c == "\u{0B}" || c == "\u{0C}" || c == "\r\n"
+        static func trimmed(_ text: String) -> String {
+            var scalars = Substring(text).unicodeScalars[...]
+            while let first = scalars.first, aaptSpace(first) { scalars.removeFirst() }
+            while let last = scalars.last, aaptSpace(last) { scalars.removeLast() }
+            return String(scalars)
+        }
+
+        /// A value's text as aapt2 compiles it (ResourceParser::FlattenXmlSubtree, then
+        /// StringBuilder::AppendText), on Unicode scalars, never on grapheme clusters (" " followed
+        /// by U+0361 is a space and a combining mark):
+        /// - a value without spans loses the ASCII white space at the start of its first text run
+        ///   and at the end of its last, as written (before escapes are read); a value with a span
+        ///   keeps both (collapsed to one space);
+        /// - outside quotes, a run of ASCII white space is one space; `"` starts or ends a quoted
+        ///   run (kept as written) and is itself dropped;
+        /// - `\'` `\"` `\\` `\@` `\?` `\#` are the character, `\n` `\t` `\uXXXX` what they name,
+        ///   `\` before anything else that thing, a `\` ending a text run nothing;
+        /// - the start and end of a span end a quoted run and a run of white space, so a space on
+        ///   each side of `<b>` is kept.
+        /// Where aapt2 refuses the value (an apostrophe outside quotes, `\u` without four hex
+        /// digits), import keeps what is written.
+        static func text(_ pieces: [Piece]) -> String {
+            var pieces = pieces
+            if !pieces.contains(.boundary(span: true)) {
+                if let first = pieces.firstIndex(where: { if case .text = $0 { true } else { false } }),
+                    case .text(let run) = pieces[first]
+                {
+                    pieces[first] = .text(String(run.unicodeScalars.drop(while: aaptSpace)))
+                }
+                if let last = pieces.lastIndex(where: { if case .text = $0 { true } else { false } }),
+                    case .text(let run) = pieces[last]
+                {
+                    let scalars = run.unicodeScalars
+                    let end = scalars.lastIndex(where: { !aaptSpace($0) }).map { scalars.index(after: $0) }
+                    pieces[last] = .text(String(scalars[..<(end ?? scalars.startIndex)]))
+                }
+            }
+            var builder = TextBuilder()
+            for piece in pieces {
+                switch piece {
+                case .text(let run): builder.append(run)
+                case .boundary(span: true): builder.reset()
+                case .boundary(span: false): break
+                }
+            }
+            return String(builder.out)
+        }
+
+        /// aapt2's StringBuilder: escapes, quotes and white space, one text run at a time.
+        struct TextBuilder {
+            var out = String.UnicodeScalarView()
+            var quoted = false
+            var lastWasSpace = false
+
+            mutating func reset() {
+                quoted = false
+                lastWasSpace = false
+            }
+
+            mutating func append(_ run: String) {
+                var scalars = Array(run.unicodeScalars)[...]
+                while let c = scalars.popFirst() {
+                    if !quoted, AndroidStrings.aaptSpace(c) {
+                        if !lastWasSpace { out.append(" ") }
+                        lastWasSpace = true
+                        continue
+                    }
+                    lastWasSpace = false
+                    if c == "\\" {
+                        guard let next = scalars.popFirst() else { break }
+                        switch next {
+                        case "n": out.append("\n")
+                        case "t": out.append("\t")
+                        case "u":
+                            let hex = scalars.prefix(4)
+                            let digits = String(String.UnicodeScalarView(hex))
+                            if hex.count == 4, hex.allSatisfy({ $0.properties.isASCIIHexDigit }),
+                                let scalar = UInt32(digits, radix: 16).flatMap(Unicode.Scalar.init)
+                            {
+                                out.append(scalar)
+                                scalars = scalars.dropFirst(4)
+                            } else {
+                                out.append("u")
+                            }
+                        default: out.append(next)
+                        }
+                    } else if c == "\"" {
+                        quoted.toggle()
+                    } else {
+                        out.append(c)
+                    }
+                }
+            }
         }
     }
 }

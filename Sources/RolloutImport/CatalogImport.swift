@@ -126,6 +126,29 @@ public enum CatalogImporter {
         return object
     }
 
+    /// A catalog file as its toolchain reads JSON (i18next's `JSON.parse`, gen-l10n's
+    /// `json.decode`, which both take a key given twice): a key given twice with the same value is
+    /// one key; one given twice with different values is left out of the object and returned, so
+    /// the reader lists it with the file and lines (docs/import.md, "Duplicate keys").
+    static func catalogJSON(_ path: String) throws -> (object: [String: JSONValue], ambiguous: [JSONDuplicateKey]) {
+        var duplicates: [JSONDuplicateKey] = []
+        let value: JSONValue
+        do {
+            value = try StrictJSONParser.parse(try bytes(path), duplicates: &duplicates)
+        } catch let error as JSONParseError {
+            throw RolloutError.badInput("\(path):\(error.line):\(error.column): \(error.message)")
+        }
+        guard let object = value.objectValue else { throw RolloutError.badInput("\(path): expected a JSON object") }
+        return (object, duplicates)
+    }
+
+    /// Why a key given twice with different values is left out: where, and what the toolchain would do.
+    static func ambiguousReason(_ duplicate: JSONDuplicateKey, in path: String, toolchain: String) -> String {
+        let lines = duplicate.lines.map(String.init).joined(separator: ", ")
+        return
+            "\(path): given \(duplicate.lines.count) times with different values (lines \(lines)); \(toolchain) would take the last silently, so which one is meant is not known: keep one"
+    }
+
     static func locale(_ text: String, in path: String) throws -> String {
         guard let tag = canonicalLocale(text) else {
             throw RolloutError.badInput("\(path): \"\(text)\" is not a locale such as tr-TR, tr_TR or tr")

@@ -5,9 +5,11 @@ extension CatalogImporter {
     // MARK: i18next JSON
 
     /// `locales/<lng>/<namespace>.json` (keys prefixed with the namespace unless it is
-    /// `translation`) or `locales/<lng>.json`, as i18next reads them (docs/import.md, "i18next").
-    /// Folder and file names are locales in any spelling i18next apps use (`pt_BR`, `zh-Hant`);
-    /// anything else in the folder is listed as left out.
+    /// `translation`; a namespace in a subfolder, `locales/en/views/live.json`, is `views/live`) or
+    /// `locales/<lng>.json`, as i18next reads them (docs/import.md, "i18next"). Folder and file
+    /// names are locales in any spelling i18next apps use (`pt_BR`, `zh-Hant`); anything else in
+    /// the folder is listed as left out. The source locale is `en` when there is one (the
+    /// `fallbackLng` i18next apps set), else the import's default.
     static func i18next(_ path: String) throws -> CatalogImport {
         var result = CatalogImport()
         let files = try i18nextFiles(path, into: &result)
@@ -20,6 +22,7 @@ extension CatalogImporter {
                 result.skipFile(file.path, "no strings in it")
             }
         }
+        if result.strings["en"] != nil { result.sourceLocale = "en" }
         return result
     }
 
@@ -29,6 +32,9 @@ extension CatalogImporter {
         let prefix: String
         let path: String
     }
+
+    /// How deep namespace subfolders are read (`locales/en/a/b/c.json` is two).
+    static let namespaceDepth = 8
 
     /// The namespace files at `path` (one file, or a folder of locale folders and locale files);
     /// what is not one is listed in `result` as left out.
@@ -45,17 +51,7 @@ extension CatalogImporter {
                     result.skipFile(full, "not a locale folder (such as pt-BR, pt_BR or zh-Hant)")
                     continue
                 }
-                for file in entries(full) {
-                    guard file.hasSuffix(".json"), !isDirectory("\(full)/\(file)") else {
-                        result.skipFile("\(full)/\(file)", "not a namespace file (<namespace>.json)")
-                        continue
-                    }
-                    let namespace = String(file.dropLast(5))
-                    files.append(
-                        I18nextFile(
-                            locale: tag, prefix: namespace == "translation" ? "" : namespace + ".",
-                            path: "\(full)/\(file)"))
-                }
+                files += namespaceFiles(in: full, namespace: "", locale: tag, into: &result)
             } else if entry.hasSuffix(".json"), let tag = canonicalLocale(String(entry.dropLast(5))) {
                 files.append(I18nextFile(locale: tag, prefix: "", path: full))
             } else {
@@ -68,20 +64,54 @@ extension CatalogImporter {
         return files
     }
 
+    /// The namespace files of one locale folder, subfolders included: i18next's backends put the
+    /// namespace into `loadPath` (`/locales/{{lng}}/{{ns}}.json`) as it is, so namespace
+    /// `views/live` is the file `views/live.json` (with `interpolation.escapeValue: false`, which
+    /// React apps set). `namespace` is the subfolder's path so far (`views/`).
+    static func namespaceFiles(
+        in folder: String, namespace: String, locale tag: String, into result: inout CatalogImport
+    ) -> [I18nextFile] {
+        var files: [I18nextFile] = []
+        for file in entries(folder) {
+            let full = "\(folder)/\(file)"
+            if isDirectory(full) {
+                guard namespace.split(separator: "/").count < namespaceDepth else {
+                    result.skipFile(full, "namespace folders more than \(namespaceDepth) deep are not read")
+                    continue
+                }
+                files += namespaceFiles(in: full, namespace: "\(namespace)\(file)/", locale: tag, into: &result)
+                continue
+            }
+            guard file.hasSuffix(".json") else {
+                result.skipFile(full, "not a namespace file (<namespace>.json)")
+                continue
+            }
+            let name = namespace + String(file.dropLast(5))
+            files.append(I18nextFile(locale: tag, prefix: name == "translation" ? "" : name + ".", path: full))
+        }
+        return files
+    }
+
     /// One namespace file's strings, flattened to dotted keys, plural forms made ICU plurals.
     static func i18nextNamespace(_ file: I18nextFile, into result: inout CatalogImport) throws {
         let (tag, prefix) = (file.locale, file.prefix)
         var flat: [String: String] = [:]
         func walk(_ value: JSONValue, _ key: String) {
             if let object = value.objectValue {
-                for (name, child) in object { walk(child, key.isEmpty ? name : "\(key).\(name)") }
+                for name in object.keys.sorted() { walk(object[name]!, key.isEmpty ? name : "\(key).\(name)") }
             } else if let text = value.stringValue {
                 flat[key] = text
             } else {
                 result.skip(tag, prefix + key, "not a string (arrays and numbers are not imported)")
             }
         }
-        walk(.object(try json(file.path)), "")
+        let (object, ambiguous) = try catalogJSON(file.path)
+        for duplicate in ambiguous {
+            result.skip(
+                tag, prefix + duplicate.path.joined(separator: "."),
+                ambiguousReason(duplicate, in: file.path, toolchain: "JSON.parse"))
+        }
+        walk(.object(object), "")
         for entry in I18nextKeys.group(flat, language: tag) {
             switch entry {
             case .text(let key, let text):
@@ -118,6 +148,12 @@ enum I18nextKeys {
         /// takes in every language.
         case plural(key: String, forms: [String: String])
         case leftOut(key: String, reason: String)
+
+        var key: String {
+            switch self {
+            case .text(let key, _), .plural(let key, _), .leftOut(let key, _): return key
+            }
+        }
     }
 
     static let categories = ["zero", "one", "two", "few", "many", "other"]
@@ -183,7 +219,8 @@ enum I18nextKeys {
             entries.append(.plural(key: base, forms: forms))
         }
         for (key, text) in flat where !used.contains(key) { entries.append(.text(key: key, text: text)) }
-        return entries
+        // In key order, so what is left out is listed the same way every run.
+        return entries.sorted { $0.key < $1.key }
     }
 
     /// i18next v3's numbered forms, `key_0`...`key_5`, mapped to categories by the language's v3

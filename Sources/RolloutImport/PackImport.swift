@@ -70,6 +70,14 @@ public enum PackImport {
         public var emptyLocales: [String]
     }
 
+    /// A refusal of the whole catalog: the error a person reads, and the catalog as far as it was
+    /// read, so that what was left out is listed even then (docs/import.md, "All or nothing").
+    public struct Refusal: Error {
+        public let error: RolloutError
+        /// Only the locales asked for, with every string and file left out so far, in listing order.
+        public let catalog: CatalogImport
+    }
+
     /// The lint rules a string fails on its own, so leaving that string out is the fix
     /// (docs/pack-format.md, "Rules"). Rules about a pack against history (removed, required or
     /// protected keys) are not: leaving a string out cannot satisfy them, and they still refuse.
@@ -78,13 +86,17 @@ public enum PackImport {
         "placeholders",
     ]
 
+    /// The per-string rules that judge a string against another locale's: placeholder parity
+    /// compares a key with the first locale down its fallback chain that has it.
+    public static let comparedRules: Set<String> = ["placeholders"]
+
     /// How many times `--skip-invalid` lints again after leaving strings out.
-    static let lintRounds = 8
+    public static let lintRounds = 8
 
     /// The packs `catalog` makes. `lint` returns the errors lint finds in a batch of packs (as
     /// `pack add` would, against the stored packs); it is asked only with `skipInvalid`.
-    /// Throws a usage error for a locale with no minAppVersion to take, and bad input when no
-    /// locale has a string left.
+    /// Throws `Refusal`: a usage error for a locale with no minAppVersion to take, bad input when no
+    /// locale has a string left or when packs would fall back to a source locale with no pack.
     public static func build(
         _ catalog: CatalogImport, request: Request, stored: Stored, lint: ([MadePack]) throws -> [LintFinding]
     ) throws -> Result {
@@ -93,32 +105,123 @@ public enum PackImport {
         let source =
             request.sourceLocale ?? catalog.sourceLocale ?? ["en-US", "en"].first { catalog.strings[$0] != nil }
             ?? "en-US"
+        let read = Set(catalog.strings.keys)
         if !request.locales.isEmpty {
             catalog.strings = catalog.strings.filter { request.locales.contains($0.key) }
             catalog.skipped = catalog.skipped.filter { request.locales.contains($0.locale) }
         }
         catalog.leaveOut(bundleOnly: stored.policy.bundleOnlyKeys)
-        var made = try packs(catalog, source: source, request: request, stored: stored)
-        if request.skipInvalid {
-            // Leaving a string out can change what lint says of another locale's (the fallback
-            // chain compares them): lint again until only problems of whole packs are left.
-            for _ in 0..<lintRounds {
-                let refused = try lint(made.packs).filter { $0.key != nil && perStringRules.contains($0.rule) }
-                guard !refused.isEmpty else { break }
-                for finding in refused {
-                    catalog.strings[finding.pack.locale]?[finding.key!] = nil
-                    catalog.skip(finding.pack.locale, finding.key!, "lint \(finding.rule): \(finding.message)")
-                }
-                made = try packs(catalog, source: source, request: request, stored: stored)
+        do {
+            var made = try packs(catalog, source: source, request: request, stored: stored)
+            if request.skipInvalid {
+                made = try leaveOutRefused(&catalog, made, source: source, request: request, stored: stored, lint: lint)
             }
+            guard !made.packs.isEmpty else { throw nothingToImport(catalog, read: read, request: request) }
+            try checkSourceHasPack(made.packs, catalog, read: read, source: source, request: request, stored: stored)
+            return Result(catalog: sorted(catalog), sourceLocale: source, packs: made.packs, emptyLocales: made.empty)
+        } catch let error as RolloutError {
+            throw Refusal(error: error, catalog: sorted(catalog))
         }
-        guard !made.packs.isEmpty else {
-            let examples = catalog.skipped.prefix(3).map { "\($0.locale) \($0.key): \($0.reason)" }.joined(
-                separator: "; ")
-            let leftOut = catalog.skipped.isEmpty ? "" : " (\(catalog.skipped.count) left out: \(examples))"
-            throw RolloutError.badInput("\(request.catalogName): no locale has a string to import\(leftOut)")
+    }
+
+    /// `--skip-invalid`: leaves out each string lint refuses on its own, and lints again, since
+    /// leaving a string out changes what another locale's is compared with; until only problems of
+    /// whole packs are left, or `lintRounds` rounds.
+    static func leaveOutRefused(
+        _ catalog: inout CatalogImport, _ made: (packs: [MadePack], empty: [String]), source: String,
+        request: Request, stored: Stored, lint: ([MadePack]) throws -> [LintFinding]
+    ) throws -> (packs: [MadePack], empty: [String]) {
+        var made = made
+        for _ in 0..<lintRounds {
+            let refused = try lint(made.packs).filter { $0.key != nil && perStringRules.contains($0.rule) }
+            let now = judgedAgainstKept(refused, packs: made.packs, defaultLocale: stored.policy.defaultLocale)
+            guard !now.isEmpty else { break }
+            for finding in now {
+                catalog.strings[finding.pack.locale]?[finding.key!] = nil
+                catalog.skip(finding.pack.locale, finding.key!, "lint \(finding.rule): \(finding.message)")
+            }
+            made = try packs(catalog, source: source, request: request, stored: stored)
         }
-        return Result(catalog: catalog, sourceLocale: source, packs: made.packs, emptyLocales: made.empty)
+        return made
+    }
+
+    /// The findings of one round to act on: every string refused on its own, and a string refused
+    /// against another locale's only when that string is kept. A pt-BR string compared with a pt
+    /// string that is itself refused this round waits: once pt's is left out, the next round
+    /// compares it with what is kept further down the chain (the source's), and judges it again.
+    static func judgedAgainstKept(_ refused: [LintFinding], packs: [MadePack], defaultLocale: String) -> [LintFinding] {
+        var refusedLocales: [String: Set<String>] = [:]
+        for finding in refused { refusedLocales[finding.key!, default: []].insert(finding.pack.locale) }
+        let catalog = MemoryCatalog(packs.map(\.parsed.pack))
+        let now = refused.filter { finding in
+            let key = finding.key!
+            let locale = finding.pack.locale
+            guard comparedRules.contains(finding.rule), refusedLocales[key]!.count > 1 else { return true }
+            let chain =
+                (try? FallbackChain.locales(for: locale, defaultLocale: defaultLocale, catalog: catalog)) ?? []
+            // What lint compared it with: the first locale down the chain whose pack has the key.
+            let reference = chain.first { other in
+                other != locale && (try? catalog.newestPack(of: other))?.strings[key] != nil
+            }
+            return reference.map { !refusedLocales[key]!.contains($0) } ?? true
+        }
+        // Each chain has a first refused string, so a round with findings always acts on one.
+        return now.isEmpty ? refused : now
+    }
+
+    /// No pack: because `--locale` matched no locale, because every string was left out, or because
+    /// the catalog has none. The first line says which, and what gets past it.
+    static func nothingToImport(_ catalog: CatalogImport, read: Set<String>, request: Request) -> RolloutError {
+        let name = request.catalogName
+        if !request.locales.isEmpty, catalog.strings.isEmpty {
+            return .badInput(
+                "\(name): --locale \(request.locales.sorted().joined(separator: ", ")) matches no locale of the catalog; it has \(read.isEmpty ? "none" : read.sorted().joined(separator: ", "))"
+            )
+        }
+        guard !catalog.skipped.isEmpty else {
+            return .badInput(
+                "\(name): no locale has a string to import: the catalog has none (check PATH and --format)")
+        }
+        let examples = sorted(catalog).skipped.prefix(3).map { "\($0.locale) \($0.key): \($0.reason)" }
+        return .badInput(
+            "\(name): no locale has a string to import: all \(catalog.skipped.count) were left out, each for its reason (fix those in the catalog; \(examples.joined(separator: "; ")))"
+        )
+    }
+
+    /// Packs that fall back to the source locale need its pack, imported or stored: lint refuses a
+    /// fallback to a locale with none. Refused here, with the fix in the first line.
+    static func checkSourceHasPack(
+        _ packs: [MadePack], _ catalog: CatalogImport, read: Set<String>, source: String, request: Request,
+        stored: Stored
+    ) throws {
+        let dependent = packs.map(\.parsed.pack).filter { $0.fallbackLocale == source }.map(\.locale)
+        guard !dependent.isEmpty, !packs.contains(where: { $0.parsed.pack.locale == source }),
+            !stored.locales.contains(source)
+        else { return }
+        let name = request.catalogName
+        let locales = "\(dependent.count) locale(s) (\(dependent.prefix(5).joined(separator: ", ")))"
+        if !read.contains(source) {
+            throw RolloutError.badInput(
+                "\(name): the source locale \(source) is not in the catalog and has no stored pack: name the catalog's development language with --source-locale L (it has \(read.sorted().joined(separator: ", "))); \(locales) would fall back to \(source)"
+            )
+        }
+        if catalog.strings[source] == nil {
+            throw RolloutError.badInput(
+                "\(name): the source locale \(source) has no stored pack and is not imported: add --locale \(source) (or import it first); \(locales) fall back to it"
+            )
+        }
+        throw RolloutError.badInput(
+            "\(name): every string of the source locale \(source) was left out, so it makes no pack, and it has no stored pack: fix its strings in the catalog (listed below), or name another development language with --source-locale L; \(locales) fall back to it"
+        )
+    }
+
+    /// The catalog with what was left out in one order, whatever order it was found in (readers
+    /// walk dictionaries; lint rounds add more): by locale, key and reason; files by path and reason.
+    static func sorted(_ catalog: CatalogImport) -> CatalogImport {
+        var catalog = catalog
+        catalog.skipped.sort { ($0.locale, $0.key, $0.reason) < ($1.locale, $1.key, $1.reason) }
+        catalog.skippedFiles.sort { ($0.path, $0.reason) < ($1.path, $1.reason) }
+        return catalog
     }
 
     /// One pack per locale of `catalog` that has strings left, and the locales that have none.
@@ -155,10 +258,17 @@ public enum PackImport {
     }
 
     /// The language of a regional locale when `known` (imported too, or stored): tr-TR -> tr; else
-    /// the source locale, which itself has none.
+    /// the source locale. The source declares none, and nor does a less specific form of it (en for
+    /// the source en-US): a device steps from a locale to its less specific forms by itself, and
+    /// takes their fallback when the locale declares none, so en -> en-US would be the loop
+    /// en-US -> en -> en-US that lint refuses. So every chain is acyclic and ends at the source or
+    /// (for a less specific form of it) at the policy's default locale, which every chain ends with.
     public static func fallbackLocale(of locale: String, source: String, known: (String) -> Bool) -> String? {
+        if locale == source || ((try? LocaleTag.parse(source))?.truncationParents ?? []).contains(locale) {
+            return nil
+        }
         let language = String(locale.split(separator: "-").first ?? "")
         if language != locale && known(language) { return language }
-        return locale == source ? nil : source
+        return source
     }
 }

@@ -12,15 +12,16 @@ public enum Placeholders {
     /// A run of special characters (with any apostrophes among them) is quoted as one span: two
     /// spans side by side would read as an apostrophe inside one (`'{''{'` is "{'{"), and an
     /// apostrophe between two would close the quote early.
+    /// Read as Unicode scalars, as ICU reads it: a brace with a combining mark after it is a brace.
     public static func literal(_ text: String, inPlural: Bool = false) -> String {
-        func special(_ c: Character) -> Bool { c == "{" || c == "}" || (inPlural && c == "#") }
-        guard text.contains(where: { $0 == "'" || special($0) }) else { return text }
-        let characters = Array(text)
+        func special(_ c: Unicode.Scalar) -> Bool { c == "{" || c == "}" || (inPlural && c == "#") }
+        guard text.unicodeScalars.contains(where: { $0 == "'" || special($0) }) else { return text }
+        let characters = Array(text.unicodeScalars)
         var out = ""
         var i = 0
         while i < characters.count {
             guard special(characters[i]) else {
-                out += characters[i] == "'" ? "''" : String(characters[i])
+                if characters[i] == "'" { out += "''" } else { out.unicodeScalars.append(characters[i]) }
                 i += 1
                 continue
             }
@@ -92,8 +93,10 @@ extension Placeholders {
     /// hexadecimal, scientific, dates).
     /// `unnumbered`, when given, is the argument every conversion without a position takes (a String
     /// Catalog substitution's forms: `%lld` there is the substitution's own argument).
+    /// Read as Unicode scalars, as the platforms' printf reads it: `%2$s` followed by a zero-width
+    /// non-joiner (U+200C, which Swift groups into one Character with the `s`) is a conversion.
     public static func printf(_ text: String, dialect: PrintfDialect, unnumbered: Int? = nil) throws -> [PrintfPiece] {
-        let s = Array(text)
+        let s = Array(text.unicodeScalars)
         var pieces: [PrintfPiece] = []
         var literal = ""
         var arguments = PrintfArguments(unnumbered: unnumbered)
@@ -106,7 +109,7 @@ extension Placeholders {
         var i = 0
         while i < s.count {
             guard s[i] == "%", i + 1 < s.count else {
-                literal.append(s[i])
+                literal.unicodeScalars.append(s[i])
                 i += 1
                 continue
             }
@@ -125,7 +128,7 @@ extension Placeholders {
                 i += 1
                 continue
             }
-            let spelled = String(s[i..<spec.end])
+            let spelled = String(String.UnicodeScalarView(s[i..<spec.end]))
             let argument = try arguments.take(spec, spelled: spelled)
             flush()
             if let name = spec.substitution {
@@ -259,13 +262,13 @@ struct PrintfSpec {
 
     /// The specification starting at `s[start]` (a `%`), or nil when the `%` starts none and is text.
     /// A `%` followed by a space is text: catalogs write `50% off`, never the space flag.
-    static func parse(_ s: [Character], at start: Int, dialect: PrintfDialect) -> PrintfSpec? {
+    static func parse(_ s: [Unicode.Scalar], at start: Int, dialect: PrintfDialect) -> PrintfSpec? {
         var spec = PrintfSpec()
         var j = start + 1
         func digits() -> String {
             var text = ""
-            while j < s.count, s[j].isASCII, s[j].isNumber {
-                text.append(s[j])
+            while j < s.count, ("0"..."9").contains(s[j]) {
+                text.unicodeScalars.append(s[j])
                 j += 1
             }
             return text
@@ -281,14 +284,14 @@ struct PrintfSpec {
         }
         if dialect == .apple, j + 1 < s.count, s[j] == "#", s[j + 1] == "@" {
             guard let close = s[(j + 2)...].firstIndex(of: "@"), close > j + 2 else { return nil }
-            spec.substitution = String(s[(j + 2)..<close])
+            spec.substitution = String(String.UnicodeScalarView(s[(j + 2)..<close]))
             spec.end = close + 1
             return spec
         }
-        let flagSet: Set<Character> =
+        let flagSet: Set<Unicode.Scalar> =
             dialect == .java ? ["-", "#", "+", " ", "0", ",", "(", "<"] : ["-", "+", " ", "#", "0", "'"]
         while j < s.count, flagSet.contains(s[j]) {
-            if s[j] == "<" { spec.relative = true } else { spec.flags.append(s[j]) }
+            if s[j] == "<" { spec.relative = true } else { spec.flags.unicodeScalars.append(s[j]) }
             j += 1
         }
         spec.width = digits()
@@ -299,10 +302,10 @@ struct PrintfSpec {
             spec.precision = Int(precision) ?? 0
         }
         if dialect == .apple {
-            while j < s.count, "hlqLzjt".contains(s[j]) { j += 1 }
+            while j < s.count, "hlqLzjt".unicodeScalars.contains(s[j]) { j += 1 }
         }
         guard j < s.count else { return nil }
-        let conversion = s[j]
+        let conversion = Character(s[j])
         guard (dialect == .java ? javaConversions : appleConversions).contains(conversion) else { return nil }
         if dialect == .java, conversion == "t" || conversion == "T" {
             j += 1  // a date conversion has a suffix letter

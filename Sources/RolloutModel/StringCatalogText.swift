@@ -16,9 +16,9 @@ public enum StringCatalogText {
     /// (`argNum`); inside a substitution's forms, `%arg` and a conversion without a position (`%lld`)
     /// are the substitution's argument. nil when it has no value at all.
     ///
-    /// With `anyState` false only `translated` units are taken (an import stores reviewed text);
-    /// with it true every value is, as Xcode builds them into the app. Throws `Skip` or
-    /// `PrintfRefusal`.
+    /// With `anyState` false only `translated` units are taken (an import stores reviewed
+    /// translations); with it true every value is, as Xcode builds them into the app. Throws `Skip`
+    /// or `PrintfRefusal`.
     public static func icu(_ localization: [String: JSONValue], language: String, anyState: Bool = false) throws
         -> String?
     {
@@ -60,5 +60,17 @@ public enum StringCatalogText {
             let written = forms.mapValues { $0.replacingOccurrences(of: "%arg", with: "%\(argument + 1)$\(specifier)") }
             return try Placeholders.printfPlural(written, dialect: .apple, counted: argument, language: language)
         }
+    }
+
+    /// A key's text in the catalog's development language, as Xcode builds it into the app: its
+    /// value there in any state (`new`, `extracted_with_value`, `translated`, `needs_review`,
+    /// `stale`: the developer's own text, built whatever its review state), else the key itself
+    /// (Xcode's rule: a key without a development-language value is that string, and the app shows
+    /// it, formatted). Throws `Skip` or `PrintfRefusal` when that text has no ICU form.
+    public static func developmentText(key: String, _ localization: [String: JSONValue]?, language: String) throws
+        -> String
+    {
+        if let localization, let text = try icu(localization, language: language, anyState: true) { return text }
+        return try Placeholders.printfICU(key, dialect: .apple)
     }
 }

@@ -586,6 +586,9 @@ public enum ConformanceVectors {
             ("{g, select, female {Her} other {Their}} turn", ["g": "x"], "en", "Their turn"),
             ("l''app", [:], "fr", "l'app"),
             ("'{'name'}' is {0}", ["0": "Ada"], "en", "{name} is Ada"),
+            // A syntax character ends its grapheme cluster: a joiner or a combining mark after a brace.
+            ("{1}\u{200C}ها از {0}", ["0": "Ada", "1": "۳"], "fa", "۳\u{200C}ها از Ada"),
+            ("{name}\u{0301}!", ["name": "e"], "en", "e\u{0301}!"),
             // Nesting: 32 levels of select are rendered; from the 33rd an argument is shown as written.
             (nestedSelect(32), ["g": "x"], "en", "end"),
             (nestedSelect(33), ["g": "x"], "en", nestedSelect(1)),

@@ -124,6 +124,60 @@ final class ImportARBTests: XCTestCase {
             })
     }
 
+    // MARK: Issue 30: the template is the source, duplicate keys, count-less plurals
+
+    static let duplicates = ImportTests.fixtures + "/arb-duplicates"
+
+    /// gen-l10n's template is the source locale: l10n.yaml's `template-arb-file` (here app_de.arb,
+    /// a German-first app), else gen-l10n's default app_en.arb; so `app_en.arb` beside
+    /// `app_en_US.arb` makes en the source and en-US falls back to it, never a cycle.
+    func testTheTemplateArbFileIsTheSource() throws {
+        for (path, source, fallbacks) in [
+            (ImportTests.fixtures + "/arb-template/lib/l10n", "de", ["de@1 -> -", "en@1 -> de", "en-US@1 -> en"]),
+            (Self.duplicates, "en", ["de@1 -> en", "en@1 -> -", "en-US@1 -> en"]),
+        ] {
+            let (_, report) = try importCatalog(path)
+            XCTAssertEqual(report["sourceLocale"] as? String, source, path)
+            XCTAssertEqual(
+                (report["added"] as? [[String: Any]] ?? []).map {
+                    "\($0["pack"]!) -> \($0["fallbackLocale"] as? String ?? "-")"
+                }, fallbacks, path)
+        }
+    }
+
+    /// Dart's json.decode takes a key given twice: the same key and metadata twice is one key
+    /// (en `title`); different values leave that key out with the file and lines (de `save`), and
+    /// the rest of the file is imported, without --skip-invalid.
+    func testADuplicateKeyIsOneKeyOrLeftOutWithItsLines() throws {
+        let (w, report) = try importCatalog(Self.duplicates)
+        XCTAssertEqual(try packStrings(w, "en@1")["title"], "Accounts")
+        let de = try packStrings(w, "de@1")
+        XCTAssertEqual(de.keys.sorted(), ["accounts", "files", "title"])
+        XCTAssertEqual(
+            skippedEntries(report).map { $0.replacingOccurrences(of: Self.duplicates + "/", with: "") },
+            [
+                "de save: app_de.arb: given 2 times with different values (lines 5, 6); gen-l10n would take the last silently, so which one is meant is not known: keep one"
+            ])
+    }
+
+    /// `{count, plural, zero {Account} one {Account} other {Accounts}}` never shows the count, so
+    /// German `Konten` drops nothing a device would show: gen-l10n compiles it, and the import
+    /// stores it with a warning, not a refusal. A count the source shows stays required.
+    func testAPluralCountTheSourceNeverShowsMayBeLeftOut() throws {
+        let (w, report) = try importCatalog(Self.duplicates)
+        let de = try packStrings(w, "de@1")
+        for n in [0, 1, 5] {
+            XCTAssertEqual(MessageFormat.format(de["accounts"]!, ["count": String(n)], language: "de"), "Konten")
+            XCTAssertEqual(
+                MessageFormat.format(de["files"]!, ["count": String(n)], language: "de"),
+                Self.genL10n(
+                    "{count, plural, one {{count} Datei} other {{count} Dateien}}", ["count": String(n)],
+                    language: "de"))
+        }
+        let warnings = (report["warnings"] as? [[String: Any]] ?? []).map { "\($0["rule"]!) \($0["key"]!)" }
+        XCTAssertEqual(warnings, ["placeholders accounts"])
+    }
+
     // MARK: gen-l10n, for reference
 
     /// What a gen-l10n getter returns with use-escaping off: text as written, `{name}` filled,

@@ -158,4 +158,71 @@ final class ImportI18nextTests: XCTestCase {
         }
         XCTAssertEqual(files, ["sv/translation.json: no strings in it"])
     }
+
+    // MARK: Issue 30: namespace folders, en + en_US, duplicate keys, --json order
+
+    static let namespaces = ImportTests.fixtures + "/i18next-namespaces/locales"
+
+    /// i18next's backends load `/locales/{{lng}}/{{ns}}.json` with the namespace as it is, so
+    /// `locales/en/views/live.json` is namespace `views/live` (keys `views/live.title`); a file
+    /// there that is not JSON is still listed.
+    func testANamespaceInASubfolderIsReadAsItsPath() throws {
+        let (w, report) = try importCatalog(Self.namespaces)
+        let en = try packStrings(w, "en@1")
+        XCTAssertEqual(
+            en.keys.sorted(),
+            [
+                "app.title", "components/dialog.confirm", "save", "views/live.cameras.count", "views/live.cameras.none",
+                "views/live.title",
+            ])
+        XCTAssertEqual(
+            MessageFormat.format(try XCTUnwrap(en["components/dialog.confirm"]), ["name": "Ada"], language: "en"),
+            Self.i18next("Delete {{name}}?", ["name": "Ada"]))
+        let count = try XCTUnwrap(try packStrings(w, "de@1")["views/live.cameras.count"])
+        for n in [1, 2] {
+            XCTAssertEqual(
+                MessageFormat.format(count, ["count": String(n)], language: "de"),
+                n == 1 ? "1 Kamera" : "2 Kameras")
+        }
+        let files = (report["skippedFiles"] as? [[String: String]] ?? []).map {
+            "\(($0["path"]! as NSString).pathComponents.suffix(3).joined(separator: "/")): \($0["reason"]!)"
+        }
+        XCTAssertEqual(files, ["en/views/README.txt: not a namespace file (<namespace>.json)"])
+    }
+
+    /// `en` and `en_US` side by side: `en` is the source (the fallbackLng i18next apps set), so
+    /// en-US falls back to it and nothing makes a cycle.
+    func testEnAndEnUSFolderMakeEnTheSource() throws {
+        let (_, report) = try importCatalog(Self.namespaces)
+        XCTAssertEqual(report["sourceLocale"] as? String, "en")
+        let fallbacks = (report["added"] as? [[String: Any]] ?? []).map {
+            "\($0["pack"]!) -> \($0["fallbackLocale"] as? String ?? "-")"
+        }
+        XCTAssertEqual(fallbacks, ["de@1 -> en", "en@1 -> -", "en-US@1 -> en"])
+    }
+
+    /// JSON.parse takes a key given twice: the same value twice is one key (en `save`); different
+    /// values leave that key out, listed with the file and lines (de `app.title`), and the rest of
+    /// the file is imported, without --skip-invalid.
+    func testADuplicateKeyIsOneKeyOrLeftOutWithItsLines() throws {
+        let (w, report) = try importCatalog(Self.namespaces)
+        XCTAssertEqual(try packStrings(w, "en@1")["save"], "Save")
+        XCTAssertEqual(try packStrings(w, "de@1")["save"], "Speichern")
+        XCTAssertNil(try packStrings(w, "de@1")["app.title"])
+        XCTAssertEqual(
+            skippedEntries(report).map { $0.replacingOccurrences(of: Self.namespaces + "/", with: "") },
+            [
+                "de app.title: de/translation.json: given 2 times with different values (lines 3, 4); JSON.parse would take the last silently, so which one is meant is not known: keep one"
+            ])
+    }
+
+    /// `--json` lists `skipped` in the same order every run: by locale, then key.
+    func testSkippedIsListedInOneOrder() throws {
+        let first = try imported().1["skipped"] as? [[String: String]] ?? []
+        let second = try imported().1["skipped"] as? [[String: String]] ?? []
+        XCTAssertGreaterThan(first.count, 5)
+        XCTAssertEqual(first, second)
+        let order = first.map { [$0["locale"]!, $0["key"]!] }
+        XCTAssertEqual(order, order.sorted { ($0[0], $0[1]) < ($1[0], $1[1]) })
+    }
 }

@@ -50,7 +50,9 @@ func referencePrintf(
     category: (Int) -> String = { $0 == 1 ? "one" : "other" }
 ) -> String {
     var out = ""
-    var s = Array(format)[...]
+    // One Unicode scalar at a time, as printf reads it: `%2$s` then U+200C is a conversion, though
+    // Swift groups the `s` and the U+200C into one Character.
+    var s = format.unicodeScalars.map(Character.init)[...]
     var next = 0
     while let c = s.popFirst() {
         guard c == "%", let first = s.first else {

@@ -121,6 +121,115 @@ final class ImportTests: XCTestCase {
         XCTAssertEqual(try w.stateTip(), tip, "nothing stored")
     }
 
+    /// Both en and en_US (issue 30, class 6), i18next folders and ARB files, whichever source the
+    /// project names or the default: every pack imports, the source declares no fallback, en and
+    /// en-US never fall back to each other in a loop, and fr falls back to the source.
+    func testEnAndEnUSImportWithoutACycle() throws {
+        for (path, extra) in [
+            ("/en-and-en_US/i18next/locales", [String]()), ("/en-and-en_US/arb", []),
+            ("/en-and-en_US/i18next/locales", ["--source-locale", "en-US"]),
+            ("/en-and-en_US/arb", ["--source-locale", "en"]),
+        ] {
+            let (w, report) = try importCatalog(Self.fixtures + path, extra)
+            let source = try XCTUnwrap(report["sourceLocale"] as? String)
+            XCTAssertTrue(["en", "en-US"].contains(source), "\(path) \(extra): \(source)")
+            let fallbacks = Dictionary(
+                uniqueKeysWithValues: (report["added"] as? [[String: Any]] ?? []).map {
+                    ($0["pack"] as? String ?? "", $0["fallbackLocale"] as? String ?? "-")
+                })
+            XCTAssertEqual(fallbacks.keys.sorted(), ["en-US@1", "en@1", "fr@1"], "\(path) \(extra)")
+            XCTAssertEqual(fallbacks["\(source)@1"], "-", "\(path) \(extra): the source declares none")
+            XCTAssertEqual(fallbacks["fr@1"], source, "\(path) \(extra)")
+            XCTAssertEqual(
+                fallbacks["en@1"] == "en-US" && fallbacks["en-US@1"] == "en", false, "\(path) \(extra): \(fallbacks)")
+            // What devices show: en-US's own Color, en's Colour, and en-US finds the plural it lacks.
+            let enUS = try packStrings(w, "en-US@1")
+            XCTAssertEqual(enUS["color"], "Color")
+            XCTAssertEqual(try packStrings(w, "en@1")["color"], "Colour")
+            let lint = try w.rollout("pack", "lint", "--json")
+            XCTAssertFalse(lint.output.contains("cycle"), lint.output)
+        }
+    }
+
+    /// Through `rollout device get`: with en and en-US imported, whichever is the source, an en-US
+    /// phone shows en-US's own strings and en's for what en-US lacks (as i18next's en-US -> en
+    /// lookup, and Flutter's en_US -> en), an en-GB phone shows en's, and fr the source's.
+    func testDevicesFollowTheEnAndEnUSChain() throws {
+        for (source, frColor) in [("en", "Colour"), ("en-US", "Color")] {
+            let (w, _) = try importCatalog(
+                Self.fixtures + "/en-and-en_US/i18next/locales", ["--source-locale", source])
+            for id in ["en@1", "en-US@1", "fr@1"] {
+                XCTAssertEqual(try w.rollout("promote", id, "--to", "100%").status, 0, id)
+            }
+            let key = try XCTUnwrap(
+                try w.json(try w.rollout("keys", "generate", "--out", w.scratch.path("k.key"), "--json"))["publicKey"]
+                    as? String)
+            XCTAssertEqual(
+                try w.rollout("publish", "--out", w.scratch.path("site"), "--key", w.scratch.path("k.key")).status, 0)
+            func shown(_ device: String, _ region: String, _ name: String, _ args: [String] = []) throws -> String {
+                let phone = [
+                    "device", "--state", w.scratch.path("devices/\(device)"), "--site", w.scratch.path("site"),
+                    "--public-key", key, "--locale", device, "--region", region, "--app-version", "4.8.1",
+                ]
+                _ = try w.rollout(phone + ["refresh", "--force"])
+                _ = try w.rollout(phone + ["activate"])
+                let result = try w.rollout(phone + ["get", name] + args)
+                XCTAssertEqual(result.status, 0, result.output)
+                return result.stdout.trimmingCharacters(in: .newlines)
+            }
+            XCTAssertEqual(try shown("en-US", "US", "color"), "Color", source)
+            XCTAssertEqual(try shown("en-US", "US", "files", ["--arg", "count=3"]), "3 files", source)
+            XCTAssertEqual(try shown("en-GB", "GB", "color"), "Colour", source)
+            XCTAssertEqual(try shown("fr-FR", "FR", "color"), frColor, source)
+            XCTAssertEqual(try shown("fr-FR", "FR", "greet", ["--arg", "name=Ada"]), "Bonjour, Ada !", source)
+        }
+    }
+
+    /// Each refusal of a whole catalog names, in its first line, the flag or fix that gets past it.
+    func testEveryRefusalNamesWhatGetsPastItInItsFirstLine() throws {
+        let w = try Workspace()
+        XCTAssertEqual(try w.rollout("init").status, 0)
+        _ = try w.scratch.write("c/en/translation.json", #"{"greet": "Hello {{name}}", "bye": "Bye"}"#)
+        _ = try w.scratch.write("c/tr/translation.json", #"{"greet": "Merhaba {{name}}", "bye": "Hoşça kal"}"#)
+        _ = try w.scratch.write("fr-only/fr/translation.json", #"{"greet": "Bonjour"}"#)
+        let c = w.scratch.path("c")
+        func firstLine(_ arguments: String..., status: Int32 = 65) throws -> String {
+            let result = try w.rollout(["pack", "import"] + arguments + ["--min-app-version", "4.0"])
+            XCTAssertEqual(result.status, status, result.output)
+            return String(result.stderr.split(separator: "\n").first ?? "")
+        }
+        XCTAssertEqual(
+            try firstLine(c, "--content-version", "1", "--locale", "de", "--locale", "pt-BR"),
+            "rollout: \(c): --locale de, pt-BR matches no locale of the catalog; it has en, tr")
+        XCTAssertEqual(
+            try firstLine(c, "--content-version", "1", "--locale", "tr"),
+            "rollout: \(c): the source locale en has no stored pack and is not imported: add --locale en (or import it first); 1 locale(s) (tr) fall back to it"
+        )
+        XCTAssertTrue(
+            try firstLine(w.scratch.path("fr-only"), "--content-version", "1").contains(
+                "name the catalog's development language with --source-locale L (it has fr)"))
+        XCTAssertEqual(
+            try w.rollout("pack", "import", c, "--content-version", "1", "--min-app-version", "4.0").status, 0)
+        _ = try w.scratch.write("c/tr/translation.json", #"{"greet": "Merhaba {{name}}", "bye": "Güle güle"}"#)
+        XCTAssertEqual(
+            try firstLine(c, "--content-version", "1"),
+            "rollout: refused, nothing was stored: pass --content-version 2", "tr@1 exists with other strings")
+        _ = try w.scratch.write("c/tr/translation.json", #"{"greet": "Merhaba {{name}}"}"#)
+        XCTAssertTrue(
+            try firstLine(c, "--content-version", "2").hasPrefix(
+                "rollout: refused, nothing was stored: pass --allow-removed-keys"))
+        _ = try w.scratch.write("c/tr/translation.json", #"{"greet": "Merhaba {{isim}}", "bye": "Hoşça kal"}"#)
+        XCTAssertEqual(
+            try firstLine(c, "--content-version", "2"),
+            "rollout: refused, nothing was stored: pass --skip-invalid to leave out the 1 string(s) lint refuses and import the rest"
+        )
+        XCTAssertTrue(
+            try firstLine(c, "--content-version", "2", "--skip-invalid").hasPrefix(
+                "rollout: refused, nothing was stored: pass --allow-removed-keys"),
+            "leaving tr greet out removes a key tr@1 has")
+        _ = try firstLine(c, "--content-version", "2", "--skip-invalid", "--allow-removed-keys", status: 0)
+    }
+
     func testBadInputIsNamed() throws {
         let w = try Workspace()
         XCTAssertEqual(try w.rollout("init").status, 0)

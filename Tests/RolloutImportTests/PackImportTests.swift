@@ -17,9 +17,10 @@ final class PackImportTests: XCTestCase {
         return catalog
     }
 
-    /// A repository holding `locales`, each with a newest pack of minAppVersion `newest[locale]`.
+    /// A repository holding `locales` (by default the pack of the default source locale, en-US,
+    /// which packs fall back to), each with a newest pack of minAppVersion `newest[locale]`.
     func stored(
-        _ locales: Set<String> = [], newest: [String: AppVersion] = [:], policy: Policy = Policy(),
+        _ locales: Set<String> = ["en-US"], newest: [String: AppVersion] = [:], policy: Policy = Policy(),
         asked: ((String) -> Void)? = nil
     ) -> PackImport.Stored {
         PackImport.Stored(policy: policy, locales: locales) { locale in
@@ -48,6 +49,26 @@ final class PackImportTests: XCTestCase {
         }
     }
 
+    /// The error a refusal of the whole catalog carries, failing the test for any other.
+    func refusal(_ body: @autoclosure () throws -> PackImport.Result) -> PackImport.Refusal? {
+        do {
+            _ = try body()
+            XCTFail("expected a refusal")
+        } catch let refusal as PackImport.Refusal {
+            return refusal
+        } catch {
+            XCTFail("\(error)")
+        }
+        return nil
+    }
+
+    /// Lint as `pack add` runs it on a new repository: the errors of the real linter.
+    func realLint(_ packs: [PackImport.MadePack]) throws -> [LintFinding] {
+        try PackLinter(policy: Policy(), catalog: MemoryCatalog()).lint(packs.map(\.parsed.pack)).filter {
+            $0.severity == .error
+        }
+    }
+
     func fallbacks(_ result: PackImport.Result) -> [String: String] {
         Dictionary(
             uniqueKeysWithValues: result.packs.map { ($0.parsed.pack.locale, $0.parsed.pack.fallbackLocale ?? "-") })
@@ -73,7 +94,7 @@ final class PackImportTests: XCTestCase {
     func testWithoutTheFlagEachLocaleTakesItsNewestStoredPacks() throws {
         let result = try build(
             catalog(["tr": ["a": "b"], "de": ["a": "c"]]), request(minAppVersion: nil),
-            stored(["tr", "de"], newest: ["tr": v48, "de": AppVersion("4.2.1")!]))
+            stored(["en-US", "tr", "de"], newest: ["tr": v48, "de": AppVersion("4.2.1")!]))
         XCTAssertEqual(
             result.packs.map(\.parsed.pack.id.description), ["de@18", "tr@18"], "one pack per locale, in locale order")
         XCTAssertEqual(result.packs.map(\.parsed.pack.minAppVersion.description), ["4.2.1", "4.8.0"])
@@ -81,13 +102,12 @@ final class PackImportTests: XCTestCase {
 
     func testANewLocaleWithoutTheFlagIsAUsageError() throws {
         let catalog = catalog(["tr": ["a": "b"], "fr": ["a": "c"]])
-        XCTAssertThrowsError(try build(catalog, request(minAppVersion: nil), stored(newest: ["tr": v48]))) {
-            guard case RolloutError.usage(let message) = $0 else { return XCTFail("\($0)") }
-            XCTAssertEqual(
-                message,
+        let refused = refusal(try build(catalog, request(minAppVersion: nil), stored(newest: ["tr": v48])))
+        XCTAssertEqual(
+            refused?.error,
+            .usage(
                 "fr has no stored pack to take minAppVersion from: give --min-app-version V (the oldest app version these strings suit)"
-            )
-        }
+            ))
     }
 
     // MARK: fallback
@@ -120,10 +140,45 @@ final class PackImportTests: XCTestCase {
             PackImport.fallbackLocale(of: "tr", source: "en-US") { _ in true }, "en-US",
             "a language has no language above it")
         XCTAssertNil(PackImport.fallbackLocale(of: "en-US", source: "en-US") { _ in false })
-        XCTAssertEqual(
-            PackImport.fallbackLocale(of: "en-US", source: "en-US") { $0 == "en" }, "en",
-            "the language is nearer than none")
+        XCTAssertNil(
+            PackImport.fallbackLocale(of: "en-US", source: "en-US") { $0 == "en" },
+            "the source declares none: a device steps to en by itself")
+        XCTAssertNil(
+            PackImport.fallbackLocale(of: "en", source: "en-US") { _ in true },
+            "nor does a less specific form of the source: en -> en-US would loop back through en-US's parent en")
+        XCTAssertNil(PackImport.fallbackLocale(of: "zh-Hant", source: "zh-Hant-TW") { _ in true })
+        XCTAssertEqual(PackImport.fallbackLocale(of: "en-US", source: "en") { $0 == "en" }, "en")
+        XCTAssertEqual(PackImport.fallbackLocale(of: "en-GB", source: "en-US") { $0 == "en" }, "en")
         XCTAssertEqual(PackImport.fallbackLocale(of: "zh-Hant-TW", source: "en") { $0 == "zh" }, "zh")
+    }
+
+    /// Both en and en-US, whichever is the source (issue 30, class 6): every chain lint follows is
+    /// acyclic and reaches the source, and lint refuses no pack.
+    func testEnAndEnUSMakeNoCycleWhicheverIsTheSource() throws {
+        let strings = [
+            "en": ["a": "Hi"], "en-US": ["a": "Hi"], "en-GB": ["a": "Hiya"], "fr": ["a": "Salut"],
+            "fr-CA": ["a": "Allo"],
+        ]
+        for source in ["en-US", "en"] {
+            let result = try PackImport.build(
+                catalog(strings, sourceLocale: source), request: request(skipInvalid: true), stored: stored(),
+                lint: realLint)
+            XCTAssertEqual(result.sourceLocale, source)
+            XCTAssertEqual(result.catalog.skipped, [], source)
+            XCTAssertEqual(try realLint(result.packs), [], source)
+            let packs = MemoryCatalog(result.packs.map(\.parsed.pack))
+            for locale in strings.keys {
+                let chain = try FallbackChain.locales(for: locale, defaultLocale: source, catalog: packs)
+                XCTAssertTrue(chain.contains(source), "\(locale) reaches \(source): \(chain)")
+            }
+        }
+        let enUS = try build(catalog(strings), request(), stored())
+        XCTAssertEqual(enUS.sourceLocale, "en-US", "without a source named, en-US as before")
+        XCTAssertEqual(
+            fallbacks(enUS), ["en": "-", "en-US": "-", "en-GB": "en", "fr": "en-US", "fr-CA": "fr"],
+            "en reaches en-US as the policy's default locale, the end of every chain")
+        let en = try build(catalog(strings, sourceLocale: "en"), request(), stored())
+        XCTAssertEqual(fallbacks(en), ["en": "-", "en-US": "en", "en-GB": "en", "fr": "en", "fr-CA": "fr"])
     }
 
     // MARK: source locale
@@ -140,9 +195,44 @@ final class PackImportTests: XCTestCase {
     }
 
     func testTheSourceLocaleIsChosenBeforeLocalesAreFiltered() throws {
-        let result = try build(catalog(["en": ["a": "A"], "fr": ["a": "B"]]), request(locales: ["fr"]), stored())
+        let result = try build(
+            catalog(["en": ["a": "A"], "fr": ["a": "B"]]), request(locales: ["fr"]), stored(["en"]))
+        XCTAssertNotNil(
+            refusal(try build(catalog(["en": ["a": "A"], "fr": ["a": "B"]]), request(locales: ["fr"]), stored([]))),
+            "fr would fall back to en, which has no pack: refused (testASourceWithNoPackIsRefusedNamingTheFix)")
         XCTAssertEqual(result.sourceLocale, "en")
         XCTAssertEqual(fallbacks(result), ["fr": "en"])
+    }
+
+    /// A pack that falls back to a source locale with no pack, imported or stored, is refused by
+    /// lint: refused here instead, the first line naming what gets past it.
+    func testASourceWithNoPackIsRefusedNamingTheFix() throws {
+        let strings = ["en": ["a": "A"], "fr": ["a": "B"]]
+        let filtered = refusal(try build(catalog(strings), request(locales: ["fr"]), stored([])))
+        XCTAssertEqual(
+            refused(filtered),
+            "Localizable.xcstrings: the source locale en has no stored pack and is not imported: add --locale en (or import it first); 1 locale(s) (fr) fall back to it"
+        )
+        let absent = refusal(try build(catalog(["de": ["a": "A"], "fr": ["a": "B"]]), request(), stored([])))
+        XCTAssertEqual(
+            refused(absent),
+            "Localizable.xcstrings: the source locale en-US is not in the catalog and has no stored pack: name the catalog's development language with --source-locale L (it has de, fr); 2 locale(s) (de, fr) would fall back to en-US"
+        )
+        var leftOut = catalog(["en": [:], "fr": ["a": "B"]], sourceLocale: "en")
+        leftOut.skip("en", "a", "needs review")
+        let emptied = refusal(try build(leftOut, request(), stored([])))
+        XCTAssertTrue(
+            refused(emptied)?.hasPrefix(
+                "Localizable.xcstrings: every string of the source locale en was left out, so it makes no pack, and it has no stored pack: fix its strings in the catalog (listed below), or name another development language with --source-locale L;"
+            ) ?? false, refused(emptied) ?? "")
+        XCTAssertEqual(emptied?.catalog.skipped, [.init(locale: "en", key: "a", reason: "needs review")])
+        XCTAssertEqual(
+            try build(leftOut, request(), stored(["en"])).packs.map(\.source), ["Localizable.xcstrings (fr)"])
+    }
+
+    func refused(_ refusal: PackImport.Refusal?) -> String? {
+        guard case .badInput(let message) = refusal?.error else { return nil }
+        return message
     }
 
     // MARK: what is left out
@@ -176,18 +266,19 @@ final class PackImportTests: XCTestCase {
 
     func testNoLocaleWithAStringIsBadInputNamingWhatWasLeftOut() throws {
         var catalog = catalog(["tr": [:], "de": [:]])
-        for key in ["a", "b", "c", "d"] { catalog.skip("tr", key, "needs_review") }
-        XCTAssertThrowsError(try build(catalog, request(), stored())) {
-            guard case RolloutError.badInput(let message) = $0 else { return XCTFail("\($0)") }
-            XCTAssertEqual(
-                message,
-                "Localizable.xcstrings: no locale has a string to import (4 left out: tr a: needs_review; tr b: needs_review; tr c: needs_review)"
-            )
-        }
-        XCTAssertThrowsError(try build(self.catalog(["tr": [:]]), request(), stored())) {
-            guard case RolloutError.badInput(let message) = $0 else { return XCTFail("\($0)") }
-            XCTAssertEqual(message, "Localizable.xcstrings: no locale has a string to import")
-        }
+        for key in ["d", "c", "b", "a"] { catalog.skip("tr", key, "needs_review") }
+        let leftOut = refusal(try build(catalog, request(), stored()))
+        XCTAssertEqual(
+            refused(leftOut),
+            "Localizable.xcstrings: no locale has a string to import: all 4 were left out, each for its reason (fix those in the catalog; tr a: needs_review; tr b: needs_review; tr c: needs_review)"
+        )
+        XCTAssertEqual(leftOut?.catalog.skipped.map(\.key), ["a", "b", "c", "d"], "listed, even when refused")
+        XCTAssertEqual(
+            refused(refusal(try build(self.catalog(["tr": [:]]), request(), stored()))),
+            "Localizable.xcstrings: no locale has a string to import: the catalog has none (check PATH and --format)")
+        XCTAssertEqual(
+            refused(refusal(try build(self.catalog(["tr": ["a": "b"]]), request(locales: ["de", "fr"]), stored()))),
+            "Localizable.xcstrings: --locale de, fr matches no locale of the catalog; it has tr")
     }
 
     // MARK: the packs
@@ -204,13 +295,12 @@ final class PackImportTests: XCTestCase {
     func testAPackOverThePolicysSizeLimitIsRefused() throws {
         var policy = Policy()
         policy.limits.maxPackBytes = 200
-        XCTAssertThrowsError(
-            try build(catalog(["tr": ["greet": String(repeating: "a", count: 300)]]), request(), stored(policy: policy))
-        ) {
-            guard case RolloutError.badInput(let message) = $0 else { return XCTFail("\($0)") }
-            XCTAssertTrue(message.hasPrefix("Localizable.xcstrings (tr): pack is "), message)
-            XCTAssertTrue(message.hasSuffix("(policy limits.maxPackBytes)"), message)
-        }
+        let message = refused(
+            refusal(
+                try build(
+                    catalog(["tr": ["greet": String(repeating: "a", count: 300)]]), request(), stored(policy: policy))))
+        XCTAssertTrue(message?.hasPrefix("Localizable.xcstrings (tr): pack is ") ?? false, message ?? "")
+        XCTAssertTrue(message?.hasSuffix("(policy limits.maxPackBytes)") ?? false, message ?? "")
     }
 
     // MARK: --skip-invalid
@@ -237,9 +327,76 @@ final class PackImportTests: XCTestCase {
         XCTAssertEqual(
             result.catalog.skipped,
             [
-                .init(locale: "tr", key: "greet", reason: "lint placeholders: refused"),
                 .init(locale: "tr", key: "bye", reason: "lint message-syntax: refused"),
-            ])
+                .init(locale: "tr", key: "greet", reason: "lint placeholders: refused"),
+            ], "in listing order, not the order they were found in")
+    }
+
+    /// Issue 30, class 9: a pt-BR string lint compares with a pt string that is itself left out is
+    /// judged again against what is kept (the source's), not left out with it.
+    func testAStringComparedWithOneLeftOutIsJudgedAgainstWhatIsKept() throws {
+        let strings = [
+            "en": ["greet": "Hello {name}", "bye": "Bye {name}", "files": "{count} files"],
+            "pt": ["greet": "Olá {nome}", "bye": "Tchau {name}", "files": "{count} arquivos"],
+            "pt-BR": ["greet": "Olá {name}", "bye": "Tchau {nome}", "files": "{total} arquivos"],
+        ]
+        var rounds = 0
+        let result = try PackImport.build(
+            catalog(strings, sourceLocale: "en"), request: request(skipInvalid: true), stored: stored()
+        ) {
+            rounds += 1
+            return try self.realLint($0)
+        }
+        XCTAssertEqual(fallbacks(result), ["en": "-", "pt": "en", "pt-BR": "pt"])
+        XCTAssertEqual(
+            result.catalog.skipped.map { "\($0.locale) \($0.key)" }, ["pt greet", "pt-BR bye", "pt-BR files"],
+            "pt-BR greet matches en, what pt-BR falls back to once pt's is left out")
+        let ptBR = result.packs.first { $0.parsed.pack.locale == "pt-BR" }?.parsed.pack.strings
+        XCTAssertEqual(ptBR, ["greet": "Olá {name}"])
+        XCTAssertEqual(
+            rounds, 2, "pt's string left out first; the second lint judges pt-BR's against en's and passes it")
+        XCTAssertEqual(try realLint(result.packs), [])
+    }
+
+    /// The rule on its own: a compared finding waits while the string it was compared with is
+    /// refused too; findings of a string on its own never wait.
+    func testOnlyFindingsAgainstAStringBeingLeftOutWait() throws {
+        let made = try build(
+            catalog(["en": ["a": "A", "b": "B"], "pt": ["a": "A", "b": "B"], "pt-BR": ["a": "A", "b": "B"]]),
+            request(sourceLocale: "en"), stored()
+        ).packs
+        let findings = [
+            finding("pt", "a", rule: "placeholders"), finding("pt-BR", "a", rule: "placeholders"),
+            finding("pt-BR", "b", rule: "placeholders"), finding("pt", "b", rule: "secret"),
+            finding("en", "a", rule: "control-character"),
+        ]
+        let now = PackImport.judgedAgainstKept(findings, packs: made, defaultLocale: "en")
+        XCTAssertEqual(
+            now.map { "\($0.pack.locale) \($0.key!) \($0.rule)" },
+            ["pt b secret", "en a control-character"],
+            "pt a was compared with en a, which is refused; pt-BR a and b with pt's, which are refused")
+        let alone = [finding("pt-BR", "a", rule: "placeholders"), finding("pt", "b", rule: "placeholders")]
+        XCTAssertEqual(PackImport.judgedAgainstKept(alone, packs: made, defaultLocale: "en"), alone)
+    }
+
+    /// `pack import --json`'s `skipped` and `skippedFiles` come in one order, whatever order the
+    /// reader and the lint rounds found them in: locale, key, reason; path, reason.
+    func testWhatIsLeftOutIsListedInOneOrder() throws {
+        var catalog = catalog(["en": ["a": "A"], "tr": ["z": "Z", "a": "B"]], sourceLocale: "en")
+        catalog.skip("tr", "y", "stale")
+        catalog.skip("en", "y", "stale")
+        catalog.skip("tr", "b", "needs review")
+        catalog.skip("tr", "b", "given twice")
+        catalog.skipFile("values-night", "not a locale")
+        catalog.skipFile("README.md", "not a locale")
+        let result = try PackImport.build(catalog, request: request(skipInvalid: true), stored: stored()) { packs in
+            packs.count == 2 && packs[1].parsed.pack.strings["z"] != nil
+                ? [self.finding("tr", "z", rule: "secret")] : []
+        }
+        XCTAssertEqual(
+            result.catalog.skipped.map { "\($0.locale) \($0.key) \($0.reason)" },
+            ["en y stale", "tr b given twice", "tr b needs review", "tr y stale", "tr z lint secret: refused"])
+        XCTAssertEqual(result.catalog.skippedFiles.map(\.path), ["README.md", "values-night"])
     }
 
     func testProblemsOfWholePacksAreNotLeftOut() throws {

@@ -183,6 +183,33 @@ final class PackLinterTests: XCTestCase {
         XCTAssertEqual(try differences("%d photos", "%@ fotoğraf", locale: "tr"), [.error], "%d became %@")
     }
 
+    /// A plural's forms need not show its count (ICU, gen-l10n): a count the source shows in none
+    /// of its forms only picks a form, so a translation that never shows it is a warning; a count
+    /// the source shows (`#`, `{n}`, `{n, number}`) and the translation drops is still refused.
+    func testAPluralCountTheSourceNeverShowsMayBeLeftUnshown() throws {
+        func severities(_ source: String, _ translation: String) throws -> [LintFinding.Severity] {
+            let english = Pack(
+                locale: "en", contentVersion: 1, minAppVersion: AppVersion("4.0")!, fallbackLocale: nil,
+                strings: ["k": source])
+            let german = Pack(
+                locale: "de", contentVersion: 1, minAppVersion: AppVersion("4.0")!, fallbackLocale: "en",
+                strings: ["k": translation])
+            let linter = PackLinter(policy: policy, catalog: MemoryCatalog([english]), options: LintOptions())
+            return try linter.lint([german]).filter { $0.rule == "placeholders" }.map(\.severity)
+        }
+        XCTAssertEqual(
+            try severities("{count, plural, zero {Account} one {Account} other {Accounts}}", "Konten"), [.warning])
+        XCTAssertEqual(
+            try severities("{n, plural, one {Photo} other {Photos}} of {name}", "Fotos von {name}"), [.warning])
+        XCTAssertEqual(try severities("{n, plural, one {One file} other {# files}}", "Dateien"), [.error])
+        XCTAssertEqual(try severities("{n, plural, one {{n} file} other {{n} files}}", "Dateien"), [.error])
+        XCTAssertEqual(try severities("{n, plural, one {file} other {files}}: {n, number}", "Dateien"), [.error])
+        XCTAssertEqual(
+            try severities("{n, plural, other {{g, select, f {Fotos} other {# Fotos}}}}", "{g, select, other {Fotos}}"),
+            [.warning], "a # inside a select is text, as the client reads it")
+        XCTAssertEqual(try severities("{n, plural, one {a '#'} other {b}}", "c"), [.warning], "a quoted # is text")
+    }
+
     func testRightToLeftEmbeddingsPassAndOverridesDoNot() throws {
         XCTAssertEqual(try rules(tr(2, ["x": "\u{202B}مرحبا \u{202A}Rollout\u{202C}\u{202C}"])), [])
         XCTAssertEqual(try rules(tr(2, ["x": "\u{202E}txet desrever"])), ["control-character"])

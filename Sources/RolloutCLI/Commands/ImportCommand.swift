@@ -20,10 +20,13 @@ enum ImportCommand {
             translated or not translatable are left out and listed, as is every file or folder that is
             not a locale. The packs then go through the same lint as rollout pack add, all or nothing,
             in one commit; with --skip-invalid, every string lint refuses is left out instead (and
-            listed, with the rule), and the rest is imported. --dry-run lints and writes nothing.
+            listed, with the rule), and the rest is imported; a string is judged against what is
+            kept, never against one being left out. A refusal says in its first line what gets past
+            it, and still lists what was left out. --dry-run lints and writes nothing.
             minAppVersion is --min-app-version, else the newest stored pack's of each locale. The
             fallback locale is the language for a regional locale (tr-TR -> tr) when that locale is
-            imported or stored, else the source locale.
+            imported or stored, else the source locale; the source and its less specific forms (en
+            for en-US) have none, so no chain loops.
             """,
         options: PackCommands.lintOptions + [
             .value("content-version", "N", "the contentVersion of every pack made"),
@@ -57,25 +60,103 @@ enum ImportCommand {
             return try snapshot.pack(PackID(locale: locale, contentVersion: newest))?.minAppVersion
         }
         let options = PackCommands.options(invocation)
-        let imported = try PackImport.build(read, request: request, stored: stored) { packs in
-            try PackOperations.plan(packs.map(PackInput.init), snapshot: snapshot, options: options).errors
+        let imported: PackImport.Result
+        do {
+            imported = try PackImport.build(read, request: request, stored: stored) { packs in
+                try PackOperations.plan(packs.map(PackInput.init), snapshot: snapshot, options: options).errors
+            }
+        } catch let refusal as PackImport.Refusal {
+            throw refusal.error.withMessage { $0 + leftOutSection(refusal.catalog) }
         }
         let inputs = imported.packs.map(PackInput.init)
         let plan: PackAddPlan
         var commit: ObjectID? = nil
-        if invocation.flag("dry-run") {
-            plan = try PackOperations.plan(inputs, snapshot: snapshot, options: options)
-            if !plan.errors.isEmpty { throw RolloutError.badInput(PackOperations.refusal(plan.errors)) }
-        } else {
-            let actor = try context.actor(invocation, repository: repository)
-            let now = try context.now()
-            let applied = try PackOperations.add(
-                inputs, to: repository, options: options, reason: invocation.value("reason"), actor: actor,
-                time: { now })
-            plan = applied.result
-            commit = applied.commit
+        do {
+            if invocation.flag("dry-run") {
+                plan = try PackOperations.plan(inputs, snapshot: snapshot, options: options)
+                if !plan.errors.isEmpty { throw try lintRefusal(plan.errors, request, snapshot) }
+            } else {
+                let actor = try context.actor(invocation, repository: repository)
+                let now = try context.now()
+                let applied: PackRepository.Applied<PackAddPlan>
+                do {
+                    applied = try PackOperations.add(
+                        inputs, to: repository, options: options, reason: invocation.value("reason"), actor: actor,
+                        time: { now })
+                } catch RolloutError.badInput(let message) {
+                    // Lint refused: lint again to say what gets past it (only when refused, so an
+                    // import that is stored lints once).
+                    let errors = try PackOperations.plan(inputs, snapshot: snapshot, options: options).errors
+                    throw errors.isEmpty ? RolloutError.badInput(message) : try lintRefusal(errors, request, snapshot)
+                }
+                plan = applied.result
+                commit = applied.commit
+            }
+        } catch let error as RolloutError {
+            throw error.withMessage { $0 + leftOutSection(imported.catalog) }
         }
         return render(imported, format: format, plan: plan, commit: commit, invocation, context)
+    }
+
+    /// Lint's refusal of the packs, its first line naming what gets past it: `--skip-invalid` for
+    /// strings lint refuses on their own, the flag for each problem of whole packs.
+    static func lintRefusal(
+        _ errors: [LintFinding], _ request: PackImport.Request, _ snapshot: Snapshot
+    ) throws -> RolloutError {
+        var fixes: [String] = []
+        let strings = Set(
+            errors.filter { $0.key != nil && PackImport.perStringRules.contains($0.rule) }.map {
+                "\($0.pack.locale) \($0.key!)"
+            }
+        ).count
+        if strings > 0 {
+            fixes.append(
+                request.skipInvalid
+                    ? "fix in the catalog the \(strings) string(s) lint still refuses after \(PackImport.lintRounds) rounds of --skip-invalid"
+                    : "pass --skip-invalid to leave out the \(strings) string(s) lint refuses and import the rest")
+        }
+        let rules = Set(errors.map(\.rule))
+        if rules.contains("removed-keys") {
+            fixes.append("pass --allow-removed-keys if the keys stored packs have and these do not are meant to go")
+        }
+        if rules.contains("protected-key") { fixes.append("pass --approved-by NAME to change protected keys") }
+        if !rules.isDisjoint(with: ["content-version", "immutable", "duplicate-in-batch"]) {
+            let newest = try errors.map { try snapshot.contentVersions(of: $0.pack.locale).max() ?? 0 }.max() ?? 0
+            fixes.append("pass --content-version \(max(newest, request.contentVersion) + 1)")
+        }
+        if rules.contains("fallback-chain") { fixes.append("name the development language with --source-locale L") }
+        if rules.contains("required-key") { fixes.append("add the policy's requiredKeys to the catalog") }
+        if rules.contains("too-many-keys") { fixes.append("raise the policy's limits.maxKeys (rollout policy set)") }
+        if fixes.isEmpty { fixes.append("fix the problems listed below") }
+        let lines = errors.map { finding -> String in
+            let key = finding.key.map { " \"\($0)\"" } ?? ""
+            return "  \(finding.pack)\(key): \(finding.message) [\(finding.rule)]"
+        }
+        return .badInput(
+            "refused, nothing was stored: \(fixes.joined(separator: "; and "))\n\(errors.count) problem(s):\n"
+                + lines.joined(separator: "\n"))
+    }
+
+    /// Every string and file left out, one line each, in the result's order: on stderr after an
+    /// import, and at the end of a refusal's message (nothing is dropped silently, even then).
+    static func leftOutListing(_ catalog: CatalogImport) -> String {
+        var listing = ""
+        for file in catalog.skippedFiles { listing += "left out \(file.path.oneLine): \(file.reason.oneLine)\n" }
+        for skipped in catalog.skipped {
+            listing += "left out \(skipped.locale) \(skipped.key.oneLine): \(skipped.reason.oneLine)\n"
+        }
+        return listing
+    }
+
+    /// What a refusal's message ends with: the count, then the listing.
+    static func leftOutSection(_ catalog: CatalogImport) -> String {
+        guard !catalog.skipped.isEmpty || !catalog.skippedFiles.isEmpty else { return "" }
+        let listing = leftOutListing(catalog)
+        return "\n\(leftOutSummary(catalog)):\n\(listing.dropLast())"
+    }
+
+    static func leftOutSummary(_ catalog: CatalogImport) -> String {
+        "left out \(catalog.skipped.count) string(s) and \(catalog.skippedFiles.count) file(s)"
     }
 
     /// The catalog's absolute path, its format, and what the flags ask of the packs; every usage
@@ -137,17 +218,9 @@ enum ImportCommand {
         for id in plan.unchanged { text += "unchanged \(id): identical to the stored pack\n" }
         for locale in imported.emptyLocales { text += "no strings left for \(locale): no pack made\n" }
         if !catalog.skipped.isEmpty || !catalog.skippedFiles.isEmpty {
-            text +=
-                "left out \(catalog.skipped.count) string(s) and \(catalog.skippedFiles.count) file(s), listed on stderr\n"
+            text += "\(leftOutSummary(catalog)), listed on stderr\n"
             // Every one, on stderr: a person reads the summary, a script keeps the list.
-            var listing = ""
-            for file in catalog.skippedFiles.sorted(by: { $0.path < $1.path }) {
-                listing += "left out \(file.path.oneLine): \(file.reason.oneLine)\n"
-            }
-            for skipped in catalog.skipped.sorted(by: { ($0.locale, $0.key) < ($1.locale, $1.key) }) {
-                listing += "left out \(skipped.locale) \(skipped.key.oneLine): \(skipped.reason.oneLine)\n"
-            }
-            if !invocation.json { context.diagnostics(listing) }
+            if !invocation.json { context.diagnostics(leftOutListing(catalog)) }
         }
         for warning in plan.warnings { text += warning.render(style) + "\n" }
         if let commit { text += "commit \(commit.short)\n" }

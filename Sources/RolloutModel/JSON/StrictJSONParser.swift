@@ -7,6 +7,14 @@ public struct JSONParseError: Error, Equatable, Sendable {
     public var description: String { "line \(line), column \(column): \(message)" }
 }
 
+/// A key an object of a catalog gives twice with different values, which
+/// `StrictJSONParser.parse(_:duplicates:)` leaves out: the keys from the root down to it, and the
+/// line of each time it is given.
+public struct JSONDuplicateKey: Equatable, Sendable {
+    public let path: [String]
+    public let lines: [Int]
+}
+
 /// An RFC 8259 parser that refuses everything two parsers could disagree on: duplicate object keys,
 /// invalid UTF-8, lone surrogate escapes, control characters in strings, trailing content, and nesting
 /// deeper than `maximumDepth`. A leading UTF-8 byte order mark is skipped (editors on Windows write one).
@@ -29,9 +37,35 @@ public struct StrictJSONParser {
 
     public static func parse(_ text: String) throws -> JSONValue { try parse(Array(text.utf8)) }
 
+    /// The same parser for a catalog an app's own toolchain reads (`JSON.parse`, Dart's
+    /// `json.decode`), which takes a key given twice: a key given twice with the same value is one
+    /// key; one given twice with different values is left out of its object and listed in
+    /// `duplicates` (docs/import.md). Everything else is refused as `parse` refuses it. Packs and
+    /// manifests never come through here.
+    public static func parse(_ bytes: [UInt8], duplicates: inout [JSONDuplicateKey]) throws -> JSONValue {
+        try bytes.withUnsafeBufferPointer { buffer in
+            var parser = Cursor(bytes: buffer)
+            parser.collectsDuplicates = true
+            if buffer.count >= 3, buffer[0] == 0xEF, buffer[1] == 0xBB, buffer[2] == 0xBF { parser.index = 3 }
+            parser.skipWhitespace()
+            let value = try parser.parseValue(depth: 0)
+            parser.skipWhitespace()
+            if parser.index != buffer.count {
+                throw parser.error("unexpected content after the end of the document")
+            }
+            duplicates = parser.duplicates
+            return value
+        }
+    }
+
     private struct Cursor {
         let bytes: UnsafeBufferPointer<UInt8>
         var index = 0
+        /// Whether a key given twice is collected (`duplicates`) rather than refused.
+        var collectsDuplicates = false
+        var duplicates: [JSONDuplicateKey] = []
+        /// The keys from the root to the value being read, kept only while collecting duplicates.
+        var path: [String] = []
 
         init(bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
 
@@ -100,6 +134,8 @@ public struct StrictJSONParser {
             var object: [String: JSONValue] = [:]
             // Where each key starts; the line number is worked out only if a duplicate needs it.
             var keyOffsets: [String: Int] = [:]
+            // Keys given more than once (only while collecting duplicates): where, and each value.
+            var repeated: [String: (offsets: [Int], values: [JSONValue])] = [:]
             skipWhitespace()
             if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
                 index += 1
@@ -113,7 +149,7 @@ public struct StrictJSONParser {
                 }
                 let keyOffset = index
                 let key = try parseString()
-                if let first = keyOffsets.index(forKey: key) {
+                if let first = keyOffsets.index(forKey: key), !collectsDuplicates {
                     let (earlier, firstOffset) = keyOffsets[first]
                     let how =
                         earlier.isSameText(as: key) ? "" : " as the same text in another Unicode normalisation form"
@@ -121,14 +157,20 @@ public struct StrictJSONParser {
                         "duplicate key \"\(key)\" (first defined on line \(error("", at: firstOffset).line)\(how))",
                         at: keyOffset)
                 }
-                keyOffsets[key] = keyOffset
+                let firstOffset = keyOffsets[key]
+                if firstOffset == nil { keyOffsets[key] = keyOffset }
                 skipWhitespace()
                 guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else {
                     throw error("expected ':' after key \"\(key)\"")
                 }
                 index += 1
                 skipWhitespace()
-                object[key] = try parseValue(depth: depth)
+                let value = try memberValue(key, depth: depth)
+                if let firstOffset {
+                    repeated[key, default: ([firstOffset], [object[key]!])].offsets.append(keyOffset)
+                    repeated[key]!.values.append(value)
+                }
+                object[key] = value
                 skipWhitespace()
                 guard index < bytes.count else { throw error("unexpected end of document inside an object") }
                 if bytes[index] == UInt8(ascii: ",") {
@@ -137,9 +179,31 @@ public struct StrictJSONParser {
                 }
                 if bytes[index] == UInt8(ascii: "}") {
                     index += 1
+                    settle(repeated, in: &object)
                     return .object(object)
                 }
                 throw error("expected ',' or '}' in an object, found \(describeByte(bytes[index]))")
+            }
+        }
+
+        /// A member's value; while collecting duplicates, read with its key on `path`.
+        mutating func memberValue(_ key: String, depth: Int) throws -> JSONValue {
+            guard collectsDuplicates else { return try parseValue(depth: depth) }
+            path.append(key)
+            defer { path.removeLast() }
+            return try parseValue(depth: depth)
+        }
+
+        /// A key given twice with one value is that key; with different values it is left out of
+        /// `object` and listed, with the line of each time it is given.
+        mutating func settle(
+            _ repeated: [String: (offsets: [Int], values: [JSONValue])], in object: inout [String: JSONValue]
+        ) {
+            for key in repeated.keys.sorted() {
+                let (offsets, values) = repeated[key]!
+                guard values.contains(where: { $0 != values[0] }) else { continue }
+                object[key] = nil
+                duplicates.append(JSONDuplicateKey(path: path + [key], lines: offsets.map { error("", at: $0).line }))
             }
         }
 

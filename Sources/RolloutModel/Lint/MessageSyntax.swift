@@ -10,6 +10,10 @@ public struct MessageSyntax: Equatable, Sendable {
     /// The placeholders that choose a plural form (`{count}` of `{count, plural, ...}`): counts a
     /// language with one form may leave unshown.
     public var counts: Set<String> = []
+    /// The arguments whose value the text shows: `{name}` or `{name, number}` anywhere, and a
+    /// plural's count where `#` stands in one of its forms. A plural's count that only chooses a
+    /// form (`one {Account} other {Accounts}`) is not shown.
+    public var shown: Set<String> = []
     /// Each plural argument (`{count, plural, ...}`, not `selectordinal`) with its case selectors
     /// (`one`, `=0`, ...), in the order written: the categories it covers (lint's plural-forms).
     public var plurals: [PluralCases] = []
@@ -34,6 +38,8 @@ public struct MessageSyntax: Equatable, Sendable {
         var index = 0
         var result = MessageSyntax()
         var nextImplicitPosition = 1
+        /// The plurals being read, innermost last: the argument a `#` shows.
+        var pluralArguments: [String] = []
 
         /// How this string's apostrophes and percent signs read (the client's rule too).
         let style: MessageStyle
@@ -74,6 +80,9 @@ public struct MessageSyntax: Equatable, Sendable {
                     parseApostrophe(inPlural: inPlural)
                 case "%" where style.printf:
                     parsePrintf()
+                case "#" where inPlural:
+                    if let count = pluralArguments.last { result.shown.insert("{\(count)}") }
+                    index += 1
                 default:
                     index += 1
                 }
@@ -245,6 +254,7 @@ public struct MessageSyntax: Equatable, Sendable {
                 return
             }
             if c == "}" {
+                result.shown.insert("{\(name)}")
                 index += 1
                 return
             }
@@ -260,10 +270,13 @@ public struct MessageSyntax: Equatable, Sendable {
             switch type {
             case "plural", "selectordinal":
                 result.counts.insert("{\(name)}")
+                pluralArguments.append(name)
                 parseCases(argument: name, kind: type, depth: depth)
+                pluralArguments.removeLast()
             case "select":
                 parseCases(argument: name, kind: type, depth: depth)
             case _ where MessageSyntax.simpleArgumentTypes.contains(type):
+                result.shown.insert("{\(name)}")
                 if peek() == "," {
                     index += 1
                     while let s = peek(), s != "}", s != "{" { index += 1 }

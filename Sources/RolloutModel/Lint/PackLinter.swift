@@ -288,12 +288,16 @@ public struct PackLinter {
             if !missing.isEmpty { parts.append("missing \(missing.joined(separator: " "))") }
             if !extra.isEmpty { parts.append("has \(extra.joined(separator: " ")) that \(reference.locale) does not") }
             // What a device does decides (docs/pack-format.md, "placeholders"). Refused: a value the
-            // source shows and the translation drops (seed 002's version number), a name the app
-            // never passes (shown as raw text), and a numbered argument past all the source's. A
-            // warning: a plural count a language with one form leaves unshown (Korean, Japanese),
-            // and a numbered argument the source skips (the app passes it, the source does not show it).
+            // source shows and the translation drops (seed 002's version number; a plural's count
+            // the source shows as `#` or `{n}`), a name the app never passes (shown as raw text),
+            // and a numbered argument past all the source's. A warning: a plural count a language
+            // with one form leaves unshown (Korean, Japanese), a plural count the source never shows
+            // either (`one {Account} other {Accounts}`: it only picks a form; gen-l10n and ICU
+            // compile a translation without it), and a numbered argument the source skips (the app
+            // passes it, the source does not show it).
             let dropped = missing.filter {
-                !(reading.counts.contains($0) && PluralRules(locale: pack.locale).hasOneForm)
+                !(reading.counts.contains($0)
+                    && (PluralRules(locale: pack.locale).hasOneForm || !reading.shown.contains($0)))
             }
             // A numbered argument past every one the source shows may not be passed at all.
             let highest = theirs.compactMap(Self.argumentIndex).max() ?? -1

@@ -29,13 +29,32 @@ import org.xml.sax.ext.DefaultHandler2;
 final class AndroidStringsXml {
     private AndroidStringsXml() {}
 
-    /** A value as written in the file: escapes and quotes not yet read. */
-    static final class Value {
-        final String raw;
-        final boolean formatted;
-        final Map<String, String> forms;
+    /**
+     * One piece of a value: text as written, or where an element inside it starts or ends. A span
+     * is an element without a namespace ({@code <b>}, {@code <annotation>}), which aapt2 keeps as
+     * style; {@code <xliff:g>} and other namespaced elements are not spans.
+     */
+    static final class Piece {
+        final StringBuilder text;
+        final boolean span;
 
-        private Value(String raw, boolean formatted, Map<String, String> forms) {
+        private Piece(StringBuilder text, boolean span) {
+            this.text = text;
+            this.span = span;
+        }
+
+        boolean isText() {
+            return text != null;
+        }
+    }
+
+    /** A value as written in the file (escapes and quotes not yet read): its text runs and elements. */
+    static final class Value {
+        final List<Piece> raw;
+        final boolean formatted;
+        final Map<String, List<Piece>> forms;
+
+        private Value(List<Piece> raw, boolean formatted, Map<String, List<Piece>> forms) {
             this.raw = raw;
             this.formatted = formatted;
             this.forms = forms;
@@ -49,12 +68,12 @@ final class AndroidStringsXml {
         String icu(String language) throws Placeholders.Refusal {
             if (forms != null) {
                 Map<String, String> unescaped = new LinkedHashMap<>();
-                for (Map.Entry<String, String> form : forms.entrySet()) {
-                    unescaped.put(form.getKey(), unescape(form.getValue()));
+                for (Map.Entry<String, List<Piece>> form : forms.entrySet()) {
+                    unescaped.put(form.getKey(), text(form.getValue()));
                 }
                 return Placeholders.printfPlural(unescaped, language);
             }
-            String text = unescape(raw);
+            String text = text(raw);
             return formatted ? Placeholders.printfIcu(text) : Placeholders.literal(text);
         }
     }
@@ -75,11 +94,19 @@ final class AndroidStringsXml {
     }
 
     /**
-     * Reads one resource file. External entities and DTDs are refused (a DOCTYPE ends the
-     * reading): an app's strings never need one, and a file fetched from elsewhere must not make
-     * the parser open other files or URLs.
+     * Reads one resource file. A DOCTYPE's internal entities are expanded first
+     * ({@link AndroidEntities}), as aapt2 reads them; external entities and DTDs are refused: a file
+     * fetched from elsewhere must not make the parser open other files or URLs, and the parser
+     * itself never sees a DOCTYPE.
      */
-    static Contents read(byte[] xml) throws Unreadable {
+    static Contents read(byte[] file) throws Unreadable {
+        byte[] xml;
+        try {
+            byte[] expanded = AndroidEntities.expand(file);
+            xml = expanded == null ? file : expanded;
+        } catch (AndroidEntities.Refusal refusal) {
+            throw new Unreadable(refusal.line + ": " + refusal.getMessage());
+        }
         Reader reader = new Reader();
         try {
             SAXParserFactory factory = SAXParserFactory.newInstance();
@@ -124,14 +151,17 @@ final class AndroidStringsXml {
         private String name;
         private boolean formatted = true;
         private String quantity;
-        private Map<String, String> forms = new LinkedHashMap<>();
-        private final StringBuilder text = new StringBuilder();
+        private Map<String, List<Piece>> forms = new LinkedHashMap<>();
+        private List<Piece> pieces = new ArrayList<>();
         private int depth;
         private boolean inString;
+        private boolean inPlurals;
+        /** The depth of the string or item whose text is being read. */
+        private int textDepth;
 
         @Override
         public void startDTD(String root, String publicId, String systemId) throws SAXException {
-            throw new SAXException("a DOCTYPE declaration, which Android resource files never need, is not read");
+            throw new SAXException("a DOCTYPE declaration that is not UTF-8 is not read");
         }
 
         @Override
@@ -143,16 +173,21 @@ final class AndroidStringsXml {
         @Override
         public void startElement(String uri, String localName, String element, Attributes attributes) {
             depth++;
-            // Deeper: <xliff:g>, <b>: their text is the string's.
-            if (!(depth == 2 || (depth == 3 && element.equals("item")))) return;
+            if (inString && depth > textDepth) {
+                pieces.add(new Piece(null, element.indexOf(':') < 0));
+                return;
+            }
+            if (!(depth == 2 || (depth == 3 && inPlurals && element.equals("item")))) return;
             switch (element) {
                 case "string":
                 case "plurals":
                     name = attributes.getValue("name");
                     formatted = !"false".equals(attributes.getValue("formatted"));
-                    text.setLength(0);
+                    pieces = new ArrayList<>();
                     forms = new LinkedHashMap<>();
                     inString = element.equals("string") && name != null;
+                    inPlurals = element.equals("plurals");
+                    textDepth = depth;
                     String product = attributes.getValue("product");
                     if ("false".equals(attributes.getValue("translatable"))) {
                         skip(name == null ? "?" : name, "marked translatable=\"false\"");
@@ -168,8 +203,9 @@ final class AndroidStringsXml {
                 case "item":
                     if (name == null) break;
                     quantity = attributes.getValue("quantity");
-                    text.setLength(0);
+                    pieces = new ArrayList<>();
                     inString = true;
+                    textDepth = depth;
                     break;
                 case "string-array":
                 case "array":
@@ -184,22 +220,29 @@ final class AndroidStringsXml {
 
         @Override
         public void characters(char[] characters, int start, int length) {
-            if (inString) text.append(characters, start, length);
+            if (!inString) return;
+            if (pieces.isEmpty() || !pieces.get(pieces.size() - 1).isText()) {
+                pieces.add(new Piece(new StringBuilder(), false));
+            }
+            pieces.get(pieces.size() - 1).text.append(characters, start, length);
         }
 
         @Override
         public void endElement(String uri, String localName, String element) {
-            if (element.equals("string") && depth == 2) {
-                if (name != null) add(name, new Value(text.toString(), formatted, null));
+            if (inString && depth > textDepth) {
+                pieces.add(new Piece(null, element.indexOf(':') < 0));
+            } else if (element.equals("string") && depth == 2) {
+                if (name != null) add(name, new Value(pieces, formatted, null));
                 name = null;
                 inString = false;
-            } else if (element.equals("item") && depth == 3) {
-                if (quantity != null) forms.put(quantity, text.toString());
+            } else if (element.equals("item") && depth == 3 && inPlurals) {
+                if (quantity != null) forms.put(quantity, pieces);
                 quantity = null;
                 inString = false;
             } else if (element.equals("plurals") && depth == 2) {
                 if (name != null && !forms.isEmpty()) add(name, new Value(null, formatted, forms));
                 name = null;
+                inPlurals = false;
             }
             depth--;
         }
@@ -210,14 +253,18 @@ final class AndroidStringsXml {
 
         /**
          * A value that is a reference ({@code @string/other}) is that resource, resolved by aapt for
-         * the app: it has no text of its own. A plural with one such form is left out whole (the
-         * first in file order is named; import names one of them).
+         * the app: it has no text of its own. aapt2 looks for one in the value's text as written,
+         * trimmed of ASCII white space, unless the value has a span. A plural with one such form is
+         * left out whole (the first in file order is named; import names one of them).
          */
         private void add(String key, Value value) {
-            List<String> raw =
+            List<List<Piece>> raw =
                     value.isPlural() ? new ArrayList<>(value.forms.values()) : Collections.singletonList(value.raw);
-            for (String each : raw) {
-                String trimmed = trimUnicodeWhitespace(each);
+            for (List<Piece> each : raw) {
+                if (hasSpan(each)) continue;
+                StringBuilder written = new StringBuilder();
+                for (Piece piece : each) if (piece.isText()) written.append(piece.text.toString());
+                String trimmed = trimmed(written.toString());
                 if ((trimmed.startsWith("@") || trimmed.startsWith("?")) && trimmed.contains("/")) {
                     skip(key, "a reference to " + trimmed + ", not text");
                     return;
@@ -227,81 +274,117 @@ final class AndroidStringsXml {
         }
     }
 
-    private static String trimUnicodeWhitespace(String text) {
-        int start = 0;
-        int end = text.length();
-        while (start < end && isUnicodeSpace(text.charAt(start))) start++;
-        while (end > start && isUnicodeSpace(text.charAt(end - 1))) end--;
-        return text.substring(start, end);
-    }
-
-    private static boolean isUnicodeSpace(char c) {
-        return Character.isWhitespace(c) || Character.isSpaceChar(c) || c == '\u0085';
+    private static boolean hasSpan(List<Piece> pieces) {
+        for (Piece piece : pieces) if (!piece.isText() && piece.span) return true;
+        return false;
     }
 
     /**
-     * White space as aapt2 collapses it: the ASCII characters C's {@code isspace} names. A no-break
-     * space (U+00A0, French typography's "Bonjour !") is text and is kept.
+     * White space as aapt2 trims and collapses it: the ASCII characters C's {@code isspace} names. A
+     * no-break space (U+00A0, French typography's "Bonjour !"), U+202F, U+2009, U+3000 are text.
      */
-    private static boolean isAaptSpace(char c) {
+    static boolean isAaptSpace(char c) {
         return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\u000B' || c == '\f';
     }
 
+    static String trimmed(String text) {
+        int start = 0;
+        int end = text.length();
+        while (start < end && isAaptSpace(text.charAt(start))) start++;
+        while (end > start && isAaptSpace(text.charAt(end - 1))) end--;
+        return text.substring(start, end);
+    }
+
     /**
-     * A value as aapt reads it: {@code "} starts or ends a quoted run (kept as written, spaces and
-     * all) and is itself dropped; outside quotes, runs of white space are one space and the ends are
-     * trimmed; {@code \'} {@code \"} {@code \\} {@code \@} {@code \?} are the character,
-     * {@code \n} {@code \t} {@code \\uXXXX} what they name.
+     * A value's text as aapt2 compiles it (ResourceParser::FlattenXmlSubtree, then
+     * StringBuilder::AppendText): a value without spans loses the ASCII white space at the start of
+     * its first text run and the end of its last, as written; a value with a span keeps both. Outside
+     * quotes a run of ASCII white space is one space; {@code "} starts or ends a quoted run and is
+     * dropped; {@code \'} {@code \"} {@code \\} {@code \@} {@code \?} {@code \#} are the character,
+     * {@code \n} {@code \t} {@code \\uXXXX} what they name, a {@code \} ending a run nothing. The
+     * start and end of a span end a quoted run and a run of white space. The same rules as
+     * {@code AndroidStrings.text} in AndroidImport.swift.
      */
-    static String unescape(String raw) {
-        StringBuilder out = new StringBuilder(raw.length());
-        boolean quoted = false;
-        // Whether the end of `out` is a collapsible space (from outside quotes).
-        boolean collapsible = false;
-        boolean start = true;
-        int i = 0;
-        while (i < raw.length()) {
-            char c = raw.charAt(i++);
-            if (c == '\\') {
-                if (i >= raw.length()) break;
-                char next = raw.charAt(i++);
-                switch (next) {
-                    case 'n':
-                        out.append('\n');
-                        break;
-                    case 't':
-                        out.append('\t');
-                        break;
-                    case 'u':
-                        int code = i + 4 <= raw.length() ? hex4(raw, i) : -1;
-                        if (code >= 0) {
-                            out.append((char) code);
-                            i += 4;
-                        } else {
-                            out.append('u');
-                        }
-                        break;
-                    default:
-                        out.append(next);
-                        break;
+    static String text(List<Piece> written) {
+        String[] runs = new String[written.size()];
+        int first = -1;
+        int last = -1;
+        for (int k = 0; k < runs.length; k++) {
+            Piece piece = written.get(k);
+            if (!piece.isText()) continue;
+            runs[k] = piece.text.toString();
+            if (first < 0) first = k;
+            last = k;
+        }
+        if (!hasSpan(written) && first >= 0) {
+            String run = runs[first];
+            int start = 0;
+            while (start < run.length() && isAaptSpace(run.charAt(start))) start++;
+            runs[first] = run.substring(start);
+            run = runs[last];
+            int end = run.length();
+            while (end > 0 && isAaptSpace(run.charAt(end - 1))) end--;
+            runs[last] = run.substring(0, end);
+        }
+        TextBuilder builder = new TextBuilder();
+        for (int k = 0; k < runs.length; k++) {
+            if (runs[k] != null) builder.append(runs[k]);
+            else if (written.get(k).span) builder.reset();
+        }
+        return builder.out.toString();
+    }
+
+    /** aapt2's StringBuilder: escapes, quotes and white space, one text run at a time. */
+    private static final class TextBuilder {
+        final StringBuilder out = new StringBuilder();
+        boolean quoted;
+        boolean lastWasSpace;
+
+        void reset() {
+            quoted = false;
+            lastWasSpace = false;
+        }
+
+        void append(String raw) {
+            int i = 0;
+            while (i < raw.length()) {
+                char c = raw.charAt(i++);
+                if (!quoted && isAaptSpace(c)) {
+                    if (!lastWasSpace) out.append(' ');
+                    lastWasSpace = true;
+                    continue;
                 }
-                collapsible = false;
-                start = false;
-            } else if (c == '"') {
-                quoted = !quoted;
-            } else if (!quoted && isAaptSpace(c)) {
-                if (!collapsible && !start) {
-                    out.append(' ');
-                    collapsible = true;
+                lastWasSpace = false;
+                if (c == '\\') {
+                    if (i >= raw.length()) break;
+                    char next = raw.charAt(i++);
+                    switch (next) {
+                        case 'n':
+                            out.append('\n');
+                            break;
+                        case 't':
+                            out.append('\t');
+                            break;
+                        case 'u':
+                            int code = i + 4 <= raw.length() ? hex4(raw, i) : -1;
+                            if (code >= 0) {
+                                out.append((char) code);
+                                i += 4;
+                            } else {
+                                out.append('u');
+                            }
+                            break;
+                        default:
+                            out.append(next);
+                            break;
+                    }
+                } else if (c == '"') {
+                    quoted = !quoted;
+                } else {
+                    out.append(c);
                 }
-            } else {
-                out.append(c);
-                collapsible = false;
-                start = false;
             }
         }
-        if (collapsible) out.setLength(out.length() - 1);
-        return out.toString();
     }
 
     private static int hex4(String s, int from) {

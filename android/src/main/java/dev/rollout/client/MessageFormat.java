@@ -38,7 +38,7 @@ final class MessageFormat {
      * null value: as if absent), for a device whose language is {@code language} ("fr").
      */
     static String format(String message, String language, Map<String, String> arguments) {
-        List<String> s = Graphemes.split(message);
+        List<String> s = tokens(message);
         if (!s.contains("{") && !s.contains("%") && !s.contains("'")) return message;
         Map<String, String> named = new HashMap<>();
         if (arguments != null) {
@@ -49,6 +49,25 @@ final class MessageFormat {
             }
         }
         return new MessageFormat.Renderer(named, language, new MessageStyle(message)).render(s, null, 0, new int[1]);
+    }
+
+    /**
+     * The message as its syntax reads it: grapheme clusters, except that a syntax character ends the
+     * cluster it starts. ICU and aapt read code points, so {@code {1}} followed by a zero-width
+     * non-joiner (Persian) is a placeholder and then a joiner, not one unknown character. The same
+     * split as MessageFormat.swift's {@code tokens} (the kit's formatting.json pins it).
+     */
+    static List<String> tokens(String message) {
+        List<String> out = new ArrayList<>();
+        for (String cluster : Graphemes.split(message)) {
+            if (cluster.length() > 1 && "{}'#%,".indexOf(cluster.charAt(0)) >= 0) {
+                out.add(cluster.substring(0, 1));
+                out.addAll(Graphemes.split(cluster.substring(1)));
+            } else {
+                out.add(cluster);
+            }
+        }
+        return out;
     }
 
     /** The CLDR cardinal plural category of a whole number in {@code language}. */

@@ -65,6 +65,74 @@ class AndroidStringsXmlTest {
     }
 
     @Test
+    void onlyAsciiWhiteSpaceIsTrimmedAndCollapsedOnScalars() throws Exception {
+        assertEquals("fois\u202f: {0}", one("fois\u202f: %1$s"));
+        assertEquals("\u00a0Pr\u00eat\u00a0", one("\u00a0Pr\u00eat\u00a0 "), "U+00A0 at the ends is text");
+        assertEquals("\u3000\u8a2d\u5b9a\u3000", one("\u3000\u8a2d\u5b9a\u3000"));
+        assertEquals("a \u0301b", one("a  \u0301b"), "a combining mark after spaces: one space, then the mark");
+        assertEquals("\u0645\u06cc \u200c\u062e", one("\u0645\u06cc   \u200c\u062e"));
+        assertEquals("abc", one("abc\\ "), "trimmed as written, then the lone backslash is nothing");
+        assertEquals(" padded ", one("\\u0020padded\\u0020"), "an escaped space is not trimmed");
+    }
+
+    @Test
+    void spansKeepTheSpacesAtTheirEdgesAndXliffDoesNot() throws Exception {
+        assertEquals("{0}  commented", one("<b>%1$s </b> commented"));
+        assertEquals(" Note: {0} ", one("  <i>Note:</i> %1$s  "), "with a span nothing is trimmed");
+        assertEquals("a  b c", one("\"a  <b>b</b>  c\""), "a span ends a quoted run");
+        assertEquals("{0, number} items", one("  <xliff:g id=\"n\">%1$d</xliff:g>  items  "));
+        assertEquals("Open {0} now", one("Open <xliff:g id=\"n\"> %1$s </xliff:g> now"));
+    }
+
+    /**
+     * Tests/Fixtures/import/android-aapt, which the Swift import tests read too: every string, as
+     * this library reads it and a device formats it, is Java's String.format of what Android's
+     * getString returns (expected.json).
+     */
+    @Test
+    void theAaptFixtureShowsWhatGetStringShows() throws Exception {
+        Map<String, Object> expected = Json.object(Fixtures.json("import/android-aapt/expected.json"));
+        int checked = 0;
+        for (Map.Entry<String, Object> locale : expected.entrySet()) {
+            String folder = locale.getKey().equals("en") ? "values" : "values-" + locale.getKey();
+            AndroidStringsXml.Contents contents =
+                    AndroidStringsXml.read(Fixtures.bytes("import/android-aapt/res/" + folder + "/strings.xml"));
+            assertEquals(List.of(), contents.skipped);
+            Map<String, Object> keys = Json.object(locale.getValue());
+            assertEquals(keys.size(), contents.values.size(), locale.getKey());
+            for (Map.Entry<String, AndroidStringsXml.Value> entry : contents.values) {
+                String icu = entry.getValue().icu(locale.getKey());
+                Object value = keys.get(entry.getKey());
+                String what = locale.getKey() + " " + entry.getKey() + ": " + icu;
+                if (value instanceof String) {
+                    assertEquals(javaFormat((String) value, locale.getKey(), 7), device(icu, locale.getKey(), 7), what);
+                    checked++;
+                } else {
+                    Map<String, Object> forms = Json.object(value);
+                    for (int n : new int[] {0, 1, 2, 5, 21, 100}) {
+                        Object form = forms.get(PluralRules.category(locale.getKey(), Integer.toString(n)));
+                        if (form == null) form = forms.get("other");
+                        assertEquals(javaFormat((String) form, locale.getKey(), n), device(icu, locale.getKey(), n),
+                                what + " for " + n);
+                        checked++;
+                    }
+                }
+            }
+        }
+        assertEquals(34, checked);
+    }
+
+    /** getString(id, n, 42, 3): Java's own String.format, or the text itself without a conversion. */
+    private static String javaFormat(String text, String language, int n) {
+        if (!java.util.regex.Pattern.compile("%(\\d+\\$)?(\\.\\d+)?[sdfn%]").matcher(text).find()) return text;
+        return String.format(java.util.Locale.forLanguageTag(language), text, n, 42, 3);
+    }
+
+    private static String device(String icu, String language, int n) {
+        return MessageFormat.format(icu, language, Map.of("0", Integer.toString(n), "1", "42", "2", "3"));
+    }
+
+    @Test
     void markupKeepsItsTextAsGetStringReturnsIt() throws Exception {
         assertEquals("Bold and italic", one("<b>Bold</b> and <i>italic</i>"));
         assertEquals("Pay {0} now", one("Pay <xliff:g id=\"amount\" example=\"$5\">%1$s</xliff:g> now"));
@@ -138,10 +206,33 @@ class AndroidStringsXmlTest {
     }
 
     @Test
-    void aDoctypeIsRefusedAndNoEntityIsRead() {
-        String xxe = "<?xml version=\"1.0\"?><!DOCTYPE resources [<!ENTITY s SYSTEM \"file:///etc/passwd\">]>"
+    void internalEntitiesAreTheirTextAndExternalOnesAreRefusedUnread() throws Exception {
+        String declared = "<?xml version=\"1.0\"?>\n<!DOCTYPE resources [\n<!ENTITY app \"Acme\">"
+                + "<!ENTITY team \"the &app; team\"><!ENTITY bold \"<b>Acme</b>\">]>\n<resources>"
+                + "<string name=\"a\">&app; user</string><string name=\"b\">&app;</string>"
+                + "<string name=\"c\">From &team;</string><string name=\"d\">Hi &bold;!</string></resources>";
+        Map<String, String> text = new LinkedHashMap<>();
+        for (Map.Entry<String, AndroidStringsXml.Value> entry : read(declared).values) {
+            text.put(entry.getKey(), entry.getValue().icu("en"));
+        }
+        assertEquals(Map.of("a", "Acme user", "b", "Acme", "c", "From the Acme team", "d", "Hi Acme!"), text);
+        String xxe = "<?xml version=\"1.0\"?>\n<!DOCTYPE resources [\n<!ENTITY s SYSTEM \"file:///etc/passwd\">]>"
                 + "<resources><string name=\"leak\">&s;</string></resources>";
-        assertThrows(AndroidStringsXml.Unreadable.class, () -> read(xxe));
+        AndroidStringsXml.Unreadable external = assertThrows(AndroidStringsXml.Unreadable.class, () -> read(xxe));
+        assertTrue(external.getMessage().startsWith("3: the external entity s (SYSTEM \"file:///etc/passwd\")"),
+                external.getMessage());
+        assertTrue(external.getMessage().contains("<!ENTITY s \"text\">"), "the fix: " + external.getMessage());
+        StringBuilder laughs = new StringBuilder("<!ENTITY l0 \"lol\">");
+        for (int k = 1; k <= 9; k++) {
+            laughs.append("<!ENTITY l").append(k).append(" \"").append(String.join("", java.util.Collections.nCopies(10, "&l" + (k - 1) + ";"))).append("\">");
+        }
+        AndroidStringsXml.Unreadable billion = assertThrows(AndroidStringsXml.Unreadable.class,
+                () -> read("<!DOCTYPE resources [" + laughs + "]><resources><string name=\"a\">&l9;</string></resources>"));
+        assertTrue(billion.getMessage().contains("expand to more than 1048576 characters"), billion.getMessage());
+        assertThrows(AndroidStringsXml.Unreadable.class,
+                () -> read("<!DOCTYPE resources SYSTEM \"file:///etc/passwd\"><resources/>"));
+        assertThrows(AndroidStringsXml.Unreadable.class,
+                () -> read("<!DOCTYPE resources [<!ENTITY % p SYSTEM \"file:///etc/passwd\"> %p;]><resources/>"));
         AndroidStringsXml.Unreadable broken = assertThrows(AndroidStringsXml.Unreadable.class,
                 () -> read("<resources>\n<string name=\"a\">x</resources>"));
         assertTrue(broken.getMessage().startsWith("2:"), "where the parser stopped: " + broken.getMessage());
