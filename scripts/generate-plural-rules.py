@@ -4,9 +4,10 @@ client's android/src/main/java/dev/rollout/client/PluralRulesCldr.java: the CLDR
 rules of every locale, from the CLDR data Python's babel package ships (Debian: python3-babel).
 
     scripts/generate-plural-rules.py           write the Swift and the Java file
-    scripts/generate-plural-rules.py --check   print, as JSON, the Swift file it would write and
-                                               babel's own category for every locale on a grid of
-                                               numbers (PluralRulesTests compares both with Swift's)
+    scripts/generate-plural-rules.py --check   print, as JSON, the Swift and the Java file it would
+                                               write and babel's own category for every locale on a
+                                               grid of numbers (PluralRulesTests compares the files
+                                               with the committed ones, the categories with Swift's)
 
 The Swift file holds each distinct rule set once (CLDR rule text, as babel normalises it: `in`,
 `not in`, `mod`) and the rule set of every language, and of each longer tag whose rules differ
@@ -218,7 +219,13 @@ def check():
             rule = PluralRule(dict(rules))
             evaluated[rules] = " ".join(rule(decimal.Decimal(n)) for n in numbers)
         categories[tag(identifier)] = evaluated[rules]
-    report = {"babel": babel.__version__, "swift": swift(), "numbers": numbers, "categories": categories}
+    report = {
+        "babel": babel.__version__,
+        "swift": swift(),
+        "java": java(),
+        "numbers": numbers,
+        "categories": categories,
+    }
     json.dump(report, sys.stdout, sort_keys=True)
 
 

@@ -60,13 +60,21 @@ final class PluralRulesTests: XCTestCase {
         XCTAssertEqual(mismatches.prefix(20), [], "\(mismatches.count) mismatches")
     }
 
-    func testTheCommittedTableIsWhatTheGeneratorWritesNow() throws {
+    /// Both outputs: the Swift table and the Android client's PluralRulesCldr.java, so the two clients
+    /// never choose different forms because one file was regenerated and the other was not.
+    func testTheCommittedTablesAreWhatTheGeneratorWritesNow() throws {
         let report = try Self.check.get()
-        let committed = try String(
-            contentsOf: Self.repository.appendingPathComponent("Sources/RolloutModel/Plurals/PluralRules+CLDR.swift"),
-            encoding: .utf8)
-        XCTAssertEqual(
-            committed, report["swift"] as? String, "run scripts/generate-plural-rules.py and commit what it writes")
+        let outputs = [
+            ("swift", "Sources/RolloutModel/Plurals/PluralRules+CLDR.swift"),
+            ("java", "android/src/main/java/dev/rollout/client/PluralRulesCldr.java"),
+        ]
+        for (key, path) in outputs {
+            let committed = try String(contentsOf: Self.repository.appendingPathComponent(path), encoding: .utf8)
+            let generated = try XCTUnwrap(report[key] as? String, "--check reports no \(key) output")
+            XCTAssertEqual(
+                committed, generated,
+                "\(path) is not what scripts/generate-plural-rules.py writes: run it and commit both files")
+        }
     }
 
     func testEveryGeneratedRuleSetParsesAndIsUsed() {

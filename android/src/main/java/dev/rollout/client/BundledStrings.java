@@ -1,5 +1,7 @@
 package dev.rollout.client;
 
+import androidx.annotation.NonNull;
+import androidx.annotation.Nullable;
 import java.io.File;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -34,28 +36,31 @@ public final class BundledStrings {
         private final String key;
         private final String reason;
 
-        public Problem(String file, String key, String reason) {
+        public Problem(@NonNull String file, @Nullable String key, @NonNull String reason) {
             this.file = Objects.requireNonNull(file, "file");
             this.key = key;
             this.reason = Objects.requireNonNull(reason, "reason");
         }
 
         /** The file, relative to what was loaded ({@code values-tr/strings.xml}, {@code tr.json}). */
+        @NonNull
         public String file() {
             return file;
         }
 
         /** The key, when only that key was left out; null when the whole file (or folder) was. */
+        @Nullable
         public String key() {
             return key;
         }
 
+        @NonNull
         public String reason() {
             return reason;
         }
 
         @Override
-        public boolean equals(Object other) {
+        public boolean equals(@Nullable Object other) {
             if (!(other instanceof Problem)) return false;
             Problem that = (Problem) other;
             return file.equals(that.file) && Objects.equals(key, that.key) && reason.equals(that.reason);
@@ -67,6 +72,7 @@ public final class BundledStrings {
         }
 
         /** {@code file: key: reason}, or {@code file: reason}: as the Swift client writes it. */
+        @NonNull
         @Override
         public String toString() {
             return key == null ? file + ": " + reason : file + ": " + key + ": " + reason;
@@ -79,7 +85,7 @@ public final class BundledStrings {
     private final List<Problem> problems;
 
     /** Strings the app already holds (locale to key to text in the pack form), taken as they are. */
-    public BundledStrings(Map<String, Map<String, String>> strings) {
+    public BundledStrings(@NonNull Map<String, Map<String, String>> strings) {
         this(copy(strings), new ArrayList<>());
     }
 
@@ -89,21 +95,25 @@ public final class BundledStrings {
     }
 
     /** No strings: every lookup falls through to packs, then to the caller's fallback. */
+    @NonNull
     public static BundledStrings empty() {
         return EMPTY;
     }
 
     /** Locale to key to text; unmodifiable. */
+    @NonNull
     public Map<String, Map<String, String>> strings() {
         return strings;
     }
 
     /** What loading left out, in the order it was met. */
+    @NonNull
     public List<Problem> problems() {
         return problems;
     }
 
     /** The locales that have strings, sorted. */
+    @NonNull
     public List<String> locales() {
         return Collections.unmodifiableList(new ArrayList<>(new TreeMap<>(strings).keySet()));
     }
@@ -113,7 +123,8 @@ public final class BundledStrings {
      * and iOS pick {@code values-tr} / {@code tr.lproj} for a device in tr-TR ({@code zh-Hant-TW}
      * reads {@code zh-Hant}, then {@code zh}); or null.
      */
-    public Map<String, String> table(String locale) {
+    @Nullable
+    public Map<String, String> table(@NonNull String locale) {
         Map<String, String> own = strings.get(locale);
         if (own != null) return own;
         LocaleTags.Tag tag = LocaleTags.tryParse(locale);
@@ -126,7 +137,8 @@ public final class BundledStrings {
     }
 
     /** The text of {@code key} for {@code locale}, from {@link #table(String)}; null when missing or empty. */
-    public String text(String key, String locale) {
+    @Nullable
+    public String text(@NonNull String key, @NonNull String locale) {
         Map<String, String> table = table(locale);
         String value = table == null ? null : table.get(key);
         return value == null || value.isEmpty() ? null : value;
@@ -136,7 +148,8 @@ public final class BundledStrings {
      * The tables keyed by {@code locales} as well, each filled from {@link #table(String)} when
      * there is no table of that exact name: what a lookup by exact locale needs.
      */
-    public Map<String, Map<String, String>> expanded(Collection<String> locales) {
+    @NonNull
+    public Map<String, Map<String, String>> expanded(@NonNull Collection<String> locales) {
         Map<String, Map<String, String>> result = new HashMap<>(strings);
         for (String locale : locales) {
             if (!result.containsKey(locale)) {
@@ -148,7 +161,7 @@ public final class BundledStrings {
     }
 
     @Override
-    public boolean equals(Object other) {
+    public boolean equals(@Nullable Object other) {
         if (!(other instanceof BundledStrings)) return false;
         BundledStrings that = (BundledStrings) other;
         return strings.equals(that.strings) && problems.equals(that.problems);
@@ -159,6 +172,7 @@ public final class BundledStrings {
         return strings.hashCode() * 31 + problems.hashCode();
     }
 
+    @NonNull
     @Override
     public String toString() {
         int count = 0;
@@ -174,7 +188,8 @@ public final class BundledStrings {
      * of key to text in the pack form, taken as written: what {@code rollout device --bundled DIR}
      * and {@code scripts/android-device --bundled DIR} read.
      */
-    public static BundledStrings fromJsonDirectory(File directory) {
+    @NonNull
+    public static BundledStrings fromJsonDirectory(@NonNull File directory) {
         Builder builder = new Builder();
         String[] names = directory.list();
         if (names == null) {
@@ -241,7 +256,8 @@ public final class BundledStrings {
     }
 
     /** An app's {@code res/} folder with {@code values/} in English: {@code fromValuesDirectory(res, "en")}. */
-    public static BundledStrings fromValuesDirectory(File res) {
+    @NonNull
+    public static BundledStrings fromValuesDirectory(@NonNull File res) {
         return fromValuesDirectory(res, "en");
     }
 
@@ -256,7 +272,8 @@ public final class BundledStrings {
      * {@code translatable="false"}, {@code <string-array>}, references ({@code @string/x}) and
      * printf conversions ICU cannot keep are left out and listed in {@link #problems()}.
      */
-    public static BundledStrings fromValuesDirectory(File res, String defaultLocale) {
+    @NonNull
+    public static BundledStrings fromValuesDirectory(@NonNull File res, @NonNull String defaultLocale) {
         Builder builder = new Builder();
         String source = LocaleTags.canonical(defaultLocale);
         if (source == null) source = defaultLocale;
@@ -396,6 +413,7 @@ public final class BundledStrings {
     }
 
     /** Makes a new builder; see {@link Builder}. */
+    @NonNull
     public static Builder builder() {
         return new Builder();
     }
@@ -414,7 +432,8 @@ public final class BundledStrings {
         Builder() {}
 
         /** Adds text already in the pack form (ICU MessageFormat). */
-        public Builder text(String locale, String key, String text, String file) {
+        @NonNull
+        public Builder text(@NonNull String locale, @NonNull String key, @NonNull String text, @NonNull String file) {
             Map<String, String> table = strings.computeIfAbsent(locale, l -> new LinkedHashMap<>());
             String first = table.get(key);
             if (first == null) {
@@ -430,7 +449,9 @@ public final class BundledStrings {
          * {@code String.format}): {@code %1$s} becomes {@code {0}}, an apostrophe is text. A
          * conversion the pack form cannot keep ({@code %05d}) leaves the key out, listed.
          */
-        public Builder androidString(String locale, String key, String value, String file) {
+        @NonNull
+        public Builder androidString(@NonNull String locale, @NonNull String key, @NonNull String value,
+                @NonNull String file) {
             try {
                 return text(locale, key, Placeholders.printfIcu(value), file);
             } catch (Placeholders.Refusal refusal) {
@@ -439,7 +460,9 @@ public final class BundledStrings {
         }
 
         /** Adds a {@code formatted="false"} string: every {@code %} is text, as written. */
-        public Builder androidLiteral(String locale, String key, String value, String file) {
+        @NonNull
+        public Builder androidLiteral(@NonNull String locale, @NonNull String key, @NonNull String value,
+                @NonNull String file) {
             return text(locale, key, Placeholders.literal(value), file);
         }
 
@@ -447,7 +470,9 @@ public final class BundledStrings {
          * Adds a {@code <plurals>} given as its forms (CLDR category to the text
          * {@code getQuantityString} formats), as one ICU plural of the first number the forms show.
          */
-        public Builder androidPlural(String locale, String key, Map<String, String> forms, String file) {
+        @NonNull
+        public Builder androidPlural(@NonNull String locale, @NonNull String key, @NonNull Map<String, String> forms,
+                @NonNull String file) {
             try {
                 return text(locale, key, Placeholders.printfPlural(forms, LocaleTags.canonical(locale)), file);
             } catch (Placeholders.Refusal refusal) {
@@ -462,8 +487,9 @@ public final class BundledStrings {
          * no whole number reaches ({@code other} in Polish and Russian) cannot be asked for; as in
          * import, {@code many} stands for it.
          */
-        public Builder androidQuantityText(String locale, String key, IntFunction<? extends CharSequence> quantityText,
-                String file) {
+        @NonNull
+        public Builder androidQuantityText(@NonNull String locale, @NonNull String key,
+                @NonNull IntFunction<? extends CharSequence> quantityText, @NonNull String file) {
             String language = LocaleTags.canonical(locale);
             PluralRules rules = PluralRules.of(language == null ? locale : language);
             Map<String, String> forms = new LinkedHashMap<>();
@@ -481,14 +507,16 @@ public final class BundledStrings {
          * Takes {@code key} out of {@code locale}'s table again: for a loader that learns only after
          * reading a text that it is not that locale's own (Android's answer from {@code values/}).
          */
-        public Builder remove(String locale, String key) {
+        @NonNull
+        public Builder remove(@NonNull String locale, @NonNull String key) {
             Map<String, String> table = strings.get(locale);
             if (table != null) table.remove(key);
             return this;
         }
 
         /** Lists something left out: {@code key} null when a whole file or folder was. */
-        public Builder problem(String file, String key, String reason) {
+        @NonNull
+        public Builder problem(@NonNull String file, @Nullable String key, @NonNull String reason) {
             problems.add(new Problem(file, key, reason));
             return this;
         }
@@ -502,6 +530,7 @@ public final class BundledStrings {
          * The tables and the problems. A locale whose keys were all removed has no table, so it
          * reads its shorter form's.
          */
+        @NonNull
         public BundledStrings build() {
             Map<String, Map<String, String>> tables = new LinkedHashMap<>(strings);
             tables.values().removeIf(Map::isEmpty);

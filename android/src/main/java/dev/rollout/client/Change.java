@@ -1,5 +1,7 @@
 package dev.rollout.client;
 
+import androidx.annotation.NonNull;
+import androidx.annotation.Nullable;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -25,28 +27,31 @@ public final class Change {
     private final List<PackId> packs;
     private final String locale;
 
-    public Change(Reason reason, List<PackId> packs, String locale) {
+    public Change(@NonNull Reason reason, @NonNull List<PackId> packs, @NonNull String locale) {
         this.reason = Objects.requireNonNull(reason, "reason");
         this.packs = Collections.unmodifiableList(new ArrayList<>(packs));
         this.locale = Objects.requireNonNull(locale, "locale");
     }
 
+    @NonNull
     public Reason reason() {
         return reason;
     }
 
     /** The packs that became active, were dropped, or were given up; empty for LOCALE_CHANGED. */
+    @NonNull
     public List<PackId> packs() {
         return packs;
     }
 
     /** The device's locale after the change. */
+    @NonNull
     public String locale() {
         return locale;
     }
 
     @Override
-    public boolean equals(Object other) {
+    public boolean equals(@Nullable Object other) {
         if (!(other instanceof Change)) return false;
         Change that = (Change) other;
         return reason == that.reason && packs.equals(that.packs) && locale.equals(that.locale);
@@ -57,6 +62,7 @@ public final class Change {
         return Objects.hash(reason, packs, locale);
     }
 
+    @NonNull
     @Override
     public String toString() {
         return reason + " " + packs + " (" + locale + ")";

@@ -1,5 +1,7 @@
 package dev.rollout.client;
 
+import androidx.annotation.NonNull;
+import androidx.annotation.Nullable;
 import java.util.Objects;
 
 /** Why a refresh, or one pack of it, was refused: a reason to compare and a message to read. */
@@ -7,22 +9,24 @@ public final class Failure {
     private final FailureReason reason;
     private final String message;
 
-    public Failure(FailureReason reason, String message) {
+    public Failure(@NonNull FailureReason reason, @NonNull String message) {
         this.reason = Objects.requireNonNull(reason, "reason");
         this.message = Objects.requireNonNull(message, "message");
     }
 
+    @NonNull
     public FailureReason reason() {
         return reason;
     }
 
     /** For people: names the file and what is wrong with it. */
+    @NonNull
     public String message() {
         return message;
     }
 
     @Override
-    public boolean equals(Object other) {
+    public boolean equals(@Nullable Object other) {
         if (!(other instanceof Failure)) return false;
         Failure that = (Failure) other;
         return reason == that.reason && message.equals(that.message);
@@ -33,6 +37,7 @@ public final class Failure {
         return reason.hashCode() * 31 + message.hashCode();
     }
 
+    @NonNull
     @Override
     public String toString() {
         return reason.code() + ": " + message;

@@ -1,5 +1,8 @@
 package dev.rollout.client;
 
+import androidx.annotation.NonNull;
+import androidx.annotation.Nullable;
+
 /**
  * Why a refresh, or one download of it, was refused: the conformance kit's codes, the same in
  * both clients (Swift: {@code RolloutClient.FailureReason}). The message of a {@link Failure}
@@ -63,18 +66,21 @@ public enum FailureReason {
     }
 
     /** The kit's code, e.g. {@code "timed-out"}. */
+    @NonNull
     public String code() {
         return code;
     }
 
     /** The reason whose {@link #code()} is {@code code}, or null. */
-    public static FailureReason fromCode(String code) {
+    @Nullable
+    public static FailureReason fromCode(@NonNull String code) {
         for (FailureReason reason : values()) {
             if (reason.code.equals(code)) return reason;
         }
         return null;
     }
 
+    @NonNull
     @Override
     public String toString() {
         return code;

@@ -1,5 +1,6 @@
 package dev.rollout.client;
 
+import androidx.annotation.NonNull;
 import java.io.ByteArrayOutputStream;
 import java.io.File;
 import java.io.FileInputStream;
@@ -60,7 +61,8 @@ public final class HttpTransport implements Transport {
     public HttpTransport() {}
 
     @Override
-    public byte[] fetch(URI url, long maxBytes, int timeoutMillis) throws TransportException {
+    @NonNull
+    public byte[] fetch(@NonNull URI url, long maxBytes, int timeoutMillis) throws TransportException {
         String refusal = UrlRule.refusal(url);
         if (refusal != null) throw new TransportException(FailureReason.INSECURE_URL, refusal);
         if ("file".equalsIgnoreCase(url.getScheme())) return readFile(url, maxBytes);

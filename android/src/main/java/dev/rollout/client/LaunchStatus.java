@@ -1,5 +1,6 @@
 package dev.rollout.client;
 
+import androidx.annotation.NonNull;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -41,6 +42,7 @@ public final class LaunchStatus {
     }
 
     /** Active packs no successful launch has confirmed yet (empty while not armed). */
+    @NonNull
     public List<PackId> awaitingSuccess() {
         return awaitingSuccess;
     }
@@ -69,6 +71,7 @@ public final class LaunchStatus {
     }
 
     /** Packs the guard rolled back, most recent last (at most 32; never activated again). */
+    @NonNull
     public List<PackId> rolledBack() {
         return rolledBack;
     }
@@ -78,6 +81,7 @@ public final class LaunchStatus {
         return rollbacks;
     }
 
+    @NonNull
     @Override
     public String toString() {
         return "LaunchStatus{armed=" + armed + ", succeeded=" + succeeded + ", awaitingSuccess=" + awaitingSuccess

@@ -1,5 +1,8 @@
 package dev.rollout.client;
 
+import androidx.annotation.NonNull;
+import androidx.annotation.Nullable;
+
 /** {@code tr-TR@18}: a locale and a content version, the immutable name of one pack. */
 public final class PackId implements Comparable<PackId> {
     private final String locale;
@@ -16,7 +19,8 @@ public final class PackId implements Comparable<PackId> {
      *
      * @throws IllegalArgumentException when it is not a pack id; the message says why
      */
-    public static PackId parse(String text) {
+    @NonNull
+    public static PackId parse(@NonNull String text) {
         int at = text.indexOf('@');
         String versionText = at < 0 ? "" : text.substring(at + 1);
         boolean digits = !versionText.isEmpty();
@@ -44,6 +48,7 @@ public final class PackId implements Comparable<PackId> {
     }
 
     /** The pack's locale, a canonical BCP 47 tag such as {@code tr-TR}. */
+    @NonNull
     public String locale() {
         return locale;
     }
@@ -54,6 +59,7 @@ public final class PackId implements Comparable<PackId> {
     }
 
     /** {@code LOCALE@VERSION}, the form {@link #parse} reads. */
+    @NonNull
     @Override
     public String toString() {
         return locale + "@" + contentVersion;
@@ -61,13 +67,13 @@ public final class PackId implements Comparable<PackId> {
 
     /** By locale (as Swift orders strings), then by content version. */
     @Override
-    public int compareTo(PackId other) {
+    public int compareTo(@NonNull PackId other) {
         int byLocale = Graphemes.SWIFT_ORDER.compare(locale, other.locale);
         return byLocale != 0 ? byLocale : Integer.compare(contentVersion, other.contentVersion);
     }
 
     @Override
-    public boolean equals(Object other) {
+    public boolean equals(@Nullable Object other) {
         if (!(other instanceof PackId)) return false;
         PackId that = (PackId) other;
         return contentVersion == that.contentVersion && locale.equals(that.locale);

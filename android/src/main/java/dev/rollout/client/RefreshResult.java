@@ -1,5 +1,7 @@
 package dev.rollout.client;
 
+import androidx.annotation.NonNull;
+import androidx.annotation.Nullable;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -71,26 +73,31 @@ public final class RefreshResult {
                 Collections.emptyList(), retryAfterMillis);
     }
 
+    @NonNull
     public Kind kind() {
         return kind;
     }
 
     /** STAGED: the packs waiting for activation; empty otherwise. */
+    @NonNull
     public List<PackId> staged() {
         return staged;
     }
 
     /** STAGED, UP_TO_DATE and PARTIAL: the packs the round took away; empty otherwise. */
+    @NonNull
     public List<PackId> dropped() {
         return dropped;
     }
 
     /** PARTIAL: why each pack was not staged; FAILED: the one failure; empty otherwise. */
+    @NonNull
     public List<Failure> failures() {
         return failures;
     }
 
     /** FAILED: why nothing changed; null for every other kind. */
+    @Nullable
     public Failure failure() {
         return kind == Kind.FAILED ? failures.get(0) : null;
     }
@@ -101,7 +108,7 @@ public final class RefreshResult {
     }
 
     @Override
-    public boolean equals(Object other) {
+    public boolean equals(@Nullable Object other) {
         if (!(other instanceof RefreshResult)) return false;
         RefreshResult that = (RefreshResult) other;
         return kind == that.kind && staged.equals(that.staged) && dropped.equals(that.dropped)
@@ -113,6 +120,7 @@ public final class RefreshResult {
         return kind.hashCode() * 31 + staged.hashCode();
     }
 
+    @NonNull
     @Override
     public String toString() {
         switch (kind) {

@@ -1,5 +1,7 @@
 package dev.rollout.client;
 
+import androidx.annotation.NonNull;
+import androidx.annotation.Nullable;
 import java.io.File;
 import java.io.IOException;
 import java.net.URI;
@@ -64,11 +66,13 @@ public final class RolloutClient {
             spaceLeft = b.spaceLeft;
         }
 
+        @NonNull
         public static Builder builder() {
             return new Builder();
         }
 
         /** The defaults. */
+        @NonNull
         public static Options defaults() {
             return new Builder().build();
         }
@@ -90,7 +94,8 @@ public final class RolloutClient {
             private Builder() {}
 
             /** The locale whose bundled strings are the last resort for every key (en-US). */
-            public Builder defaultLocale(String locale) {
+            @NonNull
+            public Builder defaultLocale(@NonNull String locale) {
                 defaultLocale = Objects.requireNonNull(locale, "locale");
                 return this;
             }
@@ -99,18 +104,21 @@ public final class RolloutClient {
              * The install id that places the device in percent rollouts, or null (the default): a random
              * UUID kept in the cache directory.
              */
-            public Builder installId(String id) {
+            @NonNull
+            public Builder installId(@Nullable String id) {
                 installId = id;
                 return this;
             }
 
             /** How the site is fetched ({@link HttpTransport}). */
-            public Builder transport(Transport transport) {
+            @NonNull
+            public Builder transport(@NonNull Transport transport) {
                 this.transport = Objects.requireNonNull(transport, "transport");
                 return this;
             }
 
             /** Each download's time-out (15 s): past it the refresh gives up. */
+            @NonNull
             public Builder timeoutMillis(int millis) {
                 if (millis <= 0) throw new IllegalArgumentException("timeoutMillis must be positive");
                 timeoutMillis = millis;
@@ -118,13 +126,15 @@ public final class RolloutClient {
             }
 
             /** The clock refreshes, expiry and the counters' days read (the system's, UTC). */
-            public Builder clock(Clock clock) {
+            @NonNull
+            public Builder clock(@NonNull Clock clock) {
                 this.clock = Objects.requireNonNull(clock, "clock");
                 return this;
             }
 
             /** Pack schema versions this build of the app understands. */
-            public Builder schemaVersions(Set<Integer> versions) {
+            @NonNull
+            public Builder schemaVersions(@NonNull Set<Integer> versions) {
                 schemaVersions = new HashSet<>(versions);
                 return this;
             }
@@ -133,6 +143,7 @@ public final class RolloutClient {
              * How long after a refresh round refresh(false) asks the network again (4 hours; kept
              * across launches in state.json); refresh(true) ignores it.
              */
+            @NonNull
             public Builder minimumRefreshIntervalMillis(long millis) {
                 minimumRefreshIntervalMillis = Math.max(0, millis);
                 return this;
@@ -142,6 +153,7 @@ public final class RolloutClient {
              * Failed launches (ended before markLaunchSucceeded()) after which a pack activated since
              * the last successful launch is rolled back (2).
              */
+            @NonNull
             public Builder launchAttempts(int attempts) {
                 launchAttempts = attempts;
                 return this;
@@ -152,6 +164,7 @@ public final class RolloutClient {
              * activates the packs a refresh staged. False for a client that only inspects the cache: it
              * counts nothing and leaves staged packs waiting.
              */
+            @NonNull
             public Builder countsLaunch(boolean counts) {
                 countsLaunch = counts;
                 return this;
@@ -162,6 +175,7 @@ public final class RolloutClient {
              * sequence of the site the app was built against, so that an old copy of the site never
              * shows its since-blocked packs.
              */
+            @NonNull
             public Builder minimumIndexSequence(long sequence) {
                 minimumIndexSequence = sequence;
                 return this;
@@ -182,6 +196,7 @@ public final class RolloutClient {
                 return this;
             }
 
+            @NonNull
             public Options build() {
                 return new Options(this);
             }
@@ -246,8 +261,9 @@ public final class RolloutClient {
      * @param locale the device's locale as BCP 47 (tr-TR)
      * @param options or null for the defaults
      */
-    public RolloutClient(BundledStrings bundled, File cacheDirectory, URI manifestUrl, Trust trust, String appVersion,
-            String region, String locale, Options options) {
+    public RolloutClient(@NonNull BundledStrings bundled, @NonNull File cacheDirectory, @NonNull URI manifestUrl,
+            @NonNull Trust trust, @NonNull String appVersion, @NonNull String region, @NonNull String locale,
+            @Nullable Options options) {
         this(bundled, cacheDirectory, manifestUrl, SignatureCheck.roots(trust), appVersion, region, locale, options);
     }
 
@@ -257,8 +273,9 @@ public final class RolloutClient {
      * constructor; {@code publicKey} is {@code ed25519:BASE64} (one that does not parse makes every
      * refresh fail MISCONFIGURED).
      */
-    public RolloutClient(BundledStrings bundled, File cacheDirectory, URI manifestUrl, String publicKey,
-            String appVersion, String region, String locale, Options options) {
+    public RolloutClient(@NonNull BundledStrings bundled, @NonNull File cacheDirectory, @NonNull URI manifestUrl,
+            @NonNull String publicKey, @NonNull String appVersion, @NonNull String region, @NonNull String locale,
+            @Nullable Options options) {
         this(bundled, cacheDirectory, manifestUrl, SignatureCheck.pinned(publicKey), appVersion, region, locale,
                 options);
     }
@@ -314,6 +331,7 @@ public final class RolloutClient {
     }
 
     /** The install id that places the device in percent rollouts. */
+    @NonNull
     public String installId() {
         return installId;
     }
@@ -418,6 +436,7 @@ public final class RolloutClient {
      * its download in progress returns (at the latest at its time-out). Never throws; an index or
      * manifest that fails changes nothing.
      */
+    @NonNull
     public RefreshResult refresh(boolean force) {
         long now = options.clock.millis();
         String roundLocale;
@@ -454,6 +473,7 @@ public final class RolloutClient {
     }
 
     /** {@code refresh(false)}. */
+    @NonNull
     public RefreshResult refresh() {
         return refresh(false);
     }
@@ -477,6 +497,7 @@ public final class RolloutClient {
      * screen, the app coming to the foreground); a pending pack also becomes active at the next start.
      * Returns the packs that became active.
      */
+    @NonNull
     public List<PackId> activatePending() {
         // Verified outside the lock: the checks are the slow part.
         List<Ready> ready = new ArrayList<>();
@@ -528,6 +549,7 @@ public final class RolloutClient {
      * that pack is never activated again on this device, and the previous good pack (or the bundled
      * strings) returns at once. Returns the pack given up, or null when the locale had none.
      */
+    @Nullable
     public PackId markActivePackFailed() {
         PackId bad;
         String badLocale;
@@ -607,12 +629,14 @@ public final class RolloutClient {
     }
 
     /** {@code string(key, no arguments, no fallback)}. */
-    public String string(String key) {
+    @NonNull
+    public String string(@NonNull String key) {
         return string(key, Collections.<String, String>emptyMap(), null);
     }
 
     /** {@code string(key, arguments, no fallback)}. */
-    public String string(String key, Map<String, String> arguments) {
+    @NonNull
+    public String string(@NonNull String key, @NonNull Map<String, String> arguments) {
         return string(key, arguments, null);
     }
 
@@ -624,7 +648,8 @@ public final class RolloutClient {
      * at all and has no fallback for shows "…". Reads one immutable snapshot: never waits on disk,
      * network or a refresh.
      */
-    public String string(String key, Map<String, String> arguments, String fallback) {
+    @NonNull
+    public String string(@NonNull String key, @NonNull Map<String, String> arguments, @Nullable String fallback) {
         Snapshot view = snapshot;
         String found = null;
         boolean fromOwnPack = false;
@@ -661,7 +686,7 @@ public final class RolloutClient {
      * Switches the device's locale; the next string() reads the new chain. A refresh fetches the new
      * locale's packs.
      */
-    public void setLocale(String newLocale) {
+    public void setLocale(@NonNull String newLocale) {
         Objects.requireNonNull(newLocale, "locale");
         synchronized (lock) {
             if (newLocale.equals(locale)) return;
@@ -671,11 +696,13 @@ public final class RolloutClient {
         announce(new Change(Change.Reason.LOCALE_CHANGED, Collections.<PackId>emptyList(), newLocale));
     }
 
+    @NonNull
     public String currentLocale() {
         return snapshot.locale;
     }
 
     /** The active pack of each locale that has one, sorted. */
+    @NonNull
     public List<PackId> activePacks() {
         List<PackId> packs = new ArrayList<>(snapshot.activePacks.values());
         Collections.sort(packs);
@@ -683,11 +710,13 @@ public final class RolloutClient {
     }
 
     /** The pack in use for the device's own locale, or null: bundled strings. */
+    @Nullable
     public PackId activePack() {
         return snapshot.ownPack;
     }
 
     /** Packs a refresh round verified and committed, waiting for activatePending(), sorted. */
+    @NonNull
     public List<PackId> pendingPacks() {
         List<PackId> pending = new ArrayList<>();
         for (String locale : storage.children("packs")) {
@@ -701,6 +730,7 @@ public final class RolloutClient {
     // Status
 
     /** A consistent picture of the device: its memory, and the slots in its cache. */
+    @NonNull
     public Status status() {
         String locale;
         List<String> chain;
@@ -744,6 +774,7 @@ public final class RolloutClient {
     // The crash-loop guard
 
     /** The crash-loop guard as the app (or {@code rollout device status}) sees it. */
+    @NonNull
     public LaunchStatus launchStatus() {
         return LaunchGuardSteps.status(this);
     }
@@ -843,7 +874,8 @@ public final class RolloutClient {
      * processes not reset yet. Rows for the bundled strings are not written: there is no pack to
      * attribute them to.
      */
-    public String metricsCsv(MetricKind kind) {
+    @NonNull
+    public String metricsCsv(@NonNull MetricKind kind) {
         Counters counters;
         // Under the writers' lock, which a save holds while it moves the tally into the state.
         synchronized (lock) {
@@ -876,7 +908,8 @@ public final class RolloutClient {
      * Tells {@code listener}, on {@code executor}, every change of the strings string() returns from
      * now on, until the subscription is closed. Never called with a lock of the client held.
      */
-    public Subscription addChangeListener(Executor executor, ChangeListener listener) {
+    @NonNull
+    public Subscription addChangeListener(@NonNull Executor executor, @NonNull ChangeListener listener) {
         return observers.add(executor, listener);
     }
 

@@ -1,5 +1,7 @@
 package dev.rollout.client;
 
+import androidx.annotation.NonNull;
+import androidx.annotation.Nullable;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -26,16 +28,19 @@ public final class Status {
         }
 
         /** In use, or null: this locale's bundled strings, or the next locale of the chain. */
+        @Nullable
         public PackId active() {
             return active;
         }
 
         /** Verified by a committed refresh round, waiting for activatePending() or the next start; or null. */
+        @Nullable
         public PackId pending() {
             return pending;
         }
 
         /** The last good pack before active, what a rollback returns to; or null. */
+        @Nullable
         public PackId previous() {
             return previous;
         }
@@ -45,7 +50,7 @@ public final class Status {
         }
 
         @Override
-        public boolean equals(Object other) {
+        public boolean equals(@Nullable Object other) {
             if (!(other instanceof Slots)) return false;
             Slots that = (Slots) other;
             return Objects.equals(active, that.active) && Objects.equals(pending, that.pending)
@@ -57,6 +62,7 @@ public final class Status {
             return Objects.hash(active, pending, previous);
         }
 
+        @NonNull
         @Override
         public String toString() {
             return "{active=" + active + ", pending=" + pending + ", previous=" + previous + "}";
@@ -94,31 +100,37 @@ public final class Status {
     }
 
     /** The device's locale. */
+    @NonNull
     public String locale() {
         return locale;
     }
 
     /** The locales its keys are looked up in, in order. */
+    @NonNull
     public List<String> chain() {
         return chain;
     }
 
     /** Each locale that has a pack in the cache. */
+    @NonNull
     public Map<String, Slots> packs() {
         return packs;
     }
 
     /** Packs this device gave up (markActivePackFailed(), the crash-loop guard): never activated again. */
+    @NonNull
     public List<PackId> failed() {
         return failed;
     }
 
     /** Content versions the manifests block, per locale. */
+    @NonNull
     public Map<String, List<Integer>> blocked() {
         return blocked;
     }
 
     /** Locales whose kill switch was on in the last manifest seen. */
+    @NonNull
     public List<String> killed() {
         return killed;
     }
@@ -129,21 +141,25 @@ public final class Status {
     }
 
     /** When the last refresh round whose index and manifests verified began, or null. */
+    @Nullable
     public Instant lastRefresh() {
         return lastRefresh;
     }
 
     /** The crash-loop guard: packs awaiting a successful launch, failed launches, rollbacks. */
+    @NonNull
     public LaunchStatus launch() {
         return launch;
     }
 
     /** The version of the key list the device accepted, or null: none, or an app that pins a key. */
+    @Nullable
     public Long keysVersion() {
         return keysVersion;
     }
 
     /** When the accepted index expires, or null: it does not. */
+    @Nullable
     public Instant indexExpires() {
         return indexExpires;
     }
@@ -156,6 +172,7 @@ public final class Status {
         return stale;
     }
 
+    @NonNull
     @Override
     public String toString() {
         return "Status{locale=" + locale + ", chain=" + chain + ", packs=" + packs + ", failed=" + failed

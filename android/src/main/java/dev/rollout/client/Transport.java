@@ -1,5 +1,6 @@
 package dev.rollout.client;
 
+import androidx.annotation.NonNull;
 import java.net.URI;
 
 /**
@@ -14,5 +15,6 @@ public interface Transport {
      * thread that called {@link RolloutClient#refresh}; an interrupt of that thread is
      * {@link FailureReason#CANCELLED}.
      */
-    byte[] fetch(URI url, long maxBytes, int timeoutMillis) throws TransportException;
+    @NonNull
+    byte[] fetch(@NonNull URI url, long maxBytes, int timeoutMillis) throws TransportException;
 }

@@ -1,5 +1,7 @@
 package dev.rollout.client;
 
+import androidx.annotation.NonNull;
+import androidx.annotation.Nullable;
 import java.util.Objects;
 
 /** A fetch that did not deliver the whole file: no response, a time-out, a status, a refused URL, too large. */
@@ -8,21 +10,23 @@ public final class TransportException extends Exception {
 
     private final FailureReason reason;
 
-    public TransportException(FailureReason reason, String message) {
+    public TransportException(@NonNull FailureReason reason, @NonNull String message) {
         super(message);
         this.reason = Objects.requireNonNull(reason, "reason");
     }
 
-    public TransportException(FailureReason reason, String message, Throwable cause) {
+    public TransportException(@NonNull FailureReason reason, @NonNull String message, @Nullable Throwable cause) {
         super(message, cause);
         this.reason = Objects.requireNonNull(reason, "reason");
     }
 
+    @NonNull
     public FailureReason reason() {
         return reason;
     }
 
     /** The failure a refresh reports for it. */
+    @NonNull
     public Failure failure() {
         return new Failure(reason, getMessage());
     }

@@ -1,5 +1,7 @@
 package dev.rollout.client;
 
+import androidx.annotation.NonNull;
+import androidx.annotation.Nullable;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -28,7 +30,7 @@ public final class Trust {
      *     init/rotate/revoke/rotate-root} print it), or 0: a device refuses an older list, so a fresh install, or one
      *     whose saved list is damaged, never takes a list from before a revocation
      */
-    public Trust(List<String> rootKeys, int threshold, String pinnedKey, int minimumKeysVersion) {
+    public Trust(@NonNull List<String> rootKeys, int threshold, @Nullable String pinnedKey, int minimumKeysVersion) {
         List<String> copy = new ArrayList<>(Objects.requireNonNull(rootKeys, "rootKeys"));
         for (String key : copy) Objects.requireNonNull(key, "a root key");
         this.rootKeys = Collections.unmodifiableList(copy);
@@ -38,11 +40,12 @@ public final class Trust {
     }
 
     /** Root keys with a threshold of one, no pinned key and no minimum key list version. */
-    public Trust(List<String> rootKeys) {
+    public Trust(@NonNull List<String> rootKeys) {
         this(rootKeys, 1, null, 0);
     }
 
     /** The root public keys, {@code ed25519:BASE64}. */
+    @NonNull
     public List<String> rootKeys() {
         return rootKeys;
     }
@@ -53,6 +56,7 @@ public final class Trust {
     }
 
     /** The key an earlier version of the app pinned, or null. */
+    @Nullable
     public String pinnedKey() {
         return pinnedKey;
     }
@@ -63,7 +67,7 @@ public final class Trust {
     }
 
     @Override
-    public boolean equals(Object other) {
+    public boolean equals(@Nullable Object other) {
         if (!(other instanceof Trust)) return false;
         Trust that = (Trust) other;
         return rootKeys.equals(that.rootKeys) && threshold == that.threshold
@@ -75,6 +79,7 @@ public final class Trust {
         return Objects.hash(rootKeys, threshold, pinnedKey, minimumKeysVersion);
     }
 
+    @NonNull
     @Override
     public String toString() {
         return "Trust(rootKeys: " + rootKeys + ", threshold: " + threshold + ", pinnedKey: " + pinnedKey

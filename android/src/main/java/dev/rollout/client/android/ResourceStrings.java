@@ -3,6 +3,7 @@ package dev.rollout.client.android;
 import android.content.Context;
 import android.content.res.Configuration;
 import android.content.res.Resources;
+import androidx.annotation.NonNull;
 import dev.rollout.client.BundledStrings;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -52,6 +53,7 @@ public final class ResourceStrings {
         this.entries = Collections.unmodifiableList(new ArrayList<>(entries));
     }
 
+    @NonNull
     public static Builder builder() {
         return new Builder();
     }
@@ -63,23 +65,27 @@ public final class ResourceStrings {
         Builder() {}
 
         /** A {@code <string>} that is a format string ({@code getString(id, args...)}): {@code R.string.x}. */
-        public Builder string(String key, int id) {
+        @NonNull
+        public Builder string(@NonNull String key, int id) {
             entries.add(new Entry(Objects.requireNonNull(key, "key"), id, Kind.STRING));
             return this;
         }
 
         /** A {@code formatted="false"} string: every {@code %} is text (Resources does not say which these are). */
-        public Builder literal(String key, int id) {
+        @NonNull
+        public Builder literal(@NonNull String key, int id) {
             entries.add(new Entry(Objects.requireNonNull(key, "key"), id, Kind.LITERAL));
             return this;
         }
 
         /** A {@code <plurals>}: {@code R.plurals.x}. */
-        public Builder plural(String key, int id) {
+        @NonNull
+        public Builder plural(@NonNull String key, int id) {
             entries.add(new Entry(Objects.requireNonNull(key, "key"), id, Kind.PLURAL));
             return this;
         }
 
+        @NonNull
         public ResourceStrings build() {
             return new ResourceStrings(entries);
         }
@@ -90,8 +96,9 @@ public final class ResourceStrings {
      * (the app's: {@code context.getPackageName()}), looked up by name once; a name the app does
      * not have is listed in the problems of {@link #read}.
      */
-    public static ResourceStrings byName(Resources resources, String packageName, Collection<String> strings,
-            Collection<String> plurals) {
+    @NonNull
+    public static ResourceStrings byName(@NonNull Resources resources, @NonNull String packageName,
+            @NonNull Collection<String> strings, @NonNull Collection<String> plurals) {
         Builder builder = new Builder();
         for (String name : strings) builder.string(name, resources.getIdentifier(name, "string", packageName));
         for (String name : plurals) builder.plural(name, resources.getIdentifier(name, "plurals", packageName));
@@ -105,7 +112,8 @@ public final class ResourceStrings {
      * another language while it runs reads those languages too (the overload with a list of
      * locales) and then calls {@code setLocale} (docs/android.md, "What the app calls, and when").
      */
-    public BundledStrings read(Context context, String defaultLocale) {
+    @NonNull
+    public BundledStrings read(@NonNull Context context, @NonNull String defaultLocale) {
         List<String> locales = new ArrayList<>();
         locales.add(RolloutAndroid.locale(context));
         return read(context, defaultLocale, locales);
@@ -123,7 +131,8 @@ public final class ResourceStrings {
      * locale's text last, as it should. A translation that really is the same ("OK") is left out
      * too, and shows the same.
      */
-    public BundledStrings read(Context context, String defaultLocale, List<String> locales) {
+    @NonNull
+    public BundledStrings read(@NonNull Context context, @NonNull String defaultLocale, @NonNull List<String> locales) {
         return read(locale -> {
             Configuration configuration = new Configuration(context.getResources().getConfiguration());
             configuration.setLocale(locale);

@@ -6,6 +6,8 @@ import android.content.res.Configuration;
 import android.os.Handler;
 import android.os.LocaleList;
 import android.os.Looper;
+import androidx.annotation.NonNull;
+import androidx.annotation.Nullable;
 import dev.rollout.client.BundledStrings;
 import dev.rollout.client.RolloutClient;
 import dev.rollout.client.Trust;
@@ -27,14 +29,16 @@ public final class RolloutAndroid {
     private RolloutAndroid() {}
 
     /** A client on a key list signed by {@code trust}'s root keys. Never fails and never touches the network. */
-    public static RolloutClient create(Context context, BundledStrings bundled, URI manifestUrl, Trust trust,
-            RolloutClient.Options options) {
+    @NonNull
+    public static RolloutClient create(@NonNull Context context, @NonNull BundledStrings bundled,
+            @NonNull URI manifestUrl, @NonNull Trust trust, @Nullable RolloutClient.Options options) {
         return create(Device.of(context), bundled, manifestUrl, trust, options);
     }
 
     /** A client that pins one publishing key ({@code ed25519:BASE64}). Never fails and never touches the network. */
-    public static RolloutClient create(Context context, BundledStrings bundled, URI manifestUrl, String publicKey,
-            RolloutClient.Options options) {
+    @NonNull
+    public static RolloutClient create(@NonNull Context context, @NonNull BundledStrings bundled,
+            @NonNull URI manifestUrl, @NonNull String publicKey, @Nullable RolloutClient.Options options) {
         return create(Device.of(context), bundled, manifestUrl, publicKey, options);
     }
 
@@ -56,7 +60,8 @@ public final class RolloutAndroid {
      * protection and the failed list), and left out of Auto Backup, so that a restore on another
      * phone never brings back an old state.json.
      */
-    public static File cacheDirectory(Context context) {
+    @NonNull
+    public static File cacheDirectory(@NonNull Context context) {
         return new File(context.getNoBackupFilesDir(), "rollout");
     }
 
@@ -65,7 +70,8 @@ public final class RolloutAndroid {
      * version ranges name it; empty when the package has none, which matches no pack: the device
      * keeps its bundled strings.
      */
-    public static String appVersion(Context context) {
+    @NonNull
+    public static String appVersion(@NonNull Context context) {
         try {
             String name = context.getPackageManager().getPackageInfo(context.getPackageName(), 0).versionName;
             return name == null ? "" : name;
@@ -79,12 +85,14 @@ public final class RolloutAndroid {
      * {@code he} for Java's {@code iw}), without the Unicode extensions Android 14's regional
      * preferences add ({@code en-US-u-mu-celsius}): they name units and calendars, not a language.
      */
-    public static String locale(Context context) {
+    @NonNull
+    public static String locale(@NonNull Context context) {
         return localeTag(primaryLocale(context));
     }
 
     /** The region of the configuration's first locale ({@code TR}), or empty when it names none. */
-    public static String region(Context context) {
+    @NonNull
+    public static String region(@NonNull Context context) {
         return primaryLocale(context).getCountry();
     }
 
@@ -93,6 +101,7 @@ public final class RolloutAndroid {
      * when the listener touches views or Compose state. API 28's {@code Context.getMainExecutor()}
      * does the same; this one works from API 26.
      */
+    @NonNull
     public static Executor mainThread() {
         Handler handler = new Handler(Looper.getMainLooper());
         return handler::post;

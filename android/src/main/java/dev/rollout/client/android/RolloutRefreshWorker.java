@@ -1,6 +1,7 @@
 package dev.rollout.client.android;
 
 import android.content.Context;
+import androidx.annotation.NonNull;
 import androidx.work.ListenableWorker;
 import androidx.work.Worker;
 import androidx.work.WorkerParameters;
@@ -21,12 +22,14 @@ import java.util.List;
  */
 public final class RolloutRefreshWorker extends Worker {
     /** The name to enqueue it under with {@code enqueueUniquePeriodicWork}, so it is scheduled once. */
+    @NonNull
     public static final String UNIQUE_NAME = "dev.rollout.refresh";
 
-    public RolloutRefreshWorker(Context context, WorkerParameters workerParams) {
+    public RolloutRefreshWorker(@NonNull Context context, @NonNull WorkerParameters workerParams) {
         super(context, workerParams);
     }
 
+    @NonNull
     @Override
     public ListenableWorker.Result doWork() {
         switch (run(getApplicationContext())) {
