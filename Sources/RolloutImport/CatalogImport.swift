@@ -53,6 +53,8 @@ public struct CatalogImport: Sendable {
     public var skippedFiles: [SkippedFile] = []
     /// The catalog's development language, when it says (xcstrings' sourceLanguage).
     public var sourceLocale: String?
+    /// How the values were read, when the project said (i18next: `icu` with i18next-icu), and why.
+    public var reading: CatalogReading?
 
     /// A key two sources give one locale (`pt_BR/` and `pt-BR/`, `app_en.arb` and `intl_en.arb`):
     /// the first is kept and the second listed, never overwritten silently.
@@ -93,10 +95,14 @@ public struct ImportOptions: Sendable {
     /// ARB: whether apostrophes are ICU escaping (gen-l10n's `use-escaping: true`). nil: as the
     /// project's l10n.yaml says, else off, gen-l10n's default.
     public var arbUseEscaping: Bool?
+    /// i18next: how values are read. nil: ICU MessageFormat when the nearest package.json lists
+    /// i18next-icu, else i18next's interpolation.
+    public var i18nextFormat: I18nextFormat?
 
-    public init(sourceLocale: String, arbUseEscaping: Bool? = nil) {
+    public init(sourceLocale: String, arbUseEscaping: Bool? = nil, i18nextFormat: I18nextFormat? = nil) {
         self.sourceLocale = sourceLocale
         self.arbUseEscaping = arbUseEscaping
+        self.i18nextFormat = i18nextFormat
     }
 }
 
@@ -105,7 +111,7 @@ public enum CatalogImporter {
         switch format {
         case .xcstrings: return try xcstrings(path)
         case .android: return try android(path, sourceLocale: options.sourceLocale)
-        case .i18next: return try i18next(path)
+        case .i18next: return try i18next(path, format: options.i18nextFormat)
         case .arb: return try arb(path, useEscaping: options.arbUseEscaping)
         }
     }

@@ -10,13 +10,20 @@ extension CatalogImporter {
     /// names are locales in any spelling i18next apps use (`pt_BR`, `zh-Hant`); anything else in
     /// the folder is listed as left out. The source locale is `en` when there is one (the
     /// `fallbackLng` i18next apps set), else the import's default.
-    static func i18next(_ path: String) throws -> CatalogImport {
+    static func i18next(_ path: String, format: I18nextFormat? = nil) throws -> CatalogImport {
         var result = CatalogImport()
         let files = try i18nextFiles(path, into: &result)
         guard !files.isEmpty else { throw RolloutError.missing("\(path): no i18next JSON files in it") }
+        let reading =
+            try format.map { CatalogReading(format: $0.rawValue, because: "--i18next-format") }
+            ?? i18nextICUProject(path).map {
+                CatalogReading(format: I18nextFormat.icu.rawValue, because: "i18next-icu in \($0)")
+            }
+        result.reading = reading
+        let icu = reading?.format == I18nextFormat.icu.rawValue
         for file in files {
             let before = (result.strings[file.locale]?.count ?? 0, result.skipped.count)
-            try i18nextNamespace(file, into: &result)
+            try icu ? icuNamespace(file, into: &result) : i18nextNamespace(file, into: &result)
             // A file with nothing in it makes no pack, and is said so.
             if (result.strings[file.locale]?.count ?? 0, result.skipped.count) == before {
                 result.skipFile(file.path, "no strings in it")
@@ -130,6 +137,58 @@ extension CatalogImporter {
         }
     }
 
+    /// The nearest package.json walking up from the catalog's folder, when it lists `i18next-icu`
+    /// in dependencies or devDependencies: the app then formats every value as ICU MessageFormat
+    /// (i18next.use(ICU)), not with i18next's `{{name}}` interpolation.
+    static func i18nextICUProject(_ path: String) throws -> String? {
+        var folder = URL(fileURLWithPath: isDirectory(path) ? path : (path as NSString).deletingLastPathComponent)
+            .standardizedFileURL.path
+        while true {
+            let manifest = folder == "/" ? "/package.json" : "\(folder)/package.json"
+            if FileManager.default.fileExists(atPath: manifest) {
+                let object = try json(manifest)
+                let listed = ["dependencies", "devDependencies"].contains {
+                    object[$0]?.objectValue?["i18next-icu"] != nil
+                }
+                return listed ? manifest : nil
+            }
+            guard folder != "/", !folder.isEmpty else { return nil }
+            folder = (folder as NSString).deletingLastPathComponent
+        }
+    }
+
+    /// One namespace file of an i18next-icu project: each value is ICU MessageFormat, the pack's
+    /// own form, kept as it is (apostrophes, `#`, `{{` as ICU reads them), or left out with
+    /// the syntax error ICU would refuse it for.
+    static func icuNamespace(_ file: I18nextFile, into result: inout CatalogImport) throws {
+        let (object, ambiguous) = try catalogJSON(file.path)
+        for duplicate in ambiguous {
+            result.skip(
+                file.locale, file.prefix + duplicate.path.joined(separator: "."),
+                ambiguousReason(duplicate, in: file.path, toolchain: "JSON.parse"))
+        }
+        func walk(_ value: JSONValue, _ key: String) {
+            if let object = value.objectValue {
+                for name in object.keys.sorted() { walk(object[name]!, key.isEmpty ? name : "\(key).\(name)") }
+            } else if let text = value.stringValue {
+                let syntax = MessageSyntax.analyse(text)
+                if let error = syntax.errors.first {
+                    result.skip(file.locale, file.prefix + key, "not ICU MessageFormat (i18next-icu): \(error)")
+                } else if let template = syntax.placeholders.sorted().first(where: { $0.hasPrefix("{{") }) {
+                    // The pack would read `{{name}}` as its template placeholder; ICU refuses it.
+                    result.skip(
+                        file.locale, file.prefix + key,
+                        "not ICU MessageFormat (i18next-icu): \(template) is not a placeholder in ICU, write {name}")
+                } else {
+                    result.add(file.locale, file.prefix + key, text)
+                }
+            } else {
+                result.skip(file.locale, file.prefix + key, "not a string (arrays and numbers are not imported)")
+            }
+        }
+        walk(.object(object), "")
+    }
+
     static func isDirectory(_ path: String) -> Bool {
         var isDirectory: ObjCBool = false
         return FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && isDirectory.boolValue
@@ -138,6 +197,18 @@ extension CatalogImporter {
     static func entries(_ path: String) -> [String] {
         ((try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []).sorted()
     }
+}
+
+/// How i18next values are read: `icu` as ICU MessageFormat (the i18next-icu plugin), `i18next`
+/// with i18next's own interpolation (`{{name}}`).
+public enum I18nextFormat: String, CaseIterable, Sendable {
+    case icu, i18next
+}
+
+/// How a catalog's values were read, and why (the flag, or the project file that says).
+public struct CatalogReading: Sendable, Equatable {
+    public let format: String
+    public let because: String
 }
 
 /// A namespace's flat keys sorted into plain strings and plural forms, as i18next looks them up.

@@ -159,6 +159,21 @@ final class ImportI18nextTests: XCTestCase {
         XCTAssertEqual(files, ["sv/translation.json: no strings in it"])
     }
 
+    /// An empty value shows nothing of its own: i18next (returnEmptyString: false) shows the
+    /// fallback and RolloutClient falls through to the next locale, so the source's `{{count}}`
+    /// and `{{name}}` need not be in it. Imported without --skip-invalid, with the empty-value warning.
+    func testAnEmptyTranslationOfAStringWithPlaceholdersIsImported() throws {
+        let (w, report) = try importCatalog(ImportTests.fixtures + "/i18next-empty-values", ["--format", "i18next"])
+        XCTAssertEqual(skippedEntries(report), [])
+        let ar = try packStrings(w, "ar@1")
+        XCTAssertEqual(ar["left"], "")
+        XCTAssertEqual(ar["help.description"], "")
+        let warnings = (report["warnings"] as? [[String: Any]] ?? []).map {
+            "\($0["key"] as? String ?? "") \($0["rule"] as? String ?? "")"
+        }
+        XCTAssertEqual(warnings.sorted(), ["help.description empty-value", "left empty-value"])
+    }
+
     // MARK: Issue 30: namespace folders, en + en_US, duplicate keys, --json order
 
     static let namespaces = ImportTests.fixtures + "/i18next-namespaces/locales"
@@ -224,5 +239,102 @@ final class ImportI18nextTests: XCTestCase {
         XCTAssertEqual(first, second)
         let order = first.map { [$0["locale"]!, $0["key"]!] }
         XCTAssertEqual(order, order.sorted { ($0[0], $0[1]) < ($1[0], $1[1]) })
+    }
+}
+
+/// i18next-icu projects (Tests/Fixtures/import/i18next-icu): values are ICU MessageFormat, read as
+/// the app's i18next.use(ICU) reads them, detected from the nearest package.json or named with
+/// --i18next-format.
+extension ImportI18nextTests {
+    static let icuProject = ImportTests.fixtures + "/i18next-icu"
+
+    private func icuSource(_ locale: String) throws -> [String: String] {
+        let data = try XCTUnwrap(
+            FileManager.default.contents(atPath: "\(Self.icuProject)/locales/\(locale)/translation.json"))
+        return try XCTUnwrap(try JSONSerialization.jsonObject(with: data) as? [String: String])
+    }
+
+    /// The locales without the package.json, in a folder of their own.
+    private func bareCopy() throws -> String {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("icu-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(
+            atPath: "\(Self.icuProject)/locales", toPath: folder.appendingPathComponent("locales").path)
+        return folder.appendingPathComponent("locales").path
+    }
+
+    func testICUAnI18nextICUProjectIsImportedAsItsICUSource() throws {
+        let (w, report) = try importCatalog(Self.icuProject + "/locales")
+        let reading = try XCTUnwrap(report["reading"] as? [String: String], "\(report)")
+        XCTAssertEqual(reading["format"], "icu")
+        XCTAssertTrue(reading["because"]?.hasSuffix("i18next-icu/package.json") == true, "\(reading)")
+        // `{{name}}` is not interpolation under i18next-icu: ICU refuses it, as it does an unclosed plural.
+        XCTAssertEqual(
+            skippedEntries(report).map { $0.components(separatedBy: " (i18next-icu)")[0] },
+            [
+                "en legacy: not ICU MessageFormat", "en unclosed: not ICU MessageFormat",
+            ])
+        for locale in ["en", "de"] {
+            XCTAssertEqual(
+                try packStrings(w, "\(locale)@1"),
+                try icuSource(locale).filter { !["legacy", "unclosed"].contains($0.key) },
+                locale)
+        }
+        let text = try w.rollout(
+            "pack", "import", Self.icuProject + "/locales", "--content-version", "2", "--min-app-version", "4.0",
+            "--dry-run")
+        XCTAssertTrue(text.stdout.contains("values read as icu (i18next-icu in "), text.output)
+    }
+
+    func testICUADeviceShowsTheFilledText() throws {
+        let (w, _) = try importCatalog(Self.icuProject + "/locales")
+        for id in ["en@1", "de@1"] { XCTAssertEqual(try w.rollout("promote", id, "--to", "100%").status, 0, id) }
+        let key = try XCTUnwrap(
+            try w.json(try w.rollout("keys", "generate", "--out", w.scratch.path("k.key"), "--json"))["publicKey"]
+                as? String)
+        XCTAssertEqual(
+            try w.rollout("publish", "--out", w.scratch.path("site"), "--key", w.scratch.path("k.key")).status, 0)
+        func shown(_ device: String, _ region: String, _ name: String, _ args: [String]) throws -> String {
+            let phone = [
+                "device", "--state", w.scratch.path("devices/\(device)"), "--site", w.scratch.path("site"),
+                "--public-key", key, "--locale", device, "--region", region, "--app-version", "4.8.1",
+            ]
+            _ = try w.rollout(phone + ["refresh", "--force"])
+            _ = try w.rollout(phone + ["activate"])
+            let result = try w.rollout(phone + ["get", name] + args.flatMap { ["--arg", $0] })
+            XCTAssertEqual(result.status, 0, result.output)
+            return result.stdout.trimmingCharacters(in: .newlines)
+        }
+        XCTAssertEqual(
+            try shown("en-US", "US", "invite", ["inviterName=Ada", "spaceName=Ops"]), "Ada invited you to join Ops")
+        XCTAssertEqual(try shown("en-US", "US", "seats", ["count=1"]), "Add 1 seat")
+        XCTAssertEqual(try shown("en-US", "US", "seats", ["count=3"]), "Add 3 seats")
+        XCTAssertEqual(try shown("en-US", "US", "pronoun", ["gender=female"]), "She replied")
+        XCTAssertEqual(try shown("en-US", "US", "quote", []), "Don't show {braces}")
+        XCTAssertEqual(try shown("de-DE", "DE", "seats", ["count=3"]), "3 Plätze hinzufügen")
+        XCTAssertEqual(try shown("de-DE", "DE", "pronoun", ["gender=male"]), "Er hat geantwortet")
+    }
+
+    func testICUWithoutPackageJSONValuesAreI18nextTextUnlessTheFlagSaysICU() throws {
+        let bare = try bareCopy()
+        let (w, report) = try importCatalog(bare)
+        XCTAssertTrue(report["reading"] is NSNull, "\(report)")
+        XCTAssertEqual(
+            try packStrings(w, "en@1")["invite"], "'{'inviterName'}' invited you to join '{'spaceName'}'",
+            "i18next shows single braces as text")
+        let (flagged, flaggedReport) = try importCatalog(bare, ["--i18next-format", "icu"])
+        XCTAssertEqual((flaggedReport["reading"] as? [String: String])?["because"], "--i18next-format")
+        XCTAssertEqual(try packStrings(flagged, "en@1")["invite"], try icuSource("en")["invite"])
+        // The flag overrides the project's package.json.
+        let (plain, _) = try importCatalog(Self.icuProject + "/locales", ["--i18next-format", "i18next"])
+        let quote = try XCTUnwrap(try packStrings(plain, "en@1")["quote"])
+        XCTAssertEqual(
+            MessageFormat.format(quote, [:], language: "en"), try icuSource("en")["quote"], "shown as written")
+        let bad = try Workspace()
+        XCTAssertEqual(try bad.rollout("init").status, 0)
+        let refused = try bad.rollout(
+            "pack", "import", bare, "--content-version", "1", "--i18next-format", "messageformat")
+        XCTAssertEqual(refused.status, 64, refused.output)
+        XCTAssertTrue(refused.stderr.contains("--i18next-format \"messageformat\" is not one of icu, i18next"))
     }
 }

@@ -9,7 +9,7 @@ enum ImportCommand {
     static let spec = CommandSpec(
         path: ["pack", "import"],
         usage:
-            "pack import PATH --content-version N [--format xcstrings|android|i18next|arb] [--min-app-version V] [--source-locale L] [--locale L]... [--skip-invalid] [--arb-use-escaping] [--dry-run]",
+            "pack import PATH --content-version N [--format xcstrings|android|i18next|arb] [--min-app-version V] [--source-locale L] [--locale L]... [--skip-invalid] [--arb-use-escaping] [--i18next-format icu|i18next] [--dry-run]",
         summary:
             "make one pack per locale from an Xcode String Catalog, Android res/, i18next JSON or Flutter ARB files",
         discussion: """
@@ -41,6 +41,10 @@ enum ImportCommand {
             .flag("dry-run", "lint the packs and show them; write nothing"),
             .flag("skip-invalid", "leave out each string lint refuses, list it, and import the rest"),
             .flag("arb-use-escaping", "ARB: apostrophes are ICU escaping, as with use-escaping: true in l10n.yaml"),
+            .value(
+                "i18next-format", "icu|i18next",
+                "i18next: values are ICU MessageFormat (i18next-icu) or i18next's {{name}} (default: icu when the nearest package.json lists i18next-icu)"
+            ),
             .value("reason", "TEXT", "why (recorded in the commit)"),
         ],
         arguments: .exactly("PATH"),
@@ -54,7 +58,8 @@ enum ImportCommand {
             path, format: format,
             options: ImportOptions(
                 sourceLocale: request.sourceLocale ?? "en-US",
-                arbUseEscaping: invocation.flag("arb-use-escaping") ? true : nil))
+                arbUseEscaping: invocation.flag("arb-use-escaping") ? true : nil,
+                i18nextFormat: try invocation.value("i18next-format").map(parseI18nextFormat)))
         let stored = PackImport.Stored(policy: try snapshot.policy(), locales: Set(try snapshot.locales())) { locale in
             guard let newest = try snapshot.contentVersions(of: locale).max() else { return nil }
             return try snapshot.pack(PackID(locale: locale, contentVersion: newest))?.minAppVersion
@@ -211,6 +216,7 @@ enum ImportCommand {
         let style = context.style(invocation)
         let catalog = imported.catalog
         var text = "\(format.rawValue): \(catalog.strings.count) locale(s), source \(imported.sourceLocale)\n"
+        if let reading = catalog.reading { text += "values read as \(reading.format) (\(reading.because))\n" }
         for input in plan.new {
             text +=
                 "\(invocation.flag("dry-run") ? "would add" : style.green("added")) \(input.pack.id)  \(input.pack.strings.count) keys  fallback \(input.pack.fallbackLocale ?? "-")  \(input.pack.checksum)\n"
@@ -245,9 +251,21 @@ enum ImportCommand {
                     catalog.skippedFiles.map { ["path": .string($0.path), "reason": .string($0.reason)] }),
                 "warnings": .array(plan.warnings.map(\.jsonValue)),
                 "commit": commit.map { .string($0.hex) } ?? .null,
+                "reading": catalog.reading.map { ["format": .string($0.format), "because": .string($0.because)] }
+                    ?? .null,
             ],
             text: text)
     }
+}
+
+/// `--i18next-format NAME`, or the usage error naming the choices.
+func parseI18nextFormat(_ name: String) throws -> I18nextFormat {
+    guard let format = I18nextFormat(rawValue: name) else {
+        throw RolloutError.usage(
+            "--i18next-format \"\(name)\" is not one of \(I18nextFormat.allCases.map(\.rawValue).joined(separator: ", "))"
+        )
+    }
+    return format
 }
 
 extension PackInput {
