@@ -180,7 +180,7 @@ extension Placeholders {
     }
 
     /// printf plural forms (category -> text) as one ICU plural, in CLDR order. The counted argument
-    /// is `counted`, else the first number the forms show; it is written `#` in each form. ICU
+    /// is `counted`, else the integer the forms count with (`countedArgument`); it is written `#` in each form. ICU
     /// needs an `other` form (as Android and Apple fall back to it), so forms without one are refused.
     /// With `counted`, a conversion without a position in a form is that argument.
     /// A language in which no whole number is `other` (it is for fractions), so a catalog may leave
@@ -199,15 +199,27 @@ extension Placeholders {
         }
         let categories = pluralCategories(forms.keys)
         let parsed = try categories.map { try printf(forms[$0]!, dialect: dialect, unnumbered: counted) }
-        let argument =
-            counted ?? parsed.lazy.flatMap { $0 }.compactMap { piece -> Int? in
-                if case .argument(let argument, let value) = piece, value != .text { return argument }
-                return nil
-            }.first ?? 0
+        let argument = counted ?? countedArgument(parsed, other: categories.firstIndex(of: "other")!)
         let cases = try zip(categories, parsed).map { category, pieces in
             "\(category) {\(try icu(pieces, pluralArgument: argument))}"
         }
         return "{\(argument), plural, \(cases.joined(separator: " "))}"
+    }
+}
+
+extension Placeholders {
+    /// The argument plural forms count with. Like Android's `getQuantityString(id, count, args)`,
+    /// the count only picks the form; the forms show it as an integer conversion. So: the first
+    /// integer conversion of the `other` form, else of any form, else the first number of any form
+    /// (`one = "1 article, %2$.2f MB"`, `other = "%1$d articles, %2$.2f MB"` counts with %1$d).
+    static func countedArgument(_ parsed: [[PrintfPiece]], other: Int) -> Int {
+        func first(_ pieces: [PrintfPiece], _ test: (PrintfValue) -> Bool) -> Int? {
+            for case .argument(let argument, let value) in pieces where test(value) { return argument }
+            return nil
+        }
+        let isInteger: (PrintfValue) -> Bool = { $0 == .integer }
+        return first(parsed[other], isInteger) ?? first(parsed.flatMap { $0 }, isInteger)
+            ?? first(parsed.flatMap { $0 }, { $0 != .text }) ?? 0
     }
 }
 

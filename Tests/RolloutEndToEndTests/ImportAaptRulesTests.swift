@@ -396,7 +396,26 @@ final class ImportAaptRulesTests: XCTestCase {
                 checked += try assertShows(pack[key], value, language: locale, "\(locale) \(key)")
             }
         }
-        XCTAssertEqual(checked, 36)
+        XCTAssertEqual(checked, 44)
+    }
+
+    /// getQuantityString(id, count, args): the count picks the form and the forms show it as an
+    /// integer, so the plural counts with the `other` form's first integer (`%1$d`), not the `one`
+    /// form's first number (`%2$.2f`, the size), as wikipedia's reading-list summary has it.
+    func testAPluralCountsWithTheIntegerItsFormsShow() throws {
+        let (w, report) = try importCatalog(Self.aapt.appendingPathComponent("res").path, ["--source-locale", "en"])
+        XCTAssertEqual(skippedEntries(report), [])
+        let stored = try XCTUnwrap(try packStrings(w, "en@1")["reading_list_summary"])
+        XCTAssertEqual(
+            stored, "{0, plural, one {1 article, {1, number, ::.00} MB} other {# articles, {1, number, ::.00} MB}}")
+        let forms = ["one": "1 article, %2$.2f MB", "other": "%1$d articles, %2$.2f MB"]
+        for n in [0, 1, 2, 5, 21] {
+            let args = ["\(n)", "2.5"]
+            XCTAssertEqual(
+                deviceText(stored, args, language: "en"),
+                referencePrintf(forms[n == 1 ? "one" : "other"]!, args, java: true), "\(n)")
+        }
+        XCTAssertEqual(deviceText(stored, ["5", "2.5"], language: "en"), "5 articles, 2.50 MB")
     }
 
     /// The property: for every string of every Android fixture, what a device shows through

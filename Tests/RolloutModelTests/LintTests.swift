@@ -183,6 +183,30 @@ final class PackLinterTests: XCTestCase {
         XCTAssertEqual(try differences("%d photos", "%@ fotoğraf", locale: "tr"), [.error], "%d became %@")
     }
 
+    /// A blank value shows nothing of its own (the device falls through to the next locale, as
+    /// i18next does with returnEmptyString: false), so placeholder parity does not apply to it; it
+    /// keeps its empty-value warning.
+    func testABlankValueIsNotComparedForPlaceholders() throws {
+        let english = Pack(
+            locale: "en", contentVersion: 1, minAppVersion: AppVersion("4.0")!, fallbackLocale: nil,
+            strings: ["left": "{count} files left", "help": "Artwork from {name}", "size": "%1$d MB"])
+        let arabic = Pack(
+            locale: "ar", contentVersion: 1, minAppVersion: AppVersion("4.0")!, fallbackLocale: "en",
+            strings: ["left": "", "help": " ", "size": ""])
+        let linter = PackLinter(
+            policy: Policy(defaultLocale: "en"), catalog: MemoryCatalog([english]), options: LintOptions())
+        let findings = try linter.lint([arabic])
+        XCTAssertEqual(findings.filter { $0.severity == .error }.map(\.rule), [])
+        XCTAssertEqual(findings.filter { $0.rule == "placeholders" }.count, 0)
+        XCTAssertEqual(findings.filter { $0.rule == "empty-value" }.map(\.severity), [.warning, .warning, .warning])
+        let dropped = Pack(
+            locale: "ar", contentVersion: 1, minAppVersion: AppVersion("4.0")!, fallbackLocale: "en",
+            strings: ["left": "ملفات", "help": "", "size": ""])
+        XCTAssertEqual(
+            try linter.lint([dropped]).filter { $0.severity == .error }.map(\.rule), ["placeholders"],
+            "a value that shows text still keeps the count")
+    }
+
     /// A plural's forms need not show its count (ICU, gen-l10n): a count the source shows in none
     /// of its forms only picks a form, so a translation that never shows it is a warning; a count
     /// the source shows (`#`, `{n}`, `{n, number}`) and the translation drops is still refused.

@@ -276,7 +276,11 @@ public struct PackLinter {
         let references = try chain.compactMap { try catalog.newestPack(of: $0) }
         guard !references.isEmpty else { return [] }
         var findings: [LintFinding] = []
-        for key in pack.strings.keys.sorted() {
+        // A blank value shows nothing of its own (a device falls through to the next locale, as
+        // i18next with returnEmptyString: false does), so parity does not apply to it; it keeps its
+        // empty-value warning.
+        for key in pack.strings.keys.sorted()
+        where !pack.strings[key]!.unicodeScalars.allSatisfy({ $0.properties.isWhitespace }) {
             guard let reference = references.first(where: { $0.strings[key] != nil }) else { continue }
             let mine = MessageSyntax.analyse(pack.strings[key]!).placeholders
             let reading = MessageSyntax.analyse(reference.strings[key]!)

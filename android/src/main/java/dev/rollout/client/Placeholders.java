@@ -253,7 +253,7 @@ final class Placeholders {
 
     /**
      * printf plural forms (category to text) as one ICU plural, in CLDR order. The counted argument
-     * is the first number the forms show (else 0), written {@code #} in each form. ICU needs an
+     * is the integer the forms count with ({@link #countedArgument}), written {@code #} in each form. ICU needs an
      * {@code other} form (Android falls back to it), so forms without one are refused, except in
      * a language where no whole number is {@code other} (Polish, Russian: it is for fractions,
      * which {@code getQuantityString(int)} never passes): {@code many} stands for it there.
@@ -271,21 +271,36 @@ final class Placeholders {
         List<String> categories = pluralCategories(all.keySet());
         List<List<Piece>> parsed = new ArrayList<>();
         for (String category : categories) parsed.add(printf(all.get(category)));
-        int argument = 0;
-        search:
-        for (List<Piece> pieces : parsed) {
-            for (Piece piece : pieces) {
-                if (!piece.isText() && piece.value.kind != Value.Kind.TEXT) {
-                    argument = piece.argument;
-                    break search;
-                }
-            }
-        }
+        int argument = countedArgument(parsed, categories.indexOf("other"));
         StringBuilder out = new StringBuilder("{").append(argument).append(", plural,");
         for (int k = 0; k < categories.size(); k++) {
             out.append(' ').append(categories.get(k)).append(" {").append(icu(parsed.get(k), argument)).append('}');
         }
         return out.append('}').toString();
+    }
+
+    /**
+     * The argument plural forms count with, as the Swift importer chooses it. Like
+     * {@code getQuantityString(id, count, args)}, the count only picks the form; the forms show it as
+     * an integer conversion. So: the first integer conversion of the {@code other} form, else of any
+     * form, else the first number of any form, else 0.
+     */
+    static int countedArgument(List<List<Piece>> parsed, int other) {
+        Integer found = firstArgument(parsed.get(other), true);
+        for (int k = 0; found == null && k < parsed.size(); k++) found = firstArgument(parsed.get(k), true);
+        for (int k = 0; found == null && k < parsed.size(); k++) found = firstArgument(parsed.get(k), false);
+        return found == null ? 0 : found;
+    }
+
+    /** The first integer conversion's argument ({@code integerOnly}), or the first number's. */
+    private static Integer firstArgument(List<Piece> pieces, boolean integerOnly) {
+        for (Piece piece : pieces) {
+            if (piece.isText()) continue;
+            if (integerOnly ? piece.value.kind == Value.Kind.INTEGER : piece.value.kind != Value.Kind.TEXT) {
+                return piece.argument;
+            }
+        }
+        return null;
     }
 
     /**

@@ -112,14 +112,17 @@ class AndroidStringsXmlTest {
                     for (int n : new int[] {0, 1, 2, 5, 21, 100}) {
                         Object form = forms.get(PluralRules.category(locale.getKey(), Integer.toString(n)));
                         if (form == null) form = forms.get("other");
-                        assertEquals(javaFormat((String) form, locale.getKey(), n), device(icu, locale.getKey(), n),
+                        // getQuantityString(id, n, n, 2.5): the count, then a size in MB.
+                        assertEquals(
+                                String.format(java.util.Locale.forLanguageTag(locale.getKey()), (String) form, n, 2.5),
+                                MessageFormat.format(icu, locale.getKey(), Map.of("0", Integer.toString(n), "1", "2.5")),
                                 what + " for " + n);
                         checked++;
                     }
                 }
             }
         }
-        assertEquals(34, checked);
+        assertEquals(40, checked);
     }
 
     /** getString(id, n, 42, 3): Java's own String.format, or the text itself without a conversion. */
@@ -177,6 +180,16 @@ class AndroidStringsXmlTest {
                 + "<item quantity=\"few\">%d odcinki</item><item quantity=\"many\">%d odcinków</item></plurals>";
         assertEquals("{0, plural, one {# odcinek} few {# odcinki} many {# odcinków} other {# odcinków}}",
                 icu(polish, "pl").get("k"), "no whole number is other in Polish: many stands in");
+        // getQuantityString(id, count, args): the count picks the form; the argument the forms count
+        // with is the other form's first integer, not the one form's first number.
+        String reading = "<plurals name=\"k\"><item quantity=\"one\">1 article, %2$.2f MB</item>"
+                + "<item quantity=\"other\">%1$d articles, %2$.2f MB</item></plurals>";
+        assertEquals("{0, plural, one {1 article, {1, number, ::.00} MB} other {# articles, {1, number, ::.00} MB}}",
+                icu(reading, "en").get("k"));
+        String sizeFirst = "<plurals name=\"k\"><item quantity=\"one\">%2$.1f MB in %1$d file</item>"
+                + "<item quantity=\"other\">%2$.1f MB in %d files</item></plurals>";
+        assertEquals("{0, plural, one {{1, number, ::.0} MB in # file} other {{1, number, ::.0} MB in # files}}",
+                icu(sizeFirst, "en").get("k"), "an integer without a position counts too");
         Placeholders.Refusal noOther = assertThrows(Placeholders.Refusal.class,
                 () -> icu("<plurals name=\"k\"><item quantity=\"one\">%d chanson</item></plurals>", "fr"));
         assertEquals("its plural forms (one) have no \"other\", the form every count falls back to", noOther.reason());
