@@ -22,17 +22,7 @@ public struct StrictJSONParser {
     public static let maximumDepth = 64
 
     public static func parse(_ bytes: [UInt8]) throws -> JSONValue {
-        try bytes.withUnsafeBufferPointer { buffer in
-            var parser = Cursor(bytes: buffer)
-            if buffer.count >= 3, buffer[0] == 0xEF, buffer[1] == 0xBB, buffer[2] == 0xBF { parser.index = 3 }
-            parser.skipWhitespace()
-            let value = try parser.parseValue(depth: 0)
-            parser.skipWhitespace()
-            if parser.index != buffer.count {
-                throw parser.error("unexpected content after the end of the document")
-            }
-            return value
-        }
+        try document(bytes, collectingDuplicates: false).value
     }
 
     public static func parse(_ text: String) throws -> JSONValue { try parse(Array(text.utf8)) }
@@ -43,9 +33,18 @@ public struct StrictJSONParser {
     /// `duplicates` (docs/import.md). Everything else is refused as `parse` refuses it. Packs and
     /// manifests never come through here.
     public static func parse(_ bytes: [UInt8], duplicates: inout [JSONDuplicateKey]) throws -> JSONValue {
+        let read = try document(bytes, collectingDuplicates: true)
+        duplicates = read.duplicates
+        return read.value
+    }
+
+    /// One document: a byte order mark skipped, one value, nothing after it.
+    private static func document(_ bytes: [UInt8], collectingDuplicates: Bool) throws -> (
+        value: JSONValue, duplicates: [JSONDuplicateKey]
+    ) {
         try bytes.withUnsafeBufferPointer { buffer in
             var parser = Cursor(bytes: buffer)
-            parser.collectsDuplicates = true
+            parser.collectsDuplicates = collectingDuplicates
             if buffer.count >= 3, buffer[0] == 0xEF, buffer[1] == 0xBB, buffer[2] == 0xBF { parser.index = 3 }
             parser.skipWhitespace()
             let value = try parser.parseValue(depth: 0)
@@ -53,8 +52,7 @@ public struct StrictJSONParser {
             if parser.index != buffer.count {
                 throw parser.error("unexpected content after the end of the document")
             }
-            duplicates = parser.duplicates
-            return value
+            return (value, parser.duplicates)
         }
     }
 
