@@ -54,6 +54,8 @@ public struct Invocation {
     public func flag(_ name: String) -> Bool { flags.contains(name) }
     public func value(_ name: String) -> String? { values[name]?.last }
     public func values(_ name: String) -> [String] { values[name] ?? [] }
+    /// Whether the option was given at all, flag or value.
+    public func given(_ name: String) -> Bool { flags.contains(name) || values[name] != nil || lists[name] != nil }
     /// The items of a list option over all its occurrences, trimmed, none empty.
     public func list(_ name: String) -> [String] { lists[name] ?? [] }
 

@@ -16,7 +16,7 @@ extension CatalogImporter {
         guard !files.isEmpty else { throw RolloutError.missing("\(path): no i18next JSON files in it") }
         let reading =
             try format.map { CatalogReading(format: $0.rawValue, because: "--i18next-format") }
-            ?? i18nextICUProject(path).map {
+            ?? i18nextICUProject(path, into: &result).map {
                 CatalogReading(format: I18nextFormat.icu.rawValue, because: "i18next-icu in \($0)")
             }
         result.reading = reading
@@ -139,14 +139,25 @@ extension CatalogImporter {
 
     /// The nearest package.json walking up from the catalog's folder, when it lists `i18next-icu`
     /// in dependencies or devDependencies: the app then formats every value as ICU MessageFormat
-    /// (i18next.use(ICU)), not with i18next's `{{name}}` interpolation.
-    static func i18nextICUProject(_ path: String) throws -> String? {
+    /// (i18next.use(ICU)), not with i18next's `{{name}}` interpolation. A package.json that is not
+    /// JSON says nothing: it is listed as left out with the flag that says it instead, and the
+    /// catalog is read as i18next (the catalog itself is fine, so it is not refused).
+    static func i18nextICUProject(_ path: String, into result: inout CatalogImport) throws -> String? {
         var folder = URL(fileURLWithPath: isDirectory(path) ? path : (path as NSString).deletingLastPathComponent)
             .standardizedFileURL.path
         while true {
             let manifest = folder == "/" ? "/package.json" : "\(folder)/package.json"
             if FileManager.default.fileExists(atPath: manifest) {
-                let object = try json(manifest)
+                let object: [String: JSONValue]
+                do { object = try json(manifest) } catch RolloutError.badInput(let refusal) {
+                    let message =
+                        refusal.hasPrefix(manifest + ":") ? String(refusal.dropFirst(manifest.count + 1)) : refusal
+                    result.skipFile(
+                        manifest,
+                        "not read (\(message)): values read as i18next; give --i18next-format icu if the app uses i18next-icu"
+                    )
+                    return nil
+                }
                 let listed = ["dependencies", "devDependencies"].contains {
                     object[$0]?.objectValue?["i18next-icu"] != nil
                 }

@@ -337,4 +337,53 @@ extension ImportI18nextTests {
         XCTAssertEqual(refused.status, 64, refused.output)
         XCTAssertTrue(refused.stderr.contains("--i18next-format \"messageformat\" is not one of icu, i18next"))
     }
+
+    /// A package.json beside the locales that is not JSON (a merge conflict left in it) says
+    /// nothing about i18next-icu: the catalog is imported as i18next, and the file is listed with
+    /// its line and the flag that says it instead.
+    func testICUAPackageJSONThatIsNotJSONIsListedNotFatal() throws {
+        let bare = try bareCopy()
+        let manifest = (bare as NSString).deletingLastPathComponent + "/package.json"
+        try Data("{\n<<<<<<< HEAD\n  \"dependencies\": {}\n}\n".utf8).write(to: URL(fileURLWithPath: manifest))
+        let (w, report) = try importCatalog(bare)
+        XCTAssertTrue(report["reading"] is NSNull, "\(report)")
+        let files = try XCTUnwrap(report["skippedFiles"] as? [[String: String]])
+        XCTAssertEqual(files.map { $0["path"] }, [manifest], "\(files)")
+        XCTAssertTrue(files[0]["reason"]?.hasPrefix("not read (2:1: ") == true, "\(files)")
+        XCTAssertTrue(files[0]["reason"]?.hasSuffix("give --i18next-format icu if the app uses i18next-icu") == true)
+        XCTAssertEqual(
+            try packStrings(w, "en@1")["invite"], "'{'inviterName'}' invited you to join '{'spaceName'}'")
+        let (flagged, flaggedReport) = try importCatalog(bare, ["--i18next-format", "icu"])
+        XCTAssertEqual((flaggedReport["skippedFiles"] as? [Any])?.count, 0, "the flag decides; the file is not read")
+        XCTAssertEqual(try packStrings(flagged, "en@1")["invite"], try icuSource("en")["invite"])
+    }
+
+    /// A flag for how one format is read, given for another format's catalog, would do nothing: it
+    /// is a usage error before the repository is opened, as is a bad value of it.
+    func testAFormatFlagForAnotherFormatIsAUsageError() throws {
+        let w = try Workspace()
+        let outside = try w.rollout(
+            "pack", "import", ImportTests.fixtures + "/arb", "--content-version", "1", "--i18next-format", "fancy")
+        XCTAssertEqual(outside.status, 64, "outside any repository: \(outside.output)")
+        XCTAssertTrue(
+            outside.stderr.contains(
+                "--i18next-format is for i18next catalogs; \(ImportTests.fixtures)/arb is read as arb"),
+            outside.output)
+        XCTAssertEqual(try w.rollout("init").status, 0)
+        for (catalog, flag) in [
+            ("/arb", ["--i18next-format", "icu"]), ("/i18next", ["--format", "i18next", "--arb-use-escaping"]),
+            ("/android/res", ["--i18next-format", "i18next"]), ("/Localizable.xcstrings", ["--arb-use-escaping"]),
+        ] {
+            let refused = try w.rollout(
+                ["pack", "import", ImportTests.fixtures + catalog, "--content-version", "1"] + flag)
+            XCTAssertEqual(refused.status, 64, "\(catalog) \(flag): \(refused.output)")
+            XCTAssertTrue(refused.stderr.contains("\(flag.last { $0.hasPrefix("--") }!) is for "), refused.output)
+            XCTAssertTrue(refused.stderr.contains(" is read as "), refused.output)
+        }
+        let bad = try w.rollout(
+            "pack", "import", ImportTests.fixtures + "/i18next", "--format", "i18next", "--content-version", "1",
+            "--i18next-format", "x")
+        XCTAssertEqual(bad.status, 64, bad.output)
+        XCTAssertTrue(bad.stderr.contains("--i18next-format \"x\" is not one of icu, i18next"), bad.output)
+    }
 }

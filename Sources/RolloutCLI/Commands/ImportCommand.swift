@@ -51,15 +51,10 @@ enum ImportCommand {
         run: run)
 
     static func run(_ invocation: Invocation, _ context: CommandContext) throws -> CommandOutput {
-        let (path, format, request) = try parse(invocation, context)
+        let (path, format, request, reading) = try parse(invocation, context)
         let repository = try context.repository(invocation)
         let snapshot = try repository.snapshotForChange()
-        let read = try CatalogImporter.read(
-            path, format: format,
-            options: ImportOptions(
-                sourceLocale: request.sourceLocale ?? "en-US",
-                arbUseEscaping: invocation.flag("arb-use-escaping") ? true : nil,
-                i18nextFormat: try invocation.value("i18next-format").map(parseI18nextFormat)))
+        let read = try CatalogImporter.read(path, format: format, options: reading)
         let stored = PackImport.Stored(policy: try snapshot.policy(), locales: Set(try snapshot.locales())) { locale in
             guard let newest = try snapshot.contentVersions(of: locale).max() else { return nil }
             return try snapshot.pack(PackID(locale: locale, contentVersion: newest))?.minAppVersion
@@ -164,10 +159,16 @@ enum ImportCommand {
         "left out \(catalog.skipped.count) string(s) and \(catalog.skippedFiles.count) file(s)"
     }
 
-    /// The catalog's absolute path, its format, and what the flags ask of the packs; every usage
-    /// error before the repository is opened.
+    /// The flags that say how one format is read, and that format: given for a catalog of another,
+    /// they would do nothing, so they are a usage error (docs/import.md).
+    static let formatFlags: [(flag: String, format: CatalogFormat)] = [
+        ("arb-use-escaping", .arb), ("i18next-format", .i18next),
+    ]
+
+    /// The catalog's absolute path, its format, what the flags ask of the packs, and how to read
+    /// the catalog; every usage error before the repository is opened.
     static func parse(_ invocation: Invocation, _ context: CommandContext) throws -> (
-        String, CatalogFormat, PackImport.Request
+        String, CatalogFormat, PackImport.Request, ImportOptions
     ) {
         let path = context.absolutePath(invocation.positionals[0])
         guard FileManager.default.fileExists(atPath: path) else {
@@ -193,6 +194,11 @@ enum ImportCommand {
             }
             format = detected
         }
+        for (flag, owner) in formatFlags where owner != format && invocation.given(flag) {
+            throw RolloutError.usage(
+                "--\(flag) is for \(owner.rawValue) catalogs; \(invocation.positionals[0]) is read as \(format.rawValue)"
+            )
+        }
         let minimum = try invocation.value("min-app-version").map { text -> AppVersion in
             guard let version = AppVersion(text) else {
                 throw RolloutError.usage("--min-app-version \"\(text)\" is not a numeric version such as 4.8.0")
@@ -205,7 +211,10 @@ enum ImportCommand {
             catalogName: invocation.positionals[0], contentVersion: contentVersion, minAppVersion: minimum,
             sourceLocale: sourceFlag,
             locales: only, skipInvalid: invocation.flag("skip-invalid"))
-        return (path, format, request)
+        let reading = ImportOptions(
+            sourceLocale: sourceFlag ?? "en-US", arbUseEscaping: invocation.flag("arb-use-escaping") ? true : nil,
+            i18nextFormat: try invocation.value("i18next-format").map(parseI18nextFormat))
+        return (path, format, request, reading)
     }
 
     static func render(
