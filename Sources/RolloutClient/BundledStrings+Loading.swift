@@ -103,7 +103,7 @@ extension BundledStrings {
                         }
                     }
                     if let text = try StringCatalogText.icu(localization, language: locale, anyState: true) {
-                        add(locale, key, text, file: name)
+                        addConverted(locale, key, text, file: name)
                     }
                 } catch let skip as StringCatalogText.Skip {
                     problem(name, key, "\(locale): \(skip.reason)")
@@ -114,7 +114,7 @@ extension BundledStrings {
                 }
             }
             if let source, !localizations.keys.contains(where: { Self.locale($0) == source }) {
-                add(source, key, printfText(key, file: name, key: key), file: name)
+                addConverted(source, key, printfText(key, file: name, key: key), file: name)
             }
         }
     }
@@ -226,7 +226,7 @@ extension BundledStrings {
                 }
             }
         }
-        for key in plurals.keys.sorted() { add(locale, key, plurals[key]!, file: dictFile) }
+        for key in plurals.keys.sorted() { addConverted(locale, key, plurals[key]!, file: dictFile) }
         let stringsFile = "\(folder)/\(table).strings"
         let root = propertyList(url.appendingPathComponent("\(table).strings"), file: stringsFile) ?? [:]
         for key in noVariant where root[key] == nil {
@@ -237,7 +237,7 @@ extension BundledStrings {
                 problem(stringsFile, key, "the value is not a string")
                 continue
             }
-            add(locale, key, printfText(value, file: stringsFile, key: key), file: stringsFile)
+            addConverted(locale, key, printfText(value, file: stringsFile, key: key), file: stringsFile)
         }
     }
 

@@ -68,6 +68,12 @@ public struct BundledStrings: Equatable, Sendable {
 
     /// Adds `text` unless `locale` already has `key` from an earlier file (`pt_BR.lproj` and
     /// `pt-BR.lproj` both present): the first is kept, and a different second is listed.
+    /// Adds text a catalog reader converted to the pack form, every `%` in which is text: written so
+    /// the pack shows it as itself (`PackPrintf.literalPercents`, the importer's rule).
+    mutating func addConverted(_ locale: String, _ key: String, _ text: String, file: String) {
+        add(locale, key, PackPrintf.literalPercents(text), file: file)
+    }
+
     mutating func add(_ locale: String, _ key: String, _ text: String, file: String) {
         if let first = strings[locale]?[key] {
             if first != text {

@@ -73,37 +73,61 @@ enum MessageFormat {
             } else if c == "#", let number {
                 out += number
                 i += 1
-            } else if c == "%", style.printf, i + 1 < s.count {
-                // %@ %d %s, or %1$@ with a position.
-                var j = i + 1
-                var position = ""
-                while j < s.count, s[j].isASCII, s[j].isNumber {
-                    position.append(s[j])
-                    j += 1
-                }
-                if !position.isEmpty, j < s.count, s[j] == "$" {
-                    j += 1
-                } else {
-                    j = i + 1
-                    position = ""
-                }
-                if j < s.count, "@dsif".contains(s[j]) {
-                    if position.isEmpty {
-                        sequential += 1
-                        position = String(sequential)
-                    }
-                    out += arguments[position] ?? String(s[i...j])
-                    i = j + 1
-                } else {
-                    out.append(c)
-                    i += 1
-                }
+            } else if c == "%", style.printf, let (text, next) = printf(s, at: i, arguments, sequential: &sequential) {
+                out += text
+                i = next
             } else {
                 out.append(c)
                 i += 1
             }
         }
         return out
+    }
+
+    /// The text a `%` at `i` stands for, as `PackPrintf` reads it (lint's reader): `%%` is one
+    /// percent sign, a specifier its argument (by position, "1", "2", ..., or the next in order) or
+    /// itself without one; and where the text after it starts. nil: the `%` is text. A specifier
+    /// may end inside a cluster (`%2$s` and a joiner): the rest of that cluster is text.
+    private static func printf(
+        _ s: [Character], at i: Int, _ arguments: [String: String], sequential: inout Int
+    ) -> (String, Int)? {
+        // The scalars from the `%` up to the first that no specifier holds: all the reader needs.
+        var scalars: [Unicode.Scalar] = []
+        var j = i
+        gathering: while j < s.count {
+            for scalar in s[j].unicodeScalars {
+                scalars.append(scalar)
+                if scalars.count > 1, !PackPrintf.alphabet.contains(scalar) { break gathering }
+            }
+            j += 1
+        }
+        guard let (token, end) = PackPrintf.read(scalars, at: 0) else { return nil }
+        var text: String
+        switch token {
+        case .percent:
+            text = "%"
+        case .specifier(let position, _):
+            let name: String
+            if let position {
+                name = String(position)
+            } else {
+                sequential += 1
+                name = String(sequential)
+            }
+            text = arguments[name] ?? String(String.UnicodeScalarView(scalars[..<end]))
+        }
+        // Back from scalars to clusters: the cluster the specifier ends in may hold more.
+        var used = 0
+        var next = i
+        while used < end {
+            used += s[next].unicodeScalars.count
+            next += 1
+        }
+        if used > end {
+            let last = Array(s[next - 1].unicodeScalars)
+            text += String(String.UnicodeScalarView(last[(last.count - (used - end))...]))
+        }
+        return (text, next)
     }
 
     /// The text an apostrophe at `i` stands for, and where the text after it starts.

@@ -57,8 +57,11 @@ public struct CatalogImport: Sendable {
     public var reading: CatalogReading?
 
     /// A key two sources give one locale (`pt_BR/` and `pt-BR/`, `app_en.arb` and `intl_en.arb`):
-    /// the first is kept and the second listed, never overwritten silently.
-    mutating func add(_ locale: String, _ key: String, _ text: String) {
+    /// the first is kept and the second listed, never overwritten silently. Every `%` a reader
+    /// hands here is text (printf arguments are ICU arguments by now), so it is written as the pack
+    /// shows it as itself (`PackPrintf.literalPercents`): one rule for every format.
+    mutating func add(_ locale: String, _ key: String, _ canonical: String) {
+        let text = PackPrintf.literalPercents(canonical)
         if let first = strings[locale]?[key] {
             if first != text {
                 skip(

@@ -557,6 +557,7 @@ public enum ConformanceVectors {
         String(repeating: "{g, select, other {", count: levels) + "end" + String(repeating: "}}", count: levels)
     }
 
+    // Long: the formatting vectors are one table, read top to bottom as the kit's file lists them.
     static func formatting() -> JSONValue {
         let plural = "{count, plural, =0 {no files} one {# file} other {# files}}"
         let ru = "{n, plural, one {# файл} few {# файла} many {# файлов} other {# файла}}"
@@ -589,6 +590,15 @@ public enum ConformanceVectors {
             // A syntax character ends its grapheme cluster: a joiner or a combining mark after a brace.
             ("{1}\u{200C}ها از {0}", ["0": "Ada", "1": "۳"], "fa", "۳\u{200C}ها از Ada"),
             ("{name}\u{0301}!", ["name": "e"], "en", "e\u{0301}!"),
+            // printf, as lint reads it (PackPrintf): `%%` is one percent sign, length modifiers and
+            // every conversion lint names fill, a specifier ends inside a cluster, other `%` is text.
+            ("100%% sure", [:], "en", "100% sure"),
+            ("%b %-d, %I:%M:%%S %p", ["1": "x"], "en", "%b %-d, %I:%M:%S %p"),
+            ("%lld files, %S, %u", ["1": "3", "2": "b", "3": "c"], "en", "3 files, b, c"),
+            ("%2$s\u{200C}ها %1$s", ["1": "a", "2": "ب"], "fa", "ب\u{200C}ها a"),
+            ("%1$@%% off, 50% more, 100%ekstra, %", ["1": "20"], "en", "20% off, 50% more, 100%ekstra, %"),
+            ("%3$d of %d", [:], "en", "%3$d of %d"),
+            ("{0}: 100%% %d", ["0": "x", "1": "y"], "en", "x: 100%% %d"),
             // Nesting: 32 levels of select are rendered; from the 33rd an argument is shown as written.
             (nestedSelect(32), ["g": "x"], "en", "end"),
             (nestedSelect(33), ["g": "x"], "en", nestedSelect(1)),

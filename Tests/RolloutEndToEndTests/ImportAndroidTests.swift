@@ -48,7 +48,8 @@ final class ImportAndroidTests: XCTestCase {
         XCTAssertEqual(
             en["spaces"], "Many spaces  kept   here ", "aapt collapses spaces outside quotes, keeps them inside")
         XCTAssertEqual(
-            en["not_formatted"], "100%% of %s", "formatted=\"false\": not a format string, every % as written")
+            deviceText(en["not_formatted"], ["x"], language: "en"), "100%% of %s",
+            "formatted=\"false\": not a format string, every % shown as written")
         XCTAssertEqual(en["percent"], "100% sure", "a % that starts no conversion is text")
         XCTAssertEqual(en["tablet"], "Phone text", "the default product's text")
         XCTAssertEqual(

@@ -245,4 +245,60 @@ final class ImportTests: XCTestCase {
         XCTAssertTrue(parsed.stderr.contains("broken.xcstrings:1:"), parsed.stderr)
         XCTAssertEqual(try w.rollout("pack", "import", w.scratch.path("nothing"), "--content-version", "1").status, 66)
     }
+
+    /// A `%` that is text in its catalog (every `%` in i18next and ARB, `%%` in printf formats,
+    /// all of a `formatted="false"` string) stays text in the pack: a strftime pattern whose
+    /// translation adds `%S` is not read as a printf argument lint compares, and a device shows
+    /// every one as written (docs/import.md, "Percent signs").
+    func testALiteralPercentBeforeALetterIsTextInEveryFormat() throws {
+        let catalogs = try Workspace()
+        let i18next: [(String, String)] = [
+            ("en", #"{"when": "%b %-d, %I:%M %p", "rate": "100%d", "twice": "%%s"}"#),
+            ("pt", #"{"when": "%-d de %b, %H:%M:%S", "rate": "100%s", "twice": "%%d"}"#),
+        ]
+        for (locale, json) in i18next { _ = try catalogs.scratch.write("i18n/\(locale)/translation.json", json) }
+        _ = try catalogs.scratch.write("arb/app_en.arb", #"{"@@locale": "en", "when": "%H:%M", "rate": "{n}% of %d"}"#)
+        _ = try catalogs.scratch.write(
+            "arb/app_de.arb", #"{"@@locale": "de", "when": "%H:%M:%S Uhr", "rate": "{n}% von %d"}"#)
+        _ = try catalogs.scratch.write(
+            "res/values/strings.xml",
+            #"<resources><string name="rate">100%%d</string><string name="raw" formatted="false">%S and %%</string></resources>"#
+        )
+        _ = try catalogs.scratch.write(
+            "res/values-de/strings.xml",
+            #"<resources><string name="rate">100%%s</string><string name="raw" formatted="false">%d und %%</string></resources>"#
+        )
+        let shown: [(catalog: String, flags: [String], locale: String, key: String, text: String)] = [
+            ("i18n", ["--format", "i18next"], "en", "when", "%b %-d, %I:%M %p"),
+            ("i18n", ["--format", "i18next"], "pt", "when", "%-d de %b, %H:%M:%S"),
+            ("i18n", ["--format", "i18next"], "pt", "rate", "100%s"),
+            ("i18n", ["--format", "i18next"], "pt", "twice", "%%d"),
+            ("arb", [], "de", "when", "%H:%M:%S Uhr"),
+            ("arb", [], "de", "rate", "7% von %d"),
+            ("res", ["--source-locale", "en"], "en", "rate", "100%d"),
+            ("res", ["--source-locale", "en"], "de", "rate", "100%s"),
+            ("res", ["--source-locale", "en"], "de", "raw", "%d und %%"),
+        ]
+        for catalog in ["i18n", "arb", "res"] {
+            // A repository each: the three catalogs have different keys.
+            let w = try Workspace()
+            XCTAssertEqual(try w.rollout("init").status, 0)
+            let flags = shown.first { $0.catalog == catalog }!.flags
+            let result = try w.rollout(
+                [
+                    "pack", "import", catalogs.scratch.path(catalog), "--content-version", "1",
+                    "--min-app-version", "4.0", "--json",
+                ] + flags)
+            XCTAssertEqual(result.status, 0, "nothing refused, nothing left out: \(result.output)")
+            XCTAssertEqual(skippedEntries(try w.json(result)), [], catalog)
+            for row in shown where row.catalog == catalog {
+                let stored = try packStrings(w, "\(row.locale)@1")[row.key]
+                // Arguments by every name a specifier could take: an unescaped `%s` would be filled.
+                let arguments = ["n": "7", "0": "A", "1": "A", "2": "B", "3": "C"]
+                XCTAssertEqual(
+                    stored.map { MessageFormat.format($0, arguments, language: row.locale) }, row.text,
+                    "\(catalog) \(row.locale) \(row.key) stored as \(stored ?? "nothing")")
+            }
+        }
+    }
 }

@@ -166,58 +166,23 @@ public struct MessageSyntax: Equatable, Sendable {
             )
         }
 
+        /// A `%`: `%%`, a specifier, or text, as `PackPrintf` reads it for lint and devices alike.
         mutating func parsePrintf() {
-            guard let next = peek(1) else {
-                index += 1
-                return
-            }
-            if next == "%" {
-                index += 2
-                return
-            }
-            var i = index + 1
-            func digits() -> String {
-                var s = ""
-                while i < scalars.count, ("0"..."9").contains(scalars[i]) {
-                    s.unicodeScalars.append(scalars[i])
-                    i += 1
-                }
-                return s
-            }
-            var position: Int?
-            let lead = digits()
-            if !lead.isEmpty, i < scalars.count, scalars[i] == "$" {
-                position = Int(lead)
-                i += 1
-            } else {
-                i = index + 1
-            }
-            // Zero-padding and width (%02d) only: a '-', '+' or space after '%' is far more often
-            // text ("50% off", i18next's "{{percent}}%-ot") than a flag a UI string needs.
-            while i < scalars.count, "#0".unicodeScalars.contains(scalars[i]) { i += 1 }
-            _ = digits()
-            if i < scalars.count, scalars[i] == "." {
-                i += 1
-                _ = digits()
-            }
-            while i < scalars.count, "hlLqjzt".unicodeScalars.contains(scalars[i]) { i += 1 }
-            // The conversions apps pass UI text through (and RolloutClient fills): objects, strings,
-            // integers, decimals. "%o", "%e" and the like are read as text ("100%ekstra").
-            guard i < scalars.count, "@dDiuUfFsS".unicodeScalars.contains(scalars[i]) else {
+            guard let (token, end) = PackPrintf.read(scalars, at: index) else {
                 index += 1  // a literal percent sign, as in "50% off"
                 return
             }
-            var conversion = Character(scalars[i])
-            if "iuDU".contains(conversion) { conversion = "d" }
-            let resolved: Int
-            if let position {
-                resolved = position
-            } else {
-                resolved = nextImplicitPosition
-                nextImplicitPosition += 1
+            if case .specifier(let position, let conversion) = token {
+                let resolved: Int
+                if let position {
+                    resolved = position
+                } else {
+                    resolved = nextImplicitPosition
+                    nextImplicitPosition += 1
+                }
+                result.placeholders.insert("%\(resolved)$\(Character(conversion))")
             }
-            result.placeholders.insert("%\(resolved)$\(conversion)")
-            index = i + 1
+            index = end
         }
 
         mutating func skipSpaces() {

@@ -74,7 +74,8 @@ final class AndroidStringsXml {
                 return Placeholders.printfPlural(unescaped, language);
             }
             String text = text(raw);
-            return formatted ? Placeholders.printfIcu(text) : Placeholders.literal(text);
+            // Every % left in the ICU form is text: written so the pack shows it as itself.
+            return PackPrintf.literalPercents(formatted ? Placeholders.printfIcu(text) : Placeholders.literal(text));
         }
     }
 

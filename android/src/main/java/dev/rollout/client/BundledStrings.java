@@ -453,7 +453,7 @@ public final class BundledStrings {
         public Builder androidString(@NonNull String locale, @NonNull String key, @NonNull String value,
                 @NonNull String file) {
             try {
-                return text(locale, key, Placeholders.printfIcu(value), file);
+                return text(locale, key, PackPrintf.literalPercents(Placeholders.printfIcu(value)), file);
             } catch (Placeholders.Refusal refusal) {
                 return problem(file, key, refusal.reason());
             }
@@ -463,7 +463,7 @@ public final class BundledStrings {
         @NonNull
         public Builder androidLiteral(@NonNull String locale, @NonNull String key, @NonNull String value,
                 @NonNull String file) {
-            return text(locale, key, Placeholders.literal(value), file);
+            return text(locale, key, PackPrintf.literalPercents(Placeholders.literal(value)), file);
         }
 
         /**

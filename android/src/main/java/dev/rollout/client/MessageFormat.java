@@ -112,32 +112,56 @@ final class MessageFormat {
                 } else if (c.equals("#") && number != null) {
                     out.append(number);
                     i++;
-                } else if (c.equals("%") && style.printf && i + 1 < s.size()) {
-                    // %@ %d %s, or %1$@ with a position.
-                    int j = i + 1;
-                    StringBuilder position = new StringBuilder();
-                    while (j < s.size() && isAsciiDigit(s.get(j))) position.append(s.get(j++));
-                    if (position.length() > 0 && j < s.size() && s.get(j).equals("$")) {
-                        j++;
-                    } else {
-                        j = i + 1;
-                        position.setLength(0);
-                    }
-                    if (j < s.size() && isConversion(s.get(j))) {
-                        if (position.length() == 0) position.append(++sequential[0]);
-                        String value = argument(position.toString());
-                        out.append(value != null ? value : join(s, i, j + 1));
-                        i = j + 1;
-                    } else {
-                        out.append(c);
-                        i++;
-                    }
+                } else if (c.equals("%") && style.printf) {
+                    i = printf(s, i, sequential, out);
                 } else {
                     out.append(c);
                     i++;
                 }
             }
             return out.toString();
+        }
+
+        /**
+         * A {@code %} at {@code i}, as PackPrintf reads it (lint's reader): {@code %%} is one percent
+         * sign, a specifier its argument (by position, "1", "2", ..., or the next in order) or itself
+         * without one. Appends its text and returns where the text after it starts; or, when the
+         * {@code %} is text, appends it and returns {@code i + 1}. A specifier may end inside a cluster
+         * ({@code %2$s} and a joiner): the rest of that cluster is text.
+         */
+        int printf(List<String> s, int i, int[] sequential, StringBuilder out) {
+            StringBuilder gathered = new StringBuilder();
+            int count = 0;
+            gathering:
+            for (int j = i; j < s.size(); j++) {
+                for (int cp : s.get(j).codePoints().toArray()) {
+                    gathered.appendCodePoint(cp);
+                    count++;
+                    if (count > 1 && PackPrintf.ALPHABET.indexOf(cp) < 0) break gathering;
+                }
+            }
+            int[] scalars = gathered.toString().codePoints().toArray();
+            PackPrintf.Token token = PackPrintf.read(scalars, 0);
+            if (token == null) {
+                out.append(s.get(i));
+                return i + 1;
+            }
+            if (token.percent) {
+                out.append('%');
+            } else {
+                String name = token.position >= 0 ? Long.toString(token.position) : Integer.toString(++sequential[0]);
+                String value = argument(name);
+                out.append(value != null ? value : new String(scalars, 0, token.end));
+            }
+            // Back from code points to clusters: the cluster the specifier ends in may hold more.
+            int used = 0;
+            int next = i;
+            while (used < token.end) used += s.get(next++).codePoints().toArray().length;
+            if (used > token.end) {
+                int[] last = s.get(next - 1).codePoints().toArray();
+                out.append(new String(last, last.length - (used - token.end), used - token.end));
+            }
+            return next;
         }
 
         /** {@code {name}}, {@code {n, number, ::.00}}, or a plural or select: its text, or {@code original} without an argument. */
@@ -350,15 +374,6 @@ final class MessageFormat {
             if (s.get(i).equals("}") && s.get(i + 1).equals("}")) return i;
         }
         return null;
-    }
-
-    /** Swift's {@code c.isASCII && c.isNumber}: a cluster that is one ASCII digit. */
-    private static boolean isAsciiDigit(String c) {
-        return c.length() == 1 && c.charAt(0) >= '0' && c.charAt(0) <= '9';
-    }
-
-    private static boolean isConversion(String c) {
-        return c.length() == 1 && "@dsif".indexOf(c.charAt(0)) >= 0;
     }
 
     private static String join(List<String> clusters) {

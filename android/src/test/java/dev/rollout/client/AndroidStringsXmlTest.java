@@ -154,9 +154,10 @@ class AndroidStringsXmlTest {
         assertEquals("end\nline", one("end%nline"));
         assertEquals("{0} then {0}", one("%s then %&lt;s"));
         assertEquals("'{'name'}' for {0}", one("{name} for %1$s"), "braces are text");
-        assertEquals("100%% of %s",
-                icu("<string name=\"k\" formatted=\"false\">100%% of %s</string>", "en").get("k"),
-                "formatted=\"false\": every % as written");
+        String literal = icu("<string name=\"k\" formatted=\"false\">100%% of %s</string>", "en").get("k");
+        assertEquals("100%%% of %%s", literal, "each % that would start a specifier or %% is doubled");
+        assertEquals("100%% of %s", MessageFormat.format(literal, "en", Map.of("1", "x")),
+                "formatted=\"false\": every % shown as written");
     }
 
     @Test

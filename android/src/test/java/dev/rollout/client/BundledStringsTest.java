@@ -95,7 +95,8 @@ class BundledStringsTest {
         assertEquals("{0, number, ::.00} MB of {1, number, ::.0} MB", strings.text("progress", "en"));
         assertEquals("<b>Bold</b> text", strings.text("markup", "en"));
         assertEquals("Many spaces  kept   here ", strings.text("spaces", "en"));
-        assertEquals("100%% of %s", strings.text("not_formatted", "en"));
+        assertEquals("100%% of %s", MessageFormat.format(strings.text("not_formatted", "en"), "en", Map.of("1", "x")),
+                "formatted=\"false\": shown as written");
         assertEquals("100% sure", strings.text("percent", "en"));
         assertEquals("Phone text", strings.text("tablet", "en"));
         assertEquals("Prêt\u00a0? C''est parti\u00a0!", strings.text("ready", "fr"), "no-break spaces are text");
@@ -252,7 +253,8 @@ class BundledStringsTest {
                 .text("en", "title", "Hello", "app")
                 .build();
         assertEquals("qu''{0, number} minute", strings.text("minutes", "fr"));
-        assertEquals("100%% '{'sure'}'", strings.text("literal", "en"));
+        assertEquals("100%%% '{'sure'}'", strings.text("literal", "en"), "the % that would start %% is doubled");
+        assertEquals("100%% {sure}", MessageFormat.format(strings.text("literal", "en"), "en", Map.of()));
         assertEquals("{0, plural, one {# song} other {# songs}}", strings.text("songs", "en"));
         assertEquals("Welcome", strings.text("title", "en"), "the first text of a key is kept");
         assertNull(strings.text("padded", "en"));

@@ -113,7 +113,7 @@ class ResourceStringsTest {
         assertEquals("Home", strings.text("home", "en"));
         assertEquals("Welcome, {0}! Don''t miss {1, number} songs", strings.text("welcome", "en"),
                 "getString's printf text, as import writes it");
-        assertEquals("100%% %s", strings.text("percent", "en"), "formatted=\"false\" keeps every % as written");
+        assertEquals("100%%% %%s", strings.text("percent", "en"), "formatted=\"false\": every % is text");
         assertEquals("{0, plural, one {# song} other {# songs}}", strings.text("songs", "en"));
         assertEquals("Ana sayfa", strings.text("home", "tr-TR"));
         assertEquals("{0, plural, one {# şarkı} other {# şarkı}}", strings.text("songs", "tr-TR"));
