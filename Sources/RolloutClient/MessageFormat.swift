@@ -27,24 +27,8 @@ enum MessageFormat {
             sequential: &sequential)
     }
 
-    /// The message as its syntax reads it: grapheme clusters, except that a syntax character ends
-    /// the cluster it starts. ICU and aapt read code points, so `{1}` followed by a zero-width
-    /// non-joiner (Persian) is a placeholder and then a joiner, not one unknown character; as one
-    /// cluster, the brace would not close and the device would show `{1}` as written. Both clients
-    /// split the same way (the kit's formatting.json pins it).
-    static func tokens(_ text: String) -> [Character] {
-        var out: [Character] = []
-        for c in text {
-            let scalars = c.unicodeScalars
-            if scalars.count > 1, let first = scalars.first, "{}'#%,".unicodeScalars.contains(first) {
-                out.append(Character(first))
-                out.append(contentsOf: Array(String(String.UnicodeScalarView(scalars.dropFirst()))))
-            } else {
-                out.append(c)
-            }
-        }
-        return out
-    }
+    /// The message as its syntax reads it (`MessageTokens`, the rule the ARB importer reads with).
+    static func tokens(_ text: String) -> [Character] { MessageTokens.split(text) }
 
     private static func render(
         _ s: [Character], _ arguments: [String: String], language: String, number: String?, style: MessageStyle,

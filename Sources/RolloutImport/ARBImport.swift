@@ -138,7 +138,7 @@ indirect enum ARBMessage {
     }
 
     static func parse(_ text: String, useEscaping: Bool) throws -> [ARBMessage] {
-        var parser = Parser(s: Array(text), useEscaping: useEscaping)
+        var parser = Parser(s: MessageTokens.split(text), useEscaping: useEscaping)
         let message = try parser.message(nested: false)
         return message
     }

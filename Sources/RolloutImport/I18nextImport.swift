@@ -339,23 +339,36 @@ enum I18nextKeys {
 }
 
 /// i18next's interpolation in ICU form: `{{name}}` (and unescaped `{{- name}}`) become `{name}`,
-/// `{{count}}` in a plural form becomes `#`, and every other character is literal text, which
+/// `{{count}}` in a plural form is `{count}` (the count as the app passed it, as i18next shows it), and every other character is literal text, which
 /// i18next never reads as syntax (an apostrophe, a lone brace, `#`, `%`).
 enum I18nextText {
     struct LeftOut: Error, Equatable {
         let message: String
     }
 
+    /// Read as Unicode scalars, as i18next's regular expressions read the string: `{{name}}`
+    /// followed by a zero-width non-joiner (Persian `{{count}}\u{200C}ها`) is an argument and a
+    /// joiner, where Swift's Characters would join the `}` and the joiner into one.
     static func convert(_ text: String, countedArgument: String? = nil) -> Result<String, LeftOut> {
         if text.contains("$t(") {
             return .failure(LeftOut(message: "nests another key with $t(...), which the pack form cannot"))
         }
         let inPlural = countedArgument != nil
+        let s = Array(text.unicodeScalars)
+        func find(_ pair: Unicode.Scalar, from start: Int) -> Int? {
+            var i = start
+            while i + 1 < s.count {
+                if s[i] == pair, s[i + 1] == pair { return i }
+                i += 1
+            }
+            return nil
+        }
+        func string(_ range: Range<Int>) -> String { String(String.UnicodeScalarView(s[range])) }
         var out = ""
-        var rest = Substring(text)
-        while let open = rest.range(of: "{{"), let close = rest[open.upperBound...].range(of: "}}") {
-            out += Placeholders.literal(String(rest[..<open.lowerBound]), inPlural: inPlural)
-            var name = rest[open.upperBound..<close.lowerBound].trimmingCharacters(in: .whitespaces)
+        var rest = 0
+        while let open = find("{", from: rest), let close = find("}", from: open + 2) {
+            out += Placeholders.literal(string(rest..<open), inPlural: inPlural)
+            var name = string((open + 2)..<close).trimmingCharacters(in: .whitespaces)
             if name.hasPrefix("-") { name = String(name.dropFirst()).trimmingCharacters(in: .whitespaces) }
             if name.contains(",") {
                 return .failure(.formatter(name))
@@ -368,10 +381,12 @@ enum I18nextText {
             else {
                 return .failure(.notAnArgumentName(name))
             }
-            out += name == countedArgument ? "#" : "{\(name)}"
-            rest = rest[close.upperBound...]
+            // `{{count}}` in a plural form too: i18next shows the count as the app passed it (1.5,
+            // never 1,5), which `{count}` does on a device and `#` (the language's digits) would not.
+            out += "{\(name)}"
+            rest = close + 2
         }
-        return .success(out + Placeholders.literal(String(rest), inPlural: inPlural))
+        return .success(out + Placeholders.literal(string(rest..<s.count), inPlural: inPlural))
     }
 
     /// Plural forms of `count` as one ICU plural. i18next takes `_zero` for a count of 0 in every

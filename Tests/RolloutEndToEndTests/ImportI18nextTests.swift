@@ -55,7 +55,9 @@ final class ImportI18nextTests: XCTestCase {
         XCTAssertEqual(en["apostrophe"], "Don''t lose ''{name}'' – it''s {name}''s file")
         XCTAssertEqual(
             en["braces"], "Use '{'braces'}' as they are: '{' '}' '}}' '{{'", "a run of braces is quoted as one")
-        XCTAssertEqual(en["files"], "{count, plural, =0 {No files} one {# file} other {# files '#' {folder}}}")
+        XCTAssertEqual(
+            en["files"], "{count, plural, =0 {No files} one {{count} file} other {{count} files '#' {folder}}}",
+            "{{count}} is the count as the app passes it; a # of the text is quoted")
         for (locale, key, arguments) in [
             ("en_US", "apostrophe", ["name": "Ada"]), ("en_US", "braces", [:]), ("en_US", "greeting", ["name": "Ada"]),
             ("en_US", "unescaped", ["user": "<b>Ada</b>"]), ("en_US", "percent", ["percent": "20"]),
@@ -88,7 +90,7 @@ final class ImportI18nextTests: XCTestCase {
         XCTAssertEqual(en["friend_male"], "He is a friend", "a context suffix is an ordinary key")
         XCTAssertEqual(
             try packStrings(w, "ru@1")["files"],
-            "{count, plural, one {# файл в {folder}} few {# файла в {folder}} many {# файлов в {folder}} other {# файлов в {folder}}}",
+            "{count, plural, one {{count} файл в {folder}} few {{count} файла в {folder}} many {{count} файлов в {folder}} other {{count} файлов в {folder}}}",
             "v3 _0 _1 _2 by Russian's rule set")
     }
 

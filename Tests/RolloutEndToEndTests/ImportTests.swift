@@ -75,10 +75,11 @@ final class ImportTests: XCTestCase {
         let ar = try packStrings(w, "ar@1")
         XCTAssertEqual(en["home.subtitle"], "Hello, {name}!")
         XCTAssertEqual(en["settings.title"], "Settings", "a namespace other than translation prefixes its keys")
-        XCTAssertEqual(en["files"], "{count, plural, one {# file} other {# files}}")
+        XCTAssertEqual(en["files"], "{count, plural, one {{count} file} other {{count} files}}")
         XCTAssertEqual(
             ar["files"],
-            "{count, plural, zero {لا ملفات} one {ملف واحد} two {ملفان} few {# ملفات} many {# ملفًا} other {# ملف}}")
+            "{count, plural, zero {لا ملفات} one {ملف واحد} two {ملفان} few {{count} ملفات} many {{count} ملفًا} other {{count} ملف}}"
+        )
         XCTAssertEqual(MessageFormat.format(ar["files"]!, ["count": "5"], language: "ar"), "5 ملفات")
     }
 
