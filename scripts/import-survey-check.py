@@ -79,6 +79,8 @@ def aapt2_text(raw):
 
 def icu_text(s):
     """A stored ICU message without plural or select as a device shows it, arguments as ARG."""
+    if "%%" in s and not re.search(r"(?<!')\{\s*[\w.-]", s.replace("{{", "")):
+        s = s.replace("%%", "%")  # PackPrintf: in a string without ICU arguments %% is one percent sign
     out, i = [], 0
     while i < len(s):
         c = s[i]

@@ -20,7 +20,11 @@ extension CatalogImporter {
             ? [(locale: sourceLocale, folder: "values", files: [path])] : valuesFolders(path, sourceLocale, &result)
         // Java, and so Android, names Hebrew, Indonesian and Yiddish iw, in, ji: a device reads
         // values-iw, so where values-he says otherwise, values-iw's text is the one kept.
-        folders.sort { (legacySpelling($0.folder) ? 0 : 1, $0.folder) < (legacySpelling($1.folder) ? 0 : 1, $1.folder) }
+        // values/ first: a plural counts with the argument the source's forms count with, in every
+        // locale (the app passes one count whatever the language).
+        func rank(_ folder: String) -> Int { folder == "values" ? 0 : legacySpelling(folder) ? 1 : 2 }
+        folders.sort { (rank($0.folder), $0.folder) < (rank($1.folder), $1.folder) }
+        var sourceCounts: [String: Int] = [:]  // plural key -> the argument values/ counts with
         guard !folders.isEmpty else { throw RolloutError.missing("\(path): no values*/ folder with strings in it") }
         var readFrom: [String: [String: String]] = [:]  // locale -> key -> folder
         var plurals: [String: Set<String>] = [:]  // locale -> its keys that are plurals
@@ -35,7 +39,9 @@ extension CatalogImporter {
                 for (key, reason) in reader.skipped { result.skip(tag, key, reason) }
                 for (key, value) in reader.values {
                     let text: String
-                    do { text = try value.icu(language: tag) } catch let refusal as PrintfRefusal {
+                    do {
+                        text = try value.icu(language: tag, countsWith: folder == "values" ? nil : sourceCounts[key])
+                    } catch let refusal as PrintfRefusal {
                         result.skip(tag, key, refusal.reason)
                         continue
                     }
@@ -46,7 +52,10 @@ extension CatalogImporter {
                         continue
                     }
                     readFrom[tag, default: [:]][key] = folder
-                    if case .plural = value { plurals[tag, default: []].insert(key) }
+                    if case .plural = value {
+                        plurals[tag, default: []].insert(key)
+                        if folder == "values" { sourceCounts[key] = Placeholders.pluralArgument(text) }
+                    }
                     result.add(tag, key, text)
                 }
             }
@@ -168,7 +177,7 @@ extension CatalogImporter {
             case plural([String: [Piece]])
 
             /// The value in canonical ICU form.
-            func icu(language: String) throws -> String {
+            func icu(language: String, countsWith: Int? = nil) throws -> String {
                 switch self {
                 case .string(let pieces, formatted: false):
                     return Placeholders.literal(AndroidStrings.text(pieces))
@@ -176,7 +185,8 @@ extension CatalogImporter {
                     return try Placeholders.printfICU(AndroidStrings.text(pieces), dialect: .java)
                 case .plural(let forms):
                     return try Placeholders.printfPlural(
-                        forms.mapValues(AndroidStrings.text), dialect: .java, language: language)
+                        forms.mapValues(AndroidStrings.text), dialect: .java, countsWith: countsWith, language: language
+                    )
                 }
             }
         }
@@ -289,7 +299,8 @@ extension CatalogImporter {
             let raw: [[Piece]]
             switch value {
             case .string(let pieces, _): raw = [pieces]
-            case .plural(let forms): raw = Array(forms.values)
+            // In CLDR order, so the reference named is the same every run.
+            case .plural(let forms): raw = Placeholders.pluralCategories(forms.keys).map { forms[$0]! }
             }
             let written = raw.filter { !$0.contains(.boundary(span: true)) }.map { pieces in
                 Self.trimmed(pieces.map { if case .text(let t) = $0 { return t } else { return "" } }.joined())

@@ -137,33 +137,35 @@ extension CatalogImporter {
         }
     }
 
-    /// The nearest package.json walking up from the catalog's folder, when it lists `i18next-icu`
-    /// in dependencies or devDependencies: the app then formats every value as ICU MessageFormat
-    /// (i18next.use(ICU)), not with i18next's `{{name}}` interpolation. A package.json that is not
-    /// JSON says nothing: it is listed as left out with the flag that says it instead, and the
-    /// catalog is read as i18next (the catalog itself is fine, so it is not refused).
+    /// The package.json, walking up from the catalog's folder to the project's root (the folder
+    /// holding `.git`) or the file system's, that lists `i18next-icu` in its dependencies,
+    /// devDependencies, peerDependencies or optionalDependencies: the app then formats every value
+    /// as ICU MessageFormat (i18next.use(ICU)), not with i18next's `{{name}}` interpolation. Every
+    /// package.json on the way counts, as Node finds the module through every node_modules up the
+    /// tree (a workspace's root lists what its apps share). One that is not JSON says nothing: it
+    /// is listed as left out with the flag that says it instead, and the walk goes on (the catalog
+    /// itself is fine, so it is not refused); a folder named package.json is no manifest.
     static func i18nextICUProject(_ path: String, into result: inout CatalogImport) throws -> String? {
         var folder = URL(fileURLWithPath: isDirectory(path) ? path : (path as NSString).deletingLastPathComponent)
             .standardizedFileURL.path
+        let sections = ["dependencies", "devDependencies", "peerDependencies", "optionalDependencies"]
         while true {
             let manifest = folder == "/" ? "/package.json" : "\(folder)/package.json"
-            if FileManager.default.fileExists(atPath: manifest) {
-                let object: [String: JSONValue]
-                do { object = try json(manifest) } catch RolloutError.badInput(let refusal) {
+            if FileManager.default.fileExists(atPath: manifest), !isDirectory(manifest) {
+                do {
+                    let object = try json(manifest)
+                    if sections.contains(where: { object[$0]?.objectValue?["i18next-icu"] != nil }) { return manifest }
+                } catch RolloutError.badInput(let refusal) {
                     let message =
                         refusal.hasPrefix(manifest + ":") ? String(refusal.dropFirst(manifest.count + 1)) : refusal
                     result.skipFile(
                         manifest,
-                        "not read (\(message)): values read as i18next; give --i18next-format icu if the app uses i18next-icu"
+                        "not read (\(message)): values read as i18next unless another package.json up the tree lists i18next-icu; give --i18next-format icu if the app uses i18next-icu"
                     )
-                    return nil
                 }
-                let listed = ["dependencies", "devDependencies"].contains {
-                    object[$0]?.objectValue?["i18next-icu"] != nil
-                }
-                return listed ? manifest : nil
             }
-            guard folder != "/", !folder.isEmpty else { return nil }
+            let projectRoot = FileManager.default.fileExists(atPath: "\(folder)/.git")
+            guard !projectRoot, folder != "/", !folder.isEmpty else { return nil }
             folder = (folder as NSString).deletingLastPathComponent
         }
     }

@@ -47,7 +47,7 @@ public enum Placeholders {
     /// The CLDR plural categories in CLDR order, the order ICU plurals are written in.
     static let pluralOrder = ["zero", "one", "two", "few", "many", "other"]
 
-    static func pluralCategories<S: Sequence>(_ categories: S) -> [String] where S.Element == String {
+    public static func pluralCategories<S: Sequence>(_ categories: S) -> [String] where S.Element == String {
         categories.sorted { (pluralOrder.firstIndex(of: $0) ?? 99, $0) < (pluralOrder.firstIndex(of: $1) ?? 99, $1) }
     }
 }
@@ -185,8 +185,12 @@ extension Placeholders {
     /// With `counted`, a conversion without a position in a form is that argument.
     /// A language in which no whole number is `other` (it is for fractions), so a catalog may leave
     /// `other` out: `many` stands for it, as a whole-number count never reaches it.
+    /// `countsWith`, when given, is the counted argument (the source locale's choice for the same
+    /// key: the app passes one count whatever the language), without `counted`'s reading of
+    /// conversions without a position.
     public static func printfPlural(
-        _ forms: [String: String], dialect: PrintfDialect, counted: Int? = nil, language: String? = nil
+        _ forms: [String: String], dialect: PrintfDialect, counted: Int? = nil, countsWith: Int? = nil,
+        language: String? = nil
     ) throws -> String {
         var forms = forms
         if forms["other"] == nil, let many = forms["many"], let language,
@@ -199,7 +203,9 @@ extension Placeholders {
         }
         let categories = pluralCategories(forms.keys)
         let parsed = try categories.map { try printf(forms[$0]!, dialect: dialect, unnumbered: counted) }
-        let argument = counted ?? countedArgument(parsed, other: categories.firstIndex(of: "other")!)
+        let argument =
+            counted ?? countsWith
+            ?? countedArgument(parsed, categories: categories, other: categories.firstIndex(of: "other")!)
         let cases = try zip(categories, parsed).map { category, pieces in
             "\(category) {\(try icu(pieces, pluralArgument: argument))}"
         }
@@ -208,18 +214,45 @@ extension Placeholders {
 }
 
 extension Placeholders {
+    /// The counted argument of a plural `printfPlural` wrote (`{1, plural, ...}` is 1), else nil.
+    public static func pluralArgument(_ icu: String) -> Int? {
+        guard icu.hasPrefix("{"), let comma = icu.firstIndex(of: ","),
+            icu[comma...].hasPrefix(", plural,")
+        else { return nil }
+        return Int(icu[icu.index(after: icu.startIndex)..<comma])
+    }
+
     /// The argument plural forms count with. Like Android's `getQuantityString(id, count, args)`,
-    /// the count only picks the form; the forms show it as an integer conversion. So: the first
-    /// integer conversion of the `other` form, else of any form, else the first number of any form
-    /// (`one = "1 article, %2$.2f MB"`, `other = "%1$d articles, %2$.2f MB"` counts with %1$d).
-    static func countedArgument(_ parsed: [[PrintfPiece]], other: Int) -> Int {
-        func first(_ pieces: [PrintfPiece], _ test: (PrintfValue) -> Bool) -> Int? {
-            for case .argument(let argument, let value) in pieces where test(value) { return argument }
-            return nil
+    /// the count only picks the form; the forms show it as an integer conversion. So: of the `other`
+    /// form's integer conversions, the first that a `zero`, `one` or `two` form leaves out (that
+    /// form writes its one number itself, in digits: `one = "%1$d of 1 article"`, `other = "%1$d of %2$d
+    /// articles"` counts with %2$d); else the first integer conversion of `other`, else of any form,
+    /// else the first number of any form (`one = "1 article, %2$.2f MB"`, `other = "%1$d articles,
+    /// %2$.2f MB"` counts with %1$d). Android's Placeholders.java chooses the same way.
+    static func countedArgument(_ parsed: [[PrintfPiece]], categories: [String], other: Int) -> Int {
+        func arguments(_ pieces: [PrintfPiece], _ test: (PrintfValue) -> Bool) -> [Int] {
+            var found: [Int] = []
+            for case .argument(let argument, let value) in pieces where test(value) && !found.contains(argument) {
+                found.append(argument)
+            }
+            return found
         }
         let isInteger: (PrintfValue) -> Bool = { $0 == .integer }
-        return first(parsed[other], isInteger) ?? first(parsed.flatMap { $0 }, isInteger)
-            ?? first(parsed.flatMap { $0 }, { $0 != .text }) ?? 0
+        let integers = arguments(parsed[other], isInteger)
+        if integers.count > 1 {
+            for (category, pieces) in zip(categories, parsed) where ["zero", "one", "two"].contains(category) {
+                // It writes a number: a form that writes none says nothing of which it left out.
+                let writesDigits = pieces.contains {
+                    if case .text(let text) = $0 { return text.unicodeScalars.contains { ("0"..."9").contains($0) } }
+                    return false
+                }
+                guard writesDigits else { continue }
+                let shown = Set(arguments(pieces, { _ in true }))
+                if let written = integers.first(where: { !shown.contains($0) }) { return written }
+            }
+        }
+        return integers.first ?? arguments(parsed.flatMap { $0 }, isInteger).first
+            ?? arguments(parsed.flatMap { $0 }, { $0 != .text }).first ?? 0
     }
 }
 

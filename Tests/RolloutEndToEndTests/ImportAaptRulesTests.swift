@@ -418,6 +418,66 @@ final class ImportAaptRulesTests: XCTestCase {
         XCTAssertEqual(deviceText(stored, ["5", "2.5"], language: "en"), "5 articles, 2.50 MB")
     }
 
+    /// `getQuantityString(R.plurals.offline, pages.size, offline, pages.size)`: the count is the
+    /// second argument, which the `one` form writes as the digit 1 (wikipedia's reading-list
+    /// detail). The plural counts with it, in every locale, whatever the translation's forms show.
+    func testAPluralCountsWithTheArgumentItsOneFormWritesOut() throws {
+        let w = try Workspace()
+        XCTAssertEqual(try w.rollout("init").status, 0)
+        let forms = [
+            "values": [
+                "one": "%1$d of 1 article available offline", "other": "%1$d of %2$d articles available offline",
+            ],
+            "values-de": ["one": "%1$d von %2$d Artikel offline", "other": "%1$d von %2$d Artikeln offline"],
+        ]
+        for (folder, plural) in forms {
+            _ = try w.scratch.write(
+                "res/\(folder)/strings.xml",
+                "<resources><plurals name=\"offline\">"
+                    + plural.sorted { $0.key < $1.key }.map { "<item quantity=\"\($0.key)\">\($0.value)</item>" }
+                    .joined() + "</plurals></resources>")
+        }
+        let result = try w.rollout(
+            "pack", "import", w.scratch.path("res"), "--content-version", "1", "--min-app-version", "4.0",
+            "--source-locale",
+            "en")
+        XCTAssertEqual(result.status, 0, result.output)
+        for (locale, folder) in [("en", "values"), ("de", "values-de")] {
+            let stored = try XCTUnwrap(try packStrings(w, "\(locale)@1")["offline"])
+            XCTAssertTrue(stored.hasPrefix("{1, plural,"), "\(locale) counts with %2$d: \(stored)")
+            for (offline, total) in [(1, 5), (0, 1), (1, 1), (3, 21)] {
+                let args = ["\(offline)", "\(total)"]
+                let category = MessageFormat.pluralCategory(total, language: locale)
+                XCTAssertEqual(
+                    deviceText(stored, args, language: locale),
+                    referencePrintf(forms[folder]![category] ?? forms[folder]!["other"]!, args, java: true),
+                    "\(locale) \(offline) of \(total)")
+            }
+        }
+    }
+
+    /// A `<plurals>` whose items are references is left out naming its first form's reference in
+    /// CLDR order, the same every run (it named whichever form a dictionary gave first).
+    func testAPluralOfReferencesIsLeftOutNamingTheSameReferenceEveryRun() throws {
+        let w = try Workspace()
+        XCTAssertEqual(try w.rollout("init").status, 0)
+        _ = try w.scratch.write(
+            "res/values/strings.xml",
+            """
+            <resources><string name="b1">byte</string><string name="b2">bytes</string><string name="b3">bytes</string>
+            <plurals name="bytes"><item quantity="other">@string/b2</item><item quantity="one">@string/b1</item>
+            <item quantity="few">@string/b3</item></plurals></resources>
+            """)
+        for _ in 0..<4 {
+            let result = try w.rollout(
+                "pack", "import", w.scratch.path("res"), "--content-version", "1", "--min-app-version", "4.0",
+                "--dry-run", "--json")
+            XCTAssertEqual(
+                skippedEntries(try w.json(result)).filter { $0.hasPrefix("en-US bytes") },
+                ["en-US bytes: a reference to @string/b1, not text"])
+        }
+    }
+
     /// The property: for every string of every Android fixture, what a device shows through
     /// RolloutClient is what the app shows (the reference's text, formatted as Java does).
     func testEveryAndroidFixtureStringShowsThePlatformText() throws {

@@ -360,6 +360,52 @@ extension ImportI18nextTests {
         XCTAssertEqual(try packStrings(flagged, "en@1")["invite"], try icuSource("en")["invite"])
     }
 
+    /// Every package.json up to the project's root counts (a workspace's root lists the plugin
+    /// its apps share, as Node finds it through every node_modules up the tree), in any of the
+    /// dependency sections; a folder named package.json is no manifest; the walk stops at `.git`.
+    func testICUAPackageJSONUpTheWorkspaceDecidesInAnySection() throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("icu-ws-\(UUID().uuidString)").path
+        func project(_ name: String, _ manifests: [String: String], git: String? = nil) throws -> String {
+            for (folder, text) in manifests {
+                try FileManager.default.createDirectory(
+                    atPath: "\(root)/\(name)/\(folder)", withIntermediateDirectories: true)
+                if text == "folder" {
+                    try FileManager.default.createDirectory(
+                        atPath: "\(root)/\(name)/\(folder)/package.json", withIntermediateDirectories: true)
+                } else {
+                    try Data(text.utf8).write(to: URL(fileURLWithPath: "\(root)/\(name)/\(folder)/package.json"))
+                }
+            }
+            if let git {
+                try FileManager.default.createDirectory(
+                    atPath: "\(root)/\(name)/\(git)/.git", withIntermediateDirectories: true)
+            }
+            let locales = "\(root)/\(name)/apps/web/public/locales"
+            try FileManager.default.createDirectory(atPath: locales, withIntermediateDirectories: true)
+            try FileManager.default.copyItem(atPath: "\(Self.icuProject)/locales/en", toPath: "\(locales)/en")
+            return locales
+        }
+        let icu = #"{"dependencies": {"i18next-icu": "^2.4.3"}}"#
+        let plain = #"{"name": "web", "dependencies": {"i18next": "^26"}}"#
+        for (name, manifests, git, expected) in [
+            ("hoisted", [".": icu, "apps/web": plain], nil, "hoisted/package.json"),
+            ("peer", ["apps/web": #"{"peerDependencies": {"i18next-icu": "^2"}}"#], nil, "peer/apps/web/package.json"),
+            ("folder", [".": icu, "apps/web": "folder"], nil, "folder/package.json"),
+            ("outside", [".": icu, "apps/web": plain], "apps", nil),
+        ] as [(String, [String: String], String?, String?)] {
+            let (w, report) = try importCatalog(try project(name, manifests, git: git))
+            let because = (report["reading"] as? [String: String])?["because"]
+            XCTAssertEqual(
+                because.map {
+                    String(
+                        $0.split(separator: "/").suffix(expected?.split(separator: "/").count ?? 0).joined(
+                            separator: "/"))
+                }, expected, "\(name): \(report)")
+            XCTAssertEqual(
+                try packStrings(w, "en@1")["invite"] == (try icuSource("en")["invite"]), expected != nil, name)
+        }
+    }
+
     /// A flag for how one format is read, given for another format's catalog, would do nothing: it
     /// is a usage error before the repository is opened, as is a bad value of it.
     func testAFormatFlagForAnotherFormatIsAUsageError() throws {

@@ -207,6 +207,26 @@ final class PackLinterTests: XCTestCase {
             "a value that shows text still keeps the count")
     }
 
+    /// A blank value down the chain is not the reference either: en `Hello {name}`, pt blank,
+    /// pt-BR is compared with en (what a device shows when pt-BR's own is missing), so pt-BR
+    /// `Olá {name}` is fine and `Olá` drops the name.
+    func testABlankValueDownTheChainIsNotTheReference() throws {
+        let pack = { (locale: String, fallback: String?, text: String) in
+            Pack(
+                locale: locale, contentVersion: 1, minAppVersion: AppVersion("4.0")!, fallbackLocale: fallback,
+                strings: ["hi": text])
+        }
+        let linter = PackLinter(
+            policy: Policy(defaultLocale: "en"),
+            catalog: MemoryCatalog([pack("en", nil, "Hello {name}"), pack("pt", "en", "")]), options: LintOptions())
+        XCTAssertEqual(
+            try linter.lint([pack("pt-BR", "pt", "Olá {name}")]).filter { $0.rule == "placeholders" }.count, 0,
+            "i18next shows Olá Ana")
+        let dropped = try linter.lint([pack("pt-BR", "pt", "Olá")]).filter { $0.rule == "placeholders" }
+        XCTAssertEqual(dropped.map(\.severity), [.error])
+        XCTAssertTrue(dropped.first?.message.contains("en@1") == true, "\(dropped)")
+    }
+
     /// A plural's forms need not show its count (ICU, gen-l10n): a count the source shows in none
     /// of its forms only picks a form, so a translation that never shows it is a warning; a count
     /// the source shows (`#`, `{n}`, `{n, number}`) and the translation drops is still refused.

@@ -281,7 +281,13 @@ public struct PackLinter {
         // empty-value warning.
         for key in pack.strings.keys.sorted()
         where !pack.strings[key]!.unicodeScalars.allSatisfy({ $0.properties.isWhitespace }) {
-            guard let reference = references.first(where: { $0.strings[key] != nil }) else { continue }
+            // The reference is what a device would show instead: the first pack down the chain
+            // with a value that is not blank (a blank one falls through, there as here).
+            guard
+                let reference = references.first(where: {
+                    $0.strings[key].map { !$0.unicodeScalars.allSatisfy(\.properties.isWhitespace) } ?? false
+                })
+            else { continue }
             let mine = MessageSyntax.analyse(pack.strings[key]!).placeholders
             let reading = MessageSyntax.analyse(reference.strings[key]!)
             let theirs = reading.placeholders

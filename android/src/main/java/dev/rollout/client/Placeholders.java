@@ -271,7 +271,7 @@ final class Placeholders {
         List<String> categories = pluralCategories(all.keySet());
         List<List<Piece>> parsed = new ArrayList<>();
         for (String category : categories) parsed.add(printf(all.get(category)));
-        int argument = countedArgument(parsed, categories.indexOf("other"));
+        int argument = countedArgument(parsed, categories, categories.indexOf("other"));
         StringBuilder out = new StringBuilder("{").append(argument).append(", plural,");
         for (int k = 0; k < categories.size(); k++) {
             out.append(' ').append(categories.get(k)).append(" {").append(icu(parsed.get(k), argument)).append('}');
@@ -282,11 +282,39 @@ final class Placeholders {
     /**
      * The argument plural forms count with, as the Swift importer chooses it. Like
      * {@code getQuantityString(id, count, args)}, the count only picks the form; the forms show it as
-     * an integer conversion. So: the first integer conversion of the {@code other} form, else of any
-     * form, else the first number of any form, else 0.
+     * an integer conversion. So: of the {@code other} form's integer conversions, the first that a
+     * {@code zero}, {@code one} or {@code two} form writing digits leaves out (it writes its number
+     * itself: {@code "%1$d of 1 article"} beside {@code "%1$d of %2$d articles"} counts with %2$d);
+     * else the first integer conversion of {@code other}, else of any form, else the first number
+     * of any form, else 0.
      */
-    static int countedArgument(List<List<Piece>> parsed, int other) {
-        Integer found = firstArgument(parsed.get(other), true);
+    static int countedArgument(List<List<Piece>> parsed, List<String> categories, int other) {
+        List<Integer> integers = new ArrayList<>();
+        for (Piece piece : parsed.get(other)) {
+            if (!piece.isText() && piece.value.kind == Value.Kind.INTEGER && !integers.contains(piece.argument)) {
+                integers.add(piece.argument);
+            }
+        }
+        for (int k = 0; integers.size() > 1 && k < parsed.size(); k++) {
+            String category = categories.get(k);
+            if (!category.equals("zero") && !category.equals("one") && !category.equals("two")) continue;
+            boolean digits = false;
+            List<Integer> shown = new ArrayList<>();
+            for (Piece piece : parsed.get(k)) {
+                if (!piece.isText()) {
+                    shown.add(piece.argument);
+                } else {
+                    for (int i = 0; i < piece.text.length(); i++) {
+                        if (piece.text.charAt(i) >= '0' && piece.text.charAt(i) <= '9') digits = true;
+                    }
+                }
+            }
+            if (!digits) continue;
+            for (Integer argument : integers) {
+                if (!shown.contains(argument)) return argument;
+            }
+        }
+        Integer found = integers.isEmpty() ? null : integers.get(0);
         for (int k = 0; found == null && k < parsed.size(); k++) found = firstArgument(parsed.get(k), true);
         for (int k = 0; found == null && k < parsed.size(); k++) found = firstArgument(parsed.get(k), false);
         return found == null ? 0 : found;
