@@ -72,8 +72,11 @@ let package = Package(
             name: "rollout-bench-resolve", dependencies: ["RolloutModel", "RolloutCrypto"], path: "bench/resolve"),
 
         .testTarget(name: "RolloutModelTests", dependencies: ["RolloutModel", "RolloutCrypto"]),
-        .testTarget(name: "RolloutStoreTests", dependencies: ["RolloutStore", "RolloutModel", "RolloutCrypto"]),
-        .testTarget(name: "RolloutIngestTests", dependencies: ["RolloutIngest", "RolloutModel"]),
+        // CGit2: the mapping of libgit2 error classes to exit codes is tested with libgit2's own constants.
+        .testTarget(
+            name: "RolloutStoreTests", dependencies: ["RolloutStore", "RolloutModel", "RolloutCrypto", "CGit2"]),
+        // CZlib: gzip bombs are made in memory with zlib's own deflate.
+        .testTarget(name: "RolloutIngestTests", dependencies: ["RolloutIngest", "RolloutModel", "CZlib"]),
         .testTarget(name: "RolloutCLITests", dependencies: ["RolloutCLI", "RolloutModel"]),
         // Import's decisions on catalogs in memory, with no repository (docs/import.md).
         .testTarget(name: "RolloutImportTests", dependencies: ["RolloutImport", "RolloutModel"]),

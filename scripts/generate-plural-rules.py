@@ -11,8 +11,10 @@ rules of every locale, from the CLDR data Python's babel package ships (Debian: 
 
 The Swift file holds each distinct rule set once (CLDR rule text, as babel normalises it: `in`,
 `not in`, `mod`) and the rule set of every language, and of each longer tag whose rules differ
-from the tag one subtag shorter (pt-PT from pt, pt-AO from pt), so a device resolves any tag by
-dropping subtags.
+from what a device would find without it (pt-PT from pt, pt-AO from pt), so a device resolves any
+tag as `PluralRules.lookupTags` does: the whole tag, a script subtag left out, then each form one
+subtag shorter. CLDR's parent locales are followed, those babel has no data for included (pt_FR,
+whose parent is pt_PT), and the script stops if a script would need rules of its own.
 Standard library and babel only (docs/pack-format.md, "Plural forms").
 """
 
@@ -45,7 +47,7 @@ def plural_form(identifier):
     """babel's plural rule of a locale, inherited as babel's `localedata.load` inherits it (the
     parent is `parent_exceptions`' or the identifier one subtag shorter, then root), without
     merging all the rest of each locale's data, which takes seconds."""
-    own = localedata.load(identifier, merge_inherited=False).get("plural_form")
+    own = localedata.load(identifier, merge_inherited=False).get("plural_form") if localedata.exists(identifier) else None
     if own is not None or identifier == "root":
         return own or PluralRule({})
     parent = get_global("parent_exceptions").get(identifier) or (identifier.rpartition("_")[0] or "root")
@@ -61,21 +63,33 @@ def rules_of(identifier):
     return tuple((category, rules[category]) for category in ORDER if category in rules)
 
 
+def all_identifiers():
+    """Every locale babel has data for, and CLDR's parent locales it has none for (pt_FR, whose
+    parent is pt_PT): each takes the rules of its parent."""
+    orphans = [i for i, parent in get_global("parent_exceptions").items() if parent != "root" and not localedata.exists(i)]
+    return set(localedata.locale_identifiers()) | set(orphans)
+
+
+def lookup_tags(t):
+    """PluralRules.lookupTags (Swift) and PluralRules.lookupTags (Java): the tags a device looks a
+    locale up by, longest first; a script subtag is left out."""
+    subtags = t.split("-")
+    if len(subtags) > 1 and len(subtags[1]) == 4 and subtags[1].isalpha() and subtags[1].isascii():
+        del subtags[1]
+    return ["-".join(subtags[:n]) for n in range(len(subtags), 0, -1)]
+
+
 def table():
     """(rule sets, {tag: rule set index}): every language CLDR has (so a device can tell a language
     it has no rules for from one whose only form is `other`), its legacy codes (`iw`, `in`, `tl`,
     `sh`), and the longer tags whose rules differ from the tag one subtag shorter."""
-    identifiers = sorted(localedata.locale_identifiers(), key=lambda i: (i.count("_"), i))
+    identifiers = sorted(all_identifiers(), key=lambda i: (i.count("_"), i))
     sets = [()]
     index = {(): 0}
     locales = {}
 
-    def resolved(t):
-        while t:
-            if t in locales:
-                return locales[t]
-            t = t.rpartition("-")[0]
-        return 0
+    def resolved(tags):
+        return next((locales[t] for t in tags if t in locales), 0)
 
     def number(identifier):
         rules = rules_of(identifier)
@@ -88,7 +102,14 @@ def table():
         if identifier == "root":
             continue
         t = tag(identifier)
-        if "-" not in t or number(identifier) != resolved(t.rpartition("-")[0]):
+        tags = lookup_tags(t)
+        if "-" not in t:
+            locales[t] = number(identifier)
+        elif tags[0] != t:
+            if number(identifier) != resolved(tags):
+                sys.exit("CLDR gives %s rules of its own, which a device never looks up: PluralRules.lookupTags "
+                         "(Swift and Java) must stop leaving its script out" % identifier)
+        elif number(identifier) != resolved(tags[1:]):
             locales[t] = number(identifier)
     for alias, target in sorted(get_global("language_aliases").items()):
         if "_" not in alias and tag(alias) not in locales and localedata.exists(target):
@@ -213,7 +234,7 @@ def check():
     numbers = grid()
     categories = {}
     evaluated = {}
-    for identifier in sorted(localedata.locale_identifiers()):
+    for identifier in sorted(all_identifiers()):
         rules = rules_of(identifier)
         if rules not in evaluated:
             rule = PluralRule(dict(rules))

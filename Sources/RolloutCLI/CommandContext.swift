@@ -66,8 +66,12 @@ public struct CommandContext {
     /// (repository, then global), then the login name.
     func actor(_ invocation: Invocation, repository: PackRepository?) throws -> Actor {
         // An empty --actor never gets here: the parser refuses empty values.
-        if let flag = invocation.value("actor") { return try Actor.parse(flag, from: "--actor") }
+        if let flag = invocation.value("actor") {
+            try Self.checkActorLength(flag, from: "--actor")
+            return try Actor.parse(flag, from: "--actor")
+        }
         if let env = environment["ROLLOUT_ACTOR"], !env.trimmingCharacters(in: .whitespaces).isEmpty {
+            try Self.checkActorLength(env, from: "ROLLOUT_ACTOR")
             return try Actor.parse(env, from: "ROLLOUT_ACTOR")
         }
         // git reads a repository's config and then the global one; outside a repository, the global one.
@@ -78,6 +82,13 @@ public struct CommandContext {
         }
         let login = [environment["USER"], environment["LOGNAME"]].compactMap { $0 }.first { !$0.isEmpty }
         return try Actor(validating: login ?? "unknown", email: "", from: "the login name")
+    }
+
+    /// An actor of at most `InputLimits.actorBytes`, before anything else is read from it.
+    private static func checkActorLength(_ text: String, from source: String) throws {
+        if let tooLong = InputLimits.tooLong("the actor", text, limit: InputLimits.actorBytes) {
+            throw RolloutError.usage("\(source): \(tooLong); write Name <email>")
+        }
     }
 
     package func now() throws -> Timestamp {

@@ -81,7 +81,8 @@ func cell(_ text: String, width: Int = 60) -> String {
 extension LintFinding {
     func render(_ style: Style) -> String {
         let label = severity == .error ? style.red("error") : style.yellow("warning")
-        let key = self.key.map { " \"\($0.oneLine)\"" } ?? ""
-        return "\(label): \(pack)\(key): \(message.oneLine) [\(rule)]"
+        // A key may be 4096 bytes long: a finding quotes it, and any long word, as errors do.
+        let key = self.key.map { " \"\(InputLimits.echo($0.oneLine))\"" } ?? ""
+        return "\(label): \(pack)\(key): \(InputLimits.shortenedWords(message.oneLine)) [\(rule)]"
     }
 }

@@ -82,6 +82,8 @@ public enum RolloutCLI {
         // The last line of defence for docs/teams.md's "no credential is printed": whatever an error
         // quotes (a URL, git's or a server's words), no URL in it keeps its userinfo.
         let error = error.withMessage { RemoteURL.redactingURLs(in: $0) }
+            // Then no argument is echoed whole (docs/reliability.md, "Input limits").
+            .withMessage(InputLimits.shortenedWords)
         let text: String
         if json {
             text = JSONWriter.prettyString(["error": ["code": .string(error.code), "message": .string(error.message)]])

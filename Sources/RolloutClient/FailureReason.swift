@@ -124,17 +124,7 @@ extension RolloutClient {
 
     /// The most a device reads of each kind of site file (docs/client.md, "Size limits"; the
     /// conformance kit's limits.json): a transport stops at one byte more and fails with
-    /// `FailureReason.tooLarge`, so a hostile or broken server cannot fill the device's memory.
-    public enum SizeLimits {
-        /// `keys.json` and `keys/<n>.json`.
-        public static let keyList = 262_144
-        /// `.sig` and `.sigs` files.
-        public static let signature = 16_384
-        /// `index.json`.
-        public static let index = 1_048_576
-        /// `manifests/<locale>.json`.
-        public static let manifest = 1_048_576
-        /// A pack is read up to the size its manifest states, and never more than this.
-        public static let pack = 16_777_216
-    }
+    /// `FailureReason.tooLarge`, so a hostile or broken server cannot fill the device's memory. The
+    /// one table, which `rollout verify-site` reads by too (`SiteSizeLimits`, in RolloutModel).
+    public typealias SizeLimits = SiteSizeLimits
 }

@@ -161,23 +161,32 @@ extension RolloutClient {
     /// call of a launch counts, and a pack activated after the launch began (`activatePending()`)
     /// stays on trial until a later launch that begins with it succeeds: calling it again (a
     /// root view appearing twice) never vouches for a pack that has not been through a start.
-    public func markLaunchSucceeded() {
+    ///
+    /// Returns what this call confirmed: each locale's active pack when the launch began, sorted
+    /// (empty: the launch began on the bundled strings); nil when it confirmed nothing, because
+    /// this launch had succeeded already (a pack activated since stays on trial, `launchStatus`
+    /// lists it) or its start was never recorded (a full disk). The Android client's
+    /// `markLaunchSucceeded()` returns the same.
+    @discardableResult
+    public func markLaunchSucceeded() -> [PackID]? {
         lock.withLock {
             launchSession.succeeded = true
             var next = state
+            let began: [String: String]
             if !next.launch.armed {
                 // The first call on this install: nothing was on trial; what is active now is good.
+                began = active.mapValues(\.id.description)
                 next.launch.armed = true
-                next.launch.open = nil
-                next.launch.confirm(active.mapValues(\.id.description))
             } else if let open = next.launch.open {
-                next.launch.open = nil
-                next.launch.confirm(open.active)
+                began = open.active
             } else {
-                return  // this launch succeeded already, or was never recorded (a full disk)
+                return nil  // this launch succeeded already, or was never recorded (a full disk)
             }
-            guard next != state, (try? storage.write(DeviceState.file, next.bytes)) != nil else { return }
+            next.launch.open = nil
+            next.launch.confirm(began)
+            guard (try? storage.write(DeviceState.file, next.bytes)) != nil else { return nil }
             state = next
+            return began.values.compactMap { try? PackID.parse($0) }.sorted()
         }
     }
 

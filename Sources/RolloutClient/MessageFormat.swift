@@ -19,6 +19,9 @@ enum MessageFormat {
     /// (the kit's formatting.json pins it).
     static let maximumNesting = 32
 
+    /// `language` is the whole locale the text is in (`pt-PT`, not `pt`: Portugal's plural rules are
+    /// not Brazil's), which chooses the plural rules (`PluralRules(locale:)`) and the decimal
+    /// separator: the locale of the pack or bundle the text came from, not the device's.
     static func format(_ text: String, _ arguments: [String: String], language: String) -> String {
         guard text.unicodeScalars.contains(where: { $0 == "{" || $0 == "%" || $0 == "'" }) else { return text }
         var sequential = 0

@@ -271,7 +271,7 @@ extension RolloutClient {
             throw Failure(.damaged, "\(item.locale): the plan gives \(id), the manifest does not list it")
         }
         // Never more than the manifest says: a longer file is not this pack, and is not read past it.
-        let bytes = try await fetch(siteURL(entry.url), limit: min(max(0, entry.bytes), SizeLimits.pack))
+        let bytes = try await fetch(siteURL(entry.url), limit: SizeLimits.pack(stated: entry.bytes))
         let slot = PackSlot(manifest: item.bytes, signature: item.signature, pack: bytes)
         let pack = try verify(slot, locale: item.locale)
         guard pack.id == id else { throw Failure(.packMismatch, "\(entry.url) holds \(pack.id), not \(id)") }

@@ -7,11 +7,22 @@ extension RolloutClient {
         let chain = chain(for: locale)
         // Each locale's bundled table resolved once here (`en-US` reads `en.lproj`), not per lookup.
         var tables: [String: [String: String]] = [:]
-        for name in chain + [options.defaultLocale] { tables[name] = bundled.table(for: name) }
+        var tableLocales: [String: String] = [:]
+        for name in chain + [options.defaultLocale] {
+            tables[name] = bundled.table(for: name)
+            tableLocales[name] = bundledLocale(for: name)
+        }
         snapshot.replace(
             LookupSnapshot(
                 locale: locale, chain: chain, active: active.mapValues { $0.shown(state.bundleOnly[$0.pack.locale]) },
-                bundled: tables))
+                bundled: tables, bundledLocales: tableLocales))
+    }
+
+    /// The locale of the table `bundled.table(for: locale)` reads (`en` for `en-US` with only
+    /// `en.lproj`), nil when it reads none: the language its text is written in.
+    func bundledLocale(for locale: String) -> String? {
+        if bundled[locale] != nil { return locale }
+        return (try? LocaleTag.parse(locale))?.truncationParents.first { bundled[$0] != nil }
     }
 
     /// The locales a key is looked up in, in order, before the default locale's bundled strings:
@@ -41,25 +52,29 @@ extension RolloutClient {
     /// for shows "…". Reads one immutable snapshot: never waits on disk, network or a refresh.
     public func string(_ key: String, _ arguments: [String: String] = [:], fallback: String? = nil) -> String {
         let view = snapshot.current
-        var found: String?
+        // The text and the locale it is in, which formats it (`LookupSnapshot.textLocale`).
+        var found: (text: String, locale: String)?
         var fromOwnPack = false
         for candidate in view.chain {
             if let value = view.packs[candidate]?[key], !value.isEmpty {
-                found = value
+                found = (value, view.textLocale(of: candidate, fromPack: true))
                 fromOwnPack = candidate == view.locale
                 break
             }
             if let value = view.bundled[candidate]?[key], !value.isEmpty {
-                found = value
+                found = (value, view.textLocale(of: candidate, fromPack: false))
                 break
             }
         }
-        if found == nil, let value = view.bundled[options.defaultLocale]?[key], !value.isEmpty { found = value }
+        if found == nil, let value = view.bundled[options.defaultLocale]?[key], !value.isEmpty {
+            found = (value, view.textLocale(of: options.defaultLocale, fromPack: false))
+        }
         // A fallback is any text that did not come from the own locale's pack, the own locale's
         // bundled text included: the counter measures the pack (docs/client.md, Counters).
         if let own = view.ownPack { countLookup(own, fellBack: !fromOwnPack) }
-        let text = found ?? fallback.flatMap { $0.isEmpty ? nil : $0 } ?? "…"
-        let formatted = MessageFormat.format(text, arguments, language: view.language)
+        // The app's own fallback is in no known locale: the device's formats it.
+        let text = found?.text ?? fallback.flatMap { $0.isEmpty ? nil : $0 } ?? "…"
+        let formatted = MessageFormat.format(text, arguments, language: found?.locale ?? view.locale)
         return formatted.isEmpty ? text : formatted
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import RolloutModel
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
@@ -29,7 +30,7 @@ public struct TransportError: Error, CustomStringConvertible {
 
     /// `url` holds more than `limit` bytes: the one wording of every transport's refusal.
     public static func tooLarge(_ url: URL, limit: Int) -> TransportError {
-        TransportError(reason: .tooLarge, "\(url): larger than \(limit) bytes, the most a device reads of this file")
+        TransportError(reason: .tooLarge, SiteSizeLimits.tooLarge(url.absoluteString, limit: limit))
     }
 }
 
@@ -102,6 +103,8 @@ final class Download: @unchecked Sendable {
     let limit: Int
     private var data = Data()
     private let once: Once<Data>
+    private let lock = NSLock()
+    private var redirects = 0
 
     init(url: URL, limit: Int, continuation: CheckedContinuation<Data, Error>) {
         self.url = url
@@ -127,6 +130,14 @@ final class Download: @unchecked Sendable {
         }
         if let length = response?.expectedContentLength, length > limit { return .tooLarge(url, limit: limit) }
         return nil
+    }
+
+    /// Counts one more redirect: how many this fetch was sent on so far.
+    func redirected() -> Int {
+        lock.withLock {
+            redirects += 1
+            return redirects
+        }
     }
 
     /// Keeps `chunk`, up to one byte past the limit; false once the body is over the limit.
@@ -171,6 +182,12 @@ final class Downloads: NSObject, URLSessionDataDelegate, @unchecked Sendable {
         newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void
     ) {
         guard let url = request.url, refusal(ofRedirectTo: url) == nil else { return completionHandler(nil) }
+        if let download = download(task), download.redirected() > TransportError.maximumRedirects {
+            // The fetch ends here; what the session reports after is ignored. No cancel() before
+            // the handler: FoundationNetworking traps on a redirect answered after one.
+            finish(task, TransportError.tooManyRedirects(download.url))
+            return completionHandler(nil)
+        }
         completionHandler(request)
     }
 
@@ -202,19 +219,66 @@ final class Downloads: NSObject, URLSessionDataDelegate, @unchecked Sendable {
 }
 
 extension TransportError {
-    /// What URLSession reported, as a reason.
+    /// Redirects a fetch follows at most, as browsers do (the Java client's HttpTransport too).
+    static let maximumRedirects = 16
+
+    /// A fetch redirected more than `maximumRedirects` times: a loop, most likely.
+    static func tooManyRedirects(_ url: URL) -> TransportError {
+        TransportError(
+            reason: .redirectRefused,
+            "\(url): more than \(maximumRedirects) redirects (a redirect loop?): the device stops following them")
+    }
+
+    /// What URLSession reported, as a reason and a sentence of this client's own: never the
+    /// platform's raw error text ("The operation could not be completed. (NSURLErrorDomain error
+    /// -1000.)"), which names no cause a reader can act on.
     init(_ error: any Error, url: URL) {
-        let reason: RolloutClient.FailureReason
-        switch (error as? URLError)?.code {
-        case .timedOut?: reason = .timedOut
-        case .cancelled?: reason = .cancelled
-        case .fileDoesNotExist?: reason = .notFound
-        case .dataLengthExceedsMaximum?: reason = .tooLarge
-        case .httpTooManyRedirects?, .redirectToNonExistentLocation?: reason = .redirectRefused
-        case .appTransportSecurityRequiresSecureConnection?: reason = .insecureURL
-        default: reason = .unreachable
+        guard let code = (error as? URLError)?.code else {
+            self.init(reason: .unreachable, "\(url): no response: \(error.localizedDescription)")
+            return
         }
-        self.init(reason: reason, "\(url): \(error.localizedDescription)")
+        let host = url.host ?? ""
+        let place = url.port.map { "\(host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host):\($0)" } ?? host
+        let detail = Self.platformText(error)
+        switch code {
+        case .timedOut: self.init(reason: .timedOut, "\(url): no response in time")
+        case .cancelled: self.init(reason: .cancelled, "\(url): cancelled")
+        case .fileDoesNotExist: self.init(reason: .notFound, "\(url): no such file")
+        case .dataLengthExceedsMaximum:
+            self.init(reason: .tooLarge, "\(url): larger than the device reads of this file")
+        case .httpTooManyRedirects: self = .tooManyRedirects(url)
+        case .redirectToNonExistentLocation:
+            self.init(reason: .redirectRefused, "\(url): redirected to no location")
+        case .appTransportSecurityRequiresSecureConnection:
+            self.init(reason: .insecureURL, "\(url): App Transport Security allows only https here")
+        case .cannotConnectToHost:
+            self.init(reason: .unreachable, "\(url): nothing accepts connections at \(place) (connection refused)")
+        case .cannotFindHost, .dnsLookupFailed:
+            self.init(reason: .unreachable, "\(url): the host name \(host) is not known (DNS lookup failed)")
+        case .notConnectedToInternet: self.init(reason: .unreachable, "\(url): the device is offline")
+        case .networkConnectionLost:
+            self.init(reason: .unreachable, "\(url): the connection closed before the whole response")
+        case .badURL where host.contains(":"):
+            // swift-corelibs-foundation's URLSession refuses a URL whose host is an IPv6 address
+            // (its issue 5496); on Apple platforms such a URL is fetched.
+            self.init(
+                reason: .unreachable,
+                "\(url): this platform's URLSession cannot connect to an IPv6 address written in a URL; name the host instead (localhost for ::1)"
+            )
+        case .secureConnectionFailed, .serverCertificateHasBadDate, .serverCertificateUntrusted,
+            .serverCertificateHasUnknownRoot, .serverCertificateNotYetValid, .clientCertificateRejected,
+            .clientCertificateRequired:
+            self.init(reason: .unreachable, "\(url): the TLS connection to \(place) failed" + detail)
+        default: self.init(reason: .unreachable, "\(url): no response (URLError \(code.rawValue))" + detail)
+        }
+    }
+
+    /// ": " and the platform's own text of `error` when it says more than its code (libcurl's
+    /// "SSL certificate problem: ..." does; "The operation could not be completed" does not).
+    private static func platformText(_ error: any Error) -> String {
+        let text = error.localizedDescription
+        return text.isEmpty || text.hasPrefix("The operation could") || text.contains("NSURLErrorDomain")
+            ? "" : ": \(text)"
     }
 }
 

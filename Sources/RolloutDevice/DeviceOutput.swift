@@ -10,7 +10,8 @@ enum DeviceOutcome {
     case activated([PackID])
     case text(key: String, String)
     case launched
-    case launchSucceeded
+    /// What `markLaunchSucceeded()` confirmed; nil: nothing.
+    case launchSucceeded(confirmed: [PackID]?)
     case status
     case metrics(MetricKind, String)
 
@@ -36,10 +37,8 @@ enum DeviceOutcome {
                 "launch": status.launchJSON,
             ]
             return CommandOutput(json: json, text: status.launched)
-        case .launchSucceeded:
-            let active = client.activePack
-            let text = "Launch succeeded" + (active.map { " with \($0)" } ?? " on the bundled strings") + ".\n"
-            return CommandOutput(json: ["action": "launch-succeeded", "activePack": id(active)], text: text)
+        case .launchSucceeded(let confirmed):
+            return Self.launchSucceeded(confirmed, client: client)
         case .status:
             let status = DeviceStatus(client)
             var json = status.json
@@ -49,6 +48,31 @@ enum DeviceOutcome {
             return CommandOutput(
                 json: ["action": "metrics", "kind": .string(kind.rawValue), "csv": .string(csv)], text: csv)
         }
+    }
+}
+
+extension DeviceOutcome {
+    /// What the call confirmed, never the packs active now: a pack activated after the launch
+    /// began is not confirmed by it (docs/device.md, "launch and launch-succeeded").
+    static func launchSucceeded(_ confirmed: [PackID]?, client: RolloutClient) -> CommandOutput {
+        let awaiting = client.launchStatus.awaitingSuccess
+        let text: String
+        if let confirmed {
+            text =
+                "Launch succeeded " + (confirmed.isEmpty ? "on the bundled strings" : "with \(list(confirmed))") + ".\n"
+        } else {
+            text =
+                "Nothing to confirm: the last launch succeeded already."
+                + (awaiting.isEmpty
+                    ? "\n"
+                    : " \(list(awaiting)) stays on trial until a launch that begins with it succeeds "
+                        + "(launch, then launch-succeeded).\n")
+        }
+        let json: JSONValue = [
+            "action": "launch-succeeded", "confirmed": confirmed.map(ids) ?? .null, "activePack": id(client.activePack),
+            "awaitingSuccess": ids(awaiting),
+        ]
+        return CommandOutput(json: json, text: text)
     }
 }
 

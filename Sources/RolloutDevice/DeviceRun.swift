@@ -48,8 +48,7 @@ extension DeviceAction {
             client.recordSession()
             return .launched
         case .launchSucceeded:
-            client.markLaunchSucceeded()
-            return .launchSucceeded
+            return .launchSucceeded(confirmed: client.markLaunchSucceeded())
         case .status:
             return .status
         case .metrics(let kind):

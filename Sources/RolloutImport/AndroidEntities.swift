@@ -10,7 +10,7 @@ import RolloutModel
 /// Java's twin is AndroidStringsXml.expandEntities: both must give the same document.
 struct AndroidEntities {
     /// The most characters entity references may add to one file.
-    static let limit = 1 << 20
+    static let limit = InputLimits.xmlEntityCharacters
 
     struct Refusal: Error {
         let line: Int
@@ -22,14 +22,57 @@ struct AndroidEntities {
     private var entities: [String: [Unicode.Scalar]] = [:]
     private var budget = AndroidEntities.limit
 
-    /// The document with its DOCTYPE's entities expanded, or nil when it declares no DOCTYPE (or is
-    /// not UTF-8, which the XML parser reads as it declares).
+    /// The document with its DOCTYPE's entities expanded, or nil when it declares no DOCTYPE (the XML
+    /// parser reads it as it declares itself). A DOCTYPE is read only in UTF-8, as the Android client
+    /// reads it (AndroidStringsXml): in a UTF-16 file (with or without a byte order mark) or one in
+    /// another encoding, where "<!DOCTYPE" is not among the UTF-8 bytes looked for, it reached the XML
+    /// parser, which left an external entity silently empty and refused a "billion laughs" as
+    /// "XML parser error 89". Such a file is refused, with the fix.
     static func expand(_ data: Data) throws -> Data? {
-        guard data.range(of: Data("<!DOCTYPE".utf8)) != nil, let text = String(data: data, encoding: .utf8) else {
+        if let utf16 = utf16Text(data) {
+            guard !utf16.contains("<!DOCTYPE") else { throw notUTF8("UTF-16") }
             return nil
         }
+        // XML has no NUL: a file with one is UTF-32 or not text, neither of which aapt2 reads.
+        guard !data.contains(0) else {
+            throw Refusal(line: 1, reason: "the file has NUL bytes: it is not UTF-8 or UTF-16 text; save it as UTF-8")
+        }
+        guard let text = String(data: data, encoding: .utf8) else {
+            // ISO 8859-1 and other 8-bit encodings write "<!DOCTYPE" in ASCII.
+            guard data.range(of: Data("<!DOCTYPE".utf8)) == nil else { throw notUTF8("neither UTF-8 nor UTF-16") }
+            return nil
+        }
+        guard data.range(of: Data("<!DOCTYPE".utf8)) != nil else { return nil }
         var reader = AndroidEntities(s: Array(text.unicodeScalars))
         return Data(String(String.UnicodeScalarView(try reader.document())).utf8)
+    }
+
+    private static func notUTF8(_ encoding: String) -> Refusal {
+        Refusal(
+            line: 1,
+            reason:
+                "the file is \(encoding) and declares a DOCTYPE, which is read only in UTF-8 (its entities are never "
+                + "left to the XML parser); save the file as UTF-8")
+    }
+
+    /// The text of a UTF-16 document: with a byte order mark, or without one when every other
+    /// byte of its first characters is 0 (`<` is 3C 00 little-endian, 00 3C big-endian).
+    private static func utf16Text(_ data: Data) -> String? {
+        let head = Array(data.prefix(4))
+        guard head.count >= 2, data.count % 2 == 0 else { return nil }
+        let encoding: String.Encoding
+        switch (head[0], head[1]) {
+        case (0xFF, 0xFE):
+            guard head.count < 4 || head[2] != 0 || head[3] != 0 else { return nil }  // UTF-32LE
+            encoding = .utf16
+        case (0xFE, 0xFF): encoding = .utf16
+        case (1...0x7F, 0):
+            guard head.count < 4 || head[2] != 0 || head[3] != 0 else { return nil }  // UTF-32LE
+            encoding = .utf16LittleEndian
+        case (0, 1...0x7F): encoding = .utf16BigEndian
+        default: return nil
+        }
+        return String(data: data, encoding: encoding)
     }
 
     private init(s: [Unicode.Scalar]) { self.s = s }

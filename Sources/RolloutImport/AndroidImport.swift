@@ -123,7 +123,7 @@ extension CatalogImporter {
 
     /// Whether an Android resource file defines strings (a folder of colours or styles loses none).
     static func holdsStrings(_ file: String) -> Bool {
-        guard let data = FileManager.default.contents(atPath: file) else { return false }
+        guard let data = try? bytes(file) else { return false }  // none past --max-catalog-bytes
         let text = String(decoding: data, as: UTF8.self)
         return text.contains("<string") || text.contains("<plurals")
     }

@@ -101,28 +101,53 @@ public struct ImportOptions: Sendable {
     /// i18next: how values are read. nil: ICU MessageFormat when the nearest package.json lists
     /// i18next-icu, else i18next's interpolation.
     public var i18nextFormat: I18nextFormat?
+    /// The largest catalog file read (`--max-catalog-bytes`); a larger one is refused from its size,
+    /// before it is read (docs/reliability.md, "Input limits").
+    public var maxCatalogBytes: Int
 
-    public init(sourceLocale: String, arbUseEscaping: Bool? = nil, i18nextFormat: I18nextFormat? = nil) {
+    public init(
+        sourceLocale: String, arbUseEscaping: Bool? = nil, i18nextFormat: I18nextFormat? = nil,
+        maxCatalogBytes: Int = InputLimits.catalogBytes
+    ) {
         self.sourceLocale = sourceLocale
         self.arbUseEscaping = arbUseEscaping
         self.i18nextFormat = i18nextFormat
+        self.maxCatalogBytes = maxCatalogBytes
     }
 }
 
 public enum CatalogImporter {
     public static func read(_ path: String, format: CatalogFormat, options: ImportOptions) throws -> CatalogImport {
-        switch format {
-        case .xcstrings: return try xcstrings(path)
-        case .android: return try android(path, sourceLocale: options.sourceLocale)
-        case .i18next: return try i18next(path, format: options.i18nextFormat)
-        case .arb: return try arb(path, useEscaping: options.arbUseEscaping)
+        try $maxCatalogBytes.withValue(options.maxCatalogBytes) {
+            switch format {
+            case .xcstrings: return try xcstrings(path)
+            case .android: return try android(path, sourceLocale: options.sourceLocale)
+            case .i18next: return try i18next(path, format: options.i18nextFormat)
+            case .arb: return try arb(path, useEscaping: options.arbUseEscaping)
+            }
         }
     }
 
+    /// `ImportOptions.maxCatalogBytes` of the import under way, for every file `bytes` reads.
+    @TaskLocal static var maxCatalogBytes = InputLimits.catalogBytes
+
+    /// A catalog file, refused (65) from its size before it is read when it is over
+    /// `maxCatalogBytes`: a 300 MB catalog took 644 MB of memory to be refused later.
     static func bytes(_ path: String) throws -> [UInt8] {
-        guard let data = FileManager.default.contents(atPath: path) else {
+        let limit = maxCatalogBytes
+        guard let handle = FileHandle(forReadingAtPath: path) else {
             throw RolloutError.missing("\(path): no such file, or it cannot be read")
         }
+        defer { try? handle.close() }
+        let size = (try? handle.seekToEnd()).map(Int.init) ?? 0
+        if size > limit { throw RolloutError.catalogTooLarge(path, bytes: size, limit: limit) }
+        try? handle.seek(toOffset: 0)
+        // Read one byte past the limit, so a file that grows after the size was taken is refused too.
+        let data: Data
+        do { data = try handle.read(upToCount: limit + 1) ?? Data() } catch {
+            throw RolloutError.missing("\(path): no such file, or it cannot be read")
+        }
+        if data.count > limit { throw RolloutError.catalogTooLarge(path, bytes: data.count, limit: limit) }
         return [UInt8](data)
     }
 
@@ -168,4 +193,13 @@ public enum CatalogImporter {
     /// A locale as catalogs spell it (`pt_BR`, `nb_NO`, `zh_Hant_TW`, `iw`) in canonical BCP 47
     /// (`pt-BR`, `nb-NO`, `zh-Hant-TW`, `he`); nil when it is not a locale.
     public static func canonicalLocale(_ spelling: String) -> String? { LocaleTag.canonical(spelling: spelling) }
+}
+
+extension RolloutError {
+    /// A catalog file over `--max-catalog-bytes` (65), with the flag that raises it.
+    static func catalogTooLarge(_ path: String, bytes: Int, limit: Int) -> RolloutError {
+        .badInput(
+            "\(path): the catalog file is \(bytes) bytes, over the limit of \(limit) (\(ByteCount.describe(limit))); "
+                + "raise it with --max-catalog-bytes (at most \(ByteCount.describe(InputLimits.catalogBytesCeiling)))")
+    }
 }

@@ -56,7 +56,7 @@ public struct CSVReader {
     /// is. Returns the number of bytes of the file read.
     @discardableResult
     public static func read<Sink: CSVRecordSink>(
-        path: String, chunk: Int = CSVReader.chunk, sink: inout Sink,
+        path: String, chunk: Int = CSVReader.chunk, gzipLimits: GzipLimits = .default, sink: inout Sink,
         onChunk: (UnsafeRawBufferPointer) -> Void = { _ in }
     ) throws -> Int {
         // O_NONBLOCK: a named pipe opens at once (then is refused) instead of waiting for a writer.
@@ -73,7 +73,10 @@ public struct CSVReader {
         guard peeked >= 0 else { throw RolloutError.fileFailure("read", path, errno: errno) }
         var total = 0
         try first.withUnsafeBytes { first in
-            try tokenize(start: UnsafeRawBufferPointer(rebasing: first.prefix(peeked)), chunk: chunk, sink: &sink) {
+            try tokenize(
+                start: UnsafeRawBufferPointer(rebasing: first.prefix(peeked)), chunk: chunk, gzipLimits: gzipLimits,
+                sink: &sink
+            ) {
                 into, count in
                 while true {
                     let n = systemRead(fd, into, count)
@@ -92,11 +95,15 @@ public struct CSVReader {
     /// Parses bytes already in memory, plain or gzip, `chunk` bytes of text at a time and gzip data
     /// `gzipBlock` bytes at a time (for tests and small inputs).
     public static func parse<Sink: CSVRecordSink>(
-        _ bytes: [UInt8], chunk: Int = CSVReader.chunk, gzipBlock: Int = CSVReader.chunk, sink: inout Sink
+        _ bytes: [UInt8], chunk: Int = CSVReader.chunk, gzipBlock: Int = CSVReader.chunk,
+        gzipLimits: GzipLimits = .default, sink: inout Sink
     ) throws {
         var offset = 0
         try bytes.withUnsafeBufferPointer { source in
-            try tokenize(start: UnsafeRawBufferPointer(source), chunk: chunk, gzipBlock: gzipBlock, sink: &sink) {
+            try tokenize(
+                start: UnsafeRawBufferPointer(source), chunk: chunk, gzipBlock: gzipBlock, gzipLimits: gzipLimits,
+                sink: &sink
+            ) {
                 into, count in
                 let n = min(count, source.count - offset)
                 if n > 0 { into.update(from: source.baseAddress! + offset, count: n) }
@@ -110,20 +117,21 @@ public struct CSVReader {
     /// tokenizer's buffer, or through a `GzipReader` that inflates into that buffer, as the file's
     /// `start` (its first `GzipReader.sniffBytes` bytes, or all of a shorter file) says.
     static func tokenize<Sink: CSVRecordSink>(
-        start: UnsafeRawBufferPointer, chunk: Int, gzipBlock: Int = CSVReader.chunk, sink: inout Sink,
+        start: UnsafeRawBufferPointer, chunk: Int, gzipBlock: Int = CSVReader.chunk,
+        gzipLimits: GzipLimits = .default, sink: inout Sink,
         raw: (UnsafeMutablePointer<UInt8>, Int) throws -> Int
     ) throws {
         if let other = GzipReader.otherFormat(start) { throw GzipReader.Failure.notText(other) }
         let tokenizer = Tokenizer(chunk: chunk)
         guard GzipReader.isGzip(start) else { return try tokenizer.run(sink: &sink, fill: raw) }
-        let gzip = GzipReader(blockBytes: gzipBlock)
+        let gzip = GzipReader(blockBytes: gzipBlock, limits: gzipLimits)
         try tokenizer.run(sink: &sink) { into, count in try gzip.read(into: into, count: count, input: raw) }
     }
 
     /// The same, handing each record to a closure as an array of fields (for tests).
     public static func parse(
         _ bytes: [UInt8], chunk: Int = CSVReader.chunk, gzipBlock: Int = CSVReader.chunk,
-        record: ([ArraySlice<UInt8>], Int) throws -> Void
+        gzipLimits: GzipLimits = .default, record: ([ArraySlice<UInt8>], Int) throws -> Void
     ) throws {
         try withoutActuallyEscaping(record) { record in
             struct Collect: CSVRecordSink {
@@ -133,7 +141,7 @@ public struct CSVReader {
                 }
             }
             var sink = Collect(record: record)
-            try parse(bytes, chunk: chunk, gzipBlock: gzipBlock, sink: &sink)
+            try parse(bytes, chunk: chunk, gzipBlock: gzipBlock, gzipLimits: gzipLimits, sink: &sink)
         }
     }
 

@@ -1,4 +1,28 @@
 import CZlib
+import RolloutModel
+
+/// How far gzip data may expand (docs/metrics.md, "Gzip input"): a few kilobytes of deflate
+/// can hold gigabytes of text (a decompression bomb), which would be inflated and scanned in full
+/// before the file is found to hold no rows. Checked after every read, so a bomb is refused
+/// after inflating a little more than `ratioFrom` bytes, in a fraction of a second.
+public struct GzipLimits: Equatable, Sendable {
+    /// The most text the data may expand to, in bytes.
+    public var maximumText: Int
+    /// The most bytes of text per byte of gzip data, once the text passes `ratioFrom` bytes.
+    public var maximumRatio: Int
+    /// Below this much text the ratio is not checked: a small file may well be all repetition.
+    public var ratioFrom: Int
+
+    /// 64 GiB of text; 200 bytes of text per byte of gzip (CSV exports compress 4 to 20 times,
+    /// deflate at most 1,032 times), from 1 MiB of text on.
+    public static let `default` = GzipLimits(maximumText: 64 << 30, maximumRatio: 200, ratioFrom: 1 << 20)
+
+    public init(maximumText: Int, maximumRatio: Int, ratioFrom: Int = 1 << 20) {
+        self.maximumText = maximumText
+        self.maximumRatio = maximumRatio
+        self.ratioFrom = ratioFrom
+    }
+}
 
 /// Inflates gzip data as it is read, into the caller's buffer: the CSV tokenizer's read buffer, so
 /// the decompressed text is never copied and never stored (docs/metrics.md, "Gzip input").
@@ -56,6 +80,8 @@ final class GzipReader {
         return nil
     }
 
+    typealias Limits = GzipLimits
+
     /// Reads the compressed data's next bytes into the pointer, at most the count; 0 at its end.
     typealias Input = (UnsafeMutablePointer<UInt8>, Int) throws -> Int
 
@@ -69,9 +95,11 @@ final class GzipReader {
     /// Compressed bytes read, and decompressed bytes produced, so far.
     private var bytesIn = 0
     private(set) var bytesOut = 0
+    let limits: Limits
 
     /// `blockBytes`: how much compressed data to ask `input` for at once.
-    init(blockBytes: Int = 1 << 20) {
+    init(blockBytes: Int = 1 << 20, limits: Limits = .default) {
+        self.limits = limits
         self.blockBytes = max(1, blockBytes)
         block = .allocate(capacity: self.blockBytes)
         stream = .allocate(capacity: 1)
@@ -143,7 +171,17 @@ final class GzipReader {
         }
         let produced = count - Int(stream.pointee.avail_out)
         if firstText { try checkText(UnsafeRawBufferPointer(start: output, count: produced)) }
+        try checkExpansion(text: bytesOut + produced, consumed: bytesIn - Int(stream.pointee.avail_in))
         return produced
+    }
+
+    /// Refuses data that has expanded past `limits`: `text` bytes so far from `consumed` bytes of
+    /// gzip data.
+    func checkExpansion(text: Int, consumed: Int) throws {
+        if text > limits.maximumText { throw Failure.tooLarge(text: text, limits: limits) }
+        if text > limits.ratioFrom, Double(text) > Double(limits.maximumRatio) * Double(max(1, consumed)) {
+            throw Failure.bomb(text: text, consumed: consumed, limits: limits)
+        }
     }
 
     /// The text starts as no CSV does: it is compressed again (in practice the first read holds
@@ -157,6 +195,22 @@ final class GzipReader {
 }
 
 extension GzipReader.Failure {
+    static func tooLarge(text: Int, limits: GzipLimits) -> Self {
+        Self(
+            message:
+                "the gzip data expands to more than \(limits.maximumText) bytes of text (\(ByteCount.describe(limits.maximumText))), "
+                + "the most metrics ingest inflates; it was refused after \(text) bytes. If the export really is that large, "
+                + "raise --max-gzip-text (docs/metrics.md, \"Gzip input\")")
+    }
+
+    static func bomb(text: Int, consumed: Int, limits: GzipLimits) -> Self {
+        Self(
+            message: "the gzip data expands more than \(limits.maximumRatio) times (\(text) bytes of text "
+                + "from the first \(consumed) bytes of the file): a decompression bomb, not a CSV export, "
+                + "which compresses 4 to 20 times; it was refused before inflating the rest. If the export really is "
+                + "that repetitive, raise --max-gzip-ratio (docs/metrics.md, \"Gzip input\")")
+    }
+
     static func notGzipAfter(byte end: Int) -> Self {
         Self(
             message: "the gzip data ends at byte \(end) of the file and the bytes after it are not gzip; "

@@ -1,3 +1,4 @@
+import Foundation
 import RolloutCrypto
 import RolloutModel
 import RolloutStore
@@ -20,12 +21,19 @@ public enum MetricsIngest {
         public let temporaryDirectory: String
         /// Called with one line per phase (time, groups, spilled runs), when set.
         public let profile: ((String) -> Void)?
+        /// The clock the date window is checked against (docs/metrics.md, "The date window").
+        public let now: Timestamp
+        /// How far gzip data may expand (docs/metrics.md, "Gzip input").
+        public let gzipLimits: GzipLimits
 
         public init(
             path: String, name: String, kind: MetricKind, mapping: [String: String], skipInvalid: Bool,
             progress: @escaping (Int) -> Void = { _ in },
-            memory: Int? = nil, temporaryDirectory: String = "/tmp", profile: ((String) -> Void)? = nil
+            memory: Int? = nil, temporaryDirectory: String = "/tmp", profile: ((String) -> Void)? = nil,
+            now: Timestamp? = nil, gzipLimits: GzipLimits = .default
         ) {
+            self.now = now ?? Timestamp(seconds: Int64(Date().timeIntervalSince1970))
+            self.gzipLimits = gzipLimits
             self.path = path
             self.name = name
             self.kind = kind
@@ -87,7 +95,7 @@ public enum MetricsIngest {
         var seen = 0
         let byteCount: Int
         do {
-            byteCount = try CSVReader.read(path: request.path, sink: &rows) { chunk in
+            byteCount = try CSVReader.read(path: request.path, gzipLimits: request.gzipLimits, sink: &rows) { chunk in
                 hasher.update(chunk)
                 seen += chunk.count
                 request.progress(seen)
@@ -155,6 +163,46 @@ public enum MetricsIngest {
         // Dates run from 0001-01-01 (docs/metrics.md): there is no year 0.
         guard bytes[0..<4].contains(where: { $0 != UInt8(ascii: "0") }) else { return nil }
         return Timestamp(iso8601: String(decoding: bytes, as: UTF8.self)).map { Int($0.seconds / 86_400) }
+    }
+
+    /// Why a date field is not a date: shaped as one, the day it names does not exist (2025-02-29,
+    /// 2026-13-01); otherwise (year 0000 too) it is not YYYY-MM-DD.
+    static func notADate(_ text: String) -> String {
+        let quoted = "date \"\(text)\""
+        let parts = text.split(separator: "-", omittingEmptySubsequences: false)
+        guard text.utf8.count == 10, parts.count == 3, parts[0].count == 4, parts[1].count == 2, parts[2].count == 2,
+            parts.allSatisfy({ $0.utf8.allSatisfy { (0x30...0x39).contains($0) } }),
+            let year = Int(parts[0]), let month = Int(parts[1]), let day = Int(parts[2])
+        else { return "\(quoted) is not YYYY-MM-DD" }
+        guard year > 0 else { return "\(quoted) is not YYYY-MM-DD" }
+        guard (1...12).contains(month) else { return "\(quoted) does not exist: there is no month \(parts[1])" }
+        let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)
+        let length = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1]
+        let names = [
+            "January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
+            "November", "December",
+        ]
+        guard day >= 1 && day <= length else {
+            return "\(quoted) does not exist: \(names[month - 1]) \(parts[0]) has \(length) days"
+        }
+        return "\(quoted) is not YYYY-MM-DD"
+    }
+
+    /// "2026-11-28" for a day since the epoch.
+    static func dateText(_ day: Int) -> String {
+        String(Timestamp(seconds: Int64(day) * 86_400).description.prefix(10))
+    }
+
+    /// A date outside the policy's window (`MetricDateWindow`), with the window and where it is set.
+    static func outsideWindow(_ day: Int, accepted: ClosedRange<Int>, today: Int, window: MetricDateWindow) -> String {
+        if day > accepted.upperBound {
+            return "date \(dateText(day)) is after \(dateText(accepted.upperBound)), the latest the policy accepts "
+                + "(today \(dateText(today)) + gates.dates.daysAhead \(window.daysAhead)): counts cannot be from the future; "
+                + "check the export's dates and the clock (ROLLOUT_NOW) of this ingest"
+        }
+        return "date \(dateText(day)) is before \(dateText(accepted.lowerBound)), the earliest the policy accepts "
+            + "(today \(dateText(today)) - gates.dates.daysBefore \(window.daysBefore)); "
+            + "check the export's dates, or widen gates.dates.daysBefore with rollout policy set for an old backfill"
     }
 
     /// A whole number of at most 12 digits; spaces around it are tolerated, inside it they are not

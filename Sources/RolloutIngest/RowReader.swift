@@ -45,10 +45,15 @@ struct RowReader: CSVRecordSink {
     var packRoom: [Int] = []
     var packAdded: [Int] = []
     var storedTotals: [String: MetricTotals] = [:]
+    /// The policy's date window on the day of the ingest, and today (days since the epoch).
+    let window: MetricDateWindow
+    let today: Int
 
     init(request: MetricsIngest.Request, snapshot: Snapshot) throws {
         self.request = request
         self.snapshot = snapshot
+        window = try snapshot.policy().gates.dates
+        today = Int((request.now.seconds - (request.now.seconds % 86_400 + 86_400) % 86_400) / 86_400)
         (totalName, eventsName) = request.kind.columns
         sums = try GroupSums(memory: request.memory, directory: request.temporaryDirectory)
     }
@@ -162,7 +167,13 @@ struct RowReader: CSVRecordSink {
 
     mutating func dayMeaning(_ bytes: UnsafeBufferPointer<UInt8>) throws -> Int32 {
         guard let day = MetricsIngest.parseDay(bytes) else {
-            return problem("date \"\(RowReader.text(bytes))\" is not YYYY-MM-DD")
+            return problem(MetricsIngest.notADate(RowReader.text(bytes)))
+        }
+        // The one place rows are held to the policy's date window (docs/metrics.md, "The date window").
+        let (window, today) = (self.window, self.today)
+        let accepted = window.days(today: today)
+        guard accepted.contains(day) else {
+            return problem(MetricsIngest.outsideWindow(day, accepted: accepted, today: today, window: window))
         }
         return try values.dayIndex(day)
     }
@@ -234,7 +245,13 @@ struct RowReader: CSVRecordSink {
 extension RowReader {
     /// A count field that is not a count (`what` is the column's name).
     fileprivate static func notACount(_ what: String, _ bytes: UnsafeBufferPointer<UInt8>) -> String {
-        "\(what) \"\(RowReader.text(bytes))\" is not a whole number of 0 or more"
+        let text = RowReader.text(bytes)
+        let digits = text.trimmingSpaces
+        if digits.count > 12, digits.utf8.allSatisfy({ (0x30...0x39).contains($0) }) {
+            return "\(what) \(digits) has \(digits.count) digits; a count has at most 12 "
+                + "(up to 999999999999; the counts of one pack add up to at most \(MetricCounts.maximum))"
+        }
+        return "\(what) \"\(text)\" is not a whole number of 0 or more"
     }
 }
 

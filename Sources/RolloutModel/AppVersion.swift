@@ -11,7 +11,7 @@ public struct AppVersion: Comparable, Hashable, Sendable, CustomStringConvertibl
 
     public init?(_ text: String) {
         let trimmed = text
-        guard !trimmed.isEmpty, trimmed.utf8.count <= 80 else { return nil }
+        guard !trimmed.isEmpty, trimmed.utf8.count <= InputLimits.appVersionBytes else { return nil }
         var parts: [Int] = []
         var current = 0
         var digits = 0

@@ -109,7 +109,7 @@ public enum Health {
                 candidate: candidate, baseline: baseline, minSamples: gate.minSamples,
                 traffic: traffic[segment.label]?[kind])
             guard candidate.total >= gate.minSamples, baseline.total >= gate.minSamples,
-                let (lower, upper) = bounds(
+                let sequence = DifferenceSequence(
                     candidate: candidate, baseline: baseline, alpha: alpha, plannedSamples: gate.minSamples)
             else {
                 checks.append(
@@ -119,11 +119,12 @@ public enum Health {
                         daysToDecision: days))
                 continue
             }
-            let verdict: Verdict = lower > tolerance ? .unhealthy : .healthy
+            // The test at the tolerance itself decides; the bounds show what the data allow.
+            let verdict: Verdict = sequence.excludes(atMost: tolerance) ? .unhealthy : .healthy
             checks.append(
                 Check(
                     segment: segment.label, kind: kind, candidate: candidate, baseline: baseline, tolerance: tolerance,
-                    lower: lower, upper: upper, verdict: verdict, daysToDecision: 0))
+                    lower: sequence.lowerBound(), upper: sequence.upperBound(), verdict: verdict, daysToDecision: 0))
         }
         let verdict: Verdict
         if checks.contains(where: { $0.verdict == .unhealthy }) {
@@ -151,29 +152,19 @@ public enum Health {
         return max(days(candidate.total, traffic.candidate), days(baseline.total, traffic.baseline))
     }
 
-    /// A one-sided-per-end, time-uniform confidence sequence for p1 - p0 (the asymptotic normal-mixture
-    /// boundary of Waudby-Smith et al., "Time-uniform central limit theory"): valid at every sample
-    /// size at once, so it may be looked at after every ingest. `plannedSamples` tunes where it is
-    /// tightest. Each end has error at most alpha.
+    /// A one-sided-per-end, time-uniform confidence sequence for p1 - p0 (the normal-mixture boundary
+    /// of Waudby-Smith et al., "Time-uniform central limit theory", with the variance of each
+    /// hypothesised difference evaluated at the rates that fit the counts under it:
+    /// `DifferenceSequence`): valid at every sample size at once, so it may be looked at after every
+    /// ingest, and not fooled by an arm with few events. `plannedSamples` tunes where it is tightest.
+    /// Each end has error at most alpha.
     public static func bounds(candidate: MetricCounts, baseline: MetricCounts, alpha: Double, plannedSamples: Int) -> (
         Double, Double
     )? {
-        guard candidate.total > 0, baseline.total > 0 else { return nil }
-        let n1 = Double(candidate.total)
-        let n0 = Double(baseline.total)
-        let p1 = Double(candidate.events) / n1
-        let p0 = Double(baseline.events) / n0
-        // A floor on the variance so that zero events do not make the bound collapse.
-        let floor1 = max(p1 * (1 - p1), 1 / n1)
-        let floor0 = max(p0 * (1 - p0), 1 / n0)
-        let variance = floor1 / n1 + floor0 / n0
-        // Intrinsic time: the effective number of samples of the difference.
-        let t = (floor1 + floor0) / variance
-        let logTerm = -2 * log(alpha)
-        let rho2 = (logTerm + log(logTerm + 1)) / Double(max(1, plannedSamples))
-        let radius = (variance * 2 * (t * rho2 + 1) / (t * rho2) * log((t * rho2 + 1).squareRoot() / alpha))
-            .squareRoot()
-        let d = p1 - p0
-        return (d - radius, d + radius)
+        guard
+            let sequence = DifferenceSequence(
+                candidate: candidate, baseline: baseline, alpha: alpha, plannedSamples: plannedSamples)
+        else { return nil }
+        return (sequence.lowerBound(), sequence.upperBound())
     }
 }

@@ -9,6 +9,7 @@ extension LocaleTag {
     /// `zh-hans`, `iw`) in canonical BCP 47 (`pt-BR`, `nb-NO`, `zh-Hant-TW`, `zh-Hans`, `he`); nil
     /// when it is not a locale.
     public static func canonical(spelling: String) -> String? {
+        guard spelling.utf8.count <= InputLimits.localeBytes else { return nil }
         var parts = spelling.replacingOccurrences(of: "_", with: "-").split(
             separator: "-", omittingEmptySubsequences: false
         ).map(String.init)

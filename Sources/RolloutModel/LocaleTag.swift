@@ -11,9 +11,14 @@ public struct LocaleTag: Hashable, Comparable, Sendable, CustomStringConvertible
         case invalid(String)
         case notCanonical(String, canonical: String)
         case repeatedVariant(String, variant: String)
+        /// Longer than `InputLimits.localeBytes`: refused before anything else is read from it.
+        case tooLong(String)
 
         public var message: String {
             switch self {
+            case .tooLong(let text):
+                return "\"\(InputLimits.echo(text))\" is not a locale: "
+                    + InputLimits.tooLong("a locale", text, limit: InputLimits.localeBytes)!
             case .invalid(let text):
                 return "\"\(text)\" is not a BCP 47 locale such as tr-TR, tr, zh-Hant-TW"
             case .notCanonical(let text, let canonical):
@@ -25,8 +30,9 @@ public struct LocaleTag: Hashable, Comparable, Sendable, CustomStringConvertible
     }
 
     public static func parse(_ text: String) throws -> LocaleTag {
+        guard text.utf8.count <= InputLimits.localeBytes else { throw ParseError.tooLong(text) }
         let parts = text.split(separator: "-", omittingEmptySubsequences: false).map(String.init)
-        guard let first = parts.first, text.utf8.count <= 64,
+        guard let first = parts.first,
             parts.allSatisfy({ !$0.isEmpty && $0.allSatisfy(isAlphanumeric) })
         else {
             throw ParseError.invalid(text)

@@ -117,7 +117,7 @@ public struct MetricRollup: Equatable, Sendable {
     /// damage; `checkingRange: false` keeps it, for retracting it.
     public static func parse(_ bytes: [UInt8], source: String, checkingRange: Bool = true) throws -> MetricRollup {
         func fail(_ why: String) -> RolloutError {
-            .internal("\(source) is damaged: \(why); check the repository with git fsck")
+            .repositoryDamaged("\(source) is damaged: \(why)")
         }
         func count(_ value: JSONValue) -> Int? {
             guard case .number(let n) = value else { return nil }

@@ -155,13 +155,18 @@ private struct PackFields {
     }
 
     func contentVersion() throws -> Int {
-        guard let contentVersion = object["contentVersion"]?.integerValue else {
-            throw fail("\"contentVersion\" must be an integer, found \(PackFields.describe(object["contentVersion"]!))")
+        let value = object["contentVersion"]!
+        let outOfRange = RolloutError.badInput(
+            "\(source): \"contentVersion\" must be between 1 and \(Pack.maximumContentVersion), found "
+                + InputLimits.echo(value.numberLiteral ?? ""))
+        guard let contentVersion = value.integerValue else {
+            // A whole number too large for an integer is an integer out of range, not something else.
+            if let literal = value.numberLiteral, literal.drop(while: { $0 == "-" }).allSatisfy(\.isNumber) {
+                throw outOfRange
+            }
+            throw fail("\"contentVersion\" must be an integer, found \(PackFields.describe(value))")
         }
-        guard (1...Pack.maximumContentVersion).contains(contentVersion) else {
-            throw fail(
-                "\"contentVersion\" must be between 1 and \(Pack.maximumContentVersion), found \(contentVersion)")
-        }
+        guard (1...Pack.maximumContentVersion).contains(contentVersion) else { throw outOfRange }
         return contentVersion
     }
 
@@ -220,12 +225,20 @@ private struct PackFields {
         return text
     }
 
-    private static func describe(_ value: JSONValue) -> String {
+    fileprivate static func describe(_ value: JSONValue) -> String {
         if case .number(let n) = value, n.integerValue == nil {
             let digits = n.literal.drop { $0 == "-" }
             return digits.allSatisfy(\.isNumber) ? "\(n.literal), which is too large" : "the number \(n.literal)"
         }
         return value.kindName
+    }
+}
+
+extension JSONValue {
+    /// A number as the file wrote it.
+    fileprivate var numberLiteral: String? {
+        if case .number(let n) = self { return n.literal }
+        return nil
     }
 }
 

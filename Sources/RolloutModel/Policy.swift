@@ -124,6 +124,8 @@ public struct GatePolicy: Equatable, Sendable {
     public var fallback: RateGate
     /// Overall confidence of a verdict across all segments and all looks.
     public var confidence: Double
+    /// The dates a metrics row may carry (`MetricDateWindow`).
+    public var dates: MetricDateWindow = .default
 
     public static let `default` = GatePolicy(
         crash: RateGate(maxRelativeIncrease: 0.10, maxAbsoluteIncrease: 0.001, minSamples: 5_000),
@@ -146,6 +148,9 @@ public struct GatePolicy: Equatable, Sendable {
         gates.crash = try rate("crash", gates.crash)
         gates.fallback = try rate("fallback", gates.fallback)
         gates.confidence = try reader.fraction("confidence", default: gates.confidence)
+        if let dates = try reader.object("dates") {
+            gates.dates = try MetricDateWindow.parse(dates, source: "\(source).dates")
+        }
         guard gates.confidence >= 0.5 && gates.confidence < 1 else {
             throw RolloutError.badInput(
                 "\(source): confidence must be at least 0.5 and below 1, found \(gates.confidence)")
@@ -166,7 +171,34 @@ public struct GatePolicy: Equatable, Sendable {
             "crash": rate(crash),
             "fallback": rate(fallback),
             "confidence": .number(JSONNumber(confidence)),
+            "dates": ["daysBefore": .integer(dates.daysBefore), "daysAhead": .integer(dates.daysAhead)],
         ]
+    }
+}
+
+/// The dates a metrics row may carry, around the clock of the ingest: from `daysBefore` days before
+/// today to `daysAhead` days after it (UTC days). Rows outside are refused by `metrics ingest` with
+/// their line, so that a typo or a wrong clock in an export (2031 for 2026, 0001, 1999) is never
+/// judged by health or acted on by guard (docs/metrics.md, "The date window").
+public struct MetricDateWindow: Equatable, Sendable {
+    public var daysBefore: Int
+    public var daysAhead: Int
+
+    /// Three years back (1,096 days: a baseline's counts from months ago may be backfilled, 1999 may
+    /// not); one day ahead (an export's day in a time zone east of UTC).
+    public static let `default` = MetricDateWindow(daysBefore: 1096, daysAhead: 1)
+
+    /// The first and the last day accepted on `today` (days since the epoch).
+    public func days(today: Int) -> ClosedRange<Int> { (today - daysBefore)...(today + daysAhead) }
+
+    static func parse(_ value: JSONValue, source: String) throws -> MetricDateWindow {
+        var r = try ObjectReader(value, path: source)
+        let d = MetricDateWindow.default
+        let window = MetricDateWindow(
+            daysBefore: try r.integer("daysBefore", default: d.daysBefore, range: 0...36_525),
+            daysAhead: try r.integer("daysAhead", default: d.daysAhead, range: 0...366))
+        try r.finish()
+        return window
     }
 }
 

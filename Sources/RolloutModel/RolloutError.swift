@@ -14,6 +14,13 @@ public enum RolloutError: Error, Equatable, Sendable {
     /// A conflict that survived the retries, or a remote that could not be reached for a while:
     /// trying again may work (docs/teams.md, "When the remote fails").
     case conflict(String)
+    /// The remote could not be reached (connection refused or reset, DNS, a timeout, a 5xx) through
+    /// the retries: trying again later may work, as for a conflict (exit 75), named apart in `--json`.
+    case unreachable(String)
+    /// This repository and its remote disagree in a way only a person can settle: offline changes
+    /// that clash with the remote's, changes the remote lacks, another history. Retrying as is
+    /// gives the same answer (docs/teams.md, "Working offline, and sync").
+    case diverged(String)
     /// The remote refused who you are or what you did: no or wrong credentials, no access, a server
     /// hook refusing the push. Trying again as is cannot work.
     case permission(String)
@@ -32,7 +39,8 @@ public enum RolloutError: Error, Equatable, Sendable {
         case .usage: return 64
         case .badInput: return 65
         case .missing: return 66
-        case .conflict: return 75
+        case .conflict, .unreachable: return 75
+        case .diverged: return 76
         case .permission: return 77
         case .unavailable: return 69
         case .io: return 74
@@ -48,6 +56,8 @@ public enum RolloutError: Error, Equatable, Sendable {
         case .badInput: return "bad-input"
         case .missing: return "missing"
         case .conflict: return "conflict"
+        case .unreachable: return "unreachable"
+        case .diverged: return "diverged"
         case .permission: return "permission"
         case .unavailable: return "unavailable"
         case .io: return "io-error"
@@ -58,6 +68,7 @@ public enum RolloutError: Error, Equatable, Sendable {
     public var message: String {
         switch self {
         case .checkFailed(let m), .usage(let m), .badInput(let m), .missing(let m), .conflict(let m),
+            .unreachable(let m), .diverged(let m),
             .permission(let m),
             .unavailable(let m), .io(let m), .internal(let m):
             return m
@@ -73,6 +84,8 @@ public enum RolloutError: Error, Equatable, Sendable {
         case .badInput(let m): return .badInput(rewrite(m))
         case .missing(let m): return .missing(rewrite(m))
         case .conflict(let m): return .conflict(rewrite(m))
+        case .unreachable(let m): return .unreachable(rewrite(m))
+        case .diverged(let m): return .diverged(rewrite(m))
         case .permission(let m): return .permission(rewrite(m))
         case .unavailable(let m): return .unavailable(rewrite(m))
         case .io(let m): return .io(rewrite(m))

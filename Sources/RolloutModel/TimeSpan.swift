@@ -11,16 +11,46 @@ public enum TimeSpan {
     /// The seconds `text` stands for, or nil unless it is a positive whole number of minutes, hours,
     /// days or weeks no longer than 100 years: `7d` is 604800. No sign, no spaces, no fractions.
     public static func parse(_ text: String) -> Int64? {
-        guard let unit = text.last, let size = units[unit] else { return nil }
+        if case .seconds(let seconds) = read(text, maximum: maximumSeconds) { return seconds }
+        return nil
+    }
+
+    /// What `read` found: a duration, text that is not one, or one longer than the maximum asked for.
+    public enum Reading: Equatable, Sendable {
+        case seconds(Int64)
+        case notADuration
+        case tooLong
+    }
+
+    /// The one grammar of every DURATION the command line takes (`--expires`, `--overlap`,
+    /// `--every`, ...): a too-long duration is told apart from text that is not one at all.
+    public static func read(_ text: String, maximum: Int64) -> Reading {
+        guard let unit = text.last, let size = units[unit] else { return .notADuration }
         let digits = text.dropLast()
-        guard !digits.isEmpty, digits.count <= 18, digits.allSatisfy({ $0.isASCII && $0.isNumber }),
-            let count = Int64(digits), count > 0
-        else {
-            return nil
-        }
+        guard !digits.isEmpty, digits.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else { return .notADuration }
+        // Leading zeros are still a whole number; anything with more digits is longer than any limit.
+        let significant = digits.drop { $0 == "0" }
+        guard !significant.isEmpty else { return .notADuration }
+        guard significant.count <= 18, let count = Int64(significant) else { return .tooLong }
         let (seconds, overflow) = count.multipliedReportingOverflow(by: size)
-        guard !overflow, seconds <= maximumSeconds else { return nil }
-        return seconds
+        guard !overflow, seconds <= maximum else { return .tooLong }
+        return .seconds(seconds)
+    }
+
+    /// A DURATION option in seconds, or a usage error (64) naming the flag: "is not a duration" with
+    /// the grammar, or "is longer than the limit of" `maximum` (docs/reliability.md, "Input limits").
+    public static func option(_ text: String, flag: String, maximum: Int64 = maximumSeconds) throws -> Int64 {
+        switch read(text, maximum: maximum) {
+        case .seconds(let seconds): return seconds
+        case .tooLong:
+            throw RolloutError.usage(
+                "\(flag) \"\(InputLimits.echo(text))\" is longer than the limit of \(describe(maximum))")
+        case .notADuration:
+            let bare = !text.isEmpty && text.utf8.allSatisfy { $0 >= 0x30 && $0 <= 0x39 }
+            throw RolloutError.usage(
+                "\(flag) \"\(InputLimits.echo(text))\" is not a duration: give \(spelling)"
+                    + (bare ? " (a number needs its unit)" : ""))
+        }
     }
 
     /// `seconds` in the largest unit that divides it, for messages: 604800 is "7 days", 5400 "90 minutes".

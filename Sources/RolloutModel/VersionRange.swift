@@ -65,10 +65,15 @@ public struct VersionRange: Equatable, Hashable, Sendable, CustomStringConvertib
     }
 
     public static func parse(_ text: String) throws -> VersionRange {
-        let trimmed = text.trimmingSpaces
         func bad(_ why: String) -> RolloutError {
-            .usage("app-version range \"\(text)\" \(why); write for example >=4.8, \">=4.8 <5\", 4.8.x or =4.8.1")
+            .usage(
+                "app-version range \"\(InputLimits.echo(text))\" \(why); write for example >=4.8, \">=4.8 <5\", 4.8.x or =4.8.1"
+            )
         }
+        guard text.utf8.count <= InputLimits.versionRangeBytes else {
+            throw bad("is \(text.utf8.count) bytes, over the limit of \(InputLimits.versionRangeBytes)")
+        }
+        let trimmed = text.trimmingSpaces
         if trimmed == "*" || trimmed.lowercased() == "any" { return .all }
         let parts = trimmed.split(whereSeparator: { $0 == " " }).map(String.init)
         guard !parts.isEmpty, parts.count <= 2 else { throw bad("is not a range") }

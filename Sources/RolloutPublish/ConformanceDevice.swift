@@ -20,7 +20,8 @@ extension ConformanceVectors {
                 The crash-loop guard (docs/client.md, "Crash loops: markLaunchSucceeded()"). Each case is one device \
                 on its own cache, driven through steps in order (docs/conformance.md, "launches.json and \
                 counters.json", says what each step does); after each, every member of expect is what the device \
-                shows: its active packs, the failed list, launchStatus and metricsCSV(crash).
+                shows: its active packs, the failed list, launchStatus and metricsCSV(crash), and after a succeed step \
+                what markLaunchSucceeded() returned (confirmed: the packs it confirmed, or null for none).
                 """, key: key, cases: launchCases(), showsGuard: true)
     }
 
@@ -236,6 +237,17 @@ extension ConformanceVectors {
                 ]),
             DeviceCase(
                 name:
+                    "markLaunchSucceeded returns what it confirmed: the packs its launch began with, once; called again after an activation it confirms nothing (null) and the new pack stays on trial",
+                steps: armed + [
+                    launch(), S(action: .succeed, want: ["confirmed": ids(["tr@1", "tr-TR@17"])]),
+                    S(action: .refresh("eighteen")), S(action: .activate),
+                    S(action: .succeed, want: ["confirmed": .null, "awaitingSuccess": ids(["tr-TR@18"])]),
+                    launch(["awaitingSuccess": ids(["tr-TR@18"])]),
+                    S(action: .succeed, want: ["confirmed": ids(["tr@1", "tr-TR@18"]), "awaitingSuccess": ids([])]),
+                    S(action: .succeed, want: ["confirmed": .null]),
+                ]),
+            DeviceCase(
+                name:
                     "a successful launch between failed ones confirms the pack: the count starts again and the guard never rolls it back, though each death counts as a crash",
                 steps: armed + [
                     S(action: .refresh("eighteen")), launch(), launch(["failedLaunches": 1]),
@@ -282,7 +294,7 @@ extension ConformanceVectors {
                 name:
                     "with no previous pack a rollback leaves the bundled strings, and the packs are not downloaded again",
                 steps: start + [
-                    S(action: .succeed, want: ["armed": true, "activePacks": ids([])]),
+                    S(action: .succeed, want: ["armed": true, "activePacks": ids([]), "confirmed": ids([])]),
                     S(action: .refresh("baseline")),
                     S(action: .activate, want: ["awaitingSuccess": ids(["tr@1", "tr-TR@17"])]),
                     launch(), launch(),
@@ -489,8 +501,8 @@ extension ConformanceVectors {
 /// kill switch, no key list, packs that always verify unless failed or blocked.
 struct DeviceModel {
     static let guardMembers = [
-        "activePacks", "pendingPacks", "failed", "armed", "succeeded", "awaitingSuccess", "launchesSinceActivation",
-        "failedLaunches",
+        "confirmed", "activePacks", "pendingPacks", "failed", "armed", "succeeded", "awaitingSuccess",
+        "launchesSinceActivation", "failedLaunches",
         "previousLaunchFailed", "rolledBack", "rollbacks",
     ]
 
@@ -597,7 +609,8 @@ struct DeviceModel {
             expect["activated"] = .array(activatePending().map { .string($0.description) })
         case .succeed:
             o["do"] = "succeed"
-            markLaunchSucceeded()
+            let confirmed = markLaunchSucceeded()
+            expect["confirmed"] = confirmed.map { ConformanceVectors.strings($0.map(\.description)) } ?? .null
         case .markFailed:
             o["do"] = "markFailed"
             expect["markedFailed"] = markActivePackFailed().map { .string($0.description) } ?? .null
@@ -830,16 +843,21 @@ struct DeviceModel {
         Dictionary(uniqueKeysWithValues: activeIDs.map { ($0.locale, $0) })
     }
 
-    mutating func markLaunchSucceeded() {
+    /// What the call confirmed, sorted; nil: nothing (the launch had succeeded already).
+    mutating func markLaunchSucceeded() -> [PackID]? {
         succeeded = true
+        let began: [String: PackID]
         if !armed {
             armed = true
-            open = nil
-            confirm(activeMap)
-        } else if let began = open {
-            open = nil
-            confirm(began.active)
+            began = activeMap
+        } else if let open {
+            began = open.active
+        } else {
+            return nil
         }
+        open = nil
+        confirm(began)
+        return began.values.sorted()
     }
 
     // MARK: Lookups and counters

@@ -562,6 +562,7 @@ public enum ConformanceVectors {
         let plural = "{count, plural, =0 {no files} one {# file} other {# files}}"
         let ru = "{n, plural, one {# файл} few {# файла} many {# файлов} other {# файла}}"
         let ar = "{n, plural, zero {صفر} one {واحد} two {اثنان} few {# قليل} many {# كثير} other {# آخر}}"
+        let ptPT = "{n, plural, one {# ficheiro} other {# ficheiros}}"
         let cases: [(String, [String: String], String, String)] = [
             ("Merhaba, {name}!", ["name": "Ada"], "tr", "Merhaba, Ada!"),
             ("{{version}} sürümü yayında", ["version": "4.9"], "tr", "4.9 sürümü yayında"),
@@ -603,12 +604,21 @@ public enum ConformanceVectors {
             (nestedSelect(32), ["g": "x"], "en", "end"),
             (nestedSelect(33), ["g": "x"], "en", nestedSelect(1)),
             (nestedSelect(500), ["g": "x"], "en", nestedSelect(468)),
+            // The whole locale chooses the rules: Portugal's (and Angola's, by CLDR's parent locale)
+            // are not Brazil's, whose `one` holds 0 and 1.5 as well.
+            (ptPT, ["n": "0"], "pt-PT", "0 ficheiros"), (ptPT, ["n": "1"], "pt-PT", "1 ficheiro"),
+            (ptPT, ["n": "1.5"], "pt-PT", "1,5 ficheiros"), (ptPT, ["n": "1.5"], "pt-AO", "1,5 ficheiros"),
+            (ptPT, ["n": "0"], "pt-Latn-PT", "0 ficheiros"), (ptPT, ["n": "0"], "pt_PT.UTF-8", "0 ficheiros"),
+            (ptPT, ["n": "0"], "pt", "0 ficheiro"), (ptPT, ["n": "1.5"], "pt-BR", "1,5 ficheiro"),
         ]
         return [
             "about": """
-            string(key, arguments) for a device whose locale's language is `language` (docs/pack-format.md, placeholders; \
-            plural categories from CLDR). Plural cases are integers whose category no CLDR version disputes. Plurals and \
-            selects nest at most 32 deep: a deeper argument is shown as written.
+            cases: string(key, arguments) of text in the locale `language` (docs/pack-format.md, placeholders; \
+            plural categories from CLDR, chosen by the whole locale: pt-PT and pt-AO are not pt). Plural cases are \
+            numbers whose category no CLDR version disputes. Plurals and selects nest at most 32 deep: a deeper \
+            argument is shown as written. lookups: a device in `locale` with only `bundled` strings (no site) asks \
+            string(key, arguments): the text is formatted in the locale of the bundle it came from (a table found \
+            for en-US in `en` is in en), not the device's (docs/client.md, Lookup).
             """,
             "cases": .array(
                 cases.map { message, args, language, expected in
@@ -617,7 +627,34 @@ public enum ConformanceVectors {
                         "language": .string(language), "expected": .string(expected),
                     ]
                 }),
+            "lookups": .array(textLocaleLookups()),
         ]
+    }
+
+    /// formatting.json's lookups: text that came from another locale's bundle than the device's.
+    static func textLocaleLookups() -> [JSONValue] {
+        let files = "{n, plural, one {# file} other {# files}}"
+        let uk = "{n, plural, one {# файл} few {# файли} many {# файлів} other {# файлу}}"
+        let bundled: [String: [String: String]] = [
+            "en": ["files": files], "uk": ["own": uk],
+            "pt-PT": ["files": "{n, plural, one {# ficheiro} other {# ficheiros}}"],
+            "pt": ["brazil": "{n, plural, one {# arquivo} other {# arquivos}}"],
+        ]
+        let cases: [(String, String, String, String, String)] = [
+            ("a uk-UA device showing the en text: English rules, not Ukrainian", "uk-UA", "files", "21", "21 files"),
+            ("a ja-JP device showing the en text: English rules, not Japanese", "ja-JP", "files", "1", "1 file"),
+            ("and the en decimal separator", "uk-UA", "files", "1.5", "1.5 files"),
+            ("the device's own text: its own rules", "uk-UA", "own", "21", "21 файл"),
+            ("a pt-PT device's own text: Portugal's rules", "pt-PT", "files", "0", "0 ficheiros"),
+            ("a pt-PT device showing the pt (Brazil) bundle: Brazil's rules", "pt-PT", "brazil", "0", "0 arquivo"),
+        ]
+        return cases.map { name, locale, key, count, expected in
+            [
+                "name": .string(name), "locale": .string(locale),
+                "bundled": .object(bundled.mapValues { .object($0.mapValues { .string($0) }) }),
+                "key": .string(key), "arguments": ["n": .string(count)], "expected": .string(expected),
+            ]
+        }
     }
 
     // MARK: - Sites (lookup order and refresh rounds)
@@ -839,16 +876,11 @@ public enum ConformanceVectors {
 
     // MARK: - Size limits
 
-    /// The most a device reads of each kind of site file (RolloutClient.SizeLimits, which the Swift
-    /// client's conformance test compares with this table).
-    static let sizeLimits: [(kind: String, files: String, bytes: Int)] = [
-        ("keys", "keys.json and keys/<n>.json", 262_144),
-        ("signature", "*.sig and *.sigs", 16_384),
-        ("index", "index.json", 1_048_576),
-        ("manifest", "manifests/<locale>.json", 1_048_576),
-        ("pack", "a pack entry's url: at most the bytes the entry states, and never more than this", 16_777_216),
-    ]
+    /// The most a device reads of each kind of site file: the one table (SiteSizeLimits, which
+    /// RolloutClient.SizeLimits is and the Java client's SizeLimits copies, checked by this kit).
+    static let sizeLimits = SiteSizeLimits.table
 
+    // Long: the cases are one table, each limit at it and one byte past it, as limits.json lists them.
     static func limits(key: Ed25519.PrivateKey) -> JSONValue {
         let site = refreshSites()[0]
         let files = site.files(key)
@@ -871,8 +903,17 @@ public enum ConformanceVectors {
                 limit["signature"]! + 1, "refused", ["too-large"], bundledStrings
             ),
             (
+                "index.json.sig of exactly its limit is read, and refused for its signature",
+                SiteLayout.signature(of: SiteLayout.index), limit["signature"]!, "refused", ["bad-signature"],
+                bundledStrings
+            ),
+            (
                 "a manifest of its limit + 1 bytes is refused", SiteLayout.manifest("tr"), limit["manifest"]! + 1,
                 "refused", ["too-large"], bundledStrings
+            ),
+            (
+                "a manifest of exactly its limit is read, and refused for its signature", SiteLayout.manifest("tr"),
+                limit["manifest"]!, "refused", ["bad-signature"], bundledStrings
             ),
             (
                 "a pack one byte longer than its manifest entry states is refused too-large (the read stops there); "

@@ -72,6 +72,8 @@ public enum PublishOperation {
         }
         // A directory the operator made (a mount point, say) is never taken away.
         let existed = FileManager.default.fileExists(atPath: request.directory)
+        // Before anything is opened or written there: no link in the site leads out of it.
+        if existed { try SiteLinks.refuseLinksOut(of: request.directory) }
         let lock = try SiteLock(request.directory)
         defer { lock.release() }
         // Decided under the lock: whether this publish found the directory as it made it. Only
@@ -81,7 +83,9 @@ public enum PublishOperation {
             && ((try? FileManager.default.contentsOfDirectory(atPath: request.directory)) ?? []).allSatisfy {
                 $0 == lockFile
             }
-        var written: (state: ObjectID?, sequence: Int)? = nil
+        // How far the publish got, for what a failure says: nothing written, files being written
+        // (and which), or the whole site written and only its record left.
+        var progress = Progress.nothingWritten
         do {
             let applied = try repository.apply(actor: actor, time: time) {
                 snapshot -> (Change?, (report: Publisher.Report, state: ObjectID?, signer: SigningKey?)) in
@@ -95,13 +99,12 @@ public enum PublishOperation {
                 let publisher = Publisher(
                     snapshot: snapshot, key: request.key, legacyKey: request.legacyKey, expires: expires)
                 let (files, remove, index) = try publisher.files()
-                try SiteHistory.read(request.directory).check(
+                let site = try SiteHistory.read(request.directory)
+                try site.check(
                     against: snapshot, index: index, keys: keyList, files: files, directory: request.directory)
-                // The marker first: a publish killed half way leaves a site that names the newest
-                // state it may hold, so an older clone is refused even then.
-                try SiteHistory.writeMarker(request.directory, state: snapshot.commit, sequence: index.sequence)
-                written = (snapshot.commit, index.sequence)
-                var report = try publisher.write(files, removing: remove, index: index, to: request.directory)
+                var report = try writeSite(
+                    publisher, files: files, removing: remove, index: index, over: site, to: request.directory,
+                    progress: &progress)
                 report.keysVersion = keyList?.version
                 return (
                     try recordChange(request, snapshot: snapshot, index: index),
@@ -112,14 +115,44 @@ public enum PublishOperation {
                 report: applied.result.report, state: applied.result.state, record: applied.commit,
                 signingKey: applied.result.signer)
         } catch {
-            if fresh && written == nil {
+            if case .nothingWritten = progress, fresh {
                 try? FileManager.default.removeItem(atPath: request.directory)
-                throw error
             }
-            // The site is written before its record: say so, rather than "nothing was changed".
-            guard let written, let error = error as? RolloutError else { throw error }
-            throw error.unrecorded(request.directory, state: written.state, sequence: written.sequence)
+            guard let failure = error as? RolloutError else { throw error }
+            throw failure.after(progress, in: request.directory)
         }
+    }
+
+    /// Writes the site's files between the two writes of its marker, keeping `progress` up to date.
+    /// The marker first: a publish killed half way leaves a site that names the newest state it may
+    /// hold ("writing"), so an older clone is refused even then, while "state" still names the last
+    /// one written whole. Then every file, then the marker saying they are all there.
+    static func writeSite(
+        _ publisher: Publisher, files: [Publisher.SiteFile], removing remove: [String], index: SiteIndex,
+        over site: SiteHistory, to directory: String, progress: inout Progress
+    ) throws -> Publisher.Report {
+        let target = SiteHistory.Published(state: publisher.snapshot.commit?.hex, sequence: index.sequence)
+        try SiteHistory.writeMarker(directory, done: site.done, writing: target)
+        var report = Publisher.Report()
+        progress = .writingFiles(report, from: site.done, to: target, total: files.count)
+        do {
+            try publisher.write(files, removing: remove, index: index, to: directory, into: &report)
+        } catch {
+            progress = .writingFiles(report, from: site.done, to: target, total: files.count)
+            throw error
+        }
+        try SiteHistory.writeMarker(directory, done: target, writing: nil)
+        progress = .filesWritten(target)
+        return report
+    }
+
+    /// How far a publish got.
+    enum Progress {
+        case nothingWritten
+        /// The marker says `to` is being written; `report` holds the files written so far.
+        case writingFiles(Publisher.Report, from: SiteHistory.Published?, to: SiteHistory.Published, total: Int)
+        /// Every file of `to` is written and the marker says so; the record is next.
+        case filesWritten(SiteHistory.Published)
     }
 
     /// Whether `key` may sign a site under `list`: a listed publishing key, not revoked, not expired
@@ -174,7 +207,9 @@ struct SiteLock {
         let path = directory + "/" + PublishOperation.lockFile
         while true {
             try SiteLock.makeDirectories(directory)
-            let fd = open(path, O_CREAT | O_RDWR | O_CLOEXEC, 0o644)
+            // A link there is replaced, never opened through (`SiteLinks`).
+            try SiteLinks.replaceLinks(on: PublishOperation.lockFile, in: directory)
+            let fd = open(path, O_CREAT | O_RDWR | O_CLOEXEC | O_NOFOLLOW, 0o644)
             guard fd >= 0 else { throw RolloutError.fileFailure("open", path, errno: errno) }
             while flock(fd, LOCK_EX) != 0 {
                 guard errno == EINTR else {
@@ -219,8 +254,21 @@ struct SiteLock {
 /// What a site directory already holds, read before publishing into it: the state it was written
 /// from (the marker), its index and manifests.
 struct SiteHistory {
+    /// A state a site was published from, and its index sequence.
+    struct Published: Equatable {
+        let state: String?
+        let sequence: Int?
+    }
+
     var markerState: String?
     var markerSequence: Int?
+    /// The publish the marker says was under way and did not finish ("writing"): the site may
+    /// hold some of its files.
+    var writing: Published?
+    /// What the marker says the site holds whole, nil when there is no marker.
+    var done: Published? {
+        markerState == nil && markerSequence == nil ? nil : Published(state: markerState, sequence: markerSequence)
+    }
     /// The site's `keys.json`, when it has one that parses.
     var keys: KeyList?
     var index: SiteIndex?
@@ -240,6 +288,10 @@ struct SiteHistory {
             }
             history.markerState = object["state"]?.stringValue
             history.markerSequence = object["sequence"]?.integerValue
+            if let writing = object["writing"]?.objectValue {
+                history.writing = Published(
+                    state: writing["state"]?.stringValue, sequence: writing["sequence"]?.integerValue)
+            }
         }
         // The signed files are read as a device would parse them; an unreadable one is overwritten.
         if let bytes = FileManager.default.contents(atPath: directory + "/" + SiteLayout.keys) {
@@ -277,9 +329,16 @@ struct SiteHistory {
         if let held = keys, let repositoryKeys, held.version == repositoryKeys.version, held != repositoryKeys {
             throw .siteHasOtherKeyList(directory, version: held.version)
         }
-        if let state = markerState {
-            let sequence = markerSequence.map { " (index sequence \($0))" } ?? ""
-            let published = "\(directory) was published from state \(state.prefix(12))\(sequence)"
+        // The newest state the site may hold: one a publish that did not finish was writing, else
+        // the one written whole.
+        let newest =
+            writing?.state.map { ($0, writing?.sequence, true) } ?? markerState.map { ($0, markerSequence, false) }
+        if let (state, number, unfinished) = newest {
+            let sequence = number.map { " (index sequence \($0))" } ?? ""
+            let published =
+                unfinished
+                ? "\(directory) holds files of an unfinished publish of state \(state.prefix(12))\(sequence)"
+                : "\(directory) was published from state \(state.prefix(12))\(sequence)"
             guard let id = ObjectID(hex: state), (try? snapshot.repository.commit(id)) != nil else {
                 throw .siteFromUnknownState(published, ours: ours)
             }
@@ -313,11 +372,20 @@ struct SiteHistory {
         }
     }
 
-    static func writeMarker(_ directory: String, state: ObjectID?, sequence: Int) throws {
-        var object: [String: JSONValue] = [
-            "format": .string(PublishOperation.markerFormat), "sequence": .integer(sequence),
-        ]
-        object["state"] = state.map { .string($0.hex) } ?? .null
+    /// The record beside the site: `state` and `sequence`, what the site holds whole (null before
+    /// its first publish finished), and while a publish is writing, `writing`: the state and
+    /// sequence it is writing. Written before the first file of a publish and again after its last.
+    static func writeMarker(_ directory: String, done: Published?, writing: Published?) throws {
+        var object: [String: JSONValue] = ["format": .string(PublishOperation.markerFormat)]
+        object["state"] = done?.state.map { .string($0) } ?? .null
+        object["sequence"] = done?.sequence.map { .integer($0) } ?? .null
+        if let writing {
+            object["writing"] = .object([
+                "state": writing.state.map { .string($0) } ?? .null,
+                "sequence": writing.sequence.map { .integer($0) } ?? .null,
+            ])
+        }
+        try SiteLinks.replaceLinks(on: PublishOperation.markerFile, in: directory)
         let path = directory + "/" + PublishOperation.markerFile
         try LocalFile.replace(path, with: JSONWriter.pretty(.object(object)), name: path)
     }
@@ -390,12 +458,53 @@ extension Error where Self == RolloutError {
 }
 
 extension RolloutError {
-    /// This error, thrown after the site was written but before its record reached the history.
-    fileprivate func unrecorded(_ directory: String, state: ObjectID?, sequence: Int) -> RolloutError {
+    /// This error, saying what the publish it stopped had done: nothing, some of the files (which,
+    /// what devices see, what the record says), or the whole site but not its record.
+    fileprivate func after(_ progress: PublishOperation.Progress, in directory: String) -> RolloutError {
+        switch progress {
+        case .nothingWritten: return self
+        case .writingFiles(let report, let from, let to, let total):
+            return partlyWritten(directory, report: report, total: total, from: from, to: to)
+        case .filesWritten(let written):
+            // The site is written before its record: say so, rather than "nothing was changed".
+            return unrecorded(directory, written)
+        }
+    }
+
+    /// This error, thrown after the whole site was written but before its record reached the history.
+    fileprivate func unrecorded(_ directory: String, _ written: SiteHistory.Published) -> RolloutError {
         withMessage {
             """
-            \(directory) was written from state \(state?.short ?? "(empty)") (index sequence \(sequence)), \
-            but the record of that publish did not reach the history: \($0). Run rollout publish again to record it
+            \(directory) was written from state \(written.state.map { String($0.prefix(12)) } ?? "(empty)") \
+            (index sequence \(written.sequence ?? 0)), but the record of that publish did not reach the history: \($0). \
+            Run rollout publish again to record it
+            """
+        }
+    }
+
+    /// This error, thrown while the site's files were being written: which were, what devices see
+    /// now (the index is written last), and what the record beside the site says.
+    fileprivate func partlyWritten(
+        _ directory: String, report: Publisher.Report, total: Int, from: SiteHistory.Published?,
+        to: SiteHistory.Published
+    ) -> RolloutError {
+        let sequence = to.sequence ?? 0
+        let state = to.state.map { String($0.prefix(12)) } ?? "(empty)"
+        let files =
+            report.written.isEmpty
+            ? "no file was written"
+            : "\(report.written.count) file(s) were written (the last \(report.written.last!))"
+        let devices =
+            report.written.contains(SiteLayout.index)
+            ? "its new index.json was written but not all of its signatures, so devices refuse it and keep what they have"
+            : "index.json was not written, so devices still see "
+                + (from?.sequence.map { "index sequence \($0)" } ?? "the site as it was")
+        return withMessage {
+            """
+            publishing state \(state) (index sequence \(sequence)) to \(directory) stopped: \($0). Of its \(total) \
+            file(s) \(report.unchanged) were already there and \(files); \(devices). \(PublishOperation.markerFile) \
+            records the publish as unfinished and nothing was recorded in the history. Fix the cause and run rollout \
+            publish again
             """
         }
     }

@@ -275,12 +275,24 @@ public struct Publisher {
         throws -> Report
     {
         var report = Report()
+        try write(files, removing: removePaths, index: index, to: directory, into: &report)
+        return report
+    }
+
+    /// `write`, keeping in `report` what was written so far when a file fails: what a failed
+    /// publish tells the operator it left behind. A link on the way to a file, or at the file, is
+    /// replaced, never followed (`SiteLinks`).
+    func write(
+        _ files: [SiteFile], removing removePaths: [String], index: SiteIndex, to directory: String,
+        into report: inout Report
+    ) throws {
         report.indexSequence = index.sequence
         report.indexExpires = index.expires
         report.locales = index.locales.map { ($0.key, $0.value.sequence) }.sorted { $0.0 < $1.0 }
         let fm = FileManager.default
         for file in files {
             let full = directory + "/" + file.path
+            try SiteLinks.replaceLinks(on: file.path, in: directory)
             let existingSize = (try? fm.attributesOfItem(atPath: full))?[.size] as? Int
             if file.immutable, existingSize == file.size {
                 report.unchanged += 1
@@ -305,7 +317,9 @@ public struct Publisher {
             report.bytesWritten += bytes.count
         }
         // Blocked packs leave the site, so not even a stale manifest in some cache can fetch them.
-        for path in removePaths.sorted() where fm.fileExists(atPath: directory + "/" + path) {
+        for path in removePaths.sorted() {
+            try SiteLinks.replaceLinks(on: path, in: directory)
+            guard fm.fileExists(atPath: directory + "/" + path) else { continue }
             do {
                 try fm.removeItem(atPath: directory + "/" + path)
             } catch {
@@ -313,13 +327,92 @@ public struct Publisher {
             }
             report.removed.append(path)
         }
-        return report
+    }
+}
+
+/// Symbolic links in a site directory. Publish replaces a link where it writes a file (or on the
+/// way to one) with the real file or directory, never writing through it, and refuses a site
+/// directory holding a link whose target is outside it: `site/index.json -> ../victim` or
+/// `site/packs -> /elsewhere` would otherwise have publish write, or remove, files it was never
+/// given. `--out` itself may be a link (a mount, a deploy directory); only what is below it counts.
+enum SiteLinks {
+    /// Throws, naming the first one, when a link below `directory` leads out of it (or is one
+    /// publish would have to open: the lock and the record). Nothing is written before this check.
+    static func refuseLinksOut(of directory: String) throws {
+        guard let root = realPath(directory) else { return }
+        var pending = [""]
+        while let relative = pending.popLast() {
+            let folder = relative.isEmpty ? directory : directory + "/" + relative
+            let names = ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).sorted()
+            for name in names {
+                let child = relative.isEmpty ? name : relative + "/" + name
+                var status = stat()
+                guard lstat(directory + "/" + child, &status) == 0 else { continue }
+                switch status.st_mode & S_IFMT {
+                case S_IFDIR: pending.append(child)
+                case S_IFLNK:
+                    let target = destination(of: directory + "/" + child)
+                    if !(target == root || target.hasPrefix(root == "/" ? "/" : root + "/")) {
+                        throw RolloutError.linkOutOfSite(directory, link: child, target: target)
+                    }
+                default: continue
+                }
+            }
+        }
+    }
+
+    /// Makes every folder on the way to `relative` below `directory` a real directory and removes
+    /// a link at `relative` itself, so that what is written there lands in the site. Folders that
+    /// do not exist yet are left for the writer to create.
+    static func replaceLinks(on relative: String, in directory: String) throws {
+        var path = directory
+        let parts = relative.split(separator: "/").map(String.init)
+        for (index, part) in parts.enumerated() {
+            path += "/" + part
+            var status = stat()
+            guard lstat(path, &status) == 0 else { return }
+            guard status.st_mode & S_IFMT == S_IFLNK else { continue }
+            guard unlink(path) == 0 else { throw RolloutError.fileFailure("replace the link", path, errno: errno) }
+            if index < parts.count - 1, mkdir(path, 0o755) != 0 {
+                throw RolloutError.fileFailure("create", path, errno: errno)
+            }
+        }
+    }
+
+    /// Where the link at `path` leads, absolute: resolved through every link when it exists,
+    /// else (a dangling link) its target joined to its folder, with `.` and `..` taken away.
+    static func destination(of path: String) -> String {
+        if let resolved = realPath(path) { return resolved }
+        let target = (try? FileManager.default.destinationOfSymbolicLink(atPath: path)) ?? ""
+        let folder = realPath((path as NSString).deletingLastPathComponent) ?? "/"
+        var parts: [Substring] = []
+        for part in ((target.hasPrefix("/") ? "" : folder + "/") + target).split(separator: "/") {
+            if part == "." || part.isEmpty { continue }
+            if part == ".." { _ = parts.popLast() } else { parts.append(part) }
+        }
+        return "/" + parts.joined(separator: "/")
+    }
+
+    static func realPath(_ path: String) -> String? {
+        guard let resolved = realpath(path, nil) else { return nil }
+        defer { free(resolved) }
+        return String(cString: resolved)
     }
 }
 
 extension RolloutError {
+    /// A link in the site directory that leads out of it (`SiteLinks`).
+    static func linkOutOfSite(_ directory: String, link: String, target: String) -> RolloutError {
+        .badInput(
+            """
+            refused: \(directory)/\(link) is a symbolic link to \(target), outside the site directory; publish never \
+            writes or removes anything outside --out. Remove the link (or put the real file or directory there) and \
+            publish again. Nothing was written
+            """)
+    }
+
     /// A plan that names a pack the repository does not hold.
     fileprivate static func packNotHeld(_ id: PackID, locale: String) -> RolloutError {
-        .internal("the plan of \(locale) names \(id), which the repository does not hold; check it with git fsck")
+        .repositoryDamaged("the plan of \(locale) names \(id), which the repository does not hold")
     }
 }

@@ -49,8 +49,43 @@ public struct SiteVerifier {
         self.now = now
     }
 
-    private func read(_ path: String) -> [UInt8]? {
-        FileManager.default.contents(atPath: directory + "/" + path).map { [UInt8]($0) }
+    /// The file at `path` of the site, nil when it is missing; a file over `limit` (by default the
+    /// one `SiteSizeLimits` gives its kind) throws `TooLarge` after reading one byte past the limit
+    /// at most, as a device stops its download there.
+    private func read(_ path: String, limit: Int? = nil) throws(TooLarge) -> [UInt8]? {
+        let limit = limit ?? SiteSizeLimits.limit(of: path)
+        let file = directory + "/" + path
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: file, isDirectory: &isDirectory), !isDirectory.boolValue else {
+            return nil
+        }
+        if let size = (try? FileManager.default.attributesOfItem(atPath: file)[.size] as? NSNumber)?.intValue,
+            size > limit
+        {
+            throw TooLarge(path: path, limit: limit)
+        }
+        guard let handle = FileHandle(forReadingAtPath: file) else { return nil }
+        defer { try? handle.close() }
+        guard let data = try? handle.read(upToCount: limit + 1) else { return [] }
+        if data.count > limit { throw TooLarge(path: path, limit: limit) }
+        return [UInt8](data)
+    }
+
+    /// A site file over its size limit: what a device refuses as `too-large`.
+    struct TooLarge: Error, CustomStringConvertible {
+        let path: String
+        let limit: Int
+        var description: String { SiteSizeLimits.tooLarge(path, limit: limit) + ": devices refuse it (too-large)" }
+    }
+
+    /// The file at `path`, nil when it is missing or over its limit (a problem in `report`).
+    private func read(_ path: String, limit: Int? = nil, _ report: inout Report) -> [UInt8]?? {
+        do {
+            return .some(try read(path, limit: limit))
+        } catch {
+            report.problems.append(error.description)
+            return nil
+        }
     }
 
     /// A file with its `.sigs`, as a device fetches it; a problem when either is missing.
@@ -79,7 +114,7 @@ public struct SiteVerifier {
                 report.problems.append("\(error)")
                 return nil
             }
-            if let legacy = read(SiteLayout.signature(of: path)),
+            if let legacy = read(SiteLayout.signature(of: path), &report) ?? nil,
                 KeyChain.legacySigner(of: file.bytes, signature: legacy, list: list) == nil
             {
                 report.problems.append(.legacySignatureUnlisted(path, keysVersion: list.version))
@@ -98,11 +133,13 @@ public struct SiteVerifier {
     private func fileAndSignature(_ path: String, _ signaturePath: String, _ report: inout Report) -> (
         [UInt8], [UInt8]
     )? {
-        guard let bytes = read(path) else {
+        guard let read = read(path, &report) else { return nil }
+        guard let bytes = read else {
             report.problems.append("\(path): missing")
             return nil
         }
-        guard let signature = read(signaturePath) else {
+        guard let readSignature = self.read(signaturePath, &report) else { return nil }
+        guard let signature = readSignature else {
             report.problems.append("\(signaturePath): missing, so \(path) cannot be trusted")
             return nil
         }
@@ -146,13 +183,18 @@ public struct SiteVerifier {
     /// (a CDN sync, say) that drops or changes one breaks every such app. Each must parse, carry
     /// version n, and, given the repository, be its bytes. Returns those that are there.
     private func rootChangeLists(against snapshot: Snapshot?, _ report: inout Report) -> [Int: SignedFile] {
-        guard let bytes = read(SiteLayout.keys), let latest = try? KeyList.parse(bytes, source: SiteLayout.keys) else {
+        // A key list over its limit is reported where it is read as the one that vouches.
+        guard let bytes = try? read(SiteLayout.keys), let latest = try? KeyList.parse(bytes, source: SiteLayout.keys)
+        else {
             return [:]
         }
         var files: [Int: SignedFile] = [:]
         for version in latest.rootChanges {
             let path = SiteLayout.keys(version: version)
-            guard let bytes = read(path), let signatures = read(SiteLayout.signatures(of: path)) else {
+            guard let readBytes = read(path, &report),
+                let readSignatures = read(SiteLayout.signatures(of: path), &report)
+            else { continue }
+            guard let bytes = readBytes, let signatures = readSignatures else {
                 report.problems.append(.rootChangeMissing(path, version: version))
                 continue
             }
@@ -179,7 +221,7 @@ public struct SiteVerifier {
     /// newer list revoked or retired until it is published.
     private func compareKeyList(with snapshot: Snapshot, _ report: inout Report) {
         guard let newest = (try? snapshot.currentKeyList())?.list.version else { return }
-        let site = read(SiteLayout.keys).flatMap { try? KeyList.parse($0, source: SiteLayout.keys) }
+        let site = (try? read(SiteLayout.keys)).flatMap { try? KeyList.parse($0, source: SiteLayout.keys) }
         if let site, site.version < newest {
             report.problems.append(.keyListBehind(site.version, newest: newest))
         } else if site == nil, case .pinned = trust {
@@ -299,7 +341,12 @@ public struct SiteVerifier {
     private func checkPacks(_ manifest: LocaleManifest, path: String, _ report: inout Report) {
         for (version, entry) in manifest.packs.sorted(by: { $0.key < $1.key }) {
             let id = PackID(locale: manifest.locale, contentVersion: version)
-            guard let bytes = read(entry.url) else {
+            // Never more than the entry states, as a device reads it.
+            guard let read = read(entry.url, limit: SiteSizeLimits.pack(stated: entry.bytes), &report) else {
+                report.packs += 1
+                continue
+            }
+            guard let bytes = read else {
                 report.problems.append("\(entry.url): missing (named by \(path) for \(id))")
                 continue
             }

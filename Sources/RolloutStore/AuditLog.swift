@@ -100,7 +100,6 @@ public final class AuditLog {
 
 extension RolloutError {
     fileprivate static func damagedPlan(_ locale: String, at commit: ObjectID) -> RolloutError {
-        .internal(
-            "\(StateLayout.plan(locale)) at commit \(commit.short) is damaged; check the repository with git fsck")
+        .repositoryDamaged("\(StateLayout.plan(locale)) at commit \(commit.short) cannot be read as a plan")
     }
 }

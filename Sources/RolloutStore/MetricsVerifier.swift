@@ -124,10 +124,9 @@ struct MetricsVerifier {
                         }
                         try totals.add(rollup)
                     } catch let error as RolloutError {
-                        problem(
-                            path,
-                            error.message.hasPrefix(path + ": ")
-                                ? String(error.message.dropFirst(path.count + 2)) : error.message)
+                        let message = error.damage ?? error.message
+                        let prefix = path + ": "
+                        problem(path, message.hasPrefix(prefix) ? String(message.dropFirst(prefix.count)) : message)
                     }
                 }
             }

@@ -25,6 +25,10 @@ public enum Packing {
     /// Unreachable loose objects younger than this stay: a writer's objects are unreachable until its
     /// ref moves (git's default grace period, `gc.pruneExpire`, is the same two weeks).
     public static let pruneAge = 14 * 24 * 3600
+    /// A temporary file a killed write left in objects/ (`pack_git2_*`, `objects/pack/*.lock`,
+    /// `tmp_object_git2_*`) older than this goes at the next `rollout gc`: a writer at work changes
+    /// its file far more often than once an hour.
+    public static let staleTemporaryAge = 3600
 
     public struct Report: Sendable {
         /// The pack written, nil when there was nothing to pack.
@@ -36,10 +40,14 @@ public enum Packing {
         public var pruned = 0
         /// Older packs deleted because the packs that stay hold every object of each.
         public var mergedPacks = 0
+        /// Temporary files killed writes left, older than `staleTemporaryAge`, removed (`rollout gc`
+        /// only), relative to the repository.
+        public var removedTemporaries: [String] = []
         public var packsAfter = 0
     }
 
-    /// `rollout gc`: packs every reachable object into one pack, removes the loose copies and the
+    /// `rollout gc`: removes what killed writes left in objects/ (older than `staleTemporaryAge`),
+    /// packs every reachable object into one pack, removes the loose copies and the
     /// older packs it holds, and prunes unreachable loose objects older than `pruneAge`. Throws
     /// `conflict` when another process is packing.
     public static func run(_ repository: PackRepository, now: Int = Int(Date().timeIntervalSince1970)) throws -> Report
@@ -88,6 +96,8 @@ public enum Packing {
 
     private static func collect(_ git: GitRepository, now: Int) throws -> Report {
         var report = Report()
+        // Under the packing lock, so no other packing's files are among them.
+        report.removedTemporaries = git.removeStaleTemporaries(modifiedBefore: now - staleTemporaryAge)
         // Listed before packing: everything listed that a ref reaches is in the new pack.
         let loose = git.looseObjects()
         report.looseBefore = loose.count

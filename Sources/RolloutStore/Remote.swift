@@ -115,10 +115,16 @@ extension PackRepository {
 
     /// Pushes `commit` as the remote's state branch if, and only if, the branch is still
     /// `expected`. Returns nil when it landed, or why the remote refused it because another writer
-    /// was faster. After a push that failed in a way that may pass, or that the server refused in
-    /// words of its own, the branch itself says what happened: a push the server took before the
-    /// connection dropped counts as landed (never applied twice), a branch that moved is a lost
-    /// race, and a branch still at `expected` means the push did not land.
+    /// was faster.
+    ///
+    /// The one rule (docs/reliability.md, "A push whose connection is cut"): whenever git cannot
+    /// say that this push landed, the remote's branch decides (`settle`). A push may land although
+    /// git reports a failure or a refusal: the connection can drop while the server goes on
+    /// (the pre-receive hook still running), and git's HTTP client then sends the same push again
+    /// on a new connection, whose receive-pack loses to the first and reports a moved branch. So
+    /// a branch that holds `commit` is this command's change landing, never another writer's;
+    /// only a branch that moved elsewhere is a lost race; and a branch still at `expected` after a
+    /// push that reached the server may yet move (`pushMayStillLand`).
     func push(_ commit: ObjectID, to remote: String, expected: ObjectID?) throws -> String? {
         let secrets = try secrets(of: remote)
         let moved = "another writer moved \(StateLayout.stateBranch)"
@@ -129,10 +135,15 @@ extension PackRepository {
                     commit.hex, to: remote, ref: StateLayout.stateRef, expected: expected?.hex, secrets: secrets)
                 {
                 case .landed: return nil
-                case .refMoved(let why): return "\(moved) (\(why))"
+                case .refMoved(let why):
+                    // A moved branch may be this very push, sent twice: only a branch without it is a race.
+                    return try settle(commit, on: remote, expected: expected) == .landed ? nil : "\(moved) (\(why))"
                 case .rejected(let refusal):
-                    guard try branch(of: remote, holds: commit, expected: expected) == .unchanged else { return moved }
-                    throw remoteFailure(refusal, "push to", remote, attempts: attempt)
+                    switch try settle(commit, on: remote, expected: expected) {
+                    case .landed: return nil
+                    case .moved: return moved
+                    case .unchanged: throw remoteFailure(refusal, "push to", remote, attempts: attempt)
+                    }
                 }
             } catch let caught as GitTransport.Failure where caught.kind == .transient {
                 failure = caught
@@ -140,21 +151,31 @@ extension PackRepository {
                 throw remoteFailure(caught, "push to", remote, attempts: attempt)
             }
             PackRepository.pauseBeforeRetry(attempt)
-            let outcome: BranchOutcome
-            do {
-                outcome = try branch(of: remote, holds: commit, expected: expected)
-            } catch {
-                throw .pushOutcomeUnknown(remote, shownURL: shownURL(remote), failure)
-            }
-            switch outcome {
+            switch try settle(commit, on: remote, expected: expected, after: failure) {
             case .landed: return nil
             case .moved: return moved
             case .unchanged where attempt == PackRepository.transientAttempts:
+                guard GitTransport.neverReachedServer(failure) else {
+                    throw .pushMayStillLand(remote, shownURL: shownURL(remote), commit: commit, failure)
+                }
                 throw remoteFailure(failure, "push to", remote, attempts: attempt)
             case .unchanged: continue
             }
         }
         throw RolloutError.internal("the push to \(remote) ended without an outcome")
+    }
+
+    /// What the remote's branch says of a push git could not confirm (`branch(of:holds:expected:)`).
+    /// When it cannot be read, whether the push landed cannot be told: that is said, never guessed.
+    func settle(
+        _ commit: ObjectID, on remote: String, expected: ObjectID?, after failure: GitTransport.Failure? = nil
+    ) throws -> BranchOutcome {
+        do {
+            return try branch(of: remote, holds: commit, expected: expected)
+        } catch {
+            let failure = failure ?? GitTransport.Failure(kind: .transient, lines: ["\(error)"])
+            throw .pushOutcomeUnknown(remote, shownURL: shownURL(remote), failure)
+        }
     }
 
     enum BranchOutcome { case landed, moved, unchanged }
@@ -188,19 +209,15 @@ extension PackRepository {
                 "\(what) the server refused the change.\(said)Nothing was changed on \(remote). When \(StateLayout.stateBranch) is protected, push as a user it allows (docs/teams.md, \"A protected main\")"
             )
         case .hostKey:
-            return .unavailable(
-                "\(what) ssh does not trust the server's host key: it is unknown, or it changed.\(said)Nothing was changed. Check the key, add it to known_hosts (ssh-keyscan), or let ssh accept a new server's key on first use with GIT_SSH_COMMAND='ssh -o StrictHostKeyChecking=accept-new' (docs/teams.md, \"A deploy key over ssh\")"
-            )
+            return .unavailable("\(what) \(failure.hostKeyAdvice)")
         case .certificate:
-            return .unavailable(
-                "\(what) the server's TLS certificate did not verify.\(said)Nothing was changed. For a server with an internal CA, give git the CA's certificate: git config --global http.sslCAInfo /path/to/ca.pem, or GIT_SSL_CAINFO (docs/teams.md, \"An internal CA\")"
-            )
+            return .unavailable("\(what) \(failure.certificateAdvice)")
         case .notFound:
             return .missing(
                 "\(what) there is no repository there, or none this identity may see (GitHub and GitLab answer so for a private repository).\(said)Nothing was changed. Check the URL with rollout remote list, and the credentials git uses (docs/teams.md, \"Credentials\")"
             )
         case .transient:
-            return .conflict(
+            return .unreachable(
                 "\(what) the connection failed \(attempts) time(s).\(said)Nothing was changed: try again, or work with --offline and run rollout sync later"
             )
         case .other:
@@ -229,6 +246,9 @@ extension PackRepository {
         _ remote: String, actor: Actor, time: () -> Timestamp, _ operation: (Snapshot) throws -> (Change?, Result)
     ) throws -> Applied<Result> {
         var refusals: [String] = []
+        // Every commit this command pushed, with what its run returned: a tip that holds one of them
+        // is this command's change landing late, reported as such, never re-applied on top of itself.
+        var pushed: [(commit: ObjectID, result: Result)] = []
         let started = Date()
         for attempt in 1...PackRepository.maximumRemoteAttempts {
             if attempt > 1 && Date().timeIntervalSince(started) > PackRepository.remoteRetryBudget { break }
@@ -236,10 +256,18 @@ extension PackRepository {
             preparedRemoteTip = nil
             let remoteTip =
                 try prepared.flatMap { $0.remote == remote && attempt == 1 ? $0.tip : nil } ?? catchUpForChange(remote)
+            if let remoteTip,
+                let mine = try pushed.first(where: {
+                    try $0.commit == remoteTip || git.isDescendant(remoteTip, of: $0.commit)
+                })
+            {
+                return Applied(commit: mine.commit, result: mine.result, attempts: attempt - 1)
+            }
             let snapshot = try Snapshot(repository: git, commit: remoteTip)
             let (change, result) = try operation(snapshot)
             guard let change else { return Applied(commit: nil, result: result, attempts: attempt) }
             let commit = try write(change, on: snapshot, actor: actor, time: time())
+            pushed.append((commit, result))
             if let refused = try push(commit, to: remote, expected: remoteTip) {
                 refusals.append(refused)
                 // Exponential back-off with full jitter, capped low: writers that keep colliding
@@ -516,7 +544,7 @@ extension Error where Self == RolloutError {
     }
 
     fileprivate static func noSharedHistory(_ remote: String) -> RolloutError {
-        .conflict(
+        .diverged(
             "this repository and \(remote) share no history: they are different rollout repositories. Nothing was changed"
         )
     }
@@ -526,8 +554,20 @@ extension Error where Self == RolloutError {
     ) -> RolloutError {
         let mine = commit.message.split(separator: "\n").first.map(String.init) ?? commit.id.short
         let their = other.message.split(separator: "\n").first.map(String.init) ?? other.id.short
-        return .conflict(
+        return .diverged(
             "cannot replay \"\(mine)\" (\(commit.id.short)), made offline: \(path) was also changed on \(remote) by \"\(their)\" (\(other.id.short)). Nothing was changed. Look at both with rollout log; to drop the offline changes and take the remote's, run rollout sync --discard-local, then redo what is still needed"
+        )
+    }
+
+    /// A push whose connection failed after it reached the server, every time: the branch did not
+    /// hold it when last read, but the server may still be applying it (a slow pre-receive hook).
+    /// Exit 76, not 75: retried as is, the command would act again on top of a change that landed;
+    /// `rollout sync` first says which (docs/teams.md, "When the remote fails").
+    fileprivate static func pushMayStillLand(
+        _ remote: String, shownURL: String, commit: ObjectID, _ failure: GitTransport.Failure
+    ) -> RolloutError {
+        .diverged(
+            "cannot push to \(remote) (\(shownURL)): the connection failed \(PackRepository.transientAttempts) times after the change (commit \(commit.short)) reached the server, which may still be applying it: it may have landed. git said: \(failure.lines.joined(separator: "; ")). Run rollout sync in a minute: it brings the change here if it landed (then it is done, and rollout log shows it), and changes nothing if it did not (then run the command again)"
         )
     }
 
@@ -535,7 +575,7 @@ extension Error where Self == RolloutError {
     fileprivate static func pushOutcomeUnknown(
         _ remote: String, shownURL: String, _ failure: GitTransport.Failure
     ) -> RolloutError {
-        .conflict(
+        .diverged(
             "cannot push to \(remote) (\(shownURL)): the connection failed, and whether the push landed cannot be told now: \(failure.lines.joined(separator: "; ")). Run rollout sync when \(remote) answers: it brings the change here if it landed (then it is done), and changes nothing if it did not (then run the command again)"
         )
     }
@@ -549,7 +589,7 @@ extension Error where Self == RolloutError {
     }
 
     fileprivate static func unpushedChanges(_ unpushed: Int, notOn remote: String) -> RolloutError {
-        .conflict(
+        .diverged(
             "this repository holds \(unpushed) change(s) that \(remote) does not have (made with --offline, or the remote was reset): run rollout sync first. Nothing was changed"
         )
     }

@@ -202,7 +202,7 @@ public struct BaselineCatalog: PackCatalog {
 /// Damaged or missing state, named (an extension of Error, so that `throw .name(...)` finds them).
 extension Error where Self == RolloutError {
     fileprivate static func damaged(_ what: String, _ error: RolloutError) -> RolloutError {
-        .internal("\(what) is damaged: \(error.message); check the repository with git fsck")
+        .repositoryDamaged("\(what) cannot be read: \(error.message)")
     }
 
     fileprivate static func noPack(_ id: PackID, locales known: [String]) -> RolloutError {

@@ -24,6 +24,9 @@ public enum Verifier {
         public var reflogEntries = 0
         /// Ref updates a killed process left half done (the ref never moved): not damage.
         public var interruptedUpdates = 0
+        /// Why the checks of the history and the tip's files did not run (objects they read are
+        /// damaged), or nil when they ran.
+        public var notChecked: String? = nil
 
         public var isIntact: Bool { problems.isEmpty }
     }
@@ -69,8 +72,9 @@ public enum Verifier {
         return StateLayout.contentVersion(fromFileName: String(name)) != nil
     }
 
-    /// The checks in the order they report: stale locks, the ref, the reflog against the history,
-    /// every commit of the history, then the tip's files.
+    /// The checks in the order they report: stale locks, the ref, every object the history reaches
+    /// (`checkObjects`: when one cannot be read, the checks after it do not run), the reflog
+    /// against the history, every commit of the history, then the tip's files.
     public static func verify(_ repository: PackRepository) throws -> Report {
         let git = repository.git
         var report = Report()
@@ -79,6 +83,24 @@ public enum Verifier {
             report.problems.append(Problem(commit: nil, path: nil, message: .noStateRef))
             return report
         }
+        let damage = try checkObjects(git, tip: tip)
+        guard damage.problems.isEmpty else {
+            report.problems += damage.problems
+            report.notChecked = .objectsDamaged
+            return report
+        }
+        do {
+            try checkContent(git, tip: tip, into: &report)
+        } catch let error as RolloutError where error.isRepositoryDamage {
+            // An object outside the history from the tip (a ref under refs/rollout/) that cannot be read.
+            report.problems.append(Problem(commit: nil, path: nil, message: error.damage ?? error.message))
+        }
+        return report
+    }
+
+    /// The history, the reflog against it, every commit, then the tip's files: all of it reads
+    /// objects `checkObjects` found whole.
+    static func checkContent(_ git: GitRepository, tip: ObjectID, into report: inout Report) throws {
         let chain = try history(git, tip: tip)
         report.commits = chain.count
         try checkReflog(git, tip: tip, history: Set(chain.map(\.id)), into: &report)
@@ -87,7 +109,6 @@ public enum Verifier {
             report.problems += try walk.check(commit, isFirst: index == 0)
         }
         try checkTip(git, tip: tip, walk: walk, into: &report)
-        return report
     }
 
     /// Lock files a killed process left: each blocks writes until removed.
@@ -362,7 +383,7 @@ public enum Verifier {
                 guard let parsed = try snapshot.plan(locale) else { continue }
                 plan = parsed
             } catch let error as RolloutError {
-                problem(path, error.message)
+                problem(path, error.damage ?? error.message)
                 continue
             }
             let stored = packs[locale] ?? []
@@ -507,6 +528,12 @@ extension String {
 
     fileprivate static func inWrongShard(_ file: StateLayout.StoredPackFile) -> String {
         "is in the wrong shard: \(file.id) belongs in \(StateLayout.packFile(file.id, record: file.isRecord))"
+    }
+
+    fileprivate static var objectsDamaged: String {
+        "the history, trailers, packs, plans, metrics, key lists and rollback manifests were not checked: "
+            + "they read the objects listed above. Restore them (from a clone of this repository: "
+            + "rollout clone, or a backup) and run rollout verify again"
     }
 
     fileprivate static var noStateRef: String {

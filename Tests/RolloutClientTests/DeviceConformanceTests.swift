@@ -91,7 +91,7 @@ final class DeviceConformanceTests: XCTestCase {
                     default: observed["result"] = "refused"
                     }
                 case "activate": observed["activated"] = ids(device.activatePending())
-                case "succeed": device.markLaunchSucceeded()
+                case "succeed": observed["confirmed"] = device.markLaunchSucceeded().map(ids) ?? .null
                 case "markFailed":
                     observed["markedFailed"] = device.markActivePackFailed().map { .string($0.description) } ?? .null
                 case "session": device.recordSession()

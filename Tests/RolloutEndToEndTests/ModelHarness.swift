@@ -428,7 +428,7 @@ final class ModelRun {
         let touched = [clones[clone]]
         if !result.killed {
             checkOutput(step: step, planned: planned, result: result)
-            if planned.kind == .sync, result.status == 75, result.stderr.contains("--discard-local") {
+            if planned.kind == .sync, result.status == 76, result.stderr.contains("--discard-local") {
                 // What a person does when sync names a clash: take the remote's state.
                 let discard = try rollout(["--repo", clones[clone], "sync", "--discard-local"])
                 stats.discardedSyncs += 1
@@ -464,8 +464,9 @@ final class ModelRun {
     func reason(_ step: Int) -> [String] { ["--reason", "model seed \(seed) step \(step)"] }
 
     func plan(_ kind: Kind, clone: Int, offline: Bool, step: Int) throws -> Planned {
-        // 75: the clone holds offline work the remote lacks, or a clash; 1: a documented refusal.
-        let writes: Set<Int32> = [0, 1, 75]
+        // 76: the clone holds offline work the remote lacks, or a clash; 75: a conflict that
+        // survived the retries; 1: a documented refusal.
+        let writes: Set<Int32> = [0, 1, 75, 76]
         // An offline clone may not know a pack or an ingest the remote has yet.
         let stale: Set<Int32> = offline ? [65, 66] : []
         switch kind {
@@ -512,7 +513,7 @@ final class ModelRun {
                 strings[rng.pick(added)] = nil
                 removes = true
                 if certain, rng.chance(0.2) {
-                    allowed = [65, 75]
+                    allowed = [65, 75, 76]
                     note = "removes a key without --allow-removed-keys"
                 }
             }
@@ -520,7 +521,7 @@ final class ModelRun {
                 strings["checkout.pay"] = (original["checkout.pay"] ?? "{amount}") + " · v\(version)"
                 protectedChange = true
                 if certain, note.isEmpty, rng.chance(0.3) {
-                    allowed = [65, 75]
+                    allowed = [65, 75, 76]
                     note = "changes a protected key without --approved-by"
                 }
             }
@@ -649,14 +650,14 @@ final class ModelRun {
                 allowed: offline ? writes.union([64]) : writes)
 
         case .sync:
-            return Planned(kind: kind, clone: clone, offline: false, arguments: ["sync"], allowed: [0, 75])
+            return Planned(kind: kind, clone: clone, offline: false, arguments: ["sync"], allowed: [0, 75, 76])
 
         case .badRequest:
             let locale = rng.pick(Self.locales)
             let version = view.plans[locale]?.staged ?? view.stored[locale]?.last ?? 1
             // An empty value must never widen a rollout: 64, or a refusal that changes nothing (1, 75);
             // never 0. A request that names something absent: 66 (or 75 when the clone must sync first).
-            let empty: Set<Int32> = [64, 1, 75]
+            let empty: Set<Int32> = [64, 1, 75, 76]
             let cases: [([String], Set<Int32>, String)] = [
                 (
                     ["promote", "\(locale)@\(version)", "--to", "5%", "--region", ""] + reason(step), empty,
@@ -671,8 +672,11 @@ final class ModelRun {
                     ["promote", "\(locale)@\(version)", "--to", "5%", "--app-version", ""] + reason(step), empty,
                     "an empty app-version range"
                 ),
-                (["revert", "de-DE"] + reason(step), [66, 75], "a locale with no pack"),
-                (["promote", "\(locale)@999999", "--to", "5%"] + reason(step), [66, 75], "a pack that is not stored"),
+                (["revert", "de-DE"] + reason(step), [66, 75, 76], "a locale with no pack"),
+                (
+                    ["promote", "\(locale)@999999", "--to", "5%"] + reason(step), [66, 75, 76],
+                    "a pack that is not stored"
+                ),
                 (["publish", "--out", "", "--key", key], [64], "an empty --out"),
                 (["revert", locale, "--segment", ""] + reason(step), empty, "an empty segment"),
             ]

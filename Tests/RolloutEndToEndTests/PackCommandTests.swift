@@ -185,7 +185,9 @@ final class PackCommandTests: XCTestCase {
             "big.json",
             #"{"locale":"tr","schemaVersion":2,"contentVersion":99999999999999999999,"minAppVersion":"4","strings":{"a":"b"}}"#
         )
-        XCTAssertTrue(try w.rollout("pack", "lint", big).stderr.contains("99999999999999999999, which is too large"))
+        XCTAssertTrue(
+            try w.rollout("pack", "lint", big).stderr.contains(
+                "\"contentVersion\" must be between 1 and 1000000000, found 99999999999999999999"))
         let fraction = try w.scratch.write(
             "one.json",
             #"{"locale":"tr","schemaVersion":2,"contentVersion":1.0,"minAppVersion":"4","strings":{"a":"b"}}"#)

@@ -106,9 +106,10 @@ final class PreciseMessageTests: XCTestCase {
         try w.scratch.write(
             "work/one.csv",
             "date,locale,pack,region,app_version,sessions,crashes\n0001-01-01,tr-TR,tr-TR@17,TR,4.8.1,10,1\n")
-        XCTAssertEqual(
-            try w.rollout("metrics", "ingest", "--kind", "crash", "one.csv").status, 0,
-            "0001-01-01 is the first date accepted")
+        // Issue 31: a real date, but outside the policy's date window (docs/metrics.md, "The date window").
+        let old = try w.rollout("metrics", "ingest", "--kind", "crash", "one.csv")
+        XCTAssertEqual(old.status, 65, old.output)
+        XCTAssertTrue(old.stderr.contains("one.csv:2: date 0001-01-01 is before"), old.stderr)
     }
 
     func testARepeatedVariantIsNotALocale() throws {

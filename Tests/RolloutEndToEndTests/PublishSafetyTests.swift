@@ -140,12 +140,12 @@ final class PublishSafetyTests: XCTestCase {
             try w.rollout("--repo", ci, "--offline", "revert", "en-US", "--to", "bundled", "--reason", "offline")
                 .status, 0)
         let unpushed = try publish(w, repo: ci, site: "cdn-3")
-        XCTAssertEqual(unpushed.status, 75, unpushed.output)
+        XCTAssertEqual(unpushed.status, 76, unpushed.output)
         XCTAssertTrue(unpushed.stderr.contains("run rollout sync first"), unpushed.stderr)
         XCTAssertFalse(FileManager.default.fileExists(atPath: w.scratch.path("cdn-3")))
         // An empty directory the operator made (a mount point) stays.
         try FileManager.default.createDirectory(atPath: w.scratch.path("mounted"), withIntermediateDirectories: true)
-        XCTAssertEqual(try publish(w, repo: ci, site: "mounted").status, 75)
+        XCTAssertEqual(try publish(w, repo: ci, site: "mounted").status, 76)
         XCTAssertTrue(FileManager.default.fileExists(atPath: w.scratch.path("mounted")))
     }
 

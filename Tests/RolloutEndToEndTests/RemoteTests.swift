@@ -127,7 +127,7 @@ final class RemoteTests: XCTestCase {
         XCTAssertEqual(
             try w.rollout("--repo", b, "promote", "vi-VN@4", "--to", "5%", "--force", "--reason", "online").status, 0)
         let blocked = try w.rollout("--repo", a, "promote", "en-US@2", "--to", "5%", "--force", "--reason", "x")
-        XCTAssertEqual(blocked.status, 75, blocked.output)
+        XCTAssertEqual(blocked.status, 76, blocked.output)
         XCTAssertTrue(blocked.stderr.contains("run rollout sync first"), blocked.stderr)
         let synced = try w.rollout("--repo", a, "sync")
         XCTAssertEqual(synced.status, 0, synced.output)
@@ -144,7 +144,7 @@ final class RemoteTests: XCTestCase {
             try w.rollout("--repo", b, "promote", "tr-TR@18", "--to", "20%", "--force", "--reason", "online").status, 0)
         let serverTip = try actions(w, repository)
         let refused = try w.rollout("--repo", a, "sync")
-        XCTAssertEqual(refused.status, 75, refused.output)
+        XCTAssertEqual(refused.status, 76, refused.output)
         XCTAssertTrue(refused.stderr.contains("plans/tr-TR.json was also changed on origin"), refused.stderr)
         XCTAssertEqual(try actions(w, repository), serverTip, "the remote is unchanged")
         let discarded = try w.rollout("--repo", a, "sync", "--discard-local")

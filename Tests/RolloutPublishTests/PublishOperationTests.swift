@@ -84,11 +84,17 @@ final class PublishOperationTests: XCTestCase {
         let world = try PublishWorld()
         try world.publish()
         let pack = try XCTUnwrap(try world.files(under: "packs/en-US").first)
-        try world.change(pack) { $0 += Array(" ".utf8) }
+        // One byte changed in place: the size the manifest states, not the sha256.
+        try world.change(pack) { $0[$0.count / 2] ^= 0x01 }
         let problems = try world.problems()
         XCTAssertTrue(
             problems.contains("\(pack): its bytes do not match the size and sha256 in \(SiteLayout.manifest("en-US"))"),
             "\(problems)")
+        // One byte more: past the size the manifest states, where a device stops reading.
+        try world.change(pack) { $0 += Array(" ".utf8) }
+        let grown = try world.problems()
+        XCTAssertTrue(
+            grown.contains { $0.hasPrefix("\(pack): larger than ") && $0.hasSuffix("(too-large)") }, "\(grown)")
     }
 
     func testAnIndexChangedOnTheSiteFailsItsSignature() throws {

@@ -14,7 +14,10 @@ enum GCCommand {
         discussion: """
             Writes every object a ref reaches into one pack with libgit2's packbuilder, removes each
             loose object and older pack the new pack holds (each read back from it first), and removes
-            unreachable loose objects older than \(Packing.pruneAge / 86_400) days. Safe while other
+            unreachable loose objects older than \(Packing.pruneAge / 86_400) days. First it removes what killed
+            writes left in objects/ and has not changed for \(Packing.staleTemporaryAge / 60) minutes: packs
+            libgit2 was writing (objects/pack/pack_git2_*), their locks (objects/pack/*.lock) and loose
+            objects not yet renamed (tmp_object_git2_*). Safe while other
             rollout commands read and write. Writes pack their own new objects once more than
             \(Packing.automaticThreshold) objects or \(binarySize(Packing.automaticThreshold * Packing.bytesPerObject)) are
             loose (ROLLOUT_PACK_THRESHOLD=N: N objects or N x \(Packing.bytesPerObject) bytes); run gc to repack
@@ -34,11 +37,16 @@ enum GCCommand {
                     "pruned": .integer(report.pruned),
                     "packsRemoved": .integer(report.mergedPacks),
                     "packs": .integer(report.packsAfter),
+                    "removedTemporaries": .array(report.removedTemporaries.map { .string($0) }),
                 ],
-                text: """
-                    \(packed); removed \(report.removed) of \(report.looseBefore) loose object(s) and \(report.mergedPacks) older pack(s); \
-                    pruned \(report.pruned) unreachable loose object(s) older than \(Packing.pruneAge / 86_400) days; \(report.packsAfter) pack(s) now.
+                text: (report.removedTemporaries.isEmpty
+                    ? ""
+                    : "removed \(report.removedTemporaries.count) temporary file(s) killed writes left: "
+                        + report.removedTemporaries.joined(separator: ", ") + "\n")
+                        + """
+                        \(packed); removed \(report.removed) of \(report.looseBefore) loose object(s) and \(report.mergedPacks) older pack(s); \
+                        pruned \(report.pruned) unreachable loose object(s) older than \(Packing.pruneAge / 86_400) days; \(report.packsAfter) pack(s) now.
 
-                    """)
+                        """)
         })
 }

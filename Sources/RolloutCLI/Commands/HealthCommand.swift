@@ -31,10 +31,13 @@ enum HealthCommand {
             let style = context.style(invocation)
             var text =
                 "\(locale)@\(candidate.contentVersion) against \(locale)@\(baseline.contentVersion): \(report.verdict.rawValue)\n"
-            text +=
-                report.checks.isEmpty
-                ? "No metrics for the staged pack yet; ingest some with rollout metrics ingest.\n"
-                : checksTable(report).render(style) + "\n" + segmentsTable(report).render(style)
+            if report.checks.isEmpty {
+                text += try noChecks(
+                    locale: locale, candidate: candidate.contentVersion, baseline: baseline.contentVersion,
+                    snapshot: snapshot)
+            } else {
+                text += checksTable(report).render(style) + "\n" + segmentsTable(report).render(style)
+            }
             for held in report.mismatches { text += style.red("held: ") + HealthText.mismatch(held) + "\n" }
             let json = report.jsonValue(
                 locale: locale, candidate: PackID(locale: locale, contentVersion: candidate.contentVersion),
@@ -42,6 +45,19 @@ enum HealthCommand {
             let alarm = report.verdict == .unhealthy || !report.mismatches.isEmpty
             return CommandOutput(json: json, text: text, exitCode: alarm ? 1 : 0)
         })
+
+    /// Why there is no check: the staged pack has no metrics, or it has some but the baseline was not
+    /// measured on any of its dates in any of its segments (checks compare only those).
+    static func noChecks(locale: String, candidate: Int, baseline: Int, snapshot: Snapshot) throws -> String {
+        let staged = PackID(locale: locale, contentVersion: candidate)
+        guard let newest = try HealthCheck.newestDay(of: staged, snapshot: snapshot) else {
+            return "No metrics for the staged pack yet; ingest some with rollout metrics ingest.\n"
+        }
+        let date = Timestamp(seconds: Int64(newest) * 86_400).description.prefix(10)
+        return "\(staged) has metrics (the newest dated \(date)), but \(locale)@\(baseline), the baseline, has none "
+            + "on the same dates in the same segments, and health compares only those; ingest the baseline's counts "
+            + "for those dates (rollout metrics show \(locale) lists what is stored).\n"
+    }
 
     /// One row per check: the counts, the difference, its bound and the verdict.
     static func checksTable(_ report: Health.Report) -> Table {

@@ -41,7 +41,7 @@ enum HelpCommand {
         }
         text += "\n\(style.bold("Options for every command:"))\n" + optionLines(globalOptions)
         text +=
-            "\nExit codes: 0 done, 1 a check said no, 64 usage, 65 bad input, 66 missing, 74 I/O error (disk full or failing), 75 conflict (try again), 70 bug.\n"
+            "\nExit codes: 0 done, 1 a check said no, 64 usage, 65 bad input, 66 missing, 74 I/O error (disk full or failing), 75 conflict or remote unreachable (try again), 76 diverged from the remote (a person decides: rollout sync), 69 remote unusable as configured, 77 refused by the remote, 70 bug.\n"
         text += "Run rollout help COMMAND for details, for example rollout help pack add.\n"
         let json: JSONValue = [
             "commands": .array(

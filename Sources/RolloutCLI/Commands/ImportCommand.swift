@@ -46,6 +46,9 @@ enum ImportCommand {
                 "i18next: values are ICU MessageFormat (i18next-icu) or i18next's {{name}} (default: icu when the nearest package.json lists i18next-icu)"
             ),
             .value("reason", "TEXT", "why (recorded in the commit)"),
+            .value(
+                "max-catalog-bytes", "N",
+                "the largest catalog file read, in bytes (default \(InputLimits.catalogBytes), 64 MiB; at most 1 GiB)"),
         ],
         arguments: .exactly("PATH"),
         run: run)
@@ -213,7 +216,10 @@ enum ImportCommand {
             locales: only, skipInvalid: invocation.flag("skip-invalid"))
         let reading = ImportOptions(
             sourceLocale: sourceFlag ?? "en-US", arbUseEscaping: invocation.flag("arb-use-escaping") ? true : nil,
-            i18nextFormat: try invocation.value("i18next-format").map(parseI18nextFormat))
+            i18nextFormat: try invocation.value("i18next-format").map(parseI18nextFormat),
+            maxCatalogBytes: try PublishCommands.countOption(
+                invocation, "max-catalog-bytes", minimum: 1, maximum: InputLimits.catalogBytesCeiling)
+                ?? InputLimits.catalogBytes)
         return (path, format, request, reading)
     }
 

@@ -425,6 +425,55 @@ enum KeysCommands {
         .usage("\(name) already exists; rollout never overwrites a key. Choose another file or remove it first")
     }
 
+    /// `keyFileExists`, saying so when the file is what a keys command stopped before its commit
+    /// left (a key the repository's key list does not name, or not a whole key): nothing trusts it,
+    /// so removing it is safe, and the same command then runs again.
+    static func keyFileExists(_ file: NewKey, list: KeyList?, context: CommandContext) -> RolloutError {
+        let held = try? PublishCommands.loadKey(file.path, context: context)
+        if let held, list?.role(of: held.publicKey.keyID) != nil { return keyFileExists(file.name) }
+        let what = held == nil ? "is not a whole private key" : "holds a key that no key list of this repository names"
+        return .usage(
+            """
+            \(file.name) already exists and \(what): what a keys command stopped before its commit (killed, or a \
+            failed commit) leaves. Nothing trusts it; rollout never overwrites a key, so remove it (rm \(file.name)) \
+            and run the command again, or give --out another file
+            """)
+    }
+
+    /// Removes the temporary files a key write stopped half way left beside `path`
+    /// (`.NAME.tmp-PID-N`, LocalFile's names): each one whose process is gone. A live process's
+    /// is its own.
+    static func removeStaleTemporaries(beside path: String) {
+        let directory = (path as NSString).deletingLastPathComponent
+        let prefix = ".\((path as NSString).lastPathComponent).tmp-"
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.isEmpty ? "." : directory)) ?? []
+        for name in names where name.hasPrefix(prefix) {
+            guard let pid = name.dropFirst(prefix.count).split(separator: "-").first.flatMap({ Int32($0) }),
+                pid != getpid(), kill(pid, 0) != 0, errno == ESRCH
+            else { continue }
+            unlink((directory.isEmpty ? "" : directory + "/") + name)
+        }
+    }
+
+    /// Creates `directory` and any missing folder above it mode 0700 whatever the umask: it holds
+    /// private keys. A folder that exists keeps its mode.
+    static func makePrivateDirectory(_ directory: String) throws {
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory) {
+            guard isDirectory.boolValue else {
+                throw RolloutError.usage("--out \(directory) exists and is not a directory")
+            }
+            return
+        }
+        let parent = (directory as NSString).deletingLastPathComponent
+        if !parent.isEmpty && parent != directory { try makePrivateDirectory(parent) }
+        guard mkdir(directory, 0o700) == 0 || errno == EEXIST else {
+            throw RolloutError.fileFailure("create the directory", directory, errno: errno)
+        }
+        // mkdir's mode passes through the umask, which can only take bits away: 0700 is what it is.
+        chmod(directory, 0o700)
+    }
+
     /// Creates each key file (mode 0600, never replacing one); all or none: a file already there
     /// removes the ones this call wrote. Returns their absolute paths.
     static func writeNewKeys(_ keys: [NewKey]) throws -> [String] {
@@ -458,15 +507,15 @@ enum KeysCommands {
         invocation: Invocation, context: CommandContext, now: Timestamp
     ) throws -> PackRepository.Applied<KeyOperations.Prepared> {
         let actor = try context.actor(invocation, repository: repository)
-        _ = try KeyOperations.prepare(change, on: try repository.snapshot(), roots: roots, newRoots: newRoots, now: now)
-        for file in newFiles where FileManager.default.fileExists(atPath: file.path) { throw keyFileExists(file.name) }
-        if let directory {
-            do {
-                try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-            } catch {
-                throw RolloutError.fileFailure("create the directory", directory, error: error)
+        let snapshot = try repository.snapshot()
+        _ = try KeyOperations.prepare(change, on: snapshot, roots: roots, newRoots: newRoots, now: now)
+        for file in newFiles {
+            removeStaleTemporaries(beside: file.path)
+            if FileManager.default.fileExists(atPath: file.path) {
+                throw keyFileExists(file, list: try snapshot.currentKeyList()?.list, context: context)
             }
         }
+        if let directory { try makePrivateDirectory(directory) }
         let written = try writeNewKeys(newFiles)
         do {
             return try KeyOperations.commit(

@@ -16,7 +16,8 @@ enum MetricsCommands {
 
     static let ingest = CommandSpec(
         path: ["metrics", "ingest"],
-        usage: "metrics ingest --kind crash|fallback FILE... [--map NAME=COLUMN]... [--skip-invalid]",
+        usage:
+            "metrics ingest --kind crash|fallback FILE... [--map NAME=COLUMN]... [--skip-invalid] [--max-gzip-ratio N] [--max-gzip-text BYTES]",
         summary: "stream metrics CSVs into the repository's rollups, each file all or nothing, with its provenance",
         discussion: """
             A crash CSV has date, locale, pack, region, app_version, sessions, crashes; a fallback CSV has
@@ -26,12 +27,18 @@ enum MetricsCommands {
             reported with its line number and the file is refused (exit 65), unless --skip-invalid keeps
             the good rows. The same file twice changes nothing; rows that overlap data already ingested
             (same date, pack, region and app version) refuse the file rather than count twice.
-            See docs/metrics.md.
+            Dates must lie in the policy's window (gates.dates: three years back, one day ahead).
+            A .csv.gz may expand at most 200 times its size and to 64 GiB of text (--max-gzip-ratio,
+            --max-gzip-text). See docs/metrics.md.
             """,
         options: [
             .value("kind", "KIND", "crash or fallback"),
             .value("map", "NAME=COLUMN", "read column COLUMN as NAME", repeatable: true),
             .flag("skip-invalid", "ingest the valid rows and list the others"),
+            .value("max-gzip-ratio", "N", "refuse gzip data that expands more than N times (default 200)"),
+            .value(
+                "max-gzip-text", "BYTES",
+                "refuse gzip data that expands past BYTES of text (default 64G; K, M, G, T are powers of 1024)"),
         ],
         arguments: .oneOrMore("FILE"),
         run: { invocation, context in
@@ -52,6 +59,7 @@ enum MetricsCommands {
                 }
                 mapping[parts[0]] = parts[1]
             }
+            let gzipLimits = try gzipLimits(invocation)
             let repository = try context.repository(invocation)
             let actor = try context.actor(invocation, repository: repository)
             let now = try context.now()
@@ -76,7 +84,7 @@ enum MetricsCommands {
                     memory: try ingestMemory(context),
                     temporaryDirectory: context.environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp",
                     profile: (context.environment["ROLLOUT_INGEST_PROFILE"] ?? "").isEmpty
-                        ? nil : { context.diagnostics($0 + "\n") })
+                        ? nil : { context.diagnostics($0 + "\n") }, now: now, gzipLimits: gzipLimits)
                 let outcome: MetricsIngest.Outcome
                 do {
                     outcome = try MetricsIngest.ingest(request, into: repository, actor: actor, time: { now })
@@ -113,6 +121,48 @@ enum MetricsCommands {
             return CommandOutput(json: ["files": .array(results)], text: text)
         })
 
+    /// --max-gzip-ratio and --max-gzip-text over the defaults (docs/metrics.md, "Gzip input").
+    static func gzipLimits(_ invocation: Invocation) throws -> GzipLimits {
+        var limits = GzipLimits.default
+        if let text = invocation.value("max-gzip-ratio") {
+            guard let ratio = Int(text), ratio >= 1, ratio <= 1_000_000 else {
+                throw RolloutError.usage(
+                    "--max-gzip-ratio \"\(text.prefix(40))\" must be a whole number from 1 to 1000000")
+            }
+            limits.maximumRatio = ratio
+        }
+        if let text = invocation.value("max-gzip-text") {
+            guard let bytes = byteSize(text), bytes >= 1 else {
+                throw RolloutError.usage(
+                    "--max-gzip-text \"\(text.prefix(40))\" must be a number of bytes, optionally with K, M, G or T (powers of 1024), such as 100G"
+                )
+            }
+            limits.maximumText = bytes
+        }
+        return limits
+    }
+
+    /// "100G" as 100 x 2^30; a plain number is bytes. Nil past 2^62 or when not such a size.
+    static func byteSize(_ text: String) -> Int? {
+        let units: [Character: Int] = ["K": 10, "M": 20, "G": 30, "T": 40]
+        var digits = Substring(text.trimmingSpaces.uppercased())
+        var shift = 0
+        if digits.hasSuffix("IB") {
+            digits = digits.dropLast(2)
+        } else if digits.hasSuffix("B") {
+            digits = digits.dropLast()
+        }
+        if let last = digits.last, let unit = units[last] {
+            shift = unit
+            digits = digits.dropLast()
+        }
+        guard !digits.isEmpty, digits.count <= 19, digits.allSatisfy({ $0.isASCII && $0.isNumber }),
+            let value = Int(digits),
+            value <= (1 << 62) >> shift
+        else { return nil }
+        return value << shift
+    }
+
     static let retract = CommandSpec(
         path: ["metrics", "retract"], usage: "metrics retract SOURCE --reason TEXT [--kind crash|fallback]",
         summary: "take one ingested file's counts out of the rollups, in one recorded commit",
@@ -139,6 +189,11 @@ enum MetricsCommands {
                 return kind
             }
             let source = invocation.positionals[0]
+            guard !source.trimmingSpaces.isEmpty else {
+                throw RolloutError.usage(
+                    "rollout metrics retract needs a SOURCE: the ingested file, or its digest sha256:HEX (rollout log shows it); the argument is empty"
+                )
+            }
             let path = context.absolutePath(source)
             var isDirectory: ObjCBool = false
             let digest: String

@@ -170,9 +170,8 @@ enum PackCommands {
                 for version in try snapshot.contentVersions(of: locale) {
                     let id = PackID(locale: locale, contentVersion: version)
                     guard let record = try snapshot.record(id) else {
-                        throw RolloutError.internal(
-                            "\(try snapshot.storedPath(id, record: true)) is missing from the repository; check the repository with git fsck"
-                        )
+                        throw RolloutError.repositoryDamaged(
+                            "\(try snapshot.storedPath(id, record: true)) is missing")
                     }
                     records.append(record)
                 }

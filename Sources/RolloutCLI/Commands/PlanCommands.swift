@@ -158,24 +158,13 @@ package enum PlanCommands {
         guard steps.count >= 2, zip(steps, steps.dropFirst()).allSatisfy({ $0 < $1 }) else {
             throw .rampTooShort(text)
         }
+        guard steps.count <= InputLimits.rampSteps else { throw .rampTooLong(steps.count) }
+        // A first step of 0% stages the pack to no device: nothing a ramp could start from.
+        guard steps[0] > .zero else { throw .rampFromZero(text) }
         if let every {
-            seconds = try parseDuration(every)
+            seconds = try TimeSpan.option(every, flag: "--every", maximum: InputLimits.longestRampStep)
         }
         return (steps, seconds)
-    }
-
-    static func parseDuration(_ text: String) throws -> Int64 {
-        let units: [Character: Int64] = ["s": 1, "m": 60, "h": 3600, "d": 86_400]
-        var digits = text
-        var unit: Int64 = 1
-        if let last = text.last, let factor = units[last] {
-            digits = String(text.dropLast())
-            unit = factor
-        }
-        guard let value = Int64(digits), value > 0, digits.allSatisfy(\.isNumber), value <= 365 * 86_400 / unit else {
-            throw RolloutError.usage("duration \"\(text)\" is not like 24h, 30m, 2d or 3600")
-        }
-        return value * unit
     }
 
     static let status = CommandSpec(
@@ -293,6 +282,9 @@ package enum PlanCommands {
             }
             let version = try parseVersion(try required("app-version"), flag: "--app-version")
             let installID = try required("install-id")
+            if let tooLong = InputLimits.tooLong("--install-id", installID, limit: InputLimits.installIDBytes) {
+                throw RolloutError.usage(tooLong)
+            }
             let snapshot = try context.repository(invocation).snapshot()
             // Exactly the chain a device reads from the index the next publish writes, listed or not.
             let chain = try Publisher.chainIndex(snapshot).chain(for: locale)
@@ -341,6 +333,16 @@ extension Error where Self == RolloutError {
         .usage(
             "--ramp \"\(text)\" needs at least two increasing shares, such as 1,5,10,25,50,100, or a preset (\(rampPresets))"
         )
+    }
+
+    fileprivate static func rampFromZero(_ text: String) -> RolloutError {
+        .usage(
+            "--ramp \"\(text)\" starts at 0%, which stages the pack to no device; start above 0%, such as 1,5,10,25,50,100"
+        )
+    }
+
+    fileprivate static func rampTooLong(_ count: Int) -> RolloutError {
+        .usage("--ramp has \(count) steps, over the limit of \(InputLimits.rampSteps)")
     }
 
     private static var rampPresets: String { Plan.Ramp.presets.keys.sorted().joined(separator: ", ") }

@@ -46,10 +46,7 @@ package enum PublishCommands {
     static func durationOption(_ invocation: Invocation, _ name: String, zero: Bool = false) throws -> Int64? {
         try invocation.value(name).map { text in
             if zero, text == "0" { return 0 }
-            guard let seconds = TimeSpan.parse(text) else {
-                throw RolloutError.usage("--\(name) \"\(text)\" is not a duration: give \(TimeSpan.spelling)")
-            }
-            return seconds
+            return try TimeSpan.option(text, flag: "--\(name)")
         }
     }
 

@@ -27,10 +27,7 @@ enum RemoteCommands {
             var text =
                 "Added remote \(name) \(shown)"
                 + (primary ? "; changes are now pushed there (rollout sync pushes what is already here).\n" : ".\n")
-            if !RemoteURL.credentials(in: url).isEmpty {
-                text +=
-                    "The URL holds a credential: it is kept in \(repository.path)/config, as git keeps it, and never printed. A credential helper keeps it out of files (docs/teams.md, \"Credentials\").\n"
-            }
+            text += credentialNote(url, repository)
             return CommandOutput(
                 json: ["name": .string(name), "url": .string(shown), "pushTarget": .bool(primary)], text: text)
         })
@@ -61,17 +58,27 @@ enum RemoteCommands {
     static let clone = CommandSpec(
         path: ["clone"], usage: "clone URL [DIR]",
         summary: "make a local repository from a shared one; the shared one becomes origin",
-        discussion: "DIR defaults to .rollout in the working directory, where discovery finds it.",
+        discussion: """
+            DIR defaults to .rollout in the working directory, where discovery finds it. An
+            interrupted clone (Ctrl-C, SIGTERM) leaves nothing behind, as git clone does; a
+            credential written in the URL is kept in the new repository's config and never printed.
+            """,
         options: [],
         arguments: .init(names: ["URL", "DIR"], minimum: 1, maximum: 2),
         run: { invocation, context in
             let url = PackRepositoryURL.normalize(invocation.positionals[0], context)
             let directory = context.absolutePath(
                 invocation.positionals.count > 1 ? invocation.positionals[1] : ".rollout")
-            let repository = try PackRepository.clone(url: url, into: directory) {
-                $0.gitEnvironment = context.environment
-                $0.stdinIsTerminal = context.stdinIsTerminal
+            // Interrupted, the clone leaves nothing (CloneInterruption).
+            let interruption = CloneInterruption(path: directory)
+            let cloned = Result {
+                try PackRepository.clone(url: url, into: directory) {
+                    $0.gitEnvironment = context.environment
+                    $0.stdinIsTerminal = context.stdinIsTerminal
+                }
             }
+            interruption.finish()
+            let repository = try cloned.get()
             let tip = try repository.snapshot().commit
             return CommandOutput(
                 json: [
@@ -80,7 +87,7 @@ enum RemoteCommands {
                 ],
                 text:
                     "Cloned \(RemoteURL.redacted(url)) into \(repository.path) (at \(tip?.short ?? "?")); changes made here are pushed to origin.\n"
-            )
+                    + credentialNote(url, repository))
         })
 
     static let sync = CommandSpec(
@@ -90,7 +97,8 @@ enum RemoteCommands {
             Offline changes are pushed as they are when the remote did not move, and replayed on the
             remote's newer changes when they touch different files (another locale's plan, new
             packs). When both sides changed the same file, nothing is done and the two changes are
-            named. --discard-local takes the remote's state and keeps the local changes only under
+            named, exit 76 (diverged: a person decides; retrying cannot help). --discard-local
+            takes the remote's state and keeps the local changes only under
             refs/rollout/discarded/, for the record.
             """,
         options: [.flag("discard-local", "take the remote's state; the local-only changes are set aside")],
@@ -126,6 +134,14 @@ enum RemoteCommands {
                 ],
                 text: text)
         })
+}
+
+/// Where a credential written in a remote's URL is kept, said by every command that stores one
+/// (remote add, clone); empty when the URL holds none.
+private func credentialNote(_ url: String, _ repository: PackRepository) -> String {
+    guard !RemoteURL.credentials(in: url).isEmpty else { return "" }
+    return
+        "The URL holds a credential: it is kept in \(repository.path)/config, as git keeps it, and never printed. A credential helper keeps it out of files (docs/teams.md, \"Credentials\").\n"
 }
 
 enum PackRepositoryURL {

@@ -13,8 +13,11 @@ enum VerifyCommand {
             stage nothing blocked; that rollback manifests are numbered without a gap and each was
             written by a revert commit; that the key lists (keys/<n>.json) run 1, 2, 3, ... and each
             is accepted from the one before it as a device accepts it; and that every tip the reflog remembers is still in the
-            history (a history rewritten behind rollout's back). Stale lock files are listed with
-            the command that clears them. Exit 1 with every problem, each naming its commit and file.
+            history (a history rewritten behind rollout's back). First it reads every object the
+            history reaches and checks each pack file against its index: a missing or damaged object
+            or pack file is listed, and the checks that would read it are skipped. Stale lock files are
+            listed with the command that clears them. Exit 1 with every problem, each naming its commit
+            and file.
             """,
         options: [],
         arguments: .none,
@@ -32,8 +35,12 @@ enum VerifyCommand {
                     text += "  \(place.isEmpty ? "" : place + ": ")\(problem.message)\n"
                 }
             }
-            text +=
-                "\(report.commits) commit(s), \(report.packs) pack(s), \(report.plans) plan(s), \(report.rollbacks) rollback manifest(s), \(report.keyLists > 0 ? "\(report.keyLists) key list version(s), " : "")\(report.reflogEntries) reflog entr\(report.reflogEntries == 1 ? "y" : "ies") checked.\n"
+            if let notChecked = report.notChecked {
+                text += "\(notChecked).\n"
+            } else {
+                text +=
+                    "\(report.commits) commit(s), \(report.packs) pack(s), \(report.plans) plan(s), \(report.rollbacks) rollback manifest(s), \(report.keyLists > 0 ? "\(report.keyLists) key list version(s), " : "")\(report.reflogEntries) reflog entr\(report.reflogEntries == 1 ? "y" : "ies") checked.\n"
+            }
             for lock in report.locks {
                 text +=
                     "stale lock? \(lock.path) exists; if no rollout or git command is running, clear it with: \(lock.clear)\n"
@@ -55,6 +62,7 @@ enum VerifyCommand {
                     "plans": .integer(report.plans),
                     "rollbacks": .integer(report.rollbacks), "keyLists": .integer(report.keyLists),
                     "reflogEntries": .integer(report.reflogEntries),
+                    "notChecked": report.notChecked.map { .string($0) } ?? .null,
                 ],
                 text: text, exitCode: report.isIntact ? 0 : 1)
         })

@@ -46,6 +46,9 @@ public struct StrictJSONParser {
             var parser = Cursor(bytes: buffer)
             parser.collectsDuplicates = collectingDuplicates
             if buffer.count >= 3, buffer[0] == 0xEF, buffer[1] == 0xBB, buffer[2] == 0xBF { parser.index = 3 }
+            if let encoding = wideEncoding(buffer) {
+                throw parser.error("the file is \(encoding), and JSON is read as UTF-8 (RFC 8259); save it as UTF-8")
+            }
             parser.skipWhitespace()
             let value = try parser.parseValue(depth: 0)
             parser.skipWhitespace()
@@ -53,6 +56,19 @@ public struct StrictJSONParser {
                 throw parser.error("unexpected content after the end of the document")
             }
             return (value, parser.duplicates)
+        }
+    }
+
+    /// The name of the encoding of a file written in UTF-16 or UTF-32 (as Windows tools may save
+    /// it): a byte order mark, or a NUL beside the first character, which no UTF-8 JSON has.
+    private static func wideEncoding(_ bytes: UnsafeBufferPointer<UInt8>) -> String? {
+        let head = Array(bytes.prefix(4)) + [UInt8](repeating: 0xAA, count: max(0, 4 - bytes.count))
+        switch (head[0], head[1], head[2], head[3]) {
+        case (0xFF, 0xFE, 0, 0), (0, 0, 0xFE, 0xFF): return "UTF-32 (it starts with a byte order mark)"
+        case (0xFF, 0xFE, _, _), (0xFE, 0xFF, _, _): return "UTF-16 (it starts with a byte order mark)"
+        case (1...0x7F, 0, 0, 0), (0, 0, 0, 1...0x7F): return "UTF-32"
+        case (1...0x7F, 0, _, _), (0, 1...0x7F, _, _): return "UTF-16"
+        default: return nil
         }
     }
 

@@ -172,7 +172,7 @@ public struct PackLinter {
     /// is accepted (an empty key, spaces at the ends, a newline, a long English sentence); only
     /// what could rewrite a terminal or reorder a reader's view is refused (docs/pack-format.md).
     static func keyProblem(_ key: String) -> String? {
-        if key.utf8.count > 4096 { return "key is longer than 4096 bytes" }
+        if let tooLong = InputLimits.tooLong("key", key, limit: InputLimits.keyBytes) { return tooLong }
         if let name = key.unicodeScalars.lazy.compactMap(TextSafety.forbiddenScalarName).first {
             return "key contains a \(name)"
         }

@@ -2,9 +2,9 @@
 /// category a count takes, and which categories a plural message in that language needs. The
 /// rules are CLDR's own, generated into PluralRules+CLDR.swift by scripts/generate-plural-rules.py.
 ///
-/// A locale resolves by dropping subtags (`pt-PT-u-nu-latn`, `pt-PT`: Portugal's rules; `pt-BR`,
-/// `pt`: Brazil's; `sr-Latn-RS`, `sr`); `_` and `-` are the same, case is ignored, and a POSIX
-/// `.UTF-8` or `@modifier` tail is dropped. A language CLDR has no rules for gets CLDR's root rules,
+/// A locale resolves whole, then by dropping subtags (`pt-PT-u-nu-latn`, `pt-PT`, `pt-AO`,
+/// `pt-Latn-PT`: Portugal's rules; `pt-BR`, `pt`: Brazil's; `sr-Latn-RS`, `sr`; `lookupTags`);
+/// `_` and `-` are the same, case is ignored, and a POSIX `.UTF-8` or `@modifier` tail is dropped. A language CLDR has no rules for gets CLDR's root rules,
 /// `other` for every number.
 public struct PluralRules: Equatable, Sendable {
     /// The rule set's index in the generated table.
@@ -13,18 +13,33 @@ public struct PluralRules: Equatable, Sendable {
     public let isKnown: Bool
 
     public init(locale: String) {
-        var tag = Substring(locale.lowercased().replacingOccurrences(of: "_", with: "-"))
-        if let tail = tag.firstIndex(where: { $0 == "." || $0 == "@" }) { tag = tag[..<tail] }
-        while !tag.isEmpty {
-            if let number = Self.cldrLocales[String(tag)] {
+        for tag in Self.lookupTags(locale) {
+            if let number = Self.cldrLocales[tag] {
                 ruleSet = number
                 isKnown = true
                 return
             }
-            tag = tag[..<(tag.lastIndex(of: "-") ?? tag.startIndex)]
         }
         ruleSet = 0
         isKnown = false
+    }
+
+    /// The tags a locale's rules are looked up by, longest first: the whole locale (`pt-PT`, not
+    /// its language: Portugal's rules are not Brazil's) less a POSIX tail, then each form one subtag
+    /// shorter, as CLDR's parent locales go (`pt-AO-u-nu-latn`, `pt-ao`: Portugal's rules through
+    /// the table's `pt-ao`). A script subtag is left out first (`pt-Latn-PT` is `pt-PT`): CLDR gives
+    /// no script rules of its own (scripts/generate-plural-rules.py stops if it ever does). The
+    /// one rule both clients choose a locale's rules by (PluralRules.java does the same).
+    static func lookupTags(_ locale: String) -> [String] {
+        var tag = Substring(locale.lowercased().replacingOccurrences(of: "_", with: "-"))
+        if let tail = tag.firstIndex(where: { $0 == "." || $0 == "@" }) { tag = tag[..<tail] }
+        guard !tag.isEmpty else { return [] }
+        var subtags = tag.split(separator: "-", omittingEmptySubsequences: false)
+        if subtags.count > 1, subtags[1].count == 4, subtags[1].allSatisfy({ (97...122).contains($0.asciiValue ?? 0) })
+        {
+            subtags.remove(at: 1)
+        }
+        return (1...subtags.count).reversed().map { subtags.prefix($0).joined(separator: "-") }
     }
 
     /// The category of `number` (digits as shown, `1.50`), or nil when it is not a number.

@@ -39,9 +39,10 @@ public struct GitError: Error, CustomStringConvertible {
     }
 
     /// What a person reads: a failure of the disk is an I/O error (74) naming the repository and the
-    /// cause; anything else libgit2 reports is a bug (70). The one mapping for every command.
+    /// cause; an object the repository cannot give is damage (65, `isRepositoryDamage`); anything
+    /// else libgit2 reports is a bug (70). The one mapping for every command.
     public var rolloutError: RolloutError {
-        guard isIOFailure else { return .internal("git: \(description)") }
+        guard isIOFailure else { return isRepositoryDamage ? repositoryDamage : .internal("git: \(description)") }
         var place = "a repository"
         if var directory = repository {
             while directory.count > 1 && directory.hasSuffix("/") { directory.removeLast() }
@@ -80,5 +81,53 @@ enum Git {
         throw GitError(
             code: result, errorClass: errorClass, message: message, operation: operation(), repository: repository,
             systemErrno: systemErrno)
+    }
+}
+
+/// What a person does about a server rollout cannot trust: the advice that fits what git and ssh
+/// said, for `remoteFailure` (Remote.swift). An unknown host key and a changed one are different
+/// events (the second may be a man in the middle), as are a certificate from an unknown CA, one
+/// for another name, and an expired one.
+extension GitTransport.Failure {
+    /// ssh's words for a host key that differs from the one known_hosts holds.
+    static let changedHostKeyWords = [
+        "REMOTE HOST IDENTIFICATION HAS CHANGED", "POSSIBLE DNS SPOOFING DETECTED", "Offending ",
+        "has changed and you have requested strict checking",
+    ]
+
+    /// The host key ssh refused is not the one it knew for that server.
+    package var hostKeyChanged: Bool {
+        lines.contains { line in Self.changedHostKeyWords.contains { line.localizedCaseInsensitiveContains($0) } }
+    }
+
+    /// The sentence and next step for a host key ssh refused.
+    package var hostKeyAdvice: String {
+        guard hostKeyChanged else {
+            return
+                "ssh does not know the server's host key.\(said)Nothing was changed. Check the key, add it to known_hosts (ssh-keyscan), or let ssh accept a new server's key on first use with GIT_SSH_COMMAND='ssh -o StrictHostKeyChecking=accept-new' (docs/teams.md, \"A deploy key over ssh\")"
+        }
+        return
+            "the server's ssh host key CHANGED since known_hosts recorded it: someone may be intercepting the connection (a man in the middle), or the server was reinstalled.\(said)Nothing was changed. Do not accept the new key, and do not scan it again, until whoever runs the server confirms its fingerprint; then replace the old one (ssh-keygen -R HOST) with the confirmed key (docs/teams.md, \"A deploy key over ssh\")"
+    }
+
+    /// The sentence and next step for a TLS certificate git refused.
+    package var certificateAdvice: String {
+        let text = lines.joined(separator: "\n")
+        func has(_ words: String...) -> Bool { words.contains { text.localizedCaseInsensitiveContains($0) } }
+        if has("does not match target host name", "no alternative certificate subject name", "doesn't match") {
+            return
+                "the server's TLS certificate is for another name than the URL's host.\(said)Nothing was changed. Use the host name the certificate was issued for in the URL, or have the server's certificate name this host (subjectAltName); trusting another CA does not change this, and turning verification off would let anyone answer for the server (docs/teams.md, \"An internal CA\")"
+        }
+        if has("expired", "not yet valid", "not activated") {
+            return
+                "the server's TLS certificate has expired or is not valid yet.\(said)Nothing was changed. Check this machine's clock, and have whoever runs the server renew the certificate (docs/teams.md, \"An internal CA\")"
+        }
+        return
+            "the server's TLS certificate did not verify.\(said)Nothing was changed. For a server with an internal CA, give git the CA's certificate: git config --global http.sslCAInfo /path/to/ca.pem, or GIT_SSL_CAINFO (docs/teams.md, \"An internal CA\")"
+    }
+
+    /// What git said, quoted as every remote failure quotes it.
+    private var said: String {
+        lines.isEmpty ? " git said nothing." : " git said:\n" + lines.map { "  \($0)" }.joined(separator: "\n") + "\n"
     }
 }

@@ -114,7 +114,7 @@ extension GitRepository {
                 next = nil
                 var raw = id.raw
                 var object: OpaquePointer?
-                try check(
+                try checkRead(
                     git_object_lookup(&object, handle, &raw, GIT_OBJECT_ANY),
                     "reading \(id.short), which \(reference.name) names")
                 defer { git_object_free(object) }
@@ -325,6 +325,39 @@ extension GitRepository {
             }
             return rmdir(directory) == 0
         }.count
+    }
+
+    /// Files a killed write leaves in objects/, none of them an object: a pack libgit2 was writing
+    /// (`objects/pack/pack_git2_*`), the lock of a pack's index or of a pack being renamed into
+    /// place (`objects/pack/*.lock`), and a loose object not yet renamed (`tmp_object_git2_*` in
+    /// objects/ or a fan-out directory). Each one last modified before `cutoff` (seconds since
+    /// 1970) is removed: a writer that is still at work keeps changing its file. Returns the
+    /// paths removed, relative to the repository.
+    package func removeStaleTemporaries(modifiedBefore cutoff: Int) -> [String] {
+        var candidates: [String] = []
+        let fm = FileManager.default
+        for name in (try? fm.contentsOfDirectory(atPath: packDirectory)) ?? []
+        where name.hasPrefix("pack_git2_") || name.hasSuffix(".lock") {
+            candidates.append("objects/pack/" + name)
+        }
+        for name in (try? fm.contentsOfDirectory(atPath: objectsDirectory)) ?? [] {
+            if name.hasPrefix("tmp_object_git2_") {
+                candidates.append("objects/" + name)
+            } else if name.utf8.count == 2, name.allSatisfy(\.isHexDigit) {
+                for inner in (try? fm.contentsOfDirectory(atPath: objectsDirectory + "/" + name)) ?? []
+                where inner.hasPrefix("tmp_object_git2_") {
+                    candidates.append("objects/\(name)/\(inner)")
+                }
+            }
+        }
+        let base = String(objectsDirectory.dropLast("objects".count))
+        return candidates.sorted().filter { relative in
+            var status = stat()
+            guard lstat(base + relative, &status) == 0, status.st_mode & S_IFMT == S_IFREG,
+                Int(status.st_mtim.tv_sec) < cutoff
+            else { return false }
+            return unlink(base + relative) == 0
+        }
     }
 
     private func unlinkObject(_ path: String) throws {

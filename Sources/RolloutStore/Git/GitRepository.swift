@@ -301,7 +301,7 @@ package final class GitRepository {
     package func readBlob(_ id: ObjectID) throws -> [UInt8] {
         var oid = id.raw
         var blob: OpaquePointer?
-        try check(git_blob_lookup(&blob, handle, &oid), "reading blob \(id.short)")
+        try checkRead(git_blob_lookup(&blob, handle, &oid), "reading blob \(id.short)")
         defer { git_blob_free(blob) }
         let size = Int(git_blob_rawsize(blob))
         guard size > 0, let content = git_blob_rawcontent(blob) else { return [] }
@@ -311,7 +311,7 @@ package final class GitRepository {
     package func commit(_ id: ObjectID) throws -> GitCommit {
         var oid = id.raw
         var commit: OpaquePointer?
-        try check(git_commit_lookup(&commit, handle, &oid), "reading commit \(id.short)")
+        try checkRead(git_commit_lookup(&commit, handle, &oid), "reading commit \(id.short)")
         defer { git_commit_free(commit) }
         let parents = (0..<git_commit_parentcount(commit)).compactMap { index in
             git_commit_parent_id(commit, index).map { ObjectID($0.pointee) }
@@ -330,12 +330,17 @@ package final class GitRepository {
     package func treeEntry(_ tree: ObjectID, path: String) throws -> GitTreeEntry? {
         var treeOid = tree.raw
         var treeHandle: OpaquePointer?
-        try check(git_tree_lookup(&treeHandle, handle, &treeOid), "reading tree \(tree.short)")
+        try checkRead(git_tree_lookup(&treeHandle, handle, &treeOid), "reading tree \(tree.short)")
         defer { git_tree_free(treeHandle) }
         var entry: OpaquePointer?
         let result = git_tree_entry_bypath(&entry, treeHandle, path)
-        if result == GIT_ENOTFOUND.rawValue { return nil }
-        try check(result, "looking up \(path)")
+        // Not found is a path the tree does not hold; a subtree on the way that cannot be read is damage.
+        if result == GIT_ENOTFOUND.rawValue,
+            git_error_last().map({ $0.pointee.klass != GIT_ERROR_ODB.rawValue }) ?? true
+        {
+            return nil
+        }
+        try checkRead(result, "looking up \(path) in tree \(tree.short)")
         defer { git_tree_entry_free(entry) }
         return GitTreeEntry(
             name: String(cString: git_tree_entry_name(entry)), id: ObjectID(git_tree_entry_id(entry)!.pointee),
@@ -346,7 +351,7 @@ package final class GitRepository {
     package func treeEntries(_ tree: ObjectID) throws -> [GitTreeEntry] {
         var treeOid = tree.raw
         var treeHandle: OpaquePointer?
-        try check(git_tree_lookup(&treeHandle, handle, &treeOid), "reading tree \(tree.short)")
+        try checkRead(git_tree_lookup(&treeHandle, handle, &treeOid), "reading tree \(tree.short)")
         defer { git_tree_free(treeHandle) }
         return (0..<git_tree_entrycount(treeHandle)).map { index in
             let entry = git_tree_entry_byindex(treeHandle, index)
@@ -363,7 +368,7 @@ package final class GitRepository {
     {
         var baseHandle: OpaquePointer?
         if var baseOid = base?.raw {
-            try check(git_tree_lookup(&baseHandle, handle, &baseOid), "reading tree")
+            try checkRead(git_tree_lookup(&baseHandle, handle, &baseOid), "reading tree \(base?.short ?? "")")
         }
         defer { git_tree_free(baseHandle) }
         let paths = upserts.map(\.path) + removals
@@ -402,14 +407,14 @@ package final class GitRepository {
         defer { git_signature_free(signature) }
         var treeOid = tree.raw
         var treeHandle: OpaquePointer?
-        try check(git_tree_lookup(&treeHandle, handle, &treeOid), "reading tree")
+        try checkRead(git_tree_lookup(&treeHandle, handle, &treeOid), "reading tree \(tree.short)")
         defer { git_tree_free(treeHandle) }
         var parentHandles: [OpaquePointer?] = []
         defer { parentHandles.forEach { git_commit_free($0) } }
         for parent in parents {
             var oid = parent.raw
             var commit: OpaquePointer?
-            try check(git_commit_lookup(&commit, handle, &oid), "reading parent commit \(parent.short)")
+            try checkRead(git_commit_lookup(&commit, handle, &oid), "reading parent commit \(parent.short)")
             parentHandles.append(commit)
         }
         var out = git_oid()

@@ -139,9 +139,11 @@ package struct GitTransport: Sendable {
         // A connection that stalls fails (and is tried again) instead of holding a CI job until
         // its own timeout: unless the user chose a limit, under 1 KB/s for 60 s is a failure.
         if !limitsSpeed { command += ["-c", "http.lowSpeedLimit=1000", "-c", "http.lowSpeedTime=60"] }
-        command += ["--git-dir=\(gitDirectory)"] + arguments
+        // Nothing the repository's own config names runs (HandedOverConfig).
+        let safe = try HandedOverConfig.command(arguments, gitDirectory: gitDirectory, environment)
+        command += ["--git-dir=\(gitDirectory)"] + safe.arguments
         do {
-            return try Subprocess.run(command, environment: environment)
+            return try Subprocess.run(command, environment: safe.environment)
         } catch let failure as Subprocess.LaunchFailure {
             throw Failure(kind: failure.notFound ? .noGit : .transient, lines: [failure.reason])
         }
@@ -188,6 +190,17 @@ package struct GitTransport: Sendable {
                         "Delta compression",
                     ].contains { line.contains($0) }
             }
+    }
+
+    /// Whether a failed push certainly never handed its pack to the server: no connection was
+    /// made, or git's HTTP client failed at the advertisement (`unable to access`), before any
+    /// POST. Any other failure may have reached receive-pack, which may still apply the push.
+    static func neverReachedServer(_ failure: Failure) -> Bool {
+        let text = failure.lines.joined(separator: "\n")
+        return [
+            "unable to access", "Could not resolve host", "Could not resolve hostname", "Connection refused",
+            "Failed to connect", "Network is unreachable", "No route to host", "Temporary failure in name resolution",
+        ].contains { text.localizedCaseInsensitiveContains($0) }
     }
 
     /// A receive-pack refusal that means another writer held or moved the ref, not a hook.

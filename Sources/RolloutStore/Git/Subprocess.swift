@@ -80,7 +80,15 @@ enum Subprocess {
         let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer { envp.forEach { free($0) } }
         var pid: pid_t = 0
-        let spawned = posix_spawnp(&pid, arguments[0], &actions, &attributes, argv, envp)
+        // Under the lock of the running set: an interruption sees every child started, and none
+        // starts after it.
+        guard
+            let spawned = GitProcesses.running.start(
+                { posix_spawnp(&pid, arguments[0], &actions, &attributes, argv, envp) }, pid: { pid })
+        else {
+            throw LaunchFailure(reason: "\(arguments[0]) was not run: the command was interrupted")
+        }
+        defer { GitProcesses.running.finished(pid) }
         guard spawned == 0 else {
             throw LaunchFailure(
                 reason: "cannot run \(arguments[0]): \(String(cString: strerror(spawned)))", notFound: spawned == ENOENT
@@ -131,5 +139,68 @@ enum Subprocess {
             offset += off_t(count)
         }
         return String(decoding: bytes, as: UTF8.self)
+    }
+}
+
+/// The programs rollout is running now (git, for a fetch or a push), so that a command
+/// interrupted by a signal can stop them before it cleans up after itself (`rollout clone`).
+package enum GitProcesses {
+    static let running = Running()
+
+    /// Stops every program started and starts no more: each gets `signal`, then SIGKILL if it has
+    /// not ended within `grace` seconds. Returns when all have ended (not reaped: the thread that
+    /// started each still waits for it).
+    package static func stopAll(signal: Int32 = SIGTERM, grace: TimeInterval = 3) {
+        let pids = running.refuseMore()
+        for pid in pids { kill(pid, signal) }
+        for pid in pids where !ended(pid, within: grace) {
+            kill(pid, SIGKILL)
+            _ = ended(pid, within: grace)
+        }
+    }
+
+    /// Whether `pid` ended within `seconds`, leaving it to be reaped by whoever waits for it.
+    private static func ended(_ pid: pid_t, within seconds: TimeInterval) -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline {
+            var info = siginfo_t()
+            let result = waitid(P_PID, id_t(pid), &info, WEXITED | WNOWAIT | WNOHANG)
+            // ECHILD: already reaped by the thread that started it.
+            if result == -1 && errno != EINTR { return true }
+            #if os(Linux)
+                let reported = info._sifields._sigchld.si_pid
+            #else
+                let reported = info.si_pid
+            #endif
+            if result == 0 && reported == pid { return true }
+            usleep(10_000)
+        }
+        return false
+    }
+
+    /// The set, under a lock, and whether new programs may start.
+    final class Running: @unchecked Sendable {
+        private let lock = NSLock()
+        private var pids = Set<pid_t>()
+        private var refusing = false
+
+        /// Runs `spawn` unless refusing; records the pid it made. Nil when refused.
+        func start(_ spawn: () -> Int32, pid: () -> pid_t) -> Int32? {
+            lock.withLock {
+                guard !refusing else { return nil }
+                let result = spawn()
+                if result == 0 { pids.insert(pid()) }
+                return result
+            }
+        }
+
+        func finished(_ pid: pid_t) { _ = lock.withLock { pids.remove(pid) } }
+
+        func refuseMore() -> [pid_t] {
+            lock.withLock {
+                refusing = true
+                return Array(pids)
+            }
+        }
     }
 }

@@ -394,11 +394,13 @@ def trust_decision(device, site, now, scratch):
 
 # Plural categories (docs/pack-format.md, Plural forms): CLDR's rules through babel's own evaluator
 def babel_locale(tag):
-    """babel's locale for a tag of the vectors; a legacy code babel has no data for (sh, prs) as CLDR's alias says."""
+    """babel's locale for a tag of the vectors; a legacy code babel has no data for (sh, prs) as CLDR's alias says,
+    and a locale it has no data for (pt-FR) as its CLDR parent locale (pt_PT)."""
     try:
         return babel.core.Locale.parse(tag, sep="-")
     except (babel.core.UnknownLocaleError, ValueError):
-        return babel.core.Locale.parse(babel.core.get_global("language_aliases")[tag], sep="_")
+        parent = babel.core.get_global("parent_exceptions").get(tag.replace("-", "_"))
+        return babel.core.Locale.parse(parent or babel.core.get_global("language_aliases")[tag], sep="_")
 
 
 def check_plurals(data):

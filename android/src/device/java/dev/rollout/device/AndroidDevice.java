@@ -159,7 +159,7 @@ public final class AndroidDevice {
             case GET: text = client.string(action.argument, action.arguments); break;
             // Starting the client with countsLaunch was the launch; the app records the session.
             case LAUNCH: client.recordSession(); break;
-            case LAUNCH_SUCCEEDED: client.markLaunchSucceeded(); break;
+            case LAUNCH_SUCCEEDED: activated = client.markLaunchSucceeded(); break;
             case METRICS: text = client.metricsCsv(kind); break;
             case STATUS: default: break;
         }
@@ -170,7 +170,7 @@ public final class AndroidDevice {
             case ACTIVATE: return DeviceReport.activated(activated);
             case GET: return DeviceReport.text(action.argument, text, client);
             case LAUNCH: return DeviceReport.launched(client);
-            case LAUNCH_SUCCEEDED: return DeviceReport.launchSucceeded(client);
+            case LAUNCH_SUCCEEDED: return DeviceReport.launchSucceeded(activated, client); // what it confirmed
             case METRICS: return DeviceReport.metrics(action.argument, text);
             case STATUS: default: return DeviceReport.status(client, bold, problems);
         }

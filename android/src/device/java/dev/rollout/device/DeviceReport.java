@@ -160,10 +160,23 @@ final class DeviceReport {
         return new Output(json, view.launched(), 0);
     }
 
-    static Output launchSucceeded(RolloutClient client) {
-        PackId active = client.activePack();
-        String text = "Launch succeeded" + (active == null ? " on the bundled strings" : " with " + active) + ".\n";
-        return new Output(object("action", "launch-succeeded", "activePack", id(active)), text, 0);
+    /**
+     * What markLaunchSucceeded() confirmed (null: nothing), never the packs active now: a pack activated
+     * after the launch began is not confirmed by it (DeviceOutput.swift's launchSucceeded).
+     */
+    static Output launchSucceeded(List<PackId> confirmed, RolloutClient client) {
+        List<PackId> awaiting = client.launchStatus().awaitingSuccess();
+        String text;
+        if (confirmed != null) {
+            text = "Launch succeeded " + (confirmed.isEmpty() ? "on the bundled strings" : "with " + list(confirmed))
+                    + ".\n";
+        } else {
+            text = "Nothing to confirm: the last launch succeeded already."
+                    + (awaiting.isEmpty() ? "\n" : " " + list(awaiting)
+                            + " stays on trial until a launch that begins with it succeeds (launch, then launch-succeeded).\n");
+        }
+        return new Output(object("action", "launch-succeeded", "confirmed", confirmed == null ? null : ids(confirmed),
+                "activePack", id(client.activePack()), "awaitingSuccess", ids(awaiting)), text, 0);
     }
 
     static Output status(RolloutClient client, boolean bold, List<String> problems) {

@@ -7,10 +7,12 @@ import java.io.FileInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.InterruptedIOException;
+import java.net.ConnectException;
 import java.net.HttpURLConnection;
 import java.net.SocketTimeoutException;
 import java.net.URI;
 import java.net.URISyntaxException;
+import java.net.UnknownHostException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ScheduledFuture;
@@ -19,6 +21,7 @@ import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import javax.net.ssl.SSLException;
 
 /**
  * Fetches over HttpURLConnection: https, or http to a loopback host; a file: URL is read from disk
@@ -129,8 +132,8 @@ public final class HttpTransport implements Transport {
             throw new TransportException(FailureReason.REDIRECT_REFUSED, current + ": HTTP 3xx without a Location");
         }
         if (redirects >= MAXIMUM_REDIRECTS) {
-            throw new TransportException(FailureReason.REDIRECT_REFUSED,
-                    original + ": more than " + MAXIMUM_REDIRECTS + " redirects");
+            throw new TransportException(FailureReason.REDIRECT_REFUSED, original + ": more than " + MAXIMUM_REDIRECTS
+                    + " redirects (a redirect loop?): the device stops following them");
         }
         URI next;
         try {
@@ -184,10 +187,33 @@ public final class HttpTransport implements Transport {
         }
     }
 
+    /**
+     * What the connection threw, as a reason and a sentence of the client's own (the same as the
+     * Swift client's): never the exception's raw text ("java.net.ConnectException: Connection
+     * refused"), which names a class, not a cause.
+     */
     private static TransportException failure(URI url, Exception e, int timeoutMillis) {
         if (e instanceof SocketTimeoutException) return timedOut(url, timeoutMillis);
         if (e instanceof InterruptedIOException || Thread.currentThread().isInterrupted()) return cancelled(url);
-        return new TransportException(FailureReason.UNREACHABLE, url + ": " + e, e);
+        String host = url.getHost() == null ? "" : url.getHost();
+        String place = url.getPort() < 0 ? host : host + ":" + url.getPort();
+        String why;
+        if (e instanceof ConnectException) {
+            why = "nothing accepts connections at " + place + " (connection refused)";
+        } else if (e instanceof UnknownHostException) {
+            why = "the host name " + host + " is not known (DNS lookup failed)";
+        } else if (e instanceof SSLException) {
+            why = "the TLS connection to " + place + " failed" + detail(e);
+        } else {
+            why = "no response (" + e.getClass().getSimpleName() + ")" + detail(e);
+        }
+        return new TransportException(FailureReason.UNREACHABLE, url + ": " + why, e);
+    }
+
+    /** ": " and the exception's message, when it has one. */
+    private static String detail(Exception e) {
+        String message = e.getMessage();
+        return message == null || message.isEmpty() ? "" : ": " + message;
     }
 
     static TransportException timedOut(URI url, int timeoutMillis) {
@@ -199,6 +225,6 @@ public final class HttpTransport implements Transport {
     }
 
     static TransportException tooLarge(URI url, long maxBytes) {
-        return new TransportException(FailureReason.TOO_LARGE, url + ": larger than " + maxBytes + " bytes");
+        return new TransportException(FailureReason.TOO_LARGE, SizeLimits.tooLarge(url, maxBytes));
     }
 }

@@ -46,30 +46,39 @@ final class LaunchGuardSteps {
      * The app's first screen is usable. Only the first call of a launch counts, and a pack activated
      * after the launch began stays on trial until a later launch that begins with it succeeds: calling
      * it again (a root view appearing twice) never vouches for a pack that has not been through a start.
+     * Returns what the call confirmed, sorted (empty: the launch began on the bundled strings), or null
+     * when it confirmed nothing: the launch succeeded already, or its start was never recorded (a full
+     * disk). The Swift client's markLaunchSucceeded() returns the same.
      */
-    static void markLaunchSucceeded(RolloutClient c) {
+    static List<PackId> markLaunchSucceeded(RolloutClient c) {
         synchronized (c.lock) {
             c.launchSession.succeeded = true;
             DeviceState next = c.state.copy();
+            Map<String, String> began;
             if (!next.launch.armed) {
                 // The first call on this install: nothing was on trial; what is active now is good.
+                began = activeIds(c);
                 next.launch.armed = true;
-                next.launch.open = null;
-                next.launch.confirm(activeIds(c));
             } else if (next.launch.open != null) {
-                Map<String, String> began = next.launch.open.active;
-                next.launch.open = null;
-                next.launch.confirm(began);
+                began = next.launch.open.active;
             } else {
-                return; // this launch succeeded already, or was never recorded (a full disk)
+                return null; // this launch succeeded already, or was never recorded (a full disk)
             }
-            if (next.equals(c.state)) return;
+            next.launch.open = null;
+            next.launch.confirm(began);
             try {
                 c.storage.write(DeviceState.FILE, next.bytes());
             } catch (IOException e) {
-                return;
+                return null;
             }
             c.state = next;
+            List<PackId> confirmed = new ArrayList<>();
+            for (String text : began.values()) {
+                PackId id = PackIds.parse(text);
+                if (id != null) confirmed.add(id);
+            }
+            Collections.sort(confirmed);
+            return Collections.unmodifiableList(confirmed);
         }
     }
 

@@ -35,7 +35,9 @@ final class MessageFormat {
 
     /**
      * {@code message} with its placeholders filled from {@code arguments} (name to text; null or a
-     * null value: as if absent), for a device whose language is {@code language} ("fr").
+     * null value: as if absent), in {@code language}: the whole locale the text is in ({@code pt-PT}, not
+     * {@code pt}: Portugal's plural rules are not Brazil's), which chooses the plural rules and the
+     * decimal separator: the locale of the pack or bundle the text came from, not the device's.
      */
     static String format(String message, String language, Map<String, String> arguments) {
         List<String> s = tokens(message);

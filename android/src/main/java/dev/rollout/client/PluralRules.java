@@ -13,8 +13,9 @@ import java.util.Map;
  * own, generated into PluralRulesCldr.java by scripts/generate-plural-rules.py from the same tables
  * as the Swift client's, so both choose the same form for every number.
  *
- * <p>A locale resolves by dropping subtags ({@code pt-PT-u-nu-latn}, {@code pt-PT}: Portugal's rules;
- * {@code pt-BR}, {@code pt}: Brazil's; {@code sr-Latn-RS}, {@code sr}); {@code _} and {@code -} are
+ * <p>A locale resolves whole, then by dropping subtags ({@code pt-PT-u-nu-latn}, {@code pt-PT},
+ * {@code pt-AO}, {@code pt-Latn-PT}: Portugal's rules; {@code pt-BR}, {@code pt}: Brazil's;
+ * {@code sr-Latn-RS}, {@code sr}; {@link #lookupTags}); {@code _} and {@code -} are
  * the same, case is ignored, and a POSIX {@code .UTF-8} or {@code @modifier} tail is dropped. A
  * language CLDR has no rules for gets CLDR's root rules, {@code other} for every number. Immutable.
  */
@@ -61,8 +62,25 @@ final class PluralRules {
         this.known = known;
     }
 
-    /** The rules of {@code locale} (any BCP 47 or POSIX spelling). */
+    /** The rules of {@code locale} (any BCP 47 or POSIX spelling), as {@link #lookupTags} finds them. */
     static PluralRules of(String locale) {
+        for (String tag : lookupTags(locale)) {
+            Integer number = LOCALES.get(tag);
+            if (number != null) return new PluralRules(number, true);
+        }
+        return new PluralRules(0, false);
+    }
+
+    /**
+     * The tags a locale's rules are looked up by, longest first: the whole locale ({@code pt-PT}, not
+     * its language: Portugal's rules are not Brazil's) less a POSIX tail, then each form one subtag
+     * shorter, as CLDR's parent locales go ({@code pt-AO-u-nu-latn}, {@code pt-ao}: Portugal's rules
+     * through the table's {@code pt-ao}). A script subtag is left out first ({@code pt-Latn-PT} is
+     * {@code pt-PT}): CLDR gives no script rules of its own (scripts/generate-plural-rules.py stops if
+     * it ever does). The one rule both clients choose a locale's rules by (PluralRules.swift's
+     * lookupTags).
+     */
+    static List<String> lookupTags(String locale) {
         // By grapheme cluster, as Swift cuts the tag: a "-" with a combining mark after it is no separator.
         List<String> tag = Graphemes.split(locale.toLowerCase(Locale.ROOT).replace('_', '-'));
         for (int k = 0; k < tag.size(); k++) {
@@ -71,12 +89,40 @@ final class PluralRules {
                 break;
             }
         }
-        while (!tag.isEmpty()) {
-            Integer number = LOCALES.get(String.join("", tag));
-            if (number != null) return new PluralRules(number, true);
-            tag = tag.subList(0, Math.max(0, tag.lastIndexOf("-")));
+        List<String> result = new ArrayList<>();
+        if (tag.isEmpty()) return result;
+        List<List<String>> subtags = new ArrayList<>();
+        subtags.add(new ArrayList<>());
+        for (String cluster : tag) {
+            if (cluster.equals("-")) {
+                subtags.add(new ArrayList<>());
+            } else {
+                subtags.get(subtags.size() - 1).add(cluster);
+            }
         }
-        return new PluralRules(0, false);
+        // The script left out: the subtags kept, by index.
+        List<List<String>> kept = new ArrayList<>();
+        for (int k = 0; k < subtags.size(); k++) {
+            if (k != 1 || !isScript(subtags.get(1))) kept.add(subtags.get(k));
+        }
+        for (int count = kept.size(); count > 0; count--) {
+            StringBuilder joined = new StringBuilder();
+            for (int k = 0; k < count; k++) {
+                if (k > 0) joined.append('-');
+                for (String cluster : kept.get(k)) joined.append(cluster);
+            }
+            result.add(joined.toString());
+        }
+        return result;
+    }
+
+    /** Four clusters, each one of a to z. */
+    private static boolean isScript(List<String> subtag) {
+        if (subtag.size() != 4) return false;
+        for (String cluster : subtag) {
+            if (cluster.length() != 1 || cluster.charAt(0) < 'a' || cluster.charAt(0) > 'z') return false;
+        }
+        return true;
     }
 
     /**

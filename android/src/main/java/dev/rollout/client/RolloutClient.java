@@ -598,7 +598,7 @@ public final class RolloutClient {
             packs.put(entry.getKey(), pack.shown(state.bundleOnly.get(pack.pack.locale())));
             ids.put(entry.getKey(), pack.id());
         }
-        snapshot = new Snapshot(locale, chain, packs, ids, tables);
+        snapshot = new Snapshot(locale, chain, packs, ids, tables, Snapshot.bundledLocales(bundled, tables.keySet()));
     }
 
     /**
@@ -652,12 +652,16 @@ public final class RolloutClient {
     public String string(@NonNull String key, @NonNull Map<String, String> arguments, @Nullable String fallback) {
         Snapshot view = snapshot;
         String found = null;
+        // The locale the text is in, which formats it (Snapshot.textLocale); the app's own fallback
+        // is in no known locale: the device's formats it.
+        String textLocale = view.locale;
         boolean fromOwnPack = false;
         for (String candidate : view.chain) {
             Map<String, String> pack = view.packs.get(candidate);
             String value = pack == null ? null : pack.get(key);
             if (value != null && !value.isEmpty()) {
                 found = value;
+                textLocale = view.textLocale(candidate, true);
                 fromOwnPack = candidate.equals(view.locale);
                 break;
             }
@@ -665,19 +669,23 @@ public final class RolloutClient {
             value = table == null ? null : table.get(key);
             if (value != null && !value.isEmpty()) {
                 found = value;
+                textLocale = view.textLocale(candidate, false);
                 break;
             }
         }
         if (found == null) {
             Map<String, String> table = view.bundled.get(options.defaultLocale);
             String value = table == null ? null : table.get(key);
-            if (value != null && !value.isEmpty()) found = value;
+            if (value != null && !value.isEmpty()) {
+                found = value;
+                textLocale = view.textLocale(options.defaultLocale, false);
+            }
         }
         // A fallback is any text that did not come from the own locale's pack, the own locale's
         // bundled text included: the counter measures the pack (docs/client.md, Counters).
         if (view.ownPack != null) countLookup(view.ownPack, !fromOwnPack);
         String text = found != null ? found : (fallback != null && !fallback.isEmpty() ? fallback : "…");
-        String formatted = MessageFormat.format(text, view.language,
+        String formatted = MessageFormat.format(text, textLocale,
                 arguments == null ? Collections.<String, String>emptyMap() : arguments);
         return formatted.isEmpty() ? text : formatted;
     }
@@ -783,10 +791,14 @@ public final class RolloutClient {
      * The app's first screen is usable: the packs this launch began with are confirmed good, and the
      * guard is armed from now on. Call it as soon as the first screen works. Only the first call of a
      * launch counts, and a pack activated after the launch began (activatePending()) stays on trial
-     * until a later launch that begins with it succeeds.
+     * until a later launch that begins with it succeeds. Returns what this call confirmed: each
+     * locale's active pack when the launch began, sorted (empty: the bundled strings); null when it
+     * confirmed nothing (the launch succeeded already: a pack activated since stays on trial, as
+     * launchStatus() lists; or its start was never recorded, a full disk).
      */
-    public void markLaunchSucceeded() {
-        LaunchGuardSteps.markLaunchSucceeded(this);
+    @Nullable
+    public List<PackId> markLaunchSucceeded() {
+        return LaunchGuardSteps.markLaunchSucceeded(this);
     }
 
     // Counters

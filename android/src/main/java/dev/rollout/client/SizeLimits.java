@@ -3,6 +3,9 @@ package dev.rollout.client;
 /**
  * The most bytes a device reads of each file of a site (the kit's limits.json, the same in both
  * clients): a site, or whatever stands between it and the device, cannot make a device hold more.
+ * The numbers of the one table, Swift's SiteSizeLimits, which also bounds {@code rollout
+ * verify-site}; LimitsConformanceTest checks them against the kit. {@link HttpTransport} stops at
+ * one byte past a limit.
  */
 public final class SizeLimits {
     /** keys.json and keys/&lt;n&gt;.json. */
@@ -16,6 +19,11 @@ public final class SizeLimits {
     public static final long PACK = 16_777_216;
 
     private SizeLimits() {}
+
+    /** The one wording of a file over its limit (the Swift client's and verify-site's). */
+    static String tooLarge(Object file, long limit) {
+        return file + ": larger than " + limit + " bytes, the most a device reads of this file";
+    }
 
     /** A pack's limit: the size its manifest entry states, capped at {@link #PACK}. */
     static long pack(long stated) {

@@ -11,9 +11,11 @@ import java.util.Map;
  * Threading and caching rules).
  */
 final class Snapshot {
-    /** The device's locale, and the language whose plural rules format its strings. */
+    /**
+     * The device's locale: it formats only text that came from no pack and no bundle (the app's
+     * fallback); every other text is formatted in the locale it came from ({@link #textLocale}).
+     */
     final String locale;
-    final String language;
     /** The locales a key is looked up in, in order (docs/client.md, Lookup). */
     final List<String> chain;
     /** The strings of the active pack of each locale that has one. */
@@ -24,13 +26,16 @@ final class Snapshot {
     final Map<String, PackId> activePacks;
     /** The app's bundled strings of each locale of the chain and of the default locale. */
     final Map<String, Map<String, String>> bundled;
+    /**
+     * The locale of the bundle each of those tables is ({@code en} for {@code en-US} when the app
+     * ships only {@code en}): the locale its text is formatted in.
+     */
+    final Map<String, String> bundledLocales;
 
     Snapshot(String locale, List<String> chain, Map<String, Map<String, String>> packs, Map<String, PackId> activePacks,
-            Map<String, Map<String, String>> bundled) {
+            Map<String, Map<String, String>> bundled, Map<String, String> bundledLocales) {
         this.locale = locale;
-        // A locale that is not canonical BCP 47 goes whole to the plural rules, which resolve such spellings themselves.
-        LocaleTags.Tag tag = LocaleTags.tryParse(locale);
-        this.language = tag == null ? locale : tag.language;
+        this.bundledLocales = Collections.unmodifiableMap(new HashMap<>(bundledLocales));
         this.chain = Collections.unmodifiableList(chain);
         this.packs = Collections.unmodifiableMap(new HashMap<>(packs));
         this.activePacks = Collections.unmodifiableMap(new HashMap<>(activePacks));
@@ -39,5 +44,40 @@ final class Snapshot {
     }
 
     static final Snapshot EMPTY = new Snapshot("", Collections.emptyList(), Collections.emptyMap(),
-            Collections.emptyMap(), Collections.emptyMap());
+            Collections.emptyMap(), Collections.emptyMap(), Collections.emptyMap());
+
+    /**
+     * The locale text found for {@code candidate} is in, and so formatted in (plural rules, decimal
+     * separator): a pack's own locale, or the locale of the bundle a bundled table came from. Lookup
+     * mixes languages on purpose (a uk-UA device shows the en-US text it lacks), so the device's
+     * locale would choose the wrong plural form ("21 file" in English by Ukrainian rules).
+     */
+    String textLocale(String candidate, boolean fromPack) {
+        String bundle = fromPack ? null : bundledLocales.get(candidate);
+        return bundle != null ? bundle : candidate;
+    }
+
+    /**
+     * Each of {@code locales} that reads a bundled table, and the locale of that table, as
+     * {@link BundledStrings#table(String)} finds it ({@code en} for {@code en-US}).
+     */
+    static Map<String, String> bundledLocales(BundledStrings bundled, Iterable<String> locales) {
+        Map<String, String> result = new HashMap<>();
+        Map<String, Map<String, String>> strings = bundled.strings();
+        for (String name : locales) {
+            if (strings.containsKey(name)) {
+                result.put(name, name);
+                continue;
+            }
+            LocaleTags.Tag tag = LocaleTags.tryParse(name);
+            if (tag == null) continue;
+            for (String parent : tag.truncationParents()) {
+                if (strings.containsKey(parent)) {
+                    result.put(name, parent);
+                    break;
+                }
+            }
+        }
+        return result;
+    }
 }

@@ -113,7 +113,8 @@ class LaunchesConformanceTest {
                         observed.put("activated", ids(client.activatePending()));
                         break;
                     case "succeed":
-                        client.markLaunchSucceeded();
+                        List<PackId> confirmed = client.markLaunchSucceeded();
+                        observed.put("confirmed", confirmed == null ? Json.NULL : ids(confirmed));
                         break;
                     case "markFailed":
                         PackId marked = client.markActivePackFailed();
