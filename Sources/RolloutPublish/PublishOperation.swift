@@ -229,20 +229,9 @@ struct SiteLock {
         }
     }
 
-    /// `mkdir -p`, with the cause of a failure from errno (a file in the way is ENOTDIR or EEXIST).
+    /// `mkdir -p` for the site (`LocalFile.makeDirectories`), folders 0755.
     static func makeDirectories(_ directory: String) throws {
-        var isDirectory: ObjCBool = false
-        if FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory) {
-            guard isDirectory.boolValue else {
-                throw RolloutError.usage("--out \(directory) exists and is not a directory")
-            }
-            return
-        }
-        let parent = (directory as NSString).deletingLastPathComponent
-        if !parent.isEmpty && parent != directory { try makeDirectories(parent) }
-        guard mkdir(directory, 0o755) == 0 || errno == EEXIST else {
-            throw RolloutError.fileFailure("create the site directory", directory, errno: errno)
-        }
+        try LocalFile.makeDirectories(directory, mode: 0o755, purpose: "create the site directory")
     }
 
     func release() {

@@ -18,6 +18,26 @@ private func systemRead(_ fd: Int32, _ buffer: UnsafeMutableRawPointer?, _ count
 /// POSIX calls so that every failure has an errno, which `RolloutError.fileFailure` turns into what a
 /// person reads. `name` is always the path as the person gave it, so messages name it that way.
 public enum LocalFile {
+    /// `mkdir -p` for an `--out DIR`: each missing folder made with `mode` whatever the umask (which
+    /// can only take bits away, so it is set again after mkdir), a folder that exists kept as it
+    /// is, a file in the way a usage error, and the cause of a failure from errno. `purpose` says
+    /// what the folder is for in the message ("create the site directory").
+    public static func makeDirectories(_ directory: String, mode: mode_t, purpose: String) throws {
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory) {
+            guard isDirectory.boolValue else {
+                throw RolloutError.usage("--out \(directory) exists and is not a directory")
+            }
+            return
+        }
+        let parent = (directory as NSString).deletingLastPathComponent
+        if !parent.isEmpty && parent != directory { try makeDirectories(parent, mode: mode, purpose: purpose) }
+        guard mkdir(directory, mode) == 0 || errno == EEXIST else {
+            throw RolloutError.fileFailure(purpose, directory, errno: errno)
+        }
+        chmod(directory, mode)
+    }
+
     /// Checks that `path` is a regular file without opening it (opening a named pipe for reading
     /// blocks until something writes to it); returns its size.
     @discardableResult

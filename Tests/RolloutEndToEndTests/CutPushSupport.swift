@@ -1,54 +1,19 @@
 import Foundation
 import XCTest
 
-/// A server process started under a waiting `sh`, its output in files, killed by its id (as
-/// GitServers.swift does for its own servers).
-final class LandedPushProcess {
-    private let shell = Process()
-    private let pidFile: String
-    let stdoutFile: String
-    let stderrFile: String
-
-    init(_ arguments: [String], logs prefix: String) throws {
-        stdoutFile = prefix + ".stdout"
-        stderrFile = prefix + ".stderr"
-        pidFile = prefix + ".pid"
-        FileManager.default.createFile(atPath: stdoutFile, contents: nil)
-        FileManager.default.createFile(atPath: stderrFile, contents: nil)
-        shell.executableURL = URL(fileURLWithPath: "/bin/sh")
-        shell.arguments = ["-c", "\"$0\" \"$@\" & echo $! > '\(pidFile)'; wait"] + arguments
-        shell.standardInput = FileHandle.nullDevice
-        shell.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: stdoutFile))
-        shell.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: stderrFile))
-        try shell.run()
-    }
-
-    var stdout: String { (try? String(contentsOfFile: stdoutFile, encoding: .utf8)) ?? "" }
-    var stderr: String { (try? String(contentsOfFile: stderrFile, encoding: .utf8)) ?? "" }
-
+extension ServerProcess {
     /// The port the server printed once listening.
     func port() throws -> Int {
-        for _ in 0..<500 {
-            if stdout.hasSuffix("\n"), let port = Int(stdout.trimmingCharacters(in: .whitespacesAndNewlines)) {
-                return port
-            }
-            if !shell.isRunning { break }
-            usleep(20_000)
+        var port: Int?
+        _ = wait {
+            if stdout.hasSuffix("\n") { port = Int(stdout.trimmingCharacters(in: .whitespacesAndNewlines)) }
+            return port != nil
         }
-        stop()
-        throw ServerError(description: "the fault proxy did not start: \(stderr)")
-    }
-
-    func stop() {
-        guard shell.isRunning else { return }
-        for _ in 0..<100 where !FileManager.default.fileExists(atPath: pidFile) { usleep(10_000) }
-        if let text = try? String(contentsOfFile: pidFile, encoding: .utf8),
-            let pid = pid_t(text.trimmingCharacters(in: .whitespacesAndNewlines))
-        {
-            kill(pid, SIGKILL)
+        guard let port else {
+            stop()
+            throw ServerError(description: "the fault proxy did not start: \(stderr)")
         }
-        kill(shell.processIdentifier, SIGKILL)
-        shell.waitUntilExit()
+        return port
     }
 }
 
@@ -65,7 +30,7 @@ final class LandedPushRemote {
     let shared: String
     let control: String
     let http: HTTPGitServer
-    let proxy: LandedPushProcess
+    let proxy: ServerProcess
     let proxyPort: Int
 
     init(_ w: Workspace) throws {
@@ -92,7 +57,7 @@ final class LandedPushRemote {
             root: w.scratch.path("server"), state: w.scratch.path("http"),
             users: [LandedPushRemote.user: LandedPushRemote.password])
         do {
-            proxy = try LandedPushProcess(
+            proxy = try ServerProcess(
                 [
                     "/usr/bin/env", "python3", Fixtures.directory + "/servers/push-fault-proxy.py", control,
                     "\(http.port)",

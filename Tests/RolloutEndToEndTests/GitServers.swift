@@ -14,7 +14,7 @@ struct ServerError: Error, CustomStringConvertible {
 /// of a descriptor it hands down closes, and sshd closes every inherited descriptor at start. Run
 /// directly, it would look exited at once and Foundation would block waiting for it, so that no
 /// later process (the rollout under test) is ever seen to exit.
-private final class ServerProcess {
+final class ServerProcess {
     private let shell = Process()
     private let pidFile: String
     let stdoutFile: String

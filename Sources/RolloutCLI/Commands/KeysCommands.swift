@@ -458,20 +458,7 @@ enum KeysCommands {
     /// Creates `directory` and any missing folder above it mode 0700 whatever the umask: it holds
     /// private keys. A folder that exists keeps its mode.
     static func makePrivateDirectory(_ directory: String) throws {
-        var isDirectory: ObjCBool = false
-        if FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory) {
-            guard isDirectory.boolValue else {
-                throw RolloutError.usage("--out \(directory) exists and is not a directory")
-            }
-            return
-        }
-        let parent = (directory as NSString).deletingLastPathComponent
-        if !parent.isEmpty && parent != directory { try makePrivateDirectory(parent) }
-        guard mkdir(directory, 0o700) == 0 || errno == EEXIST else {
-            throw RolloutError.fileFailure("create the directory", directory, errno: errno)
-        }
-        // mkdir's mode passes through the umask, which can only take bits away: 0700 is what it is.
-        chmod(directory, 0o700)
+        try LocalFile.makeDirectories(directory, mode: 0o700, purpose: "create the directory")
     }
 
     /// Creates each key file (mode 0600, never replacing one); all or none: a file already there
