@@ -49,6 +49,12 @@ public enum RolloutCLI {
                     stdout: json ? JSONWriter.prettyString(output.json) : context.style(nil).terminal(output.text),
                     stderr: "")
             case .run(let invocation):
+                // --reason goes into a commit of the shared history: bounded once, for every command.
+                if let reason = invocation.value("reason"), reason.utf8.count > InputLimits.reasonBytes {
+                    throw RolloutError.usage(
+                        "--reason is \(reason.utf8.count) bytes, over the limit of \(InputLimits.reasonBytes): say the rest elsewhere and link it"
+                    )
+                }
                 let output = try invocation.command.run(invocation, context)
                 // The one place human output is rendered: escaped by construction (Style.terminal).
                 let stdout =

@@ -4,7 +4,7 @@
 public enum InputLimits {
     // MARK: identifiers, checked where they are parsed
 
-    /// A locale tag (`LocaleTag.parse`: packs, plans, `fallbackLocale`, arguments, the metrics CSV's
+    /// A locale tag (`LocaleTag.parse`: packs, `fallbackLocale`, arguments, the metrics CSV's
     /// locale column). RFC 5646 asks for 35 characters at least; 64 holds every tag with a script,
     /// a region and several variants.
     public static let localeBytes = 64
@@ -14,13 +14,15 @@ public enum InputLimits {
     public static let appVersionBytes = 80
     /// An app-version range (`VersionRange.parse`): two bounds of `appVersionBytes` with their operators.
     public static let versionRangeBytes = 2 * appVersionBytes + 8
-    /// A rule's salt in a plan (`Plan.parse`): rollout writes 16 hex digits.
-    public static let saltBytes = 64
     /// Who acts, as `--actor` or `ROLLOUT_ACTOR` gives it (`CommandContext.actor`): it goes into
     /// every commit and plan the command writes.
     public static let actorBytes = 256
     /// A device's install id (`resolve --install-id`): the client makes 36-character UUIDs.
     public static let installIDBytes = 256
+    /// `--reason` (every command that takes it, `RolloutCLI.run`): it goes into a commit of the
+    /// shared history, and `rollout log` shows it. `keys` commands take at most 200, as their reason
+    /// goes into the key list every device downloads.
+    public static let reasonBytes = 4096
     /// The shares of a `--ramp` (`PlanCommands.parseRamp`): more steps than any schedule needs.
     public static let rampSteps = 100
 

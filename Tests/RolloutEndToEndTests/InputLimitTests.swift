@@ -1,4 +1,5 @@
 import Foundation
+import RolloutModel
 import XCTest
 
 /// Issue 31, item 8 and the limits table (docs/reliability.md, "Input limits"): identifiers bounded
@@ -307,5 +308,22 @@ final class InputLimitTests: XCTestCase {
         let ceiling = try w.rollout(
             "pack", "import", big, "--content-version", "2", "--max-catalog-bytes", String((1 << 30) + 1))
         XCTAssertEqual(ceiling.status, 64, ceiling.output)
+    }
+
+    /// `--reason` goes into a commit of the shared history: 4096 bytes at most, for every command,
+    /// refused before the command runs and with nothing written.
+    func testAReasonIsBoundedForEveryCommand() throws {
+        let w = try Workspace()
+        XCTAssertEqual(try w.rollout("init").status, 0)
+        let tip = try w.stateTip()
+        for command in [["revert", "tr-TR"], ["pause", "tr-TR"], ["promote", "tr-TR@1", "--to", "5%"]] {
+            let over = try w.rollout(
+                command + ["--reason", String(repeating: "r", count: InputLimits.reasonBytes + 1)])
+            XCTAssertEqual(over.status, 64, over.output)
+            XCTAssertTrue(over.stderr.contains("--reason is 4097 bytes, over the limit of 4096"), over.output)
+            let at = try w.rollout(command + ["--reason", String(repeating: "r", count: InputLimits.reasonBytes)])
+            XCTAssertFalse(at.stderr.contains("--reason is"), "at the limit the command itself answers: \(at.output)")
+        }
+        XCTAssertEqual(try w.stateTip(), tip, "nothing written")
     }
 }

@@ -9,7 +9,8 @@ import Foundation
 /// takes, for each git that rollout runs, the value of the user's own config (system, global,
 /// `GIT_CONFIG_*` and `-c` in the environment) or git's default. Hooks never run at all: rollout's
 /// git only moves objects and refs. A repository another user owns is refused before any of
-/// this, by libgit2's ownership check when rollout opens it (git's `safe.directory`).
+/// this unless the user's `safe.directory` lists it (`checkOwner`: git's rule, which neither
+/// libgit2's bare open nor a git given `--git-dir` applies).
 enum HandedOverConfig {
     /// One entry of `git config --list --show-scope`.
     struct Entry: Equatable {
