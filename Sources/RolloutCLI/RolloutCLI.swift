@@ -50,10 +50,10 @@ public enum RolloutCLI {
                     stderr: "")
             case .run(let invocation):
                 // --reason goes into a commit of the shared history: bounded once, for every command.
-                if let reason = invocation.value("reason"), reason.utf8.count > InputLimits.reasonBytes {
-                    throw RolloutError.usage(
-                        "--reason is \(reason.utf8.count) bytes, over the limit of \(InputLimits.reasonBytes): say the rest elsewhere and link it"
-                    )
+                if let reason = invocation.value("reason"),
+                    let refusal = InputLimits.reasonRefusal(reason, command: invocation.command.path)
+                {
+                    throw RolloutError.usage(refusal)
                 }
                 let output = try invocation.command.run(invocation, context)
                 // The one place human output is rendered: escaped by construction (Style.terminal).

@@ -240,10 +240,8 @@ enum KeysCommands {
                 throw RolloutError.usage(
                     "rollout keys revoke needs --reason TEXT (for example --reason \"laptop lost\")")
             }
-            // Every device downloads the key list on every refresh, revocations included, for good.
-            guard reason.utf8.count <= 200 else {
-                throw .reasonTooLong(reason)
-            }
+            // Its length is bounded before the command runs (InputLimits.reasonRefusal): every device
+            // downloads the key list on every refresh, revocations included, for good.
             let repository = try context.repository(invocation)
             let now = try context.now()
             let applied = try commit(
@@ -564,12 +562,6 @@ enum KeysCommands {
 
 /// The refusals of the keys commands' flags, named (an extension of Error, so that `throw .name(...)` finds them).
 extension Error where Self == RolloutError {
-    fileprivate static func reasonTooLong(_ reason: String) -> RolloutError {
-        .usage(
-            "--reason is \(reason.utf8.count) bytes; at most 200 go into the key list every device downloads (say the rest in the commit's history elsewhere)"
-        )
-    }
-
     fileprivate static func missingRoot(_ command: String) -> RolloutError {
         .usage(
             "rollout keys \(command) needs --root FILE, a root private key of the key list (once per root key its threshold needs)"
