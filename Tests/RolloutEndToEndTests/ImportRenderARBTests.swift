@@ -272,13 +272,9 @@ final class ImportRenderARBTests: XCTestCase {
     }
 
     func testEveryARBFixtureFolderIsInTheProperty() throws {
-        let enumerator = FileManager.default.enumerator(atPath: ImportTests.fixtures)
-        var outside: [String] = []
-        while let file = enumerator?.nextObject() as? String {
-            guard file.hasSuffix(".arb") else { continue }
-            if !Self.catalogs.contains(where: { file.hasPrefix($0.path + "/") }) { outside.append(file) }
-        }
-        XCTAssertEqual(outside, [], "every ARB fixture is in catalogs")
+        XCTAssertEqual(
+            fixtureFiles(outside: Self.catalogs.map(\.path)) { $0.hasSuffix(".arb") }, [],
+            "every ARB fixture is in catalogs")
     }
 
     func testEveryARBFixtureStringShowsWhatGenL10nShows() throws {
@@ -286,16 +282,14 @@ final class ImportRenderARBTests: XCTestCase {
         var checked = 0
         for catalog in Self.catalogs {
             let root = ImportTests.fixtures + "/" + catalog.path
-            let (w, report) = try importCatalog(root, catalog.flags)
-            let skipped = skippedEntries(report).map { $0.replacingOccurrences(of: root + "/", with: "") }
-            leftOut += skipped.map { "\(catalog.path) \($0)" }
-            let packs = Set((report["added"] as? [[String: Any]] ?? []).compactMap { $0["pack"] as? String })
+            let (w, skipped, packs) = try importForProperty(catalog.path, catalog.flags)
+            leftOut += skipped
             let (files, metadata) = try Self.read(root)
             for (locale, messages) in files.sorted(by: { $0.key < $1.key }) {
                 let pack = packs.contains("\(locale)@1") ? try packStrings(w, "\(locale)@1") : [:]
                 for key in messages.keys.sorted() {
                     XCTAssertTrue(
-                        pack[key] != nil || skipped.contains { $0.hasPrefix("\(locale) \(key):") },
+                        pack[key] != nil || skipped.contains { $0.hasPrefix("\(catalog.path) \(locale) \(key):") },
                         "\(catalog.path) \(locale) \(key) is neither imported nor listed as left out")
                     guard let stored = pack[key] else { continue }
                     checked += compare(

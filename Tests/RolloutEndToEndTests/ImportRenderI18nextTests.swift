@@ -356,12 +356,8 @@ final class ImportRenderI18nextTests: XCTestCase {
     }
 
     func testEveryI18nextFixtureFolderIsInTheProperty() throws {
-        let enumerator = FileManager.default.enumerator(atPath: ImportTests.fixtures)
-        var outside: [String] = []
-        while let file = enumerator?.nextObject() as? String {
-            guard file.hasSuffix(".json"), !file.hasSuffix("package.json"), file != "android-aapt/expected.json"
-            else { continue }
-            if !Self.catalogs.contains(where: { file.hasPrefix($0.path + "/") }) { outside.append(file) }
+        let outside = fixtureFiles(outside: Self.catalogs.map(\.path)) {
+            $0.hasSuffix(".json") && !$0.hasSuffix("package.json") && $0 != "android-aapt/expected.json"
         }
         XCTAssertEqual(outside, [], "every i18next JSON fixture is in catalogs")
     }
@@ -371,10 +367,8 @@ final class ImportRenderI18nextTests: XCTestCase {
         var checked = 0
         for catalog in Self.catalogs {
             let root = ImportTests.fixtures + "/" + catalog.path
-            let (w, report) = try importCatalog(root, catalog.flags)
-            let skipped = skippedEntries(report).map { $0.replacingOccurrences(of: root + "/", with: "") }
-            leftOut += skipped.map { "\(catalog.path) \($0)" }
-            let packs = Set((report["added"] as? [[String: Any]] ?? []).compactMap { $0["pack"] as? String })
+            let (w, skipped, packs) = try importForProperty(catalog.path, catalog.flags)
+            leftOut += skipped
             for (folder, resources) in try I18nextFixture.resources(root).sorted(by: { $0.key < $1.key }) {
                 let locale = folder.replacingOccurrences(of: "_", with: "-")
                 let pack = packs.contains("\(locale)@1") ? try packStrings(w, "\(locale)@1") : [:]
@@ -397,7 +391,8 @@ final class ImportRenderI18nextTests: XCTestCase {
         for key in resources.keys.sorted() {
             let base = I18nextFixture.pluralBase(key)
             let listed = skipped.contains { entry in
-                entry.hasPrefix("\(locale) \(key):") || base.map { entry.hasPrefix("\(locale) \($0):") } == true
+                entry.hasPrefix("\(path) \(locale) \(key):")
+                    || base.map { entry.hasPrefix("\(path) \(locale) \($0):") } == true
             }
             XCTAssertTrue(
                 pack[key] != nil || base.flatMap { pack[$0] } != nil || listed,

@@ -106,3 +106,27 @@ func referencePrintf(
     }
     return out
 }
+
+/// The fixture files `selected` picks that lie in none of `folders` (paths under
+/// Tests/Fixtures/import): a fixture a property test over those folders would not read.
+func fixtureFiles(outside folders: [String], _ selected: (String) -> Bool) -> [String] {
+    let enumerator = FileManager.default.enumerator(atPath: ImportTests.fixtures)
+    var outside: [String] = []
+    while let file = enumerator?.nextObject() as? String {
+        guard selected(file), !folders.contains(where: { file.hasPrefix($0 + "/") }) else { continue }
+        outside.append(file)
+    }
+    return outside
+}
+
+/// One fixture folder imported for a property test: the workspace, what was left out (each
+/// "FOLDER locale key: reason", the folder's own path taken out of the reasons), and the packs made.
+func importForProperty(_ folder: String, _ flags: [String]) throws -> (
+    workspace: Workspace, leftOut: [String], packs: Set<String>
+) {
+    let root = ImportTests.fixtures + "/" + folder
+    let (w, report) = try importCatalog(root, flags)
+    let leftOut = skippedEntries(report).map { "\(folder) " + $0.replacingOccurrences(of: root + "/", with: "") }
+    let packs = Set((report["added"] as? [[String: Any]] ?? []).compactMap { $0["pack"] as? String })
+    return (w, leftOut, packs)
+}
