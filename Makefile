@@ -1,5 +1,6 @@
 # rollout: the commands that work on a fresh Debian machine with only the Swift toolchain.
-#   make demo      installs what is missing, builds, and runs the quickstart on a scratch repository
+#   make demo      installs what is missing, builds, and runs the README's walk through in build/demo
+#   make docs-update  runs every console block of README.md and docs/ and rewrites their outputs (review the diff)
 #   make test      installs what is missing, builds, checks the format, and runs every test (the Android library's
 #                  and the release tarball's too)
 #   make android   the Android library's jar, sources jar and pom under .build/android (docs/android.md)
@@ -15,9 +16,11 @@ SHELL := /bin/bash
 # server the client test fetches a real site from and the smart-HTTP git server the remote tests push
 # through; openssh-server: the sshd the remote tests start on loopback (docs/teams.md); openjdk-17-jdk-headless and
 # junit5: the Android library (android/, docs/android.md) and its tests; python3-pip: the Wycheproof vectors
-# (scripts/test-vectors.sh).
+# (scripts/test-vectors.sh); openssl: the docs check rollout's keys and signatures with a tool that is not rollout
+# (docs/keys.md, docs/manifest.md), and those pages run in make test; chromium: the report rendered at 1280 and
+# 375 px in make test (docs/report.md).
 DEBIAN_PACKAGES := libgit2-dev libssl-dev zlib1g-dev libxml2-dev libicu-dev liblzma-dev pkg-config git libcurl4 python3 python3-babel \
-  python3-pip openssh-server openssh-client openjdk-17-jdk-headless junit5
+  python3-pip openssh-server openssh-client openjdk-17-jdk-headless junit5 openssl chromium
 SWIFT_BUILD_FLAGS ?=
 export SWIFT_BUILD_FLAGS
 PREFIX ?= /usr/local
@@ -54,8 +57,22 @@ android-test: deps
 release: deps
 	swift build -c release $(SWIFT_BUILD_FLAGS)
 
+# The README's walk through, run as a transcript (docs/architecture.md, "Docs are tests"): each command and
+# what it printed; it stops if anything differs from the page. build/demo keeps the repository and report.html.
 demo: build
-	@./scripts/quickstart.sh "$$(swift build $(SWIFT_BUILD_FLAGS) --show-bin-path)/rollout"
+	@bin="$$(swift build $(SWIFT_BUILD_FLAGS) --show-bin-path)"; mkdir -p build; \
+	  "$$bin/transcripts" play README.md --keep build/demo --bin "$$bin" && \
+	  echo "build/demo: the repository (.rollout) and the report (report.html) of the walk through"
+
+# Every console block of README.md and docs/*.md run again, their outputs rewritten in place from two real runs
+# (placeholders where the runs differ in an id or a key). PAGES picks some: make docs-update PAGES=docs/keys.md.
+# docs-check compares without writing, as make test does.
+PAGES ?=
+docs-update: build
+	@bin="$$(swift build $(SWIFT_BUILD_FLAGS) --show-bin-path)"; "$$bin/transcripts" update $(PAGES) --bin "$$bin"
+
+docs-check: build
+	@bin="$$(swift build $(SWIFT_BUILD_FLAGS) --show-bin-path)"; "$$bin/transcripts" check $(PAGES) --bin "$$bin"
 
 # First scripts/lint.sh: the tree formatted as .swift-format says, and no function over 60 lines without
 # a reason (docs/architecture.md, "Code layout"), counted as one test. Then the Android library's JUnit tests
@@ -141,11 +158,11 @@ docs: deps
 	  --fallback-bundle-identifier rollout.RolloutClient --warnings-as-errors
 	@echo ".build/docs/RolloutClient.doccarchive (serve it with any static web server: python3 -m http.server -d .build/docs/RolloutClient.doccarchive, then /documentation/rolloutclient)"
 
-# The quickstart's report rendered by headless Chromium (Debian's chromium) to build/demo/report.png.
-.PHONY: report-png
+# The walk through's report rendered by headless Chromium (Debian's chromium) to build/demo/report.png.
+.PHONY: report-png docs-update docs-check
 report-png: build
-	@command -v chromium >/dev/null || { SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq chromium >/dev/null; }
-	@ROLLOUT_DEMO_DIR=build/demo ./scripts/quickstart.sh "$$(swift build $(SWIFT_BUILD_FLAGS) --show-bin-path)/rollout" >/dev/null 2>&1
+	@bin="$$(swift build $(SWIFT_BUILD_FLAGS) --show-bin-path)"; mkdir -p build; \
+	  "$$bin/transcripts" play README.md --keep build/demo --bin "$$bin" >/dev/null
 	@chromium --headless --no-sandbox --disable-gpu --hide-scrollbars --window-size=900,2600 --screenshot=build/demo/report.png "file://$$(pwd)/build/demo/report.html" 2>/dev/null
 	@echo "build/demo/report.png"
 

@@ -67,6 +67,11 @@ let package = Package(
         .executableTarget(name: "embed-template", path: "Sources/embed-template"),
         .plugin(name: "EmbedTemplate", capability: .buildTool(), dependencies: ["embed-template"]),
 
+        // Docs are tests (docs/architecture.md): runs each page's console blocks in a scratch directory and
+        // compares or rewrites their outputs. Foundation and bash only; `make docs-update` runs `transcripts`.
+        .target(name: "Transcripts"),
+        .executableTarget(name: "transcripts", dependencies: ["Transcripts"]),
+
         // Benchmarks that need to run inside one process (docs/performance.md).
         .executableTarget(
             name: "rollout-bench-resolve", dependencies: ["RolloutModel", "RolloutCrypto"], path: "bench/resolve"),
@@ -97,6 +102,9 @@ let package = Package(
                 "RolloutClient",
             ]
         ),
+        // The runner's own behaviour, and every page of docs/ and the README run as written against the
+        // built binaries (docs/architecture.md, "Docs are tests").
+        .testTarget(name: "TranscriptsTests", dependencies: ["Transcripts", "rollout", "rollout-device"]),
         // string() while the client refreshes (docs/performance.md).
         .executableTarget(
             name: "rollout-bench-client-reads", dependencies: ["RolloutClient"], path: "bench/client-reads",

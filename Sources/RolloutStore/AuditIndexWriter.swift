@@ -63,7 +63,9 @@ extension AuditLog {
             try repository.git.firstParentChain(from: tip, until: nil)
         }
         clock?.lap(.walk, into: &profile)
-        let generation = String(UInt64.random(in: 1...UInt64.max), radix: 16)
+        // Always 16 hex digits: an id of one shape (docs/audit.md shows it), whatever the random value.
+        let hex = String(UInt64.random(in: 1...UInt64.max), radix: 16)
+        let generation = String(repeating: "0", count: 16 - hex.count) + hex
         let count = chain.ids.count
         let empty = Coverage(generation: generation, tip: tip.hex, tipSeq: count, floor: tip.hex, floorSeq: count + 1)
         chainBelowFloor = (empty.floorSeq, chain.ids[...])
