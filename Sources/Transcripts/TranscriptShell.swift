@@ -12,8 +12,10 @@ public struct TranscriptEnvironment: Sendable {
     public var path: [String]
     /// The repository's examples/ folder, as `$ROLLOUT_EXAMPLES`.
     public var examples: String
-    /// The clock unless a page exports another: `ROLLOUT_NOW`, and git's author and committer dates.
-    public var now = "2026-12-01T09:00:00Z"
+    /// git's author and committer dates, so a commit a page makes with plain git has the same id on every
+    /// run. rollout's clock is not set: a page whose outputs depend on the date exports `ROLLOUT_NOW` where
+    /// the reader sees it, or its dates differ from run to run and `transcripts update` says so.
+    public var gitDate = "2026-12-01T09:00:00Z"
     /// How long one section may run before it is stopped and reported.
     public var timeLimit: TimeInterval = 600
     /// Where the last section's directory is moved when it has run (`transcripts play --keep`), instead
@@ -41,9 +43,8 @@ public struct TranscriptEnvironment: Sendable {
             "LANG": "C.UTF-8",
             "TZ": "UTC",
             "GIT_CONFIG_NOSYSTEM": "1",
-            "ROLLOUT_NOW": now,
-            "GIT_AUTHOR_DATE": now,
-            "GIT_COMMITTER_DATE": now,
+            "GIT_AUTHOR_DATE": gitDate,
+            "GIT_COMMITTER_DATE": gitDate,
             "ROLLOUT_EXAMPLES": examples,
         ]
     }
