@@ -47,7 +47,9 @@ do {
             for (section, results) in zip(page.sections, outputs) {
                 for (command, output) in zip(section.flatMap(\.commands), results) {
                     print("\u{1B}[1m$ \(command.text)\u{1B}[0m")
-                    output.forEach { print($0) }
+                    // The kept directory by its name, where a check would write [dir].
+                    let shown = keep.map { URL(fileURLWithPath: $0).standardizedFileURL.path } ?? "[dir]"
+                    output.forEach { print($0.replacingOccurrences(of: "[dir]", with: shown)) }
                     if !Transcripts.matches(command.expected, output) {
                         differ += 1
                         print("\u{1B}[31m(not what \(path):\(command.line) shows)\u{1B}[0m")
