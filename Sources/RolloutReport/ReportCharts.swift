@@ -1,112 +1,133 @@
 import Foundation
 import RolloutModel
 
-/// The report's inline SVG charts (docs/report.md): each is a function of the values it draws.
+/// The report's charts (docs/report.md): each is a function of the values it draws.
+///
+/// A chart is a `figure`: its legend above the drawing (never on the data), the y labels in a column
+/// left of it and the x labels under it, all HTML text at the page's own size, so a phone reads
+/// them as a desktop does. Only the lines, bands and dots are SVG: the drawing's coordinates run
+/// from 0 to 100 on both axes, the stylesheet stretches it to the width of the page and a fixed
+/// height, and strokes and dots keep their size in pixels (`vector-effect: non-scaling-stroke`).
 enum ReportCharts {
     typealias Day = ReportContent.Day
 
-    static let width = 760.0, height = 220.0, left = 64.0, right = 16.0, top = 16.0, bottom = 36.0
     static let namespace = "http://www.w3.org/2000/svg"
 
-    /// Maps values to the drawing area.
+    /// Maps values to the drawing: x from 0 (left) to 100 (right), y from 100 (bottom) to 0 (top).
     struct Plot {
         let xs: ClosedRange<Double>
         let ys: ClosedRange<Double>
-        func x(_ v: Double) -> Double {
-            left + (v - xs.lowerBound) / max(1e-12, xs.upperBound - xs.lowerBound) * (width - left - right)
-        }
-        func y(_ v: Double) -> Double {
-            height - bottom - (v - ys.lowerBound) / max(1e-12, ys.upperBound - ys.lowerBound) * (height - top - bottom)
-        }
+        func x(_ v: Double) -> Double { (v - xs.lowerBound) / max(1e-12, xs.upperBound - xs.lowerBound) * 100 }
+        func y(_ v: Double) -> Double { 100 - (v - ys.lowerBound) / max(1e-12, ys.upperBound - ys.lowerBound) * 100 }
     }
 
-    /// How a chart labels its axes.
-    struct Axes {
-        let y: (Double) -> String
-        let x: (Double) -> String
-        let xTicks: [Double]
+    /// A labelled position on an axis. A minor tick is left out on a narrow screen.
+    struct Tick: Equatable {
+        let value: Double
+        let label: String
+        var minor = false
+    }
+
+    /// An entry of a legend: the class that colours it like its series, and its text.
+    struct Key {
+        let `class`: String
+        let text: Markup
     }
 
     // MARK: charts
 
-    /// A strip with one dot per change, or nil without changes.
+    /// A strip with one dot per change, or nil without changes. Changes too close to tell apart
+    /// (within 3% of the width, a dot's width on a phone) stack upwards in one column, at the time
+    /// of the first of them.
     static func timeline(_ changes: [ReportContent.Change]) -> Markup? {
         guard let first = changes.first, let last = changes.last else { return nil }
-        let start = Double(first.time.seconds)
-        let end = Double(max(last.time.seconds, first.time.seconds + 3600))
-        let plot = Plot(xs: start...end, ys: 0...1)
-        var marks = [
-            Markup.empty("line", ["class": "axis", "x1": "\(left)", "y1": "35", "x2": "\(width - right)", "y2": "35"])
-        ]
+        let (ticks, domain) = timeTicks(first.time.seconds, max(last.time.seconds, first.time.seconds + 3600))
+        let plot = Plot(xs: domain, ys: 0...1)
+        var columns: [(x: Double, changes: [ReportContent.Change])] = []
         for change in changes {
-            marks.append(
-                .element(
-                    "circle",
-                    [
-                        "class": "event action-\(change.action)", "cx": coordinate(plot.x(Double(change.time.seconds))),
-                        "cy": "35", "r": "6",
-                    ],
-                    .element("title", "\(change.time) \(change.summary)")))
+            let x = plot.x(Double(change.time.seconds))
+            if let column = columns.last, x - column.x < 3 {
+                columns[columns.count - 1].changes.append(change)
+            } else {
+                columns.append((x, [change]))
+            }
         }
-        marks.append(.element("text", ["class": "tick", "x": "\(left)", "y": "62"], "\(first.time)"))
-        marks.append(
-            .element(
-                "text", ["class": "tick", "x": "\(width - right)", "y": "62", "text-anchor": "end"], "\(last.time)"))
-        return svg(
+        let height = 12 + 14 * (columns.map(\.changes.count).max() ?? 1)
+        let base = Double(height) - 7
+        var marks = [
+            Markup.empty(
+                "line", ["class": "axis", "x1": "0", "y1": coordinate(base), "x2": "100", "y2": coordinate(base)])
+        ]
+        for column in columns {
+            for (row, change) in column.changes.enumerated() {
+                let (x, y) = (coordinate(column.x), coordinate(base - 14 * Double(row)))
+                marks.append(
+                    .element(
+                        "line", ["class": "event action-\(change.action)", "x1": x, "y1": y, "x2": x, "y2": y],
+                        .element("title", "\(change.time) \(change.summary)")))
+            }
+        }
+        let svg = svg(
             [
-                "xmlns": namespace, "class": "chart timeline-chart", "id": "timeline-chart",
-                "viewBox": "0 0 \(Int(width)) 70", "role": "img", "aria-label": "timeline",
+                "xmlns": namespace, "class": "plot", "id": "timeline-chart", "viewBox": "0 0 100 \(height)",
+                "preserveAspectRatio": "none", "style": "height:\(height)px", "role": "img", "aria-label": "timeline",
             ],
             title: "Changes to this locale over time", marks)
+        return .element(
+            "figure", ["class": "chart timeline-chart"],
+            .element("div", ["class": "drawing"], svg, xAxis(ticks, plot)))
     }
 
-    /// For each targeted segment (the regions and versions of a rule), the share the staged pack had
-    /// after each change, as steps: a revert drops it to zero. Nil when no change staged anything.
+    /// For each pack a rule staged, the share of devices it had after each change, as steps: a
+    /// revert drops it to zero. A series is named by its pack (`tr-TR@18`), and by its pack and
+    /// segment when rules staged one pack in several segments. Nil when no change staged anything.
     static func shares(_ changes: [ReportContent.Change]) -> Markup? {
         var series: [String: [(time: Double, percent: Double)]] = [:]
-        var times: [Double] = []
+        var names: [String: (pack: String, segment: String)] = [:]
+        var times: [Int64] = []
         for change in changes {
             guard let shares = change.shares else { continue }
             let t = Double(change.time.seconds)
-            times.append(t)
-            for share in shares { series[share.segment, default: []].append((t, share.percent)) }
-            let seen = Set(shares.map(\.segment))
-            for segment in series.keys where !seen.contains(segment) { series[segment]!.append((t, 0)) }
+            times.append(change.time.seconds)
+            for share in shares {
+                let key = "\(share.pack) \(share.segment)"
+                names[key] = (share.pack, share.segment)
+                series[key, default: []].append((t, share.percent))
+            }
+            let seen = Set(shares.map { "\($0.pack) \($0.segment)" })
+            for key in series.keys where !seen.contains(key) { series[key]!.append((t, 0)) }
         }
         guard !series.isEmpty, let first = times.first, let last = times.last else { return nil }
-        let end = max(last, first + 3600)
-        let plot = Plot(xs: first...end, ys: 0...100)
+        let (xTicks, domain) = timeTicks(first, max(last, first + 3600))
+        let plot = Plot(xs: domain, ys: 0...100)
         var marks: [Markup] = []
-        for (index, segment) in series.keys.sorted().enumerated() {
+        var keys: [Key] = []
+        let segmentsOfPack = Dictionary(grouping: names.values, by: \.pack).mapValues(\.count)
+        for (index, key) in series.keys.sorted().enumerated() {
             var steps: [(Double, Double)] = []
-            for (i, point) in series[segment]!.enumerated() {
+            for (i, point) in series[key]!.enumerated() {
                 if i > 0 { steps.append((point.time, steps.last!.1)) }
                 steps.append(point)
             }
-            steps.append((end, steps.last!.1))
+            steps.append((domain.upperBound, steps.last!.1))
             marks.append(
                 .empty("polyline", ["class": "series share share-\(index % 4)", "points": points(steps, plot)]))
-            marks.append(
-                .element(
-                    "text",
-                    [
-                        "class": "legend share-\(index % 4)", "x": "\(left + 8)",
-                        "y": "\(top + 12 + Double(index) * 16)",
-                    ], Markup(segment)))
+            let (pack, segment) = names[key]!
+            keys.append(
+                Key(
+                    class: "share-\(index % 4)",
+                    text: Markup(segmentsOfPack[pack]! > 1 ? "\(pack) in \(segment)" : pack)))
         }
-        let time = { (t: Double) in
-            Timestamp(seconds: Int64(t)).description.replacingOccurrences(of: "T", with: " ").prefix(16).description
-        }
-        return chart(
-            "shares", title: "share of devices on the staged pack per segment", plot,
-            Axes(y: { "\(Int($0))%" }, x: time, xTicks: [first, end]), marks)
+        let yTicks = stride(from: 0, through: 100, by: 25).map { Tick(value: Double($0), label: "\($0)%") }
+        return chart("shares", title: "share of devices on each staged pack", plot, keys, x: xTicks, y: yTicks, marks)
     }
 
     /// Each arm's rate per day.
     static func rates(_ kind: MetricKind, series: [Day], candidate: String, baseline: String) -> Markup {
-        let days = dayRange(series)
+        let (xTicks, days) = dayTicks(series)
         let rates: [Double] = series.flatMap { day -> [Double] in [day.candidate.rate ?? 0, day.baseline.rate ?? 0] }
-        let plot = Plot(xs: days, ys: 0...max(1e-6, (rates.max() ?? 0) * 1.15))
+        let (yTicks, ys) = percentTicks(0, rates.max() ?? 0, signed: false)
+        let plot = Plot(xs: days, ys: ys)
         var marks = [
             Markup.empty(
                 "polyline",
@@ -122,20 +143,17 @@ enum ReportCharts {
                 ]),
         ]
         for day in series {
-            let cx = coordinate(plot.x(Double(day.day)))
-            let cy = coordinate(plot.y(day.candidate.rate ?? 0))
-            marks.append(.empty("circle", ["class": "dot candidate", "cx": cx, "cy": cy, "r": "3"]))
+            let x = coordinate(plot.x(Double(day.day)))
+            let y = coordinate(plot.y(day.candidate.rate ?? 0))
+            marks.append(.empty("line", ["class": "dot candidate", "x1": x, "y1": y, "x2": x, "y2": y]))
         }
-        marks.append(
-            .element(
-                "text", ["class": "legend candidate", "x": "\(left + 8)", "y": "\(top + 12)"],
-                "\(candidate) (candidate)"))
-        marks.append(
-            .element(
-                "text", ["class": "legend baseline", "x": "\(left + 8)", "y": "\(top + 28)"], "\(baseline) (baseline)"))
+        let keys = [
+            Key(class: "candidate", text: "\(candidate) (candidate)"),
+            Key(class: "baseline", text: "\(baseline) (baseline)"),
+        ]
         return chart(
-            "rates-\(kind.rawValue)", title: "\(kind.rawValue) rate per day: \(candidate) and \(baseline)", plot,
-            Axes(y: percent, x: date, xTicks: dayTicks(days)), marks)
+            "rates-\(kind.rawValue)", title: "\(kind.rawValue) rate per day: \(candidate) and \(baseline)", plot, keys,
+            x: xTicks, y: yTicks, marks)
     }
 
     /// One day of the difference chart: the cumulative difference, its bounds and the gate.
@@ -171,10 +189,10 @@ enum ReportCharts {
         -> Markup
     {
         let rows = differences(series, gate: gate, alpha: alpha, planned: planned)
-        let days = dayRange(series)
+        let (xTicks, days) = dayTicks(series)
         let values: [Double] = rows.flatMap { row -> [Double] in [row.lower, row.upper, row.tolerance] } + [0]
-        let span = max(1e-6, (values.max() ?? 0) - (values.min() ?? 0))
-        let plot = Plot(xs: days, ys: ((values.min() ?? 0) - span * 0.1)...((values.max() ?? 0) + span * 0.1))
+        let (yTicks, ys) = percentTicks(values.min() ?? 0, values.max() ?? 0, signed: true)
+        let plot = Plot(xs: days, ys: ys)
         var marks: [Markup] = []
         if !rows.isEmpty {
             let band = rows.map { ($0.day, $0.upper) } + rows.reversed().map { ($0.day, $0.lower) }
@@ -187,21 +205,19 @@ enum ReportCharts {
                 .empty("polyline", ["class": "gate", "points": points(rows.map { ($0.day, $0.tolerance) }, plot)]))
         }
         let zero = coordinate(plot.y(0))
-        marks.append(
-            .empty("line", ["class": "zero", "x1": "\(left)", "y1": zero, "x2": "\(width - right)", "y2": zero]))
-        let gateLabel = rows.last.map { percent($0.tolerance) } ?? "-"
-        marks.append(
-            .element(
-                "text", ["class": "legend gate", "x": "\(left + 8)", "y": "\(top + 12)"],
-                "gate: +\(gateLabel) (unhealthy when the whole band is above it)"))
-        marks.append(
-            .element(
-                "text", ["class": "legend band", "x": "\(left + 8)", "y": "\(top + 28)"],
-                "\(String(format: "%.1f", (1 - alpha) * 100))% confidence band, valid at every look"))
+        marks.append(.empty("line", ["class": "zero", "x1": "0", "y1": zero, "x2": "100", "y2": zero]))
+        let gateLabel = rows.last.map { "+" + tickLabel($0.tolerance, step: $0.tolerance / 10) } ?? "-"
+        let keys = [
+            Key(class: "difference", text: "candidate minus baseline, cumulative"),
+            Key(
+                class: "band",
+                text: "\(String(format: "%.1f", (1 - alpha) * 100))% confidence band, valid at every look"),
+            Key(class: "gate", text: "gate: \(gateLabel) (unhealthy when the whole band is above it)"),
+        ]
         return chart(
             "difference-\(kind.rawValue)",
             title: "\(kind.rawValue) rate, candidate minus baseline, cumulative, with its confidence band and the gate",
-            plot, Axes(y: { (v: Double) in (v >= 0 ? "+" : "") + percent(v) }, x: date, xTicks: dayTicks(days)), marks)
+            plot, keys, x: xTicks, y: yTicks, marks)
     }
 
     // MARK: frame
@@ -211,70 +227,169 @@ enum ReportCharts {
         .element("svg", attributes, .element("title", Markup(title)), .newline, .lines(marks))
     }
 
-    /// A chart with axes, a grid of five lines with their labels and the x ticks, under `marks`.
-    static func chart(_ id: String, title: String, _ plot: Plot, _ axes: Axes, _ marks: [Markup]) -> Markup {
-        var frame = [
-            Markup.empty(
-                "line",
-                [
-                    "class": "axis", "x1": "\(left)", "y1": "\(height - bottom)", "x2": "\(width - right)",
-                    "y2": "\(height - bottom)",
-                ]),
-            Markup.empty(
-                "line", ["class": "axis", "x1": "\(left)", "y1": "\(top)", "x2": "\(left)", "y2": "\(height - bottom)"]),
-        ]
-        for i in 0...4 {
-            let v = plot.ys.lowerBound + Double(i) / 4 * (plot.ys.upperBound - plot.ys.lowerBound)
-            let y = coordinate(plot.y(v))
-            frame.append(
-                Markup([
-                    .empty("line", ["class": "grid", "x1": "\(left)", "y1": y, "x2": "\(width - right)", "y2": y]),
-                    .element(
-                        "text",
-                        ["class": "tick", "x": "\(left - 6)", "y": coordinate(plot.y(v) + 4), "text-anchor": "end"],
-                        Markup(axes.y(v))),
-                ]))
+    /// A chart: the legend, then the y labels beside a drawing of the grid, the axes and `marks`,
+    /// with the x labels under it.
+    static func chart(
+        _ id: String, title: String, _ plot: Plot, _ keys: [Key], x: [Tick], y: [Tick], _ marks: [Markup]
+    ) -> Markup {
+        var frame: [Markup] = y.map { tick in
+            let at = coordinate(plot.y(tick.value))
+            return .empty("line", ["class": "grid", "x1": "0", "y1": at, "x2": "100", "y2": at])
         }
-        for (index, v) in axes.xTicks.enumerated() {
-            let anchor = index == 0 ? "start" : index == axes.xTicks.count - 1 ? "end" : "middle"
-            frame.append(
-                .element(
-                    "text",
-                    [
-                        "class": "tick", "x": coordinate(plot.x(v)), "y": "\(height - bottom + 16)",
-                        "text-anchor": anchor,
-                    ], Markup(axes.x(v))))
-        }
-        return svg(
+        frame.append(.empty("line", ["class": "axis", "x1": "0", "y1": "100", "x2": "100", "y2": "100"]))
+        frame.append(.empty("line", ["class": "axis", "x1": "0", "y1": "0", "x2": "0", "y2": "100"]))
+        let drawing = svg(
             [
-                "xmlns": namespace, "class": "chart", "id": id, "viewBox": "0 0 \(Int(width)) \(Int(height))",
+                "xmlns": namespace, "class": "plot", "id": id, "viewBox": "0 0 100 100", "preserveAspectRatio": "none",
                 "role": "img", "aria-label": title,
             ],
             title: title, frame + marks)
+        let yLabels = y.map { tick in
+            Markup.element(
+                "span", ["class": "tick", "style": "top:\(coordinate(plot.y(tick.value)))%"], Markup(tick.label))
+        }
+        let legend = keys.map { Markup.element("li", ["class": $0.class], $0.text) }
+        return .element(
+            "figure", ["class": "chart"], .element("ul", ["class": "legend"], Markup(legend)),
+            .element(
+                "div", ["class": "frame"], .element("div", ["class": "y-axis"], Markup(yLabels)),
+                .element("div", ["class": "drawing"], drawing, xAxis(x, plot))))
+    }
+
+    /// The x labels under a drawing, each at its place: one near an edge is aligned to that edge so
+    /// that it stays inside the page.
+    static func xAxis(_ ticks: [Tick], _ plot: Plot) -> Markup {
+        let labels = ticks.map { tick in
+            let at = plot.x(tick.value)
+            let edge = at < 8 ? " start" : at > 92 ? " end" : ""
+            return Markup.element(
+                "span", ["class": "tick\(edge)\(tick.minor ? " minor" : "")", "style": "left:\(coordinate(at))%"],
+                Markup(tick.label))
+        }
+        return .element("div", ["class": "x-axis"], Markup(labels))
+    }
+
+    // MARK: ticks
+
+    /// Round steps for an axis over `low...high`: 1, 2 or 5 times a power of ten, so that about
+    /// `count` steps cover the range; the axis runs from the tick at or below `low` to the one at
+    /// or above `high`. Returns the multiples of the step (`k * step`, `k` an integer, so no
+    /// rounding error piles up) and the step.
+    static func niceTicks(_ low: Double, _ high: Double, count: Int = 5) -> (ticks: [Double], step: Double) {
+        var (low, high) = (min(low, high), max(low, high))
+        if high - low < 1e-12 { (low, high) = low == 0 ? (0, 1e-4) : (low - abs(low) / 10, high + abs(high) / 10) }
+        let raw = (high - low) / Double(max(1, count))
+        let power = pow(10, (log10(raw)).rounded(.down))
+        let fraction = raw / power
+        let step = (fraction <= 1 + 1e-9 ? 1 : fraction <= 2 + 1e-9 ? 2 : fraction <= 5 + 1e-9 ? 5 : 10) * power
+        let first = Int((low / step + 1e-9).rounded(.down))
+        let last = Int((high / step - 1e-9).rounded(.up))
+        return ((first...max(first + 1, last)).map { Double($0) * step }, step)
+    }
+
+    /// A fraction as a percentage with as many decimals as `step` needs and no trailing zeros:
+    /// `0%`, `0.05%`, `0.1%`, `0.15%`, `-0.2%`.
+    static func tickLabel(_ value: Double, step: Double) -> String {
+        let decimals = max(0, -Int((log10(abs(step) * 100) + 1e-9).rounded(.down)))
+        var text = String(format: "%.\(decimals)f", value * 100)
+        if text.contains(".") {
+            while text.hasSuffix("0") { text.removeLast() }
+            if text.hasSuffix(".") { text.removeLast() }
+        }
+        return (text == "-0" ? "0" : text) + "%"
+    }
+
+    /// The y ticks of a rate axis covering `low...high`, and the range they span; `signed` puts a
+    /// `+` before a positive value (a difference).
+    static func percentTicks(_ low: Double, _ high: Double, signed: Bool) -> ([Tick], ClosedRange<Double>) {
+        let (values, step) = niceTicks(low, high)
+        let ticks = values.map { v in Tick(value: v, label: (signed && v > 0 ? "+" : "") + tickLabel(v, step: step)) }
+        return (ticks, values.first!...values.last!)
+    }
+
+    /// Round steps of time: hours, then days, then weeks.
+    static let timeSteps: [Int64] =
+        [1, 2, 3, 6, 12].map { $0 * 3600 } + [1, 2, 7, 14, 28, 56, 112].map { $0 * 86_400 }
+
+    /// Ticks for times from `start` to `end` (seconds) at the first round step that needs at most six:
+    /// the axis runs from the tick at or before `start` to the one at or after `end`. A tick at
+    /// midnight reads `Nov 28`, one during a day `06:00` (the first `Nov 27 12:00`); with more
+    /// than four, every other tick is minor (left out on a narrow screen), never the first or a
+    /// midnight.
+    static func timeTicks(_ start: Int64, _ end: Int64, minimumStep: Int64 = 3600) -> ([Tick], ClosedRange<Double>) {
+        let span = max(end - start, 1)
+        let step = timeSteps.first { $0 >= minimumStep && span / $0 <= 5 } ?? (span / 5 / 86_400 + 1) * 86_400
+        let days = step % 86_400 == 0
+        let first = days ? start.floorDivided(by: 86_400) * 86_400 : start.floorDivided(by: step) * step
+        var ticks: [Tick] = []
+        var t = first
+        while true {
+            let time = Timestamp(seconds: t).description
+            let hour = String(time.dropFirst(11).prefix(5))
+            let label = t % 86_400 == 0 ? monthDay(time) : ticks.isEmpty ? "\(monthDay(time)) \(hour)" : hour
+            ticks.append(Tick(value: Double(t), label: label))
+            if t >= end { break }
+            t += step
+        }
+        if ticks.count > 4 {
+            // Every other tick, keeping midnights (an even multiple of any step under a day) and
+            // the first, which names its day.
+            for i in ticks.indices { ticks[i].minor = (days ? i : Int(Int64(ticks[i].value) / step)) % 2 != 0 }
+            if ticks[0].minor {
+                ticks[0].minor = false
+                ticks[1].minor = true
+            }
+        }
+        return (ticks, Double(first)...Double(t))
+    }
+
+    /// `2026-11-28T…` as `Nov 28`.
+    static func monthDay(_ iso: String) -> String {
+        let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+        let parts = iso.prefix(10).split(separator: "-").compactMap { Int($0) }
+        guard parts.count == 3, (1...12).contains(parts[1]) else { return String(iso.prefix(10)) }
+        return "\(months[parts[1] - 1]) \(parts[2])"
+    }
+
+    /// The x ticks of a chart of days (at least a day apart), and the days they span.
+    static func dayTicks(_ series: [Day]) -> ([Tick], ClosedRange<Double>) {
+        let first = Int64(series.first!.day)
+        let last = Int64(max(series.last!.day, series.first!.day + 1))
+        let (ticks, range) = timeTicks(first * 86_400, last * 86_400, minimumStep: 86_400)
+        return (
+            ticks.map { Tick(value: $0.value / 86_400, label: $0.label, minor: $0.minor) },
+            range.lowerBound / 86_400...range.upperBound / 86_400
+        )
     }
 
     // MARK: numbers
 
-    static func coordinate(_ v: Double) -> String { String(format: "%.1f", v) }
+    static func coordinate(_ v: Double) -> String { String(format: "%.2f", v) }
 
     static func points(_ values: [(Double, Double)], _ plot: Plot) -> String {
-        values.map { String(format: "%.1f,%.1f", plot.x($0.0), plot.y($0.1)) }.joined(separator: " ")
-    }
-
-    static func date(_ day: Double) -> String { String(Timestamp(seconds: Int64(day) * 86_400).description.prefix(10)) }
-
-    /// The days a series spans, at least two.
-    static func dayRange(_ series: [Day]) -> ClosedRange<Double> {
-        Double(series.first!.day)...Double(max(series.last!.day, series.first!.day + 1))
-    }
-
-    static func dayTicks(_ days: ClosedRange<Double>) -> [Double] {
-        let span = max(1, days.upperBound - days.lowerBound)
-        let step = max(1, (span / 5).rounded(.up))
-        return stride(from: days.lowerBound, through: days.upperBound, by: step).map { $0 }
+        values.map { String(format: "%.2f,%.2f", plot.x($0.0), plot.y($0.1)) }.joined(separator: " ")
     }
 
     static func percent(_ v: Double) -> String {
         String(format: abs(v) < 0.001 && v != 0 ? "%.3f%%" : "%.2f%%", v * 100)
+    }
+
+    /// A count with its digits grouped in threes: `1,234,567`.
+    static func grouped(_ n: Int) -> String {
+        let digits = String(n.magnitude)
+        var out = ""
+        for (i, c) in digits.enumerated() {
+            if i > 0 && (digits.count - i) % 3 == 0 { out += "," }
+            out.append(c)
+        }
+        return (n < 0 ? "-" : "") + out
+    }
+}
+
+extension Int64 {
+    /// Division rounding towards minus infinity.
+    fileprivate func floorDivided(by d: Int64) -> Int64 {
+        let q = self / d
+        return (self % d != 0 && (self < 0) != (d < 0)) ? q - 1 : q
     }
 }

@@ -19,9 +19,11 @@ struct ReportContent: Sendable {
         let shares: [Share]?
     }
 
-    /// The share of devices a rule gives the staged pack, in percent.
+    /// The share of devices a rule gives the pack it stages, in percent.
     struct Share: Sendable {
-        /// The rule's regions and versions, as the share chart labels them.
+        /// The pack the rule stages (`tr-TR@18`): the share chart names its series by it.
+        let pack: String
+        /// The rule's regions and versions (`TR on >=4.8`).
         let segment: String
         let percent: Double
     }
@@ -99,6 +101,7 @@ struct ReportContent: Sendable {
         let shares = entry.planChanges.first { $0.locale == locale }.map { change in
             change.after.rules.map { rule in
                 Share(
+                    pack: "\(locale)@\(rule.pack.contentVersion)",
                     segment:
                         "\(rule.regionsLabel) on \(rule.versions.isAll ? "every version" : rule.versions.description)",
                     percent: Double(rule.share.basisPoints) / 100)

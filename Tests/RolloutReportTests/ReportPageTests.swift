@@ -74,7 +74,9 @@ final class ReportPageTests: XCTestCase {
         XCTAssertTrue(page.contains("<tr><th>Staged</th><td>tr-TR@18: 5% in "), page)
         XCTAssertTrue(page.contains("<tr><th>Blocked</th><td class=\"blocked\">none</td></tr>"), page)
         XCTAssertTrue(
-            page.contains("Health: <strong>no metrics</strong> · candidate tr-TR@18 · baseline tr-TR@17"), page)
+            page.contains(
+                "Health: <strong>no metrics</strong> · candidate <span class=\"nowrap\">tr-TR@18</span> · baseline <span class=\"nowrap\">tr-TR@17</span>"
+            ), page)
         XCTAssertFalse(page.contains("Kill switch"))
     }
 
@@ -125,8 +127,8 @@ final class ReportPageTests: XCTestCase {
         ]
         let page = ReportPage.render(Self.content(plan: plan, rollbacks: [manifest])).html
         XCTAssertTrue(page.contains("<caption>Evidence: unhealthy (evidence format 1)</caption>"), page)
-        XCTAssertTrue(page.contains("<td>TR/4.8</td><td>crash</td>"))
-        XCTAssertTrue(page.contains("<td>&gt;= "), "a format-1 bound has only its lower end")
+        XCTAssertTrue(page.contains("<td data-label=\"Segment\">TR/4.8</td><td data-label=\"Metric\">crash</td>"))
+        XCTAssertTrue(page.contains("<td data-label=\"Bound\">&gt;= "), "a format-1 bound has only its lower end")
     }
 
     func testHostileStringsComeOutAsTextAndThePageStaysWellFormed() throws {
@@ -152,8 +154,8 @@ final class ReportPageTests: XCTestCase {
         XCTAssertEqual(
             Set(names).subtracting([
                 "html", "head", "meta", "title", "style", "body", "header", "h1", "p", "strong", "section", "h2",
-                "table", "tbody", "tr", "th", "td", "svg", "line", "circle", "text", "ol", "li", "time", "span",
-                "q", "code", "article", "h3", "pre", "footer",
+                "div", "table", "tbody", "tr", "th", "td", "figure", "svg", "line", "ul", "ol", "li", "time", "span",
+                "q", "code", "article", "h3", "details", "summary", "pre", "footer",
             ]), [])
         let escaped =
             #"&lt;script&gt;alert(&quot;x&amp;y&quot;)&lt;/script&gt; &#39;q&#39; 🚀 עברית \u{202E}&gt;RTL&lt;"#
@@ -212,7 +214,7 @@ final class ReportPageTests: XCTestCase {
         let changes = [
             Self.change(
                 1, "promote", summary: "promote tr-TR@18 to 10%",
-                shares: [ReportContent.Share(segment: "TR on >=4.8", percent: 10)]),
+                shares: [ReportContent.Share(pack: "tr-TR@18", segment: "TR on >=4.8", percent: 10)]),
             Self.change(30, "ingest", summary: "metrics"),
         ]
         let summary = ReportPage.render(
@@ -228,9 +230,15 @@ final class ReportPageTests: XCTestCase {
             page)
         XCTAssertTrue(page.contains("Health: <strong>unhealthy</strong>"), page)
         XCTAssertTrue(
-            page.contains("<tr class=\"check verdict-unhealthy\"><td>TR/4.8</td><td>crash</td><td>0.53% of 18000</td>"),
-            page)
-        XCTAssertTrue(page.contains("<text class=\"legend share-0\" x=\"72.0\" y=\"28.0\">TR on &gt;=4.8</text>"), page)
-        XCTAssertEqual(elements(page).filter { $0 == "li" }.count, 2)
+            page.contains(
+                "<tr class=\"check verdict-unhealthy\"><td data-label=\"Segment\">TR/4.8</td><td data-label=\"Metric\">crash</td><td data-label=\"Candidate\">0.53% of 18,000</td>"
+            ), page)
+        XCTAssertTrue(
+            page.contains("<ul class=\"legend\"><li class=\"share-0\">tr-TR@18</li></ul>"), "named by its pack")
+        for heading in ["Timeline", "Share per pack", "Crash and fallback rates", "Difference", "Checks", "Segments"] {
+            XCTAssertTrue(page.contains("<h2>\(heading)</h2>"), heading)
+        }
+        XCTAssertEqual(page.components(separatedBy: "<li class=\"timeline-entry").count - 1, 2)
+        XCTAssertEqual(elements(page).filter { $0 == "svg" }.count, 4)
     }
 }
