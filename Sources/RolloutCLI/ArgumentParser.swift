@@ -9,6 +9,59 @@ public struct OptionSpec: Sendable {
     /// A comma list (`--region TR,DE`): the parser splits it, and refuses empty items.
     public let isList: Bool
     public let help: String
+    /// How the usage line shows it; the parser does not read it (a command checks what it needs).
+    public internal(set) var presence: Presence = .optional
+
+    public enum Presence: Hashable, Sendable {
+        /// `[--name VALUE]`
+        case optional
+        /// `--name VALUE`
+        case required
+        /// One of the options of the group is required: `(--public-key KEY | --root-key KEY...)`.
+        case oneOf(String)
+    }
+
+    /// This option, shown as required in the usage line.
+    func required() -> OptionSpec {
+        var option = self
+        option.presence = .required
+        return option
+    }
+
+    /// This option, shown in the usage line as one of the group `name`, one of which is required.
+    func oneOf(_ group: String) -> OptionSpec {
+        var option = self
+        option.presence = .oneOf(group)
+        return option
+    }
+
+    /// `--name` or `--name VALUE`: how help and the usage line name it.
+    public var label: String { "--\(name)" + (valueName.map { " \($0)" } ?? "") }
+
+    /// What help adds after an option's own text: the one place "(repeatable)" is written.
+    var helpSuffix: String { repeatable ? " (repeatable)" : "" }
+
+    /// The options part of a usage line: the required ones first (`--to PERCENT`, a group such as
+    /// `(--public-key KEY | --root-key KEY...)` at the place of its first option), then the others
+    /// (`[--region R]...`), each in table order.
+    static func usage(_ options: [OptionSpec]) -> [String] {
+        var required: [String] = []
+        var optional: [String] = []
+        var groups: Set<String> = []
+        for option in options {
+            let repeats = option.repeatable ? "..." : ""
+            switch option.presence {
+            case .optional: optional.append("[\(option.label)]\(repeats)")
+            case .required: required.append(option.label + repeats)
+            case .oneOf(let group):
+                guard groups.insert(group).inserted else { continue }
+                let members = options.filter { $0.presence == .oneOf(group) }
+                required.append(
+                    "(" + members.map { $0.label + ($0.repeatable ? "..." : "") }.joined(separator: " | ") + ")")
+            }
+        }
+        return required + optional
+    }
 
     public static func flag(_ name: String, _ help: String) -> OptionSpec {
         OptionSpec(name: name, valueName: nil, repeatable: false, isList: false, help: help)

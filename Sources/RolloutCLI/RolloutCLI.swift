@@ -19,6 +19,9 @@ public enum RolloutCLI {
         public var exitCode: Int32
         public var stdout: String
         public var stderr: String
+        /// The command that ran, when the words named one: what the exit code is checked against
+        /// (the codes its help lists, `CommandSpec.exitCodes`).
+        public var command: CommandSpec? = nil
     }
 
     /// Parses, runs one command, and turns its outcome into an exit code: the only place that does.
@@ -32,8 +35,27 @@ public enum RolloutCLI {
             let candidates = CompletionCommand.candidates(Array(arguments.dropFirst()), context: context)
             return Result(exitCode: 0, stdout: candidates.map { $0 + "\n" }.joined(), stderr: "")
         }
-        let json = arguments.contains("--json")
         let parser = ArgumentParser(commands: commands)
+        var command: CommandSpec? = nil
+        var result = outcome(of: arguments, parser: parser, context: context, ran: &command)
+        result.command = command
+        return result
+    }
+
+    /// The command the leading words of `arguments` name, if any, without running it: what a test
+    /// checks a process's exit code against (the codes its help lists).
+    public static func command(namedBy arguments: [String], commands: [CommandSpec] = allCommands) -> CommandSpec? {
+        guard case .command(let words) = ArgumentParser(commands: commands).leadingWords(arguments) else { return nil }
+        return commands.first { $0.path == words.path }
+    }
+
+    /// Parses and runs; `ran` is the command, once the words named one.
+    static func outcome(
+        of arguments: [String], parser: ArgumentParser, context: CommandContext, ran: inout CommandSpec?
+    )
+        -> Result
+    {
+        let json = arguments.contains("--json")
         do {
             switch try parser.parse(arguments) {
             case .help(let path):
@@ -49,6 +71,7 @@ public enum RolloutCLI {
                     stdout: json ? JSONWriter.prettyString(output.json) : context.style(nil).terminal(output.text),
                     stderr: "")
             case .run(let invocation):
+                ran = invocation.command
                 // --reason goes into a commit of the shared history: bounded once, for every command.
                 if let reason = invocation.value("reason"),
                     let refusal = InputLimits.reasonRefusal(reason, command: invocation.command.path)

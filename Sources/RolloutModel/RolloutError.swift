@@ -33,35 +33,50 @@ public enum RolloutError: Error, Equatable, Sendable {
     /// A bug.
     case `internal`(String)
 
-    public var exitCode: Int32 {
+    /// What kind of failure this is: its `--json` code and its exit code.
+    public var kind: Kind {
         switch self {
-        case .checkFailed: return 1
-        case .usage: return 64
-        case .badInput: return 65
-        case .missing: return 66
-        case .conflict, .unreachable: return 75
-        case .diverged: return 76
-        case .permission: return 77
-        case .unavailable: return 69
-        case .io: return 74
-        case .internal: return 70
+        case .checkFailed: return .checkFailed
+        case .usage: return .usage
+        case .badInput: return .badInput
+        case .missing: return .missing
+        case .conflict: return .conflict
+        case .unreachable: return .unreachable
+        case .diverged: return .diverged
+        case .permission: return .permission
+        case .unavailable: return .unavailable
+        case .io: return .io
+        case .internal: return .internal
         }
     }
 
+    public var exitCode: Int32 { kind.exitCode.rawValue }
+
     /// The stable name used in `--json` error documents.
-    public var code: String {
-        switch self {
-        case .checkFailed: return "check-failed"
-        case .usage: return "usage"
-        case .badInput: return "bad-input"
-        case .missing: return "missing"
-        case .conflict: return "conflict"
-        case .unreachable: return "unreachable"
-        case .diverged: return "diverged"
-        case .permission: return "permission"
-        case .unavailable: return "unavailable"
-        case .io: return "io-error"
-        case .internal: return "internal"
+    public var code: String { kind.rawValue }
+
+    /// The kinds of failure, by their stable `--json` name, each with its one exit code.
+    public enum Kind: String, CaseIterable, Sendable {
+        case checkFailed = "check-failed"
+        case usage
+        case badInput = "bad-input"
+        case missing, conflict, unreachable, diverged, permission, unavailable
+        case io = "io-error"
+        case `internal`
+
+        public var exitCode: ExitCode {
+            switch self {
+            case .checkFailed: return .checkFailed
+            case .usage: return .usage
+            case .badInput: return .badInput
+            case .missing: return .missing
+            case .conflict, .unreachable: return .tryAgain
+            case .diverged: return .diverged
+            case .permission: return .permission
+            case .unavailable: return .unavailable
+            case .io: return .io
+            case .internal: return .internal
+            }
         }
     }
 
@@ -92,6 +107,49 @@ public enum RolloutError: Error, Equatable, Sendable {
         case .internal(let m): return .internal(rewrite(m))
         }
     }
+}
+
+/// The exit codes of rollout: the one table `rollout help`, each command's help and
+/// docs/architecture.md ("Exit codes") are written from. A code no case names cannot be returned,
+/// and a case cannot lack its name or meaning.
+public enum ExitCode: Int32, CaseIterable, Comparable, Sendable {
+    case done = 0
+    case checkFailed = 1
+    case usage = 64
+    case badInput = 65
+    case missing = 66
+    case unavailable = 69
+    case `internal` = 70
+    case io = 74
+    case tryAgain = 75
+    case diverged = 76
+    case permission = 77
+
+    /// What a person reads in help, one line, after the code and its name.
+    public var meaning: String {
+        switch self {
+        case .done: return "done"
+        case .checkFailed: return "a check said no"
+        case .usage: return "unknown command or option, bad argument"
+        case .badInput:
+            return "bad input data (a pack, CSV, policy, key; an input past its limit) or a damaged repository"
+        case .missing: return "a file, the repository, a pack or a locale is missing"
+        case .unavailable: return "the remote cannot be used as configured (host key, certificate, URL, git missing)"
+        case .internal: return "a bug; please report it"
+        case .io: return "I/O error: the disk is full, failing or read-only"
+        case .tryAgain: return "a conflict, or the remote could not be reached: try again"
+        case .diverged: return "this repository and its remote diverged: a person decides (rollout sync)"
+        case .permission: return "the remote refused the credentials or the change (access, a server hook)"
+        }
+    }
+
+    /// The `--json` error codes that exit with this code ("conflict, unreachable"), or "ok" for 0.
+    public var name: String {
+        let kinds = RolloutError.Kind.allCases.filter { $0.exitCode == self }.map(\.rawValue)
+        return kinds.isEmpty ? "ok" : kinds.joined(separator: ", ")
+    }
+
+    public static func < (a: ExitCode, b: ExitCode) -> Bool { a.rawValue < b.rawValue }
 }
 
 extension RolloutError: CustomStringConvertible {

@@ -43,6 +43,8 @@ public struct TranscriptEnvironment: Sendable {
             "LANG": "C.UTF-8",
             "TZ": "UTC",
             "GIT_CONFIG_NOSYSTEM": "1",
+            "GIT_AUTHOR_NAME": "Ana Release", "GIT_AUTHOR_EMAIL": "ana@example.com",
+            "GIT_COMMITTER_NAME": "Ana Release", "GIT_COMMITTER_EMAIL": "ana@example.com",
             "GIT_AUTHOR_DATE": gitDate,
             "GIT_COMMITTER_DATE": gitDate,
             "ROLLOUT_EXAMPLES": examples,
@@ -155,7 +157,10 @@ struct TranscriptShell {
         for folder in ["work", "home", "tmp"] {
             try FileManager.default.createDirectory(atPath: root + "/" + folder, withIntermediateDirectories: true)
         }
-        let config = "[user]\n\tname = Ana Release\n\temail = ana@example.com\n[init]\n\tdefaultBranch = main\n"
+        // No identity here: rollout would take it as the actor, and the actor goes into commits and so into
+        // salts and buckets. A page exports ROLLOUT_ACTOR where the reader sees it, so a reader with another
+        // git identity gets the page's buckets; plain git commits take GIT_AUTHOR_NAME and its kin.
+        let config = "[init]\n\tdefaultBranch = main\n"
         try config.write(toFile: root + "/home/.gitconfig", atomically: true, encoding: .utf8)
         return root
     }

@@ -132,6 +132,7 @@ enum InProcess {
         context.stderrIsTerminal = false
         context.diagnostics = { diagnostics.append($0) }
         let result = RolloutCLI.run(arguments, context: context, commands: RolloutDevice.commands)
+        HelpListsExitCode.check(arguments, status: result.exitCode, command: result.command)
         return RunResult(status: result.exitCode, stdout: result.stdout, stderr: diagnostics.text + result.stderr)
     }
 
@@ -176,7 +177,9 @@ final class Workspace {
         try FileManager.default.createDirectory(atPath: cwd, withIntermediateDirectories: true)
         let environment = environment.merging(env) { $1 }
         guard process else { return InProcess.run(arguments, in: cwd, environment: environment) }
-        return try Processes.run(Processes.rolloutBinary, arguments, in: cwd, environment: environment)
+        let result = try Processes.run(Processes.rolloutBinary, arguments, in: cwd, environment: environment)
+        HelpListsExitCode.check(arguments, status: result.status, command: RolloutCLI.command(namedBy: arguments))
+        return result
     }
 
     /// Runs git with the repository as GIT_DIR.

@@ -9,7 +9,7 @@ enum CompletionCommand {
     static let filesMarker = "__files__"
 
     static let spec = CommandSpec(
-        path: ["completion"], usage: "completion bash|zsh|fish",
+        path: ["completion"],
         summary: "print a shell completion script: commands, flags, locales and pack ids of the current repository",
         discussion: """
             bash:  source <(rollout completion bash)            (or save it to /etc/bash_completion.d/rollout)
@@ -20,6 +20,7 @@ enum CompletionCommand {
             """,
         options: [],
         arguments: .exactly("SHELL"),
+        effects: [],
         run: { invocation, _ in
             let shell = invocation.positionals[0]
             guard let script = scripts[shell] else {
@@ -109,7 +110,13 @@ enum CompletionCommand {
         case "LOCALE": return filter(locales(before, context: context), current)
         case "PACK", "FROM", "TO": return filter(packs(before, context: context), current)
         case "SHELL": return filter(["bash", "fish", "zsh"], current)
-        case "COMMAND": return filter(Array(Set(commands.map { $0.path[0] })).sorted(), current)
+        case "COMMAND":
+            // rollout help pack <TAB>: the next word of a command path, as for the command itself.
+            let typed = Array(plain.dropFirst(command.path.count))
+            let next = commands.compactMap { spec in
+                spec.path.count > typed.count && spec.path.starts(with: typed) ? spec.path[typed.count] : nil
+            }
+            return filter(Array(Set(next)).sorted(), current)
         case "ACTION": return filter(DeviceAction.names, current)
         case "KEYID": return filter(keyIDs(before, context: context), current)
         case "ARGUMENT" where command.path == ["device"]:

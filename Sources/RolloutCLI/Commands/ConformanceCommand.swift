@@ -5,7 +5,7 @@ import RolloutPublish
 /// `rollout conformance write DIR`: the test vectors a client port proves itself with (docs/conformance.md).
 enum ConformanceCommand {
     static let write = CommandSpec(
-        path: ["conformance", "write"], usage: "conformance write DIR",
+        path: ["conformance", "write"],
         summary: "write the JSON test vectors a client port (Kotlin, JavaScript) must pass",
         discussion: """
             Bucketing, versions and ranges, resolution, the chain of a device, signatures, index and
@@ -14,6 +14,7 @@ enum ConformanceCommand {
             rollout always writes the same bytes; Tests/Fixtures/conformance holds them. See docs/conformance.md.
             """,
         options: [], arguments: .exactly("DIR"),
+        effects: .writesFiles,
         run: { invocation, context in
             let directory = context.absolutePath(invocation.positionals[0])
             do {

@@ -5,8 +5,6 @@ import RolloutModel
 package enum DeviceCommand {
     package static let spec = CommandSpec(
         path: ["device"],
-        usage:
-            "device --state DIR --site URL|DIR (--public-key KEY | --root-key KEY... [--threshold N]) [--min-sequence N] [--bundled DIR] --locale L --region R --app-version V [--install-id ID] ACTION [ARGUMENT]",
         summary: "run the client library as one device against a published site: what a user in TR on 4.8.1 sees",
         discussion: """
             ACTION is one of:
@@ -26,14 +24,18 @@ package enum DeviceCommand {
             """,
         options: [
             .value(
-                "state", "DIR", "the device's cache directory, created if missing; reuse it to keep the same device"),
-            .value("site", "URL|DIR", "the published site: a directory, or the URL of the site or of its index.json"),
+                "state", "DIR", "the device's cache directory, created if missing; reuse it to keep the same device"
+            ).required(),
+            .value("site", "URL|DIR", "the published site: a directory, or the URL of the site or of its index.json")
+                .required(),
             .value(
                 "public-key", "KEY",
-                "the one key the app pins: ed25519:BASE64, as rollout keys generate printed it, or a file holding it"),
+                "the one key the app pins: ed25519:BASE64, as rollout keys generate printed it, or a file holding it"
+            ).oneOf("trust"),
             .value(
                 "root-key", "KEY",
-                "a root key the app builds in, as rollout keys init printed it, or a file holding it", repeatable: true),
+                "a root key the app builds in, as rollout keys init printed it, or a file holding it", repeatable: true
+            ).oneOf("trust"),
             .value("threshold", "N", "how many of the --root-key keys must sign a key list (default 1)"),
             .value(
                 "min-sequence", "N", "the oldest index sequence the app accepts, even on a fresh install (default 0)"),
@@ -41,18 +43,19 @@ package enum DeviceCommand {
                 "min-keys-version", "N",
                 "with --root-key: the oldest key list version the app accepts, even on a fresh install (default 0)"),
             .value("bundled", "DIR", "the app's bundled strings: LOCALE.json files (key to string) or *.lproj folders"),
-            .value("locale", "L", "the device's locale, for example tr-TR"),
-            .value("region", "R", "the device's ISO 3166-1 region, for example TR"),
-            .value("app-version", "V", "the app's marketing version, for example 4.8.1"),
+            .value("locale", "L", "the device's locale, for example tr-TR").required(),
+            .value("region", "R", "the device's ISO 3166-1 region, for example TR").required(),
+            .value("app-version", "V", "the app's marketing version, for example 4.8.1").required(),
             .value(
                 "install-id", "ID",
                 "the id that places the device in percent rollouts (default: a random one kept in --state)"),
             .flag("force", "refresh: ignore the minimum interval between refreshes"),
             .value("arg", "NAME=VALUE", "get: a placeholder's value", repeatable: true),
         ],
-        arguments: CommandSpec.Arguments(names: ["ACTION", "ARGUMENT"], minimum: 1, maximum: 2),
+        arguments: CommandSpec.Arguments(names: ["ACTION", "ARGUMENT"], minimum: 1, maximum: 2, afterOptions: true),
         // rollout hands the words to the rollout-device program (DeviceHelper), where RolloutDevice
         // gives this command its work: rollout itself links no HTTP client.
+        effects: [.readsFiles, .writesFiles, .checks],
         run: { invocation, context in try DeviceHelper.handOver(invocation, context: context) })
 }
 

@@ -9,8 +9,7 @@ enum GCCommand {
     }
 
     static let spec = CommandSpec(
-        path: ["gc"], usage: "gc",
-        summary: "pack every reachable object into one pack and remove what it replaces",
+        path: ["gc"], summary: "pack every reachable object into one pack and remove what it replaces",
         discussion: """
             Writes every object a ref reaches into one pack with libgit2's packbuilder, removes each
             loose object and older pack the new pack holds (each read back from it first), and removes
@@ -25,6 +24,7 @@ enum GCCommand {
             """,
         options: [],
         arguments: .none,
+        effects: .writesRepository,
         run: { invocation, context in
             let report = try Packing.run(try context.repository(invocation))
             let packed = report.pack.map { "packed \($0.objects) object(s) into pack-\($0.name)" } ?? "nothing to pack"

@@ -5,7 +5,7 @@ import RolloutModel
 /// `GuardLoop` and `Guard` in RolloutIngest; this is the command line around them.
 enum GuardCommand {
     static let spec = CommandSpec(
-        path: ["guard"], usage: "guard [--auto-revert]",
+        path: ["guard"],
         summary:
             "check every staged rollout's health, advance scheduled ramps that are due and healthy, revert the unhealthy with --auto-revert",
         discussion: """
@@ -18,6 +18,7 @@ enum GuardCommand {
             """,
         options: [.flag("auto-revert", "revert each unhealthy rollout")],
         arguments: .none,
+        effects: [.recordsChange, .checks],
         run: { invocation, context in
             let repository = try context.repository(invocation)
             let outcome = try GuardLoop.run(

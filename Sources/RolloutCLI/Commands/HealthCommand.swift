@@ -4,7 +4,7 @@ import RolloutStore
 
 enum HealthCommand {
     static let spec = CommandSpec(
-        path: ["health"], usage: "health LOCALE",
+        path: ["health"],
         summary:
             "healthy, unhealthy or insufficient-data: the staged pack against its baseline, per segment and metric",
         discussion: """
@@ -16,6 +16,7 @@ enum HealthCommand {
             See docs/health.md.
             """,
         options: [], arguments: .exactly("LOCALE"),
+        effects: [.readsRepository, .checks],
         run: { invocation, context in
             let locale = try PlanCommands.parseLocale(invocation.positionals[0])
             let repository = try context.repository(invocation)

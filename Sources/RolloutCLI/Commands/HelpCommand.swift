@@ -3,12 +3,14 @@ import RolloutStore
 
 enum HelpCommand {
     static let spec = CommandSpec(
-        path: ["help"], usage: "help [COMMAND...]", summary: "show help for rollout or one command",
-        discussion: "", options: [], arguments: .none, run: { _, _ in preconditionFailure("handled by the parser") })
+        path: ["help"], summary: "show help for rollout or one command",
+        discussion: "", options: [], arguments: .init(names: ["COMMAND"], minimum: 0, maximum: nil), effects: [],
+        run: { _, _ in preconditionFailure("handled by the parser") })
 
     static let version = CommandSpec(
-        path: ["version"], usage: "version", summary: "print the version (also --version)",
-        discussion: "", options: [], arguments: .none, run: { _, _ in preconditionFailure("handled by the parser") })
+        path: ["version"], summary: "print the version (also --version)",
+        discussion: "", options: [], arguments: .none, effects: [],
+        run: { _, _ in preconditionFailure("handled by the parser") })
 
     static func versionOutput() -> CommandOutput {
         let git = PackRepository.libgit2Version
@@ -40,12 +42,12 @@ enum HelpCommand {
                 "  \(command.name)\(String(repeating: " ", count: width - command.name.count))  \(command.summary)\n"
         }
         text += "\n\(style.bold("Options for every command:"))\n" + optionLines(globalOptions)
-        text +=
-            "\nExit codes: 0 done, 1 a check said no, 64 usage, 65 bad input, 66 missing, 74 I/O error (disk full or failing), 75 conflict or remote unreachable (try again), 76 diverged from the remote (a person decides: rollout sync), 69 remote unusable as configured, 77 refused by the remote, 70 bug.\n"
+        text += "\n\(style.bold("Exit codes:"))\n" + exitCodeLines(ExitCode.allCases)
         text += "Run rollout help COMMAND for details, for example rollout help pack add.\n"
         let json: JSONValue = [
             "commands": .array(
-                only.map { ["name": .string($0.name), "usage": .string($0.usage), "summary": .string($0.summary)] })
+                only.map { ["name": .string($0.name), "usage": .string($0.usage), "summary": .string($0.summary)] }),
+            "exitCodes": exitCodesJSON(ExitCode.allCases, notes: [:]),
         ]
         return CommandOutput(json: json, text: text)
     }
@@ -55,19 +57,43 @@ enum HelpCommand {
         if !command.discussion.isEmpty { text += "\n\(command.discussion)\n" }
         if !command.options.isEmpty { text += "\n\(style.bold("Options:"))\n" + optionLines(command.options) }
         text += "\n\(style.bold("Options for every command:"))\n" + optionLines(globalOptions)
+        text += "\n\(style.bold("Exit codes:"))\n" + exitCodeLines(command.exitCodes, notes: command.exitNotes)
         let json: JSONValue = [
             "name": .string(command.name), "usage": .string(command.usage), "summary": .string(command.summary),
             "options": .array(
                 (command.options + globalOptions).map { ["name": .string("--" + $0.name), "help": .string($0.help)] }),
+            "exitCodes": exitCodesJSON(command.exitCodes, notes: command.exitNotes),
         ]
         return CommandOutput(json: json, text: text)
     }
 
     static func optionLines(_ options: [OptionSpec]) -> String {
-        let labels = options.map { "--\($0.name)" + ($0.valueName.map { " \($0)" } ?? "") }
-        let width = labels.map(\.count).max() ?? 0
-        return zip(labels, options).map { label, option in
-            "  \(label)\(String(repeating: " ", count: width - label.count))  \(option.help)\(option.repeatable ? " (repeatable)" : "")\n"
+        let width = options.map(\.label.count).max() ?? 0
+        return options.map { option in
+            "  \(option.label)\(String(repeating: " ", count: width - option.label.count))  \(option.help)\(option.helpSuffix)\n"
         }.joined()
+    }
+
+    /// The exit codes, one a line, from the one table (`ExitCode`): code, `--json` name, meaning, and
+    /// what the code means for this command in particular.
+    static func exitCodeLines(_ codes: [ExitCode], notes: [ExitCode: String] = [:]) -> String {
+        let width = codes.map(\.name.count).max() ?? 0
+        return codes.map { code in
+            let number = String(code.rawValue)
+            let meaning = code.meaning + (notes[code].map { "; \($0)" } ?? "")
+            return "  \(number)\(String(repeating: " ", count: 4 - number.count))\(code.name)"
+                + "\(String(repeating: " ", count: width - code.name.count))  \(meaning)\n"
+        }.joined()
+    }
+
+    static func exitCodesJSON(_ codes: [ExitCode], notes: [ExitCode: String]) -> JSONValue {
+        .array(
+            codes.map { code in
+                var entry: [String: JSONValue] = [
+                    "code": .integer(Int(code.rawValue)), "name": .string(code.name), "meaning": .string(code.meaning),
+                ]
+                if let note = notes[code] { entry["note"] = .string(note) }
+                return .object(entry)
+            })
     }
 }

@@ -8,8 +8,6 @@ import RolloutStore
 enum ImportCommand {
     static let spec = CommandSpec(
         path: ["pack", "import"],
-        usage:
-            "pack import PATH --content-version N [--format xcstrings|android|i18next|arb] [--min-app-version V] [--source-locale L] [--locale L]... [--skip-invalid] [--arb-use-escaping] [--i18next-format icu|i18next] [--dry-run]",
         summary:
             "make one pack per locale from an Xcode String Catalog, Android res/, i18next JSON or Flutter ARB files",
         discussion: """
@@ -29,7 +27,7 @@ enum ImportCommand {
             for en-US) have none, so no chain loops.
             """,
         options: PackCommands.lintOptions + [
-            .value("content-version", "N", "the contentVersion of every pack made"),
+            .value("content-version", "N", "the contentVersion of every pack made").required(),
             .value("format", "FORMAT", "xcstrings, android, i18next or arb (default: from the path)"),
             .value(
                 "min-app-version", "V", "minAppVersion of the packs (default: the newest stored pack's, per locale)"),
@@ -37,7 +35,7 @@ enum ImportCommand {
                 "source-locale", "L",
                 "the locale of Android's values/ and the catalog's development language (default: the catalog's, else en-US)"
             ),
-            .value("locale", "L", "import only this locale (repeatable)", repeatable: true),
+            .value("locale", "L", "import only this locale", repeatable: true),
             .flag("dry-run", "lint the packs and show them; write nothing"),
             .flag("skip-invalid", "leave out each string lint refuses, list it, and import the rest"),
             .flag("arb-use-escaping", "ARB: apostrophes are ICU escaping, as with use-escaping: true in l10n.yaml"),
@@ -51,6 +49,7 @@ enum ImportCommand {
                 "the largest catalog file read, in bytes (default \(InputLimits.catalogBytes), 64 MiB; at most 1 GiB)"),
         ],
         arguments: .exactly("PATH"),
+        effects: [.readsFiles, .recordsChange],
         run: run)
 
     static func run(_ invocation: Invocation, _ context: CommandContext) throws -> CommandOutput {

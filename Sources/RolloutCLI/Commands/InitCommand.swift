@@ -3,8 +3,7 @@ import RolloutStore
 
 enum InitCommand {
     static let spec = CommandSpec(
-        path: ["init"], usage: "init [DIR] [--policy FILE]",
-        summary: "create a pack repository (a bare git repository) seeded from repo-template/",
+        path: ["init"], summary: "create a pack repository (a bare git repository) seeded from repo-template/",
         discussion: """
             DIR defaults to .rollout in the working directory, where discovery finds it from any
             subdirectory, the way git finds .git. The first commit holds policy.json (the template's,
@@ -12,6 +11,7 @@ enum InitCommand {
             """,
         options: [.value("policy", "FILE", "start with this policy.json instead of the template's")],
         arguments: .optional("DIR"),
+        effects: [.readsFiles, .writesFiles],
         run: run)
 
     static func run(_ invocation: Invocation, _ context: CommandContext) throws -> CommandOutput {

@@ -7,21 +7,23 @@ import RolloutStore
 /// command reads its files, calls one `KeyOperations` function and writes the new private keys
 /// only after the new list has passed the device's check, removing them again if the commit fails.
 enum KeysCommands {
-    static let exitCodes =
-        "\n" + """
-            Exit codes: 64 usage (a missing or malformed flag, a key file that already exists, a key id
-            prefix several keys start with); 65 a --root
-            file that is not a root of the repository's key list, too few roots for its threshold, an
-            unknown key id, a list devices would refuse, or (keys init) a repository that already has a
-            key list; 66 a missing file, or a repository without a key list (run rollout keys init); 75
-            the repository is locked or busy (try again). Nothing is written unless the command succeeds:
-            no key file and no commit.
-            """
+    /// What the key commands' exit codes mean for them (printed in their help after the table's meaning).
+    static let exitNotes: [ExitCode: String] = [
+        .usage: "also a key file that already exists, or a key id prefix several keys start with",
+        .badInput:
+            "here a --root file that is not a root of the repository's key list, too few roots for its threshold, an unknown key id, a list devices would refuse, or (keys init) a repository that already has a key list",
+        .missing: "or a repository without a key list (run rollout keys init)",
+        .tryAgain: "or the repository is locked or busy",
+    ]
+
+    /// Said in the help of every key command that writes.
+    static let nothingWritten =
+        "\nNothing is written unless the command succeeds: no key file and no commit."
 
     // MARK: keys generate
 
     static let generate = CommandSpec(
-        path: ["keys", "generate"], usage: "keys generate --out FILE",
+        path: ["keys", "generate"],
         summary: "make one Ed25519 signing key (PEM, mode 0600) and print the public key an app pins",
         discussion: """
             For a site signed with one key (no key list): keep the private key out of the repository,
@@ -30,7 +32,8 @@ enum KeysCommands {
             file is never overwritten. A repository with a key list makes its keys with rollout keys
             init and rollout keys rotate instead (docs/keys.md).
             """,
-        options: [.value("out", "FILE", "where to write the private key")], arguments: .none,
+        options: [.value("out", "FILE", "where to write the private key").required()], arguments: .none,
+        effects: .writesFiles,
         run: { invocation, context in
             guard let out = invocation.value("out") else {
                 throw RolloutError.usage("rollout keys generate needs --out FILE")
@@ -49,7 +52,6 @@ enum KeysCommands {
 
     static let initialize = CommandSpec(
         path: ["keys", "init"],
-        usage: "keys init --out DIR [--roots N] [--threshold T] [--expires DURATION] [--adopt FILE]",
         summary: "make the root key(s) and a first publishing key, and commit key list version 1",
         discussion: """
             Writes DIR/root.key (with --roots N above 1: DIR/root-1.key ... DIR/root-N.key) and
@@ -65,9 +67,9 @@ enum KeysCommands {
             publish-1.key is written then. Refused if the repository already has a key list.
             DURATION is a whole number and a unit: 30m, 12h, 7d, 2w.
 
-            """ + exitCodes,
+            """ + nothingWritten,
         options: [
-            .value("out", "DIR", "the directory for the new private keys (kept out of the repository)"),
+            .value("out", "DIR", "the directory for the new private keys (kept out of the repository)").required(),
             .value(
                 "roots", "N", "how many root keys to make (default 1, at most 16); two let an app survive losing one"),
             .value("threshold", "T", "how many root keys must sign each key list (default 1)"),
@@ -75,6 +77,7 @@ enum KeysCommands {
             .value("adopt", "FILE", "use this existing private key as the first publishing key instead of making one"),
         ],
         arguments: .none,
+        effects: [.readsFiles, .writesFiles, .recordsChange], exitNotes: exitNotes,
         run: { invocation, context in
             guard let out = invocation.value("out") else {
                 throw RolloutError.usage("rollout keys init needs --out DIR (where the private keys go)")
@@ -145,7 +148,6 @@ enum KeysCommands {
 
     static let rotate = CommandSpec(
         path: ["keys", "rotate"],
-        usage: "keys rotate --root FILE [--root FILE ...] [--out FILE] [--expires DURATION] [--overlap DURATION]",
         summary: "make a new publishing key and retire the old ones, signed by the root key(s); no app update needed",
         discussion: """
             Makes a new publishing key at --out (default: publish-N.key beside the first --root
@@ -160,17 +162,19 @@ enum KeysCommands {
             (then also rollout keys revoke it).
             DURATION is a whole number and a unit: 30m, 12h, 7d, 2w.
 
-            """ + exitCodes,
+            """ + nothingWritten,
         options: [
             .value(
                 "root", "FILE", "a root private key of the current key list (give as many as its threshold)",
-                repeatable: true),
+                repeatable: true
+            ).required(),
             .value(
                 "out", "FILE", "where to write the new publishing key (default: publish-N.key beside the first --root)"),
             .value("expires", "DURATION", "how long the new publishing key is valid (default 365d)"),
             .value("overlap", "DURATION", "how long the old publishing keys stay valid (default 0: retired now)"),
         ],
         arguments: .none,
+        effects: [.readsFiles, .writesFiles, .recordsChange], exitNotes: exitNotes,
         run: { invocation, context in
             let roots = try rootFiles(invocation, context: context, command: "rotate")
             let lifetime = try duration(invocation, "expires", default: KeyOperations.defaultPublishingLifetime)
@@ -215,7 +219,7 @@ enum KeysCommands {
     // MARK: keys revoke
 
     static let revoke = CommandSpec(
-        path: ["keys", "revoke"], usage: "keys revoke KEYID --root FILE [--root FILE ...] --reason TEXT",
+        path: ["keys", "revoke"],
         summary: "revoke a publishing key for good: devices that see the new key list refuse what it signs",
         discussion: """
             Moves the publishing key KEYID (the 16 hex digits rollout keys list shows, or a unique
@@ -226,14 +230,18 @@ enum KeysCommands {
             once with another publishing key (rollout keys rotate first if there is none).
             A root key is not revoked but replaced: rollout keys rotate-root.
 
-            """ + exitCodes,
+            """ + nothingWritten,
         options: [
             .value(
                 "root", "FILE", "a root private key of the current key list (give as many as its threshold)",
-                repeatable: true),
-            .value("reason", "TEXT", "why, recorded in the key list and the commit (for example \"laptop lost\")"),
+                repeatable: true
+            ).required(),
+            .value(
+                "reason", "TEXT", "why, recorded in the key list and the commit (for example \"laptop lost\")"
+            ).required(),
         ],
         arguments: .exactly("KEYID"),
+        effects: [.readsFiles, .recordsChange], exitNotes: exitNotes,
         run: { invocation, context in
             let roots = try rootFiles(invocation, context: context, command: "revoke")
             guard let reason = invocation.value("reason") else {
@@ -272,8 +280,6 @@ enum KeysCommands {
 
     static let rotateRoot = CommandSpec(
         path: ["keys", "rotate-root"],
-        usage:
-            "keys rotate-root --root FILE [--root FILE ...] --out FILE [--out FILE ...] [--keep KEYID ...] [--threshold T]",
         summary:
             "replace the root keys: new root key(s), signed by the old roots and the new ones; apps need no update",
         discussion: """
@@ -288,17 +294,20 @@ enum KeysCommands {
             the next app version; apps with the old ones keep working. Move the new root keys
             offline, and destroy a replaced root key that may have leaked.
 
-            """ + exitCodes,
+            """ + nothingWritten,
         options: [
             .value(
                 "root", "FILE", "a root private key of the current key list (give as many as its threshold)",
-                repeatable: true),
-            .value("out", "FILE", "where to write a new root private key (one per new root)", repeatable: true),
+                repeatable: true
+            ).required(),
+            .value("out", "FILE", "where to write a new root private key (one per new root)", repeatable: true)
+                .required(),
             .value("keep", "KEYID", "a current root key that stays a root", repeatable: true),
             .value(
                 "threshold", "T", "how many of the new roots must sign each key list (default: the current threshold)"),
         ],
         arguments: .none,
+        effects: [.readsFiles, .writesFiles, .recordsChange], exitNotes: exitNotes,
         run: { invocation, context in
             let roots = try rootFiles(invocation, context: context, command: "rotate-root")
             let outs = invocation.values("out")
@@ -357,8 +366,7 @@ enum KeysCommands {
     // MARK: keys list
 
     static let list = CommandSpec(
-        path: ["keys", "list"], usage: "keys list",
-        summary: "show the repository's key list: each key's id, role, dates and status",
+        path: ["keys", "list"], summary: "show the repository's key list: each key's id, role, dates and status",
         discussion: """
             Prints the newest key list version, its root threshold, then one row per key: ID, ROLE
             (root, publishing, revoked), CREATED, EXPIRES, STATUS (active; expires in N days, within
@@ -367,6 +375,7 @@ enum KeysCommands {
             """,
         options: [],
         arguments: .none,
+        effects: .readsRepository,
         run: { invocation, context in
             let repository = try context.repository(invocation)
             let now = try context.now()

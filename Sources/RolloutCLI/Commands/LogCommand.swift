@@ -6,7 +6,6 @@ enum LogCommand {
 
     static let spec = CommandSpec(
         path: ["log"],
-        usage: "log [--segment REGION/VERSION] [--locale L] [--pack P] [--since T] [--until T] [--limit N]",
         summary: "the audit log, newest first; with --segment only the changes that altered what that segment receives",
         discussion: """
             --segment TR/4.8 lists the changes (for any locale, or --locale) that altered what TR devices on
@@ -25,6 +24,7 @@ enum LogCommand {
             .value("limit", "N", "at most N changes (default \(defaultLimit); 0 for all)"),
         ],
         arguments: .none,
+        effects: .readsRepository,
         run: run)
 
     static func parseSegment(_ text: String) throws -> (region: String, versions: VersionRange) {

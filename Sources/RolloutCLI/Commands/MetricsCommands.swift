@@ -16,8 +16,6 @@ enum MetricsCommands {
 
     static let ingest = CommandSpec(
         path: ["metrics", "ingest"],
-        usage:
-            "metrics ingest --kind crash|fallback FILE... [--map NAME=COLUMN]... [--skip-invalid] [--max-gzip-ratio N] [--max-gzip-text BYTES]",
         summary: "stream metrics CSVs into the repository's rollups, each file all or nothing, with its provenance",
         discussion: """
             A crash CSV has date, locale, pack, region, app_version, sessions, crashes; a fallback CSV has
@@ -32,7 +30,7 @@ enum MetricsCommands {
             --max-gzip-text). See docs/metrics.md.
             """,
         options: [
-            .value("kind", "KIND", "crash or fallback"),
+            .value("kind", "crash|fallback", "what the files count").required(),
             .value("map", "NAME=COLUMN", "read column COLUMN as NAME", repeatable: true),
             .flag("skip-invalid", "ingest the valid rows and list the others"),
             .value("max-gzip-ratio", "N", "refuse gzip data that expands more than N times (default 200)"),
@@ -41,6 +39,7 @@ enum MetricsCommands {
                 "refuse gzip data that expands past BYTES of text (default 64G; K, M, G, T are powers of 1024)"),
         ],
         arguments: .oneOrMore("FILE"),
+        effects: [.readsFiles, .recordsChange],
         run: { invocation, context in
             guard let kindText = invocation.value("kind") else {
                 throw RolloutError.usage("rollout metrics ingest needs --kind crash or --kind fallback")
@@ -164,7 +163,7 @@ enum MetricsCommands {
     }
 
     static let retract = CommandSpec(
-        path: ["metrics", "retract"], usage: "metrics retract SOURCE --reason TEXT [--kind crash|fallback]",
+        path: ["metrics", "retract"],
         summary: "take one ingested file's counts out of the rollups, in one recorded commit",
         discussion: """
             SOURCE is the ingested file (found by its SHA-256, as ingest recorded it) or its digest,
@@ -174,10 +173,11 @@ enum MetricsCommands {
             Exit 1 when it was already retracted, 66 when no such file was ingested. See docs/metrics.md.
             """,
         options: [
-            .value("reason", "TEXT", "why (required; recorded in the commit and the retraction record)"),
-            .value("kind", "KIND", "crash or fallback, for a file ingested as both"),
+            .value("reason", "TEXT", "why (recorded in the commit and the retraction record)").required(),
+            .value("kind", "crash|fallback", "which of the file's counts, for a file ingested as both"),
         ],
         arguments: .exactly("SOURCE"),
+        effects: [.recordsChange, .checks],
         run: { invocation, context in
             guard let reason = invocation.value("reason"), !reason.trimmingSpaces.isEmpty else {
                 throw RolloutError.usage("rollout metrics retract needs --reason TEXT: say why the data is taken out")
@@ -231,7 +231,7 @@ enum MetricsCommands {
         })
 
     static let show = CommandSpec(
-        path: ["metrics", "show"], usage: "metrics show LOCALE [--pack P] [--segment REGION/VERSION]",
+        path: ["metrics", "show"],
         summary: "crash and fallback counts and rates per pack and segment (region, app-version family)",
         discussion: "",
         options: [
@@ -239,6 +239,7 @@ enum MetricsCommands {
             .value("segment", "REGION/VERSION", "only this segment, for example TR/4.8"),
         ],
         arguments: .exactly("LOCALE"),
+        effects: .readsRepository,
         run: { invocation, context in
             let locale = try PlanCommands.parseLocale(invocation.positionals[0])
             let pack = try invocation.value("pack").map(PackID.parse)

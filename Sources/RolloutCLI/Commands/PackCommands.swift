@@ -43,8 +43,7 @@ enum PackCommands {
     }
 
     static let lint = CommandSpec(
-        path: ["pack", "lint"], usage: "pack lint FILE... [--approved-by NAME] [--allow-removed-keys]",
-        summary: "check packs against every rule pack add applies, without storing anything",
+        path: ["pack", "lint"], summary: "check packs against every rule pack add applies, without storing anything",
         discussion: """
             Inside a repository, packs are checked against its policy and history (contentVersion must
             grow, removed keys, protected keys, fallback chain, placeholder parity). With no repository,
@@ -52,6 +51,7 @@ enum PackCommands {
             is not a well-formed pack. Rules: docs/pack-format.md.
             """,
         options: lintOptions, arguments: .oneOrMore("FILE"),
+        effects: [.readsFiles, .readsRepository, .checks],
         run: { invocation, context in
             let repository = try context.optionalRepository(invocation)
             let snapshot = try repository?.snapshot()
@@ -99,8 +99,7 @@ enum PackCommands {
         })
 
     static let add = CommandSpec(
-        path: ["pack", "add"], usage: "pack add FILE... [--approved-by NAME] [--allow-removed-keys] [--reason TEXT]",
-        summary: "lint and store packs, all or nothing, in one commit",
+        path: ["pack", "add"], summary: "lint and store packs, all or nothing, in one commit",
         discussion: """
             Every file is parsed strictly and linted against the policy and history first; if any pack
             fails, nothing is stored (exit 65). A pack identical to a stored one is a no-op; a different
@@ -109,6 +108,7 @@ enum PackCommands {
             """,
         options: lintOptions + [.value("reason", "TEXT", "why (recorded in the commit)")],
         arguments: .oneOrMore("FILE"),
+        effects: [.readsFiles, .recordsChange],
         run: { invocation, context in
             let repository = try context.repository(invocation)
             let inputs = try readPacks(
@@ -144,9 +144,10 @@ enum PackCommands {
         })
 
     static let list = CommandSpec(
-        path: ["pack", "list"], usage: "pack list [LOCALE]",
+        path: ["pack", "list"],
         summary: "list stored packs: id, minAppVersion, key count, checksum, who added them and when",
         discussion: "", options: [], arguments: .optional("LOCALE"),
+        effects: .readsRepository,
         run: { invocation, context in
             let snapshot = try context.repository(invocation).snapshot()
             var locales = try snapshot.locales()
@@ -189,9 +190,10 @@ enum PackCommands {
         })
 
     static let show = CommandSpec(
-        path: ["pack", "show"], usage: "pack show PACK [--strings]",
+        path: ["pack", "show"],
         summary: "show one pack (for example tr-TR@18): fields, checksum, provenance, and with --strings its strings",
         discussion: "", options: [.flag("strings", "also print every key and its text")], arguments: .exactly("PACK"),
+        effects: .readsRepository,
         run: { invocation, context in
             let id = try PackID.parse(invocation.positionals[0])
             let snapshot = try context.repository(invocation).snapshot()
@@ -229,9 +231,10 @@ enum PackCommands {
         })
 
     static let diff = CommandSpec(
-        path: ["pack", "diff"], usage: "pack diff PACK PACK",
+        path: ["pack", "diff"],
         summary: "keys added, removed and changed between two packs (for example tr-TR@17 tr-TR@18)",
         discussion: "", options: [], arguments: .exactly("FROM", "TO"),
+        effects: .readsRepository,
         run: { invocation, context in
             let from = try PackID.parse(invocation.positionals[0])
             let to = try PackID.parse(invocation.positionals[1])
@@ -252,7 +255,7 @@ enum PackCommands {
         })
 
     static let checksum = CommandSpec(
-        path: ["pack", "checksum"], usage: "pack checksum FILE... [--write]",
+        path: ["pack", "checksum"],
         summary: "compute each pack's sha256: checksum (RFC 8785 canonical form, checksum member removed)",
         discussion: """
             A declared checksum is ignored here, so this recomputes it after an edit. With --write the
@@ -260,6 +263,7 @@ enum PackCommands {
             """,
         options: [.flag("write", "rewrite each file with its checksum, in the stored layout")],
         arguments: .oneOrMore("FILE"),
+        effects: [.readsFiles, .writesFiles],
         run: { invocation, context in
             var results: [JSONValue] = []
             var text = ""

@@ -6,11 +6,12 @@ import RolloutStore
 enum PauseCommands {
     static func spec(_ paused: Bool) -> CommandSpec {
         CommandSpec(
-            path: [paused ? "pause" : "resume"], usage: "\(paused ? "pause" : "resume") LOCALE [--reason TEXT]",
+            path: [paused ? "pause" : "resume"],
             summary: paused
                 ? "hold a scheduled ramp where it is"
                 : "let a held ramp go on (its current step lasts its full time again)",
             discussion: "", options: [.value("reason", "TEXT", "why (recorded)")], arguments: .exactly("LOCALE"),
+            effects: [.recordsChange, .checks],
             run: { invocation, context in
                 let locale = try PlanCommands.parseLocale(invocation.positionals[0])
                 let repository = try context.repository(invocation)

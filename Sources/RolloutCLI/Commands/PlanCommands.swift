@@ -39,8 +39,6 @@ package enum PlanCommands {
 
     static let promote = CommandSpec(
         path: ["promote"],
-        usage:
-            "promote PACK --to PERCENT [--region R]... [--app-version RANGE] [--reason TEXT] [--dry-run] [--force] [--accept-insufficient SEGMENT]... [--ramp STEPS --every DURATION]",
         summary:
             "stage a pack to a share of devices by percent, region and app version; 100% everywhere makes it the baseline",
         discussion: """
@@ -60,7 +58,7 @@ package enum PlanCommands {
             docs/targeting.md.
             """,
         options: [
-            .value("to", "PERCENT", "share of devices: 10%, 10, 0.25% (steps of 0.01%)"),
+            .value("to", "PERCENT", "share of devices: 10%, 10, 0.25% (steps of 0.01%)").oneOf("share"),
             .list(
                 "region", "R", "ISO 3166-1 region such as TR, or a comma list, or * for every region", repeatable: true),
             .value("app-version", "RANGE", "app versions: >=4.8, \">=4.8 <5\", 4.8.x, =4.8.1"),
@@ -71,11 +69,13 @@ package enum PlanCommands {
                 "accept-insufficient", "SEGMENT",
                 "widen into a segment without enough data yet, named as health names it (TR/4.9, DE/*); recorded",
                 repeatable: true),
-            .list("ramp", "STEPS", "a schedule guard follows: shares like 1,5,10,25,50,100, or the preset 7day"),
+            .list("ramp", "STEPS", "a schedule guard follows: shares like 1,5,10,25,50,100, or the preset 7day").oneOf(
+                "share"),
             .value(
                 "every", "DURATION", "how long each ramp step lasts at least: 24h, 30m, 2d (default 24h; 7day: 1 day)"),
         ],
         arguments: .exactly("PACK"),
+        effects: [.recordsChange, .checks],
         run: { invocation, context in
             let id = try PackID.parse(invocation.positionals[0])
             let ramp = try invocation.value("ramp").map {
@@ -168,9 +168,10 @@ package enum PlanCommands {
     }
 
     static let status = CommandSpec(
-        path: ["status"], usage: "status [LOCALE]",
+        path: ["status"],
         summary: "the baseline, staged rules and shares, blocked versions and last change of each locale",
         discussion: "", options: [], arguments: .optional("LOCALE"),
+        effects: .readsRepository,
         run: { invocation, context in
             let snapshot = try context.repository(invocation).snapshot()
             let style = context.style(invocation)
@@ -257,17 +258,18 @@ package enum PlanCommands {
     }
 
     static let resolve = CommandSpec(
-        path: ["resolve"], usage: "resolve --locale L --region R --app-version V --install-id ID",
+        path: ["resolve"],
         summary: "which pack one device gets, and why, for its locale and each step of its fallback chain",
         discussion:
             "The same resolution function as the published manifests and the client library (docs/targeting.md).",
         options: [
-            .value("locale", "L", "the device's locale, for example tr-TR"),
-            .value("region", "R", "the device's ISO 3166-1 region, for example TR"),
-            .value("app-version", "V", "the app's version, for example 4.8.1"),
-            .value("install-id", "ID", "the install id the device keeps"),
+            .value("locale", "L", "the device's locale, for example tr-TR").required(),
+            .value("region", "R", "the device's ISO 3166-1 region, for example TR").required(),
+            .value("app-version", "V", "the app's version, for example 4.8.1").required(),
+            .value("install-id", "ID", "the install id the device keeps").required(),
         ],
         arguments: .none,
+        effects: .readsRepository,
         run: { invocation, context in
             func required(_ name: String) throws -> String {
                 guard let value = invocation.value(name), !value.isEmpty else {

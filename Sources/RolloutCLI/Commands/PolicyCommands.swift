@@ -3,20 +3,21 @@ import RolloutStore
 
 enum PolicyCommands {
     static let show = CommandSpec(
-        path: ["policy", "show"], usage: "policy show", summary: "print the repository's policy.json",
+        path: ["policy", "show"], summary: "print the repository's policy.json",
         discussion: "Fields and defaults are documented in docs/policy.md and in the repository's README.md.",
         options: [], arguments: .none,
+        effects: .readsRepository,
         run: { invocation, context in
             let policy = try context.repository(invocation).snapshot().policy()
             return CommandOutput(json: policy.jsonValue, text: JSONWriter.prettyString(policy.jsonValue))
         })
 
     static let set = CommandSpec(
-        path: ["policy", "set"], usage: "policy set FILE [--reason TEXT]",
-        summary: "replace the repository's policy with FILE, after validating it",
+        path: ["policy", "set"], summary: "replace the repository's policy with FILE, after validating it",
         discussion: "An identical policy is a no-op. The change is one commit like any other.",
         options: [.value("reason", "TEXT", "why the policy changes (recorded in the commit)")],
         arguments: .exactly("FILE"),
+        effects: [.readsFiles, .recordsChange],
         run: { invocation, context in
             let repository = try context.repository(invocation)
             let path = invocation.positionals[0]

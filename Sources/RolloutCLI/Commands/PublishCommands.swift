@@ -87,7 +87,6 @@ package enum PublishCommands {
 
     static let publish = CommandSpec(
         path: ["publish"],
-        usage: "publish --out DIR --key FILE [--expires DURATION] [--legacy-key FILE] [--destination NAME]",
         summary:
             "write the signed static site devices download (index, per-locale manifests, immutable packs) and record it",
         discussion: """
@@ -103,10 +102,11 @@ package enum PublishCommands {
             DURATION (default 7d): publish on a schedule to keep it fresh. Keys: docs/keys.md.
             """,
         options: [
-            .value("out", "DIR", "the site directory"),
+            .value("out", "DIR", "the site directory").required(),
             .value(
                 "key", "FILE",
-                "the Ed25519 private key: a publishing key of the key list, or the one key (rollout keys generate)"),
+                "the Ed25519 private key: a publishing key of the key list, or the one key (rollout keys generate)"
+            ).required(),
             .value(
                 "expires", "DURATION",
                 "devices stop accepting the index after DURATION (30m, 12h, 7d, 2w); default 7d with a key list, never without"
@@ -117,6 +117,7 @@ package enum PublishCommands {
                 "what the record calls the site, for example the CDN URL it is uploaded to (default: DIR)"),
         ],
         arguments: .none,
+        effects: [.readsFiles, .writesFiles, .recordsChange, .checks],
         run: { invocation, context in
             guard let out = invocation.value("out") else { throw RolloutError.usage("rollout publish needs --out DIR") }
             guard let keyPath = invocation.value("key") else {
@@ -175,8 +176,6 @@ package enum PublishCommands {
 
     static let verifySite = CommandSpec(
         path: ["verify-site"],
-        usage:
-            "verify-site DIR (--root-key KEY [--root-key KEY ...] [--threshold N] [--min-keys-version N] | --public-key KEY) [--min-sequence N]",
         summary: "check a published site as a device would, and against the repository when there is one",
         discussion: """
             Checks every signature, that each manifest's sequence matches the index, every pack's size,
@@ -196,11 +195,13 @@ package enum PublishCommands {
             .value(
                 "root-key", "KEY",
                 "a root key the app built in: ed25519:BASE64, as rollout keys init printed it, or a file holding it",
-                repeatable: true),
+                repeatable: true
+            ).oneOf("trust"),
             .value("threshold", "N", "how many of the --root-key keys must sign the key list (default 1)"),
             .value(
                 "public-key", "KEY",
-                "the one key an app pins: ed25519:BASE64, as rollout keys generate printed it, or a file holding it"),
+                "the one key an app pins: ed25519:BASE64, as rollout keys generate printed it, or a file holding it"
+            ).oneOf("trust"),
             .value(
                 "min-sequence", "N",
                 "refuse an index older than N (with --root-key: the minimum built into the app; with --public-key: the newest a device accepted)"
@@ -211,6 +212,7 @@ package enum PublishCommands {
             ),
         ],
         arguments: .exactly("DIR"),
+        effects: [.readsFiles, .readsRepository, .checks],
         run: { invocation, context in
             let trust = try siteTrust(invocation, context: context)
             let directory = context.absolutePath(invocation.positionals[0])

@@ -5,7 +5,7 @@ import RolloutStore
 /// Shared repositories on a git server: remote add/list, clone, sync (docs/teams.md).
 enum RemoteCommands {
     static let add = CommandSpec(
-        path: ["remote", "add"], usage: "remote add NAME URL",
+        path: ["remote", "add"],
         summary: "add a git remote; the first one becomes the remote every change is pushed to",
         discussion: """
             URL is anything git clone takes: a path, file://, git://, ssh (git@host:path) or
@@ -18,6 +18,7 @@ enum RemoteCommands {
             """,
         options: [],
         arguments: .exactly("NAME", "URL"),
+        effects: [.readsRepository, .touchesRemote],
         run: { invocation, context in
             let repository = try context.repository(invocation)
             let (name, given) = (invocation.positionals[0], invocation.positionals[1])
@@ -33,9 +34,9 @@ enum RemoteCommands {
         })
 
     static let list = CommandSpec(
-        path: ["remote", "list"], usage: "remote list",
-        summary: "the remotes, and which one changes are pushed to",
+        path: ["remote", "list"], summary: "the remotes, and which one changes are pushed to",
         discussion: "", options: [], arguments: .none,
+        effects: .readsRepository,
         run: { invocation, context in
             let repository = try context.repository(invocation)
             let primary = try repository.syncRemote()
@@ -56,8 +57,7 @@ enum RemoteCommands {
         })
 
     static let clone = CommandSpec(
-        path: ["clone"], usage: "clone URL [DIR]",
-        summary: "make a local repository from a shared one; the shared one becomes origin",
+        path: ["clone"], summary: "make a local repository from a shared one; the shared one becomes origin",
         discussion: """
             DIR defaults to .rollout in the working directory, where discovery finds it. An
             interrupted clone (Ctrl-C, SIGTERM) leaves nothing behind, as git clone does; a
@@ -65,6 +65,7 @@ enum RemoteCommands {
             """,
         options: [],
         arguments: .init(names: ["URL", "DIR"], minimum: 1, maximum: 2),
+        effects: [.touchesRemote, .writesFiles],
         run: { invocation, context in
             let url = PackRepositoryURL.normalize(invocation.positionals[0], context)
             let directory = context.absolutePath(
@@ -91,8 +92,7 @@ enum RemoteCommands {
         })
 
     static let sync = CommandSpec(
-        path: ["sync"], usage: "sync [--discard-local]",
-        summary: "bring this repository up to date with its remote, and push what was done offline",
+        path: ["sync"], summary: "bring this repository up to date with its remote, and push what was done offline",
         discussion: """
             Offline changes are pushed as they are when the remote did not move, and replayed on the
             remote's newer changes when they touch different files (another locale's plan, new
@@ -103,6 +103,7 @@ enum RemoteCommands {
             """,
         options: [.flag("discard-local", "take the remote's state; the local-only changes are set aside")],
         arguments: .none,
+        effects: [.readsRepository, .touchesRemote],
         run: { invocation, context in
             let repository = try context.repository(invocation)
             if invocation.flag("discard-local") {

@@ -5,7 +5,7 @@ import RolloutReport
 /// `rollout report LOCALE --out FILE`: the rollout on one self-contained page (docs/report.md).
 enum ReportCommand {
     static let spec = CommandSpec(
-        path: ["report"], usage: "report LOCALE --out FILE",
+        path: ["report"],
         summary:
             "write one self-contained HTML page: timeline, shares, rates with gates and confidence bands, plan, rollbacks",
         discussion: """
@@ -14,8 +14,9 @@ enum ReportCommand {
             pack, the candidate's and the baseline's crash and fallback rates per day, and their
             difference with the confidence band health uses and the gate it is judged against.
             """,
-        options: [.value("out", "FILE", "where to write the page (for example report.html)")],
+        options: [.value("out", "FILE", "where to write the page (for example report.html)").required()],
         arguments: .exactly("LOCALE"),
+        effects: [.readsRepository, .writesFiles, .checks],
         run: { invocation, context in
             let locale = try PlanCommands.parseLocale(invocation.positionals[0])
             guard let out = invocation.value("out") else {

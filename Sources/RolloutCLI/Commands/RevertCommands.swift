@@ -5,7 +5,6 @@ import RolloutStore
 enum RevertCommands {
     static let revert = CommandSpec(
         path: ["revert"],
-        usage: "revert LOCALE [--segment REGION/VERSION] [--to VERSION|bundled] [--reason TEXT] [--no-block]",
         summary:
             "take devices back: withdraw the staged pack (or the baseline), block it, and write a rollback manifest",
         discussion: """
@@ -26,6 +25,7 @@ enum RevertCommands {
             .flag("no-block", "do not block the reverted version (needs --reason)"),
         ],
         arguments: .exactly("LOCALE"),
+        effects: [.recordsChange, .checks],
         run: run)
 
     static func run(_ invocation: Invocation, _ context: CommandContext) throws -> CommandOutput {
@@ -82,10 +82,10 @@ enum RevertCommands {
     }
 
     static let rollbacks = CommandSpec(
-        path: ["rollbacks"], usage: "rollbacks [LOCALE | ID]",
-        summary: "list rollback manifests (newest first), or show one by id (tr-TR/3)",
+        path: ["rollbacks"], summary: "list rollback manifests (newest first), or show one by id (tr-TR/3)",
         discussion: "Rollback manifests are immutable JSON documents in the repository at rollbacks/<locale>/<n>.json.",
         options: [], arguments: .optional("LOCALE|ID"),
+        effects: .readsRepository,
         run: { invocation, context in
             let snapshot = try context.repository(invocation).snapshot()
             if let argument = invocation.positionals.first, argument.contains("/") {

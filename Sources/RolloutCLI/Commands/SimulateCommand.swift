@@ -3,7 +3,7 @@ import RolloutStore
 
 enum SimulateCommand {
     static let spec = CommandSpec(
-        path: ["simulate"], usage: "simulate LOCALE [--devices N] [--mix FILE] [--seed N]",
+        path: ["simulate"],
         summary: "draw synthetic devices over a region/app-version mix and show the share of each pack per segment",
         discussion: """
             Without --mix the segments are the ones the plan names: each region its rules target, one
@@ -23,6 +23,7 @@ enum SimulateCommand {
             .value("seed", "N", "seed for the install ids (default 1): same seed, same devices"),
         ],
         arguments: .exactly("LOCALE"),
+        effects: [.readsRepository, .readsFiles],
         run: run)
 
     static func run(_ invocation: Invocation, _ context: CommandContext) throws -> CommandOutput {

@@ -4,7 +4,7 @@ import RolloutStore
 /// `rollout verify`: the repository is intact, or exactly what is wrong (docs/reliability.md).
 enum VerifyCommand {
     static let spec = CommandSpec(
-        path: ["verify"], usage: "verify",
+        path: ["verify"],
         summary: "prove the repository is intact: packs, history, trailers, plans and rollback manifests",
         discussion: """
             Re-checks every stored pack's checksum and record; that no pack, rollback manifest or
@@ -21,6 +21,7 @@ enum VerifyCommand {
             """,
         options: [],
         arguments: .none,
+        effects: [.readsRepository, .checks],
         run: { invocation, context in
             let repository = try context.repository(invocation)
             let report = try Verifier.verify(repository)

@@ -13,9 +13,21 @@ import java.util.Set;
  * and rollout's global options: the same refusals with the same messages, in the same order.
  */
 final class Invocation {
-    static final String USAGE = "device --state DIR --site URL|DIR (--public-key KEY | --root-key KEY... "
-            + "[--threshold N]) [--min-sequence N] [--bundled DIR] --locale L --region R --app-version V "
-            + "[--install-id ID] ACTION [ARGUMENT]";
+    static final String USAGE = "device --state DIR --site URL|DIR (--public-key KEY | --root-key KEY...) "
+            + "--locale L --region R --app-version V [--threshold N] [--min-sequence N] [--min-keys-version N] "
+            + "[--bundled DIR] [--install-id ID] [--force] [--arg NAME=VALUE]... ACTION [ARGUMENT]";
+
+    /** The exit codes rollout help device lists (ExitCode in RolloutError.swift, from DeviceCommand's effects). */
+    static final String[][] EXIT_CODES = {
+        {"0", "ok", "done"},
+        {"1", "check-failed", "a check said no"},
+        {"64", "usage", "unknown command or option, bad argument"},
+        {"65", "bad-input",
+            "bad input data (a pack, CSV, policy, key; an input past its limit) or a damaged repository"},
+        {"66", "missing", "a file, the repository, a pack or a locale is missing"},
+        {"70", "internal", "a bug; please report it"},
+        {"74", "io-error", "I/O error: the disk is full, failing or read-only"},
+    };
 
     static final String SUMMARY =
             "run the client library as one device against a published site: what a user in TR on 4.8.1 sees";
@@ -210,13 +222,39 @@ final class Invocation {
         String usage = bold ? "\u001B[1mUsage:\u001B[0m" : "Usage:";
         String options = bold ? "\u001B[1mOptions:\u001B[0m" : "Options:";
         String global = bold ? "\u001B[1mOptions for every command:\u001B[0m" : "Options for every command:";
+        String exits = bold ? "\u001B[1mExit codes:\u001B[0m" : "Exit codes:";
         return usage + " rollout " + USAGE + "\n\n" + SUMMARY + "\n\n" + DISCUSSION + "\n\n" + options + "\n"
-                + optionLines(DEVICE_OPTIONS) + "\n" + global + "\n" + optionLines(GLOBAL_OPTIONS);
+                + optionLines(DEVICE_OPTIONS) + "\n" + global + "\n" + optionLines(GLOBAL_OPTIONS) + "\n" + exits
+                + "\n" + exitCodeLines();
     }
 
-    /** The same with --json: name, usage, summary and every option's help. */
+    /** HelpCommand.exitCodeLines: code, name and meaning in columns. */
+    private static String exitCodeLines() {
+        int width = 0;
+        for (String[] code : EXIT_CODES) width = Math.max(width, code[1].length());
+        StringBuilder out = new StringBuilder();
+        for (String[] code : EXIT_CODES) {
+            out.append("  ").append(code[0]);
+            for (int pad = code[0].length(); pad < 4; pad++) out.append(' ');
+            out.append(code[1]);
+            for (int pad = code[1].length(); pad < width; pad++) out.append(' ');
+            out.append("  ").append(code[2]).append('\n');
+        }
+        return out.toString();
+    }
+
+    /** The same with --json: exit codes, name, usage, summary and every option's help. */
     static Map<String, Object> helpJson() {
         Map<String, Object> json = new LinkedHashMap<>();
+        List<Object> exitCodes = new ArrayList<>();
+        for (String[] code : EXIT_CODES) {
+            Map<String, Object> entry = new LinkedHashMap<>();
+            entry.put("code", Integer.parseInt(code[0]));
+            entry.put("meaning", code[2]);
+            entry.put("name", code[1]);
+            exitCodes.add(entry);
+        }
+        json.put("exitCodes", exitCodes);
         json.put("name", "device");
         json.put("usage", USAGE);
         json.put("summary", SUMMARY);
