@@ -16,8 +16,9 @@ func option(_ name: String) -> String? {
     defer { arguments.removeSubrange(index...(index + 1)) }
     return arguments[index + 1]
 }
+// Absolute: the pages run in scratch directories, where a relative PATH entry would name nothing.
 let binDirectory =
-    option("--bin")
+    option("--bin").map { URL(fileURLWithPath: $0).standardizedFileURL.path }
     ?? URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
     .deletingLastPathComponent().path
 let keep = option("--keep")
