@@ -140,8 +140,9 @@ extension PromoteGate.Refusal {
         case .unproven(let standings):
             return .unprovenSegments(pack, standings)
         case .noMetrics:
+            // No segment has data yet, so there is none to name or to accept with --accept-insufficient.
             return .checkFailed(
-                "\(pack) is insufficient-data: a rollout widens only when healthy. See rollout health \(pack.locale); \(forceHint)"
+                "\(pack) is insufficient-data: no metrics name a segment it would widen into yet, and a rollout widens only when healthy. Ingest metrics (rollout metrics ingest) and see rollout health \(pack.locale); \(forceHint)"
             )
         }
     }
@@ -177,7 +178,9 @@ extension Error where Self == RolloutError {
     /// `--accept-insufficient` naming no segment the widened rollout targets.
     fileprivate static func strayAcceptance(_ pattern: SegmentPattern, targeted: [String]) -> RolloutError {
         .usage(
-            "--accept-insufficient \(pattern) names no segment this promote widens (it widens: \(targeted.isEmpty ? "none that metrics name" : targeted.joined(separator: ", ")))"
+            targeted.isEmpty
+                ? "--accept-insufficient \(pattern) names no segment this promote widens: no metrics name one yet, so there is nothing to accept; widen with --force --reason TEXT, or ingest metrics first"
+                : "--accept-insufficient \(pattern) names no segment this promote widens (it widens: \(targeted.joined(separator: ", ")))"
         )
     }
 }

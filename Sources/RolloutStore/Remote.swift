@@ -63,7 +63,11 @@ extension PackRepository {
 
     /// The credentials in a remote's configured URLs, so no message repeats them.
     func secrets(of remote: String) throws -> [String] {
-        let urls = [try git.remoteURL(remote), try git.config("remote.\(remote).pushurl")].compactMap { $0 }
+        let urls = [
+            try git.remoteURL(remote), try git.remoteURL(remote, rewritten: true),
+            try git.config("remote.\(remote).pushurl"),
+        ]
+        .compactMap { $0 }
         return urls.flatMap(RemoteURL.credentials(in:))
     }
 
@@ -76,7 +80,7 @@ extension PackRepository {
     /// failure is tried again; every other failure is reported at once (`remoteFailure`).
     func fetchTip(_ remote: String) throws -> ObjectID? {
         try recordShardedFormat()
-        if let url = try git.remoteURL(remote), PackRepository.isLocalPath(url) {
+        if let url = try git.remoteURL(remote, rewritten: true), PackRepository.isLocalPath(url) {
             let path = url.hasPrefix("file://") ? String(url.dropFirst(7)) : url
             guard FileManager.default.fileExists(atPath: path) else {
                 throw .missingLocalRemote(remote, path: path)
@@ -474,6 +478,14 @@ extension PackRepository {
     {
         if let contents = try? FileManager.default.contentsOfDirectory(atPath: path), !contents.isEmpty {
             throw .cloneIntoNonEmpty(path)
+        }
+        // Before anything is made: a clone has no repository yet whose remotes a person could list.
+        if PackRepository.isLocalPath(url) {
+            let local = url.hasPrefix("file://") ? String(url.dropFirst(7)) : url
+            guard FileManager.default.fileExists(atPath: local) else {
+                throw RolloutError.missing(
+                    "\(local) does not exist: rollout clone takes the URL or the path of a shared rollout repository")
+            }
         }
         let undo = PackRepository.undoer(path)
         do {

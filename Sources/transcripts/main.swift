@@ -34,11 +34,11 @@ let pages = arguments.count > 1 ? Array(arguments.dropFirst()) : TranscriptPages
 do {
     switch action {
     case "update":
-        for path in pages {
-            let page = try Transcripts.load(path)
-            let text = try Transcripts.update(page, in: environment)
-            try text.write(toFile: path, atomically: true, encoding: .utf8)
-            print("\(path): \(page.blockCount) blocks, \(page.commandCount) commands written from a run")
+        let loaded = try pages.map { try Transcripts.load($0) }
+        let texts = try Transcripts.concurrentMap(loaded) { try Transcripts.update($0, in: environment) }
+        for (page, text) in zip(loaded, texts) {
+            try text.write(toFile: page.path, atomically: true, encoding: .utf8)
+            print("\(page.path): \(page.blockCount) blocks, \(page.commandCount) commands written from a run")
         }
     case "play":
         var differ = 0

@@ -22,7 +22,13 @@ enum HealthCommand {
             let repository = try context.repository(invocation)
             let snapshot = try repository.snapshot()
             // As promote and guard judge it: segments a scoped revert took the pack back from are left out.
-            guard let plan = try snapshot.plan(locale), let candidate = plan.candidate, let baseline = plan.baseline,
+            let plan = try snapshot.plan(locale)
+            if let staged = plan?.candidate, plan?.baseline == nil {
+                throw RolloutError.missing(
+                    "\(locale)@\(staged.contentVersion) is staged with no baseline to compare it with: health compares a staged pack with the baseline of its locale. Make one with rollout promote \(locale)@N --to 100%, or see rollout status \(locale)"
+                )
+            }
+            guard let plan, let candidate = plan.candidate, let baseline = plan.baseline,
                 let report = try HealthCheck.evaluate(plan, snapshot: snapshot, repository: repository)
             else {
                 throw RolloutError.missing(

@@ -196,7 +196,9 @@ enum KeysCommands {
                 invocation: invocation,
                 context: context, now: now)
             let list = applied.result.list
-            let retired = list.publishing.keys.filter { $0 != key.publicKey.keyID }.sorted()
+            // Oldest first, as keys list shows them: the ids are random, so their order would be too.
+            let retired = list.publishing.filter { $0.key != key.publicKey.keyID }
+                .sorted { ($0.value.created.seconds, $0.key) < ($1.value.created.seconds, $1.key) }.map(\.key)
             var text = committed(list, applied.commit) + ".\n"
             text +=
                 "New publishing key: id \(key.publicKey.keyID)  \(out)  expires \(list.publishing[key.publicKey.keyID]!.expires)\n"
@@ -339,7 +341,17 @@ enum KeysCommands {
                 + ": \(list.roots.threshold) of \(list.roots.keys.count) root keys sign from now on.\n"
             text += minimumKeysVersionLine(list)
             text += "Root keys (build these into the next app version):\n"
-            for id in list.roots.ids {
+            // Kept roots first, in the order of --keep, then the new ones in the order of --out: the ids are
+            // random, so an order by id would change from one ceremony to the next.
+            let newIDs = newRoots.map(\.key.publicKey.keyID)
+            let keep = invocation.values("keep")
+            let kept = list.roots.ids.filter { !newIDs.contains($0) }
+                .sorted { a, b in
+                    (keep.firstIndex { a.hasPrefix($0) } ?? keep.count, a) < (
+                        keep.firstIndex { b.hasPrefix($0) } ?? keep.count, b
+                    )
+                }
+            for id in kept + newIDs where list.roots.keys[id] != nil {
                 let file = newRoots.first { $0.key.publicKey.keyID == id }.map { "  \($0.name)" } ?? "  (kept)"
                 text += "  \(list.roots.keys[id]!.description)  id \(id)\(file)\n"
             }

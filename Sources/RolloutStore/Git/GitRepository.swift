@@ -224,13 +224,16 @@ package final class GitRepository {
         git_remote_free(remote)
     }
 
-    /// The URL of remote `name`, or nil if there is no such remote.
-    package func remoteURL(_ name: String) throws -> String? {
+    /// The URL of remote `name` as its configuration writes it, or nil if there is no such remote. With
+    /// `rewritten`, after git's `url.<base>.insteadOf` rules, as the transport will use it; messages and
+    /// `remote list` show the URL as configured, the one a person wrote.
+    package func remoteURL(_ name: String, rewritten: Bool = false) throws -> String? {
         var remote: OpaquePointer?
         let result = git_remote_lookup(&remote, handle, name)
         if result == GIT_ENOTFOUND.rawValue || result == GIT_EINVALIDSPEC.rawValue { return nil }
         try check(result, "reading remote \(name)")
         defer { git_remote_free(remote) }
+        if !rewritten, let configured = try config("remote.\(name).url") { return configured }
         return git_remote_url(remote).map { String(cString: $0) }
     }
 
