@@ -129,7 +129,7 @@ public struct TranscriptPage: Sendable {
             }
             commands.append(
                 Command(
-                    text: text, line: start + 1, expected: expected.map(Transcript.trimmingTrailingSpace),
+                    text: text, line: start + 1, expected: expected.map(trimmingTrailingSpace),
                     outputLines: outputStart..<outputEnd))
         }
         return commands
@@ -177,10 +177,9 @@ public enum BashSyntax {
     }
 }
 
-enum Transcript {
-    static func trimmingTrailingSpace(_ line: String) -> String {
-        var line = Substring(line)
-        while let last = line.last, last == " " || last == "\t" || last == "\r" { line.removeLast() }
-        return String(line)
-    }
+/// A line as a page can show it: editors and Markdown drop spaces at line ends, so neither side keeps them.
+func trimmingTrailingSpace(_ line: String) -> String {
+    var line = Substring(line)
+    while let last = line.last, last == " " || last == "\t" || last == "\r" { line.removeLast() }
+    return String(line)
 }

@@ -73,10 +73,10 @@ struct TranscriptShell {
         let script = Self.script(commands, in: root + "/work")
         try script.write(toFile: root + "/script.sh", atomically: true, encoding: .utf8)
         let outputPath = root + "/output"
-        let (status, timedOut) = try Self.spawn(
+        // The shell's own status is not the page's: each command's is in the output, after its marker.
+        let timedOut = try Self.spawn(
             ["/bin/bash", "--noprofile", "--norc", root + "/script.sh"], output: outputPath,
             environment: environment.variables(root: root), timeLimit: environment.timeLimit)
-        _ = status
         let text = String(decoding: try Data(contentsOf: URL(fileURLWithPath: outputPath)), as: UTF8.self)
         let results = Self.split(text, root: root, examples: environment.examples, count: commands.count)
         if results.count < commands.count {
@@ -95,10 +95,11 @@ struct TranscriptShell {
     /// Runs the shell as the leader of a new process group, its output and errors to one file, and waits
     /// for it alone (not for what it left in the background); then the whole group is killed, so a server
     /// a page started dies with it. posix_spawn, not Process: Foundation's Process waits until every
-    /// process that inherited its status socket has exited, a background server included.
+    /// process that inherited its status socket has exited, a background server included. Whether the
+    /// time limit stopped it.
     private static func spawn(
         _ arguments: [String], output: String, environment: [String: String], timeLimit: TimeInterval
-    ) throws -> (status: Int32, timedOut: Bool) {
+    ) throws -> Bool {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -120,22 +121,15 @@ struct TranscriptShell {
         }
         let pid = spawnedID
         let finished = DispatchSemaphore(value: 0)
-        let status = ExitStatus()
         DispatchQueue.global().async {
-            var value: Int32 = 0
-            while waitpid(pid, &value, 0) == -1 && errno == EINTR {}
-            status.value = value
+            var status: Int32 = 0
+            while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
             finished.signal()
         }
         let timedOut = finished.wait(timeout: .now() + timeLimit) == .timedOut
         kill(-pid, SIGKILL)
         if timedOut { finished.wait() }
-        return (status.value, timedOut)
-    }
-
-    /// Set by the waiting thread before it signals the semaphore the reader waits on.
-    private final class ExitStatus: @unchecked Sendable {
-        var value: Int32 = 0
+        return timedOut
     }
 
     private static func script(_ commands: [TranscriptPage.Command], in work: String) -> String {
@@ -197,6 +191,6 @@ struct TranscriptShell {
             .replacingOccurrences(of: examples, with: "[examples]")
             .replacingOccurrences(of: root + "/home", with: "[home]")
             .replacingOccurrences(of: root + "/tmp", with: "[tmp]")
-        return Transcript.trimmingTrailingSpace(named)
+        return trimmingTrailingSpace(named)
     }
 }
