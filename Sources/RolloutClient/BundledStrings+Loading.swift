@@ -312,10 +312,6 @@ extension BundledStrings {
 
 /// `Localizable.stringsdict` entries, as Foundation reads them.
 enum AppleStringsFile {
-    /// The device kinds a `NSStringDeviceSpecificRuleType` rule (or a String Catalog device
-    /// variation) names: `iphone`, `ipad`, `ipod`, `mac`, `appletv`, `applewatch`, `applevision`.
-    static let deviceKinds: Set<String> = ["iphone", "ipad", "ipod", "mac", "appletv", "applewatch", "applevision"]
-
     /// One entry (`NSStringLocalizedFormatKey` and its variables) as the ICU plural a String
     /// Catalog substitution gives: a `%#@name@` takes the next argument in order unless it has a
     /// position, and a conversion without a position in a form is the counted argument. A form may

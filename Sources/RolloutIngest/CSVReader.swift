@@ -216,12 +216,12 @@ public struct CSVReader {
             }
         }
 
+        // Long: the hot loop, whole so that its state stays in locals (see the doc comment).
         /// Hands `sink` every complete record in buffer[start..<end] (and at the end of the file, the
         /// last one without its line feed); returns where the unfinished record starts.
         /// One piece because it is the hot loop of ingest: its state stays in locals and its two helpers
         /// are closures over them; methods would move that state back into the class, checked for
         /// exclusive access on every field.
-        // Long: the hot loop, whole so that its state stays in locals (see the doc comment).
         @inline(__always) func records<Sink: CSVRecordSink>(
             from start: Int, to end: Int, endOfFile: Bool, sink: inout Sink
         ) throws -> Int {
@@ -323,11 +323,11 @@ public struct CSVReader {
             return end
         }
 
+        // Long: a state machine over one record's bytes (see the doc comment).
         /// The slow path, for a record with a quote in it: decodes the record into the scratch buffer
         /// and hands it on. Returns where the next record starts, or nil if the record is unfinished.
         /// A state machine (`QuoteState`), read best whole: each state's case says what every byte does
         /// in it, and the end of the input is one more transition.
-        // Long: a state machine over one record's bytes (see the doc comment).
         func quotedRecord<Sink: CSVRecordSink>(from start: Int, to end: Int, endOfFile: Bool, sink: inout Sink) throws
             -> Int?
         {

@@ -252,8 +252,8 @@ extension ConformanceVectors {
             TrustDevice(roots: [k.root1], keyList: list, acceptedIndexSequence: accepted)
         }
 
-        /// Publishing keys, expiry, revocation, replays and roles.
         // Long: a flat list of conformance cases, one entry per case (docs/conformance.md).
+        /// Publishing keys, expiry, revocation, replays and roles.
         func publishingCases() -> [TrustCase] {
             var changedIndex = site([(v1, [k.root1])])
             changedIndex.files["index.json"] = trustIndex(6, expires: week).bytes
@@ -424,8 +424,8 @@ extension ConformanceVectors {
             ]
         }
 
-        /// Thresholds, and damaged or oversized files.
         // Long: a flat list of conformance cases, one entry per case (docs/conformance.md).
+        /// Thresholds, and damaged or oversized files.
         func thresholdAndDamageCases() -> [TrustCase] {
             var damagedKeysSigs = site([(v1, [k.root1])])
             damagedKeysSigs.files["keys.json.sigs"] = Array(
@@ -514,8 +514,8 @@ extension ConformanceVectors {
             ]
         }
 
-        /// Minimum versions built into the app, root changes left unrecorded, built-in roots an update changes.
         // Long: a flat list of conformance cases, one entry per case (docs/conformance.md).
+        /// Minimum versions built into the app, root changes left unrecorded, built-in roots an update changes.
         func minimumCases() -> [TrustCase] {
             // Root 4 leaked after the device walked to it; the team moved to root 5 in list 3 and shipped
             // an app with root 5 built in. The device's list was accepted by the app with root 1.

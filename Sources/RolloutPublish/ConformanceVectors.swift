@@ -442,9 +442,9 @@ public enum ConformanceVectors {
         ]
     }
 
+    // Long: a flat list of conformance cases, one entry per case (docs/conformance.md).
     /// The documents.json cases: a name, the kind of document, the document, and whether a device
     /// accepts it.
-    // Long: a flat list of conformance cases, one entry per case (docs/conformance.md).
     static func documentCases(
         pack: Pack, entry: JSONValue, manifest: JSONValue, index: JSONValue
     ) -> [(String, String, JSONValue, Bool)] {

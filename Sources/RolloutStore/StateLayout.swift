@@ -17,7 +17,6 @@ public enum StateLayout {
     public static let policy = "policy.json"
     /// Bumped by changes that alter the published index without changing a plan (a new default locale).
     public static let siteSequence = "site-sequence"
-    public static let readme = "README.md"
     public static let packsDirectory = "packs"
 
     public static let plansDirectory = "plans"

@@ -114,35 +114,44 @@ enum KeysCommands {
                 change, repository: repository, roots: [], newRoots: roots.map(\.file), newFiles: newFiles,
                 directory: directory,
                 invocation: invocation, context: context, now: now)
-            let list = applied.result.list
-            var text = committed(list, applied.commit) + ".\n"
-            text += "Root keys (build these into the app; \(threshold) of \(count) must sign each key list):\n"
-            for root in roots {
-                text += "  \(root.key.publicKey.description)  id \(root.key.publicKey.keyID)  \(root.name)\n"
-            }
             let publishingName = invocation.value("adopt") ?? join(out, "publish-1.key")
-            text +=
-                "Publishing key: id \(publishing.publicKey.keyID)  \(publishingName)  expires \(list.publishing[publishing.publicKey.keyID]!.expires)\n"
-            text += minimumKeysVersionLine(list)
-            text +=
-                "Keep the root keys offline; rollout publish --key \(publishingName) signs sites with the publishing key.\n"
-            return CommandOutput(
-                json: [
-                    "version": .integer(list.version), "commit": applied.commit.map { .string($0.hex) } ?? .null,
-                    "minimumKeysVersion": .integer(list.version),
-                    "threshold": .integer(threshold),
-                    "roots": .array(
-                        roots.map {
-                            [
-                                "id": .string($0.key.publicKey.keyID),
-                                "publicKey": .string($0.key.publicKey.description), "file": .string($0.path),
-                            ]
-                        }),
-                    "publishing": publishingJSON(
-                        publishing.publicKey, file: context.absolutePath(publishingName), list: list),
-                ],
-                text: text)
+            return initialized(
+                applied, roots: roots, publishing: publishing.publicKey,
+                publishingFile: (publishingName, context.absolutePath(publishingName)), threshold: threshold)
         })
+
+    /// What keys init prints: the roots to build into the app and the publishing key to sign with.
+    private static func initialized(
+        _ applied: PackRepository.Applied<KeyOperations.Prepared>, roots: [NewKey],
+        publishing: Ed25519.PublicKey, publishingFile: (name: String, path: String), threshold: Int
+    ) -> CommandOutput {
+        let list = applied.result.list
+        var text = committed(list, applied.commit) + ".\n"
+        text += "Root keys (build these into the app; \(threshold) of \(roots.count) must sign each key list):\n"
+        for root in roots {
+            text += "  \(root.key.publicKey.description)  id \(root.key.publicKey.keyID)  \(root.name)\n"
+        }
+        text +=
+            "Publishing key: id \(publishing.keyID)  \(publishingFile.name)  expires \(list.publishing[publishing.keyID]!.expires)\n"
+        text += minimumKeysVersionLine(list)
+        text +=
+            "Keep the root keys offline; rollout publish --key \(publishingFile.name) signs sites with the publishing key.\n"
+        return CommandOutput(
+            json: [
+                "version": .integer(list.version), "commit": applied.commit.map { .string($0.hex) } ?? .null,
+                "minimumKeysVersion": .integer(list.version),
+                "threshold": .integer(threshold),
+                "roots": .array(
+                    roots.map {
+                        [
+                            "id": .string($0.key.publicKey.keyID),
+                            "publicKey": .string($0.key.publicKey.description), "file": .string($0.path),
+                        ]
+                    }),
+                "publishing": publishingJSON(publishing, file: publishingFile.path, list: list),
+            ],
+            text: text)
+    }
 
     // MARK: keys rotate
 
@@ -341,16 +350,8 @@ enum KeysCommands {
                 + ": \(list.roots.threshold) of \(list.roots.keys.count) root keys sign from now on.\n"
             text += minimumKeysVersionLine(list)
             text += "Root keys (build these into the next app version):\n"
-            // Kept roots first, in the order of --keep, then the new ones in the order of --out: the ids are
-            // random, so an order by id would change from one ceremony to the next.
             let newIDs = newRoots.map(\.key.publicKey.keyID)
-            let keep = invocation.values("keep")
-            let kept = list.roots.ids.filter { !newIDs.contains($0) }
-                .sorted { a, b in
-                    (keep.firstIndex { a.hasPrefix($0) } ?? keep.count, a) < (
-                        keep.firstIndex { b.hasPrefix($0) } ?? keep.count, b
-                    )
-                }
+            let kept = keptFirst(list.roots.ids.filter { !newIDs.contains($0) }, keep: invocation.values("keep"))
             for id in kept + newIDs where list.roots.keys[id] != nil {
                 let file = newRoots.first { $0.key.publicKey.keyID == id }.map { "  \($0.name)" } ?? "  (kept)"
                 text += "  \(list.roots.keys[id]!.description)  id \(id)\(file)\n"
@@ -374,6 +375,13 @@ enum KeysCommands {
                 ],
                 text: text)
         })
+
+    /// Kept roots in the order of --keep (each id by the first prefix it starts with): the ids are random,
+    /// so an order by id would change from one ceremony to the next. New roots follow in the order of --out.
+    private static func keptFirst(_ ids: [String], keep: [String]) -> [String] {
+        func rank(_ id: String) -> (Int, String) { (keep.firstIndex { id.hasPrefix($0) } ?? keep.count, id) }
+        return ids.sorted { rank($0) < rank($1) }
+    }
 
     // MARK: keys list
 
@@ -426,8 +434,6 @@ enum KeysCommands {
                 ],
                 text: text)
         })
-
-    static let all = [initialize, rotate, revoke, rotateRoot, list, generate]
 
     // MARK: Shared steps
 

@@ -47,17 +47,7 @@ enum MetricsCommands {
             guard let kind = MetricKind(rawValue: kindText) else {
                 throw RolloutError.usage("--kind \"\(kindText)\" is neither crash nor fallback")
             }
-            var mapping: [String: String] = [:]
-            let known = Set(MetricKind.keyColumns + [kind.columns.total, kind.columns.events])
-            for item in invocation.values("map") {
-                let parts = item.split(separator: "=", maxSplits: 1).map { String($0).trimmingSpaces }
-                guard parts.count == 2, !parts[1].isEmpty, known.contains(parts[0]) else {
-                    throw RolloutError.usage(
-                        "--map \"\(item)\" must be NAME=COLUMN with NAME one of \(known.sorted().joined(separator: ", "))"
-                    )
-                }
-                mapping[parts[0]] = parts[1]
-            }
+            let mapping = try columnMapping(invocation.values("map"), kind: kind)
             let gzipLimits = try gzipLimits(invocation)
             let repository = try context.repository(invocation)
             let actor = try context.actor(invocation, repository: repository)
@@ -94,31 +84,55 @@ enum MetricsCommands {
                     }
                 }
                 done.append(file)
-                let reading = outcome.reading
-                if outcome.alreadyIngested == nil && outcome.rollupsWritten == 0 {
-                    text += "\(file.oneLine): no data rows; nothing to do\n"
-                } else if let earlier = outcome.alreadyIngested {
-                    text +=
-                        "\(file.oneLine): already ingested (\(reading.digest.prefix(19))…, by \(earlier.actor) at \(earlier.time)); nothing to do\n"
-                } else {
-                    text +=
-                        "\(file.oneLine): \(reading.rows - reading.badRowCount) rows ingested into \(outcome.rollupsWritten) rollup(s) for \(reading.locales.joined(separator: ", "))\n"
-                    for bad in reading.badRows { text += "  skipped \(file.oneLine):\(bad.line): \(bad.message)\n" }
-                    if reading.badRowCount > reading.badRows.count {
-                        text += "  ... \(reading.badRowCount - reading.badRows.count) more skipped\n"
-                    }
-                }
-                results.append([
-                    "file": .string(file), "digest": .string(reading.digest), "rows": .integer(reading.rows),
-                    "skipped": .array(
-                        reading.badRows.map { ["line": .integer($0.line), "message": .string($0.message)] }),
-                    "skippedCount": .integer(reading.badRowCount),
-                    "alreadyIngested": .bool(outcome.alreadyIngested != nil),
-                    "locales": .array(reading.locales.map { .string($0) }),
-                ])
+                let (line, json) = ingested(file, outcome)
+                text += line
+                results.append(json)
             }
             return CommandOutput(json: ["files": .array(results)], text: text)
         })
+
+    /// `--map NAME=COLUMN`, each NAME one of the columns the kind reads.
+    private static func columnMapping(_ items: [String], kind: MetricKind) throws -> [String: String] {
+        var mapping: [String: String] = [:]
+        let known = Set(MetricKind.keyColumns + [kind.columns.total, kind.columns.events])
+        for item in items {
+            let parts = item.split(separator: "=", maxSplits: 1).map { String($0).trimmingSpaces }
+            guard parts.count == 2, !parts[1].isEmpty, known.contains(parts[0]) else {
+                throw RolloutError.usage(
+                    "--map \"\(item)\" must be NAME=COLUMN with NAME one of \(known.sorted().joined(separator: ", "))"
+                )
+            }
+            mapping[parts[0]] = parts[1]
+        }
+        return mapping
+    }
+
+    /// What one file's ingest printed: its lines and its `--json` entry.
+    private static func ingested(_ file: String, _ outcome: MetricsIngest.Outcome) -> (String, JSONValue) {
+        let reading = outcome.reading
+        var text = ""
+        if outcome.alreadyIngested == nil && outcome.rollupsWritten == 0 {
+            text += "\(file.oneLine): no data rows; nothing to do\n"
+        } else if let earlier = outcome.alreadyIngested {
+            text +=
+                "\(file.oneLine): already ingested (\(reading.digest.prefix(19))…, by \(earlier.actor) at \(earlier.time)); nothing to do\n"
+        } else {
+            text +=
+                "\(file.oneLine): \(reading.rows - reading.badRowCount) rows ingested into \(outcome.rollupsWritten) rollup(s) for \(reading.locales.joined(separator: ", "))\n"
+            for bad in reading.badRows { text += "  skipped \(file.oneLine):\(bad.line): \(bad.message)\n" }
+            if reading.badRowCount > reading.badRows.count {
+                text += "  ... \(reading.badRowCount - reading.badRows.count) more skipped\n"
+            }
+        }
+        let json: JSONValue = [
+            "file": .string(file), "digest": .string(reading.digest), "rows": .integer(reading.rows),
+            "skipped": .array(reading.badRows.map { ["line": .integer($0.line), "message": .string($0.message)] }),
+            "skippedCount": .integer(reading.badRowCount),
+            "alreadyIngested": .bool(outcome.alreadyIngested != nil),
+            "locales": .array(reading.locales.map { .string($0) }),
+        ]
+        return (text, json)
+    }
 
     /// --max-gzip-ratio and --max-gzip-text over the defaults (docs/metrics.md, "Gzip input").
     static func gzipLimits(_ invocation: Invocation) throws -> GzipLimits {

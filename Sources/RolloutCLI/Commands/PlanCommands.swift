@@ -77,24 +77,8 @@ package enum PlanCommands {
         arguments: .exactly("PACK"),
         effects: [.recordsChange, .checks],
         run: { invocation, context in
-            let id = try PackID.parse(invocation.positionals[0])
-            let ramp = try invocation.value("ramp").map {
-                try parseRamp($0, steps: invocation.list("ramp"), every: invocation.value("every"))
-            }
-            if ramp == nil, invocation.value("every") != nil {
-                throw RolloutError.usage("--every sets the step time of a --ramp")
-            }
-            guard let shareText = invocation.value("to") ?? ramp.map({ $0.steps[0].description }) else {
-                throw RolloutError.usage("rollout promote needs --to PERCENT, for example --to 10%")
-            }
-            let share = try Percent.parse(shareText)
-            if let ramp, share != ramp.steps[0] {
-                throw RolloutError.usage("--to \(share) is not the ramp's first step \(ramp.steps[0])")
-            }
-            let request = PromoteRequest(
-                pack: id, share: share, regions: try parseRegions(invocation.list("region")),
-                versions: try invocation.value("app-version").map(VersionRange.parse),
-                reason: invocation.value("reason"), ramp: ramp)
+            let request = try promoteRequest(invocation)
+            let id = request.pack
             let repository = try context.repository(invocation)
             let now = try context.now()
             let dryRun = invocation.flag("dry-run")
@@ -139,6 +123,29 @@ package enum PlanCommands {
             ]
             return CommandOutput(json: json, text: text)
         })
+
+    /// The promote a command line asks for: the pack, the share (`--to`, or a ramp's first step) and its
+    /// targeting, checked against each other before the repository is opened.
+    private static func promoteRequest(_ invocation: Invocation) throws -> PromoteRequest {
+        let id = try PackID.parse(invocation.positionals[0])
+        let ramp = try invocation.value("ramp").map {
+            try parseRamp($0, steps: invocation.list("ramp"), every: invocation.value("every"))
+        }
+        if ramp == nil, invocation.value("every") != nil {
+            throw RolloutError.usage("--every sets the step time of a --ramp")
+        }
+        guard let shareText = invocation.value("to") ?? ramp.map({ $0.steps[0].description }) else {
+            throw RolloutError.usage("rollout promote needs --to PERCENT, for example --to 10%")
+        }
+        let share = try Percent.parse(shareText)
+        if let ramp, share != ramp.steps[0] {
+            throw RolloutError.usage("--to \(share) is not the ramp's first step \(ramp.steps[0])")
+        }
+        return PromoteRequest(
+            pack: id, share: share, regions: try parseRegions(invocation.list("region")),
+            versions: try invocation.value("app-version").map(VersionRange.parse),
+            reason: invocation.value("reason"), ramp: ramp)
+    }
 
     /// `1,5,10,25,50,100` or a preset name, and `--every` (24h, 30m, 2d, seconds). `items` are the
     /// list the parser split from `text`.

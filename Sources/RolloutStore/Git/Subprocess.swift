@@ -30,9 +30,9 @@ enum Subprocess {
         var notFound = false
     }
 
-    /// Runs `arguments[0]`, looked up in PATH, with `environment`, stdin from /dev/null.
     // Long: one posix_spawn; its file actions, attributes and C strings must live in this scope
     // (each freed by a defer here) until the child has started.
+    /// Runs `arguments[0]`, looked up in PATH, with `environment`, stdin from /dev/null.
     static func run(_ arguments: [String], environment: [String: String]) throws -> Result {
         let stdout = try scratchFile(environment)
         defer { close(stdout) }
