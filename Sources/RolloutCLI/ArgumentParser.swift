@@ -11,6 +11,14 @@ public struct OptionSpec: Sendable {
     public let help: String
     /// How the usage line shows it; the parser does not read it (a command checks what it needs).
     public internal(set) var presence: Presence = .optional
+    /// What shell completion offers for its value: from the value type of the declaration.
+    package internal(set) var completion: ValueCompletion = .none
+    /// A check the parser makes on each value as it reads it, before the command runs: the bounds
+    /// of a value that goes into the shared history whatever the command does next (`Reason`).
+    var checkedWhenRead: (@Sendable (String) throws -> Void)?
+    /// The declaration's reader of one value (or list item), its result dropped: what tests hold the
+    /// completions against.
+    var reads: (@Sendable (String) throws -> Void)?
 
     public enum Presence: Hashable, Sendable {
         /// `[--name VALUE]`
@@ -79,41 +87,8 @@ public struct OptionSpec: Sendable {
     }
 }
 
-/// Options every command takes.
-let globalOptions: [OptionSpec] = [
-    .value(
-        "repo", "DIR", "the pack repository (default: ROLLOUT_REPO, else found from the working directory like git)"),
-    .flag("json", "print one JSON document on stdout; errors go to stderr as JSON"),
-    .value(
-        "actor", "NAME", "who is making the change (default: ROLLOUT_ACTOR, else git config user.name and user.email)"),
-    .flag(
-        "offline",
-        "keep the change in this repository even if it has a remote; rollout sync pushes it later (also ROLLOUT_OFFLINE=1)"
-    ),
-    .flag("no-color", "never colour the output (NO_COLOR in the environment does the same)"),
-    .flag("help", "show help for the command"),
-]
-
-/// What the parser found on the command line for one command.
-public struct Invocation {
-    public let command: CommandSpec
-    /// The words after the program name, as given: what `rollout device` hands to rollout-device.
-    package var arguments: [String] = []
-    public var positionals: [String] = []
-    var values: [String: [String]] = [:]
-    var lists: [String: [String]] = [:]
-    var flags: Set<String> = []
-
-    public func flag(_ name: String) -> Bool { flags.contains(name) }
-    public func value(_ name: String) -> String? { values[name]?.last }
-    public func values(_ name: String) -> [String] { values[name] ?? [] }
-    /// Whether the option was given at all, flag or value.
-    public func given(_ name: String) -> Bool { flags.contains(name) || values[name] != nil || lists[name] != nil }
-    /// The items of a list option over all its occurrences, trimmed, none empty.
-    public func list(_ name: String) -> [String] { lists[name] ?? [] }
-
-    public var json: Bool { flag("json") }
-}
+/// Options every command takes: the table the parser reads with each command's own.
+var globalOptions: [OptionSpec] { GlobalOptions.table }
 
 /// The table-driven parser: finds the command from the leading words, then reads options from the
 /// command's table plus the global table in one loop. `--` ends options.
@@ -235,7 +210,7 @@ struct ArgumentParser {
             if spec.name == "help" { return .help(command.path) }
             guard let valueName = spec.valueName else {
                 if inlineValue != nil { throw RolloutError.usage("option --\(name) takes no value") }
-                invocation.flags.insert(name)
+                invocation.record(flag: name)
                 continue
             }
             let value: String
@@ -261,12 +236,12 @@ struct ArgumentParser {
     /// One value of an option that takes one: given once unless repeatable, never empty, a list split.
     static func add(_ value: String, of spec: OptionSpec, to invocation: inout Invocation) throws {
         let name = spec.name
-        if !spec.repeatable, invocation.values[name] != nil {
+        if !spec.repeatable, invocation.given(name: name) {
             throw RolloutError.usage("option --\(name) is given twice")
         }
         try requireValue(value, of: spec)
-        invocation.values[name, default: []].append(value)
-        if spec.isList { invocation.lists[name, default: []] += try listItems(value, of: spec) }
+        try spec.checkedWhenRead?(value)
+        invocation.record(value, of: name, items: spec.isList ? try listItems(value, of: spec) : nil)
     }
 
     static func checkArgumentCount(_ invocation: Invocation) throws {

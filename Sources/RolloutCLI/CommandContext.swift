@@ -33,10 +33,10 @@ public struct CommandContext {
 
     func repository(_ invocation: Invocation) throws -> PackRepository {
         let repository = try PackRepository.discover(
-            explicit: invocation.value("repo"), environment: environment["ROLLOUT_REPO"],
+            explicit: try invocation.value(GlobalOptions.all.repo)?.text, environment: environment["ROLLOUT_REPO"],
             workingDirectory: workingDirectory)
         repository.offline =
-            invocation.flag("offline")
+            invocation.flag(GlobalOptions.all.offline)
             || ["1", "true", "yes"].contains(environment["ROLLOUT_OFFLINE"]?.lowercased() ?? "")
         if let text = environment["ROLLOUT_PACK_THRESHOLD"], !text.isEmpty {
             guard let threshold = Int(text), threshold >= 0 else {
@@ -55,7 +55,7 @@ public struct CommandContext {
         do {
             return try repository(invocation)
         } catch RolloutError.missing(let message) {
-            if invocation.value("repo") != nil || !(environment["ROLLOUT_REPO"] ?? "").isEmpty {
+            if invocation.given(GlobalOptions.all.repo) || !(environment["ROLLOUT_REPO"] ?? "").isEmpty {
                 throw RolloutError.missing(message)
             }
             return nil
@@ -66,7 +66,7 @@ public struct CommandContext {
     /// (repository, then global), then the login name.
     func actor(_ invocation: Invocation, repository: PackRepository?) throws -> Actor {
         // An empty --actor never gets here: the parser refuses empty values.
-        if let flag = invocation.value("actor") {
+        if let flag = invocation.value(GlobalOptions.all.actor) {
             try Self.checkActorLength(flag, from: "--actor")
             return try Actor.parse(flag, from: "--actor")
         }
@@ -129,7 +129,7 @@ public struct CommandContext {
     package func style(_ invocation: Invocation?) -> Style {
         let noColor =
             !(environment["NO_COLOR"] ?? "").isEmpty || environment["TERM"] == "dumb"
-            || invocation?.flag("no-color") == true
+            || invocation?.flag(GlobalOptions.all.noColor) == true
         return Style(enabled: stdoutIsTerminal && !noColor, token: styleToken)
     }
 

@@ -74,6 +74,7 @@ public struct CommandSpec {
     public let path: [String]
     public let summary: String
     public let discussion: String
+    /// Its option table, made from its `OptionGroup` (without the global options).
     public let options: [OptionSpec]
     public let arguments: Arguments
     public let effects: Effects
@@ -82,14 +83,24 @@ public struct CommandSpec {
     public let run: (Invocation, CommandContext) throws -> CommandOutput
 
     init(
-        path: [String], summary: String, discussion: String, options: [OptionSpec], arguments: Arguments,
+        path: [String], summary: String, discussion: String, options: any OptionGroup.Type, arguments: Arguments,
         effects: Effects, exitNotes: [ExitCode: String] = [:],
+        run: @escaping (Invocation, CommandContext) throws -> CommandOutput
+    ) {
+        self.init(
+            path: path, summary: summary, discussion: discussion, table: options.table, arguments: arguments,
+            effects: effects, exitNotes: exitNotes, run: run)
+    }
+
+    private init(
+        path: [String], summary: String, discussion: String, table: [OptionSpec], arguments: Arguments,
+        effects: Effects, exitNotes: [ExitCode: String],
         run: @escaping (Invocation, CommandContext) throws -> CommandOutput
     ) {
         self.path = path
         self.summary = summary
         self.discussion = discussion
-        self.options = options
+        self.options = table
         self.arguments = arguments
         self.effects = effects
         self.exitNotes = exitNotes
@@ -113,7 +124,7 @@ public struct CommandSpec {
     /// `rollout device` its body.
     package func running(_ run: @escaping (Invocation, CommandContext) throws -> CommandOutput) -> CommandSpec {
         CommandSpec(
-            path: path, summary: summary, discussion: discussion, options: options, arguments: arguments,
+            path: path, summary: summary, discussion: discussion, table: options, arguments: arguments,
             effects: effects, exitNotes: exitNotes, run: run)
     }
 }

@@ -72,12 +72,6 @@ public enum RolloutCLI {
                     stderr: "")
             case .run(let invocation):
                 ran = invocation.command
-                // --reason goes into a commit of the shared history: bounded once, for every command.
-                if let reason = invocation.value("reason"),
-                    let refusal = InputLimits.reasonRefusal(reason, command: invocation.command.path)
-                {
-                    throw RolloutError.usage(refusal)
-                }
                 let output = try invocation.command.run(invocation, context)
                 // The one place human output is rendered: escaped by construction (Style.terminal).
                 let stdout =

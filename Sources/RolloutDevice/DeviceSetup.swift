@@ -26,24 +26,19 @@ struct DeviceSetup {
     let now: Date
 
     static func parse(_ invocation: Invocation, context: CommandContext) throws -> DeviceSetup {
-        func required(_ name: String) throws -> String {
-            guard let value = invocation.value(name) else {
-                let option = invocation.command.options.first { $0.name == name }
-                throw RolloutError.usage(
-                    "rollout device needs --\(name) \(option?.valueName ?? "VALUE"); see rollout help device")
-            }
-            return value
-        }
-        let state = context.absolutePath(try required("state"))
+        let options = DeviceCommand.Options.declared
+        let stateText = try invocation.required(options.state).text
+        let state = context.absolutePath(stateText)
         var isDirectory: ObjCBool = false
         if FileManager.default.fileExists(atPath: state, isDirectory: &isDirectory), !isDirectory.boolValue {
             throw RolloutError.usage(
-                "--state \(try required("state")) is a file; give the device's directory (created if missing)")
+                "--state \(stateText) is a file; give the device's directory (created if missing)")
         }
-        let manifestURL = try site(try required("site"), context: context)
+        let manifestURL = try site(try invocation.required(options.site), context: context)
         let keys = try self.keys(invocation, context: context)
-        let minimum = try PublishCommands.countOption(invocation, "min-sequence", minimum: 0)
-        let bundled = try invocation.value("bundled").map { text -> URL in
+        let minimum = try invocation.value(options.minSequence)
+        let bundled = try invocation.value(options.bundled).map { bundled -> URL in
+            let text = bundled.text
             let path = context.absolutePath(text)
             var isDirectory: ObjCBool = false
             guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue else {
@@ -51,8 +46,8 @@ struct DeviceSetup {
             }
             return URL(fileURLWithPath: path, isDirectory: true)
         }
-        let locale = try PlanCommands.parseLocale(try required("locale"))
-        let regionText = try required("region")
+        let locale = try invocation.required(options.locale).description
+        let regionText = try invocation.required(options.region)
         let region: String
         do {
             region = try Region.parse(regionText)
@@ -60,24 +55,24 @@ struct DeviceSetup {
             throw RolloutError.usage("--region: \(error.message)")
         }
         guard region != Region.any else { throw RolloutError.usage("--region names the device's own region, not *") }
-        let appVersion = try required("app-version")
-        _ = try PlanCommands.parseVersion(appVersion, flag: "--app-version")
+        let appVersion = try invocation.required(options.appVersion).description
         return DeviceSetup(
             stateDirectory: URL(fileURLWithPath: state, isDirectory: true), manifestURL: manifestURL,
             keys: keys, minimumIndexSequence: minimum ?? 0, bundledDirectory: bundled, locale: locale, region: region,
             appVersion: appVersion,
-            installID: invocation.value("install-id"),
+            installID: invocation.value(options.installID),
             now: Date(timeIntervalSince1970: TimeInterval(try context.now().seconds)))
     }
 
     /// `--public-key KEY` (an app that pins one key) or `--root-key KEY...` with `--threshold N` and
     /// `--min-keys-version N` (an app that trusts the site's key list), read as verify-site reads them.
     static func keys(_ invocation: Invocation, context: CommandContext) throws -> Keys {
-        if invocation.value("public-key") == nil, invocation.values("root-key").isEmpty {
+        let options = DeviceCommand.Options.declared
+        if !invocation.given(options.publicKey), !invocation.given(options.rootKey) {
             throw .deviceNeedsKey
         }
-        let minimumKeysVersion = try PublishCommands.countOption(invocation, "min-keys-version", minimum: 0)
-        switch try PublishCommands.siteTrust(invocation, context: context) {
+        let minimumKeysVersion = try invocation.value(options.minKeysVersion)
+        switch try PublishCommands.siteTrust(invocation, options, context: context) {
         case .pinned(let key):
             if minimumKeysVersion != nil {
                 throw RolloutError.usage(

@@ -19,27 +19,17 @@ public enum InputLimits {
     public static let actorBytes = 256
     /// A device's install id (`resolve --install-id`): the client makes 36-character UUIDs.
     public static let installIDBytes = 256
-    /// `--reason` (every command that takes it, `reasonRefusal`, called by `RolloutCLI.run`): it goes
+    /// `--reason` (every command that takes it, checked as the parser reads it: `Option.reason` in
+    /// RolloutCLI): it goes
     /// into a commit of the shared history, and `rollout log` shows it.
     public static let reasonBytes = 4096
     /// `keys revoke --reason`: it goes into the key list every device downloads, for good.
     public static let keyListReasonBytes = 200
 
-    /// Why `reason` is too long for the command at `path`, or nil: the one check of `--reason`.
-    public static func reasonRefusal(_ reason: String, command path: [String]) -> String? {
-        let bytes = reason.utf8.count
-        if path == ["keys", "revoke"] {
-            guard bytes > keyListReasonBytes else { return nil }
-            return
-                "--reason is \(bytes) bytes; at most \(keyListReasonBytes) go into the key list every device downloads (say the rest in the commit's history elsewhere)"
-        }
-        guard bytes > reasonBytes else { return nil }
-        return "--reason is \(bytes) bytes, over the limit of \(reasonBytes): say the rest elsewhere and link it"
-    }
     /// The shares of a `--ramp` (`PlanCommands.parseRamp`): more steps than any schedule needs.
     public static let rampSteps = 100
 
-    // MARK: durations (`TimeSpan.option`)
+    // MARK: durations (`TimeSpan.read`, read by RolloutCLI's `Option.duration`)
 
     /// `--expires` (keys, publish) and `--overlap` (keys): adding it to any time a
     /// `Timestamp` can write still gives a writable time.

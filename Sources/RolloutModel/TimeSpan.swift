@@ -37,22 +37,6 @@ public enum TimeSpan {
         return .seconds(seconds)
     }
 
-    /// A DURATION option in seconds, or a usage error (64) naming the flag: "is not a duration" with
-    /// the grammar, or "is longer than the limit of" `maximum` (docs/reliability.md, "Input limits").
-    public static func option(_ text: String, flag: String, maximum: Int64 = maximumSeconds) throws -> Int64 {
-        switch read(text, maximum: maximum) {
-        case .seconds(let seconds): return seconds
-        case .tooLong:
-            throw RolloutError.usage(
-                "\(flag) \"\(InputLimits.echo(text))\" is longer than the limit of \(describe(maximum))")
-        case .notADuration:
-            let bare = !text.isEmpty && text.utf8.allSatisfy { $0 >= 0x30 && $0 <= 0x39 }
-            throw RolloutError.usage(
-                "\(flag) \"\(InputLimits.echo(text))\" is not a duration: give \(spelling)"
-                    + (bare ? " (a number needs its unit)" : ""))
-        }
-    }
-
     /// `seconds` in the largest unit that divides it, for messages: 604800 is "7 days", 5400 "90 minutes".
     public static func describe(_ seconds: Int64) -> String {
         let names: [(Int64, String)] = [

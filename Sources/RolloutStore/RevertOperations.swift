@@ -18,10 +18,11 @@ public struct RevertOutcome {
 }
 
 public enum RevertOperations {
-    /// Runs a revert and writes its rollback manifest, in one commit.
+    /// Runs a revert and writes its rollback manifest, in one commit; with `dryRun`, only computes
+    /// both (the manifest is the one the revert would write now) and writes nothing.
     public static func revert(
         _ request: RevertRequest, in repository: PackRepository, evidence: JSONValue = .string("none"), actor: Actor,
-        time: @escaping () -> Timestamp
+        dryRun: Bool = false, time: @escaping () -> Timestamp
     ) throws -> PackRepository.Applied<RevertOutcome> {
         try repository.apply(actor: actor, time: time) { snapshot in
             let locale = request.locale
@@ -72,7 +73,8 @@ public enum RevertOperations {
                     (StateLayout.plan(locale), JSONWriter.pretty(after.jsonValue)),
                     (StateLayout.rollback(id), manifest.bytes),
                 ])
-            return (change, RevertOutcome(before: before, after: after, newlyBlocked: blocked, manifest: manifest))
+            let outcome = RevertOutcome(before: before, after: after, newlyBlocked: blocked, manifest: manifest)
+            return (dryRun ? nil : change, outcome)
         }
     }
 

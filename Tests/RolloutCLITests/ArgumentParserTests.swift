@@ -31,18 +31,20 @@ final class ArgumentParserTests: XCTestCase {
         let i = try invocation(["pack", "add", "a.json", "b.json", "--reason", "typo fix", "--approved-by=Legal"])
         XCTAssertEqual(i.command.name, "pack add")
         XCTAssertEqual(i.positionals, ["a.json", "b.json"])
-        XCTAssertEqual(i.value("reason"), "typo fix")
-        XCTAssertEqual(i.value("approved-by"), "Legal")
+        let options = PackCommands.AddOptions.declared
+        XCTAssertEqual(i.value(options.reason), "typo fix")
+        XCTAssertEqual(i.value(options.lint.approvedBy), "Legal")
     }
 
     func testGlobalOptionsWorkBeforeAndAfterTheCommand() throws {
         XCTAssertTrue(try invocation(["--json", "pack", "list"]).json)
         XCTAssertTrue(try invocation(["pack", "list", "--json"]).json)
-        XCTAssertEqual(try invocation(["pack", "list", "--repo", "/r"]).value("repo"), "/r")
+        let global = GlobalOptions.all
+        XCTAssertEqual(try invocation(["pack", "list", "--repo", "/r"]).value(global.repo)?.text, "/r")
         let before = try invocation(["--repo", "/r", "--actor=Ana", "pack", "add", "a.json"])
         XCTAssertEqual(before.command.name, "pack add")
-        XCTAssertEqual(before.value("repo"), "/r")
-        XCTAssertEqual(before.value("actor"), "Ana")
+        XCTAssertEqual(try before.value(global.repo)?.text, "/r")
+        XCTAssertEqual(before.value(global.actor), "Ana")
         XCTAssertEqual(before.positionals, ["a.json"])
     }
 
@@ -76,7 +78,9 @@ final class ArgumentParserTests: XCTestCase {
 
     func testAListRefusesEmptyItemsNamingThePosition() throws {
         XCTAssertEqual(
-            try invocation(["promote", "tr-TR@18", "--region", " TR , DE", "--region=FR"]).list("region"),
+            try invocation(["promote", "tr-TR@18", "--region", " TR , DE", "--region=FR"]).list(
+                PlanCommands.PromoteOptions.declared.region
+            ).map(\.code),
             ["TR", "DE", "FR"])
         XCTAssertEqual(
             usageMessage(["promote", "tr-TR@18", "--region", "TR,,"]),

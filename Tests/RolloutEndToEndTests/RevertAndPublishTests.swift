@@ -39,6 +39,41 @@ final class RevertAndPublishTests: XCTestCase {
         return try LocaleManifest.parse(bytes, source: path)
     }
 
+    /// Every file of the repository, by path: what a dry run must leave exactly as it was.
+    private func repositoryFiles(_ w: Workspace) -> [String: Data] {
+        var files: [String: Data] = [:]
+        guard let walk = FileManager.default.enumerator(atPath: w.repository) else { return files }
+        while let path = walk.nextObject() as? String {
+            if let data = FileManager.default.contents(atPath: w.repository + "/" + path) { files[path] = data }
+        }
+        return files
+    }
+
+    /// `revert --dry-run` shows the segments and the block the revert would make, and leaves the
+    /// repository byte-identical; the revert that follows changes exactly those segments.
+    func testARevertDryRunShowsTheRevertAndWritesNothing() throws {
+        let (w, _) = try staged()
+        let before = repositoryFiles(w)
+        let dry = try w.rollout("revert", "tr-TR", "--reason", "crash spike", "--dry-run")
+        XCTAssertEqual(dry.status, 0, dry.output)
+        let lines = dry.stdout.split(separator: "\n").map(String.init)
+        XCTAssertEqual(lines.first, "Dry run: reverting tr-TR would change:")
+        XCTAssertEqual(Array(lines.suffix(2)), ["would block: tr-TR@18", "Nothing was written."])
+        XCTAssertEqual(repositoryFiles(w), before, "a dry run wrote to the repository")
+        let json = try w.json(try w.rollout("revert", "tr-TR", "--dry-run", "--json"))
+        XCTAssertEqual(json["dryRun"] as? Bool, true)
+        XCTAssertEqual((json["rollback"] as? [String: Any])?["id"] as? String, "tr-TR/1")
+        XCTAssertEqual(repositoryFiles(w), before, "a dry run with --json wrote to the repository")
+
+        let real = try w.rollout("revert", "tr-TR", "--reason", "crash spike")
+        XCTAssertEqual(real.status, 0, real.output)
+        let table = { (text: String) in
+            text.split(separator: "\n").filter { $0.hasPrefix("TR ") || $0.hasPrefix("SEGMENT") }
+        }
+        XCTAssertEqual(table(real.stdout), table(dry.stdout))
+        XCTAssertFalse(table(dry.stdout).isEmpty)
+    }
+
     func testAfterARevertEveryDeviceResolvesToThePreviousPack() throws {
         let (w, key) = try staged()
         _ = try publish(w)

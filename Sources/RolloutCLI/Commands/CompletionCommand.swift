@@ -18,7 +18,7 @@ enum CompletionCommand {
             The scripts ask rollout itself for candidates, so locales and pack ids come from the
             repository found from the working directory (or --repo / ROLLOUT_REPO).
             """,
-        options: [],
+        options: NoOptions.self,
         arguments: .exactly("SHELL"),
         effects: [],
         run: { invocation, _ in
@@ -156,24 +156,21 @@ enum CompletionCommand {
         return candidates.filter { $0.hasPrefix(prefix) }
     }
 
+    /// What the option's declaration says its value completes to (`ValueCompletion`).
     static func values(for option: OptionSpec, command: CommandSpec?, words: [String], context: CommandContext)
         -> [String]
     {
-        switch option.name {
-        case "kind": return MetricKind.allCases.map(\.rawValue)
-        case "to" where command?.path == ["revert"]:
+        switch option.completion {
+        case .none: return []
+        case .files: return [filesMarker]
+        case .words(let words): return words
+        case .keyIDs: return keyIDs(words, context: context)
+        case .contentVersions:
             let locale = words.dropFirst().first { !$0.hasPrefix("-") } ?? ""
             return ["bundled"]
                 + packs(words, context: context).compactMap { id in
                     id.hasPrefix(locale + "@") ? String(id.dropFirst(locale.count + 1)) : nil
                 }
-        case "to": return ["1%", "5%", "10%", "25%", "50%", "100%"]
-        case "ramp": return ["7day"]
-        case "expires", "overlap": return ["30m", "12h", "7d", "2w", "365d"]
-        case "keep": return keyIDs(words, context: context)
-        case "repo", "key", "out", "mix", "policy", "public-key", "state", "site", "bundled", "root", "adopt":
-            return [filesMarker]
-        default: return []
         }
     }
 

@@ -13,7 +13,7 @@ enum ConformanceCommand {
             keys, expiry), one JSON file each. The same
             rollout always writes the same bytes; Tests/Fixtures/conformance holds them. See docs/conformance.md.
             """,
-        options: [], arguments: .exactly("DIR"),
+        options: NoOptions.self, arguments: .exactly("DIR"),
         effects: .writesFiles,
         run: { invocation, context in
             let directory = context.absolutePath(invocation.positionals[0])

@@ -3,6 +3,50 @@ import RolloutModel
 /// `rollout device`: the real client library as one device, from a shell (docs/device.md). Parses
 /// the device and the action, runs the action on a `RolloutClient`, renders what it returned.
 package enum DeviceCommand {
+    package struct Options: PublishCommands.TrustOptions {
+        package let state = Option<Path>(
+            "state", "DIR", "the device's cache directory, created if missing; reuse it to keep the same device"
+        ).required()
+        package let site = Option<String>(
+            "site", "URL|DIR", "the published site: a directory, or the URL of the site or of its index.json",
+            completion: .files
+        ) { text, _ in text }.required()
+        package let publicKey = Option<Path>(
+            "public-key", "KEY",
+            "the one key the app pins: ed25519:BASE64, as rollout keys generate printed it, or a file holding it"
+        ).oneOf("trust")
+        package let rootKey = Option<Path>(
+            "root-key", "KEY", "a root key the app builds in, as rollout keys init printed it, or a file holding it",
+            repeatable: true
+        ).oneOf("trust")
+        package let threshold = Option.count(
+            "threshold", "N", "how many of the --root-key keys must sign a key list (default 1)", minimum: 1)
+        package let minSequence = Option.count(
+            "min-sequence", "N", "the oldest index sequence the app accepts, even on a fresh install (default 0)",
+            minimum: 0)
+        package let minKeysVersion = Option.count(
+            "min-keys-version", "N",
+            "with --root-key: the oldest key list version the app accepts, even on a fresh install (default 0)",
+            minimum: 0)
+        package let bundled = Option<Path>(
+            "bundled", "DIR", "the app's bundled strings: LOCALE.json files (key to string) or *.lproj folders")
+        package let locale = Option<LocaleTag>("locale", "L", "the device's locale, for example tr-TR").required()
+        /// Read by `DeviceSetup`, which names the option in the region's refusal as the Android device does.
+        package let region = Option<String>("region", "R", "the device's ISO 3166-1 region, for example TR").required()
+        package let appVersion = Option<AppVersion>(
+            "app-version", "V", "the app's marketing version, for example 4.8.1"
+        ).required()
+        package let installID = Option<String>(
+            "install-id", "ID",
+            "the id that places the device in percent rollouts (default: a random one kept in --state)")
+        package let force = Flag("force", "refresh: ignore the minimum interval between refreshes")
+        package let arg = Option<String>("arg", "NAME=VALUE", "get: a placeholder's value", repeatable: true)
+
+        package init() {}
+
+        package static let declared = Options()
+    }
+
     package static let spec = CommandSpec(
         path: ["device"],
         summary: "run the client library as one device against a published site: what a user in TR on 4.8.1 sees",
@@ -22,36 +66,7 @@ package enum DeviceCommand {
             keys of the site's key list (docs/keys.md). Exit 1 when a refresh failed; the device keeps what
             it had. See docs/device.md.
             """,
-        options: [
-            .value(
-                "state", "DIR", "the device's cache directory, created if missing; reuse it to keep the same device"
-            ).required(),
-            .value("site", "URL|DIR", "the published site: a directory, or the URL of the site or of its index.json")
-                .required(),
-            .value(
-                "public-key", "KEY",
-                "the one key the app pins: ed25519:BASE64, as rollout keys generate printed it, or a file holding it"
-            ).oneOf("trust"),
-            .value(
-                "root-key", "KEY",
-                "a root key the app builds in, as rollout keys init printed it, or a file holding it", repeatable: true
-            ).oneOf("trust"),
-            .value("threshold", "N", "how many of the --root-key keys must sign a key list (default 1)"),
-            .value(
-                "min-sequence", "N", "the oldest index sequence the app accepts, even on a fresh install (default 0)"),
-            .value(
-                "min-keys-version", "N",
-                "with --root-key: the oldest key list version the app accepts, even on a fresh install (default 0)"),
-            .value("bundled", "DIR", "the app's bundled strings: LOCALE.json files (key to string) or *.lproj folders"),
-            .value("locale", "L", "the device's locale, for example tr-TR").required(),
-            .value("region", "R", "the device's ISO 3166-1 region, for example TR").required(),
-            .value("app-version", "V", "the app's marketing version, for example 4.8.1").required(),
-            .value(
-                "install-id", "ID",
-                "the id that places the device in percent rollouts (default: a random one kept in --state)"),
-            .flag("force", "refresh: ignore the minimum interval between refreshes"),
-            .value("arg", "NAME=VALUE", "get: a placeholder's value", repeatable: true),
-        ],
+        options: Options.self,
         arguments: CommandSpec.Arguments(names: ["ACTION", "ARGUMENT"], minimum: 1, maximum: 2, afterOptions: true),
         // rollout hands the words to the rollout-device program (DeviceHelper), where RolloutDevice
         // gives this command its work: rollout itself links no HTTP client.
@@ -74,15 +89,16 @@ package enum DeviceAction: Equatable {
     package static func parse(_ invocation: Invocation) throws -> DeviceAction {
         let name = invocation.positionals[0]
         let argument = invocation.positionals.count > 1 ? invocation.positionals[1] : nil
-        if invocation.flag("force"), name != "refresh" {
+        let options = DeviceCommand.Options.declared
+        if invocation.flag(options.force), name != "refresh" {
             throw RolloutError.usage("--force goes with rollout device refresh, not \(name)")
         }
-        if !invocation.values("arg").isEmpty, name != "get" {
+        if invocation.given(options.arg), name != "get" {
             throw RolloutError.usage("--arg goes with rollout device get KEY, not \(name)")
         }
         let action: DeviceAction
         switch name {
-        case "refresh": action = .refresh(force: invocation.flag("force"))
+        case "refresh": action = .refresh(force: invocation.flag(options.force))
         case "activate": action = .activate
         case "launch": action = .launch
         case "launch-succeeded": action = .launchSucceeded
@@ -92,7 +108,7 @@ package enum DeviceAction: Equatable {
                 throw RolloutError.usage(
                     "rollout device get needs KEY; usage: rollout device ... get KEY [--arg NAME=VALUE]...")
             }
-            return .get(key: key, arguments: try arguments(invocation.values("arg")))
+            return .get(key: key, arguments: try arguments(invocation.texts(options.arg)))
         case "metrics":
             guard let kind = argument.flatMap(MetricKind.init(rawValue:)) else {
                 let given = argument.map { " \"\($0)\"" } ?? ""

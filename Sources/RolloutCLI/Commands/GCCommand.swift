@@ -22,7 +22,7 @@ enum GCCommand {
             loose (ROLLOUT_PACK_THRESHOLD=N: N objects or N x \(Packing.bytesPerObject) bytes); run gc to repack
             everything at once.
             """,
-        options: [],
+        options: NoOptions.self,
         arguments: .none,
         effects: .writesRepository,
         run: { invocation, context in

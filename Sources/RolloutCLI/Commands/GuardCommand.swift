@@ -4,6 +4,12 @@ import RolloutModel
 /// `rollout guard`: the control loop for cron or CI (docs/health.md). The loop and its decisions are
 /// `GuardLoop` and `Guard` in RolloutIngest; this is the command line around them.
 enum GuardCommand {
+    struct Options: OptionGroup {
+        let autoRevert = Flag("auto-revert", "revert each unhealthy rollout")
+
+        static let declared = Options()
+    }
+
     static let spec = CommandSpec(
         path: ["guard"],
         summary:
@@ -16,13 +22,13 @@ enum GuardCommand {
             metrics, for example) is reported with verdict error and its message; the others are still
             guarded. Exit 1 when an unhealthy rollout is left in place or a locale could not be guarded.
             """,
-        options: [.flag("auto-revert", "revert each unhealthy rollout")],
+        options: Options.self,
         arguments: .none,
         effects: [.recordsChange, .checks],
         run: { invocation, context in
             let repository = try context.repository(invocation)
             let outcome = try GuardLoop.run(
-                repository, autoRevert: invocation.flag("auto-revert"),
+                repository, autoRevert: invocation.flag(Options.declared.autoRevert),
                 actor: { try context.actor(invocation, repository: repository) },
                 now: try context.now())
             return render(outcome, style: context.style(invocation))

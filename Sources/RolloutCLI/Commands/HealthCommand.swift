@@ -15,10 +15,10 @@ enum HealthCommand {
             (exit 1); insufficient-data when no segment has the gate's minimum samples in both arms.
             See docs/health.md.
             """,
-        options: [], arguments: .exactly("LOCALE"),
+        options: NoOptions.self, arguments: .exactly("LOCALE"),
         effects: [.readsRepository, .checks],
         run: { invocation, context in
-            let locale = try PlanCommands.parseLocale(invocation.positionals[0])
+            let locale = try LocaleTag.canonical(invocation.positionals[0])
             let repository = try context.repository(invocation)
             let snapshot = try repository.snapshot()
             // As promote and guard judge it: segments a scoped revert took the pack back from are left out.

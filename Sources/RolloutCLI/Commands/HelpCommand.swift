@@ -4,12 +4,13 @@ import RolloutStore
 enum HelpCommand {
     static let spec = CommandSpec(
         path: ["help"], summary: "show help for rollout or one command",
-        discussion: "", options: [], arguments: .init(names: ["COMMAND"], minimum: 0, maximum: nil), effects: [],
+        discussion: "", options: NoOptions.self, arguments: .init(names: ["COMMAND"], minimum: 0, maximum: nil),
+        effects: [],
         run: { _, _ in preconditionFailure("handled by the parser") })
 
     static let version = CommandSpec(
         path: ["version"], summary: "print the version (also --version)",
-        discussion: "", options: [], arguments: .none, effects: [],
+        discussion: "", options: NoOptions.self, arguments: .none, effects: [],
         run: { _, _ in preconditionFailure("handled by the parser") })
 
     static func versionOutput() -> CommandOutput {

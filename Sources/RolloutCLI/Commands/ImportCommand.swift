@@ -26,31 +26,42 @@ enum ImportCommand {
             imported or stored, else the source locale; the source and its less specific forms (en
             for en-US) have none, so no chain loops.
             """,
-        options: PackCommands.lintOptions + [
-            .value("content-version", "N", "the contentVersion of every pack made").required(),
-            .value("format", "FORMAT", "xcstrings, android, i18next or arb (default: from the path)"),
-            .value(
-                "min-app-version", "V", "minAppVersion of the packs (default: the newest stored pack's, per locale)"),
-            .value(
-                "source-locale", "L",
-                "the locale of Android's values/ and the catalog's development language (default: the catalog's, else en-US)"
-            ),
-            .value("locale", "L", "import only this locale", repeatable: true),
-            .flag("dry-run", "lint the packs and show them; write nothing"),
-            .flag("skip-invalid", "leave out each string lint refuses, list it, and import the rest"),
-            .flag("arb-use-escaping", "ARB: apostrophes are ICU escaping, as with use-escaping: true in l10n.yaml"),
-            .value(
-                "i18next-format", "icu|i18next",
-                "i18next: values are ICU MessageFormat (i18next-icu) or i18next's {{name}} (default: icu when the nearest package.json lists i18next-icu)"
-            ),
-            .value("reason", "TEXT", "why (recorded in the commit)"),
-            .value(
-                "max-catalog-bytes", "N",
-                "the largest catalog file read, in bytes (default \(InputLimits.catalogBytes), 64 MiB; at most 1 GiB)"),
-        ],
+        options: Options.self,
         arguments: .exactly("PATH"),
         effects: [.readsFiles, .recordsChange],
         run: run)
+
+    struct Options: OptionGroup {
+        let lint = PackCommands.LintFlags()
+        let contentVersion = Option.count(
+            "content-version", "N", "the contentVersion of every pack made", minimum: 1,
+            maximum: Pack.maximumContentVersion
+        ).required()
+        let format = Option<CatalogFormat>(
+            "format", "FORMAT", "xcstrings, android, i18next or arb (default: from the path)")
+        let minAppVersion = Option<AppVersion>(
+            "min-app-version", "V", "minAppVersion of the packs (default: the newest stored pack's, per locale)")
+        let sourceLocale = Option<LocaleTag>(
+            "source-locale", "L",
+            "the locale of Android's values/ and the catalog's development language (default: the catalog's, else en-US)"
+        )
+        let locale = Option<LocaleTag>("locale", "L", "import only this locale", repeatable: true)
+        let dryRun = Flag("dry-run", "lint the packs and show them; write nothing")
+        let skipInvalid = Flag("skip-invalid", "leave out each string lint refuses, list it, and import the rest")
+        let arbUseEscaping = Flag(
+            "arb-use-escaping", "ARB: apostrophes are ICU escaping, as with use-escaping: true in l10n.yaml")
+        let i18nextFormat = Option<I18nextFormat>(
+            "i18next-format", "icu|i18next",
+            "i18next: values are ICU MessageFormat (i18next-icu) or i18next's {{name}} (default: icu when the nearest package.json lists i18next-icu)"
+        )
+        let reason = Option.reason("why (recorded in the commit)")
+        let maxCatalogBytes = Option.count(
+            "max-catalog-bytes", "N",
+            "the largest catalog file read, in bytes (default \(InputLimits.catalogBytes), 64 MiB; at most 1 GiB)",
+            minimum: 1, maximum: InputLimits.catalogBytesCeiling)
+
+        static let declared = Options()
+    }
 
     static func run(_ invocation: Invocation, _ context: CommandContext) throws -> CommandOutput {
         let (path, format, request, reading) = try parse(invocation, context)
@@ -74,7 +85,7 @@ enum ImportCommand {
         let plan: PackAddPlan
         var commit: ObjectID? = nil
         do {
-            if invocation.flag("dry-run") {
+            if invocation.flag(Options.declared.dryRun) {
                 plan = try PackOperations.plan(inputs, snapshot: snapshot, options: options)
                 if !plan.errors.isEmpty { throw try lintRefusal(plan.errors, request, snapshot) }
             } else {
@@ -83,7 +94,8 @@ enum ImportCommand {
                 let applied: PackRepository.Applied<PackAddPlan>
                 do {
                     applied = try PackOperations.add(
-                        inputs, to: repository, options: options, reason: invocation.value("reason"), actor: actor,
+                        inputs, to: repository, options: options, reason: invocation.value(Options.declared.reason),
+                        actor: actor,
                         time: { now })
                 } catch RolloutError.badInput(let message) {
                     // Lint refused: lint again to say what gets past it (only when refused, so an
@@ -163,8 +175,8 @@ enum ImportCommand {
 
     /// The flags that say how one format is read, and that format: given for a catalog of another,
     /// they would do nothing, so they are a usage error (docs/import.md).
-    static let formatFlags: [(flag: String, format: CatalogFormat)] = [
-        ("arb-use-escaping", .arb), ("i18next-format", .i18next),
+    static let formatFlags: [(option: any DeclaredOption, format: CatalogFormat)] = [
+        (Options.declared.arbUseEscaping, .arb), (Options.declared.i18nextFormat, .i18next),
     ]
 
     /// The catalog's absolute path, its format, what the flags ask of the packs, and how to read
@@ -176,19 +188,13 @@ enum ImportCommand {
         guard FileManager.default.fileExists(atPath: path) else {
             throw RolloutError.missing("\(invocation.positionals[0]): no such file or directory")
         }
-        guard let versionText = invocation.value("content-version") else {
+        let options = Options.declared
+        guard let contentVersion = try invocation.value(options.contentVersion) else {
             throw RolloutError.usage(
                 "rollout pack import needs --content-version N (the version every pack made from this catalog gets)")
         }
-        guard let contentVersion = Int(versionText), contentVersion >= 1, contentVersion <= Pack.maximumContentVersion
-        else {
-            throw RolloutError.usage("--content-version \"\(versionText)\" must be a whole number from 1")
-        }
         let format: CatalogFormat
-        if let name = invocation.value("format") {
-            guard let chosen = CatalogFormat(rawValue: name) else {
-                throw .unknownFormat(name)
-            }
+        if let chosen = try invocation.value(options.format) {
             format = chosen
         } else {
             guard let detected = CatalogFormat.detect(path) else {
@@ -196,29 +202,22 @@ enum ImportCommand {
             }
             format = detected
         }
-        for (flag, owner) in formatFlags where owner != format && invocation.given(flag) {
+        for (option, owner) in formatFlags where owner != format && invocation.given(option) {
             throw RolloutError.usage(
-                "--\(flag) is for \(owner.rawValue) catalogs; \(invocation.positionals[0]) is read as \(format.rawValue)"
+                "\(option.flag) is for \(owner.rawValue) catalogs; \(invocation.positionals[0]) is read as \(format.rawValue)"
             )
         }
-        let minimum = try invocation.value("min-app-version").map { text -> AppVersion in
-            guard let version = AppVersion(text) else {
-                throw RolloutError.usage("--min-app-version \"\(text)\" is not a numeric version such as 4.8.0")
-            }
-            return version
-        }
-        let sourceFlag = try invocation.value("source-locale").map { try PlanCommands.parseLocale($0) }
-        let only = try Set(invocation.values("locale").map { try PlanCommands.parseLocale($0) })
+        let minimum = try invocation.value(options.minAppVersion)
+        let sourceFlag = try invocation.value(options.sourceLocale)?.description
+        let only = Set(try invocation.values(options.locale).map(\.description))
         let request = PackImport.Request(
             catalogName: invocation.positionals[0], contentVersion: contentVersion, minAppVersion: minimum,
             sourceLocale: sourceFlag,
-            locales: only, skipInvalid: invocation.flag("skip-invalid"))
+            locales: only, skipInvalid: invocation.flag(options.skipInvalid))
         let reading = ImportOptions(
-            sourceLocale: sourceFlag ?? "en-US", arbUseEscaping: invocation.flag("arb-use-escaping") ? true : nil,
-            i18nextFormat: try invocation.value("i18next-format").map(parseI18nextFormat),
-            maxCatalogBytes: try PublishCommands.countOption(
-                invocation, "max-catalog-bytes", minimum: 1, maximum: InputLimits.catalogBytesCeiling)
-                ?? InputLimits.catalogBytes)
+            sourceLocale: sourceFlag ?? "en-US", arbUseEscaping: invocation.flag(options.arbUseEscaping) ? true : nil,
+            i18nextFormat: try invocation.value(options.i18nextFormat),
+            maxCatalogBytes: try invocation.value(options.maxCatalogBytes) ?? InputLimits.catalogBytes)
         return (path, format, request, reading)
     }
 
@@ -233,7 +232,7 @@ enum ImportCommand {
         if let reading = catalog.reading { text += "values read as \(reading.format) (\(reading.because))\n" }
         for input in plan.new {
             text +=
-                "\(invocation.flag("dry-run") ? "would add" : style.green("added")) \(input.pack.id)  \(input.pack.strings.count) keys  fallback \(input.pack.fallbackLocale ?? "-")  \(input.pack.checksum)\n"
+                "\(invocation.flag(Options.declared.dryRun) ? "would add" : style.green("added")) \(input.pack.id)  \(input.pack.strings.count) keys  fallback \(input.pack.fallbackLocale ?? "-")  \(input.pack.checksum)\n"
         }
         for id in plan.unchanged { text += "unchanged \(id): identical to the stored pack\n" }
         for locale in imported.emptyLocales { text += "no strings left for \(locale): no pack made\n" }
@@ -247,7 +246,7 @@ enum ImportCommand {
         return CommandOutput(
             json: [
                 "format": .string(format.rawValue), "sourceLocale": .string(imported.sourceLocale),
-                "dryRun": .bool(invocation.flag("dry-run")),
+                "dryRun": .bool(invocation.flag(Options.declared.dryRun)),
                 "added": .array(
                     plan.new.map {
                         [
@@ -272,16 +271,6 @@ enum ImportCommand {
     }
 }
 
-/// `--i18next-format NAME`, or the usage error naming the choices.
-func parseI18nextFormat(_ name: String) throws -> I18nextFormat {
-    guard let format = I18nextFormat(rawValue: name) else {
-        throw RolloutError.usage(
-            "--i18next-format \"\(name)\" is not one of \(I18nextFormat.allCases.map(\.rawValue).joined(separator: ", "))"
-        )
-    }
-    return format
-}
-
 extension PackInput {
     /// A pack the import made, as `pack add` takes a file.
     init(_ made: PackImport.MadePack) { self.init(source: made.source, parsed: made.parsed) }
@@ -289,10 +278,6 @@ extension PackInput {
 
 /// pack import's refusals of --format, named (an extension of Error, so that `throw .name(...)` finds them).
 extension Error where Self == RolloutError {
-    fileprivate static func unknownFormat(_ name: String) -> RolloutError {
-        .usage("--format \"\(name)\" is not one of \(CatalogFormat.allCases.map(\.rawValue).joined(separator: ", "))")
-    }
-
     fileprivate static func undetectedFormat(of catalog: String) -> RolloutError {
         .usage(
             "cannot tell the format of \(catalog); name it with --format \(CatalogFormat.allCases.map(\.rawValue).joined(separator: "|"))"

@@ -2,6 +2,12 @@ import RolloutModel
 import RolloutStore
 
 enum InitCommand {
+    struct Options: OptionGroup {
+        let policy = Option<Path>("policy", "FILE", "start with this policy.json instead of the template's")
+
+        static let declared = Options()
+    }
+
     static let spec = CommandSpec(
         path: ["init"], summary: "create a pack repository (a bare git repository) seeded from repo-template/",
         discussion: """
@@ -9,7 +15,7 @@ enum InitCommand {
             subdirectory, the way git finds .git. The first commit holds policy.json (the template's,
             or --policy FILE after validation) and a README for whoever finds the repository.
             """,
-        options: [.value("policy", "FILE", "start with this policy.json instead of the template's")],
+        options: Options.self,
         arguments: .optional("DIR"),
         effects: [.readsFiles, .writesFiles],
         run: run)
@@ -17,7 +23,7 @@ enum InitCommand {
     static func run(_ invocation: Invocation, _ context: CommandContext) throws -> CommandOutput {
         let directory = context.absolutePath(invocation.positionals.first ?? ".rollout")
         var files = RepositoryTemplate.files
-        if let policyPath = invocation.value("policy") {
+        if let policyPath = try invocation.value(Options.declared.policy)?.text {
             let bytes = try context.readFile(policyPath, describedAs: "policy file")
             _ = try Policy.parse(bytes, source: policyPath)
             files.removeAll { $0.path == StateLayout.policy }

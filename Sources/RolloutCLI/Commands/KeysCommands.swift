@@ -32,10 +32,10 @@ enum KeysCommands {
             file is never overwritten. A repository with a key list makes its keys with rollout keys
             init and rollout keys rotate instead (docs/keys.md).
             """,
-        options: [.value("out", "FILE", "where to write the private key").required()], arguments: .none,
+        options: GenerateOptions.self, arguments: .none,
         effects: .writesFiles,
         run: { invocation, context in
-            guard let out = invocation.value("out") else {
+            guard let out = try invocation.value(GenerateOptions.declared.out)?.text else {
                 throw RolloutError.usage("rollout keys generate needs --out FILE")
             }
             let key = try Ed25519.PrivateKey.generate()
@@ -47,6 +47,76 @@ enum KeysCommands {
                     "Wrote the private key to \(out) (mode 0600; keep it secret).\nPublic key (embed it in the app): \(publicKey)\n"
             )
         })
+
+    // MARK: options
+
+    struct GenerateOptions: OptionGroup {
+        let out = Option<Path>("out", "FILE", "where to write the private key").required()
+
+        static let declared = GenerateOptions()
+    }
+
+    struct InitOptions: OptionGroup {
+        let out = Option<Path>(
+            "out", "DIR", "the directory for the new private keys (kept out of the repository)"
+        ).required()
+        let roots = Option.count(
+            "roots", "N", "how many root keys to make (default 1, at most 16); two let an app survive losing one",
+            minimum: 1, maximum: KeyList.maximumRoots)
+        let threshold = Option.count(
+            "threshold", "T", "how many root keys must sign each key list (default 1)", minimum: 1,
+            maximum: KeyList.maximumRoots)
+        let expires = Option.duration("expires", "DURATION", "how long the publishing key is valid (default 365d)")
+        let adopt = Option<Path>(
+            "adopt", "FILE", "use this existing private key as the first publishing key instead of making one")
+
+        static let declared = InitOptions()
+    }
+
+    /// `--root FILE...`: the current root keys that sign a key change (rotate, revoke, rotate-root).
+    struct RootKeyFiles: OptionGroup {
+        let root = Option<Path>(
+            "root", "FILE", "a root private key of the current key list (give as many as its threshold)",
+            repeatable: true
+        ).required()
+    }
+
+    struct RotateOptions: OptionGroup {
+        let roots = RootKeyFiles()
+        let out = Option<Path>(
+            "out", "FILE", "where to write the new publishing key (default: publish-N.key beside the first --root)")
+        let expires = Option.duration(
+            "expires", "DURATION", "how long the new publishing key is valid (default 365d)")
+        let overlap = Option.duration(
+            "overlap", "DURATION", "how long the old publishing keys stay valid (default 0: retired now)", zero: true)
+
+        static let declared = RotateOptions()
+    }
+
+    struct RevokeOptions: OptionGroup {
+        let roots = RootKeyFiles()
+        let reason = Option.reason(
+            "why, recorded in the key list and the commit (for example \"laptop lost\")", keyList: true
+        ).required()
+
+        static let declared = RevokeOptions()
+    }
+
+    struct RotateRootOptions: OptionGroup {
+        let roots = RootKeyFiles()
+        let out = Option<Path>(
+            "out", "FILE", "where to write a new root private key (one per new root)", repeatable: true
+        ).required()
+        /// A key id of the current list (`KeyChange`): completion offers them.
+        let keep = Option<String>(
+            "keep", "KEYID", "a current root key that stays a root", repeatable: true, completion: .keyIDs
+        ) { text, _ in text }
+        let threshold = Option.count(
+            "threshold", "T", "how many of the new roots must sign each key list (default: the current threshold)",
+            minimum: 1, maximum: KeyList.maximumRoots)
+
+        static let declared = RotateRootOptions()
+    }
 
     // MARK: keys init
 
@@ -68,28 +138,24 @@ enum KeysCommands {
             DURATION is a whole number and a unit: 30m, 12h, 7d, 2w.
 
             """ + nothingWritten,
-        options: [
-            .value("out", "DIR", "the directory for the new private keys (kept out of the repository)").required(),
-            .value(
-                "roots", "N", "how many root keys to make (default 1, at most 16); two let an app survive losing one"),
-            .value("threshold", "T", "how many root keys must sign each key list (default 1)"),
-            .value("expires", "DURATION", "how long the publishing key is valid (default 365d)"),
-            .value("adopt", "FILE", "use this existing private key as the first publishing key instead of making one"),
-        ],
+        options: InitOptions.self,
         arguments: .none,
         effects: [.readsFiles, .writesFiles, .recordsChange], exitNotes: exitNotes,
         run: { invocation, context in
-            guard let out = invocation.value("out") else {
+            let options = InitOptions.declared
+            guard let out = try invocation.value(options.out)?.text else {
                 throw RolloutError.usage("rollout keys init needs --out DIR (where the private keys go)")
             }
-            let count = try number(invocation, "roots", default: 1, range: 1...KeyList.maximumRoots)
-            let threshold = try number(invocation, "threshold", default: 1, range: 1...KeyList.maximumRoots)
+            let count = try invocation.value(options.roots) ?? 1
+            let threshold = try invocation.value(options.threshold) ?? 1
             guard threshold <= count else {
                 throw RolloutError.usage(
                     "--threshold \(threshold) needs at least \(threshold) root keys; --roots is \(count)")
             }
-            let lifetime = try duration(invocation, "expires", default: KeyOperations.defaultPublishingLifetime)
-            let adopted = try invocation.value("adopt").map { try PublishCommands.loadKey($0, context: context) }
+            let lifetime = try invocation.value(options.expires) ?? KeyOperations.defaultPublishingLifetime
+            let adopted = try invocation.value(options.adopt).map {
+                try PublishCommands.loadKey($0.text, context: context)
+            }
             let repository = try context.repository(invocation)
             let now = try context.now()
             let directory = context.absolutePath(out)
@@ -114,7 +180,7 @@ enum KeysCommands {
                 change, repository: repository, roots: [], newRoots: roots.map(\.file), newFiles: newFiles,
                 directory: directory,
                 invocation: invocation, context: context, now: now)
-            let publishingName = invocation.value("adopt") ?? join(out, "publish-1.key")
+            let publishingName = invocation.text(options.adopt) ?? join(out, "publish-1.key")
             return initialized(
                 applied, roots: roots, publishing: publishing.publicKey,
                 publishingFile: (publishingName, context.absolutePath(publishingName)), threshold: threshold)
@@ -172,29 +238,23 @@ enum KeysCommands {
             DURATION is a whole number and a unit: 30m, 12h, 7d, 2w.
 
             """ + nothingWritten,
-        options: [
-            .value(
-                "root", "FILE", "a root private key of the current key list (give as many as its threshold)",
-                repeatable: true
-            ).required(),
-            .value(
-                "out", "FILE", "where to write the new publishing key (default: publish-N.key beside the first --root)"),
-            .value("expires", "DURATION", "how long the new publishing key is valid (default 365d)"),
-            .value("overlap", "DURATION", "how long the old publishing keys stay valid (default 0: retired now)"),
-        ],
+        options: RotateOptions.self,
         arguments: .none,
         effects: [.readsFiles, .writesFiles, .recordsChange], exitNotes: exitNotes,
         run: { invocation, context in
-            let roots = try rootFiles(invocation, context: context, command: "rotate")
-            let lifetime = try duration(invocation, "expires", default: KeyOperations.defaultPublishingLifetime)
-            let overlap = try duration(invocation, "overlap", default: 0)
+            let options = RotateOptions.declared
+            let roots = try rootFiles(invocation, options.roots, context: context, command: "rotate")
+            let lifetime = try invocation.value(options.expires) ?? KeyOperations.defaultPublishingLifetime
+            let overlap = try invocation.value(options.overlap) ?? 0
             let repository = try context.repository(invocation)
             let now = try context.now()
             let current = try requireKeyList(repository)
             let version = current.version + 1
             let out =
-                invocation.value("out")
-                ?? join((invocation.values("root")[0] as NSString).deletingLastPathComponent, "publish-\(version).key")
+                invocation.text(options.out)
+                ?? join(
+                    (invocation.texts(options.roots.root)[0] as NSString).deletingLastPathComponent,
+                    "publish-\(version).key")
             let key = try Ed25519.PrivateKey.generate()
             let newFile = NewKey(name: out, path: context.absolutePath(out), key: key)
             let change = KeyChange.rotate(
@@ -242,24 +302,17 @@ enum KeysCommands {
             A root key is not revoked but replaced: rollout keys rotate-root.
 
             """ + nothingWritten,
-        options: [
-            .value(
-                "root", "FILE", "a root private key of the current key list (give as many as its threshold)",
-                repeatable: true
-            ).required(),
-            .value(
-                "reason", "TEXT", "why, recorded in the key list and the commit (for example \"laptop lost\")"
-            ).required(),
-        ],
+        options: RevokeOptions.self,
         arguments: .exactly("KEYID"),
         effects: [.readsFiles, .recordsChange], exitNotes: exitNotes,
         run: { invocation, context in
-            let roots = try rootFiles(invocation, context: context, command: "revoke")
-            guard let reason = invocation.value("reason") else {
+            let options = RevokeOptions.declared
+            let roots = try rootFiles(invocation, options.roots, context: context, command: "revoke")
+            guard let reason = invocation.value(options.reason) else {
                 throw RolloutError.usage(
                     "rollout keys revoke needs --reason TEXT (for example --reason \"laptop lost\")")
             }
-            // Its length is bounded before the command runs (InputLimits.reasonRefusal): every device
+            // Its length is bounded before the command runs (`Option.reason(keyList:)`): every device
             // downloads the key list on every refresh, revocations included, for good.
             let repository = try context.repository(invocation)
             let now = try context.now()
@@ -306,28 +359,17 @@ enum KeysCommands {
             offline, and destroy a replaced root key that may have leaked.
 
             """ + nothingWritten,
-        options: [
-            .value(
-                "root", "FILE", "a root private key of the current key list (give as many as its threshold)",
-                repeatable: true
-            ).required(),
-            .value("out", "FILE", "where to write a new root private key (one per new root)", repeatable: true)
-                .required(),
-            .value("keep", "KEYID", "a current root key that stays a root", repeatable: true),
-            .value(
-                "threshold", "T", "how many of the new roots must sign each key list (default: the current threshold)"),
-        ],
+        options: RotateRootOptions.self,
         arguments: .none,
         effects: [.readsFiles, .writesFiles, .recordsChange], exitNotes: exitNotes,
         run: { invocation, context in
-            let roots = try rootFiles(invocation, context: context, command: "rotate-root")
-            let outs = invocation.values("out")
+            let options = RotateRootOptions.declared
+            let roots = try rootFiles(invocation, options.roots, context: context, command: "rotate-root")
+            let outs = invocation.texts(options.out)
             guard !outs.isEmpty else {
                 throw RolloutError.usage("rollout keys rotate-root needs --out FILE, once per new root key")
             }
-            let threshold = try invocation.value("threshold").map { _ in
-                try number(invocation, "threshold", default: 1, range: 1...KeyList.maximumRoots)
-            }
+            let threshold = try invocation.value(options.threshold)
             let repository = try context.repository(invocation)
             let now = try context.now()
             var newRoots: [NewKey] = []
@@ -339,7 +381,7 @@ enum KeysCommands {
                 newRoots.append(NewKey(name: out, path: path, key: try Ed25519.PrivateKey.generate()))
             }
             let change = KeyChange.rotateRoot(
-                newRoots: newRoots.map(\.key.publicKey), keep: invocation.values("keep"), threshold: threshold)
+                newRoots: newRoots.map(\.key.publicKey), keep: invocation.texts(options.keep), threshold: threshold)
             let applied = try commit(
                 change, repository: repository, roots: roots, newRoots: newRoots.map(\.file), newFiles: newRoots,
                 directory: nil,
@@ -351,7 +393,7 @@ enum KeysCommands {
             text += minimumKeysVersionLine(list)
             text += "Root keys (build these into the next app version):\n"
             let newIDs = newRoots.map(\.key.publicKey.keyID)
-            let kept = keptFirst(list.roots.ids.filter { !newIDs.contains($0) }, keep: invocation.values("keep"))
+            let kept = keptFirst(list.roots.ids.filter { !newIDs.contains($0) }, keep: invocation.texts(options.keep))
             for id in kept + newIDs where list.roots.keys[id] != nil {
                 let file = newRoots.first { $0.key.publicKey.keyID == id }.map { "  \($0.name)" } ?? "  (kept)"
                 text += "  \(list.roots.keys[id]!.description)  id \(id)\(file)\n"
@@ -393,7 +435,7 @@ enum KeysCommands {
             14 days; retired (expired); revoked: REASON). Times are UTC; now is ROLLOUT_NOW when
             set. Exit 66 when the repository has no key list (run rollout keys init).
             """,
-        options: [],
+        options: NoOptions.self,
         arguments: .none,
         effects: .readsRepository,
         run: { invocation, context in
@@ -539,8 +581,10 @@ enum KeysCommands {
     }
 
     /// The `--root` files, read; at least one is required.
-    static func rootFiles(_ invocation: Invocation, context: CommandContext, command: String) throws -> [KeyFile] {
-        let names = invocation.values("root")
+    static func rootFiles(_ invocation: Invocation, _ options: RootKeyFiles, context: CommandContext, command: String)
+        throws -> [KeyFile]
+    {
+        let names = invocation.texts(options.root)
         guard !names.isEmpty else {
             throw .missingRoot(command)
         }
@@ -550,16 +594,6 @@ enum KeysCommands {
     static func requireKeyList(_ repository: PackRepository) throws -> KeyList {
         guard let current = try repository.snapshot().currentKeyList() else { throw KeyRefusal.noKeyList() }
         return current.list
-    }
-
-    static func duration(_ invocation: Invocation, _ name: String, default value: Int64) throws -> Int64 {
-        try PublishCommands.durationOption(invocation, name, zero: name == "overlap") ?? value
-    }
-
-    static func number(_ invocation: Invocation, _ name: String, default value: Int, range: ClosedRange<Int>) throws
-        -> Int
-    {
-        try PublishCommands.countOption(invocation, name, minimum: range.lowerBound, maximum: range.upperBound) ?? value
     }
 
     /// What a new app version builds in (`RolloutClient.Trust.minimumKeysVersion`, verify-site

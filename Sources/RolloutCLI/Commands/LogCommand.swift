@@ -15,64 +15,33 @@ enum LogCommand {
             date includes that whole day. The newest \(defaultLimit) matches are shown unless --limit N is
             given (0 for all). See docs/audit.md; plain git log reads the same history.
             """,
-        options: [
-            .value("segment", "REGION/VERSION", "only changes that altered this segment, for example TR/4.8"),
-            .value("locale", "L", "only changes to this locale"),
-            .value("pack", "P", "only changes naming this pack, for example tr-TR@18"),
-            .value("since", "T", "only changes at or after T"),
-            .value("until", "T", "only changes at or before T"),
-            .value("limit", "N", "at most N changes (default \(defaultLimit); 0 for all)"),
-        ],
+        options: Options.self,
         arguments: .none,
         effects: .readsRepository,
         run: run)
 
-    static func parseSegment(_ text: String) throws -> (region: String, versions: VersionRange) {
-        let parts = text.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
-        guard parts.count <= 2, !parts[0].isEmpty else {
-            throw RolloutError.usage("segment \"\(text)\" is not REGION/VERSION, for example TR/4.8 or */4.8")
-        }
-        if parts.count == 1,
-            let separator = text.firstIndex(where: { $0 == "-" || $0 == ":" || $0 == " " || $0 == "_" }),
-            AppVersion(String(text[text.index(after: separator)...])) != nil
-        {
-            let suggestion = "\(text[..<separator])/\(text[text.index(after: separator)...])"
-            throw RolloutError.usage("segment \"\(text)\" is not REGION/VERSION (did you mean \(suggestion)?)")
-        }
-        let region = try Region.parse(parts[0])
-        // "TR/$V" with V unset must not widen to every version.
-        if parts.count == 2 && parts[1].trimmingSpaces.isEmpty {
-            throw RolloutError.usage(
-                "segment \"\(text)\" has an empty version: give one (\(parts[0])/4.8), * for every version, or leave out the slash"
-            )
-        }
-        guard parts.count == 2, parts[1] != "*" else { return (region, .all) }
-        let prefix = parts[1].hasSuffix(".x") ? String(parts[1].dropLast(2)) : parts[1]
-        guard let version = AppVersion(prefix) else {
-            throw RolloutError.usage("segment \"\(text)\": \"\(parts[1])\" is not an app-version prefix such as 4.8")
-        }
-        return (region, .prefix(version))
-    }
+    struct Options: OptionGroup {
+        let segment = Option<Segment>(
+            "segment", "REGION/VERSION", "only changes that altered this segment, for example TR/4.8")
+        let locale = Option<LocaleTag>("locale", "L", "only changes to this locale")
+        let pack = Option<PackID>("pack", "P", "only changes naming this pack, for example tr-TR@18")
+        let since = Option.time("since", "T", "only changes at or after T", endOfDay: false)
+        let until = Option.time("until", "T", "only changes at or before T", endOfDay: true)
+        let limit = Option.count(
+            "limit", "N", "at most N changes (default \(defaultLimit); 0 for all)", minimum: 0)
 
-    static func parseTime(_ text: String, flag: String, endOfDay: Bool) throws -> Timestamp {
-        guard let time = Timestamp(iso8601: text) else {
-            throw RolloutError.usage(
-                "\(flag) \"\(text)\" is not a date (2026-11-01) or an ISO 8601 time (2026-11-01T09:00:00Z)")
-        }
-        return endOfDay && text.count == 10 ? Timestamp(seconds: time.seconds + 86_399) : time
+        static let declared = Options()
     }
 
     static func run(_ invocation: Invocation, _ context: CommandContext) throws -> CommandOutput {
         var query = AuditLog.Query()
-        query.segment = try invocation.value("segment").map(parseSegment)
-        query.locale = try invocation.value("locale").map(PlanCommands.parseLocale)
-        query.pack = try invocation.value("pack").map(PackID.parse)
-        query.since = try invocation.value("since").map { try parseTime($0, flag: "--since", endOfDay: false) }
-        query.until = try invocation.value("until").map { try parseTime($0, flag: "--until", endOfDay: true) }
-        let limitText = invocation.value("limit") ?? String(defaultLimit)
-        guard let limit = Int(limitText), limit >= 0 else {
-            throw RolloutError.usage("--limit \"\(limitText)\" must be a whole number (0 for all)")
-        }
+        let options = Options.declared
+        query.segment = try invocation.value(options.segment).map { ($0.region, $0.versions) }
+        query.locale = try invocation.value(options.locale)?.description
+        query.pack = try invocation.value(options.pack)
+        query.since = try invocation.value(options.since)
+        query.until = try invocation.value(options.until)
+        let limit = try invocation.value(options.limit) ?? defaultLimit
         query.limit = limit == 0 ? nil : limit
 
         let repository = try context.repository(invocation)

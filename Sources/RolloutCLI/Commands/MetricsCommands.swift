@@ -29,25 +29,15 @@ enum MetricsCommands {
             A .csv.gz may expand at most 200 times its size and to 64 GiB of text (--max-gzip-ratio,
             --max-gzip-text). See docs/metrics.md.
             """,
-        options: [
-            .value("kind", "crash|fallback", "what the files count").required(),
-            .value("map", "NAME=COLUMN", "read column COLUMN as NAME", repeatable: true),
-            .flag("skip-invalid", "ingest the valid rows and list the others"),
-            .value("max-gzip-ratio", "N", "refuse gzip data that expands more than N times (default 200)"),
-            .value(
-                "max-gzip-text", "BYTES",
-                "refuse gzip data that expands past BYTES of text (default 64G; K, M, G, T are powers of 1024)"),
-        ],
+        options: IngestOptions.self,
         arguments: .oneOrMore("FILE"),
         effects: [.readsFiles, .recordsChange],
         run: { invocation, context in
-            guard let kindText = invocation.value("kind") else {
+            let options = IngestOptions.declared
+            guard let kind = try invocation.value(options.kind) else {
                 throw RolloutError.usage("rollout metrics ingest needs --kind crash or --kind fallback")
             }
-            guard let kind = MetricKind(rawValue: kindText) else {
-                throw RolloutError.usage("--kind \"\(kindText)\" is neither crash nor fallback")
-            }
-            let mapping = try columnMapping(invocation.values("map"), kind: kind)
+            let mapping = try columnMapping(invocation.values(options.map), kind: kind)
             let gzipLimits = try gzipLimits(invocation)
             let repository = try context.repository(invocation)
             let actor = try context.actor(invocation, repository: repository)
@@ -68,7 +58,8 @@ enum MetricsCommands {
                     context.progress("\(file): \(percent)% of \(ByteCount.describe(size))", finished: read >= size)
                 }
                 let request = MetricsIngest.Request(
-                    path: path, name: file, kind: kind, mapping: mapping, skipInvalid: invocation.flag("skip-invalid"),
+                    path: path, name: file, kind: kind, mapping: mapping,
+                    skipInvalid: invocation.flag(options.skipInvalid),
                     progress: progress,
                     memory: try ingestMemory(context),
                     temporaryDirectory: context.environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp",
@@ -134,46 +125,42 @@ enum MetricsCommands {
         return (text, json)
     }
 
+    struct IngestOptions: OptionGroup {
+        let kind = Option<MetricKind>("kind", "crash|fallback", "what the files count").required()
+        let map = Option<String>("map", "NAME=COLUMN", "read column COLUMN as NAME", repeatable: true)
+        let skipInvalid = Flag("skip-invalid", "ingest the valid rows and list the others")
+        let maxGzipRatio = Option.count(
+            "max-gzip-ratio", "N", "refuse gzip data that expands more than N times (default 200)", minimum: 1,
+            maximum: 1_000_000)
+        let maxGzipText = Option<ByteSize>(
+            "max-gzip-text", "BYTES",
+            "refuse gzip data that expands past BYTES of text (default 64G; K, M, G, T are powers of 1024)")
+
+        static let declared = IngestOptions()
+    }
+
     /// --max-gzip-ratio and --max-gzip-text over the defaults (docs/metrics.md, "Gzip input").
     static func gzipLimits(_ invocation: Invocation) throws -> GzipLimits {
+        let options = IngestOptions.declared
         var limits = GzipLimits.default
-        if let text = invocation.value("max-gzip-ratio") {
-            guard let ratio = Int(text), ratio >= 1, ratio <= 1_000_000 else {
-                throw RolloutError.usage(
-                    "--max-gzip-ratio \"\(text.prefix(40))\" must be a whole number from 1 to 1000000")
-            }
-            limits.maximumRatio = ratio
-        }
-        if let text = invocation.value("max-gzip-text") {
-            guard let bytes = byteSize(text), bytes >= 1 else {
-                throw RolloutError.usage(
-                    "--max-gzip-text \"\(text.prefix(40))\" must be a number of bytes, optionally with K, M, G or T (powers of 1024), such as 100G"
-                )
-            }
-            limits.maximumText = bytes
-        }
+        if let ratio = try invocation.value(options.maxGzipRatio) { limits.maximumRatio = ratio }
+        if let size = try invocation.value(options.maxGzipText) { limits.maximumText = size.bytes }
         return limits
     }
 
-    /// "100G" as 100 x 2^30; a plain number is bytes. Nil past 2^62 or when not such a size.
-    static func byteSize(_ text: String) -> Int? {
-        let units: [Character: Int] = ["K": 10, "M": 20, "G": 30, "T": 40]
-        var digits = Substring(text.trimmingSpaces.uppercased())
-        var shift = 0
-        if digits.hasSuffix("IB") {
-            digits = digits.dropLast(2)
-        } else if digits.hasSuffix("B") {
-            digits = digits.dropLast()
-        }
-        if let last = digits.last, let unit = units[last] {
-            shift = unit
-            digits = digits.dropLast()
-        }
-        guard !digits.isEmpty, digits.count <= 19, digits.allSatisfy({ $0.isASCII && $0.isNumber }),
-            let value = Int(digits),
-            value <= (1 << 62) >> shift
-        else { return nil }
-        return value << shift
+    struct RetractOptions: OptionGroup {
+        let reason = Option.reason("why (recorded in the commit and the retraction record)").required()
+        let kind = Option<MetricKind>(
+            "kind", "crash|fallback", "which of the file's counts, for a file ingested as both")
+
+        static let declared = RetractOptions()
+    }
+
+    struct ShowOptions: OptionGroup {
+        let pack = Option<PackID>("pack", "P", "only this pack, for example tr-TR@18")
+        let segment = Option<Segment>("segment", "REGION/VERSION", "only this segment, for example TR/4.8")
+
+        static let declared = ShowOptions()
     }
 
     static let retract = CommandSpec(
@@ -186,22 +173,15 @@ enum MetricsCommands {
             under metrics/retractions/ and in the log; the same file may be ingested again afterwards.
             Exit 1 when it was already retracted, 66 when no such file was ingested. See docs/metrics.md.
             """,
-        options: [
-            .value("reason", "TEXT", "why (recorded in the commit and the retraction record)").required(),
-            .value("kind", "crash|fallback", "which of the file's counts, for a file ingested as both"),
-        ],
+        options: RetractOptions.self,
         arguments: .exactly("SOURCE"),
         effects: [.recordsChange, .checks],
         run: { invocation, context in
-            guard let reason = invocation.value("reason"), !reason.trimmingSpaces.isEmpty else {
+            let options = RetractOptions.declared
+            guard let reason = invocation.value(options.reason), !reason.trimmingSpaces.isEmpty else {
                 throw RolloutError.usage("rollout metrics retract needs --reason TEXT: say why the data is taken out")
             }
-            let kind = try invocation.value("kind").map { text in
-                guard let kind = MetricKind(rawValue: text) else {
-                    throw RolloutError.usage("--kind \"\(text)\" is neither crash nor fallback")
-                }
-                return kind
-            }
+            let kind = try invocation.value(options.kind)
             let source = invocation.positionals[0]
             guard !source.trimmingSpaces.isEmpty else {
                 throw RolloutError.usage(
@@ -248,16 +228,13 @@ enum MetricsCommands {
         path: ["metrics", "show"],
         summary: "crash and fallback counts and rates per pack and segment (region, app-version family)",
         discussion: "",
-        options: [
-            .value("pack", "P", "only this pack, for example tr-TR@18"),
-            .value("segment", "REGION/VERSION", "only this segment, for example TR/4.8"),
-        ],
+        options: ShowOptions.self,
         arguments: .exactly("LOCALE"),
         effects: .readsRepository,
         run: { invocation, context in
-            let locale = try PlanCommands.parseLocale(invocation.positionals[0])
-            let pack = try invocation.value("pack").map(PackID.parse)
-            let segment = try invocation.value("segment").map(LogCommand.parseSegment)
+            let locale = try LocaleTag.canonical(invocation.positionals[0])
+            let pack = try invocation.value(ShowOptions.declared.pack)
+            let segment = try invocation.value(ShowOptions.declared.segment)
             let snapshot = try context.repository(invocation).snapshot()
             struct Row: Hashable {
                 let version: Int

@@ -2,14 +2,39 @@ import RolloutModel
 import RolloutStore
 
 enum PackCommands {
-    static let lintOptions: [OptionSpec] = [
-        .value("approved-by", "NAME", "who approved changes to protected keys (policy protectedKeys)"),
-        .flag("allow-removed-keys", "accept keys that the previous version had and this one drops"),
-    ]
+    /// The options of lint, add and import that say what lint lets through.
+    struct LintFlags: OptionGroup {
+        let approvedBy = Option<String>(
+            "approved-by", "NAME", "who approved changes to protected keys (policy protectedKeys)")
+        let allowRemovedKeys = Flag(
+            "allow-removed-keys", "accept keys that the previous version had and this one drops")
+
+        static let declared = LintFlags()
+    }
+
+    struct AddOptions: OptionGroup {
+        let lint = LintFlags()
+        let reason = Option.reason("why (recorded in the commit)")
+
+        static let declared = AddOptions()
+    }
+
+    struct ShowOptions: OptionGroup {
+        let strings = Flag("strings", "also print every key and its text")
+
+        static let declared = ShowOptions()
+    }
+
+    struct ChecksumOptions: OptionGroup {
+        let write = Flag("write", "rewrite each file with its checksum, in the stored layout")
+
+        static let declared = ChecksumOptions()
+    }
 
     static func options(_ invocation: Invocation) -> LintOptions {
-        LintOptions(
-            approvedBy: invocation.value("approved-by"), allowRemovedKeys: invocation.flag("allow-removed-keys"))
+        let flags = LintFlags.declared
+        return LintOptions(
+            approvedBy: invocation.value(flags.approvedBy), allowRemovedKeys: invocation.flag(flags.allowRemovedKeys))
     }
 
     /// Reads and parses every file; reports all unreadable or malformed files at once.
@@ -50,7 +75,7 @@ enum PackCommands {
             only the rules that need none are applied. Exit 1 when lint finds an error, 65 when a file
             is not a well-formed pack. Rules: docs/pack-format.md.
             """,
-        options: lintOptions, arguments: .oneOrMore("FILE"),
+        options: LintFlags.self, arguments: .oneOrMore("FILE"),
         effects: [.readsFiles, .readsRepository, .checks],
         run: { invocation, context in
             let repository = try context.optionalRepository(invocation)
@@ -106,7 +131,7 @@ enum PackCommands {
             pack under an existing id is refused, because packs are immutable: publish tr-TR@18 instead
             of changing tr-TR@17.
             """,
-        options: lintOptions + [.value("reason", "TEXT", "why (recorded in the commit)")],
+        options: AddOptions.self,
         arguments: .oneOrMore("FILE"),
         effects: [.readsFiles, .recordsChange],
         run: { invocation, context in
@@ -116,7 +141,8 @@ enum PackCommands {
             let actor = try context.actor(invocation, repository: repository)
             let now = try context.now()
             let applied = try PackOperations.add(
-                inputs, to: repository, options: options(invocation), reason: invocation.value("reason"), actor: actor,
+                inputs, to: repository, options: options(invocation),
+                reason: invocation.value(AddOptions.declared.reason), actor: actor,
                 time: { now })
             let plan = applied.result
             let style = context.style(invocation)
@@ -146,7 +172,7 @@ enum PackCommands {
     static let list = CommandSpec(
         path: ["pack", "list"],
         summary: "list stored packs: id, minAppVersion, key count, checksum, who added them and when",
-        discussion: "", options: [], arguments: .optional("LOCALE"),
+        discussion: "", options: NoOptions.self, arguments: .optional("LOCALE"),
         effects: .readsRepository,
         run: { invocation, context in
             let snapshot = try context.repository(invocation).snapshot()
@@ -192,7 +218,7 @@ enum PackCommands {
     static let show = CommandSpec(
         path: ["pack", "show"],
         summary: "show one pack (for example tr-TR@18): fields, checksum, provenance, and with --strings its strings",
-        discussion: "", options: [.flag("strings", "also print every key and its text")], arguments: .exactly("PACK"),
+        discussion: "", options: ShowOptions.self, arguments: .exactly("PACK"),
         effects: .readsRepository,
         run: { invocation, context in
             let id = try PackID.parse(invocation.positionals[0])
@@ -221,7 +247,7 @@ enum PackCommands {
             json["pack"] = .string(id.description)
             json["schemaVersion"] = .integer(pack.schemaVersion)
             json["checksum"] = .string(pack.checksum)
-            if invocation.flag("strings") {
+            if invocation.flag(ShowOptions.declared.strings) {
                 var table = Table("KEY", "TEXT")
                 for key in JSONWriter.sortedKeys(pack.strings) { table.add(key, cell(pack.strings[key]!, width: 100)) }
                 text += "\n" + table.render(style)
@@ -233,7 +259,7 @@ enum PackCommands {
     static let diff = CommandSpec(
         path: ["pack", "diff"],
         summary: "keys added, removed and changed between two packs (for example tr-TR@17 tr-TR@18)",
-        discussion: "", options: [], arguments: .exactly("FROM", "TO"),
+        discussion: "", options: NoOptions.self, arguments: .exactly("FROM", "TO"),
         effects: .readsRepository,
         run: { invocation, context in
             let from = try PackID.parse(invocation.positionals[0])
@@ -261,7 +287,7 @@ enum PackCommands {
             A declared checksum is ignored here, so this recomputes it after an edit. With --write the
             file is rewritten in the canonical layout the repository stores, checksum included.
             """,
-        options: [.flag("write", "rewrite each file with its checksum, in the stored layout")],
+        options: ChecksumOptions.self,
         arguments: .oneOrMore("FILE"),
         effects: [.readsFiles, .writesFiles],
         run: { invocation, context in
@@ -271,7 +297,7 @@ enum PackCommands {
                 let bytes = try context.readFile(
                     path, limit: PolicyLimits.default.maxPackBytes, describedAs: "pack file")
                 let pack = try PackParser.parse(bytes, source: path, verifyChecksum: false).pack
-                if invocation.flag("write") {
+                if invocation.flag(ChecksumOptions.declared.write) {
                     try context.writeFile(path, pack.storedBytes)
                 }
                 text += "\(pack.checksum)  \(path.oneLine)\n"

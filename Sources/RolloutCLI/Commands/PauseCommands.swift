@@ -4,20 +4,26 @@ import RolloutStore
 /// `rollout pause` and `rollout resume`: hold a scheduled ramp by hand, or let it go on
 /// (docs/health.md, "Scheduled ramps"). The change is `PlanOperations.setPaused`.
 enum PauseCommands {
+    struct Options: OptionGroup {
+        let reason = Option.reason("why (recorded)")
+
+        static let declared = Options()
+    }
+
     static func spec(_ paused: Bool) -> CommandSpec {
         CommandSpec(
             path: [paused ? "pause" : "resume"],
             summary: paused
                 ? "hold a scheduled ramp where it is"
                 : "let a held ramp go on (its current step lasts its full time again)",
-            discussion: "", options: [.value("reason", "TEXT", "why (recorded)")], arguments: .exactly("LOCALE"),
+            discussion: "", options: Options.self, arguments: .exactly("LOCALE"),
             effects: [.recordsChange, .checks],
             run: { invocation, context in
-                let locale = try PlanCommands.parseLocale(invocation.positionals[0])
+                let locale = try LocaleTag.canonical(invocation.positionals[0])
                 let repository = try context.repository(invocation)
                 let now = try context.now()
                 let applied = try PlanOperations.setPaused(
-                    paused, locale: locale, reason: invocation.value("reason"), in: repository,
+                    paused, locale: locale, reason: invocation.value(Options.declared.reason), in: repository,
                     actor: try context.actor(invocation, repository: repository), time: { now })
                 return render(applied, paused: paused, locale: locale)
             })

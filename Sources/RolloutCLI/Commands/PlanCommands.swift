@@ -5,26 +5,10 @@ import RolloutStore
 
 /// promote, status, resolve and simulate: staging packs and knowing who gets what.
 package enum PlanCommands {
-    /// `--region` items, already split and checked by the parser (no item is empty).
-    static func parseRegions(_ items: [String]) throws -> [String]? {
-        guard !items.isEmpty else { return nil }
-        let codes = try items.map(Region.parse)
-        return codes.contains(Region.any) ? [Region.any] : Array(Set(codes)).sorted()
-    }
-
-    package static func parseVersion(_ text: String, flag: String) throws -> AppVersion {
-        guard let version = AppVersion(text) else {
-            throw RolloutError.usage("\(flag) \"\(text)\" is not a numeric app version such as 4.8.1")
-        }
-        return version
-    }
-
-    package static func parseLocale(_ text: String) throws -> String {
-        do {
-            return try LocaleTag.parse(text).description
-        } catch let error as LocaleTag.ParseError {
-            throw RolloutError.usage(error.message)
-        }
+    /// `--region` items, already split and read: nil for none, `*` alone when any item is `*`.
+    static func regions(_ codes: [RegionCode]) -> [String]? {
+        guard !codes.isEmpty else { return nil }
+        return codes.contains(where: \.isAny) ? [Region.any] : Array(Set(codes.map(\.code))).sorted()
     }
 
     /// "TR >=4.8: tr-TR@17 100% -> tr-TR@18 10%, tr-TR@17 90%" for every piece that changes.
@@ -57,23 +41,7 @@ package enum PlanCommands {
             of data can be accepted by name with --accept-insufficient, which is recorded. See
             docs/targeting.md.
             """,
-        options: [
-            .value("to", "PERCENT", "share of devices: 10%, 10, 0.25% (steps of 0.01%)").oneOf("share"),
-            .list(
-                "region", "R", "ISO 3166-1 region such as TR, or a comma list, or * for every region", repeatable: true),
-            .value("app-version", "RANGE", "app versions: >=4.8, \">=4.8 <5\", 4.8.x, =4.8.1"),
-            .value("reason", "TEXT", "why (recorded in the commit; required when lowering a share)"),
-            .flag("dry-run", "print what would change for each segment and write nothing"),
-            .flag("force", "widen even though health is not healthy (needs --reason; recorded)"),
-            .list(
-                "accept-insufficient", "SEGMENT",
-                "widen into a segment without enough data yet, named as health names it (TR/4.9, DE/*); recorded",
-                repeatable: true),
-            .list("ramp", "STEPS", "a schedule guard follows: shares like 1,5,10,25,50,100, or the preset 7day").oneOf(
-                "share"),
-            .value(
-                "every", "DURATION", "how long each ramp step lasts at least: 24h, 30m, 2d (default 24h; 7day: 1 day)"),
-        ],
+        options: PromoteOptions.self,
         arguments: .exactly("PACK"),
         effects: [.recordsChange, .checks],
         run: { invocation, context in
@@ -81,9 +49,10 @@ package enum PlanCommands {
             let id = request.pack
             let repository = try context.repository(invocation)
             let now = try context.now()
-            let dryRun = invocation.flag("dry-run")
-            let override = try PromoteGate.override(force: invocation.flag("force"), reason: request.reason)
-            let accepting = try invocation.list("accept-insufficient").map(SegmentPattern.parse)
+            let options = PromoteOptions.declared
+            let dryRun = invocation.flag(options.dryRun)
+            let override = try PromoteGate.override(force: invocation.flag(options.force), reason: request.reason)
+            let accepting = try invocation.list(options.acceptInsufficient)
             let applied = try PlanOperations.promote(
                 request, in: repository, dryRun: dryRun, override: override, accepting: accepting,
                 actor: try context.actor(invocation, repository: repository),
@@ -124,32 +93,56 @@ package enum PlanCommands {
             return CommandOutput(json: json, text: text)
         })
 
+    /// promote's options.
+    struct PromoteOptions: OptionGroup {
+        let to = Option<Percent>("to", "PERCENT", "share of devices: 10%, 10, 0.25% (steps of 0.01%)").oneOf("share")
+        let region = ListOption<RegionCode>(
+            "region", "R", "ISO 3166-1 region such as TR, or a comma list, or * for every region", repeatable: true)
+        let appVersion = Option<VersionRange>(
+            "app-version", "RANGE", "app versions: >=4.8, \">=4.8 <5\", 4.8.x, =4.8.1")
+        let reason = Option.reason("why (recorded in the commit; required when lowering a share)")
+        let dryRun = Flag("dry-run", "print what would change for each segment and write nothing")
+        let force = Flag("force", "widen even though health is not healthy (needs --reason; recorded)")
+        let acceptInsufficient = ListOption<SegmentPattern>(
+            "accept-insufficient", "SEGMENT",
+            "widen into a segment without enough data yet, named as health names it (TR/4.9, DE/*); recorded",
+            repeatable: true)
+        let ramp = ListOption<String>(
+            "ramp", "STEPS", "a schedule guard follows: shares like 1,5,10,25,50,100, or the preset 7day",
+            completion: .words(Plan.Ramp.presets.keys.sorted())
+        ).oneOf("share")
+        let every = Option.duration(
+            "every", "DURATION", "how long each ramp step lasts at least: 24h, 30m, 2d (default 24h; 7day: 1 day)",
+            maximum: InputLimits.longestRampStep)
+
+        static let declared = PromoteOptions()
+    }
+
     /// The promote a command line asks for: the pack, the share (`--to`, or a ramp's first step) and its
     /// targeting, checked against each other before the repository is opened.
     private static func promoteRequest(_ invocation: Invocation) throws -> PromoteRequest {
+        let options = PromoteOptions.declared
         let id = try PackID.parse(invocation.positionals[0])
-        let ramp = try invocation.value("ramp").map {
-            try parseRamp($0, steps: invocation.list("ramp"), every: invocation.value("every"))
+        let ramp = try invocation.text(options.ramp).map {
+            try parseRamp($0, steps: invocation.texts(options.ramp), every: invocation.value(options.every))
         }
-        if ramp == nil, invocation.value("every") != nil {
+        if ramp == nil, invocation.given(options.every) {
             throw RolloutError.usage("--every sets the step time of a --ramp")
         }
-        guard let shareText = invocation.value("to") ?? ramp.map({ $0.steps[0].description }) else {
+        guard let share = try invocation.value(options.to) ?? ramp.map({ $0.steps[0] }) else {
             throw RolloutError.usage("rollout promote needs --to PERCENT, for example --to 10%")
         }
-        let share = try Percent.parse(shareText)
         if let ramp, share != ramp.steps[0] {
             throw RolloutError.usage("--to \(share) is not the ramp's first step \(ramp.steps[0])")
         }
         return PromoteRequest(
-            pack: id, share: share, regions: try parseRegions(invocation.list("region")),
-            versions: try invocation.value("app-version").map(VersionRange.parse),
-            reason: invocation.value("reason"), ramp: ramp)
+            pack: id, share: share, regions: regions(try invocation.list(options.region)),
+            versions: try invocation.value(options.appVersion), reason: invocation.value(options.reason), ramp: ramp)
     }
 
-    /// `1,5,10,25,50,100` or a preset name, and `--every` (24h, 30m, 2d, seconds). `items` are the
-    /// list the parser split from `text`.
-    static func parseRamp(_ text: String, steps items: [String], every: String?) throws -> (
+    /// `1,5,10,25,50,100` or a preset name, and `--every` in seconds. `items` are the list the parser
+    /// split from `text`.
+    static func parseRamp(_ text: String, steps items: [String], every: Int64?) throws -> (
         steps: [Percent], every: Int64
     ) {
         var steps: [Percent]
@@ -168,21 +161,18 @@ package enum PlanCommands {
         guard steps.count <= InputLimits.rampSteps else { throw .rampTooLong(steps.count) }
         // A first step of 0% stages the pack to no device: nothing a ramp could start from.
         guard steps[0] > .zero else { throw .rampFromZero(text) }
-        if let every {
-            seconds = try TimeSpan.option(every, flag: "--every", maximum: InputLimits.longestRampStep)
-        }
-        return (steps, seconds)
+        return (steps, every ?? seconds)
     }
 
     static let status = CommandSpec(
         path: ["status"],
         summary: "the baseline, staged rules and shares, blocked versions and last change of each locale",
-        discussion: "", options: [], arguments: .optional("LOCALE"),
+        discussion: "", options: NoOptions.self, arguments: .optional("LOCALE"),
         effects: .readsRepository,
         run: { invocation, context in
             let snapshot = try context.repository(invocation).snapshot()
             let style = context.style(invocation)
-            if let locale = try invocation.positionals.first.map(parseLocale) {
+            if let locale = try invocation.positionals.first.map { try LocaleTag.canonical($0) } {
                 guard let plan = try snapshot.plan(locale) else {
                     let versions = try snapshot.contentVersions(of: locale)
                     if versions.isEmpty {
@@ -269,28 +259,18 @@ package enum PlanCommands {
         summary: "which pack one device gets, and why, for its locale and each step of its fallback chain",
         discussion:
             "The same resolution function as the published manifests and the client library (docs/targeting.md).",
-        options: [
-            .value("locale", "L", "the device's locale, for example tr-TR").required(),
-            .value("region", "R", "the device's ISO 3166-1 region, for example TR").required(),
-            .value("app-version", "V", "the app's version, for example 4.8.1").required(),
-            .value("install-id", "ID", "the install id the device keeps").required(),
-        ],
+        options: ResolveOptions.self,
         arguments: .none,
         effects: .readsRepository,
         run: { invocation, context in
-            func required(_ name: String) throws -> String {
-                guard let value = invocation.value(name), !value.isEmpty else {
-                    throw RolloutError.usage("rollout resolve needs --\(name)")
-                }
-                return value
-            }
-            let locale = try parseLocale(try required("locale"))
-            let region = try Region.parse(try required("region"))
-            guard region != Region.any else {
+            let options = ResolveOptions.declared
+            let locale = try invocation.required(options.locale).description
+            let region = try invocation.required(options.region)
+            guard !region.isAny else {
                 throw RolloutError.usage("--region names the device's own region, not *")
             }
-            let version = try parseVersion(try required("app-version"), flag: "--app-version")
-            let installID = try required("install-id")
+            let version = try invocation.required(options.appVersion)
+            let installID = try invocation.required(options.installID)
             if let tooLong = InputLimits.tooLong("--install-id", installID, limit: InputLimits.installIDBytes) {
                 throw RolloutError.usage(tooLong)
             }
@@ -306,7 +286,8 @@ package enum PlanCommands {
             for step in chain {
                 let plan = try snapshot.plan(step) ?? Plan(locale: step)
                 followed.append(step)
-                let resolution = Resolution.resolve(plan, region: region, appVersion: version, installID: installID)
+                let resolution = Resolution.resolve(
+                    plan, region: region.code, appVersion: version, installID: installID)
                 let label = resolution.outcome.label(locale: step)
                 text +=
                     "\(context.style(invocation).bold(step)): \(label)\n"
@@ -325,11 +306,22 @@ package enum PlanCommands {
                 + " (in each, the pack, then the app's bundled strings of that locale).\n"
             return CommandOutput(
                 json: [
-                    "locale": .string(locale), "region": .string(region), "appVersion": .string(version.description),
+                    "locale": .string(locale), "region": .string(region.code),
+                    "appVersion": .string(version.description),
                     "installId": .string(installID), "chain": .array(steps),
                 ],
                 text: text)
         })
+}
+
+/// resolve's options: the device, as `rollout device` takes it.
+struct ResolveOptions: OptionGroup {
+    let locale = Option<LocaleTag>("locale", "L", "the device's locale, for example tr-TR").required()
+    let region = Option<RegionCode>("region", "R", "the device's ISO 3166-1 region, for example TR").required()
+    let appVersion = Option<AppVersion>("app-version", "V", "the app's version, for example 4.8.1").required()
+    let installID = Option<String>("install-id", "ID", "the install id the device keeps").required()
+
+    static let declared = ResolveOptions()
 }
 
 /// The refusals of promote's options, named (an extension of Error, so that `throw .name(...)` finds them).

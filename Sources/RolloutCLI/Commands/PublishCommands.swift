@@ -27,39 +27,27 @@ package enum PublishCommands {
         return key
     }
 
-    /// A whole number option from `minimum` to `maximum`: the one reader of counts for publish,
-    /// verify-site, device and keys.
-    package static func countOption(_ invocation: Invocation, _ name: String, minimum: Int, maximum: Int = .max) throws
-        -> Int?
-    {
-        try invocation.value(name).map { text in
-            guard let n = Int(text), (minimum...maximum).contains(n) else {
-                let bounds = maximum == .max ? "of at least \(minimum)" : "from \(minimum) to \(maximum)"
-                throw RolloutError.usage("--\(name) \"\(text)\" must be a whole number \(bounds)")
-            }
-            return n
-        }
-    }
-
-    /// A DURATION option (`30m`, `12h`, `7d`, `2w`) in seconds: the one reader for publish and keys.
-    /// `zero`: "0" is allowed too (`--overlap 0`: retired now).
-    static func durationOption(_ invocation: Invocation, _ name: String, zero: Bool = false) throws -> Int64? {
-        try invocation.value(name).map { text in
-            if zero, text == "0" { return 0 }
-            return try TimeSpan.option(text, flag: "--\(name)")
-        }
+    /// The options that say which keys a site is checked with: verify-site's and rollout device's, so
+    /// that both read them by one rule (`siteTrust`).
+    package protocol TrustOptions: OptionGroup {
+        var publicKey: Option<Path> { get }
+        var rootKey: Option<Path> { get }
+        var threshold: Option<Int> { get }
+        var minKeysVersion: Option<Int> { get }
     }
 
     /// What verify-site checks as: one pinned key (`--public-key`), or root keys (`--root-key`,
     /// `--threshold`), never both.
-    package static func siteTrust(_ invocation: Invocation, context: CommandContext) throws -> SiteVerifier.Trust {
-        let rootTexts = invocation.values("root-key")
-        switch (invocation.value("public-key"), rootTexts.isEmpty) {
+    package static func siteTrust(_ invocation: Invocation, _ options: some TrustOptions, context: CommandContext)
+        throws -> SiteVerifier.Trust
+    {
+        let rootTexts = try invocation.values(options.rootKey).map(\.text)
+        switch (try invocation.value(options.publicKey)?.text, rootTexts.isEmpty) {
         case (.some, false):
             throw .bothTrustKinds
         case (.some(let text), true):
-            for flag in ["threshold", "min-keys-version"] where invocation.value(flag) != nil {
-                throw RolloutError.usage("--\(flag) goes with --root-key")
+            for option in [options.threshold, options.minKeysVersion] where invocation.given(option) {
+                throw RolloutError.usage("\(option.flag) goes with --root-key")
             }
             return .pinned(try publicKeyOption(text, context: context))
         case (.none, true):
@@ -67,7 +55,7 @@ package enum PublishCommands {
         case (.none, false):
             let keys = try rootTexts.map { try publicKeyOption($0, context: context, option: "root-key") }
             let count = Set(keys.map(\.keyID)).count
-            let threshold = try countOption(invocation, "threshold", minimum: 1) ?? 1
+            let threshold = try invocation.value(options.threshold) ?? 1
             guard threshold <= count else {
                 throw RolloutError.usage(
                     "--threshold \(threshold) needs at least \(threshold) different --root-key, \(count) given")
@@ -83,6 +71,49 @@ package enum PublishCommands {
         } catch let error as Ed25519.Failure {
             throw RolloutError.badInput("\(path): \(error.description); make one with rollout keys generate --out FILE")
         }
+    }
+
+    struct PublishOptions: OptionGroup {
+        let out = Option<Path>("out", "DIR", "the site directory").required()
+        let key = Option<Path>(
+            "key", "FILE",
+            "the Ed25519 private key: a publishing key of the key list, or the one key (rollout keys generate)"
+        ).required()
+        let expires = Option.duration(
+            "expires", "DURATION",
+            "devices stop accepting the index after DURATION (30m, 12h, 7d, 2w); default 7d with a key list, never without"
+        )
+        let legacyKey = Option<Path>(
+            "legacy-key", "FILE", "sign the .sig files apps that pin one key verify with FILE instead of --key")
+        let destination = Option<String>(
+            "destination", "NAME",
+            "what the record calls the site, for example the CDN URL it is uploaded to (default: DIR)")
+
+        static let declared = PublishOptions()
+    }
+
+    struct VerifySiteOptions: TrustOptions {
+        let rootKey = Option<Path>(
+            "root-key", "KEY",
+            "a root key the app built in: ed25519:BASE64, as rollout keys init printed it, or a file holding it",
+            repeatable: true
+        ).oneOf("trust")
+        let threshold = Option.count(
+            "threshold", "N", "how many of the --root-key keys must sign the key list (default 1)", minimum: 1)
+        let publicKey = Option<Path>(
+            "public-key", "KEY",
+            "the one key an app pins: ed25519:BASE64, as rollout keys generate printed it, or a file holding it"
+        ).oneOf("trust")
+        let minSequence = Option.count(
+            "min-sequence", "N",
+            "refuse an index older than N (with --root-key: the minimum built into the app; with --public-key: the newest a device accepted)",
+            minimum: 0)
+        let minKeysVersion = Option.count(
+            "min-keys-version", "N",
+            "with --root-key: refuse a keys.json older than version N, the minimum keys version built into the app (RolloutClient.Trust minimumKeysVersion)",
+            minimum: 0)
+
+        static let declared = VerifySiteOptions()
     }
 
     static let publish = CommandSpec(
@@ -101,39 +132,29 @@ package enum PublishCommands {
             the key list and a .sigs beside the index and every manifest, and the index expires after
             DURATION (default 7d): publish on a schedule to keep it fresh. Keys: docs/keys.md.
             """,
-        options: [
-            .value("out", "DIR", "the site directory").required(),
-            .value(
-                "key", "FILE",
-                "the Ed25519 private key: a publishing key of the key list, or the one key (rollout keys generate)"
-            ).required(),
-            .value(
-                "expires", "DURATION",
-                "devices stop accepting the index after DURATION (30m, 12h, 7d, 2w); default 7d with a key list, never without"
-            ),
-            .value("legacy-key", "FILE", "sign the .sig files apps that pin one key verify with FILE instead of --key"),
-            .value(
-                "destination", "NAME",
-                "what the record calls the site, for example the CDN URL it is uploaded to (default: DIR)"),
-        ],
+        options: PublishOptions.self,
         arguments: .none,
         effects: [.readsFiles, .writesFiles, .recordsChange, .checks],
         run: { invocation, context in
-            guard let out = invocation.value("out") else { throw RolloutError.usage("rollout publish needs --out DIR") }
-            guard let keyPath = invocation.value("key") else {
+            let options = PublishOptions.declared
+            guard let out = try invocation.value(options.out)?.text else {
+                throw RolloutError.usage("rollout publish needs --out DIR")
+            }
+            guard let keyPath = try invocation.value(options.key)?.text else {
                 throw RolloutError.usage(
                     "rollout publish needs --key FILE (rollout keys generate --out FILE makes one)")
             }
-            let lifetime = try durationOption(invocation, "expires")
+            let lifetime = try invocation.value(options.expires)
             let key = try loadKey(keyPath, context: context)
-            let legacyKey = try invocation.value("legacy-key").map { try loadKey($0, context: context) }
+            let legacyKey = try invocation.value(options.legacyKey).map { try loadKey($0.text, context: context) }
             let repository = try context.repository(invocation)
             let directory = context.absolutePath(out)
             let now = try context.now()
             let outcome = try PublishOperation.publish(
                 // The record is history: a credential in an upload URL never reaches it (docs/teams.md, "Credentials").
                 PublishOperation.Request(
-                    directory: directory, destination: RemoteURL.redacted(invocation.value("destination") ?? directory),
+                    directory: directory,
+                    destination: RemoteURL.redacted(invocation.value(options.destination) ?? directory),
                     key: key,
                     legacyKey: legacyKey, lifetime: lifetime),
                 in: repository, actor: try context.actor(invocation, repository: repository), time: { now })
@@ -191,30 +212,12 @@ package enum PublishCommands {
             apps built with older roots walk them. --min-keys-version N refuses a keys.json older than
             version N, as an app with that minimum built in does. With --public-key, as an app that pins one key (the .sig files).
             """,
-        options: [
-            .value(
-                "root-key", "KEY",
-                "a root key the app built in: ed25519:BASE64, as rollout keys init printed it, or a file holding it",
-                repeatable: true
-            ).oneOf("trust"),
-            .value("threshold", "N", "how many of the --root-key keys must sign the key list (default 1)"),
-            .value(
-                "public-key", "KEY",
-                "the one key an app pins: ed25519:BASE64, as rollout keys generate printed it, or a file holding it"
-            ).oneOf("trust"),
-            .value(
-                "min-sequence", "N",
-                "refuse an index older than N (with --root-key: the minimum built into the app; with --public-key: the newest a device accepted)"
-            ),
-            .value(
-                "min-keys-version", "N",
-                "with --root-key: refuse a keys.json older than version N, the minimum keys version built into the app (RolloutClient.Trust minimumKeysVersion)"
-            ),
-        ],
+        options: VerifySiteOptions.self,
         arguments: .exactly("DIR"),
         effects: [.readsFiles, .readsRepository, .checks],
         run: { invocation, context in
-            let trust = try siteTrust(invocation, context: context)
+            let options = VerifySiteOptions.declared
+            let trust = try siteTrust(invocation, options, context: context)
             let directory = context.absolutePath(invocation.positionals[0])
             var isDirectory: ObjCBool = false
             guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue
@@ -222,8 +225,8 @@ package enum PublishCommands {
                 throw RolloutError.missing("\(invocation.positionals[0]): no such site directory")
             }
             let snapshot = try context.optionalRepository(invocation)?.snapshot()
-            let minimum = try countOption(invocation, "min-sequence", minimum: 0)
-            let minimumKeysVersion = try countOption(invocation, "min-keys-version", minimum: 0) ?? 0
+            let minimum = try invocation.value(options.minSequence)
+            let minimumKeysVersion = try invocation.value(options.minKeysVersion) ?? 0
             let report = SiteVerifier(directory: directory, trust: trust, now: try context.now()).verify(
                 against: snapshot, minimumSequence: minimum, minimumKeysVersion: minimumKeysVersion)
             let ok = report.problems.isEmpty

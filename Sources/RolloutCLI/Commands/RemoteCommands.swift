@@ -4,6 +4,12 @@ import RolloutStore
 
 /// Shared repositories on a git server: remote add/list, clone, sync (docs/teams.md).
 enum RemoteCommands {
+    struct SyncOptions: OptionGroup {
+        let discardLocal = Flag("discard-local", "take the remote's state; the local-only changes are set aside")
+
+        static let declared = SyncOptions()
+    }
+
     static let add = CommandSpec(
         path: ["remote", "add"],
         summary: "add a git remote; the first one becomes the remote every change is pushed to",
@@ -16,7 +22,7 @@ enum RemoteCommands {
             credential written in the URL stays in the repository's config, as git keeps it, and is
             never printed; a credential helper keeps it out of files.
             """,
-        options: [],
+        options: NoOptions.self,
         arguments: .exactly("NAME", "URL"),
         effects: [.readsRepository, .touchesRemote],
         run: { invocation, context in
@@ -35,7 +41,7 @@ enum RemoteCommands {
 
     static let list = CommandSpec(
         path: ["remote", "list"], summary: "the remotes, and which one changes are pushed to",
-        discussion: "", options: [], arguments: .none,
+        discussion: "", options: NoOptions.self, arguments: .none,
         effects: .readsRepository,
         run: { invocation, context in
             let repository = try context.repository(invocation)
@@ -63,7 +69,7 @@ enum RemoteCommands {
             interrupted clone (Ctrl-C, SIGTERM) leaves nothing behind, as git clone does; a
             credential written in the URL is kept in the new repository's config and never printed.
             """,
-        options: [],
+        options: NoOptions.self,
         arguments: .init(names: ["URL", "DIR"], minimum: 1, maximum: 2),
         effects: [.touchesRemote, .writesFiles],
         run: { invocation, context in
@@ -101,12 +107,12 @@ enum RemoteCommands {
             takes the remote's state and keeps the local changes only under
             refs/rollout/discarded/, for the record.
             """,
-        options: [.flag("discard-local", "take the remote's state; the local-only changes are set aside")],
+        options: SyncOptions.self,
         arguments: .none,
         effects: [.readsRepository, .touchesRemote],
         run: { invocation, context in
             let repository = try context.repository(invocation)
-            if invocation.flag("discard-local") {
+            if invocation.flag(SyncOptions.declared.discardLocal) {
                 let dropped = try repository.discardLocal()
                 return CommandOutput(
                     json: ["discarded": .integer(dropped)],

@@ -4,6 +4,12 @@ import RolloutReport
 
 /// `rollout report LOCALE --out FILE`: the rollout on one self-contained page (docs/report.md).
 enum ReportCommand {
+    struct Options: OptionGroup {
+        let out = Option<Path>("out", "FILE", "where to write the page (for example report.html)").required()
+
+        static let declared = Options()
+    }
+
     static let spec = CommandSpec(
         path: ["report"],
         summary:
@@ -14,12 +20,12 @@ enum ReportCommand {
             pack, the candidate's and the baseline's crash and fallback rates per day, and their
             difference with the confidence band health uses and the gate it is judged against.
             """,
-        options: [.value("out", "FILE", "where to write the page (for example report.html)").required()],
+        options: Options.self,
         arguments: .exactly("LOCALE"),
         effects: [.readsRepository, .writesFiles, .checks],
         run: { invocation, context in
-            let locale = try PlanCommands.parseLocale(invocation.positionals[0])
-            guard let out = invocation.value("out") else {
+            let locale = try LocaleTag.canonical(invocation.positionals[0])
+            guard let out = try invocation.value(Options.declared.out)?.text else {
                 throw RolloutError.usage("rollout report needs --out FILE, for example --out report.html")
             }
             let repository = try context.repository(invocation)

@@ -17,27 +17,40 @@ enum RevertCommands {
             baseline; --to bundled is the kill switch: every device uses the strings bundled in the app
             until a pack is completed again with promote --to 100%. A revert that would change nothing
             says so and writes nothing. Each revert writes one rollback manifest (rollout rollbacks).
+            --dry-run prints what would change and what would be blocked, and writes nothing.
             """,
-        options: [
-            .value("segment", "REGION/VERSION", "only this segment goes back, for example TR/4.8"),
-            .value("to", "VERSION", "an explicit earlier content version (16 or tr-TR@16), or bundled"),
-            .value("reason", "TEXT", "why (recorded in the commit and the rollback manifest)"),
-            .flag("no-block", "do not block the reverted version (needs --reason)"),
-        ],
+        options: Options.self,
         arguments: .exactly("LOCALE"),
         effects: [.recordsChange, .checks],
         run: run)
 
+    struct Options: OptionGroup {
+        let segment = Option<Segment>(
+            "segment", "REGION/VERSION", "only this segment goes back, for example TR/4.8")
+        /// `16`, `tr-TR@16` or `bundled`: read against the LOCALE argument (`RevertTarget.parse`).
+        let to = Option<String>(
+            "to", "VERSION", "an explicit earlier content version (16 or tr-TR@16), or bundled",
+            completion: .contentVersions
+        ) { text, _ in text }
+        let reason = Option.reason("why (recorded in the commit and the rollback manifest)")
+        let noBlock = Flag("no-block", "do not block the reverted version (needs --reason)")
+        let dryRun = Flag("dry-run", "print what would change for each segment and write nothing")
+
+        static let declared = Options()
+    }
+
     static func run(_ invocation: Invocation, _ context: CommandContext) throws -> CommandOutput {
-        let locale = try PlanCommands.parseLocale(invocation.positionals[0])
-        let reason = invocation.value("reason")
-        if invocation.flag("no-block") && (reason ?? "").trimmingSpaces.isEmpty {
+        let options = Options.declared
+        let locale = try LocaleTag.canonical(invocation.positionals[0])
+        let reason = invocation.value(options.reason)
+        if invocation.flag(options.noBlock) && (reason ?? "").trimmingSpaces.isEmpty {
             throw RolloutError.usage("--no-block leaves the reverted version promotable; say why with --reason TEXT")
         }
         let request = RevertRequest(
-            locale: locale, segment: try invocation.value("segment").map(LogCommand.parseSegment),
-            target: try invocation.value("to").map { try RevertTarget.parse($0, locale: locale) } ?? .lastKnownGood,
-            reason: reason, block: !invocation.flag("no-block"))
+            locale: locale, segment: try invocation.value(options.segment).map { ($0.region, $0.versions) },
+            target: try invocation.value(options.to).map { try RevertTarget.parse($0, locale: locale) }
+                ?? .lastKnownGood,
+            reason: reason, block: !invocation.flag(options.noBlock))
         let repository = try context.repository(invocation)
         let now = try context.now()
         // The evidence available now: health figures and their metrics sources, or "none" without metrics.
@@ -49,11 +62,13 @@ enum RevertCommands {
         {
             evidence = try HealthCheck.evidence(report, plan: plan, snapshot: snapshot)
         }
+        let dryRun = invocation.flag(options.dryRun)
         let applied = try RevertOperations.revert(
             request, in: repository, evidence: evidence, actor: try context.actor(invocation, repository: repository),
-            time: { now })
+            dryRun: dryRun, time: { now })
         let outcome = applied.result
         let style = context.style(invocation)
+        if dryRun, let manifest = outcome.manifest { return wouldRevert(outcome, manifest: manifest, style: style) }
         guard let manifest = outcome.manifest, let commit = applied.commit else {
             return CommandOutput(
                 json: ["changed": false, "locale": .string(locale), "plan": outcome.before.jsonValue],
@@ -62,11 +77,7 @@ enum RevertCommands {
             )
         }
         var text = "\(style.green("reverted")) \(locale) (commit \(commit.short)); rollback manifest \(manifest.id):\n"
-        var table = Table("SEGMENT", "BEFORE", "AFTER")
-        for change in PlanCommands.describeChanges(outcome.before, outcome.after) {
-            table.add(change.segment, change.before, change.after)
-        }
-        text += table.render(style)
+        text += changes(outcome, style: style)
         if !outcome.newlyBlocked.isEmpty {
             text +=
                 "blocked: " + outcome.newlyBlocked.map { "\(locale)@\($0)" }.joined(separator: ", ")
@@ -81,10 +92,34 @@ enum RevertCommands {
             ], text: text)
     }
 
+    /// The segments a revert changes, before and after.
+    static func changes(_ outcome: RevertOutcome, style: Style) -> String {
+        var table = Table("SEGMENT", "BEFORE", "AFTER")
+        for change in PlanCommands.describeChanges(outcome.before, outcome.after) {
+            table.add(change.segment, change.before, change.after)
+        }
+        return table.render(style)
+    }
+
+    /// What `revert --dry-run` prints: the changes and the versions it would block, and the rollback
+    /// manifest it would write (`--json`), nothing written.
+    static func wouldRevert(_ outcome: RevertOutcome, manifest: RollbackManifest, style: Style) -> CommandOutput {
+        let locale = outcome.after.locale
+        var text = "Dry run: reverting \(locale) would change:\n" + changes(outcome, style: style)
+        if !outcome.newlyBlocked.isEmpty {
+            text += "would block: " + outcome.newlyBlocked.map { "\(locale)@\($0)" }.joined(separator: ", ") + "\n"
+        }
+        text += "Nothing was written.\n"
+        return CommandOutput(
+            json: [
+                "changed": true, "dryRun": true, "rollback": manifest.document, "plan": outcome.after.jsonValue,
+            ], text: text)
+    }
+
     static let rollbacks = CommandSpec(
         path: ["rollbacks"], summary: "list rollback manifests (newest first), or show one by id (tr-TR/3)",
         discussion: "Rollback manifests are immutable JSON documents in the repository at rollbacks/<locale>/<n>.json.",
-        options: [], arguments: .optional("LOCALE|ID"),
+        options: NoOptions.self, arguments: .optional("LOCALE|ID"),
         effects: .readsRepository,
         run: { invocation, context in
             let snapshot = try context.repository(invocation).snapshot()
@@ -96,7 +131,7 @@ enum RevertCommands {
                 return CommandOutput(json: document, text: String(decoding: bytes, as: UTF8.self))
             }
             let locales =
-                try invocation.positionals.first.map { [try PlanCommands.parseLocale($0)] }
+                try invocation.positionals.first.map { [try LocaleTag.canonical($0)] }
                 ?? snapshot.directory(StateLayout.rollbacksDirectory).filter(\.isTree).map(\.name)
             var documents: [JSONValue] = []
             for locale in locales {

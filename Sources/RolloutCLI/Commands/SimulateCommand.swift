@@ -17,27 +17,33 @@ enum SimulateCommand {
 
             EXPECTED is what the plan promises; SIMULATED is what the hashing gave the drawn devices.
             """,
-        options: [
-            .value("devices", "N", "how many devices to draw (default 100000)"),
-            .value("mix", "FILE", "CSV of region, app_version, weight"),
-            .value("seed", "N", "seed for the install ids (default 1): same seed, same devices"),
-        ],
+        options: Options.self,
         arguments: .exactly("LOCALE"),
         effects: [.readsRepository, .readsFiles],
         run: run)
 
+    struct Options: OptionGroup {
+        let devices = Option.count(
+            "devices", "N", "how many devices to draw (default 100000)", minimum: 1, maximum: 100_000_000)
+        let mix = Option<Path>("mix", "FILE", "CSV of region, app_version, weight")
+        let seed = Option.count(
+            "seed", "N", "seed for the install ids (default 1): same seed, same devices", minimum: 1)
+
+        static let declared = Options()
+    }
+
     static func run(_ invocation: Invocation, _ context: CommandContext) throws -> CommandOutput {
-        let locale = try PlanCommands.parseLocale(invocation.positionals[0])
-        let devices = try positiveInteger(
-            invocation.value("devices") ?? "100000", flag: "--devices", maximum: 100_000_000)
-        let seed = UInt64(try positiveInteger(invocation.value("seed") ?? "1", flag: "--seed", maximum: Int.max))
+        let locale = try LocaleTag.canonical(invocation.positionals[0])
+        let options = Options.declared
+        let devices = try invocation.value(options.devices) ?? 100_000
+        let seed = UInt64(try invocation.value(options.seed) ?? 1)
         let snapshot = try context.repository(invocation).snapshot()
         guard let plan = try snapshot.plan(locale) else {
             throw RolloutError.missing(
                 "\(locale) has no plan yet: nothing was promoted, every device uses its bundled strings")
         }
         let mix: [Simulation.Segment]
-        if let path = invocation.value("mix") {
+        if let path = try invocation.value(options.mix)?.text {
             mix = try parseMix(context.readFile(path, describedAs: "mix file"), source: path)
         } else {
             let named = Set(plan.rules.flatMap(\.regions))
@@ -90,13 +96,6 @@ enum SimulateCommand {
     static func format(_ value: Double) -> String {
         let scaled = (value * 100).rounded() / 100
         return scaled == scaled.rounded() ? "\(Int(scaled))" : "\(scaled)"
-    }
-
-    static func positiveInteger(_ text: String, flag: String, maximum: Int) throws -> Int {
-        guard let value = Int(text), value >= 1, value <= maximum else {
-            throw RolloutError.usage("\(flag) \"\(text)\" must be a whole number from 1 to \(maximum)")
-        }
-        return value
     }
 
     /// A small CSV: a header naming region, app_version and weight in any order, then one row per segment.

@@ -19,7 +19,7 @@ enum VerifyCommand {
             listed with the command that clears them. Exit 1 with every problem, each naming its commit
             and file.
             """,
-        options: [],
+        options: NoOptions.self,
         arguments: .none,
         effects: [.readsRepository, .checks],
         run: { invocation, context in
