@@ -42,6 +42,9 @@ let package = Package(
         .target(name: "RolloutIngest", dependencies: ["CZlib", "RolloutModel", "RolloutStore", "RolloutCrypto"]),
         // Publishing the static site devices download, and checking one as a device would.
         .target(name: "RolloutPublish", dependencies: ["RolloutModel", "RolloutStore", "RolloutCrypto"]),
+        // `rollout conformance write`: the JSON test vectors a client port proves itself with
+        // (docs/conformance.md), computed from the model alone. They publish nothing: no repository.
+        .target(name: "RolloutConformance", dependencies: ["RolloutModel", "RolloutCrypto"]),
         // `rollout pack import`: reading String Catalogs, Android resources, i18next and ARB, and deciding
         // the packs they make (docs/import.md). The repository is handed in as values; no libgit2.
         .target(name: "RolloutImport", dependencies: ["RolloutModel"]),
@@ -55,7 +58,7 @@ let package = Package(
             name: "RolloutCLI",
             dependencies: [
                 "RolloutModel", "RolloutStore", "RolloutPublish", "RolloutIngest", "RolloutCrypto", "RolloutReport",
-                "RolloutImport",
+                "RolloutImport", "RolloutConformance",
             ]),
         .executableTarget(name: "rollout", dependencies: ["RolloutCLI"]),
         // `rollout device` (docs/device.md): the client library as one device, in its own program that

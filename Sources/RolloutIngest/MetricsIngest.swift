@@ -318,7 +318,7 @@ public enum MetricsIngest {
                 rollup.counts[key] = counts
                 rollup.sources[key] = short
             }
-            blobs.append((path, try snapshot.repository.writeBlob(JSONWriter.pretty(rollup.jsonValue))))
+            blobs.append((path, try snapshot.writeBlob(JSONWriter.pretty(rollup.jsonValue))))
         }
         return blobs
     }

@@ -28,14 +28,15 @@ public struct PromoteRequest {
     var reachesEveryone: Bool { share == .full && ruleRegions.isEmpty && (versions?.isAll ?? true) }
 }
 
-/// What a promote does to a plan.
-public enum PromoteEffect: Equatable, Sendable {
+/// What a promote does to a plan. The raw value is the action recorded for it (a plan's
+/// `lastChange.action` and the commit's `Rollout-Action`) and the `action` of `promote --json`.
+public enum PromoteEffect: String, Equatable, Sendable {
     /// Nothing any device would notice and no schedule to start: nothing to record.
     case unchanged
     /// Staged rules were added or moved.
-    case staged
+    case staged = "promote"
     /// The pack became the baseline of every device that can run it.
-    case completed
+    case completed = "complete"
 }
 
 extension Plan {

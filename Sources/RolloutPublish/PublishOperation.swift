@@ -181,7 +181,7 @@ public enum PublishOperation {
     /// bury that under commits that change nothing devices resolve.
     static func recordChange(_ request: Request, snapshot: Snapshot, index: SiteIndex) throws -> Change? {
         guard let state = snapshot.commit else { return nil }
-        let tip = Change.trailers(of: try snapshot.repository.commit(state).message)
+        let tip = Change.trailers(of: try snapshot.readCommit(state).message)
         if tip.action == .publish, tip.value(.destination) == Change.oneLine(request.destination),
             tip.value(.siteSequence) == String(index.sequence)
         {
@@ -328,10 +328,10 @@ struct SiteHistory {
                 unfinished
                 ? "\(directory) holds files of an unfinished publish of state \(state.prefix(12))\(sequence)"
                 : "\(directory) was published from state \(state.prefix(12))\(sequence)"
-            guard let id = ObjectID(hex: state), (try? snapshot.repository.commit(id)) != nil else {
+            guard let id = ObjectID(hex: state), (try? snapshot.readCommit(id)) != nil else {
                 throw .siteFromUnknownState(published, ours: ours)
             }
-            if let tip = snapshot.commit, id != tip, try !snapshot.repository.isDescendant(tip, of: id) {
+            if let tip = snapshot.commit, id != tip, try !snapshot.isDescendant(tip, of: id) {
                 throw .siteFromDivergedState(published, ours: ours)
             }
         }

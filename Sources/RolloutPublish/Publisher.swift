@@ -102,7 +102,7 @@ public struct Publisher {
         }
     }
 
-    var cachePath: String { snapshot.repository.path + "rollout/publish-cache" }
+    var cachePath: String { snapshot.repositoryPath + "rollout/publish-cache" }
 
     /// The cache lives outside the history, where anyone with write access to the repository
     /// directory can edit it, and what it holds gets signed: each line carries an HMAC whose key
@@ -145,7 +145,7 @@ public struct Publisher {
         let keyList = try snapshot.currentKeyList()
         let policy = try snapshot.policy()
         let tipTime =
-            try snapshot.commit.map { Timestamp(seconds: try snapshot.repository.commit($0).author.time) }
+            try snapshot.commit.map { Timestamp(seconds: try snapshot.readCommit($0).author.time) }
             ?? Timestamp(seconds: 0)
         var cache = loadCache()
         let cached = cache.count
@@ -211,7 +211,7 @@ public struct Publisher {
                 minAppVersion: facts.minAppVersion,
                 schemaVersion: facts.schemaVersion)
             files.append(
-                SiteFile(path: url, immutable: true, size: facts.bytes) { try snapshot.repository.readBlob(blob) })
+                SiteFile(path: url, immutable: true, size: facts.bytes) { try snapshot.blob(blob) })
         }
         return packs
     }
@@ -260,7 +260,7 @@ public struct Publisher {
     /// parsed (which verifies its checksum) and remembered.
     func facts(_ id: PackID, blob: ObjectID, cache: inout [String: PackFacts]) throws -> PackFacts {
         if let known = cache[blob.hex] { return known }
-        let bytes = try snapshot.repository.readBlob(blob)
+        let bytes = try snapshot.blob(blob)
         let parsed = try PackParser.parse(bytes, source: try snapshot.storedPath(id), maximumBytes: Int.max)
         let facts = PackFacts(
             sha256: SHA256.hex(bytes), bytes: bytes.count, checksum: parsed.declaredChecksum ?? parsed.pack.checksum,

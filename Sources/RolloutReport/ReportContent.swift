@@ -82,7 +82,7 @@ struct ReportContent: Sendable {
         let stored = try snapshot.directory(StateLayout.rollbackDirectory(locale)).filter { !$0.isTree }
             .sorted { (Int($0.name.dropLast(5)) ?? 0) > (Int($1.name.dropLast(5)) ?? 0) }
         let rollbacks = stored.compactMap {
-            (try? StrictJSONParser.parse(try snapshot.repository.readBlob($0.id)))?.objectValue
+            (try? StrictJSONParser.parse(try snapshot.read($0)))?.objectValue
         }
         return ReportContent(
             locale: locale, generated: now, repositoryPath: repository.path, state: snapshot.commit?.short, plan: plan,

@@ -5,9 +5,9 @@ import RolloutModel
 /// written objects first and then published by compare-and-swap of the ref; a lost race re-reads
 /// the new tip and runs the operation again (docs/architecture.md, "The commit protocol").
 public final class PackRepository {
-    /// The git layer under it, for RolloutStore and the targets that read through `Snapshot`;
-    /// the CLI asks this class's operations instead (docs/architecture.md, "Layers and targets").
-    package let git: GitRepository
+    /// The git layer under it, RolloutStore's alone: other targets ask this class's operations and
+    /// read through `Snapshot` (docs/architecture.md, "Layers and targets").
+    let git: GitRepository
     /// The repository directory (the bare repository itself).
     public let path: String
 

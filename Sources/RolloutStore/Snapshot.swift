@@ -3,7 +3,7 @@ import RolloutModel
 /// A read-only view of the state at one commit. Every read in an operation goes through one
 /// snapshot, so an operation never sees half of one change and half of another.
 public final class Snapshot: PackCatalog {
-    package let repository: GitRepository
+    let repository: GitRepository
     /// nil only for a repository whose state ref does not exist yet.
     public let commit: ObjectID?
     public let tree: ObjectID?
@@ -35,6 +35,31 @@ public final class Snapshot: PackCatalog {
     public func read(_ entry: GitTreeEntry) throws -> [UInt8] {
         try repository.readBlob(entry.id)
     }
+
+    /// The bytes of the blob `id` (a stored pack's, from `storedPackBlob`).
+    public func blob(_ id: ObjectID) throws -> [UInt8] {
+        try repository.readBlob(id)
+    }
+
+    /// Writes `bytes` as a blob for a `Change` to name (`Change.blobs`), so that a large file is held
+    /// in memory once; a blob no commit names changes nothing.
+    public func writeBlob(_ bytes: [UInt8]) throws -> ObjectID {
+        try repository.writeBlob(bytes)
+    }
+
+    /// The commit `id` of this repository's history (its message, author and parents).
+    public func readCommit(_ id: ObjectID) throws -> GitCommit {
+        try repository.commit(id)
+    }
+
+    /// Whether `commit` has `ancestor` in its history.
+    public func isDescendant(_ commit: ObjectID, of ancestor: ObjectID) throws -> Bool {
+        try repository.isDescendant(commit, of: ancestor)
+    }
+
+    /// The repository directory (the bare repository itself, ending in `/`), where caches that live
+    /// outside the history are kept.
+    public var repositoryPath: String { repository.path }
 
     public func policy() throws -> Policy {
         guard let bytes = try file(StateLayout.policy) else {

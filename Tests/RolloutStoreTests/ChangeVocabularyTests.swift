@@ -35,6 +35,13 @@ final class ChangeVocabularyTests: XCTestCase {
         XCTAssertEqual(documented, ChangeAction.allCases.map(\.rawValue), "docs/architecture.md, Commit messages")
     }
 
+    /// A promote records its `PromoteEffect`'s raw value as its action (RolloutModel cannot name
+    /// `ChangeAction`): each effect that writes a commit is one of the actions above.
+    func testAPromoteRecordsItsEffectAsAnAction() {
+        XCTAssertEqual(ChangeAction(rawValue: PromoteEffect.staged.rawValue), .promote)
+        XCTAssertEqual(ChangeAction(rawValue: PromoteEffect.completed.rawValue), .complete)
+    }
+
     func testTheDocumentedTrailersAreExactlyTheTrailersRolloutWrites() throws {
         // A trailer is a capitalised name in the trailers column (`Allow-Removed-Keys: true` names
         // its value too); lower-case words there are values (`init`) and paths.

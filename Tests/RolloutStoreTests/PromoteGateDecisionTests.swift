@@ -62,9 +62,8 @@ final class PromoteGateDecisionTests: XCTestCase {
 
     /// tr-TR@18 staged at 10% in TR on >=4.8 against tr-TR@17, as in docs/health.md.
     func staged() throws -> Plan {
-        try PlanOperations.promoted(
-            Plan(locale: "tr-TR", baseline: v17), pack: pack18,
-            request: try request("10%", regions: ["TR"], versions: ">=4.8"),
+        try Plan(locale: "tr-TR", baseline: v17).promoted(
+            by: try request("10%", regions: ["TR"], versions: ">=4.8"), minAppVersion: pack18.minAppVersion,
             parentCommit: "p"
         ).0
     }
@@ -75,7 +74,7 @@ final class PromoteGateDecisionTests: XCTestCase {
         _ before: Plan, _ request: PromoteRequest, health: Health.Report?, override: PromoteGate.Override? = nil,
         accepting: [String] = []
     ) throws -> (decision: PromoteGate.Decision, asked: Bool, judged: Plan?) {
-        let (after, kind) = try PlanOperations.promoted(before, pack: pack18, request: request, parentCommit: "p")
+        let (after, kind) = try before.promoted(by: request, minAppVersion: pack18.minAppVersion, parentCommit: "p")
         var judged: Plan?
         let decision = try PromoteGate.decide(
             before: before, after: after, kind: kind, override: override,
@@ -121,7 +120,7 @@ final class PromoteGateDecisionTests: XCTestCase {
 
     func testTheSameShareAgainWidensNothing() throws {
         let before = try staged()
-        XCTAssertFalse(PlanOperations.widens(before, before, kind: .staged))
+        XCTAssertFalse(PromoteGate.widens(before, before, kind: .staged))
         guard
             case .notGated = try PromoteGate.decide(
                 before: before, after: before, kind: .staged, override: nil, health: { _ in self.spike })
@@ -174,8 +173,8 @@ final class PromoteGateDecisionTests: XCTestCase {
 
     func testWithoutABaselineToCompareWithThereIsNothingToJudge() throws {
         // The first pack of a locale, staged over the bundled strings: health has no report for it.
-        let first = try PlanOperations.promoted(
-            Plan(locale: "tr-TR"), pack: pack18, request: try request("10%"), parentCommit: "p"
+        let first = try Plan(locale: "tr-TR").promoted(
+            by: try request("10%"), minAppVersion: pack18.minAppVersion, parentCommit: "p"
         ).0
         let result = try decide(first, try request("50%"), health: nil)
         XCTAssertTrue(result.asked)

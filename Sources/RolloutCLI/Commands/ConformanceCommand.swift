@@ -1,6 +1,6 @@
 import Foundation
+import RolloutConformance
 import RolloutModel
-import RolloutPublish
 
 /// `rollout conformance write DIR`: the test vectors a client port proves itself with (docs/conformance.md).
 enum ConformanceCommand {

@@ -96,12 +96,12 @@ extension GitTransport.Failure {
     ]
 
     /// The host key ssh refused is not the one it knew for that server.
-    package var hostKeyChanged: Bool {
+    var hostKeyChanged: Bool {
         lines.contains { line in Self.changedHostKeyWords.contains { line.localizedCaseInsensitiveContains($0) } }
     }
 
     /// The sentence and next step for a host key ssh refused.
-    package var hostKeyAdvice: String {
+    var hostKeyAdvice: String {
         guard hostKeyChanged else {
             return
                 "ssh does not know the server's host key.\(said)Nothing was changed. Check the key, add it to known_hosts (ssh-keyscan), or let ssh accept a new server's key on first use with GIT_SSH_COMMAND='ssh -o StrictHostKeyChecking=accept-new' (docs/teams.md, \"A deploy key over ssh\")"
@@ -111,7 +111,7 @@ extension GitTransport.Failure {
     }
 
     /// The sentence and next step for a TLS certificate git refused.
-    package var certificateAdvice: String {
+    var certificateAdvice: String {
         let text = lines.joined(separator: "\n")
         func has(_ words: String...) -> Bool { words.contains { text.localizedCaseInsensitiveContains($0) } }
         if has("does not match target host name", "no alternative certificate subject name", "doesn't match") {

@@ -14,12 +14,12 @@ public struct PackFile: Sendable, Equatable {
 }
 
 /// A loose object file: objects/<2 hex>/<38 hex>.
-package struct LooseObject: Sendable {
-    package let id: ObjectID
-    package let path: String
-    package let bytes: Int
+struct LooseObject: Sendable {
+    let id: ObjectID
+    let path: String
+    let bytes: Int
     /// Last modified (seconds since 1970): libgit2 and git touch an object they would write again.
-    package let modified: Int
+    let modified: Int
 }
 
 extension GitRepository {
@@ -45,7 +45,7 @@ extension GitRepository {
     /// .idx under temporary names, fsyncs them (fsync is on for every write, `Git.initialized`) and
     /// renames them into place, so a reader sees either no pack or a whole one. Nil when there is
     /// nothing new to pack.
-    package func writePack(hiding: [PackFile]) throws -> PackFile? {
+    func writePack(hiding: [PackFile]) throws -> PackFile? {
         let boundary = try commits(reachableFromRefsFoundIn: hiding)
         var walk: OpaquePointer?
         try check(git_revwalk_new(&walk, handle), "starting a walk of the history")
@@ -105,7 +105,7 @@ extension GitRepository {
 
     /// The object each ref names and, through annotated tags, each object down the chain to the
     /// first that is not a tag (a commit, tree or blob), without repeats.
-    package func referencedObjects() throws -> [(id: ObjectID, type: git_object_t)] {
+    func referencedObjects() throws -> [(id: ObjectID, type: git_object_t)] {
         var found: [(id: ObjectID, type: git_object_t)] = []
         var seen = Set<ObjectID>()
         for reference in try references(prefix: "refs/") {
@@ -218,7 +218,7 @@ extension GitRepository {
 
     /// The packs in objects/pack, largest first, read from each .idx header (its fan-out table's
     /// last entry is the object count). A pack whose .idx or .pack is missing or unreadable is skipped.
-    package func packsOnDisk() -> [PackFile] {
+    func packsOnDisk() -> [PackFile] {
         let directory = packDirectory
         let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
         var packs: [PackFile] = []
@@ -242,7 +242,7 @@ extension GitRepository {
 
     /// The loose object files now in objects/, found by listing the fan-out directories (temporary
     /// files a writer has not renamed yet are not objects and are skipped).
-    package func looseObjects() -> [LooseObject] {
+    func looseObjects() -> [LooseObject] {
         let objects = objectsDirectory
         var found: [LooseObject] = []
         for fanOut in 0..<256 {
@@ -265,7 +265,7 @@ extension GitRepository {
     /// Deletes each of `candidates` that a pack in objects/pack holds, and only those: the object is
     /// read back from the packs alone (a fresh object database with no loose backend), whole and
     /// hash-checked, before its loose file goes. Returns how many went and the candidates no pack holds.
-    package func removeLooseObjectsInPacks(_ candidates: [LooseObject]) throws -> (
+    func removeLooseObjectsInPacks(_ candidates: [LooseObject]) throws -> (
         removed: Int, unpacked: [LooseObject]
     ) {
         var packs: OpaquePointer?
@@ -296,7 +296,7 @@ extension GitRepository {
     /// Deletes each loose object of `candidates` last modified before `cutoff` (seconds since 1970),
     /// looking at the file again just before it goes: a writer that reuses an object touches it.
     /// Returns how many went.
-    package func pruneLooseObjects(_ candidates: [LooseObject], modifiedBefore cutoff: Int) throws -> Int {
+    func pruneLooseObjects(_ candidates: [LooseObject], modifiedBefore cutoff: Int) throws -> Int {
         var pruned = 0
         for object in candidates where object.modified < cutoff {
             var status = stat()
@@ -309,14 +309,14 @@ extension GitRepository {
 
     /// A fan-out directory changed this recently (seconds) is left alone: a writer may have just made
     /// it, a `git fetch` under rollout sync among them, which does not try again when it goes.
-    package static let fanOutQuietAge = 300
+    static let fanOutQuietAge = 300
 
     /// Removes the fan-out directories left empty (4 KB each on ext4, 1 MiB for all 256, as much as
     /// hundreds of versions in a pack) whose last change is more than `fanOutQuietAge` before `now`:
     /// one this packing emptied goes at a later one. rmdir removes only an empty directory, so an
     /// object written in the meantime keeps its own. Returns how many went.
     @discardableResult
-    package func removeEmptyFanOutDirectories(now: Int = Int(Date().timeIntervalSince1970)) -> Int {
+    func removeEmptyFanOutDirectories(now: Int = Int(Date().timeIntervalSince1970)) -> Int {
         (0..<256).filter { byte in
             let directory = objectsDirectory + "/" + Self.fanOutName(byte)
             var status = stat()
@@ -333,7 +333,7 @@ extension GitRepository {
     /// objects/ or a fan-out directory). Each one last modified before `cutoff` (seconds since
     /// 1970) is removed: a writer that is still at work keeps changing its file. Returns the
     /// paths removed, relative to the repository.
-    package func removeStaleTemporaries(modifiedBefore cutoff: Int) -> [String] {
+    func removeStaleTemporaries(modifiedBefore cutoff: Int) -> [String] {
         var candidates: [String] = []
         let fm = FileManager.default
         for name in (try? fm.contentsOfDirectory(atPath: packDirectory)) ?? []
@@ -375,7 +375,7 @@ extension GitRepository {
     /// opened the pack keeps reading it (an open file outlives its name), and one that had not yet
     /// finds the object missing, rescans objects/pack and reads it from a holder (libgit2 and git
     /// both do). Returns the packs deleted.
-    package func removePacks(_ candidates: [PackFile], heldBy holders: [PackFile]) throws -> [PackFile] {
+    func removePacks(_ candidates: [PackFile], heldBy holders: [PackFile]) throws -> [PackFile] {
         guard !holders.isEmpty else { return [] }
         let database = try openPacks(holders)
         defer { git_odb_free(database) }

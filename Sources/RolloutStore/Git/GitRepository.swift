@@ -67,9 +67,9 @@ public struct GitTreeEntry: Sendable {
 
 /// The one owner of libgit2 handles. Every handle is freed before the call that made it returns;
 /// only the repository handle lives as long as this object.
-package final class GitRepository {
+final class GitRepository {
     let handle: OpaquePointer
-    package let path: String
+    let path: String
 
     private init(handle: OpaquePointer) {
         self.handle = handle
@@ -84,7 +84,7 @@ package final class GitRepository {
         try Git.check(result, operation(), repository: path)
     }
 
-    package static func openBare(_ path: String) throws -> GitRepository {
+    static func openBare(_ path: String) throws -> GitRepository {
         Git.initialized
         var repo: OpaquePointer?
         try Git.check(git_repository_open_bare(&repo, path), "opening git repository \(path)", repository: path)
@@ -92,7 +92,7 @@ package final class GitRepository {
     }
 
     /// Creates a bare repository whose HEAD names `refs/heads/<initialBranch>`. Refuses an existing one.
-    package static func createBare(_ path: String, initialBranch: String) throws -> GitRepository {
+    static func createBare(_ path: String, initialBranch: String) throws -> GitRepository {
         Git.initialized
         var options = rollout_git_repository_init_options()
         options.flags =
@@ -109,7 +109,7 @@ package final class GitRepository {
 
     // MARK: configuration
 
-    package func setConfig(_ name: String, _ value: String) throws {
+    func setConfig(_ name: String, _ value: String) throws {
         var config: OpaquePointer?
         try check(git_repository_config(&config, handle), "opening repository config")
         defer { git_config_free(config) }
@@ -117,7 +117,7 @@ package final class GitRepository {
     }
 
     /// A value from the repository's config, falling back to the user's global and system config as git does.
-    package func config(_ name: String) throws -> String? {
+    func config(_ name: String) throws -> String? {
         var config: OpaquePointer?
         try check(git_repository_config_snapshot(&config, handle), "reading repository config")
         defer { git_config_free(config) }
@@ -135,7 +135,7 @@ package final class GitRepository {
     }
 
     /// A value from this repository's own config file only, ignoring the user's global config.
-    package func localConfig(_ name: String) throws -> String? {
+    func localConfig(_ name: String) throws -> String? {
         var config: OpaquePointer?
         try check(git_repository_config_snapshot(&config, handle), "reading repository config")
         defer { git_config_free(config) }
@@ -148,14 +148,14 @@ package final class GitRepository {
     }
 
     /// The identity libgit2 writes into the reflog for ref updates made through this handle.
-    package func setReflogIdentity(_ signature: GitSignature) throws {
+    func setReflogIdentity(_ signature: GitSignature) throws {
         try check(
             git_repository_set_ident(handle, signature.name, signature.email.isEmpty ? "-" : signature.email),
             "setting the reflog identity")
     }
 
     /// A value from the user's global and system git config, for when there is no repository yet.
-    package static func defaultConfig(_ name: String) -> String? {
+    static func defaultConfig(_ name: String) -> String? {
         Git.initialized
         var config: OpaquePointer?
         guard git_config_open_default(&config) == 0 else { return nil }
@@ -165,7 +165,7 @@ package final class GitRepository {
 
     // MARK: references
 
-    package func referenceTarget(_ name: String) throws -> ObjectID? {
+    func referenceTarget(_ name: String) throws -> ObjectID? {
         var oid = git_oid()
         let result = git_reference_name_to_id(&oid, handle, name)
         if result == GIT_ENOTFOUND.rawValue { return nil }
@@ -175,7 +175,7 @@ package final class GitRepository {
 
     /// Moves `name` to `target` only if it still points at `expected` (nil: only if it does not exist).
     /// Returns false when another writer got there first or holds the lock.
-    package func compareAndSwap(_ name: String, to target: ObjectID, expected: ObjectID?, message: String) throws
+    func compareAndSwap(_ name: String, to target: ObjectID, expected: ObjectID?, message: String) throws
         -> Bool
     {
         var new = target.raw
@@ -197,7 +197,7 @@ package final class GitRepository {
     }
 
     /// The reflog of `name`, oldest first: each entry's previous and new target and message.
-    package func reflog(_ name: String) throws -> [(previous: ObjectID?, target: ObjectID, message: String)] {
+    func reflog(_ name: String) throws -> [(previous: ObjectID?, target: ObjectID, message: String)] {
         var log: OpaquePointer?
         try check(git_reflog_read(&log, handle, name), "reading the reflog of \(name)")
         defer { git_reflog_free(log) }
@@ -218,7 +218,7 @@ package final class GitRepository {
     // MARK: remotes
 
     /// Adds a remote named `name` fetching every branch into refs/remotes/<name>/.
-    package func addRemote(_ name: String, url: String) throws {
+    func addRemote(_ name: String, url: String) throws {
         var remote: OpaquePointer?
         try check(git_remote_create(&remote, handle, name, url), "adding remote \(name)")
         git_remote_free(remote)
@@ -227,7 +227,7 @@ package final class GitRepository {
     /// The URL of remote `name` as its configuration writes it, or nil if there is no such remote. With
     /// `rewritten`, after git's `url.<base>.insteadOf` rules, as the transport will use it; messages and
     /// `remote list` show the URL as configured, the one a person wrote.
-    package func remoteURL(_ name: String, rewritten: Bool = false) throws -> String? {
+    func remoteURL(_ name: String, rewritten: Bool = false) throws -> String? {
         var remote: OpaquePointer?
         let result = git_remote_lookup(&remote, handle, name)
         if result == GIT_ENOTFOUND.rawValue || result == GIT_EINVALIDSPEC.rawValue { return nil }
@@ -237,7 +237,7 @@ package final class GitRepository {
         return git_remote_url(remote).map { String(cString: $0) }
     }
 
-    package func remoteNames() throws -> [String] {
+    func remoteNames() throws -> [String] {
         var names = git_strarray()
         try check(git_remote_list(&names, handle), "listing remotes")
         defer { git_strarray_dispose(&names) }
@@ -245,14 +245,14 @@ package final class GitRepository {
     }
 
     /// Points `name` at `target` unconditionally (for refs only rollout writes).
-    package func setReference(_ name: String, to target: ObjectID, message: String) throws {
+    func setReference(_ name: String, to target: ObjectID, message: String) throws {
         var new = target.raw
         var reference: OpaquePointer?
         try check(git_reference_create(&reference, handle, name, &new, 1, message), "updating \(name)")
         git_reference_free(reference)
     }
 
-    package func deleteReference(_ name: String) throws {
+    func deleteReference(_ name: String) throws {
         var reference: OpaquePointer?
         let result = git_reference_lookup(&reference, handle, name)
         if result == GIT_ENOTFOUND.rawValue { return }
@@ -262,7 +262,7 @@ package final class GitRepository {
     }
 
     /// The names of the references that start with `prefix`, and their targets.
-    package func references(prefix: String) throws -> [(name: String, target: ObjectID)] {
+    func references(prefix: String) throws -> [(name: String, target: ObjectID)] {
         var names = git_strarray()
         try check(git_reference_list(&names, handle), "listing references")
         defer { git_strarray_dispose(&names) }
@@ -272,7 +272,7 @@ package final class GitRepository {
     }
 
     /// True when `commit` has `ancestor` in its history (a commit is not its own descendant).
-    package func isDescendant(_ commit: ObjectID, of ancestor: ObjectID) throws -> Bool {
+    func isDescendant(_ commit: ObjectID, of ancestor: ObjectID) throws -> Bool {
         var c = commit.raw
         var a = ancestor.raw
         let result = git_graph_descendant_of(handle, &c, &a)
@@ -280,7 +280,7 @@ package final class GitRepository {
         return result == 1
     }
 
-    package func mergeBase(_ a: ObjectID, _ b: ObjectID) throws -> ObjectID? {
+    func mergeBase(_ a: ObjectID, _ b: ObjectID) throws -> ObjectID? {
         var out = git_oid()
         var one = a.raw
         var two = b.raw
@@ -292,7 +292,7 @@ package final class GitRepository {
 
     // MARK: objects
 
-    package func writeBlob(_ bytes: [UInt8]) throws -> ObjectID {
+    func writeBlob(_ bytes: [UInt8]) throws -> ObjectID {
         var oid = git_oid()
         let result = Self.retryingLostFanOut {
             bytes.withUnsafeBytes { git_blob_create_from_buffer(&oid, handle, $0.baseAddress, $0.count) }
@@ -301,7 +301,7 @@ package final class GitRepository {
         return ObjectID(oid)
     }
 
-    package func readBlob(_ id: ObjectID) throws -> [UInt8] {
+    func readBlob(_ id: ObjectID) throws -> [UInt8] {
         var oid = id.raw
         var blob: OpaquePointer?
         try checkRead(git_blob_lookup(&blob, handle, &oid), "reading blob \(id.short)")
@@ -311,7 +311,7 @@ package final class GitRepository {
         return Array(UnsafeRawBufferPointer(start: content, count: size))
     }
 
-    package func commit(_ id: ObjectID) throws -> GitCommit {
+    func commit(_ id: ObjectID) throws -> GitCommit {
         var oid = id.raw
         var commit: OpaquePointer?
         try checkRead(git_commit_lookup(&commit, handle, &oid), "reading commit \(id.short)")
@@ -330,7 +330,7 @@ package final class GitRepository {
     }
 
     /// The entry at `path` (slash-separated) below `tree`, or nil.
-    package func treeEntry(_ tree: ObjectID, path: String) throws -> GitTreeEntry? {
+    func treeEntry(_ tree: ObjectID, path: String) throws -> GitTreeEntry? {
         var treeOid = tree.raw
         var treeHandle: OpaquePointer?
         try checkRead(git_tree_lookup(&treeHandle, handle, &treeOid), "reading tree \(tree.short)")
@@ -351,7 +351,7 @@ package final class GitRepository {
     }
 
     /// The entries of the tree `tree` itself.
-    package func treeEntries(_ tree: ObjectID) throws -> [GitTreeEntry] {
+    func treeEntries(_ tree: ObjectID) throws -> [GitTreeEntry] {
         var treeOid = tree.raw
         var treeHandle: OpaquePointer?
         try checkRead(git_tree_lookup(&treeHandle, handle, &treeOid), "reading tree \(tree.short)")
@@ -366,7 +366,7 @@ package final class GitRepository {
 
     /// A new tree: `base` (or the empty tree) with blobs written at `upserts` and `removals` deleted.
     /// Only the trees on the changed paths are rewritten; everything else is shared.
-    package func updatedTree(base: ObjectID?, upserts: [(path: String, blob: ObjectID)], removals: [String]) throws
+    func updatedTree(base: ObjectID?, upserts: [(path: String, blob: ObjectID)], removals: [String]) throws
         -> ObjectID
     {
         var baseHandle: OpaquePointer?
@@ -400,7 +400,7 @@ package final class GitRepository {
     }
 
     /// Writes a commit object without moving any ref (the caller publishes it by compare-and-swap).
-    package func createCommit(tree: ObjectID, parents: [ObjectID], message: String, author: GitSignature) throws
+    func createCommit(tree: ObjectID, parents: [ObjectID], message: String, author: GitSignature) throws
         -> ObjectID
     {
         var signature: UnsafeMutablePointer<git_signature>?
@@ -441,7 +441,7 @@ package final class GitRepository {
 
 extension GitRepository {
     /// The libgit2 this binary runs with, as `major.minor.revision`.
-    package static var libraryVersion: String {
+    static var libraryVersion: String {
         var major: Int32 = 0
         var minor: Int32 = 0
         var revision: Int32 = 0

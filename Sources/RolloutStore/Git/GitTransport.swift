@@ -10,9 +10,9 @@ import RolloutModel
 /// The remote's branch still moves only by compare-and-swap: a push carries
 /// `--force-with-lease=REF:EXPECTED`, which git checks against the server's advertisement and which
 /// receive-pack checks again, under its lock, as the old value of the update.
-package struct GitTransport: Sendable {
+struct GitTransport: Sendable {
     /// The repository (a git directory) the objects come from and go to.
-    package let gitDirectory: String
+    let gitDirectory: String
     /// The environment git runs in: the user's, minus variables that would point git at another
     /// repository, with git's messages in English so they can be classified.
     let environment: [String: String]
@@ -20,7 +20,7 @@ package struct GitTransport: Sendable {
     /// Whether the user set git's low-speed limit (config or environment); rollout sets one if not.
     let limitsSpeed: Bool
 
-    package init(
+    init(
         gitDirectory: String, environment: [String: String] = ProcessInfo.processInfo.environment,
         stdinIsTerminal: Bool = isatty(STDIN_FILENO) == 1, userLimitsSpeed: Bool = false
     ) {
@@ -33,7 +33,7 @@ package struct GitTransport: Sendable {
 
     /// What a failed network operation was, as far as git's message tells: the one classification
     /// every fetch and push goes through, so the same failure always gives the same exit code.
-    package enum FailureKind: Equatable, Sendable {
+    enum FailureKind: Equatable, Sendable {
         /// No credentials, wrong credentials, no access (HTTP 401 and 403, ssh's "Permission denied").
         case authentication
         /// The server took the credentials but refused the change: a hook, a protected branch.
@@ -53,10 +53,10 @@ package struct GitTransport: Sendable {
         case noGit
     }
 
-    package struct Failure: Error, Sendable {
-        package let kind: FailureKind
+    struct Failure: Error, Sendable {
+        let kind: FailureKind
         /// What git and the server said, credentials removed, one line each.
-        package let lines: [String]
+        let lines: [String]
 
         /// Classified by what git said, as it said it; shown with every credential removed.
         init(_ raw: [String], secrets: [String], kind: FailureKind? = nil) {
@@ -70,7 +70,7 @@ package struct GitTransport: Sendable {
         }
     }
 
-    package enum PushOutcome: Sendable {
+    enum PushOutcome: Sendable {
         /// The branch is now the pushed commit.
         case landed
         /// The branch was not the expected commit any more: another writer was faster.
@@ -83,7 +83,7 @@ package struct GitTransport: Sendable {
 
     /// Fetches `source` (a ref on the remote) into the local ref `destination`. Returns false when
     /// the remote has no such ref.
-    package func fetch(remote: String, source: String, into destination: String, secrets: [String]) throws -> Bool {
+    func fetch(remote: String, source: String, into destination: String, secrets: [String]) throws -> Bool {
         let run = try git([
             "fetch", "--no-tags", "--no-write-fetch-head", "--no-recurse-submodules", "--refmap=", remote,
             "+\(source):\(destination)",
@@ -96,7 +96,7 @@ package struct GitTransport: Sendable {
 
     /// Pushes `commit` as `ref` on the remote if, and only if, the remote's `ref` is `expected`
     /// (absent when nil).
-    package func push(_ commit: String, to remote: String, ref: String, expected: String?, secrets: [String]) throws
+    func push(_ commit: String, to remote: String, ref: String, expected: String?, secrets: [String]) throws
         -> PushOutcome
     {
         // --no-verify: a pre-push hook (a global core.hooksPath) guards a person's pushes from their

@@ -1,12 +1,12 @@
 import CGit2
 
 /// A blob whose id differs between two trees: what the audit log reads of a commit's plans.
-public struct GitChangedBlob: Sendable {
-    public let name: String
+struct GitChangedBlob: Sendable {
+    let name: String
     /// nil: not a blob in the old tree (absent, or a directory).
-    public let old: ObjectID?
+    let old: ObjectID?
     /// nil: not a blob in the new tree.
-    public let new: ObjectID?
+    let new: ObjectID?
 }
 
 extension GitRepository {
@@ -15,7 +15,7 @@ extension GitRepository {
     /// the whole history that `git log` itself makes without re-hashing: the index build of the audit
     /// log (docs/audit.md, "A fresh clone", says what is and is not checked). The option is
     /// process-wide in libgit2; rollout reads a repository on one thread, so nothing else runs meanwhile.
-    public func withoutRehashingObjects<T>(_ body: () throws -> T) rethrows -> T {
+    func withoutRehashingObjects<T>(_ body: () throws -> T) rethrows -> T {
         _ = rollout_git_enable_strict_hash_verification(0)
         defer { _ = rollout_git_enable_strict_hash_verification(1) }
         return try body()
@@ -24,7 +24,7 @@ extension GitRepository {
     /// The first-parent chain from `tip` back to `stop` (excluded), newest first, reading only ids, at
     /// most `limit` of them. `reachedStop` is false when the chain ended (or the limit cut it) without
     /// meeting `stop`, and always when `stop` is nil.
-    public func firstParentChain(from tip: ObjectID, until stop: ObjectID?, limit: Int = .max) throws -> (
+    func firstParentChain(from tip: ObjectID, until stop: ObjectID?, limit: Int = .max) throws -> (
         ids: [ObjectID], reachedStop: Bool
     ) {
         var ids: [ObjectID] = []
@@ -48,7 +48,7 @@ extension GitRepository {
     /// (a top-level tree such as `plans`) that differ from its first parent's. When the commits are a
     /// first-parent chain, oldest first or newest first, each directory version is read once: the
     /// directories of the last commit and of its parent are kept for the next one.
-    public func forEachChange(
+    func forEachChange(
         _ commits: [ObjectID], in directory: String, _ body: (GitCommit, [GitChangedBlob]) throws -> Void
     ) throws {
         var kept: [(commit: ObjectID, tree: OpaquePointer?)] = []

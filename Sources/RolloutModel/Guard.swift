@@ -1,12 +1,10 @@
-import RolloutModel
-
 /// What `rollout guard` decides for one locale (docs/health.md, "rollout guard" and "Scheduled
 /// ramps"), as a value: no repository, no clock, no output. `GuardLoop` gathers the inputs and
 /// carries the decision out; a CI bot or a server can do the same with its own figures.
 ///
-/// It lives in RolloutIngest beside `GuardLoop` and `HealthCheck` rather than in RolloutModel: guard
-/// is one concept, and its decision, its inputs (health from the metrics this target ingests) and
-/// the operation that applies it are read and tested together here. It needs model types only.
+/// It lives in RolloutModel with the other decisions on a rollout's health (`Health`, `PromoteGate`),
+/// since it needs model types only; `GuardLoop` and `HealthCheck`, which read the repository, stay in
+/// RolloutIngest.
 public enum Guard {
     /// A ramp step waiting for its time: `share` once `after` has come.
     public struct RampStep: Equatable, Sendable {

@@ -104,7 +104,7 @@ extension Verifier {
 extension GitRepository {
     /// Nil when the object `id` reads whole (inflated, hash-checked) as a `kind`; otherwise why not,
     /// as a clause: "is missing or damaged (object not found - ...)". Throws only for the disk.
-    package func unreadableObject(_ id: ObjectID, _ kind: git_object_t) throws -> String? {
+    func unreadableObject(_ id: ObjectID, _ kind: git_object_t) throws -> String? {
         var raw = id.raw
         var object: OpaquePointer?
         let result = git_object_lookup(&object, handle, &raw, kind)

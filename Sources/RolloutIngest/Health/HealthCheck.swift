@@ -201,7 +201,7 @@ public enum HealthCheck {
             {
                 continue
             }
-            guard let o = (try? StrictJSONParser.parse(try snapshot.repository.readBlob(entry.id)))?.objectValue,
+            guard let o = (try? StrictJSONParser.parse(try snapshot.read(entry)))?.objectValue,
                 (o["locales"]?.arrayValue ?? []).contains(.string(locale))
             else { continue }
             sources.append([

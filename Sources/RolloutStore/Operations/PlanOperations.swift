@@ -2,40 +2,12 @@ import RolloutModel
 
 /// The outcome of a promote, applied or (with --dry-run) only computed.
 public struct PromoteOutcome {
-    public enum Kind: String {
-        case staged = "promote"
-        case completed = "complete"
-        case unchanged
-    }
-    public let kind: Kind
+    public let kind: PromoteEffect
     public let before: Plan
     public let after: Plan
 }
 
 public enum PlanOperations {
-    /// `Plan.promoted` (RolloutModel), with its effect named as the action a commit records.
-    package static func promoted(_ plan: Plan, pack: Pack, request: PromoteRequest, parentCommit: String) throws -> (
-        Plan, PromoteOutcome.Kind
-    ) {
-        let (next, effect) = try plan.promoted(
-            by: request, minAppVersion: pack.minAppVersion, parentCommit: parentCommit)
-        switch effect {
-        case .unchanged: return (next, .unchanged)
-        case .staged: return (next, .staged)
-        case .completed: return (next, .completed)
-        }
-    }
-
-    /// Whether `after` gives the staged pack to more devices than `before` did, in a rollout that was
-    /// already staged (the first stage of a pack has nothing to be measured against yet).
-    public static func widens(_ before: Plan, _ after: Plan, kind: PromoteOutcome.Kind) -> Bool {
-        guard !before.rules.isEmpty else { return false }
-        if kind == .completed { return true }
-        // Taking a segment back from a scoped revert gives it the staged pack again.
-        if after.withdrawals.count < before.withdrawals.count { return true }
-        return after.rules.contains { $0.widens(from: before) }
-    }
-
     /// Runs a promote on the repository (or, with `dryRun`, only computes it), through the health gate
     /// (`PromoteGate`): `health` judges a plan on the snapshot the change will apply to (nil: nothing
     /// staged against a baseline). It is passed in because the metrics are read outside this target.
@@ -48,8 +20,8 @@ public enum PlanOperations {
             let pack = try snapshot.requirePack(request.pack)
             let locale = request.pack.locale
             let before = try snapshot.plan(locale) ?? Plan(locale: locale)
-            var (after, kind) = try promoted(
-                before, pack: pack, request: request, parentCommit: snapshot.commit?.hex ?? "")
+            var (after, kind) = try before.promoted(
+                by: request, minAppVersion: pack.minAppVersion, parentCommit: snapshot.commit?.hex ?? "")
             if kind == .unchanged {
                 return (nil, PromoteOutcome(kind: .unchanged, before: before, after: after))
             }
@@ -108,12 +80,11 @@ public enum PlanOperations {
             let pack = try snapshot.requirePack(id)
             let unrestricted = before.rules.allSatisfy { $0.regions.isEmpty && $0.versions.isAll }
             var moved = before
-            var kind = PromoteOutcome.Kind.staged
+            var kind = PromoteEffect.staged
             if share == .full && unrestricted {
-                (moved, kind) = try promoted(
-                    before, pack: pack,
-                    request: PromoteRequest(pack: id, share: .full, regions: nil, versions: nil, reason: nil),
-                    parentCommit: "")
+                (moved, kind) = try before.promoted(
+                    by: PromoteRequest(pack: id, share: .full, regions: nil, versions: nil, reason: nil),
+                    minAppVersion: pack.minAppVersion, parentCommit: "")
             } else {
                 var rules = before.rules
                 for index in rules.indices { rules[index].share = share }

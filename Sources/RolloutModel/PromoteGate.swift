@@ -1,12 +1,10 @@
-import RolloutModel
-
 /// The promote health gate (docs/health.md, "The promote gate"): a promote that widens a staged
 /// rollout goes through only when its health is healthy, or with `--force --reason`.
 ///
 /// A decision on values, with no I/O of its own: the health report is handed in, and asked for only
-/// when the change widens. It lives in RolloutStore beside `PlanOperations.promoted` rather than in
-/// RolloutModel because it decides on `PlanOperations.widens` and `PromoteOutcome.Kind`, which are
-/// defined with promote here; it moves with them once the pure plan transforms move to RolloutModel.
+/// when the change widens. It lives beside `Plan.promoted` (Plan+Promote.swift), whose `PromoteEffect`
+/// it decides on; what a promote records for a decision (`trailers(pack:)`) is RolloutStore's, which
+/// owns the commit vocabulary.
 public enum PromoteGate {
     /// `--force`, which can only be made with a reason: the reason goes into the commit with it.
     public struct Override: Equatable, Sendable {
@@ -41,6 +39,16 @@ public enum PromoteGate {
         case noMetrics
     }
 
+    /// Whether `after` gives the staged pack to more devices than `before` did, in a rollout that was
+    /// already staged (the first stage of a pack has nothing to be measured against yet).
+    public static func widens(_ before: Plan, _ after: Plan, kind: PromoteEffect) -> Bool {
+        guard !before.rules.isEmpty else { return false }
+        if kind == .completed { return true }
+        // Taking a segment back from a scoped revert gives it the staged pack again.
+        if after.withdrawals.count < before.withdrawals.count { return true }
+        return after.rules.contains { $0.widens(from: before) }
+    }
+
     /// The override `--force` and `--reason` ask for: nil without `--force`; a usage error when
     /// `--force` comes without a reason, blank included.
     public static func override(force: Bool, reason: String?) throws -> Override? {
@@ -58,10 +66,10 @@ public enum PromoteGate {
     /// `accepting` (docs/health.md, "Widening, segment by segment"); a pattern that names no
     /// targeted segment is a usage error.
     public static func decide(
-        before: Plan, after: Plan, kind: PromoteOutcome.Kind, override: Override?, accepting: [SegmentPattern] = [],
+        before: Plan, after: Plan, kind: PromoteEffect, override: Override?, accepting: [SegmentPattern] = [],
         health: (Plan) throws -> Health.Report?
     ) throws -> Decision {
-        guard PlanOperations.widens(before, after, kind: kind) else {
+        guard widens(before, after, kind: kind) else {
             if !accepting.isEmpty { throw .acceptanceNotJudged }
             return .notGated
         }
@@ -94,22 +102,9 @@ public enum PromoteGate {
     }
 }
 
-extension PromoteGate.Decision {
-    /// What promote records for this decision (`Rollout-Forced`, `Rollout-Accepted-Insufficient`), or
-    /// the refusal that stops a promote of `pack`, dry run included, with the way out.
-    public func trailers(pack: PackID) throws -> [(name: Trailer, value: String)] {
-        switch self {
-        case .notGated, .healthy: return []
-        case .accepted(let segments): return segments.map { (.acceptedInsufficient, $0) }
-        case .forced(let refusal): return [(.forced, refusal.recorded)]
-        case .refused(let refusal): throw refusal.error(pack: pack)
-        }
-    }
-}
-
 extension PromoteGate.Refusal {
     /// The `Rollout-Forced` value: what the gate would have refused.
-    var recorded: String {
+    package var recorded: String {
         switch self {
         case .unhealthy: return "health was unhealthy"
         case .held(let checks): return "held: sample ratio mismatch in " + checks.map(\.segment).joined(separator: ", ")
@@ -120,7 +115,7 @@ extension PromoteGate.Refusal {
     }
 
     /// The refusal, with the way out.
-    func error(pack: PackID) -> RolloutError {
+    package func error(pack: PackID) -> RolloutError {
         let forceHint = "override with --force --reason TEXT"
         switch self {
         case .unhealthy(let check):

@@ -1,6 +1,5 @@
 import XCTest
 
-@testable import RolloutIngest
 @testable import RolloutModel
 
 /// Guard's decision on plans and health reports directly, with no repository and no clock: what
