@@ -81,6 +81,8 @@ public enum RolloutCLI {
             }
         } catch let error as RolloutError {
             return failure(error, json: json, style: context.style(nil))
+        } catch let refusal as any Refusal {
+            return failure(Refusals.worded(refusal)!, json: json, style: context.style(nil))
         } catch let error as GitError {
             // A full or failing disk under the repository is an I/O error (74), anything else a bug.
             return failure(error.rolloutError, json: json, style: context.style(nil))

@@ -52,8 +52,8 @@ extension Plan {
         let next = try staging(request, ref: ref, parentCommit: parentCommit)
         if next.targeting == targeting { return (self, .unchanged) }
         if let (dead, winner, tooOld) = next.unreachableRule() {
-            throw .ruleNeverApplies(
-                dead, shadowedBy: winner, tooOld: tooOld, pack: request.pack, minAppVersion: minAppVersion)
+            throw PromoteRefusal.ruleNeverApplies(
+                dead, winner: winner, tooOld: tooOld, pack: request.pack, minAppVersion: minAppVersion)
         }
         if request.ramp == nil && SegmentShares.changes(from: targeting, to: next.targeting).isEmpty {
             return (self, .unchanged)
@@ -66,19 +66,21 @@ extension Plan {
     func admits(_ request: PromoteRequest) throws -> Bool {
         let id = request.pack
         if isBlocked(id.contentVersion) {
-            throw .promotingBlocked(id, nextFree: (blocked.max() ?? id.contentVersion) + 1)
+            throw PromoteRefusal.blocked(id, nextFree: (blocked.max() ?? id.contentVersion) + 1)
         }
         if let baseline, id.contentVersion < baseline.contentVersion, !bundledOnly {
-            throw .promotingOlderThanBaseline(id, baseline: baseline.contentVersion)
+            throw PromoteRefusal.olderThanBaseline(id, baseline: baseline.contentVersion)
         }
         if baseline?.contentVersion == id.contentVersion && !bundledOnly {
             if request.share == .full && rules.isEmpty { return false }
-            throw .promotingBaselineAgain(id)
+            throw PromoteRefusal.alreadyBaseline(id)
         }
         if let candidate, candidate.contentVersion != id.contentVersion {
-            throw .otherCandidateStaged(id.locale, candidate: candidate.contentVersion, rules: rules)
+            throw PromoteRefusal.otherCandidateStaged(
+                locale: id.locale, candidate: candidate.contentVersion,
+                staged: rules.map(\.summary).joined(separator: "; "))
         }
-        if bundledOnly && !request.reachesEveryone { throw .stagingUnderKillSwitch(id) }
+        if bundledOnly && !request.reachesEveryone { throw PromoteRefusal.underKillSwitch(id) }
         return true
     }
 
@@ -110,7 +112,7 @@ extension Plan {
         let moved = stagedRules(request, ref: ref, salt: salt)
         let lowered = rules.contains { old in moved.contains { $0.targetsSame(as: old) && $0.share < old.share } }
         if lowered && (request.reason ?? "").trimmingSpaces.isEmpty {
-            throw .loweringWithoutReason(request.pack)
+            throw PromoteRefusal.loweringWithoutReason(request.pack)
         }
         var next = self
         next.setRules(moved)
@@ -146,54 +148,5 @@ extension Plan {
             }
         }
         return rules
-    }
-}
-
-/// The refusals of a promote, named (an extension of Error, so that `throw .name(...)` finds them).
-extension Error where Self == RolloutError {
-    fileprivate static func promotingBlocked(_ id: PackID, nextFree: Int) -> RolloutError {
-        .checkFailed(
-            "\(id) is blocked: it was reverted and no device may get it again. Publish the fix as a new version (\(id.locale)@\(nextFree) or later)"
-        )
-    }
-
-    fileprivate static func promotingOlderThanBaseline(_ id: PackID, baseline: Int) -> RolloutError {
-        .checkFailed(
-            "\(id) is older than the baseline \(id.locale)@\(baseline); to go back, use rollout revert \(id.locale) --to \(id.contentVersion)"
-        )
-    }
-
-    fileprivate static func promotingBaselineAgain(_ id: PackID) -> RolloutError {
-        .checkFailed("\(id) is already the baseline: every device that can run it has it")
-    }
-
-    fileprivate static func loweringWithoutReason(_ id: PackID) -> RolloutError {
-        .usage("lowering the share of \(id) takes devices back off it; say why with --reason TEXT")
-    }
-
-    fileprivate static func otherCandidateStaged(_ locale: String, candidate: Int, rules: [Plan.Rule]) -> RolloutError {
-        let staged = rules.map(\.summary).joined(separator: "; ")
-        return .checkFailed(
-            "\(locale)@\(candidate) is still staged (\(staged)). Finish it first with rollout promote \(locale)@\(candidate) --to 100%, or take it back with rollout revert \(locale)"
-        )
-    }
-
-    fileprivate static func stagingUnderKillSwitch(_ id: PackID) -> RolloutError {
-        .checkFailed(
-            "the kill switch of \(id.locale) is on: every device uses its bundled strings, so a staged share would reach nobody. Turn it off by completing a pack: rollout promote \(id) --to 100%"
-        )
-    }
-
-    fileprivate static func ruleNeverApplies(
-        _ dead: Plan.Rule, shadowedBy winner: Plan.Rule?, tooOld: Bool, pack id: PackID, minAppVersion: AppVersion
-    ) -> RolloutError {
-        let minApp = "below \(id)'s minAppVersion \(minAppVersion)"
-        var why =
-            winner.map { "the rule for \($0.target) (\($0.share)) already decides those devices" }
-            ?? "every device it would reach is \(minApp)"
-        if winner != nil && tooOld { why += ", and the rest are \(minApp)" }
-        return .checkFailed(
-            "a rule for \(dead.target) would never apply: \(why). Use targeting that does not overlap it, or change the share of the rule that decides"
-        )
     }
 }

@@ -11,15 +11,14 @@ public enum RevertTarget: Equatable {
         if text == "bundled" { return .bundled }
         var digits = text
         if text.contains("@") {
-            guard let id = try? PackID.parse(text) else { throw .notARevertTarget(text, locale: locale) }
+            guard let id = try? PackID.parse(text) else { throw RevertRefusal.notATarget(text, locale: locale) }
             guard id.locale == locale else {
-                throw RolloutError.usage(
-                    "--to \(text) is a \(id.locale) pack; reverting \(locale) needs a \(locale) version")
+                throw RevertRefusal.targetOfAnotherLocale(text, id, locale: locale)
             }
             digits = String(id.contentVersion)
         }
         guard let version = Int(digits), version >= 1, digits.allSatisfy(\.isNumber) else {
-            throw .notARevertTarget(text, locale: locale)
+            throw RevertRefusal.notATarget(text, locale: locale)
         }
         return .version(version)
     }
@@ -61,8 +60,7 @@ extension Plan {
     {
         if let segment = request.segment {
             guard request.target == .lastKnownGood else {
-                throw RolloutError.usage(
-                    "--segment takes devices back to the baseline; it cannot be combined with --to")
+                throw RevertRefusal.segmentWithTarget
             }
             return try withdrawing(segment)
         }
@@ -86,7 +84,10 @@ extension Plan {
 
     /// A scoped revert: the candidate is taken back from one segment, if it reaches any device there.
     func withdrawing(_ segment: (region: String, versions: VersionRange)) throws -> (Plan, [Int]) {
-        guard let candidate else { throw .nothingStagedToWithdraw(locale, segment: segment) }
+        guard let candidate else {
+            throw RevertRefusal.nothingStagedToWithdraw(
+                locale: locale, segment: "\(segment.region)/\(segment.versions)")
+        }
         let exposed = SegmentShares.of(self, region: segment.region, versions: segment.versions).pieces.contains {
             piece in
             piece.shares.contains { $0.outcome == .pack(candidate.contentVersion) }
@@ -105,11 +106,10 @@ extension Plan {
         }
         if bundledOnly { return (self, []) }
         guard let baseline else {
-            throw RolloutError.checkFailed(
-                "nothing was ever promoted for \(locale): devices already use their bundled strings")
+            throw RevertRefusal.nothingPromoted(locale: locale)
         }
         guard let index = previousBaselines.firstIndex(where: { !isBlocked($0.contentVersion) }) else {
-            throw .noEarlierBaseline(locale, baseline: baseline.contentVersion)
+            throw RevertRefusal.noEarlierBaseline(locale: locale, baseline: baseline.contentVersion)
         }
         var next = self
         next.baseline = previousBaselines[index]
@@ -121,7 +121,7 @@ extension Plan {
     /// version that is not blocked), blocking what devices received after it.
     func reverted(toVersion target: PackRef, blocking: Bool) throws -> (Plan, [Int]) {
         let version = target.contentVersion
-        if isBlocked(version) { throw .revertingToBlocked(locale, version) }
+        if isBlocked(version) { throw RevertRefusal.targetBlocked(locale: locale, version: version) }
         let served = [candidate?.contentVersion, bundledOnly ? nil : baseline?.contentVersion].compactMap { $0 }
         var next = withoutStagedRules()
         next.bundledOnly = false
@@ -132,7 +132,7 @@ extension Plan {
         guard let newest = served.max(), version < newest || (version == baseline?.contentVersion && candidate != nil)
         else {
             if baseline?.contentVersion == version && candidate == nil && !bundledOnly { return (self, []) }
-            throw .revertingForward(locale, version)
+            throw RevertRefusal.targetNotEarlier(locale: locale, version: version)
         }
         return next.finishingRevert(of: self, blocking: served.filter { $0 > version }, blocking)
     }
@@ -153,35 +153,5 @@ extension Plan {
         guard block else { return (next, []) }
         next.blocked = Array(Set(before.blocked + versions)).sorted()
         return (next, versions)
-    }
-}
-
-/// The refusals of a revert, named (an extension of Error, so that `throw .name(...)` finds them).
-extension Error where Self == RolloutError {
-    fileprivate static func notARevertTarget(_ text: String, locale: String) -> RolloutError {
-        .usage("--to \"\(text)\" is not a content version (16, or \(locale)@16) or bundled")
-    }
-
-    fileprivate static func nothingStagedToWithdraw(_ locale: String, segment: (region: String, versions: VersionRange))
-        -> RolloutError
-    {
-        .checkFailed(
-            "nothing is staged for \(locale), so there is nothing to take back from \(segment.region)/\(segment.versions); to go back everywhere, run rollout revert \(locale)"
-        )
-    }
-
-    fileprivate static func noEarlierBaseline(_ locale: String, baseline: Int) -> RolloutError {
-        .checkFailed(
-            "\(locale)@\(baseline) is the only good baseline \(locale) has had: there is no earlier one to go back to. Use --to bundled for the kill switch, or promote a fix"
-        )
-    }
-
-    fileprivate static func revertingToBlocked(_ locale: String, _ version: Int) -> RolloutError {
-        .checkFailed("\(locale)@\(version) is blocked: a revert cannot go back to a version that was itself reverted")
-    }
-
-    fileprivate static func revertingForward(_ locale: String, _ version: Int) -> RolloutError {
-        .checkFailed(
-            "\(locale)@\(version) is not earlier than what devices receive now; to move forward, use rollout promote")
     }
 }

@@ -90,6 +90,23 @@ public enum RolloutError: Error, Equatable, Sendable {
         }
     }
 
+    /// An error of `kind` reading `message`: how the command line words a `Refusal`.
+    public init(_ kind: Kind, _ message: String) {
+        switch kind {
+        case .checkFailed: self = .checkFailed(message)
+        case .usage: self = .usage(message)
+        case .badInput: self = .badInput(message)
+        case .missing: self = .missing(message)
+        case .conflict: self = .conflict(message)
+        case .unreachable: self = .unreachable(message)
+        case .diverged: self = .diverged(message)
+        case .permission: self = .permission(message)
+        case .unavailable: self = .unavailable(message)
+        case .io: self = .io(message)
+        case .internal: self = .internal(message)
+        }
+    }
+
     /// The same kind of error (and so the same exit code) with its message rewritten: a command
     /// that adds what it had already done when a later step failed.
     public func withMessage(_ rewrite: (String) -> String) -> RolloutError {

@@ -37,21 +37,33 @@ final class PlanTransformTests: XCTestCase {
         }
     }
 
+    /// What the expression refused, as the model says it (the command line words it: RefusalWordingTests).
+    func refusal<R: Refusal>(_ expression: @autoclosure () throws -> Any, as type: R.Type) -> R? {
+        do {
+            _ = try expression()
+            return nil
+        } catch {
+            return error as? R
+        }
+    }
+
     // MARK: promote
 
     func testCompletingTheBaselineAgainChangesNothingAndAnyOtherShareOfItIsRefused() throws {
         let plan = Plan(locale: "tr-TR", baseline: v17)
         XCTAssertEqual(try promote(plan, "100%", 17).1, .unchanged)
+        let id17 = PackID(locale: "tr-TR", contentVersion: 17)
+        XCTAssertEqual(refusal(try promote(plan, "10%", 17), as: PromoteRefusal.self), .alreadyBaseline(id17))
         XCTAssertEqual(
-            message(try promote(plan, "10%", 17)),
-            "tr-TR@17 is already the baseline: every device that can run it has it")
-        XCTAssertTrue(
-            message(try promote(plan, "10%", 16)).hasPrefix("tr-TR@16 is older than the baseline tr-TR@17; to go back"))
+            refusal(try promote(plan, "10%", 16), as: PromoteRefusal.self),
+            .olderThanBaseline(PackID(locale: "tr-TR", contentVersion: 16), baseline: 17))
     }
 
     func testUnderTheKillSwitchOnlyACompletionIsAllowedAndItMayGoBack() throws {
         let killed = Plan(locale: "tr-TR", baseline: v17, previousBaselines: [v16], bundledOnly: true)
-        XCTAssertTrue(message(try promote(killed, "10%", 16)).hasPrefix("the kill switch of tr-TR is on"))
+        XCTAssertEqual(
+            refusal(try promote(killed, "10%", 16), as: PromoteRefusal.self),
+            .underKillSwitch(PackID(locale: "tr-TR", contentVersion: 16)))
         let (back, effect) = try promote(killed, "100%", 16)
         XCTAssertEqual(effect, .completed)
         XCTAssertFalse(back.bundledOnly)
@@ -98,12 +110,11 @@ final class PlanTransformTests: XCTestCase {
         XCTAssertEqual(after.previousBaselines, [])
         XCTAssertEqual(blocked, [18])
         XCTAssertEqual(after.blocked, [17, 18])
-        XCTAssertTrue(
-            message(try revert(Plan(locale: "tr-TR", baseline: v17))).hasPrefix(
-                "tr-TR@17 is the only good baseline tr-TR has had"))
         XCTAssertEqual(
-            message(try revert(Plan(locale: "tr-TR"))),
-            "nothing was ever promoted for tr-TR: devices already use their bundled strings")
+            refusal(try revert(Plan(locale: "tr-TR", baseline: v17)), as: RevertRefusal.self),
+            .noEarlierBaseline(locale: "tr-TR", baseline: 17))
+        XCTAssertEqual(
+            refusal(try revert(Plan(locale: "tr-TR")), as: RevertRefusal.self), .nothingPromoted(locale: "tr-TR"))
     }
 
     func testRevertingToAVersionBlocksWhatCameAfterIt() throws {
@@ -115,12 +126,14 @@ final class PlanTransformTests: XCTestCase {
         XCTAssertEqual(message(try revert(staged, to: .version(19))), "no pack tr-TR@19 to go back to")
         XCTAssertEqual(
             try revert(Plan(locale: "tr-TR", baseline: v17), to: .version(17)).1, [], "already there: nothing to do")
-        XCTAssertTrue(
-            message(try revert(Plan(locale: "tr-TR", baseline: v16), to: .version(17))).hasPrefix(
-                "tr-TR@17 is not earlier than"))
-        XCTAssertTrue(
-            message(try revert(Plan(locale: "tr-TR", baseline: v17, blocked: [16]), to: .version(16))).hasPrefix(
-                "tr-TR@16 is blocked"))
+        XCTAssertEqual(
+            refusal(try revert(Plan(locale: "tr-TR", baseline: v16), to: .version(17)), as: RevertRefusal.self),
+            .targetNotEarlier(locale: "tr-TR", version: 17))
+        XCTAssertEqual(
+            refusal(
+                try revert(Plan(locale: "tr-TR", baseline: v17, blocked: [16]), to: .version(16)),
+                as: RevertRefusal.self),
+            .targetBlocked(locale: "tr-TR", version: 16))
     }
 
     func testTheKillSwitchBlocksWhatWasServedAndAVersionTakesItOff() throws {
@@ -140,12 +153,12 @@ final class PlanTransformTests: XCTestCase {
         let staged = try promote(Plan(locale: "tr-TR", baseline: v17), "10%", regions: ["TR"]).0
         XCTAssertEqual(try revert(staged, segment: ("DE", "*")).0, staged, "the candidate reaches nobody in DE")
         XCTAssertEqual(try revert(staged, segment: ("TR", ">=4.8")).0.withdrawals.map(\.label), ["TR/>=4.8"])
-        XCTAssertTrue(
-            message(try revert(Plan(locale: "tr-TR", baseline: v17), segment: ("TR", "*"))).hasPrefix(
-                "nothing is staged for tr-TR"))
         XCTAssertEqual(
-            message(try revert(staged, to: .bundled, segment: ("TR", "*"))),
-            "--segment takes devices back to the baseline; it cannot be combined with --to")
+            refusal(try revert(Plan(locale: "tr-TR", baseline: v17), segment: ("TR", "*")), as: RevertRefusal.self),
+            .nothingStagedToWithdraw(locale: "tr-TR", segment: "TR/*"))
+        XCTAssertEqual(
+            refusal(try revert(staged, to: .bundled, segment: ("TR", "*")), as: RevertRefusal.self),
+            .segmentWithTarget)
     }
 
     func testRevertTargetsParseVersionsAndRefuseOtherLocales() {
@@ -153,10 +166,10 @@ final class PlanTransformTests: XCTestCase {
         XCTAssertEqual(try RevertTarget.parse("tr-TR@16", locale: "tr-TR"), .version(16))
         XCTAssertEqual(try RevertTarget.parse("bundled", locale: "tr-TR"), .bundled)
         XCTAssertEqual(
-            message(try RevertTarget.parse("0", locale: "tr-TR")),
-            "--to \"0\" is not a content version (16, or tr-TR@16) or bundled")
+            refusal(try RevertTarget.parse("0", locale: "tr-TR"), as: RevertRefusal.self),
+            .notATarget("0", locale: "tr-TR"))
         XCTAssertEqual(
-            message(try RevertTarget.parse("de-DE@3", locale: "tr-TR")),
-            "--to de-DE@3 is a de-DE pack; reverting tr-TR needs a tr-TR version")
+            refusal(try RevertTarget.parse("de-DE@3", locale: "tr-TR"), as: RevertRefusal.self),
+            .targetOfAnotherLocale("de-DE@3", PackID(locale: "de-DE", contentVersion: 3), locale: "tr-TR"))
     }
 }

@@ -24,9 +24,9 @@ final class PromoteRulesTests: XCTestCase {
         let plan = Plan(locale: "tr-TR", baseline: v17, blocked: [18])
         XCTAssertThrowsError(try promoted(plan, pack: pack18, request: try request("10%"), parentCommit: "p")) {
             error in
-            guard case RolloutError.checkFailed(let message) = error else { return XCTFail("\(error)") }
-            XCTAssertTrue(message.contains("tr-TR@18 is blocked"), message)
-            XCTAssertTrue(message.contains("tr-TR@19"), message)
+            XCTAssertEqual(
+                error as? PromoteRefusal, .blocked(PackID(locale: "tr-TR", contentVersion: 18), nextFree: 19))
+            XCTAssertEqual((error as? PromoteRefusal)?.kind, .checkFailed)
         }
     }
 
@@ -84,9 +84,12 @@ final class PromoteRulesTests: XCTestCase {
             try promoted(
                 wide, pack: pack18, request: try request("50%", regions: ["TR"], versions: ">=4.9"), parentCommit: "p")
         ) { error in
-            guard case RolloutError.checkFailed(let message) = error else { return XCTFail("\(error)") }
-            XCTAssertTrue(message.contains("a rule for TR on >=4.9 would never apply"), message)
-            XCTAssertTrue(message.contains("the rule for TR on >=4.8 (10%)"), message)
+            guard case .ruleNeverApplies(let dead, let winner, _, _, _) = error as? PromoteRefusal else {
+                return XCTFail("\(error)")
+            }
+            XCTAssertEqual(dead.target, "TR on >=4.9")
+            XCTAssertEqual(winner?.target, "TR on >=4.8")
+            XCTAssertEqual(winner?.share.basisPoints, 1000)
         }
         // A narrower window inside it is reachable: it sorts first.
         XCTAssertNoThrow(
@@ -127,7 +130,9 @@ final class PromoteRulesTests: XCTestCase {
         ).0
         XCTAssertThrowsError(try promoted(staged, pack: pack18, request: try request("5%"), parentCommit: "p")) {
             error in
-            XCTAssertEqual((error as? RolloutError)?.exitCode, 64)
+            XCTAssertEqual(
+                error as? PromoteRefusal, .loweringWithoutReason(PackID(locale: "tr-TR", contentVersion: 18)))
+            XCTAssertEqual((error as? PromoteRefusal)?.kind, .usage)
         }
         XCTAssertNoThrow(
             try promoted(staged, pack: pack18, request: try request("5%", reason: "too fast"), parentCommit: "p"))
@@ -135,10 +140,10 @@ final class PromoteRulesTests: XCTestCase {
         XCTAssertThrowsError(
             try promoted(staged, pack: pack19, request: try request("5%", version: 19), parentCommit: "p")
         ) { error in
-            guard case RolloutError.checkFailed(let message) = error else { return XCTFail("\(error)") }
-            XCTAssertTrue(message.contains("tr-TR@18 is still staged"), message)
-            XCTAssertTrue(message.contains("rollout promote tr-TR@18 --to 100%"), message)
-            XCTAssertTrue(message.contains("rollout revert tr-TR"), message)
+            XCTAssertEqual(
+                error as? PromoteRefusal,
+                .otherCandidateStaged(
+                    locale: "tr-TR", candidate: 18, staged: "10% in every region on every app version"))
         }
     }
 }

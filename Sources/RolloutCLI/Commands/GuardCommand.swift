@@ -30,7 +30,7 @@ enum GuardCommand {
             let outcome = try GuardLoop.run(
                 repository, autoRevert: invocation.flag(Options.declared.autoRevert),
                 actor: { try context.actor(invocation, repository: repository) },
-                now: try context.now())
+                now: try context.now(), describe: Refusals.message(of:))
             return render(outcome, style: context.style(invocation))
         })
 

@@ -52,9 +52,11 @@ public enum GuardLoop {
 
     /// Guards every staged locale of `repository`. `actor` is asked for only when guard acts; a
     /// usage error from it (no actor configured) stops the run, as it would stop any change.
-    public static func run(_ repository: PackRepository, autoRevert: Bool, actor: () throws -> Actor, now: Timestamp)
-        throws -> Outcome
-    {
+    /// `describe` words why a locale could not be guarded (a refusal is worded by the command line).
+    public static func run(
+        _ repository: PackRepository, autoRevert: Bool, actor: () throws -> Actor, now: Timestamp,
+        describe: (any Error) -> String
+    ) throws -> Outcome {
         try repository.catchUp()
         let snapshot = try repository.snapshot()
         var outcome = Outcome()
@@ -68,7 +70,7 @@ public enum GuardLoop {
             } catch RolloutError.usage(let message) {
                 throw RolloutError.usage(message)
             } catch {
-                let message = (error as? RolloutError)?.message ?? "\(error)"
+                let message = describe(error)
                 let candidate = (try? snapshot.plan(locale))??.candidate.map {
                     PackID(locale: locale, contentVersion: $0.contentVersion)
                 }

@@ -1,0 +1,83 @@
+import RolloutModel
+
+/// Every refusal of the library targets, worded: the one place a `Refusal` becomes the sentence a
+/// person reads, with its next step in the command line's own words (flags, commands). A refusal
+/// type with no wording here is a bug the tests catch (`RefusalWordingTests`).
+enum Refusals {
+    /// `error` as the `RolloutError` a person reads: a refusal worded here, a `RolloutError` as it is,
+    /// anything else nil.
+    static func worded(_ error: any Error) -> RolloutError? {
+        if let error = error as? RolloutError { return error }
+        guard let refusal = error as? any Refusal else { return nil }
+        return RolloutError(refusal.kind, message(refusal))
+    }
+
+    /// What a person reads for `error`, whatever it is: for lists of per-item failures (guard's
+    /// locales) that go on after one.
+    static func message(of error: any Error) -> String { worded(error)?.message ?? "\(error)" }
+
+    static func message(_ refusal: any Refusal) -> String {
+        switch refusal {
+        case let refusal as PromoteRefusal: return promote(refusal)
+        case let refusal as RevertRefusal: return revert(refusal)
+        default: return "refused: \(refusal)"
+        }
+    }
+
+    // MARK: promote
+
+    static func promote(_ refusal: PromoteRefusal) -> String {
+        switch refusal {
+        case .blocked(let id, let nextFree):
+            return
+                "\(id) is blocked: it was reverted and no device may get it again. Publish the fix as a new version (\(id.locale)@\(nextFree) or later)"
+        case .olderThanBaseline(let id, let baseline):
+            return
+                "\(id) is older than the baseline \(id.locale)@\(baseline); to go back, use rollout revert \(id.locale) --to \(id.contentVersion)"
+        case .alreadyBaseline(let id):
+            return "\(id) is already the baseline: every device that can run it has it"
+        case .loweringWithoutReason(let id):
+            return "lowering the share of \(id) takes devices back off it; say why with --reason TEXT"
+        case .otherCandidateStaged(let locale, let candidate, let staged):
+            return
+                "\(locale)@\(candidate) is still staged (\(staged)). Finish it first with rollout promote \(locale)@\(candidate) --to 100%, or take it back with rollout revert \(locale)"
+        case .underKillSwitch(let id):
+            return
+                "the kill switch of \(id.locale) is on: every device uses its bundled strings, so a staged share would reach nobody. Turn it off by completing a pack: rollout promote \(id) --to 100%"
+        case .ruleNeverApplies(let dead, let winner, let tooOld, let id, let minAppVersion):
+            let minApp = "below \(id)'s minAppVersion \(minAppVersion)"
+            var why =
+                winner.map { "the rule for \($0.target) (\($0.share)) already decides those devices" }
+                ?? "every device it would reach is \(minApp)"
+            if winner != nil && tooOld { why += ", and the rest are \(minApp)" }
+            return
+                "a rule for \(dead.target) would never apply: \(why). Use targeting that does not overlap it, or change the share of the rule that decides"
+        }
+    }
+
+    // MARK: revert
+
+    static func revert(_ refusal: RevertRefusal) -> String {
+        switch refusal {
+        case .notATarget(let text, let locale):
+            return "--to \"\(text)\" is not a content version (16, or \(locale)@16) or bundled"
+        case .targetOfAnotherLocale(let text, let id, let locale):
+            return "--to \(text) is a \(id.locale) pack; reverting \(locale) needs a \(locale) version"
+        case .segmentWithTarget:
+            return "--segment takes devices back to the baseline; it cannot be combined with --to"
+        case .nothingStagedToWithdraw(let locale, let segment):
+            return
+                "nothing is staged for \(locale), so there is nothing to take back from \(segment); to go back everywhere, run rollout revert \(locale)"
+        case .nothingPromoted(let locale):
+            return "nothing was ever promoted for \(locale): devices already use their bundled strings"
+        case .noEarlierBaseline(let locale, let baseline):
+            return
+                "\(locale)@\(baseline) is the only good baseline \(locale) has had: there is no earlier one to go back to. Use --to bundled for the kill switch, or promote a fix"
+        case .targetBlocked(let locale, let version):
+            return "\(locale)@\(version) is blocked: a revert cannot go back to a version that was itself reverted"
+        case .targetNotEarlier(let locale, let version):
+            return
+                "\(locale)@\(version) is not earlier than what devices receive now; to move forward, use rollout promote"
+        }
+    }
+}
