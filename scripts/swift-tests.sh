@@ -49,6 +49,7 @@ if [ $# -gt 0 ]; then
   printf '%s\n' "$@" | awk 'NR == FNR { want[$1] = 1; next } { split($2, n, "."); if (want[$2] || want[n[2]]) print }' \
     - "$OUT/classes" >"$OUT/picked"
   mv "$OUT/picked" "$OUT/classes"
+  [ -s "$OUT/classes" ] || { echo "swift-tests: no test class is named $*" >&2; exit 1; }
 fi
 
 # One line per process: the slow classes alone, slowest first, then the others BATCH at a time.
