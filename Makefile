@@ -76,9 +76,11 @@ docs-check: build
 
 # First scripts/lint.sh: the tree formatted as .swift-format says, and no function over 60 lines without
 # a reason (docs/architecture.md, "Code layout"), counted as one test. Then the Android library's JUnit tests
-# (android/build.sh test; each counted). Swift Testing is switched off: every Swift test is XCTest, and the
-# runner's closing line must count them. Then the release tarball is built and run with the toolchain hidden
-# (scripts/dist-test.sh), counted as one more test. The last line adds them up.
+# (android/build.sh test; each counted). Then every Swift test, all XCTest, TEST_JOBS test processes at a time
+# (scripts/swift-tests.sh; docs/architecture.md, "Test suite"), whose closing line counts them. Then the release
+# tarball is built and run with the toolchain hidden (scripts/dist-test.sh), counted as one more test. The last
+# line adds them up.
+TEST_JOBS ?= $(shell nproc)
 test: build
 	./scripts/lint.sh; lint_status=$$?; \
 	export ROLLOUT_WYCHEPROOF="$$(./scripts/test-vectors.sh)"; \
@@ -88,7 +90,7 @@ test: build
 	android_failed=$$(sed -nE 's/^\[ *([0-9]+) tests failed.*/\1/p' .build/android-test.log | tail -1); \
 	if [ -z "$$android_passed" ]; then android_passed=0; android_failed=1; fi; \
 	if [ $$android_status -ne 0 ] && [ "$$android_failed" = 0 ]; then android_failed=1; fi; \
-	swift test --disable-swift-testing $(SWIFT_BUILD_FLAGS) 2>&1 | tee .build/test.log; \
+	JOBS=$(TEST_JOBS) ./scripts/swift-tests.sh 2>&1 | tee .build/test.log; \
 	status=$${PIPESTATUS[0]}; \
 	tarball=$$(./scripts/dist.sh) && ./scripts/dist-test.sh "$$tarball"; \
 	dist_status=$$?; \
