@@ -1,4 +1,5 @@
 import RolloutModel
+import RolloutStore
 
 /// Every refusal of the library targets, worded: the one place a `Refusal` becomes the sentence a
 /// person reads, with its next step in the command line's own words (flags, commands). A refusal
@@ -20,6 +21,8 @@ enum Refusals {
         switch refusal {
         case let refusal as PromoteRefusal: return promote(refusal)
         case let refusal as RevertRefusal: return revert(refusal)
+        case let refusal as GateRefusal: return gate(refusal)
+        case let refusal as KeyRefusal: return keys(refusal)
         default: return "refused: \(refusal)"
         }
     }
@@ -52,6 +55,105 @@ enum Refusals {
             if winner != nil && tooOld { why += ", and the rest are \(minApp)" }
             return
                 "a rule for \(dead.target) would never apply: \(why). Use targeting that does not overlap it, or change the share of the rule that decides"
+        }
+    }
+
+    // MARK: the promote gate
+
+    static func gate(_ refusal: GateRefusal) -> String {
+        switch refusal {
+        case .forceWithoutReason:
+            return "--force overrides the health gate; say why with --reason TEXT"
+        case .acceptanceNotJudged:
+            return
+                "--accept-insufficient applies to a promote that widens a rollout staged against a baseline; this one is not judged by health, so there is nothing to accept"
+        case .strayAcceptance(let pattern, let targeted):
+            return targeted.isEmpty
+                ? "--accept-insufficient \(pattern) names no segment this promote widens: no metrics name one yet, so there is nothing to accept; widen with --force --reason TEXT, or ingest metrics first"
+                : "--accept-insufficient \(pattern) names no segment this promote widens (it widens: \(targeted.joined(separator: ", ")))"
+        case .refused(let pack, let refusal):
+            return gateSaidNo(pack, refusal)
+        }
+    }
+
+    /// The gate's no, with the way out: wait, ingest, accept a segment short of data, or force.
+    static func gateSaidNo(_ pack: PackID, _ refusal: PromoteGate.Refusal) -> String {
+        let forceHint = "override with --force --reason TEXT"
+        switch refusal {
+        case .unhealthy(let check):
+            let detail =
+                check.map { check in
+                    let counts =
+                        "\(check.candidate.events)/\(check.candidate.total) against \(check.baseline.events)/\(check.baseline.total)"
+                    return " (\(check.segment) \(check.kind.rawValue): \(counts))"
+                } ?? ""
+            return
+                "\(pack) is unhealthy\(detail): a rollout widens only when healthy. See rollout health \(pack.locale); \(forceHint)"
+        case .held(let checks):
+            return "\(pack) is held: " + checks.map(HealthText.mismatch).joined(separator: "; ")
+                + ". See rollout health \(pack.locale); \(forceHint)"
+        case .unproven(let standings):
+            return unprovenSegments(pack, standings)
+        case .noMetrics:
+            // No segment has data yet, so there is none to name or to accept with --accept-insufficient.
+            return
+                "\(pack) is insufficient-data: no metrics name a segment it would widen into yet, and a rollout widens only when healthy. Ingest metrics (rollout metrics ingest) and see rollout health \(pack.locale); \(forceHint)"
+        }
+    }
+
+    /// Each segment short of data, with what it has and when it is expected to be judged.
+    static func unprovenSegments(_ pack: PackID, _ standings: [Health.Standing]) -> String {
+        let segments = standings.map { standing in
+            guard let sessions = standing.exposures(.crash) ?? standing.exposures(.fallback) else {
+                return "\(standing.segment) (no data for \(pack))"
+            }
+            let kind = standing.exposures(.crash) != nil ? "sessions" : "lookups"
+            return
+                "\(standing.segment) (\(sessions.candidate) \(kind) against \(sessions.baseline); judged: \(HealthText.decision(standing)))"
+        }
+        let accept = standings.map { standing in
+            "--accept-insufficient " + (standing.segment.contains("*") ? "'\(standing.segment)'" : standing.segment)
+        }.joined(separator: " ")
+        return
+            "\(pack) has too little data in \(standings.count == 1 ? "a segment" : "\(standings.count) segments") it would widen into: \(segments.joined(separator: ", ")). A rollout widens where every targeted segment is healthy: wait for data (rollout health \(pack.locale)), or accept them with \(accept)"
+    }
+
+    // MARK: keys
+
+    static func keys(_ refusal: KeyRefusal) -> String {
+        switch refusal {
+        case .alreadyInitialized(let version):
+            return
+                "the repository already has a key list (version \(version)); change it with rollout keys rotate, revoke or rotate-root, and see it with rollout keys list"
+        case .noKeyList:
+            return "the repository has no key list; run rollout keys init --out DIR first (docs/keys.md)"
+        case .notARoot(let file, let id, let role, let version, let roots):
+            let held = role.map { "it is a \($0) key" } ?? "its id \(id) is not listed"
+            return
+                "--root \(file) is not a root key of key list version \(version) (\(held)); its roots are \(roots.joined(separator: ", "))"
+        case .tooFewRoots(let given, let distinct, let threshold, let roots, let version):
+            let names = given.isEmpty ? "none" : given.joined(separator: ", ")
+            return
+                "key list version \(version) needs \(threshold) of its \(roots) root keys to sign the next one; --root gave \(distinct) (\(names)). Give one --root FILE per root key"
+        case .alreadyRevoked(let id, let reason, let time):
+            return "\(id) is already revoked (\(reason), \(time)); nothing to do"
+        case .revokingARoot(let id):
+            return
+                "\(id) is a root key; replace it with rollout keys rotate-root (without --keep \(id)), signed by the other roots"
+        case .keptNotARoot(let text, let version, let roots):
+            return
+                "--keep \(text) is not a root key of key list version \(version); its roots are \(roots.joined(separator: ", "))"
+        case .unknownKey(let text, let version):
+            return "no key of key list version \(version) has the id \(text); rollout keys list shows the ids"
+        case .ambiguousKey(let text, let matches):
+            return "\(text) is the start of several key ids (\(matches.joined(separator: ", "))); give more of the id"
+        case .shortKeyID(let text):
+            return
+                "\"\(text)\" is not a key id: give the 16 hex digits rollout keys list shows, or a unique start of at least 8"
+        case .untrusted(let failure):
+            return "refused, nothing was written: devices would refuse the new key list (\(failure.description))"
+        case .invalid(let problem):
+            return "refused, nothing was written: the new key list \(problem)"
         }
     }
 

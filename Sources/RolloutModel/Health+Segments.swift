@@ -114,22 +114,22 @@ public struct SegmentPattern: Equatable, Sendable, CustomStringConvertible {
     public let region: String?
     public let family: String?
 
-    public static func parse(_ text: String) throws -> SegmentPattern {
+    /// `text` as a pattern, or nil when it is not REGION/FAMILY as health names segments.
+    public init?(_ text: String) {
         let trimmed = text.trimmingSpaces
-        if trimmed == "*" { return SegmentPattern(region: nil, family: nil) }
+        if trimmed == "*" {
+            (region, family) = (nil, nil)
+            return
+        }
         let parts = trimmed.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
         let regionOK = parts.first.map { $0 == "*" || Region.assigned.contains($0.uppercased()) } ?? false
         let familyOK =
             parts.count == 2
             && (parts[1] == "*"
                 || (AppVersion(parts[1]).map { $0.components.count <= 2 && $0.family == parts[1] } ?? false))
-        guard parts.count == 2, regionOK, familyOK else {
-            throw RolloutError.usage(
-                "--accept-insufficient \"\(text)\" must be a segment REGION/FAMILY as rollout health names them (TR/4.9), either part may be *"
-            )
-        }
-        return SegmentPattern(
-            region: parts[0] == "*" ? nil : parts[0].uppercased(), family: parts[1] == "*" ? nil : parts[1])
+        guard parts.count == 2, regionOK, familyOK else { return nil }
+        region = parts[0] == "*" ? nil : parts[0].uppercased()
+        family = parts[1] == "*" ? nil : parts[1]
     }
 
     /// Whether the segment label (`TR/4.9`, or `DE/*` for a region without metrics) is one it names.

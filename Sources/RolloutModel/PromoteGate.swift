@@ -28,7 +28,7 @@ public enum PromoteGate {
     }
 
     /// Why a widening is refused, the first that applies.
-    public enum Refusal {
+    public enum Refusal: Sendable {
         /// A check is unhealthy; `deciding` is the first such check.
         case unhealthy(deciding: Health.Check?)
         /// A sample ratio mismatch holds the rollout (docs/health.md, "Sample ratio mismatch").
@@ -54,7 +54,7 @@ public enum PromoteGate {
     public static func override(force: Bool, reason: String?) throws -> Override? {
         guard force else { return nil }
         guard let reason, !reason.trimmingSpaces.isEmpty else {
-            throw RolloutError.usage("--force overrides the health gate; say why with --reason TEXT")
+            throw GateRefusal.forceWithoutReason
         }
         return Override(reason: reason)
     }
@@ -70,18 +70,18 @@ public enum PromoteGate {
         health: (Plan) throws -> Health.Report?
     ) throws -> Decision {
         guard widens(before, after, kind: kind) else {
-            if !accepting.isEmpty { throw .acceptanceNotJudged }
+            if !accepting.isEmpty { throw GateRefusal.acceptanceNotJudged }
             return .notGated
         }
         var judged = before
         judged.withdrawals = after.withdrawals
         guard let report = try health(judged) else {
-            if !accepting.isEmpty { throw .acceptanceNotJudged }
+            if !accepting.isEmpty { throw GateRefusal.acceptanceNotJudged }
             return .notGated
         }
         let targeted = report.targetedSegments(by: after, widenedFrom: before)
         if let stray = accepting.first(where: { pattern in !targeted.contains { pattern.matches($0) } }) {
-            throw RolloutError.strayAcceptance(stray, targeted: targeted)
+            throw GateRefusal.strayAcceptance(stray, targeted: targeted)
         }
         let refusal: Refusal?
         let unproven = report.unproven(among: targeted)
@@ -113,69 +113,32 @@ extension PromoteGate.Refusal {
         case .noMetrics: return "health was insufficient-data"
         }
     }
-
-    /// The refusal, with the way out.
-    package func error(pack: PackID) -> RolloutError {
-        let forceHint = "override with --force --reason TEXT"
-        switch self {
-        case .unhealthy(let check):
-            let detail =
-                check.map { check in
-                    let counts =
-                        "\(check.candidate.events)/\(check.candidate.total) against \(check.baseline.events)/\(check.baseline.total)"
-                    return " (\(check.segment) \(check.kind.rawValue): \(counts))"
-                } ?? ""
-            return .checkFailed(
-                "\(pack) is unhealthy\(detail): a rollout widens only when healthy. See rollout health \(pack.locale); \(forceHint)"
-            )
-        case .held(let checks):
-            return .checkFailed(
-                "\(pack) is held: " + checks.map(HealthText.mismatch).joined(separator: "; ")
-                    + ". See rollout health \(pack.locale); \(forceHint)")
-        case .unproven(let standings):
-            return .unprovenSegments(pack, standings)
-        case .noMetrics:
-            // No segment has data yet, so there is none to name or to accept with --accept-insufficient.
-            return .checkFailed(
-                "\(pack) is insufficient-data: no metrics name a segment it would widen into yet, and a rollout widens only when healthy. Ingest metrics (rollout metrics ingest) and see rollout health \(pack.locale); \(forceHint)"
-            )
-        }
-    }
 }
 
-/// The gate's longer messages, named (an extension of Error, so that `throw .name(...)` finds them).
-extension Error where Self == RolloutError {
-    /// Each segment short of data, with what it has and when it is expected to be judged.
-    fileprivate static func unprovenSegments(_ pack: PackID, _ standings: [Health.Standing]) -> RolloutError {
-        let segments = standings.map { standing in
-            guard let sessions = standing.exposures(.crash) ?? standing.exposures(.fallback) else {
-                return "\(standing.segment) (no data for \(pack))"
-            }
-            let kind = standing.exposures(.crash) != nil ? "sessions" : "lookups"
-            return
-                "\(standing.segment) (\(sessions.candidate) \(kind) against \(sessions.baseline); judged: \(HealthText.decision(standing)))"
+/// What the promote gate refuses (`PromoteGate.override`, `PromoteGate.decide`, and a promote the gate
+/// said no to).
+public enum GateRefusal: Refusal {
+    /// An override of the gate without a reason to record.
+    case forceWithoutReason
+    /// Segments accepted short of data on a promote the gate does not judge.
+    case acceptanceNotJudged
+    /// An accepted segment pattern that names none of the segments the promote widens into.
+    case strayAcceptance(SegmentPattern, targeted: [String])
+    /// The gate refused widening `pack`.
+    case refused(PackID, PromoteGate.Refusal)
+
+    public var kind: RolloutError.Kind {
+        if case .refused = self { return .checkFailed }
+        return .usage
+    }
+
+    /// Two refusals of the gate are the same when they refuse the same pack for what it records.
+    public static func == (a: GateRefusal, b: GateRefusal) -> Bool {
+        switch (a, b) {
+        case (.forceWithoutReason, .forceWithoutReason), (.acceptanceNotJudged, .acceptanceNotJudged): return true
+        case (.strayAcceptance(let p, let t), .strayAcceptance(let q, let u)): return p == q && t == u
+        case (.refused(let p, let r), .refused(let q, let s)): return p == q && r.recorded == s.recorded
+        default: return false
         }
-        let accept = standings.map { standing in
-            "--accept-insufficient " + (standing.segment.contains("*") ? "'\(standing.segment)'" : standing.segment)
-        }.joined(separator: " ")
-        return .checkFailed(
-            "\(pack) has too little data in \(standings.count == 1 ? "a segment" : "\(standings.count) segments") it would widen into: \(segments.joined(separator: ", ")). A rollout widens where every targeted segment is healthy: wait for data (rollout health \(pack.locale)), or accept them with \(accept)"
-        )
-    }
-
-    /// `--accept-insufficient` on a promote the gate does not judge.
-    fileprivate static var acceptanceNotJudged: RolloutError {
-        .usage(
-            "--accept-insufficient applies to a promote that widens a rollout staged against a baseline; this one is not judged by health, so there is nothing to accept"
-        )
-    }
-
-    /// `--accept-insufficient` naming no segment the widened rollout targets.
-    fileprivate static func strayAcceptance(_ pattern: SegmentPattern, targeted: [String]) -> RolloutError {
-        .usage(
-            targeted.isEmpty
-                ? "--accept-insufficient \(pattern) names no segment this promote widens: no metrics name one yet, so there is nothing to accept; widen with --force --reason TEXT, or ingest metrics first"
-                : "--accept-insufficient \(pattern) names no segment this promote widens (it widens: \(targeted.joined(separator: ", ")))"
-        )
     }
 }

@@ -1,4 +1,5 @@
 import RolloutModel
+import RolloutStore
 import XCTest
 
 @testable import RolloutCLI
@@ -26,7 +27,22 @@ final class RefusalWordingTests: XCTestCase {
             .nothingPromoted(locale: "tr-TR"), .noEarlierBaseline(locale: "tr-TR", baseline: 17),
             .targetBlocked(locale: "tr-TR", version: 16), .targetNotEarlier(locale: "tr-TR", version: 17),
         ]
-        return promote + revert
+        let gate: [GateRefusal] = [
+            .forceWithoutReason, .acceptanceNotJudged, .strayAcceptance(SegmentPattern("DE/4.8")!, targeted: []),
+            .strayAcceptance(SegmentPattern("DE/4.8")!, targeted: ["TR/4.8"]), .refused(id18, .noMetrics),
+            .refused(id18, .unhealthy(deciding: nil)), .refused(id18, .held([])), .refused(id18, .unproven([])),
+        ]
+        let keys: [KeyRefusal] = [
+            .alreadyInitialized(version: 1), .noKeyList,
+            .notARoot(file: "r.key", id: "0011223344556677", role: "publishing", version: 2, roots: ["aa"]),
+            .notARoot(file: "r.key", id: "0011223344556677", role: nil, version: 2, roots: ["aa"]),
+            .tooFewRoots(given: ["a.key"], distinct: 1, threshold: 2, roots: 3, version: 4),
+            .alreadyRevoked(id: "0011223344556677", reason: "lost", time: Timestamp(seconds: 0)),
+            .revokingARoot(id: "0011223344556677"), .keptNotARoot("0011", version: 2, roots: ["aa"]),
+            .unknownKey("0011", version: 2), .ambiguousKey("0011", matches: ["0011a", "0011b"]), .shortKeyID("00"),
+            .untrusted(.damaged(file: "keys.json", why: "bad")), .invalid("has no root"),
+        ]
+        return promote + revert + gate + keys
     }
 
     func testEveryRefusalHasItsOwnSentenceAndItsKindsExitCode() throws {
@@ -48,6 +64,12 @@ final class RefusalWordingTests: XCTestCase {
             Refusals.message(PromoteRefusal.otherCandidateStaged(locale: "tr-TR", candidate: 18, staged: "10% in TR")),
             "tr-TR@18 is still staged (10% in TR). Finish it first with rollout promote tr-TR@18 --to 100%, or take it back with rollout revert tr-TR"
         )
+        XCTAssertEqual(
+            Refusals.message(GateRefusal.forceWithoutReason),
+            "--force overrides the health gate; say why with --reason TEXT")
+        XCTAssertEqual(
+            Refusals.message(GateRefusal.strayAcceptance(SegmentPattern("DE/4.8")!, targeted: ["TR/4.8", "TR/4.9"])),
+            "--accept-insufficient DE/4.8 names no segment this promote widens (it widens: TR/4.8, TR/4.9)")
         XCTAssertEqual(
             Refusals.message(RevertRefusal.segmentWithTarget),
             "--segment takes devices back to the baseline; it cannot be combined with --to")

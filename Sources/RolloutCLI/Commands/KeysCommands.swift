@@ -592,7 +592,7 @@ enum KeysCommands {
     }
 
     static func requireKeyList(_ repository: PackRepository) throws -> KeyList {
-        guard let current = try repository.snapshot().currentKeyList() else { throw KeyRefusal.noKeyList() }
+        guard let current = try repository.snapshot().currentKeyList() else { throw KeyRefusal.noKeyList }
         return current.list
     }
 

@@ -2,7 +2,7 @@ import RolloutCrypto
 
 /// Why a device refuses a key list, an index or a manifest (docs/keys.md, "What a device checks").
 /// `code` is the stable name the conformance vectors use; `description` the sentence a person reads.
-public enum TrustFailure: Error, Equatable, CustomStringConvertible {
+public enum TrustFailure: Error, Equatable, Sendable, CustomStringConvertible {
     /// A file, or its signatures, could not be read as its format.
     case damaged(file: String, why: String)
     /// Fewer of the roots this device trusts signed the key list than its threshold.

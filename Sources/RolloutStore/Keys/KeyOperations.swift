@@ -22,68 +22,49 @@ public struct KeyFile {
     public var id: String { key.publicKey.keyID }
 }
 
-/// Why a key operation was refused; each message names the file, key or flag to change.
-public enum KeyRefusal {
-    public static func alreadyInitialized(version: Int) -> RolloutError {
-        .badInput(
-            "the repository already has a key list (version \(version)); change it with rollout keys rotate, revoke or rotate-root, and see it with rollout keys list"
-        )
+/// Why a key operation was refused, with what its message names: the file, key or version to change
+/// (worded by the command line, which knows its flags).
+public enum KeyRefusal: Refusal {
+    /// `keys init` on a repository that has a key list already.
+    case alreadyInitialized(version: Int)
+    /// A key change on a repository without a key list.
+    case noKeyList
+    /// A root file whose key is not a root of the list: `role` is what the key is there, if listed.
+    case notARoot(file: String, id: String, role: String?, version: Int, roots: [String])
+    /// Fewer distinct root keys than the list's threshold: `given` names the files.
+    case tooFewRoots(given: [String], distinct: Int, threshold: Int, roots: Int, version: Int)
+    case alreadyRevoked(id: String, reason: String, time: Timestamp)
+    /// A root key cannot be revoked, only replaced.
+    case revokingARoot(id: String)
+    /// A key to keep as a root that is not one.
+    case keptNotARoot(String, version: Int, roots: [String])
+    case unknownKey(String, version: Int)
+    /// A start of several key ids.
+    case ambiguousKey(String, matches: [String])
+    /// Not 8 to 16 hex digits.
+    case shortKeyID(String)
+    /// Devices would refuse the new list.
+    case untrusted(TrustFailure)
+    /// The new list breaks a rule of key lists (`KeyList.problem`).
+    case invalid(String)
+
+    public var kind: RolloutError.Kind {
+        switch self {
+        case .noKeyList: return .missing
+        case .ambiguousKey, .shortKeyID: return .usage
+        default: return .badInput
+        }
     }
 
-    public static func noKeyList() -> RolloutError {
-        .missing("the repository has no key list; run rollout keys init --out DIR first (docs/keys.md)")
+    static func notARoot(_ file: KeyFile, list: KeyList) -> KeyRefusal {
+        .notARoot(
+            file: file.name, id: file.id, role: list.role(of: file.id), version: list.version, roots: list.roots.ids)
     }
 
-    public static func notARoot(_ file: KeyFile, list: KeyList) -> RolloutError {
-        let role = list.role(of: file.id).map { "it is a \($0) key" } ?? "its id \(file.id) is not listed"
-        return .badInput(
-            "--root \(file.name) is not a root key of key list version \(list.version) (\(role)); its roots are \(list.roots.ids.joined(separator: ", "))"
-        )
-    }
-
-    public static func tooFewRoots(_ given: [KeyFile], list: KeyList) -> RolloutError {
-        let names = given.isEmpty ? "none" : given.map(\.name).joined(separator: ", ")
-        return .badInput(
-            "key list version \(list.version) needs \(list.roots.threshold) of its \(list.roots.keys.count) root keys to sign the next one; --root gave \(Set(given.map(\.id)).count) (\(names)). Give one --root FILE per root key"
-        )
-    }
-
-    public static func alreadyRevoked(_ id: String, _ revocation: KeyList.Revocation) -> RolloutError {
-        .badInput("\(id) is already revoked (\(revocation.reason), \(revocation.time)); nothing to do")
-    }
-
-    public static func revokingARoot(_ id: String) -> RolloutError {
-        .badInput(
-            "\(id) is a root key; replace it with rollout keys rotate-root (without --keep \(id)), signed by the other roots"
-        )
-    }
-
-    public static func keptNotARoot(_ text: String, list: KeyList) -> RolloutError {
-        .badInput(
-            "--keep \(text) is not a root key of key list version \(list.version); its roots are \(list.roots.ids.joined(separator: ", "))"
-        )
-    }
-
-    public static func unknownKey(_ text: String, list: KeyList) -> RolloutError {
-        .badInput("no key of key list version \(list.version) has the id \(text); rollout keys list shows the ids")
-    }
-
-    public static func ambiguousKey(_ text: String, matches: [String]) -> RolloutError {
-        .usage("\(text) is the start of several key ids (\(matches.joined(separator: ", "))); give more of the id")
-    }
-
-    public static func shortKeyID(_ text: String) -> RolloutError {
-        .usage(
-            "\"\(text)\" is not a key id: give the 16 hex digits rollout keys list shows, or a unique start of at least 8"
-        )
-    }
-
-    public static func untrusted(_ failure: TrustFailure) -> RolloutError {
-        .badInput("refused, nothing was written: devices would refuse the new key list (\(failure.description))")
-    }
-
-    public static func invalid(_ problem: String) -> RolloutError {
-        .badInput("refused, nothing was written: the new key list \(problem)")
+    static func tooFewRoots(_ given: [KeyFile], list: KeyList) -> KeyRefusal {
+        .tooFewRoots(
+            given: given.map(\.name), distinct: Set(given.map(\.id)).count, threshold: list.roots.threshold,
+            roots: list.roots.keys.count, version: list.version)
     }
 }
 
@@ -129,7 +110,7 @@ public enum KeyChange {
         case (.initialize, let held?):
             throw KeyRefusal.alreadyInitialized(version: held.version)
         case (_, nil):
-            throw KeyRefusal.noKeyList()
+            throw KeyRefusal.noKeyList
         case (.rotate(let key, let expires, let retireBy), let list?):
             var next = KeyChange.successor(of: list, now: now)
             // A clock behind the old key's creation (an offline root machine's) retires it as made,
@@ -141,8 +122,10 @@ public enum KeyChange {
             return next
         case (.revoke(let text, let reason), let list?):
             let id = try KeyChange.resolve(text, in: list)
-            if let revocation = list.revoked[id] { throw KeyRefusal.alreadyRevoked(id, revocation) }
-            if list.roots.keys[id] != nil { throw KeyRefusal.revokingARoot(id) }
+            if let revocation = list.revoked[id] {
+                throw KeyRefusal.alreadyRevoked(id: id, reason: revocation.reason, time: revocation.time)
+            }
+            if list.roots.keys[id] != nil { throw KeyRefusal.revokingARoot(id: id) }
             var next = KeyChange.successor(of: list, now: now)
             next.publishing[id] = nil
             next.revoked[id] = KeyList.Revocation(time: now, reason: Change.oneLine(reason))
@@ -151,7 +134,9 @@ public enum KeyChange {
             var roots = newRoots
             for text in keep {
                 let id = try KeyChange.resolve(text, in: list)
-                guard let key = list.roots.keys[id] else { throw KeyRefusal.keptNotARoot(text, list: list) }
+                guard let key = list.roots.keys[id] else {
+                    throw KeyRefusal.keptNotARoot(text, version: list.version, roots: list.roots.ids)
+                }
                 roots.append(key)
             }
             var next = KeyChange.successor(of: list, now: now)
@@ -178,7 +163,7 @@ public enum KeyChange {
         }
         let all = Set(list.roots.keys.keys).union(list.publishing.keys).union(list.revoked.keys)
         let matches = all.filter { $0.hasPrefix(hex) }.sorted()
-        guard let first = matches.first else { throw KeyRefusal.unknownKey(text, list: list) }
+        guard let first = matches.first else { throw KeyRefusal.unknownKey(text, version: list.version) }
         guard matches.count == 1 else { throw KeyRefusal.ambiguousKey(text, matches: matches) }
         return first
     }

@@ -8,7 +8,7 @@ extension PromoteGate.Decision {
         case .notGated, .healthy: return []
         case .accepted(let segments): return segments.map { (.acceptedInsufficient, $0) }
         case .forced(let refusal): return [(.forced, refusal.recorded)]
-        case .refused(let refusal): throw refusal.error(pack: pack)
+        case .refused(let refusal): throw GateRefusal.refused(pack, refusal)
         }
     }
 }
