@@ -128,6 +128,7 @@ public enum Transcripts {
     }
 
     /// Written by one iteration each, read after all have finished; the lock orders the writes.
+    /// `@unchecked Sendable`: `lock` guards `slots`.
     private final class Results<R>: @unchecked Sendable {
         private let lock = NSLock()
         private var slots: [Result<R, Error>?]
