@@ -25,7 +25,8 @@ private func systemRename(_ from: String, _ to: String) -> Int32 { rename(from, 
 ///     <cache>/packs/<locale>/previous    the last good pack before `active`
 ///
 /// `@unchecked Sendable`: `budget` is its only mutable state, and it is read and changed only by
-/// writes, renames and removals, which the client makes under its writers' lock (`RolloutClient.lock`).
+/// writes, renames and removals, which the client makes under its writers' lock (`RolloutClient.lock`),
+/// or in its initializer, before another thread can reach it.
 final class DeviceStorage: @unchecked Sendable {
     struct SimulatedCrash: Error {}
 
