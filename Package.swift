@@ -113,5 +113,5 @@ let package = Package(
             name: "rollout-bench-client-reads", dependencies: ["RolloutClient"], path: "bench/client-reads",
             exclude: ["run.sh"]),
     ],
-    swiftLanguageModes: [.v5]
+    swiftLanguageModes: [.v6]
 )

@@ -39,7 +39,7 @@ max_len() {
 }
 for t in "${TARGETS[@]}"; do max_len "$t" >/dev/null || exit 64; done
 
-FLAGS=(-O -swift-version 5 -sanitize=fuzzer,address -parse-as-library)
+FLAGS=(-O -swift-version 6 -sanitize=fuzzer,address -parse-as-library)
 MODULES="$OUT/modules"
 BIN="$OUT/bin"
 

@@ -2,8 +2,8 @@ import RolloutModel
 
 /// One subcommand: its words, help, option table, arguments and what it does. Its usage line and the
 /// exit codes its help lists are made from these, never written by hand.
-public struct CommandSpec {
-    public struct Arguments {
+public struct CommandSpec: Sendable {
+    public struct Arguments: Sendable {
         public let names: [String]
         public let minimum: Int
         /// nil: any number.
@@ -80,12 +80,12 @@ public struct CommandSpec {
     public let effects: Effects
     /// What a code means for this command in particular, printed after the table's meaning.
     public let exitNotes: [ExitCode: String]
-    public let run: (Invocation, CommandContext) throws -> CommandOutput
+    public let run: @Sendable (Invocation, CommandContext) throws -> CommandOutput
 
     init(
         path: [String], summary: String, discussion: String, options: any OptionGroup.Type, arguments: Arguments,
         effects: Effects, exitNotes: [ExitCode: String] = [:],
-        run: @escaping (Invocation, CommandContext) throws -> CommandOutput
+        run: @escaping @Sendable (Invocation, CommandContext) throws -> CommandOutput
     ) {
         self.init(
             path: path, summary: summary, discussion: discussion, table: options.table, arguments: arguments,
@@ -95,7 +95,7 @@ public struct CommandSpec {
     private init(
         path: [String], summary: String, discussion: String, table: [OptionSpec], arguments: Arguments,
         effects: Effects, exitNotes: [ExitCode: String],
-        run: @escaping (Invocation, CommandContext) throws -> CommandOutput
+        run: @escaping @Sendable (Invocation, CommandContext) throws -> CommandOutput
     ) {
         self.path = path
         self.summary = summary
@@ -122,7 +122,8 @@ public struct CommandSpec {
 
     /// The same command (words, help, options) doing other work: how rollout-device gives
     /// `rollout device` its body.
-    package func running(_ run: @escaping (Invocation, CommandContext) throws -> CommandOutput) -> CommandSpec {
+    package func running(_ run: @escaping @Sendable (Invocation, CommandContext) throws -> CommandOutput) -> CommandSpec
+    {
         CommandSpec(
             path: path, summary: summary, discussion: discussion, table: options, arguments: arguments,
             effects: effects, exitNotes: exitNotes, run: run)

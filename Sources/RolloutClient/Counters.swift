@@ -140,12 +140,14 @@ struct Counters: Equatable {
 /// and readers on different threads rarely meet on a shard. The region and app version are this
 /// process's, added when the counts join the device state. The day is formatted once per UTC day
 /// and shard, not per call.
-final class Tally: @unchecked Sendable {
+final class Tally: Sendable {
     struct Key: Hashable {
         let day: String
         let pack: PackID
     }
 
+    /// `@unchecked Sendable`: `lock` guards `counts`, `lookups` and `day` (`withShard`,
+    /// `unsavedLookups` and `take` hold it).
     private final class Shard: @unchecked Sendable {
         let lock = NSLock()
         var counts: [Key: Counters.Counts] = [:]
@@ -223,6 +225,8 @@ final class Tally: @unchecked Sendable {
 
 /// When the counts are written (docs/client.md#counters), with a lock of its own so that `string`
 /// never takes the writers' lock to decide.
+/// `@unchecked Sendable`: `lock` guards `scheduled` and `lastSave`, and `claim` reads `lookups` and
+/// `interval` under it; those two are set only by tests, before the lookups they govern.
 final class CounterSaver: @unchecked Sendable {
     private let lock = NSLock()
     /// Where saves run, one at a time, off the caller's thread.

@@ -23,6 +23,10 @@ private func systemRename(_ from: String, _ to: String) -> Int32 { rename(from, 
 ///     <cache>/packs/<locale>/active      the pack in use, with the signed manifest that vouched for it
 ///     <cache>/packs/<locale>/pending     verified, waiting for activatePending() or the next start
 ///     <cache>/packs/<locale>/previous    the last good pack before `active`
+///
+/// `@unchecked Sendable`: `budget` is its only mutable state, and it is read and changed only by
+/// writes, renames and removals, which the client makes under its writers' lock (`RolloutClient.lock`),
+/// or in its initializer, before another thread can reach it.
 final class DeviceStorage: @unchecked Sendable {
     struct SimulatedCrash: Error {}
 

@@ -53,6 +53,7 @@ extension RolloutClient {
 }
 
 /// The continuations of the live `changes` streams.
+/// `@unchecked Sendable`: `lock` guards `next` and `continuations` (`deinit` runs when no one else can).
 final class Observers: @unchecked Sendable {
     private let lock = NSLock()
     private var next = 0

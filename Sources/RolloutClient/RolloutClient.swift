@@ -9,6 +9,10 @@ import RolloutModel
 /// Every method may be called from any thread. `string(_:)` never waits for the network, never
 /// returns an empty string or a key name, and nothing here ever throws at the app: a failed
 /// refresh keeps what the device has and says why in its result.
+///
+/// `@unchecked Sendable`: its `var`s (`locale`, `state`, `active`, `refreshing`, `launchSession`) are
+/// guarded by `lock`; everything else is a constant, or Sendable by a lock of its own (SnapshotCell,
+/// Tally, CounterSaver, Observers, DeviceStorage's budget under `lock`).
 public final class RolloutClient: @unchecked Sendable {
     public struct Options: Sendable {
         /// The locale whose bundled strings are the last resort for every key.

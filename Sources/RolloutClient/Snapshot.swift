@@ -48,7 +48,7 @@ final class LookupSnapshot: Sendable {
 }
 
 /// One reference, read and replaced under a lock held for the copy of a pointer only (a class, so
-/// the copy is one retain).
+/// the copy is one retain). `@unchecked Sendable`: `lock` guards `value`.
 final class SnapshotCell: @unchecked Sendable {
     private let lock = NSLock()
     private var value: LookupSnapshot

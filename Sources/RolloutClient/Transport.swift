@@ -39,7 +39,7 @@ public struct TransportError: Error, CustomStringConvertible {
 /// (`https:`, or `http:` to a loopback host; never `file:`), and a body is read only up to the
 /// limit: the transport's session delegate enforces both, and refuses a response that arrived from
 /// a URL the rule forbids.
-public struct URLSessionTransport: RolloutTransport, @unchecked Sendable {
+public struct URLSessionTransport: RolloutTransport, Sendable {
     let session: URLSession
     let downloads: Downloads
 
@@ -98,6 +98,9 @@ public struct URLSessionTransport: RolloutTransport, @unchecked Sendable {
 }
 
 /// One fetch in flight: its limit, the bytes so far, and the caller waiting for them.
+/// `@unchecked Sendable`: `lock` guards `redirects`; `data` is touched only from the session's
+/// delegate callbacks, which URLSession delivers one at a time on its serial delegate queue;
+/// `once` has a lock of its own.
 final class Download: @unchecked Sendable {
     let url: URL
     let limit: Int
@@ -160,6 +163,7 @@ final class Download: @unchecked Sendable {
 /// read up to its limit. Its methods must match URLSession's delegate protocols exactly: a
 /// near-miss of an optional requirement compiles on Apple platforms and is never called
 /// (ApplePlatformTests builds this file against Apple's declarations to prove they match).
+/// `@unchecked Sendable`: `lock` guards `running`.
 final class Downloads: NSObject, URLSessionDataDelegate, @unchecked Sendable {
     private let lock = NSLock()
     private var running: [Int: Download] = [:]
@@ -283,6 +287,7 @@ extension TransportError {
 }
 
 /// The data task of one fetch, cancelled whether the cancellation comes before or after it starts.
+/// `@unchecked Sendable`: `lock` guards `task` and `cancelled`.
 private final class TaskBox: @unchecked Sendable {
     private let lock = NSLock()
     private var task: URLSessionDataTask?
@@ -372,6 +377,7 @@ func withTimeout<T: Sendable>(_ seconds: TimeInterval, _ operation: @escaping @S
 }
 
 /// The operation's task and its timer, cancelled together.
+/// `@unchecked Sendable`: `lock` guards `tasks` and `cancelled`.
 private final class TimedTasks: @unchecked Sendable {
     private let lock = NSLock()
     private var tasks: [Task<Void, Never>] = []
@@ -395,6 +401,7 @@ private final class TimedTasks: @unchecked Sendable {
 }
 
 /// Resumes a continuation once, whichever side comes first.
+/// `@unchecked Sendable`: `lock` guards `continuation`.
 private final class Once<V: Sendable>: @unchecked Sendable {
     private let lock = NSLock()
     private var continuation: CheckedContinuation<V, Error>?

@@ -69,6 +69,8 @@ func waitFor<T: Sendable>(_ operation: @escaping @Sendable () async -> T) -> T {
     return box.value!
 }
 
+/// `waitFor`'s result. `@unchecked Sendable`: the task writes `value` once, before `done.signal()`;
+/// the caller reads it after `done.wait()`, which orders the two.
 private final class ResultBox<T>: @unchecked Sendable {
     var value: T?
 }

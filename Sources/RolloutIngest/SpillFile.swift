@@ -27,7 +27,7 @@ final class SpillFile {
         var template = Array((directory + "/rollout-ingest-XXXXXX").utf8CString)
         let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
         guard fd >= 0 else { throw RolloutError.fileFailure("create a temporary file in", directory, errno: errno) }
-        unlink(String(cString: template))
+        _ = template.withUnsafeBufferPointer { unlink($0.baseAddress!) }
         _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
         self.fd = fd
     }

@@ -35,7 +35,7 @@ enum Wire {
     /// Integers on the wire fit a JavaScript number exactly.
     static let maximumInteger = 9_007_199_254_740_991
 
-    indirect enum Kind {
+    indirect enum Kind: Sendable {
         case string, bool
         case integer(min: Int)
         case array(Kind)

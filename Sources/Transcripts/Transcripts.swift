@@ -118,7 +118,8 @@ public enum Transcripts {
     }
 
     /// `transform` over every element at once, results in order, the first error thrown.
-    public static func concurrentMap<T, R>(_ items: [T], _ transform: (T) throws -> R) throws -> [R] {
+    public static func concurrentMap<T: Sendable, R>(_ items: [T], _ transform: @Sendable (T) throws -> R) throws -> [R]
+    {
         let results = Results<R>(count: items.count)
         DispatchQueue.concurrentPerform(iterations: items.count) { index in
             results.set(index, Result { try transform(items[index]) })
@@ -127,6 +128,7 @@ public enum Transcripts {
     }
 
     /// Written by one iteration each, read after all have finished; the lock orders the writes.
+    /// `@unchecked Sendable`: `lock` guards `slots`.
     private final class Results<R>: @unchecked Sendable {
         private let lock = NSLock()
         private var slots: [Result<R, Error>?]

@@ -11,7 +11,7 @@ let usage = """
              --keep DIR  play: keep the last section's directory there (the report it wrote, for one)
     """
 var arguments = Array(CommandLine.arguments.dropFirst())
-func option(_ name: String) -> String? {
+@MainActor func option(_ name: String) -> String? {
     guard let index = arguments.firstIndex(of: name), index + 1 < arguments.count else { return nil }
     defer { arguments.removeSubrange(index...(index + 1)) }
     return arguments[index + 1]
@@ -35,7 +35,9 @@ do {
     switch action {
     case "update":
         let loaded = try pages.map { try Transcripts.load($0) }
-        let texts = try Transcripts.concurrentMap(loaded) { try Transcripts.update($0, in: environment) }
+        let texts = try Transcripts.concurrentMap(loaded) { [environment] in
+            try Transcripts.update($0, in: environment)
+        }
         for (page, text) in zip(loaded, texts) {
             try text.write(toFile: page.path, atomically: true, encoding: .utf8)
             print("\(page.path): \(page.blockCount) blocks, \(page.commandCount) commands written from a run")
@@ -66,7 +68,9 @@ do {
         }
     default:
         let loaded = try pages.map { try Transcripts.load($0) }
-        let results = try Transcripts.concurrentMap(loaded) { try Transcripts.check($0, in: environment) }
+        let results = try Transcripts.concurrentMap(loaded) { [environment] in
+            try Transcripts.check($0, in: environment)
+        }
         let mismatches = results.flatMap { $0 }
         mismatches.forEach { print($0, terminator: "\n\n") }
         let blocks = loaded.reduce(0) { $0 + $1.blockCount }

@@ -48,7 +48,9 @@ final class SiteTransport: RolloutTransport, @unchecked Sendable {
 /// `.pinnedKey`: one key from `rollout keys generate`, pinned by the app (the site's `.sig` files);
 /// `.keyList`: `rollout keys init` (a root key the app builds in, publishing key 1), the site signed
 /// with `.sigs` and its index expiring (docs/client.md, "Keys and expiry").
-final class ClientWorld {
+/// `@unchecked Sendable`: confined to its test, which changes the keys and minimums between rounds,
+/// never while devices made from it refresh at once (ClientFleetTests); those only read them.
+final class ClientWorld: @unchecked Sendable {
     enum Signing { case pinnedKey, keyList }
 
     static let manifestURL = URL(string: "https://cdn.example.com/site/index.json")!

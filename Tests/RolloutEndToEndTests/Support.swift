@@ -146,7 +146,9 @@ enum InProcess {
 }
 
 /// A scratch directory with helpers to drive `rollout` and git in it.
-final class Workspace {
+/// `@unchecked Sendable`: confined to its test, which sets `environment` before it runs commands on
+/// several threads at once (`simultaneously`); those only read it.
+final class Workspace: @unchecked Sendable {
     let scratch: Scratch
     var environment: [String: String]
     /// Whether `rollout(...)` starts the built binary (true) or runs the command in this process.

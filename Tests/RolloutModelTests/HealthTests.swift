@@ -129,7 +129,7 @@ private enum Allocation {
     /// Steps of equal length over the 14 days, in this order.
     case steps([Double])
     /// Chosen each hour from the counts of the hours before.
-    case chosen(([SegmentCounts]) -> Double)
+    case chosen(@Sendable ([SegmentCounts]) -> Double)
 
     static let rampUp = Allocation.steps([0.01, 0.02, 0.05, 0.10, 0.20, 0.50])
     static let revert = Allocation.steps([0.50, 0.20, 0.10, 0.05, 0.02, 0.01])
@@ -147,9 +147,9 @@ private enum Allocation {
 /// The true crash rates of both arms, by hour and segment.
 private struct CrashRates {
     /// The baseline's rate in an hour (1-based), the same in every segment.
-    var baseline: (Int) -> Double
+    var baseline: @Sendable (Int) -> Double
     /// The candidate's rate in a segment (an index into the shares), given the baseline's rate that hour.
-    var candidate: (Int, Double) -> Double
+    var candidate: @Sendable (Int, Double) -> Double
 
     /// No regression: both arms crash in 0.2% of sessions.
     static let same = CrashRates(baseline: { _ in 0.002 }, candidate: { _, baseline in baseline })

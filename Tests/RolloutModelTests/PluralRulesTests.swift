@@ -11,7 +11,9 @@ final class PluralRulesTests: XCTestCase {
 
     /// What `scripts/generate-plural-rules.py --check` says, run once with the Python that has
     /// python3-babel (Debian installs it for /usr/bin/python3; `make deps` does).
-    private static let check: Result<[String: Any], CheckUnavailable> = {
+    // nonisolated(unsafe): [String: Any] is not Sendable, but this is a let set once (Swift's lazy
+    // static initialization is thread-safe) and only read after, so sharing it between tests is safe.
+    nonisolated(unsafe) private static let check: Result<[String: Any], CheckUnavailable> = {
         for python in ["/usr/bin/python3", "/usr/local/bin/python3", "/opt/homebrew/bin/python3"]
         where FileManager.default.isExecutableFile(atPath: python) {
             let process = Process()

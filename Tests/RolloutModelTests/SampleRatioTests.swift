@@ -354,19 +354,38 @@ final class SampleRatioTests: XCTestCase {
     /// `body` for every run, on every core: the runs are independent, each with its own seed, and
     /// come back in order.
     private func inParallel<T>(_ runs: Int, _ body: (Int) -> T) -> [T] {
-        let lock = NSLock()
-        var results: [Int: T] = [:]
-        DispatchQueue.concurrentPerform(iterations: runs) { run in
-            let result = body(run)
-            lock.lock()
-            results[run] = result
-            lock.unlock()
+        withoutActuallyEscaping(body) { body in
+            let parallel = ParallelRuns(body)
+            DispatchQueue.concurrentPerform(iterations: runs) { parallel.run($0) }
+            return (0..<runs).compactMap { parallel.result(of: $0) }
         }
-        return (0..<runs).compactMap { results[$0] }
     }
 
     private func knob(_ name: String, _ fallback: Int) -> Int {
         Int(ProcessInfo.processInfo.environment[name] ?? "") ?? fallback
+    }
+}
+
+/// `inParallel`'s body and the runs' results. `@unchecked Sendable`: `lock` guards `results`, and the body
+/// (which captures the test case, not Sendable) reads only constants; each run draws from its own seed.
+private final class ParallelRuns<T>: @unchecked Sendable {
+    private let body: (Int) -> T
+    private let lock = NSLock()
+    private var results: [Int: T] = [:]
+
+    init(_ body: @escaping (Int) -> T) { self.body = body }
+
+    func run(_ run: Int) {
+        let result = body(run)
+        lock.lock()
+        results[run] = result
+        lock.unlock()
+    }
+
+    func result(of run: Int) -> T? {
+        lock.lock()
+        defer { lock.unlock() }
+        return results[run]
     }
 }
 

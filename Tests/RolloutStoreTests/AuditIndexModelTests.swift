@@ -116,11 +116,10 @@ final class AuditIndexModelTests: XCTestCase {
                 for _ in 0...below(5) { try commit() }
             case 3:
                 // Killed in the middle of an update: some appends land, one lands half, the rest never.
-                Batch.appendsBeforeKill = below(12)
                 let killed = AuditLog(repository: repository)
+                killed.appendsBeforeKill = below(12)
                 killed.firstReach = 1 + below(6)
                 _ = try killed.query(try query())
-                Batch.appendsBeforeKill = nil
             case 4 where FileManager.default.fileExists(atPath: index):
                 // A file cut short, deleted, or with garbage after what the index wrote.
                 let files = try FileManager.default.subpathsOfDirectory(atPath: index).filter {

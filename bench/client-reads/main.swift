@@ -63,6 +63,7 @@ struct Histogram {
     }
 }
 
+/// `@unchecked Sendable`: `lock` guards `value`.
 final class Flag: @unchecked Sendable {
     private let lock = NSLock()
     private var value = false
@@ -102,6 +103,7 @@ struct Phase {
 /// Runs `read` on eight threads for `seconds`, while `writer` (if any) runs on a ninth.
 func measure(_ read: @escaping @Sendable (Int) -> String, writer: (@Sendable (Flag) -> Void)? = nil) -> Phase {
     let stop = Flag()
+    /// `@unchecked Sendable`: `lock` guards `histogram`; it is returned after every reader has left.
     final class Total: @unchecked Sendable {
         let lock = NSLock()
         var histogram = Phase()
@@ -182,6 +184,8 @@ let table = bundled["tr-TR"]!.merging([
 let tableLock = NSLock()
 let peer = measure { i in tableLock.withLock { table[keys[i % keys.count]] ?? "…" } }
 let idle = measure { i in client.string(keys[i % keys.count], arguments0[i % keys.count]) }
+/// `@unchecked Sendable`: only the writer's task touches it, and the main thread reads it after that
+/// task's `done.signal()`.
 final class Tally: @unchecked Sendable {
     var results: [String: Int] = [:]
     var flips = 0

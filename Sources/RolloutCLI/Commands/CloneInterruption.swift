@@ -15,10 +15,17 @@ import RolloutStore
 /// While the clone runs, the signal stops git, removes what the clone made (the directory, or its
 /// contents when it was an empty directory already), and then ends rollout by the same signal,
 /// so a shell sees what it sent. A signal after the clone is complete leaves it in place.
+///
+/// `@unchecked Sendable`: the watching thread and the clone's share it. `lock` guards `complete`;
+/// `previous` and `previousMask` are touched only by the clone's thread (`init`, `finish`); the rest
+/// are constants.
 final class CloneInterruption: @unchecked Sendable {
     static let signals: [Int32] = [SIGINT, SIGTERM, SIGHUP]
 
     /// Where the handler writes the signal's number: the one thing it does (async-signal-safe).
+    /// `nonisolated(unsafe)`: a C signal handler captures nothing, so it reads a global, and may take
+    /// no lock. The clone's thread sets it before the handlers are installed and resets it after
+    /// they are put back; a handler only reads one aligned Int32.
     nonisolated(unsafe) private static var wakeUp: Int32 = -1
 
     private let path: String

@@ -31,7 +31,7 @@ package enum ValueCompletion: Equatable, Sendable {
 /// One option of a command, declared once: its table row (name, help, how usage shows it) and how
 /// its value is read. A command reads it through this declaration (`try invocation.value(options.to)`),
 /// so a misspelt option cannot compile and an option nobody declared cannot be read.
-package protocol DeclaredOption {
+package protocol DeclaredOption: Sendable {
     var spec: OptionSpec { get }
 }
 

@@ -36,10 +36,6 @@ struct Batch {
     var changes: [UInt8] = []
     var lineStarts: [Int] = []
     var pointers: [String: [(sequence: Int, line: Int)]] = [:]
-    /// Tests only: after this many more appends, the next one writes half its bytes and fails, as
-    /// when the process is killed in the middle of an update (AuditIndexModelTests).
-    nonisolated(unsafe) static var appendsBeforeKill: Int?
-
     mutating func add(_ line: [UInt8], sequence: Int, pointers files: [String]) {
         lineStarts.append(changes.count)
         changes.append(contentsOf: line)
@@ -48,7 +44,8 @@ struct Batch {
 
     /// Appends everything to `family`'s files (changes first, then the pointers to them); returns each
     /// file's length afterwards, by its name in the index directory.
-    func flush(to directory: String, family: IndexFamily) throws -> [String: Int] {
+    /// `appendsBeforeKill`: see `AuditLog.appendsBeforeKill`.
+    func flush(to directory: String, family: IndexFamily, appendsBeforeKill: inout Int?) throws -> [String: Int] {
         guard !changes.isEmpty else { return [:] }
         let folder = directory + "/" + family.prefix
         if family.prefix != "" && !FileManager.default.fileExists(atPath: folder) {
@@ -58,13 +55,14 @@ struct Batch {
             }
         }
         var sizes: [String: Int] = [:]
-        let base = try append(changes, to: folder + "changes.jsonl")
+        let base = try append(changes, to: folder + "changes.jsonl", appendsBeforeKill: &appendsBeforeKill)
         sizes[family.prefix + "changes.jsonl"] = base + changes.count
         for (file, items) in pointers {
             var text = ""
             for item in items { text += "\(item.sequence) \(base + lineStarts[item.line])\n" }
             let bytes = Array(text.utf8)
-            sizes[family.prefix + file] = try append(bytes, to: folder + file) + bytes.count
+            sizes[family.prefix + file] =
+                try append(bytes, to: folder + file, appendsBeforeKill: &appendsBeforeKill) + bytes.count
         }
         return sizes
     }
@@ -72,7 +70,7 @@ struct Batch {
     /// Appends, first finishing any line a killed update left half-written; returns where `bytes` start.
     /// A write that fails (a full disk) cuts the file back to where it was and makes the index
     /// unavailable for this query.
-    private func append(_ bytes: [UInt8], to path: String) throws -> Int {
+    private func append(_ bytes: [UInt8], to path: String, appendsBeforeKill: inout Int?) throws -> Int {
         let fd = open(path, O_CREAT | O_RDWR | O_APPEND | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw AuditLog.IndexUnavailable() }
         defer { close(fd) }
@@ -87,10 +85,10 @@ struct Batch {
                 size += 1
             }
         }
-        if let left = Batch.appendsBeforeKill {
-            Batch.appendsBeforeKill = left - 1
+        if let left = appendsBeforeKill {
+            appendsBeforeKill = left - 1
             if left == 0 {
-                Batch.appendsBeforeKill = nil
+                appendsBeforeKill = nil
                 data.removeLast(data.count / 2)
                 _ = data.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
                 throw AuditLog.IndexUnavailable()

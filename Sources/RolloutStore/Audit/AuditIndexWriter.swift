@@ -159,7 +159,8 @@ extension AuditLog {
                 clock?.lap(.segments, into: &profile)
                 batch.add(entry.indexLine(), sequence: sequence, pointers: pointers)
                 if position % AuditLog.flushEvery == 0 || position == ids.count {
-                    for (file, size) in try batch.flush(to: directory, family: family) { coverage.sizes[file] = size }
+                    let sizes = try batch.flush(to: directory, family: family, appendsBeforeKill: &appendsBeforeKill)
+                    for (file, size) in sizes { coverage.sizes[file] = size }
                     batch = Batch()
                     cover(&coverage, commit.id.hex, sequence)
                     try writeHead(coverage)

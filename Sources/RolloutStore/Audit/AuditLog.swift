@@ -26,6 +26,10 @@ public final class AuditLog {
     /// How many of the newest changes the first query indexes; a query that needs older ones grows
     /// the index back by at least as many as it already covers (tests make it small).
     var firstReach = 1_000
+    /// Tests only: after this many more appends to the index's files, the next one writes half its
+    /// bytes and fails, as when the process is killed in the middle of an update (AuditIndexModelTests).
+    /// A property of this log, not a static, so that no test hook is state shared between threads.
+    var appendsBeforeKill: Int?
     /// The rest of the first-parent chain below the floor, when this process walked it: growing the
     /// index back then needs no second walk.
     var chainBelowFloor: (floorSeq: Int, ids: ArraySlice<ObjectID>)?

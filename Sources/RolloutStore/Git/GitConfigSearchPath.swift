@@ -37,7 +37,8 @@ package enum GitConfigSearchPath {
     }
 }
 
-/// A Bool read and written under a lock.
+/// A Bool read and written under a lock. `@unchecked Sendable`: `lock` guards `stored`. (Not
+/// Synchronization's Atomic: that needs macOS 15, and Package.swift says macOS 12.)
 private final class LockedFlag: @unchecked Sendable {
     private let lock = NSLock()
     private var stored = false

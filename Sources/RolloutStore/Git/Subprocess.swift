@@ -179,6 +179,7 @@ package enum GitProcesses {
     }
 
     /// The set, under a lock, and whether new programs may start.
+    /// `@unchecked Sendable`: `lock` guards `pids` and `refusing`.
     final class Running: @unchecked Sendable {
         private let lock = NSLock()
         private var pids = Set<pid_t>()
