@@ -54,9 +54,9 @@ public struct CommandContext {
     func optionalRepository(_ invocation: Invocation) throws -> PackRepository? {
         do {
             return try repository(invocation)
-        } catch RolloutError.missing(let message) {
+        } catch StoreRefusal.noRepositoryFound(let directory) {
             if invocation.given(GlobalOptions.all.repo) || !(environment["ROLLOUT_REPO"] ?? "").isEmpty {
-                throw RolloutError.missing(message)
+                throw StoreRefusal.noRepositoryFound(from: directory)
             }
             return nil
         }

@@ -23,6 +23,7 @@ enum Refusals {
         case let refusal as RevertRefusal: return revert(refusal)
         case let refusal as GateRefusal: return gate(refusal)
         case let refusal as KeyRefusal: return keys(refusal)
+        case let refusal as StoreRefusal: return store(refusal)
         default: return "refused: \(refusal)"
         }
     }
@@ -118,6 +119,20 @@ enum Refusals {
             "\(pack) has too little data in \(standings.count == 1 ? "a segment" : "\(standings.count) segments") it would widen into: \(segments.joined(separator: ", ")). A rollout widens where every targeted segment is healthy: wait for data (rollout health \(pack.locale)), or accept them with \(accept)"
     }
 
+    // MARK: the store
+
+    static func store(_ refusal: StoreRefusal) -> String {
+        switch refusal {
+        case .noRepositoryFound(let directory):
+            return
+                "no rollout repository in \(directory) or any parent; create one with rollout init, or name one with --repo DIR or ROLLOUT_REPO"
+        case .notADirectory(let path):
+            return "--out \(path) exists and is not a directory"
+        case .noRamp(let locale, let doing):
+            return "\(locale) has no scheduled ramp to \(doing); start one with promote --ramp"
+        }
+    }
+
     // MARK: keys
 
     static func keys(_ refusal: KeyRefusal) -> String {
@@ -154,6 +169,9 @@ enum Refusals {
             return "refused, nothing was written: devices would refuse the new key list (\(failure.description))"
         case .invalid(let problem):
             return "refused, nothing was written: the new key list \(problem)"
+        case .expiryTooLate(let lifetime, let now):
+            return
+                "--expires \(TimeSpan.describe(lifetime)) from \(now) ends past 9999-12-31T23:59:59Z, the last time a device can read; give a shorter --expires. Nothing was written"
         }
     }
 

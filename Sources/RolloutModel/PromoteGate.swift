@@ -104,7 +104,7 @@ public enum PromoteGate {
 
 extension PromoteGate.Refusal {
     /// The `Rollout-Forced` value: what the gate would have refused.
-    package var recorded: String {
+    public var recorded: String {
         switch self {
         case .unhealthy: return "health was unhealthy"
         case .held(let checks): return "held: sample ratio mismatch in " + checks.map(\.segment).joined(separator: ", ")

@@ -26,7 +26,7 @@ public enum LocalFile {
         var isDirectory: ObjCBool = false
         if FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory) {
             guard isDirectory.boolValue else {
-                throw RolloutError.usage("--out \(directory) exists and is not a directory")
+                throw StoreRefusal.notADirectory(directory)
             }
             return
         }

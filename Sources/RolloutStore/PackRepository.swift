@@ -97,7 +97,7 @@ public final class PackRepository {
             if parent.path == directory.path { break }
             directory = parent
         }
-        throw .noRepositoryFound(from: workingDirectory)
+        throw StoreRefusal.noRepositoryFound(from: workingDirectory)
     }
 
     static func absolute(_ path: String, from workingDirectory: String) -> String {
@@ -319,12 +319,6 @@ extension Error where Self == RolloutError {
         )
     }
 
-    fileprivate static func noRepositoryFound(from workingDirectory: String) -> RolloutError {
-        .missing(
-            "no rollout repository in \(workingDirectory) or any parent; create one with rollout init, or name one with --repo DIR or ROLLOUT_REPO"
-        )
-    }
-
     /// The state ref is gone; `lastPosition` is where HEAD's reflog last saw it, when it did.
     fileprivate static func stateRefDeleted(_ path: String, ref: String, lastPosition: String?) -> RolloutError {
         let restore =
@@ -354,5 +348,24 @@ extension PackRepository {
     /// The warning when a change landed but packing the loose objects after it failed.
     fileprivate static func packingFailed(_ error: Error) -> String {
         "the change landed, but packing the repository's loose objects failed: \((error as? RolloutError)?.message ?? "\(error)"); run rollout gc to pack them"
+    }
+}
+
+/// What the store refuses before any git work, as data (worded by the command line, which knows
+/// how a repository is named and a ramp is started).
+public enum StoreRefusal: Refusal {
+    /// No repository in the working directory or any parent, and none named.
+    case noRepositoryFound(from: String)
+    /// An output directory that is a file.
+    case notADirectory(String)
+    /// `pause` or `resume` (`doing`) of a locale with no scheduled ramp.
+    case noRamp(locale: String, doing: String)
+
+    public var kind: RolloutError.Kind {
+        switch self {
+        case .noRepositoryFound: return .missing
+        case .notADirectory: return .usage
+        case .noRamp: return .checkFailed
+        }
     }
 }

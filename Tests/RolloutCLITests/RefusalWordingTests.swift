@@ -41,8 +41,12 @@ final class RefusalWordingTests: XCTestCase {
             .revokingARoot(id: "0011223344556677"), .keptNotARoot("0011", version: 2, roots: ["aa"]),
             .unknownKey("0011", version: 2), .ambiguousKey("0011", matches: ["0011a", "0011b"]), .shortKeyID("00"),
             .untrusted(.damaged(file: "keys.json", why: "bad")), .invalid("has no root"),
+            .expiryTooLate(lifetime: 86_400, from: Timestamp(seconds: 0)),
         ]
-        return promote + revert + gate + keys
+        let store: [StoreRefusal] = [
+            .noRepositoryFound(from: "/w"), .notADirectory("/w/site"), .noRamp(locale: "tr-TR", doing: "pause"),
+        ]
+        return promote + revert + gate + keys + store
     }
 
     func testEveryRefusalHasItsOwnSentenceAndItsKindsExitCode() throws {

@@ -47,11 +47,13 @@ public enum KeyRefusal: Refusal {
     case untrusted(TrustFailure)
     /// The new list breaks a rule of key lists (`KeyList.problem`).
     case invalid(String)
+    /// A lifetime that ends past the last time a device can read (9999-12-31T23:59:59Z).
+    case expiryTooLate(lifetime: Int64, from: Timestamp)
 
     public var kind: RolloutError.Kind {
         switch self {
         case .noKeyList: return .missing
-        case .ambiguousKey, .shortKeyID: return .usage
+        case .ambiguousKey, .shortKeyID, .expiryTooLate: return .usage
         default: return .badInput
         }
     }
@@ -178,11 +180,11 @@ public enum KeyOperations {
 
     /// `lifetime` seconds after `now`: when a new publishing key or an index expires. A time past
     /// 9999-12-31T23:59:59Z has no four-digit ISO 8601 form, so no device could read the key list
-    /// or index carrying it: refused as a usage error naming `flag`, before anything is written.
-    public static func expiry(after now: Timestamp, lifetime: Int64, flag: String = "--expires") throws -> Timestamp {
+    /// or index carrying it: refused (`KeyRefusal.expiryTooLate`) before anything is written.
+    public static func expiry(after now: Timestamp, lifetime: Int64) throws -> Timestamp {
         let expires = Timestamp(seconds: now.seconds + lifetime)
         guard Timestamp(iso8601: expires.description) == expires else {
-            throw RolloutError.expiryTooLate(flag, lifetime: lifetime, from: now)
+            throw KeyRefusal.expiryTooLate(lifetime: lifetime, from: now)
         }
         return expires
     }
@@ -319,9 +321,4 @@ public struct KeyListing: Equatable, Sendable {
 }
 
 extension RolloutError {
-    fileprivate static func expiryTooLate(_ flag: String, lifetime: Int64, from now: Timestamp) -> RolloutError {
-        .usage(
-            "\(flag) \(TimeSpan.describe(lifetime)) from \(now) ends past 9999-12-31T23:59:59Z, the last time a device can read; "
-                + "give a shorter \(flag). Nothing was written")
-    }
 }

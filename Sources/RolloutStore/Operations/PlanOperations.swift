@@ -118,7 +118,7 @@ public enum PlanOperations {
     ) throws -> PackRepository.Applied<Plan> {
         try repository.apply(actor: actor, time: time) { snapshot in
             guard let before = try snapshot.plan(locale), let ramp = before.ramp else {
-                throw .noRampTo(paused ? "pause" : "resume", locale)
+                throw StoreRefusal.noRamp(locale: locale, doing: paused ? "pause" : "resume")
             }
             guard ramp.paused != paused else { return (nil, before) }
             var after = before
@@ -135,12 +135,5 @@ public enum PlanOperations {
                 writes: [(StateLayout.plan(locale), JSONWriter.pretty(after.jsonValue))])
             return (change, after)
         }
-    }
-}
-
-/// The refusals of plan operations, named (an extension of Error, so that `throw .name(...)` finds them).
-extension Error where Self == RolloutError {
-    fileprivate static func noRampTo(_ doing: String, _ locale: String) -> RolloutError {
-        .checkFailed("\(locale) has no scheduled ramp to \(doing); start one with promote --ramp")
     }
 }
