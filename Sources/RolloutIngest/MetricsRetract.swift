@@ -68,7 +68,7 @@ public enum MetricsRetract {
             // One file ingested as both kinds: the one still counted, or ask.
             let active = try found.filter { try MetricsLayout.history($0.digest, kind: $0.kind, in: snapshot).isActive }
             guard active.count == 1 else {
-                throw RolloutError.ingestedAsBothKinds(request.source)
+                throw IngestRefusal.ingestedAsBothKinds(source: request.source)
             }
             return active[0]
         }
@@ -177,10 +177,6 @@ extension RolloutError {
         .usage(
             "\(source) names \(digests.count) ingested files (\(digests.sorted().joined(separator: ", "))); give more of the digest"
         )
-    }
-
-    fileprivate static func ingestedAsBothKinds(_ source: String) -> RolloutError {
-        .usage("\(source) was ingested as both crash and fallback; say which to retract with --kind")
     }
 
     /// `record` is the retraction's provenance record, naming who retracted and when.
