@@ -113,6 +113,14 @@ enum Refusals {
                 "\(file): \(count) of \(rows) rows are invalid; nothing was ingested (--skip-invalid keeps the good rows):\n\(listed)\(more)"
         case .ingestedAsBothKinds(let source):
             return "\(source) was ingested as both crash and fallback; say which to retract with --kind"
+        case .notADigest(let source, let minimumPrefix):
+            return "\(source) is neither a file nor a digest: give the ingested file, or its digest as sha256:HEX "
+                + "(at least \(minimumPrefix) lowercase hex digits; rollout log shows it)"
+        case .noSuchIngest(let source, let kind):
+            return "\(source): no file with this digest was ingested\(kind.map { " as \($0.rawValue)" } ?? ""); "
+                + "rollout log lists the ingests with their digests"
+        case .damagedProvenance(let path):
+            return "\(path) is damaged: not a provenance record; check the repository with rollout verify"
         }
     }
 

@@ -1,7 +1,8 @@
 import RolloutModel
 
 /// What a metrics ingest or retract refuses, as data (`Refusal`): the command line words each case
-/// with the flag that gets past it (`--max-gzip-text`, `--map`, `--skip-invalid`, `--kind`).
+/// with the flag that gets past it (`--max-gzip-text`, `--map`, `--skip-invalid`, `--kind`) or the command
+/// that shows what it needs (`rollout log`).
 public enum IngestRefusal: Refusal {
     /// One line of a file that is not a valid row, and why.
     public struct Row: Equatable, Sendable {
@@ -24,9 +25,19 @@ public enum IngestRefusal: Refusal {
     case invalidRows(file: String, shown: [Row], count: Int, rows: Int)
     /// A retract names a file that was ingested as both kinds, and both are still counted.
     case ingestedAsBothKinds(source: String)
+    /// A retract names neither a file nor a digest (`minimumPrefix` hex digits at least).
+    case notADigest(source: String, minimumPrefix: Int)
+    /// No file with the digest `source` names was ingested (as `kind`, when one was given).
+    case noSuchIngest(source: String, kind: MetricKind?)
+    /// The provenance record at `path` does not read as one.
+    case damagedProvenance(path: String)
 
     public var kind: RolloutError.Kind {
-        if case .ingestedAsBothKinds = self { return .usage }
-        return .badInput
+        switch self {
+        case .gzipTextOverLimit, .gzipRatioOverLimit, .headerLacks, .invalidRows: return .badInput
+        case .ingestedAsBothKinds, .notADigest: return .usage
+        case .noSuchIngest: return .missing
+        case .damagedProvenance: return .internal
+        }
     }
 }

@@ -37,7 +37,9 @@ final class RefusalWordingTests: XCTestCase {
         .gzipRatioOverLimit(file: "a.csv.gz", text: 5_000_000, consumed: 4096, limit: 200),
         .headerLacks(place: "a.csv:1", missing: ["sessions"], found: ["date"], kind: .crash),
         .invalidRows(file: "a.csv", shown: [.init(line: 3, message: "bad")], count: 2, rows: 9),
-        .ingestedAsBothKinds(source: "a.csv"),
+        .ingestedAsBothKinds(source: "a.csv"), .notADigest(source: "x", minimumPrefix: 12),
+        .noSuchIngest(source: "sha256:0", kind: nil), .noSuchIngest(source: "sha256:0", kind: .fallback),
+        .damagedProvenance(path: "metrics/p.json"),
     ]
 
     private let importing: [ImportRefusal] = [
@@ -102,6 +104,11 @@ final class RefusalWordingTests: XCTestCase {
         XCTAssertEqual(
             Refusals.worded(IngestRefusal.ingestedAsBothKinds(source: "a.csv")),
             .usage("a.csv was ingested as both crash and fallback; say which to retract with --kind"))
+        XCTAssertEqual(
+            Refusals.worded(IngestRefusal.noSuchIngest(source: "sha256:000000000000", kind: nil)),
+            .missing(
+                "sha256:000000000000: no file with this digest was ingested; rollout log lists the ingests with their digests"
+            ))
         XCTAssertEqual(
             Refusals.message(ImportRefusal.localesMatchNone(catalog: "L.xcstrings", asked: ["de", "fr"], has: [])),
             "L.xcstrings: --locale de, fr matches no locale of the catalog; it has none")
