@@ -85,7 +85,11 @@ let package = Package(
             name: "RolloutStoreTests", dependencies: ["RolloutStore", "RolloutModel", "RolloutCrypto", "CGit2"]),
         // CZlib: gzip bombs are made in memory with zlib's own deflate.
         .testTarget(name: "RolloutIngestTests", dependencies: ["RolloutIngest", "RolloutModel", "CZlib"]),
-        .testTarget(name: "RolloutCLITests", dependencies: ["RolloutCLI", "RolloutModel", "RolloutStore"]),
+        .testTarget(
+            name: "RolloutCLITests",
+            dependencies: [
+                "RolloutCLI", "RolloutModel", "RolloutStore", "RolloutIngest", "RolloutImport", "RolloutReport",
+            ]),
         // Import's decisions on catalogs in memory, with no repository (docs/import.md).
         .testTarget(name: "RolloutImportTests", dependencies: ["RolloutImport", "RolloutModel"]),
         // The report's builder and its page drawn from values, with no repository (docs/report.md).

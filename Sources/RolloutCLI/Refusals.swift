@@ -1,4 +1,7 @@
+import RolloutImport
+import RolloutIngest
 import RolloutModel
+import RolloutReport
 import RolloutStore
 
 /// Every refusal of the library targets, worded: the one place a `Refusal` becomes the sentence a
@@ -24,6 +27,9 @@ enum Refusals {
         case let refusal as GateRefusal: return gate(refusal)
         case let refusal as KeyRefusal: return keys(refusal)
         case let refusal as StoreRefusal: return store(refusal)
+        case let refusal as IngestRefusal: return ingest(refusal)
+        case let refusal as ImportRefusal: return importing(refusal)
+        case let refusal as ReportRefusal: return report(refusal)
         default: return "refused: \(refusal)"
         }
     }
@@ -198,6 +204,85 @@ enum Refusals {
         case .targetNotEarlier(let locale, let version):
             return
                 "\(locale)@\(version) is not earlier than what devices receive now; to move forward, use rollout promote"
+        }
+    }
+
+    // MARK: metrics ingest and retract
+
+    static func ingest(_ refusal: IngestRefusal) -> String {
+        switch refusal {
+        case .gzipTextOverLimit(let file, let text, let limit):
+            return "\(file): the gzip data expands to more than \(limit) bytes of text (\(ByteCount.describe(limit))), "
+                + "the most metrics ingest inflates; it was refused after \(text) bytes. If the export really is that large, "
+                + "raise --max-gzip-text (docs/metrics.md, \"Gzip input\"); nothing was ingested"
+        case .gzipRatioOverLimit(let file, let text, let consumed, let limit):
+            return "\(file): the gzip data expands more than \(limit) times (\(text) bytes of text "
+                + "from the first \(consumed) bytes of the file): a decompression bomb, not a CSV export, "
+                + "which compresses 4 to 20 times; it was refused before inflating the rest. If the export really is "
+                + "that repetitive, raise --max-gzip-ratio (docs/metrics.md, \"Gzip input\"); nothing was ingested"
+        case .headerLacks(let place, let missing, let found, let kind):
+            let (total, events) = kind.columns
+            return
+                "\(place): the header lacks \(missing.joined(separator: ", ")) (found: \(found.joined(separator: ", "))); "
+                + "a \(kind.rawValue) CSV needs date, locale, pack, region, app_version, \(total), \(events); "
+                + "--map NAME=COLUMN renames"
+        case .invalidRows(let file, let shown, let count, let rows):
+            let listed = shown.map { "  \(file):\($0.line): \($0.message)" }.joined(separator: "\n")
+            let more = count > shown.count ? "\n  ... and \(count - shown.count) more" : ""
+            return
+                "\(file): \(count) of \(rows) rows are invalid; nothing was ingested (--skip-invalid keeps the good rows):\n\(listed)\(more)"
+        case .ingestedAsBothKinds(let source):
+            return "\(source) was ingested as both crash and fallback; say which to retract with --kind"
+        case .notADigest(let source, let minimumPrefix):
+            return "\(source) is neither a file nor a digest: give the ingested file, or its digest as sha256:HEX "
+                + "(at least \(minimumPrefix) lowercase hex digits; rollout log shows it)"
+        case .noSuchIngest(let source, let kind):
+            return "\(source): no file with this digest was ingested\(kind.map { " as \($0.rawValue)" } ?? ""); "
+                + "rollout log lists the ingests with their digests"
+        case .damagedProvenance(let path):
+            return "\(path) is damaged: not a provenance record; check the repository with rollout verify"
+        }
+    }
+
+    // MARK: import
+
+    static func importing(_ refusal: ImportRefusal) -> String {
+        /// The locales that fall back to the source locale, as the sentences count them.
+        func fallingBack(_ dependents: [String]) -> String {
+            "\(dependents.count) locale(s) (\(dependents.prefix(5).joined(separator: ", ")))"
+        }
+        switch refusal {
+        case .catalogTooLarge(let path, let bytes, let limit):
+            return
+                "\(path): the catalog file is \(bytes) bytes, over the limit of \(limit) (\(ByteCount.describe(limit))); "
+                + "raise it with --max-catalog-bytes (at most \(ByteCount.describe(InputLimits.catalogBytesCeiling)))"
+        case .localesMatchNone(let catalog, let asked, let has):
+            return
+                "\(catalog): --locale \(asked.joined(separator: ", ")) matches no locale of the catalog; it has \(has.isEmpty ? "none" : has.joined(separator: ", "))"
+        case .catalogHasNoStrings(let catalog):
+            return "\(catalog): no locale has a string to import: the catalog has none (check PATH and --format)"
+        case .sourceLocaleNotInCatalog(let catalog, let source, let has, let dependents):
+            return
+                "\(catalog): the source locale \(source) is not in the catalog and has no stored pack: name the catalog's development language with --source-locale L (it has \(has.joined(separator: ", "))); \(fallingBack(dependents)) would fall back to \(source)"
+        case .sourceLocaleNotImported(let catalog, let source, let dependents):
+            return
+                "\(catalog): the source locale \(source) has no stored pack and is not imported: add --locale \(source) (or import it first); \(fallingBack(dependents)) fall back to it"
+        case .sourceLocaleLeftOut(let catalog, let source, let dependents):
+            return
+                "\(catalog): every string of the source locale \(source) was left out, so it makes no pack, and it has no stored pack: fix its strings in the catalog (listed below), or name another development language with --source-locale L; \(fallingBack(dependents)) fall back to it"
+        case .noMinAppVersion(let locale):
+            return
+                "\(locale) has no stored pack to take minAppVersion from: give --min-app-version V (the oldest app version these strings suit)"
+        }
+    }
+
+    // MARK: report
+
+    static func report(_ refusal: ReportRefusal) -> String {
+        switch refusal {
+        case .nothingPromoted(let locale):
+            return
+                "nothing was ever promoted for \(locale): there is no rollout to report on yet (rollout promote \(locale)@N --to 10% starts one)"
         }
     }
 }

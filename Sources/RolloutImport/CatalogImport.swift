@@ -140,14 +140,14 @@ public enum CatalogImporter {
         }
         defer { try? handle.close() }
         let size = (try? handle.seekToEnd()).map(Int.init) ?? 0
-        if size > limit { throw RolloutError.catalogTooLarge(path, bytes: size, limit: limit) }
+        if size > limit { throw ImportRefusal.catalogTooLarge(path: path, bytes: size, limit: limit) }
         try? handle.seek(toOffset: 0)
         // Read one byte past the limit, so a file that grows after the size was taken is refused too.
         let data: Data
         do { data = try handle.read(upToCount: limit + 1) ?? Data() } catch {
             throw RolloutError.missing("\(path): no such file, or it cannot be read")
         }
-        if data.count > limit { throw RolloutError.catalogTooLarge(path, bytes: data.count, limit: limit) }
+        if data.count > limit { throw ImportRefusal.catalogTooLarge(path: path, bytes: data.count, limit: limit) }
         return [UInt8](data)
     }
 
@@ -193,13 +193,4 @@ public enum CatalogImporter {
     /// A locale as catalogs spell it (`pt_BR`, `nb_NO`, `zh_Hant_TW`, `iw`) in canonical BCP 47
     /// (`pt-BR`, `nb-NO`, `zh-Hant-TW`, `he`); nil when it is not a locale.
     public static func canonicalLocale(_ spelling: String) -> String? { LocaleTag.canonical(spelling: spelling) }
-}
-
-extension RolloutError {
-    /// A catalog file over `--max-catalog-bytes` (65), with the flag that raises it.
-    static func catalogTooLarge(_ path: String, bytes: Int, limit: Int) -> RolloutError {
-        .badInput(
-            "\(path): the catalog file is \(bytes) bytes, over the limit of \(limit) (\(ByteCount.describe(limit))); "
-                + "raise it with --max-catalog-bytes (at most \(ByteCount.describe(InputLimits.catalogBytesCeiling)))")
-    }
 }

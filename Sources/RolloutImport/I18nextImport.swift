@@ -155,7 +155,8 @@ extension CatalogImporter {
                 do {
                     let object = try json(manifest)
                     if sections.contains(where: { object[$0]?.objectValue?["i18next-icu"] != nil }) { return manifest }
-                } catch RolloutError.badInput(let refusal) {
+                } catch let error where (error as? RolloutError)?.kind == .badInput || error is ImportRefusal {
+                    let refusal = notRead(error)
                     let message =
                         refusal.hasPrefix(manifest + ":") ? String(refusal.dropFirst(manifest.count + 1)) : refusal
                     result.skipFile(
@@ -167,6 +168,20 @@ extension CatalogImporter {
             let projectRoot = FileManager.default.fileExists(atPath: "\(folder)/.git")
             guard !projectRoot, folder != "/", !folder.isEmpty else { return nil }
             folder = (folder as NSString).deletingLastPathComponent
+        }
+    }
+
+    /// Why a package.json was not read, as the list of what was left out says it: a manifest over
+    /// the catalog size limit is left out, not refused, so its reason is worded here, in a value of
+    /// the import's report (the command line words the same limit when it refuses a catalog).
+    private static func notRead(_ error: any Error) -> String {
+        switch error {
+        case ImportRefusal.catalogTooLarge(let path, let bytes, let limit):
+            return
+                "\(path): the catalog file is \(bytes) bytes, over the limit of \(limit) (\(ByteCount.describe(limit))); "
+                + "raise it with --max-catalog-bytes (at most \(ByteCount.describe(InputLimits.catalogBytesCeiling)))"
+        case let error as RolloutError: return error.message
+        default: return "\(error)"
         }
     }
 

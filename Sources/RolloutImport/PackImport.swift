@@ -73,7 +73,8 @@ public enum PackImport {
     /// A refusal of the whole catalog: the error a person reads, and the catalog as far as it was
     /// read, so that what was left out is listed even then (docs/import.md, "All or nothing").
     public struct Refusal: Error {
-        public let error: RolloutError
+        /// A `RolloutError`, or an `ImportRefusal` the command line words.
+        public let error: any Error
         /// Only the locales asked for, with every string and file left out so far, in listing order.
         public let catalog: CatalogImport
     }
@@ -121,6 +122,8 @@ public enum PackImport {
             return Result(catalog: sorted(catalog), sourceLocale: source, packs: made.packs, emptyLocales: made.empty)
         } catch let error as RolloutError {
             throw Refusal(error: error, catalog: sorted(catalog))
+        } catch let refusal as ImportRefusal {
+            throw Refusal(error: refusal, catalog: sorted(catalog))
         }
     }
 
@@ -171,19 +174,14 @@ public enum PackImport {
 
     /// No pack: because `--locale` matched no locale, because every string was left out, or because
     /// the catalog has none. The first line says which, and what gets past it.
-    static func nothingToImport(_ catalog: CatalogImport, read: Set<String>, request: Request) -> RolloutError {
+    static func nothingToImport(_ catalog: CatalogImport, read: Set<String>, request: Request) -> any Error {
         let name = request.catalogName
         if !request.locales.isEmpty, catalog.strings.isEmpty {
-            return .badInput(
-                "\(name): --locale \(request.locales.sorted().joined(separator: ", ")) matches no locale of the catalog; it has \(read.isEmpty ? "none" : read.sorted().joined(separator: ", "))"
-            )
+            return ImportRefusal.localesMatchNone(catalog: name, asked: request.locales.sorted(), has: read.sorted())
         }
-        guard !catalog.skipped.isEmpty else {
-            return .badInput(
-                "\(name): no locale has a string to import: the catalog has none (check PATH and --format)")
-        }
+        guard !catalog.skipped.isEmpty else { return ImportRefusal.catalogHasNoStrings(catalog: name) }
         let examples = sorted(catalog).skipped.prefix(3).map { "\($0.locale) \($0.key): \($0.reason)" }
-        return .badInput(
+        return RolloutError.badInput(
             "\(name): no locale has a string to import: all \(catalog.skipped.count) were left out, each for its reason (fix those in the catalog; \(examples.joined(separator: "; ")))"
         )
     }
@@ -199,20 +197,14 @@ public enum PackImport {
             !stored.locales.contains(source)
         else { return }
         let name = request.catalogName
-        let locales = "\(dependent.count) locale(s) (\(dependent.prefix(5).joined(separator: ", ")))"
         if !read.contains(source) {
-            throw RolloutError.badInput(
-                "\(name): the source locale \(source) is not in the catalog and has no stored pack: name the catalog's development language with --source-locale L (it has \(read.sorted().joined(separator: ", "))); \(locales) would fall back to \(source)"
-            )
+            throw ImportRefusal.sourceLocaleNotInCatalog(
+                catalog: name, source: source, has: read.sorted(), dependents: dependent)
         }
         if catalog.strings[source] == nil {
-            throw RolloutError.badInput(
-                "\(name): the source locale \(source) has no stored pack and is not imported: add --locale \(source) (or import it first); \(locales) fall back to it"
-            )
+            throw ImportRefusal.sourceLocaleNotImported(catalog: name, source: source, dependents: dependent)
         }
-        throw RolloutError.badInput(
-            "\(name): every string of the source locale \(source) was left out, so it makes no pack, and it has no stored pack: fix its strings in the catalog (listed below), or name another development language with --source-locale L; \(locales) fall back to it"
-        )
+        throw ImportRefusal.sourceLocaleLeftOut(catalog: name, source: source, dependents: dependent)
     }
 
     /// The catalog with what was left out in one order, whatever order it was found in (readers
@@ -239,9 +231,7 @@ public enum PackImport {
                 continue
             }
             guard let minApp = try request.minAppVersion ?? stored.newestMinAppVersion(locale) else {
-                throw RolloutError.usage(
-                    "\(locale) has no stored pack to take minAppVersion from: give --min-app-version V (the oldest app version these strings suit)"
-                )
+                throw ImportRefusal.noMinAppVersion(locale: locale)
             }
             let fallback = fallbackLocale(of: locale, source: source) {
                 imported.contains($0) || stored.locales.contains($0)

@@ -38,6 +38,15 @@ final class GzipReader {
         let message: String
     }
 
+    /// The data expands past `GzipLimits`: the caller refuses the file with the flag that raises the
+    /// limit (`IngestRefusal`).
+    enum Overflow: Error, Equatable {
+        /// More than `limit` bytes of text: refused after `text`.
+        case text(Int, limit: Int)
+        /// More than `limit` bytes of text per byte of data: `text` bytes from the first `consumed`.
+        case ratio(text: Int, consumed: Int, limit: Int)
+    }
+
     /// The first two bytes of every gzip member (RFC 1952).
     static func isGzip(_ first: UnsafeRawBufferPointer) -> Bool {
         first.count >= 2 && first[0] == 0x1F && first[1] == 0x8B
@@ -178,9 +187,9 @@ final class GzipReader {
     /// Refuses data that has expanded past `limits`: `text` bytes so far from `consumed` bytes of
     /// gzip data.
     func checkExpansion(text: Int, consumed: Int) throws {
-        if text > limits.maximumText { throw Failure.tooLarge(text: text, limits: limits) }
+        if text > limits.maximumText { throw Overflow.text(text, limit: limits.maximumText) }
         if text > limits.ratioFrom, Double(text) > Double(limits.maximumRatio) * Double(max(1, consumed)) {
-            throw Failure.bomb(text: text, consumed: consumed, limits: limits)
+            throw Overflow.ratio(text: text, consumed: consumed, limit: limits.maximumRatio)
         }
     }
 
@@ -195,22 +204,6 @@ final class GzipReader {
 }
 
 extension GzipReader.Failure {
-    static func tooLarge(text: Int, limits: GzipLimits) -> Self {
-        Self(
-            message:
-                "the gzip data expands to more than \(limits.maximumText) bytes of text (\(ByteCount.describe(limits.maximumText))), "
-                + "the most metrics ingest inflates; it was refused after \(text) bytes. If the export really is that large, "
-                + "raise --max-gzip-text (docs/metrics.md, \"Gzip input\")")
-    }
-
-    static func bomb(text: Int, consumed: Int, limits: GzipLimits) -> Self {
-        Self(
-            message: "the gzip data expands more than \(limits.maximumRatio) times (\(text) bytes of text "
-                + "from the first \(consumed) bytes of the file): a decompression bomb, not a CSV export, "
-                + "which compresses 4 to 20 times; it was refused before inflating the rest. If the export really is "
-                + "that repetitive, raise --max-gzip-ratio (docs/metrics.md, \"Gzip input\")")
-    }
-
     static func notGzipAfter(byte end: Int) -> Self {
         Self(
             message: "the gzip data ends at byte \(end) of the file and the bytes after it are not gzip; "

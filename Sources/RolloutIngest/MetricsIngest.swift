@@ -104,11 +104,17 @@ public enum MetricsIngest {
             throw RolloutError.badInput("\(request.name):\(failure.line): \(failure.message)")
         } catch let failure as GzipReader.Failure {
             throw RolloutError.badInput("\(request.name): \(failure.message); nothing was ingested")
+        } catch GzipReader.Overflow.text(let text, let limit) {
+            throw IngestRefusal.gzipTextOverLimit(file: request.name, text: text, limit: limit)
+        } catch GzipReader.Overflow.ratio(let text, let consumed, let limit) {
+            throw IngestRefusal.gzipRatioOverLimit(file: request.name, text: text, consumed: consumed, limit: limit)
         }
         guard rows.columns != nil else { throw RolloutError.emptyMetricsFile(request.name) }
         timer.lap("read \(byteCount) bytes, \(rows.rows) rows, \(rows.sums.statistics.runs) runs spilled")
         if rows.badCount > 0 && !request.skipInvalid {
-            throw RolloutError.invalidRows(request.name, shown: rows.bad, count: rows.badCount, of: rows.rows)
+            throw IngestRefusal.invalidRows(
+                file: request.name, shown: rows.bad.map { .init(line: $0.line, message: $0.message) },
+                count: rows.badCount, rows: rows.rows)
         }
         let sums = try rows.sums.finish(values: rows.values)
         let work = rows.sums.statistics
@@ -387,16 +393,6 @@ public enum MetricsIngest {
 extension RolloutError {
     fileprivate static func emptyMetricsFile(_ name: String) -> RolloutError {
         .badInput("\(name): empty file; the first line must be a header")
-    }
-
-    fileprivate static func invalidRows(_ name: String, shown: [(line: Int, message: String)], count: Int, of rows: Int)
-        -> RolloutError
-    {
-        let listed = shown.map { "  \(name):\($0.line): \($0.message)" }.joined(separator: "\n")
-        let more = count > shown.count ? "\n  ... and \(count - shown.count) more" : ""
-        return .badInput(
-            "\(name): \(count) of \(rows) rows are invalid; nothing was ingested (--skip-invalid keeps the good rows):\n\(listed)\(more)"
-        )
     }
 
     fileprivate static func rollupTooLarge(

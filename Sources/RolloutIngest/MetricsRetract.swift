@@ -52,14 +52,14 @@ public enum MetricsRetract {
     static func resolve(_ request: Request, in snapshot: Snapshot) throws -> (digest: String, kind: MetricKind) {
         let hex = request.digest.hasPrefix("sha256:") ? String(request.digest.dropFirst(7)) : request.digest
         guard hex.count >= minimumPrefix, hex.count <= 64, MetricsLayout.isHex(hex) else {
-            throw RolloutError.notADigest(request.source)
+            throw IngestRefusal.notADigest(source: request.source, minimumPrefix: MetricsRetract.minimumPrefix)
         }
         let found = try MetricsLayout.ingestedDigests(startingWith: hex, in: snapshot).filter {
             request.kind == nil || $0.kind == request.kind
         }
         let digests = Set(found.map(\.digest))
         guard !digests.isEmpty else {
-            throw RolloutError.noSuchIngest(request.source, kind: request.kind)
+            throw IngestRefusal.noSuchIngest(source: request.source, kind: request.kind)
         }
         guard digests.count == 1 else {
             throw RolloutError.ambiguousDigest(request.source, digests)
@@ -68,7 +68,7 @@ public enum MetricsRetract {
             // One file ingested as both kinds: the one still counted, or ask.
             let active = try found.filter { try MetricsLayout.history($0.digest, kind: $0.kind, in: snapshot).isActive }
             guard active.count == 1 else {
-                throw RolloutError.ingestedAsBothKinds(request.source)
+                throw IngestRefusal.ingestedAsBothKinds(source: request.source)
             }
             return active[0]
         }
@@ -93,7 +93,7 @@ public enum MetricsRetract {
                 let record = (try? StrictJSONParser.parse(bytes))?.objectValue,
                 let locales = record["locales"]?.arrayValue?.compactMap(\.stringValue),
                 let dates = record["dates"]?.arrayValue?.compactMap(\.stringValue)
-            else { throw RolloutError.damagedProvenance(ingestPath) }
+            else { throw IngestRefusal.damagedProvenance(path: ingestPath) }
             let file = record["file"]?.stringValue ?? "?"
             let short = String(digest.dropFirst(7).prefix(12))
 
@@ -161,26 +161,10 @@ public enum MetricsRetract {
 }
 
 extension RolloutError {
-    fileprivate static func notADigest(_ source: String) -> RolloutError {
-        .usage(
-            "\(source) is neither a file nor a digest: give the ingested file, or its digest as sha256:HEX "
-                + "(at least \(MetricsRetract.minimumPrefix) lowercase hex digits; rollout log shows it)")
-    }
-
-    fileprivate static func noSuchIngest(_ source: String, kind: MetricKind?) -> RolloutError {
-        .missing(
-            "\(source): no file with this digest was ingested\(kind.map { " as \($0.rawValue)" } ?? ""); "
-                + "rollout log lists the ingests with their digests")
-    }
-
     fileprivate static func ambiguousDigest(_ source: String, _ digests: Set<String>) -> RolloutError {
         .usage(
             "\(source) names \(digests.count) ingested files (\(digests.sorted().joined(separator: ", "))); give more of the digest"
         )
-    }
-
-    fileprivate static func ingestedAsBothKinds(_ source: String) -> RolloutError {
-        .usage("\(source) was ingested as both crash and fallback; say which to retract with --kind")
     }
 
     /// `record` is the retraction's provenance record, naming who retracted and when.
@@ -191,9 +175,5 @@ extension RolloutError {
         return .checkFailed(
             "\(source): the \(kind.rawValue) data of \(digest) was already retracted\(when); "
                 + "nothing to do (ingest the file again to count it again)")
-    }
-
-    fileprivate static func damagedProvenance(_ path: String) -> RolloutError {
-        .internal("\(path) is damaged: not a provenance record; check the repository with rollout verify")
     }
 }

@@ -234,7 +234,8 @@ struct RowReader: CSVRecordSink {
         let missing = required.filter { column($0) == nil }
         if !missing.isEmpty {
             let described = missing.map { name in request.mapping[name].map { "\(name) (mapped to \($0))" } ?? name }
-            throw RolloutError.headerLacks(described, found: found, at: "\(request.name):\(line)", request: request)
+            throw IngestRefusal.headerLacks(
+                place: "\(request.name):\(line)", missing: described, found: found, kind: request.kind)
         }
         columns = Columns(
             date: column("date")!, locale: column("locale"), pack: column("pack")!, region: column("region")!,
@@ -252,18 +253,5 @@ extension RowReader {
                 + "(up to 999999999999; the counts of one pack add up to at most \(MetricCounts.maximum))"
         }
         return "\(what) \"\(text)\" is not a whole number of 0 or more"
-    }
-}
-
-extension RolloutError {
-    /// A header without every column the kind needs; `place` is FILE:LINE.
-    fileprivate static func headerLacks(
-        _ missing: [String], found: [String], at place: String, request: MetricsIngest.Request
-    ) -> RolloutError {
-        let (total, events) = request.kind.columns
-        return .badInput(
-            "\(place): the header lacks \(missing.joined(separator: ", ")) (found: \(found.joined(separator: ", "))); "
-                + "a \(request.kind.rawValue) CSV needs date, locale, pack, region, app_version, \(total), \(events); "
-                + "--map NAME=COLUMN renames")
     }
 }

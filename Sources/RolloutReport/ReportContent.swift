@@ -62,7 +62,7 @@ struct ReportContent: Sendable {
         let snapshot = try repository.snapshot()
         guard let plan = try snapshot.plan(locale) else {
             if try snapshot.contentVersions(of: locale).isEmpty { throw RolloutError.reportNoLocale(locale) }
-            throw RolloutError.reportNothingPromoted(locale)
+            throw ReportRefusal.nothingPromoted(locale: locale)
         }
         var query = AuditLog.Query()
         query.locale = locale
@@ -144,11 +144,5 @@ struct ReportContent: Sendable {
 extension RolloutError {
     fileprivate static func reportNoLocale(_ locale: String) -> RolloutError {
         .missing("no locale \(locale): it has no packs and no plan")
-    }
-
-    fileprivate static func reportNothingPromoted(_ locale: String) -> RolloutError {
-        .checkFailed(
-            "nothing was ever promoted for \(locale): there is no rollout to report on yet (rollout promote \(locale)@N --to 10% starts one)"
-        )
     }
 }

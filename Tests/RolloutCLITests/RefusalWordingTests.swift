@@ -1,4 +1,7 @@
+import RolloutImport
+import RolloutIngest
 import RolloutModel
+import RolloutReport
 import RolloutStore
 import XCTest
 
@@ -46,8 +49,29 @@ final class RefusalWordingTests: XCTestCase {
         let store: [StoreRefusal] = [
             .noRepositoryFound(from: "/w"), .notADirectory("/w/site"), .noRamp(locale: "tr-TR", doing: "pause"),
         ]
-        return promote + revert + gate + keys + store
+        return promote + revert + gate + keys + store + ingest + importing
+            + [ReportRefusal.nothingPromoted(locale: "tr-TR")]
     }
+
+    private let ingest: [IngestRefusal] = [
+        .gzipTextOverLimit(file: "a.csv.gz", text: 2049, limit: 2048),
+        .gzipRatioOverLimit(file: "a.csv.gz", text: 5_000_000, consumed: 4096, limit: 200),
+        .headerLacks(place: "a.csv:1", missing: ["sessions"], found: ["date"], kind: .crash),
+        .invalidRows(file: "a.csv", shown: [.init(line: 3, message: "bad")], count: 2, rows: 9),
+        .ingestedAsBothKinds(source: "a.csv"), .notADigest(source: "x", minimumPrefix: 12),
+        .noSuchIngest(source: "sha256:0", kind: nil), .noSuchIngest(source: "sha256:0", kind: .fallback),
+        .damagedProvenance(path: "metrics/p.json"),
+    ]
+
+    private let importing: [ImportRefusal] = [
+        .catalogTooLarge(path: "L.xcstrings", bytes: 70, limit: 64),
+        .localesMatchNone(catalog: "L.xcstrings", asked: ["de", "fr"], has: []),
+        .catalogHasNoStrings(catalog: "L.xcstrings"),
+        .sourceLocaleNotInCatalog(catalog: "L.xcstrings", source: "en-US", has: ["de"], dependents: ["de"]),
+        .sourceLocaleNotImported(catalog: "L.xcstrings", source: "en", dependents: ["fr"]),
+        .sourceLocaleLeftOut(catalog: "L.xcstrings", source: "en", dependents: ["fr"]),
+        .noMinAppVersion(locale: "fr"),
+    ]
 
     func testEveryRefusalHasItsOwnSentenceAndItsKindsExitCode() throws {
         var seen: Set<String> = []
@@ -89,6 +113,47 @@ final class RefusalWordingTests: XCTestCase {
                     rule, winner: nil, tooOld: true, pack: id18, minAppVersion: AppVersion("4.8")!)),
             "a rule for TR on >=4.9 would never apply: every device it would reach is below tr-TR@18's minAppVersion 4.8. Use targeting that does not overlap it, or change the share of the rule that decides"
         )
+    }
+
+    /// Ingest, import and report: the flag or command that gets past each refusal.
+    func testTheIngestImportAndReportSentencesNameTheFlag() {
+        XCTAssertEqual(
+            Refusals.message(
+                IngestRefusal.invalidRows(
+                    file: "a.csv", shown: [.init(line: 3, message: "bad")], count: 2, rows: 9)),
+            "a.csv: 2 of 9 rows are invalid; nothing was ingested (--skip-invalid keeps the good rows):\n  a.csv:3: bad\n  ... and 1 more"
+        )
+        XCTAssertEqual(
+            Refusals.message(
+                IngestRefusal.headerLacks(place: "a.csv:1", missing: ["sessions"], found: ["date"], kind: .crash)),
+            "a.csv:1: the header lacks sessions (found: date); a crash CSV needs date, locale, pack, region, app_version, sessions, crashes; --map NAME=COLUMN renames"
+        )
+        XCTAssertEqual(
+            Refusals.worded(IngestRefusal.ingestedAsBothKinds(source: "a.csv")),
+            .usage("a.csv was ingested as both crash and fallback; say which to retract with --kind"))
+        XCTAssertEqual(
+            Refusals.worded(IngestRefusal.noSuchIngest(source: "sha256:000000000000", kind: nil)),
+            .missing(
+                "sha256:000000000000: no file with this digest was ingested; rollout log lists the ingests with their digests"
+            ))
+        XCTAssertEqual(
+            Refusals.message(ImportRefusal.localesMatchNone(catalog: "L.xcstrings", asked: ["de", "fr"], has: [])),
+            "L.xcstrings: --locale de, fr matches no locale of the catalog; it has none")
+        XCTAssertEqual(
+            Refusals.message(
+                ImportRefusal.sourceLocaleNotImported(catalog: "L.xcstrings", source: "en", dependents: ["fr"])),
+            "L.xcstrings: the source locale en has no stored pack and is not imported: add --locale en (or import it first); 1 locale(s) (fr) fall back to it"
+        )
+        XCTAssertEqual(
+            Refusals.worded(ImportRefusal.noMinAppVersion(locale: "fr")),
+            .usage(
+                "fr has no stored pack to take minAppVersion from: give --min-app-version V (the oldest app version these strings suit)"
+            ))
+        XCTAssertEqual(
+            Refusals.worded(ReportRefusal.nothingPromoted(locale: "vi-VN")),
+            .checkFailed(
+                "nothing was ever promoted for vi-VN: there is no rollout to report on yet (rollout promote vi-VN@N --to 10% starts one)"
+            ))
     }
 
     /// Through the runner, a refusal reaches the person as a `RolloutError` with its exit code; any

@@ -103,11 +103,8 @@ final class PackImportTests: XCTestCase {
     func testANewLocaleWithoutTheFlagIsAUsageError() throws {
         let catalog = catalog(["tr": ["a": "b"], "fr": ["a": "c"]])
         let refused = refusal(try build(catalog, request(minAppVersion: nil), stored(newest: ["tr": v48])))
-        XCTAssertEqual(
-            refused?.error,
-            .usage(
-                "fr has no stored pack to take minAppVersion from: give --min-app-version V (the oldest app version these strings suit)"
-            ))
+        XCTAssertEqual(refused?.error as? ImportRefusal, .noMinAppVersion(locale: "fr"))
+        XCTAssertEqual((refused?.error as? ImportRefusal)?.kind, .usage)
     }
 
     // MARK: fallback
@@ -210,28 +207,26 @@ final class PackImportTests: XCTestCase {
         let strings = ["en": ["a": "A"], "fr": ["a": "B"]]
         let filtered = refusal(try build(catalog(strings), request(locales: ["fr"]), stored([])))
         XCTAssertEqual(
-            refused(filtered),
-            "Localizable.xcstrings: the source locale en has no stored pack and is not imported: add --locale en (or import it first); 1 locale(s) (fr) fall back to it"
-        )
+            filtered?.error as? ImportRefusal,
+            .sourceLocaleNotImported(catalog: "Localizable.xcstrings", source: "en", dependents: ["fr"]))
         let absent = refusal(try build(catalog(["de": ["a": "A"], "fr": ["a": "B"]]), request(), stored([])))
         XCTAssertEqual(
-            refused(absent),
-            "Localizable.xcstrings: the source locale en-US is not in the catalog and has no stored pack: name the catalog's development language with --source-locale L (it has de, fr); 2 locale(s) (de, fr) would fall back to en-US"
-        )
+            absent?.error as? ImportRefusal,
+            .sourceLocaleNotInCatalog(
+                catalog: "Localizable.xcstrings", source: "en-US", has: ["de", "fr"], dependents: ["de", "fr"]))
         var leftOut = catalog(["en": [:], "fr": ["a": "B"]], sourceLocale: "en")
         leftOut.skip("en", "a", "needs review")
         let emptied = refusal(try build(leftOut, request(), stored([])))
-        XCTAssertTrue(
-            refused(emptied)?.hasPrefix(
-                "Localizable.xcstrings: every string of the source locale en was left out, so it makes no pack, and it has no stored pack: fix its strings in the catalog (listed below), or name another development language with --source-locale L;"
-            ) ?? false, refused(emptied) ?? "")
+        XCTAssertEqual(
+            emptied?.error as? ImportRefusal,
+            .sourceLocaleLeftOut(catalog: "Localizable.xcstrings", source: "en", dependents: ["fr"]))
         XCTAssertEqual(emptied?.catalog.skipped, [.init(locale: "en", key: "a", reason: "needs review")])
         XCTAssertEqual(
             try build(leftOut, request(), stored(["en"])).packs.map(\.source), ["Localizable.xcstrings (fr)"])
     }
 
     func refused(_ refusal: PackImport.Refusal?) -> String? {
-        guard case .badInput(let message) = refusal?.error else { return nil }
+        guard case .badInput(let message) = refusal?.error as? RolloutError else { return nil }
         return message
     }
 
@@ -274,11 +269,12 @@ final class PackImportTests: XCTestCase {
         )
         XCTAssertEqual(leftOut?.catalog.skipped.map(\.key), ["a", "b", "c", "d"], "listed, even when refused")
         XCTAssertEqual(
-            refused(refusal(try build(self.catalog(["tr": [:]]), request(), stored()))),
-            "Localizable.xcstrings: no locale has a string to import: the catalog has none (check PATH and --format)")
+            refusal(try build(self.catalog(["tr": [:]]), request(), stored()))?.error as? ImportRefusal,
+            .catalogHasNoStrings(catalog: "Localizable.xcstrings"))
         XCTAssertEqual(
-            refused(refusal(try build(self.catalog(["tr": ["a": "b"]]), request(locales: ["de", "fr"]), stored()))),
-            "Localizable.xcstrings: --locale de, fr matches no locale of the catalog; it has tr")
+            refusal(try build(self.catalog(["tr": ["a": "b"]]), request(locales: ["de", "fr"]), stored()))?.error
+                as? ImportRefusal,
+            .localesMatchNone(catalog: "Localizable.xcstrings", asked: ["de", "fr"], has: ["tr"]))
     }
 
     // MARK: the packs

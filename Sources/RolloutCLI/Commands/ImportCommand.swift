@@ -79,7 +79,8 @@ enum ImportCommand {
                 try PackOperations.plan(packs.map(PackInput.init), snapshot: snapshot, options: options).errors
             }
         } catch let refusal as PackImport.Refusal {
-            throw refusal.error.withMessage { $0 + leftOutSection(refusal.catalog) }
+            guard let error = Refusals.worded(refusal.error) else { throw refusal.error }
+            throw error.withMessage { $0 + leftOutSection(refusal.catalog) }
         }
         let inputs = imported.packs.map(PackInput.init)
         let plan: PackAddPlan
@@ -106,8 +107,9 @@ enum ImportCommand {
                 plan = applied.result
                 commit = applied.commit
             }
-        } catch let error as RolloutError {
-            throw error.withMessage { $0 + leftOutSection(imported.catalog) }
+        } catch {
+            guard let worded = Refusals.worded(error) else { throw error }
+            throw worded.withMessage { $0 + leftOutSection(imported.catalog) }
         }
         return render(imported, format: format, plan: plan, commit: commit, invocation, context)
     }

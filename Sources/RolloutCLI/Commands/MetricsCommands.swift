@@ -68,9 +68,10 @@ enum MetricsCommands {
                 let outcome: MetricsIngest.Outcome
                 do {
                     outcome = try MetricsIngest.ingest(request, into: repository, actor: actor, time: { now })
-                } catch let error as RolloutError where !done.isEmpty {
+                } catch  where !done.isEmpty {
                     // Each file is all or nothing on its own: say which ones before it did land.
-                    throw error.withMessage {
+                    guard let worded = Refusals.worded(error) else { throw error }
+                    throw worded.withMessage {
                         $0 + "\n(already ingested by this command, and kept: \(done.joined(separator: ", ")))"
                     }
                 }
