@@ -235,13 +235,12 @@ struct ArgumentParser {
 
     /// One value of an option that takes one: given once unless repeatable, never empty, a list split.
     static func add(_ value: String, of spec: OptionSpec, to invocation: inout Invocation) throws {
-        let name = spec.name
-        if !spec.repeatable, invocation.given(name: name) {
-            throw RolloutError.usage("option --\(name) is given twice")
+        if !spec.repeatable, invocation.given(spec) {
+            throw RolloutError.usage("option --\(spec.name) is given twice")
         }
         try requireValue(value, of: spec)
         try spec.checkedWhenRead?(value)
-        invocation.record(value, of: name, items: spec.isList ? try listItems(value, of: spec) : nil)
+        invocation.record(value, of: spec, items: spec.isList ? try listItems(value, of: spec) : nil)
     }
 
     static func checkArgumentCount(_ invocation: Invocation) throws {

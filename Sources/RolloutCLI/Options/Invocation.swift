@@ -22,14 +22,16 @@ public struct Invocation {
     /// The parser's record of a flag.
     mutating func record(flag name: String) { flags.insert(name) }
 
-    /// The parser's record of one value, and of its items when the option is a list.
-    mutating func record(_ value: String, of name: String, items: [String]?) {
-        values[name, default: []].append(value)
-        if let items { lists[name, default: []] += items }
+    /// The parser's record of one value of `spec`, and of its items when the option is a list.
+    mutating func record(_ value: String, of spec: OptionSpec, items: [String]?) {
+        values[spec.name, default: []].append(value)
+        if let items { lists[spec.name, default: []] += items }
     }
 
-    /// Whether the option named `name` was given at all, flag or value: for the parser.
-    func given(name: String) -> Bool { flags.contains(name) || values[name] != nil || lists[name] != nil }
+    /// Whether the option of this table row was given: for the parser, which reads rows.
+    func given(_ spec: OptionSpec) -> Bool { given(name: spec.name) }
+
+    private func given(name: String) -> Bool { flags.contains(name) || values[name] != nil || lists[name] != nil }
 
     private func values(named name: String) -> [String] { values[name] ?? [] }
     private func items(named name: String) -> [String] { lists[name] ?? [] }
