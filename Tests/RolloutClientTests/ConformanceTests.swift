@@ -316,6 +316,7 @@ final class ConformanceTests: XCTestCase {
 }
 
 /// A site served from a vector's `site` member (path to base64 bytes) under any base URL.
+/// `@unchecked Sendable`: `lock` guards `files`, which the test swaps while the client fetches.
 final class SiteTransport: RolloutTransport, @unchecked Sendable {
     private let lock = NSLock()
     private var files: [String: Data] = [:]

@@ -19,6 +19,7 @@ final class DeviceConformanceTests: XCTestCase {
     }
 
     /// The device's clock, which a `clock` step sets and the client reads through `Options.now`.
+    /// `@unchecked Sendable`: `lock` guards `date`.
     private final class Clock: @unchecked Sendable {
         private let lock = NSLock()
         private var date: Date

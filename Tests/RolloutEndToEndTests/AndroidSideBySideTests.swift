@@ -326,6 +326,8 @@ final class SideBySideWorld {
         return Array(zip(inProcess, answers))
     }
 
+    /// The JVM's answer, handed from its thread. `@unchecked Sendable`: written once on that thread
+    /// before it signals the semaphore the test waits on, and read only after the wait.
     private final class Box<T>: @unchecked Sendable {
         var value: T?
     }

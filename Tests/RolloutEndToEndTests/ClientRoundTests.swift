@@ -5,6 +5,7 @@ import XCTest
 @testable import RolloutClient
 
 /// A transport that never answers but notices when its request is cancelled.
+/// `@unchecked Sendable`: `lock` guards `cancellations`.
 final class HangingTransport: RolloutTransport, @unchecked Sendable {
     private let lock = NSLock()
     private var cancellations = 0
@@ -342,7 +343,7 @@ final class ClientRoundTests: XCTestCase {
     }
 }
 
-/// Changes noted from any thread.
+/// Changes noted from any thread. `@unchecked Sendable`: `lock` guards `changes`.
 final class NoticeLog: @unchecked Sendable {
     private let lock = NSLock()
     private var changes: [RolloutClient.Change] = []

@@ -7,6 +7,8 @@ import XCTest
 
 /// A published site served from a directory, as a CDN would serve it: the client's requests for
 /// https://cdn.example.com/site/PATH read SITE/PATH. It can go offline, hang, or alter a file.
+/// `@unchecked Sendable`: `lock` guards every stored property while devices fetch; the test reads
+/// `fetched` only once they are done.
 final class SiteTransport: RolloutTransport, @unchecked Sendable {
     private let lock = NSLock()
     private var root: String

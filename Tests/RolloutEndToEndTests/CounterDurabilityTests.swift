@@ -4,7 +4,7 @@ import XCTest
 
 @testable import RolloutClient
 
-/// A clock a test moves: the day counters are recorded under.
+/// A clock a test moves: the day counters are recorded under. `@unchecked Sendable`: `lock` guards `day`.
 final class TestClock: @unchecked Sendable {
     private let lock = NSLock()
     private var day: String

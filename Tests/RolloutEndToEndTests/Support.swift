@@ -136,6 +136,7 @@ enum InProcess {
         return RunResult(status: result.exitCode, stdout: result.stdout, stderr: diagnostics.text + result.stderr)
     }
 
+    /// What a command wrote to stderr. `@unchecked Sendable`: `lock` guards `written`.
     private final class Diagnostics: @unchecked Sendable {
         private let lock = NSLock()
         private var written = ""
@@ -248,6 +249,8 @@ func simultaneously<T>(_ count: Int, _ body: @escaping @Sendable (Int) -> T) -> 
     return (0..<count).map { results.values[$0]! }
 }
 
+/// `simultaneously`'s results. `@unchecked Sendable`: `lock` guards `values` while the bodies run; they
+/// are read only after the group is waited on.
 private final class ConcurrentResults<T>: @unchecked Sendable {
     let lock = NSLock()
     var values: [Int: T] = [:]
