@@ -172,7 +172,7 @@ package enum PlanCommands {
         run: { invocation, context in
             let snapshot = try context.repository(invocation).snapshot()
             let style = context.style(invocation)
-            if let locale = try invocation.positionals.first.map { try LocaleTag.canonical($0) } {
+            if let locale = try invocation.positionals.first.map({ try LocaleTag.canonical($0) }) {
                 guard let plan = try snapshot.plan(locale) else {
                     let versions = try snapshot.contentVersions(of: locale)
                     if versions.isEmpty {

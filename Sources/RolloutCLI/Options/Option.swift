@@ -2,7 +2,8 @@ import RolloutModel
 
 /// A type an option's value is read as: one grammar, in the one file of its type under Options/Values/.
 /// The parser has already refused an empty value (and split a list), so `text` is never empty.
-package protocol ArgumentValue {
+/// `SendableMetatype`: declarations, which the command table shares, call its reader.
+package protocol ArgumentValue: SendableMetatype {
     /// `text` as this type, or a usage error (64) that names `flag` (`--to`) where the grammar's own
     /// message does not say which option it read.
     static func argument(_ text: String, flag: String) throws -> Self
@@ -83,7 +84,8 @@ package struct Option<Value>: DeclaredOption {
 extension Option where Value: ArgumentValue {
     package init(_ name: String, _ valueName: String, _ help: String, repeatable: Bool = false) {
         self.init(
-            name, valueName, help, repeatable: repeatable, completion: Value.completion, read: Value.argument)
+            name, valueName, help, repeatable: repeatable, completion: Value.completion
+        ) { text, flag in try Value.argument(text, flag: flag) }
     }
 }
 
