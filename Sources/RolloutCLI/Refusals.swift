@@ -27,6 +27,7 @@ enum Refusals {
         case let refusal as GateRefusal: return gate(refusal)
         case let refusal as KeyRefusal: return keys(refusal)
         case let refusal as StoreRefusal: return store(refusal)
+        case let refusal as RemoteRefusal: return remote(refusal)
         case let refusal as IngestRefusal: return ingest(refusal)
         case let refusal as ImportRefusal: return importing(refusal)
         case let refusal as ReportRefusal: return report(refusal)
@@ -136,6 +137,25 @@ enum Refusals {
             return "--out \(path) exists and is not a directory"
         case .noRamp(let locale, let doing):
             return "\(locale) has no scheduled ramp to \(doing); start one with promote --ramp"
+        }
+    }
+
+    // MARK: the remote
+
+    static func remote(_ refusal: RemoteRefusal) -> String {
+        switch refusal {
+        case .unreachable(let doing, let remote, let url, let attempts, let gitSaid):
+            let said =
+                gitSaid.isEmpty
+                ? " git said nothing." : " git said:\n" + gitSaid.map { "  \($0)" }.joined(separator: "\n") + "\n"
+            return
+                "cannot \(doing) \(remote) (\(url)): the connection failed \(attempts) time(s).\(said)Nothing was changed: try again, or work with --offline and run rollout sync later"
+        case .unpushed(let count, let remote):
+            return
+                "this repository holds \(count) change(s) that \(remote) does not have (made with --offline, or the remote was reset): run rollout sync first. Nothing was changed"
+        case .replayClash(let mine, let commit, let path, let remote, let their, let other):
+            return
+                "cannot replay \"\(mine)\" (\(commit)), made offline: \(path) was also changed on \(remote) by \"\(their)\" (\(other)). Nothing was changed. Look at both with rollout log; to drop the offline changes and take the remote's, run rollout sync --discard-local, then redo what is still needed"
         }
     }
 

@@ -46,10 +46,20 @@ final class RefusalWordingTests: XCTestCase {
             .untrusted(.damaged(file: "keys.json", why: "bad")), .invalid("has no root"),
             .expiryTooLate(lifetime: 86_400, from: Timestamp(seconds: 0)),
         ]
+        let remote: [RemoteRefusal] = [
+            .unreachable(
+                doing: "fetch from", remote: "origin", url: "https://git.example.com/r", attempts: 3, gitSaid: []),
+            .unreachable(
+                doing: "push to", remote: "origin", url: "https://git.example.com/r", attempts: 3, gitSaid: ["reset"]),
+            .unpushed(count: 2, remote: "origin"),
+            .replayClash(
+                mine: "promote", commit: "abc", path: "plans/tr-TR.json", remote: "origin", their: "revert",
+                other: "def"),
+        ]
         let store: [StoreRefusal] = [
             .noRepositoryFound(from: "/w"), .notADirectory("/w/site"), .noRamp(locale: "tr-TR", doing: "pause"),
         ]
-        return promote + revert + gate + keys + store + ingest + importing
+        return promote + revert + gate + keys + store + remote + ingest + importing
             + [ReportRefusal.nothingPromoted(locale: "tr-TR")]
     }
 

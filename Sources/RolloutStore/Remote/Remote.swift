@@ -196,7 +196,7 @@ extension PackRepository {
     /// The one mapping from a failed fetch or push to what a person reads, with its exit code
     /// (docs/teams.md, "When the remote fails"): only a failure that may pass is 75.
     func remoteFailure(_ failure: GitTransport.Failure, _ doing: String, _ remote: String, attempts: Int)
-        -> RolloutError
+        -> any Error
     {
         let url = shownURL(remote)
         let said =
@@ -205,30 +205,29 @@ extension PackRepository {
         let what = "cannot \(doing) \(remote) (\(url)):"
         switch failure.kind {
         case .authentication:
-            return .permission(
+            return RolloutError.permission(
                 "\(what) the server did not accept the credentials git gave it, or git found none.\(said)Nothing was changed. rollout authenticates exactly as git does: set up what git ls-remote \(url) needs (a credential helper, GIT_ASKPASS, http.extraheader, an ssh key) and run the command again (docs/teams.md, \"Credentials\")"
             )
         case .refusedByServer:
-            return .permission(
+            return RolloutError.permission(
                 "\(what) the server refused the change.\(said)Nothing was changed on \(remote). When \(StateLayout.stateBranch) is protected, push as a user it allows (docs/teams.md, \"A protected main\")"
             )
         case .hostKey:
-            return .unavailable("\(what) \(failure.hostKeyAdvice)")
+            return RolloutError.unavailable("\(what) \(failure.hostKeyAdvice)")
         case .certificate:
-            return .unavailable("\(what) \(failure.certificateAdvice)")
+            return RolloutError.unavailable("\(what) \(failure.certificateAdvice)")
         case .notFound:
-            return .missing(
+            return RolloutError.missing(
                 "\(what) there is no repository there, or none this identity may see (GitHub and GitLab answer so for a private repository).\(said)Nothing was changed. Check the URL with rollout remote list, and the credentials git uses (docs/teams.md, \"Credentials\")"
             )
         case .transient:
-            return .unreachable(
-                "\(what) the connection failed \(attempts) time(s).\(said)Nothing was changed: try again, or work with --offline and run rollout sync later"
-            )
+            return RemoteRefusal.unreachable(
+                doing: doing, remote: remote, url: url, attempts: attempts, gitSaid: failure.lines)
         case .other:
-            return .unavailable(
+            return RolloutError.unavailable(
                 "\(what) git refused.\(said)Nothing was changed. git ls-remote \(url) shows the same failure")
         case .noGit:
-            return .unavailable(
+            return RolloutError.unavailable(
                 "\(what) \(failure.lines.joined(separator: "; ")). rollout runs the system git for every fetch and push: install git 2.29 or later (apt-get install git). Nothing was changed (docs/teams.md, \"How rollout talks to the server\")"
             )
         }
@@ -308,7 +307,7 @@ extension PackRepository {
         guard localTip != remoteTip else { return remoteTip }
         if let localTip, try remoteTip.map({ try !git.isDescendant($0, of: localTip) }) ?? true {
             let unpushed = try commits(from: remoteTip.flatMap { try? git.mergeBase(localTip, $0) }, to: localTip).count
-            throw .unpushedChanges(unpushed, notOn: remote)
+            throw RemoteRefusal.unpushed(count: unpushed, remote: remote)
         }
         // Behind the remote: catch up first (another process of this clone may do the same).
         _ = try git.compareAndSwap(
@@ -437,7 +436,9 @@ extension PackRepository {
             replayed += 1
             if let clash = changes.first(where: { changedThere[$0.path] != nil }), let other = changedThere[clash.path]
             {
-                throw .replayClash(commit, path: clash.path, changedBy: other, on: remote)
+                throw RemoteRefusal.replayClash(
+                    mine: commit.summaryLine, commit: commit.id.short, path: clash.path, remote: remote,
+                    their: other.summaryLine, other: other.id.short)
             }
             tipTree = try git.updatedTree(
                 base: tipTree,
@@ -561,16 +562,6 @@ extension Error where Self == RolloutError {
         )
     }
 
-    fileprivate static func replayClash(
-        _ commit: GitCommit, path: String, changedBy other: GitCommit, on remote: String
-    ) -> RolloutError {
-        let mine = commit.message.split(separator: "\n").first.map(String.init) ?? commit.id.short
-        let their = other.message.split(separator: "\n").first.map(String.init) ?? other.id.short
-        return .diverged(
-            "cannot replay \"\(mine)\" (\(commit.id.short)), made offline: \(path) was also changed on \(remote) by \"\(their)\" (\(other.id.short)). Nothing was changed. Look at both with rollout log; to drop the offline changes and take the remote's, run rollout sync --discard-local, then redo what is still needed"
-        )
-    }
-
     /// A push whose connection failed after it reached the server, every time: the branch did not
     /// hold it when last read, but the server may still be applying it (a slow pre-receive hook).
     /// Exit 76, not 75: retried as is, the command would act again on top of a change that landed;
@@ -600,9 +591,26 @@ extension Error where Self == RolloutError {
         )
     }
 
-    fileprivate static func unpushedChanges(_ unpushed: Int, notOn remote: String) -> RolloutError {
-        .diverged(
-            "this repository holds \(unpushed) change(s) that \(remote) does not have (made with --offline, or the remote was reset): run rollout sync first. Nothing was changed"
-        )
+}
+
+extension GitCommit {
+    /// The first line of its message, or its short id when it has none.
+    var summaryLine: String { message.split(separator: "\n").first.map(String.init) ?? id.short }
+}
+
+/// What fetching, pushing and syncing refuse where the way out is a command of rollout's (worded by
+/// the command line): the remote, and what git said.
+public enum RemoteRefusal: Refusal {
+    /// The connection failed every attempt; `gitSaid` is git's output, credentials redacted.
+    case unreachable(doing: String, remote: String, url: String, attempts: Int, gitSaid: [String])
+    /// This repository holds changes the remote does not have.
+    case unpushed(count: Int, remote: String)
+    /// A change made offline (`mine`, commit `commit`) touches `path`, which the remote changed too
+    /// (`their`, commit `other`).
+    case replayClash(mine: String, commit: String, path: String, remote: String, their: String, other: String)
+
+    public var kind: RolloutError.Kind {
+        if case .unreachable = self { return .unreachable }
+        return .diverged
     }
 }
