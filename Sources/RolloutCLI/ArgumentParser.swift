@@ -87,8 +87,9 @@ public struct OptionSpec: Sendable {
     }
 }
 
-/// Options every command takes: the table the parser reads with each command's own.
-var globalOptions: [OptionSpec] { GlobalOptions.table }
+/// Options every command takes: the table the parser reads with each command's own, reflected from
+/// `GlobalOptions` once (the parser reads it for every leading word).
+let globalOptions: [OptionSpec] = GlobalOptions.table
 
 /// The table-driven parser: finds the command from the leading words, then reads options from the
 /// command's table plus the global table in one loop. `--` ends options.
