@@ -95,10 +95,10 @@ test: build
 	status=$${PIPESTATUS[0]}; \
 	tarball=$$(./scripts/dist.sh) && ./scripts/dist-test.sh "$$tarball"; \
 	dist_status=$$?; \
-	summary=$$(grep -E "^[[:space:]]*Executed [0-9]+ tests?, with [0-9]+ failures?" .build/test.log | tail -1); \
+	summary=$$(grep -E "^[[:space:]]*Executed [0-9]+ tests?, [0-9]+ failed" .build/test.log | tail -1); \
 	if [ -n "$$summary" ]; then \
 	  total=$$(( $$(sed -E 's/.*Executed ([0-9]+) tests?.*/\1/' <<<"$$summary") + 2 + android_passed + android_failed )); \
-	  failed=$$(( $$(sed -E 's/.*with ([0-9]+) failures?.*/\1/' <<<"$$summary") + (dist_status != 0) + (lint_status != 0) + android_failed )); \
+	  failed=$$(( $$(sed -E 's/.*, ([0-9]+) failed.*/\1/' <<<"$$summary") + (dist_status != 0) + (lint_status != 0) + android_failed )); \
 	  echo "tests: $$((total - failed)) passed, $$failed failed"; \
 	fi; \
 	[ $$status -eq 0 ] && [ $$dist_status -eq 0 ] && [ $$lint_status -eq 0 ] && [ $$android_status -eq 0 ]

@@ -6,7 +6,7 @@
 # BATCH classes for the rest, JOBS at a time, each class's tests in order in one process as
 # `swift test` runs them. Every process's output is printed whole when it ends (one
 # process's lines never mix with another's) and kept in .build/swift-tests/; the last line adds
-# them up as XCTest's own closing line does ("Executed N tests, with F failures"), which the
+# them up ("Executed N tests, F failed", F counting tests, not failed assertions), which the
 # Makefile reads.
 #
 # Usage: scripts/swift-tests.sh [CLASS...]    (default: every class of the bundle)
@@ -78,14 +78,16 @@ run_batch() {
 export -f run_batch
 xargs -a "$OUT/batches" -d '\n' -P "$JOBS" -I{} bash -c 'run_batch "$1"' _ {}
 
-# The closing line: every process's own closing line ("Selected tests") added up.
+# The closing line: every process's own closing line ("Selected tests") added up, counting tests
+# that failed (XCTest's own "with N failures" counts failed assertions: one test can fail ten).
 executed=0 failures=0 crashed=0
 for status_file in "$OUT"/*.log.status; do
   log="${status_file%.status}"
-  summary=$(grep -A1 "^Test Suite 'Selected tests' \(passed\|failed\)" "$log" | sed -nE 's/^[[:space:]]*Executed ([0-9]+) tests?, with ([0-9]+) failures?.*/\1 \2/p' | tail -1)
+  summary=$(grep -A1 "^Test Suite 'Selected tests' \(passed\|failed\)" "$log" | sed -nE 's/^[[:space:]]*Executed ([0-9]+) tests?, with ([0-9]+) failures?.*/\1/p' | tail -1)
   if [ -n "$summary" ]; then
-    executed=$((executed + ${summary% *})) failures=$((failures + ${summary#* }))
-    [ "$(cat "$status_file")" -eq 0 ] || [ "${summary#* }" -gt 0 ] || failures=$((failures + 1))
+    failed=$(grep -c "^Test Case '.*' failed (" "$log")
+    executed=$((executed + summary)) failures=$((failures + failed))
+    [ "$(cat "$status_file")" -eq 0 ] || [ "$failed" -gt 0 ] || failures=$((failures + 1))
   else
     tests=$(tr ',' '\n' <"$log.classes" | awk 'NR == FNR { want[$1] = 1; next } want[$2] { sum += $1 } END { print sum + 0 }' - "$OUT/classes")
     executed=$((executed + tests)) failures=$((failures + 1)) crashed=$((crashed + 1))
@@ -97,7 +99,7 @@ done
 times >"$OUT/times"
 cpu=$(($(children_cpu) - cpu_before))
 echo "swift-tests: $(wc -l <"$OUT/batches") processes, $JOBS at a time, $(($(date +%s) - started)) s wall, $cpu s CPU; logs in $OUT"
-printf '\t Executed %d tests, with %d failures (%d crashed)\n' "$executed" "$failures" "$crashed"
+printf '\t Executed %d tests, %d failed (%d crashed)\n' "$executed" "$failures" "$crashed"
 [ "$failures" -eq 0 ]
 exit
 }

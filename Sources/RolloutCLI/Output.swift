@@ -79,10 +79,29 @@ func cell(_ text: String, width: Int = 60) -> String {
 }
 
 extension LintFinding {
+    /// The finding as a person reads it: what is wrong, then the flag that gets past it.
+    var sentence: String {
+        switch override {
+        case nil: return message
+        case .allowRemovedKeys: return message + ". Pass --allow-removed-keys if that is intended"
+        case .approval: return message + "; it may not change over the air without --approved-by NAME"
+        }
+    }
+
     func render(_ style: Style) -> String {
         let label = severity == .error ? style.red("error") : style.yellow("warning")
         // A key may be 4096 bytes long: a finding quotes it, and any long word, as errors do.
         let key = self.key.map { " \"\(InputLimits.echo($0.oneLine))\"" } ?? ""
-        return "\(label): \(pack)\(key): \(InputLimits.shortenedWords(message.oneLine)) [\(rule)]"
+        return "\(label): \(pack)\(key): \(InputLimits.shortenedWords(sentence.oneLine)) [\(rule)]"
+    }
+
+    /// A finding in `pack lint --json` (docs/pack-format.md).
+    var jsonValue: JSONValue {
+        var object: [String: JSONValue] = [
+            "severity": .string(severity.rawValue), "rule": .string(rule), "pack": .string(pack.description),
+            "message": .string(sentence),
+        ]
+        if let key { object["key"] = .string(key) }
+        return .object(object)
     }
 }

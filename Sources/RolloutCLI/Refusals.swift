@@ -137,7 +137,18 @@ enum Refusals {
             return "--out \(path) exists and is not a directory"
         case .noRamp(let locale, let doing):
             return "\(locale) has no scheduled ramp to \(doing); start one with promote --ramp"
+        case .lintRefused(let errors):
+            return "refused, nothing was stored (\(errors.count) problem\(errors.count == 1 ? "" : "s")):\n"
+                + listing(errors)
         }
+    }
+
+    /// Lint's findings, a line each, as a refusal lists them.
+    static func listing(_ findings: [LintFinding]) -> String {
+        findings.map { finding in
+            let key = finding.key.map { " \"\($0)\"" } ?? ""
+            return "  \(finding.pack)\(key): \(finding.sentence) [\(finding.rule)]"
+        }.joined(separator: "\n")
     }
 
     // MARK: the remote

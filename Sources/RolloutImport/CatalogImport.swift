@@ -44,7 +44,25 @@ public struct CatalogImport: Sendable {
     /// A file or folder of the catalog that was not read, and why: nothing is dropped silently.
     public struct SkippedFile: Sendable, Equatable {
         public let path: String
-        public let reason: String
+        public let reason: Reason
+
+        public enum Reason: Sendable, Equatable {
+            /// Why, in words no option of the command line changes.
+            case said(String)
+            /// A package.json looked at for i18next-icu that could not be read, so values are read
+            /// as plain i18next: the command line says why and how to choose the format instead.
+            case manifestNotRead(ManifestProblem)
+        }
+
+        /// Why a package.json could not be read: a refusal (over the size limit) or its parser's
+        /// message, each starting with the manifest's path.
+        public enum ManifestProblem: Sendable, Equatable {
+            case refused(ImportRefusal)
+            case invalid(String)
+        }
+
+        /// The order a listing shows files in: by path, then by reason.
+        var order: (String, String) { (path, "\(reason)") }
     }
 
     /// Locale -> key -> text, canonical.
@@ -87,7 +105,7 @@ public struct CatalogImport: Sendable {
         skipped.append(Skipped(locale: locale, key: key, reason: reason))
     }
     mutating func skipFile(_ path: String, _ reason: String) {
-        skippedFiles.append(SkippedFile(path: path, reason: reason))
+        skippedFiles.append(SkippedFile(path: path, reason: .said(reason)))
     }
 }
 

@@ -15,9 +15,9 @@ extension CatalogImporter {
         let files = try i18nextFiles(path, into: &result)
         guard !files.isEmpty else { throw RolloutError.missing("\(path): no i18next JSON files in it") }
         let reading =
-            try format.map { CatalogReading(format: $0.rawValue, because: "--i18next-format") }
+            try format.map { CatalogReading(format: $0.rawValue, because: .asked) }
             ?? i18nextICUProject(path, into: &result).map {
-                CatalogReading(format: I18nextFormat.icu.rawValue, because: "i18next-icu in \($0)")
+                CatalogReading(format: I18nextFormat.icu.rawValue, because: .project(manifest: $0))
             }
         result.reading = reading
         let icu = reading?.format == I18nextFormat.icu.rawValue
@@ -155,33 +155,15 @@ extension CatalogImporter {
                 do {
                     let object = try json(manifest)
                     if sections.contains(where: { object[$0]?.objectValue?["i18next-icu"] != nil }) { return manifest }
-                } catch let error where (error as? RolloutError)?.kind == .badInput || error is ImportRefusal {
-                    let refusal = notRead(error)
-                    let message =
-                        refusal.hasPrefix(manifest + ":") ? String(refusal.dropFirst(manifest.count + 1)) : refusal
-                    result.skipFile(
-                        manifest,
-                        "not read (\(message)): values read as i18next unless another package.json up the tree lists i18next-icu; give --i18next-format icu if the app uses i18next-icu"
-                    )
+                } catch let refusal as ImportRefusal {
+                    result.skippedFiles.append(.init(path: manifest, reason: .manifestNotRead(.refused(refusal))))
+                } catch let error as RolloutError where error.kind == .badInput {
+                    result.skippedFiles.append(.init(path: manifest, reason: .manifestNotRead(.invalid(error.message))))
                 }
             }
             let projectRoot = FileManager.default.fileExists(atPath: "\(folder)/.git")
             guard !projectRoot, folder != "/", !folder.isEmpty else { return nil }
             folder = (folder as NSString).deletingLastPathComponent
-        }
-    }
-
-    /// Why a package.json was not read, as the list of what was left out says it: a manifest over
-    /// the catalog size limit is left out, not refused, so its reason is worded here, in a value of
-    /// the import's report (the command line words the same limit when it refuses a catalog).
-    private static func notRead(_ error: any Error) -> String {
-        switch error {
-        case ImportRefusal.catalogTooLarge(let path, let bytes, let limit):
-            return
-                "\(path): the catalog file is \(bytes) bytes, over the limit of \(limit) (\(ByteCount.describe(limit))); "
-                + "raise it with --max-catalog-bytes (at most \(ByteCount.describe(InputLimits.catalogBytesCeiling)))"
-        case let error as RolloutError: return error.message
-        default: return "\(error)"
         }
     }
 
@@ -236,7 +218,14 @@ public enum I18nextFormat: String, CaseIterable, Sendable {
 /// How a catalog's values were read, and why (the flag, or the project file that says).
 public struct CatalogReading: Sendable, Equatable {
     public let format: String
-    public let because: String
+    public let because: Because
+
+    public enum Because: Sendable, Equatable {
+        /// The import was told (the command line's format option).
+        case asked
+        /// A package.json up the tree lists i18next-icu.
+        case project(manifest: String)
+    }
 }
 
 /// A namespace's flat keys sorted into plain strings and plural forms, as i18next looks them up.

@@ -212,7 +212,7 @@ public enum PackImport {
     static func sorted(_ catalog: CatalogImport) -> CatalogImport {
         var catalog = catalog
         catalog.skipped.sort { ($0.locale, $0.key, $0.reason) < ($1.locale, $1.key, $1.reason) }
-        catalog.skippedFiles.sort { ($0.path, $0.reason) < ($1.path, $1.reason) }
+        catalog.skippedFiles.sort { $0.order < $1.order }
         return catalog
     }
 

@@ -89,24 +89,3 @@ public enum Guard {
         return Int64(day) * 86_400 >= since.seconds - since.seconds % 86_400
     }
 }
-
-extension Guard.Action {
-    /// The ACTION column (docs/health.md) of a decision that changes nothing; nil for `revert` and
-    /// `advanceRamp`, whose text says what the change did, and for `nothingStaged`, which has no row.
-    public func text(locale: String) -> String? {
-        func waiting(_ step: Guard.RampStep?) -> String { step.map { "; ramp to \($0.share) after \($0.after)" } ?? "" }
-        switch self {
-        case .nothingStaged, .revert, .advanceRamp: return nil
-        case .leave(let next): return "none" + waiting(next)
-        case .holdForData(let next): return "hold: not enough data yet" + waiting(next)
-        case .reportUnhealthy: return "unhealthy: run rollout revert \(locale), or guard --auto-revert"
-        case .rampPaused: return "ramp paused"
-        case .holdForMismatch(let segments):
-            return "held: sample ratio mismatch in \(segments.joined(separator: ", ")); see rollout health \(locale)"
-        case .holdRampForData(let segments):
-            return "ramp held: not enough data yet"
-                + (segments.isEmpty ? "" : " in " + segments.joined(separator: ", "))
-        case .holdRampForFreshMetrics: return "ramp held: no metrics since this step began"
-        }
-    }
-}

@@ -28,8 +28,23 @@ public struct SiteVerifier {
         public var indexExpires: Timestamp?
     }
 
+    /// What is wrong with the site, found in one pass; the command line words the way past a
+    /// problem where an option of its own is the way.
+    public enum Problem: Equatable, Sendable, ExpressibleByStringInterpolation {
+        /// A problem in words no option of the command line changes.
+        case said(String)
+        /// A legacy `.sig` that no publishing key of keys.json version `keysVersion` made: apps that
+        /// pin one key refuse the file.
+        case legacySignatureUnlisted(String, keysVersion: Int)
+
+        public init(stringLiteral value: String) { self = .said(value) }
+        public init(stringInterpolation: DefaultStringInterpolation) {
+            self = .said(String(stringInterpolation: stringInterpolation))
+        }
+    }
+
     public struct Report {
-        public var problems: [String] = []
+        public var problems: [Problem] = []
         public var manifests = 0
         public var packs = 0
         public var resolutions = 0
@@ -83,7 +98,7 @@ public struct SiteVerifier {
         do {
             return .some(try read(path, limit: limit))
         } catch {
-            report.problems.append(error.description)
+            report.problems.append(.said(error.description))
             return nil
         }
     }
@@ -352,7 +367,8 @@ public struct SiteVerifier {
             }
             report.packs += 1
             report.problems += problems(
-                of: PackEntryCheck(bytes, entry: entry, id: id, source: entry.url), entry: entry, id: id, path: path)
+                of: PackEntryCheck(bytes, entry: entry, id: id, source: entry.url), entry: entry, id: id, path: path
+            ).map(Problem.said)
         }
         for ref in manifest.plan.baselines + manifest.plan.rules.map(\.pack)
         where !manifest.plan.isBlocked(ref.contentVersion) {
@@ -465,87 +481,81 @@ public struct SiteVerifier {
 }
 
 /// The problems `verify` reports whose text does not fit at the call site.
-extension String {
-    /// A legacy `.sig` that no publishing key of the list made.
-    fileprivate static func legacySignatureUnlisted(_ path: String, keysVersion: Int) -> String {
-        "\(SiteLayout.signature(of: path)): not a signature by a publishing key of keys.json version \(keysVersion): apps that pin one key refuse \(path). Publish with --legacy-key set to the key they pin, listed in the key list (rollout keys init --adopt)"
-    }
-
-    fileprivate static func signatureDoesNotVerify(_ path: String, _ publicKey: Ed25519.PublicKey) -> String {
+extension SiteVerifier.Problem {
+    fileprivate static func signatureDoesNotVerify(_ path: String, _ publicKey: Ed25519.PublicKey) -> Self {
         "\(path): the signature in \(SiteLayout.signature(of: path)) does not verify with \(publicKey): the file or its signature was changed, or another key signed it"
     }
 
-    fileprivate static var keyListMissing: String {
+    fileprivate static var keyListMissing: Self {
         "\(SiteLayout.keys): a device on root keys trusts nothing on this site without it: publish from a repository with a key list (rollout keys init)"
     }
 
-    fileprivate static func rootChangeMissing(_ path: String, version: Int) -> String {
+    fileprivate static func rootChangeMissing(_ path: String, version: Int) -> Self {
         "\(path) (or its .sigs): missing; a device built with roots older than version \(version) walks it to reach the roots of \(SiteLayout.keys)"
     }
 
-    fileprivate static func rootChangeNotTheRepositorys(_ path: String, version: Int) -> String {
+    fileprivate static func rootChangeNotTheRepositorys(_ path: String, version: Int) -> Self {
         "\(path) (or its .sigs): not the repository's key list version \(version): publish again"
     }
 
-    fileprivate static func keyListBehind(_ version: Int, newest: Int) -> String {
+    fileprivate static func keyListBehind(_ version: Int, newest: Int) -> Self {
         "\(SiteLayout.keys): version \(version), but the repository's newest key list is version \(newest): publish again"
     }
 
-    fileprivate static func keyListNotPublished(newest: Int) -> String {
+    fileprivate static func keyListNotPublished(newest: Int) -> Self {
         "\(SiteLayout.keys): missing, but the repository has key list version \(newest): publish again"
     }
 
-    fileprivate static func plannedLocaleMissing(_ locale: String) -> String {
+    fileprivate static func plannedLocaleMissing(_ locale: String) -> Self {
         "\(SiteLayout.index): does not list \(locale), which the repository plans: the site is stale, publish again"
     }
 
-    fileprivate static func staleIndex(_ sequence: Int, expected: Int) -> String {
+    fileprivate static func staleIndex(_ sequence: Int, expected: Int) -> Self {
         "\(SiteLayout.index): sequence \(sequence) but the repository is at \(expected): the site is stale, publish again"
     }
 
-    fileprivate static func manifestOfAnotherLocale(_ path: String, _ found: String, listedFor locale: String) -> String
-    {
+    fileprivate static func manifestOfAnotherLocale(_ path: String, _ found: String, listedFor locale: String) -> Self {
         "\(path): is for \(found), the index lists it for \(locale)"
     }
 
-    fileprivate static func staleManifest(_ path: String, _ sequence: Int, indexSays expected: Int) -> String {
+    fileprivate static func staleManifest(_ path: String, _ sequence: Int, indexSays expected: Int) -> Self {
         "\(path): sequence \(sequence), but the index says \(expected): a stale or replayed manifest"
     }
 
-    fileprivate static func chainNamesUnlisted(_ locale: String, _ missing: String) -> String {
+    fileprivate static func chainNamesUnlisted(_ locale: String, _ missing: String) -> Self {
         "\(SiteLayout.index): the chain of \(locale) names \(missing), which has no manifest"
     }
 
-    fileprivate static func unreadableRange(_ path: String, _ range: String) -> String {
+    fileprivate static func unreadableRange(_ path: String, _ range: String) -> Self {
         "\(path): devices cannot read the app-version range \"\(range)\": its rule reaches no device, its withdrawn segment covers every version"
     }
 
-    fileprivate static func indexSequenceBelowManifests(_ sequence: Int, total: Int) -> String {
+    fileprivate static func indexSequenceBelowManifests(_ sequence: Int, total: Int) -> Self {
         "\(SiteLayout.index): sequence \(sequence) is below the sum of its manifests' sequences (\(total))"
     }
 
-    fileprivate static func plannedPackUnlisted(_ path: String, _ locale: String, _ version: Int) -> String {
+    fileprivate static func plannedPackUnlisted(_ path: String, _ locale: String, _ version: Int) -> Self {
         "\(path): the plan names \(locale)@\(version) but the manifest has no pack for it"
     }
 
-    fileprivate static func blockedPackOnSite(_ locale: String, _ name: String, _ version: Int) -> String {
+    fileprivate static func blockedPackOnSite(_ locale: String, _ name: String, _ version: Int) -> Self {
         "packs/\(locale)/\(name): blocked version \(locale)@\(version) is still on the site"
     }
 
     fileprivate static func resolvesToBlocked(_ path: String, _ region: String, _ version: AppVersion, _ id: PackID)
-        -> String
+        -> Self
     {
         "\(path): a device in \(region) on \(version) resolves to blocked \(id)"
     }
 
-    fileprivate static func staleManifest(_ path: String, _ sequence: Int, repositoryAt expected: Int) -> String {
+    fileprivate static func staleManifest(_ path: String, _ sequence: Int, repositoryAt expected: Int) -> Self {
         "\(path): sequence \(sequence) but the repository is at \(expected): the site is stale, publish again"
     }
 
     fileprivate static func resolvesOtherwise(
         _ path: String, device id: String, _ region: String, _ version: AppVersion, site: Resolution.Outcome,
         repository: Resolution.Outcome, locale: String
-    ) -> String {
+    ) -> Self {
         "\(path): device \(id) in \(region) on \(version) gets \(site.label(locale: locale)) from the site but \(repository.label(locale: locale)) from the repository"
     }
 }

@@ -360,12 +360,15 @@ public enum StoreRefusal: Refusal {
     case notADirectory(String)
     /// `pause` or `resume` (`doing`) of a locale with no scheduled ramp.
     case noRamp(locale: String, doing: String)
+    /// Packs lint refuses (errors only): nothing of the batch was stored.
+    case lintRefused([LintFinding])
 
     public var kind: RolloutError.Kind {
         switch self {
         case .noRepositoryFound: return .missing
         case .notADirectory: return .usage
         case .noRamp: return .checkFailed
+        case .lintRefused: return .badInput
         }
     }
 }

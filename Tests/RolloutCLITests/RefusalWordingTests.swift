@@ -58,9 +58,16 @@ final class RefusalWordingTests: XCTestCase {
         ]
         let store: [StoreRefusal] = [
             .noRepositoryFound(from: "/w"), .notADirectory("/w/site"), .noRamp(locale: "tr-TR", doing: "pause"),
+            .lintRefused([removedKeys]),
         ]
         return promote + revert + gate + keys + store + remote + ingest + importing
             + [ReportRefusal.nothingPromoted(locale: "tr-TR")]
+    }
+
+    private var removedKeys: LintFinding {
+        LintFinding(
+            severity: .error, rule: "removed-keys", pack: id18, key: "a", message: "1 key(s) removed since tr-TR@17: a",
+            override: .allowRemovedKeys)
     }
 
     private let ingest: [IngestRefusal] = [
@@ -173,5 +180,47 @@ final class RefusalWordingTests: XCTestCase {
         XCTAssertNil(Refusals.worded(CocoaError(.fileNoSuchFile)))
         XCTAssertEqual(Refusals.worded(RevertRefusal.segmentWithTarget)?.exitCode, 64)
         XCTAssertEqual(Refusals.worded(RevertRefusal.targetBlocked(locale: "tr-TR", version: 16))?.exitCode, 1)
+    }
+
+    /// Lint says what is wrong; the command line adds the flag that gets past it, in the text, the
+    /// JSON and a refusal's listing alike.
+    func testLintFindingsNameTheFlagThatGetsPastThem() {
+        let protected = LintFinding(
+            severity: .error, rule: "protected-key", pack: id18, key: "legal",
+            message: "changes protected key \"legal\"",
+            override: .approval)
+        XCTAssertEqual(
+            protected.sentence,
+            "changes protected key \"legal\"; it may not change over the air without --approved-by NAME")
+        XCTAssertEqual(
+            removedKeys.sentence, "1 key(s) removed since tr-TR@17: a. Pass --allow-removed-keys if that is intended")
+        XCTAssertEqual(removedKeys.jsonValue.objectValue?["message"], .string(removedKeys.sentence))
+        let plain = LintFinding(severity: .warning, rule: "secret", pack: id18, key: nil, message: "looks like a key")
+        XCTAssertEqual(plain.sentence, "looks like a key", "no override: nothing added")
+        XCTAssertEqual(
+            Refusals.worded(StoreRefusal.lintRefused([removedKeys, plain])),
+            .badInput(
+                "refused, nothing was stored (2 problems):\n  tr-TR@18 \"a\": \(removedKeys.sentence) [removed-keys]\n  tr-TR@18: looks like a key [secret]"
+            ))
+    }
+
+    /// guard's ACTION column: what guard did, and for an unhealthy rollout it leaves in place, the
+    /// two commands that take it back.
+    func testGuardsActionColumnSaysWhatToDoNext() {
+        let step = Guard.RampStep(share: Percent(basisPoints: 500), after: Timestamp(seconds: 1_795_000_000))
+        let cases: [(GuardLoop.Row.Action, String)] = [
+            (.decided(.reportUnhealthy), "unhealthy: run rollout revert tr-TR, or guard --auto-revert"),
+            (.decided(.leave(nextStep: nil)), "none"),
+            (.decided(.holdForData(nextStep: step)), "hold: not enough data yet; ramp to 5% after \(step.after)"),
+            (.decided(.holdForMismatch(["TR/4.8"])), "held: sample ratio mismatch in TR/4.8; see rollout health tr-TR"),
+            (.decided(.holdRampForData(segments: ["DE/4.8"])), "ramp held: not enough data yet in DE/4.8"),
+            (.decided(.holdRampForFreshMetrics), "ramp held: no metrics since this step began"),
+            (.decided(.rampPaused), "ramp paused"),
+            (.reverted(rollback: "rb-0003"), "reverted: rollback rb-0003"),
+            (.reverted(rollback: nil), "already reverted"),
+            (.rampAdvanced(to: "10%"), "ramp advanced to 10%"), (.rampAdvanced(to: nil), "ramp not advanced"),
+            (.notGuarded, "not guarded"),
+        ]
+        for (action, column) in cases { XCTAssertEqual(GuardCommand.column(action, locale: "tr-TR"), column) }
     }
 }

@@ -49,7 +49,10 @@ private final class PublishWorld {
     /// What a device pinned to `key` would find wrong with the site.
     func problems(pinnedTo key: Ed25519.PublicKey? = nil) throws -> [String] {
         let verifier = SiteVerifier(directory: site, trust: .pinned(key ?? self.key.publicKey), now: Self.now)
-        return verifier.verify(against: try repository.snapshot()).problems
+        return verifier.verify(against: try repository.snapshot()).problems.map {
+            guard case .said(let text) = $0 else { return "\($0)" }
+            return text
+        }
     }
 
     /// The site's files under `directory` (relative paths), sorted.

@@ -2,7 +2,8 @@ import RolloutIngest
 import RolloutModel
 
 /// `rollout guard`: the control loop for cron or CI (docs/health.md). The loop and its decisions are
-/// `GuardLoop` and `Guard` in RolloutIngest; this is the command line around them.
+/// `GuardLoop` (RolloutIngest) and `Guard` (RolloutModel); this is the command line around them,
+/// and the one place their decisions are worded.
 enum GuardCommand {
     struct Options: OptionGroup {
         let autoRevert = Flag("auto-revert", "revert each unhealthy rollout")
@@ -36,10 +37,59 @@ enum GuardCommand {
 
     static func render(_ outcome: GuardLoop.Outcome, style: Style) -> CommandOutput {
         var table = Table("LOCALE", "STAGED", "VERDICT", "ACTION")
-        for row in outcome.rows { table.add(row.locale, row.candidate?.description ?? "-", row.verdict, row.action) }
+        for row in outcome.rows {
+            table.add(
+                row.locale, row.candidate?.description ?? "-", row.verdict, column(row.action, locale: row.locale))
+        }
         var text =
             outcome.rows.isEmpty ? "Nothing is staged against a baseline: nothing to guard.\n" : table.render(style)
         for row in outcome.rows { if let error = row.error { text += "\(row.locale) was not guarded: \(error)\n" } }
-        return CommandOutput(json: outcome.jsonValue, text: text, exitCode: outcome.exitCode)
+        return CommandOutput(json: json(outcome), text: text, exitCode: outcome.exitCode)
+    }
+
+    /// `rollout guard --json` (docs/health.md).
+    static func json(_ outcome: GuardLoop.Outcome) -> JSONValue {
+        let rows = outcome.rows.map { row -> JSONValue in
+            [
+                "locale": .string(row.locale), "candidate": row.candidate.map { .string($0.description) } ?? .null,
+                "verdict": .string(row.verdict), "action": .string(column(row.action, locale: row.locale)),
+                "rollback": row.rollback.map { .string($0) } ?? .null,
+                "error": row.error.map { .string($0) } ?? .null, "held": .bool(row.heldLeft),
+            ]
+        }
+        return [
+            "locales": .array(rows), "unhealthyLeft": .bool(outcome.unhealthyLeft), "heldLeft": .bool(outcome.heldLeft),
+            "failed": .array(outcome.failed.map { .string($0) }),
+        ]
+    }
+
+    /// The ACTION column (docs/health.md): what guard did for `locale`, with the next step in the
+    /// command line's words where a person has one to take.
+    static func column(_ action: GuardLoop.Row.Action, locale: String) -> String {
+        switch action {
+        case .decided(let decision): return column(decision, locale: locale)
+        case .reverted(let rollback): return rollback.map { "reverted: rollback \($0)" } ?? "already reverted"
+        case .rampAdvanced(let share): return share.map { "ramp advanced to \($0)" } ?? "ramp not advanced"
+        case .notGuarded: return "not guarded"
+        }
+    }
+
+    /// A decision that changes nothing, worded; empty for `revert` and `advanceRamp`, which
+    /// `apply` turns into what the change did, and for `nothingStaged`, which has no row.
+    static func column(_ decision: Guard.Action, locale: String) -> String {
+        func waiting(_ step: Guard.RampStep?) -> String { step.map { "; ramp to \($0.share) after \($0.after)" } ?? "" }
+        switch decision {
+        case .nothingStaged, .revert, .advanceRamp: return ""
+        case .leave(let next): return "none" + waiting(next)
+        case .holdForData(let next): return "hold: not enough data yet" + waiting(next)
+        case .reportUnhealthy: return "unhealthy: run rollout revert \(locale), or guard --auto-revert"
+        case .rampPaused: return "ramp paused"
+        case .holdForMismatch(let segments):
+            return "held: sample ratio mismatch in \(segments.joined(separator: ", ")); see rollout health \(locale)"
+        case .holdRampForData(let segments):
+            return "ramp held: not enough data yet"
+                + (segments.isEmpty ? "" : " in " + segments.joined(separator: ", "))
+        case .holdRampForFreshMetrics: return "ramp held: no metrics since this step began"
+        }
     }
 }

@@ -98,11 +98,8 @@ enum ImportCommand {
                         inputs, to: repository, options: options, reason: invocation.value(Options.declared.reason),
                         actor: actor,
                         time: { now })
-                } catch RolloutError.badInput(let message) {
-                    // Lint refused: lint again to say what gets past it (only when refused, so an
-                    // import that is stored lints once).
-                    let errors = try PackOperations.plan(inputs, snapshot: snapshot, options: options).errors
-                    throw errors.isEmpty ? RolloutError.badInput(message) : try lintRefusal(errors, request, snapshot)
+                } catch StoreRefusal.lintRefused(let errors) {
+                    throw try lintRefusal(errors, request, snapshot)
                 }
                 plan = applied.result
                 commit = applied.commit
@@ -144,20 +141,40 @@ enum ImportCommand {
         if rules.contains("required-key") { fixes.append("add the policy's requiredKeys to the catalog") }
         if rules.contains("too-many-keys") { fixes.append("raise the policy's limits.maxKeys (rollout policy set)") }
         if fixes.isEmpty { fixes.append("fix the problems listed below") }
-        let lines = errors.map { finding -> String in
-            let key = finding.key.map { " \"\($0)\"" } ?? ""
-            return "  \(finding.pack)\(key): \(finding.message) [\(finding.rule)]"
-        }
         return .badInput(
             "refused, nothing was stored: \(fixes.joined(separator: "; and "))\n\(errors.count) problem(s):\n"
-                + lines.joined(separator: "\n"))
+                + Refusals.listing(errors))
+    }
+
+    /// Why a file was left out, with the option that changes it where there is one.
+    static func reason(_ file: CatalogImport.SkippedFile) -> String {
+        switch file.reason {
+        case .said(let reason): return reason
+        case .manifestNotRead(let problem):
+            var why: String
+            switch problem {
+            case .refused(let refusal): why = Refusals.message(refusal)
+            case .invalid(let message): why = message
+            }
+            if why.hasPrefix(file.path + ":") { why = String(why.dropFirst(file.path.count + 1)) }
+            return
+                "not read (\(why)): values read as i18next unless another package.json up the tree lists i18next-icu; give --i18next-format icu if the app uses i18next-icu"
+        }
+    }
+
+    /// Why values were read as they were: the option, or the project that says so.
+    static func because(_ reading: CatalogReading) -> String {
+        switch reading.because {
+        case .asked: return "--i18next-format"
+        case .project(let manifest): return "i18next-icu in \(manifest)"
+        }
     }
 
     /// Every string and file left out, one line each, in the result's order: on stderr after an
     /// import, and at the end of a refusal's message (nothing is dropped silently, even then).
     static func leftOutListing(_ catalog: CatalogImport) -> String {
         var listing = ""
-        for file in catalog.skippedFiles { listing += "left out \(file.path.oneLine): \(file.reason.oneLine)\n" }
+        for file in catalog.skippedFiles { listing += "left out \(file.path.oneLine): \(reason(file).oneLine)\n" }
         for skipped in catalog.skipped {
             listing += "left out \(skipped.locale) \(skipped.key.oneLine): \(skipped.reason.oneLine)\n"
         }
@@ -231,7 +248,7 @@ enum ImportCommand {
         let style = context.style(invocation)
         let catalog = imported.catalog
         var text = "\(format.rawValue): \(catalog.strings.count) locale(s), source \(imported.sourceLocale)\n"
-        if let reading = catalog.reading { text += "values read as \(reading.format) (\(reading.because))\n" }
+        if let reading = catalog.reading { text += "values read as \(reading.format) (\(because(reading)))\n" }
         for input in plan.new {
             text +=
                 "\(invocation.flag(Options.declared.dryRun) ? "would add" : style.green("added")) \(input.pack.id)  \(input.pack.strings.count) keys  fallback \(input.pack.fallbackLocale ?? "-")  \(input.pack.checksum)\n"
@@ -263,10 +280,10 @@ enum ImportCommand {
                         ["locale": .string($0.locale), "key": .string($0.key), "reason": .string($0.reason)]
                     }),
                 "skippedFiles": .array(
-                    catalog.skippedFiles.map { ["path": .string($0.path), "reason": .string($0.reason)] }),
+                    catalog.skippedFiles.map { ["path": .string($0.path), "reason": .string(reason($0))] }),
                 "warnings": .array(plan.warnings.map(\.jsonValue)),
                 "commit": commit.map { .string($0.hex) } ?? .null,
-                "reading": catalog.reading.map { ["format": .string($0.format), "because": .string($0.because)] }
+                "reading": catalog.reading.map { ["format": .string($0.format), "because": .string(because($0))] }
                     ?? .null,
             ],
             text: text)

@@ -230,10 +230,9 @@ package enum PublishCommands {
             let report = SiteVerifier(directory: directory, trust: trust, now: try context.now()).verify(
                 against: snapshot, minimumSequence: minimum, minimumKeysVersion: minimumKeysVersion)
             let ok = report.problems.isEmpty
+            let problems = report.problems.map(sentence)
             var text =
-                ok
-                ? "site ok: "
-                : "site has \(report.problems.count) problem(s):\n" + report.problems.map { "  \($0)\n" }.joined()
+                ok ? "site ok: " : "site has \(problems.count) problem(s):\n" + problems.map { "  \($0)\n" }.joined()
             text +=
                 "\(report.manifests) manifest(s), \(report.packs) pack(s) checked, index sequence \(report.indexSequence)"
             text +=
@@ -244,7 +243,7 @@ package enum PublishCommands {
             if let chain = report.trust { text += "trust: " + trustLine(chain) + "\n" }
             return CommandOutput(
                 json: [
-                    "ok": .bool(ok), "problems": .array(report.problems.map { .string($0) }),
+                    "ok": .bool(ok), "problems": .array(problems.map { .string($0) }),
                     "manifests": .integer(report.manifests),
                     "packs": .integer(report.packs), "resolutions": .integer(report.resolutions),
                     "indexSequence": .integer(report.indexSequence),
@@ -255,6 +254,16 @@ package enum PublishCommands {
 
     /// `roots A, B (2 of 2) -> keys/3.json -> keys.json version 4 -> publishing key P (expires T) -> index sequence 5 (expires T)`:
     /// as far as the device got.
+    /// A problem `site verify` found, with the option that fixes it where there is one.
+    static func sentence(_ problem: SiteVerifier.Problem) -> String {
+        switch problem {
+        case .said(let text): return text
+        case .legacySignatureUnlisted(let path, let keysVersion):
+            return
+                "\(SiteLayout.signature(of: path)): not a signature by a publishing key of keys.json version \(keysVersion): apps that pin one key refuse \(path). Publish with --legacy-key set to the key they pin, listed in the key list (rollout keys init --adopt)"
+        }
+    }
+
     static func trustLine(_ chain: SiteVerifier.TrustChain) -> String {
         var steps = [
             "roots \(chain.roots.ids.joined(separator: ", ")) (\(chain.roots.threshold) of \(chain.roots.keys.count))"

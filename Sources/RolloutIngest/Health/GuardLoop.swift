@@ -13,7 +13,8 @@ public enum GuardLoop {
         public var candidate: PackID?
         /// healthy, insufficient-data, unhealthy, or error.
         public var verdict: String
-        public var action: String
+        /// What guard did for the locale; the command line words it (the ACTION column).
+        public var action: Action
         public var rollback: String?
         /// Why the locale could not be guarded (verdict "error").
         public var error: String?
@@ -21,13 +22,17 @@ public enum GuardLoop {
         /// Held by a sample ratio mismatch: someone has to find why devices do not get the planned share.
         public var heldLeft = false
 
-        public var jsonValue: JSONValue {
-            [
-                "locale": .string(locale), "candidate": candidate.map { .string($0.description) } ?? .null,
-                "verdict": .string(verdict), "action": .string(action),
-                "rollback": rollback.map { .string($0) } ?? .null,
-                "error": error.map { .string($0) } ?? .null, "held": .bool(heldLeft),
-            ]
+        /// What guard did for one locale.
+        public enum Action: Equatable, Sendable {
+            /// A decision that changes nothing (every `Guard.Action` but `revert` and `advanceRamp`).
+            case decided(Guard.Action)
+            /// Reverted, recording the rollback manifest `rollback`; nil when it was already reverted.
+            case reverted(rollback: String?)
+            /// The ramp's next step, as the plan's first share after it (nil: health changed on the
+            /// tip the commit would land on, and the step was not taken).
+            case rampAdvanced(to: String?)
+            /// The locale could not be guarded (`error` says why).
+            case notGuarded
         }
     }
 
@@ -39,15 +44,6 @@ public enum GuardLoop {
         /// 1 when an unhealthy rollout is left in place, one is held by a sample ratio mismatch, or a
         /// locale could not be guarded.
         public var exitCode: Int32 { unhealthyLeft || heldLeft || !failed.isEmpty ? 1 : 0 }
-
-        /// `rollout guard --json` (docs/health.md).
-        public var jsonValue: JSONValue {
-            [
-                "locales": .array(rows.map(\.jsonValue)), "unhealthyLeft": .bool(unhealthyLeft),
-                "heldLeft": .bool(heldLeft),
-                "failed": .array(failed.map { .string($0) }),
-            ]
-        }
     }
 
     /// Guards every staged locale of `repository`. `actor` is asked for only when guard acts; a
@@ -75,7 +71,7 @@ public enum GuardLoop {
                     PackID(locale: locale, contentVersion: $0.contentVersion)
                 }
                 outcome.rows.append(
-                    Row(locale: locale, candidate: candidate, verdict: "error", action: "not guarded", error: message))
+                    Row(locale: locale, candidate: candidate, verdict: "error", action: .notGuarded, error: message))
             }
         }
         return outcome
@@ -106,9 +102,7 @@ public enum GuardLoop {
         actor: () throws -> Actor, now: Timestamp
     ) throws -> Row {
         let locale = staged.locale
-        var row = Row(
-            locale: locale, candidate: staged, verdict: report.verdict.rawValue,
-            action: action.text(locale: locale) ?? "")
+        var row = Row(locale: locale, candidate: staged, verdict: report.verdict.rawValue, action: .decided(action))
         switch action {
         case .nothingStaged, .leave, .holdForData, .rampPaused, .holdRampForData, .holdRampForFreshMetrics:
             break
@@ -122,7 +116,7 @@ public enum GuardLoop {
             let evidence = try HealthCheck.evidence(report, plan: plan, snapshot: snapshot)
             let applied = try RevertOperations.revert(
                 request, in: repository, evidence: evidence, actor: try actor(), time: { now })
-            row.action = applied.result.manifest.map { "reverted: rollback \($0.id)" } ?? "already reverted"
+            row.action = .reverted(rollback: applied.result.manifest?.id)
             row.rollback = applied.result.manifest?.id
         case .advanceRamp:
             // The step is taken on the tip the commit lands on, with health evaluated again there.
@@ -133,8 +127,8 @@ public enum GuardLoop {
                 Guard.mayAdvance(
                     plan, health: try HealthCheck.evaluate(plan, snapshot: snapshot, repository: repository))
             }
-            let share = applied.result.map { $0.after.rules.first?.share.description ?? "100%, completed" }
-            row.action = share.map { "ramp advanced to \($0)" } ?? "ramp not advanced"
+            row.action = .rampAdvanced(
+                to: applied.result.map { $0.after.rules.first?.share.description ?? "100%, completed" })
         }
         return row
     }

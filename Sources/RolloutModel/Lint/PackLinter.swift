@@ -1,6 +1,16 @@
 /// One thing lint found. Errors stop a pack from being stored; warnings are reported and recorded.
+/// `message` says what is wrong; the command line adds the way past it, when there is one
+/// (`override`), in its own words.
 public struct LintFinding: Equatable, Sendable {
     public enum Severity: String, Sendable { case error, warning }
+
+    /// The `LintOptions` setting that lets the pack through despite this finding.
+    public enum Override: Equatable, Sendable {
+        /// `LintOptions.allowRemovedKeys`: the keys are meant to go.
+        case allowRemovedKeys
+        /// `LintOptions.approvedBy`: someone approved the change to protected text.
+        case approval
+    }
 
     public let severity: Severity
     /// A stable rule name (docs/pack-format.md lists them all).
@@ -8,29 +18,24 @@ public struct LintFinding: Equatable, Sendable {
     public let pack: PackID
     public let key: String?
     public let message: String
+    public let override: Override?
 
-    public init(severity: Severity, rule: String, pack: PackID, key: String?, message: String) {
+    public init(
+        severity: Severity, rule: String, pack: PackID, key: String?, message: String, override: Override? = nil
+    ) {
         self.severity = severity
         self.rule = rule
         self.pack = pack
         self.key = key
         self.message = message
-    }
-
-    public var jsonValue: JSONValue {
-        var object: [String: JSONValue] = [
-            "severity": .string(severity.rawValue), "rule": .string(rule), "pack": .string(pack.description),
-            "message": .string(message),
-        ]
-        if let key { object["key"] = .string(key) }
-        return .object(object)
+        self.override = override
     }
 }
 
 public struct LintOptions: Equatable, Sendable {
-    /// Who approved changes to protected keys (`--approved-by`).
+    /// Who approved changes to protected keys.
     public var approvedBy: String?
-    /// Keys may disappear since the previous version (`--allow-removed-keys`).
+    /// Keys may disappear since the previous version.
     public var allowRemovedKeys: Bool
 
     public init(approvedBy: String? = nil, allowRemovedKeys: Bool = false) {
@@ -68,8 +73,10 @@ public struct PackLinter {
         return findings
     }
 
-    private func error(_ pack: Pack, _ rule: String, _ key: String?, _ message: String) -> LintFinding {
-        LintFinding(severity: .error, rule: rule, pack: pack.id, key: key, message: message)
+    private func error(
+        _ pack: Pack, _ rule: String, _ key: String?, _ message: String, override: LintFinding.Override? = nil
+    ) -> LintFinding {
+        LintFinding(severity: .error, rule: rule, pack: pack.id, key: key, message: message, override: override)
     }
 
     private func warning(_ pack: Pack, _ rule: String, _ key: String?, _ message: String) -> LintFinding {
@@ -217,7 +224,7 @@ public struct PackLinter {
     }
 
     /// Keys the previous pack had and this one drops (bundle-only keys leave the packs for good:
-    /// their removal is the fix, not a mistake), unless `--allow-removed-keys`.
+    /// their removal is the fix, not a mistake), unless `allowRemovedKeys`.
     func removedKeys(_ pack: Pack, since previous: Pack) -> [LintFinding] {
         // Keys compare byte for byte, like every other client: "ş" composed and decomposed are two keys.
         let current = Set(pack.strings.keys.map { Array($0.utf8) })
@@ -229,12 +236,12 @@ public struct PackLinter {
         return [
             error(
                 pack, "removed-keys", removed.first,
-                "\(removed.count) key(s) removed since \(previous.id): \(shown); devices on this pack would fall back for them. Pass --allow-removed-keys if that is intended"
-            )
+                "\(removed.count) key(s) removed since \(previous.id): \(shown); devices on this pack would fall back for them",
+                override: .allowRemovedKeys)
         ]
     }
 
-    /// Protected text that changes without `--approved-by`. A locale's first pack is reviewed as a
+    /// Protected text that changes without `approvedBy`. A locale's first pack is reviewed as a
     /// whole; after that, protected text changes only with approval.
     func protectedChanges(_ pack: Pack, since previous: Pack?) -> [LintFinding] {
         guard let previous, (options.approvedBy ?? "").trimmingSpaces.isEmpty else { return [] }
@@ -247,8 +254,7 @@ public struct PackLinter {
             let what = previous.strings[key] == nil ? "adds" : (pack.strings[key] == nil ? "removes" : "changes")
             return error(
                 pack, "protected-key", key,
-                "\(what) protected key \"\(key)\" (policy protectedKeys \(pattern)); it may not change over the air without --approved-by NAME"
-            )
+                "\(what) protected key \"\(key)\" (policy protectedKeys \(pattern))", override: .approval)
         }
     }
 
@@ -312,12 +318,10 @@ public struct PackLinter {
             // A numbered argument past every one the source shows may not be passed at all.
             let highest = theirs.compactMap(Self.argumentIndex).max() ?? -1
             let unsupplied = extra.filter { Self.isNamed($0) || (Self.argumentIndex($0) ?? -1) > highest }
-            let finding: (Pack, String, String?, String) -> LintFinding =
-                dropped.isEmpty && unsupplied.isEmpty ? warning : error
+            let message = "placeholders differ from \(reference.id): \(parts.joined(separator: "; "))"
             findings.append(
-                finding(
-                    pack, "placeholders", key,
-                    "placeholders differ from \(reference.id): \(parts.joined(separator: "; "))"))
+                dropped.isEmpty && unsupplied.isEmpty
+                    ? warning(pack, "placeholders", key, message) : error(pack, "placeholders", key, message))
         }
         return findings
     }

@@ -74,7 +74,7 @@ public enum PackOperations {
         try repository.apply(actor: actor, time: time) { snapshot in
             let plan = try plan(inputs, snapshot: snapshot, options: options)
             if !plan.errors.isEmpty {
-                throw RolloutError.badInput(refusal(plan.errors))
+                throw StoreRefusal.lintRefused(plan.errors)
             }
             guard !plan.new.isEmpty else { return (nil, plan) }
             let now = time()
@@ -99,15 +99,6 @@ public enum PackOperations {
                 writes: writes)
             return (change, plan)
         }
-    }
-
-    public static func refusal(_ errors: [LintFinding]) -> String {
-        let lines = errors.map { finding -> String in
-            let key = finding.key.map { " \"\($0)\"" } ?? ""
-            return "  \(finding.pack)\(key): \(finding.message) [\(finding.rule)]"
-        }
-        return "refused, nothing was stored (\(errors.count) problem\(errors.count == 1 ? "" : "s")):\n"
-            + lines.joined(separator: "\n")
     }
 
     /// Replaces the policy with `bytes` as written (the author's layout survives), validating it first.

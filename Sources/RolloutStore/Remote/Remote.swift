@@ -460,12 +460,14 @@ extension PackRepository {
         guard let localTip, localTip != remoteTip else { return 0 }
         let base = try git.mergeBase(localTip, remoteTip)
         let dropped = try commits(from: base, to: localTip).count
-        try git.setReference(
-            "refs/rollout/discarded/\(localTip.hex)", to: localTip, message: "rollout: sync --discard-local")
+        // The reflog records the command that moved the refs, as git's own commands do.
+        // Flag: a reflog message names the command that wrote it, not a step to take
+        let reflog = "rollout: sync --discard-local"
+        try git.setReference("refs/rollout/discarded/\(localTip.hex)", to: localTip, message: reflog)
         guard
             try git.compareAndSwap(
                 StateLayout.stateRef, to: remoteTip, expected: localTip,
-                message: "rollout: sync --discard-local from \(remote)")
+                message: "\(reflog) from \(remote)")
         else {
             throw RolloutError.conflict("this repository changed while rollout sync ran: run it again")
         }
