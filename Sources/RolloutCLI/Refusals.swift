@@ -12,6 +12,7 @@ enum Refusals {
     /// anything else nil.
     static func worded(_ error: any Error) -> RolloutError? {
         if let error = error as? RolloutError { return error }
+        if let error = error as? OptionError { return error.error }
         guard let refusal = error as? any Refusal else { return nil }
         return RolloutError(refusal.kind, message(refusal))
     }
