@@ -39,7 +39,9 @@ package enum PlanCommands {
             every segment it targets healthy (docs/health.md, "The promote gate"): unhealthy, a sample
             ratio mismatch or too little data is refused (exit 1) unless --force --reason; a segment short
             of data can be accepted by name with --accept-insufficient, which is recorded. See
-            docs/targeting.md.
+            docs/targeting.md. With --at TIME the promote is scheduled instead: checked now as if it ran
+            now, recorded as a pending change, and applied by rollout guard at its first run from TIME on
+            (checked again then); rollout cancel takes it back (docs/health.md, "Scheduled changes").
             """,
         options: PromoteOptions.self,
         arguments: .exactly("PACK"),
