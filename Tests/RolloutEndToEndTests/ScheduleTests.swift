@@ -201,6 +201,21 @@ final class ScheduleTests: XCTestCase {
         try assertVerifies(w)
     }
 
+    /// The health gate decides again when the change is due: scheduled before anything was staged
+    /// (no gate then), it has become a widening of a staged rollout without metrics, and waits.
+    func testTheHealthGateDecidesAgainWhenDue() throws {
+        let w = try baseline()
+        XCTAssertEqual(
+            try at(w, "2026-12-01T09:00:00Z", "promote", "tr-TR@18", "--to", "50%", "--at", "2026-12-10T06:00:00Z")
+                .status, 0)
+        XCTAssertEqual(try at(w, "2026-12-02T09:00:00Z", "promote", "tr-TR@18", "--to", "5%").status, 0)
+        let due = try at(w, "2026-12-10T06:00:00Z", "guard")
+        XCTAssertEqual(due.status, 1, due.output)
+        XCTAssertTrue(due.stdout.contains("was refused and stays pending: tr-TR@18 is insufficient-data"), due.output)
+        XCTAssertEqual(try share(w), 500, "the gate kept the widening back")
+        XCTAssertEqual(try pending(w).map { $0["id"] as? Int }, [1])
+    }
+
     /// --dry-run on promote --at and on cancel writes nothing: every file of the repository keeps its bytes.
     func testDryRunsLeaveTheRepositoryByteIdentical() throws {
         let w = try baseline()
