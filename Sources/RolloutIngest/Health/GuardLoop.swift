@@ -33,6 +33,12 @@ public enum GuardLoop {
             case rampAdvanced(to: String?)
             /// The locale could not be guarded (`error` says why).
             case notGuarded
+            /// A pending change that was due (`promote --at`): its number, what it was, and what its
+            /// promote did (`unchanged`: it would change nothing and was dropped; nil: someone
+            /// cancelled it while guard ran).
+            case scheduleApplied(id: Int, change: String, effect: PromoteEffect?)
+            /// A due pending change its promote refused (`error` says why): it stays pending.
+            case scheduleRefused(id: Int, change: String, due: Timestamp)
         }
     }
 
@@ -54,8 +60,10 @@ public enum GuardLoop {
         describe: (any Error) -> String
     ) throws -> Outcome {
         try repository.catchUp()
-        let snapshot = try repository.snapshot()
         var outcome = Outcome()
+        // Due changes first, so the locales are then guarded as they now stand.
+        outcome.rows = try applySchedules(repository, actor: actor, now: now, describe: describe)
+        let snapshot = try repository.snapshot()
         for locale in try snapshot.plannedLocales() {
             do {
                 if let row = try guardLocale(
