@@ -159,6 +159,7 @@ public let allCommands: [CommandSpec] = [
     ReportCommand.spec,
     PauseCommands.spec(true), PauseCommands.spec(false),
     PolicyCommands.show, PolicyCommands.set,
+    NotifyCommands.test, NotifyCommands.status, NotifyCommands.retry,
     DeviceCommand.spec,
     CompletionCommand.spec, HelpCommand.spec, HelpCommand.version,
 ]
