@@ -8,7 +8,7 @@ import XCTest
 final class NotifyTests: XCTestCase {
     static let secret = "correct horse battery staple"
 
-    /// A policy with a Slack hook at /slack (reverts only) and a signed json hook at /json (every event).
+    /// A policy with a Slack hook at /slack (reverts and keys near expiry) and a signed json hook at /json (every event).
     func policy(_ receiver: WebhookReceiver, timeout: Int = 5) -> String {
         """
         {
@@ -16,7 +16,7 @@ final class NotifyTests: XCTestCase {
             "timeoutSeconds": \(timeout),
             "reportURL": "https://reports.example.com/{locale}.html?commit={commit}",
             "hooks": [
-              { "name": "release-channel", "format": "slack", "url": "\(receiver.url("slack"))", "events": ["revert"] },
+              { "name": "release-channel", "format": "slack", "url": "\(receiver.url("slack"))", "events": ["revert", "key-expiring"] },
               { "name": "audit", "format": "json", "url": "\(receiver.url("json"))", "secretEnv": "HOOK_SECRET" }
             ]
           }
@@ -47,7 +47,7 @@ final class NotifyTests: XCTestCase {
 
         let json = receiver.received(at: "/json")
         XCTAssertEqual(json.map { $0.json["event"] as? String }, ["complete", "promote"])
-        XCTAssertTrue(receiver.received(at: "/slack").isEmpty, "the Slack hook hears reverts only")
+        XCTAssertTrue(receiver.received(at: "/slack").isEmpty, "the Slack hook does not hear promote")
         let last = try XCTUnwrap(json.last)
         XCTAssertEqual(
             last.header("X-Rollout-Signature-256"), "sha256=" + (try pythonHMAC(secret: Self.secret, body: last.body)),
@@ -147,6 +147,50 @@ final class NotifyTests: XCTestCase {
         let count = receiver.received.count
         XCTAssertEqual(try w.rollout("guard", "--auto-revert").status, 0)
         XCTAssertEqual(receiver.received.count, count, "nothing new happened: nothing is sent")
+    }
+
+    func testTheNextCommandSendsTheQueueAndATestIsNeverQueued() throws {
+        let (w, receiver) = try workspace { try WebhookReceiver(directory: $0.scratch.path("hooks")) }
+        receiver.mode = "fail"
+        XCTAssertEqual(try w.rollout("promote", "tr-TR@17", "--to", "10%").status, 0)
+        let test = try w.rollout("notify", "test", "audit")
+        XCTAssertEqual(test.status, 1, "a sample that was not delivered: \(test.output)")
+        XCTAssertTrue(test.stdout.contains("failed: HTTP 500"), test.stdout)
+        let queued = try w.json(try w.rollout("notify", "status", "--json"))["queue"] as? [[String: Any]]
+        XCTAssertEqual(queued?.map { $0["hook"] as? String }, ["audit"], "the promote's delivery only, not the test")
+
+        receiver.mode = "ok"
+        let widened = try w.rollout("promote", "tr-TR@17", "--to", "20%")
+        XCTAssertEqual(widened.status, 0, widened.output)
+        XCTAssertEqual(widened.stderr, "")
+        let after = try w.json(try w.rollout("notify", "status", "--json"))["queue"] as? [Any]
+        XCTAssertEqual(after?.count, 0, "the next command that sends tried the queue too")
+        let titles = receiver.received(at: "/json").map { $0.json["title"] as? String ?? "" }
+        XCTAssertTrue(titles.contains("tr-TR@17 promoted to 10%"), "\(titles)")
+        XCTAssertTrue(titles.contains("tr-TR@17 promoted to 20%"), "\(titles)")
+        XCTAssertEqual(try w.rollout("notify", "test", "nope").status, 64)
+    }
+
+    func testPublishIsAnnouncedAndSoIsItsKeyNearExpiryOnce() throws {
+        let (w, receiver) = try workspace { try WebhookReceiver(directory: $0.scratch.path("hooks")) }
+        XCTAssertEqual(try w.rollout("promote", "tr-TR@17", "--to", "100%").status, 0)
+        let keys = try w.rollout("keys", "init", "--out", w.scratch.path("keys"), "--expires", "10d")
+        XCTAssertEqual(keys.status, 0, keys.output)
+        let site = w.scratch.path("site")
+        let key = w.scratch.path("keys/publish-1.key")
+        let published = try w.rollout("publish", "--out", site, "--key", key)
+        XCTAssertEqual(published.status, 0, published.output)
+        let events = receiver.received(at: "/json").map { $0.json["event"] as? String ?? "" }
+        XCTAssertEqual(Array(events.suffix(2)), ["publish", "key-expiring"])
+        let publish = try XCTUnwrap(receiver.received(at: "/json").first { $0.json["event"] as? String == "publish" })
+        XCTAssertEqual(publish.json["commit"] as? String, try w.stateTip(), "the publish record's commit")
+        let expiring = try XCTUnwrap(receiver.received(at: "/slack").last)
+        XCTAssertTrue((expiring.json["text"] as? String ?? "").contains("expires at"), expiring.body)
+
+        XCTAssertEqual(try w.rollout("publish", "--out", w.scratch.path("site-2"), "--key", key).status, 0)
+        let again = receiver.received(at: "/json").map { $0.json["event"] as? String ?? "" }
+        XCTAssertEqual(again.filter { $0 == "key-expiring" }.count, 1, "announced once in its window: \(again)")
+        XCTAssertEqual(again.filter { $0 == "publish" }.count, 2)
     }
 
     func testABadNotifySectionIsRefusedNamingTheFieldAndChangesNothing() throws {
