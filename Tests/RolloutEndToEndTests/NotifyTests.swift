@@ -193,6 +193,65 @@ final class NotifyTests: XCTestCase {
         XCTAssertEqual(again.filter { $0 == "publish" }.count, 2)
     }
 
+    /// Sets the two-hook policy at `time`, in a workspace made by another test's helper.
+    func notifying(_ w: Workspace, at time: String) throws -> WebhookReceiver {
+        w.environment["HOOK_SECRET"] = Self.secret
+        let receiver = try WebhookReceiver(directory: w.scratch.path("hooks"))
+        let set = try w.rollout(
+            ["policy", "set", try w.scratch.write("policy.json", policy(receiver))], env: ["ROLLOUT_NOW": time])
+        XCTAssertEqual(set.status, 0, set.output)
+        return receiver
+    }
+
+    func events(_ receiver: WebhookReceiver) -> [String] {
+        receiver.received(at: "/json").map { $0.json["event"] as? String ?? "" }
+    }
+
+    func testGuardAnnouncesAHeldRampOnceAndEachStep() throws {
+        let w = try SampleRatioHoldTests.staging(["--ramp", "1,5,100", "--every", "12h"], at: "2026-11-25T00:00:00Z")
+        let receiver = try notifying(w, at: "2026-11-25T00:00:00Z")
+        func guarded(at time: String) throws {
+            let result = try w.rollout(["guard"], env: ["ROLLOUT_NOW": time])
+            XCTAssertEqual(result.status, 0, result.output)
+            XCTAssertEqual(result.stderr, "")
+        }
+        try guarded(at: "2026-11-25T06:00:00Z")
+        XCTAssertEqual(events(receiver), [], "a step not yet due is nothing to announce")
+        try guarded(at: "2026-11-25T12:00:00Z")
+        XCTAssertEqual(events(receiver), ["hold"])
+        let hold = try XCTUnwrap(receiver.received(at: "/json").last)
+        XCTAssertEqual(hold.json["title"] as? String, "guard held the ramp of tr-TR@18: not enough data yet")
+        try guarded(at: "2026-11-25T13:00:00Z")
+        XCTAssertEqual(events(receiver), ["hold"], "the same hold is announced once")
+        try w.ingestCrashDay("2026-11-25", share: 0.01)
+        try guarded(at: "2026-11-25T14:00:00Z")
+        XCTAssertEqual(events(receiver), ["hold", "ramp"])
+        let step = try XCTUnwrap(receiver.received(at: "/json").last)
+        XCTAssertEqual(step.json["title"] as? String, "guard advanced the ramp of tr-TR@18 to 5%")
+        XCTAssertEqual(step.json["commit"] as? String, try w.stateTip())
+        let segments = step.json["segments"] as? [[String: String]] ?? []
+        XCTAssertTrue(segments.contains { $0["devices"] == "tr-TR@17 95%, tr-TR@18 5%" }, "\(segments)")
+    }
+
+    func testGuardAnnouncesASampleRatioMismatchOnce() throws {
+        let w = try SampleRatioHoldTests.staging(
+            ["--ramp", "2,5,100", "--every", "1d", "--region", "TR"], at: "2026-11-25T00:00:00Z")
+        let receiver = try notifying(w, at: "2026-11-25T00:00:00Z")
+        for day in ["2026-11-25", "2026-11-26"] {
+            try w.ingestCrashDay(day, share: 0.04, segments: SampleRatioHoldTests.inTR, sessions: 400_000)
+        }
+        for time in ["2026-11-27T00:00:00Z", "2026-11-27T00:10:00Z"] {
+            XCTAssertEqual(try w.rollout(["guard"], env: ["ROLLOUT_NOW": time]).status, 1, "held: a person decides")
+        }
+        XCTAssertEqual(events(receiver), ["sample-ratio-mismatch"], "announced once")
+        let slack = receiver.received(at: "/slack")
+        XCTAssertTrue(slack.isEmpty, "the Slack hook does not hear it")
+        let held = try XCTUnwrap(receiver.received(at: "/json").last)
+        XCTAssertEqual(
+            (held.json["details"] as? [String: Any])?["segments"] as? [String], ["TR/4.8", "TR/4.9"])
+        XCTAssertTrue((held.json["title"] as? String ?? "").contains("sample ratio mismatch in TR/4.8, TR/4.9"))
+    }
+
     func testABadNotifySectionIsRefusedNamingTheFieldAndChangesNothing() throws {
         let w = try Workspace()
         try w.initWithExamples()
