@@ -1,4 +1,5 @@
 import Foundation
+import RolloutModel
 import XCTest
 
 /// Webhooks (docs/notifications.md) against a real HTTP server on loopback: what each hook receives,
@@ -191,6 +192,13 @@ final class NotifyTests: XCTestCase {
         let again = receiver.received(at: "/json").map { $0.json["event"] as? String ?? "" }
         XCTAssertEqual(again.filter { $0 == "key-expiring" }.count, 1, "announced once in its window: \(again)")
         XCTAssertEqual(again.filter { $0 == "publish" }.count, 2)
+
+        // guard, from cron, notices the key too: 4 days left is the next announcement (7 days), once.
+        let later = Timestamp(seconds: Int64(Date().timeIntervalSince1970) + 6 * 86_400).description
+        for _ in 0..<2 { XCTAssertEqual(try w.rollout(["guard"], env: ["ROLLOUT_NOW": later]).status, 0) }
+        let guarded = receiver.received(at: "/json").filter { $0.json["event"] as? String == "key-expiring" }
+        XCTAssertEqual(guarded.count, 2, "the window, then 7 days left")
+        XCTAssertEqual((guarded.last?.json["details"] as? [String: Any])?["daysLeft"] as? Int, 3)
     }
 
     /// Sets the two-hook policy at `time`, in a workspace made by another test's helper.
