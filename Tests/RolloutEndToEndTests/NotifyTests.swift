@@ -260,6 +260,42 @@ final class NotifyTests: XCTestCase {
         XCTAssertTrue((held.json["title"] as? String ?? "").contains("sample ratio mismatch in TR/4.8, TR/4.9"))
     }
 
+    func testSecretsAndURLsComeFromFilesAndAMissingOneIsQueued() throws {
+        let w = try Workspace()
+        try w.initWithExamples()
+        let receiver = try WebhookReceiver(directory: w.scratch.path("hooks"))
+        let secretFile = try w.scratch.write("secret", "from a file\n")
+        let urlFile = try w.scratch.write("hook.url", receiver.url("json") + "\n")
+        let policy = """
+            {"notify": {"hooks": [
+              {"name": "filed", "format": "json", "urlFile": "\(urlFile)", "secretFile": "\(secretFile)"},
+              {"name": "unset", "format": "json", "url": "\(receiver.url("other"))", "secretEnv": "NOT_SET_HERE"}
+            ]}}
+            """
+        XCTAssertEqual(try w.rollout("policy", "set", try w.scratch.write("policy.json", policy)).status, 0)
+        let status = try w.rollout("notify", "status")
+        XCTAssertTrue(status.stdout.contains("from \(urlFile)"), status.stdout)
+        XCTAssertTrue(status.stdout.contains("$NOT_SET_HERE (missing here)"), status.stdout)
+        let promoted = try w.rollout("promote", "tr-TR@17", "--to", "5%")
+        XCTAssertEqual(promoted.status, 0, promoted.output)
+        XCTAssertTrue(
+            promoted.stderr.contains(
+                "to hook unset not delivered (the environment variable NOT_SET_HERE is not set); queued"),
+            promoted.stderr)
+        let delivered = try XCTUnwrap(receiver.received(at: "/json").last)
+        XCTAssertEqual(
+            delivered.header("X-Rollout-Signature-256"),
+            "sha256=" + (try pythonHMAC(secret: "from a file", body: delivered.body)),
+            "the file's trailing newline is not the secret's")
+        XCTAssertTrue(
+            receiver.received(at: "/other").isEmpty, "nothing unsigned is sent to a hook whose secret is missing")
+        let retried = try w.rollout(["notify", "retry"], env: ["NOT_SET_HERE": "now set"])
+        XCTAssertEqual(retried.status, 0, retried.output)
+        let other = try XCTUnwrap(receiver.received(at: "/other").last)
+        XCTAssertEqual(
+            other.header("X-Rollout-Signature-256"), "sha256=" + (try pythonHMAC(secret: "now set", body: other.body)))
+    }
+
     func testABadNotifySectionIsRefusedNamingTheFieldAndChangesNothing() throws {
         let w = try Workspace()
         try w.initWithExamples()
