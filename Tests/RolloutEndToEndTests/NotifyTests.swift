@@ -296,6 +296,27 @@ final class NotifyTests: XCTestCase {
             other.header("X-Rollout-Signature-256"), "sha256=" + (try pythonHMAC(secret: "now set", body: other.body)))
     }
 
+    /// The built rollout copied alone, without rollout-device beside it: the change stands, and each
+    /// delivery is queued with where the helper was looked for.
+    func testWithoutRolloutDeviceTheChangeStandsAndDeliveriesAreQueued() throws {
+        let (w, receiver) = try workspace { try WebhookReceiver(directory: $0.scratch.path("hooks")) }
+        let lone = w.scratch.path("lone/bin/rollout")
+        try FileManager.default.createDirectory(atPath: w.scratch.path("lone/bin"), withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: Processes.rolloutBinary, toPath: lone)
+        let before = try w.stateTip()
+        let promoted = try Processes.run(
+            lone, ["promote", "tr-TR@17", "--to", "5%"], in: w.work, environment: w.environment)
+        XCTAssertEqual(promoted.status, 0, promoted.output)
+        XCTAssertNotEqual(try w.stateTip(), before)
+        XCTAssertTrue(
+            promoted.stderr.contains(
+                "(rollout-device, which posts webhooks, is not at \(w.scratch.path("lone/bin/rollout-device")) nor "),
+            promoted.stderr)
+        XCTAssertTrue(receiver.received.isEmpty)
+        XCTAssertEqual(try w.rollout("notify", "retry").status, 0, "the installed pair delivers it")
+        XCTAssertEqual(receiver.received(at: "/json").count, 1)
+    }
+
     func testABadNotifySectionIsRefusedNamingTheFieldAndChangesNothing() throws {
         let w = try Workspace()
         try w.initWithExamples()
