@@ -160,6 +160,7 @@ public let allCommands: [CommandSpec] = [
     PauseCommands.spec(true), PauseCommands.spec(false),
     ScheduleCommands.cancel,
     PolicyCommands.show, PolicyCommands.set,
+    NotifyCommands.test, NotifyCommands.status, NotifyCommands.retry,
     DeviceCommand.spec,
     CompletionCommand.spec, HelpCommand.spec, HelpCommand.version,
 ]

@@ -58,14 +58,19 @@ package enum PlanCommands {
             let dryRun = invocation.flag(options.dryRun)
             let override = try PromoteGate.override(force: invocation.flag(options.force), reason: request.reason)
             let accepting = try invocation.list(options.acceptInsufficient)
+            let actor = try context.actor(invocation, repository: repository)
             let applied = try PlanOperations.promote(
-                request, in: repository, dryRun: dryRun, override: override, accepting: accepting,
-                actor: try context.actor(invocation, repository: repository),
+                request, in: repository, dryRun: dryRun, override: override, accepting: accepting, actor: actor,
                 time: { now },
                 health: { snapshot, plan in
                     try HealthCheck.evaluate(plan, snapshot: snapshot, repository: repository)
                 })
             let outcome = applied.result
+            if let commit = applied.commit, outcome.kind != .unchanged {
+                let notice = Notice.promoted(
+                    outcome, pack: id, commit: commit, actor: actor, time: now, reason: request.reason)
+                Notifier.announce([notice], repository: repository, context: context)
+            }
             let changes = describeChanges(outcome.before, outcome.after)
             let style = context.style(invocation)
             var text: String

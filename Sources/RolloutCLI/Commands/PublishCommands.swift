@@ -150,19 +150,18 @@ package enum PublishCommands {
             let repository = try context.repository(invocation)
             let directory = context.absolutePath(out)
             let now = try context.now()
+            // The record is history: a credential in an upload URL never reaches it (docs/teams.md, "Credentials").
+            let destination = RemoteURL.redacted(invocation.value(options.destination) ?? directory)
+            let actor = try context.actor(invocation, repository: repository)
             let outcome = try PublishOperation.publish(
-                // The record is history: a credential in an upload URL never reaches it (docs/teams.md, "Credentials").
                 PublishOperation.Request(
-                    directory: directory,
-                    destination: RemoteURL.redacted(invocation.value(options.destination) ?? directory),
-                    key: key,
-                    legacyKey: legacyKey, lifetime: lifetime),
-                in: repository, actor: try context.actor(invocation, repository: repository), time: { now })
+                    directory: directory, destination: destination, key: key, legacyKey: legacyKey, lifetime: lifetime),
+                in: repository, actor: actor, time: { now })
+            Notifier.announce(
+                outcome, destination: destination, repository: repository, actor: actor.description, now: now,
+                context: context)
             let report = outcome.report
-            if let signing = outcome.signingKey, signing.expiresSoon {
-                let days = (signing.expires.seconds - now.seconds) / 86_400
-                context.diagnostics(PublishCommands.expiringKeyWarning(signing, days: days).oneLine + "\n")
-            }
+            warnIfExpiring(outcome.signingKey, now: now, context: context)
             var text = "Published \(report.locales.count) locale(s) to \(out): index sequence \(report.indexSequence); "
             text +=
                 "\(report.written.count) file(s) written (\(ByteCount.describe(report.bytesWritten))), \(report.unchanged) unchanged"
@@ -309,6 +308,15 @@ extension Error where Self == RolloutError {
 }
 
 extension PublishCommands {
+    /// Warns on stderr when the publishing key expires within the warning period.
+    fileprivate static func warnIfExpiring(
+        _ signing: PublishOperation.SigningKey?, now: Timestamp, context: CommandContext
+    ) {
+        guard let signing, signing.expiresSoon else { return }
+        let days = (signing.expires.seconds - now.seconds) / 86_400
+        context.diagnostics(PublishCommands.expiringKeyWarning(signing, days: days).oneLine + "\n")
+    }
+
     /// The warning publish gives when its publishing key expires within the warning period.
     fileprivate static func expiringKeyWarning(_ signing: PublishOperation.SigningKey, days: Int64) -> String {
         "warning: publishing key \(signing.id) expires at \(signing.expires) (in \(days) day(s)); make its successor now with rollout keys rotate --root FILE --overlap 14d"
