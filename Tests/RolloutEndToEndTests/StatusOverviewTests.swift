@@ -266,3 +266,31 @@ enum BrowserLinks {
         return dom[start.upperBound..<end.lowerBound].split(separator: "\n").map(String.init)
     }
 }
+
+/// A locale whose metrics cannot be read is listed with `error` and the reason, and the others still are.
+final class StatusOverviewErrorTests: XCTestCase {
+    func testALocaleWhoseHealthCannotBeEvaluatedIsListedWithWhyAndTheOthersStillAre() throws {
+        let w = try Workspace()
+        try w.initWithExamples()
+        XCTAssertEqual(try w.rollout("promote", "en-US@1", "--to", "100%").status, 0)
+        XCTAssertEqual(try w.rollout("promote", "tr-TR@17", "--to", "100%").status, 0)
+        XCTAssertEqual(try w.rollout("promote", "tr-TR@18", "--to", "10%", "--region", "TR").status, 0)
+        try OldVersion.ingest(w, locale: "tr-TR", counts: ["18|TR|4.8.1": "18014398509481984", "17|TR|4.8.1": "100"])
+
+        let status = try w.rollout("status")
+        XCTAssertEqual(status.status, 0, "status only reads: \(status.output)")
+        let row = status.stdout.split(separator: "\n").first { $0.hasPrefix("tr-TR ") } ?? ""
+        XCTAssertTrue(row.contains(" error "), String(row))
+        XCTAssertTrue(
+            status.stdout.contains(
+                "tr-TR: health could not be evaluated: metrics/crash/tr-TR/2026-11-20.json: 18|TR|4.8.1 holds"),
+            status.stdout)
+        XCTAssertTrue(status.stdout.contains("rollout metrics retract sha256:"), status.stdout)
+        XCTAssertTrue(status.stdout.hasPrefix("LOCALE"), status.stdout)
+        let json = try w.json(try w.rollout("status", "--json"))
+        let rows = try XCTUnwrap(json["locales"] as? [[String: Any]])
+        XCTAssertEqual(rows.map { $0["health"] as? String }, ["nothing-staged", "error"])
+        XCTAssertTrue((rows[1]["error"] as? String ?? "").contains("metrics/crash/tr-TR/2026-11-20.json"))
+        XCTAssertEqual(rows[1]["newestMetrics"] as? String, "2026-11-20")
+    }
+}
