@@ -40,8 +40,8 @@ public struct LocaleGlance: Sendable {
     /// The staged pack's health against the baseline; nil when nothing is staged against a baseline
     /// or when it could not be evaluated (`failure`).
     public let health: Health.Report?
-    /// Why the health could not be evaluated (damaged or out-of-range metrics): the other locales
-    /// are still listed, as guard still guards them.
+    /// Why the health could not be evaluated (metrics out of range or unreadable, a refusal): the
+    /// other locales are still listed, as guard still guards them.
     public let failure: (any Error)?
     /// The newest date (days since the epoch) of any metrics stored for the locale, either kind, any pack.
     public let newestMetricsDay: Int?
@@ -109,8 +109,13 @@ public struct LocaleGlance: Sendable {
             do {
                 let health = try HealthCheck.evaluate(plan, snapshot: snapshot, repository: repository)
                 locales.append(LocaleGlance(plan: plan, health: health, failure: nil, newestMetricsDay: newest))
-            } catch {
+            } catch let error as RolloutError {
+                // Metrics that cannot be summed (out of range, unreadable) stop this locale's row only;
+                // a failing disk or a damaged object store stops the command, as it stops any other.
+                guard error.kind == .badInput else { throw error }
                 locales.append(LocaleGlance(plan: plan, health: nil, failure: error, newestMetricsDay: newest))
+            } catch let refusal as any Refusal {
+                locales.append(LocaleGlance(plan: plan, health: nil, failure: refusal, newestMetricsDay: newest))
             }
         }
         return (locales, unpromoted)
