@@ -14,9 +14,11 @@ public enum OverviewPage {
     public static let indexName = "index.html"
 
     /// The page for `locales` (and the `unpromoted` locales, listed without a page), as of `now`, read
-    /// from `repositoryPath` at the state commit `state`.
+    /// from `repositoryPath` at the state commit `state`. A locale in `unreadable` (its metrics could
+    /// not be read; the value says why, as the command line words it) has no page to link to.
     public static func render(
-        _ locales: [LocaleGlance], unpromoted: [String], now: Timestamp, repositoryPath: String, state: String?
+        _ locales: [LocaleGlance], unpromoted: [String], unreadable: [String: String] = [:], now: Timestamp,
+        repositoryPath: String, state: String?
     ) -> String {
         let head = Markup.element(
             "head", .empty("meta", ["charset": "utf-8"]),
@@ -33,7 +35,12 @@ public enum OverviewPage {
             .element(
                 "p", ["class": "verdict"],
                 "\(locales.count) locale(s) with a plan: \(staged) staged, \(unhealthy) unhealthy, \(held) held."))
-        var parts = [scrollingTable(locales, now: now)]
+        var parts = [scrollingTable(locales, linked: { unreadable[$0] == nil }, now: now)]
+        for (locale, why) in unreadable.sorted(by: { $0.key < $1.key }) {
+            parts.append(
+                .element(
+                    "p", ["class": "blocked"], "\(locale): health could not be evaluated, so it has no page: \(why)"))
+        }
         if !unpromoted.isEmpty {
             parts.append(
                 .element(
@@ -52,7 +59,7 @@ public enum OverviewPage {
 
     /// One row per locale, its name linking to its page; a row is marked unhealthy or held as the
     /// per-locale page's segment rows are.
-    static func scrollingTable(_ locales: [LocaleGlance], now: Timestamp) -> Markup {
+    static func scrollingTable(_ locales: [LocaleGlance], linked: (String) -> Bool, now: Timestamp) -> Markup {
         let headings = [
             "Locale", "Baseline", "Staged", "Health", "Held", "Blocked", "Newest metrics", "Last change",
         ]
@@ -67,9 +74,10 @@ public enum OverviewPage {
                 glance.metricsLabel(now: now), last,
             ]
             let marked = !glance.holds.isEmpty ? "held" : glance.standing
+            let name = ReportPage.unbroken(glance.locale)
             let link = Markup.element(
                 "td", ["data-label": headings[0]],
-                .element("a", ["href": fileName(of: glance.locale)], ReportPage.unbroken(glance.locale)))
+                linked(glance.locale) ? .element("a", ["href": fileName(of: glance.locale)], name) : name)
             return Markup.element(
                 "tr", ["class": "locale verdict-\(marked)"],
                 link, ReportPage.labelled(cells, Array(headings.dropFirst())))

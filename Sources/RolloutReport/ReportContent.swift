@@ -58,8 +58,10 @@ struct ReportContent: Sendable {
 
     var baseline: Int? { plan.baseline?.contentVersion }
 
-    static func gather(locale: String, repository: PackRepository, now: Timestamp) throws -> ReportContent {
-        let snapshot = try repository.snapshot()
+    static func gather(locale: String, repository: PackRepository, snapshot: Snapshot? = nil, now: Timestamp) throws
+        -> ReportContent
+    {
+        let snapshot = try snapshot ?? repository.snapshot()
         guard let plan = try snapshot.plan(locale) else {
             if try snapshot.contentVersions(of: locale).isEmpty { throw RolloutError.reportNoLocale(locale) }
             throw ReportRefusal.nothingPromoted(locale: locale)

@@ -16,8 +16,12 @@ public enum ReportPage {
         public let charts: Int
     }
 
-    public static func render(locale: String, repository: PackRepository, now: Timestamp) throws -> Summary {
-        render(try ReportContent.gather(locale: locale, repository: repository, now: now))
+    /// The page of `locale` at `snapshot` (default: the repository's tip): `report --all` draws every
+    /// page from the one snapshot its overview reads.
+    public static func render(
+        locale: String, repository: PackRepository, snapshot: Snapshot? = nil, now: Timestamp
+    ) throws -> Summary {
+        render(try ReportContent.gather(locale: locale, repository: repository, snapshot: snapshot, now: now))
     }
 
     /// The page for `content`, top to bottom as docs/report.md lists it.

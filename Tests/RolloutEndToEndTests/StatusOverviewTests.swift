@@ -292,5 +292,23 @@ final class StatusOverviewErrorTests: XCTestCase {
         XCTAssertEqual(rows.map { $0["health"] as? String }, ["nothing-staged", "error"])
         XCTAssertTrue((rows[1]["error"] as? String ?? "").contains("metrics/crash/tr-TR/2026-11-20.json"))
         XCTAssertEqual(rows[1]["newestMetrics"] as? String, "2026-11-20")
+
+        // report --all writes the pages it can and says why tr-TR has none, instead of failing them all.
+        let report = try w.rollout("report", "--all", "--out", "reports")
+        XCTAssertEqual(report.status, 0, report.output)
+        XCTAssertTrue(
+            report.stdout.contains(
+                "tr-TR has no page: health could not be evaluated: metrics/crash/tr-TR/2026-11-20.json"),
+            report.stdout)
+        let files = try FileManager.default.contentsOfDirectory(atPath: w.work + "/reports").sorted()
+        XCTAssertEqual(files, ["en-US.html", "index.html"])
+        let index = try String(contentsOfFile: w.work + "/reports/index.html", encoding: .utf8)
+        XCTAssertTrue(index.contains("href=\"en-US.html\""), index)
+        XCTAssertFalse(index.contains("href=\"tr-TR.html\""), "no link to a page that was not written")
+        XCTAssertTrue(index.contains("tr-TR: health could not be evaluated, so it has no page: metrics/crash/tr-TR"))
+        XCTAssertEqual(
+            (try w.json(try w.rollout("report", "--all", "--out", "reports", "--json"))["unreadable"]
+                as? [String: String])?
+                .keys.sorted(), ["tr-TR"])
     }
 }

@@ -66,13 +66,21 @@ enum ReportCommand {
         -> CommandOutput
     {
         let now = try context.now()
-        let (locales, unpromoted) = try LocaleGlance.all(in: repository)
+        let snapshot = try repository.snapshot()
+        let (locales, unpromoted) = try LocaleGlance.all(in: repository, at: snapshot)
         try LocalFile.makeDirectories(
             context.absolutePath(directory), mode: 0o755, purpose: "create the report directory")
         var pages: [JSONValue] = []
         var bytes = 0
+        var unreadable: [String: String] = [:]
         for glance in locales {
-            let summary = try ReportPage.render(locale: glance.locale, repository: repository, now: now)
+            // Its page would stop at the same metrics: the overview says why instead of linking to it.
+            if let failure = glance.failure {
+                unreadable[glance.locale] = Refusals.message(of: failure)
+                continue
+            }
+            let summary = try ReportPage.render(
+                locale: glance.locale, repository: repository, snapshot: snapshot, now: now)
             let file = directory + "/" + OverviewPage.fileName(of: glance.locale)
             try context.writeFile(file, Array(summary.html.utf8))
             bytes += summary.html.utf8.count
@@ -83,8 +91,8 @@ enum ReportCommand {
             ])
         }
         let html = OverviewPage.render(
-            locales, unpromoted: unpromoted, now: now, repositoryPath: repository.path,
-            state: try repository.snapshot().commit?.short)
+            locales, unpromoted: unpromoted, unreadable: unreadable, now: now, repositoryPath: repository.path,
+            state: snapshot.commit?.short)
         let index = directory + "/" + OverviewPage.indexName
         try context.writeFile(index, Array(html.utf8))
         bytes += html.utf8.count
@@ -93,9 +101,13 @@ enum ReportCommand {
             json: [
                 "path": .string(path), "bytes": .integer(html.utf8.count), "pages": .array(pages),
                 "unpromoted": .array(unpromoted.map { .string($0) }),
+                "unreadable": .object(unreadable.mapValues { .string($0) }),
             ],
             text:
                 "Wrote the overview of \(locales.count) locale(s) to \(path) and their reports beside it (\(ByteCount.describe(bytes)) in all).\n"
+                + unreadable.sorted(by: { $0.key < $1.key }).map {
+                    "\($0.key) has no page: health could not be evaluated: \($0.value)\n"
+                }.joined()
         )
     }
 }

@@ -95,10 +95,12 @@ public struct LocaleGlance: Sendable {
         newestMetricsDay.map { Int(now.seconds / 86_400) - $0 }
     }
 
-    /// Every locale of `repository`'s tip with a plan, in locale order, and the locales with packs but
-    /// nothing promoted.
-    public static func all(in repository: PackRepository) throws -> (locales: [LocaleGlance], unpromoted: [String]) {
-        let snapshot = try repository.snapshot()
+    /// Every locale with a plan at `snapshot` (default: `repository`'s tip), in locale order, and the
+    /// locales with packs but nothing promoted.
+    public static func all(in repository: PackRepository, at snapshot: Snapshot? = nil) throws -> (
+        locales: [LocaleGlance], unpromoted: [String]
+    ) {
+        let snapshot = try snapshot ?? repository.snapshot()
         let planned = try snapshot.plannedLocales()
         let unpromoted = try snapshot.locales().filter { !planned.contains($0) }
         var locales: [LocaleGlance] = []
