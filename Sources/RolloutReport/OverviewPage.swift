@@ -26,7 +26,7 @@ public enum OverviewPage {
             .element("title", "rollout report: every locale"),
             .element("style", .trusted(ReportPage.stylesheet)))
         let staged = locales.filter { $0.staged != nil }.count
-        let unhealthy = locales.filter { $0.standing == "unhealthy" }.count
+        let unhealthy = locales.filter { $0.standing == .unhealthy }.count
         let held = locales.filter { !$0.holds.isEmpty }.count
         let header = Markup.element(
             "header", .element("h1", "Every locale"),
@@ -68,12 +68,12 @@ public enum OverviewPage {
             let holds = glance.holds.map(\.label).joined(separator: "; ")
             let last = plan.lastChange.map { "\($0.time) \($0.action) by \($0.actor)" } ?? "-"
             let cells = [
-                glance.baselineLabel, glance.stagedLabel, glance.standing == "nothing-staged" ? "-" : glance.standing,
+                glance.baselineLabel, glance.stagedLabel, glance.standingLabel,
                 holds.isEmpty ? "-" : holds,
                 plan.blocked.isEmpty ? "-" : plan.blocked.map { "@\($0)" }.joined(separator: ", "),
                 glance.metricsLabel(now: now), last,
             ]
-            let marked = !glance.holds.isEmpty ? "held" : glance.standing
+            let marked = !glance.holds.isEmpty ? "held" : glance.standing.rawValue
             let name = ReportPage.unbroken(glance.locale)
             let link = Markup.element(
                 "td", ["data-label": headings[0]],

@@ -15,7 +15,7 @@ extension PlanCommands {
             let holds = glance.holds.map(\.label).joined(separator: "; ")
             table.add(
                 glance.locale, glance.baselineLabel, glance.stagedLabel,
-                glance.standing == "nothing-staged" ? "-" : glance.standing, holds.isEmpty ? "-" : holds,
+                glance.standingLabel, holds.isEmpty ? "-" : holds,
                 plan.blocked.isEmpty ? "-" : plan.blocked.map { "@\($0)" }.joined(separator: ","),
                 glance.metricsLabel(now: now), cell(last, width: 70))
         }
@@ -54,7 +54,7 @@ extension PlanCommands {
             "locale": .string(glance.locale),
             "baseline": plan.baseline.map { .string("\(glance.locale)@\($0.contentVersion)") } ?? .null,
             "staged": glance.staged.map { .string($0.description) } ?? .null,
-            "health": .string(glance.standing),
+            "health": .string(glance.standing.rawValue),
             "error": glance.failure.map { .string(Refusals.message(of: $0)) } ?? .null,
             "held": .bool(!glance.holds.isEmpty), "holds": .array(holds),
             "blocked": .array(plan.blocked.map { .string("\(glance.locale)@\($0)") }),

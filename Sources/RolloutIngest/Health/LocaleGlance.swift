@@ -36,6 +36,18 @@ public struct LocaleGlance: Sendable {
         }
     }
 
+    /// The health column: a verdict of `Health`, or why there is none.
+    public enum Standing: String, Sendable {
+        case healthy, unhealthy
+        case insufficientData = "insufficient-data"
+        /// Nothing staged: nothing to judge.
+        case nothingStaged = "nothing-staged"
+        /// Staged with no baseline to compare it with.
+        case noBaseline = "no-baseline"
+        /// The metrics could not be read (`failure` says why).
+        case error
+    }
+
     public let plan: Plan
     /// The staged pack's health against the baseline; nil when nothing is staged against a baseline
     /// or when it could not be evaluated (`failure`).
@@ -62,14 +74,20 @@ public struct LocaleGlance: Sendable {
         return holds
     }
 
-    /// The health column: a verdict of `Health`, or why there is none: `nothing-staged`, `no-baseline`
-    /// (staged with nothing to compare it with) or `error`.
-    public var standing: String {
-        if failure != nil { return "error" }
-        guard plan.candidate != nil else { return "nothing-staged" }
-        guard let health else { return "no-baseline" }
-        return health.verdict.rawValue
+    /// The health column.
+    public var standing: Standing {
+        if failure != nil { return .error }
+        guard plan.candidate != nil else { return .nothingStaged }
+        guard let health else { return .noBaseline }
+        switch health.verdict {
+        case .healthy: return .healthy
+        case .unhealthy: return .unhealthy
+        case .insufficientData: return .insufficientData
+        }
     }
+
+    /// The HEALTH cell: the standing, or `-` when nothing is staged.
+    public var standingLabel: String { standing == .nothingStaged ? "-" : standing.rawValue }
 
     /// `@17`, or the kill switch, or `-`.
     public var baselineLabel: String {
