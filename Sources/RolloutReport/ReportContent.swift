@@ -55,6 +55,9 @@ struct ReportContent: Sendable {
     /// Stored rollback manifests that did not read as JSON objects: left out of `rollbacks`, yet
     /// they still mean the locale was reverted.
     let unreadableRollbacks: Int
+    /// The overview page of every locale written beside this one (`report --all`), linked from the
+    /// header; nil for a page on its own.
+    var overview: String? = nil
 
     var baseline: Int? { plan.baseline?.contentVersion }
 

@@ -182,6 +182,15 @@ final class StatusOverviewTests: XCTestCase {
         let parser = XMLParser(data: Data(index.utf8))
         XCTAssertTrue(parser.parse(), "well-formed: \(String(describing: parser.parserError))")
 
+        for locale in planned {
+            let page = try String(contentsOfFile: w.work + "/reports/\(locale).html", encoding: .utf8)
+            XCTAssertTrue(page.contains("<a href=\"index.html\">Every locale</a>"), "\(locale) links back")
+        }
+        let alone = try w.rollout(["report", "tr-TR", "--out", "alone.html"], env: Self.now)
+        XCTAssertEqual(alone.status, 0, alone.output)
+        let page = try String(contentsOfFile: w.work + "/alone.html", encoding: .utf8)
+        XCTAssertFalse(page.contains("index.html"), "a page on its own links to no overview")
+
         let lines = try BrowserLinks.follow(index: w.work + "/reports/index.html")
         XCTAssertEqual(
             lines.filter { $0.hasPrefix("page ") }.sorted(), planned.map { "page \($0).html \($0)" },

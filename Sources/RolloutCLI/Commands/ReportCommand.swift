@@ -80,7 +80,8 @@ enum ReportCommand {
                 continue
             }
             let summary = try ReportPage.render(
-                locale: glance.locale, repository: repository, snapshot: snapshot, now: now)
+                locale: glance.locale, repository: repository, snapshot: snapshot, overview: OverviewPage.indexName,
+                now: now)
             let file = directory + "/" + OverviewPage.fileName(of: glance.locale)
             try context.writeFile(file, Array(summary.html.utf8))
             bytes += summary.html.utf8.count
