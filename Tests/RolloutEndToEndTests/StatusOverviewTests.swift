@@ -44,6 +44,10 @@ final class StatusOverviewTests: XCTestCase {
         return w
     }
 
+    /// `locales()` built once for the class (about five seconds): its tests only read the repository;
+    /// `report --all` writes beside it, into the work directory.
+    private static let shared = Result { try locales() }
+
     /// `locale@version` for each of `versions`, made from tr-TR@17 (pack add computes the checksum).
     static func addPacks(_ w: Workspace, locale: String, _ versions: [Int]) throws {
         let template = try String(contentsOfFile: Fixtures.examplePack("tr-TR@17"), encoding: .utf8)
@@ -72,7 +76,7 @@ final class StatusOverviewTests: XCTestCase {
     }
 
     func testEveryLocaleShowsItsHealthWhatHoldsItAndHowOldItsMetricsAre() throws {
-        let w = try Self.locales()
+        let w = try Self.shared.get()
         let status = try w.rollout(["status"], env: Self.now)
         XCTAssertEqual(status.status, 0, status.output)
         let lines = status.stdout.split(separator: "\n").map(String.init)
@@ -99,7 +103,7 @@ final class StatusOverviewTests: XCTestCase {
     }
 
     func testTheJSONCarriesTheSameColumnsAsData() throws {
-        let w = try Self.locales()
+        let w = try Self.shared.get()
         let json = try w.json(try w.rollout(["status", "--json"], env: Self.now))
         let rows = try XCTUnwrap(json["locales"] as? [[String: Any]])
         XCTAssertEqual(
@@ -167,7 +171,7 @@ final class StatusOverviewTests: XCTestCase {
     /// overview, follows every link to the page written beside it, and lays the overview out at a
     /// phone's width and a desktop's.
     func testTheAllLocalesPageLinksToEveryLocalesPageInABrowser() throws {
-        let w = try Self.locales()
+        let w = try Self.shared.get()
         let written = try w.rollout(["report", "--all", "--out", "reports", "--json"], env: Self.now)
         XCTAssertEqual(written.status, 0, written.output)
         let json = try w.json(written)
