@@ -180,11 +180,21 @@ package enum PlanCommands {
 
     static let status = CommandSpec(
         path: ["status"],
-        summary: "the baseline, staged rules and shares, blocked versions and last change of each locale",
-        discussion: "", options: NoOptions.self, arguments: .optional("LOCALE"),
+        summary:
+            "every locale at a glance: baseline, staged shares, health, holds, blocked versions, newest metrics, last change",
+        discussion: """
+            Without LOCALE, one row per locale with a plan: the baseline, the staged rules with their
+            shares, the staged pack's health as rollout health judges it, what holds it (a sample ratio
+            mismatch, a paused ramp, the kill switch), blocked versions, the date of the newest metrics
+            stored for the locale and how old they are, and the last change; then the locales with packs
+            but nothing promoted. With LOCALE, that locale's plan in full: every rule with its salt and
+            what each segment's devices get. See docs/targeting.md.
+            """,
+        options: NoOptions.self, arguments: .optional("LOCALE"),
         effects: .readsRepository,
         run: { invocation, context in
-            let snapshot = try context.repository(invocation).snapshot()
+            let repository = try context.repository(invocation)
+            let snapshot = try repository.snapshot()
             let style = context.style(invocation)
             if let locale = try invocation.positionals.first.map({ try LocaleTag.canonical($0) }) {
                 let schedule = try snapshot.schedule(locale)
@@ -206,25 +216,7 @@ package enum PlanCommands {
                     json: ["locale": .string(locale), "plan": plan.jsonValue, "pending": pending],
                     text: describe(plan, style) + ScheduleCommands.describe(schedule, now: now))
             }
-            let plans = try snapshot.plannedLocales().compactMap { try snapshot.plan($0) }
-            var table = Table("LOCALE", "BASELINE", "STAGED", "BLOCKED", "LAST CHANGE")
-            for plan in plans {
-                let staged = plan.rules.map {
-                    "@\($0.pack.contentVersion) \($0.share) \($0.regionsLabel) \($0.versions)"
-                }.joined(separator: "; ")
-                let last = plan.lastChange.map { "\($0.time) \($0.action) by \($0.actor)" } ?? "-"
-                let baseline =
-                    plan.bundledOnly ? "bundled (kill switch)" : plan.baseline.map { "@\($0.contentVersion)" } ?? "-"
-                table.add(
-                    plan.locale, baseline, staged.isEmpty ? "-" : staged,
-                    plan.blocked.isEmpty ? "-" : plan.blocked.map { "@\($0)" }.joined(separator: ","),
-                    cell(last, width: 70))
-            }
-            let text =
-                plans.isEmpty
-                ? "Nothing promoted yet. Stage a pack with rollout promote LOCALE@VERSION --to 1%.\n"
-                : table.render(style)
-            return CommandOutput(json: ["plans": .array(plans.map(\.jsonValue))], text: text)
+            return try overview(repository, now: context.now(), style: style)
         })
 
     static func describe(_ plan: Plan, _ style: Style) -> String {
