@@ -216,7 +216,7 @@ package enum PlanCommands {
                     json: ["locale": .string(locale), "plan": plan.jsonValue, "pending": pending],
                     text: describe(plan, style) + ScheduleCommands.describe(schedule, now: now))
             }
-            return try overview(repository, now: context.now(), style: style)
+            return try overview(repository, snapshot: snapshot, now: context.now(), style: style)
         })
 
     static func describe(_ plan: Plan, _ style: Style) -> String {

@@ -6,8 +6,12 @@ import RolloutStore
 /// The rows are `LocaleGlance` (RolloutIngest), so health is judged by the one evaluation `health`,
 /// promote and guard use, and `report --all` shows the same columns.
 extension PlanCommands {
-    static func overview(_ repository: PackRepository, now: Timestamp, style: Style) throws -> CommandOutput {
-        let (locales, unpromoted) = try LocaleGlance.all(in: repository)
+    static func overview(_ repository: PackRepository, snapshot: Snapshot, now: Timestamp, style: Style) throws
+        -> CommandOutput
+    {
+        let (locales, unpromoted) = try LocaleGlance.all(in: repository, at: snapshot)
+        // Pending changes of every locale, those whose first promote is scheduled too.
+        let schedules = try snapshot.scheduledLocales().map { try snapshot.schedule($0) }.filter { !$0.pending.isEmpty }
         var table = Table("LOCALE", "BASELINE", "STAGED", "HEALTH", "HELD", "BLOCKED", "NEWEST METRICS", "LAST CHANGE")
         for glance in locales {
             let plan = glance.plan
@@ -32,12 +36,35 @@ extension PlanCommands {
             text +=
                 "Packs but nothing promoted: \(unpromoted.joined(separator: ", ")) (rollout status LOCALE says how to start).\n"
         }
+        text += pendingLines(schedules, now: now)
         let json: JSONValue = [
             "locales": .array(locales.map { overviewJSON($0, now: now) }),
             "plans": .array(locales.map(\.plan.jsonValue)),
             "unpromoted": .array(unpromoted.map { .string($0) }),
+            "pending": .array(
+                schedules.flatMap { schedule in
+                    schedule.pending.map { change -> JSONValue in
+                        var object = change.jsonValue.objectValue ?? [:]
+                        object["locale"] = .string(schedule.locale)
+                        return .object(object)
+                    }
+                }),
         ]
         return CommandOutput(json: json, text: text)
+    }
+
+    /// The scheduled changes of every locale, a line each, soonest first: what guard will apply
+    /// (`status LOCALE` shows who scheduled each and why).
+    static func pendingLines(_ schedules: [Schedule], now: Timestamp) -> String {
+        let pending = schedules.flatMap { schedule in schedule.pending.map { (schedule.locale, $0) } }
+            .sorted { ($0.1.at, $0.0, $0.1.id) < ($1.1.at, $1.0, $1.1.id) }
+        guard !pending.isEmpty else { return "" }
+        var text = "Scheduled (rollout guard applies each when due; rollout cancel LOCALE ID takes one back):\n"
+        for (locale, change) in pending {
+            text +=
+                "  \(locale) \(change.id)  \(change.at)\(change.isDue(at: now) ? " (due)" : "")  \(change.summary)\n"
+        }
+        return text
     }
 
     /// One row of `status --json` (docs/targeting.md): the table's columns as data, and the plan.
