@@ -171,6 +171,29 @@ final class DryRunTests: XCTestCase {
         XCTAssertEqual(wouldRecord(revokeDry), try tipMessage(w))
     }
 
+    /// pack import --dry-run goes through the same stop: it lints, stores nothing, and names the
+    /// packs the real import then adds.
+    func testAnImportDryRunAddsNothingAndNamesWhatTheImportAdds() throws {
+        let w = try Workspace()
+        XCTAssertEqual(try w.rollout("init").status, 0)
+        _ = try w.scratch.write("locales/en/translation.json", #"{"greet": "Hello {{name}}", "bye": "Bye"}"#)
+        _ = try w.scratch.write("locales/tr/translation.json", #"{"greet": "Merhaba {{name}}", "bye": "Hoşça kal"}"#)
+        let arguments = [
+            "pack", "import", w.scratch.path("locales"), "--content-version", "1", "--min-app-version", "4.0",
+            "--source-locale", "en",
+        ]
+        let dry = try dryRun(w, arguments, endsWithPromise: false)
+        let real = try w.rollout(arguments)
+        XCTAssertEqual(real.status, 0, real.output)
+        let added = { (text: String, verb: String) in
+            text.split(separator: "\n").filter { $0.hasPrefix(verb) }.map {
+                $0.dropFirst(verb.count).prefix { $0 != " " }
+            }
+        }
+        XCTAssertEqual(added(dry.stdout, "would add "), ["en@1", "tr@1"])
+        XCTAssertEqual(added(real.stdout, "added "), added(dry.stdout, "would add "))
+    }
+
     /// promote --dry-run goes through the same stop: nothing written, the real promote records the
     /// commit and the plan the dry run showed.
     func testAPromoteDryRunShowsThePlanThePromoteWrites() throws {
