@@ -194,6 +194,30 @@ final class DryRunTests: XCTestCase {
         XCTAssertEqual(added(real.stdout, "added "), added(dry.stdout, "would add "))
     }
 
+    /// A dry run in a clone with a remote fetches nothing: the clone, its remote-tracking refs and
+    /// the server stay as they were, and it judges the clone's own state (here behind the remote),
+    /// which `rollout sync` would bring up to date.
+    func testADryRunInACloneFetchesNothing() throws {
+        let w = try Workspace()
+        let server = w.scratch.path("server/shared.git")
+        XCTAssertEqual(try w.rollout("init", server).status, 0)
+        XCTAssertEqual(try w.rollout(["--repo", server, "pack", "add"] + Fixtures.allExamplePacks).status, 0)
+        for name in ["a", "b"] { XCTAssertEqual(try w.rollout("clone", server, w.scratch.path(name)).status, 0) }
+        let completed = try w.rollout("--repo", w.scratch.path("b"), "promote", "tr-TR@17", "--to", "100%")
+        XCTAssertEqual(completed.status, 0, completed.output)
+
+        let stale = ["--repo", w.scratch.path("a"), "promote", "tr-TR@17", "--to", "100%"]
+        let dry = try dryRun(w, stale, endsWithPromise: false)
+        XCTAssertTrue(
+            dry.stdout.hasPrefix("Dry run: tr-TR@17 would become the baseline of tr-TR. Nothing was written.\n"),
+            dry.stdout)
+        let real = try w.rollout(stale)
+        XCTAssertEqual(real.status, 0, real.output)
+        XCTAssertEqual(
+            real.stdout, "tr-TR@17 is already at that share there: nothing to do.\n",
+            "the real run fetches first and finds it done")
+    }
+
     /// promote --dry-run goes through the same stop: nothing written, the real promote records the
     /// commit and the plan the dry run showed.
     func testAPromoteDryRunShowsThePlanThePromoteWrites() throws {
