@@ -107,6 +107,11 @@ final class DryRunTests: XCTestCase {
     /// refuse; the real run then records the commit it showed.
     func testAPolicySetDryRunShowsTheFieldsAndTheServedPacksItRefuses() throws {
         let w = try staged()
+        // A served pack over 1 KiB, for a smaller limits.maxPackBytes below.
+        let long = "\"strings\": {\"promo.long\": \"" + String(repeating: "uzun ", count: 160) + "\","
+        let large = try w.packVariant(of: "vi-VN@3", version: 4, replacing: [("\"strings\": {", long)])
+        XCTAssertEqual(try w.rollout("pack", "add", large).status, 0)
+        XCTAssertEqual(try w.rollout("promote", "vi-VN@4", "--to", "100%").status, 0)
         let policy = try w.scratch.write(
             "policy.json",
             #"{"policyVersion": 1, "requiredKeys": ["home.title", "no.such.key"], "defaultLocale": "tr-TR"}"#)
@@ -118,7 +123,12 @@ final class DryRunTests: XCTestCase {
         XCTAssertTrue(dry.stdout.contains("site-sequence"), "a new default locale moves the site's sequence")
         let json = try w.json(try w.rollout("policy", "set", policy, "--dry-run", "--json"))
         let refused = (json["refusedServed"] as? [[String: Any]] ?? []).compactMap { $0["pack"] as? String }
-        XCTAssertEqual(Set(refused), ["en-US@1", "tr@1", "tr-TR@17", "tr-TR@18"])
+        XCTAssertEqual(Set(refused), ["en-US@1", "tr@1", "tr-TR@17", "tr-TR@18", "vi-VN@4"])
+        // A stored pack over a smaller limits.maxPackBytes is named by its stored size.
+        let small = try w.scratch.write("small.json", #"{"policyVersion": 1, "limits": {"maxPackBytes": 1024}}"#)
+        let tooLarge = try w.rollout("policy", "set", small, "--dry-run")
+        XCTAssertTrue(tooLarge.stdout.contains("  vi-VN@4 max-pack-bytes: the stored pack is 1 KiB"), tooLarge.stdout)
+        XCTAssertFalse(tooLarge.stdout.contains("tr@1 max-pack-bytes"), "tr@1 is under 1 KiB: \(tooLarge.stdout)")
 
         XCTAssertEqual(try w.rollout("policy", "set", policy, "--reason", "stricter").status, 0)
         XCTAssertEqual(wouldRecord(dry), try tipMessage(w))

@@ -140,7 +140,12 @@ public enum PackOperations {
         for locale in try snapshot.plannedLocales() {
             guard let plan = try snapshot.plan(locale) else { continue }
             for version in plan.publishedVersions.sorted() {
-                guard let pack = try snapshot.pack(PackID(locale: locale, contentVersion: version)) else { continue }
+                let id = PackID(locale: locale, contentVersion: version)
+                guard let pack = try snapshot.pack(id) else { continue }
+                // `add` refuses a file over the limit before lint; a stored pack is judged by its stored size.
+                if let bytes = try snapshot.record(id)?.bytes, bytes > policy.limits.maxPackBytes {
+                    findings.append(.overPackLimit(id, bytes: bytes, limit: policy.limits.maxPackBytes))
+                }
                 findings += linter.policyErrors(pack)
             }
         }
@@ -157,6 +162,15 @@ extension RolloutError {
 }
 
 extension LintFinding {
+    /// A served pack larger than a new policy's `limits.maxPackBytes` (`policy set --dry-run`).
+    fileprivate static func overPackLimit(_ id: PackID, bytes: Int, limit: Int) -> LintFinding {
+        LintFinding(
+            severity: .error, rule: "max-pack-bytes", pack: id, key: nil,
+            message:
+                "the stored pack is \(ByteCount.describe(bytes)), over the limit of \(ByteCount.describe(limit)) (policy limits.maxPackBytes)"
+        )
+    }
+
     fileprivate static func changedStoredPack(_ input: PackInput, stored checksum: String) -> LintFinding {
         LintFinding(
             severity: .error, rule: "immutable", pack: input.pack.id, key: nil,
