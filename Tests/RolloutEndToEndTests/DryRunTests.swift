@@ -228,9 +228,9 @@ final class DryRunTests: XCTestCase {
             "the real run fetches first and finds it done")
     }
 
-    /// promote --dry-run goes through the same stop: nothing written, the real promote records the
-    /// commit and the plan the dry run showed.
-    func testAPromoteDryRunShowsThePlanThePromoteWrites() throws {
+    /// promote and revert --dry-run go through the same stop: nothing written, the real promote writes
+    /// the plan the dry run showed, the real revert the rollback manifest.
+    func testPromoteAndRevertDryRunsShowWhatTheRealRunsWrite() throws {
         let w = try staged()
         let promote = ["promote", "tr-TR@18", "--to", "5%", "--reason", "fewer devices while we look"]
         _ = try dryRun(w, promote, endsWithPromise: false)
@@ -240,5 +240,15 @@ final class DryRunTests: XCTestCase {
         XCTAssertEqual(
             try JSONSerialization.data(withJSONObject: dry["plan"] as Any, options: .sortedKeys),
             try JSONSerialization.data(withJSONObject: real["plan"] as Any, options: .sortedKeys))
+
+        // revert --dry-run too: the rollback manifest it shows is the one the revert writes.
+        let revert = ["revert", "tr-TR", "--reason", "crash spike"]
+        _ = try dryRun(w, revert)
+        let wouldRevert = try w.json(try w.rollout(revert + ["--dry-run", "--json"]))
+        let reverted = try w.json(try w.rollout(revert + ["--json"]))
+        XCTAssertEqual(
+            try JSONSerialization.data(withJSONObject: wouldRevert["rollback"] as Any, options: .sortedKeys),
+            try JSONSerialization.data(withJSONObject: reverted["rollback"] as Any, options: .sortedKeys))
+        XCTAssertEqual((reverted["rollback"] as? [String: Any])?["id"] as? String, "tr-TR/1")
     }
 }
