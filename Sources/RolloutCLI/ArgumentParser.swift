@@ -203,14 +203,19 @@ struct ArgumentParser {
                 continue
             }
             if argument == "-h" { return .help(command.path) }
-            guard argument.hasPrefix("--") else { throw RolloutError.singleDashOption(argument, of: command) }
+            guard argument.hasPrefix("--") else {
+                throw OptionError(option: argument, error: .singleDashOption(argument, of: command))
+            }
             let (name, inlineValue) = Self.nameAndValue(argument)
             guard let spec = table.first(where: { $0.name == name }) else {
-                throw RolloutError.unknownOption(name, of: command, among: Set(table.map(\.name)))
+                throw OptionError(
+                    option: "--" + name, error: .unknownOption(name, of: command, among: Set(table.map(\.name))))
             }
             if spec.name == "help" { return .help(command.path) }
             guard let valueName = spec.valueName else {
-                if inlineValue != nil { throw RolloutError.usage("option --\(name) takes no value") }
+                if inlineValue != nil {
+                    throw OptionError(option: "--" + name, error: .usage("option --\(name) takes no value"))
+                }
                 invocation.record(flag: name)
                 continue
             }
@@ -218,11 +223,13 @@ struct ArgumentParser {
             if let inlineValue {
                 value = inlineValue
             } else {
-                guard index < rest.count else { throw RolloutError.missingValue(name, valueName) }
+                guard index < rest.count else {
+                    throw OptionError(option: "--" + name, error: .missingValue(name, valueName))
+                }
                 value = rest[index]
                 index += 1
             }
-            try Self.add(value, of: spec, to: &invocation)
+            try OptionError.about("--" + name) { try Self.add(value, of: spec, to: &invocation) }
         }
         return nil
     }

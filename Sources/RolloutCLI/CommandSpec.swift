@@ -159,7 +159,9 @@ public let allCommands: [CommandSpec] = [
     MetricsCommands.ingest, MetricsCommands.retract, MetricsCommands.show, HealthCommand.spec, GuardCommand.spec,
     ReportCommand.spec,
     PauseCommands.spec(true), PauseCommands.spec(false),
+    ScheduleCommands.cancel,
     PolicyCommands.show, PolicyCommands.set,
+    NotifyCommands.test, NotifyCommands.status, NotifyCommands.retry,
     DeviceCommand.spec,
     CompletionCommand.spec, HelpCommand.spec, HelpCommand.version,
 ]

@@ -12,6 +12,7 @@ enum Refusals {
     /// anything else nil.
     static func worded(_ error: any Error) -> RolloutError? {
         if let error = error as? RolloutError { return error }
+        if let error = error as? OptionError { return error.error }
         guard let refusal = error as? any Refusal else { return nil }
         return RolloutError(refusal.kind, message(refusal))
     }
@@ -31,7 +32,25 @@ enum Refusals {
         case let refusal as IngestRefusal: return ingest(refusal)
         case let refusal as ImportRefusal: return importing(refusal)
         case let refusal as ReportRefusal: return report(refusal)
+        case let refusal as ScheduleRefusal: return schedule(refusal)
         default: return "refused: \(refusal)"
+        }
+    }
+
+    // MARK: schedule
+
+    static func schedule(_ refusal: ScheduleRefusal) -> String {
+        switch refusal {
+        case .wouldChangeNothing(let id, let share):
+            return
+                "\(id) is already at \(share) there: a promote at that time would change nothing, so there is nothing to schedule"
+        case .nothingPending(let locale):
+            return "\(locale) has no scheduled change to cancel; rollout status \(locale) lists them"
+        case .noSuchPending(let locale, let id, let pending):
+            return "\(locale) has no scheduled change \(id)"
+                + (pending.isEmpty
+                    ? "" : "; its pending changes are \(pending.map { "\($0)" }.joined(separator: ", "))")
+                + " (rollout status \(locale) lists them)"
         }
     }
 

@@ -81,6 +81,8 @@ public enum RolloutCLI {
             }
         } catch let error as RolloutError {
             return failure(error, json: json, style: context.style(nil))
+        } catch let error as OptionError {
+            return failure(error.error, option: error.option, json: json, style: context.style(nil))
         } catch let refusal as any Refusal {
             return failure(Refusals.worded(refusal)!, json: json, style: context.style(nil))
         } catch let error as GitError {
@@ -103,7 +105,8 @@ public enum RolloutCLI {
         return .internal("unexpected error: \(error)")
     }
 
-    static func failure(_ error: RolloutError, json: Bool, style: Style) -> Result {
+    /// `option`: the option the failure is about, which `--json` names beside the message.
+    static func failure(_ error: RolloutError, option: String? = nil, json: Bool, style: Style) -> Result {
         // The last line of defence for docs/teams.md's "no credential is printed": whatever an error
         // quotes (a URL, git's or a server's words), no URL in it keeps its userinfo.
         let error = error.withMessage { RemoteURL.redactingURLs(in: $0) }
@@ -111,7 +114,9 @@ public enum RolloutCLI {
             .withMessage(InputLimits.shortenedWords)
         let text: String
         if json {
-            text = JSONWriter.prettyString(["error": ["code": .string(error.code), "message": .string(error.message)]])
+            var document: [String: JSONValue] = ["code": .string(error.code), "message": .string(error.message)]
+            if let option { document["option"] = .string(InputLimits.shortenedWords(option)) }
+            text = JSONWriter.prettyString(["error": .object(document)])
         } else {
             var message = "rollout: \(error.message)\n"
             if case .internal = error {

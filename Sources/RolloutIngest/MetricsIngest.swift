@@ -177,7 +177,7 @@ public enum MetricsIngest {
         let quoted = "date \"\(text)\""
         let parts = text.split(separator: "-", omittingEmptySubsequences: false)
         guard text.utf8.count == 10, parts.count == 3, parts[0].count == 4, parts[1].count == 2, parts[2].count == 2,
-            parts.allSatisfy({ $0.utf8.allSatisfy { (0x30...0x39).contains($0) } }),
+            parts.allSatisfy({ $0.isDecimalDigits }),
             let year = Int(parts[0]), let month = Int(parts[1]), let day = Int(parts[2])
         else { return "\(quoted) is not YYYY-MM-DD" }
         guard year > 0 else { return "\(quoted) is not YYYY-MM-DD" }

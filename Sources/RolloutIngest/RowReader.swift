@@ -248,7 +248,7 @@ extension RowReader {
     fileprivate static func notACount(_ what: String, _ bytes: UnsafeBufferPointer<UInt8>) -> String {
         let text = RowReader.text(bytes)
         let digits = text.trimmingSpaces
-        if digits.count > 12, digits.utf8.allSatisfy({ (0x30...0x39).contains($0) }) {
+        if digits.count > 12, digits.isDecimalDigits {
             return "\(what) \(digits) has \(digits.count) digits; a count has at most 12 "
                 + "(up to 999999999999; the counts of one pack add up to at most \(MetricCounts.maximum))"
         }

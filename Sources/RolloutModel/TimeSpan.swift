@@ -27,7 +27,7 @@ public enum TimeSpan {
     public static func read(_ text: String, maximum: Int64) -> Reading {
         guard let unit = text.last, let size = units[unit] else { return .notADuration }
         let digits = text.dropLast()
-        guard !digits.isEmpty, digits.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else { return .notADuration }
+        guard digits.isDecimalDigits else { return .notADuration }
         // Leading zeros are still a whole number; anything with more digits is longer than any limit.
         let significant = digits.drop { $0 == "0" }
         guard !significant.isEmpty else { return .notADuration }

@@ -18,6 +18,8 @@ public enum ChangeAction: String, CaseIterable, Sendable {
     case metricsRetract = "metrics-retract"
     case keys
     case publish
+    case schedule
+    case cancel
 }
 
 /// A trailer name rollout writes, without its `Rollout-` prefix (docs/architecture.md, "Commit
@@ -52,6 +54,9 @@ public enum Trailer: String, CaseIterable, Sendable {
     case keysVersion = "Keys-Version"
     case keyEvent = "Key-Event"
     case key = "Key"
+    case schedule = "Schedule"
+    case at = "At"
+    case scheduledBy = "Scheduled-By"
 }
 
 /// Reading a parsed message's trailers by name.

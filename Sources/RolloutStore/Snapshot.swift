@@ -181,6 +181,23 @@ public final class Snapshot: PackCatalog {
         try plannedLocales().reduce(try siteSequence()) { $0 + ((try plan($1))?.sequence ?? 0) }
     }
 
+    /// The locale's pending changes (empty when it never had one).
+    public func schedule(_ locale: String) throws -> Schedule {
+        guard let bytes = try file(StateLayout.schedule(locale)) else { return Schedule(locale: locale) }
+        do {
+            return try Schedule.parse(bytes, source: StateLayout.schedule(locale))
+        } catch let error as RolloutError {
+            throw .damaged("the pending changes of \(locale)", error)
+        }
+    }
+
+    /// Locales that have a schedule file (some may hold no pending change any more), sorted.
+    public func scheduledLocales() throws -> [String] {
+        try directory(StateLayout.schedulesDirectory).filter { !$0.isTree && $0.name.hasSuffix(".json") }.map {
+            String($0.name.dropLast(5))
+        }.sorted()
+    }
+
     /// Locales that have a plan, sorted.
     public func plannedLocales() throws -> [String] {
         try directory(StateLayout.plansDirectory).filter { !$0.isTree && $0.name.hasSuffix(".json") }.map {

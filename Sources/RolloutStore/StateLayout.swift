@@ -32,6 +32,9 @@ public enum StateLayout {
     public static func rollback(_ id: String) -> String { "\(rollbacksDirectory)/\(id).json" }
 
     public static func plan(_ locale: String) -> String { "\(plansDirectory)/\(locale).json" }
+    /// A locale's pending changes (`promote --at`), kept out of the plan so devices never read them.
+    public static let schedulesDirectory = "schedules"
+    public static func schedule(_ locale: String) -> String { "\(schedulesDirectory)/\(locale).json" }
     public static func packDirectory(_ locale: String) -> String { "\(packsDirectory)/\(locale)" }
 
     /// Content versions per shard directory: `packs/tr-TR/1/1017.json` is tr-TR@1017, so no tree an

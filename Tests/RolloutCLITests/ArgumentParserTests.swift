@@ -22,6 +22,12 @@ final class ArgumentParserTests: XCTestCase {
         } catch let error as RolloutError {
             XCTAssertEqual(error.exitCode, 64, "\(arguments)")
             return error.message
+        } catch let error as OptionError {
+            XCTAssertEqual(error.error.exitCode, 64, "\(arguments)")
+            XCTAssertTrue(
+                arguments.contains { $0 == error.option || $0.hasPrefix(error.option + "=") },
+                "\(error.option) is not among \(arguments)")
+            return error.error.message
         } catch {
             return "\(error)"
         }

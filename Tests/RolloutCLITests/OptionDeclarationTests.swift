@@ -23,6 +23,9 @@ final class OptionDeclarationTests: XCTestCase {
         } catch let error as RolloutError {
             XCTAssertEqual(error.exitCode, 64)
             return error.message
+        } catch let error as OptionError {
+            XCTAssertEqual(error.error.exitCode, 64)
+            return error.error.message
         } catch {
             return "\(error)"
         }

@@ -62,6 +62,11 @@ final class RefusalWordingTests: XCTestCase {
         ]
         return promote + revert + gate + keys + store + remote + ingest + importing
             + [ReportRefusal.nothingPromoted(locale: "tr-TR")]
+            + [
+                ScheduleRefusal.wouldChangeNothing(id18, share: Percent(basisPoints: 1000)),
+                ScheduleRefusal.nothingPending(locale: "tr-TR"),
+                ScheduleRefusal.noSuchPending(locale: "tr-TR", id: 3, pending: [1, 2]),
+            ]
     }
 
     private var removedKeys: LintFinding {
@@ -220,6 +225,26 @@ final class RefusalWordingTests: XCTestCase {
             (.reverted(rollback: nil), "already reverted"),
             (.rampAdvanced(to: "10%"), "ramp advanced to 10%"), (.rampAdvanced(to: nil), "ramp not advanced"),
             (.notGuarded, "not guarded"),
+            (
+                .scheduleApplied(id: 1, change: "promote tr-TR@19 to 10%", effect: .staged),
+                "applied scheduled change 1: promote tr-TR@19 to 10%"
+            ),
+            (
+                .scheduleApplied(id: 2, change: "promote tr-TR@19 to 100%", effect: .completed),
+                "applied scheduled change 2: promote tr-TR@19 to 100%, now the baseline"
+            ),
+            (
+                .scheduleApplied(id: 3, change: "promote tr-TR@19 to 10%", effect: .unchanged),
+                "dropped scheduled change 3: it would change nothing"
+            ),
+            (
+                .scheduleApplied(id: 4, change: "promote tr-TR@19 to 10%", effect: nil),
+                "scheduled change 4 was cancelled meanwhile"
+            ),
+            (
+                .scheduleRefused(id: 5, change: "promote tr-TR@19 to 10%", due: Timestamp(seconds: 0)),
+                "scheduled change 5 refused: still pending"
+            ),
         ]
         for (action, column) in cases { XCTAssertEqual(GuardCommand.column(action, locale: "tr-TR"), column) }
     }

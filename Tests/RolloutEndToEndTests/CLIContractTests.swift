@@ -56,20 +56,27 @@ final class CLIContractTests: XCTestCase {
     func testErrorsUnderJsonAreJSONOnStderrWithTheDocumentedCode() throws {
         let w = try Workspace(process: true)
         try w.initWithExamples()
-        let cases: [([String], Int32, String)] = [
-            (["pack", "show", "tr-TR@99"], 66, "missing"),
-            (["pack", "add", Fixtures.directory + "/hostile/wrong-checksum.json"], 65, "bad-input"),
-            (["pack", "list", "--colour"], 64, "usage"),
+        // An error about one option names it, from its declaration: the parser's (unknown, twice,
+        // empty) and its value type's (a share over 100%, a time that is no time) alike.
+        let cases: [([String], Int32, String, String?)] = [
+            (["pack", "show", "tr-TR@99"], 66, "missing", nil),
+            (["pack", "add", Fixtures.directory + "/hostile/wrong-checksum.json"], 65, "bad-input", nil),
+            (["pack", "list", "--colour"], 64, "usage", "--colour"),
+            (["pack", "add", "x.json", "--reason", "a", "--reason=b"], 64, "usage", "--reason"),
+            (["promote", "tr-TR@18", "--to", "150%"], 64, "usage", "--to"),
+            (["log", "--since", "yesterday-ish"], 64, "usage", "--since"),
+            (["promote", "tr-TR@18", "--to", "5%", "--region", "TR,,DE"], 64, "usage", "--region"),
         ]
-        for (arguments, status, code) in cases {
+        for (arguments, status, code, option) in cases {
             let result = try w.rollout(arguments + ["--json"])
             XCTAssertEqual(result.status, status, "\(arguments): \(result.output)")
             XCTAssertEqual(result.stdout, "", "\(arguments)")
             let document = try XCTUnwrap(
                 try JSONSerialization.jsonObject(with: Data(result.stderr.utf8)) as? [String: Any])
             let error = try XCTUnwrap(document["error"] as? [String: Any])
-            XCTAssertEqual(error["code"] as? String, code)
+            XCTAssertEqual(error["code"] as? String, code, "\(arguments)")
             XCTAssertFalse((error["message"] as? String ?? "").isEmpty)
+            XCTAssertEqual(error["option"] as? String, option, "\(arguments): \(result.stderr)")
         }
     }
 

@@ -84,8 +84,14 @@ final class ChangeVocabularyTests: XCTestCase {
         case .initialize: return ([StateLayout.policy, "README.md"], [])
         case .packAdd: return ([StateLayout.pack(pack), StateLayout.packRecord(pack)], [plan, StateLayout.policy])
         case .policySet: return ([StateLayout.policy, StateLayout.siteSequence], [plan, StateLayout.pack(pack)])
-        case .promote, .complete, .ramp, .pause, .resume:
-            return ([plan], [StateLayout.plan("de-DE"), StateLayout.rollback("tr-TR/1")])
+        case .promote, .complete:
+            return (
+                [plan, StateLayout.schedule("tr-TR")], [StateLayout.plan("de-DE"), StateLayout.rollback("tr-TR/1")]
+            )
+        case .ramp, .pause, .resume:
+            return ([plan], [StateLayout.schedule("tr-TR"), StateLayout.rollback("tr-TR/1")])
+        case .schedule, .cancel:
+            return ([StateLayout.schedule("tr-TR")], [plan, StateLayout.schedule("de-DE")])
         case .revert:
             return (
                 [plan, StateLayout.rollback("tr-TR/1")], [StateLayout.plan("de-DE"), StateLayout.rollback("de-DE/1")]

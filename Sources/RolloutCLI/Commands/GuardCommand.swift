@@ -16,12 +16,15 @@ enum GuardCommand {
         summary:
             "check every staged rollout's health, advance scheduled ramps that are due and healthy, revert the unhealthy with --auto-revert",
         discussion: """
-            For each locale with a pack staged against a baseline: healthy and insufficient-data are left
+            First it applies each scheduled change that is due (promote --at), as promote would, health
+            gate included; one that is refused stays pending and makes the run exit 1. Then, for each
+            locale with a pack staged against a baseline: healthy and insufficient-data are left
             alone (guard never acts on insufficient data); unhealthy is reported, and with --auto-revert
             reverted to the last known good pack with the health figures and metrics sources attached to
             the rollback manifest as evidence. A locale that cannot be evaluated (damaged or out-of-range
             metrics, for example) is reported with verdict error and its message; the others are still
-            guarded. Exit 1 when an unhealthy rollout is left in place or a locale could not be guarded.
+            guarded. Exit 1 when an unhealthy rollout is left in place, a locale could not be guarded or a due
+            scheduled change was refused.
             """,
         options: Options.self,
         arguments: .none,
@@ -32,6 +35,10 @@ enum GuardCommand {
                 repository, autoRevert: invocation.flag(Options.declared.autoRevert),
                 actor: { try context.actor(invocation, repository: repository) },
                 now: try context.now(), describe: Refusals.message(of:))
+            Notifier.announce(
+                outcome, repository: repository,
+                actor: (try? context.actor(invocation, repository: repository))?.description ?? "rollout guard",
+                now: try context.now(), context: context)
             return render(outcome, style: context.style(invocation))
         })
 
@@ -43,7 +50,15 @@ enum GuardCommand {
         }
         var text =
             outcome.rows.isEmpty ? "Nothing is staged against a baseline: nothing to guard.\n" : table.render(style)
-        for row in outcome.rows { if let error = row.error { text += "\(row.locale) was not guarded: \(error)\n" } }
+        for row in outcome.rows {
+            guard let error = row.error else { continue }
+            if case .scheduleRefused(let id, let change, let due) = row.action {
+                text +=
+                    "\(row.locale)'s scheduled change \(id) (\(change), due \(due)) was refused and stays pending: \(error). Guard tries it again at its next run; take it back with rollout cancel \(row.locale) \(id) --reason TEXT\n"
+            } else {
+                text += "\(row.locale) was not guarded: \(error)\n"
+            }
+        }
         return CommandOutput(json: json(outcome), text: text, exitCode: outcome.exitCode)
     }
 
@@ -71,6 +86,14 @@ enum GuardCommand {
         case .reverted(let rollback): return rollback.map { "reverted: rollback \($0)" } ?? "already reverted"
         case .rampAdvanced(let share): return share.map { "ramp advanced to \($0)" } ?? "ramp not advanced"
         case .notGuarded: return "not guarded"
+        case .scheduleApplied(let id, let change, let effect):
+            switch effect {
+            case .staged: return "applied scheduled change \(id): \(change)"
+            case .completed: return "applied scheduled change \(id): \(change), now the baseline"
+            case .unchanged: return "dropped scheduled change \(id): it would change nothing"
+            case nil: return "scheduled change \(id) was cancelled meanwhile"
+            }
+        case .scheduleRefused(let id, _, _): return "scheduled change \(id) refused: still pending"
         }
     }
 

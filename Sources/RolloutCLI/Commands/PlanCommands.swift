@@ -39,13 +39,18 @@ package enum PlanCommands {
             every segment it targets healthy (docs/health.md, "The promote gate"): unhealthy, a sample
             ratio mismatch or too little data is refused (exit 1) unless --force --reason; a segment short
             of data can be accepted by name with --accept-insufficient, which is recorded. See
-            docs/targeting.md.
+            docs/targeting.md. With --at TIME the promote is scheduled instead: checked now as if it ran
+            now, recorded as a pending change, and applied by rollout guard at its first run from TIME on
+            (checked again then); rollout cancel takes it back (docs/health.md, "Scheduled changes").
             """,
         options: PromoteOptions.self,
         arguments: .exactly("PACK"),
         effects: [.recordsChange, .checks],
         run: { invocation, context in
             let request = try promoteRequest(invocation)
+            if let at = try invocation.value(PromoteOptions.declared.at) {
+                return try ScheduleCommands.promote(request, at: at, invocation: invocation, context: context)
+            }
             let id = request.pack
             let repository = try context.repository(invocation)
             let now = try context.now()
@@ -54,14 +59,19 @@ package enum PlanCommands {
             repository.dryRun = dryRun
             let override = try PromoteGate.override(force: invocation.flag(options.force), reason: request.reason)
             let accepting = try invocation.list(options.acceptInsufficient)
+            let actor = try context.actor(invocation, repository: repository)
             let applied = try PlanOperations.promote(
-                request, in: repository, override: override, accepting: accepting,
-                actor: try context.actor(invocation, repository: repository),
+                request, in: repository, override: override, accepting: accepting, actor: actor,
                 time: { now },
                 health: { snapshot, plan in
                     try HealthCheck.evaluate(plan, snapshot: snapshot, repository: repository)
                 })
             let outcome = applied.result
+            if let commit = applied.commit, outcome.kind != .unchanged {
+                let notice = Notice.promoted(
+                    outcome, pack: id, commit: commit, actor: actor, time: now, reason: request.reason)
+                Notifier.announce([notice], repository: repository, context: context)
+            }
             let changes = describeChanges(outcome.before, outcome.after)
             let style = context.style(invocation)
             var text: String
@@ -115,6 +125,10 @@ package enum PlanCommands {
         let every = Option.duration(
             "every", "DURATION", "how long each ramp step lasts at least: 24h, 30m, 2d (default 24h; 7day: 1 day)",
             maximum: InputLimits.longestRampStep)
+        let at = Option.moment(
+            "at", "TIME",
+            "do it then, not now: a time with its UTC offset (2026-12-10T09:00+03:00); with --ramp, when the ramp starts; guard applies it"
+        )
 
         static let declared = PromoteOptions()
     }
@@ -174,19 +188,24 @@ package enum PlanCommands {
             let snapshot = try context.repository(invocation).snapshot()
             let style = context.style(invocation)
             if let locale = try invocation.positionals.first.map({ try LocaleTag.canonical($0) }) {
+                let schedule = try snapshot.schedule(locale)
+                let pending = JSONValue.array(schedule.pending.map(\.jsonValue))
+                let now = try context.now()
                 guard let plan = try snapshot.plan(locale) else {
                     let versions = try snapshot.contentVersions(of: locale)
                     if versions.isEmpty {
                         throw RolloutError.missing("no \(locale) packs and no plan; add packs with rollout pack add")
                     }
                     return CommandOutput(
-                        json: ["locale": .string(locale), "plan": .null],
+                        json: ["locale": .string(locale), "plan": .null, "pending": pending],
                         text:
                             "\(locale): nothing promoted yet; devices use their bundled strings. Start with rollout promote \(locale)@\(versions.last!) --to 1%\n"
+                            + ScheduleCommands.describe(schedule, now: now)
                     )
                 }
                 return CommandOutput(
-                    json: ["locale": .string(locale), "plan": plan.jsonValue], text: describe(plan, style))
+                    json: ["locale": .string(locale), "plan": plan.jsonValue, "pending": pending],
+                    text: describe(plan, style) + ScheduleCommands.describe(schedule, now: now))
             }
             let plans = try snapshot.plannedLocales().compactMap { try snapshot.plan($0) }
             var table = Table("LOCALE", "BASELINE", "STAGED", "BLOCKED", "LAST CHANGE")

@@ -156,22 +156,21 @@ package enum PublishCommands {
             repository.dryRun = invocation.flag(options.dryRun)
             let directory = context.absolutePath(out)
             let now = try context.now()
+            // The record is history: a credential in an upload URL never reaches it (docs/teams.md, "Credentials").
+            let destination = RemoteURL.redacted(invocation.value(options.destination) ?? directory)
             let actor = try context.actor(invocation, repository: repository)
             let outcome = try PublishOperation.publish(
-                // The record is history: a credential in an upload URL never reaches it (docs/teams.md, "Credentials").
                 PublishOperation.Request(
-                    directory: directory,
-                    destination: RemoteURL.redacted(invocation.value(options.destination) ?? directory),
-                    key: key,
-                    legacyKey: legacyKey, lifetime: lifetime),
+                    directory: directory, destination: destination, key: key, legacyKey: legacyKey, lifetime: lifetime),
                 in: repository, actor: actor, time: { now })
+            // A dry run stops before anything is announced: nothing happened.
             if let preview = outcome.preview {
                 return wouldPublish(outcome, preview, out: out, actor: actor, style: context.style(invocation))
             }
-            if let signing = outcome.signingKey, signing.expiresSoon {
-                let days = (signing.expires.seconds - now.seconds) / 86_400
-                context.diagnostics(PublishCommands.expiringKeyWarning(signing, days: days).oneLine + "\n")
-            }
+            Notifier.announce(
+                outcome, destination: destination, repository: repository, actor: actor.description, now: now,
+                context: context)
+            warnIfExpiring(outcome.signingKey, now: now, context: context)
             return published(outcome, out: out, directory: directory, style: context.style(invocation))
         })
 
@@ -365,6 +364,15 @@ extension Error where Self == RolloutError {
 }
 
 extension PublishCommands {
+    /// Warns on stderr when the publishing key expires within the warning period.
+    fileprivate static func warnIfExpiring(
+        _ signing: PublishOperation.SigningKey?, now: Timestamp, context: CommandContext
+    ) {
+        guard let signing, signing.expiresSoon else { return }
+        let days = (signing.expires.seconds - now.seconds) / 86_400
+        context.diagnostics(PublishCommands.expiringKeyWarning(signing, days: days).oneLine + "\n")
+    }
+
     /// The warning publish gives when its publishing key expires within the warning period.
     fileprivate static func expiringKeyWarning(_ signing: PublishOperation.SigningKey, days: Int64) -> String {
         "warning: publishing key \(signing.id) expires at \(signing.expires) (in \(days) day(s)); make its successor now with rollout keys rotate --root FILE --overlap 14d"

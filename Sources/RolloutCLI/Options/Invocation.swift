@@ -49,15 +49,16 @@ extension Invocation {
 
     /// The option's value read as its type, or nil when it was not given.
     package func value<Value>(_ option: Option<Value>) throws -> Value? {
-        try text(option).map { try option.read($0, option.flag) }
+        try text(option).map { text in try OptionError.about(option.flag) { try option.read(text, option.flag) } }
     }
 
     /// The value of an option the command cannot run without, read as its type; missing, a usage
     /// error that names it and where help is.
     package func required<Value>(_ option: Option<Value>) throws -> Value {
         guard let value = try value(option) else {
-            throw RolloutError.usage(
-                "rollout \(command.name) needs \(option.spec.label); see rollout help \(command.name)")
+            throw OptionError(
+                option: option.flag,
+                error: .usage("rollout \(command.name) needs \(option.spec.label); see rollout help \(command.name)"))
         }
         return value
     }
@@ -67,7 +68,9 @@ extension Invocation {
 
     /// Every value of a repeatable option, in the order given, each read as its type.
     package func values<Value>(_ option: Option<Value>) throws -> [Value] {
-        try values(named: option.spec.name).map { try option.read($0, option.flag) }
+        try values(named: option.spec.name).map { text in
+            try OptionError.about(option.flag) { try option.read(text, option.flag) }
+        }
     }
 
     /// Every value of a repeatable option as typed.
@@ -75,7 +78,9 @@ extension Invocation {
 
     /// The items of a list option over all its occurrences, each read as its type.
     package func list<Item>(_ option: ListOption<Item>) throws -> [Item] {
-        try items(named: option.spec.name).map { try Item.argument($0, flag: option.flag) }
+        try items(named: option.spec.name).map { item in
+            try OptionError.about(option.flag) { try Item.argument(item, flag: option.flag) }
+        }
     }
 
     /// The items of a list option as typed (trimmed, none empty).

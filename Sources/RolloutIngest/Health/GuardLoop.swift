@@ -19,6 +19,10 @@ public enum GuardLoop {
         /// Why the locale could not be guarded (verdict "error").
         public var error: String?
         public var unhealthyLeft = false
+        /// The commit of the revert or ramp step guard recorded, and the plan it left: what a
+        /// notification names (docs/notifications.md).
+        public var commit: ObjectID?
+        public var planAfter: Plan?
         /// Held by a sample ratio mismatch: someone has to find why devices do not get the planned share.
         public var heldLeft = false
 
@@ -33,6 +37,12 @@ public enum GuardLoop {
             case rampAdvanced(to: String?)
             /// The locale could not be guarded (`error` says why).
             case notGuarded
+            /// A pending change that was due (`promote --at`): its number, what it was, and what its
+            /// promote did (`unchanged`: it would change nothing and was dropped; nil: someone
+            /// cancelled it while guard ran).
+            case scheduleApplied(id: Int, change: String, effect: PromoteEffect?)
+            /// A due pending change its promote refused (`error` says why): it stays pending.
+            case scheduleRefused(id: Int, change: String, due: Timestamp)
         }
     }
 
@@ -54,8 +64,10 @@ public enum GuardLoop {
         describe: (any Error) -> String
     ) throws -> Outcome {
         try repository.catchUp()
-        let snapshot = try repository.snapshot()
         var outcome = Outcome()
+        // Due changes first, so the locales are then guarded as they now stand.
+        outcome.rows = try applySchedules(repository, actor: actor, now: now, describe: describe)
+        let snapshot = try repository.snapshot()
         for locale in try snapshot.plannedLocales() {
             do {
                 if let row = try guardLocale(
@@ -118,6 +130,8 @@ public enum GuardLoop {
                 request, in: repository, evidence: evidence, actor: try actor(), time: { now })
             row.action = .reverted(rollback: applied.result.manifest?.id)
             row.rollback = applied.result.manifest?.id
+            row.commit = applied.commit
+            row.planAfter = applied.result.after
         case .advanceRamp:
             // The step is taken on the tip the commit lands on, with health evaluated again there.
             let applied = try PlanOperations.advanceRamp(
@@ -129,6 +143,8 @@ public enum GuardLoop {
             }
             row.action = .rampAdvanced(
                 to: applied.result.map { $0.after.rules.first?.share.description ?? "100%, completed" })
+            row.commit = applied.commit
+            row.planAfter = applied.result?.after
         }
         return row
     }

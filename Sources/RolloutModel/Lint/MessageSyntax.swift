@@ -360,6 +360,12 @@ public struct MessageSyntax: Equatable, Sendable {
     }
 }
 
+extension StringProtocol {
+    /// Only the ASCII digits 0-9, and at least one: what a count, a duration's number or a row's
+    /// integer field may be (no sign, no Unicode digits that `Int(_:)` would refuse anyway).
+    public var isDecimalDigits: Bool { !isEmpty && utf8.allSatisfy { $0 >= 0x30 && $0 <= 0x39 } }
+}
+
 extension String {
     public var trimmingSpaces: String {
         let scalars = unicodeScalars

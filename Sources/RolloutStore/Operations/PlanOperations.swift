@@ -17,51 +17,64 @@ public enum PlanOperations {
         time: @escaping () -> Timestamp, health: (Snapshot, Plan) throws -> Health.Report?
     ) throws -> PackRepository.Applied<PromoteOutcome> {
         try repository.apply(actor: actor, time: time) { snapshot in
-            let pack = try snapshot.requirePack(request.pack)
-            let locale = request.pack.locale
-            let before = try snapshot.plan(locale) ?? Plan(locale: locale)
-            var (after, kind) = try before.promoted(
-                by: request, minAppVersion: pack.minAppVersion, parentCommit: snapshot.commit?.hex ?? "")
-            if kind == .unchanged {
-                return (nil, PromoteOutcome(kind: .unchanged, before: before, after: after))
-            }
-            let gateTrailers = try PromoteGate.decide(
-                before: before, after: after, kind: kind, override: override, accepting: accepting
-            ) {
-                try health(snapshot, $0)
-            }.trailers(pack: request.pack)
-            after.lastChange = Plan.LastChange(
-                action: kind.rawValue, actor: actor.description, time: time(), reason: request.reason)
-            after.sequence = before.sequence + 1
-            if after.ramp != nil { after.ramp!.since = time() }
-            var trailers: [(name: Trailer, value: String)] = [
-                (.action, kind.rawValue), (.locale, locale), (.pack, request.pack.description),
-                (.percent, request.share.description),
-            ]
-            if kind == .staged {
-                // What the change targeted: the flags given, every region/version when a new rule was
-                // made without them, or every staged rule when only the share moved.
-                let movedAll = !request.hasTargeting && !before.rules.isEmpty
-                trailers.append(
-                    (.regions, movedAll ? "all staged rules" : (request.regions?.joined(separator: ",") ?? "*")))
-                trailers.append((.versions, movedAll ? "all staged rules" : (request.versions?.description ?? "*")))
-            }
-            trailers += gateTrailers
-            if let ramp = request.ramp {
-                trailers.append((.ramp, ramp.steps.map(\.description).joined(separator: ",") + " every \(ramp.every)s"))
-            }
-            if let reason = request.reason { trailers.append((.reason, reason)) }
-            let summary =
-                kind == .completed
-                ? "complete \(request.pack): the baseline of \(locale)"
-                : "promote \(request.pack) to \(request.share)"
-                    + (request.regions.map { " in \($0.joined(separator: ","))" } ?? "")
-                    + (request.versions.map { " on \($0)" } ?? "")
-            let change = Change(
-                summary: summary, trailers: trailers,
-                writes: [(StateLayout.plan(locale), JSONWriter.pretty(after.jsonValue))])
-            return (change, PromoteOutcome(kind: kind, before: before, after: after))
+            try promoteChange(
+                request, on: snapshot, override: override, accepting: accepting, actor: actor, time: time,
+                health: health)
         }
+    }
+
+    /// What a promote writes on `snapshot` (nil: nothing, for an unchanged plan) and
+    /// its outcome: the plan transform, the health gate and the trailers, shared by `promote` and
+    /// by guard applying a scheduled one (`ScheduleOperations.apply`).
+    static func promoteChange(
+        _ request: PromoteRequest, on snapshot: Snapshot, override: PromoteGate.Override?,
+        accepting: [SegmentPattern], actor: Actor, time: () -> Timestamp,
+        health: (Snapshot, Plan) throws -> Health.Report?
+    ) throws -> (Change?, PromoteOutcome) {
+        let pack = try snapshot.requirePack(request.pack)
+        let locale = request.pack.locale
+        let before = try snapshot.plan(locale) ?? Plan(locale: locale)
+        var (after, kind) = try before.promoted(
+            by: request, minAppVersion: pack.minAppVersion, parentCommit: snapshot.commit?.hex ?? "")
+        if kind == .unchanged {
+            return (nil, PromoteOutcome(kind: .unchanged, before: before, after: after))
+        }
+        let gateTrailers = try PromoteGate.decide(
+            before: before, after: after, kind: kind, override: override, accepting: accepting
+        ) {
+            try health(snapshot, $0)
+        }.trailers(pack: request.pack)
+        after.lastChange = Plan.LastChange(
+            action: kind.rawValue, actor: actor.description, time: time(), reason: request.reason)
+        after.sequence = before.sequence + 1
+        if after.ramp != nil { after.ramp!.since = time() }
+        var trailers: [(name: Trailer, value: String)] = [
+            (.action, kind.rawValue), (.locale, locale), (.pack, request.pack.description),
+            (.percent, request.share.description),
+        ]
+        if kind == .staged {
+            // What the change targeted: the flags given, every region/version when a new rule was
+            // made without them, or every staged rule when only the share moved.
+            let movedAll = !request.hasTargeting && !before.rules.isEmpty
+            trailers.append(
+                (.regions, movedAll ? "all staged rules" : (request.regions?.joined(separator: ",") ?? "*")))
+            trailers.append((.versions, movedAll ? "all staged rules" : (request.versions?.description ?? "*")))
+        }
+        trailers += gateTrailers
+        if let ramp = request.ramp {
+            trailers.append((.ramp, ramp.steps.map(\.description).joined(separator: ",") + " every \(ramp.every)s"))
+        }
+        if let reason = request.reason { trailers.append((.reason, reason)) }
+        let summary =
+            kind == .completed
+            ? "complete \(request.pack): the baseline of \(locale)"
+            : "promote \(request.pack) to \(request.share)"
+                + (request.regions.map { " in \($0.joined(separator: ","))" } ?? "")
+                + (request.versions.map { " on \($0)" } ?? "")
+        let change = Change(
+            summary: summary, trailers: trailers,
+            writes: [(StateLayout.plan(locale), JSONWriter.pretty(after.jsonValue))])
+        return (change, PromoteOutcome(kind: kind, before: before, after: after))
     }
 
     /// Moves a scheduled ramp to its next step if it is due (guard's job): completes the rollout when

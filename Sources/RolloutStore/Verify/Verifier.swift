@@ -50,8 +50,12 @@ public enum Verifier {
         case .initialize: return true
         case .packAdd: return path.hasPrefix("packs/")
         case .policySet: return path == StateLayout.policy || path == StateLayout.siteSequence
-        case .promote, .complete, .ramp, .pause, .resume:
+        // A promote guard applies when it is due also takes it out of the locale's pending changes.
+        case .promote, .complete:
+            return locale.map { path == StateLayout.plan($0) || path == StateLayout.schedule($0) } ?? false
+        case .ramp, .pause, .resume:
             return locale.map { path == StateLayout.plan($0) } ?? false
+        case .schedule, .cancel: return locale.map { path == StateLayout.schedule($0) } ?? false
         case .revert:
             return locale.map {
                 path == StateLayout.plan($0) || path.hasPrefix(StateLayout.rollbackDirectory($0) + "/")
@@ -237,7 +241,13 @@ public enum Verifier {
                 {
                     c.problem(StateLayout.plan(locale), .planUnchanged(action, locale))
                 }
+                if let locale = c.trailers.value(.locale),
+                    c.changes.contains(where: { $0.path == StateLayout.schedule(locale) })
+                {
+                    checkSchedule(action, &c)
+                }
             case .revert: checkRevert(&c)
+            case .schedule, .cancel: checkSchedule(action, &c)
             case .publish:
                 // The state a publish names is the one it was recorded on: the commit's parent.
                 if c.trailers.value(.publishedState) != c.commit.parents.first?.hex {
@@ -267,6 +277,21 @@ public enum Verifier {
                 c.problem(added[id]!, "added, but not named in a Rollout-Pack trailer")
             }
             for id in named.subtracting(added.keys).sorted() { c.problem(nil, .namedPackNotAdded(id)) }
+        }
+
+        /// A schedule or cancel changes its locale's pending changes and names the ones it added or
+        /// took out; a promote that changed them is one guard applied, and names it too.
+        func checkSchedule(_ action: ChangeAction, _ c: inout CommitUnderCheck) {
+            guard let locale = c.trailers.value(.locale), !c.trailers.values(.schedule).isEmpty else {
+                c.problem(nil, "a \(action.rawValue) without Rollout-Locale and Rollout-Schedule trailers")
+                return
+            }
+            if action == .schedule || action == .cancel,
+                !c.changes.contains(where: { $0.path == StateLayout.schedule(locale) })
+            {
+                c.problem(
+                    StateLayout.schedule(locale), "Rollout-Schedule names a change, but this commit left it as it was")
+            }
         }
 
         /// A revert adds the rollback manifest its Rollout-Rollback names, one of its own locale.
@@ -309,6 +334,7 @@ public enum Verifier {
         }
         let (packs, stored) = try checkPacks(snapshot, problem: problem)
         let plans = try checkPlans(snapshot, stored: stored, problem: problem)
+        try checkSchedules(snapshot, stored: stored, problem: problem)
         try walk.metrics.checkTip(snapshot, problem: problem)
         let keyLists = checkKeyChain(snapshot, problem: problem)
         let rollbacks = try checkRollbacks(snapshot, addedBy: walk.rollbackAdded, problem: problem)
@@ -367,6 +393,24 @@ public enum Verifier {
             problem(
                 path,
                 error.message.hasPrefix(path + ": ") ? String(error.message.dropFirst(path.count + 2)) : error.message)
+        }
+    }
+
+    /// Every locale's pending changes parse, belong to it, and name only packs the tip holds.
+    static func checkSchedules(
+        _ snapshot: Snapshot, stored packs: [String: Set<Int>], problem: (String, String) -> Void
+    ) throws {
+        for locale in try snapshot.scheduledLocales() {
+            let path = StateLayout.schedule(locale)
+            do {
+                let schedule = try snapshot.schedule(locale)
+                if schedule.locale != locale { problem(path, "holds the pending changes of \(schedule.locale)") }
+                for change in schedule.pending where !(packs[locale] ?? []).contains(change.pack.contentVersion) {
+                    problem(path, "pending change \(change.id) gives \(change.pack); the repository does not hold it")
+                }
+            } catch let error as RolloutError {
+                problem(path, error.damage ?? error.message)
+            }
         }
     }
 

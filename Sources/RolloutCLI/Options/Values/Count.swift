@@ -8,7 +8,7 @@ extension Option where Value == Int {
         repeatable: Bool = false
     ) -> Option<Int> {
         Option(name, valueName, help, repeatable: repeatable) { text, flag in
-            guard text.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }), let n = Int(text), (minimum...maximum).contains(n)
+            guard text.isDecimalDigits, let n = Int(text), (minimum...maximum).contains(n)
             else {
                 let bounds = maximum == .max ? "of at least \(minimum)" : "from \(minimum) to \(maximum)"
                 throw RolloutError.usage("\(flag) \"\(InputLimits.echo(text))\" must be a whole number \(bounds)")

@@ -16,7 +16,7 @@ extension Option where Value == Int64 {
                 throw RolloutError.usage(
                     "\(flag) \"\(InputLimits.echo(text))\" is longer than the limit of \(TimeSpan.describe(maximum))")
             case .notADuration:
-                let bare = text.utf8.allSatisfy { $0 >= 0x30 && $0 <= 0x39 }
+                let bare = text.isDecimalDigits
                 throw RolloutError.usage(
                     "\(flag) \"\(InputLimits.echo(text))\" is not a duration: give \(TimeSpan.spelling)"
                         + (bare ? " (a number needs its unit)" : ""))
