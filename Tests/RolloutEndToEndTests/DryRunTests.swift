@@ -228,6 +228,29 @@ final class DryRunTests: XCTestCase {
             "the real run fetches first and finds it done")
     }
 
+    /// A dry run announces nothing: with a webhook that hears every event (docs/notifications.md),
+    /// the dry runs of promote, revert and publish deliver nothing and queue nothing, while the real
+    /// runs after them are delivered.
+    func testADryRunAnnouncesNothing() throws {
+        let w = try staged()
+        let receiver = try WebhookReceiver(directory: w.scratch.path("hooks"))
+        let policy = try w.scratch.write(
+            "notify.json",
+            #"{"notify": {"hooks": [{"name": "audit", "format": "json", "url": "\#(receiver.url("json"))", "secretEnv": "HOOK_SECRET"}]}}"#
+        )
+        w.environment["HOOK_SECRET"] = "correct horse battery staple"
+        XCTAssertEqual(try w.rollout("policy", "set", policy).status, 0)
+        let site = ["publish", "--out", w.scratch.path("site"), "--key", w.scratch.path("signing.key")]
+        _ = try dryRun(w, ["promote", "tr-TR@18", "--to", "5%", "--reason", "fewer"], endsWithPromise: false)
+        _ = try dryRun(w, ["revert", "tr-TR", "--reason", "crash spike"])
+        _ = try dryRun(w, site)
+        XCTAssertEqual(receiver.received(at: "/json").count, 0, "a dry run was announced")
+        XCTAssertEqual(try w.rollout("revert", "tr-TR", "--reason", "crash spike").status, 0)
+        XCTAssertEqual(try w.rollout(site).status, 0)
+        XCTAssertEqual(
+            receiver.received(at: "/json").compactMap { $0.json["event"] as? String }, ["revert", "publish"])
+    }
+
     /// promote and revert --dry-run go through the same stop: nothing written, the real promote writes
     /// the plan the dry run showed, the real revert the rollback manifest.
     func testPromoteAndRevertDryRunsShowWhatTheRealRunsWrite() throws {
