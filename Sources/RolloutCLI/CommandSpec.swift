@@ -150,6 +150,7 @@ public let allCommands: [CommandSpec] = [
     PackCommands.lint, PackCommands.add, ImportCommand.spec, PackCommands.list, PackCommands.show, PackCommands.diff,
     PackCommands.checksum,
     PlanCommands.promote, PlanCommands.status, PlanCommands.resolve, SimulateCommand.spec, LogCommand.spec,
+    DiffCommand.spec,
     RevertCommands.revert, RevertCommands.rollbacks,
     KeysCommands.initialize, KeysCommands.rotate, KeysCommands.revoke, KeysCommands.rotateRoot, KeysCommands.list,
     KeysCommands.generate,

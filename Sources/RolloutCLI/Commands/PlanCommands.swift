@@ -56,11 +56,12 @@ package enum PlanCommands {
             let now = try context.now()
             let options = PromoteOptions.declared
             let dryRun = invocation.flag(options.dryRun)
+            repository.dryRun = dryRun
             let override = try PromoteGate.override(force: invocation.flag(options.force), reason: request.reason)
             let accepting = try invocation.list(options.acceptInsufficient)
             let actor = try context.actor(invocation, repository: repository)
             let applied = try PlanOperations.promote(
-                request, in: repository, dryRun: dryRun, override: override, accepting: accepting, actor: actor,
+                request, in: repository, override: override, accepting: accepting, actor: actor,
                 time: { now },
                 health: { snapshot, plan in
                     try HealthCheck.evaluate(plan, snapshot: snapshot, repository: repository)
