@@ -217,6 +217,41 @@ final class NotifyTests: XCTestCase {
         receiver.received(at: "/json").map { $0.json["event"] as? String ?? "" }
     }
 
+    /// A campaign that goes live at its hour is heard when guard applies it, with the commit that
+    /// applied it; one refused when due (its pack was reverted meanwhile) is heard once, not at every
+    /// cron run it stays pending.
+    func testGuardAnnouncesAScheduledChangeWhenItLandsAndARefusedOneOnce() throws {
+        let w = try Workspace()
+        w.environment["ROLLOUT_NOW"] = "2026-12-01T08:00:00Z"
+        try w.initWithExamples()
+        XCTAssertEqual(try w.rollout("promote", "tr-TR@17", "--to", "100%").status, 0)
+        let receiver = try notifying(w, at: "2026-12-01T08:00:00Z")
+        for (share, time) in [("10%", "2026-12-02T09:00+03:00"), ("50%", "2026-12-10T09:00+03:00")] {
+            let scheduled = try w.rollout("promote", "tr-TR@18", "--to", share, "--region", "TR", "--at", time)
+            XCTAssertEqual(scheduled.status, 0, scheduled.output)
+        }
+        XCTAssertEqual(events(receiver), [], "scheduling is not the change")
+
+        let applied = try w.rollout(["guard"], env: ["ROLLOUT_NOW": "2026-12-02T06:00:00Z"])
+        XCTAssertEqual(applied.status, 0, applied.output)
+        XCTAssertEqual(events(receiver), ["promote"])
+        let live = try XCTUnwrap(receiver.received(at: "/json").last)
+        XCTAssertEqual(
+            live.json["title"] as? String, "guard applied scheduled change 1 of tr-TR: promote tr-TR@18 to 10% in TR")
+        XCTAssertEqual(live.json["commit"] as? String, try w.stateTip(), "the commit that applied it")
+
+        XCTAssertEqual(try w.rollout("revert", "tr-TR", "--reason", "typo in checkout").status, 0)
+        for time in ["2026-12-10T06:00:00Z", "2026-12-10T06:05:00Z"] {
+            XCTAssertEqual(try w.rollout(["guard"], env: ["ROLLOUT_NOW": time]).status, 1, "refused: it stays pending")
+        }
+        let held = receiver.received(at: "/json").filter { $0.json["event"] as? String == "hold" }
+        XCTAssertEqual(held.count, 1, "announced once while it stays pending")
+        XCTAssertEqual(
+            held.first?.json["title"] as? String,
+            "guard could not apply scheduled change 2 of tr-TR (promote tr-TR@18 to 50% in TR, due 2026-12-10T06:00:00Z): it stays pending"
+        )
+    }
+
     func testGuardAnnouncesAHeldRampOnceAndEachStep() throws {
         let w = try SampleRatioHoldTests.staging(["--ramp", "1,5,100", "--every", "12h"], at: "2026-11-25T00:00:00Z")
         let receiver = try notifying(w, at: "2026-11-25T00:00:00Z")

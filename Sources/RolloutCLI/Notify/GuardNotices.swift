@@ -20,8 +20,10 @@ enum GuardNotices {
                 actor: actor, time: now, reason: nil, segments: row.planAfter.map(Notice.segments(of:)) ?? [])
             guard let (notice, fingerprint) = notice(for: row, base: base) else { continue }
             if let fingerprint {
-                record["hold \(row.locale)"] = fingerprint
-                if announced["hold \(row.locale)"] == fingerprint { continue }
+                // A locale's refused scheduled change is a subject of its own beside its rollout's hold.
+                let subject = "hold \(row.locale)" + (fingerprint.hasPrefix("schedule ") ? " schedule" : "")
+                record[subject] = fingerprint
+                if announced[subject] == fingerprint { continue }
             }
             notices.append(notice)
         }
@@ -65,6 +67,19 @@ enum GuardNotices {
                 + (segments.isEmpty ? "" : " in " + segments.joined(separator: ", "))
             notice.details = ["segments": .array(segments.map { .string($0) })]
             return (notice, "data \(staged) \(segments.joined(separator: ","))")
+        case .scheduleApplied(let id, let change, let effect?) where effect != .unchanged:
+            notice.event = effect == .completed ? .complete : .promote
+            notice.title =
+                "guard applied scheduled change \(id) of \(row.locale): \(change)"
+                + (effect == .completed ? ", now the baseline" : "")
+            notice.details = ["schedule": .integer(id)]
+            return (notice, nil)
+        case .scheduleRefused(let id, let change, let due):
+            notice.title =
+                "guard could not apply scheduled change \(id) of \(row.locale) (\(change), due \(due)): it stays pending"
+            notice.reason = row.error
+            notice.details = ["schedule": .integer(id)]
+            return (notice, "schedule \(id) \(row.error ?? "")")
         case .decided(.holdRampForFreshMetrics):
             notice.title = "guard held the ramp of \(staged): no metrics since this step began"
             return (notice, "fresh \(staged)")
