@@ -49,6 +49,10 @@ final class ScheduleTests: XCTestCase {
         let early = try at(w, "2026-12-10T05:59:59Z", "guard")
         XCTAssertEqual(early.status, 0, early.output)
         XCTAssertFalse(early.stdout.contains("applied"), early.output)
+        XCTAssertTrue(
+            early.stdout.hasSuffix(
+                "Next scheduled change: tr-TR 1 at 2026-12-10T06:00:00Z, promote tr-TR@18 to 10%.\n"),
+            early.output)
         XCTAssertNil(try share(w))
         XCTAssertEqual(try pending(w).count, 1)
 
@@ -58,6 +62,7 @@ final class ScheduleTests: XCTestCase {
             due.stdout.contains("applied scheduled change 1: promote tr-TR@18 to 10%"), due.output)
         XCTAssertEqual(try share(w), 1000)
         XCTAssertEqual(try pending(w).count, 0)
+        XCTAssertFalse(due.stdout.contains("Next scheduled change"), "nothing is left to wait for")
         let message = try w.git("log", "-1", "--format=%B", "refs/heads/main").stdout
         XCTAssertTrue(message.hasPrefix("promote tr-TR@18 to 10%\n"), message)
         for trailer in [

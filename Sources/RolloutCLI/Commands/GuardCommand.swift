@@ -59,6 +59,9 @@ enum GuardCommand {
                 text += "\(row.locale) was not guarded: \(error)\n"
             }
         }
+        if let (locale, change) = outcome.nextScheduled {
+            text += "Next scheduled change: \(locale) \(change.id) at \(change.at), \(change.summary).\n"
+        }
         return CommandOutput(json: json(outcome), text: text, exitCode: outcome.exitCode)
     }
 
@@ -75,6 +78,11 @@ enum GuardCommand {
         return [
             "locales": .array(rows), "unhealthyLeft": .bool(outcome.unhealthyLeft), "heldLeft": .bool(outcome.heldLeft),
             "failed": .array(outcome.failed.map { .string($0) }),
+            "nextScheduled": outcome.nextScheduled.map { next in
+                var object = next.change.jsonValue.objectValue ?? [:]
+                object["locale"] = .string(next.locale)
+                return .object(object)
+            } ?? .null,
         ]
     }
 

@@ -48,6 +48,9 @@ public enum GuardLoop {
 
     public struct Outcome: Sendable {
         public var rows: [Row] = []
+        /// The soonest change still scheduled after this run (`promote --at`), of any locale: what
+        /// the next runs will apply, so a run that did nothing says what it waits for.
+        public var nextScheduled: (locale: String, change: Schedule.Pending)?
         public var unhealthyLeft: Bool { rows.contains { $0.unhealthyLeft } }
         public var heldLeft: Bool { rows.contains { $0.heldLeft } }
         public var failed: [String] { rows.filter { $0.error != nil }.map(\.locale) }
@@ -86,6 +89,9 @@ public enum GuardLoop {
                     Row(locale: locale, candidate: candidate, verdict: "error", action: .notGuarded, error: message))
             }
         }
+        outcome.nextScheduled = try snapshot.scheduledLocales()
+            .flatMap { locale in try snapshot.schedule(locale).pending.map { (locale: locale, change: $0) } }
+            .min { ($0.change.at, $0.locale, $0.change.id) < ($1.change.at, $1.locale, $1.change.id) }
         return outcome
     }
 
