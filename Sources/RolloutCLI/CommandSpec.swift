@@ -159,6 +159,7 @@ public let allCommands: [CommandSpec] = [
     ReportCommand.spec,
     PauseCommands.spec(true), PauseCommands.spec(false),
     ScheduleCommands.cancel,
+    TestersCommands.change(true), TestersCommands.change(false), TestersCommands.list,
     PolicyCommands.show, PolicyCommands.set,
     DeviceCommand.spec,
     CompletionCommand.spec, HelpCommand.spec, HelpCommand.version,
