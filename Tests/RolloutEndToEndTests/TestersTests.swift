@@ -144,6 +144,43 @@ final class TestersTests: XCTestCase {
         try w.assertFsckClean()
     }
 
+    /// The healthy example export with a tester column, and two rows of tester devices that crash
+    /// in nearly a third of their sessions, marked as testers' (`marked`) or not.
+    func metricsWithTesters(_ w: Workspace, marked: Bool) throws -> String {
+        let healthy = try String(
+            contentsOfFile: Fixtures.examplePacks + "/../metrics/crashes-healthy.csv", encoding: .utf8)
+        let lines = healthy.split(separator: "\n")
+        return try w.scratch.write(
+            "crashes-\(marked).csv",
+            ([lines[0] + ",tester"] + lines.dropFirst().map { $0 + "," }
+                + [
+                    "2026-11-25,tr-TR,tr-TR@18,TR,4.8.1,3000,900,\(marked ? "qa" : "")",
+                    "2026-11-25,tr-TR,tr-TR@18,TR,4.9,3000,900,\(marked ? "true" : "no")",
+                ]).joined(separator: "\n") + "\n")
+    }
+
+    func testMetricsRowsOfTesterDevicesNeverCountTowardHealth() throws {
+        var verdicts: [Bool: String] = [:]
+        for marked in [true, false] {
+            let w = try Workspace()
+            try w.initWithExamples()
+            let setup = [
+                ["promote", "tr-TR@17", "--to", "100%"], ["testers", "add", "qa", "--install-id", "qa-phone-1"],
+                ["promote", "tr-TR@18", "--to", "testers:qa"], ["promote", "tr-TR@18", "--to", "10%"],
+            ]
+            for step in setup { XCTAssertEqual(try w.rollout(step).status, 0, "\(step)") }
+            let now = ["ROLLOUT_NOW": "2026-11-29T09:00:00Z"]
+            let ingest = try w.rollout(
+                "metrics", "ingest", "--kind", "crash", try metricsWithTesters(w, marked: marked), env: now)
+            XCTAssertEqual(ingest.status, 0, ingest.output)
+            XCTAssertEqual(ingest.stdout.contains("left out 2 row(s) of tester devices"), marked, ingest.stdout)
+            let health = try w.json(try w.rollout("health", "tr-TR", "--json", env: now))
+            verdicts[marked] = health["verdict"] as? String
+        }
+        XCTAssertEqual(verdicts[true], "healthy", "the testers' crashes are left out")
+        XCTAssertEqual(verdicts[false], "unhealthy", "the same rows unmarked would have decided")
+    }
+
     func testABadIDFileIsRefusedNamingItsLineAndChangesNothing() throws {
         let w = try Workspace()
         try w.initWithExamples()
