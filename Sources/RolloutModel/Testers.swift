@@ -72,7 +72,8 @@ public struct TesterGroup: Equatable, Sendable {
     /// file, naming the first such line, so a file half read never reaches devices.
     public static func ids(inFile text: String, named file: String) throws -> [String] {
         var ids: [String] = []
-        for (index, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+        // CRLF is one Character in Swift: split on every newline, so a file saved on Windows reads too.
+        for (index, raw) in text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).enumerated() {
             let line = String(raw).trimmingSpaces
             if line.isEmpty || line.hasPrefix("#") { continue }
             if let problem = problem(installID: line) {
