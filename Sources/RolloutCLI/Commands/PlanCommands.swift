@@ -42,6 +42,9 @@ package enum PlanCommands {
             docs/targeting.md. With --at TIME the promote is scheduled instead: checked now as if it ran
             now, recorded as a pending change, and applied by rollout guard at its first run from TIME on
             (checked again then); rollout cancel takes it back (docs/health.md, "Scheduled changes").
+            --to testers:GROUP stages the pack to a tester group (rollout testers add) before any share:
+            its devices get it whatever their bucket and region, and keep it as shares grow
+            (docs/targeting.md, "Testers first").
             """,
         options: PromoteOptions.self,
         arguments: .exactly("PACK"),
