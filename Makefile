@@ -112,10 +112,11 @@ lint:
 
 # Line coverage per target, counting what the spawned rollout and rollout-device run (scripts/coverage.sh,
 # docs/architecture.md "Test coverage"); builds on its own scratch path, so `make test` is untouched.
-# FILTER picks tests as swift test --filter does: make coverage FILTER='PackCommandTests|ImportTests'.
+# Every test, TEST_JOBS processes at a time as in make test; FILTER picks tests as swift test --filter
+# does, in one swift test: make coverage FILTER='PackCommandTests|ImportTests'.
 FILTER ?=
 coverage: deps
-	./scripts/coverage.sh $(if $(FILTER),--filter '$(FILTER)')
+	JOBS=$(TEST_JOBS) ./scripts/coverage.sh $(if $(FILTER),--filter '$(FILTER)')
 
 # The client's and the store's tests under ThreadSanitizer (docs/architecture.md, "Concurrency"), and the
 # end-to-end client tests that run threads against a real site (not ClientTests and ClientTrustTests, whose

@@ -16,7 +16,8 @@
 #                   the same flags, so nothing is compiled twice.
 # Sizes (each script's own knobs): startup RUNS=100; ingest SIZE_MB=50 RUNS=1 APPS=2, in its three modes
 # (days, ORDER=shuffled, GZIP=1); log CHANGES=2000 SMALL=200 ROUNDS=1 RUNS=3; pack-add VERSIONS=50
-# KEYS=500; publish LOCALES=20 VERSIONS=5 RUNS=1; remote RUNS=3; client-reads PHASE_SECONDS=2;
+# KEYS=500; publish LOCALES=20 VERSIONS=5 RUNS=1; remote RUNS=3; status LOCALES=40 DAYS=14 RUNS=3;
+# client-reads PHASE_SECONDS=2;
 # resolve 100,000 devices x 3 rounds.
 set -uo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -77,6 +78,7 @@ bench log CHANGES=2000 SMALL=200 ROUNDS=1 RUNS=3 -- bench/log/run.sh "$BIN"
 bench pack-add VERSIONS=50 KEYS=500 -- bench/pack-add/run.sh "$BIN"
 bench publish LOCALES=20 VERSIONS=5 RUNS=1 -- bench/publish/run.sh "$BIN"
 bench remote RUNS=3 -- bench/remote/run.sh "$BIN"
+bench status LOCALES=40 DAYS=14 RUNS=3 -- bench/status/run.sh "$BIN"
 bench client-reads PHASE_SECONDS=2 -- bench/client-reads/run.sh "$BIN"
 bench client-reads-jvm PHASE_SECONDS=2 -- bench/client-reads-jvm/run.sh "$BIN"
 RESOLVE="$("$ROOT/scripts/dist-build.sh" rollout-bench-resolve)" || exit 2

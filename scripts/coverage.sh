@@ -7,14 +7,19 @@
 #   2. runs the tests with LLVM_PROFILE_FILE pointing into a fresh directory: the test bundle and every
 #      `rollout` and `rollout-device` it starts (Processes.baseEnvironment passes the variable on, and
 #      rollout execs rollout-device with its own environment) write a profile there on exit. `%m`
-#      merges the profiles of one binary into one file as processes exit (a run spawns thousands);
-#      a process killed by a signal writes none;
+#      merges the profiles of one binary into one file as processes exit (a run spawns thousands;
+#      the runtime locks the file while it merges, so processes running at once add up, not
+#      overwrite); a process killed by a signal writes none. Without arguments the tests run as
+#      `make test` runs them, JOBS processes at a time (scripts/swift-tests.sh, default the number of
+#      cores, logs in .build/coverage/swift-tests); with swift test's options, one `swift test` runs them;
 #   3. merges them (llvm-profdata) and reports over all three binaries (llvm-cov), counting files under
 #      Sources/<Target>/ for <Target>; tests, generated sources and bench/ are left out.
 # Prints a table per target (also in .build/coverage/report/targets.txt); llvm-cov's per-file table
 # (files.txt), the files by lines never run (untested.txt) and every source annotated line by line
 # (html/index.html) go beside it. The tarball test of `make test` (scripts/dist-test.sh) is not run.
-# Usage: scripts/coverage.sh [swift test arguments, e.g. --filter 'PackCommandTests|ImportTests']
+# Usage: scripts/coverage.sh [CLASS...]      every test (or these classes), JOBS processes at a time
+#                                            (JOBS=1: one by one), as scripts/swift-tests.sh runs them
+#        scripts/coverage.sh --filter 'PackCommandTests|ImportTests'   swift test's arguments, one process
 # Exit status: the tests' (the report is written either way: a test that fails still counts).
 set -uo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -44,9 +49,15 @@ for object in "${OBJECTS[@]}"; do [ -x "$object" ] || { echo "coverage: $object 
 
 rm -rf "$PROFILES" "$REPORT"
 mkdir -p "$PROFILES" "$REPORT"
-# Without --enable-code-coverage here: swift test would then set LLVM_PROFILE_FILE to its own path.
-LLVM_PROFILE_FILE="$PROFILES/%m.profraw" swift test --skip-build --scratch-path "$SCRATCH" --disable-swift-testing "$@" \
-  2>&1 | tee "$SCRATCH/test.log"
+export LLVM_PROFILE_FILE="$PROFILES/%m.profraw"
+if [[ "${1:-}" != -* ]]; then
+  # swift-tests.sh builds (nothing left to build) and asks for the bin path with these flags, so it
+  # runs the instrumented bundle; its logs go beside the report, not where `make test` keeps its own.
+  SWIFT_BUILD_FLAGS="${BUILD[*]}" SWIFT_TESTS_OUT="$ROOT/$SCRATCH/swift-tests" ./scripts/swift-tests.sh "$@" 2>&1 | tee "$SCRATCH/test.log"
+else
+  # Without --enable-code-coverage here: swift test would then set LLVM_PROFILE_FILE to its own path.
+  swift test --skip-build --scratch-path "$SCRATCH" --disable-swift-testing "$@" 2>&1 | tee "$SCRATCH/test.log"
+fi
 status=${PIPESTATUS[0]}
 
 shopt -s nullglob
@@ -70,13 +81,13 @@ for file in files:
     lines = file["summary"]["lines"]
     row = targets[file["filename"][len(root):].split("/")[0]]
     row[0] += lines["covered"]; row[1] += lines["count"]; row[2] += 1
-rows = ["%-16s %6s %15s %8s" % ("target", "files", "lines covered", "percent")]
+rows = ["%-18s %6s %15s %8s" % ("target", "files", "lines covered", "percent")]
 total = [0, 0, 0]
 for name in sorted(targets):
     covered, count, sources = targets[name]
     total = [total[0] + covered, total[1] + count, total[2] + sources]
-    rows.append("%-16s %6d %15s %7.1f%%" % (name, sources, "%d/%d" % (covered, count), 100.0 * covered / max(count, 1)))
-rows.append("%-16s %6d %15s %7.1f%%" % ("all", total[2], "%d/%d" % (total[0], total[1]), 100.0 * total[0] / max(total[1], 1)))
+    rows.append("%-18s %6d %15s %7.1f%%" % (name, sources, "%d/%d" % (covered, count), 100.0 * covered / max(count, 1)))
+rows.append("%-18s %6d %15s %7.1f%%" % ("all", total[2], "%d/%d" % (total[0], total[1]), 100.0 * total[0] / max(total[1], 1)))
 open(out, "w").write("\n".join(rows) + "\n")
 print("\n".join(rows))
 # Where the untested code is: files by lines never run, most first.

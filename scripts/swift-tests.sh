@@ -14,6 +14,8 @@
 #          (the classes over 5 s are what Tests/class-seconds.tsv lists)
 #   JOBS   processes at once (default: the number of cores); JOBS=1 runs the classes one by one
 #   BATCH  fast classes per process (default 8)
+#   SWIFT_TESTS_OUT  where the logs go, emptied first (default .build/swift-tests; scripts/coverage.sh
+#          keeps its own)
 # Exit status: 0 when every process passed, 1 otherwise (a process that crashed counts its class's
 # tests as run and one failure, and is named with its log).
 set -uo pipefail
@@ -22,7 +24,7 @@ set -uo pipefail
 {
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
-OUT="$ROOT/.build/swift-tests"
+OUT="${SWIFT_TESTS_OUT:-$ROOT/.build/swift-tests}"
 if [ "${1:-}" = --seconds ]; then
   cat "$OUT"/*.log 2>/dev/null | awk '
     /^Test Suite .* (passed|failed) at/ { name = $3; gsub("\047", "", name); next }

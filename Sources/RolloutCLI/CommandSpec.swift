@@ -150,6 +150,7 @@ public let allCommands: [CommandSpec] = [
     PackCommands.lint, PackCommands.add, ImportCommand.spec, PackCommands.list, PackCommands.show, PackCommands.diff,
     PackCommands.checksum,
     PlanCommands.promote, PlanCommands.status, PlanCommands.resolve, SimulateCommand.spec, LogCommand.spec,
+    DiffCommand.spec,
     RevertCommands.revert, RevertCommands.rollbacks,
     KeysCommands.initialize, KeysCommands.rotate, KeysCommands.revoke, KeysCommands.rotateRoot, KeysCommands.list,
     KeysCommands.generate,
@@ -161,6 +162,7 @@ public let allCommands: [CommandSpec] = [
     ScheduleCommands.cancel,
     TestersCommands.change(true), TestersCommands.change(false), TestersCommands.list,
     PolicyCommands.show, PolicyCommands.set,
+    NotifyCommands.test, NotifyCommands.status, NotifyCommands.retry,
     DeviceCommand.spec,
     CompletionCommand.spec, HelpCommand.spec, HelpCommand.version,
 ]

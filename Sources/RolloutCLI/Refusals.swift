@@ -187,6 +187,11 @@ enum Refusals {
         case .lintRefused(let errors):
             return "refused, nothing was stored (\(errors.count) problem\(errors.count == 1 ? "" : "s")):\n"
                 + listing(errors)
+        case .unknownRevision(let revision):
+            return
+                "unknown revision \(revision): not a commit id, tag or git revision (HEAD~3) of this repository, nor a time such as 2026-11-30T09:00:00Z; list the changes with rollout log"
+        case .beforeHistory(let time):
+            return "no state at \(time): the repository's first change is later; list the changes with rollout log"
         }
     }
 

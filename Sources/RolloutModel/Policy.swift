@@ -10,6 +10,8 @@ public struct Policy: Equatable, Sendable {
     public var bundleOnlyKeys: KeyPatterns
     public var limits: PolicyLimits
     public var gates: GatePolicy
+    /// The webhooks told of changes (docs/notifications.md); none unless the policy has `notify`.
+    public var notify: NotifyPolicy = .none
 
     public static let currentVersion = 1
     /// Protection is on unless a policy says otherwise: a missing `protectedKeys` means these.
@@ -79,12 +81,15 @@ public struct Policy: Equatable, Sendable {
         if let gates = try reader.object("gates") {
             policy.gates = try GatePolicy.parse(gates, source: "\(source): gates")
         }
+        if let notify = try reader.object("notify") {
+            policy.notify = try NotifyPolicy.parse(notify, source: "\(source): notify")
+        }
         try reader.finish()
         return policy
     }
 
     public var jsonValue: JSONValue {
-        [
+        var document: [String: JSONValue] = [
             "policyVersion": .integer(Policy.currentVersion),
             "defaultLocale": .string(defaultLocale),
             "requiredKeys": .array(requiredKeys.map { .string($0) }),
@@ -97,6 +102,9 @@ public struct Policy: Equatable, Sendable {
             ],
             "gates": gates.jsonValue,
         ]
+        // Only when set: a policy without hooks reads and prints as it did before notify existed.
+        if !notify.hooks.isEmpty { document["notify"] = notify.jsonValue }
+        return .object(document)
     }
 }
 
@@ -248,6 +256,20 @@ struct ObjectReader {
         guard let raw = object[name] else { return value }
         guard let s = raw.stringValue else { throw fail(name, "a string") }
         return s
+    }
+
+    mutating func optionalString(_ name: String) throws -> String? {
+        seen.insert(name)
+        guard let raw = object[name] else { return nil }
+        guard let s = raw.stringValue else { throw fail(name, "a string") }
+        return s
+    }
+
+    mutating func array(_ name: String) throws -> [JSONValue]? {
+        seen.insert(name)
+        guard let raw = object[name] else { return nil }
+        guard let items = raw.arrayValue else { throw fail(name, "an array") }
+        return items
     }
 
     mutating func stringArray(_ name: String, default value: [String]) throws -> [String] {

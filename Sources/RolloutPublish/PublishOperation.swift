@@ -41,6 +41,10 @@ public enum PublishOperation {
         public let record: ObjectID?
         /// The publishing key that signed the site, when the repository has a key list.
         public let signingKey: SigningKey?
+        /// In a dry run (`PackRepository.dryRun`): what the publish would do to each file of the
+        /// site, and the record it would commit. nil otherwise.
+        public var preview: Publisher.Preview? = nil
+        public var wouldRecord: Change? = nil
     }
 
     /// The key list's entry for the key a publish signs with.
@@ -64,22 +68,26 @@ public enum PublishOperation {
     public static let markerFile = ".rollout-publish.json"
     static let markerFormat = "rollout-publish/1"
 
+    /// Publishes the repository's tip into the site directory and records it; in a dry run
+    /// (`PackRepository.dryRun`) takes no lock and writes nothing, neither the site nor its record
+    /// nor the publish cache, and says what it would write (`Outcome.preview`).
     public static func publish(_ request: Request, in repository: PackRepository, actor: Actor, time: () -> Timestamp)
         throws -> Outcome
     {
         if repository.offline, try repository.syncRemote() != nil {
             throw .publishingOffline
         }
+        let dryRun = repository.dryRun
         // A directory the operator made (a mount point, say) is never taken away.
         let existed = FileManager.default.fileExists(atPath: request.directory)
         // Before anything is opened or written there: no link in the site leads out of it.
         if existed { try SiteLinks.refuseLinksOut(of: request.directory) }
-        let lock = try SiteLock(request.directory)
-        defer { lock.release() }
+        let lock = dryRun ? nil : try SiteLock(request.directory)
+        defer { lock?.release() }
         // Decided under the lock: whether this publish found the directory as it made it. Only
         // then may a failed publish take it away; another publish that filled it first keeps it.
         let fresh =
-            !existed
+            !existed && !dryRun
             && ((try? FileManager.default.contentsOfDirectory(atPath: request.directory)) ?? []).allSatisfy {
                 $0 == lockFile
             }
@@ -87,33 +95,17 @@ public enum PublishOperation {
         // (and which), or the whole site written and only its record left.
         var progress = Progress.nothingWritten
         do {
-            let applied = try repository.apply(actor: actor, time: time) {
-                snapshot -> (Change?, (report: Publisher.Report, state: ObjectID?, signer: SigningKey?)) in
-                let now = time()
-                // Checked before anything is written: a key devices would refuse never signs a site.
-                let keyList = try snapshot.currentKeyList()?.list
-                if keyList == nil, request.legacyKey != nil { throw RolloutError.legacyKeyWithoutKeyList }
-                let signer = try keyList.map { try signingKey(request.key.publicKey, list: $0, now: now) }
-                let lifetime = request.lifetime ?? (keyList == nil ? nil : defaultLifetime)
-                let expires = try lifetime.map { try KeyOperations.expiry(after: now, lifetime: $0) }
-                let publisher = Publisher(
-                    snapshot: snapshot, key: request.key, legacyKey: request.legacyKey, expires: expires)
-                let (files, remove, index) = try publisher.files()
-                let site = try SiteHistory.read(request.directory)
-                try site.check(
-                    against: snapshot, index: index, keys: keyList, files: files, directory: request.directory)
-                var report = try writeSite(
-                    publisher, files: files, removing: remove, index: index, over: site, to: request.directory,
-                    progress: &progress)
-                report.keysVersion = keyList?.version
-                return (
-                    try recordChange(request, snapshot: snapshot, index: index),
-                    (report: report, state: snapshot.commit, signer: signer)
-                )
+            let applied = try repository.apply(actor: actor, time: time) { snapshot in
+                try site(request, from: snapshot, now: time(), dryRun: dryRun, progress: &progress)
             }
-            return Outcome(
+            var outcome = Outcome(
                 report: applied.result.report, state: applied.result.state, record: applied.commit,
                 signingKey: applied.result.signer)
+            if dryRun {
+                outcome.preview = applied.result.preview
+                outcome.wouldRecord = applied.change
+            }
+            return outcome
         } catch {
             if case .nothingWritten = progress, fresh {
                 try? FileManager.default.removeItem(atPath: request.directory)
@@ -121,6 +113,43 @@ public enum PublishOperation {
             guard let failure = error as? RolloutError else { throw error }
             throw failure.after(progress, in: request.directory)
         }
+    }
+
+    /// What one attempt of a publish does on `snapshot`: checks the key and the site, writes the site
+    /// (or, in a dry run, previews it) and returns the record to commit.
+    static func site(
+        _ request: Request, from snapshot: Snapshot, now: Timestamp, dryRun: Bool, progress: inout Progress
+    ) throws -> (
+        Change?,
+        (report: Publisher.Report, state: ObjectID?, signer: SigningKey?, preview: Publisher.Preview?)
+    ) {
+        // Checked before anything is written: a key devices would refuse never signs a site.
+        let keyList = try snapshot.currentKeyList()?.list
+        if keyList == nil, request.legacyKey != nil { throw RolloutError.legacyKeyWithoutKeyList }
+        let signer = try keyList.map { try signingKey(request.key.publicKey, list: $0, now: now) }
+        let lifetime = request.lifetime ?? (keyList == nil ? nil : defaultLifetime)
+        let expires = try lifetime.map { try KeyOperations.expiry(after: now, lifetime: $0) }
+        var publisher = Publisher(
+            snapshot: snapshot, key: request.key, legacyKey: request.legacyKey, expires: expires)
+        publisher.savesCache = !dryRun
+        let (files, remove, index) = try publisher.files()
+        let site = try SiteHistory.read(request.directory)
+        try site.check(against: snapshot, index: index, keys: keyList, files: files, directory: request.directory)
+        var report: Publisher.Report
+        var preview: Publisher.Preview?
+        if dryRun {
+            preview = try publisher.preview(files, removing: remove, in: request.directory)
+            report = Publisher.Report(index: index)
+        } else {
+            report = try writeSite(
+                publisher, files: files, removing: remove, index: index, over: site, to: request.directory,
+                progress: &progress)
+        }
+        report.keysVersion = keyList?.version
+        return (
+            try recordChange(request, snapshot: snapshot, index: index),
+            (report: report, state: snapshot.commit, signer: signer, preview: preview)
+        )
     }
 
     /// Writes the site's files between the two writes of its marker, keeping `progress` up to date.

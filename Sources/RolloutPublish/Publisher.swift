@@ -20,6 +20,25 @@ public struct Publisher {
         /// The version of the key list the site carries; nil for a site signed with one key.
         public var keysVersion: Int?
         public var locales: [(locale: String, sequence: Int)] = []
+
+        public init() {}
+
+        /// A report of `index` with no file written: what a dry run knows before writing.
+        init(index: SiteIndex) {
+            indexSequence = index.sequence
+            indexExpires = index.expires
+            locales = index.locales.map { ($0.key, $0.value.sequence) }.sorted { $0.0 < $1.0 }
+        }
+    }
+
+    /// What a publish would do to each file of a site directory, found without writing
+    /// (`publish --dry-run`): the files it would add, the ones whose bytes it would change (their size
+    /// before and after), the blocked pack files it would remove, and how many are already there.
+    public struct Preview {
+        public var added: [(path: String, bytes: Int)] = []
+        public var changed: [(path: String, before: Int, bytes: Int)] = []
+        public var removed: [(path: String, bytes: Int)] = []
+        public var unchanged = 0
     }
 
     public let snapshot: Snapshot
@@ -29,6 +48,9 @@ public struct Publisher {
     public let legacyKey: Ed25519.PrivateKey
     /// The index's `expires`; nil writes none.
     public let expires: Timestamp?
+    /// Whether `files()` keeps what it learnt of packs in the publish cache; a dry run writes
+    /// nothing in the repository, the cache included.
+    public var savesCache = true
 
     public init(
         snapshot: Snapshot, key: Ed25519.PrivateKey, legacyKey: Ed25519.PrivateKey? = nil, expires: Timestamp? = nil
@@ -172,7 +194,7 @@ public struct Publisher {
             entries[locale] = SiteIndex.Entry(
                 sequence: plan.sequence, manifest: path, chain: chains.chain, fallbackChain: chains.fallbackChain)
         }
-        if cache.count != cached { saveCache(cache) }
+        if savesCache, cache.count != cached { saveCache(cache) }
         // The index moves whenever any manifest does: the sum of the plans' sequences only grows.
         // Its time is the newest plan change, not the tip: unrelated commits leave its bytes alone.
         let indexTime = manifestTimes.max() ?? Timestamp(seconds: 0)
@@ -267,6 +289,37 @@ public struct Publisher {
             minAppVersion: parsed.pack.minAppVersion.description, schemaVersion: parsed.pack.schemaVersion)
         cache[blob.hex] = facts
         return facts
+    }
+
+    /// What `write` would do with `files` in `directory`, by the same comparisons, reading only.
+    public func preview(_ files: [SiteFile], removing removePaths: [String], in directory: String) throws -> Preview {
+        var preview = Preview()
+        let fm = FileManager.default
+        for file in files {
+            let full = directory + "/" + file.path
+            let existingSize = (try? fm.attributesOfItem(atPath: full))?[.size] as? Int
+            if file.immutable, existingSize == file.size {
+                preview.unchanged += 1
+                continue
+            }
+            let bytes = try file.bytes()
+            if let existingSize {
+                if existingSize == bytes.count, fm.contents(atPath: full) == Data(bytes) {
+                    preview.unchanged += 1
+                } else {
+                    preview.changed.append((file.path, existingSize, bytes.count))
+                }
+            } else {
+                preview.added.append((file.path, bytes.count))
+            }
+        }
+        for path in removePaths.sorted() {
+            guard let size = (try? fm.attributesOfItem(atPath: directory + "/" + path))?[.size] as? Int else {
+                continue
+            }
+            preview.removed.append((path, size))
+        }
+        return preview
     }
 
     /// Writes the site into `directory`, which must exist. Callers hold the site's lock

@@ -55,11 +55,16 @@ struct ReportContent: Sendable {
     /// Stored rollback manifests that did not read as JSON objects: left out of `rollbacks`, yet
     /// they still mean the locale was reverted.
     let unreadableRollbacks: Int
+    /// The overview page of every locale written beside this one (`report --all`), linked from the
+    /// header; nil for a page on its own.
+    var overview: String? = nil
 
     var baseline: Int? { plan.baseline?.contentVersion }
 
-    static func gather(locale: String, repository: PackRepository, now: Timestamp) throws -> ReportContent {
-        let snapshot = try repository.snapshot()
+    static func gather(locale: String, repository: PackRepository, snapshot: Snapshot? = nil, now: Timestamp) throws
+        -> ReportContent
+    {
+        let snapshot = try snapshot ?? repository.snapshot()
         guard let plan = try snapshot.plan(locale) else {
             if try snapshot.contentVersions(of: locale).isEmpty { throw RolloutError.reportNoLocale(locale) }
             throw ReportRefusal.nothingPromoted(locale: locale)

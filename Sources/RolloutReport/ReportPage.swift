@@ -16,8 +16,15 @@ public enum ReportPage {
         public let charts: Int
     }
 
-    public static func render(locale: String, repository: PackRepository, now: Timestamp) throws -> Summary {
-        render(try ReportContent.gather(locale: locale, repository: repository, now: now))
+    /// The page of `locale` at `snapshot` (default: the repository's tip): `report --all` draws every
+    /// page from the one snapshot its overview reads, and links each back to the `overview` file.
+    public static func render(
+        locale: String, repository: PackRepository, snapshot: Snapshot? = nil, overview: String? = nil,
+        now: Timestamp
+    ) throws -> Summary {
+        var content = try ReportContent.gather(locale: locale, repository: repository, snapshot: snapshot, now: now)
+        content.overview = overview
+        return render(content)
     }
 
     /// The page for `content`, top to bottom as docs/report.md lists it.
@@ -63,8 +70,12 @@ public enum ReportPage {
         let baseline: Markup = content.baseline.map { " · baseline \(unbroken("\(locale)@\($0)"))" } ?? ""
         let mismatches = content.health?.mismatches.map(\.segment) ?? []
         let held = mismatches.isEmpty ? "" : " · held: sample ratio mismatch in \(mismatches.joined(separator: ", "))"
+        let back: Markup =
+            content.overview.map {
+                Markup([.element("p", ["class": "meta"], .element("a", ["href": $0], "Every locale")), .newline])
+            } ?? ""
         return .element(
-            "header", .element("h1", Markup(locale)),
+            "header", back, .element("h1", Markup(locale)),
             .element(
                 "p", ["class": "meta"],
                 "Generated \(content.generated) from \(content.repositoryPath), state \(content.state ?? "-")."),

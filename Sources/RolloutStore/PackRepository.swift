@@ -22,6 +22,12 @@ public final class PackRepository {
     /// them later (`--offline`).
     public var offline = false
 
+    /// When set (`--dry-run`), `apply` runs the operation once on this repository's tip and returns
+    /// the change it would commit, and writes nothing: no object, no ref, no packing, and no fetch
+    /// (a dry run reads the repository as it is; `rollout sync` first shows the remote's state).
+    /// The one place every dry run stops, so what it shows is what the real run records.
+    public var dryRun = false
+
     /// More loose objects than this and a write packs them (`ROLLOUT_PACK_THRESHOLD`).
     public var packThreshold = Packing.automaticThreshold
 
@@ -209,6 +215,10 @@ public final class PackRepository {
         public let result: Result
         /// 1 when the first try landed; more when other writers were faster.
         public let attempts: Int
+        /// The change committed, or with `dryRun` the one that would be; nil when nothing changes.
+        public var change: Change? = nil
+        /// True when `dryRun` stopped the change before anything was written.
+        public var dryRun = false
     }
 
     /// Runs `operation` on the current tip and publishes the change it returns as one commit.
@@ -219,6 +229,11 @@ public final class PackRepository {
         actor: Actor, time: () -> Timestamp, firstCommit: Bool = false,
         _ operation: (Snapshot) throws -> (Change?, Result)
     ) throws -> Applied<Result> {
+        if dryRun {
+            let tip = firstCommit ? try git.referenceTarget(StateLayout.stateRef) : try stateTip()
+            let (change, result) = try operation(try Snapshot(repository: git, commit: tip))
+            return Applied(commit: nil, result: result, attempts: 1, change: change, dryRun: true)
+        }
         let applied = try applyUnpacked(actor: actor, time: time, firstCommit: firstCommit, operation)
         // The change is committed whatever packing does; a failed pack leaves only an extra pack file.
         if applied.commit != nil {
@@ -250,7 +265,7 @@ public final class PackRepository {
             do {
                 let message = "rollout: \(change.summary)"
                 if try git.compareAndSwap(StateLayout.stateRef, to: commit, expected: tip, message: message) {
-                    return Applied(commit: commit, result: result, attempts: attempt)
+                    return Applied(commit: commit, result: result, attempts: attempt, change: change)
                 }
             } catch let error as GitError where error.isLocked {
                 lockedAttempts += 1
@@ -362,6 +377,10 @@ public enum StoreRefusal: Refusal {
     case noRamp(locale: String, doing: String)
     /// Packs lint refuses (errors only): nothing of the batch was stored.
     case lintRefused([LintFinding])
+    /// A revision that names no commit of the repository (`rollout diff`), as given.
+    case unknownRevision(String)
+    /// A time before the repository's first change, as given.
+    case beforeHistory(String)
 
     public var kind: RolloutError.Kind {
         switch self {
@@ -369,6 +388,7 @@ public enum StoreRefusal: Refusal {
         case .notADirectory: return .usage
         case .noRamp: return .checkFailed
         case .lintRefused: return .badInput
+        case .unknownRevision, .beforeHistory: return .missing
         }
     }
 }

@@ -35,9 +35,12 @@ public struct TranscriptEnvironment: Sendable {
             path: [binDirectory, root + "/scripts", root + "/scripts/docs"], examples: root + "/examples")
     }
 
+    /// The page's whole environment. Under `make coverage` the profile path goes on too, so an
+    /// instrumented `rollout` writes its profile there, not a `default.profraw` into the page's
+    /// folder (where a page's `ls` would show it) (docs/architecture.md, "Test coverage").
     func variables(root: String) -> [String: String] {
         let system = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin"
-        return [
+        var variables = [
             "PATH": (path + [system]).joined(separator: ":"),
             "HOME": root + "/home",
             "TMPDIR": root + "/tmp",
@@ -51,6 +54,8 @@ public struct TranscriptEnvironment: Sendable {
             "GIT_COMMITTER_DATE": gitDate,
             "ROLLOUT_EXAMPLES": examples,
         ]
+        variables["LLVM_PROFILE_FILE"] = ProcessInfo.processInfo.environment["LLVM_PROFILE_FILE"]
+        return variables
     }
 }
 

@@ -141,7 +141,7 @@ final class HelpFromTablesTests: XCTestCase {
         func usage(_ path: String) -> String { allCommands.first { $0.name == path }!.usage }
         XCTAssertTrue(usage("pack import").hasPrefix("pack import PATH --content-version N ["), usage("pack import"))
         XCTAssertTrue(usage("pack import").contains(" [--locale L]... "), usage("pack import"))
-        XCTAssertEqual(usage("keys revoke"), "keys revoke KEYID --root FILE... --reason TEXT")
+        XCTAssertEqual(usage("keys revoke"), "keys revoke KEYID --root FILE... --reason TEXT [--dry-run]")
         XCTAssertEqual(usage("pack diff"), "pack diff FROM TO")
         XCTAssertEqual(usage("clone"), "clone URL [DIR]")
         XCTAssertEqual(

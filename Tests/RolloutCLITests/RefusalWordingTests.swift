@@ -58,7 +58,7 @@ final class RefusalWordingTests: XCTestCase {
         ]
         let store: [StoreRefusal] = [
             .noRepositoryFound(from: "/w"), .notADirectory("/w/site"), .noRamp(locale: "tr-TR", doing: "pause"),
-            .lintRefused([removedKeys]),
+            .lintRefused([removedKeys]), .unknownRevision("HEAD~9"), .beforeHistory("2020-01-01"),
         ]
         return promote + revert + gate + keys + store + remote + ingest + importing
             + [ReportRefusal.nothingPromoted(locale: "tr-TR")]

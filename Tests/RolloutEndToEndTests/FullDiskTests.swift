@@ -276,8 +276,9 @@ final class FullDisk {
             ["-c", "trap '' XFSZ; ulimit -f 0 && exec \"$0\" \"$@\"", Processes.rolloutBinary] + arguments
         process.currentDirectoryURL = URL(fileURLWithPath: workspace.work)
         // Under make coverage the profile could not be written either, and the profiling runtime
-        // would say so on stderr after rollout's own error.
-        process.environment = workspace.environment.filter { $0.key != "LLVM_PROFILE_FILE" }
+        // would say so on stderr after rollout's own error: it goes nowhere (left unset, the runtime
+        // would try default.profraw in the working directory, and say the same).
+        process.environment = workspace.environment.merging(["LLVM_PROFILE_FILE": "/dev/null"]) { $1 }
         let out = Pipe()
         let err = Pipe()
         process.standardOutput = out

@@ -91,6 +91,12 @@ final class ScheduleTests: XCTestCase {
         let listed = try XCTUnwrap(try pending(w).first)
         XCTAssertEqual(listed["at"] as? String, "2026-12-10T06:00:00Z")
         XCTAssertEqual(listed["scheduledBy"] as? String, "Test Runner <test@example.com>")
+        // Every locale at a glance lists it too, with the locale it belongs to.
+        let overview = try at(w, "2026-12-01T09:00:00Z", "status").stdout
+        XCTAssertTrue(
+            overview.contains("  tr-TR 1  2026-12-10T06:00:00Z  promote tr-TR@18 to 1%, ramp 1%,5%,100%\n"), overview)
+        let everywhere = try w.json(try w.rollout("status", "--json"))["pending"] as? [[String: Any]]
+        XCTAssertEqual(everywhere?.map { $0["locale"] as? String }, ["tr-TR"])
 
         XCTAssertEqual(try at(w, "2026-12-10T07:00:00Z", "guard").status, 0)
         let plan = try XCTUnwrap(try w.json(try w.rollout("status", "tr-TR", "--json"))["plan"] as? [String: Any])

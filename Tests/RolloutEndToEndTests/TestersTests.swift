@@ -125,16 +125,21 @@ final class TestersTests: XCTestCase {
         XCTAssertEqual(wider.status, 0, wider.output)
         for id in testers.prefix(2) { XCTAssertEqual(try resolved(w, id), "tr-TR@18", id) }
 
-        // A member added later gets it at once: the same commit restages the plan.
-        XCTAssertEqual(try resolved(w, testers[2]), "tr-TR@17")
-        let added = try w.rollout("testers", "add", "qa", "--install-id", testers[2])
+        // A member added later gets it at once: the same commit restages the plan. It is one the 5%
+        // leaves out, so only the group can give it the pack.
+        let late = try XCTUnwrap(
+            (1...50).map { "late-tester-\($0)" }.first { Bucketing.bucket(installID: $0, salt: salt) >= 500 })
+        XCTAssertEqual(try resolved(w, late), "tr-TR@17")
+        let added = try w.rollout("testers", "add", "qa", "--install-id", late)
         XCTAssertEqual(added.status, 0, added.output)
         XCTAssertTrue(added.stdout.contains("devices follow in: tr-TR"), added.stdout)
-        XCTAssertEqual(try resolved(w, testers[2]), "tr-TR@18")
+        XCTAssertEqual(try resolved(w, late), "tr-TR@18")
 
         let reverted = try w.rollout("revert", "tr-TR", "--reason", "wrong date format")
         XCTAssertEqual(reverted.status, 0, reverted.output)
-        for id in testers { XCTAssertEqual(try resolved(w, id), "tr-TR@17", "the revert takes \(id) back") }
+        for id in testers.prefix(2) + [late] {
+            XCTAssertEqual(try resolved(w, id), "tr-TR@17", "the revert takes \(id) back")
+        }
         let after = try XCTUnwrap(try w.json(try w.rollout("status", "tr-TR", "--json"))["plan"] as? [String: Any])
         XCTAssertNil(after["testers"])
         let verify = try w.rollout("verify")

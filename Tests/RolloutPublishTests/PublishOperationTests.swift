@@ -32,7 +32,7 @@ private final class PublishWorld {
         let baseline = PromoteRequest(
             pack: parsed.pack.id, share: .full, regions: nil, versions: nil, reason: "baseline")
         _ = try PlanOperations.promote(
-            baseline, in: repository, dryRun: false, override: nil, actor: actor, time: { Self.now },
+            baseline, in: repository, override: nil, actor: actor, time: { Self.now },
             health: { _, _ in nil })
         key = try Ed25519.PrivateKey.generate()
     }

@@ -35,6 +35,10 @@ enum GuardCommand {
                 repository, autoRevert: invocation.flag(Options.declared.autoRevert),
                 actor: { try context.actor(invocation, repository: repository) },
                 now: try context.now(), describe: Refusals.message(of:))
+            Notifier.announce(
+                outcome, repository: repository,
+                actor: (try? context.actor(invocation, repository: repository))?.description ?? "rollout guard",
+                now: try context.now(), context: context)
             return render(outcome, style: context.style(invocation))
         })
 

@@ -66,6 +66,7 @@ enum ImportCommand {
     static func run(_ invocation: Invocation, _ context: CommandContext) throws -> CommandOutput {
         let (path, format, request, reading) = try parse(invocation, context)
         let repository = try context.repository(invocation)
+        repository.dryRun = invocation.flag(Options.declared.dryRun)
         let snapshot = try repository.snapshotForChange()
         let read = try CatalogImporter.read(path, format: format, options: reading)
         let stored = PackImport.Stored(policy: try snapshot.policy(), locales: Set(try snapshot.locales())) { locale in
@@ -86,24 +87,20 @@ enum ImportCommand {
         let plan: PackAddPlan
         var commit: ObjectID? = nil
         do {
-            if invocation.flag(Options.declared.dryRun) {
-                plan = try PackOperations.plan(inputs, snapshot: snapshot, options: options)
-                if !plan.errors.isEmpty { throw try lintRefusal(plan.errors, request, snapshot) }
-            } else {
-                let actor = try context.actor(invocation, repository: repository)
-                let now = try context.now()
-                let applied: PackRepository.Applied<PackAddPlan>
-                do {
-                    applied = try PackOperations.add(
-                        inputs, to: repository, options: options, reason: invocation.value(Options.declared.reason),
-                        actor: actor,
-                        time: { now })
-                } catch StoreRefusal.lintRefused(let errors) {
-                    throw try lintRefusal(errors, request, snapshot)
-                }
-                plan = applied.result
-                commit = applied.commit
+            // With --dry-run the repository stops before the commit (`PackRepository.dryRun`).
+            let actor = try context.actor(invocation, repository: repository)
+            let now = try context.now()
+            let applied: PackRepository.Applied<PackAddPlan>
+            do {
+                applied = try PackOperations.add(
+                    inputs, to: repository, options: options, reason: invocation.value(Options.declared.reason),
+                    actor: actor,
+                    time: { now })
+            } catch StoreRefusal.lintRefused(let errors) {
+                throw try lintRefusal(errors, request, snapshot)
             }
+            plan = applied.result
+            commit = applied.commit
         } catch {
             guard let worded = Refusals.worded(error) else { throw error }
             throw worded.withMessage { $0 + leftOutSection(imported.catalog) }

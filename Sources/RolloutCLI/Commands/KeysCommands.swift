@@ -16,9 +16,12 @@ enum KeysCommands {
         .tryAgain: "or the repository is locked or busy",
     ]
 
+    /// `--dry-run` of every key command that changes the key list.
+    static let dryRunHelp = "check the change and print the key list version it would commit; write no key, no commit"
+
     /// Said in the help of every key command that writes.
     static let nothingWritten =
-        "\nNothing is written unless the command succeeds: no key file and no commit."
+        "\nNothing is written unless the command succeeds: no key file and no commit. --dry-run makes every check and prints what the command would commit, and writes neither."
 
     // MARK: keys generate
 
@@ -69,6 +72,7 @@ enum KeysCommands {
         let expires = Option.duration("expires", "DURATION", "how long the publishing key is valid (default 365d)")
         let adopt = Option<Path>(
             "adopt", "FILE", "use this existing private key as the first publishing key instead of making one")
+        let dryRun = Flag("dry-run", dryRunHelp)
 
         static let declared = InitOptions()
     }
@@ -89,6 +93,7 @@ enum KeysCommands {
             "expires", "DURATION", "how long the new publishing key is valid (default 365d)")
         let overlap = Option.duration(
             "overlap", "DURATION", "how long the old publishing keys stay valid (default 0: retired now)", zero: true)
+        let dryRun = Flag("dry-run", dryRunHelp)
 
         static let declared = RotateOptions()
     }
@@ -98,6 +103,7 @@ enum KeysCommands {
         let reason = Option.reason(
             "why, recorded in the key list and the commit (for example \"laptop lost\")", keyList: true
         ).required()
+        let dryRun = Flag("dry-run", dryRunHelp)
 
         static let declared = RevokeOptions()
     }
@@ -114,6 +120,7 @@ enum KeysCommands {
         let threshold = Option.count(
             "threshold", "T", "how many of the new roots must sign each key list (default: the current threshold)",
             minimum: 1, maximum: KeyList.maximumRoots)
+        let dryRun = Flag("dry-run", dryRunHelp)
 
         static let declared = RotateRootOptions()
     }
@@ -157,6 +164,7 @@ enum KeysCommands {
                 try PublishCommands.loadKey($0.text, context: context)
             }
             let repository = try context.repository(invocation)
+            repository.dryRun = invocation.flag(options.dryRun)
             let now = try context.now()
             let directory = context.absolutePath(out)
             var roots: [NewKey] = []
@@ -181,9 +189,10 @@ enum KeysCommands {
                 directory: directory,
                 invocation: invocation, context: context, now: now)
             let publishingName = invocation.text(options.adopt) ?? join(out, "publish-1.key")
-            return initialized(
+            let output = initialized(
                 applied, roots: roots, publishing: publishing.publicKey,
                 publishingFile: (publishingName, context.absolutePath(publishingName)), threshold: threshold)
+            return finished(output, applied, actor: try context.actor(invocation, repository: repository))
         })
 
     /// What keys init prints: the roots to build into the app and the publishing key to sign with.
@@ -192,7 +201,7 @@ enum KeysCommands {
         publishing: Ed25519.PublicKey, publishingFile: (name: String, path: String), threshold: Int
     ) -> CommandOutput {
         let list = applied.result.list
-        var text = committed(list, applied.commit) + ".\n"
+        var text = committed(list, applied) + ".\n"
         text += "Root keys (build these into the app; \(threshold) of \(roots.count) must sign each key list):\n"
         for root in roots {
             text += "  \(root.key.publicKey.description)  id \(root.key.publicKey.keyID)  \(root.name)\n"
@@ -247,6 +256,7 @@ enum KeysCommands {
             let lifetime = try invocation.value(options.expires) ?? KeyOperations.defaultPublishingLifetime
             let overlap = try invocation.value(options.overlap) ?? 0
             let repository = try context.repository(invocation)
+            repository.dryRun = invocation.flag(options.dryRun)
             let now = try context.now()
             let current = try requireKeyList(repository)
             let version = current.version + 1
@@ -268,13 +278,13 @@ enum KeysCommands {
             // Oldest first, as keys list shows them: the ids are random, so their order would be too.
             let retired = list.publishing.filter { $0.key != key.publicKey.keyID }
                 .sorted { ($0.value.created.seconds, $0.key) < ($1.value.created.seconds, $1.key) }.map(\.key)
-            var text = committed(list, applied.commit) + ".\n"
+            var text = committed(list, applied) + ".\n"
             text +=
                 "New publishing key: id \(key.publicKey.keyID)  \(out)  expires \(list.publishing[key.publicKey.keyID]!.expires)\n"
             for id in retired { text += "Old publishing key \(id) valid until \(list.publishing[id]!.expires)\n" }
             text += minimumKeysVersionLine(list)
             text += "Publish with it next: rollout publish --key \(out)\n"
-            return CommandOutput(
+            let output = CommandOutput(
                 json: [
                     "version": .integer(list.version), "commit": applied.commit.map { .string($0.hex) } ?? .null,
                     "minimumKeysVersion": .integer(list.version),
@@ -285,6 +295,7 @@ enum KeysCommands {
                         }),
                 ],
                 text: text)
+            return finished(output, applied, actor: try context.actor(invocation, repository: repository))
         })
 
     // MARK: keys revoke
@@ -315,6 +326,7 @@ enum KeysCommands {
             // Its length is bounded before the command runs (`Option.reason(keyList:)`): every device
             // downloads the key list on every refresh, revocations included, for good.
             let repository = try context.repository(invocation)
+            repository.dryRun = invocation.flag(options.dryRun)
             let now = try context.now()
             let applied = try commit(
                 .revoke(key: invocation.positionals[0], reason: reason), repository: repository, roots: roots,
@@ -325,19 +337,20 @@ enum KeysCommands {
             let id = try KeyChange.resolve(invocation.positionals[0], in: list)
             let revocation = list.revoked[id]!
             let active = list.publishing.filter { $0.value.expires > now }.keys.sorted()
-            var text = committed(list, applied.commit) + ": \(id) revoked (\(revocation.reason)).\n"
+            var text = committed(list, applied) + ": \(id) revoked (\(revocation.reason)).\n"
             text += minimumKeysVersionLine(list)
             text +=
                 active.isEmpty
                 ? "No publishing key is left: make one with rollout keys rotate --root FILE, then publish with it.\n"
                 : "Publish again now, with \(active.joined(separator: " or ")), so devices take the new key list.\n"
-            return CommandOutput(
+            let output = CommandOutput(
                 json: [
                     "version": .integer(list.version), "commit": applied.commit.map { .string($0.hex) } ?? .null,
                     "minimumKeysVersion": .integer(list.version), "revoked": .string(id),
                     "reason": .string(revocation.reason), "time": .string(revocation.time.description),
                 ],
                 text: text)
+            return finished(output, applied, actor: try context.actor(invocation, repository: repository))
         })
 
     // MARK: keys rotate-root
@@ -371,6 +384,7 @@ enum KeysCommands {
             }
             let threshold = try invocation.value(options.threshold)
             let repository = try context.repository(invocation)
+            repository.dryRun = invocation.flag(options.dryRun)
             let now = try context.now()
             var newRoots: [NewKey] = []
             for out in outs {
@@ -388,7 +402,7 @@ enum KeysCommands {
                 invocation: invocation, context: context, now: now)
             let list = applied.result.list
             var text =
-                committed(list, applied.commit)
+                committed(list, applied)
                 + ": \(list.roots.threshold) of \(list.roots.keys.count) root keys sign from now on.\n"
             text += minimumKeysVersionLine(list)
             text += "Root keys (build these into the next app version):\n"
@@ -398,7 +412,7 @@ enum KeysCommands {
                 let file = newRoots.first { $0.key.publicKey.keyID == id }.map { "  \($0.name)" } ?? "  (kept)"
                 text += "  \(list.roots.keys[id]!.description)  id \(id)\(file)\n"
             }
-            return CommandOutput(
+            let output = CommandOutput(
                 json: [
                     "version": .integer(list.version), "commit": applied.commit.map { .string($0.hex) } ?? .null,
                     "minimumKeysVersion": .integer(list.version),
@@ -416,6 +430,7 @@ enum KeysCommands {
                     "rootChanges": .array(list.rootChanges.map { .integer($0) }),
                 ],
                 text: text)
+            return finished(output, applied, actor: try context.actor(invocation, repository: repository))
         })
 
     /// Kept roots in the order of --keep (each id by the first prefix it starts with): the ids are random,
@@ -569,6 +584,10 @@ enum KeysCommands {
                 throw keyFileExists(file, list: try snapshot.currentKeyList()?.list, context: context)
             }
         }
+        if repository.dryRun {
+            return try KeyOperations.commit(
+                change, in: repository, roots: roots, newRoots: newRoots, actor: actor, now: now)
+        }
         if let directory { try makePrivateDirectory(directory) }
         let written = try writeNewKeys(newFiles)
         do {
@@ -599,8 +618,23 @@ enum KeysCommands {
     /// What a new app version builds in (`RolloutClient.Trust.minimumKeysVersion`, verify-site
     /// --min-keys-version): the newest list, so a fresh install refuses one from before it.
     /// The first words of every key change's report: the version committed, and its commit.
-    static func committed(_ list: KeyList, _ commit: ObjectID?) -> String {
-        "Committed key list version \(list.version)\(commit.map { " (commit \($0.short))" } ?? "")"
+    /// In a dry run: that it would commit that version.
+    static func committed(_ list: KeyList, _ applied: PackRepository.Applied<KeyOperations.Prepared>) -> String {
+        if applied.dryRun { return "Dry run: would commit key list version \(list.version)" }
+        return "Committed key list version \(list.version)\(applied.commit.map { " (commit \($0.short))" } ?? "")"
+    }
+
+    /// `output`, ending in a dry run with the commit the change would record and that nothing was
+    /// written (`dryRun` and `wouldRecord` in its JSON).
+    static func finished(
+        _ output: CommandOutput, _ applied: PackRepository.Applied<KeyOperations.Prepared>, actor: Actor
+    ) -> CommandOutput {
+        guard applied.dryRun, case .object(var object) = output.json else { return output }
+        object["dryRun"] = true
+        object["wouldRecord"] = DryRun.json(applied.change, actor: actor)
+        return CommandOutput(
+            json: .object(object), text: output.text + DryRun.text(applied.change, actor: actor) + DryRun.nothingWritten
+        )
     }
 
     static func minimumKeysVersionLine(_ list: KeyList) -> String {

@@ -59,43 +59,25 @@ package enum PlanCommands {
             let now = try context.now()
             let options = PromoteOptions.declared
             let dryRun = invocation.flag(options.dryRun)
+            repository.dryRun = dryRun
             let override = try PromoteGate.override(force: invocation.flag(options.force), reason: request.reason)
             let accepting = try invocation.list(options.acceptInsufficient)
+            let actor = try context.actor(invocation, repository: repository)
             let applied = try PlanOperations.promote(
-                request, in: repository, dryRun: dryRun, override: override, accepting: accepting,
-                actor: try context.actor(invocation, repository: repository),
+                request, in: repository, override: override, accepting: accepting, actor: actor,
                 time: { now },
                 health: { snapshot, plan in
                     try HealthCheck.evaluate(plan, snapshot: snapshot, repository: repository)
                 })
             let outcome = applied.result
+            if let commit = applied.commit, outcome.kind != .unchanged {
+                let notice = Notice.promoted(
+                    outcome, pack: id, commit: commit, actor: actor, time: now, reason: request.reason)
+                Notifier.announce([notice], repository: repository, context: context)
+            }
             let changes = describeChanges(outcome.before, outcome.after)
-            let style = context.style(invocation)
-            var text: String
-            switch (outcome.kind, dryRun) {
-            case (.unchanged, _):
-                text =
-                    request.testerGroup.map { "\(id) is staged to testers:\($0) already: nothing to do.\n" }
-                    ?? "\(id) is already at that share there: nothing to do.\n"
-            case (.completed, true):
-                text = "Dry run: \(id) would become the baseline of \(id.locale). Nothing was written.\n"
-            case (.staged, true): text = "Dry run: promoting \(id) to \(request.target) would change:\n"
-            case (.completed, false):
-                text =
-                    "\(style.green("completed")) \(id) is now the baseline of \(id.locale)"
-                    + (applied.commit.map { " (commit \($0.short))" } ?? "") + ".\n"
-            case (.staged, false):
-                text =
-                    "\(style.green("promoted")) \(id) to \(request.target)"
-                    + (applied.commit.map { " (commit \($0.short))" } ?? "") + ":\n"
-            }
-            var table = Table("SEGMENT", "BEFORE", "AFTER")
-            for change in changes { table.add(change.segment, change.before, change.after) }
-            if !changes.isEmpty { text += table.render(style) }
-            if let group = request.testerGroup, outcome.kind != .unchanged {
-                let members = outcome.after.testers.first { $0.group == group }?.members.count ?? 0
-                text += "  the \(members) install id(s) of tester group \(group) get \(id), whatever their share\n"
-            }
+            let text = promoteText(
+                request, applied, changes: changes, dryRun: dryRun, style: context.style(invocation))
             let json: JSONValue = [
                 "action": .string(outcome.kind.rawValue), "dryRun": .bool(dryRun), "pack": .string(id.description),
                 "commit": applied.commit.map { .string($0.hex) } ?? .null,
@@ -107,6 +89,42 @@ package enum PlanCommands {
             ]
             return CommandOutput(json: json, text: text)
         })
+
+    /// What promote prints for people: the effect, the segments whose shares change, and the
+    /// tester group a `--to testers:GROUP` staged the pack to.
+    static func promoteText(
+        _ request: PromoteRequest, _ applied: PackRepository.Applied<PromoteOutcome>,
+        changes: [(segment: String, before: String, after: String)], dryRun: Bool, style: Style
+    ) -> String {
+        let id = request.pack
+        let outcome = applied.result
+        var text: String
+        switch (outcome.kind, dryRun) {
+        case (.unchanged, _):
+            text =
+                request.testerGroup.map { "\(id) is staged to testers:\($0) already: nothing to do.\n" }
+                ?? "\(id) is already at that share there: nothing to do.\n"
+        case (.completed, true):
+            text = "Dry run: \(id) would become the baseline of \(id.locale). Nothing was written.\n"
+        case (.staged, true): text = "Dry run: promoting \(id) to \(request.target) would change:\n"
+        case (.completed, false):
+            text =
+                "\(style.green("completed")) \(id) is now the baseline of \(id.locale)"
+                + (applied.commit.map { " (commit \($0.short))" } ?? "") + ".\n"
+        case (.staged, false):
+            text =
+                "\(style.green("promoted")) \(id) to \(request.target)"
+                + (applied.commit.map { " (commit \($0.short))" } ?? "") + ":\n"
+        }
+        var table = Table("SEGMENT", "BEFORE", "AFTER")
+        for change in changes { table.add(change.segment, change.before, change.after) }
+        if !changes.isEmpty { text += table.render(style) }
+        if let group = request.testerGroup, outcome.kind != .unchanged {
+            let members = outcome.after.testers.first { $0.group == group }?.members.count ?? 0
+            text += "  the \(members) install id(s) of tester group \(group) get \(id), whatever their share\n"
+        }
+        return text
+    }
 
     /// promote's options.
     struct PromoteOptions: OptionGroup {
@@ -207,11 +225,21 @@ package enum PlanCommands {
 
     static let status = CommandSpec(
         path: ["status"],
-        summary: "the baseline, staged rules and shares, blocked versions and last change of each locale",
-        discussion: "", options: NoOptions.self, arguments: .optional("LOCALE"),
+        summary:
+            "every locale at a glance: baseline, staged shares, health, holds, blocked versions, newest metrics, last change",
+        discussion: """
+            Without LOCALE, one row per locale with a plan: the baseline, the staged rules with their
+            shares, the staged pack's health as rollout health judges it, what holds it (a sample ratio
+            mismatch, a paused ramp, the kill switch), blocked versions, the date of the newest metrics
+            stored for the locale and how old they are, and the last change; then the locales with packs
+            but nothing promoted. With LOCALE, that locale's plan in full: every rule with its salt and
+            what each segment's devices get. See docs/targeting.md.
+            """,
+        options: NoOptions.self, arguments: .optional("LOCALE"),
         effects: .readsRepository,
         run: { invocation, context in
-            let snapshot = try context.repository(invocation).snapshot()
+            let repository = try context.repository(invocation)
+            let snapshot = try repository.snapshot()
             let style = context.style(invocation)
             if let locale = try invocation.positionals.first.map({ try LocaleTag.canonical($0) }) {
                 let schedule = try snapshot.schedule(locale)
@@ -233,27 +261,7 @@ package enum PlanCommands {
                     json: ["locale": .string(locale), "plan": plan.jsonValue, "pending": pending],
                     text: describe(plan, style) + ScheduleCommands.describe(schedule, now: now))
             }
-            let plans = try snapshot.plannedLocales().compactMap { try snapshot.plan($0) }
-            var table = Table("LOCALE", "BASELINE", "STAGED", "BLOCKED", "LAST CHANGE")
-            for plan in plans {
-                let staged =
-                    (plan.testers.map { "@\($0.pack.contentVersion) testers:\($0.group)" }
-                    + plan.rules.map {
-                        "@\($0.pack.contentVersion) \($0.share) \($0.regionsLabel) \($0.versions)"
-                    }).joined(separator: "; ")
-                let last = plan.lastChange.map { "\($0.time) \($0.action) by \($0.actor)" } ?? "-"
-                let baseline =
-                    plan.bundledOnly ? "bundled (kill switch)" : plan.baseline.map { "@\($0.contentVersion)" } ?? "-"
-                table.add(
-                    plan.locale, baseline, staged.isEmpty ? "-" : staged,
-                    plan.blocked.isEmpty ? "-" : plan.blocked.map { "@\($0)" }.joined(separator: ","),
-                    cell(last, width: 70))
-            }
-            let text =
-                plans.isEmpty
-                ? "Nothing promoted yet. Stage a pack with rollout promote LOCALE@VERSION --to 1%.\n"
-                : table.render(style)
-            return CommandOutput(json: ["plans": .array(plans.map(\.jsonValue))], text: text)
+            return try overview(repository, snapshot: snapshot, now: context.now(), style: style)
         })
 
     static func describe(_ plan: Plan, _ style: Style) -> String {

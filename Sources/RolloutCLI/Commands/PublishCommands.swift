@@ -88,6 +88,8 @@ package enum PublishCommands {
         let destination = Option<String>(
             "destination", "NAME",
             "what the record calls the site, for example the CDN URL it is uploaded to (default: DIR)")
+        let dryRun = Flag(
+            "dry-run", "print which files of DIR would be added, changed and removed, with sizes; write nothing")
 
         static let declared = PublishOptions()
     }
@@ -131,6 +133,9 @@ package enum PublishCommands {
             keys, unrevoked and unexpired (exit 65 otherwise, nothing written); the site then carries
             the key list and a .sigs beside the index and every manifest, and the index expires after
             DURATION (default 7d): publish on a schedule to keep it fresh. Keys: docs/keys.md.
+            --dry-run runs the same checks and prints each file of DIR the publish would add, change or
+            remove, with its size, and the record it would commit; it takes no lock and writes nothing,
+            neither DIR nor the repository.
             """,
         options: PublishOptions.self,
         arguments: .none,
@@ -148,52 +153,102 @@ package enum PublishCommands {
             let key = try loadKey(keyPath, context: context)
             let legacyKey = try invocation.value(options.legacyKey).map { try loadKey($0.text, context: context) }
             let repository = try context.repository(invocation)
+            repository.dryRun = invocation.flag(options.dryRun)
             let directory = context.absolutePath(out)
             let now = try context.now()
+            // The record is history: a credential in an upload URL never reaches it (docs/teams.md, "Credentials").
+            let destination = RemoteURL.redacted(invocation.value(options.destination) ?? directory)
+            let actor = try context.actor(invocation, repository: repository)
             let outcome = try PublishOperation.publish(
-                // The record is history: a credential in an upload URL never reaches it (docs/teams.md, "Credentials").
                 PublishOperation.Request(
-                    directory: directory,
-                    destination: RemoteURL.redacted(invocation.value(options.destination) ?? directory),
-                    key: key,
-                    legacyKey: legacyKey, lifetime: lifetime),
-                in: repository, actor: try context.actor(invocation, repository: repository), time: { now })
-            let report = outcome.report
-            if let signing = outcome.signingKey, signing.expiresSoon {
-                let days = (signing.expires.seconds - now.seconds) / 86_400
-                context.diagnostics(PublishCommands.expiringKeyWarning(signing, days: days).oneLine + "\n")
+                    directory: directory, destination: destination, key: key, legacyKey: legacyKey, lifetime: lifetime),
+                in: repository, actor: actor, time: { now })
+            // A dry run stops before anything is announced: nothing happened.
+            if let preview = outcome.preview {
+                return wouldPublish(outcome, preview, out: out, actor: actor, style: context.style(invocation))
             }
-            var text = "Published \(report.locales.count) locale(s) to \(out): index sequence \(report.indexSequence); "
-            text +=
-                "\(report.written.count) file(s) written (\(ByteCount.describe(report.bytesWritten))), \(report.unchanged) unchanged"
-            text += report.removed.isEmpty ? ".\n" : ", \(report.removed.count) blocked pack file(s) removed.\n"
-            var table = Table("LOCALE", "SEQUENCE")
-            for (locale, sequence) in report.locales { table.add(locale, "\(sequence)") }
-            if !report.locales.isEmpty { text += table.render(context.style(invocation)) }
-            if let signing = outcome.signingKey, let version = report.keysVersion {
-                text += "Signed with publishing key \(signing.id) of key list version \(version).\n"
-            }
-            if let expires = report.indexExpires {
-                text += "The index expires at \(expires): publish again before then.\n"
-            }
-            if let record = outcome.record { text += "Recorded as commit \(record.short).\n" }
-            return CommandOutput(
-                json: [
-                    "out": .string(directory), "indexSequence": .integer(report.indexSequence),
-                    "indexExpires": report.indexExpires.map { .string($0.description) } ?? .null,
-                    "keysVersion": report.keysVersion.map { .integer($0) } ?? .null,
-                    "publishingKey": outcome.signingKey.map { .string($0.id) } ?? .null,
-                    "written": .array(report.written.map { .string($0) }), "unchanged": .integer(report.unchanged),
-                    "removed": .array(report.removed.map { .string($0) }),
-                    "bytesWritten": .integer(report.bytesWritten),
-                    "locales": .object(
-                        Dictionary(
-                            uniqueKeysWithValues: report.locales.map { ($0.locale, JSONValue.integer($0.sequence)) })),
-                    "state": outcome.state.map { .string($0.hex) } ?? .null,
-                    "record": outcome.record.map { .string($0.hex) } ?? .null,
-                ],
-                text: text)
+            Notifier.announce(
+                outcome, destination: destination, repository: repository, actor: actor.description, now: now,
+                context: context)
+            warnIfExpiring(outcome.signingKey, now: now, context: context)
+            return published(outcome, out: out, directory: directory, style: context.style(invocation))
         })
+
+    /// What `publish` prints: the files written, the locales' sequences, the key and the record.
+    static func published(_ outcome: PublishOperation.Outcome, out: String, directory: String, style: Style)
+        -> CommandOutput
+    {
+        let report = outcome.report
+        var text = "Published \(report.locales.count) locale(s) to \(out): index sequence \(report.indexSequence); "
+        text +=
+            "\(report.written.count) file(s) written (\(ByteCount.describe(report.bytesWritten))), \(report.unchanged) unchanged"
+        text += report.removed.isEmpty ? ".\n" : ", \(report.removed.count) blocked pack file(s) removed.\n"
+        var table = Table("LOCALE", "SEQUENCE")
+        for (locale, sequence) in report.locales { table.add(locale, "\(sequence)") }
+        if !report.locales.isEmpty { text += table.render(style) }
+        if let signing = outcome.signingKey, let version = report.keysVersion {
+            text += "Signed with publishing key \(signing.id) of key list version \(version).\n"
+        }
+        if let expires = report.indexExpires {
+            text += "The index expires at \(expires): publish again before then.\n"
+        }
+        if let record = outcome.record { text += "Recorded as commit \(record.short).\n" }
+        return CommandOutput(
+            json: [
+                "out": .string(directory), "indexSequence": .integer(report.indexSequence),
+                "indexExpires": report.indexExpires.map { .string($0.description) } ?? .null,
+                "keysVersion": report.keysVersion.map { .integer($0) } ?? .null,
+                "publishingKey": outcome.signingKey.map { .string($0.id) } ?? .null,
+                "written": .array(report.written.map { .string($0) }), "unchanged": .integer(report.unchanged),
+                "removed": .array(report.removed.map { .string($0) }),
+                "bytesWritten": .integer(report.bytesWritten),
+                "locales": .object(
+                    Dictionary(
+                        uniqueKeysWithValues: report.locales.map { ($0.locale, JSONValue.integer($0.sequence)) })),
+                "state": outcome.state.map { .string($0.hex) } ?? .null,
+                "record": outcome.record.map { .string($0.hex) } ?? .null,
+            ],
+            text: text)
+    }
+
+    /// What `publish --dry-run` prints: each file of the site that would change, with its size, and
+    /// the record the publish would commit.
+    static func wouldPublish(
+        _ outcome: PublishOperation.Outcome, _ preview: Publisher.Preview, out: String, actor: Actor, style: Style
+    ) -> CommandOutput {
+        let report = outcome.report
+        var text =
+            "Dry run: publishing \(report.locales.count) locale(s) to \(out): index sequence \(report.indexSequence); "
+        text +=
+            "\(preview.added.count) file(s) to add, \(preview.changed.count) to change, \(preview.removed.count) to remove, \(preview.unchanged) unchanged.\n"
+        var table = Table("CHANGE", "FILE", "BYTES")
+        for file in preview.added { table.add("add", file.path, "\(file.bytes)") }
+        for file in preview.changed { table.add("change", file.path, "\(file.before) -> \(file.bytes)") }
+        for file in preview.removed { table.add("remove", file.path, "\(file.bytes)") }
+        if !(preview.added.isEmpty && preview.changed.isEmpty && preview.removed.isEmpty) {
+            text += table.render(style)
+        }
+        text += DryRun.text(outcome.wouldRecord, actor: actor) + DryRun.nothingWritten
+        func files(_ list: [(path: String, bytes: Int)]) -> JSONValue {
+            .array(list.map { ["path": .string($0.path), "bytes": .integer($0.bytes)] })
+        }
+        return CommandOutput(
+            json: [
+                "dryRun": true, "indexSequence": .integer(report.indexSequence),
+                "locales": .object(
+                    Dictionary(uniqueKeysWithValues: report.locales.map { ($0.locale, JSONValue.integer($0.sequence)) })
+                ),
+                "added": files(preview.added),
+                "changed": .array(
+                    preview.changed.map {
+                        ["path": .string($0.path), "bytesBefore": .integer($0.before), "bytes": .integer($0.bytes)]
+                    }),
+                "removed": files(preview.removed), "unchanged": .integer(preview.unchanged),
+                "state": outcome.state.map { .string($0.hex) } ?? .null,
+                "wouldRecord": DryRun.json(outcome.wouldRecord, actor: actor),
+            ],
+            text: text)
+    }
 
     static let verifySite = CommandSpec(
         path: ["verify-site"],
@@ -309,6 +364,15 @@ extension Error where Self == RolloutError {
 }
 
 extension PublishCommands {
+    /// Warns on stderr when the publishing key expires within the warning period.
+    fileprivate static func warnIfExpiring(
+        _ signing: PublishOperation.SigningKey?, now: Timestamp, context: CommandContext
+    ) {
+        guard let signing, signing.expiresSoon else { return }
+        let days = (signing.expires.seconds - now.seconds) / 86_400
+        context.diagnostics(PublishCommands.expiringKeyWarning(signing, days: days).oneLine + "\n")
+    }
+
     /// The warning publish gives when its publishing key expires within the warning period.
     fileprivate static func expiringKeyWarning(_ signing: PublishOperation.SigningKey, days: Int64) -> String {
         "warning: publishing key \(signing.id) expires at \(signing.expires) (in \(days) day(s)); make its successor now with rollout keys rotate --root FILE --overlap 14d"

@@ -1,11 +1,18 @@
 import Foundation
+import RolloutIngest
 import RolloutModel
 import RolloutReport
+import RolloutStore
 
-/// `rollout report LOCALE --out FILE`: the rollout on one self-contained page (docs/report.md).
+/// `rollout report LOCALE --out FILE`: the rollout on one self-contained page; `rollout report --all
+/// --out DIR`: every locale's page and an overview that links to them (docs/report.md).
 enum ReportCommand {
     struct Options: OptionGroup {
-        let out = Option<Path>("out", "FILE", "where to write the page (for example report.html)").required()
+        let out = Option<Path>(
+            "out", "FILE", "where to write the page (for example report.html); with --all, a directory (reports/)"
+        ).required()
+        let all = Flag(
+            "all", "write every locale's page into the --out directory, with index.html, one page that links to them")
 
         static let declared = Options()
     }
@@ -19,14 +26,25 @@ enum ReportCommand {
             Charts are inline SVG: the changes over time, each targeted segment's share of the staged
             pack, the candidate's and the baseline's crash and fallback rates per day, and their
             difference with the confidence band health uses and the gate it is judged against.
+            With --all instead of LOCALE, --out names a directory: it gets LOCALE.html for every
+            locale with a plan and index.html, every locale at a glance as rollout status lists them,
+            each linking to its page.
             """,
         options: Options.self,
-        arguments: .exactly("LOCALE"),
+        arguments: .optional("LOCALE"),
         effects: [.readsRepository, .writesFiles, .checks],
         run: { invocation, context in
-            let locale = try LocaleTag.canonical(invocation.positionals[0])
+            let all = invocation.flag(Options.declared.all)
+            if all && !invocation.positionals.isEmpty {
+                throw RolloutError.usage("rollout report takes LOCALE or --all, not both")
+            }
+            let locale = try invocation.positionals.first.map { try LocaleTag.canonical($0) }
             guard let out = try invocation.value(Options.declared.out)?.text else {
                 throw RolloutError.usage("rollout report needs --out FILE, for example --out report.html")
+            }
+            guard let locale else {
+                guard all else { throw RolloutError.usage("rollout report needs LOCALE, or --all for every locale") }
+                return try writeAll(into: out, repository: context.repository(invocation), context: context)
             }
             let repository = try context.repository(invocation)
             let summary = try ReportPage.render(locale: locale, repository: repository, now: try context.now())
@@ -41,4 +59,56 @@ enum ReportCommand {
                     "Wrote the \(locale) report to \(path) (\(ByteCount.describe(summary.html.utf8.count)), \(summary.charts) chart(s), \(summary.timelineEntries) change(s)).\n"
             )
         })
+
+    /// `report --all`: each planned locale's page, then the overview linking to them, into `directory`
+    /// (made if missing). The overview is written last, so its links name pages that exist.
+    static func writeAll(into directory: String, repository: PackRepository, context: CommandContext) throws
+        -> CommandOutput
+    {
+        let now = try context.now()
+        let snapshot = try repository.snapshot()
+        let (locales, unpromoted) = try LocaleGlance.all(in: repository, at: snapshot)
+        try LocalFile.makeDirectories(
+            context.absolutePath(directory), mode: 0o755, purpose: "create the report directory")
+        var pages: [JSONValue] = []
+        var bytes = 0
+        var unreadable: [String: String] = [:]
+        for glance in locales {
+            // Its page would stop at the same metrics: the overview says why instead of linking to it.
+            if let failure = glance.failure {
+                unreadable[glance.locale] = Refusals.message(of: failure)
+                continue
+            }
+            let summary = try ReportPage.render(
+                locale: glance.locale, repository: repository, snapshot: snapshot, overview: OverviewPage.indexName,
+                now: now)
+            let file = directory + "/" + OverviewPage.fileName(of: glance.locale)
+            try context.writeFile(file, Array(summary.html.utf8))
+            bytes += summary.html.utf8.count
+            pages.append([
+                "locale": .string(glance.locale), "path": .string(context.absolutePath(file)),
+                "bytes": .integer(summary.html.utf8.count), "charts": .integer(summary.charts),
+                "timelineEntries": .integer(summary.timelineEntries),
+            ])
+        }
+        let html = OverviewPage.render(
+            locales, unpromoted: unpromoted, unreadable: unreadable, now: now, repositoryPath: repository.path,
+            state: snapshot.commit?.short)
+        let index = directory + "/" + OverviewPage.indexName
+        try context.writeFile(index, Array(html.utf8))
+        bytes += html.utf8.count
+        let path = context.absolutePath(index)
+        return CommandOutput(
+            json: [
+                "path": .string(path), "bytes": .integer(html.utf8.count), "pages": .array(pages),
+                "unpromoted": .array(unpromoted.map { .string($0) }),
+                "unreadable": .object(unreadable.mapValues { .string($0) }),
+            ],
+            text:
+                "Wrote the overview of \(locales.count) locale(s) to \(path) and their reports beside it (\(ByteCount.describe(bytes)) in all).\n"
+                + unreadable.sorted(by: { $0.key < $1.key }).map {
+                    "\($0.key) has no page: health could not be evaluated: \($0.value)\n"
+                }.joined()
+        )
+    }
 }

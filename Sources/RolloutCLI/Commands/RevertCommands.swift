@@ -52,6 +52,8 @@ enum RevertCommands {
                 ?? .lastKnownGood,
             reason: reason, block: !invocation.flag(options.noBlock))
         let repository = try context.repository(invocation)
+        let dryRun = invocation.flag(options.dryRun)
+        repository.dryRun = dryRun
         let now = try context.now()
         // The evidence available now: health figures and their metrics sources, or "none" without metrics.
         let snapshot = try repository.snapshotForChange()
@@ -62,10 +64,9 @@ enum RevertCommands {
         {
             evidence = try HealthCheck.evidence(report, plan: plan, snapshot: snapshot)
         }
-        let dryRun = invocation.flag(options.dryRun)
+        let actor = try context.actor(invocation, repository: repository)
         let applied = try RevertOperations.revert(
-            request, in: repository, evidence: evidence, actor: try context.actor(invocation, repository: repository),
-            dryRun: dryRun, time: { now })
+            request, in: repository, evidence: evidence, actor: actor, time: { now })
         let outcome = applied.result
         let style = context.style(invocation)
         if dryRun, let manifest = outcome.manifest { return wouldRevert(outcome, manifest: manifest, style: style) }
@@ -76,6 +77,10 @@ enum RevertCommands {
                     "Nothing to revert: that would not change what any \(locale) device receives. Nothing was written.\n"
             )
         }
+        // The commit has landed: delivery comes after it, bounded by the policy's time-out.
+        Notifier.announce(
+            [.reverted(outcome, commit: commit, actor: actor, time: now, reason: reason, byGuard: false)],
+            repository: repository, context: context)
         var text = "\(style.green("reverted")) \(locale) (commit \(commit.short)); rollback manifest \(manifest.id):\n"
         text += changes(outcome, style: style)
         if !outcome.newlyBlocked.isEmpty {

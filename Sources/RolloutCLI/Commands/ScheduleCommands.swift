@@ -24,9 +24,10 @@ enum ScheduleCommands {
         }
         let repository = try context.repository(invocation)
         let dryRun = invocation.flag(options.dryRun)
+        repository.dryRun = dryRun
         let applied = try ScheduleOperations.schedule(
             request, at: at, accepting: try invocation.list(options.acceptInsufficient), in: repository,
-            dryRun: dryRun, actor: try context.actor(invocation, repository: repository), time: { now },
+            actor: try context.actor(invocation, repository: repository), time: { now },
             health: { snapshot, plan in try HealthCheck.evaluate(plan, snapshot: snapshot, repository: repository) })
         let outcome = applied.result
         let change = outcome.change
@@ -84,9 +85,10 @@ enum ScheduleCommands {
             let repository = try context.repository(invocation)
             let now = try context.now()
             let dryRun = invocation.flag(options.dryRun)
+            repository.dryRun = dryRun
             let applied = try ScheduleOperations.cancel(
                 locale: locale, id: id, reason: try invocation.required(options.reason), in: repository,
-                dryRun: dryRun, actor: try context.actor(invocation, repository: repository), time: { now })
+                actor: try context.actor(invocation, repository: repository), time: { now })
             let listed = applied.result.map { "  \($0.id)  \($0.summary) at \($0.at)\n" }.joined()
             let text =
                 dryRun

@@ -35,13 +35,14 @@ enum TestersCommands {
                 let repository = try context.repository(invocation)
                 let now = try context.now()
                 let dryRun = invocation.flag(ChangeOptions.declared.dryRun)
+                repository.dryRun = dryRun
                 let actor = try context.actor(invocation, repository: repository)
                 let applied =
                     adding
                     ? try TesterOperations.add(
-                        ids, to: group, in: repository, dryRun: dryRun, actor: actor, time: { now })
+                        ids, to: group, in: repository, actor: actor, time: { now })
                     : try TesterOperations.remove(
-                        ids, from: group, in: repository, dryRun: dryRun, actor: actor, time: { now })
+                        ids, from: group, in: repository, actor: actor, time: { now })
                 return render(applied, adding: adding, dryRun: dryRun, style: context.style(invocation))
             })
     }

@@ -19,6 +19,10 @@ public enum GuardLoop {
         /// Why the locale could not be guarded (verdict "error").
         public var error: String?
         public var unhealthyLeft = false
+        /// The commit of the revert or ramp step guard recorded, and the plan it left: what a
+        /// notification names (docs/notifications.md).
+        public var commit: ObjectID?
+        public var planAfter: Plan?
         /// Held by a sample ratio mismatch: someone has to find why devices do not get the planned share.
         public var heldLeft = false
 
@@ -126,6 +130,8 @@ public enum GuardLoop {
                 request, in: repository, evidence: evidence, actor: try actor(), time: { now })
             row.action = .reverted(rollback: applied.result.manifest?.id)
             row.rollback = applied.result.manifest?.id
+            row.commit = applied.commit
+            row.planAfter = applied.result.after
         case .advanceRamp:
             // The step is taken on the tip the commit lands on, with health evaluated again there.
             let applied = try PlanOperations.advanceRamp(
@@ -137,6 +143,8 @@ public enum GuardLoop {
             }
             row.action = .rampAdvanced(
                 to: applied.result.map { $0.after.rules.first?.share.description ?? "100%, completed" })
+            row.commit = applied.commit
+            row.planAfter = applied.result?.after
         }
         return row
     }

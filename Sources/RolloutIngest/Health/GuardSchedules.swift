@@ -27,11 +27,13 @@ extension GuardLoop {
                     ) { snapshot, plan in
                         try HealthCheck.evaluate(plan, snapshot: snapshot, repository: repository)
                     }
-                    rows.append(
-                        Row(
-                            locale: locale, candidate: change.pack, verdict: "-",
-                            action: .scheduleApplied(
-                                id: change.id, change: change.summary, effect: applied.result?.promote.kind)))
+                    var row = Row(
+                        locale: locale, candidate: change.pack, verdict: "-",
+                        action: .scheduleApplied(
+                            id: change.id, change: change.summary, effect: applied.result?.promote.kind))
+                    row.commit = applied.commit
+                    row.planAfter = applied.result?.promote.after
+                    rows.append(row)
                 } catch RolloutError.usage(let message) {
                     throw RolloutError.usage(message)
                 } catch {

@@ -73,6 +73,13 @@ public struct PackLinter {
         return findings
     }
 
+    /// The errors of the rules that read only the pack and the policy: what a new policy says of a
+    /// pack already stored and served (`policy set --dry-run`), since the history rules judged it
+    /// when it was added.
+    public func policyErrors(_ pack: Pack) -> [LintFinding] {
+        (lintContent(pack) + bundleOnlyKeys(pack)).filter { $0.severity == .error }
+    }
+
     private func error(
         _ pack: Pack, _ rule: String, _ key: String?, _ message: String, override: LintFinding.Override? = nil
     ) -> LintFinding {

@@ -173,6 +173,25 @@ final class GitRepository {
         return ObjectID(oid)
     }
 
+    /// The commit `spec` names as git reads a revision (`HEAD~3`, a tag, a unique start of an id),
+    /// peeled to a commit; nil when it names nothing, several objects, or no commit.
+    func revparse(_ spec: String) throws -> ObjectID? {
+        var object: OpaquePointer?
+        let result = git_revparse_single(&object, handle, spec)
+        let unknown = [GIT_ENOTFOUND, GIT_EAMBIGUOUS, GIT_EINVALIDSPEC].map(\.rawValue)
+        if unknown.contains(result) { return nil }
+        try check(result, "reading revision \(spec)")
+        defer { git_object_free(object) }
+        var commit: OpaquePointer?
+        let peeled = git_object_peel(&commit, object, GIT_OBJECT_COMMIT)
+        if peeled == GIT_EINVALIDSPEC.rawValue || peeled == GIT_ENOTFOUND.rawValue || peeled == GIT_EPEEL.rawValue {
+            return nil
+        }
+        try check(peeled, "reading revision \(spec)")
+        defer { git_object_free(commit) }
+        return ObjectID(git_object_id(commit)!.pointee)
+    }
+
     /// Moves `name` to `target` only if it still points at `expected` (nil: only if it does not exist).
     /// Returns false when another writer got there first or holds the lock.
     func compareAndSwap(_ name: String, to target: ObjectID, expected: ObjectID?, message: String) throws

@@ -101,15 +101,25 @@ public enum PackOperations {
         }
     }
 
+    /// A policy change: the policy before and after, and what the new one says of every pack a plan
+    /// serves (errors only), which `policy set --dry-run` shows before anyone commits it.
+    public struct PolicyChange {
+        public let before: Policy
+        public let after: Policy
+        public let refusedServed: [LintFinding]
+    }
+
     /// Replaces the policy with `bytes` as written (the author's layout survives), validating it first.
     public static func setPolicy(
         _ bytes: [UInt8], source: String, in repository: PackRepository, reason: String?, actor: Actor,
         time: @escaping () -> Timestamp
-    ) throws -> PackRepository.Applied<Policy> {
+    ) throws -> PackRepository.Applied<PolicyChange> {
         let policy = try Policy.parse(bytes, source: source)
         return try repository.apply(actor: actor, time: time) { snapshot in
             let current = try snapshot.policy()
-            guard current != policy else { return (nil, policy) }
+            let outcome = PolicyChange(
+                before: current, after: policy, refusedServed: try servedFindings(snapshot, policy: policy))
+            guard current != policy else { return (nil, outcome) }
             var trailers: [(name: Trailer, value: String)] = [(.action, ChangeAction.policySet.rawValue)]
             if let reason { trailers.append((.reason, reason)) }
             var writes: [(path: String, bytes: [UInt8])] = [(StateLayout.policy, bytes)]
@@ -119,8 +129,27 @@ public enum PackOperations {
                 writes.append((StateLayout.siteSequence, Array("\(try snapshot.siteSequence() + 1)\n".utf8)))
             }
             let change = Change(summary: "policy set", trailers: trailers, writes: writes)
-            return (change, policy)
+            return (change, outcome)
         }
+    }
+
+    /// What `policy` says of each pack the plans serve (baselines, candidates, last known good), errors only.
+    static func servedFindings(_ snapshot: Snapshot, policy: Policy) throws -> [LintFinding] {
+        let linter = PackLinter(policy: policy, catalog: snapshot)
+        var findings: [LintFinding] = []
+        for locale in try snapshot.plannedLocales() {
+            guard let plan = try snapshot.plan(locale) else { continue }
+            for version in plan.publishedVersions.sorted() {
+                let id = PackID(locale: locale, contentVersion: version)
+                guard let pack = try snapshot.pack(id) else { continue }
+                // `add` refuses a file over the limit before lint; a stored pack is judged by its stored size.
+                if let bytes = try snapshot.record(id)?.bytes, bytes > policy.limits.maxPackBytes {
+                    findings.append(.overPackLimit(id, bytes: bytes, limit: policy.limits.maxPackBytes))
+                }
+                findings += linter.policyErrors(pack)
+            }
+        }
+        return findings
     }
 }
 
@@ -133,6 +162,15 @@ extension RolloutError {
 }
 
 extension LintFinding {
+    /// A served pack larger than a new policy's `limits.maxPackBytes` (`policy set --dry-run`).
+    fileprivate static func overPackLimit(_ id: PackID, bytes: Int, limit: Int) -> LintFinding {
+        LintFinding(
+            severity: .error, rule: "max-pack-bytes", pack: id, key: nil,
+            message:
+                "the stored pack is \(ByteCount.describe(bytes)), over the limit of \(ByteCount.describe(limit)) (policy limits.maxPackBytes)"
+        )
+    }
+
     fileprivate static func changedStoredPack(_ input: PackInput, stored checksum: String) -> LintFinding {
         LintFinding(
             severity: .error, rule: "immutable", pack: input.pack.id, key: nil,

@@ -1,6 +1,6 @@
 import RolloutModel
 
-/// The outcome of a promote, applied or (with --dry-run) only computed.
+/// The outcome of a promote, applied or (in a dry run, `PackRepository.dryRun`) only computed.
 public struct PromoteOutcome {
     public let kind: PromoteEffect
     public let before: Plan
@@ -8,26 +8,26 @@ public struct PromoteOutcome {
 }
 
 public enum PlanOperations {
-    /// Runs a promote on the repository (or, with `dryRun`, only computes it), through the health gate
+    /// Runs a promote on the repository (or, in a dry run, only computes it), through the health gate
     /// (`PromoteGate`): `health` judges a plan on the snapshot the change will apply to (nil: nothing
     /// staged against a baseline). It is passed in because the metrics are read outside this target.
     public static func promote(
-        _ request: PromoteRequest, in repository: PackRepository, dryRun: Bool, override: PromoteGate.Override?,
+        _ request: PromoteRequest, in repository: PackRepository, override: PromoteGate.Override?,
         accepting: [SegmentPattern] = [], actor: Actor,
         time: @escaping () -> Timestamp, health: (Snapshot, Plan) throws -> Health.Report?
     ) throws -> PackRepository.Applied<PromoteOutcome> {
         try repository.apply(actor: actor, time: time) { snapshot in
             try promoteChange(
-                request, on: snapshot, dryRun: dryRun, override: override, accepting: accepting, actor: actor,
-                time: time, health: health)
+                request, on: snapshot, override: override, accepting: accepting, actor: actor, time: time,
+                health: health)
         }
     }
 
-    /// What a promote writes on `snapshot` (nil: nothing, for an unchanged plan or a dry run) and
+    /// What a promote writes on `snapshot` (nil: nothing, for an unchanged plan) and
     /// its outcome: the plan transform, the health gate and the trailers, shared by `promote` and
     /// by guard applying a scheduled one (`ScheduleOperations.apply`).
     static func promoteChange(
-        _ request: PromoteRequest, on snapshot: Snapshot, dryRun: Bool, override: PromoteGate.Override?,
+        _ request: PromoteRequest, on snapshot: Snapshot, override: PromoteGate.Override?,
         accepting: [SegmentPattern], actor: Actor, time: () -> Timestamp,
         health: (Snapshot, Plan) throws -> Health.Report?
     ) throws -> (Change?, PromoteOutcome) {
@@ -51,7 +51,6 @@ public enum PlanOperations {
         ) {
             try health(snapshot, $0)
         }.trailers(pack: request.pack)
-        if dryRun { return (nil, PromoteOutcome(kind: kind, before: before, after: after)) }
         after.lastChange = Plan.LastChange(
             action: kind.rawValue, actor: actor.description, time: time(), reason: request.reason)
         after.sequence = before.sequence + 1

@@ -18,11 +18,12 @@ public struct RevertOutcome {
 }
 
 public enum RevertOperations {
-    /// Runs a revert and writes its rollback manifest, in one commit; with `dryRun`, only computes
-    /// both (the manifest is the one the revert would write now) and writes nothing.
+    /// Runs a revert and writes its rollback manifest, in one commit; in a dry run
+    /// (`PackRepository.dryRun`), only computes both (the manifest is the one the revert would write
+    /// now) and writes nothing.
     public static func revert(
         _ request: RevertRequest, in repository: PackRepository, evidence: JSONValue = .string("none"), actor: Actor,
-        dryRun: Bool = false, time: @escaping () -> Timestamp
+        time: @escaping () -> Timestamp
     ) throws -> PackRepository.Applied<RevertOutcome> {
         try repository.apply(actor: actor, time: time) { snapshot in
             let locale = request.locale
@@ -74,7 +75,7 @@ public enum RevertOperations {
                     (StateLayout.rollback(id), manifest.bytes),
                 ])
             let outcome = RevertOutcome(before: before, after: after, newlyBlocked: blocked, manifest: manifest)
-            return (dryRun ? nil : change, outcome)
+            return (change, outcome)
         }
     }
 

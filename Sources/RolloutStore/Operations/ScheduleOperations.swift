@@ -35,11 +35,11 @@ public enum ScheduleOperations {
     /// runs), so whatever promote would refuse now is refused now.
     public static func schedule(
         _ request: PromoteRequest, at: Timestamp, accepting: [SegmentPattern], in repository: PackRepository,
-        dryRun: Bool, actor: Actor, time: @escaping () -> Timestamp, health: (Snapshot, Plan) throws -> Health.Report?
+        actor: Actor, time: @escaping () -> Timestamp, health: (Snapshot, Plan) throws -> Health.Report?
     ) throws -> PackRepository.Applied<ScheduleOutcome> {
         try repository.apply(actor: actor, time: time) { snapshot in
             let (_, preview) = try PlanOperations.promoteChange(
-                request, on: snapshot, dryRun: true, override: nil, accepting: accepting, actor: actor, time: time,
+                request, on: snapshot, override: nil, accepting: accepting, actor: actor, time: time,
                 health: health)
             guard preview.kind != .unchanged else {
                 throw ScheduleRefusal.wouldChangeNothing(request.pack, share: request.share)
@@ -49,7 +49,6 @@ public enum ScheduleOperations {
             let change = schedule.add(
                 request, at: at, accepting: accepting.map(\.description), by: actor.description, now: time())
             let outcome = ScheduleOutcome(change: change, preview: preview)
-            if dryRun { return (nil, outcome) }
             var trailers: [(name: Trailer, value: String)] = [
                 (.action, ChangeAction.schedule.rawValue), (.locale, locale), (.pack, request.pack.description),
                 (.percent, request.share.description),
@@ -71,7 +70,7 @@ public enum ScheduleOperations {
 
     /// Takes pending changes of `locale` back: the one numbered `id`, or every one when `id` is nil.
     public static func cancel(
-        locale: String, id: Int?, reason: String, in repository: PackRepository, dryRun: Bool, actor: Actor,
+        locale: String, id: Int?, reason: String, in repository: PackRepository, actor: Actor,
         time: @escaping () -> Timestamp
     ) throws -> PackRepository.Applied<[Schedule.Pending]> {
         try repository.apply(actor: actor, time: time) { snapshot in
@@ -84,7 +83,6 @@ public enum ScheduleOperations {
                 }
                 cancelled.append(change)
             }
-            if dryRun { return (nil, cancelled) }
             return (cancelChange(schedule, cancelled: cancelled, reason: reason), cancelled)
         }
     }
@@ -100,7 +98,7 @@ public enum ScheduleOperations {
             var schedule = try snapshot.schedule(locale)
             guard let change = schedule.remove(id), change.isDue(at: time()) else { return (nil, nil) }
             let (promote, outcome) = try PlanOperations.promoteChange(
-                change.request, on: snapshot, dryRun: false, override: nil,
+                change.request, on: snapshot, override: nil,
                 accepting: change.accepting.compactMap(SegmentPattern.init), actor: actor, time: time, health: health)
             let applied = ScheduleApplied(change: change, promote: outcome)
             guard var promote else {

@@ -16,26 +16,26 @@ public struct TesterChange: Sendable {
 public enum TesterOperations {
     /// Adds `ids` to `group`, making the group (and its salt) when it is new.
     public static func add(
-        _ ids: [String], to group: String, in repository: PackRepository, dryRun: Bool, actor: Actor,
+        _ ids: [String], to group: String, in repository: PackRepository, actor: Actor,
         time: @escaping () -> Timestamp
     ) throws -> PackRepository.Applied<TesterChange> {
-        try change(group, in: repository, dryRun: dryRun, actor: actor, time: time, creating: true) {
+        try change(group, in: repository, actor: actor, time: time, creating: true) {
             $0.adding(ids)
         }
     }
 
     /// Takes `ids` out of `group`; an id that is not a member is left alone.
     public static func remove(
-        _ ids: [String], from group: String, in repository: PackRepository, dryRun: Bool, actor: Actor,
+        _ ids: [String], from group: String, in repository: PackRepository, actor: Actor,
         time: @escaping () -> Timestamp
     ) throws -> PackRepository.Applied<TesterChange> {
-        try change(group, in: repository, dryRun: dryRun, actor: actor, time: time, creating: false) {
+        try change(group, in: repository, actor: actor, time: time, creating: false) {
             $0.removing(ids)
         }
     }
 
     static func change(
-        _ name: String, in repository: PackRepository, dryRun: Bool, actor: Actor, time: @escaping () -> Timestamp,
+        _ name: String, in repository: PackRepository, actor: Actor, time: @escaping () -> Timestamp,
         creating: Bool, edit: (inout TesterGroup) -> [String]
     ) throws -> PackRepository.Applied<TesterChange> {
         guard TesterGroup.isValidName(name) else { throw TesterRefusal.badGroupName(name) }
@@ -52,7 +52,8 @@ public enum TesterOperations {
             let action: ChangeAction = creating ? .testersAdd : .testersRemove
             let plans = try restaged(group, on: snapshot, action: action, actor: actor, time: time())
             let result = TesterChange(group: group, changed: changed, locales: plans.map(\.locale), created: old == nil)
-            if dryRun || (changed.isEmpty && old != nil) { return (nil, result) }
+            // A dry run stops in `PackRepository.apply`, after this change is made, as every dry run does.
+            if changed.isEmpty && old != nil { return (nil, result) }
             let verb = creating ? "add \(changed.count) to" : "remove \(changed.count) from"
             let change = Change(
                 summary: "testers \(verb) \(name)",

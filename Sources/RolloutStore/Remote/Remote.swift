@@ -284,7 +284,7 @@ extension PackRepository {
             _ = try? git.compareAndSwap(
                 StateLayout.stateRef, to: commit, expected: remoteTip, message: "rollout: \(change.summary)")
             try? git.setReference(PackRepository.trackingRef(remote), to: commit, message: "rollout: pushed")
-            return Applied(commit: commit, result: result, attempts: attempt)
+            return Applied(commit: commit, result: result, attempts: attempt, change: change)
         }
         throw .pushRefusedTooOften(remote, refusals: refusals, since: started)
     }
@@ -293,8 +293,11 @@ extension PackRepository {
     /// caught up first, so a clone that is behind never refuses (or judges) its input by a state the
     /// remote has moved past (a metrics row for a pack another clone added, a newer policy); and a
     /// clone holding changes the remote does not have is told to sync before anything is read.
+    /// A dry run fetches nothing: it reads this repository as it is.
     public func snapshotForChange() throws -> Snapshot {
-        if !offline, let remote = try syncRemote() { preparedRemoteTip = (remote, try catchUpForChange(remote)) }
+        if !offline, !dryRun, let remote = try syncRemote() {
+            preparedRemoteTip = (remote, try catchUpForChange(remote))
+        }
         return try snapshot()
     }
 
@@ -318,7 +321,7 @@ extension PackRepository {
     /// Before acting on the shared state without changing it (guard's checks, publish): fetch,
     /// and fast-forward when this repository is only behind. Offline, or without a remote, nothing.
     public func catchUp() throws {
-        guard !offline, let remote = try syncRemote(), let remoteTip = try fetchTip(remote) else { return }
+        guard !offline, !dryRun, let remote = try syncRemote(), let remoteTip = try fetchTip(remote) else { return }
         let localTip = try git.referenceTarget(StateLayout.stateRef)
         if let localTip, try localTip == remoteTip || !git.isDescendant(remoteTip, of: localTip) { return }
         _ = try git.compareAndSwap(
