@@ -43,7 +43,7 @@ enum TestersCommands {
                         ids, to: group, in: repository, actor: actor, time: { now })
                     : try TesterOperations.remove(
                         ids, from: group, in: repository, actor: actor, time: { now })
-                return render(applied, adding: adding, dryRun: dryRun, style: context.style(invocation))
+                return render(applied, adding: adding, dryRun: dryRun, actor: actor, style: context.style(invocation))
             })
     }
 
@@ -68,7 +68,7 @@ enum TestersCommands {
     }
 
     static func render(
-        _ applied: PackRepository.Applied<TesterChange>, adding: Bool, dryRun: Bool, style: Style
+        _ applied: PackRepository.Applied<TesterChange>, adding: Bool, dryRun: Bool, actor: Actor, style: Style
     ) -> CommandOutput {
         let change = applied.result
         let name = change.group.name
@@ -88,8 +88,9 @@ enum TestersCommands {
             if !change.locales.isEmpty {
                 text += "  devices follow in: \(change.locales.joined(separator: ", "))\n"
             }
-            if dryRun { text += "Nothing was written.\n" }
         }
+        // A dry run shows the commit it stopped before, as every dry run does.
+        if dryRun { text += DryRun.text(applied.change, actor: actor) + DryRun.nothingWritten }
         var json: [String: JSONValue] = [
             "group": .string(name), "dryRun": .bool(dryRun),
             "commit": applied.commit.map { .string($0.hex) } ?? .null,
@@ -97,6 +98,7 @@ enum TestersCommands {
             "locales": .array(change.locales.map { .string($0) }),
         ]
         json[verb] = .array(change.changed.map { .string($0) })
+        if dryRun { json["wouldRecord"] = DryRun.json(applied.change, actor: actor) }
         return CommandOutput(json: .object(json), text: text)
     }
 
