@@ -134,6 +134,11 @@ final class TestersTests: XCTestCase {
         XCTAssertEqual(added.status, 0, added.output)
         XCTAssertTrue(added.stdout.contains("devices follow in: tr-TR"), added.stdout)
         XCTAssertEqual(try resolved(w, late), "tr-TR@18")
+        let diff = try w.rollout("diff", "HEAD~1", "HEAD")
+        XCTAssertTrue(
+            diff.stdout.contains(
+                "testers: tr-TR@18 to testers:qa (2 install ids) -> tr-TR@18 to testers:qa (3 install ids)"),
+            diff.output)
 
         let reverted = try w.rollout("revert", "tr-TR", "--reason", "wrong date format")
         XCTAssertEqual(reverted.status, 0, reverted.output)
