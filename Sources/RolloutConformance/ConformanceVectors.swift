@@ -167,6 +167,11 @@ public enum ConformanceVectors {
 
     /// A plan's `testers` member in the wire form: group qa holds two of the kit's install ids,
     /// the upper-case spelling of one and `device-1`, so its lower-case twin is no tester.
+    /// A plan's `testers` member holding group qa with these members, as written (documents.json).
+    static func testers(members: [JSONValue]) -> JSONValue {
+        [["group": "qa", "pack": ref(17, "4.8.0"), "salt": .string(testerSalt), "members": .array(members)]]
+    }
+
     static func withTesters(_ plan: JSONValue, pack version: Int = 18, minAppVersion: String = "4.8.0") -> JSONValue {
         guard var o = plan.objectValue else { return plan }
         let members = ["E621E1F8-C36C-495A-93FC-0C247A3E6E5F", "device-1"].map {
@@ -511,6 +516,15 @@ public enum ConformanceVectors {
             (
                 "a rule whose range the device cannot parse", "manifest",
                 edit(manifest, ["plan", "rules"], [rule(18, "4.8.0", regions: [], "^4.8", 10000, salt: salt)]), true
+            ),
+            (
+                "tester groups in the plan", "manifest", edit(manifest, ["plan", "testers"], testers(members: ["ab"])),
+                true
+            ),
+            ("testers as a string", "manifest", edit(manifest, ["plan", "testers"], "qa"), false),
+            (
+                "a tester member that is not a string", "manifest",
+                edit(manifest, ["plan", "testers"], testers(members: [1])), false
             ),
             ("another format", "manifest", edit(manifest, ["format"], "rollout-manifest/2"), false),
             ("bundledOnly as a string", "manifest", edit(manifest, ["plan", "bundledOnly"], "true"), false),
