@@ -160,6 +160,7 @@ public let allCommands: [CommandSpec] = [
     ReportCommand.spec,
     PauseCommands.spec(true), PauseCommands.spec(false),
     ScheduleCommands.cancel,
+    TestersCommands.change(true), TestersCommands.change(false), TestersCommands.list,
     PolicyCommands.show, PolicyCommands.set,
     NotifyCommands.test, NotifyCommands.status, NotifyCommands.retry,
     DeviceCommand.spec,

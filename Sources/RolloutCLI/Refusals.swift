@@ -33,7 +33,35 @@ enum Refusals {
         case let refusal as ImportRefusal: return importing(refusal)
         case let refusal as ReportRefusal: return report(refusal)
         case let refusal as ScheduleRefusal: return schedule(refusal)
+        case let refusal as TesterRefusal: return testers(refusal)
         default: return "refused: \(refusal)"
+        }
+    }
+
+    // MARK: testers
+
+    static func testers(_ refusal: TesterRefusal) -> String {
+        switch refusal {
+        case .badGroupName(let name):
+            return
+                "tester group \"\(InputLimits.echo(name))\" is not a group name: 1 to 32 lowercase letters, digits and -, starting with a letter, such as qa"
+        case .badID(let problem, let text, let file, let line):
+            let place = file.map { "\($0):\(line ?? 0): " } ?? "--install-id "
+            let why: String
+            switch problem {
+            case .empty: why = "is empty"
+            case .space: why = "has a space in it (one install id a line)"
+            case .control: why = "has a control character in it"
+            case .tooLong(let bytes): why = "is \(bytes) bytes, over the limit of \(InputLimits.installIDBytes)"
+            }
+            return "\(place)\"\(InputLimits.echo(text))\" is not an install id: it \(why)"
+                + (file == nil ? "" : "; nothing was changed")
+        case .noIDsInFile(let file):
+            return "\(file) holds no install id: write one a line"
+        case .noSuchGroup(let name, let groups):
+            return "no tester group \(name)"
+                + (groups.isEmpty ? "" : " (groups: \(groups.joined(separator: ", ")))")
+                + "; make it with rollout testers add \(name) --install-id ID"
         }
     }
 

@@ -163,6 +163,28 @@ public enum ConformanceVectors {
     }
 
     static let salt = "161a344543e9f139"
+    static let testerSalt = "0c5d7a4e91b2f386"
+
+    /// A plan's `testers` member in the wire form: group qa holds two of the kit's install ids,
+    /// the upper-case spelling of one and `device-1`, so its lower-case twin is no tester.
+    /// A plan's `testers` member holding group qa with these members, as written (documents.json).
+    static func testers(members: [JSONValue]) -> JSONValue {
+        [["group": "qa", "pack": ref(17, "4.8.0"), "salt": .string(testerSalt), "members": .array(members)]]
+    }
+
+    static func withTesters(_ plan: JSONValue, pack version: Int = 18, minAppVersion: String = "4.8.0") -> JSONValue {
+        guard var o = plan.objectValue else { return plan }
+        let members = ["E621E1F8-C36C-495A-93FC-0C247A3E6E5F", "device-1"].map {
+            TesterGroup.memberHash(installID: $0, salt: testerSalt)
+        }
+        o["testers"] = [
+            [
+                "group": "qa", "pack": ref(version, minAppVersion), "salt": .string(testerSalt),
+                "members": strings(members.sorted()),
+            ]
+        ]
+        return .object(o)
+    }
 
     /// Plans in the manifest's wire form, named; each exercises one step of docs/targeting.md, Resolution.
     static func resolutionPlans() -> [(String, JSONValue)] {
@@ -206,6 +228,14 @@ public enum ConformanceVectors {
                         rule(18, "4.8.0", regions: [], "*", 10000, salt: salt),
                     ])
             ),
+            ("testers", withTesters(plan("tr-TR", baseline: ref(17, "4.8.0")))),
+            ("testersAndShares", withTesters(plan("tr-TR", baseline: ref(17, "4.8.0"), rules: staged))),
+            (
+                "testersWithdrawn",
+                withTesters(plan("tr-TR", baseline: ref(17, "4.8.0"), rules: staged, withdrawn: [("TR", "4.8.x")]))
+            ),
+            ("testersBlocked", withTesters(plan("tr-TR", baseline: ref(17, "4.8.0"), blocked: [18]))),
+            ("testersTooOld", withTesters(plan("tr-TR", baseline: ref(17, "4.8.0")), minAppVersion: "4.9.0")),
             (
                 "unreadableWithdrawn",
                 plan(
@@ -253,7 +283,10 @@ public enum ConformanceVectors {
             Each case resolves one locale's plan (the manifest's "plan" member) for one device, as docs/targeting.md \
             (Resolution) says. contentVersion null means nothing from this locale. Plans unreadableRule and \
             unreadableWithdrawn hold ranges a device cannot parse: the rule matches no device, the withdrawn segment \
-            covers every app version of its region.
+            covers every app version of its region. Plans testers* stage tr-TR@18 to tester group qa: a device whose \
+            lowercase hex SHA-256(UTF-8(salt) || 0x00 || UTF-8(installId)) is one of the group's members gets the pack \
+            whatever its bucket, unless it is blocked, its app is below the pack's minAppVersion, or a withdrawn \
+            segment covers the device; install ids compare byte for byte (case matters).
             """,
             "plans": .object(plans), "cases": .array(cases),
         ]
@@ -483,6 +516,15 @@ public enum ConformanceVectors {
             (
                 "a rule whose range the device cannot parse", "manifest",
                 edit(manifest, ["plan", "rules"], [rule(18, "4.8.0", regions: [], "^4.8", 10000, salt: salt)]), true
+            ),
+            (
+                "tester groups in the plan", "manifest", edit(manifest, ["plan", "testers"], testers(members: ["ab"])),
+                true
+            ),
+            ("testers as a string", "manifest", edit(manifest, ["plan", "testers"], "qa"), false),
+            (
+                "a tester member that is not a string", "manifest",
+                edit(manifest, ["plan", "testers"], testers(members: [1])), false
             ),
             ("another format", "manifest", edit(manifest, ["format"], "rollout-manifest/2"), false),
             ("bundledOnly as a string", "manifest", edit(manifest, ["plan", "bundledOnly"], "true"), false),

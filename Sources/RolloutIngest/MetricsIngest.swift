@@ -53,6 +53,8 @@ public enum MetricsIngest {
         public let rows: Int
         public let badRows: [(line: Int, message: String)]
         public let badRowCount: Int
+        /// Rows from tester devices, left out (the `tester` column).
+        public let testerRows: Int
         let sums: GroupedSums
         /// Each pack's total in this file.
         let packTotals: [PackID: Int]
@@ -125,7 +127,7 @@ public enum MetricsIngest {
         for (pack, total) in zip(rows.values.packs, rows.packAdded) where total > 0 { packTotals[pack] = total }
         return Reading(
             digest: "sha256:" + Hex.encode(hasher.finalize()), bytes: byteCount, rows: rows.rows, badRows: rows.bad,
-            badRowCount: rows.badCount,
+            badRowCount: rows.badCount, testerRows: rows.testerRows,
             sums: sums, packTotals: packTotals, checkedAgainst: snapshot.commit)
     }
 

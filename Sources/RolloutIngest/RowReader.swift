@@ -19,6 +19,8 @@ struct RowReader: CSVRecordSink {
         let total: Int
         let events: Int
         let count: Int
+        /// The optional `tester` column: rows it marks come from tester devices and are left out.
+        let tester: Int?
     }
 
     let request: MetricsIngest.Request
@@ -29,6 +31,9 @@ struct RowReader: CSVRecordSink {
     var rows = 0
     var bad: [(line: Int, message: String)] = []
     var badCount = 0
+    /// Rows from tester devices (the `tester` column), left out: they are not a random sample, so
+    /// they never reach a rollup, health or the sample ratio check (docs/metrics.md).
+    var testerRows = 0
     var values = GroupValues()
     var sums: GroupSums
 
@@ -97,6 +102,10 @@ struct RowReader: CSVRecordSink {
         rows &+= 1
         guard fields.count == columns.count else {
             return reject(line, "\(fields.count) fields, the header has \(columns.count)")
+        }
+        if let tester = columns.tester, RowReader.marksTester(fields[tester]) {
+            testerRows &+= 1
+            return
         }
 
         let dateBytes = fields[columns.date]
@@ -239,7 +248,15 @@ struct RowReader: CSVRecordSink {
         }
         columns = Columns(
             date: column("date")!, locale: column("locale"), pack: column("pack")!, region: column("region")!,
-            app: column("app_version")!, total: column(totalName)!, events: column(eventsName)!, count: found.count)
+            app: column("app_version")!, total: column(totalName)!, events: column(eventsName)!, count: found.count,
+            tester: column("tester"))
+    }
+
+    /// Whether a `tester` field marks its row as a tester device's: anything but empty, `0`,
+    /// `false` or `no` (in any case), so `1`, `true`, `yes` and a group name such as `qa` all do.
+    static func marksTester(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        let text = RowReader.text(bytes).trimmingSpaces.lowercased()
+        return !["", "0", "false", "no"].contains(text)
     }
 }
 

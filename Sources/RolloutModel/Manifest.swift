@@ -87,6 +87,8 @@ enum Wire {
             ])),
         "blocked": .array(.integer(min: 1)), "withdrawn": .array(.object(["region": .string, "appVersions": .string])),
         "bundledOnly": .bool, "sequence": .integer(min: 0),
+        "testers": .array(
+            .object(["group": .string, "pack": packRef, "salt": .string, "members": .array(.string)])),
     ])
     static let manifest: Kind = .object([
         "format": .string, "locale": .string, "sequence": .integer(min: 0), "time": .string, "plan": plan,

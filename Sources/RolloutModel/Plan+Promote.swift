@@ -8,11 +8,17 @@ public struct PromoteRequest {
     public let reason: String?
     /// `--ramp`: the shares to move through, and how long each lasts at least (seconds).
     public let ramp: (steps: [Percent], every: Int64)?
+    /// `--to testers:GROUP`: the group's name; `share` is then unused. The operation reads the group
+    /// from the repository into `testers` before the plan is computed.
+    public let testerGroup: String?
+    /// The group `testerGroup` names, as the repository holds it.
+    public var testers: TesterGroup?
 
     public init(
         pack: PackID, share: Percent, regions: [String]?, versions: VersionRange?, reason: String?,
-        ramp: (steps: [Percent], every: Int64)? = nil
+        ramp: (steps: [Percent], every: Int64)? = nil, testerGroup: String? = nil
     ) {
+        self.testerGroup = testerGroup
         self.pack = pack
         self.share = share
         self.regions = regions
@@ -25,7 +31,12 @@ public struct PromoteRequest {
     /// Regions as stored in a rule: empty for every region.
     public var ruleRegions: [String] { (regions ?? []).contains(Region.any) ? [] : (regions ?? []).sorted() }
     /// 100% with no region or version limit: the pack becomes the baseline.
-    var reachesEveryone: Bool { share == .full && ruleRegions.isEmpty && (versions?.isAll ?? true) }
+    var reachesEveryone: Bool {
+        testerGroup == nil && share == .full && ruleRegions.isEmpty && (versions?.isAll ?? true)
+    }
+
+    /// What the promote targets, as its summary and `Rollout-Percent` say: `testers:qa` or the share.
+    public var target: String { testerGroup.map { "testers:\($0)" } ?? share.description }
 }
 
 /// What a promote does to a plan. The raw value is the action recorded for it (a plan's
@@ -48,6 +59,12 @@ extension Plan {
     ) throws -> (Plan, PromoteEffect) {
         let ref = PackRef(contentVersion: request.pack.contentVersion, minAppVersion: minAppVersion)
         guard try admits(request) else { return (self, .unchanged) }
+        if let group = request.testers {
+            var next = self
+            next.testers.removeAll { $0.group == group.name }
+            next.testers.append(TesterTarget(group, pack: ref))
+            return next.targeting == targeting ? (self, .unchanged) : (next, .staged)
+        }
         if request.reachesEveryone { return (completing(with: ref), .completed) }
         let next = try staging(request, ref: ref, parentCommit: parentCommit)
         if next.targeting == targeting { return (self, .unchanged) }
@@ -88,6 +105,8 @@ extension Plan {
     func completing(with ref: PackRef) -> Plan {
         var next = self
         next.setRules([])
+        // Every device that can run it has it now, testers included.
+        next.testers = []
         next.withdrawals = []
         next.bundledOnly = false
         next.ramp = nil

@@ -137,10 +137,11 @@ extension Plan {
         return next.finishingRevert(of: self, blocking: served.filter { $0 > version }, blocking)
     }
 
-    /// This plan with no staged rules and no withdrawals.
+    /// This plan with no staged rules, no testers and no withdrawals.
     func withoutStagedRules() -> Plan {
         var next = self
         next.setRules([])
+        next.testers = []
         next.withdrawals = []
         return next
     }

@@ -140,6 +140,10 @@ public struct Plan: Equatable, Sendable {
     public var sequence: Int
     /// The staged pack's schedule, if it has one.
     public var ramp: Ramp?
+    /// Groups of testers the candidate is given to before (and beside) any share, by group name.
+    public var testers: [TesterTarget] = [] {
+        didSet { testers.sort { $0.group < $1.group } }
+    }
     public var lastChange: LastChange?
 
     public init(
@@ -181,8 +185,8 @@ public struct Plan: Equatable, Sendable {
         }
     }
 
-    /// The pack now being staged, if any (at most one at a time).
-    public var candidate: PackRef? { rules.first?.pack }
+    /// The pack now being staged, if any (at most one at a time): to a share, to testers or both.
+    public var candidate: PackRef? { rules.first?.pack ?? testers.first?.pack }
 
     public func isBlocked(_ contentVersion: Int) -> Bool { blocked.contains(contentVersion) }
 
@@ -192,7 +196,8 @@ public struct Plan: Equatable, Sendable {
     /// The content versions a published manifest lists: every baseline and staged pack that is
     /// not blocked (docs/manifest.md).
     public var publishedVersions: Set<Int> {
-        Set(baselines.map(\.contentVersion) + rules.map(\.pack.contentVersion)).subtracting(blocked)
+        Set(baselines.map(\.contentVersion) + rules.map(\.pack.contentVersion) + testers.map(\.pack.contentVersion))
+            .subtracting(blocked)
     }
 
     /// Only what decides what devices get: the plan without its last-change note and sequence.
@@ -231,6 +236,8 @@ extension Plan {
             "sequence": .integer(sequence),
         ]
         if let ramp { object["ramp"] = ramp.jsonValue }
+        // Absent without testers, as in plans written before they existed.
+        if !testers.isEmpty { object["testers"] = .array(testers.map(\.jsonValue)) }
         if let lastChange {
             var change: [String: JSONValue] = [
                 "action": .string(lastChange.action), "actor": .string(lastChange.actor),
@@ -299,6 +306,7 @@ extension Plan {
         if let r = o["ramp"]?.objectValue {
             plan.ramp = try Ramp.parse(r, source: source)
         }
+        plan.testers = try (o["testers"]?.arrayValue ?? []).map { try TesterTarget.parse($0, source: source) }
         return plan
     }
 }
@@ -325,5 +333,18 @@ extension Plan.Ramp {
         return Plan.Ramp(
             steps: steps.map { Percent(basisPoints: $0) }, every: Int64(every), step: step, since: since,
             paused: r["paused"]?.boolValue ?? false)
+    }
+}
+
+extension Plan.TesterTarget {
+    static func parse(_ value: JSONValue, source: String) throws -> Plan.TesterTarget {
+        guard let t = value.objectValue, let group = t["group"]?.stringValue, let salt = t["salt"]?.stringValue,
+            let members = t["members"]?.arrayValue?.compactMap(\.stringValue),
+            let pack = t["pack"]?.objectValue, let cv = pack["contentVersion"]?.integerValue,
+            let minText = pack["minAppVersion"]?.stringValue, let minApp = AppVersion(minText)
+        else { throw RolloutError.badInput("\(source): a testers entry needs group, pack, salt and members") }
+        return Plan.TesterTarget(
+            group: group, pack: Plan.PackRef(contentVersion: cv, minAppVersion: minApp), salt: salt,
+            members: Set(members))
     }
 }

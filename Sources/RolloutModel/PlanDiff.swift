@@ -8,6 +8,9 @@ public struct PlanDiff: Sendable {
     public let segments: [(before: SegmentShares.Piece, after: SegmentShares.Piece)]
     public let blocked: (before: [Int], after: [Int])
     public let killSwitch: (before: Bool, after: Bool)
+    /// The tester groups the candidate is staged to, before and after: `tr-TR@18 to testers:qa
+    /// (3 install ids)`, one a group ([] for none). A change of members shows as a change here.
+    public let testers: (before: [String], after: [String])
 
     public init(locale: String, before: Plan?, after: Plan?) {
         let old = before ?? Plan(locale: locale)
@@ -16,10 +19,20 @@ public struct PlanDiff: Sendable {
         segments = SegmentShares.changes(from: old, to: new)
         blocked = (old.blocked.sorted(), new.blocked.sorted())
         killSwitch = (old.bundledOnly, new.bundledOnly)
+        func labels(_ plan: Plan) -> [String] {
+            plan.testers.map {
+                "\(locale)@\($0.pack.contentVersion) to testers:\($0.group) (\($0.members.count) install ids)"
+            }
+        }
+        // Members compare by their hashes: the same count with other members is a change too.
+        var changed = labels(new)
+        if old.testers != new.testers && changed == labels(old) { changed = changed.map { $0 + ", other members" } }
+        testers = (labels(old), changed)
     }
 
     /// Nothing a device of this locale resolves or may receive changed.
     public var isEmpty: Bool {
         segments.isEmpty && blocked.before == blocked.after && killSwitch.before == killSwitch.after
+            && testers.before == testers.after
     }
 }

@@ -49,6 +49,8 @@ public struct Resolution: Equatable, Sendable {
         }
         if let withdrawal = plan.withdrawals.first(where: { $0.matches(region: region, version: version) }) {
             note { "the staged pack was taken back from \(withdrawal.label) by a revert" }
+        } else if let tester = tester(plan, version: version, installID: installID, note: note) {
+            return tester
         } else if let rule = plan.rules.first(where: { $0.matches(region: region, version: version) }) {
             let id = "\(plan.locale)@\(rule.pack.contentVersion)"
             let label = { "rule \(id) [regions \(rule.regionsLabel), versions \(rule.versions), \(rule.share)]" }
@@ -68,6 +70,31 @@ public struct Resolution: Equatable, Sendable {
             note { "no staged rule targets region \(region) on app \(version)" }
         }
         return baseline(plan, version: version, note: note)
+    }
+
+    /// The candidate, when the device is one of a tester group the plan names and can run it
+    /// (docs/targeting.md, "Testers first"); nil sends it on to the rules. Whatever its bucket: a
+    /// tester keeps the candidate as shares grow from 0.
+    static func tester(_ plan: Plan, version: AppVersion, installID: String, note: (() -> String) -> Void)
+        -> Outcome?
+    {
+        guard let target = plan.testers.first(where: { $0.includes(installID: installID) }) else {
+            if !plan.testers.isEmpty { note { "not a tester of \(plan.testers.map(\.group).joined(separator: ", "))" } }
+            return nil
+        }
+        let id = "\(plan.locale)@\(target.pack.contentVersion)"
+        if plan.isBlocked(target.pack.contentVersion) {
+            note { "a tester of \(target.group): \(id) is blocked" }
+            return nil
+        }
+        if version < target.pack.minAppVersion {
+            note {
+                "a tester of \(target.group): app \(version) is below \(id)'s minAppVersion \(target.pack.minAppVersion)"
+            }
+            return nil
+        }
+        note { "a tester of \(target.group): \(id), whatever its bucket" }
+        return .pack(target.pack.contentVersion)
     }
 
     static func baseline(_ plan: Plan, version: AppVersion, note: (() -> String) -> Void = { _ in }) -> Outcome {

@@ -20,6 +20,8 @@ public enum ChangeAction: String, CaseIterable, Sendable {
     case publish
     case schedule
     case cancel
+    case testersAdd = "testers-add"
+    case testersRemove = "testers-remove"
 }
 
 /// A trailer name rollout writes, without its `Rollout-` prefix (docs/architecture.md, "Commit
@@ -57,6 +59,8 @@ public enum Trailer: String, CaseIterable, Sendable {
     case schedule = "Schedule"
     case at = "At"
     case scheduledBy = "Scheduled-By"
+    case testers = "Testers"
+    case installIDs = "Install-Ids"
 }
 
 /// Reading a parsed message's trailers by name.

@@ -198,6 +198,23 @@ public final class Snapshot: PackCatalog {
         }.sorted()
     }
 
+    /// The tester group `name`, or nil when the repository has none of that name.
+    public func testerGroup(_ name: String) throws -> TesterGroup? {
+        guard let bytes = try file(StateLayout.testers(name)) else { return nil }
+        do {
+            return try TesterGroup.parse(bytes, source: StateLayout.testers(name))
+        } catch let error as RolloutError {
+            throw .damaged("the tester group \(name)", error)
+        }
+    }
+
+    /// The names of the tester groups, sorted.
+    public func testerGroupNames() throws -> [String] {
+        try directory(StateLayout.testersDirectory).filter { !$0.isTree && $0.name.hasSuffix(".json") }.map {
+            String($0.name.dropLast(5))
+        }.sorted()
+    }
+
     /// Locales that have a plan, sorted.
     public func plannedLocales() throws -> [String] {
         try directory(StateLayout.plansDirectory).filter { !$0.isTree && $0.name.hasSuffix(".json") }.map {

@@ -36,6 +36,9 @@ public enum StateLayout {
     public static let schedulesDirectory = "schedules"
     public static func schedule(_ locale: String) -> String { "\(schedulesDirectory)/\(locale).json" }
     public static func packDirectory(_ locale: String) -> String { "\(packsDirectory)/\(locale)" }
+    /// Tester groups (`rollout testers`): the raw install ids of each, never published.
+    public static let testersDirectory = "testers"
+    public static func testers(_ group: String) -> String { "\(testersDirectory)/\(group).json" }
 
     /// Content versions per shard directory: `packs/tr-TR/1/1017.json` is tr-TR@1017, so no tree an
     /// add rewrites holds more than 2,000 entries (docs/pack-format.md, "Where packs are stored").

@@ -80,7 +80,10 @@ final class OptionDeclarationTests: XCTestCase {
     func testValuesAreReadAsTheirTypes() throws {
         let promote = PlanCommands.PromoteOptions.declared
         let staged = try invocation(["promote", "tr-TR@18", "--to", "0.25%", "--region", "tr,DE", "--every", "2w"])
-        XCTAssertEqual(try staged.value(promote.to)?.basisPoints, 25)
+        guard case .share(let share)? = try staged.value(promote.to) else { return XCTFail("--to 0.25% is a share") }
+        XCTAssertEqual(share.basisPoints, 25)
+        guard case .testers("qa")? = try invocation(["promote", "tr-TR@18", "--to", "testers:qa"]).value(promote.to)
+        else { return XCTFail("--to testers:qa names a tester group") }
         XCTAssertEqual(try staged.list(promote.region).map(\.code), ["TR", "DE"])
         XCTAssertEqual(try staged.value(promote.every), 14 * 86_400)
         XCTAssertNil(try staged.value(promote.appVersion))

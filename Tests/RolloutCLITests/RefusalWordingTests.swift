@@ -67,6 +67,13 @@ final class RefusalWordingTests: XCTestCase {
                 ScheduleRefusal.nothingPending(locale: "tr-TR"),
                 ScheduleRefusal.noSuchPending(locale: "tr-TR", id: 3, pending: [1, 2]),
             ]
+            + [
+                TesterRefusal.badGroupName("QA"), TesterRefusal.badID(.space, text: "a b", file: nil, line: nil),
+                TesterRefusal.badID(.control, text: "a\u{1B}", file: "ids.txt", line: 4),
+                TesterRefusal.badID(.empty, text: "", file: nil, line: nil),
+                TesterRefusal.badID(.tooLong(bytes: 300), text: "x", file: "ids.txt", line: 1),
+                TesterRefusal.noIDsInFile("ids.txt"), TesterRefusal.noSuchGroup("qa", groups: ["beta"]),
+            ]
     }
 
     private var removedKeys: LintFinding {

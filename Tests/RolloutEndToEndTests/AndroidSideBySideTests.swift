@@ -80,6 +80,16 @@ final class AndroidSideBySideTests: XCTestCase {
         let steps: [(String, () throws -> Void)] = [
             ("the baselines", {}),
             (
+                // Testers first: a tenth of the devices get tr-TR@18 before any share, whatever their bucket.
+                "tr-TR@18 to tester group qa",
+                {
+                    let ids = Self.devices().prefix(Self.deviceCount / 10).map(\.installID)
+                    let file = try w.scratch.write("qa.txt", ids.joined(separator: "\n") + "\n")
+                    try world.rollout("testers", "add", "qa", "--file", file)
+                    try world.rollout("promote", "tr-TR@18", "--to", "testers:qa")
+                }
+            ),
+            (
                 "tr-TR@18 to 10%",
                 { try world.rollout("promote", "tr-TR@18", "--to", "10%", "--force", "--reason", "fix") }
             ),

@@ -253,6 +253,23 @@ final class DryRunTests: XCTestCase {
 
     /// promote and revert --dry-run go through the same stop: nothing written, the real promote writes
     /// the plan the dry run showed, the real revert the rollback manifest.
+    /// testers add and remove (docs/targeting.md, "Testers first"): the dry run writes nothing, and
+    /// the commit it shows is the one the real run records, plan of the staged locale included.
+    func testTestersDryRunsShowTheCommitTheRealRunsRecord() throws {
+        let w = try staged()
+        XCTAssertEqual(try w.rollout("testers", "add", "qa", "--install-id", "qa-1").status, 0)
+        XCTAssertEqual(try w.rollout("promote", "tr-TR@18", "--to", "testers:qa").status, 0)
+        for change in [
+            ["testers", "add", "qa", "--install-id", "qa-2"], ["testers", "remove", "qa", "--install-id", "qa-1"],
+        ] {
+            let dry = try dryRun(w, change)
+            XCTAssertTrue(dry.stdout.contains("plans/tr-TR.json"), dry.stdout)
+            let real = try w.rollout(change)
+            XCTAssertEqual(real.status, 0, real.output)
+            XCTAssertEqual(wouldRecord(dry), try tipMessage(w), "\(change)")
+        }
+    }
+
     func testPromoteAndRevertDryRunsShowWhatTheRealRunsWrite() throws {
         let w = try staged()
         let promote = ["promote", "tr-TR@18", "--to", "5%", "--reason", "fewer devices while we look"]

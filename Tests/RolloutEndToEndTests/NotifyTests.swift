@@ -77,6 +77,20 @@ final class NotifyTests: XCTestCase {
         XCTAssertEqual(receiver.received(at: "/json").last?.json["reason"] as? String, "typo in checkout")
     }
 
+    /// A promote to a tester group moves no share: its notification names the group, and the
+    /// widening after it names the share (docs/targeting.md, "Testers first").
+    func testAPromoteToTestersIsAnnouncedByItsGroup() throws {
+        let (w, receiver) = try workspace { try WebhookReceiver(directory: $0.scratch.path("hooks")) }
+        for step in [
+            ["promote", "tr-TR@17", "--to", "100%"], ["testers", "add", "qa", "--install-id", "qa-1"],
+            ["promote", "tr-TR@18", "--to", "testers:qa"], ["promote", "tr-TR@18", "--to", "1%"],
+        ] {
+            XCTAssertEqual(try w.rollout(step).status, 0, "\(step)")
+        }
+        let titles = receiver.received(at: "/json").map { $0.json["title"] as? String ?? "" }
+        XCTAssertEqual(titles.suffix(2), ["tr-TR@18 promoted to testers:qa", "tr-TR@18 promoted to 1%"])
+    }
+
     func testARefusedDeliveryIsQueuedAndSentAgainByRetry() throws {
         let (w, receiver) = try workspace { try WebhookReceiver(directory: $0.scratch.path("hooks")) }
         XCTAssertEqual(try w.rollout("promote", "tr-TR@17", "--to", "10%").status, 0)

@@ -103,6 +103,11 @@ final class ChangeVocabularyTests: XCTestCase {
                 [StateLayout.keyList(2), StateLayout.keyListSignatures(2)], ["keys/notes.txt", StateLayout.policy]
             )
         case .publish: return ([], [StateLayout.siteSequence, plan])
+        case .testersAdd, .testersRemove:
+            return (
+                [StateLayout.testers("qa"), plan, StateLayout.plan("de-DE")],
+                [StateLayout.policy, StateLayout.schedule("tr-TR")]
+            )
         }
     }
 

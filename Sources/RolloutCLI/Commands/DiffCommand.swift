@@ -82,6 +82,10 @@ enum DiffCommand {
             func state(_ on: Bool) -> String { on ? "on (bundled strings only)" : "off" }
             text += "kill switch: \(state(diff.killSwitch.before)) -> \(state(diff.killSwitch.after))\n"
         }
+        if diff.testers.before != diff.testers.after {
+            func groups(_ list: [String]) -> String { list.isEmpty ? "none" : list.joined(separator: "; ") }
+            text += "testers: \(groups(diff.testers.before)) -> \(groups(diff.testers.after))\n"
+        }
         return text
     }
 
@@ -93,7 +97,7 @@ enum DiffCommand {
                 })
         }
         func versions(_ list: [Int]) -> JSONValue { .array(list.map { .string("\(diff.locale)@\($0)") }) }
-        return [
+        var object: [String: JSONValue] = [
             "locale": .string(diff.locale),
             "segments": .array(
                 diff.segments.map {
@@ -105,5 +109,13 @@ enum DiffCommand {
             "blocked": ["before": versions(diff.blocked.before), "after": versions(diff.blocked.after)],
             "killSwitch": ["before": .bool(diff.killSwitch.before), "after": .bool(diff.killSwitch.after)],
         ]
+        // Only when they changed: a diff without tester groups reads as it did before them.
+        if diff.testers.before != diff.testers.after {
+            object["testers"] = [
+                "before": .array(diff.testers.before.map { .string($0) }),
+                "after": .array(diff.testers.after.map { .string($0) }),
+            ]
+        }
+        return .object(object)
     }
 }

@@ -110,20 +110,26 @@ enum MetricsCommands {
                 "\(file.oneLine): already ingested (\(reading.digest.prefix(19))…, by \(earlier.actor) at \(earlier.time)); nothing to do\n"
         } else {
             text +=
-                "\(file.oneLine): \(reading.rows - reading.badRowCount) rows ingested into \(outcome.rollupsWritten) rollup(s) for \(reading.locales.joined(separator: ", "))\n"
+                "\(file.oneLine): \(reading.rows - reading.badRowCount - reading.testerRows) rows ingested into \(outcome.rollupsWritten) rollup(s) for \(reading.locales.joined(separator: ", "))\n"
+            if reading.testerRows > 0 {
+                text +=
+                    "  left out \(reading.testerRows) row(s) of tester devices (column tester): they never count toward health\n"
+            }
             for bad in reading.badRows { text += "  skipped \(file.oneLine):\(bad.line): \(bad.message)\n" }
             if reading.badRowCount > reading.badRows.count {
                 text += "  ... \(reading.badRowCount - reading.badRows.count) more skipped\n"
             }
         }
-        let json: JSONValue = [
+        var json: [String: JSONValue] = [
             "file": .string(file), "digest": .string(reading.digest), "rows": .integer(reading.rows),
             "skipped": .array(reading.badRows.map { ["line": .integer($0.line), "message": .string($0.message)] }),
             "skippedCount": .integer(reading.badRowCount),
             "alreadyIngested": .bool(outcome.alreadyIngested != nil),
             "locales": .array(reading.locales.map { .string($0) }),
         ]
-        return (text, json)
+        // Only when there are some: the document of a file without a tester column stays as it was.
+        if reading.testerRows > 0 { json["testerRows"] = .integer(reading.testerRows) }
+        return (text, .object(json))
     }
 
     struct IngestOptions: OptionGroup {

@@ -42,6 +42,9 @@ package enum PlanCommands {
             docs/targeting.md. With --at TIME the promote is scheduled instead: checked now as if it ran
             now, recorded as a pending change, and applied by rollout guard at its first run from TIME on
             (checked again then); rollout cancel takes it back (docs/health.md, "Scheduled changes").
+            --to testers:GROUP stages the pack to a tester group (rollout testers add) before any share:
+            its devices get it whatever their bucket and region, and keep it as shares grow
+            (docs/targeting.md, "Testers first").
             """,
         options: PromoteOptions.self,
         arguments: .exactly("PACK"),
@@ -73,25 +76,8 @@ package enum PlanCommands {
                 Notifier.announce([notice], repository: repository, context: context)
             }
             let changes = describeChanges(outcome.before, outcome.after)
-            let style = context.style(invocation)
-            var text: String
-            switch (outcome.kind, dryRun) {
-            case (.unchanged, _): text = "\(id) is already at that share there: nothing to do.\n"
-            case (.completed, true):
-                text = "Dry run: \(id) would become the baseline of \(id.locale). Nothing was written.\n"
-            case (.staged, true): text = "Dry run: promoting \(id) to \(request.share) would change:\n"
-            case (.completed, false):
-                text =
-                    "\(style.green("completed")) \(id) is now the baseline of \(id.locale)"
-                    + (applied.commit.map { " (commit \($0.short))" } ?? "") + ".\n"
-            case (.staged, false):
-                text =
-                    "\(style.green("promoted")) \(id) to \(request.share)"
-                    + (applied.commit.map { " (commit \($0.short))" } ?? "") + ":\n"
-            }
-            var table = Table("SEGMENT", "BEFORE", "AFTER")
-            for change in changes { table.add(change.segment, change.before, change.after) }
-            if !changes.isEmpty { text += table.render(style) }
+            let text = promoteText(
+                request, applied, changes: changes, dryRun: dryRun, style: context.style(invocation))
             let json: JSONValue = [
                 "action": .string(outcome.kind.rawValue), "dryRun": .bool(dryRun), "pack": .string(id.description),
                 "commit": applied.commit.map { .string($0.hex) } ?? .null,
@@ -104,9 +90,47 @@ package enum PlanCommands {
             return CommandOutput(json: json, text: text)
         })
 
+    /// What promote prints for people: the effect, the segments whose shares change, and the
+    /// tester group a `--to testers:GROUP` staged the pack to.
+    static func promoteText(
+        _ request: PromoteRequest, _ applied: PackRepository.Applied<PromoteOutcome>,
+        changes: [(segment: String, before: String, after: String)], dryRun: Bool, style: Style
+    ) -> String {
+        let id = request.pack
+        let outcome = applied.result
+        var text: String
+        switch (outcome.kind, dryRun) {
+        case (.unchanged, _):
+            text =
+                request.testerGroup.map { "\(id) is staged to testers:\($0) already: nothing to do.\n" }
+                ?? "\(id) is already at that share there: nothing to do.\n"
+        case (.completed, true):
+            text = "Dry run: \(id) would become the baseline of \(id.locale). Nothing was written.\n"
+        case (.staged, true): text = "Dry run: promoting \(id) to \(request.target) would change:\n"
+        case (.completed, false):
+            text =
+                "\(style.green("completed")) \(id) is now the baseline of \(id.locale)"
+                + (applied.commit.map { " (commit \($0.short))" } ?? "") + ".\n"
+        case (.staged, false):
+            text =
+                "\(style.green("promoted")) \(id) to \(request.target)"
+                + (applied.commit.map { " (commit \($0.short))" } ?? "") + ":\n"
+        }
+        var table = Table("SEGMENT", "BEFORE", "AFTER")
+        for change in changes { table.add(change.segment, change.before, change.after) }
+        if !changes.isEmpty { text += table.render(style) }
+        if let group = request.testerGroup, outcome.kind != .unchanged {
+            let members = outcome.after.testers.first { $0.group == group }?.members.count ?? 0
+            text += "  the \(members) install id(s) of tester group \(group) get \(id), whatever their share\n"
+        }
+        return text
+    }
+
     /// promote's options.
     struct PromoteOptions: OptionGroup {
-        let to = Option<Percent>("to", "PERCENT", "share of devices: 10%, 10, 0.25% (steps of 0.01%)").oneOf("share")
+        let to = Option<PromoteTarget>(
+            "to", "PERCENT", "share of devices: 10%, 10, 0.25% (steps of 0.01%); or testers:GROUP, a tester group"
+        ).oneOf("share")
         let region = ListOption<RegionCode>(
             "region", "R", "ISO 3166-1 region such as TR, or a comma list, or * for every region", repeatable: true)
         let appVersion = Option<VersionRange>(
@@ -144,7 +168,11 @@ package enum PlanCommands {
         if ramp == nil, invocation.given(options.every) {
             throw RolloutError.usage("--every sets the step time of a --ramp")
         }
-        guard let share = try invocation.value(options.to) ?? ramp.map({ $0.steps[0] }) else {
+        let target = try invocation.value(options.to)
+        if case .testers(let group) = target {
+            return try testersRequest(id, group: group, invocation)
+        }
+        guard case .share(let share)? = target ?? ramp.map({ .share($0.steps[0]) }) else {
             throw RolloutError.usage("rollout promote needs --to PERCENT, for example --to 10%")
         }
         if let ramp, share != ramp.steps[0] {
@@ -153,6 +181,22 @@ package enum PlanCommands {
         return PromoteRequest(
             pack: id, share: share, regions: regions(try invocation.list(options.region)),
             versions: try invocation.value(options.appVersion), reason: invocation.value(options.reason), ramp: ramp)
+    }
+
+    /// `--to testers:GROUP`: the group alone, whatever region or version (each tester gets the pack
+    /// if its app can run it), now (a schedule holds shares only).
+    private static func testersRequest(_ id: PackID, group: String, _ invocation: Invocation) throws
+        -> PromoteRequest
+    {
+        let options = PromoteOptions.declared
+        let untargeted: [any DeclaredOption] = [options.region, options.appVersion, options.at]
+        if let option = untargeted.first(where: { invocation.given($0) }) {
+            throw RolloutError.usage(
+                "\(option.flag) does not apply to --to testers:\(group): a tester gets the pack wherever it is, now")
+        }
+        return PromoteRequest(
+            pack: id, share: .zero, regions: nil, versions: nil, reason: invocation.value(options.reason),
+            testerGroup: group)
     }
 
     /// `1,5,10,25,50,100` or a preset name, and `--every` in seconds. `items` are the list the parser
@@ -247,8 +291,12 @@ package enum PlanCommands {
                 "  last change     \(last.time) \(last.action) by \(last.actor.oneLine)"
                 + (last.reason.map { ": \($0.oneLine)" } ?? "") + "\n"
         }
+        for target in plan.testers {
+            text +=
+                "  testers         \(plan.locale)@\(target.pack.contentVersion) to tester group \(target.group) (\(target.members.count) install id(s)), whatever their share\n"
+        }
         if plan.rules.isEmpty {
-            text += "  staged          nothing\n"
+            text += plan.testers.isEmpty ? "  staged          nothing\n" : "  staged          no share yet\n"
         } else {
             var rules = Table("  PACK", "REGIONS", "APP VERSIONS", "SHARE", "SALT")
             for rule in plan.rules {

@@ -52,10 +52,15 @@ extension Notice {
     ) -> Notice {
         let completed = outcome.kind == .completed
         let share = outcome.after.rules.first { $0.pack.contentVersion == pack.contentVersion }?.share
+        // A promote --to testers:GROUP moves no share: it is named by the group it staged to.
+        let groups = outcome.after.testers.filter { !outcome.before.testers.contains($0) }.map { "testers:\($0.group)" }
+        let target =
+            outcome.before.rules == outcome.after.rules && !groups.isEmpty
+            ? groups.joined(separator: ", ") : share?.description
         let title =
             completed
             ? "\(pack) completed: now the baseline of \(pack.locale)"
-            : "\(pack) promoted" + (share.map { " to \($0)" } ?? "") + (outcome.after.ramp != nil ? " (ramp)" : "")
+            : "\(pack) promoted" + (target.map { " to \($0)" } ?? "") + (outcome.after.ramp != nil ? " (ramp)" : "")
         return Notice(
             event: completed ? .complete : .promote, title: title, locale: pack.locale, pack: pack.description,
             commit: commit, actor: actor.description, time: time, reason: reason, segments: segments(of: outcome.after))

@@ -94,9 +94,11 @@ public struct LocaleGlance: Sendable {
         plan.bundledOnly ? "bundled (kill switch)" : plan.baseline.map { "@\($0.contentVersion)" } ?? "-"
     }
 
-    /// Each staged rule: `@18 10% TR >=4.8`, joined by `; `; `-` for none.
+    /// Each tester group and staged rule: `@18 testers:qa`, `@18 10% TR >=4.8`, joined by `; `; `-` for none.
     public var stagedLabel: String {
-        let rules = plan.rules.map { "@\($0.pack.contentVersion) \($0.share) \($0.regionsLabel) \($0.versions)" }
+        let rules =
+            plan.testers.map { "@\($0.pack.contentVersion) testers:\($0.group)" }
+            + plan.rules.map { "@\($0.pack.contentVersion) \($0.share) \($0.regionsLabel) \($0.versions)" }
         return rules.isEmpty ? "-" : rules.joined(separator: "; ")
     }
 

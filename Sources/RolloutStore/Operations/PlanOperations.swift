@@ -33,6 +33,13 @@ public enum PlanOperations {
     ) throws -> (Change?, PromoteOutcome) {
         let pack = try snapshot.requirePack(request.pack)
         let locale = request.pack.locale
+        var request = request
+        if let name = request.testerGroup {
+            guard let group = try snapshot.testerGroup(name) else {
+                throw TesterRefusal.noSuchGroup(name, groups: try snapshot.testerGroupNames())
+            }
+            request.testers = group
+        }
         let before = try snapshot.plan(locale) ?? Plan(locale: locale)
         var (after, kind) = try before.promoted(
             by: request, minAppVersion: pack.minAppVersion, parentCommit: snapshot.commit?.hex ?? "")
@@ -50,9 +57,11 @@ public enum PlanOperations {
         if after.ramp != nil { after.ramp!.since = time() }
         var trailers: [(name: Trailer, value: String)] = [
             (.action, kind.rawValue), (.locale, locale), (.pack, request.pack.description),
-            (.percent, request.share.description),
+            (.percent, request.target),
         ]
-        if kind == .staged {
+        if let group = request.testerGroup {
+            trailers.append((.testers, group))
+        } else if kind == .staged {
             // What the change targeted: the flags given, every region/version when a new rule was
             // made without them, or every staged rule when only the share moved.
             let movedAll = !request.hasTargeting && !before.rules.isEmpty
@@ -68,7 +77,7 @@ public enum PlanOperations {
         let summary =
             kind == .completed
             ? "complete \(request.pack): the baseline of \(locale)"
-            : "promote \(request.pack) to \(request.share)"
+            : "promote \(request.pack) to \(request.target)"
                 + (request.regions.map { " in \($0.joined(separator: ","))" } ?? "")
                 + (request.versions.map { " on \($0)" } ?? "")
         let change = Change(

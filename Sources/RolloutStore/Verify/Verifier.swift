@@ -56,6 +56,10 @@ public enum Verifier {
         case .ramp, .pause, .resume:
             return locale.map { path == StateLayout.plan($0) } ?? false
         case .schedule, .cancel: return locale.map { path == StateLayout.schedule($0) } ?? false
+        // A group's file, and the plans whose candidate is staged to the group (their member hashes).
+        case .testersAdd, .testersRemove:
+            return path.hasPrefix(StateLayout.testersDirectory + "/")
+                || path.hasPrefix(StateLayout.plansDirectory + "/")
         case .revert:
             return locale.map {
                 path == StateLayout.plan($0) || path.hasPrefix(StateLayout.rollbackDirectory($0) + "/")
@@ -248,6 +252,13 @@ public enum Verifier {
                 }
             case .revert: checkRevert(&c)
             case .schedule, .cancel: checkSchedule(action, &c)
+            case .testersAdd, .testersRemove:
+                let group = c.trailers.value(.testers) ?? ""
+                if !c.changes.contains(where: { $0.path == StateLayout.testers(group) }) {
+                    c.problem(
+                        StateLayout.testers(group), "Rollout-Testers names this group, but the commit left it as it was"
+                    )
+                }
             case .publish:
                 // The state a publish names is the one it was recorded on: the commit's parent.
                 if c.trailers.value(.publishedState) != c.commit.parents.first?.hex {
@@ -335,6 +346,7 @@ public enum Verifier {
         let (packs, stored) = try checkPacks(snapshot, problem: problem)
         let plans = try checkPlans(snapshot, stored: stored, problem: problem)
         try checkSchedules(snapshot, stored: stored, problem: problem)
+        try checkTesters(snapshot, problem: problem)
         try walk.metrics.checkTip(snapshot, problem: problem)
         let keyLists = checkKeyChain(snapshot, problem: problem)
         let rollbacks = try checkRollbacks(snapshot, addedBy: walk.rollbackAdded, problem: problem)
@@ -393,6 +405,34 @@ public enum Verifier {
             problem(
                 path,
                 error.message.hasPrefix(path + ": ") ? String(error.message.dropFirst(path.count + 2)) : error.message)
+        }
+    }
+
+    /// Every tester group parses under its own name, and every plan that stages to a group carries
+    /// exactly that group's member hashes (what `testers add` and `remove` keep so).
+    static func checkTesters(_ snapshot: Snapshot, problem: (String, String) -> Void) throws {
+        var groups: [String: TesterGroup] = [:]
+        for name in try snapshot.testerGroupNames() {
+            do {
+                guard let group = try snapshot.testerGroup(name) else { continue }
+                if group.name != name { problem(StateLayout.testers(name), "holds the tester group \(group.name)") }
+                groups[name] = group
+            } catch let error as RolloutError {
+                problem(StateLayout.testers(name), error.damage ?? error.message)
+            }
+        }
+        for locale in try snapshot.plannedLocales() {
+            guard let plan = try? snapshot.plan(locale) else { continue }
+            for target in plan.testers {
+                guard let group = groups[target.group] else {
+                    problem(
+                        StateLayout.plan(locale), "stages to the tester group \(target.group), which it does not hold")
+                    continue
+                }
+                if target.salt != group.salt || target.members != group.memberHashes {
+                    problem(StateLayout.plan(locale), "its testers of \(target.group) are not the group's members")
+                }
+            }
         }
     }
 

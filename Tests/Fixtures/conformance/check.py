@@ -111,7 +111,17 @@ def resolve(plan, region, app_text, install_id):
         bounds = parse_range(r["appVersions"])
         return bounds is not None and (not r["regions"] or region in r["regions"]) and in_range(bounds, app)
 
+    def tester(t):
+        digest = hashlib.sha256(t["salt"].encode() + b"\x00" + install_id.encode()).hexdigest()
+        return digest in t["members"]
+
     if not any(withdrawn(w) for w in plan["withdrawn"]):
+        # Testers first (docs/targeting.md, Testers first): a member gets the pack whatever its bucket.
+        group = next((t for t in sorted(plan.get("testers", []), key=lambda t: t["group"]) if tester(t)), None)
+        if group:
+            pack = group["pack"]
+            if pack["contentVersion"] not in blocked and compare(app, version(pack["minAppVersion"])) >= 0:
+                return pack["contentVersion"]
         rule = next((r for r in plan["rules"] if matches(r)), None)
         if rule:
             pack = rule["pack"]

@@ -1,10 +1,14 @@
 package dev.rollout.client;
 
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.Comparator;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * What one locale's devices receive (docs/targeting.md, "Plans"), as a manifest carries it: a baseline, the baselines
@@ -68,6 +72,33 @@ final class Plan {
         }
     }
 
+    /**
+     * A tester group the candidate is given to whatever the device's bucket (docs/targeting.md, "Testers first"): the
+     * group's salt and the hashes of its members' install ids, never an id.
+     */
+    static final class TesterTarget {
+        final String group;
+        final PackRef pack;
+        final String salt;
+        final Set<String> members;
+
+        TesterTarget(String group, PackRef pack, String salt, Set<String> members) {
+            this.group = group;
+            this.pack = pack;
+            this.salt = salt;
+            this.members = Collections.unmodifiableSet(new HashSet<>(members));
+        }
+
+        /** Whether the device with this install id is one of the group: lowercase hex SHA-256(salt, 0, id). */
+        boolean includes(String installId) {
+            MessageDigest sha = Sha256.newDigest();
+            sha.update(salt.getBytes(StandardCharsets.UTF_8));
+            sha.update((byte) 0);
+            sha.update(installId.getBytes(StandardCharsets.UTF_8));
+            return members.contains(Sha256.hex(sha.digest()));
+        }
+    }
+
     /** In a withdrawn segment: every region. */
     static final String ANY_REGION = "*";
 
@@ -93,9 +124,20 @@ final class Plan {
     final boolean bundledOnly;
     /** Bumped by every change to the plan: the sequence of the published manifest that carries it. */
     final long sequence;
+    /** Tester groups the candidate is staged to, by group name. */
+    final List<TesterTarget> testers;
 
     Plan(String locale, PackRef baseline, List<PackRef> previousBaselines, List<Rule> rules, List<Integer> blocked,
             List<Withdrawal> withdrawals, boolean bundledOnly, long sequence) {
+        this(locale, baseline, previousBaselines, rules, blocked, withdrawals, bundledOnly, sequence,
+                Collections.emptyList());
+    }
+
+    Plan(String locale, PackRef baseline, List<PackRef> previousBaselines, List<Rule> rules, List<Integer> blocked,
+            List<Withdrawal> withdrawals, boolean bundledOnly, long sequence, List<TesterTarget> testers) {
+        List<TesterTarget> groups = new ArrayList<>(testers);
+        groups.sort(Comparator.comparing(t -> t.group, Graphemes.SWIFT_ORDER));
+        this.testers = Collections.unmodifiableList(groups);
         List<Rule> ordered = new ArrayList<>(rules);
         // A stable sort, as Swift's is: rules the order cannot tell apart keep the plan's order.
         ordered.sort(RESOLUTION_ORDER);
@@ -180,8 +222,25 @@ final class Plan {
         Long sequence = Json.integer(o.get("sequence"));
         Object ramp = o.get("ramp");
         if (Json.object(ramp) != null) checkRamp(Json.object(ramp), source);
+        List<TesterTarget> testers = new ArrayList<>();
+        for (Object item : arrayOrEmpty(o.get("testers"))) testers.add(tester(item, source));
         return new Plan(locale, baseline, previous, rules, blocked, withdrawals,
-                bundledOnly != null && bundledOnly, sequence == null ? 0 : sequence);
+                bundledOnly != null && bundledOnly, sequence == null ? 0 : sequence, testers);
+    }
+
+    private static TesterTarget tester(Object item, String source) throws DocumentException {
+        Map<String, Object> t = Json.object(item);
+        String group = t == null ? null : Json.string(t.get("group"));
+        String salt = t == null ? null : Json.string(t.get("salt"));
+        List<Object> memberValues = t == null ? null : Json.array(t.get("members"));
+        if (group == null || salt == null || memberValues == null || t.get("pack") == null) {
+            throw DocumentException.in(source, "a testers entry needs group, pack, salt and members");
+        }
+        Set<String> members = new HashSet<>();
+        for (Object member : memberValues) {
+            if (member instanceof String) members.add((String) member);
+        }
+        return new TesterTarget(group, ref(t.get("pack"), "testers pack", source), salt, members);
     }
 
     private static Rule rule(Object item, String source) throws DocumentException {

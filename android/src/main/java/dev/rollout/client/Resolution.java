@@ -15,6 +15,15 @@ final class Resolution {
     static Integer outcome(Plan plan, String region, AppVersion appVersion, String installId) {
         if (appVersion == null || plan.bundledOnly) return null;
         if (!plan.isWithdrawn(region, appVersion)) {
+            // Testers first: a member of a group gets the candidate whatever its bucket, if it may run it.
+            for (Plan.TesterTarget tester : plan.testers) {
+                if (!tester.includes(installId)) continue;
+                if (!plan.isBlocked(tester.pack.contentVersion)
+                        && appVersion.compareTo(tester.pack.minAppVersion) >= 0) {
+                    return tester.pack.contentVersion;
+                }
+                break;
+            }
             for (Plan.Rule rule : plan.rules) {
                 if (!rule.matches(region, appVersion)) continue;
                 // Only the first rule that targets the device decides; when it does not give its pack, the

@@ -81,7 +81,9 @@ final class Wire {
                     "basisPoints", Kind.integer(0), "salt", Kind.STRING)),
             "blocked", Kind.array(Kind.version()),
             "withdrawn", Kind.array(Kind.object("region", Kind.STRING, "appVersions", Kind.STRING)),
-            "bundledOnly", Kind.BOOL, "sequence", Kind.integer(0));
+            "bundledOnly", Kind.BOOL, "sequence", Kind.integer(0),
+            "testers", Kind.array(Kind.object(
+                    "group", Kind.STRING, "pack", PACK_REF, "salt", Kind.STRING, "members", Kind.array(Kind.STRING))));
     static final Kind MANIFEST = Kind.object(
             "format", Kind.STRING, "locale", Kind.STRING, "sequence", Kind.integer(0), "time", Kind.STRING,
             "plan", PLAN,
