@@ -130,8 +130,11 @@ final class TestersTests: XCTestCase {
         let late = try XCTUnwrap(
             (1...50).map { "late-tester-\($0)" }.first { Bucketing.bucket(installID: $0, salt: salt) >= 500 })
         XCTAssertEqual(try resolved(w, late), "tr-TR@17")
-        let added = try w.rollout("testers", "add", "qa", "--install-id", late)
+        let added = try w.rollout("testers", "add", "qa", "--install-id", late, "--reason", "Ayşe's new phone")
         XCTAssertEqual(added.status, 0, added.output)
+        XCTAssertTrue(
+            try w.rollout("log", "--limit", "1").stdout.contains("(\"Ayşe's new phone\")"),
+            "the reason is recorded, as for any change")
         XCTAssertTrue(added.stdout.contains("devices follow in: tr-TR"), added.stdout)
         XCTAssertEqual(try resolved(w, late), "tr-TR@18")
         let diff = try w.rollout("diff", "HEAD~1", "HEAD")

@@ -9,6 +9,7 @@ enum TestersCommands {
         let installID = Option<String>("install-id", "ID", "an install id, as the device keeps it", repeatable: true)
         let file = Option<Path>(
             "file", "FILE", "install ids, one a line (blank lines and lines starting with # are skipped)")
+        let reason = Option.reason("why (recorded in the commit)")
         let dryRun = Flag("dry-run", "print what would change and write nothing")
 
         static let declared = ChangeOptions()
@@ -37,12 +38,13 @@ enum TestersCommands {
                 let dryRun = invocation.flag(ChangeOptions.declared.dryRun)
                 repository.dryRun = dryRun
                 let actor = try context.actor(invocation, repository: repository)
+                let reason = invocation.value(ChangeOptions.declared.reason)
                 let applied =
                     adding
                     ? try TesterOperations.add(
-                        ids, to: group, in: repository, actor: actor, time: { now })
+                        ids, to: group, in: repository, reason: reason, actor: actor, time: { now })
                     : try TesterOperations.remove(
-                        ids, from: group, in: repository, actor: actor, time: { now })
+                        ids, from: group, in: repository, reason: reason, actor: actor, time: { now })
                 return render(applied, adding: adding, dryRun: dryRun, actor: actor, style: context.style(invocation))
             })
     }

@@ -16,26 +16,26 @@ public struct TesterChange: Sendable {
 public enum TesterOperations {
     /// Adds `ids` to `group`, making the group (and its salt) when it is new.
     public static func add(
-        _ ids: [String], to group: String, in repository: PackRepository, actor: Actor,
+        _ ids: [String], to group: String, in repository: PackRepository, reason: String? = nil, actor: Actor,
         time: @escaping () -> Timestamp
     ) throws -> PackRepository.Applied<TesterChange> {
-        try change(group, in: repository, actor: actor, time: time, creating: true) {
+        try change(group, in: repository, reason: reason, actor: actor, time: time, creating: true) {
             $0.adding(ids)
         }
     }
 
     /// Takes `ids` out of `group`; an id that is not a member is left alone.
     public static func remove(
-        _ ids: [String], from group: String, in repository: PackRepository, actor: Actor,
+        _ ids: [String], from group: String, in repository: PackRepository, reason: String? = nil, actor: Actor,
         time: @escaping () -> Timestamp
     ) throws -> PackRepository.Applied<TesterChange> {
-        try change(group, in: repository, actor: actor, time: time, creating: false) {
+        try change(group, in: repository, reason: reason, actor: actor, time: time, creating: false) {
             $0.removing(ids)
         }
     }
 
     static func change(
-        _ name: String, in repository: PackRepository, actor: Actor, time: @escaping () -> Timestamp,
+        _ name: String, in repository: PackRepository, reason: String?, actor: Actor, time: @escaping () -> Timestamp,
         creating: Bool, edit: (inout TesterGroup) -> [String]
     ) throws -> PackRepository.Applied<TesterChange> {
         guard TesterGroup.isValidName(name) else { throw TesterRefusal.badGroupName(name) }
@@ -50,7 +50,7 @@ public enum TesterOperations {
                     name: name, salt: TesterGroup.salt(group: name, parent: snapshot.commit?.hex ?? ""), installIDs: [])
             let changed = edit(&group)
             let action: ChangeAction = creating ? .testersAdd : .testersRemove
-            let plans = try restaged(group, on: snapshot, action: action, actor: actor, time: time())
+            let plans = try restaged(group, on: snapshot, action: action, reason: reason, actor: actor, time: time())
             let result = TesterChange(group: group, changed: changed, locales: plans.map(\.locale), created: old == nil)
             // A dry run stops in `PackRepository.apply`, after this change is made, as every dry run does.
             if changed.isEmpty && old != nil { return (nil, result) }
@@ -59,7 +59,7 @@ public enum TesterOperations {
                 summary: "testers \(verb) \(name)",
                 trailers: [
                     (.action, action.rawValue), (.testers, name), (.installIDs, "\(changed.count)"),
-                ],
+                ] + (reason.map { [(.reason, $0)] } ?? []),
                 writes: [(StateLayout.testers(name), JSONWriter.pretty(group.jsonValue))]
                     + plans.map { (StateLayout.plan($0.locale), JSONWriter.pretty($0.jsonValue)) })
             return (change, result)
@@ -68,7 +68,8 @@ public enum TesterOperations {
 
     /// The plans that stage their candidate to `group`, with its members as they are now.
     static func restaged(
-        _ group: TesterGroup, on snapshot: Snapshot, action: ChangeAction, actor: Actor, time: Timestamp
+        _ group: TesterGroup, on snapshot: Snapshot, action: ChangeAction, reason: String?, actor: Actor,
+        time: Timestamp
     )
         throws -> [Plan]
     {
@@ -82,7 +83,7 @@ public enum TesterOperations {
             plan.testers[index] = target
             plan.sequence += 1
             plan.lastChange = Plan.LastChange(
-                action: action.rawValue, actor: actor.description, time: time, reason: nil)
+                action: action.rawValue, actor: actor.description, time: time, reason: reason)
             plans.append(plan)
         }
         return plans
