@@ -74,6 +74,10 @@ enum Refusals {
                 "\(id) is already at \(share) there: a promote at that time would change nothing, so there is nothing to schedule"
         case .nothingPending(let locale):
             return "\(locale) has no scheduled change to cancel; rollout status \(locale) lists them"
+        case .gateRefused(.refused(let pack, let refusal), let whenDue):
+            return gateSaidNo(pack, refusal, force: false, accept: !whenDue)
+        case .gateRefused(let refusal, _):
+            return gate(refusal)
         case .noSuchPending(let locale, let id, let pending):
             return "\(locale) has no scheduled change \(id)"
                 + (pending.isEmpty
@@ -132,8 +136,12 @@ enum Refusals {
     }
 
     /// The gate's no, with the way out: wait, ingest, accept a segment short of data, or force.
-    static func gateSaidNo(_ pack: PackID, _ refusal: PromoteGate.Refusal) -> String {
-        let forceHint = "override with --force --reason TEXT"
+    /// A scheduled change takes no `--force` (`force: false`), nor, once guard applies it,
+    /// `--accept-insufficient` (`accept: false`): the sentence offers only what can be taken.
+    static func gateSaidNo(_ pack: PackID, _ refusal: PromoteGate.Refusal, force: Bool = true, accept: Bool = true)
+        -> String
+    {
+        let forceHint = force ? "; override with --force --reason TEXT" : ""
         switch refusal {
         case .unhealthy(let check):
             let detail =
@@ -143,21 +151,21 @@ enum Refusals {
                     return " (\(check.segment) \(check.kind.rawValue): \(counts))"
                 } ?? ""
             return
-                "\(pack) is unhealthy\(detail): a rollout widens only when healthy. See rollout health \(pack.locale); \(forceHint)"
+                "\(pack) is unhealthy\(detail): a rollout widens only when healthy. See rollout health \(pack.locale)\(forceHint)"
         case .held(let checks):
             return "\(pack) is held: " + checks.map(HealthText.mismatch).joined(separator: "; ")
-                + ". See rollout health \(pack.locale); \(forceHint)"
+                + ". See rollout health \(pack.locale)\(forceHint)"
         case .unproven(let standings):
-            return unprovenSegments(pack, standings)
+            return unprovenSegments(pack, standings, accept: accept)
         case .noMetrics:
             // No segment has data yet, so there is none to name or to accept with --accept-insufficient.
             return
-                "\(pack) is insufficient-data: no metrics name a segment it would widen into yet, and a rollout widens only when healthy. Ingest metrics (rollout metrics ingest) and see rollout health \(pack.locale); \(forceHint)"
+                "\(pack) is insufficient-data: no metrics name a segment it would widen into yet, and a rollout widens only when healthy. Ingest metrics (rollout metrics ingest) and see rollout health \(pack.locale)\(forceHint)"
         }
     }
 
     /// Each segment short of data, with what it has and when it is expected to be judged.
-    static func unprovenSegments(_ pack: PackID, _ standings: [Health.Standing]) -> String {
+    static func unprovenSegments(_ pack: PackID, _ standings: [Health.Standing], accept: Bool = true) -> String {
         let segments = standings.map { standing in
             guard let sessions = standing.exposures(.crash) ?? standing.exposures(.fallback) else {
                 return "\(standing.segment) (no data for \(pack))"
@@ -166,11 +174,12 @@ enum Refusals {
             return
                 "\(standing.segment) (\(sessions.candidate) \(kind) against \(sessions.baseline); judged: \(HealthText.decision(standing)))"
         }
-        let accept = standings.map { standing in
+        let flags = standings.map { standing in
             "--accept-insufficient " + (standing.segment.contains("*") ? "'\(standing.segment)'" : standing.segment)
         }.joined(separator: " ")
         return
-            "\(pack) has too little data in \(standings.count == 1 ? "a segment" : "\(standings.count) segments") it would widen into: \(segments.joined(separator: ", ")). A rollout widens where every targeted segment is healthy: wait for data (rollout health \(pack.locale)), or accept them with \(accept)"
+            "\(pack) has too little data in \(standings.count == 1 ? "a segment" : "\(standings.count) segments") it would widen into: \(segments.joined(separator: ", ")). A rollout widens where every targeted segment is healthy: wait for data (rollout health \(pack.locale))"
+            + (accept ? ", or accept them with \(flags)" : "")
     }
 
     // MARK: the store

@@ -66,6 +66,7 @@ final class RefusalWordingTests: XCTestCase {
                 ScheduleRefusal.wouldChangeNothing(id18, share: Percent(basisPoints: 1000)),
                 ScheduleRefusal.nothingPending(locale: "tr-TR"),
                 ScheduleRefusal.noSuchPending(locale: "tr-TR", id: 3, pending: [1, 2]),
+                ScheduleRefusal.gateRefused(.refused(id18, .noMetrics), whenDue: true),
             ]
             + [
                 TesterRefusal.badGroupName("QA"), TesterRefusal.badID(.space, text: "a b", file: nil, line: nil),
@@ -183,6 +184,21 @@ final class RefusalWordingTests: XCTestCase {
             .checkFailed(
                 "nothing was ever promoted for vi-VN: there is no rollout to report on yet (rollout promote vi-VN@N --to 10% starts one)"
             ))
+    }
+
+    /// A scheduled change takes no --force, and once guard applies it no --accept-insufficient
+    /// either: its sentence offers only what can be taken then.
+    func testAScheduledChangeTheGateRefusesOffersOnlyWhatCanBeTaken() {
+        let byHand = Refusals.message(GateRefusal.refused(id18, .noMetrics))
+        let due = Refusals.message(ScheduleRefusal.gateRefused(.refused(id18, .noMetrics), whenDue: true))
+        XCTAssertTrue(byHand.hasSuffix("; override with --force --reason TEXT"), byHand)
+        XCTAssertEqual(due + "; override with --force --reason TEXT", byHand)
+        XCTAssertFalse(due.contains("--"), due)
+        let unproven = PromoteGate.Refusal.unproven([])
+        let scheduling = Refusals.message(ScheduleRefusal.gateRefused(.refused(id18, unproven), whenDue: false))
+        XCTAssertTrue(scheduling.contains(", or accept them with"), "it may be scheduled accepting them: \(scheduling)")
+        let applying = Refusals.message(ScheduleRefusal.gateRefused(.refused(id18, unproven), whenDue: true))
+        XCTAssertFalse(applying.contains("--accept-insufficient"), applying)
     }
 
     /// Through the runner, a refusal reaches the person as a `RolloutError` with its exit code; any

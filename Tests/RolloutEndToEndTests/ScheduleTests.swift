@@ -223,6 +223,7 @@ final class ScheduleTests: XCTestCase {
         let due = try at(w, "2026-12-10T06:00:00Z", "guard")
         XCTAssertEqual(due.status, 1, due.output)
         XCTAssertTrue(due.stdout.contains("was refused and stays pending: tr-TR@18 is insufficient-data"), due.output)
+        XCTAssertFalse(due.stdout.contains("--force"), "a scheduled change has no --force to take: \(due.output)")
         XCTAssertEqual(try share(w), 500, "the gate kept the widening back")
         XCTAssertEqual(try pending(w).map { $0["id"] as? Int }, [1])
     }

@@ -22,8 +22,17 @@ public enum ScheduleRefusal: Refusal {
     case nothingPending(locale: String)
     /// No pending change of the locale has that number; `pending` are the ones it has.
     case noSuchPending(locale: String, id: Int, pending: [Int])
+    /// The health gate refused a scheduled change, when it was scheduled (checked as if it ran
+    /// then) or when guard applied it (it stays pending). Apart from `GateRefusal` because a
+    /// scheduled change takes no override: whether to force is decided when it runs, by hand.
+    case gateRefused(GateRefusal, whenDue: Bool)
 
-    public var kind: RolloutError.Kind { .checkFailed }
+    public var kind: RolloutError.Kind {
+        switch self {
+        case .gateRefused(let refusal, _): return refusal.kind
+        default: return .checkFailed
+        }
+    }
 }
 
 /// Pending changes (`promote --at`, `rollout cancel`, and guard applying them; docs/targeting.md,
@@ -38,9 +47,11 @@ public enum ScheduleOperations {
         actor: Actor, time: @escaping () -> Timestamp, health: (Snapshot, Plan) throws -> Health.Report?
     ) throws -> PackRepository.Applied<ScheduleOutcome> {
         try repository.apply(actor: actor, time: time) { snapshot in
-            let (_, preview) = try PlanOperations.promoteChange(
-                request, on: snapshot, override: nil, accepting: accepting, actor: actor, time: time,
-                health: health)
+            let (_, preview) = try gated(whenDue: false) {
+                try PlanOperations.promoteChange(
+                    request, on: snapshot, override: nil, accepting: accepting, actor: actor, time: time,
+                    health: health)
+            }
             guard preview.kind != .unchanged else {
                 throw ScheduleRefusal.wouldChangeNothing(request.pack, share: request.share)
             }
@@ -97,9 +108,12 @@ public enum ScheduleOperations {
         try repository.apply(actor: actor, time: time) { snapshot in
             var schedule = try snapshot.schedule(locale)
             guard let change = schedule.remove(id), change.isDue(at: time()) else { return (nil, nil) }
-            let (promote, outcome) = try PlanOperations.promoteChange(
-                change.request, on: snapshot, override: nil,
-                accepting: change.accepting.compactMap(SegmentPattern.init), actor: actor, time: time, health: health)
+            let (promote, outcome) = try gated(whenDue: true) {
+                try PlanOperations.promoteChange(
+                    change.request, on: snapshot, override: nil,
+                    accepting: change.accepting.compactMap(SegmentPattern.init), actor: actor, time: time,
+                    health: health)
+            }
             let applied = ScheduleApplied(change: change, promote: outcome)
             guard var promote else {
                 let reason = "due at \(change.at), it would change nothing"
@@ -108,6 +122,15 @@ public enum ScheduleOperations {
             promote.trailers += [(.schedule, "\(id)"), (.scheduledBy, change.scheduledBy)]
             promote.writes.append((StateLayout.schedule(locale), JSONWriter.pretty(schedule.jsonValue)))
             return (promote, applied)
+        }
+    }
+
+    /// `body`, with the health gate's refusal as a scheduled change's (`ScheduleRefusal.gateRefused`).
+    static func gated<T>(whenDue: Bool, _ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch let refusal as GateRefusal {
+            throw ScheduleRefusal.gateRefused(refusal, whenDue: whenDue)
         }
     }
 
