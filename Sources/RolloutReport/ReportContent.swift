@@ -61,9 +61,12 @@ struct ReportContent: Sendable {
 
     var baseline: Int? { plan.baseline?.contentVersion }
 
-    static func gather(locale: String, repository: PackRepository, snapshot: Snapshot? = nil, now: Timestamp) throws
-        -> ReportContent
-    {
+    /// `health`: the staged pack's health when the caller judged it already on `snapshot` (`report
+    /// --all` has each locale's from its overview row); judged here otherwise.
+    static func gather(
+        locale: String, repository: PackRepository, snapshot: Snapshot? = nil, health known: Health.Report?? = nil,
+        now: Timestamp
+    ) throws -> ReportContent {
         let snapshot = try snapshot ?? repository.snapshot()
         guard let plan = try snapshot.plan(locale) else {
             if try snapshot.contentVersions(of: locale).isEmpty { throw RolloutError.reportNoLocale(locale) }
@@ -76,7 +79,7 @@ struct ReportContent: Sendable {
             plan.candidate?.contentVersion
             ?? lastStaged(entries, locale: locale, baseline: plan.baseline?.contentVersion)
         let gates = try snapshot.policy().gates
-        let health = try HealthCheck.evaluate(plan, snapshot: snapshot, repository: repository)
+        let health = try known ?? HealthCheck.evaluate(plan, snapshot: snapshot, repository: repository)
         var days: [MetricKind: [Day]] = [:]
         if let staged, let baseline = plan.baseline?.contentVersion {
             for kind in MetricKind.allCases {

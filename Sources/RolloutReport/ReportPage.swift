@@ -19,10 +19,11 @@ public enum ReportPage {
     /// The page of `locale` at `snapshot` (default: the repository's tip): `report --all` draws every
     /// page from the one snapshot its overview reads, and links each back to the `overview` file.
     public static func render(
-        locale: String, repository: PackRepository, snapshot: Snapshot? = nil, overview: String? = nil,
-        now: Timestamp
+        locale: String, repository: PackRepository, snapshot: Snapshot? = nil, health: Health.Report?? = nil,
+        overview: String? = nil, now: Timestamp
     ) throws -> Summary {
-        var content = try ReportContent.gather(locale: locale, repository: repository, snapshot: snapshot, now: now)
+        var content = try ReportContent.gather(
+            locale: locale, repository: repository, snapshot: snapshot, health: health, now: now)
         content.overview = overview
         return render(content)
     }

@@ -79,9 +79,10 @@ enum ReportCommand {
                 unreadable[glance.locale] = Refusals.message(of: failure)
                 continue
             }
+            // The overview row judged its health on this snapshot already: the page shows the same.
             let summary = try ReportPage.render(
-                locale: glance.locale, repository: repository, snapshot: snapshot, overview: OverviewPage.indexName,
-                now: now)
+                locale: glance.locale, repository: repository, snapshot: snapshot, health: .some(glance.health),
+                overview: OverviewPage.indexName, now: now)
             let file = directory + "/" + OverviewPage.fileName(of: glance.locale)
             try context.writeFile(file, Array(summary.html.utf8))
             bytes += summary.html.utf8.count
