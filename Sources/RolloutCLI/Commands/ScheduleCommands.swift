@@ -110,9 +110,15 @@ enum ScheduleCommands {
         var text = "  scheduled       \(schedule.pending.count) pending (rollout guard applies each when due)\n"
         for change in schedule.pending {
             text +=
-                "    \(change.id)  \(change.at)\(change.isDue(at: now) ? " (due)" : "")  \(change.summary)  by \(change.scheduledBy.oneLine) at \(change.scheduledAt)"
+                "    \(line(change, now: now))  by \(change.scheduledBy.oneLine) at \(change.scheduledAt)"
                 + (change.reason.map { ": \($0.oneLine)" } ?? "") + "\n"
         }
         return text
+    }
+
+    /// One pending change as `status` lists it, for one locale or every one: number, when (and
+    /// whether it is past due), what.
+    static func line(_ change: Schedule.Pending, now: Timestamp) -> String {
+        "\(change.id)  \(change.at)\(change.isDue(at: now) ? " (due)" : "")  \(change.summary)"
     }
 }

@@ -61,8 +61,7 @@ extension PlanCommands {
         guard !pending.isEmpty else { return "" }
         var text = "Scheduled (rollout guard applies each when due; rollout cancel LOCALE ID takes one back):\n"
         for (locale, change) in pending {
-            text +=
-                "  \(locale) \(change.id)  \(change.at)\(change.isDue(at: now) ? " (due)" : "")  \(change.summary)\n"
+            text += "  \(locale) \(ScheduleCommands.line(change, now: now))\n"
         }
         return text
     }
