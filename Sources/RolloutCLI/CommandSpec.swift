@@ -161,6 +161,7 @@ public let allCommands: [CommandSpec] = [
     PauseCommands.spec(true), PauseCommands.spec(false),
     ScheduleCommands.cancel,
     TestersCommands.change(true), TestersCommands.change(false), TestersCommands.list,
+    SignersCommands.add, SignersCommands.remove, SignersCommands.list,
     PolicyCommands.show, PolicyCommands.set,
     NotifyCommands.test, NotifyCommands.status, NotifyCommands.retry,
     DeviceCommand.spec,

@@ -34,7 +34,47 @@ enum Refusals {
         case let refusal as ReportRefusal: return report(refusal)
         case let refusal as ScheduleRefusal: return schedule(refusal)
         case let refusal as TesterRefusal: return testers(refusal)
+        case let refusal as SignerRefusal: return signers(refusal)
         default: return "refused: \(refusal)"
+        }
+    }
+
+    // MARK: signers
+
+    static func signers(_ refusal: SignerRefusal) -> String {
+        switch refusal {
+        case .badAllowedSigner(let file, let line, let why):
+            let reason: String
+            switch why {
+            case .noKey: reason = "it has no key: write PRINCIPAL [OPTIONS] KEYTYPE BASE64 [COMMENT]"
+            case .unclosedQuote: reason = "a quote is left open"
+            case .certificateAuthority:
+                reason = "cert-authority keys are not supported: list each signer's own key"
+            case .unknownOption(let option):
+                reason = "unknown option \"\(InputLimits.echo(option))\" (known: namespaces, valid-after, valid-before)"
+            case .unknownKeyType(let type):
+                reason = "\"\(InputLimits.echo(type))\" is not an SSH key type (such as ssh-ed25519)"
+            case .badKey(let type): reason = "the key is not a base64 \(type) public key"
+            }
+            return "\(file):\(line): not an allowed signer: \(reason)"
+        case .badRoles(let file, let why):
+            return "\(file): \(InputLimits.echo(why))"
+        case .unknownRole(let name):
+            return "--role \"\(InputLimits.echo(name))\" is not a role: admin, release, approver or bot"
+        case .firstWithoutAdmin(let principal):
+            return
+                "the first signer must be an admin, or nobody could change the signers: rollout signers add \(principal) --role admin,..."
+        case .lastAdmin(let principal):
+            return
+                "\(principal) is the last admin: nobody could change the signers after this; add another admin first (rollout signers add EMAIL --role admin)"
+        case .noSuchSigner(let principal, let signers):
+            return "\(InputLimits.echo(principal)) is not a signer"
+                + (signers.isEmpty ? "" : " (signers: \(signers.joined(separator: ", ")))")
+        case .badOpenPGPKey(let file, let why):
+            return "\(file): \(why); export it with gpg --armor --export EMAIL"
+        case .badPrincipal(let principal):
+            return
+                "\"\(InputLimits.echo(principal))\" is not a principal: a signer is named by the email of its commits (ana@example.com)"
         }
     }
 

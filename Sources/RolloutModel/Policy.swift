@@ -12,6 +12,8 @@ public struct Policy: Equatable, Sendable {
     public var gates: GatePolicy
     /// The webhooks told of changes (docs/notifications.md); none unless the policy has `notify`.
     public var notify: NotifyPolicy = .none
+    /// Who must sign which changes (docs/policy.md, "Signing"); every rule off unless the policy has `signing`.
+    public var signing = SigningPolicy()
 
     public static let currentVersion = 1
     /// Protection is on unless a policy says otherwise: a missing `protectedKeys` means these.
@@ -84,6 +86,9 @@ public struct Policy: Equatable, Sendable {
         if let notify = try reader.object("notify") {
             policy.notify = try NotifyPolicy.parse(notify, source: "\(source): notify")
         }
+        if let signing = try reader.object("signing") {
+            policy.signing = try SigningPolicy.parse(signing, source: "\(source): signing")
+        }
         try reader.finish()
         return policy
     }
@@ -104,6 +109,7 @@ public struct Policy: Equatable, Sendable {
         ]
         // Only when set: a policy without hooks reads and prints as it did before notify existed.
         if !notify.hooks.isEmpty { document["notify"] = notify.jsonValue }
+        if !signing.isOff { document["signing"] = signing.jsonValue }
         return .object(document)
     }
 }
@@ -288,6 +294,9 @@ struct ObjectReader {
         guard raw.objectValue != nil else { throw fail(name, "an object") }
         return raw
     }
+
+    /// Marks `name` read, for a reader of another type written in an extension.
+    mutating func markSeen(_ name: String) { seen.insert(name) }
 
     func finish() throws {
         if let extra = object.keys.filter({ !seen.contains($0) }).sorted().first {

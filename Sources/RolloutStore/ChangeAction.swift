@@ -22,6 +22,8 @@ public enum ChangeAction: String, CaseIterable, Sendable {
     case cancel
     case testersAdd = "testers-add"
     case testersRemove = "testers-remove"
+    /// `rollout signers add` or `remove`: a change to `signers/` (who may sign which changes).
+    case signers
 }
 
 /// A trailer name rollout writes, without its `Rollout-` prefix (docs/architecture.md, "Commit

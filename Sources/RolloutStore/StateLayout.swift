@@ -37,6 +37,12 @@ public enum StateLayout {
     public static func schedule(_ locale: String) -> String { "\(schedulesDirectory)/\(locale).json" }
     public static func packDirectory(_ locale: String) -> String { "\(packsDirectory)/\(locale)" }
     /// Tester groups (`rollout testers`): the raw install ids of each, never published.
+    /// Who may sign which changes (docs/audit.md, "Who made each change: verified signers").
+    public static let signersDirectory = "signers"
+    public static let allowedSigners = "\(signersDirectory)/allowed_signers"
+    public static let signerRoles = "\(signersDirectory)/roles.json"
+    public static let openPGPSignersDirectory = "\(signersDirectory)/openpgp"
+    public static func openPGPSigner(_ principal: String) -> String { "\(openPGPSignersDirectory)/\(principal).asc" }
     public static let testersDirectory = "testers"
     public static func testers(_ group: String) -> String { "\(testersDirectory)/\(group).json" }
 

@@ -75,6 +75,18 @@ final class RefusalWordingTests: XCTestCase {
                 TesterRefusal.badID(.tooLong(bytes: 300), text: "x", file: "ids.txt", line: 1),
                 TesterRefusal.noIDsInFile("ids.txt"), TesterRefusal.noSuchGroup("qa", groups: ["beta"]),
             ]
+            + [
+                SignerRefusal.badAllowedSigner(file: "f", line: 1, .noKey),
+                SignerRefusal.badAllowedSigner(file: "f", line: 1, .unclosedQuote),
+                SignerRefusal.badAllowedSigner(file: "f", line: 1, .certificateAuthority),
+                SignerRefusal.badAllowedSigner(file: "f", line: 1, .unknownOption("x")),
+                SignerRefusal.badAllowedSigner(file: "f", line: 1, .unknownKeyType("x")),
+                SignerRefusal.badAllowedSigner(file: "f", line: 1, .badKey("ssh-ed25519")),
+                SignerRefusal.badRoles(file: "signers/roles.json", "bad"), SignerRefusal.unknownRole("root"),
+                SignerRefusal.firstWithoutAdmin("a@x"), SignerRefusal.lastAdmin("a@x"),
+                SignerRefusal.noSuchSigner("a@x", signers: ["b@x"]), SignerRefusal.badOpenPGPKey(file: "k", "bad"),
+                SignerRefusal.badPrincipal("a b"),
+            ]
     }
 
     private var removedKeys: LintFinding {

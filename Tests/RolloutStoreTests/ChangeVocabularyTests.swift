@@ -108,6 +108,11 @@ final class ChangeVocabularyTests: XCTestCase {
                 [StateLayout.testers("qa"), plan, StateLayout.plan("de-DE")],
                 [StateLayout.policy, StateLayout.schedule("tr-TR")]
             )
+        case .signers:
+            return (
+                [StateLayout.allowedSigners, StateLayout.signerRoles, StateLayout.openPGPSigner("ana@example.com")],
+                [StateLayout.policy, plan, "signers"]
+            )
         }
     }
 

@@ -13,7 +13,10 @@ enum LogCommand {
             other regions or versions are not listed. REGION may be * and VERSION may be left out (TR) for
             every version. --since and --until take a date (2026-11-01) or an ISO 8601 time; --until with a
             date includes that whole day. The newest \(defaultLimit) matches are shown unless --limit N is
-            given (0 for all). See docs/audit.md; plain git log reads the same history.
+            given (0 for all). When the repository has signers (rollout signers), or with --verify, each \
+            change shows its SIGNER beside the claimed actor: the verified principal, unsigned, not allowed \
+            (KEY), bad signature, or actor mismatch (a forged Rollout-Actor). See docs/audit.md; plain git \
+            log reads the same history.
             """,
         options: Options.self,
         arguments: .none,
@@ -29,6 +32,8 @@ enum LogCommand {
         let until = Option.time("until", "T", "only changes at or before T", endOfDay: true)
         let limit = Option.count(
             "limit", "N", "at most N changes (default \(defaultLimit); 0 for all)", minimum: 0)
+        let verify = Flag(
+            "verify", "check each change's signature and show its signer (also when the repository has signers)")
 
         static let declared = Options()
     }
@@ -53,10 +58,15 @@ enum LogCommand {
         let style = context.style(invocation)
         var text = ""
         var json: [JSONValue] = []
+        var auditor = try signerAuditor(invocation, repository)
+        defer { auditor?.close() }
         for entry in result.entries {
             var item = entryJSON(entry)
+            let audit = try auditor?.audit(hex: entry.commit, requireSigned: false)
+            if let audit { item["signature"] = SignatureWords.json(audit) }
             text +=
-                "\(style.bold(entry.time.description))  \(style.yellow(String(entry.commit.prefix(12))))  \(entry.action.oneLine)  \(entry.actor.oneLine)\n"
+                "\(style.bold(entry.time.description))  \(style.yellow(String(entry.commit.prefix(12))))  \(entry.action.oneLine)  \(entry.actor.oneLine)"
+                + (audit.map { "  signer: \(signerText($0, style))" } ?? "") + "\n"
             text += "    \(entry.summary.oneLine)" + (entry.reason.map { " (\"\($0.oneLine)\")" } ?? "") + "\n"
             if let segment = query.segment {
                 var shares: [JSONValue] = []
@@ -86,6 +96,21 @@ enum LogCommand {
         if result.entries.isEmpty { text = "No changes match.\n" }
         if result.truncated { text += style.dim("(older changes exist: --limit 0 shows all, --since narrows)") + "\n" }
         return CommandOutput(json: ["changes": .array(json), "truncated": .bool(result.truncated)], text: text)
+    }
+
+    /// An auditor when the SIGNER column shows: `--verify`, or a repository with signers.
+    static func signerAuditor(_ invocation: Invocation, _ repository: PackRepository) throws -> SignatureAuditor? {
+        guard let tip = try repository.snapshot().commit else { return nil }
+        let hasSigners = try repository.hasSigners(at: tip)
+        return invocation.flag(Options.declared.verify) || hasSigners ? repository.signatureAuditor() : nil
+    }
+
+    /// The signer, green when verified and acceptable, red when the change has a problem.
+    static func signerText(_ audit: ChangeAudit, _ style: Style) -> String {
+        let text = SignatureWords.signer(audit).oneLine
+        if !audit.problems.isEmpty { return style.red(text) }
+        if case .verified = audit.signature { return style.green(text) }
+        return text
     }
 
     static func entryJSON(_ entry: AuditEntry) -> [String: JSONValue] {

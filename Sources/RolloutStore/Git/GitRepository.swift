@@ -348,6 +348,26 @@ final class GitRepository {
                 name: String(cString: author.name), email: String(cString: author.email), time: author.when.time))
     }
 
+    /// The commit's `gpgsig` signature and the bytes it signs (the commit object without that header),
+    /// as `git verify-commit` reads them; nil for an unsigned commit.
+    func signature(of id: ObjectID) throws -> (signature: [UInt8], signed: [UInt8])? {
+        var oid = id.raw
+        var signature = git_buf()
+        var signed = git_buf()
+        defer {
+            git_buf_dispose(&signature)
+            git_buf_dispose(&signed)
+        }
+        let result = git_commit_extract_signature(&signature, &signed, handle, &oid, "gpgsig")
+        if result == GIT_ENOTFOUND.rawValue { return nil }
+        try checkRead(result, "reading the signature of commit \(id.short)")
+        func bytes(_ buffer: git_buf) -> [UInt8] {
+            guard let pointer = buffer.ptr, buffer.size > 0 else { return [] }
+            return Array(UnsafeRawBufferPointer(start: pointer, count: buffer.size))
+        }
+        return (bytes(signature), bytes(signed))
+    }
+
     /// The entry at `path` (slash-separated) below `tree`, or nil.
     func treeEntry(_ tree: ObjectID, path: String) throws -> GitTreeEntry? {
         var treeOid = tree.raw

@@ -9,6 +9,12 @@ public enum Verifier {
         public let commit: String?
         public let path: String?
         public let message: String
+
+        public init(commit: String?, path: String?, message: String) {
+            self.commit = commit
+            self.path = path
+            self.message = message
+        }
     }
 
     public struct Report: Sendable {
@@ -67,6 +73,7 @@ public enum Verifier {
         case .metricsIngest: return MetricsVerifier.allowed(retracting: false, path: path)
         case .metricsRetract: return MetricsVerifier.allowed(retracting: true, path: path)
         case .keys: return isKeyListFile(path)
+        case .signers: return path.hasPrefix(StateLayout.signersDirectory + "/")
         // A publish records what reached devices; it changes no file.
         case .publish: return false
         }
@@ -269,8 +276,9 @@ public enum Verifier {
                 try metrics.check(commit: c.short, action: action, trailers: c.trailers, changes: c.changes, git: git) {
                     c.problem($0, $1)
                 }
-            // `check` took init apart; a policy may change any way its own validation allows.
-            case .initialize, .policySet: break
+            // `check` took init apart; a policy may change any way its own validation allows; the
+            // signers' files are checked by the signature audit, which reads them at each change.
+            case .initialize, .policySet, .signers: break
             }
         }
 

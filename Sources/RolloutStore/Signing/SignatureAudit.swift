@@ -1,0 +1,159 @@
+import RolloutModel
+
+/// Why a change's signature is not acceptable (docs/audit.md, "Who made each change: verified signers").
+public enum SignatureProblem: Equatable, Sendable {
+    /// Unsigned, where signing is required (`--require-signed`, or policy `signing.requireSigned`).
+    case unsigned
+    /// A good signature by a key no allowed signer held at that change (its fingerprint).
+    case unknownKey(String)
+    /// A signature that does not verify: the commit was changed after it was signed.
+    case bad(String)
+    /// The signer's roles at that change do not allow the action (`SignerRoles`).
+    case roleNotAllowed(principal: String, roles: [SignerRole], action: String)
+    /// The commit claims another actor (`Rollout-Actor`) than the principal who signed it: a forged actor.
+    case actorMismatch(claimed: String, principal: String)
+}
+
+/// One change's signature against the signers in force at it, and what is wrong with it.
+public struct ChangeAudit: Sendable {
+    public let commit: ObjectID
+    /// The `Rollout-Action` value as written ("unknown" when there is none).
+    public let action: String
+    /// The claimed actor: `Rollout-Actor`, else the commit's author.
+    public let actor: String
+    public let signature: SignatureCheck
+    /// Empty when the change is acceptable.
+    public let problems: [SignatureProblem]
+}
+
+extension PackRepository {
+    /// The audit of change `commit`: its signature checked against the signers in force at it
+    /// (those of its first parent; a change that first adds signers, against its own), then the
+    /// rules: the signer's role allows the action (`SignerRoles`), and the signer is the actor the
+    /// commit claims. An unsigned change is a problem only when `requireSigned`. Runs `ssh-keygen`
+    /// and `gpgv` as `git verify-commit` does, so the verdict is git's.
+    public func signatureAudit(of commit: ObjectID, requireSigned: Bool = false) throws -> ChangeAudit {
+        var auditor = SignatureAuditor(repository: self)
+        defer { auditor.verifier.close() }
+        return try auditor.audit(try git.commit(commit), requireSigned: requireSigned)
+    }
+
+    /// The audits of the changes after `base` up to `tip` along first parents (`base..tip`; every
+    /// change when `base` is nil), oldest first. Each signers tree's keyrings are built once.
+    /// For the server hook (the pushed range), `rollout verify` and `rollout log --verify`.
+    public func signatureAudits(from base: ObjectID?, to tip: ObjectID, requireSigned: Bool) throws -> [ChangeAudit] {
+        let stop = try base.flatMap { try git.mergeBase($0, tip) }
+        var chain: [GitCommit] = []
+        var next: ObjectID? = tip
+        while let id = next, id != stop {
+            let commit = try git.commit(id)
+            chain.append(commit)
+            next = commit.parents.first
+        }
+        var auditor = SignatureAuditor(repository: self)
+        defer { auditor.verifier.close() }
+        return try chain.reversed().map { try auditor.audit($0, requireSigned: requireSigned) }
+    }
+
+    /// An auditor for the rows a command shows one at a time (`rollout log`), sharing keyrings.
+    public func signatureAuditor() -> SignatureAuditor { SignatureAuditor(repository: self) }
+
+    /// Whether any change up to `tip` has had signers (`signers/` in its tree), or `tip` has them.
+    public func hasSigners(at tip: ObjectID) throws -> Bool {
+        try git.treeEntry(git.commit(tip).tree, path: StateLayout.signersDirectory) != nil
+    }
+}
+
+/// Audits changes one by one, keeping the signers it read and the files it wrote for each set.
+public struct SignatureAuditor {
+    let repository: PackRepository
+    let verifier: SignatureVerifier
+    /// `signers` tree id -> the set.
+    private var sets: [ObjectID: SignerSet] = [:]
+
+    init(repository: PackRepository) {
+        self.repository = repository
+        self.verifier = SignatureVerifier(environment: repository.gitEnvironment)
+    }
+
+    /// Removes the temporary keyrings.
+    public func close() { verifier.close() }
+
+    /// The audit of the commit whose full or short id is `hex`.
+    public mutating func audit(hex: String, requireSigned: Bool) throws -> ChangeAudit? {
+        guard let id = try repository.git.revparse(hex) else { return nil }
+        return try audit(try repository.git.commit(id), requireSigned: requireSigned)
+    }
+
+    mutating func audit(_ commit: GitCommit, requireSigned: Bool) throws -> ChangeAudit {
+        let trailers = Change.trailers(of: commit.message)
+        let actor = trailers.value(.actor) ?? "\(commit.author.name) <\(commit.author.email)>"
+        let actionName = trailers.value(.action) ?? "unknown"
+        var signers = try commit.parents.first.map { try self.signers(at: $0) } ?? SignerSet()
+        if signers.isEmpty && trailers.action == .signers { signers = try self.signers(at: commit.id) }
+        let check: SignatureCheck
+        if let signed = try repository.git.signature(of: commit.id) {
+            check = try verifier.check(signature: signed.signature, signed: signed.signed, signers: signers)
+        } else {
+            check = .unsigned
+        }
+        var problems: [SignatureProblem] = []
+        switch check {
+        case .unsigned: if requireSigned { problems.append(.unsigned) }
+        case .unknownKey(let key): if requireSigned || !signers.isEmpty { problems.append(.unknownKey(key)) }
+        case .bad(let why): problems.append(.bad(why))
+        case .verified(let principal, _):
+            let roles = signers.roster.roles(of: principal)
+            let allowed = trailers.action.map { SignerRoles.may(roles, sign: $0) } ?? roles.contains(.admin)
+            if !allowed { problems.append(.roleNotAllowed(principal: principal, roles: roles, action: actionName)) }
+            if Self.email(of: actor)?.lowercased() != principal.lowercased() {
+                problems.append(.actorMismatch(claimed: actor, principal: principal))
+            }
+        }
+        return ChangeAudit(commit: commit.id, action: actionName, actor: actor, signature: check, problems: problems)
+    }
+
+    /// The signers of the state at `commit`, read once per `signers` tree.
+    mutating func signers(at commit: ObjectID) throws -> SignerSet {
+        let git = repository.git
+        guard let entry = try git.treeEntry(git.commit(commit).tree, path: StateLayout.signersDirectory), entry.isTree
+        else { return SignerSet() }
+        if let set = sets[entry.id] { return set }
+        let set = try Snapshot(repository: git, commit: commit).signers()
+        sets[entry.id] = set
+        return set
+    }
+
+    /// The email of `Name <email>`, or the text when it is a bare address.
+    static func email(of actor: String) -> String? {
+        if let open = actor.lastIndex(of: "<"), let close = actor.lastIndex(of: ">"), open < close {
+            return String(actor[actor.index(after: open)..<close])
+        }
+        return actor.contains("@") ? actor.trimmingSpaces : nil
+    }
+}
+
+extension SignatureAuditor {
+    /// The fingerprint of each primary key in an armored OpenPGP key file (upper-case hex), as
+    /// `gpg --with-colons --import-options show-only --import` reads it: for `signers list`.
+    public func openPGPFingerprints(_ armored: [UInt8]) throws -> [String] {
+        let file = try verifier.write(armored, name: "list-\(armored.count).asc")
+        let result = try verifier.run([
+            "gpg", "--homedir", try verifier.scratch(), "--batch", "--with-colons", "--import-options", "show-only",
+            "--import", file,
+        ])
+        var primaries: [String] = []
+        var afterPrimary = false
+        for line in result.stdout.split(separator: "\n") {
+            if line.hasPrefix("pub:") { afterPrimary = true }
+            if line.hasPrefix("sub:") { afterPrimary = false }
+            if line.hasPrefix("fpr:") && afterPrimary {
+                primaries += line.split(separator: ":", omittingEmptySubsequences: false).dropFirst(9).prefix(1).map {
+                    $0.uppercased()
+                }
+                afterPrimary = false
+            }
+        }
+        return primaries
+    }
+}
