@@ -34,7 +34,7 @@ enum SignersCommands {
             (approves another's proposal), bot (reverts, holds and ramp steps only: rollout guard's key).
             """,
         options: AddOptions.self, arguments: .exactly("PRINCIPAL"),
-        effects: [.readsFiles, .recordsChange],
+        effects: [.readsFiles, .recordsChange, .checks],
         run: { invocation, context in
             let options = AddOptions.declared
             let principal = invocation.positionals[0]
@@ -81,7 +81,7 @@ enum SignersCommands {
             made. Removing the last admin is refused.
             """,
         options: RemoveOptions.self, arguments: .exactly("PRINCIPAL"),
-        effects: .recordsChange,
+        effects: [.recordsChange, .checks],
         run: { invocation, context in
             let options = RemoveOptions.declared
             let repository = try context.repository(invocation)

@@ -122,6 +122,11 @@ enum VerifyCommand {
         guard required || since != nil || hasSigners else { return nil }
         let base = try since.map { try repository.snapshot(at: $0).commit }
         var findings = SignatureFindings(since: since)
+        do {
+            _ = try snapshot.signers()
+        } catch let refusal as SignerRefusal {
+            findings.problems.append(Verifier.Problem(commit: tip.short, path: nil, message: Refusals.message(refusal)))
+        }
         for audit in try repository.signatureAudits(from: base ?? nil, to: tip, requireSigned: required) {
             findings.checked += 1
             if case .verified = audit.signature { findings.verified += 1 }

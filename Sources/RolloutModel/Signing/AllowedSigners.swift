@@ -70,6 +70,10 @@ public struct AllowedSigner: Equatable, Sendable {
         let principals = fields[0].split(separator: ",").map(String.init)
         var next = 1
         var options: [String] = []
+        // Not a key type and not an option (options have `=`, but for cert-authority): a key type we do not know.
+        if !keyTypes.contains(fields[1]) && !fields[1].contains("=") && fields[1].lowercased() != "cert-authority" {
+            throw bad(.unknownKeyType(fields[1]))
+        }
         if !keyTypes.contains(fields[1]) {
             options = optionsOf(fields[1])
             if options.contains(where: { $0.lowercased() == "cert-authority" }) { throw bad(.certificateAuthority) }

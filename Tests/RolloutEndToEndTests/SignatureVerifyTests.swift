@@ -1,0 +1,148 @@
+import Foundation
+import XCTest
+
+/// `rollout verify` and `rollout log` against real signatures (docs/audit.md, "Who made each change:
+/// verified signers"): ssh-keygen keys, commits signed by git itself, and rollout's verdict held to
+/// `git verify-commit` with the allowed-signers file in force at each change.
+final class SignatureVerifyTests: XCTestCase {
+    let ana = ["ROLLOUT_ACTOR": "Ana Release <ana@example.com>"]
+    let bot = ["ROLLOUT_ACTOR": "Guard Bot <bot@example.com>"]
+
+    /// Runs rollout, asserting it worked.
+    func run(
+        _ w: Workspace, _ arguments: [String], env: [String: String], file: StaticString = #filePath, line: UInt = #line
+    )
+        throws
+    {
+        let result = try w.rollout(arguments, env: env)
+        XCTAssertEqual(
+            result.status, 0, "rollout \(arguments.joined(separator: " ")): \(result.output)", file: file, line: line)
+    }
+
+    /// A repository whose history after its signers holds one change of each kind: good, signed by a
+    /// key no signer has, changed after signing, a forged actor, a bot's promote, a bot's revert.
+    /// Returns the commits of each, by name.
+    func mixedHistory(_ w: Workspace, _ s: GitSigning) throws -> [String: String] {
+        try w.initWithExamples()
+        let anaKey = try s.sshKey("ana")
+        let botKey = try s.sshKey("bot")
+        let eveKey = try s.sshKey("eve")
+        var commits: [String: String] = [:]
+        try run(
+            w, ["signers", "add", "ana@example.com", "--key", anaKey + ".pub", "--role", "admin,release"], env: ana)
+        commits["first signers"] = try s.signTip(anaKey)
+        try run(w, ["signers", "add", "bot@example.com", "--key", botKey + ".pub", "--role", "bot"], env: ana)
+        try s.signTip(anaKey)
+        try run(w, ["promote", "en-US@1", "--to", "100%"], env: ana)
+        commits["good"] = try s.signTip(anaKey)
+        try run(w, ["promote", "tr@1", "--to", "100%"], env: ana)
+        commits["unknown key"] = try s.signTip(eveKey)
+        try run(w, ["promote", "tr-TR@17", "--to", "100%"], env: ana)
+        try s.signTip(anaKey)
+        commits["tampered"] = try s.tamperTip()
+        try run(w, ["promote", "tr-TR@18", "--to", "10%", "--region", "TR"], env: ana)
+        try s.signTip(anaKey)
+        try run(w, ["revert", "tr-TR", "--reason", "crash spike"], env: ana)
+        commits["forged actor"] = try s.signTip(botKey)
+        try run(w, ["pack", "add", try w.packVariant(of: "tr-TR@18", version: 19)], env: ana)
+        try s.signTip(anaKey)
+        try run(w, ["promote", "tr-TR@19", "--to", "10%", "--region", "TR"], env: bot)
+        commits["bot promote"] = try s.signTip(botKey)
+        try run(w, ["revert", "tr-TR", "--reason", "guard: crash rate"], env: bot)
+        commits["bot revert"] = try s.signTip(botKey)
+        return commits
+    }
+
+    func testVerifyFlagsExactlyTheBadChangesAndAgreesWithGitVerifyCommit() throws {
+        let w = try Workspace()
+        let s = GitSigning(w: w)
+        let commits = try mixedHistory(w, s)
+        let verify = try w.rollout("verify", "--json")
+        XCTAssertEqual(verify.status, 1, verify.output)
+        let problems = try XCTUnwrap(try w.json(verify)["problems"] as? [[String: Any]])
+        var flagged: [String: [String]] = [:]
+        for problem in problems {
+            flagged[problem["commit"] as? String ?? "", default: []].append(problem["message"] as? String ?? "")
+        }
+        func short(_ name: String) -> String { String(commits[name]!.prefix(12)) }
+        XCTAssertEqual(
+            Set(flagged.keys), Set(["unknown key", "tampered", "forged actor", "bot promote"].map(short)),
+            verify.output)
+        XCTAssertEqual(
+            flagged[short("unknown key")],
+            ["is signed by \(try fingerprint(w, "eve")), a key no allowed signer held at this change"])
+        XCTAssertEqual(flagged[short("tampered")]?.count, 1)
+        XCTAssertTrue(flagged[short("tampered")]?.first?.hasPrefix("has a bad signature") == true)
+        XCTAssertEqual(
+            flagged[short("forged actor")],
+            ["claims Rollout-Actor Ana Release <ana@example.com>, but bot@example.com signed it: a forged actor"])
+        XCTAssertEqual(
+            flagged[short("bot promote")],
+            ["is a promote signed by bot@example.com, whose roles (bot) may not sign it"])
+
+        // Each change's verdict is git's: verified exactly when git verify-commit accepts it with the
+        // allowed signers of its parent (the first signers change: its own).
+        let log = try w.rollout("log", "--verify", "--limit", "0", "--json")
+        XCTAssertEqual(log.status, 0, log.output)
+        let entries = try XCTUnwrap(try w.json(log)["changes"] as? [[String: Any]])
+        let history = try s.history()
+        let start = try XCTUnwrap(history.firstIndex(of: commits["first signers"]!))
+        for (index, commit) in history.enumerated() where index >= start {
+            let entry = try XCTUnwrap(entries.first { $0["commit"] as? String == commit })
+            let status = (entry["signature"] as? [String: Any])?["status"] as? String
+            let at = index == start ? commit : history[index - 1]
+            XCTAssertEqual(try s.gitVerifies(commit, signersAt: at), status == "verified", "\(commit): \(status ?? "")")
+        }
+        let text = try w.rollout("log", "--limit", "0").stdout
+        XCTAssertTrue(text.contains("Ana Release <ana@example.com>  signer: ana@example.com\n"), text)
+        XCTAssertTrue(text.contains("signer: not allowed (\(try fingerprint(w, "eve")))"), text)
+        XCTAssertTrue(text.contains("signer: bad signature"), text)
+        XCTAssertTrue(text.contains("signer: actor mismatch"), text)
+        XCTAssertTrue(
+            text.contains("Guard Bot <bot@example.com>  signer: bot@example.com\n"), "a bot's revert: \(text)")
+    }
+
+    /// `ssh-keygen -lf`'s fingerprint of a test key.
+    func fingerprint(_ w: Workspace, _ name: String) throws -> String {
+        let result = try Processes.run(
+            "/usr/bin/env", ["ssh-keygen", "-lf", w.scratch.path("keys/\(name).pub")], in: w.root,
+            environment: w.environment)
+        return String(result.stdout.split(separator: " ")[1])
+    }
+
+    func testRequireSignedFlagsUnsignedChangesAndSinceChecksOnlyTheNewOnes() throws {
+        let w = try Workspace()
+        let s = GitSigning(w: w)
+        try w.initWithExamples()
+        let anaKey = try s.sshKey("ana")
+        XCTAssertEqual(try w.rollout("verify").status, 0, "no signers: nothing to check")
+        try run(
+            w, ["signers", "add", "ana@example.com", "--key", anaKey + ".pub", "--role", "admin,release"], env: ana)
+        try s.signTip(anaKey)
+        let base = try w.stateTip()
+        try run(w, ["promote", "en-US@1", "--to", "100%"], env: ana)
+        try s.signTip(anaKey)
+        try run(w, ["promote", "tr@1", "--to", "100%"], env: ana)
+        let unsigned = try w.stateTip()
+
+        let plain = try w.rollout("verify")
+        XCTAssertEqual(plain.status, 0, "unsigned is no problem unless required: \(plain.output)")
+        XCTAssertTrue(plain.stdout.contains("5 signature(s) checked: 2 verified, 3 unsigned.\n"), plain.stdout)
+        let required = try w.rollout("verify", "--require-signed")
+        XCTAssertEqual(required.status, 1, required.output)
+        XCTAssertTrue(
+            required.stdout.contains("commit \(unsigned.prefix(12)): is not signed, and signing is required\n"),
+            required.stdout)
+        XCTAssertEqual(required.stdout.components(separatedBy: "is not signed").count - 1, 3, "init, pack add, tr@1")
+
+        let since = try w.rollout("verify", "--since", base, "--require-signed")
+        XCTAssertEqual(since.status, 1, since.output)
+        XCTAssertEqual(since.stdout.components(separatedBy: "is not signed").count - 1, 1, since.stdout)
+        XCTAssertTrue(since.stdout.contains("2 signature(s) checked since \(base): 1 verified, 1 unsigned.\n"))
+        try s.signTip(anaKey)
+        let clean = try w.rollout("verify", "--since", base, "--require-signed")
+        XCTAssertEqual(clean.status, 0, "the CI status check passes once the new changes are signed: \(clean.output)")
+        let bad = try w.rollout("verify", "--since", "no-such-ref")
+        XCTAssertEqual(bad.status, 66, bad.output)
+    }
+}
