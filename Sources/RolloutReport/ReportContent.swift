@@ -17,6 +17,8 @@ struct ReportContent: Sendable {
         /// When the change rewrote this locale's plan: each staged rule's share afterwards, in
         /// rule order.
         let shares: [Share]?
+        /// Who signed it (`ChangeAudit.signerLabel`), when the repository has signers; nil otherwise.
+        var signer: String? = nil
     }
 
     /// The share of devices a rule gives the pack it stages, in percent.
@@ -94,9 +96,23 @@ struct ReportContent: Sendable {
         }
         return ReportContent(
             locale: locale, generated: now, repositoryPath: repository.path, state: snapshot.commit?.short, plan: plan,
-            changes: entries.map { change($0, locale: locale) }, staged: staged, gates: gates, health: health,
+            changes: try signed(entries.map { change($0, locale: locale) }, repository: repository), staged: staged,
+            gates: gates, health: health,
             days: days,
             rollbacks: rollbacks, unreadableRollbacks: stored.count - rollbacks.count)
+    }
+
+    /// `changes` with their signers, when the repository has signers (docs/audit.md, "Who made each
+    /// change: verified signers"); as they are otherwise.
+    static func signed(_ changes: [Change], repository: PackRepository) throws -> [Change] {
+        guard let tip = try repository.snapshot().commit, try repository.hasSigners(at: tip) else { return changes }
+        var auditor = repository.signatureAuditor()
+        defer { auditor.close() }
+        return try changes.map { change in
+            var change = change
+            change.signer = try auditor.audit(hex: change.commit, requireSigned: false)?.signerLabel
+            return change
+        }
     }
 
     /// The last pack of this locale a change staged, other than the baseline.

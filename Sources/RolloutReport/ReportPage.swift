@@ -150,7 +150,8 @@ public enum ReportPage {
     static func timelineEntry(_ change: ReportContent.Change) -> Markup {
         let time = Markup.element("time", "\(change.time)")
         let action = Markup.element("span", ["class": "action"], Markup(change.action))
-        let who = Markup.element("span", ["class": "who"], " — \(change.actor)")
+        let signer = change.signer.map { " (signer: \($0))" } ?? ""
+        let who = Markup.element("span", ["class": "who"], Markup(" — \(change.actor)\(signer)"))
         let reason = change.reason.map { Markup.element("q", Markup($0)) } ?? ""
         let commit = Markup.element("code", Markup(String(change.commit.prefix(12))))
         return .element(

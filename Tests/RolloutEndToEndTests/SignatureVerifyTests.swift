@@ -100,6 +100,13 @@ final class SignatureVerifyTests: XCTestCase {
         XCTAssertTrue(text.contains("signer: actor mismatch"), text)
         XCTAssertTrue(
             text.contains("Guard Bot <bot@example.com>  signer: bot@example.com\n"), "a bot's revert: \(text)")
+
+        // The report's history shows the signer beside the actor too.
+        XCTAssertEqual(try w.rollout("report", "tr-TR", "--out", "report.html").status, 0)
+        let page = try String(contentsOfFile: w.work + "/report.html", encoding: .utf8)
+        XCTAssertTrue(page.contains("Guard Bot &lt;bot@example.com&gt; (signer: bot@example.com)"), page)
+        XCTAssertTrue(page.contains("Ana Release &lt;ana@example.com&gt; (signer: actor mismatch)"), page)
+        XCTAssertTrue(page.contains("(signer: bad signature)"), page)
     }
 
     /// `ssh-keygen -lf`'s fingerprint of a test key.

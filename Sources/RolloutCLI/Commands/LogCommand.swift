@@ -107,7 +107,7 @@ enum LogCommand {
 
     /// The signer, green when verified and acceptable, red when the change has a problem.
     static func signerText(_ audit: ChangeAudit, _ style: Style) -> String {
-        let text = SignatureWords.signer(audit).oneLine
+        let text = audit.signerLabel.oneLine
         if !audit.problems.isEmpty { return style.red(text) }
         if case .verified = audit.signature { return style.green(text) }
         return text

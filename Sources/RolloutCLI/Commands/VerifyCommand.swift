@@ -155,20 +155,6 @@ enum SignatureWords {
         }
     }
 
-    /// The SIGNER column of `rollout log`.
-    static func signer(_ audit: ChangeAudit) -> String {
-        if audit.problems.contains(where: { if case .actorMismatch = $0 { return true } else { return false } }) {
-            return "actor mismatch"
-        }
-        switch audit.signature {
-        case .unsigned: return "unsigned"
-        case .verified(let principal, _):
-            return audit.problems.isEmpty ? principal : "\(principal) (role not allowed)"
-        case .unknownKey(let key): return "not allowed (\(key))"
-        case .bad: return "bad signature"
-        }
-    }
-
     /// `{status, principal, key}` of `--json`.
     static func json(_ audit: ChangeAudit) -> JSONValue {
         var principal: JSONValue = .null

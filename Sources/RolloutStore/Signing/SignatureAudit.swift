@@ -26,6 +26,23 @@ public struct ChangeAudit: Sendable {
     public let problems: [SignatureProblem]
 }
 
+extension ChangeAudit {
+    /// The signer as the log's SIGNER column and the report show it beside the claimed actor: the
+    /// verified principal, `unsigned`, `not allowed (KEY)`, `bad signature`, `actor mismatch`, or
+    /// the principal with `(role not allowed)`.
+    public var signerLabel: String {
+        if problems.contains(where: { if case .actorMismatch = $0 { return true } else { return false } }) {
+            return "actor mismatch"
+        }
+        switch signature {
+        case .unsigned: return "unsigned"
+        case .verified(let principal, _): return problems.isEmpty ? principal : "\(principal) (role not allowed)"
+        case .unknownKey(let key): return "not allowed (\(key))"
+        case .bad: return "bad signature"
+        }
+    }
+}
+
 extension PackRepository {
     /// The audit of change `commit`: its signature checked against the signers in force at it
     /// (those of its first parent; a change that first adds signers, against its own), then the
