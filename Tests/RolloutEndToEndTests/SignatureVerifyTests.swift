@@ -82,6 +82,9 @@ final class SignatureVerifyTests: XCTestCase {
 
         // Each change's verdict is git's: verified exactly when git verify-commit accepts it with the
         // allowed signers of its parent (the first signers change: its own).
+        let segment = try w.rollout("log", "--segment", "TR/4.8", "--verify")
+        XCTAssertTrue(
+            segment.stdout.contains("  signer: actor mismatch\n"), "the auditor's question: \(segment.stdout)")
         let log = try w.rollout("log", "--verify", "--limit", "0", "--json")
         XCTAssertEqual(log.status, 0, log.output)
         let entries = try XCTUnwrap(try w.json(log)["changes"] as? [[String: Any]])
@@ -151,5 +154,74 @@ final class SignatureVerifyTests: XCTestCase {
         XCTAssertEqual(clean.status, 0, "the CI status check passes once the new changes are signed: \(clean.output)")
         let bad = try w.rollout("verify", "--since", "no-such-ref")
         XCTAssertEqual(bad.status, 66, bad.output)
+    }
+
+    /// Randomized: three signers (two release, one bot) and an outsider make a history of tester
+    /// changes (each signed by its actor, unsigned, signed with another signer's key, or with the
+    /// outsider's); `verify --require-signed` flags exactly the changes the model says are bad.
+    /// `SIGNATURE_SEED=N` replays a run.
+    func testRequireSignedFlagsExactlyTheBadChangesOfARandomHistory() throws {
+        let seed =
+            ProcessInfo.processInfo.environment["SIGNATURE_SEED"].flatMap { UInt64($0) }
+            ?? UInt64.random(in: 0...UInt64(UInt32.max))
+        var random = SeededGenerator(seed: seed)
+        let w = try Workspace()
+        let s = GitSigning(w: w)
+        XCTAssertEqual(try w.rollout("init").status, 0)
+        let people = ["ana", "bob", "bot"]
+        var keys: [String: String] = [:]
+        for name in people + ["eve"] { keys[name] = try s.sshKey(name) }
+        for (name, roles) in [("ana", "admin,release"), ("bob", "release"), ("bot", "bot")] {
+            try run(
+                w, ["signers", "add", "\(name)@example.com", "--key", keys[name]! + ".pub", "--role", roles], env: ana)
+            try s.signTip(keys["ana"]!)
+        }
+        var bad: Set<String> = []
+        for step in 0..<24 {
+            let actor = random.pick(people)
+            let env = ["ROLLOUT_ACTOR": "\(actor.capitalized) <\(actor)@example.com>"]
+            try run(w, ["testers", "add", "qa", "--install-id", "phone-\(step)"], env: env)
+            // A bot may not sign a testers change: whatever key it uses, its change is bad.
+            switch random.pick(["own", "own", "unsigned", "other", "outsider"]) {
+            case "own":
+                let commit = try s.signTip(keys[actor]!)
+                if actor == "bot" { bad.insert(commit) }
+            case "unsigned": bad.insert(try w.stateTip())
+            case "other":
+                bad.insert(try s.signTip(keys[random.pick(people.filter { $0 != actor })]!))
+            default: bad.insert(try s.signTip(keys["eve"]!))
+            }
+        }
+        let verify = try w.rollout("verify", "--require-signed", "--since", "main~24", "--json")
+        let problems = try XCTUnwrap(try w.json(verify)["problems"] as? [[String: Any]])
+        let flagged = Set(problems.compactMap { $0["commit"] as? String })
+        XCTAssertEqual(flagged, Set(bad.map { String($0.prefix(12)) }), "seed \(seed): \(verify.stdout)")
+        XCTAssertEqual(verify.status, bad.isEmpty ? 0 : 1, "seed \(seed)")
+    }
+
+    /// The policy's `signing.requireSigned` makes unsigned a problem as `--require-signed` does.
+    func testThePolicyCanRequireSignedChanges() throws {
+        let w = try Workspace()
+        let s = GitSigning(w: w)
+        XCTAssertEqual(try w.rollout("init").status, 0)
+        let anaKey = try s.sshKey("ana")
+        try run(
+            w, ["signers", "add", "ana@example.com", "--key", anaKey + ".pub", "--role", "admin,release"], env: ana)
+        try s.signTip(anaKey)
+        let policy = try w.scratch.write("policy.json", #"{"signing": {"requireSigned": true}}"#)
+        try run(w, ["policy", "set", policy], env: ana)
+        try s.signTip(anaKey)
+        let shown = try w.rollout("policy", "show", "--json")
+        XCTAssertEqual(
+            (try w.json(shown)["signing"] as? [String: Any])?["requireSigned"] as? Bool, true, shown.output)
+        let base = try w.stateTip()
+        try run(w, ["testers", "add", "qa", "--install-id", "phone-1"], env: ana)
+        let verify = try w.rollout("verify", "--since", base)
+        XCTAssertEqual(verify.status, 1, verify.output)
+        XCTAssertTrue(
+            verify.stdout.contains("commit \(try w.stateTip().prefix(12)): is not signed, and signing is required\n"),
+            verify.stdout)
+        try s.signTip(anaKey)
+        XCTAssertEqual(try w.rollout("verify", "--since", base).status, 0)
     }
 }
