@@ -146,6 +146,14 @@ final class SignersTests: XCTestCase {
             verify.stdout.contains(
                 "commit \(commit.prefix(12)): signers/allowed_signers:2: not an allowed signer: cert-authority"),
             verify.stdout)
+        // A change made on top is listed as one that cannot be checked; verify goes on.
+        XCTAssertEqual(try w.rollout("testers", "add", "qa", "--install-id", "phone-1", env: ana).status, 0)
+        let after = try w.rollout("verify")
+        XCTAssertEqual(after.status, 1, after.output)
+        XCTAssertTrue(
+            after.stdout.contains(
+                "commit \(try w.stateTip().prefix(12)): cannot be checked: the signers in force at it are damaged (signers/allowed_signers:2: "
+            ), after.stdout)
     }
 
     func testAnOpenPGPSignerIsVerifiedAsGitVerifiesIt() throws {

@@ -152,6 +152,8 @@ enum SignatureWords {
                 "is a \(action) signed by \(principal), whose roles (\(roles.isEmpty ? "none" : roles.map(\.rawValue).joined(separator: ", "))) may not sign it"
         case .actorMismatch(let claimed, let principal):
             return "claims Rollout-Actor \(claimed), but \(principal) signed it: a forged actor"
+        case .damagedSigners(let refusal):
+            return "cannot be checked: the signers in force at it are damaged (\(Refusals.message(refusal)))"
         }
     }
 

@@ -12,6 +12,9 @@ public enum SignatureProblem: Equatable, Sendable {
     case roleNotAllowed(principal: String, roles: [SignerRole], action: String)
     /// The commit claims another actor (`Rollout-Actor`) than the principal who signed it: a forged actor.
     case actorMismatch(claimed: String, principal: String)
+    /// The signers in force at the change cannot be read (a damaged allowed_signers line or roles.json):
+    /// the change cannot be checked.
+    case damagedSigners(SignerRefusal)
 }
 
 /// One change's signature against the signers in force at it, and what is wrong with it.
@@ -106,11 +109,19 @@ public struct SignatureAuditor {
         let trailers = Change.trailers(of: commit.message)
         let actor = trailers.value(.actor) ?? "\(commit.author.name) <\(commit.author.email)>"
         let actionName = trailers.value(.action) ?? "unknown"
-        var signers = try commit.parents.first.map { try self.signers(at: $0) } ?? SignerSet()
-        if signers.isEmpty && trailers.action == .signers { signers = try self.signers(at: commit.id) }
+        var signers = SignerSet()
+        do {
+            signers = try commit.parents.first.map { try self.signers(at: $0) } ?? SignerSet()
+            if signers.isEmpty && trailers.action == .signers { signers = try self.signers(at: commit.id) }
+        } catch let refusal as SignerRefusal {
+            return ChangeAudit(
+                commit: commit.id, action: actionName, actor: actor, signature: .bad("its signers cannot be read"),
+                problems: [.damagedSigners(refusal)])
+        }
         let check: SignatureCheck
         if let signed = try repository.git.signature(of: commit.id) {
-            check = try verifier.check(signature: signed.signature, signed: signed.signed, signers: signers)
+            check = try verifier.check(
+                signature: signed.signature, signed: signed.signed, signers: signers, preferring: Self.email(of: actor))
         } else {
             check = .unsigned
         }

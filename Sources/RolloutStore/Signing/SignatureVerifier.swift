@@ -61,8 +61,11 @@ final class SignatureVerifier {
         prepared = [:]
     }
 
-    /// The verdict on `signature` over `signed`, against `signers`.
-    func check(signature: [UInt8], signed: [UInt8], signers: SignerSet) throws -> SignatureCheck {
+    /// The verdict on `signature` over `signed`, against `signers`. A key listed for several
+    /// principals is checked as `preferring`'s when that is one of them (the actor the change claims).
+    func check(signature: [UInt8], signed: [UInt8], signers: SignerSet, preferring: String? = nil) throws
+        -> SignatureCheck
+    {
         let text = String(decoding: signature, as: UTF8.self)
         let files = try prepare(signers)
         let signatureFile = try write(signature, name: "sig")
@@ -72,7 +75,9 @@ final class SignatureVerifier {
             unlink(dataFile)
         }
         if text.hasPrefix("-----BEGIN SSH SIGNATURE-----") {
-            return try checkSSH(text, signatureFile: signatureFile, dataFile: dataFile, signers: signers, files: files)
+            return try checkSSH(
+                text, signatureFile: signatureFile, dataFile: dataFile, signers: signers, files: files,
+                preferring: preferring)
         }
         if text.hasPrefix("-----BEGIN PGP SIGNATURE-----") {
             return try checkOpenPGP(signatureFile: signatureFile, dataFile: dataFile, files: files)
@@ -80,12 +85,15 @@ final class SignatureVerifier {
         return .bad("not an SSH or OpenPGP signature")
     }
 
-    func checkSSH(_ text: String, signatureFile: String, dataFile: String, signers: SignerSet, files: Prepared)
-        throws -> SignatureCheck
-    {
+    func checkSSH(
+        _ text: String, signatureFile: String, dataFile: String, signers: SignerSet, files: Prepared,
+        preferring: String?
+    ) throws -> SignatureCheck {
         guard let key = Self.sshSignatureKey(text) else { return .bad("a damaged SSH signature") }
         let fingerprint = AllowedSigner.fingerprint(key)
-        guard let principal = signers.allowed.first(where: { $0.key == key })?.principals.first else {
+        let holders = signers.allowed.filter { $0.key == key }.flatMap(\.principals)
+        guard let principal = holders.first(where: { $0.lowercased() == preferring?.lowercased() }) ?? holders.first
+        else {
             let check = try runWithInput(
                 ["ssh-keygen", "-Y", "check-novalidate", "-n", "git", "-s", signatureFile], input: dataFile)
             return check.status == 0 ? .unknownKey(fingerprint) : .bad(Self.firstLine(check.stderr))
