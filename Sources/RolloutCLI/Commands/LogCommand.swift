@@ -13,9 +13,9 @@ enum LogCommand {
             other regions or versions are not listed. REGION may be * and VERSION may be left out (TR) for
             every version. --since and --until take a date (2026-11-01) or an ISO 8601 time; --until with a
             date includes that whole day. The newest \(defaultLimit) matches are shown unless --limit N is
-            given (0 for all). When the repository has signers (rollout signers), or with --verify, each \
-            change shows its SIGNER beside the claimed actor: the verified principal, unsigned, not allowed \
-            (KEY), bad signature, or actor mismatch (a forged Rollout-Actor). See docs/audit.md; plain git \
+            given (0 for all). When the repository has signers (rollout signers), or with --verify, each
+            change shows its signer after the claimed actor: the verified principal, unsigned, not allowed
+            (KEY), bad signature, or actor mismatch (a forged Rollout-Actor). See docs/audit.md; plain git
             log reads the same history.
             """,
         options: Options.self,
@@ -33,7 +33,7 @@ enum LogCommand {
         let limit = Option.count(
             "limit", "N", "at most N changes (default \(defaultLimit); 0 for all)", minimum: 0)
         let verify = Flag(
-            "verify", "check each change's signature and show its signer (also when the repository has signers)")
+            "verify", "show each change's verified signer, in a repository without signers too")
 
         static let declared = Options()
     }

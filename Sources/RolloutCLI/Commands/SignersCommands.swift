@@ -6,9 +6,11 @@ import RolloutStore
 enum SignersCommands {
     struct AddOptions: OptionGroup {
         let key = Option<Path>("key", "PUBFILE", "the signer's SSH public key (id_ed25519.pub), for gpg.format=ssh")
+            .oneOf("key")
         let openPGP = Option<Path>(
-            "openpgp", "ASCFILE", "the signer's armored OpenPGP public key (gpg --armor --export EMAIL)")
-        let role = Option<String>("role", "ROLES", "admin, release, approver or bot; several with commas")
+            "openpgp", "ASCFILE", "the signer's armored OpenPGP public key (gpg --armor --export EMAIL)"
+        ).oneOf("key")
+        let role = Option<String>("role", "ROLES", "admin, release, approver or bot; several with commas").required()
         let reason = Option.reason("why (recorded in the commit)")
         let dryRun = Flag("dry-run", "print what would change and write nothing")
 
