@@ -1,3 +1,4 @@
+import Foundation
 import RolloutModel
 import XCTest
 
@@ -20,5 +21,39 @@ final class SignerRolesTests: XCTestCase {
             [.initialize, .policySet, .keys, .signers])
         XCTAssertTrue(ChangeAction.allCases.allSatisfy { !SignerRoles.may([.approver], sign: $0) })
         XCTAssertTrue(ChangeAction.allCases.allSatisfy { !SignerRoles.may([], sign: $0) })
+    }
+}
+
+/// How gpgv's status lines read as a verdict (`SignatureVerifier.openPGPVerdict`; the real runs are
+/// in SignersTests), and the key inside an SSH signature.
+final class SignatureVerdictTests: XCTestCase {
+    let fingerprint = "0123456789ABCDEF0123456789ABCDEF01234567"
+
+    func testGPGVStatusLinesBecomeVerdicts() {
+        let valid =
+            "[GNUPG:] NEWSIG\n[GNUPG:] GOODSIG 89ABCDEF01234567 Ola\n[GNUPG:] VALIDSIG \(fingerprint) 2026-12-01 1764579600 0 4 0 22 10 00 \(fingerprint)\n"
+        XCTAssertEqual(
+            SignatureVerifier.openPGPVerdict(valid, principals: [fingerprint: "ola@example.com"]),
+            .verified(principal: "ola@example.com", key: fingerprint))
+        XCTAssertEqual(SignatureVerifier.openPGPVerdict(valid, principals: [:]), .unknownKey(fingerprint))
+        let missing =
+            "[GNUPG:] ERRSIG 89ABCDEF01234567 22 10 00 1764579600 9 \(fingerprint)\n[GNUPG:] NO_PUBKEY 89ABCDEF01234567\n"
+        XCTAssertEqual(SignatureVerifier.openPGPVerdict(missing, principals: [:]), .unknownKey(fingerprint))
+        XCTAssertEqual(
+            SignatureVerifier.openPGPVerdict("[GNUPG:] BADSIG 89ABCDEF01234567 Ola\n", principals: [:]),
+            .bad("BAD signature"))
+        XCTAssertEqual(
+            SignatureVerifier.openPGPVerdict("", principals: [:]), .bad("gpgv found no good signature"))
+    }
+
+    func testTheKeyInsideAnSSHSignatureIsFoundAndADamagedOneIsNot() {
+        // "SSHSIG", version 1, then the key as an SSH string: enough of a signature for the key.
+        let key = Array("\u{0}\u{0}\u{0}\u{0B}ssh-ed25519".utf8) + [0, 0, 0, 32] + Array(repeating: 7, count: 32)
+        let blob = Array("SSHSIG".utf8) + [0, 0, 0, 1] + [0, 0, 0, UInt8(key.count)] + key
+        let armored =
+            "-----BEGIN SSH SIGNATURE-----\n\(Data(blob).base64EncodedString())\n-----END SSH SIGNATURE-----\n"
+        XCTAssertEqual(SignatureVerifier.sshSignatureKey(armored), key)
+        XCTAssertNil(
+            SignatureVerifier.sshSignatureKey("-----BEGIN SSH SIGNATURE-----\nAAAA\n-----END SSH SIGNATURE-----"))
     }
 }

@@ -78,7 +78,9 @@ extension PackRepository {
     /// An auditor for the rows a command shows one at a time (`rollout log`), sharing keyrings.
     public func signatureAuditor() -> SignatureAuditor { SignatureAuditor(repository: self) }
 
-    /// Whether any change up to `tip` has had signers (`signers/` in its tree), or `tip` has them.
+    /// Whether the state at `tip` has signers (`signers/` in its tree): then `rollout verify` and
+    /// `rollout log` check signatures without being asked. The last admin cannot be removed, so a
+    /// repository that once had signers keeps them.
     public func hasSigners(at tip: ObjectID) throws -> Bool {
         try git.treeEntry(git.commit(tip).tree, path: StateLayout.signersDirectory) != nil
     }
