@@ -56,4 +56,19 @@ final class SignatureVerdictTests: XCTestCase {
         XCTAssertNil(
             SignatureVerifier.sshSignatureKey("-----BEGIN SSH SIGNATURE-----\nAAAA\n-----END SSH SIGNATURE-----"))
     }
+
+    /// ssh-keygen judges valid-after and valid-before at the commit's committer time, as git has it.
+    func testTheVerifyTimeIsTheCommittersInUTC() throws {
+        let file = NSTemporaryDirectory() + "signed-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        let object = """
+            tree 4b825dc642cb6eb9a060e54bf8d69288fbee4904
+            author Ana <ana@example.com> 1700000000 +0300
+            committer Ana <ana@example.com> 1764579600 +0300
+
+            promote: committer 1 +0000
+            """
+        try Data(object.utf8).write(to: URL(fileURLWithPath: file))
+        XCTAssertEqual(SignatureVerifier.committerTime(file), "20251201090000Z")
+    }
 }

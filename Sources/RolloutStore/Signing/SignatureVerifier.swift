@@ -98,11 +98,13 @@ final class SignatureVerifier {
                 ["ssh-keygen", "-Y", "check-novalidate", "-n", "git", "-s", signatureFile], input: dataFile)
             return check.status == 0 ? .unknownKey(fingerprint) : .bad(Self.firstLine(check.stderr))
         }
+        // As git: the key's valid-after and valid-before are judged at the time the commit names.
+        let time = Self.committerTime(dataFile).map { ["-Overify-time=\($0)"] } ?? []
         let verify = try runWithInput(
             [
                 "ssh-keygen", "-Y", "verify", "-f", files.allowedSigners, "-I", principal, "-n", "git", "-s",
                 signatureFile,
-            ], input: dataFile)
+            ] + time, input: dataFile)
         if verify.status == 0 { return .verified(principal: principal, key: fingerprint) }
         // The key is listed but not for git, or not at this time: a good signature that is not allowed.
         let check = try runWithInput(
@@ -153,6 +155,21 @@ final class SignatureVerifier {
         let length = blob[10..<14].reduce(0) { $0 << 8 | Int($1) }
         guard blob.count >= 14 + length else { return nil }
         return Array(blob[14..<(14 + length)])
+    }
+
+    /// The committer time of the signed commit object in `file`, as ssh-keygen reads a UTC time
+    /// (`20261201090000Z`); nil when the object names none.
+    static func committerTime(_ file: String) -> String? {
+        guard let data = FileManager.default.contents(atPath: file) else { return nil }
+        let header = String(decoding: data.prefix { $0 != 0 }, as: UTF8.self).components(separatedBy: "\n\n")[0]
+        guard let line = header.split(separator: "\n").last(where: { $0.hasPrefix("committer ") }) else { return nil }
+        let fields = line.split(separator: " ")
+        guard fields.count >= 2, let seconds = Int64(fields[fields.count - 2]), seconds >= 0 else { return nil }
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        formatter.dateFormat = "yyyyMMddHHmmss"
+        return formatter.string(from: Date(timeIntervalSince1970: TimeInterval(seconds))) + "Z"
     }
 
     static func firstLine(_ text: String) -> String {
