@@ -47,7 +47,28 @@ public struct CommandContext {
         repository.warn = { [diagnostics] in diagnostics("warning: \($0.oneLine)\n") }
         repository.gitEnvironment = environment
         repository.stdinIsTerminal = stdinIsTerminal
+        repository.signing = try signing(invocation)
         return repository
+    }
+
+    /// How a change commit is signed: `--sign` or `--no-sign`, else git config `commit.gpgSign`;
+    /// `ROLLOUT_SIGN_TIMEOUT` (seconds) bounds the signing program. Read by commands that write.
+    func signing(_ invocation: Invocation) throws -> SigningRequest {
+        var request = SigningRequest()
+        let sign = invocation.flag(GlobalOptions.all.sign)
+        let noSign = invocation.flag(GlobalOptions.all.noSign)
+        if sign && noSign {
+            throw RolloutError.usage("--sign and --no-sign cannot both be given: choose one")
+        }
+        request.choice = sign ? .always : noSign ? .never : .asConfigured
+        request.workingDirectory = workingDirectory
+        if let text = environment["ROLLOUT_SIGN_TIMEOUT"], !text.isEmpty {
+            guard let seconds = Double(text), seconds > 0, seconds.isFinite else {
+                throw RolloutError.usage("ROLLOUT_SIGN_TIMEOUT=\(text) is not a number of seconds such as 30")
+            }
+            request.timeout = seconds
+        }
+        return request
     }
 
     /// The repository if one can be found; nil (not an error) when none exists and none was named.

@@ -75,6 +75,19 @@ final class RefusalWordingTests: XCTestCase {
                 TesterRefusal.badID(.tooLong(bytes: 300), text: "x", file: "ids.txt", line: 1),
                 TesterRefusal.noIDsInFile("ids.txt"), TesterRefusal.noSuchGroup("qa", groups: ["beta"]),
             ]
+            + signing
+    }
+
+    private var signing: [SigningRefusal] {
+        let ssh = SignerSetup(
+            format: .ssh, program: "ssh-keygen", programKey: nil, key: "~/.ssh/a.pub", keyIsCommitter: false)
+        let gpg = SignerSetup(
+            format: .openpgp, program: "gpg", programKey: "gpg.program", key: "A <a@x>", keyIsCommitter: true)
+        return [
+            .unsupportedFormat("x509"), .noSSHKey, .programMissing(ssh, why: "cannot run ssh-keygen: not found"),
+            .keyFileMissing(ssh, path: "/h/.ssh/a.pub"), .noAgent(ssh), .keyNotInAgent(ssh), .needsPassphrase(ssh),
+            .noSecretKey(gpg), .failed(gpg, status: 2, said: ["gpg: signing failed"]), .timedOut(ssh, seconds: 30),
+        ]
     }
 
     private var removedKeys: LintFinding {

@@ -31,8 +31,13 @@ enum InitCommand {
         }
         _ = try RepositoryTemplate.policy()
         let actor = try context.actor(invocation, repository: nil)
+        let signing = try context.signing(invocation)
         let (repository, commit) = try PackRepository.create(
-            at: directory, files: files, actor: actor, time: try context.now())
+            at: directory, files: files, actor: actor, time: try context.now()
+        ) {
+            $0.gitEnvironment = context.environment
+            $0.signing = signing
+        }
         let style = context.style(invocation)
         let text = """
             Created the pack repository \(style.bold(repository.path)) (commit \(commit.short)).
