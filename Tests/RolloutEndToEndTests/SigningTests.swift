@@ -126,6 +126,10 @@ final class SigningTests: XCTestCase {
         try assertRefusedUnchanged(w, containing: "user.signingKey is not set")
         try config(w, "gpg.format", "x509")
         try assertRefusedUnchanged(w, containing: "gpg.format is x509")
+        // init's first commit is signed too: refused, it leaves no repository behind.
+        let fresh = try w.rollout("init", w.scratch.path("fresh"))
+        XCTAssertEqual(fresh.status, 69, fresh.output)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: w.scratch.path("fresh")))
     }
 
     func testGPGSignsAsTheCommitterOrTheConfiguredKey() throws {

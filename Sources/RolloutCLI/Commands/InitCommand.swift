@@ -17,7 +17,8 @@ enum InitCommand {
             """,
         options: Options.self,
         arguments: .optional("DIR"),
-        effects: [.readsFiles, .writesFiles],
+        // Its first commit is a change like any other: signed as git config asks, which can fail (69).
+        effects: [.readsFiles, .writesFiles, .recordsChange],
         run: run)
 
     static func run(_ invocation: Invocation, _ context: CommandContext) throws -> CommandOutput {
