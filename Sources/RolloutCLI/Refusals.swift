@@ -76,7 +76,7 @@ enum Refusals {
         case .noSecretKey(let setup):
             let fix =
                 setup.keyIsCommitter
-                ? "user.signingKey is not set, so gpg looks for the committer's key: set git config user.signingKey KEYID"
+                ? "set git config user.signingKey KEYID to a key gpg --list-secret-keys shows"
                 : "import the key into gpg, or set git config user.signingKey to a key gpg --list-secret-keys shows"
             return "cannot sign the change with \(signer(setup)): gpg holds no secret key for it; \(fix)" + unchanged
         case .failed(let setup, let status, let said):

@@ -216,6 +216,22 @@ final class RefusalWordingTests: XCTestCase {
 
     /// Through the runner, a refusal reaches the person as a `RolloutError` with its exit code; any
     /// other error is not mistaken for one.
+    /// A signing failure says what git config said, the git config line or command that fixes it,
+    /// and --no-sign, the way to make the change unsigned.
+    func testASigningFailureNamesTheConfigAndTheWayOut() {
+        let gpg = SignerSetup(
+            format: .openpgp, program: "gpg", programKey: nil, key: "Ana <ana@example.com>", keyIsCommitter: true)
+        XCTAssertEqual(
+            Refusals.message(SigningRefusal.noSecretKey(gpg)),
+            "cannot sign the change with gpg, gpg.format=openpgp, the committer's key Ana <ana@example.com>, as user.signingKey is not set: gpg holds no secret key for it; set git config user.signingKey KEYID to a key gpg --list-secret-keys shows. Nothing was changed; to make this change unsigned, run it again with --no-sign"
+        )
+        XCTAssertEqual(
+            Refusals.message(SigningRefusal.noSSHKey),
+            "git config asks for signed commits with gpg.format=ssh, but user.signingKey is not set: name your key with git config user.signingKey ~/.ssh/id_ed25519.pub (or key::ssh-ed25519 AAAA... for a key held in ssh-agent). Nothing was changed; to make this change unsigned, run it again with --no-sign"
+        )
+        XCTAssertEqual(Refusals.worded(SigningRefusal.noSSHKey)?.kind.exitCode.rawValue, 69)
+    }
+
     func testOnlyRefusalsAndRolloutErrorsAreWorded() {
         XCTAssertEqual(Refusals.worded(RolloutError.missing("x")), .missing("x"))
         XCTAssertNil(Refusals.worded(CocoaError(.fileNoSuchFile)))

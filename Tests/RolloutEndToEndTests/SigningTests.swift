@@ -164,7 +164,9 @@ final class SigningTests: XCTestCase {
         // A committer gpg holds no key for, and no user.signingKey: refused, naming the config line.
         _ = try w.git("config", "--global", "--unset", "user.signingKey")
         try assertRefusedUnchanged(
-            w, containing: "user.signingKey is not set, so gpg looks for the committer's key",
+            w,
+            containing:
+                "the committer's key Bob <bob@example.com>, as user.signingKey is not set: gpg holds no secret key",
             actor: "Bob <bob@example.com>")
     }
 
