@@ -105,12 +105,18 @@ final class SigningTests: XCTestCase {
         try w.initWithExamples()
         try config(w, "gpg.ssh.program", "/nonexistent/ssh-keygen")
         try assertRefusedUnchanged(w, containing: "point git config gpg.ssh.program at it")
+        // The repository's own config names no program: the user's is the one run.
+        XCTAssertEqual(try w.git("config", "gpg.ssh.program", "ssh-keygen").status, 0)
+        try assertRefusedUnchanged(w, containing: "/nonexistent/ssh-keygen (git config gpg.ssh.program)")
+        XCTAssertEqual(try w.git("config", "--unset", "gpg.ssh.program").status, 0)
 
         // A signer that never answers (a prompt nobody sees): killed at the deadline, with what it started.
         let pidFile = w.scratch.path("sleeper.pid")
         let hanging = try w.scratch.write("hang.sh", "#!/bin/sh\nsleep 300 &\necho $! > \(pidFile)\nwait\n")
         chmod(hanging, 0o755)
         try config(w, "gpg.ssh.program", hanging)
+        w.environment["ROLLOUT_SIGN_TIMEOUT"] = "soon"
+        XCTAssertEqual(try w.rollout("promote", "tr-TR@18", "--to", "60%").status, 64)
         w.environment["ROLLOUT_SIGN_TIMEOUT"] = "1"
         let started = Date()
         try assertRefusedUnchanged(w, containing: "did not finish within 1 s")

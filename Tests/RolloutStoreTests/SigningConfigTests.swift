@@ -43,14 +43,26 @@ final class SigningConfigTests: XCTestCase {
     }
 
     func testOpenPGPSignsAsTheCommitterWithoutAKeyAndNamesItsProgram() throws {
-        try repository.git.setConfig("gpg.program", "gpg2")
+        let home = path + "-home"
+        try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true)
+        defer {
+            GitConfigSearchPath.use(ProcessInfo.processInfo.environment)
+            try? FileManager.default.removeItem(atPath: home)
+        }
+        GitConfigSearchPath.use(["HOME": home, "XDG_CONFIG_HOME": home + "/.config"])
+        // A program named by the repository's own config is never run: a repository handed over chooses none.
+        try repository.git.setConfig("gpg.program", "/tmp/evil")
         let setup = try XCTUnwrap(try signer(.always)).setup(
             committer: GitSignature(name: "Ana", email: "ana@example.com", time: 0))
         XCTAssertEqual(setup.key, "Ana <ana@example.com>")
         XCTAssertTrue(setup.keyIsCommitter)
-        XCTAssertEqual(setup.program, "gpg2")
-        XCTAssertEqual(setup.programKey, "gpg.program")
-        try repository.git.setConfig("gpg.openpgp.program", "/opt/gpg")
+        XCTAssertEqual(setup.program, "gpg")
+        XCTAssertNil(setup.programKey)
+        // The user's own config names it: gpg.openpgp.program before gpg.program.
+        try "[gpg]\n\tprogram = gpg2\n".write(toFile: home + "/.gitconfig", atomically: true, encoding: .utf8)
+        XCTAssertEqual(try XCTUnwrap(try signer(.always)).program, "gpg2")
+        try "[gpg]\n\tprogram = gpg2\n[gpg \"openpgp\"]\n\tprogram = /opt/gpg\n".write(
+            toFile: home + "/.gitconfig", atomically: true, encoding: .utf8)
         try repository.git.setConfig("user.signingKey", "ABCD1234")
         let keyed = try XCTUnwrap(try signer(.always)).setup(
             committer: GitSignature(name: "Ana", email: "ana@example.com", time: 0))

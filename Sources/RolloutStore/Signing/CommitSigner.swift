@@ -22,8 +22,9 @@ public struct SigningRequest: Sendable {
 
 /// How the operator's git config signs a commit, as `git commit -S` reads it: `gpg.format`
 /// (openpgp by default, or ssh), `user.signingKey`, and the program (`gpg.program`,
-/// `gpg.openpgp.program`, `gpg.ssh.program`). Part of a refusal, so the message says what git
-/// config said.
+/// `gpg.openpgp.program`, `gpg.ssh.program`, from the user's own config only, as for every git
+/// rollout runs: docs/teams.md, "A repository handed over"). Part of a refusal, so the message
+/// says what git config said.
 public struct SignerSetup: Equatable, Sendable {
     public enum Format: String, Sendable { case openpgp, ssh }
     public let format: Format
@@ -103,8 +104,9 @@ struct CommitSigner {
         let key = try git.config("user.signingKey").flatMap { $0.isEmpty ? nil : $0 }
         let programKeys = format == .ssh ? ["gpg.ssh.program"] : ["gpg.openpgp.program", "gpg.program"]
         var program: (key: String, value: String)?
+        // The user's own config only: a repository handed over chooses no program (HandedOverConfig).
         for programKey in programKeys {
-            if let value = try git.config(programKey), !value.isEmpty {
+            if let value = GitRepository.defaultConfig(programKey), !value.isEmpty {
                 program = (programKey, value)
                 break
             }
