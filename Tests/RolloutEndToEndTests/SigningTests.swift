@@ -31,6 +31,7 @@ final class SigningTests: XCTestCase {
             XCTAssertEqual(verified.status, 0, verified.output)
             XCTAssertTrue(verified.stderr.contains("Good \"git\" signature for test@example.com"), verified.stderr)
         }
+        try w.assertFsckClean()
         let shown = try w.git("-c", "gpg.ssh.allowedSignersFile=\(allowed)", "log", "--show-signature", "-1")
         XCTAssertTrue(shown.stdout.contains("Good \"git\" signature for test@example.com"), shown.output)
         // Another person's allowed-signers file does not accept it: the signature is the key's, not the email's.
