@@ -53,6 +53,11 @@ enum Refusals {
             return
                 "git config asks for signed commits with gpg.format=ssh, but user.signingKey is not set: name your key with git config user.signingKey ~/.ssh/id_ed25519.pub (or key::ssh-ed25519 AAAA... for a key held in ssh-agent)"
                 + unchanged
+        case .noDefaultKey(let command, let said):
+            let lines = said.isEmpty ? "" : " (it said: \(said.joined(separator: "; ")))"
+            return
+                "git config asks for signed commits with gpg.format=ssh and no user.signingKey, and gpg.ssh.defaultKeyCommand (\(command)) gave no ssh public key\(lines): add a key to ssh-agent with ssh-add, or name one with git config user.signingKey ~/.ssh/id_ed25519.pub"
+                + unchanged
         case .programMissing(let setup, let why):
             let key = setup.programKey ?? (setup.format == .ssh ? "gpg.ssh.program" : "gpg.program")
             return "cannot sign the change with \(signer(setup)): \(why); install it, or point git config \(key) at it"
@@ -96,7 +101,9 @@ enum Refusals {
         let program = setup.program + (setup.programKey.map { " (git config \($0))" } ?? "")
         let key =
             setup.keyIsCommitter
-            ? "the committer's key \(setup.key), as user.signingKey is not set" : "user.signingKey \(setup.key)"
+            ? "the committer's key \(setup.key), as user.signingKey is not set"
+            : setup.defaultKeyCommand.map { "the key gpg.ssh.defaultKeyCommand (\($0)) printed, \(setup.key)" }
+                ?? "user.signingKey \(setup.key)"
         return "\(program), gpg.format=\(setup.format.rawValue), \(key)"
     }
 

@@ -84,7 +84,8 @@ final class RefusalWordingTests: XCTestCase {
         let gpg = SignerSetup(
             format: .openpgp, program: "gpg", programKey: "gpg.program", key: "A <a@x>", keyIsCommitter: true)
         return [
-            .unsupportedFormat("x509"), .noSSHKey, .programMissing(ssh, why: "cannot run ssh-keygen: not found"),
+            .unsupportedFormat("x509"), .noSSHKey, .noDefaultKey(command: "ssh-add -L", said: ["no identities"]),
+            .programMissing(ssh, why: "cannot run ssh-keygen: not found"),
             .keyFileMissing(ssh, path: "/h/.ssh/a.pub"), .noAgent(ssh), .keyNotInAgent(ssh), .needsPassphrase(ssh),
             .noSecretKey(gpg), .failed(gpg, status: 2, said: ["gpg: signing failed"]), .timedOut(ssh, seconds: 30),
         ]

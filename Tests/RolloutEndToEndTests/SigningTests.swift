@@ -83,8 +83,17 @@ final class SigningTests: XCTestCase {
             XCTAssertEqual(verified.status, 0, verified.output)
         }
 
+        // No user.signingKey: the first key gpg.ssh.defaultKeyCommand prints, as git takes it.
+        XCTAssertEqual(try w.git("config", "--global", "--unset", "user.signingKey").status, 0)
+        try config(w, "gpg.ssh.defaultKeyCommand", "ssh-add -L")
+        let defaulted = try w.rollout("promote", "tr-TR@18", "--to", "30%")
+        XCTAssertEqual(defaulted.status, 0, defaulted.output)
+        XCTAssertEqual(try w.git("-c", "gpg.ssh.allowedSignersFile=\(allowed)", "verify-commit", "main").status, 0)
+
         // An agent without the key, then no agent at all: refused, named, nothing changed.
         try run("ssh-add", "-q", "-D", environment: ["SSH_AUTH_SOCK": socket])
+        try assertRefusedUnchanged(w, containing: "gpg.ssh.defaultKeyCommand (ssh-add -L) gave no ssh public key")
+        try config(w, "user.signingKey", literal)
         try assertRefusedUnchanged(w, containing: "ssh-agent does not hold that key")
         w.environment["SSH_AUTH_SOCK"] = nil
         try assertRefusedUnchanged(w, containing: "no agent answers")

@@ -12,8 +12,13 @@ final class SigningConfigTests: XCTestCase {
     var path = ""
     var repository: PackRepository!
 
+    /// The user's own git config for these tests: empty unless a test writes its .gitconfig.
+    var home: String { path + "-home" }
+
     override func setUpWithError() throws {
         path = NSTemporaryDirectory() + "signing-config-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true)
+        GitConfigSearchPath.use(["HOME": home, "XDG_CONFIG_HOME": home + "/.config"])
         (repository, _) = try PackRepository.create(
             at: path, files: [("README.md", Array("hello\n".utf8))], actor: actor, time: time)
         // The repository's own config decides below, whatever the user's global config says.
@@ -21,7 +26,11 @@ final class SigningConfigTests: XCTestCase {
         try repository.git.setConfig("gpg.format", "openpgp")
     }
 
-    override func tearDown() { try? FileManager.default.removeItem(atPath: path) }
+    override func tearDown() {
+        GitConfigSearchPath.use(ProcessInfo.processInfo.environment)
+        try? FileManager.default.removeItem(atPath: path)
+        try? FileManager.default.removeItem(atPath: home)
+    }
 
     private func signer(_ choice: SigningChoice) throws -> CommitSigner? {
         var request = SigningRequest()
@@ -43,13 +52,6 @@ final class SigningConfigTests: XCTestCase {
     }
 
     func testOpenPGPSignsAsTheCommitterWithoutAKeyAndNamesItsProgram() throws {
-        let home = path + "-home"
-        try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true)
-        defer {
-            GitConfigSearchPath.use(ProcessInfo.processInfo.environment)
-            try? FileManager.default.removeItem(atPath: home)
-        }
-        GitConfigSearchPath.use(["HOME": home, "XDG_CONFIG_HOME": home + "/.config"])
         // A program named by the repository's own config is never run: a repository handed over chooses none.
         try repository.git.setConfig("gpg.program", "/tmp/evil")
         let setup = try XCTUnwrap(try signer(.always)).setup(
@@ -75,6 +77,12 @@ final class SigningConfigTests: XCTestCase {
     func testSSHNeedsAKeyAndX509IsRefused() throws {
         try repository.git.setConfig("gpg.format", "ssh")
         XCTAssertThrowsError(try signer(.always)) { XCTAssertEqual($0 as? SigningRefusal, .noSSHKey) }
+        // git's gpg.ssh.defaultKeyCommand stands in for the key, from the user's config only.
+        try repository.git.setConfig("gpg.ssh.defaultKeyCommand", "ssh-add -L")
+        XCTAssertThrowsError(try signer(.always)) { XCTAssertEqual($0 as? SigningRefusal, .noSSHKey) }
+        try "[gpg \"ssh\"]\n\tdefaultKeyCommand = ssh-add -L\n".write(
+            toFile: home + "/.gitconfig", atomically: true, encoding: .utf8)
+        XCTAssertEqual(try XCTUnwrap(try signer(.always)).defaultKeyCommand, "ssh-add -L")
         try repository.git.setConfig("user.signingKey", "~/.ssh/id_ed25519.pub")
         let ssh = try XCTUnwrap(try signer(.always))
         XCTAssertEqual(ssh.program, "ssh-keygen")

@@ -35,13 +35,19 @@ public struct SignerSetup: Equatable, Sendable {
     public let key: String
     /// The key is the committer's identity because `user.signingKey` is not set (openpgp only).
     public let keyIsCommitter: Bool
+    /// The key is the first `gpg.ssh.defaultKeyCommand` printed, as `user.signingKey` is not set (ssh only).
+    public let defaultKeyCommand: String?
 
-    public init(format: Format, program: String, programKey: String?, key: String, keyIsCommitter: Bool) {
+    public init(
+        format: Format, program: String, programKey: String?, key: String, keyIsCommitter: Bool,
+        defaultKeyCommand: String? = nil
+    ) {
         self.format = format
         self.program = program
         self.programKey = programKey
         self.key = key
         self.keyIsCommitter = keyIsCommitter
+        self.defaultKeyCommand = defaultKeyCommand
     }
 }
 
@@ -51,8 +57,10 @@ public struct SignerSetup: Equatable, Sendable {
 public enum SigningRefusal: Refusal {
     /// `gpg.format` names a format rollout does not sign with (x509, or a value git does not know).
     case unsupportedFormat(String)
-    /// ssh signing asked for, and `user.signingKey` is not set.
+    /// ssh signing asked for, and neither `user.signingKey` nor `gpg.ssh.defaultKeyCommand` is set.
     case noSSHKey
+    /// `gpg.ssh.defaultKeyCommand` (`command`) failed or printed no ssh public key; `said` is its stderr.
+    case noDefaultKey(command: String, said: [String])
     /// The signing program could not be started; `why` is the system's reason.
     case programMissing(SignerSetup, why: String)
     /// The key file `user.signingKey` names (expanded) cannot be read.
@@ -83,10 +91,13 @@ struct CommitSigner {
     let format: SignerSetup.Format
     let program: String
     let programKey: String?
-    /// `user.signingKey`, nil when unset (openpgp then signs as the committer, as git does).
+    /// `user.signingKey`, nil when unset (openpgp then signs as the committer, ssh with the first
+    /// key `defaultKeyCommand` prints, as git does).
     let key: String?
     let environment: [String: String]
     let request: SigningRequest
+    /// `gpg.ssh.defaultKeyCommand`, from the user's own config, when ssh has no `user.signingKey`.
+    var defaultKeyCommand: String? = nil
 
     /// The signer git config asks for under `request.choice`, or nil when the change is not signed.
     static func configured(in git: GitRepository, request: SigningRequest, environment: [String: String]) throws
@@ -111,22 +122,29 @@ struct CommitSigner {
                 break
             }
         }
-        if format == .ssh && key == nil { throw SigningRefusal.noSSHKey }
+        // A command, so like the programs only from the user's own config (HandedOverConfig).
+        let defaultKeyCommand = GitRepository.defaultConfig("gpg.ssh.defaultKeyCommand").flatMap {
+            $0.isEmpty ? nil : $0
+        }
+        if format == .ssh && key == nil && defaultKeyCommand == nil { throw SigningRefusal.noSSHKey }
         return CommitSigner(
             format: format, program: program?.value ?? (format == .ssh ? "ssh-keygen" : "gpg"),
-            programKey: program?.key, key: key, environment: environment, request: request)
+            programKey: program?.key, key: key, environment: environment, request: request,
+            defaultKeyCommand: format == .ssh && key == nil ? defaultKeyCommand : nil)
     }
 
     /// What the refusals report: this signer as git config set it, signing for `committer`.
-    func setup(committer: GitSignature) -> SignerSetup {
+    func setup(committer: GitSignature, defaultKey: String? = nil) -> SignerSetup {
         SignerSetup(
             format: format, program: program, programKey: programKey,
-            key: key ?? "\(committer.name) <\(committer.email)>", keyIsCommitter: key == nil)
+            key: key ?? defaultKey ?? "\(committer.name) <\(committer.email)>",
+            keyIsCommitter: key == nil && defaultKeyCommand == nil, defaultKeyCommand: defaultKeyCommand)
     }
 
     /// The armored signature of `content`, made as git makes it.
     func sign(_ content: String, committer: GitSignature) throws -> String {
-        let setup = setup(committer: committer)
+        let defaultKey = try defaultKeyCommand.map { try firstKey(printedBy: $0, committer: committer) }
+        let setup = setup(committer: committer, defaultKey: defaultKey)
         let directory = try Self.scratchDirectory(environment)
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let buffer = directory + "/buffer"
@@ -139,7 +157,7 @@ struct CommitSigner {
 
     private func signSSH(_ buffer: String, in directory: String, setup: SignerSetup) throws -> String {
         var arguments = [program, "-Y", "sign", "-n", "git", "-f"]
-        let configured = key ?? ""
+        let configured = setup.key
         if let literal = Self.literalSSHKey(configured) {
             let keyFile = directory + "/signing-key.pub"
             try Data((literal + "\n").utf8).write(to: URL(fileURLWithPath: keyFile))
@@ -156,6 +174,17 @@ struct CommitSigner {
             throw Self.sshFailure(result, setup: setup)
         }
         return signature
+    }
+
+    /// The first line `command` prints, when it is a literal ssh key, as git takes its default key
+    /// (`ssh-add -L`: the agent's first key). Run by the shell, as git runs it, never waiting on a person.
+    private func firstKey(printedBy command: String, committer: GitSignature) throws -> String {
+        let result = try run(["/bin/sh", "-c", command], input: "/dev/null", setup: setup(committer: committer))
+        let first = result.stdout.split(separator: "\n").first.map(String.init) ?? ""
+        guard result.status == 0, Self.literalSSHKey(first) != nil else {
+            throw SigningRefusal.noDefaultKey(command: command, said: Self.lines(result.stderr + result.stdout))
+        }
+        return first
     }
 
     private func signOpenPGP(_ buffer: String, setup: SignerSetup) throws -> String {
