@@ -63,8 +63,9 @@ enum Refusals {
             return "cannot sign the change with \(signer(setup)): \(why); install it, or point git config \(key) at it"
                 + unchanged
         case .keyFileMissing(let setup, let path):
+            let file = path == setup.key ? "that key file does not exist" : "there is no key file \(path)"
             return
-                "cannot sign the change with \(signer(setup)): there is no key file \(path); set git config user.signingKey to your key's file (~/.ssh/id_ed25519.pub)"
+                "cannot sign the change with \(signer(setup)): \(file); set git config user.signingKey to your key's file (~/.ssh/id_ed25519.pub)"
                 + unchanged
         case .noAgent(let setup):
             return

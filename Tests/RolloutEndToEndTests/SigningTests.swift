@@ -137,7 +137,7 @@ final class SigningTests: XCTestCase {
 
         try config(w, "gpg.ssh.program", "ssh-keygen")
         try config(w, "user.signingKey", w.scratch.path("no-such-key.pub"))
-        try assertRefusedUnchanged(w, containing: "there is no key file")
+        try assertRefusedUnchanged(w, containing: "no-such-key.pub: that key file does not exist")
         _ = try w.git("config", "--global", "--unset", "user.signingKey")
         try assertRefusedUnchanged(w, containing: "user.signingKey is not set")
         try config(w, "gpg.format", "x509")
