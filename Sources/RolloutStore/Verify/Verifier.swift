@@ -201,6 +201,17 @@ public enum Verifier {
         var metrics = MetricsVerifier()
         var previousTree: ObjectID? = nil
 
+        /// A walk from the first commit (`rollout verify`).
+        init(git: GitRepository) { self.git = git }
+
+        /// A walk that starts after `base`, a tip checked before (the server's, for the pre-receive
+        /// hook): the records `base` holds count as added by the history before it.
+        init(git: GitRepository, after base: GitCommit) throws {
+            self.git = git
+            previousTree = base.tree
+            try metrics.assumeAdded(in: Snapshot(repository: git, commit: base.id))
+        }
+
         mutating func check(_ commit: GitCommit, isFirst: Bool) throws -> [Problem] {
             let changes = try diff(git, previousTree, commit.tree)
             previousTree = commit.tree

@@ -1,0 +1,178 @@
+import Foundation
+import XCTest
+
+/// `rollout hook pre-receive` installed as the pre-receive hook of a server's bare repository, as
+/// docs/teams.md ("Enforcing on the server") installs it, on real servers on loopback: sshd, and
+/// smart HTTP through git http-backend. Pushes made with rollout land; what plain git pushes
+/// around rollout (a commit that rewrites a stored pack, a force push, deleting main) is refused
+/// with the hook's own line shown to the pusher, and the server's refs are as they were.
+final class PreReceiveHookTests: XCTestCase {
+    /// The hook script, exactly as the docs write it, with the binary under test.
+    private func installHook(in repository: String) throws {
+        let hook = repository + "/hooks/pre-receive"
+        try FileManager.default.createDirectory(atPath: repository + "/hooks", withIntermediateDirectories: true)
+        try Data("#!/bin/sh\nexec \(Processes.rolloutBinary) hook pre-receive\n".utf8).write(
+            to: URL(fileURLWithPath: hook))
+        XCTAssertEqual(chmod(hook, 0o755), 0)
+    }
+
+    /// Plain git in the workspace, with its HOME (and so its git config) and a fixed identity.
+    private func git(_ w: Workspace, _ arguments: [String], env: [String: String] = [:]) throws -> RunResult {
+        let identity = [
+            "GIT_AUTHOR_NAME": "Mallory", "GIT_AUTHOR_EMAIL": "mallory@example.com",
+            "GIT_COMMITTER_NAME": "Mallory", "GIT_COMMITTER_EMAIL": "mallory@example.com",
+        ]
+        return try Processes.run(
+            "/usr/bin/env", ["git"] + arguments, in: w.root,
+            environment: w.environment.merging(identity) { $1 }.merging(env) { $1 })
+    }
+
+    /// Every ref of a repository with its target: what a refused push must leave as it was.
+    private func refs(_ w: Workspace, _ repository: String) throws -> String {
+        try git(w, ["--git-dir", repository, "for-each-ref", "--format=%(refname) %(objectname)"]).stdout
+    }
+
+    private func revParse(_ w: Workspace, _ repository: String, _ revision: String) throws -> String {
+        try git(w, ["--git-dir", repository, "rev-parse", revision]).stdout.trimmingCharacters(
+            in: .whitespacesAndNewlines)
+    }
+
+    /// A commit on `clone`'s main that rollout never writes: under a promote's trailers, it
+    /// rewrites the stored pack tr-TR@18, which may never change once written.
+    private func forgedCommit(_ w: Workspace, clone: String) throws -> String {
+        let index = ["GIT_INDEX_FILE": w.scratch.path("forged.index")]
+        let content = try w.scratch.write("forged.json", Data("{\"forged\": true}\n".utf8))
+        XCTAssertEqual(try git(w, ["--git-dir", clone, "read-tree", "main"], env: index).status, 0)
+        let blob = try git(w, ["--git-dir", clone, "hash-object", "-w", content]).stdout.trimmingCharacters(
+            in: .whitespacesAndNewlines)
+        let updated = try git(
+            w, ["--git-dir", clone, "update-index", "--cacheinfo", "100644,\(blob),packs/tr-TR/0/18.json"], env: index)
+        XCTAssertEqual(updated.status, 0, updated.output)
+        let tree = try git(w, ["--git-dir", clone, "write-tree"], env: index).stdout.trimmingCharacters(
+            in: .whitespacesAndNewlines)
+        let message =
+            "promote tr-TR@18 to 50%\n\nRollout-Action: promote\nRollout-Actor: Mallory <mallory@example.com>\nRollout-Locale: tr-TR\n"
+        let commit = try git(w, ["--git-dir", clone, "commit-tree", tree, "-p", "main", "-m", message])
+        XCTAssertEqual(commit.status, 0, commit.output)
+        return commit.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// The whole story on one server: `url` reaches `repository` (the server's path), `pushURL`
+    /// is what plain git pushes to (with its credentials). rollout's own push lands through the
+    /// hook; a forged commit is refused whether rollout or git pushes it; a force push and
+    /// deleting main are refused; other refs pass.
+    private func assertHookHolds(
+        _ w: Workspace, url: String, repository: String, file: StaticString = #filePath, line: UInt = #line
+    )
+        throws
+    {
+        try installHook(in: repository)
+        let clone = w.scratch.path("clone")
+        let cloned = try w.rollout("clone", url, clone)
+        XCTAssertEqual(cloned.status, 0, cloned.output, file: file, line: line)
+        let before = try actions(w, repository).count
+        let promoted = try w.rollout(
+            "--repo", clone, "promote", "tr-TR@18", "--to", "10%", "--force", "--reason", "through the hook")
+        XCTAssertEqual(promoted.status, 0, promoted.output, file: file, line: line)
+        XCTAssertEqual(try actions(w, repository).count, before + 1, "the promote landed", file: file, line: line)
+        let landed = try refs(w, repository)
+
+        // Pushed by rollout: the clone's main holds the forged commit, sync pushes it.
+        let forged = try forgedCommit(w, clone: clone)
+        let good = try revParse(w, clone, "main")
+        XCTAssertEqual(try git(w, ["--git-dir", clone, "update-ref", "refs/heads/main", forged]).status, 0)
+        let synced = try w.rollout("--repo", clone, "sync")
+        XCTAssertEqual(synced.status, 77, synced.output, file: file, line: line)
+        let refusal = "remote: rollout: refused \(forged.prefix(12)): packs/tr-TR/0/18.json: changed content"
+        XCTAssertTrue(synced.stderr.contains(refusal), synced.stderr, file: file, line: line)
+        XCTAssertEqual(try refs(w, repository), landed, "the server is unchanged", file: file, line: line)
+        XCTAssertEqual(try git(w, ["--git-dir", clone, "update-ref", "refs/heads/main", good]).status, 0)
+
+        // Pushed by plain git: the forged commit, a force push, deleting main.
+        let pushes: [(arguments: [String], shown: String)] = [
+            (["\(forged):refs/heads/main"], refusal),
+            (
+                ["--force", "\(good)~1:refs/heads/main"],
+                "remote: rollout: refused \(try revParse(w, clone, "main~1").prefix(12)): it does not continue refs/heads/main at \(good.prefix(12))"
+            ),
+            ([":refs/heads/main"], "remote: rollout: refused deleting refs/heads/main: it holds every change"),
+        ]
+        for push in pushes {
+            let pushed = try git(w, ["--git-dir", clone, "push", "origin"] + push.arguments)
+            XCTAssertNotEqual(pushed.status, 0, pushed.output, file: file, line: line)
+            XCTAssertTrue(
+                pushed.stderr.contains(push.shown), "\(push.arguments): \(pushed.stderr)", file: file, line: line)
+            XCTAssertTrue(pushed.stderr.contains("pre-receive hook declined"), pushed.stderr, file: file, line: line)
+            XCTAssertEqual(try refs(w, repository), landed, "\(push.arguments) changed nothing", file: file, line: line)
+        }
+        // Other refs are not rollout's history: they pass.
+        let other = try git(
+            w,
+            ["--git-dir", clone, "push", "origin", "\(forged):refs/heads/scratch", "\(good):refs/rollout/proposals/1"])
+        XCTAssertEqual(other.status, 0, other.output, file: file, line: line)
+        XCTAssertEqual(try revParse(w, repository, "refs/heads/scratch"), forged, file: file, line: line)
+    }
+
+    func testOverSSHTheHookLetsRolloutsPushesThroughAndRefusesTheRest() throws {
+        let w = try Workspace()
+        let repository = try shared(w)
+        let server = try SSHGitServer(directory: w.scratch.path("ssh"), authorized: ["deploy"])
+        defer { server.stop() }
+        try Data("[core]\n\tsshCommand = \(server.sshCommand)\n".utf8).write(
+            to: URL(fileURLWithPath: w.environment["HOME"]! + "/.gitconfig"))
+        try assertHookHolds(w, url: server.url(repository, as: "deploy"), repository: repository)
+    }
+
+    func testOverSmartHTTPTheHookLetsRolloutsPushesThroughAndRefusesTheRest() throws {
+        let w = try Workspace()
+        let repository = try shared(w)
+        let password = "hook-\(UUID().uuidString)"
+        let server = try HTTPGitServer(
+            root: w.scratch.path("server"), state: w.scratch.path("http"), users: ["alice": password])
+        defer { server.stop() }
+        try assertHookHolds(
+            w, url: server.url("shared.git", user: "alice", password: password), repository: repository)
+    }
+
+    /// The server as docs/teams.md sets one up: a plain `git init --bare` with no rollout.format,
+    /// the hook in it, and the whole history pushed by `rollout sync` (the first push: every commit
+    /// from the first is checked). Then one push of 201 changes made offline, the first retracting
+    /// metrics the server took before (checked against what the server's tip holds), lands; a
+    /// forged commit after them does not.
+    func testAPlainBareServerTakesTheWholeHistoryAndTwoHundredChangesInOnePush() throws {
+        let w = try HealthDecisionTests.stagedInTR()
+        let server = w.scratch.path("server/packs.git")
+        XCTAssertEqual(try git(w, ["init", "--bare", "--quiet", server]).status, 0)
+        try installHook(in: server)
+        XCTAssertEqual(try w.rollout("remote", "add", "origin", server).status, 0)
+        let first = try w.rollout("sync")
+        XCTAssertEqual(first.status, 0, first.output)
+        XCTAssertEqual(try revParse(w, server, "main"), try revParse(w, w.repository, "main"))
+
+        let retracted = try w.rollout(
+            "--offline", "metrics", "retract", MetricsIngestTests.examples + "/crashes-healthy.csv", "--reason", "twice"
+        )
+        XCTAssertEqual(retracted.status, 0, retracted.output)
+        for percent in 1...100 {
+            for id in ["en-US@1", "vi-VN@3"] {
+                let promoted = try w.rollout(
+                    "--offline", "promote", id, "--to", "\(percent)%", "--force", "--reason", "step")
+                XCTAssertEqual(promoted.status, 0, promoted.output)
+            }
+        }
+        let started = Date()
+        let synced = try w.rollout("sync")
+        let seconds = Date().timeIntervalSince(started)
+        XCTAssertEqual(synced.status, 0, synced.output)
+        XCTAssertEqual(try revParse(w, server, "main"), try revParse(w, w.repository, "main"))
+        XCTAssertLessThan(seconds, 10, "201 changes through the hook in one push")
+        print("PreReceiveHookTests: a push of 201 changes through the hook took \(String(format: "%.2f", seconds)) s")
+
+        let landed = try refs(w, server)
+        let forged = try forgedCommit(w, clone: w.repository)
+        let pushed = try git(w, ["--git-dir", w.repository, "push", "origin", "\(forged):refs/heads/main"])
+        XCTAssertNotEqual(pushed.status, 0, pushed.output)
+        XCTAssertTrue(pushed.stderr.contains("remote: rollout: refused \(forged.prefix(12)): "), pushed.stderr)
+        XCTAssertEqual(try refs(w, server), landed)
+    }
+}
