@@ -175,4 +175,53 @@ final class PreReceiveHookTests: XCTestCase {
         XCTAssertTrue(pushed.stderr.contains("remote: rollout: refused \(forged.prefix(12)): "), pushed.stderr)
         XCTAssertEqual(try refs(w, server), landed)
     }
+
+    /// The hook as git runs it, with `lines` on its standard input, in `repository` (GIT_DIR).
+    private func hook(_ w: Workspace, _ repository: String, _ lines: String, json: Bool = false) throws -> RunResult {
+        let input = try w.scratch.write("hook-input-\(UUID().uuidString)", Data(lines.utf8))
+        let command = "exec \"$0\" hook pre-receive \(json ? "--json " : "")< '\(input)'"
+        return try Processes.run(
+            "/bin/sh", ["-c", command, Processes.rolloutBinary], in: w.root,
+            environment: w.environment.merging(["GIT_DIR": repository]) { $1 })
+    }
+
+    /// What git writes is read exactly: a line that is not `OLD NEW REF` is a usage error naming
+    /// it; an update along first parents passes in silence; a merge whose first parents do not
+    /// reach the old tip is a rewrite (text and --json), while other refs pass unread.
+    func testTheHookReadsGitsLinesAndRefusesAMergeOntoMain() throws {
+        let w = try Workspace()
+        try w.initWithExamples()
+        let tip = try revParse(w, w.repository, "main")
+        let before = try revParse(w, w.repository, "main~1")
+
+        let garbage = try hook(w, w.repository, "\(before) \(tip)\n")
+        XCTAssertEqual(garbage.status, 64, garbage.output)
+        XCTAssertTrue(garbage.stderr.contains("line 1 of standard input is not OLD NEW REF"), garbage.stderr)
+
+        let forward = try hook(w, w.repository, "\(before) \(tip) refs/heads/main\n")
+        XCTAssertEqual(forward.status, 0, forward.output)
+        XCTAssertEqual(forward.output, "")
+
+        let tree = try revParse(w, w.repository, "main^{tree}")
+        let side = try git(w, ["--git-dir", w.repository, "commit-tree", tree, "-p", before, "-m", "side"])
+        let sideID = side.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let merge = try git(
+            w, ["--git-dir", w.repository, "commit-tree", tree, "-p", sideID, "-p", tip, "-m", "merge"])
+        let mergeID = merge.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let zero = String(repeating: "0", count: 40)
+        let lines = "\(tip) \(mergeID) refs/heads/main\n\(zero) \(mergeID) refs/heads/topic\n"
+        let refused = try hook(w, w.repository, lines)
+        XCTAssertEqual(refused.status, 1, refused.output)
+        XCTAssertEqual(
+            refused.stderr.split(separator: "\n").first.map(String.init),
+            "rollout: refused \(mergeID.prefix(12)): it does not continue refs/heads/main at \(tip.prefix(12)) "
+                + "(a force push, or a merge); rollout's history only grows")
+        let json = try hook(w, w.repository, lines, json: true)
+        XCTAssertEqual(json.status, 1, json.output)
+        let document = try w.json(json)
+        XCTAssertEqual(document["ok"] as? Bool, false)
+        let refusals = try XCTUnwrap(document["refused"] as? [[String: Any]])
+        XCTAssertEqual(refusals.map { $0["ref"] as? String }, ["refs/heads/main"])
+        XCTAssertEqual(try revParse(w, w.repository, "main"), tip, "the hook moves no ref")
+    }
 }
