@@ -37,24 +37,33 @@ final class PreReceiveHookTests: XCTestCase {
             in: .whitespacesAndNewlines)
     }
 
+    /// A commit on `repository`'s main made with git plumbing: `path` holds `content`.
+    private func plumbedCommit(_ w: Workspace, _ repository: String, path: String, content: String, message: String)
+        throws -> String
+    {
+        let index = ["GIT_INDEX_FILE": w.scratch.path("plumbed-\(UUID().uuidString).index")]
+        let file = try w.scratch.write("plumbed-\(UUID().uuidString)", Data(content.utf8))
+        XCTAssertEqual(try git(w, ["--git-dir", repository, "read-tree", "main"], env: index).status, 0)
+        let blob = try git(w, ["--git-dir", repository, "hash-object", "-w", file]).stdout.trimmingCharacters(
+            in: .whitespacesAndNewlines)
+        let updated = try git(
+            w, ["--git-dir", repository, "update-index", "--add", "--cacheinfo", "100644,\(blob),\(path)"], env: index)
+        XCTAssertEqual(updated.status, 0, updated.output)
+        let tree = try git(w, ["--git-dir", repository, "write-tree"], env: index).stdout.trimmingCharacters(
+            in: .whitespacesAndNewlines)
+        let commit = try git(w, ["--git-dir", repository, "commit-tree", tree, "-p", "main", "-m", message])
+        XCTAssertEqual(commit.status, 0, commit.output)
+        return commit.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
     /// A commit on `clone`'s main that rollout never writes: under a promote's trailers, it
     /// rewrites the stored pack tr-TR@18, which may never change once written.
     private func forgedCommit(_ w: Workspace, clone: String) throws -> String {
-        let index = ["GIT_INDEX_FILE": w.scratch.path("forged.index")]
-        let content = try w.scratch.write("forged.json", Data("{\"forged\": true}\n".utf8))
-        XCTAssertEqual(try git(w, ["--git-dir", clone, "read-tree", "main"], env: index).status, 0)
-        let blob = try git(w, ["--git-dir", clone, "hash-object", "-w", content]).stdout.trimmingCharacters(
-            in: .whitespacesAndNewlines)
-        let updated = try git(
-            w, ["--git-dir", clone, "update-index", "--cacheinfo", "100644,\(blob),packs/tr-TR/0/18.json"], env: index)
-        XCTAssertEqual(updated.status, 0, updated.output)
-        let tree = try git(w, ["--git-dir", clone, "write-tree"], env: index).stdout.trimmingCharacters(
-            in: .whitespacesAndNewlines)
-        let message =
-            "promote tr-TR@18 to 50%\n\nRollout-Action: promote\nRollout-Actor: Mallory <mallory@example.com>\nRollout-Locale: tr-TR\n"
-        let commit = try git(w, ["--git-dir", clone, "commit-tree", tree, "-p", "main", "-m", message])
-        XCTAssertEqual(commit.status, 0, commit.output)
-        return commit.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        try plumbedCommit(
+            w, clone, path: "packs/tr-TR/0/18.json", content: "{\"forged\": true}\n",
+            message:
+                "promote tr-TR@18 to 50%\n\nRollout-Action: promote\nRollout-Actor: Mallory <mallory@example.com>\nRollout-Locale: tr-TR\n"
+        )
     }
 
     /// The whole story on one server: `url` reaches `repository` (the server's path), `pushURL`
@@ -187,7 +196,8 @@ final class PreReceiveHookTests: XCTestCase {
 
     /// What git writes is read exactly: a line that is not `OLD NEW REF` is a usage error naming
     /// it; an update along first parents passes in silence; a merge whose first parents do not
-    /// reach the old tip is a rewrite (text and --json), while other refs pass unread.
+    /// reach the old tip is a rewrite (text and --json), while other refs pass unread; a pack-add
+    /// whose pack is not what its name says is refused.
     func testTheHookReadsGitsLinesAndRefusesAMergeOntoMain() throws {
         let w = try Workspace()
         try w.initWithExamples()
@@ -223,5 +233,20 @@ final class PreReceiveHookTests: XCTestCase {
         let refusals = try XCTUnwrap(document["refused"] as? [[String: Any]])
         XCTAssertEqual(refusals.map { $0["ref"] as? String }, ["refs/heads/main"])
         XCTAssertEqual(try revParse(w, w.repository, "main"), tip, "the hook moves no ref")
+
+        // A pack-add commit whose trailers and paths agree, but whose pack is tr-TR@18's bytes
+        // under tr-TR@19's name, with no record beside it: verify's pack checks refuse it.
+        let copied = try String(contentsOfFile: Fixtures.examplePack("tr-TR@18"), encoding: .utf8)
+        let added = try plumbedCommit(
+            w, w.repository, path: "packs/tr-TR/0/19.json", content: copied,
+            message:
+                "pack add tr-TR@19\n\nRollout-Action: pack-add\nRollout-Actor: Mallory <mallory@example.com>\nRollout-Pack: tr-TR@19\n"
+        )
+        let pack = try hook(w, w.repository, "\(tip) \(added) refs/heads/main\n")
+        XCTAssertEqual(pack.status, 1, pack.output)
+        XCTAssertTrue(
+            pack.stderr.hasPrefix(
+                "rollout: refused \(added.prefix(12)): packs/tr-TR/0/19.json: holds tr-TR@18, not tr-TR@19; "
+                    + "packs/tr-TR/0/19.meta.json: is missing or damaged\n"), pack.stderr)
     }
 }

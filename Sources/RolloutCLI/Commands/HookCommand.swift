@@ -17,8 +17,9 @@ enum HookCommand {
             refs/heads/main may not be deleted nor rewritten (a force push, a merge), and every
             commit a push adds to it, oldest first along first parents, must pass the checks
             rollout verify runs on each commit: its Rollout-* trailers agree with the files it
-            changed, it changes no file that never changes once written, and it touches only the
-            files its action may. The server's repository needs no rollout.format: a plain git init
+            changed, it changes no file that never changes once written, it touches only the
+            files its action may, and each pack it adds parses, is the pack its path names and
+            matches its record. The server's repository needs no rollout.format: a plain git init
             --bare that rollout pushes to. refs/rollout/* and every other ref pass. Each refused
             commit is one line on stderr, rollout: refused COMMIT: why, which git shows the pusher;
             then git refuses the whole push and changes nothing.
@@ -78,12 +79,13 @@ enum HookCommand {
     static func refusalLines(_ outcome: PushCheck.Outcome) -> [String] {
         var lines: [String] = []
         for refusal in outcome.refused {
+            // One line per commit, in the order each first appears, whichever check found what.
             var commits: [(commit: String, reasons: [String])] = []
             for problem in refusal.problems {
                 let (commit, path, why) = worded(problem, ref: refusal.ref)
                 let reason = (path.map { "\($0): " } ?? "") + why
-                if let last = commits.last, last.commit == commit {
-                    commits[commits.count - 1].reasons.append(reason)
+                if let index = commits.firstIndex(where: { $0.commit == commit }) {
+                    commits[index].reasons.append(reason)
                 } else {
                     commits.append((commit, [reason]))
                 }

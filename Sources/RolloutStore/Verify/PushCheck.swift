@@ -3,7 +3,8 @@ import RolloutModel
 /// `rollout hook pre-receive` (docs/teams.md, "Enforcing on the server"): what a git server checks
 /// before it moves a ref, so that a push `rollout verify` would find wrong never lands, whoever
 /// made it and with whatever tool. The state ref is never deleted and never rewritten, and every
-/// commit a push adds to it passes `verify`'s per-commit checks (`Verifier.HistoryWalk`).
+/// commit a push adds to it passes `verify`'s per-commit checks (`Verifier.HistoryWalk`) and its
+/// checks of a stored pack, for the packs the commit adds.
 public enum PushCheck {
     /// One line git writes to a pre-receive hook: `OLD NEW REF`. An all-zero id is a ref the push
     /// creates (old) or deletes (new): nil here.
@@ -118,8 +119,37 @@ public enum PushCheck {
         for (index, commit) in added.enumerated() {
             problems += try walk.check(commit, isFirst: base == nil && index == 0).map(Problem.commit)
         }
+        problems += try addedPackProblems(git, added, after: base)
         problems += try signatureProblems(repository, old: update.old, new: new, added: added)
         return (problems, added.count)
+    }
+
+    /// Every pack a new commit adds parses, holds the id its path says and matches its record, as
+    /// `rollout verify` checks the packs of its tip: the checks of one commit accept a pack-add
+    /// commit whatever its pack holds, and verify would find it only at the tip, after it landed.
+    static func addedPackProblems(_ git: GitRepository, _ added: [GitCommit], after base: GitCommit?) throws
+        -> [Problem]
+    {
+        var problems: [Problem] = []
+        var previousTree = base?.tree
+        for commit in added {
+            let changes = try Verifier.diff(git, previousTree, commit.tree)
+            previousTree = commit.tree
+            let packs = changes.compactMap { change -> StateLayout.StoredPackFile? in
+                guard change.old == nil, let file = StateLayout.storedPackFile(atPath: change.path), !file.isRecord
+                else { return nil }
+                return file
+            }
+            guard !packs.isEmpty else { continue }
+            let snapshot = try Snapshot(repository: git, commit: commit.id)
+            for file in packs {
+                guard let bytes = try snapshot.file(file.path) else { continue }
+                try Verifier.checkPack(bytes, id: file.id, placement: file.placement, snapshot: snapshot) {
+                    problems.append(.commit(Verifier.Problem(commit: commit.id.short, path: $0, message: $1)))
+                }
+            }
+        }
+        return problems
     }
 
     /// Who signed the commits a push adds to the state ref (`added`, oldest first, from after `old`
