@@ -234,6 +234,14 @@ final class PreReceiveHookTests: XCTestCase {
         XCTAssertEqual(refusals.map { $0["ref"] as? String }, ["refs/heads/main"])
         XCTAssertEqual(try revParse(w, w.repository, "main"), tip, "the hook moves no ref")
 
+        // An annotated tag as main's new tip: not a commit.
+        XCTAssertEqual(try git(w, ["--git-dir", w.repository, "tag", "-a", "-m", "tag", "v1", "main"]).status, 0)
+        let tag = try revParse(w, w.repository, "v1")
+        let tagged = try hook(w, w.repository, "\(tip) \(tag) refs/heads/main\n")
+        XCTAssertEqual(tagged.status, 1, tagged.output)
+        XCTAssertTrue(
+            tagged.stderr.hasPrefix("rollout: refused \(tag.prefix(12)): it is not a commit"), tagged.stderr)
+
         // A pack-add commit whose trailers and paths agree, but whose pack is tr-TR@18's bytes
         // under tr-TR@19's name, with no record beside it: verify's pack checks refuse it.
         let copied = try String(contentsOfFile: Fixtures.examplePack("tr-TR@18"), encoding: .utf8)

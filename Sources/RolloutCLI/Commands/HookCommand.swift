@@ -111,6 +111,8 @@ enum HookCommand {
                 new.short, nil,
                 "it does not continue \(ref) at \(old.short) (a force push, or a merge); rollout's history only grows"
             )
+        case .notACommit(let id):
+            return (id.short, nil, "it is not a commit; \(ref) holds only rollout's commits")
         case .commit(let found):
             return (found.commit ?? "?", found.path, found.message)
         }

@@ -1,3 +1,4 @@
+import CGit2
 import RolloutModel
 
 /// `rollout hook pre-receive` (docs/teams.md, "Enforcing on the server"): what a git server checks
@@ -36,6 +37,8 @@ public enum PushCheck {
         /// A new tip that does not continue the old one along first parents: a force push, or a
         /// merge onto the state ref. Every clone and the audit log hold the old history.
         case rewritesHistory(old: ObjectID, new: ObjectID)
+        /// A new tip that is not a commit (a tag or a tree), or that the push did not bring.
+        case notACommit(ObjectID)
         /// A commit the push adds that fails `rollout verify`'s checks of one commit.
         case commit(Verifier.Problem)
     }
@@ -97,6 +100,7 @@ public enum PushCheck {
     static func stateProblems(_ repository: PackRepository, _ update: RefUpdate) throws -> ([Problem], Int) {
         guard let new = update.new else { return ([.deletesStateRef], 0) }
         let git = repository.git
+        if try git.unreadableObject(new, GIT_OBJECT_COMMIT) != nil { return ([.notACommit(new)], 0) }
         if let old = update.old, old != new, !(try git.isDescendant(new, of: old)) {
             return ([.rewritesHistory(old: old, new: new)], 0)
         }
