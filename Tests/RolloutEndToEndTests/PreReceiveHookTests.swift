@@ -197,7 +197,8 @@ final class PreReceiveHookTests: XCTestCase {
     /// What git writes is read exactly: a line that is not `OLD NEW REF` is a usage error naming
     /// it; an update along first parents passes in silence; a merge whose first parents do not
     /// reach the old tip is a rewrite (text and --json), while other refs pass unread; a pack-add
-    /// whose pack is not what its name says is refused.
+    /// whose pack is not what its name says, and a promote whose plan names a pack not held, are
+    /// refused.
     func testTheHookReadsGitsLinesAndRefusesAMergeOntoMain() throws {
         let w = try Workspace()
         try w.initWithExamples()
@@ -256,5 +257,23 @@ final class PreReceiveHookTests: XCTestCase {
             pack.stderr.hasPrefix(
                 "rollout: refused \(added.prefix(12)): packs/tr-TR/0/19.json: holds tr-TR@18, not tr-TR@19; "
                     + "packs/tr-TR/0/19.meta.json: is missing or damaged\n"), pack.stderr)
+
+        // A promote whose plan gives a pack the repository does not hold.
+        let plan = """
+            {"baseline": {"contentVersion": 99, "minAppVersion": "4.8.0"}, "blocked": [], "bundledOnly": false, \
+            "lastChange": {"action": "complete", "actor": "Mallory <mallory@example.com>", "time": "2026-12-06T10:00:00Z"}, \
+            "locale": "tr-TR", "previousBaselines": [], "rules": [], "sequence": 1, "withdrawn": []}
+            """
+        let promoted = try plumbedCommit(
+            w, w.repository, path: "plans/tr-TR.json", content: plan,
+            message:
+                "promote tr-TR@99 to 100%\n\nRollout-Action: promote\nRollout-Actor: Mallory <mallory@example.com>\nRollout-Locale: tr-TR\n"
+        )
+        let planned = try hook(w, w.repository, "\(tip) \(promoted) refs/heads/main\n")
+        XCTAssertEqual(planned.status, 1, planned.output)
+        XCTAssertTrue(
+            planned.stderr.hasPrefix(
+                "rollout: refused \(promoted.prefix(12)): plans/tr-TR.json: names tr-TR@99 as a baseline; "
+                    + "the repository does not hold it\n"), planned.stderr)
     }
 }

@@ -18,8 +18,9 @@ enum HookCommand {
             commit a push adds to it, oldest first along first parents, must pass the checks
             rollout verify runs on each commit: its Rollout-* trailers agree with the files it
             changed, it changes no file that never changes once written, it touches only the
-            files its action may, and each pack it adds parses, is the pack its path names and
-            matches its record. The server's repository needs no rollout.format: a plain git init
+            files its action may, each pack it adds parses, is the pack its path names and matches
+            its record, and each plan it writes parses and gives only packs stored and not
+            blocked. The server's repository needs no rollout.format: a plain git init
             --bare that rollout pushes to. refs/rollout/* and every other ref pass. Each refused
             commit is one line on stderr, rollout: refused COMMIT: why, which git shows the pusher;
             then git refuses the whole push and changes nothing.

@@ -5,7 +5,7 @@ import RolloutModel
 /// before it moves a ref, so that a push `rollout verify` would find wrong never lands, whoever
 /// made it and with whatever tool. The state ref is never deleted and never rewritten, and every
 /// commit a push adds to it passes `verify`'s per-commit checks (`Verifier.HistoryWalk`) and its
-/// checks of a stored pack, for the packs the commit adds.
+/// checks of a stored pack and of a plan, for the packs the commit adds and the plans it changes.
 public enum PushCheck {
     /// One line git writes to a pre-receive hook: `OLD NEW REF`. An all-zero id is a ref the push
     /// creates (old) or deletes (new): nil here.
@@ -123,37 +123,53 @@ public enum PushCheck {
         for (index, commit) in added.enumerated() {
             problems += try walk.check(commit, isFirst: base == nil && index == 0).map(Problem.commit)
         }
-        problems += try addedPackProblems(git, added, after: base)
+        problems += try storedFileProblems(git, added, after: base)
         problems += try signatureProblems(repository, old: update.old, new: new, added: added)
         return (problems, added.count)
     }
 
-    /// Every pack a new commit adds parses, holds the id its path says and matches its record, as
-    /// `rollout verify` checks the packs of its tip: the checks of one commit accept a pack-add
-    /// commit whatever its pack holds, and verify would find it only at the tip, after it landed.
-    static func addedPackProblems(_ git: GitRepository, _ added: [GitCommit], after base: GitCommit?) throws
+    /// The files a new commit adds or changes that `rollout verify` checks only at its tip, checked
+    /// at that commit: each pack it adds parses, holds the id its path says and matches its record;
+    /// each plan it changes parses and names only packs stored then and not blocked. The checks of
+    /// one commit accept a pack-add or a promote whatever the file holds, and verify would find it
+    /// only after it landed.
+    static func storedFileProblems(_ git: GitRepository, _ added: [GitCommit], after base: GitCommit?) throws
         -> [Problem]
     {
         var problems: [Problem] = []
         var previousTree = base?.tree
         for commit in added {
-            let changes = try Verifier.diff(git, previousTree, commit.tree)
+            let changes = try Verifier.diff(git, previousTree, commit.tree).filter { $0.new != nil }
             previousTree = commit.tree
             let packs = changes.compactMap { change -> StateLayout.StoredPackFile? in
                 guard change.old == nil, let file = StateLayout.storedPackFile(atPath: change.path), !file.isRecord
                 else { return nil }
                 return file
             }
-            guard !packs.isEmpty else { continue }
+            let plans = Set(changes.compactMap { plannedLocale(atPath: $0.path) })
+            guard !packs.isEmpty || !plans.isEmpty else { continue }
             let snapshot = try Snapshot(repository: git, commit: commit.id)
+            let problem = { (path: String, message: String) in
+                problems.append(.commit(Verifier.Problem(commit: commit.id.short, path: path, message: message)))
+            }
             for file in packs {
                 guard let bytes = try snapshot.file(file.path) else { continue }
-                try Verifier.checkPack(bytes, id: file.id, placement: file.placement, snapshot: snapshot) {
-                    problems.append(.commit(Verifier.Problem(commit: commit.id.short, path: $0, message: $1)))
-                }
+                try Verifier.checkPack(
+                    bytes, id: file.id, placement: file.placement, snapshot: snapshot, problem: problem)
             }
+            var stored: [String: Set<Int>] = [:]
+            for locale in plans { stored[locale] = Set(try snapshot.contentVersions(of: locale)) }
+            _ = try Verifier.checkPlans(snapshot, stored: stored, only: plans, problem: problem)
         }
         return problems
+    }
+
+    /// The locale whose plan is at `path` (`plans/<locale>.json`), or nil.
+    static func plannedLocale(atPath path: String) -> String? {
+        let prefix = StateLayout.plansDirectory + "/"
+        guard path.hasPrefix(prefix), path.hasSuffix(".json") else { return nil }
+        let locale = path.dropFirst(prefix.count).dropLast(5)
+        return locale.isEmpty || locale.contains("/") ? nil : String(locale)
     }
 
     /// Who signed the commits a push adds to the state ref (`added`, oldest first, from after `old`

@@ -465,12 +465,14 @@ public enum Verifier {
         }
     }
 
-    /// Every plan parses, and names only packs the tip holds and that are not blocked. Returns how many.
-    static func checkPlans(_ snapshot: Snapshot, stored packs: [String: Set<Int>], problem: (String, String) -> Void)
-        throws -> Int
-    {
+    /// Every plan (of `only` those locales, when given) parses, and names only packs the tip holds
+    /// and that are not blocked. Returns how many.
+    static func checkPlans(
+        _ snapshot: Snapshot, stored packs: [String: Set<Int>], only locales: Set<String>? = nil,
+        problem: (String, String) -> Void
+    ) throws -> Int {
         var count = 0
-        for locale in try snapshot.plannedLocales() {
+        for locale in try snapshot.plannedLocales() where locales?.contains(locale) ?? true {
             let path = StateLayout.plan(locale)
             count += 1
             let plan: Plan
