@@ -44,7 +44,7 @@ public enum PushCheck {
     }
 
     /// A refused update: the ref and every problem found in it, in the order of its commits.
-    public struct Refusal: Equatable, Sendable {
+    public struct RefusedUpdate: Equatable, Sendable {
         public let ref: String
         public let problems: [Problem]
     }
@@ -52,7 +52,7 @@ public enum PushCheck {
     /// What the hook found: the refused updates (none: the push may land) and how many new commits
     /// of the state ref it checked.
     public struct Outcome: Equatable, Sendable {
-        public var refused: [Refusal] = []
+        public var refused: [RefusedUpdate] = []
         public var checkedCommits = 0
     }
 
@@ -89,7 +89,7 @@ public enum PushCheck {
             case .rollout: problems = rolloutRefProblems(repository, update)
             case .other: problems = []
             }
-            if !problems.isEmpty { outcome.refused.append(Refusal(ref: update.ref, problems: problems)) }
+            if !problems.isEmpty { outcome.refused.append(RefusedUpdate(ref: update.ref, problems: problems)) }
         }
         return outcome
     }
