@@ -17,6 +17,8 @@ public struct CommandContext {
     /// Progress and warnings for people, on stderr. Commands write through `progress(_:finished:)`,
     /// which applies the escaping rule.
     public var diagnostics: (String) -> Void
+    /// All of standard input, read when a command asks (`rollout hook pre-receive`'s ref updates).
+    public var standardInput: () -> [UInt8] = { [] }
     /// Makes this run's colour marks unforgeable (see `Style`).
     var styleToken = String(UInt64.random(in: .min ... .max), radix: 36)
 
@@ -28,7 +30,8 @@ public struct CommandContext {
             stderrIsTerminal: isatty(STDERR_FILENO) == 1,
             stdinIsTerminal: isatty(STDIN_FILENO) == 1,
             systemClock: { Timestamp(seconds: Int64(Date().timeIntervalSince1970)) },
-            diagnostics: { FileHandle.standardError.write(Data($0.utf8)) })
+            diagnostics: { FileHandle.standardError.write(Data($0.utf8)) },
+            standardInput: { [UInt8](FileHandle.standardInput.readDataToEndOfFile()) })
     }
 
     func repository(_ invocation: Invocation) throws -> PackRepository {

@@ -89,6 +89,23 @@ public final class PackRepository {
         return PackRepository(git: git)
     }
 
+    /// Opens the bare repository a git server runs its pre-receive hook in (`PushCheck`), reading
+    /// the pushed objects from `objectDirectories` too (git's quarantine). No `rollout.format` is
+    /// asked for: a server's repository is a plain `git init --bare` that rollout pushed to.
+    public static func openPushed(_ path: String, objectDirectories: [String]) throws -> PackRepository {
+        let git: GitRepository
+        do {
+            git = try GitRepository.openBare(path)
+        } catch let error as GitError {
+            throw .noRepository(at: path, error.message)
+        }
+        let own = URL(fileURLWithPath: path).appendingPathComponent("objects").standardizedFileURL.path
+        for directory in objectDirectories where URL(fileURLWithPath: directory).standardizedFileURL.path != own {
+            try git.addObjectDirectory(directory)
+        }
+        return PackRepository(git: git)
+    }
+
     /// Finds the repository the way git finds `.git`: `explicit` (from `--repo`), else `environment`
     /// (`ROLLOUT_REPO`), else the working directory and each parent, where either the directory is a
     /// rollout repository itself or holds one named `.rollout`.

@@ -91,6 +91,15 @@ final class GitRepository {
         return GitRepository(handle: repo!)
     }
 
+    /// Reads objects from `directory` too, after the repository's own: where git's receive-pack
+    /// keeps a push's objects (its quarantine) until the pre-receive hook has accepted them.
+    func addObjectDirectory(_ directory: String) throws {
+        var odb: OpaquePointer?
+        try check(git_repository_odb(&odb, handle), "opening the object database")
+        defer { git_odb_free(odb) }
+        try check(git_odb_add_disk_alternate(odb, directory), "reading objects from \(directory)")
+    }
+
     /// Creates a bare repository whose HEAD names `refs/heads/<initialBranch>`. Refuses an existing one.
     static func createBare(_ path: String, initialBranch: String) throws -> GitRepository {
         Git.initialized
