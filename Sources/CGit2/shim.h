@@ -35,4 +35,13 @@ static inline int rollout_spawn_close_from(void *actions, int from) {
     return 0;
 }
 #endif
+/* POSIX_SPAWN_SETSID is declared only under _GNU_SOURCE on glibc: the signer of a commit runs in a
+   session of its own, with no controlling terminal, so a passphrase prompt fails instead of waiting. */
+#if defined(__linux__)
+static inline short rollout_spawn_setsid_flag(void) { return 0x80; }
+#elif defined(POSIX_SPAWN_SETSID)
+static inline short rollout_spawn_setsid_flag(void) { return POSIX_SPAWN_SETSID; }
+#else
+static inline short rollout_spawn_setsid_flag(void) { return 0; }
+#endif
 #endif

@@ -17,6 +17,8 @@ public struct CommandContext {
     /// Progress and warnings for people, on stderr. Commands write through `progress(_:finished:)`,
     /// which applies the escaping rule.
     public var diagnostics: (String) -> Void
+    /// All of standard input, read when a command asks (`rollout hook pre-receive`'s ref updates).
+    public var standardInput: () -> [UInt8] = { [] }
     /// Makes this run's colour marks unforgeable (see `Style`).
     var styleToken = String(UInt64.random(in: .min ... .max), radix: 36)
 
@@ -28,7 +30,8 @@ public struct CommandContext {
             stderrIsTerminal: isatty(STDERR_FILENO) == 1,
             stdinIsTerminal: isatty(STDIN_FILENO) == 1,
             systemClock: { Timestamp(seconds: Int64(Date().timeIntervalSince1970)) },
-            diagnostics: { FileHandle.standardError.write(Data($0.utf8)) })
+            diagnostics: { FileHandle.standardError.write(Data($0.utf8)) },
+            standardInput: { [UInt8](FileHandle.standardInput.readDataToEndOfFile()) })
     }
 
     func repository(_ invocation: Invocation) throws -> PackRepository {
@@ -47,7 +50,28 @@ public struct CommandContext {
         repository.warn = { [diagnostics] in diagnostics("warning: \($0.oneLine)\n") }
         repository.gitEnvironment = environment
         repository.stdinIsTerminal = stdinIsTerminal
+        repository.signing = try signing(invocation)
         return repository
+    }
+
+    /// How a change commit is signed: `--sign` or `--no-sign`, else git config `commit.gpgSign`;
+    /// `ROLLOUT_SIGN_TIMEOUT` (seconds) bounds the signing program. Read by commands that write.
+    func signing(_ invocation: Invocation) throws -> SigningRequest {
+        var request = SigningRequest()
+        let sign = invocation.flag(GlobalOptions.all.sign)
+        let noSign = invocation.flag(GlobalOptions.all.noSign)
+        if sign && noSign {
+            throw RolloutError.usage("--sign and --no-sign cannot both be given: choose one")
+        }
+        request.choice = sign ? .always : noSign ? .never : .asConfigured
+        request.workingDirectory = workingDirectory
+        if let text = environment["ROLLOUT_SIGN_TIMEOUT"], !text.isEmpty {
+            guard let seconds = Double(text), seconds > 0, seconds.isFinite else {
+                throw RolloutError.usage("ROLLOUT_SIGN_TIMEOUT=\(text) is not a number of seconds such as 30")
+            }
+            request.timeout = seconds
+        }
+        return request
     }
 
     /// The repository if one can be found; nil (not an error) when none exists and none was named.

@@ -155,6 +155,7 @@ public let allCommands: [CommandSpec] = [
     KeysCommands.initialize, KeysCommands.rotate, KeysCommands.revoke, KeysCommands.rotateRoot, KeysCommands.list,
     KeysCommands.generate,
     PublishCommands.publish, PublishCommands.verifySite, VerifyCommand.spec, GCCommand.spec,
+    HookCommand.preReceive,
     ConformanceCommand.write,
     MetricsCommands.ingest, MetricsCommands.retract, MetricsCommands.show, HealthCommand.spec, GuardCommand.spec,
     ReportCommand.spec,

@@ -35,6 +35,7 @@ enum Refusals {
         case let refusal as ScheduleRefusal: return schedule(refusal)
         case let refusal as TesterRefusal: return testers(refusal)
         case let refusal as SignerRefusal: return signers(refusal)
+        case let refusal as SigningRefusal: return signing(refusal)
         default: return "refused: \(refusal)"
         }
     }
@@ -76,6 +77,75 @@ enum Refusals {
             return
                 "\"\(InputLimits.echo(principal))\" is not a principal: a signer is named by the email of its commits (ana@example.com)"
         }
+    }
+
+    // MARK: signing
+
+    /// A change that could not be signed: what git config said, what went wrong, and the fix.
+    static func signing(_ refusal: SigningRefusal) -> String {
+        let unchanged = ". Nothing was changed; to make this change unsigned, run it again with --no-sign"
+        switch refusal {
+        case .unsupportedFormat(let format):
+            return
+                "git config gpg.format is \(format), which rollout does not sign with: use ssh or openpgp (git config gpg.format ssh)"
+                + unchanged
+        case .noSSHKey:
+            return
+                "git config asks for signed commits with gpg.format=ssh, but user.signingKey is not set: name your key with git config user.signingKey ~/.ssh/id_ed25519.pub (or key::ssh-ed25519 AAAA... for a key held in ssh-agent)"
+                + unchanged
+        case .noDefaultKey(let command, let said):
+            let lines = said.isEmpty ? "" : " (it said: \(said.joined(separator: "; ")))"
+            return
+                "git config asks for signed commits with gpg.format=ssh and no user.signingKey, and gpg.ssh.defaultKeyCommand (\(command)) gave no ssh public key\(lines): add a key to ssh-agent with ssh-add, or name one with git config user.signingKey ~/.ssh/id_ed25519.pub"
+                + unchanged
+        case .programMissing(let setup, let why):
+            let key = setup.programKey ?? (setup.format == .ssh ? "gpg.ssh.program" : "gpg.program")
+            return "cannot sign the change with \(signer(setup)): \(why); install it, or point git config \(key) at it"
+                + unchanged
+        case .keyFileMissing(let setup, let path):
+            let file = path == setup.key ? "that key file does not exist" : "there is no key file \(path)"
+            return
+                "cannot sign the change with \(signer(setup)): \(file); set git config user.signingKey to your key's file (~/.ssh/id_ed25519.pub)"
+                + unchanged
+        case .noAgent(let setup):
+            return
+                "cannot sign the change with \(signer(setup)): the key is to be in ssh-agent, and no agent answers (SSH_AUTH_SOCK); start one with eval $(ssh-agent) and add the key with ssh-add"
+                + unchanged
+        case .keyNotInAgent(let setup):
+            return
+                "cannot sign the change with \(signer(setup)): ssh-agent does not hold that key; add it with ssh-add PRIVATE-KEY-FILE"
+                + unchanged
+        case .needsPassphrase(let setup):
+            return
+                "cannot sign the change with \(signer(setup)): the key needs its passphrase, and rollout never waits for one; load it into the agent first (ssh-add for an ssh key, or gpg-agent's cache for gpg)"
+                + unchanged
+        case .noSecretKey(let setup):
+            let fix =
+                setup.keyIsCommitter
+                ? "set git config user.signingKey KEYID to a key gpg --list-secret-keys shows"
+                : "import the key into gpg, or set git config user.signingKey to a key gpg --list-secret-keys shows"
+            return "cannot sign the change with \(signer(setup)): gpg holds no secret key for it; \(fix)" + unchanged
+        case .failed(let setup, let status, let said):
+            let lines =
+                said.isEmpty ? " It said nothing" : " It said:\n" + said.map { "  \($0)" }.joined(separator: "\n")
+            return "cannot sign the change with \(signer(setup)): it failed with status \(status).\(lines)\n"
+                + unchanged.dropFirst(2)
+        case .timedOut(let setup, let seconds):
+            return
+                "cannot sign the change with \(signer(setup)): it did not finish within \(seconds) s (a prompt nobody can answer, such as a passphrase or a hardware key's touch) and was stopped"
+                + unchanged
+        }
+    }
+
+    /// The signer as git config set it: `ssh-keygen (gpg.format=ssh, user.signingKey ~/.ssh/id.pub)`.
+    private static func signer(_ setup: SignerSetup) -> String {
+        let program = setup.program + (setup.programKey.map { " (git config \($0))" } ?? "")
+        let key =
+            setup.keyIsCommitter
+            ? "the committer's key \(setup.key), as user.signingKey is not set"
+            : setup.defaultKeyCommand.map { "the key gpg.ssh.defaultKeyCommand (\($0)) printed, \(setup.key)" }
+                ?? "user.signingKey \(setup.key)"
+        return "\(program), gpg.format=\(setup.format.rawValue), \(key)"
     }
 
     // MARK: testers

@@ -151,7 +151,9 @@ public enum ExitCode: Int32, CaseIterable, Comparable, Sendable {
         case .badInput:
             return "bad input data (a pack, CSV, policy, key; an input past its limit) or a damaged repository"
         case .missing: return "a file, the repository, a pack or a locale is missing"
-        case .unavailable: return "the remote cannot be used as configured (host key, certificate, URL, git missing)"
+        case .unavailable:
+            return
+                "the remote or the commit signer cannot be used as configured (host key, certificate, URL, git missing; signing key, agent, program)"
         case .internal: return "a bug; please report it"
         case .io: return "I/O error: the disk is full, failing or read-only"
         case .tryAgain: return "a conflict, or the remote could not be reached: try again"

@@ -28,6 +28,10 @@ public final class PackRepository {
     /// The one place every dry run stops, so what it shows is what the real run records.
     public var dryRun = false
 
+    /// Whether change commits are signed, and how the signer is run (`CommitSigner`); the command
+    /// line sets it from `--sign`, `--no-sign` and git config.
+    public var signing = SigningRequest()
+
     /// More loose objects than this and a write packs them (`ROLLOUT_PACK_THRESHOLD`).
     public var packThreshold = Packing.automaticThreshold
 
@@ -85,6 +89,23 @@ public final class PackRepository {
         return PackRepository(git: git)
     }
 
+    /// Opens the bare repository a git server runs its pre-receive hook in (`PushCheck`), reading
+    /// the pushed objects from `objectDirectories` too (git's quarantine). No `rollout.format` is
+    /// asked for: a server's repository is a plain `git init --bare` that rollout pushed to.
+    public static func openPushed(_ path: String, objectDirectories: [String]) throws -> PackRepository {
+        let git: GitRepository
+        do {
+            git = try GitRepository.openBare(path)
+        } catch let error as GitError {
+            throw .noRepository(at: path, error.message)
+        }
+        let own = URL(fileURLWithPath: path).appendingPathComponent("objects").standardizedFileURL.path
+        for directory in objectDirectories where URL(fileURLWithPath: directory).standardizedFileURL.path != own {
+            try git.addObjectDirectory(directory)
+        }
+        return PackRepository(git: git)
+    }
+
     /// Finds the repository the way git finds `.git`: `explicit` (from `--repo`), else `environment`
     /// (`ROLLOUT_REPO`), else the working directory and each parent, where either the directory is a
     /// rollout repository itself or holds one named `.rollout`.
@@ -118,10 +139,12 @@ public final class PackRepository {
 
     // MARK: creating
 
-    /// Creates a new bare repository at `path` holding `files` in its first commit.
-    public static func create(at path: String, files: [(path: String, bytes: [UInt8])], actor: Actor, time: Timestamp)
-        throws -> (PackRepository, ObjectID)
-    {
+    /// Creates a new bare repository at `path` holding `files` in its first commit; `configure`
+    /// sets the new repository up (how it signs) before that commit is written.
+    public static func create(
+        at path: String, files: [(path: String, bytes: [UInt8])], actor: Actor, time: Timestamp,
+        configure: (PackRepository) -> Void = { _ in }
+    ) throws -> (PackRepository, ObjectID) {
         if let contents = try? FileManager.default.contentsOfDirectory(atPath: path), !contents.isEmpty {
             throw .initIntoNonEmpty(path)
         }
@@ -139,6 +162,7 @@ public final class PackRepository {
             throw error
         }
         let repository = PackRepository(git: git)
+        configure(repository)
         let change = Change(
             summary: "init: new pack repository", trailers: [(.action, ChangeAction.initialize.rawValue)], writes: files
         )
@@ -249,8 +273,10 @@ public final class PackRepository {
     private func applyUnpacked<Result>(
         actor: Actor, time: () -> Timestamp, firstCommit: Bool, _ operation: (Snapshot) throws -> (Change?, Result)
     ) throws -> Applied<Result> {
+        // Read before the operation runs: a signing set-up that cannot work stops the change before any work.
+        let signer = try commitSigner()
         if !offline, let remote = try syncRemote() {
-            return try applyThroughRemote(remote, actor: actor, time: time, operation)
+            return try applyThroughRemote(remote, actor: actor, time: time, signer: signer, operation)
         }
         var lockedAttempts = 0
         for attempt in 1...PackRepository.maximumAttempts {
@@ -260,7 +286,7 @@ public final class PackRepository {
             let snapshot = try Snapshot(repository: git, commit: tip)
             let (change, result) = try operation(snapshot)
             guard let change else { return Applied(commit: nil, result: result, attempts: attempt) }
-            let commit = try write(change, on: snapshot, actor: actor, time: time())
+            let commit = try write(change, on: snapshot, actor: actor, time: time(), signer: signer)
             try git.setReflogIdentity(GitSignature(name: actor.name, email: actor.email, time: 0))
             do {
                 let message = "rollout: \(change.summary)"
@@ -289,15 +315,20 @@ public final class PackRepository {
         }
     }
 
-    /// Writes the change's blobs, tree and commit. Nothing is visible until the ref moves.
-    func write(_ change: Change, on snapshot: Snapshot, actor: Actor, time: Timestamp) throws -> ObjectID {
-        try recordShardedFormat()
+    /// Writes the change's blobs, tree and commit, the commit signed by `signer` when there is one.
+    /// Nothing is visible until the ref moves, and a signature that cannot be made stops the change
+    /// before the repository's config is touched.
+    func write(_ change: Change, on snapshot: Snapshot, actor: Actor, time: Timestamp, signer: CommitSigner?) throws
+        -> ObjectID
+    {
         let upserts = try change.writes.map { (path: $0.path, blob: try git.writeBlob($0.bytes)) } + change.blobs
         let tree = try git.updatedTree(base: snapshot.tree, upserts: upserts, removals: change.removals)
         let signature = GitSignature(name: actor.name, email: actor.email, time: time.seconds)
-        return try git.createCommit(
+        let commit = try commitObject(
             tree: tree, parents: snapshot.commit.map { [$0] } ?? [], message: change.message(actor: actor.description),
-            author: signature)
+            author: signature, signer: signer)
+        try recordShardedFormat()
+        return commit
     }
 }
 

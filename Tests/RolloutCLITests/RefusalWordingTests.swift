@@ -75,18 +75,35 @@ final class RefusalWordingTests: XCTestCase {
                 TesterRefusal.badID(.tooLong(bytes: 300), text: "x", file: "ids.txt", line: 1),
                 TesterRefusal.noIDsInFile("ids.txt"), TesterRefusal.noSuchGroup("qa", groups: ["beta"]),
             ]
-            + [
-                SignerRefusal.badAllowedSigner(file: "f", line: 1, .noKey),
-                SignerRefusal.badAllowedSigner(file: "f", line: 1, .unclosedQuote),
-                SignerRefusal.badAllowedSigner(file: "f", line: 1, .certificateAuthority),
-                SignerRefusal.badAllowedSigner(file: "f", line: 1, .unknownOption("x")),
-                SignerRefusal.badAllowedSigner(file: "f", line: 1, .unknownKeyType("x")),
-                SignerRefusal.badAllowedSigner(file: "f", line: 1, .badKey("ssh-ed25519")),
-                SignerRefusal.badRoles(file: "signers/roles.json", "bad"), SignerRefusal.unknownRole("root"),
-                SignerRefusal.firstWithoutAdmin("a@x"), SignerRefusal.lastAdmin("a@x"),
-                SignerRefusal.noSuchSigner("a@x", signers: ["b@x"]), SignerRefusal.badOpenPGPKey(file: "k", "bad"),
-                SignerRefusal.badPrincipal("a b"),
-            ]
+            + signing + signers
+    }
+
+    private var signers: [SignerRefusal] {
+        [
+            SignerRefusal.badAllowedSigner(file: "f", line: 1, .noKey),
+            SignerRefusal.badAllowedSigner(file: "f", line: 1, .unclosedQuote),
+            SignerRefusal.badAllowedSigner(file: "f", line: 1, .certificateAuthority),
+            SignerRefusal.badAllowedSigner(file: "f", line: 1, .unknownOption("x")),
+            SignerRefusal.badAllowedSigner(file: "f", line: 1, .unknownKeyType("x")),
+            SignerRefusal.badAllowedSigner(file: "f", line: 1, .badKey("ssh-ed25519")),
+            SignerRefusal.badRoles(file: "signers/roles.json", "bad"), SignerRefusal.unknownRole("root"),
+            SignerRefusal.firstWithoutAdmin("a@x"), SignerRefusal.lastAdmin("a@x"),
+            SignerRefusal.noSuchSigner("a@x", signers: ["b@x"]), SignerRefusal.badOpenPGPKey(file: "k", "bad"),
+            SignerRefusal.badPrincipal("a b"),
+        ]
+    }
+
+    private var signing: [SigningRefusal] {
+        let ssh = SignerSetup(
+            format: .ssh, program: "ssh-keygen", programKey: nil, key: "~/.ssh/a.pub", keyIsCommitter: false)
+        let gpg = SignerSetup(
+            format: .openpgp, program: "gpg", programKey: "gpg.program", key: "A <a@x>", keyIsCommitter: true)
+        return [
+            .unsupportedFormat("x509"), .noSSHKey, .noDefaultKey(command: "ssh-add -L", said: ["no identities"]),
+            .programMissing(ssh, why: "cannot run ssh-keygen: not found"),
+            .keyFileMissing(ssh, path: "/h/.ssh/a.pub"), .noAgent(ssh), .keyNotInAgent(ssh), .needsPassphrase(ssh),
+            .noSecretKey(gpg), .failed(gpg, status: 2, said: ["gpg: signing failed"]), .timedOut(ssh, seconds: 30),
+        ]
     }
 
     private var removedKeys: LintFinding {
@@ -215,6 +232,22 @@ final class RefusalWordingTests: XCTestCase {
 
     /// Through the runner, a refusal reaches the person as a `RolloutError` with its exit code; any
     /// other error is not mistaken for one.
+    /// A signing failure says what git config said, the git config line or command that fixes it,
+    /// and --no-sign, the way to make the change unsigned.
+    func testASigningFailureNamesTheConfigAndTheWayOut() {
+        let gpg = SignerSetup(
+            format: .openpgp, program: "gpg", programKey: nil, key: "Ana <ana@example.com>", keyIsCommitter: true)
+        XCTAssertEqual(
+            Refusals.message(SigningRefusal.noSecretKey(gpg)),
+            "cannot sign the change with gpg, gpg.format=openpgp, the committer's key Ana <ana@example.com>, as user.signingKey is not set: gpg holds no secret key for it; set git config user.signingKey KEYID to a key gpg --list-secret-keys shows. Nothing was changed; to make this change unsigned, run it again with --no-sign"
+        )
+        XCTAssertEqual(
+            Refusals.message(SigningRefusal.noSSHKey),
+            "git config asks for signed commits with gpg.format=ssh, but user.signingKey is not set: name your key with git config user.signingKey ~/.ssh/id_ed25519.pub (or key::ssh-ed25519 AAAA... for a key held in ssh-agent). Nothing was changed; to make this change unsigned, run it again with --no-sign"
+        )
+        XCTAssertEqual(Refusals.worded(SigningRefusal.noSSHKey)?.kind.exitCode.rawValue, 69)
+    }
+
     func testOnlyRefusalsAndRolloutErrorsAreWorded() {
         XCTAssertEqual(Refusals.worded(RolloutError.missing("x")), .missing("x"))
         XCTAssertNil(Refusals.worded(CocoaError(.fileNoSuchFile)))

@@ -131,6 +131,7 @@ enum InProcess {
         context.stdoutIsTerminal = false
         context.stderrIsTerminal = false
         context.diagnostics = { diagnostics.append($0) }
+        context.standardInput = { [] }
         let result = RolloutCLI.run(arguments, context: context, commands: RolloutDevice.commands)
         HelpListsExitCode.check(arguments, status: result.exitCode, command: result.command)
         return RunResult(status: result.exitCode, stdout: result.stdout, stderr: diagnostics.text + result.stderr)

@@ -17,7 +17,8 @@ enum InitCommand {
             """,
         options: Options.self,
         arguments: .optional("DIR"),
-        effects: [.readsFiles, .writesFiles],
+        // Its first commit is a change like any other: signed as git config asks, which can fail (69).
+        effects: [.readsFiles, .writesFiles, .recordsChange],
         run: run)
 
     static func run(_ invocation: Invocation, _ context: CommandContext) throws -> CommandOutput {
@@ -31,8 +32,13 @@ enum InitCommand {
         }
         _ = try RepositoryTemplate.policy()
         let actor = try context.actor(invocation, repository: nil)
+        let signing = try context.signing(invocation)
         let (repository, commit) = try PackRepository.create(
-            at: directory, files: files, actor: actor, time: try context.now())
+            at: directory, files: files, actor: actor, time: try context.now()
+        ) {
+            $0.gitEnvironment = context.environment
+            $0.signing = signing
+        }
         let style = context.style(invocation)
         let text = """
             Created the pack repository \(style.bold(repository.path)) (commit \(commit.short)).

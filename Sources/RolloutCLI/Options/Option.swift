@@ -146,6 +146,10 @@ package struct GlobalOptions: OptionGroup {
         "offline",
         "keep the change in this repository even if it has a remote; rollout sync pushes it later (also ROLLOUT_OFFLINE=1)"
     )
+    let sign = Flag(
+        "sign", "sign the change commit with git's signing key, whatever git config commit.gpgSign says (docs/audit.md)"
+    )
+    let noSign = Flag("no-sign", "do not sign the change commit, whatever git config commit.gpgSign says")
     let noColor = Flag("no-color", "never colour the output (NO_COLOR in the environment does the same)")
     let help = Flag("help", "show help for the command")
 

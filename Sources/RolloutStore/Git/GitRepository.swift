@@ -91,6 +91,15 @@ final class GitRepository {
         return GitRepository(handle: repo!)
     }
 
+    /// Reads objects from `directory` too, after the repository's own: where git's receive-pack
+    /// keeps a push's objects (its quarantine) until the pre-receive hook has accepted them.
+    func addObjectDirectory(_ directory: String) throws {
+        var odb: OpaquePointer?
+        try check(git_repository_odb(&odb, handle), "opening the object database")
+        defer { git_odb_free(odb) }
+        try check(git_odb_add_disk_alternate(odb, directory), "reading objects from \(directory)")
+    }
+
     /// Creates a bare repository whose HEAD names `refs/heads/<initialBranch>`. Refuses an existing one.
     static func createBare(_ path: String, initialBranch: String) throws -> GitRepository {
         Git.initialized
@@ -442,6 +451,24 @@ final class GitRepository {
     func createCommit(tree: ObjectID, parents: [ObjectID], message: String, author: GitSignature) throws
         -> ObjectID
     {
+        try withCommitParts(tree: tree, parents: parents, author: author) { signature, treeHandle, parentHandles in
+            var out = git_oid()
+            try check(
+                Self.retryingLostFanOut {
+                    git_commit_create(
+                        &out, handle, nil, signature, signature, "UTF-8", message, treeHandle, parentHandles.count,
+                        &parentHandles)
+                }, "writing the commit")
+            return ObjectID(out)
+        }
+    }
+
+    /// Runs `body` with the libgit2 handles a commit is made of: the author (also the committer),
+    /// the tree and the parents, each freed when it returns.
+    func withCommitParts(
+        tree: ObjectID, parents: [ObjectID], author: GitSignature,
+        _ body: (UnsafeMutablePointer<git_signature>?, OpaquePointer?, inout [OpaquePointer?]) throws -> ObjectID
+    ) throws -> ObjectID {
         var signature: UnsafeMutablePointer<git_signature>?
         // libgit2 refuses an empty email; an actor given as a bare name is recorded with "-".
         let email = author.email.isEmpty ? "-" : author.email
@@ -459,14 +486,7 @@ final class GitRepository {
             try checkRead(git_commit_lookup(&commit, handle, &oid), "reading parent commit \(parent.short)")
             parentHandles.append(commit)
         }
-        var out = git_oid()
-        try check(
-            Self.retryingLostFanOut {
-                git_commit_create(
-                    &out, handle, nil, signature, signature, "UTF-8", message, treeHandle, parentHandles.count,
-                    &parentHandles)
-            }, "writing the commit")
-        return ObjectID(out)
+        return try body(signature, treeHandle, &parentHandles)
     }
 
     /// libgit2 makes a loose object's fan-out directory, then renames the object into it; a pack

@@ -22,6 +22,21 @@ enum Subprocess {
         let status: Int32
         let stdout: String
         let stderr: String
+        /// Killed at `Launch.deadline`, before it ended on its own.
+        var timedOut = false
+    }
+
+    /// How a program is started beyond its arguments. git's own runs take the defaults; the signer
+    /// of a commit (`CommitSigner`) must never wait on a person, so it runs in a session of its own
+    /// (no controlling terminal: a passphrase prompt fails at once instead of waiting) and is
+    /// killed, with everything it started in its group, at a deadline.
+    struct Launch {
+        /// The file the program reads as its standard input.
+        var input = "/dev/null"
+        /// A new session (POSIX_SPAWN_SETSID): no controlling terminal, its own process group.
+        var ownSession = false
+        /// Seconds after which it is killed; nil waits for it to end.
+        var deadline: Double? = nil
     }
 
     struct LaunchFailure: Error {
@@ -32,8 +47,8 @@ enum Subprocess {
 
     // Long: one posix_spawn; its file actions, attributes and C strings must live in this scope
     // (each freed by a defer here) until the child has started.
-    /// Runs `arguments[0]`, looked up in PATH, with `environment`, stdin from /dev/null.
-    static func run(_ arguments: [String], environment: [String: String]) throws -> Result {
+    /// Runs `arguments[0]`, looked up in PATH, with `environment`, stdin from /dev/null (or `launch.input`).
+    static func run(_ arguments: [String], environment: [String: String], launch: Launch = Launch()) throws -> Result {
         let stdout = try scratchFile(environment)
         defer { close(stdout) }
         let stderr = try scratchFile(environment)
@@ -48,7 +63,7 @@ enum Subprocess {
         #endif
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 0, launch.input, O_RDONLY, 0)
         posix_spawn_file_actions_adddup2(&actions, stdout, 1)
         posix_spawn_file_actions_adddup2(&actions, stderr, 2)
         // Nothing rollout inherited (its caller's pipes and sockets) reaches git, or what git leaves running.
@@ -69,6 +84,7 @@ enum Subprocess {
         for signal in [SIGPIPE, SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGCHLD] { sigaddset(&defaults, signal) }
         posix_spawnattr_setsigdefault(&attributes, &defaults)
         var flags = POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF
+        if launch.ownSession { flags |= Int32(rollout_spawn_setsid_flag()) }
         #if canImport(Darwin)
             // Only what the file actions set up is inherited (glibc: the closefrom above).
             flags |= POSIX_SPAWN_CLOEXEC_DEFAULT
@@ -94,14 +110,36 @@ enum Subprocess {
                 reason: "cannot run \(arguments[0]): \(String(cString: strerror(spawned)))", notFound: spawned == ENOENT
             )
         }
+        let (status, timedOut) = try wait(for: pid, named: arguments[0], deadline: launch.deadline)
+        let exitCode = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
+        return Result(status: exitCode, stdout: try contents(stdout), stderr: try contents(stderr), timedOut: timedOut)
+    }
+
+    /// Waits for `pid` to end; with a deadline, kills its process group (itself, when it has none
+    /// of its own) once the deadline passes, and says so.
+    private static func wait(for pid: pid_t, named name: String, deadline: Double?) throws
+        -> (status: Int32, timedOut: Bool)
+    {
         var status: Int32 = 0
-        while waitpid(pid, &status, 0) == -1 {
-            guard errno == EINTR else {
-                throw LaunchFailure(reason: "cannot wait for \(arguments[0]): \(String(cString: strerror(errno)))")
+        let end = deadline.map { Date().addingTimeInterval($0) }
+        var timedOut = false
+        while true {
+            let result = waitpid(pid, &status, end == nil || timedOut ? 0 : WNOHANG)
+            if result == pid { return (status, timedOut) }
+            if result == -1 {
+                guard errno == EINTR else {
+                    throw LaunchFailure(reason: "cannot wait for \(name): \(String(cString: strerror(errno)))")
+                }
+                continue
+            }
+            if let end, Date() >= end {
+                // Its own session makes it a group leader: the group holds what it started (an agent's prompt).
+                if kill(-pid, SIGKILL) != 0 { kill(pid, SIGKILL) }
+                timedOut = true
+            } else {
+                usleep(2_000)
             }
         }
-        let exitCode = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
-        return Result(status: exitCode, stdout: try contents(stdout), stderr: try contents(stderr))
     }
 
     /// A temporary file no other process can find: created, then unlinked at once, in the TMPDIR

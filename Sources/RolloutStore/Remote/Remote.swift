@@ -246,7 +246,8 @@ extension PackRepository {
     }
 
     func applyThroughRemote<Result>(
-        _ remote: String, actor: Actor, time: () -> Timestamp, _ operation: (Snapshot) throws -> (Change?, Result)
+        _ remote: String, actor: Actor, time: () -> Timestamp, signer: CommitSigner?,
+        _ operation: (Snapshot) throws -> (Change?, Result)
     ) throws -> Applied<Result> {
         var refusals: [String] = []
         // Every commit this command pushed, with what its run returned: a tip that holds one of them
@@ -269,7 +270,7 @@ extension PackRepository {
             let snapshot = try Snapshot(repository: git, commit: remoteTip)
             let (change, result) = try operation(snapshot)
             guard let change else { return Applied(commit: nil, result: result, attempts: attempt) }
-            let commit = try write(change, on: snapshot, actor: actor, time: time())
+            let commit = try write(change, on: snapshot, actor: actor, time: time(), signer: signer)
             pushed.append((commit, result))
             if let refused = try push(commit, to: remote, expected: remoteTip) {
                 refusals.append(refused)
@@ -426,6 +427,7 @@ extension PackRepository {
         _ local: [GitCommit], from base: ObjectID, on remoteTip: ObjectID, avoiding changedThere: [String: GitCommit],
         of remote: String
     ) throws -> (tip: ObjectID, count: Int) {
+        let signer = try commitSigner()
         var tip = remoteTip
         var tipTree = try git.commit(remoteTip).tree
         var parentTree = try git.commit(base).tree
@@ -447,7 +449,9 @@ extension PackRepository {
                 base: tipTree,
                 upserts: changes.compactMap { change in change.new.map { (path: change.path, blob: $0) } },
                 removals: changes.filter { $0.new == nil }.map(\.path))
-            tip = try git.createCommit(tree: tipTree, parents: [tip], message: commit.message, author: commit.author)
+            // A new commit: signed again, by whoever replays it, as git rebase -S signs.
+            tip = try commitObject(
+                tree: tipTree, parents: [tip], message: commit.message, author: commit.author, signer: signer)
         }
         return (tip, replayed)
     }

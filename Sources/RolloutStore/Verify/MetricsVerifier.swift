@@ -8,6 +8,16 @@ struct MetricsVerifier {
     /// Provenance record path -> the commit (short id) that added it.
     private var recordAdded: [String: String] = [:]
 
+    /// Takes every provenance record `snapshot` holds as added by a commit before it: a walk that
+    /// starts after a checked tip retracts and ingests again against what that tip held.
+    mutating func assumeAdded(in snapshot: Snapshot) throws {
+        for directory in [MetricsLayout.ingestsDirectory, MetricsLayout.retractionsDirectory] {
+            for entry in try snapshot.directory(directory) where !entry.isTree {
+                recordAdded["\(directory)/\(entry.name)"] = snapshot.commit?.short
+            }
+        }
+    }
+
     static func isRollup(_ path: String) -> Bool {
         MetricKind.allCases.contains { path.hasPrefix("\(MetricsLayout.directory)/\($0.rawValue)/") }
     }

@@ -208,6 +208,17 @@ public enum Verifier {
         var metrics = MetricsVerifier()
         var previousTree: ObjectID? = nil
 
+        /// A walk from the first commit (`rollout verify`).
+        init(git: GitRepository) { self.git = git }
+
+        /// A walk that starts after `base`, a tip checked before (the server's, for the pre-receive
+        /// hook): the records `base` holds count as added by the history before it.
+        init(git: GitRepository, after base: GitCommit) throws {
+            self.git = git
+            previousTree = base.tree
+            try metrics.assumeAdded(in: Snapshot(repository: git, commit: base.id))
+        }
+
         mutating func check(_ commit: GitCommit, isFirst: Bool) throws -> [Problem] {
             let changes = try diff(git, previousTree, commit.tree)
             previousTree = commit.tree
@@ -462,12 +473,14 @@ public enum Verifier {
         }
     }
 
-    /// Every plan parses, and names only packs the tip holds and that are not blocked. Returns how many.
-    static func checkPlans(_ snapshot: Snapshot, stored packs: [String: Set<Int>], problem: (String, String) -> Void)
-        throws -> Int
-    {
+    /// Every plan (of `only` those locales, when given) parses, and names only packs the tip holds
+    /// and that are not blocked. Returns how many.
+    static func checkPlans(
+        _ snapshot: Snapshot, stored packs: [String: Set<Int>], only locales: Set<String>? = nil,
+        problem: (String, String) -> Void
+    ) throws -> Int {
         var count = 0
-        for locale in try snapshot.plannedLocales() {
+        for locale in try snapshot.plannedLocales() where locales?.contains(locale) ?? true {
             let path = StateLayout.plan(locale)
             count += 1
             let plan: Plan

@@ -1,0 +1,189 @@
+import CGit2
+import RolloutModel
+
+/// `rollout hook pre-receive` (docs/teams.md, "Enforcing on the server"): what a git server checks
+/// before it moves a ref, so that a push `rollout verify` would find wrong never lands, whoever
+/// made it and with whatever tool. The state ref is never deleted and never rewritten, and every
+/// commit a push adds to it passes `verify`'s per-commit checks (`Verifier.HistoryWalk`) and its
+/// checks of a stored pack and of a plan, for the packs the commit adds and the plans it changes.
+public enum PushCheck {
+    /// One line git writes to a pre-receive hook: `OLD NEW REF`. An all-zero id is a ref the push
+    /// creates (old) or deletes (new): nil here.
+    public struct RefUpdate: Equatable, Sendable {
+        public let old: ObjectID?
+        public let new: ObjectID?
+        public let ref: String
+
+        /// The update a line names, or nil for a line that is not `OLD NEW REF`.
+        public init?(line: Substring) {
+            let words = line.split(separator: " ", maxSplits: 2)
+            guard words.count == 3, let old = Self.id(words[0]), let new = Self.id(words[1]) else { return nil }
+            self.old = old
+            self.new = new
+            ref = String(words[2])
+        }
+
+        /// A 40-digit id (the inner nil: the all-zero id, no commit), or nil for another word.
+        private static func id(_ word: Substring) -> ObjectID?? {
+            if word.count == 40 && word.allSatisfy({ $0 == "0" }) { return .some(nil) }
+            return ObjectID(hex: String(word)).map { .some($0) }
+        }
+    }
+
+    /// Why an update is refused: data the command words.
+    public enum Problem: Equatable, Sendable {
+        /// Deleting the state ref, which holds every change and the audit log.
+        case deletesStateRef
+        /// A new tip that does not continue the old one along first parents: a force push, or a
+        /// merge onto the state ref. Every clone and the audit log hold the old history.
+        case rewritesHistory(old: ObjectID, new: ObjectID)
+        /// A new tip that is not a commit (a tag or a tree), or that the push did not bring.
+        case notACommit(ObjectID)
+        /// A commit the push adds that fails `rollout verify`'s checks of one commit.
+        case commit(Verifier.Problem)
+    }
+
+    /// A refused update: the ref and every problem found in it, in the order of its commits.
+    public struct RefusedUpdate: Equatable, Sendable {
+        public let ref: String
+        public let problems: [Problem]
+    }
+
+    /// What the hook found: the refused updates (none: the push may land) and how many new commits
+    /// of the state ref it checked.
+    public struct Outcome: Equatable, Sendable {
+        public var refused: [RefusedUpdate] = []
+        public var checkedCommits = 0
+    }
+
+    /// What a pushed ref is held to, by its name: the one place that says it.
+    enum RefRule {
+        /// `refs/heads/main`: rollout's history.
+        case state
+        /// `refs/rollout/*`: rollout's own refs beside the history (proposals will live here).
+        case rollout
+        /// Anything else (other branches, tags): not rollout's, passed through.
+        case other
+
+        init(_ ref: String) {
+            if ref == StateLayout.stateRef {
+                self = .state
+            } else if ref.hasPrefix("refs/rollout/") {
+                self = .rollout
+            } else {
+                self = .other
+            }
+        }
+    }
+
+    /// Checks every update of one push; `repository` reads the pushed objects (`openPushed`).
+    public static func check(_ repository: PackRepository, updates: [RefUpdate]) throws -> Outcome {
+        var outcome = Outcome()
+        for update in updates {
+            let problems: [Problem]
+            switch RefRule(update.ref) {
+            case .state:
+                let (found, checked) = try stateProblems(repository, update)
+                problems = found
+                outcome.checkedCommits += checked
+            case .rollout: problems = rolloutRefProblems(repository, update)
+            case .other: problems = []
+            }
+            if !problems.isEmpty { outcome.refused.append(RefusedUpdate(ref: update.ref, problems: problems)) }
+        }
+        return outcome
+    }
+
+    /// The state ref: not deleted, only fast-forwarded along first parents, and every new commit,
+    /// oldest first, passes the checks `rollout verify` runs on each commit of the history. Returns
+    /// the problems and how many new commits were checked.
+    static func stateProblems(_ repository: PackRepository, _ update: RefUpdate) throws -> ([Problem], Int) {
+        guard let new = update.new else { return ([.deletesStateRef], 0) }
+        let git = repository.git
+        if try git.unreadableObject(new, GIT_OBJECT_COMMIT) != nil { return ([.notACommit(new)], 0) }
+        if let old = update.old, old != new, !(try git.isDescendant(new, of: old)) {
+            return ([.rewritesHistory(old: old, new: new)], 0)
+        }
+        // First parents from the new tip back to the old one (or to the first commit).
+        var added: [GitCommit] = []
+        var next: ObjectID? = new
+        while let id = next, id != update.old {
+            let commit = try git.commit(id)
+            added.append(commit)
+            next = commit.parents.first
+        }
+        if let old = update.old, next != old {
+            // The old tip is in the new history, but off its first-parent line: a merge.
+            return ([.rewritesHistory(old: old, new: new)], 0)
+        }
+        added.reverse()
+        let base = try update.old.map { try git.commit($0) }
+        var walk = try base.map { try Verifier.HistoryWalk(git: git, after: $0) } ?? Verifier.HistoryWalk(git: git)
+        var problems: [Problem] = []
+        for (index, commit) in added.enumerated() {
+            problems += try walk.check(commit, isFirst: base == nil && index == 0).map(Problem.commit)
+        }
+        problems += try storedFileProblems(git, added, after: base)
+        problems += try signatureProblems(repository, old: update.old, new: new, added: added)
+        return (problems, added.count)
+    }
+
+    /// The files a new commit adds or changes that `rollout verify` checks only at its tip, checked
+    /// at that commit: each pack it adds parses, holds the id its path says and matches its record;
+    /// each plan it changes parses and names only packs stored then and not blocked. The checks of
+    /// one commit accept a pack-add or a promote whatever the file holds, and verify would find it
+    /// only after it landed.
+    static func storedFileProblems(_ git: GitRepository, _ added: [GitCommit], after base: GitCommit?) throws
+        -> [Problem]
+    {
+        var problems: [Problem] = []
+        var previousTree = base?.tree
+        for commit in added {
+            let changes = try Verifier.diff(git, previousTree, commit.tree).filter { $0.new != nil }
+            previousTree = commit.tree
+            let packs = changes.compactMap { change -> StateLayout.StoredPackFile? in
+                guard change.old == nil, let file = StateLayout.storedPackFile(atPath: change.path), !file.isRecord
+                else { return nil }
+                return file
+            }
+            let plans = Set(changes.compactMap { plannedLocale(atPath: $0.path) })
+            guard !packs.isEmpty || !plans.isEmpty else { continue }
+            let snapshot = try Snapshot(repository: git, commit: commit.id)
+            let problem = { (path: String, message: String) in
+                problems.append(.commit(Verifier.Problem(commit: commit.id.short, path: path, message: message)))
+            }
+            for file in packs {
+                guard let bytes = try snapshot.file(file.path) else { continue }
+                try Verifier.checkPack(
+                    bytes, id: file.id, placement: file.placement, snapshot: snapshot, problem: problem)
+            }
+            var stored: [String: Set<Int>] = [:]
+            for locale in plans { stored[locale] = Set(try snapshot.contentVersions(of: locale)) }
+            _ = try Verifier.checkPlans(snapshot, stored: stored, only: plans, problem: problem)
+        }
+        return problems
+    }
+
+    /// The locale whose plan is at `path` (`plans/<locale>.json`), or nil.
+    static func plannedLocale(atPath path: String) -> String? {
+        let prefix = StateLayout.plansDirectory + "/"
+        guard path.hasPrefix(prefix), path.hasSuffix(".json") else { return nil }
+        let locale = path.dropFirst(prefix.count).dropLast(5)
+        return locale.isEmpty || locale.contains("/") ? nil : String(locale)
+    }
+
+    /// Who signed the commits a push adds to the state ref (`added`, oldest first, from after `old`
+    /// to `new`), checked against the allowed signers and roles in force at each (issue 35): the
+    /// one place those checks join the hook. None yet: today every commit's signature is accepted.
+    static func signatureProblems(_ repository: PackRepository, old: ObjectID?, new: ObjectID, added: [GitCommit])
+        throws -> [Problem]
+    {
+        []
+    }
+
+    /// `refs/rollout/*`: rollout's refs beside the history. None is checked yet (two-person
+    /// proposals will be pushed here, and checked here).
+    static func rolloutRefProblems(_ repository: PackRepository, _ update: RefUpdate) -> [Problem] {
+        []
+    }
+}
