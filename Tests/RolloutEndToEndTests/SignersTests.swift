@@ -154,6 +154,7 @@ final class SignersTests: XCTestCase {
             after.stdout.contains(
                 "commit \(try w.stateTip().prefix(12)): cannot be checked: the signers in force at it are damaged (signers/allowed_signers:2: "
             ), after.stdout)
+        XCTAssertTrue(try w.rollout("log", "--limit", "1").stdout.contains("  signer: signers damaged\n"))
     }
 
     func testAnOpenPGPSignerIsVerifiedAsGitVerifiesIt() throws {

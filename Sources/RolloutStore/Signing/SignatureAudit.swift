@@ -32,10 +32,11 @@ public struct ChangeAudit: Sendable {
 extension ChangeAudit {
     /// The signer as the log's SIGNER column and the report show it beside the claimed actor: the
     /// verified principal, `unsigned`, `not allowed (KEY)`, `bad signature`, `actor mismatch`, or
-    /// the principal with `(role not allowed)`.
+    /// the principal with `(role not allowed)`, or `signers damaged` when they could not be read.
     public var signerLabel: String {
-        if problems.contains(where: { if case .actorMismatch = $0 { return true } else { return false } }) {
-            return "actor mismatch"
+        for problem in problems {
+            if case .actorMismatch = problem { return "actor mismatch" }
+            if case .damagedSigners = problem { return "signers damaged" }
         }
         switch signature {
         case .unsigned: return "unsigned"
@@ -60,7 +61,7 @@ extension PackRepository {
 
     /// The audits of the changes after `base` up to `tip` along first parents (`base..tip`; every
     /// change when `base` is nil), oldest first. Each signers tree's keyrings are built once.
-    /// For the server hook (the pushed range), `rollout verify` and `rollout log --verify`.
+    /// For the server hook (the pushed range) and `rollout verify` (`--since REF`: REF..main).
     public func signatureAudits(from base: ObjectID?, to tip: ObjectID, requireSigned: Bool) throws -> [ChangeAudit] {
         let stop = try base.flatMap { try git.mergeBase($0, tip) }
         var chain: [GitCommit] = []
