@@ -224,4 +224,41 @@ final class SignatureVerifyTests: XCTestCase {
         try s.signTip(anaKey)
         XCTAssertEqual(try w.rollout("verify", "--since", base).status, 0)
     }
+
+    /// Changes rollout signs itself (commit.gpgSign): verified as the signer; a change claiming Ana
+    /// (--actor) signed with guard's key is an actor mismatch, and git verify-commit agrees on whose
+    /// key signed each.
+    func testChangesRolloutSignsItselfAreVerifiedAndAForgedActorIsCaught() throws {
+        let w = try Workspace()
+        let s = GitSigning(w: w)
+        try w.initWithExamples()
+        let anaKey = try s.sshKey("ana")
+        let guardKey = try s.sshKey("guard")
+        for (name, value) in [("gpg.format", "ssh"), ("user.signingKey", anaKey), ("commit.gpgSign", "true")] {
+            try s.git(["config", name, value])
+        }
+        try run(
+            w, ["signers", "add", "ana@example.com", "--key", anaKey + ".pub", "--role", "admin,release"], env: ana)
+        try run(w, ["signers", "add", "guard@example.com", "--key", guardKey + ".pub", "--role", "bot"], env: ana)
+        try run(w, ["promote", "en-US@1", "--to", "100%"], env: ana)
+        let good = try w.stateTip()
+        try s.git(["config", "user.signingKey", guardKey])
+        try run(w, ["revert", "en-US", "--to", "bundled", "--reason", "kill switch"], env: ana)
+        let forged = try w.stateTip()
+
+        let log = try w.rollout("log", "--limit", "2", "--json")
+        let signatures = try XCTUnwrap(try w.json(log)["changes"] as? [[String: Any]]).map {
+            $0["signature"] as? [String: Any] ?? [:]
+        }
+        XCTAssertEqual(signatures.map { $0["principal"] as? String }, ["guard@example.com", "ana@example.com"])
+        XCTAssertEqual(signatures.map { $0["status"] as? String }, ["verified", "verified"])
+        XCTAssertEqual((signatures[0]["problems"] as? [String])?.count, 1, "the forged actor")
+        let verify = try w.rollout("verify")
+        XCTAssertEqual(verify.status, 1, verify.output)
+        XCTAssertTrue(
+            verify.stdout.contains("commit \(forged.prefix(12)): claims Rollout-Actor Ana Release"), verify.stdout)
+        XCTAssertFalse(verify.stdout.contains("commit \(good.prefix(12))"), verify.stdout)
+        XCTAssertTrue(try s.gitVerifies(good, signersAt: good + "^"))
+        XCTAssertTrue(try s.gitVerifies(forged, signersAt: forged + "^"), "git: a good signature, by guard's key")
+    }
 }
