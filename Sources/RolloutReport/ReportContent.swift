@@ -67,7 +67,7 @@ struct ReportContent: Sendable {
     /// --all` has each locale's from its overview row); judged here otherwise.
     static func gather(
         locale: String, repository: PackRepository, snapshot: Snapshot? = nil, health known: Health.Report?? = nil,
-        now: Timestamp
+        signers: SignerLabels? = nil, now: Timestamp
     ) throws -> ReportContent {
         let snapshot = try snapshot ?? repository.snapshot()
         guard let plan = try snapshot.plan(locale) else {
@@ -96,7 +96,9 @@ struct ReportContent: Sendable {
         }
         return ReportContent(
             locale: locale, generated: now, repositoryPath: repository.path, state: snapshot.commit?.short, plan: plan,
-            changes: try signed(entries.map { change($0, locale: locale) }, repository: repository), staged: staged,
+            changes: try signed(
+                entries.map { change($0, locale: locale) },
+                labels: signers ?? SignerLabels(repository: repository, at: snapshot.commit)), staged: staged,
             gates: gates, health: health,
             days: days,
             rollbacks: rollbacks, unreadableRollbacks: stored.count - rollbacks.count)
@@ -104,13 +106,10 @@ struct ReportContent: Sendable {
 
     /// `changes` with their signers, when the repository has signers (docs/audit.md, "Who made each
     /// change: verified signers"); as they are otherwise.
-    static func signed(_ changes: [Change], repository: PackRepository) throws -> [Change] {
-        guard let tip = try repository.snapshot().commit, try repository.hasSigners(at: tip) else { return changes }
-        var auditor = repository.signatureAuditor()
-        defer { auditor.close() }
-        return try changes.map { change in
+    static func signed(_ changes: [Change], labels: SignerLabels) throws -> [Change] {
+        try changes.map { change in
             var change = change
-            change.signer = try auditor.audit(hex: change.commit, requireSigned: false)?.signerLabel
+            change.signer = try labels.label(change.commit)
             return change
         }
     }
@@ -168,5 +167,28 @@ struct ReportContent: Sendable {
 extension RolloutError {
     fileprivate static func reportNoLocale(_ locale: String) -> RolloutError {
         .missing("no locale \(locale): it has no packs and no plan")
+    }
+}
+
+/// Each change's signer as the report shows it (`ChangeAudit.signerLabel`), checked once per
+/// commit however many pages show it (`report --all`: a publish names every locale); nothing when
+/// the state has no signers.
+public final class SignerLabels {
+    private var auditor: SignatureAuditor?
+    private var labels: [String: String?] = [:]
+
+    public init(repository: PackRepository, at commit: ObjectID?) throws {
+        if let commit, try repository.hasSigners(at: commit) { auditor = repository.signatureAuditor() }
+    }
+
+    deinit { auditor?.close() }
+
+    /// The signer of the commit `hex`; nil when the state has no signers.
+    func label(_ hex: String) throws -> String? {
+        guard auditor != nil else { return nil }
+        if let known = labels[hex] { return known }
+        let label = try auditor!.audit(hex: hex, requireSigned: false)?.signerLabel
+        labels[hex] = label
+        return label
     }
 }

@@ -20,10 +20,10 @@ public enum ReportPage {
     /// page from the one snapshot its overview reads, and links each back to the `overview` file.
     public static func render(
         locale: String, repository: PackRepository, snapshot: Snapshot? = nil, health: Health.Report?? = nil,
-        overview: String? = nil, now: Timestamp
+        overview: String? = nil, signers: SignerLabels? = nil, now: Timestamp
     ) throws -> Summary {
         var content = try ReportContent.gather(
-            locale: locale, repository: repository, snapshot: snapshot, health: health, now: now)
+            locale: locale, repository: repository, snapshot: snapshot, health: health, signers: signers, now: now)
         content.overview = overview
         return render(content)
     }

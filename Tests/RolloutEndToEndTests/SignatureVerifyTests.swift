@@ -110,6 +110,11 @@ final class SignatureVerifyTests: XCTestCase {
         XCTAssertTrue(page.contains("Guard Bot &lt;bot@example.com&gt; (signer: bot@example.com)"), page)
         XCTAssertTrue(page.contains("Ana Release &lt;ana@example.com&gt; (signer: actor mismatch)"), page)
         XCTAssertTrue(page.contains("(signer: bad signature)"), page)
+        // report --all checks each change once for every page, and shows the same signers.
+        let all = try w.rollout("report", "--all", "--out", "reports")
+        XCTAssertEqual(all.status, 0, all.output)
+        let allPage = try String(contentsOfFile: w.work + "/reports/tr-TR.html", encoding: .utf8)
+        XCTAssertTrue(allPage.contains("Ana Release &lt;ana@example.com&gt; (signer: actor mismatch)"), allPage)
     }
 
     /// `ssh-keygen -lf`'s fingerprint of a test key.

@@ -73,6 +73,7 @@ enum ReportCommand {
         var pages: [JSONValue] = []
         var bytes = 0
         var unreadable: [String: String] = [:]
+        let signers = try SignerLabels(repository: repository, at: snapshot.commit)
         for glance in locales {
             // Its page would stop at the same metrics: the overview says why instead of linking to it.
             if let failure = glance.failure {
@@ -82,7 +83,7 @@ enum ReportCommand {
             // The overview row judged its health on this snapshot already: the page shows the same.
             let summary = try ReportPage.render(
                 locale: glance.locale, repository: repository, snapshot: snapshot, health: .some(glance.health),
-                overview: OverviewPage.indexName, now: now)
+                overview: OverviewPage.indexName, signers: signers, now: now)
             let file = directory + "/" + OverviewPage.fileName(of: glance.locale)
             try context.writeFile(file, Array(summary.html.utf8))
             bytes += summary.html.utf8.count
