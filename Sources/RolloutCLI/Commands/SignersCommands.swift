@@ -47,7 +47,7 @@ enum SignersCommands {
             let keyFile = try invocation.value(options.key)
             let openPGPFile = try invocation.value(options.openPGP)
             guard (keyFile == nil) != (openPGPFile == nil) else {
-                throw RolloutError.usage("rollout signers add needs one of --key PUBFILE or --openpgp ASCFILE")
+                throw RolloutError.usage("rollout signers add needs --key PUBFILE or --openpgp ASCFILE")
             }
             var sshKey: AllowedSigner? = nil
             if let keyFile {
