@@ -114,10 +114,10 @@ final class PreReceiveHookTests: XCTestCase {
             XCTAssertTrue(pushed.stderr.contains("pre-receive hook declined"), pushed.stderr, file: file, line: line)
             XCTAssertEqual(try refs(w, repository), landed, "\(push.arguments) changed nothing", file: file, line: line)
         }
-        // Other refs are not rollout's history: they pass.
+        // Other refs are not rollout's history: they pass (proposals are SignedPushTests').
         let other = try git(
             w,
-            ["--git-dir", clone, "push", "origin", "\(forged):refs/heads/scratch", "\(good):refs/rollout/proposals/1"])
+            ["--git-dir", clone, "push", "origin", "\(forged):refs/heads/scratch", "\(good):refs/rollout/replayed/1"])
         XCTAssertEqual(other.status, 0, other.output, file: file, line: line)
         XCTAssertEqual(try revParse(w, repository, "refs/heads/scratch"), forged, file: file, line: line)
     }

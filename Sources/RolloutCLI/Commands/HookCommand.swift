@@ -20,12 +20,18 @@ enum HookCommand {
             changed, it changes no file that never changes once written, it touches only the
             files its action may, each pack it adds parses, is the pack its path names and matches
             its record, and each plan it writes parses and gives only packs stored and not
-            blocked. The server's repository needs no rollout.format: a plain git init
-            --bare that rollout pushes to. refs/rollout/* and every other ref pass. Each refused
+            blocked. Each commit's signature is audited as rollout verify audits it, against the
+            signers in force at it, when the repository has signers: a bad signature, a key not
+            allowed, a role that may not make the change or a forged Rollout-Actor is refused; an
+            unsigned change too with --require-signed, or when the policy's signing.requireSigned
+            says so at the server's tip or the pushed one. A proposal
+            (refs/rollout/proposals/*) must be one change on main's history signed by a signer who
+            may make it; deleting one passes. The server's repository needs no rollout.format: a
+            plain git init --bare that rollout pushes to. Every other ref passes. Each refused
             commit is one line on stderr, rollout: refused COMMIT: why, which git shows the pusher;
             then git refuses the whole push and changes nothing.
             """,
-        options: NoOptions.self,
+        options: Options.self,
         arguments: .none,
         effects: [.readsRepository, .checks],
         exitNotes: [.checkFailed: "the push is refused; each reason is a line on stderr, which git shows the pusher"],
@@ -34,12 +40,20 @@ enum HookCommand {
             let updates = try readUpdates(context.standardInput())
             let repository = try PackRepository.openPushed(
                 try gitDirectory(invocation, context), objectDirectories: objectDirectories(context))
-            let outcome = try PushCheck.check(repository, updates: updates)
+            let outcome = try PushCheck.check(
+                repository, updates: updates, requireSigned: invocation.flag(Options.declared.requireSigned))
             if !invocation.json {
                 for line in refusalLines(outcome) { context.diagnostics("rollout: \(line.oneLine)\n") }
             }
             return CommandOutput(json: json(outcome), text: "", exitCode: outcome.refused.isEmpty ? 0 : 1)
         })
+
+    struct Options: OptionGroup {
+        let requireSigned = Flag(
+            "require-signed", "refuse an unsigned change too, whatever the repository's policy says")
+
+        static let declared = Options()
+    }
 
     /// The updates git wrote, one `OLD NEW REF` a line.
     static func readUpdates(_ input: [UInt8]) throws -> [PushCheck.RefUpdate] {
@@ -116,6 +130,13 @@ enum HookCommand {
             return (id.short, nil, "it is not a commit; \(ref) holds only rollout's commits")
         case .commit(let found):
             return (found.commit ?? "?", found.path, found.message)
+        case .signature(let commit, let problem):
+            return (commit.short, nil, SignatureWords.problem(problem))
+        case .proposalOffHistory(let commit):
+            return (
+                commit.short, nil,
+                "a proposal starts from a change of \(StateLayout.stateRef), and its parent is not one"
+            )
         }
     }
 

@@ -4,8 +4,10 @@ import RolloutModel
 /// `rollout hook pre-receive` (docs/teams.md, "Enforcing on the server"): what a git server checks
 /// before it moves a ref, so that a push `rollout verify` would find wrong never lands, whoever
 /// made it and with whatever tool. The state ref is never deleted and never rewritten, and every
-/// commit a push adds to it passes `verify`'s per-commit checks (`Verifier.HistoryWalk`) and its
-/// checks of a stored pack and of a plan, for the packs the commit adds and the plans it changes.
+/// commit a push adds to it passes `verify`'s per-commit checks (`Verifier.HistoryWalk`), its
+/// checks of a stored pack and of a plan, for the packs the commit adds and the plans it changes,
+/// and the signature audit (`signatureAudits`) against the signers in force at it. A proposal
+/// (`refs/rollout/proposals/*`) is a signed change on main's history, by a signer who may make it.
 public enum PushCheck {
     /// One line git writes to a pre-receive hook: `OLD NEW REF`. An all-zero id is a ref the push
     /// creates (old) or deletes (new): nil here.
@@ -41,6 +43,12 @@ public enum PushCheck {
         case notACommit(ObjectID)
         /// A commit the push adds that fails `rollout verify`'s checks of one commit.
         case commit(Verifier.Problem)
+        /// A commit whose signature the audit refuses (`ChangeAudit.problems`), as `rollout verify`
+        /// with `--require-signed` would when signing is required.
+        case signature(commit: ObjectID, SignatureProblem)
+        /// A proposal whose commit does not start from a change of the state ref: approving it
+        /// could not apply it to the history.
+        case proposalOffHistory(commit: ObjectID)
     }
 
     /// A refused update: the ref and every problem found in it, in the order of its commits.
@@ -60,7 +68,9 @@ public enum PushCheck {
     enum RefRule {
         /// `refs/heads/main`: rollout's history.
         case state
-        /// `refs/rollout/*`: rollout's own refs beside the history (proposals will live here).
+        /// `refs/rollout/proposals/*`: a change proposed for a second signer's approval.
+        case proposal
+        /// Other `refs/rollout/*`: rollout's own refs beside the history, passed through.
         case rollout
         /// Anything else (other branches, tags): not rollout's, passed through.
         case other
@@ -68,6 +78,8 @@ public enum PushCheck {
         init(_ ref: String) {
             if ref == StateLayout.stateRef {
                 self = .state
+            } else if ref.hasPrefix(proposalPrefix) {
+                self = .proposal
             } else if ref.hasPrefix("refs/rollout/") {
                 self = .rollout
             } else {
@@ -76,18 +88,26 @@ public enum PushCheck {
         }
     }
 
+    /// Where proposals are pushed, one ref each.
+    static let proposalPrefix = "refs/rollout/proposals/"
+
     /// Checks every update of one push; `repository` reads the pushed objects (`openPushed`).
-    public static func check(_ repository: PackRepository, updates: [RefUpdate]) throws -> Outcome {
+    /// `requireSigned` (the hook's own flag) makes an unsigned change a problem whatever the
+    /// policy says; the policy's `signing.requireSigned` at the server's tip or the pushed one does too.
+    public static func check(_ repository: PackRepository, updates: [RefUpdate], requireSigned: Bool = false) throws
+        -> Outcome
+    {
         var outcome = Outcome()
+        let mainUpdate = updates.first { RefRule($0.ref) == .state }
         for update in updates {
             let problems: [Problem]
             switch RefRule(update.ref) {
             case .state:
-                let (found, checked) = try stateProblems(repository, update)
+                let (found, checked) = try stateProblems(repository, update, requireSigned: requireSigned)
                 problems = found
                 outcome.checkedCommits += checked
-            case .rollout: problems = rolloutRefProblems(repository, update)
-            case .other: problems = []
+            case .proposal: problems = try proposalProblems(repository, update, main: mainUpdate)
+            case .rollout, .other: problems = []
             }
             if !problems.isEmpty { outcome.refused.append(RefusedUpdate(ref: update.ref, problems: problems)) }
         }
@@ -97,7 +117,9 @@ public enum PushCheck {
     /// The state ref: not deleted, only fast-forwarded along first parents, and every new commit,
     /// oldest first, passes the checks `rollout verify` runs on each commit of the history. Returns
     /// the problems and how many new commits were checked.
-    static func stateProblems(_ repository: PackRepository, _ update: RefUpdate) throws -> ([Problem], Int) {
+    static func stateProblems(_ repository: PackRepository, _ update: RefUpdate, requireSigned: Bool) throws -> (
+        [Problem], Int
+    ) {
         guard let new = update.new else { return ([.deletesStateRef], 0) }
         let git = repository.git
         if try git.unreadableObject(new, GIT_OBJECT_COMMIT) != nil { return ([.notACommit(new)], 0) }
@@ -124,7 +146,7 @@ public enum PushCheck {
             problems += try walk.check(commit, isFirst: base == nil && index == 0).map(Problem.commit)
         }
         problems += try storedFileProblems(git, added, after: base)
-        problems += try signatureProblems(repository, old: update.old, new: new, added: added)
+        problems += try signatureProblems(repository, old: update.old, new: new, requireSigned: requireSigned)
         return (problems, added.count)
     }
 
@@ -172,18 +194,53 @@ public enum PushCheck {
         return locale.isEmpty || locale.contains("/") ? nil : String(locale)
     }
 
-    /// Who signed the commits a push adds to the state ref (`added`, oldest first, from after `old`
-    /// to `new`), checked against the allowed signers and roles in force at each (issue 35): the
-    /// one place those checks join the hook. None yet: today every commit's signature is accepted.
-    static func signatureProblems(_ repository: PackRepository, old: ObjectID?, new: ObjectID, added: [GitCommit])
+    /// Who signed the commits a push adds to the state ref (after `old` up to `new`), checked
+    /// against the allowed signers and roles in force at each by the audit `rollout verify` runs
+    /// (`signatureAudits`): the one place those checks join the hook. Nothing to check when neither
+    /// tip has signers and signing is not required (by `requireSigned` or either tip's policy).
+    static func signatureProblems(_ repository: PackRepository, old: ObjectID?, new: ObjectID, requireSigned: Bool)
         throws -> [Problem]
     {
-        []
+        let tips = [old, new].compactMap { $0 }
+        let required = try requireSigned || tips.contains { try policyRequiresSigning(repository, at: $0) }
+        guard try required || tips.contains(where: { try repository.hasSigners(at: $0) }) else { return [] }
+        return try repository.signatureAudits(from: old, to: new, requireSigned: required).flatMap { audit in
+            audit.problems.map { Problem.signature(commit: audit.commit, $0) }
+        }
     }
 
-    /// `refs/rollout/*`: rollout's refs beside the history. None is checked yet (two-person
-    /// proposals will be pushed here, and checked here).
-    static func rolloutRefProblems(_ repository: PackRepository, _ update: RefUpdate) -> [Problem] {
-        []
+    /// Whether the policy at `commit` sets `signing.requireSigned`. A policy that does not read is
+    /// no reason to refuse a signature: the checks of the commit that wrote it say what is wrong.
+    static func policyRequiresSigning(_ repository: PackRepository, at commit: ObjectID) throws -> Bool {
+        let snapshot = try Snapshot(repository: repository.git, commit: commit)
+        return (try? snapshot.policy().signing.requireSigned) ?? false
+    }
+
+    /// A proposal ref (`refs/rollout/proposals/*`): deleting it passes (approved or withdrawn); a
+    /// new tip is one signed change whose first parent is a change of the state ref (the server's,
+    /// or the one this push brings), and whose audit against the signers in force there finds no
+    /// problem: signed, by a key allowed then, whose roles may make that change, as the actor it claims.
+    static func proposalProblems(_ repository: PackRepository, _ update: RefUpdate, main: RefUpdate?) throws
+        -> [Problem]
+    {
+        guard let new = update.new else { return [] }
+        let git = repository.git
+        if try git.unreadableObject(new, GIT_OBJECT_COMMIT) != nil { return [.notACommit(new)] }
+        let mainTips = [try git.referenceTarget(StateLayout.stateRef), main?.new].compactMap { $0 }
+        guard let parent = try git.commit(new).parents.first,
+            try mainTips.contains(where: { try $0 == parent || git.isDescendant($0, of: parent) })
+        else { return [.proposalOffHistory(commit: new)] }
+        let audit = try repository.signatureAudit(of: new, requireSigned: true)
+        return audit.problems.filter(\.refusesAProposal).map { .signature(commit: new, $0) }
+    }
+}
+
+extension SignatureProblem {
+    /// Whether the problem refuses a proposal: every problem of who signed it. A proposal is
+    /// not yet applied, so what only the applied change must show (an approval) is not asked of it.
+    var refusesAProposal: Bool {
+        switch self {
+        case .unsigned, .unknownKey, .bad, .roleNotAllowed, .actorMismatch, .damagedSigners: return true
+        }
     }
 }
