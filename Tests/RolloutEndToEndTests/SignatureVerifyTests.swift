@@ -161,47 +161,99 @@ final class SignatureVerifyTests: XCTestCase {
         XCTAssertEqual(bad.status, 66, bad.output)
     }
 
-    /// Randomized: three signers (two release, one bot) and an outsider make a history of tester
-    /// changes (each signed by its actor, unsigned, signed with another signer's key, or with the
-    /// outsider's); `verify --require-signed` flags exactly the changes the model says are bad.
-    /// `SIGNATURE_SEED=N` replays a run.
-    func testRequireSignedFlagsExactlyTheBadChangesOfARandomHistory() throws {
-        let seed =
-            ProcessInfo.processInfo.environment["SIGNATURE_SEED"].flatMap { UInt64($0) }
-            ?? UInt64.random(in: 0...UInt64(UInt32.max))
+    /// Randomized and model-based: three clones of one remote, each signing every change with its
+    /// own key (commit.gpgSign): Ana's (admin, release), the bot's (bot) and Eve's (no signer's).
+    /// Each step is one of: a tester change Ana signs as herself (good); a change made with
+    /// --no-sign in any clone; a change from Eve's clone; a change signed by Ana's or the bot's key
+    /// claiming the other (--actor: a forged actor); the bot's change of testers, which only a
+    /// release signer may make; or a clone's sync. Every change lands through the remote, so each
+    /// clone catches up with the others first. The model records which changes are bad; at the end
+    /// `verify --require-signed --json` flags exactly those, and plain `git verify-commit` accepts
+    /// exactly the changes signed by a signer's key. The seed is fixed (35) unless
+    /// `SIGNATURE_SEED=N`; `SIGNATURE_STEPS=N` runs longer (scripts/signing-model.sh).
+    func testRequireSignedFlagsExactlyTheBadChangesOfThreeClonesSyncing() throws {
+        let environment = ProcessInfo.processInfo.environment
+        let seed = environment["SIGNATURE_SEED"].flatMap { UInt64($0) } ?? 35
+        let steps = environment["SIGNATURE_STEPS"].flatMap { Int($0) } ?? 24
         var random = SeededGenerator(seed: seed)
         let w = try Workspace()
         let s = GitSigning(w: w)
+        let clones = try threeSigningClones(w, s)
+        let start = try w.stateTip()
+        let actors = ["ana": ana, "bot": bot, "eve": ["ROLLOUT_ACTOR": "Eve <eve@example.com>"]]
+        var bad: Set<String> = []
+        var signedByASigner: Set<String> = []
+        var kinds: [String] = []
+        for step in 0..<steps {
+            let kind = random.pick(["good", "good", "unsigned", "outsider", "forged", "bot role", "sync"])
+            kinds.append(kind)
+            var who =
+                ["good": "ana", "outsider": "eve", "bot role": "bot"][kind] ?? random.pick(["ana", "bot", "eve"])
+            var flags: [String] = []
+            switch kind {
+            case "sync":
+                try run(w, ["--repo", clones[who]!, "sync"], env: actors[who]!)
+                continue
+            case "unsigned": flags = ["--no-sign"]
+            case "forged":
+                who = random.pick(["ana", "bot"])
+                flags = ["--actor", who == "ana" ? "Guard Bot <bot@example.com>" : "Ana Release <ana@example.com>"]
+            default: break
+            }
+            try run(
+                w, flags + ["--repo", clones[who]!, "testers", "add", "qa", "--install-id", "phone-\(step)"],
+                env: actors[who]!)
+            let commit = try s.git(["--git-dir", clones[who]!, "rev-parse", "refs/heads/main"])
+            if kind != "good" { bad.insert(commit) }
+            if kind != "unsigned" && who != "eve" { signedByASigner.insert(commit) }
+        }
+        try run(w, ["sync"], env: ana)
+        let verify = try w.rollout("verify", "--require-signed", "--since", start, "--json")
+        let problems = try XCTUnwrap(try w.json(verify)["problems"] as? [[String: Any]], verify.output)
+        let flagged = Set(problems.compactMap { $0["commit"] as? String })
+        let replay = "seed \(seed), \(steps) steps (SIGNATURE_SEED=\(seed)): \(kinds)"
+        XCTAssertEqual(flagged, Set(bad.map { String($0.prefix(12)) }), "\(replay): \(verify.stdout)")
+        XCTAssertEqual(verify.status, bad.isEmpty ? 0 : 1, replay)
+        for commit in try s.git(["rev-list", "--first-parent", "\(start)..refs/heads/main"]).split(separator: "\n") {
+            XCTAssertEqual(
+                try s.gitVerifies(String(commit), signersAt: "\(commit)^"), signedByASigner.contains(String(commit)),
+                "\(replay): git verify-commit on \(commit)")
+        }
+        print("SignatureVerifyTests: seed \(seed), \(steps) steps, \(bad.count) bad change(s) flagged")
+    }
+
+    /// This workspace's repository (Ana's clone) and two clones of the same remote (a plain bare
+    /// repository), each signing with its own key: Ana's (admin, release) and the bot's (bot) are
+    /// signers, added by Ana; Eve's is no signer's. The clones by name.
+    func threeSigningClones(_ w: Workspace, _ s: GitSigning) throws -> [String: String] {
         XCTAssertEqual(try w.rollout("init").status, 0)
-        let people = ["ana", "bob", "bot"]
         var keys: [String: String] = [:]
-        for name in people + ["eve"] { keys[name] = try s.sshKey(name) }
-        for (name, roles) in [("ana", "admin,release"), ("bob", "release"), ("bot", "bot")] {
+        for name in ["ana", "bot", "eve"] { keys[name] = try s.sshKey(name) }
+        var clones = ["ana": w.repository]
+        try signEveryChange(s, w.repository, key: keys["ana"]!)
+        for (name, roles) in [("ana", "admin,release"), ("bot", "bot")] {
             try run(
                 w, ["signers", "add", "\(name)@example.com", "--key", keys[name]! + ".pub", "--role", roles], env: ana)
-            try s.signTip(keys["ana"]!)
         }
-        var bad: Set<String> = []
-        for step in 0..<24 {
-            let actor = random.pick(people)
-            let env = ["ROLLOUT_ACTOR": "\(actor.capitalized) <\(actor)@example.com>"]
-            try run(w, ["testers", "add", "qa", "--install-id", "phone-\(step)"], env: env)
-            // A bot may not sign a testers change: whatever key it uses, its change is bad.
-            switch random.pick(["own", "own", "unsigned", "other", "outsider"]) {
-            case "own":
-                let commit = try s.signTip(keys[actor]!)
-                if actor == "bot" { bad.insert(commit) }
-            case "unsigned": bad.insert(try w.stateTip())
-            case "other":
-                bad.insert(try s.signTip(keys[random.pick(people.filter { $0 != actor })]!))
-            default: bad.insert(try s.signTip(keys["eve"]!))
-            }
+        let server = w.scratch.path("server/model.git")
+        let created = try Processes.run(
+            "/usr/bin/env", ["git", "init", "--bare", "--quiet", server], in: w.root, environment: w.environment)
+        XCTAssertEqual(created.status, 0, created.output)
+        try run(w, ["remote", "add", "origin", server], env: ana)
+        try run(w, ["sync"], env: ana)
+        for name in ["bot", "eve"] {
+            clones[name] = w.scratch.path("clone-\(name)")
+            try run(w, ["clone", server, clones[name]!], env: ana)
+            try signEveryChange(s, clones[name]!, key: keys[name]!)
         }
-        let verify = try w.rollout("verify", "--require-signed", "--since", "main~24", "--json")
-        let problems = try XCTUnwrap(try w.json(verify)["problems"] as? [[String: Any]])
-        let flagged = Set(problems.compactMap { $0["commit"] as? String })
-        XCTAssertEqual(flagged, Set(bad.map { String($0.prefix(12)) }), "seed \(seed): \(verify.stdout)")
-        XCTAssertEqual(verify.status, bad.isEmpty ? 0 : 1, "seed \(seed)")
+        return clones
+    }
+
+    /// Makes `repository` sign every change with the ssh key at `key`, as git config asks.
+    func signEveryChange(_ s: GitSigning, _ repository: String, key: String) throws {
+        for (name, value) in [("gpg.format", "ssh"), ("user.signingKey", key), ("commit.gpgSign", "true")] {
+            try s.git(["--git-dir", repository, "config", name, value])
+        }
     }
 
     /// The policy's `signing.requireSigned` makes unsigned a problem as `--require-signed` does.
