@@ -159,6 +159,12 @@ final class SignatureVerifyTests: XCTestCase {
         XCTAssertEqual(clean.status, 0, "the CI status check passes once the new changes are signed: \(clean.output)")
         let bad = try w.rollout("verify", "--since", "no-such-ref")
         XCTAssertEqual(bad.status, 66, bad.output)
+        // Without ssh-keygen there is no verdict to give: 69, never a bad signature.
+        let bin = w.scratch.path("bin")
+        try FileManager.default.createDirectory(atPath: bin, withIntermediateDirectories: true)
+        let missing = try w.rollout("verify", env: ["PATH": bin])
+        XCTAssertEqual(missing.status, 69, missing.output)
+        XCTAssertEqual(missing.stderr, "rollout: ssh-keygen is not installed: checking signatures needs it\n")
     }
 
     /// Randomized: three signers (two release, one bot) and an outsider make a history of tester

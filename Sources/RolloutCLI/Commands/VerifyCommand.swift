@@ -26,7 +26,7 @@ enum VerifyCommand {
             """,
         options: Options.self,
         arguments: .none,
-        effects: [.readsRepository, .checks],
+        effects: [.readsRepository, .checks, .checksSignatures],
         run: { invocation, context in
             let repository = try context.repository(invocation)
             var report = try Verifier.verify(repository)
