@@ -146,7 +146,8 @@ public enum PushCheck {
             problems += try walk.check(commit, isFirst: base == nil && index == 0).map(Problem.commit)
         }
         problems += try storedFileProblems(git, added, after: base)
-        problems += try signatureProblems(repository, old: update.old, new: new, requireSigned: requireSigned)
+        problems += try signatureProblems(
+            repository, old: update.old, new: new, added: added.map(\.id), requireSigned: requireSigned)
         return (problems, added.count)
     }
 
@@ -194,16 +195,18 @@ public enum PushCheck {
         return locale.isEmpty || locale.contains("/") ? nil : String(locale)
     }
 
-    /// Who signed the commits a push adds to the state ref (after `old` up to `new`), checked
-    /// against the allowed signers and roles in force at each by the audit `rollout verify` runs
-    /// (`signatureAudits`): the one place those checks join the hook. Nothing to check when neither
-    /// tip has signers and signing is not required (by `requireSigned` or either tip's policy).
-    static func signatureProblems(_ repository: PackRepository, old: ObjectID?, new: ObjectID, requireSigned: Bool)
-        throws -> [Problem]
-    {
+    /// Who signed the commits a push adds to the state ref (`added`, after `old` up to `new`),
+    /// checked against the allowed signers and roles in force at each by the audit `rollout verify`
+    /// runs (`signatureAudits`): the one place those checks join the hook. Nothing to check when
+    /// neither the server's tip nor any added change has signers and signing is not required (by
+    /// `requireSigned` or the policy at either tip): a push that deletes `signers/` is still checked.
+    static func signatureProblems(
+        _ repository: PackRepository, old: ObjectID?, new: ObjectID, added: [ObjectID], requireSigned: Bool
+    ) throws -> [Problem] {
         let tips = [old, new].compactMap { $0 }
         let required = try requireSigned || tips.contains { try policyRequiresSigning(repository, at: $0) }
-        guard try required || tips.contains(where: { try repository.hasSigners(at: $0) }) else { return [] }
+        let states = [old].compactMap { $0 } + added
+        guard try required || states.contains(where: { try repository.hasSigners(at: $0) }) else { return [] }
         return try repository.signatureAudits(from: old, to: new, requireSigned: required).flatMap { audit in
             audit.problems.map { Problem.signature(commit: audit.commit, $0) }
         }
