@@ -97,6 +97,10 @@ final class SignedPushTests: XCTestCase {
             XCTAssertEqual(pushed.status, 77, "\(refusal.key): \(pushed.output)", file: file, line: line)
             XCTAssertTrue(pushed.stderr.contains("remote: rollout: refused "), pushed.stderr, file: file, line: line)
             XCTAssertTrue(pushed.stderr.contains(refusal.shown), pushed.stderr, file: file, line: line)
+            XCTAssertTrue(
+                pushed.stderr.contains(
+                    "remote: rollout: the push is refused; the server is unchanged. Each change must be signed"),
+                pushed.stderr, file: file, line: line)
             XCTAssertEqual(try refs(w), landed, "\(refusal.key): the server is unchanged", file: file, line: line)
         }
         try git(w, clone, ["config", "user.signingKey", keys["mallory"]!])
@@ -110,7 +114,8 @@ final class SignedPushTests: XCTestCase {
     }
 
     /// A proposal pushed with plain git (`refs/rollout/proposals/*`): Mallory's signed change on
-    /// main's tip is taken, the same change unsigned is refused, and deleting a proposal passes.
+    /// main's tip is taken; the same change unsigned, and a signed change on top of the proposal
+    /// (not on main's history), are refused; deleting a proposal passes.
     private func assertProposalsAreSigned(
         _ w: Workspace, keys: [String: String], file: StaticString = #filePath, line: UInt = #line
     ) throws {
@@ -119,6 +124,10 @@ final class SignedPushTests: XCTestCase {
         let offline = ["--repo", clone, "--offline", "promote", "tr-TR@18", "--to", "50%", "--force", "--reason", "p"]
         XCTAssertEqual(try w.rollout(offline, env: mallory).status, 0, file: file, line: line)
         let proposal = try git(w, clone, ["rev-parse", "main"])
+        let further = offline.map { $0 == "50%" ? "60%" : $0 }
+        XCTAssertEqual(try w.rollout(further, env: mallory).status, 0, file: file, line: line)
+        let onTheProposal = try git(w, clone, ["rev-parse", "main"])
+        XCTAssertEqual(try git(w, clone, ["rev-parse", "main^"]), proposal, file: file, line: line)
         try git(w, clone, ["update-ref", "refs/heads/main", tip])
         XCTAssertEqual(try w.rollout(["--no-sign"] + offline, env: mallory).status, 0, file: file, line: line)
         let unsigned = try git(w, clone, ["rev-parse", "main"])
@@ -132,6 +141,16 @@ final class SignedPushTests: XCTestCase {
             refused.stderr.contains(
                 "remote: rollout: refused \(unsigned.prefix(12)): is not signed, and signing is required"),
             refused.stderr, file: file, line: line)
+        let stacked = try w.git("push", "origin", "\(onTheProposal):refs/rollout/proposals/p3", repository: clone)
+        XCTAssertNotEqual(stacked.status, 0, stacked.output, file: file, line: line)
+        XCTAssertTrue(
+            stacked.stderr.contains(
+                "remote: rollout: refused \(onTheProposal.prefix(12)): a proposal starts from a change of refs/heads/main"
+            ),
+            stacked.stderr, file: file, line: line)
+        XCTAssertTrue(
+            stacked.stderr.contains("Each change must be signed by an allowed signer who may make it"), stacked.stderr,
+            file: file, line: line)
         let deleted = try w.git("push", "origin", ":refs/rollout/proposals/p1", repository: clone)
         XCTAssertEqual(deleted.status, 0, deleted.output, file: file, line: line)
         XCTAssertFalse(try refs(w).contains("refs/rollout/proposals/"), file: file, line: line)

@@ -107,12 +107,25 @@ enum HookCommand {
             }
             lines += commits.map { "refused \($0.commit): \($0.reasons.joined(separator: "; "))" }
         }
-        if !lines.isEmpty {
-            lines.append(
-                "the push is refused; the server is unchanged. Only changes rollout makes may reach \(StateLayout.stateRef) (rollout verify runs the same checks)"
-            )
-        }
+        if !lines.isEmpty { lines.append(closingLine(outcome)) }
         return lines
+    }
+
+    /// What happens to the push, and what the server takes: when a signature is what it refused,
+    /// that a change must be signed by whom it claims, who may make it.
+    static func closingLine(_ outcome: PushCheck.Outcome) -> String {
+        let aboutSignatures = outcome.refused.flatMap(\.problems).contains { problem in
+            switch problem {
+            case .signature, .proposalOffHistory: return true
+            case .deletesStateRef, .rewritesHistory, .notACommit, .commit: return false
+            }
+        }
+        if aboutSignatures {
+            return
+                "the push is refused; the server is unchanged. Each change must be signed by an allowed signer who may make it, as the actor it names (rollout verify --require-signed runs the same checks)"
+        }
+        return
+            "the push is refused; the server is unchanged. Only changes rollout makes may reach \(StateLayout.stateRef) (rollout verify runs the same checks)"
     }
 
     /// What a problem is about (a commit, or the deletion of a ref), the file if it is about one,
