@@ -33,7 +33,7 @@ enum HookCommand {
             """,
         options: Options.self,
         arguments: .none,
-        effects: [.readsRepository, .checks],
+        effects: [.readsRepository, .checks, .checksSignatures],
         exitNotes: [.checkFailed: "the push is refused; each reason is a line on stderr, which git shows the pusher"],
         run: { invocation, context in
             guard !context.stdinIsTerminal else { throw RolloutError.usage(.notRunByGit) }
