@@ -11,8 +11,9 @@
 # interleaved, `git push` of all of them to a fresh bare server with no hook and with `rollout hook
 # pre-receive --require-signed`, and the hook alone (run as git runs it, on a server that holds the
 # objects); then `rollout verify --since BASE --require-signed` on a fresh clone of the server (the
-# CI status check) against `rollout verify` of the whole clone. Prints the medians (seconds) and
-# `INFO hook-signed ...: <ratio>x` lines. Exits 1 when a push or a check fails.
+# CI status check), and with `--since main~1` (one new change), against `rollout verify` of the whole
+# clone. Prints the medians (seconds) and `INFO hook-signed ...: <ratio>x` lines. Exits 1 when a
+# push or a check fails. Not in `make bench` (bench/all.sh): run it on its own.
 set -euo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 ROOT="$(cd "$HERE/../.." && pwd)"
@@ -77,12 +78,15 @@ rm -rf clone
 for _ in $(seq "$RUNS"); do
   start=$(now); "$BIN" --repo clone verify --since "$BASE" --require-signed >/dev/null; echo "$(now) - $start" | bc >>since.times
   start=$(now); "$BIN" --repo clone verify >/dev/null; echo "$(now) - $start" | bc >>whole.times
+  start=$(now); "$BIN" --repo clone verify --since main~1 --require-signed >/dev/null; echo "$(now) - $start" | bc >>last.times
 done
-for name in plain signed alone since whole; do printf '%s %.3f\n' "$name" "$(median <"$name.times")"; done >medians
+for name in plain signed alone since whole last; do printf '%s %.3f\n' "$name" "$(median <"$name.times")"; done >medians
 cat medians
 read -r _ plain < <(grep '^plain ' medians)
 read -r _ signed < <(grep '^signed ' medians)
 read -r _ since < <(grep '^since ' medians)
 read -r _ whole < <(grep '^whole ' medians)
+read -r _ last < <(grep '^last ' medians)
 echo "INFO hook-signed push of $CHANGES signed changes, hook --require-signed against no hook: $(echo "scale=2; $signed / $plain" | bc)x"
 echo "INFO hook-signed verify --since BASE --require-signed against verify of the whole clone: $(echo "scale=2; $since / $whole" | bc)x"
+echo "INFO hook-signed verify --since main~1 --require-signed (one new change) against verify of the whole clone: $(echo "scale=2; $last / $whole" | bc)x"
