@@ -114,8 +114,9 @@ final class SignedPushTests: XCTestCase {
     }
 
     /// A proposal pushed with plain git (`refs/rollout/proposals/*`): Mallory's signed change on
-    /// main's tip is taken; the same change unsigned, and a signed change on top of the proposal
-    /// (not on main's history), are refused; deleting a proposal passes.
+    /// main's tip is taken; the same change unsigned, a signed change on top of the proposal (not
+    /// on main's history) and a signed commit whose trailers do not match its files are refused;
+    /// deleting a proposal passes.
     private func assertProposalsAreSigned(
         _ w: Workspace, keys: [String: String], file: StaticString = #filePath, line: UInt = #line
     ) throws {
@@ -151,6 +152,24 @@ final class SignedPushTests: XCTestCase {
         XCTAssertTrue(
             stacked.stderr.contains("Each change must be signed by an allowed signer who may make it"), stacked.stderr,
             file: file, line: line)
+        // Signed by Mallory with plain git, as herself (a good signature), but a testers change
+        // that changes no tester group and writes a plan: verify's checks of a change refuse it.
+        let identity = ["GIT_AUTHOR_NAME": "Mallory", "GIT_AUTHOR_EMAIL": "mallory@example.com"]
+        let made = try Processes.run(
+            "/usr/bin/env",
+            [
+                "git", "--git-dir", clone, "commit-tree", "\(proposal)^{tree}", "-p", tip, "-S", "-m",
+                "testers add\n\nRollout-Action: testers-add\nRollout-Actor: Mallory <mallory@example.com>\n",
+            ], in: w.root,
+            environment: w.environment.merging(identity) { $1 }.merging(
+                ["GIT_COMMITTER_NAME": "Mallory", "GIT_COMMITTER_EMAIL": "mallory@example.com"]) { $1 })
+        XCTAssertEqual(made.status, 0, made.output, file: file, line: line)
+        let mislabelled = made.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let checked = try w.git("push", "origin", "\(mislabelled):refs/rollout/proposals/p4", repository: clone)
+        XCTAssertNotEqual(checked.status, 0, checked.output, file: file, line: line)
+        XCTAssertTrue(
+            checked.stderr.contains("remote: rollout: refused \(mislabelled.prefix(12)): testers/"),
+            checked.stderr, file: file, line: line)
         let deleted = try w.git("push", "origin", ":refs/rollout/proposals/p1", repository: clone)
         XCTAssertEqual(deleted.status, 0, deleted.output, file: file, line: line)
         XCTAssertFalse(try refs(w).contains("refs/rollout/proposals/"), file: file, line: line)

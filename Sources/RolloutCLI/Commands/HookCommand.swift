@@ -25,8 +25,8 @@ enum HookCommand {
             allowed, a role that may not make the change or a forged Rollout-Actor is refused; an
             unsigned change too with --require-signed, or when the policy's signing.requireSigned
             says so at the server's tip or the pushed one. A proposal
-            (refs/rollout/proposals/*) must be one change on main's history signed by a signer who
-            may make it; deleting one passes. The server's repository needs no rollout.format: a
+            (refs/rollout/proposals/*) must be one change on main's history that passes the same
+            checks, signed by a signer who may make it; deleting one passes. The server's repository needs no rollout.format: a
             plain git init --bare that rollout pushes to. Every other ref passes. Each refused
             commit is one line on stderr, rollout: refused COMMIT: why, which git shows the pusher;
             then git refuses the whole push and changes nothing.

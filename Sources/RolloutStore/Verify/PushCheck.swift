@@ -221,8 +221,9 @@ public enum PushCheck {
 
     /// A proposal ref (`refs/rollout/proposals/*`): deleting it passes (approved or withdrawn); a
     /// new tip is one signed change whose first parent is a change of the state ref (the server's,
-    /// or the one this push brings), and whose audit against the signers in force there finds no
-    /// problem: signed, by a key allowed then, whose roles may make that change, as the actor it claims.
+    /// or the one this push brings), that passes the checks of a change of the state ref, and whose
+    /// audit against the signers in force there finds no problem: signed, by a key allowed then,
+    /// whose roles may make that change, as the actor it claims.
     static func proposalProblems(_ repository: PackRepository, _ update: RefUpdate, main: RefUpdate?) throws
         -> [Problem]
     {
@@ -233,8 +234,13 @@ public enum PushCheck {
         guard let parent = try git.commit(new).parents.first,
             try mainTips.contains(where: { try $0 == parent || git.isDescendant($0, of: parent) })
         else { return [.proposalOffHistory(commit: new)] }
+        // The checks a change of main passes, as approving it applies it there.
+        let (base, commit) = (try git.commit(parent), try git.commit(new))
+        var walk = try Verifier.HistoryWalk(git: git, after: base)
+        var problems = try walk.check(commit, isFirst: false).map(Problem.commit)
+        problems += try storedFileProblems(git, [commit], after: base)
         let audit = try repository.signatureAudit(of: new, requireSigned: true)
-        return audit.problems.filter(\.refusesAProposal).map { .signature(commit: new, $0) }
+        return problems + audit.problems.filter(\.refusesAProposal).map { .signature(commit: new, $0) }
     }
 }
 
