@@ -3,10 +3,10 @@ import XCTest
 
 /// `rollout hook pre-receive` checking signatures (docs/teams.md, "Signatures on the server") on
 /// real servers on loopback, sshd and smart HTTP: a shared repository whose signers are Ana (admin,
-/// release) and Mallory (release), each pushing from a clone that signs with rollout's own signing
-/// (commit.gpgSign). A signed change lands; an unsigned one, one signed by a key no signer holds,
-/// and Mallory's signed change claiming to be Ana's are refused, with the hook's line shown to the
-/// pusher and the server's refs as they were.
+/// release), Mallory (release) and guard's bot (bot), each pushing from a clone that signs with
+/// rollout's own signing (commit.gpgSign). A signed change lands; an unsigned one, one signed by a
+/// key no signer holds, the bot's promote and Mallory's signed change claiming to be Ana's are
+/// refused, with the hook's line shown to the pusher and the server's refs as they were.
 final class SignedPushTests: XCTestCase {
     let ana = ["ROLLOUT_ACTOR": "Ana Release <ana@example.com>"]
     let mallory = ["ROLLOUT_ACTOR": "Mallory <mallory@example.com>"]
@@ -34,9 +34,9 @@ final class SignedPushTests: XCTestCase {
         let repository = try shared(w)
         let signing = GitSigning(w: w)
         var keys: [String: String] = [:]
-        for name in ["ana", "mallory", "eve"] { keys[name] = try signing.sshKey(name) }
+        for name in ["ana", "mallory", "bot", "eve"] { keys[name] = try signing.sshKey(name) }
         try signWith(w, repository, key: keys["ana"]!)
-        for (name, roles) in [("ana", "admin,release"), ("mallory", "release")] {
+        for (name, roles) in [("ana", "admin,release"), ("mallory", "release"), ("bot", "bot")] {
             let added = try w.rollout(
                 [
                     "--repo", repository, "signers", "add", "\(name)@example.com", "--key", keys[name]! + ".pub",
@@ -64,9 +64,9 @@ final class SignedPushTests: XCTestCase {
     }
 
     /// The story on one server, reached at `url`: Ana's signed promote lands; an unsigned promote,
-    /// one signed with Eve's key (no signer's) and Mallory's promote claiming Ana (--actor) are each
-    /// refused with the hook's reason; Mallory's own lands. A proposal pushed with plain git must
-    /// be signed by a signer; deleting one passes.
+    /// one signed with Eve's key (no signer's), the bot's promote (its role may not) and Mallory's
+    /// promote claiming Ana (--actor) are each refused with the hook's reason; Mallory's own lands,
+    /// and `verify --since REF --require-signed` on the clone agrees.
     private func assertSignaturesHold(
         _ w: Workspace, url: String, keys: [String: String], file: StaticString = #filePath, line: UInt = #line
     ) throws {
@@ -86,6 +86,10 @@ final class SignedPushTests: XCTestCase {
         let refusals: [(arguments: [String], key: String, env: [String: String], shown: String)] = [
             (["--no-sign"], "ana", ana, ": is not signed, and signing is required\n"),
             ([], "eve", ana, ": is signed by \(eve), a key no allowed signer held at this change\n"),
+            (
+                [], "bot", ["ROLLOUT_ACTOR": "Guard Bot <bot@example.com>"],
+                ": is a promote signed by bot@example.com, whose roles (bot) may not sign it\n"
+            ),
             (
                 ["--actor", "Ana Release <ana@example.com>"], "mallory", mallory,
                 ": claims Rollout-Actor Ana Release <ana@example.com>, but mallory@example.com signed it: a forged actor\n"
