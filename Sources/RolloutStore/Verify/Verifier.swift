@@ -219,11 +219,20 @@ public enum Verifier {
             try metrics.assumeAdded(in: Snapshot(repository: git, commit: base.id))
         }
 
+        /// The one merge main may hold: an approved proposal (`rollout approve`), whose second parent
+        /// is the proposal its `Rollout-Proposal` names, made on a state of main's history.
+        func isApproval(_ commit: GitCommit, _ trailers: [(name: String, value: String)]) throws -> Bool {
+            guard commit.parents.count == 2, trailers.value(.proposal) == commit.parents[1].hex,
+                let base = try git.commit(commit.parents[1]).parents.first
+            else { return false }
+            return try base == commit.parents[0] || git.isDescendant(commit.parents[0], of: base)
+        }
+
         mutating func check(_ commit: GitCommit, isFirst: Bool) throws -> [Problem] {
             let changes = try diff(git, previousTree, commit.tree)
             previousTree = commit.tree
             var c = CommitUnderCheck(commit: commit, trailers: Change.trailers(of: commit.message), changes: changes)
-            if !isFirst && commit.parents.count != 1 {
+            if try !isFirst && commit.parents.count != 1 && !isApproval(commit, c.trailers) {
                 c.problem(nil, .notSingleParent(commit))
             }
             for change in changes where change.old != nil && isImmutable(change.path) {

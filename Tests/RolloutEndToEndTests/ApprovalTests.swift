@@ -1,0 +1,135 @@
+import Foundation
+import XCTest
+
+/// The two-person rule across two clones of one remote (docs/teams.md, "Two-person rule"): ana
+/// (admin, release) proposes, bob (approver) approves, each with an ed25519 key of their own that
+/// rollout signs with from the clone's git config; `git verify-commit` judges both signatures.
+final class ApprovalTests: XCTestCase {
+    let ana = ["ROLLOUT_ACTOR": "Ana Release <ana@example.com>"]
+    let bob = ["ROLLOUT_ACTOR": "Bob Approver <bob@example.com>"]
+    let bot = ["ROLLOUT_ACTOR": "Guard Bot <bot@example.com>"]
+
+    /// A clone of `server` that signs every change with `key` (its own git config).
+    func signingClone(_ w: Workspace, _ server: String, _ name: String, key: String) throws -> String {
+        let clone = w.scratch.path(name)
+        let cloned = try w.rollout("clone", server, clone)
+        XCTAssertEqual(cloned.status, 0, cloned.output)
+        for (name, value) in [("gpg.format", "ssh"), ("user.signingKey", key + ".pub"), ("commit.gpgSign", "true")] {
+            XCTAssertEqual(try w.git("config", name, value, repository: clone).status, 0)
+        }
+        return clone
+    }
+
+    /// `rollout --repo CLONE ARGUMENTS` as `env`'s actor, asserting its exit status.
+    @discardableResult
+    func run(
+        _ w: Workspace, _ clone: String, _ arguments: [String], env: [String: String], status: Int32 = 0,
+        file: StaticString = #filePath, line: UInt = #line
+    ) throws -> RunResult {
+        let result = try w.rollout(["--repo", clone] + arguments, env: env)
+        XCTAssertEqual(
+            result.status, status, "rollout \(arguments.joined(separator: " ")): \(result.output)", file: file,
+            line: line)
+        return result
+    }
+
+    /// A shared remote whose signers are ana (admin, release), bob (approver) and bot (bot), whose
+    /// policy asks an approver for a promote above 10%, with tr-TR@18 staged
+    /// at 10% in TR and healthy crash counts; ana's and bob's clones (and bot's) of it.
+    func twoPeople(_ w: Workspace) throws -> (server: String, ana: String, bob: String, bot: String) {
+        let server = try shared(w)
+        let s = GitSigning(w: w)
+        let keys = try ["ana", "bob", "bot"].map { try s.sshKey($0) }
+        let a = try signingClone(w, server, "ana", key: keys[0])
+        try run(
+            w, a, ["signers", "add", "ana@example.com", "--key", keys[0] + ".pub", "--role", "admin,release"], env: ana)
+        try run(w, a, ["signers", "add", "bob@example.com", "--key", keys[1] + ".pub", "--role", "approver"], env: ana)
+        try run(w, a, ["signers", "add", "bot@example.com", "--key", keys[2] + ".pub", "--role", "bot"], env: ana)
+        var policy =
+            try JSONSerialization.jsonObject(
+                with: Data(try w.git("show", "main:policy.json", repository: a).stdout.utf8)) as! [String: Any]
+        policy["signing"] = ["approval": ["promoteAbove": 10]]
+        let file = try w.scratch.write("policy.json", Data(try JSONSerialization.data(withJSONObject: policy)))
+        try run(w, a, ["policy", "set", file], env: ana)
+        try run(w, a, ["promote", "tr-TR@18", "--to", "10%", "--region", "TR", "--app-version", ">=4.8"], env: ana)
+        try run(
+            w, a, ["metrics", "ingest", "--kind", "crash", MetricsIngestTests.examples + "/crashes-healthy.csv"],
+            env: ana)
+        let b = try signingClone(w, server, "bob", key: keys[1])
+        let c = try signingClone(w, server, "bot", key: keys[2])
+        return (server, a, b, c)
+    }
+
+    func serverTip(_ w: Workspace, _ server: String) throws -> String {
+        try w.git("rev-parse", "main", repository: server).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// Whether plain git accepts `commit`'s signature with the allowed-signers file of `at`.
+    func gitVerifies(_ w: Workspace, _ server: String, _ commit: String, signersAt at: String) throws -> Bool {
+        let allowed = try w.scratch.write(
+            "allowed-\(commit)", try w.git("show", "\(at):signers/allowed_signers", repository: server).stdout)
+        return try w.git(
+            "-c", "gpg.ssh.allowedSignersFile=\(allowed)", "verify-commit", commit, repository: server
+        ).status == 0
+    }
+
+    func testAnaProposesBobApprovesAndBothSignaturesVerify() throws {
+        let w = try Workspace()
+        let (server, a, b, _) = try twoPeople(w)
+        // Not proposed: refused, nothing changed here or on the remote.
+        let before = try serverTip(w, server)
+        let refused = try run(w, a, ["promote", "tr-TR@18", "--to", "50%"], env: ana, status: 77)
+        XCTAssertTrue(refused.stderr.contains("needs a second signer"), refused.stderr)
+        XCTAssertTrue(refused.stderr.contains("a promote above 10%"), refused.stderr)
+        XCTAssertTrue(refused.stderr.contains("--propose"), refused.stderr)
+        XCTAssertEqual(try serverTip(w, server), before)
+        XCTAssertEqual(try w.git("rev-parse", "main", repository: a).stdout.trimmed, before)
+
+        let proposed = try w.json(
+            try run(w, a, ["promote", "tr-TR@18", "--to", "50%", "--propose", "--json"], env: ana))
+        let id = try XCTUnwrap(proposed["proposal"] as? String)
+        let proposal = try XCTUnwrap(proposed["commit"] as? String)
+        XCTAssertEqual(try serverTip(w, server), before, "a proposal does not move main")
+        XCTAssertEqual(
+            try w.git("rev-parse", "refs/rollout/proposals/\(id)", repository: server).stdout.trimmed, proposal)
+
+        let listed = try w.json(try run(w, b, ["proposals", "--json"], env: bob))
+        let open = try XCTUnwrap((listed["proposals"] as? [[String: Any]])?.first)
+        XCTAssertEqual(open["id"] as? String, id)
+        XCTAssertEqual(open["proposer"] as? String, "ana@example.com")
+        XCTAssertEqual(open["stale"] as? Bool, false)
+        XCTAssertEqual(open["base"] as? String, before)
+        XCTAssertTrue((open["summary"] as? String)?.contains("promote tr-TR@18 to 50%") == true, "\(open)")
+
+        // Ana cannot approve her own change.
+        let own = try run(w, a, ["approve", id], env: ana, status: 77)
+        XCTAssertTrue(own.stderr.contains("ana@example.com cannot approve their own change"), own.stderr)
+        XCTAssertEqual(try serverTip(w, server), before)
+
+        try run(w, b, ["approve", id, "--reason", "checked the crash numbers"], env: bob)
+        let merge = try serverTip(w, server)
+        let parents = try w.git("rev-list", "--parents", "-n", "1", merge, repository: server).stdout.trimmed
+            .split(separator: " ").map(String.init)
+        XCTAssertEqual(parents, [merge, before, proposal], "an approval is a merge of main's tip and the proposal")
+        XCTAssertTrue(try gitVerifies(w, server, merge, signersAt: before), "bob's signature on the approval")
+        XCTAssertTrue(try gitVerifies(w, server, proposal, signersAt: before), "ana's signature on the proposal")
+        let message = try w.git("log", "-1", "--format=%B", merge, repository: server).stdout
+        XCTAssertTrue(message.contains("Rollout-Actor: Ana Release <ana@example.com>"), message)
+        XCTAssertTrue(message.contains("Rollout-Proposal: \(proposal)"), message)
+        XCTAssertTrue(message.contains("Rollout-Approver: Bob Approver <bob@example.com>"), message)
+        XCTAssertTrue(message.contains("Rollout-Approver-Reason: checked the crash numbers"), message)
+        XCTAssertEqual(
+            try w.git("ls-remote", server, "refs/rollout/proposals/*", repository: server).stdout, "",
+            "the proposal is gone from the remote")
+
+        let log = try run(w, b, ["log", "--segment", "TR/4.8"], env: bob).stdout
+        XCTAssertTrue(log.contains("signer: ana@example.com, approved by bob@example.com"), log)
+        try run(w, b, ["verify"], env: bob)
+        try run(w, b, ["verify", "--require-signed", "--since", before], env: bob)
+        XCTAssertTrue(try run(w, b, ["proposals"], env: bob).stdout.contains("No open proposals."))
+    }
+}
+
+extension String {
+    fileprivate var trimmed: String { trimmingCharacters(in: .whitespacesAndNewlines) }
+}
