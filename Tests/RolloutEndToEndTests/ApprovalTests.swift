@@ -128,6 +128,81 @@ final class ApprovalTests: XCTestCase {
         try run(w, b, ["verify", "--require-signed", "--since", before], env: bob)
         XCTAssertTrue(try run(w, b, ["proposals"], env: bob).stdout.contains("No open proposals."))
     }
+
+    /// The proposal's id, from `--propose --json`.
+    func propose(_ w: Workspace, _ clone: String, _ arguments: [String]) throws -> String {
+        let made = try w.json(try run(w, clone, arguments + ["--propose", "--json"], env: ana))
+        return try XCTUnwrap(made["proposal"] as? String)
+    }
+
+    func testAProposalGoesStaleWhenAnotherChangeToItsPlanLandsFirst() throws {
+        let w = try Workspace()
+        let (server, a, b, _) = try twoPeople(w)
+        let id = try propose(w, a, ["promote", "tr-TR@18", "--to", "50%"])
+        // A lower share needs nobody: it lands at once, on the plan the proposal changes.
+        try run(w, a, ["promote", "tr-TR@18", "--to", "5%", "--reason", "fewer devices while we look"], env: ana)
+        let listed = try w.json(try run(w, b, ["proposals", "--json"], env: bob))
+        let open = try XCTUnwrap((listed["proposals"] as? [[String: Any]])?.first)
+        XCTAssertEqual(open["stale"] as? Bool, true)
+        XCTAssertEqual(open["stalePaths"] as? [String], ["plans/tr-TR.json"])
+        XCTAssertTrue(try run(w, b, ["proposals"], env: bob).stdout.contains("stale"))
+        let tip = try serverTip(w, server)
+        let refused = try run(w, b, ["approve", id], env: bob, status: 1)
+        XCTAssertTrue(
+            refused.stderr.contains(
+                "proposal \(id) is stale: main changed plans/tr-TR.json since it was proposed"), refused.stderr)
+        XCTAssertTrue(refused.stderr.contains("--propose"), refused.stderr)
+        XCTAssertEqual(try serverTip(w, server), tip, "nothing changed")
+        let unknown = try run(w, b, ["approve", "00000000"], env: bob, status: 66)
+        XCTAssertTrue(unknown.stderr.contains("no open proposal 00000000 (open: \(id))"), unknown.stderr)
+    }
+
+    func testAnApprovalIsRefusedWhenTheMetricsTurnedUnhealthyMeanwhile() throws {
+        let w = try Workspace()
+        let (server, a, b, _) = try twoPeople(w)
+        let id = try propose(w, a, ["promote", "tr-TR@18", "--to", "50%"])
+        let healthy = MetricsIngestTests.examples + "/crashes-healthy.csv"
+        try run(w, a, ["metrics", "retract", healthy, "--reason", "wrong export"], env: ana)
+        try run(
+            w, a, ["metrics", "ingest", "--kind", "crash", MetricsIngestTests.examples + "/crashes-spike-TR-4.8.csv"],
+            env: ana)
+        let tip = try serverTip(w, server)
+        let refused = try run(w, b, ["approve", id], env: bob, status: 1)
+        XCTAssertTrue(refused.stderr.contains("tr-TR@18 is unhealthy (TR/4.8 crash"), refused.stderr)
+        XCTAssertEqual(try serverTip(w, server), tip, "the gate refused it on the state at approval")
+        XCTAssertEqual(
+            try w.git("rev-parse", "refs/rollout/proposals/\(id)", repository: server).status, 0,
+            "a refused approval leaves the proposal open")
+    }
+
+    func testRevertsNeverWaitAndGuardsBotKeyRevertsAloneButCannotPromote() throws {
+        let w = try Workspace()
+        let (server, a, _, c) = try twoPeople(w)
+        let healthy = MetricsIngestTests.examples + "/crashes-healthy.csv"
+        try run(w, a, ["metrics", "retract", healthy, "--reason", "wrong export"], env: ana)
+        try run(
+            w, a, ["metrics", "ingest", "--kind", "crash", MetricsIngestTests.examples + "/crashes-spike-TR-4.8.csv"],
+            env: ana)
+        // The bot may not promote, even below the approval threshold: refused here, nothing pushed.
+        let tip = try serverTip(w, server)
+        let promote = try run(
+            w, c, ["promote", "tr-TR@18", "--to", "8%", "--force", "--reason", "x"], env: bot, status: 77)
+        XCTAssertTrue(
+            promote.stderr.contains("signed by bot@example.com, whose roles (bot) may not sign it"), promote.stderr)
+        XCTAssertEqual(try serverTip(w, server), tip)
+        // Guard reverts alone, signed with the bot's key: nobody approves a rollback.
+        let guarded = try w.rollout(["--repo", c, "guard", "--auto-revert"], env: bot)
+        XCTAssertTrue(guarded.status == 0 || guarded.status == 1, guarded.output)
+        let reverted = try serverTip(w, server)
+        XCTAssertNotEqual(reverted, tip, guarded.output)
+        XCTAssertEqual(
+            try w.git("log", "-1", "--format=%(trailers:key=Rollout-Action,valueonly)", reverted, repository: server)
+                .stdout.trimmed, "revert")
+        XCTAssertTrue(try gitVerifies(w, server, reverted, signersAt: tip), "signed by the bot's key")
+        try run(w, c, ["verify"], env: bot)
+        // A person's kill switch never waits either.
+        try run(w, a, ["revert", "tr-TR", "--to", "bundled", "--reason", "still crashing"], env: ana)
+    }
 }
 
 extension String {

@@ -46,6 +46,7 @@ enum ApprovalCommands {
         effects: [.readsRepository, .touchesRemote],
         run: { invocation, context in
             let repository = try context.repository(invocation)
+            try repository.catchUp()
             try repository.fetchProposals()
             let now = try context.now()
             var table = Table("ID", "PROPOSER", "CHANGE", "BASE", "AGE", "STATE")

@@ -21,6 +21,8 @@ extension PackRepository {
         _ id: String, approver: Actor, reason: String? = nil, time: @escaping () -> Timestamp,
         health: @escaping (Snapshot, Plan) throws -> Health.Report?
     ) throws -> Applied<ApprovedProposal> {
+        // Caught up first: the gate judges the state the approval lands on, metrics included.
+        _ = try snapshotForChange()
         let ref = PackRepository.proposalsPrefix + id
         guard let target = try git.referenceTarget(ref) else {
             let open = try git.references(prefix: PackRepository.proposalsPrefix).map {
@@ -60,6 +62,7 @@ extension PackRepository {
         if !stale.isEmpty { throw ProposalRefusal.stale(id: id, paths: stale) }
         let trailers = Change.trailers(of: proposal.message)
         if let locale = trailers.value(.locale), let action = trailers.value(.action),
+            let pack = trailers.value(.pack).flatMap({ try? PackID.parse($0) }),
             let kind = PromoteEffect(rawValue: action),
             action == ChangeAction.promote.rawValue
                 || action == ChangeAction.complete.rawValue,
@@ -69,9 +72,10 @@ extension PackRepository {
             let override = try PromoteGate.override(
                 force: trailers.value(.forced) != nil, reason: trailers.value(.reason))
             let accepting = trailers.values(.acceptedInsufficient).compactMap(SegmentPattern.init)
+            // The promote's own gate and refusal (`GateRefusal`), on the state at approval.
             _ = try PromoteGate.decide(
                 before: before, after: after, kind: kind, override: override, accepting: accepting
-            ) { try health(snapshot, $0) }
+            ) { try health(snapshot, $0) }.trailers(pack: pack)
         }
         let changes = try Verifier.diff(git, git.commit(base).tree, proposal.tree)
         var change = Change(
