@@ -51,6 +51,9 @@ public struct CommandSpec: Sendable {
         /// Rewrites the repository's storage without recording a change (gc): another process holding
         /// its lock (75), a failing disk (74).
         public static let writesRepository = Effects(rawValue: 1 << 6)
+        /// Checks change commits' signatures with the system's ssh-keygen, gpgv and gpg: one that is
+        /// not installed (69; docs/audit.md, "Who made each change: verified signers").
+        public static let checksSignatures = Effects(rawValue: 1 << 7)
 
         /// The codes every command can return: done, a usage error, a bug.
         static let alwaysPossible: Set<ExitCode> = [.done, .usage, .internal]
@@ -63,6 +66,7 @@ public struct CommandSpec: Sendable {
                 codes.formUnion([.badInput, .missing, .io])
             }
             if contains(.writesFiles) { codes.formUnion([.missing, .io]) }
+            if contains(.checksSignatures) { codes.insert(.unavailable) }
             if contains(.writesRepository) { codes.formUnion([.badInput, .missing, .io, .tryAgain]) }
             if !isDisjoint(with: [.recordsChange, .touchesRemote]) {
                 codes.formUnion([.unavailable, .io, .tryAgain, .diverged, .permission])

@@ -159,6 +159,53 @@ final class SignatureVerifyTests: XCTestCase {
         XCTAssertEqual(clean.status, 0, "the CI status check passes once the new changes are signed: \(clean.output)")
         let bad = try w.rollout("verify", "--since", "no-such-ref")
         XCTAssertEqual(bad.status, 66, bad.output)
+        // Without ssh-keygen there is no verdict to give: 69, never a bad signature.
+        let bin = w.scratch.path("bin")
+        try FileManager.default.createDirectory(atPath: bin, withIntermediateDirectories: true)
+        let missing = try w.rollout("verify", env: ["PATH": bin])
+        XCTAssertEqual(missing.status, 69, missing.output)
+        XCTAssertEqual(missing.stderr, "rollout: ssh-keygen is not installed: checking signatures needs it\n")
+    }
+
+    /// Once signers exist, a change of trust (the signers, the policy, the keys) is checked whether
+    /// or not signing is required: an unsigned one written with plain git that deletes `signers/`
+    /// is found, and verify keeps checking after it although the tip has no signers left.
+    func testAnUnsignedChangeThatDeletesTheSignersIsFoundWithoutRequireSigned() throws {
+        let w = try Workspace()
+        let s = GitSigning(w: w)
+        try w.initWithExamples()
+        let anaKey = try s.sshKey("ana")
+        try run(
+            w, ["signers", "add", "ana@example.com", "--key", anaKey + ".pub", "--role", "admin,release"], env: ana)
+        try s.signTip(anaKey)
+        try run(w, ["promote", "en-US@1", "--to", "100%"], env: ana)
+        XCTAssertEqual(try w.rollout("verify").status, 0, "an unsigned promote is no problem unless required")
+
+        let tip = try s.git(["rev-parse", "refs/heads/main"])
+        let tree = try s.git(["rev-parse", "\(tip)^{tree}"])
+        let entries = try s.git(["ls-tree", tree]).components(separatedBy: "\n").filter { !$0.hasSuffix("\tsigners") }
+        let listing = try w.scratch.write("tree-without-signers", entries.joined(separator: "\n") + "\n")
+        let bare = try Processes.run(
+            "/bin/sh", ["-c", "git --git-dir \"$0\" mktree < \"$1\"", w.repository, listing], in: w.root,
+            environment: w.environment)
+        XCTAssertEqual(bare.status, 0, bare.output)
+        let message = try w.scratch.write(
+            "forged-message",
+            "signers: remove ana@example.com\n\nRollout-Action: signers\nRollout-Actor: Mallory <mallory@example.com>\n"
+        )
+        let mallory = ["GIT_AUTHOR_NAME": "Mallory", "GIT_AUTHOR_EMAIL": "mallory@example.com"]
+        let forged = try s.git(
+            ["commit-tree", bare.stdout.trimmingCharacters(in: .whitespacesAndNewlines), "-p", tip, "-F", message],
+            env: mallory.merging(["GIT_COMMITTER_NAME": "Mallory", "GIT_COMMITTER_EMAIL": "mallory@example.com"]) { $1 }
+        )
+        try s.move(from: tip, to: forged)
+
+        let verify = try w.rollout("verify")
+        XCTAssertEqual(verify.status, 1, verify.output)
+        XCTAssertTrue(
+            verify.stdout.contains("commit \(forged.prefix(12)): is not signed, and signing is required\n"),
+            verify.stdout)
+        XCTAssertEqual(verify.stdout.components(separatedBy: "is not signed").count - 1, 1, verify.stdout)
     }
 
     /// Randomized: three signers (two release, one bot) and an outsider make a history of tester

@@ -20,7 +20,7 @@ enum LogCommand {
             """,
         options: Options.self,
         arguments: .none,
-        effects: .readsRepository,
+        effects: [.readsRepository, .checksSignatures],
         run: run)
 
     struct Options: OptionGroup {

@@ -32,7 +32,7 @@ enum ReportCommand {
             """,
         options: Options.self,
         arguments: .optional("LOCALE"),
-        effects: [.readsRepository, .writesFiles, .checks],
+        effects: [.readsRepository, .writesFiles, .checks, .checksSignatures],
         run: { invocation, context in
             let all = invocation.flag(Options.declared.all)
             if all && !invocation.positionals.isEmpty {

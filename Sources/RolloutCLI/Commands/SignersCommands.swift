@@ -124,7 +124,7 @@ enum SignersCommands {
             SSH keys show as ssh-keygen -lf prints them (SHA256:...), OpenPGP keys by their fingerprint.
             """,
         options: NoOptions.self, arguments: .none,
-        effects: .readsRepository,
+        effects: [.readsRepository, .checksSignatures],
         run: { invocation, context in
             let repository = try context.repository(invocation)
             let signers = try repository.snapshot().signers()

@@ -26,7 +26,7 @@ enum VerifyCommand {
             """,
         options: Options.self,
         arguments: .none,
-        effects: [.readsRepository, .checks],
+        effects: [.readsRepository, .checks, .checksSignatures],
         run: { invocation, context in
             let repository = try context.repository(invocation)
             var report = try Verifier.verify(repository)
@@ -118,8 +118,7 @@ enum VerifyCommand {
         let policyRequires = try snapshot.policy().signing.requireSigned
         let required = invocation.flag(options.requireSigned) || policyRequires
         let since = invocation.value(options.since)
-        let hasSigners = try repository.hasSigners(at: tip)
-        guard required || since != nil || hasSigners else { return nil }
+        guard try required || since != nil || repository.hadSigners(through: tip) else { return nil }
         let base = try since.map { try repository.snapshot(at: $0).commit }
         var findings = SignatureFindings(since: since)
         do {

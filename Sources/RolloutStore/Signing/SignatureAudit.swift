@@ -98,11 +98,24 @@ extension PackRepository {
     /// An auditor for the rows a command shows one at a time (`rollout log`), sharing keyrings.
     public func signatureAuditor() -> SignatureAuditor { SignatureAuditor(repository: self) }
 
-    /// Whether the state at `tip` has signers (`signers/` in its tree): then `rollout verify` and
-    /// `rollout log` check signatures without being asked. The last admin cannot be removed, so a
-    /// repository that once had signers keeps them.
+    /// Whether the state at `tip` has signers (`signers/` in its tree): then `rollout log` shows
+    /// each change's signer without being asked.
     public func hasSigners(at tip: ObjectID) throws -> Bool {
         try git.treeEntry(git.commit(tip).tree, path: StateLayout.signersDirectory) != nil
+    }
+
+    /// Whether any change up to `tip` (first parents) had signers: then `rollout verify` checks
+    /// signatures without being asked. Not the tip alone: `signers remove` never removes the last
+    /// admin, but a change written with plain git could delete `signers/`, and verify must still
+    /// find that change (unsigned, or not by an admin) rather than stop checking.
+    public func hadSigners(through tip: ObjectID) throws -> Bool {
+        var next: ObjectID? = tip
+        while let id = next {
+            let commit = try git.commit(id)
+            if try git.treeEntry(commit.tree, path: StateLayout.signersDirectory) != nil { return true }
+            next = commit.parents.first
+        }
+        return false
     }
 }
 
@@ -168,7 +181,11 @@ public struct SignatureAuditor {
         let check = try signatureCheck(commit, signers: signers, preferring: Self.email(of: actor))
         var problems: [SignatureProblem] = []
         switch check {
-        case .unsigned: if requireSigned { problems.append(.unsigned) }
+        // Once signers exist, who may change trust (signers, policy, keys) is proved or refused,
+        // whatever requireSigned says: else an unsigned change could remove the signers themselves.
+        case .unsigned:
+            let trustChange = trailers.action.map { SignerRoles.allowed($0) == [.admin] } ?? true
+            if requireSigned || (trustChange && !signers.isEmpty) { problems.append(.unsigned) }
         case .unknownKey(let key): if requireSigned || !signers.isEmpty { problems.append(.unknownKey(key)) }
         case .bad(let why): problems.append(.bad(why))
         case .verified(let principal, _):

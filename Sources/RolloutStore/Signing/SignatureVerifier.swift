@@ -248,6 +248,11 @@ extension SignatureVerifier {
     /// `arguments` with `input` on stdin, as git hands ssh-keygen the signed bytes (through sh, as
     /// `Subprocess` gives its programs /dev/null).
     func runWithInput(_ arguments: [String], input: String) throws -> Subprocess.Result {
-        try run(["/bin/sh", "-c", "input=$1; shift; exec \"$@\" < \"$input\"", "sh", input] + arguments)
+        let result = try run(["/bin/sh", "-c", "input=$1; shift; exec \"$@\" < \"$input\"", "sh", input] + arguments)
+        // 127: sh found no such program, which a verdict must not be taken from.
+        if result.status == 127 {
+            throw RolloutError.unavailable("\(arguments[0]) is not installed: checking signatures needs it")
+        }
+        return result
     }
 }
