@@ -36,7 +36,9 @@ final class ApprovalTests: XCTestCase {
     /// A shared remote whose signers are ana (admin, release), bob (approver) and bot (bot), whose
     /// policy asks an approver for a promote above 10%, with tr-TR@18 staged
     /// at 10% in TR and healthy crash counts; ana's and bob's clones (and bot's) of it.
-    func twoPeople(_ w: Workspace) throws -> (server: String, ana: String, bob: String, bot: String) {
+    func twoPeople(_ w: Workspace, approval: [String: Any] = ["promoteAbove": 10]) throws -> (
+        server: String, ana: String, bob: String, bot: String
+    ) {
         let server = try shared(w)
         let s = GitSigning(w: w)
         let keys = try ["ana", "bob", "bot"].map { try s.sshKey($0) }
@@ -48,7 +50,7 @@ final class ApprovalTests: XCTestCase {
         var policy =
             try JSONSerialization.jsonObject(
                 with: Data(try w.git("show", "main:policy.json", repository: a).stdout.utf8)) as! [String: Any]
-        policy["signing"] = ["approval": ["promoteAbove": 10]]
+        policy["signing"] = ["approval": approval]
         let file = try w.scratch.write("policy.json", Data(try JSONSerialization.data(withJSONObject: policy)))
         try run(w, a, ["policy", "set", file], env: ana)
         try run(w, a, ["promote", "tr-TR@18", "--to", "10%", "--region", "TR", "--app-version", ">=4.8"], env: ana)
@@ -202,6 +204,33 @@ final class ApprovalTests: XCTestCase {
         try run(w, c, ["verify"], env: bot)
         // A person's kill switch never waits either.
         try run(w, a, ["revert", "tr-TR", "--to", "bundled", "--reason", "still crashing"], env: ana)
+    }
+
+    func testAProtectedKeyChangeAndAPolicyChangeWaitForAnApprover() throws {
+        let w = try Workspace()
+        let (server, a, b, _) = try twoPeople(w, approval: ["protectedKeys": true, "policy": true])
+        // A pack that leaves protected keys alone needs nobody.
+        let plain = try w.packVariant(of: "tr-TR@18", version: 19, replacing: [("Ayarlar", "Ayarlar ✓")])
+        try run(w, a, ["pack", "add", plain], env: ana)
+        let paying = try w.packVariant(of: "tr-TR@18", version: 20, replacing: [("{amount} öde", "{amount} ödeyin")])
+        let tip = try serverTip(w, server)
+        let refused = try run(w, a, ["pack", "add", paying, "--approved-by", "Legal"], env: ana, status: 77)
+        XCTAssertTrue(refused.stderr.contains("a pack that changes protected keys (checkout.pay)"), refused.stderr)
+        XCTAssertEqual(try serverTip(w, server), tip)
+        let pack = try propose(w, a, ["pack", "add", paying, "--approved-by", "Legal"])
+        try run(w, b, ["approve", pack], env: bob)
+        XCTAssertEqual(try run(w, b, ["pack", "list", "--json"], env: bob).stdout.contains("tr-TR@20"), true)
+
+        let file = try w.scratch.write(
+            "policy-2.json",
+            #"{"requiredKeys": ["checkout.pay"], "signing": {"approval": {"protectedKeys": true, "policy": true}}}"#)
+        let policyRefused = try run(w, a, ["policy", "set", file], env: ana, status: 77)
+        XCTAssertTrue(policyRefused.stderr.contains("a policy change"), policyRefused.stderr)
+        let change = try propose(w, a, ["policy", "set", file])
+        try run(w, b, ["approve", change], env: bob)
+        let shown = try w.json(try run(w, b, ["policy", "show", "--json"], env: bob))
+        XCTAssertEqual(shown["requiredKeys"] as? [String], ["checkout.pay"])
+        try run(w, b, ["verify"], env: bob)
     }
 }
 
