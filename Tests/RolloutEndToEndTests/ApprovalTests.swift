@@ -36,13 +36,15 @@ final class ApprovalTests: XCTestCase {
     /// A shared remote whose signers are ana (admin, release), bob (approver) and bot (bot), whose
     /// policy asks an approver for a promote above 10%, with tr-TR@18 staged
     /// at 10% in TR and healthy crash counts; ana's and bob's clones (and bot's) of it.
-    func twoPeople(_ w: Workspace, approval: [String: Any] = ["promoteAbove": 10]) throws -> (
-        server: String, ana: String, bob: String, bot: String
-    ) {
+    /// `url` is how the clones reach the server's repository (its path by default).
+    func twoPeople(
+        _ w: Workspace, approval: [String: Any] = ["promoteAbove": 10], url: (String) throws -> String = { $0 }
+    ) throws -> (server: String, ana: String, bob: String, bot: String) {
         let server = try shared(w)
+        let remote = try url(server)
         let s = GitSigning(w: w)
         let keys = try ["ana", "bob", "bot"].map { try s.sshKey($0) }
-        let a = try signingClone(w, server, "ana", key: keys[0])
+        let a = try signingClone(w, remote, "ana", key: keys[0])
         try run(
             w, a, ["signers", "add", "ana@example.com", "--key", keys[0] + ".pub", "--role", "admin,release"], env: ana)
         try run(w, a, ["signers", "add", "bob@example.com", "--key", keys[1] + ".pub", "--role", "approver"], env: ana)
@@ -57,8 +59,8 @@ final class ApprovalTests: XCTestCase {
         try run(
             w, a, ["metrics", "ingest", "--kind", "crash", MetricsIngestTests.examples + "/crashes-healthy.csv"],
             env: ana)
-        let b = try signingClone(w, server, "bob", key: keys[1])
-        let c = try signingClone(w, server, "bot", key: keys[2])
+        let b = try signingClone(w, remote, "bob", key: keys[1])
+        let c = try signingClone(w, remote, "bot", key: keys[2])
         return (server, a, b, c)
     }
 
@@ -231,6 +233,46 @@ final class ApprovalTests: XCTestCase {
         let shown = try w.json(try run(w, b, ["policy", "show", "--json"], env: bob))
         XCTAssertEqual(shown["requiredKeys"] as? [String], ["checkout.pay"])
         try run(w, b, ["verify"], env: bob)
+    }
+
+    /// The server's pre-receive hook (docs/teams.md, "Enforcing on the server") over smart HTTP on
+    /// loopback takes the proposal's ref and the approval, a merge of main's tip and the proposal;
+    /// a merge of anything else stays refused.
+    func testTheServersHookTakesAProposalAndItsApprovalOverSmartHTTP() throws {
+        let w = try Workspace()
+        let password = "approve-\(UUID().uuidString)"
+        var http: HTTPGitServer?
+        defer { http?.stop() }
+        let (server, a, b, _) = try twoPeople(w) { path in
+            let hook = path + "/hooks/pre-receive"
+            try FileManager.default.createDirectory(atPath: path + "/hooks", withIntermediateDirectories: true)
+            try Data("#!/bin/sh\nexec \(Processes.rolloutBinary) hook pre-receive\n".utf8).write(
+                to: URL(fileURLWithPath: hook))
+            XCTAssertEqual(chmod(hook, 0o755), 0)
+            http = try HTTPGitServer(
+                root: w.scratch.path("server"), state: w.scratch.path("http"), users: ["alice": password])
+            return http!.url("shared.git", user: "alice", password: password)
+        }
+        let before = try serverTip(w, server)
+        let id = try propose(w, a, ["promote", "tr-TR@18", "--to", "50%"])
+        try run(w, b, ["approve", id], env: bob)
+        let merge = try serverTip(w, server)
+        XCTAssertEqual(try w.git("rev-parse", "\(merge)^1", repository: server).stdout.trimmed, before)
+        XCTAssertEqual(try w.git("cat-file", "-t", "\(merge)^2", repository: server).stdout.trimmed, "commit")
+        // A merge that is no approval (its second parent some other commit) is refused by the hook.
+        let made = try w.git(
+            "-c", "user.name=Mallory", "-c", "user.email=mallory@example.com", "commit-tree", "\(merge)^{tree}", "-p",
+            merge, "-p", before, "-m",
+            "promote\n\nRollout-Action: promote\nRollout-Proposal: \(before)\nRollout-Actor: Ana <ana@example.com>",
+            repository: b)
+        let bogus = made.stdout.trimmed
+        let pushed = try Processes.run(
+            "/usr/bin/env", ["git", "--git-dir", b, "push", "origin", "\(bogus):refs/heads/main"], in: w.root,
+            environment: w.environment)
+        XCTAssertEqual(bogus.count, 40, made.output)
+        XCTAssertNotEqual(pushed.status, 0, pushed.output)
+        XCTAssertTrue(pushed.stderr.contains("has 2 parents"), pushed.stderr)
+        XCTAssertEqual(try serverTip(w, server), merge)
     }
 }
 

@@ -220,12 +220,16 @@ public enum Verifier {
         }
 
         /// The one merge main may hold: an approved proposal (`rollout approve`), whose second parent
-        /// is the proposal its `Rollout-Proposal` names, made on a state of main's history.
+        /// is the proposal its `Rollout-Proposal` names, made on a state of main's history and not
+        /// itself part of it. Who signed it is the signature audit's to judge.
         func isApproval(_ commit: GitCommit, _ trailers: [(name: String, value: String)]) throws -> Bool {
-            guard commit.parents.count == 2, trailers.value(.proposal) == commit.parents[1].hex,
-                let base = try git.commit(commit.parents[1]).parents.first
+            guard commit.parents.count == 2 else { return false }
+            let (tip, proposal) = (commit.parents[0], commit.parents[1])
+            guard trailers.value(.proposal) == proposal.hex,
+                let base = try git.commit(proposal).parents.first, proposal != tip,
+                try !git.isDescendant(tip, of: proposal)
             else { return false }
-            return try base == commit.parents[0] || git.isDescendant(commit.parents[0], of: base)
+            return try base == tip || git.isDescendant(tip, of: base)
         }
 
         mutating func check(_ commit: GitCommit, isFirst: Bool) throws -> [Problem] {
