@@ -50,6 +50,10 @@ enum Refusals {
             return
                 "this \(action) needs a second signer: the policy's signing.approval asks an approver for \(SignatureWords.rule(rule)). Nothing was changed; propose it with --propose, and an approver applies it with rollout approve ID"
         case .refused(let action, let problems):
+            for case .selfApproval(let principal) in problems {
+                return
+                    "\(principal) proposed this \(action) and cannot approve their own change: another signer with the approver role runs rollout approve ID. Nothing was changed"
+            }
             return
                 "this \(action) cannot be admitted: it \(problems.map(SignatureWords.problem).joined(separator: "; it ")). Nothing was changed"
         }

@@ -107,7 +107,9 @@ final class ApprovalTests: XCTestCase {
 
         // Ana cannot approve her own change.
         let own = try run(w, a, ["approve", id], env: ana, status: 77)
-        XCTAssertTrue(own.stderr.contains("ana@example.com cannot approve their own change"), own.stderr)
+        XCTAssertTrue(
+            own.stderr.contains("ana@example.com proposed this promote and cannot approve their own change"), own.stderr
+        )
         XCTAssertEqual(try serverTip(w, server), before)
 
         try run(w, b, ["approve", id, "--reason", "checked the crash numbers"], env: bob)
