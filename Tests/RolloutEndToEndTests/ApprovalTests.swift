@@ -276,6 +276,28 @@ final class ApprovalTests: XCTestCase {
         XCTAssertTrue(pushed.stderr.contains("has 2 parents"), pushed.stderr)
         XCTAssertEqual(try serverTip(w, server), merge)
     }
+
+    /// An approval made offline is replayed by sync onto the tip another clone moved, still a
+    /// merge with the proposal as its second parent, signed again by the approver.
+    func testAnOfflineApprovalIsReplayedKeepingItsProposal() throws {
+        let w = try Workspace()
+        let (server, a, b, _) = try twoPeople(w)
+        let id = try propose(w, a, ["promote", "tr-TR@18", "--to", "50%"])
+        let proposal = try w.git("rev-parse", "refs/rollout/proposals/\(id)", repository: server).stdout.trimmed
+        try run(w, b, ["proposals"], env: bob)
+        try run(w, b, ["--offline", "approve", id], env: bob)
+        try run(w, a, ["promote", "en-US@2", "--to", "5%"], env: ana)
+        let moved = try serverTip(w, server)
+        let synced = try run(w, b, ["sync"], env: bob)
+        XCTAssertTrue(synced.stdout.contains("replayed"), synced.stdout)
+        let merge = try serverTip(w, server)
+        let parents = try w.git("rev-list", "--parents", "-n", "1", merge, repository: server).stdout.trimmed
+            .split(separator: " ").map(String.init)
+        XCTAssertEqual(parents, [merge, moved, proposal])
+        XCTAssertTrue(try gitVerifies(w, server, merge, signersAt: moved), "signed again by bob")
+        try run(w, b, ["verify"], env: bob)
+        XCTAssertTrue(try run(w, a, ["proposals"], env: ana).stdout.contains("No open proposals."))
+    }
 }
 
 extension String {

@@ -107,12 +107,16 @@ extension PackRepository {
     }
 
     /// The open proposals, oldest first, each checked against the signers in force at its base and
-    /// against main's tip (stale when main changed a file it changes).
+    /// against main's tip (stale when main changed a file it changes). One main already holds (an
+    /// approval made offline and synced later leaves the remote's ref behind) is not open.
     public func openProposals() throws -> [OpenProposal] {
         let tip = try stateTip()
         var auditor = signatureAuditor()
         defer { auditor.close() }
-        return try git.references(prefix: PackRepository.proposalsPrefix).map { ref in
+        let refs = try git.references(prefix: PackRepository.proposalsPrefix).filter {
+            try !git.isDescendant(tip, of: $0.target)
+        }
+        return try refs.map { ref in
             let commit = try git.commit(ref.target)
             let audit = try auditor.audit(commit, requireSigned: true)
             var proposer: String? = nil
