@@ -65,9 +65,16 @@ extension SignatureAuditor {
             approver: audit.approver, proposer: audit.proposer)
     }
 
-    /// The policy of the state at `commit`.
-    func policy(at commit: ObjectID) throws -> Policy {
-        try Snapshot(repository: repository.git, commit: commit).policy()
+    /// The policy of the state at `commit`, read once per `policy.json` blob.
+    mutating func policy(at commit: ObjectID) throws -> Policy {
+        let git = repository.git
+        guard let blob = try git.treeEntry(git.commit(commit).tree, path: StateLayout.policy)?.id else {
+            return try Snapshot(repository: git, commit: commit).policy()
+        }
+        if let policy = policies[blob] { return policy }
+        let policy = try Snapshot(repository: git, commit: commit).policy()
+        policies[blob] = policy
+        return policy
     }
 
     /// The highest share a change gives: its `Rollout-Percent`, or its ramp's last step.

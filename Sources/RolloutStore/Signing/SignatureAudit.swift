@@ -125,6 +125,8 @@ public struct SignatureAuditor {
     let verifier: SignatureVerifier
     /// `signers` tree id -> the set.
     private var sets: [ObjectID: SignerSet] = [:]
+    /// `policy.json` blob id -> the policy (the approval rules in force), read once each.
+    var policies: [ObjectID: Policy] = [:]
 
     init(repository: PackRepository) {
         self.repository = repository
