@@ -298,6 +298,22 @@ final class ApprovalTests: XCTestCase {
         try run(w, b, ["verify"], env: bob)
         XCTAssertTrue(try run(w, a, ["proposals"], env: ana).stdout.contains("No open proposals."))
     }
+
+    /// A proposal moved onto main with plain git, never approved: verify names it.
+    func testVerifyFlagsAChangeThatNeededAnApproverAndHasNone() throws {
+        let w = try Workspace()
+        let (server, a, _, _) = try twoPeople(w)
+        let id = try propose(w, a, ["promote", "tr-TR@18", "--to", "50%"])
+        let proposal = try w.git("rev-parse", "refs/rollout/proposals/\(id)", repository: server).stdout.trimmed
+        XCTAssertEqual(try w.git("update-ref", "refs/heads/main", proposal, repository: server).status, 0)
+        let verify = try run(w, server, ["verify"], env: ana, status: 1)
+        XCTAssertTrue(
+            verify.stdout.contains(
+                "commit \(proposal.prefix(12)): is a promote the policy asks an approver for (a promote above 10%), and nobody approved it"
+            ), verify.stdout)
+        XCTAssertTrue(
+            try run(w, server, ["log", "--limit", "1"], env: ana).stdout.contains("signer: not approved"))
+    }
 }
 
 extension String {
