@@ -130,6 +130,12 @@ final class ApprovalTests: XCTestCase {
 
         let log = try run(w, b, ["log", "--segment", "TR/4.8"], env: bob).stdout
         XCTAssertTrue(log.contains("signer: ana@example.com, approved by bob@example.com"), log)
+        let logged = try w.json(try run(w, b, ["log", "--limit", "1", "--json"], env: bob))
+        let signature = try XCTUnwrap((logged["changes"] as? [[String: Any]])?.first?["signature"] as? [String: Any])
+        XCTAssertEqual(signature["status"] as? String, "verified")
+        XCTAssertEqual(signature["principal"] as? String, "bob@example.com", "who signed the applied commit")
+        XCTAssertEqual(signature["proposer"] as? String, "ana@example.com")
+        XCTAssertEqual(signature["approver"] as? String, "bob@example.com")
         try run(w, b, ["verify"], env: bob)
         try run(w, b, ["verify", "--require-signed", "--since", before], env: bob)
         XCTAssertTrue(try run(w, b, ["proposals"], env: bob).stdout.contains("No open proposals."))

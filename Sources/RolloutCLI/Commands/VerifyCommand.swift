@@ -179,7 +179,7 @@ enum SignatureWords {
         }
     }
 
-    /// `{status, principal, key}` of `--json`.
+    /// `{status, principal, key, problems, proposer, approver}` of `--json`.
     static func json(_ audit: ChangeAudit) -> JSONValue {
         var principal: JSONValue = .null
         var key: JSONValue = .null
@@ -191,6 +191,9 @@ enum SignatureWords {
         return [
             "status": .string(audit.signature.status), "principal": principal, "key": key,
             "problems": .array(audit.problems.map { .string(problem($0)) }),
+            // An approved change: the proposal's verified signer and the approver who signed the merge.
+            "proposer": audit.proposer.map { .string($0) } ?? .null,
+            "approver": audit.approver.map { .string($0) } ?? .null,
         ]
     }
 }
