@@ -601,6 +601,10 @@ enum KeysCommands {
         do {
             return try KeyOperations.commit(
                 change, in: repository, roots: roots, newRoots: newRoots, actor: actor, now: now)
+        } catch let proposed as ProposalMade {
+            // Proposed (--propose): the new private keys are the ones the proposal lists, kept for
+            // when it is approved.
+            throw proposed
         } catch {
             removeKeys(written)
             throw error
