@@ -301,6 +301,9 @@ final class ApprovalTests: XCTestCase {
             .split(separator: " ").map(String.init)
         XCTAssertEqual(parents, [merge, moved, proposal])
         XCTAssertTrue(try gitVerifies(w, server, merge, signersAt: moved), "signed again by bob")
+        // gc packs the merge and the proposal it names; the history still verifies.
+        try run(w, b, ["gc"], env: bob)
+        XCTAssertEqual(try w.git("cat-file", "-t", proposal, repository: b).stdout.trimmed, "commit")
         try run(w, b, ["verify"], env: bob)
         XCTAssertTrue(try run(w, a, ["proposals"], env: ana).stdout.contains("No open proposals."))
     }
