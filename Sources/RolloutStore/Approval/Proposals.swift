@@ -82,9 +82,13 @@ extension PackRepository {
                 {
                     throw remoteFailure(failure, "push to", remote, attempts: 1)
                 }
-            } catch let failure as GitTransport.Failure {
+            } catch {
+                // Not on the remote: not a proposal anybody can approve, so not one here either.
                 try? git.deleteReference(ref)
-                throw remoteFailure(failure, "push to", remote, attempts: 1)
+                if let failure = error as? GitTransport.Failure {
+                    throw remoteFailure(failure, "push to", remote, attempts: 1)
+                }
+                throw error
             }
         }
         throw ProposalMade(id: id, commit: commit, summary: change.summary, remote: remote)
