@@ -216,9 +216,9 @@ final class ApprovalTests: XCTestCase {
         try run(w, a, ["revert", "tr-TR", "--to", "bundled", "--reason", "still crashing"], env: ana)
     }
 
-    func testAProtectedKeyChangeAndAPolicyChangeWaitForAnApprover() throws {
+    func testAProtectedKeyChangeAPolicyChangeAndASignersChangeWaitForAnApprover() throws {
         let w = try Workspace()
-        let (server, a, b, _) = try twoPeople(w, approval: ["protectedKeys": true, "policy": true])
+        let (server, a, b, _) = try twoPeople(w, approval: ["protectedKeys": true, "policy": true, "signers": true])
         // A pack that leaves protected keys alone needs nobody.
         let plain = try w.packVariant(of: "tr-TR@18", version: 19, replacing: [("Ayarlar", "Ayarlar ✓")])
         try run(w, a, ["pack", "add", plain], env: ana)
@@ -233,13 +233,21 @@ final class ApprovalTests: XCTestCase {
 
         let file = try w.scratch.write(
             "policy-2.json",
-            #"{"requiredKeys": ["checkout.pay"], "signing": {"approval": {"protectedKeys": true, "policy": true}}}"#)
+            #"{"requiredKeys": ["checkout.pay"], "signing": {"approval": {"protectedKeys": true, "policy": true, "signers": true}}}"#
+        )
         let policyRefused = try run(w, a, ["policy", "set", file], env: ana, status: 77)
         XCTAssertTrue(policyRefused.stderr.contains("a policy change"), policyRefused.stderr)
         let change = try propose(w, a, ["policy", "set", file])
         try run(w, b, ["approve", change], env: bob)
         let shown = try w.json(try run(w, b, ["policy", "show", "--json"], env: bob))
         XCTAssertEqual(shown["requiredKeys"] as? [String], ["checkout.pay"])
+
+        let carol = try GitSigning(w: w).sshKey("carol")
+        let adding = ["signers", "add", "carol@example.com", "--key", carol + ".pub", "--role", "release"]
+        let signersRefused = try run(w, a, adding, env: ana, status: 77)
+        XCTAssertTrue(signersRefused.stderr.contains("a change to the signers"), signersRefused.stderr)
+        try run(w, b, ["approve", try propose(w, a, adding)], env: bob)
+        XCTAssertTrue(try run(w, b, ["signers", "list"], env: bob).stdout.contains("carol@example.com"))
         try run(w, b, ["verify"], env: bob)
     }
 
