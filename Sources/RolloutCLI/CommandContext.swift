@@ -51,6 +51,7 @@ public struct CommandContext {
         repository.gitEnvironment = environment
         repository.stdinIsTerminal = stdinIsTerminal
         repository.signing = try signing(invocation)
+        repository.proposing = invocation.flag(ApprovalCommands.ProposeOptions.declared.propose)
         return repository
     }
 

@@ -168,6 +168,7 @@ public let allCommands: [CommandSpec] = [
     TestersCommands.change(true), TestersCommands.change(false), TestersCommands.list,
     SignersCommands.add, SignersCommands.remove, SignersCommands.list,
     PolicyCommands.show, PolicyCommands.set,
+    ApprovalCommands.proposals, ApprovalCommands.approve,
     NotifyCommands.test, NotifyCommands.status, NotifyCommands.retry,
     DeviceCommand.spec,
     CompletionCommand.spec, HelpCommand.spec, HelpCommand.version,

@@ -36,7 +36,44 @@ enum Refusals {
         case let refusal as TesterRefusal: return testers(refusal)
         case let refusal as SignerRefusal: return signers(refusal)
         case let refusal as SigningRefusal: return signing(refusal)
+        case let refusal as AdmissionRefusal: return admission(refusal)
+        case let refusal as ProposalRefusal: return proposal(refusal)
         default: return "refused: \(refusal)"
+        }
+    }
+
+    // MARK: admission (the two-person rule)
+
+    static func admission(_ refusal: AdmissionRefusal) -> String {
+        switch refusal {
+        case .needsApproval(let action, let rule):
+            return
+                "this \(action) needs a second signer: the policy's signing.approval asks an approver for \(SignatureWords.rule(rule)). Nothing was changed; propose it with --propose, and an approver applies it with rollout approve ID"
+        case .refused(let action, let problems):
+            for case .selfApproval(let principal) in problems {
+                return
+                    "\(principal) proposed this \(action) and cannot approve their own change: another signer with the approver role runs rollout approve ID. Nothing was changed"
+            }
+            return
+                "this \(action) cannot be admitted: it \(problems.map(SignatureWords.problem).joined(separator: "; it ")). Nothing was changed"
+        }
+    }
+
+    static func proposal(_ refusal: ProposalRefusal) -> String {
+        switch refusal {
+        case .unsigned:
+            return
+                "a proposal must be signed, and git config does not sign this change: run it with --sign, or set git config commit.gpgSign true (docs/audit.md). Nothing was changed"
+        case .nothingToPropose: return "the change would change nothing: there is nothing to propose"
+        case .noSuchProposal(let id, let open):
+            return
+                "no open proposal \(InputLimits.echo(id))\(open.isEmpty ? "; there is none" : " (open: \(open.joined(separator: ", ")))"); rollout proposals lists them"
+        case .stale(let id, let paths):
+            return
+                "proposal \(id) is stale: main changed \(paths.joined(separator: ", ")) since it was proposed. Nothing was changed; propose the change again on the current state with --propose"
+        case .badProposal(let id, let problems):
+            return
+                "proposal \(id) cannot be approved: it \(problems.map(SignatureWords.problem).joined(separator: "; it ")). Nothing was changed"
         }
     }
 

@@ -72,7 +72,12 @@ public enum RolloutCLI {
                     stderr: "")
             case .run(let invocation):
                 ran = invocation.command
-                let output = try invocation.command.run(invocation, context)
+                let output: CommandOutput
+                do {
+                    output = try invocation.command.run(invocation, context)
+                } catch let made as ProposalMade {
+                    output = ApprovalCommands.proposed(made, style: context.style(invocation))
+                }
                 // The one place human output is rendered: escaped by construction (Style.terminal).
                 let stdout =
                     invocation.json

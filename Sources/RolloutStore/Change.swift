@@ -10,6 +10,9 @@ public struct Change {
     /// Files whose blobs the operation already wrote (to hold one large file in memory at a time).
     public var blobs: [(path: String, blob: ObjectID)]
     public var removals: [String]
+    /// An approval (`rollout approve`): the proposal, made the commit's second parent, and the
+    /// message recorded instead of `message(actor:)`: the proposal's, with the approval trailers.
+    public var approving: (proposal: ObjectID, message: String)? = nil
 
     public init(
         summary: String, trailers: [(name: Trailer, value: String)] = [], writes: [(path: String, bytes: [UInt8])] = [],
@@ -25,6 +28,7 @@ public struct Change {
     /// The commit message: summary, a blank line, then one `Rollout-Name: value` trailer per line.
     /// Values are folded onto one line so a reason with a newline cannot forge another trailer.
     public func message(actor: String) -> String {
+        if let approving { return approving.message }
         var lines = [Change.oneLine(summary), ""]
         var all = trailers
         all.append((.actor, actor))

@@ -63,6 +63,12 @@ public enum Trailer: String, CaseIterable, Sendable {
     case scheduledBy = "Scheduled-By"
     case testers = "Testers"
     case installIDs = "Install-Ids"
+    /// On an approved change (a merge of main's tip and the proposal): the proposal's commit id.
+    case proposal = "Proposal"
+    /// On an approved change: the approver (`Name <email>`), who signed it.
+    case approver = "Approver"
+    /// On an approved change: why the approver approved it (`rollout approve --reason`).
+    case approverReason = "Approver-Reason"
 }
 
 /// Reading a parsed message's trailers by name.

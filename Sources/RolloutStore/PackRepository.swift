@@ -32,6 +32,10 @@ public final class PackRepository {
     /// line sets it from `--sign`, `--no-sign` and git config.
     public var signing = SigningRequest()
 
+    /// When set (`--propose`), `apply` stores the change as a proposal for an approver instead of
+    /// moving main (`propose`), and ends by throwing `ProposalMade`.
+    public var proposing = false
+
     /// More loose objects than this and a write packs them (`ROLLOUT_PACK_THRESHOLD`).
     public var packThreshold = Packing.automaticThreshold
 
@@ -275,6 +279,7 @@ public final class PackRepository {
     ) throws -> Applied<Result> {
         // Read before the operation runs: a signing set-up that cannot work stops the change before any work.
         let signer = try commitSigner()
+        if proposing { try propose(actor: actor, time: time, signer: signer, operation) }
         if !offline, let remote = try syncRemote() {
             return try applyThroughRemote(remote, actor: actor, time: time, signer: signer, operation)
         }
@@ -287,6 +292,7 @@ public final class PackRepository {
             let (change, result) = try operation(snapshot)
             guard let change else { return Applied(commit: nil, result: result, attempts: attempt) }
             let commit = try write(change, on: snapshot, actor: actor, time: time(), signer: signer)
+            try admit(commit)
             try git.setReflogIdentity(GitSignature(name: actor.name, email: actor.email, time: 0))
             do {
                 let message = "rollout: \(change.summary)"
@@ -325,7 +331,8 @@ public final class PackRepository {
         let tree = try git.updatedTree(base: snapshot.tree, upserts: upserts, removals: change.removals)
         let signature = GitSignature(name: actor.name, email: actor.email, time: time.seconds)
         let commit = try commitObject(
-            tree: tree, parents: snapshot.commit.map { [$0] } ?? [], message: change.message(actor: actor.description),
+            tree: tree, parents: (snapshot.commit.map { [$0] } ?? []) + (change.approving.map { [$0.proposal] } ?? []),
+            message: change.message(actor: actor.description),
             author: signature, signer: signer)
         try recordShardedFormat()
         return commit

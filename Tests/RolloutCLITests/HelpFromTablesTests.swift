@@ -141,11 +141,12 @@ final class HelpFromTablesTests: XCTestCase {
         func usage(_ path: String) -> String { allCommands.first { $0.name == path }!.usage }
         XCTAssertTrue(usage("pack import").hasPrefix("pack import PATH --content-version N ["), usage("pack import"))
         XCTAssertTrue(usage("pack import").contains(" [--locale L]... "), usage("pack import"))
-        XCTAssertEqual(usage("keys revoke"), "keys revoke KEYID --root FILE... --reason TEXT [--dry-run]")
+        XCTAssertEqual(usage("keys revoke"), "keys revoke KEYID --root FILE... --reason TEXT [--dry-run] [--propose]")
         XCTAssertEqual(usage("pack diff"), "pack diff FROM TO")
         XCTAssertEqual(usage("clone"), "clone URL [DIR]")
         XCTAssertEqual(
-            usage("pack add"), "pack add FILE... [--approved-by NAME] [--allow-removed-keys] [--reason TEXT]")
+            usage("pack add"),
+            "pack add FILE... [--approved-by NAME] [--allow-removed-keys] [--reason TEXT] [--propose]")
         XCTAssertTrue(usage("verify-site").hasPrefix("verify-site DIR (--root-key KEY... | --public-key KEY) "))
         XCTAssertTrue(
             usage("device").hasPrefix("device --state DIR --site URL|DIR (--public-key KEY | --root-key KEY...)"))

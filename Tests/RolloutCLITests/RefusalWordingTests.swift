@@ -75,7 +75,7 @@ final class RefusalWordingTests: XCTestCase {
                 TesterRefusal.badID(.tooLong(bytes: 300), text: "x", file: "ids.txt", line: 1),
                 TesterRefusal.noIDsInFile("ids.txt"), TesterRefusal.noSuchGroup("qa", groups: ["beta"]),
             ]
-            + signing + signers
+            + signing + signers + admission + proposal
     }
 
     private var signers: [SignerRefusal] {
@@ -92,6 +92,16 @@ final class RefusalWordingTests: XCTestCase {
             SignerRefusal.badPrincipal("a b"),
         ]
     }
+
+    private let admission: [AdmissionRefusal] = [
+        .needsApproval(action: "promote", .promoteAbove(Percent(basisPoints: 1000))),
+        .refused(action: "promote", [.selfApproval(principal: "ana@example.com")]),
+    ]
+
+    private let proposal: [ProposalRefusal] = [
+        .unsigned, .nothingToPropose, .noSuchProposal("1a2b3c4d", open: []), .stale(id: "1a2b3c4d", paths: ["p"]),
+        .badProposal(id: "1a2b3c4d", [.unsigned]),
+    ]
 
     private var signing: [SigningRefusal] {
         let ssh = SignerSetup(

@@ -303,7 +303,8 @@ final class SignatureVerifyTests: XCTestCase {
         }
     }
 
-    /// The policy's `signing.requireSigned` makes unsigned a problem as `--require-signed` does.
+    /// The policy's `signing.requireSigned` makes unsigned a problem as `--require-signed` does, and
+    /// rollout itself refuses an unsigned change once it is in force (the admission check).
     func testThePolicyCanRequireSignedChanges() throws {
         let w = try Workspace()
         let s = GitSigning(w: w)
@@ -312,21 +313,28 @@ final class SignatureVerifyTests: XCTestCase {
         try run(
             w, ["signers", "add", "ana@example.com", "--key", anaKey + ".pub", "--role", "admin,release"], env: ana)
         try s.signTip(anaKey)
+        let base = try w.stateTip()
+        // Unsigned, before the policy asks for signatures: accepted then, flagged once it does.
+        try run(w, ["testers", "add", "qa", "--install-id", "phone-1"], env: ana)
+        let unsigned = try w.stateTip()
         let policy = try w.scratch.write("policy.json", #"{"signing": {"requireSigned": true}}"#)
         try run(w, ["policy", "set", policy], env: ana)
         try s.signTip(anaKey)
         let shown = try w.rollout("policy", "show", "--json")
         XCTAssertEqual(
             (try w.json(shown)["signing"] as? [String: Any])?["requireSigned"] as? Bool, true, shown.output)
-        let base = try w.stateTip()
-        try run(w, ["testers", "add", "qa", "--install-id", "phone-1"], env: ana)
         let verify = try w.rollout("verify", "--since", base)
         XCTAssertEqual(verify.status, 1, verify.output)
         XCTAssertTrue(
-            verify.stdout.contains("commit \(try w.stateTip().prefix(12)): is not signed, and signing is required\n"),
+            verify.stdout.contains("commit \(unsigned.prefix(12)): is not signed, and signing is required\n"),
             verify.stdout)
-        try s.signTip(anaKey)
-        XCTAssertEqual(try w.rollout("verify", "--since", base).status, 0)
+        let tip = try w.stateTip()
+        let refused = try w.rollout(["testers", "add", "qa", "--install-id", "phone-2"], env: ana)
+        XCTAssertEqual(refused.status, 77, refused.output)
+        XCTAssertTrue(
+            refused.stderr.contains("this testers-add cannot be admitted: it is not signed, and signing is required"),
+            refused.stderr)
+        XCTAssertEqual(try w.stateTip(), tip, "nothing changed")
     }
 
     /// Changes rollout signs itself (commit.gpgSign): verified as the signer; a change claiming Ana

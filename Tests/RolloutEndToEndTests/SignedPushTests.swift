@@ -68,7 +68,8 @@ final class SignedPushTests: XCTestCase {
     /// promote claiming Ana (--actor) are each refused with the hook's reason; Mallory's own lands,
     /// and `verify --since REF --require-signed` on the clone agrees.
     private func assertSignaturesHold(
-        _ w: Workspace, url: String, keys: [String: String], file: StaticString = #filePath, line: UInt = #line
+        _ w: Workspace, url: String, keys: [String: String], checkedHere: Bool, file: StaticString = #filePath,
+        line: UInt = #line
     ) throws {
         let clone = w.scratch.path("clone")
         let cloned = try w.rollout("clone", url, clone)
@@ -99,8 +100,28 @@ final class SignedPushTests: XCTestCase {
             try git(w, clone, ["config", "user.signingKey", keys[refusal.key]!])
             let pushed = try w.rollout(refusal.arguments + promote + ["--to", "20%"], env: refusal.env)
             XCTAssertEqual(pushed.status, 77, "\(refusal.key): \(pushed.output)", file: file, line: line)
-            XCTAssertTrue(pushed.stderr.contains("remote: rollout: refused "), pushed.stderr, file: file, line: line)
-            XCTAssertTrue(pushed.stderr.contains(refusal.shown), pushed.stderr, file: file, line: line)
+            // Where the policy requires signing, rollout's own admission check refuses it before any push.
+            let shown = checkedHere ? "cannot be admitted: it" : "remote: rollout: refused "
+            XCTAssertTrue(pushed.stderr.contains(shown), pushed.stderr, file: file, line: line)
+            XCTAssertTrue(
+                pushed.stderr.contains(refusal.shown.dropFirst(2).dropLast()), pushed.stderr, file: file, line: line)
+            XCTAssertEqual(try refs(w), landed, "\(refusal.key): the server is unchanged", file: file, line: line)
+        }
+        // The same changes made with plain git: Ana's good change, unsigned or signed with another key.
+        try git(w, clone, ["config", "user.signingKey", keys["ana"]!])
+        let tip = try git(w, clone, ["rev-parse", "main"])
+        XCTAssertEqual(try w.rollout(["--offline"] + promote + ["--to", "30%"], env: ana).status, 0)
+        let good = try git(w, clone, ["rev-parse", "main"])
+        try git(w, clone, ["update-ref", "refs/heads/main", tip])
+        try git(w, clone, ["reflog", "expire", "--expire-unreachable=all", "refs/heads/main"])
+        for refusal in refusals {
+            let commit = try remade(
+                w, clone, good, on: tip, key: refusal.arguments == ["--no-sign"] ? nil : keys[refusal.key]!)
+            let pushed = try w.git("push", "origin", "\(commit):refs/heads/main", repository: clone)
+            XCTAssertNotEqual(pushed.status, 0, pushed.output, file: file, line: line)
+            XCTAssertTrue(
+                pushed.stderr.contains("remote: rollout: refused \(commit.prefix(12))" + refusal.shown.dropLast()),
+                "\(refusal.key): \(pushed.stderr)", file: file, line: line)
             XCTAssertTrue(
                 pushed.stderr.contains(
                     "remote: rollout: the push is refused; the server is unchanged. Each change must be signed"),
@@ -179,6 +200,26 @@ final class SignedPushTests: XCTestCase {
         XCTAssertFalse(try refs(w).contains("refs/rollout/proposals/"), file: file, line: line)
     }
 
+    /// `good`'s tree and message on `parent`, made with plain git and signed with the ssh key at
+    /// `key` (nil: unsigned, whatever commit.gpgSign says).
+    private func remade(_ w: Workspace, _ clone: String, _ good: String, on parent: String, key: String?) throws
+        -> String
+    {
+        let message = try git(w, clone, ["log", "-1", "--format=%B", good])
+        let signing = key.map { ["-c", "gpg.format=ssh", "-c", "user.signingKey=\($0)"] } ?? []
+        let identity = [
+            "GIT_AUTHOR_NAME": "Ana Release", "GIT_AUTHOR_EMAIL": "ana@example.com",
+            "GIT_COMMITTER_NAME": "Ana Release", "GIT_COMMITTER_EMAIL": "ana@example.com",
+        ]
+        let made = try Processes.run(
+            "/usr/bin/env",
+            ["git", "--git-dir", clone] + signing + [
+                "commit-tree", "\(good)^{tree}", "-p", parent, key == nil ? "--no-gpg-sign" : "-S", "-m", message,
+            ], in: w.root, environment: w.environment.merging(identity) { $1 })
+        XCTAssertEqual(made.status, 0, made.output)
+        return made.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
     /// `ssh-keygen -lf`'s fingerprint of a public key.
     private func fingerprint(_ w: Workspace, _ publicKey: String) throws -> String {
         let result = try Processes.run(
@@ -194,7 +235,8 @@ final class SignedPushTests: XCTestCase {
         defer { server.stop() }
         try Data("[core]\n\tsshCommand = \(server.sshCommand)\n".utf8).write(
             to: URL(fileURLWithPath: w.environment["HOME"]! + "/.gitconfig"))
-        try assertSignaturesHold(w, url: server.url(w.scratch.path("server/shared.git"), as: "deploy"), keys: keys)
+        try assertSignaturesHold(
+            w, url: server.url(w.scratch.path("server/shared.git"), as: "deploy"), keys: keys, checkedHere: false)
         try assertProposalsAreSigned(w, keys: keys)
     }
 
@@ -207,6 +249,6 @@ final class SignedPushTests: XCTestCase {
             root: w.scratch.path("server"), state: w.scratch.path("http"), users: ["alice": password])
         defer { server.stop() }
         try assertSignaturesHold(
-            w, url: server.url("shared.git", user: "alice", password: password), keys: keys)
+            w, url: server.url("shared.git", user: "alice", password: password), keys: keys, checkedHere: true)
     }
 }

@@ -24,6 +24,62 @@ final class SignerRolesTests: XCTestCase {
     }
 }
 
+/// The one table of which changes need an approver (`ApprovalRules`; docs/policy.md, "Signing").
+final class ApprovalRulesTests: XCTestCase {
+    var everything: SigningPolicy.Approval {
+        var approval = SigningPolicy.Approval()
+        approval.promoteAbove = Percent(basisPoints: 1000)
+        (approval.complete, approval.protectedKeys, approval.policy, approval.keys, approval.signers) =
+            (true, true, true, true, true)
+        return approval
+    }
+
+    func rule(_ action: ChangeAction, _ facts: ApprovalFacts = ApprovalFacts(), _ approval: SigningPolicy.Approval)
+        throws -> ApprovalRule?
+    {
+        try ApprovalRules.rule(for: action, facts, approval: approval)
+    }
+
+    func testRollbackAndWhatCarriesOnAnApprovedDecisionNeverWait() throws {
+        var facts = ApprovalFacts(highestShare: .full)
+        facts.protectedKeys = { ["legal.terms"] }
+        for action in [ChangeAction.revert, .pause, .resume, .ramp, .metricsIngest, .publish, .cancel] {
+            XCTAssertNil(try rule(action, facts, everything), action.rawValue)
+        }
+        let scheduled = ApprovalFacts(highestShare: .full, appliesSchedule: true)
+        XCTAssertNil(try rule(.promote, scheduled, everything), "guard applying a scheduled promote")
+        XCTAssertNil(try rule(.complete, scheduled, everything), "guard applying a scheduled complete")
+    }
+
+    func testEachRuleCoversItsChangesAndOnlyWhenOn() throws {
+        let ten = Percent(basisPoints: 1000)
+        XCTAssertNil(try rule(.promote, ApprovalFacts(highestShare: ten), everything), "10% is not above 10%")
+        XCTAssertEqual(
+            try rule(.promote, ApprovalFacts(highestShare: Percent(basisPoints: 1001)), everything),
+            .promoteAbove(ten))
+        XCTAssertEqual(try rule(.schedule, ApprovalFacts(highestShare: .full), everything), .promoteAbove(ten))
+        XCTAssertNil(try rule(.promote, ApprovalFacts(highestShare: nil), everything), "a tester group")
+        XCTAssertEqual(try rule(.complete, ApprovalFacts(), everything), .complete)
+        var pack = ApprovalFacts()
+        XCTAssertNil(try rule(.packAdd, pack, everything), "no protected key touched")
+        pack.protectedKeys = { ["checkout.pay"] }
+        XCTAssertEqual(try rule(.packAdd, pack, everything), .protectedKeys(["checkout.pay"]))
+        XCTAssertEqual(try rule(.policySet, ApprovalFacts(), everything), .policy)
+        XCTAssertEqual(try rule(.keys, ApprovalFacts(), everything), .keys)
+        XCTAssertEqual(try rule(.signers, ApprovalFacts(), everything), .signers)
+        for action in ChangeAction.allCases {
+            XCTAssertNil(try rule(action, pack, SigningPolicy.Approval()), "every rule off: \(action.rawValue)")
+        }
+    }
+
+    func testTheHighestShareIsTheRampsLastStep() {
+        XCTAssertEqual(
+            SignatureAuditor.highestShare([("Percent", "5%"), ("Ramp", "5%,25%,50% every 86400s")]),
+            Percent(basisPoints: 5000))
+        XCTAssertEqual(SignatureAuditor.highestShare([("Percent", "testers:qa")]), nil)
+    }
+}
+
 /// How gpgv's status lines read as a verdict (`SignatureVerifier.openPGPVerdict`; the real runs are
 /// in SignersTests), and the key inside an SSH signature.
 final class SignatureVerdictTests: XCTestCase {

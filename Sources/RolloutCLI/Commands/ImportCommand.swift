@@ -60,6 +60,8 @@ enum ImportCommand {
             "the largest catalog file read, in bytes (default \(InputLimits.catalogBytes), 64 MiB; at most 1 GiB)",
             minimum: 1, maximum: InputLimits.catalogBytesCeiling)
 
+        let proposal = ApprovalCommands.ProposeOptions()
+
         static let declared = Options()
     }
 

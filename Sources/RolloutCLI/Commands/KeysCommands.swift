@@ -74,6 +74,8 @@ enum KeysCommands {
             "adopt", "FILE", "use this existing private key as the first publishing key instead of making one")
         let dryRun = Flag("dry-run", dryRunHelp)
 
+        let proposal = ApprovalCommands.ProposeOptions()
+
         static let declared = InitOptions()
     }
 
@@ -95,6 +97,8 @@ enum KeysCommands {
             "overlap", "DURATION", "how long the old publishing keys stay valid (default 0: retired now)", zero: true)
         let dryRun = Flag("dry-run", dryRunHelp)
 
+        let proposal = ApprovalCommands.ProposeOptions()
+
         static let declared = RotateOptions()
     }
 
@@ -104,6 +108,8 @@ enum KeysCommands {
             "why, recorded in the key list and the commit (for example \"laptop lost\")", keyList: true
         ).required()
         let dryRun = Flag("dry-run", dryRunHelp)
+
+        let proposal = ApprovalCommands.ProposeOptions()
 
         static let declared = RevokeOptions()
     }
@@ -121,6 +127,8 @@ enum KeysCommands {
             "threshold", "T", "how many of the new roots must sign each key list (default: the current threshold)",
             minimum: 1, maximum: KeyList.maximumRoots)
         let dryRun = Flag("dry-run", dryRunHelp)
+
+        let proposal = ApprovalCommands.ProposeOptions()
 
         static let declared = RotateRootOptions()
     }
@@ -593,6 +601,10 @@ enum KeysCommands {
         do {
             return try KeyOperations.commit(
                 change, in: repository, roots: roots, newRoots: newRoots, actor: actor, now: now)
+        } catch let proposed as ProposalMade {
+            // Proposed (--propose): the new private keys are the ones the proposal lists, kept for
+            // when it is approved.
+            throw proposed
         } catch {
             removeKeys(written)
             throw error

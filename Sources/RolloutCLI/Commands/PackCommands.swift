@@ -16,6 +16,8 @@ enum PackCommands {
         let lint = LintFlags()
         let reason = Option.reason("why (recorded in the commit)")
 
+        let proposal = ApprovalCommands.ProposeOptions()
+
         static let declared = AddOptions()
     }
 

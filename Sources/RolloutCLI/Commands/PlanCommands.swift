@@ -153,6 +153,7 @@ package enum PlanCommands {
             "at", "TIME",
             "do it then, not now: a time with its UTC offset (2026-12-10T09:00+03:00); with --ramp, when the ramp starts; guard applies it"
         )
+        let proposal = ApprovalCommands.ProposeOptions()
 
         static let declared = PromoteOptions()
     }

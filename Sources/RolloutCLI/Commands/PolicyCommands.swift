@@ -7,6 +7,8 @@ enum PolicyCommands {
         let dryRun = Flag(
             "dry-run", "print which fields would change and which served packs the new policy refuses; write nothing")
 
+        let proposal = ApprovalCommands.ProposeOptions()
+
         static let declared = SetOptions()
     }
 

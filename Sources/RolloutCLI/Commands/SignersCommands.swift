@@ -14,12 +14,16 @@ enum SignersCommands {
         let reason = Option.reason("why (recorded in the commit)")
         let dryRun = Flag("dry-run", "print what would change and write nothing")
 
+        let proposal = ApprovalCommands.ProposeOptions()
+
         static let declared = AddOptions()
     }
 
     struct RemoveOptions: OptionGroup {
         let reason = Option.reason("why (recorded in the commit)")
         let dryRun = Flag("dry-run", "print what would change and write nothing")
+
+        let proposal = ApprovalCommands.ProposeOptions()
 
         static let declared = RemoveOptions()
     }

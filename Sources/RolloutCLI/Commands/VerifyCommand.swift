@@ -153,10 +153,33 @@ enum SignatureWords {
             return "claims Rollout-Actor \(claimed), but \(principal) signed it: a forged actor"
         case .damagedSigners(let refusal):
             return "cannot be checked: the signers in force at it are damaged (\(Refusals.message(refusal)))"
+        case .needsApproval(let action, let covered):
+            return "is a \(action) the policy asks an approver for (\(rule(covered))), and nobody approved it"
+        case .selfApproval(let principal):
+            return "is approved by \(principal), who proposed it: \(principal) cannot approve their own change"
+        case .approverNotAllowed(let principal, let roles):
+            return
+                "is approved by \(principal), whose roles (\(roles.isEmpty ? "none" : roles.map(\.rawValue).joined(separator: ", "))) do not include approver"
+        case .badProposal(let commit, let inner):
+            return "approves proposal \(commit), which \(Self.problem(inner))"
         }
     }
 
-    /// `{status, principal, key}` of `--json`.
+    /// The change an approval rule covers, as the policy's words say it.
+    static func rule(_ rule: ApprovalRule) -> String {
+        switch rule {
+        case .promoteAbove(let share): return "a promote above \(share)"
+        case .complete: return "completing a rollout"
+        case .protectedKeys(let keys):
+            return
+                "a pack that changes protected keys (\(keys.prefix(5).joined(separator: ", "))\(keys.count > 5 ? ", ..." : ""))"
+        case .policy: return "a policy change"
+        case .keys: return "a key change"
+        case .signers: return "a change to the signers"
+        }
+    }
+
+    /// `{status, principal, key, problems, proposer, approver}` of `--json`.
     static func json(_ audit: ChangeAudit) -> JSONValue {
         var principal: JSONValue = .null
         var key: JSONValue = .null
@@ -168,6 +191,9 @@ enum SignatureWords {
         return [
             "status": .string(audit.signature.status), "principal": principal, "key": key,
             "problems": .array(audit.problems.map { .string(problem($0)) }),
+            // An approved change: the proposal's verified signer and the approver who signed the merge.
+            "proposer": audit.proposer.map { .string($0) } ?? .null,
+            "approver": audit.approver.map { .string($0) } ?? .null,
         ]
     }
 }

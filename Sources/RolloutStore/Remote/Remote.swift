@@ -271,6 +271,7 @@ extension PackRepository {
             let (change, result) = try operation(snapshot)
             guard let change else { return Applied(commit: nil, result: result, attempts: attempt) }
             let commit = try write(change, on: snapshot, actor: actor, time: time(), signer: signer)
+            try admit(commit)
             pushed.append((commit, result))
             if let refused = try push(commit, to: remote, expected: remoteTip) {
                 refusals.append(refused)
@@ -449,9 +450,11 @@ extension PackRepository {
                 base: tipTree,
                 upserts: changes.compactMap { change in change.new.map { (path: change.path, blob: $0) } },
                 removals: changes.filter { $0.new == nil }.map(\.path))
-            // A new commit: signed again, by whoever replays it, as git rebase -S signs.
+            // A new commit: signed again, by whoever replays it, as git rebase -S signs; an approval
+            // keeps its proposal as second parent.
             tip = try commitObject(
-                tree: tipTree, parents: [tip], message: commit.message, author: commit.author, signer: signer)
+                tree: tipTree, parents: [tip] + commit.parents.dropFirst(), message: commit.message,
+                author: commit.author, signer: signer)
         }
         return (tip, replayed)
     }

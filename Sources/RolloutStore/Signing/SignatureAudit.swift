@@ -15,6 +15,15 @@ public enum SignatureProblem: Equatable, Sendable {
     /// The signers in force at the change cannot be read (a damaged allowed_signers line or roles.json):
     /// the change cannot be checked.
     case damagedSigners(SignerRefusal)
+    /// The policy in force before the change says it needs a second signer (`ApprovalRules`), and
+    /// it is not an approved proposal.
+    case needsApproval(action: String, ApprovalRule)
+    /// An approval signed by the principal who proposed the change.
+    case selfApproval(principal: String)
+    /// An approval signed by a principal whose roles at that change do not include approver.
+    case approverNotAllowed(principal: String, roles: [SignerRole])
+    /// The approved proposal's own signature is not acceptable (`commit`: the proposal's short id).
+    indirect case badProposal(commit: String, SignatureProblem)
 }
 
 /// One change's signature against the signers in force at it, and what is wrong with it.
@@ -27,6 +36,11 @@ public struct ChangeAudit: Sendable {
     public let signature: SignatureCheck
     /// Empty when the change is acceptable.
     public let problems: [SignatureProblem]
+    /// For an approved proposal (a merge with `Rollout-Proposal`): the verified approver, who signed
+    /// the merge; the proposer is the verified signer of the proposal, `signature` is the merge's.
+    public var approver: String? = nil
+    /// For an approved proposal: the verified signer of the proposal.
+    public var proposer: String? = nil
 }
 
 extension ChangeAudit {
@@ -37,10 +51,15 @@ extension ChangeAudit {
         for problem in problems {
             if case .actorMismatch = problem { return "actor mismatch" }
             if case .damagedSigners = problem { return "signers damaged" }
+            if case .needsApproval = problem { return "not approved" }
+            if case .selfApproval = problem { return "self-approved" }
+            if case .badProposal = problem { return "bad proposal" }
         }
         switch signature {
         case .unsigned: return "unsigned"
-        case .verified(let principal, _): return problems.isEmpty ? principal : "\(principal) (role not allowed)"
+        case .verified(let principal, _):
+            if let approver, problems.isEmpty { return "\(proposer ?? principal), approved by \(approver)" }
+            return problems.isEmpty ? principal : "\(principal) (role not allowed)"
         case .unknownKey(let key): return "not allowed (\(key))"
         case .bad: return "bad signature"
         }
@@ -106,6 +125,8 @@ public struct SignatureAuditor {
     let verifier: SignatureVerifier
     /// `signers` tree id -> the set.
     private var sets: [ObjectID: SignerSet] = [:]
+    /// `policy.json` blob id -> the policy (the approval rules in force), read once each.
+    var policies: [ObjectID: Policy] = [:]
 
     init(repository: PackRepository) {
         self.repository = repository
@@ -125,22 +146,41 @@ public struct SignatureAuditor {
         let trailers = Change.trailers(of: commit.message)
         let actor = trailers.value(.actor) ?? "\(commit.author.name) <\(commit.author.email)>"
         let actionName = trailers.value(.action) ?? "unknown"
-        var signers = SignerSet()
+        let signers: SignerSet
         do {
-            signers = try commit.parents.first.map { try self.signers(at: $0) } ?? SignerSet()
-            if signers.isEmpty && trailers.action == .signers { signers = try self.signers(at: commit.id) }
+            signers = try signersInForce(commit, trailers)
         } catch let refusal as SignerRefusal {
             return ChangeAudit(
                 commit: commit.id, action: actionName, actor: actor, signature: .bad("its signers cannot be read"),
                 problems: [.damagedSigners(refusal)])
         }
-        let check: SignatureCheck
-        if let signed = try repository.git.signature(of: commit.id) {
-            check = try verifier.check(
-                signature: signed.signature, signed: signed.signed, signers: signers, preferring: Self.email(of: actor))
-        } else {
-            check = .unsigned
+        if commit.parents.count == 2, trailers.value(.proposal) != nil {
+            return try approvalAudit(commit, trailers, actor: actor, signers: signers)
         }
+        let (check, problems) = try signatureProblems(
+            commit, trailers, actor: actor, signers: signers, requireSigned: requireSigned)
+        let approval = try approvalProblems(commit, trailers, signers: signers)
+        return ChangeAudit(
+            commit: commit.id, action: actionName, actor: actor, signature: check, problems: problems + approval)
+    }
+
+    /// The signers a change is checked against: its first parent's; the first signers change's own.
+    mutating func signersInForce(_ commit: GitCommit, _ trailers: [(name: String, value: String)]) throws
+        -> SignerSet
+    {
+        var signers = try commit.parents.first.map { try self.signers(at: $0) } ?? SignerSet()
+        if signers.isEmpty && trailers.action == .signers { signers = try self.signers(at: commit.id) }
+        return signers
+    }
+
+    /// The commit's signature against `signers`, and the signature rules: the signer's role allows
+    /// the action, and the signer is the claimed actor.
+    func signatureProblems(
+        _ commit: GitCommit, _ trailers: [(name: String, value: String)], actor: String, signers: SignerSet,
+        requireSigned: Bool
+    ) throws -> (SignatureCheck, [SignatureProblem]) {
+        let actionName = trailers.value(.action) ?? "unknown"
+        let check = try signatureCheck(commit, signers: signers, preferring: Self.email(of: actor))
         var problems: [SignatureProblem] = []
         switch check {
         // Once signers exist, who may change trust (signers, policy, keys) is proved or refused,
@@ -158,7 +198,14 @@ public struct SignatureAuditor {
                 problems.append(.actorMismatch(claimed: actor, principal: principal))
             }
         }
-        return ChangeAudit(commit: commit.id, action: actionName, actor: actor, signature: check, problems: problems)
+        return (check, problems)
+    }
+
+    /// `commit`'s signature checked against `signers` (unsigned when it has none).
+    func signatureCheck(_ commit: GitCommit, signers: SignerSet, preferring email: String?) throws -> SignatureCheck {
+        guard let signed = try repository.git.signature(of: commit.id) else { return .unsigned }
+        return try verifier.check(
+            signature: signed.signature, signed: signed.signed, signers: signers, preferring: email)
     }
 
     /// The signers of the state at `commit`, read once per `signers` tree.

@@ -24,3 +24,59 @@ public enum SignerRoles {
         !allowed(action).isDisjoint(with: roles)
     }
 }
+
+/// The one table of which changes need a second signer (docs/policy.md, "signing.approval"): the
+/// admission check (`SignatureAuditor`) asks it for `rollout verify`, the server hook, approve and
+/// the local check before a ref moves. Rollback never waits: a revert, a hold and the kill switch
+/// need nobody; nor does a ramp step or guard applying a scheduled promote, whose decision was
+/// approved when the ramp or the schedule was made.
+public enum ApprovalRules {
+    /// The rule of `approval` that `action` falls under, or nil when it needs no approver.
+    public static func rule(
+        for action: ChangeAction, _ facts: ApprovalFacts, approval: SigningPolicy.Approval
+    ) throws -> ApprovalRule? {
+        switch action {
+        case .promote, .schedule:
+            guard !facts.appliesSchedule, let above = approval.promoteAbove, let share = facts.highestShare,
+                share > above
+            else { return nil }
+            return .promoteAbove(above)
+        case .complete: return approval.complete && !facts.appliesSchedule ? .complete : nil
+        case .packAdd:
+            guard approval.protectedKeys else { return nil }
+            let keys = try facts.protectedKeys()
+            return keys.isEmpty ? nil : .protectedKeys(keys)
+        case .policySet: return approval.policy ? .policy : nil
+        case .keys: return approval.keys ? .keys : nil
+        case .signers: return approval.signers ? .signers : nil
+        case .initialize, .ramp, .pause, .resume, .revert, .metricsIngest, .metricsRetract, .publish, .cancel,
+            .testersAdd, .testersRemove:
+            return nil
+        }
+    }
+}
+
+/// Which rule of the policy's `signing.approval` makes a change need an approver.
+public enum ApprovalRule: Equatable, Sendable {
+    /// A promote (a ramp it starts, or one scheduled) to a share above this.
+    case promoteAbove(Percent)
+    case complete
+    /// A pack that adds, changes or removes these protected keys against the locale's previous version.
+    case protectedKeys([String])
+    case policy, keys, signers
+}
+
+/// What the approval table needs to know of a change beyond its action.
+public struct ApprovalFacts {
+    /// The highest share the change gives (its `Rollout-Percent`, or the last step of its ramp).
+    public var highestShare: Percent?
+    /// Guard applying a scheduled promote (`Rollout-Schedule` on a promote or complete).
+    public var appliesSchedule = false
+    /// The protected keys a pack change touches, read only when the rule asks.
+    public var protectedKeys: () throws -> [String] = { [] }
+
+    public init(highestShare: Percent? = nil, appliesSchedule: Bool = false) {
+        self.highestShare = highestShare
+        self.appliesSchedule = appliesSchedule
+    }
+}

@@ -245,11 +245,14 @@ public enum PushCheck {
 }
 
 extension SignatureProblem {
-    /// Whether the problem refuses a proposal: every problem of who signed it. A proposal is
-    /// not yet applied, so what only the applied change must show (an approval) is not asked of it.
+    /// Whether the problem refuses a proposal: every problem of who signed it. A proposal is the
+    /// change that waits for its approver, so that it needs one is no reason to refuse it.
     var refusesAProposal: Bool {
         switch self {
-        case .unsigned, .unknownKey, .bad, .roleNotAllowed, .actorMismatch, .damagedSigners: return true
+        case .unsigned, .unknownKey, .bad, .roleNotAllowed, .actorMismatch, .damagedSigners, .selfApproval,
+            .approverNotAllowed, .badProposal:
+            return true
+        case .needsApproval: return false
         }
     }
 }
