@@ -98,6 +98,9 @@ final class Invocation {
                 "who is making the change (default: ROLLOUT_ACTOR, else git config user.name and user.email)");
         global("offline", null, "keep the change in this repository even if it has a remote; rollout sync pushes it "
                 + "later (also ROLLOUT_OFFLINE=1)");
+        global("sign", null,
+                "sign the change commit with git's signing key, whatever git config commit.gpgSign says (docs/audit.md)");
+        global("no-sign", null, "do not sign the change commit, whatever git config commit.gpgSign says");
         global("no-color", null, "never colour the output (NO_COLOR in the environment does the same)");
         global("help", null, "show help for the command");
     }
