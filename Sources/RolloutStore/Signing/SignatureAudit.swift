@@ -83,16 +83,9 @@ extension PackRepository {
     /// For the server hook (the pushed range) and `rollout verify` (`--since REF`: REF..main).
     public func signatureAudits(from base: ObjectID?, to tip: ObjectID, requireSigned: Bool) throws -> [ChangeAudit] {
         let stop = try base.flatMap { try git.mergeBase($0, tip) }
-        var chain: [GitCommit] = []
-        var next: ObjectID? = tip
-        while let id = next, id != stop {
-            let commit = try git.commit(id)
-            chain.append(commit)
-            next = commit.parents.first
-        }
         var auditor = SignatureAuditor(repository: self)
         defer { auditor.verifier.close() }
-        return try chain.reversed().map { try auditor.audit($0, requireSigned: requireSigned) }
+        return try commits(from: stop, to: tip).map { try auditor.audit($0, requireSigned: requireSigned) }
     }
 
     /// An auditor for the rows a command shows one at a time (`rollout log`), sharing keyrings.
