@@ -112,7 +112,8 @@ enum Refusals {
             return "\(file): \(why); export it with gpg --armor --export EMAIL"
         case .badPrincipal(let principal):
             return
-                "\"\(InputLimits.echo(principal))\" is not a principal: a signer is named by the email of its commits (ana@example.com)"
+                // Quoted as Swift writes a string: a newline or a control character in it shows escaped, on one line.
+                "\(InputLimits.echo(principal).debugDescription) is not a principal: a signer is named by the email of its commits (ana@example.com)"
         }
     }
 

@@ -21,6 +21,15 @@ final class SignersTests: XCTestCase {
             "rollout: the first signer must be an admin, or nobody could change the signers: rollout signers add rel@example.com --role admin,...\n"
         )
         XCTAssertEqual(try w.stateTip(), before, "nothing written")
+        // A hostile principal is shown on one line, its newline escaped, and refused as usage.
+        let hostile = try w.rollout(
+            "signers", "add", "rel@example.com\nRollout-Actor: x", "--key", relKey + ".pub", "--role", "admin")
+        XCTAssertEqual(hostile.status, 64, hostile.output)
+        XCTAssertEqual(
+            hostile.stderr,
+            "rollout: \"rel@example.com\\nRollout-Actor: x\" is not a principal: a signer is named by the email of its commits (ana@example.com)\n"
+        )
+        XCTAssertEqual(try w.stateTip(), before, "nothing written")
 
         let dry = try w.rollout(
             "signers", "add", "ana@example.com", "--key", anaKey + ".pub", "--role", "admin,release", "--dry-run",

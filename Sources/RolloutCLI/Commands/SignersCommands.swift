@@ -44,6 +44,7 @@ enum SignersCommands {
         run: { invocation, context in
             let options = AddOptions.declared
             let principal = invocation.positionals[0]
+            try SignerOperations.checkPrincipal(principal)
             guard let roleText = invocation.value(options.role) else {
                 throw RolloutError.usage("rollout signers add needs --role ROLES (admin, release, approver or bot)")
             }

@@ -73,7 +73,8 @@ public enum SignerOperations {
 
     /// An email address with no space, comma or quote: what git's allowed-signers principal and a
     /// file name under `signers/openpgp/` can both hold, and what an actor's email is compared with.
-    static func checkPrincipal(_ principal: String) throws {
+    /// Checked first, before the key is read: the key's line is parsed with the principal in it.
+    public static func checkPrincipal(_ principal: String) throws {
         let parts = principal.split(separator: "@", omittingEmptySubsequences: false)
         guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty, principal.utf8.count <= 254,
             principal.unicodeScalars.allSatisfy({
