@@ -139,6 +139,37 @@ final class ApprovalTests: XCTestCase {
         try run(w, b, ["verify"], env: bob)
         try run(w, b, ["verify", "--require-signed", "--since", before], env: bob)
         XCTAssertTrue(try run(w, b, ["proposals"], env: bob).stdout.contains("No open proposals."))
+
+        // An approval that applies other content than its proposal (the share raised from 50% to
+        // 100%), written with plain git over the same parents and message: verify names the path.
+        let plan = try w.git("show", "\(merge):plans/tr-TR.json", repository: b).stdout
+        XCTAssertTrue(plan.contains("\"basisPoints\": 5000"), plan)
+        let raised = try w.scratch.write(
+            "raised-plan", plan.replacingOccurrences(of: "\"basisPoints\": 5000", with: "\"basisPoints\": 10000"))
+        let blob = try w.git("hash-object", "-w", raised, repository: b).stdout.trimmed
+        let index = w.scratch.path("forged-index")
+        let git = { (arguments: [String]) throws -> String in
+            let result = try Processes.run(
+                "/usr/bin/env", ["git", "--git-dir", b] + arguments, in: w.root,
+                environment: w.environment.merging([
+                    "GIT_INDEX_FILE": index, "GIT_AUTHOR_NAME": "Bob Approver", "GIT_AUTHOR_EMAIL": "bob@example.com",
+                    "GIT_COMMITTER_NAME": "Bob Approver", "GIT_COMMITTER_EMAIL": "bob@example.com",
+                ]) { $1 })
+            XCTAssertEqual(result.status, 0, result.output)
+            return result.stdout.trimmed
+        }
+        _ = try git(["read-tree", merge])
+        _ = try git(["update-index", "--cacheinfo", "100644,\(blob),plans/tr-TR.json"])
+        let tree = try git(["write-tree"])
+        let messageFile = try w.scratch.write("forged-approval", message)
+        let forged = try git(["commit-tree", tree, "-p", before, "-p", proposal, "-F", messageFile])
+        _ = try git(["update-ref", "refs/heads/main", forged, merge])
+        let verify = try w.rollout(["verify", "--repo", b], env: bob)
+        XCTAssertEqual(verify.status, 1, verify.output)
+        XCTAssertTrue(
+            verify.stdout.contains(
+                "commit \(forged.prefix(12)) plans/tr-TR.json: an approval that applies what its proposal \(proposal.prefix(12)) does not propose here"
+            ), verify.stdout)
     }
 
     /// The proposal's id, from `--propose --json`.

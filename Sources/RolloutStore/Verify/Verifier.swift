@@ -232,12 +232,27 @@ public enum Verifier {
             return try base == tip || git.isDescendant(tip, of: base)
         }
 
+        /// The paths an approval (`isApproval`) changes on main's tip that its proposal does not
+        /// change to the same content: what was approved is what was proposed, so the approver alone
+        /// cannot apply anything else (another share, another pack).
+        func notProposed(_ approval: GitCommit, _ changes: [PathChange]) throws -> [String] {
+            let proposal = try git.commit(approval.parents[1])
+            let base = try proposal.parents.first.map { try git.commit($0).tree }
+            let proposed = Dictionary(
+                try diff(git, base, proposal.tree).map { ($0.path, $0.new) }, uniquingKeysWith: { a, _ in a })
+            return changes.filter { change in proposed[change.path].map { $0 != change.new } ?? true }.map(\.path)
+        }
+
         mutating func check(_ commit: GitCommit, isFirst: Bool) throws -> [Problem] {
             let changes = try diff(git, previousTree, commit.tree)
             previousTree = commit.tree
             var c = CommitUnderCheck(commit: commit, trailers: Change.trailers(of: commit.message), changes: changes)
-            if try !isFirst && commit.parents.count != 1 && !isApproval(commit, c.trailers) {
-                c.problem(nil, .notSingleParent(commit))
+            if try !isFirst && commit.parents.count != 1 {
+                if try !isApproval(commit, c.trailers) {
+                    c.problem(nil, .notSingleParent(commit))
+                } else {
+                    for path in try notProposed(commit, changes) { c.problem(path, .notProposed(commit.parents[1])) }
+                }
             }
             for change in changes where change.old != nil && isImmutable(change.path) {
                 c.problem(change.path, .immutableChanged(change))
@@ -626,6 +641,10 @@ public enum Verifier {
 extension String {
     fileprivate static func notSingleParent(_ commit: GitCommit) -> String {
         "has \(commit.parents.count) parents; rollout's history is one line of single-parent commits"
+    }
+
+    fileprivate static func notProposed(_ proposal: ObjectID) -> String {
+        "an approval that applies what its proposal \(proposal.short) does not propose here: approve applies exactly the proposal"
     }
 
     fileprivate static func immutableChanged(_ change: Verifier.PathChange) -> String {
