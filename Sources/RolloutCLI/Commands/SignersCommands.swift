@@ -44,7 +44,6 @@ enum SignersCommands {
         run: { invocation, context in
             let options = AddOptions.declared
             let principal = invocation.positionals[0]
-            try SignerOperations.checkPrincipal(principal)
             guard let roleText = invocation.value(options.role) else {
                 throw RolloutError.usage("rollout signers add needs --role ROLES (admin, release, approver or bot)")
             }
@@ -54,6 +53,9 @@ enum SignersCommands {
             guard (keyFile == nil) != (openPGPFile == nil) else {
                 throw RolloutError.usage("rollout signers add needs --key PUBFILE or --openpgp ASCFILE")
             }
+            // After the required options (a usage error names the missing one first), before the key is
+            // read: the key's allowed-signers line is parsed with the principal in it.
+            try SignerOperations.checkPrincipal(principal)
             var sshKey: AllowedSigner? = nil
             if let keyFile {
                 let text = String(
