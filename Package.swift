@@ -18,7 +18,8 @@ let package = Package(
         // C libraries from Debian, reached through pkg-config.
         .systemLibrary(name: "CGit2", pkgConfig: "libgit2", providers: [.apt(["libgit2-dev"])]),
         .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
-        // zlib's inflate, for gzip-compressed metrics exports (docs/metrics.md, "Gzip input").
+        // zlib: inflate for gzip-compressed metrics exports (docs/metrics.md, "Gzip input"), deflate for
+        // the packs ingest writes its rollups into (docs/pack-format.md, "Packing").
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
 
         // SHA-256, HMAC-SHA256 and Ed25519 (RFC 8032: manifests, indexes and key lists are signed with
@@ -35,7 +36,7 @@ let package = Package(
         // The only code that touches libgit2.
         .target(
             name: "RolloutStore",
-            dependencies: ["CGit2", "RolloutModel", "RolloutCrypto"],
+            dependencies: ["CGit2", "CZlib", "RolloutModel", "RolloutCrypto"],
             plugins: ["EmbedTemplate"]
         ),
         // Metrics: the streaming CSV reader (plain or gzip), ingest, rollups.

@@ -75,6 +75,11 @@ final class GroupedSums {
         }
     }
 
+    /// The entries of `group`, in key order of ids, a buffer at a time.
+    func forEachChunk(in group: Group, _ body: (UnsafeBufferPointer<GroupEntry>) throws -> Void) throws {
+        try GroupedSums.chunks(of: source, from: group.start, count: group.count, body)
+    }
+
     /// Each key of `group` with its counts.
     func forEach(in group: Group, _ body: (MetricRollup.Key, MetricCounts) throws -> Void) throws {
         try GroupedSums.chunks(of: source, from: group.start, count: group.count) { entries in

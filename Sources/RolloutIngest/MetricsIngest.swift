@@ -311,23 +311,33 @@ public enum MetricsIngest {
         if !overlaps.isEmpty { throw RolloutError.overlappingRows(request.name, count: overlapCount, shown: overlaps) }
     }
 
-    /// Adds the file's counts to each rollup, writing each rollup's blob as soon as it is built.
+    /// Adds the file's counts to each rollup, writing each rollup's blob as soon as it is built, all
+    /// into one new pack (`BlobPackWriter`). A date with nothing stored yet, the usual case, is
+    /// written straight from the sorted sums (`RollupKeyTexts`); one with stored counts is read,
+    /// merged and written through `MetricRollup.storedBytes`, the same bytes for the same counts.
     static func writeRollups(_ reading: Reading, kind: MetricKind, snapshot: Snapshot) throws -> [(
         path: String, blob: ObjectID
     )] {
         let short = String(reading.digest.dropFirst(7).prefix(12))
+        let texts = RollupKeyTexts(reading.sums.values)
+        let pack = snapshot.blobPack()
         var blobs: [(path: String, blob: ObjectID)] = []
         for group in reading.sums.groups {
             let path = MetricsLayout.rollup(kind, locale: group.locale, day: group.day)
-            var rollup =
-                try snapshot.file(path).map { try MetricRollup.parse($0, source: path) }
-                ?? MetricRollup(kind: kind, locale: group.locale, day: group.day)
-            try reading.sums.forEach(in: group) { key, counts in
-                rollup.counts[key] = counts
-                rollup.sources[key] = short
+            let bytes: [UInt8]
+            if let stored = try snapshot.file(path) {
+                var rollup = try MetricRollup.parse(stored, source: path)
+                try reading.sums.forEach(in: group) { key, counts in
+                    rollup.counts[key] = counts
+                    rollup.sources[key] = short
+                }
+                bytes = rollup.storedBytes
+            } else {
+                bytes = try texts.rollup(group, of: reading.sums, kind: kind, source: short)
             }
-            blobs.append((path, try snapshot.writeBlob(JSONWriter.pretty(rollup.jsonValue))))
+            blobs.append((path, try pack.add(bytes)))
         }
+        try pack.finish()
         return blobs
     }
 

@@ -152,7 +152,7 @@ public enum MetricsRetract {
                 if rollup.counts.isEmpty {
                     removals.append(path)
                 } else {
-                    blobs.append((path, try snapshot.writeBlob(JSONWriter.pretty(rollup.jsonValue))))
+                    blobs.append((path, try snapshot.writeBlob(rollup.storedBytes)))
                 }
             }
         }

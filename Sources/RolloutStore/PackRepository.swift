@@ -259,7 +259,9 @@ public final class PackRepository {
     ) throws -> Applied<Result> {
         if dryRun {
             let tip = firstCommit ? try git.referenceTarget(StateLayout.stateRef) : try stateTip()
-            let (change, result) = try operation(try Snapshot(repository: git, commit: tip))
+            let snapshot = try Snapshot(repository: git, commit: tip)
+            snapshot.writesNothing = true
+            let (change, result) = try operation(snapshot)
             return Applied(commit: nil, result: result, attempts: 1, change: change, dryRun: true)
         }
         let applied = try applyUnpacked(actor: actor, time: time, firstCommit: firstCommit, operation)

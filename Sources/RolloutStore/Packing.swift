@@ -22,6 +22,10 @@ public enum Packing {
     /// 1,000 versions of a 450 KB pack took 45 s inside one `pack add`. Such packs stay until
     /// `rollout gc`, each costing about one more delta base than one big pack would.
     public static let automaticMergeLimit = 2_000
+    /// Nor a pack of this many bytes: metrics ingest writes its rollups as a pack of its own
+    /// (`BlobPackWriter`), a few large blobs, whose delta search took 14 s for one aggregated week
+    /// (docs/performance.md, "metrics ingest"). `rollout gc` still merges every pack.
+    public static let automaticMergeBytes = 4 << 20
     /// Unreachable loose objects younger than this stay: a writer's objects are unreachable until its
     /// ref moves (git's default grace period, `gc.pruneExpire`, is the same two weeks).
     public static let pruneAge = 14 * 24 * 3600
@@ -126,7 +130,7 @@ public enum Packing {
         report.removed = try git.removeLooseObjectsInPacks(loose).removed
         git.removeEmptyFanOutDirectories()
         let packs = git.packsOnDisk()
-        let merge = packsToMerge(packs, below: automaticMergeLimit)
+        let merge = packsToMerge(packs, below: automaticMergeLimit, bytes: automaticMergeBytes)
         if merge.count > 1 {
             let staying = packs.filter { !merge.contains($0) }
             if let merged = try git.writePack(hiding: staying) {
@@ -139,9 +143,9 @@ public enum Packing {
 
     /// The smallest packs to merge so that, sorted by object count, each pack that stays holds at
     /// least twice the objects of all smaller packs together. Packs with a .keep file, and packs of
-    /// `limit` objects or more, never merge.
-    static func packsToMerge(_ packs: [PackFile], below limit: Int = .max) -> [PackFile] {
-        let sorted = packs.filter { !$0.kept && $0.objects < limit }.sorted {
+    /// `limit` objects or `byteLimit` bytes or more, never merge.
+    static func packsToMerge(_ packs: [PackFile], below limit: Int = .max, bytes byteLimit: Int = .max) -> [PackFile] {
+        let sorted = packs.filter { !$0.kept && $0.objects < limit && $0.bytes < byteLimit }.sorted {
             ($0.objects, $0.name) < ($1.objects, $1.name)
         }
         guard sorted.count > 1 else { return [] }

@@ -11,6 +11,8 @@ public final class Snapshot: PackCatalog {
     /// Per locale, each stored version and where it is.
     private var versionCache: [String: [Int: StateLayout.PackPlacement]] = [:]
     private var planCache: [String: Plan?] = [:]
+    /// A dry run's snapshot: `blobPack` hashes blobs without writing them.
+    var writesNothing = false
 
     init(repository: GitRepository, commit: ObjectID?) throws {
         self.repository = repository
@@ -45,6 +47,13 @@ public final class Snapshot: PackCatalog {
     /// in memory once; a blob no commit names changes nothing.
     public func writeBlob(_ bytes: [UInt8]) throws -> ObjectID {
         try repository.writeBlob(bytes)
+    }
+
+    /// A writer of blobs into one new pack, for a change whose blobs are large and many (metrics
+    /// rollups): no loose copies and no delta search after the write. Call `finish` before the
+    /// change names them.
+    public func blobPack() -> BlobPackWriter {
+        BlobPackWriter(repository: repository, hashOnly: writesNothing)
     }
 
     /// The commit `id` of this repository's history (its message, author and parents).

@@ -17,6 +17,10 @@ public struct ObjectID: Hashable, Sendable, CustomStringConvertible {
         bytes = withUnsafeBytes(of: &copy.id) { Array($0) }
     }
 
+    init(bytes: [UInt8]) {
+        self.bytes = bytes
+    }
+
     public init?(hex: String) {
         var oid = git_oid()
         guard hex.utf8.count == 40, git_oid_fromstr(&oid, hex) == 0 else { return nil }
@@ -98,6 +102,14 @@ final class GitRepository {
         try check(git_repository_odb(&odb, handle), "opening the object database")
         defer { git_odb_free(odb) }
         try check(git_odb_add_disk_alternate(odb, directory), "reading objects from \(directory)")
+    }
+
+    /// Has libgit2 look again for packs: one this process indexed is read from at once.
+    func refreshObjects() throws {
+        var odb: OpaquePointer?
+        try check(git_repository_odb(&odb, handle), "opening the object database")
+        defer { git_odb_free(odb) }
+        try check(git_odb_refresh(odb), "reading the new pack's index")
     }
 
     /// Creates a bare repository whose HEAD names `refs/heads/<initialBranch>`. Refuses an existing one.

@@ -1,0 +1,116 @@
+/// The bytes a rollup is stored as (docs/metrics.md, "Rollups"): JSON with its keys in order,
+/// one count a line, so that `git show` and `git diff` read it and any JSON parser does:
+///
+///     {"columns":["sessions","crashes"],"counts":{
+///     "17|CY|4.9":[5000,10,"759c754d8def"],
+///     "18|TR|4.9":[2500,2,"759c754d8def"]
+///     },"date":"2026-11-28","kind":"crash","locale":"tr-TR"}
+///
+/// Counts are in byte order of their key, the order `JSONWriter` sorts ASCII keys in, so that the
+/// same counts are always the same bytes (and the same blob), whoever writes them. Ingest writes a
+/// new rollup straight from its sorted sums through `appendCount`; every other writer goes through
+/// `MetricRollup.storedBytes`. Rollups written by earlier versions are pretty JSON (one value a line);
+/// both are read alike, and rewriting one writes it in this form.
+public struct RollupTextWriter {
+    public private(set) var bytes: [UInt8] = []
+    private var counts = 0
+    private let footer: [UInt8]
+
+    public init(kind: MetricKind, locale: String, date: String, expectedCounts: Int = 0) {
+        bytes.reserveCapacity(96 + expectedCounts * 40)
+        bytes += Array(#"{"columns":["#.utf8)
+        RollupTextWriter.appendString(kind.columns.total.utf8, to: &bytes)
+        bytes.append(UInt8(ascii: ","))
+        RollupTextWriter.appendString(kind.columns.events.utf8, to: &bytes)
+        bytes += Array(#"],"counts":{"#.utf8)
+        var end = Array("\n},\"date\":".utf8)
+        RollupTextWriter.appendString(date.utf8, to: &end)
+        end += Array(#","kind":"#.utf8)
+        RollupTextWriter.appendString(kind.rawValue.utf8, to: &end)
+        end += Array(#","locale":"#.utf8)
+        RollupTextWriter.appendString(locale.utf8, to: &end)
+        end += Array("}\n".utf8)
+        footer = end
+    }
+
+    /// One count, its key given as the JSON string's contents (`quotedKey`, already escaped:
+    /// `quoted`), in key order: the caller sorts.
+    @inline(__always)
+    public mutating func appendCount(
+        quotedKey: UnsafeBufferPointer<UInt8>, total: Int, events: Int, quotedSource: UnsafeBufferPointer<UInt8>
+    ) {
+        bytes.append(contentsOf: counts == 0 ? [0x0A, 0x22] : [0x2C, 0x0A, 0x22])  // "\n\"" or ",\n\""
+        bytes.append(contentsOf: quotedKey)
+        bytes.append(contentsOf: [0x22, 0x3A, 0x5B])  // ":[
+        RollupTextWriter.appendDecimal(total, to: &bytes)
+        bytes.append(0x2C)
+        RollupTextWriter.appendDecimal(events, to: &bytes)
+        bytes.append(contentsOf: [0x2C, 0x22])  // ,"
+        bytes.append(contentsOf: quotedSource)
+        bytes.append(contentsOf: [0x22, 0x5D])  // "]
+        counts += 1
+    }
+
+    public mutating func finish() -> [UInt8] {
+        bytes += footer
+        return bytes
+    }
+
+    /// The JSON string contents of `text`: `"` and `\` escaped, control characters as \u00XX,
+    /// everything else as it is (JSON is UTF-8).
+    public static func quoted<S: Sequence>(_ text: S) -> [UInt8] where S.Element == UInt8 {
+        var out: [UInt8] = []
+        for byte in text {
+            switch byte {
+            case 0x22, 0x5C: out += [0x5C, byte]
+            case 0..<0x20:
+                let hex = Array("0123456789abcdef".utf8)
+                out += Array("\\u00".utf8) + [hex[Int(byte >> 4)], hex[Int(byte & 0x0F)]]
+            default: out.append(byte)
+            }
+        }
+        return out
+    }
+
+    static func appendString<S: Sequence>(_ text: S, to bytes: inout [UInt8]) where S.Element == UInt8 {
+        bytes.append(0x22)
+        bytes += quoted(text)
+        bytes.append(0x22)
+    }
+
+    /// `value` in decimal; counts are whole numbers (negative only in a damaged rollup read back).
+    @inline(__always)
+    static func appendDecimal(_ value: Int, to bytes: inout [UInt8]) {
+        if value < 0 { bytes.append(UInt8(ascii: "-")) }
+        var magnitude = value.magnitude
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
+            var count = 0
+            repeat {
+                digits[count] = UInt8(truncatingIfNeeded: magnitude % 10) &+ 0x30
+                magnitude /= 10
+                count += 1
+            } while magnitude > 0
+            for index in stride(from: count - 1, through: 0, by: -1) { bytes.append(digits[index]) }
+        }
+    }
+}
+
+extension MetricRollup {
+    /// The bytes this rollup is stored as (`RollupTextWriter`), its counts in byte order of their keys.
+    public var storedBytes: [UInt8] {
+        let ordered = counts.keys.map { (text: RollupTextWriter.quoted($0.text.utf8), key: $0) }
+            .sorted { $0.text.lexicographicallyPrecedes($1.text) }
+        var writer = RollupTextWriter(kind: kind, locale: locale, date: date, expectedCounts: ordered.count)
+        for (text, key) in ordered {
+            let value = counts[key]!
+            let source = RollupTextWriter.quoted((sources[key] ?? "").utf8)
+            text.withUnsafeBufferPointer { keyBytes in
+                source.withUnsafeBufferPointer { sourceBytes in
+                    writer.appendCount(
+                        quotedKey: keyBytes, total: value.total, events: value.events, quotedSource: sourceBytes)
+                }
+            }
+        }
+        return writer.finish()
+    }
+}
