@@ -25,7 +25,8 @@ final class RollupWritingTests: XCTestCase {
         var random = GroupSumsTests.Generator(state: seed)
         var values = GroupValues()
         let versions = [17, 1, 9, 100, 10, 2].shuffled(using: &random)
-        let packs = versions.map { PackID(locale: "tr-TR", contentVersion: $0) } + [PackID(locale: "en", contentVersion: 1)]
+        let packs =
+            versions.map { PackID(locale: "tr-TR", contentVersion: $0) } + [PackID(locale: "en", contentVersion: 1)]
         let packIds = try packs.map { try values.packIndex($0) }
         let dayIds = try (0..<3).map { try values.dayIndex(20_400 + $0) }
         let regionIds = try regions.shuffled(using: &random).map { try values.regionIndex($0) }
@@ -38,7 +39,8 @@ final class RollupWritingTests: XCTestCase {
             try sums.add(
                 high: GroupKey.high(
                     locale: values.packLocales[pack], day: dayIds.randomElement(using: &random)!, pack: packIds[pack]),
-                low: GroupKey.low(region: regionIds.randomElement(using: &random)!, app: appIds.randomElement(using: &random)!),
+                low: GroupKey.low(
+                    region: regionIds.randomElement(using: &random)!, app: appIds.randomElement(using: &random)!),
                 total: total, events: Int.random(in: 0...total, using: &random))
         }
         let grouped = try sums.finish(values: values)
@@ -63,7 +65,9 @@ final class RollupWritingTests: XCTestCase {
 
     func testTheDirectWriterGivesTheBytesOfTheModelsWriter() throws {
         for seed in 1...6 as ClosedRange<UInt64> {
-            try check(seed: seed, regions: ["TR", "DE", "CY", "US", "T", "TRX"], memory: seed.isMultiple(of: 2) ? 512 : 1 << 20)
+            try check(
+                seed: seed, regions: ["TR", "DE", "CY", "US", "T", "TRX"],
+                memory: seed.isMultiple(of: 2) ? 512 : 1 << 20)
         }
     }
 

@@ -33,7 +33,8 @@ final class BlobPackWriterTests: XCTestCase {
     }
 
     private func packFiles() throws -> [String] {
-        try FileManager.default.contentsOfDirectory(atPath: path + "/objects/pack").filter { !$0.hasPrefix(".") }.sorted()
+        try FileManager.default.contentsOfDirectory(atPath: path + "/objects/pack").filter { !$0.hasPrefix(".") }
+            .sorted()
     }
 
     /// Blobs of every size class the entry header encodes (0, 15, 16, 2047, 2048 bytes and a
@@ -62,7 +63,8 @@ final class BlobPackWriterTests: XCTestCase {
         }
         let fsck = try git("fsck", "--strict", "--no-dangling")
         XCTAssertEqual(fsck.status, 0, fsck.output)
-        let verified = try git("verify-pack", "-v", path + "/objects/pack/" + (try packFiles().first { $0.hasSuffix(".idx") })!)
+        let verified = try git(
+            "verify-pack", "-v", path + "/objects/pack/" + (try packFiles().first { $0.hasSuffix(".idx") })!)
         XCTAssertEqual(verified.status, 0, verified.output)
         XCTAssertFalse(verified.output.contains(" delta "), "no blob is stored as a delta")
         XCTAssertTrue(verified.output.contains("non delta: 7 objects"), verified.output)
@@ -99,8 +101,10 @@ final class BlobPackWriterTests: XCTestCase {
             PackFile(name: "c", objects: 4, bytes: 3_000, kept: false),
         ]
         XCTAssertEqual(
-            Packing.packsToMerge(packs, below: Packing.automaticMergeLimit, bytes: Packing.automaticMergeBytes).map(\.name)
-                .sorted(), ["b", "c"])
+            Packing.packsToMerge(packs, below: Packing.automaticMergeLimit, bytes: Packing.automaticMergeBytes).map(
+                \.name
+            )
+            .sorted(), ["b", "c"])
         XCTAssertEqual(Packing.packsToMerge(packs).map(\.name).sorted(), ["a", "b", "c"], "rollout gc merges them all")
     }
 }

@@ -181,15 +181,13 @@ final class PackTemporaryFile {
     private var closed = false
     private var buffer: [UInt8] = []
     private(set) var written = 0
-    private let repository: String
 
     init(repository: GitRepository) throws {
-        self.repository = repository.path
         directory = repository.packDirectory
         var template = Array((directory + "/pack_git2_rollout_XXXXXX").utf8CString)
         let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
         path = String(cString: template)
-        guard fd >= 0 else { throw PackTemporaryFile.failure(self.repository, "creating a pack in", directory) }
+        guard fd >= 0 else { throw PackTemporaryFile.failure("create a pack in", directory) }
         descriptor = fd
         buffer.reserveCapacity(BlobPackWriter.chunkSize * 2)
         // "PACK", version 2, and the object count, filled in by `finish`.
@@ -210,7 +208,7 @@ final class PackTemporaryFile {
     func append(_ bytes: [UInt8], at offset: Int) throws {
         try flush()
         let done = bytes.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, $0.count, off_t(offset)) }
-        guard done == bytes.count else { throw PackTemporaryFile.failure(repository, "writing", path) }
+        guard done == bytes.count else { throw PackTemporaryFile.failure("write", path) }
     }
 
     private func flush() throws {
@@ -218,7 +216,7 @@ final class PackTemporaryFile {
         while start < buffer.count {
             let done = buffer.withUnsafeBytes { write(descriptor, $0.baseAddress! + start, $0.count - start) }
             if done < 0 && errno == EINTR { continue }
-            guard done > 0 else { throw PackTemporaryFile.failure(repository, "writing", path) }
+            guard done > 0 else { throw PackTemporaryFile.failure("write", path) }
             start += done
         }
         buffer.removeAll(keepingCapacity: true)
@@ -234,7 +232,7 @@ final class PackTemporaryFile {
             let count = block.withUnsafeMutableBytes {
                 pread(descriptor, $0.baseAddress, min($0.count, written - offset), off_t(offset))
             }
-            guard count > 0 else { throw PackTemporaryFile.failure(repository, "reading back", path) }
+            guard count > 0 else { throw PackTemporaryFile.failure("read back", path) }
             block.withUnsafeBytes { hasher.update(UnsafeRawBufferPointer(rebasing: $0[..<count])) }
             offset += count
         }
@@ -246,12 +244,12 @@ final class PackTemporaryFile {
     func install(index: [UInt8], name: String) throws {
         try flush()
         guard fchmod(descriptor, 0o444) == 0, fsync(descriptor) == 0 else {
-            throw PackTemporaryFile.failure(repository, "writing", path)
+            throw PackTemporaryFile.failure("write", path)
         }
         close(descriptor)
         closed = true
         let pack = "\(directory)/pack-\(name)"
-        guard rename(path, pack + ".pack") == 0 else { throw PackTemporaryFile.failure(repository, "renaming", path) }
+        guard rename(path, pack + ".pack") == 0 else { throw PackTemporaryFile.failure("rename", path) }
         _ = try LocalFile.create(pack + ".idx", with: index, name: pack + ".idx", mode: 0o444)
     }
 
@@ -261,8 +259,9 @@ final class PackTemporaryFile {
         unlink(path)
     }
 
-    /// Reads `errno`: call it right after the failing call.
-    static func failure(_ repository: String, _ doing: String, _ path: String) -> RolloutError {
-        .io("I/O error in the repository \(repository) while \(doing) \(path): \(String(cString: strerror(errno)))")
+    /// Reads `errno`: call it right after the failing call. The one mapping of an errno to what a
+    /// person reads (`RolloutError.fileFailure`): a full disk is exit 74 naming the file and the cause.
+    static func failure(_ doing: String, _ path: String) -> RolloutError {
+        .fileFailure(doing, path, errno: errno)
     }
 }
