@@ -65,7 +65,7 @@ case "$SHAPE" in
   *) echo "$0: SHAPE must be aggregated, random or repeated" >&2; exit 2 ;;
 esac
 if [ "$SHAPE" != repeated ] && [ -n "${ORDER+x}${APPS+x}" ]; then
-  echo "$0: ORDER and APPS are knobs of SHAPE=repeated" >&2; exit 2
+  echo "$0: ORDER and APPS are knobs of SHAPE=repeated, the many-rows-a-group workload (SHAPE is aggregated by default)" >&2; exit 2
 fi
 export RUNS="${RUNS:-3}"
 BEFORE="${BEFORE:-}"
