@@ -16,9 +16,9 @@
 #                   the same flags, so nothing is compiled twice.
 # Sizes (each script's own knobs): startup RUNS=100; ingest SHAPE=repeated SIZE_MB=50 RUNS=1 APPS=2, in
 # its three modes (days, ORDER=shuffled, GZIP=1), SHAPE=aggregated DAYS=2 RUNS=1 (256,000 rows, one a
-# group) and SHAPE=random SIZE_MB=20 RUNS=1 (about 2.7 rows a group); log CHANGES=2000 SMALL=200 ROUNDS=1 RUNS=3; pack-add VERSIONS=50
-# KEYS=500; publish LOCALES=20 VERSIONS=5 RUNS=1; remote RUNS=3; status LOCALES=40 DAYS=14 RUNS=3;
-# client-reads PHASE_SECONDS=2;
+# group) and SHAPE=random SIZE_MB=20 RUNS=1 (about 2.7 rows a group); log CHANGES=2000 SMALL=200
+# ROUNDS=1 RUNS=3; pack-add VERSIONS=50 KEYS=500; publish LOCALES=20 VERSIONS=5 RUNS=1; remote RUNS=3;
+# status LOCALES=40 DAYS=14 RUNS=3; client-reads PHASE_SECONDS=2;
 # resolve 100,000 devices x 3 rounds.
 set -uo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"

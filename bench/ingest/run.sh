@@ -344,7 +344,8 @@ mode = f"{ORDER if SHAPE == 'repeated' else SHAPE}{'-gzip' if GZIP else ''}"
 if BEFORE:
     before_peak = max(x["rss"] for x in results["before"]) * 1024
     print(f"INFO ingest {mode} before/DuckDB one thread: {ratio('before', 'duckdb')}")
-    print(f"INFO ingest {mode} after/before: {ratio('rollout', 'before')}")
+    rounds = ", ".join(f"{a['wall'] / b['wall']:.2f}" for a, b in zip(results["rollout"], results["before"]))
+    print(f"INFO ingest {mode} after/before: {ratio('rollout', 'before')}; wall by round {rounds}")
     print(f"INFO ingest {mode} before peak RSS/100 MB: {before_peak / 100_000_000:.2f}x")
 print(f"GOAL ingest {mode} rollout/DuckDB one thread: {ratio_duck:.2f}x (goal <= {speed_limit}x): {'pass' if goal_speed else 'FAIL'}")
 print(f"GOAL ingest {mode} peak RSS/100 MB: {peak / 100_000_000:.2f}x (goal <= 1.0x): {'pass' if goal_memory else 'FAIL'}")
