@@ -14,10 +14,11 @@
 #                   and copied aside, so a bench that builds something else cannot swap it mid-run.
 #                   The resolve and client-reads programs are built by scripts/dist-build.sh too, with
 #                   the same flags, so nothing is compiled twice.
-# Sizes (each script's own knobs): startup RUNS=100; ingest SIZE_MB=50 RUNS=1 APPS=2, in its three modes
-# (days, ORDER=shuffled, GZIP=1); log CHANGES=2000 SMALL=200 ROUNDS=1 RUNS=3; pack-add VERSIONS=50
-# KEYS=500; publish LOCALES=20 VERSIONS=5 RUNS=1; remote RUNS=3; status LOCALES=40 DAYS=14 RUNS=3;
-# client-reads PHASE_SECONDS=2;
+# Sizes (each script's own knobs): startup RUNS=100; ingest SHAPE=repeated SIZE_MB=50 RUNS=1 APPS=2, in
+# its three modes (days, ORDER=shuffled, GZIP=1), SHAPE=aggregated DAYS=2 RUNS=1 (256,000 rows, one a
+# group) and SHAPE=random SIZE_MB=20 RUNS=1 (about 2.7 rows a group); log CHANGES=2000 SMALL=200
+# ROUNDS=1 RUNS=3; pack-add VERSIONS=50 KEYS=500; publish LOCALES=20 VERSIONS=5 RUNS=1; remote RUNS=3;
+# status LOCALES=40 DAYS=14 RUNS=3; client-reads PHASE_SECONDS=2;
 # resolve 100,000 devices x 3 rounds.
 set -uo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -69,9 +70,13 @@ bench() { # name env... -- command...
 bench startup RUNS=100 -- bench/startup/run.sh "$BIN"
 # APPS=2: 18,000 keys, so the 50 MB file has about as many rows per key as the full-size one (a 50 MB
 # file with the full size's 360,000 keys is mostly the commit of its rollups, not reading).
-bench ingest SIZE_MB=50 RUNS=1 APPS=2 -- bench/ingest/run.sh "$BIN"
-bench ingest-shuffled SIZE_MB=50 RUNS=1 APPS=2 ORDER=shuffled -- bench/ingest/run.sh "$BIN"
-bench ingest-gzip SIZE_MB=50 RUNS=1 APPS=2 GZIP=1 -- bench/ingest/run.sh "$BIN"
+bench ingest SHAPE=repeated SIZE_MB=50 RUNS=1 APPS=2 -- bench/ingest/run.sh "$BIN"
+bench ingest-shuffled SHAPE=repeated SIZE_MB=50 RUNS=1 APPS=2 ORDER=shuffled -- bench/ingest/run.sh "$BIN"
+bench ingest-gzip SHAPE=repeated SIZE_MB=50 RUNS=1 APPS=2 GZIP=1 -- bench/ingest/run.sh "$BIN"
+# Issue 36's shapes, few rows a group, where the cost per group counts: an analytics job's grouped
+# export (one row a group; two days, so that the half file is one) and rows drawn at random.
+bench ingest-aggregated SHAPE=aggregated DAYS=2 RUNS=1 -- bench/ingest/run.sh "$BIN"
+bench ingest-random SHAPE=random SIZE_MB=20 RUNS=1 -- bench/ingest/run.sh "$BIN"
 bench log CHANGES=2000 SMALL=200 ROUNDS=1 RUNS=3 -- bench/log/run.sh "$BIN"
 # 50 versions stay under automatic packing's threshold, so the storage ratio here is the loose
 # objects' (about 10x); 1,000 versions pack (docs/performance.md, "Storage").
