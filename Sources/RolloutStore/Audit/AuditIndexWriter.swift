@@ -34,7 +34,7 @@ extension AuditLog {
     /// Indexes the changes from `known`'s tip up to `tip` into `later/`; nil when the walk back from
     /// `tip` does not meet what is indexed (the history was rewritten, or the index is another's).
     private func indexNewer(than known: Coverage, tip: ObjectID, clock: inout PhaseClock?) throws -> Coverage? {
-        let chain = try repository.git.withoutRehashingObjects {
+        let chain = try withoutRehashing {
             try repository.git.firstParentChain(from: tip, until: ObjectID(hex: known.tip))
         }
         clock?.lap(.walk, into: &profile)
@@ -59,7 +59,7 @@ extension AuditLog {
     /// count the history, then index its newest changes.
     private func startOver(at tip: ObjectID, clock: inout PhaseClock?) throws -> Coverage {
         try reset()
-        let chain = try repository.git.withoutRehashingObjects {
+        let chain = try withoutRehashing {
             try repository.git.firstParentChain(from: tip, until: nil)
         }
         clock?.lap(.walk, into: &profile)
@@ -121,7 +121,7 @@ extension AuditLog {
         // tip must meet it where HEAD counts it, and the commits below it are the walk's.
         let covered = coverage.tipSeq - coverage.floorSeq + 1
         guard let tip = ObjectID(hex: coverage.tip),
-            let chain = try? repository.git.withoutRehashingObjects({
+            let chain = try? withoutRehashing({
                 try repository.git.firstParentChain(from: tip, until: nil, limit: covered + count).ids
             }),
             chain.count >= covered, chain[covered - 1].hex == coverage.floor
@@ -145,7 +145,7 @@ extension AuditLog {
         var batch = Batch()
         var position = 0
         // Objects are not re-hashed while the history is read: git log does not either (docs/audit.md).
-        try repository.git.withoutRehashingObjects {
+        try withoutRehashing {
             try repository.git.forEachChange(ids, in: StateLayout.plansDirectory) { commit, changed in
                 clock?.lap(.commitsAndTrees, into: &profile)
                 let sequence = firstSequence + step * position

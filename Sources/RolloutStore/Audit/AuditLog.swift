@@ -34,6 +34,11 @@ public final class AuditLog {
     /// index back then needs no second walk.
     var chainBelowFloor: (floorSeq: Int, ids: ArraySlice<ObjectID>)?
     private var planCache: [String: Plan] = [:]
+    /// Tests only: read every plan with `Plan.parse` alone, as queries did before they used the fast
+    /// reader too (AuditWholeHistoryTests compares the two).
+    var strictPlansOnly = false
+    /// How many `withoutRehashing` calls are running: only the outermost turns re-hashing back on.
+    private var unhashedDepth = 0
     /// Why the index was rebuilt during this query, for `Result.warnings`.
     var distrusted: [String] = []
     /// Where indexing spent its time, when asked for (`ROLLOUT_LOG_PROFILE`, bench/log).
@@ -69,6 +74,16 @@ public final class AuditLog {
         "the log index does not match the history (\(reason)); rebuilt it from the history"
     }
 
+    /// Runs `body` without libgit2 re-hashing each object it reads (`withoutRehashingObjects`, justified in
+    /// docs/audit.md, "A fresh clone"); nested calls leave it off until the outermost one ends, so an
+    /// index update inside a query does not turn re-hashing back on under the rest of the query.
+    func withoutRehashing<T>(_ body: () throws -> T) rethrows -> T {
+        guard unhashedDepth == 0 else { return try body() }
+        unhashedDepth += 1
+        defer { unhashedDepth -= 1 }
+        return try repository.git.withoutRehashingObjects(body)
+    }
+
     /// The entry for `commit`, given the plan files that differ from its first parent's.
     func makeEntry(_ commit: GitCommit, changedPlans: [GitChangedBlob], sequence: Int) throws -> AuditEntry {
         var planChanges: [AuditEntry.PlanChange] = []
@@ -78,19 +93,21 @@ public final class AuditLog {
             guard
                 let change = AuditEntry.PlanChange(
                     locale: locale, beforeBlob: file.old?.hex, afterBlob: file.new!.hex,
-                    loadPlan: { loadPlan($0, building: true) })
+                    loadPlan: { loadPlan($0) })
             else { throw RolloutError.damagedPlan(locale, at: commit.id) }
             planChanges.append(change)
         }
         return AuditEntry(commit, sequence: sequence, planChanges: planChanges)
     }
 
-    /// `building`: the index build reads every plan version ever written, most through the fast
-    /// reader; whatever that reader does not take is read by `Plan.parse`, which decides what is valid.
-    func loadPlan(_ blob: String, building: Bool = false) -> Plan? {
+    /// The plan in blob `blob`. The index build reads every plan version ever written and a whole-history
+    /// query every one it returns, most through the fast reader; whatever that reader does not take is
+    /// read by `Plan.parse`, which decides what is valid (the reader returns only what `Plan.parse`
+    /// would, AuditPlanReaderTests), so both give the same plans.
+    func loadPlan(_ blob: String) -> Plan? {
         if let cached = planCache[blob] { return cached }
         guard let id = ObjectID(hex: blob), let bytes = try? repository.git.readBlob(id),
-            let plan = (building ? AuditPlanReader.read(bytes) : nil) ?? (try? Plan.parse(bytes, source: blob))
+            let plan = (strictPlansOnly ? nil : AuditPlanReader.read(bytes)) ?? (try? Plan.parse(bytes, source: blob))
         else {
             return nil
         }
