@@ -10,6 +10,11 @@ public enum MetricsLayout {
         "\(directory)/\(kind.rawValue)/\(locale)"
     }
 
+    /// Whether `path` is a rollup: metrics/<kind>/<locale>/<date>.json.
+    public static func isRollup(_ path: String) -> Bool {
+        MetricKind.allCases.contains { path.hasPrefix("\(directory)/\($0.rawValue)/") }
+    }
+
     public static func rollup(_ kind: MetricKind, locale: String, day: Int) -> String {
         "\(rollupDirectory(kind, locale: locale))/\(Timestamp(seconds: Int64(day) * 86_400).description.prefix(10)).json"
     }

@@ -106,11 +106,12 @@ public enum Packing {
         let loose = git.looseObjects()
         report.looseBefore = loose.count
         let before = git.packsOnDisk()
-        report.pack = try git.writePack(hiding: [])
+        let written = try git.writePack(hiding: [])
+        report.pack = written.first
         let cleaned = try git.removeLooseObjectsInPacks(loose)
         report.removed = cleaned.removed
-        if let pack = report.pack {
-            report.mergedPacks = try git.removePacks(before, heldBy: [pack]).count
+        if !written.isEmpty {
+            report.mergedPacks = try git.removePacks(before, heldBy: written).count
         }
         // Every reachable object is in a pack now, so a loose object no pack holds is unreachable;
         // one a ref names (a tag, a blob, a tree) never is, whatever the packing did.
@@ -126,15 +127,16 @@ public enum Packing {
         var report = Report()
         report.looseBefore = loose.count
         let existing = git.packsOnDisk()
-        report.pack = try git.writePack(hiding: existing)
+        report.pack = try git.writePack(hiding: existing).first
         report.removed = try git.removeLooseObjectsInPacks(loose).removed
         git.removeEmptyFanOutDirectories()
         let packs = git.packsOnDisk()
         let merge = packsToMerge(packs, below: automaticMergeLimit, bytes: automaticMergeBytes)
         if merge.count > 1 {
             let staying = packs.filter { !merge.contains($0) }
-            if let merged = try git.writePack(hiding: staying) {
-                report.mergedPacks = try git.removePacks(merge, heldBy: staying + [merged]).count
+            let merged = try git.writePack(hiding: staying)
+            if !merged.isEmpty {
+                report.mergedPacks = try git.removePacks(merge, heldBy: staying + merged).count
             }
         }
         report.packsAfter = git.packsOnDisk().count

@@ -30,6 +30,42 @@ final class GCTests: XCTestCase {
         XCTAssertEqual(try w.rollout("pack", "show", "tr-TR@58").status, 0)
     }
 
+    /// Ingest writes its rollups as a pack of their own; `gc` repacks them without a delta search
+    /// (docs/pack-format.md, "Packing"): every other object goes into one pack, every rollup into
+    /// a second, stored whole, and each ingest's pack is gone.
+    func testGCPacksRollupsWithoutDeltasAndReplacesEachIngestsPack() throws {
+        let w = try Workspace()
+        try w.initWithExamples()
+        for file in ["crashes-healthy.csv", "fallbacks-healthy.csv"] {
+            let kind = file.hasPrefix("crash") ? "crash" : "fallback"
+            let ingested = try w.rollout("metrics", "ingest", "--kind", kind, MetricsIngestTests.examples + "/" + file)
+            XCTAssertEqual(ingested.status, 0, ingested.output)
+        }
+        XCTAssertEqual(try packFiles(w).count, 2, "one pack per ingest, none merged by the writes")
+        let shown = try w.rollout("metrics", "show", "tr-TR", "--json").stdout
+        let archiveBefore = try w.git("archive", "--format=tar", "main").stdout
+
+        XCTAssertEqual(try w.rollout("gc").status, 0)
+        let packs = try packFiles(w)
+        XCTAssertEqual(packs.count, 2, "everything else, and the rollups: \(packs)")
+        let rollups = try w.git("ls-tree", "-r", "main", "metrics/crash", "metrics/fallback").stdout
+            .split(separator: "\n").map { String($0.split(separator: " ")[2].prefix(40)) }
+        XCTAssertEqual(rollups.count, 8)
+        var deltas = ""
+        for pack in packs {
+            deltas += try w.git("verify-pack", "-v", w.repository + "/objects/pack/" + pack).stdout
+        }
+        for rollup in rollups {
+            let line = try XCTUnwrap(deltas.split(separator: "\n").first { $0.hasPrefix(rollup) }, rollup)
+            XCTAssertEqual(
+                line.split(separator: " ", omittingEmptySubsequences: true).count, 5, "stored whole: \(line)")
+        }
+        try w.assertFsckClean()
+        XCTAssertEqual(try w.git("archive", "--format=tar", "main").stdout, archiveBefore)
+        XCTAssertEqual(try w.rollout("metrics", "show", "tr-TR", "--json").stdout, shown)
+        XCTAssertEqual(try w.rollout("verify").status, 0)
+    }
+
     func testWritesPackOnTheirOwnOnceLooseObjectsPassTheThreshold() throws {
         let w = try Workspace()
         try w.initWithExamples()

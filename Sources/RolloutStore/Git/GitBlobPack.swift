@@ -75,16 +75,19 @@ public final class BlobPackWriter {
     }
 
     /// Ends the pack with its SHA-1, writes its index, and puts both in place; the blobs are
-    /// readable from then on. Nothing to do for a dry run or for no blobs.
-    public func finish() throws {
-        guard let file else { return }
+    /// readable from then on. Returns the pack's name; nil for a dry run or for no blobs.
+    @discardableResult
+    public func finish() throws -> String? {
+        guard let file else { return nil }
         try file.append(BlobPackWriter.bigEndian(UInt32(entries.count)), at: 8)
         let packDigest = try file.digest()
         try file.append(packDigest)
         let index = BlobPackWriter.index(entries, packDigest: packDigest)
-        try file.install(index: index, name: Hex.encode(packDigest))
+        let name = Hex.encode(packDigest)
+        try file.install(index: index, name: name)
         self.file = nil
         try repository.refreshObjects()
+        return name
     }
 
     private func startDeflate() throws {
