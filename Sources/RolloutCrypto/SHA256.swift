@@ -59,41 +59,57 @@ public enum SHA256 {
 /// Streaming SHA-256, for inputs that should not be held in memory at once.
 public final class SHA256Hasher {
     #if canImport(CryptoKit)
-        private var hasher = CryptoKit.SHA256()
-
-        public init() {}
-
-        public func update(_ buffer: UnsafeRawBufferPointer) {
-            hasher.update(bufferPointer: buffer)
-        }
-
-        public func finalize() -> [UInt8] { Array(hasher.finalize()) }
+        private let stream = DigestStream<CryptoKit.SHA256>()
     #else
-        private let context: OpaquePointer
+        private let stream = DigestStream(EVP_sha256(), byteCount: SHA256.byteCount, name: "SHA-256")
+    #endif
 
-        public init() {
-            guard let ctx = EVP_MD_CTX_new(), EVP_DigestInit_ex(ctx, EVP_sha256(), nil) == 1 else {
-                preconditionFailure("EVP_DigestInit_ex(SHA-256) failed")
+    public init() {}
+
+    public func update(_ buffer: UnsafeRawBufferPointer) { stream.update(buffer) }
+
+    public func finalize() -> [UInt8] { stream.finalize() }
+}
+
+/// A digest computed a buffer at a time: CryptoKit's hash functions on Apple platforms, an
+/// OpenSSL EVP context elsewhere. `SHA256Hasher` and `SHA1Hasher` are the two there are.
+#if canImport(CryptoKit)
+    final class DigestStream<Function: HashFunction> {
+        private var hasher = Function()
+
+        func update(_ buffer: UnsafeRawBufferPointer) { hasher.update(bufferPointer: buffer) }
+
+        func finalize() -> [UInt8] { Array(hasher.finalize()) }
+    }
+#else
+    final class DigestStream {
+        private let context: OpaquePointer
+        private let byteCount: Int
+
+        init(_ algorithm: OpaquePointer?, byteCount: Int, name: String) {
+            guard let ctx = EVP_MD_CTX_new(), EVP_DigestInit_ex(ctx, algorithm, nil) == 1 else {
+                preconditionFailure("EVP_DigestInit_ex(\(name)) failed")
             }
             context = ctx
+            self.byteCount = byteCount
         }
 
         deinit { EVP_MD_CTX_free(context) }
 
-        public func update(_ buffer: UnsafeRawBufferPointer) {
+        func update(_ buffer: UnsafeRawBufferPointer) {
             guard buffer.count > 0 else { return }
             precondition(EVP_DigestUpdate(context, buffer.baseAddress, buffer.count) == 1, "EVP_DigestUpdate failed")
         }
 
-        public func finalize() -> [UInt8] {
-            var out = [UInt8](repeating: 0, count: SHA256.byteCount)
+        func finalize() -> [UInt8] {
+            var out = [UInt8](repeating: 0, count: byteCount)
             var length: UInt32 = 0
             let ok = out.withUnsafeMutableBufferPointer { EVP_DigestFinal_ex(context, $0.baseAddress, &length) }
             precondition(ok == 1, "EVP_DigestFinal_ex failed")
             return out
         }
-    #endif
-}
+    }
+#endif
 
 public enum Hex {
     private static let digits = Array("0123456789abcdef".utf8)

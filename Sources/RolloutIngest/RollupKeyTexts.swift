@@ -4,10 +4,10 @@ import RolloutModel
 /// in between: the key text of every distinct pack, region and app version is made once per file,
 /// with its rank in the byte order of whole keys, so one rollup's counts sort as integers.
 ///
-/// Why ranks give the byte order of `VERSION|REGION|APP`: no part holds `|`, so for two different
-/// versions the first byte where `V1|` and `V2|` differ comes before either `|` ends... neither can
-/// be a prefix of the other, and that byte decides; the same holds for regions (`R|`); the app
-/// version is last, compared as it is. Sorting by (rank of `V|`, rank of `R|`, rank of `A`) is
+/// Why ranks give the byte order of `VERSION|REGION|APP`: no part holds `|`, so of two different
+/// versions neither `V1|` nor `V2|` is a prefix of the other, and the first byte where they differ
+/// decides the order of the whole keys; the same holds for regions (`R|`); the app version is
+/// last, compared as it is. Sorting by (rank of `V|`, rank of `R|`, rank of `A`) is
 /// therefore sorting by the key's bytes, which `MetricRollup.storedBytes` does; the tests hold
 /// the two writers to the same bytes. A part that needs escaping in JSON (or holds `|`) turns the
 /// shortcut off for the file: `rollup` then goes through `MetricRollup`.
