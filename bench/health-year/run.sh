@@ -13,7 +13,8 @@
 #   health/report LOCALE: `git cat-file --batch` of every rollup blob of LOCALE (both kinds);
 #   guard:                the same for every locale guard looks at (every locale has a staged pack).
 # Wall time is the median of RUNS (time.perf_counter around the process); CPU time (user + sys) from
-# the same runs. The output ends with `GOAL health-year-...: N s (goal <= 2 s)` lines: absolute
+# the same runs. The rounds run after one cold run of health and guard (printed apart): the first
+# run learns which rollups name which packs (the rollup-packs cache, docs/performance.md). The output ends with `GOAL health-year-...: N s (goal <= 2 s)` lines: absolute
 # seconds, as the issue asks, with the ratio to the floor beside them; report is INFO.
 #
 # Usage: bench/health-year/run.sh [ROLLOUT_BINARY]   DAYS=365 LOCALES=8 RUNS=3 KEEP=0
@@ -117,6 +118,11 @@ cat_rollups() { # locale...
   export ROLLOUT_NOW="${END}T12:00:00Z"
   health_floor="$(cat_rollups "${USED[0]}")"
   guard_floor="$(cat_rollups "${USED[@]}")"
+  # The first run of each learns which rollups name which packs (rollout/rollup-packs, a cache like
+  # the log index) and reads every rollup blob, as the floor does: timed once, apart (INFO).
+  read -r cold_health cold_health_cpu < <(timed "$BIN" health "${USED[0]}")
+  read -r cold_guard cold_guard_cpu < <(timed "$BIN" guard)
+  echo "cold (first runs, every rollup read): health ${cold_health} s wall (${cold_health_cpu} s CPU), guard ${cold_guard} s wall (${cold_guard_cpu} s CPU)"
   declare -A wall cpu
   names=(health health-floor guard guard-floor report)
   for round in $(seq 1 "$RUNS"); do
