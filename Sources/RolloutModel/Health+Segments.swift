@@ -35,16 +35,29 @@ extension Health.Report {
     /// One standing per segment with a check or a sample ratio, or targeted, in segment order.
     public var standings: [Health.Standing] {
         let labels = Set(checks.map(\.segment)).union(sampleRatios.map(\.segment)).union(targeted).sorted()
-        return labels.map(standing(of:))
+        return standings(of: labels)
     }
 
     /// The standing of `segment`; insufficient-data when nothing measured it.
     public func standing(of segment: String) -> Health.Standing {
-        let own = checks.filter { $0.segment == segment }
-        let verdict = own.map(\.verdict).max() ?? .insufficientData
-        return Health.Standing(
-            segment: segment, verdict: verdict, checks: own,
+        standing(
+            of: segment, checks: checks.filter { $0.segment == segment },
             sampleRatio: sampleRatios.first { $0.segment == segment })
+    }
+
+    /// The standings of `segments`, with the checks grouped once: a year of metrics has thousands
+    /// of segments, and looking each one's checks up among all of them took seconds (issue 36).
+    func standings(of segments: [String]) -> [Health.Standing] {
+        let bySegment = Dictionary(grouping: checks, by: \.segment)
+        var ratios: [String: SampleRatio.Check] = [:]
+        for ratio in sampleRatios where ratios[ratio.segment] == nil { ratios[ratio.segment] = ratio }
+        return segments.map { standing(of: $0, checks: bySegment[$0] ?? [], sampleRatio: ratios[$0]) }
+    }
+
+    func standing(of segment: String, checks own: [Health.Check], sampleRatio: SampleRatio.Check?) -> Health.Standing {
+        Health.Standing(
+            segment: segment, verdict: own.map(\.verdict).max() ?? .insufficientData, checks: own,
+            sampleRatio: sampleRatio)
     }
 
     /// The segments whose sample ratio holds the rollout.
@@ -85,7 +98,7 @@ extension Health.Report {
 
     /// Those of `segments` that are not shown healthy.
     public func unproven(among segments: [String]) -> [Health.Standing] {
-        segments.map(standing(of:)).filter { $0.verdict == .insufficientData }
+        standings(of: segments).filter { $0.verdict == .insufficientData }
     }
 }
 

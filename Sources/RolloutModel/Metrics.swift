@@ -116,6 +116,13 @@ public struct MetricRollup: Equatable, Sendable {
     /// version stored out of range is reported as such (with the file to retract) rather than as
     /// damage; `checkingRange: false` keeps it, for retracting it.
     public static func parse(_ bytes: [UInt8], source: String, checkingRange: Bool = true) throws -> MetricRollup {
+        if let rollup = RollupScanner.parse(bytes, checkingRange: checkingRange) { return rollup }
+        return try parseGenerically(bytes, source: source, checkingRange: checkingRange)
+    }
+
+    /// `parse` by the generic JSON parser: any valid JSON of the schema, and every message about
+    /// one that is not.
+    static func parseGenerically(_ bytes: [UInt8], source: String, checkingRange: Bool) throws -> MetricRollup {
         func fail(_ why: String) -> RolloutError {
             .repositoryDamaged("\(source) is damaged: \(why)")
         }
@@ -167,8 +174,14 @@ public struct MetricTotals: Sendable {
     }
 
     public mutating func add(_ rollup: MetricRollup) throws {
+        // Entries of one rollup mostly share their source: the set is touched only when it changes.
+        var last: (version: Int, source: String)?
         for (key, counts) in rollup.counts {
-            origins[key.contentVersion, default: []].insert(rollup.sources[key] ?? "")
+            let source = rollup.sources[key] ?? ""
+            if last?.version != key.contentVersion || last?.source != source {
+                origins[key.contentVersion, default: []].insert(source)
+                last = (key.contentVersion, source)
+            }
             guard let sum = (byVersion[key.contentVersion] ?? .zero).adding(counts) else {
                 throw RolloutError.metricsSumOutOfRange(
                     kind: kind, pack: "\(locale)@\(key.contentVersion)",

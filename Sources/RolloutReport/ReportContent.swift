@@ -139,7 +139,10 @@ struct ReportContent: Sendable {
         throws -> [Day]
     {
         var days: [Day] = []
-        for rollup in try MetricsLayout.rollups(kind, locale: locale, in: snapshot).sorted(by: { $0.day < $1.day }) {
+        // A day without the candidate has no point: only the rollups that may hold it are parsed.
+        let rollups = try MetricsLayout.rollups(
+            kind, locale: locale, holding: [candidate], orAfter: Int.max, in: snapshot)
+        for rollup in rollups.sorted(by: { $0.day < $1.day }) {
             var bySegment: [String: (c: MetricCounts, b: MetricCounts)] = [:]
             for (key, counts) in rollup.counts where key.contentVersion == candidate || key.contentVersion == baseline {
                 guard let version = AppVersion(key.appVersion) else { continue }

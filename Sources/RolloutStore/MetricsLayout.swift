@@ -1,3 +1,4 @@
+import Foundation
 import RolloutModel
 
 /// Where metrics live in the state tree (docs/metrics.md, "What is committed").
@@ -106,6 +107,72 @@ public enum MetricsLayout {
         var all: [MetricRollup] = []
         try forEachRollup(kind, locale: locale, in: snapshot) { all.append($0) }
         return all
+    }
+
+    /// The rollups of `kind` for `locale` that hold an entry of one of `versions` or are dated after
+    /// day `after`, oldest first, checked as `forEachRollup` checks what it reads. A year of metrics is
+    /// hundreds of megabytes of rollups (issue 36) and a staged pack was measured on a few weeks of
+    /// them: the others are not parsed, found by the versions their keys name, remembered per blob
+    /// (RollupPacksCache) so that they are not even read again.
+    public static func rollups(
+        _ kind: MetricKind, locale: String, holding versions: [Int], orAfter after: Int, in snapshot: Snapshot
+    ) throws -> [MetricRollup] {
+        var totals = MetricTotals(kind: kind, locale: locale)
+        var found: [MetricRollup] = []
+        let cache = RollupPacksCache(repositoryPath: snapshot.repositoryPath)
+        defer { cache.save() }
+        let directory = rollupDirectory(kind, locale: locale)
+        for entry in try snapshot.directory(directory) where !entry.isTree {
+            let old = day(ofRollupNamed: entry.name).map { $0 <= after } ?? false
+            if old, let named = cache.versions(of: entry.id), !named.contains(where: versions.contains) { continue }
+            let bytes = try snapshot.repository.readBlob(entry.id)
+            let named = keyVersions(bytes)
+            if let named { cache.record(entry.id, named) }
+            if old, let named, !named.contains(where: versions.contains) { continue }
+            let rollup = try MetricRollup.parse(bytes, source: directory + "/" + entry.name)
+            try totals.add(rollup)
+            found.append(rollup)
+        }
+        return found
+    }
+
+    /// The day (since the epoch) a rollup's file name, `YYYY-MM-DD.json`, says it holds.
+    public static func day(ofRollupNamed name: String) -> Int? {
+        guard name.hasSuffix(".json"), let date = Timestamp(iso8601: String(name.dropLast(5))) else { return nil }
+        return Int(date.seconds / 86_400)
+    }
+
+    /// The content versions a rollup's keys name, found without parsing it: a key is `"VERSION|`. Nil
+    /// (parse it to know) when a key could name one otherwise: the parser also reads a version with a
+    /// leading zero or a plus, and a key with escapes.
+    static func keyVersions(_ bytes: [UInt8]) -> [Int]? {
+        bytes.withUnsafeBytes { raw -> [Int]? in
+            guard let base = raw.baseAddress else { return [] }
+            if memchr(base, 0x5C, raw.count) != nil { return nil }
+            var versions: [Int] = []
+            var offset = 0
+            // From quote to quote (memchr is fast at it): a key's version is the digits after one.
+            while offset < raw.count, let found = memchr(base + offset, 0x22, raw.count - offset) {
+                var at = base.distance(to: UnsafeRawPointer(found)) + 1
+                offset = at
+                if at < raw.count, raw[at] == UInt8(ascii: "+") { return nil }
+                let start = at
+                var version = 0
+                while at < raw.count, raw[at] >= UInt8(ascii: "0"), raw[at] <= UInt8(ascii: "9"), at - start < 18 {
+                    version = version * 10 + Int(raw[at] - UInt8(ascii: "0"))
+                    at += 1
+                }
+                if at - start == 18, at < raw.count, raw[at] >= UInt8(ascii: "0"), raw[at] <= UInt8(ascii: "9") {
+                    return nil
+                }
+                guard at > start, at < raw.count, raw[at] == UInt8(ascii: "|") else { continue }
+                if raw[start] == UInt8(ascii: "0") && at - start > 1 { return nil }
+                // Keys are sorted, so a version's keys are mostly together.
+                if versions.last != version && !versions.contains(version) { versions.append(version) }
+                offset = at
+            }
+            return versions.sorted()
+        }
     }
 
     /// Per pack of `locale`, its stored `kind` counts summed over every date, region and app version.

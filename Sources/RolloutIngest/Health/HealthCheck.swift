@@ -44,73 +44,141 @@ public enum HealthCheck {
         return report
     }
 
-    // Long: one pass over every rollup of both metrics, keeping what the checks, the traffic, the
-    // sample ratio and the targeted segments each need from it.
+    /// What `gather` needs of the locale's rollups is in those that hold the candidate (a rollup
+    /// without it adds nothing to a segment) and those of the newest week (the regions and app
+    /// versions observed): only those are parsed, unless the newest rollup names no app version
+    /// health reads, when the newest week is not the one the file names say and every rollup is read.
     static func gather(locale: String, candidate: Int, baseline: Int, snapshot: Snapshot) throws -> (
         [String: SegmentData], [Health.Observed]
     ) {
+        var newestNamed: Int?
+        for kind in MetricKind.allCases {
+            for entry in try snapshot.directory(MetricsLayout.rollupDirectory(kind, locale: locale)) where !entry.isTree
+            {
+                guard let day = MetricsLayout.day(ofRollupNamed: entry.name) else { continue }
+                newestNamed = max(newestNamed ?? day, day)
+            }
+        }
+        if let newestNamed {
+            let (segments, observed, newest) = try gather(
+                locale: locale, candidate: candidate, baseline: baseline, observedAfter: newestNamed - 7
+            ) {
+                try MetricsLayout.rollups(
+                    $0, locale: locale, holding: [candidate], orAfter: newestNamed - 7, in: snapshot)
+            }
+            if newest == newestNamed { return (segments, observed) }
+        }
+        let (segments, observed, _) = try gather(locale: locale, candidate: candidate, baseline: baseline) {
+            try MetricsLayout.rollups($0, locale: locale, in: snapshot)
+        }
+        return (segments, observed)
+    }
+
+    /// One date of one segment in one rollup: each arm's sums, and the sessions of each exact app
+    /// version and region (the sample ratio's cells).
+    struct SegmentDay {
+        var candidate: MetricCounts?
+        var baseline: MetricCounts?
+        var cells: [Health.Observed: (c: Int, b: Int)] = [:]
+    }
+
+    /// The app versions and segment labels of the entries, each parsed or formatted once: a year
+    /// of rollups names the same few thousand of them millions of times.
+    struct Cells {
+        var versions: [String: AppVersion?] = [:]
+        var labels: [Health.Observed: String] = [:]
+
+        mutating func cell(_ key: MetricRollup.Key) -> Health.Observed? {
+            let version: AppVersion?
+            if let known = versions[key.appVersion] {
+                version = known
+            } else {
+                version = AppVersion(key.appVersion)
+                versions[key.appVersion] = version
+            }
+            return version.map { Health.Observed(region: key.region, appVersion: $0) }
+        }
+
+        mutating func label(_ cell: Health.Observed) -> String {
+            if let known = labels[cell] { return known }
+            labels[cell] = cell.segment
+            return cell.segment
+        }
+    }
+
+    // Long: one pass over the rollups of both metrics, keeping what the checks, the traffic, the
+    // sample ratio and the targeted segments each need from them. Regions and app versions are
+    // observed only in rollups dated after `observedAfter` (older ones are not in the newest week).
+    static func gather(
+        locale: String, candidate: Int, baseline: Int, observedAfter: Int = Int.min,
+        rollups: (MetricKind) throws -> [MetricRollup]
+    ) throws -> ([String: SegmentData], [Health.Observed], newest: Int?) {
         var segments: [String: SegmentData] = [:]
         // Each region and exact app version with the newest date a row named it.
         var observed: [Health.Observed: Int] = [:]
+        var cells = Cells()
         for kind in MetricKind.allCases {
-            for rollup in try MetricsLayout.rollups(kind, locale: locale, in: snapshot) {
-                var bySegment: [String: (c: MetricCounts?, b: MetricCounts?)] = [:]
-                var byVersion: [Health.Observed: (c: Int, b: Int)] = [:]
+            for rollup in try rollups(kind) {
+                var bySegment: [String: SegmentDay] = [:]
                 var candidateMeasured = false
                 for (key, counts) in rollup.counts {
-                    guard let version = AppVersion(key.appVersion) else { continue }
-                    let cell = Health.Observed(region: key.region, appVersion: version)
-                    observed[cell] = max(observed[cell] ?? rollup.day, rollup.day)
+                    guard let cell = cells.cell(key) else { continue }
+                    if rollup.day > observedAfter { observed[cell] = max(observed[cell] ?? rollup.day, rollup.day) }
                     candidateMeasured = candidateMeasured || key.contentVersion == candidate
                     guard key.contentVersion == candidate || key.contentVersion == baseline else { continue }
-                    let label = cell.segment
-                    var entry = bySegment[label] ?? (nil, nil)
-                    var sessions = byVersion[cell] ?? (0, 0)
-                    let pack = "\(locale)@\(key.contentVersion)"
-                    if key.contentVersion == candidate {
-                        entry.c = try (entry.c ?? .zero).adding(counts, kind: kind, pack: pack)
-                        sessions.c += counts.total
-                    } else {
-                        entry.b = try (entry.b ?? .zero).adding(counts, kind: kind, pack: pack)
-                        sessions.b += counts.total
+                    let isCandidate = key.contentVersion == candidate
+                    let label = cells.label(cell)
+                    let sum = (isCandidate ? bySegment[label]?.candidate : bySegment[label]?.baseline) ?? .zero
+                    guard let added = sum.adding(counts) else {
+                        throw RolloutError.metricsSumOutOfRange(
+                            kind: kind, pack: "\(locale)@\(key.contentVersion)", origins: [])
                     }
-                    bySegment[label] = entry
-                    byVersion[cell] = sessions
+                    bySegment[label, default: SegmentDay()].add(
+                        added, isCandidate: isCandidate, cell: cell, sessions: counts.total)
                 }
-                // Only dates where both arms were measured in the segment: the same days, the same conditions.
-                for (label, entry) in bySegment {
-                    guard let c = entry.c, let b = entry.b else {
-                        // The candidate measured that day, but not here: for the sample ratio, it had no
-                        // sessions here (the largest mismatch there is, if the plan gives it some).
-                        if kind == .crash, candidateMeasured, entry.c == nil, entry.b != nil {
-                            var segment = segments[label] ?? SegmentData()
-                            for (cell, sessions) in byVersion where cell.segment == label {
-                                segment.sessions.append((rollup.day, cell.region, cell.appVersion, 0, sessions.b))
-                            }
-                            segments[label] = segment
-                        }
-                        continue
-                    }
-                    var segment = segments[label] ?? SegmentData()
-                    segment.candidate[kind] = try (segment.candidate[kind] ?? .zero).adding(
-                        c, kind: kind, pack: "\(locale)@\(candidate)")
-                    segment.baseline[kind] = try (segment.baseline[kind] ?? .zero).adding(
-                        b, kind: kind, pack: "\(locale)@\(baseline)")
-                    segment.days[kind, default: []].append((rollup.day, c.total, b.total))
-                    if kind == .crash {
-                        for (cell, sessions) in byVersion where cell.segment == label {
-                            segment.sessions.append((rollup.day, cell.region, cell.appVersion, sessions.c, sessions.b))
-                        }
-                    }
-                    segments[label] = segment
-                }
+                try add(
+                    bySegment, day: rollup.day, kind: kind, candidateMeasured: candidateMeasured, to: &segments,
+                    packs: ("\(locale)@\(candidate)", "\(locale)@\(baseline)"))
             }
         }
         // Only what the metrics named in their newest week: a segment whose traffic ended (an app
         // version nobody runs any more) is not one a rollout can wait for.
-        let newest = observed.values.max() ?? 0
-        let recent = observed.filter { $0.value > newest - 7 }.keys
-        return (segments, recent.sorted { ($0.region, $0.appVersion) < ($1.region, $1.appVersion) })
+        let newest = observed.values.max()
+        let recent = observed.filter { $0.value > (newest ?? 0) - 7 }.keys
+        return (segments, recent.sorted { ($0.region, $0.appVersion) < ($1.region, $1.appVersion) }, newest)
+    }
+
+    /// Adds one rollup's segments to `segments`: only segments where both arms were measured that
+    /// day, the same days, the same conditions.
+    static func add(
+        _ bySegment: [String: SegmentDay], day: Int, kind: MetricKind, candidateMeasured: Bool,
+        to segments: inout [String: SegmentData], packs: (candidate: String, baseline: String)
+    ) throws {
+        for (label, entry) in bySegment {
+            guard let c = entry.candidate, let b = entry.baseline else {
+                // The candidate measured that day, but not here: for the sample ratio, it had no
+                // sessions here (the largest mismatch there is, if the plan gives it some).
+                if kind == .crash, candidateMeasured, entry.candidate == nil, entry.baseline != nil {
+                    var segment = segments[label] ?? SegmentData()
+                    for (cell, sessions) in entry.cells {
+                        segment.sessions.append((day, cell.region, cell.appVersion, 0, sessions.b))
+                    }
+                    segments[label] = segment
+                }
+                continue
+            }
+            var segment = segments[label] ?? SegmentData()
+            segment.candidate[kind] = try (segment.candidate[kind] ?? .zero).adding(
+                c, kind: kind, pack: packs.candidate)
+            segment.baseline[kind] = try (segment.baseline[kind] ?? .zero).adding(b, kind: kind, pack: packs.baseline)
+            segment.days[kind, default: []].append((day, c.total, b.total))
+            if kind == .crash {
+                for (cell, sessions) in entry.cells {
+                    segment.sessions.append((day, cell.region, cell.appVersion, sessions.c, sessions.b))
+                }
+            }
+            segments[label] = segment
+        }
     }
 
     /// Exposures a day of each arm over the (up to) three calendar days before the newest date both
@@ -180,7 +248,9 @@ public enum HealthCheck {
     public static func newestDay(of pack: PackID, snapshot: Snapshot) throws -> Int? {
         var newest: Int?
         for kind in MetricKind.allCases {
-            for rollup in try MetricsLayout.rollups(kind, locale: pack.locale, in: snapshot)
+            // Only rollups whose bytes may name the pack are parsed (MetricsLayout.mayHold).
+            for rollup in try MetricsLayout.rollups(
+                kind, locale: pack.locale, holding: [pack.contentVersion], orAfter: Int.max, in: snapshot)
             where rollup.counts.keys.contains(where: { $0.contentVersion == pack.contentVersion }) {
                 newest = max(newest ?? rollup.day, rollup.day)
             }
@@ -216,5 +286,20 @@ public enum HealthCheck {
         else { return .string("none") }
         document["sources"] = .array(sources)
         return .object(document)
+    }
+}
+
+extension HealthCheck.SegmentDay {
+    /// Sets the arm's sum to `sum` (this entry added) and counts the entry's sessions in its cell.
+    mutating func add(_ sum: MetricCounts, isCandidate: Bool, cell: Health.Observed, sessions: Int) {
+        var counted = cells[cell] ?? (0, 0)
+        if isCandidate {
+            candidate = sum
+            counted.c += sessions
+        } else {
+            baseline = sum
+            counted.b += sessions
+        }
+        cells[cell] = counted
     }
 }

@@ -1,0 +1,173 @@
+/// A fast reader of the rollups ingest writes, the compact form (one entry a line) and the older
+/// pretty one alike: a year of them is millions of entries, too many for the generic parser's
+/// tree of values (issue 36). It reads only what a rollup holds when its strings have no escapes
+/// and its numbers are plain digits; on anything else (an escape, a fraction, a duplicate key, an
+/// unknown member, a count out of range, damage) it gives up and the generic parser reads the
+/// bytes, so that every answer and every message stays the generic parser's.
+struct RollupScanner {
+    let bytes: UnsafeBufferPointer<UInt8>
+    var index = 0
+
+    init(_ bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
+
+    /// The rollup, or nil when the generic parser has to read it.
+    static func parse(_ bytes: [UInt8], checkingRange: Bool) -> MetricRollup? {
+        bytes.withUnsafeBufferPointer { buffer in
+            var scanner = RollupScanner(buffer)
+            return scanner.rollup(checkingRange: checkingRange)
+        }
+    }
+
+    // Long: the one top-level object, member by member, each at most once.
+    mutating func rollup(checkingRange: Bool) -> MetricRollup? {
+        var kind: MetricKind?
+        var locale: String?
+        var date: Timestamp?
+        var counts: [MetricRollup.Key: MetricCounts]?
+        var sources: [MetricRollup.Key: String] = [:]
+        var columns = false
+        guard take(UInt8(ascii: "{")) else { return nil }
+        repeat {
+            guard let name = string(), take(UInt8(ascii: ":")) else { return nil }
+            switch text(name) {
+            case "kind":
+                guard kind == nil, let value = string(), let known = MetricKind(rawValue: text(value)) else {
+                    return nil
+                }
+                kind = known
+            case "locale":
+                guard locale == nil, let value = string() else { return nil }
+                locale = text(value)
+            case "date":
+                guard date == nil, let value = string(), let parsed = Timestamp(iso8601: text(value)) else {
+                    return nil
+                }
+                date = parsed
+            case "columns":
+                guard !columns, names() else { return nil }
+                columns = true
+            case "counts":
+                guard counts == nil, let read = entries(checkingRange: checkingRange, sources: &sources) else {
+                    return nil
+                }
+                counts = read
+            default:
+                return nil
+            }
+        } while take(UInt8(ascii: ","))
+        guard take(UInt8(ascii: "}")), atEnd(), let kind, let locale, let date, let counts else { return nil }
+        return MetricRollup(
+            kind: kind, locale: locale, day: Int(date.seconds / 86_400), counts: counts, sources: sources)
+    }
+
+    /// The `counts` object: `"VERSION|REGION|APP":[exposures,events,"source"]`, each key once.
+    mutating func entries(checkingRange: Bool, sources: inout [MetricRollup.Key: String]) -> [MetricRollup.Key:
+        MetricCounts]?
+    {
+        var counts: [MetricRollup.Key: MetricCounts] = [:]
+        guard take(UInt8(ascii: "{")) else { return nil }
+        if take(UInt8(ascii: "}")) { return counts }
+        // One entry of the compact form is about 40 bytes: reserving avoids growing the tables.
+        counts.reserveCapacity(bytes.count / 40)
+        sources.reserveCapacity(bytes.count / 40)
+        repeat {
+            guard let name = string(), let key = key(name), take(UInt8(ascii: ":")), take(UInt8(ascii: "[")),
+                let total = digits(), take(UInt8(ascii: ",")), let events = digits(), take(UInt8(ascii: ",")),
+                let source = string(), take(UInt8(ascii: "]"))
+            else { return nil }
+            let entry = MetricCounts(total: total, events: events)
+            if checkingRange && !entry.isInRange { return nil }
+            guard counts.updateValue(entry, forKey: key) == nil else { return nil }
+            sources[key] = text(source)
+        } while take(UInt8(ascii: ","))
+        return take(UInt8(ascii: "}")) ? counts : nil
+    }
+
+    /// `VERSION|REGION|APP` with VERSION plain digits without a leading zero.
+    func key(_ range: Range<Int>) -> MetricRollup.Key? {
+        guard let first = bytes[range].firstIndex(of: UInt8(ascii: "|")),
+            let second = bytes[(first + 1)..<range.upperBound].firstIndex(of: UInt8(ascii: "|")),
+            !bytes[(second + 1)..<range.upperBound].contains(UInt8(ascii: "|")),
+            let version = number(range.lowerBound..<first)
+        else { return nil }
+        return MetricRollup.Key(
+            contentVersion: version, region: text(first + 1..<second), appVersion: text(second + 1..<range.upperBound))
+    }
+
+    /// `columns`: an array of strings (what they say is not read, as the generic parser does not).
+    mutating func names() -> Bool {
+        guard take(UInt8(ascii: "[")) else { return false }
+        if take(UInt8(ascii: "]")) { return true }
+        repeat {
+            guard string() != nil else { return false }
+        } while take(UInt8(ascii: ","))
+        return take(UInt8(ascii: "]"))
+    }
+
+    mutating func skipSpace() {
+        while index < bytes.count {
+            switch bytes[index] {
+            case 0x20, 0x09, 0x0A, 0x0D: index += 1
+            default: return
+            }
+        }
+    }
+
+    /// Takes `byte` (after white space) if it is next.
+    mutating func take(_ byte: UInt8) -> Bool {
+        skipSpace()
+        guard index < bytes.count, bytes[index] == byte else { return false }
+        index += 1
+        return true
+    }
+
+    mutating func atEnd() -> Bool {
+        skipSpace()
+        return index == bytes.count
+    }
+
+    /// A string of printable ASCII without escapes: the range of its bytes between the quotes.
+    mutating func string() -> Range<Int>? {
+        guard take(UInt8(ascii: "\"")) else { return nil }
+        let start = index
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "\"") {
+                index += 1
+                return start..<(index - 1)
+            }
+            guard byte >= 0x20, byte < 0x80, byte != UInt8(ascii: "\\") else { return nil }
+            index += 1
+        }
+        return nil
+    }
+
+    /// A count: plain digits, no sign, fraction, exponent or leading zero, at most 18 of them.
+    mutating func digits() -> Int? {
+        skipSpace()
+        let start = index
+        while index < bytes.count, bytes[index] >= UInt8(ascii: "0"), bytes[index] <= UInt8(ascii: "9") { index += 1 }
+        guard let value = number(start..<index) else { return nil }
+        if index < bytes.count, [UInt8(ascii: "."), UInt8(ascii: "e"), UInt8(ascii: "E")].contains(bytes[index]) {
+            return nil
+        }
+        return value
+    }
+
+    /// The value of 1 to 18 decimal digits without a leading zero (0 itself is one).
+    func number(_ range: Range<Int>) -> Int? {
+        guard (1...18).contains(range.count), range.count == 1 || bytes[range.lowerBound] != UInt8(ascii: "0") else {
+            return nil
+        }
+        var value = 0
+        for byte in bytes[range] {
+            guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { return nil }
+            value = value * 10 + Int(byte - UInt8(ascii: "0"))
+        }
+        return value
+    }
+
+    func text(_ range: Range<Int>) -> String {
+        String(decoding: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self)
+    }
+}

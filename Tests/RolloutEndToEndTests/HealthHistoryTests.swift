@@ -1,0 +1,104 @@
+import Foundation
+import XCTest
+
+/// Health, guard and the report on a long history (docs/performance.md, "health, guard and report on
+/// a year of metrics"): they parse only the rollups that hold the staged pack and those of the newest
+/// week, so months of older rollups must change no answer.
+final class HealthHistoryTests: XCTestCase {
+    /// Crash or fallback rows: per date, region and app version, the baseline's and (when given) the
+    /// candidate's counts, the candidate getting a tenth of the exposures.
+    static func csv(_ kind: String, dates: [String], regions: [String], apps: [String], candidate: Bool) -> String {
+        var text =
+            kind == "crash"
+            ? "date,locale,pack,region,app_version,sessions,crashes\n"
+            : "date,locale,pack,region,app_version,lookups,fallbacks\n"
+        for (d, date) in dates.enumerated() {
+            for (r, region) in regions.enumerated() {
+                for (a, app) in apps.enumerated() {
+                    let total = 20_000 + 1_000 * ((d * 7 + r * 3 + a) % 11)
+                    let rate = kind == "crash" ? 2 : 15
+                    let arms =
+                        candidate
+                        ? [("tr-TR@17", total - total / 10), ("tr-TR@18", total / 10)] : [("tr-TR@17", total)]
+                    for (pack, n) in arms {
+                        text += "\(date),tr-TR,\(pack),\(region),\(app),\(n),\(n * rate / 1_000 + (d + a) % 3)\n"
+                    }
+                }
+            }
+        }
+        return text
+    }
+
+    static func dates(_ month: Int, _ days: ClosedRange<Int>) -> [String] {
+        days.map { String(format: "2026-%02d-%02d", month, $0) }
+    }
+
+    /// tr-TR@17 completed on September 1st, tr-TR@18 staged at 10% in TR and DE on November 20th with
+    /// both packs measured from then on; with `history`, also two months of rollups before it that
+    /// hold only tr-TR@17 (some in a region and an app version the newest week does not name).
+    func workspace(history: Bool) throws -> Workspace {
+        let w = try Workspace()
+        try w.initWithExamples()
+        let early = ["ROLLOUT_NOW": "2026-09-01T00:00:00Z"]
+        XCTAssertEqual(try w.rollout(["promote", "tr-TR@17", "--to", "100%"], env: early).status, 0)
+        let staged = try w.rollout(
+            ["promote", "tr-TR@18", "--to", "10%", "--region", "TR,DE"], env: ["ROLLOUT_NOW": "2026-11-20T00:00:00Z"])
+        XCTAssertEqual(staged.status, 0, staged.output)
+        var files: [(String, String)] = []
+        if history {
+            let old = Self.dates(9, 1...30) + Self.dates(10, 1...31)
+            for kind in ["crash", "fallback"] {
+                files.append(
+                    (
+                        kind,
+                        Self.csv(
+                            kind, dates: old, regions: ["TR", "DE", "FR"], apps: ["4.7.2", "4.8.1"], candidate: false)
+                    ))
+            }
+        }
+        let recent = Self.dates(11, 20...28)
+        for kind in ["crash", "fallback"] {
+            files.append(
+                (kind, Self.csv(kind, dates: recent, regions: ["TR", "DE"], apps: ["4.8.1", "4.9"], candidate: true)))
+        }
+        for (n, (kind, text)) in files.enumerated() {
+            let path = try w.scratch.write("export-\(n).csv", text)
+            let ingested = try w.rollout("metrics", "ingest", "--kind", kind, path)
+            XCTAssertEqual(ingested.status, 0, ingested.output)
+        }
+        return w
+    }
+
+    func testMonthsOfRollupsWithoutTheStagedPackChangeNoAnswer() throws {
+        let long = try workspace(history: true)
+        let short = try workspace(history: false)
+        let now = ["ROLLOUT_NOW": "2026-11-29T09:00:00Z"]
+        let health = try long.rollout(["health", "tr-TR", "--json"], env: now)
+        XCTAssertEqual(try long.json(health)["verdict"] as? String, "healthy", health.output)
+        for arguments in [
+            ["health", "tr-TR", "--json"], ["health", "tr-TR"], ["guard", "--json"], ["status", "tr-TR"],
+        ] {
+            let a = try long.rollout(arguments, env: now)
+            let b = try short.rollout(arguments, env: now)
+            XCTAssertEqual(a.status, b.status, "\(arguments): \(a.output)")
+            XCTAssertEqual(a.stdout, b.stdout, "\(arguments)")
+        }
+        // The first reader remembered which rollups name which packs: a second reads fewer and answers the same.
+        XCTAssertTrue(FileManager.default.fileExists(atPath: long.repository + "/rollout/rollup-packs"))
+        XCTAssertEqual(try long.rollout(["health", "tr-TR", "--json"], env: now).stdout, health.stdout)
+        // The report's charts of the metrics: the same days with both packs (its timeline of changes
+        // differs, by the ingests).
+        for w in [long, short] {
+            XCTAssertEqual(try w.rollout(["report", "tr-TR", "--out", w.scratch.path("r.html")], env: now).status, 0)
+        }
+        let charts = try [long, short].map { w in
+            try String(contentsOfFile: w.scratch.path("r.html"), encoding: .utf8).components(separatedBy: "<svg")
+                .dropFirst().map { $0.components(separatedBy: "</svg>")[0] }.filter { !$0.contains("timeline-chart") }
+        }
+        XCTAssertFalse(charts[0].isEmpty)
+        XCTAssertEqual(charts[0], charts[1])
+        // The older rollups are there and read where they count: tr-TR@17's totals include them.
+        let shown = try long.rollout("metrics", "show", "tr-TR")
+        XCTAssertTrue(shown.stdout.contains("FR"), shown.stdout)
+    }
+}
