@@ -180,7 +180,10 @@ struct GroupSums {
         let filled = gatherTable()
         if spill == nil { spill = try SpillFile(directory: directory) }
         let writer = RunWriter(file: spill!, packed: true)
-        try KeySort.inOrder(UnsafeMutableBufferPointer(start: table.base, count: filled)) { try writer.add($0) }
+        try KeySort.inOrder(UnsafeMutableBufferPointer(start: table.base, count: filled), words: try table.words(limit))
+        {
+            try writer.add($0)
+        }
         runs.append(try writer.finish())
         statistics.runs += 1
         statistics.spilledEntries += filled
@@ -250,6 +253,16 @@ struct GroupSums {
             return memory.bindMemory(to: T.self, capacity: bytes / MemoryLayout<T>.stride)
         }
 
+        /// The words `KeySort` orders a spilled run with (2 x `count`), mapped at the first spill and
+        /// kept until the table is released.
+        func words(_ count: Int) throws -> UnsafeMutablePointer<UInt64> {
+            if let order { return order.words }
+            let words = try Table.mapZeros(2 * count * MemoryLayout<UInt64>.stride, as: UInt64.self)
+            order = (words, 2 * count * MemoryLayout<UInt64>.stride)
+            return words
+        }
+        private var order: (words: UnsafeMutablePointer<UInt64>, bytes: Int)?
+
         /// Every slot empty again. The pages are kept: the table fills again, and pages given back
         /// and taken again cost more than writing zeros.
         func clear() { memset(base, 0, bytes) }
@@ -266,6 +279,8 @@ struct GroupSums {
         }
 
         func release() {
+            if let order { munmap(order.words, order.bytes) }
+            order = nil
             guard mapped else { return }
             munmap(base, bytes)
             mapped = false

@@ -32,9 +32,13 @@ enum KeySort {
     /// Hands `body` the entries in key order, leaving them where they are (a spill encodes them as
     /// it goes: gathering them by position costs loads that do not wait for each other, where
     /// moving them in place follows one cycle, a miss at a time).
-    static func inOrder(_ entries: UnsafeMutableBufferPointer<GroupEntry>, _ body: (GroupEntry) throws -> Void) rethrows
-    {
-        try withOrder(entries) { order, mask in
+    /// `words`, when given, holds at least 2 x entries.count words: a table that spills again and
+    /// again keeps them, rather than having zeroed pages mapped for every run.
+    static func inOrder(
+        _ entries: UnsafeMutableBufferPointer<GroupEntry>, words: UnsafeMutablePointer<UInt64>? = nil,
+        _ body: (GroupEntry) throws -> Void
+    ) rethrows {
+        try withOrder(entries, words: words) { order, mask in
             guard let order else {
                 for entry in entries { try body(entry) }
                 return
@@ -47,19 +51,19 @@ enum KeySort {
     /// Hands `body` the words whose low bits (the mask) are the positions of the entries in key
     /// order; or nil, having sorted the entries in place by comparing.
     private static func withOrder(
-        _ entries: UnsafeMutableBufferPointer<GroupEntry>,
+        _ entries: UnsafeMutableBufferPointer<GroupEntry>, words given: UnsafeMutablePointer<UInt64>? = nil,
         _ body: (UnsafeMutablePointer<UInt64>?, UInt64) throws -> Void
     ) rethrows {
         let n = entries.count
         let positionBits = Int.bitWidth - max(1, n - 1).leadingZeroBitCount
         guard n > 1024, let squeeze = Squeeze(entries), squeeze.bits > 0, squeeze.bits + positionBits <= 64,
-            let words = try? GroupSums.Table.mapZeros(2 * n * MemoryLayout<UInt64>.stride, as: UInt64.self)
+            let words = given ?? (try? GroupSums.Table.mapZeros(2 * n * MemoryLayout<UInt64>.stride, as: UInt64.self))
         else {
             var compared = entries
             compared.sort(by: GroupEntry.before)
             return try body(nil, 0)
         }
-        defer { munmap(words, 2 * n * MemoryLayout<UInt64>.stride) }
+        defer { if given == nil { munmap(words, 2 * n * MemoryLayout<UInt64>.stride) } }
         for i in 0..<n { words[i] = squeeze.word(entries[i]) &<< UInt64(positionBits) | UInt64(i) }
         radix(words, scratch: words + n, count: n, from: positionBits, bits: squeeze.bits)
         try body(words, UInt64(1) &<< UInt64(positionBits) &- 1)
