@@ -187,7 +187,7 @@ struct GroupSums {
         runs.append(try writer.finish())
         statistics.runs += 1
         statistics.spilledEntries += filled
-        table.clear()
+        try table.clear()
         count = 0
     }
 
@@ -222,7 +222,7 @@ struct GroupSums {
 
     /// The table's memory: mapped when needed, so that a small file touches only the pages it uses.
     final class Table {
-        let base: UnsafeMutablePointer<GroupEntry>
+        private(set) var base: UnsafeMutablePointer<GroupEntry>
         private let bytes: Int
         private var mapped = true
         /// The rows waiting to be added, and their home slots (see `GroupSums.add`).
@@ -236,19 +236,21 @@ struct GroupSums {
         }
 
         private static func map(_ bytes: Int) throws -> UnsafeMutablePointer<GroupEntry> {
-            try mapZeros(bytes, as: GroupEntry.self)
+            try mapZeros(bytes, as: GroupEntry.self, large: false)
         }
 
         /// `bytes` of anonymous memory, which reads as zeros (every slot of a table starts empty:
-        /// high == 0). Large pages where the system allows them: a row's slot is anywhere in the
-        /// table, and with 4 KiB pages nearly every one also misses the TLB.
-        static func mapZeros<T>(_ bytes: Int, as: T.Type) throws -> UnsafeMutablePointer<T> {
+        /// high == 0). `large`: large pages where the system allows them, for memory that will be
+        /// touched all over (a row's slot is anywhere in a full table, and with 4 KiB pages nearly
+        /// every one also misses the TLB); not for a table a small file touches in a few places,
+        /// which would then hold a 2 MiB page for each.
+        static func mapZeros<T>(_ bytes: Int, as: T.Type, large: Bool = true) throws -> UnsafeMutablePointer<T> {
             let memory = mmap(nil, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
             guard let memory, memory != MAP_FAILED else {
                 throw RolloutError.cannotReserve(bytes, errno: errno)
             }
             #if os(Linux)
-                if bytes >= 4 << 20 { madvise(memory, bytes, MADV_HUGEPAGE) }
+                if large && bytes >= 4 << 20 { madvise(memory, bytes, MADV_HUGEPAGE) }
             #endif
             return memory.bindMemory(to: T.self, capacity: bytes / MemoryLayout<T>.stride)
         }
@@ -263,9 +265,21 @@ struct GroupSums {
         }
         private var order: (words: UnsafeMutablePointer<UInt64>, bytes: Int)?
 
-        /// Every slot empty again. The pages are kept: the table fills again, and pages given back
-        /// and taken again cost more than writing zeros.
-        func clear() { memset(base, 0, bytes) }
+        /// Every slot empty again. A table that spilled fills again: the first time, it is mapped
+        /// again on large pages; after that the pages are kept, as writing zeros costs less than
+        /// pages given back and taken again.
+        func clear() throws {
+            guard large else {
+                munmap(base, bytes)
+                mapped = false
+                base = try Table.mapZeros(bytes, as: GroupEntry.self)
+                mapped = true
+                large = true
+                return
+            }
+            memset(base, 0, bytes)
+        }
+        private var large = false
 
         /// Gives back the pages past the first `count` entries: the commit that follows builds
         /// rollups, and a file whose groups were spread over the whole table touched all of it.
