@@ -69,6 +69,8 @@ struct GroupSums {
     static let defaultMemory = 32 << 20
     /// Entries read or written at once from a run.
     static let bufferEntries = 2048
+    /// Rows whose slots are loaded together (see `add`).
+    static let batchEntries = 32
 
     /// Counts of the work done, for the profile (ROLLOUT_INGEST_PROFILE).
     struct Statistics {
@@ -84,6 +86,8 @@ struct GroupSums {
     private let memory: Int
     private let directory: String
     private var count = 0
+    /// Rows waiting in `table.batch`.
+    private var batched = 0
     private var spill: SpillFile?
     private var runs: [SpillFile.Run] = []
     private(set) var statistics = Statistics()
@@ -103,20 +107,48 @@ struct GroupSums {
         return Int(truncatingIfNeeded: (h ^ h >> 29).multipliedFullWidth(by: UInt64(capacity)).high)
     }
 
-    /// Adds one row's counts to its group; spills the table when it is full.
+    /// Adds one row's counts to its group; spills the table when it is full. Rows wait in a batch of
+    /// `batchEntries`, whose slots are then loaded together: in a file of one row a group, nearly
+    /// every row's slot is a cache miss, and misses one after another cost one memory latency
+    /// each, where misses issued together overlap.
     @inline(__always)
     mutating func add(high: UInt64, low: UInt64, total: Int, events: Int) throws {
+        table.batch[batched] = GroupEntry(high: high, low: low, total: total, events: events)
+        batched &+= 1
+        if batched == GroupSums.batchEntries { try flush() }
+    }
+
+    /// Adds the waiting rows: first every row's home slot is computed and loaded (loads that do not
+    /// depend on each other, so they overlap), then each row is probed for, now from the cache.
+    private mutating func flush() throws {
+        let batch = table.batch
+        let slots = table.slots
         let base = table.base
-        var slot = home(high, low)
+        var loaded: UInt64 = 0
+        for i in 0..<batched {
+            let slot = home(batch[i].high, batch[i].low)
+            slots[i] = slot
+            loaded &+= base[slot].high
+        }
+        // Kept, so that the loads are not optimized away.
+        table.loaded = loaded
+        for i in 0..<batched { try insert(batch[i], from: slots[i]) }
+        batched = 0
+    }
+
+    @inline(__always)
+    private mutating func insert(_ row: GroupEntry, from home: Int) throws {
+        let base = table.base
+        var slot = home
         while true {
             let entry = base + slot
-            if entry.pointee.high == high && entry.pointee.low == low {
-                entry.pointee.total &+= total
-                entry.pointee.events &+= events
+            if entry.pointee.high == row.high && entry.pointee.low == row.low {
+                entry.pointee.total &+= row.total
+                entry.pointee.events &+= row.events
                 return
             }
             if entry.pointee.high == 0 {
-                entry.pointee = GroupEntry(high: high, low: low, total: total, events: events)
+                entry.pointee = row
                 count &+= 1
                 if count >= limit { try spillTable() }
                 return
@@ -126,23 +158,33 @@ struct GroupSums {
         }
     }
 
-    /// Moves the table's groups to its front, sorted by key; returns how many there are.
-    private func sortTable() -> Int {
+    /// Moves the table's groups to its front; returns how many there are.
+    private func gatherTable() -> Int {
         let base = table.base
         var filled = 0
         for slot in 0..<capacity where base[slot].high != 0 {
             base[filled] = base[slot]
             filled += 1
         }
-        var entries = UnsafeMutableBufferPointer(start: base, count: filled)
-        entries.sort(by: GroupEntry.before)
+        return filled
+    }
+
+    /// Moves the table's groups to its front, sorted by key; returns how many there are.
+    private func sortTable() -> Int {
+        let filled = gatherTable()
+        KeySort.sort(UnsafeMutableBufferPointer(start: table.base, count: filled))
         return filled
     }
 
     private mutating func spillTable() throws {
-        let filled = sortTable()
+        let filled = gatherTable()
         if spill == nil { spill = try SpillFile(directory: directory) }
-        runs.append(try spill!.append(UnsafeBufferPointer(start: table.base, count: filled)))
+        let writer = RunWriter(file: spill!, packed: true)
+        try KeySort.inOrder(UnsafeMutableBufferPointer(start: table.base, count: filled), words: try table.words(limit))
+        {
+            try writer.add($0)
+        }
+        runs.append(try writer.finish())
         statistics.runs += 1
         statistics.spilledEntries += filled
         try table.clear()
@@ -151,6 +193,7 @@ struct GroupSums {
 
     /// The sums, sorted by key and grouped by rollup file. Consumes the table: call it once.
     mutating func finish(values: GroupValues) throws -> GroupedSums {
+        try flush()
         guard let spill else {
             let filled = sortTable()
             table.release(after: filled)
@@ -164,12 +207,12 @@ struct GroupSums {
         var pending = runs
         runs = []
         while pending.count > fanIn {
-            let writer = RunWriter(file: spill)
+            let writer = RunWriter(file: spill, packed: true)
             try spill.merge(Array(pending.prefix(fanIn))) { try writer.add($0) }
             pending = Array(pending.dropFirst(fanIn)) + [try writer.finish()]
             statistics.mergePasses += 1
         }
-        let writer = RunWriter(file: spill)
+        let writer = RunWriter(file: spill, packed: false)
         try spill.merge(pending) { try writer.add($0) }
         let merged = try writer.finish()
         statistics.mergePasses += 1
@@ -182,6 +225,10 @@ struct GroupSums {
         private(set) var base: UnsafeMutablePointer<GroupEntry>
         private let bytes: Int
         private var mapped = true
+        /// The rows waiting to be added, and their home slots (see `GroupSums.add`).
+        let batch = UnsafeMutablePointer<GroupEntry>.allocate(capacity: GroupSums.batchEntries)
+        let slots = UnsafeMutablePointer<Int>.allocate(capacity: GroupSums.batchEntries)
+        var loaded: UInt64 = 0
 
         init(capacity: Int) throws {
             bytes = capacity * MemoryLayout<GroupEntry>.stride
@@ -189,21 +236,50 @@ struct GroupSums {
         }
 
         private static func map(_ bytes: Int) throws -> UnsafeMutablePointer<GroupEntry> {
-            // Anonymous pages read as zeros: every slot starts empty (high == 0).
+            try mapZeros(bytes, as: GroupEntry.self, large: false)
+        }
+
+        /// `bytes` of anonymous memory, which reads as zeros (every slot of a table starts empty:
+        /// high == 0). `large`: large pages where the system allows them, for memory that will be
+        /// touched all over (a row's slot is anywhere in a full table, and with 4 KiB pages nearly
+        /// every one also misses the TLB); not for a table a small file touches in a few places,
+        /// which would then hold a 2 MiB page for each.
+        static func mapZeros<T>(_ bytes: Int, as: T.Type, large: Bool = true) throws -> UnsafeMutablePointer<T> {
             let memory = mmap(nil, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
             guard let memory, memory != MAP_FAILED else {
                 throw RolloutError.cannotReserve(bytes, errno: errno)
             }
-            return memory.bindMemory(to: GroupEntry.self, capacity: bytes / MemoryLayout<GroupEntry>.stride)
+            #if os(Linux)
+                if large && bytes >= 4 << 20 { madvise(memory, bytes, MADV_HUGEPAGE) }
+            #endif
+            return memory.bindMemory(to: T.self, capacity: bytes / MemoryLayout<T>.stride)
         }
 
-        /// Every slot empty again, and the pages given back until they are used.
-        func clear() throws {
-            munmap(base, bytes)
-            mapped = false
-            base = try Table.map(bytes)
-            mapped = true
+        /// The words `KeySort` orders a spilled run with (2 x `count`), mapped at the first spill and
+        /// kept until the table is released.
+        func words(_ count: Int) throws -> UnsafeMutablePointer<UInt64> {
+            if let order { return order.words }
+            let words = try Table.mapZeros(2 * count * MemoryLayout<UInt64>.stride, as: UInt64.self)
+            order = (words, 2 * count * MemoryLayout<UInt64>.stride)
+            return words
         }
+        private var order: (words: UnsafeMutablePointer<UInt64>, bytes: Int)?
+
+        /// Every slot empty again. A table that spilled fills again: the first time, it is mapped
+        /// again on large pages; after that the pages are kept, as writing zeros costs less than
+        /// pages given back and taken again.
+        func clear() throws {
+            guard large else {
+                munmap(base, bytes)
+                mapped = false
+                base = try Table.mapZeros(bytes, as: GroupEntry.self)
+                mapped = true
+                large = true
+                return
+            }
+            memset(base, 0, bytes)
+        }
+        private var large = false
 
         /// Gives back the pages past the first `count` entries: the commit that follows builds
         /// rollups, and a file whose groups were spread over the whole table touched all of it.
@@ -217,17 +293,23 @@ struct GroupSums {
         }
 
         func release() {
+            if let order { munmap(order.words, order.bytes) }
+            order = nil
             guard mapped else { return }
             munmap(base, bytes)
             mapped = false
         }
 
-        deinit { release() }
+        deinit {
+            release()
+            batch.deallocate()
+            slots.deallocate()
+        }
     }
 }
 
 extension RolloutError {
-    fileprivate static func cannotReserve(_ bytes: Int, errno code: Int32) -> RolloutError {
+    static func cannotReserve(_ bytes: Int, errno code: Int32) -> RolloutError {
         .io(
             "cannot reserve \(bytes) bytes of memory for summing the file: \(RolloutError.cause(errno: code)); "
                 + "a smaller ROLLOUT_INGEST_MEMORY uses less")

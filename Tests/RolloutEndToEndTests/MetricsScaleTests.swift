@@ -114,6 +114,52 @@ final class MetricsScaleTests: XCTestCase {
             try FileManager.default.contentsOfDirectory(atPath: temporary), [], "no temporary file outlives the ingest")
     }
 
+    /// An export already grouped (one row a group, 4,800 groups: more than the radix sort's
+    /// threshold, and with ROLLOUT_INGEST_MEMORY=65536 more than one run of 1,536) gives exactly
+    /// the rollups of the same counts spread over three rows a group in random order.
+    func testOneRowAGroupGivesTheRollupsOfThreeRowsAGroupInAnyOrder() throws {
+        let w = try Workspace()
+        try w.initWithExamples()
+        let packs = [
+            ("en-US", "en-US@1"), ("tr", "tr@1"), ("tr-TR", "tr-TR@17"), ("tr-TR", "tr-TR@18"), ("vi-VN", "vi-VN@3"),
+        ]
+        var grouped: [String] = []
+        var spread: [String] = []
+        for day in 20...25 {
+            for (p, (locale, pack)) in packs.enumerated() {
+                for (r, region) in ["TR", "US", "VN", "DE"].enumerated() {
+                    for app in 0..<40 {
+                        let key = "2026-11-\(day),\(locale),\(pack),\(region),4.\(app / 4).\(app % 4)"
+                        let parts = (0..<3).map { 50 + (day * 7 + p * 31 + r * 11 + app * 3 + $0 * 13) % 400 }
+                        grouped.append("\(key),\(parts.reduce(0, +)),\(parts.map { $0 % 7 }.reduce(0, +))\n")
+                        spread += parts.map { "\(key),\($0),\($0 % 7)\n" }
+                    }
+                }
+            }
+        }
+        let one = try w.scratch.write("grouped.csv", Self.header + grouped.joined())
+        let three = try w.scratch.write("spread.csv", Self.header + Self.shuffled(spread).joined())
+        let spilling = try copy(w, to: "spilling.git")
+        let repeated = try copy(w, to: "repeated.git")
+
+        let first = try w.rollout("metrics", "ingest", "--kind", "crash", one, env: ["ROLLOUT_INGEST_PROFILE": "1"])
+        XCTAssertEqual(first.status, 0, first.output)
+        XCTAssertEqual(spilledRuns(first), 0, first.stderr)
+        let second = try w.rollout(
+            "--repo", spilling, "metrics", "ingest", "--kind", "crash", one,
+            env: ["ROLLOUT_INGEST_MEMORY": "65536", "ROLLOUT_INGEST_PROFILE": "1"])
+        XCTAssertEqual(second.status, 0, second.output)
+        XCTAssertGreaterThanOrEqual(spilledRuns(second) ?? 0, 3, second.stderr)
+        let third = try w.rollout("--repo", repeated, "metrics", "ingest", "--kind", "crash", three)
+        XCTAssertEqual(third.status, 0, third.output)
+
+        let expected = try rollups(w, repository: repeated)
+        XCTAssertEqual(expected.values.map(\.count).reduce(0, +), 4_800)
+        XCTAssertEqual(try rollups(w, repository: w.repository), expected, "one row a group, in memory")
+        XCTAssertEqual(try rollups(w, repository: spilling), expected, "one row a group, spilled and merged")
+        XCTAssertEqual(try show(w, repository: spilling), try show(w, repository: repeated))
+    }
+
     /// Ids of dates, packs, regions and app versions are no longer 16 bits: 70,000 app versions in
     /// one file (over 4 dates, so that no rollup passes its own limit) are ingested, and the sums are right.
     func testMoreThan65536DistinctAppVersionsInOneFileAreIngested() throws {

@@ -35,10 +35,65 @@ final class GroupSumsTests: XCTestCase {
         try? FileManager.default.removeItem(atPath: directory)
     }
 
-    /// Sums `rows` random rows over a few values of each column with `memory` bytes, and checks every
-    /// rollup group against a dictionary: same groups in locale-then-date order, same keys, same sums.
+    /// The order and repetition of a file's rows.
+    enum Shape {
+        /// Each row any group, at random: groups repeat.
+        case random
+        /// One row per group, in order of date, pack, region, app version: an export written by an
+        /// analytics job that already grouped it.
+        case aggregated
+        /// Random rows, sorted by date: an export written day by day.
+        case dayOrdered
+    }
+
+    struct Row {
+        let pack: Int
+        let day: Int
+        let region: Int
+        let app: Int
+        let total: Int
+        let events: Int
+    }
+
+    /// `rows` rows of `shape` over `packs` packs, 9 days, 5 regions and `apps` app versions (for
+    /// `.aggregated`, every group once, however many `rows` says).
+    private func rows(
+        _ rows: Int, shape: Shape, packs: Int, apps: Int, random: inout Generator
+    ) -> [Row] {
+        func counts() -> (Int, Int) {
+            let total = Int.random(in: 0...1_000, using: &random)
+            return (total, Int.random(in: 0...total, using: &random))
+        }
+        if shape == .aggregated {
+            var all: [Row] = []
+            for day in 0..<9 {
+                for pack in 0..<packs {
+                    for region in 0..<5 {
+                        for app in 0..<apps {
+                            let (total, events) = counts()
+                            all.append(
+                                Row(pack: pack, day: day, region: region, app: app, total: total, events: events))
+                        }
+                    }
+                }
+            }
+            return all
+        }
+        let all = (0..<rows).map { _ in
+            let (pack, day) = (Int.random(in: 0..<packs, using: &random), Int.random(in: 0..<9, using: &random))
+            let (region, app) = (Int.random(in: 0..<5, using: &random), Int.random(in: 0..<apps, using: &random))
+            let (total, events) = counts()
+            return Row(pack: pack, day: day, region: region, app: app, total: total, events: events)
+        }
+        return shape == .dayOrdered ? all.enumerated().sorted { ($0.1.day, $0.0) < ($1.1.day, $1.0) }.map(\.1) : all
+    }
+
+    /// Sums `rows` rows of `shape` over a few values of each column with `memory` bytes, and checks
+    /// every rollup group against a dictionary: same groups in locale-then-date order, same keys,
+    /// same sums.
     private func check(
-        rows: Int, memory: Int, seed: UInt64, apps: Int = 30, file: StaticString = #filePath, line: UInt = #line
+        rows count: Int, memory: Int, seed: UInt64, apps: Int = 30, shape: Shape = .random,
+        file: StaticString = #filePath, line: UInt = #line
     ) throws -> GroupSums.Statistics {
         var random = Generator(state: seed)
         var values = GroupValues()
@@ -52,13 +107,10 @@ final class GroupSumsTests: XCTestCase {
         let appIds = try (0..<apps).map { try values.appIndex("4.\($0)") }
         var sums = try GroupSums(memory: memory, directory: directory)
         var model: [ModelKey: MetricCounts] = [:]
-        for _ in 0..<rows {
-            let pack = Int.random(in: 0..<packs.count, using: &random)
-            let day = Int.random(in: 0..<dayIds.count, using: &random)
-            let region = Int.random(in: 0..<regionIds.count, using: &random)
-            let app = Int.random(in: 0..<appIds.count, using: &random)
-            let total = Int.random(in: 0...1_000, using: &random)
-            let events = Int.random(in: 0...total, using: &random)
+        for row in rows(count, shape: shape, packs: packs.count, apps: apps, random: &random) {
+            let (pack, day, region, app, total, events) = (
+                row.pack, row.day, row.region, row.app, row.total, row.events
+            )
             try sums.add(
                 high: GroupKey.high(locale: values.packLocales[pack], day: dayIds[day], pack: packIds[pack]),
                 low: GroupKey.low(region: regionIds[region], app: appIds[app]), total: total, events: events)
@@ -118,6 +170,29 @@ final class GroupSumsTests: XCTestCase {
         let work = try check(rows: 150_000, memory: 2 << 20, seed: 7, apps: 400)
         XCTAssertEqual(work.mergePasses, 1)
         XCTAssertGreaterThanOrEqual(work.runs, 2)
+    }
+
+    func testOneRowAGroupSumsToTheModelInMemoryAndSpilled() throws {
+        // 9 days x 4 packs x 5 regions x 300 app versions: 54,000 groups, each on one row.
+        let kept = try check(rows: 0, memory: GroupSums.defaultMemory, seed: 3, apps: 300, shape: .aggregated)
+        XCTAssertEqual(kept.runs, 0)
+        // 64 KiB: runs of 1,536 groups, sorted by radix (KeySort) as each has more than 1,024.
+        let spilled = try check(rows: 0, memory: 64 << 10, seed: 4, apps: 300, shape: .aggregated)
+        XCTAssertGreaterThan(spilled.runs, 30)
+        XCTAssertEqual(spilled.spilledEntries, 54_000, "one row a group: every group is spilled once")
+    }
+
+    func testRandomRowsAtAboutThreeRowsAGroupSumToTheModel() throws {
+        // 150,000 rows over 54,000 groups (about 2.7 rows a group), spilled in runs of 12,288.
+        let work = try check(rows: 150_000, memory: 512 << 10, seed: 5, apps: 300)
+        XCTAssertGreaterThan(work.runs, 5)
+    }
+
+    func testDayOrderedRowsSumToTheModel() throws {
+        let kept = try check(rows: 100_000, memory: GroupSums.defaultMemory, seed: 6, apps: 300, shape: .dayOrdered)
+        XCTAssertEqual(kept.runs, 0)
+        let spilled = try check(rows: 100_000, memory: 128 << 10, seed: 8, apps: 300, shape: .dayOrdered)
+        XCTAssertGreaterThan(spilled.runs, 10)
     }
 
     func testEmptyInputHasNoGroups() throws {
