@@ -192,6 +192,14 @@ public struct MetricTotals: Sendable {
     }
 
     public func total(of version: Int) -> Int { byVersion[version]?.total ?? 0 }
+
+    /// Adds one version's counts summed elsewhere (a rollup's, remembered); false, adding nothing,
+    /// when the sum leaves the range: the caller then sums the rollups themselves, for the message.
+    public mutating func add(version: Int, counts: MetricCounts) -> Bool {
+        guard let sum = (byVersion[version] ?? .zero).adding(counts) else { return false }
+        byVersion[version] = sum
+        return true
+    }
 }
 
 extension RolloutError {

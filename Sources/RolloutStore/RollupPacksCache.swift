@@ -14,8 +14,10 @@ final class RollupPacksCache {
     private var known: [ObjectID: [Int]] = [:]
     private var learned = 0
 
-    init(repositoryPath: String) {
-        path = (repositoryPath.hasSuffix("/") ? repositoryPath : repositoryPath + "/") + "rollout/rollup-packs"
+    /// `file` names the cache: `rollup-packs` (the versions each rollup names), `rollup-totals`
+    /// (each version's summed counts in it, as VERSION,TOTAL,EVENTS triples; `MetricsLayout.totals`).
+    init(repositoryPath: String, file: String = "rollup-packs") {
+        path = (repositoryPath.hasSuffix("/") ? repositoryPath : repositoryPath + "/") + "rollout/" + file
         if let data = FileManager.default.contents(atPath: path) { known = Self.read(data) ?? [:] }
     }
 

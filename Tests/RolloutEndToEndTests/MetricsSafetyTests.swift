@@ -30,6 +30,11 @@ final class MetricsRangeTests: XCTestCase {
             second.stderr.contains(
                 "more.csv:2: the sessions of tr-TR@18 would add up past 9007199254740991, the most rollout counts exactly (9006999999990993 already stored)"
             ), second.stderr)
+        // The stored sums are remembered per rollup (MetricsLayout.totals): remembered, they refuse alike.
+        XCTAssertTrue(FileManager.default.fileExists(atPath: w.repository + "/rollout/rollup-totals"))
+        let again = try w.rollout("metrics", "ingest", "--kind", "crash", more)
+        XCTAssertEqual(again.status, 65, again.output)
+        XCTAssertEqual(again.stderr, second.stderr)
 
         // Everything accepted reads back exactly.
         let shown = try w.rollout("metrics", "show", "tr-TR", "--json")
