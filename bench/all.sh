@@ -18,7 +18,7 @@
 # its three modes (days, ORDER=shuffled, GZIP=1), SHAPE=aggregated DAYS=2 RUNS=1 (256,000 rows, one a
 # group) and SHAPE=random SIZE_MB=20 RUNS=1 (about 2.7 rows a group); log CHANGES=2000 SMALL=200
 # ROUNDS=1 RUNS=3; pack-add VERSIONS=50 KEYS=500; publish LOCALES=20 VERSIONS=5 RUNS=1; remote RUNS=3;
-# status LOCALES=40 DAYS=14 RUNS=3; client-reads PHASE_SECONDS=2;
+# status LOCALES=40 DAYS=14 RUNS=3; health-year DAYS=40 LOCALES=2 RUNS=1; client-reads PHASE_SECONDS=2;
 # resolve 100,000 devices x 3 rounds.
 set -uo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -84,6 +84,7 @@ bench pack-add VERSIONS=50 KEYS=500 -- bench/pack-add/run.sh "$BIN"
 bench publish LOCALES=20 VERSIONS=5 RUNS=1 -- bench/publish/run.sh "$BIN"
 bench remote RUNS=3 -- bench/remote/run.sh "$BIN"
 bench status LOCALES=40 DAYS=14 RUNS=3 -- bench/status/run.sh "$BIN"
+bench health-year DAYS=40 LOCALES=2 RUNS=1 -- bench/health-year/run.sh "$BIN"
 bench client-reads PHASE_SECONDS=2 -- bench/client-reads/run.sh "$BIN"
 bench client-reads-jvm PHASE_SECONDS=2 -- bench/client-reads-jvm/run.sh "$BIN"
 RESOLVE="$("$ROOT/scripts/dist-build.sh" rollout-bench-resolve)" || exit 2

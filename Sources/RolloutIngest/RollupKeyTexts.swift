@@ -15,6 +15,12 @@ struct RollupKeyTexts {
     let versions: [[UInt8]]
     let regions: [[UInt8]]
     let apps: [[UInt8]]
+    /// Every part's bytes one after another (versions, regions, apps), and where each starts and
+    /// ends: the writer reads them without touching an array per count.
+    let arena: [UInt8]
+    let versionSpans: [Range<Int>]
+    let regionSpans: [Range<Int>]
+    let appSpans: [Range<Int>]
     let versionRanks: [UInt32]
     let regionRanks: [UInt32]
     let appRanks: [UInt32]
@@ -26,6 +32,17 @@ struct RollupKeyTexts {
         regions = values.regions.map { Array($0.utf8) }
         apps = values.apps.map { Array($0.utf8) }
         let separator = UInt8(ascii: "|")
+        var arena: [UInt8] = []
+        func spans(_ texts: [[UInt8]]) -> [Range<Int>] {
+            texts.map { text in
+                arena += text
+                return (arena.count - text.count)..<arena.count
+            }
+        }
+        versionSpans = spans(versions)
+        regionSpans = spans(regions)
+        appSpans = spans(apps)
+        self.arena = arena
         versionRanks = RollupKeyTexts.ranks(versions.map { $0 + [separator] })
         regionRanks = RollupKeyTexts.ranks(regions.map { $0 + [separator] })
         appRanks = RollupKeyTexts.ranks(apps)
@@ -72,20 +89,16 @@ struct RollupKeyTexts {
         order.sort { $0 < $1 }
         var writer = RollupTextWriter(
             kind: kind, locale: group.locale, date: MetricsIngest.dateText(group.day), expectedCounts: entries.count)
-        var key: [UInt8] = []
         let quotedSource = RollupTextWriter.quoted(source.utf8)
-        quotedSource.withUnsafeBufferPointer { sourceBytes in
-            for (_, second) in order {
-                let entry = entries[Int(second & 0xFFFF_FFFF)]
-                key.removeAll(keepingCapacity: true)
-                key += versions[GroupKey.pack(entry.high)]
-                key.append(UInt8(ascii: "|"))
-                key += regions[GroupKey.region(entry.low)]
-                key.append(UInt8(ascii: "|"))
-                key += apps[GroupKey.app(entry.low)]
-                key.withUnsafeBufferPointer { keyBytes in
+        arena.withUnsafeBufferPointer { parts in
+            quotedSource.withUnsafeBufferPointer { sourceBytes in
+                for (_, second) in order {
+                    let entry = entries[Int(second & 0xFFFF_FFFF)]
                     writer.appendCount(
-                        quotedKey: keyBytes, total: entry.total, events: entry.events, quotedSource: sourceBytes)
+                        version: UnsafeBufferPointer(rebasing: parts[versionSpans[GroupKey.pack(entry.high)]]),
+                        region: UnsafeBufferPointer(rebasing: parts[regionSpans[GroupKey.region(entry.low)]]),
+                        app: UnsafeBufferPointer(rebasing: parts[appSpans[GroupKey.app(entry.low)]]),
+                        total: entry.total, events: entry.events, quotedSource: sourceBytes)
                 }
             }
         }

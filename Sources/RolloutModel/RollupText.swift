@@ -39,15 +39,49 @@ public struct RollupTextWriter {
     public mutating func appendCount(
         quotedKey: UnsafeBufferPointer<UInt8>, total: Int, events: Int, quotedSource: UnsafeBufferPointer<UInt8>
     ) {
-        bytes.append(contentsOf: counts == 0 ? [0x0A, 0x22] : [0x2C, 0x0A, 0x22])  // "\n\"" or ",\n\""
+        beginCount()
         bytes.append(contentsOf: quotedKey)
-        bytes.append(contentsOf: [0x22, 0x3A, 0x5B])  // ":[
+        endCount(total: total, events: events, quotedSource: quotedSource)
+    }
+
+    /// The same for a key given as its three parts, VERSION|REGION|APP, each already quoted.
+    @inline(__always)
+    public mutating func appendCount(
+        version: UnsafeBufferPointer<UInt8>, region: UnsafeBufferPointer<UInt8>, app: UnsafeBufferPointer<UInt8>,
+        total: Int, events: Int, quotedSource: UnsafeBufferPointer<UInt8>
+    ) {
+        beginCount()
+        bytes.append(contentsOf: version)
+        bytes.append(UInt8(ascii: "|"))
+        bytes.append(contentsOf: region)
+        bytes.append(UInt8(ascii: "|"))
+        bytes.append(contentsOf: app)
+        endCount(total: total, events: events, quotedSource: quotedSource)
+    }
+
+    /// `\n"` before the first count, `,\n"` before the others (one byte at a time: an array
+    /// literal here would be allocated for every count).
+    @inline(__always)
+    private mutating func beginCount() {
+        if counts > 0 { bytes.append(UInt8(ascii: ",")) }
+        bytes.append(0x0A)
+        bytes.append(UInt8(ascii: "\""))
+    }
+
+    /// `":[TOTAL,EVENTS,"SOURCE"]`.
+    @inline(__always)
+    private mutating func endCount(total: Int, events: Int, quotedSource: UnsafeBufferPointer<UInt8>) {
+        bytes.append(UInt8(ascii: "\""))
+        bytes.append(UInt8(ascii: ":"))
+        bytes.append(UInt8(ascii: "["))
         RollupTextWriter.appendDecimal(total, to: &bytes)
-        bytes.append(0x2C)
+        bytes.append(UInt8(ascii: ","))
         RollupTextWriter.appendDecimal(events, to: &bytes)
-        bytes.append(contentsOf: [0x2C, 0x22])  // ,"
+        bytes.append(UInt8(ascii: ","))
+        bytes.append(UInt8(ascii: "\""))
         bytes.append(contentsOf: quotedSource)
-        bytes.append(contentsOf: [0x22, 0x5D])  // "]
+        bytes.append(UInt8(ascii: "\""))
+        bytes.append(UInt8(ascii: "]"))
         counts += 1
     }
 
