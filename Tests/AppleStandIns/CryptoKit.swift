@@ -60,15 +60,57 @@ public struct SHA256: HashFunction {
     }
 
     public func finalize() -> SHA256Digest {
-        var out = [UInt8](repeating: 0, count: SHA256.byteCount)
-        var length: UInt32 = 0
-        let ok = input.withUnsafeBufferPointer { inBuffer in
-            out.withUnsafeMutableBufferPointer {
-                EVP_Digest(inBuffer.baseAddress, inBuffer.count, $0.baseAddress, &length, EVP_sha256(), nil)
-            }
+        SHA256Digest(bytes: evpDigest(input, EVP_sha256(), byteCount: SHA256.byteCount))
+    }
+}
+
+/// The digest of `input` by OpenSSL's `algorithm`.
+private func evpDigest(_ input: [UInt8], _ algorithm: OpaquePointer?, byteCount: Int) -> [UInt8] {
+    var out = [UInt8](repeating: 0, count: byteCount)
+    var length: UInt32 = 0
+    let ok = input.withUnsafeBufferPointer { inBuffer in
+        out.withUnsafeMutableBufferPointer {
+            EVP_Digest(inBuffer.baseAddress, inBuffer.count, $0.baseAddress, &length, algorithm, nil)
         }
-        precondition(ok == 1 && length == 32, "EVP_Digest(SHA-256) failed")
-        return SHA256Digest(bytes: out)
+    }
+    precondition(ok == 1 && Int(length) == byteCount, "EVP_Digest failed")
+    return out
+}
+
+/// Apple: `enum Insecure` with `struct Insecure.SHA1` and `struct Insecure.SHA1Digest` (RolloutCrypto's
+/// SHA1Hasher: git's object ids and pack trailers).
+public enum Insecure {
+    public struct SHA1: HashFunction {
+        public typealias Digest = SHA1Digest
+        public static var blockByteCount: Int { 64 }
+        public static var byteCount: Int { 20 }
+
+        private var input: [UInt8] = []
+
+        public init() {}
+
+        public mutating func update(bufferPointer: UnsafeRawBufferPointer) {
+            input.append(contentsOf: bufferPointer)
+        }
+
+        public func finalize() -> SHA1Digest {
+            SHA1Digest(bytes: evpDigest(input, EVP_sha1(), byteCount: SHA1.byteCount))
+        }
+    }
+
+    public struct SHA1Digest: CryptoKit.Digest {
+        public static var byteCount: Int { 20 }
+        private let bytes: [UInt8]
+
+        fileprivate init(bytes: [UInt8]) { self.bytes = bytes }
+
+        public func withUnsafeBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+            try bytes.withUnsafeBytes(body)
+        }
+
+        public func makeIterator() -> Array<UInt8>.Iterator { bytes.makeIterator() }
+
+        public var description: String { "SHA1 digest: " + bytes.map { String(format: "%02x", $0) }.joined() }
     }
 }
 

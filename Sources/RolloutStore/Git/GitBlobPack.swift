@@ -3,10 +3,12 @@ import CZlib
 import RolloutCrypto
 import RolloutModel
 
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
+#if canImport(Darwin)
     import Darwin
+#elseif canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
 #endif
 
 /// Blobs written straight into one new pack and its index, for a change whose blobs are many
