@@ -81,7 +81,11 @@ final class HealthHistoryTests: XCTestCase {
             let a = try long.rollout(arguments, env: now)
             let b = try short.rollout(arguments, env: now)
             XCTAssertEqual(a.status, b.status, "\(arguments): \(a.output)")
-            XCTAssertEqual(a.stdout, b.stdout, "\(arguments)")
+            // A stage's salt is seeded by the commit before it, which the two histories do not share.
+            func unsalted(_ text: String) -> String {
+                text.replacingOccurrences(of: "\\b[0-9a-f]{16}\\b", with: "SALT", options: .regularExpression)
+            }
+            XCTAssertEqual(unsalted(a.stdout), unsalted(b.stdout), "\(arguments)")
         }
         // The first reader remembered which rollups name which packs: a second reads fewer and answers the same.
         XCTAssertTrue(FileManager.default.fileExists(atPath: long.repository + "/rollout/rollup-packs"))
