@@ -12,9 +12,6 @@ import RolloutModel
 /// the two writers to the same bytes. A part that needs escaping in JSON (or holds `|`) turns the
 /// shortcut off for the file: `rollup` then goes through `MetricRollup`.
 struct RollupKeyTexts {
-    let versions: [[UInt8]]
-    let regions: [[UInt8]]
-    let apps: [[UInt8]]
     /// Every part's bytes one after another (versions, regions, apps), and where each starts and
     /// ends: the writer reads them without touching an array per count.
     let arena: [UInt8]
@@ -28,9 +25,9 @@ struct RollupKeyTexts {
     let plain: Bool
 
     init(_ values: GroupValues) {
-        versions = values.packs.map { Array(String($0.contentVersion).utf8) }
-        regions = values.regions.map { Array($0.utf8) }
-        apps = values.apps.map { Array($0.utf8) }
+        let versions = values.packs.map { Array(String($0.contentVersion).utf8) }
+        let regions = values.regions.map { Array($0.utf8) }
+        let apps = values.apps.map { Array($0.utf8) }
         let separator = UInt8(ascii: "|")
         var arena: [UInt8] = []
         func spans(_ texts: [[UInt8]]) -> [Range<Int>] {
@@ -89,7 +86,7 @@ struct RollupKeyTexts {
         order.sort { $0 < $1 }
         var writer = RollupTextWriter(
             kind: kind, locale: group.locale, date: MetricsIngest.dateText(group.day), expectedCounts: entries.count)
-        let quotedSource = RollupTextWriter.quoted(source.utf8)
+        let quotedSource = RollupTextWriter.quoted(source)
         arena.withUnsafeBufferPointer { parts in
             quotedSource.withUnsafeBufferPointer { sourceBytes in
                 for (_, second) in order {

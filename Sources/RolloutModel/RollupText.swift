@@ -19,16 +19,16 @@ public struct RollupTextWriter {
     public init(kind: MetricKind, locale: String, date: String, expectedCounts: Int = 0) {
         bytes.reserveCapacity(96 + expectedCounts * 40)
         bytes += Array(#"{"columns":["#.utf8)
-        RollupTextWriter.appendString(kind.columns.total.utf8, to: &bytes)
+        JSONWriter.writeString(kind.columns.total, into: &bytes)
         bytes.append(UInt8(ascii: ","))
-        RollupTextWriter.appendString(kind.columns.events.utf8, to: &bytes)
+        JSONWriter.writeString(kind.columns.events, into: &bytes)
         bytes += Array(#"],"counts":{"#.utf8)
         var end = Array("\n},\"date\":".utf8)
-        RollupTextWriter.appendString(date.utf8, to: &end)
+        JSONWriter.writeString(date, into: &end)
         end += Array(#","kind":"#.utf8)
-        RollupTextWriter.appendString(kind.rawValue.utf8, to: &end)
+        JSONWriter.writeString(kind.rawValue, into: &end)
         end += Array(#","locale":"#.utf8)
-        RollupTextWriter.appendString(locale.utf8, to: &end)
+        JSONWriter.writeString(locale, into: &end)
         end += Array("}\n".utf8)
         footer = end
     }
@@ -90,26 +90,12 @@ public struct RollupTextWriter {
         return bytes
     }
 
-    /// The JSON string contents of `text`: `"` and `\` escaped, control characters as \u00XX,
-    /// everything else as it is (JSON is UTF-8).
-    public static func quoted<S: Sequence>(_ text: S) -> [UInt8] where S.Element == UInt8 {
+    /// The JSON string contents of `text`, escaped as `JSONWriter` escapes every string rollout
+    /// writes, without the quotes around it.
+    public static func quoted(_ text: String) -> [UInt8] {
         var out: [UInt8] = []
-        for byte in text {
-            switch byte {
-            case 0x22, 0x5C: out += [0x5C, byte]
-            case 0..<0x20:
-                let hex = Array("0123456789abcdef".utf8)
-                out += Array("\\u00".utf8) + [hex[Int(byte >> 4)], hex[Int(byte & 0x0F)]]
-            default: out.append(byte)
-            }
-        }
-        return out
-    }
-
-    static func appendString<S: Sequence>(_ text: S, to bytes: inout [UInt8]) where S.Element == UInt8 {
-        bytes.append(0x22)
-        bytes += quoted(text)
-        bytes.append(0x22)
+        JSONWriter.writeString(text, into: &out)
+        return Array(out.dropFirst().dropLast())
     }
 
     /// `value` in decimal; counts are whole numbers (negative only in a damaged rollup read back).
@@ -132,12 +118,12 @@ public struct RollupTextWriter {
 extension MetricRollup {
     /// The bytes this rollup is stored as (`RollupTextWriter`), its counts in byte order of their keys.
     public var storedBytes: [UInt8] {
-        let ordered = counts.keys.map { (text: RollupTextWriter.quoted($0.text.utf8), key: $0) }
+        let ordered = counts.keys.map { (text: RollupTextWriter.quoted($0.text), key: $0) }
             .sorted { $0.text.lexicographicallyPrecedes($1.text) }
         var writer = RollupTextWriter(kind: kind, locale: locale, date: date, expectedCounts: ordered.count)
         for (text, key) in ordered {
             let value = counts[key]!
-            let source = RollupTextWriter.quoted((sources[key] ?? "").utf8)
+            let source = RollupTextWriter.quoted(sources[key] ?? "")
             text.withUnsafeBufferPointer { keyBytes in
                 source.withUnsafeBufferPointer { sourceBytes in
                     writer.appendCount(

@@ -146,7 +146,7 @@ public enum LocalFile {
     }
 
     /// Writes every byte; returns the errno of a failed write.
-    private static func writeAll(_ fd: Int32, _ bytes: [UInt8]) -> Int32? {
+    static func writeAll(_ fd: Int32, _ bytes: [UInt8]) -> Int32? {
         var written = 0
         while written < bytes.count {
             let n = bytes[written...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }

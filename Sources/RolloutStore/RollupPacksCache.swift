@@ -46,8 +46,9 @@ final class RollupPacksCache {
         learned += 1
     }
 
-    /// Writes the file when this process learned something: a temporary file renamed over it, so a
-    /// reader sees the old file or the new one, never half of one.
+    /// Writes the file when this process learned something, as `LocalFile.replace` writes a cache
+    /// (a temporary file renamed over it, not flushed): a reader sees the old file or the new one,
+    /// never half of one. A file that cannot be written is done without.
     func save() {
         guard learned > 0 else { return }
         var text = Self.format + "\n"
@@ -55,15 +56,13 @@ final class RollupPacksCache {
             text += id.hex + " " + versions.map(String.init).joined(separator: ",") + "\n"
         }
         text += "end \(known.count)\n"
-        let directory = (path as NSString).deletingLastPathComponent
-        let temporary = path + ".\(getpid()).tmp"
         do {
-            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-            try Data(text.utf8).write(to: URL(fileURLWithPath: temporary))
-            guard rename(temporary, path) == 0 else { throw CocoaError(.fileWriteUnknown) }
+            try FileManager.default.createDirectory(
+                atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+            try LocalFile.replace(path, with: Array(text.utf8), name: path, durable: false)
             learned = 0
         } catch {
-            try? FileManager.default.removeItem(atPath: temporary)
+            return
         }
     }
 }

@@ -217,12 +217,8 @@ final class PackTemporaryFile {
     }
 
     private func flush() throws {
-        var start = 0
-        while start < buffer.count {
-            let done = buffer.withUnsafeBytes { write(descriptor, $0.baseAddress! + start, $0.count - start) }
-            if done < 0 && errno == EINTR { continue }
-            guard done > 0 else { throw PackTemporaryFile.failure("write", path) }
-            start += done
+        if let code = LocalFile.writeAll(descriptor, buffer) {
+            throw RolloutError.fileFailure("write", path, errno: code)
         }
         buffer.removeAll(keepingCapacity: true)
     }
