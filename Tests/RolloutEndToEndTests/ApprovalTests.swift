@@ -200,15 +200,21 @@ final class ApprovalTests: XCTestCase {
         XCTAssertTrue(unknown.stderr.contains("no open proposal 00000000 (open: \(id))"), unknown.stderr)
     }
 
+    /// Ana swaps the healthy crash export for the one with a TR/4.8 spike: tr-TR@18 turns unhealthy.
+    private func turnUnhealthy(_ w: Workspace, _ clone: String) throws {
+        let healthy = MetricsIngestTests.examples + "/crashes-healthy.csv"
+        try run(w, clone, ["metrics", "retract", healthy, "--reason", "wrong export"], env: ana)
+        try run(
+            w, clone,
+            ["metrics", "ingest", "--kind", "crash", MetricsIngestTests.examples + "/crashes-spike-TR-4.8.csv"],
+            env: ana)
+    }
+
     func testAnApprovalIsRefusedWhenTheMetricsTurnedUnhealthyMeanwhile() throws {
         let w = try Workspace()
         let (server, a, b, _) = try twoPeople(w)
         let id = try propose(w, a, ["promote", "tr-TR@18", "--to", "50%"])
-        let healthy = MetricsIngestTests.examples + "/crashes-healthy.csv"
-        try run(w, a, ["metrics", "retract", healthy, "--reason", "wrong export"], env: ana)
-        try run(
-            w, a, ["metrics", "ingest", "--kind", "crash", MetricsIngestTests.examples + "/crashes-spike-TR-4.8.csv"],
-            env: ana)
+        try turnUnhealthy(w, a)
         let tip = try serverTip(w, server)
         let refused = try run(w, b, ["approve", id], env: bob, status: 1)
         XCTAssertTrue(refused.stderr.contains("tr-TR@18 is unhealthy (TR/4.8 crash"), refused.stderr)
@@ -221,11 +227,7 @@ final class ApprovalTests: XCTestCase {
     func testRevertsNeverWaitAndGuardsBotKeyRevertsAloneButCannotPromote() throws {
         let w = try Workspace()
         let (server, a, _, c) = try twoPeople(w)
-        let healthy = MetricsIngestTests.examples + "/crashes-healthy.csv"
-        try run(w, a, ["metrics", "retract", healthy, "--reason", "wrong export"], env: ana)
-        try run(
-            w, a, ["metrics", "ingest", "--kind", "crash", MetricsIngestTests.examples + "/crashes-spike-TR-4.8.csv"],
-            env: ana)
+        try turnUnhealthy(w, a)
         // The bot may not promote, even below the approval threshold: refused here, nothing pushed.
         let tip = try serverTip(w, server)
         let promote = try run(
