@@ -14,17 +14,66 @@ struct RollupScanner {
     static func parse(_ bytes: [UInt8], checkingRange: Bool) -> MetricRollup? {
         bytes.withUnsafeBufferPointer { buffer in
             var scanner = RollupScanner(buffer)
-            return scanner.rollup(checkingRange: checkingRange)
+            var sink = DictionarySink(bytes: buffer)
+            guard let head = scanner.rollup(checkingRange: checkingRange, into: &sink) else { return nil }
+            return MetricRollup(
+                kind: head.kind, locale: head.locale, day: head.day, counts: sink.counts, sources: sink.sources)
         }
     }
 
+    /// What the scanner hands each entry to. `add` returns false to give up (the generic parser then
+    /// reads the bytes).
+    protocol Sink {
+        /// Called once, before the first entry, with about how many entries there are.
+        mutating func reserve(_ capacity: Int)
+        /// One entry: `key` is the whole `VERSION|REGION|APP`, `cell` its `REGION|APP`, `separator`
+        /// the index of the `|` between those two.
+        mutating func add(
+            version: Int, key: Range<Int>, cell: Range<Int>, separator: Int, counts: MetricCounts, source: Range<Int>
+        ) -> Bool
+    }
+
+    /// The sink of `MetricRollup`: its two dictionaries; a key read twice gives up.
+    struct DictionarySink: Sink {
+        let bytes: UnsafeBufferPointer<UInt8>
+        var counts: [MetricRollup.Key: MetricCounts] = [:]
+        var sources: [MetricRollup.Key: String] = [:]
+
+        mutating func reserve(_ capacity: Int) {
+            counts.reserveCapacity(capacity)
+            sources.reserveCapacity(capacity)
+        }
+
+        mutating func add(
+            version: Int, key: Range<Int>, cell: Range<Int>, separator: Int, counts entry: MetricCounts,
+            source: Range<Int>
+        ) -> Bool {
+            let key = MetricRollup.Key(
+                contentVersion: version, region: text(cell.lowerBound..<separator),
+                appVersion: text((separator + 1)..<cell.upperBound))
+            guard counts.updateValue(entry, forKey: key) == nil else { return false }
+            sources[key] = text(source)
+            return true
+        }
+
+        func text(_ range: Range<Int>) -> String {
+            String(decoding: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self)
+        }
+    }
+
+    /// The members other than `counts`.
+    struct Head {
+        let kind: MetricKind
+        let locale: String
+        let day: Int
+    }
+
     // Long: the one top-level object, member by member, each at most once.
-    mutating func rollup(checkingRange: Bool) -> MetricRollup? {
+    mutating func rollup<S: Sink>(checkingRange: Bool, into sink: inout S) -> Head? {
         var kind: MetricKind?
         var locale: String?
         var date: Timestamp?
-        var counts: [MetricRollup.Key: MetricCounts]?
-        var sources: [MetricRollup.Key: String] = [:]
+        var counts = false
         var columns = false
         guard take(UInt8(ascii: "{")) else { return nil }
         repeat {
@@ -47,51 +96,46 @@ struct RollupScanner {
                 guard !columns, names() else { return nil }
                 columns = true
             case "counts":
-                guard counts == nil, let read = entries(checkingRange: checkingRange, sources: &sources) else {
-                    return nil
-                }
-                counts = read
+                guard !counts, entries(checkingRange: checkingRange, into: &sink) else { return nil }
+                counts = true
             default:
                 return nil
             }
         } while take(UInt8(ascii: ","))
-        guard take(UInt8(ascii: "}")), atEnd(), let kind, let locale, let date, let counts else { return nil }
-        return MetricRollup(
-            kind: kind, locale: locale, day: Int(date.seconds / 86_400), counts: counts, sources: sources)
+        guard take(UInt8(ascii: "}")), atEnd(), let kind, let locale, let date, counts else { return nil }
+        return Head(kind: kind, locale: locale, day: Int(date.seconds / 86_400))
     }
 
-    /// The `counts` object: `"VERSION|REGION|APP":[exposures,events,"source"]`, each key once.
-    mutating func entries(checkingRange: Bool, sources: inout [MetricRollup.Key: String]) -> [MetricRollup.Key:
-        MetricCounts]?
-    {
-        var counts: [MetricRollup.Key: MetricCounts] = [:]
-        guard take(UInt8(ascii: "{")) else { return nil }
-        if take(UInt8(ascii: "}")) { return counts }
+    /// The `counts` object: `"VERSION|REGION|APP":[exposures,events,"source"]`, each entry to `sink`.
+    mutating func entries<S: Sink>(checkingRange: Bool, into sink: inout S) -> Bool {
+        guard take(UInt8(ascii: "{")) else { return false }
+        if take(UInt8(ascii: "}")) { return true }
         // One entry of the compact form is about 40 bytes: reserving avoids growing the tables.
-        counts.reserveCapacity(bytes.count / 40)
-        sources.reserveCapacity(bytes.count / 40)
+        sink.reserve(bytes.count / 40)
         repeat {
-            guard let name = string(), let key = key(name), take(UInt8(ascii: ":")), take(UInt8(ascii: "[")),
-                let total = digits(), take(UInt8(ascii: ",")), let events = digits(), take(UInt8(ascii: ",")),
-                let source = string(), take(UInt8(ascii: "]"))
-            else { return nil }
+            guard let name = string(), let (version, cell, separator) = key(name), take(UInt8(ascii: ":")),
+                take(UInt8(ascii: "[")), let total = digits(), take(UInt8(ascii: ",")), let events = digits(),
+                take(UInt8(ascii: ",")), let source = string(), take(UInt8(ascii: "]"))
+            else { return false }
             let entry = MetricCounts(total: total, events: events)
-            if checkingRange && !entry.isInRange { return nil }
-            guard counts.updateValue(entry, forKey: key) == nil else { return nil }
-            sources[key] = text(source)
+            if checkingRange && !entry.isInRange { return false }
+            guard
+                sink.add(
+                    version: version, key: name, cell: cell, separator: separator, counts: entry, source: source)
+            else { return false }
         } while take(UInt8(ascii: ","))
-        return take(UInt8(ascii: "}")) ? counts : nil
+        return take(UInt8(ascii: "}"))
     }
 
-    /// `VERSION|REGION|APP` with VERSION plain digits without a leading zero.
-    func key(_ range: Range<Int>) -> MetricRollup.Key? {
+    /// `VERSION|REGION|APP` with VERSION plain digits without a leading zero: the version, the range
+    /// of `REGION|APP` and the index of the `|` in it.
+    func key(_ range: Range<Int>) -> (version: Int, cell: Range<Int>, separator: Int)? {
         guard let first = bytes[range].firstIndex(of: UInt8(ascii: "|")),
             let second = bytes[(first + 1)..<range.upperBound].firstIndex(of: UInt8(ascii: "|")),
             !bytes[(second + 1)..<range.upperBound].contains(UInt8(ascii: "|")),
             let version = number(range.lowerBound..<first)
         else { return nil }
-        return MetricRollup.Key(
-            contentVersion: version, region: text(first + 1..<second), appVersion: text(second + 1..<range.upperBound))
+        return (version, (first + 1)..<range.upperBound, second)
     }
 
     /// `columns`: an array of strings (what they say is not read, as the generic parser does not).

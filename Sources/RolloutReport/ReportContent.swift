@@ -140,15 +140,23 @@ struct ReportContent: Sendable {
     {
         var days: [Day] = []
         // A day without the candidate has no point: only the rollups that may hold it are parsed.
-        let rollups = try MetricsLayout.rollups(
-            kind, locale: locale, holding: [candidate], orAfter: Int.max, in: snapshot)
+        var cells = RollupCells()
+        let rollups = try MetricsLayout.entries(
+            kind, locale: locale, holding: [candidate], orAfter: Int.max, cells: &cells, in: snapshot)
+        // Each cell's segment label, made once (nil: an app version health does not read).
+        let labels = cells.regions.indices.map { id in
+            AppVersion(cells.appVersions[id]).map { "\(cells.regions[id])/\($0.family)" }
+        }
         for rollup in rollups.sorted(by: { $0.day < $1.day }) {
             var bySegment: [String: (c: MetricCounts, b: MetricCounts)] = [:]
-            for (key, counts) in rollup.counts where key.contentVersion == candidate || key.contentVersion == baseline {
-                guard let version = AppVersion(key.appVersion) else { continue }
-                let label = "\(key.region)/\(version.family)"
+            for index in 0..<rollup.count {
+                let version = rollup.versions[index]
+                guard version == candidate || version == baseline, let label = labels[Int(rollup.cells[index])] else {
+                    continue
+                }
+                let counts = rollup.counts[index]
                 var entry = bySegment[label] ?? (MetricCounts(total: 0, events: 0), MetricCounts(total: 0, events: 0))
-                if key.contentVersion == candidate {
+                if version == candidate {
                     entry.c = entry.c.adding(counts) ?? entry.c
                 } else {
                     entry.b = entry.b.adding(counts) ?? entry.b

@@ -110,16 +110,19 @@ public enum MetricsLayout {
     }
 
     /// The rollups of `kind` for `locale` that hold an entry of one of `versions` or are dated after
-    /// day `after`, oldest first, checked as `forEachRollup` checks what it reads. A year of metrics is
-    /// hundreds of megabytes of rollups (issue 36) and a staged pack was measured on a few weeks of
-    /// them: the others are not parsed, found by the versions their keys name, remembered per blob
-    /// (RollupPacksCache) so that they are not even read again.
-    public static func rollups(
-        _ kind: MetricKind, locale: String, holding versions: [Int], orAfter after: Int, in snapshot: Snapshot
-    ) throws -> [MetricRollup] {
-        var totals = MetricTotals(kind: kind, locale: locale)
-        var found: [MetricRollup] = []
-        let cache = RollupPacksCache(repositoryPath: snapshot.repositoryPath)
+    /// day `after` (all of them for `Int.min`), oldest first, as columns, checked as `forEachRollup`
+    /// checks what it reads. A year of metrics is hundreds of megabytes of rollups (issue 36) and a
+    /// staged pack was measured on a few weeks of them: the others are not parsed, found by the
+    /// versions their keys name, remembered per blob (RollupPacksCache) so that they are not even
+    /// read again.
+    public static func entries(
+        _ kind: MetricKind, locale: String, holding versions: [Int], orAfter after: Int, cells: inout RollupCells,
+        in snapshot: Snapshot
+    ) throws -> [RollupEntries] {
+        var found: [RollupEntries] = []
+        var read: [GitTreeEntry] = []
+        var sums = VersionSums()
+        let cache = snapshot.rollupPacks
         defer { cache.save() }
         let directory = rollupDirectory(kind, locale: locale)
         for entry in try snapshot.directory(directory) where !entry.isTree {
@@ -129,11 +132,49 @@ public enum MetricsLayout {
             let named = keyVersions(bytes)
             if let named { cache.record(entry.id, named) }
             if old, let named, !named.contains(where: versions.contains) { continue }
-            let rollup = try MetricRollup.parse(bytes, source: directory + "/" + entry.name)
-            try totals.add(rollup)
-            found.append(rollup)
+            found.append(try RollupEntries.parse(bytes, source: directory + "/" + entry.name, cells: &cells))
+            read.append(entry)
+            if let version = sums.versionOutOfRange(adding: found.last!) {
+                // Out of range: summed again as every other reader sums, for its message (the files to retract).
+                var totals = MetricTotals(kind: kind, locale: locale)
+                for entry in read {
+                    try totals.add(
+                        MetricRollup.parse(
+                            try snapshot.repository.readBlob(entry.id), source: directory + "/" + entry.name))
+                }
+                throw RolloutError.metricsSumOutOfRange(kind: kind, pack: "\(locale)@\(version)", origins: [])
+            }
         }
         return found
+    }
+
+    /// Per content version, the sums of the rollups added so far.
+    struct VersionSums {
+        var byVersion: [Int: MetricCounts] = [:]
+
+        /// Adds `rollup`'s entries; the version whose sum left the range, if one did.
+        mutating func versionOutOfRange(adding rollup: RollupEntries) -> Int? {
+            // Keys are in byte order, so a version's entries are mostly together: a run is summed
+            // apart and then added.
+            var run: (version: Int, sum: MetricCounts)?
+            for index in 0..<rollup.count {
+                let version = rollup.versions[index]
+                if let current = run, current.version != version {
+                    guard add(current) else { return current.version }
+                    run = nil
+                }
+                guard let sum = (run?.sum ?? .zero).adding(rollup.counts[index]) else { return version }
+                run = (version, sum)
+            }
+            if let run, !add(run) { return run.version }
+            return nil
+        }
+
+        private mutating func add(_ run: (version: Int, sum: MetricCounts)) -> Bool {
+            guard let sum = (byVersion[run.version] ?? .zero).adding(run.sum) else { return false }
+            byVersion[run.version] = sum
+            return true
+        }
     }
 
     /// The day (since the epoch) a rollup's file name, `YYYY-MM-DD.json`, says it holds.
@@ -182,7 +223,7 @@ public enum MetricsLayout {
     /// the ordinary (a damaged rollup, a sum out of range) is summed again from the rollups, so the
     /// answer and every message are `forEachRollup`'s.
     public static func totals(_ kind: MetricKind, locale: String, in snapshot: Snapshot) throws -> MetricTotals {
-        let cache = RollupPacksCache(repositoryPath: snapshot.repositoryPath, file: "rollup-totals")
+        let cache = snapshot.rollupTotals
         defer { cache.save() }
         var totals = MetricTotals(kind: kind, locale: locale)
         let directory = rollupDirectory(kind, locale: locale)

@@ -13,6 +13,10 @@ public final class Snapshot: PackCatalog {
     private var planCache: [String: Plan?] = [:]
     /// A dry run's snapshot: `blobPack` hashes blobs without writing them.
     var writesNothing = false
+    /// What each rollup blob names and sums (MetricsLayout), read from the repository's caches once
+    /// per snapshot however many locales and kinds a command reads: `guard` reads every staged locale's.
+    lazy var rollupPacks = RollupPacksCache(repositoryPath: repositoryPath)
+    lazy var rollupTotals = RollupPacksCache(repositoryPath: repositoryPath, file: "rollup-totals")
 
     init(repository: GitRepository, commit: ObjectID?) throws {
         self.repository = repository

@@ -17,7 +17,12 @@
 # run learns which rollups name which packs (the rollup-packs cache, docs/performance.md). The output ends with `GOAL health-year-...: N s (goal <= 2 s)` lines: absolute
 # seconds, as the issue asks, with the ratio to the floor beside them; report is INFO.
 #
-# Usage: bench/health-year/run.sh [ROLLOUT_BINARY]   DAYS=365 LOCALES=8 RUNS=3 KEEP=0
+# Usage: bench/health-year/run.sh [ROLLOUT_BINARY]   DAYS=365 LOCALES=8 RUNS=3 KEEP=0 FASTIMPORT_PACK=0
+#   BEFORE=OTHER_ROLLOUT_BINARY  also times that binary (the one before a change) in every round,
+#                                right after ROLLOUT_BINARY, checks that it prints the same health and
+#                                guard, and prints INFO lines of before and after side by side
+#   REUSE=DIR                    times the repository a KEEP=1 run kept (DIR/repo) instead of building
+#                                one; DAYS and LOCALES must be the ones it was built with
 # Small (under a minute once rollout is built): DAYS=30 LOCALES=2 RUNS=1 bench/health-year/run.sh
 # Exits 1 if a goal fails at the full size (DAYS >= 365 and LOCALES >= 8); smaller runs only report.
 set -euo pipefail
@@ -29,9 +34,18 @@ DAYS="${DAYS:-365}"
 LOCALES="${LOCALES:-8}"
 RUNS="${RUNS:-3}"
 export DAYS LOCALES
-WORK="$(mktemp -d "${TMPDIR:-/tmp}/rollout-bench-health-year.XXXXXX")"
-# KEEP=1 keeps the repository (its path is printed), for profiling.
-[ "${KEEP:-0}" = 1 ] || trap 'rm -rf "$WORK"' EXIT
+BEFORE="${BEFORE:-}"
+if [ -n "$BEFORE" ]; then
+  [ -f "$BEFORE" ] && [ -x "$BEFORE" ] || { echo "$0: BEFORE=$BEFORE is not an executable rollout binary" >&2; exit 2; }
+fi
+if [ -n "${REUSE:-}" ]; then
+  [ -d "$REUSE/repo/.rollout" ] || { echo "$0: REUSE=$REUSE holds no repo/.rollout (keep one with KEEP=1)" >&2; exit 2; }
+  WORK="$(cd "$REUSE" && pwd)"
+else
+  WORK="$(mktemp -d "${TMPDIR:-/tmp}/rollout-bench-health-year.XXXXXX")"
+  # KEEP=1 keeps the repository (its path is printed), for profiling or REUSE.
+  [ "${KEEP:-0}" = 1 ] || trap 'rm -rf "$WORK"' EXIT
+fi
 export ROLLOUT_ACTOR="bench <bench@example.invalid>"
 unset ROLLOUT_REPO ROLLOUT_NOW
 mkdir -p "$ROOT/bench/out"
@@ -100,18 +114,36 @@ cat_rollups() { # locale...
 {
   echo "bench/health-year  $(date -u +%Y-%m-%dT%H:%M:%SZ)  $("$BIN" --version)"
   echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), load $(cut -d' ' -f1-3 /proc/loadavg)"
-  mkdir -p "$REPO" && cd "$REPO"
   t0=$SECONDS
-  ROLLOUT_NOW="$(day_date 0)T00:00:00Z" "$BIN" init >/dev/null
-  cycles="$(write_packs)"
-  ROLLOUT_NOW="$(day_date 0)T00:00:00Z" "$BIN" pack add "$WORK"/packs/*.json >/dev/null
-  promote_history "$cycles"
-  parent="$("${GIT[@]}" rev-parse main)"
-  python3 "$HERE/generate.py" "$parent" "$END" | "${GIT[@]}" fast-import --quiet
-  # The newest cycle's candidate on a ramp (guard follows it), promoted after the metrics as a
-  # release manager would.
-  ROLLOUT_NOW="${END}T09:00:00Z" "$BIN" promote "${USED[0]}@$((cycles + 1))" --ramp 10,25,50,100 --force --reason bench >/dev/null || true
-  echo "history: $DAYS days x ${#USED[@]} locales x 2 kinds ($("${GIT[@]}" ls-tree -r --name-only main metrics/crash metrics/fallback | wc -l) rollups), $cycles release cycles of $CYCLE days, $("${GIT[@]}" rev-list --count main) commits, built in $((SECONDS - t0)) s"
+  cycles=$(((DAYS - 1) / CYCLE + 1))
+  if [ -z "${REUSE:-}" ]; then
+    mkdir -p "$REPO" && cd "$REPO"
+    ROLLOUT_NOW="$(day_date 0)T00:00:00Z" "$BIN" init >/dev/null
+    write_packs >/dev/null
+    ROLLOUT_NOW="$(day_date 0)T00:00:00Z" "$BIN" pack add "$WORK"/packs/*.json >/dev/null
+    promote_history "$cycles"
+    parent="$("${GIT[@]}" rev-parse main)"
+    python3 "$HERE/generate.py" "$parent" "$END" | "${GIT[@]}" fast-import --quiet
+    # The newest cycle's candidate on a ramp (guard follows it), promoted after the metrics as a
+    # release manager would.
+    ROLLOUT_NOW="${END}T09:00:00Z" "$BIN" promote "${USED[0]}@$((cycles + 1))" --ramp 10,25,50,100 --force --reason bench >/dev/null || true
+    # The rollups stored as rollout stores them: fast-import makes each blob a delta of one written
+    # before it, so a recent day is at the end of a chain of up to 50 deltas through older days, a
+    # form rollout never writes (each ingest packs its rollups whole, and so does gc; docs/pack-format.md,
+    # "Packing"). FASTIMPORT_PACK=1 keeps fast-import's pack, the slowest form to read recent days from.
+    if [ "${FASTIMPORT_PACK:-0}" != 1 ]; then
+      tg=$SECONDS
+      "$BIN" gc >/dev/null
+      echo "rollout gc: $((SECONDS - tg)) s"
+    fi
+    built="built in $((SECONDS - t0)) s"
+  else
+    cd "$REPO"
+    # The caches of earlier runs go, so that the first runs below are the first again.
+    rm -rf "$REPO/.rollout/rollout/rollup-packs" "$REPO/.rollout/rollout/rollup-totals" "$REPO/.rollout/rollout/log-index"
+    built="reused from $REPO"
+  fi
+  echo "history: $DAYS days x ${#USED[@]} locales x 2 kinds ($("${GIT[@]}" ls-tree -r --name-only main metrics/crash metrics/fallback | wc -l) rollups), $cycles release cycles of $CYCLE days, $("${GIT[@]}" rev-list --count main) commits, $built"
   [ "${KEEP:-0}" = 1 ] && echo "repository: $REPO"
   echo "rollup bytes of ${USED[0]}: $(bash -c "$(cat_rollups "${USED[0]}")" | wc -c); of every locale: $(bash -c "$(cat_rollups "${USED[@]}")" | wc -c)"
   "${GIT[@]}" count-objects -vH | grep size-pack
@@ -125,6 +157,15 @@ cat_rollups() { # locale...
   echo "cold (first runs, every rollup read): health ${cold_health} s wall (${cold_health_cpu} s CPU), guard ${cold_guard} s wall (${cold_guard_cpu} s CPU)"
   declare -A wall cpu
   names=(health health-floor guard guard-floor report)
+  if [ -n "$BEFORE" ]; then
+    # The same answers from both binaries, or the comparison means nothing.
+    for args in "health ${USED[0]}" guard; do
+      # shellcheck disable=SC2086
+      cmp -s <("$BIN" $args 2>&1) <("$BEFORE" $args 2>&1) || { echo "BEFORE prints another $args" >&2; exit 1; }
+    done
+    echo "BEFORE ($("$BEFORE" --version)) prints the same health ${USED[0]} and guard"
+    names=(health health-before health-floor guard guard-before guard-floor report report-before)
+  fi
   for round in $(seq 1 "$RUNS"); do
     for name in "${names[@]}"; do
       case $name in
@@ -133,6 +174,9 @@ cat_rollups() { # locale...
         guard) read -r w c < <(timed "$BIN" guard) ;;
         guard-floor) read -r w c < <(timed bash -c "$guard_floor") ;;
         report) read -r w c < <(timed "$BIN" report "${USED[0]}" --out "$WORK/report.html") ;;
+        health-before) read -r w c < <(timed "$BEFORE" health "${USED[0]}") ;;
+        guard-before) read -r w c < <(timed "$BEFORE" guard) ;;
+        report-before) read -r w c < <(timed "$BEFORE" report "${USED[0]}" --out "$WORK/report.html") ;;
       esac
       wall[$name]+="$w "; cpu[$name]+="$c "
     done
@@ -159,6 +203,11 @@ for name, floor in [("health", "health-floor"), ("guard", "guard-floor")]:
           f"[{w / fw:.2f}x the floor's wall, {c / max(fc, 0.001):.2f}x its CPU]")
 w, c = m["report"]; fw, fc = m["health-floor"]
 print(f"INFO health-year-report: {w:.2f} s [{w / fw:.2f}x the floor's wall, {c / max(fc, 0.001):.2f}x its CPU]")
+for name in ("health", "guard", "report"):
+    if name + "-before" in m:
+        (w, c), (bw, bc) = m[name], m[name + "-before"]
+        print(f"INFO health-year-{name} before: {bw:.2f} s wall, {bc:.2f} s CPU; after/before {w / bw:.2f}x wall, "
+              f"{c / max(bc, 0.001):.2f}x CPU")
 sys.exit(1 if failed and full else 0)
 PY
 } | tee "$OUT"

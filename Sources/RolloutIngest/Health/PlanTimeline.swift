@@ -27,18 +27,23 @@ public struct PlanTimeline: Sendable {
         return PlanTimeline(initial: first.change.before, changes: changes.map { ($0.time, $0.change.after) })
     }
 
-    /// Every plan in force at some moment from `start` up to (not including) `end`, seconds since the epoch.
-    public func plans(from start: Int64, to end: Int64) -> [Plan] {
-        var inForce = initial
-        var result: [Plan] = []
-        for change in changes {
+    /// Every plan in force at some moment from `start` up to (not including) `end`, seconds since
+    /// the epoch, as its index: 0 is `initial`, `i` the plan of `changes[i - 1]`. Plans compared by
+    /// index cost nothing, and what a plan gives a cell is worked out once per plan (HealthCheck).
+    public func plans(from start: Int64, to end: Int64) -> [Int] {
+        var inForce = 0
+        var result: [Int] = []
+        for (index, change) in changes.enumerated() {
             if change.time <= start {
-                inForce = change.plan
+                inForce = index + 1
             } else if change.time < end {
                 result.append(inForce)
-                inForce = change.plan
+                inForce = index + 1
             }
         }
         return result + [inForce]
     }
+
+    /// The plan `plans(from:to:)` names `index`.
+    public func plan(_ index: Int) -> Plan { index == 0 ? initial : changes[index - 1].plan }
 }
