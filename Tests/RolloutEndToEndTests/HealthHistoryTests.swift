@@ -1,4 +1,5 @@
 import Foundation
+import RolloutModel
 import XCTest
 
 /// Health, guard and the report on a long history (docs/performance.md, "health, guard and report on
@@ -104,5 +105,58 @@ final class HealthHistoryTests: XCTestCase {
         // The older rollups are there and read where they count: tr-TR@17's totals include them.
         let shown = try long.rollout("metrics", "show", "tr-TR")
         XCTAssertTrue(shown.stdout.contains("FR"), shown.stdout)
+    }
+
+    /// Rollups in the form rollout wrote before issue 36 (pretty JSON, one member a line, docs/metrics.md
+    /// "Rollups") are read as they are, not migrated: a repository whose rollups were all rewritten in
+    /// that form by plain git gives the same health, guard, status, report charts and metrics show as
+    /// the one rollout writes today, before and after one more ingest merges into one of them.
+    func testRollupsInTheFormOfEarlierVersionsGiveTheSameAnswers() throws {
+        let today = try workspace(history: true)
+        let older = try workspace(history: true)
+        let paths = try older.git("ls-tree", "-r", "--name-only", "main", "metrics/crash", "metrics/fallback").stdout
+            .split(separator: "\n").map(String.init)
+        XCTAssertGreaterThan(paths.count, 100)
+        var files: [String: String] = [:]
+        for path in paths {
+            let stored = try older.git("cat-file", "blob", "main:\(path)").stdout
+            let rollup = try MetricRollup.parse(Array(stored.utf8), source: path)
+            files[path] = String(decoding: JSONWriter.pretty(rollup.jsonValue), as: UTF8.self)
+            XCTAssertNotEqual(files[path], stored, path)
+        }
+        try PlainGit.commit(older, files: files, message: "rollups as an earlier version wrote them")
+        let now = ["ROLLOUT_NOW": "2026-11-29T09:00:00Z"]
+        func same(_ step: String) throws {
+            for arguments in [
+                ["health", "tr-TR", "--json"], ["health", "tr-TR"], ["guard", "--json"], ["status", "tr-TR"],
+                ["metrics", "show", "tr-TR"],
+            ] {
+                let a = try today.rollout(arguments, env: now)
+                let b = try older.rollout(arguments, env: now)
+                XCTAssertEqual(a.status, b.status, "\(step) \(arguments): \(a.output)")
+                // A stage's salt is seeded by the commit before it, which the two histories do not share.
+                func unsalted(_ text: String) -> String {
+                    text.replacingOccurrences(of: "\\b[0-9a-f]{16}\\b", with: "SALT", options: .regularExpression)
+                }
+                XCTAssertEqual(unsalted(a.stdout), unsalted(b.stdout), "\(step) \(arguments)")
+            }
+            let charts = try [today, older].map { w in
+                XCTAssertEqual(
+                    try w.rollout(["report", "tr-TR", "--out", w.scratch.path("r.html")], env: now).status, 0)
+                return try String(contentsOfFile: w.scratch.path("r.html"), encoding: .utf8).components(
+                    separatedBy: "<svg"
+                ).dropFirst().map { $0.components(separatedBy: "</svg>")[0] }.filter { !$0.contains("timeline-chart") }
+            }
+            XCTAssertFalse(charts[0].isEmpty, step)
+            XCTAssertEqual(charts[0], charts[1], step)
+        }
+        try same("as stored")
+        // One more region on a date both repositories hold: ingest merges it into the stored rollup.
+        let more = Self.csv("crash", dates: ["2026-11-28"], regions: ["FR"], apps: ["4.8.1"], candidate: true)
+        for w in [today, older] {
+            let ingested = try w.rollout("metrics", "ingest", "--kind", "crash", try w.scratch.write("more.csv", more))
+            XCTAssertEqual(ingested.status, 0, ingested.output)
+        }
+        try same("after an ingest")
     }
 }
