@@ -8,8 +8,8 @@ import RolloutModel
 /// Safe while other rollout processes read and write: a pack is complete on disk before anything
 /// goes; a loose object goes only after it was read back from the packs; an old pack goes only when
 /// the packs that stay hold each of its objects; objects no ref reaches yet (a writer's, before its
-/// compare-and-swap) are never packed, and `rollout gc` deletes unreachable loose objects only once
-/// they are older than `pruneAge`. libgit2 and git both look for new packs when an object they
+/// compare-and-swap) are never packed, and `rollout gc` deletes unreachable loose objects, and packs
+/// of them, only once they are older than `pruneAge`. libgit2 and git both look for new packs when an object they
 /// expected is gone.
 public enum Packing {
     /// More loose objects than this, or more loose bytes than this many times `bytesPerObject`,
@@ -44,6 +44,8 @@ public enum Packing {
         public var pruned = 0
         /// Older packs deleted because the packs that stay hold every object of each.
         public var mergedPacks = 0
+        /// Older packs of objects no ref reaches, older than `pruneAge`, removed (`rollout gc` only).
+        public var prunedPacks = 0
         /// Temporary files killed writes left, older than `staleTemporaryAge`, removed (`rollout gc`
         /// only), relative to the repository.
         public var removedTemporaries: [String] = []
@@ -52,8 +54,8 @@ public enum Packing {
 
     /// `rollout gc`: removes what killed writes left in objects/ (older than `staleTemporaryAge`),
     /// packs every reachable object into one pack, removes the loose copies and the
-    /// older packs it holds, and prunes unreachable loose objects older than `pruneAge`. Throws
-    /// `conflict` when another process is packing.
+    /// older packs it holds, and prunes unreachable loose objects and packs older than `pruneAge`.
+    /// Throws `conflict` when another process is packing.
     public static func run(_ repository: PackRepository, now: Int = Int(Date().timeIntervalSince1970)) throws -> Report
     {
         guard let report = try whileLocked(repository, { try collect(repository.git, now: now) }) else {
@@ -111,7 +113,13 @@ public enum Packing {
         let cleaned = try git.removeLooseObjectsInPacks(loose)
         report.removed = cleaned.removed
         if !written.isEmpty {
-            report.mergedPacks = try git.removePacks(before, heldBy: written).count
+            let merged = try git.removePacks(before, heldBy: written)
+            report.mergedPacks = merged.count
+            // Every reachable object is in `written`, so an older pack that stays holds unreachable ones.
+            report.prunedPacks =
+                git.pruneUnreachablePacks(
+                    before.filter { !merged.contains($0) && !written.contains($0) }, modifiedBefore: now - pruneAge
+                ).count
         }
         // Every reachable object is in a pack now, so a loose object no pack holds is unreachable;
         // one a ref names (a tag, a blob, a tree) never is, whatever the packing did.

@@ -145,6 +145,46 @@ final class GCTests: XCTestCase {
         try w.assertFsckClean()
     }
 
+    /// An ingest refused after it wrote its rollups' pack (here by signing: the key is missing) leaves
+    /// a pack no ref reaches. `gc` removes it as it prunes unreachable loose objects, once it is two
+    /// weeks old and not before (docs/pack-format.md, "Packing"), and the same file ingests afterwards.
+    func testGCPrunesTheRefusedIngestsPackOnlyOnceItIsTwoWeeksOld() throws {
+        let w = try Workspace()
+        try w.initWithExamples()
+        XCTAssertEqual(try w.rollout("gc").status, 0)
+        let before = Set(try packFiles(w))
+        let file = MetricsIngestTests.examples + "/crashes-healthy.csv"
+        let settings = [
+            ("gpg.format", "ssh"), ("user.signingKey", w.scratch.path("no-such-key")), ("commit.gpgSign", "true"),
+        ]
+        for (key, value) in settings {
+            XCTAssertEqual(try w.git("config", "--global", key, value).status, 0)
+        }
+        let tip = try w.stateTip()
+        let refused = try w.rollout("metrics", "ingest", "--kind", "crash", file)
+        XCTAssertEqual(refused.status, 69, refused.output)
+        XCTAssertEqual(try w.stateTip(), tip)
+        let orphan = try XCTUnwrap(Set(try packFiles(w)).subtracting(before).first, "the refused ingest's pack")
+        XCTAssertEqual(try w.git("config", "--global", "--unset", "commit.gpgSign").status, 0)
+
+        let young = try w.json(try w.rollout("gc", "--json"))
+        XCTAssertEqual(young["packsPruned"] as? Int, 0, "\(young)")
+        XCTAssertTrue(try packFiles(w).contains(orphan), "a pack younger than two weeks stays")
+        try FileManager.default.setAttributes(
+            [.modificationDate: Date().addingTimeInterval(-15 * 86_400)],
+            ofItemAtPath: w.repository + "/objects/pack/" + orphan)
+        let old = try w.json(try w.rollout("gc", "--json"))
+        XCTAssertEqual(old["packsPruned"] as? Int, 1, "\(old)")
+        XCTAssertFalse(try packFiles(w).contains(orphan))
+        XCTAssertFalse(
+            FileManager.default.fileExists(atPath: w.repository + "/objects/pack/" + orphan.dropLast(5) + ".idx"))
+        try w.assertFsckClean()
+        XCTAssertEqual(try w.rollout("verify").status, 0)
+        let ingested = try w.rollout("metrics", "ingest", "--kind", "crash", file)
+        XCTAssertEqual(ingested.status, 0, ingested.output)
+        XCTAssertEqual(try w.rollout("metrics", "show", "tr-TR").status, 0)
+    }
+
     func testGCKeepsAnnotatedTagsAndBlobsAndTreesARefNamesEvenWhenOld() throws {
         let w = try Workspace()
         try w.initWithExamples()

@@ -13,7 +13,7 @@ enum GCCommand {
         discussion: """
             Writes every object a ref reaches into one pack with libgit2's packbuilder, removes each
             loose object and older pack the new pack holds (each read back from it first), and removes
-            unreachable loose objects older than \(Packing.pruneAge / 86_400) days. First it removes what killed
+            unreachable loose objects, and older packs of them (a refused ingest's), older than \(Packing.pruneAge / 86_400) days. First it removes what killed
             writes left in objects/ and has not changed for \(Packing.staleTemporaryAge / 60) minutes: packs
             libgit2 was writing (objects/pack/pack_git2_*), their locks (objects/pack/*.lock) and loose
             objects not yet renamed (tmp_object_git2_*). Safe while other
@@ -36,6 +36,7 @@ enum GCCommand {
                     "removed": .integer(report.removed),
                     "pruned": .integer(report.pruned),
                     "packsRemoved": .integer(report.mergedPacks),
+                    "packsPruned": .integer(report.prunedPacks),
                     "packs": .integer(report.packsAfter),
                     "removedTemporaries": .array(report.removedTemporaries.map { .string($0) }),
                 ],
@@ -45,7 +46,7 @@ enum GCCommand {
                         + report.removedTemporaries.joined(separator: ", ") + "\n")
                         + """
                         \(packed); removed \(report.removed) of \(report.looseBefore) loose object(s) and \(report.mergedPacks) older pack(s); \
-                        pruned \(report.pruned) unreachable loose object(s) older than \(Packing.pruneAge / 86_400) days; \(report.packsAfter) pack(s) now.
+                        pruned \(report.pruned) unreachable loose object(s) and \(report.prunedPacks) pack(s) of them older than \(Packing.pruneAge / 86_400) days; \(report.packsAfter) pack(s) now.
 
                         """)
         })

@@ -429,15 +429,38 @@ extension GitRepository {
                 }, Unmanaged.passUnretained(payload).toOpaque())
             guard payload.allHeld else { continue }
             try check(walked, "listing the objects of \(base).pack")
-            if unlink(base + ".idx") == 0 || errno == ENOENT {
-                unlink(base + ".pack")
-                // What git writes beside a pack (reverse index, bitmap, cruft mtimes, promisor mark)
-                // means nothing without it.
-                for sibling in [".rev", ".bitmap", ".mtimes", ".promisor"] { unlink(base + sibling) }
-                removed.append(pack)
-            }
+            if deletePack(base) { removed.append(pack) }
         }
         return removed
+    }
+
+    /// Deletes each of `packs` (a pack with a .keep file stays) last modified before `cutoff`
+    /// (seconds since 1970). `rollout gc` calls it with the older packs it could not remove once it
+    /// had written every object a ref reaches: what they hold besides is unreachable, the rollups of
+    /// an ingest refused after it wrote its pack (a signing refusal, a lost race). Such a pack goes
+    /// as unreachable loose objects go, once older than `Packing.pruneAge`: a writer that needs an
+    /// object a pack holds touches the pack instead of writing the object (libgit2 and git do), so
+    /// a pack in use is young. Its time is read again just before it goes. Returns the packs deleted.
+    func pruneUnreachablePacks(_ packs: [PackFile], modifiedBefore cutoff: Int) -> [PackFile] {
+        packs.filter { pack in
+            let base = packDirectory + "/pack-" + pack.name
+            var status = stat()
+            guard !pack.kept, stat(base + ".pack", &status) == 0, Int(status.st_mtim.tv_sec) < cutoff else {
+                return false
+            }
+            return deletePack(base)
+        }
+    }
+
+    /// Deletes the pack at `base` (objects/pack/pack-NAME): the .idx first, so no reader finds an
+    /// index without its pack, then the .pack and what git writes beside one (reverse index,
+    /// bitmap, cruft mtimes, promisor mark), which means nothing without it. False when the .idx
+    /// could not be deleted.
+    private func deletePack(_ base: String) -> Bool {
+        guard unlink(base + ".idx") == 0 || errno == ENOENT else { return false }
+        unlink(base + ".pack")
+        for sibling in [".rev", ".bitmap", ".mtimes", ".promisor"] { unlink(base + sibling) }
+        return true
     }
 
     /// An object database of exactly `packs`; the caller frees it.
