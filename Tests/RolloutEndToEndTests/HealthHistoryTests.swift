@@ -76,32 +76,10 @@ final class HealthHistoryTests: XCTestCase {
         let now = ["ROLLOUT_NOW": "2026-11-29T09:00:00Z"]
         let health = try long.rollout(["health", "tr-TR", "--json"], env: now)
         XCTAssertEqual(try long.json(health)["verdict"] as? String, "healthy", health.output)
-        for arguments in [
-            ["health", "tr-TR", "--json"], ["health", "tr-TR"], ["guard", "--json"], ["status", "tr-TR"],
-        ] {
-            let a = try long.rollout(arguments, env: now)
-            let b = try short.rollout(arguments, env: now)
-            XCTAssertEqual(a.status, b.status, "\(arguments): \(a.output)")
-            // A stage's salt is seeded by the commit before it, which the two histories do not share.
-            func unsalted(_ text: String) -> String {
-                text.replacingOccurrences(of: "\\b[0-9a-f]{16}\\b", with: "SALT", options: .regularExpression)
-            }
-            XCTAssertEqual(unsalted(a.stdout), unsalted(b.stdout), "\(arguments)")
-        }
+        try assertSameAnswers(long, short, now: now)
         // The first reader remembered which rollups name which packs: a second reads fewer and answers the same.
         XCTAssertTrue(FileManager.default.fileExists(atPath: long.repository + "/rollout/rollup-packs"))
         XCTAssertEqual(try long.rollout(["health", "tr-TR", "--json"], env: now).stdout, health.stdout)
-        // The report's charts of the metrics: the same days with both packs (its timeline of changes
-        // differs, by the ingests).
-        for w in [long, short] {
-            XCTAssertEqual(try w.rollout(["report", "tr-TR", "--out", w.scratch.path("r.html")], env: now).status, 0)
-        }
-        let charts = try [long, short].map { w in
-            try String(contentsOfFile: w.scratch.path("r.html"), encoding: .utf8).components(separatedBy: "<svg")
-                .dropFirst().map { $0.components(separatedBy: "</svg>")[0] }.filter { !$0.contains("timeline-chart") }
-        }
-        XCTAssertFalse(charts[0].isEmpty)
-        XCTAssertEqual(charts[0], charts[1])
         // The older rollups are there and read where they count: tr-TR@17's totals include them.
         let shown = try long.rollout("metrics", "show", "tr-TR")
         XCTAssertTrue(shown.stdout.contains("FR"), shown.stdout)
@@ -126,37 +104,42 @@ final class HealthHistoryTests: XCTestCase {
         }
         try PlainGit.commit(older, files: files, message: "rollups as an earlier version wrote them")
         let now = ["ROLLOUT_NOW": "2026-11-29T09:00:00Z"]
-        func same(_ step: String) throws {
-            for arguments in [
-                ["health", "tr-TR", "--json"], ["health", "tr-TR"], ["guard", "--json"], ["status", "tr-TR"],
-                ["metrics", "show", "tr-TR"],
-            ] {
-                let a = try today.rollout(arguments, env: now)
-                let b = try older.rollout(arguments, env: now)
-                XCTAssertEqual(a.status, b.status, "\(step) \(arguments): \(a.output)")
-                // A stage's salt is seeded by the commit before it, which the two histories do not share.
-                func unsalted(_ text: String) -> String {
-                    text.replacingOccurrences(of: "\\b[0-9a-f]{16}\\b", with: "SALT", options: .regularExpression)
-                }
-                XCTAssertEqual(unsalted(a.stdout), unsalted(b.stdout), "\(step) \(arguments)")
-            }
-            let charts = try [today, older].map { w in
-                XCTAssertEqual(
-                    try w.rollout(["report", "tr-TR", "--out", w.scratch.path("r.html")], env: now).status, 0)
-                return try String(contentsOfFile: w.scratch.path("r.html"), encoding: .utf8).components(
-                    separatedBy: "<svg"
-                ).dropFirst().map { $0.components(separatedBy: "</svg>")[0] }.filter { !$0.contains("timeline-chart") }
-            }
-            XCTAssertFalse(charts[0].isEmpty, step)
-            XCTAssertEqual(charts[0], charts[1], step)
-        }
-        try same("as stored")
+        try assertSameAnswers(today, older, now: now, also: [["metrics", "show", "tr-TR"]], "as stored")
         // One more region on a date both repositories hold: ingest merges it into the stored rollup.
         let more = Self.csv("crash", dates: ["2026-11-28"], regions: ["FR"], apps: ["4.8.1"], candidate: true)
         for w in [today, older] {
             let ingested = try w.rollout("metrics", "ingest", "--kind", "crash", try w.scratch.write("more.csv", more))
             XCTAssertEqual(ingested.status, 0, ingested.output)
         }
-        try same("after an ingest")
+        try assertSameAnswers(today, older, now: now, also: [["metrics", "show", "tr-TR"]], "after an ingest")
+    }
+
+    /// `health`, `guard --json` and `status` print the same in `a` and `b` (but for the salts, seeded by
+    /// the commit before each stage, which two histories do not share), as do `also`, and the
+    /// report's charts of the metrics are the same (its timeline of changes differs, by the ingests).
+    func assertSameAnswers(
+        _ a: Workspace, _ b: Workspace, now: [String: String], also: [[String]] = [], _ step: String = "",
+        file: StaticString = #filePath, line: UInt = #line
+    ) throws {
+        func unsalted(_ text: String) -> String {
+            text.replacingOccurrences(of: "\\b[0-9a-f]{16}\\b", with: "SALT", options: .regularExpression)
+        }
+        for arguments in [
+            ["health", "tr-TR", "--json"], ["health", "tr-TR"], ["guard", "--json"], ["status", "tr-TR"],
+        ]
+            + also
+        {
+            let (x, y) = (try a.rollout(arguments, env: now), try b.rollout(arguments, env: now))
+            XCTAssertEqual(x.status, y.status, "\(step) \(arguments): \(x.output)", file: file, line: line)
+            XCTAssertEqual(unsalted(x.stdout), unsalted(y.stdout), "\(step) \(arguments)", file: file, line: line)
+        }
+        let charts = try [a, b].map { w in
+            let written = try w.rollout(["report", "tr-TR", "--out", w.scratch.path("r.html")], env: now)
+            XCTAssertEqual(written.status, 0, written.output, file: file, line: line)
+            return try String(contentsOfFile: w.scratch.path("r.html"), encoding: .utf8).components(separatedBy: "<svg")
+                .dropFirst().map { $0.components(separatedBy: "</svg>")[0] }.filter { !$0.contains("timeline-chart") }
+        }
+        XCTAssertFalse(charts[0].isEmpty, step, file: file, line: line)
+        XCTAssertEqual(charts[0], charts[1], step, file: file, line: line)
     }
 }
