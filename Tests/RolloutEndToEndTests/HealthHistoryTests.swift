@@ -114,6 +114,38 @@ final class HealthHistoryTests: XCTestCase {
         try assertSameAnswers(today, older, now: now, also: [["metrics", "show", "tr-TR"]], "after an ingest")
     }
 
+    /// Health reads rollups without libgit2's re-hash and hashes them itself (docs/performance.md,
+    /// "guard under 2 s"): a rollup whose bytes on disk are another's (a valid object, the wrong id)
+    /// still stops it, exit 65 naming the blob and `rollout verify`, as every damaged object does.
+    func testARollupWhoseBytesAreAnothersStopsHealthAsDamage() throws {
+        let w = try workspace(history: false)
+        let packs = w.repository + "/objects/pack"
+        let moved = w.scratch.path("packs")
+        try FileManager.default.moveItem(atPath: packs, toPath: moved)
+        try FileManager.default.createDirectory(atPath: packs, withIntermediateDirectories: false)
+        for pack in try FileManager.default.contentsOfDirectory(atPath: moved) where pack.hasSuffix(".pack") {
+            let unpacked = try Processes.run(
+                "/bin/sh", ["-c", "git --git-dir \"$0\" unpack-objects -q < \"$1\"", w.repository, moved + "/" + pack],
+                in: w.root, environment: w.environment)
+            XCTAssertEqual(unpacked.status, 0, unpacked.output)
+        }
+        func loose(_ spec: String) throws -> (id: String, path: String) {
+            let id = try w.git("rev-parse", spec).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+            return (id, w.repository + "/objects/" + id.prefix(2) + "/" + id.dropFirst(2))
+        }
+        let now = ["ROLLOUT_NOW": "2026-11-29T09:00:00Z"]
+        XCTAssertEqual(try w.rollout(["health", "tr-TR"], env: now).status, 0)
+        let newest = try loose("main:metrics/crash/tr-TR/2026-11-28.json")
+        let other = try loose("main:metrics/crash/tr-TR/2026-11-27.json")
+        chmod(newest.path, 0o644)
+        try FileManager.default.removeItem(atPath: newest.path)
+        try FileManager.default.copyItem(atPath: other.path, toPath: newest.path)
+        let health = try w.rollout(["health", "tr-TR"], env: now)
+        XCTAssertEqual(health.status, 65, health.output)
+        XCTAssertTrue(health.stderr.contains(String(newest.id.prefix(12))), health.stderr)
+        XCTAssertTrue(health.stderr.contains("rollout verify"), health.stderr)
+    }
+
     /// `health`, `guard --json` and `status` print the same in `a` and `b` (but for the salts, seeded by
     /// the commit before each stage, which two histories do not share), as do `also`, and the
     /// report's charts of the metrics are the same (its timeline of changes differs, by the ingests).

@@ -57,12 +57,8 @@ public final class BlobPackWriter {
     /// Adds one blob and returns its id, as `git hash-object` computes it. The same bytes twice
     /// are stored once.
     public func add(_ bytes: [UInt8]) throws -> ObjectID {
-        let hasher = SHA1Hasher()
-        let header = Array("blob \(bytes.count)\0".utf8)
-        header.withUnsafeBytes { hasher.update($0) }
-        bytes.withUnsafeBytes { hasher.update($0) }
-        let digest = hasher.finalize()
-        let id = ObjectID(bytes: digest)
+        let id = ObjectID(blob: bytes)
+        let digest = id.bytes
         guard !hashOnly, known.insert(id).inserted else { return id }
         if file == nil { file = try PackTemporaryFile(repository: repository) }
         try startDeflate()
@@ -264,5 +260,16 @@ final class PackTemporaryFile {
     /// person reads (`RolloutError.fileFailure`): a full disk is exit 74 naming the file and the cause.
     static func failure(_ doing: String, _ path: String) -> RolloutError {
         .fileFailure(doing, path, errno: errno)
+    }
+}
+
+extension ObjectID {
+    /// The id git gives a blob of `bytes` (`git hash-object`): the SHA-1 of `blob SIZE\0` and the
+    /// bytes, by OpenSSL.
+    init(blob bytes: [UInt8]) {
+        let hasher = SHA1Hasher()
+        Array("blob \(bytes.count)\0".utf8).withUnsafeBytes { hasher.update($0) }
+        bytes.withUnsafeBytes { hasher.update($0) }
+        self.init(bytes: hasher.finalize())
     }
 }
