@@ -94,7 +94,7 @@ public enum MetricsLayout {
         var totals = MetricTotals(kind: kind, locale: locale)
         for entry in try snapshot.directory(rollupDirectory(kind, locale: locale)) where !entry.isTree {
             let rollup = try MetricRollup.parse(
-                try snapshot.repository.readBlob(entry.id),
+                try readRollup(entry, in: snapshot),
                 source: rollupDirectory(kind, locale: locale) + "/" + entry.name)
             try totals.add(rollup)
             try body(rollup)
@@ -115,11 +115,6 @@ public enum MetricsLayout {
     /// staged pack was measured on a few weeks of them: the others are not parsed, found by the
     /// versions their keys name, remembered per blob (RollupPacksCache) so that they are not even
     /// read again.
-    ///
-    /// Each blob read is checked against its id with OpenSSL's SHA-1 instead of libgit2's, which
-    /// detects collisions and took a third of a first run on a year: the check is for bytes changed
-    /// on disk, and the collision detection was done when the object arrived (git's index-pack
-    /// uses it). One that does not match is read again with libgit2's check, for its message.
     public static func entries(
         _ kind: MetricKind, locale: String, holding versions: [Int], orAfter after: Int, cells: inout RollupCells,
         in snapshot: Snapshot
@@ -133,8 +128,7 @@ public enum MetricsLayout {
         for entry in try snapshot.directory(directory) where !entry.isTree {
             let old = day(ofRollupNamed: entry.name).map { $0 <= after } ?? false
             if old, let named = cache.versions(of: entry.id), !named.contains(where: versions.contains) { continue }
-            var bytes = try snapshot.repository.withoutRehashingObjects { try snapshot.repository.readBlob(entry.id) }
-            if ObjectID(blob: bytes) != entry.id { bytes = try snapshot.repository.readBlob(entry.id) }
+            let bytes = try readRollup(entry, in: snapshot)
             let named = keyVersions(bytes)
             if let named { cache.record(entry.id, named) }
             if old, let named, !named.contains(where: versions.contains) { continue }
@@ -146,7 +140,7 @@ public enum MetricsLayout {
                 for entry in read {
                     try totals.add(
                         MetricRollup.parse(
-                            try snapshot.repository.readBlob(entry.id), source: directory + "/" + entry.name))
+                            try readRollup(entry, in: snapshot), source: directory + "/" + entry.name))
                 }
                 throw RolloutError.metricsSumOutOfRange(kind: kind, pack: "\(locale)@\(version)", origins: [])
             }
@@ -181,6 +175,15 @@ public enum MetricsLayout {
             byVersion[run.version] = sum
             return true
         }
+    }
+
+    /// A rollup's bytes, checked against its id with OpenSSL's SHA-1 instead of libgit2's, which
+    /// detects collisions and took a third of a first `guard` on a year of rollups: the check is for
+    /// bytes changed on disk, and collisions were looked for when the object arrived (git's
+    /// index-pack does). Bytes that do not match are read again with libgit2's check, for its message.
+    static func readRollup(_ entry: GitTreeEntry, in snapshot: Snapshot) throws -> [UInt8] {
+        let bytes = try snapshot.repository.withoutRehashingObjects { try snapshot.repository.readBlob(entry.id) }
+        return ObjectID(blob: bytes) == entry.id ? bytes : try snapshot.repository.readBlob(entry.id)
     }
 
     /// The day (since the epoch) a rollup's file name, `YYYY-MM-DD.json`, says it holds.
@@ -240,7 +243,7 @@ public enum MetricsLayout {
                     var one = MetricTotals(kind: kind, locale: locale)
                     try one.add(
                         try MetricRollup.parse(
-                            try snapshot.repository.readBlob(entry.id), source: directory + "/" + entry.name))
+                            try readRollup(entry, in: snapshot), source: directory + "/" + entry.name))
                     sums = one.byVersion.sorted { $0.key < $1.key }.flatMap {
                         [$0.key, $0.value.total, $0.value.events]
                     }

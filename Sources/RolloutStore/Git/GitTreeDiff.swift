@@ -14,7 +14,7 @@ extension GitRepository {
     /// it back on (rollout keeps it on everywhere else, see `Git.initialized`). Only for a read of
     /// the whole history that `git log` itself makes without re-hashing: the index build of the audit
     /// log (docs/audit.md, "A fresh clone", says what is and is not checked); and for the rollups
-    /// health reads, which `MetricsLayout.entries` hashes itself with OpenSSL. The option is
+    /// `MetricsLayout.readRollup` reads, which it hashes itself with OpenSSL. The option is
     /// process-wide in libgit2; rollout reads a repository on one thread, so nothing else runs meanwhile.
     func withoutRehashingObjects<T>(_ body: () throws -> T) rethrows -> T {
         _ = rollout_git_enable_strict_hash_verification(0)
