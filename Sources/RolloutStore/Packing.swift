@@ -116,10 +116,8 @@ public enum Packing {
             let merged = try git.removePacks(before, heldBy: written)
             report.mergedPacks = merged.count
             // Every reachable object is in `written`, so an older pack that stays holds unreachable ones.
-            report.prunedPacks =
-                git.pruneUnreachablePacks(
-                    before.filter { !merged.contains($0) && !written.contains($0) }, modifiedBefore: now - pruneAge
-                ).count
+            let staying = before.filter { pack in !(merged + written).contains { $0.name == pack.name } }
+            report.prunedPacks = git.pruneUnreachablePacks(staying, modifiedBefore: now - pruneAge).count
         }
         // Every reachable object is in a pack now, so a loose object no pack holds is unreachable;
         // one a ref names (a tag, a blob, a tree) never is, whatever the packing did.

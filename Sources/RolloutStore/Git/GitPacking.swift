@@ -407,7 +407,8 @@ extension GitRepository {
         let database = try openPacks(holders)
         defer { git_odb_free(database) }
         var removed: [PackFile] = []
-        for pack in candidates where !pack.kept && !holders.contains(pack) {
+        // A pack is its name: one written again with the same objects has the same name.
+        for pack in candidates where !pack.kept && !holders.contains(where: { $0.name == pack.name }) {
             let base = packDirectory + "/pack-" + pack.name
             let old = try openPacks([pack])
             defer { git_odb_free(old) }
