@@ -81,7 +81,7 @@ public enum HealthCheck {
     }
 
     /// What `gather` makes of each cell (a distinct region and exact app version of the keys), once
-    /// per run however many rollups name it: the cell health observes (nil for an app version it
+    /// per run however many rollups name it: the cell health observes (none for an app version it
     /// does not read), and the segment that cell counts towards. Two spellings of one app version
     /// ("4.8" and "4.8.0") are one observed cell.
     struct Cells {
