@@ -4,7 +4,7 @@
 /// and its numbers are plain digits; on anything else (an escape, a fraction, a duplicate key, an
 /// unknown member, a count out of range, damage) it gives up and the generic parser reads the
 /// bytes, so that every answer and every message stays the generic parser's.
-struct RollupScanner {
+struct RollupScanner: JSONByteCursor {
     let bytes: UnsafeBufferPointer<UInt8>
     var index = 0
 
@@ -148,28 +148,6 @@ struct RollupScanner {
         return take(UInt8(ascii: "]"))
     }
 
-    mutating func skipSpace() {
-        while index < bytes.count {
-            switch bytes[index] {
-            case 0x20, 0x09, 0x0A, 0x0D: index += 1
-            default: return
-            }
-        }
-    }
-
-    /// Takes `byte` (after white space) if it is next.
-    mutating func take(_ byte: UInt8) -> Bool {
-        skipSpace()
-        guard index < bytes.count, bytes[index] == byte else { return false }
-        index += 1
-        return true
-    }
-
-    mutating func atEnd() -> Bool {
-        skipSpace()
-        return index == bytes.count
-    }
-
     /// A string of printable ASCII without escapes: the range of its bytes between the quotes.
     mutating func string() -> Range<Int>? {
         guard take(UInt8(ascii: "\"")) else { return nil }
@@ -188,7 +166,7 @@ struct RollupScanner {
 
     /// A count: plain digits, no sign, fraction, exponent or leading zero, at most 18 of them.
     mutating func digits() -> Int? {
-        skipSpace()
+        skipWhitespace()
         let start = index
         while index < bytes.count, bytes[index] >= UInt8(ascii: "0"), bytes[index] <= UInt8(ascii: "9") { index += 1 }
         guard let value = number(start..<index) else { return nil }

@@ -72,7 +72,7 @@ public struct StrictJSONParser {
         }
     }
 
-    private struct Cursor {
+    private struct Cursor: JSONByteCursor {
         let bytes: UnsafeBufferPointer<UInt8>
         var index = 0
         /// Whether a key given twice is collected (`duplicates`) rather than refused.
@@ -95,15 +95,6 @@ public struct StrictJSONParser {
             var column = 1
             for i in lineStart..<end where bytes[i] & 0xC0 != 0x80 { column += 1 }
             return JSONParseError(message: message, line: line, column: column)
-        }
-
-        mutating func skipWhitespace() {
-            while index < bytes.count {
-                switch bytes[index] {
-                case 0x20, 0x09, 0x0A, 0x0D: index += 1
-                default: return
-                }
-            }
         }
 
         func describeByte(_ byte: UInt8) -> String {

@@ -11,33 +11,15 @@ enum AuditPlanReader {
         bytes.withUnsafeBufferPointer { buffer in
             var cursor = Cursor(bytes: buffer)
             guard let plan = cursor.plan() else { return nil }
-            cursor.skipWhitespace()
-            return cursor.index == buffer.count ? plan : nil
+            return cursor.atEnd() ? plan : nil
         }
     }
 
-    private struct Cursor {
+    private struct Cursor: JSONByteCursor {
         let bytes: UnsafeBufferPointer<UInt8>
         var index = 0
 
         init(bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
-
-        mutating func skipWhitespace() {
-            while index < bytes.count {
-                switch bytes[index] {
-                case 0x20, 0x09, 0x0A, 0x0D: index += 1
-                default: return
-                }
-            }
-        }
-
-        /// Consumes `byte` after any whitespace.
-        mutating func take(_ byte: UInt8) -> Bool {
-            skipWhitespace()
-            guard index < bytes.count, bytes[index] == byte else { return false }
-            index += 1
-            return true
-        }
 
         /// Consumes `"name":` when the next member is `name`; leaves the cursor where it was otherwise.
         mutating func member(_ name: StaticString) -> Bool {
