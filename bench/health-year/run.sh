@@ -34,10 +34,6 @@ DAYS="${DAYS:-365}"
 LOCALES="${LOCALES:-8}"
 RUNS="${RUNS:-3}"
 export DAYS LOCALES
-BEFORE="${BEFORE:-}"
-if [ -n "$BEFORE" ]; then
-  [ -f "$BEFORE" ] && [ -x "$BEFORE" ] || { echo "$0: BEFORE=$BEFORE is not an executable rollout binary" >&2; exit 2; }
-fi
 if [ -n "${REUSE:-}" ]; then
   [ -d "$REUSE/repo/.rollout" ] || { echo "$0: REUSE=$REUSE holds no repo/.rollout (keep one with KEEP=1)" >&2; exit 2; }
   WORK="$(cd "$REUSE" && pwd)"

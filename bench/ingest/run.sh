@@ -68,11 +68,6 @@ if [ "$SHAPE" != repeated ] && [ -n "${ORDER+x}${APPS+x}" ]; then
   echo "$0: ORDER and APPS are knobs of SHAPE=repeated, the many-rows-a-group workload (SHAPE is aggregated by default)" >&2; exit 2
 fi
 export RUNS="${RUNS:-3}"
-BEFORE="${BEFORE:-}"
-if [ -n "$BEFORE" ]; then
-  [ -f "$BEFORE" ] && [ -x "$BEFORE" ] || { echo "$0: BEFORE=$BEFORE is not an executable rollout binary" >&2; exit 2; }
-  BEFORE="$(cd "$(dirname "$BEFORE")" && pwd)/$(basename "$BEFORE")"
-fi
 export BEFORE
 # gzip itself reads options from $GZIP: the mode moves to GZIP_MODE before anything runs gzip.
 export GZIP_MODE="${GZIP:-0}"
