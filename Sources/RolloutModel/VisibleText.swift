@@ -27,7 +27,11 @@ public enum VisibleText {
     }
 
     public static func escape(_ text: String, lineBreaks: LineBreaks) -> String {
-        guard text.unicodeScalars.contains(where: isHidden) else { return text }
+        // Printable ASCII (and newlines kept as layout) needs nothing: checked on bytes, since a whole
+        // command's output (a whole-history log) goes through here.
+        let kept = lineBreaks == .kept
+        if text.utf8.allSatisfy({ (0x20..<0x7F).contains($0) || ($0 == 0x0A && kept) }) { return text }
+        guard text.unicodeScalars.contains(where: { isHidden($0) && !($0 == "\n" && kept) }) else { return text }
         var out = String.UnicodeScalarView()
         for scalar in text.unicodeScalars {
             switch scalar {

@@ -45,8 +45,12 @@ public struct Change {
     /// Parses the `Rollout-*` trailers of a commit message back into (name, value) pairs. Names stay
     /// strings: a commit written by a newer rollout may carry a trailer this build has no `Trailer` for.
     public static func trailers(of message: String) -> [(name: String, value: String)] {
+        // The log index reads every commit's trailers: most messages are read on their bytes.
+        if let read = message.utf8.withContiguousStorageIfAvailable(asciiTrailers), let trailers = read {
+            return trailers
+        }
         // Without a CR, "\n" is always a grapheme of its own, so splitting the UTF-8 bytes gives the
-        // same lines as splitting Characters, several times faster (the log index reads every commit).
+        // same lines as splitting Characters, several times faster.
         let lines: [Substring] =
             message.utf8.contains(0x0D)
             ? message.split(separator: "\n") : message.utf8.split(separator: 0x0A).map { Substring($0) }
@@ -62,6 +66,34 @@ public struct Change {
     }
 
     private static let trailerPrefix = Array("Rollout-".utf8)
+
+    /// The trailers of a message with no CR whose `Rollout-` lines are ASCII, read straight off its
+    /// bytes, exactly as `asciiTrailer` reads each line; nil for any other message.
+    private static func asciiTrailers(in bytes: UnsafeBufferPointer<UInt8>) -> [(name: String, value: String)]? {
+        guard !bytes.contains(0x0D) else { return nil }
+        var trailers: [(name: String, value: String)] = []
+        var start = 0
+        while start < bytes.count {
+            var end = start
+            while end < bytes.count && bytes[end] != 0x0A { end += 1 }
+            let line = UnsafeBufferPointer(rebasing: bytes[start..<end])
+            start = end + 1
+            guard line.starts(with: trailerPrefix) else { continue }
+            guard line.allSatisfy({ $0 < 0x80 }) else { return nil }
+            guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else { continue }
+            var from = colon + 1
+            var to = line.count
+            func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || (0x09...0x0D).contains(byte) }
+            while from < to && isSpace(line[from]) { from += 1 }
+            while to > from && isSpace(line[to - 1]) { to -= 1 }
+            trailers.append(
+                (
+                    String(decoding: UnsafeBufferPointer(rebasing: line[8..<colon]), as: UTF8.self),
+                    String(decoding: UnsafeBufferPointer(rebasing: line[from..<to]), as: UTF8.self)
+                ))
+        }
+        return trailers
+    }
 
     private static func asciiTrailer(_ line: Substring.UTF8View) -> (name: String, value: String)? {
         guard line.starts(with: trailerPrefix), let colon = line.firstIndex(of: UInt8(ascii: ":")) else { return nil }

@@ -69,6 +69,9 @@ public enum Trailer: String, CaseIterable, Sendable {
     case approver = "Approver"
     /// On an approved change: why the approver approved it (`rollout approve --reason`).
     case approverReason = "Approver-Reason"
+    /// What the change did to the plans: each plan's blobs before and after and the regions it
+    /// altered (`PlansTrailer`), or `none`.
+    case plans = "Plans"
 }
 
 /// Reading a parsed message's trailers by name.

@@ -261,7 +261,13 @@ public final class PackRepository {
             let tip = firstCommit ? try git.referenceTarget(StateLayout.stateRef) : try stateTip()
             let snapshot = try Snapshot(repository: git, commit: tip)
             snapshot.writesNothing = true
-            let (change, result) = try operation(snapshot)
+            var (change, result) = try operation(snapshot)
+            // The message the real run would record, its Rollout-Plans trailer included.
+            if let written = change {
+                change?.record(
+                    try plansTrailer(
+                        for: written, writtenAs: written.writes.map { ObjectID(blob: $0.bytes) }, on: snapshot))
+            }
             return Applied(commit: nil, result: result, attempts: 1, change: change, dryRun: true)
         }
         let applied = try applyUnpacked(actor: actor, time: time, firstCommit: firstCommit, operation)
@@ -329,7 +335,10 @@ public final class PackRepository {
     func write(_ change: Change, on snapshot: Snapshot, actor: Actor, time: Timestamp, signer: CommitSigner?) throws
         -> ObjectID
     {
-        let upserts = try change.writes.map { (path: $0.path, blob: try git.writeBlob($0.bytes)) } + change.blobs
+        let ids = try change.writes.map { try git.writeBlob($0.bytes) }
+        var change = change
+        change.record(try plansTrailer(for: change, writtenAs: ids, on: snapshot))
+        let upserts = zip(change.writes, ids).map { (path: $0.path, blob: $1) } + change.blobs
         let tree = try git.updatedTree(base: snapshot.tree, upserts: upserts, removals: change.removals)
         let signature = GitSignature(name: actor.name, email: actor.email, time: time.seconds)
         let commit = try commitObject(

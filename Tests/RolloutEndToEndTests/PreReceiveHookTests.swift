@@ -276,4 +276,63 @@ final class PreReceiveHookTests: XCTestCase {
                 "rollout: refused \(promoted.prefix(12)): plans/tr-TR.json: names tr-TR@99 as a baseline; "
                     + "the repository does not hold it\n"), planned.stderr)
     }
+
+    /// `Rollout-Plans` (docs/audit.md, "The Rollout-Plans trailer"): a clone's log index is built
+    /// from it, so one that does not say what the commit did to the plans is refused by the hook and
+    /// reported by verify. A commit without one (plain git), or with one rollout does not write so,
+    /// is read from its trees; one that is well formed is believed, which is why verify checks it.
+    func testARolloutPlansTrailerThatMisstatesThePlansIsRefusedAndVerifyNamesIt() throws {
+        let w = try Workspace()
+        try w.initWithExamples()
+        for arguments in [["tr-TR@17", "--to", "100%"], ["tr-TR@18", "--to", "10%", "--region", "TR", "--force"]] {
+            let promoted = try w.rollout(["promote"] + arguments + ["--reason", "setup"])
+            XCTAssertEqual(promoted.status, 0, promoted.output)
+        }
+        let good = try revParse(w, w.repository, "main")
+        let plan = try git(w, ["--git-dir", w.repository, "show", "main:plans/tr-TR.json"]).stdout
+        XCTAssertTrue(plan.contains("\"basisPoints\": 1000"), plan)
+        // Three commits raising TR's share, made with git plumbing: without the trailer, with one
+        // rollout does not write so, and with one that names DE where the change altered TR.
+        var made: [String] = []
+        for (share, trailer) in [("3000", nil), ("4000", "tr-TR garbage"), ("5000", "lie")] as [(String, String?)] {
+            let content = plan.replacingOccurrences(of: "\"basisPoints\": 1000", with: "\"basisPoints\": \(share)")
+            let before = try revParse(w, w.repository, "main:plans/tr-TR.json")
+            let file = try w.scratch.write("plan-\(share).json", Data(content.utf8))
+            let after = try git(w, ["hash-object", file]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+            let said = trailer == "lie" ? "tr-TR \(before) \(after) DE" : trailer
+            let message =
+                "promote tr-TR@18 to \(share.dropLast(2))%\n\nRollout-Action: promote\nRollout-Locale: tr-TR\n"
+                + (said.map { "Rollout-Plans: \($0)\n" } ?? "") + "Rollout-Actor: Mallory <mallory@example.com>\n"
+            let commit = try plumbedCommit(
+                w, w.repository, path: "plans/tr-TR.json", content: content, message: message)
+            XCTAssertEqual(try git(w, ["--git-dir", w.repository, "update-ref", "refs/heads/main", commit]).status, 0)
+            made.append(commit)
+        }
+        let (plain, garbled, lying) = (made[0], made[1], made[2])
+        let lie = "Rollout-Plans says tr-TR \(try revParse(w, w.repository, "\(garbled):plans/tr-TR.json")) "
+        let truth = "but the plans it changed give tr-TR "
+
+        let refused = try hook(w, w.repository, "\(good) \(lying) refs/heads/main\n")
+        XCTAssertEqual(refused.status, 1, refused.output)
+        XCTAssertTrue(
+            refused.stderr.contains(
+                "\(garbled.prefix(12)): has a Rollout-Plans trailer rollout does not write so (tr-TR garbage)"),
+            refused.stderr)
+        XCTAssertTrue(refused.stderr.contains(lie), refused.stderr)
+        XCTAssertTrue(
+            refused.stderr.range(
+                of: #" DE, but the plans it changed give tr-TR [0-9a-f]{40} [0-9a-f]{40} TR;"#,
+                options: .regularExpression) != nil, refused.stderr)
+
+        // Landed anyway (a server without the hook): verify names both; the two commits it cannot
+        // read from a trailer are in the log, the one whose trailer says DE is not in TR's.
+        let verified = try w.rollout("verify")
+        XCTAssertNotEqual(verified.status, 0, verified.output)
+        XCTAssertTrue(verified.output.contains("commit \(lying.prefix(12)): \(lie)"), verified.output)
+        XCTAssertTrue(verified.output.contains(truth), verified.output)
+        let log = try w.rollout("log", "--segment", "TR/4.8")
+        XCTAssertEqual(log.status, 0, log.output)
+        XCTAssertTrue(log.stdout.contains(plain.prefix(12)) && log.stdout.contains(garbled.prefix(12)), log.stdout)
+        XCTAssertFalse(log.stdout.contains(lying.prefix(12)), log.stdout)
+    }
 }

@@ -59,8 +59,25 @@ final class AuditIndexModelTests: XCTestCase {
             return Plan(locale: locale, baseline: below(5) == 0 ? nil : ref, rules: rules, sequence: version)
         }
         var version = 1
-        // One commit: a plan change (as rollout writes, or two at once as a hand edit might), a
-        // publish, or a change that touches no plan.
+        // A commit made without rollout (plain git, or a rollout from before `Rollout-Plans`): the
+        // log index reads its plan changes from its trees.
+        func commitWithoutRollout(_ change: Change) throws {
+            let tip = try repository.stateTip()
+            let ids = try change.writes.map { try repository.git.writeBlob($0.bytes) }
+            let tree = try repository.git.updatedTree(
+                base: try repository.git.commit(tip).tree,
+                upserts: zip(change.writes, ids).map { (path: $0.path, blob: $1) }, removals: [])
+            let time = now()
+            let commit = try repository.git.createCommit(
+                tree: tree, parents: [tip], message: change.message(actor: actor.description),
+                author: GitSignature(name: actor.name, email: actor.email, time: time.seconds))
+            XCTAssertTrue(
+                try repository.git.compareAndSwap(StateLayout.stateRef, to: commit, expected: tip, message: "plain git")
+            )
+        }
+        // One commit: a plan change (as rollout writes, as an older rollout wrote, or two at once by
+        // hand), a publish, or a change that touches no plan. Histories mix the commits the index
+        // reads from `Rollout-Plans` with those it reads from trees.
         func commit() throws {
             version += 1
             let kind = below(6)
@@ -86,7 +103,11 @@ final class AuditIndexModelTests: XCTestCase {
                 writes = [(StateLayout.plan(locale), JSONWriter.pretty(try plan(locale, version).jsonValue))]
             }
             let change = Change(summary: summary, trailers: trailers, writes: writes)
-            XCTAssertNotNil(try repository.apply(actor: actor, time: now) { _ in (change, ()) }.commit)
+            if kind == 2 || below(3) == 0 {
+                try commitWithoutRollout(change)
+            } else {
+                XCTAssertNotNil(try repository.apply(actor: actor, time: now) { _ in (change, ()) }.commit)
+            }
         }
 
         func query() throws -> AuditLog.Query {

@@ -60,38 +60,35 @@ enum LogCommand {
         var json: [JSONValue] = []
         var auditor = try signerAuditor(invocation, repository)
         defer { auditor?.close() }
+        // Only the form that is printed is made: a whole-history answer has tens of thousands of
+        // entries, and the JSON of their plans would be most of the command's memory and time.
+        let wantsJSON = invocation.json
         for entry in result.entries {
-            var item = entryJSON(entry)
+            var item = wantsJSON ? entryJSON(entry) : [:]
             let audit = try auditor?.audit(hex: entry.commit, requireSigned: false)
-            if let audit { item["signature"] = SignatureWords.json(audit) }
-            text +=
-                "\(style.bold(entry.time.description))  \(style.yellow(String(entry.commit.prefix(12))))  \(entry.action.oneLine)  \(entry.actor.oneLine)"
-                + (audit.map { "  signer: \(signerText($0, style))" } ?? "") + "\n"
-            text += "    \(entry.summary.oneLine)" + (entry.reason.map { " (\"\($0.oneLine)\")" } ?? "") + "\n"
+            if let audit, wantsJSON { item["signature"] = SignatureWords.json(audit) }
+            if !wantsJSON {
+                text +=
+                    "\(style.bold(entry.time.description))  \(style.yellow(String(entry.commit.prefix(12))))  \(entry.action.oneLine)  \(entry.actor.oneLine)"
+                    + (audit.map { "  signer: \(signerText($0, style))" } ?? "") + "\n"
+                text += "    \(entry.summary.oneLine)" + (entry.reason.map { " (\"\($0.oneLine)\")" } ?? "") + "\n"
+            }
             if let segment = query.segment {
-                var shares: [JSONValue] = []
-                for change in entry.changes(affecting: segment.region, versions: segment.versions)
-                where query.locale == nil || change.locale == query.locale {
-                    for piece in SegmentShares.of(change.after, region: segment.region, versions: segment.versions)
-                        .pieces
-                    {
-                        text +=
-                            "    \(style.green("\(change.locale) \(piece.regions) \(piece.versions)")): \(piece.describe(locale: change.locale))\n"
-                        let packs: [JSONValue] = piece.shares.map {
-                            [
-                                "pack": .string($0.outcome.label(locale: change.locale)),
-                                "basisPoints": .integer($0.basisPoints),
-                            ]
+                let changed =
+                    entry.segmentChanges ?? entry.sharesChanged(in: segment.region, versions: segment.versions)
+                let shown = changed.filter { query.locale == nil || $0.change.locale == query.locale }
+                if wantsJSON {
+                    item["shares"] = .array(shown.flatMap { sharesJSON($0.change.locale, $0.after) })
+                } else {
+                    for (change, after) in shown {
+                        for piece in after.pieces {
+                            text +=
+                                "    \(style.green("\(change.locale) \(piece.regions) \(piece.versions)")): \(piece.describe(locale: change.locale))\n"
                         }
-                        shares.append([
-                            "locale": .string(change.locale), "regions": .string(piece.regions),
-                            "versions": .string(piece.versions), "packs": .array(packs),
-                        ])
                     }
                 }
-                item["shares"] = .array(shares)
             }
-            json.append(.object(item))
+            if wantsJSON { json.append(.object(item)) }
         }
         if result.entries.isEmpty { text = "No changes match.\n" }
         if result.truncated { text += style.dim("(older changes exist: --limit 0 shows all, --since narrows)") + "\n" }
@@ -111,6 +108,19 @@ enum LogCommand {
         if !audit.problems.isEmpty { return style.red(text) }
         if case .verified = audit.signature { return style.green(text) }
         return text
+    }
+
+    /// `--json`'s `shares` of one plan change: what the segment's devices receive after it, piece by piece.
+    static func sharesJSON(_ locale: String, _ after: SegmentShares) -> [JSONValue] {
+        after.pieces.map { piece in
+            let packs: [JSONValue] = piece.shares.map {
+                ["pack": .string($0.outcome.label(locale: locale)), "basisPoints": .integer($0.basisPoints)]
+            }
+            return [
+                "locale": .string(locale), "regions": .string(piece.regions), "versions": .string(piece.versions),
+                "packs": .array(packs),
+            ]
+        }
     }
 
     static func entryJSON(_ entry: AuditEntry) -> [String: JSONValue] {

@@ -35,11 +35,23 @@ public struct AuditEntry: Sendable {
     /// Every plan the commit changed (one for anything rollout writes; a commit made by hand may change several).
     public let planChanges: [PlanChange]
 
+    /// Under a `--segment` query, what `sharesChanged(in:versions:)` gave for its segment when the
+    /// query matched this entry, so that showing it does not work it out again.
+    public internal(set) var segmentChanges: [(change: PlanChange, after: SegmentShares)]? = nil
+
     /// The plan changes that altered what devices in `region` (or "*") on `versions` receive.
     public func changes(affecting region: String, versions: VersionRange) -> [PlanChange] {
-        planChanges.filter { change in
-            SegmentShares.of(change.before, region: region, versions: versions)
-                != SegmentShares.of(change.after, region: region, versions: versions)
+        sharesChanged(in: region, versions: versions).map(\.change)
+    }
+
+    /// The plan changes that altered what devices in `region` (or "*") on `versions` receive, each
+    /// with what those devices receive after it.
+    public func sharesChanged(in region: String, versions: VersionRange) -> [(
+        change: PlanChange, after: SegmentShares
+    )] {
+        planChanges.compactMap { change in
+            let after = SegmentShares.of(change.after, region: region, versions: versions)
+            return SegmentShares.of(change.before, region: region, versions: versions) == after ? nil : (change, after)
         }
     }
 }
@@ -50,8 +62,7 @@ extension AuditEntry {
     /// the ones its trailers name, then any other whose plan it changed.
     init(_ commit: GitCommit, sequence: Int, planChanges: [PlanChange]) {
         let record = CommitRecord(commit)
-        var locales = record.locales
-        for change in planChanges where !locales.contains(change.locale) { locales.append(change.locale) }
+        let locales = record.locales(with: planChanges.map(\.locale))
         self.init(
             sequence: sequence, commit: commit.id.hex, time: record.time, actor: record.actor, action: record.action,
             summary: record.summary, reason: record.reason, locales: locales, packs: record.packs,
@@ -68,9 +79,12 @@ extension AuditEntry {
         let locales: [String]
         let packs: [String]
         let time: Timestamp
+        /// The commit's `Rollout-Plans` trailer, when it has one rollout can read.
+        let plans: PlansTrailer?
 
         init(_ commit: GitCommit) {
             let trailers = Change.trailers(of: commit.message)
+            plans = PlansTrailer.of(trailers)
             summary = String(commit.message.prefix { $0 != "\n" })
             actor = trailers.value(.actor) ?? "\(commit.author.name) <\(commit.author.email)>"
             action = trailers.value(.action) ?? "unknown"
@@ -78,6 +92,24 @@ extension AuditEntry {
             locales = trailers.values(.locale)
             packs = trailers.values(.pack)
             time = Timestamp(seconds: commit.author.time)
+        }
+
+        /// The locales its trailers name, then any other of `changed` (the plans it changed).
+        func locales(with changed: [String]) -> [String] {
+            var all = locales
+            for locale in changed where !all.contains(locale) { all.append(locale) }
+            return all
+        }
+
+        /// The index line of this commit at `sequence`, read from its `Rollout-Plans` trailer alone; nil
+        /// when it has none (its plan changes are then read from its trees).
+        func indexLine(commit: ObjectID, sequence: Int) -> (line: [UInt8], locales: [String], regions: Set<String>)? {
+            guard let plans else { return nil }
+            let locales = locales(with: plans.items.map(\.locale))
+            let line = AuditEntry.indexLine(
+                sequence: sequence, commit: commit.hex, record: (summary, actor, action, reason, packs, time),
+                locales: locales, plans: plans.items.map { ($0.locale, $0.before, $0.after) })
+            return (line, locales, Set(plans.items.flatMap(\.regions)))
         }
 
         /// Whether `entry`, read from the index, has this commit's summary, actor, reason, packs,

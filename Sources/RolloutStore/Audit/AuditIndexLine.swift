@@ -7,36 +7,51 @@ extension AuditEntry {
     /// (RFC 8785), written member by member in the sorted order `JSONWriter.canonical` would give,
     /// without building and sorting a dictionary for each of the history's changes.
     func indexLine() -> [UInt8] {
-        var line = CanonicalLine(capacity: 256 + summary.utf8.count)
+        AuditEntry.indexLine(
+            sequence: sequence, commit: commit, record: (summary, actor, action, reason, packs, time), locales: locales,
+            plans: planChanges.map { ($0.locale, $0.beforeBlob, $0.afterBlob) })
+    }
+
+    /// The index line of the change at `sequence`, from its commit's record and its plans' blob ids
+    /// (what the log index writes for a commit read from its `Rollout-Plans` trailer alone).
+    static func indexLine(
+        sequence: Int, commit: String,
+        record: (summary: String, actor: String, action: String, reason: String?, packs: [String], time: Timestamp),
+        locales: [String], plans: [PlanReference]
+    ) -> [UInt8] {
+        var line = CanonicalLine(capacity: 256 + record.summary.utf8.count)
         line.open("{")
         line.key("action", first: true)
-        line.string(action)
+        line.string(record.action)
         line.key("actor")
-        line.string(actor)
+        line.string(record.actor)
         line.key("commit")
         line.string(commit)
         line.key("locales")
         line.strings(locales)
         line.key("packs")
-        line.strings(packs)
-        if !planChanges.isEmpty {
+        line.strings(record.packs)
+        if !plans.isEmpty {
             line.key("plans")
-            line.plans(planChanges)
+            line.plans(plans)
         }
-        if let reason {
+        if let reason = record.reason {
             line.key("reason")
             line.string(reason)
         }
         line.key("seq")
         line.number(Double(sequence))
         line.key("summary")
-        line.string(summary)
+        line.string(record.summary)
         line.key("time")
-        line.number(Double(time.seconds))
+        line.number(Double(record.time.seconds))
         line.close("}")
         line.bytes.append(0x0A)
         return line.bytes
     }
+
+    /// A plan change by its blob ids: the locale, before (nil: a new plan) and after.
+    typealias PlanReference = (locale: String, before: String?, after: String)
 
     /// Reads an index line back; `loadPlan` turns a blob id into the plan it holds.
     static func parse(_ line: Substring, loadPlan: (String) -> Plan?) -> AuditEntry? {
@@ -95,15 +110,15 @@ private struct CanonicalLine {
     }
 
     /// `[{"after":…,"before":…,"locale":…},…]`: each plan by its blob ids (`before` null for a new plan).
-    mutating func plans(_ changes: [AuditEntry.PlanChange]) {
+    mutating func plans(_ changes: [AuditEntry.PlanReference]) {
         open("[")
         for (i, change) in changes.enumerated() {
             if i > 0 { bytes.append(UInt8(ascii: ",")) }
             open("{")
             key("after", first: true)
-            string(change.afterBlob)
+            string(change.after)
             key("before")
-            if let before = change.beforeBlob { string(before) } else { bytes.append(contentsOf: "null".utf8) }
+            if let before = change.before { string(before) } else { bytes.append(contentsOf: "null".utf8) }
             key("locale")
             string(change.locale)
             close("}")

@@ -89,9 +89,20 @@ final class FamilyCursor {
     /// The `seq` of a change line, read without parsing the whole line (canonical JSON puts it last
     /// among the short members; a full parse follows for the lines that are used).
     static func sequence(of line: Substring) -> Int? {
-        guard let range = line.range(of: "\"seq\":") else { return nil }
-        return Int(line[range.upperBound...].prefix { $0.isNumber })
+        let bytes = line.utf8
+        let key = FamilyCursor.seqKey
+        var start = bytes.startIndex
+        while let quote = bytes[start...].firstIndex(of: key[0]) {
+            if bytes[quote...].starts(with: key) {
+                let digits = bytes[bytes.index(quote, offsetBy: key.count)...].prefix { (0x30...0x39).contains($0) }
+                return digits.isEmpty || digits.count > 18 ? nil : digits.reduce(0) { $0 * 10 + Int($1 - 0x30) }
+            }
+            start = bytes.index(after: quote)
+        }
+        return nil
     }
+
+    private static let seqKey = Array("\"seq\":".utf8)
 }
 
 /// Reads a file's lines from the last before `end` to the first, a block at a time.

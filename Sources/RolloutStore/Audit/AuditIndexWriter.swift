@@ -147,17 +147,29 @@ extension AuditLog {
         // Objects are not re-hashed while the history is read: git log does not either (docs/audit.md).
         try withoutRehashing {
             try repository.git.forEachChange(ids, in: StateLayout.plansDirectory) { commit, changed in
-                clock?.lap(.commitsAndTrees, into: &profile)
                 let sequence = firstSequence + step * position
                 position += 1
                 if position == ids.count, step < 0, commit.parents.isEmpty != (sequence == 1) {
                     throw IndexDamaged.historyCountedWrongly(hasFewer: commit.parents.isEmpty)
                 }
-                let entry = try makeEntry(commit, changedPlans: changed, sequence: sequence)
-                clock?.lap(.plans, into: &profile)
-                let pointers = files(for: entry)
-                clock?.lap(.segments, into: &profile)
-                batch.add(entry.indexLine(), sequence: sequence, pointers: pointers)
+                // A commit that says what it did to the plans (`Rollout-Plans`) is indexed from that
+                // alone; any other from its trees and plans (docs/audit.md, "The Rollout-Plans trailer").
+                let record = AuditEntry.CommitRecord(commit)
+                if let (line, locales, regions) = record.indexLine(commit: commit.id, sequence: sequence) {
+                    clock?.lap(.commitsAndTrees, into: &profile)
+                    let pointers = files(locales: locales, action: record.action, regions: regions)
+                    clock?.lap(.segments, into: &profile)
+                    batch.add(line, sequence: sequence, pointers: pointers)
+                } else {
+                    let changed = try changed()
+                    clock?.lap(.commitsAndTrees, into: &profile)
+                    let entry = try makeEntry(commit, changedPlans: changed, sequence: sequence)
+                    clock?.lap(.plans, into: &profile)
+                    let regions = entry.planChanges.flatMap { PlansTrailer.regions(from: $0.before, to: $0.after) }
+                    let pointers = files(locales: entry.locales, action: entry.action, regions: Set(regions))
+                    clock?.lap(.segments, into: &profile)
+                    batch.add(entry.indexLine(), sequence: sequence, pointers: pointers)
+                }
                 if position % AuditLog.flushEvery == 0 || position == ids.count {
                     let sizes = try batch.flush(to: directory, family: family, appendsBeforeKill: &appendsBeforeKill)
                     for (file, size) in sizes { coverage.sizes[file] = size }
@@ -171,17 +183,13 @@ extension AuditLog {
         profile?.commits += ids.count
     }
 
-    /// The pointer files a change belongs in.
-    private func files(for entry: AuditEntry) -> [String] {
-        var files = entry.locales.map { "locale-\($0).idx" }
-        if entry.changeAction == .publish { files.append("publish.idx") }
-        var regions: Set<String> = []
-        for change in entry.planChanges {
-            for region in SegmentShares.regionsChanged(from: change.before, to: change.after) {
-                regions.insert(Region.assigned.contains(region) ? region : "_other")
-            }
-        }
-        return files + regions.sorted().map { "region-\($0).idx" }
+    /// The pointer files a change belongs in: one per locale it names, publish.idx for a publish, and
+    /// one per region token it altered (`PlansTrailer.regions`; `*` is region-_other.idx).
+    private func files(locales: [String], action: String, regions: Set<String>) -> [String] {
+        var files = locales.map { "locale-\($0).idx" }
+        if action == ChangeAction.publish.rawValue { files.append("publish.idx") }
+        let names = regions.map { $0 == PlansTrailer.otherRegions ? "_other" : $0 }
+        return files + names.sorted().map { "region-\($0).idx" }
     }
 
     /// Runs `body` holding the index's lock, creating the directory first; an index that cannot be

@@ -79,9 +79,9 @@ extension AuditLog {
         for (offset, id) in ids.enumerated() {
             var entry: AuditEntry?
             try repository.git.forEachChange([id], in: StateLayout.plansDirectory) { commit, changed in
-                entry = try makeEntry(commit, changedPlans: changed, sequence: ids.count - offset)
+                entry = try makeEntry(commit, changedPlans: changed(), sequence: ids.count - offset)
             }
-            guard let entry, query.matches(entry) else { continue }
+            guard var entry, query.matches(&entry) else { continue }
             guard results.add(entry) else { return Result(entries: results.entries, truncated: true) }
         }
         return Result(entries: results.entries, truncated: false)
@@ -93,7 +93,13 @@ extension AuditLog {
     private func confirmed(_ entry: AuditEntry) throws -> AuditEntry? {
         guard let id = ObjectID(hex: entry.commit) else { return nil }
         let commit = try repository.git.commit(id)
-        guard AuditEntry.CommitRecord(commit).describes(entry) else { return nil }
+        let record = AuditEntry.CommitRecord(commit)
+        guard record.describes(entry) else { return nil }
+        if let plans = record.plans {
+            // The index was built from this trailer: no tree is read (docs/audit.md, "The Rollout-Plans trailer").
+            let said = plans.items.map { [$0.locale, $0.before ?? "", $0.after] }
+            return said == entry.planChanges.map { [$0.locale, $0.beforeBlob ?? "", $0.afterBlob] } ? entry : nil
+        }
         let parentTree = try commit.parents.first.map { try repository.git.commit($0).tree }
         for change in entry.planChanges {
             let path = StateLayout.plan(change.locale)
@@ -153,7 +159,7 @@ extension AuditLog {
             heads[pick] = cursors[pick].next(below: sequence, floor: floor)
             guard sequence < lastSequence else { continue }
             lastSequence = sequence
-            guard let entry = AuditEntry.parse(line, loadPlan: { loadPlan($0) }), results.query.matches(entry) else {
+            guard var entry = AuditEntry.parse(line, loadPlan: { loadPlan($0) }), results.query.matches(&entry) else {
                 continue
             }
             guard results.add(entry) else { return false }
@@ -203,16 +209,20 @@ extension AuditLog.Query {
         return []
     }
 
-    func matches(_ entry: AuditEntry) -> Bool {
+    /// Whether the query returns `entry`; under `--segment`, records in it what the segment's
+    /// devices receive after each plan change that altered it (`segmentChanges`).
+    func matches(_ entry: inout AuditEntry) -> Bool {
         if let since, entry.time < since { return false }
         if let until, entry.time > until { return false }
         if let locale, !entry.locales.contains(locale) { return false }
         if let pack, !entry.packs.contains(pack.description) { return false }
         if let segment {
             if entry.changeAction == .publish { return true }
-            return entry.changes(affecting: segment.region, versions: segment.versions).contains {
-                locale == nil || $0.locale == locale
+            let changed = entry.sharesChanged(in: segment.region, versions: segment.versions).filter {
+                locale == nil || $0.change.locale == locale
             }
+            entry.segmentChanges = changed
+            return !changed.isEmpty
         }
         return true
     }

@@ -45,12 +45,13 @@ extension GitRepository {
         return (ids, true)
     }
 
-    /// Calls `body` with each of `commits` in the order given and the blobs directly in `directory`
-    /// (a top-level tree such as `plans`) that differ from its first parent's. When the commits are a
-    /// first-parent chain, oldest first or newest first, each directory version is read once: the
-    /// directories of the last commit and of its parent are kept for the next one.
+    /// Calls `body` with each of `commits` in the order given and a function giving the blobs directly
+    /// in `directory` (a top-level tree such as `plans`) that differ from its first parent's; no tree
+    /// is read for a commit whose `body` does not call it. When the commits are a first-parent chain,
+    /// oldest first or newest first, each directory version is read once: the directories of the
+    /// last commit and of its parent are kept for the next one.
     func forEachChange(
-        _ commits: [ObjectID], in directory: String, _ body: (GitCommit, [GitChangedBlob]) throws -> Void
+        _ commits: [ObjectID], in directory: String, _ body: (GitCommit, () throws -> [GitChangedBlob]) throws -> Void
     ) throws {
         var kept: [(commit: ObjectID, tree: OpaquePointer?)] = []
         defer { for item in kept { git_tree_free(item.tree) } }
@@ -62,10 +63,13 @@ extension GitRepository {
         }
         for id in commits {
             let commit = try self.commit(id)
-            let newTree = try tree(of: id) { commit.tree }
             let parent = commit.parents.first
-            let parentTree = try parent.map { parent in try tree(of: parent) { try self.commit(parent).tree } } ?? nil
-            try body(commit, GitRepository.changedBlobs(parentTree, newTree))
+            try body(commit) {
+                let newTree = try tree(of: id) { commit.tree }
+                let parentTree =
+                    try parent.map { parent in try tree(of: parent) { try self.commit(parent).tree } } ?? nil
+                return GitRepository.changedBlobs(parentTree, newTree)
+            }
             // The next commit of a chain is this one's parent or its child: both need only these two.
             kept.removeAll { item in
                 guard item.commit != id && item.commit != parent else { return false }

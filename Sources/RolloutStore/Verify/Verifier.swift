@@ -257,6 +257,7 @@ public enum Verifier {
             for change in changes where change.old != nil && isImmutable(change.path) {
                 c.problem(change.path, .immutableChanged(change))
             }
+            try checkPlansTrailer(&c)
             guard let name = c.trailers.value(.action) else {
                 c.problem(nil, .noAction(commit))
                 return c.problems
@@ -279,6 +280,27 @@ public enum Verifier {
             }
             try checkTrailers(action, &c)
             return c.problems
+        }
+
+        /// A `Rollout-Plans` trailer says exactly what the commit did to the plans: the log index of
+        /// every clone is built from it (docs/audit.md, "The Rollout-Plans trailer").
+        func checkPlansTrailer(_ c: inout CommitUnderCheck) throws {
+            let values = c.trailers.values(.plans)
+            guard !values.isEmpty else { return }
+            let plans = StateLayout.plansDirectory + "/"
+            let changed = c.changes.compactMap { change -> (locale: String, before: ObjectID?, after: ObjectID)? in
+                let name = change.path.dropFirst(plans.count)
+                guard let new = change.new, change.path.hasPrefix(plans), !name.contains("/"),
+                    let locale = PlansTrailer.locale(ofPlanFile: name)
+                else { return nil }
+                return (locale, change.old, new)
+            }
+            let actual = try PlansTrailer.of(changed) { try? Plan.parse(git.readBlob($0), source: $0.hex) }
+            guard values.count == 1, let said = PlansTrailer(value: values[0]) else {
+                c.problem(nil, .unreadablePlansTrailer(values))
+                return
+            }
+            if said != actual { c.problem(nil, .plansTrailerDisagrees(said, actual)) }
         }
 
         /// What each action's trailers promise about the files its commit changed.
@@ -639,6 +661,18 @@ public enum Verifier {
 
 /// The longer problem messages, written once; the text is what `rollout verify` prints.
 extension String {
+    fileprivate static func unreadablePlansTrailer(_ values: [String]) -> String {
+        values.count == 1
+            ? "has a Rollout-Plans trailer rollout does not write so (\(values[0])); the log index reads this commit from its trees, and the trailer should be removed"
+            : "has \(values.count) Rollout-Plans trailers; rollout writes one"
+    }
+
+    fileprivate static func plansTrailerDisagrees(_ said: PlansTrailer, _ actual: PlansTrailer?) -> String {
+        let found = actual.map { "the plans it changed give \($0.value)" } ?? "a plan it wrote cannot be read as a plan"
+        return
+            "Rollout-Plans says \(said.value), but \(found); `rollout log` on a clone reads what this trailer says, so the history misleads every auditor"
+    }
+
     fileprivate static func notSingleParent(_ commit: GitCommit) -> String {
         "has \(commit.parents.count) parents; rollout's history is one line of single-parent commits"
     }
