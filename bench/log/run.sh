@@ -10,8 +10,11 @@
 #     the same at SMALL: a query must not grow with history. Goal <= 3x.
 #   log-cold-clone-all: the first `log --segment TR/4.8 --limit 0` on a fresh clone of the CHANGES
 #     history, a question about the whole history, which indexes all of it (the first query above
-#     indexes only what it needs), against the same peer in the same clone, run just before it; wall
-#     and CPU (user + system of the process and its children) ratios, the goal on wall. Goal <= 5x.
+#     indexes only what it needs), against the same peer in the same clone, run just before it;
+#     ROUNDS more fresh clones, medians; wall and CPU (user + system of the process and its
+#     children) ratios, the goal on wall. Goal <= 5x.
+# The histories carry Rollout-Plans as rollout writes it; LEGACY=1 generates them without it, as a
+# rollout from before the trailer wrote them (every change then indexed from its trees).
 # At full size (CHANGES >= 100000) a failed goal exits 1; smaller runs (make bench) only report.
 #
 # Usage: bench/log/run.sh [ROLLOUT_BINARY]   CHANGES=100000 SMALL=1000 ROUNDS=3 RUNS=11
@@ -95,14 +98,23 @@ median() { python3 -c 'import statistics, sys; print(f"{statistics.median(map(fl
     echo "round $round: rollout clone ${clones[-1]} ms; first log --segment TR/4.8 ${colds[-1]} ms; peer git log --format=%H%n%B main ${peers[-1]} ms"
     [ "$round" = "$ROUNDS" ] || rm -rf "$clone"
   done
-  # A question about the whole history on one more fresh clone: everything gets indexed.
-  full_clone="$WORK/clone-full"
-  "$BIN" clone "$large" "$full_clone" >/dev/null
-  read -r full_peer full_peer_cpu < <(once_wall_cpu_ms git --git-dir "$full_clone" log --format=%H%n%B main)
-  read -r full full_cpu < <(once_wall_cpu_ms "$BIN" --repo "$full_clone" log --segment TR/4.8 --limit 0)
-  echo "whole history: first log --segment TR/4.8 --limit 0 on a fresh clone $full ms (CPU $full_cpu ms); git log --format=%H%n%B main $full_peer ms (CPU $full_peer_cpu ms)"
+  # A question about the whole history on ROUNDS more fresh clones: everything gets indexed. The
+  # peer runs just before it in the same clone; medians of the rounds compared.
+  fulls=(); full_cpus=(); full_peers=(); full_peer_cpus=()
+  for round in $(seq 1 "$ROUNDS"); do
+    full_clone="$WORK/clone-full"
+    "$BIN" clone "$large" "$full_clone" >/dev/null
+    read -r full_peer full_peer_cpu < <(once_wall_cpu_ms git --git-dir "$full_clone" log --format=%H%n%B main)
+    read -r full full_cpu < <(once_wall_cpu_ms "$BIN" --repo "$full_clone" log --segment TR/4.8 --limit 0)
+    echo "whole history, round $round: first log --segment TR/4.8 --limit 0 on a fresh clone $full ms (CPU $full_cpu ms); git log --format=%H%n%B main $full_peer ms (CPU $full_peer_cpu ms)"
+    fulls+=("$full"); full_cpus+=("$full_cpu"); full_peers+=("$full_peer"); full_peer_cpus+=("$full_peer_cpu")
+    [ "$round" = "$ROUNDS" ] || rm -rf "$full_clone"
+  done
   echo "matches shown with --limit 0: $("$BIN" --repo "$full_clone" log --segment TR/4.8 --limit 0 --json | python3 -c 'import json,sys; print(len(json.load(sys.stdin)["changes"]))')"
+  echo "commits carrying Rollout-Plans: $(git --git-dir "$full_clone" log --format=%H --grep='^Rollout-Plans: ' main | wc -l) of $(git --git-dir "$full_clone" rev-list --count main)"
   rm -rf "$full_clone"
+  full="$(median "${fulls[@]}")"; full_cpu="$(median "${full_cpus[@]}")"
+  full_peer="$(median "${full_peers[@]}")"; full_peer_cpu="$(median "${full_peer_cpus[@]}")"
   cold="$(median "${colds[@]}")"; peer="$(median "${peers[@]}")"
   echo "cold, median of $ROUNDS fresh clones: log --segment TR/4.8 $cold ms; git log --format=%H%n%B main $peer ms"
   echo "phases of one more cold build (ROLLOUT_LOG_PROFILE=1):"

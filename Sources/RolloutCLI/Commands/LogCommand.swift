@@ -48,6 +48,8 @@ enum LogCommand {
         query.until = try invocation.value(options.until)
         let limit = try invocation.value(options.limit) ?? defaultLimit
         query.limit = limit == 0 ? nil : limit
+        // Only --json shows the plans themselves.
+        query.keepsPlans = invocation.json
 
         let repository = try context.repository(invocation)
         let log = AuditLog(repository: repository)
@@ -75,15 +77,18 @@ enum LogCommand {
             }
             if let segment = query.segment {
                 let changed =
-                    entry.segmentChanges ?? entry.sharesChanged(in: segment.region, versions: segment.versions)
-                let shown = changed.filter { query.locale == nil || $0.change.locale == query.locale }
+                    entry.segmentChanges
+                    ?? entry.sharesChanged(in: segment.region, versions: segment.versions).map {
+                        ($0.change.locale, $0.after)
+                    }
+                let shown = changed.filter { query.locale == nil || $0.locale == query.locale }
                 if wantsJSON {
-                    item["shares"] = .array(shown.flatMap { sharesJSON($0.change.locale, $0.after) })
+                    item["shares"] = .array(shown.flatMap { sharesJSON($0.locale, $0.after) })
                 } else {
-                    for (change, after) in shown {
+                    for (locale, after) in shown {
                         for piece in after.pieces {
                             text +=
-                                "    \(style.green("\(change.locale) \(piece.regions) \(piece.versions)")): \(piece.describe(locale: change.locale))\n"
+                                "    \(style.green("\(locale) \(piece.regions) \(piece.versions)")): \(piece.describe(locale: locale))\n"
                         }
                     }
                 }

@@ -35,9 +35,19 @@ public struct AuditEntry: Sendable {
     /// Every plan the commit changed (one for anything rollout writes; a commit made by hand may change several).
     public let planChanges: [PlanChange]
 
-    /// Under a `--segment` query, what `sharesChanged(in:versions:)` gave for its segment when the
-    /// query matched this entry, so that showing it does not work it out again.
-    public internal(set) var segmentChanges: [(change: PlanChange, after: SegmentShares)]? = nil
+    /// Under a `--segment` query, each plan change that altered the segment (its locale) with what
+    /// the segment's devices receive after it: worked out when the query matched this entry, so that
+    /// showing it does not work it out again.
+    public internal(set) var segmentChanges: [(locale: String, after: SegmentShares)]? = nil
+
+    /// The entry without its plans (`Query.keepsPlans`): `planChanges` empty, the rest as it was.
+    func withoutPlans() -> AuditEntry {
+        var entry = AuditEntry(
+            sequence: sequence, commit: commit, time: time, actor: actor, action: action, summary: summary,
+            reason: reason, locales: locales, packs: packs, planChanges: [])
+        entry.segmentChanges = segmentChanges
+        return entry
+    }
 
     /// The plan changes that altered what devices in `region` (or "*") on `versions` receive.
     public func changes(affecting region: String, versions: VersionRange) -> [PlanChange] {

@@ -1,3 +1,4 @@
+import Foundation
 import RolloutModel
 
 /// A change's line in `changes.jsonl` (docs/audit.md, "The index"): written when the change is
@@ -53,27 +54,151 @@ extension AuditEntry {
     /// A plan change by its blob ids: the locale, before (nil: a new plan) and after.
     typealias PlanReference = (locale: String, before: String?, after: String)
 
-    /// Reads an index line back; `loadPlan` turns a blob id into the plan it holds.
+    /// Reads an index line back; `loadPlan` turns a blob id into the plan it holds. A line as
+    /// `indexLine` writes it, with no escape and no byte outside ASCII, is read on its bytes; any
+    /// other by the strict parser (`IndexLineTests` checks that both read every line alike).
     static func parse(_ line: Substring, loadPlan: (String) -> Plan?) -> AuditEntry? {
-        guard let value = try? StrictJSONParser.parse(Array(line.utf8)), let o = value.objectValue,
-            let seq = o["seq"]?.integerValue, let commit = o["commit"]?.stringValue, let time = o["time"]?.integerValue,
-            let actor = o["actor"]?.stringValue, let action = o["action"]?.stringValue,
-            let summary = o["summary"]?.stringValue
+        let bytes = Array(line.utf8)
+        guard let fields = bytes.withUnsafeBufferPointer(IndexLineFields.readWritten) ?? IndexLineFields.read(bytes)
         else { return nil }
         var changes: [PlanChange] = []
-        for item in o["plans"]?.arrayValue ?? [] {
-            guard let plan = item.objectValue, let locale = plan["locale"]?.stringValue,
-                let after = plan["after"]?.stringValue,
+        for plan in fields.plans {
+            guard
                 let change = PlanChange(
-                    locale: locale, beforeBlob: plan["before"]?.stringValue, afterBlob: after, loadPlan: loadPlan)
+                    locale: plan.locale, beforeBlob: plan.before, afterBlob: plan.after, loadPlan: loadPlan)
             else { return nil }
             changes.append(change)
         }
         return AuditEntry(
-            sequence: seq, commit: commit, time: Timestamp(seconds: Int64(time)), actor: actor, action: action,
-            summary: summary, reason: o["reason"]?.stringValue,
+            sequence: fields.seq, commit: fields.commit, time: Timestamp(seconds: Int64(fields.time)),
+            actor: fields.actor, action: fields.action, summary: fields.summary, reason: fields.reason,
+            locales: fields.locales, packs: fields.packs, planChanges: changes)
+    }
+}
+
+/// The members of an index line.
+struct IndexLineFields: Equatable {
+    var action = "", actor = "", commit = "", summary = ""
+    var locales: [String] = [], packs: [String] = []
+    var plans: [Plan] = []
+    var reason: String?
+    var seq = 0, time = 0
+
+    struct Plan: Equatable {
+        let locale: String
+        let before: String?
+        let after: String
+    }
+
+    /// The members as the strict parser reads them; nil for a line that is not a change's.
+    static func read(_ bytes: [UInt8]) -> IndexLineFields? {
+        guard let value = try? StrictJSONParser.parse(bytes), let o = value.objectValue,
+            let seq = o["seq"]?.integerValue, let commit = o["commit"]?.stringValue, let time = o["time"]?.integerValue,
+            let actor = o["actor"]?.stringValue, let action = o["action"]?.stringValue,
+            let summary = o["summary"]?.stringValue
+        else { return nil }
+        var fields = IndexLineFields(
+            action: action, actor: actor, commit: commit, summary: summary,
             locales: o["locales"]?.arrayValue?.compactMap(\.stringValue) ?? [],
-            packs: o["packs"]?.arrayValue?.compactMap(\.stringValue) ?? [], planChanges: changes)
+            packs: o["packs"]?.arrayValue?.compactMap(\.stringValue) ?? [], reason: o["reason"]?.stringValue,
+            seq: seq, time: time)
+        for item in o["plans"]?.arrayValue ?? [] {
+            guard let plan = item.objectValue, let locale = plan["locale"]?.stringValue,
+                let after = plan["after"]?.stringValue
+            else { return nil }
+            fields.plans.append(Plan(locale: locale, before: plan["before"]?.stringValue, after: after))
+        }
+        return fields
+    }
+
+    /// The members of a line exactly as `indexLine` writes it, read on its bytes; nil for anything
+    /// else (an escape, a byte outside ASCII, another member or order), which `read` then reads.
+    static func readWritten(_ bytes: UnsafeBufferPointer<UInt8>) -> IndexLineFields? {
+        var cursor = Cursor(bytes: bytes)
+        var fields = IndexLineFields()
+        guard cursor.literal("{\"action\":"), let action = cursor.string(), cursor.literal(",\"actor\":"),
+            let actor = cursor.string(), cursor.literal(",\"commit\":"), let commit = cursor.string(),
+            cursor.literal(",\"locales\":"), let locales = cursor.strings(), cursor.literal(",\"packs\":"),
+            let packs = cursor.strings()
+        else { return nil }
+        (fields.action, fields.actor, fields.commit, fields.locales, fields.packs) = (
+            action, actor, commit, locales, packs
+        )
+        if cursor.literal(",\"plans\":[") {
+            repeat {
+                guard cursor.literal("{\"after\":"), let after = cursor.string(), cursor.literal(",\"before\":")
+                else { return nil }
+                var before: String?
+                if !cursor.literal("null") {
+                    guard let read = cursor.string() else { return nil }
+                    before = read
+                }
+                guard cursor.literal(",\"locale\":"), let locale = cursor.string(), cursor.literal("}") else {
+                    return nil
+                }
+                fields.plans.append(Plan(locale: locale, before: before, after: after))
+            } while cursor.literal(",")
+            guard cursor.literal("]") else { return nil }
+        }
+        if cursor.literal(",\"reason\":") {
+            guard let reason = cursor.string() else { return nil }
+            fields.reason = reason
+        }
+        guard cursor.literal(",\"seq\":"), let seq = cursor.integer(), cursor.literal(",\"summary\":"),
+            let summary = cursor.string(), cursor.literal(",\"time\":"), let time = cursor.integer(),
+            cursor.literal("}"), cursor.index == bytes.count
+        else { return nil }
+        (fields.seq, fields.summary, fields.time) = (seq, summary, time)
+        return fields
+    }
+
+    private struct Cursor {
+        let bytes: UnsafeBufferPointer<UInt8>
+        var index = 0
+
+        /// Takes `text` when the bytes go on with it.
+        mutating func literal(_ text: StaticString) -> Bool {
+            let count = text.utf8CodeUnitCount
+            guard bytes.count - index >= count,
+                memcmp(bytes.baseAddress! + index, text.utf8Start, count) == 0
+            else { return false }
+            index += count
+            return true
+        }
+
+        /// A string of printable ASCII without a backslash; nil for any other.
+        mutating func string() -> String? {
+            guard index < bytes.count, bytes[index] == 0x22 else { return nil }
+            let start = index + 1
+            var end = start
+            while end < bytes.count, bytes[end] != 0x22 {
+                guard (0x20..<0x7F).contains(bytes[end]), bytes[end] != 0x5C else { return nil }
+                end += 1
+            }
+            guard end < bytes.count else { return nil }
+            index = end + 1
+            return String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self)
+        }
+
+        mutating func strings() -> [String]? {
+            guard literal("[") else { return nil }
+            var items: [String] = []
+            if literal("]") { return items }
+            repeat {
+                guard let item = string() else { return nil }
+                items.append(item)
+            } while literal(",")
+            return literal("]") ? items : nil
+        }
+
+        /// A whole number as `JSONWriter.formatNumber` writes one: digits, no sign, no leading zero.
+        mutating func integer() -> Int? {
+            let start = index
+            while index < bytes.count, (0x30...0x39).contains(bytes[index]) { index += 1 }
+            let count = index - start
+            guard count > 0, count <= 15, count == 1 || bytes[start] != 0x30 else { return nil }
+            return bytes[start..<index].reduce(0) { $0 * 10 + Int($1 - 0x30) }
+        }
     }
 }
 

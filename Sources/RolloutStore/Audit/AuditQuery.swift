@@ -12,6 +12,10 @@ extension AuditLog {
         public var until: Timestamp?
         /// nil: every matching change.
         public var limit: Int?
+        /// False: the entries come without their plans (`planChanges` empty; under `--segment`,
+        /// `segmentChanges` says what was shown). A whole-history answer then holds tens of thousands
+        /// of changes in little memory.
+        public var keepsPlans = true
 
         public init() {}
     }
@@ -40,16 +44,9 @@ extension AuditLog {
 
     private func checkedQuery(_ query: Query) throws -> Result {
         do {
-            guard let answer = try indexedAnswer(query) else { return try walkingQuery(query) }
-            var checked: [AuditEntry] = []
-            for entry in answer.entries {
-                guard let fresh = try? confirmed(entry) else {
-                    try rebuild(because: .entryDisagrees(entry.commit))
-                    return try indexedQuery(query)
-                }
-                checked.append(fresh)
-            }
-            return Result(entries: checked, truncated: answer.truncated)
+            // Each change the index returns is confirmed against its commit as it is collected
+            // (`collect`): one that disagrees is damage, and the index is rebuilt.
+            return try indexedAnswer(query) ?? walkingQuery(query)
         } catch is IndexUnavailable {
             // A read-only repository (an auditor's mount) or a full disk: the index is only a cache, so
             // walk the history itself, slower but the same answer. A read never fails for want of space.
@@ -126,7 +123,7 @@ extension AuditLog {
             : pointerFiles.map { FamilyCursor(families, pointers: $0, sizes: coverage.sizes) }
         var results = Collector(query: query)
         while true {
-            guard collect(from: cursors, below: &lastSequence, floor: coverage.floorSeq, into: &results) else {
+            guard try collect(from: cursors, below: &lastSequence, floor: coverage.floorSeq, into: &results) else {
                 return Result(entries: results.entries, truncated: true)
             }
             // Every indexed change down to the floor is read: older ones are indexed only now, as needed.
@@ -150,7 +147,7 @@ extension AuditLog {
     /// `lastSequence` and not below `floor`, each change once. False when the limit stopped it.
     private func collect(
         from cursors: [FamilyCursor], below lastSequence: inout Int, floor: Int, into results: inout Collector
-    ) -> Bool {
+    ) throws -> Bool {
         var heads = cursors.map { $0.next(below: lastSequence, floor: floor) }
         while let pick = heads.indices.filter({ heads[$0] != nil }).max(by: {
             heads[$0]!.sequence < heads[$1]!.sequence
@@ -162,7 +159,8 @@ extension AuditLog {
             guard var entry = AuditEntry.parse(line, loadPlan: { loadPlan($0) }), results.query.matches(&entry) else {
                 continue
             }
-            guard results.add(entry) else { return false }
+            guard (try? confirmed(entry)) != nil else { throw IndexDamaged.entryDisagrees(entry.commit) }
+            guard results.add(results.query.keepsPlans ? entry : entry.withoutPlans()) else { return false }
         }
         return true
     }
@@ -221,7 +219,7 @@ extension AuditLog.Query {
             let changed = entry.sharesChanged(in: segment.region, versions: segment.versions).filter {
                 locale == nil || $0.change.locale == locale
             }
-            entry.segmentChanges = changed
+            entry.segmentChanges = changed.map { ($0.change.locale, $0.after) }
             return !changed.isEmpty
         }
         return true
