@@ -38,7 +38,8 @@ enum LogCommand {
         static let declared = Options()
     }
 
-    static func run(_ invocation: Invocation, _ context: CommandContext) throws -> CommandOutput {
+    /// The query the options ask.
+    static func query(_ invocation: Invocation) throws -> AuditLog.Query {
         var query = AuditLog.Query()
         let options = Options.declared
         query.segment = try invocation.value(options.segment).map { ($0.region, $0.versions) }
@@ -50,7 +51,11 @@ enum LogCommand {
         query.limit = limit == 0 ? nil : limit
         // Only --json shows the plans themselves.
         query.keepsPlans = invocation.json
+        return query
+    }
 
+    static func run(_ invocation: Invocation, _ context: CommandContext) throws -> CommandOutput {
+        let query = try query(invocation)
         let repository = try context.repository(invocation)
         let log = AuditLog(repository: repository)
         if context.environment["ROLLOUT_LOG_PROFILE"] == "1" { log.profile = BuildProfile() }
