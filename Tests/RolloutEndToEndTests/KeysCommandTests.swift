@@ -123,7 +123,7 @@ final class KeysCommandTests: XCTestCase {
             try trailers(w),
             [
                 "Rollout-Action: keys", "Rollout-Keys-Version: 2", "Rollout-Key-Event: rotate", "Rollout-Key: \(new)",
-                "Rollout-Actor: Test Runner <test@example.com>",
+                "Rollout-Plans: none", "Rollout-Actor: Test Runner <test@example.com>",
             ])
         try assertVerifies(w)
     }

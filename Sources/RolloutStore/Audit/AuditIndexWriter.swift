@@ -155,21 +155,22 @@ extension AuditLog {
                 // A commit that says what it did to the plans (`Rollout-Plans`) is indexed from that
                 // alone; any other from its trees and plans (docs/audit.md, "The Rollout-Plans trailer").
                 let record = AuditEntry.CommitRecord(commit)
-                if let (line, locales, regions) = record.indexLine(commit: commit.id, sequence: sequence) {
+                let line: [UInt8]
+                let pointers: [String]
+                if let (read, locales, regions) = record.indexLine(commit: commit.id, sequence: sequence) {
                     clock?.lap(.commitsAndTrees, into: &profile)
-                    let pointers = files(locales: locales, action: record.action, regions: regions)
-                    clock?.lap(.segments, into: &profile)
-                    batch.add(line, sequence: sequence, pointers: pointers)
+                    (line, pointers) = (read, files(locales: locales, action: record.action, regions: regions))
                 } else {
                     let changed = try changed()
                     clock?.lap(.commitsAndTrees, into: &profile)
                     let entry = try makeEntry(commit, changedPlans: changed, sequence: sequence)
                     clock?.lap(.plans, into: &profile)
                     let regions = entry.planChanges.flatMap { PlansTrailer.regions(from: $0.before, to: $0.after) }
-                    let pointers = files(locales: entry.locales, action: entry.action, regions: Set(regions))
-                    clock?.lap(.segments, into: &profile)
-                    batch.add(entry.indexLine(), sequence: sequence, pointers: pointers)
+                    (line, pointers) = (entry.indexLine(), files(locales: entry.locales, action: entry.action, regions: Set(regions)))
                 }
+                clock?.lap(.segments, into: &profile)
+                writtenLines[sequence] = line.dropLast().withUnsafeBytes(AuditLog.digest)
+                batch.add(line, sequence: sequence, pointers: pointers)
                 if position % AuditLog.flushEvery == 0 || position == ids.count {
                     let sizes = try batch.flush(to: directory, family: family, appendsBeforeKill: &appendsBeforeKill)
                     for (file, size) in sizes { coverage.sizes[file] = size }
@@ -228,6 +229,7 @@ extension AuditLog {
     func reset() throws {
         do {
             chainBelowFloor = nil
+            writtenLines = [:]
             for name in try FileManager.default.contentsOfDirectory(atPath: directory) where name != "lock" {
                 try FileManager.default.removeItem(atPath: directory + "/" + name)
             }

@@ -34,6 +34,10 @@ public final class AuditLog {
     /// index back then needs no second walk.
     var chainBelowFloor: (floorSeq: Int, ids: ArraySlice<ObjectID>)?
     private var planCache: [String: Plan] = [:]
+    /// The digest of each index line this process wrote, by sequence: a line read back the same is
+    /// one derived from its commit moments ago, and a query takes it without reading the commit again
+    /// (`AuditQuery.collect`; docs/audit.md, "A fresh clone").
+    var writtenLines: [Int: Int] = [:]
     /// Tests only: read every plan with `Plan.parse` alone, as queries did before they used the fast
     /// reader too (AuditWholeHistoryTests compares the two).
     var strictPlansOnly = false
@@ -57,6 +61,14 @@ public final class AuditLog {
     }
     /// The index this query was reading was thrown away and started over by another process.
     struct IndexStartedOver: Error {}
+
+    /// A line's digest for `writtenLines`: SipHash with this process's own random key, so no line
+    /// can be made to match another's.
+    static func digest(_ bytes: UnsafeRawBufferPointer) -> Int {
+        var hasher = Hasher()
+        hasher.combine(bytes: bytes)
+        return hasher.finalize()
+    }
 
     /// Records why the index is not trusted, for the warning `log` prints.
     func distrust(_ damage: IndexDamaged) {

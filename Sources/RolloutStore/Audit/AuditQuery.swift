@@ -149,18 +149,54 @@ extension AuditLog {
         from cursors: [FamilyCursor], below lastSequence: inout Int, floor: Int, into results: inout Collector
     ) throws -> Bool {
         var heads = cursors.map { $0.next(below: lastSequence, floor: floor) }
-        while let pick = heads.indices.filter({ heads[$0] != nil }).max(by: {
-            heads[$0]!.sequence < heads[$1]!.sequence
-        }) {
-            let (sequence, line) = heads[pick]!
-            heads[pick] = cursors[pick].next(below: sequence, floor: floor)
-            guard sequence < lastSequence else { continue }
-            lastSequence = sequence
-            guard var entry = AuditEntry.parse(line, loadPlan: { loadPlan($0) }), results.query.matches(&entry) else {
-                continue
+        /// The next line of the merge, newest first, each change once.
+        func next() -> (sequence: Int, line: Substring)? {
+            while let pick = heads.indices.filter({ heads[$0] != nil }).max(by: {
+                heads[$0]!.sequence < heads[$1]!.sequence
+            }) {
+                let (sequence, line) = heads[pick]!
+                heads[pick] = cursors[pick].next(below: sequence, floor: floor)
+                guard sequence < lastSequence else { continue }
+                lastSequence = sequence
+                return (sequence, line)
             }
-            guard (try? confirmed(entry)) != nil else { throw IndexDamaged.entryDisagrees(entry.commit) }
-            guard results.add(results.query.keepsPlans ? entry : entry.withoutPlans()) else { return false }
+            return nil
+        }
+        // A question about every change reads its lines a chunk at a time, the plans of the next chunk
+        // read on another thread meanwhile (`PlanPrefetch`); a limited one, a line at a time.
+        let prefetch = results.query.limit == nil ? PlanPrefetch(path: repository.path, strictOnly: strictPlansOnly) : nil
+        let size = prefetch == nil ? 1 : PlanPrefetch.chunk
+        func chunk() -> [(sequence: Int, line: Substring)] {
+            var lines: [(sequence: Int, line: Substring)] = []
+            while lines.count < size, let line = next() { lines.append(line) }
+            return lines
+        }
+        var lines = chunk()
+        var fetching = prefetch?.start(lines.map(\.line))
+        while !lines.isEmpty {
+            let following = chunk()
+            let upcoming = following.isEmpty ? nil : prefetch?.start(following.map(\.line))
+            let fetched = fetching?.plans() ?? [:]
+            for (sequence, line) in lines {
+                guard var entry = AuditEntry.parse(line, loadPlan: { fetched[$0] ?? loadPlan($0) }),
+                    results.query.matches(&entry)
+                else { continue }
+                // A line this process wrote from its commit moments ago needs no second read of the commit.
+                var text = line
+                let wroteIt =
+                    writtenLines[sequence].map { written in
+                        text.withUTF8 { written == AuditLog.digest(UnsafeRawBufferPointer($0)) }
+                    } ?? false
+                guard wroteIt || (try? confirmed(entry)) != nil else {
+                    _ = upcoming?.plans()
+                    throw IndexDamaged.entryDisagrees(entry.commit)
+                }
+                guard results.add(results.query.keepsPlans ? entry : entry.withoutPlans()) else {
+                    _ = upcoming?.plans()
+                    return false
+                }
+            }
+            (lines, fetching) = (following, upcoming)
         }
         return true
     }
