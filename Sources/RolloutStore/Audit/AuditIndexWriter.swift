@@ -166,7 +166,9 @@ extension AuditLog {
                     let entry = try makeEntry(commit, changedPlans: changed, sequence: sequence)
                     clock?.lap(.plans, into: &profile)
                     let regions = entry.planChanges.flatMap { PlansTrailer.regions(from: $0.before, to: $0.after) }
-                    (line, pointers) = (entry.indexLine(), files(locales: entry.locales, action: entry.action, regions: Set(regions)))
+                    (line, pointers) = (
+                        entry.indexLine(), files(locales: entry.locales, action: entry.action, regions: Set(regions))
+                    )
                 }
                 clock?.lap(.segments, into: &profile)
                 writtenLines[sequence] = line.dropLast().withUnsafeBytes(AuditLog.digest)

@@ -164,7 +164,8 @@ extension AuditLog {
         }
         // A question about every change reads its lines a chunk at a time, the plans of the next chunk
         // read on another thread meanwhile (`PlanPrefetch`); a limited one, a line at a time.
-        let prefetch = results.query.limit == nil ? PlanPrefetch(path: repository.path, strictOnly: strictPlansOnly) : nil
+        let prefetch =
+            results.query.limit == nil ? PlanPrefetch(path: repository.path, strictOnly: strictPlansOnly) : nil
         let size = prefetch == nil ? 1 : PlanPrefetch.chunk
         func chunk() -> [(sequence: Int, line: Substring)] {
             var lines: [(sequence: Int, line: Substring)] = []

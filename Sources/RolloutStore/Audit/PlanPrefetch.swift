@@ -32,7 +32,8 @@ final class PlanPrefetch: @unchecked Sendable {
             if git == nil { git = try? GitRepository.openBare(path) }
             for blob in blobs where plans[blob] == nil {
                 guard let id = ObjectID(hex: blob), let bytes = try? git?.readBlob(id),
-                    let plan = (strictOnly ? nil : AuditPlanReader.read(bytes)) ?? (try? Plan.parse(bytes, source: blob))
+                    let plan = (strictOnly ? nil : AuditPlanReader.read(bytes))
+                        ?? (try? Plan.parse(bytes, source: blob))
                 else { continue }
                 plans[blob] = plan
             }
