@@ -59,6 +59,8 @@ final class AuditWholeHistoryTests: XCTestCase {
             let asked = try query(&random, from: 1_800_000_000, to: clock)
             let log = AuditLog(repository: repository)
             log.firstReach = 1 + random.below(8)
+            // Chunks of a few lines, so an answer crosses many (`PlanPrefetch`).
+            log.prefetchChunk = 1 + random.below(5)
             let answer = try log.query(asked)
             let old = AuditLog(repository: repository)
             old.strictPlansOnly = true

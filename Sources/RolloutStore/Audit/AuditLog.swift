@@ -26,6 +26,9 @@ public final class AuditLog {
     /// How many of the newest changes the first query indexes; a query that needs older ones grows
     /// the index back by at least as many as it already covers (tests make it small).
     var firstReach = 1_000
+    /// How many lines a whole-history query reads at a time, the plans of the next ones read meanwhile
+    /// on another thread (`PlanPrefetch`; tests make it small).
+    var prefetchChunk = 512
     /// Tests only: after this many more appends to the index's files, the next one writes half its
     /// bytes and fails, as when the process is killed in the middle of an update (AuditIndexModelTests).
     /// A property of this log, not a static, so that no test hook is state shared between threads.

@@ -166,7 +166,7 @@ extension AuditLog {
         // read on another thread meanwhile (`PlanPrefetch`); a limited one, a line at a time.
         let prefetch =
             results.query.limit == nil ? PlanPrefetch(path: repository.path, strictOnly: strictPlansOnly) : nil
-        let size = prefetch == nil ? 1 : PlanPrefetch.chunk
+        let size = prefetch == nil ? 1 : max(1, prefetchChunk)
         func chunk() -> [(sequence: Int, line: Substring)] {
             var lines: [(sequence: Int, line: Substring)] = []
             while lines.count < size, let line = next() { lines.append(line) }

@@ -6,8 +6,6 @@ import RolloutModel
 /// fresh clone"). It only saves time: a plan it could not read is read again by the query, which
 /// then reports it as it always does.
 final class PlanPrefetch: @unchecked Sendable {
-    /// Lines a chunk.
-    static let chunk = 512
     private let queue = DispatchQueue(label: "rollout.log.plans")
     private let path: String
     private let strictOnly: Bool
