@@ -149,7 +149,7 @@ final class AuditWholeHistoryTests: XCTestCase {
             row += " \(String(decoding: JSONWriter.canonical(change.after.jsonValue), as: UTF8.self))"
         }
         if let segment = query.segment {
-            for change in entry.changes(affecting: segment.region, versions: segment.versions) {
+            for (change, _) in entry.sharesChanged(in: segment.region, versions: segment.versions) {
                 for piece in SegmentShares.of(change.after, region: segment.region, versions: segment.versions).pieces {
                     row +=
                         "\n  \(change.locale) \(piece.regions) \(piece.versions): \(piece.describe(locale: change.locale))"

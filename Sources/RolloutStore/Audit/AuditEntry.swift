@@ -49,11 +49,6 @@ public struct AuditEntry: Sendable {
         return entry
     }
 
-    /// The plan changes that altered what devices in `region` (or "*") on `versions` receive.
-    public func changes(affecting region: String, versions: VersionRange) -> [PlanChange] {
-        sharesChanged(in: region, versions: versions).map(\.change)
-    }
-
     /// The plan changes that altered what devices in `region` (or "*") on `versions` receive, each
     /// with what those devices receive after it.
     public func sharesChanged(in region: String, versions: VersionRange) -> [(

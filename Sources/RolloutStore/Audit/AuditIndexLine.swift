@@ -54,13 +54,9 @@ extension AuditEntry {
     /// A plan change by its blob ids: the locale, before (nil: a new plan) and after.
     typealias PlanReference = (locale: String, before: String?, after: String)
 
-    /// Reads an index line back; `loadPlan` turns a blob id into the plan it holds. A line as
-    /// `indexLine` writes it, with no escape and no byte outside ASCII, is read on its bytes; any
-    /// other by the strict parser (`IndexLineTests` checks that both read every line alike).
-    static func parse(_ line: Substring, loadPlan: (String) -> Plan?) -> AuditEntry? {
-        let bytes = Array(line.utf8)
-        guard let fields = bytes.withUnsafeBufferPointer(IndexLineFields.readWritten) ?? IndexLineFields.read(bytes)
-        else { return nil }
+    /// The entry an index line's members describe (`IndexLineFields.parse`); `loadPlan` turns a blob
+    /// id into the plan it holds. nil when a plan after a change cannot be read.
+    init?(_ fields: IndexLineFields, loadPlan: (String) -> Plan?) {
         var changes: [PlanChange] = []
         for plan in fields.plans {
             guard
@@ -69,7 +65,7 @@ extension AuditEntry {
             else { return nil }
             changes.append(change)
         }
-        return AuditEntry(
+        self.init(
             sequence: fields.seq, commit: fields.commit, time: Timestamp(seconds: Int64(fields.time)),
             actor: fields.actor, action: fields.action, summary: fields.summary, reason: fields.reason,
             locales: fields.locales, packs: fields.packs, planChanges: changes)
@@ -111,94 +107,55 @@ struct IndexLineFields: Equatable {
         return fields
     }
 
-    /// The members of a line exactly as `indexLine` writes it, read on its bytes; nil for anything
-    /// else (an escape, a byte outside ASCII, another member or order), which `read` then reads.
+    /// The members of an index line: read on its bytes when `indexLine` wrote it (`readWritten`),
+    /// otherwise by the strict parser; nil for a line that is not a change's.
+    static func parse(_ line: Substring) -> IndexLineFields? {
+        let bytes = Array(line.utf8)
+        return bytes.withUnsafeBufferPointer(readWritten) ?? read(bytes)
+    }
+
+    /// The members of a line with the members in `indexLine`'s order, read on its bytes; nil for
+    /// anything else (an escape, another member or order, a fraction), which `read` then reads. What
+    /// it returns is what `read` returns for the same bytes (`AuditIndexLineTests`).
     static func readWritten(_ bytes: UnsafeBufferPointer<UInt8>) -> IndexLineFields? {
-        var cursor = Cursor(bytes: bytes)
-        var fields = IndexLineFields()
-        guard cursor.literal("{\"action\":"), let action = cursor.string(), cursor.literal(",\"actor\":"),
-            let actor = cursor.string(), cursor.literal(",\"commit\":"), let commit = cursor.string(),
-            cursor.literal(",\"locales\":"), let locales = cursor.strings(), cursor.literal(",\"packs\":"),
-            let packs = cursor.strings()
+        var c = JSONFieldCursor(bytes: bytes)
+        let (open, comma, close) = (UInt8(ascii: "{"), UInt8(ascii: ","), UInt8(ascii: "}"))
+        guard c.take(open), c.member("action"), let action = c.string(), c.take(comma), c.member("actor"),
+            let actor = c.string(), c.take(comma), c.member("commit"), let commit = c.string(), c.take(comma),
+            c.member("locales"), let locales = c.array({ $0.string() }), c.take(comma), c.member("packs"),
+            let packs = c.array({ $0.string() }), c.take(comma)
         else { return nil }
-        (fields.action, fields.actor, fields.commit, fields.locales, fields.packs) = (
-            action, actor, commit, locales, packs
-        )
-        if cursor.literal(",\"plans\":[") {
-            repeat {
-                guard cursor.literal("{\"after\":"), let after = cursor.string(), cursor.literal(",\"before\":")
-                else { return nil }
-                var before: String?
-                if !cursor.literal("null") {
-                    guard let read = cursor.string() else { return nil }
-                    before = read
-                }
-                guard cursor.literal(",\"locale\":"), let locale = cursor.string(), cursor.literal("}") else {
-                    return nil
-                }
-                fields.plans.append(Plan(locale: locale, before: before, after: after))
-            } while cursor.literal(",")
-            guard cursor.literal("]") else { return nil }
+        var fields = IndexLineFields(action: action, actor: actor, commit: commit, locales: locales, packs: packs)
+        if c.member("plans") {
+            guard let plans = c.array({ $0.planReference() }), c.take(comma) else { return nil }
+            fields.plans = plans
         }
-        if cursor.literal(",\"reason\":") {
-            guard let reason = cursor.string() else { return nil }
+        if c.member("reason") {
+            guard let reason = c.string(), c.take(comma) else { return nil }
             fields.reason = reason
         }
-        guard cursor.literal(",\"seq\":"), let seq = cursor.integer(), cursor.literal(",\"summary\":"),
-            let summary = cursor.string(), cursor.literal(",\"time\":"), let time = cursor.integer(),
-            cursor.literal("}"), cursor.index == bytes.count
+        guard c.member("seq"), let seq = c.integer(), c.take(comma), c.member("summary"), let summary = c.string(),
+            c.take(comma), c.member("time"), let time = c.integer(), c.take(close), c.atEnd()
         else { return nil }
         (fields.seq, fields.summary, fields.time) = (seq, summary, time)
         return fields
     }
+}
 
-    private struct Cursor {
-        let bytes: UnsafeBufferPointer<UInt8>
-        var index = 0
-
-        /// Takes `text` when the bytes go on with it.
-        mutating func literal(_ text: StaticString) -> Bool {
-            let count = text.utf8CodeUnitCount
-            guard bytes.count - index >= count,
-                memcmp(bytes.baseAddress! + index, text.utf8Start, count) == 0
-            else { return false }
-            index += count
-            return true
+extension JSONFieldCursor {
+    /// `{"after":…,"before":…,"locale":…}`, `before` null for a new plan.
+    fileprivate mutating func planReference() -> IndexLineFields.Plan? {
+        let comma = UInt8(ascii: ",")
+        guard take(UInt8(ascii: "{")), member("after"), let after = string(), take(comma), member("before")
+        else { return nil }
+        var before: String?
+        skipWhitespace()
+        if !literal("null") {
+            guard let read = string() else { return nil }
+            before = read
         }
-
-        /// A string of printable ASCII without a backslash; nil for any other.
-        mutating func string() -> String? {
-            guard index < bytes.count, bytes[index] == 0x22 else { return nil }
-            let start = index + 1
-            var end = start
-            while end < bytes.count, bytes[end] != 0x22 {
-                guard (0x20..<0x7F).contains(bytes[end]), bytes[end] != 0x5C else { return nil }
-                end += 1
-            }
-            guard end < bytes.count else { return nil }
-            index = end + 1
-            return String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self)
-        }
-
-        mutating func strings() -> [String]? {
-            guard literal("[") else { return nil }
-            var items: [String] = []
-            if literal("]") { return items }
-            repeat {
-                guard let item = string() else { return nil }
-                items.append(item)
-            } while literal(",")
-            return literal("]") ? items : nil
-        }
-
-        /// A whole number as `JSONWriter.formatNumber` writes one: digits, no sign, no leading zero.
-        mutating func integer() -> Int? {
-            let start = index
-            while index < bytes.count, (0x30...0x39).contains(bytes[index]) { index += 1 }
-            let count = index - start
-            guard count > 0, count <= 15, count == 1 || bytes[start] != 0x30 else { return nil }
-            return bytes[start..<index].reduce(0) { $0 * 10 + Int($1 - 0x30) }
-        }
+        guard take(comma), member("locale"), let locale = string(), take(UInt8(ascii: "}")) else { return nil }
+        return IndexLineFields.Plan(locale: locale, before: before, after: after)
     }
 }
 

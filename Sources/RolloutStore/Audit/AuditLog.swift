@@ -102,12 +102,13 @@ public final class AuditLog {
     /// The entry for `commit`, given the plan files that differ from its first parent's.
     func makeEntry(_ commit: GitCommit, changedPlans: [GitChangedBlob], sequence: Int) throws -> AuditEntry {
         var planChanges: [AuditEntry.PlanChange] = []
-        let changed = changedPlans.filter { $0.new != nil && $0.name.hasSuffix(".json") }
-        for file in changed.sorted(by: { $0.name.dropLast(5) < $1.name.dropLast(5) }) {
-            let locale = String(file.name.dropLast(5))
+        let changed = changedPlans.compactMap { file in
+            file.new.flatMap { new in PlansTrailer.locale(ofPlanFile: file.name[...]).map { ($0, file.old, new) } }
+        }
+        for (locale, old, new) in changed.sorted(by: { $0.0 < $1.0 }) {
             guard
                 let change = AuditEntry.PlanChange(
-                    locale: locale, beforeBlob: file.old?.hex, afterBlob: file.new!.hex,
+                    locale: locale, beforeBlob: old?.hex, afterBlob: new.hex,
                     loadPlan: { loadPlan($0) })
             else { throw RolloutError.damagedPlan(locale, at: commit.id) }
             planChanges.append(change)
@@ -122,7 +123,7 @@ public final class AuditLog {
     func loadPlan(_ blob: String) -> Plan? {
         if let cached = planCache[blob] { return cached }
         guard let id = ObjectID(hex: blob), let bytes = try? repository.git.readBlob(id),
-            let plan = (strictPlansOnly ? nil : AuditPlanReader.read(bytes)) ?? (try? Plan.parse(bytes, source: blob))
+            let plan = AuditPlanReader.plan(bytes, blob: blob, strictOnly: strictPlansOnly)
         else {
             return nil
         }

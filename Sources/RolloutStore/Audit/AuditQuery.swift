@@ -167,19 +167,22 @@ extension AuditLog {
         let prefetch =
             results.query.limit == nil ? PlanPrefetch(path: repository.path, strictOnly: strictPlansOnly) : nil
         let size = prefetch == nil ? 1 : max(1, prefetchChunk)
-        func chunk() -> [(sequence: Int, line: Substring)] {
-            var lines: [(sequence: Int, line: Substring)] = []
-            while lines.count < size, let line = next() { lines.append(line) }
+        /// The next lines, each with its members read once (nil: not a change's line).
+        func chunk() -> [(sequence: Int, line: Substring, fields: IndexLineFields?)] {
+            var lines: [(sequence: Int, line: Substring, fields: IndexLineFields?)] = []
+            while lines.count < size, let (sequence, line) = next() {
+                lines.append((sequence, line, IndexLineFields.parse(line)))
+            }
             return lines
         }
         var lines = chunk()
-        var fetching = prefetch?.start(lines.map(\.line))
+        var fetching = prefetch?.start(lines.map(\.fields))
         while !lines.isEmpty {
             let following = chunk()
-            let upcoming = following.isEmpty ? nil : prefetch?.start(following.map(\.line))
+            let upcoming = following.isEmpty ? nil : prefetch?.start(following.map(\.fields))
             let fetched = fetching?.plans() ?? [:]
-            for (sequence, line) in lines {
-                guard var entry = AuditEntry.parse(line, loadPlan: { fetched[$0] ?? loadPlan($0) }),
+            for (sequence, line, fields) in lines {
+                guard var entry = fields.flatMap({ AuditEntry($0, loadPlan: { fetched[$0] ?? loadPlan($0) }) }),
                     results.query.matches(&entry)
                 else { continue }
                 // A line this process wrote from its commit moments ago needs no second read of the commit.

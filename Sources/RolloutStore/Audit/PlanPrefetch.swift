@@ -18,20 +18,17 @@ final class PlanPrefetch: @unchecked Sendable {
     }
 
     /// Starts reading the plans `lines` name; `Ticket.plans()` waits for them.
-    func start(_ lines: [Substring]) -> Ticket {
+    func start(_ lines: [IndexLineFields?]) -> Ticket {
         let ticket = Ticket()
-        let blobs = lines.flatMap { line -> [String] in
-            let bytes = Array(line.utf8)
-            let fields = bytes.withUnsafeBufferPointer(IndexLineFields.readWritten) ?? IndexLineFields.read(bytes)
-            return fields?.plans.flatMap { [$0.after] + ($0.before.map { [$0] } ?? []) } ?? []
+        let blobs = lines.flatMap { fields in
+            fields?.plans.flatMap { [$0.after] + ($0.before.map { [$0] } ?? []) } ?? []
         }
         queue.async { [self] in
             var plans: [String: Plan] = [:]
             if git == nil { git = try? GitRepository.openBare(path) }
             for blob in blobs where plans[blob] == nil {
                 guard let id = ObjectID(hex: blob), let bytes = try? git?.readBlob(id),
-                    let plan = (strictOnly ? nil : AuditPlanReader.read(bytes))
-                        ?? (try? Plan.parse(bytes, source: blob))
+                    let plan = AuditPlanReader.plan(bytes, blob: blob, strictOnly: strictOnly)
                 else { continue }
                 plans[blob] = plan
             }

@@ -123,6 +123,13 @@ public struct PlansTrailer: Equatable, Sendable {
         name.hasSuffix(".json") ? String(name.dropLast(5)) : nil
     }
 
+    /// The same for a path in the repository: `plans/<locale>.json`, and nothing deeper.
+    static func locale(ofPlanPath path: String) -> String? {
+        let directory = StateLayout.plansDirectory + "/"
+        let name = path.dropFirst(directory.count)
+        return path.hasPrefix(directory) && !name.contains("/") ? locale(ofPlanFile: name) : nil
+    }
+
     private static func isLocale(_ word: String) -> Bool {
         !word.isEmpty && word != "none"
             && word.utf8.allSatisfy { byte in
@@ -183,10 +190,7 @@ extension PackRepository {
         var changed: [(locale: String, before: ObjectID?, after: ObjectID)] = []
         var written: [ObjectID: [UInt8]] = [:]
         for (path, new) in after {
-            let name = path.dropFirst(StateLayout.plansDirectory.count + 1)
-            guard path.hasPrefix(StateLayout.plansDirectory + "/"), !name.contains("/"),
-                let locale = PlansTrailer.locale(ofPlanFile: name)
-            else { continue }
+            guard let locale = PlansTrailer.locale(ofPlanPath: path) else { continue }
             let before = try snapshot.tree.flatMap { try git.treeEntry($0, path: path) }
             if let before, before.isTree { return nil }
             guard before?.id != new.id else { continue }

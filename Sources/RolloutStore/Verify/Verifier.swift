@@ -287,12 +287,10 @@ public enum Verifier {
         func checkPlansTrailer(_ c: inout CommitUnderCheck) throws {
             let values = c.trailers.values(.plans)
             guard !values.isEmpty else { return }
-            let plans = StateLayout.plansDirectory + "/"
             let changed = c.changes.compactMap { change -> (locale: String, before: ObjectID?, after: ObjectID)? in
-                let name = change.path.dropFirst(plans.count)
-                guard let new = change.new, change.path.hasPrefix(plans), !name.contains("/"),
-                    let locale = PlansTrailer.locale(ofPlanFile: name)
-                else { return nil }
+                guard let new = change.new, let locale = PlansTrailer.locale(ofPlanPath: change.path) else {
+                    return nil
+                }
                 return (locale, change.old, new)
             }
             let actual = try PlansTrailer.of(changed) { try? Plan.parse(git.readBlob($0), source: $0.hex) }
