@@ -25,10 +25,9 @@ struct Counters: Equatable {
 
         /// The kind's exposure and event columns, as `rollout metrics ingest` reads them.
         func columns(_ kind: MetricKind) -> (exposures: Int, events: Int) {
-            switch kind {
-            case .crash: return (sessions, crashes)
-            case .fallback: return (lookups, fallbacks)
-            }
+            if kind == .crash { return (sessions, crashes) }
+            if kind == .fallback { return (lookups, fallbacks) }
+            return (0, 0)
         }
     }
 

@@ -23,7 +23,7 @@ struct DeviceStatus {
         launch = client.launchStatus
         installID = client.installID
         var counters: [MetricKind: [CounterRow]] = [:]
-        for kind in MetricKind.allCases {
+        for kind in MetricKind.health {
             // date,locale,pack,region,app_version,TOTAL,EVENTS; region and app version are the device's.
             counters[kind] = client.metricsCSV(kind).split(separator: "\n").dropFirst().compactMap { line in
                 let fields = line.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
@@ -114,7 +114,7 @@ struct DeviceStatus {
             text += "Under a kill switch: \(status.killed.sorted().joined(separator: ", ")).\n"
         }
         text += launchText
-        let rows = MetricKind.allCases.flatMap { kind in (counters[kind] ?? []).map { (kind, $0) } }
+        let rows = MetricKind.health.flatMap { kind in (counters[kind] ?? []).map { (kind, $0) } }
         if rows.isEmpty {
             text += "Counters: none.\n"
         } else {

@@ -95,7 +95,7 @@ public enum Health {
         gates: GatePolicy, traffic: [String: [MetricKind: Traffic]] = [:]
     ) -> Report {
         let measured = segments.flatMap { segment in
-            MetricKind.allCases.filter { segment.candidate[$0] != nil }.map { (segment, $0) }
+            MetricKind.health.filter { segment.candidate[$0] != nil }.map { (segment, $0) }
         }
         let alpha = (1 - gates.confidence) / Double(max(1, measured.count))
         var checks: [Check] = []

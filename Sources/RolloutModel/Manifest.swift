@@ -89,6 +89,11 @@ enum Wire {
         "bundledOnly": .bool, "sequence": .integer(min: 0),
         "testers": .array(
             .object(["group": .string, "pack": packRef, "salt": .string, "members": .array(.string)])),
+        "experiment": .object([
+            "name": .string, "salt": .string, "regions": .array(.string), "appVersions": .string,
+            "variants": .array(.object(["pack": packRef, "from": .integer(min: 0), "to": .integer(min: 1)])),
+            "keys": .array(.string), "metrics": .array(.string),
+        ]),
     ])
     static let manifest: Kind = .object([
         "format": .string, "locale": .string, "sequence": .integer(min: 0), "time": .string, "plan": plan,

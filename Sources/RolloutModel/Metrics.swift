@@ -1,18 +1,58 @@
-/// The two kinds of metrics CSV (docs/metrics.md): crash (sessions, crashes) and fallback
-/// (lookups, fallbacks), each per date, locale, pack, region and app version.
-public enum MetricKind: String, CaseIterable, Sendable {
-    case crash
-    case fallback
+/// The kinds of metrics CSV (docs/metrics.md): crash (sessions, crashes) and fallback (lookups,
+/// fallbacks), the two health judges, and one outcome kind per experiment metric (exposures,
+/// conversions; docs/experiments.md), each per date, locale, pack, region and app version.
+/// An outcome kind is spelled `outcome-<metric>`: the rollups of each metric are a kind of their own,
+/// so ingest, retract and verify treat them as they treat crash and fallback.
+public struct MetricKind: Hashable, Comparable, Sendable, CustomStringConvertible {
+    public let rawValue: String
 
-    /// The exposure column and the event column.
-    public var columns: (total: String, events: String) {
-        switch self {
-        case .crash: return ("sessions", "crashes")
-        case .fallback: return ("lookups", "fallbacks")
+    private init(checked rawValue: String) { self.rawValue = rawValue }
+
+    public static let crash = MetricKind(checked: "crash")
+    public static let fallback = MetricKind(checked: "fallback")
+    /// The prefix of every outcome kind.
+    public static let outcomePrefix = "outcome-"
+
+    /// The kinds `health`, the promote gate and guard judge a pack by, in their order.
+    public static let health: [MetricKind] = [.crash, .fallback]
+
+    /// `crash`, `fallback` or `outcome-<metric>` with a valid metric name; nil otherwise.
+    public init?(rawValue: String) {
+        if rawValue == "crash" || rawValue == "fallback" {
+            self.rawValue = rawValue
+        } else if rawValue.hasPrefix(Self.outcomePrefix),
+            Plan.Experiment.isValidMetric(String(rawValue.dropFirst(Self.outcomePrefix.count)))
+        {
+            self.rawValue = rawValue
+        } else {
+            return nil
         }
     }
 
+    /// The outcome kind of one metric; nil when the name is not a metric name.
+    public static func outcome(_ metric: String) -> MetricKind? { MetricKind(rawValue: outcomePrefix + metric) }
+
+    /// The metric an outcome kind counts; nil for crash and fallback.
+    public var metric: String? {
+        rawValue.hasPrefix(Self.outcomePrefix) ? String(rawValue.dropFirst(Self.outcomePrefix.count)) : nil
+    }
+
+    public var isOutcome: Bool { metric != nil }
+
+    /// The exposure column and the event column.
+    public var columns: (total: String, events: String) {
+        if self == .crash { return ("sessions", "crashes") }
+        if self == .fallback { return ("lookups", "fallbacks") }
+        return ("exposures", "conversions")
+    }
+
+    public var description: String { rawValue }
+
+    public static func < (a: MetricKind, b: MetricKind) -> Bool { a.rawValue < b.rawValue }
+
     public static let keyColumns = ["date", "locale", "pack", "region", "app_version"]
+    /// The column an outcome CSV names each row's metric in.
+    public static let metricColumn = "metric"
 }
 
 /// Counts for one (date, pack, region, app version): exposures and events.

@@ -144,6 +144,9 @@ public struct Plan: Equatable, Sendable {
     public var testers: [TesterTarget] = [] {
         didSet { testers.sort { $0.group < $1.group } }
     }
+    /// The experiment running on this locale, if any (docs/experiments.md): at most one, and never
+    /// beside a staged candidate.
+    public var experiment: Experiment?
     public var lastChange: LastChange?
 
     public init(
@@ -196,8 +199,11 @@ public struct Plan: Equatable, Sendable {
     /// The content versions a published manifest lists: every baseline and staged pack that is
     /// not blocked (docs/manifest.md).
     public var publishedVersions: Set<Int> {
-        Set(baselines.map(\.contentVersion) + rules.map(\.pack.contentVersion) + testers.map(\.pack.contentVersion))
-            .subtracting(blocked)
+        Set(
+            baselines.map(\.contentVersion) + rules.map(\.pack.contentVersion) + testers.map(\.pack.contentVersion)
+                + (experiment?.variants.map(\.pack.contentVersion) ?? [])
+        )
+        .subtracting(blocked)
     }
 
     /// Only what decides what devices get: the plan without its last-change note and sequence.
@@ -238,6 +244,8 @@ extension Plan {
         if let ramp { object["ramp"] = ramp.jsonValue }
         // Absent without testers, as in plans written before they existed.
         if !testers.isEmpty { object["testers"] = .array(testers.map(\.jsonValue)) }
+        // Absent without one, as in plans written before experiments existed.
+        if let experiment { object["experiment"] = experiment.jsonValue }
         if let lastChange {
             var change: [String: JSONValue] = [
                 "action": .string(lastChange.action), "actor": .string(lastChange.actor),
@@ -307,6 +315,7 @@ extension Plan {
             plan.ramp = try Ramp.parse(r, source: source)
         }
         plan.testers = try (o["testers"]?.arrayValue ?? []).map { try TesterTarget.parse($0, source: source) }
+        if let value = o["experiment"], value != .null { plan.experiment = try Experiment.parse(value, source: source) }
         return plan
     }
 }

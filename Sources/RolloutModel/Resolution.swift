@@ -51,6 +51,8 @@ public struct Resolution: Equatable, Sendable {
             note { "the staged pack was taken back from \(withdrawal.label) by a revert" }
         } else if let tester = tester(plan, version: version, installID: installID, note: note) {
             return tester
+        } else if let variant = experiment(plan, region: region, version: version, installID: installID, note: note) {
+            return variant
         } else if let rule = plan.rules.first(where: { $0.matches(region: region, version: version) }) {
             let id = "\(plan.locale)@\(rule.pack.contentVersion)"
             let label = { "rule \(id) [regions \(rule.regionsLabel), versions \(rule.versions), \(rule.share)]" }

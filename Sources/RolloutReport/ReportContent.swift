@@ -84,7 +84,7 @@ struct ReportContent: Sendable {
         let health = try known ?? HealthCheck.evaluate(plan, snapshot: snapshot, repository: repository)
         var days: [MetricKind: [Day]] = [:]
         if let staged, let baseline = plan.baseline?.contentVersion {
-            for kind in MetricKind.allCases {
+            for kind in MetricKind.health {
                 days[kind] = try dailySeries(
                     kind, locale: locale, candidate: staged, baseline: baseline, snapshot: snapshot)
             }

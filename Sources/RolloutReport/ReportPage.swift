@@ -168,7 +168,7 @@ public enum ReportPage {
         if let staged = content.staged, let baseline = content.baseline {
             let candidate = "\(content.locale)@\(staged)"
             let baseline = "\(content.locale)@\(baseline)"
-            for kind in MetricKind.allCases {
+            for kind in MetricKind.health {
                 let heading =
                     kind == .crash ? "Crash rate (crashes per session)" : "Fallback rate (fallbacks per lookup)"
                 let series = content.days[kind] ?? []

@@ -13,7 +13,7 @@ public enum MetricsLayout {
 
     /// Whether `path` is a rollup: metrics/<kind>/<locale>/<date>.json.
     public static func isRollup(_ path: String) -> Bool {
-        MetricKind.allCases.contains { path.hasPrefix("\(directory)/\($0.rawValue)/") }
+        MetricKind.health.contains { path.hasPrefix("\(directory)/\($0.rawValue)/") }
     }
 
     public static func rollup(_ kind: MetricKind, locale: String, day: Int) -> String {

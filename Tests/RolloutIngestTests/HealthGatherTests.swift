@@ -84,7 +84,7 @@ final class HealthGatherTests: XCTestCase {
         candidate: [MetricKind: MetricCounts], baseline: [MetricKind: MetricCounts], days: [MetricKind: [String]],
         sessions: [String]
     ) -> String {
-        let kinds = MetricKind.allCases
+        let kinds = MetricKind.health
         return kinds.map { "\($0): \(candidate[$0].map { "\($0)" } ?? "-") \(baseline[$0].map { "\($0)" } ?? "-")" }
             .joined(separator: "; ") + " days "
             + kinds.map { (days[$0] ?? []).joined(separator: ",") }.joined(separator: "/")
@@ -101,7 +101,7 @@ final class HealthGatherTests: XCTestCase {
         // "4.8" and "4.8.0" are one version; "beta" and "4..1" are none health reads.
         let apps = ["4.8", "4.8.0", "4.8.1", "4.10.2", "5", "beta", "4..1", "4.9"]
         var rollups: [MetricRollup] = []
-        for kind in MetricKind.allCases {
+        for kind in MetricKind.health {
             for day in 20_770..<(20_770 + 4 + next(10)) where next(5) != 0 {
                 var rollup = MetricRollup(kind: kind, locale: "tr-TR", day: day)
                 for _ in 0..<next(60) {

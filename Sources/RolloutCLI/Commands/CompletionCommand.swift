@@ -120,7 +120,7 @@ enum CompletionCommand {
         case "ACTION": return filter(DeviceAction.names, current)
         case "KEYID": return filter(keyIDs(before, context: context), current)
         case "ARGUMENT" where command.path == ["device"]:
-            return plain.last == "metrics" ? filter(MetricKind.allCases.map(\.rawValue), current) : []
+            return plain.last == "metrics" ? filter(MetricKind.health.map(\.rawValue), current) : []
         case "": return []
         default: return [filesMarker]
         }

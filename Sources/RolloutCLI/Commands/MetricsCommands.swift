@@ -250,7 +250,7 @@ enum MetricsCommands {
             }
             var sums: [Row: [MetricKind: MetricCounts]] = [:]
             var dates: Set<String> = []
-            for kind in MetricKind.allCases {
+            for kind in MetricKind.health {
                 for rollup in try MetricsLayout.rollups(kind, locale: locale, in: snapshot) {
                     for (key, counts) in rollup.counts {
                         guard let version = AppVersion(key.appVersion) else { continue }

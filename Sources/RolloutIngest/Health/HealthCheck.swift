@@ -58,7 +58,7 @@ public enum HealthCheck {
     /// health reads, when the newest week is not the one the file names say and every rollup is read.
     static func gather(locale: String, candidate: Int, baseline: Int, snapshot: Snapshot) throws -> Gathered {
         var newestNamed: Int?
-        for kind in MetricKind.allCases {
+        for kind in MetricKind.health {
             for entry in try snapshot.directory(MetricsLayout.rollupDirectory(kind, locale: locale)) where !entry.isTree
             {
                 guard let day = MetricsLayout.day(ofRollupNamed: entry.name) else { continue }
@@ -174,7 +174,7 @@ public enum HealthCheck {
         // Per observed cell, the newest date a row named it.
         var observedDay: [Int?] = []
         var sums = RollupSums()
-        for kind in MetricKind.allCases {
+        for kind in MetricKind.health {
             for rollup in try rollups(kind, &names) {
                 cells.learn(names)
                 sums.fit(cells)
@@ -344,7 +344,7 @@ public enum HealthCheck {
     public static func newestDay(of pack: PackID, snapshot: Snapshot) throws -> Int? {
         var newest: Int?
         var cells = RollupCells()
-        for kind in MetricKind.allCases {
+        for kind in MetricKind.health {
             // Only rollups whose bytes may name the pack are parsed (MetricsLayout.keyVersions).
             for rollup in try MetricsLayout.entries(
                 kind, locale: pack.locale, holding: [pack.contentVersion], orAfter: Int.max, cells: &cells,

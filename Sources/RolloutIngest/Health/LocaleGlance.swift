@@ -146,7 +146,7 @@ public struct LocaleGlance: Sendable {
     /// The newest date of `locale`'s rollups, from their file names (`2026-11-27.json`) alone.
     static func newestMetricsDay(of locale: String, snapshot: Snapshot) throws -> Int? {
         var newest: Int?
-        for kind in MetricKind.allCases {
+        for kind in MetricKind.health {
             for entry in try snapshot.directory(MetricsLayout.rollupDirectory(kind, locale: locale))
             where !entry.isTree && entry.name.hasSuffix(".json") {
                 guard let date = Timestamp(iso8601: String(entry.name.dropLast(5))) else { continue }

@@ -19,7 +19,7 @@ struct MetricsVerifier {
     }
 
     static func isRollup(_ path: String) -> Bool {
-        MetricKind.allCases.contains { path.hasPrefix("\(MetricsLayout.directory)/\($0.rawValue)/") }
+        MetricKind.health.contains { path.hasPrefix("\(MetricsLayout.directory)/\($0.rawValue)/") }
     }
 
     /// The files a metrics commit may touch: rollups, and the records of its own kind of action.
@@ -111,7 +111,7 @@ struct MetricsVerifier {
                 }
             }
         }
-        for kind in MetricKind.allCases {
+        for kind in MetricKind.health {
             for (prefix, digests) in active[kind] ?? [:] where digests.count > 1 {
                 problem(MetricsLayout.ingestsDirectory, .sharedShortDigest(digests, prefix))
             }
