@@ -232,7 +232,10 @@ public struct SegmentShares: Equatable, Sendable {
         let regionGroups: [(label: String, code: String?)]
         if region == Region.any {
             let named = Set(
-                plans.flatMap { $0.rules.flatMap(\.regions) + $0.withdrawals.map(\.region).filter { $0 != Region.any } }
+                plans.flatMap {
+                    $0.rules.flatMap(\.regions) + $0.withdrawals.map(\.region).filter { $0 != Region.any }
+                        + ($0.experiment?.regions ?? [])
+                }
             ).sorted()
             regionGroups = named.map { ($0, $0) } + [(named.isEmpty ? "*" : "other regions", nil)]
         } else {
@@ -290,6 +293,13 @@ public struct SegmentShares: Equatable, Sendable {
             plan.rules.flatMap { $0.versions.boundaries + [$0.pack.minAppVersion] }
             + plan.baselines.map(\.minAppVersion)
         candidates += plan.withdrawals.flatMap(\.versions.boundaries)
+        if let experiment = plan.experiment {
+            candidates += experiment.versions.boundaries + experiment.variants.map(\.pack.minAppVersion)
+            candidates += [experiment.versions.lower.flatMap { $0.inclusive ? nil : justAfter($0.version) }]
+                .compactMap { $0 }
+            candidates += [experiment.versions.upper.flatMap { $0.inclusive ? justAfter($0.version) : nil }]
+                .compactMap { $0 }
+        }
         candidates += plan.withdrawals.compactMap { w in
             w.versions.upper.flatMap { $0.inclusive ? justAfter($0.version) : nil }
         }
@@ -338,6 +348,13 @@ public struct SegmentShares: Equatable, Sendable {
             (w.region == Region.any || (regionCode.map { $0 == w.region } ?? false)) && w.versions.contains(version)
         }
         if withdrawn { return [(fallback, Bucketing.buckets)] }
+        if let experiment = plan.experiment,
+            regionCode.map({ experiment.regions.isEmpty || experiment.regions.contains($0) })
+                ?? experiment.regions.isEmpty,
+            experiment.versions.contains(version)
+        {
+            return experimentShares(plan, experiment, version: version, fallback: fallback)
+        }
         let rule = plan.rules.first { rule in
             (regionCode.map { rule.regions.isEmpty || rule.regions.contains($0) } ?? rule.regions.isEmpty)
                 && rule.versions.contains(version)
@@ -354,5 +371,26 @@ public struct SegmentShares: Equatable, Sendable {
         return (rule.share.basisPoints, fallback) > (rest, staged)
             ? [(staged, rule.share.basisPoints), (fallback, rest)]
             : [(fallback, rest), (staged, rule.share.basisPoints)]
+    }
+}
+
+extension SegmentShares {
+    /// The shares of a segment an experiment targets: each variant's range, where the device can run
+    /// it, and the fallback for the rest (an experiment never runs beside staged rules). Equal
+    /// outcomes merge; largest share first, equal shares in outcome order.
+    fileprivate static func experimentShares(
+        _ plan: Plan, _ experiment: Plan.Experiment, version: AppVersion, fallback: Resolution.Outcome
+    ) -> [(outcome: Resolution.Outcome, basisPoints: Int)] {
+        var shares: [Resolution.Outcome: Int] = [:]
+        var assigned = 0
+        for variant in experiment.variants {
+            let runs = !plan.isBlocked(variant.pack.contentVersion) && version >= variant.pack.minAppVersion
+            shares[runs ? .pack(variant.pack.contentVersion) : fallback, default: 0] += variant.to - variant.from
+            assigned += variant.to - variant.from
+        }
+        if assigned < Bucketing.buckets { shares[fallback, default: 0] += Bucketing.buckets - assigned }
+        return shares.map { (outcome: $0.key, basisPoints: $0.value) }.sorted {
+            $0.basisPoints != $1.basisPoints ? $0.basisPoints > $1.basisPoints : $0.outcome < $1.outcome
+        }
     }
 }

@@ -24,6 +24,11 @@ public enum ChangeAction: String, CaseIterable, Sendable {
     case testersRemove = "testers-remove"
     /// `rollout signers add` or `remove`: a change to `signers/` (who may sign which changes).
     case signers
+    /// `rollout experiment start`: the experiment's record and the plan that splits devices.
+    case experimentStart = "experiment-start"
+    /// `rollout experiment stop`, or guard stopping one that harms: the record's ending and the plan
+    /// without the experiment (with the shipped pack staged, or a rollback manifest).
+    case experimentStop = "experiment-stop"
 }
 
 /// A trailer name rollout writes, without its `Rollout-` prefix (docs/architecture.md, "Commit
@@ -72,6 +77,14 @@ public enum Trailer: String, CaseIterable, Sendable {
     /// What the change did to the plans: each plan's blobs before and after and the regions it
     /// altered (`PlansTrailer`), or `none`.
     case plans = "Plans"
+    /// On an experiment's start and stop: its name.
+    case experiment = "Experiment"
+    /// On an experiment's start: its variants, control first, with their shares (`tr-TR@18 50%, tr-TR@19 50%`).
+    case variants = "Variants"
+    /// On an experiment's start: the primary metric, then the exploratory ones.
+    case metrics = "Metrics"
+    /// On an experiment's stop: what it came to (`shipped tr-TR@19 to 50%`, `stopped`, `harm: ...`).
+    case outcome = "Outcome"
 }
 
 /// Reading a parsed message's trailers by name.

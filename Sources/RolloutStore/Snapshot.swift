@@ -221,6 +221,23 @@ public final class Snapshot: PackCatalog {
         }
     }
 
+    /// The experiment `name`, running or ended, or nil when the repository has none of that name.
+    public func experiment(_ name: String) throws -> ExperimentRecord? {
+        guard let bytes = try file(StateLayout.experiment(name)) else { return nil }
+        do {
+            return try ExperimentRecord.parse(bytes, source: StateLayout.experiment(name))
+        } catch let error as RolloutError {
+            throw .damaged("the experiment \(name)", error)
+        }
+    }
+
+    /// The names of every experiment the repository holds, sorted.
+    public func experimentNames() throws -> [String] {
+        try directory(StateLayout.experimentsDirectory).filter { !$0.isTree && $0.name.hasSuffix(".json") }.map {
+            String($0.name.dropLast(5))
+        }.sorted()
+    }
+
     /// The names of the tester groups, sorted.
     public func testerGroupNames() throws -> [String] {
         try directory(StateLayout.testersDirectory).filter { !$0.isTree && $0.name.hasSuffix(".json") }.map {

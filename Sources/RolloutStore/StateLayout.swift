@@ -45,6 +45,10 @@ public enum StateLayout {
     public static func openPGPSigner(_ principal: String) -> String { "\(openPGPSignersDirectory)/\(principal).asc" }
     public static let testersDirectory = "testers"
     public static func testers(_ group: String) -> String { "\(testersDirectory)/\(group).json" }
+    /// Experiments (`rollout experiment`, docs/experiments.md): each one's declared question and how it
+    /// ended, never published (devices read the running one's part from the plan).
+    public static let experimentsDirectory = "experiments"
+    public static func experiment(_ name: String) -> String { "\(experimentsDirectory)/\(name).json" }
 
     /// Content versions per shard directory: `packs/tr-TR/1/1017.json` is tr-TR@1017, so no tree an
     /// add rewrites holds more than 2,000 entries (docs/pack-format.md, "Where packs are stored").

@@ -27,7 +27,7 @@ public enum PlanOperations {
     /// its outcome: the plan transform, the health gate and the trailers, shared by `promote` and
     /// by guard applying a scheduled one (`ScheduleOperations.apply`).
     static func promoteChange(
-        _ request: PromoteRequest, on snapshot: Snapshot, override: PromoteGate.Override?,
+        _ request: PromoteRequest, on snapshot: Snapshot, before given: Plan? = nil, override: PromoteGate.Override?,
         accepting: [SegmentPattern], actor: Actor, time: () -> Timestamp,
         health: (Snapshot, Plan) throws -> Health.Report?
     ) throws -> (Change?, PromoteOutcome) {
@@ -40,7 +40,11 @@ public enum PlanOperations {
             }
             request.testers = group
         }
-        let before = try snapshot.plan(locale) ?? Plan(locale: locale)
+        // `given`: the plan an experiment's stop leaves, which the promote that ships its winner starts from.
+        let before = try given ?? snapshot.plan(locale) ?? Plan(locale: locale)
+        if let experiment = before.experiment {
+            throw ExperimentRefusal.running(locale: locale, name: experiment.name, doing: "promote")
+        }
         var (after, kind) = try before.promoted(
             by: request, minAppVersion: pack.minAppVersion, parentCommit: snapshot.commit?.hex ?? "")
         if kind == .unchanged {

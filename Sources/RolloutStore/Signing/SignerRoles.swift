@@ -12,9 +12,10 @@ public enum SignerRoles {
         switch action {
         // The first commit is made before any signer exists; an admin may make it when one does.
         case .initialize, .policySet, .keys, .signers: return [.admin]
-        case .revert, .pause, .ramp: return [.admin, .release, .bot]
+        // Guard stops an experiment whose variant harms, as it reverts: never to ship one.
+        case .revert, .pause, .ramp, .experimentStop: return [.admin, .release, .bot]
         case .packAdd, .promote, .complete, .resume, .metricsIngest, .metricsRetract, .publish, .schedule, .cancel,
-            .testersAdd, .testersRemove:
+            .testersAdd, .testersRemove, .experimentStart:
             return [.admin, .release]
         }
     }
@@ -50,7 +51,7 @@ public enum ApprovalRules {
         case .keys: return approval.keys ? .keys : nil
         case .signers: return approval.signers ? .signers : nil
         case .initialize, .ramp, .pause, .resume, .revert, .metricsIngest, .metricsRetract, .publish, .cancel,
-            .testersAdd, .testersRemove:
+            .testersAdd, .testersRemove, .experimentStart, .experimentStop:
             return nil
         }
     }

@@ -70,6 +70,13 @@ public enum Verifier {
             return locale.map {
                 path == StateLayout.plan($0) || path.hasPrefix(StateLayout.rollbackDirectory($0) + "/")
             } ?? false
+        // The record, the locale's plan, and (a stop that harms) its rollback manifest.
+        case .experimentStart, .experimentStop:
+            return path.hasPrefix(StateLayout.experimentsDirectory + "/")
+                || (locale.map {
+                    path == StateLayout.plan($0)
+                        || (action == .experimentStop && path.hasPrefix(StateLayout.rollbackDirectory($0) + "/"))
+                } ?? false)
         case .metricsIngest: return MetricsVerifier.allowed(retracting: false, path: path)
         case .metricsRetract: return MetricsVerifier.allowed(retracting: true, path: path)
         case .keys: return isKeyListFile(path)
@@ -317,6 +324,13 @@ public enum Verifier {
                     checkSchedule(action, &c)
                 }
             case .revert: checkRevert(&c)
+            case .experimentStart, .experimentStop:
+                let name = c.trailers.value(.experiment) ?? ""
+                if !c.changes.contains(where: { $0.path == StateLayout.experiment(name) }) {
+                    c.problem(
+                        StateLayout.experiment(name),
+                        "Rollout-Experiment names this experiment, but the commit left its record as it was")
+                }
             case .schedule, .cancel: checkSchedule(action, &c)
             case .testersAdd, .testersRemove:
                 let group = c.trailers.value(.testers) ?? ""
