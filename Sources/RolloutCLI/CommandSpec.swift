@@ -166,6 +166,8 @@ public let allCommands: [CommandSpec] = [
     PauseCommands.spec(true), PauseCommands.spec(false),
     ScheduleCommands.cancel,
     TestersCommands.change(true), TestersCommands.change(false), TestersCommands.list,
+    ExperimentCommands.start, ExperimentCommands.show, ExperimentCommands.stop, ExperimentCommands.list,
+    ExperimentCommands.simulate,
     SignersCommands.add, SignersCommands.remove, SignersCommands.list,
     PolicyCommands.show, PolicyCommands.set,
     ApprovalCommands.proposals, ApprovalCommands.approve,

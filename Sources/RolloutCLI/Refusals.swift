@@ -34,6 +34,7 @@ enum Refusals {
         case let refusal as ReportRefusal: return report(refusal)
         case let refusal as ScheduleRefusal: return schedule(refusal)
         case let refusal as TesterRefusal: return testers(refusal)
+        case let refusal as ExperimentRefusal: return experiment(refusal)
         case let refusal as SignerRefusal: return signers(refusal)
         case let refusal as SigningRefusal: return signing(refusal)
         case let refusal as AdmissionRefusal: return admission(refusal)
@@ -187,6 +188,66 @@ enum Refusals {
     }
 
     // MARK: testers
+
+    // MARK: experiments
+
+    // Long: one sentence per case, a flat table that reads better whole.
+    static func experiment(_ refusal: ExperimentRefusal) -> String {
+        switch refusal {
+        case .badName(let name):
+            return
+                "experiment name \"\(InputLimits.echo(name))\" is not a name: 1 to 40 lowercase letters, digits and -, starting with a letter, such as checkout-copy"
+        case .variants(let ids):
+            return
+                "--variants needs two or more different packs of one locale, control first, such as tr-TR@18,tr-TR@19; got \(ids.map(\.description).joined(separator: ","))"
+        case .mixedLocales(let locale, let other):
+            return "--variants mixes locales: \(other) is not a \(locale) pack; an experiment compares packs of one locale"
+        case .badMetric(let metric):
+            return
+                "metric \"\(InputLimits.echo(metric))\" is not a metric name: 1 to 40 lowercase letters, digits and _, starting with a letter, such as checkout"
+        case .metricTwice(let primary, let exploratory):
+            return
+                "--exploratory \(exploratory.joined(separator: ",")) names a metric twice or names the primary metric \(primary); each metric is declared once"
+        case .days(let days):
+            return "--days \(days) is not from 1 to \(ExperimentRequest.maximumDays)"
+        case .splitCount(let given, let variants):
+            return "--split gives \(given) shares for \(variants) variants; give one share per variant, such as 50/50"
+        case .splitTotal(let shares):
+            return
+                "--split \(shares.map(\.description).joined(separator: "/")) must give each variant more than 0% and add up to at most 100%"
+        case .nameTaken(let name, let locale, let running):
+            return
+                "an experiment named \(name) \(running ? "is running" : "ran") on \(locale): names are never reused, so its record stays what it was; choose another name"
+        case .otherRunning(let locale, let name):
+            return
+                "experiment \(name) is running on \(locale): one experiment at a time; stop it first with rollout experiment stop \(name)"
+        case .candidateStaged(let locale, let candidate):
+            return
+                "\(candidate) is staged on \(locale): an experiment needs every device on the baseline first; complete or revert it (rollout revert \(locale))"
+        case .underKillSwitch(let locale):
+            return "the kill switch is on for \(locale): no device would see a variant; turn it off with a revert to a version first"
+        case .blocked(let id):
+            return "\(id) is blocked: a reverted version is never given to devices again"
+        case .belowMinAppVersion(let id, let minAppVersion, let versions):
+            return
+                "--app-version \(versions) reaches below \(id)'s minAppVersion \(minAppVersion): those devices could not run it and would sit in the other variants only; target --app-version '>=\(minAppVersion)'"
+        case .sameText(let ids):
+            return
+                "\(ids.map(\.description).joined(separator: " and ")) hold the same text: there is nothing to compare"
+        case .noSuchExperiment(let name, let known):
+            return
+                "no experiment named \(name)"
+                + (known.isEmpty ? "; start one with rollout experiment start" : "; there are \(known.joined(separator: ", "))")
+        case .notRunning(let name, let outcome):
+            return "experiment \(name) has ended already (\(outcome)); rollout experiment show \(name) shows how"
+        case .shipNotAVariant(let id, let variants):
+            return
+                "--ship \(id) is not one of the experiment's variants (\(variants.map(\.description).joined(separator: ", ")))"
+        case .running(let locale, let name, let doing):
+            return
+                "experiment \(name) is running on \(locale): a \(doing) would change what its devices get in the middle of the question; stop it first with rollout experiment stop \(name) (--ship PACK to stage a variant)"
+        }
+    }
 
     static func testers(_ refusal: TesterRefusal) -> String {
         switch refusal {

@@ -56,6 +56,16 @@ public enum ExperimentSimulation {
         public let medianDays: Double?
     }
 
+    /// The scenarios of docs/experiments.md's table.
+    public static let standard = [
+        Scenario(name: "no difference", ratio: 1),
+        Scenario(name: "+5% lift", ratio: 1.05),
+        Scenario(name: "+10% lift", ratio: 1.10),
+        Scenario(name: "-5% (worse)", ratio: 0.95),
+        Scenario(name: "mismatch: 5% of variant exposures lost", ratio: 1, lostExposures: 0.05),
+        Scenario(name: "guardrail: variant crashes 1.5x", ratio: 1, crashRatio: 1.5),
+    ]
+
     public static func run(_ scenario: Scenario, traffic: Traffic, runs: Int, seed: UInt64) -> Row {
         var random = SplitMix(seed: seed)
         var winners = 0

@@ -1,0 +1,87 @@
+import RolloutModel
+import RolloutStore
+
+/// What `rollout experiment show`, guard and the report read of an experiment (docs/experiments.md):
+/// its outcome counts per metric, day and variant, and each treatment's crash and fallback health
+/// against the control, both over the experiment's days and targeting only; then
+/// `ExperimentAnalysis.analyze` decides.
+public enum ExperimentReading {
+    public static func analyze(_ record: ExperimentRecord, in snapshot: Snapshot, now: Timestamp) throws
+        -> ExperimentAnalysis.Result
+    {
+        ExperimentAnalysis.analyze(
+            record, outcomes: try outcomes(record, in: snapshot, now: now),
+            guardrails: try guardrails(record, in: snapshot, now: now), now: now)
+    }
+
+    /// Whether a rollup entry is of a variant, a day and a device the experiment targets.
+    static func counts(
+        _ record: ExperimentRecord, _ key: MetricRollup.Key, day: Int, days: ClosedRange<Int>, variants: Set<Int>
+    ) -> Bool {
+        guard days.contains(day), variants.contains(key.contentVersion),
+            record.regions.isEmpty || record.regions.contains(key.region),
+            let version = AppVersion(key.appVersion)
+        else { return false }
+        return record.versions.contains(version)
+    }
+
+    /// Per metric, per day, per variant: exposures and conversions.
+    public static func outcomes(_ record: ExperimentRecord, in snapshot: Snapshot, now: Timestamp) throws -> [String:
+        ExperimentAnalysis.Daily]
+    {
+        let days = record.days(until: now)
+        let variants = Set(record.variants.map(\.contentVersion))
+        var result: [String: ExperimentAnalysis.Daily] = [:]
+        for metric in record.metrics {
+            guard let kind = MetricKind.outcome(metric) else { continue }
+            var daily: ExperimentAnalysis.Daily = [:]
+            for rollup in try MetricsLayout.rollups(kind, locale: record.locale, in: snapshot)
+            where days.contains(rollup.day) {
+                for (key, value) in rollup.counts
+                where counts(record, key, day: rollup.day, days: days, variants: variants) {
+                    let sum = daily[rollup.day]?[key.contentVersion] ?? .zero
+                    daily[rollup.day, default: [:]][key.contentVersion] = try sum.adding(
+                        value, kind: kind, pack: "\(record.locale)@\(key.contentVersion)")
+                }
+            }
+            result[metric] = daily
+        }
+        return result
+    }
+
+    /// Per treatment: its guardrail kinds judged as `health` judges a staged pack against its
+    /// baseline, here against the control, per region and app-version family.
+    public static func guardrails(_ record: ExperimentRecord, in snapshot: Snapshot, now: Timestamp) throws -> [Int:
+        Health.Report]
+    {
+        let days = record.days(until: now)
+        let variants = Set(record.variants.map(\.contentVersion))
+        // segment -> kind -> content version -> counts
+        var sums: [String: [MetricKind: [Int: MetricCounts]]] = [:]
+        for kind in record.guardrails {
+            for rollup in try MetricsLayout.rollups(kind, locale: record.locale, in: snapshot)
+            where days.contains(rollup.day) {
+                for (key, value) in rollup.counts
+                where counts(record, key, day: rollup.day, days: days, variants: variants) {
+                    let segment = "\(key.region)/\(AppVersion(key.appVersion)?.family ?? key.appVersion)"
+                    let sum = sums[segment]?[kind]?[key.contentVersion] ?? .zero
+                    sums[segment, default: [:]][kind, default: [:]][key.contentVersion] = try sum.adding(
+                        value, kind: kind, pack: "\(record.locale)@\(key.contentVersion)")
+                }
+            }
+        }
+        let gates = try snapshot.policy().gates
+        var reports: [Int: Health.Report] = [:]
+        for treatment in record.treatments.map(\.contentVersion) {
+            let segments = sums.keys.sorted().compactMap {
+                label -> (label: String, candidate: [MetricKind: MetricCounts], baseline: [MetricKind: MetricCounts])? in
+                let byKind = sums[label] ?? [:]
+                let candidate = byKind.compactMapValues { $0[treatment] }
+                guard !candidate.isEmpty else { return nil }
+                return (label, candidate, byKind.compactMapValues { $0[record.control.contentVersion] })
+            }
+            reports[treatment] = Health.evaluate(segments, gates: gates)
+        }
+        return reports
+    }
+}
