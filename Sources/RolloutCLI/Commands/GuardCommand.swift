@@ -102,6 +102,10 @@ enum GuardCommand {
             case nil: return "scheduled change \(id) was cancelled meanwhile"
             }
         case .scheduleRefused(let id, _, _): return "scheduled change \(id) refused: still pending"
+        case .experiment(let name, let verdict):
+            return "experiment \(name): \(verdict)" + (verdict == "harm" ? "; --auto-revert stops it" : "")
+        case .experimentStopped(let name, let rollback):
+            return "stopped experiment \(name)" + (rollback.map { ": rollback \($0)" } ?? "")
         }
     }
 

@@ -47,6 +47,15 @@ enum GuardNotices {
             notice.reason = "unhealthy: automatic revert by rollout guard --auto-revert"
             notice.details = ["byGuard": true, "rollback": .string(rollback), "verdict": .string(row.verdict)]
             return (notice, nil)
+        case .experimentStopped(let name, let rollback?):
+            notice.event = .revert
+            notice.title = "guard stopped experiment \(name) on \(row.locale): \(staged) was \(row.verdict)"
+            notice.reason = "a guardrail harmed: automatic stop by rollout guard --auto-revert"
+            notice.details = [
+                "byGuard": true, "rollback": .string(rollback), "verdict": .string(row.verdict),
+                "experiment": .string(name),
+            ]
+            return (notice, nil)
         case .rampAdvanced(let share?):
             let completed = share.hasPrefix("100%")
             notice.event = completed ? .complete : .ramp

@@ -43,6 +43,11 @@ public enum GuardLoop {
             case scheduleApplied(id: Int, change: String, effect: PromoteEffect?)
             /// A due pending change its promote refused (`error` says why): it stays pending.
             case scheduleRefused(id: Int, change: String, due: Timestamp)
+            /// A running experiment and its verdict (`keep running`, `winner`, ...): guard changes nothing.
+            case experiment(name: String, verdict: String)
+            /// A running experiment whose variant harms a guardrail, stopped with `--auto-revert`: the
+            /// variant blocked, the rollback manifest `rollback` recorded.
+            case experimentStopped(name: String, rollback: String?)
         }
     }
 
@@ -100,6 +105,11 @@ public enum GuardLoop {
         now: Timestamp
     ) throws -> Row? {
         guard let plan = try snapshot.plan(locale) else { return nil }
+        if let experiment = plan.experiment {
+            return try guardExperiment(
+                experiment.name, snapshot: snapshot, repository: repository, autoRevert: autoRevert, actor: actor,
+                now: now)
+        }
         let report = try HealthCheck.evaluate(plan, snapshot: snapshot, repository: repository)
         let action = try Guard.decide(plan, health: report, autoRevert: autoRevert, now: now) {
             try HealthCheck.newestDay(of: $0, snapshot: snapshot)
@@ -152,6 +162,44 @@ public enum GuardLoop {
             row.commit = applied.commit
             row.planAfter = applied.result?.after
         }
+        return row
+    }
+
+    /// A running experiment (docs/experiments.md, "Guard"): its guardrails judged as health judges a
+    /// staged pack. A variant that harms one is stopped with `autoRevert` (blocked, with a rollback
+    /// manifest whose evidence is its health), and left in place otherwise, exiting 1.
+    static func guardExperiment(
+        _ name: String, snapshot: Snapshot, repository: PackRepository, autoRevert: Bool, actor: () throws -> Actor,
+        now: Timestamp
+    ) throws -> Row? {
+        guard let record = try snapshot.experiment(name) else { return nil }
+        let result = try ExperimentReading.analyze(record, in: snapshot, now: now)
+        let harmful = record.treatments.map(\.contentVersion).filter { result.guardrails[$0]?.verdict == .unhealthy }
+        let first = harmful.first ?? record.treatments.first?.contentVersion ?? record.control.contentVersion
+        var row = Row(
+            locale: record.locale, candidate: PackID(locale: record.locale, contentVersion: first),
+            verdict: harmful.isEmpty ? "healthy" : "unhealthy",
+            action: .experiment(name: name, verdict: result.verdict.label))
+        guard !harmful.isEmpty else { return row }
+        guard autoRevert else {
+            row.unhealthyLeft = true
+            return row
+        }
+        let worst = result.guardrails[first]?.checks.first { $0.verdict == .unhealthy }
+        let why =
+            "\(record.locale)@\(first) unhealthy" + (worst.map { " (\($0.segment) \($0.kind.rawValue))" } ?? "")
+        let control = PackID(locale: record.locale, contentVersion: record.control.contentVersion)
+        let evidence: JSONValue =
+            result.guardrails[first]?.jsonValue(
+                locale: record.locale, candidate: PackID(locale: record.locale, contentVersion: first),
+                baseline: control) ?? .null
+        let applied = try ExperimentOperations.stop(
+            name, ending: .harm(reason: why, blocking: harmful, evidence: evidence), reason: "guard: \(why)",
+            in: repository, actor: try actor(), time: { now }, health: { _, _ in nil })
+        row.action = .experimentStopped(name: name, rollback: applied.result.rollback?.id)
+        row.rollback = applied.result.rollback?.id
+        row.commit = applied.commit
+        row.planAfter = applied.result.after
         return row
     }
 }
