@@ -108,6 +108,16 @@ final class ChangeVocabularyTests: XCTestCase {
                 [StateLayout.testers("qa"), plan, StateLayout.plan("de-DE")],
                 [StateLayout.policy, StateLayout.schedule("tr-TR")]
             )
+        case .experimentStart:
+            return (
+                [StateLayout.experiment("checkout-copy"), plan],
+                [StateLayout.plan("de-DE"), StateLayout.rollback("tr-TR/1"), StateLayout.policy]
+            )
+        case .experimentStop:
+            return (
+                [StateLayout.experiment("checkout-copy"), plan, StateLayout.rollback("tr-TR/1")],
+                [StateLayout.plan("de-DE"), StateLayout.rollback("de-DE/1"), StateLayout.schedule("tr-TR")]
+            )
         case .signers:
             return (
                 [StateLayout.allowedSigners, StateLayout.signerRoles, StateLayout.openPGPSigner("ana@example.com")],

@@ -8,7 +8,12 @@ import XCTest
 final class SignerRolesTests: XCTestCase {
     func testBotSignsOnlyWhatGuardWritesToMakeThingsSafer() {
         let bot = ChangeAction.allCases.filter { SignerRoles.may([.bot], sign: $0) }
-        XCTAssertEqual(bot, [.ramp, .pause, .revert], "a revert, a hold, the next step of a started ramp")
+        XCTAssertEqual(
+            bot, [.ramp, .pause, .revert, .experimentStop],
+            "a revert, a hold, the next step of a started ramp, an experiment stopped for harm")
+        for action in [ChangeAction.experimentStart, .testersAdd] {
+            XCTAssertFalse(SignerRoles.may([.bot], sign: action), action.rawValue)
+        }
         for action in [ChangeAction.promote, .complete, .packAdd, .policySet, .keys, .signers] {
             XCTAssertFalse(SignerRoles.may([.bot], sign: action), action.rawValue)
         }
