@@ -201,7 +201,8 @@ enum Refusals {
             return
                 "--variants needs two or more different packs of one locale, control first, such as tr-TR@18,tr-TR@19; got \(ids.map(\.description).joined(separator: ","))"
         case .mixedLocales(let locale, let other):
-            return "--variants mixes locales: \(other) is not a \(locale) pack; an experiment compares packs of one locale"
+            return
+                "--variants mixes locales: \(other) is not a \(locale) pack; an experiment compares packs of one locale"
         case .badMetric(let metric):
             return
                 "metric \"\(InputLimits.echo(metric))\" is not a metric name: 1 to 40 lowercase letters, digits and _, starting with a letter, such as checkout"
@@ -225,7 +226,8 @@ enum Refusals {
             return
                 "\(candidate) is staged on \(locale): an experiment needs every device on the baseline first; complete or revert it (rollout revert \(locale))"
         case .underKillSwitch(let locale):
-            return "the kill switch is on for \(locale): no device would see a variant; turn it off with a revert to a version first"
+            return
+                "the kill switch is on for \(locale): no device would see a variant; turn it off with a revert to a version first"
         case .blocked(let id):
             return "\(id) is blocked: a reverted version is never given to devices again"
         case .belowMinAppVersion(let id, let minAppVersion, let versions):
@@ -237,7 +239,8 @@ enum Refusals {
         case .noSuchExperiment(let name, let known):
             return
                 "no experiment named \(name)"
-                + (known.isEmpty ? "; start one with rollout experiment start" : "; there are \(known.joined(separator: ", "))")
+                + (known.isEmpty
+                    ? "; start one with rollout experiment start" : "; there are \(known.joined(separator: ", "))")
         case .notRunning(let name, let outcome):
             return "experiment \(name) has ended already (\(outcome)); rollout experiment show \(name) shows how"
         case .shipNotAVariant(let id, let variants):

@@ -101,7 +101,8 @@ public enum ExperimentAnalysis {
         for metric in record.metrics {
             let exploratory = metric != record.primary
             for (index, treatment) in treatments.enumerated() {
-                let share = Double(record.split[index + 1].basisPoints)
+                let share =
+                    Double(record.split[index + 1].basisPoints)
                     / Double(record.split[index + 1].basisPoints + record.split[0].basisPoints)
                 let (comparison, points) = compare(
                     metric: metric, treatment: treatment, control: control, share: share,

@@ -75,7 +75,9 @@ public struct ExperimentRecord: Equatable, Sendable {
         let ranges = Plan.Experiment.ranges(split)
         return Plan.Experiment(
             name: name, salt: salt, regions: regions, versions: versions,
-            variants: zip(variants, ranges).map { Plan.Experiment.Variant(pack: $0, from: $1.lowerBound, to: $1.upperBound) },
+            variants: zip(variants, ranges).map {
+                Plan.Experiment.Variant(pack: $0, from: $1.lowerBound, to: $1.upperBound)
+            },
             keys: keys, metrics: metrics)
     }
 

@@ -3,20 +3,44 @@ import XCTest
 @testable import RolloutModel
 
 /// docs/experiments.md, "Proof by simulation": the short, fixed-seed version of the table
-/// (`scripts/experiment-simulation.sh` runs the long one).
+/// (`scripts/experiment-simulation.sh` runs the long one through `rollout experiment simulate`).
 final class ExperimentSimulationTests: XCTestCase {
-    func testPrint() {
-        let traffic = ExperimentSimulation.Traffic(exposures: 40_000, rate: 0.05)
-        for scenario in [
-            ExperimentSimulation.Scenario(name: "null", ratio: 1),
-            ExperimentSimulation.Scenario(name: "5%", ratio: 1.05),
-            ExperimentSimulation.Scenario(name: "10%", ratio: 1.10),
-            ExperimentSimulation.Scenario(name: "srm", ratio: 1, lostExposures: 0.05),
-            ExperimentSimulation.Scenario(name: "crash", ratio: 1, crashRatio: 1.5),
-        ] {
-            let start = Date()
-            let row = ExperimentSimulation.run(scenario, traffic: traffic, runs: 40, seed: 1)
-            print(row, Date().timeIntervalSince(start))
-        }
+    let traffic = ExperimentSimulation.Traffic(exposures: 40_000, rate: 0.05)
+    let runs = 120
+
+    func row(_ name: String) -> ExperimentSimulation.Row {
+        let scenario = ExperimentSimulation.standard.first { $0.name == name }!
+        return ExperimentSimulation.run(scenario, traffic: traffic, runs: runs, seed: 1)
+    }
+
+    func share(_ count: Int) -> Double { Double(count) / Double(runs) }
+
+    func testWithNoDifferenceHourlyLooksRarelyCallOneWhilePeekingAtAZTestOftenDoes() {
+        let null = row("no difference")
+        XCTAssertLessThanOrEqual(share(null.winners + null.harms), 0.05, "\(null)")
+        XCTAssertEqual(null.voided, 0, "\(null)")
+        // The same runs, a z-test looked at every hour: the peeking problem the sequence avoids.
+        XCTAssertGreaterThan(share(null.naivePeeking), 0.15, "\(null)")
+        XCTAssertLessThanOrEqual(share(null.naiveFixed), 0.10, "\(null)")
+    }
+
+    func testLiftsAreFoundAndALossIsHarm() {
+        let ten = row("+10% lift")
+        XCTAssertGreaterThanOrEqual(share(ten.winners), 0.95, "\(ten)")
+        XCTAssertLessThan(ten.medianDays ?? 99, 4, "\(ten)")
+        let five = row("+5% lift")
+        XCTAssertGreaterThanOrEqual(share(five.winners), 0.6, "\(five)")
+        XCTAssertGreaterThan(five.medianDays ?? 0, ten.medianDays ?? 99, "a smaller lift takes longer")
+        let worse = row("-5% (worse)")
+        XCTAssertGreaterThanOrEqual(share(worse.harms), 0.6, "\(worse)")
+        XCTAssertEqual(worse.winners, 0, "\(worse)")
+    }
+
+    func testAMismatchVoidsAndAHarmedGuardrailIsHarm() {
+        let mismatch = row("mismatch: 5% of variant exposures lost")
+        XCTAssertGreaterThanOrEqual(share(mismatch.voided), 0.9, "\(mismatch)")
+        XCTAssertEqual(mismatch.winners, 0, "\(mismatch)")
+        let crash = row("guardrail: variant crashes 1.5x")
+        XCTAssertGreaterThanOrEqual(share(crash.harms), 0.9, "\(crash)")
     }
 }

@@ -122,8 +122,10 @@ enum ExperimentCommands {
         })
 
     struct StopOptions: OptionGroup {
-        let ship = Option<PackID>("ship", "PACK", "stage this variant as an ordinary rollout (the promote gate applies)")
-        let to = Option<Percent>("to", "PERCENT", "the share --ship stages it at (default: its share in the experiment)")
+        let ship = Option<PackID>(
+            "ship", "PACK", "stage this variant as an ordinary rollout (the promote gate applies)")
+        let to = Option<Percent>(
+            "to", "PERCENT", "the share --ship stages it at (default: its share in the experiment)")
         let force = Flag("force", "ship even though health is not healthy (needs --reason; recorded)")
         let reason = Option.reason("why (recorded in the commit)")
         let dryRun = Flag("dry-run", "print what would change and write nothing")
@@ -158,13 +160,16 @@ enum ExperimentCommands {
             }
             let applied = try ExperimentOperations.stop(
                 invocation.positionals[0], ending: ending, reason: reason, in: repository, actor: actor, time: { now },
-                health: { snapshot, plan in try HealthCheck.evaluate(plan, snapshot: snapshot, repository: repository) })
+                health: { snapshot, plan in try HealthCheck.evaluate(plan, snapshot: snapshot, repository: repository) }
+            )
             let record = applied.result.record
             var text =
                 (dryRun ? "Dry run: would stop" : context.style(invocation).green("stopped"))
                 + " experiment \(record.name) on \(record.locale)"
                 + (applied.commit.map { " (commit \($0.short))" } ?? "") + ": \(record.ending?.outcome ?? "stopped")\n"
-            for change in SegmentShares.changes(from: applied.result.before.targeting, to: applied.result.after.targeting) {
+            for change in SegmentShares.changes(
+                from: applied.result.before.targeting, to: applied.result.after.targeting)
+            {
                 text +=
                     "  \(change.after.regions) \(change.after.versions): "
                     + "\(change.before.describe(locale: record.locale)) -> \(change.after.describe(locale: record.locale))\n"

@@ -35,7 +35,8 @@ enum ExperimentText {
             return "no difference shown in \(record.days) days: the control stays unless another reason says otherwise"
         case .keepRunning(let days):
             return "keep running" + (days.map { " (~\($0) day\($0 == 1 ? "" : "s") at current traffic)" } ?? "")
-        case .void(let why): return "void: \(why); no comparison can be trusted, fix the cause and start a new experiment"
+        case .void(let why):
+            return "void: \(why); no comparison can be trusted, fix the cause and start a new experiment"
         }
     }
 
@@ -84,7 +85,8 @@ enum ExperimentText {
                 control.rate.map { percent($0) } ?? "-", "", "")
         }
         for row in rows {
-            let bound = row.control.total == 0 && row.variant.total == 0 ? "-" : "[\(lift(row.lower)), \(lift(row.upper))]"
+            let bound =
+                row.control.total == 0 && row.variant.total == 0 ? "-" : "[\(lift(row.lower)), \(lift(row.upper))]"
             table.add(
                 "\(record.locale)@\(row.treatment)", "\(row.variant.total)", "\(row.variant.events)",
                 row.variant.rate.map { percent($0) } ?? "-", lift(row.lift), bound)
@@ -111,8 +113,12 @@ enum ExperimentText {
                     [
                         "metric": .string(row.metric), "pack": .string("\(record.locale)@\(row.treatment)"),
                         "exploratory": .bool(row.exploratory),
-                        "control": ["exposures": .integer(row.control.total), "conversions": .integer(row.control.events)],
-                        "variant": ["exposures": .integer(row.variant.total), "conversions": .integer(row.variant.events)],
+                        "control": [
+                            "exposures": .integer(row.control.total), "conversions": .integer(row.control.events),
+                        ],
+                        "variant": [
+                            "exposures": .integer(row.variant.total), "conversions": .integer(row.variant.events),
+                        ],
                         "lift": number(row.lift), "lower": number(row.lower), "upper": number(row.upper),
                         "alpha": number(row.alpha), "decision": .string(row.decision.rawValue),
                     ]

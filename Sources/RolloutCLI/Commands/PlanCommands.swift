@@ -296,7 +296,9 @@ package enum PlanCommands {
             text +=
                 "  testers         \(plan.locale)@\(target.pack.contentVersion) to tester group \(target.group) (\(target.members.count) install id(s)), whatever their share\n"
         }
-        if plan.rules.isEmpty {
+        if let experiment = plan.experiment {
+            text += describe(experiment, of: plan, style)
+        } else if plan.rules.isEmpty {
             text += plan.testers.isEmpty ? "  staged          nothing\n" : "  staged          no share yet\n"
         } else {
             var rules = Table("  PACK", "REGIONS", "APP VERSIONS", "SHARE", "SALT")
@@ -312,6 +314,20 @@ package enum PlanCommands {
             }
             text += "\n" + shares.render(style)
         }
+        return text
+    }
+
+    /// A running experiment's line and the shares its segments get (docs/experiments.md).
+    static func describe(_ experiment: Plan.Experiment, of plan: Plan, _ style: Style) -> String {
+        let variants = experiment.variants.map { "\(plan.locale)@\($0.pack.contentVersion) \($0.share)" }
+        var text =
+            "  experiment      \(experiment.name): \(variants.joined(separator: ", ")) of \(experiment.target) "
+            + "(rollout experiment show \(experiment.name))\n"
+        var shares = Table("  SEGMENT", "DEVICES GET")
+        for piece in SegmentShares.of(plan, region: Region.any, versions: .all).pieces {
+            shares.add("  \(piece.regions) \(piece.versions)", piece.describe(locale: plan.locale))
+        }
+        text += "\n" + shares.render(style)
         return text
     }
 

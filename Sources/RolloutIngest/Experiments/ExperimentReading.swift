@@ -74,7 +74,8 @@ public enum ExperimentReading {
         var reports: [Int: Health.Report] = [:]
         for treatment in record.treatments.map(\.contentVersion) {
             let segments = sums.keys.sorted().compactMap {
-                label -> (label: String, candidate: [MetricKind: MetricCounts], baseline: [MetricKind: MetricCounts])? in
+                label -> (label: String, candidate: [MetricKind: MetricCounts], baseline: [MetricKind: MetricCounts])?
+                in
                 let byKind = sums[label] ?? [:]
                 let candidate = byKind.compactMapValues { $0[treatment] }
                 guard !candidate.isEmpty else { return nil }

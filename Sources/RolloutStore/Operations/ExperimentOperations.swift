@@ -26,7 +26,9 @@ public enum ExperimentOperations {
                 throw ExperimentRefusal.nameTaken(request.name, locale: taken.locale, running: taken.isRunning)
             }
             let before = try snapshot.plan(locale) ?? Plan(locale: locale)
-            if let running = before.experiment { throw ExperimentRefusal.otherRunning(locale: locale, name: running.name) }
+            if let running = before.experiment {
+                throw ExperimentRefusal.otherRunning(locale: locale, name: running.name)
+            }
             if let candidate = before.candidate {
                 throw ExperimentRefusal.candidateStaged(
                     locale: locale, candidate: PackID(locale: locale, contentVersion: candidate.contentVersion))
@@ -130,78 +132,111 @@ public enum ExperimentOperations {
             }
             guard record.isRunning, let before = try snapshot.plan(record.locale), before.experiment?.name == name
             else { throw ExperimentRefusal.notRunning(name, outcome: record.ending?.outcome ?? "stopped") }
-            var stopped = before
-            stopped.experiment = nil
             let now = time()
-            var plan = stopped
-            var outcome = "stopped"
-            var shipped: PromoteOutcome?
-            var rollback: RollbackManifest?
-            var extra: [(path: String, bytes: [UInt8])] = []
-            var trailers: [(name: Trailer, value: String)] = [
-                (.action, ChangeAction.experimentStop.rawValue), (.locale, record.locale), (.experiment, name),
-            ]
+            var stop = Stopping(record: record, before: before)
             switch ending {
             case .stop: break
             case .ship(let id, let share, let override):
-                let variants = record.variants.map(record.id)
-                guard let index = variants.firstIndex(of: id) else {
-                    throw ExperimentRefusal.shipNotAVariant(id, variants: variants)
-                }
-                if id.contentVersion == before.baseline?.contentVersion {
-                    outcome = "kept \(id), the baseline"
-                } else {
-                    let target = share ?? record.split[index]
-                    let request = PromoteRequest(
-                        pack: id, share: target, regions: record.regions.isEmpty ? nil : record.regions,
-                        versions: record.versions.isAll ? nil : record.versions,
-                        reason: reason ?? "experiment \(name) shipped it")
-                    let (change, promoted) = try PlanOperations.promoteChange(
-                        request, on: snapshot, before: stopped, override: override, accepting: [], actor: actor,
-                        time: time, health: health)
-                    shipped = promoted
-                    plan = promoted.after
-                    outcome = "shipped \(id) to \(target)"
-                    trailers.append((.pack, id.description))
-                    trailers += (change?.trailers ?? []).filter { $0.name != .action && $0.name != .locale }
-                        .filter { $0.name != .pack && $0.name != .reason }
-                }
+                try stop.ship(
+                    id, share: share, reason: reason, on: snapshot, override: override, actor: actor, time: time,
+                    health: health)
             case .harm(let why, let blocking, let evidence):
-                outcome = "harm: \(why)"
-                for version in blocking where !plan.blocked.contains(version) { plan.blocked.append(version) }
-                plan.blocked.sort()
-                let number =
-                    try snapshot.directory(StateLayout.rollbackDirectory(record.locale)).filter { !$0.isTree }.count + 1
-                let id = "\(record.locale)/\(number)"
-                var finished = plan
-                finished.sequence = before.sequence + 1
-                let document = RevertOperations.rollbackDocument(
-                    id: id,
-                    request: RevertRequest(
-                        locale: record.locale, segment: nil, target: .lastKnownGood,
-                        reason: "guard: experiment \(name): \(why)", block: true),
-                    before: before, after: finished, blocked: blocking, evidence: evidence, actor: actor, time: now)
-                rollback = RollbackManifest(id: id, document: document)
-                extra.append((StateLayout.rollback(id), JSONWriter.pretty(document)))
-                trailers.append((.blocked, blocking.map { "\(record.locale)@\($0)" }.joined(separator: ",")))
-                trailers.append((.rollback, id))
+                try stop.harm(why, blocking: blocking, evidence: evidence, on: snapshot, actor: actor, time: now)
             }
-            trailers.append((.outcome, outcome))
-            if let reason { trailers.append((.reason, reason)) }
-            plan.sequence = before.sequence + 1
-            plan.lastChange = Plan.LastChange(
+            stop.trailers.append((.outcome, stop.outcome))
+            if let reason { stop.trailers.append((.reason, reason)) }
+            stop.plan.sequence = before.sequence + 1
+            stop.plan.lastChange = Plan.LastChange(
                 action: ChangeAction.experimentStop.rawValue, actor: actor.description, time: now, reason: reason)
-            record.ending = ExperimentRecord.Ending(actor: actor.description, time: now, reason: reason, outcome: outcome)
+            record.ending = ExperimentRecord.Ending(
+                actor: actor.description, time: now, reason: reason, outcome: stop.outcome)
             let change = Change(
-                summary: "experiment stop \(name): \(outcome)", trailers: trailers,
+                summary: "experiment stop \(name): \(stop.outcome)", trailers: stop.trailers,
                 writes: [
                     (StateLayout.experiment(name), JSONWriter.pretty(record.jsonValue)),
-                    (StateLayout.plan(record.locale), JSONWriter.pretty(plan.jsonValue)),
-                ] + extra)
+                    (StateLayout.plan(record.locale), JSONWriter.pretty(stop.plan.jsonValue)),
+                ] + stop.extra)
             return (
                 change,
-                ExperimentChange(record: record, before: before, after: plan, shipped: shipped, rollback: rollback)
+                ExperimentChange(
+                    record: record, before: before, after: stop.plan, shipped: stop.shipped, rollback: stop.rollback)
             )
+        }
+    }
+
+    /// What a stop writes, built up by how it ends.
+    struct Stopping {
+        let record: ExperimentRecord
+        let before: Plan
+        /// The plan without the experiment, then with what the ending did to it.
+        var plan: Plan
+        var outcome = "stopped"
+        var shipped: PromoteOutcome?
+        var rollback: RollbackManifest?
+        var extra: [(path: String, bytes: [UInt8])] = []
+        var trailers: [(name: Trailer, value: String)]
+
+        init(record: ExperimentRecord, before: Plan) {
+            self.record = record
+            self.before = before
+            plan = before
+            plan.experiment = nil
+            trailers = [
+                (.action, ChangeAction.experimentStop.rawValue), (.locale, record.locale), (.experiment, record.name),
+            ]
+        }
+
+        /// `--ship`: the variant promoted in the experiment's targeting, through the promote's own
+        /// transform and gate, on the plan without the experiment; the baseline is kept as it is.
+        mutating func ship(
+            _ id: PackID, share: Percent?, reason: String?, on snapshot: Snapshot, override: PromoteGate.Override?,
+            actor: Actor, time: () -> Timestamp, health: (Snapshot, Plan) throws -> Health.Report?
+        ) throws {
+            let variants = record.variants.map(record.id)
+            guard let index = variants.firstIndex(of: id) else {
+                throw ExperimentRefusal.shipNotAVariant(id, variants: variants)
+            }
+            if id.contentVersion == before.baseline?.contentVersion {
+                outcome = "kept \(id), the baseline"
+                return
+            }
+            let target = share ?? record.split[index]
+            let request = PromoteRequest(
+                pack: id, share: target, regions: record.regions.isEmpty ? nil : record.regions,
+                versions: record.versions.isAll ? nil : record.versions,
+                reason: reason ?? "experiment \(record.name) shipped it")
+            let (change, promoted) = try PlanOperations.promoteChange(
+                request, on: snapshot, before: plan, override: override, accepting: [], actor: actor, time: time,
+                health: health)
+            shipped = promoted
+            plan = promoted.after
+            outcome = "shipped \(id) to \(target)"
+            trailers.append((.pack, id.description))
+            let own: [Trailer] = [.action, .locale, .pack, .reason]
+            trailers += (change?.trailers ?? []).filter { !own.contains($0.name) }
+        }
+
+        /// Guard's stop: the harmful variants blocked and a rollback manifest, as a revert writes one.
+        mutating func harm(
+            _ why: String, blocking: [Int], evidence: JSONValue, on snapshot: Snapshot, actor: Actor, time: Timestamp
+        ) throws {
+            outcome = "harm: \(why)"
+            plan.blocked = Array(Set(plan.blocked + blocking)).sorted()
+            let number =
+                try snapshot.directory(StateLayout.rollbackDirectory(record.locale)).filter { !$0.isTree }.count + 1
+            let id = "\(record.locale)/\(number)"
+            var finished = plan
+            finished.sequence = before.sequence + 1
+            let document = RevertOperations.rollbackDocument(
+                id: id,
+                request: RevertRequest(
+                    locale: record.locale, segment: nil, target: .lastKnownGood,
+                    reason: "guard: experiment \(record.name): \(why)", block: true),
+                before: before, after: finished, blocked: blocking, evidence: evidence, actor: actor, time: time)
+            rollback = RollbackManifest(id: id, document: document)
+            extra.append((StateLayout.rollback(id), JSONWriter.pretty(document)))
+            trailers.append((.blocked, blocking.map { "\(record.locale)@\($0)" }.joined(separator: ",")))
+            trailers.append((.rollback, id))
         }
     }
 }

@@ -40,11 +40,7 @@ public enum PlanOperations {
             }
             request.testers = group
         }
-        // `given`: the plan an experiment's stop leaves, which the promote that ships its winner starts from.
-        let before = try given ?? snapshot.plan(locale) ?? Plan(locale: locale)
-        if let experiment = before.experiment {
-            throw ExperimentRefusal.running(locale: locale, name: experiment.name, doing: "promote")
-        }
+        let before = try planBefore(promoting: locale, given: given, on: snapshot)
         var (after, kind) = try before.promoted(
             by: request, minAppVersion: pack.minAppVersion, parentCommit: snapshot.commit?.hex ?? "")
         if kind == .unchanged {
@@ -88,6 +84,16 @@ public enum PlanOperations {
             summary: summary, trailers: trailers,
             writes: [(StateLayout.plan(locale), JSONWriter.pretty(after.jsonValue))])
         return (change, PromoteOutcome(kind: kind, before: before, after: after))
+    }
+
+    /// The plan a promote starts from: `given`, the plan an experiment's stop leaves (the promote that
+    /// ships its winner), or the snapshot's. Refused while an experiment runs on the locale.
+    static func planBefore(promoting locale: String, given: Plan?, on snapshot: Snapshot) throws -> Plan {
+        let before = try given ?? snapshot.plan(locale) ?? Plan(locale: locale)
+        if let experiment = before.experiment {
+            throw ExperimentRefusal.running(locale: locale, name: experiment.name, doing: "promote")
+        }
+        return before
     }
 
     /// Moves a scheduled ramp to its next step if it is due (guard's job): completes the rollout when
