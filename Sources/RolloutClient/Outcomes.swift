@@ -146,8 +146,10 @@ struct Outcomes: Equatable {
         else { return false }
         current.converted.insert(name)
         session = current
-        if let place = current.exposed {
-            add(Key(place, pack: assignment.tag.pack, metric: name)) { $0.conversions += 1 }
+        // Only into the row that holds the exposure: one reset or trimmed away since is not made again
+        // with a conversion alone, which a later exposure on that row would then seem to have.
+        if let place = current.exposed, rows[Key(place, pack: assignment.tag.pack, metric: name)] != nil {
+            rows[Key(place, pack: assignment.tag.pack, metric: name)]?.conversions += 1
         }
         return true
     }
