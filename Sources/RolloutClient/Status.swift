@@ -83,7 +83,8 @@ extension RolloutClient {
             lastRefresh: state.lastRefresh.map { Date(timeIntervalSince1970: TimeInterval($0)) }, launch: launchStatus,
             keysVersion: signatureCheck.usesKeyList ? state.keyList?.version : nil,
             indexExpires: state.indexExpires.map { Date(timeIntervalSince1970: TimeInterval($0.seconds)) },
-            isStale: state.indexExpires.map { TimeInterval($0.seconds) <= options.now().timeIntervalSince1970 } ?? false,
+            isStale: state.indexExpires.map { TimeInterval($0.seconds) <= options.now().timeIntervalSince1970 }
+                ?? false,
             experiment: state.experiment.flatMap { $0.locale == locale ? Status.Experiment($0) : nil })
     }
 }

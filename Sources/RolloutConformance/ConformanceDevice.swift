@@ -612,6 +612,7 @@ struct DeviceModel {
     var day: String { String(now.prefix(10)) }
     var defaultLocale: String { ConformanceVectors.launchDevice["defaultLocale"]! }
 
+    // Long: one case per kind of step, each a few lines, read as the list of what a step can do.
     /// What the step's `do` member and parameters are, and the device after it.
     mutating func apply(_ action: ConformanceVectors.DeviceStep.Action) -> [String: JSONValue] {
         var o: [String: JSONValue] = [:]
@@ -1030,7 +1031,9 @@ struct DeviceModel {
         for (key, c) in outcomes.sorted(by: { $0.key < $1.key }) where c.exposures > 0 {
             let row = key.row
             let fields = [row.day, row.pack.locale, row.pack.description, row.region, row.appVersion, key.metric]
-            text += fields.map(DeviceModel.field).joined(separator: ",") + ",\(c.exposures),\(min(c.conversions, c.exposures))\n"
+            text +=
+                fields.map(DeviceModel.field).joined(separator: ",")
+                + ",\(c.exposures),\(min(c.conversions, c.exposures))\n"
         }
         return text
     }

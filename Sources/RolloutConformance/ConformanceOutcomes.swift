@@ -53,7 +53,8 @@ extension ConformanceVectors {
                 name:
                     "the first lookup of a varied key in a session is its exposure, for every metric; before the process's first session, and after the exposure, lookups count nothing",
                 steps: ready("control") + [
-                    lookup(csv("")), session, lookup(csv(rows("17", (1, 0), (1, 0)))), lookup(csv(rows("17", (1, 0), (1, 0)))),
+                    lookup(csv("")), session, lookup(csv(rows("17", (1, 0), (1, 0)))),
+                    lookup(csv(rows("17", (1, 0), (1, 0)))),
                     S(action: .lookup("tr.key"), want: csv(rows("17", (1, 0), (1, 0)))), session,
                     lookup(csv(rows("17", (2, 0), (2, 0)))),
                 ]),
@@ -61,7 +62,8 @@ extension ConformanceVectors {
                 name:
                     "exposures count by assignment, not by the active pack: a variant staged and not yet active counts as the variant",
                 steps: ready("variant") + [
-                    session, lookup(["text": "bundled tr-TR title", "outcomeCsv": .string(header + rows("18", (1, 0), (1, 0)))]),
+                    session,
+                    lookup(["text": "bundled tr-TR title", "outcomeCsv": .string(header + rows("18", (1, 0), (1, 0)))]),
                     S(action: .activate, want: ["activated": ids(["tr@1", "tr-TR@18"])]), session,
                     lookup(["text": "tr-TR@18 title", "outcomeCsv": .string(header + rows("18", (2, 0), (2, 0)))]),
                 ]),
@@ -70,15 +72,18 @@ extension ConformanceVectors {
                     "a conversion in an exposed session counts at once, once a session per metric; a name the experiment does not measure is ignored",
                 steps: ready("control") + [
                     session, lookup(), convert("checkout", csv(rows("17", (1, 1), (1, 0)))),
-                    convert("checkout", csv(rows("17", (1, 1), (1, 0)))), convert("purchase", csv(rows("17", (1, 1), (1, 0)))),
-                    convert("signup", csv(rows("17", (1, 1), (1, 1)))), session, convert("checkout", csv(rows("17", (1, 1), (1, 1)))),
+                    convert("checkout", csv(rows("17", (1, 1), (1, 0)))),
+                    convert("purchase", csv(rows("17", (1, 1), (1, 0)))),
+                    convert("signup", csv(rows("17", (1, 1), (1, 1)))), session,
+                    convert("checkout", csv(rows("17", (1, 1), (1, 1)))),
                 ]),
             DeviceCase(
                 name:
                     "a conversion before the exposure is remembered and counted with it; a session never exposed counts none",
                 steps: ready("variant") + [
                     session, convert("checkout", csv("")), lookup(csv(rows("18", (1, 1), (1, 0)))),
-                    session, convert("signup", csv(rows("18", (1, 1), (1, 0)))), session, lookup(csv(rows("18", (2, 1), (2, 0)))),
+                    session, convert("signup", csv(rows("18", (1, 1), (1, 0)))), session,
+                    lookup(csv(rows("18", (2, 1), (2, 0)))),
                 ]),
             DeviceCase(
                 name:
@@ -93,7 +98,8 @@ extension ConformanceVectors {
                     "a new process counts nothing before its first session; what earlier processes counted stays",
                 steps: ready("control") + [
                     session, lookup(), launch, lookup(csv(rows("17", (1, 0), (1, 0)))),
-                    convert("checkout", csv(rows("17", (1, 0), (1, 0)))), session, lookup(csv(rows("17", (2, 0), (2, 0)))),
+                    convert("checkout", csv(rows("17", (1, 0), (1, 0)))), session,
+                    lookup(csv(rows("17", (2, 0), (2, 0)))),
                 ]),
             DeviceCase(
                 name:
@@ -114,7 +120,8 @@ extension ConformanceVectors {
                 name:
                     "the assignment belongs to the locale whose manifest gave it: another locale counts nothing, and back on it the session counts",
                 steps: ready("control") + [
-                    session, S(action: .setLocale("tr")), lookup(["text": "bundled tr title", "outcomeCsv": .string(header)]),
+                    session, S(action: .setLocale("tr")),
+                    lookup(["text": "bundled tr title", "outcomeCsv": .string(header)]),
                     S(action: .setLocale("tr-TR")), lookup(csv(rows("17", (1, 0), (1, 0)))),
                 ]),
         ]

@@ -220,17 +220,28 @@ public enum ConformanceVectors {
     static func experimentPlans() -> [(String, JSONValue)] {
         let split = [0..<4000, 4000..<8000]
         let staged = [rule(18, "4.8.0", regions: [], "*", 10000, salt: salt)]
-        let base = plan("tr-TR", baseline: ref(17, "4.8.0"), rules: [rule(19, "4.8.0", regions: ["US"], "*", 10000, salt: salt)])
+        let base = plan(
+            "tr-TR", baseline: ref(17, "4.8.0"), rules: [rule(19, "4.8.0", regions: ["US"], "*", 10000, salt: salt)])
         return [
             ("experiment", withExperiment(base, experiment(split))),
             (
                 "experimentEveryone",
-                withExperiment(plan("tr-TR", baseline: ref(17, "4.8.0")), experiment([0..<5000, 5000..<10000], regions: [], appVersions: "*"))
+                withExperiment(
+                    plan("tr-TR", baseline: ref(17, "4.8.0")),
+                    experiment([0..<5000, 5000..<10000], regions: [], appVersions: "*"))
             ),
-            ("experimentBlocked", withExperiment(plan("tr-TR", baseline: ref(17, "4.8.0"), rules: staged, blocked: [18]), experiment(split))),
+            (
+                "experimentBlocked",
+                withExperiment(
+                    plan("tr-TR", baseline: ref(17, "4.8.0"), rules: staged, blocked: [18]), experiment(split))
+            ),
             ("experimentTooOld", withExperiment(base, experiment(split, variantMinApp: "4.9.0"))),
             ("experimentAndTesters", withTesters(withExperiment(base, experiment(split)), pack: 19)),
-            ("experimentWithdrawn", withExperiment(plan("tr-TR", baseline: ref(17, "4.8.0"), withdrawn: [("TR", "4.8.x")]), experiment(split))),
+            (
+                "experimentWithdrawn",
+                withExperiment(
+                    plan("tr-TR", baseline: ref(17, "4.8.0"), withdrawn: [("TR", "4.8.x")]), experiment(split))
+            ),
         ]
     }
 

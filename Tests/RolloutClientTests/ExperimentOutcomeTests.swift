@@ -43,7 +43,8 @@ final class ExperimentOutcomeTests: XCTestCase {
             read.outcomes.csv(),
             Outcomes.header + "2026-11-21,tr-TR,tr-TR@18,TR,4.8.1,checkout,1,1\n"
                 + "2026-11-21,tr-TR,tr-TR@18,TR,4.8.1,signup,1,0\n")
-        XCTAssertEqual(read.outcomes.csv(metric: "signup"), Outcomes.header + "2026-11-21,tr-TR,tr-TR@18,TR,4.8.1,signup,1,0\n")
+        XCTAssertEqual(
+            read.outcomes.csv(metric: "signup"), Outcomes.header + "2026-11-21,tr-TR,tr-TR@18,TR,4.8.1,signup,1,0\n")
     }
 
     func testRowsAreBoundedOldestDayFirst() throws {
@@ -109,13 +110,19 @@ final class ExperimentOutcomeTests: XCTestCase {
         app.saveCounters()
         var tool = client(continues: true)
         _ = tool.string("home.title")
-        XCTAssertEqual(tool.outcomeCSV(), Outcomes.header, "the app's process ended the stored session")
+        XCTAssertEqual(
+            tool.outcomeCSV(),
+            Outcomes.header + "2026-11-21,tr-TR,tr-TR@18,TR,4.8.1,checkout,1,0\n"
+                + "2026-11-21,tr-TR,tr-TR@18,TR,4.8.1,signup,1,0\n",
+            "state.json keeps the last recorded session until the next recordSession(): this process goes on in it")
         tool.recordSession()
         tool.saveCounters()
         tool = client(continues: true)
         _ = tool.string("home.title")
         XCTAssertTrue(tool.recordConversion("checkout"))
-        XCTAssertEqual(tool.metricsCSV(MetricKind.outcome("checkout")!), Outcomes.header + "2026-11-21,tr-TR,tr-TR@18,TR,4.8.1,checkout,1,1\n")
+        XCTAssertEqual(
+            tool.metricsCSV(MetricKind.outcome("checkout")!),
+            Outcomes.header + "2026-11-21,tr-TR,tr-TR@18,TR,4.8.1,checkout,2,1\n")
         XCTAssertEqual(tool.metricsCSV(.crash), "date,locale,pack,region,app_version,sessions,crashes\n")
     }
 }
