@@ -7,49 +7,28 @@ import XCTest
 /// what `rollout publish` wrote: each learns its variant from the signed manifest, counts the first
 /// read of the title in the session `launch` opened as its exposure, and its conversions with it.
 final class DeviceExperimentTests: XCTestCase {
-    static let salt = "e2e-title-test"
     static let header = "date,locale,pack,region,app_version,metric,exposures,conversions\n"
 
-    /// tr-TR@17 (control, "Hoş gledin") and tr-TR@18 ("Hoş geldin") split 50/50 for TR on >=4.8.
-    /// Written into plans/tr-TR.json with git: `rollout experiment start` is written alongside this
-    /// test, and this stands in for it until then.
-    private func startExperiment(_ world: DeviceWorld) throws {
-        let w = world.w
-        let text = try w.git("show", "main:plans/tr-TR.json").stdout
-        var plan = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
-        func variant(_ version: Int, _ from: Int, _ to: Int) -> [String: Any] {
-            ["pack": ["contentVersion": version, "minAppVersion": "4.8.0"], "from": from, "to": to]
-        }
-        plan["experiment"] = [
-            "name": "title-test", "salt": Self.salt, "regions": ["TR"], "appVersions": ">=4.8",
-            "variants": [variant(17, 0, 5000), variant(18, 5000, 10000)], "keys": ["home.title"],
-            "metrics": ["checkout", "signup"],
-        ]
-        let data = try JSONSerialization.data(withJSONObject: plan, options: [.prettyPrinted, .sortedKeys])
-        try w.scratch.write("plan.json", String(decoding: data, as: UTF8.self))
-        var env = w.environment
-        env["GIT_INDEX_FILE"] = w.scratch.path("index")
-        env["GIT_DIR"] = w.repository
-        func git(_ arguments: String...) throws -> String {
-            let result = try Processes.run("/usr/bin/env", ["git"] + arguments, in: w.root, environment: env)
-            XCTAssertEqual(result.status, 0, result.output)
-            return result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
-        }
-        let blob = try git("hash-object", "-w", w.scratch.path("plan.json"))
-        _ = try git("read-tree", "main")
-        _ = try git("update-index", "--cacheinfo", "100644,\(blob),plans/tr-TR.json")
-        let tree = try git("write-tree")
-        let commit = try git(
-            "-c", "user.name=Test", "-c", "user.email=test@example.com", "commit-tree", tree, "-p", "main", "-m",
-            "experiment title-test")
-        _ = try git("update-ref", "refs/heads/main", commit)
+    /// tr-TR@17 (control, "Hoş gledin") and tr-TR@18 ("Hoş geldin") split 50/50 for TR on >=4.8 by
+    /// `rollout experiment start`, published; returns the experiment's salt, as the plan holds it.
+    private func startExperiment(_ world: DeviceWorld) throws -> String {
+        try world.rollout(
+            "experiment", "start", "title-test", "--variants", "tr-TR@17,tr-TR@18", "--split", "50/50", "--region",
+            "TR", "--app-version", ">=4.8", "--metric", "checkout", "--exploratory", "signup", "--reason",
+            "which title converts")
         try world.publish()
+        let text = try world.w.git("show", "main:plans/tr-TR.json").stdout
+        let plan = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
+        let experiment = try XCTUnwrap(plan["experiment"] as? [String: Any], text)
+        XCTAssertEqual(experiment["metrics"] as? [String], ["checkout", "signup"])
+        XCTAssertTrue((experiment["keys"] as? [String])?.contains("home.title") ?? false, text)
+        return try XCTUnwrap(experiment["salt"] as? String)
     }
 
     /// An install id whose bucket of the experiment's salt is in the control (true) or the variant.
-    private func installID(control: Bool) -> String {
+    private func installID(control: Bool, salt: String) -> String {
         (0..<1000).lazy.map { "phone-\($0)" }.first {
-            (Bucketing.bucket(installID: $0, salt: Self.salt) < 5000) == control
+            (Bucketing.bucket(installID: $0, salt: salt) < 5000) == control
         }!
     }
 
@@ -60,9 +39,9 @@ final class DeviceExperimentTests: XCTestCase {
 
     func testEachArmCountsItsExposuresAndConversionsAcrossInvocationsOfOneSession() throws {
         let world = try DeviceWorld()
-        try startExperiment(world)
+        let salt = try startExperiment(world)
         for (control, pack, title) in [(true, "tr-TR@17", "Hoş gledin"), (false, "tr-TR@18", "Hoş geldin")] {
-            let id = installID(control: control)
+            let id = installID(control: control, salt: salt)
             let name = control ? "control" : "variant"
             func device(_ action: String...) throws -> RunResult {
                 try world.w.rollout(
@@ -103,7 +82,7 @@ final class DeviceExperimentTests: XCTestCase {
 
     func testAPhoneOutsideTheTargetingCountsNothing() throws {
         let world = try DeviceWorld()
-        try startExperiment(world)
+        _ = try startExperiment(world)
         func device(_ action: String...) throws -> RunResult {
             try world.w.rollout(
                 [
