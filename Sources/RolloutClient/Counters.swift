@@ -301,6 +301,7 @@ extension RolloutClient {
     func saveState(_ change: (inout DeviceState) -> Void = { _ in }) -> Bool {
         var next = state
         next.counters.add(tally.take(emptying: true), region: region, appVersion: appVersionText)
+        next.outcomes = outcomeTally.current
         change(&next)
         guard next != state else { return true }
         state = next
@@ -311,10 +312,14 @@ extension RolloutClient {
 
     /// One app session with the current pack (call it once per launch or foreground session).
     /// Saved at once, in the background.
+    /// It also starts a new session for experiments: the next lookup of a varied key is its
+    /// exposure, even on the bundled strings (docs/client.md, "Experiments: exposures and conversions").
     public func recordSession() {
-        guard let own = snapshot.current.ownPack else { return }
-        tally.session(pack: own, at: options.now())
-        lock.withLock { state.launch.open?.session = true }
+        outcomeTally.update { $0.startSession() }
+        if let own = snapshot.current.ownPack {
+            tally.session(pack: own, at: options.now())
+            lock.withLock { state.launch.open?.session = true }
+        }
         scheduleSave()
     }
 
@@ -330,7 +335,9 @@ extension RolloutClient {
     /// one row per day, pack, region and app version (docs/metrics.md), including the counts of
     /// earlier processes not reset yet. Rows for the bundled strings are not written: there is no
     /// pack to attribute them to.
+    /// An outcome kind (`outcome-<metric>`) gives the outcome CSV of that metric's rows (see `outcomeCSV()`).
     public func metricsCSV(_ kind: MetricKind) -> String {
+        if let metric = kind.metric { return outcomeTally.current.csv(metric: metric) }
         // Under the writers' lock, which a save holds while it moves the tally into the state.
         let counters = lock.withLock { () -> Counters in
             var counters = state.counters
@@ -340,9 +347,13 @@ extension RolloutClient {
         return counters.csv(kind)
     }
 
-    /// Forgets the counters (after they were exported), on disk too.
+    /// Forgets the counters and the exposures and conversions (after they were all exported), on
+    /// disk too. The session goes on: a conversion after it counts only for a session exposed after it.
     public func resetCounters() {
-        lock.withLock { _ = saveState { $0.counters = Counters() } }
+        lock.withLock {
+            outcomeTally.update { $0.resetRows() }
+            _ = saveState { $0.counters = Counters() }
+        }
     }
 
     /// Writes the counters now, for a process about to end (a command-line tool, the app going to

@@ -31,6 +31,10 @@ struct DeviceState: Equatable {
     var bundleOnly: [String: [String]] = [:]
     /// Counts not exported yet (docs/client.md#counters).
     var counters = Counters()
+    /// The experiment variant the own locale's last verified manifest puts the device in (nil: none).
+    var experiment: ExperimentAssignment?
+    /// Exposures and conversions not exported yet, and the session's memory of them.
+    var outcomes = Outcomes()
     /// The crash-loop guard's memory (docs/client.md#activation-and-rollback-on-the-device).
     var launch = LaunchState()
     /// The newest key list the device accepted (docs/client.md, "Keys and expiry"): the roots it
@@ -67,6 +71,8 @@ struct DeviceState: Equatable {
         // Absent in a state written before they existed: no counts, the guard not armed yet.
         counters = Counters(json: o["counters"])
         launch = LaunchState(json: o["launch"])
+        experiment = ExperimentAssignment(json: o["experiment"])
+        outcomes = Outcomes(rows: o["outcomes"], session: o["outcomeSession"])
         keyList = o["keyList"]?.stringValue.flatMap { try? KeyList.parse(Array($0.utf8), source: "state.json keyList") }
         indexExpires = o["indexExpires"]?.stringValue.flatMap(Timestamp.init(iso8601:))
         anchoredTo = o["anchoredTo"].flatMap(DeviceState.roots)
@@ -108,6 +114,10 @@ struct DeviceState: Equatable {
         if let lastRefresh { members["lastRefresh"] = .integer(Int(lastRefresh)) }
         if let keyList { members["keyList"] = .string(String(decoding: keyList.bytes, as: UTF8.self)) }
         if let anchoredTo { members["anchoredTo"] = DeviceState.json(anchoredTo) }
+        // Absent without an experiment, so a device that never saw one writes what it always wrote.
+        if let experiment { members["experiment"] = experiment.json }
+        if !outcomes.rows.isEmpty { members["outcomes"] = outcomes.rowsJSON }
+        if let session = outcomes.sessionJSON { members["outcomeSession"] = session }
         if let indexExpires { members["indexExpires"] = .string(indexExpires.description) }
         if !bundleOnly.isEmpty {
             members["bundleOnly"] = .object(bundleOnly.mapValues { .array($0.map { .string($0) }) })

@@ -76,6 +76,8 @@ extension RolloutClient {
         let signature: [UInt8]
         let manifest: LocaleManifest
         let outcome: Resolution.Outcome
+        /// The experiment variant the plan puts this device in (counted only for its own locale).
+        let variant: Plan.Experiment.Variant?
     }
 
     /// A cached slot a manifest forbids (see `forbiddenSlots`), with the pack it held if it reads.
@@ -126,7 +128,7 @@ extension RolloutClient {
         let index = try await fetchIndex(list: list, at: time, lastSequence: lastSequence)
         // Every manifest of the chain first: a refresh acts on one consistent publish or not at all.
         let manifests = try await fetchManifests(of: index, for: locale, list: list, at: time)
-        let forbidden = try takeEffect(index, manifests, at: now)
+        let forbidden = try takeEffect(index, manifests, of: locale, at: now)
         if !forbidden.isEmpty { changes.append(Change(reason: .dropped, packs: forbidden, locale: locale)) }
         let dropped = unvouched + forbidden
         let (ready, failures) = await download(manifests)
@@ -193,16 +195,23 @@ extension RolloutClient {
             }
             let outcome = Resolution.outcome(
                 manifest.plan, region: region, appVersion: appVersion, installID: installID)
+            let variant = Resolution.experimentVariant(
+                manifest.plan, region: region, appVersion: appVersion, installID: installID)
             manifests.append(
-                FetchedManifest(locale: name, bytes: bytes, signature: signature, manifest: manifest, outcome: outcome))
+                FetchedManifest(
+                    locale: name, bytes: bytes, signature: signature, manifest: manifest, outcome: outcome,
+                    variant: variant))
         }
         return manifests
     }
 
     /// Step 1: what the verified index and manifests say takes effect now, even if a download
-    /// below fails: the sequence, the chains, the blocks and kill switches, and away with the
-    /// packs they forbid. Returns the active packs that went.
-    private func takeEffect(_ index: SiteIndex, _ manifests: [FetchedManifest], at now: Date) throws -> [PackID] {
+    /// below fails: the sequence, the chains, the blocks and kill switches, the experiment variant
+    /// `locale`'s plan puts the device in, and away with the packs they forbid. Returns the active
+    /// packs that went.
+    private func takeEffect(_ index: SiteIndex, _ manifests: [FetchedManifest], of locale: String, at now: Date)
+        throws -> [PackID]
+    {
         try lock.withLock { () throws -> [PackID] in
             guard state.indexSequence <= index.sequence else {
                 throw Failure(.superseded, "a newer index was accepted meanwhile")
@@ -216,6 +225,11 @@ extension RolloutClient {
                 next.defaultLocale = index.defaultLocale
                 next.lastRefresh = Int64(now.timeIntervalSince1970.rounded(.down))
                 next.staged.subtract(removals.filter { $0.slot == .pending }.compactMap { $0.id?.description })
+                next.experiment = manifests.first { $0.locale == locale }.flatMap { item in
+                    item.manifest.plan.experiment.flatMap { experiment in
+                        item.variant.map { ExperimentAssignment(experiment, variant: $0, locale: locale) }
+                    }
+                }
                 for item in manifests {
                     next.blocked[item.locale] = item.manifest.plan.blocked.sorted()
                     next.bundleOnly[item.locale] =

@@ -15,7 +15,8 @@ extension RolloutClient {
         snapshot.replace(
             LookupSnapshot(
                 locale: locale, chain: chain, active: active.mapValues { $0.shown(state.bundleOnly[$0.pack.locale]) },
-                bundled: tables, bundledLocales: tableLocales))
+                bundled: tables, bundledLocales: tableLocales,
+                experiment: state.experiment.flatMap { $0.locale == locale ? $0 : nil }))
     }
 
     /// The locale of the table `bundled.table(for: locale)` reads (`en` for `en-US` with only
@@ -72,6 +73,8 @@ extension RolloutClient {
         // A fallback is any text that did not come from the own locale's pack, the own locale's
         // bundled text included: the counter measures the pack (docs/client.md, Counters).
         if let own = view.ownPack { countLookup(own, fellBack: !fromOwnPack) }
+        // One set lookup for every other key: only a varied key goes further.
+        if let experiment = view.experiment, experiment.keys.contains(key) { countExposure(experiment) }
         // The app's own fallback is in no known locale: the device's formats it.
         let text = found?.text ?? fallback.flatMap { $0.isEmpty ? nil : $0 } ?? "…"
         let formatted = MessageFormat.format(text, arguments, language: found?.locale ?? view.locale)

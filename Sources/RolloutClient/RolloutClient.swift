@@ -12,7 +12,7 @@ import RolloutModel
 ///
 /// `@unchecked Sendable`: its `var`s (`locale`, `state`, `active`, `refreshing`, `launchSession`) are
 /// guarded by `lock`; everything else is a constant, or Sendable by a lock of its own (SnapshotCell,
-/// Tally, CounterSaver, Observers, DeviceStorage's budget under `lock`).
+/// Tally, OutcomeTally, CounterSaver, Observers, DeviceStorage's budget under `lock`).
 public final class RolloutClient: @unchecked Sendable {
     public struct Options: Sendable {
         /// The locale whose bundled strings are the last resort for every key.
@@ -41,6 +41,11 @@ public final class RolloutClient: @unchecked Sendable {
         /// to the sequence of the site the app was built against, so that an old copy of the site
         /// never shows its since-blocked packs (docs/client.md, "Keys and expiry").
         public var minimumIndexSequence = 0
+        /// This process continues the session the last one recorded (state.json keeps it until the
+        /// next `recordSession()`), for its exposures and conversions: a tool that plays one device
+        /// across invocations (`rollout device`). An app leaves it false: before its first
+        /// `recordSession()`, a process counts no exposure and no conversion.
+        public var continuesSession = false
         /// Tests: the storage budget from the first write of `init` (see DeviceStorage.budget).
         var storageBudget: Int?
 
@@ -93,6 +98,7 @@ public final class RolloutClient: @unchecked Sendable {
     let snapshot = SnapshotCell(.empty)
     let tally = Tally()
     let counterSaver = CounterSaver()
+    let outcomeTally = OutcomeTally()
     let observers = Observers()
     let bundled: BundledStrings
     let storage: DeviceStorage
@@ -154,6 +160,9 @@ public final class RolloutClient: @unchecked Sendable {
         try? FileManager.default.createDirectory(at: cacheDirectory, withIntermediateDirectories: true)
         storage.removeTemporaries()
         state = DeviceState(storage.read(DeviceState.file)) ?? DeviceState()
+        if !options.continuesSession { state.outcomes.session = nil }
+        let outcomes = state.outcomes
+        outcomeTally.update { $0 = outcomes }
         if let id = options.installID {
             installID = id
         } else if let stored = storage.read("install-id").map({ String(decoding: $0, as: UTF8.self) }), !stored.isEmpty

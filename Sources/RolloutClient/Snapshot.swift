@@ -17,6 +17,9 @@ final class LookupSnapshot: Sendable {
     /// The active pack of each locale that has one.
     let activePacks: [String: PackID]
 
+    /// The experiment variant the device is in, for its own locale (docs/client.md, "Experiments").
+    let experiment: ExperimentAssignment?
+
     /// The app's bundled strings of each locale of the chain and of the default locale.
     let bundled: [String: [String: String]]
     /// The locale of the bundle each of those tables is (`en` for `en-US` when the app ships
@@ -25,8 +28,9 @@ final class LookupSnapshot: Sendable {
 
     init(
         locale: String, chain: [String], active: [String: Pack], bundled: [String: [String: String]] = [:],
-        bundledLocales: [String: String] = [:]
+        bundledLocales: [String: String] = [:], experiment: ExperimentAssignment? = nil
     ) {
+        self.experiment = experiment
         self.bundled = bundled
         self.bundledLocales = bundledLocales
         self.locale = locale

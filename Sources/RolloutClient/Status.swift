@@ -21,6 +21,18 @@ extension RolloutClient {
             }
         }
 
+        /// The experiment variant a device is in (docs/client.md, "Experiments: exposures and conversions").
+        public struct Experiment: Equatable, Sendable {
+            public var name: String
+            /// The assigned variant, active or not.
+            public var pack: PackID
+            public var isControl: Bool
+            /// The keys whose first lookup in a session is its exposure, sorted.
+            public var keys: [String]
+            /// The conversions it counts, the primary first.
+            public var metrics: [String]
+        }
+
         /// The device's locale and the chain its keys are looked up in.
         public var locale: String
         public var chain: [String]
@@ -46,6 +58,8 @@ extension RolloutClient {
         /// The accepted index is past its expiry at `Options.now`: the site stopped being refreshed,
         /// or something between the device and it serves an old copy. The packs stay in use.
         public var isStale: Bool
+        /// The variant the device is in, from its own locale's last verified manifest (nil: none).
+        public var experiment: Experiment?
     }
 
     /// A consistent picture of the device: its memory, and the slots in its cache.
@@ -69,7 +83,16 @@ extension RolloutClient {
             lastRefresh: state.lastRefresh.map { Date(timeIntervalSince1970: TimeInterval($0)) }, launch: launchStatus,
             keysVersion: signatureCheck.usesKeyList ? state.keyList?.version : nil,
             indexExpires: state.indexExpires.map { Date(timeIntervalSince1970: TimeInterval($0.seconds)) },
-            isStale: state.indexExpires.map { TimeInterval($0.seconds) <= options.now().timeIntervalSince1970 } ?? false
-        )
+            isStale: state.indexExpires.map { TimeInterval($0.seconds) <= options.now().timeIntervalSince1970 }
+                ?? false,
+            experiment: state.experiment.flatMap { $0.locale == locale ? Status.Experiment($0) : nil })
+    }
+}
+
+extension RolloutClient.Status.Experiment {
+    init(_ assignment: ExperimentAssignment) {
+        self.init(
+            name: assignment.tag.name, pack: assignment.tag.pack, isControl: assignment.isControl,
+            keys: assignment.keys.sorted(), metrics: assignment.metrics)
     }
 }

@@ -22,7 +22,7 @@ extension ConformanceVectors {
                 counters.json", says what each step does); after each, every member of expect is what the device \
                 shows: its active packs, the failed list, launchStatus and metricsCSV(crash), and after a succeed step \
                 what markLaunchSucceeded() returned (confirmed: the packs it confirmed, or null for none).
-                """, key: key, cases: launchCases(), showsGuard: true)
+                """, key: key, cases: launchCases(), shows: .guard)
     }
 
     static func counters(key: Ed25519.PrivateKey) -> JSONValue {
@@ -32,7 +32,17 @@ extension ConformanceVectors {
                 one device on its own cache, driven through steps in order (docs/conformance.md, "launches.json and \
                 counters.json"); after each, metricsCSV(crash) and metricsCSV(fallback) are exactly crashCsv and \
                 fallbackCsv, and a lookup returns text.
-                """, key: key, cases: counterCases(), showsGuard: false)
+                """, key: key, cases: counterCases(), shows: .counters)
+    }
+
+    static func outcomes(key: Ed25519.PrivateKey) -> JSONValue {
+        deviceFile(
+            about: """
+                The exposures and conversions a device counts for the experiment it is in (docs/client.md, \
+                "Experiments: exposures and conversions"; docs/conformance.md, "outcomes.json"). Each case is one device \
+                on its own cache, driven through steps in order; a convert step is recordConversion(name). After each \
+                step, outcomeCSV() is exactly outcomeCsv, and a lookup returns text.
+                """, key: key, cases: outcomeCases(), shows: .outcomes, sites: experimentSites())
     }
 
     // MARK: - The device, its sites and its bundled strings
@@ -100,6 +110,7 @@ extension ConformanceVectors {
             case refresh(String)
             case activate, succeed, markFailed, session, crash, reset
             case lookup(String)
+            case convert(String)
             case setLocale(String)
             case clock(String)
         }
@@ -113,10 +124,29 @@ extension ConformanceVectors {
         let steps: [DeviceStep]
     }
 
+    /// What a file's `expect` shows of the device after each step, besides what the step returned.
+    enum Shows {
+        /// launches.json: the crash-loop guard and the crash CSV.
+        case `guard`
+        /// counters.json: the two CSVs.
+        case counters
+        /// outcomes.json: the outcome CSV.
+        case outcomes
+
+        func keeps(_ member: String) -> Bool {
+            switch self {
+            case .guard: return member != "fallbackCsv" && member != "outcomeCsv"
+            case .counters: return !DeviceModel.guardMembers.contains(member) && member != "outcomeCsv"
+            case .outcomes:
+                return !DeviceModel.guardMembers.contains(member) && member != "crashCsv" && member != "fallbackCsv"
+            }
+        }
+    }
+
     private static func deviceFile(
-        about: String, key: Ed25519.PrivateKey, cases: [DeviceCase], showsGuard: Bool
+        about: String, key: Ed25519.PrivateKey, cases: [DeviceCase], shows: Shows,
+        sites: [String: Site] = deviceSites()
     ) -> JSONValue {
-        let sites = deviceSites()
         var out: [JSONValue] = []
         for c in cases {
             var model = DeviceModel(sites: sites, attempts: c.launchAttempts)
@@ -130,14 +160,8 @@ extension ConformanceVectors {
                         the case was written for \(wanted)
                         """)
                 }
-                if case .object(var expect) = o["expect"] {
-                    // launches.json shows the guard; counters.json the two CSVs.
-                    if showsGuard {
-                        expect["fallbackCsv"] = nil
-                    } else {
-                        for member in DeviceModel.guardMembers { expect[member] = nil }
-                    }
-                    o["expect"] = .object(expect)
+                if case .object(let expect) = o["expect"] {
+                    o["expect"] = .object(expect.filter { shows.keeps($0.key) })
                 }
                 steps.append(.object(o))
             }
@@ -155,7 +179,7 @@ extension ConformanceVectors {
 
     // MARK: - launches.json
 
-    private static func ids(_ list: [String]) -> JSONValue { strings(list) }
+    fileprivate static func ids(_ list: [String]) -> JSONValue { strings(list) }
     private static let header = "date,locale,pack,region,app_version,sessions,crashes\n"
 
     // Long: a table of cases, one behaviour of the crash-loop guard each, read top to bottom.
@@ -557,6 +581,9 @@ struct DeviceModel {
     var rolledBack: [PackID] = []
     var rollbacks = 0
     var counts: [Row: Counts] = [:]
+    /// The variant the own locale's last manifest put the device in: locale, experiment, pack.
+    var assignment: Assignment?
+    var outcomes: [OutcomeRow: (exposures: Int, conversions: Int)] = [:]
 
     // The device and this process.
     var locale: String
@@ -566,6 +593,8 @@ struct DeviceModel {
     var running = false
     var previousLaunchFailed = false
     var succeeded = false
+    /// Nil before this process's first session.
+    var session: OutcomeMemory?
 
     init(sites: [String: ConformanceVectors.Site], attempts: Int) {
         self.sites = sites
@@ -583,6 +612,7 @@ struct DeviceModel {
     var day: String { String(now.prefix(10)) }
     var defaultLocale: String { ConformanceVectors.launchDevice["defaultLocale"]! }
 
+    // Long: one case per kind of step, each a few lines, read as the list of what a step can do.
     /// What the step's `do` member and parameters are, and the device after it.
     mutating func apply(_ action: ConformanceVectors.DeviceStep.Action) -> [String: JSONValue] {
         var o: [String: JSONValue] = [:]
@@ -616,6 +646,7 @@ struct DeviceModel {
             expect["markedFailed"] = markActivePackFailed().map { .string($0.description) } ?? .null
         case .session:
             o["do"] = "session"
+            session = OutcomeMemory()
             if let own = ownPack {
                 record(own) { $0.sessions += 1 }
                 open?.session = true
@@ -626,6 +657,11 @@ struct DeviceModel {
         case .reset:
             o["do"] = "reset"
             counts = [:]
+            outcomes = [:]
+        case .convert(let name):
+            o["do"] = "convert"
+            o["name"] = .string(name)
+            convert(name)
         case .lookup(let key):
             o["do"] = "lookup"
             o["key"] = .string(key)
@@ -666,6 +702,7 @@ struct DeviceModel {
         expect["rollbacks"] = .integer(rollbacks)
         expect["crashCsv"] = .string(csv(crash: true))
         expect["fallbackCsv"] = .string(csv(crash: false))
+        expect["outcomeCsv"] = .string(outcomeCSV())
         return expect
     }
 
@@ -743,6 +780,7 @@ struct DeviceModel {
         chains = site.chains.mapValues(\.chain)
         indexDefault = site.defaultLocale
         let chain = SiteIndex.chain(for: locale, chains: chains, fallbackChains: [:], defaultLocale: site.defaultLocale)
+        if !chain.contains(locale) { assignment = nil }
         var outcomes: [String: Int?] = [:]
         var dropped: Set<String> = []
         for name in chain {
@@ -755,6 +793,16 @@ struct DeviceModel {
             let version: Int?
             if case .pack(let v) = outcome { version = v } else { version = nil }
             outcomes[name] = version
+            if name == locale {
+                assignment = Resolution.experimentVariant(
+                    plan, region: region, appVersion: AppVersion(appVersion),
+                    installID: ConformanceVectors.launchDevice["installId"]!
+                ).map { variant in
+                    Assignment(
+                        locale: name, experiment: plan.experiment!,
+                        pack: PackID(locale: name, contentVersion: variant.pack.contentVersion))
+                }
+            }
             var s = slots[name] ?? Slots()
             if let v = s.previous, plan.isBlocked(v) { s.previous = nil }
             if let v = s.pending, plan.isBlocked(v) { s.pending = nil }
@@ -799,6 +847,7 @@ struct DeviceModel {
 
     mutating func launch() {
         running = true
+        session = nil
         previousLaunchFailed = false
         succeeded = false
         if armed, let died = open {
@@ -897,6 +946,7 @@ struct DeviceModel {
             }
         }
         if found == nil, let value = bundledTable(defaultLocale)?[key], !value.isEmpty { found = value }
+        expose(key)
         if let own = ownPack {
             record(own) {
                 $0.lookups += 1
@@ -924,6 +974,66 @@ struct DeviceModel {
             guard total > 0 else { continue }
             let fields = [row.day, row.pack.locale, row.pack.description, row.region, row.appVersion]
             text += fields.map(DeviceModel.field).joined(separator: ",") + ",\(total),\(min(happened, total))\n"
+        }
+        return text
+    }
+
+    // MARK: Experiments
+
+    struct Assignment: Equatable {
+        let locale: String
+        let experiment: Plan.Experiment
+        let pack: PackID
+    }
+
+    struct OutcomeRow: Hashable, Comparable {
+        let row: Row
+        let metric: String
+        static func < (a: OutcomeRow, b: OutcomeRow) -> Bool { (a.row, a.metric) < (b.row, b.metric) }
+    }
+
+    /// What a session did for the assignment `of` (another one starts it afresh).
+    struct OutcomeMemory {
+        var of: Assignment?
+        var exposed: Row?
+        var converted: Set<String> = []
+    }
+
+    /// The session's memory for the assignment in effect for the device's locale; nil without either.
+    func memory() -> (Assignment, OutcomeMemory)? {
+        guard let assignment, assignment.locale == locale, let session else { return nil }
+        return (assignment, session.of == assignment ? session : OutcomeMemory(of: assignment))
+    }
+
+    mutating func expose(_ key: String) {
+        guard let (assignment, memory) = memory(), assignment.experiment.keys.contains(key), memory.exposed == nil
+        else { return }
+        let row = Row(day: day, pack: assignment.pack, region: region, appVersion: appVersion)
+        session = OutcomeMemory(of: assignment, exposed: row, converted: memory.converted)
+        for metric in assignment.experiment.metrics {
+            var counts = outcomes[OutcomeRow(row: row, metric: metric)] ?? (0, 0)
+            counts.exposures += 1
+            if memory.converted.contains(metric) { counts.conversions += 1 }
+            outcomes[OutcomeRow(row: row, metric: metric)] = counts
+        }
+    }
+
+    mutating func convert(_ name: String) {
+        guard let (assignment, memory) = memory(), assignment.experiment.metrics.contains(name),
+            !memory.converted.contains(name)
+        else { return }
+        session = OutcomeMemory(of: assignment, exposed: memory.exposed, converted: memory.converted.union([name]))
+        if let row = memory.exposed { outcomes[OutcomeRow(row: row, metric: name)]?.conversions += 1 }
+    }
+
+    func outcomeCSV() -> String {
+        var text = "date,locale,pack,region,app_version,metric,exposures,conversions\n"
+        for (key, c) in outcomes.sorted(by: { $0.key < $1.key }) where c.exposures > 0 {
+            let row = key.row
+            let fields = [row.day, row.pack.locale, row.pack.description, row.region, row.appVersion, key.metric]
+            text +=
+                fields.map(DeviceModel.field).joined(separator: ",")
+                + ",\(c.exposures),\(min(c.conversions, c.exposures))\n"
         }
         return text
     }

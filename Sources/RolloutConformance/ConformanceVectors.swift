@@ -31,6 +31,7 @@ public enum ConformanceVectors {
             "trust.json": JSONWriter.pretty(try trust()),
             "launches.json": JSONWriter.pretty(launches(key: key)),
             "counters.json": JSONWriter.pretty(counters(key: key)),
+            "outcomes.json": JSONWriter.pretty(outcomes(key: key)),
         ]
     }
 
@@ -186,6 +187,64 @@ public enum ConformanceVectors {
         return .object(o)
     }
 
+    static let experimentSalt = "3e8a1f0c7b2d5946"
+
+    /// A plan's `experiment` member in the wire form: control tr-TR@17 and variant tr-TR@18 over
+    /// consecutive ranges of `experimentSalt`, whose buckets for the kit's install ids are 4444,
+    /// 3601, 7282 and 8481.
+    static func experiment(
+        _ ranges: [Range<Int>], regions: [String] = ["TR"], appVersions: String = ">=4.8",
+        variantMinApp: String = "4.8.0"
+    ) -> JSONValue {
+        let packs = [ref(17, "4.8.0"), ref(18, variantMinApp)]
+        return [
+            "name": "title-test", "salt": .string(experimentSalt), "regions": strings(regions),
+            "appVersions": .string(appVersions),
+            "variants": .array(
+                zip(packs, ranges).map { pack, range in
+                    ["pack": pack, "from": .integer(range.lowerBound), "to": .integer(range.upperBound)]
+                }),
+            "keys": strings(["title"]), "metrics": strings(["checkout", "signup"]),
+        ]
+    }
+
+    static func withExperiment(_ plan: JSONValue, _ experiment: JSONValue) -> JSONValue {
+        guard var o = plan.objectValue else { return plan }
+        o["experiment"] = experiment
+        return .object(o)
+    }
+
+    /// Plans with an experiment (docs/experiments.md), step 4 of Resolution: in and out of its
+    /// targeting, in each range and outside a split under 100%, a blocked variant, an app below a
+    /// variant's minAppVersion, testers before it and the rules after it.
+    static func experimentPlans() -> [(String, JSONValue)] {
+        let split = [0..<4000, 4000..<8000]
+        let staged = [rule(18, "4.8.0", regions: [], "*", 10000, salt: salt)]
+        let base = plan(
+            "tr-TR", baseline: ref(17, "4.8.0"), rules: [rule(19, "4.8.0", regions: ["US"], "*", 10000, salt: salt)])
+        return [
+            ("experiment", withExperiment(base, experiment(split))),
+            (
+                "experimentEveryone",
+                withExperiment(
+                    plan("tr-TR", baseline: ref(17, "4.8.0")),
+                    experiment([0..<5000, 5000..<10000], regions: [], appVersions: "*"))
+            ),
+            (
+                "experimentBlocked",
+                withExperiment(
+                    plan("tr-TR", baseline: ref(17, "4.8.0"), rules: staged, blocked: [18]), experiment(split))
+            ),
+            ("experimentTooOld", withExperiment(base, experiment(split, variantMinApp: "4.9.0"))),
+            ("experimentAndTesters", withTesters(withExperiment(base, experiment(split)), pack: 19)),
+            (
+                "experimentWithdrawn",
+                withExperiment(
+                    plan("tr-TR", baseline: ref(17, "4.8.0"), withdrawn: [("TR", "4.8.x")]), experiment(split))
+            ),
+        ]
+    }
+
     /// Plans in the manifest's wire form, named; each exercises one step of docs/targeting.md, Resolution.
     static func resolutionPlans() -> [(String, JSONValue)] {
         let staged = [
@@ -243,7 +302,7 @@ public enum ConformanceVectors {
                     rules: [rule(18, "4.8.0", regions: [], "*", 10000, salt: salt)],
                     withdrawn: [("TR", "~4.8")])
             ),
-        ]
+        ] + experimentPlans()
     }
 
     static func resolution() throws -> JSONValue {
@@ -271,9 +330,12 @@ public enum ConformanceVectors {
                     case .pack(let v): result = .integer(v)
                     case .bundled: result = .null
                     }
+                    let variant = Resolution.experimentVariant(
+                        parsed, region: region, appVersion: AppVersion(version), installID: id)
                     cases.append([
                         "plan": .string(name), "region": .string(region), "appVersion": .string(version),
                         "installId": .string(id), "contentVersion": result,
+                        "experimentVariant": variant.map { .integer($0.pack.contentVersion) } ?? .null,
                     ])
                 }
             }
@@ -286,7 +348,12 @@ public enum ConformanceVectors {
             covers every app version of its region. Plans testers* stage tr-TR@18 to tester group qa: a device whose \
             lowercase hex SHA-256(UTF-8(salt) || 0x00 || UTF-8(installId)) is one of the group's members gets the pack \
             whatever its bucket, unless it is blocked, its app is below the pack's minAppVersion, or a withdrawn \
-            segment covers the device; install ids compare byte for byte (case matters).
+            segment covers the device; install ids compare byte for byte (case matters). Plans experiment* run an \
+            experiment (docs/experiments.md), step 4, after testers and before the rules: a device in its regions \
+            (empty: every region) and appVersions whose bucket (of the experiment's salt) is in a variant's from..<to \
+            gets that variant's pack, unless it is blocked or the app is below its minAppVersion; then the rules go \
+            on. experimentVariant is the content version of the variant the device is in (the one step 4 gave it, \
+            for which it counts exposures and conversions), null when it is in none.
             """,
             "plans": .object(plans), "cases": .array(cases),
         ]

@@ -14,6 +14,9 @@ enum DeviceOutcome {
     case launchSucceeded(confirmed: [PackID]?)
     case status
     case metrics(MetricKind, String)
+    case outcomes(String)
+    /// A conversion, and whether it counts for this session.
+    case converted(String, counted: Bool)
 
     func output(client: RolloutClient, style: Style) -> CommandOutput {
         switch self {
@@ -47,6 +50,10 @@ enum DeviceOutcome {
         case .metrics(let kind, let csv):
             return CommandOutput(
                 json: ["action": "metrics", "kind": .string(kind.rawValue), "csv": .string(csv)], text: csv)
+        case .outcomes(let csv):
+            return CommandOutput(json: ["action": "metrics", "kind": "outcome", "csv": .string(csv)], text: csv)
+        case .converted(let metric, let counted):
+            return Self.converted(metric, counted: counted, experiment: client.status.experiment)
         }
     }
 }
@@ -71,6 +78,31 @@ extension DeviceOutcome {
         let json: JSONValue = [
             "action": "launch-succeeded", "confirmed": confirmed.map(ids) ?? .null, "activePack": id(client.activePack),
             "awaitingSuccess": ids(awaiting),
+        ]
+        return CommandOutput(json: json, text: text)
+    }
+}
+
+extension DeviceOutcome {
+    /// Whether the conversion counts, and if not, why (docs/device.md, "convert").
+    static func converted(_ metric: String, counted: Bool, experiment: RolloutClient.Status.Experiment?)
+        -> CommandOutput
+    {
+        let text: String
+        if counted {
+            text = "Conversion \(metric) counts for this session (\(experiment.map { $0.pack.description } ?? "")).\n"
+        } else if let experiment, !experiment.metrics.contains(metric) {
+            text =
+                "Ignored: \(metric) is not a metric of experiment \(experiment.name) "
+                + "(\(experiment.metrics.joined(separator: ", "))).\n"
+        } else if experiment == nil {
+            text = "Ignored: the device is in no experiment.\n"
+        } else {
+            text = "Ignored: \(metric) was counted in this session already, or no session was opened (launch).\n"
+        }
+        let json: JSONValue = [
+            "action": "convert", "metric": .string(metric), "counted": .bool(counted),
+            "experiment": experiment.map { .string($0.name) } ?? .null, "pack": id(experiment?.pack),
         ]
         return CommandOutput(json: json, text: text)
     }

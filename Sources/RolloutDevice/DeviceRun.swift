@@ -17,6 +17,7 @@ public enum RolloutDevice {
         let action = try DeviceAction.parse(invocation)
         let device = try DeviceSetup.parse(invocation, context: context)
         let (client, problems) = device.client(countsLaunch: action == .launch)
+        // `launch` opens the session that later invocations (get, convert) go on in.
         if !invocation.json {
             for problem in problems { context.diagnostics("warning: --bundled: \(problem.oneLine)\n") }
         }
@@ -53,6 +54,10 @@ extension DeviceAction {
             return .status
         case .metrics(let kind):
             return .metrics(kind, client.metricsCSV(kind))
+        case .outcomes:
+            return .outcomes(client.outcomeCSV())
+        case .convert(let metric):
+            return .converted(metric, counted: client.recordConversion(metric))
         }
     }
 }

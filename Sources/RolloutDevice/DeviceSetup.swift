@@ -117,6 +117,8 @@ struct DeviceSetup {
         var options = RolloutClient.Options()
         options.installID = installID
         options.countsLaunch = countsLaunch
+        // One phone across invocations: a get or convert belongs to the session the last launch opened.
+        options.continuesSession = true
         options.minimumIndexSequence = minimumIndexSequence
         let now = self.now
         options.now = { now }

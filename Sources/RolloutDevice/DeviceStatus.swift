@@ -74,6 +74,14 @@ struct DeviceStatus {
                             })
                     )
                 }))
+        // Only when there is one: a device in no experiment shows what it always showed.
+        if let experiment = status.experiment {
+            json["experiment"] = [
+                "name": .string(experiment.name), "pack": .string(experiment.pack.description),
+                "control": .bool(experiment.isControl), "keys": .array(experiment.keys.map { .string($0) }),
+                "metrics": .array(experiment.metrics.map { .string($0) }),
+            ]
+        }
         return json
     }
 
@@ -114,6 +122,11 @@ struct DeviceStatus {
             text += "Under a kill switch: \(status.killed.sorted().joined(separator: ", ")).\n"
         }
         text += launchText
+        if let experiment = status.experiment {
+            text +=
+                "Experiment \(experiment.name): assigned \(experiment.pack) (\(experiment.isControl ? "control" : "variant")),"
+                + " metrics \(experiment.metrics.joined(separator: ", ")).\n"
+        }
         let rows = MetricKind.health.flatMap { kind in (counters[kind] ?? []).map { (kind, $0) } }
         if rows.isEmpty {
             text += "Counters: none.\n"

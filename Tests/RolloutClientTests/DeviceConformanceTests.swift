@@ -4,8 +4,8 @@ import RolloutCrypto
 import RolloutModel
 import XCTest
 
-/// The Swift client replays launches.json and counters.json (docs/conformance.md, "launches.json
-/// and counters.json") as a port must: each case one device on a fresh cache, a site served from
+/// The Swift client replays launches.json, counters.json and outcomes.json (docs/conformance.md,
+/// "launches.json and counters.json", "outcomes.json") as a port must: each case one device on a fresh cache, a site served from
 /// memory, every step on the real client, and after each step every member of `expect` compared.
 final class DeviceConformanceTests: XCTestCase {
     func testEveryCrashLoopCaseIsDecidedAsTheVectorsSay() async throws {
@@ -16,6 +16,11 @@ final class DeviceConformanceTests: XCTestCase {
     func testEveryCounterCaseExportsTheCSVsTheVectorsSay() async throws {
         let cases = try await replay("counters.json")
         XCTAssertGreaterThanOrEqual(cases, 6)
+    }
+
+    func testEveryExperimentCaseCountsTheExposuresAndConversionsTheVectorsSay() async throws {
+        let cases = try await replay("outcomes.json")
+        XCTAssertGreaterThanOrEqual(cases, 9)
     }
 
     /// The device's clock, which a `clock` step sets and the client reads through `Options.now`.
@@ -98,6 +103,7 @@ final class DeviceConformanceTests: XCTestCase {
                 case "session": device.recordSession()
                 case "crash": device.recordCrash()
                 case "reset": device.resetCounters()
+                case "convert": device.recordConversion(step["name"]?.stringValue ?? "")
                 case "lookup": observed["text"] = .string(device.string(step["key"]?.stringValue ?? ""))
                 case "setLocale":
                     locale = step["locale"]?.stringValue ?? locale
@@ -119,6 +125,7 @@ final class DeviceConformanceTests: XCTestCase {
                 observed["rollbacks"] = .integer(status.rollbacks)
                 observed["crashCsv"] = .string(device.metricsCSV(.crash))
                 observed["fallbackCsv"] = .string(device.metricsCSV(.fallback))
+                observed["outcomeCsv"] = .string(device.outcomeCSV())
                 let expect = step["expect"]?.objectValue ?? [:]
                 XCTAssertFalse(expect.isEmpty, "\(at): nothing expected")
                 for (member, expected) in expect.sorted(by: { $0.key < $1.key }) {

@@ -299,7 +299,7 @@ final class DeviceCommandTests: XCTestCase {
             (base + device + ["get"], 64, "KEY"),
             (base + device + ["get", "home.title", "--arg", "name"], 64, "--arg"),
             (base + device + ["status", "--force"], 64, "--force"),
-            (base + device + ["metrics", "sessions"], 64, "crash or fallback"),
+            (base + device + ["metrics", "sessions"], 64, "crash, fallback or outcome"),
         ]
         for (arguments, code, named) in cases {
             let result = try world.w.rollout(arguments)

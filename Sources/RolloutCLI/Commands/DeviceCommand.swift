@@ -60,8 +60,12 @@ package enum DeviceCommand {
               launch-succeeded         the app's first screen is usable
               status                   active, pending, previous, failed and blocked packs, and the counters
               metrics crash|fallback   the counters as the CSV rollout metrics ingest reads
+              metrics outcome          the exposures and conversions of the experiment, as that CSV
+                                       (outcome-METRIC: one metric's rows)
+              convert NAME             a conversion the app observed in this session (NAME: a metric of
+                                       the experiment the device is in)
             The state directory is the device: the same --state DIR across invocations is the same phone
-            across launches. --site takes the directory rollout publish wrote, or its https:// URL (http://
+            across launches; the session a launch opens goes on until the next launch. --site takes the directory rollout publish wrote, or its https:// URL (http://
             only on loopback). --public-key plays an app that pins one key; --root-key one built with the root
             keys of the site's key list (docs/keys.md). Exit 1 when a refresh failed; the device keeps what
             it had. See docs/device.md.
@@ -83,8 +87,13 @@ package enum DeviceAction: Equatable {
     case launchSucceeded
     case status
     case metrics(MetricKind)
+    /// Every metric's exposures and conversions: the outcome CSV.
+    case outcomes
+    case convert(metric: String)
 
-    static let names = ["refresh", "activate", "get", "launch", "launch-succeeded", "status", "metrics"]
+    static let names = [
+        "refresh", "activate", "get", "launch", "launch-succeeded", "status", "metrics", "convert",
+    ]
 
     package static func parse(_ invocation: Invocation) throws -> DeviceAction {
         let name = invocation.positionals[0]
@@ -110,12 +119,20 @@ package enum DeviceAction: Equatable {
             }
             return .get(key: key, arguments: try arguments(invocation.texts(options.arg)))
         case "metrics":
+            if argument == "outcome" { return .outcomes }
             guard let kind = argument.flatMap(MetricKind.init(rawValue:)) else {
                 let given = argument.map { " \"\($0)\"" } ?? ""
                 throw RolloutError.usage(
-                    "rollout device metrics needs crash or fallback\(given.isEmpty ? "" : ", not" + given)")
+                    "rollout device metrics needs crash, fallback or outcome\(given.isEmpty ? "" : ", not" + given)")
             }
             return .metrics(kind)
+        case "convert":
+            guard let metric = argument, Plan.Experiment.isValidMetric(metric) else {
+                let given = argument.map { "; \"\($0)\" is not one" } ?? ""
+                throw RolloutError.usage(
+                    "rollout device convert needs a metric NAME (lowercase letters, digits and _)\(given)")
+            }
+            return .convert(metric: metric)
         default:
             throw RolloutError.usage(
                 "unknown device action \"\(name)\"" + suggestion(name, among: Set(names))

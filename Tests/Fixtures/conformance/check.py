@@ -122,6 +122,9 @@ def resolve(plan, region, app_text, install_id):
             pack = group["pack"]
             if pack["contentVersion"] not in blocked and compare(app, version(pack["minAppVersion"])) >= 0:
                 return pack["contentVersion"]
+        variant = experiment_variant(plan, region, app, install_id, blocked)
+        if variant is not None:
+            return variant
         rule = next((r for r in plan["rules"] if matches(r)), None)
         if rule:
             pack = rule["pack"]
@@ -132,6 +135,39 @@ def resolve(plan, region, app_text, install_id):
         if pack["contentVersion"] not in blocked and compare(app, version(pack["minAppVersion"])) >= 0:
             return pack["contentVersion"]
     return None
+
+
+# Step 4, the experiment (docs/experiments.md): the variant's content version, or None to go on.
+def experiment_variant(plan, region, app, install_id, blocked):
+    e = plan.get("experiment")
+    if not e:
+        return None
+    bounds = parse_range(e["appVersions"])
+    if bounds is None or (e["regions"] and region not in e["regions"]) or not in_range(bounds, app):
+        return None
+    b = bucket(install_id, e["salt"])
+    v = next((v for v in e["variants"] if v["from"] <= b < v["to"]), None)
+    if v is None or v["pack"]["contentVersion"] in blocked or compare(app, version(v["pack"]["minAppVersion"])) < 0:
+        return None
+    return v["pack"]["contentVersion"]
+
+
+# The variant a device is in: the one step 4 gives it, when resolution gets that far.
+def in_experiment(plan, region, app_text, install_id):
+    app = version(app_text)
+    if app is None or plan["bundledOnly"]:
+        return None
+    if any(w["region"] in ("*", region) and (parse_range(w["appVersions"]) is None or in_range(parse_range(w["appVersions"]), app))
+           for w in plan["withdrawn"]):
+        return None
+    blocked = set(plan["blocked"])
+    for t in sorted(plan.get("testers", []), key=lambda t: t["group"]):
+        if hashlib.sha256(t["salt"].encode() + b"\x00" + install_id.encode()).hexdigest() in t["members"]:
+            pack = t["pack"]
+            if pack["contentVersion"] not in blocked and compare(app, version(pack["minAppVersion"])) >= 0:
+                return None
+            break
+    return experiment_variant(plan, region, app, install_id, blocked)
 
 
 # The chain of a device (docs/manifest.md)
@@ -456,6 +492,8 @@ def main():
     for c in data["cases"]:
         got = resolve(data["plans"][c["plan"]], c["region"], c["appVersion"], c["installId"])
         expect("resolution.json", f"{c['plan']} {c['region']} {c['appVersion']} {c['installId']}", got, c["contentVersion"])
+        got = in_experiment(data["plans"][c["plan"]], c["region"], c["appVersion"], c["installId"])
+        expect("resolution.json", f"{c['plan']} {c['region']} {c['appVersion']} {c['installId']} in experiment", got, c["experimentVariant"])
     print(f"resolution.json: {len(data['cases'])} resolutions")
 
     data = load("chains.json")
