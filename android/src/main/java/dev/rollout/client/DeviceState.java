@@ -52,6 +52,13 @@ final class DeviceState {
     TreeMap<String, List<String>> bundleOnly = new TreeMap<>();
     /** Counts not exported yet (docs/client.md#counters). */
     Counters counters = new Counters();
+    /** Exposures and conversions not exported yet (docs/experiments.md). */
+    Outcomes outcomes = new Outcomes();
+    /**
+     * Per locale, the device's assignment in the experiment of that locale's newest verified manifest; a locale whose
+     * manifest has none, or does not put this device in it, has no entry.
+     */
+    TreeMap<String, Exposures.Assignment> experiments = new TreeMap<>();
     /** The crash-loop guard's memory. */
     LaunchGuard launch = new LaunchGuard();
     /**
@@ -85,6 +92,8 @@ final class DeviceState {
         c.staged = new TreeSet<>(staged);
         c.bundleOnly = copyLists(bundleOnly);
         c.counters = counters.copy();
+        c.outcomes = outcomes.copy();
+        c.experiments = new TreeMap<>(experiments);
         c.launch = launch.copy();
         c.keyList = keyList;
         c.anchoredTo = anchoredTo;
@@ -139,6 +148,15 @@ final class DeviceState {
         // Absent in a state written before they existed: no counts, the guard not armed yet.
         s.counters = Counters.fromJson(o.get("counters"));
         s.launch = LaunchGuard.fromJson(o.get("launch"));
+        // Absent in a state written before experiments: no outcome rows, no assignment until the next refresh.
+        s.outcomes = Outcomes.fromJson(o.get("outcomes"));
+        Map<String, Object> experiments = Json.object(o.get("experiments"));
+        if (experiments != null) {
+            for (Map.Entry<String, Object> e : experiments.entrySet()) {
+                Exposures.Assignment assignment = Exposures.Assignment.fromJson(e.getValue());
+                if (assignment != null) s.experiments.put(e.getKey(), assignment);
+            }
+        }
         String keyList = Json.string(o.get("keyList"));
         if (keyList != null) {
             try {
@@ -215,6 +233,15 @@ final class DeviceState {
         if (anchoredTo != null) m.put("anchoredTo", json(anchoredTo));
         if (indexExpires != null) m.put("indexExpires", Timestamp.format(indexExpires));
         if (!bundleOnly.isEmpty()) m.put("bundleOnly", lists(bundleOnly));
+        // Absent without them, so a device that never met an experiment writes the state it wrote before.
+        if (!outcomes.isEmpty()) m.put("outcomes", outcomes.json());
+        if (!experiments.isEmpty()) {
+            Map<String, Object> e = new TreeMap<>();
+            for (Map.Entry<String, Exposures.Assignment> entry : experiments.entrySet()) {
+                e.put(entry.getKey(), entry.getValue().json());
+            }
+            m.put("experiments", e);
+        }
         return Json.pretty(m);
     }
 

@@ -279,6 +279,13 @@ final class RefreshRound {
                         } else {
                             next.bundleOnly.put(item.locale, new ArrayList<>(item.manifest.bundleOnly.spellings()));
                         }
+                        Exposures.Assignment assignment = Exposures.Assignment.of(item.manifest.plan, client.region,
+                                client.appVersion, client.installId());
+                        if (assignment == null) {
+                            next.experiments.remove(item.locale);
+                        } else {
+                            next.experiments.put(item.locale, assignment);
+                        }
                         if (item.manifest.plan.bundledOnly) {
                             next.killed.add(item.locale);
                         } else {

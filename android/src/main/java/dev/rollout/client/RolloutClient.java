@@ -225,6 +225,8 @@ public final class RolloutClient {
     final Object lock = new Object();
     private volatile Snapshot snapshot = Snapshot.EMPTY;
     final Tally tally = new Tally();
+    /** The experiment side of sessions (docs/experiments.md), with a lock of its own. */
+    final Exposures exposures;
     final CounterSaver counterSaver = new CounterSaver();
     private final Observers observers = new Observers();
     final BundledStrings bundled;
@@ -291,6 +293,7 @@ public final class RolloutClient {
         this.region = Objects.requireNonNull(region, "region").toUpperCase(Locale.ROOT);
         this.locale = Objects.requireNonNull(locale, "locale");
         this.options = options == null ? Options.defaults() : options;
+        this.exposures = new Exposures(this.region, appVersionText);
         this.verification = new Verification(this);
         storage.budget = this.options.storageBudget;
         storage.spaceLeft = this.options.spaceLeft;
@@ -599,6 +602,8 @@ public final class RolloutClient {
             ids.put(entry.getKey(), pack.id());
         }
         snapshot = new Snapshot(locale, chain, packs, ids, tables, Snapshot.bundledLocales(bundled, tables.keySet()));
+        // Exposures count by the own locale's assignment (intention to treat), whichever pack is active.
+        exposures.assign(state.experiments.get(locale));
     }
 
     /**
@@ -684,6 +689,8 @@ public final class RolloutClient {
         // A fallback is any text that did not come from the own locale's pack, the own locale's
         // bundled text included: the counter measures the pack (docs/client.md, Counters).
         if (view.ownPack != null) countLookup(view.ownPack, !fromOwnPack);
+        Exposures.Assignment armed = exposures.armed;
+        if (armed != null && armed.keySet.contains(key) && exposures.expose(armed, counterDay())) scheduleSave();
         String text = found != null ? found : (fallback != null && !fallback.isEmpty() ? fallback : "…");
         String formatted = MessageFormat.format(text, textLocale,
                 arguments == null ? Collections.<String, String>emptyMap() : arguments);
@@ -803,6 +810,12 @@ public final class RolloutClient {
 
     // Counters
 
+    /** The UTC day counts are recorded under now. */
+    String counterDay() {
+        long seconds = Math.max(0, Math.min(Math.floorDiv(options.clock.millis(), 1000L), 253_402_300_799L));
+        return Timestamp.format(seconds - seconds % 86_400).substring(0, 10);
+    }
+
     /** One lookup, from string(), against the pack it was attributed to. */
     private void countLookup(PackId pack, boolean fellBack) {
         long shardLookups = tally.lookup(pack, options.clock.millis(), fellBack);
@@ -839,6 +852,7 @@ public final class RolloutClient {
     boolean saveState(StateChange change) {
         DeviceState next = state.copy();
         next.counters.add(tally.take(true), region, appVersionText);
+        next.outcomes.add(exposures.take(true));
         change.apply(next);
         // Swift returns here whenever nothing changed, so counts whose write failed waited for a
         // new count before a save wrote them; here the next save does, as promised.
@@ -860,6 +874,9 @@ public final class RolloutClient {
      * once, in the background.
      */
     public void recordSession() {
+        // A session for the experiment even on the bundled strings: exposures count by assignment, not by the pack
+        // that shows (docs/experiments.md).
+        exposures.session();
         PackId own = snapshot.ownPack;
         if (own == null) return;
         tally.session(own, options.clock.millis());
@@ -897,10 +914,41 @@ public final class RolloutClient {
         return counters.csv(kind);
     }
 
-    /** Forgets the counters (after they were exported), on disk too. */
+    /**
+     * A conversion of the experiment metric {@code name} ({@code checkout}) in this session (docs/experiments.md).
+     * Ignored unless the device is in its locale's experiment and {@code name} is one of its metrics, and before the
+     * first recordSession(). Counted at most once per session and name: at once when a string() of the session already
+     * counted the exposure, otherwise with the exposure, if the session has one; so conversions never exceed exposures.
+     * Saved at once, in the background.
+     */
+    public void recordConversion(@NonNull String name) {
+        Objects.requireNonNull(name, "name");
+        if (exposures.convert(name)) scheduleSave();
+    }
+
+    /**
+     * The experiment's exposures and conversions as the outcome CSV that {@code rollout metrics ingest --kind outcome}
+     * reads: the header {@code date,locale,pack,region,app_version,metric,exposures,conversions}, then one row per day,
+     * assigned variant, region, app version and metric (docs/experiments.md), including the counts of earlier processes
+     * not reset yet.
+     */
+    @NonNull
+    public String outcomeCsv() {
+        Outcomes outcomes;
+        synchronized (lock) {
+            outcomes = state.outcomes.copy();
+            outcomes.add(exposures.take(false));
+        }
+        return outcomes.csv();
+    }
+
+    /** Forgets the counters and the outcome rows (after they were exported), on disk too. */
     public void resetCounters() {
         synchronized (lock) {
-            saveState(next -> next.counters = new Counters());
+            saveState(next -> {
+                next.counters = new Counters();
+                next.outcomes = new Outcomes();
+            });
         }
     }
 
