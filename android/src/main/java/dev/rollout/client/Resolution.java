@@ -42,7 +42,7 @@ final class Resolution {
      * the kill switch, in a withdrawn segment, for a tester who gets the candidate, outside the experiment's targeting
      * or every range, and when its variant is blocked or needs a newer app.
      */
-    static Plan.Experiment.Variant assignment(Plan plan, String region, AppVersion appVersion, String installId) {
+    static Plan.Experiment.Variant experimentVariant(Plan plan, String region, AppVersion appVersion, String installId) {
         if (appVersion == null || plan.bundledOnly || plan.experiment == null) return null;
         if (plan.isWithdrawn(region, appVersion) || tester(plan, appVersion, installId) != null) return null;
         return experiment(plan, region, appVersion, installId);
