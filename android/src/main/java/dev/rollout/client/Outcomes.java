@@ -92,7 +92,7 @@ final class Outcomes {
     static final int MAXIMUM_ROWS = 120;
 
     /** Per row: exposures, conversions. */
-    private final TreeMap<Key, long[]> rows = new TreeMap<>();
+    private TreeMap<Key, long[]> rows = new TreeMap<>();
     /** Null before the process's first recordSession() (unless Options.continuesSession). */
     Session session;
 
@@ -118,7 +118,7 @@ final class Outcomes {
     }
 
     void resetRows() {
-        rows.clear();
+        rows = new TreeMap<>();
     }
 
     /** The session's memory for {@code assignment}, emptied when it was another assignment's; null: no session. */
