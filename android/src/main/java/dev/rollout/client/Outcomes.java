@@ -158,7 +158,10 @@ final class Outcomes {
         if (current == null || current.converted.contains(name)) return false;
         current.converted.add(name);
         session = current;
-        if (current.exposed != null) add(new Key(current.exposed, assignment.tag.pack, name), 0, 1);
+        // Only into the row that holds the exposure: one reset or trimmed away since is not made again with a
+        // conversion alone, which a later exposure on that row would then seem to have.
+        long[] counts = current.exposed == null ? null : rows.get(new Key(current.exposed, assignment.tag.pack, name));
+        if (counts != null) counts[1]++;
         return true;
     }
 
