@@ -153,6 +153,7 @@ public final class AndroidDevice {
         List<PackId> activated = null;
         String text = null;
         MetricKind kind = "crash".equals(action.argument) ? MetricKind.CRASH : MetricKind.FALLBACK;
+        boolean counted = false;
         switch (action.kind) {
             case REFRESH: refreshed = client.refresh(action.force); break;
             case ACTIVATE: activated = client.activatePending(); break;
@@ -160,7 +161,14 @@ public final class AndroidDevice {
             // Starting the client with countsLaunch was the launch; the app records the session.
             case LAUNCH: client.recordSession(); break;
             case LAUNCH_SUCCEEDED: activated = client.markLaunchSucceeded(); break;
-            case METRICS: text = client.metricsCsv(kind); break;
+            case METRICS:
+                // An outcome kind (outcome-METRIC) is that metric's rows of the outcome CSV, as Swift's metricsCSV.
+                text = action.argument.startsWith(DeviceAction.OUTCOME_PREFIX)
+                        ? client.outcomeCsv(action.argument.substring(DeviceAction.OUTCOME_PREFIX.length()))
+                        : client.metricsCsv(kind);
+                break;
+            case OUTCOMES: text = client.outcomeCsv(); break;
+            case CONVERT: counted = client.recordConversion(action.argument); break;
             case STATUS: default: break;
         }
         // The process ends here, as an app's does in the background: what it counted is kept (and status shows it).
@@ -172,6 +180,8 @@ public final class AndroidDevice {
             case LAUNCH: return DeviceReport.launched(client);
             case LAUNCH_SUCCEEDED: return DeviceReport.launchSucceeded(activated, client); // what it confirmed
             case METRICS: return DeviceReport.metrics(action.argument, text);
+            case OUTCOMES: return DeviceReport.metrics("outcome", text);
+            case CONVERT: return DeviceReport.converted(action.argument, counted, client.status().experiment());
             case STATUS: default: return DeviceReport.status(client, bold, problems);
         }
     }

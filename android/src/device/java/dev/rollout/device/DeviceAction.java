@@ -8,14 +8,17 @@ import java.util.Map;
 
 /** What rollout device is asked to do, checked before the device starts (DeviceCommand.swift's DeviceAction). */
 final class DeviceAction {
-    enum Kind { REFRESH, ACTIVATE, GET, LAUNCH, LAUNCH_SUCCEEDED, STATUS, METRICS }
+    enum Kind { REFRESH, ACTIVATE, GET, LAUNCH, LAUNCH_SUCCEEDED, STATUS, METRICS, OUTCOMES, CONVERT }
 
     static final List<String> NAMES = Arrays.asList("refresh", "activate", "get", "launch", "launch-succeeded",
-            "status", "metrics");
+            "status", "metrics", "convert");
 
     final Kind kind;
     final boolean force;
-    /** get: the key and the {@code --arg} values; metrics: the kind's name (crash, fallback). */
+    /**
+     * get: the key and the {@code --arg} values; metrics: the kind's name (crash, fallback, outcome-METRIC); convert:
+     * the metric.
+     */
     final String argument;
     final Map<String, String> arguments;
 
@@ -49,11 +52,21 @@ final class DeviceAction {
                 }
                 return new DeviceAction(Kind.GET, false, argument, arguments(invocation.values("arg")));
             case "metrics":
-                if (argument == null || !(argument.equals("crash") || argument.equals("fallback"))) {
+                if ("outcome".equals(argument)) return new DeviceAction(Kind.OUTCOMES, false, argument, new LinkedHashMap<>());
+                if (argument == null || !(argument.equals("crash") || argument.equals("fallback")
+                        || (argument.startsWith(OUTCOME_PREFIX)
+                                && isValidMetric(argument.substring(OUTCOME_PREFIX.length()))))) {
                     String given = argument == null ? "" : ", not \"" + argument + "\"";
-                    throw DeviceError.usage("rollout device metrics needs crash or fallback" + given);
+                    throw DeviceError.usage("rollout device metrics needs crash, fallback or outcome" + given);
                 }
                 return new DeviceAction(Kind.METRICS, false, argument, new LinkedHashMap<>());
+            case "convert":
+                if (argument == null || !isValidMetric(argument)) {
+                    String given = argument == null ? "" : "; \"" + argument + "\" is not one";
+                    throw DeviceError.usage(
+                            "rollout device convert needs a metric NAME (lowercase letters, digits and _)" + given);
+                }
+                return new DeviceAction(Kind.CONVERT, false, argument, new LinkedHashMap<>());
             default:
                 throw DeviceError.usage("unknown device action \"" + name + "\""
                         + Text.suggestion(name, new HashSet<>(NAMES), "") + "; choose " + String.join(", ", NAMES));
@@ -62,6 +75,21 @@ final class DeviceAction {
             throw DeviceError.usage("rollout device " + name + " takes no argument, got \"" + argument + "\"");
         }
         return new DeviceAction(kind, invocation.flag("force"), null, new LinkedHashMap<>());
+    }
+
+    /** The prefix of an outcome kind, {@code outcome-METRIC} (MetricKind.outcomePrefix). */
+    static final String OUTCOME_PREFIX = "outcome-";
+
+    /**
+     * Plan.Experiment.isValidMetric: 1 to 40 lowercase ASCII letters, digits and {@code _}, starting with a letter.
+     */
+    static boolean isValidMetric(String name) {
+        byte[] bytes = name.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        if (bytes.length == 0 || bytes.length > 40 || bytes[0] < 'a' || bytes[0] > 'z') return false;
+        for (byte b : bytes) {
+            if (!((b >= 'a' && b <= 'z') || (b >= '0' && b <= '9') || b == '_')) return false;
+        }
+        return true;
     }
 
     /** {@code --arg NAME=VALUE}, each name once; the value may hold {@code =} and may be empty. */

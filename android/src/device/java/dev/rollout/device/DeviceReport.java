@@ -191,6 +191,25 @@ final class DeviceReport {
         return new Output(object("action", "metrics", "kind", kind, "csv", csv), csv, 0);
     }
 
+    /** DeviceOutcome.converted: whether the conversion counts, and if not, why (docs/device.md, "convert"). */
+    static Output converted(String metric, boolean counted, Status.Experiment experiment) {
+        String text;
+        if (counted) {
+            text = "Conversion " + metric + " counts for this session (" + (experiment == null ? ""
+                    : experiment.pack().toString()) + ").\n";
+        } else if (experiment != null && !experiment.metrics().contains(metric)) {
+            text = "Ignored: " + metric + " is not a metric of experiment " + experiment.name() + " ("
+                    + String.join(", ", experiment.metrics()) + ").\n";
+        } else if (experiment == null) {
+            text = "Ignored: the device is in no experiment.\n";
+        } else {
+            text = "Ignored: " + metric + " was counted in this session already, or no session was opened (launch).\n";
+        }
+        return new Output(object("action", "convert", "metric", metric, "counted", counted, "experiment",
+                experiment == null ? null : experiment.name(), "pack", id(experiment == null ? null : experiment.pack())),
+                text, 0);
+    }
+
     /** DeviceStatus.swift: the client's status and its counters, read as an app reads them, through metricsCsv. */
     static final class DeviceView {
         final Status status;
@@ -261,12 +280,20 @@ final class DeviceReport {
                 }
                 counterJson.put(entry.getKey(), rows);
             }
-            return object("locale", status.locale(), "installID", installId, "indexSequence",
+            Map<String, Object> json = object("locale", status.locale(), "installID", installId, "indexSequence",
                     status.indexSequence(), "lastRefresh", timestamp(status.lastRefresh()), "keysVersion",
                     status.keysVersion(), "indexExpires",
                     timestamp(status.indexExpires()), "stale", status.isStale(), "chain",
                     new ArrayList<Object>(status.chain()), "packs", packs, "failed", ids(status.failed()), "blocked",
                     blocked, "killed", new ArrayList<Object>(killed), "launch", launchJson(), "counters", counterJson);
+            // Only when there is one: a device in no experiment shows what it always showed.
+            Status.Experiment experiment = status.experiment();
+            if (experiment != null) {
+                json.put("experiment", object("name", experiment.name(), "pack", experiment.pack().toString(),
+                        "control", experiment.isControl(), "keys", new ArrayList<Object>(experiment.keys()),
+                        "metrics", new ArrayList<Object>(experiment.metrics())));
+            }
+            return json;
         }
 
         String text(boolean bold) {
@@ -315,6 +342,12 @@ final class DeviceReport {
                 text.append("Under a kill switch: ").append(String.join(", ", killed)).append(".\n");
             }
             text.append(launchText());
+            Status.Experiment experiment = status.experiment();
+            if (experiment != null) {
+                text.append("Experiment ").append(experiment.name()).append(": assigned ").append(experiment.pack())
+                        .append(experiment.isControl() ? " (control)" : " (variant)").append(", metrics ")
+                        .append(String.join(", ", experiment.metrics())).append(".\n");
+            }
             List<List<String>> rows = new ArrayList<>();
             for (Map.Entry<String, List<String[]>> entry : counters.entrySet()) {
                 for (String[] row : entry.getValue()) {

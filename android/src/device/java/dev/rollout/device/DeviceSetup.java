@@ -230,6 +230,8 @@ final class DeviceSetup {
         RolloutClient.Options options = RolloutClient.Options.builder()
                 .installId(installId)
                 .countsLaunch(countsLaunch)
+                // One phone across invocations: a get or convert belongs to the session the last launch opened.
+                .continuesSession(true)
                 .minimumIndexSequence(minimumIndexSequence)
                 .clock(Clock.fixed(Instant.ofEpochSecond(now), ZoneOffset.UTC))
                 .build();

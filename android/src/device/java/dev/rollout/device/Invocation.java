@@ -42,8 +42,12 @@ final class Invocation {
             "  launch-succeeded         the app's first screen is usable",
             "  status                   active, pending, previous, failed and blocked packs, and the counters",
             "  metrics crash|fallback   the counters as the CSV rollout metrics ingest reads",
+            "  metrics outcome          the exposures and conversions of the experiment, as that CSV",
+            "                           (outcome-METRIC: one metric's rows)",
+            "  convert NAME             a conversion the app observed in this session (NAME: a metric of",
+            "                           the experiment the device is in)",
             "The state directory is the device: the same --state DIR across invocations is the same phone",
-            "across launches. --site takes the directory rollout publish wrote, or its https:// URL (http://",
+            "across launches; the session a launch opens goes on until the next launch. --site takes the directory rollout publish wrote, or its https:// URL (http://",
             "only on loopback). --public-key plays an app that pins one key; --root-key one built with the root",
             "keys of the site's key list (docs/keys.md). Exit 1 when a refresh failed; the device keeps what",
             "it had. See docs/device.md."));

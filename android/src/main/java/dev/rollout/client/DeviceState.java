@@ -52,6 +52,10 @@ final class DeviceState {
     TreeMap<String, List<String>> bundleOnly = new TreeMap<>();
     /** Counts not exported yet (docs/client.md#counters). */
     Counters counters = new Counters();
+    /** The experiment variant the own locale's last verified manifest puts the device in, or null: none. */
+    ExperimentAssignment experiment;
+    /** Exposures and conversions not exported yet, and the session's memory of them (docs/experiments.md). */
+    Outcomes outcomes = new Outcomes();
     /** The crash-loop guard's memory. */
     LaunchGuard launch = new LaunchGuard();
     /**
@@ -85,6 +89,8 @@ final class DeviceState {
         c.staged = new TreeSet<>(staged);
         c.bundleOnly = copyLists(bundleOnly);
         c.counters = counters.copy();
+        c.experiment = experiment;
+        c.outcomes = outcomes.copy();
         c.launch = launch.copy();
         c.keyList = keyList;
         c.anchoredTo = anchoredTo;
@@ -139,6 +145,9 @@ final class DeviceState {
         // Absent in a state written before they existed: no counts, the guard not armed yet.
         s.counters = Counters.fromJson(o.get("counters"));
         s.launch = LaunchGuard.fromJson(o.get("launch"));
+        // Absent in a state written before experiments: no assignment until the next refresh, no rows, no session.
+        s.experiment = ExperimentAssignment.fromJson(o.get("experiment"));
+        s.outcomes = Outcomes.fromJson(o.get("outcomes"), o.get("outcomeSession"));
         String keyList = Json.string(o.get("keyList"));
         if (keyList != null) {
             try {
@@ -215,6 +224,11 @@ final class DeviceState {
         if (anchoredTo != null) m.put("anchoredTo", json(anchoredTo));
         if (indexExpires != null) m.put("indexExpires", Timestamp.format(indexExpires));
         if (!bundleOnly.isEmpty()) m.put("bundleOnly", lists(bundleOnly));
+        // Absent without an experiment, so a device that never saw one writes what it always wrote.
+        if (experiment != null) m.put("experiment", experiment.json());
+        if (outcomes.hasRows()) m.put("outcomes", outcomes.rowsJson());
+        Map<String, Object> session = outcomes.sessionJson();
+        if (session != null) m.put("outcomeSession", session);
         return Json.pretty(m);
     }
 

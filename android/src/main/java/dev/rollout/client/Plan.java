@@ -99,6 +99,80 @@ final class Plan {
         }
     }
 
+    /**
+     * A running experiment (docs/experiments.md), the part of it a device needs: its devices are split between whole
+     * packs, the first of which is the control, by disjoint bucket ranges of one salt. The keys whose text differs
+     * between the variants are those whose first read in a session counts an exposure; {@code metrics} are the
+     * conversions a device counts for it, the primary first. Swift's Plan.Experiment.
+     */
+    static final class Experiment {
+        /** One variant: a pack of the plan's locale and the buckets {@code from..<to} whose devices get it. */
+        static final class Variant {
+            final PackRef pack;
+            final int from;
+            final int to;
+
+            Variant(PackRef pack, int from, int to) {
+                this.pack = pack;
+                this.from = from;
+                this.to = to;
+            }
+
+            boolean holds(int bucket) {
+                return from <= bucket && bucket < to;
+            }
+        }
+
+        final String name;
+        final String salt;
+        /** Sorted region codes; empty means every region. */
+        final List<String> regions;
+        final VersionRange versions;
+        /** The control first, then the treatments; their ranges follow each other from bucket 0. */
+        final List<Variant> variants;
+        /** The keys whose text differs between the variants, sorted. */
+        final List<String> keys;
+        /** The primary metric first, then the exploratory ones. */
+        final List<String> metrics;
+
+        Experiment(String name, String salt, List<String> regions, VersionRange versions, List<Variant> variants,
+                List<String> keys, List<String> metrics) {
+            List<String> sortedRegions = new ArrayList<>(regions);
+            sortedRegions.sort(Graphemes.SWIFT_ORDER);
+            List<String> sortedKeys = new ArrayList<>(keys);
+            sortedKeys.sort(Graphemes.SWIFT_ORDER);
+            this.name = name;
+            this.salt = salt;
+            this.regions = Collections.unmodifiableList(sortedRegions);
+            this.versions = versions;
+            this.variants = Collections.unmodifiableList(new ArrayList<>(variants));
+            this.keys = Collections.unmodifiableList(sortedKeys);
+            this.metrics = Collections.unmodifiableList(new ArrayList<>(metrics));
+        }
+
+        Variant control() {
+            return variants.get(0);
+        }
+
+        boolean matches(String region, AppVersion version) {
+            return (regions.isEmpty() || containsText(regions, region)) && versions.contains(version);
+        }
+
+        /** The variant whose range holds this install id's bucket, whatever the device can run; or null. */
+        Variant variant(String installId) {
+            int bucket = Bucketing.bucket(installId, salt);
+            for (Variant variant : variants) {
+                if (variant.holds(bucket)) return variant;
+            }
+            return null;
+        }
+
+        /** Whether {@code metric} is one of this experiment's metrics. */
+        boolean counts(String metric) {
+            return metrics.contains(metric);
+        }
+    }
+
     /** In a withdrawn segment: every region. */
     static final String ANY_REGION = "*";
 
@@ -126,6 +200,8 @@ final class Plan {
     final long sequence;
     /** Tester groups the candidate is staged to, by group name. */
     final List<TesterTarget> testers;
+    /** The experiment running on this locale, or null (at most one). */
+    final Experiment experiment;
 
     Plan(String locale, PackRef baseline, List<PackRef> previousBaselines, List<Rule> rules, List<Integer> blocked,
             List<Withdrawal> withdrawals, boolean bundledOnly, long sequence) {
@@ -135,6 +211,13 @@ final class Plan {
 
     Plan(String locale, PackRef baseline, List<PackRef> previousBaselines, List<Rule> rules, List<Integer> blocked,
             List<Withdrawal> withdrawals, boolean bundledOnly, long sequence, List<TesterTarget> testers) {
+        this(locale, baseline, previousBaselines, rules, blocked, withdrawals, bundledOnly, sequence, testers, null);
+    }
+
+    Plan(String locale, PackRef baseline, List<PackRef> previousBaselines, List<Rule> rules, List<Integer> blocked,
+            List<Withdrawal> withdrawals, boolean bundledOnly, long sequence, List<TesterTarget> testers,
+            Experiment experiment) {
+        this.experiment = experiment;
         List<TesterTarget> groups = new ArrayList<>(testers);
         groups.sort(Comparator.comparing(t -> t.group, Graphemes.SWIFT_ORDER));
         this.testers = Collections.unmodifiableList(groups);
@@ -224,8 +307,65 @@ final class Plan {
         if (Json.object(ramp) != null) checkRamp(Json.object(ramp), source);
         List<TesterTarget> testers = new ArrayList<>();
         for (Object item : arrayOrEmpty(o.get("testers"))) testers.add(tester(item, source));
+        Object experimentValue = o.get("experiment");
+        Experiment experiment = experimentValue == null || experimentValue == Json.NULL
+                ? null
+                : experiment(experimentValue, source);
         return new Plan(locale, baseline, previous, rules, blocked, withdrawals,
-                bundledOnly != null && bundledOnly, sequence == null ? 0 : sequence, testers);
+                bundledOnly != null && bundledOnly, sequence == null ? 0 : sequence, testers, experiment);
+    }
+
+    /**
+     * An experiment as Swift's Plan.Experiment.parse accepts it: every member present, at least two variants whose
+     * ranges follow each other from bucket 0 to at most 10000, and at least one metric. Members of arrays that are not
+     * strings are left out, as Swift's compactMap leaves them.
+     */
+    private static Experiment experiment(Object value, String source) throws DocumentException {
+        Map<String, Object> o = Json.object(value);
+        String name = o == null ? null : Json.string(o.get("name"));
+        String salt = o == null ? null : Json.string(o.get("salt"));
+        List<String> regions = o == null ? null : strings(o.get("regions"));
+        String rangeText = o == null ? null : Json.string(o.get("appVersions"));
+        VersionRange range = rangeText == null ? null : rangeOrNull(rangeText);
+        List<Object> variantValues = o == null ? null : Json.array(o.get("variants"));
+        List<String> keys = o == null ? null : strings(o.get("keys"));
+        List<String> metrics = o == null ? null : strings(o.get("metrics"));
+        if (name == null || salt == null || regions == null || range == null || variantValues == null
+                || variantValues.size() < 2 || keys == null || metrics == null || metrics.isEmpty()) {
+            throw DocumentException.in(source,
+                    "an experiment needs name, salt, regions, appVersions, variants, keys and metrics");
+        }
+        List<Experiment.Variant> variants = new ArrayList<>();
+        long end = 0;
+        for (Object item : variantValues) {
+            Map<String, Object> v = Json.object(item);
+            Map<String, Object> pack = v == null ? null : Json.object(v.get("pack"));
+            Integer contentVersion = pack == null ? null : intValue(pack.get("contentVersion"));
+            String minText = pack == null ? null : Json.string(pack.get("minAppVersion"));
+            AppVersion minApp = minText == null ? null : AppVersion.parse(minText);
+            Long from = v == null ? null : Json.integer(v.get("from"));
+            Long to = v == null ? null : Json.integer(v.get("to"));
+            if (contentVersion == null || minApp == null || from == null || to == null || from != end || from >= to
+                    || to > Bucketing.BUCKETS) {
+                throw DocumentException.in(source,
+                        "experiment variants need a pack and ranges that follow each other from 0 to at most 10000");
+            }
+            end = to;
+            variants.add(new Experiment.Variant(new PackRef(contentVersion, minApp), (int) (long) from,
+                    (int) (long) to));
+        }
+        return new Experiment(name, salt, regions, range, variants, keys, metrics);
+    }
+
+    /** The strings of an array, others left out; null when {@code value} is not an array. */
+    private static List<String> strings(Object value) {
+        List<Object> items = Json.array(value);
+        if (items == null) return null;
+        List<String> out = new ArrayList<>();
+        for (Object item : items) {
+            if (item instanceof String) out.add((String) item);
+        }
+        return out;
     }
 
     private static TesterTarget tester(Object item, String source) throws DocumentException {

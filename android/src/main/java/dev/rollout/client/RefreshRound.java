@@ -22,8 +22,12 @@ final class RefreshRound {
         final byte[] signature;
         final LocaleManifest manifest;
         final Integer outcome;
+        /** The experiment variant the plan puts this device in (counted only for its own locale), or null. */
+        final ExperimentAssignment assignment;
 
-        FetchedManifest(String locale, byte[] bytes, byte[] signature, LocaleManifest manifest, Integer outcome) {
+        FetchedManifest(String locale, byte[] bytes, byte[] signature, LocaleManifest manifest, Integer outcome,
+                ExperimentAssignment assignment) {
+            this.assignment = assignment;
             this.locale = locale;
             this.bytes = bytes;
             this.signature = signature;
@@ -207,7 +211,9 @@ final class RefreshRound {
                         + " (a cache mixed two publishes)");
             }
             Integer outcome = Resolution.outcome(manifest.plan, client.region, client.appVersion, client.installId());
-            manifests.add(new FetchedManifest(name, bytes, signature, manifest, outcome));
+            ExperimentAssignment assignment =
+                    ExperimentAssignment.of(manifest.plan, client.region, client.appVersion, client.installId());
+            manifests.add(new FetchedManifest(name, bytes, signature, manifest, outcome, assignment));
         }
         return manifests;
     }
@@ -269,6 +275,11 @@ final class RefreshRound {
                     next.lastRefresh = Math.floorDiv(nowMillis, 1000L);
                     for (Removal removal : removals) {
                         if (removal.slot == Slot.PENDING && removal.id != null) next.staged.remove(removal.id.toString());
+                    }
+                    // The experiment variant the round's own locale's plan puts the device in, or none.
+                    next.experiment = null;
+                    for (FetchedManifest item : manifests) {
+                        if (item.locale.equals(locale)) next.experiment = item.assignment;
                     }
                     for (FetchedManifest item : manifests) {
                         List<Integer> blocked = new ArrayList<>(item.manifest.plan.blocked);

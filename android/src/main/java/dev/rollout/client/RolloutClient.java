@@ -47,6 +47,7 @@ public final class RolloutClient {
         final long minimumRefreshIntervalMillis;
         final int launchAttempts;
         final boolean countsLaunch;
+        final boolean continuesSession;
         final long minimumIndexSequence;
         final long storageBudget;
         final long spaceLeft;
@@ -61,6 +62,7 @@ public final class RolloutClient {
             minimumRefreshIntervalMillis = b.minimumRefreshIntervalMillis;
             launchAttempts = b.launchAttempts;
             countsLaunch = b.countsLaunch;
+            continuesSession = b.continuesSession;
             minimumIndexSequence = b.minimumIndexSequence;
             storageBudget = b.storageBudget;
             spaceLeft = b.spaceLeft;
@@ -87,6 +89,7 @@ public final class RolloutClient {
             private long minimumRefreshIntervalMillis = 4 * 3600 * 1000L;
             private int launchAttempts = 2;
             private boolean countsLaunch = true;
+            private boolean continuesSession;
             private long minimumIndexSequence;
             private long storageBudget = -1;
             private long spaceLeft = -1;
@@ -171,6 +174,18 @@ public final class RolloutClient {
             }
 
             /**
+             * This process continues the session the last one recorded (state.json keeps it until the next
+             * recordSession()), for its exposures and conversions: a tool that plays one device across invocations
+             * ({@code rollout device}). An app leaves it false (the default): before its first recordSession(), a
+             * process counts no exposure and no conversion.
+             */
+            @NonNull
+            public Builder continuesSession(boolean continues) {
+                continuesSession = continues;
+                return this;
+            }
+
+            /**
              * The oldest index sequence this build of the app accepts, even on a fresh install: the
              * sequence of the site the app was built against, so that an old copy of the site never
              * shows its since-blocked packs.
@@ -225,6 +240,10 @@ public final class RolloutClient {
     final Object lock = new Object();
     private volatile Snapshot snapshot = Snapshot.EMPTY;
     final Tally tally = new Tally();
+    /** Exposures, conversions and the session's memory of them (docs/experiments.md), with a lock of its own. */
+    final OutcomeTally outcomeTally = new OutcomeTally();
+    /** The experiment variant the device is in for its own locale, or null; published with the snapshot. */
+    private volatile ExperimentAssignment experiment;
     final CounterSaver counterSaver = new CounterSaver();
     private final Observers observers = new Observers();
     final BundledStrings bundled;
@@ -298,6 +317,8 @@ public final class RolloutClient {
         storage.removeTemporaries();
         DeviceState stored = DeviceState.parse(storage.read(DeviceState.FILE));
         state = stored != null ? stored : new DeviceState();
+        if (!this.options.continuesSession) state.outcomes.session = null;
+        outcomeTally.set(state.outcomes);
         installId = installId(this.options.installId);
         synchronized (lock) {
             if (this.options.countsLaunch) LaunchGuardSteps.beginLaunch(this);
@@ -599,6 +620,8 @@ public final class RolloutClient {
             ids.put(entry.getKey(), pack.id());
         }
         snapshot = new Snapshot(locale, chain, packs, ids, tables, Snapshot.bundledLocales(bundled, tables.keySet()));
+        // Exposures count by the own locale's assignment (intention to treat), whichever pack is active.
+        experiment = state.experiment != null && state.experiment.locale.equals(locale) ? state.experiment : null;
     }
 
     /**
@@ -684,6 +707,9 @@ public final class RolloutClient {
         // A fallback is any text that did not come from the own locale's pack, the own locale's
         // bundled text included: the counter measures the pack (docs/client.md, Counters).
         if (view.ownPack != null) countLookup(view.ownPack, !fromOwnPack);
+        // One set lookup for every other key: only a varied key goes further.
+        ExperimentAssignment assigned = experiment;
+        if (assigned != null && assigned.keys.contains(key)) countExposure(assigned);
         String text = found != null ? found : (fallback != null && !fallback.isEmpty() ? fallback : "…");
         String formatted = MessageFormat.format(text, textLocale,
                 arguments == null ? Collections.<String, String>emptyMap() : arguments);
@@ -776,7 +802,10 @@ public final class RolloutClient {
         boolean stale = state.indexExpires != null && state.indexExpires * 1000 <= options.clock.millis();
         return new Status(locale, chain, packs, failed, blocked, new ArrayList<>(state.killed), state.indexSequence,
                 state.lastRefresh == null ? null : Instant.ofEpochSecond(state.lastRefresh), launchStatus(),
-                keysVersion, expires, stale);
+                keysVersion, expires, stale,
+                state.experiment != null && state.experiment.locale.equals(locale)
+                        ? new Status.Experiment(state.experiment)
+                        : null);
     }
 
     // The crash-loop guard
@@ -802,6 +831,12 @@ public final class RolloutClient {
     }
 
     // Counters
+
+    /** The UTC day counts are recorded under now. */
+    String counterDay() {
+        long seconds = Math.max(0, Math.min(Math.floorDiv(options.clock.millis(), 1000L), 253_402_300_799L));
+        return Timestamp.format(seconds - seconds % 86_400).substring(0, 10);
+    }
 
     /** One lookup, from string(), against the pack it was attributed to. */
     private void countLookup(PackId pack, boolean fellBack) {
@@ -839,6 +874,7 @@ public final class RolloutClient {
     boolean saveState(StateChange change) {
         DeviceState next = state.copy();
         next.counters.add(tally.take(true), region, appVersionText);
+        next.outcomes = outcomeTally.current();
         change.apply(next);
         // Swift returns here whenever nothing changed, so counts whose write failed waited for a
         // new count before a save wrote them; here the next save does, as promised.
@@ -860,11 +896,18 @@ public final class RolloutClient {
      * once, in the background.
      */
     public void recordSession() {
+        // A session for the experiment even on the bundled strings: exposures count by assignment, not by the pack
+        // that shows (docs/experiments.md).
+        outcomeTally.update(outcomes -> {
+            outcomes.startSession();
+            return null;
+        });
         PackId own = snapshot.ownPack;
-        if (own == null) return;
-        tally.session(own, options.clock.millis());
-        synchronized (lock) {
-            if (state.launch.open != null) state.launch.open.session = true;
+        if (own != null) {
+            tally.session(own, options.clock.millis());
+            synchronized (lock) {
+                if (state.launch.open != null) state.launch.open.session = true;
+            }
         }
         scheduleSave();
     }
@@ -897,9 +940,59 @@ public final class RolloutClient {
         return counters.csv(kind);
     }
 
-    /** Forgets the counters (after they were exported), on disk too. */
+    /**
+     * A conversion of the experiment metric {@code name} ({@code checkout}) in this session (docs/experiments.md).
+     * Ignored when the device is in no experiment for its locale, {@code name} is not one of its metrics, or no
+     * session was recorded yet in this process. Counted at most once per session and name: at once when a string() of
+     * the session already counted its exposure, otherwise with the exposure, if the session has one; so conversions
+     * never exceed exposures. Returns whether it counts for this session. Saved at once, in the background.
+     */
+    public boolean recordConversion(@NonNull String name) {
+        Objects.requireNonNull(name, "name");
+        ExperimentAssignment assigned = experiment;
+        if (assigned == null) return false;
+        boolean counted = outcomeTally.update(outcomes -> outcomes.convert(name, assigned));
+        if (counted) scheduleSave();
+        return counted;
+    }
+
+    /** A lookup of a varied key, from string(): the session's exposure, if it is the first. */
+    private void countExposure(ExperimentAssignment assigned) {
+        boolean counted = outcomeTally.update(
+                outcomes -> outcomes.expose(assigned, new Outcomes.Place(counterDay(), region, appVersionText)));
+        if (counted) scheduleSave();
+    }
+
+    /**
+     * The experiment's exposures and conversions as the outcome CSV that {@code rollout metrics ingest --kind outcome}
+     * reads: the header {@code date,locale,pack,region,app_version,metric,exposures,conversions}, then one row per day,
+     * assigned variant, region, app version and metric (docs/experiments.md), including the counts of earlier processes
+     * not reset yet.
+     */
+    @NonNull
+    public String outcomeCsv() {
+        return outcomeTally.current().csv(null);
+    }
+
+    /**
+     * The rows of one metric of the outcome CSV ({@code rollout metrics ingest --kind outcome-METRIC}): what the Swift
+     * client's {@code metricsCSV(.outcome(metric))} returns.
+     */
+    @NonNull
+    public String outcomeCsv(@NonNull String metric) {
+        return outcomeTally.current().csv(Objects.requireNonNull(metric, "metric"));
+    }
+
+    /**
+     * Forgets the counters and the exposures and conversions (after they were all exported), on disk too. The session
+     * goes on: a conversion after it counts only for a session exposed after it.
+     */
     public void resetCounters() {
         synchronized (lock) {
+            outcomeTally.update(outcomes -> {
+                outcomes.resetRows();
+                return null;
+            });
             saveState(next -> next.counters = new Counters());
         }
     }

@@ -69,6 +69,58 @@ public final class Status {
         }
     }
 
+    /** The experiment variant a device is in (docs/experiments.md). */
+    public static final class Experiment {
+        private final String name;
+        private final PackId pack;
+        private final boolean control;
+        private final List<String> keys;
+        private final List<String> metrics;
+
+        Experiment(ExperimentAssignment assignment) {
+            this.name = assignment.tag.name;
+            this.pack = assignment.tag.pack;
+            this.control = assignment.isControl;
+            this.keys = Collections.unmodifiableList(assignment.sortedKeys());
+            this.metrics = assignment.metrics;
+        }
+
+        @NonNull
+        public String name() {
+            return name;
+        }
+
+        /** The assigned variant, active or not. */
+        @NonNull
+        public PackId pack() {
+            return pack;
+        }
+
+        /** The variant is the experiment's control. */
+        public boolean isControl() {
+            return control;
+        }
+
+        /** The keys whose first lookup in a session is its exposure, sorted. */
+        @NonNull
+        public List<String> keys() {
+            return keys;
+        }
+
+        /** The conversions it counts, the primary first. */
+        @NonNull
+        public List<String> metrics() {
+            return metrics;
+        }
+
+        @NonNull
+        @Override
+        public String toString() {
+            return "{name=" + name + ", pack=" + pack + ", control=" + control + ", keys=" + keys + ", metrics="
+                    + metrics + "}";
+        }
+    }
+
     private final String locale;
     private final List<String> chain;
     private final Map<String, Slots> packs;
@@ -81,10 +133,12 @@ public final class Status {
     private final Long keysVersion;
     private final Instant indexExpires;
     private final boolean stale;
+    private final Experiment experiment;
 
     Status(String locale, List<String> chain, Map<String, Slots> packs, List<PackId> failed,
             Map<String, List<Integer>> blocked, List<String> killed, long indexSequence, Instant lastRefresh,
-            LaunchStatus launch, Long keysVersion, Instant indexExpires, boolean stale) {
+            LaunchStatus launch, Long keysVersion, Instant indexExpires, boolean stale, Experiment experiment) {
+        this.experiment = experiment;
         this.locale = locale;
         this.chain = Collections.unmodifiableList(new ArrayList<>(chain));
         this.packs = Collections.unmodifiableMap(new TreeMap<>(packs));
@@ -172,12 +226,18 @@ public final class Status {
         return stale;
     }
 
+    /** The variant the device is in, from its own locale's last verified manifest; or null: none. */
+    @Nullable
+    public Experiment experiment() {
+        return experiment;
+    }
+
     @NonNull
     @Override
     public String toString() {
         return "Status{locale=" + locale + ", chain=" + chain + ", packs=" + packs + ", failed=" + failed
                 + ", blocked=" + blocked + ", killed=" + killed + ", indexSequence=" + indexSequence
                 + ", lastRefresh=" + lastRefresh + ", launch=" + launch + ", keysVersion=" + keysVersion
-                + ", indexExpires=" + indexExpires + ", stale=" + stale + "}";
+                + ", indexExpires=" + indexExpires + ", stale=" + stale + ", experiment=" + experiment + "}";
     }
 }

@@ -83,7 +83,12 @@ final class Wire {
             "withdrawn", Kind.array(Kind.object("region", Kind.STRING, "appVersions", Kind.STRING)),
             "bundledOnly", Kind.BOOL, "sequence", Kind.integer(0),
             "testers", Kind.array(Kind.object(
-                    "group", Kind.STRING, "pack", PACK_REF, "salt", Kind.STRING, "members", Kind.array(Kind.STRING))));
+                    "group", Kind.STRING, "pack", PACK_REF, "salt", Kind.STRING, "members", Kind.array(Kind.STRING))),
+            "experiment", Kind.object(
+                    "name", Kind.STRING, "salt", Kind.STRING, "regions", Kind.array(Kind.STRING),
+                    "appVersions", Kind.STRING,
+                    "variants", Kind.array(Kind.object("pack", PACK_REF, "from", Kind.integer(0), "to", Kind.integer(1))),
+                    "keys", Kind.array(Kind.STRING), "metrics", Kind.array(Kind.STRING)));
     static final Kind MANIFEST = Kind.object(
             "format", Kind.STRING, "locale", Kind.STRING, "sequence", Kind.integer(0), "time", Kind.STRING,
             "plan", PLAN,

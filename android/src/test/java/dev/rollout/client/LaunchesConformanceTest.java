@@ -129,6 +129,9 @@ class LaunchesConformanceTest {
                     case "reset":
                         client.resetCounters();
                         break;
+                    case "convert":
+                        client.recordConversion(MemorySite.text(step.get("name")));
+                        break;
                     case "lookup":
                         observed.put("text", client.string(MemorySite.text(step.get("key"))));
                         break;
@@ -156,6 +159,7 @@ class LaunchesConformanceTest {
                 observed.put("rollbacks", status.rollbacks());
                 observed.put("crashCsv", client.metricsCsv(MetricKind.CRASH));
                 observed.put("fallbackCsv", client.metricsCsv(MetricKind.FALLBACK));
+                observed.put("outcomeCsv", client.outcomeCsv());
                 Map<String, Object> expect = new TreeMap<>(Json.object(step.get("expect")));
                 assertFalse(expect.isEmpty(), at + ": nothing expected");
                 for (Map.Entry<String, Object> member : expect.entrySet()) {

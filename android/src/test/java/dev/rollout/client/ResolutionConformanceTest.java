@@ -25,6 +25,8 @@ class ResolutionConformanceTest {
             plans.put(wire.getKey(), Plan.parse(readable, wire.getKey()));
         }
         List<Map<String, Object>> cases = Fixtures.cases(file, "cases", 300);
+        int experimentCases = 0;
+        int inExperiment = 0;
         for (Map<String, Object> c : cases) {
             Plan plan = plans.get(Json.string(c.get("plan")));
             assertNotNull(plan, c.toString());
@@ -32,6 +34,19 @@ class ResolutionConformanceTest {
                     AppVersion.parse(Json.string(c.get("appVersion"))), Json.string(c.get("installId")));
             Long expected = Json.integer(c.get("contentVersion"));
             assertEquals(expected == null ? null : (int) (long) expected, outcome, c.toString());
+            // The variant the device is in (the one step 4 gave it), in kits that have experiments.
+            if (!c.containsKey("experimentVariant")) continue;
+            experimentCases++;
+            Plan.Experiment.Variant variant = Resolution.experimentVariant(plan, Json.string(c.get("region")),
+                    AppVersion.parse(Json.string(c.get("appVersion"))), Json.string(c.get("installId")));
+            Long expectedVariant = Json.integer(c.get("experimentVariant"));
+            assertEquals(expectedVariant == null ? null : (int) (long) expectedVariant,
+                    variant == null ? null : variant.pack.contentVersion, "in experiment: " + c);
+            if (variant != null) inExperiment++;
+        }
+        if (experimentCases > 0) {
+            assertEquals(cases.size(), experimentCases, "every case says which variant the device is in");
+            assertTrue(inExperiment > 0, "some devices are in an experiment");
         }
     }
 
