@@ -35,7 +35,7 @@ enum MetricsCommands {
         run: { invocation, context in
             let options = IngestOptions.declared
             guard let kind = try invocation.value(options.kind) else {
-                throw RolloutError.usage("rollout metrics ingest needs --kind crash or --kind fallback")
+                throw RolloutError.usage("rollout metrics ingest needs --kind crash, fallback, outcome or outcome-METRIC")
             }
             let mapping = try columnMapping(invocation.values(options.map), kind: kind)
             let gzipLimits = try gzipLimits(invocation)
@@ -57,18 +57,29 @@ enum MetricsCommands {
                     shown = percent
                     context.progress("\(file): \(percent)% of \(ByteCount.describe(size))", finished: read >= size)
                 }
-                let request = MetricsIngest.Request(
-                    path: path, name: file, kind: kind, mapping: mapping,
-                    skipInvalid: invocation.flag(options.skipInvalid),
-                    progress: progress,
-                    memory: try ingestMemory(context),
-                    temporaryDirectory: context.environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp",
-                    profile: (context.environment["ROLLOUT_INGEST_PROFILE"] ?? "").isEmpty
-                        ? nil : { context.diagnostics($0 + "\n") }, now: now, gzipLimits: gzipLimits)
-                let outcome: MetricsIngest.Outcome
+                let outcomes: [MetricsIngest.Outcome]
                 do {
-                    outcome = try MetricsIngest.ingest(request, into: repository, actor: actor, time: { now })
-                } catch  where !done.isEmpty {
+                    // --kind outcome: the file as each outcome kind its metric column names, in one commit.
+                    let kinds =
+                        switch kind {
+                        case .one(let kind): [kind]
+                        case .everyOutcome:
+                            try MetricsIngest.outcomeMetrics(
+                                path: path, name: file, mapping: mapping, gzipLimits: gzipLimits
+                            ).compactMap(MetricKind.outcome)
+                        }
+                    let requests = try kinds.map { kind in
+                        MetricsIngest.Request(
+                            path: path, name: file, kind: kind, mapping: mapping,
+                            skipInvalid: invocation.flag(options.skipInvalid),
+                            progress: progress,
+                            memory: try ingestMemory(context),
+                            temporaryDirectory: context.environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp",
+                            profile: (context.environment["ROLLOUT_INGEST_PROFILE"] ?? "").isEmpty
+                                ? nil : { context.diagnostics($0 + "\n") }, now: now, gzipLimits: gzipLimits)
+                    }
+                    outcomes = try ingested(requests, into: repository, actor: actor, time: { now })
+                } catch where !done.isEmpty {
                     // Each file is all or nothing on its own: say which ones before it did land.
                     guard let worded = Refusals.worded(error) else { throw error }
                     throw worded.withMessage {
@@ -76,17 +87,42 @@ enum MetricsCommands {
                     }
                 }
                 done.append(file)
-                let (line, json) = ingested(file, outcome)
-                text += line
-                results.append(json)
+                for outcome in outcomes {
+                    let (line, json) = ingested(file, outcome, otherMetricsIngested: kind == .everyOutcome)
+                    text += line
+                    results.append(json)
+                }
             }
             return CommandOutput(json: ["files": .array(results)], text: text)
         })
 
+    /// Ingests one file as each of `requests`' kinds (one, or every outcome kind of the file); a
+    /// refusal of one of several kinds says which, and that none landed.
+    private static func ingested(
+        _ requests: [MetricsIngest.Request], into repository: PackRepository, actor: Actor,
+        time: @escaping () -> Timestamp
+    ) throws -> [MetricsIngest.Outcome] {
+        do {
+            return try MetricsIngest.ingest(requests, into: repository, actor: actor, time: time)
+        } catch let refused as MetricsIngest.KindRefused {
+            guard requests.count > 1 else { throw refused.error }
+            guard let worded = Refusals.worded(refused.error) else { throw refused.error }
+            let kinds = requests.map(\.kind.rawValue).joined(separator: ", ")
+            throw worded.withMessage {
+                $0 + "\n(refused as \(refused.kind.rawValue); the file was read as \(kinds), and none of them was ingested)"
+            }
+        }
+    }
+
     /// `--map NAME=COLUMN`, each NAME one of the columns the kind reads.
-    private static func columnMapping(_ items: [String], kind: MetricKind) throws -> [String: String] {
+    private static func columnMapping(_ items: [String], kind: IngestKind) throws -> [String: String] {
         var mapping: [String: String] = [:]
-        let known = Set(MetricKind.keyColumns + [kind.columns.total, kind.columns.events])
+        let columns =
+            switch kind {
+            case .one(let kind) where !kind.isOutcome: [kind.columns.total, kind.columns.events]
+            default: [MetricKind.metricColumn, "exposures", "conversions"]
+            }
+        let known = Set(MetricKind.keyColumns + columns)
         for item in items {
             let parts = item.split(separator: "=", maxSplits: 1).map { String($0).trimmingSpaces }
             guard parts.count == 2, !parts[1].isEmpty, known.contains(parts[0]) else {
@@ -100,20 +136,33 @@ enum MetricsCommands {
     }
 
     /// What one file's ingest printed: its lines and its `--json` entry.
-    private static func ingested(_ file: String, _ outcome: MetricsIngest.Outcome) -> (String, JSONValue) {
+    /// What one file's ingest as one kind printed: its lines and its `--json` entry. An outcome kind
+    /// names itself (`FILE (outcome-checkout): ...`) and the rows of other metrics it left out, unless
+    /// `otherMetricsIngested` (`--kind outcome` read them as their own kinds).
+    private static func ingested(_ file: String, _ outcome: MetricsIngest.Outcome, otherMetricsIngested: Bool)
+        -> (String, JSONValue)
+    {
         let reading = outcome.reading
+        let kind = outcome.kind
+        let name = file.oneLine + (kind.isOutcome ? " (\(kind.rawValue))" : "")
         var text = ""
         if outcome.alreadyIngested == nil && outcome.rollupsWritten == 0 {
-            text += "\(file.oneLine): no data rows; nothing to do\n"
+            text += "\(name): no data rows; nothing to do\n"
         } else if let earlier = outcome.alreadyIngested {
             text +=
-                "\(file.oneLine): already ingested (\(reading.digest.prefix(19))…, by \(earlier.actor) at \(earlier.time)); nothing to do\n"
+                "\(name): already ingested (\(reading.digest.prefix(19))…, by \(earlier.actor) at \(earlier.time)); nothing to do\n"
         } else {
+            let rows = reading.rows - reading.badRowCount - reading.testerRows - reading.otherMetricRows
             text +=
-                "\(file.oneLine): \(reading.rows - reading.badRowCount - reading.testerRows) rows ingested into \(outcome.rollupsWritten) rollup(s) for \(reading.locales.joined(separator: ", "))\n"
+                "\(name): \(rows) rows ingested into \(outcome.rollupsWritten) rollup(s) for \(reading.locales.joined(separator: ", "))\n"
             if reading.testerRows > 0 {
                 text +=
                     "  left out \(reading.testerRows) row(s) of tester devices (column tester): they never count toward health\n"
+            }
+            if reading.otherMetricRows > 0 && !otherMetricsIngested {
+                text +=
+                    "  left out \(reading.otherMetricRows) row(s) of other metrics (\(reading.otherMetrics.joined(separator: ", "))): "
+                    + "each is a kind of its own (--kind outcome-\(reading.otherMetrics[0]), or --kind outcome for all)\n"
             }
             for bad in reading.badRows { text += "  skipped \(file.oneLine):\(bad.line): \(bad.message)\n" }
             if reading.badRowCount > reading.badRows.count {
@@ -129,11 +178,18 @@ enum MetricsCommands {
         ]
         // Only when there are some: the document of a file without a tester column stays as it was.
         if reading.testerRows > 0 { json["testerRows"] = .integer(reading.testerRows) }
+        if kind.isOutcome {
+            json["kind"] = .string(kind.rawValue)
+            json["otherMetricRows"] = .integer(reading.otherMetricRows)
+        }
         return (text, .object(json))
     }
 
     struct IngestOptions: OptionGroup {
-        let kind = Option<MetricKind>("kind", "crash|fallback", "what the files count").required()
+        let kind = Option<IngestKind>(
+            "kind", "crash|fallback|outcome|outcome-METRIC",
+            "what the files count (outcome: each metric of an outcome CSV, one kind each)"
+        ).required()
         let map = Option<String>("map", "NAME=COLUMN", "read column COLUMN as NAME", repeatable: true)
         let skipInvalid = Flag("skip-invalid", "ingest the valid rows and list the others")
         let maxGzipRatio = Option.count(
@@ -158,7 +214,7 @@ enum MetricsCommands {
     struct RetractOptions: OptionGroup {
         let reason = Option.reason("why (recorded in the commit and the retraction record)").required()
         let kind = Option<MetricKind>(
-            "kind", "crash|fallback", "which of the file's counts, for a file ingested as both")
+            "kind", "crash|fallback|outcome-METRIC", "which of the file's counts, for a file ingested as several kinds")
 
         static let declared = RetractOptions()
     }
