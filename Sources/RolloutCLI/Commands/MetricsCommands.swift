@@ -287,10 +287,64 @@ enum MetricsCommands {
                 text: text)
         })
 
+    /// `metrics show`'s outcome part: per pack, segment (region, app-version family) and metric,
+    /// exposures, conversions and the rate, from every outcome kind stored for `locale`.
+    private static func outcomeRows(_ locale: String, pack: PackID?, segment: Segment?, in snapshot: Snapshot) throws
+        -> (table: Table, json: [JSONValue], dates: Set<String>)
+    {
+        struct Row: Hashable, Comparable {
+            let version: Int
+            let region: String
+            let family: String
+            let metric: String
+
+            static func < (a: Row, b: Row) -> Bool {
+                (a.version, a.region, a.family, a.metric) < (b.version, b.region, b.family, b.metric)
+            }
+        }
+        var sums: [Row: MetricCounts] = [:]
+        var dates: Set<String> = []
+        for kind in try MetricsLayout.outcomeKinds(of: locale, in: snapshot) {
+            for rollup in try MetricsLayout.rollups(kind, locale: locale, in: snapshot) {
+                for (key, counts) in rollup.counts {
+                    guard let version = AppVersion(key.appVersion) else { continue }
+                    if let pack, pack.contentVersion != key.contentVersion || pack.locale != locale { continue }
+                    if let segment,
+                        segment.region != Region.any && segment.region != key.region
+                            || !segment.versions.contains(version)
+                    {
+                        continue
+                    }
+                    let row = Row(
+                        version: key.contentVersion, region: key.region, family: version.family, metric: kind.metric!)
+                    sums[row] = try (sums[row] ?? .zero).adding(counts, kind: kind, pack: "\(locale)@\(row.version)")
+                    dates.insert(rollup.date)
+                }
+            }
+        }
+        var table = Table("PACK", "SEGMENT", "METRIC", "EXPOSURES", "CONVERSIONS", "CONVERSION RATE")
+        var json: [JSONValue] = []
+        for row in sums.keys.sorted() {
+            let counts = sums[row]!
+            table.add(
+                "\(locale)@\(row.version)", "\(row.region)/\(row.family)", row.metric, "\(counts.total)",
+                "\(counts.events)", counts.rate.map { String(format: "%.3f%%", $0 * 100) } ?? "-")
+            json.append([
+                "pack": .string("\(locale)@\(row.version)"), "region": .string(row.region),
+                "appVersions": .string("\(row.family).x"), "metric": .string(row.metric),
+                "exposures": .integer(counts.total), "conversions": .integer(counts.events),
+            ])
+        }
+        return (table, json, dates)
+    }
+
     static let show = CommandSpec(
         path: ["metrics", "show"],
         summary: "crash and fallback counts and rates per pack and segment (region, app-version family)",
-        discussion: "",
+        discussion: """
+            Then, when the locale has outcome counts (an experiment's, ingested with --kind outcome),
+            exposures, conversions and the conversion rate per pack, segment and metric.
+            """,
         options: ShowOptions.self,
         arguments: .exactly("LOCALE"),
         effects: .readsRepository,
@@ -345,13 +399,22 @@ enum MetricsCommands {
                     "lookups": .integer(fallback?.total ?? 0), "fallbacks": .integer(fallback?.events ?? 0),
                 ])
             }
+            let outcomes = try outcomeRows(locale, pack: pack, segment: segment, in: snapshot)
+            dates.formUnion(outcomes.dates)
             let span = dates.sorted()
-            let text =
-                sums.isEmpty
+            var text =
+                dates.isEmpty
                 ? "No metrics for \(locale) yet; ingest some with rollout metrics ingest --kind crash FILE.\n"
-                : "\(locale), \(span.first!) to \(span.last!):\n" + table.render(context.style(invocation))
-            return CommandOutput(
-                json: ["locale": .string(locale), "rows": .array(json), "dates": .array(span.map { .string($0) })],
-                text: text)
+                : "\(locale), \(span.first!) to \(span.last!):\n"
+            if !sums.isEmpty { text += table.render(context.style(invocation)) }
+            if !outcomes.json.isEmpty {
+                text += (sums.isEmpty ? "" : "\n") + outcomes.table.render(context.style(invocation))
+            }
+            var document: [String: JSONValue] = [
+                "locale": .string(locale), "rows": .array(json), "dates": .array(span.map { .string($0) }),
+            ]
+            // Only when there are some: a locale without an experiment's counts shows what it always did.
+            if !outcomes.json.isEmpty { document["outcomes"] = .array(outcomes.json) }
+            return CommandOutput(json: .object(document), text: text)
         })
 }
