@@ -127,7 +127,8 @@ public enum MetricsIngest {
         var packTotals: [PackID: Int] = [:]
         for (pack, total) in zip(rows.values.packs, rows.packAdded) where total > 0 { packTotals[pack] = total }
         return Reading(
-            kind: request.kind, digest: "sha256:" + Hex.encode(hasher.finalize()), bytes: byteCount, rows: rows.rows, badRows: rows.bad,
+            kind: request.kind, digest: "sha256:" + Hex.encode(hasher.finalize()), bytes: byteCount, rows: rows.rows,
+            badRows: rows.bad,
             badRowCount: rows.badCount, testerRows: rows.testerRows, otherMetricRows: rows.otherMetricRows,
             otherMetrics: rows.otherMetrics.sorted(),
             sums: sums, packTotals: packTotals, checkedAgainst: snapshot.commit)
@@ -271,36 +272,20 @@ public enum MetricsIngest {
     /// kinds or none. Each kind is read and checked (overlaps, ranges) before anything is written;
     /// a refusal is a `KindRefused` naming the kind. A kind whose counts the repository already
     /// holds (the same file, ingested before as that kind) is left as it is, as a single ingest does.
-    // Long: the single ingest's steps, once per kind, in one transaction.
     public static func ingest(
         _ requests: [Request], into repository: PackRepository, actor: Actor, time: @escaping () -> Timestamp
     ) throws -> [Outcome] {
         precondition(!requests.isEmpty && Set(requests.map(\.path)).count == 1, "one file, read as several kinds")
         let first = try repository.snapshotForChange()
-        let readings = try requests.map { request in try refusedAs(request.kind) { try read(request, snapshot: first) } }
+        let readings = try requests.map { request in try refusedAs(request.kind) { try read(request, snapshot: first) }
+        }
         let applied = try repository.apply(actor: actor, time: time) { snapshot in
             var outcomes: [Outcome?] = Array(repeating: nil, count: requests.count)
             var landing: [(index: Int, generation: Int)] = []
             for (index, (request, reading)) in zip(requests, readings).enumerated() {
-                try refusedAs(request.kind) {
-                    let history = try MetricsLayout.history(reading.digest, kind: request.kind, in: snapshot)
-                    if let earlier = try earlierIngest(reading, kind: request.kind, history: history, snapshot: snapshot) {
-                        outcomes[index] = Outcome(reading: reading, alreadyIngested: earlier, rollupsWritten: 0)
-                        return
-                    }
-                    try checkShortDigest(reading, kind: request.kind, name: request.name, snapshot: snapshot)
-                    if snapshot.commit != reading.checkedAgainst {
-                        try checkRange(reading, kind: request.kind, name: request.name, snapshot: snapshot)
-                    }
-                    if reading.sums.count == 0 {
-                        outcomes[index] = Outcome(reading: reading, alreadyIngested: nil, rollupsWritten: 0)
-                        return
-                    }
-                    // First every overlap with what is stored, so that a refused file writes nothing at all.
-                    let timer = PhaseTimer(request.profile)
-                    try checkOverlaps(reading, request: request, snapshot: snapshot)
-                    timer.lap("checked \(reading.sums.groups.count) rollups for overlaps")
-                    landing.append((index, history.ingests + 1))
+                switch try refusedAs(request.kind, { try check(request, reading, snapshot: snapshot) }) {
+                case .done(let outcome): outcomes[index] = outcome
+                case .lands(let generation): landing.append((index, generation))
                 }
             }
             guard !landing.isEmpty else { return (nil, outcomes.map { $0! }) }
@@ -323,13 +308,40 @@ public enum MetricsIngest {
                 outcomes[index] = Outcome(reading: reading, alreadyIngested: nil, rollupsWritten: written.count)
             }
             try pack.finish()
-            let landed = landing.map { (request: requests[$0.index], reading: readings[$0.index], generation: $0.generation) }
+            let landed = landing.map {
+                (request: requests[$0.index], reading: readings[$0.index], generation: $0.generation)
+            }
             let change = Change(
                 summary: summary(landed.map(\.request), rows: landed[0].reading.rows),
                 trailers: trailers(landed), writes: writes, blobs: blobs)
             return (change, outcomes.map { $0! })
         }
         return applied.result
+    }
+
+    /// What one kind of a file does, checked against `snapshot`: nothing (`done`: ingested before,
+    /// or no data rows), or it lands as the `generation`-th ingest of the file as its kind.
+    enum Check {
+        case done(Outcome)
+        case lands(generation: Int)
+    }
+
+    /// One kind's checks before anything is written: ingested before, short digests, the range,
+    /// and every overlap with what is stored, so that a refused file writes nothing at all.
+    static func check(_ request: Request, _ reading: Reading, snapshot: Snapshot) throws -> Check {
+        let history = try MetricsLayout.history(reading.digest, kind: request.kind, in: snapshot)
+        if let earlier = try earlierIngest(reading, kind: request.kind, history: history, snapshot: snapshot) {
+            return .done(Outcome(reading: reading, alreadyIngested: earlier, rollupsWritten: 0))
+        }
+        try checkShortDigest(reading, kind: request.kind, name: request.name, snapshot: snapshot)
+        if snapshot.commit != reading.checkedAgainst {
+            try checkRange(reading, kind: request.kind, name: request.name, snapshot: snapshot)
+        }
+        if reading.sums.count == 0 { return .done(Outcome(reading: reading, alreadyIngested: nil, rollupsWritten: 0)) }
+        let timer = PhaseTimer(request.profile)
+        try checkOverlaps(reading, request: request, snapshot: snapshot)
+        timer.lap("checked \(reading.sums.groups.count) rollups for overlaps")
+        return .lands(generation: history.ingests + 1)
     }
 
     /// `body`, whose refusal, when it reads a file as one of several kinds, names that kind.

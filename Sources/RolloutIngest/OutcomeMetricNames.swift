@@ -40,7 +40,8 @@ struct MetricNames: CSVRecordSink {
     mutating func readHeader(_ fields: CSVRecord, line: Int) throws {
         let header = (0..<fields.count).map { RowReader.text(fields[$0]).trimmingSpaces.lowercased() }
         guard let at = header.firstIndex(of: column.lowercased()) else {
-            let missing = column == MetricKind.metricColumn ? column : "\(MetricKind.metricColumn) (mapped to \(column))"
+            let missing =
+                column == MetricKind.metricColumn ? column : "\(MetricKind.metricColumn) (mapped to \(column))"
             throw IngestRefusal.headerLacks(place: "\(name):\(line)", missing: [missing], found: header, kind: nil)
         }
         index = at

@@ -113,22 +113,7 @@ struct RowReader: CSVRecordSink {
         guard fields.count == columns.count else {
             return reject(line, "\(fields.count) fields, the header has \(columns.count)")
         }
-        if let metricColumn = columns.metric {
-            let bytes = fields[metricColumn]
-            var meaning: Int32
-            switch metricNames.find(bytes) {
-            case .known(let known): meaning = known
-            case .unknown:
-                meaning = metricMeaning(bytes)
-                metricNames.remember(bytes, meaning: meaning)
-            }
-            if meaning == RowReader.otherMetric {
-                otherMetricRows &+= 1
-                return
-            }
-            guard meaning >= 0 else { return reject(line, problem(of: meaning)) }
-            metricRows &+= 1
-        }
+        if let metricColumn = columns.metric, !isOfTheMetric(fields[metricColumn], line: line) { return }
         if let tester = columns.tester, RowReader.marksTester(fields[tester]) {
             testerRows &+= 1
             return
@@ -199,6 +184,29 @@ struct RowReader: CSVRecordSink {
 
     // What a spelling means: an index into the column's distinct values in `values` (0 or more), or
     // -1 - the index in `problems` of the message that says why it is invalid (or `unshown`).
+
+    /// Whether the row of an outcome CSV whose metric field is `bytes` is one of the kind's metric;
+    /// otherwise it is counted as another metric's (left out) or rejected (no metric name).
+    @inline(__always)
+    mutating func isOfTheMetric(_ bytes: UnsafeBufferPointer<UInt8>, line: Int) -> Bool {
+        var meaning: Int32
+        switch metricNames.find(bytes) {
+        case .known(let known): meaning = known
+        case .unknown:
+            meaning = metricMeaning(bytes)
+            metricNames.remember(bytes, meaning: meaning)
+        }
+        if meaning == RowReader.otherMetric {
+            otherMetricRows &+= 1
+            return false
+        }
+        guard meaning >= 0 else {
+            reject(line, problem(of: meaning))
+            return false
+        }
+        metricRows &+= 1
+        return true
+    }
 
     /// What a `metric` field means: `thisMetric`, `otherMetric`, or not a metric name (a problem).
     mutating func metricMeaning(_ bytes: UnsafeBufferPointer<UInt8>) -> Int32 {
@@ -279,7 +287,8 @@ struct RowReader: CSVRecordSink {
         var index: [String: Int] = [:]
         for (i, name) in found.enumerated() where index[name] == nil { index[name] = i }
         func column(_ canonical: String) -> Int? { index[(request.mapping[canonical] ?? canonical).lowercased()] }
-        let required = ["date", "pack", "region", "app_version"] + (metric == nil ? [] : [MetricKind.metricColumn])
+        let required =
+            ["date", "pack", "region", "app_version"] + (metric == nil ? [] : [MetricKind.metricColumn])
             + [totalName, eventsName]
         let missing = required.filter { column($0) == nil }
         if !missing.isEmpty {

@@ -54,7 +54,8 @@ final class OutcomeTotalsTests: XCTestCase {
         let (repository, _) = try PackRepository.create(at: scratch + "/repo", files: files, actor: actor, time: time)
         let snapshot = try repository.snapshot()
         XCTAssertEqual(
-            try MetricsLayout.storedKinds(in: snapshot).map(\.rawValue), ["crash", "outcome-checkout", "outcome-signup"])
+            try MetricsLayout.storedKinds(in: snapshot).map(\.rawValue),
+            ["crash", "outcome-checkout", "outcome-signup"])
         XCTAssertTrue(MetricsLayout.isRollup("metrics/outcome-checkout/tr-TR/2026-01-01.json"))
         XCTAssertFalse(MetricsLayout.isRollup("metrics/ingests/abc.outcome-checkout.json"))
 

@@ -69,7 +69,8 @@ final class MetricsIngestOutcomeTests: XCTestCase {
                 }.joined(separator: "\r\n"))
         let text = try other.rollout("metrics", "ingest", "--kind", "outcome-checkout", shuffled)
         XCTAssertEqual(text.status, 0, text.output)
-        XCTAssertTrue(text.stdout.contains("shuffled.csv (outcome-checkout): 6 rows ingested into 2 rollup(s)"), text.stdout)
+        XCTAssertTrue(
+            text.stdout.contains("shuffled.csv (outcome-checkout): 6 rows ingested into 2 rollup(s)"), text.stdout)
         XCTAssertTrue(text.stdout.contains("left out 6 row(s) of other metrics (signup)"), text.stdout)
         func counts(_ w: Workspace) throws -> [String] {
             try ["2026-11-25", "2026-11-26"].map { date in
@@ -120,7 +121,8 @@ final class MetricsIngestOutcomeTests: XCTestCase {
         XCTAssertEqual(which.status, 64, which.output)
         XCTAssertTrue(
             which.stderr.contains("was ingested as both outcome-checkout and outcome-signup; say which"), which.stderr)
-        let retracted = try w.rollout("metrics", "retract", file, "--kind", "outcome-signup", "--reason", "test", "--json")
+        let retracted = try w.rollout(
+            "metrics", "retract", file, "--kind", "outcome-signup", "--reason", "test", "--json")
         XCTAssertEqual(retracted.status, 0, retracted.output)
         XCTAssertEqual(try w.json(retracted)["entries"] as? Int, 6)
         XCTAssertEqual(try tree(w, "metrics/outcome-signup"), "", "no signup counts are left")
@@ -198,7 +200,8 @@ final class MetricsIngestOutcomeTests: XCTestCase {
         let skipped = try w.rollout(
             "metrics", "ingest", "--kind", "outcome-checkout", "--skip-invalid", w.scratch.path("metric.csv"))
         XCTAssertEqual(skipped.status, 0, skipped.output)
-        XCTAssertTrue(skipped.stdout.contains("metric.csv:3: metric \"Check Out\" is not a metric name"), skipped.stdout)
+        XCTAssertTrue(
+            skipped.stdout.contains("metric.csv:3: metric \"Check Out\" is not a metric name"), skipped.stdout)
         let mapped = try w.scratch.write(
             "mapped.csv",
             Self.header.replacingOccurrences(of: "metric", with: "event_name")

@@ -35,7 +35,8 @@ enum MetricsCommands {
         run: { invocation, context in
             let options = IngestOptions.declared
             guard let kind = try invocation.value(options.kind) else {
-                throw RolloutError.usage("rollout metrics ingest needs --kind crash, fallback, outcome or outcome-METRIC")
+                throw RolloutError.usage(
+                    "rollout metrics ingest needs --kind crash, fallback, outcome or outcome-METRIC")
             }
             let mapping = try columnMapping(invocation.values(options.map), kind: kind)
             let gzipLimits = try gzipLimits(invocation)
@@ -59,27 +60,20 @@ enum MetricsCommands {
                 }
                 let outcomes: [MetricsIngest.Outcome]
                 do {
-                    // --kind outcome: the file as each outcome kind its metric column names, in one commit.
-                    let kinds =
-                        switch kind {
-                        case .one(let kind): [kind]
-                        case .everyOutcome:
-                            try MetricsIngest.outcomeMetrics(
-                                path: path, name: file, mapping: mapping, gzipLimits: gzipLimits
-                            ).compactMap(MetricKind.outcome)
-                        }
+                    let kinds = try readAs(kind, path: path, file: file, mapping: mapping, gzipLimits: gzipLimits)
                     let requests = try kinds.map { kind in
                         MetricsIngest.Request(
                             path: path, name: file, kind: kind, mapping: mapping,
                             skipInvalid: invocation.flag(options.skipInvalid),
                             progress: progress,
                             memory: try ingestMemory(context),
-                            temporaryDirectory: context.environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp",
+                            temporaryDirectory: context.environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 }
+                                ?? "/tmp",
                             profile: (context.environment["ROLLOUT_INGEST_PROFILE"] ?? "").isEmpty
                                 ? nil : { context.diagnostics($0 + "\n") }, now: now, gzipLimits: gzipLimits)
                     }
                     outcomes = try ingested(requests, into: repository, actor: actor, time: { now })
-                } catch where !done.isEmpty {
+                } catch  where !done.isEmpty {
                     // Each file is all or nothing on its own: say which ones before it did land.
                     guard let worded = Refusals.worded(error) else { throw error }
                     throw worded.withMessage {
@@ -96,6 +90,19 @@ enum MetricsCommands {
             return CommandOutput(json: ["files": .array(results)], text: text)
         })
 
+    /// The kinds one file is read as: `--kind outcome`, each outcome kind its metric column names
+    /// (all in one commit).
+    private static func readAs(
+        _ kind: IngestKind, path: String, file: String, mapping: [String: String], gzipLimits: GzipLimits
+    ) throws -> [MetricKind] {
+        switch kind {
+        case .one(let kind): return [kind]
+        case .everyOutcome:
+            return try MetricsIngest.outcomeMetrics(path: path, name: file, mapping: mapping, gzipLimits: gzipLimits)
+                .compactMap(MetricKind.outcome)
+        }
+    }
+
     /// Ingests one file as each of `requests`' kinds (one, or every outcome kind of the file); a
     /// refusal of one of several kinds says which, and that none landed.
     private static func ingested(
@@ -109,7 +116,8 @@ enum MetricsCommands {
             guard let worded = Refusals.worded(refused.error) else { throw refused.error }
             let kinds = requests.map(\.kind.rawValue).joined(separator: ", ")
             throw worded.withMessage {
-                $0 + "\n(refused as \(refused.kind.rawValue); the file was read as \(kinds), and none of them was ingested)"
+                $0
+                    + "\n(refused as \(refused.kind.rawValue); the file was read as \(kinds), and none of them was ingested)"
             }
         }
     }
@@ -287,6 +295,66 @@ enum MetricsCommands {
                 text: text)
         })
 
+    /// `metrics show`'s crash and fallback part: per pack and segment (region, app-version family),
+    /// both kinds' counts and rates.
+    private static func healthRows(_ locale: String, pack: PackID?, segment: Segment?, in snapshot: Snapshot) throws
+        -> (table: Table, json: [JSONValue], dates: Set<String>)
+    {
+        struct Row: Hashable {
+            let version: Int
+            let region: String
+            let family: String
+        }
+        var sums: [Row: [MetricKind: MetricCounts]] = [:]
+        var dates: Set<String> = []
+        for kind in MetricKind.health {
+            for rollup in try MetricsLayout.rollups(kind, locale: locale, in: snapshot) {
+                for (key, counts) in rollup.counts {
+                    guard let version = shown(key, of: locale, pack: pack, segment: segment) else { continue }
+                    let family = version.family
+                    let row = Row(version: key.contentVersion, region: key.region, family: family)
+                    sums[row, default: [:]][kind] = try (sums[row]?[kind] ?? .zero).adding(
+                        counts, kind: kind, pack: "\(locale)@\(row.version)")
+                    dates.insert(rollup.date)
+                }
+            }
+        }
+        func rate(_ c: MetricCounts?) -> String { c?.rate.map { String(format: "%.3f%%", $0 * 100) } ?? "-" }
+        var table = Table(
+            "PACK", "SEGMENT", "SESSIONS", "CRASHES", "CRASH RATE", "LOOKUPS", "FALLBACKS", "FALLBACK RATE")
+        var json: [JSONValue] = []
+        for row in sums.keys.sorted(by: { ($0.version, $0.region, $0.family) < ($1.version, $1.region, $1.family) }) {
+            let crash = sums[row]?[.crash]
+            let fallback = sums[row]?[.fallback]
+            table.add(
+                "\(locale)@\(row.version)", "\(row.region)/\(row.family)", crash.map { "\($0.total)" } ?? "-",
+                crash.map { "\($0.events)" } ?? "-",
+                rate(crash), fallback.map { "\($0.total)" } ?? "-", fallback.map { "\($0.events)" } ?? "-",
+                rate(fallback))
+            json.append([
+                "pack": .string("\(locale)@\(row.version)"), "region": .string(row.region),
+                "appVersions": .string("\(row.family).x"),
+                "sessions": .integer(crash?.total ?? 0), "crashes": .integer(crash?.events ?? 0),
+                "lookups": .integer(fallback?.total ?? 0), "fallbacks": .integer(fallback?.events ?? 0),
+            ])
+        }
+        return (table, json, dates)
+    }
+
+    /// The app version of a stored key `metrics show` shows (of `pack` and in `segment`, when given).
+    private static func shown(_ key: MetricRollup.Key, of locale: String, pack: PackID?, segment: Segment?)
+        -> AppVersion?
+    {
+        guard let version = AppVersion(key.appVersion) else { return nil }
+        if let pack, pack.contentVersion != key.contentVersion || pack.locale != locale { return nil }
+        if let segment,
+            segment.region != Region.any && segment.region != key.region || !segment.versions.contains(version)
+        {
+            return nil
+        }
+        return version
+    }
+
     /// `metrics show`'s outcome part: per pack, segment (region, app-version family) and metric,
     /// exposures, conversions and the rate, from every outcome kind stored for `locale`.
     private static func outcomeRows(_ locale: String, pack: PackID?, segment: Segment?, in snapshot: Snapshot) throws
@@ -307,14 +375,7 @@ enum MetricsCommands {
         for kind in try MetricsLayout.outcomeKinds(of: locale, in: snapshot) {
             for rollup in try MetricsLayout.rollups(kind, locale: locale, in: snapshot) {
                 for (key, counts) in rollup.counts {
-                    guard let version = AppVersion(key.appVersion) else { continue }
-                    if let pack, pack.contentVersion != key.contentVersion || pack.locale != locale { continue }
-                    if let segment,
-                        segment.region != Region.any && segment.region != key.region
-                            || !segment.versions.contains(version)
-                    {
-                        continue
-                    }
+                    guard let version = shown(key, of: locale, pack: pack, segment: segment) else { continue }
                     let row = Row(
                         version: key.contentVersion, region: key.region, family: version.family, metric: kind.metric!)
                     sums[row] = try (sums[row] ?? .zero).adding(counts, kind: kind, pack: "\(locale)@\(row.version)")
@@ -353,65 +414,20 @@ enum MetricsCommands {
             let pack = try invocation.value(ShowOptions.declared.pack)
             let segment = try invocation.value(ShowOptions.declared.segment)
             let snapshot = try context.repository(invocation).snapshot()
-            struct Row: Hashable {
-                let version: Int
-                let region: String
-                let family: String
-            }
-            var sums: [Row: [MetricKind: MetricCounts]] = [:]
-            var dates: Set<String> = []
-            for kind in MetricKind.health {
-                for rollup in try MetricsLayout.rollups(kind, locale: locale, in: snapshot) {
-                    for (key, counts) in rollup.counts {
-                        guard let version = AppVersion(key.appVersion) else { continue }
-                        if let pack, pack.contentVersion != key.contentVersion || pack.locale != locale { continue }
-                        if let segment,
-                            segment.region != Region.any && segment.region != key.region
-                                || !segment.versions.contains(version)
-                        {
-                            continue
-                        }
-                        let family = version.family
-                        let row = Row(version: key.contentVersion, region: key.region, family: family)
-                        sums[row, default: [:]][kind] = try (sums[row]?[kind] ?? .zero).adding(
-                            counts, kind: kind, pack: "\(locale)@\(row.version)")
-                        dates.insert(rollup.date)
-                    }
-                }
-            }
-            func rate(_ c: MetricCounts?) -> String { c?.rate.map { String(format: "%.3f%%", $0 * 100) } ?? "-" }
-            var table = Table(
-                "PACK", "SEGMENT", "SESSIONS", "CRASHES", "CRASH RATE", "LOOKUPS", "FALLBACKS", "FALLBACK RATE")
-            var json: [JSONValue] = []
-            for row in sums.keys.sorted(by: { ($0.version, $0.region, $0.family) < ($1.version, $1.region, $1.family) })
-            {
-                let crash = sums[row]?[.crash]
-                let fallback = sums[row]?[.fallback]
-                table.add(
-                    "\(locale)@\(row.version)", "\(row.region)/\(row.family)", crash.map { "\($0.total)" } ?? "-",
-                    crash.map { "\($0.events)" } ?? "-",
-                    rate(crash), fallback.map { "\($0.total)" } ?? "-", fallback.map { "\($0.events)" } ?? "-",
-                    rate(fallback))
-                json.append([
-                    "pack": .string("\(locale)@\(row.version)"), "region": .string(row.region),
-                    "appVersions": .string("\(row.family).x"),
-                    "sessions": .integer(crash?.total ?? 0), "crashes": .integer(crash?.events ?? 0),
-                    "lookups": .integer(fallback?.total ?? 0), "fallbacks": .integer(fallback?.events ?? 0),
-                ])
-            }
+            let health = try healthRows(locale, pack: pack, segment: segment, in: snapshot)
             let outcomes = try outcomeRows(locale, pack: pack, segment: segment, in: snapshot)
-            dates.formUnion(outcomes.dates)
+            let dates = health.dates.union(outcomes.dates)
             let span = dates.sorted()
             var text =
                 dates.isEmpty
                 ? "No metrics for \(locale) yet; ingest some with rollout metrics ingest --kind crash FILE.\n"
                 : "\(locale), \(span.first!) to \(span.last!):\n"
-            if !sums.isEmpty { text += table.render(context.style(invocation)) }
+            if !health.json.isEmpty { text += health.table.render(context.style(invocation)) }
             if !outcomes.json.isEmpty {
-                text += (sums.isEmpty ? "" : "\n") + outcomes.table.render(context.style(invocation))
+                text += (health.json.isEmpty ? "" : "\n") + outcomes.table.render(context.style(invocation))
             }
             var document: [String: JSONValue] = [
-                "locale": .string(locale), "rows": .array(json), "dates": .array(span.map { .string($0) }),
+                "locale": .string(locale), "rows": .array(health.json), "dates": .array(span.map { .string($0) }),
             ]
             // Only when there are some: a locale without an experiment's counts shows what it always did.
             if !outcomes.json.isEmpty { document["outcomes"] = .array(outcomes.json) }

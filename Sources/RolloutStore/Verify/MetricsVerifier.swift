@@ -61,7 +61,9 @@ struct MetricsVerifier {
             return
         }
         for (change, name) in records {
-            try checkRecord(change, name: name, retracting: retracting, short: short, trailers: trailers, git: git, problem: problem)
+            try checkRecord(
+                change, name: name, retracting: retracting, short: short, trailers: trailers, git: git, problem: problem
+            )
         }
         let locales = Set(trailers.values(.locale))
         let kindNames = Set(kinds.map(\.rawValue))
@@ -194,6 +196,7 @@ extension String {
         -> String
     {
         let named = kinds.map(\.rawValue).joined(separator: ", ")
-        return "a \(action.rawValue) of \(named) data of \(locales.sorted().joined(separator: ", ")) may not touch this rollup"
+        return
+            "a \(action.rawValue) of \(named) data of \(locales.sorted().joined(separator: ", ")) may not touch this rollup"
     }
 }
