@@ -21,7 +21,9 @@ enum MetricsCommands {
             A crash CSV has date, locale, pack, region, app_version, sessions, crashes; a fallback CSV has
             lookups and fallbacks instead. Header required, any column order, extra columns ignored,
             RFC 4180 quoting, CRLF and a UTF-8 BOM accepted; pack is tr-TR@18, or a content version with
-            the locale column. --map lookups=string_reads reads another column name. Every bad row is
+            the locale column. An outcome CSV (--kind outcome-METRIC) has metric, exposures and conversions
+            and is read for the rows of METRIC; --kind outcome reads it as each metric it names, all in one
+            commit. --map lookups=string_reads reads another column name. Every bad row is
             reported with its line number and the file is refused (exit 65), unless --skip-invalid keeps
             the good rows. The same file twice changes nothing; rows that overlap data already ingested
             (same date, pack, region and app version) refuse the file rather than count twice.
@@ -240,7 +242,7 @@ enum MetricsCommands {
         discussion: """
             SOURCE is the ingested file (found by its SHA-256, as ingest recorded it) or its digest,
             sha256:HEX, where a unique prefix of 12 or more hex digits will do: the file need not exist
-            any more. --kind is needed only for a file ingested as both kinds. The retraction is recorded
+            any more. --kind is needed only for a file ingested as several kinds. The retraction is recorded
             under metrics/retractions/ and in the log; the same file may be ingested again afterwards.
             Exit 1 when it was already retracted, 66 when no such file was ingested. See docs/metrics.md.
             """,
