@@ -525,18 +525,34 @@ enum Refusals {
                 + "which compresses 4 to 20 times; it was refused before inflating the rest. If the export really is "
                 + "that repetitive, raise --max-gzip-ratio (docs/metrics.md, \"Gzip input\"); nothing was ingested"
         case .headerLacks(let place, let missing, let found, let kind):
-            let (total, events) = kind.columns
+            let (total, events) = kind?.columns ?? ("exposures", "conversions")
+            let named = kind.map { "a \($0.rawValue) CSV" } ?? "an outcome CSV"
+            let metric = kind?.isOutcome ?? true ? "metric, " : ""
             return
                 "\(place): the header lacks \(missing.joined(separator: ", ")) (found: \(found.joined(separator: ", "))); "
-                + "a \(kind.rawValue) CSV needs date, locale, pack, region, app_version, \(total), \(events); "
+                + "\(named) needs date, locale, pack, region, app_version, \(metric)\(total), \(events); "
                 + "--map NAME=COLUMN renames"
+        case .noRowsOfMetric(let file, let metric, let others):
+            let instead =
+                others.isEmpty
+                ? "it has no row of any metric"
+                : "it names \(others.joined(separator: ", ")); ingest those with --kind outcome-\(others[0])"
+                    + (others.count > 1 ? " (and so on)" : "") + ", or every metric of the file with --kind outcome"
+            return "\(file): no row has metric \(metric), so nothing was ingested as outcome-\(metric): \(instead)"
+        case .namesNoMetric(let file):
+            return "\(file): no row names a metric (column metric), so nothing was ingested; "
+                + "an outcome CSV has one row per date, pack, region, app_version and metric"
         case .invalidRows(let file, let shown, let count, let rows):
             let listed = shown.map { "  \(file):\($0.line): \($0.message)" }.joined(separator: "\n")
             let more = count > shown.count ? "\n  ... and \(count - shown.count) more" : ""
             return
                 "\(file): \(count) of \(rows) rows are invalid; nothing was ingested (--skip-invalid keeps the good rows):\n\(listed)\(more)"
-        case .ingestedAsBothKinds(let source):
-            return "\(source) was ingested as both crash and fallback; say which to retract with --kind"
+        case .ingestedAsSeveralKinds(let source, let kinds):
+            let named = kinds.map(\.rawValue)
+            let listed =
+                named.count == 2
+                ? "both \(named[0]) and \(named[1])" : named.dropLast().joined(separator: ", ") + " and " + named.last!
+            return "\(source) was ingested as \(listed); say which to retract with --kind"
         case .notADigest(let source, let minimumPrefix):
             return "\(source) is neither a file nor a digest: give the ingested file, or its digest as sha256:HEX "
                 + "(at least \(minimumPrefix) lowercase hex digits; rollout log shows it)"

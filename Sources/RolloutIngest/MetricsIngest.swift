@@ -48,6 +48,7 @@ public enum MetricsIngest {
 
     /// What one file holds, after reading and validating it (nothing written yet).
     public struct Reading {
+        public let kind: MetricKind
         public let digest: String
         public let bytes: Int
         public let rows: Int
@@ -55,6 +56,10 @@ public enum MetricsIngest {
         public let badRowCount: Int
         /// Rows from tester devices, left out (the `tester` column).
         public let testerRows: Int
+        /// Rows of other metrics, left out (an outcome kind reads the rows of its own metric).
+        public let otherMetricRows: Int
+        /// The metrics of those rows.
+        public let otherMetrics: [String]
         let sums: GroupedSums
         /// Each pack's total in this file.
         let packTotals: [PackID: Int]
@@ -66,6 +71,8 @@ public enum MetricsIngest {
     }
 
     public struct Outcome {
+        /// The kind the file was read as.
+        public var kind: MetricKind { reading.kind }
         public let reading: Reading
         /// Set when the same file (same digest) was ingested before: nothing was written.
         public let alreadyIngested: Provenance?
@@ -95,21 +102,12 @@ public enum MetricsIngest {
         let hasher = SHA256Hasher()
         var rows = try RowReader(request: request, snapshot: snapshot)
         var seen = 0
-        let byteCount: Int
-        do {
-            byteCount = try CSVReader.read(path: request.path, gzipLimits: request.gzipLimits, sink: &rows) { chunk in
+        let byteCount = try reading(request.name) {
+            try CSVReader.read(path: request.path, gzipLimits: request.gzipLimits, sink: &rows) { chunk in
                 hasher.update(chunk)
                 seen += chunk.count
                 request.progress(seen)
             }
-        } catch let failure as CSVReader.Failure {
-            throw RolloutError.badInput("\(request.name):\(failure.line): \(failure.message)")
-        } catch let failure as GzipReader.Failure {
-            throw RolloutError.badInput("\(request.name): \(failure.message); nothing was ingested")
-        } catch GzipReader.Overflow.text(let text, let limit) {
-            throw IngestRefusal.gzipTextOverLimit(file: request.name, text: text, limit: limit)
-        } catch GzipReader.Overflow.ratio(let text, let consumed, let limit) {
-            throw IngestRefusal.gzipRatioOverLimit(file: request.name, text: text, consumed: consumed, limit: limit)
         }
         guard rows.columns != nil else { throw RolloutError.emptyMetricsFile(request.name) }
         timer.lap("read \(byteCount) bytes, \(rows.rows) rows, \(rows.sums.statistics.runs) runs spilled")
@@ -117,6 +115,9 @@ public enum MetricsIngest {
             throw IngestRefusal.invalidRows(
                 file: request.name, shown: rows.bad.map { .init(line: $0.line, message: $0.message) },
                 count: rows.badCount, rows: rows.rows)
+        }
+        if let metric = request.kind.metric, rows.metricRows == 0 {
+            throw IngestRefusal.noRowsOfMetric(file: request.name, metric: metric, others: rows.otherMetrics.sorted())
         }
         let sums = try rows.sums.finish(values: rows.values)
         let work = rows.sums.statistics
@@ -126,9 +127,26 @@ public enum MetricsIngest {
         var packTotals: [PackID: Int] = [:]
         for (pack, total) in zip(rows.values.packs, rows.packAdded) where total > 0 { packTotals[pack] = total }
         return Reading(
-            digest: "sha256:" + Hex.encode(hasher.finalize()), bytes: byteCount, rows: rows.rows, badRows: rows.bad,
-            badRowCount: rows.badCount, testerRows: rows.testerRows,
+            kind: request.kind, digest: "sha256:" + Hex.encode(hasher.finalize()), bytes: byteCount, rows: rows.rows,
+            badRows: rows.bad,
+            badRowCount: rows.badCount, testerRows: rows.testerRows, otherMetricRows: rows.otherMetricRows,
+            otherMetrics: rows.otherMetrics.sorted(),
             sums: sums, packTotals: packTotals, checkedAgainst: snapshot.commit)
+    }
+
+    /// `body`, which streams the file `name`, with the reader's failures worded.
+    static func reading<T>(_ name: String, _ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch let failure as CSVReader.Failure {
+            throw RolloutError.badInput("\(name):\(failure.line): \(failure.message)")
+        } catch let failure as GzipReader.Failure {
+            throw RolloutError.badInput("\(name): \(failure.message); nothing was ingested")
+        } catch GzipReader.Overflow.text(let text, let limit) {
+            throw IngestRefusal.gzipTextOverLimit(file: name, text: text, limit: limit)
+        } catch GzipReader.Overflow.ratio(let text, let consumed, let limit) {
+            throw IngestRefusal.gzipRatioOverLimit(file: name, text: text, consumed: consumed, limit: limit)
+        }
     }
 
     struct PackProblem: Error {
@@ -235,37 +253,109 @@ public enum MetricsIngest {
     public static func ingest(
         _ request: Request, into repository: PackRepository, actor: Actor, time: @escaping () -> Timestamp
     ) throws -> Outcome {
-        let reading = try read(request, snapshot: try repository.snapshotForChange())
+        do {
+            return try ingest([request], into: repository, actor: actor, time: time)[0]
+        } catch let refused as KindRefused {
+            throw refused.error
+        }
+    }
+
+    /// One kind of a file read as several refused it (an overlap, a bad row): nothing was ingested
+    /// for any of them.
+    public struct KindRefused: Error {
+        public let kind: MetricKind
+        public let error: any Error
+    }
+
+    /// Reads one file as each of several kinds (`--kind outcome`: one outcome kind per metric it
+    /// names), and commits what each adds in ONE commit, with one provenance record per kind: all
+    /// kinds or none. Each kind is read and checked (overlaps, ranges) before anything is written;
+    /// a refusal is a `KindRefused` naming the kind. A kind whose counts the repository already
+    /// holds (the same file, ingested before as that kind) is left as it is, as a single ingest does.
+    public static func ingest(
+        _ requests: [Request], into repository: PackRepository, actor: Actor, time: @escaping () -> Timestamp
+    ) throws -> [Outcome] {
+        precondition(!requests.isEmpty && Set(requests.map(\.path)).count == 1, "one file, read as several kinds")
+        let first = try repository.snapshotForChange()
+        let readings = try requests.map { request in try refusedAs(request.kind) { try read(request, snapshot: first) }
+        }
         let applied = try repository.apply(actor: actor, time: time) { snapshot in
-            let history = try MetricsLayout.history(reading.digest, kind: request.kind, in: snapshot)
-            if let earlier = try earlierIngest(reading, kind: request.kind, history: history, snapshot: snapshot) {
-                return (nil, Outcome(reading: reading, alreadyIngested: earlier, rollupsWritten: 0))
+            var outcomes: [Outcome?] = Array(repeating: nil, count: requests.count)
+            var landing: [(index: Int, generation: Int)] = []
+            for (index, (request, reading)) in zip(requests, readings).enumerated() {
+                switch try refusedAs(request.kind, { try check(request, reading, snapshot: snapshot) }) {
+                case .done(let outcome): outcomes[index] = outcome
+                case .lands(let generation): landing.append((index, generation))
+                }
             }
-            let provenancePath = MetricsLayout.provenance(
-                reading.digest, kind: request.kind, generation: history.ingests + 1)
-            try checkShortDigest(reading, kind: request.kind, name: request.name, snapshot: snapshot)
-            if snapshot.commit != reading.checkedAgainst {
-                try checkRange(reading, kind: request.kind, name: request.name, snapshot: snapshot)
+            guard !landing.isEmpty else { return (nil, outcomes.map { $0! }) }
+            // Then one rollup file at a time, its blob written at once, so that memory holds one
+            // rollup, not all of them; every kind's into one new pack.
+            let pack = snapshot.blobPack()
+            var blobs: [(path: String, blob: ObjectID)] = []
+            var writes: [(path: String, bytes: [UInt8])] = []
+            for (index, generation) in landing {
+                let (request, reading) = (requests[index], readings[index])
+                let timer = PhaseTimer(request.profile)
+                let written = try writeRollups(reading, kind: request.kind, snapshot: snapshot, into: pack)
+                timer.lap("built and wrote \(written.count) rollups")
+                blobs += written
+                writes.append(
+                    (
+                        MetricsLayout.provenance(reading.digest, kind: request.kind, generation: generation),
+                        JSONWriter.pretty(provenanceRecord(reading, request: request, actor: actor, time: time()))
+                    ))
+                outcomes[index] = Outcome(reading: reading, alreadyIngested: nil, rollupsWritten: written.count)
             }
-            let timer = PhaseTimer(request.profile)
-            if reading.sums.count == 0 {
-                return (nil, Outcome(reading: reading, alreadyIngested: nil, rollupsWritten: 0))
+            try pack.finish()
+            let landed = landing.map {
+                (request: requests[$0.index], reading: readings[$0.index], generation: $0.generation)
             }
-            // First every overlap with what is stored, so that a refused file writes nothing at all;
-            // then one rollup file at a time, its blob written at once, so that memory holds one
-            // rollup, not all of them.
-            try checkOverlaps(reading, request: request, snapshot: snapshot)
-            timer.lap("checked \(reading.sums.groups.count) rollups for overlaps")
-            let blobs = try writeRollups(reading, kind: request.kind, snapshot: snapshot)
-            timer.lap("built and wrote \(blobs.count) rollups")
-            let provenance = provenanceRecord(reading, request: request, actor: actor, time: time())
             let change = Change(
-                summary: "metrics ingest \(request.kind.rawValue) \(request.name) (\(reading.rows) rows)",
-                trailers: trailers(reading, request: request, generation: history.ingests + 1),
-                writes: [(path: provenancePath, bytes: JSONWriter.pretty(provenance))], blobs: blobs)
-            return (change, Outcome(reading: reading, alreadyIngested: nil, rollupsWritten: blobs.count))
+                summary: summary(landed.map(\.request), rows: landed[0].reading.rows),
+                trailers: trailers(landed), writes: writes, blobs: blobs)
+            return (change, outcomes.map { $0! })
         }
         return applied.result
+    }
+
+    /// What one kind of a file does, checked against `snapshot`: nothing (`done`: ingested before,
+    /// or no data rows), or it lands as the `generation`-th ingest of the file as its kind.
+    enum Check {
+        case done(Outcome)
+        case lands(generation: Int)
+    }
+
+    /// One kind's checks before anything is written: ingested before, short digests, the range,
+    /// and every overlap with what is stored, so that a refused file writes nothing at all.
+    static func check(_ request: Request, _ reading: Reading, snapshot: Snapshot) throws -> Check {
+        let history = try MetricsLayout.history(reading.digest, kind: request.kind, in: snapshot)
+        if let earlier = try earlierIngest(reading, kind: request.kind, history: history, snapshot: snapshot) {
+            return .done(Outcome(reading: reading, alreadyIngested: earlier, rollupsWritten: 0))
+        }
+        try checkShortDigest(reading, kind: request.kind, name: request.name, snapshot: snapshot)
+        if snapshot.commit != reading.checkedAgainst {
+            try checkRange(reading, kind: request.kind, name: request.name, snapshot: snapshot)
+        }
+        if reading.sums.count == 0 { return .done(Outcome(reading: reading, alreadyIngested: nil, rollupsWritten: 0)) }
+        let timer = PhaseTimer(request.profile)
+        try checkOverlaps(reading, request: request, snapshot: snapshot)
+        timer.lap("checked \(reading.sums.groups.count) rollups for overlaps")
+        return .lands(generation: history.ingests + 1)
+    }
+
+    /// `body`, whose refusal, when it reads a file as one of several kinds, names that kind.
+    private static func refusedAs<T>(_ kind: MetricKind, _ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch let error where !(error is KindRefused) {
+            throw KindRefused(kind: kind, error: error)
+        }
+    }
+
+    /// The commit's summary: `metrics ingest KIND FILE (N rows)`, the kinds listed when several.
+    static func summary(_ requests: [Request], rows: Int) -> String {
+        "metrics ingest \(requests.map(\.kind.rawValue).joined(separator: ", ")) \(requests[0].name) (\(rows) rows)"
     }
 
     /// The stored provenance of the ingest of this same file, when it is still counted: the new
@@ -312,15 +402,14 @@ public enum MetricsIngest {
     }
 
     /// Adds the file's counts to each rollup, writing each rollup's blob as soon as it is built, all
-    /// into one new pack (`BlobPackWriter`). A date with nothing stored yet, the usual case, is
+    /// into one new pack (`BlobPackWriter`; the caller finishes it). A date with nothing stored yet, the usual case, is
     /// written straight from the sorted sums (`RollupKeyTexts`); one with stored counts is read,
     /// merged and written through `MetricRollup.storedBytes`, the same bytes for the same counts.
-    static func writeRollups(_ reading: Reading, kind: MetricKind, snapshot: Snapshot) throws -> [(
-        path: String, blob: ObjectID
-    )] {
+    static func writeRollups(_ reading: Reading, kind: MetricKind, snapshot: Snapshot, into pack: BlobPackWriter)
+        throws -> [(path: String, blob: ObjectID)]
+    {
         let short = String(reading.digest.dropFirst(7).prefix(12))
         let texts = RollupKeyTexts(reading.sums.values)
-        let pack = snapshot.blobPack()
         var blobs: [(path: String, blob: ObjectID)] = []
         for group in reading.sums.groups {
             let path = MetricsLayout.rollup(kind, locale: group.locale, day: group.day)
@@ -337,7 +426,6 @@ public enum MetricsIngest {
             }
             blobs.append((path, try pack.add(bytes)))
         }
-        try pack.finish()
         return blobs
     }
 
@@ -354,16 +442,22 @@ public enum MetricsIngest {
         ]
     }
 
-    /// The commit's trailers (docs/metrics.md, "The commit and its trailers"); `generation` is
-    /// recorded from the second ingest of a file on, after a retraction.
-    static func trailers(_ reading: Reading, request: Request, generation: Int) -> [(name: Trailer, value: String)] {
+    /// The commit's trailers (docs/metrics.md, "The commit and its trailers"): the locales of every
+    /// kind, each kind, the file; `generation` is recorded from the second ingest of a file on, after
+    /// a retraction (when several kinds land together, the one they share, if they do: each record's
+    /// name says its own).
+    static func trailers(_ landed: [(request: Request, reading: Reading, generation: Int)]) -> [(
+        name: Trailer, value: String
+    )] {
+        let (request, reading) = (landed[0].request, landed[0].reading)
         var trailers: [(name: Trailer, value: String)] = [(.action, ChangeAction.metricsIngest.rawValue)]
-        for locale in reading.locales { trailers.append((.locale, locale)) }
-        trailers += [
-            (.metricsKind, request.kind.rawValue), (.metricsFile, request.name), (.metricsDigest, reading.digest),
-            (.metricsRows, "\(reading.rows)"),
-        ]
-        if generation > 1 { trailers.append((.metricsGeneration, "\(generation)")) }
+        for locale in Set(landed.flatMap(\.reading.locales)).sorted() { trailers.append((.locale, locale)) }
+        for kind in landed.map(\.request.kind) { trailers.append((.metricsKind, kind.rawValue)) }
+        trailers += [(.metricsFile, request.name), (.metricsDigest, reading.digest), (.metricsRows, "\(reading.rows)")]
+        let generations = Set(landed.map(\.generation))
+        if generations.count == 1, let generation = generations.first, generation > 1 {
+            trailers.append((.metricsGeneration, "\(generation)"))
+        }
         return trailers
     }
 
@@ -403,7 +497,7 @@ public enum MetricsIngest {
 }
 
 extension RolloutError {
-    fileprivate static func emptyMetricsFile(_ name: String) -> RolloutError {
+    static func emptyMetricsFile(_ name: String) -> RolloutError {
         .badInput("\(name): empty file; the first line must be a header")
     }
 

@@ -65,10 +65,12 @@ public enum MetricsRetract {
             throw RolloutError.ambiguousDigest(request.source, digests)
         }
         if found.count > 1 {
-            // One file ingested as both kinds: the one still counted, or ask.
+            // One file ingested as several kinds (crash and fallback, or several outcome metrics):
+            // the one still counted, or ask.
             let active = try found.filter { try MetricsLayout.history($0.digest, kind: $0.kind, in: snapshot).isActive }
             guard active.count == 1 else {
-                throw IngestRefusal.ingestedAsBothKinds(source: request.source)
+                throw IngestRefusal.ingestedAsSeveralKinds(
+                    source: request.source, kinds: (active.isEmpty ? found : active).map(\.kind).sorted())
             }
             return active[0]
         }

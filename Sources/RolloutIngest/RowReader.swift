@@ -21,6 +21,8 @@ struct RowReader: CSVRecordSink {
         let count: Int
         /// The optional `tester` column: rows it marks come from tester devices and are left out.
         let tester: Int?
+        /// An outcome CSV's `metric` column: rows of other metrics are left out.
+        let metric: Int?
     }
 
     let request: MetricsIngest.Request
@@ -34,6 +36,13 @@ struct RowReader: CSVRecordSink {
     /// Rows from tester devices (the `tester` column), left out: they are not a random sample, so
     /// they never reach a rollup, health or the sample ratio check (docs/metrics.md).
     var testerRows = 0
+    /// For an outcome kind (`outcome-<metric>`): its metric, the rows that name it, the rows of
+    /// other metrics (left out: each is a kind of its own) and those metrics' names.
+    let metric: String?
+    var metricRows = 0
+    var otherMetricRows = 0
+    var otherMetrics: Set<String> = []
+    var metricNames = Column()
     var values = GroupValues()
     var sums: GroupSums
 
@@ -60,6 +69,7 @@ struct RowReader: CSVRecordSink {
         window = try snapshot.policy().gates.dates
         today = Int((request.now.seconds - (request.now.seconds % 86_400 + 86_400) % 86_400) / 86_400)
         (totalName, eventsName) = request.kind.columns
+        metric = request.kind.metric
         sums = try GroupSums(memory: request.memory, directory: request.temporaryDirectory)
     }
 
@@ -103,6 +113,7 @@ struct RowReader: CSVRecordSink {
         guard fields.count == columns.count else {
             return reject(line, "\(fields.count) fields, the header has \(columns.count)")
         }
+        if let metricColumn = columns.metric, !isOfTheMetric(fields[metricColumn], line: line) { return }
         if let tester = columns.tester, RowReader.marksTester(fields[tester]) {
             testerRows &+= 1
             return
@@ -174,6 +185,43 @@ struct RowReader: CSVRecordSink {
     // What a spelling means: an index into the column's distinct values in `values` (0 or more), or
     // -1 - the index in `problems` of the message that says why it is invalid (or `unshown`).
 
+    /// Whether the row of an outcome CSV whose metric field is `bytes` is one of the kind's metric;
+    /// otherwise it is counted as another metric's (left out) or rejected (no metric name).
+    @inline(__always)
+    mutating func isOfTheMetric(_ bytes: UnsafeBufferPointer<UInt8>, line: Int) -> Bool {
+        var meaning: Int32
+        switch metricNames.find(bytes) {
+        case .known(let known): meaning = known
+        case .unknown:
+            meaning = metricMeaning(bytes)
+            metricNames.remember(bytes, meaning: meaning)
+        }
+        if meaning == RowReader.otherMetric {
+            otherMetricRows &+= 1
+            return false
+        }
+        guard meaning >= 0 else {
+            reject(line, problem(of: meaning))
+            return false
+        }
+        metricRows &+= 1
+        return true
+    }
+
+    /// What a `metric` field means: `thisMetric`, `otherMetric`, or not a metric name (a problem).
+    mutating func metricMeaning(_ bytes: UnsafeBufferPointer<UInt8>) -> Int32 {
+        let text = RowReader.text(bytes).trimmingSpaces
+        if text == metric { return RowReader.thisMetric }
+        guard Plan.Experiment.isValidMetric(text) else {
+            return problem(RowReader.notAMetric(text))
+        }
+        otherMetrics.insert(text)
+        return RowReader.otherMetric
+    }
+
+    static let thisMetric: Int32 = 0
+    static let otherMetric: Int32 = 1
+
     mutating func dayMeaning(_ bytes: UnsafeBufferPointer<UInt8>) throws -> Int32 {
         guard let day = MetricsIngest.parseDay(bytes) else {
             return problem(MetricsIngest.notADate(RowReader.text(bytes)))
@@ -239,7 +287,9 @@ struct RowReader: CSVRecordSink {
         var index: [String: Int] = [:]
         for (i, name) in found.enumerated() where index[name] == nil { index[name] = i }
         func column(_ canonical: String) -> Int? { index[(request.mapping[canonical] ?? canonical).lowercased()] }
-        let required = ["date", "pack", "region", "app_version", totalName, eventsName]
+        let required =
+            ["date", "pack", "region", "app_version"] + (metric == nil ? [] : [MetricKind.metricColumn])
+            + [totalName, eventsName]
         let missing = required.filter { column($0) == nil }
         if !missing.isEmpty {
             let described = missing.map { name in request.mapping[name].map { "\(name) (mapped to \($0))" } ?? name }
@@ -249,7 +299,7 @@ struct RowReader: CSVRecordSink {
         columns = Columns(
             date: column("date")!, locale: column("locale"), pack: column("pack")!, region: column("region")!,
             app: column("app_version")!, total: column(totalName)!, events: column(eventsName)!, count: found.count,
-            tester: column("tester"))
+            tester: column("tester"), metric: metric == nil ? nil : column(MetricKind.metricColumn))
     }
 
     /// Whether a `tester` field marks its row as a tester device's: anything but empty, `0`,
@@ -261,6 +311,12 @@ struct RowReader: CSVRecordSink {
 }
 
 extension RowReader {
+    /// A `metric` field that is no metric name (`Plan.Experiment.isValidMetric`).
+    fileprivate static func notAMetric(_ text: String) -> String {
+        "metric \"\(text)\" is not a metric name (a lowercase letter, then lowercase letters, digits and _, "
+            + "at most 40)"
+    }
+
     /// A count field that is not a count (`what` is the column's name).
     fileprivate static func notACount(_ what: String, _ bytes: UnsafeBufferPointer<UInt8>) -> String {
         let text = RowReader.text(bytes)

@@ -11,9 +11,32 @@ public enum MetricsLayout {
         "\(directory)/\(kind.rawValue)/\(locale)"
     }
 
-    /// Whether `path` is a rollup: metrics/<kind>/<locale>/<date>.json.
-    public static func isRollup(_ path: String) -> Bool {
-        MetricKind.health.contains { path.hasPrefix("\(directory)/\($0.rawValue)/") }
+    /// Whether `path` is a rollup: metrics/<kind>/<locale>/<date>.json, of any kind (crash, fallback
+    /// or an outcome kind, `outcome-<metric>`).
+    public static func isRollup(_ path: String) -> Bool { kind(ofRollup: path) != nil }
+
+    /// The kind whose directory `path` lies under (metrics/<kind>/...), if it is one.
+    public static func kind(ofRollup path: String) -> MetricKind? {
+        guard path.hasPrefix(directory + "/") else { return nil }
+        let rest = path.dropFirst(directory.count + 1)
+        guard let slash = rest.firstIndex(of: "/") else { return nil }
+        return MetricKind(rawValue: String(rest[..<slash]))
+    }
+
+    /// Every kind with a directory under metrics/, in order (crash, fallback, then the outcome kinds
+    /// by metric): what verify, show and the listings go through, where the health commands keep to
+    /// `MetricKind.health`. A directory whose name is no kind (ingests, retractions) is not one.
+    public static func storedKinds(in snapshot: Snapshot) throws -> [MetricKind] {
+        try snapshot.directory(directory).filter(\.isTree).compactMap { MetricKind(rawValue: $0.name) }.sorted()
+    }
+
+    /// The outcome kinds stored for `locale` (those with a rollup directory of it), by metric.
+    public static func outcomeKinds(of locale: String, in snapshot: Snapshot) throws -> [MetricKind] {
+        var kinds: [MetricKind] = []
+        for kind in try storedKinds(in: snapshot) where kind.isOutcome {
+            if try !snapshot.directory(rollupDirectory(kind, locale: locale)).isEmpty { kinds.append(kind) }
+        }
+        return kinds
     }
 
     public static func rollup(_ kind: MetricKind, locale: String, day: Int) -> String {

@@ -127,7 +127,13 @@ final class RefusalWordingTests: XCTestCase {
         .gzipRatioOverLimit(file: "a.csv.gz", text: 5_000_000, consumed: 4096, limit: 200),
         .headerLacks(place: "a.csv:1", missing: ["sessions"], found: ["date"], kind: .crash),
         .invalidRows(file: "a.csv", shown: [.init(line: 3, message: "bad")], count: 2, rows: 9),
-        .ingestedAsBothKinds(source: "a.csv"), .notADigest(source: "x", minimumPrefix: 12),
+        .ingestedAsSeveralKinds(source: "a.csv", kinds: [.crash, .fallback]),
+        .ingestedAsSeveralKinds(source: "a.csv", kinds: [.crash, .outcome("a")!, .outcome("b")!]),
+        .headerLacks(place: "a.csv:1", missing: ["metric"], found: ["date"], kind: nil),
+        .headerLacks(place: "a.csv:1", missing: ["metric"], found: ["date"], kind: .outcome("checkout")!),
+        .noRowsOfMetric(file: "a.csv", metric: "checkout", others: ["signup", "tap"]),
+        .noRowsOfMetric(file: "a.csv", metric: "checkout", others: []), .namesNoMetric(file: "a.csv"),
+        .notADigest(source: "x", minimumPrefix: 12),
         .noSuchIngest(source: "sha256:0", kind: nil), .noSuchIngest(source: "sha256:0", kind: .fallback),
         .damagedProvenance(path: "metrics/p.json"),
     ]
@@ -198,8 +204,18 @@ final class RefusalWordingTests: XCTestCase {
             "a.csv:1: the header lacks sessions (found: date); a crash CSV needs date, locale, pack, region, app_version, sessions, crashes; --map NAME=COLUMN renames"
         )
         XCTAssertEqual(
-            Refusals.worded(IngestRefusal.ingestedAsBothKinds(source: "a.csv")),
+            Refusals.worded(IngestRefusal.ingestedAsSeveralKinds(source: "a.csv", kinds: [.crash, .fallback])),
             .usage("a.csv was ingested as both crash and fallback; say which to retract with --kind"))
+        XCTAssertEqual(
+            Refusals.message(
+                IngestRefusal.noRowsOfMetric(file: "a.csv", metric: "checkout", others: ["signup"])),
+            "a.csv: no row has metric checkout, so nothing was ingested as outcome-checkout: it names signup; "
+                + "ingest those with --kind outcome-signup, or every metric of the file with --kind outcome")
+        XCTAssertEqual(
+            Refusals.message(
+                IngestRefusal.headerLacks(place: "a.csv:1", missing: ["metric"], found: ["date"], kind: nil)),
+            "a.csv:1: the header lacks metric (found: date); an outcome CSV needs date, locale, pack, region, "
+                + "app_version, metric, exposures, conversions; --map NAME=COLUMN renames")
         XCTAssertEqual(
             Refusals.worded(IngestRefusal.noSuchIngest(source: "sha256:000000000000", kind: nil)),
             .missing(

@@ -39,7 +39,7 @@ final class CompletionTests: XCTestCase {
         let offered = result.stdout.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         let expected = [
             "pack pause", "add checksum diff import lint list show", "tr-TR@17 tr-TR@18", "tr tr-TR", "--to",
-            "crash fallback", "bundled 17 18", "bash fish zsh", "vi-VN",
+            "crash fallback outcome", "bundled 17 18", "bash fish zsh", "vi-VN",
             "examples",
         ]
         for (line, want) in zip(lines, expected) {

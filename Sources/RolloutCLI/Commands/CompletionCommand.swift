@@ -171,6 +171,10 @@ enum CompletionCommand {
                 + packs(words, context: context).compactMap { id in
                     id.hasPrefix(locale + "@") ? String(id.dropFirst(locale.count + 1)) : nil
                 }
+        case .metricKinds(let orEveryOutcome):
+            let stored = snapshot(words, context: context).flatMap { try? MetricsLayout.storedKinds(in: $0) } ?? []
+            let kinds = Set(MetricKind.health + stored).sorted().map(\.rawValue)
+            return orEveryOutcome ? kinds + [IngestKind.everyOutcomeName] : kinds
         }
     }
 

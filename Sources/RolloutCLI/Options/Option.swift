@@ -27,6 +27,9 @@ package enum ValueCompletion: Equatable, Sendable {
     case keyIDs
     /// `bundled` and the content versions of the locale named earlier on the line (`revert --to`).
     case contentVersions
+    /// `crash`, `fallback` and the outcome kinds the repository holds; `outcome` too when
+    /// `orEveryOutcome` (`metrics ingest --kind`).
+    case metricKinds(orEveryOutcome: Bool)
 }
 
 /// One option of a command, declared once: its table row (name, help, how usage shows it) and how

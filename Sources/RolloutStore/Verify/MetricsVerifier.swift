@@ -18,9 +18,7 @@ struct MetricsVerifier {
         }
     }
 
-    static func isRollup(_ path: String) -> Bool {
-        MetricKind.health.contains { path.hasPrefix("\(MetricsLayout.directory)/\($0.rawValue)/") }
-    }
+    static func isRollup(_ path: String) -> Bool { MetricsLayout.isRollup(path) }
 
     /// The files a metrics commit may touch: rollups, and the records of its own kind of action.
     static func allowed(retracting: Bool, path: String) -> Bool {
@@ -32,8 +30,9 @@ struct MetricsVerifier {
         retracting ? MetricsLayout.retractionsDirectory : MetricsLayout.ingestsDirectory
     }
 
-    /// One metrics-ingest or metrics-retract commit: it adds exactly the record its trailers name, and
-    /// touches rollups only of that kind and of the locales it names.
+    /// One metrics-ingest or metrics-retract commit: it adds exactly the records its trailers name,
+    /// one per kind (a retraction names one kind; an ingest of `--kind outcome` one per metric of the
+    /// file), and touches rollups only of those kinds and of the locales it names.
     mutating func check(
         commit short: String, action: ChangeAction, trailers: [(name: String, value: String)],
         changes: [Verifier.PathChange],
@@ -41,22 +40,48 @@ struct MetricsVerifier {
     ) throws {
         let retracting = action == .metricsRetract
         let directory = Self.recordsDirectory(retracting: retracting)
-        guard let digest = trailers.value(.metricsDigest),
-            let kind = trailers.value(.metricsKind).flatMap(MetricKind.init(rawValue:))
+        let named = trailers.values(.metricsKind)
+        let kinds = named.compactMap(MetricKind.init(rawValue:))
+        guard let digest = trailers.value(.metricsDigest), !kinds.isEmpty, kinds.count == named.count,
+            Set(kinds).count == kinds.count, !retracting || kinds.count == 1
         else {
-            problem(nil, "a \(action.rawValue) without Rollout-Metrics-Digest and Rollout-Metrics-Kind trailers")
+            problem(nil, .withoutItsTrailers(action))
             return
         }
         let added = changes.filter { $0.old == nil && $0.path.hasPrefix(directory + "/") }
-        guard added.count == 1, let change = added.first,
-            let name = MetricsLayout.parseRecordName(String(change.path.dropFirst(directory.count + 1))),
-            name.digest == digest, name.kind == kind
+        let records = added.compactMap { change in
+            MetricsLayout.parseRecordName(String(change.path.dropFirst(directory.count + 1))).map { (change, $0) }
+        }
+        guard added.count == kinds.count, records.count == added.count,
+            records.allSatisfy({ $0.1.digest == digest }), Set(records.map(\.1.kind)) == Set(kinds)
         else {
             problem(
-                MetricsLayout.provenance(digest, kind: kind),
-                .notExactlyItsRecord(action, digest, kind, directory: directory, added: added))
+                MetricsLayout.provenance(digest, kind: kinds[0]),
+                .notExactlyItsRecord(action, digest, kinds, directory: directory, added: added))
             return
         }
+        for (change, name) in records {
+            try checkRecord(
+                change, name: name, retracting: retracting, short: short, trailers: trailers, git: git, problem: problem
+            )
+        }
+        let locales = Set(trailers.values(.locale))
+        let kindNames = Set(kinds.map(\.rawValue))
+        for rollup in changes.map(\.path) where Self.isRollup(rollup) {
+            let parts = rollup.split(separator: "/")
+            if parts.count != 4 || !kindNames.contains(String(parts[1])) || !locales.contains(String(parts[2])) {
+                problem(rollup, .mayNotTouchRollup(action, kinds, locales: locales))
+            }
+        }
+    }
+
+    /// One record a metrics commit added: it names the digest, kind and file of its commit, and a
+    /// retraction undoes an ingest of this history, an ingest again follows a retraction.
+    private mutating func checkRecord(
+        _ change: Verifier.PathChange, name: (digest: String, kind: MetricKind, generation: Int), retracting: Bool,
+        short: String, trailers: [(name: String, value: String)], git: GitRepository, problem: Report
+    ) throws {
+        let (digest, kind) = (name.digest, name.kind)
         recordAdded[change.path] = short
         if let new = change.new {
             let record = (try? StrictJSONParser.parse(try git.readBlob(new)))?.objectValue
@@ -76,13 +101,6 @@ struct MetricsVerifier {
             recordAdded[MetricsLayout.retraction(digest, kind: kind, generation: name.generation - 1)] == nil
         {
             problem(change.path, "ingests \(digest) again, but its earlier ingest was never retracted")
-        }
-        let locales = Set(trailers.values(.locale))
-        for rollup in changes.map(\.path) where Self.isRollup(rollup) {
-            let parts = rollup.split(separator: "/")
-            if parts.count != 4 || parts[1] != kind.rawValue || !locales.contains(String(parts[2])) {
-                problem(rollup, .mayNotTouchRollup(action, kind, locales: locales))
-            }
         }
     }
 
@@ -111,7 +129,8 @@ struct MetricsVerifier {
                 }
             }
         }
-        for kind in MetricKind.health {
+        // Every kind stored or recorded, not only the health kinds: the outcome kinds too.
+        for kind in Set(MetricKind.health + (try MetricsLayout.storedKinds(in: snapshot)) + active.keys).sorted() {
             for (prefix, digests) in active[kind] ?? [:] where digests.count > 1 {
                 problem(MetricsLayout.ingestsDirectory, .sharedShortDigest(digests, prefix))
             }
@@ -158,15 +177,26 @@ extension String {
         "holds the \(rollup.kind.rawValue) rollup of \(rollup.locale) on \(rollup.date), not what its path says"
     }
 
-    fileprivate static func notExactlyItsRecord(
-        _ action: ChangeAction, _ digest: String, _ kind: MetricKind, directory: String, added: [Verifier.PathChange]
-    ) -> String {
-        "a \(action.rawValue) of \(digest) (\(kind.rawValue)) must add exactly its record under \(directory)/; it added \(added.map(\.path))"
+    fileprivate static func withoutItsTrailers(_ action: ChangeAction) -> String {
+        "a \(action.rawValue) without Rollout-Metrics-Digest and Rollout-Metrics-Kind trailers"
+            + (action == .metricsRetract ? " (one kind)" : " (each kind once)")
     }
 
-    fileprivate static func mayNotTouchRollup(_ action: ChangeAction, _ kind: MetricKind, locales: Set<String>)
+    fileprivate static func notExactlyItsRecord(
+        _ action: ChangeAction, _ digest: String, _ kinds: [MetricKind], directory: String,
+        added: [Verifier.PathChange]
+    ) -> String {
+        let named = kinds.map(\.rawValue).joined(separator: ", ")
+        let records = kinds.count == 1 ? "its record" : "its \(kinds.count) records, one per kind,"
+        return "a \(action.rawValue) of \(digest) (\(named)) must add exactly \(records) under \(directory)/; "
+            + "it added \(added.map(\.path))"
+    }
+
+    fileprivate static func mayNotTouchRollup(_ action: ChangeAction, _ kinds: [MetricKind], locales: Set<String>)
         -> String
     {
-        "a \(action.rawValue) of \(kind.rawValue) data of \(locales.sorted().joined(separator: ", ")) may not touch this rollup"
+        let named = kinds.map(\.rawValue).joined(separator: ", ")
+        return
+            "a \(action.rawValue) of \(named) data of \(locales.sorted().joined(separator: ", ")) may not touch this rollup"
     }
 }

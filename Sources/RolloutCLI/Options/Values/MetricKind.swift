@@ -11,5 +11,26 @@ extension MetricKind: ArgumentValue {
         return kind
     }
 
-    package static var completion: ValueCompletion { .words(health.map(\.rawValue)) }
+    package static var completion: ValueCompletion { .metricKinds(orEveryOutcome: false) }
+}
+
+/// What `rollout metrics ingest --kind` reads a file as: one kind, or `outcome`, an outcome CSV as
+/// each `outcome-METRIC` kind its metric column names (docs/metrics.md, "Outcome CSVs").
+package enum IngestKind: ArgumentValue, Equatable {
+    case one(MetricKind)
+    case everyOutcome
+
+    package static let everyOutcomeName = "outcome"
+
+    package static func argument(_ text: String, flag: String) throws -> IngestKind {
+        if text == everyOutcomeName { return .everyOutcome }
+        guard let kind = MetricKind(rawValue: text) else {
+            throw RolloutError.usage(
+                "\(flag) \"\(text)\" is not crash, fallback, outcome (every metric of an outcome CSV) or outcome-METRIC "
+                    + "(a metric name of lowercase letters, digits and _)")
+        }
+        return .one(kind)
+    }
+
+    package static var completion: ValueCompletion { .metricKinds(orEveryOutcome: true) }
 }

@@ -1,0 +1,239 @@
+import Foundation
+import XCTest
+
+/// rollout metrics ingest, retract, show and verify on outcome CSVs (docs/metrics.md, "Outcome CSVs"):
+/// each metric a kind of its own, `outcome-<metric>`.
+final class MetricsIngestOutcomeTests: XCTestCase {
+    static let header = "date,locale,pack,region,app_version,metric,exposures,conversions\n"
+    /// Two metrics, two packs, two days, two regions: 12 rows, 6 of each metric.
+    static let rows = [
+        "2026-11-25,tr-TR,tr-TR@17,TR,4.8.1,checkout,1000,120",
+        "2026-11-25,tr-TR,tr-TR@18,TR,4.8.1,checkout,1010,150",
+        "2026-11-25,tr-TR,tr-TR@17,TR,4.8.1,signup,1000,40",
+        "2026-11-25,tr-TR,tr-TR@18,TR,4.8.1,signup,1010,35",
+        "2026-11-26,tr-TR,tr-TR@17,TR,4.8.1,checkout,900,100",
+        "2026-11-26,tr-TR,tr-TR@18,TR,4.8.1,checkout,950,130",
+        "2026-11-26,tr-TR,tr-TR@17,DE,4.9.0,checkout,50,5",
+        "2026-11-26,tr-TR,tr-TR@18,DE,4.9.0,checkout,60,9",
+        "2026-11-26,tr-TR,tr-TR@17,TR,4.8.1,signup,900,30",
+        "2026-11-26,tr-TR,tr-TR@18,TR,4.8.1,signup,950,31",
+        "2026-11-26,tr-TR,tr-TR@17,DE,4.9.0,signup,50,2",
+        "2026-11-26,tr-TR,tr-TR@18,DE,4.9.0,signup,60,3",
+    ]
+
+    private func trailers(_ w: Workspace, _ name: String) throws -> [String] {
+        try w.git("log", "-1", "--format=%(trailers:key=Rollout-\(name),valueonly,separator=|)").stdout
+            .trimmingCharacters(in: .whitespacesAndNewlines).split(separator: "|").map(String.init)
+    }
+
+    private func tree(_ w: Workspace, _ paths: String...) throws -> String {
+        try Processes.run(
+            "/usr/bin/env", ["git", "--git-dir", w.repository, "ls-tree", "-r", "main"] + paths, in: w.root,
+            environment: w.environment
+        ).stdout
+    }
+
+    private func workspace() throws -> Workspace {
+        let w = try Workspace()
+        try w.initWithExamples()
+        return w
+    }
+
+    func testAnOutcomeKindReadsItsMetricsRowsInAnyOrderAndLeavesTheOthersOut() throws {
+        let w = try workspace()
+        let sorted = try w.scratch.write("sorted.csv", Self.header + Self.rows.joined(separator: "\n") + "\n")
+        let ingested = try w.rollout("metrics", "ingest", "--kind", "outcome-checkout", sorted, "--json")
+        XCTAssertEqual(ingested.status, 0, ingested.output)
+        let entry = try XCTUnwrap((try w.json(ingested)["files"] as? [[String: Any]])?.first)
+        XCTAssertEqual(entry["kind"] as? String, "outcome-checkout")
+        XCTAssertEqual(entry["otherMetricRows"] as? Int, 6)
+        XCTAssertEqual(entry["rows"] as? Int, 12)
+        let digest = try XCTUnwrap(entry["digest"] as? String)
+        XCTAssertEqual(try trailers(w, "Metrics-Kind"), ["outcome-checkout"])
+        XCTAssertEqual(
+            try w.git("cat-file", "-e", "main:metrics/ingests/\(digest.dropFirst(7)).outcome-checkout.json").status, 0)
+        let rollup = try w.git("show", "main:metrics/outcome-checkout/tr-TR/2026-11-26.json").stdout
+        XCTAssertTrue(rollup.contains("\"columns\":[\"exposures\",\"conversions\"]"), rollup)
+        XCTAssertTrue(rollup.contains("\"kind\":\"outcome-checkout\""), rollup)
+        XCTAssertTrue(rollup.contains("\"18|DE|4.9\":[60,9,"), rollup)
+        XCTAssertEqual(try tree(w, "metrics/outcome-signup"), "", "signup rows are another kind")
+
+        // The same rows in another order (another file, so another digest) give the same counts.
+        let other = try workspace()
+        let shuffled = try other.scratch.write(
+            "shuffled.csv",
+            "conversions,metric,pack,date,locale,region,app_version,exposures,extra\n"
+                + Self.rows.reversed().map { row in
+                    let f = row.split(separator: ",").map(String.init)
+                    return [f[7], f[5], f[2], f[0], f[1], f[3], f[4], f[6], "x"].joined(separator: ",")
+                }.joined(separator: "\r\n"))
+        let text = try other.rollout("metrics", "ingest", "--kind", "outcome-checkout", shuffled)
+        XCTAssertEqual(text.status, 0, text.output)
+        XCTAssertTrue(
+            text.stdout.contains("shuffled.csv (outcome-checkout): 6 rows ingested into 2 rollup(s)"), text.stdout)
+        XCTAssertTrue(text.stdout.contains("left out 6 row(s) of other metrics (signup)"), text.stdout)
+        func counts(_ w: Workspace) throws -> [String] {
+            try ["2026-11-25", "2026-11-26"].map { date in
+                try w.git("show", "main:metrics/outcome-checkout/tr-TR/\(date).json").stdout
+                    .replacingOccurrences(of: #",\"[0-9a-f]{12}\"\]"#, with: "]", options: .regularExpression)
+            }
+        }
+        XCTAssertEqual(try counts(other), try counts(w), "the same counts, only the file named differs")
+
+        let shown = try w.json(try w.rollout("metrics", "show", "tr-TR", "--segment", "DE/4.9", "--json"))
+        let outcomes = try XCTUnwrap(shown["outcomes"] as? [[String: Any]])
+        XCTAssertEqual(outcomes.map { $0["pack"] as? String }, ["tr-TR@17", "tr-TR@18"])
+        XCTAssertEqual(outcomes.map { $0["conversions"] as? Int }, [5, 9])
+        XCTAssertEqual(outcomes.map { $0["metric"] as? String }, ["checkout", "checkout"])
+        let table = try w.rollout("metrics", "show", "tr-TR")
+        XCTAssertTrue(table.stdout.contains("CONVERSION RATE"), table.stdout)
+        XCTAssertTrue(table.stdout.contains("tr-TR, 2026-11-25 to 2026-11-26:"), table.stdout)
+        let verified = try w.rollout("verify")
+        XCTAssertEqual(verified.status, 0, verified.output)
+    }
+
+    func testOutcomeIngestsEveryMetricOfTheFileInOneCommitRetractsOneAndVerifies() throws {
+        let w = try workspace()
+        let file = try w.scratch.write("both.csv", Self.header + Self.rows.joined(separator: "\n") + "\n")
+        let tip = try w.stateTip()
+        let ingested = try w.rollout("metrics", "ingest", "--kind", "outcome", file)
+        XCTAssertEqual(ingested.status, 0, ingested.output)
+        XCTAssertTrue(ingested.stdout.contains("both.csv (outcome-checkout): 6 rows ingested"), ingested.stdout)
+        XCTAssertTrue(ingested.stdout.contains("both.csv (outcome-signup): 6 rows ingested"), ingested.stdout)
+        XCTAssertFalse(ingested.stdout.contains("left out"), "each metric's rows are ingested: \(ingested.stdout)")
+        XCTAssertEqual(
+            try w.git("rev-parse", "main~1").stdout.trimmingCharacters(in: .whitespacesAndNewlines), tip, "one commit")
+        XCTAssertEqual(try trailers(w, "Metrics-Kind"), ["outcome-checkout", "outcome-signup"])
+        XCTAssertEqual(try trailers(w, "Metrics-File"), [file])
+        let records = try tree(w, "metrics/ingests").split(separator: "\n")
+        XCTAssertEqual(records.count, 2, "\(records)")
+        XCTAssertEqual(try tree(w, "metrics/outcome-signup/tr-TR").split(separator: "\n").count, 2)
+        var verified = try w.rollout("verify")
+        XCTAssertEqual(verified.status, 0, verified.output)
+
+        let after = try w.stateTip()
+        let again = try w.rollout("metrics", "ingest", "--kind", "outcome", file)
+        XCTAssertEqual(again.status, 0, again.output)
+        XCTAssertTrue(again.stdout.contains("both.csv (outcome-signup): already ingested"), again.stdout)
+        XCTAssertEqual(try w.stateTip(), after, "the same file twice changes nothing")
+
+        let which = try w.rollout("metrics", "retract", file, "--reason", "test")
+        XCTAssertEqual(which.status, 64, which.output)
+        XCTAssertTrue(
+            which.stderr.contains("was ingested as both outcome-checkout and outcome-signup; say which"), which.stderr)
+        let retracted = try w.rollout(
+            "metrics", "retract", file, "--kind", "outcome-signup", "--reason", "test", "--json")
+        XCTAssertEqual(retracted.status, 0, retracted.output)
+        XCTAssertEqual(try w.json(retracted)["entries"] as? Int, 6)
+        XCTAssertEqual(try tree(w, "metrics/outcome-signup"), "", "no signup counts are left")
+        XCTAssertEqual(try tree(w, "metrics/outcome-checkout").split(separator: "\n").count, 2)
+        verified = try w.rollout("verify")
+        XCTAssertEqual(verified.status, 0, verified.output)
+
+        // Again: checkout is still counted, signup comes back under its second record, in one commit.
+        let back = try w.rollout("metrics", "ingest", "--kind", "outcome", file)
+        XCTAssertEqual(back.status, 0, back.output)
+        XCTAssertTrue(back.stdout.contains("both.csv (outcome-checkout): already ingested"), back.stdout)
+        XCTAssertTrue(back.stdout.contains("both.csv (outcome-signup): 6 rows ingested"), back.stdout)
+        XCTAssertEqual(try trailers(w, "Metrics-Kind"), ["outcome-signup"])
+        XCTAssertEqual(try trailers(w, "Metrics-Generation"), ["2"])
+        verified = try w.rollout("verify")
+        XCTAssertEqual(verified.status, 0, verified.output)
+        XCTAssertEqual(try w.rollout("gc").status, 0)
+        XCTAssertEqual(try w.rollout("verify").status, 0)
+    }
+
+    func testAnOverlapInOneMetricRefusesEveryMetricAndChangesNothing() throws {
+        let w = try workspace()
+        let first = try w.scratch.write("first.csv", Self.header + Self.rows[0] + "\n")
+        XCTAssertEqual(try w.rollout("metrics", "ingest", "--kind", "outcome-checkout", first).status, 0)
+        let tip = try w.stateTip()
+        let both = try w.scratch.write("both.csv", Self.header + Self.rows.joined(separator: "\n") + "\n")
+        let refused = try w.rollout("metrics", "ingest", "--kind", "outcome", both)
+        XCTAssertEqual(refused.status, 65, refused.output)
+        XCTAssertTrue(refused.stderr.contains("1 row group(s) overlap data already ingested"), refused.stderr)
+        XCTAssertTrue(
+            refused.stderr.contains(
+                "(refused as outcome-checkout; the file was read as outcome-checkout, outcome-signup, and none of them was ingested)"
+            ), refused.stderr)
+        XCTAssertEqual(try w.stateTip(), tip)
+        XCTAssertEqual(try tree(w, "metrics/outcome-signup"), "")
+        // The metric that does not overlap goes in on its own.
+        XCTAssertEqual(try w.rollout("metrics", "ingest", "--kind", "outcome-signup", both).status, 0)
+        XCTAssertEqual(try w.rollout("verify").status, 0)
+    }
+
+    func testBadOutcomeRowsAndFilesNameTheLineAndChangeNothing() throws {
+        let w = try workspace()
+        let tip = try w.stateTip()
+        let good = "2026-11-25,tr-TR,tr-TR@18,TR,4.8.1,checkout,100,10\n"
+        let cases: [(String, String, [String], Int32, String)] = [
+            (
+                "metric.csv", Self.header + good + "2026-11-25,tr-TR,tr-TR@17,TR,4.8.1,Check Out,100,10\n",
+                ["outcome-checkout"], 65, "metric.csv:3: metric \"Check Out\" is not a metric name"
+            ),
+            (
+                "more.csv", Self.header + "2026-11-25,tr-TR,tr-TR@18,TR,4.8.1,checkout,10,11\n", ["outcome-checkout"],
+                65, "more.csv:2: conversions 11 > exposures 10"
+            ),
+            (
+                "none.csv", Self.header + good, ["outcome-signup"], 65,
+                "none.csv: no row has metric signup, so nothing was ingested as outcome-signup: it names checkout"
+            ),
+            (
+                "header.csv", "date,locale,pack,region,app_version,exposures,conversions\n", ["outcome-checkout"], 65,
+                "header.csv:1: the header lacks metric"
+            ),
+            ("all-header.csv", "date,pack,exposures\n", ["outcome"], 65, "all-header.csv:1: the header lacks metric"),
+            ("nothing.csv", Self.header, ["outcome"], 65, "nothing.csv: no row names a metric"),
+            ("bad-kind.csv", Self.header + good, ["outcome-Checkout"], 64, "is not crash, fallback"),
+            ("bad-map.csv", Self.header + good, ["outcome-checkout", "--map", "sessions=s"], 64, "--map"),
+        ]
+        for (name, content, kind, status, message) in cases {
+            let path = try w.scratch.write(name, content)
+            let result = try w.rollout(["metrics", "ingest", path, "--kind"] + kind)
+            XCTAssertEqual(result.status, status, "\(name): \(result.output)")
+            XCTAssertTrue(result.stderr.contains(message), "\(name): expected \(message) in \(result.stderr)")
+            XCTAssertEqual(try w.stateTip(), tip, "\(name) changed the repository")
+        }
+        // --skip-invalid keeps the good rows; --map reads the metric column under another name.
+        let skipped = try w.rollout(
+            "metrics", "ingest", "--kind", "outcome-checkout", "--skip-invalid", w.scratch.path("metric.csv"))
+        XCTAssertEqual(skipped.status, 0, skipped.output)
+        XCTAssertTrue(
+            skipped.stdout.contains("metric.csv:3: metric \"Check Out\" is not a metric name"), skipped.stdout)
+        let mapped = try w.scratch.write(
+            "mapped.csv",
+            Self.header.replacingOccurrences(of: "metric", with: "event_name")
+                + "2026-11-26,tr-TR,tr-TR@18,TR,4.8.1,checkout,100,10\n")
+        let read = try w.rollout("metrics", "ingest", "--kind", "outcome", "--map", "metric=event_name", mapped)
+        XCTAssertEqual(read.status, 0, read.output)
+        XCTAssertTrue(read.stdout.contains("mapped.csv (outcome-checkout): 1 rows ingested"), read.stdout)
+    }
+
+    func testAGzipOutcomeExportGivesTheRollupsOfThePlainFile() throws {
+        let plain = try workspace()
+        let zipped = try workspace()
+        let text = Self.header + Self.rows.joined(separator: "\n") + "\n"
+        let path = try plain.scratch.write("plain.csv", text)
+        let input = try zipped.scratch.write("input.csv", text)
+        let output = zipped.scratch.path("outcomes.csv.gz")
+        let shell = try Processes.run(
+            "/bin/sh", ["-c", "gzip -c -n \"$0\" > \"$1\"", input, output], in: zipped.root,
+            environment: zipped.environment)
+        XCTAssertEqual(shell.status, 0, shell.output)
+        XCTAssertEqual(try plain.rollout("metrics", "ingest", "--kind", "outcome", path).status, 0)
+        let read = try zipped.rollout("metrics", "ingest", "--kind", "outcome", output)
+        XCTAssertEqual(read.status, 0, read.output)
+        func rollups(_ w: Workspace) throws -> [String] {
+            try tree(w, "metrics/outcome-checkout", "metrics/outcome-signup").split(separator: "\n").map(String.init)
+        }
+        XCTAssertEqual(try rollups(zipped).count, 4)
+        let shown = ["metrics", "show", "tr-TR", "--json"]
+        XCTAssertEqual(try zipped.rollout(shown).stdout, try plain.rollout(shown).stdout)
+        let retracted = try zipped.rollout(
+            "metrics", "retract", output, "--kind", "outcome-checkout", "--reason", "test")
+        XCTAssertEqual(retracted.status, 0, retracted.output)
+        XCTAssertEqual(try zipped.rollout("verify").status, 0)
+    }
+}
