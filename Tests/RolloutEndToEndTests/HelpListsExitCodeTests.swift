@@ -72,7 +72,7 @@ final class HelpListsExitCodeTests: XCTestCase {
             "out": "out", "key": "k.pem", "root": "k.pem", "reason": "why", "content-version": "2", "to": "10%",
             "ramp": "1,5", "locale": "tr-TR", "region": "TR", "app-version": "4.8.1", "install-id": "a",
             "kind": "crash", "state": "state", "site": "site", "public-key": publicKey, "root-key": publicKey,
-            "role": "admin",
+            "role": "admin", "variants": "tr-TR@17,tr-TR@18", "metric": "checkout",
         ]
         var checked = 0
         for command in RolloutDevice.commands {
@@ -99,7 +99,7 @@ final class HelpListsExitCodeTests: XCTestCase {
                 checked += 1
             }
         }
-        XCTAssertEqual(checked, 28, "every required option and group of every command")
+        XCTAssertEqual(checked, 30, "every required option and group of every command")
     }
 
     /// The commands that talk to a remote list every code a remote can give, the three the issue

@@ -9,6 +9,7 @@ import RolloutStore
 enum ExperimentCommands {
     struct StartOptions: OptionGroup {
         let variants = ListOption<PackID>("variants", "PACKS", "the variants, control first: tr-TR@18,tr-TR@19")
+            .required()
         let split = Option<String>("split", "SHARES", "each variant's percent of the targeted devices: 50/50, 10/10")
         let region = ListOption<RegionCode>("region", "R", "ISO 3166-1 region such as TR, or a comma list")
         let appVersion = Option<VersionRange>("app-version", "RANGE", "app versions: >=4.8, 4.8.x")
@@ -82,7 +83,7 @@ enum ExperimentCommands {
         let request = ExperimentRequest(
             name: invocation.positionals[0], variants: variants, split: split, regions: regions.sorted(),
             versions: try invocation.value(options.appVersion) ?? .all,
-            primary: try invocation.value(options.metric) ?? "", exploratory: exploratory ?? [],
+            primary: try invocation.required(options.metric), exploratory: exploratory ?? [],
             guardrails: guardrails.isEmpty ? MetricKind.health : guardrails, days: days,
             reason: invocation.value(options.reason))
         try request.check()

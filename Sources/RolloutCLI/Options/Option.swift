@@ -111,6 +111,13 @@ package struct ListOption<Item: ArgumentValue>: DeclaredOption {
         option.spec = spec.oneOf(group)
         return option
     }
+
+    /// This option, shown as required in the usage line (the command still says what is missing).
+    package func required() -> ListOption {
+        var option = self
+        option.spec = spec.required()
+        return option
+    }
 }
 
 /// A command's options: a struct whose stored properties are its declarations, in the order help
