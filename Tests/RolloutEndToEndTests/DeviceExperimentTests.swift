@@ -40,6 +40,8 @@ final class DeviceExperimentTests: XCTestCase {
     func testEachArmCountsItsExposuresAndConversionsAcrossInvocationsOfOneSession() throws {
         let world = try DeviceWorld()
         let salt = try startExperiment(world)
+        var exported = ""
+        defer { XCTAssertNoThrow(try ingestAndShow(exported, world)) }
         for (control, pack, title) in [(true, "tr-TR@17", "Hoş gledin"), (false, "tr-TR@18", "Hoş geldin")] {
             let id = installID(control: control, salt: salt)
             let name = control ? "control" : "variant"
@@ -77,7 +79,22 @@ final class DeviceExperimentTests: XCTestCase {
             XCTAssertEqual(
                 ok(try device("metrics", "outcome-signup")),
                 Self.header + "\(day),tr-TR,\(pack),TR,4.8.1,signup,2,0\n")
+            exported += ok(try device("metrics", "outcome")).dropFirst(Self.header.count)
         }
+    }
+
+    /// What the two phones exported, ingested as `--kind outcome` (one commit, both metrics), is what
+    /// `experiment show` counts for each arm.
+    private func ingestAndShow(_ rows: String, _ world: DeviceWorld) throws {
+        let file = try world.w.scratch.write("outcomes.csv", Self.header + rows)
+        XCTAssertEqual(try world.w.rollout("metrics", "ingest", file, "--kind", "outcome").status, 0)
+        let shown = try world.w.json(try world.w.rollout("experiment", "show", "title-test", "--json"))
+        let comparisons = try XCTUnwrap(shown["comparisons"] as? [[String: Any]], "\(shown)")
+        let checkout = try XCTUnwrap(comparisons.first { $0["metric"] as? String == "checkout" })
+        XCTAssertEqual((checkout["control"] as? [String: Any])?["exposures"] as? Int, 2, "\(checkout)")
+        XCTAssertEqual((checkout["variant"] as? [String: Any])?["exposures"] as? Int, 2, "\(checkout)")
+        XCTAssertEqual((checkout["variant"] as? [String: Any])?["conversions"] as? Int, 1, "\(checkout)")
+        XCTAssertEqual((shown["verdict"] as? [String: Any])?["verdict"] as? String, "keep running", "\(shown)")
     }
 
     func testAPhoneOutsideTheTargetingCountsNothing() throws {

@@ -35,7 +35,7 @@ enum ExperimentCommands {
             the locale. See docs/experiments.md.
             """,
         options: StartOptions.self, arguments: .exactly("NAME"),
-        effects: [.recordsChange],
+        effects: [.recordsChange, .checks],
         run: { invocation, context in
             let options = StartOptions.declared
             let request = try startRequest(invocation)
@@ -128,6 +128,9 @@ enum ExperimentCommands {
         let to = Option<Percent>(
             "to", "PERCENT", "the share --ship stages it at (default: its share in the experiment)")
         let force = Flag("force", "ship even though health is not healthy (needs --reason; recorded)")
+        let acceptInsufficient = ListOption<SegmentPattern>(
+            "accept-insufficient", "SEGMENT", "ship into these segments though they have too little data (recorded)",
+            repeatable: true)
         let reason = Option.reason("why (recorded in the commit)")
         let dryRun = Flag("dry-run", "print what would change and write nothing")
 
@@ -155,7 +158,9 @@ enum ExperimentCommands {
             var ending = ExperimentOperations.Ending.stop
             if let ship = try invocation.value(options.ship) {
                 let override = try PromoteGate.override(force: invocation.flag(options.force), reason: reason)
-                ending = .ship(ship, share: try invocation.value(options.to), override: override)
+                ending = .ship(
+                    ship, share: try invocation.value(options.to), override: override,
+                    accepting: try invocation.list(options.acceptInsufficient))
             } else if invocation.given(options.to) {
                 throw RolloutError.usage("\(options.to.flag) goes with --ship PACK")
             }

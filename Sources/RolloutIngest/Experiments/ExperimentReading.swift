@@ -25,28 +25,15 @@ public enum ExperimentReading {
         return record.versions.contains(version)
     }
 
-    /// Per metric, per day, per variant: exposures and conversions.
+    /// Per metric, per day, per pack: exposures and conversions, over the experiment's days and
+    /// targeting (`OutcomeTotals`); the analysis reads the variants' packs only.
     public static func outcomes(_ record: ExperimentRecord, in snapshot: Snapshot, now: Timestamp) throws -> [String:
         ExperimentAnalysis.Daily]
     {
-        let days = record.days(until: now)
-        let variants = Set(record.variants.map(\.contentVersion))
-        var result: [String: ExperimentAnalysis.Daily] = [:]
-        for metric in record.metrics {
-            guard let kind = MetricKind.outcome(metric) else { continue }
-            var daily: ExperimentAnalysis.Daily = [:]
-            for rollup in try MetricsLayout.rollups(kind, locale: record.locale, in: snapshot)
-            where days.contains(rollup.day) {
-                for (key, value) in rollup.counts
-                where counts(record, key, day: rollup.day, days: days, variants: variants) {
-                    let sum = daily[rollup.day]?[key.contentVersion] ?? .zero
-                    daily[rollup.day, default: [:]][key.contentVersion] = try sum.adding(
-                        value, kind: kind, pack: "\(record.locale)@\(key.contentVersion)")
-                }
-            }
-            result[metric] = daily
-        }
-        return result
+        try OutcomeTotals.read(
+            locale: record.locale, metrics: record.metrics, days: record.days(until: now), regions: record.regions,
+            versions: record.versions, in: snapshot
+        ).counts
     }
 
     /// Per treatment: its guardrail kinds judged as `health` judges a staged pack against its
@@ -59,8 +46,10 @@ public enum ExperimentReading {
         // segment -> kind -> content version -> counts
         var sums: [String: [MetricKind: [Int: MetricCounts]]] = [:]
         for kind in record.guardrails {
-            for rollup in try MetricsLayout.rollups(kind, locale: record.locale, in: snapshot)
-            where days.contains(rollup.day) {
+            let directory = MetricsLayout.rollupDirectory(kind, locale: record.locale)
+            for entry in try snapshot.directory(directory) where !entry.isTree {
+                if let day = MetricsLayout.day(ofRollupNamed: entry.name), !days.contains(day) { continue }
+                let rollup = try MetricRollup.parse(try snapshot.read(entry), source: directory + "/" + entry.name)
                 for (key, value) in rollup.counts
                 where counts(record, key, day: rollup.day, days: days, variants: variants) {
                     let segment = "\(key.region)/\(AppVersion(key.appVersion)?.family ?? key.appVersion)"

@@ -25,6 +25,8 @@ public enum ExperimentOperations {
             if let taken = try snapshot.experiment(request.name) {
                 throw ExperimentRefusal.nameTaken(request.name, locale: taken.locale, running: taken.isRunning)
             }
+            // The packs first: a pack that does not exist is named before what the plan holds.
+            let packs = try request.variants.map { try snapshot.requirePack($0) }
             let before = try snapshot.plan(locale) ?? Plan(locale: locale)
             if let running = before.experiment {
                 throw ExperimentRefusal.otherRunning(locale: locale, name: running.name)
@@ -35,12 +37,9 @@ public enum ExperimentOperations {
             }
             if before.bundledOnly { throw ExperimentRefusal.underKillSwitch(locale) }
             var refs: [Plan.PackRef] = []
-            var packs: [Pack] = []
-            for id in request.variants {
-                let pack = try snapshot.requirePack(id)
+            for (id, pack) in zip(request.variants, packs) {
                 if before.isBlocked(id.contentVersion) { throw ExperimentRefusal.blocked(id) }
                 refs.append(Plan.PackRef(contentVersion: id.contentVersion, minAppVersion: pack.minAppVersion))
-                packs.append(pack)
             }
             var request = request
             request.versions = try targetedVersions(request, refs)
@@ -116,7 +115,7 @@ public enum ExperimentOperations {
         case stop
         /// The pack is staged as an ordinary rollout, at `share` in the experiment's targeting,
         /// through the promote gate (`override`, `health`); the control is kept as it is.
-        case ship(PackID, share: Percent?, override: PromoteGate.Override?)
+        case ship(PackID, share: Percent?, override: PromoteGate.Override?, accepting: [SegmentPattern])
         /// Guard found harm: the harmful variants are blocked and a rollback manifest records why.
         case harm(reason: String, blocking: [Int], evidence: JSONValue)
     }
@@ -136,10 +135,10 @@ public enum ExperimentOperations {
             var stop = Stopping(record: record, before: before)
             switch ending {
             case .stop: break
-            case .ship(let id, let share, let override):
+            case .ship(let id, let share, let override, let accepting):
                 try stop.ship(
-                    id, share: share, reason: reason, on: snapshot, override: override, actor: actor, time: time,
-                    health: health)
+                    id, share: share, reason: reason, on: snapshot, override: override, accepting: accepting,
+                    actor: actor, time: time, health: health)
             case .harm(let why, let blocking, let evidence):
                 try stop.harm(why, blocking: blocking, evidence: evidence, on: snapshot, actor: actor, time: now)
             }
@@ -190,7 +189,8 @@ public enum ExperimentOperations {
         /// transform and gate, on the plan without the experiment; the baseline is kept as it is.
         mutating func ship(
             _ id: PackID, share: Percent?, reason: String?, on snapshot: Snapshot, override: PromoteGate.Override?,
-            actor: Actor, time: () -> Timestamp, health: (Snapshot, Plan) throws -> Health.Report?
+            accepting: [SegmentPattern], actor: Actor, time: () -> Timestamp,
+            health: (Snapshot, Plan) throws -> Health.Report?
         ) throws {
             let variants = record.variants.map(record.id)
             guard let index = variants.firstIndex(of: id) else {
@@ -205,9 +205,18 @@ public enum ExperimentOperations {
                 pack: id, share: target, regions: record.regions.isEmpty ? nil : record.regions,
                 versions: record.versions.isAll ? nil : record.versions,
                 reason: reason ?? "experiment \(record.name) shipped it")
+            // The gate judges the widening from what the experiment gave: the variant at its share of
+            // the targeting. Shipping at that share widens nothing; beyond it, health decides.
+            var given = plan
+            given.setRules([
+                Plan.Rule(
+                    pack: record.variants[index], regions: record.regions, versions: record.versions,
+                    share: record.split[index], salt: record.salt)
+            ])
             let (change, promoted) = try PlanOperations.promoteChange(
-                request, on: snapshot, before: plan, override: override, accepting: [], actor: actor, time: time,
-                health: health)
+                request, on: snapshot, before: plan, gatedFrom: given, override: override, accepting: accepting,
+                actor: actor,
+                time: time, health: health)
             shipped = promoted
             plan = promoted.after
             outcome = "shipped \(id) to \(target)"

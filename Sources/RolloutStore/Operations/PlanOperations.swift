@@ -27,7 +27,8 @@ public enum PlanOperations {
     /// its outcome: the plan transform, the health gate and the trailers, shared by `promote` and
     /// by guard applying a scheduled one (`ScheduleOperations.apply`).
     static func promoteChange(
-        _ request: PromoteRequest, on snapshot: Snapshot, before given: Plan? = nil, override: PromoteGate.Override?,
+        _ request: PromoteRequest, on snapshot: Snapshot, before given: Plan? = nil, gatedFrom: Plan? = nil,
+        override: PromoteGate.Override?,
         accepting: [SegmentPattern], actor: Actor, time: () -> Timestamp,
         health: (Snapshot, Plan) throws -> Health.Report?
     ) throws -> (Change?, PromoteOutcome) {
@@ -46,8 +47,9 @@ public enum PlanOperations {
         if kind == .unchanged {
             return (nil, PromoteOutcome(kind: .unchanged, before: before, after: after))
         }
+        // `gatedFrom`: what devices had before, when that is not `before` (an experiment's share).
         let gateTrailers = try PromoteGate.decide(
-            before: before, after: after, kind: kind, override: override, accepting: accepting
+            before: gatedFrom ?? before, after: after, kind: kind, override: override, accepting: accepting
         ) {
             try health(snapshot, $0)
         }.trailers(pack: request.pack)

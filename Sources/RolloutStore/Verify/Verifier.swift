@@ -331,6 +331,8 @@ public enum Verifier {
                         StateLayout.experiment(name),
                         "Rollout-Experiment names this experiment, but the commit left its record as it was")
                 }
+                // Guard's stop for harm writes a rollback manifest, as a revert does.
+                if action == .experimentStop, c.trailers.value(.rollback) != nil { checkRevert(&c) }
             case .schedule, .cancel: checkSchedule(action, &c)
             case .testersAdd, .testersRemove:
                 let group = c.trailers.value(.testers) ?? ""
@@ -591,7 +593,9 @@ public enum Verifier {
                 if document == nil || document?["id"]?.stringValue != "\(locale)/\(entry.name.dropLast(5))" {
                     problem(path, "is not the rollback manifest its name says")
                 }
-                if rollbackAdded[path] == nil { problem(path, "was not written by a revert commit of this history") }
+                if rollbackAdded[path] == nil {
+                    problem(path, "was not written by a revert (or an experiment stop) of this history")
+                }
             }
         }
         return count

@@ -1,0 +1,184 @@
+import Foundation
+import RolloutModel
+import XCTest
+
+/// Experiments through the command line on real repositories (docs/experiments.md): started,
+/// refused where a question cannot be asked, fed simulated traffic as outcome CSVs, decided, voided
+/// by a sample ratio mismatch, shipped through the promote gate, and stopped by guard for harm.
+final class ExperimentEndToEndTests: XCTestCase {
+    static let outcomeHeader = "date,locale,pack,region,app_version,metric,exposures,conversions\n"
+    static let crashHeader = "date,locale,pack,region,app_version,sessions,crashes\n"
+
+    /// tr-TR@17 completed, then `title-test` started on it against tr-TR@18 in TR, on 2026-12-01.
+    func started() throws -> Workspace {
+        let w = try Workspace()
+        try w.initWithExamples()
+        w.environment["ROLLOUT_NOW"] = "2026-12-01T09:00:00Z"
+        try ok(w, "promote", "tr-TR@17", "--to", "100%")
+        try ok(
+            w, "experiment", "start", "title-test", "--variants", "tr-TR@17,tr-TR@18", "--region", "TR", "--metric",
+            "checkout", "--exploratory", "signup", "--reason", "which title converts")
+        w.environment["ROLLOUT_NOW"] = "2026-12-04T09:00:00Z"
+        return w
+    }
+
+    @discardableResult
+    func ok(_ w: Workspace, _ arguments: String..., file: StaticString = #filePath, line: UInt = #line) throws
+        -> String
+    {
+        let result = try w.rollout(arguments)
+        XCTAssertEqual(result.status, 0, "\(arguments): \(result.output)", file: file, line: line)
+        return result.stdout
+    }
+
+    /// Three days of outcome rows, 2026-12-01 to 03, for TR on 4.8.1: per day, each arm's exposures
+    /// and checkout conversions (and a flat signup).
+    func outcomes(_ w: Workspace, control: (Int, Int), variant: (Int, Int)) throws -> String {
+        var text = Self.outcomeHeader
+        for day in 1...3 {
+            for (pack, counts) in [("tr-TR@17", control), ("tr-TR@18", variant)] {
+                text += "2026-12-0\(day),tr-TR,\(pack),TR,4.8.1,checkout,\(counts.0),\(counts.1)\n"
+                text += "2026-12-0\(day),tr-TR,\(pack),TR,4.8.1,signup,\(counts.0),\(counts.0 / 100)\n"
+            }
+        }
+        return try w.scratch.write("outcomes.csv", text)
+    }
+
+    func crashes(_ w: Workspace, control: Int, variant: Int) throws -> String {
+        var text = Self.crashHeader
+        for day in 1...3 {
+            text += "2026-12-0\(day),tr-TR,tr-TR@17,TR,4.8.1,20000,\(control)\n"
+            text += "2026-12-0\(day),tr-TR,tr-TR@18,TR,4.8.1,20000,\(variant)\n"
+        }
+        return try w.scratch.write("crashes.csv", text)
+    }
+
+    func show(_ w: Workspace) throws -> [String: Any] {
+        try w.json(try w.rollout("experiment", "show", "title-test", "--json"))
+    }
+
+    func verdict(_ shown: [String: Any]) -> [String: Any] { shown["verdict"] as? [String: Any] ?? [:] }
+
+    func testSimulatedTrafficReachesAWinnerAndStopShipStagesItThroughTheGate() throws {
+        let w = try started()
+        try ok(
+            w, "metrics", "ingest", try outcomes(w, control: (20_000, 1_000), variant: (20_000, 1_200)), "--kind",
+            "outcome")
+        let shown = try show(w)
+        XCTAssertEqual(verdict(shown)["verdict"] as? String, "winner", "\(shown)")
+        XCTAssertEqual(verdict(shown)["pack"] as? String, "tr-TR@18")
+        let text = try ok(w, "experiment", "show", "title-test")
+        XCTAssertTrue(
+            text.contains("verdict: winner tr-TR@18: ship it with rollout experiment stop title-test --ship tr-TR@18"),
+            text)
+        XCTAssertTrue(text.contains("exploratory signup"), text)
+
+        // While it runs, a promote would change what its devices get: refused, nothing written.
+        let tip = try w.git("rev-parse", "main", repository: w.repository).stdout
+        let promote = try w.rollout("promote", "tr-TR@18", "--to", "10%")
+        XCTAssertEqual(promote.status, 1, promote.output)
+        XCTAssertTrue(promote.stderr.contains("experiment title-test is running on tr-TR"), promote.output)
+        // Shipping goes through the promote gate, from the share the experiment gave: beyond it,
+        // without crash data for tr-TR@18, it is refused.
+        let ungated = try w.rollout(
+            "experiment", "stop", "title-test", "--ship", "tr-TR@18", "--to", "100%", "--reason", "won")
+        XCTAssertEqual(ungated.status, 1, ungated.output)
+        XCTAssertTrue(ungated.stderr.contains("tr-TR@18"), ungated.output)
+        XCTAssertEqual(try w.git("rev-parse", "main", repository: w.repository).stdout, tip, "nothing written")
+
+        try ok(w, "metrics", "ingest", try crashes(w, control: 40, variant: 40), "--kind", "crash")
+        let stopped = try ok(
+            w, "experiment", "stop", "title-test", "--ship", "tr-TR@18", "--to", "100%", "--accept-insufficient",
+            "TR/*", "--reason", "won")
+        XCTAssertTrue(stopped.contains("shipped tr-TR@18 to 100%"), stopped)
+        let plan = try w.json(try w.rollout("status", "tr-TR", "--json"))["plan"] as? [String: Any] ?? [:]
+        XCTAssertNil(plan["experiment"], "\(plan)")
+        let rules = plan["rules"] as? [[String: Any]] ?? []
+        XCTAssertEqual(rules.count, 1, "\(plan)")
+        XCTAssertEqual(rules.first?["basisPoints"] as? Int, 10_000)
+        XCTAssertEqual(rules.first?["regions"] as? [String], ["TR"])
+        // The record keeps the question and its end; its name is never used again.
+        let ended = try ok(w, "experiment", "show", "title-test")
+        XCTAssertTrue(ended.contains("ended 2026-12-04: shipped tr-TR@18 to 100%"), ended)
+        let again = try w.rollout(
+            "experiment", "start", "title-test", "--variants", "tr-TR@18,tr-TR@17", "--metric", "checkout")
+        XCTAssertEqual(again.status, 1, again.output)
+        XCTAssertTrue(again.stderr.contains("names are never reused"), again.output)
+        let log = try ok(w, "log", "--segment", "TR/4.8")
+        XCTAssertTrue(log.contains("experiment-start") && log.contains("experiment-stop"), log)
+        XCTAssertTrue(log.contains("tr-TR TR 4.8.x: tr-TR@17 50%, tr-TR@18 50%"), log)
+        XCTAssertTrue(log.contains("tr-TR TR 4.8.x: tr-TR@18 100%"), log)
+        try ok(w, "verify")
+    }
+
+    func testAMismatchVoidsEvenAClearLift() throws {
+        let w = try started()
+        try ok(
+            w, "metrics", "ingest", try outcomes(w, control: (30_000, 1_500), variant: (20_000, 1_200)), "--kind",
+            "outcome")
+        let shown = try show(w)
+        XCTAssertEqual(verdict(shown)["verdict"] as? String, "void", "\(shown)")
+        XCTAssertTrue((verdict(shown)["why"] as? String ?? "").hasPrefix("sample ratio mismatch: tr-TR@18 has 40.0%"))
+        let text = try ok(w, "experiment", "show", "title-test")
+        XCTAssertTrue(text.contains("sample ratio tr-TR@18: mismatch"), text)
+    }
+
+    func testGuardStopsAVariantThatHarmsAGuardrailWithARollbackManifest() throws {
+        let w = try started()
+        try ok(
+            w, "metrics", "ingest", try outcomes(w, control: (20_000, 1_000), variant: (20_000, 1_000)), "--kind",
+            "outcome")
+        try ok(w, "metrics", "ingest", try crashes(w, control: 40, variant: 200), "--kind", "crash")
+        let reported = try w.rollout("guard")
+        XCTAssertEqual(reported.status, 1, reported.output)
+        XCTAssertTrue(reported.stdout.contains("experiment title-test: harm; --auto-revert stops it"), reported.output)
+        let guarded = try w.rollout("guard", "--auto-revert")
+        XCTAssertEqual(guarded.status, 0, guarded.output)
+        XCTAssertTrue(guarded.stdout.contains("stopped experiment title-test: rollback tr-TR/1"), guarded.output)
+        let plan = try w.json(try w.rollout("status", "tr-TR", "--json"))["plan"] as? [String: Any] ?? [:]
+        XCTAssertNil(plan["experiment"], "\(plan)")
+        XCTAssertEqual(plan["blocked"] as? [Int], [18])
+        let manifest = try w.git("show", "main:rollbacks/tr-TR/1.json", repository: w.repository).stdout
+        XCTAssertTrue(manifest.contains("experiment title-test") && manifest.contains("unhealthy"), manifest)
+        let ended = try ok(w, "experiment", "show", "title-test")
+        XCTAssertTrue(ended.contains("harm: tr-TR@18 unhealthy (TR/4.8 crash)"), ended)
+        try ok(w, "verify")
+    }
+
+    func testAQuestionThatCannotBeAskedIsRefusedAndWritesNothing() throws {
+        let w = try Workspace()
+        try w.initWithExamples()
+        try ok(w, "promote", "tr-TR@17", "--to", "100%")
+        try ok(w, "promote", "tr-TR@18", "--to", "10%")
+        let tip = try w.git("rev-parse", "main", repository: w.repository).stdout
+        let cases: [([String], Int32, String)] = [
+            (["--variants", "tr-TR@17,tr-TR@18"], 1, "tr-TR@18 is staged on tr-TR"),
+            (["--variants", "tr-TR@17,tr-TR@17"], 64, "two or more different packs"),
+            (["--variants", "tr-TR@17,tr@1"], 64, "mixes locales"),
+            (["--variants", "tr-TR@17,tr-TR@18", "--split", "60/50"], 64, "add up to at most 100%"),
+            (["--variants", "tr-TR@17,tr-TR@18", "--split", "50"], 64, "1 shares for 2 variants"),
+            (["--variants", "tr-TR@17,tr-TR@99"], 66, "tr-TR@99"),
+        ]
+        for (arguments, status, message) in cases {
+            let result = try w.rollout(["experiment", "start", "t", "--metric", "checkout"] + arguments)
+            XCTAssertEqual(result.status, status, "\(arguments): \(result.output)")
+            XCTAssertTrue(result.stderr.contains(message), "\(arguments): \(result.output)")
+        }
+        let badName = try w.rollout(
+            "experiment", "start", "Title Test", "--variants", "tr-TR@17,tr-TR@18", "--metric", "checkout")
+        XCTAssertEqual(badName.status, 64, badName.output)
+        let badMetric = try w.rollout(
+            "experiment", "start", "t", "--variants", "tr-TR@17,tr-TR@18", "--metric", "Check-Out")
+        XCTAssertEqual(badMetric.status, 64, badMetric.output)
+        XCTAssertEqual(try w.git("rev-parse", "main", repository: w.repository).stdout, tip, "nothing written")
+        try ok(w, "revert", "tr-TR", "--no-block", "--reason", "make room")
+        let tip2 = try w.git("rev-parse", "main", repository: w.repository).stdout
+        XCTAssertNotEqual(tip2, tip)
+        let range = try w.rollout(
+            "experiment", "start", "t", "--variants", "tr-TR@17,tr-TR@18", "--metric", "checkout", "--app-version",
+            ">=4.0")
+        XCTAssertEqual(range.status, 1, range.output)
+        XCTAssertTrue(range.stderr.contains("reaches below tr-TR@17's minAppVersion 4.8.0"), range.output)
+        XCTAssertEqual(try w.git("rev-parse", "main", repository: w.repository).stdout, tip2, "nothing written")
+    }
+}
