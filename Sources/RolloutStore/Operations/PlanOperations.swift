@@ -34,13 +34,7 @@ public enum PlanOperations {
     ) throws -> (Change?, PromoteOutcome) {
         let pack = try snapshot.requirePack(request.pack)
         let locale = request.pack.locale
-        var request = request
-        if let name = request.testerGroup {
-            guard let group = try snapshot.testerGroup(name) else {
-                throw TesterRefusal.noSuchGroup(name, groups: try snapshot.testerGroupNames())
-            }
-            request.testers = group
-        }
+        let request = try withTesters(request, on: snapshot)
         let before = try planBefore(promoting: locale, given: given, on: snapshot)
         var (after, kind) = try before.promoted(
             by: request, minAppVersion: pack.minAppVersion, parentCommit: snapshot.commit?.hex ?? "")
@@ -86,6 +80,17 @@ public enum PlanOperations {
             summary: summary, trailers: trailers,
             writes: [(StateLayout.plan(locale), JSONWriter.pretty(after.jsonValue))])
         return (change, PromoteOutcome(kind: kind, before: before, after: after))
+    }
+
+    /// `request` with the members of the tester group it names (`--to testers:GROUP`), as they are now.
+    static func withTesters(_ request: PromoteRequest, on snapshot: Snapshot) throws -> PromoteRequest {
+        guard let name = request.testerGroup else { return request }
+        guard let group = try snapshot.testerGroup(name) else {
+            throw TesterRefusal.noSuchGroup(name, groups: try snapshot.testerGroupNames())
+        }
+        var request = request
+        request.testers = group
+        return request
     }
 
     /// The plan a promote starts from: `given`, the plan an experiment's stop leaves (the promote that
