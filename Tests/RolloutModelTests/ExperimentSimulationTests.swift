@@ -1,3 +1,4 @@
+import Foundation
 import XCTest
 
 @testable import RolloutModel
@@ -6,11 +7,15 @@ import XCTest
 /// (`scripts/experiment-simulation.sh` runs the long one through `rollout experiment simulate`).
 final class ExperimentSimulationTests: XCTestCase {
     let traffic = ExperimentSimulation.Traffic(exposures: 40_000, rate: 0.05)
-    let runs = 120
+    /// `make test`'s size and seed; `scripts/experiment-simulation.sh` sets others.
+    let runs = ProcessInfo.processInfo.environment["EXPERIMENT_SIM_RUNS"].flatMap { Int($0) } ?? 120
+    let seed = ProcessInfo.processInfo.environment["EXPERIMENT_SIM_SEED"].flatMap { UInt64($0) } ?? 1
 
     func row(_ name: String) -> ExperimentSimulation.Row {
         let scenario = ExperimentSimulation.standard.first { $0.name == name }!
-        return ExperimentSimulation.run(scenario, traffic: traffic, runs: runs, seed: 1)
+        let row = ExperimentSimulation.run(scenario, traffic: traffic, runs: runs, seed: seed)
+        print("experiment-simulation: \(row)")
+        return row
     }
 
     func share(_ count: Int) -> Double { Double(count) / Double(runs) }
