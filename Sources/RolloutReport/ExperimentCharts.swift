@@ -83,7 +83,9 @@ extension ReportCharts {
     static func countLabel(_ value: Double, step: Double) -> String {
         func scaled(_ unit: Double, _ suffix: String) -> String {
             let decimals = max(0, -Int((log10(step / unit) + 1e-9).rounded(.down)))
-            return String(format: "%.\(decimals)f", value / unit) + suffix
+            var text = String(format: "%.\(decimals)f", value / unit)
+            while text.contains(".") && (text.hasSuffix("0") || text.hasSuffix(".")) { text.removeLast() }
+            return text + suffix
         }
         if value == 0 { return "0" }
         if step >= 100_000 && value >= 1_000_000 { return scaled(1_000_000, "M") }
