@@ -41,7 +41,7 @@ public struct ExperimentContent: Sendable {
         let exposures: [Int: Int]
     }
 
-    /// The exposures each variant counted on each day of the experiment, from the primary metric's
+    /// The exposures each variant counted on each day of the experiment with any, from the primary metric's
     /// cumulative counts (`ExperimentAnalysis.Point`): the control's from the first treatment's
     /// points, each treatment's from its own.
     var dailyExposures: [DayExposures] {
@@ -56,7 +56,10 @@ public struct ExperimentContent: Sendable {
                 exposures[treatment] =
                     points[index].variantExposures - (index > 0 ? points[index - 1].variantExposures : 0)
             }
-            rows.append(DayExposures(day: point.day, exposures: exposures))
+            // A day without any exposure has no rollup yet (today, before its metrics come in): no point.
+            if exposures.values.contains(where: { $0 != 0 }) {
+                rows.append(DayExposures(day: point.day, exposures: exposures))
+            }
         }
         return rows
     }

@@ -166,7 +166,7 @@ public enum ExperimentPage {
     static func exposuresSection(_ content: ExperimentContent) -> Section {
         let days = content.dailyExposures
         let versions = content.record.variants.map(\.contentVersion)
-        guard days.contains(where: { $0.exposures.values.contains { $0 > 0 } }) else {
+        guard !days.isEmpty else {
             let empty = Markup.element(
                 "p", ["class": "empty"], "No exposures of \(content.record.primary) recorded for the variants yet.")
             return Section(markup: ReportPage.section("exposures", "Exposures per day", [empty]), charts: 0)
@@ -320,5 +320,6 @@ public enum ExperimentPage {
         .legend .variant-0{color:#2d6cdf}.legend .variant-1{color:#c0262d}.legend .variant-2{color:#1b7f3b}.legend .variant-3{color:#8a6d00}
         .comparison td,.ratios td,.exposures td{font-variant-numeric:tabular-nums}tr.decision-better td{background:#eaf6ee}tr.decision-worse td,tr.verdict-mismatch td{background:#fdecec}
         table.exploratory caption{font-weight:400;font-style:italic}
+        @media (max-width:600px){.comparison td::before,.ratios td::before{width:104px}}
         """
 }
