@@ -17,8 +17,8 @@ public enum OverviewPage {
     /// from `repositoryPath` at the state commit `state`. A locale in `unreadable` (its metrics could
     /// not be read; the value says why, as the command line words it) has no page to link to.
     public static func render(
-        _ locales: [LocaleGlance], unpromoted: [String], unreadable: [String: String] = [:], now: Timestamp,
-        repositoryPath: String, state: String?
+        _ locales: [LocaleGlance], unpromoted: [String], unreadable: [String: String] = [:],
+        experiments: [Experiment] = [], now: Timestamp, repositoryPath: String, state: String?
     ) -> String {
         let head = Markup.element(
             "head", .empty("meta", ["charset": "utf-8"]),
@@ -47,14 +47,48 @@ public enum OverviewPage {
                     "p", ["class": "note", "id": "unpromoted"],
                     "Packs but nothing promoted: \(unpromoted.joined(separator: ", "))."))
         }
-        let section = Markup.element(
-            "section", ["id": "locales"], .element("h2", "Locales"), .newline, .lines(parts))
+        var sections = [
+            Markup.element("section", ["id": "locales"], .element("h2", "Locales"), .newline, .lines(parts))
+        ]
+        if !experiments.isEmpty { sections.append(experimentsSection(experiments)) }
         let footer = Markup.element(
             "footer", "rollout report of every locale · no scripts, no network: each locale links to its own page.")
         let html = Markup.element(
             "html", ["xmlns": "http://www.w3.org/1999/xhtml", "lang": "en"], .newline, .lines([head]),
-            .element("body", .newline, .lines([header, section, footer])))
+            .element("body", .newline, .lines([header] + sections + [footer])))
         return Markup.document(html).xml
+    }
+
+    /// An experiment as the overview lists it: its page beside the overview, or why it has none.
+    public struct Experiment: Sendable {
+        let line: ExperimentLine
+        /// Why it has no page (its metrics could not be read); nil when its page was written.
+        let unreadable: String?
+
+        public init(record: ExperimentRecord, unreadable: String?) {
+            line = ExperimentLine(record)
+            self.unreadable = unreadable
+        }
+    }
+
+    /// Every experiment, each linking to its page.
+    static func experimentsSection(_ experiments: [Experiment]) -> Markup {
+        let items = experiments.map { experiment in
+            let line = experiment.line
+            let name = ReportPage.unbroken(line.name)
+            guard let why = experiment.unreadable else {
+                return Markup.element(
+                    "li", ["class": "experiment"],
+                    "\(Markup.element("a", ["href": ExperimentPage.fileName(of: line.name)], name)) on \(line.locale): \(line.variants); \(line.status)"
+                )
+            }
+            return Markup.element(
+                "li", ["class": "experiment blocked"],
+                "\(name) on \(line.locale): could not be analyzed, so it has no page: \(why)")
+        }
+        return .element(
+            "section", ["id": "experiments"], .element("h2", "Experiments"),
+            .element("ul", ["class": "experiments"], .newline, .lines(items)))
     }
 
     /// One row per locale, its name linking to its page; a row is marked unhealthy or held as the

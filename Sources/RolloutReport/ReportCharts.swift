@@ -353,8 +353,13 @@ enum ReportCharts {
 
     /// The x ticks of a chart of days (at least a day apart), and the days they span.
     static func dayTicks(_ series: [Day]) -> ([Tick], ClosedRange<Double>) {
-        let first = Int64(series.first!.day)
-        let last = Int64(max(series.last!.day, series.first!.day + 1))
+        dayTicks(from: series.first!.day, to: series.last!.day)
+    }
+
+    /// The x ticks of a chart of the days `first` to `last` (days since 1970-01-01; at least a day
+    /// apart), and the days they span.
+    static func dayTicks(from first: Int, to last: Int) -> ([Tick], ClosedRange<Double>) {
+        let (first, last) = (Int64(first), Int64(max(last, first + 1)))
         let (ticks, range) = timeTicks(first * 86_400, last * 86_400, minimumStep: 86_400)
         return (
             ticks.map { Tick(value: $0.value / 86_400, label: $0.label, minor: $0.minor) },

@@ -60,6 +60,10 @@ struct ReportContent: Sendable {
     /// The overview page of every locale written beside this one (`report --all`), linked from the
     /// header; nil for a page on its own.
     var overview: String? = nil
+    /// The experiments on this locale, running or ended, by name.
+    var experiments: [ExperimentLine] = []
+    /// The experiments whose page was written beside this one (`report --all`), to link to.
+    var experimentPages: Set<String> = []
 
     var baseline: Int? { plan.baseline?.contentVersion }
 
@@ -94,7 +98,7 @@ struct ReportContent: Sendable {
         let rollbacks = stored.compactMap {
             (try? StrictJSONParser.parse(try snapshot.read($0)))?.objectValue
         }
-        return ReportContent(
+        var content = ReportContent(
             locale: locale, generated: now, repositoryPath: repository.path, state: snapshot.commit?.short, plan: plan,
             changes: try signed(
                 entries.map { change($0, locale: locale) },
@@ -102,6 +106,8 @@ struct ReportContent: Sendable {
             gates: gates, health: health,
             days: days,
             rollbacks: rollbacks, unreadableRollbacks: stored.count - rollbacks.count)
+        content.experiments = try ExperimentLine.all(locale: locale, in: snapshot)
+        return content
     }
 
     /// `changes` with their signers, when the repository has signers (docs/audit.md, "Who made each

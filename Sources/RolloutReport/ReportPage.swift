@@ -20,11 +20,12 @@ public enum ReportPage {
     /// page from the one snapshot its overview reads, and links each back to the `overview` file.
     public static func render(
         locale: String, repository: PackRepository, snapshot: Snapshot? = nil, health: Health.Report?? = nil,
-        overview: String? = nil, signers: SignerLabels? = nil, now: Timestamp
+        overview: String? = nil, experimentPages: Set<String> = [], signers: SignerLabels? = nil, now: Timestamp
     ) throws -> Summary {
         var content = try ReportContent.gather(
             locale: locale, repository: repository, snapshot: snapshot, health: health, signers: signers, now: now)
         content.overview = overview
+        content.experimentPages = experimentPages
         return render(content)
     }
 
@@ -38,7 +39,7 @@ public enum ReportPage {
             .element("title", "rollout report: \(content.locale)"),
             .element("style", .trusted(stylesheet)))
         let sections =
-            [header(content), planSection(content)] + timeline.markup + metrics.markup
+            [header(content), planSection(content)] + experimentsSection(content) + timeline.markup + metrics.markup
             + [rollbacksSection(content), footer(content)]
         let html = Markup.element(
             "html", ["xmlns": "http://www.w3.org/1999/xhtml", "lang": "en"], .newline, .lines([head]),
@@ -119,6 +120,24 @@ public enum ReportPage {
         return .element(
             "section", ["id": "plan"], .element("h2", "Current plan"),
             scrolling(.element("table", .element("tbody", .newline, .lines(rows)))))
+    }
+
+    /// The locale's experiments, each linking to its page when one was written beside this one; no
+    /// section without any.
+    static func experimentsSection(_ content: ReportContent) -> [Markup] {
+        guard !content.experiments.isEmpty else { return [] }
+        let items = content.experiments.map { line in
+            let name = unbroken(line.name)
+            let linked =
+                content.experimentPages.contains(line.name)
+                ? Markup.element("a", ["href": ExperimentPage.fileName(of: line.name)], name) : name
+            return Markup.element("li", ["class": "experiment"], "\(linked): \(line.variants); \(line.status)")
+        }
+        return [
+            .element(
+                "section", ["id": "experiments"], .element("h2", "Experiments"),
+                .element("ul", ["class": "experiments"], .newline, .lines(items)))
+        ]
     }
 
     /// Every change, newest first, under a strip of them over time; then each staged pack's share.
@@ -236,12 +255,14 @@ public enum ReportPage {
 
     /// Checks as a table, the health of now's or a rollback manifest's evidence alike: a bound is
     /// `[lower, upper]`, or `>= lower` where the evidence kept only that (format 1).
-    static func checkTable(_ checks: [HealthEvidence.Check], class: String, rowClass: String, caption: Markup?)
-        -> Markup
-    {
+    /// `arms` heads the two arms' columns (an experiment's guardrails: the treatment and the control).
+    static func checkTable(
+        _ checks: [HealthEvidence.Check], class: String, rowClass: String, caption: Markup?,
+        arms: (String, String) = ("Candidate", "Baseline")
+    ) -> Markup {
         let percent = ReportCharts.percent
         let grouped = ReportCharts.grouped
-        let headings = ["Segment", "Metric", "Candidate", "Baseline", "Difference", "Bound", "Gate", "Verdict"]
+        let headings = ["Segment", "Metric", arms.0, arms.1, "Difference", "Bound", "Gate", "Verdict"]
         let rows = checks.map { check in
             let rate = { (c: MetricCounts) in c.rate.map { percent($0) } ?? "-" }
             let bound = check.lowerBound.map { lower in
