@@ -77,20 +77,19 @@ extension Plan {
             var next = withoutStagedRules()
             next.bundledOnly = true
             return next.finishingRevert(
-                of: self, blocking: [candidate?.contentVersion, baseline?.contentVersion].compactMap { $0 },
-                request.block)
+                of: self, blocking: staged + [baseline?.contentVersion].compactMap { $0 }, request.block)
         }
     }
 
     /// A scoped revert: the candidate is taken back from one segment, if it reaches any device there.
     func withdrawing(_ segment: (region: String, versions: VersionRange)) throws -> (Plan, [Int]) {
-        guard let candidate else {
+        guard !staged.isEmpty else {
             throw RevertRefusal.nothingStagedToWithdraw(
                 locale: locale, segment: "\(segment.region)/\(segment.versions)")
         }
         let exposed = SegmentShares.of(self, region: segment.region, versions: segment.versions).pieces.contains {
             piece in
-            piece.shares.contains { $0.outcome == .pack(candidate.contentVersion) }
+            piece.shares.contains { share in staged.contains { share.outcome == .pack($0) } }
         }
         guard exposed else { return (self, []) }
         var next = self
@@ -101,8 +100,8 @@ extension Plan {
     /// Withdraws what is staged, or with nothing staged goes back to the newest earlier baseline
     /// that is not blocked.
     func revertedToLastKnownGood(blocking: Bool) throws -> (Plan, [Int]) {
-        if let candidate {
-            return withoutStagedRules().finishingRevert(of: self, blocking: [candidate.contentVersion], blocking)
+        if !staged.isEmpty {
+            return withoutStagedRules().finishingRevert(of: self, blocking: staged, blocking)
         }
         if bundledOnly { return (self, []) }
         guard let baseline else {
@@ -122,27 +121,35 @@ extension Plan {
     func reverted(toVersion target: PackRef, blocking: Bool) throws -> (Plan, [Int]) {
         let version = target.contentVersion
         if isBlocked(version) { throw RevertRefusal.targetBlocked(locale: locale, version: version) }
-        let served = [candidate?.contentVersion, bundledOnly ? nil : baseline?.contentVersion].compactMap { $0 }
+        let served = staged + [bundledOnly ? nil : baseline?.contentVersion].compactMap { $0 }
         var next = withoutStagedRules()
         next.bundledOnly = false
         next.baseline = target
         next.previousBaselines = previousBaselines.filter { $0.contentVersion < version }
         // Out of the kill switch, back to a version that is not blocked.
         if bundledOnly { return (next, []) }
-        guard let newest = served.max(), version < newest || (version == baseline?.contentVersion && candidate != nil)
+        guard let newest = served.max(), version < newest || (version == baseline?.contentVersion && !staged.isEmpty)
         else {
-            if baseline?.contentVersion == version && candidate == nil && !bundledOnly { return (self, []) }
+            if baseline?.contentVersion == version && staged.isEmpty && !bundledOnly { return (self, []) }
             throw RevertRefusal.targetNotEarlier(locale: locale, version: version)
         }
         return next.finishingRevert(of: self, blocking: served.filter { $0 > version }, blocking)
     }
 
-    /// This plan with no staged rules, no testers and no withdrawals.
+    /// What a revert takes back: the candidate, or a running experiment's variants other than the
+    /// baseline (docs/experiments.md, "What the guarantee covers": rollback always works).
+    var staged: [Int] {
+        if let candidate { return [candidate.contentVersion] }
+        return (experiment?.variants.map(\.pack.contentVersion) ?? []).filter { $0 != baseline?.contentVersion }
+    }
+
+    /// This plan with no staged rules, no testers, no withdrawals and no experiment.
     func withoutStagedRules() -> Plan {
         var next = self
         next.setRules([])
         next.testers = []
         next.withdrawals = []
+        next.experiment = nil
         return next
     }
 

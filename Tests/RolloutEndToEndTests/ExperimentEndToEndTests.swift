@@ -145,6 +145,24 @@ final class ExperimentEndToEndTests: XCTestCase {
         try ok(w, "verify")
     }
 
+    /// Rollback never waits for a question: a revert ends a running experiment, blocks its variant and
+    /// records how it ended.
+    func testARevertEndsARunningExperiment() throws {
+        let w = try started()
+        let reverted = try ok(w, "revert", "tr-TR", "--reason", "support tickets about the new title")
+        XCTAssertTrue(reverted.contains("blocked: tr-TR@18"), reverted)
+        let plan = try w.json(try w.rollout("status", "tr-TR", "--json"))["plan"] as? [String: Any] ?? [:]
+        XCTAssertNil(plan["experiment"], "\(plan)")
+        let ended = try ok(w, "experiment", "show", "title-test")
+        XCTAssertTrue(ended.contains("ended 2026-12-04: reverted to last-known-good (rollback tr-TR/1)"), ended)
+        let message = try w.git("log", "-1", "--format=%B", "main", repository: w.repository).stdout
+        XCTAssertTrue(message.contains("Rollout-Experiment: title-test"), message)
+        try ok(w, "verify")
+        let stop = try w.rollout("experiment", "stop", "title-test")
+        XCTAssertEqual(stop.status, 1, stop.output)
+        XCTAssertTrue(stop.stderr.contains("has ended already"), stop.output)
+    }
+
     func testAQuestionThatCannotBeAskedIsRefusedAndWritesNothing() throws {
         let w = try Workspace()
         try w.initWithExamples()

@@ -130,6 +130,30 @@ final class ExperimentModelTests: XCTestCase {
         }
     }
 
+    func testARevertTakesBackTheVariantsAndEndsTheExperimentOrWithdrawsASegmentFromIt() throws {
+        let plan = plan(record(variants: [17, 18]))
+        let request = { (segment: (region: String, versions: VersionRange)?, target: RevertTarget) in
+            RevertRequest(locale: "tr-TR", segment: segment, target: target, reason: "r", block: true)
+        }
+        let (back, blocked) = try plan.reverted(by: request(nil, .lastKnownGood)) { _ in self.v48 }
+        XCTAssertNil(back.experiment)
+        XCTAssertEqual(blocked, [18], "the variant, never the control that is the baseline")
+        XCTAssertEqual(back.baseline?.contentVersion, 17)
+        let (killed, killedBlocked) = try plan.reverted(by: request(nil, .bundled)) { _ in self.v48 }
+        XCTAssertNil(killed.experiment)
+        XCTAssertTrue(killed.bundledOnly)
+        XCTAssertEqual(killedBlocked, [18, 17])
+        let (scoped, _) = try plan.reverted(by: request(("TR", try VersionRange.parse("4.8.x")), .lastKnownGood)) {
+            _ in self.v48
+        }
+        XCTAssertNotNil(scoped.experiment, "the experiment goes on elsewhere")
+        for i in 0..<200 {
+            XCTAssertEqual(
+                Resolution.outcome(scoped, region: "TR", appVersion: AppVersion("4.8.3"), installID: "id-\(i)"),
+                .pack(17))
+        }
+    }
+
     // MARK: the confidence sequence
 
     func testTheSequenceHoldsTheObservedLiftAndNarrowsWithConversions() {

@@ -68,12 +68,21 @@ public enum RevertOperations {
             let summary =
                 "revert \(locale)" + (request.segment.map { " in \($0.region)/\($0.versions)" } ?? "")
                 + " to \(request.target.label)"
-            let change = Change(
-                summary: summary, trailers: trailers,
-                writes: [
-                    (StateLayout.plan(locale), JSONWriter.pretty(after.jsonValue)),
-                    (StateLayout.rollback(id), manifest.bytes),
-                ])
+            var writes: [(path: String, bytes: [UInt8])] = [
+                (StateLayout.plan(locale), JSONWriter.pretty(after.jsonValue)),
+                (StateLayout.rollback(id), manifest.bytes),
+            ]
+            // A revert that ends a running experiment ends its record too: rollback never waits.
+            if let running = before.experiment, after.experiment == nil,
+                var record = try snapshot.experiment(running.name)
+            {
+                record.ending = ExperimentRecord.Ending(
+                    actor: actor.description, time: now, reason: request.reason,
+                    outcome: "reverted to \(request.target.label) (rollback \(id))")
+                writes.append((StateLayout.experiment(running.name), JSONWriter.pretty(record.jsonValue)))
+                trailers.insert((.experiment, running.name), at: trailers.count - (request.reason == nil ? 0 : 1))
+            }
+            let change = Change(summary: summary, trailers: trailers, writes: writes)
             let outcome = RevertOutcome(before: before, after: after, newlyBlocked: blocked, manifest: manifest)
             return (change, outcome)
         }

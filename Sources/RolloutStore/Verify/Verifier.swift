@@ -66,10 +66,12 @@ public enum Verifier {
         case .testersAdd, .testersRemove:
             return path.hasPrefix(StateLayout.testersDirectory + "/")
                 || path.hasPrefix(StateLayout.plansDirectory + "/")
+        // A revert that ends a running experiment also ends its record.
         case .revert:
-            return locale.map {
-                path == StateLayout.plan($0) || path.hasPrefix(StateLayout.rollbackDirectory($0) + "/")
-            } ?? false
+            return path.hasPrefix(StateLayout.experimentsDirectory + "/")
+                || (locale.map {
+                    path == StateLayout.plan($0) || path.hasPrefix(StateLayout.rollbackDirectory($0) + "/")
+                } ?? false)
         // The record, the locale's plan, and (a stop that harms) its rollback manifest.
         case .experimentStart, .experimentStop:
             return path.hasPrefix(StateLayout.experimentsDirectory + "/")
