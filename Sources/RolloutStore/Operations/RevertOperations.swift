@@ -51,20 +51,6 @@ public enum RevertOperations {
                 document: rollbackDocument(
                     id: id, request: request, before: before, after: after, blocked: blocked, evidence: evidence,
                     actor: actor, time: now))
-            var trailers: [(name: Trailer, value: String)] = [
-                (.action, ChangeAction.revert.rawValue), (.locale, locale),
-            ]
-            let reverted =
-                blocked.isEmpty
-                ? [before.candidate?.contentVersion ?? before.baseline?.contentVersion].compactMap { $0 } : blocked
-            for version in reverted { trailers.append((.pack, "\(locale)@\(version)")) }
-            trailers.append((.target, request.target.label))
-            if let segment = request.segment { trailers.append((.segment, "\(segment.region)/\(segment.versions)")) }
-            if !blocked.isEmpty {
-                trailers.append((.blocked, blocked.map { "\(locale)@\($0)" }.joined(separator: ",")))
-            }
-            trailers.append((.rollback, id))
-            if let reason = request.reason { trailers.append((.reason, reason)) }
             let summary =
                 "revert \(locale)" + (request.segment.map { " in \($0.region)/\($0.versions)" } ?? "")
                 + " to \(request.target.label)"
@@ -73,19 +59,49 @@ public enum RevertOperations {
                 (StateLayout.rollback(id), manifest.bytes),
             ]
             // A revert that ends a running experiment ends its record too: rollback never waits.
-            if let running = before.experiment, after.experiment == nil,
-                var record = try snapshot.experiment(running.name)
-            {
-                record.ending = ExperimentRecord.Ending(
-                    actor: actor.description, time: now, reason: request.reason,
-                    outcome: "reverted to \(request.target.label) (rollback \(id))")
-                writes.append((StateLayout.experiment(running.name), JSONWriter.pretty(record.jsonValue)))
-                trailers.insert((.experiment, running.name), at: trailers.count - (request.reason == nil ? 0 : 1))
-            }
+            let ended = try endedExperiment(
+                before: before, after: after, rollback: id, request: request, on: snapshot, actor: actor, time: now)
+            if let ended { writes.append(ended.write) }
+            let trailers = revertTrailers(request, before: before, blocked: blocked, rollback: id, ended: ended?.name)
             let change = Change(summary: summary, trailers: trailers, writes: writes)
             let outcome = RevertOutcome(before: before, after: after, newlyBlocked: blocked, manifest: manifest)
             return (change, outcome)
         }
+    }
+
+    /// A revert's trailers (docs/audit.md): what it took back, to where, and the experiment it ended.
+    static func revertTrailers(
+        _ request: RevertRequest, before: Plan, blocked: [Int], rollback id: String, ended experiment: String?
+    ) -> [(name: Trailer, value: String)] {
+        let locale = request.locale
+        var trailers: [(name: Trailer, value: String)] = [(.action, ChangeAction.revert.rawValue), (.locale, locale)]
+        let reverted =
+            blocked.isEmpty
+            ? [before.candidate?.contentVersion ?? before.baseline?.contentVersion].compactMap { $0 } : blocked
+        for version in reverted { trailers.append((.pack, "\(locale)@\(version)")) }
+        trailers.append((.target, request.target.label))
+        if let segment = request.segment { trailers.append((.segment, "\(segment.region)/\(segment.versions)")) }
+        if !blocked.isEmpty {
+            trailers.append((.blocked, blocked.map { "\(locale)@\($0)" }.joined(separator: ",")))
+        }
+        trailers.append((.rollback, id))
+        if let experiment { trailers.append((.experiment, experiment)) }
+        if let reason = request.reason { trailers.append((.reason, reason)) }
+        return trailers
+    }
+
+    /// The record of the experiment a revert ends (it ran in `before`, not in `after`), ended.
+    static func endedExperiment(
+        before: Plan, after: Plan, rollback id: String, request: RevertRequest, on snapshot: Snapshot, actor: Actor,
+        time: Timestamp
+    ) throws -> (name: String, write: (path: String, bytes: [UInt8]))? {
+        guard let running = before.experiment, after.experiment == nil,
+            var record = try snapshot.experiment(running.name)
+        else { return nil }
+        record.ending = ExperimentRecord.Ending(
+            actor: actor.description, time: time, reason: request.reason,
+            outcome: "reverted to \(request.target.label) (rollback \(id))")
+        return (running.name, (StateLayout.experiment(running.name), JSONWriter.pretty(record.jsonValue)))
     }
 
     static func rollbackDocument(
