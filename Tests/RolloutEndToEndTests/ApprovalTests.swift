@@ -224,6 +224,31 @@ final class ApprovalTests: XCTestCase {
             "a refused approval leaves the proposal open")
     }
 
+    /// An experiment gives a variant to a share of devices as a promote does: above the threshold it
+    /// waits for an approver, proposed and approved like any change; a plain stop never waits.
+    func testAnExperimentAboveTheThresholdIsProposedAndApproved() throws {
+        let w = try Workspace()
+        let (server, a, b, _) = try twoPeople(w)
+        try run(w, a, ["revert", "tr-TR", "--no-block", "--reason", "make room for the experiment"], env: ana)
+        let start = ["experiment", "start", "title-test", "--variants", "tr-TR@17,tr-TR@18", "--metric", "checkout"]
+        let before = try serverTip(w, server)
+        let refused = try run(w, a, start, env: ana, status: 77)
+        XCTAssertTrue(refused.stderr.contains("a promote above 10%"), refused.stderr)
+        XCTAssertEqual(try serverTip(w, server), before)
+        // 10% a variant is not above 10%: no approver.
+        let small = try run(w, a, start + ["--split", "10/10", "--dry-run"], env: ana)
+        XCTAssertTrue(small.stdout.contains("Rollout-Percent: 10%"), small.stdout)
+        let proposed = try w.json(try run(w, a, start + ["--propose", "--json"], env: ana))
+        let id = try XCTUnwrap(proposed["proposal"] as? String)
+        XCTAssertEqual(try serverTip(w, server), before, "a proposal does not move main")
+        try run(w, b, ["approve", id, "--reason", "the question is worth asking"], env: bob)
+        let plan = try w.git("show", "main:plans/tr-TR.json", repository: server).stdout
+        XCTAssertTrue(plan.contains("\"experiment\""), plan)
+        try run(w, a, ["sync"], env: ana)
+        try run(w, a, ["experiment", "stop", "title-test", "--reason", "enough"], env: ana)
+        try run(w, a, ["verify", "--require-signed", "--since", before], env: ana)
+    }
+
     func testRevertsNeverWaitAndGuardsBotKeyRevertsAloneButCannotPromote() throws {
         let w = try Workspace()
         let (server, a, _, c) = try twoPeople(w)

@@ -63,6 +63,12 @@ final class ApprovalRulesTests: XCTestCase {
             try rule(.promote, ApprovalFacts(highestShare: Percent(basisPoints: 1001)), everything),
             .promoteAbove(ten))
         XCTAssertEqual(try rule(.schedule, ApprovalFacts(highestShare: .full), everything), .promoteAbove(ten))
+        // An experiment that gives a variant more than the threshold, and a stop that ships one past it.
+        let half = ApprovalFacts(highestShare: Percent(basisPoints: 5000))
+        XCTAssertEqual(try rule(.experimentStart, half, everything), .promoteAbove(ten))
+        XCTAssertEqual(try rule(.experimentStop, half, everything), .promoteAbove(ten))
+        XCTAssertNil(try rule(.experimentStart, ApprovalFacts(highestShare: ten), everything))
+        XCTAssertNil(try rule(.experimentStop, ApprovalFacts(), everything), "a stop that ships nothing, or guard's")
         XCTAssertNil(try rule(.promote, ApprovalFacts(highestShare: nil), everything), "a tester group")
         XCTAssertEqual(try rule(.complete, ApprovalFacts(), everything), .complete)
         var pack = ApprovalFacts()

@@ -20,6 +20,7 @@ enum ExperimentCommands {
         let days = Option<String>("days", "N", "the horizon: after N days undecided, no difference shown (14)")
         let reason = Option.reason("why (recorded in the commit)")
         let dryRun = Flag("dry-run", "print what would change and write nothing")
+        let proposal = ApprovalCommands.ProposeOptions()
 
         static let declared = StartOptions()
     }
@@ -133,6 +134,7 @@ enum ExperimentCommands {
             repeatable: true)
         let reason = Option.reason("why (recorded in the commit)")
         let dryRun = Flag("dry-run", "print what would change and write nothing")
+        let proposal = ApprovalCommands.ProposeOptions()
 
         static let declared = StopOptions()
     }

@@ -60,7 +60,9 @@ public enum ExperimentOperations {
                 reason: request.reason)
             var trailers: [(name: Trailer, value: String)] = [
                 (.action, ChangeAction.experimentStart.rawValue), (.locale, locale), (.experiment, request.name),
-                (.variants, variantsLabel(record)), (.metrics, record.metrics.joined(separator: ",")),
+                (.variants, variantsLabel(record)),
+                (.percent, record.split.dropFirst().max()?.description ?? "0%"),
+                (.metrics, record.metrics.joined(separator: ",")),
                 (.regions, request.regions.isEmpty ? "*" : request.regions.joined(separator: ",")),
                 (.versions, request.versions.description),
             ]

@@ -37,7 +37,9 @@ public enum ApprovalRules {
         for action: ChangeAction, _ facts: ApprovalFacts, approval: SigningPolicy.Approval
     ) throws -> ApprovalRule? {
         switch action {
-        case .promote, .schedule:
+        // An experiment gives a new pack to a share of devices as a promote does (its `Rollout-Percent`:
+        // the largest share of a variant other than the control); a stop that ships one is a promote.
+        case .promote, .schedule, .experimentStart, .experimentStop:
             guard !facts.appliesSchedule, let above = approval.promoteAbove, let share = facts.highestShare,
                 share > above
             else { return nil }
@@ -51,7 +53,7 @@ public enum ApprovalRules {
         case .keys: return approval.keys ? .keys : nil
         case .signers: return approval.signers ? .signers : nil
         case .initialize, .ramp, .pause, .resume, .revert, .metricsIngest, .metricsRetract, .publish, .cancel,
-            .testersAdd, .testersRemove, .experimentStart, .experimentStop:
+            .testersAdd, .testersRemove:
             return nil
         }
     }
