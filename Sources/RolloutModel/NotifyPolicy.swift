@@ -13,6 +13,9 @@ public struct NotifyPolicy: Equatable, Sendable {
         case revert
         /// `guard` took a scheduled ramp's next step.
         case ramp
+        /// `experiment start` and `experiment stop`: an experiment began or ended (by hand, shipping a
+        /// variant, or by a revert); guard's stop for harm is a `revert`.
+        case experiment
         /// `guard` held a rollout: not enough data for a ramp step, no fresh metrics, a paused ramp.
         case hold
         /// `guard` found that a segment's devices do not get the planned share.

@@ -91,6 +91,50 @@ final class NotifyTests: XCTestCase {
         XCTAssertEqual(titles.suffix(2), ["tr-TR@18 promoted to testers:qa", "tr-TR@18 promoted to 1%"])
     }
 
+    /// An experiment's start and stop are announced (docs/experiments.md), and guard's stop for harm is
+    /// a revert that names the experiment.
+    func testAnExperimentsStartStopAndGuardsStopAreAnnounced() throws {
+        let (w, receiver) = try workspace { try WebhookReceiver(directory: $0.scratch.path("hooks")) }
+        w.environment["ROLLOUT_NOW"] = "2026-12-01T09:00:00Z"
+        for step in [
+            ["promote", "tr-TR@17", "--to", "100%"],
+            [
+                "experiment", "start", "t1", "--variants", "tr-TR@17,tr-TR@18", "--metric", "checkout", "--reason",
+                "why",
+            ],
+            ["experiment", "stop", "t1", "--reason", "enough"],
+            ["experiment", "start", "t2", "--variants", "tr-TR@17,tr-TR@18", "--region", "TR", "--metric", "checkout"],
+        ] {
+            XCTAssertEqual(try w.rollout(step).status, 0, "\(step)")
+        }
+        let json = receiver.received(at: "/json").suffix(3)
+        XCTAssertEqual(json.map { $0.json["event"] as? String }, ["experiment", "experiment", "experiment"])
+        XCTAssertEqual(
+            json.map { $0.json["title"] as? String ?? "" },
+            [
+                "experiment t1 started on tr-TR: tr-TR@17 50%, tr-TR@18 50%",
+                "experiment t1 on tr-TR stopped: stopped",
+                "experiment t2 started on tr-TR: tr-TR@17 50%, tr-TR@18 50%",
+            ])
+        XCTAssertEqual((json.dropFirst().first?.json["details"] as? [String: Any])?["outcome"] as? String, "stopped")
+        w.environment["ROLLOUT_NOW"] = "2026-12-04T09:00:00Z"
+        var crashes = "date,locale,pack,region,app_version,sessions,crashes\n"
+        for day in 1...3 {
+            crashes += "2026-12-0\(day),tr-TR,tr-TR@17,TR,4.8.1,20000,40\n"
+            crashes += "2026-12-0\(day),tr-TR,tr-TR@18,TR,4.8.1,20000,200\n"
+        }
+        let file = try w.scratch.write("crashes.csv", crashes)
+        XCTAssertEqual(try w.rollout("metrics", "ingest", file, "--kind", "crash").status, 0)
+        let guarded = try w.rollout("guard", "--auto-revert")
+        XCTAssertEqual(guarded.status, 0, guarded.output)
+        let slack = try XCTUnwrap(receiver.received(at: "/slack").last)
+        XCTAssertTrue(
+            (slack.json["text"] as? String ?? "").hasPrefix("guard stopped experiment t2 on tr-TR"), slack.body)
+        let revert = try XCTUnwrap(receiver.received(at: "/json").last)
+        XCTAssertEqual(revert.json["event"] as? String, "revert")
+        XCTAssertEqual((revert.json["details"] as? [String: Any])?["experiment"] as? String, "t2")
+    }
+
     func testARefusedDeliveryIsQueuedAndSentAgainByRetry() throws {
         let (w, receiver) = try workspace { try WebhookReceiver(directory: $0.scratch.path("hooks")) }
         XCTAssertEqual(try w.rollout("promote", "tr-TR@17", "--to", "10%").status, 0)

@@ -47,6 +47,10 @@ enum ExperimentCommands {
             let actor = try context.actor(invocation, repository: repository)
             let applied = try ExperimentOperations.start(request, in: repository, actor: actor, time: { now })
             let record = applied.result.record
+            if let commit = applied.commit {
+                let notice = Notice.experiment(applied.result, commit: commit, actor: actor, time: now)
+                Notifier.announce([notice], repository: repository, context: context)
+            }
             var text =
                 (dryRun ? "Dry run: would start" : context.style(invocation).green("started"))
                 + " experiment \(record.name) on \(record.locale)"
@@ -171,6 +175,10 @@ enum ExperimentCommands {
                 health: { snapshot, plan in try HealthCheck.evaluate(plan, snapshot: snapshot, repository: repository) }
             )
             let record = applied.result.record
+            if let commit = applied.commit {
+                let notice = Notice.experiment(applied.result, commit: commit, actor: actor, time: now)
+                Notifier.announce([notice], repository: repository, context: context)
+            }
             var text =
                 (dryRun ? "Dry run: would stop" : context.style(invocation).green("stopped"))
                 + " experiment \(record.name) on \(record.locale)"

@@ -66,6 +66,22 @@ extension Notice {
             commit: commit, actor: actor.description, time: time, reason: reason, segments: segments(of: outcome.after))
     }
 
+    /// `experiment start` or `stop` landed (docs/notifications.md, `experiment`).
+    static func experiment(_ change: ExperimentChange, commit: ObjectID, actor: Actor, time: Timestamp) -> Notice {
+        let record = change.record
+        let title =
+            record.ending.map { "experiment \(record.name) on \(record.locale) stopped: \($0.outcome)" }
+            ?? "experiment \(record.name) started on \(record.locale): "
+            + zip(record.variants, record.split).map { "\(record.id($0)) \($1)" }.joined(separator: ", ")
+        var notice = Notice(
+            event: .experiment, title: title, locale: record.locale, pack: nil, commit: commit,
+            actor: actor.description, time: time, reason: record.ending.map(\.reason) ?? record.reason,
+            segments: segments(of: change.after))
+        notice.details = ["experiment": .string(record.name), "primary": .string(record.primary)]
+        if let ending = record.ending { notice.details["outcome"] = .string(ending.outcome) }
+        return notice
+    }
+
     static func reverted(
         _ outcome: RevertOutcome, commit: ObjectID, actor: Actor, time: Timestamp, reason: String?, byGuard: Bool
     ) -> Notice {
