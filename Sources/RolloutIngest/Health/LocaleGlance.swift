@@ -99,6 +99,12 @@ public struct LocaleGlance: Sendable {
         let rules =
             plan.testers.map { "@\($0.pack.contentVersion) testers:\($0.group)" }
             + plan.rules.map { "@\($0.pack.contentVersion) \($0.share) \($0.regionsLabel) \($0.versions)" }
+            + (plan.experiment.map { experiment in
+                [
+                    "experiment \(experiment.name): "
+                        + experiment.variants.map { "@\($0.pack.contentVersion) \($0.share)" }.joined(separator: "/")
+                ]
+            } ?? [])
         return rules.isEmpty ? "-" : rules.joined(separator: "; ")
     }
 
