@@ -67,7 +67,7 @@ public enum ExperimentSimulation {
     ]
 
     public static func run(_ scenario: Scenario, traffic: Traffic, runs: Int, seed: UInt64) -> Row {
-        var random = SplitMix(seed: seed)
+        var random = SplitMix64(seed: seed)
         var winners = 0
         var harms = 0
         var voided = 0
@@ -102,7 +102,7 @@ public enum ExperimentSimulation {
 
     /// One experiment: hour by hour, the sequence and the naive test; at each day's end, the whole
     /// analysis. The first verdict other than keep running ends it, as a person acting on it would.
-    static func one(_ scenario: Scenario, traffic: Traffic, random: inout SplitMix) -> Outcome {
+    static func one(_ scenario: Scenario, traffic: Traffic, random: inout SplitMix64) -> Outcome {
         let record = simulatedRecord(days: traffic.days)
         let hourly = traffic.exposures / 24
         var outcome = Outcome()
@@ -175,38 +175,5 @@ public enum ExperimentSimulation {
         let se = (pooled * (1 - pooled) * (1 / Double(t.total) + 1 / Double(c.total))).squareRoot()
         guard se > 0 else { return false }
         return abs(Double(t.events) / Double(t.total) - Double(c.events) / Double(c.total)) / se > 1.959_963_985
-    }
-
-    /// SplitMix64 (Steele, Lea and Flood): small, fast, and the same numbers on every platform.
-    struct SplitMix {
-        var state: UInt64
-
-        init(seed: UInt64) { state = seed }
-
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-
-        /// Uniform in (0, 1).
-        mutating func uniform() -> Double { (Double(next() >> 11) + 0.5) / 9_007_199_254_740_992 }
-
-        /// Binomial(n, p), exactly: by the gaps between successes, each geometric (on the rarer side).
-        mutating func binomial(_ n: Int, _ p: Double) -> Int {
-            if n <= 0 || p <= 0 { return 0 }
-            if p >= 1 { return n }
-            if p > 0.5 { return n - binomial(n, 1 - p) }
-            let logQ = log1p(-p)
-            var successes = 0
-            var position = 0
-            while true {
-                position += Int(log(uniform()) / logQ) + 1
-                if position > n { return successes }
-                successes += 1
-            }
-        }
     }
 }

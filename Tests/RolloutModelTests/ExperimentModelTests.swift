@@ -180,7 +180,7 @@ final class ExperimentModelTests: XCTestCase {
     /// The guarantee itself: with no difference, the sequence looked at after every conversion
     /// excludes no lift in at most alpha of the runs.
     func testLookedAtAfterEveryConversionTheSequenceErrsAtMostAlpha() {
-        var random = ExperimentSimulation.SplitMix(seed: 7)
+        var random = SplitMix64(seed: 7)
         var misses = 0
         let runs = 400
         for _ in 0..<runs {
