@@ -157,6 +157,67 @@ final class AndroidSideBySideTests: XCTestCase {
         XCTAssertGreaterThan(seen.rollingBack, 0, "\(seen)")
     }
 
+    /// An experiment on both clients (docs/experiments.md): 80 tr-TR phones in and out of its targeting
+    /// learn their variant from the same manifest, count the same exposures and conversions over two
+    /// sessions, and export the same outcome CSV, byte for byte; the Swift phones' exports, ingested,
+    /// are what `experiment show` counts.
+    func testBothClientsCountTheSameExposuresAndConversionsInAnExperiment() throws {
+        let world = try SideBySideWorld()
+        let w = world.w
+        try world.rollout(
+            "experiment", "start", "title-test", "--variants", "tr-TR@17,tr-TR@18", "--region", "TR,DE", "--metric",
+            "checkout", "--exploratory", "signup")
+        try world.rollout("publish", "--out", w.scratch.path("site"), "--key", w.scratch.path("keys/publish-1.key"))
+        let devices = (0..<80).map { n in
+            Device(
+                installID: "phone-\(n)", region: ["TR", "DE", "US", "TR"][n % 4],
+                appVersion: ["4.8.1", "4.7", "5.0"][n % 3],
+                locale: "tr-TR")
+        }
+        let session: [[String]] = [
+            ["refresh", "--force"], ["launch"], ["convert", "checkout"], ["get", "home.title"], ["get", "home.title"],
+            ["activate"], ["launch"], ["get", "home.title"], ["convert", "signup"], ["convert", "purchase"],
+            ["status", "--json"], ["metrics", "outcome"],
+        ]
+        let invocations = devices.indices.flatMap { n in session.map { (device: n, arguments: $0) } }
+        func words(_ client: String, _ n: Int, _ action: [String]) -> [String] {
+            [
+                "--state", w.scratch.path("devices/\(client)/\(n)"), "--site", w.scratch.path("site"), "--bundled",
+                w.scratch.path("bundled"), "--locale", devices[n].locale, "--region", devices[n].region,
+                "--app-version", devices[n].appVersion, "--install-id", devices[n].installID, "--root-key",
+                world.rootKey,
+            ] + action
+        }
+        let printed = try world.run(
+            swift: invocations.map { ["device"] + words("swift", $0.device, $0.arguments) },
+            android: invocations.map { words("android", $0.device, $0.arguments) })
+        var differences = 0
+        var exported = ""
+        for (n, invocation) in invocations.enumerated() where n < printed.count {
+            let what = "device \(invocation.device) \(devices[invocation.device]), \(invocation.arguments)"
+            if !same(printed[n].swift, printed[n].android, what) { differences += 1 }
+            if differences >= 10 { return XCTFail("stopping after 10 differences") }
+            if invocation.arguments == ["metrics", "outcome"] {
+                exported += printed[n].swift.stdout.split(separator: "\n", omittingEmptySubsequences: false)
+                    .dropFirst().joined(separator: "\n")
+            }
+        }
+        // Phones in TR and DE on 4.8 and later are in it, split between the arms; the others count nothing.
+        let header = "date,locale,pack,region,app_version,metric,exposures,conversions\n"
+        let file = try w.scratch.write("outcomes.csv", header + exported)
+        XCTAssertTrue(exported.contains("tr-TR@17,TR,") && exported.contains("tr-TR@18,"), exported)
+        XCTAssertFalse(exported.contains(",US,") || exported.contains(",4.7,"), exported)
+        try world.rollout("metrics", "ingest", file, "--kind", "outcome")
+        let shown = try w.json(try w.rollout("experiment", "show", "title-test", "--json"))
+        let rows = try XCTUnwrap(shown["comparisons"] as? [[String: Any]])
+        let checkout = try XCTUnwrap(rows.first { $0["metric"] as? String == "checkout" })
+        let control = (checkout["control"] as? [String: Any])?["exposures"] as? Int ?? 0
+        let variant = (checkout["variant"] as? [String: Any])?["exposures"] as? Int ?? 0
+        let inIt = devices.filter { ["TR", "DE"].contains($0.region) && $0.appVersion != "4.7" }.count
+        XCTAssertEqual(control + variant, inIt * 2, "two exposed sessions a phone in the experiment: \(checkout)")
+        XCTAssertGreaterThan(min(control, variant), 0, "\(checkout)")
+    }
+
     /// What the Swift devices did over the history, to check the history did what it is meant to.
     struct Tally {
         var kinds: [String: Int] = [:]
