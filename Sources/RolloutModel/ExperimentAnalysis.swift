@@ -201,7 +201,8 @@ public enum ExperimentAnalysis {
         let better = comparisons.filter { $0.decision == .better }
         if let best = better.max(by: { $0.lower < $1.lower }) { return .winner(best.treatment) }
         let days = record.days(until: now)
-        let elapsed = Double(now.seconds - record.started.seconds) / 86_400
+        // An ended experiment is judged as it stood when it ended.
+        let elapsed = Double((record.ending?.time ?? now).seconds - record.started.seconds) / 86_400
         let left = Double(record.days) - elapsed
         if left <= 0 { return .noDifference }
         let projected = comparisons.compactMap { projection($0, elapsed: max(1, Double(days.count))) }.min()

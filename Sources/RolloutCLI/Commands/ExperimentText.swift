@@ -25,15 +25,19 @@ enum ExperimentText {
         keys.count <= 3 ? keys.joined(separator: ", ") : keys.prefix(3).joined(separator: ", ") + ", ..."
     }
 
+    /// The verdict and the next step; for an ended experiment, what the data said when it ended.
     static func verdict(_ record: ExperimentRecord, _ verdict: ExperimentAnalysis.Verdict) -> String {
+        let ended = record.ending != nil
         switch verdict {
         case .winner(let version):
             let id = "\(record.locale)@\(version)"
-            return "winner \(id): ship it with rollout experiment stop \(record.name) --ship \(id)"
-        case .harm(let why): return "harm: \(why); stop it with rollout experiment stop \(record.name)"
+            return "winner \(id)" + (ended ? "" : ": ship it with rollout experiment stop \(record.name) --ship \(id)")
+        case .harm(let why):
+            return "harm: \(why)" + (ended ? "" : "; stop it with rollout experiment stop \(record.name)")
         case .noDifference:
             return "no difference shown in \(record.days) days: the control stays unless another reason says otherwise"
         case .keepRunning(let days):
+            if ended { return "undecided when it ended" }
             return "keep running" + (days.map { " (~\($0) day\($0 == 1 ? "" : "s") at current traffic)" } ?? "")
         case .void(let why):
             return "void: \(why); no comparison can be trusted, fix the cause and start a new experiment"
