@@ -163,6 +163,41 @@ final class ExperimentEndToEndTests: XCTestCase {
         XCTAssertTrue(stop.stderr.contains("has ended already"), stop.output)
     }
 
+    /// `rollout verify` holds the record and the plan to each other: a plan edited outside rollout
+    /// that drops the experiment leaves a record that says it runs, and is reported.
+    func testVerifyReportsARecordThePlanNoLongerRuns() throws {
+        let w = try started()
+        let git = { (arguments: [String], env: [String: String]) throws -> String in
+            var environment = w.environment
+            for (key, value) in env { environment[key] = value }
+            let run = try Processes.run(
+                "/usr/bin/git", ["--git-dir", w.repository] + arguments, in: w.work, environment: environment)
+            XCTAssertEqual(run.status, 0, run.output)
+            return run.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        let index = w.scratch.path("tmp-index")
+        _ = try git(["read-tree", "main"], ["GIT_INDEX_FILE": index])
+        let plan = try git(["show", "main:plans/tr-TR.json"], [:])
+        var object = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(plan.utf8)) as? [String: Any])
+        object["experiment"] = nil
+        let edited = try w.scratch.write("plan.json", Data(try JSONSerialization.data(withJSONObject: object)))
+        let blob = try git(["hash-object", "-w", edited], [:])
+        _ = try git(["update-index", "--cacheinfo", "100644,\(blob),plans/tr-TR.json"], ["GIT_INDEX_FILE": index])
+        let tree = try git(["write-tree"], ["GIT_INDEX_FILE": index])
+        let identity = [
+            "GIT_AUTHOR_NAME": "Someone", "GIT_AUTHOR_EMAIL": "someone@example.com", "GIT_COMMITTER_NAME": "Someone",
+            "GIT_COMMITTER_EMAIL": "someone@example.com",
+        ]
+        let commit = try git(["commit-tree", tree, "-p", "main", "-m", "end it quietly"], identity)
+        _ = try git(["update-ref", "refs/heads/main", commit], [:])
+        let verified = try w.rollout("verify")
+        XCTAssertEqual(verified.status, 1, verified.output)
+        XCTAssertTrue(
+            verified.stdout.contains(
+                "experiments/title-test.json: says it runs, but the plan of tr-TR does not run it"),
+            verified.output)
+    }
+
     func testAQuestionThatCannotBeAskedIsRefusedAndWritesNothing() throws {
         let w = try Workspace()
         try w.initWithExamples()

@@ -432,6 +432,7 @@ public enum Verifier {
         let plans = try checkPlans(snapshot, stored: stored, problem: problem)
         try checkSchedules(snapshot, stored: stored, problem: problem)
         try checkTesters(snapshot, problem: problem)
+        try checkExperiments(snapshot, problem: problem)
         try walk.metrics.checkTip(snapshot, problem: problem)
         let keyLists = checkKeyChain(snapshot, problem: problem)
         let rollbacks = try checkRollbacks(snapshot, addedBy: walk.rollbackAdded, problem: problem)
@@ -490,6 +491,38 @@ public enum Verifier {
             problem(
                 path,
                 error.message.hasPrefix(path + ": ") ? String(error.message.dropFirst(path.count + 2)) : error.message)
+        }
+    }
+
+    /// Every experiment's record parses under its own name; a plan's running experiment is exactly
+    /// what its record publishes, and a record that says it runs has its plan running it
+    /// (what `experiment start` and `stop` and a revert keep so; docs/experiments.md).
+    static func checkExperiments(_ snapshot: Snapshot, problem: (String, String) -> Void) throws {
+        var records: [String: ExperimentRecord] = [:]
+        for name in try snapshot.experimentNames() {
+            do {
+                guard let record = try snapshot.experiment(name) else { continue }
+                if record.name != name { problem(StateLayout.experiment(name), "holds the experiment \(record.name)") }
+                records[name] = record
+            } catch let error as RolloutError {
+                problem(StateLayout.experiment(name), error.damage ?? error.message)
+            }
+        }
+        var running: Set<String> = []
+        for locale in try snapshot.plannedLocales() {
+            guard let plan = try? snapshot.plan(locale), let experiment = plan.experiment else { continue }
+            running.insert(experiment.name)
+            guard let record = records[experiment.name], record.isRunning, record.locale == locale,
+                record.published == experiment
+            else {
+                problem(
+                    StateLayout.plan(locale),
+                    "runs the experiment \(experiment.name), which its record does not say it runs as the plan does")
+                continue
+            }
+        }
+        for (name, record) in records where record.isRunning && !running.contains(name) {
+            problem(StateLayout.experiment(name), "says it runs, but the plan of \(record.locale) does not run it")
         }
     }
 
