@@ -16,7 +16,8 @@
 #                   the same flags, so nothing is compiled twice.
 # Sizes (each script's own knobs): startup RUNS=100; ingest SHAPE=repeated SIZE_MB=50 RUNS=1 APPS=2, in
 # its three modes (days, ORDER=shuffled, GZIP=1), SHAPE=aggregated DAYS=2 RUNS=1 (256,000 rows, one a
-# group) and SHAPE=random SIZE_MB=20 RUNS=1 (about 2.7 rows a group); log CHANGES=2000 SMALL=200
+# group) and SHAPE=random SIZE_MB=20 RUNS=1 (about 2.7 rows a group); ingest-outcome DAYS=1 RUNS=1
+# (256,000 outcome rows, two metrics, against the crash ingest of the same 128,000 groups); log CHANGES=2000 SMALL=200
 # ROUNDS=1 RUNS=3; pack-add VERSIONS=50 KEYS=500; publish LOCALES=20 VERSIONS=5 RUNS=1; remote RUNS=3;
 # status LOCALES=40 DAYS=14 RUNS=3; health-year DAYS=40 LOCALES=2 RUNS=1; client-reads PHASE_SECONDS=2;
 # resolve 100,000 devices x 3 rounds.
@@ -77,6 +78,8 @@ bench ingest-gzip SHAPE=repeated SIZE_MB=50 RUNS=1 APPS=2 GZIP=1 -- bench/ingest
 # export (one row a group; two days, so that the half file is one) and rows drawn at random.
 bench ingest-aggregated SHAPE=aggregated DAYS=2 RUNS=1 -- bench/ingest/run.sh "$BIN"
 bench ingest-random SHAPE=random SIZE_MB=20 RUNS=1 -- bench/ingest/run.sh "$BIN"
+# Issue 37's outcome CSV, two metrics a group, against the crash ingest of the same groups: one day.
+bench ingest-outcome DAYS=1 RUNS=1 -- bench/ingest-outcome/run.sh "$BIN"
 bench log CHANGES=2000 SMALL=200 ROUNDS=1 RUNS=3 -- bench/log/run.sh "$BIN"
 # 50 versions stay under automatic packing's threshold, so the storage ratio here is the loose
 # objects' (about 10x); 1,000 versions pack (docs/performance.md, "Storage").
