@@ -121,6 +121,12 @@ final class ExperimentEndToEndTests: XCTestCase {
         XCTAssertTrue((verdict(shown)["why"] as? String ?? "").hasPrefix("sample ratio mismatch: tr-TR@18 has 40.0%"))
         let text = try ok(w, "experiment", "show", "title-test")
         XCTAssertTrue(text.contains("sample ratio tr-TR@18: mismatch"), text)
+        // Guard holds it for a person to look at, as it holds a rollout whose split is off.
+        let guarded = try w.rollout("guard")
+        XCTAssertEqual(guarded.status, 1, guarded.output)
+        XCTAssertTrue(
+            guarded.stdout.contains("experiment title-test: void; its exposures do not match the split"), guarded.output
+        )
     }
 
     func testGuardStopsAVariantThatHarmsAGuardrailWithARollbackManifest() throws {
@@ -131,7 +137,9 @@ final class ExperimentEndToEndTests: XCTestCase {
         try ok(w, "metrics", "ingest", try crashes(w, control: 40, variant: 200), "--kind", "crash")
         let reported = try w.rollout("guard")
         XCTAssertEqual(reported.status, 1, reported.output)
-        XCTAssertTrue(reported.stdout.contains("experiment title-test: harm; --auto-revert stops it"), reported.output)
+        XCTAssertTrue(
+            reported.stdout.contains("experiment title-test: harm on a guardrail; --auto-revert stops it"),
+            reported.output)
         let guarded = try w.rollout("guard", "--auto-revert")
         XCTAssertEqual(guarded.status, 0, guarded.output)
         XCTAssertTrue(guarded.stdout.contains("stopped experiment title-test: rollback tr-TR/1"), guarded.output)

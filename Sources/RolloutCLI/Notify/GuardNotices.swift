@@ -70,6 +70,13 @@ enum GuardNotices {
                 "guard held \(staged): sample ratio mismatch in \(segments.joined(separator: ", ")); devices do not get the planned share"
             notice.details = ["segments": .array(segments.map { .string($0) })]
             return (notice, "srm \(staged) \(segments.joined(separator: ","))")
+        case .experiment(let name, "void"):
+            notice.event = .sampleRatioMismatch
+            notice.title =
+                "experiment \(name) on \(row.locale) is void: its exposures do not match the split; find why "
+                + "(rollout experiment show \(name))"
+            notice.details = ["experiment": .string(name)]
+            return (notice, "srm experiment \(name)")
         case .decided(.holdRampForData(let segments)):
             notice.title =
                 "guard held the ramp of \(staged): not enough data yet"

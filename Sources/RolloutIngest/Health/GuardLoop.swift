@@ -179,7 +179,9 @@ public enum GuardLoop {
         var row = Row(
             locale: record.locale, candidate: PackID(locale: record.locale, contentVersion: first),
             verdict: harmful.isEmpty ? "healthy" : "unhealthy",
-            action: .experiment(name: name, verdict: result.verdict.label))
+            action: .experiment(name: name, verdict: harmful.isEmpty ? result.verdict.label : "harm on a guardrail"))
+        // A mismatch voids every comparison: someone has to find why, as for a rollout held by one.
+        if case .void = result.verdict { row.heldLeft = true }
         guard !harmful.isEmpty else { return row }
         guard autoRevert else {
             row.unhealthyLeft = true
