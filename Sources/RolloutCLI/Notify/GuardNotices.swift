@@ -36,6 +36,7 @@ enum GuardNotices {
         return (notices, record)
     }
 
+    // Long: one case per action guard announces, a flat table that reads better whole.
     /// The notice of one row, and for a hold the fingerprint that says whether it was announced.
     private static func notice(for row: GuardLoop.Row, base: Notice) -> (Notice, String?)? {
         var notice = base
