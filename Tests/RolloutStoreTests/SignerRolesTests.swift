@@ -14,6 +14,13 @@ final class SignerRolesTests: XCTestCase {
         for action in [ChangeAction.experimentStart, .testersAdd] {
             XCTAssertFalse(SignerRoles.may([.bot], sign: action), action.rawValue)
         }
+        // Guard stops an experiment for harm; a stop that ships a variant is a promote, never the bot's.
+        let stop: [(name: String, value: String)] = [
+            ("Action", "experiment-stop"), ("Experiment", "t"), ("Outcome", "harm: x"),
+        ]
+        XCTAssertTrue(SignerRoles.may([.bot], sign: stop))
+        XCTAssertFalse(SignerRoles.may([.bot], sign: stop + [("Pack", "tr-TR@18")]))
+        XCTAssertTrue(SignerRoles.may([.release], sign: stop + [("Pack", "tr-TR@18")]))
         for action in [ChangeAction.promote, .complete, .packAdd, .policySet, .keys, .signers] {
             XCTAssertFalse(SignerRoles.may([.bot], sign: action), action.rawValue)
         }

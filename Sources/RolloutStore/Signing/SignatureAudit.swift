@@ -185,7 +185,7 @@ public struct SignatureAuditor {
         case .bad(let why): problems.append(.bad(why))
         case .verified(let principal, _):
             let roles = signers.roster.roles(of: principal)
-            let allowed = trailers.action.map { SignerRoles.may(roles, sign: $0) } ?? roles.contains(.admin)
+            let allowed = SignerRoles.may(roles, sign: trailers)
             if !allowed { problems.append(.roleNotAllowed(principal: principal, roles: roles, action: actionName)) }
             if Self.email(of: actor)?.lowercased() != principal.lowercased() {
                 problems.append(.actorMismatch(claimed: actor, principal: principal))

@@ -24,6 +24,15 @@ public enum SignerRoles {
     public static func may(_ roles: [SignerRole], sign action: ChangeAction) -> Bool {
         !allowed(action).isDisjoint(with: roles)
     }
+
+    /// Whether a signer with `roles` may sign a commit with these trailers: as `may(_:sign:)`, except
+    /// that an `experiment-stop` that ships a pack (it names one, `Rollout-Pack`) is a promote, which
+    /// guard's bot never signs.
+    public static func may(_ roles: [SignerRole], sign trailers: [(name: String, value: String)]) -> Bool {
+        guard let action = trailers.action else { return roles.contains(.admin) }
+        if action == .experimentStop, trailers.value(.pack) != nil { return may(roles, sign: .promote) }
+        return may(roles, sign: action)
+    }
 }
 
 /// The one table of which changes need a second signer (docs/policy.md, "signing.approval"): the
