@@ -190,7 +190,7 @@ public enum ConformanceVectors {
     static let experimentSalt = "3e8a1f0c7b2d5946"
 
     /// A plan's `experiment` member in the wire form: control tr-TR@17 and variant tr-TR@18 over
-    /// consecutive ranges of `experimentSalt`, whose buckets for the kit's install ids are 4444,
+    /// ranges of `experimentSalt` (in list order: the control's, then the variant's), whose buckets for the kit's install ids are 4444,
     /// 3601, 7282 and 8481.
     static func experiment(
         _ ranges: [Range<Int>], regions: [String] = ["TR"], appVersions: String = ">=4.8",
@@ -228,7 +228,8 @@ public enum ConformanceVectors {
                 "experimentEveryone",
                 withExperiment(
                     plan("tr-TR", baseline: ref(17, "4.8.0")),
-                    experiment([0..<5000, 5000..<10000], regions: [], appVersions: "*"))
+                    // As experiment start lays them out: the treatment's range first, the control's after.
+                    experiment([5000..<10000, 0..<5000], regions: [], appVersions: "*"))
             ),
             (
                 "experimentBlocked",

@@ -27,8 +27,9 @@ extension Plan {
         /// Sorted region codes; empty means every region.
         public var regions: [String]
         public var versions: VersionRange
-        /// The control first, then the treatments, in the order `experiment start` named them;
-        /// their ranges follow each other from bucket 0.
+        /// The control first, then the treatments, in the order `experiment start` named them. In
+        /// bucket order their ranges follow each other from bucket 0; `experiment start` lays the
+        /// treatments first and the control last (`ranges(_:)`).
         public var variants: [Variant]
         /// The keys whose text differs between the variants, sorted.
         public var keys: [String]
@@ -67,13 +68,17 @@ extension Plan {
             "\(regions.isEmpty ? "every region" : regions.joined(separator: ",")) on \(versions.isAll ? "every app version" : versions.description)"
         }
 
-        /// Contiguous ranges from bucket 0, one per share, in order.
+        /// The ranges of `shares` (the control's first), laid out from bucket 0 with the treatments
+        /// first, in order, and the control last: the first treatment's devices are the buckets below
+        /// its share, as a rule's are, so shipping it with the experiment's salt keeps exactly them.
         public static func ranges(_ shares: [Percent]) -> [Range<Int>] {
+            var ranges = Array(repeating: 0..<0, count: shares.count)
             var start = 0
-            return shares.map { share in
-                defer { start += share.basisPoints }
-                return start..<(start + share.basisPoints)
+            for index in Array(shares.indices.dropFirst()) + [0] {
+                ranges[index] = start..<(start + shares[index].basisPoints)
+                start += shares[index].basisPoints
             }
+            return ranges
         }
 
         /// An experiment's salt: reproducible from its name, locale and the commit it starts on, and
@@ -116,6 +121,9 @@ extension Plan {
             ]
         }
 
+        static let rangesRule =
+            "experiment variants need a pack and ranges that, in bucket order, follow each other from 0 to at most 10000"
+
         static func parse(_ value: JSONValue, source: String) throws -> Experiment {
             func fail() -> RolloutError {
                 .badInput("\(source): an experiment needs name, salt, regions, appVersions, variants, keys and metrics")
@@ -127,20 +135,19 @@ extension Plan {
                 let keys = o["keys"]?.arrayValue?.compactMap(\.stringValue),
                 let metrics = o["metrics"]?.arrayValue?.compactMap(\.stringValue), !metrics.isEmpty
             else { throw fail() }
-            var end = 0
             let variants = try variantValues.map { item -> Variant in
                 guard let v = item.objectValue, let pack = v["pack"]?.objectValue,
                     let cv = pack["contentVersion"]?.integerValue, let minText = pack["minAppVersion"]?.stringValue,
                     let minApp = AppVersion(minText), let from = v["from"]?.integerValue,
-                    let to = v["to"]?.integerValue,
-                    from == end, from < to, to <= Bucketing.buckets
-                else {
-                    throw RolloutError.badInput(
-                        "\(source): experiment variants need a pack and ranges that follow each other from 0 to at most 10000"
-                    )
-                }
-                end = to
+                    let to = v["to"]?.integerValue, from >= 0, from < to, to <= Bucketing.buckets
+                else { throw RolloutError.badInput("\(source): \(rangesRule)") }
                 return Variant(pack: PackRef(contentVersion: cv, minAppVersion: minApp), from: from, to: to)
+            }
+            // In bucket order the ranges follow each other from 0: no bucket in two, none skipped.
+            var end = 0
+            for variant in variants.sorted(by: { $0.from < $1.from }) {
+                guard variant.from == end else { throw RolloutError.badInput("\(source): \(rangesRule)") }
+                end = variant.to
             }
             return Experiment(
                 name: name, salt: salt, regions: regions, versions: range, variants: variants, keys: keys,

@@ -28,7 +28,8 @@ final class DeviceExperimentTests: XCTestCase {
     /// An install id whose bucket of the experiment's salt is in the control (true) or the variant.
     private func installID(control: Bool, salt: String) -> String {
         (0..<1000).lazy.map { "phone-\($0)" }.first {
-            (Bucketing.bucket(installID: $0, salt: salt) < 5000) == control
+            // The treatment's range comes first (buckets 0 to 4999), the control's after it.
+            (Bucketing.bucket(installID: $0, salt: salt) >= 5000) == control
         }!
     }
 

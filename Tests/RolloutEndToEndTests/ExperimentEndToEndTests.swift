@@ -87,10 +87,28 @@ final class ExperimentEndToEndTests: XCTestCase {
         XCTAssertEqual(try w.git("rev-parse", "main", repository: w.repository).stdout, tip, "nothing written")
 
         try ok(w, "metrics", "ingest", try crashes(w, control: 40, variant: 40), "--kind", "crash")
-        let stopped = try ok(
-            w, "experiment", "stop", "title-test", "--ship", "tr-TR@18", "--to", "100%", "--accept-insufficient",
-            "TR/*", "--reason", "won")
-        XCTAssertTrue(stopped.contains("shipped tr-TR@18 to 100%"), stopped)
+        // Shipped at the share it had, the variant keeps exactly its devices (the experiment's salt
+        // carries on), so no phone's text changes; a wider share only adds phones.
+        func packs() throws -> [String] {
+            try (0..<60).map { n in
+                try w.json(
+                    try w.rollout(
+                        "resolve", "--locale", "tr-TR", "--region", "TR", "--app-version", "4.8.1", "--install-id",
+                        "phone-\(n)", "--json"))["chain"].flatMap {
+                        ($0 as? [[String: Any]])?.first?["result"] as? String
+                    }
+                    ?? "?"
+            }
+        }
+        let during = try packs()
+        XCTAssertTrue(during.contains("tr-TR@17") && during.contains("tr-TR@18"), "\(during)")
+        let stopped = try ok(w, "experiment", "stop", "title-test", "--ship", "tr-TR@18", "--reason", "won")
+        XCTAssertTrue(stopped.contains("shipped tr-TR@18 to 50%"), stopped)
+        XCTAssertEqual(try packs(), during, "every phone keeps what it had")
+        try ok(
+            w, "promote", "tr-TR@18", "--to", "100%", "--region", "TR", "--app-version", ">=4.8.0",
+            "--accept-insufficient", "TR/*", "--reason", "everyone in TR")
+        XCTAssertEqual(try packs(), Array(repeating: "tr-TR@18", count: 60), "at 100% in TR every phone has it")
         let plan = try w.json(try w.rollout("status", "tr-TR", "--json"))["plan"] as? [String: Any] ?? [:]
         XCTAssertNil(plan["experiment"], "\(plan)")
         let rules = plan["rules"] as? [[String: Any]] ?? []
@@ -99,15 +117,17 @@ final class ExperimentEndToEndTests: XCTestCase {
         XCTAssertEqual(rules.first?["regions"] as? [String], ["TR"])
         // The record keeps the question and its end; its name is never used again.
         let ended = try ok(w, "experiment", "show", "title-test")
-        XCTAssertTrue(ended.contains("ended 2026-12-04: shipped tr-TR@18 to 100%"), ended)
+        XCTAssertTrue(ended.contains("ended 2026-12-04: shipped tr-TR@18 to 50%"), ended)
         let again = try w.rollout(
             "experiment", "start", "title-test", "--variants", "tr-TR@18,tr-TR@17", "--metric", "checkout")
         XCTAssertEqual(again.status, 1, again.output)
         XCTAssertTrue(again.stderr.contains("names are never reused"), again.output)
+        // What TR on 4.8 got: the split, then everything; the stop changed what no phone there got.
         let log = try ok(w, "log", "--segment", "TR/4.8")
-        XCTAssertTrue(log.contains("experiment-start") && log.contains("experiment-stop"), log)
+        XCTAssertTrue(log.contains("experiment-start") && !log.contains("experiment-stop"), log)
         XCTAssertTrue(log.contains("tr-TR TR 4.8.x: tr-TR@17 50%, tr-TR@18 50%"), log)
         XCTAssertTrue(log.contains("tr-TR TR 4.8.x: tr-TR@18 100%"), log)
+        XCTAssertTrue(try ok(w, "log").contains("experiment stop title-test: shipped tr-TR@18 to 50%"))
         try ok(w, "verify")
     }
 

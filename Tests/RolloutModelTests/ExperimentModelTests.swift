@@ -38,13 +38,14 @@ final class ExperimentModelTests: XCTestCase {
                 Resolution.outcome(plan, region: "TR", appVersion: AppVersion("4.9.0"), installID: "id-\(i)"),
                 default: 0] += 1
         }
-        // 20% control (the baseline too), 30% the variant, the other 50% outside every range: the baseline.
+        // 30% the variant (buckets 0 to 2999: the treatments first), 20% the control (the baseline too),
+        // the other 50% outside every range: the baseline.
         XCTAssertEqual(Double(counts[.pack(18)] ?? 0) / 20_000, 0.30, accuracy: 0.015)
         XCTAssertEqual(Double(counts[.pack(17)] ?? 0) / 20_000, 0.70, accuracy: 0.015)
         for i in 0..<2_000 {
             let id = "id-\(i)"
             let bucket = Bucketing.bucket(installID: id, salt: "5a1t")
-            let expected: Resolution.Outcome = (2_000..<5_000).contains(bucket) ? .pack(18) : .pack(17)
+            let expected: Resolution.Outcome = (0..<3_000).contains(bucket) ? .pack(18) : .pack(17)
             XCTAssertEqual(
                 Resolution.outcome(plan, region: "TR", appVersion: AppVersion("4.9.0"), installID: id), expected)
             // Another region, or an app below the range: not in the experiment.

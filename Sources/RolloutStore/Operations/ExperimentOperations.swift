@@ -207,24 +207,28 @@ public enum ExperimentOperations {
                 pack: id, share: target, regions: record.regions.isEmpty ? nil : record.regions,
                 versions: record.versions.isAll ? nil : record.versions,
                 reason: reason ?? "experiment \(record.name) shipped it")
-            // The gate judges the widening from what the experiment gave: the variant at its share of
-            // the targeting. Shipping at that share widens nothing; beyond it, health decides.
+            // What the experiment gave: the variant at its share of the targeting. The gate judges the
+            // widening from it (shipping at that share widens nothing; beyond it, health decides). The
+            // variant whose range starts at bucket 0 (the first treatment: `Plan.Experiment.ranges`)
+            // carries on with the experiment's salt, so exactly the devices that had it keep it and a
+            // wider share only adds devices; any other variant is a new rollout with a fresh salt.
             var given = plan
             given.setRules([
                 Plan.Rule(
                     pack: record.variants[index], regions: record.regions, versions: record.versions,
                     share: record.split[index], salt: record.salt)
             ])
+            let keeps = record.published.variants[index].from == 0
             let (change, promoted) = try PlanOperations.promoteChange(
-                request, on: snapshot, before: plan, gatedFrom: given, override: override, accepting: accepting,
-                actor: actor,
-                time: time, health: health)
+                request, on: snapshot, before: keeps ? given : plan, gatedFrom: given, override: override,
+                accepting: accepting, actor: actor, time: time, health: health)
             shipped = promoted
             plan = promoted.after
             outcome = "shipped \(id) to \(target)"
             trailers.append((.pack, id.description))
             let own: [Trailer] = [.action, .locale, .pack, .reason]
-            trailers += (change?.trailers ?? []).filter { !own.contains($0.name) }
+            // Shipping at the share it had changes no rule: the promote records nothing, the stop its share.
+            trailers += (change?.trailers ?? [(.percent, target.description)]).filter { !own.contains($0.name) }
         }
 
         /// Guard's stop: the harmful variants blocked and a rollback manifest, as a revert writes one.

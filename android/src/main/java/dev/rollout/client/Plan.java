@@ -128,7 +128,7 @@ final class Plan {
         /** Sorted region codes; empty means every region. */
         final List<String> regions;
         final VersionRange versions;
-        /** The control first, then the treatments; their ranges follow each other from bucket 0. */
+        /** The control first, then the treatments; in bucket order their ranges follow each other from 0. */
         final List<Variant> variants;
         /** The keys whose text differs between the variants, sorted. */
         final List<String> keys;
@@ -317,9 +317,12 @@ final class Plan {
 
     /**
      * An experiment as Swift's Plan.Experiment.parse accepts it: every member present, at least two variants whose
-     * ranges follow each other from bucket 0 to at most 10000, and at least one metric. Members of arrays that are not
+     * ranges, in bucket order, follow each other from bucket 0 to at most 10000, and at least one metric. Members of arrays that are not
      * strings are left out, as Swift's compactMap leaves them.
      */
+    private static final String RANGES_RULE =
+            "experiment variants need a pack and ranges that, in bucket order, follow each other from 0 to at most 10000";
+
     private static Experiment experiment(Object value, String source) throws DocumentException {
         Map<String, Object> o = Json.object(value);
         String name = o == null ? null : Json.string(o.get("name"));
@@ -336,7 +339,6 @@ final class Plan {
                     "an experiment needs name, salt, regions, appVersions, variants, keys and metrics");
         }
         List<Experiment.Variant> variants = new ArrayList<>();
-        long end = 0;
         for (Object item : variantValues) {
             Map<String, Object> v = Json.object(item);
             Map<String, Object> pack = v == null ? null : Json.object(v.get("pack"));
@@ -345,14 +347,20 @@ final class Plan {
             AppVersion minApp = minText == null ? null : AppVersion.parse(minText);
             Long from = v == null ? null : Json.integer(v.get("from"));
             Long to = v == null ? null : Json.integer(v.get("to"));
-            if (contentVersion == null || minApp == null || from == null || to == null || from != end || from >= to
+            if (contentVersion == null || minApp == null || from == null || to == null || from < 0 || from >= to
                     || to > Bucketing.BUCKETS) {
-                throw DocumentException.in(source,
-                        "experiment variants need a pack and ranges that follow each other from 0 to at most 10000");
+                throw DocumentException.in(source, RANGES_RULE);
             }
-            end = to;
             variants.add(new Experiment.Variant(new PackRef(contentVersion, minApp), (int) (long) from,
                     (int) (long) to));
+        }
+        // In bucket order the ranges follow each other from 0: no bucket in two, none skipped.
+        List<Experiment.Variant> byBucket = new ArrayList<>(variants);
+        byBucket.sort((a, b) -> Integer.compare(a.from, b.from));
+        int end = 0;
+        for (Experiment.Variant variant : byBucket) {
+            if (variant.from != end) throw DocumentException.in(source, RANGES_RULE);
+            end = variant.to;
         }
         return new Experiment(name, salt, regions, range, variants, keys, metrics);
     }

@@ -106,9 +106,9 @@ class ExperimentPlanTest {
     }
 
     @Test
-    void variantRangesMustFollowEachOtherFromZeroToAtMostTenThousand() throws Exception {
-        String ranges = "plan.json: experiment variants need a pack and ranges that follow each other from 0 to at"
-                + " most 10000";
+    void variantRangesMustFollowEachOtherInBucketOrderFromZeroToAtMostTenThousand() throws Exception {
+        String ranges = "plan.json: experiment variants need a pack and ranges that, in bucket order, follow each"
+                + " other from 0 to at most 10000";
         String[][] refused = {
             {variant(17, "4.0", 1, 5000), variant(18, "4.0", 5000, 10000)},
             {variant(17, "4.0", 0, 5000), variant(18, "4.0", 5001, 10000)},
@@ -127,6 +127,10 @@ class ExperimentPlanTest {
         // A split that adds up to less than 100%, and three variants.
         assertEquals(3, plan("\"experiment\": " + experiment("[]", "*", variant(17, "4.0", 0, 10),
                 variant(18, "4.0", 10, 20), variant(19, "4.0", 20, 30))).experiment.variants.size());
+        // The treatments first and the control last, as experiment start lays them out; the list keeps the
+        // control first.
+        assertEquals(5000, plan("\"experiment\": " + experiment("[]", "*", variant(17, "4.0", 5000, 10000),
+                variant(18, "4.0", 0, 5000))).experiment.variants.get(0).from);
     }
 
     @Test
