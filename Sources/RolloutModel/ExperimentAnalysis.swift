@@ -115,7 +115,7 @@ public enum ExperimentAnalysis {
         let ratios = sampleRatios(record, daily: outcomes[record.primary] ?? [:], days: days)
         let verdict = decide(
             record, comparisons: comparisons.filter { !$0.exploratory }, ratios: ratios, guardrails: guardrails,
-            timeline: timeline, now: now)
+            now: now)
         return Result(
             comparisons: comparisons, sampleRatios: ratios, guardrails: guardrails, timeline: timeline,
             verdict: verdict)
@@ -181,7 +181,7 @@ public enum ExperimentAnalysis {
     /// primary shown worse is harm; a primary shown better wins; past the horizon nothing was shown.
     static func decide(
         _ record: ExperimentRecord, comparisons: [Comparison], ratios: [SampleRatio.Check],
-        guardrails: [Int: Health.Report], timeline: [Int: [Point]], now: Timestamp
+        guardrails: [Int: Health.Report], now: Timestamp
     ) -> Verdict {
         if let mismatch = ratios.first(where: { $0.verdict == .mismatch }) {
             let observed = mismatch.observed.map { percent($0) } ?? "?"
