@@ -59,14 +59,14 @@ extension Plan {
         /// outside every range (a split that adds up to less than 100%).
         public func assignment(region: String, appVersion: AppVersion?, installID: String) -> Variant? {
             guard let appVersion, matches(region: region, version: appVersion) else { return nil }
-            let bucket = Bucketing.bucket(installID: installID, salt: salt)
-            return variants.first { $0.from <= bucket && bucket < $0.to }
+            return variant(holding: Bucketing.bucket(installID: installID, salt: salt))
         }
 
+        /// The variant whose range holds `bucket`; nil outside every range.
+        public func variant(holding bucket: Int) -> Variant? { variants.first { $0.from <= bucket && bucket < $0.to } }
+
         /// "TR on >=4.8", "every region on every app version".
-        public var target: String {
-            "\(regions.isEmpty ? "every region" : regions.joined(separator: ",")) on \(versions.isAll ? "every app version" : versions.description)"
-        }
+        public var target: String { Plan.target(regions: regions, versions: versions) }
 
         /// The ranges of `shares` (the control's first), laid out from bucket 0 with the treatments
         /// first, in order, and the control last: the first treatment's devices are the buckets below
@@ -161,14 +161,14 @@ extension Resolution {
     /// is not blocked and the app can run it; nil sends the device on to the rules.
     static func experiment(
         _ plan: Plan, region: String, version: AppVersion, installID: String, note: (() -> String) -> Void
-    ) -> Outcome? {
+    ) -> Plan.Experiment.Variant? {
         guard let experiment = plan.experiment else { return nil }
         guard experiment.matches(region: region, version: version) else {
             note { "experiment \(experiment.name) targets \(experiment.target), not this device" }
             return nil
         }
         let bucket = Bucketing.bucket(installID: installID, salt: experiment.salt)
-        guard let variant = experiment.variants.first(where: { $0.from <= bucket && bucket < $0.to }) else {
+        guard let variant = experiment.variant(holding: bucket) else {
             note { "experiment \(experiment.name): bucket \(bucket) is in no variant" }
             return nil
         }
@@ -185,6 +185,6 @@ extension Resolution {
             return nil
         }
         note { "experiment \(experiment.name): bucket \(bucket) in \(variant.from)..<\(variant.to), \(role) \(id)" }
-        return .pack(variant.pack.contentVersion)
+        return variant
     }
 }

@@ -70,6 +70,14 @@ public struct ExperimentRecord: Equatable, Sendable {
 
     public func id(_ ref: Plan.PackRef) -> PackID { PackID(locale: locale, contentVersion: ref.contentVersion) }
 
+    /// Each variant with its share, the control first: `tr-TR@17 50%, tr-TR@18 50%`, what the
+    /// `Rollout-Variants` trailer, the notice and `experiment show` say (the last marking the control).
+    public func variantsLabel(markingControl: Bool = false) -> String {
+        zip(variants, split).enumerated().map { index, pair in
+            "\(id(pair.0)) \(pair.1)" + (markingControl && index == 0 ? " (control)" : "")
+        }.joined(separator: ", ")
+    }
+
     /// What the plan publishes while the experiment runs.
     public var published: Plan.Experiment {
         let ranges = Plan.Experiment.ranges(split)

@@ -52,9 +52,12 @@ public struct Plan: Equatable, Sendable {
         public var summary: String { "\(share) in \(target)" }
 
         /// "TR on >=4.8", "every region on every app version".
-        public var target: String {
-            "\(regions.isEmpty ? "every region" : regions.joined(separator: ",")) on \(versions.isAll ? "every app version" : versions.description)"
-        }
+        public var target: String { Plan.target(regions: regions, versions: versions) }
+    }
+
+    /// "TR on >=4.8", "every region on every app version": what a rule or an experiment targets.
+    public static func target(regions: [String], versions: VersionRange) -> String {
+        "\(regions.isEmpty ? "every region" : regions.joined(separator: ",")) on \(versions.isAll ? "every app version" : versions.description)"
     }
 
     /// A segment the candidate was taken back from by a scoped revert: its devices skip the rules.

@@ -25,19 +25,40 @@ public struct Resolution: Equatable, Sendable {
         var trace: [String] = []
         let outcome = evaluate(plan, region: region, appVersion: appVersion, installID: installID) {
             trace.append($0())
+        } inExperiment: { _ in
         }
         return Resolution(outcome: outcome, trace: trace)
     }
 
     /// The outcome alone, without building the explanation: for simulations and devices.
     public static func outcome(_ plan: Plan, region: String, appVersion: AppVersion?, installID: String) -> Outcome {
-        evaluate(plan, region: region, appVersion: appVersion, installID: installID) { _ in }
+        evaluate(plan, region: region, appVersion: appVersion, installID: installID) { _ in
+        } inExperiment: { _ in
+        }
+    }
+
+    /// The variant a device is **in**: the one step 4 of resolution gives it (docs/experiments.md).
+    /// Nil when resolution ends before that step (an app version that is not numeric, the kill
+    /// switch, a withdrawn segment, a tester) or goes past it (outside the targeting or every range,
+    /// a blocked variant, an app below the variant's minAppVersion). The clients count exposures and
+    /// conversions for this variant whichever pack is active (intention to treat).
+    public static func experimentVariant(
+        _ plan: Plan, region: String, appVersion: AppVersion?, installID: String
+    ) -> Plan.Experiment.Variant? {
+        var found: Plan.Experiment.Variant?
+        _ = evaluate(plan, region: region, appVersion: appVersion, installID: installID) { _ in
+        } inExperiment: {
+            found = $0
+        }
+        return found
     }
 
     /// The resolution algorithm of docs/targeting.md, step by step. `note` receives each step's
-    /// explanation lazily, so callers that do not want one pay nothing for it.
+    /// explanation lazily, so callers that do not want one pay nothing for it; `inExperiment` the
+    /// experiment's variant when step 4 decides.
     private static func evaluate(
-        _ plan: Plan, region: String, appVersion: AppVersion?, installID: String, note: (() -> String) -> Void
+        _ plan: Plan, region: String, appVersion: AppVersion?, installID: String, note: (() -> String) -> Void,
+        inExperiment: (Plan.Experiment.Variant) -> Void
     ) -> Outcome {
         guard let version = appVersion else {
             note { "app version is not numeric: nothing matches, bundled strings" }
@@ -52,7 +73,8 @@ public struct Resolution: Equatable, Sendable {
         } else if let tester = tester(plan, version: version, installID: installID, note: note) {
             return tester
         } else if let variant = experiment(plan, region: region, version: version, installID: installID, note: note) {
-            return variant
+            inExperiment(variant)
+            return .pack(variant.pack.contentVersion)
         } else if let rule = plan.rules.first(where: { $0.matches(region: region, version: version) }) {
             let id = "\(plan.locale)@\(rule.pack.contentVersion)"
             let label = { "rule \(id) [regions \(rule.regionsLabel), versions \(rule.versions), \(rule.share)]" }
@@ -290,29 +312,29 @@ public struct SegmentShares: Equatable, Sendable {
         var points: [AppVersion] = [range.lower?.version ?? AppVersion(components: [0])]
         if let lower = range.lower, !lower.inclusive { points[0] = justAfter(lower.version) }
         var candidates =
-            plan.rules.flatMap { $0.versions.boundaries + [$0.pack.minAppVersion] }
+            plan.rules.flatMap { edges(of: $0.versions) + [$0.pack.minAppVersion] }
             + plan.baselines.map(\.minAppVersion)
         candidates += plan.withdrawals.flatMap(\.versions.boundaries)
-        if let experiment = plan.experiment {
-            candidates += experiment.versions.boundaries + experiment.variants.map(\.pack.minAppVersion)
-            candidates += [experiment.versions.lower.flatMap { $0.inclusive ? nil : justAfter($0.version) }]
-                .compactMap { $0 }
-            candidates += [experiment.versions.upper.flatMap { $0.inclusive ? justAfter($0.version) : nil }]
-                .compactMap { $0 }
-        }
         candidates += plan.withdrawals.compactMap { w in
             w.versions.upper.flatMap { $0.inclusive ? justAfter($0.version) : nil }
         }
-        candidates += plan.rules.compactMap { rule in
-            rule.versions.lower.flatMap { $0.inclusive ? nil : justAfter($0.version) }
-        }
-        candidates += plan.rules.compactMap { rule in
-            rule.versions.upper.flatMap { $0.inclusive ? justAfter($0.version) : nil }
+        if let experiment = plan.experiment {
+            candidates += edges(of: experiment.versions) + experiment.variants.map(\.pack.minAppVersion)
         }
         for candidate in candidates where range.contains(candidate) { points.append(candidate) }
         var unique: [AppVersion] = []
         for point in points.sorted() where !unique.contains(point) { unique.append(point) }
         return unique
+    }
+
+    /// Where a targeting range (a rule's, an experiment's) can start or stop matching: its bounds, the
+    /// first version after an exclusive lower bound and the first after an inclusive upper one.
+    static func edges(of range: VersionRange) -> [AppVersion] {
+        range.boundaries
+            + [
+                range.lower.flatMap { $0.inclusive ? nil : justAfter($0.version) },
+                range.upper.flatMap { $0.inclusive ? justAfter($0.version) : nil },
+            ].compactMap { $0 }
     }
 
     /// How a piece's first version reads: `>4.8.1` for the point just after 4.8.1.

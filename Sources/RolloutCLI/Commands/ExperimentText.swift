@@ -14,12 +14,7 @@ enum ExperimentText {
         return String(format: "%+.1f%%", value * 100)
     }
 
-    static func split(_ record: ExperimentRecord) -> String {
-        "split "
-            + zip(record.variants, record.split).enumerated().map { index, pair in
-                "\(record.id(pair.0)) \(pair.1)" + (index == 0 ? " (control)" : "")
-            }.joined(separator: ", ")
-    }
+    static func split(_ record: ExperimentRecord) -> String { "split " + record.variantsLabel(markingControl: true) }
 
     static func keys(_ keys: [String]) -> String {
         keys.count <= 3 ? keys.joined(separator: ", ") : keys.prefix(3).joined(separator: ", ") + ", ..."

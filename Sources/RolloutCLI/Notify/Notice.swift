@@ -72,7 +72,7 @@ extension Notice {
         let title =
             record.ending.map { "experiment \(record.name) on \(record.locale) stopped: \($0.outcome)" }
             ?? "experiment \(record.name) started on \(record.locale): "
-            + zip(record.variants, record.split).map { "\(record.id($0)) \($1)" }.joined(separator: ", ")
+            + record.variantsLabel()
         var notice = Notice(
             event: .experiment, title: title, locale: record.locale, pack: nil, commit: commit,
             actor: actor.description, time: time, reason: record.ending.map(\.reason) ?? record.reason,

@@ -60,7 +60,7 @@ public enum ExperimentOperations {
                 reason: request.reason)
             var trailers: [(name: Trailer, value: String)] = [
                 (.action, ChangeAction.experimentStart.rawValue), (.locale, locale), (.experiment, request.name),
-                (.variants, variantsLabel(record)),
+                (.variants, record.variantsLabel()),
                 (.percent, record.split.dropFirst().max()?.description ?? "0%"),
                 (.metrics, record.metrics.joined(separator: ",")),
                 (.regions, request.regions.isEmpty ? "*" : request.regions.joined(separator: ",")),
@@ -68,7 +68,7 @@ public enum ExperimentOperations {
             ]
             if let reason = request.reason { trailers.append((.reason, reason)) }
             let change = Change(
-                summary: "experiment start \(request.name): \(variantsLabel(record))", trailers: trailers,
+                summary: "experiment start \(request.name): \(record.variantsLabel())", trailers: trailers,
                 writes: [
                     (StateLayout.experiment(request.name), JSONWriter.pretty(record.jsonValue)),
                     (StateLayout.plan(locale), JSONWriter.pretty(after.jsonValue)),
@@ -92,11 +92,6 @@ public enum ExperimentOperations {
                 minAppVersion: newest.minAppVersion, versions: request.versions)
         }
         return request.versions
-    }
-
-    /// "tr-TR@18 50%, tr-TR@19 50%".
-    static func variantsLabel(_ record: ExperimentRecord) -> String {
-        zip(record.variants, record.split).map { "\(record.id($0)) \($1)" }.joined(separator: ", ")
     }
 
     /// The keys whose text differs between any variant and the control, or that one holds and another
@@ -237,9 +232,7 @@ public enum ExperimentOperations {
         ) throws {
             outcome = "harm: \(why)"
             plan.blocked = Array(Set(plan.blocked + blocking)).sorted()
-            let number =
-                try snapshot.directory(StateLayout.rollbackDirectory(record.locale)).filter { !$0.isTree }.count + 1
-            let id = "\(record.locale)/\(number)"
+            let id = try RevertOperations.nextRollbackID(of: record.locale, on: snapshot)
             var finished = plan
             finished.sequence = before.sequence + 1
             let document = RevertOperations.rollbackDocument(

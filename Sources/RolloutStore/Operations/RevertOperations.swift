@@ -44,8 +44,7 @@ public enum RevertOperations {
             after.lastChange = Plan.LastChange(
                 action: ChangeAction.revert.rawValue, actor: actor.description, time: now, reason: request.reason)
 
-            let number = try snapshot.directory(StateLayout.rollbackDirectory(locale)).filter { !$0.isTree }.count + 1
-            let id = "\(locale)/\(number)"
+            let id = try nextRollbackID(of: locale, on: snapshot)
             let manifest = RollbackManifest(
                 id: id,
                 document: rollbackDocument(
@@ -67,6 +66,12 @@ public enum RevertOperations {
             let outcome = RevertOutcome(before: before, after: after, newlyBlocked: blocked, manifest: manifest)
             return (change, outcome)
         }
+    }
+
+    /// The id of the locale's next rollback manifest (`tr-TR/3`): they are numbered from 1 without a
+    /// gap, by every revert and by guard's stop of an experiment.
+    static func nextRollbackID(of locale: String, on snapshot: Snapshot) throws -> String {
+        "\(locale)/\(try snapshot.directory(StateLayout.rollbackDirectory(locale)).filter { !$0.isTree }.count + 1)"
     }
 
     /// A revert's trailers (docs/audit.md): what it took back, to where, and the experiment it ended.
