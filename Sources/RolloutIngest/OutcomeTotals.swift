@@ -35,12 +35,8 @@ public struct OutcomeTotals: Equatable, Sendable {
         let wanted = Set(regions)
         for metric in Set(metrics).sorted() {
             guard let kind = MetricKind.outcome(metric) else { continue }
-            let directory = MetricsLayout.rollupDirectory(kind, locale: locale)
             var byDay: [Int: [Int: MetricCounts]] = [:]
-            for entry in try snapshot.directory(directory) where !entry.isTree {
-                if let days, let day = MetricsLayout.day(ofRollupNamed: entry.name), !days.contains(day) { continue }
-                let rollup = try MetricRollup.parse(try snapshot.read(entry), source: directory + "/" + entry.name)
-                if let days, !days.contains(rollup.day) { continue }
+            try MetricsLayout.forEachRollup(kind, locale: locale, on: days, in: snapshot) { rollup in
                 for (key, counts) in rollup.counts {
                     guard wanted.isEmpty || wanted.contains(key.region) else { continue }
                     guard versions.isAll || AppVersion(key.appVersion).map(versions.contains) == true else { continue }

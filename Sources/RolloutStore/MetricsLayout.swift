@@ -125,6 +125,23 @@ public enum MetricsLayout {
         return totals
     }
 
+    /// Calls `body` with each rollup of `kind` for `locale` dated in `days` (every one when nil): the
+    /// others are skipped by their file name, unread. What an experiment's days need
+    /// (`OutcomeTotals`, its guardrails), not a pack's whole history.
+    public static func forEachRollup(
+        _ kind: MetricKind, locale: String, on days: ClosedRange<Int>?, in snapshot: Snapshot,
+        _ body: (MetricRollup) throws -> Void
+    ) throws {
+        let directory = rollupDirectory(kind, locale: locale)
+        for entry in try snapshot.directory(directory) where !entry.isTree {
+            if let days, let day = day(ofRollupNamed: entry.name), !days.contains(day) { continue }
+            let rollup = try MetricRollup.parse(
+                try readRollup(entry, in: snapshot), source: directory + "/" + entry.name)
+            if let days, !days.contains(rollup.day) { continue }
+            try body(rollup)
+        }
+    }
+
     /// Every rollup of `kind` for `locale` in `snapshot`, checked as `forEachRollup` does.
     public static func rollups(_ kind: MetricKind, locale: String, in snapshot: Snapshot) throws -> [MetricRollup] {
         var all: [MetricRollup] = []

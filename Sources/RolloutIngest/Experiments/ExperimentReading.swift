@@ -46,10 +46,7 @@ public enum ExperimentReading {
         // segment -> kind -> content version -> counts
         var sums: [String: [MetricKind: [Int: MetricCounts]]] = [:]
         for kind in record.guardrails {
-            let directory = MetricsLayout.rollupDirectory(kind, locale: record.locale)
-            for entry in try snapshot.directory(directory) where !entry.isTree {
-                if let day = MetricsLayout.day(ofRollupNamed: entry.name), !days.contains(day) { continue }
-                let rollup = try MetricRollup.parse(try snapshot.read(entry), source: directory + "/" + entry.name)
+            try MetricsLayout.forEachRollup(kind, locale: record.locale, on: days, in: snapshot) { rollup in
                 for (key, value) in rollup.counts
                 where counts(record, key, day: rollup.day, days: days, variants: variants) {
                     let segment = "\(key.region)/\(AppVersion(key.appVersion)?.family ?? key.appVersion)"
