@@ -277,6 +277,40 @@ final class PreReceiveHookTests: XCTestCase {
                     + "the repository does not hold it\n"), planned.stderr)
     }
 
+    /// A promote written by a rollout that does not know experiments (a stale binary on one
+    /// operator's machine) rewrites the plan without the running experiment: the hook refuses it, as
+    /// verify reports it (docs/experiments.md, "What is stored").
+    func testAPlanThatDropsARunningExperimentIsRefused() throws {
+        let w = try Workspace()
+        try w.initWithExamples()
+        for arguments in [
+            ["promote", "tr-TR@17", "--to", "100%"],
+            ["experiment", "start", "t", "--variants", "tr-TR@17,tr-TR@18", "--metric", "checkout"],
+        ] {
+            let result = try w.rollout(arguments)
+            XCTAssertEqual(result.status, 0, result.output)
+        }
+        let tip = try revParse(w, w.repository, "main")
+        var plan = try XCTUnwrap(
+            try JSONSerialization.jsonObject(
+                with: Data(try git(w, ["--git-dir", w.repository, "show", "main:plans/tr-TR.json"]).stdout.utf8))
+                as? [String: Any])
+        plan["experiment"] = nil
+        let content = String(decoding: try JSONSerialization.data(withJSONObject: plan), as: UTF8.self)
+        let promoted = try plumbedCommit(
+            w, w.repository, path: "plans/tr-TR.json", content: content,
+            message:
+                "promote tr-TR@18 to 10%\n\nRollout-Action: promote\nRollout-Locale: tr-TR\nRollout-Actor: Old <old@example.com>\n"
+        )
+        let refused = try hook(w, w.repository, "\(tip) \(promoted) refs/heads/main\n")
+        XCTAssertEqual(refused.status, 1, refused.output)
+        XCTAssertTrue(
+            refused.stderr.contains("experiments/t.json: says it runs, but the plan of tr-TR does not run it"),
+            refused.stderr)
+        XCTAssertEqual(
+            try hook(w, w.repository, "\(try revParse(w, w.repository, "main~1")) \(tip) refs/heads/main\n").status, 0)
+    }
+
     /// `Rollout-Plans` (docs/audit.md, "The Rollout-Plans trailer"): a clone's log index is built
     /// from it, so one that does not say what the commit did to the plans is refused by the hook and
     /// reported by verify. A commit without one (plain git), or with one rollout does not write so,

@@ -170,7 +170,8 @@ public enum PushCheck {
                 return file
             }
             let plans = Set(changes.compactMap { plannedLocale(atPath: $0.path) })
-            guard !packs.isEmpty || !plans.isEmpty else { continue }
+            let experiments = changes.contains { $0.path.hasPrefix(StateLayout.experimentsDirectory + "/") }
+            guard !packs.isEmpty || !plans.isEmpty || experiments else { continue }
             let snapshot = try Snapshot(repository: git, commit: commit.id)
             let problem = { (path: String, message: String) in
                 problems.append(.commit(Verifier.Problem(commit: commit.id.short, path: path, message: message)))
@@ -183,6 +184,8 @@ public enum PushCheck {
             var stored: [String: Set<Int>] = [:]
             for locale in plans { stored[locale] = Set(try snapshot.contentVersions(of: locale)) }
             _ = try Verifier.checkPlans(snapshot, stored: stored, only: plans, problem: problem)
+            // A plan rewritten by a rollout that does not know experiments drops the running one.
+            if experiments || !plans.isEmpty { try Verifier.checkExperiments(snapshot, problem: problem) }
         }
         return problems
     }
