@@ -91,6 +91,13 @@ final class RemoteFailureTests: XCTestCase {
 
     func testWhatNobodyRecognisesIsNotCalledTemporary() {
         XCTAssertEqual(kind("fatal: unable to find remote helper for 'gopher'"), .other)
+        // The same URL, as git 2.39 says it when the helper it could not start closed the pipe
+        // first: the broken pipe is a consequence, not a network that may come back (exit 69, not 75).
+        XCTAssertEqual(
+            kind(
+                "git: 'remote-nosuch' is not a git command. See 'git --help'.\nfatal: full write to remote helper failed: Broken pipe"
+            ), .other)
+        XCTAssertEqual(kind("sh: 1: ssh: not found\nfatal: the remote end hung up unexpectedly"), .other)
         XCTAssertEqual(kind(""), .other)
         // A body over the server's limit will be over it next time too.
         XCTAssertEqual(

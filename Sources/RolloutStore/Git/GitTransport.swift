@@ -217,7 +217,8 @@ struct GitTransport: Sendable {
     /// connection. An HTTP status, when git gives one, decides before the wording does.
     static func classify(_ lines: [String]) -> FailureKind {
         let text = lines.joined(separator: "\n")
-        func has(_ needles: String...) -> Bool { needles.contains { text.localizedCaseInsensitiveContains($0) } }
+        func has(_ needles: String...) -> Bool { has(needles) }
+        func has(_ needles: [String]) -> Bool { needles.contains { text.localizedCaseInsensitiveContains($0) } }
         if has("Host key verification failed", "REMOTE HOST IDENTIFICATION HAS CHANGED", "host key is known") {
             return .hostKey
         }
@@ -259,21 +260,25 @@ struct GitTransport: Sendable {
         {
             return .notFound
         }
-        if has(
-            "Could not resolve host", "Could not resolve proxy", "Temporary failure in name resolution",
-            "Connection refused", "Failed to connect",
-            "timed out", "Operation too slow", "Connection reset", "Connection closed", "closed by remote host",
-            "early EOF", "hung up unexpectedly",
-            "RPC failed", "transfer closed", "unexpected disconnect", "Broken pipe", "kex_exchange_identification",
-            "Network is unreachable",
-            "No route to host", "Empty reply from server", "SSL_ERROR_SYSCALL", "gnutls_handshake() failed",
-            "GnuTLS recv error",
-            "unexpected eof while reading", "was not closed cleanly")
-        {
-            return .transient
-        }
-        return .other
+        // This machine's git cannot speak the URL at all: no remote helper for its scheme, no ssh.
+        // git may break the pipe to the helper it failed to start, and say so; the cause decides.
+        if has("is not a git command", "unable to find remote helper", "ssh: not found") { return .other }
+        return has(transientWords) ? .transient : .other
     }
+
+    /// What git, curl, OpenSSL, GnuTLS and ssh say when the network or the server failed in a way
+    /// that may pass.
+    static let transientWords = [
+        "Could not resolve host", "Could not resolve proxy", "Temporary failure in name resolution",
+        "Connection refused", "Failed to connect",
+        "timed out", "Operation too slow", "Connection reset", "Connection closed", "closed by remote host",
+        "early EOF", "hung up unexpectedly",
+        "RPC failed", "transfer closed", "unexpected disconnect", "Broken pipe", "kex_exchange_identification",
+        "Network is unreachable",
+        "No route to host", "Empty reply from server", "SSL_ERROR_SYSCALL", "gnutls_handshake() failed",
+        "GnuTLS recv error",
+        "unexpected eof while reading", "was not closed cleanly",
+    ]
 
     /// The HTTP status git reports: "The requested URL returned error: 503", "RPC failed; HTTP 413",
     /// a proxy's "Received HTTP code 407 from proxy after CONNECT".
