@@ -25,6 +25,10 @@ public enum MetricsIngest {
         public let now: Timestamp
         /// How far gzip data may expand (docs/metrics.md, "Gzip input").
         public let gzipLimits: GzipLimits
+        /// Whether this reading reports the rows that belong to no metric (a short row, a metric
+        /// field that is no metric name). A file read as several outcome kinds reports them once,
+        /// in its first kind; the others leave them out as rows not theirs.
+        var reportsRowsOfNoMetric = true
 
         public init(
             path: String, name: String, kind: MetricKind, mapping: [String: String], skipInvalid: Bool,
@@ -60,6 +64,8 @@ public enum MetricsIngest {
         public let otherMetricRows: Int
         /// The metrics of those rows.
         public let otherMetrics: [String]
+        /// The rows of the kind's metric, for an outcome kind.
+        let metricRows: Int
         let sums: GroupedSums
         /// Each pack's total in this file.
         let packTotals: [PackID: Int]
@@ -111,14 +117,6 @@ public enum MetricsIngest {
         }
         guard rows.columns != nil else { throw RolloutError.emptyMetricsFile(request.name) }
         timer.lap("read \(byteCount) bytes, \(rows.rows) rows, \(rows.sums.statistics.runs) runs spilled")
-        if rows.badCount > 0 && !request.skipInvalid {
-            throw IngestRefusal.invalidRows(
-                file: request.name, shown: rows.bad.map { .init(line: $0.line, message: $0.message) },
-                count: rows.badCount, rows: rows.rows)
-        }
-        if let metric = request.kind.metric, rows.metricRows == 0 {
-            throw IngestRefusal.noRowsOfMetric(file: request.name, metric: metric, others: rows.otherMetrics.sorted())
-        }
         let sums = try rows.sums.finish(values: rows.values)
         let work = rows.sums.statistics
         timer.lap(
@@ -130,8 +128,30 @@ public enum MetricsIngest {
             kind: request.kind, digest: "sha256:" + Hex.encode(hasher.finalize()), bytes: byteCount, rows: rows.rows,
             badRows: rows.bad,
             badRowCount: rows.badCount, testerRows: rows.testerRows, otherMetricRows: rows.otherMetricRows,
-            otherMetrics: rows.otherMetrics.sorted(),
+            otherMetrics: rows.otherMetrics.sorted(), metricRows: rows.metricRows,
             sums: sums, packTotals: packTotals, checkedAgainst: snapshot.commit)
+    }
+
+    /// The refusals of what one file's readings hold, as one: its invalid rows, every kind's together
+    /// in the order of their lines, each once (unless `--skip-invalid`); then a kind whose metric has
+    /// no row. A user who fixes the rows named runs the command once more, not once per kind.
+    static func refuseInvalidRows(_ readings: [Reading], of requests: [Request]) throws {
+        let request = requests[0]
+        let count = readings.reduce(0) { $0 + $1.badRowCount }
+        if count > 0 && !request.skipInvalid {
+            let shown = readings.flatMap(\.badRows).sorted { $0.line < $1.line }.prefix(shownBadRows)
+            throw IngestRefusal.invalidRows(
+                file: request.name, shown: shown.map { .init(line: $0.line, message: $0.message) }, count: count,
+                rows: readings[0].rows)
+        }
+        for reading in readings {
+            if let metric = reading.kind.metric, reading.metricRows == 0 {
+                throw KindRefused(
+                    kind: reading.kind,
+                    error: IngestRefusal.noRowsOfMetric(
+                        file: request.name, metric: metric, others: reading.otherMetrics))
+            }
+        }
     }
 
     /// `body`, which streams the file `name`, with the reader's failures worded.
@@ -276,9 +296,15 @@ public enum MetricsIngest {
         _ requests: [Request], into repository: PackRepository, actor: Actor, time: @escaping () -> Timestamp
     ) throws -> [Outcome] {
         precondition(!requests.isEmpty && Set(requests.map(\.path)).count == 1, "one file, read as several kinds")
+        let requests = requests.enumerated().map { index, request in
+            var request = request
+            request.reportsRowsOfNoMetric = index == 0
+            return request
+        }
         let first = try repository.snapshotForChange()
         let readings = try requests.map { request in try refusedAs(request.kind) { try read(request, snapshot: first) }
         }
+        try refuseInvalidRows(readings, of: requests)
         let applied = try repository.apply(actor: actor, time: time) { snapshot in
             var outcomes: [Outcome?] = Array(repeating: nil, count: requests.count)
             var landing: [(index: Int, generation: Int)] = []

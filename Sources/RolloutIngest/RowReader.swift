@@ -82,6 +82,16 @@ struct RowReader: CSVRecordSink {
         if bad.count < MetricsIngest.shownBadRows { bad.append((line, message.oneLine)) }
     }
 
+    /// Counts an invalid row that belongs to no metric, when this reading reports those; otherwise
+    /// it is a row left out as not the kind's (another kind of the same file reports it).
+    mutating func rejectOfNoMetric(_ line: Int, _ message: String) {
+        guard request.reportsRowsOfNoMetric else {
+            otherMetricRows &+= 1
+            return
+        }
+        reject(line, message)
+    }
+
     /// The meaning of an invalid spelling whose message is never shown: it is found once the list
     /// of shown rows is full, and that list only grows, so no row will need it.
     static let unshown = -Int32.max
@@ -111,7 +121,7 @@ struct RowReader: CSVRecordSink {
         guard let columns else { return try readHeader(fields, line: line) }
         rows &+= 1
         guard fields.count == columns.count else {
-            return reject(line, "\(fields.count) fields, the header has \(columns.count)")
+            return rejectOfNoMetric(line, "\(fields.count) fields, the header has \(columns.count)")
         }
         if let metricColumn = columns.metric, !isOfTheMetric(fields[metricColumn], line: line) { return }
         if let tester = columns.tester, RowReader.marksTester(fields[tester]) {
@@ -201,7 +211,7 @@ struct RowReader: CSVRecordSink {
             return false
         }
         guard meaning >= 0 else {
-            reject(line, problem(of: meaning))
+            rejectOfNoMetric(line, problem(of: meaning))
             return false
         }
         metricRows &+= 1

@@ -211,6 +211,51 @@ final class MetricsIngestOutcomeTests: XCTestCase {
         XCTAssertTrue(read.stdout.contains("mapped.csv (outcome-checkout): 1 rows ingested"), read.stdout)
     }
 
+    /// `--kind outcome` reads a file as several kinds, but its bad rows are the file's: one refusal
+    /// names every metric's bad rows in the order of their lines, each once (a short row and a
+    /// field that is no metric name belong to no kind), and --skip-invalid skips each once.
+    func testEveryMetricsBadRowsAreNamedOnceInOneRefusal() throws {
+        let w = try workspace()
+        let tip = try w.stateTip()
+        var lines = [String]()
+        var bad = [Int]()
+        for index in 0..<36 {
+            let line = index + 2
+            switch index % 6 {
+            case 0: lines.append("2026-11-26,tr-TR,tr-TR@18,TR,4.8.1,signup,10,11")
+            case 1: lines.append("2026-11-26,tr-TR,tr-TR@18,TR,4.8.1,Sign Up,10,1")
+            case 2: lines.append("2026-11-26,tr-TR,tr-TR@18,TR,4.8.1,checkout,10")
+            case 3: lines.append("2026-11-31,tr-TR,tr-TR@18,TR,4.8.1,checkout,10,1")
+            default:
+                lines.append(
+                    "2026-11-2\(index % 6),tr-TR,tr-TR@18,TR,4.8.\(index),\(index % 2 == 0 ? "signup" : "checkout"),10,1"
+                )
+                continue
+            }
+            bad.append(line)
+        }
+        let path = try w.scratch.write("mixed.csv", Self.header + lines.joined(separator: "\n") + "\n")
+        let refused = try w.rollout("metrics", "ingest", "--kind", "outcome", path)
+        XCTAssertEqual(refused.status, 65, refused.output)
+        XCTAssertTrue(
+            refused.stderr.contains("mixed.csv: \(bad.count) of 36 rows are invalid; nothing was ingested"),
+            refused.stderr)
+        let named = refused.stderr.split(separator: "\n").compactMap { line in
+            line.hasPrefix("  \(path):") ? Int(line.dropFirst(path.count + 3).prefix { $0 != ":" }) : nil
+        }
+        XCTAssertEqual(named, Array(bad.prefix(20)), "the first 20 bad lines of the file, each once, in order")
+        XCTAssertFalse(refused.stderr.contains("refused as"), "the rows are the file's, not one kind's")
+        XCTAssertEqual(try w.stateTip(), tip)
+
+        let skipped = try w.rollout("metrics", "ingest", "--kind", "outcome", "--skip-invalid", "--json", path)
+        XCTAssertEqual(skipped.status, 0, skipped.output)
+        let files = try XCTUnwrap(try w.json(skipped)["files"] as? [[String: Any]])
+        XCTAssertEqual(files.map { $0["kind"] as? String }, ["outcome-checkout", "outcome-signup"])
+        XCTAssertEqual(files.map { $0["skippedCount"] as? Int ?? 0 }.reduce(0, +), bad.count, "each bad row once")
+        let skippedLines = files.flatMap { ($0["skipped"] as? [[String: Any]] ?? []).compactMap { $0["line"] as? Int } }
+        XCTAssertEqual(skippedLines.sorted(), bad, "every bad row named, none twice")
+    }
+
     func testAGzipOutcomeExportGivesTheRollupsOfThePlainFile() throws {
         let plain = try workspace()
         let zipped = try workspace()
