@@ -552,12 +552,14 @@ enum Refusals {
             let listed =
                 named.count == 2
                 ? "both \(named[0]) and \(named[1])" : named.dropLast().joined(separator: ", ") + " and " + named.last!
+            let outcomes = kinds.filter(\.isOutcome).count
             return "\(source) was ingested as \(listed); say which to retract with --kind"
+                + (outcomes > 1 ? " (--kind outcome: every outcome kind of it, in one commit)" : "")
         case .notADigest(let source, let minimumPrefix):
             return "\(source) is neither a file nor a digest: give the ingested file, or its digest as sha256:HEX "
                 + "(at least \(minimumPrefix) lowercase hex digits; rollout log shows it)"
         case .noSuchIngest(let source, let kind):
-            return "\(source): no file with this digest was ingested\(kind.map { " as \($0.rawValue)" } ?? ""); "
+            return "\(source): no file with this digest was ingested\(kind.map { " as \($0)" } ?? ""); "
                 + "rollout log lists the ingests with their digests"
         case .damagedProvenance(let path):
             return "\(path) is damaged: not a provenance record; check the repository with rollout verify"

@@ -34,8 +34,9 @@ public enum IngestRefusal: Refusal {
     case ingestedAsSeveralKinds(source: String, kinds: [MetricKind])
     /// A retract names neither a file nor a digest (`minimumPrefix` hex digits at least).
     case notADigest(source: String, minimumPrefix: Int)
-    /// No file with the digest `source` names was ingested (as `kind`, when one was given).
-    case noSuchIngest(source: String, kind: MetricKind?)
+    /// No file with the digest `source` names was ingested (as `kind`, when one was given: a kind's
+    /// name, or "an outcome kind" for `--kind outcome`).
+    case noSuchIngest(source: String, kind: String?)
     /// The provenance record at `path` does not read as one.
     case damagedProvenance(path: String)
 

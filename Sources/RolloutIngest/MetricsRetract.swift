@@ -17,13 +17,21 @@ public enum MetricsRetract {
         /// As given on the command line, for messages.
         public let source: String
         public let kind: MetricKind?
+        /// Every outcome kind the file is still counted as (`--kind outcome`), in one commit.
+        public let everyOutcome: Bool
         public let reason: String
 
-        public init(digest: String, source: String, kind: MetricKind?, reason: String) {
+        public init(digest: String, source: String, kind: MetricKind?, everyOutcome: Bool = false, reason: String) {
             self.digest = digest
             self.source = source
             self.kind = kind
+            self.everyOutcome = everyOutcome
             self.reason = reason
+        }
+
+        /// Whether an ingest as `kind` is one this request may name.
+        func names(_ kind: MetricKind) -> Bool {
+            everyOutcome ? kind.isOutcome : (self.kind == nil || self.kind == kind)
         }
     }
 
@@ -48,21 +56,26 @@ public enum MetricsRetract {
         return "sha256:" + Hex.encode(hasher.finalize())
     }
 
-    /// The one ingested (digest, kind) that `request` names.
-    static func resolve(_ request: Request, in snapshot: Snapshot) throws -> (digest: String, kind: MetricKind) {
+    /// The one ingested file `request` names, and the kinds of it to retract: one, or with
+    /// `everyOutcome` each outcome kind still counted (all of them, when none is: each is refused
+    /// as already retracted).
+    static func resolve(_ request: Request, in snapshot: Snapshot) throws -> (digest: String, kinds: [MetricKind]) {
         let hex = request.digest.hasPrefix("sha256:") ? String(request.digest.dropFirst(7)) : request.digest
         guard hex.count >= minimumPrefix, hex.count <= 64, MetricsLayout.isHex(hex) else {
             throw IngestRefusal.notADigest(source: request.source, minimumPrefix: MetricsRetract.minimumPrefix)
         }
-        let found = try MetricsLayout.ingestedDigests(startingWith: hex, in: snapshot).filter {
-            request.kind == nil || $0.kind == request.kind
-        }
+        let found = try MetricsLayout.ingestedDigests(startingWith: hex, in: snapshot).filter { request.names($0.kind) }
         let digests = Set(found.map(\.digest))
         guard !digests.isEmpty else {
-            throw IngestRefusal.noSuchIngest(source: request.source, kind: request.kind)
+            throw IngestRefusal.noSuchIngest(
+                source: request.source, kind: request.everyOutcome ? "an outcome kind" : request.kind?.rawValue)
         }
         guard digests.count == 1 else {
             throw RolloutError.ambiguousDigest(request.source, digests)
+        }
+        if request.everyOutcome {
+            let active = try found.filter { try MetricsLayout.history($0.digest, kind: $0.kind, in: snapshot).isActive }
+            return (found[0].digest, (active.isEmpty ? found : active).map(\.kind).sorted())
         }
         if found.count > 1 {
             // One file ingested as several kinds (crash and fallback, or several outcome metrics):
@@ -72,62 +85,80 @@ public enum MetricsRetract {
                 throw IngestRefusal.ingestedAsSeveralKinds(
                     source: request.source, kinds: (active.isEmpty ? found : active).map(\.kind).sorted())
             }
-            return active[0]
+            return (active[0].digest, [active[0].kind])
         }
-        return found[0]
+        return (found[0].digest, [found[0].kind])
     }
 
+    /// Retracts the file `request` names, as each kind it resolves to, in one commit: one retraction
+    /// record per kind, a `Rollout-Metrics-Kind` trailer each (docs/metrics.md, "Retracting a file").
     public static func retract(
         _ request: Request, from repository: PackRepository, actor: Actor, time: @escaping () -> Timestamp
-    ) throws -> PackRepository.Applied<Outcome> {
+    ) throws -> PackRepository.Applied<[Outcome]> {
         try repository.apply(actor: actor, time: time) { snapshot in
-            let (digest, kind) = try resolve(request, in: snapshot)
-            let history = try MetricsLayout.history(digest, kind: kind, in: snapshot)
-            let ingestPath = MetricsLayout.provenance(digest, kind: kind, generation: max(1, history.ingests))
-            guard history.isActive else {
-                let earlier = try snapshot.file(
-                    MetricsLayout.retraction(digest, kind: kind, generation: history.retractions)
-                )
-                .flatMap { (try? StrictJSONParser.parse($0))?.objectValue }
-                throw RolloutError.alreadyRetracted(request.source, kind: kind, digest: digest, by: earlier)
+            let (digest, kinds) = try resolve(request, in: snapshot)
+            var outcomes: [Outcome] = []
+            var writes: [(path: String, bytes: [UInt8])] = []
+            var blobs: [(path: String, blob: ObjectID)] = []
+            var removals: [String] = []
+            for kind in kinds {
+                let taken = try takeOut(digest, kind: kind, request: request, in: snapshot)
+                outcomes.append(taken.outcome)
+                blobs += taken.blobs
+                removals += taken.removals
+                let retraction: JSONValue = [
+                    "digest": .string(digest), "kind": .string(kind.rawValue), "file": .string(taken.outcome.file),
+                    "ingest": .string(taken.ingest),
+                    "reason": .string(request.reason), "locales": .array(taken.outcome.locales.map { .string($0) }),
+                    "rollups": .object(taken.outcome.rollups.mapValues { .integer($0) }),
+                    "entries": .integer(taken.outcome.entries),
+                    "actor": .string(actor.description), "time": .string(time().description),
+                ]
+                writes.append((taken.record, JSONWriter.pretty(retraction)))
             }
-            guard let bytes = try snapshot.file(ingestPath),
-                let record = (try? StrictJSONParser.parse(bytes))?.objectValue,
-                let locales = record["locales"]?.arrayValue?.compactMap(\.stringValue),
-                let dates = record["dates"]?.arrayValue?.compactMap(\.stringValue)
-            else { throw IngestRefusal.damagedProvenance(path: ingestPath) }
-            let file = record["file"]?.stringValue ?? "?"
-            let short = String(digest.dropFirst(7).prefix(12))
-
-            let (blobs, removals, removed) = try removeEntries(
-                of: short, kind: kind, locales: locales, dates: dates, in: snapshot)
-            let outcome = Outcome(digest: digest, kind: kind, file: file, locales: locales, rollups: removed)
-            let retraction: JSONValue = [
-                "digest": .string(digest), "kind": .string(kind.rawValue), "file": .string(file),
-                "ingest": .string(ingestPath),
-                "reason": .string(request.reason), "locales": .array(locales.map { .string($0) }),
-                "rollups": .object(removed.mapValues { .integer($0) }), "entries": .integer(outcome.entries),
-                "actor": .string(actor.description), "time": .string(time().description),
-            ]
+            let file = outcomes[0].file
             var trailers: [(name: Trailer, value: String)] = [(.action, ChangeAction.metricsRetract.rawValue)]
-            for locale in locales { trailers.append((.locale, locale)) }
-            trailers += [
-                (.metricsKind, kind.rawValue), (.metricsFile, file), (.metricsDigest, digest),
-                (.reason, request.reason),
-            ]
+            for locale in Set(outcomes.flatMap(\.locales)).sorted() { trailers.append((.locale, locale)) }
+            trailers += kinds.map { (.metricsKind, $0.rawValue) }
+            trailers += [(.metricsFile, file), (.metricsDigest, digest), (.reason, request.reason)]
+            let entries = outcomes.reduce(0) { $0 + $1.entries }
+            let rollups = outcomes.reduce(0) { $0 + $1.rollups.count }
             let change = Change(
                 summary:
-                    "metrics retract \(kind.rawValue) \(file) (\(outcome.entries) entries from \(removed.count) rollup(s))",
-                trailers: trailers,
-                writes: [
-                    (
-                        MetricsLayout.retraction(digest, kind: kind, generation: history.ingests),
-                        JSONWriter.pretty(retraction)
-                    )
-                ],
-                blobs: blobs, removals: removals)
-            return (change, outcome)
+                    "metrics retract \(kinds.map(\.rawValue).joined(separator: ", ")) \(file) (\(entries) entries from \(rollups) rollup(s))",
+                trailers: trailers, writes: writes, blobs: blobs, removals: removals)
+            return (change, outcomes)
         }
+    }
+
+    /// What retracting the file as one kind takes out, against `snapshot`: its rollup entries, and
+    /// where its retraction record goes. A kind already retracted is refused.
+    static func takeOut(_ digest: String, kind: MetricKind, request: Request, in snapshot: Snapshot) throws -> (
+        outcome: Outcome, ingest: String, record: String, blobs: [(path: String, blob: ObjectID)], removals: [String]
+    ) {
+        let history = try MetricsLayout.history(digest, kind: kind, in: snapshot)
+        let ingestPath = MetricsLayout.provenance(digest, kind: kind, generation: max(1, history.ingests))
+        guard history.isActive else {
+            let earlier = try snapshot.file(
+                MetricsLayout.retraction(digest, kind: kind, generation: history.retractions)
+            )
+            .flatMap { (try? StrictJSONParser.parse($0))?.objectValue }
+            throw RolloutError.alreadyRetracted(request.source, kind: kind, digest: digest, by: earlier)
+        }
+        guard let bytes = try snapshot.file(ingestPath),
+            let record = (try? StrictJSONParser.parse(bytes))?.objectValue,
+            let locales = record["locales"]?.arrayValue?.compactMap(\.stringValue),
+            let dates = record["dates"]?.arrayValue?.compactMap(\.stringValue)
+        else { throw IngestRefusal.damagedProvenance(path: ingestPath) }
+        let short = String(digest.dropFirst(7).prefix(12))
+        let (blobs, removals, removed) = try removeEntries(
+            of: short, kind: kind, locales: locales, dates: dates, in: snapshot)
+        let outcome = Outcome(
+            digest: digest, kind: kind, file: record["file"]?.stringValue ?? "?", locales: locales, rollups: removed)
+        return (
+            outcome, ingestPath, MetricsLayout.retraction(digest, kind: kind, generation: history.ingests), blobs,
+            removals
+        )
     }
 
     /// Takes the entries file `short` contributed out of every rollup of its locales and dates:

@@ -134,7 +134,8 @@ final class RefusalWordingTests: XCTestCase {
         .noRowsOfMetric(file: "a.csv", metric: "checkout", others: ["signup", "tap"]),
         .noRowsOfMetric(file: "a.csv", metric: "checkout", others: []), .namesNoMetric(file: "a.csv"),
         .notADigest(source: "x", minimumPrefix: 12),
-        .noSuchIngest(source: "sha256:0", kind: nil), .noSuchIngest(source: "sha256:0", kind: .fallback),
+        .noSuchIngest(source: "sha256:0", kind: nil), .noSuchIngest(source: "sha256:0", kind: "fallback"),
+        .noSuchIngest(source: "sha256:0", kind: "an outcome kind"),
         .damagedProvenance(path: "metrics/p.json"),
     ]
 

@@ -143,6 +143,54 @@ final class MetricsIngestOutcomeTests: XCTestCase {
         XCTAssertEqual(try w.rollout("verify").status, 0)
     }
 
+    /// What `--kind outcome` ingested in one commit, `--kind outcome` retracts in one commit: every
+    /// outcome kind of the file still counted, a record and a `Rollout-Metrics-Kind` each; verify
+    /// accepts it, and the file may be ingested again.
+    func testOutcomeRetractsEveryOutcomeKindOfTheFileInOneCommit() throws {
+        let w = try workspace()
+        let file = try w.scratch.write("both.csv", Self.header + Self.rows.joined(separator: "\n") + "\n")
+        let crash = try w.scratch.write(
+            "crash.csv",
+            "date,locale,pack,region,app_version,sessions,crashes\n2026-11-26,tr-TR,tr-TR@18,TR,4.8.1,100,1\n")
+        XCTAssertEqual(try w.rollout("metrics", "ingest", "--kind", "crash", crash).status, 0)
+        let none = try w.rollout("metrics", "retract", crash, "--kind", "outcome", "--reason", "test")
+        XCTAssertEqual(none.status, 66, none.output)
+        XCTAssertTrue(none.stderr.contains("no file with this digest was ingested as an outcome kind"), none.stderr)
+
+        XCTAssertEqual(try w.rollout("metrics", "ingest", "--kind", "outcome", file).status, 0)
+        let which = try w.rollout("metrics", "retract", file, "--reason", "test")
+        XCTAssertEqual(which.status, 64, which.output)
+        XCTAssertTrue(which.stderr.contains("(--kind outcome: every outcome kind of it, in one commit)"), which.stderr)
+        let tip = try w.stateTip()
+        let retracted = try w.rollout(
+            "metrics", "retract", file, "--kind", "outcome", "--reason", "wrong export", "--json")
+        XCTAssertEqual(retracted.status, 0, retracted.output)
+        let json = try w.json(retracted)
+        let entries = try XCTUnwrap(json["retractions"] as? [[String: Any]])
+        XCTAssertEqual(entries.map { $0["kind"] as? String }, ["outcome-checkout", "outcome-signup"])
+        XCTAssertEqual(entries.map { $0["entries"] as? Int }, [6, 6])
+        XCTAssertEqual(
+            try w.git("rev-parse", "main~1").stdout.trimmingCharacters(in: .whitespacesAndNewlines), tip, "one commit")
+        XCTAssertEqual(try trailers(w, "Metrics-Kind"), ["outcome-checkout", "outcome-signup"])
+        XCTAssertEqual(try tree(w, "metrics/retractions").split(separator: "\n").count, 2)
+        XCTAssertEqual(try tree(w, "metrics/outcome-checkout") + (try tree(w, "metrics/outcome-signup")), "")
+        XCTAssertNotEqual(try tree(w, "metrics/crash"), "", "another kind's counts stay")
+        var verified = try w.rollout("verify")
+        XCTAssertEqual(verified.status, 0, verified.output)
+
+        let again = try w.rollout("metrics", "retract", file, "--kind", "outcome", "--reason", "again")
+        XCTAssertEqual(again.status, 1, again.output)
+        XCTAssertTrue(again.stderr.contains("was already retracted"), again.stderr)
+        // One kind back, then --kind outcome takes out the one still counted and leaves the other be.
+        XCTAssertEqual(try w.rollout("metrics", "ingest", "--kind", "outcome-signup", file).status, 0)
+        let one = try w.rollout("metrics", "retract", file, "--kind", "outcome", "--reason", "signup again")
+        XCTAssertEqual(one.status, 0, one.output)
+        XCTAssertTrue(one.stdout.contains("outcome-signup): retracted 6 entries"), one.stdout)
+        XCTAssertFalse(one.stdout.contains("outcome-checkout"), one.stdout)
+        verified = try w.rollout("verify")
+        XCTAssertEqual(verified.status, 0, verified.output)
+    }
+
     func testAnOverlapInOneMetricRefusesEveryMetricAndChangesNothing() throws {
         let w = try workspace()
         let first = try w.scratch.write("first.csv", Self.header + Self.rows[0] + "\n")

@@ -223,8 +223,9 @@ enum MetricsCommands {
 
     struct RetractOptions: OptionGroup {
         let reason = Option.reason("why (recorded in the commit and the retraction record)").required()
-        let kind = Option<MetricKind>(
-            "kind", "crash|fallback|outcome-METRIC", "which of the file's counts, for a file ingested as several kinds")
+        let kind = Option<IngestKind>(
+            "kind", "crash|fallback|outcome|outcome-METRIC",
+            "which of the file's counts, for a file ingested as several kinds (outcome: every outcome kind of it)")
 
         static let declared = RetractOptions()
     }
@@ -242,7 +243,8 @@ enum MetricsCommands {
         discussion: """
             SOURCE is the ingested file (found by its SHA-256, as ingest recorded it) or its digest,
             sha256:HEX, where a unique prefix of 12 or more hex digits will do: the file need not exist
-            any more. --kind is needed only for a file ingested as several kinds. The retraction is recorded
+            any more. --kind is needed only for a file ingested as several kinds; --kind outcome retracts
+            every outcome kind of the file still counted, in one commit. The retraction is recorded
             under metrics/retractions/ and in the log; the same file may be ingested again afterwards.
             Exit 1 when it was already retracted, 66 when no such file was ingested. See docs/metrics.md.
             """,
@@ -278,24 +280,39 @@ enum MetricsCommands {
             }
             let repository = try context.repository(invocation)
             let now = try context.now()
+            let one: MetricKind? =
+                switch kind {
+                case .one(let kind): kind
+                case .everyOutcome, nil: nil
+                }
             let applied = try MetricsRetract.retract(
-                MetricsRetract.Request(digest: digest, source: source, kind: kind, reason: reason), from: repository,
-                actor: try context.actor(invocation, repository: repository), time: { now })
-            let outcome = applied.result
-            let text =
-                "\(outcome.file) (\(outcome.digest.prefix(19))…, \(outcome.kind.rawValue)): retracted \(outcome.entries) entries from \(outcome.rollups.count) rollup(s)"
-                + (outcome.locales.isEmpty ? "" : " of \(outcome.locales.joined(separator: ", "))") + "\n"
-            return CommandOutput(
-                json: [
-                    "digest": .string(outcome.digest), "kind": .string(outcome.kind.rawValue),
-                    "file": .string(outcome.file),
-                    "locales": .array(outcome.locales.map { .string($0) }),
-                    "rollups": .object(outcome.rollups.mapValues { .integer($0) }),
-                    "entries": .integer(outcome.entries),
-                    "commit": applied.commit.map { .string($0.description) } ?? .null,
-                ],
-                text: text)
+                MetricsRetract.Request(
+                    digest: digest, source: source, kind: one, everyOutcome: kind == .everyOutcome, reason: reason),
+                from: repository, actor: try context.actor(invocation, repository: repository), time: { now })
+            let commit: JSONValue = applied.commit.map { .string($0.description) } ?? .null
+            let retracted = applied.result.map(retractedOutput)
+            // One kind: its entry is the whole answer, as it always was; --kind outcome: one per kind.
+            let json: JSONValue =
+                kind == .everyOutcome
+                ? ["retractions": .array(retracted.map { .object($0.json) }), "commit": commit]
+                : .object(retracted[0].json.merging(["commit": commit]) { $1 })
+            return CommandOutput(json: json, text: retracted.map(\.text).joined())
         })
+
+    /// What retracting one kind of a file printed: its line and its `--json` entry.
+    private static func retractedOutput(_ outcome: MetricsRetract.Outcome) -> (
+        text: String, json: [String: JSONValue]
+    ) {
+        let text =
+            "\(outcome.file) (\(outcome.digest.prefix(19))…, \(outcome.kind.rawValue)): retracted \(outcome.entries) entries from \(outcome.rollups.count) rollup(s)"
+            + (outcome.locales.isEmpty ? "" : " of \(outcome.locales.joined(separator: ", "))") + "\n"
+        let json: [String: JSONValue] = [
+            "digest": .string(outcome.digest), "kind": .string(outcome.kind.rawValue), "file": .string(outcome.file),
+            "locales": .array(outcome.locales.map { .string($0) }),
+            "rollups": .object(outcome.rollups.mapValues { .integer($0) }), "entries": .integer(outcome.entries),
+        ]
+        return (text, json)
+    }
 
     /// `metrics show`'s crash and fallback part: per pack and segment (region, app-version family),
     /// both kinds' counts and rates.

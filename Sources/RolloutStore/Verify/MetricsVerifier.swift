@@ -31,8 +31,8 @@ struct MetricsVerifier {
     }
 
     /// One metrics-ingest or metrics-retract commit: it adds exactly the records its trailers name,
-    /// one per kind (a retraction names one kind; an ingest of `--kind outcome` one per metric of the
-    /// file), and touches rollups only of those kinds and of the locales it names.
+    /// one per kind (one kind, or with `--kind outcome` one per metric of the file), and touches
+    /// rollups only of those kinds and of the locales it names.
     mutating func check(
         commit short: String, action: ChangeAction, trailers: [(name: String, value: String)],
         changes: [Verifier.PathChange],
@@ -43,7 +43,7 @@ struct MetricsVerifier {
         let named = trailers.values(.metricsKind)
         let kinds = named.compactMap(MetricKind.init(rawValue:))
         guard let digest = trailers.value(.metricsDigest), !kinds.isEmpty, kinds.count == named.count,
-            Set(kinds).count == kinds.count, !retracting || kinds.count == 1
+            Set(kinds).count == kinds.count
         else {
             problem(nil, .withoutItsTrailers(action))
             return
@@ -178,8 +178,7 @@ extension String {
     }
 
     fileprivate static func withoutItsTrailers(_ action: ChangeAction) -> String {
-        "a \(action.rawValue) without Rollout-Metrics-Digest and Rollout-Metrics-Kind trailers"
-            + (action == .metricsRetract ? " (one kind)" : " (each kind once)")
+        "a \(action.rawValue) without Rollout-Metrics-Digest and Rollout-Metrics-Kind trailers (each kind once)"
     }
 
     fileprivate static func notExactlyItsRecord(
