@@ -38,6 +38,22 @@ public enum ExperimentAnalysis {
         public let exploratory: Bool
 
         public var decision: Decision { lower > 0 ? .better : upper < 0 ? .worse : .undecided }
+
+        /// As `experiment show --json` lists it, and as guard's stop for a primary metric shown
+        /// worse records it as the rollback's evidence.
+        public func jsonValue(locale: String) -> JSONValue {
+            func number(_ value: Double?) -> JSONValue {
+                guard let value, value.isFinite else { return .null }
+                return .number(JSONNumber(value))
+            }
+            return [
+                "metric": .string(metric), "pack": .string("\(locale)@\(treatment)"), "exploratory": .bool(exploratory),
+                "control": ["exposures": .integer(control.total), "conversions": .integer(control.events)],
+                "variant": ["exposures": .integer(variant.total), "conversions": .integer(variant.events)],
+                "lift": number(lift), "lower": number(lower), "upper": number(upper), "alpha": number(alpha),
+                "decision": .string(decision.rawValue),
+            ]
+        }
     }
 
     /// The primary comparison of one treatment as of the end of one day: the report's chart.
@@ -57,7 +73,8 @@ public enum ExperimentAnalysis {
         case harm(String)
         /// The horizon passed and no treatment was shown better or worse.
         case noDifference
-        /// Not decided yet: about this many more days at the traffic so far (nil: no estimate).
+        /// Not decided yet: about this many more days at the traffic so far, at most the days left to
+        /// the horizon (nil: no estimate, no counts to project from).
         case keepRunning(days: Int?)
         /// The exposures do not match the split: no comparison can be trusted. Why.
         case void(String)
@@ -122,6 +139,13 @@ public enum ExperimentAnalysis {
     }
 
     /// One treatment on one metric, day by day; the running intersection of the sequence's intervals.
+    ///
+    /// A day counts only when both arms have exposures on it (`counted`): with one arm's export
+    /// missing, every conversion of the day is the other arm's whatever the lift, so the day says
+    /// nothing about it, and adding it to one side would move the lift and the bounds with it. Should
+    /// a day's interval miss the intersection so far (the lift itself moved: a novelty effect, or a
+    /// chance the level allows), the bounds start again from that day's interval: the sequence never
+    /// shows a lower bound above its upper one.
     static func compare(
         metric: String, treatment: Int, control: Int, share: Double, daily: Daily, days: ClosedRange<Int>,
         alpha: Double, exploratory: Bool
@@ -132,17 +156,21 @@ public enum ExperimentAnalysis {
         var upper = Double.infinity
         var points: [Point] = []
         for day in days {
-            if let counts = daily[day] {
-                c = c.adding(counts[control] ?? .zero) ?? c
-                t = t.adding(counts[treatment] ?? .zero) ?? t
+            if let counted = counted(daily[day], treatment: treatment, control: control) {
+                c = c.adding(counted.control) ?? c
+                t = t.adding(counted.treatment) ?? t
             }
             // The null share of the conversions is the treatment's share of the exposures so far: the
             // test is of the rates, whatever the exposures came to (the sample ratio check judges those).
             let observed = t.total > 0 && c.total > 0 ? Double(t.total) / Double(t.total + c.total) : share
             let interval = LiftSequence.interval(
                 treatment: t.events, conversions: t.events + c.events, share: observed, alpha: alpha)
-            lower = max(lower, interval.lower)
-            upper = min(upper, interval.upper)
+            if max(lower, interval.lower) <= min(upper, interval.upper) {
+                lower = max(lower, interval.lower)
+                upper = min(upper, interval.upper)
+            } else {
+                (lower, upper) = interval
+            }
             points.append(
                 Point(
                     day: day, controlExposures: c.total, variantExposures: t.total, lift: lift(t, over: c),
@@ -152,6 +180,14 @@ public enum ExperimentAnalysis {
             metric: metric, treatment: treatment, control: c, variant: t, lift: lift(t, over: c), lower: lower,
             upper: upper, alpha: alpha, exploratory: exploratory)
         return (comparison, points)
+    }
+
+    /// One day's counts of the two arms, when the day counts toward the lift: both have exposures.
+    static func counted(_ day: [Int: MetricCounts]?, treatment: Int, control: Int) -> (
+        treatment: MetricCounts, control: MetricCounts
+    )? {
+        guard let t = day?[treatment], let c = day?[control], t.total > 0, c.total > 0 else { return nil }
+        return (t, c)
     }
 
     static func lift(_ t: MetricCounts, over c: MetricCounts) -> Double? {
@@ -202,11 +238,11 @@ public enum ExperimentAnalysis {
         if let best = better.max(by: { $0.lower < $1.lower }) { return .winner(best.treatment) }
         let days = record.days(until: now)
         // An ended experiment is judged as it stood when it ended.
-        let elapsed = Double((record.ending?.time ?? now).seconds - record.started.seconds) / 86_400
-        let left = Double(record.days) - elapsed
+        let left = record.daysLeft(at: now)
         if left <= 0 { return .noDifference }
+        // No estimate without counts to project: the horizon is what is left, and the text says so.
         let projected = comparisons.compactMap { projection($0, elapsed: max(1, Double(days.count))) }.min()
-        return .keepRunning(days: Int(min(projected ?? left, left).rounded(.up)))
+        return .keepRunning(days: projected.map { Int(min($0, left).rounded(.up)) })
     }
 
     /// About how many more days, at the traffic so far, until the sequence excludes no lift if the

@@ -97,6 +97,18 @@ public struct ExperimentRecord: Equatable, Sendable {
         return first...max(first, last)
     }
 
+    /// Days run by `now` (or by its end), counted from the start: 0 before it, a fraction within a
+    /// day.
+    public func elapsed(at now: Timestamp) -> Double {
+        max(0, Double((ending?.time ?? now).seconds - started.seconds) / 86_400)
+    }
+
+    /// Which day of its `days` it is on at `now` (1 on the first; `days` past the horizon).
+    public func day(at now: Timestamp) -> Int { min(days, Int(elapsed(at: now)) + 1) }
+
+    /// Days left to the horizon at `now`: `days` before the start, 0 once it passed.
+    public func daysLeft(at now: Timestamp) -> Double { max(0, Double(days) - elapsed(at: now)) }
+
     public var jsonValue: JSONValue {
         func ref(_ r: Plan.PackRef) -> JSONValue {
             ["contentVersion": .integer(r.contentVersion), "minAppVersion": .string(r.minAppVersion.description)]

@@ -66,10 +66,9 @@ public enum ExperimentPage {
 
     static func header(_ content: ExperimentContent) -> Markup {
         let record = content.record
-        let days = record.days(until: content.generated)
         let status =
             record.ending.map { "Ended \($0.time) by \($0.actor): \($0.outcome)" }
-            ?? "Running since \(record.started) (day \(days.count) of \(record.days))"
+            ?? "Running since \(record.started) (day \(record.day(at: content.generated)) of \(record.days))"
         var back: [Markup] = []
         if let overview = content.overview { back.append(.element("a", ["href": overview], "Every locale")) }
         if let page = content.localePage {

@@ -173,6 +173,37 @@ final class ExperimentEndToEndTests: XCTestCase {
         try ok(w, "verify")
     }
 
+    /// The verdict guard acts on is the verdict `experiment show` gives: a primary metric shown worse
+    /// is harm as a guardrail is, stopped with --auto-revert and the comparison as evidence; and
+    /// guardrails without data are insufficient data, not healthy.
+    func testGuardStopsAVariantWhosePrimaryMetricIsShownWorse() throws {
+        let w = try started()
+        let quiet = try w.rollout("guard")
+        XCTAssertEqual(quiet.status, 0, quiet.output)
+        XCTAssertTrue(quiet.stdout.contains("insufficient-data  experiment title-test: keep running"), quiet.output)
+        try ok(
+            w, "metrics", "ingest", try outcomes(w, control: (20_000, 1_200), variant: (20_000, 900)), "--kind",
+            "outcome")
+        let reported = try w.rollout("guard")
+        XCTAssertEqual(reported.status, 1, reported.output)
+        XCTAssertTrue(
+            reported.stdout.contains("unhealthy  experiment title-test: harm on checkout; --auto-revert stops it"),
+            reported.output)
+        let guarded = try w.rollout("guard", "--auto-revert")
+        XCTAssertEqual(guarded.status, 0, guarded.output)
+        XCTAssertTrue(guarded.stdout.contains("stopped experiment title-test: rollback tr-TR/1"), guarded.output)
+        let plan = try w.json(try w.rollout("status", "tr-TR", "--json"))["plan"] as? [String: Any] ?? [:]
+        XCTAssertNil(plan["experiment"], "\(plan)")
+        XCTAssertEqual(plan["blocked"] as? [Int], [18])
+        let manifest = try w.json(try w.rollout("rollbacks", "tr-TR/1"))
+        let evidence = try XCTUnwrap((manifest["evidence"] as? [String: Any])?["comparisons"] as? [[String: Any]])
+        XCTAssertEqual(evidence.first?["decision"] as? String, "worse")
+        XCTAssertEqual(evidence.first?["metric"] as? String, "checkout")
+        let ended = try ok(w, "experiment", "show", "title-test")
+        XCTAssertTrue(ended.contains("tr-TR@18 converts worse on checkout"), ended)
+        try ok(w, "verify")
+    }
+
     /// Rollback never waits for a question: a revert ends a running experiment, blocks its variant and
     /// records how it ended.
     func testARevertEndsARunningExperiment() throws {

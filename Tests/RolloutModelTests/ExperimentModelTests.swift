@@ -245,6 +245,46 @@ final class ExperimentModelTests: XCTestCase {
             .noDifference)
     }
 
+    /// One arm's export without the other's says nothing about the lift: every conversion of that
+    /// day is the arm's whatever the lift. Alone it decides nothing; before equal days it neither
+    /// moves the lift nor leaves a bound behind that the lift lies outside.
+    func testADayWithOneArmsExportAloneSaysNothingAboutTheLift() {
+        let record = record()
+        for alone in [((0, 0), (1_500, 150)), ((1_500, 150), (0, 0))] {
+            let result = ExperimentAnalysis.analyze(
+                record, outcomes: ["checkout": daily([alone])], guardrails: [:], now: at(2))
+            guard case .keepRunning = result.verdict else { return XCTFail("\(alone): \(result.verdict)") }
+            XCTAssertEqual(result.comparisons[0].lower, -1)
+            XCTAssertEqual(result.comparisons[0].upper, .infinity)
+            XCTAssertNil(result.comparisons[0].lift)
+        }
+        for conversions in [1_000, 750] {
+            let equalAfter = daily(
+                [((0, 0), (600, 60))] + Array(repeating: ((20_000, 1_000), (20_000, conversions)), count: 2))
+            let result = ExperimentAnalysis.analyze(
+                record, outcomes: ["checkout": equalAfter], guardrails: [:], now: at(3))
+            let comparison = result.comparisons[0]
+            let lift = try! XCTUnwrap(comparison.lift)
+            XCTAssertEqual(lift, Double(conversions) / 1_000 - 1, accuracy: 1e-9, "the counted days' lift")
+            XCTAssertLessThanOrEqual(comparison.lower, lift)
+            XCTAssertGreaterThanOrEqual(comparison.upper, lift)
+            if conversions == 1_000 {
+                guard case .keepRunning = result.verdict else { return XCTFail("equal rates: \(result.verdict)") }
+            } else {
+                guard case .harm = result.verdict else { return XCTFail("25% worse: \(result.verdict)") }
+            }
+        }
+        // A lift that turns over (a novelty effect): the bounds start again rather than cross.
+        let turning = daily(
+            Array(repeating: ((50_000, 2_000), (50_000, 3_000)), count: 2)
+                + Array(repeating: ((50_000, 3_000), (50_000, 1_000)), count: 4))
+        let result = ExperimentAnalysis.analyze(record, outcomes: ["checkout": turning], guardrails: [:], now: at(6))
+        let points = try! XCTUnwrap(result.timeline[18])
+        XCTAssertGreaterThan(points[1].lower, 0, "better at first")
+        XCTAssertTrue(points.allSatisfy { $0.lower <= $0.upper }, "\(points.map { ($0.lower, $0.upper) })")
+        XCTAssertLessThan(result.comparisons[0].upper, 0, "worse now")
+    }
+
     func testAMismatchVoidsEvenAClearWinner() {
         // The variant's exposures are 40% of the two arms' where the split gives it 50%.
         let skewed = daily(Array(repeating: ((30_000, 1_500), (20_000, 1_200)), count: 3))

@@ -21,7 +21,7 @@ enum ExperimentText {
     }
 
     /// The verdict and the next step; for an ended experiment, what the data said when it ended.
-    static func verdict(_ record: ExperimentRecord, _ verdict: ExperimentAnalysis.Verdict) -> String {
+    static func verdict(_ record: ExperimentRecord, _ verdict: ExperimentAnalysis.Verdict, now: Timestamp) -> String {
         let ended = record.ending != nil
         switch verdict {
         case .winner(let version):
@@ -33,7 +33,10 @@ enum ExperimentText {
             return "no difference shown in \(record.days) days: the control stays unless another reason says otherwise"
         case .keepRunning(let days):
             if ended { return "undecided when it ended" }
-            return "keep running" + (days.map { " (~\($0) day\($0 == 1 ? "" : "s") at current traffic)" } ?? "")
+            if let days { return "keep running (~\(days) day\(days == 1 ? "" : "s") at current traffic)" }
+            let left = Int(record.daysLeft(at: now).rounded(.up))
+            return
+                "keep running (no estimate without counts of both arms; \(left) day\(left == 1 ? "" : "s") left of \(record.days))"
         case .void(let why):
             return "void: \(why); no comparison can be trusted, fix the cause and start a new experiment"
         }
@@ -42,10 +45,9 @@ enum ExperimentText {
     static func show(_ record: ExperimentRecord, _ result: ExperimentAnalysis.Result, now: Timestamp, style: Style)
         -> String
     {
-        let days = record.days(until: now)
         let state =
             record.ending.map { "ended \(String($0.time.description.prefix(10))): \($0.outcome)" }
-            ?? "running since \(String(record.started.description.prefix(10))) (day \(days.count) of \(record.days))"
+            ?? "running since \(String(record.started.description.prefix(10))) (day \(record.day(at: now)) of \(record.days))"
         var text = "experiment \(record.name) on \(record.locale): \(state)\n"
         text += "  targets \(record.published.target); \(split(record))\n"
         text += "  primary metric \(record.primary), declared at the start\n\n"
@@ -72,7 +74,7 @@ enum ExperimentText {
             text += "\nexploratory \(metric) (bounds at \(percent(1 - alpha, digits: 2)), corrected; never decides):\n"
             text += table(record, rows, style: style)
         }
-        text += "\nverdict: \(verdict(record, result.verdict))\n"
+        text += "\nverdict: \(verdict(record, result.verdict, now: now))\n"
         return text
     }
 
@@ -107,21 +109,7 @@ enum ExperimentText {
         }
         return [
             "experiment": record.jsonValue,
-            "comparisons": .array(
-                result.comparisons.map { row in
-                    [
-                        "metric": .string(row.metric), "pack": .string("\(record.locale)@\(row.treatment)"),
-                        "exploratory": .bool(row.exploratory),
-                        "control": [
-                            "exposures": .integer(row.control.total), "conversions": .integer(row.control.events),
-                        ],
-                        "variant": [
-                            "exposures": .integer(row.variant.total), "conversions": .integer(row.variant.events),
-                        ],
-                        "lift": number(row.lift), "lower": number(row.lower), "upper": number(row.upper),
-                        "alpha": number(row.alpha), "decision": .string(row.decision.rawValue),
-                    ]
-                }),
+            "comparisons": .array(result.comparisons.map { $0.jsonValue(locale: record.locale) }),
             "sampleRatio": .array(
                 result.sampleRatios.map {
                     [

@@ -104,7 +104,7 @@ enum GuardCommand {
         case .scheduleRefused(let id, _, _): return "scheduled change \(id) refused: still pending"
         case .experiment(let name, let verdict):
             return "experiment \(name): \(verdict)"
-                + (verdict == "harm on a guardrail" ? "; --auto-revert stops it" : "")
+                + (verdict.hasPrefix("harm on ") ? "; --auto-revert stops it" : "")
                 + (verdict == "void" ? "; its exposures do not match the split (rollout experiment show \(name))" : "")
         case .experimentStopped(let name, let rollback):
             return "stopped experiment \(name)" + (rollback.map { ": rollback \($0)" } ?? "")

@@ -80,9 +80,10 @@ enum ReportCommand {
     static func writeExperiment(_ name: String, to out: String, repository: PackRepository, context: CommandContext)
         throws -> CommandOutput
     {
+        let now = try context.now()
         let summary = try ExperimentPage.render(
             name: name, snapshot: try repository.snapshot(), repositoryPath: repository.path,
-            wording: ExperimentText.verdict, now: try context.now())
+            wording: { ExperimentText.verdict($0, $1, now: now) }, now: now)
         let path = context.absolutePath(out)
         try context.writeFile(out, Array(summary.html.utf8))
         return CommandOutput(
@@ -177,7 +178,7 @@ enum ReportCommand {
                 summary = try ExperimentPage.render(
                     name: name, snapshot: snapshot, repositoryPath: repository.path,
                     localePage: localePages.contains(record.locale) ? OverviewPage.fileName(of: record.locale) : nil,
-                    overview: OverviewPage.indexName, wording: ExperimentText.verdict, now: now)
+                    overview: OverviewPage.indexName, wording: { ExperimentText.verdict($0, $1, now: now) }, now: now)
             } catch let error as RolloutError where error.kind == .badInput {
                 // Outcome metrics that cannot be summed stop this page only, as a locale's stop its own.
                 result.unreadable.append((name, Refusals.message(of: error)))

@@ -165,43 +165,71 @@ public enum GuardLoop {
         return row
     }
 
-    /// A running experiment (docs/experiments.md, "Guard"): its guardrails judged as health judges a
-    /// staged pack. A variant that harms one is stopped with `autoRevert` (blocked, with a rollback
-    /// manifest whose evidence is its health), and left in place otherwise, exiting 1.
+    /// A running experiment (docs/experiments.md, "When a variant harms: guard stops it"): what
+    /// `experiment show` decides, and its guardrails judged as health judges a staged pack. A harm
+    /// verdict (a variant harms a guardrail, or its primary metric is shown worse) is reported,
+    /// exiting 1, and with `autoRevert` stops the experiment: the harmful variants blocked, with a
+    /// rollback manifest whose evidence is the guardrail's health or the primary comparison.
     static func guardExperiment(
         _ name: String, snapshot: Snapshot, repository: PackRepository, autoRevert: Bool, actor: () throws -> Actor,
         now: Timestamp
     ) throws -> Row? {
         guard let record = try snapshot.experiment(name) else { return nil }
         let result = try ExperimentReading.analyze(record, in: snapshot, now: now)
-        let harmful = record.treatments.map(\.contentVersion).filter { result.guardrails[$0]?.verdict == .unhealthy }
-        let first = harmful.first ?? record.treatments.first?.contentVersion ?? record.control.contentVersion
+        let harm = ExperimentHarm(record, result)
+        let first = harm.variants.first ?? record.treatments.first?.contentVersion ?? record.control.contentVersion
+        // The guardrails' worst verdict, as health says it: insufficient data is not "healthy".
+        let guardrails = record.treatments.map { result.guardrails[$0.contentVersion]?.verdict ?? .insufficientData }
         var row = Row(
             locale: record.locale, candidate: PackID(locale: record.locale, contentVersion: first),
-            verdict: harmful.isEmpty ? "healthy" : "unhealthy",
-            action: .experiment(name: name, verdict: harmful.isEmpty ? result.verdict.label : "harm on a guardrail"))
+            verdict: harm.variants.isEmpty ? (guardrails.max() ?? .insufficientData).rawValue : "unhealthy",
+            action: .experiment(name: name, verdict: harm.label ?? result.verdict.label))
         // A mismatch voids every comparison: someone has to find why, as for a rollout held by one.
         if case .void = result.verdict { row.heldLeft = true }
-        guard !harmful.isEmpty else { return row }
+        guard let why = harm.reason else { return row }
         guard autoRevert else {
             row.unhealthyLeft = true
             return row
         }
-        let worst = result.guardrails[first]?.checks.first { $0.verdict == .unhealthy }
-        let why =
-            "\(record.locale)@\(first) unhealthy" + (worst.map { " (\($0.segment) \($0.kind.rawValue))" } ?? "")
-        let control = PackID(locale: record.locale, contentVersion: record.control.contentVersion)
-        let evidence: JSONValue =
-            result.guardrails[first]?.jsonValue(
-                locale: record.locale, candidate: PackID(locale: record.locale, contentVersion: first),
-                baseline: control) ?? .null
         let applied = try ExperimentOperations.stop(
-            name, ending: .harm(reason: why, blocking: harmful, evidence: evidence), reason: "guard: \(why)",
-            in: repository, actor: try actor(), time: { now }, health: { _, _ in nil })
+            name, ending: .harm(reason: why, blocking: harm.variants, evidence: harm.evidence),
+            reason: "guard: \(why)", in: repository, actor: try actor(), time: { now }, health: { _, _ in nil })
         row.action = .experimentStopped(name: name, rollback: applied.result.rollback?.id)
         row.rollback = applied.result.rollback?.id
         row.commit = applied.commit
         row.planAfter = applied.result.after
         return row
+    }
+}
+
+/// What harms in an experiment's analysis, for guard: the variants that harm a guardrail, or else
+/// those whose primary metric is shown worse (the order of the verdict, docs/experiments.md, "The
+/// verdict"); why, and the evidence a stop records.
+struct ExperimentHarm {
+    let variants: [Int]
+    let label: String?
+    let reason: String?
+    let evidence: JSONValue
+
+    init(_ record: ExperimentRecord, _ result: ExperimentAnalysis.Result) {
+        let locale = record.locale
+        let control = PackID(locale: locale, contentVersion: record.control.contentVersion)
+        let guardrail = record.treatments.map(\.contentVersion).filter { result.guardrails[$0]?.verdict == .unhealthy }
+        let worse = result.comparisons.filter { !$0.exploratory && $0.decision == .worse }
+        if let first = guardrail.first, let report = result.guardrails[first] {
+            let worst = report.checks.first { $0.verdict == .unhealthy }
+            variants = guardrail
+            label = "harm on a guardrail"
+            reason = "\(locale)@\(first) unhealthy" + (worst.map { " (\($0.segment) \($0.kind.rawValue))" } ?? "")
+            evidence = report.jsonValue(
+                locale: locale, candidate: PackID(locale: locale, contentVersion: first), baseline: control)
+        } else if let first = worse.first {
+            variants = worse.map(\.treatment)
+            label = "harm on \(first.metric)"
+            reason = "\(locale)@\(first.treatment) converts worse on \(first.metric)"
+            evidence = ["comparisons": .array(worse.map { $0.jsonValue(locale: locale) })]
+        } else {
+            (variants, label, reason, evidence) = ([], nil, nil, .null)
+        }
     }
 }
