@@ -285,6 +285,24 @@ final class ExperimentModelTests: XCTestCase {
         XCTAssertLessThan(result.comparisons[0].upper, 0, "worse now")
     }
 
+    /// The day of the experiment and the days left count from its start time, within its horizon;
+    /// without counts of both arms there is no estimate, and the verdict does not make one up.
+    func testTheDayAndTheDaysLeftKeepToTheHorizon() {
+        let record = record()  // started 2026-12-01T00:00:00Z, 14 days
+        let before = Timestamp(iso8601: "2026-11-30T12:00:00Z")!
+        XCTAssertEqual(record.day(at: before), 1)
+        XCTAssertEqual(record.daysLeft(at: before), 14)
+        XCTAssertEqual(record.day(at: Timestamp(seconds: at(14).seconds - 3_600)), 14, "the last hour is still day 14")
+        XCTAssertEqual(record.day(at: at(20)), 14)
+        XCTAssertEqual(record.daysLeft(at: at(20)), 0)
+        let empty = ExperimentAnalysis.analyze(record, outcomes: [:], guardrails: [:], now: before)
+        XCTAssertEqual(empty.verdict, .keepRunning(days: nil))
+        let alone = daily([((0, 0), (1_500, 150))])
+        XCTAssertEqual(
+            ExperimentAnalysis.analyze(record, outcomes: ["checkout": alone], guardrails: [:], now: at(2)).verdict,
+            .keepRunning(days: nil))
+    }
+
     func testAMismatchVoidsEvenAClearWinner() {
         // The variant's exposures are 40% of the two arms' where the split gives it 50%.
         let skewed = daily(Array(repeating: ((30_000, 1_500), (20_000, 1_200)), count: 3))
