@@ -246,6 +246,12 @@ enum Refusals {
         case .shipNotAVariant(let id, let variants):
             return
                 "--ship \(id) is not one of the experiment's variants (\(variants.map(\.description).joined(separator: ", ")))"
+        case .shipToNothing(let id, let name):
+            return "--ship \(id) --to 0% ships it to no device; to end the experiment without shipping, "
+                + "rollout experiment stop \(name)"
+        case .shipBaselineAtAShare(let id, let share):
+            return "--ship \(id) keeps the baseline, which every device outside the variants has already; "
+                + "--to \(share) has no meaning for it: leave --to out"
         case .running(let locale, let name, let doing):
             return
                 "experiment \(name) is running on \(locale): a \(doing) would change what its devices get in the middle of the question; stop it first with rollout experiment stop \(name) (--ship PACK to stage a variant)"

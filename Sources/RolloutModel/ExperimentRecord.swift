@@ -283,13 +283,17 @@ public enum ExperimentRefusal: Refusal {
     case notRunning(String, outcome: String)
     /// `--ship` names a pack that is not one of the variants.
     case shipNotAVariant(PackID, variants: [PackID])
+    /// `--ship PACK --to 0%`: a ship that gives the pack to no device.
+    case shipToNothing(PackID, name: String)
+    /// `--ship BASELINE --to SHARE`: the baseline is everywhere already; a share means nothing.
+    case shipBaselineAtAShare(PackID, share: Percent)
     /// A promote or a revert while an experiment runs on the locale.
     case running(locale: String, name: String, doing: String)
 
     public var kind: RolloutError.Kind {
         switch self {
         case .badName, .variants, .mixedLocales, .badMetric, .metricTwice, .days, .splitCount, .splitTotal,
-            .shipNotAVariant:
+            .shipNotAVariant, .shipToNothing, .shipBaselineAtAShare:
             return .usage
         case .noSuchExperiment: return .missing
         case .nameTaken, .otherRunning, .candidateStaged, .underKillSwitch, .blocked, .belowMinAppVersion, .sameText,

@@ -85,6 +85,16 @@ final class ExperimentEndToEndTests: XCTestCase {
         XCTAssertEqual(ungated.status, 1, ungated.output)
         XCTAssertTrue(ungated.stderr.contains("tr-TR@18"), ungated.output)
         XCTAssertEqual(try w.git("rev-parse", "main", repository: w.repository).stdout, tip, "nothing written")
+        // A ship to no device, and a share for the baseline, mean nothing: usage errors, nothing written.
+        for (arguments, says) in [
+            (["tr-TR@18", "--to", "0%"], "--ship tr-TR@18 --to 0% ships it to no device"),
+            (["tr-TR@17", "--to", "30%"], "--to 30% has no meaning for it"),
+        ] {
+            let refused = try w.rollout(["experiment", "stop", "title-test", "--ship"] + arguments)
+            XCTAssertEqual(refused.status, 64, refused.output)
+            XCTAssertTrue(refused.stderr.contains(says), refused.output)
+            XCTAssertEqual(try w.git("rev-parse", "main", repository: w.repository).stdout, tip, "nothing written")
+        }
 
         try ok(w, "metrics", "ingest", try crashes(w, control: 40, variant: 40), "--kind", "crash")
         // Shipped at the share it had, the variant keeps exactly its devices (the experiment's salt

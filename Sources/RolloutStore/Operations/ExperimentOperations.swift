@@ -194,10 +194,12 @@ public enum ExperimentOperations {
                 throw ExperimentRefusal.shipNotAVariant(id, variants: variants)
             }
             if id.contentVersion == before.baseline?.contentVersion {
+                if let share { throw ExperimentRefusal.shipBaselineAtAShare(id, share: share) }
                 outcome = "kept \(id), the baseline"
                 return
             }
             let target = share ?? record.split[index]
+            guard target.basisPoints > 0 else { throw ExperimentRefusal.shipToNothing(id, name: record.name) }
             let request = PromoteRequest(
                 pack: id, share: target, regions: record.regions.isEmpty ? nil : record.regions,
                 versions: record.versions.isAll ? nil : record.versions,
