@@ -322,7 +322,7 @@ struct RowReader: CSVRecordSink {
 
 extension RowReader {
     /// A `metric` field that is no metric name (`Plan.Experiment.isValidMetric`).
-    fileprivate static func notAMetric(_ text: String) -> String {
+    static func notAMetric(_ text: String) -> String {
         "metric \"\(text)\" is not a metric name (a lowercase letter, then lowercase letters, digits and _, "
             + "at most 40)"
     }

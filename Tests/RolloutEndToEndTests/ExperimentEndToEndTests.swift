@@ -280,6 +280,15 @@ final class ExperimentEndToEndTests: XCTestCase {
             (["--variants", "tr-TR@17,tr-TR@18", "--split", "60/50"], 64, "add up to at most 100%"),
             (["--variants", "tr-TR@17,tr-TR@18", "--split", "50"], 64, "1 shares for 2 variants"),
             (["--variants", "tr-TR@17,tr-TR@99"], 66, "tr-TR@99"),
+            // A guardrail is a kind health judges; a metric, even an outcome kind, is not one.
+            (
+                ["--variants", "tr-TR@17,tr-TR@18", "--guardrail", "memory"], 64,
+                "is not a guardrail: crash or fallback"
+            ),
+            (
+                ["--variants", "tr-TR@17,tr-TR@18", "--guardrail", "crash,outcome-checkout"], 64,
+                "--guardrail \"outcome-checkout\" is not a guardrail: crash or fallback"
+            ),
         ]
         for (arguments, status, message) in cases {
             let result = try w.rollout(["experiment", "start", "t", "--metric", "checkout"] + arguments)

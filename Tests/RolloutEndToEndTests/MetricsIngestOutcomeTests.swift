@@ -234,6 +234,15 @@ final class MetricsIngestOutcomeTests: XCTestCase {
             ),
             ("all-header.csv", "date,pack,exposures\n", ["outcome"], 65, "all-header.csv:1: the header lacks metric"),
             ("nothing.csv", Self.header, ["outcome"], 65, "nothing.csv: no row names a metric"),
+            // Every metric field bad: each row named by its line, as beside a good row.
+            (
+                "upper.csv", Self.header + "2026-11-25,tr-TR,tr-TR@18,TR,4.8.1,Checkout,100,10\n", ["outcome"], 65,
+                "upper.csv:2: metric \"Checkout\" is not a metric name"
+            ),
+            (
+                "short.csv", Self.header + "2026-11-25,tr-TR,tr-TR@18,TR,4.8.1,Checkout,100,10\n2026-11-25,tr-TR\n",
+                ["outcome"], 65, "short.csv:3: 2 fields, the header has 8"
+            ),
             ("bad-kind.csv", Self.header + good, ["outcome-Checkout"], 64, "is not crash, fallback"),
             ("bad-map.csv", Self.header + good, ["outcome-checkout", "--map", "sessions=s"], 64, "--map"),
         ]

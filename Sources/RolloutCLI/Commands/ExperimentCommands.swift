@@ -16,7 +16,7 @@ enum ExperimentCommands {
         let metric = Option<String>("metric", "NAME", "the primary metric, declared before the start").required()
         let exploratory = Option<String>(
             "exploratory", "NAMES", "further metrics, comma-separated: reported, corrected, never deciding")
-        let guardrail = ListOption<MetricKind>("guardrail", "KINDS", "crash, fallback or both (default both)")
+        let guardrail = ListOption<Guardrail>("guardrail", "KINDS", "crash, fallback or both (default both)")
         let days = Option<String>("days", "N", "the horizon: after N days undecided, no difference shown (14)")
         let reason = Option.reason("why (recorded in the commit)")
         let dryRun = Flag("dry-run", "print what would change and write nothing")
@@ -77,10 +77,7 @@ enum ExperimentCommands {
         let exploratory = try invocation.value(options.exploratory).map {
             $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
         }
-        let guardrails = try invocation.list(options.guardrail)
-        for kind in guardrails where !MetricKind.health.contains(kind) {
-            throw RolloutError.usage("\(options.guardrail.flag) \(kind) is not a guardrail: crash or fallback")
-        }
+        let guardrails = try invocation.list(options.guardrail).map(\.kind)
         let daysText = try invocation.value(options.days) ?? "14"
         guard let days = Int(daysText) else {
             throw RolloutError.usage("\(options.days.flag) \"\(daysText)\" is not a number of days")

@@ -34,3 +34,19 @@ package enum IngestKind: ArgumentValue, Equatable {
 
     package static var completion: ValueCompletion { .metricKinds(orEveryOutcome: true) }
 }
+
+/// An experiment's guardrail (`experiment start --guardrail`): a kind health judges, crash or
+/// fallback (docs/experiments.md, "Guardrails"). Outcome kinds are metrics, never guardrails.
+package struct Guardrail: ArgumentValue {
+    package let kind: MetricKind
+
+    package static func argument(_ text: String, flag: String) throws -> Guardrail {
+        guard let kind = MetricKind(rawValue: text), MetricKind.health.contains(kind) else {
+            let kinds = MetricKind.health.map(\.rawValue).joined(separator: " or ")
+            throw RolloutError.usage("\(flag) \"\(text)\" is not a guardrail: \(kinds)")
+        }
+        return Guardrail(kind: kind)
+    }
+
+    package static var completion: ValueCompletion { .words(MetricKind.health.map(\.rawValue)) }
+}
