@@ -189,6 +189,7 @@ public struct ExperimentRequest: Sendable {
     public var variants: [PackID]
     /// nil: equal shares of 100%.
     public var split: [Percent]?
+    /// Each region once, sorted, however often it was named (`--region TR,TR,de`), as promote's.
     public var regions: [String]
     public var versions: VersionRange
     public var primary: String
@@ -204,11 +205,11 @@ public struct ExperimentRequest: Sendable {
         self.name = name
         self.variants = variants
         self.split = split
-        self.regions = regions
+        self.regions = Array(Set(regions)).sorted()
         self.versions = versions
         self.primary = primary
         self.exploratory = exploratory
-        self.guardrails = guardrails
+        self.guardrails = Array(Set(guardrails)).sorted()
         self.days = days
         self.reason = reason
     }

@@ -97,6 +97,17 @@ final class ExperimentModelTests: XCTestCase {
         XCTAssertEqual(try ExperimentRecord.parse(JSONWriter.pretty(stored.jsonValue), source: "r"), stored)
     }
 
+    /// A region or a guardrail named twice is named once, as promote takes regions: the plan, the
+    /// record and the trailer never repeat one.
+    func testARequestNamesEachRegionAndGuardrailOnce() throws {
+        let request = ExperimentRequest(
+            name: "t", variants: [try PackID.parse("tr-TR@17"), try PackID.parse("tr-TR@18")], split: nil,
+            regions: ["TR", "TR", "DE"], versions: .all, primary: "checkout", exploratory: [],
+            guardrails: [.fallback, .crash, .fallback], days: 14, reason: nil)
+        XCTAssertEqual(request.regions, ["DE", "TR"])
+        XCTAssertEqual(request.guardrails, [.crash, .fallback])
+    }
+
     func testARequestIsCheckedBeforeTheRepositoryIsRead() {
         func request(_ edit: (inout ExperimentRequest) -> Void) -> ExperimentRequest {
             var r = ExperimentRequest(
