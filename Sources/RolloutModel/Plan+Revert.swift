@@ -138,7 +138,7 @@ extension Plan {
 
     /// What a revert takes back: the candidate, or a running experiment's variants other than the
     /// baseline (docs/experiments.md, "What the guarantee covers": rollback always works).
-    var staged: [Int] {
+    public var staged: [Int] {
         if let candidate { return [candidate.contentVersion] }
         return (experiment?.variants.map(\.pack.contentVersion) ?? []).filter { $0 != baseline?.contentVersion }
     }

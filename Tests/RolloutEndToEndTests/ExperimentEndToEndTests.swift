@@ -232,6 +232,19 @@ final class ExperimentEndToEndTests: XCTestCase {
         XCTAssertTrue(stop.stderr.contains("has ended already"), stop.output)
     }
 
+    /// A scoped revert during an experiment takes the variant back from one segment and blocks
+    /// nothing: its commit names the variant it took back, as a scoped revert of a rollout names the
+    /// candidate, never the baseline that stays.
+    func testAScopedRevertNamesTheVariantItTookBack() throws {
+        let w = try started()
+        try ok(w, "revert", "tr-TR", "--segment", "TR/4.8", "--reason", "a layout bug on 4.8")
+        let message = try w.git("log", "-1", "--format=%B", "main", repository: w.repository).stdout
+        XCTAssertTrue(message.contains("Rollout-Pack: tr-TR@18\n"), message)
+        XCTAssertFalse(message.contains("Rollout-Pack: tr-TR@17"), message)
+        XCTAssertTrue(message.contains("Rollout-Segment: TR/4.8.x"), message)
+        try ok(w, "verify")
+    }
+
     /// `rollout verify` holds the record and the plan to each other: a plan edited outside rollout
     /// that drops the experiment leaves a record that says it runs, and is reported.
     func testVerifyReportsARecordThePlanNoLongerRuns() throws {

@@ -80,9 +80,11 @@ public enum RevertOperations {
     ) -> [(name: Trailer, value: String)] {
         let locale = request.locale
         var trailers: [(name: Trailer, value: String)] = [(.action, ChangeAction.revert.rawValue), (.locale, locale)]
+        // What was taken back: what it blocked, else what was staged (a candidate, or a running
+        // experiment's variants other than the baseline: a scoped revert blocks nothing), else the baseline.
+        let staged = before.staged
         let reverted =
-            blocked.isEmpty
-            ? [before.candidate?.contentVersion ?? before.baseline?.contentVersion].compactMap { $0 } : blocked
+            !blocked.isEmpty ? blocked : !staged.isEmpty ? staged : [before.baseline?.contentVersion].compactMap { $0 }
         for version in reverted { trailers.append((.pack, "\(locale)@\(version)")) }
         trailers.append((.target, request.target.label))
         if let segment = request.segment { trailers.append((.segment, "\(segment.region)/\(segment.versions)")) }
