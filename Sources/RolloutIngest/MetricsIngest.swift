@@ -17,7 +17,7 @@ public enum MetricsIngest {
         /// Called with the bytes read so far, after each chunk (for a progress line).
         public let progress: (Int) -> Void
         /// Bytes for summing groups in memory before sorted runs spill to `temporaryDirectory`.
-        public let memory: Int
+        public internal(set) var memory: Int
         public let temporaryDirectory: String
         /// Called with one line per phase (time, groups, spilled runs), when set.
         public let profile: ((String) -> Void)?
@@ -296,8 +296,12 @@ public enum MetricsIngest {
         _ requests: [Request], into repository: PackRepository, actor: Actor, time: @escaping () -> Timestamp
     ) throws -> [Outcome] {
         precondition(!requests.isEmpty && Set(requests.map(\.path)).count == 1, "one file, read as several kinds")
+        // Every kind's sums are held until the commit: they share the one budget, each kind's table a
+        // part of it (past its part, a kind spills to disk as a single kind does past the whole), so
+        // the memory of `--kind outcome` does not grow with the number of metrics.
         let requests = requests.enumerated().map { index, request in
             var request = request
+            request.memory = request.memory / requests.count
             request.reportsRowsOfNoMetric = index == 0
             return request
         }

@@ -313,6 +313,39 @@ final class MetricsIngestOutcomeTests: XCTestCase {
         XCTAssertEqual(skippedLines.sorted(), bad, "every bad row named, none twice")
     }
 
+    /// `--kind outcome` holds every metric's sums until its one commit, so the metrics share ingest's
+    /// memory budget: each spills past its part, and the rollups are those of a budget each.
+    func testEveryMetricSpillsPastItsPartOfTheBudgetToTheSameRollups() throws {
+        let whole = try workspace()
+        let shared = try workspace()
+        var rows: [String] = []
+        for region in ["TR", "DE", "NL", "FR", "GB"] {
+            for minor in 0..<8 {
+                for metric in ["checkout", "signup", "share"] {
+                    rows.append(
+                        "2026-11-26,tr-TR,tr-TR@18,\(region),4.\(minor).0,\(metric),\(100 + minor),\(minor + 1)")
+                }
+            }
+        }
+        let text = Self.header + rows.joined(separator: "\n") + "\n"
+        let plain = try whole.rollout("metrics", "ingest", "--kind", "outcome", try whole.scratch.write("o.csv", text))
+        XCTAssertEqual(plain.status, 0, plain.output)
+        // 3,072 bytes for three metrics: a table of 32 groups a metric (24 before it spills) against
+        // 40 groups each, where the whole budget, 96, would hold them.
+        let small = try shared.rollout(
+            ["metrics", "ingest", "--kind", "outcome", try shared.scratch.write("o.csv", text)],
+            env: ["ROLLOUT_INGEST_MEMORY": "3072", "ROLLOUT_INGEST_PROFILE": "1"])
+        XCTAssertEqual(small.status, 0, small.output)
+        let spilled = small.stderr.split(separator: "\n").filter {
+            $0.contains("runs spilled") && !$0.contains(" 0 runs spilled")
+        }
+        XCTAssertGreaterThanOrEqual(spilled.count, 3, small.stderr)
+        for metric in ["checkout", "signup", "share"] {
+            let path = "main:metrics/outcome-\(metric)/tr-TR/2026-11-26.json"
+            XCTAssertEqual(try shared.git("show", path).stdout, try whole.git("show", path).stdout, metric)
+        }
+    }
+
     func testAGzipOutcomeExportGivesTheRollupsOfThePlainFile() throws {
         let plain = try workspace()
         let zipped = try workspace()

@@ -38,13 +38,15 @@ final class ExperimentSimulationTests: XCTestCase {
         XCTAssertGreaterThan(five.medianDays ?? 0, ten.medianDays ?? 99, "a smaller lift takes longer")
         let worse = row("-5% (worse)")
         XCTAssertGreaterThanOrEqual(share(worse.harms), 0.6, "\(worse)")
-        XCTAssertEqual(worse.winners, 0, "\(worse)")
+        // A loss called a win is the sequence missing the lift: at most its level, at any number of runs
+        // (none of `make test`'s 120; 1 of 2,000 in the long run).
+        XCTAssertLessThanOrEqual(share(worse.winners), ExperimentAnalysis.alpha, "\(worse)")
     }
 
     func testAMismatchVoidsAndAHarmedGuardrailIsHarm() {
         let mismatch = row("mismatch: 5% of variant exposures lost")
         XCTAssertGreaterThanOrEqual(share(mismatch.voided), 0.9, "\(mismatch)")
-        XCTAssertEqual(mismatch.winners, 0, "\(mismatch)")
+        XCTAssertLessThanOrEqual(share(mismatch.winners), ExperimentAnalysis.alpha, "\(mismatch)")
         let crash = row("guardrail: variant crashes 1.5x")
         XCTAssertGreaterThanOrEqual(share(crash.harms), 0.9, "\(crash)")
     }
