@@ -64,9 +64,10 @@ final class OptionDeclarationTests: XCTestCase {
             allCommands.first { $0.name == command }?.options.first { $0.name == option }?.completion
         }
         XCTAssertEqual(completion("pack import", "format"), .words(["xcstrings", "android", "i18next", "arb"]))
-        // The kinds the repository holds (outcome kinds too); ingest offers `outcome` as well.
+        // The kinds the repository holds (outcome kinds too); ingest and retract offer `outcome` as well.
         XCTAssertEqual(completion("metrics ingest", "kind"), .metricKinds(orEveryOutcome: true))
-        XCTAssertEqual(completion("metrics retract", "kind"), .metricKinds(orEveryOutcome: false))
+        XCTAssertEqual(completion("metrics retract", "kind"), .metricKinds(orEveryOutcome: true))
+        XCTAssertEqual(completion("experiment start", "guardrail"), .words(["crash", "fallback"]))
         XCTAssertEqual(completion("promote", "every"), completion("keys rotate", "overlap"))
         XCTAssertEqual(completion("revert", "to"), .contentVersions)
         XCTAssertEqual(completion("keys rotate-root", "keep"), .keyIDs)

@@ -105,7 +105,19 @@ final class OutcomeTotalsTests: XCTestCase {
             XCTAssertEqual(found, ["date", "event", "pack", "exposures"])
             XCTAssertNil(kind)
         }
-        try "date,metric\n2026-11-25,Not Valid\n".write(toFile: path, atomically: true, encoding: .utf8)
+        // No row names a metric: each bad row is named by its line, as a kind's reading names it.
+        try "date,metric\n2026-11-25,Not Valid\nshort\n".write(toFile: path, atomically: true, encoding: .utf8)
+        XCTAssertThrowsError(try MetricsIngest.outcomeMetrics(path: path, name: "o.csv", mapping: [:])) {
+            guard case .invalidRows(let file, let shown, let count, let rows) = $0 as? IngestRefusal else {
+                return XCTFail("\($0)")
+            }
+            XCTAssertEqual(file, "o.csv")
+            XCTAssertEqual(shown.map(\.line), [2, 3])
+            XCTAssertEqual(shown.last?.message, "1 fields, the header has 2")
+            XCTAssertEqual([count, rows], [2, 2])
+        }
+        // No row at all: nothing to name but the file.
+        try "date,metric\n".write(toFile: path, atomically: true, encoding: .utf8)
         XCTAssertThrowsError(try MetricsIngest.outcomeMetrics(path: path, name: "o.csv", mapping: [:])) {
             guard case .namesNoMetric(let file) = $0 as? IngestRefusal else { return XCTFail("\($0)") }
             XCTAssertEqual(file, "o.csv")
