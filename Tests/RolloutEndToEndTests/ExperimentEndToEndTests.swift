@@ -159,23 +159,27 @@ final class ExperimentEndToEndTests: XCTestCase {
         )
     }
 
-    func testGuardStopsAVariantThatHarmsAGuardrailWithARollbackManifest() throws {
-        let w = try started()
-        try ok(
-            w, "metrics", "ingest", try outcomes(w, control: (20_000, 1_000), variant: (20_000, 1_000)), "--kind",
-            "outcome")
-        try ok(w, "metrics", "ingest", try crashes(w, control: 40, variant: 200), "--kind", "crash")
+    /// Guard reports the harm (exit 1), then with --auto-revert stops the experiment: the variant
+    /// blocked, its rollback manifest tr-TR/1, no experiment left in the plan.
+    func guardStops(_ w: Workspace, reporting row: String) throws {
         let reported = try w.rollout("guard")
         XCTAssertEqual(reported.status, 1, reported.output)
-        XCTAssertTrue(
-            reported.stdout.contains("experiment title-test: harm on a guardrail; --auto-revert stops it"),
-            reported.output)
+        XCTAssertTrue(reported.stdout.contains(row), reported.output)
         let guarded = try w.rollout("guard", "--auto-revert")
         XCTAssertEqual(guarded.status, 0, guarded.output)
         XCTAssertTrue(guarded.stdout.contains("stopped experiment title-test: rollback tr-TR/1"), guarded.output)
         let plan = try w.json(try w.rollout("status", "tr-TR", "--json"))["plan"] as? [String: Any] ?? [:]
         XCTAssertNil(plan["experiment"], "\(plan)")
         XCTAssertEqual(plan["blocked"] as? [Int], [18])
+    }
+
+    func testGuardStopsAVariantThatHarmsAGuardrailWithARollbackManifest() throws {
+        let w = try started()
+        try ok(
+            w, "metrics", "ingest", try outcomes(w, control: (20_000, 1_000), variant: (20_000, 1_000)), "--kind",
+            "outcome")
+        try ok(w, "metrics", "ingest", try crashes(w, control: 40, variant: 200), "--kind", "crash")
+        try guardStops(w, reporting: "unhealthy  experiment title-test: harm on a guardrail; --auto-revert stops it")
         let manifest = try w.git("show", "main:rollbacks/tr-TR/1.json", repository: w.repository).stdout
         XCTAssertTrue(manifest.contains("experiment title-test") && manifest.contains("unhealthy"), manifest)
         let ended = try ok(w, "experiment", "show", "title-test")
@@ -194,17 +198,7 @@ final class ExperimentEndToEndTests: XCTestCase {
         try ok(
             w, "metrics", "ingest", try outcomes(w, control: (20_000, 1_200), variant: (20_000, 900)), "--kind",
             "outcome")
-        let reported = try w.rollout("guard")
-        XCTAssertEqual(reported.status, 1, reported.output)
-        XCTAssertTrue(
-            reported.stdout.contains("unhealthy  experiment title-test: harm on checkout; --auto-revert stops it"),
-            reported.output)
-        let guarded = try w.rollout("guard", "--auto-revert")
-        XCTAssertEqual(guarded.status, 0, guarded.output)
-        XCTAssertTrue(guarded.stdout.contains("stopped experiment title-test: rollback tr-TR/1"), guarded.output)
-        let plan = try w.json(try w.rollout("status", "tr-TR", "--json"))["plan"] as? [String: Any] ?? [:]
-        XCTAssertNil(plan["experiment"], "\(plan)")
-        XCTAssertEqual(plan["blocked"] as? [Int], [18])
+        try guardStops(w, reporting: "unhealthy  experiment title-test: harm on checkout; --auto-revert stops it")
         let manifest = try w.json(try w.rollout("rollbacks", "tr-TR/1"))
         let evidence = try XCTUnwrap((manifest["evidence"] as? [String: Any])?["comparisons"] as? [[String: Any]])
         XCTAssertEqual(evidence.first?["decision"] as? String, "worse")
