@@ -97,17 +97,19 @@ public enum MetricsRetract {
     ) throws -> PackRepository.Applied<[Outcome]> {
         try repository.apply(actor: actor, time: time) { snapshot in
             let (digest, kinds) = try resolve(request, in: snapshot)
-            var outcomes: [Outcome] = []
+            let taking = try kinds.map { try takeOut(digest, kind: $0, request: request, in: snapshot) }
+            let outcomes = taking.map(\.outcome)
+            // The name the commit gives the file, and each record with it (`verify` holds them to each
+            // other), should the kinds have been ingested under different names.
+            let file = outcomes[0].file
             var writes: [(path: String, bytes: [UInt8])] = []
             var blobs: [(path: String, blob: ObjectID)] = []
             var removals: [String] = []
-            for kind in kinds {
-                let taken = try takeOut(digest, kind: kind, request: request, in: snapshot)
-                outcomes.append(taken.outcome)
+            for (kind, taken) in zip(kinds, taking) {
                 blobs += taken.blobs
                 removals += taken.removals
                 let retraction: JSONValue = [
-                    "digest": .string(digest), "kind": .string(kind.rawValue), "file": .string(taken.outcome.file),
+                    "digest": .string(digest), "kind": .string(kind.rawValue), "file": .string(file),
                     "ingest": .string(taken.ingest),
                     "reason": .string(request.reason), "locales": .array(taken.outcome.locales.map { .string($0) }),
                     "rollups": .object(taken.outcome.rollups.mapValues { .integer($0) }),
@@ -116,7 +118,6 @@ public enum MetricsRetract {
                 ]
                 writes.append((taken.record, JSONWriter.pretty(retraction)))
             }
-            let file = outcomes[0].file
             var trailers: [(name: Trailer, value: String)] = [(.action, ChangeAction.metricsRetract.rawValue)]
             for locale in Set(outcomes.flatMap(\.locales)).sorted() { trailers.append((.locale, locale)) }
             trailers += kinds.map { (.metricsKind, $0.rawValue) }

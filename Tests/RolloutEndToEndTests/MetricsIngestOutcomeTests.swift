@@ -189,6 +189,15 @@ final class MetricsIngestOutcomeTests: XCTestCase {
         XCTAssertFalse(one.stdout.contains("outcome-checkout"), one.stdout)
         verified = try w.rollout("verify")
         XCTAssertEqual(verified.status, 0, verified.output)
+        // The same bytes ingested under two names, a kind each: one commit, one name, verify agrees.
+        let copy = try w.scratch.write("copy.csv", Self.header + Self.rows.joined(separator: "\n") + "\n")
+        XCTAssertEqual(try w.rollout("metrics", "ingest", "--kind", "outcome-checkout", copy).status, 0)
+        XCTAssertEqual(try w.rollout("metrics", "ingest", "--kind", "outcome-signup", file).status, 0)
+        let both = try w.rollout("metrics", "retract", file, "--kind", "outcome", "--reason", "both names")
+        XCTAssertEqual(both.status, 0, both.output)
+        XCTAssertEqual(try trailers(w, "Metrics-Kind"), ["outcome-checkout", "outcome-signup"])
+        verified = try w.rollout("verify")
+        XCTAssertEqual(verified.status, 0, verified.output)
     }
 
     func testAnOverlapInOneMetricRefusesEveryMetricAndChangesNothing() throws {
