@@ -141,6 +141,27 @@ final class ExperimentEndToEndTests: XCTestCase {
         try ok(w, "verify")
     }
 
+    /// Outcome counts of a metric the experiment did not declare, on its days, are never read: show
+    /// says so (most often the metric misspelled in an export), and lists them under otherMetrics.
+    func testShowNamesOutcomeMetricsOnItsDaysThatAreNotItsOwn() throws {
+        let w = try started()
+        try ok(
+            w, "metrics", "ingest", try outcomes(w, control: (20_000, 1_000), variant: (20_000, 1_000)), "--kind",
+            "outcome")
+        XCTAssertEqual(try show(w)["otherMetrics"] as? [String], [])
+        XCTAssertFalse(try ok(w, "experiment", "show", "title-test").contains("note: outcome counts"))
+        let typo = try w.scratch.write(
+            "typo.csv",
+            Self.outcomeHeader + "2026-12-03,tr-TR,tr-TR@18,TR,4.8.1,checkuot,100,10\n"
+                + "2026-11-20,tr-TR,tr-TR@18,TR,4.8.1,tap,100,10\n")
+        try ok(w, "metrics", "ingest", typo, "--kind", "outcome")
+        XCTAssertEqual(try show(w)["otherMetrics"] as? [String], ["checkuot"], "tap is before its days")
+        let text = try ok(w, "experiment", "show", "title-test")
+        XCTAssertTrue(
+            text.contains("note: outcome counts of checkuot on its days are not of its metrics (checkout, signup)"),
+            text)
+    }
+
     func testAMismatchVoidsEvenAClearLift() throws {
         let w = try started()
         try ok(

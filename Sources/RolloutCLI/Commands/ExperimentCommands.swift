@@ -119,9 +119,13 @@ enum ExperimentCommands {
             }
             let now = try context.now()
             let result = try ExperimentReading.analyze(record, in: snapshot, now: now)
+            let others = try ExperimentReading.otherMetrics(record, in: snapshot, now: now)
+            var json = ExperimentText.json(record, result).objectValue ?? [:]
+            json["otherMetrics"] = .array(others.map { .string($0) })
             return CommandOutput(
-                json: ExperimentText.json(record, result),
-                text: ExperimentText.show(record, result, now: now, style: context.style(invocation)))
+                json: .object(json),
+                text: ExperimentText.show(record, result, now: now, style: context.style(invocation))
+                    + ExperimentText.otherMetrics(others, of: record))
         })
 
     struct StopOptions: OptionGroup {

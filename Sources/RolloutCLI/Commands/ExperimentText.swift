@@ -95,6 +95,15 @@ enum ExperimentText {
         return table.render(style)
     }
 
+    /// The outcome metrics counted on the experiment's days that are not its own, when there are:
+    /// never read, and most often a metric misspelled in an export.
+    static func otherMetrics(_ others: [String], of record: ExperimentRecord) -> String {
+        guard !others.isEmpty else { return "" }
+        return "note: outcome counts of \(others.joined(separator: ", ")) on its days are not of its metrics "
+            + "(\(record.metrics.joined(separator: ", "))) and are never read; a metric misspelled in an export? "
+            + "rollout metrics retract FILE takes an export out\n"
+    }
+
     static func json(_ record: ExperimentRecord, _ result: ExperimentAnalysis.Result) -> JSONValue {
         func number(_ value: Double?) -> JSONValue {
             guard let value, value.isFinite else { return .null }

@@ -36,6 +36,24 @@ public enum ExperimentReading {
         ).counts
     }
 
+    /// The metrics of outcome counts stored for the experiment's locale on its days that are not its
+    /// metrics, by name (from the rollups' paths, nothing parsed): the analysis never reads them, and
+    /// `experiment show` says so, since one is most often the declared metric misspelled in an export.
+    public static func otherMetrics(_ record: ExperimentRecord, in snapshot: Snapshot, now: Timestamp) throws
+        -> [String]
+    {
+        let days = record.days(until: now)
+        let declared = Set(record.metrics)
+        return try MetricsLayout.outcomeKinds(of: record.locale, in: snapshot).compactMap { kind in
+            guard let metric = kind.metric, !declared.contains(metric) else { return nil }
+            let rollups = try snapshot.directory(MetricsLayout.rollupDirectory(kind, locale: record.locale))
+            let onItsDays = rollups.contains { entry in
+                MetricsLayout.day(ofRollupNamed: entry.name).map(days.contains) ?? false
+            }
+            return onItsDays ? metric : nil
+        }
+    }
+
     /// Per treatment: its guardrail kinds judged as `health` judges a staged pack against its
     /// baseline, here against the control, per region and app-version family.
     public static func guardrails(_ record: ExperimentRecord, in snapshot: Snapshot, now: Timestamp) throws -> [Int:
