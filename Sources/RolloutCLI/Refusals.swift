@@ -551,8 +551,13 @@ enum Refusals {
         case .invalidRows(let file, let shown, let count, let rows):
             let listed = shown.map { "  \(file):\($0.line): \($0.message)" }.joined(separator: "\n")
             let more = count > shown.count ? "\n  ... and \(count - shown.count) more" : ""
-            return
-                "\(file): \(count) of \(rows) rows are invalid; nothing was ingested (--skip-invalid keeps the good rows):\n\(listed)\(more)"
+            // With no good row, --skip-invalid would keep nothing: it is not offered.
+            let which =
+                count != rows
+                ? "\(count) of \(rows) rows are invalid"
+                : rows == 1 ? "its one row is invalid" : "all \(rows) rows are invalid"
+            let offer = count == rows ? "" : " (--skip-invalid keeps the good rows)"
+            return "\(file): \(which); nothing was ingested\(offer):\n\(listed)\(more)"
         case .ingestedAsSeveralKinds(let source, let kinds):
             let named = kinds.map(\.rawValue)
             let listed =

@@ -74,7 +74,8 @@ public enum ExperimentAnalysis {
         /// The horizon passed and no treatment was shown better or worse.
         case noDifference
         /// Not decided yet: about this many more days at the traffic so far, at most the days left to
-        /// the horizon (nil: no estimate, no counts to project from).
+        /// the horizon (nil: no estimate: no day with counts of both arms, no conversion of the
+        /// control, or no difference seen to project).
         case keepRunning(days: Int?)
         /// The exposures do not match the split: no comparison can be trusted. Why.
         case void(String)
@@ -143,9 +144,10 @@ public enum ExperimentAnalysis {
     /// A day counts only when both arms have exposures on it (`counted`): with one arm's export
     /// missing, every conversion of the day is the other arm's whatever the lift, so the day says
     /// nothing about it, and adding it to one side would move the lift and the bounds with it. Should
-    /// a day's interval miss the intersection so far (the lift itself moved: a novelty effect, or a
-    /// chance the level allows), the bounds start again from that day's interval: the sequence never
-    /// shows a lower bound above its upper one.
+    /// the intersection so far no longer hold the observed lift (the lift itself moved: a novelty
+    /// effect, or a chance the level allows), the bounds start again from that day's interval, which
+    /// always holds it: the bounds never exclude the lift printed beside them, nor cross. Whichever
+    /// is shown, it is an intersection of the sequence's intervals, so the level holds.
     static func compare(
         metric: String, treatment: Int, control: Int, share: Double, daily: Daily, days: ClosedRange<Int>,
         alpha: Double, exploratory: Bool
@@ -165,9 +167,13 @@ public enum ExperimentAnalysis {
             let observed = t.total > 0 && c.total > 0 ? Double(t.total) / Double(t.total + c.total) : share
             let interval = LiftSequence.interval(
                 treatment: t.events, conversions: t.events + c.events, share: observed, alpha: alpha)
-            if max(lower, interval.lower) <= min(upper, interval.upper) {
-                lower = max(lower, interval.lower)
-                upper = min(upper, interval.upper)
+            // The intersection, while it still holds the observed lift (today's interval always does).
+            let narrowed = (lower: max(lower, interval.lower), upper: min(upper, interval.upper))
+            let observedLift = lift(t, over: c)
+            if narrowed.lower <= narrowed.upper,
+                observedLift.map({ narrowed.lower <= $0 && $0 <= narrowed.upper }) ?? true
+            {
+                (lower, upper) = narrowed
             } else {
                 (lower, upper) = interval
             }

@@ -199,6 +199,11 @@ final class RefusalWordingTests: XCTestCase {
                     file: "a.csv", shown: [.init(line: 3, message: "bad")], count: 2, rows: 9)),
             "a.csv: 2 of 9 rows are invalid; nothing was ingested (--skip-invalid keeps the good rows):\n  a.csv:3: bad\n  ... and 1 more"
         )
+        // No good row: the flag would keep nothing, and is not offered.
+        XCTAssertEqual(
+            Refusals.message(
+                IngestRefusal.invalidRows(file: "a.csv", shown: [.init(line: 2, message: "bad")], count: 1, rows: 1)),
+            "a.csv: its one row is invalid; nothing was ingested:\n  a.csv:2: bad")
         XCTAssertEqual(
             Refusals.message(
                 IngestRefusal.headerLacks(place: "a.csv:1", missing: ["sessions"], found: ["date"], kind: .crash)),

@@ -178,6 +178,14 @@ final class ExperimentEndToEndTests: XCTestCase {
         XCTAssertTrue(
             guarded.stdout.contains("experiment title-test: void; its exposures do not match the split"), guarded.output
         )
+        // Void comes before harm: with the variant crashing too, no comparison (a guardrail's
+        // included) is trusted, so guard holds it and never stops it on them.
+        try ok(w, "metrics", "ingest", try crashes(w, control: 40, variant: 200), "--kind", "crash")
+        let held = try w.rollout("guard", "--auto-revert")
+        XCTAssertEqual(held.status, 1, held.output)
+        XCTAssertTrue(held.stdout.contains("experiment title-test: void"), held.output)
+        let plan = try w.json(try w.rollout("status", "tr-TR", "--json"))["plan"] as? [String: Any] ?? [:]
+        XCTAssertNotNil(plan["experiment"], "still running: \(plan)")
     }
 
     /// Guard reports the harm (exit 1), then with --auto-revert stops the experiment: the variant

@@ -320,6 +320,16 @@ final class MetricsIngestOutcomeTests: XCTestCase {
         XCTAssertEqual(files.map { $0["skippedCount"] as? Int ?? 0 }.reduce(0, +), bad.count, "each bad row once")
         let skippedLines = files.flatMap { ($0["skipped"] as? [[String: Any]] ?? []).compactMap { $0["line"] as? Int } }
         XCTAssertEqual(skippedLines.sorted(), bad, "every bad row named, none twice")
+
+        // A metric whose every row is bad lands nothing, and its skipped row is still named.
+        let lone = try w.scratch.write(
+            "lone.csv",
+            Self.header
+                + "2026-11-26,tr-TR,tr-TR@18,TR,4.8.1,checkout,10,1\n2026-11-26,tr-TR,tr-TR@99,TR,4.8.1,tap,10,1\n")
+        let text = try w.rollout("metrics", "ingest", "--kind", "outcome", "--skip-invalid", lone)
+        XCTAssertEqual(text.status, 0, text.output)
+        XCTAssertTrue(text.stdout.contains("(outcome-tap): no valid data rows (1 skipped); nothing to do"), text.stdout)
+        XCTAssertTrue(text.stdout.contains("  skipped \(lone):3: unknown pack tr-TR@99"), text.stdout)
     }
 
     /// `--kind outcome` holds every metric's sums until its one commit, so the metrics share ingest's

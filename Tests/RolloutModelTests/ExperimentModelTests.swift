@@ -293,6 +293,9 @@ final class ExperimentModelTests: XCTestCase {
         let points = try! XCTUnwrap(result.timeline[18])
         XCTAssertGreaterThan(points[1].lower, 0, "better at first")
         XCTAssertTrue(points.allSatisfy { $0.lower <= $0.upper }, "\(points.map { ($0.lower, $0.upper) })")
+        XCTAssertTrue(
+            points.allSatisfy { point in point.lift.map { point.lower <= $0 && $0 <= point.upper } ?? true },
+            "the bound never excludes the lift beside it: \(points.map { ($0.lift, $0.lower, $0.upper) })")
         XCTAssertLessThan(result.comparisons[0].upper, 0, "worse now")
     }
 

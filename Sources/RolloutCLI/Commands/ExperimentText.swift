@@ -36,7 +36,7 @@ enum ExperimentText {
             if let days { return "keep running (~\(days) day\(days == 1 ? "" : "s") at current traffic)" }
             let left = Int(record.daysLeft(at: now).rounded(.up))
             return
-                "keep running (no estimate without counts of both arms; \(left) day\(left == 1 ? "" : "s") left of \(record.days))"
+                "keep running (no estimate yet; \(left) day\(left == 1 ? "" : "s") left of \(record.days))"
         case .void(let why):
             return "void: \(why); no comparison can be trusted, fix the cause and start a new experiment"
         }

@@ -157,7 +157,10 @@ enum MetricsCommands {
         let name = file.oneLine + (kind.isOutcome ? " (\(kind.rawValue))" : "")
         var text = ""
         if outcome.alreadyIngested == nil && outcome.rollupsWritten == 0 {
-            text += "\(name): no data rows; nothing to do\n"
+            text +=
+                reading.badRowCount == 0
+                ? "\(name): no data rows; nothing to do\n"
+                : "\(name): no valid data rows (\(reading.badRowCount) skipped); nothing to do\n"
         } else if let earlier = outcome.alreadyIngested {
             text +=
                 "\(name): already ingested (\(reading.digest.prefix(19))…, by \(earlier.actor) at \(earlier.time)); nothing to do\n"
@@ -174,6 +177,9 @@ enum MetricsCommands {
                     "  left out \(reading.otherMetricRows) row(s) of other metrics (\(reading.otherMetrics.joined(separator: ", "))): "
                     + "each is a kind of its own (--kind outcome-\(reading.otherMetrics[0]), or --kind outcome for all)\n"
             }
+        }
+        // Whatever landed, the rows skipped are named (an ingest before skipped its own, and said so).
+        if outcome.alreadyIngested == nil {
             for bad in reading.badRows { text += "  skipped \(file.oneLine):\(bad.line): \(bad.message)\n" }
             if reading.badRowCount > reading.badRows.count {
                 text += "  ... \(reading.badRowCount - reading.badRows.count) more skipped\n"

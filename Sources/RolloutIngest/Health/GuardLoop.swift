@@ -202,9 +202,11 @@ public enum GuardLoop {
     }
 }
 
-/// What harms in an experiment's analysis, for guard: the variants that harm a guardrail, or else
-/// those whose primary metric is shown worse (the order of the verdict, docs/experiments.md, "The
-/// verdict"); why, and the evidence a stop records.
+/// What harms in an experiment's analysis, for guard, when its verdict is harm (a void verdict
+/// comes first: no comparison of those arms, a guardrail's included, can be trusted; docs/
+/// experiments.md, "The verdict"): every variant that harms a guardrail or whose primary metric is
+/// shown worse; why, named by the first (a guardrail before the primary metric), and the evidence a
+/// stop records: the first guardrail's health, with the primary comparisons shown worse beside it.
 struct ExperimentHarm {
     let variants: [Int]
     let label: String?
@@ -212,24 +214,33 @@ struct ExperimentHarm {
     let evidence: JSONValue
 
     init(_ record: ExperimentRecord, _ result: ExperimentAnalysis.Result) {
+        guard case .harm = result.verdict else {
+            (variants, label, reason, evidence) = ([], nil, nil, .null)
+            return
+        }
         let locale = record.locale
         let control = PackID(locale: locale, contentVersion: record.control.contentVersion)
         let guardrail = record.treatments.map(\.contentVersion).filter { result.guardrails[$0]?.verdict == .unhealthy }
         let worse = result.comparisons.filter { !$0.exploratory && $0.decision == .worse }
+        variants = Array(Set(guardrail + worse.map(\.treatment))).sorted()
+        let comparisons: JSONValue = .array(worse.map { $0.jsonValue(locale: locale) })
         if let first = guardrail.first, let report = result.guardrails[first] {
             let worst = report.checks.first { $0.verdict == .unhealthy }
-            variants = guardrail
             label = "harm on a guardrail"
             reason = "\(locale)@\(first) unhealthy" + (worst.map { " (\($0.segment) \($0.kind.rawValue))" } ?? "")
-            evidence = report.jsonValue(
-                locale: locale, candidate: PackID(locale: locale, contentVersion: first), baseline: control)
+            var health =
+                report.jsonValue(
+                    locale: locale, candidate: PackID(locale: locale, contentVersion: first), baseline: control
+                )
+                .objectValue ?? [:]
+            if !worse.isEmpty { health["comparisons"] = comparisons }
+            evidence = .object(health)
         } else if let first = worse.first {
-            variants = worse.map(\.treatment)
             label = "harm on \(first.metric)"
             reason = "\(locale)@\(first.treatment) converts worse on \(first.metric)"
-            evidence = ["comparisons": .array(worse.map { $0.jsonValue(locale: locale) })]
+            evidence = ["comparisons": comparisons]
         } else {
-            (variants, label, reason, evidence) = ([], nil, nil, .null)
+            (label, reason, evidence) = (nil, nil, .null)
         }
     }
 }
