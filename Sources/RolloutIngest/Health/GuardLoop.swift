@@ -222,7 +222,8 @@ struct ExperimentHarm {
         let control = PackID(locale: locale, contentVersion: record.control.contentVersion)
         let guardrail = record.treatments.map(\.contentVersion).filter { result.guardrails[$0]?.verdict == .unhealthy }
         let worse = result.comparisons.filter { !$0.exploratory && $0.decision == .worse }
-        variants = Array(Set(guardrail + worse.map(\.treatment))).sorted()
+        // The guardrail's first, as the reason names it (and guard's row shows it), then the others.
+        variants = guardrail + worse.map(\.treatment).filter { !guardrail.contains($0) }
         let comparisons: JSONValue = .array(worse.map { $0.jsonValue(locale: locale) })
         if let first = guardrail.first, let report = result.guardrails[first] {
             let worst = report.checks.first { $0.verdict == .unhealthy }
