@@ -73,6 +73,17 @@ final class Json {
         return value instanceof List ? (List<Object>) value : null;
     }
 
+    /** The strings of an array, other items left out; null when {@code value} is not an array. */
+    static List<String> strings(Object value) {
+        List<Object> items = array(value);
+        if (items == null) return null;
+        List<String> out = new ArrayList<>();
+        for (Object item : items) {
+            if (item instanceof String) out.add((String) item);
+        }
+        return out;
+    }
+
     /** {@code value} as a string, or null when it is something else. */
     static String string(Object value) {
         return value instanceof String ? (String) value : null;

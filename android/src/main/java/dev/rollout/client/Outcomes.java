@@ -31,31 +31,23 @@ final class Outcomes {
         }
     }
 
-    /** One CSV row. */
+    /**
+     * One CSV row: a counters row's day, pack, region and app version (the pack is the variant the
+     * device is assigned to, intention to treat, not necessarily the pack it shows), and the metric.
+     */
     static final class Key implements Comparable<Key> {
-        final String day;
-        /** The variant the device is assigned to (intention to treat), not necessarily the pack it shows. */
-        final PackId pack;
-        final String region;
-        final String appVersion;
+        final Counters.Key where;
         final String metric;
 
         Key(Place place, PackId pack, String metric) {
-            this.day = place.day;
-            this.pack = pack;
-            this.region = place.region;
-            this.appVersion = place.appVersion;
+            this.where = new Counters.Key(place.day, pack, place.region, place.appVersion);
             this.metric = metric;
         }
 
         @Override
         public int compareTo(Key other) {
-            int c = day.compareTo(other.day);
-            if (c == 0) c = pack.compareTo(other.pack);
-            if (c == 0) c = region.compareTo(other.region);
-            if (c == 0) c = appVersion.compareTo(other.appVersion);
-            if (c == 0) c = metric.compareTo(other.metric);
-            return c;
+            int c = where.compareTo(other.where);
+            return c != 0 ? c : metric.compareTo(other.metric);
         }
 
         @Override
@@ -65,7 +57,7 @@ final class Outcomes {
 
         @Override
         public int hashCode() {
-            return Objects.hash(day, pack, region, appVersion, metric);
+            return Objects.hash(where, metric);
         }
     }
 
@@ -194,9 +186,9 @@ final class Outcomes {
             long exposures = row.getValue()[0];
             if (exposures <= 0 || (metric != null && !key.metric.equals(metric))) continue;
             long conversions = Math.min(row.getValue()[1], exposures);
-            text.append(Counters.field(key.day)).append(',').append(Counters.field(key.pack.locale())).append(',')
-                    .append(Counters.field(key.pack.toString())).append(',').append(Counters.field(key.region))
-                    .append(',').append(Counters.field(key.appVersion)).append(',').append(Counters.field(key.metric))
+            text.append(Counters.field(key.where.day)).append(',').append(Counters.field(key.where.pack.locale())).append(',')
+                    .append(Counters.field(key.where.pack.toString())).append(',').append(Counters.field(key.where.region))
+                    .append(',').append(Counters.field(key.where.appVersion)).append(',').append(Counters.field(key.metric))
                     .append(',').append(exposures).append(',').append(conversions).append('\n');
         }
         return text.toString();
@@ -224,8 +216,8 @@ final class Outcomes {
         List<Object> out = new ArrayList<>();
         for (Map.Entry<Key, long[]> row : rows.entrySet()) {
             Key key = row.getKey();
-            Map<String, Object> o = json(new Place(key.day, key.region, key.appVersion));
-            o.put("pack", key.pack.toString());
+            Map<String, Object> o = json(new Place(key.where.day, key.where.region, key.where.appVersion));
+            o.put("pack", key.where.pack.toString());
             o.put("metric", key.metric);
             o.put("exposures", row.getValue()[0]);
             o.put("conversions", row.getValue()[1]);

@@ -327,12 +327,12 @@ final class Plan {
         Map<String, Object> o = Json.object(value);
         String name = o == null ? null : Json.string(o.get("name"));
         String salt = o == null ? null : Json.string(o.get("salt"));
-        List<String> regions = o == null ? null : strings(o.get("regions"));
+        List<String> regions = o == null ? null : Json.strings(o.get("regions"));
         String rangeText = o == null ? null : Json.string(o.get("appVersions"));
         VersionRange range = rangeText == null ? null : rangeOrNull(rangeText);
         List<Object> variantValues = o == null ? null : Json.array(o.get("variants"));
-        List<String> keys = o == null ? null : strings(o.get("keys"));
-        List<String> metrics = o == null ? null : strings(o.get("metrics"));
+        List<String> keys = o == null ? null : Json.strings(o.get("keys"));
+        List<String> metrics = o == null ? null : Json.strings(o.get("metrics"));
         if (name == null || salt == null || regions == null || range == null || variantValues == null
                 || variantValues.size() < 2 || keys == null || metrics == null || metrics.isEmpty()) {
             throw DocumentException.in(source,
@@ -363,17 +363,6 @@ final class Plan {
             end = variant.to;
         }
         return new Experiment(name, salt, regions, range, variants, keys, metrics);
-    }
-
-    /** The strings of an array, others left out; null when {@code value} is not an array. */
-    private static List<String> strings(Object value) {
-        List<Object> items = Json.array(value);
-        if (items == null) return null;
-        List<String> out = new ArrayList<>();
-        for (Object item : items) {
-            if (item instanceof String) out.add((String) item);
-        }
-        return out;
     }
 
     private static TesterTarget tester(Object item, String source) throws DocumentException {

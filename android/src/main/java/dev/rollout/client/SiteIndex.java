@@ -83,7 +83,7 @@ final class SiteIndex {
             Map<String, Object> e = Json.object(member.getValue());
             Long entrySequence = e == null ? null : Json.integer(e.get("sequence"));
             String manifest = e == null ? null : Json.string(e.get("manifest"));
-            List<String> chain = e == null ? null : strings(e.get("chain"));
+            List<String> chain = e == null ? null : Json.strings(e.get("chain"));
             if (entrySequence == null || manifest == null || chain == null) {
                 throw DocumentException.in(source, "locale " + locale + " needs sequence, manifest and chain");
             }
@@ -94,7 +94,7 @@ final class SiteIndex {
                 throw DocumentException.in(source, "locale " + locale + " points at " + manifest + ", not "
                         + SiteLayout.manifest(locale));
             }
-            locales.put(locale, new Entry(entrySequence, manifest, chain, strings(e.get("fallbackChain"))));
+            locales.put(locale, new Entry(entrySequence, manifest, chain, Json.strings(e.get("fallbackChain"))));
         }
         return new SiteIndex(sequence, time, expires, defaultLocale, locales);
     }
@@ -144,16 +144,5 @@ final class SiteIndex {
         return chains.containsKey(Graphemes.nfc(defaultLocale))
                 ? Collections.singletonList(defaultLocale)
                 : Collections.<String>emptyList();
-    }
-
-    /** The strings of an array (the wire rules made sure every item is one), or null when it is not an array. */
-    private static List<String> strings(Object value) {
-        List<Object> items = Json.array(value);
-        if (items == null) return null;
-        List<String> out = new ArrayList<>();
-        for (Object item : items) {
-            if (item instanceof String) out.add((String) item);
-        }
-        return out;
     }
 }
